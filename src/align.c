@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/* Clock alignment across ranks and the slow-rank flags. Blocking collectives end at the
+ * same instant on every rank, so the difference of their end times is the difference of
+ * the ranks' clocks. Collectives are matched by the sequence of their names (the best
+ * shift of one list against the other), not by index, so a rank that recorded a few
+ * more warm-up collectives still lines up. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_priv.h"
+#include "xalloc.h"
+
+#define MAX_SHIFT 64
+
+struct coll {
+	int64_t end;
+	const char *name;
+};
+
+/* Collectives of a rank exported without a trace: its kernel table's communication rows. */
+static size_t collect_csv(const struct csv_table *k, struct coll **out)
+{
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	for (size_t r = 0; k && r < k->nrows; r++) {
+		int64_t a, d;
+		const char *name = csvt_str(k, r, COL_NAME);
+		if (!csvt_time(k, r, COL_START, &a) || !csvt_time(k, r, COL_DURATION, &d))
+			continue;
+		if (category_of(LANE_DEVICE, name, "", csvt_str(k, r, COL_ACCEL_CORE)).cat != CAT_COMM)
+			continue;
+		xgrow(out, &cap, n + 1, sizeof **out);
+		(*out)[n++] = (struct coll){a + d, name};
+	}
+	return n;
+}
+
+static size_t collect(const struct rank_data *rd, const struct ev_class *cls, struct coll **out)
+{
+	const struct rank_store *rs = &rd->store;
+	if (!rs->has_events)
+		return collect_csv(rd->by_kind[CSV_KERNEL], out);
+	bool group = analysis_has_group_lanes(rs);
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	/* lane events are sorted; walk the lanes to keep time order per lane, then sort */
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (!analysis_is_collective(rs, cls, (uint32_t)ev, group))
+			continue;
+		xgrow(out, &cap, n + 1, sizeof **out);
+		(*out)[n++] = (struct coll){rs->ev_ts[ev] + rs->ev_dur[ev], store_ev_name(rs, ev)};
+	}
+	return n;
+}
+
+static int cmp_coll(const void *a, const void *b)
+{
+	const struct coll *x = a, *y = b;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Names equal, or equal once digits are ignored (loose). */
+static bool same_name(const char *a, const char *b, bool loose)
+{
+	if (!loose)
+		return strcmp(a, b) == 0;
+	for (;;) {
+		while (*a >= '0' && *a <= '9')
+			a++;
+		while (*b >= '0' && *b <= '9')
+			b++;
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+		a++;
+		b++;
+	}
+}
+
+static size_t count_matches(const struct coll *ref, size_t nref, const struct coll *r, size_t nr, long shift,
+			    bool loose)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < nref; i++) {
+		long j = (long)i + shift;
+		if (j < 0 || (size_t)j >= nr)
+			continue;
+		m += same_name(ref[i].name, r[j].name, loose);
+	}
+	return m;
+}
+
+static void align_pair(const struct coll *ref, size_t nref, const struct coll *r, size_t nr,
+		       struct rank_analysis *ra)
+{
+	long best_shift = 0;
+	size_t best = 0;
+	bool loose = false;
+	for (int pass = 0; pass < 2 && best * 2 < (nref < nr ? nref : nr); pass++) {
+		loose = pass == 1;
+		best = 0;
+		for (long s = -MAX_SHIFT; s <= MAX_SHIFT; s++) {
+			size_t m = count_matches(ref, nref, r, nr, s, loose);
+			if (m > best || (m == best && labs(s) < labs(best_shift))) {
+				best = m;
+				best_shift = s;
+			}
+		}
+	}
+	if (best == 0)
+		return;
+	int64_t *d = xmalloc(best * sizeof *d);
+	size_t k = 0;
+	for (size_t i = 0; i < nref; i++) {
+		long j = (long)i + best_shift;
+		if (j < 0 || (size_t)j >= nr || !same_name(ref[i].name, r[j].name, loose))
+			continue;
+		d[k++] = r[j].end - ref[i].end;
+	}
+	qsort(d, k, sizeof *d, cmp_i64);
+	int64_t off = analysis_nearest_rank(d, k, 0.5);
+	for (size_t i = 0; i < k; i++)
+		d[i] = llabs(d[i] - off);
+	qsort(d, k, sizeof *d, cmp_i64);
+	ra->offset_ns[ALIGN_COLLECTIVE] = off;
+	ra->residual_ns = analysis_nearest_rank(d, k, 0.5);
+	ra->residual_max_ns = d[k - 1];
+	ra->matched_collectives = k;
+	ra->collective_ok = true;
+	free(d);
+}
+
+void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n)
+{
+	if (n == 0)
+		return;
+	struct rank_analysis *ref = &ranks[0];
+	struct coll *rc = NULL;
+	size_t nrc = collect(&cap->ranks[ref->rank_index], ref->cls, &rc);
+	qsort(rc, nrc, sizeof *rc, cmp_coll);
+	for (size_t i = 0; i < n; i++) {
+		struct rank_analysis *ra = &ranks[i];
+		ra->offset_ns[ALIGN_RAW] = 0;
+		/* without a timeline on both sides there is nothing to align */
+		ra->offset_ns[ALIGN_FIRST] = ra->has_timeline && ref->has_timeline ? ra->t0 - ref->t0 : 0;
+		ra->offset_ns[ALIGN_COLLECTIVE] = 0;
+		if (i == 0) {
+			ra->collective_ok = nrc > 0;
+			ra->matched_collectives = nrc;
+			continue;
+		}
+		struct coll *c = NULL;
+		size_t nc = collect(&cap->ranks[ra->rank_index], ra->cls, &c);
+		qsort(c, nc, sizeof *c, cmp_coll);
+		if (nc && nrc)
+			align_pair(rc, nrc, c, nc, ra);
+		if (!ra->collective_ok) /* fall back to the first-event offset */
+			ra->offset_ns[ALIGN_COLLECTIVE] = ra->offset_ns[ALIGN_FIRST];
+		free(c);
+	}
+	free(rc);
+}
+
+void analysis_slow_ranks(struct analysis *an)
+{
+	static const struct { enum metric_id m; const char *key; } watched[] = {
+		{M_COMPUTE_US, "compute_us"}, {M_COMM_US, "comm_us"}, {M_FREE_US, "free_us"}};
+	an->n_slow = 0;
+	if (an->n_ranks < 2)
+		return;
+	for (size_t w = 0; w < 3; w++) {
+		double sum = 0, mx = -INFINITY, mn = INFINITY;
+		int rmx = -1, rmn = -1;
+		size_t k = 0;
+		for (size_t i = 0; i < an->n_ranks; i++) {
+			const struct rank_analysis *ra = &an->ranks[i];
+			if (!ra->have[watched[w].m])
+				continue;
+			double v = ra->v[watched[w].m];
+			sum += v;
+			k++;
+			if (v > mx) {
+				mx = v;
+				rmx = ra->rank;
+			}
+			if (v < mn) {
+				mn = v;
+				rmn = ra->rank;
+			}
+		}
+		if (k < 2 || sum <= 0)
+			continue;
+		double spread = 100.0 * (mx - mn) / (sum / (double)k);
+		if (spread > 5.0)
+			an->slow[an->n_slow++] = (struct slow_flag){watched[w].key, spread, rmx, rmn};
+	}
+}

@@ -1,0 +1,788 @@
+/* SPDX-License-Identifier: MIT */
+/* Per-rank metrics from interval sets, the cross-checks against the exporter's own
+ * figures, and the capture-level driver. */
+#include "analysis.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analysis_priv.h"
+#include "json_tok.h"
+#include "lanes.h"
+#include "num.h"
+#include "sbuf.h"
+#include "trace.h"
+#include "xalloc.h"
+
+const struct metric_def metric_defs[M_COUNT] = {
+#define METRIC_DEF(id, key, unit, label, def, formula, caveat) [M_##id] = {key, unit, label, def, formula, caveat},
+	METRICS(METRIC_DEF)
+#undef METRIC_DEF
+};
+
+/* Gaps shorter than this are launch jitter, not idleness. */
+#define IDLE_MIN_GAP_NS 50000
+
+const char *analysis_confidence_name(enum confidence c)
+{
+	return c == CONF_HIGH ? "high" : c == CONF_MEDIUM ? "medium" : "low";
+}
+
+const char *analysis_step_source_name(enum step_source s)
+{
+	switch (s) {
+	case STEP_SRC_STEP_TRACE: return "step_trace_time.csv";
+	case STEP_SRC_PROFILER_STEP: return "ProfilerStep#N";
+	case STEP_SRC_MSTX: return "mstx marks";
+	case STEP_SRC_ENGINE: return "engine ops";
+	case STEP_SRC_IDLE_GAPS: return "idle gaps";
+	case STEP_SRC_WINDOW: return "whole window";
+	case STEP_SRC_NONE: return "none";
+	}
+	return "?";
+}
+
+const char *analysis_phase_name(enum phase p)
+{
+	return p == PHASE_PREFILL ? "prefill" : p == PHASE_DECODE ? "decode" : "unknown";
+}
+
+const char *analysis_phase_source_name(enum phase_source s)
+{
+	switch (s) {
+	case PHASE_SRC_STAGE: return "Stage column";
+	case PHASE_SRC_MSTX: return "mstx marks";
+	case PHASE_SRC_CLUSTERS: return "step duration clusters";
+	case PHASE_SRC_UNIFORM: return "uniform steps (decode only)";
+	case PHASE_SRC_NONE: return "none";
+	}
+	return "?";
+}
+
+const char *analysis_scope_name(enum op_scope s)
+{
+	return s == SCOPE_DEVICE ? "device" : s == SCOPE_HOST ? "host" : "all";
+}
+
+const char *analysis_align_name(enum align_mode m)
+{
+	return m == ALIGN_FIRST ? "first" : m == ALIGN_RAW ? "raw" : "collective";
+}
+
+int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q)
+{
+	if (n == 0)
+		return 0;
+	double r = ceil(q * (double)n);
+	size_t k = r < 1 ? 1 : (size_t)r;
+	if (k > n)
+		k = n;
+	return sorted[k - 1];
+}
+
+/* ---- interval sets ------------------------------------------------------------------ */
+
+void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *s)
+{
+	struct ivset dev_comm, comm_lanes, h2d_host, d2h_host;
+	memset(s, 0, sizeof *s);
+	ivset_init(&s->device_busy);
+	ivset_init(&s->compute);
+	ivset_init(&s->dev_copy);
+	ivset_init(&s->comm);
+	ivset_init(&s->host);
+	ivset_init(&s->host_copy);
+	ivset_init(&s->sync);
+	ivset_init(&s->h2d);
+	ivset_init(&s->d2h);
+	ivset_init(&s->compute_or_comm);
+	ivset_init(&dev_comm);
+	ivset_init(&comm_lanes);
+	ivset_init(&h2d_host);
+	ivset_init(&d2h_host);
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		for (uint32_t k = 0; k < l->n_events; k++) {
+			uint32_t ev = l->events[k];
+			int64_t a = rs->ev_ts[ev], b = a + rs->ev_dur[ev];
+			struct ev_class c = cls[ev];
+			if (l->group == LANE_DEVICE) {
+				if (c.flags & EVF_WAIT)
+					continue;
+				ivset_add(&s->device_busy, a, b);
+				if (c.cat == CAT_COMPUTE)
+					ivset_add(&s->compute, a, b);
+				else if (c.cat == CAT_COPY) {
+					ivset_add(&s->dev_copy, a, b);
+					if (c.flags & EVF_H2D)
+						ivset_add(&s->h2d, a, b);
+					if (c.flags & EVF_D2H)
+						ivset_add(&s->d2h, a, b);
+				} else if (c.cat == CAT_COMM)
+					ivset_add(&dev_comm, a, b);
+			} else if (l->group == LANE_COMM) {
+				ivset_add(&comm_lanes, a, b);
+			} else if (lanes_group_is_host(l->group)) {
+				if (c.flags & EVF_STEP_MARK)
+					continue;
+				ivset_add(&s->host, a, b);
+				if (c.cat == CAT_COPY) {
+					ivset_add(&s->host_copy, a, b);
+					if (c.flags & EVF_H2D)
+						ivset_add(&h2d_host, a, b);
+					if (c.flags & EVF_D2H)
+						ivset_add(&d2h_host, a, b);
+				}
+				if (c.flags & EVF_SYNC)
+					ivset_add(&s->sync, a, b);
+			}
+		}
+	}
+	s->comm_from_lanes = comm_lanes.n > 0;
+	ivset_copy(&s->comm, s->comm_from_lanes ? &comm_lanes : &dev_comm);
+	s->dir_from_device = s->h2d.n || s->d2h.n;
+	if (!s->dir_from_device) {
+		ivset_copy(&s->h2d, &h2d_host);
+		ivset_copy(&s->d2h, &d2h_host);
+	}
+	ivset_union(&s->compute, &s->comm, &s->compute_or_comm);
+	ivset_free(&dev_comm);
+	ivset_free(&comm_lanes);
+	ivset_free(&h2d_host);
+	ivset_free(&d2h_host);
+}
+
+/* Sets from kernel_details.csv alone, for captures exported without a trace. */
+static bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, int64_t *lo, int64_t *hi)
+{
+	memset(s, 0, sizeof *s);
+	ivset_init(&s->device_busy);
+	ivset_init(&s->compute);
+	ivset_init(&s->dev_copy);
+	ivset_init(&s->comm);
+	ivset_init(&s->host);
+	ivset_init(&s->host_copy);
+	ivset_init(&s->sync);
+	ivset_init(&s->h2d);
+	ivset_init(&s->d2h);
+	ivset_init(&s->compute_or_comm);
+	bool any = false;
+	for (size_t r = 0; k && r < k->nrows; r++) {
+		int64_t a, d;
+		if (!csvt_time(k, r, COL_START, &a) || !csvt_time(k, r, COL_DURATION, &d) || d < 0)
+			continue;
+		struct ev_class c = category_of(LANE_DEVICE, csvt_str(k, r, COL_NAME), "",
+						csvt_str(k, r, COL_ACCEL_CORE));
+		if (c.flags & EVF_WAIT)
+			continue;
+		if (!any || a < *lo)
+			*lo = a;
+		if (!any || a + d > *hi)
+			*hi = a + d;
+		any = true;
+		ivset_add(&s->device_busy, a, a + d);
+		if (c.cat == CAT_COMM)
+			ivset_add(&s->comm, a, a + d);
+		else if (c.cat == CAT_COPY)
+			ivset_add(&s->dev_copy, a, a + d);
+		else
+			ivset_add(&s->compute, a, a + d);
+	}
+	ivset_union(&s->compute, &s->comm, &s->compute_or_comm);
+	return any;
+}
+
+void rank_sets_free(struct rank_sets *s)
+{
+	ivset_free(&s->device_busy);
+	ivset_free(&s->compute);
+	ivset_free(&s->dev_copy);
+	ivset_free(&s->comm);
+	ivset_free(&s->host);
+	ivset_free(&s->host_copy);
+	ivset_free(&s->sync);
+	ivset_free(&s->h2d);
+	ivset_free(&s->d2h);
+	ivset_free(&s->compute_or_comm);
+}
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+/* The device is "occupied" when it runs a task or takes part in a collective (waiting
+ * for peers included): only outside that is it idle, and only then can it be waiting
+ * for the host. */
+static void device_occupied(struct rank_sets *s, struct ivset *out)
+{
+	ivset_union(&s->device_busy, &s->comm, out);
+}
+
+/* Host work while the device is idle. Host time blocked in a sync op (.item,
+ * synchronize) is the host waiting for the device, not work the device waits for. */
+static int64_t host_only_total(struct rank_sets *s, struct ivset *out)
+{
+	struct ivset occ, work;
+	ivset_init(&occ);
+	ivset_init(&work);
+	device_occupied(s, &occ);
+	ivset_subtract(&s->host, &s->sync, &work);
+	ivset_subtract(&work, &occ, out);
+	int64_t t = ivset_total(out);
+	ivset_free(&occ);
+	ivset_free(&work);
+	return t;
+}
+
+static void set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
+		       const char *source)
+{
+	if (!isfinite(v))
+		return;
+	ra->v[m] = v;
+	ra->have[m] = true;
+	ra->conf[m] = conf;
+	ra->source[m] = source;
+}
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : NAN; }
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+bool analysis_has_group_lanes(const struct rank_store *rs)
+{
+	for (size_t i = 0; i < rs->n_lanes; i++) {
+		const char *tn = store_str(rs, rs->lanes[i].thread_name);
+		if (rs->lanes[i].group == LANE_COMM && (strcasestr(tn, "Communication") || strcasestr(tn, "Group")))
+			return true;
+	}
+	return false;
+}
+
+/* Is ev a whole collective (not one of its sub-tasks)? */
+bool analysis_is_collective(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
+			  bool have_group_lanes)
+{
+	const struct lane *l = store_ev_lane(rs, ev);
+	if (have_group_lanes) {
+		const char *tn = store_str(rs, l->thread_name);
+		return l->group == LANE_COMM && (strcasestr(tn, "Communication") || strcasestr(tn, "Group"));
+	}
+	if (l->group != LANE_DEVICE || cls[ev].cat != CAT_COMM)
+		return false;
+	const char *n = store_ev_name(rs, ev);
+	return !strncasecmp(n, "hcom_", 5) || strcasestr(n, "hccl") || strcasestr(n, "allreduce") ||
+	       strcasestr(n, "allgather") || strcasestr(n, "reducescatter") || strcasestr(n, "alltoall");
+}
+
+static int dtype_bytes(const char *t)
+{
+	if (strcasestr(t, "64"))
+		return 8;
+	if (strcasestr(t, "32"))
+		return 4;
+	if (strcasestr(t, "16"))
+		return 2;
+	if (strcasestr(t, "8"))
+		return 1;
+	return 0;
+}
+
+/* Payload of a collective from its args ("count" and "data_type"), in bytes; 0 unknown. */
+static double collective_bytes(const struct rank_store *rs, uint32_t ev)
+{
+	struct sbuf raw = SBUF_INIT;
+	double bytes = 0;
+	if (trace_element_json(rs, rs->ev_off[ev], &raw) == 0) {
+		struct jtok jt;
+		jtok_init(&jt);
+		if (jtok_parse(&jt, raw.buf, raw.len) > 0) {
+			int args = jtok_obj_get(&jt, raw.buf, 0, "args");
+			int cnt = jtok_obj_get(&jt, raw.buf, args, "count");
+			int dt = jtok_obj_get(&jt, raw.buf, args, "data_type");
+			if (cnt >= 0 && dt >= 0) {
+				struct sbuf t = SBUF_INIT;
+				jtok_unescape(raw.buf, &jt.t[dt], &t);
+				double c;
+				const jsmntok_t *ct = &jt.t[cnt];
+				if (num_double(raw.buf + ct->start, (size_t)(ct->end - ct->start), &c) == NUM_OK)
+					bytes = c * dtype_bytes(sbuf_str(&t));
+				sbuf_free(&t);
+			}
+		}
+		jtok_free(&jt);
+	}
+	sbuf_free(&raw);
+	return bytes;
+}
+
+static void collective_metrics(const struct rank_store *rs, struct rank_analysis *ra)
+{
+	bool group_lanes = analysis_has_group_lanes(rs);
+	int64_t *d = NULL;
+	double *sizes = NULL;
+	size_t n = 0, cap = 0, nsize = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (!analysis_is_collective(rs, ra->cls, (uint32_t)ev, group_lanes))
+			continue;
+		size_t c = cap;
+		xgrow(&d, &c, n + 1, sizeof *d);
+		xgrow(&sizes, &cap, n + 1, sizeof *sizes);
+		d[n] = rs->ev_dur[ev];
+		if (n < 100000) {
+			double b = collective_bytes(rs, (uint32_t)ev);
+			if (b > 0)
+				sizes[nsize++] = b;
+		}
+		n++;
+	}
+	set_metric(ra, M_COLLECTIVES, (double)n, CONF_HIGH,
+		   group_lanes ? "HCCL group lanes" : "device communication tasks");
+	if (n) {
+		qsort(d, n, sizeof *d, cmp_i64);
+		set_metric(ra, M_COLLECTIVE_MEDIAN_US, us(analysis_nearest_rank(d, n, 0.5)), CONF_HIGH,
+			   group_lanes ? "HCCL group lanes" : "device communication tasks");
+	}
+	if (nsize) {
+		/* sort doubles via their bit pattern: all positive */
+		int64_t *b = xmalloc(nsize * sizeof *b);
+		for (size_t i = 0; i < nsize; i++)
+			b[i] = (int64_t)sizes[i];
+		qsort(b, nsize, sizeof *b, cmp_i64);
+		set_metric(ra, M_COLLECTIVE_MEDIAN_MB, (double)analysis_nearest_rank(b, nsize, 0.5) / 1e6,
+			   CONF_MEDIUM, "collective args count x data_type size");
+		free(b);
+	}
+	free(d);
+	free(sizes);
+}
+
+/* Weighted PMU ratios and Duration/AICore from the kernel table. */
+static void pmu_metrics(const struct csv_table *k, struct rank_analysis *ra)
+{
+	if (!k)
+		return;
+	static const struct { enum metric_id m; enum csv_col cols[2]; } map[] = {
+		{M_PMU_MAC, {COL_AIC_MAC_RATIO, COL_AIV_MAC_RATIO}},
+		{M_PMU_VEC, {COL_AIV_VEC_RATIO, COL_AIC_VEC_RATIO}},
+		{M_PMU_SCALAR, {COL_AIC_SCALAR_RATIO, COL_AIV_SCALAR_RATIO}},
+		{M_PMU_MTE1, {COL_AIC_MTE1_RATIO, COL_AIV_MTE1_RATIO}},
+		{M_PMU_MTE2, {COL_AIC_MTE2_RATIO, COL_AIV_MTE2_RATIO}},
+		{M_PMU_MTE3, {COL_AIV_MTE3_RATIO, COL_AIC_MTE3_RATIO}},
+		{M_PMU_ICACHE, {COL_AIC_ICACHE_MISS, COL_AIV_ICACHE_MISS}},
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+		double num = 0, den = 0;
+		for (int c = 0; c < 2; c++) {
+			if (!csvt_has(k, map[i].cols[c]))
+				continue;
+			for (size_t r = 0; r < k->nrows; r++) {
+				double v;
+				int64_t dur;
+				if (!csvt_num(k, r, map[i].cols[c], &v) || !csvt_time(k, r, COL_DURATION, &dur))
+					continue;
+				if (v > 1.5)
+					v /= 100.0; /* written as a percentage */
+				num += v * (double)dur;
+				den += (double)dur;
+			}
+		}
+		if (den > 0)
+			set_metric(ra, map[i].m, num / den, CONF_HIGH, "kernel table PMU columns, weighted by Duration");
+	}
+	if (csvt_has(k, COL_AICORE_TIME) || csvt_has(k, COL_AIV_TIME)) {
+		double dsum = 0, asum = 0;
+		for (size_t r = 0; r < k->nrows; r++) {
+			int64_t dur, a = 0, v = 0;
+			if (!csvt_time(k, r, COL_DURATION, &dur))
+				continue;
+			bool ha = csvt_time(k, r, COL_AICORE_TIME, &a) && a > 0;
+			bool hv = csvt_time(k, r, COL_AIV_TIME, &v) && v > 0;
+			if (!ha && !hv)
+				continue;
+			dsum += (double)dur;
+			asum += (double)(a > v ? a : v);
+		}
+		if (asum > 0)
+			set_metric(ra, M_DUR_OVER_AICORE, dsum / asum, CONF_MEDIUM,
+				   "kernel table Duration over aicore_time/aiv_time");
+	}
+}
+
+/* ---- cross-checks against the exporter ---------------------------------------------- */
+
+static void fill_check(struct crosscheck *c, const char *source, int64_t lo, int64_t hi, const int64_t theirs[3],
+		       struct rank_sets *s)
+{
+	c->source = source;
+	c->win_start = lo;
+	c->win_end = hi;
+	struct ivset exposed, both;
+	ivset_init(&exposed);
+	ivset_init(&both);
+	ivset_subtract(&s->comm, &s->compute, &exposed);
+	c->ours[0] = ivset_total_in(&s->compute, lo, hi);
+	c->ours[1] = ivset_total_in(&exposed, lo, hi);
+	c->ours[2] = (hi - lo) - ivset_total_in(&s->compute_or_comm, lo, hi);
+	ivset_free(&exposed);
+	ivset_free(&both);
+	c->agree = true;
+	for (int i = 0; i < 3; i++) {
+		c->theirs[i] = theirs[i];
+		int64_t diff = c->ours[i] - theirs[i];
+		c->diff_pct[i] = theirs[i] ? 100.0 * (double)diff / (double)theirs[i] : (diff ? 100.0 : 0.0);
+		if (llabs(diff) > 1000 && fabs(c->diff_pct[i]) > 2.0)
+			c->agree = false;
+	}
+}
+
+static void overlap_lane_check(const struct rank_store *rs, struct rank_sets *s, struct rank_analysis *ra)
+{
+	int64_t sums[3] = {0, 0, 0};
+	int64_t lo = 0, hi = 0;
+	bool any = false;
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		if (l->group != LANE_OVERLAP)
+			continue;
+		for (uint32_t k = 0; k < l->n_events; k++) {
+			uint32_t ev = l->events[k];
+			const char *n = store_ev_name(rs, ev);
+			int64_t a = rs->ev_ts[ev], b = a + rs->ev_dur[ev];
+			int which = !strcmp(n, "Computing") ? 0
+				    : !strcmp(n, "Communication(Not Overlapped)") ? 1
+				    : !strcmp(n, "Free") ? 2 : -1;
+			if (which < 0)
+				continue;
+			sums[which] += b - a;
+			if (!any || a < lo)
+				lo = a;
+			if (!any || b > hi)
+				hi = b;
+			any = true;
+		}
+	}
+	if (!any)
+		return;
+	struct crosscheck *c = &ra->checks[ra->n_checks++];
+	fill_check(c, "Overlap Analysis lane", lo, hi, sums, s);
+	if (!c->agree)
+		c->explanation = xasprintf(
+			"the lane covers %.3f ms of the %.3f ms window; differences beyond 2 %% come from "
+			"tasks the exporter counts differently (it omits copies and waits from Computing)",
+			us(hi - lo) / 1000, ra->v[M_WALL_US] / 1000);
+}
+
+static void step_trace_check(const struct csv_table *st, struct rank_sets *s, struct rank_analysis *ra,
+			     int64_t win_lo, int64_t win_hi)
+{
+	if (!st || st->nrows == 0)
+		return;
+	int64_t sums[3] = {0, 0, 0}, stage_sum = 0;
+	bool stage_numeric = true;
+	for (size_t r = 0; r < st->nrows; r++) {
+		int64_t v;
+		if (csvt_time(st, r, COL_COMPUTING, &v))
+			sums[0] += v;
+		if (csvt_time(st, r, COL_COMM_NOT_OVERLAPPED, &v))
+			sums[1] += v;
+		if (csvt_time(st, r, COL_FREE, &v))
+			sums[2] += v;
+		const char *stage = csvt_str(st, r, COL_STAGE);
+		if (num_us_to_ns(stage, strlen(stage), &v, NULL) == NUM_OK)
+			stage_sum += v;
+		else
+			stage_numeric = false;
+	}
+	/* Their window: the device span of the step(s). With one row it is the whole device
+	 * window; Stage (a number in real files) is its length. */
+	int64_t lo = win_lo, hi = win_hi;
+	struct ivset *dev = &s->compute_or_comm;
+	ivset_normalize(dev);
+	if (dev->n) {
+		lo = dev->start[0];
+		hi = dev->end[dev->n - 1];
+	}
+	struct crosscheck *c = &ra->checks[ra->n_checks++];
+	fill_check(c, "step_trace_time.csv", lo, hi, sums, s);
+	if (!c->agree) {
+		struct sbuf why = SBUF_INIT;
+		sbuf_addf(&why, "the table covers %zu step(s)", st->nrows);
+		if (stage_numeric && stage_sum)
+			sbuf_addf(&why, " of %.3f ms (Stage)", us(stage_sum) / 1000);
+		sbuf_addf(&why, "; our window is the device span, %.3f ms", us(hi - lo) / 1000);
+		if (c->ours[0] < c->theirs[0] / 2)
+			sbuf_addf(&why, "; our %s holds only %.3f ms of compute against its %.3f ms, so it covers "
+				  "part of the step (a partial or sampled export)",
+				  ra->has_trace ? "trace" : "kernel table", us(c->ours[0]) / 1000,
+				  us(c->theirs[0]) / 1000);
+		else if (stage_numeric && stage_sum && llabs(stage_sum - (hi - lo)) * 50 > stage_sum)
+			sbuf_adds(&why, "; the step spans differ, so Free covers a different time");
+		else
+			sbuf_adds(&why, "; the exporter counts some tasks differently (copies and waits are not "
+				       "Computing for it)");
+		c->explanation = sbuf_detach(&why);
+	}
+}
+
+/* ---- per rank ----------------------------------------------------------------------- */
+
+static void longest_interval(struct ivset *s, int64_t out[2])
+{
+	ivset_normalize(s);
+	out[0] = out[1] = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->end[i] - s->start[i] > out[1] - out[0]) {
+			out[0] = s->start[i];
+			out[1] = s->end[i];
+		}
+}
+
+/* The places the bottleneck view jumps to. */
+static void landmarks(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi)
+{
+	struct ivset occ, gaps, exposed;
+	ivset_init(&occ);
+	ivset_init(&gaps);
+	ivset_init(&exposed);
+	device_occupied(s, &occ);
+	ivset_add(&gaps, lo, hi);
+	ivset_subtract(&gaps, &occ, &exposed); /* reuse: the idle gaps */
+	longest_interval(&exposed, ra->longest_idle);
+	ivset_subtract(&s->comm, &s->compute, &exposed);
+	longest_interval(&exposed, ra->longest_exposed);
+	longest_interval(&s->dev_copy, ra->longest_copy);
+	longest_interval(&s->sync, ra->longest_sync);
+	ivset_free(&occ);
+	ivset_free(&gaps);
+	ivset_free(&exposed);
+}
+
+static void per_step_metrics(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *s)
+{
+	if (!ra->n_steps)
+		return;
+	struct ivset exposed, host_only;
+	ivset_init(&exposed);
+	ivset_init(&host_only);
+	ivset_subtract(&s->comm, &s->compute, &exposed);
+	host_only_total(s, &host_only);
+	for (size_t i = 0; i < ra->n_steps; i++) {
+		struct step *st = &ra->steps[i];
+		if (!st->has_window)
+			continue; /* figures from the table itself */
+		int64_t lo = st->win_start, hi = st->win_end;
+		st->compute_ns = ivset_total_in(&s->compute, lo, hi);
+		st->comm_not_overlapped_ns = ivset_total_in(&exposed, lo, hi);
+		st->free_ns = (hi - lo) - ivset_total_in(&s->compute_or_comm, lo, hi);
+		st->host_only_ns = ivset_total_in(&host_only, lo, hi);
+		st->h2d_ns = ivset_total_in(&s->h2d, lo, hi);
+		st->d2h_ns = ivset_total_in(&s->d2h, lo, hi);
+		st->dispatch_ops = 0;
+	}
+	/* dispatch ops by start time, each into the step window holding it */
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (!(ra->cls[ev].flags & EVF_DISPATCH))
+			continue;
+		int64_t t = rs->ev_ts[ev];
+		size_t lo = 0, hi = ra->n_steps;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (ra->steps[mid].win_start <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && t < ra->steps[lo - 1].win_end)
+			ra->steps[lo - 1].dispatch_ops++;
+	}
+	ivset_free(&exposed);
+	ivset_free(&host_only);
+}
+
+void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
+{
+	memset(ra, 0, sizeof *ra);
+	const struct rank_data *rd = &cap->ranks[ri];
+	const struct rank_store *rs = &rd->store;
+	ra->rank = rd->plan->rank;
+	ra->rank_index = ri;
+	ra->has_trace = rs->has_events;
+	ra->cls = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *ra->cls);
+	category_classify(rs, ra->cls);
+
+	struct rank_sets s;
+	int64_t lo = rs->window_start, hi = rs->window_end;
+	const char *src_dev = "Ascend Hardware lanes", *src_host = "Python/CANN lanes";
+	bool have_timeline = ra->has_trace;
+	if (ra->has_trace) {
+		rank_sets_build(rs, ra->cls, &s);
+	} else {
+		have_timeline = rank_sets_from_csv(rd->by_kind[CSV_KERNEL], &s, &lo, &hi);
+		src_dev = "kernel_details.csv (no trace)";
+		if (have_timeline)
+			diag_add(dl, DIAG_INFO, NULL, 0, -1,
+				 "rank %d has no trace: device figures come from the kernel table's rows", ra->rank);
+	}
+	ra->t0 = lo;
+	ra->has_timeline = have_timeline;
+	int64_t wall = hi - lo;
+	if (have_timeline) {
+		int64_t busy = ivset_total(&s.device_busy), host = ivset_total(&s.host);
+		int64_t compute = ivset_total(&s.compute), comm = ivset_total(&s.comm);
+		struct ivset tmp;
+		ivset_init(&tmp);
+		set_metric(ra, M_WALL_US, us(wall), CONF_HIGH, ra->has_trace ? "trace X events" : src_dev);
+		set_metric(ra, M_NPU_BUSY_US, us(busy), CONF_HIGH, src_dev);
+		set_metric(ra, M_NPU_BUSY_PCT, pct(busy, wall), CONF_HIGH, src_dev);
+		set_metric(ra, M_COMPUTE_US, us(compute), CONF_HIGH, src_dev);
+		size_t gaps;
+		int64_t idle, small;
+		device_occupied(&s, &tmp);
+		ivset_gaps(&tmp, lo, hi, IDLE_MIN_GAP_NS, &gaps, &idle, &small);
+		set_metric(ra, M_NPU_IDLE_US, us(idle), CONF_HIGH, src_dev);
+		set_metric(ra, M_NPU_IDLE_PCT, pct(idle, wall), CONF_HIGH, src_dev);
+		set_metric(ra, M_NPU_IDLE_GAPS, (double)gaps, CONF_HIGH, src_dev);
+		if (gaps)
+			set_metric(ra, M_NPU_IDLE_GAP_MEAN_US, us(idle) / (double)gaps, CONF_HIGH, src_dev);
+		if (ra->has_trace) {
+			int64_t host_only = host_only_total(&s, &tmp);
+			set_metric(ra, M_HOST_BUSY_US, us(host), CONF_HIGH, src_host);
+			set_metric(ra, M_HOST_BUSY_PCT, pct(host, wall), CONF_HIGH, src_host);
+			set_metric(ra, M_HOST_ONLY_US, us(host_only), CONF_HIGH, "host work minus device busy and collectives");
+			set_metric(ra, M_HOST_ONLY_PCT, pct(host_only, wall), CONF_HIGH, "host work minus device busy and collectives");
+		}
+		const char *src_comm = !ra->has_trace ? src_dev
+				       : s.comm_from_lanes ? "HCCL/Communication lanes" : "device communication tasks";
+		ivset_intersect(&s.comm, &s.compute, &tmp);
+		int64_t overlapped = ivset_total(&tmp);
+		set_metric(ra, M_COMM_US, us(comm), CONF_HIGH, src_comm);
+		set_metric(ra, M_COMM_OVERLAPPED_US, us(overlapped), CONF_HIGH, src_comm);
+		set_metric(ra, M_COMM_NOT_OVERLAPPED_US, us(comm - overlapped), CONF_HIGH, src_comm);
+		set_metric(ra, M_COMM_NOT_OVERLAPPED_PCT, pct(comm - overlapped, wall), CONF_HIGH, src_comm);
+		ivset_union(&s.device_busy, &s.comm, &tmp);
+		set_metric(ra, M_COMM_SHARE_PCT, pct(comm, ivset_total(&tmp)), CONF_HIGH, src_comm);
+		set_metric(ra, M_FREE_US, us(wall - ivset_total(&s.compute_or_comm)), CONF_HIGH, src_dev);
+		int64_t dcopy = ivset_total(&s.dev_copy);
+		set_metric(ra, M_DEVICE_COPY_US, us(dcopy), CONF_HIGH, src_dev);
+		set_metric(ra, M_DEVICE_COPY_PCT, pct(dcopy, busy), CONF_HIGH, src_dev);
+		if (ra->has_trace) {
+			int64_t hcopy = ivset_total(&s.host_copy);
+			set_metric(ra, M_HOST_COPY_US, us(hcopy), CONF_HIGH, src_host);
+			set_metric(ra, M_HOST_COPY_PCT, pct(hcopy, host), CONF_HIGH, src_host);
+			ivset_normalize(&s.sync);
+			set_metric(ra, M_SYNC_OPS, (double)s.sync.n, CONF_MEDIUM, "host op names (.item, synchronize ...)");
+			set_metric(ra, M_SYNC_US, us(ivset_total(&s.sync)), CONF_MEDIUM, "host op names");
+			size_t dispatch = 0;
+			for (size_t ev = 0; ev < rs->n_ev; ev++)
+				dispatch += (ra->cls[ev].flags & EVF_DISPATCH) != 0;
+			set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH, "cpu_op events on Python lanes");
+			collective_metrics(rs, ra);
+		}
+		ivset_free(&tmp);
+	}
+	pmu_metrics(rd->by_kind[CSV_KERNEL], ra);
+
+	analysis_steps(cap, ri, ra, have_timeline ? &s : NULL, dl);
+	if (have_timeline) {
+		landmarks(&s, ra, lo, hi);
+		per_step_metrics(rs, ra, &s);
+		if (ra->has_trace)
+			overlap_lane_check(rs, &s, ra);
+		step_trace_check(rd->by_kind[CSV_STEP_TRACE], &s, ra, lo, hi);
+	}
+	if (ra->n_steps) {
+		double n = (double)ra->n_steps;
+		size_t prefill = 0, decode = 0, dispatch = 0;
+		int64_t *durs = xmalloc(ra->n_steps * sizeof *durs);
+		int64_t h2d = 0, d2h = 0;
+		for (size_t i = 0; i < ra->n_steps; i++) {
+			prefill += ra->steps[i].phase == PHASE_PREFILL;
+			decode += ra->steps[i].phase == PHASE_DECODE;
+			dispatch += ra->steps[i].dispatch_ops;
+			durs[i] = ra->steps[i].end - ra->steps[i].start;
+			h2d += ra->steps[i].h2d_ns;
+			d2h += ra->steps[i].d2h_ns;
+		}
+		qsort(durs, ra->n_steps, sizeof *durs, cmp_i64);
+		enum confidence sc = ra->step_source == STEP_SRC_IDLE_GAPS || ra->step_source == STEP_SRC_WINDOW
+					     ? CONF_LOW : CONF_HIGH;
+		const char *ssrc = analysis_step_source_name(ra->step_source);
+		set_metric(ra, M_STEPS, n, sc, ssrc);
+		set_metric(ra, M_PREFILL_STEPS, (double)prefill, ra->phase_conf, analysis_phase_source_name(ra->phase_source));
+		set_metric(ra, M_DECODE_STEPS, (double)decode, ra->phase_conf, analysis_phase_source_name(ra->phase_source));
+		set_metric(ra, M_STEP_P50_US, us(analysis_nearest_rank(durs, ra->n_steps, 0.5)), sc, ssrc);
+		set_metric(ra, M_STEP_P95_US, us(analysis_nearest_rank(durs, ra->n_steps, 0.95)), sc, ssrc);
+		free(durs);
+		if (ra->has_trace) {
+			set_metric(ra, M_DISPATCH_PER_STEP, (double)dispatch / n, sc, "cpu_op events per step window");
+			if (ra->have[M_HOST_ONLY_US])
+				set_metric(ra, M_HOST_ONLY_PER_STEP_US, ra->v[M_HOST_ONLY_US] / n, sc, "host-only / steps");
+			if (ra->have[M_SYNC_OPS])
+				set_metric(ra, M_SYNC_PER_STEP, ra->v[M_SYNC_OPS] / n, sc, "sync ops / steps");
+			const char *dsrc = s.dir_from_device ? "device copies (direction from the launching host op)"
+							     : "host copy ops named by direction";
+			set_metric(ra, M_H2D_PER_STEP_US, us(h2d) / n, CONF_MEDIUM, dsrc);
+			set_metric(ra, M_D2H_PER_STEP_US, us(d2h) / n, CONF_MEDIUM, dsrc);
+		}
+	}
+	analysis_ops(cap, ri, ra, dl);
+	analysis_bottlenecks(ra);
+	rank_sets_free(&s);
+}
+
+void analysis_rank_free(struct rank_analysis *ra)
+{
+	free(ra->cls);
+	for (size_t i = 0; i < ra->n_steps; i++)
+		free(ra->steps[i].label);
+	free(ra->steps);
+	free(ra->step_evidence);
+	free(ra->phase_evidence);
+	free(ra->ops);
+	free(ra->ops_source);
+	for (size_t i = 0; i < ra->n_checks; i++)
+		free(ra->checks[i].explanation);
+	for (int b = 0; b < BN_COUNT; b++) {
+		for (size_t i = 0; i < ra->bn[b].n_ev; i++)
+			free(ra->bn[b].ev[i].text);
+		free(ra->bn[b].ev);
+		free(ra->bn[b].gain.basis);
+		free(ra->bn[b].advice);
+	}
+	memset(ra, 0, sizeof *ra);
+}
+
+struct analysis *analysis_run(const struct capture *cap)
+{
+	struct analysis *an = xcalloc(1, sizeof *an);
+	an->cap = cap;
+	diag_init(&an->diags);
+	an->ranks = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof *an->ranks);
+	for (size_t i = 0; i < cap->n_ranks; i++) {
+		if (capture_rank_state(&cap->ranks[i]) < RANK_READY)
+			continue;
+		analysis_rank(cap, i, &an->ranks[an->n_ranks++], &an->diags);
+	}
+	analysis_align(cap, an->ranks, an->n_ranks);
+	analysis_slow_ranks(an);
+	return an;
+}
+
+void analysis_free(struct analysis *an)
+{
+	if (!an)
+		return;
+	for (size_t i = 0; i < an->n_ranks; i++)
+		analysis_rank_free(&an->ranks[i]);
+	free(an->ranks);
+	diag_free(&an->diags);
+	free(an);
+}

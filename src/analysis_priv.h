@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal to the analysis modules (analysis.c, steps.c, opstats.c, align.c): the
+ * interval sets one rank's metrics are computed from. */
+#ifndef ASCPROF_ANALYSIS_PRIV_H
+#define ASCPROF_ANALYSIS_PRIV_H
+
+#include "analysis.h"
+#include "intervals.h"
+
+struct rank_sets {
+	struct ivset device_busy; /* device tasks except waits */
+	struct ivset compute;     /* device compute tasks */
+	struct ivset dev_copy;    /* device copy tasks */
+	struct ivset comm;        /* communication lanes, else device communication tasks */
+	struct ivset host;        /* host lanes, step marks excluded */
+	struct ivset host_copy;
+	struct ivset sync;
+	struct ivset h2d, d2h;    /* copies with a known direction (device side if any) */
+	struct ivset compute_or_comm;
+	bool comm_from_lanes;     /* comm came from HCCL/Communication lanes */
+	bool dir_from_device;
+};
+
+void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *s);
+void rank_sets_free(struct rank_sets *s);
+
+/* Collectives: whole collective operations, not their sub-tasks. */
+bool analysis_has_group_lanes(const struct rank_store *rs);
+bool analysis_is_collective(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
+			    bool have_group_lanes);
+
+/* Step detection and phases (steps.c). */
+void analysis_steps(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
+		    struct rank_sets *sets, struct diag_list *dl);
+/* Op statistics (opstats.c). */
+void analysis_ops(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
+		  struct diag_list *dl);
+/* Capture-level passes (align.c, bottleneck.c). */
+void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n);
+void analysis_slow_ranks(struct analysis *an);
+void analysis_bottlenecks(struct rank_analysis *ra);
+
+#endif

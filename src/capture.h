@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* A capture: the discovered plan plus, per rank, the loaded store and CSV tables.
+ *
+ * Loading runs in the caller's thread (the TUI gives it a thread of its own). Per rank,
+ * small CSV tables come first, then the trace; each finished piece is published by
+ * raising the rank's state with release semantics, so a reader that sees a state may
+ * read everything that state covers without locks. Nothing is ever written to the
+ * capture's directories. */
+#ifndef ASCPROF_CAPTURE_H
+#define ASCPROF_CAPTURE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "csv_table.h"
+#include "diag.h"
+#include "discover.h"
+#include "store.h"
+
+enum rank_state {
+	RANK_PENDING,       /* nothing loaded yet */
+	RANK_CSV_READY,     /* CSV tables and profiler_info are readable */
+	RANK_TRACE_LOADING, /* the trace is being walked; see trace_bytes_done */
+	RANK_READY,         /* the store is readable too */
+};
+
+struct rank_data {
+	const struct rank_plan *plan; /* borrowed from capture.plan */
+	struct rank_store store;
+	struct csv_table **csvs; /* owned, all tables read */
+	size_t n_csvs;
+	struct csv_table *by_kind[CSV_KIND_COUNT]; /* borrowed from csvs: the one used per kind */
+	_Atomic int state;
+	_Atomic uint64_t trace_bytes_done;
+	uint64_t trace_bytes_total;
+	bool trace_failed;
+};
+
+struct capture_opts {
+	int threads;              /* trace walking threads; 0 = one per CPU */
+	uint64_t max_trace_bytes; /* 0 = no limit */
+};
+
+struct capture {
+	struct capture_plan plan;
+	struct rank_data *ranks; /* owned, n_ranks = plan.n_ranks */
+	size_t n_ranks;
+	struct diag_list diags;
+	struct capture_opts opts;
+	bool usable;      /* discovery found something to load */
+	_Atomic bool cancel; /* set by a front end to stop loading between files */
+	_Atomic bool done;   /* capture_load finished */
+	double load_seconds;
+};
+
+/* Discovers path (no data read yet). Never NULL; check `usable` and the diagnostics. */
+struct capture *capture_open(const char *path, const struct capture_opts *opts);
+/* Loads every rank: all CSV tables first, then the traces. */
+void capture_load(struct capture *cap);
+void capture_free(struct capture *cap);
+/* The table of a kind for a rank, NULL when absent or not loaded yet. */
+const struct csv_table *capture_csv(const struct capture *cap, size_t rank_index, enum csv_kind kind);
+static inline int capture_rank_state(const struct rank_data *rd)
+{
+	return atomic_load_explicit(&rd->state, memory_order_acquire);
+}
+
+#endif

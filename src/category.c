@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/* The category rule table and its per-store application. */
+#include "category.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lanes.h"
+#include "xalloc.h"
+
+enum field { F_NAME, F_TASK_TYPE, F_CAT };
+enum how { M_EXACT, M_PREFIX, M_CONTAINS }; /* all case-insensitive */
+enum groups { G_DEVICE = 1, G_COMM = 2, G_HOST = 4, G_OVERLAP = 8, G_OTHER = 16, G_ANY = 31 };
+
+struct rule {
+	unsigned groups;
+	enum field field;
+	enum how how;
+	const char *pattern;
+	enum ev_category cat;
+	uint8_t flags;
+	const char *why;
+};
+
+/* First match wins. Keep the order: waits before communication before copies. */
+static const struct rule rules[] = {
+	{G_OVERLAP, F_NAME, M_PREFIX, "", CAT_OTHER, 0, "the exporter's own overlap analysis"},
+	{G_COMM, F_NAME, M_PREFIX, "", CAT_COMM, 0, "HCCL / Communication lanes"},
+
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "WAIT", CAT_OTHER, EVF_WAIT, "device wait task"},
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "EVENT_RECORD", CAT_OTHER, EVF_WAIT, "device event record"},
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "NOTIFY", CAT_OTHER, EVF_WAIT, "device notify task"},
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "PLACE_HOLDER", CAT_OTHER, EVF_WAIT, "placeholder task"},
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "Write Value", CAT_OTHER, EVF_WAIT, "notify write"},
+	{G_DEVICE, F_NAME, M_EXACT, "EVENT_WAIT", CAT_OTHER, EVF_WAIT, "device wait task"},
+	{G_DEVICE, F_NAME, M_EXACT, "EVENT_RECORD", CAT_OTHER, EVF_WAIT, "device event record"},
+	{G_DEVICE, F_NAME, M_PREFIX, "PROFILING_", CAT_OTHER, EVF_WAIT, "profiler marker task"},
+	{G_DEVICE, F_NAME, M_PREFIX, "Notify", CAT_OTHER, EVF_WAIT, "device notify task"},
+
+	{G_DEVICE, F_TASK_TYPE, M_EXACT, "SDMA", CAT_COMM, 0, "HCCL data movement task"},
+	{G_DEVICE, F_TASK_TYPE, M_EXACT, "HCCL", CAT_COMM, 0, "collective (kernel_details)"},
+	{G_DEVICE, F_TASK_TYPE, M_EXACT, "COMMUNICATION", CAT_COMM, 0, "collective"},
+	{G_DEVICE | G_HOST, F_NAME, M_PREFIX, "hcom_", CAT_COMM, 0, "HCCL collective"},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "hccl", CAT_COMM, 0, "HCCL collective"},
+	{G_DEVICE, F_NAME, M_EXACT, "Reduce_Inline", CAT_COMM, 0, "HCCL reduce task"},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "allreduce", CAT_COMM, 0, "collective"},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "allgather", CAT_COMM, 0, "collective"},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "all_gather", CAT_COMM, 0, "collective"},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "reducescatter", CAT_COMM, 0, "collective"},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "reduce_scatter", CAT_COMM, 0, "collective"},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "alltoall", CAT_COMM, 0, "collective"},
+	{G_HOST, F_NAME, M_PREFIX, "c10d::", CAT_COMM, 0, "torch.distributed op"},
+
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "DMA", CAT_COPY, 0, "DMA copy task"},
+	{G_DEVICE, F_NAME, M_CONTAINS, "memcpy", CAT_COPY, 0, "copy task"},
+
+	{G_HOST, F_NAME, M_PREFIX, "ProfilerStep#", CAT_OTHER, EVF_STEP_MARK, "step marker"},
+	{G_HOST, F_NAME, M_CONTAINS, ".item", CAT_COPY, EVF_SYNC | EVF_D2H, "synchronous D2H (.item)"},
+	{G_HOST, F_NAME, M_CONTAINS, "aten::item", CAT_COPY, EVF_SYNC | EVF_D2H, "synchronous D2H (.item)"},
+	{G_HOST, F_NAME, M_CONTAINS, "_local_scalar_dense", CAT_COPY, EVF_SYNC | EVF_D2H, "synchronous D2H"},
+	{G_HOST, F_NAME, M_CONTAINS, "tolist", CAT_COPY, EVF_SYNC | EVF_D2H, "synchronous D2H (tolist)"},
+	{G_HOST, F_NAME, M_CONTAINS, "synchronize", CAT_SCHED, EVF_SYNC, "stream/device synchronize"},
+	{G_HOST, F_NAME, M_CONTAINS, "host_to_device", CAT_COPY, EVF_H2D, "H2D copy"},
+	{G_HOST, F_NAME, M_CONTAINS, "device_to_host", CAT_COPY, EVF_D2H, "D2H copy"},
+	{G_HOST, F_NAME, M_CONTAINS, "_to_copy", CAT_COPY, 0, "host-side copy (aten::_to_copy)"},
+	{G_HOST, F_NAME, M_CONTAINS, "aten::copy_", CAT_COPY, 0, "host-side copy (aten::copy_)"},
+	{G_HOST, F_NAME, M_CONTAINS, "memcpy", CAT_COPY, 0, "host-side copy API"},
+
+	{G_DEVICE, F_NAME, M_PREFIX, "", CAT_COMPUTE, 0, "device kernel"},
+	{G_HOST, F_NAME, M_PREFIX, "", CAT_SCHED, 0, "host framework work"},
+	{G_ANY, F_NAME, M_PREFIX, "", CAT_OTHER, 0, "anything else"},
+};
+
+static unsigned group_bit(enum lane_group g)
+{
+	switch (g) {
+	case LANE_DEVICE: return G_DEVICE;
+	case LANE_COMM: return G_COMM;
+	case LANE_HOST_PYTHON:
+	case LANE_HOST_CANN:
+	case LANE_HOST_GC: return G_HOST;
+	case LANE_OVERLAP: return G_OVERLAP;
+	default: return G_OTHER;
+	}
+}
+
+static bool matches(const char *text, enum how how, const char *pattern)
+{
+	size_t pl = strlen(pattern);
+	switch (how) {
+	case M_EXACT: return strcasecmp(text, pattern) == 0;
+	case M_PREFIX: return strncasecmp(text, pattern, pl) == 0;
+	case M_CONTAINS: return pl == 0 || strcasestr(text, pattern) != NULL;
+	}
+	return false;
+}
+
+struct ev_class category_of(enum lane_group group, const char *name, const char *cat,
+			    const char *task_type)
+{
+	unsigned g = group_bit(group);
+	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+		const struct rule *r = &rules[i];
+		if (!(r->groups & g))
+			continue;
+		const char *text = r->field == F_NAME ? name : r->field == F_CAT ? cat : task_type;
+		if (r->field == F_TASK_TYPE && !*text)
+			continue;
+		if (matches(text, r->how, r->pattern)) {
+			struct ev_class c = {(uint8_t)r->cat, r->flags};
+			/* every torch operator on a Python lane is one dispatch, whatever it does */
+			if (group == LANE_HOST_PYTHON && !strcmp(cat, "cpu_op") && !(r->flags & EVF_STEP_MARK))
+				c.flags |= EVF_DISPATCH;
+			return c;
+		}
+	}
+	return (struct ev_class){CAT_OTHER, 0};
+}
+
+const char *category_name(enum ev_category c)
+{
+	switch (c) {
+	case CAT_COMPUTE: return "compute";
+	case CAT_COMM: return "communication";
+	case CAT_COPY: return "copy";
+	case CAT_SCHED: return "scheduling";
+	case CAT_OTHER: return "other";
+	case CAT_COUNT: break;
+	}
+	return "?";
+}
+
+const char *category_rules_text(void)
+{
+	static char *text;
+	if (text)
+		return text;
+	size_t cap = 8192, len = 0;
+	char *buf = xmalloc(cap);
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+		const struct rule *r = &rules[i];
+		char line[256];
+		const char *where = r->groups == G_ANY ? "any lane"
+				    : r->groups == (G_DEVICE | G_HOST) ? "device or host"
+				    : r->groups == G_DEVICE ? "device" : r->groups == G_HOST ? "host"
+				    : r->groups == G_COMM ? "communication" : "overlap";
+		const char *field = r->field == F_NAME ? "name" : r->field == F_CAT ? "cat" : "Task Type";
+		const char *how = r->how == M_EXACT ? "is" : r->how == M_PREFIX ? "starts with" : "contains";
+		int n = snprintf(line, sizeof line, "%2zu. %s, %s %s \"%s\" -> %s%s%s (%s)\n", i + 1, where,
+				 field, how, r->pattern, category_name(r->cat),
+				 r->flags & EVF_WAIT ? ", wait" : "", r->flags & EVF_SYNC ? ", sync" : "", r->why);
+		if (n < 0)
+			continue;
+		if (len + (size_t)n + 1 > cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		memcpy(buf + len, line, (size_t)n + 1);
+		len += (size_t)n;
+	}
+	text = buf;
+	return text;
+}
+
+/* ---- per store ---------------------------------------------------------------------- */
+
+struct memo {
+	uint64_t *keys; /* key + 1; 0 = empty */
+	struct ev_class *vals;
+	size_t cap;
+};
+
+void category_classify(const struct rank_store *rs, struct ev_class *out)
+{
+	struct memo m = {0};
+	m.cap = 1024;
+	m.keys = xcalloc(m.cap, sizeof *m.keys);
+	m.vals = xcalloc(m.cap, sizeof *m.vals);
+	size_t used = 0;
+	for (size_t e = 0; e < rs->n_ev; e++) {
+		const struct lane *l = store_ev_lane(rs, e);
+		uint64_t key = ((uint64_t)l->group << 61) | ((uint64_t)(rs->ev_attr[e] & 0x1fffffff) << 32) |
+			       rs->ev_name[e];
+		uint64_t k1 = key + 1;
+		size_t i = (size_t)(k1 * 0x9E3779B97F4A7C15ULL >> 20) & (m.cap - 1);
+		while (m.keys[i] && m.keys[i] != k1)
+			i = (i + 1) & (m.cap - 1);
+		if (!m.keys[i]) {
+			const struct ev_attr *a = store_ev_attr(rs, e);
+			m.keys[i] = k1;
+			m.vals[i] = category_of(l->group, store_ev_name(rs, e), store_str(rs, a->cat),
+						store_str(rs, a->task_type));
+			if (++used * 2 > m.cap) {
+				/* grow and rehash */
+				size_t ncap = m.cap * 2;
+				uint64_t *nk = xcalloc(ncap, sizeof *nk);
+				struct ev_class *nv = xcalloc(ncap, sizeof *nv);
+				for (size_t j = 0; j < m.cap; j++) {
+					if (!m.keys[j])
+						continue;
+					size_t h = (size_t)(m.keys[j] * 0x9E3779B97F4A7C15ULL >> 20) & (ncap - 1);
+					while (nk[h])
+						h = (h + 1) & (ncap - 1);
+					nk[h] = m.keys[j];
+					nv[h] = m.vals[j];
+				}
+				free(m.keys);
+				free(m.vals);
+				m.keys = nk;
+				m.vals = nv;
+				m.cap = ncap;
+				i = (size_t)(k1 * 0x9E3779B97F4A7C15ULL >> 20) & (m.cap - 1);
+				while (m.keys[i] != k1)
+					i = (i + 1) & (m.cap - 1);
+			}
+		}
+		out[e] = m.vals[i];
+	}
+	free(m.keys);
+	free(m.vals);
+	/* device copies take their direction from the host op that launched them */
+	for (size_t i = 0; i < rs->n_links; i++) {
+		const struct flow_link *k = &rs->links[i];
+		uint8_t dir = out[k->from_ev].flags & (EVF_H2D | EVF_D2H);
+		if (dir && out[k->to_ev].cat == CAT_COPY)
+			out[k->to_ev].flags |= dir;
+	}
+}

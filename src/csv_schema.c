@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* Header normalisation, the alias lookup and table recognition. */
+#include "csv_schema.h"
+
+#include <string.h>
+
+struct col_def {
+	const char *names;
+	enum csv_type type;
+};
+
+static const struct col_def col_defs[CSV_COL_COUNT] = {
+#define CSV_DEF(id, t, n) [COL_##id] = {n, t},
+	CSV_COLUMNS(CSV_DEF)
+#undef CSV_DEF
+};
+
+static const char *kind_names[CSV_KIND_COUNT] = {
+#define CSV_KIND_NAME(id, name) [CSV_##id] = name,
+	CSV_KINDS(CSV_KIND_NAME)
+#undef CSV_KIND_NAME
+};
+
+/* Lowercase, no spaces, tabs or underscores, BOM dropped, µ/μ as u. */
+static size_t normalise(const char *s, size_t len, char *out, size_t cap)
+{
+	size_t o = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < len && o + 1 < cap; i++) {
+		unsigned char c = p[i];
+		if (c == ' ' || c == '\t' || c == '_' || c == '\r' || c == '\n')
+			continue;
+		if (c == 0xEF && i + 2 < len && p[i + 1] == 0xBB && p[i + 2] == 0xBF) {
+			i += 2;
+			continue;
+		}
+		if ((c == 0xC2 && i + 1 < len && p[i + 1] == 0xB5) ||
+		    (c == 0xCE && i + 1 < len && p[i + 1] == 0xBC)) {
+			out[o++] = 'u';
+			i++;
+			continue;
+		}
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+int csv_schema_lookup(const char *header, size_t len)
+{
+	char want[256], alias[256];
+	normalise(header, len, want, sizeof want);
+	if (!want[0])
+		return -1;
+	for (int c = 0; c < CSV_COL_COUNT; c++) {
+		const char *names = col_defs[c].names;
+		while (*names) {
+			const char *bar = strchr(names, '|');
+			size_t n = bar ? (size_t)(bar - names) : strlen(names);
+			normalise(names, n, alias, sizeof alias);
+			if (strcmp(want, alias) == 0)
+				return c;
+			names += n + (bar ? 1 : 0);
+		}
+	}
+	return -1;
+}
+
+enum csv_type csv_schema_type(enum csv_col col) { return col_defs[col].type; }
+
+const char *csv_schema_label(enum csv_col col)
+{
+	static char labels[CSV_COL_COUNT][64];
+	if (!labels[col][0]) {
+		const char *names = col_defs[col].names;
+		const char *bar = strchr(names, '|');
+		size_t n = bar ? (size_t)(bar - names) : strlen(names);
+		if (n >= sizeof labels[col])
+			n = sizeof labels[col] - 1;
+		memcpy(labels[col], names, n);
+		labels[col][n] = '\0';
+	}
+	return labels[col];
+}
+
+enum csv_kind csv_schema_kind(const bool p[CSV_COL_COUNT])
+{
+	if (p[COL_API_NAME] && p[COL_COUNT])
+		return CSV_API_STATISTIC;
+	if (p[COL_NAME] && (p[COL_HOST_SELF] || p[COL_HOST_TOTAL]))
+		return CSV_OPERATOR_DETAILS;
+	if (p[COL_NAME] && p[COL_START] && p[COL_DURATION])
+		return CSV_KERNEL;
+	if (p[COL_TYPE] && p[COL_COUNT] && p[COL_TOTAL])
+		return CSV_OP_STATISTIC;
+	if (p[COL_COMPUTING] && p[COL_FREE])
+		return CSV_STEP_TRACE;
+	if (p[COL_SIZE_KB] && p[COL_ALLOCATION_TIME])
+		return CSV_OPERATOR_MEMORY;
+	if (p[COL_COMPONENT] && p[COL_TIMESTAMP] &&
+	    (p[COL_TOTAL_ALLOCATED_MB] || p[COL_TOTAL_ALLOCATED_KB]))
+		return CSV_MEMORY_RECORD;
+	if (p[COL_COMPONENT] && p[COL_TIMESTAMP] && (p[COL_TOTAL_RESERVED_MB] || p[COL_TOTAL_RESERVED_KB]))
+		return CSV_NPU_MODULE_MEM;
+	if (p[COL_HIT_RATE])
+		return CSV_L2_CACHE;
+	return CSV_UNKNOWN;
+}
+
+const char *csv_kind_name(enum csv_kind kind)
+{
+	return kind < CSV_KIND_COUNT ? kind_names[kind] : "unknown";
+}

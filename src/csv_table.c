@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: MIT */
+/* libcsv-driven table reader with typed columns and lazy cells. */
+#include "csv_table.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <uniconv.h>
+#include <unistd.h>
+#include <unistr.h>
+
+#include "num.h"
+#include "sanitize.h"
+#include "sbuf.h"
+#include "xalloc.h"
+
+/* libcsv's row state (csv.h documents the field; 0 is "row not begun"). */
+#define LIBCSV_ROW_NOT_BEGUN 0
+#define WARN_EACH 5
+
+struct parse_state {
+	struct csv_table *t;
+	struct diag_list *dl;
+	size_t fields;      /* cells seen in the current row */
+	bool header_done;
+	struct sbuf cell;   /* scratch for conversion */
+	struct sbuf header_acc;
+	char **hdr;
+	size_t nhdr, cap_hdr;
+	long pending_line;
+	uint64_t pending_off;
+	long row_line_now;
+	size_t warn_ragged, warn_excel, warn_bad;
+	const char *name;
+};
+
+static int is_space_cb(unsigned char c) { return c == ' ' || c == '\t'; }
+static int is_term_cb(unsigned char c) { return c == '\r' || c == '\n'; }
+
+/* A cell in UTF-8: converted from GB18030 when the file is not UTF-8. */
+static const char *cell_utf8(struct parse_state *ps, const char *s, size_t len, size_t *out_len)
+{
+	if (!ps->t->gbk) {
+		*out_len = len;
+		return s;
+	}
+	size_t n = 0;
+	uint8_t *conv = u8_conv_from_encoding("GB18030", iconveh_escape_sequence, s, len, NULL, NULL, &n);
+	sbuf_reset(&ps->cell);
+	if (conv) {
+		sbuf_add(&ps->cell, (const char *)conv, n);
+		free(conv);
+	} else {
+		sbuf_add(&ps->cell, s, len);
+	}
+	*out_len = ps->cell.len;
+	return sbuf_str(&ps->cell);
+}
+
+static void start_row(struct parse_state *ps)
+{
+	struct csv_table *t = ps->t;
+	if (t->nrows == t->cap_rows) {
+		size_t c = t->cap_rows;
+		xgrow(&t->row_off, &c, t->nrows + 1, sizeof *t->row_off);
+		c = t->cap_rows;
+		xgrow(&t->row_line, &c, t->nrows + 1, sizeof *t->row_line);
+		for (size_t i = 0; i < t->n_typed; i++) {
+			struct csv_column *col = &t->cols[i];
+			size_t cc = t->cap_rows;
+			switch (csv_schema_type(col->col)) {
+			case CSVT_STR: xgrow(&col->v.str, &cc, t->nrows + 1, sizeof *col->v.str); break;
+			case CSVT_TIME: xgrow(&col->v.time, &cc, t->nrows + 1, sizeof *col->v.time); break;
+			case CSVT_NUM: xgrow(&col->v.num, &cc, t->nrows + 1, sizeof *col->v.num); break;
+			case CSVT_RATIO: xgrow(&col->v.ratio, &cc, t->nrows + 1, sizeof *col->v.ratio); break;
+			}
+		}
+		t->cap_rows = c;
+	}
+	size_t r = t->nrows++;
+	t->row_off[r] = ps->pending_off;
+	t->row_line[r] = (uint32_t)ps->pending_line;
+	for (size_t i = 0; i < t->n_typed; i++) {
+		struct csv_column *col = &t->cols[i];
+		switch (csv_schema_type(col->col)) {
+		case CSVT_STR: col->v.str[r] = 0; break;
+		case CSVT_TIME: col->v.time[r] = CSVT_MISSING_TIME; break;
+		case CSVT_NUM: col->v.num[r] = NAN; break;
+		case CSVT_RATIO: col->v.ratio[r] = NAN; break;
+		}
+	}
+}
+
+static bool is_timestamp_col(enum csv_col c)
+{
+	return c == COL_START || c == COL_TIMESTAMP || c == COL_ALLOCATION_TIME || c == COL_RELEASE_TIME;
+}
+
+static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t len)
+{
+	struct csv_table *t = ps->t;
+	if (idx >= t->ncols)
+		return;
+	int canon = t->header_col[idx];
+	if (canon < 0 || t->col_at[canon] < 0 || t->cols[t->col_at[canon]].index != (int)idx)
+		return;
+	struct csv_column *col = &t->cols[t->col_at[canon]];
+	size_t r = t->nrows - 1;
+	enum csv_type ty = csv_schema_type(col->col);
+	if (ty == CSVT_STR) {
+		size_t n;
+		const char *u = cell_utf8(ps, s, len, &n);
+		col->v.str[r] = strtab_intern(t->strs, u, n);
+		return;
+	}
+	if (num_is_missing(s, len))
+		return;
+	if (num_has_exponent(s, len) && is_timestamp_col(col->col)) {
+		t->excel_numbers++;
+		if (ps->warn_excel++ < WARN_EACH)
+			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
+				 "%s \"%.*s\" is in exponent form (rewritten by Excel?): precision lost, "
+				 "kept as read",
+				 t->headers[idx], (int)(len > 32 ? 32 : len), s);
+	}
+	enum num_status st;
+	if (ty == CSVT_TIME) {
+		int64_t ns;
+		st = num_us_to_ns(s, len, &ns, NULL);
+		if (st == NUM_OK)
+			col->v.time[r] = ns;
+	} else {
+		double d;
+		st = num_double(s, len, &d);
+		if (st == NUM_OK) {
+			if (ty == CSVT_NUM)
+				col->v.num[r] = d;
+			else
+				col->v.ratio[r] = (float)d;
+		}
+	}
+	if (st != NUM_OK) {
+		t->bad_numbers++;
+		if (ps->warn_bad++ < WARN_EACH) {
+			char *clean = sanitize_dup(s, len > 40 ? 40 : len);
+			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
+				 "%s \"%s\" is not a number; read as missing", t->headers[idx], clean);
+			free(clean);
+		}
+	}
+}
+
+static void setup_columns(struct parse_state *ps)
+{
+	struct csv_table *t = ps->t;
+	t->ncols = ps->nhdr;
+	t->headers = ps->hdr;
+	ps->hdr = NULL;
+	t->header_col = xmalloc((t->ncols ? t->ncols : 1) * sizeof *t->header_col);
+	bool present[CSV_COL_COUNT] = {false};
+	struct sbuf unknown = SBUF_INIT;
+	size_t n_unknown = 0;
+	t->cols = xcalloc(t->ncols ? t->ncols : 1, sizeof *t->cols);
+	for (size_t i = 0; i < t->ncols; i++) {
+		int c = csv_schema_lookup(t->headers[i], strlen(t->headers[i]));
+		t->header_col[i] = c;
+		if (c < 0) {
+			if (t->headers[i][0]) {
+				if (n_unknown++)
+					sbuf_adds(&unknown, ", ");
+				sanitize_append(&unknown, t->headers[i], strlen(t->headers[i]));
+			}
+			continue;
+		}
+		if (present[c])
+			continue; /* a repeated column: the first one counts */
+		present[c] = true;
+		t->col_at[c] = (int)t->n_typed;
+		t->cols[t->n_typed].col = (enum csv_col)c;
+		t->cols[t->n_typed].index = (int)i;
+		t->n_typed++;
+	}
+	t->kind = csv_schema_kind(present);
+	if (n_unknown)
+		diag_add(ps->dl, DIAG_INFO, ps->name, 0, -1, "%zu column(s) not used by the analysis, kept "
+			 "for drill-down: %s", n_unknown, sbuf_str(&unknown));
+	sbuf_free(&unknown);
+}
+
+static void on_field(void *data, size_t len, void *ctx)
+{
+	struct parse_state *ps = ctx;
+	const char *s = data ? data : "";
+	if (!ps->header_done) {
+		size_t n;
+		const char *u = cell_utf8(ps, s, len, &n);
+		xgrow(&ps->hdr, &ps->cap_hdr, ps->nhdr + 1, sizeof *ps->hdr);
+		/* a BOM glued to the first header cell */
+		if (ps->nhdr == 0 && n >= 3 && memcmp(u, "\xEF\xBB\xBF", 3) == 0) {
+			u += 3;
+			n -= 3;
+		}
+		ps->hdr[ps->nhdr++] = xstrndup(u, n);
+		ps->fields++;
+		return;
+	}
+	if (ps->fields == 0)
+		start_row(ps);
+	store_cell(ps, ps->fields, s, len);
+	ps->fields++;
+}
+
+static void on_row(int term, void *ctx)
+{
+	struct parse_state *ps = ctx;
+	struct csv_table *t = ps->t;
+	(void)term;
+	if (!ps->header_done) {
+		ps->header_done = true;
+		setup_columns(ps);
+		ps->fields = 0;
+		return;
+	}
+	if (ps->fields != t->ncols && ps->fields > 0) {
+		t->ragged_rows++;
+		if (ps->warn_ragged++ < WARN_EACH)
+			diag_add(ps->dl, DIAG_WARN, ps->name, (long)t->row_line[t->nrows - 1], -1,
+				 "%zu cells under a %zu-column header; row kept (%s)", ps->fields, t->ncols,
+				 ps->fields < t->ncols ? "missing cells read as missing" : "extra cells ignored");
+	}
+	ps->fields = 0;
+}
+
+static bool looks_blank(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != '\r' && p[i] != '\n' && p[i] != ' ' && p[i] != '\t')
+			return false;
+	return true;
+}
+
+static struct csv_table *parse_bytes(const char *name, const char *buf, size_t len,
+				     struct diag_list *dl)
+{
+	struct csv_table *t = xcalloc(1, sizeof *t);
+	t->path = xstrdup(name);
+	t->file_size = len;
+	t->strs = strtab_new();
+	for (int c = 0; c < CSV_COL_COUNT; c++)
+		t->col_at[c] = -1;
+
+	size_t pos = 0;
+	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+		t->bom = true;
+		pos = 3;
+	}
+	const uint8_t *bad = u8_check((const uint8_t *)buf + pos, len - pos);
+	if (bad) {
+		size_t n = 0;
+		uint8_t *conv = u8_conv_from_encoding("GB18030", iconveh_error, buf + pos, len - pos, NULL,
+						       NULL, &n);
+		size_t at = (size_t)((const char *)bad - buf);
+		long line = 1;
+		for (size_t i = 0; i < at; i++)
+			line += buf[i] == '\n';
+		if (conv) {
+			free(conv);
+			t->gbk = true;
+			diag_add(dl, DIAG_WARN, name, line, -1,
+				 "not UTF-8 (first bad byte 0x%02X at byte %zu); read as GB18030/GBK",
+				 (unsigned char)*bad, at);
+		} else {
+			diag_add(dl, DIAG_WARN, name, line, -1,
+				 "not UTF-8 and not GB18030 (first bad byte 0x%02X at byte %zu); bad bytes "
+				 "are shown escaped",
+				 (unsigned char)*bad, at);
+		}
+	}
+	const char *nl = memchr(buf + pos, '\n', len - pos);
+	t->crlf = nl && nl > buf + pos && nl[-1] == '\r';
+
+	struct csv_parser p;
+	csv_init(&p, CSV_APPEND_NULL);
+	csv_set_space_func(&p, is_space_cb);
+	csv_set_term_func(&p, is_term_cb);
+	struct parse_state ps = {.t = t, .dl = dl, .name = name, .pending_line = 1};
+	long line = 1;
+	while (pos < len) {
+		const char *eol = memchr(buf + pos, '\n', len - pos);
+		size_t n = eol ? (size_t)(eol - (buf + pos)) + 1 : len - pos;
+		if (p.pstate == LIBCSV_ROW_NOT_BEGUN && !looks_blank(buf + pos, n)) {
+			ps.pending_line = line;
+			ps.pending_off = pos;
+		}
+		ps.row_line_now = ps.pending_line;
+		if (csv_parse(&p, buf + pos, n, on_field, on_row, &ps) != n) {
+			diag_add(dl, DIAG_WARN, name, line, -1, "CSV parse error: %s; the rest is ignored",
+				 csv_strerror(csv_error(&p)));
+			break;
+		}
+		pos += n;
+		line++;
+	}
+	bool open_quote = p.quoted && p.pstate != LIBCSV_ROW_NOT_BEGUN;
+	csv_fini(&p, on_field, on_row, &ps);
+	csv_free(&p);
+	if (open_quote)
+		diag_add(dl, DIAG_WARN, name, ps.pending_line, -1,
+			 "a quoted cell starting in the row at this line is never closed; it runs to the "
+			 "end of the file");
+	if (!ps.header_done && ps.nhdr) {
+		ps.header_done = true;
+		setup_columns(&ps);
+	}
+	for (size_t i = 0; i < ps.nhdr && ps.hdr; i++)
+		free(ps.hdr[i]);
+	free(ps.hdr);
+	sbuf_free(&ps.cell);
+	sbuf_free(&ps.header_acc);
+	if (!ps.header_done || t->ncols == 0) {
+		diag_add(dl, DIAG_WARN, name, 0, -1, "no header row; skipped");
+		csvt_free(t);
+		return NULL;
+	}
+	if (t->ragged_rows > WARN_EACH)
+		diag_add(dl, DIAG_WARN, name, 0, -1, "%zu rows in all have the wrong number of cells",
+			 t->ragged_rows);
+	if (t->excel_numbers > WARN_EACH)
+		diag_add(dl, DIAG_WARN, name, 0, -1, "%zu timestamps in all are in exponent form",
+			 t->excel_numbers);
+	if (t->bad_numbers > WARN_EACH)
+		diag_add(dl, DIAG_WARN, name, 0, -1, "%zu numeric cells in all could not be read",
+			 t->bad_numbers);
+	return t;
+}
+
+struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len, struct diag_list *dl)
+{
+	if (len == 0) {
+		diag_add(dl, DIAG_WARN, name, 0, -1, "empty file (0 bytes); skipped");
+		return NULL;
+	}
+	struct csv_table *t = parse_bytes(name, buf, len, dl);
+	if (t) {
+		t->mem = buf;
+		t->mem_len = len;
+	}
+	return t;
+}
+
+struct csv_table *csvt_load(const char *path, struct diag_list *dl)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot open: %s; skipped", strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		diag_add(dl, DIAG_WARN, path, 0, -1, "not a regular file; skipped");
+		return NULL;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		diag_add(dl, DIAG_WARN, path, 0, -1, "empty file (0 bytes); skipped");
+		return NULL;
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot map: %s; skipped", strerror(errno));
+		return NULL;
+	}
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	struct csv_table *t = parse_bytes(path, map, (size_t)st.st_size, dl);
+	munmap(map, (size_t)st.st_size);
+	return t;
+}
+
+void csvt_free(struct csv_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->ncols; i++)
+		free(t->headers[i]);
+	free(t->headers);
+	free(t->header_col);
+	for (size_t i = 0; i < t->n_typed; i++)
+		free(t->cols[i].v.str); /* the union's pointer, whatever its type */
+	free(t->cols);
+	free(t->row_off);
+	free(t->row_line);
+	strtab_free(t->strs);
+	free(t->path);
+	free(t);
+}
+
+static const struct csv_column *column(const struct csv_table *t, size_t row, enum csv_col c)
+{
+	if (row >= t->nrows || t->col_at[c] < 0)
+		return NULL;
+	return &t->cols[t->col_at[c]];
+}
+
+uint32_t csvt_str_id(const struct csv_table *t, size_t row, enum csv_col c)
+{
+	const struct csv_column *col = column(t, row, c);
+	return col && csv_schema_type(c) == CSVT_STR ? col->v.str[row] : 0;
+}
+
+const char *csvt_str(const struct csv_table *t, size_t row, enum csv_col c)
+{
+	return strtab_str(t->strs, csvt_str_id(t, row, c));
+}
+
+bool csvt_time(const struct csv_table *t, size_t row, enum csv_col c, int64_t *ns)
+{
+	const struct csv_column *col = column(t, row, c);
+	if (!col || csv_schema_type(c) != CSVT_TIME || col->v.time[row] == CSVT_MISSING_TIME)
+		return false;
+	*ns = col->v.time[row];
+	return true;
+}
+
+bool csvt_num(const struct csv_table *t, size_t row, enum csv_col c, double *v)
+{
+	const struct csv_column *col = column(t, row, c);
+	if (!col)
+		return false;
+	double d;
+	switch (csv_schema_type(c)) {
+	case CSVT_NUM: d = col->v.num[row]; break;
+	case CSVT_RATIO: d = col->v.ratio[row]; break;
+	case CSVT_TIME:
+		if (col->v.time[row] == CSVT_MISSING_TIME)
+			return false;
+		d = (double)col->v.time[row] / 1000.0; /* as µs */
+		break;
+	default: return false;
+	}
+	if (isnan(d))
+		return false;
+	*v = d;
+	return true;
+}
+
+struct row_collect {
+	struct csv_cells *out;
+	size_t cap;
+	bool done;
+	bool gbk;
+};
+
+static void collect_field(void *data, size_t len, void *ctx)
+{
+	struct row_collect *rc = ctx;
+	if (rc->done)
+		return;
+	const char *s = data ? data : "";
+	char *cell = NULL;
+	if (rc->gbk) {
+		size_t n = 0;
+		uint8_t *conv = u8_conv_from_encoding("GB18030", iconveh_escape_sequence, s, len, NULL, NULL, &n);
+		if (conv) {
+			cell = xstrndup((const char *)conv, n);
+			free(conv);
+		}
+	}
+	if (!cell)
+		cell = xstrndup(s, len);
+	xgrow(&rc->out->cells, &rc->cap, rc->out->n + 1, sizeof *rc->out->cells);
+	rc->out->cells[rc->out->n++] = cell;
+}
+
+static void collect_row(int term, void *ctx)
+{
+	(void)term;
+	((struct row_collect *)ctx)->done = true;
+}
+
+int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out)
+{
+	out->cells = NULL;
+	out->n = 0;
+	if (row >= t->nrows)
+		return -1;
+	uint64_t start = t->row_off[row];
+	uint64_t end = row + 1 < t->nrows ? t->row_off[row + 1] : t->file_size;
+	if (end <= start || end - start > (64u << 20))
+		return -1;
+	size_t len = (size_t)(end - start);
+	char *buf = NULL;
+	const char *src;
+	if (t->mem) {
+		if (end > t->mem_len)
+			return -1;
+		src = t->mem + start;
+	} else {
+		int fd = open(t->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			return -1;
+		buf = xmalloc(len);
+		ssize_t n = pread(fd, buf, len, (off_t)start);
+		close(fd);
+		if (n < 0 || (size_t)n != len) {
+			free(buf);
+			return -1;
+		}
+		src = buf;
+	}
+	struct csv_parser p;
+	csv_init(&p, CSV_APPEND_NULL);
+	csv_set_space_func(&p, is_space_cb);
+	csv_set_term_func(&p, is_term_cb);
+	struct row_collect rc = {.out = out, .gbk = t->gbk};
+	csv_parse(&p, src, len, collect_field, collect_row, &rc);
+	if (!rc.done)
+		csv_fini(&p, collect_field, collect_row, &rc);
+	csv_free(&p);
+	free(buf);
+	return 0;
+}
+
+void csvt_cells_free(struct csv_cells *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->cells[i]);
+	free(c->cells);
+	c->cells = NULL;
+	c->n = 0;
+}
+
+size_t csvt_bytes(const struct csv_table *t)
+{
+	size_t b = strtab_bytes(t->strs) + t->cap_rows * (sizeof(uint64_t) + sizeof(uint32_t));
+	for (size_t i = 0; i < t->n_typed; i++) {
+		switch (csv_schema_type(t->cols[i].col)) {
+		case CSVT_STR: b += t->cap_rows * sizeof(uint32_t); break;
+		case CSVT_TIME: b += t->cap_rows * sizeof(int64_t); break;
+		case CSVT_NUM: b += t->cap_rows * sizeof(double); break;
+		case CSVT_RATIO: b += t->cap_rows * sizeof(float); break;
+		}
+	}
+	return b;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* CSV tables from profiling exports, read with libcsv.
+ *
+ * Columns the schema knows (csv_schema.h) are kept typed per row: interned text, exact
+ * times in ns, numbers. Every other cell stays in the file and is read again on demand
+ * (csvt_row_cells) when the user drills down to a row, so a 500 MB kernel_details.csv
+ * costs tens of bytes per row, not its size. Rows remember their line for messages.
+ *
+ * Handled: a UTF-8 BOM, CRLF or LF, TABs after numbers (also inside quotes), quoted cells
+ * over several lines, "N/A" and empty cells as missing, rows with too few or too many
+ * cells (kept, warned with their line), Excel-rewritten numbers (warned), and files that
+ * are not UTF-8 (read as GB18030 when they decode as such, warned). */
+#ifndef ASCPROF_CSV_TABLE_H
+#define ASCPROF_CSV_TABLE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csv_schema.h"
+#include "diag.h"
+#include "strtab.h"
+
+#define CSVT_MISSING_TIME INT64_MIN
+
+struct csv_column {
+	enum csv_col col;
+	int index; /* position in the header */
+	union {
+		uint32_t *str; /* strtab ids; 0 = empty or missing */
+		int64_t *time; /* ns; CSVT_MISSING_TIME when missing or unreadable */
+		double *num;   /* NaN when missing */
+		float *ratio;  /* NaN when missing */
+	} v;
+};
+
+struct csv_table {
+	char *path; /* owned */
+	enum csv_kind kind;
+	size_t ncols;
+	char **headers;   /* owned, as read (UTF-8 after conversion) */
+	int *header_col;  /* per header position: canonical column or -1 */
+	int col_at[CSV_COL_COUNT]; /* canonical column -> index into cols, or -1 */
+	struct csv_column *cols;
+	size_t n_typed;
+	size_t nrows, cap_rows;
+	uint64_t *row_off;  /* byte offset of each data row in the file */
+	uint32_t *row_line; /* 1-based line where each row starts */
+	struct strtab *strs;
+	uint64_t file_size;
+	bool bom, crlf, gbk;
+	size_t ragged_rows, excel_numbers, bad_numbers;
+	const char *mem; /* borrowed buffer for csvt_load_buffer, else NULL */
+	size_t mem_len;
+};
+
+/* Reads a CSV file. NULL (with a diagnostic) when it cannot be read or holds no header. */
+struct csv_table *csvt_load(const char *path, struct diag_list *dl);
+/* The same over bytes in memory; `name` labels messages; buf is borrowed. */
+struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len,
+				   struct diag_list *dl);
+void csvt_free(struct csv_table *t);
+
+static inline bool csvt_has(const struct csv_table *t, enum csv_col c) { return t->col_at[c] >= 0; }
+/* Typed accessors; rows are 0-based data rows (the header is not a row). */
+const char *csvt_str(const struct csv_table *t, size_t row, enum csv_col c);
+uint32_t csvt_str_id(const struct csv_table *t, size_t row, enum csv_col c);
+bool csvt_time(const struct csv_table *t, size_t row, enum csv_col c, int64_t *ns);
+bool csvt_num(const struct csv_table *t, size_t row, enum csv_col c, double *v);
+static inline uint32_t csvt_line(const struct csv_table *t, size_t row) { return t->row_line[row]; }
+
+/* Every cell of a row, in header order, read again from the file. */
+struct csv_cells {
+	char **cells; /* owned strings */
+	size_t n;
+};
+int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out);
+void csvt_cells_free(struct csv_cells *c);
+/* Memory held (typed columns, row index, strings). */
+size_t csvt_bytes(const struct csv_table *t);
+
+#endif

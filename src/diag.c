@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* A thread-safe list of input diagnostics with their location. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sbuf.h"
+#include "xalloc.h"
+
+void diag_init(struct diag_list *dl)
+{
+	pthread_mutex_init(&dl->lock, NULL);
+	dl->items = NULL;
+	dl->n = dl->cap = 0;
+	dl->dropped = 0;
+}
+
+void diag_free(struct diag_list *dl)
+{
+	if (!dl)
+		return;
+	for (size_t i = 0; i < dl->n; i++) {
+		free(dl->items[i].file);
+		free(dl->items[i].msg);
+	}
+	free(dl->items);
+	dl->items = NULL;
+	dl->n = dl->cap = 0;
+	pthread_mutex_destroy(&dl->lock);
+}
+
+void diag_add(struct diag_list *dl, enum diag_level level, const char *file, long line,
+	      int64_t offset, const char *fmt, ...)
+{
+	if (!dl)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *msg = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	va_start(ap, fmt);
+	vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
+	va_end(ap);
+
+	pthread_mutex_lock(&dl->lock);
+	if (dl->n >= DIAG_MAX) {
+		dl->dropped++;
+		pthread_mutex_unlock(&dl->lock);
+		free(msg);
+		return;
+	}
+	xgrow(&dl->items, &dl->cap, dl->n + 1, sizeof *dl->items);
+	struct diag *d = &dl->items[dl->n++];
+	d->level = level;
+	d->file = file ? xstrdup(file) : NULL;
+	d->line = line;
+	d->offset = offset;
+	d->msg = msg;
+	pthread_mutex_unlock(&dl->lock);
+}
+
+char *diag_format(const struct diag *d)
+{
+	struct sbuf sb = SBUF_INIT;
+	if (d->file) {
+		sbuf_adds(&sb, d->file);
+		if (d->line > 0)
+			sbuf_addf(&sb, ":%ld", d->line);
+		else if (d->offset >= 0)
+			sbuf_addf(&sb, ": byte %lld", (long long)d->offset);
+		sbuf_adds(&sb, ": ");
+	}
+	sbuf_adds(&sb, d->msg);
+	return sbuf_detach(&sb);
+}
+
+const char *diag_level_name(enum diag_level level)
+{
+	switch (level) {
+	case DIAG_INFO: return "info";
+	case DIAG_WARN: return "warning";
+	case DIAG_ERROR: return "error";
+	}
+	return "?";
+}
+
+size_t diag_count(struct diag_list *dl, enum diag_level min_level)
+{
+	size_t c = 0;
+	pthread_mutex_lock(&dl->lock);
+	for (size_t i = 0; i < dl->n; i++)
+		c += dl->items[i].level >= min_level;
+	pthread_mutex_unlock(&dl->lock);
+	return c;
+}

@@ -1,0 +1,576 @@
+/* SPDX-License-Identifier: MIT */
+/* Directory walking and rank identification for Class A and Class B captures. */
+#include "discover.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sanitize.h"
+#include "sbuf.h"
+#include "xalloc.h"
+
+#define MAX_DEPTH 5
+#define MAX_VISITED 4096
+
+struct walk {
+	struct capture_plan *plan;
+	struct diag_list *dl;
+	size_t cap_ranks;
+	dev_t vdev[MAX_VISITED];
+	ino_t vino[MAX_VISITED];
+	size_t nvisited;
+	bool loop_warned;
+};
+
+const char *discover_role_name(enum file_role role)
+{
+	switch (role) {
+	case ROLE_TRACE: return "trace";
+	case ROLE_CSV: return "csv";
+	case ROLE_COMM: return "communication";
+	case ROLE_COMM_MATRIX: return "communication_matrix";
+	case ROLE_DB: return "db";
+	case ROLE_DONE: return "done-marker";
+	case ROLE_OTHER: return "other";
+	}
+	return "?";
+}
+
+const char *discover_class_name(enum capture_class cls)
+{
+	switch (cls) {
+	case CAPTURE_CLASS_A: return "A (torch_npu profiler)";
+	case CAPTURE_CLASS_B: return "B (msprof)";
+	case CAPTURE_LOOSE_FILES: return "loose files";
+	}
+	return "?";
+}
+
+const char *discover_rank_source_name(enum rank_source src)
+{
+	switch (src) {
+	case RANK_FROM_INFO: return "profiler_info";
+	case RANK_FROM_NAME: return "directory name";
+	case RANK_FROM_ORDER: return "order";
+	}
+	return "?";
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	return xasprintf("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+}
+
+static const char *base_name(const char *path)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	const char *p = path + n;
+	while (p > path && p[-1] != '/')
+		p--;
+	return p;
+}
+
+/* basename without trailing slashes, owned */
+static char *base_dup(const char *path)
+{
+	const char *b = base_name(path);
+	size_t n = strlen(b);
+	while (n > 1 && b[n - 1] == '/')
+		n--;
+	return xstrndup(b, n);
+}
+
+static char *parent_dir(const char *path)
+{
+	char *p = xstrdup(path);
+	size_t n = strlen(p);
+	while (n > 1 && p[n - 1] == '/')
+		p[--n] = '\0';
+	char *slash = strrchr(p, '/');
+	if (!slash) {
+		free(p);
+		return xstrdup(".");
+	}
+	if (slash == p)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return p;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int discover_rank_from_name(const char *name)
+{
+	/* the last "rank" followed by an optional '_' and digits */
+	int found = -1;
+	for (const char *p = name; (p = strstr(p, "rank")) != NULL; p += 4) {
+		const char *d = p + 4;
+		if (*d == '_' || *d == '-')
+			d++;
+		if (*d < '0' || *d > '9')
+			continue;
+		long v = 0;
+		while (*d >= '0' && *d <= '9' && v < 1000000)
+			v = v * 10 + (*d++ - '0');
+		if (*d == '\0' || *d == '_' || *d == '-' || *d == '.')
+			found = (int)v;
+	}
+	return found;
+}
+
+static bool visited(struct walk *w, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return true;
+	for (size_t i = 0; i < w->nvisited; i++)
+		if (w->vdev[i] == st.st_dev && w->vino[i] == st.st_ino) {
+			if (!w->loop_warned) {
+				char *clean = sanitize_dup(path, strlen(path));
+				diag_add(w->dl, DIAG_WARN, clean, 0, -1,
+					 "directory seen before (a symlink loop?); not walked again");
+				free(clean);
+				w->loop_warned = true;
+			}
+			return true;
+		}
+	if (w->nvisited < MAX_VISITED) {
+		w->vdev[w->nvisited] = st.st_dev;
+		w->vino[w->nvisited] = st.st_ino;
+		w->nvisited++;
+	}
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted entry names of a directory (no . and ..); NULL and a warning when unreadable. */
+static char **list_dir(const char *path, size_t *n, struct diag_list *dl)
+{
+	DIR *d = opendir(path);
+	*n = 0;
+	if (!d) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot read directory: %s; skipped", strerror(errno));
+		return NULL;
+	}
+	char **names = NULL;
+	size_t cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		xgrow(&names, &cap, *n + 1, sizeof *names);
+		names[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, *n, sizeof *names, cmp_str);
+	return names;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static bool has_entry(char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+static bool has_prof_dir(const char *dir, char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(names[i], "PROF_", 5)) {
+			char *p = join(dir, names[i]);
+			bool d = is_dir(p);
+			free(p);
+			if (d)
+				return true;
+		}
+	return false;
+}
+
+static enum file_role role_for_name(const char *name, enum capture_class cls)
+{
+	if (!strcmp(name, "trace_view.json"))
+		return ROLE_TRACE;
+	if (!fnmatch("msprof_*.json", name, 0) && fnmatch("msprof_tx_*", name, 0))
+		return ROLE_TRACE;
+	if (!strcmp(name, "communication.json"))
+		return ROLE_COMM;
+	if (!strcmp(name, "communication_matrix.json"))
+		return ROLE_COMM_MATRIX;
+	if (!fnmatch("*.csv", name, 0))
+		return ROLE_CSV;
+	if (!fnmatch("*.db", name, 0))
+		return ROLE_DB;
+	if (!strcmp(name, "analyse.done"))
+		return ROLE_DONE;
+	(void)cls;
+	return ROLE_OTHER;
+}
+
+static struct rank_plan *new_rank(struct walk *w)
+{
+	struct capture_plan *plan = w->plan;
+	xgrow(&plan->ranks, &w->cap_ranks, plan->n_ranks + 1, sizeof *plan->ranks);
+	struct rank_plan *rp = &plan->ranks[plan->n_ranks++];
+	memset(rp, 0, sizeof *rp);
+	rp->rank = -1;
+	return rp;
+}
+
+static void add_file(struct rank_plan *rp, size_t *cap, const char *path, enum file_role role,
+		     struct diag_list *dl)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot stat: %s; skipped", strerror(errno));
+		return;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "is a %s, not a file; skipped",
+			 S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
+		return;
+	}
+	xgrow(&rp->files, cap, rp->n_files + 1, sizeof *rp->files);
+	rp->files[rp->n_files++] = (struct found_file){xstrdup(path), role, (uint64_t)st.st_size};
+}
+
+/* Collects the exported files of one output directory into rp. */
+static void collect_output(struct walk *w, struct rank_plan *rp, const char *out_dir)
+{
+	size_t n, cap = 0;
+	char **names = list_dir(out_dir, &n, w->dl);
+	bool have_trace_view = has_entry(names, n, "trace_view.json");
+	for (size_t i = 0; i < n; i++) {
+		enum file_role role = role_for_name(names[i], rp->cls);
+		if (role == ROLE_OTHER)
+			continue;
+		/* Class A exports may also hold msprof_*.json: trace_view.json is the full one */
+		if (role == ROLE_TRACE && have_trace_view && strcmp(names[i], "trace_view.json") != 0)
+			continue;
+		char *p = join(out_dir, names[i]);
+		if (role == ROLE_DONE)
+			rp->export_done = true;
+		else
+			add_file(rp, &cap, p, role, w->dl);
+		free(p);
+	}
+	free_names(names, n);
+}
+
+/* Reads the rank from profiler_info*.json in a worker directory. */
+static void read_worker_info(struct walk *w, struct rank_plan *rp)
+{
+	if (!rp->worker_dir)
+		return;
+	size_t n;
+	char **names = list_dir(rp->worker_dir, &n, w->dl);
+	for (size_t i = 0; i < n; i++) {
+		if (!rp->info.loaded && (!strcmp(names[i], "profiler_info.json") ||
+					 !fnmatch("profiler_info_*.json", names[i], 0))) {
+			char *p = join(rp->worker_dir, names[i]);
+			profinfo_load(&rp->info, p, w->dl);
+			free(p);
+		} else if (!strcmp(names[i], "profiler_metadata.json") && !rp->metadata_path) {
+			rp->metadata_path = join(rp->worker_dir, names[i]);
+		}
+	}
+	free_names(names, n);
+}
+
+static void add_class_a(struct walk *w, const char *worker, const char *out_dir)
+{
+	struct rank_plan *rp = new_rank(w);
+	rp->cls = CAPTURE_CLASS_A;
+	rp->worker_dir = worker ? xstrdup(worker) : NULL;
+	rp->output_dir = xstrdup(out_dir);
+	rp->label = base_dup(worker ? worker : out_dir);
+	collect_output(w, rp, out_dir);
+	read_worker_info(w, rp);
+	if (!rp->export_done)
+		diag_add(w->dl, DIAG_WARN, out_dir, 0, -1,
+			 "no analyse.done here: the export may be incomplete (interrupted analyse()?)");
+}
+
+/* Returns false when prof_dir holds no text export (a PROF_GROUP, or raw data only). */
+static bool add_class_b(struct walk *w, const char *prof_dir)
+{
+	char *out = join(prof_dir, "mindstudio_profiler_output");
+	if (!is_dir(out)) {
+		free(out);
+		return false;
+	}
+	struct rank_plan *rp = new_rank(w);
+	rp->cls = CAPTURE_CLASS_B;
+	rp->worker_dir = xstrdup(prof_dir);
+	rp->output_dir = out;
+	rp->label = base_dup(prof_dir);
+	rp->export_done = true; /* Class B has no marker; its export writes these files last */
+	collect_output(w, rp, out);
+	return true;
+}
+
+static void raw_capture(struct walk *w, const char *dir)
+{
+	w->plan->raw_captures++;
+	char *clean = sanitize_dup(dir, strlen(dir));
+	diag_add(w->dl, DIAG_ERROR, clean, 0, -1,
+		 "raw capture (FRAMEWORK/ and PROF_* but no ASCEND_PROFILER_OUTPUT/): it was never "
+		 "analysed. Run: python3 -c \"from torch_npu.profiler.profiler import analyse; "
+		 "analyse('%s')\" and open it again",
+		 clean);
+	free(clean);
+}
+
+/* Exported files by name: Class A's fixed names, Class B's timestamped ones. */
+static enum capture_class export_file_class(const char *name, bool *found)
+{
+	static const char *class_a[] = {"trace_view.json", "kernel_details.csv", "operator_details.csv",
+					"op_statistic.csv", "step_trace_time.csv"};
+	static const char *class_b[] = {"msprof_*.json", "op_summary_*.csv", "op_statistic_*.csv",
+					"step_trace_*.csv", "task_time_*.csv", "api_statistic_*.csv"};
+	*found = true;
+	for (size_t i = 0; i < sizeof class_a / sizeof class_a[0]; i++)
+		if (!strcmp(name, class_a[i]))
+			return CAPTURE_CLASS_A;
+	for (size_t i = 0; i < sizeof class_b / sizeof class_b[0]; i++)
+		if (!fnmatch(class_b[i], name, 0))
+			return CAPTURE_CLASS_B;
+	*found = false;
+	return CAPTURE_LOOSE_FILES;
+}
+
+static void add_output_dir(struct walk *w, const char *worker, const char *out_dir,
+			   enum capture_class cls)
+{
+	if (cls == CAPTURE_CLASS_A) {
+		add_class_a(w, worker, out_dir);
+		return;
+	}
+	struct rank_plan *rp = new_rank(w);
+	rp->cls = cls;
+	rp->worker_dir = worker ? xstrdup(worker) : NULL;
+	rp->output_dir = xstrdup(out_dir);
+	rp->label = base_dup(worker ? worker : out_dir);
+	rp->export_done = true;
+	collect_output(w, rp, out_dir);
+}
+
+static void walk_dir(struct walk *w, const char *dir, int depth)
+{
+	if (depth > MAX_DEPTH || visited(w, dir))
+		return;
+	char *base = base_dup(dir);
+	if (!strcmp(base, "ASCEND_PROFILER_OUTPUT")) {
+		char *parent = parent_dir(dir);
+		add_class_a(w, parent, dir);
+		free(parent);
+		free(base);
+		return;
+	}
+	size_t n;
+	char **names = list_dir(dir, &n, w->dl);
+	if (has_entry(names, n, "ASCEND_PROFILER_OUTPUT")) {
+		char *out = join(dir, "ASCEND_PROFILER_OUTPUT");
+		if (is_dir(out))
+			add_class_a(w, dir, out);
+		free(out);
+		goto done;
+	}
+	bool worker_name = !fnmatch("*_ascend_pt", base, 0) || !fnmatch("*_ascend_ms", base, 0);
+	if (has_entry(names, n, "FRAMEWORK") || (worker_name && has_prof_dir(dir, names, n))) {
+		raw_capture(w, dir);
+		goto done;
+	}
+	if (!strncmp(base, "PROF_", 5) && add_class_b(w, dir))
+		goto done;
+	if (!strcmp(base, "mindstudio_profiler_output")) {
+		char *parent = parent_dir(dir);
+		add_output_dir(w, parent, dir, CAPTURE_CLASS_B);
+		free(parent);
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool found;
+		enum capture_class cls = export_file_class(names[i], &found);
+		if (found) {
+			add_output_dir(w, NULL, dir, cls);
+			goto done;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (names[i][0] == '.')
+			continue;
+		char *p = join(dir, names[i]);
+		if (is_dir(p))
+			walk_dir(w, p, depth + 1);
+		free(p);
+	}
+done:
+	free_names(names, n);
+	free(base);
+}
+
+static void single_file(struct walk *w, const char *path)
+{
+	struct rank_plan *rp = new_rank(w);
+	rp->cls = CAPTURE_LOOSE_FILES;
+	char *dir = parent_dir(path);
+	rp->output_dir = dir;
+	rp->label = base_dup(path);
+	rp->export_done = true;
+	size_t cap = 0;
+	enum file_role role = role_for_name(base_name(path), CAPTURE_LOOSE_FILES);
+	if (role == ROLE_OTHER) {
+		/* an unknown name: guess from the extension, then the content decides */
+		const char *dot = strrchr(path, '.');
+		role = dot && !strcmp(dot, ".csv") ? ROLE_CSV : ROLE_TRACE;
+	}
+	add_file(rp, &cap, path, role, w->dl);
+	/* a file inside ASCEND_PROFILER_OUTPUT: its worker's profiler_info names the rank */
+	if (!strcmp(base_name(dir), "ASCEND_PROFILER_OUTPUT")) {
+		rp->worker_dir = parent_dir(dir);
+		read_worker_info(w, rp);
+	}
+}
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+	const struct rank_plan *a = pa, *b = pb;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return strcmp(a->label, b->label);
+}
+
+static void assign_ranks(struct walk *w)
+{
+	struct capture_plan *plan = w->plan;
+	/* sort by label first so that "order" is the order of names */
+	for (size_t i = 0; i < plan->n_ranks; i++)
+		plan->ranks[i].rank = -1;
+	qsort(plan->ranks, plan->n_ranks, sizeof *plan->ranks, cmp_rank);
+	int next = 0;
+	for (size_t i = 0; i < plan->n_ranks; i++) {
+		struct rank_plan *rp = &plan->ranks[i];
+		int from_name = discover_rank_from_name(rp->label);
+		if (rp->info.loaded && rp->info.has_rank) {
+			rp->rank = rp->info.rank;
+			rp->rank_source = RANK_FROM_INFO;
+		} else if (from_name >= 0) {
+			rp->rank = from_name;
+			rp->rank_source = RANK_FROM_NAME;
+		} else {
+			rp->rank = -1;
+			rp->rank_source = RANK_FROM_ORDER;
+		}
+	}
+	/* ranks by order take numbers not claimed by the others */
+	for (size_t i = 0; i < plan->n_ranks; i++) {
+		struct rank_plan *rp = &plan->ranks[i];
+		if (rp->rank >= 0)
+			continue;
+		for (;;) {
+			bool taken = false;
+			for (size_t j = 0; j < plan->n_ranks; j++)
+				taken |= plan->ranks[j].rank == next;
+			if (!taken)
+				break;
+			next++;
+		}
+		rp->rank = next++;
+	}
+	qsort(plan->ranks, plan->n_ranks, sizeof *plan->ranks, cmp_rank);
+	for (size_t i = 1; i < plan->n_ranks; i++)
+		if (plan->ranks[i].rank == plan->ranks[i - 1].rank)
+			diag_add(w->dl, DIAG_WARN, NULL, 0, -1,
+				 "two captures claim rank %d (%s and %s); both are kept",
+				 plan->ranks[i].rank, plan->ranks[i - 1].label, plan->ranks[i].label);
+}
+
+int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
+{
+	memset(plan, 0, sizeof *plan);
+	plan->path = xstrdup(path);
+	struct walk *w = xcalloc(1, sizeof *w);
+	w->plan = plan;
+	w->dl = dl;
+	struct stat st;
+	int rc = -1;
+	if (stat(path, &st) != 0) {
+		diag_add(dl, DIAG_ERROR, path, 0, -1, "cannot open: %s", strerror(errno));
+		goto out;
+	}
+	if (S_ISREG(st.st_mode))
+		single_file(w, path);
+	else if (S_ISDIR(st.st_mode))
+		walk_dir(w, path, 0);
+	else {
+		diag_add(dl, DIAG_ERROR, path, 0, -1, "neither a file nor a directory");
+		goto out;
+	}
+	assign_ranks(w);
+	size_t with_files = 0;
+	for (size_t i = 0; i < plan->n_ranks; i++)
+		with_files += plan->ranks[i].n_files > 0;
+	if (with_files > 0) {
+		rc = 0;
+	} else if (!plan->raw_captures) {
+		diag_add(dl, DIAG_ERROR, path, 0, -1,
+			 "no profiling data found here (looked for *_ascend_pt/ASCEND_PROFILER_OUTPUT, "
+			 "trace_view.json, kernel_details.csv, PROF_*/mindstudio_profiler_output)");
+	}
+out:
+	free(w);
+	return rc;
+}
+
+void discover_free(struct capture_plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t i = 0; i < plan->n_ranks; i++) {
+		struct rank_plan *rp = &plan->ranks[i];
+		for (size_t k = 0; k < rp->n_files; k++)
+			free(rp->files[k].path);
+		free(rp->files);
+		free(rp->label);
+		free(rp->worker_dir);
+		free(rp->output_dir);
+		free(rp->metadata_path);
+		profinfo_free(&rp->info);
+	}
+	free(plan->ranks);
+	free(plan->path);
+	memset(plan, 0, sizeof *plan);
+}
+
+const struct found_file *discover_find(const struct rank_plan *rp, enum file_role role)
+{
+	for (size_t i = 0; i < rp->n_files; i++)
+		if (rp->files[i].role == role)
+			return &rp->files[i];
+	return NULL;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* Discovery: from the path a user typed to a plan of ranks and files.
+ *
+ * The path may be a torch_profiler_dir holding several `*_ascend_pt` (or `_ascend_ms`)
+ * worker directories, one worker, its ASCEND_PROFILER_OUTPUT, a PROF_* directory (Class
+ * B, msprof), or a single file. Ranks come from profiler_info*.json, else from the name
+ * (`rank<N>`), else from the order of the names. Nothing is read beyond directory
+ * listings and the small profiler_info files; nothing is ever written. */
+#ifndef ASCPROF_DISCOVER_H
+#define ASCPROF_DISCOVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "profinfo.h"
+
+enum capture_class { CAPTURE_CLASS_A, CAPTURE_CLASS_B, CAPTURE_LOOSE_FILES };
+
+enum file_role {
+	ROLE_TRACE,       /* trace_view.json, msprof_*.json */
+	ROLE_CSV,
+	ROLE_COMM,        /* communication.json */
+	ROLE_COMM_MATRIX, /* communication_matrix.json */
+	ROLE_DB,          /* *.db: not read (the text export carries the same data) */
+	ROLE_DONE,        /* analyse.done */
+	ROLE_OTHER,
+};
+
+enum rank_source { RANK_FROM_INFO, RANK_FROM_NAME, RANK_FROM_ORDER };
+
+struct found_file {
+	char *path; /* owned */
+	enum file_role role;
+	uint64_t size;
+};
+
+struct rank_plan {
+	int rank;
+	enum rank_source rank_source;
+	enum capture_class cls;
+	char *label;      /* owned: the worker directory's name, or the output dir's */
+	char *worker_dir; /* owned; NULL for a bare output directory or a single file */
+	char *output_dir; /* owned; where the exported files are */
+	struct found_file *files; /* owned */
+	size_t n_files;
+	bool export_done;       /* analyse.done was found */
+	struct profinfo info;   /* loaded when a profiler_info file exists */
+	char *metadata_path;    /* owned; profiler_metadata.json or NULL */
+};
+
+struct capture_plan {
+	char *path; /* owned: as given */
+	struct rank_plan *ranks;
+	size_t n_ranks;
+	size_t raw_captures; /* workers that were never exported (analyse() not run) */
+};
+
+/* Fills plan. Returns 0 when at least one rank has files to load; -1 otherwise, with
+ * an error diagnostic that says what was found and what to do. */
+int discover(const char *path, struct capture_plan *plan, struct diag_list *dl);
+void discover_free(struct capture_plan *plan);
+const char *discover_role_name(enum file_role role);
+const char *discover_class_name(enum capture_class cls);
+const char *discover_rank_source_name(enum rank_source src);
+/* The plan's file with this role (the first), or NULL. */
+const struct found_file *discover_find(const struct rank_plan *rp, enum file_role role);
+/* The rank number in a worker name ("..._rank3_2026..._ascend_pt", "rank_3_ascend_pt"),
+ * or -1. */
+int discover_rank_from_name(const char *name);
+
+#endif

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/* The jsmn implementation lives here (header-only library), plus token helpers. */
+#undef JSMN_HEADER
+#define JSMN_STRICT
+#include <jsmn.h>
+#define JSMN_HEADER
+#include "json_tok.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+void jtok_init(struct jtok *jt)
+{
+	jt->cap = 64;
+	jt->t = xmalloc(jt->cap * sizeof *jt->t);
+	jt->n = 0;
+}
+
+void jtok_free(struct jtok *jt)
+{
+	free(jt->t);
+	jt->t = NULL;
+	jt->cap = 0;
+	jt->n = 0;
+}
+
+int jtok_parse(struct jtok *jt, const char *js, size_t len)
+{
+	for (;;) {
+		jsmn_parser p;
+		jsmn_init(&p);
+		int r = jsmn_parse(&p, js, len, jt->t, jt->cap);
+		if (r != JSMN_ERROR_NOMEM) {
+			jt->n = r < 0 ? 0 : r;
+			return r;
+		}
+		if (jt->cap >= JTOK_MAX_TOKENS)
+			return JSMN_ERROR_NOMEM;
+		jt->cap *= 4;
+		if (jt->cap > JTOK_MAX_TOKENS)
+			jt->cap = JTOK_MAX_TOKENS;
+		jt->t = xrealloc(jt->t, jt->cap * sizeof *jt->t);
+	}
+}
+
+int jtok_skip(const struct jtok *jt, int i)
+{
+	int pending = 1;
+	while (pending > 0 && i < jt->n) {
+		pending += jt->t[i].size - 1;
+		i++;
+	}
+	return i;
+}
+
+bool jtok_eq(const char *js, const jsmntok_t *t, const char *s)
+{
+	size_t n = strlen(s);
+	return (size_t)(t->end - t->start) == n && memcmp(js + t->start, s, n) == 0;
+}
+
+int jtok_obj_get(const struct jtok *jt, const char *js, int obj, const char *key)
+{
+	if (obj < 0 || obj >= jt->n || jt->t[obj].type != JSMN_OBJECT)
+		return -1;
+	int nkeys = jt->t[obj].size;
+	int i = obj + 1;
+	for (int k = 0; k < nkeys && i < jt->n; k++) {
+		if (jt->t[i].type == JSMN_STRING && jtok_eq(js, &jt->t[i], key))
+			return i + 1 < jt->n ? i + 1 : -1;
+		i = jtok_skip(jt, i + 1);
+	}
+	return -1;
+}
+
+bool jtok_has_escape(const char *js, const jsmntok_t *t)
+{
+	return t->type == JSMN_STRING && memchr(js + t->start, '\\', (size_t)(t->end - t->start));
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static long read_hex4(const char *p, const char *end)
+{
+	if (end - p < 4)
+		return -1;
+	long v = 0;
+	for (int i = 0; i < 4; i++) {
+		int h = hexval(p[i]);
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+static void put_utf8(struct sbuf *out, unsigned long cp)
+{
+	char b[4];
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		sbuf_add(out, b, 1);
+	} else if (cp < 0x800) {
+		b[0] = (char)(0xC0 | (cp >> 6));
+		b[1] = (char)(0x80 | (cp & 0x3F));
+		sbuf_add(out, b, 2);
+	} else if (cp < 0x10000) {
+		b[0] = (char)(0xE0 | (cp >> 12));
+		b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		b[2] = (char)(0x80 | (cp & 0x3F));
+		sbuf_add(out, b, 3);
+	} else {
+		b[0] = (char)(0xF0 | (cp >> 18));
+		b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		b[3] = (char)(0x80 | (cp & 0x3F));
+		sbuf_add(out, b, 4);
+	}
+}
+
+void jtok_unescape(const char *js, const jsmntok_t *t, struct sbuf *out)
+{
+	const char *p = js + t->start, *end = js + t->end;
+	if (t->type != JSMN_STRING) {
+		sbuf_add(out, p, (size_t)(end - p));
+		return;
+	}
+	while (p < end) {
+		const char *bs = memchr(p, '\\', (size_t)(end - p));
+		if (!bs) {
+			sbuf_add(out, p, (size_t)(end - p));
+			return;
+		}
+		sbuf_add(out, p, (size_t)(bs - p));
+		p = bs + 1;
+		if (p >= end)
+			return;
+		char c = *p++;
+		switch (c) {
+		case 'n': sbuf_addc(out, '\n'); break;
+		case 'r': sbuf_addc(out, '\r'); break;
+		case 't': sbuf_addc(out, '\t'); break;
+		case 'b': sbuf_addc(out, '\b'); break;
+		case 'f': sbuf_addc(out, '\f'); break;
+		case 'u': {
+			long cp = read_hex4(p, end);
+			if (cp < 0) {
+				sbuf_add(out, "\\u", 2);
+				break;
+			}
+			p += 4;
+			if (cp >= 0xD800 && cp <= 0xDBFF && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+				long lo = read_hex4(p + 2, end);
+				if (lo >= 0xDC00 && lo <= 0xDFFF) {
+					p += 6;
+					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				}
+			}
+			if (cp >= 0xD800 && cp <= 0xDFFF)
+				cp = 0xFFFD; /* a lone surrogate has no UTF-8 form */
+			put_utf8(out, (unsigned long)cp);
+			break;
+		}
+		default: sbuf_addc(out, c); break; /* \" \\ \/ */
+		}
+	}
+}
+
+const char *jtok_error_name(int err)
+{
+	switch (err) {
+	case JSMN_ERROR_NOMEM: return "too deeply nested or too many values";
+	case JSMN_ERROR_INVAL: return "invalid JSON";
+	case JSMN_ERROR_PART: return "incomplete JSON";
+	default: return "JSON error";
+	}
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* A small streaming JSON writer for the report and summary. Strings are escaped so
+ * that the output is valid UTF-8 and holds no raw control characters; bytes that are
+ * not UTF-8 are written as the visible text \xNN. */
+#ifndef ASCPROF_JSONW_H
+#define ASCPROF_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSONW_MAX_DEPTH 64
+
+struct jsonw {
+	FILE *out; /* borrowed */
+	int depth;
+	bool need_comma[JSONW_MAX_DEPTH];
+	bool after_key;
+	bool pretty;
+};
+
+void jsonw_init(struct jsonw *w, FILE *out, bool pretty);
+void jsonw_obj_begin(struct jsonw *w);
+void jsonw_obj_end(struct jsonw *w);
+void jsonw_arr_begin(struct jsonw *w);
+void jsonw_arr_end(struct jsonw *w);
+void jsonw_key(struct jsonw *w, const char *key);
+void jsonw_str(struct jsonw *w, const char *s);
+void jsonw_strn(struct jsonw *w, const char *s, size_t len);
+void jsonw_int(struct jsonw *w, int64_t v);
+void jsonw_uint(struct jsonw *w, uint64_t v);
+/* Finite values with up to `decimals` digits after the point; NaN/inf become null. */
+void jsonw_double(struct jsonw *w, double v, int decimals);
+void jsonw_bool(struct jsonw *w, bool v);
+void jsonw_null(struct jsonw *w);
+/* Writes an already-serialised JSON value verbatim. */
+void jsonw_raw(struct jsonw *w, const char *json);
+/* Escaped string body (no quotes) appended to a FILE: shared with other writers. */
+void jsonw_escape(FILE *out, const char *s, size_t len);
+
+#endif

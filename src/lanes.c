@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/* Lane classification, per-lane ordering and nesting, counters and flow resolution. */
+#include "lanes.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "xalloc.h"
+
+/* The one rule table: process name -> lane group. Real captures name the communication
+ * process "HCCL"; newer exports call it "Communication". */
+static const struct { const char *process; enum lane_group group; } group_rules[] = {
+	{"Python", LANE_HOST_PYTHON},
+	{"CANN", LANE_HOST_CANN},
+	{"Python GC", LANE_HOST_GC},
+	{"Ascend Hardware", LANE_DEVICE},
+	{"HCCL", LANE_COMM},
+	{"Communication", LANE_COMM},
+	{"Overlap Analysis", LANE_OVERLAP},
+};
+
+enum lane_group lanes_group_for_process(const char *name)
+{
+	for (size_t i = 0; i < sizeof group_rules / sizeof group_rules[0]; i++)
+		if (strcasecmp(name, group_rules[i].process) == 0)
+			return group_rules[i].group;
+	return LANE_OTHER;
+}
+
+const char *lanes_group_name(enum lane_group g)
+{
+	switch (g) {
+	case LANE_HOST_PYTHON: return "host-python";
+	case LANE_HOST_CANN: return "host-cann";
+	case LANE_HOST_GC: return "host-gc";
+	case LANE_DEVICE: return "device";
+	case LANE_COMM: return "communication";
+	case LANE_OVERLAP: return "overlap";
+	case LANE_OTHER: return "other";
+	case LANE_GROUP_COUNT: break;
+	}
+	return "?";
+}
+
+bool lanes_group_is_host(enum lane_group g)
+{
+	return g == LANE_HOST_PYTHON || g == LANE_HOST_CANN || g == LANE_HOST_GC;
+}
+
+/* Without a process name, the events tell: a Task Type or cat "kernel" means device
+ * tasks; torch's own cats mean host. */
+static enum lane_group guess_group(const struct rank_store *rs, const struct lane *l)
+{
+	size_t device = 0, host = 0;
+	for (uint32_t i = 0; i < l->n_events; i++) {
+		const struct ev_attr *a = store_ev_attr(rs, l->events[i]);
+		const char *cat = store_str(rs, a->cat);
+		if (a->task_type || strcasecmp(cat, "kernel") == 0)
+			device++;
+		else if (!strcmp(cat, "cpu_op") || !strcmp(cat, "python_function") ||
+			 !strcmp(cat, "enqueue") || !strcmp(cat, "dequeue") ||
+			 !strcmp(cat, "user_annotation"))
+			host++;
+	}
+	if (device > host)
+		return LANE_DEVICE;
+	if (host > 0)
+		return LANE_HOST_PYTHON;
+	return LANE_OTHER;
+}
+
+static int parse_stream(const char *thread_name)
+{
+	if (strncasecmp(thread_name, "Stream ", 7) != 0)
+		return -1;
+	char *end;
+	long v = strtol(thread_name + 7, &end, 10);
+	return end != thread_name + 7 && v >= 0 && v < 1000000 ? (int)v : -1;
+}
+
+static int cmp_event(const void *a, const void *b, void *ctx)
+{
+	const struct rank_store *rs = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (rs->ev_ts[x] != rs->ev_ts[y])
+		return rs->ev_ts[x] < rs->ev_ts[y] ? -1 : 1;
+	if (rs->ev_dur[x] != rs->ev_dur[y])
+		return rs->ev_dur[x] > rs->ev_dur[y] ? -1 : 1; /* the enclosing one first */
+	return x < y ? -1 : x > y;
+}
+
+static bool lane_sorted(const struct rank_store *rs, const struct lane *l)
+{
+	for (uint32_t i = 1; i < l->n_events; i++)
+		if (cmp_event(&l->events[i - 1], &l->events[i], (void *)rs) > 0)
+			return false;
+	return true;
+}
+
+static void nest_lane(const struct rank_store *rs, struct lane *l)
+{
+	enum { MAX_DEPTH = 255 };
+	int64_t stack[MAX_DEPTH];
+	int top = 0;
+	l->depth = xmalloc(l->n_events ? l->n_events : 1);
+	l->depth_max = l->n_events ? 1 : 0;
+	l->first_ts = l->n_events ? rs->ev_ts[l->events[0]] : 0;
+	l->last_end = 0;
+	for (uint32_t i = 0; i < l->n_events; i++) {
+		uint32_t ev = l->events[i];
+		int64_t ts = rs->ev_ts[ev], end = ts + rs->ev_dur[ev];
+		while (top > 0 && stack[top - 1] <= ts)
+			top--;
+		l->depth[i] = (uint8_t)(top < MAX_DEPTH ? top : MAX_DEPTH - 1);
+		if (top < MAX_DEPTH)
+			stack[top++] = end;
+		if (top > l->depth_max)
+			l->depth_max = top;
+		if (end > l->last_end)
+			l->last_end = end;
+	}
+}
+
+static void build_lane_events(struct rank_store *rs)
+{
+	for (size_t i = 0; i < rs->n_lanes; i++)
+		rs->lanes[i].n_events = 0;
+	for (size_t e = 0; e < rs->n_ev; e++)
+		rs->lanes[rs->ev_lane[e]].n_events++;
+	for (size_t i = 0; i < rs->n_lanes; i++) {
+		struct lane *l = &rs->lanes[i];
+		l->events = xmalloc((l->n_events ? l->n_events : 1) * sizeof *l->events);
+		l->n_events = 0;
+	}
+	for (size_t e = 0; e < rs->n_ev; e++) {
+		struct lane *l = &rs->lanes[rs->ev_lane[e]];
+		l->events[l->n_events++] = (uint32_t)e;
+	}
+	for (size_t i = 0; i < rs->n_lanes; i++) {
+		struct lane *l = &rs->lanes[i];
+		if (!lane_sorted(rs, l))
+			qsort_r(l->events, l->n_events, sizeof *l->events, cmp_event, rs);
+		nest_lane(rs, l);
+	}
+}
+
+static void classify(struct rank_store *rs)
+{
+	for (size_t i = 0; i < rs->n_lanes; i++) {
+		struct lane *l = &rs->lanes[i];
+		const char *pname = store_str(rs, l->process_name);
+		if (l->process_name) {
+			l->group = lanes_group_for_process(pname);
+			l->group_guessed = false;
+		} else {
+			l->group = guess_group(rs, l);
+			l->group_guessed = true;
+		}
+		if (l->group == LANE_DEVICE) {
+			l->stream = parse_stream(store_str(rs, l->thread_name));
+			if (l->stream < 0) {
+				char *end;
+				const char *tid = store_str(rs, l->tid_text);
+				long v = strtol(tid, &end, 10);
+				if (*tid && !*end && v >= 0 && v < 1000000)
+					l->stream = (int)v;
+			}
+		}
+	}
+}
+
+static void build_window(struct rank_store *rs)
+{
+	rs->has_events = rs->n_ev > 0;
+	rs->window_start = rs->window_end = 0;
+	for (size_t e = 0; e < rs->n_ev; e++) {
+		int64_t ts = rs->ev_ts[e], end = ts + rs->ev_dur[e];
+		if (e == 0 || ts < rs->window_start)
+			rs->window_start = ts;
+		if (e == 0 || end > rs->window_end)
+			rs->window_end = end;
+	}
+}
+
+static int cmp_sample(const void *a, const void *b, void *ctx)
+{
+	const struct rank_store *rs = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (rs->ctr_ts[x] != rs->ctr_ts[y])
+		return rs->ctr_ts[x] < rs->ctr_ts[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void build_tracks(struct rank_store *rs)
+{
+	for (size_t t = 0; t < rs->n_tracks; t++)
+		rs->tracks[t].n_samples = 0;
+	for (size_t c = 0; c < rs->n_ctr; c++)
+		rs->tracks[rs->ctr_track[c]].n_samples++;
+	for (size_t t = 0; t < rs->n_tracks; t++) {
+		struct counter_track *tr = &rs->tracks[t];
+		tr->samples = xmalloc((tr->n_samples ? tr->n_samples : 1) * sizeof *tr->samples);
+		tr->n_samples = 0;
+	}
+	for (size_t c = 0; c < rs->n_ctr; c++) {
+		struct counter_track *tr = &rs->tracks[rs->ctr_track[c]];
+		tr->samples[tr->n_samples++] = (uint32_t)c;
+	}
+	for (size_t t = 0; t < rs->n_tracks; t++)
+		qsort_r(rs->tracks[t].samples, rs->tracks[t].n_samples, sizeof(uint32_t), cmp_sample, rs);
+}
+
+uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t ts)
+{
+	if (lane_idx >= rs->n_lanes)
+		return UINT32_MAX;
+	const struct lane *l = &rs->lanes[lane_idx];
+	/* last event starting at or before ts */
+	uint32_t lo = 0, hi = l->n_events;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (rs->ev_ts[l->events[mid]] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* walk back to the innermost enclosing event; nesting is shallow */
+	for (uint32_t k = lo, steps = 0; k > 0 && steps < 256; k--, steps++) {
+		uint32_t ev = l->events[k - 1];
+		if (rs->ev_ts[ev] + rs->ev_dur[ev] >= ts)
+			return ev;
+		if (l->depth[k - 1] == 0)
+			break; /* a top-level event that ended before ts: nothing earlier encloses */
+	}
+	return UINT32_MAX;
+}
+
+static int flow_id_cmp(const struct flow *a, const struct flow *b)
+{
+	if (a->cat != b->cat)
+		return a->cat < b->cat ? -1 : 1;
+	if (a->id.is_str != b->id.is_str)
+		return a->id.is_str ? 1 : -1;
+	if (a->id.is_str) {
+		if (a->id.str != b->id.str)
+			return a->id.str < b->id.str ? -1 : 1;
+	} else if (a->id.num != b->id.num) {
+		return a->id.num < b->id.num ? -1 : 1;
+	}
+	return 0;
+}
+
+static int cmp_flow(const void *pa, const void *pb)
+{
+	const struct flow *a = pa, *b = pb;
+	int c = flow_id_cmp(a, b);
+	if (c)
+		return c;
+	if (a->ph != b->ph)
+		return a->ph == 's' ? -1 : b->ph == 's' ? 1 : a->ph < b->ph ? -1 : 1;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+static int cmp_link(const void *pa, const void *pb)
+{
+	const struct flow_link *a = pa, *b = pb;
+	if (a->from_ev != b->from_ev)
+		return a->from_ev < b->from_ev ? -1 : 1;
+	return a->to_ev < b->to_ev ? -1 : a->to_ev > b->to_ev;
+}
+
+static void build_links(struct rank_store *rs)
+{
+	if (rs->n_flows == 0)
+		return;
+	struct flow *sorted = xmalloc(rs->n_flows * sizeof *sorted);
+	memcpy(sorted, rs->flows, rs->n_flows * sizeof *sorted);
+	qsort(sorted, rs->n_flows, sizeof *sorted, cmp_flow);
+	size_t cap = 0;
+	for (size_t i = 0; i < rs->n_flows;) {
+		size_t j = i;
+		while (j < rs->n_flows && flow_id_cmp(&sorted[i], &sorted[j]) == 0)
+			j++;
+		/* one group: the 's' events come first, then 't'/'f' */
+		const struct flow *start = sorted[i].ph == 's' ? &sorted[i] : NULL;
+		bool linked = false;
+		if (start) {
+			uint32_t from = lanes_event_at(rs, start->lane, start->ts);
+			for (size_t k = i + 1; k < j; k++) {
+				if (sorted[k].ph != 'f')
+					continue;
+				uint32_t to = lanes_event_at(rs, sorted[k].lane, sorted[k].ts);
+				if (from != UINT32_MAX && to != UINT32_MAX) {
+					xgrow(&rs->links, &cap, rs->n_links + 1, sizeof *rs->links);
+					rs->links[rs->n_links++] = (struct flow_link){from, to, start->cat};
+					linked = true;
+				}
+			}
+		}
+		if (!linked)
+			rs->unmatched_flows += j - i;
+		i = j;
+	}
+	free(sorted);
+	qsort(rs->links, rs->n_links, sizeof *rs->links, cmp_link);
+}
+
+size_t lanes_links_from(const struct rank_store *rs, uint32_t ev, uint32_t *out, size_t max)
+{
+	size_t lo = 0, hi = rs->n_links;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rs->links[mid].from_ev < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t n = 0;
+	for (size_t i = lo; i < rs->n_links && rs->links[i].from_ev == ev; i++, n++)
+		if (n < max)
+			out[n] = rs->links[i].to_ev;
+	return n;
+}
+
+size_t lanes_links_to(const struct rank_store *rs, uint32_t ev, uint32_t *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rs->n_links; i++)
+		if (rs->links[i].to_ev == ev) {
+			if (n < max)
+				out[n] = rs->links[i].from_ev;
+			n++;
+		}
+	return n;
+}
+
+static int group_rank(enum lane_group g)
+{
+	switch (g) {
+	case LANE_HOST_PYTHON: return 0;
+	case LANE_HOST_CANN: return 1;
+	case LANE_HOST_GC: return 2;
+	case LANE_DEVICE: return 3;
+	case LANE_COMM: return 4;
+	case LANE_OVERLAP: return 5;
+	default: return 6;
+	}
+}
+
+static int cmp_display(const void *a, const void *b, void *ctx)
+{
+	const struct rank_store *rs = ctx;
+	const struct lane *x = &rs->lanes[*(const uint32_t *)a], *y = &rs->lanes[*(const uint32_t *)b];
+	int gx = group_rank(x->group), gy = group_rank(y->group);
+	if (gx != gy)
+		return gx - gy;
+	if (x->process_name != y->process_name) {
+		int c = strcmp(store_str(rs, x->process_name), store_str(rs, y->process_name));
+		if (c)
+			return c;
+	}
+	if (x->group == LANE_DEVICE && x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if (x->has_thread_sort && y->has_thread_sort && x->thread_sort != y->thread_sort)
+		return x->thread_sort < y->thread_sort ? -1 : 1;
+	int c = strcmp(store_str(rs, x->thread_name), store_str(rs, y->thread_name));
+	if (c)
+		return c;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+void lanes_display_order(const struct rank_store *rs, uint32_t *order)
+{
+	for (size_t i = 0; i < rs->n_lanes; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, rs->n_lanes, sizeof *order, cmp_display, (void *)rs);
+}
+
+void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
+{
+	build_lane_events(rs);
+	classify(rs);
+	build_window(rs);
+	build_tracks(rs);
+	build_links(rs);
+	size_t guessed = 0;
+	for (size_t i = 0; i < rs->n_lanes; i++)
+		guessed += rs->lanes[i].group_guessed && rs->lanes[i].n_events > 0;
+	if (guessed)
+		diag_add(dl, DIAG_INFO, name, 0, -1,
+			 "%zu lane(s) have no process_name metadata; grouped by their events' cat and "
+			 "Task Type",
+			 guessed);
+}

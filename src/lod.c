@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/* Per-lane union segments and a coverage/category pyramid for fast timeline frames. */
+#include "lod.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* Lanes with fewer events are drawn from their segments directly. */
+#define LOD_DIRECT_EVENTS 4096
+#define LOD_MAX_BUCKETS 65536
+
+/* Union segments of a lane: `top` holds the position (in lane->events) of the first event
+ * of each segment; the segment runs to the next one's first event. Ends are kept apart. */
+static void build_segments(const struct rank_store *rs, const struct lane *l, struct lane_lod *lod,
+			   int64_t **ends)
+{
+	lod->top = xmalloc((l->n_events ? l->n_events : 1) * sizeof *lod->top);
+	*ends = xmalloc((l->n_events ? l->n_events : 1) * sizeof **ends);
+	uint32_t n = 0;
+	int64_t cur_end = INT64_MIN;
+	for (uint32_t i = 0; i < l->n_events; i++) {
+		uint32_t ev = l->events[i];
+		int64_t a = rs->ev_ts[ev], b = a + rs->ev_dur[ev];
+		if (n == 0 || a > cur_end) {
+			lod->top[n] = i;
+			(*ends)[n] = b;
+			n++;
+			cur_end = b;
+		} else if (b > cur_end) {
+			cur_end = b;
+			(*ends)[n - 1] = b;
+		}
+	}
+	lod->n_top = n;
+	lod->top = xrealloc(lod->top, (n ? n : 1) * sizeof *lod->top);
+	*ends = xrealloc(*ends, (n ? n : 1) * sizeof **ends);
+}
+
+uint8_t lod_pick_category(uint8_t mask)
+{
+	static const uint8_t order[] = {CAT_COMM, CAT_COPY, CAT_COMPUTE, CAT_SCHED, CAT_OTHER};
+	for (size_t i = 0; i < sizeof order; i++)
+		if (mask & (1u << order[i]))
+			return order[i];
+	return CAT_OTHER;
+}
+
+static uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+	while (p < v && p < LOD_MAX_BUCKETS)
+		p <<= 1;
+	return p;
+}
+
+/* Adds [a, b) to the level-0 buckets: coverage in ns and the category bit. */
+static void add_span(struct lane_lod *lod, int64_t *cov_ns, int64_t a, int64_t b, uint8_t bit, bool coverage)
+{
+	if (a < lod->t0)
+		a = lod->t0;
+	if (b > lod->t1)
+		b = lod->t1;
+	if (b <= a && !(a == b && a >= lod->t0 && a < lod->t1))
+		return;
+	int64_t w = lod->bucket0;
+	uint32_t i0 = (uint32_t)((a - lod->t0) / w);
+	uint32_t i1 = b > a ? (uint32_t)((b - 1 - lod->t0) / w) : i0;
+	if (i1 >= lod->nb0)
+		i1 = lod->nb0 - 1;
+	for (uint32_t i = i0; i <= i1; i++) {
+		lod->mask[0][i] |= bit;
+		if (coverage) {
+			int64_t lo = lod->t0 + (int64_t)i * w, hi = lo + w;
+			int64_t x = a > lo ? a : lo, y = b < hi ? b : hi;
+			if (y > x)
+				cov_ns[i] += y - x;
+		}
+	}
+}
+
+static void build_pyramid(const struct rank_store *rs, const struct ev_class *cls, const struct lane *l,
+			  struct lane_lod *lod, const int64_t *ends)
+{
+	lod->nb0 = pow2_at_least(lod->n_top * 2 > 256 ? lod->n_top * 2 : 256);
+	int64_t span = lod->t1 - lod->t0;
+	lod->bucket0 = span / lod->nb0 + 1;
+	lod->mask[0] = xcalloc(lod->nb0, 1);
+	lod->cov[0] = xcalloc(lod->nb0, sizeof *lod->cov[0]);
+	int64_t *cov_ns = xcalloc(lod->nb0, sizeof *cov_ns);
+	for (uint32_t s = 0; s < lod->n_top; s++) {
+		uint32_t ev = l->events[lod->top[s]];
+		add_span(lod, cov_ns, rs->ev_ts[ev], ends[s], 0, true);
+	}
+	for (uint32_t i = 0; i < l->n_events; i++) {
+		uint32_t ev = l->events[i];
+		add_span(lod, cov_ns, rs->ev_ts[ev], rs->ev_ts[ev] + rs->ev_dur[ev], (uint8_t)(1u << cls[ev].cat), false);
+	}
+	for (uint32_t i = 0; i < lod->nb0; i++) {
+		int64_t c = cov_ns[i] * 65535 / lod->bucket0;
+		lod->cov[0][i] = (uint16_t)(c > 65535 ? 65535 : c);
+	}
+	free(cov_ns);
+	uint32_t nb = lod->nb0;
+	lod->levels = 1;
+	while (nb > 1 && lod->levels < LOD_MAX_LEVELS) {
+		uint32_t half = nb / 2;
+		int L = lod->levels;
+		lod->cov[L] = xmalloc(half * sizeof *lod->cov[L]);
+		lod->mask[L] = xmalloc(half);
+		for (uint32_t i = 0; i < half; i++) {
+			lod->cov[L][i] = (uint16_t)(((uint32_t)lod->cov[L - 1][2 * i] + lod->cov[L - 1][2 * i + 1]) / 2);
+			lod->mask[L][i] = lod->mask[L - 1][2 * i] | lod->mask[L - 1][2 * i + 1];
+		}
+		nb = half;
+		lod->levels++;
+	}
+}
+
+struct lane_lod *lod_build(const struct rank_store *rs, const struct ev_class *cls)
+{
+	struct lane_lod *lods = xcalloc(rs->n_lanes ? rs->n_lanes : 1, sizeof *lods);
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		struct lane_lod *lod = &lods[li];
+		int64_t *ends;
+		build_segments(rs, l, lod, &ends);
+		lod->t0 = l->n_events ? l->first_ts : 0;
+		lod->t1 = l->n_events ? l->last_end : 0;
+		if (lod->t1 <= lod->t0)
+			lod->t1 = lod->t0 + 1;
+		if (l->n_events > LOD_DIRECT_EVENTS)
+			build_pyramid(rs, cls, l, lod, ends);
+		lod->seg_end = ends;
+	}
+	return lods;
+}
+
+void lod_free(struct lane_lod *lods, size_t n)
+{
+	if (!lods)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(lods[i].top);
+		free(lods[i].seg_end);
+		for (int L = 0; L < lods[i].levels; L++) {
+			free(lods[i].cov[L]);
+			free(lods[i].mask[L]);
+		}
+	}
+	free(lods);
+}
+
+size_t lod_bytes(const struct lane_lod *lods, size_t n)
+{
+	size_t b = n * sizeof *lods;
+	for (size_t i = 0; i < n; i++) {
+		b += (size_t)lods[i].n_top * 12;
+		uint32_t nb = lods[i].nb0;
+		for (int L = 0; L < lods[i].levels; L++, nb /= 2)
+			b += (size_t)nb * 3;
+	}
+	return b;
+}
+
+static uint32_t lower_bound_start(const struct rank_store *rs, const struct lane *l, int64_t t)
+{
+	uint32_t lo = 0, hi = l->n_events;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (rs->ev_ts[l->events[mid]] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void lod_query(const struct rank_store *rs, const struct ev_class *cls, const struct lane *l,
+	       const struct lane_lod *lod, int64_t a, int64_t b, struct lod_result *out)
+{
+	memset(out, 0, sizeof *out);
+	out->top_cat = CAT_OTHER;
+	if (b <= a || !l->n_events)
+		return;
+	out->starts = lower_bound_start(rs, l, b) - lower_bound_start(rs, l, a);
+	int64_t qa = a < lod->t0 ? lod->t0 : a, qb = b > lod->t1 ? lod->t1 : b;
+	if (qb <= qa)
+		return;
+	int64_t width = b - a;
+	if (lod->levels && qb - qa >= 2 * lod->bucket0) {
+		/* the coarsest level whose buckets still fit twice in the range */
+		int L = 0;
+		while (L + 1 < lod->levels && (lod->bucket0 << (L + 1)) * 2 <= qb - qa)
+			L++;
+		int64_t w = lod->bucket0 << L;
+		uint32_t nb = lod->nb0 >> L;
+		int64_t i0 = (qa - lod->t0) / w, i1 = (qb - 1 - lod->t0) / w;
+		if (i1 >= (int64_t)nb)
+			i1 = nb - 1;
+		double covered = 0;
+		for (int64_t i = i0; i <= i1; i++) {
+			int64_t lo = lod->t0 + i * w, hi = lo + w;
+			int64_t x = qa > lo ? qa : lo, y = qb < hi ? qb : hi;
+			covered += (double)lod->cov[L][i] / 65535.0 * (double)(y - x);
+			out->mask |= lod->mask[L][i];
+		}
+		out->coverage = covered / (double)width;
+	} else {
+		const int64_t *ends = lod->seg_end;
+		/* first segment ending after a */
+		uint32_t lo = 0, hi = lod->n_top;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (ends[mid] <= a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		int64_t covered = 0;
+		for (uint32_t s = lo; s < lod->n_top; s++) {
+			uint32_t first = lod->top[s];
+			int64_t sa = rs->ev_ts[l->events[first]];
+			if (sa >= b)
+				break;
+			int64_t x = sa > a ? sa : a, y = ends[s] < b ? ends[s] : b;
+			if (y > x)
+				covered += y - x;
+			uint32_t last = s + 1 < lod->n_top ? lod->top[s + 1] : l->n_events;
+			for (uint32_t k = first; k < last; k++) {
+				uint32_t ev = l->events[k];
+				int64_t ea = rs->ev_ts[ev], eb = ea + rs->ev_dur[ev];
+				if (ea >= b)
+					break;
+				if (eb > a || (eb == ea && ea >= a))
+					out->mask |= (uint8_t)(1u << cls[ev].cat);
+			}
+		}
+		out->coverage = (double)covered / (double)width;
+	}
+	if (out->coverage > 1)
+		out->coverage = 1;
+	out->top_cat = lod_pick_category(out->mask);
+}

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/* Exact decimal parsing: integer mantissa and decimal exponent, scaled in integers. */
+#include "num.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void trim(const char **s, size_t *len)
+{
+	const char *p = *s;
+	size_t n = *len;
+	while (n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) {
+		p++;
+		n--;
+	}
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r' || p[n - 1] == '\n'))
+		n--;
+	*s = p;
+	*len = n;
+}
+
+static bool ieq(const char *s, size_t len, const char *word)
+{
+	size_t wl = strlen(word);
+	if (len != wl)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (c != word[i])
+			return false;
+	}
+	return true;
+}
+
+bool num_is_missing(const char *s, size_t len)
+{
+	trim(&s, &len);
+	return len == 0 || ieq(s, len, "n/a") || ieq(s, len, "na") || ieq(s, len, "null");
+}
+
+bool num_has_exponent(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == 'e' || s[i] == 'E')
+			return true;
+	return false;
+}
+
+#define MAX_DIGITS 38 /* what an unsigned __int128 mantissa holds safely */
+
+enum num_status num_scaled_int(const char *s, size_t len, int scale_exp, int64_t *out,
+			       bool *rounded)
+{
+	if (rounded)
+		*rounded = false;
+	trim(&s, &len);
+	if (num_is_missing(s, len))
+		return NUM_MISSING;
+	size_t i = 0;
+	bool neg = false;
+	if (i < len && (s[i] == '-' || s[i] == '+')) {
+		neg = s[i] == '-';
+		i++;
+	}
+	unsigned __int128 mant = 0;
+	int ndig = 0;        /* significant digits kept in mant */
+	long exp10 = 0;      /* value = mant * 10^exp10 */
+	bool any = false, sticky = false;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		any = true;
+		if (ndig < MAX_DIGITS) {
+			if (mant || s[i] != '0') {
+				mant = mant * 10 + (unsigned)(s[i] - '0');
+				ndig++;
+			}
+		} else {
+			exp10++;
+			sticky |= s[i] != '0';
+		}
+	}
+	if (i < len && s[i] == '.') {
+		i++;
+		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+			any = true;
+			if (ndig < MAX_DIGITS) {
+				if (mant || s[i] != '0')
+					ndig++;
+				mant = mant * 10 + (unsigned)(s[i] - '0');
+				exp10--;
+			} else {
+				sticky |= s[i] != '0';
+			}
+		}
+	}
+	if (!any)
+		return NUM_INVALID;
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		bool eneg = false;
+		if (i < len && (s[i] == '-' || s[i] == '+')) {
+			eneg = s[i] == '-';
+			i++;
+		}
+		if (i >= len || s[i] < '0' || s[i] > '9')
+			return NUM_INVALID;
+		long e = 0;
+		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			if (e < 100000)
+				e = e * 10 + (s[i] - '0');
+		exp10 += eneg ? -e : e;
+	}
+	if (i != len)
+		return NUM_INVALID;
+
+	long e = exp10 + scale_exp;
+	unsigned __int128 v = mant;
+	if (mant == 0) {
+		*out = 0;
+		if (rounded)
+			*rounded = sticky;
+		return NUM_OK;
+	}
+	if (e >= 0) {
+		for (long k = 0; k < e; k++) {
+			if (v > (unsigned __int128)INT64_MAX)
+				return NUM_RANGE;
+			v *= 10;
+		}
+	} else {
+		long drop = -e;
+		if (drop > MAX_DIGITS + 1) {
+			v = 0;
+			sticky = true;
+		} else {
+			unsigned __int128 p = 1;
+			for (long k = 0; k < drop; k++)
+				p *= 10;
+			unsigned __int128 q = v / p, r = v % p;
+			if (r)
+				sticky = true;
+			/* half away from zero: compare twice the remainder with the divisor */
+			if (r * 2 >= p)
+				q++;
+			v = q;
+		}
+	}
+	if (v > (unsigned __int128)INT64_MAX + (neg ? 1 : 0))
+		return NUM_RANGE;
+	if (rounded)
+		*rounded = sticky;
+	*out = neg ? (int64_t)(0 - (uint64_t)v) : (int64_t)v;
+	return NUM_OK;
+}
+
+enum num_status num_us_to_ns(const char *s, size_t len, int64_t *out, bool *rounded)
+{
+	return num_scaled_int(s, len, 3, out, rounded);
+}
+
+enum num_status num_double(const char *s, size_t len, double *out)
+{
+	trim(&s, &len);
+	if (num_is_missing(s, len))
+		return NUM_MISSING;
+	char buf[128];
+	if (len >= sizeof buf)
+		return NUM_INVALID;
+	/* strtod accepts hex, inf and nan; profile numbers are plain decimals only. */
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
+			return NUM_INVALID;
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	char *end;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (end != buf + len || end == buf)
+		return NUM_INVALID;
+	if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0))
+		return NUM_RANGE;
+	*out = v;
+	return NUM_OK;
+}
+
+enum num_status num_int64(const char *s, size_t len, int64_t *out)
+{
+	trim(&s, &len);
+	if (num_is_missing(s, len))
+		return NUM_MISSING;
+	size_t i = 0;
+	bool neg = false;
+	if (i < len && (s[i] == '-' || s[i] == '+')) {
+		neg = s[i] == '-';
+		i++;
+	}
+	if (i == len)
+		return NUM_INVALID;
+	uint64_t v = 0;
+	for (; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return NUM_INVALID;
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return NUM_RANGE;
+		v = v * 10 + d;
+	}
+	if (v > (uint64_t)INT64_MAX + (neg ? 1 : 0))
+		return NUM_RANGE;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return NUM_OK;
+}
+
+enum num_status num_u128(const char *s, size_t len, unsigned __int128 *out)
+{
+	trim(&s, &len);
+	if (len == 0)
+		return NUM_MISSING;
+	if (len > 39)
+		return NUM_RANGE;
+	unsigned __int128 v = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return NUM_INVALID;
+		unsigned __int128 nv = v * 10 + (unsigned)(s[i] - '0');
+		if (nv / 10 != v)
+			return NUM_RANGE;
+		v = nv;
+	}
+	*out = v;
+	return NUM_OK;
+}
+
+void num_format_ns_as_us(int64_t ns, char *buf, size_t size)
+{
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	snprintf(buf, size, "%s%llu.%03llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000),
+		 (unsigned long long)(a % 1000));
+}

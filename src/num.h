@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* Exact number parsing for profile data. Timestamps arrive as decimal strings of
+ * microseconds ("1736408883674584.732") and must become int64 nanoseconds without ever
+ * passing through a double. */
+#ifndef ASCPROF_NUM_H
+#define ASCPROF_NUM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum num_status {
+	NUM_OK,
+	NUM_MISSING, /* empty, "N/A", "NA", "null" (after trimming) */
+	NUM_INVALID, /* not a number: text, NaN, Infinity, trailing garbage */
+	NUM_RANGE,   /* a number, but it does not fit */
+};
+
+/* Decimal microseconds (sign, fraction and exponent allowed; spaces, tabs, CR and LF
+ * trimmed) to nanoseconds. Digits below 1 ns round half away from zero. *rounded (may
+ * be NULL) tells whether any non-zero digit was dropped. */
+enum num_status num_us_to_ns(const char *s, size_t len, int64_t *out, bool *rounded);
+/* The same with a power-of-ten scale: value × 10^scale_exp, as an integer. num_us_to_ns
+ * is num_scaled_int(s, len, 3, ...). Milliseconds to ns use 6. */
+enum num_status num_scaled_int(const char *s, size_t len, int scale_exp, int64_t *out,
+			       bool *rounded);
+/* A finite double. */
+enum num_status num_double(const char *s, size_t len, double *out);
+/* A whole number (no fraction, no exponent). */
+enum num_status num_int64(const char *s, size_t len, int64_t *out);
+/* Unsigned decimal of up to 39 digits (flow ids reach 20 digits, beyond uint64). */
+enum num_status num_u128(const char *s, size_t len, unsigned __int128 *out);
+bool num_is_missing(const char *s, size_t len);
+/* True when the text uses exponent notation, e.g. Excel's "1.69512E+15". */
+bool num_has_exponent(const char *s, size_t len);
+/* Writes ns as a decimal µs string with three decimals ("1736408883674584.732"). */
+void num_format_ns_as_us(int64_t ns, char *buf, size_t size);
+
+#endif

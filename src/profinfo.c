@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* Reads profiler_info JSON with jsmn (the file is small). */
+#include "profinfo.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_tok.h"
+#include "num.h"
+#include "xalloc.h"
+
+#define MAX_INFO_BYTES (16u << 20)
+
+static char *read_small_file(const char *path, size_t *len, struct diag_list *dl)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	struct sbuf sb = SBUF_INIT;
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		sbuf_add(&sb, chunk, n);
+		if (sb.len > MAX_INFO_BYTES) {
+			diag_add(dl, DIAG_WARN, path, 0, -1, "larger than %u bytes; ignored", MAX_INFO_BYTES);
+			sbuf_free(&sb);
+			fclose(f);
+			return NULL;
+		}
+	}
+	fclose(f);
+	*len = sb.len;
+	return sbuf_detach(&sb);
+}
+
+/* Value token at a dotted path of object keys, or -1. */
+static int get_path(const struct jtok *jt, const char *js, const char *path)
+{
+	int cur = 0;
+	char key[128];
+	while (*path && cur >= 0) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n >= sizeof key)
+			return -1;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		cur = jtok_obj_get(jt, js, cur, key);
+		path += n + (dot ? 1 : 0);
+	}
+	return cur;
+}
+
+static char *get_str(const struct jtok *jt, const char *js, const char *path)
+{
+	int v = get_path(jt, js, path);
+	if (v < 0 || (jt->t[v].type != JSMN_STRING && jt->t[v].type != JSMN_PRIMITIVE))
+		return NULL;
+	struct sbuf sb = SBUF_INIT;
+	jtok_unescape(js, &jt->t[v], &sb);
+	if (jt->t[v].type == JSMN_PRIMITIVE && strcmp(sbuf_str(&sb), "null") == 0) {
+		sbuf_free(&sb);
+		return NULL;
+	}
+	return sbuf_detach(&sb);
+}
+
+static bool get_bool(const struct jtok *jt, const char *js, const char *path)
+{
+	int v = get_path(jt, js, path);
+	return v >= 0 && jtok_eq(js, &jt->t[v], "true");
+}
+
+int profinfo_load(struct profinfo *pi, const char *path, struct diag_list *dl)
+{
+	memset(pi, 0, sizeof *pi);
+	pi->path = xstrdup(path);
+	size_t len;
+	char *js = read_small_file(path, &len, dl);
+	if (!js)
+		return -1;
+	struct jtok jt;
+	jtok_init(&jt);
+	int r = jtok_parse(&jt, js, len);
+	if (r <= 0 || jt.t[0].type != JSMN_OBJECT) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "not a JSON object (%s); ignored",
+			 r < 0 ? jtok_error_name(r) : "empty");
+		jtok_free(&jt);
+		free(js);
+		return -1;
+	}
+	char *rank = get_str(&jt, js, "rank_id");
+	if (rank) {
+		int64_t v;
+		if (num_int64(rank, strlen(rank), &v) == NUM_OK && v >= 0 && v < 1000000) {
+			pi->has_rank = true;
+			pi->rank = (int)v;
+		} else {
+			diag_add(dl, DIAG_WARN, path, 0, -1, "rank_id \"%.40s\" is not a rank number; ignored",
+				 rank);
+		}
+		free(rank);
+	}
+	pi->torch_npu_version = get_str(&jt, js, "torch_npu_version");
+	pi->cann_version = get_str(&jt, js, "cann_version");
+	pi->profiler_level = get_str(&jt, js, "config.experimental_config._profiler_level");
+	pi->aic_metrics = get_str(&jt, js, "config.experimental_config._aic_metrics");
+	pi->export_type = get_str(&jt, js, "config.experimental_config._export_type");
+	pi->data_simplification = get_bool(&jt, js, "config.experimental_config._data_simplification");
+	int sched = get_path(&jt, js, "config.common_config.schedule");
+	pi->has_schedule = sched >= 0 && jt.t[sched].type == JSMN_OBJECT;
+	pi->record_shapes = get_bool(&jt, js, "config.common_config.record_shapes");
+	pi->profile_memory = get_bool(&jt, js, "config.common_config.profile_memory");
+	pi->with_stack = get_bool(&jt, js, "config.common_config.with_stack");
+	pi->with_modules = get_bool(&jt, js, "config.common_config.with_modules");
+	char *end = get_str(&jt, js, "end_info.collectionTimeEnd");
+	if (end) {
+		int64_t v;
+		if (num_int64(end, strlen(end), &v) == NUM_OK)
+			pi->collection_end_ns = v;
+		free(end);
+	}
+	pi->loaded = true;
+	jtok_free(&jt);
+	free(js);
+	return 0;
+}
+
+void profinfo_free(struct profinfo *pi)
+{
+	if (!pi)
+		return;
+	free(pi->path);
+	free(pi->torch_npu_version);
+	free(pi->cann_version);
+	free(pi->profiler_level);
+	free(pi->aic_metrics);
+	free(pi->export_type);
+	memset(pi, 0, sizeof *pi);
+}

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: MIT */
+/* Text and JSON reports over one analysis. */
+#include "config.h"
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonw.h"
+#include "summary.h"
+
+const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size)
+{
+	if (!ra->have[m]) {
+		snprintf(buf, size, "n/a");
+		return buf;
+	}
+	double v = ra->v[m];
+	const char *unit = metric_defs[m].unit;
+	if (!strcmp(unit, "us")) {
+		double a = fabs(v);
+		if (a >= 1e6)
+			snprintf(buf, size, "%.3f s", v / 1e6);
+		else if (a >= 1e3)
+			snprintf(buf, size, "%.3f ms", v / 1e3);
+		else
+			snprintf(buf, size, "%.3f us", v);
+	} else if (!strcmp(unit, "%")) {
+		snprintf(buf, size, "%.2f %%", v);
+	} else if (!strcmp(unit, "count")) {
+		snprintf(buf, size, "%.0f", v);
+	} else if (!strcmp(unit, "ratio")) {
+		snprintf(buf, size, "%.3f", v);
+	} else {
+		snprintf(buf, size, "%.2f %s", v, unit);
+	}
+	return buf;
+}
+
+static const char *rank_label(const struct analysis *an, const struct rank_analysis *ra)
+{
+	return an->cap->ranks[ra->rank_index].plan->label;
+}
+
+/* ---- text --------------------------------------------------------------------------- */
+
+static void bar(FILE *out, int score, int width)
+{
+	int filled = score * width / 100;
+	fputc('[', out);
+	for (int i = 0; i < width; i++)
+		fputc(i < filled ? '#' : '.', out);
+	fputc(']', out);
+}
+
+static void text_rank(const struct analysis *an, const struct rank_analysis *ra, FILE *out)
+{
+	char b[64];
+	fprintf(out, "\n== rank %d  ", ra->rank);
+	summary_put_clean(out, rank_label(an, ra));
+	fprintf(out, " ==\n");
+	if (!ra->has_trace)
+		fputs("   (no trace: device figures from the kernel table's rows)\n", out);
+	static const enum metric_id headline[] = {
+		M_WALL_US, M_NPU_BUSY_US, M_NPU_BUSY_PCT, M_COMPUTE_US, M_HOST_BUSY_PCT, M_HOST_ONLY_US,
+		M_HOST_ONLY_PCT, M_NPU_IDLE_US, M_NPU_IDLE_GAPS, M_NPU_IDLE_GAP_MEAN_US, M_COMM_US,
+		M_COMM_OVERLAPPED_US, M_COMM_NOT_OVERLAPPED_US, M_COMM_SHARE_PCT, M_FREE_US, M_COLLECTIVES,
+		M_COLLECTIVE_MEDIAN_US, M_COLLECTIVE_MEDIAN_MB, M_DEVICE_COPY_US, M_DEVICE_COPY_PCT,
+		M_HOST_COPY_PCT, M_H2D_PER_STEP_US, M_D2H_PER_STEP_US, M_SYNC_OPS, M_SYNC_US, M_STEPS,
+		M_PREFILL_STEPS, M_DECODE_STEPS, M_STEP_P50_US, M_STEP_P95_US, M_DISPATCH_OPS,
+		M_DISPATCH_PER_STEP, M_HOST_ONLY_PER_STEP_US, M_PMU_MAC, M_PMU_VEC, M_PMU_SCALAR, M_PMU_MTE1,
+		M_PMU_MTE2, M_PMU_MTE3, M_PMU_ICACHE, M_DUR_OVER_AICORE,
+	};
+	fputs("\nmetrics\n", out);
+	for (size_t i = 0; i < sizeof headline / sizeof headline[0]; i++) {
+		enum metric_id m = headline[i];
+		if (!ra->have[m])
+			continue;
+		fprintf(out, "  %-26s %14s  %s", metric_defs[m].label, report_metric_text(ra, m, b, sizeof b),
+			ra->source[m] ? ra->source[m] : "");
+		if (ra->conf[m] != CONF_HIGH)
+			fprintf(out, " [confidence %s]", analysis_confidence_name(ra->conf[m]));
+		fputc('\n', out);
+	}
+	if (ra->have[M_DISPATCH_PER_STEP] && ra->v[M_DISPATCH_PER_STEP] > 1200)
+		fputs("  ! more than 1200 host ops per step: dispatch is a fixed per-step cost\n", out);
+
+	fprintf(out, "\nsteps: %zu from %s", ra->n_steps, analysis_step_source_name(ra->step_source));
+	if (ra->step_evidence) {
+		fputs(" (", out);
+		summary_put_clean(out, ra->step_evidence);
+		fputc(')', out);
+	}
+	fprintf(out, "\nphases: %s, confidence %s", analysis_phase_source_name(ra->phase_source),
+		analysis_confidence_name(ra->phase_conf));
+	if (ra->phase_evidence) {
+		fputs(": ", out);
+		summary_put_clean(out, ra->phase_evidence);
+	}
+	fputc('\n', out);
+	if (ra->n_steps) {
+		fputs("  #    start ms    dur ms  phase    compute ms  comm-exp ms   free ms  host-only ms  dispatch\n",
+		      out);
+		size_t shown = ra->n_steps > 40 ? 40 : ra->n_steps;
+		for (size_t i = 0; i < shown; i++) {
+			const struct step *s = &ra->steps[i];
+			char start[32] = "-";
+			if (s->has_window)
+				snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
+			fprintf(out, "  %-3zu %10s %9.3f  %-7s %11.3f %12.3f %9.3f %13.3f %9zu\n", i + 1, start,
+				(double)(s->end - s->start) / 1e6,
+				analysis_phase_name(s->phase), (double)s->compute_ns / 1e6,
+				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
+				(double)s->host_only_ns / 1e6, s->dispatch_ops);
+		}
+		if (shown < ra->n_steps)
+			fprintf(out, "  ... %zu more steps (see --json)\n", ra->n_steps - shown);
+	}
+
+	for (size_t i = 0; i < ra->n_checks; i++) {
+		const struct crosscheck *c = &ra->checks[i];
+		fprintf(out, "\ncross-check with %s (window %.3f ms): %s\n", c->source,
+			(double)(c->win_end - c->win_start) / 1e6, c->agree ? "agrees within 2 %" : "DIFFERS");
+		static const char *what[3] = {"Computing", "Communication(Not Overlapped)", "Free"};
+		for (int k = 0; k < 3; k++)
+			fprintf(out, "  %-30s theirs %12.3f us  ours %12.3f us  diff %+7.2f %%\n", what[k],
+				(double)c->theirs[k] / 1e3, (double)c->ours[k] / 1e3, c->diff_pct[k]);
+		if (c->explanation) {
+			fputs("  why: ", out);
+			summary_put_clean(out, c->explanation);
+			fputc('\n', out);
+		}
+	}
+
+	fputs("\nbottlenecks (score 0-100, >= 40 triggers)\n", out);
+	int order[BN_COUNT];
+	for (int k = 0; k < BN_COUNT; k++)
+		order[k] = k;
+	for (int i = 1; i < BN_COUNT; i++)
+		for (int j = i; j > 0 && ra->bn[order[j]].score > ra->bn[order[j - 1]].score; j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (int i = 0; i < BN_COUNT; i++) {
+		const struct bottleneck *bn = &ra->bn[order[i]];
+		fprintf(out, "  %-14s %3d ", bn->name, bn->score);
+		bar(out, bn->score, 20);
+		fprintf(out, "%s\n", bn->score >= 40 ? "  TRIGGERED" : "");
+		for (size_t e = 0; e < bn->n_ev; e++) {
+			fprintf(out, "      %s ", bn->ev[e].triggered ? "*" : "-");
+			summary_put_clean(out, bn->ev[e].text);
+			fputc('\n', out);
+		}
+		if (bn->score >= 40) {
+			fprintf(out, "      expected gain %.1f-%.1f %% of the window (confidence %s): ", bn->gain.low_pct,
+				bn->gain.high_pct, analysis_confidence_name(bn->gain.conf));
+			summary_put_clean(out, bn->gain.basis);
+			fputs("\n      try: ", out);
+			summary_put_clean(out, bn->advice);
+			fputc('\n', out);
+		}
+	}
+	fprintf(out, "  combined expected gain of the triggered candidates: %.1f-%.1f %% (capped at 70 %%)\n",
+		ra->combined_gain_low, ra->combined_gain_high);
+
+	fputs("\ntop ops by total time (trace; CSV total beside it)\n", out);
+	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
+		fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
+		fputs("    count      total ms    avg us    p50 us    p95 us    max us  share  csv ms    name\n", out);
+		size_t shown = 0;
+		for (size_t i = 0; i < ra->n_ops && shown < REPORT_TOP_OPS; i++) {
+			const struct op_stat *o = &ra->ops[i];
+			if (o->scope != scope || o->phase != PHASE_UNKNOWN)
+				continue;
+			char csv[32] = "-";
+			if (o->csv_total_ns >= 0)
+				snprintf(csv, sizeof csv, "%.3f", (double)o->csv_total_ns / 1e6);
+			fprintf(out, "    %5llu %13.3f %9.3f %9.3f %9.3f %9.3f %5.1f%% %8s  ",
+				(unsigned long long)o->count, (double)o->total_ns / 1e6, o->avg_ns / 1e3,
+				(double)o->p50_ns / 1e3, (double)o->p95_ns / 1e3, (double)o->max_ns / 1e3,
+				o->share_pct, csv);
+			summary_put_clean(out, o->name);
+			fputc('\n', out);
+			shown++;
+		}
+	}
+}
+
+void report_print_text(const struct analysis *an, FILE *out)
+{
+	fputs("ascprof-tui " PACKAGE_VERSION " report of ", out);
+	summary_put_clean(out, an->cap->plan.path);
+	fprintf(out, "\n%zu rank(s) analysed; times are each rank's own clock, relative to its first event\n",
+		an->n_ranks);
+	if (an->n_ranks > 1) {
+		fputs("\nrank alignment (clock offset vs rank ", out);
+		fprintf(out, "%d; subtract it to align)\n", an->ranks[0].rank);
+		fputs("  rank       first us         raw us  collective us   residual us  matched\n", out);
+		for (size_t i = 0; i < an->n_ranks; i++) {
+			const struct rank_analysis *ra = &an->ranks[i];
+			fprintf(out, "  %-4d %13.3f %13.3f %14.3f %13.3f  %zu%s\n", ra->rank,
+				(double)ra->offset_ns[ALIGN_FIRST] / 1e3, (double)ra->offset_ns[ALIGN_RAW] / 1e3,
+				(double)ra->offset_ns[ALIGN_COLLECTIVE] / 1e3, (double)ra->residual_ns / 1e3,
+				ra->matched_collectives, ra->collective_ok ? "" : " (no collectives matched)");
+		}
+		if (an->n_slow) {
+			fputs("slow-rank flags ((max - min) / mean above 5 %):\n", out);
+			for (size_t i = 0; i < an->n_slow; i++)
+				fprintf(out, "  %s spread %.1f %%: highest on rank %d, lowest on rank %d\n",
+					an->slow[i].metric, an->slow[i].spread_pct, an->slow[i].max_rank,
+					an->slow[i].min_rank);
+		} else {
+			fputs("no slow-rank flags (compute, communication and free within 5 %)\n", out);
+		}
+	}
+	for (size_t i = 0; i < an->n_ranks; i++)
+		text_rank(an, &an->ranks[i], out);
+	if (an->cap->diags.n || an->diags.n) {
+		fputs("\nmessages\n", out);
+		summary_print_diags((struct diag_list *)&an->cap->diags, out, "  ");
+		summary_print_diags((struct diag_list *)&an->diags, out, "  ");
+	}
+}
+
+/* ---- JSON --------------------------------------------------------------------------- */
+
+static void jnum(struct jsonw *w, const char *key, double v, int decimals)
+{
+	jsonw_key(w, key);
+	jsonw_double(w, v, decimals);
+}
+
+static void jus(struct jsonw *w, const char *key, int64_t ns)
+{
+	jnum(w, key, (double)ns / 1e3, 3);
+}
+
+static void json_metrics(struct jsonw *w, const struct rank_analysis *ra)
+{
+	jsonw_key(w, "metrics");
+	jsonw_obj_begin(w);
+	for (int m = 0; m < M_COUNT; m++) {
+		jsonw_key(w, metric_defs[m].key);
+		if (ra->have[m])
+			jsonw_double(w, ra->v[m], !strcmp(metric_defs[m].unit, "ratio") ? 4 : 3);
+		else
+			jsonw_null(w);
+	}
+	jsonw_key(w, "step_source");
+	jsonw_str(w, analysis_step_source_name(ra->step_source));
+	jsonw_key(w, "phase_source");
+	jsonw_str(w, analysis_phase_source_name(ra->phase_source));
+	jsonw_obj_end(w);
+
+	jsonw_key(w, "metric_info");
+	jsonw_obj_begin(w);
+	for (int m = 0; m < M_COUNT; m++) {
+		if (!ra->have[m])
+			continue;
+		jsonw_key(w, metric_defs[m].key);
+		jsonw_obj_begin(w);
+		jsonw_key(w, "unit");
+		jsonw_str(w, metric_defs[m].unit);
+		jsonw_key(w, "source");
+		jsonw_str(w, ra->source[m]);
+		jsonw_key(w, "confidence");
+		jsonw_str(w, analysis_confidence_name(ra->conf[m]));
+		jsonw_obj_end(w);
+	}
+	jsonw_obj_end(w);
+}
+
+static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
+{
+	jsonw_key(w, "steps");
+	jsonw_obj_begin(w);
+	jsonw_key(w, "source");
+	jsonw_str(w, analysis_step_source_name(ra->step_source));
+	jsonw_key(w, "evidence");
+	jsonw_str(w, ra->step_evidence);
+	jsonw_key(w, "phase_source");
+	jsonw_str(w, analysis_phase_source_name(ra->phase_source));
+	jsonw_key(w, "phase_confidence");
+	jsonw_str(w, analysis_confidence_name(ra->phase_conf));
+	jsonw_key(w, "phase_evidence");
+	jsonw_str(w, ra->phase_evidence);
+	jsonw_key(w, "list");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < ra->n_steps; i++) {
+		const struct step *s = &ra->steps[i];
+		jsonw_obj_begin(w);
+		jsonw_key(w, "index");
+		jsonw_int(w, s->index);
+		jsonw_key(w, "label");
+		jsonw_str(w, s->label);
+		jsonw_key(w, "start_us");
+		if (s->has_window)
+			jsonw_double(w, (double)(s->start - ra->t0) / 1e3, 3);
+		else
+			jsonw_null(w);
+		jus(w, "dur_us", s->end - s->start);
+		jsonw_key(w, "phase");
+		jsonw_str(w, analysis_phase_name(s->phase));
+		jus(w, "compute_us", s->compute_ns);
+		jus(w, "comm_not_overlapped_us", s->comm_not_overlapped_ns);
+		jus(w, "free_us", s->free_ns);
+		jus(w, "host_only_us", s->host_only_ns);
+		jus(w, "h2d_us", s->h2d_ns);
+		jus(w, "d2h_us", s->d2h_ns);
+		jsonw_key(w, "dispatch_ops");
+		jsonw_uint(w, s->dispatch_ops);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+}
+
+static void json_checks(struct jsonw *w, const struct rank_analysis *ra)
+{
+	static const char *what[3] = {"computing", "communication_not_overlapped", "free"};
+	jsonw_key(w, "crosschecks");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < ra->n_checks; i++) {
+		const struct crosscheck *c = &ra->checks[i];
+		jsonw_obj_begin(w);
+		jsonw_key(w, "source");
+		jsonw_str(w, c->source);
+		jus(w, "window_us", c->win_end - c->win_start);
+		for (int k = 0; k < 3; k++) {
+			jsonw_key(w, what[k]);
+			jsonw_obj_begin(w);
+			jus(w, "theirs_us", c->theirs[k]);
+			jus(w, "ours_us", c->ours[k]);
+			jnum(w, "diff_pct", c->diff_pct[k], 3);
+			jsonw_obj_end(w);
+		}
+		jsonw_key(w, "agree");
+		jsonw_bool(w, c->agree);
+		jsonw_key(w, "explanation");
+		jsonw_str(w, c->explanation);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
+{
+	jsonw_key(w, "bottlenecks");
+	jsonw_arr_begin(w);
+	for (int k = 0; k < BN_COUNT; k++) {
+		const struct bottleneck *b = &ra->bn[k];
+		jsonw_obj_begin(w);
+		jsonw_key(w, "name");
+		jsonw_str(w, b->name);
+		jsonw_key(w, "score");
+		jsonw_int(w, b->score);
+		jsonw_key(w, "triggered");
+		jsonw_bool(w, b->score >= 40);
+		jsonw_key(w, "evidence");
+		jsonw_arr_begin(w);
+		for (size_t e = 0; e < b->n_ev; e++) {
+			jsonw_obj_begin(w);
+			jsonw_key(w, "metric");
+			jsonw_str(w, b->ev[e].metric);
+			jnum(w, "value", b->ev[e].value, 4);
+			jnum(w, "threshold", b->ev[e].threshold, 4);
+			jsonw_key(w, "unit");
+			jsonw_str(w, b->ev[e].unit);
+			jsonw_key(w, "triggered");
+			jsonw_bool(w, b->ev[e].triggered);
+			jsonw_key(w, "text");
+			jsonw_str(w, b->ev[e].text);
+			jsonw_obj_end(w);
+		}
+		jsonw_arr_end(w);
+		jsonw_key(w, "gain");
+		jsonw_obj_begin(w);
+		jnum(w, "low_pct", b->gain.low_pct, 2);
+		jnum(w, "high_pct", b->gain.high_pct, 2);
+		jsonw_key(w, "confidence");
+		jsonw_str(w, analysis_confidence_name(b->gain.conf));
+		jsonw_key(w, "basis");
+		jsonw_str(w, b->gain.basis);
+		jsonw_obj_end(w);
+		jsonw_key(w, "advice");
+		jsonw_str(w, b->advice);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "combined_gain");
+	jsonw_obj_begin(w);
+	jnum(w, "low_pct", ra->combined_gain_low, 2);
+	jnum(w, "high_pct", ra->combined_gain_high, 2);
+	jnum(w, "cap_pct", 70, 0);
+	jsonw_obj_end(w);
+}
+
+static void json_ops(struct jsonw *w, const struct analysis *an, const struct rank_analysis *ra)
+{
+	(void)an;
+	jsonw_key(w, "ops_source");
+	jsonw_str(w, ra->ops_source);
+	jsonw_key(w, "top_ops");
+	jsonw_arr_begin(w);
+	for (int scope = 0; scope < SCOPE_COUNT; scope++) {
+		size_t shown = 0;
+		for (size_t i = 0; i < ra->n_ops && shown < REPORT_TOP_OPS; i++) {
+			const struct op_stat *o = &ra->ops[i];
+			if (o->scope != scope || o->phase != PHASE_UNKNOWN)
+				continue;
+			shown++;
+			jsonw_obj_begin(w);
+			jsonw_key(w, "name");
+			jsonw_str(w, o->name);
+			jsonw_key(w, "scope");
+			jsonw_str(w, analysis_scope_name((enum op_scope)o->scope));
+			jsonw_key(w, "category");
+			jsonw_str(w, category_name((enum ev_category)o->category));
+			jsonw_key(w, "type");
+			jsonw_str(w, o->type);
+			jsonw_key(w, "count");
+			jsonw_uint(w, o->count);
+			jus(w, "total_us", o->total_ns);
+			jnum(w, "avg_us", o->avg_ns / 1e3, 3);
+			jus(w, "p50_us", o->p50_ns);
+			jus(w, "p95_us", o->p95_ns);
+			jus(w, "max_us", o->max_ns);
+			jnum(w, "share_pct", o->share_pct, 3);
+			jsonw_key(w, "csv_total_us");
+			if (o->csv_total_ns >= 0)
+				jsonw_double(w, (double)o->csv_total_ns / 1e3, 3);
+			else
+				jsonw_null(w);
+			jsonw_key(w, "deviation_pct");
+			jsonw_double(w, o->deviation_pct, 3);
+			jsonw_obj_end(w);
+		}
+	}
+	jsonw_arr_end(w);
+}
+
+void report_print_json(const struct analysis *an, FILE *out)
+{
+	struct jsonw w;
+	jsonw_init(&w, out, true);
+	jsonw_obj_begin(&w);
+	jsonw_key(&w, "tool");
+	jsonw_str(&w, "ascprof-tui");
+	jsonw_key(&w, "version");
+	jsonw_str(&w, PACKAGE_VERSION);
+	jsonw_key(&w, "path");
+	jsonw_str(&w, an->cap->plan.path);
+	jsonw_key(&w, "time_base");
+	jsonw_str(&w, "each rank's own clock; *_us durations; start_us relative to the rank's first event");
+	jsonw_key(&w, "ranks");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		jsonw_obj_begin(&w);
+		jsonw_key(&w, "rank");
+		jsonw_int(&w, ra->rank);
+		jsonw_key(&w, "label");
+		jsonw_str(&w, rank_label(an, ra));
+		jsonw_key(&w, "has_trace");
+		jsonw_bool(&w, ra->has_trace);
+		jsonw_key(&w, "t0_ns");
+		jsonw_int(&w, ra->t0);
+		json_metrics(&w, ra);
+		json_steps(&w, ra);
+		json_checks(&w, ra);
+		json_bottlenecks(&w, ra);
+		jsonw_key(&w, "align");
+		jsonw_obj_begin(&w);
+		jsonw_key(&w, "offset_us");
+		jsonw_obj_begin(&w);
+		for (int m = 0; m < ALIGN_COUNT; m++)
+			jus(&w, analysis_align_name((enum align_mode)m), ra->offset_ns[m]);
+		jsonw_obj_end(&w);
+		jus(&w, "residual_us", ra->residual_ns);
+		jus(&w, "residual_max_us", ra->residual_max_ns);
+		jsonw_key(&w, "matched_collectives");
+		jsonw_uint(&w, ra->matched_collectives);
+		jsonw_key(&w, "collective_ok");
+		jsonw_bool(&w, ra->collective_ok);
+		jsonw_obj_end(&w);
+		json_ops(&w, an, ra);
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
+	jsonw_key(&w, "slow_ranks");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; i < an->n_slow; i++) {
+		jsonw_obj_begin(&w);
+		jsonw_key(&w, "metric");
+		jsonw_str(&w, an->slow[i].metric);
+		jnum(&w, "spread_pct", an->slow[i].spread_pct, 2);
+		jsonw_key(&w, "max_rank");
+		jsonw_int(&w, an->slow[i].max_rank);
+		jsonw_key(&w, "min_rank");
+		jsonw_int(&w, an->slow[i].min_rank);
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
+	jsonw_key(&w, "thresholds");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; i < n_threshold_defs; i++) {
+		jsonw_obj_begin(&w);
+		jsonw_key(&w, "candidate");
+		jsonw_str(&w, threshold_defs[i].kind == BN_HOST_DISPATCH ? "host dispatch"
+			      : threshold_defs[i].kind == BN_NPU_COMPUTE ? "NPU compute"
+			      : threshold_defs[i].kind == BN_COMMUNICATION ? "communication" : "copy");
+		jsonw_key(&w, "metric");
+		jsonw_str(&w, threshold_defs[i].metric);
+		jnum(&w, "threshold", threshold_defs[i].threshold, 3);
+		jnum(&w, "full_score_at", threshold_defs[i].full, 3);
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
+	/* input diagnostics then analysis remarks, in one list */
+	summary_json_diags(&w, (struct diag_list *)&an->cap->diags);
+	jsonw_key(&w, "analysis_notes");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; i < an->diags.n; i++) {
+		char *line = diag_format(&an->diags.items[i]);
+		jsonw_str(&w, line);
+		free(line);
+	}
+	jsonw_arr_end(&w);
+	jsonw_obj_end(&w);
+	fputc('\n', out);
+}

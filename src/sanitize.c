@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* Terminal-safe rendering of untrusted text, decoded with libunistring. */
+#include "sanitize.h"
+
+#include <unistr.h>
+
+bool sanitize_unsafe_codepoint(unsigned cp)
+{
+	if (cp < 0x20 || cp == 0x7f)
+		return true;
+	if (cp >= 0x80 && cp <= 0x9f) /* C1: CSI, OSC, ST ... as single code points */
+		return true;
+	if (cp >= 0x202a && cp <= 0x202e) /* bidi embeddings and overrides */
+		return true;
+	if (cp >= 0x2066 && cp <= 0x2069) /* bidi isolates */
+		return true;
+	if (cp == 0x2028 || cp == 0x2029 || cp == 0x200e || cp == 0x200f || cp == 0x061c)
+		return true;
+	if (cp == 0xfeff) /* a BOM inside text is invisible and confusing */
+		return true;
+	return false;
+}
+
+static void append_escape(struct sbuf *sb, unsigned cp)
+{
+	switch (cp) {
+	case '\t': sbuf_add(sb, "\\t", 2); return;
+	case '\n': sbuf_add(sb, "\\n", 2); return;
+	case '\r': sbuf_add(sb, "\\r", 2); return;
+	case 0x1b: sbuf_add(sb, "\\e", 2); return;
+	case 0x07: sbuf_add(sb, "\\a", 2); return;
+	default: break;
+	}
+	if (cp < 0x80)
+		sbuf_addf(sb, "\\x%02X", cp);
+	else
+		sbuf_addf(sb, "\\u{%04X}", cp);
+}
+
+void sanitize_append(struct sbuf *sb, const char *s, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)s, *end = p + len;
+	while (p < end) {
+		/* fast path: a run of printable ASCII */
+		const uint8_t *q = p;
+		while (q < end && *q >= 0x20 && *q < 0x7f)
+			q++;
+		if (q > p) {
+			sbuf_add(sb, (const char *)p, (size_t)(q - p));
+			p = q;
+			continue;
+		}
+		ucs4_t uc;
+		int n = u8_mbtoucr(&uc, p, (size_t)(end - p));
+		if (n < 0) {
+			sbuf_addf(sb, "\\x%02X", *p);
+			p++;
+			continue;
+		}
+		if (sanitize_unsafe_codepoint(uc))
+			append_escape(sb, uc);
+		else
+			sbuf_add(sb, (const char *)p, (size_t)n);
+		p += n;
+	}
+}
+
+char *sanitize_dup(const char *s, size_t len)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_add(&sb, "", 0);
+	sanitize_append(&sb, s, len);
+	return sbuf_detach(&sb);
+}
+
+bool sanitize_is_clean(const char *s, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)s, *end = p + len;
+	while (p < end) {
+		if (*p >= 0x20 && *p < 0x7f) {
+			p++;
+			continue;
+		}
+		ucs4_t uc;
+		int n = u8_mbtoucr(&uc, p, (size_t)(end - p));
+		if (n < 0 || sanitize_unsafe_codepoint(uc))
+			return false;
+		p += n;
+	}
+	return true;
+}

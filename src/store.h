@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/* The per-rank store: what the loaders produce and everything downstream reads.
+ *
+ * Events are columnar (struct-of-arrays) so a 1 GB trace costs tens of bytes per event:
+ * start and duration as int64 nanoseconds on the file's own clock, an interned name, a
+ * lane, an attribute pair (cat, Task Type) and the element's byte offset in the file, from
+ * which the full args are parsed lazily on drill-down. Lanes are (pid, tid) pairs named by
+ * the trace's metadata; each holds its events sorted by start. Once published, a store is
+ * immutable: readers on other threads need no locks. */
+#ifndef ASCPROF_STORE_H
+#define ASCPROF_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strtab.h"
+
+struct csv_table;
+
+/* What a lane is, from its process name (see lanes.c for the rules). */
+enum lane_group {
+	LANE_HOST_PYTHON, /* "Python": framework ops, python_function frames */
+	LANE_HOST_CANN,   /* "CANN": AscendCL, Node, Runtime APIs */
+	LANE_HOST_GC,     /* "Python GC" */
+	LANE_DEVICE,      /* "Ascend Hardware": one lane per stream */
+	LANE_COMM,        /* "HCCL" / "Communication": collectives and their planes */
+	LANE_OVERLAP,     /* "Overlap Analysis": the exporter's own Computing/Free lanes */
+	LANE_OTHER,
+	LANE_GROUP_COUNT
+};
+
+struct lane {
+	uint32_t pid_text;     /* the pid as it appears (number or string); strtab id */
+	uint32_t tid_text;
+	uint32_t process_name; /* strtab id, 0 when the trace names no process */
+	uint32_t thread_name;
+	uint32_t process_labels;
+	int64_t process_sort, thread_sort;
+	bool has_process_sort, has_thread_sort;
+	enum lane_group group;
+	bool group_guessed; /* no process_name: the group came from cat / args */
+	int stream;         /* "Stream N" on device lanes, else -1 */
+	uint32_t n_events;
+	uint32_t *events; /* owned; event indices sorted by (start, longer first) */
+	int64_t first_ts, last_end; /* over its events; 0 when empty */
+	int depth_max;    /* nesting levels seen (1 for flat lanes) */
+	uint8_t *depth;   /* owned; per event in `events` order: nesting level from 0 */
+};
+
+/* A counter track: (pid, counter name). */
+struct counter_track {
+	uint32_t pid_text;
+	uint32_t name;         /* the event's name, else its top-level processName */
+	uint32_t process_name; /* from metadata, 0 when absent */
+	uint32_t value_key;    /* the args key the value came from ("MHz", "KB", ...) */
+	uint32_t n_samples;
+	uint32_t *samples; /* owned; indices into the counter columns, sorted by ts */
+};
+
+struct flow_id {
+	unsigned __int128 num; /* numeric ids (up to 39 digits) */
+	uint32_t str;          /* strtab id when the id is not a decimal number */
+	bool is_str;
+};
+
+struct flow {
+	int64_t ts;
+	struct flow_id id;
+	uint64_t off;
+	uint32_t lane;
+	uint32_t cat;   /* strtab id */
+	char ph;        /* 's' or 'f' (also 't') */
+	char bp;        /* 'e' or 0 */
+};
+
+/* A resolved flow: the host-side event that launched the device-side one. */
+struct flow_link {
+	uint32_t from_ev, to_ev;
+	uint32_t cat;
+};
+
+/* Attribute pairs are few (a few hundred distinct cat × Task Type), so events store an
+ * index into this table instead of two strings. */
+struct ev_attr {
+	uint32_t cat;       /* strtab id of "cat", 0 when absent */
+	uint32_t task_type; /* strtab id of args."Task Type", 0 when absent */
+};
+
+/* Event counts by "ph". */
+struct ph_counts {
+	uint64_t by_char[128]; /* single-character ph values */
+	uint64_t other;        /* missing, multi-character or non-ASCII ph */
+	uint64_t not_object;   /* array elements that were not objects */
+	uint64_t rejected;     /* objects dropped (bad ts, bad JSON); see warnings */
+};
+
+struct trace_file {
+	char *path;        /* owned */
+	uint64_t size;
+	uint64_t parsed_bytes; /* up to the last complete element */
+	bool truncated;
+	int64_t cut_offset; /* where the truncation was noticed, or -1 */
+	bool wrapped;       /* {"traceEvents": [...]} rather than a bare array */
+	double load_seconds;
+	int threads_used;
+	int rewalked_ranges; /* guessed range starts that proved wrong (see trace.c) */
+	const char *mem; /* borrowed: the buffer of trace_load_buffer, else NULL */
+	size_t mem_len;
+};
+
+struct rank_store {
+	struct strtab *strs; /* owned: every name, cat, pid text ... */
+
+	/* X events */
+	size_t n_ev;
+	int64_t *ev_ts, *ev_dur;
+	uint32_t *ev_name, *ev_lane, *ev_attr;
+	uint64_t *ev_off;
+
+	struct ev_attr *attrs;
+	size_t n_attrs;
+
+	struct lane *lanes;
+	size_t n_lanes;
+
+	/* C events */
+	size_t n_ctr;
+	int64_t *ctr_ts;
+	double *ctr_value;
+	uint32_t *ctr_track;
+	uint64_t *ctr_off;
+	struct counter_track *tracks;
+	size_t n_tracks;
+
+	struct flow *flows;
+	size_t n_flows;
+	struct flow_link *links; /* resolved s->f pairs, sorted by from_ev */
+	size_t n_links;
+	size_t unmatched_flows;
+
+	struct ph_counts ph;
+	struct trace_file trace; /* path NULL when the rank has no trace */
+
+	int64_t window_start, window_end; /* over X events; both 0 when there are none */
+	bool has_events;
+};
+
+void store_init(struct rank_store *rs);
+void store_free(struct rank_store *rs);
+/* Memory held by the event columns, lanes and strings (for bytes per event). */
+size_t store_bytes(const struct rank_store *rs);
+
+static inline const char *store_str(const struct rank_store *rs, uint32_t id)
+{
+	return strtab_str(rs->strs, id);
+}
+static inline const char *store_ev_name(const struct rank_store *rs, size_t ev)
+{
+	return strtab_str(rs->strs, rs->ev_name[ev]);
+}
+static inline const struct ev_attr *store_ev_attr(const struct rank_store *rs, size_t ev)
+{
+	return &rs->attrs[rs->ev_attr[ev]];
+}
+static inline const struct lane *store_ev_lane(const struct rank_store *rs, size_t ev)
+{
+	return &rs->lanes[rs->ev_lane[ev]];
+}
+
+/* Index of the first lane event starting at or after t. */
+uint32_t store_lane_lower_bound(const struct rank_store *rs, const struct lane *lane, int64_t t);
+
+#endif

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* Open-addressing string interner over a chunked arena (so pointers never move). */
+#include "strtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+#define CHUNK_SIZE (64 * 1024)
+
+struct strtab_entry {
+	const char *s;
+	uint32_t len;
+	uint32_t hash;
+};
+
+struct strtab {
+	struct strtab_entry *entries;
+	size_t n, cap;
+	uint32_t *slots; /* id + 1, 0 = empty */
+	size_t nslots;   /* power of two */
+	char **chunks;
+	size_t nchunks, chunks_cap;
+	size_t chunk_used, chunk_size;
+	size_t bytes;
+};
+
+static uint32_t hash_bytes(const char *s, size_t len)
+{
+	/* FNV-1a: short strings, good enough spread, no dependencies. */
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static char *arena_alloc(struct strtab *st, size_t n)
+{
+	if (st->nchunks == 0 || st->chunk_used + n > st->chunk_size) {
+		size_t size = n > CHUNK_SIZE ? n : CHUNK_SIZE;
+		xgrow(&st->chunks, &st->chunks_cap, st->nchunks + 1, sizeof *st->chunks);
+		st->chunks[st->nchunks++] = xmalloc(size);
+		st->chunk_used = 0;
+		st->chunk_size = size;
+		st->bytes += size;
+	}
+	char *p = st->chunks[st->nchunks - 1] + st->chunk_used;
+	st->chunk_used += n;
+	return p;
+}
+
+static void rehash(struct strtab *st, size_t nslots)
+{
+	free(st->slots);
+	st->slots = xcalloc(nslots, sizeof *st->slots);
+	st->nslots = nslots;
+	for (size_t id = 0; id < st->n; id++) {
+		size_t i = st->entries[id].hash & (nslots - 1);
+		while (st->slots[i])
+			i = (i + 1) & (nslots - 1);
+		st->slots[i] = (uint32_t)id + 1;
+	}
+}
+
+struct strtab *strtab_new(void)
+{
+	struct strtab *st = xcalloc(1, sizeof *st);
+	rehash(st, 256);
+	strtab_intern(st, "", 0);
+	return st;
+}
+
+void strtab_free(struct strtab *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->nchunks; i++)
+		free(st->chunks[i]);
+	free(st->chunks);
+	free(st->entries);
+	free(st->slots);
+	free(st);
+}
+
+uint32_t strtab_find(const struct strtab *st, const char *s, size_t len)
+{
+	uint32_t h = hash_bytes(s, len);
+	size_t i = h & (st->nslots - 1);
+	while (st->slots[i]) {
+		const struct strtab_entry *e = &st->entries[st->slots[i] - 1];
+		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
+			return st->slots[i] - 1;
+		i = (i + 1) & (st->nslots - 1);
+	}
+	return STRTAB_NONE;
+}
+
+uint32_t strtab_intern(struct strtab *st, const char *s, size_t len)
+{
+	if (len > UINT32_MAX - 1)
+		len = UINT32_MAX - 1; /* a 4 GB name is an error elsewhere; never overflow here */
+	uint32_t h = hash_bytes(s, len);
+	size_t i = h & (st->nslots - 1);
+	while (st->slots[i]) {
+		const struct strtab_entry *e = &st->entries[st->slots[i] - 1];
+		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
+			return st->slots[i] - 1;
+		i = (i + 1) & (st->nslots - 1);
+	}
+	char *copy = arena_alloc(st, len + 1);
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	xgrow(&st->entries, &st->cap, st->n + 1, sizeof *st->entries);
+	uint32_t id = (uint32_t)st->n++;
+	st->entries[id] = (struct strtab_entry){copy, (uint32_t)len, h};
+	st->slots[i] = id + 1;
+	if (st->n * 2 > st->nslots)
+		rehash(st, st->nslots * 2);
+	return id;
+}
+
+uint32_t strtab_intern_cstr(struct strtab *st, const char *s) { return strtab_intern(st, s, strlen(s)); }
+
+const char *strtab_str(const struct strtab *st, uint32_t id)
+{
+	return id < st->n ? st->entries[id].s : "";
+}
+
+size_t strtab_len(const struct strtab *st, uint32_t id)
+{
+	return id < st->n ? st->entries[id].len : 0;
+}
+
+uint32_t strtab_count(const struct strtab *st) { return (uint32_t)st->n; }
+
+size_t strtab_bytes(const struct strtab *st)
+{
+	return st->bytes + st->cap * sizeof *st->entries + st->nslots * sizeof *st->slots;
+}

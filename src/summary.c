@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+/* The --summary printer: counts per rank, lanes, counters, flows, CSV tables, warnings. */
+#include "config.h"
+#include "summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonw.h"
+#include "lanes.h"
+#include "sanitize.h"
+#include "sbuf.h"
+#include "xalloc.h"
+
+
+void summary_put_clean(FILE *out, const char *s)
+{
+	struct sbuf sb = SBUF_INIT;
+	sanitize_append(&sb, s, strlen(s));
+	fputs(sbuf_str(&sb), out);
+	sbuf_free(&sb);
+}
+
+const char *summary_bytes(uint64_t b, char *buf, size_t size)
+{
+	if (b >= (1ull << 30))
+		snprintf(buf, size, "%.2f GB", (double)b / (1ull << 30));
+	else if (b >= (1ull << 20))
+		snprintf(buf, size, "%.1f MB", (double)b / (1ull << 20));
+	else if (b >= 1024)
+		snprintf(buf, size, "%.1f KB", (double)b / 1024);
+	else
+		snprintf(buf, size, "%llu B", (unsigned long long)b);
+	return buf;
+}
+
+const char *summary_duration(int64_t ns, char *buf, size_t size)
+{
+	double a = ns < 0 ? -(double)ns : (double)ns;
+	if (a >= 1e9)
+		snprintf(buf, size, "%.3f s", (double)ns / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, size, "%.3f ms", (double)ns / 1e6);
+	else if (a >= 1e3)
+		snprintf(buf, size, "%.3f us", (double)ns / 1e3);
+	else
+		snprintf(buf, size, "%lld ns", (long long)ns);
+	return buf;
+}
+
+void summary_print_diags(struct diag_list *dl, FILE *out, const char *indent)
+{
+	pthread_mutex_lock(&dl->lock);
+	for (size_t i = 0; i < dl->n; i++) {
+		char *line = diag_format(&dl->items[i]);
+		fprintf(out, "%s%s: ", indent, diag_level_name(dl->items[i].level));
+		summary_put_clean(out, line);
+		fputc('\n', out);
+		free(line);
+	}
+	if (dl->dropped)
+		fprintf(out, "%s... and %zu more diagnostics\n", indent, dl->dropped);
+	pthread_mutex_unlock(&dl->lock);
+}
+
+void summary_json_diags(struct jsonw *w, struct diag_list *dl)
+{
+	pthread_mutex_lock(&dl->lock);
+	jsonw_key(w, "warnings");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < dl->n; i++) {
+		if (dl->items[i].level < DIAG_WARN)
+			continue;
+		char *line = diag_format(&dl->items[i]);
+		jsonw_str(w, line);
+		free(line);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "diagnostics");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < dl->n; i++) {
+		const struct diag *d = &dl->items[i];
+		jsonw_obj_begin(w);
+		jsonw_key(w, "level");
+		jsonw_str(w, diag_level_name(d->level));
+		jsonw_key(w, "file");
+		jsonw_str(w, d->file);
+		jsonw_key(w, "line");
+		if (d->line > 0)
+			jsonw_int(w, d->line);
+		else
+			jsonw_null(w);
+		jsonw_key(w, "offset");
+		if (d->offset >= 0)
+			jsonw_int(w, d->offset);
+		else
+			jsonw_null(w);
+		jsonw_key(w, "message");
+		jsonw_str(w, d->msg);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "diagnostics_dropped");
+	jsonw_uint(w, dl->dropped);
+	pthread_mutex_unlock(&dl->lock);
+}
+
+static const char *file_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static size_t lane_x_events(const struct lane *l) { return l->n_events; }
+
+/* ---- text --------------------------------------------------------------------------- */
+
+static void text_rank(const struct rank_data *rd, FILE *out)
+{
+	const struct rank_plan *rp = rd->plan;
+	const struct rank_store *rs = &rd->store;
+	char b1[64], b2[64];
+	fprintf(out, "rank %d  ", rp->rank);
+	summary_put_clean(out, rp->label);
+	fprintf(out, "  (class %s; rank from %s)\n", discover_class_name(rp->cls),
+		discover_rank_source_name(rp->rank_source));
+	if (rp->info.loaded) {
+		fprintf(out, "  profiler_info: torch_npu %s, CANN %s, %s, aic_metrics %s%s\n",
+			rp->info.torch_npu_version ? rp->info.torch_npu_version : "?",
+			rp->info.cann_version ? rp->info.cann_version : "?",
+			rp->info.profiler_level ? rp->info.profiler_level : "level ?",
+			rp->info.aic_metrics ? rp->info.aic_metrics : "?",
+			rp->info.has_schedule ? ", with schedule" : "");
+	}
+	if (rs->trace.path) {
+		fputs("  trace: ", out);
+		summary_put_clean(out, file_base(rs->trace.path));
+		fprintf(out, "  %s", summary_bytes(rs->trace.size, b1, sizeof b1));
+		if (rs->has_events || rs->ph.by_char['M'])
+			fprintf(out, ", read in %.3f s (%d thread%s)%s%s", rs->trace.load_seconds,
+				rs->trace.threads_used, rs->trace.threads_used == 1 ? "" : "s",
+				rs->trace.wrapped ? ", traceEvents wrapper" : "",
+				rs->trace.truncated ? ", CUT SHORT" : "");
+		fputc('\n', out);
+		fputs("  events:", out);
+		const char *order = "XMsfCBEibenNODPt";
+		for (const char *p = order; *p; p++)
+			if (rs->ph.by_char[(unsigned char)*p])
+				fprintf(out, " %c %llu", *p, (unsigned long long)rs->ph.by_char[(unsigned char)*p]);
+		for (int c = 0; c < 128; c++)
+			if (rs->ph.by_char[c] && !strchr(order, c) && c > ' ')
+				fprintf(out, " %c %llu", c, (unsigned long long)rs->ph.by_char[c]);
+		if (rs->ph.other)
+			fprintf(out, " other %llu", (unsigned long long)rs->ph.other);
+		if (rs->ph.rejected)
+			fprintf(out, " (rejected %llu)", (unsigned long long)rs->ph.rejected);
+		fputc('\n', out);
+		if (rs->has_events)
+			fprintf(out, "  window: %s\n",
+				summary_duration(rs->window_end - rs->window_start, b2, sizeof b2));
+		uint32_t *order_l = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *order_l);
+		lanes_display_order(rs, order_l);
+		fputs("  lanes:\n", out);
+		for (size_t i = 0; i < rs->n_lanes; i++) {
+			const struct lane *l = &rs->lanes[order_l[i]];
+			fprintf(out, "    %-14s ", lanes_group_name(l->group));
+			summary_put_clean(out, l->process_name ? store_str(rs, l->process_name) : "?");
+			fputs(" / ", out);
+			summary_put_clean(out, l->thread_name ? store_str(rs, l->thread_name)
+							      : store_str(rs, l->tid_text));
+			fprintf(out, ": %zu events\n", lane_x_events(l));
+		}
+		free(order_l);
+		if (rs->n_tracks) {
+			fprintf(out, "  counters: %zu tracks, %zu samples\n", rs->n_tracks, rs->n_ctr);
+		}
+		if (rs->n_flows)
+			fprintf(out, "  flows: %zu events, %zu links, %zu unmatched\n", rs->n_flows,
+				rs->n_links, rs->unmatched_flows);
+		if (rs->n_ev)
+			fprintf(out, "  store: %s (%.1f bytes/event)\n",
+				summary_bytes(store_bytes(rs), b1, sizeof b1),
+				(double)store_bytes(rs) / (double)(rs->n_ev + rs->n_ctr + rs->n_flows));
+	} else {
+		fputs("  trace: none\n", out);
+	}
+	for (size_t k = 0; k < rd->n_csvs; k++) {
+		const struct csv_table *t = rd->csvs[k];
+		fputs("  csv: ", out);
+		summary_put_clean(out, file_base(t->path));
+		fprintf(out, "  %s, %zu rows, %zu columns%s%s%s\n", csv_kind_name(t->kind), t->nrows,
+			t->ncols, t->gbk ? ", GB18030" : "", t->bom ? ", BOM" : "",
+			t->ragged_rows ? ", ragged rows" : "");
+	}
+}
+
+void summary_print_text(const struct capture *cap, FILE *out)
+{
+	fputs("ascprof-tui " PACKAGE_VERSION " summary of ", out);
+	summary_put_clean(out, cap->plan.path);
+	fputc('\n', out);
+	fprintf(out, "%zu rank%s found", cap->n_ranks, cap->n_ranks == 1 ? "" : "s");
+	if (cap->plan.raw_captures)
+		fprintf(out, ", %zu raw (not analysed)", cap->plan.raw_captures);
+	fputc('\n', out);
+	for (size_t i = 0; i < cap->n_ranks; i++)
+		text_rank(&cap->ranks[i], out);
+	if (cap->diags.n) {
+		fputs("diagnostics:\n", out);
+		summary_print_diags((struct diag_list *)&cap->diags, out, "  ");
+	}
+}
+
+/* ---- JSON --------------------------------------------------------------------------- */
+
+static void json_rank(struct jsonw *w, const struct rank_data *rd)
+{
+	const struct rank_plan *rp = rd->plan;
+	const struct rank_store *rs = &rd->store;
+	jsonw_obj_begin(w);
+	jsonw_key(w, "rank");
+	jsonw_int(w, rp->rank);
+	jsonw_key(w, "rank_source");
+	jsonw_str(w, discover_rank_source_name(rp->rank_source));
+	jsonw_key(w, "label");
+	jsonw_str(w, rp->label);
+	jsonw_key(w, "path");
+	jsonw_str(w, rp->worker_dir ? rp->worker_dir : rp->output_dir);
+	jsonw_key(w, "class");
+	jsonw_str(w, rp->cls == CAPTURE_CLASS_A ? "A" : rp->cls == CAPTURE_CLASS_B ? "B" : "files");
+	jsonw_key(w, "export_done");
+	jsonw_bool(w, rp->export_done);
+
+	jsonw_key(w, "profiler_info");
+	if (rp->info.loaded) {
+		jsonw_obj_begin(w);
+		jsonw_key(w, "path");
+		jsonw_str(w, rp->info.path);
+		jsonw_key(w, "torch_npu_version");
+		jsonw_str(w, rp->info.torch_npu_version);
+		jsonw_key(w, "cann_version");
+		jsonw_str(w, rp->info.cann_version);
+		jsonw_key(w, "profiler_level");
+		jsonw_str(w, rp->info.profiler_level);
+		jsonw_key(w, "aic_metrics");
+		jsonw_str(w, rp->info.aic_metrics);
+		jsonw_key(w, "schedule");
+		jsonw_bool(w, rp->info.has_schedule);
+		jsonw_obj_end(w);
+	} else {
+		jsonw_null(w);
+	}
+
+	jsonw_key(w, "trace");
+	if (rs->trace.path) {
+		jsonw_obj_begin(w);
+		jsonw_key(w, "path");
+		jsonw_str(w, rs->trace.path);
+		jsonw_key(w, "bytes");
+		jsonw_uint(w, rs->trace.size);
+		jsonw_key(w, "parsed_bytes");
+		jsonw_uint(w, rs->trace.parsed_bytes);
+		jsonw_key(w, "truncated");
+		jsonw_bool(w, rs->trace.truncated);
+		jsonw_key(w, "cut_offset");
+		if (rs->trace.cut_offset >= 0)
+			jsonw_int(w, rs->trace.cut_offset);
+		else
+			jsonw_null(w);
+		jsonw_key(w, "wrapped");
+		jsonw_bool(w, rs->trace.wrapped);
+		jsonw_key(w, "threads");
+		jsonw_int(w, rs->trace.threads_used);
+		jsonw_key(w, "load_seconds");
+		jsonw_double(w, rs->trace.load_seconds, 4);
+		jsonw_obj_end(w);
+	} else {
+		jsonw_null(w);
+	}
+
+	jsonw_key(w, "events");
+	jsonw_obj_begin(w);
+	for (int c = 33; c < 127; c++) {
+		if (!rs->ph.by_char[c])
+			continue;
+		char k[2] = {(char)c, 0};
+		jsonw_key(w, k);
+		jsonw_uint(w, rs->ph.by_char[c]);
+	}
+	jsonw_key(w, "other");
+	jsonw_uint(w, rs->ph.other);
+	jsonw_key(w, "not_object");
+	jsonw_uint(w, rs->ph.not_object);
+	jsonw_key(w, "rejected");
+	jsonw_uint(w, rs->ph.rejected);
+	jsonw_obj_end(w);
+
+	jsonw_key(w, "lanes");
+	jsonw_arr_begin(w);
+	uint32_t *order = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *order);
+	lanes_display_order(rs, order);
+	for (size_t i = 0; i < rs->n_lanes; i++) {
+		const struct lane *l = &rs->lanes[order[i]];
+		jsonw_obj_begin(w);
+		jsonw_key(w, "process");
+		if (l->process_name)
+			jsonw_str(w, store_str(rs, l->process_name));
+		else
+			jsonw_null(w);
+		jsonw_key(w, "thread");
+		if (l->thread_name)
+			jsonw_str(w, store_str(rs, l->thread_name));
+		else
+			jsonw_null(w);
+		jsonw_key(w, "pid");
+		jsonw_str(w, store_str(rs, l->pid_text));
+		jsonw_key(w, "tid");
+		jsonw_str(w, store_str(rs, l->tid_text));
+		jsonw_key(w, "group");
+		jsonw_str(w, lanes_group_name(l->group));
+		jsonw_key(w, "events");
+		jsonw_uint(w, l->n_events);
+		if (l->group == LANE_DEVICE) {
+			jsonw_key(w, "stream");
+			jsonw_int(w, l->stream);
+		}
+		jsonw_obj_end(w);
+	}
+	free(order);
+	jsonw_arr_end(w);
+
+	jsonw_key(w, "counters");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < rs->n_tracks; i++) {
+		const struct counter_track *t = &rs->tracks[i];
+		jsonw_obj_begin(w);
+		jsonw_key(w, "process");
+		if (t->process_name)
+			jsonw_str(w, store_str(rs, t->process_name));
+		else
+			jsonw_null(w);
+		jsonw_key(w, "name");
+		jsonw_str(w, store_str(rs, t->name));
+		jsonw_key(w, "value_key");
+		jsonw_str(w, store_str(rs, t->value_key));
+		jsonw_key(w, "samples");
+		jsonw_uint(w, t->n_samples);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+
+	jsonw_key(w, "flows");
+	jsonw_obj_begin(w);
+	jsonw_key(w, "events");
+	jsonw_uint(w, rs->n_flows);
+	jsonw_key(w, "links");
+	jsonw_uint(w, rs->n_links);
+	jsonw_key(w, "unmatched");
+	jsonw_uint(w, rs->unmatched_flows);
+	jsonw_obj_end(w);
+
+	jsonw_key(w, "window_ns");
+	if (rs->has_events) {
+		jsonw_arr_begin(w);
+		jsonw_int(w, rs->window_start);
+		jsonw_int(w, rs->window_end);
+		jsonw_arr_end(w);
+	} else {
+		jsonw_null(w);
+	}
+
+	jsonw_key(w, "csv");
+	jsonw_obj_begin(w);
+	for (size_t k = 0; k < rd->n_csvs; k++) {
+		const struct csv_table *t = rd->csvs[k];
+		jsonw_key(w, file_base(t->path));
+		jsonw_obj_begin(w);
+		jsonw_key(w, "kind");
+		jsonw_str(w, csv_kind_name(t->kind));
+		jsonw_key(w, "rows");
+		jsonw_uint(w, t->nrows);
+		jsonw_key(w, "columns");
+		jsonw_uint(w, t->ncols);
+		jsonw_key(w, "ragged_rows");
+		jsonw_uint(w, t->ragged_rows);
+		jsonw_key(w, "encoding");
+		jsonw_str(w, t->gbk ? "gb18030" : "utf-8");
+		jsonw_key(w, "bom");
+		jsonw_bool(w, t->bom);
+		jsonw_key(w, "used");
+		jsonw_bool(w, t->kind != CSV_UNKNOWN && rd->by_kind[t->kind] == t);
+		jsonw_obj_end(w);
+	}
+	jsonw_obj_end(w);
+
+	jsonw_key(w, "memory");
+	jsonw_obj_begin(w);
+	jsonw_key(w, "store_bytes");
+	jsonw_uint(w, store_bytes(rs));
+	jsonw_key(w, "bytes_per_event");
+	size_t nev = rs->n_ev + rs->n_ctr + rs->n_flows;
+	jsonw_double(w, nev ? (double)store_bytes(rs) / (double)nev : 0.0, 1);
+	jsonw_obj_end(w);
+	jsonw_obj_end(w);
+}
+
+void summary_print_json(const struct capture *cap, FILE *out)
+{
+	struct jsonw w;
+	jsonw_init(&w, out, true);
+	jsonw_obj_begin(&w);
+	jsonw_key(&w, "tool");
+	jsonw_str(&w, "ascprof-tui");
+	jsonw_key(&w, "version");
+	jsonw_str(&w, PACKAGE_VERSION);
+	jsonw_key(&w, "path");
+	jsonw_str(&w, cap->plan.path);
+	jsonw_key(&w, "raw_captures");
+	jsonw_uint(&w, cap->plan.raw_captures);
+	jsonw_key(&w, "ranks");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; i < cap->n_ranks; i++)
+		json_rank(&w, &cap->ranks[i]);
+	jsonw_arr_end(&w);
+	summary_json_diags(&w, (struct diag_list *)&cap->diags);
+	jsonw_obj_end(&w);
+	fputc('\n', out);
+}

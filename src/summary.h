@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* `--summary`: what was found and loaded, per rank and per file, as text or JSON. */
+#ifndef ASCPROF_SUMMARY_H
+#define ASCPROF_SUMMARY_H
+
+#include <stdio.h>
+
+#include "capture.h"
+
+void summary_print_text(const struct capture *cap, FILE *out);
+void summary_print_json(const struct capture *cap, FILE *out);
+/* Text helpers shared with the report: capture bytes are always sanitised. */
+void summary_put_clean(FILE *out, const char *s);
+/* Diagnostics as "level: file:line: message" lines (sanitised). */
+void summary_print_diags(struct diag_list *dl, FILE *out, const char *indent);
+/* The diagnostics as JSON: "warnings" (strings) and "diagnostics" (objects). */
+struct jsonw;
+void summary_json_diags(struct jsonw *w, struct diag_list *dl);
+/* Human-friendly byte and duration strings into buf. */
+const char *summary_bytes(uint64_t bytes, char *buf, size_t size);
+const char *summary_duration(int64_t ns, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,1152 @@
+/* SPDX-License-Identifier: MIT */
+/* Chrome-trace loader: parallel element walk, per-thread segments, ordered merge. */
+#include "trace.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json_scan.h"
+#include "json_tok.h"
+#include "lanes.h"
+#include "num.h"
+#include "xalloc.h"
+
+#define NOT_FOUND ((size_t)-1)
+/* Below this size one thread is faster than splitting. */
+#define PARALLEL_MIN_BYTES (4u << 20)
+#define MAX_THREADS 16
+/* Each kind of per-element complaint is listed this many times per range, then counted. */
+#define WARN_EACH 5
+
+/* ---- a small open-addressing map from 64-bit keys to 32-bit values ----------------- */
+
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t n, cap; /* cap is a power of two; a key of 0 is stored +1 shifted, see below */
+};
+
+static uint64_t mix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static void u64map_free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof *m);
+}
+
+/* Keys are stored as key+1 so that 0 marks an empty slot; callers never use UINT64_MAX. */
+static uint32_t *u64map_slot(struct u64map *m, uint64_t key, bool *found)
+{
+	if (m->cap == 0 || (m->n + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+		uint64_t *nk = xcalloc(ncap, sizeof *nk);
+		uint32_t *nv = xcalloc(ncap, sizeof *nv);
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->keys[i])
+				continue;
+			size_t j = mix64(m->keys[i]) & (ncap - 1);
+			while (nk[j])
+				j = (j + 1) & (ncap - 1);
+			nk[j] = m->keys[i];
+			nv[j] = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = nk;
+		m->vals = nv;
+		m->cap = ncap;
+	}
+	uint64_t k = key + 1;
+	size_t i = mix64(k) & (m->cap - 1);
+	while (m->keys[i]) {
+		if (m->keys[i] == k) {
+			*found = true;
+			return &m->vals[i];
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+	m->keys[i] = k;
+	m->n++;
+	*found = false;
+	return &m->vals[i];
+}
+
+/* The value for key, or NULL; never inserts. */
+static const uint32_t *u64map_get(const struct u64map *m, uint64_t key)
+{
+	if (m->cap == 0)
+		return NULL;
+	uint64_t k = key + 1;
+	size_t i = mix64(k) & (m->cap - 1);
+	while (m->keys[i]) {
+		if (m->keys[i] == k)
+			return &m->vals[i];
+		i = (i + 1) & (m->cap - 1);
+	}
+	return NULL;
+}
+
+static uint64_t pair_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32) | b; }
+
+/* ---- per-thread segment ------------------------------------------------------------- */
+
+enum meta_kind { META_PROCESS_NAME, META_PROCESS_LABELS, META_PROCESS_SORT, META_THREAD_NAME,
+		 META_THREAD_SORT };
+
+struct meta_rec {
+	uint32_t pid, tid; /* strtab ids (segment-local until merged) */
+	uint32_t str;      /* for names and labels */
+	int64_t num;       /* for sort indices */
+	uint64_t off;
+	uint8_t kind;
+};
+
+struct seg_lane { uint32_t pid, tid; };
+struct seg_track { uint32_t pid, name, value_key; };
+
+enum warn_kind { W_BAD_JSON, W_NOT_OBJECT, W_BAD_TS, W_BAD_DUR, W_NEG_DUR, W_NO_TS, W_BIG,
+		 W_KIND_COUNT };
+
+struct seg {
+	struct strtab *strs;
+	/* X */
+	size_t n, cap;
+	int64_t *ts, *dur;
+	uint32_t *name, *lane, *attr;
+	uint64_t *off;
+	/* attrs */
+	struct ev_attr *attrs;
+	size_t n_attrs, cap_attrs;
+	struct u64map attr_map;
+	/* lanes */
+	struct seg_lane *lanes;
+	size_t n_lanes, cap_lanes;
+	struct u64map lane_map;
+	/* C */
+	size_t n_ctr, cap_ctr;
+	int64_t *ctr_ts;
+	double *ctr_value;
+	uint32_t *ctr_track;
+	uint64_t *ctr_off;
+	struct seg_track *tracks;
+	size_t n_tracks, cap_tracks;
+	struct u64map track_map;
+	/* flows, metadata */
+	struct flow *flows;
+	size_t n_flows, cap_flows;
+	struct meta_rec *meta;
+	size_t n_meta, cap_meta;
+	struct ph_counts ph;
+	uint64_t warn_count[W_KIND_COUNT];
+	/* walk state */
+	struct jtok jt;
+	struct sbuf scratch;
+	const char *name_for_diag;
+	/* Messages stay here until the range is confirmed: a range walked from a wrong
+	 * guess is discarded with everything it said. */
+	struct diag_list local;
+};
+
+static void seg_init(struct seg *sg, const char *name)
+{
+	memset(sg, 0, sizeof *sg);
+	sg->strs = strtab_new();
+	jtok_init(&sg->jt);
+	sg->name_for_diag = name;
+	diag_init(&sg->local);
+	/* attr 0 is "no cat, no Task Type" */
+	xgrow(&sg->attrs, &sg->cap_attrs, 1, sizeof *sg->attrs);
+	sg->attrs[0] = (struct ev_attr){0, 0};
+	sg->n_attrs = 1;
+	bool found;
+	*u64map_slot(&sg->attr_map, pair_key(0, 0), &found) = 0;
+}
+
+static void seg_free(struct seg *sg)
+{
+	strtab_free(sg->strs);
+	free(sg->ts);
+	free(sg->dur);
+	free(sg->name);
+	free(sg->lane);
+	free(sg->attr);
+	free(sg->off);
+	free(sg->attrs);
+	u64map_free(&sg->attr_map);
+	free(sg->lanes);
+	u64map_free(&sg->lane_map);
+	free(sg->ctr_ts);
+	free(sg->ctr_value);
+	free(sg->ctr_track);
+	free(sg->ctr_off);
+	free(sg->tracks);
+	u64map_free(&sg->track_map);
+	free(sg->flows);
+	free(sg->meta);
+	jtok_free(&sg->jt);
+	sbuf_free(&sg->scratch);
+	diag_free(&sg->local);
+	memset(sg, 0, sizeof *sg);
+}
+
+static void seg_warn(struct seg *sg, enum warn_kind kind, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void seg_warn(struct seg *sg, enum warn_kind kind, uint64_t off, const char *fmt, ...)
+{
+	if (sg->warn_count[kind]++ >= WARN_EACH)
+		return;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	diag_add(&sg->local, DIAG_WARN, sg->name_for_diag, 0, (int64_t)off, "%s", msg);
+}
+
+/* Interns the text of a token: strings unescaped, primitives verbatim. */
+static uint32_t seg_intern_tok(struct seg *sg, const char *js, const jsmntok_t *t)
+{
+	if (t->type == JSMN_STRING && jtok_has_escape(js, t)) {
+		sbuf_reset(&sg->scratch);
+		jtok_unescape(js, t, &sg->scratch);
+		return strtab_intern(sg->strs, sg->scratch.buf ? sg->scratch.buf : "", sg->scratch.len);
+	}
+	return strtab_intern(sg->strs, js + t->start, (size_t)(t->end - t->start));
+}
+
+static uint32_t seg_lane(struct seg *sg, uint32_t pid, uint32_t tid)
+{
+	bool found;
+	uint32_t *slot = u64map_slot(&sg->lane_map, pair_key(pid, tid), &found);
+	if (!found) {
+		xgrow(&sg->lanes, &sg->cap_lanes, sg->n_lanes + 1, sizeof *sg->lanes);
+		sg->lanes[sg->n_lanes] = (struct seg_lane){pid, tid};
+		*slot = (uint32_t)sg->n_lanes++;
+	}
+	return *slot;
+}
+
+static uint32_t seg_attr(struct seg *sg, uint32_t cat, uint32_t task_type)
+{
+	bool found;
+	uint32_t *slot = u64map_slot(&sg->attr_map, pair_key(cat, task_type), &found);
+	if (!found) {
+		xgrow(&sg->attrs, &sg->cap_attrs, sg->n_attrs + 1, sizeof *sg->attrs);
+		sg->attrs[sg->n_attrs] = (struct ev_attr){cat, task_type};
+		*slot = (uint32_t)sg->n_attrs++;
+	}
+	return *slot;
+}
+
+static uint32_t seg_track(struct seg *sg, uint32_t pid, uint32_t name, uint32_t value_key)
+{
+	bool found;
+	uint32_t *slot = u64map_slot(&sg->track_map, pair_key(pid, name), &found);
+	if (!found) {
+		xgrow(&sg->tracks, &sg->cap_tracks, sg->n_tracks + 1, sizeof *sg->tracks);
+		sg->tracks[sg->n_tracks] = (struct seg_track){pid, name, value_key};
+		*slot = (uint32_t)sg->n_tracks++;
+	}
+	return *slot;
+}
+
+static void seg_push_x(struct seg *sg, int64_t ts, int64_t dur, uint32_t name, uint32_t lane,
+		       uint32_t attr, uint64_t off)
+{
+	if (sg->n == sg->cap) {
+		size_t c = sg->cap;
+		xgrow(&sg->ts, &c, sg->n + 1, sizeof *sg->ts);
+		c = sg->cap;
+		xgrow(&sg->dur, &c, sg->n + 1, sizeof *sg->dur);
+		c = sg->cap;
+		xgrow(&sg->name, &c, sg->n + 1, sizeof *sg->name);
+		c = sg->cap;
+		xgrow(&sg->lane, &c, sg->n + 1, sizeof *sg->lane);
+		c = sg->cap;
+		xgrow(&sg->attr, &c, sg->n + 1, sizeof *sg->attr);
+		c = sg->cap;
+		xgrow(&sg->off, &c, sg->n + 1, sizeof *sg->off);
+		sg->cap = c;
+	}
+	sg->ts[sg->n] = ts;
+	sg->dur[sg->n] = dur;
+	sg->name[sg->n] = name;
+	sg->lane[sg->n] = lane;
+	sg->attr[sg->n] = attr;
+	sg->off[sg->n] = off;
+	sg->n++;
+}
+
+static void seg_push_ctr(struct seg *sg, int64_t ts, double v, uint32_t track, uint64_t off)
+{
+	if (sg->n_ctr == sg->cap_ctr) {
+		size_t c = sg->cap_ctr;
+		xgrow(&sg->ctr_ts, &c, sg->n_ctr + 1, sizeof *sg->ctr_ts);
+		c = sg->cap_ctr;
+		xgrow(&sg->ctr_value, &c, sg->n_ctr + 1, sizeof *sg->ctr_value);
+		c = sg->cap_ctr;
+		xgrow(&sg->ctr_track, &c, sg->n_ctr + 1, sizeof *sg->ctr_track);
+		c = sg->cap_ctr;
+		xgrow(&sg->ctr_off, &c, sg->n_ctr + 1, sizeof *sg->ctr_off);
+		sg->cap_ctr = c;
+	}
+	sg->ctr_ts[sg->n_ctr] = ts;
+	sg->ctr_value[sg->n_ctr] = v;
+	sg->ctr_track[sg->n_ctr] = track;
+	sg->ctr_off[sg->n_ctr] = off;
+	sg->n_ctr++;
+}
+
+/* The fields of one element that the store keeps; token indices or -1. */
+struct elem_fields {
+	int ph, name, pid, tid, ts, dur, cat, id, bp, args, process_name;
+};
+
+static void find_fields(const struct jtok *jt, const char *js, struct elem_fields *f)
+{
+	memset(f, 0xff, sizeof *f); /* all -1 */
+	int nkeys = jt->t[0].size;
+	int i = 1;
+	for (int k = 0; k < nkeys && i + 1 < jt->n; k++) {
+		const jsmntok_t *key = &jt->t[i];
+		int v = i + 1;
+		int klen = key->end - key->start;
+		const char *ks = js + key->start;
+		switch (klen) {
+		case 2:
+			if (ks[0] == 'p' && ks[1] == 'h')
+				f->ph = v;
+			else if (ks[0] == 't' && ks[1] == 's')
+				f->ts = v;
+			else if (ks[0] == 'i' && ks[1] == 'd')
+				f->id = v;
+			else if (ks[0] == 'b' && ks[1] == 'p')
+				f->bp = v;
+			break;
+		case 3:
+			if (!memcmp(ks, "pid", 3))
+				f->pid = v;
+			else if (!memcmp(ks, "tid", 3))
+				f->tid = v;
+			else if (!memcmp(ks, "dur", 3))
+				f->dur = v;
+			else if (!memcmp(ks, "cat", 3))
+				f->cat = v;
+			break;
+		case 4:
+			if (!memcmp(ks, "name", 4))
+				f->name = v;
+			else if (!memcmp(ks, "args", 4))
+				f->args = v;
+			break;
+		case 11:
+			if (!memcmp(ks, "processName", 11))
+				f->process_name = v;
+			break;
+		default:
+			break;
+		}
+		i = jtok_skip(jt, v);
+	}
+}
+
+static const char *tok_text(const char *js, const jsmntok_t *t, size_t *len)
+{
+	*len = (size_t)(t->end - t->start);
+	return js + t->start;
+}
+
+/* Parses "ts" (µs, string or number) into ns. Returns false when absent or unusable. */
+static bool parse_ts(struct seg *sg, const char *js, int tok, uint64_t off, int64_t *out)
+{
+	if (tok < 0)
+		return false;
+	const jsmntok_t *t = &sg->jt.t[tok];
+	if (t->type != JSMN_STRING && t->type != JSMN_PRIMITIVE)
+		return false;
+	size_t len;
+	const char *s = tok_text(js, t, &len);
+	enum num_status st = num_us_to_ns(s, len, out, NULL);
+	if (st != NUM_OK) {
+		seg_warn(sg, W_BAD_TS, off, "\"ts\" is %s (%.*s); event dropped",
+			 st == NUM_RANGE ? "out of range" : "not a number", (int)(len > 40 ? 40 : len), s);
+		return false;
+	}
+	return true;
+}
+
+static uint32_t args_str(struct seg *sg, const char *js, int args, const char *key)
+{
+	int v = jtok_obj_get(&sg->jt, js, args, key);
+	if (v < 0 || (sg->jt.t[v].type != JSMN_STRING && sg->jt.t[v].type != JSMN_PRIMITIVE))
+		return 0;
+	return seg_intern_tok(sg, js, &sg->jt.t[v]);
+}
+
+static void parse_meta(struct seg *sg, const char *js, const struct elem_fields *f, uint64_t off)
+{
+	if (f->name < 0 || f->pid < 0)
+		return;
+	const jsmntok_t *nt = &sg->jt.t[f->name];
+	static const struct { const char *name; enum meta_kind kind; const char *arg; } known[] = {
+		{"process_name", META_PROCESS_NAME, "name"},
+		{"process_labels", META_PROCESS_LABELS, "labels"},
+		{"process_sort_index", META_PROCESS_SORT, "sort_index"},
+		{"thread_name", META_THREAD_NAME, "name"},
+		{"thread_sort_index", META_THREAD_SORT, "sort_index"},
+	};
+	for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+		if (!jtok_eq(js, nt, known[k].name))
+			continue;
+		struct meta_rec m = {0};
+		m.kind = (uint8_t)known[k].kind;
+		m.off = off;
+		m.pid = seg_intern_tok(sg, js, &sg->jt.t[f->pid]);
+		m.tid = f->tid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->tid]) : 0;
+		int v = jtok_obj_get(&sg->jt, js, f->args, known[k].arg);
+		if (v < 0)
+			return;
+		if (m.kind == META_PROCESS_SORT || m.kind == META_THREAD_SORT) {
+			size_t len;
+			const char *s = tok_text(js, &sg->jt.t[v], &len);
+			double d;
+			if (num_int64(s, len, &m.num) != NUM_OK) {
+				if (num_double(s, len, &d) != NUM_OK)
+					return;
+				m.num = (int64_t)d;
+			}
+		} else {
+			m.str = seg_intern_tok(sg, js, &sg->jt.t[v]);
+		}
+		if (m.kind == META_THREAD_NAME || m.kind == META_THREAD_SORT)
+			seg_lane(sg, m.pid, m.tid); /* a named thread is a lane even if empty */
+		xgrow(&sg->meta, &sg->cap_meta, sg->n_meta + 1, sizeof *sg->meta);
+		sg->meta[sg->n_meta++] = m;
+		return;
+	}
+}
+
+static void parse_counter(struct seg *sg, const char *js, const struct elem_fields *f, uint64_t off)
+{
+	int64_t ts;
+	if (f->ts < 0) {
+		seg_warn(sg, W_NO_TS, off, "counter event without \"ts\"; dropped");
+		sg->ph.rejected++;
+		return;
+	}
+	if (!parse_ts(sg, js, f->ts, off, &ts)) {
+		sg->ph.rejected++;
+		return;
+	}
+	uint32_t pid = f->pid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->pid]) : 0;
+	uint32_t name = 0;
+	if (f->name >= 0)
+		name = seg_intern_tok(sg, js, &sg->jt.t[f->name]);
+	else if (f->process_name >= 0)
+		name = seg_intern_tok(sg, js, &sg->jt.t[f->process_name]);
+	/* the value: the first numeric member of args */
+	double value = 0.0 / 0.0;
+	uint32_t value_key = 0;
+	if (f->args >= 0 && sg->jt.t[f->args].type == JSMN_OBJECT) {
+		int nkeys = sg->jt.t[f->args].size;
+		int i = f->args + 1;
+		for (int k = 0; k < nkeys && i + 1 < sg->jt.n; k++) {
+			const jsmntok_t *v = &sg->jt.t[i + 1];
+			if (v->type == JSMN_PRIMITIVE || v->type == JSMN_STRING) {
+				size_t len;
+				const char *s = tok_text(js, v, &len);
+				if (num_double(s, len, &value) == NUM_OK) {
+					value_key = seg_intern_tok(sg, js, &sg->jt.t[i]);
+					break;
+				}
+			}
+			i = jtok_skip(&sg->jt, i + 1);
+		}
+	}
+	uint32_t track = seg_track(sg, pid, name, value_key);
+	seg_push_ctr(sg, ts, value, track, off);
+}
+
+static void parse_flow(struct seg *sg, const char *js, const struct elem_fields *f, char ph,
+		       uint64_t off)
+{
+	struct flow fl = {0};
+	fl.ph = ph;
+	fl.off = off;
+	if (f->ts < 0 || !parse_ts(sg, js, f->ts, off, &fl.ts)) {
+		sg->ph.rejected++;
+		return;
+	}
+	uint32_t pid = f->pid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->pid]) : 0;
+	uint32_t tid = f->tid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->tid]) : 0;
+	fl.lane = seg_lane(sg, pid, tid);
+	fl.cat = f->cat >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->cat]) : 0;
+	if (f->bp >= 0) {
+		const jsmntok_t *b = &sg->jt.t[f->bp];
+		fl.bp = b->end > b->start ? js[b->start] : 0;
+	}
+	if (f->id >= 0) {
+		size_t len;
+		const char *s = tok_text(js, &sg->jt.t[f->id], &len);
+		if (num_u128(s, len, &fl.id.num) != NUM_OK) {
+			fl.id.is_str = true;
+			fl.id.str = seg_intern_tok(sg, js, &sg->jt.t[f->id]);
+		}
+	}
+	xgrow(&sg->flows, &sg->cap_flows, sg->n_flows + 1, sizeof *sg->flows);
+	sg->flows[sg->n_flows++] = fl;
+}
+
+static void parse_complete(struct seg *sg, const char *js, const struct elem_fields *f, uint64_t off)
+{
+	int64_t ts, dur = 0;
+	if (f->ts < 0) {
+		seg_warn(sg, W_NO_TS, off, "\"X\" event without \"ts\"; dropped");
+		sg->ph.rejected++;
+		return;
+	}
+	if (!parse_ts(sg, js, f->ts, off, &ts)) {
+		sg->ph.rejected++;
+		return;
+	}
+	if (f->dur >= 0) {
+		size_t len;
+		const char *s = tok_text(js, &sg->jt.t[f->dur], &len);
+		enum num_status st = num_us_to_ns(s, len, &dur, NULL);
+		if (st != NUM_OK) {
+			seg_warn(sg, W_BAD_DUR, off, "\"dur\" is %s (%.*s); kept with duration 0",
+				 st == NUM_RANGE ? "out of range" : "not a number", (int)(len > 40 ? 40 : len),
+				 s);
+			dur = 0;
+		} else if (dur < 0) {
+			seg_warn(sg, W_NEG_DUR, off, "negative \"dur\" (%.*s); kept with duration 0",
+				 (int)(len > 40 ? 40 : len), s);
+			dur = 0;
+		}
+	}
+	/* keep ts + dur representable */
+	if (dur > INT64_MAX - (ts > 0 ? ts : 0))
+		dur = INT64_MAX - (ts > 0 ? ts : 0);
+	uint32_t name = f->name >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->name]) : 0;
+	uint32_t pid = f->pid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->pid]) : 0;
+	uint32_t tid = f->tid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->tid]) : 0;
+	uint32_t cat = f->cat >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->cat]) : 0;
+	uint32_t tt = f->args >= 0 ? args_str(sg, js, f->args, "Task Type") : 0;
+	seg_push_x(sg, ts, dur, name, seg_lane(sg, pid, tid), seg_attr(sg, cat, tt), off);
+}
+
+static void parse_element(struct seg *sg, const char *buf, size_t start, size_t end)
+{
+	const char *js = buf + start;
+	size_t len = end - start;
+	if (len > (size_t)INT32_MAX) {
+		seg_warn(sg, W_BIG, start, "element of %zu bytes is beyond what can be tokenized; skipped",
+			 len);
+		sg->ph.rejected++;
+		return;
+	}
+	if (buf[start] != '{') {
+		seg_warn(sg, W_NOT_OBJECT, start, "array element is not an object; skipped");
+		sg->ph.not_object++;
+		return;
+	}
+	int r = jtok_parse(&sg->jt, js, len);
+	if (r <= 0 || sg->jt.t[0].type != JSMN_OBJECT) {
+		seg_warn(sg, W_BAD_JSON, start, "%s in an element of %zu bytes; skipped",
+			 jtok_error_name(r), len);
+		sg->ph.rejected++;
+		return;
+	}
+	struct elem_fields f;
+	find_fields(&sg->jt, js, &f);
+	char ph = 0;
+	if (f.ph >= 0) {
+		const jsmntok_t *t = &sg->jt.t[f.ph];
+		if (t->type == JSMN_STRING && t->end - t->start == 1 && (unsigned char)js[t->start] < 128)
+			ph = js[t->start];
+	}
+	if (ph)
+		sg->ph.by_char[(unsigned char)ph]++;
+	else
+		sg->ph.other++;
+	switch (ph) {
+	case 'X': parse_complete(sg, js, &f, start); break;
+	case 'M': parse_meta(sg, js, &f, start); break;
+	case 'C': parse_counter(sg, js, &f, start); break;
+	case 's':
+	case 'f':
+	case 't': parse_flow(sg, js, &f, ph, start); break;
+	default: break;
+	}
+}
+
+/* ---- range walking ------------------------------------------------------------------ */
+
+enum range_end { RANGE_STOPPED, RANGE_ARRAY_END, RANGE_TRUNCATED, RANGE_ERROR, RANGE_EMPTY };
+
+struct range_job {
+	const char *buf;
+	size_t len;
+	size_t begin;      /* first byte to walk from (element start or after '[') */
+	size_t stop;       /* elements starting at or after this belong to the next range */
+	struct seg seg;
+	enum range_end how;
+	size_t next_start; /* RANGE_STOPPED: the first element not walked */
+	size_t end_pos;    /* where the walk ended (cut or error offset) */
+	size_t last_complete_end;
+	_Atomic uint64_t *progress;
+};
+
+static void *range_walk(void *arg)
+{
+	struct range_job *job = arg;
+	struct jscan js = {.buf = job->buf, .len = job->len, .pos = job->begin};
+	size_t start, end;
+	uint64_t reported = job->begin;
+	job->last_complete_end = job->begin;
+	for (;;) {
+		enum jscan_status st = jscan_next(&js, &start, &end);
+		if (st == JSCAN_ELEMENT) {
+			if (start >= job->stop) {
+				job->how = RANGE_STOPPED;
+				job->next_start = start;
+				break;
+			}
+			parse_element(&job->seg, job->buf, start, end);
+			job->last_complete_end = end;
+			if (job->progress && end - reported > (1u << 20)) {
+				atomic_fetch_add(job->progress, end - reported);
+				reported = end;
+			}
+			continue;
+		}
+		job->end_pos = js.pos;
+		job->how = st == JSCAN_END ? RANGE_ARRAY_END
+			   : st == JSCAN_TRUNCATED ? RANGE_TRUNCATED
+						  : RANGE_ERROR;
+		break;
+	}
+	if (job->progress && job->last_complete_end > reported)
+		atomic_fetch_add(job->progress, job->last_complete_end - reported);
+	return NULL;
+}
+
+/* ---- merge -------------------------------------------------------------------------- */
+
+struct merge_state {
+	struct rank_store *rs;
+	struct u64map lane_map, attr_map, track_map;
+	struct meta_rec *meta;
+	size_t n_meta, cap_meta;
+	size_t cap_lanes, cap_attrs, cap_tracks;
+};
+
+static uint32_t global_lane(struct merge_state *ms, uint32_t pid, uint32_t tid)
+{
+	struct rank_store *rs = ms->rs;
+	bool found;
+	uint32_t *slot = u64map_slot(&ms->lane_map, pair_key(pid, tid), &found);
+	if (!found) {
+		xgrow(&rs->lanes, &ms->cap_lanes, rs->n_lanes + 1, sizeof *rs->lanes);
+		struct lane *l = &rs->lanes[rs->n_lanes];
+		memset(l, 0, sizeof *l);
+		l->pid_text = pid;
+		l->tid_text = tid;
+		l->stream = -1;
+		*slot = (uint32_t)rs->n_lanes++;
+	}
+	return *slot;
+}
+
+static void merge_segment(struct merge_state *ms, struct seg *sg, size_t *ev_at, size_t *ctr_at)
+{
+	struct rank_store *rs = ms->rs;
+	uint32_t nstr = strtab_count(sg->strs);
+	uint32_t *smap = xmalloc((nstr ? nstr : 1) * sizeof *smap);
+	for (uint32_t i = 0; i < nstr; i++)
+		smap[i] = strtab_intern(rs->strs, strtab_str(sg->strs, i), strtab_len(sg->strs, i));
+
+	uint32_t *lmap = xmalloc((sg->n_lanes ? sg->n_lanes : 1) * sizeof *lmap);
+	for (size_t i = 0; i < sg->n_lanes; i++)
+		lmap[i] = global_lane(ms, smap[sg->lanes[i].pid], smap[sg->lanes[i].tid]);
+
+	uint32_t *amap = xmalloc(sg->n_attrs * sizeof *amap);
+	for (size_t i = 0; i < sg->n_attrs; i++) {
+		uint32_t cat = smap[sg->attrs[i].cat], tt = smap[sg->attrs[i].task_type];
+		bool found;
+		uint32_t *slot = u64map_slot(&ms->attr_map, pair_key(cat, tt), &found);
+		if (!found) {
+			xgrow(&rs->attrs, &ms->cap_attrs, rs->n_attrs + 1, sizeof *rs->attrs);
+			rs->attrs[rs->n_attrs] = (struct ev_attr){cat, tt};
+			*slot = (uint32_t)rs->n_attrs++;
+		}
+		amap[i] = *slot;
+	}
+
+	uint32_t *tmap = xmalloc((sg->n_tracks ? sg->n_tracks : 1) * sizeof *tmap);
+	for (size_t i = 0; i < sg->n_tracks; i++) {
+		uint32_t pid = smap[sg->tracks[i].pid], name = smap[sg->tracks[i].name];
+		bool found;
+		uint32_t *slot = u64map_slot(&ms->track_map, pair_key(pid, name), &found);
+		if (!found) {
+			xgrow(&rs->tracks, &ms->cap_tracks, rs->n_tracks + 1, sizeof *rs->tracks);
+			struct counter_track *t = &rs->tracks[rs->n_tracks];
+			memset(t, 0, sizeof *t);
+			t->pid_text = pid;
+			t->name = name;
+			t->value_key = smap[sg->tracks[i].value_key];
+			*slot = (uint32_t)rs->n_tracks++;
+		}
+		tmap[i] = *slot;
+	}
+
+	size_t at = *ev_at;
+	memcpy(rs->ev_ts + at, sg->ts, sg->n * sizeof *sg->ts);
+	memcpy(rs->ev_dur + at, sg->dur, sg->n * sizeof *sg->dur);
+	memcpy(rs->ev_off + at, sg->off, sg->n * sizeof *sg->off);
+	for (size_t i = 0; i < sg->n; i++) {
+		rs->ev_name[at + i] = smap[sg->name[i]];
+		rs->ev_lane[at + i] = lmap[sg->lane[i]];
+		rs->ev_attr[at + i] = amap[sg->attr[i]];
+	}
+	*ev_at = at + sg->n;
+
+	size_t c = *ctr_at;
+	memcpy(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr * sizeof *sg->ctr_ts);
+	memcpy(rs->ctr_value + c, sg->ctr_value, sg->n_ctr * sizeof *sg->ctr_value);
+	memcpy(rs->ctr_off + c, sg->ctr_off, sg->n_ctr * sizeof *sg->ctr_off);
+	for (size_t i = 0; i < sg->n_ctr; i++)
+		rs->ctr_track[c + i] = tmap[sg->ctr_track[i]];
+	*ctr_at = c + sg->n_ctr;
+
+	for (size_t i = 0; i < sg->n_flows; i++) {
+		struct flow fl = sg->flows[i];
+		fl.lane = lmap[fl.lane];
+		fl.cat = smap[fl.cat];
+		if (fl.id.is_str)
+			fl.id.str = smap[fl.id.str];
+		rs->flows[rs->n_flows++] = fl;
+	}
+	for (size_t i = 0; i < sg->n_meta; i++) {
+		struct meta_rec m = sg->meta[i];
+		m.pid = smap[m.pid];
+		m.tid = smap[m.tid];
+		m.str = smap[m.str];
+		if (m.kind == META_THREAD_NAME || m.kind == META_THREAD_SORT)
+			global_lane(ms, m.pid, m.tid);
+		xgrow(&ms->meta, &ms->cap_meta, ms->n_meta + 1, sizeof *ms->meta);
+		ms->meta[ms->n_meta++] = m;
+	}
+	for (int k = 0; k < 128; k++)
+		rs->ph.by_char[k] += sg->ph.by_char[k];
+	rs->ph.other += sg->ph.other;
+	rs->ph.not_object += sg->ph.not_object;
+	rs->ph.rejected += sg->ph.rejected;
+
+	free(smap);
+	free(lmap);
+	free(amap);
+	free(tmap);
+}
+
+/* Applies process/thread metadata in file order (the last record wins, a change of a
+ * process's name is reported). */
+static void apply_meta(struct merge_state *ms, const char *name, struct diag_list *dl)
+{
+	struct rank_store *rs = ms->rs;
+	/* pid -> first lane index is not enough (a pid has many lanes): use a pid map to a
+	 * record of process fields, then copy onto each lane. */
+	struct proc { uint32_t pid, name, labels; int64_t sort; bool has_sort; };
+	struct proc *procs = NULL;
+	size_t n_procs = 0, cap_procs = 0;
+	struct u64map pmap = {0};
+	size_t renamed = 0;
+	for (size_t i = 0; i < ms->n_meta; i++) {
+		const struct meta_rec *m = &ms->meta[i];
+		if (m->kind <= META_PROCESS_SORT) {
+			bool found;
+			uint32_t *slot = u64map_slot(&pmap, m->pid, &found);
+			if (!found) {
+				xgrow(&procs, &cap_procs, n_procs + 1, sizeof *procs);
+				procs[n_procs] = (struct proc){m->pid, 0, 0, 0, false};
+				*slot = (uint32_t)n_procs++;
+			}
+			struct proc *p = &procs[*slot];
+			if (m->kind == META_PROCESS_NAME) {
+				if (p->name && p->name != m->str && renamed++ < WARN_EACH)
+					diag_add(dl, DIAG_WARN, name, 0, (int64_t)m->off,
+						 "process %s is named both \"%s\" and \"%s\"; the later name is used",
+						 store_str(rs, m->pid), store_str(rs, p->name),
+						 store_str(rs, m->str));
+				p->name = m->str;
+			} else if (m->kind == META_PROCESS_LABELS) {
+				p->labels = m->str;
+			} else {
+				p->sort = m->num;
+				p->has_sort = true;
+			}
+		} else {
+			const uint32_t *slot = u64map_get(&ms->lane_map, pair_key(m->pid, m->tid));
+			if (!slot)
+				continue;
+			struct lane *l = &rs->lanes[*slot];
+			if (m->kind == META_THREAD_NAME)
+				l->thread_name = m->str;
+			else {
+				l->thread_sort = m->num;
+				l->has_thread_sort = true;
+			}
+		}
+	}
+	for (size_t i = 0; i < rs->n_lanes; i++) {
+		struct lane *l = &rs->lanes[i];
+		const uint32_t *p = u64map_get(&pmap, l->pid_text);
+		if (!p)
+			continue;
+		l->process_name = procs[*p].name;
+		l->process_labels = procs[*p].labels;
+		l->process_sort = procs[*p].sort;
+		l->has_process_sort = procs[*p].has_sort;
+	}
+	for (size_t i = 0; i < rs->n_tracks; i++) {
+		const uint32_t *p = u64map_get(&pmap, rs->tracks[i].pid_text);
+		if (p)
+			rs->tracks[i].process_name = procs[*p].name;
+	}
+	free(procs);
+	u64map_free(&pmap);
+}
+
+/* ---- entry points ------------------------------------------------------------------- */
+
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Hands a confirmed range's messages on, then its counts of what was not listed. */
+static void report_seg_counts(const struct seg *sg, const char *name, struct diag_list *dl)
+{
+	for (size_t i = 0; i < sg->local.n; i++) {
+		const struct diag *d = &sg->local.items[i];
+		diag_add(dl, d->level, d->file, d->line, d->offset, "%s", d->msg);
+	}
+	static const char *what[W_KIND_COUNT] = {
+		[W_BAD_JSON] = "invalid elements", [W_NOT_OBJECT] = "non-object elements",
+		[W_BAD_TS] = "unusable \"ts\" values", [W_BAD_DUR] = "unusable \"dur\" values",
+		[W_NEG_DUR] = "negative \"dur\" values", [W_NO_TS] = "events without \"ts\"",
+		[W_BIG] = "oversized elements",
+	};
+	for (int k = 0; k < W_KIND_COUNT; k++)
+		if (sg->warn_count[k] > WARN_EACH)
+			diag_add(dl, DIAG_WARN, name, 0, -1, "%llu more %s than listed above",
+				 (unsigned long long)(sg->warn_count[k] - WARN_EACH), what[k]);
+}
+
+static int load_bytes(struct rank_store *rs, const char *name, const char *buf, size_t len,
+		      const struct trace_load_opts *opts, struct diag_list *dl)
+{
+	double t0 = now_seconds();
+	char err[256];
+	struct jscan js;
+	if (!jscan_open(&js, buf, len, err, sizeof err)) {
+		diag_add(dl, DIAG_ERROR, name, 0, -1, "not a Chrome trace: %s; nothing loaded", err);
+		return -1;
+	}
+	rs->trace.wrapped = js.shape == JSCAN_WRAPPED;
+
+	int nthreads = opts && opts->threads > 0 ? opts->threads : online_cpus();
+	if (nthreads > MAX_THREADS)
+		nthreads = MAX_THREADS;
+	if (len < PARALLEL_MIN_BYTES)
+		nthreads = 1;
+	size_t body = js.pos;
+	struct range_job jobs[MAX_THREADS];
+	int njobs = 0;
+	size_t prev_begin = body;
+	for (int i = 0; i < nthreads; i++) {
+		size_t begin;
+		if (i == 0) {
+			begin = body;
+		} else {
+			size_t guess = body + (len - body) / (size_t)nthreads * (size_t)i;
+			begin = jscan_resync(buf, len, guess);
+			if (begin == NOT_FOUND || begin <= prev_begin)
+				break;
+		}
+		struct range_job *job = &jobs[njobs++];
+		memset(job, 0, sizeof *job);
+		job->buf = buf;
+		job->len = len;
+		job->begin = begin;
+		job->stop = len + 1;
+		job->progress = opts ? opts->progress : NULL;
+		seg_init(&job->seg, name);
+		if (njobs > 1)
+			jobs[njobs - 2].stop = begin;
+		prev_begin = begin;
+	}
+	rs->trace.threads_used = njobs;
+	pthread_t tids[MAX_THREADS];
+	bool started[MAX_THREADS] = {false};
+	for (int i = 1; i < njobs; i++)
+		started[i] = pthread_create(&tids[i], NULL, range_walk, &jobs[i]) == 0;
+	range_walk(&jobs[0]);
+	for (int i = 1; i < njobs; i++) {
+		if (started[i])
+			pthread_join(tids[i], NULL);
+		else
+			range_walk(&jobs[i]);
+	}
+	/* Confirm each guessed boundary against the exact walk before it; re-walk a range
+	 * from the exact boundary when the guess was wrong (e.g. "}, {" inside a string). */
+	int used = 1;
+	for (int i = 1; i < njobs; i++) {
+		struct range_job *prev = &jobs[used - 1];
+		if (prev->how != RANGE_STOPPED)
+			break; /* the array ended, was cut or broke before this range */
+		struct range_job *job = &jobs[i];
+		if (prev->next_start != job->begin) {
+			seg_free(&job->seg);
+			seg_init(&job->seg, name);
+			job->begin = prev->next_start;
+			range_walk(job);
+			rs->trace.rewalked_ranges++;
+		}
+		used = i + 1;
+	}
+	for (int i = used; i < njobs; i++)
+		seg_free(&jobs[i].seg);
+	struct range_job *last = &jobs[used - 1];
+
+	size_t n_ev = 0, n_ctr = 0, n_flows = 0;
+	for (int i = 0; i < used; i++) {
+		n_ev += jobs[i].seg.n;
+		n_ctr += jobs[i].seg.n_ctr;
+		n_flows += jobs[i].seg.n_flows;
+	}
+	rs->ev_ts = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_ts);
+	rs->ev_dur = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_dur);
+	rs->ev_name = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_name);
+	rs->ev_lane = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_lane);
+	rs->ev_attr = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_attr);
+	rs->ev_off = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_off);
+	rs->ctr_ts = xmalloc((n_ctr ? n_ctr : 1) * sizeof *rs->ctr_ts);
+	rs->ctr_value = xmalloc((n_ctr ? n_ctr : 1) * sizeof *rs->ctr_value);
+	rs->ctr_track = xmalloc((n_ctr ? n_ctr : 1) * sizeof *rs->ctr_track);
+	rs->ctr_off = xmalloc((n_ctr ? n_ctr : 1) * sizeof *rs->ctr_off);
+	rs->flows = xmalloc((n_flows ? n_flows : 1) * sizeof *rs->flows);
+	rs->n_ev = n_ev;
+	rs->n_ctr = n_ctr;
+	struct merge_state ms = {.rs = rs};
+	rs->attrs = xmalloc(sizeof *rs->attrs);
+	rs->attrs[0] = (struct ev_attr){0, 0};
+	rs->n_attrs = 1;
+	ms.cap_attrs = 1;
+	bool found;
+	*u64map_slot(&ms.attr_map, pair_key(0, 0), &found) = 0;
+	size_t ev_at = 0, ctr_at = 0;
+	for (int i = 0; i < used; i++) {
+		merge_segment(&ms, &jobs[i].seg, &ev_at, &ctr_at);
+		report_seg_counts(&jobs[i].seg, name, dl);
+		seg_free(&jobs[i].seg);
+	}
+	apply_meta(&ms, name, dl);
+
+	rs->trace.parsed_bytes = last->last_complete_end;
+	switch (last->how) {
+	case RANGE_ARRAY_END:
+	case RANGE_STOPPED:
+		break;
+	case RANGE_TRUNCATED:
+	case RANGE_EMPTY:
+		rs->trace.truncated = true;
+		rs->trace.cut_offset = (int64_t)last->end_pos;
+		diag_add(dl, DIAG_WARN, name, 0, (int64_t)last->end_pos,
+			 "the file is cut short (no closing ']'): kept %zu events and %zu counter samples "
+			 "from the complete elements before byte %zu; %zu trailing bytes dropped",
+			 n_ev, n_ctr, last->last_complete_end, len - last->last_complete_end);
+		break;
+	case RANGE_ERROR:
+		rs->trace.truncated = true;
+		rs->trace.cut_offset = (int64_t)last->end_pos;
+		diag_add(dl, DIAG_WARN, name, 0, (int64_t)last->end_pos,
+			 "unexpected byte 0x%02X between elements: kept the %zu events before it, "
+			 "ignored the remaining %zu bytes",
+			 (unsigned char)buf[last->end_pos], n_ev, len - last->end_pos);
+		break;
+	}
+	free(ms.meta);
+	u64map_free(&ms.lane_map);
+	u64map_free(&ms.attr_map);
+	u64map_free(&ms.track_map);
+
+	lanes_finish(rs, name, dl);
+	rs->trace.load_seconds = now_seconds() - t0;
+	return 0;
+}
+
+int trace_load_buffer(struct rank_store *rs, const char *name, const char *buf, size_t len,
+		      const struct trace_load_opts *opts, struct diag_list *dl)
+{
+	free(rs->trace.path);
+	rs->trace.path = xstrdup(name);
+	rs->trace.size = len;
+	rs->trace.mem = buf;
+	rs->trace.mem_len = len;
+	return load_bytes(rs, name, buf, len, opts, dl);
+}
+
+int trace_load(struct rank_store *rs, const char *path, const struct trace_load_opts *opts,
+	       struct diag_list *dl)
+{
+	free(rs->trace.path);
+	rs->trace.path = xstrdup(path);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		diag_add(dl, DIAG_ERROR, path, 0, -1, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		diag_add(dl, DIAG_ERROR, path, 0, -1, "not a regular file; skipped");
+		close(fd);
+		return -1;
+	}
+	rs->trace.size = (uint64_t)st.st_size;
+	if (st.st_size == 0) {
+		close(fd);
+		diag_add(dl, DIAG_WARN, path, 0, -1, "empty file (0 bytes); skipped");
+		return -1;
+	}
+	if (opts && opts->max_file_bytes && (uint64_t)st.st_size > opts->max_file_bytes) {
+		close(fd);
+		diag_add(dl, DIAG_ERROR, path, 0, -1,
+			 "%llu bytes is over the limit of %llu bytes (--max-trace-bytes); skipped",
+			 (unsigned long long)st.st_size, (unsigned long long)opts->max_file_bytes);
+		return -1;
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		diag_add(dl, DIAG_ERROR, path, 0, -1, "cannot map: %s", strerror(errno));
+		return -1;
+	}
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	int r = load_bytes(rs, path, map, (size_t)st.st_size, opts, dl);
+	munmap(map, (size_t)st.st_size);
+	return r;
+}
+
+/* ---- lazy args ---------------------------------------------------------------------- */
+
+int trace_element_json(const struct rank_store *rs, uint64_t off, struct sbuf *out)
+{
+	sbuf_reset(out);
+	if (rs->trace.mem) {
+		if (off >= rs->trace.mem_len)
+			goto gone;
+		size_t e = jscan_value_end(rs->trace.mem, rs->trace.mem_len, (size_t)off);
+		if (e == NOT_FOUND)
+			goto gone;
+		sbuf_add(out, rs->trace.mem + off, e - (size_t)off);
+		return 0;
+	}
+	if (!rs->trace.path)
+		goto gone;
+	int fd = open(rs->trace.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		sbuf_addf(out, "cannot reopen %s: %s", rs->trace.path, strerror(errno));
+		return -1;
+	}
+	size_t want = 4096;
+	const size_t limit = 256u << 20;
+	char *buf = NULL;
+	for (;;) {
+		buf = xrealloc(buf, want);
+		ssize_t n = pread(fd, buf, want, (off_t)off);
+		if (n <= 0)
+			break;
+		size_t e = jscan_value_end(buf, (size_t)n, 0);
+		if (e != NOT_FOUND && buf[0] == '{') {
+			sbuf_add(out, buf, e);
+			free(buf);
+			close(fd);
+			return 0;
+		}
+		if ((size_t)n < want || want >= limit)
+			break;
+		want *= 4;
+	}
+	free(buf);
+	close(fd);
+gone:
+	sbuf_reset(out);
+	sbuf_addf(out, "the element at byte %llu can no longer be read (the file changed?)",
+		  (unsigned long long)off);
+	return -1;
+}
+
+int trace_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out)
+{
+	struct sbuf raw = SBUF_INIT;
+	if (ev >= rs->n_ev || trace_element_json(rs, rs->ev_off[ev], &raw) != 0) {
+		sbuf_reset(out);
+		sbuf_adds(out, raw.len ? sbuf_str(&raw) : "no such event");
+		sbuf_free(&raw);
+		return -1;
+	}
+	struct jtok jt;
+	jtok_init(&jt);
+	int r = jtok_parse(&jt, raw.buf, raw.len);
+	int count = 0;
+	sbuf_reset(out);
+	int args = r > 0 ? jtok_obj_get(&jt, raw.buf, 0, "args") : -1;
+	if (args >= 0 && jt.t[args].type == JSMN_OBJECT) {
+		int nkeys = jt.t[args].size;
+		int i = args + 1;
+		for (int k = 0; k < nkeys && i + 1 < jt.n; k++) {
+			jtok_unescape(raw.buf, &jt.t[i], out);
+			sbuf_adds(out, ": ");
+			const jsmntok_t *v = &jt.t[i + 1];
+			if (v->type == JSMN_STRING || v->type == JSMN_PRIMITIVE)
+				jtok_unescape(raw.buf, v, out);
+			else
+				sbuf_add(out, raw.buf + v->start, (size_t)(v->end - v->start));
+			sbuf_addc(out, '\n');
+			count++;
+			i = jtok_skip(&jt, i + 1);
+		}
+	} else if (r < 0) {
+		sbuf_addf(out, "the element no longer parses: %s", jtok_error_name(r));
+		count = -1;
+	}
+	jtok_free(&jt);
+	sbuf_free(&raw);
+	return count;
+}

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/* CSV tables: the byte-level mess of real exports, the alias table, lazy rows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_table.h"
+#include "testutil.h"
+
+static struct csv_table *load(const char *name, const char *text, struct diag_list *dl)
+{
+	return csvt_load_buffer(name, text, strlen(text), dl);
+}
+
+static bool diag_has(struct diag_list *dl, const char *needle, long line)
+{
+	for (size_t i = 0; i < dl->n; i++)
+		if (strstr(dl->items[i].msg, needle) && (line < 0 || dl->items[i].line == line))
+			return true;
+	return false;
+}
+
+/* Shaped like the real level1 kernel_details.csv: CRLF, a TAB after the timestamp (once
+ * inside quotes), triple-quoted shapes, N/A cells, Block Dim spelling. */
+static const char kernel_csv[] =
+	"Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),"
+	"Duration(us),Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Context ID,"
+	"aic_mac_ratio,aiv_vec_ratio\r\n"
+	"50,4294967295,11051,2,trans_TransData_0,TransData,dynamic,AI_VECTOR_CORE,1736408883704643.212\t,"
+	"53.741,0,32,0,NO,\"\"\"32,3,224,224\"\"\",N/A,0.0,0.186\r\n"
+	"50,4294967295,11052,2,MatMul,MatMulV2,dynamic,AI_CORE,\"1736408883704801.156\t\","
+	"6.54,104.202,8,0,NO,\"\"\"64,3,11,11\"\"\",N/A,0.52,N/A\r\n"
+	"50,N/A,N/A,N/A,hcom_allReduce__586_0_1,hcom_allReduce_,N/A,HCCL,1736408883732241.564\t,"
+	"79089.520,0,N/A,N/A,N/A,,N/A,N/A,N/A\r\n";
+
+static void test_real_shaped_kernel_details(void **state)
+{
+	(void)state;
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *t = load("kernel_details.csv", kernel_csv, &dl);
+	assert_non_null(t);
+	assert_int_equal(t->kind, CSV_KERNEL);
+	assert_true(t->crlf);
+	assert_int_equal(t->nrows, 3);
+	assert_int_equal(t->ncols, 18);
+	int64_t ns;
+	assert_true(csvt_time(t, 0, COL_START, &ns));
+	assert_true(ns == 1736408883704643212LL);
+	assert_true(csvt_time(t, 1, COL_START, &ns)); /* the tab inside quotes */
+	assert_true(ns == 1736408883704801156LL);
+	assert_true(csvt_time(t, 2, COL_DURATION, &ns));
+	assert_true(ns == 79089520);
+	assert_string_equal(csvt_str(t, 0, COL_NAME), "trans_TransData_0");
+	assert_string_equal(csvt_str(t, 1, COL_ACCEL_CORE), "AI_CORE");
+	assert_string_equal(csvt_str(t, 0, COL_INPUT_SHAPES), "\"32,3,224,224\"");
+	double d;
+	assert_true(csvt_num(t, 0, COL_BLOCK_DIM, &d) && d == 32);  /* "Block Dim" */
+	assert_false(csvt_num(t, 2, COL_BLOCK_DIM, &d));            /* N/A */
+	assert_true(csvt_num(t, 0, COL_AIV_VEC_RATIO, &d) && d > 0.185 && d < 0.187);
+	assert_false(csvt_num(t, 1, COL_AIV_VEC_RATIO, &d));
+	assert_int_equal(csvt_line(t, 0), 2);
+	assert_int_equal(csvt_line(t, 2), 4);
+	assert_int_equal(t->ragged_rows, 0);
+	/* drill-down: every cell, read again */
+	struct csv_cells cells;
+	assert_int_equal(csvt_row_cells(t, 1, &cells), 0);
+	assert_int_equal(cells.n, 18);
+	assert_string_equal(cells.cells[4], "MatMul");
+	assert_string_equal(cells.cells[14], "\"64,3,11,11\"");
+	csvt_cells_free(&cells);
+	assert_int_equal(diag_count(&dl, DIAG_WARN), 0);
+	csvt_free(t);
+	diag_free(&dl);
+}
+
+static void test_class_b_spellings_map_to_the_same_columns(void **state)
+{
+	(void)state;
+	const char *op_summary =
+		"Device_id,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),"
+		"Task Wait Time(us),Block Num,Mix Block Num\n"
+		"0,MatMul,MatMulV2,AI_CORE,100.5,7.25,0,24,N/A\n";
+	struct csv_table *t = load("op_summary_20260823165421.csv", op_summary, NULL);
+	assert_non_null(t);
+	assert_int_equal(t->kind, CSV_KERNEL);
+	assert_string_equal(csvt_str(t, 0, COL_NAME), "MatMul");
+	assert_string_equal(csvt_str(t, 0, COL_TYPE), "MatMulV2");
+	assert_string_equal(csvt_str(t, 0, COL_ACCEL_CORE), "AI_CORE");
+	int64_t ns;
+	assert_true(csvt_time(t, 0, COL_DURATION, &ns) && ns == 7250);
+	double d;
+	assert_true(csvt_num(t, 0, COL_BLOCK_DIM, &d) && d == 24);
+	csvt_free(t);
+
+	/* µ vs u, spaces and case in headers */
+	const char *mem = "Component,Timestamp (\xC2\xB5s),Total Allocated(MB),Total Reserved(MB)\n"
+			  "APP,1736408883573957.920\t,,2109.6015625\n";
+	t = load("memory_record.csv", mem, NULL);
+	assert_non_null(t);
+	assert_int_equal(t->kind, CSV_MEMORY_RECORD);
+	assert_true(csvt_time(t, 0, COL_TIMESTAMP, &ns) && ns == 1736408883573957920LL);
+	assert_false(csvt_num(t, 0, COL_TOTAL_ALLOCATED_MB, &d));
+	csvt_free(t);
+
+	const struct { const char *header; enum csv_kind kind; } kinds[] = {
+		{"Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+		 "Communication(Not Overlapped and Exclude Receive)\n", CSV_STEP_TRACE},
+		{"Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,"
+		 "Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\n", CSV_STEP_TRACE},
+		{"OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n",
+		 CSV_OP_STATISTIC},
+		{"Device_id,Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),Variance\n", CSV_API_STATISTIC},
+		{"Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us),Device Self "
+		 "Duration(us),Device Total Duration(us),Device Self Duration With AICore(us),Device Total "
+		 "Duration With AICore(us)\n", CSV_OPERATOR_DETAILS},
+		{"Stream Id,Task Id,Hit Rate,Victim Rate,Op Name\n", CSV_L2_CACHE},
+		{"a,b,c\n1,2,3\n", CSV_UNKNOWN},
+	};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		t = load("x.csv", kinds[i].header, NULL);
+		assert_non_null(t);
+		assert_int_equal(t->kind, kinds[i].kind);
+		csvt_free(t);
+	}
+}
+
+static void test_bom_gbk_and_multiline_cells(void **state)
+{
+	(void)state;
+	/* GBK for 算子 is CB E3 D7 D3; the file is otherwise ASCII with a UTF-8 BOM */
+	const char gbk[] = "\xEF\xBB\xBFName,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us)\n"
+			   "\xCB\xE3\xD7\xD3_1,,\"a.py(1): f;\nb.py(2): g\",10.5,20\n"
+			   "aten::mm,\"1,2\",,3,4\n";
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *t = csvt_load_buffer("operator_details.csv", gbk, sizeof gbk - 1, &dl);
+	assert_non_null(t);
+	assert_true(t->bom);
+	assert_true(t->gbk);
+	assert_int_equal(t->kind, CSV_OPERATOR_DETAILS);
+	assert_string_equal(t->headers[0], "Name"); /* no BOM glued to the first header */
+	assert_string_equal(csvt_str(t, 0, COL_NAME), "\xE7\xAE\x97\xE5\xAD\x90_1"); /* 算子 in UTF-8 */
+	assert_string_equal(csvt_str(t, 0, COL_CALL_STACK), "a.py(1): f;\nb.py(2): g");
+	assert_int_equal(csvt_line(t, 0), 2);
+	assert_int_equal(csvt_line(t, 1), 4); /* after the two-line cell */
+	int64_t ns;
+	assert_true(csvt_time(t, 0, COL_HOST_SELF, &ns) && ns == 10500);
+	assert_true(diag_has(&dl, "GB18030", 2));
+	struct csv_cells cells;
+	assert_int_equal(csvt_row_cells(t, 0, &cells), 0);
+	assert_string_equal(cells.cells[0], "\xE7\xAE\x97\xE5\xAD\x90_1");
+	csvt_cells_free(&cells);
+	csvt_free(t);
+	diag_free(&dl);
+}
+
+static void test_ragged_excel_and_bad_numbers(void **state)
+{
+	(void)state;
+	const char *text = "Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+			   "a,A,AI_CORE,1.69512E+15,1\n"
+			   "b,B,AI_CORE,100\n"
+			   "c,C,AI_CORE,200,2,extra\n"
+			   "d,D,AI_CORE,300,oops\n";
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *t = load("kernel_details.csv", text, &dl);
+	assert_non_null(t);
+	assert_int_equal(t->nrows, 4);
+	assert_int_equal(t->ragged_rows, 2);
+	assert_int_equal(t->excel_numbers, 1);
+	assert_true(diag_has(&dl, "exponent form", 2));
+	assert_true(diag_has(&dl, "4 cells under a 5-column header", 3));
+	assert_true(diag_has(&dl, "6 cells under a 5-column header", 4));
+	assert_true(diag_has(&dl, "not a number", 5));
+	int64_t ns;
+	assert_true(csvt_time(t, 0, COL_START, &ns) && ns == 1695120000000000000LL);
+	assert_false(csvt_time(t, 1, COL_DURATION, &ns)); /* the missing cell */
+	assert_false(csvt_time(t, 3, COL_DURATION, &ns));
+	assert_true(csvt_time(t, 2, COL_DURATION, &ns) && ns == 2000);
+	csvt_free(t);
+	diag_free(&dl);
+}
+
+static void test_empty_header_only_and_broken_quotes(void **state)
+{
+	(void)state;
+	struct diag_list dl;
+	diag_init(&dl);
+	assert_null(csvt_load_buffer("empty.csv", "", 0, &dl));
+	assert_true(diag_has(&dl, "empty file", -1));
+	assert_null(load("bom.csv", "\xEF\xBB\xBF", &dl));
+	assert_true(diag_has(&dl, "no header row", -1));
+
+	struct csv_table *t = load("h.csv", "OP Type,Core Type,Count,Total Time(us)\r\n", &dl);
+	assert_non_null(t);
+	assert_int_equal(t->nrows, 0);
+	assert_int_equal(t->kind, CSV_OP_STATISTIC);
+	csvt_free(t);
+
+	t = load("q.csv", "Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+			  "a,A,AI_CORE,1,1\n"
+			  "\"b,B,AI_CORE,2,2\n"
+			  "c,C,AI_CORE,3,3\n", &dl);
+	assert_non_null(t);
+	assert_int_equal(t->nrows, 2);
+	assert_true(diag_has(&dl, "never closed", 3));
+	csvt_free(t);
+	diag_free(&dl);
+}
+
+static void test_unknown_columns_listed_once(void **state)
+{
+	(void)state;
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *t = load("k.csv", "Name,Type,Start Time(us),Duration(us),Brand New,Another\n"
+					    "a,A,1,1,x,y\nb,B,2,2,x,y\n", &dl);
+	assert_non_null(t);
+	size_t infos = 0;
+	for (size_t i = 0; i < dl.n; i++)
+		if (strstr(dl.items[i].msg, "Brand New, Another"))
+			infos++;
+	assert_int_equal(infos, 1);
+	struct csv_cells cells;
+	assert_int_equal(csvt_row_cells(t, 1, &cells), 0);
+	assert_string_equal(cells.cells[4], "x"); /* still there for drill-down */
+	csvt_cells_free(&cells);
+	csvt_free(t);
+	diag_free(&dl);
+}
+
+static void test_real_level1_kernel_details(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(path, "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv");
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *t = csvt_load(path, &dl);
+	assert_non_null(t);
+	/* 191 rows, 46 columns: python3 -c "import csv; r=list(csv.reader(open(P, newline='')));
+	 * print(len(r)-1, len(r[0]))" */
+	assert_int_equal(t->nrows, 191);
+	assert_int_equal(t->ncols, 46);
+	assert_int_equal(t->kind, CSV_KERNEL);
+	int64_t ns;
+	/* first row: Start Time "1736408883704643.212\t", Duration 53.741 */
+	assert_true(csvt_time(t, 0, COL_START, &ns) && ns == 1736408883704643212LL);
+	assert_true(csvt_time(t, 0, COL_DURATION, &ns) && ns == 53741);
+	assert_int_equal(diag_count(&dl, DIAG_WARN), 0);
+	csvt_free(t);
+	diag_free(&dl);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_real_shaped_kernel_details),
+		cmocka_unit_test(test_class_b_spellings_map_to_the_same_columns),
+		cmocka_unit_test(test_bom_gbk_and_multiline_cells),
+		cmocka_unit_test(test_ragged_excel_and_bad_numbers),
+		cmocka_unit_test(test_empty_header_only_and_broken_quotes),
+		cmocka_unit_test(test_unknown_columns_listed_once),
+		cmocka_unit_test(test_real_level1_kernel_details),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

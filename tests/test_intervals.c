@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* Interval algebra against a brute-force bitmap over a small axis, the category rule
+ * table on real task names, and nearest-rank percentiles. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "category.h"
+#include "intervals.h"
+#include "testutil.h"
+
+#define AXIS 400
+
+static uint64_t rng = 88172645463325252ULL;
+static uint32_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)rng;
+}
+
+static void random_set(struct ivset *s, bool bits[AXIS])
+{
+	memset(bits, 0, AXIS);
+	int n = (int)(next_rand() % 12);
+	for (int i = 0; i < n; i++) {
+		int a = (int)(next_rand() % AXIS), len = (int)(next_rand() % 60);
+		int b = a + len > AXIS ? AXIS : a + len;
+		ivset_add(s, a, b);
+		for (int k = a; k < b; k++)
+			bits[k] = true;
+	}
+}
+
+static int64_t count_bits(const bool bits[AXIS], int lo, int hi)
+{
+	int64_t c = 0;
+	for (int i = lo; i < hi; i++)
+		c += bits[i];
+	return c;
+}
+
+static void test_algebra_matches_brute_force(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 2000; round++) {
+		struct ivset a, b, out;
+		ivset_init(&a);
+		ivset_init(&b);
+		ivset_init(&out);
+		bool ba[AXIS], bb[AXIS], want[AXIS];
+		random_set(&a, ba);
+		random_set(&b, bb);
+		assert_int_equal(ivset_total(&a), count_bits(ba, 0, AXIS));
+		for (size_t i = 1; i < a.n; i++)
+			assert_true(a.start[i] > a.end[i - 1]); /* disjoint, not even touching */
+		ivset_intersect(&a, &b, &out);
+		for (int i = 0; i < AXIS; i++)
+			want[i] = ba[i] && bb[i];
+		assert_int_equal(ivset_total(&out), count_bits(want, 0, AXIS));
+		ivset_union(&a, &b, &out);
+		for (int i = 0; i < AXIS; i++)
+			want[i] = ba[i] || bb[i];
+		assert_int_equal(ivset_total(&out), count_bits(want, 0, AXIS));
+		ivset_subtract(&a, &b, &out);
+		for (int i = 0; i < AXIS; i++)
+			want[i] = ba[i] && !bb[i];
+		assert_int_equal(ivset_total(&out), count_bits(want, 0, AXIS));
+		int lo = (int)(next_rand() % AXIS), hi = lo + (int)(next_rand() % (AXIS - lo + 1));
+		assert_int_equal(ivset_total_in(&a, lo, hi), count_bits(ba, lo, hi));
+		/* gaps: runs of uncovered cells inside [lo, hi) */
+		int64_t min_gap = 1 + next_rand() % 20;
+		size_t cnt = 0, want_cnt = 0;
+		int64_t tot = 0, small = 0, want_tot = 0, want_small = 0;
+		ivset_gaps(&a, lo, hi, min_gap, &cnt, &tot, &small);
+		for (int i = lo; i < hi;) {
+			if (ba[i]) {
+				i++;
+				continue;
+			}
+			int j = i;
+			while (j < hi && !ba[j])
+				j++;
+			if (j - i >= min_gap) {
+				want_cnt++;
+				want_tot += j - i;
+			} else {
+				want_small += j - i;
+			}
+			i = j;
+		}
+		assert_int_equal(cnt, want_cnt);
+		assert_int_equal(tot, want_tot);
+		assert_int_equal(small, want_small);
+		ivset_free(&a);
+		ivset_free(&b);
+		ivset_free(&out);
+	}
+}
+
+static void test_categories_of_real_tasks(void **state)
+{
+	(void)state;
+	struct {
+		enum lane_group g;
+		const char *name, *cat, *tt;
+		enum ev_category want;
+		uint8_t flags;
+	} cases[] = {
+		/* task types and names seen in the real level1 capture */
+		{LANE_DEVICE, "aclnnMuls_MulAiCore_Mul", "", "AI_CORE", CAT_COMPUTE, 0},
+		{LANE_DEVICE, "ReduceSum", "", "MIX_AIV", CAT_COMPUTE, 0},
+		{LANE_DEVICE, "aclnnDropoutGenMaskV2_DSAGenBitMask_DSAGenBitMask", "", "DSA_SQE", CAT_COMPUTE, 0},
+		{LANE_DEVICE, "MEMCPY_ASYNC", "", "PCIE_DMA_SQE", CAT_COPY, 0},
+		{LANE_DEVICE, "MEMCPY_ASYNC", "", "SDMA_SQE", CAT_COPY, 0},
+		{LANE_DEVICE, "SDMA", "", "SDMA", CAT_COMM, 0},
+		{LANE_DEVICE, "Notify Wait", "", "Notify Wait", CAT_OTHER, EVF_WAIT},
+		{LANE_DEVICE, "Write Value", "", "Write Value", CAT_OTHER, EVF_WAIT},
+		{LANE_DEVICE, "EVENT_WAIT", "", "EVENT_WAIT_SQE", CAT_OTHER, EVF_WAIT},
+		{LANE_DEVICE, "EVENT_RECORD", "", "EVENT_RECORD_SQE", CAT_OTHER, EVF_WAIT},
+		{LANE_DEVICE, "PROFILING_ENABLE", "", "PLACE_HOLDER_SQE", CAT_OTHER, EVF_WAIT},
+		{LANE_DEVICE, "BroadcastTo", "", "AI_VECTOR_CORE", CAT_COMPUTE, 0}, /* not a collective */
+		{LANE_DEVICE, "hcom_allReduce__586_0_1", "", "", CAT_COMM, 0},
+		{LANE_DEVICE, "hcom_allReduce__170_1_1", "", "COMMUNICATION", CAT_COMM, 0},
+		{LANE_COMM, "Notify_Wait", "", "", CAT_COMM, 0},
+		{LANE_OVERLAP, "Computing", "", "", CAT_OTHER, 0},
+		{LANE_HOST_PYTHON, "aten::_to_copy", "cpu_op", "", CAT_COPY, EVF_DISPATCH},
+		{LANE_HOST_PYTHON, "aten::item", "cpu_op", "", CAT_COPY, EVF_SYNC | EVF_D2H | EVF_DISPATCH},
+		{LANE_HOST_PYTHON, "aten::mm", "cpu_op", "", CAT_SCHED, EVF_DISPATCH},
+		{LANE_HOST_PYTHON, "ProfilerStep#50", "cpu_op", "", CAT_OTHER, EVF_STEP_MARK},
+		{LANE_HOST_PYTHON, "torch/nn/modules/module.py(1527): _call_impl", "python_function", "", CAT_SCHED, 0},
+		{LANE_HOST_PYTHON, "Dequeue@acl_memcpy_host_to_device", "dequeue", "", CAT_COPY, EVF_H2D},
+		{LANE_HOST_CANN, "AscendCL@aclrtSynchronizeStreamWithTimeout", "", "", CAT_SCHED, EVF_SYNC},
+		{LANE_HOST_CANN, "HcclAllreduce", "", "", CAT_COMM, 0},
+		{LANE_HOST_PYTHON, "aten::broadcast_tensors", "cpu_op", "", CAT_SCHED, EVF_DISPATCH},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct ev_class c = category_of(cases[i].g, cases[i].name, cases[i].cat, cases[i].tt);
+		if (c.cat != cases[i].want || c.flags != cases[i].flags)
+			fail_msg("%s: got %s/%#x, want %s/%#x", cases[i].name, category_name((enum ev_category)c.cat),
+				 c.flags, category_name(cases[i].want), cases[i].flags);
+	}
+	assert_non_null(strstr(category_rules_text(), "device wait task"));
+}
+
+static void test_nearest_rank(void **state)
+{
+	(void)state;
+	int64_t v[20];
+	for (int i = 0; i < 20; i++)
+		v[i] = (i + 1) * 10;
+	assert_int_equal(analysis_nearest_rank(v, 20, 0.5), 100);  /* ceil(10) = 10th */
+	assert_int_equal(analysis_nearest_rank(v, 20, 0.95), 190); /* ceil(19) = 19th */
+	assert_int_equal(analysis_nearest_rank(v, 19, 0.95), 190); /* ceil(18.05) = 19th */
+	assert_int_equal(analysis_nearest_rank(v, 1, 0.5), 10);
+	assert_int_equal(analysis_nearest_rank(v, 0, 0.5), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_algebra_matches_brute_force),
+		cmocka_unit_test(test_categories_of_real_tasks),
+		cmocka_unit_test(test_nearest_rank),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

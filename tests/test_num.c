@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* Exact decimal parsing: µs strings to int64 ns with no double in between. */
+#include <string.h>
+
+#include "num.h"
+#include "testutil.h"
+
+static int64_t ns_of(const char *s)
+{
+	int64_t v = 0;
+	assert_int_equal(num_us_to_ns(s, strlen(s), &v, NULL), NUM_OK);
+	return v;
+}
+
+static void test_trace_timestamps_are_exact(void **state)
+{
+	(void)state;
+	/* 16 integer digits + 3 decimals: a double holds only ~15.9 significant digits, so
+	 * these values would change through strtod; they must not here. */
+	assert_true(ns_of("1736408883674584.732") == 1736408883674584732LL);
+	assert_true(ns_of("1736408883674584.733") == 1736408883674584733LL);
+	assert_true(ns_of("1704161511420306.491") == 1704161511420306491LL);
+	assert_true(ns_of("9007199254740993.001") == 9007199254740993001LL); /* 2^53 + 1 */
+	assert_true(ns_of("1736408883973810") == 1736408883973810000LL);    /* no decimals */
+	assert_true(ns_of("  1736408883704643.212\t") == 1736408883704643212LL); /* CSV tab */
+}
+
+static void test_durations_round_half_away_from_zero(void **state)
+{
+	(void)state;
+	assert_true(ns_of("840.07675") == 840077);  /* 840076.75 ns */
+	assert_true(ns_of("0.60003125") == 600);    /* 600.03125 ns */
+	assert_true(ns_of("0.0005") == 1);          /* 0.5 ns: half rounds away */
+	assert_true(ns_of("0.0004999") == 0);
+	assert_true(ns_of("-0.0005") == -1);
+	assert_true(ns_of("13.08") == 13080);
+	assert_true(ns_of("79089.52021875") == 79089520);
+	bool rounded = false;
+	int64_t v;
+	assert_int_equal(num_us_to_ns("1.0001", 6, &v, &rounded), NUM_OK);
+	assert_true(rounded);
+	assert_int_equal(num_us_to_ns("1.001", 5, &v, &rounded), NUM_OK);
+	assert_false(rounded);
+}
+
+static void test_signs_exponents_and_zero(void **state)
+{
+	(void)state;
+	assert_true(ns_of("-0") == 0);
+	assert_true(ns_of("-0.000") == 0);
+	assert_true(ns_of("+12") == 12000);
+	assert_true(ns_of("1.69512E+15") == 1695120000000000000LL); /* Excel's rewrite */
+	assert_true(ns_of("1e3") == 1000000);
+	assert_true(ns_of("2.5e-3") == 3); /* 2.5 ns -> 3 */
+	assert_true(ns_of(".5") == 500);
+	assert_true(ns_of("5.") == 5000);
+}
+
+static void test_rejects_what_is_not_a_number(void **state)
+{
+	(void)state;
+	int64_t v;
+	assert_int_equal(num_us_to_ns("N/A", 3, &v, NULL), NUM_MISSING);
+	assert_int_equal(num_us_to_ns("", 0, &v, NULL), NUM_MISSING);
+	assert_int_equal(num_us_to_ns(" \t", 2, &v, NULL), NUM_MISSING);
+	assert_int_equal(num_us_to_ns("NaN", 3, &v, NULL), NUM_INVALID);
+	assert_int_equal(num_us_to_ns("Infinity", 8, &v, NULL), NUM_INVALID);
+	assert_int_equal(num_us_to_ns("12abc", 5, &v, NULL), NUM_INVALID);
+	assert_int_equal(num_us_to_ns("1e", 2, &v, NULL), NUM_INVALID);
+	assert_int_equal(num_us_to_ns("-", 1, &v, NULL), NUM_INVALID);
+	assert_int_equal(num_us_to_ns("1e309", 5, &v, NULL), NUM_RANGE);
+	assert_int_equal(num_us_to_ns("9223372036854776", 16, &v, NULL), NUM_RANGE); /* > int64 ns */
+	assert_int_equal(num_us_to_ns("9223372036854775.807", 20, &v, NULL), NUM_OK);
+	assert_true(v == INT64_MAX);
+	assert_int_equal(num_us_to_ns("-9223372036854775.808", 21, &v, NULL), NUM_OK);
+	assert_true(v == INT64_MIN);
+	assert_int_equal(num_us_to_ns("1e-400", 6, &v, NULL), NUM_OK);
+	assert_true(v == 0);
+}
+
+static void test_flow_ids_beyond_int64(void **state)
+{
+	(void)state;
+	unsigned __int128 v;
+	assert_int_equal(num_u128("40004068119343529983", 20, &v), NUM_OK);
+	assert_true(v == (unsigned __int128)4000406811934352998ULL * 10 + 3);
+	assert_int_equal(num_u128("1736408883839797773", 19, &v), NUM_OK);
+	assert_true(v == 1736408883839797773ULL);
+	assert_int_equal(num_u128("12a", 3, &v), NUM_INVALID);
+	assert_int_equal(num_u128("1234567890123456789012345678901234567890", 40, &v), NUM_RANGE);
+}
+
+static void test_doubles_and_integers(void **state)
+{
+	(void)state;
+	double d;
+	assert_int_equal(num_double("0.186", 5, &d), NUM_OK);
+	assert_true(d > 0.1859 && d < 0.1861);
+	assert_int_equal(num_double("nan", 3, &d), NUM_INVALID);
+	assert_int_equal(num_double("0x10", 4, &d), NUM_INVALID);
+	assert_int_equal(num_double("1e309", 5, &d), NUM_RANGE);
+	int64_t i;
+	assert_int_equal(num_int64("4294967295", 10, &i), NUM_OK);
+	assert_true(i == 4294967295LL);
+	assert_int_equal(num_int64("1.5", 3, &i), NUM_INVALID);
+	assert_int_equal(num_int64("99999999999999999999", 20, &i), NUM_RANGE);
+	char buf[40];
+	num_format_ns_as_us(1736408883674584732LL, buf, sizeof buf);
+	assert_string_equal(buf, "1736408883674584.732");
+	num_format_ns_as_us(-1500, buf, sizeof buf);
+	assert_string_equal(buf, "-1.500");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_trace_timestamps_are_exact),
+		cmocka_unit_test(test_durations_round_half_away_from_zero),
+		cmocka_unit_test(test_signs_exponents_and_zero),
+		cmocka_unit_test(test_rejects_what_is_not_a_number),
+		cmocka_unit_test(test_flow_ids_beyond_int64),
+		cmocka_unit_test(test_doubles_and_integers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/* `--report` and `--report --json` as users and scripts see them: the JSON parsed with
+ * jsmn and its documented keys checked (values against the demo's ground truth), the
+ * text report compared with a golden file, and no raw control bytes from hostile op
+ * names in either. ASCPROF_UPDATE_GOLDEN=1 rewrites the golden report. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_tok.h"
+#include "testutil.h"
+
+struct doc {
+	char *js;
+	size_t len;
+	struct jtok jt;
+};
+
+/* Runs the binary from the source tree (so paths in the output are relative) into a file. */
+static char *run(const char *args, size_t *len, int *rc)
+{
+	const char *bin = getenv("ASCPROF_BIN"), *src = getenv("ASCPROF_SRCDIR");
+	if (!bin || !src)
+		return NULL;
+	char *dir = tu_tmpdir();
+	char out[4096];
+	snprintf(out, sizeof out, "%s/out", dir);
+	int r = tu_sh("cd '%s' && '%s' %s > '%s' 2>/dev/null", src, bin, args, out);
+	if (rc)
+		*rc = r;
+	char *text = tu_read(out, len);
+	tu_rmtree(dir);
+	free(dir);
+	return text;
+}
+
+static int key(struct doc *d, int obj, const char *k)
+{
+	int v = jtok_obj_get(&d->jt, d->js, obj, k);
+	if (v < 0)
+		fail_msg("missing key \"%s\"", k);
+	return v;
+}
+
+static double num(struct doc *d, int tok)
+{
+	if (d->jt.t[tok].type != JSMN_PRIMITIVE)
+		fail_msg("not a number: %.*s", d->jt.t[tok].end - d->jt.t[tok].start, d->js + d->jt.t[tok].start);
+	return strtod(d->js + d->jt.t[tok].start, NULL);
+}
+
+static int item(struct doc *d, int arr, int k)
+{
+	assert_int_equal(d->jt.t[arr].type, JSMN_ARRAY);
+	assert_true(k < d->jt.t[arr].size);
+	int i = arr + 1;
+	for (int j = 0; j < k; j++)
+		i = jtok_skip(&d->jt, i);
+	return i;
+}
+
+static void test_json_report_keys_and_values(void **state)
+{
+	(void)state;
+	struct doc d;
+	int rc;
+	d.js = run("--report --json fixtures/demo", &d.len, &rc);
+	if (!d.js)
+		skip();
+	assert_int_equal(rc, 0);
+	jtok_init(&d.jt);
+	assert_true(jtok_parse(&d.jt, d.js, d.len) > 0);
+	int ranks = key(&d, 0, "ranks");
+	assert_int_equal(d.jt.t[ranks].size, 2);
+	assert_int_equal(d.jt.t[key(&d, 0, "warnings")].type, JSMN_ARRAY);
+	char truth_dir[4096];
+	snprintf(truth_dir, sizeof truth_dir, "%s/fixtures/demo", getenv("ASCPROF_SRCDIR"));
+	struct tu_truth *truth = tu_truth_load(truth_dir);
+	for (int r = 0; r < 2; r++) {
+		int rk = item(&d, ranks, r);
+		assert_int_equal((int)num(&d, key(&d, rk, "rank")), r);
+		int m = key(&d, rk, "metrics");
+		static const char *required[] = {"wall_us", "npu_busy_us", "npu_busy_pct", "host_busy_pct",
+						 "host_only_us", "npu_idle_us", "comm_us", "comm_overlapped_us",
+						 "comm_not_overlapped_us", "steps", "prefill_steps", "decode_steps",
+						 "dispatch_per_step"};
+		for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+			num(&d, key(&d, m, required[i]));
+		assert_int_equal(d.jt.t[key(&d, m, "step_source")].type, JSMN_STRING);
+		assert_int_equal(d.jt.t[key(&d, m, "phase_source")].type, JSMN_STRING);
+		/* values: the same numbers the generator planted */
+		assert_true(tu_close(num(&d, key(&d, m, "wall_us")) * 1e3, (double)tu_truth_int(truth, "rank.%d.wall_ns", r), 1e-6, 1));
+		assert_true(tu_close(num(&d, key(&d, m, "npu_busy_us")) * 1e3,
+				     (double)tu_truth_int(truth, "rank.%d.npu_busy_ns", r), 0.01, 1));
+		assert_int_equal((long long)num(&d, key(&d, m, "steps")), tu_truth_int(truth, "rank.%d.steps", r));
+		int bns = key(&d, rk, "bottlenecks");
+		assert_int_equal(d.jt.t[bns].size, 4);
+		for (int b = 0; b < 4; b++) {
+			int bn = item(&d, bns, b);
+			assert_int_equal(d.jt.t[key(&d, bn, "name")].type, JSMN_STRING);
+			double score = num(&d, key(&d, bn, "score"));
+			assert_true(score >= 0 && score <= 100);
+			assert_int_equal(d.jt.t[key(&d, bn, "evidence")].type, JSMN_ARRAY);
+			int g = key(&d, bn, "gain");
+			num(&d, key(&d, g, "low_pct"));
+			num(&d, key(&d, g, "high_pct"));
+			assert_int_equal(d.jt.t[key(&d, g, "confidence")].type, JSMN_STRING);
+		}
+		int al = key(&d, rk, "align");
+		int off = key(&d, al, "offset_us");
+		num(&d, key(&d, off, "first"));
+		num(&d, key(&d, off, "raw"));
+		double coll = num(&d, key(&d, off, "collective"));
+		num(&d, key(&d, al, "residual_us"));
+		double planted = (double)(tu_truth_int(truth, "rank.%d.offset_ns", r) - tu_truth_int(truth, "rank.0.offset_ns")) / 1e3;
+		assert_true(tu_close(coll, planted, 0, 5.0));
+		int ops = key(&d, rk, "top_ops");
+		assert_true(d.jt.t[ops].size > 0);
+		int op = item(&d, ops, 0);
+		static const char *opkeys[] = {"count", "total_us", "avg_us", "p50_us", "p95_us", "max_us", "share_pct"};
+		assert_int_equal(d.jt.t[key(&d, op, "name")].type, JSMN_STRING);
+		assert_int_equal(d.jt.t[key(&d, op, "scope")].type, JSMN_STRING);
+		for (size_t i = 0; i < sizeof opkeys / sizeof opkeys[0]; i++)
+			num(&d, key(&d, op, opkeys[i]));
+	}
+	tu_truth_free(truth);
+	jtok_free(&d.jt);
+	free(d.js);
+}
+
+static void test_golden_text_report(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = run("--report fixtures/demo", &len, NULL);
+	if (!text)
+		skip();
+	char golden[4096];
+	snprintf(golden, sizeof golden, "%s/tests/data/demo_report.txt", getenv("ASCPROF_SRCDIR"));
+	if (getenv("ASCPROF_UPDATE_GOLDEN")) {
+		FILE *f = fopen(golden, "w");
+		assert_non_null(f);
+		fwrite(text, 1, len, f);
+		fclose(f);
+	}
+	size_t glen;
+	char *want = tu_read(golden, &glen);
+	assert_non_null(want);
+	if (glen != len || memcmp(want, text, len)) {
+		/* show where they part */
+		size_t i = 0;
+		while (i < len && i < glen && want[i] == text[i])
+			i++;
+		size_t ls = i;
+		while (ls > 0 && text[ls - 1] != '\n')
+			ls--;
+		fail_msg("report differs from tests/data/demo_report.txt at byte %zu:\n got: %.120s\nwant: %.120s", i,
+			 text + ls, want + ls);
+	}
+	free(want);
+	free(text);
+}
+
+static void test_hostile_names_stay_escaped(void **state)
+{
+	(void)state;
+	const char *bin = getenv("ASCPROF_BIN");
+	if (!tu_gen() || !bin)
+		skip();
+	char *dir = tu_generate("--ranks 1 --seed 13 --steps 4 --hostile");
+	static const char *modes[] = {"--report", "--report --json", "--summary", "--summary --json"};
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		char out[4096];
+		snprintf(out, sizeof out, "%s.out", dir);
+		assert_int_equal(tu_sh("'%s' %s '%s' > '%s' 2>&1", bin, modes[i], dir, out), 0);
+		size_t len;
+		char *text = tu_read(out, &len);
+		for (size_t k = 0; k < len; k++) {
+			unsigned char c = (unsigned char)text[k];
+			if ((c < 0x20 && c != '\n') || c == 0x7f)
+				fail_msg("%s: raw control byte 0x%02X at %zu", modes[i], c, k);
+			if (c == 0xC2 && k + 1 < len && (unsigned char)text[k + 1] >= 0x80 && (unsigned char)text[k + 1] <= 0x9F)
+				fail_msg("%s: raw C1 control at %zu", modes[i], k);
+		}
+		assert_null(strstr(text, "\xE2\x80\xAE")); /* U+202E, right-to-left override */
+		free(text);
+		remove(out);
+	}
+	/* the explorer, headless, with the hostile op on screen: shown escaped, and the bytes
+	 * curses writes to the terminal carry none of the sequences from the data */
+	char keys[4096], dump[4096], raw[4096];
+	snprintf(keys, sizeof keys, "%s.keys", dir);
+	snprintf(dump, sizeof dump, "%s.dump", dir);
+	snprintf(raw, sizeof raw, "%s.raw", dir);
+	FILE *f = fopen(keys, "w");
+	assert_non_null(f);
+	fprintf(f, "3\nc\n/ \"evil\" Enter\n:dump %s\nEnter\n2 Enter\n:dump %s.2\n", dump, dump);
+	fclose(f);
+	assert_int_equal(tu_sh("TERM=xterm-256color '%s' --script '%s' --term-out '%s' --size 120x40 '%s' >/dev/null 2>&1",
+			       bin, keys, raw, dir), 0);
+	size_t len;
+	char *screen = tu_read(dump, &len);
+	assert_non_null(screen);
+	assert_non_null(strstr(screen, "evil::\\e[31mred\\e[0m\\e]52;c;aGk="));
+	assert_null(memchr(screen, 0x1b, len));
+	free(screen);
+	char *bytes = tu_read(raw, &len);
+	assert_non_null(bytes);
+	assert_true(len > 1000); /* curses did draw */
+	for (size_t k = 0; k + 1 < len; k++)
+		if (bytes[k] == 0x1b && bytes[k + 1] == ']')
+			fail_msg("an OSC sequence reached the terminal at byte %zu", k);
+	assert_null(memmem(bytes, len, "\x1b[31mred", 9));
+	assert_null(memmem(bytes, len, "\xC2\x9B", 2));
+	free(bytes);
+	char *parent = strdup(dir);
+	*strrchr(parent, '/') = '\0';
+	tu_rmtree(parent);
+	free(parent);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_report_keys_and_values),
+		cmocka_unit_test(test_golden_text_report),
+		cmocka_unit_test(test_hostile_names_stay_escaped),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

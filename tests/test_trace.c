@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/* The trace loader on hand-written traces: field handling, metadata, lanes, flows,
+ * counters, bad values, truncation, lazy args, and the parallel walk's equivalence. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanes.h"
+#include "sbuf.h"
+#include "trace.h"
+#include "testutil.h"
+
+static const char small_trace[] =
+	"[{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 100, \"tid\": 100, "
+	"\"ts\": \"1736408883674584.732\", \"dur\": 13.08, \"cat\": \"cpu_op\", "
+	"\"args\": {\"Sequence number\": -1, \"Fwd thread id\": 0, \"Call stack\": \"a.py(1): f;\\r\\nb.py(2): g\"}},\n"
+	/* keys in another order, ts as a number, a name with escapes */
+	"{\"dur\": 840.07675, \"args\": {\"Task Type\": \"AI_CORE\", \"Stream Id\": 2}, "
+	"\"ts\": 1736408883674600.000, \"tid\": 2, \"pid\": \"DEV\", \"name\": \"Mat\\u004dul\\\"V2\\\"\", \"ph\": \"X\"},\n"
+	"{\"ph\": \"s\", \"bp\": \"e\", \"name\": \"torch_to_npu\", \"id\": 1736408883674600000, \"pid\": 100, "
+	"\"tid\": 100, \"ts\": \"1736408883674590.000\", \"cat\": \"async_npu\"},\n"
+	"{\"ph\": \"f\", \"bp\": \"e\", \"name\": \"torch_to_npu\", \"id\": 1736408883674600000, \"pid\": \"DEV\", "
+	"\"tid\": 2, \"ts\": \"1736408883674600.000\", \"cat\": \"async_npu\"},\n"
+	"{\"name\": \"HostToDevice40004068119343529983\", \"ph\": \"s\", \"cat\": \"HostToDevice\", "
+	"\"id\": \"40004068119343529983\", \"pid\": 100, \"tid\": 100, \"ts\": \"1736408883674585.000\"},\n"
+	"{\"name\": \"HostToDevice40004068119343529983\", \"ph\": \"f\", \"cat\": \"HostToDevice\", "
+	"\"id\": \"40004068119343529983\", \"pid\": \"DEV\", \"tid\": 2, \"ts\": \"1736408883674600.000\", \"bp\": \"e\"},\n"
+	"{\"name\": \"AI Core Freq\", \"ts\": \"1736408883573887.920\", \"pid\": 300, \"tid\": 0, \"args\": {\"MHz\": 1800}, \"ph\": \"C\"},\n"
+	"{\"processName\": \"APP/HBM\", \"ts\": \"1736408883573887.920\", \"pid\": 301, \"tid\": 0, \"args\": {\"KB\": 9069036.0}, \"ph\": \"C\"},\n"
+	"{\"ph\": \"i\", \"name\": \"instant\", \"pid\": 100, \"tid\": 100, \"ts\": \"1.0\"},\n"
+	/* metadata after the events it names */
+	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 100, \"tid\": 0, \"args\": {\"name\": \"Python\"}},\n"
+	"{\"ph\": \"M\", \"name\": \"process_labels\", \"pid\": 100, \"tid\": 0, \"args\": {\"labels\": \"CPU\"}},\n"
+	"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 100, \"tid\": 100, \"args\": {\"name\": \"Thread 100\"}},\n"
+	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": \"DEV\", \"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}},\n"
+	"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": \"DEV\", \"tid\": 2, \"args\": {\"name\": \"Stream 2\"}},\n"
+	"{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": \"DEV\", \"tid\": 2, \"args\": {\"sort_index\": 2}},\n"
+	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 300, \"tid\": 0, \"args\": {\"name\": \"AI Core Freq\"}}\n"
+	"]\n";
+
+static const struct lane *find_lane(const struct rank_store *rs, const char *process, const char *thread)
+{
+	for (size_t i = 0; i < rs->n_lanes; i++) {
+		const struct lane *l = &rs->lanes[i];
+		if (!strcmp(store_str(rs, l->process_name), process) &&
+		    !strcmp(store_str(rs, l->thread_name), thread))
+			return l;
+	}
+	return NULL;
+}
+
+static void test_fields_metadata_flows_counters(void **state)
+{
+	(void)state;
+	struct rank_store rs;
+	struct diag_list dl;
+	store_init(&rs);
+	diag_init(&dl);
+	assert_int_equal(trace_load_buffer(&rs, "small.json", small_trace, strlen(small_trace), NULL, &dl), 0);
+	assert_int_equal(rs.ph.by_char['X'], 2);
+	assert_int_equal(rs.ph.by_char['s'], 2);
+	assert_int_equal(rs.ph.by_char['f'], 2);
+	assert_int_equal(rs.ph.by_char['C'], 2);
+	assert_int_equal(rs.ph.by_char['M'], 7);
+	assert_int_equal(rs.ph.by_char['i'], 1);
+	assert_int_equal(rs.n_ev, 2);
+	assert_true(rs.ev_ts[0] == 1736408883674584732LL);
+	assert_true(rs.ev_dur[0] == 13080);
+	assert_true(rs.ev_ts[1] == 1736408883674600000LL);
+	assert_true(rs.ev_dur[1] == 840077);
+	assert_string_equal(store_ev_name(&rs, 1), "MatMul\"V2\"");
+	assert_string_equal(store_str(&rs, store_ev_attr(&rs, 1)->task_type), "AI_CORE");
+	assert_string_equal(store_str(&rs, store_ev_attr(&rs, 0)->cat), "cpu_op");
+
+	const struct lane *py = find_lane(&rs, "Python", "Thread 100");
+	const struct lane *dev = find_lane(&rs, "Ascend Hardware", "Stream 2");
+	assert_non_null(py);
+	assert_non_null(dev);
+	assert_int_equal(py->group, LANE_HOST_PYTHON);
+	assert_int_equal(dev->group, LANE_DEVICE);
+	assert_int_equal(dev->stream, 2);
+	assert_string_equal(store_str(&rs, dev->pid_text), "DEV"); /* a string pid stays opaque */
+	assert_string_equal(store_str(&rs, py->process_labels), "CPU");
+	assert_true(dev->has_thread_sort && dev->thread_sort == 2);
+
+	/* both flows bind host event 0 to device event 1; the 20-digit id is kept whole */
+	assert_int_equal(rs.n_links, 2);
+	assert_int_equal(rs.unmatched_flows, 0);
+	uint32_t to[4];
+	assert_int_equal(lanes_links_from(&rs, 0, to, 4), 2);
+	assert_int_equal(to[0], 1);
+	uint32_t from[4];
+	assert_int_equal(lanes_links_to(&rs, 1, from, 4), 2);
+	assert_int_equal(from[0], 0);
+	/* the 20-digit id (a JSON string) is beyond uint64 and must stay exact */
+	unsigned __int128 big = (unsigned __int128)4000406811934352998ULL * 10 + 3;
+	size_t saw_big = 0;
+	for (size_t i = 0; i < rs.n_flows; i++)
+		saw_big += !rs.flows[i].id.is_str && rs.flows[i].id.num == big;
+	assert_int_equal(saw_big, 2);
+
+	/* counters: one by name with metadata, one by top-level processName */
+	assert_int_equal(rs.n_tracks, 2);
+	bool freq = false, hbm = false;
+	for (size_t i = 0; i < rs.n_tracks; i++) {
+		const struct counter_track *t = &rs.tracks[i];
+		if (!strcmp(store_str(&rs, t->name), "AI Core Freq")) {
+			freq = true;
+			assert_string_equal(store_str(&rs, t->process_name), "AI Core Freq");
+			assert_string_equal(store_str(&rs, t->value_key), "MHz");
+			assert_true(rs.ctr_value[t->samples[0]] == 1800.0);
+		}
+		if (!strcmp(store_str(&rs, t->name), "APP/HBM"))
+			hbm = true;
+	}
+	assert_true(freq && hbm);
+
+	/* the window covers X events only (counters start 100 ms earlier here) */
+	assert_true(rs.window_start == 1736408883674584732LL);
+	assert_true(rs.window_end == 1736408883674600000LL + 840077);
+
+	/* drill-down: args read again from the buffer, escapes decoded */
+	struct sbuf sb = SBUF_INIT;
+	assert_int_equal(trace_event_args(&rs, 0, &sb), 3);
+	assert_non_null(strstr(sbuf_str(&sb), "Call stack: a.py(1): f;\r\nb.py(2): g"));
+	assert_non_null(strstr(sbuf_str(&sb), "Sequence number: -1"));
+	assert_int_equal(trace_event_args(&rs, 1, &sb), 2);
+	assert_non_null(strstr(sbuf_str(&sb), "Task Type: AI_CORE"));
+	sbuf_free(&sb);
+	assert_int_equal(diag_count(&dl, DIAG_WARN), 0);
+	store_free(&rs);
+	diag_free(&dl);
+}
+
+static bool diag_has(struct diag_list *dl, const char *needle, int64_t offset)
+{
+	for (size_t i = 0; i < dl->n; i++)
+		if (strstr(dl->items[i].msg, needle) && (offset < 0 || dl->items[i].offset == offset))
+			return true;
+	return false;
+}
+
+static void test_bad_values_are_reported_with_offsets(void **state)
+{
+	(void)state;
+	const char *t =
+		"[{\"ph\": \"X\", \"name\": \"neg\", \"pid\": 1, \"tid\": 1, \"ts\": \"10.0\", \"dur\": -5},\n"
+		"{\"ph\": \"X\", \"name\": \"huge\", \"pid\": 1, \"tid\": 1, \"ts\": 1e309, \"dur\": 1},\n"
+		"{\"ph\": \"X\", \"name\": \"nots\", \"pid\": 1, \"tid\": 1, \"dur\": 1},\n"
+		"{\"ph\": \"X\", \"name\": \"nan\", \"pid\": 1, \"tid\": 1, \"ts\": \"NaN\", \"dur\": 1},\n"
+		"{\"ph\": \"X\", \"name\": \"ok\", \"pid\": 1, \"tid\": 1, \"ts\": \"-0\", \"dur\": \"x\"},\n"
+		"42, \"text\", {\"ph\": \"X\", \"name\": @},\n"
+		"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"Python\"}},\n"
+		"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"CANN\"}}]";
+	struct rank_store rs;
+	struct diag_list dl;
+	store_init(&rs);
+	diag_init(&dl);
+	assert_int_equal(trace_load_buffer(&rs, "bad.json", t, strlen(t), NULL, &dl), 0);
+	assert_int_equal(rs.n_ev, 2); /* "neg" (dur 0) and "ok" (dur 0) */
+	assert_true(rs.ev_dur[0] == 0 && rs.ev_dur[1] == 0);
+	assert_true(rs.ev_ts[1] == 0);
+	size_t off_huge = (size_t)(strstr(t, "{\"ph\": \"X\", \"name\": \"huge\"") - t);
+	assert_true(diag_has(&dl, "negative \"dur\"", 1));
+	assert_true(diag_has(&dl, "out of range", (int64_t)off_huge));
+	assert_true(diag_has(&dl, "without \"ts\"", -1));
+	assert_true(diag_has(&dl, "not a number (NaN)", -1));
+	assert_true(diag_has(&dl, "not an object", -1));
+	assert_true(diag_has(&dl, "invalid JSON", -1));
+	assert_true(diag_has(&dl, "named both \"Python\" and \"CANN\"", -1));
+	assert_int_equal(rs.ph.not_object, 2);
+	assert_int_equal(rs.lanes[0].group, LANE_HOST_CANN); /* the later name wins */
+	store_free(&rs);
+	diag_free(&dl);
+}
+
+static void test_truncation_and_wrapper(void **state)
+{
+	(void)state;
+	const char *full = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, "
+			   "\"ts\": \"1.0\", \"dur\": 1}, {\"ph\": \"X\", \"name\": \"b\", \"pid\": 1, "
+			   "\"tid\": 1, \"ts\": \"2.0\", \"dur\": 1}], \"displayTimeUnit\": \"ns\"}";
+	struct rank_store rs;
+	struct diag_list dl;
+	store_init(&rs);
+	diag_init(&dl);
+	assert_int_equal(trace_load_buffer(&rs, "w.json", full, strlen(full), NULL, &dl), 0);
+	assert_true(rs.trace.wrapped);
+	assert_false(rs.trace.truncated);
+	assert_int_equal(rs.n_ev, 2);
+	store_free(&rs);
+	diag_free(&dl);
+
+	size_t cut = (size_t)(strstr(full, "\"name\": \"b\"") - full) + 3;
+	store_init(&rs);
+	diag_init(&dl);
+	assert_int_equal(trace_load_buffer(&rs, "cut.json", full, cut, NULL, &dl), 0);
+	assert_true(rs.trace.truncated);
+	assert_int_equal(rs.n_ev, 1);
+	assert_int_equal(diag_count(&dl, DIAG_WARN), 1);
+	assert_non_null(strstr(dl.items[0].msg, "cut short"));
+	assert_non_null(strstr(dl.items[0].msg, "kept 1 events"));
+	assert_true(dl.items[0].offset >= 0);
+	store_free(&rs);
+	diag_free(&dl);
+
+	store_init(&rs);
+	diag_init(&dl);
+	assert_int_equal(trace_load_buffer(&rs, "junk.json", "\x7f" "ELF\x02\x01", 6, NULL, &dl), -1);
+	assert_int_equal(dl.items[0].level, DIAG_ERROR);
+	assert_non_null(strstr(dl.items[0].msg, "not a Chrome trace"));
+	store_free(&rs);
+	diag_free(&dl);
+}
+
+/* A trace of ~6 MB whose args are full of "}, {" so that range guesses land inside
+ * strings; every thread count must give the same store. */
+static char *big_trace(size_t *len)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "[");
+	for (int i = 0; i < 30000; i++) {
+		sbuf_addf(&sb,
+			  "%s{\"ph\": \"X\", \"name\": \"op_%d\", \"pid\": %d, \"tid\": %d, \"ts\": \"%d.%03d\", "
+			  "\"dur\": %d.5, \"args\": {\"Call stack\": \"",
+			  i ? ", " : "", i % 97, 1 + i % 3, 10 + i % 5, 1000000 + i * 7, i % 1000, 1 + i % 50);
+		for (int k = 0; k < 12; k++)
+			sbuf_adds(&sb, "f(x)}, {g\\\"}, {\\\\y");
+		sbuf_adds(&sb, "\"}}");
+		if (i % 1000 == 0)
+			sbuf_addf(&sb, ", {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 10, "
+				  "\"args\": {\"name\": \"T%d\"}}", i);
+	}
+	sbuf_adds(&sb, "]");
+	*len = sb.len;
+	return sbuf_detach(&sb);
+}
+
+static void test_parallel_walk_matches_single_thread(void **state)
+{
+	(void)state;
+	size_t len;
+	char *buf = big_trace(&len);
+	assert_true(len > (6u << 20));
+	struct rank_store ref;
+	struct diag_list dl;
+	diag_init(&dl);
+	store_init(&ref);
+	struct trace_load_opts one = {.threads = 1};
+	assert_int_equal(trace_load_buffer(&ref, "big", buf, len, &one, &dl), 0);
+	assert_int_equal(ref.n_ev, 30000);
+	int rewalks = 0;
+	for (int threads = 2; threads <= 9; threads++) {
+		struct rank_store rs;
+		store_init(&rs);
+		struct trace_load_opts o = {.threads = threads};
+		assert_int_equal(trace_load_buffer(&rs, "big", buf, len, &o, &dl), 0);
+		assert_int_equal(rs.n_ev, ref.n_ev);
+		assert_int_equal(rs.n_lanes, ref.n_lanes);
+		for (size_t e = 0; e < rs.n_ev; e++) {
+			assert_true(rs.ev_ts[e] == ref.ev_ts[e]);
+			assert_true(rs.ev_dur[e] == ref.ev_dur[e]);
+			assert_true(rs.ev_off[e] == ref.ev_off[e]);
+			assert_string_equal(store_ev_name(&rs, e), store_ev_name(&ref, e));
+			const struct lane *a = store_ev_lane(&rs, e), *b = store_ev_lane(&ref, e);
+			assert_string_equal(store_str(&rs, a->pid_text), store_str(&ref, b->pid_text));
+			assert_string_equal(store_str(&rs, a->tid_text), store_str(&ref, b->tid_text));
+			assert_string_equal(store_str(&rs, a->thread_name), store_str(&ref, b->thread_name));
+		}
+		assert_true(rs.trace.threads_used >= 2);
+		rewalks += rs.trace.rewalked_ranges;
+		store_free(&rs);
+	}
+	/* the strings above make wrong guesses likely: the correction path ran */
+	assert_true(rewalks > 0);
+	assert_int_equal(diag_count(&dl, DIAG_WARN), 0);
+	store_free(&ref);
+	diag_free(&dl);
+	free(buf);
+}
+
+static void test_lanes_without_metadata_are_guessed(void **state)
+{
+	(void)state;
+	const char *t = "[{\"ph\": \"X\", \"name\": \"k\", \"pid\": 7, \"tid\": 3, \"ts\": \"1.0\", \"dur\": 1, "
+			"\"args\": {\"Task Type\": \"AI_CORE\"}},"
+			"{\"ph\": \"X\", \"name\": \"aten::add\", \"pid\": 8, \"tid\": 8, \"ts\": \"1.0\", \"dur\": 1, "
+			"\"cat\": \"cpu_op\"}]";
+	struct rank_store rs;
+	struct diag_list dl;
+	store_init(&rs);
+	diag_init(&dl);
+	assert_int_equal(trace_load_buffer(&rs, "nometa.json", t, strlen(t), NULL, &dl), 0);
+	assert_int_equal(rs.n_lanes, 2);
+	assert_int_equal(store_ev_lane(&rs, 0)->group, LANE_DEVICE);
+	assert_true(store_ev_lane(&rs, 0)->group_guessed);
+	assert_int_equal(store_ev_lane(&rs, 0)->stream, 3);
+	assert_int_equal(store_ev_lane(&rs, 1)->group, LANE_HOST_PYTHON);
+	assert_true(diag_has(&dl, "no process_name metadata", -1));
+	store_free(&rs);
+	diag_free(&dl);
+}
+
+static void test_nesting_depth(void **state)
+{
+	(void)state;
+	const char *t = "[{\"ph\": \"X\", \"name\": \"outer\", \"pid\": 1, \"tid\": 1, \"ts\": \"0\", \"dur\": 100},"
+			"{\"ph\": \"X\", \"name\": \"inner\", \"pid\": 1, \"tid\": 1, \"ts\": \"10\", \"dur\": 20},"
+			"{\"ph\": \"X\", \"name\": \"innermost\", \"pid\": 1, \"tid\": 1, \"ts\": \"15\", \"dur\": 5},"
+			"{\"ph\": \"X\", \"name\": \"next\", \"pid\": 1, \"tid\": 1, \"ts\": \"100\", \"dur\": 5}]";
+	struct rank_store rs;
+	store_init(&rs);
+	assert_int_equal(trace_load_buffer(&rs, "n.json", t, strlen(t), NULL, NULL), 0);
+	const struct lane *l = &rs.lanes[0];
+	assert_int_equal(l->n_events, 4);
+	assert_int_equal(l->depth[0], 0);
+	assert_int_equal(l->depth[1], 1);
+	assert_int_equal(l->depth[2], 2);
+	assert_int_equal(l->depth[3], 0);
+	assert_int_equal(l->depth_max, 3);
+	/* the innermost enclosing event at a time */
+	assert_int_equal(lanes_event_at(&rs, 0, 16000), 2);
+	assert_int_equal(lanes_event_at(&rs, 0, 50000), 0);
+	assert_int_equal(lanes_event_at(&rs, 0, 200000), UINT32_MAX);
+	store_free(&rs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fields_metadata_flows_counters),
+		cmocka_unit_test(test_bad_values_are_reported_with_offsets),
+		cmocka_unit_test(test_truncation_and_wrapper),
+		cmocka_unit_test(test_parallel_walk_matches_single_thread),
+		cmocka_unit_test(test_lanes_without_metadata_are_guessed),
+		cmocka_unit_test(test_nesting_depth),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

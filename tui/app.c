@@ -1,0 +1,669 @@
+/* SPDX-License-Identifier: MIT */
+/* Main loop, loader thread, view stack, prompt line and the scripted headless driver. */
+#include "config.h"
+#include "app.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "script.h"
+#include "sbuf.h"
+#include "summary.h"
+#include "xalloc.h"
+
+#define MIN_W 60
+#define MIN_H 12
+
+static const struct view_ops *view_table[VIEW_COUNT] = {
+	[VIEW_OVERVIEW] = &overview_view_ops,
+	[VIEW_TIMELINE] = &timeline_view_ops,
+	[VIEW_OPS] = &ops_view_ops,
+	[VIEW_STEPS] = &steps_view_ops,
+	[VIEW_RANKS] = &ranks_view_ops,
+	[VIEW_BOTTLENECK] = &bottleneck_view_ops,
+	[VIEW_HELP] = &help_view_ops,
+	[VIEW_DOCS] = &docs_view_ops,
+	[VIEW_OP_DETAIL] = &op_detail_view_ops,
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- loader thread (never calls curses) ---------------------------------------------- */
+
+static void *loader_main(void *arg)
+{
+	struct app *app = arg;
+	capture_load(app->cap);
+	if (atomic_load(&app->cap->cancel))
+		return NULL;
+	struct published *pub = xcalloc(1, sizeof *pub);
+	pub->an = analysis_run(app->cap);
+	pub->lods = xcalloc(app->cap->n_ranks ? app->cap->n_ranks : 1, sizeof *pub->lods);
+	for (size_t i = 0; i < pub->an->n_ranks; i++) {
+		const struct rank_analysis *ra = &pub->an->ranks[i];
+		const struct rank_store *rs = &app->cap->ranks[ra->rank_index].store;
+		if (rs->has_events)
+			pub->lods[ra->rank_index] = lod_build(rs, ra->cls);
+	}
+	atomic_store_explicit(&app->pub, pub, memory_order_release);
+	return NULL;
+}
+
+const struct published *app_pub(const struct app *app)
+{
+	return atomic_load_explicit(&((struct app *)app)->pub, memory_order_acquire);
+}
+
+const struct rank_analysis *app_rank_analysis_of(const struct app *app, size_t rank_index)
+{
+	const struct published *pub = app_pub(app);
+	if (!pub)
+		return NULL;
+	for (size_t i = 0; i < pub->an->n_ranks; i++)
+		if (pub->an->ranks[i].rank_index == rank_index)
+			return &pub->an->ranks[i];
+	return NULL;
+}
+
+const struct rank_analysis *app_rank_analysis(const struct app *app)
+{
+	return app_rank_analysis_of(app, app->rank);
+}
+
+const struct rank_data *app_rank_data(const struct app *app)
+{
+	return app->cap->n_ranks ? &app->cap->ranks[app->rank] : NULL;
+}
+
+const struct lane_lod *app_lods(const struct app *app, size_t rank_index)
+{
+	const struct published *pub = app_pub(app);
+	return pub && rank_index < app->cap->n_ranks ? pub->lods[rank_index] : NULL;
+}
+
+/* ---- views -------------------------------------------------------------------------- */
+
+void *app_view(struct app *app, enum view_id v)
+{
+	if (!app->view_state[v])
+		app->view_state[v] = view_table[v]->create(app);
+	return app->view_state[v];
+}
+
+static enum view_id top_view(const struct app *app) { return app->stack[app->depth - 1]; }
+
+void app_push(struct app *app, enum view_id v)
+{
+	void *st = app_view(app, v);
+	if (app->depth && top_view(app) == v)
+		return;
+	/* a view already on the stack is brought forward rather than stacked twice */
+	for (int i = 0; i < app->depth; i++)
+		if (app->stack[i] == v) {
+			memmove(&app->stack[i], &app->stack[i + 1], (size_t)(app->depth - i - 1) * sizeof app->stack[0]);
+			app->depth--;
+			break;
+		}
+	if (app->depth == (int)(sizeof app->stack / sizeof app->stack[0])) {
+		memmove(&app->stack[0], &app->stack[1], (size_t)(app->depth - 1) * sizeof app->stack[0]);
+		app->depth--;
+	}
+	app->stack[app->depth++] = v;
+	if (view_table[v]->update)
+		view_table[v]->update(st, app);
+	app->dirty = true;
+}
+
+static void refresh_views(struct app *app)
+{
+	for (int v = 0; v < VIEW_COUNT; v++)
+		if (app->view_state[v] && view_table[v]->update)
+			view_table[v]->update(app->view_state[v], app);
+	app->dirty = true;
+}
+
+void app_message(struct app *app, enum style st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(app->message, sizeof app->message, fmt, ap);
+	va_end(ap);
+	app->message_style = st;
+	app->dirty = true;
+}
+
+const char *app_fmt_dur(int64_t ns, char *buf, size_t size)
+{
+	return summary_duration(ns, buf, size);
+}
+
+/* ---- list helper -------------------------------------------------------------------- */
+
+void listbox_clamp(struct listbox *lb, int height)
+{
+	lb->height = height > 0 ? height : 1;
+	if (lb->n == 0) {
+		lb->sel = lb->top = 0;
+		return;
+	}
+	if (lb->sel >= lb->n)
+		lb->sel = lb->n - 1;
+	if (lb->sel < lb->top)
+		lb->top = lb->sel;
+	if (lb->sel >= lb->top + (size_t)lb->height)
+		lb->top = lb->sel - (size_t)lb->height + 1;
+}
+
+int listbox_handle(struct listbox *lb, enum action act)
+{
+	size_t page = lb->height > 1 ? (size_t)lb->height - 1 : 1;
+	switch (act) {
+	case ACT_DOWN:
+		if (lb->sel + 1 < lb->n)
+			lb->sel++;
+		break;
+	case ACT_UP:
+		if (lb->sel > 0)
+			lb->sel--;
+		break;
+	case ACT_PAGE_DOWN:
+		lb->sel = lb->sel + page < lb->n ? lb->sel + page : (lb->n ? lb->n - 1 : 0);
+		break;
+	case ACT_PAGE_UP:
+		lb->sel = lb->sel > page ? lb->sel - page : 0;
+		break;
+	case ACT_TOP: lb->sel = 0; break;
+	case ACT_BOTTOM: lb->sel = lb->n ? lb->n - 1 : 0; break;
+	default: return VH_UNHANDLED;
+	}
+	listbox_clamp(lb, lb->height);
+	return VH_HANDLED;
+}
+
+/* ---- drawing ------------------------------------------------------------------------ */
+
+static const char *view_title(enum view_id v) { return view_table[v]->title; }
+
+static void draw_title(struct app *app, struct canvas *cv)
+{
+	canvas_fill(cv, 0, 0, cv->w, 1, ' ', ST_TITLE);
+	int x = canvas_text(cv, 0, 0, cv->w, ST_TITLE, " ascprof-tui ");
+	enum view_id cur = top_view(app);
+	for (int v = 0; v < VIEW_MAIN_COUNT && x < cv->w; v++) {
+		char tab[32];
+		snprintf(tab, sizeof tab, " %d %s ", v + 1, view_title((enum view_id)v));
+		x += canvas_text(cv, x, 0, cv->w - x, v == (int)cur ? ST_TAB : ST_TITLE, tab);
+	}
+	if (app->cap->n_ranks) {
+		char r[96];
+		const struct rank_plan *rp = app->cap->ranks[app->rank].plan;
+		snprintf(r, sizeof r, " rank %d (%zu/%zu) ", rp->rank, app->rank + 1, app->cap->n_ranks);
+		int rw = canvas_width(r);
+		if (x + rw <= cv->w)
+			canvas_text(cv, cv->w - rw, 0, rw, ST_TITLE, r);
+	}
+}
+
+static void loading_status(struct app *app, char *buf, size_t size)
+{
+	const struct capture *cap = app->cap;
+	size_t ready = 0;
+	for (size_t i = 0; i < cap->n_ranks; i++)
+		ready += capture_rank_state(&cap->ranks[i]) == RANK_READY;
+	for (size_t i = 0; i < cap->n_ranks; i++) {
+		const struct rank_data *rd = &cap->ranks[i];
+		int st = capture_rank_state(rd);
+		if (st == RANK_READY)
+			continue;
+		uint64_t done = atomic_load(&((struct rank_data *)rd)->trace_bytes_done);
+		char b1[32], b2[32];
+		if (st == RANK_TRACE_LOADING && rd->trace_bytes_total)
+			snprintf(buf, size, "loading rank %d: trace %s of %s (%.0f%%), %zu/%zu ranks ready",
+				 rd->plan->rank, summary_bytes(done, b1, sizeof b1),
+				 summary_bytes(rd->trace_bytes_total, b2, sizeof b2),
+				 100.0 * (double)done / (double)rd->trace_bytes_total, ready, cap->n_ranks);
+		else
+			snprintf(buf, size, "loading rank %d: %s, %zu/%zu ranks ready", rd->plan->rank,
+				 st == RANK_PENDING ? "CSV tables" : "waiting for the trace", ready, cap->n_ranks);
+		return;
+	}
+	snprintf(buf, size, "analysing %zu rank(s)...", cap->n_ranks);
+}
+
+static void draw_status(struct app *app, struct canvas *cv)
+{
+	int y = cv->h - 1;
+	canvas_fill(cv, 0, y, cv->w, 1, ' ', ST_STATUS);
+	if (app->prompt_kind) {
+		char buf[300];
+		snprintf(buf, sizeof buf, "%c%.*s", app->prompt_kind, (int)app->prompt_len, app->prompt);
+		int x = canvas_text(cv, 0, y, cv->w - 1, ST_STATUS, buf);
+		canvas_set(cv, x, y, 0x2588, ST_STATUS); /* a block for the cursor */
+		return;
+	}
+	char left[300];
+	enum style st = ST_STATUS;
+	if (app->message[0]) {
+		snprintf(left, sizeof left, "%s", app->message);
+	} else if (!app_pub(app)) {
+		loading_status(app, left, sizeof left);
+	} else {
+		const char *hint = view_table[top_view(app)]->hint;
+		snprintf(left, sizeof left, "%s", hint ? hint : "");
+	}
+	static const char keys[] = "? help  q back  Q quit ";
+	int kw = canvas_width(keys);
+	canvas_text(cv, 1, y, cv->w - kw - 2, st, left);
+	canvas_text_right(cv, cv->w - kw, y, kw, ST_STATUS, keys);
+}
+
+static void render(struct app *app)
+{
+	int w, h;
+	term_size(&w, &h);
+	if (w != app->cv.w || h != app->cv.h)
+		canvas_resize(&app->cv, w, h);
+	struct canvas *cv = &app->cv;
+	canvas_clear(cv);
+	if (w < MIN_W || h < MIN_H) {
+		canvas_text(cv, 0, 0, w, ST_WARN, "terminal too small");
+		char need[64];
+		snprintf(need, sizeof need, "%dx%d, need %dx%d", w, h, MIN_W, MIN_H);
+		canvas_text(cv, 0, 1, w, ST_NORMAL, need);
+		canvas_text(cv, 0, 2, w, ST_DIM, "Q quits");
+		app->frames++;
+		return;
+	}
+	draw_title(app, cv);
+	enum view_id v = top_view(app);
+	view_table[v]->draw(app_view(app, v), app, cv, 0, 1, w, h - 2);
+	draw_status(app, cv);
+	app->frames++;
+}
+
+/* ---- commands and prompt ------------------------------------------------------------ */
+
+static void run_command(struct app *app, const char *line)
+{
+	char word[64] = "";
+	const char *rest = line;
+	while (*rest == ' ')
+		rest++;
+	size_t n = strcspn(rest, " ");
+	if (n >= sizeof word)
+		n = sizeof word - 1;
+	memcpy(word, rest, n);
+	word[n] = '\0';
+	rest += n;
+	while (*rest == ' ')
+		rest++;
+	if (!strcmp(word, "q") || !strcmp(word, "quit")) {
+		app->quit = true;
+	} else if (!strcmp(word, "rank")) {
+		long r = strtol(rest, NULL, 10);
+		for (size_t i = 0; i < app->cap->n_ranks; i++)
+			if (app->cap->ranks[i].plan->rank == r) {
+				app->rank = i;
+				refresh_views(app);
+				return;
+			}
+		app_message(app, ST_WARN, "no rank %ld", r);
+	} else if (!strcmp(word, "view")) {
+		for (int v = 0; v < VIEW_COUNT; v++)
+			if (!strcasecmp(rest, view_title((enum view_id)v))) {
+				app_push(app, (enum view_id)v);
+				return;
+			}
+		app_message(app, ST_WARN, "no view named %s", rest);
+	} else if (!strcmp(word, "goto") || !strcmp(word, "zoom")) {
+		const struct rank_analysis *ra = app_rank_analysis(app);
+		if (!ra) {
+			app_message(app, ST_WARN, "still loading");
+			return;
+		}
+		char *end;
+		double a = strtod(rest, &end), b = a + 1;
+		if (end == rest) {
+			app_message(app, ST_WARN, "%s wants milliseconds from the rank's start", word);
+			return;
+		}
+		if (!strcmp(word, "zoom"))
+			b = strtod(end, NULL);
+		int64_t t0 = ra->t0 + (int64_t)(a * 1e6), t1 = ra->t0 + (int64_t)(b * 1e6);
+		if (!strcmp(word, "goto")) {
+			t0 -= 500000;
+			t1 = t0 + 1000000;
+		}
+		app_goto_timeline(app, app->rank, t0, t1 > t0 ? t1 : t0 + 1000, UINT32_MAX);
+	} else if (!strcmp(word, "search")) {
+		const struct view_ops *vo = view_table[top_view(app)];
+		snprintf(app->last_search, sizeof app->last_search, "%s", rest);
+		if (!vo->search || !vo->search(app_view(app, top_view(app)), app, rest, 0))
+			app_message(app, ST_WARN, "no match for %s", rest);
+	} else if (word[0]) {
+		app_message(app, ST_WARN, "unknown command: %s (try rank, view, goto, zoom, search, quit)", word);
+	}
+}
+
+static void prompt_submit(struct app *app)
+{
+	char text[256];
+	snprintf(text, sizeof text, "%.*s", (int)app->prompt_len, app->prompt);
+	char kind = app->prompt_kind;
+	app->prompt_kind = 0;
+	enum view_id v = top_view(app);
+	const struct view_ops *vo = view_table[v];
+	if (kind == ':') {
+		run_command(app, text);
+	} else if (kind == '/') {
+		snprintf(app->last_search, sizeof app->last_search, "%s", text);
+		if (!vo->search || !vo->search(app_view(app, v), app, text, 0))
+			app_message(app, ST_WARN, "no match for %s", text);
+	} else if (kind == '\\') {
+		if (vo->filter)
+			vo->filter(app_view(app, v), app, text);
+	}
+	app->dirty = true;
+}
+
+static void prompt_key(struct app *app, int key)
+{
+	if (key == 27) {
+		app->prompt_kind = 0;
+	} else if (key == '\r' || key == '\n' || key == KEYCODE_FN(KEY_ENTER)) {
+		prompt_submit(app);
+	} else if (key == 127 || key == 8 || key == KEYCODE_FN(KEY_BACKSPACE)) {
+		/* drop one UTF-8 character */
+		while (app->prompt_len > 0) {
+			unsigned char c = (unsigned char)app->prompt[--app->prompt_len];
+			if ((c & 0xC0) != 0x80)
+				break;
+		}
+	} else if (key >= 32 && key < 0x110000 && key != 127) {
+		char enc[4];
+		int n = 0;
+		if (key < 0x80)
+			enc[n++] = (char)key;
+		else if (key < 0x800) {
+			enc[n++] = (char)(0xC0 | (key >> 6));
+			enc[n++] = (char)(0x80 | (key & 0x3F));
+		} else if (key < 0x10000) {
+			enc[n++] = (char)(0xE0 | (key >> 12));
+			enc[n++] = (char)(0x80 | ((key >> 6) & 0x3F));
+			enc[n++] = (char)(0x80 | (key & 0x3F));
+		} else {
+			enc[n++] = (char)(0xF0 | (key >> 18));
+			enc[n++] = (char)(0x80 | ((key >> 12) & 0x3F));
+			enc[n++] = (char)(0x80 | ((key >> 6) & 0x3F));
+			enc[n++] = (char)(0x80 | (key & 0x3F));
+		}
+		if (app->prompt_len + (size_t)n < sizeof app->prompt) {
+			memcpy(app->prompt + app->prompt_len, enc, (size_t)n);
+			app->prompt_len += (size_t)n;
+		}
+	}
+	app->dirty = true;
+}
+
+/* ---- key dispatch ------------------------------------------------------------------- */
+
+static void close_view(struct app *app)
+{
+	if (app->depth > 1)
+		app->depth--;
+	else if (top_view(app) != VIEW_OVERVIEW)
+		app->stack[0] = VIEW_OVERVIEW;
+	app->dirty = true;
+}
+
+static void change_rank(struct app *app, int dir)
+{
+	if (app->cap->n_ranks < 2)
+		return;
+	app->rank = (app->rank + app->cap->n_ranks + (size_t)(dir > 0 ? 1 : app->cap->n_ranks - 1)) %
+		    app->cap->n_ranks;
+	refresh_views(app);
+}
+
+static void handle_key(struct app *app, int key)
+{
+	app->message[0] = '\0';
+	if (app->prompt_kind) {
+		prompt_key(app, key);
+		return;
+	}
+	if (key == KEYCODE_FN(KEY_RESIZE)) {
+		app->dirty = true;
+		return;
+	}
+	enum view_id v = top_view(app);
+	const struct view_ops *vo = view_table[v];
+	enum action act = actions_lookup(key, vo->scopes | KS_GLOBAL);
+	if (act == ACT_NONE) {
+		app_message(app, ST_DIM, "%s: no action here (? for help)", actions_key_name(key));
+		return;
+	}
+	/* the view first: it may give a global key its own meaning */
+	if (vo->handle && act != ACT_QUIT && vo->handle(app_view(app, v), app, act) == VH_HANDLED) {
+		app->dirty = true;
+		return;
+	}
+	switch (act) {
+	case ACT_QUIT: app->quit = true; break;
+	case ACT_CLOSE: close_view(app); break;
+	case ACT_HELP: app_push(app, VIEW_HELP); break;
+	case ACT_DOCS: app_push(app, VIEW_DOCS); break;
+	case ACT_COMMAND:
+	case ACT_SEARCH:
+	case ACT_FILTER:
+		app->prompt_kind = act == ACT_COMMAND ? ':' : act == ACT_SEARCH ? '/' : '\\';
+		app->prompt_len = 0;
+		break;
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV:
+		if (app->last_search[0] && vo->search)
+			if (!vo->search(app_view(app, v), app, app->last_search, act == ACT_SEARCH_NEXT ? 1 : -1))
+				app_message(app, ST_WARN, "no more matches for %s", app->last_search);
+		break;
+	case ACT_VIEW_OVERVIEW:
+	case ACT_VIEW_TIMELINE:
+	case ACT_VIEW_OPS:
+	case ACT_VIEW_STEPS:
+	case ACT_VIEW_RANKS:
+	case ACT_VIEW_BOTTLENECK: app_push(app, (enum view_id)(act - ACT_VIEW_OVERVIEW)); break;
+	case ACT_NEXT_VIEW:
+	case ACT_PREV_VIEW: {
+		int cur = v < VIEW_MAIN_COUNT ? (int)v : 0;
+		int next = (cur + (act == ACT_NEXT_VIEW ? 1 : VIEW_MAIN_COUNT - 1)) % VIEW_MAIN_COUNT;
+		app_push(app, (enum view_id)next);
+		break;
+	}
+	case ACT_NEXT_RANK: change_rank(app, 1); break;
+	case ACT_PREV_RANK: change_rank(app, -1); break;
+	case ACT_ALIGN_MODE:
+		app->align = (enum align_mode)((app->align + 1) % ALIGN_COUNT);
+		app_message(app, ST_NORMAL, "alignment: %s", analysis_align_name(app->align));
+		refresh_views(app);
+		break;
+	case ACT_REDRAW:
+		if (app->opts.mode == TERM_REAL)
+			clearok(curscr, TRUE);
+		break;
+	default:
+		app_message(app, ST_DIM, "%s does nothing in this view", action_defs[act].name);
+		break;
+	}
+	app->dirty = true;
+}
+
+/* ---- navigation across views -------------------------------------------------------- */
+
+void app_goto_timeline(struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev);
+void app_open_op(struct app *app, const char *name, int scope);
+
+/* ---- main loop ---------------------------------------------------------------------- */
+
+static void publish_check(struct app *app)
+{
+	const struct published *pub = app_pub(app);
+	if (pub != app->seen) {
+		app->seen = pub;
+		refresh_views(app);
+	}
+}
+
+static void dump_screen(struct app *app, const char *path)
+{
+	render(app);
+	char *text = canvas_dump(&app->cv);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	} else {
+		fprintf(stderr, "ascprof-tui: cannot write %s: %s\n", path, strerror(errno));
+	}
+	free(text);
+}
+
+static void wait_loaded(struct app *app)
+{
+	while (!app_pub(app) && app->loader_started)
+		usleep(2000);
+	publish_check(app);
+}
+
+/* Executes script steps until one produces a key; returns the key or -1 at the end. */
+static int script_next_key(struct app *app, struct script *sc)
+{
+	for (;;) {
+		struct script_step step;
+		if (!script_next(sc, &step))
+			return -1;
+		switch (step.kind) {
+		case SCRIPT_KEY:
+			if (!sc->nowait)
+				wait_loaded(app);
+			return step.key;
+		case SCRIPT_DUMP:
+			if (!sc->nowait)
+				wait_loaded(app);
+			dump_screen(app, step.arg);
+			break;
+		case SCRIPT_RESIZE:
+			term_set_size(step.w, step.h);
+			app->dirty = true;
+			break;
+		case SCRIPT_WAIT:
+			wait_loaded(app);
+			break;
+		case SCRIPT_NOWAIT:
+			sc->nowait = true;
+			break;
+		}
+	}
+}
+
+int app_main(const char *path, const struct app_opts *opts)
+{
+	struct app *app = xcalloc(1, sizeof *app);
+	app->opts = *opts;
+	app->t_start = now_s();
+	struct script *sc = NULL;
+	if (opts->script) {
+		sc = script_load(opts->script);
+		if (!sc) {
+			free(app);
+			return 2;
+		}
+	}
+	app->cap = capture_open(path, &opts->capture);
+	if (!app->cap->usable) {
+		/* nothing to explore: say why, as the report would, and leave */
+		summary_print_diags(&app->cap->diags, stderr, "");
+		fputs("ascprof-tui: nothing to load here\n", stderr);
+		capture_free(app->cap);
+		script_free(sc);
+		free(app);
+		return 1;
+	}
+	if (term_open(opts->mode, opts->term_out, opts->width, opts->height) != 0) {
+		capture_free(app->cap);
+		script_free(sc);
+		free(app);
+		return 1;
+	}
+	canvas_init(&app->cv, 80, 24);
+	app->stack[0] = VIEW_OVERVIEW;
+	app->depth = 1;
+	app->align = ALIGN_COLLECTIVE;
+	app->loader_started = pthread_create(&app->loader, NULL, loader_main, app) == 0;
+	if (!app->loader_started)
+		loader_main(app);
+	app->dirty = true;
+	double last_progress = 0;
+	while (!app->quit && !term_quit_signal) {
+		publish_check(app);
+		bool loading = !app_pub(app);
+		if (loading && now_s() - last_progress > 0.1) {
+			last_progress = now_s();
+			app->dirty = true;
+		}
+		if (app->dirty && opts->mode != TERM_HEADLESS) {
+			render(app);
+			term_draw(&app->cv);
+			app->dirty = false;
+		}
+		int key;
+		if (sc) {
+			key = script_next_key(app, sc);
+			if (key < 0)
+				break;
+		} else {
+			key = term_key(loading ? 100 : 1000);
+			if (key < 0)
+				continue;
+		}
+		handle_key(app, key);
+	}
+	term_close();
+	int rc = 0;
+	if (app->loader_started) {
+		if (app_pub(app) || atomic_load(&app->cap->done)) {
+			pthread_join(app->loader, NULL);
+		} else {
+			/* Q during loading quits at once: the loader may be deep in a trace, and the
+			 * process is ending anyway */
+			atomic_store(&app->cap->cancel, true);
+			_exit(0);
+		}
+	}
+	struct published *pub = atomic_load(&app->pub);
+	for (int v = 0; v < VIEW_COUNT; v++)
+		if (app->view_state[v])
+			view_table[v]->destroy(app->view_state[v]);
+	if (pub) {
+		for (size_t i = 0; i < app->cap->n_ranks; i++)
+			if (pub->lods[i])
+				lod_free(pub->lods[i], app->cap->ranks[i].store.n_lanes);
+		free(pub->lods);
+		analysis_free(pub->an);
+		free(pub);
+	}
+	canvas_free(&app->cv);
+	capture_free(app->cap);
+	script_free(sc);
+	free(app);
+	return rc;
+}

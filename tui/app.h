@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* The interactive explorer: application state, the loader thread, the view stack and the
+ * main loop.
+ *
+ * Threads: the loader thread discovers nothing (capture_open already did), loads every
+ * rank (CSV tables first, then traces), runs the analysis and builds the timeline index;
+ * it never calls curses. Each finished piece is published once, with release semantics:
+ * a rank's state (capture.h), then the analysis and the indexes together (app->pub). The
+ * main thread owns curses and every view; it polls for published pieces between keys. */
+#ifndef ASCPROF_APP_H
+#define ASCPROF_APP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "actions.h"
+#include "analysis.h"
+#include "canvas.h"
+#include "capture.h"
+#include "lod.h"
+#include "term.h"
+
+enum view_id {
+	VIEW_OVERVIEW,
+	VIEW_TIMELINE,
+	VIEW_OPS,
+	VIEW_STEPS,
+	VIEW_RANKS,
+	VIEW_BOTTLENECK,
+	VIEW_HELP,
+	VIEW_DOCS,
+	VIEW_OP_DETAIL,
+	VIEW_COUNT
+};
+#define VIEW_MAIN_COUNT 6 /* the numbered views, 1..6 */
+
+/* What the loader publishes when it is done: read-only for the main thread. */
+struct published {
+	struct analysis *an;
+	struct lane_lod **lods; /* per capture rank index (NULL for ranks without a trace) */
+};
+
+struct app;
+
+/* Handler results. */
+enum { VH_UNHANDLED = 0, VH_HANDLED = 1 };
+
+struct view_ops {
+	const char *title;
+	unsigned scopes; /* key scopes (actions.h) besides GLOBAL */
+	void *(*create)(struct app *app);
+	void (*destroy)(void *st);
+	void (*draw)(void *st, struct app *app, struct canvas *cv, int x, int y, int w, int h);
+	int (*handle)(void *st, struct app *app, enum action act);
+	/* new data was published, or the selected rank changed */
+	void (*update)(void *st, struct app *app);
+	/* search or filter text entered (dir +1/-1 for next/previous, 0 for a new text) */
+	bool (*search)(void *st, struct app *app, const char *text, int dir);
+	bool (*filter)(void *st, struct app *app, const char *text);
+	/* a short hint for the status line */
+	const char *hint;
+};
+
+extern const struct view_ops overview_view_ops, timeline_view_ops, ops_view_ops, steps_view_ops,
+	ranks_view_ops, bottleneck_view_ops, help_view_ops, docs_view_ops, op_detail_view_ops;
+
+struct app_opts {
+	enum term_mode mode;
+	const char *term_out;  /* TERM_FILE: where curses' bytes go */
+	const char *script;    /* keys and :commands, for the headless modes */
+	struct capture_opts capture;
+	int width, height;     /* headless size */
+};
+
+struct app {
+	struct capture *cap;
+	struct app_opts opts;
+	pthread_t loader;
+	bool loader_started;
+	_Atomic(struct published *) pub;
+	const struct published *seen; /* what the views were last refreshed with */
+	double t_start;
+
+	struct canvas cv;
+	void *view_state[VIEW_COUNT];
+	enum view_id stack[16];
+	int depth;
+	size_t rank;              /* index into cap->ranks */
+	enum align_mode align;
+
+	/* the prompt line: '/' search, '\\' filter, ':' command */
+	char prompt_kind;
+	char prompt[256];
+	size_t prompt_len;
+	char last_search[256];
+	char message[256];
+	enum style message_style;
+
+	bool quit;
+	bool dirty;
+	int frames;
+};
+
+/* Runs the explorer on path; returns the process exit status. */
+int app_main(const char *path, const struct app_opts *opts);
+
+/* ---- for views ---------------------------------------------------------------------- */
+const struct published *app_pub(const struct app *app);
+/* The analysis of the selected rank, or NULL while loading. */
+const struct rank_analysis *app_rank_analysis(const struct app *app);
+const struct rank_analysis *app_rank_analysis_of(const struct app *app, size_t rank_index);
+const struct rank_data *app_rank_data(const struct app *app);
+const struct lane_lod *app_lods(const struct app *app, size_t rank_index);
+void app_message(struct app *app, enum style st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void app_push(struct app *app, enum view_id v);
+void *app_view(struct app *app, enum view_id v);
+/* Shows the timeline on rank_index, zoomed to [t0, t1) with ev selected (UINT32_MAX: none). */
+void app_goto_timeline(struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev);
+void app_open_op(struct app *app, const char *name, int scope);
+/* Time formatting for views: "12.345 ms", relative durations. */
+const char *app_fmt_dur(int64_t ns, char *buf, size_t size);
+
+/* Shared list behaviour for table views. */
+struct listbox {
+	size_t sel, top, n;
+	int height;
+};
+/* Moves for down, up, page up/down, top and bottom; VH_HANDLED when the action was one. */
+int listbox_handle(struct listbox *lb, enum action act);
+void listbox_clamp(struct listbox *lb, int height);
+
+#endif

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/* ascprof-tui: command line entry. Non-interactive modes (--summary, --report) never
+ * touch the terminal; the interactive explorer starts only when stdout is a terminal. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions.h"
+#include "analysis.h"
+#include "app.h"
+#include "capture.h"
+#include "report.h"
+#include "summary.h"
+
+enum mode { MODE_TUI, MODE_SUMMARY, MODE_REPORT };
+
+static void usage(FILE *out)
+{
+	fputs("Usage: ascprof-tui [OPTIONS] [PATH]\n"
+	      "Explore an Ascend NPU profiling capture (torch_npu profiler or msprof).\n"
+	      "PATH is a torch_profiler_dir, a *_ascend_pt directory, its ASCEND_PROFILER_OUTPUT,\n"
+	      "a PROF_* directory or a single trace/CSV file (default: .).\n"
+	      "\n"
+	      "  -r, --report             print the analysis (metrics, steps, bottlenecks, top ops)\n"
+	      "  -s, --summary            print what was found and loaded, then exit\n"
+	      "  -j, --json               with --report or --summary: print JSON\n"
+	      "  -t, --threads N          threads for reading a trace (default: one per CPU)\n"
+	      "      --list-keys          print every key of the explorer and exit\n"
+	      "      --script FILE        run the explorer headless, keys and :dump steps from FILE\n"
+	      "      --size WxH           terminal size for --script (default 80x24)\n"
+	      "      --term-out FILE      with --script: drive curses and write its bytes to FILE\n"
+	      "      --max-trace-bytes N  refuse trace files larger than N bytes\n"
+	      "  -h, --help               show this help and exit\n"
+	      "  -V, --version            show the version and exit\n",
+	      out);
+}
+
+static int parse_count(const char *s, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_MAX_TRACE = 1000, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT };
+	static const struct option longopts[] = {
+		{"summary", no_argument, NULL, 's'},
+		{"report", no_argument, NULL, 'r'},
+		{"json", no_argument, NULL, 'j'},
+		{"threads", required_argument, NULL, 't'},
+		{"max-trace-bytes", required_argument, NULL, OPT_MAX_TRACE},
+		{"list-keys", no_argument, NULL, OPT_LIST_KEYS},
+		{"script", required_argument, NULL, OPT_SCRIPT},
+		{"size", required_argument, NULL, OPT_SIZE},
+		{"term-out", required_argument, NULL, OPT_TERM_OUT},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	enum mode mode = MODE_TUI;
+	bool json = false;
+	struct capture_opts copts = {0};
+	struct app_opts aopts = {0};
+	aopts.script = getenv("ASCPROF_SCRIPT");
+	int c;
+	while ((c = getopt_long(argc, argv, "rsjt:hV", longopts, NULL)) != -1) {
+		unsigned long long v;
+		switch (c) {
+		case 's': mode = MODE_SUMMARY; break;
+		case 'r': mode = MODE_REPORT; break;
+		case 'j': json = true; break;
+		case 't':
+			if (parse_count(optarg, &v) || v > 64) {
+				fprintf(stderr, "ascprof-tui: --threads wants a number from 0 to 64\n");
+				return 2;
+			}
+			copts.threads = (int)v;
+			break;
+		case OPT_MAX_TRACE:
+			if (parse_count(optarg, &v)) {
+				fprintf(stderr, "ascprof-tui: --max-trace-bytes wants a number of bytes\n");
+				return 2;
+			}
+			copts.max_trace_bytes = v;
+			break;
+		case OPT_LIST_KEYS: actions_print(stdout); return 0;
+		case OPT_SCRIPT: aopts.script = optarg; break;
+		case OPT_TERM_OUT: aopts.term_out = optarg; break;
+		case OPT_SIZE:
+			if (sscanf(optarg, "%dx%d", &aopts.width, &aopts.height) != 2 || aopts.width < 1 ||
+			    aopts.height < 1) {
+				fprintf(stderr, "ascprof-tui: --size wants WxH, e.g. 100x30\n");
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("ascprof-tui %s\n", PACKAGE_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "ascprof-tui: one PATH at most\n");
+		usage(stderr);
+		return 2;
+	}
+	const char *path = optind < argc ? argv[optind] : ".";
+
+	if (mode == MODE_TUI && !json) {
+		aopts.capture = copts;
+		aopts.mode = aopts.script ? (aopts.term_out ? TERM_FILE : TERM_HEADLESS) : TERM_REAL;
+		return app_main(path, &aopts);
+	}
+
+	struct capture *cap = capture_open(path, &copts);
+	if (cap->usable)
+		capture_load(cap);
+	if (mode == MODE_REPORT) {
+		struct analysis *an = analysis_run(cap);
+		if (json)
+			report_print_json(an, stdout);
+		else
+			report_print_text(an, stdout);
+		analysis_free(an);
+	} else if (json) {
+		summary_print_json(cap, stdout);
+	} else {
+		summary_print_text(cap, stdout);
+	}
+	int rc = cap->usable ? 0 : 1;
+	if (!cap->usable && !json) {
+		fputs("ascprof-tui: nothing to load; see the messages above\n", stderr);
+	}
+	capture_free(cap);
+	return rc;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Scripted keys for the headless modes (tests): one step per line.
+ *   # comment
+ *   j j Enter         key names separated by spaces (see actions_parse_key; Colon for :)
+ *   "matmul"          a quoted string types its characters
+ *   :dump FILE        write the screen as text to FILE ($VAR/... takes VAR from the environment)
+ *   :resize 100x30    change the terminal size
+ *   :wait             wait until loading and analysis are done
+ *   :nowait           stop waiting for the load before each key (default: wait) */
+#ifndef ASCPROF_SCRIPT_H
+#define ASCPROF_SCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum script_kind { SCRIPT_KEY, SCRIPT_DUMP, SCRIPT_RESIZE, SCRIPT_WAIT, SCRIPT_NOWAIT };
+
+struct script_step {
+	enum script_kind kind;
+	int key;
+	const char *arg; /* borrowed from the script */
+	int w, h;
+};
+
+struct script {
+	struct script_step *steps;
+	size_t n, pos;
+	char **strings;
+	size_t n_strings;
+	bool nowait;
+};
+
+/* Reads the script; NULL with a message on stderr naming the line that is wrong. */
+struct script *script_load(const char *path);
+void script_free(struct script *sc);
+bool script_next(struct script *sc, struct script_step *out);
+
+#endif

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* Help (every key, from the action table) and Docs (every metric, from the metric table,
+ * with the category rules and the bottleneck thresholds): scrollable text. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "category.h"
+#include "sbuf.h"
+#include "views.h"
+#include "xalloc.h"
+
+struct line {
+	enum style st;
+	char *text;
+	int indent;
+};
+
+struct textview {
+	struct line *lines;
+	size_t n, cap;
+	struct listbox lb;
+};
+
+static void add(struct textview *tv, enum style st, int indent, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void add(struct textview *tv, enum style st, int indent, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	xgrow(&tv->lines, &tv->cap, tv->n + 1, sizeof *tv->lines);
+	tv->lines[tv->n++] = (struct line){st, xstrdup(buf), indent};
+}
+
+static void destroy(void *p)
+{
+	struct textview *tv = p;
+	for (size_t i = 0; i < tv->n; i++)
+		free(tv->lines[i].text);
+	free(tv->lines);
+	free(tv);
+}
+
+static void *create_help(struct app *app)
+{
+	(void)app;
+	struct textview *tv = xcalloc(1, sizeof *tv);
+	static const struct { unsigned scope; const char *title; } groups[] = {
+		{KS_GLOBAL, "Everywhere"},
+		{KS_LIST, "Lists and tables (Ops, Steps, Ranks, Bottleneck, Help, Docs)"},
+		{KS_OPS, "Ops table"},
+		{KS_TIMELINE, "Timeline"},
+		{KS_RANKS, "Ranks"},
+	};
+	add(tv, ST_BOLD, 0, "Keys (the same table drives dispatch, this screen and --list-keys)");
+	for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+		add(tv, ST_NORMAL, 0, "%s", "");
+		add(tv, ST_HEADER, 0, "%s", groups[g].title);
+		for (int a = 1; a < ACT_COUNT; a++) {
+			if (!(action_defs[a].scope & groups[g].scope))
+				continue;
+			add(tv, ST_NORMAL, 2, "%-16s %-16s %s", action_defs[a].keys, action_defs[a].name,
+			    action_defs[a].help);
+		}
+	}
+	add(tv, ST_NORMAL, 0, "%s", "");
+	add(tv, ST_HEADER, 0, "Prompt (after / \\ or :)");
+	add(tv, ST_NORMAL, 2, "Enter accepts, Esc cancels, Backspace deletes");
+	add(tv, ST_NORMAL, 0, "%s", "");
+	add(tv, ST_DIM, 0, "Timeline glyphs: compute %s  communication %s  copy #  scheduling =  other :",
+	    "\u2588", "\u2593");
+	return tv;
+}
+
+static void *create_docs(struct app *app)
+{
+	(void)app;
+	struct textview *tv = xcalloc(1, sizeof *tv);
+	add(tv, ST_BOLD, 0, "Metrics (the same table feeds the report, --json and the man page)");
+	for (int m = 0; m < M_COUNT; m++) {
+		const struct metric_def *d = &metric_defs[m];
+		add(tv, ST_NORMAL, 0, "%s", "");
+		add(tv, ST_HEADER, 0, "%s  (%s, %s)", d->label, d->key, d->unit);
+		add(tv, ST_NORMAL, 2, "%s", d->definition);
+		add(tv, ST_DIM, 2, "formula: %s", d->formula);
+		if (d->caveat[0])
+			add(tv, ST_DIM, 2, "caveat: %s", d->caveat);
+	}
+	add(tv, ST_NORMAL, 0, "%s", "");
+	add(tv, ST_BOLD, 0, "Bottleneck thresholds (score 40 at the threshold, 100 at full)");
+	for (size_t i = 0; i < n_threshold_defs; i++)
+		add(tv, ST_NORMAL, 2, "%-26s >= %-8g full at %-8g %s", threshold_defs[i].metric, threshold_defs[i].threshold,
+		    threshold_defs[i].full, threshold_defs[i].why);
+	add(tv, ST_NORMAL, 0, "%s", "");
+	add(tv, ST_BOLD, 0, "Category rules (first match wins)");
+	const char *rules = category_rules_text();
+	while (*rules) {
+		size_t n = strcspn(rules, "\n");
+		add(tv, ST_NORMAL, 2, "%.*s", (int)n, rules);
+		rules += n + (rules[n] == '\n');
+	}
+	return tv;
+}
+
+static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	(void)app;
+	struct textview *tv = p;
+	tv->lb.n = tv->n;
+	listbox_clamp(&tv->lb, h);
+	/* the cursor marks the scroll position: keep it at the top line */
+	for (int r = 0; r < h && tv->lb.top + (size_t)r < tv->n; r++) {
+		const struct line *l = &tv->lines[tv->lb.top + (size_t)r];
+		canvas_text(cv, x + 1 + l->indent, y + r, w - 2 - l->indent, l->st, l->text);
+	}
+}
+
+static int handle(void *p, struct app *app, enum action act)
+{
+	(void)app;
+	struct textview *tv = p;
+	/* scrolling moves the window, not a cursor */
+	size_t page = tv->lb.height > 1 ? (size_t)tv->lb.height - 1 : 1;
+	size_t last = tv->n > (size_t)tv->lb.height ? tv->n - (size_t)tv->lb.height : 0;
+	switch (act) {
+	case ACT_DOWN: tv->lb.top = tv->lb.top < last ? tv->lb.top + 1 : last; break;
+	case ACT_UP: tv->lb.top = tv->lb.top ? tv->lb.top - 1 : 0; break;
+	case ACT_PAGE_DOWN: tv->lb.top = tv->lb.top + page < last ? tv->lb.top + page : last; break;
+	case ACT_PAGE_UP: tv->lb.top = tv->lb.top > page ? tv->lb.top - page : 0; break;
+	case ACT_TOP: tv->lb.top = 0; break;
+	case ACT_BOTTOM: tv->lb.top = last; break;
+	default: return VH_UNHANDLED;
+	}
+	tv->lb.sel = tv->lb.top;
+	return VH_HANDLED;
+}
+
+static bool search(void *p, struct app *app, const char *text, int dir)
+{
+	(void)app;
+	struct textview *tv = p;
+	if (!tv->n)
+		return false;
+	size_t start = tv->lb.top;
+	for (size_t k = 1; k <= tv->n; k++) {
+		size_t i = dir < 0 ? (start + tv->n - k) % tv->n : (start + (dir == 0 ? k - 1 : k)) % tv->n;
+		if (strcasestr(tv->lines[i].text, text)) {
+			tv->lb.top = i;
+			tv->lb.sel = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct view_ops help_view_ops = {
+	.title = "Help",
+	.scopes = KS_LIST,
+	.create = create_help,
+	.destroy = destroy,
+	.draw = draw,
+	.handle = handle,
+	.search = search,
+	.hint = "j/k scroll  / search  q back",
+};
+
+const struct view_ops docs_view_ops = {
+	.title = "Docs",
+	.scopes = KS_LIST,
+	.create = create_docs,
+	.destroy = destroy,
+	.draw = draw,
+	.handle = handle,
+	.search = search,
+	.hint = "metric definitions  j/k scroll  / search  q back",
+};

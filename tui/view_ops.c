@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: MIT */
+/* Ops: the op statistics table (sortable, scoped, phase-filtered, searchable) and the
+ * detail of one op: its distribution, instances (Enter jumps to the timeline) and the
+ * CSV rows behind it (Enter shows every cell). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lanes.h"
+#include "views.h"
+#include "xalloc.h"
+
+enum sort_col { SORT_TOTAL, SORT_COUNT, SORT_AVG, SORT_P50, SORT_P95, SORT_MAX, SORT_NAME, SORT_DEV, SORT_N };
+static const char *sort_names[SORT_N] = {"total", "count", "avg", "p50", "p95", "max", "name", "deviation"};
+
+struct ops_view {
+	int scope;         /* enum op_scope */
+	int phase;         /* enum phase: UNKNOWN = all */
+	enum sort_col sort;
+	bool reverse;
+	char filter[128];
+	size_t *rows;      /* indices into ra->ops */
+	size_t n_rows;
+	const struct rank_analysis *ra;
+	struct listbox lb;
+};
+
+static void *ops_create(struct app *app)
+{
+	(void)app;
+	struct ops_view *v = xcalloc(1, sizeof *v);
+	v->scope = SCOPE_DEVICE;
+	return v;
+}
+
+static void ops_destroy(void *p)
+{
+	struct ops_view *v = p;
+	free(v->rows);
+	free(v);
+}
+
+static const struct rank_analysis *cmp_ra;
+static enum sort_col cmp_sort;
+static bool cmp_reverse;
+
+static double sort_key(const struct op_stat *o)
+{
+	switch (cmp_sort) {
+	case SORT_TOTAL: return (double)o->total_ns;
+	case SORT_COUNT: return (double)o->count;
+	case SORT_AVG: return o->avg_ns;
+	case SORT_P50: return (double)o->p50_ns;
+	case SORT_P95: return (double)o->p95_ns;
+	case SORT_MAX: return (double)o->max_ns;
+	case SORT_DEV: return isnan(o->deviation_pct) ? -INFINITY : fabs(o->deviation_pct);
+	default: return 0;
+	}
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct op_stat *x = &cmp_ra->ops[*(const size_t *)a], *y = &cmp_ra->ops[*(const size_t *)b];
+	int c;
+	if (cmp_sort == SORT_NAME) {
+		c = strcmp(x->name, y->name);
+	} else {
+		double kx = sort_key(x), ky = sort_key(y);
+		c = kx > ky ? -1 : kx < ky ? 1 : strcmp(x->name, y->name); /* numbers: largest first */
+	}
+	return cmp_reverse ? -c : c;
+}
+
+static void rebuild(struct ops_view *v, struct app *app)
+{
+	const char *keep = v->n_rows && v->ra && v->lb.sel < v->n_rows ? v->ra->ops[v->rows[v->lb.sel]].name : NULL;
+	char keep_name[512] = "";
+	if (keep)
+		snprintf(keep_name, sizeof keep_name, "%s", keep);
+	v->ra = app_rank_analysis(app);
+	free(v->rows);
+	v->rows = NULL;
+	v->n_rows = 0;
+	if (!v->ra)
+		return;
+	v->rows = xmalloc((v->ra->n_ops ? v->ra->n_ops : 1) * sizeof *v->rows);
+	for (size_t i = 0; i < v->ra->n_ops; i++) {
+		const struct op_stat *o = &v->ra->ops[i];
+		if (o->scope != v->scope || o->phase != v->phase)
+			continue;
+		if (v->filter[0] && !strcasestr(o->name, v->filter))
+			continue;
+		v->rows[v->n_rows++] = i;
+	}
+	cmp_ra = v->ra;
+	cmp_sort = v->sort;
+	cmp_reverse = v->reverse;
+	qsort(v->rows, v->n_rows, sizeof *v->rows, cmp_rows);
+	v->lb.n = v->n_rows;
+	v->lb.sel = 0;
+	for (size_t i = 0; keep_name[0] && i < v->n_rows; i++)
+		if (!strcmp(v->ra->ops[v->rows[i]].name, keep_name))
+			v->lb.sel = i;
+	listbox_clamp(&v->lb, v->lb.height);
+}
+
+static void ops_update(void *p, struct app *app) { rebuild(p, app); }
+
+static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	struct ops_view *v = p;
+	if (v->ra != app_rank_analysis(app))
+		rebuild(v, app);
+	char head[256];
+	snprintf(head, sizeof head, " scope %s   phase %s   sort %s%s   %zu ops%s%s", analysis_scope_name(v->scope),
+		 v->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name(v->phase), sort_names[v->sort],
+		 v->reverse ? " (reversed)" : "", v->n_rows, v->filter[0] ? "   filter: " : "", v->filter);
+	canvas_text(cv, x, y, w, ST_BOLD, head);
+	if (!v->ra) {
+		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM, "loading...");
+		return;
+	}
+	static const struct { const char *title; int width; enum sort_col col; } cols[] = {
+		{"count", 8, SORT_COUNT}, {"total ms", 11, SORT_TOTAL}, {"avg us", 10, SORT_AVG},
+		{"p50 us", 10, SORT_P50}, {"p95 us", 10, SORT_P95}, {"max us", 10, SORT_MAX},
+		{"share", 7, SORT_N},     {"csv ms", 10, SORT_N},   {"dev %", 8, SORT_DEV},
+	};
+	int num_w = 0;
+	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+		num_w += cols[c].width;
+	int name_w = w - num_w - 2;
+	if (name_w < 16) /* narrow terminal: drop the CSV columns */
+		name_w = w - num_w + 18 - 2;
+	int hy = y + 1;
+	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
+	int cx = x + 1;
+	canvas_textf(cv, cx, hy, name_w, ST_HEADER, "name%s",
+		     v->sort == SORT_NAME ? (v->reverse ? " \u25B4" : " \u25BE") : "");
+	cx += name_w;
+	for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx < x + w; c++) {
+		char t[24];
+		snprintf(t, sizeof t, "%s%s", cols[c].title,
+			 cols[c].col == v->sort ? (v->reverse ? "\u25B4" : "\u25BE") : "");
+		canvas_text_right(cv, cx, hy, cols[c].width - 1, ST_HEADER, t);
+		cx += cols[c].width;
+	}
+	int body = h - 2;
+	listbox_clamp(&v->lb, body);
+	for (int r = 0; r < body && v->lb.top + (size_t)r < v->n_rows; r++) {
+		size_t idx = v->lb.top + (size_t)r;
+		const struct op_stat *o = &v->ra->ops[v->rows[idx]];
+		int ry = y + 2 + r;
+		bool sel = idx == v->lb.sel;
+		enum style st = sel ? ST_SELECTED : ST_NORMAL;
+		if (sel)
+			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
+		canvas_set(cv, x, ry, category_glyph(o->category, 1), sel ? ST_SELECTED : category_style(o->category));
+		canvas_text(cv, x + 1, ry, name_w - 1, st, o->name);
+		cx = x + 1 + name_w;
+		char b[10][32];
+		snprintf(b[0], 32, "%llu", (unsigned long long)o->count);
+		snprintf(b[1], 32, "%.3f", (double)o->total_ns / 1e6);
+		snprintf(b[2], 32, "%.3f", o->avg_ns / 1e3);
+		snprintf(b[3], 32, "%.3f", (double)o->p50_ns / 1e3);
+		snprintf(b[4], 32, "%.3f", (double)o->p95_ns / 1e3);
+		snprintf(b[5], 32, "%.3f", (double)o->max_ns / 1e3);
+		snprintf(b[6], 32, "%.1f%%", o->share_pct);
+		if (o->csv_total_ns >= 0)
+			snprintf(b[7], 32, "%.3f", (double)o->csv_total_ns / 1e6);
+		else
+			snprintf(b[7], 32, "-");
+		if (isnan(o->deviation_pct))
+			snprintf(b[8], 32, "-");
+		else
+			snprintf(b[8], 32, "%+.1f", o->deviation_pct);
+		for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx + cols[c].width <= x + w; c++) {
+			enum style cs = st;
+			if (c == 8 && !sel && !isnan(o->deviation_pct) && fabs(o->deviation_pct) > 20)
+				cs = ST_WARN;
+			canvas_text_right(cv, cx, ry, cols[c].width - 1, cs, b[c]);
+			cx += cols[c].width;
+		}
+	}
+	if (!v->n_rows)
+		canvas_text(cv, x + 1, y + 3, w - 2, ST_DIM, v->filter[0] ? "no op matches the filter" : "no ops here");
+}
+
+static int ops_handle(void *p, struct app *app, enum action act)
+{
+	struct ops_view *v = p;
+	if (listbox_handle(&v->lb, act))
+		return VH_HANDLED;
+	switch (act) {
+	case ACT_SORT_NEXT:
+		v->sort = (enum sort_col)((v->sort + 1) % SORT_N);
+		rebuild(v, app);
+		return VH_HANDLED;
+	case ACT_SORT_REVERSE:
+		v->reverse = !v->reverse;
+		rebuild(v, app);
+		return VH_HANDLED;
+	case ACT_OP_SCOPE:
+		v->scope = (v->scope + 1) % SCOPE_COUNT;
+		rebuild(v, app);
+		return VH_HANDLED;
+	case ACT_PHASE:
+		v->phase = v->phase == PHASE_UNKNOWN ? PHASE_PREFILL : v->phase == PHASE_PREFILL ? PHASE_DECODE
+											      : PHASE_UNKNOWN;
+		rebuild(v, app);
+		return VH_HANDLED;
+	case ACT_OPEN:
+		if (v->n_rows && v->ra)
+			app_open_op(app, v->ra->ops[v->rows[v->lb.sel]].name, v->scope);
+		return VH_HANDLED;
+	default: return VH_UNHANDLED;
+	}
+}
+
+static bool ops_search(void *p, struct app *app, const char *text, int dir)
+{
+	(void)app;
+	struct ops_view *v = p;
+	if (!v->n_rows)
+		return false;
+	for (size_t k = dir == 0 ? 0 : 1; k <= v->n_rows; k++) {
+		size_t i = dir < 0 ? (v->lb.sel + v->n_rows - k) % v->n_rows : (v->lb.sel + k) % v->n_rows;
+		if (strcasestr(v->ra->ops[v->rows[i]].name, text)) {
+			v->lb.sel = i;
+			listbox_clamp(&v->lb, v->lb.height);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool ops_filter(void *p, struct app *app, const char *text)
+{
+	struct ops_view *v = p;
+	snprintf(v->filter, sizeof v->filter, "%s", text);
+	rebuild(v, app);
+	return true;
+}
+
+const struct view_ops ops_view_ops = {
+	.title = "Ops",
+	.scopes = KS_LIST | KS_OPS,
+	.create = ops_create,
+	.destroy = ops_destroy,
+	.draw = ops_draw,
+	.handle = ops_handle,
+	.update = ops_update,
+	.search = ops_search,
+	.filter = ops_filter,
+	.hint = "s sort  S reverse  c scope  p phase  / search  \\ filter  Enter detail",
+};
+
+/* ---- op detail ---------------------------------------------------------------------- */
+
+struct instance {
+	int64_t ts, dur;
+	uint32_t ev; /* UINT32_MAX for CSV-only instances */
+};
+
+enum row_kind { ROW_INSTANCE, ROW_CSV };
+
+struct detail_row {
+	enum row_kind kind;
+	size_t index; /* into instances, or the CSV row number */
+	const struct csv_table *table;
+};
+
+struct op_detail {
+	char name[512];
+	int scope;
+	size_t rank;
+	struct instance *inst;
+	size_t n_inst;
+	struct detail_row *rows;
+	size_t n_rows;
+	struct listbox lb;
+	int expanded; /* row whose CSV cells are shown, -1 none */
+	struct csv_cells cells;
+};
+
+static void *detail_create(struct app *app)
+{
+	(void)app;
+	struct op_detail *d = xcalloc(1, sizeof *d);
+	d->expanded = -1;
+	return d;
+}
+
+static void detail_destroy(void *p)
+{
+	struct op_detail *d = p;
+	free(d->inst);
+	free(d->rows);
+	csvt_cells_free(&d->cells);
+	free(d);
+}
+
+static int cmp_inst(const void *a, const void *b)
+{
+	const struct instance *x = a, *y = b;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static bool in_scope(int scope, enum lane_group g)
+{
+	if (scope == SCOPE_DEVICE)
+		return g == LANE_DEVICE;
+	if (scope == SCOPE_HOST)
+		return lanes_group_is_host(g);
+	return g == LANE_DEVICE || lanes_group_is_host(g);
+}
+
+static void detail_load(struct op_detail *d, struct app *app)
+{
+	free(d->inst);
+	free(d->rows);
+	d->inst = NULL;
+	d->rows = NULL;
+	d->n_inst = d->n_rows = 0;
+	d->expanded = -1;
+	csvt_cells_free(&d->cells);
+	d->rank = app->rank;
+	const struct rank_data *rd = app_rank_data(app);
+	if (!rd)
+		return;
+	const struct rank_store *rs = &rd->store;
+	size_t cap = 0;
+	uint32_t id = strtab_find(rs->strs, d->name, strlen(d->name));
+	for (size_t ev = 0; id != STRTAB_NONE && ev < rs->n_ev; ev++) {
+		if (rs->ev_name[ev] != id || !in_scope(d->scope, store_ev_lane(rs, ev)->group))
+			continue;
+		xgrow(&d->inst, &cap, d->n_inst + 1, sizeof *d->inst);
+		d->inst[d->n_inst++] = (struct instance){rs->ev_ts[ev], rs->ev_dur[ev], (uint32_t)ev};
+	}
+	qsort(d->inst, d->n_inst, sizeof *d->inst, cmp_inst);
+	size_t rcap = 0;
+	for (size_t i = 0; i < d->n_inst && i < 5000; i++) {
+		xgrow(&d->rows, &rcap, d->n_rows + 1, sizeof *d->rows);
+		d->rows[d->n_rows++] = (struct detail_row){ROW_INSTANCE, i, NULL};
+	}
+	/* the CSV rows of the same op: the kernel table for device ops, operator_details for host */
+	const struct csv_table *tables[2] = {d->scope != SCOPE_HOST ? rd->by_kind[CSV_KERNEL] : NULL,
+					     d->scope != SCOPE_DEVICE ? rd->by_kind[CSV_OPERATOR_DETAILS] : NULL};
+	for (int t = 0; t < 2; t++) {
+		const struct csv_table *tb = tables[t];
+		if (!tb)
+			continue;
+		size_t shown = 0;
+		for (size_t r = 0; r < tb->nrows && shown < 2000; r++) {
+			if (strcmp(csvt_str(tb, r, COL_NAME), d->name))
+				continue;
+			xgrow(&d->rows, &rcap, d->n_rows + 1, sizeof *d->rows);
+			d->rows[d->n_rows++] = (struct detail_row){ROW_CSV, r, tb};
+			shown++;
+		}
+	}
+	d->lb.n = d->n_rows;
+	d->lb.sel = d->lb.top = 0;
+}
+
+void op_detail_set(void *st, struct app *app, const char *name, int scope)
+{
+	struct op_detail *d = st;
+	snprintf(d->name, sizeof d->name, "%s", name);
+	d->scope = scope;
+	detail_load(d, app);
+}
+
+void app_open_op(struct app *app, const char *name, int scope)
+{
+	op_detail_set(app_view(app, VIEW_OP_DETAIL), app, name, scope);
+	app_push(app, VIEW_OP_DETAIL);
+}
+
+static void detail_update(void *p, struct app *app)
+{
+	struct op_detail *d = p;
+	if (d->name[0] && d->rank != app->rank)
+		detail_load(d, app);
+}
+
+static const struct op_stat *find_stat(const struct rank_analysis *ra, const char *name, int scope, int phase)
+{
+	for (size_t i = 0; ra && i < ra->n_ops; i++)
+		if (ra->ops[i].scope == scope && ra->ops[i].phase == phase && !strcmp(ra->ops[i].name, name))
+			return &ra->ops[i];
+	return NULL;
+}
+
+static void draw_histogram(struct op_detail *d, struct canvas *cv, int x, int y, int w, int h)
+{
+	/* log2 buckets of duration */
+	enum { NB = 40 };
+	size_t counts[NB] = {0};
+	int lo = NB, hi = -1;
+	for (size_t i = 0; i < d->n_inst; i++) {
+		int64_t du = d->inst[i].dur;
+		int b = 0;
+		while (b < NB - 1 && (1LL << (b + 1)) <= du)
+			b++;
+		counts[b]++;
+		if (b < lo)
+			lo = b;
+		if (b > hi)
+			hi = b;
+	}
+	if (hi < 0)
+		return;
+	size_t maxc = 1;
+	for (int b = lo; b <= hi; b++)
+		if (counts[b] > maxc)
+			maxc = counts[b];
+	canvas_text(cv, x, y, w, ST_HEADER, "duration histogram (log2 buckets)");
+	for (int b = lo, row = 1; b <= hi && row < h; b++, row++) {
+		char label[48], b1[24], b2[24];
+		app_fmt_dur(1LL << b, b1, sizeof b1);
+		app_fmt_dur(1LL << (b + 1), b2, sizeof b2);
+		snprintf(label, sizeof label, "%10s-%-10s", b1, b2);
+		canvas_text(cv, x, y + row, 22, ST_DIM, label);
+		draw_bar(cv, x + 23, y + row, w - 32 > 8 ? w - 32 : 8, (double)counts[b] / (double)maxc, ST_CAT_COMPUTE);
+		canvas_textf(cv, x + w - 8, y + row, 8, ST_NORMAL, "%zu", counts[b]);
+	}
+}
+
+static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	struct op_detail *d = p;
+	const struct rank_analysis *ra = app_rank_analysis(app);
+	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, d->name[0] ? d->name : "(no op selected)");
+	const struct op_stat *all = find_stat(ra, d->name, d->scope, PHASE_UNKNOWN);
+	int row = y + 1;
+	if (all) {
+		char b1[24], b2[24], b3[24], b4[24];
+		canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL,
+			     "%s scope: %llu calls, total %s, avg %s, p50 %s, p95 %s, max %s, %.1f%% of the scope",
+			     analysis_scope_name(d->scope), (unsigned long long)all->count,
+			     app_fmt_dur(all->total_ns, b1, sizeof b1), app_fmt_dur((int64_t)all->avg_ns, b2, sizeof b2),
+			     app_fmt_dur(all->p50_ns, b3, sizeof b3), app_fmt_dur(all->p95_ns, b4, sizeof b4),
+			     app_fmt_dur(all->max_ns, b1, sizeof b1), all->share_pct);
+		for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
+			const struct op_stat *o = find_stat(ra, d->name, d->scope, ph);
+			if (!o)
+				continue;
+			canvas_textf(cv, x + 3, row++, w - 4, ST_DIM, "%s: %llu calls, p50 %s, p95 %s, max %s",
+				     analysis_phase_name(ph), (unsigned long long)o->count,
+				     app_fmt_dur(o->p50_ns, b1, sizeof b1), app_fmt_dur(o->p95_ns, b2, sizeof b2),
+				     app_fmt_dur(o->max_ns, b3, sizeof b3));
+		}
+		if (all->csv_total_ns >= 0)
+			canvas_textf(cv, x + 3, row++, w - 4, ST_DIM, "CSV total %s (trace %+.1f%%)%s%s",
+				     app_fmt_dur(all->csv_total_ns, b1, sizeof b1), all->deviation_pct,
+				     all->type ? ", OP Type " : "", all->type ? all->type : "");
+	}
+	int hist_h = h / 3 > 10 ? 10 : h / 3;
+	if (d->n_inst > 1 && hist_h >= 3) {
+		draw_histogram(d, cv, x + 1, row, w - 2, hist_h);
+		row += hist_h;
+	}
+	int body = y + h - row - 1;
+	canvas_fill(cv, x, row, w, 1, ' ', ST_HEADER);
+	canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER, "%zu instance(s) (Enter: timeline)  and CSV rows (Enter: all cells)",
+		     d->n_inst);
+	listbox_clamp(&d->lb, body);
+	const struct rank_data *rd = app_rank_data(app);
+	for (int r = 0; r < body && d->lb.top + (size_t)r < d->n_rows; r++) {
+		size_t idx = d->lb.top + (size_t)r;
+		const struct detail_row *dr = &d->rows[idx];
+		bool sel = idx == d->lb.sel;
+		enum style st = sel ? ST_SELECTED : ST_NORMAL;
+		if (sel)
+			canvas_fill(cv, x, row + r, w, 1, ' ', ST_SELECTED);
+		char line[512], b1[24];
+		if (dr->kind == ROW_INSTANCE) {
+			const struct instance *in = &d->inst[dr->index];
+			const struct lane *l = store_ev_lane(&rd->store, in->ev);
+			snprintf(line, sizeof line, "#%-6zu at %12.3f ms  %12s  %s / %s", dr->index + 1,
+				 ra ? (double)(in->ts - ra->t0) / 1e6 : 0.0, app_fmt_dur(in->dur, b1, sizeof b1),
+				 store_str(&rd->store, l->process_name), store_str(&rd->store, l->thread_name));
+		} else {
+			const struct csv_table *t = dr->table;
+			const char *base = strrchr(t->path, '/');
+			int64_t dur = 0;
+			double blk = NAN, mac = NAN, vec = NAN;
+			bool has_dur = csvt_time(t, dr->index, t->kind == CSV_KERNEL ? COL_DURATION : COL_HOST_TOTAL, &dur);
+			csvt_num(t, dr->index, COL_BLOCK_DIM, &blk);
+			csvt_num(t, dr->index, COL_AIC_MAC_RATIO, &mac);
+			csvt_num(t, dr->index, COL_AIV_VEC_RATIO, &vec);
+			const char *shapes = csvt_str(t, dr->index, COL_INPUT_SHAPES);
+			char nb[3][24];
+			snprintf(nb[0], sizeof nb[0], isnan(blk) ? "-" : "%.0f", blk);
+			snprintf(nb[1], sizeof nb[1], isnan(mac) ? "-" : "%.3f", mac);
+			snprintf(nb[2], sizeof nb[2], isnan(vec) ? "-" : "%.3f", vec);
+			snprintf(line, sizeof line, "%s:%u  %s  shapes %s  block %s  mac %s  vec %s",
+				 base ? base + 1 : t->path, csvt_line(t, dr->index),
+				 has_dur ? app_fmt_dur(dur, b1, sizeof b1) : "-", shapes[0] ? shapes : "-", nb[0], nb[1],
+				 nb[2]);
+		}
+		canvas_text(cv, x + 1, row + r, w - 2, st, line);
+		if ((int)idx == d->expanded && d->cells.n) {
+			/* the row's cells, under it */
+			for (size_t c = 0; c < d->cells.n && r + 1 < body; c++) {
+				r++;
+				const char *hdr = c < dr->table->ncols ? dr->table->headers[c] : "?";
+				char cl[600];
+				snprintf(cl, sizeof cl, "    %s: %s", hdr, d->cells.cells[c]);
+				canvas_text(cv, x + 1, row + r, w - 2, ST_DIM, cl);
+			}
+		}
+	}
+}
+
+static int detail_handle(void *p, struct app *app, enum action act)
+{
+	struct op_detail *d = p;
+	if (listbox_handle(&d->lb, act)) {
+		d->expanded = -1;
+		return VH_HANDLED;
+	}
+	if (act != ACT_OPEN || !d->n_rows)
+		return VH_UNHANDLED;
+	const struct detail_row *dr = &d->rows[d->lb.sel];
+	if (dr->kind == ROW_INSTANCE) {
+		const struct instance *in = &d->inst[dr->index];
+		int64_t pad = in->dur > 0 ? in->dur : 1000;
+		app_goto_timeline(app, app->rank, in->ts - pad * 2, in->ts + in->dur + pad * 2, in->ev);
+	} else {
+		csvt_cells_free(&d->cells);
+		if ((int)d->lb.sel == d->expanded) {
+			d->expanded = -1;
+		} else if (csvt_row_cells(dr->table, dr->index, &d->cells) == 0) {
+			d->expanded = (int)d->lb.sel;
+		} else {
+			app_message(app, ST_WARN, "cannot read that row again (the file changed?)");
+		}
+	}
+	return VH_HANDLED;
+}
+
+const struct view_ops op_detail_view_ops = {
+	.title = "Op",
+	.scopes = KS_LIST,
+	.create = detail_create,
+	.destroy = detail_destroy,
+	.draw = detail_draw,
+	.handle = detail_handle,
+	.update = detail_update,
+	.hint = "Enter: instance on the timeline / CSV row cells   q back",
+};

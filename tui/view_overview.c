@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/* Overview: one screen of triage. What was found, what loaded, the headline figures per
+ * rank and the top bottleneck with its evidence. Shows what the CSV tables say while the
+ * traces are still loading. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "sbuf.h"
+#include "summary.h"
+#include "views.h"
+#include "xalloc.h"
+
+struct overview {
+	int scroll;
+};
+
+static void *create(struct app *app)
+{
+	(void)app;
+	return xcalloc(1, sizeof(struct overview));
+}
+
+static void destroy(void *st) { free(st); }
+
+static const struct bottleneck *top_bottleneck(const struct rank_analysis *ra)
+{
+	const struct bottleneck *best = &ra->bn[0];
+	for (int k = 1; k < BN_COUNT; k++)
+		if (ra->bn[k].score > best->score)
+			best = &ra->bn[k];
+	return best;
+}
+
+static int draw_capture(struct app *app, struct canvas *cv, int x, int y, int w)
+{
+	const struct capture *cap = app->cap;
+	const struct rank_plan *rp = cap->n_ranks ? cap->ranks[0].plan : NULL;
+	canvas_text(cv, x, y, 10, ST_HEADER, "Capture");
+	canvas_text(cv, x + 10, y, w - 10, ST_BOLD, cap->plan.path);
+	y++;
+	if (rp) {
+		char line[256];
+		snprintf(line, sizeof line, "class %s, %zu rank(s)%s%s%s%s%s", discover_class_name(rp->cls), cap->n_ranks,
+			 rp->info.torch_npu_version ? ", torch_npu " : "",
+			 rp->info.torch_npu_version ? rp->info.torch_npu_version : "",
+			 rp->info.cann_version ? ", CANN " : "", rp->info.cann_version ? rp->info.cann_version : "",
+			 rp->info.profiler_level ? "" : "");
+		canvas_text(cv, x + 10, y, w - 10, ST_NORMAL, line);
+		if (rp->info.profiler_level) {
+			char lv[128];
+			snprintf(lv, sizeof lv, "  %s, aic_metrics %s", rp->info.profiler_level,
+				 rp->info.aic_metrics ? rp->info.aic_metrics : "none");
+			canvas_text(cv, x + 10 + canvas_width(line), y, w - 10 - canvas_width(line), ST_DIM, lv);
+		}
+		y++;
+	}
+	return y;
+}
+
+static int draw_files(struct app *app, struct canvas *cv, int x, int y, int w, int max_lines)
+{
+	const struct capture *cap = app->cap;
+	canvas_text(cv, x, y, 10, ST_HEADER, "Files");
+	int lines = 0;
+	for (size_t i = 0; i < cap->n_ranks && lines < max_lines; i++, lines++) {
+		const struct rank_data *rd = &cap->ranks[i];
+		int st = capture_rank_state(rd);
+		struct sbuf sb = SBUF_INIT;
+		sbuf_addf(&sb, "rank %d: ", rd->plan->rank);
+		const struct found_file *tf = discover_find(rd->plan, ROLE_TRACE);
+		char b[32];
+		if (tf)
+			sbuf_addf(&sb, "trace %s%s", summary_bytes(tf->size, b, sizeof b),
+				  st == RANK_READY ? (rd->store.trace.truncated ? " (cut short)" : "") : " (loading)");
+		else
+			sbuf_adds(&sb, "no trace");
+		if (st >= RANK_CSV_READY) {
+			sbuf_addf(&sb, ", %zu CSV", rd->n_csvs);
+			for (size_t k = 0; k < rd->n_csvs && k < 4; k++) {
+				const struct csv_table *t = rd->csvs[k];
+				sbuf_addf(&sb, "%s %s %zu", k ? "," : ":", csv_kind_name(t->kind), t->nrows);
+			}
+			if (rd->n_csvs > 4)
+				sbuf_adds(&sb, ", ...");
+		}
+		if (!rd->plan->export_done)
+			sbuf_adds(&sb, "  [no analyse.done]");
+		canvas_text(cv, x + 10, y + lines, w - 10, st == RANK_READY ? ST_NORMAL : ST_DIM, sbuf_str(&sb));
+		sbuf_free(&sb);
+	}
+	return y + (lines ? lines : 1);
+}
+
+static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, int max_rows)
+{
+	static const struct { const char *head; int width; enum metric_id m; } cols[] = {
+		{"Window", 11, M_WALL_US},          {"NPU busy", 9, M_NPU_BUSY_PCT},
+		{"Host-only", 10, M_HOST_ONLY_PCT}, {"Idle", 8, M_NPU_IDLE_PCT},
+		{"Comm exp.", 10, M_COMM_NOT_OVERLAPPED_PCT}, {"Steps", 7, M_STEPS},
+		{"Disp/step", 10, M_DISPATCH_PER_STEP},
+	};
+	int cx = x;
+	canvas_text(cv, cx, y, 6, ST_HEADER, "Rank");
+	cx += 6;
+	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, cols[c].head);
+		cx += cols[c].width;
+	}
+	canvas_text(cv, cx + 1, y, w - (cx + 1 - x), ST_HEADER, "Top bottleneck");
+	y++;
+	for (size_t i = 0; i < app->cap->n_ranks && max_rows-- > 0; i++, y++) {
+		const struct rank_analysis *ra = app_rank_analysis_of(app, i);
+		enum style st = i == app->rank ? ST_BOLD : ST_NORMAL;
+		canvas_textf(cv, x, y, 6, st, "%d", app->cap->ranks[i].plan->rank);
+		if (!ra) {
+			canvas_text(cv, x + 6, y, w - 6, ST_DIM, "loading...");
+			continue;
+		}
+		cx = x + 6;
+		for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+			char b[32];
+			if (cols[c].m == M_STEPS && ra->have[M_STEPS])
+				snprintf(b, sizeof b, "%.0f", ra->v[M_STEPS]);
+			else if (cols[c].m == M_DISPATCH_PER_STEP && ra->have[cols[c].m])
+				snprintf(b, sizeof b, "%.0f", ra->v[cols[c].m]);
+			else
+				report_metric_text(ra, cols[c].m, b, sizeof b);
+			canvas_text_right(cv, cx, y, cols[c].width - 1, st, b);
+			cx += cols[c].width;
+		}
+		const struct bottleneck *bn = top_bottleneck(ra);
+		char b[64];
+		snprintf(b, sizeof b, "%s %d", bn->score >= 40 ? bn->name : "none", bn->score >= 40 ? bn->score : 0);
+		canvas_text(cv, cx + 1, y, w - (cx + 1 - x), bn->score >= 40 ? ST_WARN : ST_GOOD, b);
+	}
+	return y;
+}
+
+static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w, int max_lines)
+{
+	const struct rank_analysis *ra = app_rank_analysis(app);
+	if (!ra || max_lines < 2)
+		return y;
+	const struct bottleneck *bn = top_bottleneck(ra);
+	char head[160];
+	if (bn->score < 40) {
+		snprintf(head, sizeof head, "Verdict (rank %d): no candidate reaches its threshold", ra->rank);
+		canvas_text(cv, x, y++, w, ST_GOOD, head);
+		return y;
+	}
+	snprintf(head, sizeof head, "Verdict (rank %d): %s holds the run back (score %d)", ra->rank, bn->name,
+		 bn->score);
+	canvas_text(cv, x, y++, w, ST_WARN, head);
+	int shown = 0;
+	for (size_t e = 0; e < bn->n_ev && shown < max_lines - 3; e++) {
+		if (!bn->ev[e].triggered)
+			continue;
+		canvas_text(cv, x + 2, y, 2, ST_WARN, "*");
+		canvas_text(cv, x + 4, y++, w - 4, ST_NORMAL, bn->ev[e].text);
+		shown++;
+	}
+	char gain[200];
+	snprintf(gain, sizeof gain, "expected gain %.1f-%.1f %% of the window (%s confidence); all triggered: "
+		 "%.1f-%.1f %%", bn->gain.low_pct, bn->gain.high_pct, analysis_confidence_name(bn->gain.conf),
+		 ra->combined_gain_low, ra->combined_gain_high);
+	canvas_text(cv, x + 2, y++, w - 2, ST_NORMAL, gain);
+	canvas_text(cv, x + 2, y++, w - 2, ST_DIM, "6 evidence and gains   2 timeline   3 ops   4 steps   5 ranks");
+	return y;
+}
+
+static int draw_warnings(struct app *app, struct canvas *cv, int x, int y, int w, int max_lines)
+{
+	struct diag_list *dl = &app->cap->diags;
+	size_t warn = diag_count(dl, DIAG_WARN);
+	if (max_lines < 1)
+		return y;
+	char head[64];
+	snprintf(head, sizeof head, "Warnings %zu", warn);
+	canvas_text(cv, x, y, 12, warn ? ST_WARN : ST_HEADER, head);
+	if (!warn) {
+		canvas_text(cv, x + 12, y, w - 12, ST_DIM, "none");
+		return y + 1;
+	}
+	int lines = 0;
+	pthread_mutex_lock(&dl->lock);
+	for (size_t i = 0; i < dl->n && lines < max_lines; i++) {
+		if (dl->items[i].level < DIAG_WARN)
+			continue;
+		char *s = diag_format(&dl->items[i]);
+		canvas_text(cv, x + 12, y + lines++, w - 12, dl->items[i].level == DIAG_ERROR ? ST_ERROR : ST_NORMAL, s);
+		free(s);
+	}
+	pthread_mutex_unlock(&dl->lock);
+	return y + lines;
+}
+
+static void draw(void *stp, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	(void)stp;
+	int bottom = y + h;
+	x += 1;
+	w -= 2;
+	y = draw_capture(app, cv, x, y, w);
+	int nr = (int)app->cap->n_ranks;
+	y = draw_files(app, cv, x, y, w, nr < 4 ? nr : 4) + 1;
+	if (y < bottom)
+		y = draw_table(app, cv, x, y, w, bottom - y - 6 > 1 ? bottom - y - 6 : 1) + 1;
+	if (y < bottom)
+		y = draw_verdict(app, cv, x, y, w, bottom - y - 2) + 1;
+	if (y < bottom)
+		draw_warnings(app, cv, x, y, w, bottom - y);
+}
+
+const struct view_ops overview_view_ops = {
+	.title = "Overview",
+	.scopes = 0,
+	.create = create,
+	.destroy = destroy,
+	.draw = draw,
+	.hint = "1-6 views  Tab next  < > rank  : command",
+};

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/* Ranks: clock offsets in each alignment mode with their residual skew, per-rank
+ * computing/communication/free balance with slow-rank flags, and every rank's device
+ * activity stacked over one aligned window. A switches the alignment mode; Enter opens
+ * the selected rank's timeline. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanes.h"
+#include "views.h"
+#include "xalloc.h"
+
+struct ranks_view {
+	struct listbox lb;
+};
+
+static void *create(struct app *app)
+{
+	(void)app;
+	return xcalloc(1, sizeof(struct ranks_view));
+}
+
+static void destroy(void *p) { free(p); }
+
+/* A rank's device activity over [a, b) of its own clock: the union of its device lanes. */
+static void device_cell(struct app *app, size_t ri, int64_t a, int64_t b, struct lod_result *out)
+{
+	const struct rank_store *rs = &app->cap->ranks[ri].store;
+	const struct lane_lod *lods = app_lods(app, ri);
+	const struct rank_analysis *ra = app_rank_analysis_of(app, ri);
+	memset(out, 0, sizeof *out);
+	if (!lods || !ra)
+		return;
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		if (l->group != LANE_DEVICE && l->group != LANE_COMM)
+			continue;
+		struct lod_result r;
+		lod_query(rs, ra->cls, l, &lods[li], a, b, &r);
+		if (r.coverage > out->coverage)
+			out->coverage = r.coverage;
+		out->mask |= r.mask;
+	}
+	out->top_cat = lod_pick_category(out->mask);
+}
+
+static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	struct ranks_view *v = p;
+	const struct published *pub = app_pub(app);
+	if (!pub) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
+		return;
+	}
+	const struct analysis *an = pub->an;
+	v->lb.n = an->n_ranks;
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "alignment: %s (A to switch)   clock offsets vs rank %d; subtract to align",
+		     analysis_align_name(app->align), an->n_ranks ? an->ranks[0].rank : 0);
+	int hy = y + 1;
+	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
+	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
+		    "rank      first us        raw us  collective us  residual us  matched   compute / comm / free");
+	int rows = (int)an->n_ranks;
+	int table_h = rows < h / 2 ? rows : h / 2;
+	listbox_clamp(&v->lb, table_h);
+	double maxwin = 1;
+	for (size_t i = 0; i < an->n_ranks; i++)
+		if (an->ranks[i].have[M_WALL_US] && an->ranks[i].v[M_WALL_US] > maxwin)
+			maxwin = an->ranks[i].v[M_WALL_US];
+	for (int r = 0; r < table_h && v->lb.top + (size_t)r < an->n_ranks; r++) {
+		size_t i = v->lb.top + (size_t)r;
+		const struct rank_analysis *ra = &an->ranks[i];
+		int ry = hy + 1 + r;
+		bool sel = i == v->lb.sel;
+		if (sel)
+			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
+		char line[256];
+		snprintf(line, sizeof line, "%-4d %13.3f %13.3f %14.3f %12.3f %8zu%s", ra->rank,
+			 (double)ra->offset_ns[ALIGN_FIRST] / 1e3, (double)ra->offset_ns[ALIGN_RAW] / 1e3,
+			 (double)ra->offset_ns[ALIGN_COLLECTIVE] / 1e3, (double)ra->residual_ns / 1e3,
+			 ra->matched_collectives, ra->collective_ok ? "" : "*");
+		canvas_text(cv, x + 1, ry, w - 2, sel ? ST_SELECTED : ST_NORMAL, line);
+		/* compute | exposed comm | free, scaled to the longest window */
+		int bx = x + 1 + canvas_width(line) + 3, bw = x + w - bx - 1;
+		if (bw > 6 && ra->have[M_WALL_US]) {
+			double scale = (double)bw / maxwin;
+			int c1 = (int)(ra->v[M_COMPUTE_US] * scale + 0.5);
+			int c2 = (int)(ra->v[M_COMM_NOT_OVERLAPPED_US] * scale + 0.5);
+			int c3 = (int)(ra->v[M_FREE_US] * scale + 0.5);
+			int cx = bx;
+			for (int k = 0; k < c1 && cx < bx + bw; k++)
+				canvas_set(cv, cx++, ry, 0x2588, ST_CAT_COMPUTE);
+			for (int k = 0; k < c2 && cx < bx + bw; k++)
+				canvas_set(cv, cx++, ry, 0x2593, ST_CAT_COMM);
+			for (int k = 0; k < c3 && cx < bx + bw; k++)
+				canvas_set(cv, cx++, ry, 0x00B7, ST_DIM);
+		}
+	}
+	int yy = hy + 1 + table_h;
+	if (an->n_slow) {
+		for (size_t i = 0; i < an->n_slow && yy < y + h; i++)
+			canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN, "slow-rank flag: %s spread %.1f %% (highest rank %d, lowest rank %d)",
+				     an->slow[i].metric, an->slow[i].spread_pct, an->slow[i].max_rank, an->slow[i].min_rank);
+	} else if (an->n_ranks > 1) {
+		canvas_text(cv, x + 1, yy++, w - 2, ST_GOOD, "no slow-rank flag: compute, communication and free within 5 %");
+	}
+	canvas_text(cv, x + 1, yy++, w - 2, ST_DIM, "legend: compute \u2588  exposed comm \u2593  free \u00b7   * no collectives matched");
+	/* stacked device activity over one aligned window */
+	if (yy + 2 >= y + h || !an->n_ranks)
+		return;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		const struct rank_store *rs = &app->cap->ranks[ra->rank_index].store;
+		if (!rs->has_events)
+			continue;
+		int64_t off = ra->offset_ns[app->align];
+		if (rs->window_start - off < lo)
+			lo = rs->window_start - off;
+		if (rs->window_end - off > hi)
+			hi = rs->window_end - off;
+	}
+	if (lo >= hi)
+		return;
+	char b1[24];
+	canvas_textf(cv, x + 1, yy++, w - 2, ST_HEADER, "device activity, all ranks aligned (%s), %s", analysis_align_name(app->align),
+		     app_fmt_dur(hi - lo, b1, sizeof b1));
+	int label_w = 9, tw = w - label_w - 2;
+	for (size_t i = 0; i < an->n_ranks && yy < y + h; i++, yy++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		canvas_textf(cv, x + 1, yy, label_w, i == v->lb.sel ? ST_BOLD : ST_NORMAL, "rank %d", ra->rank);
+		int64_t off = ra->offset_ns[app->align];
+		for (int c = 0; c < tw; c++) {
+			int64_t a = lo + (hi - lo) * c / tw, b = lo + (hi - lo) * (c + 1) / tw;
+			struct lod_result r;
+			device_cell(app, ra->rank_index, a + off, b + off, &r);
+			canvas_set(cv, x + 1 + label_w + c, yy, category_glyph(r.top_cat, r.coverage),
+				   category_style(r.top_cat));
+		}
+	}
+}
+
+static int handle(void *p, struct app *app, enum action act)
+{
+	struct ranks_view *v = p;
+	if (listbox_handle(&v->lb, act))
+		return VH_HANDLED;
+	const struct published *pub = app_pub(app);
+	if (act == ACT_OPEN && pub && v->lb.sel < pub->an->n_ranks) {
+		const struct rank_analysis *ra = &pub->an->ranks[v->lb.sel];
+		const struct rank_store *rs = &app->cap->ranks[ra->rank_index].store;
+		app_goto_timeline(app, ra->rank_index, rs->window_start, rs->window_end, UINT32_MAX);
+		return VH_HANDLED;
+	}
+	return VH_UNHANDLED;
+}
+
+const struct view_ops ranks_view_ops = {
+	.title = "Ranks",
+	.scopes = KS_LIST | KS_RANKS,
+	.create = create,
+	.destroy = destroy,
+	.draw = draw,
+	.handle = handle,
+	.hint = "A alignment mode   Enter: the rank's timeline",
+};

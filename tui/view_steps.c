@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/* Steps: where the steps came from, how the phases were decided, a sparkline of step
+ * durations and the per-step breakdown. Enter zooms the timeline to the step. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "views.h"
+#include "xalloc.h"
+
+struct steps_view {
+	struct listbox lb;
+	const struct rank_analysis *ra;
+};
+
+static void *create(struct app *app)
+{
+	(void)app;
+	return xcalloc(1, sizeof(struct steps_view));
+}
+
+static void destroy(void *p) { free(p); }
+
+static void update(void *p, struct app *app)
+{
+	struct steps_view *v = p;
+	const struct rank_analysis *ra = app_rank_analysis(app);
+	if (ra != v->ra) {
+		v->ra = ra;
+		v->lb.sel = v->lb.top = 0;
+	}
+	v->lb.n = ra ? ra->n_steps : 0;
+}
+
+/* One cell per step (or per group of steps when they do not fit): height is duration. */
+static void sparkline(const struct rank_analysis *ra, struct canvas *cv, int x, int y, int w, size_t sel)
+{
+	static const uint32_t levels[8] = {0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
+	if (!ra->n_steps || w < 1)
+		return;
+	int64_t maxd = 1;
+	for (size_t i = 0; i < ra->n_steps; i++)
+		if (ra->steps[i].end - ra->steps[i].start > maxd)
+			maxd = ra->steps[i].end - ra->steps[i].start;
+	size_t per = (ra->n_steps + (size_t)w - 1) / (size_t)w;
+	for (int c = 0; c < w; c++) {
+		size_t a = (size_t)c * per;
+		if (a >= ra->n_steps)
+			break;
+		int64_t d = 0;
+		bool prefill = false, has_sel = false;
+		for (size_t i = a; i < a + per && i < ra->n_steps; i++) {
+			int64_t di = ra->steps[i].end - ra->steps[i].start;
+			if (di > d)
+				d = di;
+			prefill |= ra->steps[i].phase == PHASE_PREFILL;
+			has_sel |= i == sel;
+		}
+		int lv = (int)(d * 7 / maxd);
+		canvas_set(cv, x + c, y, levels[lv < 0 ? 0 : lv > 7 ? 7 : lv],
+			   has_sel ? ST_SELECTED : prefill ? ST_CAT_COMM : ST_CAT_COMPUTE);
+	}
+}
+
+static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	struct steps_view *v = p;
+	update(v, app);
+	const struct rank_analysis *ra = v->ra;
+	if (!ra) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
+		return;
+	}
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "%zu step(s) from %s", ra->n_steps,
+		     analysis_step_source_name(ra->step_source));
+	canvas_text(cv, x + 3, y + 1, w - 4, ST_DIM, ra->step_evidence ? ra->step_evidence : "");
+	canvas_textf(cv, x + 1, y + 2, w - 2, ST_BOLD, "phases from %s, confidence %s",
+		     analysis_phase_source_name(ra->phase_source), analysis_confidence_name(ra->phase_conf));
+	canvas_text(cv, x + 3, y + 3, w - 4, ST_DIM, ra->phase_evidence ? ra->phase_evidence : "");
+	canvas_text(cv, x + 1, y + 4, 10, ST_DIM, "durations");
+	sparkline(ra, cv, x + 12, y + 4, w - 14, v->lb.sel);
+	int hy = y + 6;
+	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
+	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
+		    "   #  start ms     dur ms  phase    compute ms  comm-exp ms    free ms  host-only ms  dispatch  label");
+	int body = h - 7;
+	listbox_clamp(&v->lb, body);
+	for (int r = 0; r < body && v->lb.top + (size_t)r < ra->n_steps; r++) {
+		size_t i = v->lb.top + (size_t)r;
+		const struct step *s = &ra->steps[i];
+		bool sel = i == v->lb.sel;
+		enum style st = sel ? ST_SELECTED : ST_NORMAL;
+		if (sel)
+			canvas_fill(cv, x, hy + 1 + r, w, 1, ' ', ST_SELECTED);
+		char start[24] = "-";
+		if (s->has_window)
+			snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
+		char line[512];
+		snprintf(line, sizeof line, "%4zu %9s %10.3f  %-7s %11.3f %12.3f %10.3f %13.3f %9zu  %s", i + 1, start,
+			 (double)(s->end - s->start) / 1e6, analysis_phase_name(s->phase), (double)s->compute_ns / 1e6,
+			 (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
+			 (double)s->host_only_ns / 1e6, s->dispatch_ops, s->label ? s->label : "");
+		canvas_text(cv, x + 1, hy + 1 + r, w - 2, st, line);
+		if (!sel && s->phase == PHASE_PREFILL)
+			canvas_restyle(cv, x + 1 + 27, hy + 1 + r, 7, ST_CAT_COMM);
+	}
+	if (!ra->n_steps)
+		canvas_text(cv, x + 1, hy + 2, w - 2, ST_DIM, "no steps");
+}
+
+static int handle(void *p, struct app *app, enum action act)
+{
+	struct steps_view *v = p;
+	if (listbox_handle(&v->lb, act))
+		return VH_HANDLED;
+	if (act != ACT_OPEN || !v->ra || !v->ra->n_steps)
+		return VH_UNHANDLED;
+	const struct step *s = &v->ra->steps[v->lb.sel];
+	if (!s->has_window) {
+		app_message(app, ST_WARN, "this step has no timestamps (step table without a trace)");
+		return VH_HANDLED;
+	}
+	app_goto_timeline(app, app->rank, s->win_start, s->win_end, s->marker_ev);
+	return VH_HANDLED;
+}
+
+static bool search(void *p, struct app *app, const char *text, int dir)
+{
+	(void)app;
+	struct steps_view *v = p;
+	if (!v->ra || !v->ra->n_steps)
+		return false;
+	size_t n = v->ra->n_steps;
+	for (size_t k = dir == 0 ? 0 : 1; k <= n; k++) {
+		size_t i = dir < 0 ? (v->lb.sel + n - k) % n : (v->lb.sel + k) % n;
+		const struct step *s = &v->ra->steps[i];
+		if ((s->label && strcasestr(s->label, text)) || strcasestr(analysis_phase_name(s->phase), text)) {
+			v->lb.sel = i;
+			listbox_clamp(&v->lb, v->lb.height);
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct view_ops steps_view_ops = {
+	.title = "Steps",
+	.scopes = KS_LIST,
+	.create = create,
+	.destroy = destroy,
+	.draw = draw,
+	.handle = handle,
+	.update = update,
+	.search = search,
+	.hint = "Enter: zoom the timeline to the step   / search labels or phases",
+};

@@ -1,0 +1,845 @@
+/* SPDX-License-Identifier: MIT */
+/* Timeline: Host / Device / Communication / Overlap swimlanes of one rank, zoomable and
+ * pannable, one row per thread or stream (or one row per op), with a detail drawer for the
+ * selected event (its args, read again from the file; its CSV rows; its flows). Each cell
+ * is one lod_query, so a frame costs the screen's size whatever the trace's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lanes.h"
+#include "num.h"
+#include "sbuf.h"
+#include "trace.h"
+#include "views.h"
+#include "xalloc.h"
+
+#define LABEL_W 22
+#define MAX_UNDO 32
+#define MAX_MARKS 16
+#define OP_ROWS 200
+
+enum row_kind { ROW_GROUP, ROW_LANE, ROW_OP };
+
+struct tl_row {
+	enum row_kind kind;
+	uint32_t lane; /* ROW_LANE */
+	uint32_t op;   /* ROW_OP: index into ops */
+	int group;     /* ROW_GROUP */
+};
+
+struct op_row {
+	const char *name;
+	uint32_t *evs; /* sorted by start */
+	size_t n;
+	int64_t total, max;
+	int cat;
+};
+
+struct kernel_index {
+	int64_t *start;
+	uint32_t *row;
+	size_t n;
+	const struct csv_table *table;
+};
+
+struct timeline {
+	size_t rank;
+	const struct rank_analysis *ra;
+	const struct rank_store *rs;
+	bool have_window;
+	int64_t t0, t1;
+	int64_t undo[MAX_UNDO][2];
+	int n_undo;
+	struct tl_row *rows;
+	size_t n_rows;
+	struct listbox lb; /* over rows */
+	uint32_t sel_ev;
+	bool per_op;
+	int op_sort;
+	struct op_row *ops;
+	size_t n_ops;
+	bool drawer;
+	uint32_t drawer_ev;
+	struct sbuf args;
+	int n_args;
+	int64_t marks[MAX_MARKS];
+	int n_marks, mark_pos;
+	struct kernel_index kidx;
+	int last_w;
+};
+
+static const char *op_sort_names[] = {"total", "count", "name", "max"};
+
+static void *create(struct app *app)
+{
+	(void)app;
+	struct timeline *t = xcalloc(1, sizeof *t);
+	t->sel_ev = UINT32_MAX;
+	t->drawer_ev = UINT32_MAX;
+	t->rank = (size_t)-1;
+	return t;
+}
+
+static void free_ops(struct timeline *t)
+{
+	for (size_t i = 0; i < t->n_ops; i++)
+		free(t->ops[i].evs);
+	free(t->ops);
+	t->ops = NULL;
+	t->n_ops = 0;
+}
+
+static void free_kidx(struct timeline *t)
+{
+	free(t->kidx.start);
+	free(t->kidx.row);
+	memset(&t->kidx, 0, sizeof t->kidx);
+}
+
+static void destroy(void *p)
+{
+	struct timeline *t = p;
+	free(t->rows);
+	free_ops(t);
+	free_kidx(t);
+	sbuf_free(&t->args);
+	free(t);
+}
+
+/* ---- rows --------------------------------------------------------------------------- */
+
+static int display_group(enum lane_group g)
+{
+	/* Host, Device, Communication, Overlap Analysis, Other */
+	switch (g) {
+	case LANE_HOST_PYTHON:
+	case LANE_HOST_CANN:
+	case LANE_HOST_GC: return 0;
+	case LANE_DEVICE: return 1;
+	case LANE_COMM: return 2;
+	case LANE_OVERLAP: return 3;
+	default: return 4;
+	}
+}
+
+static const char *group_titles[] = {"Host", "Device", "Communication", "Overlap Analysis", "Other"};
+
+static void add_row(struct timeline *t, size_t *cap, struct tl_row r)
+{
+	xgrow(&t->rows, cap, t->n_rows + 1, sizeof *t->rows);
+	t->rows[t->n_rows++] = r;
+}
+
+static int cmp_op_rows(const void *a, const void *b, void *ctx)
+{
+	int sort = *(int *)ctx;
+	const struct op_row *x = a, *y = b;
+	switch (sort) {
+	case 1: if (x->n != y->n) return x->n > y->n ? -1 : 1; break;
+	case 2: return strcmp(x->name, y->name);
+	case 3: if (x->max != y->max) return x->max > y->max ? -1 : 1; break;
+	default: if (x->total != y->total) return x->total > y->total ? -1 : 1; break;
+	}
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_ev_start(const void *a, const void *b, void *ctx)
+{
+	const struct rank_store *rs = ctx;
+	int64_t x = rs->ev_ts[*(const uint32_t *)a], y = rs->ev_ts[*(const uint32_t *)b];
+	return x < y ? -1 : x > y;
+}
+
+/* One row per device op (the busiest OP_ROWS), each holding its instances. */
+static void build_ops(struct timeline *t)
+{
+	free_ops(t);
+	const struct rank_analysis *ra = t->ra;
+	const struct rank_store *rs = t->rs;
+	if (!ra)
+		return;
+	uint32_t nstr = strtab_count(rs->strs);
+	int32_t *slot = xmalloc(nstr * sizeof *slot);
+	for (uint32_t i = 0; i < nstr; i++)
+		slot[i] = -1;
+	size_t cap = 0;
+	for (size_t i = 0; i < ra->n_ops && t->n_ops < OP_ROWS; i++) {
+		const struct op_stat *o = &ra->ops[i];
+		if (o->scope != SCOPE_DEVICE || o->phase != PHASE_UNKNOWN)
+			continue;
+		uint32_t id = strtab_find(rs->strs, o->name, strlen(o->name));
+		if (id == STRTAB_NONE)
+			continue;
+		xgrow(&t->ops, &cap, t->n_ops + 1, sizeof *t->ops);
+		t->ops[t->n_ops] = (struct op_row){o->name, xmalloc(o->count * sizeof(uint32_t)), 0, o->total_ns,
+						   o->max_ns, o->category};
+		slot[id] = (int32_t)t->n_ops++;
+	}
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		int32_t s = slot[rs->ev_name[ev]];
+		if (s < 0 || store_ev_lane(rs, ev)->group != LANE_DEVICE || (ra->cls[ev].flags & EVF_WAIT))
+			continue;
+		struct op_row *o = &t->ops[s];
+		o->evs[o->n++] = (uint32_t)ev;
+	}
+	for (size_t i = 0; i < t->n_ops; i++)
+		qsort_r(t->ops[i].evs, t->ops[i].n, sizeof(uint32_t), cmp_ev_start, (void *)rs);
+	qsort_r(t->ops, t->n_ops, sizeof *t->ops, cmp_op_rows, &t->op_sort);
+	free(slot);
+}
+
+static void build_rows(struct timeline *t)
+{
+	free(t->rows);
+	t->rows = NULL;
+	t->n_rows = 0;
+	size_t cap = 0;
+	const struct rank_store *rs = t->rs;
+	if (!rs)
+		return;
+	if (t->per_op) {
+		if (!t->ops)
+			build_ops(t);
+		add_row(t, &cap, (struct tl_row){ROW_GROUP, 0, 0, 1});
+		for (size_t i = 0; i < t->n_ops; i++)
+			add_row(t, &cap, (struct tl_row){ROW_OP, 0, (uint32_t)i, 0});
+	} else {
+		uint32_t *order = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *order);
+		lanes_display_order(rs, order);
+		int last = -1;
+		for (size_t i = 0; i < rs->n_lanes; i++) {
+			const struct lane *l = &rs->lanes[order[i]];
+			if (!l->n_events)
+				continue;
+			int g = display_group(l->group);
+			if (g != last)
+				add_row(t, &cap, (struct tl_row){ROW_GROUP, 0, 0, g});
+			last = g;
+			add_row(t, &cap, (struct tl_row){ROW_LANE, order[i], 0, g});
+		}
+		free(order);
+	}
+	t->lb.n = t->n_rows;
+	if (t->lb.sel >= t->n_rows || t->rows[t->lb.sel].kind == ROW_GROUP)
+		t->lb.sel = t->n_rows > 1 ? 1 : 0;
+}
+
+static void fit(struct timeline *t)
+{
+	if (!t->rs || !t->rs->has_events)
+		return;
+	int64_t span = t->rs->window_end - t->rs->window_start;
+	int64_t pad = span / 100 + 1;
+	t->t0 = t->rs->window_start - pad;
+	t->t1 = t->rs->window_end + pad;
+	t->have_window = true;
+}
+
+static void bind_rank(struct timeline *t, struct app *app, size_t rank)
+{
+	const struct rank_analysis *ra = app_rank_analysis_of(app, rank);
+	if (t->rank == rank && t->ra == ra && t->rows)
+		return;
+	bool same_rank = t->rank == rank;
+	t->rank = rank;
+	t->ra = ra;
+	t->rs = &app->cap->ranks[rank].store;
+	free_ops(t);
+	free_kidx(t);
+	if (!same_rank) {
+		t->sel_ev = UINT32_MAX;
+		t->n_undo = 0;
+		t->n_marks = 0;
+		t->have_window = false;
+		t->lb.sel = t->lb.top = 0;
+	}
+	t->drawer_ev = UINT32_MAX;
+	build_rows(t);
+	if (!t->have_window)
+		fit(t);
+}
+
+static void update(void *p, struct app *app) { bind_rank(p, app, app->rank); }
+
+/* ---- navigation --------------------------------------------------------------------- */
+
+static void push_undo(struct timeline *t)
+{
+	if (t->n_undo == MAX_UNDO) {
+		memmove(t->undo[0], t->undo[1], sizeof t->undo[0] * (MAX_UNDO - 1));
+		t->n_undo--;
+	}
+	t->undo[t->n_undo][0] = t->t0;
+	t->undo[t->n_undo][1] = t->t1;
+	t->n_undo++;
+}
+
+static void set_window(struct timeline *t, int64_t a, int64_t b)
+{
+	if (b - a < 100)
+		b = a + 100; /* 100 ns: below that nothing is resolved anyway */
+	t->t0 = a;
+	t->t1 = b;
+}
+
+static size_t row_of_lane(const struct timeline *t, uint32_t lane)
+{
+	for (size_t i = 0; i < t->n_rows; i++)
+		if (t->rows[i].kind == ROW_LANE && t->rows[i].lane == lane)
+			return i;
+	return (size_t)-1;
+}
+
+/* Selects ev, moves the cursor to its lane, and pans (keeping the zoom) to show it. */
+static void select_event(struct timeline *t, uint32_t ev, bool center)
+{
+	if (ev == UINT32_MAX || ev >= t->rs->n_ev)
+		return;
+	t->sel_ev = ev;
+	if (t->per_op) {
+		t->per_op = false;
+		build_rows(t);
+	}
+	size_t r = row_of_lane(t, t->rs->ev_lane[ev]);
+	if (r != (size_t)-1) {
+		t->lb.sel = r;
+		listbox_clamp(&t->lb, t->lb.height);
+	}
+	int64_t a = t->rs->ev_ts[ev], b = a + t->rs->ev_dur[ev];
+	int64_t span = t->t1 - t->t0;
+	if (center || a >= t->t1 || b <= t->t0) {
+		if (b - a > span)
+			span = (b - a) * 2;
+		int64_t mid = a + (b - a) / 2;
+		set_window(t, mid - span / 2, mid + span / 2);
+	}
+}
+
+static const struct lane *sel_lane(const struct timeline *t)
+{
+	if (t->lb.sel >= t->n_rows || t->rows[t->lb.sel].kind != ROW_LANE)
+		return NULL;
+	return &t->rs->lanes[t->rows[t->lb.sel].lane];
+}
+
+static void step_event(struct timeline *t, struct app *app, int dir)
+{
+	const struct lane *l = sel_lane(t);
+	if (!l || !l->n_events) {
+		app_message(app, ST_DIM, "select a lane first (j/k)");
+		return;
+	}
+	uint32_t pos;
+	if (t->sel_ev != UINT32_MAX && t->rs->ev_lane[t->sel_ev] == (uint32_t)(l - t->rs->lanes)) {
+		uint32_t k = store_lane_lower_bound(t->rs, l, t->rs->ev_ts[t->sel_ev]);
+		while (k < l->n_events && l->events[k] != t->sel_ev)
+			k++;
+		if (k >= l->n_events)
+			k = store_lane_lower_bound(t->rs, l, t->rs->ev_ts[t->sel_ev]);
+		if (dir > 0)
+			pos = k + 1 < l->n_events ? k + 1 : k;
+		else
+			pos = k > 0 ? k - 1 : 0;
+	} else {
+		pos = store_lane_lower_bound(t->rs, l, t->t0 + (t->t1 - t->t0) / 2);
+		if (pos >= l->n_events)
+			pos = l->n_events - 1;
+	}
+	select_event(t, l->events[pos], false);
+}
+
+static void longest_in_view(struct timeline *t, struct app *app)
+{
+	const struct lane *l = sel_lane(t);
+	if (!l)
+		return;
+	uint32_t k = store_lane_lower_bound(t->rs, l, t->t0);
+	/* an event starting before the window may reach into it: look back a little */
+	uint32_t back = k > 64 ? k - 64 : 0;
+	uint32_t best = UINT32_MAX;
+	int64_t best_d = -1;
+	for (uint32_t i = back, seen = 0; i < l->n_events && seen < 4000000; i++, seen++) {
+		uint32_t ev = l->events[i];
+		int64_t a = t->rs->ev_ts[ev], b = a + t->rs->ev_dur[ev];
+		if (a >= t->t1)
+			break;
+		if (b <= t->t0)
+			continue;
+		if (t->rs->ev_dur[ev] > best_d) {
+			best_d = t->rs->ev_dur[ev];
+			best = ev;
+		}
+	}
+	if (best == UINT32_MAX)
+		app_message(app, ST_DIM, "no event in view on this lane");
+	else
+		select_event(t, best, false);
+}
+
+void timeline_focus(void *st, struct app *app, size_t rank_index, int64_t a, int64_t b, uint32_t ev)
+{
+	struct timeline *t = st;
+	bind_rank(t, app, rank_index);
+	push_undo(t);
+	set_window(t, a, b);
+	t->have_window = true;
+	if (ev != UINT32_MAX)
+		select_event(t, ev, false);
+}
+
+void app_goto_timeline(struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev)
+{
+	if (app->rank != rank_index) {
+		app->rank = rank_index;
+	}
+	timeline_focus(app_view(app, VIEW_TIMELINE), app, rank_index, t0, t1, ev);
+	app_push(app, VIEW_TIMELINE);
+}
+
+static void follow_flow(struct timeline *t, struct app *app, bool forward)
+{
+	if (t->sel_ev == UINT32_MAX) {
+		app_message(app, ST_DIM, "select an event first (. or , or l)");
+		return;
+	}
+	uint32_t out[16];
+	size_t n = forward ? lanes_links_from(t->rs, t->sel_ev, out, 16) : lanes_links_to(t->rs, t->sel_ev, out, 16);
+	if (!n) {
+		app_message(app, ST_DIM, "no %s flow from this event", forward ? "outgoing" : "incoming");
+		return;
+	}
+	select_event(t, out[0], false);
+	if (n > 1)
+		app_message(app, ST_NORMAL, "followed 1 of %zu flows", n);
+}
+
+/* ---- drawing ------------------------------------------------------------------------ */
+
+static void ruler(struct timeline *t, struct canvas *cv, int x, int y, int w)
+{
+	int64_t span = t->t1 - t->t0;
+	/* a 1-2-5 step giving a label every 12 columns or more */
+	int64_t want = span * 12 / (w > 0 ? w : 1);
+	int64_t step = 1;
+	while (step < want) {
+		if (step * 2 >= want) {
+			step *= 2;
+			break;
+		}
+		if (step * 5 >= want) {
+			step *= 5;
+			break;
+		}
+		step *= 10;
+	}
+	int64_t base = t->ra ? t->ra->t0 : t->rs->window_start;
+	int64_t first = ((t->t0 - base) / step) * step + base;
+	if (first < t->t0)
+		first += step;
+	const char *unit = step >= 1000000000 ? "s" : step >= 1000000 ? "ms" : step >= 1000 ? "us" : "ns";
+	double div = step >= 1000000000 ? 1e9 : step >= 1000000 ? 1e6 : step >= 1000 ? 1e3 : 1;
+	for (int64_t tick = first; tick < t->t1; tick += step) {
+		int c = (int)((tick - t->t0) * w / span);
+		if (c < 0 || c >= w)
+			continue;
+		canvas_set(cv, x + c, y, '|', ST_DIM);
+		char lab[32];
+		double v = (double)(tick - base) / div;
+		snprintf(lab, sizeof lab, v == (int64_t)v ? "%.0f%s" : "%.3g%s", v, unit);
+		canvas_text(cv, x + c + 1, y, w - c - 1, ST_DIM, lab);
+	}
+}
+
+static void lane_label(const struct rank_store *rs, const struct lane *l, char *buf, size_t size)
+{
+	const char *p = store_str(rs, l->process_name), *th = store_str(rs, l->thread_name);
+	if (!*th)
+		th = store_str(rs, l->tid_text);
+	const char *prefix = l->group == LANE_HOST_PYTHON ? "Py " : l->group == LANE_HOST_CANN ? "CANN "
+			     : l->group == LANE_HOST_GC ? "GC " : "";
+	if (l->group == LANE_OTHER && *p)
+		snprintf(buf, size, "%s: %s", p, th);
+	else
+		snprintf(buf, size, "%s%s", prefix, th);
+}
+
+static void draw_op_row(struct timeline *t, const struct op_row *o, struct canvas *cv, int x, int y, int w)
+{
+	int64_t span = t->t1 - t->t0;
+	for (int c = 0; c < w; c++) {
+		int64_t a = t->t0 + span * c / w, b = t->t0 + span * (c + 1) / w;
+		/* instances overlapping [a, b): start from the first starting at or after a - max */
+		size_t lo = 0, hi = o->n;
+		int64_t from = a - o->max;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (t->rs->ev_ts[o->evs[mid]] < from)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		int64_t cov = 0;
+		int seen = 0;
+		for (size_t k = lo; k < o->n && seen < 64; k++) {
+			uint32_t ev = o->evs[k];
+			int64_t ea = t->rs->ev_ts[ev], eb = ea + t->rs->ev_dur[ev];
+			if (ea >= b)
+				break;
+			if (eb <= a)
+				continue;
+			seen++;
+			cov += (eb < b ? eb : b) - (ea > a ? ea : a);
+		}
+		double f = seen >= 64 ? 1.0 : (double)cov / (double)(b - a > 0 ? b - a : 1);
+		if (seen && f < 0.05)
+			f = 0.05; /* a short op still shows */
+		canvas_set(cv, x + c, y, category_glyph(o->cat, seen ? f : 0), category_style(o->cat));
+	}
+}
+
+static void draw_lane_row(struct timeline *t, struct app *app, const struct lane *l, uint32_t li,
+			  struct canvas *cv, int x, int y, int w)
+{
+	const struct lane_lod *lods = app_lods(app, t->rank);
+	int64_t span = t->t1 - t->t0;
+	for (int c = 0; c < w; c++) {
+		int64_t a = t->t0 + span * c / w, b = t->t0 + span * (c + 1) / w;
+		struct lod_result r;
+		if (lods) {
+			lod_query(t->rs, t->ra->cls, l, &lods[li], a, b, &r);
+		} else {
+			memset(&r, 0, sizeof r);
+		}
+		double f = r.mask && r.coverage < 0.05 ? 0.05 : r.coverage;
+		canvas_set(cv, x + c, y, category_glyph(r.top_cat, r.mask ? f : 0), category_style(r.top_cat));
+	}
+	/* the selected event on top */
+	if (t->sel_ev != UINT32_MAX && t->rs->ev_lane[t->sel_ev] == li) {
+		int64_t a = t->rs->ev_ts[t->sel_ev], b = a + t->rs->ev_dur[t->sel_ev];
+		int c0 = (int)((a - t->t0) * w / span), c1 = (int)((b - t->t0) * w / span);
+		if (c1 == c0)
+			c1 = c0 + 1;
+		for (int c = c0 < 0 ? 0 : c0; c < c1 && c < w; c++)
+			canvas_restyle(cv, x + c, y, 1, ST_SELECTED);
+	}
+}
+
+/* The CSV rows of the kernel table that start at the event's ts (same clock). */
+static const int64_t *kidx_sort_start;
+
+static int cmp_kidx(const void *a, const void *b)
+{
+	int64_t x = kidx_sort_start[*(const uint32_t *)a], y = kidx_sort_start[*(const uint32_t *)b];
+	return x < y ? -1 : x > y;
+}
+
+static void build_kidx(struct timeline *t, struct app *app)
+{
+	if (t->kidx.table)
+		return;
+	const struct csv_table *k = app->cap->ranks[t->rank].by_kind[CSV_KERNEL];
+	if (!k)
+		return;
+	t->kidx.table = k;
+	int64_t *starts = xmalloc((k->nrows ? k->nrows : 1) * sizeof *starts);
+	t->kidx.row = xmalloc((k->nrows ? k->nrows : 1) * sizeof *t->kidx.row);
+	for (size_t r = 0; r < k->nrows; r++) {
+		int64_t s;
+		if (!csvt_time(k, r, COL_START, &s))
+			continue;
+		starts[r] = s;
+		t->kidx.row[t->kidx.n++] = (uint32_t)r;
+	}
+	/* real kernel tables are not in time order */
+	kidx_sort_start = starts;
+	qsort(t->kidx.row, t->kidx.n, sizeof *t->kidx.row, cmp_kidx);
+	t->kidx.start = xmalloc((t->kidx.n ? t->kidx.n : 1) * sizeof *t->kidx.start);
+	for (size_t i = 0; i < t->kidx.n; i++)
+		t->kidx.start[i] = starts[t->kidx.row[i]];
+	free(starts);
+}
+
+static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
+	uint32_t ev = t->sel_ev;
+	if (ev == UINT32_MAX) {
+		canvas_text(cv, x + 1, y, w - 2, ST_HEADER, "detail: no event selected (. , l to select, ] [ follow flows)");
+		return 1;
+	}
+	const struct rank_store *rs = t->rs;
+	const struct lane *l = store_ev_lane(rs, ev);
+	char lab[128], b1[32], b2[40];
+	lane_label(rs, l, lab, sizeof lab);
+	num_format_ns_as_us(rs->ev_ts[ev], b2, sizeof b2);
+	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, "%s  [%s]  rank %d  %s / %s", store_ev_name(rs, ev),
+		     category_name((enum ev_category)t->ra->cls[ev].cat), app->cap->ranks[t->rank].plan->rank,
+		     store_str(rs, l->process_name), lab);
+	int row = y + 1;
+	canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL, "start %.6f ms (ts %s us)   dur %s   cat %s   file byte %llu",
+		     (double)(rs->ev_ts[ev] - t->ra->t0) / 1e6, b2, app_fmt_dur(rs->ev_dur[ev], b1, sizeof b1),
+		     store_str(rs, store_ev_attr(rs, ev)->cat)[0] ? store_str(rs, store_ev_attr(rs, ev)->cat) : "-",
+		     (unsigned long long)rs->ev_off[ev]);
+	/* flows */
+	uint32_t out[4];
+	size_t nf = lanes_links_from(rs, ev, out, 4), nb;
+	uint32_t in[4];
+	nb = lanes_links_to(rs, ev, in, 4);
+	if (nf || nb) {
+		struct sbuf sb = SBUF_INIT;
+		if (nf)
+			sbuf_addf(&sb, "flows out (]): %s%s  ", store_ev_name(rs, out[0]), nf > 1 ? " +more" : "");
+		if (nb)
+			sbuf_addf(&sb, "flows in ([): %s%s", store_ev_name(rs, in[0]), nb > 1 ? " +more" : "");
+		canvas_text(cv, x + 1, row++, w - 2, ST_NORMAL, sbuf_str(&sb));
+		sbuf_free(&sb);
+	}
+	/* the CSV row(s) behind a device event */
+	if (l->group == LANE_DEVICE) {
+		build_kidx(t, app);
+		const struct csv_table *k = t->kidx.table;
+		size_t lo = 0, hi = t->kidx.n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (t->kidx.start[mid] < rs->ev_ts[ev])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t i = lo; k && i < t->kidx.n && t->kidx.start[i] == rs->ev_ts[ev] && row < y + h; i++) {
+			size_t r = t->kidx.row[i];
+			if (strcmp(csvt_str(k, r, COL_NAME), store_ev_name(rs, ev)))
+				continue;
+			double blk = 0, mac = 0;
+			char block[24] = "-", extra[64] = "";
+			if (csvt_num(k, r, COL_BLOCK_DIM, &blk))
+				snprintf(block, sizeof block, "%.0f", blk);
+			if (csvt_num(k, r, COL_AIC_MAC_RATIO, &mac))
+				snprintf(extra, sizeof extra, "  mac %.3f", mac);
+			const char *base = strrchr(k->path, '/');
+			canvas_textf(cv, x + 1, row++, w - 2, ST_GOOD, "%s:%u  %s  %s  block %s%s  shapes %s",
+				     base ? base + 1 : k->path, csvt_line(k, r), csvt_str(k, r, COL_TYPE),
+				     csvt_str(k, r, COL_ACCEL_CORE), block, extra, csvt_str(k, r, COL_INPUT_SHAPES));
+		}
+	}
+	/* args, parsed now from the file */
+	if (t->drawer_ev != ev) {
+		t->drawer_ev = ev;
+		t->n_args = trace_event_args(rs, ev, &t->args);
+	}
+	if (t->n_args < 0) {
+		canvas_text(cv, x + 1, row++, w - 2, ST_WARN, sbuf_str(&t->args));
+	} else if (t->n_args == 0) {
+		canvas_text(cv, x + 1, row++, w - 2, ST_DIM, "(no args)");
+	} else {
+		const char *s = sbuf_str(&t->args);
+		while (*s && row < y + h) {
+			size_t n = strcspn(s, "\n");
+			canvas_textn(cv, x + 3, row++, w - 4, ST_NORMAL, s, n);
+			s += n + (s[n] == '\n');
+		}
+	}
+	return row - y;
+}
+
+static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	struct timeline *t = p;
+	bind_rank(t, app, app->rank);
+	if (!t->ra || !t->rs->has_events) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
+			    !app_pub(app) ? "loading..." : "no trace for this rank (CSV only): see Ops and Steps");
+		return;
+	}
+	int drawer_h = t->drawer ? (h / 3 > 6 ? h / 3 : 6) : 0;
+	int label_w = w / 4 < LABEL_W ? w / 4 : LABEL_W;
+	int tx = x + label_w + 1, tw = w - label_w - 1;
+	t->last_w = tw;
+	/* info line */
+	char b1[32], b2[32], b3[32];
+	const struct lane *sl = sel_lane(t);
+	struct sbuf info = SBUF_INIT;
+	sbuf_addf(&info, "%s .. %s  (%s)", app_fmt_dur(t->t0 - t->ra->t0, b1, sizeof b1),
+		  app_fmt_dur(t->t1 - t->ra->t0, b2, sizeof b2), app_fmt_dur(t->t1 - t->t0, b3, sizeof b3));
+	if (t->per_op)
+		sbuf_addf(&info, "   rows: one per device op, by %s", op_sort_names[t->op_sort]);
+	if (sl && !t->per_op) {
+		uint32_t a = store_lane_lower_bound(t->rs, sl, t->t0), b = store_lane_lower_bound(t->rs, sl, t->t1);
+		uint32_t m = b - a;
+		uint32_t shown = m < (uint32_t)tw ? m : (uint32_t)tw;
+		sbuf_addf(&info, "   lane: shown %u of %u events", shown, m);
+	}
+	if (t->n_marks)
+		sbuf_addf(&info, "   %d mark(s)", t->n_marks);
+	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, sbuf_str(&info));
+	sbuf_free(&info);
+	ruler(t, cv, tx, y + 1, tw);
+	/* marks on the ruler */
+	for (int i = 0; i < t->n_marks; i++) {
+		int c = (int)((t->marks[i] - t->t0) * tw / (t->t1 - t->t0));
+		if (c >= 0 && c < tw)
+			canvas_set(cv, tx + c, y + 1, 'v', ST_MARK);
+	}
+	int body = h - 2 - drawer_h;
+	listbox_clamp(&t->lb, body);
+	for (int r = 0; r < body && t->lb.top + (size_t)r < t->n_rows; r++) {
+		size_t i = t->lb.top + (size_t)r;
+		const struct tl_row *row = &t->rows[i];
+		int ry = y + 2 + r;
+		bool sel = i == t->lb.sel;
+		if (row->kind == ROW_GROUP) {
+			canvas_fill(cv, x, ry, w, 1, ' ', ST_HEADER);
+			canvas_text(cv, x + 1, ry, w - 2, ST_HEADER, t->per_op ? "Device ops" : group_titles[row->group]);
+			continue;
+		}
+		if (row->kind == ROW_OP) {
+			const struct op_row *o = &t->ops[row->op];
+			canvas_text(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_NORMAL, o->name);
+			draw_op_row(t, o, cv, tx, ry, tw);
+			continue;
+		}
+		const struct lane *l = &t->rs->lanes[row->lane];
+		char lab[128];
+		lane_label(t->rs, l, lab, sizeof lab);
+		canvas_text(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_NORMAL, lab);
+		draw_lane_row(t, app, l, row->lane, cv, tx, ry, tw);
+	}
+	if (drawer_h)
+		draw_drawer(t, app, cv, x, y + h - drawer_h, w, drawer_h);
+}
+
+/* ---- keys --------------------------------------------------------------------------- */
+
+static int handle(void *p, struct app *app, enum action act)
+{
+	struct timeline *t = p;
+	if (!t->rs || !t->rs->has_events)
+		return VH_UNHANDLED;
+	int64_t span = t->t1 - t->t0, mid = t->t0 + span / 2;
+	if (t->sel_ev != UINT32_MAX && t->rs->ev_ts[t->sel_ev] < t->t1 &&
+	    t->rs->ev_ts[t->sel_ev] + t->rs->ev_dur[t->sel_ev] > t->t0)
+		mid = t->rs->ev_ts[t->sel_ev] + t->rs->ev_dur[t->sel_ev] / 2;
+	switch (act) {
+	case ACT_DOWN:
+	case ACT_UP:
+	case ACT_PAGE_DOWN:
+	case ACT_PAGE_UP:
+	case ACT_TOP:
+	case ACT_BOTTOM: {
+		listbox_handle(&t->lb, act);
+		/* group rows are headings: step over them */
+		if (t->lb.sel < t->n_rows && t->rows[t->lb.sel].kind == ROW_GROUP) {
+			if ((act == ACT_UP || act == ACT_PAGE_UP || act == ACT_BOTTOM) && t->lb.sel > 0 &&
+			    act != ACT_BOTTOM)
+				t->lb.sel--;
+			else if (t->lb.sel + 1 < t->n_rows)
+				t->lb.sel++;
+			listbox_clamp(&t->lb, t->lb.height);
+		}
+		return VH_HANDLED;
+	}
+	case ACT_ZOOM_IN:
+		push_undo(t);
+		set_window(t, mid - span / 4, mid + span / 4);
+		return VH_HANDLED;
+	case ACT_ZOOM_OUT: {
+		push_undo(t);
+		int64_t whole = (t->rs->window_end - t->rs->window_start) * 4;
+		int64_t ns = span * 2 > whole ? whole : span * 2;
+		set_window(t, mid - ns / 2, mid + ns / 2);
+		return VH_HANDLED;
+	}
+	case ACT_PAN_LEFT: set_window(t, t->t0 - span / 4, t->t1 - span / 4); return VH_HANDLED;
+	case ACT_PAN_RIGHT: set_window(t, t->t0 + span / 4, t->t1 + span / 4); return VH_HANDLED;
+	case ACT_FIT:
+		push_undo(t);
+		fit(t);
+		return VH_HANDLED;
+	case ACT_UNDO_ZOOM:
+		if (t->n_undo) {
+			t->n_undo--;
+			set_window(t, t->undo[t->n_undo][0], t->undo[t->n_undo][1]);
+		} else {
+			app_message(app, ST_DIM, "no earlier zoom");
+		}
+		return VH_HANDLED;
+	case ACT_NEXT_EVENT: step_event(t, app, 1); return VH_HANDLED;
+	case ACT_PREV_EVENT: step_event(t, app, -1); return VH_HANDLED;
+	case ACT_LONGEST: longest_in_view(t, app); return VH_HANDLED;
+	case ACT_ROW_MODE:
+		t->per_op = !t->per_op;
+		t->lb.sel = 1;
+		t->lb.top = 0;
+		build_rows(t);
+		return VH_HANDLED;
+	case ACT_ROW_SORT:
+		if (!t->per_op) {
+			app_message(app, ST_DIM, "row sort applies to per-op rows (r)");
+			return VH_HANDLED;
+		}
+		t->op_sort = (t->op_sort + 1) % 4;
+		qsort_r(t->ops, t->n_ops, sizeof *t->ops, cmp_op_rows, &t->op_sort);
+		app_message(app, ST_NORMAL, "op rows by %s", op_sort_names[t->op_sort]);
+		return VH_HANDLED;
+	case ACT_MARK:
+		if (t->n_marks < MAX_MARKS) {
+			t->marks[t->n_marks++] = t->sel_ev != UINT32_MAX ? t->rs->ev_ts[t->sel_ev] : mid;
+			app_message(app, ST_NORMAL, "mark %d set", t->n_marks);
+		}
+		return VH_HANDLED;
+	case ACT_NEXT_MARK:
+		if (!t->n_marks) {
+			app_message(app, ST_DIM, "no marks (m sets one)");
+			return VH_HANDLED;
+		}
+		t->mark_pos = (t->mark_pos + 1) % t->n_marks;
+		set_window(t, t->marks[t->mark_pos] - span / 2, t->marks[t->mark_pos] + span / 2);
+		return VH_HANDLED;
+	case ACT_DETAIL: t->drawer = !t->drawer; return VH_HANDLED;
+	case ACT_FLOW_NEXT: follow_flow(t, app, true); return VH_HANDLED;
+	case ACT_FLOW_PREV: follow_flow(t, app, false); return VH_HANDLED;
+	default: return VH_UNHANDLED;
+	}
+}
+
+static bool search(void *p, struct app *app, const char *text, int dir)
+{
+	(void)app;
+	struct timeline *t = p;
+	const struct rank_store *rs = t->rs;
+	if (!rs || !rs->n_ev)
+		return false;
+	/* events in file order, starting after the selection; names are interned, so each
+	 * distinct name is tested once */
+	uint32_t nstr = strtab_count(rs->strs);
+	uint8_t *hit = xcalloc(nstr, 1); /* 0 unknown, 1 no, 2 yes */
+	size_t n = rs->n_ev, start = t->sel_ev == UINT32_MAX ? 0 : t->sel_ev;
+	bool found = false;
+	for (size_t k = dir == 0 && t->sel_ev == UINT32_MAX ? 0 : 1; k <= n; k++) {
+		size_t ev = dir < 0 ? (start + n - k) % n : (start + k) % n;
+		uint32_t id = rs->ev_name[ev];
+		if (!hit[id])
+			hit[id] = strcasestr(store_str(rs, id), text) ? 2 : 1;
+		if (hit[id] == 2) {
+			select_event(t, (uint32_t)ev, true);
+			found = true;
+			break;
+		}
+	}
+	free(hit);
+	return found;
+}
+
+const struct view_ops timeline_view_ops = {
+	.title = "Timeline",
+	.scopes = KS_TIMELINE,
+	.create = create,
+	.destroy = destroy,
+	.draw = draw,
+	.handle = handle,
+	.update = update,
+	.search = search,
+	.hint = "w/s zoom  a/d pan  f fit  . , l select  Enter detail  ] [ flows  r rows",
+};

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* Entry points one view offers the others (through the app). */
+#ifndef ASCPROF_VIEWS_H
+#define ASCPROF_VIEWS_H
+
+#include "app.h"
+
+/* Zooms the timeline to [t0, t1) of rank_index and selects ev (UINT32_MAX: none). */
+void timeline_focus(void *st, struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev);
+/* Shows op `name` (device/host/all scope) in the op detail view. */
+void op_detail_set(void *st, struct app *app, const char *name, int scope);
+/* Draws a labelled horizontal bar of `frac` (0..1) in w cells. */
+void draw_bar(struct canvas *cv, int x, int y, int w, double frac, enum style st);
+/* The style of a category. */
+enum style category_style(int cat);
+/* A glyph per category, so that categories differ without colour too. */
+uint32_t category_glyph(int cat, double coverage);
+
+#endif
