@@ -125,11 +125,11 @@ static void align_pair(const struct coll *ref, size_t nref, const struct coll *r
 			continue;
 		d[k++] = r[j].end - ref[i].end;
 	}
-	qsort(d, k, sizeof *d, cmp_i64);
+	xqsort(d, k, sizeof *d, cmp_i64);
 	int64_t off = analysis_nearest_rank(d, k, 0.5);
 	for (size_t i = 0; i < k; i++)
 		d[i] = llabs(d[i] - off);
-	qsort(d, k, sizeof *d, cmp_i64);
+	xqsort(d, k, sizeof *d, cmp_i64);
 	ra->offset_ns[ALIGN_COLLECTIVE] = off;
 	ra->residual_ns = analysis_nearest_rank(d, k, 0.5);
 	ra->residual_max_ns = d[k - 1];
@@ -145,7 +145,7 @@ void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size
 	struct rank_analysis *ref = &ranks[0];
 	struct coll *rc = NULL;
 	size_t nrc = collect(&cap->ranks[ref->rank_index], ref->cls, &rc);
-	qsort(rc, nrc, sizeof *rc, cmp_coll);
+	xqsort(rc, nrc, sizeof *rc, cmp_coll);
 	for (size_t i = 0; i < n; i++) {
 		struct rank_analysis *ra = &ranks[i];
 		ra->offset_ns[ALIGN_RAW] = 0;
@@ -159,7 +159,7 @@ void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size
 		}
 		struct coll *c = NULL;
 		size_t nc = collect(&cap->ranks[ra->rank_index], ra->cls, &c);
-		qsort(c, nc, sizeof *c, cmp_coll);
+		xqsort(c, nc, sizeof *c, cmp_coll);
 		if (nc && nrc)
 			align_pair(rc, nrc, c, nc, ra);
 		if (!ra->collective_ok) /* fall back to the first-event offset */

@@ -346,7 +346,7 @@ static void collective_metrics(const struct rank_store *rs, struct rank_analysis
 	set_metric(ra, M_COLLECTIVES, (double)n, CONF_HIGH,
 		   group_lanes ? "HCCL group lanes" : "device communication tasks");
 	if (n) {
-		qsort(d, n, sizeof *d, cmp_i64);
+		xqsort(d, n, sizeof *d, cmp_i64);
 		set_metric(ra, M_COLLECTIVE_MEDIAN_US, us(analysis_nearest_rank(d, n, 0.5)), CONF_HIGH,
 			   group_lanes ? "HCCL group lanes" : "device communication tasks");
 	}
@@ -355,7 +355,7 @@ static void collective_metrics(const struct rank_store *rs, struct rank_analysis
 		int64_t *b = xmalloc(nsize * sizeof *b);
 		for (size_t i = 0; i < nsize; i++)
 			b[i] = (int64_t)sizes[i];
-		qsort(b, nsize, sizeof *b, cmp_i64);
+		xqsort(b, nsize, sizeof *b, cmp_i64);
 		set_metric(ra, M_COLLECTIVE_MEDIAN_MB, (double)analysis_nearest_rank(b, nsize, 0.5) / 1e6,
 			   CONF_MEDIUM, "collective args count x data_type size");
 		free(b);
@@ -711,7 +711,7 @@ void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *r
 			h2d += ra->steps[i].h2d_ns;
 			d2h += ra->steps[i].d2h_ns;
 		}
-		qsort(durs, ra->n_steps, sizeof *durs, cmp_i64);
+		xqsort(durs, ra->n_steps, sizeof *durs, cmp_i64);
 		enum confidence sc = ra->step_source == STEP_SRC_IDLE_GAPS || ra->step_source == STEP_SRC_WINDOW
 					     ? CONF_LOW : CONF_HIGH;
 		const char *ssrc = analysis_step_source_name(ra->step_source);

@@ -179,7 +179,7 @@ static char **list_dir(const char *path, size_t *n, struct diag_list *dl)
 		names[(*n)++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, *n, sizeof *names, cmp_str);
+	xqsort(names, *n, sizeof *names, cmp_str);
 	return names;
 }
 
@@ -471,7 +471,7 @@ static void assign_ranks(struct walk *w)
 	/* sort by label first so that "order" is the order of names */
 	for (size_t i = 0; i < plan->n_ranks; i++)
 		plan->ranks[i].rank = -1;
-	qsort(plan->ranks, plan->n_ranks, sizeof *plan->ranks, cmp_rank);
+	xqsort(plan->ranks, plan->n_ranks, sizeof *plan->ranks, cmp_rank);
 	int next = 0;
 	for (size_t i = 0; i < plan->n_ranks; i++) {
 		struct rank_plan *rp = &plan->ranks[i];
@@ -502,7 +502,7 @@ static void assign_ranks(struct walk *w)
 		}
 		rp->rank = next++;
 	}
-	qsort(plan->ranks, plan->n_ranks, sizeof *plan->ranks, cmp_rank);
+	xqsort(plan->ranks, plan->n_ranks, sizeof *plan->ranks, cmp_rank);
 	for (size_t i = 1; i < plan->n_ranks; i++)
 		if (plan->ranks[i].rank == plan->ranks[i - 1].rank)
 			diag_add(w->dl, DIAG_WARN, NULL, 0, -1,

@@ -66,7 +66,7 @@ void ivset_normalize(struct ivset *s)
 	struct pair *v = xmalloc((s->n ? s->n : 1) * sizeof *v);
 	for (size_t i = 0; i < s->n; i++)
 		v[i] = (struct pair){s->start[i], s->end[i]};
-	qsort(v, s->n, sizeof *v, cmp_pair);
+	xqsort(v, s->n, sizeof *v, cmp_pair);
 	size_t k = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		if (k && v[i].a <= s->end[k - 1]) {

@@ -140,7 +140,7 @@ static void build_lane_events(struct rank_store *rs)
 	for (size_t i = 0; i < rs->n_lanes; i++) {
 		struct lane *l = &rs->lanes[i];
 		if (!lane_sorted(rs, l))
-			qsort_r(l->events, l->n_events, sizeof *l->events, cmp_event, rs);
+			xqsort_r(l->events, l->n_events, sizeof *l->events, cmp_event, rs);
 		nest_lane(rs, l);
 	}
 }
@@ -208,7 +208,7 @@ static void build_tracks(struct rank_store *rs)
 		tr->samples[tr->n_samples++] = (uint32_t)c;
 	}
 	for (size_t t = 0; t < rs->n_tracks; t++)
-		qsort_r(rs->tracks[t].samples, rs->tracks[t].n_samples, sizeof(uint32_t), cmp_sample, rs);
+		xqsort_r(rs->tracks[t].samples, rs->tracks[t].n_samples, sizeof(uint32_t), cmp_sample, rs);
 }
 
 uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t ts)
@@ -276,7 +276,7 @@ static void build_links(struct rank_store *rs)
 		return;
 	struct flow *sorted = xmalloc(rs->n_flows * sizeof *sorted);
 	memcpy(sorted, rs->flows, rs->n_flows * sizeof *sorted);
-	qsort(sorted, rs->n_flows, sizeof *sorted, cmp_flow);
+	xqsort(sorted, rs->n_flows, sizeof *sorted, cmp_flow);
 	size_t cap = 0;
 	for (size_t i = 0; i < rs->n_flows;) {
 		size_t j = i;
@@ -303,7 +303,7 @@ static void build_links(struct rank_store *rs)
 		i = j;
 	}
 	free(sorted);
-	qsort(rs->links, rs->n_links, sizeof *rs->links, cmp_link);
+	xqsort(rs->links, rs->n_links, sizeof *rs->links, cmp_link);
 }
 
 size_t lanes_links_from(const struct rank_store *rs, uint32_t ev, uint32_t *out, size_t max)
@@ -374,7 +374,7 @@ void lanes_display_order(const struct rank_store *rs, uint32_t *order)
 {
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		order[i] = (uint32_t)i;
-	qsort_r(order, rs->n_lanes, sizeof *order, cmp_display, (void *)rs);
+	xqsort_r(order, rs->n_lanes, sizeof *order, cmp_display, (void *)rs);
 }
 
 void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)

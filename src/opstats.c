@@ -206,7 +206,7 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 		if (pass == 1) /* the "all" scope: the same records under one scope */
 			for (size_t i = 0; i < n; i++)
 				recs[i].scope = SCOPE_ALL;
-		qsort(recs, n, sizeof *recs, cmp_rec);
+		xqsort(recs, n, sizeof *recs, cmp_rec);
 		for (size_t i = 0; i < n;) {
 			size_t j = i;
 			while (j < n && recs[j].scope == recs[i].scope && recs[j].name == recs[i].name)
@@ -226,7 +226,7 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 		int64_t t = totals[ra->ops[i].scope][ra->ops[i].phase];
 		ra->ops[i].share_pct = t ? 100.0 * (double)ra->ops[i].total_ns / (double)t : 0;
 	}
-	qsort(ra->ops, ra->n_ops, sizeof *ra->ops, cmp_op);
+	xqsort(ra->ops, ra->n_ops, sizeof *ra->ops, cmp_op);
 
 	/* the two sides never add up: compare them, warn beyond 20 % */
 	int64_t trace_dev = 0, csv_dev = 0;

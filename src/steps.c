@@ -32,7 +32,7 @@ static int cmp_span(const void *a, const void *b)
 /* Sorts spans and keeps the outermost ones (drops spans inside a kept one). */
 static size_t outermost(struct span *v, size_t n)
 {
-	qsort(v, n, sizeof *v, cmp_span);
+	xqsort(v, n, sizeof *v, cmp_span);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (k && v[i].start < v[k - 1].end)
@@ -108,7 +108,7 @@ static size_t idle_segments(struct rank_sets *sets, struct span **out, int64_t *
 	int64_t *g = xmalloc(ng * sizeof *g);
 	for (size_t i = 0; i < ng; i++)
 		g[i] = active.start[i + 1] - active.end[i];
-	qsort(g, ng, sizeof *g, cmp_i64);
+	xqsort(g, ng, sizeof *g, cmp_i64);
 	int64_t p90 = analysis_nearest_rank(g, ng, 0.9);
 	int64_t thr = 4 * p90 > 200000 ? 4 * p90 : 200000;
 	free(g);

@@ -718,9 +718,9 @@ static void merge_segment(struct merge_state *ms, struct seg *sg, size_t *ev_at,
 	}
 
 	size_t at = *ev_at;
-	memcpy(rs->ev_ts + at, sg->ts, sg->n * sizeof *sg->ts);
-	memcpy(rs->ev_dur + at, sg->dur, sg->n * sizeof *sg->dur);
-	memcpy(rs->ev_off + at, sg->off, sg->n * sizeof *sg->off);
+	xmemcpy(rs->ev_ts + at, sg->ts, sg->n * sizeof *sg->ts);
+	xmemcpy(rs->ev_dur + at, sg->dur, sg->n * sizeof *sg->dur);
+	xmemcpy(rs->ev_off + at, sg->off, sg->n * sizeof *sg->off);
 	for (size_t i = 0; i < sg->n; i++) {
 		rs->ev_name[at + i] = smap[sg->name[i]];
 		rs->ev_lane[at + i] = lmap[sg->lane[i]];
@@ -729,9 +729,9 @@ static void merge_segment(struct merge_state *ms, struct seg *sg, size_t *ev_at,
 	*ev_at = at + sg->n;
 
 	size_t c = *ctr_at;
-	memcpy(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr * sizeof *sg->ctr_ts);
-	memcpy(rs->ctr_value + c, sg->ctr_value, sg->n_ctr * sizeof *sg->ctr_value);
-	memcpy(rs->ctr_off + c, sg->ctr_off, sg->n_ctr * sizeof *sg->ctr_off);
+	xmemcpy(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr * sizeof *sg->ctr_ts);
+	xmemcpy(rs->ctr_value + c, sg->ctr_value, sg->n_ctr * sizeof *sg->ctr_value);
+	xmemcpy(rs->ctr_off + c, sg->ctr_off, sg->n_ctr * sizeof *sg->ctr_off);
 	for (size_t i = 0; i < sg->n_ctr; i++)
 		rs->ctr_track[c + i] = tmap[sg->ctr_track[i]];
 	*ctr_at = c + sg->n_ctr;

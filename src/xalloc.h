@@ -5,6 +5,8 @@
 #define ASCPROF_XALLOC_H
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Called once before exiting on allocation failure; may be NULL. */
 void xalloc_set_oom_hook(void (*hook)(void));
@@ -18,5 +20,24 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* printf into a fresh string (owned by the caller). */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* qsort and memcpy with empty arrays allowed: NULL with a count of 0 is undefined
+ * behaviour for the libc functions, and empty arrays are everywhere in a loader. */
+static inline void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+static inline void xqsort_r(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *, void *), void *ctx)
+{
+	if (n > 1)
+		qsort_r(base, n, size, cmp, ctx);
+}
+static inline void xmemcpy(void *dst, const void *src, size_t n)
+{
+	if (n)
+		memcpy(dst, src, n);
+}
 
 #endif

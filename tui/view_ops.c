@@ -97,7 +97,7 @@ static void rebuild(struct ops_view *v, struct app *app)
 	cmp_ra = v->ra;
 	cmp_sort = v->sort;
 	cmp_reverse = v->reverse;
-	qsort(v->rows, v->n_rows, sizeof *v->rows, cmp_rows);
+	xqsort(v->rows, v->n_rows, sizeof *v->rows, cmp_rows);
 	v->lb.n = v->n_rows;
 	v->lb.sel = 0;
 	for (size_t i = 0; keep_name[0] && i < v->n_rows; i++)
@@ -338,7 +338,7 @@ static void detail_load(struct op_detail *d, struct app *app)
 		xgrow(&d->inst, &cap, d->n_inst + 1, sizeof *d->inst);
 		d->inst[d->n_inst++] = (struct instance){rs->ev_ts[ev], rs->ev_dur[ev], (uint32_t)ev};
 	}
-	qsort(d->inst, d->n_inst, sizeof *d->inst, cmp_inst);
+	xqsort(d->inst, d->n_inst, sizeof *d->inst, cmp_inst);
 	size_t rcap = 0;
 	for (size_t i = 0; i < d->n_inst && i < 5000; i++) {
 		xgrow(&d->rows, &rcap, d->n_rows + 1, sizeof *d->rows);

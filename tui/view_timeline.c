@@ -185,8 +185,8 @@ static void build_ops(struct timeline *t)
 		o->evs[o->n++] = (uint32_t)ev;
 	}
 	for (size_t i = 0; i < t->n_ops; i++)
-		qsort_r(t->ops[i].evs, t->ops[i].n, sizeof(uint32_t), cmp_ev_start, (void *)rs);
-	qsort_r(t->ops, t->n_ops, sizeof *t->ops, cmp_op_rows, &t->op_sort);
+		xqsort_r(t->ops[i].evs, t->ops[i].n, sizeof(uint32_t), cmp_ev_start, (void *)rs);
+	xqsort_r(t->ops, t->n_ops, sizeof *t->ops, cmp_op_rows, &t->op_sort);
 	free(slot);
 }
 
@@ -554,7 +554,7 @@ static void build_kidx(struct timeline *t, struct app *app)
 	}
 	/* real kernel tables are not in time order */
 	kidx_sort_start = starts;
-	qsort(t->kidx.row, t->kidx.n, sizeof *t->kidx.row, cmp_kidx);
+	xqsort(t->kidx.row, t->kidx.n, sizeof *t->kidx.row, cmp_kidx);
 	t->kidx.start = xmalloc((t->kidx.n ? t->kidx.n : 1) * sizeof *t->kidx.start);
 	for (size_t i = 0; i < t->kidx.n; i++)
 		t->kidx.start[i] = starts[t->kidx.row[i]];
@@ -780,7 +780,7 @@ static int handle(void *p, struct app *app, enum action act)
 			return VH_HANDLED;
 		}
 		t->op_sort = (t->op_sort + 1) % 4;
-		qsort_r(t->ops, t->n_ops, sizeof *t->ops, cmp_op_rows, &t->op_sort);
+		xqsort_r(t->ops, t->n_ops, sizeof *t->ops, cmp_op_rows, &t->op_sort);
 		app_message(app, ST_NORMAL, "op rows by %s", op_sort_names[t->op_sort]);
 		return VH_HANDLED;
 	case ACT_MARK:
