@@ -131,11 +131,16 @@ static void put_utf8(struct sbuf *out, unsigned long cp)
 
 void jtok_unescape(const char *js, const jsmntok_t *t, struct sbuf *out)
 {
-	const char *p = js + t->start, *end = js + t->end;
 	if (t->type != JSMN_STRING) {
-		sbuf_add(out, p, (size_t)(end - p));
+		sbuf_add(out, js + t->start, (size_t)(t->end - t->start));
 		return;
 	}
+	json_unescape(js + t->start, (size_t)(t->end - t->start), out);
+}
+
+void json_unescape(const char *s, size_t len, struct sbuf *out)
+{
+	const char *p = s, *end = s + len;
 	while (p < end) {
 		const char *bs = memchr(p, '\\', (size_t)(end - p));
 		if (!bs) {

@@ -34,6 +34,8 @@ int jtok_obj_get(const struct jtok *jt, const char *js, int obj, const char *key
 bool jtok_eq(const char *js, const jsmntok_t *t, const char *s);
 /* The token's text with JSON escapes decoded (strings); primitives verbatim. */
 void jtok_unescape(const char *js, const jsmntok_t *t, struct sbuf *out);
+/* Appends the decoded text of a JSON string body (without its quotes). */
+void json_unescape(const char *s, size_t len, struct sbuf *out);
 /* Whether a string token contains a backslash (needs unescaping). */
 bool jtok_has_escape(const char *js, const jsmntok_t *t);
 const char *jtok_error_name(int err);

@@ -53,12 +53,79 @@ bool num_has_exponent(const char *s, size_t len)
 
 #define MAX_DIGITS 38 /* what an unsigned __int128 mantissa holds safely */
 
+static const uint64_t pow10_u64[19] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+	1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+	1000000000000000000ULL,
+};
+
+/* The common shape, "-?digits(.digits)?" with at most 18 digits on each side, in 64-bit
+ * arithmetic: trace timestamps and durations all look like this. Returns false for
+ * anything else (the general path then decides, with the same result). */
+static bool fast_decimal(const char *s, size_t len, int scale_exp, int64_t *out, bool *rounded)
+{
+	if (scale_exp < 0 || scale_exp > 9)
+		return false;
+	size_t i = 0;
+	bool neg = false;
+	if (i < len && s[i] == '-') {
+		neg = true;
+		i++;
+	}
+	uint64_t ip = 0, frac = 0;
+	size_t idig = 0, fdig = 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9') {
+		if (++idig > 18)
+			return false;
+		ip = ip * 10 + (uint64_t)(s[i++] - '0');
+	}
+	if (idig == 0)
+		return false;
+	if (i < len && s[i] == '.') {
+		i++;
+		while (i < len && s[i] >= '0' && s[i] <= '9') {
+			if (++fdig > 18)
+				return false;
+			frac = frac * 10 + (uint64_t)(s[i++] - '0');
+		}
+		if (fdig == 0)
+			return false;
+	}
+	if (i != len)
+		return false;
+	uint64_t scale = pow10_u64[scale_exp];
+	if (ip > (uint64_t)INT64_MAX / scale)
+		return false;
+	uint64_t r = ip * scale;
+	bool lost = false;
+	if (fdig <= (size_t)scale_exp) {
+		r += frac * pow10_u64[(size_t)scale_exp - fdig];
+	} else {
+		uint64_t div = pow10_u64[fdig - (size_t)scale_exp];
+		uint64_t q = frac / div, rem = frac % div;
+		if (rem)
+			lost = true;
+		if (rem * 2 >= div) /* half away from zero */
+			q++;
+		r += q;
+	}
+	if (r > (uint64_t)INT64_MAX)
+		return false;
+	if (rounded)
+		*rounded = lost;
+	*out = neg ? -(int64_t)r : (int64_t)r;
+	return true;
+}
+
 enum num_status num_scaled_int(const char *s, size_t len, int scale_exp, int64_t *out,
 			       bool *rounded)
 {
 	if (rounded)
 		*rounded = false;
 	trim(&s, &len);
+	if (fast_decimal(s, len, scale_exp, out, rounded))
+		return NUM_OK;
 	if (num_is_missing(s, len))
 		return NUM_MISSING;
 	size_t i = 0;
@@ -224,6 +291,16 @@ enum num_status num_u128(const char *s, size_t len, unsigned __int128 *out)
 		return NUM_MISSING;
 	if (len > 39)
 		return NUM_RANGE;
+	if (len <= 19) { /* fits a uint64 whatever the digits: no 128-bit arithmetic */
+		uint64_t w = 0;
+		for (size_t i = 0; i < len; i++) {
+			if (s[i] < '0' || s[i] > '9')
+				return NUM_INVALID;
+			w = w * 10 + (uint64_t)(s[i] - '0');
+		}
+		*out = w;
+		return NUM_OK;
+	}
 	unsigned __int128 v = 0;
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] < '0' || s[i] > '9')

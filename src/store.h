@@ -105,6 +105,7 @@ struct trace_file {
 	double load_seconds;
 	int threads_used;
 	int rewalked_ranges; /* guessed range starts that proved wrong (see trace.c) */
+	uint64_t fast_elements; /* elements read by the fast scanner (the rest went to jsmn) */
 	const char *mem; /* borrowed: the buffer of trace_load_buffer, else NULL */
 	size_t mem_len;
 };

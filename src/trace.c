@@ -16,6 +16,7 @@
 
 #include "json_scan.h"
 #include "json_tok.h"
+#include "trace_elem.h"
 #include "lanes.h"
 #include "num.h"
 #include "xalloc.h"
@@ -220,15 +221,17 @@ static void seg_warn(struct seg *sg, enum warn_kind kind, uint64_t off, const ch
 	diag_add(&sg->local, DIAG_WARN, sg->name_for_diag, 0, (int64_t)off, "%s", msg);
 }
 
-/* Interns the text of a token: strings unescaped, primitives verbatim. */
-static uint32_t seg_intern_tok(struct seg *sg, const char *js, const jsmntok_t *t)
+/* Interns the text of a field: strings unescaped, primitives verbatim. */
+static uint32_t seg_intern(struct seg *sg, const struct espan *sp)
 {
-	if (t->type == JSMN_STRING && jtok_has_escape(js, t)) {
+	if (!sp->p)
+		return 0;
+	if (sp->has_esc) {
 		sbuf_reset(&sg->scratch);
-		jtok_unescape(js, t, &sg->scratch);
+		json_unescape(sp->p, sp->len, &sg->scratch);
 		return strtab_intern(sg->strs, sg->scratch.buf ? sg->scratch.buf : "", sg->scratch.len);
 	}
-	return strtab_intern(sg->strs, js + t->start, (size_t)(t->end - t->start));
+	return strtab_intern(sg->strs, sp->p, sp->len);
 }
 
 static uint32_t seg_lane(struct seg *sg, uint32_t pid, uint32_t tid)
@@ -314,126 +317,53 @@ static void seg_push_ctr(struct seg *sg, int64_t ts, double v, uint32_t track, u
 	sg->n_ctr++;
 }
 
-/* The fields of one element that the store keeps; token indices or -1. */
-struct elem_fields {
-	int ph, name, pid, tid, ts, dur, cat, id, bp, args, process_name;
-};
-
-static void find_fields(const struct jtok *jt, const char *js, struct elem_fields *f)
+/* Parses "ts" (µs, string or number) into ns. Returns false when unusable. */
+static bool parse_ts(struct seg *sg, const struct espan *t, uint64_t off, int64_t *out)
 {
-	memset(f, 0xff, sizeof *f); /* all -1 */
-	int nkeys = jt->t[0].size;
-	int i = 1;
-	for (int k = 0; k < nkeys && i + 1 < jt->n; k++) {
-		const jsmntok_t *key = &jt->t[i];
-		int v = i + 1;
-		int klen = key->end - key->start;
-		const char *ks = js + key->start;
-		switch (klen) {
-		case 2:
-			if (ks[0] == 'p' && ks[1] == 'h')
-				f->ph = v;
-			else if (ks[0] == 't' && ks[1] == 's')
-				f->ts = v;
-			else if (ks[0] == 'i' && ks[1] == 'd')
-				f->id = v;
-			else if (ks[0] == 'b' && ks[1] == 'p')
-				f->bp = v;
-			break;
-		case 3:
-			if (!memcmp(ks, "pid", 3))
-				f->pid = v;
-			else if (!memcmp(ks, "tid", 3))
-				f->tid = v;
-			else if (!memcmp(ks, "dur", 3))
-				f->dur = v;
-			else if (!memcmp(ks, "cat", 3))
-				f->cat = v;
-			break;
-		case 4:
-			if (!memcmp(ks, "name", 4))
-				f->name = v;
-			else if (!memcmp(ks, "args", 4))
-				f->args = v;
-			break;
-		case 11:
-			if (!memcmp(ks, "processName", 11))
-				f->process_name = v;
-			break;
-		default:
-			break;
-		}
-		i = jtok_skip(jt, v);
-	}
-}
-
-static const char *tok_text(const char *js, const jsmntok_t *t, size_t *len)
-{
-	*len = (size_t)(t->end - t->start);
-	return js + t->start;
-}
-
-/* Parses "ts" (µs, string or number) into ns. Returns false when absent or unusable. */
-static bool parse_ts(struct seg *sg, const char *js, int tok, uint64_t off, int64_t *out)
-{
-	if (tok < 0)
+	if (!t->p || (!t->is_str && (t->p[0] == '{' || t->p[0] == '[')))
 		return false;
-	const jsmntok_t *t = &sg->jt.t[tok];
-	if (t->type != JSMN_STRING && t->type != JSMN_PRIMITIVE)
-		return false;
-	size_t len;
-	const char *s = tok_text(js, t, &len);
-	enum num_status st = num_us_to_ns(s, len, out, NULL);
+	enum num_status st = num_us_to_ns(t->p, t->len, out, NULL);
 	if (st != NUM_OK) {
 		seg_warn(sg, W_BAD_TS, off, "\"ts\" is %s (%.*s); event dropped",
-			 st == NUM_RANGE ? "out of range" : "not a number", (int)(len > 40 ? 40 : len), s);
+			 st == NUM_RANGE ? "out of range" : "not a number", (int)(t->len > 40 ? 40 : t->len), t->p);
 		return false;
 	}
 	return true;
 }
 
-static uint32_t args_str(struct seg *sg, const char *js, int args, const char *key)
+static void parse_meta(struct seg *sg, const struct elem *e, uint64_t off)
 {
-	int v = jtok_obj_get(&sg->jt, js, args, key);
-	if (v < 0 || (sg->jt.t[v].type != JSMN_STRING && sg->jt.t[v].type != JSMN_PRIMITIVE))
-		return 0;
-	return seg_intern_tok(sg, js, &sg->jt.t[v]);
-}
-
-static void parse_meta(struct seg *sg, const char *js, const struct elem_fields *f, uint64_t off)
-{
-	if (f->name < 0 || f->pid < 0)
+	const struct espan *name = &e->f[EF_NAME];
+	if (!name->p || !e->f[EF_PID].p)
 		return;
-	const jsmntok_t *nt = &sg->jt.t[f->name];
-	static const struct { const char *name; enum meta_kind kind; const char *arg; } known[] = {
-		{"process_name", META_PROCESS_NAME, "name"},
-		{"process_labels", META_PROCESS_LABELS, "labels"},
-		{"process_sort_index", META_PROCESS_SORT, "sort_index"},
-		{"thread_name", META_THREAD_NAME, "name"},
-		{"thread_sort_index", META_THREAD_SORT, "sort_index"},
+	static const struct { const char *name; enum meta_kind kind; int arg; } known[] = {
+		{"process_name", META_PROCESS_NAME, EF_ARG_NAME},
+		{"process_labels", META_PROCESS_LABELS, EF_ARG_LABELS},
+		{"process_sort_index", META_PROCESS_SORT, EF_ARG_SORT_INDEX},
+		{"thread_name", META_THREAD_NAME, EF_ARG_NAME},
+		{"thread_sort_index", META_THREAD_SORT, EF_ARG_SORT_INDEX},
 	};
 	for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
-		if (!jtok_eq(js, nt, known[k].name))
+		size_t kl = strlen(known[k].name);
+		if (name->len != kl || memcmp(name->p, known[k].name, kl))
 			continue;
+		const struct espan *v = &e->f[known[k].arg];
+		if (!v->p || (!v->is_str && (v->p[0] == '{' || v->p[0] == '[')))
+			return;
 		struct meta_rec m = {0};
 		m.kind = (uint8_t)known[k].kind;
 		m.off = off;
-		m.pid = seg_intern_tok(sg, js, &sg->jt.t[f->pid]);
-		m.tid = f->tid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->tid]) : 0;
-		int v = jtok_obj_get(&sg->jt, js, f->args, known[k].arg);
-		if (v < 0)
-			return;
+		m.pid = seg_intern(sg, &e->f[EF_PID]);
+		m.tid = seg_intern(sg, &e->f[EF_TID]);
 		if (m.kind == META_PROCESS_SORT || m.kind == META_THREAD_SORT) {
-			size_t len;
-			const char *s = tok_text(js, &sg->jt.t[v], &len);
 			double d;
-			if (num_int64(s, len, &m.num) != NUM_OK) {
-				if (num_double(s, len, &d) != NUM_OK)
+			if (num_int64(v->p, v->len, &m.num) != NUM_OK) {
+				if (num_double(v->p, v->len, &d) != NUM_OK)
 					return;
 				m.num = (int64_t)d;
 			}
 		} else {
-			m.str = seg_intern_tok(sg, js, &sg->jt.t[v]);
+			m.str = seg_intern(sg, v);
 		}
 		if (m.kind == META_THREAD_NAME || m.kind == META_THREAD_SORT)
 			seg_lane(sg, m.pid, m.tid); /* a named thread is a lane even if empty */
@@ -443,115 +373,110 @@ static void parse_meta(struct seg *sg, const char *js, const struct elem_fields 
 	}
 }
 
-static void parse_counter(struct seg *sg, const char *js, const struct elem_fields *f, uint64_t off)
+static void parse_counter(struct seg *sg, const struct elem *e, uint64_t off)
 {
 	int64_t ts;
-	if (f->ts < 0) {
+	if (!e->f[EF_TS].p) {
 		seg_warn(sg, W_NO_TS, off, "counter event without \"ts\"; dropped");
 		sg->ph.rejected++;
 		return;
 	}
-	if (!parse_ts(sg, js, f->ts, off, &ts)) {
+	if (!parse_ts(sg, &e->f[EF_TS], off, &ts)) {
 		sg->ph.rejected++;
 		return;
 	}
-	uint32_t pid = f->pid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->pid]) : 0;
-	uint32_t name = 0;
-	if (f->name >= 0)
-		name = seg_intern_tok(sg, js, &sg->jt.t[f->name]);
-	else if (f->process_name >= 0)
-		name = seg_intern_tok(sg, js, &sg->jt.t[f->process_name]);
-	/* the value: the first numeric member of args */
+	uint32_t pid = seg_intern(sg, &e->f[EF_PID]);
+	uint32_t name = e->f[EF_NAME].p ? seg_intern(sg, &e->f[EF_NAME]) : seg_intern(sg, &e->f[EF_PROCESS_NAME]);
 	double value = 0.0 / 0.0;
 	uint32_t value_key = 0;
-	if (f->args >= 0 && sg->jt.t[f->args].type == JSMN_OBJECT) {
-		int nkeys = sg->jt.t[f->args].size;
-		int i = f->args + 1;
-		for (int k = 0; k < nkeys && i + 1 < sg->jt.n; k++) {
-			const jsmntok_t *v = &sg->jt.t[i + 1];
-			if (v->type == JSMN_PRIMITIVE || v->type == JSMN_STRING) {
-				size_t len;
-				const char *s = tok_text(js, v, &len);
-				if (num_double(s, len, &value) == NUM_OK) {
-					value_key = seg_intern_tok(sg, js, &sg->jt.t[i]);
-					break;
-				}
-			}
-			i = jtok_skip(&sg->jt, i + 1);
-		}
+	if (e->f[EF_ARG_NUM_VAL].p) {
+		num_double(e->f[EF_ARG_NUM_VAL].p, e->f[EF_ARG_NUM_VAL].len, &value);
+		value_key = seg_intern(sg, &e->f[EF_ARG_NUM_KEY]);
 	}
-	uint32_t track = seg_track(sg, pid, name, value_key);
-	seg_push_ctr(sg, ts, value, track, off);
+	seg_push_ctr(sg, ts, value, seg_track(sg, pid, name, value_key), off);
 }
 
-static void parse_flow(struct seg *sg, const char *js, const struct elem_fields *f, char ph,
-		       uint64_t off)
+static void parse_flow(struct seg *sg, const struct elem *e, char ph, uint64_t off)
 {
 	struct flow fl = {0};
 	fl.ph = ph;
 	fl.off = off;
-	if (f->ts < 0 || !parse_ts(sg, js, f->ts, off, &fl.ts)) {
+	if (!parse_ts(sg, &e->f[EF_TS], off, &fl.ts)) {
 		sg->ph.rejected++;
 		return;
 	}
-	uint32_t pid = f->pid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->pid]) : 0;
-	uint32_t tid = f->tid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->tid]) : 0;
-	fl.lane = seg_lane(sg, pid, tid);
-	fl.cat = f->cat >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->cat]) : 0;
-	if (f->bp >= 0) {
-		const jsmntok_t *b = &sg->jt.t[f->bp];
-		fl.bp = b->end > b->start ? js[b->start] : 0;
-	}
-	if (f->id >= 0) {
-		size_t len;
-		const char *s = tok_text(js, &sg->jt.t[f->id], &len);
-		if (num_u128(s, len, &fl.id.num) != NUM_OK) {
-			fl.id.is_str = true;
-			fl.id.str = seg_intern_tok(sg, js, &sg->jt.t[f->id]);
-		}
+	fl.lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]), seg_intern(sg, &e->f[EF_TID]));
+	fl.cat = seg_intern(sg, &e->f[EF_CAT]);
+	if (e->f[EF_BP].p)
+		fl.bp = e->f[EF_BP].len ? e->f[EF_BP].p[0] : 0;
+	const struct espan *id = &e->f[EF_ID];
+	if (id->p && num_u128(id->p, id->len, &fl.id.num) != NUM_OK) {
+		fl.id.is_str = true;
+		fl.id.str = seg_intern(sg, id);
 	}
 	xgrow(&sg->flows, &sg->cap_flows, sg->n_flows + 1, sizeof *sg->flows);
 	sg->flows[sg->n_flows++] = fl;
 }
 
-static void parse_complete(struct seg *sg, const char *js, const struct elem_fields *f, uint64_t off)
+static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 {
 	int64_t ts, dur = 0;
-	if (f->ts < 0) {
+	if (!e->f[EF_TS].p) {
 		seg_warn(sg, W_NO_TS, off, "\"X\" event without \"ts\"; dropped");
 		sg->ph.rejected++;
 		return;
 	}
-	if (!parse_ts(sg, js, f->ts, off, &ts)) {
+	if (!parse_ts(sg, &e->f[EF_TS], off, &ts)) {
 		sg->ph.rejected++;
 		return;
 	}
-	if (f->dur >= 0) {
-		size_t len;
-		const char *s = tok_text(js, &sg->jt.t[f->dur], &len);
-		enum num_status st = num_us_to_ns(s, len, &dur, NULL);
+	const struct espan *d = &e->f[EF_DUR];
+	if (d->p) {
+		enum num_status st = num_us_to_ns(d->p, d->len, &dur, NULL);
+		int shown = (int)(d->len > 40 ? 40 : d->len);
 		if (st != NUM_OK) {
 			seg_warn(sg, W_BAD_DUR, off, "\"dur\" is %s (%.*s); kept with duration 0",
-				 st == NUM_RANGE ? "out of range" : "not a number", (int)(len > 40 ? 40 : len),
-				 s);
+				 st == NUM_RANGE ? "out of range" : "not a number", shown, d->p);
 			dur = 0;
 		} else if (dur < 0) {
-			seg_warn(sg, W_NEG_DUR, off, "negative \"dur\" (%.*s); kept with duration 0",
-				 (int)(len > 40 ? 40 : len), s);
+			seg_warn(sg, W_NEG_DUR, off, "negative \"dur\" (%.*s); kept with duration 0", shown, d->p);
 			dur = 0;
 		}
 	}
 	/* keep ts + dur representable */
 	if (dur > INT64_MAX - (ts > 0 ? ts : 0))
 		dur = INT64_MAX - (ts > 0 ? ts : 0);
-	uint32_t name = f->name >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->name]) : 0;
-	uint32_t pid = f->pid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->pid]) : 0;
-	uint32_t tid = f->tid >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->tid]) : 0;
-	uint32_t cat = f->cat >= 0 ? seg_intern_tok(sg, js, &sg->jt.t[f->cat]) : 0;
-	uint32_t tt = f->args >= 0 ? args_str(sg, js, f->args, "Task Type") : 0;
-	seg_push_x(sg, ts, dur, name, seg_lane(sg, pid, tid), seg_attr(sg, cat, tt), off);
+	uint32_t name = seg_intern(sg, &e->f[EF_NAME]);
+	uint32_t lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]), seg_intern(sg, &e->f[EF_TID]));
+	uint32_t cat = seg_intern(sg, &e->f[EF_CAT]);
+	const struct espan *tt = &e->f[EF_ARG_TASK_TYPE];
+	uint32_t ttype = tt->p && (tt->is_str || (tt->p[0] != '{' && tt->p[0] != '[')) ? seg_intern(sg, tt) : 0;
+	seg_push_x(sg, ts, dur, name, lane, seg_attr(sg, cat, ttype), off);
 }
 
+/* The fields of one element into the segment, whichever extractor read them. */
+static void take_element(struct seg *sg, const struct elem *e, uint64_t off)
+{
+	char ph = 0;
+	const struct espan *p = &e->f[EF_PH];
+	if (p->p && p->is_str && p->len == 1 && (unsigned char)p->p[0] < 128)
+		ph = p->p[0];
+	if (ph)
+		sg->ph.by_char[(unsigned char)ph]++;
+	else
+		sg->ph.other++;
+	switch (ph) {
+	case 'X': parse_complete(sg, e, off); break;
+	case 'M': parse_meta(sg, e, off); break;
+	case 'C': parse_counter(sg, e, off); break;
+	case 's':
+	case 'f':
+	case 't': parse_flow(sg, e, ph, off); break;
+	default: break;
+	}
+}
+
+/* The reference path: jsmn over a bounded element. */
 static void parse_element(struct seg *sg, const char *buf, size_t start, size_t end)
 {
 	const char *js = buf + start;
@@ -567,34 +492,15 @@ static void parse_element(struct seg *sg, const char *buf, size_t start, size_t 
 		sg->ph.not_object++;
 		return;
 	}
-	int r = jtok_parse(&sg->jt, js, len);
-	if (r <= 0 || sg->jt.t[0].type != JSMN_OBJECT) {
-		seg_warn(sg, W_BAD_JSON, start, "%s in an element of %zu bytes; skipped",
-			 jtok_error_name(r), len);
+	struct elem e;
+	int err = 0;
+	enum elem_status st = elem_from_jsmn(&sg->jt, js, len, &e, &err);
+	if (st != ELEM_OK) {
+		seg_warn(sg, W_BAD_JSON, start, "%s in an element of %zu bytes; skipped", jtok_error_name(err), len);
 		sg->ph.rejected++;
 		return;
 	}
-	struct elem_fields f;
-	find_fields(&sg->jt, js, &f);
-	char ph = 0;
-	if (f.ph >= 0) {
-		const jsmntok_t *t = &sg->jt.t[f.ph];
-		if (t->type == JSMN_STRING && t->end - t->start == 1 && (unsigned char)js[t->start] < 128)
-			ph = js[t->start];
-	}
-	if (ph)
-		sg->ph.by_char[(unsigned char)ph]++;
-	else
-		sg->ph.other++;
-	switch (ph) {
-	case 'X': parse_complete(sg, js, &f, start); break;
-	case 'M': parse_meta(sg, js, &f, start); break;
-	case 'C': parse_counter(sg, js, &f, start); break;
-	case 's':
-	case 'f':
-	case 't': parse_flow(sg, js, &f, ph, start); break;
-	default: break;
-	}
+	take_element(sg, &e, start);
 }
 
 /* ---- range walking ------------------------------------------------------------------ */
@@ -612,6 +518,8 @@ struct range_job {
 	size_t end_pos;    /* where the walk ended (cut or error offset) */
 	size_t last_complete_end;
 	_Atomic uint64_t *progress;
+	bool jsmn_only; /* the reference path only (tests) */
+	size_t fast;    /* elements the fast scanner read */
 };
 
 static void *range_walk(void *arg)
@@ -622,6 +530,27 @@ static void *range_walk(void *arg)
 	uint64_t reported = job->begin;
 	job->last_complete_end = job->begin;
 	for (;;) {
+		/* the fast scanner reads an element and finds its end in one pass; anything it is
+		 * not sure of goes through the boundary scan and jsmn */
+		size_t at = jscan_skip_ws(job->buf, job->len, js.pos);
+		while (at < job->len && job->buf[at] == ',')
+			at = jscan_skip_ws(job->buf, job->len, at + 1);
+		if (at < job->len && job->buf[at] == '{' && at < job->stop && !job->jsmn_only) {
+			struct elem e;
+			size_t used;
+			if (elem_fast(job->buf + at, job->len - at, &e, &used) == ELEM_OK) {
+				take_element(&job->seg, &e, at);
+				js.pos = at + used;
+				job->last_complete_end = js.pos;
+				job->fast++;
+				if (job->progress && js.pos - reported > (1u << 20)) {
+					atomic_fetch_add(job->progress, js.pos - reported);
+					reported = js.pos;
+				}
+				continue;
+			}
+		}
+		js.pos = at;
 		enum jscan_status st = jscan_next(&js, &start, &end);
 		if (st == JSCAN_ELEMENT) {
 			if (start >= job->stop) {
@@ -906,6 +835,8 @@ static int load_bytes(struct rank_store *rs, const char *name, const char *buf, 
 		job->begin = begin;
 		job->stop = len + 1;
 		job->progress = opts ? opts->progress : NULL;
+		/* ASCPROF_JSMN_ONLY=1 reads with the reference tokenizer alone (comparisons) */
+		job->jsmn_only = (opts && opts->jsmn_only) || (getenv("ASCPROF_JSMN_ONLY") && !strcmp(getenv("ASCPROF_JSMN_ONLY"), "1"));
 		seg_init(&job->seg, name);
 		if (njobs > 1)
 			jobs[njobs - 2].stop = begin;
@@ -945,6 +876,8 @@ static int load_bytes(struct rank_store *rs, const char *name, const char *buf, 
 	struct range_job *last = &jobs[used - 1];
 
 	size_t n_ev = 0, n_ctr = 0, n_flows = 0;
+	for (int i = 0; i < used; i++)
+		rs->trace.fast_elements += jobs[i].fast;
 	for (int i = 0; i < used; i++) {
 		n_ev += jobs[i].seg.n;
 		n_ctr += jobs[i].seg.n_ctr;

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* The fields of one trace element that the store keeps, as byte spans into the element,
+ * extracted two ways: by jsmn (the reference: every element can go through it) and by a
+ * single-pass scanner made for the hot path of multi-GB traces. The scanner answers only
+ * when it is sure; anything unusual (bad syntax, escaped keys, odd nesting) makes it give
+ * up and the element goes to jsmn. tests/test_trace_elem.c and fuzz/fuzz_elem.c check
+ * that both produce the same record for the same bytes. */
+#ifndef ASCPROF_TRACE_ELEM_H
+#define ASCPROF_TRACE_ELEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "json_tok.h"
+#include "sbuf.h"
+
+/* A value: its raw text (strings without their quotes, escapes still in), or absent. */
+struct espan {
+	const char *p; /* NULL when absent */
+	unsigned len;
+	bool is_str;   /* a JSON string (may need unescaping) */
+	bool has_esc;  /* a string containing a backslash */
+};
+
+enum elem_field {
+	EF_PH,
+	EF_NAME,
+	EF_PID,
+	EF_TID,
+	EF_TS,
+	EF_DUR,
+	EF_CAT,
+	EF_ID,
+	EF_BP,
+	EF_PROCESS_NAME, /* top-level "processName" of counters */
+	EF_ARG_TASK_TYPE,
+	EF_ARG_NAME,
+	EF_ARG_LABELS,
+	EF_ARG_SORT_INDEX,
+	EF_ARG_NUM_KEY, /* the first args member whose value reads as a number ... */
+	EF_ARG_NUM_VAL, /* ... and that value (defined for counters, "ph": "C", only) */
+	EF_COUNT
+};
+
+struct elem {
+	struct espan f[EF_COUNT];
+	bool is_object;  /* the element is a JSON object */
+	bool args_object; /* "args" is an object */
+};
+
+enum elem_status {
+	ELEM_OK,
+	ELEM_NOT_OBJECT, /* a valid value that is not an object */
+	ELEM_BAD,        /* invalid JSON (jsmn's verdict) */
+	ELEM_UNSURE,     /* the fast scanner gives up: ask jsmn */
+};
+
+/* Reference extraction through jsmn over js[0..len) (one whole element). */
+enum elem_status elem_from_jsmn(struct jtok *jt, const char *js, size_t len, struct elem *out, int *jsmn_err);
+/* Fast extraction of the element starting at js[0] (a '{'), reading at most len bytes.
+ * On ELEM_OK, *used is the element's length. ELEM_UNSURE also covers an input that ends
+ * inside the element. */
+enum elem_status elem_fast(const char *js, size_t len, struct elem *out, size_t *used);
+/* Decodes a span: strings unescaped, primitives verbatim. */
+void elem_text(const struct espan *s, struct sbuf *out);
+/* True when two records carry the same fields (spans compared by decoded text). */
+bool elem_equal(const struct elem *a, const struct elem *b, char *why, size_t whylen);
+
+#endif

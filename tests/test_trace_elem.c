@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/* The fast element scanner against jsmn, the oracle: whenever the scanner answers, its
+ * element end and every field must be exactly what the jsmn path gives. Checked on
+ * hand-made corner cases, on every element of generated and real traces, and on hundreds
+ * of thousands of deterministic mutations of them (byte flips, cuts, insertions); and at
+ * the loader level, a store read either way must be the same. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_scan.h"
+#include "trace.h"
+#include "trace_elem.h"
+#include "testutil.h"
+
+static struct jtok jt;
+static size_t fast_answers, unsure, compared;
+
+/* The contract for one input buffer (an element at its start). */
+static void check_one(const char *buf, size_t len)
+{
+	struct elem a, b;
+	size_t used = 0;
+	enum elem_status fs = elem_fast(buf, len, &a, &used);
+	if (fs != ELEM_OK) {
+		assert_int_equal(fs, ELEM_UNSURE); /* the scanner never claims an error itself */
+		unsure++;
+		return;
+	}
+	fast_answers++;
+	size_t end = jscan_value_end(buf, len, 0);
+	if (end != used)
+		fail_msg("element end: fast %zu, boundary scan %zu: %.*s", used, end, (int)(len > 120 ? 120 : len), buf);
+	int err;
+	enum elem_status js = elem_from_jsmn(&jt, buf, used, &b, &err);
+	if (js != ELEM_OK)
+		fail_msg("fast accepted what jsmn rejects (%d): %.*s", err, (int)(used > 200 ? 200 : used), buf);
+	char why[256];
+	if (!elem_equal(&a, &b, why, sizeof why))
+		fail_msg("fields differ: %s in %.*s", why, (int)(used > 200 ? 200 : used), buf);
+	compared++;
+}
+
+static void check_str(const char *s) { check_one(s, strlen(s)); }
+
+static void test_corner_cases(void **state)
+{
+	(void)state;
+	static const char *cases[] = {
+		"{}",
+		"{ }",
+		"{\"ph\": \"X\"}",
+		"{\"ph\":\"X\",\"name\":\"a\",\"ts\":\"1.5\",\"dur\":2,\"pid\":1,\"tid\":\"t\",\"cat\":\"c\"}",
+		"{\n    \"ph\": \"X\",\n    \"args\": {\n        \"Task Type\": \"AI_CORE\"\n    }\n}",
+		/* key order, duplicates (the last top-level one wins, the first args one) */
+		"{\"name\": \"a\", \"name\": \"b\", \"ph\": \"X\", \"args\": {\"Task Type\": \"A\", \"Task Type\": \"B\"}}",
+		"{\"args\": {\"Task Type\": \"A\"}, \"args\": {\"name\": \"n\"}, \"ph\": \"M\", \"name\": \"thread_name\"}",
+		"{\"args\": 5, \"ph\": \"X\"}",
+		"{\"args\": [1, {\"x\": 2}], \"ph\": \"X\"}",
+		/* escapes: in values, in keys, escaped quotes and backslashes */
+		"{\"name\": \"a\\\"b\\\\c\\/d\\u00e9\\n\", \"ph\": \"X\"}",
+		"{\"na\\u006de\": \"x\", \"ph\": \"X\"}",
+		"{\"name\": \"\\ud83d\\ude00\", \"ph\": \"X\"}",
+		"{\"name\": \"bad \\x escape\"}",
+		"{\"name\": \"bad \\u12G4 escape\"}",
+		"{\"name\": \"ends with backslash\\\\\"}",
+		/* numbers and primitives as jsmn sees them */
+		"{\"ts\": 1736408883674584.732, \"dur\": -0, \"pid\": 1e3, \"tid\": true, \"id\": null}",
+		"{\"ts\": 12:34, \"ph\": \"X\"}",
+		"{\"ts\": 1.2.3, \"ph\": \"X\"}",
+		"{\"ts\": nan}",
+		"{\"ts\": +1}",
+		"{\"ts\": .5}",
+		"{\"id\": 40004068119343529983, \"ph\": \"f\", \"bp\": \"e\"}",
+		/* counters: the first numeric args member */
+		"{\"ph\": \"C\", \"name\": \"HBM\", \"args\": {\"label\": \"x\", \"KB\": 9069036.0, \"MHz\": 1}}",
+		"{\"args\": {\"value\": \"12\"}, \"ph\": \"C\", \"processName\": \"APP/DDR\"}",
+		"{\"args\": {\"value\": {\"Read(B/s)\": 1}}, \"ph\": \"C\"}",
+		/* broken or odd: the scanner must not answer differently from jsmn */
+		"{\"ph\": \"X\",}",
+		"{\"ph\" \"X\"}",
+		"{\"ph\": \"X\" \"name\": \"a\"}",
+		"{,}",
+		"{\"a\": [1,]}",
+		"{\"a\": {\"b\": }}",
+		"{\"a\": \"x\"} trailing",
+		"{\"a\": 1",
+		"{\"a\": \"unterminated",
+		"{\"a\": [[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]}",
+		"{1: 2}",
+		"{\"a\": 'x'}",
+		"{\"a\": \"tab\tin string\"}",
+		"{\"a\": tr\x01ue}",
+		"{\"a\": \"\xff\xfe invalid utf-8\"}",
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		check_str(cases[i]);
+	/* a NUL inside: jsmn stops there */
+	check_one("{\"name\": \"a\0b\", \"ph\": \"X\"}", 27);
+	check_one("{\"ph\": \"X\"\0}", 12);
+	/* deep nesting beyond the scanner's limit goes to jsmn */
+	char deep[400];
+	size_t k = 0;
+	deep[k++] = '{';
+	memcpy(deep + k, "\"a\": ", 5);
+	k += 5;
+	for (int i = 0; i < 100; i++)
+		deep[k++] = '[';
+	for (int i = 0; i < 100; i++)
+		deep[k++] = ']';
+	deep[k++] = '}';
+	check_one(deep, k);
+	assert_true(fast_answers > 20);
+	assert_true(unsure > 10);
+}
+
+static uint64_t rng = 0x2545F4914F6CDD1DULL;
+static uint64_t next(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 2685821657736338717ULL;
+}
+
+/* Every element of a file, then mutations of a sample of them. */
+static void check_file(const char *path, size_t mutations)
+{
+	size_t len;
+	char *buf = tu_read(path, &len);
+	assert_non_null(buf);
+	struct jscan js;
+	char err[256];
+	assert_true(jscan_open(&js, buf, len, err, sizeof err));
+	size_t start, end, n = 0;
+	char *m = malloc(1 << 20);
+	while (jscan_next(&js, &start, &end) == JSCAN_ELEMENT) {
+		check_one(buf + start, len - start);
+		n++;
+		if (mutations && end - start < (1u << 19)) {
+			size_t el = end - start;
+			for (size_t r = 0; r < 40 && mutations; r++, mutations--) {
+				memcpy(m, buf + start, el);
+				size_t ml = el;
+				switch (next() % 5) {
+				case 0: m[next() % ml] = (char)next(); break;                  /* flip a byte */
+				case 1: ml = 1 + next() % ml; break;                              /* cut */
+				case 2: m[next() % ml] = "\"{}[],:\\ \0"[next() % 10]; break;  /* structure */
+				case 3: {                                                         /* insert */
+					size_t at = next() % ml;
+					memmove(m + at + 1, m + at, ml - at);
+					m[at] = "\"\\,:{}[] x0-.eE"[next() % 15];
+					ml++;
+					break;
+				}
+				default: {                                                        /* swap two */
+					size_t x = next() % ml, y = next() % ml;
+					char t = m[x];
+					m[x] = m[y];
+					m[y] = t;
+				}
+				}
+				check_one(m, ml);
+			}
+		}
+	}
+	assert_true(n > 0);
+	free(m);
+	free(buf);
+}
+
+static void test_generated_traces(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	static const char *variants[] = {"", "--minify", "--pretty --call-stack", "--hostile --chinese", "--wrapper"};
+	for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+		char args[128];
+		snprintf(args, sizeof args, "--ranks 1 --seed %zu --steps 3 --ops 60 %s", i + 20, variants[i]);
+		char *dir = tu_generate(args);
+		char cmd[4200];
+		snprintf(cmd, sizeof cmd, "ls %s/*/ASCEND_PROFILER_OUTPUT/trace_view.json > %s.list", dir, dir);
+		assert_int_equal(system(cmd), 0);
+		char listp[4200];
+		snprintf(listp, sizeof listp, "%s.list", dir);
+		char *list = tu_read(listp, NULL);
+		list[strcspn(list, "\n")] = '\0';
+		check_file(list, 100000);
+		free(list);
+		char *parent = strdup(dir);
+		*strrchr(parent, '/') = '\0';
+		tu_rmtree(parent);
+		free(parent);
+		free(dir);
+	}
+}
+
+static void test_real_traces(void **state)
+{
+	(void)state;
+	static const char *rel[] = {
+		"msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
+		"msinsight/test/data/pytorch/text/level0/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
+		"vllm-ascend/prof_unpack/PROF_GROUP_20260823_165254/PROF_Memory/PROF_000001_20260823165413436_00626258NIRJNPIC/mindstudio_profiler_output/msprof_20260823165420.json",
+		"msinsight/server/src/test/fuzz/test_data/trace_view_tiny.json",
+	};
+	bool any = false;
+	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+		char *p = tu_real(rel[i]);
+		if (!p)
+			continue;
+		any = true;
+		check_file(p, 400000);
+		free(p);
+	}
+	if (!any)
+		skip();
+}
+
+/* The loader, fast path or jsmn alone: the same store. */
+static void test_loader_paths_agree(void **state)
+{
+	(void)state;
+	char *p = tu_real("msinsight/test/data/pytorch/text/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json");
+	if (!p)
+		skip();
+	struct rank_store a, b;
+	store_init(&a);
+	store_init(&b);
+	struct trace_load_opts fast = {.threads = 1}, ref = {.threads = 1, .jsmn_only = true};
+	assert_int_equal(trace_load(&a, p, &fast, NULL), 0);
+	assert_int_equal(trace_load(&b, p, &ref, NULL), 0);
+	assert_true(a.trace.fast_elements > 0);
+	assert_int_equal(b.trace.fast_elements, 0);
+	assert_memory_equal(&a.ph, &b.ph, sizeof a.ph);
+	assert_int_equal(a.n_ev, b.n_ev);
+	assert_int_equal(a.n_ctr, b.n_ctr);
+	assert_int_equal(a.n_links, b.n_links);
+	for (size_t e = 0; e < a.n_ev; e++) {
+		assert_true(a.ev_ts[e] == b.ev_ts[e] && a.ev_dur[e] == b.ev_dur[e] && a.ev_off[e] == b.ev_off[e]);
+		assert_string_equal(store_ev_name(&a, e), store_ev_name(&b, e));
+		assert_string_equal(store_str(&a, store_ev_attr(&a, e)->task_type),
+				    store_str(&b, store_ev_attr(&b, e)->task_type));
+	}
+	for (size_t c = 0; c < a.n_ctr; c++)
+		assert_true(a.ctr_ts[c] == b.ctr_ts[c] &&
+			    (a.ctr_value[c] == b.ctr_value[c] || (a.ctr_value[c] != a.ctr_value[c] && b.ctr_value[c] != b.ctr_value[c])));
+	store_free(&a);
+	store_free(&b);
+	free(p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	jtok_init(&jt);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	jtok_free(&jt);
+	fprintf(stderr, "fast scanner answered %zu inputs (all equal to jsmn), left %zu to jsmn\n", fast_answers,
+		unsure);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corner_cases),
+		cmocka_unit_test(test_generated_traces),
+		cmocka_unit_test(test_real_traces),
+		cmocka_unit_test(test_loader_paths_agree),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
