@@ -107,7 +107,7 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 		const struct lane *l = &rs->lanes[li];
 		for (uint32_t k = 0; k < l->n_events; k++) {
 			uint32_t ev = l->events[k];
-			int64_t a = rs->ev_ts[ev], b = a + rs->ev_dur[ev];
+			int64_t a = rs->ev_ts[ev], b = a + store_dur(rs, ev);
 			struct ev_class c = cls[ev];
 			if (l->group == LANE_DEVICE) {
 				if (c.flags & EVF_WAIT)
@@ -300,7 +300,7 @@ static double collective_bytes(const struct rank_store *rs, uint32_t ev)
 {
 	struct sbuf raw = SBUF_INIT;
 	double bytes = 0;
-	if (trace_element_json(rs, rs->ev_off[ev], &raw) == 0) {
+	if (trace_element_json(rs, store_ev_off(rs, ev), &raw) == 0) {
 		struct jtok jt;
 		jtok_init(&jt);
 		if (jtok_parse(&jt, raw.buf, raw.len) > 0) {
@@ -335,7 +335,7 @@ static void collective_metrics(const struct rank_store *rs, struct rank_analysis
 		size_t c = cap;
 		xgrow(&d, &c, n + 1, sizeof *d);
 		xgrow(&sizes, &cap, n + 1, sizeof *sizes);
-		d[n] = rs->ev_dur[ev];
+		d[n] = store_dur(rs, ev);
 		if (n < 100000) {
 			double b = collective_bytes(rs, (uint32_t)ev);
 			if (b > 0)
@@ -455,7 +455,7 @@ static void overlap_lane_check(const struct rank_store *rs, struct rank_sets *s,
 		for (uint32_t k = 0; k < l->n_events; k++) {
 			uint32_t ev = l->events[k];
 			const char *n = store_ev_name(rs, ev);
-			int64_t a = rs->ev_ts[ev], b = a + rs->ev_dur[ev];
+			int64_t a = rs->ev_ts[ev], b = a + store_dur(rs, ev);
 			int which = !strcmp(n, "Computing") ? 0
 				    : !strcmp(n, "Communication(Not Overlapped)") ? 1
 				    : !strcmp(n, "Free") ? 2 : -1;

@@ -182,7 +182,7 @@ void category_classify(const struct rank_store *rs, struct ev_class *out)
 	size_t used = 0;
 	for (size_t e = 0; e < rs->n_ev; e++) {
 		const struct lane *l = store_ev_lane(rs, e);
-		uint64_t key = ((uint64_t)l->group << 61) | ((uint64_t)(rs->ev_attr[e] & 0x1fffffff) << 32) |
+		uint64_t key = ((uint64_t)l->group << 61) | ((uint64_t)(store_ev_attr_id(rs, e) & 0x1fffffff) << 32) |
 			       rs->ev_name[e];
 		uint64_t k1 = key + 1;
 		size_t i = (size_t)(k1 * 0x9E3779B97F4A7C15ULL >> 20) & (m.cap - 1);

@@ -85,8 +85,8 @@ static int cmp_event(const void *a, const void *b, void *ctx)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	if (rs->ev_ts[x] != rs->ev_ts[y])
 		return rs->ev_ts[x] < rs->ev_ts[y] ? -1 : 1;
-	if (rs->ev_dur[x] != rs->ev_dur[y])
-		return rs->ev_dur[x] > rs->ev_dur[y] ? -1 : 1; /* the enclosing one first */
+	if (store_dur(rs, x) != store_dur(rs, y))
+		return store_dur(rs, x) > store_dur(rs, y) ? -1 : 1; /* the enclosing one first */
 	return x < y ? -1 : x > y;
 }
 
@@ -109,7 +109,7 @@ static void nest_lane(const struct rank_store *rs, struct lane *l)
 	l->last_end = 0;
 	for (uint32_t i = 0; i < l->n_events; i++) {
 		uint32_t ev = l->events[i];
-		int64_t ts = rs->ev_ts[ev], end = ts + rs->ev_dur[ev];
+		int64_t ts = rs->ev_ts[ev], end = ts + store_dur(rs, ev);
 		while (top > 0 && stack[top - 1] <= ts)
 			top--;
 		l->depth[i] = (uint8_t)(top < MAX_DEPTH ? top : MAX_DEPTH - 1);
@@ -127,14 +127,14 @@ static void build_lane_events(struct rank_store *rs)
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		rs->lanes[i].n_events = 0;
 	for (size_t e = 0; e < rs->n_ev; e++)
-		rs->lanes[rs->ev_lane[e]].n_events++;
+		rs->lanes[store_ev_lane_id(rs, e)].n_events++;
 	for (size_t i = 0; i < rs->n_lanes; i++) {
 		struct lane *l = &rs->lanes[i];
 		l->events = xmalloc((l->n_events ? l->n_events : 1) * sizeof *l->events);
 		l->n_events = 0;
 	}
 	for (size_t e = 0; e < rs->n_ev; e++) {
-		struct lane *l = &rs->lanes[rs->ev_lane[e]];
+		struct lane *l = &rs->lanes[store_ev_lane_id(rs, e)];
 		l->events[l->n_events++] = (uint32_t)e;
 	}
 	for (size_t i = 0; i < rs->n_lanes; i++) {
@@ -175,7 +175,7 @@ static void build_window(struct rank_store *rs)
 	rs->has_events = rs->n_ev > 0;
 	rs->window_start = rs->window_end = 0;
 	for (size_t e = 0; e < rs->n_ev; e++) {
-		int64_t ts = rs->ev_ts[e], end = ts + rs->ev_dur[e];
+		int64_t ts = rs->ev_ts[e], end = ts + store_dur(rs, e);
 		if (e == 0 || ts < rs->window_start)
 			rs->window_start = ts;
 		if (e == 0 || end > rs->window_end)
@@ -228,7 +228,7 @@ uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t 
 	/* walk back to the innermost enclosing event; nesting is shallow */
 	for (uint32_t k = lo, steps = 0; k > 0 && steps < 256; k--, steps++) {
 		uint32_t ev = l->events[k - 1];
-		if (rs->ev_ts[ev] + rs->ev_dur[ev] >= ts)
+		if (rs->ev_ts[ev] + store_dur(rs, ev) >= ts)
 			return ev;
 		if (l->depth[k - 1] == 0)
 			break; /* a top-level event that ended before ts: nothing earlier encloses */

@@ -22,7 +22,7 @@ static void build_segments(const struct rank_store *rs, const struct lane *l, st
 	int64_t cur_end = INT64_MIN;
 	for (uint32_t i = 0; i < l->n_events; i++) {
 		uint32_t ev = l->events[i];
-		int64_t a = rs->ev_ts[ev], b = a + rs->ev_dur[ev];
+		int64_t a = rs->ev_ts[ev], b = a + store_dur(rs, ev);
 		if (n == 0 || a > cur_end) {
 			lod->top[n] = i;
 			(*ends)[n] = b;
@@ -95,7 +95,7 @@ static void build_pyramid(const struct rank_store *rs, const struct ev_class *cl
 	}
 	for (uint32_t i = 0; i < l->n_events; i++) {
 		uint32_t ev = l->events[i];
-		add_span(lod, cov_ns, rs->ev_ts[ev], rs->ev_ts[ev] + rs->ev_dur[ev], (uint8_t)(1u << cls[ev].cat), false);
+		add_span(lod, cov_ns, rs->ev_ts[ev], rs->ev_ts[ev] + store_dur(rs, ev), (uint8_t)(1u << cls[ev].cat), false);
 	}
 	for (uint32_t i = 0; i < lod->nb0; i++) {
 		int64_t c = cov_ns[i] * 65535 / lod->bucket0;
@@ -230,7 +230,7 @@ void lod_query(const struct rank_store *rs, const struct ev_class *cls, const st
 			uint32_t last = s + 1 < lod->n_top ? lod->top[s + 1] : l->n_events;
 			for (uint32_t k = first; k < last; k++) {
 				uint32_t ev = l->events[k];
-				int64_t ea = rs->ev_ts[ev], eb = ea + rs->ev_dur[ev];
+				int64_t ea = rs->ev_ts[ev], eb = ea + store_dur(rs, ev);
 				if (ea >= b)
 					break;
 				if (eb > a || (eb == ea && ea >= a))

@@ -189,7 +189,7 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 			} else {
 				continue;
 			}
-			recs[n++] = (struct rec){rs->ev_dur[ev], store_ev_name(rs, ev), scope,
+			recs[n++] = (struct rec){store_dur(rs, ev), store_ev_name(rs, ev), scope,
 						 phase_at(ra, rs->ev_ts[ev]), c.cat};
 		}
 	}

@@ -82,7 +82,7 @@ static size_t host_spans(const struct rank_store *rs, const struct ev_class *cls
 			continue;
 		if (step_marks ? !(cls[ev].flags & EVF_STEP_MARK) : !strstr(store_ev_name(rs, ev), substr))
 			continue;
-		push_span(out, &n, &cap, rs->ev_ts[ev], rs->ev_ts[ev] + rs->ev_dur[ev], (uint32_t)ev);
+		push_span(out, &n, &cap, rs->ev_ts[ev], rs->ev_ts[ev] + store_dur(rs, ev), (uint32_t)ev);
 	}
 	return outermost(*out, n);
 }
@@ -149,7 +149,7 @@ static void phases_from_names(struct rank_analysis *ra, const struct rank_store 
 			       : strcasestr(n, "decode") ? PHASE_DECODE : PHASE_UNKNOWN;
 		if (p == PHASE_UNKNOWN)
 			continue;
-		int64_t a = rs->ev_ts[ev], b = a + rs->ev_dur[ev];
+		int64_t a = rs->ev_ts[ev], b = a + store_dur(rs, ev);
 		for (size_t i = 0; i < ra->n_steps; i++)
 			if (a < ra->steps[i].win_end && b > ra->steps[i].win_start && !ra->steps[i].phase) {
 				ra->steps[i].phase = p;

@@ -103,6 +103,7 @@ struct trace_file {
 	int64_t cut_offset; /* where the truncation was noticed, or -1 */
 	bool wrapped;       /* {"traceEvents": [...]} rather than a bare array */
 	double load_seconds;
+	double walk_seconds, merge_seconds, finish_seconds; /* phases of load_seconds */
 	int threads_used;
 	int rewalked_ranges; /* guessed range starts that proved wrong (see trace.c) */
 	uint64_t fast_elements; /* elements read by the fast scanner (the rest went to jsmn) */
@@ -160,13 +161,31 @@ static inline const char *store_ev_name(const struct rank_store *rs, size_t ev)
 {
 	return strtab_str(rs->strs, rs->ev_name[ev]);
 }
+/* Column accessors: everything outside the loader reads events through these, so the
+ * column layout can stay compact without touching the analysis or the views. */
+static inline int64_t store_dur(const struct rank_store *rs, size_t ev)
+{
+	return rs->ev_dur[ev];
+}
+static inline uint32_t store_ev_lane_id(const struct rank_store *rs, size_t ev)
+{
+	return rs->ev_lane[ev];
+}
+static inline uint32_t store_ev_attr_id(const struct rank_store *rs, size_t ev)
+{
+	return rs->ev_attr[ev];
+}
+static inline uint64_t store_ev_off(const struct rank_store *rs, size_t ev)
+{
+	return rs->ev_off[ev];
+}
 static inline const struct ev_attr *store_ev_attr(const struct rank_store *rs, size_t ev)
 {
-	return &rs->attrs[rs->ev_attr[ev]];
+	return &rs->attrs[store_ev_attr_id(rs, ev)];
 }
 static inline const struct lane *store_ev_lane(const struct rank_store *rs, size_t ev)
 {
-	return &rs->lanes[rs->ev_lane[ev]];
+	return &rs->lanes[store_ev_lane_id(rs, ev)];
 }
 
 /* Index of the first lane event starting at or after t. */

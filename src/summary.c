@@ -273,6 +273,17 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 		jsonw_int(w, rs->trace.threads_used);
 		jsonw_key(w, "load_seconds");
 		jsonw_double(w, rs->trace.load_seconds, 4);
+		jsonw_key(w, "phase_seconds");
+		jsonw_obj_begin(w);
+		jsonw_key(w, "walk");
+		jsonw_double(w, rs->trace.walk_seconds, 4);
+		jsonw_key(w, "merge");
+		jsonw_double(w, rs->trace.merge_seconds, 4);
+		jsonw_key(w, "finish");
+		jsonw_double(w, rs->trace.finish_seconds, 4);
+		jsonw_obj_end(w);
+		jsonw_key(w, "fast_elements");
+		jsonw_uint(w, rs->trace.fast_elements);
 		jsonw_obj_end(w);
 	} else {
 		jsonw_null(w);

@@ -854,6 +854,8 @@ static int load_bytes(struct rank_store *rs, const char *name, const char *buf, 
 		else
 			range_walk(&jobs[i]);
 	}
+	double t_walk = now_seconds();
+	rs->trace.walk_seconds = t_walk - t0;
 	/* Confirm each guessed boundary against the exact walk before it; re-walk a range
 	 * from the exact boundary when the guess was wrong (e.g. "}, {" inside a string). */
 	int used = 1;
@@ -939,7 +941,10 @@ static int load_bytes(struct rank_store *rs, const char *name, const char *buf, 
 	u64map_free(&ms.attr_map);
 	u64map_free(&ms.track_map);
 
+	double t_merge = now_seconds();
+	rs->trace.merge_seconds = t_merge - t_walk;
 	lanes_finish(rs, name, dl);
+	rs->trace.finish_seconds = now_seconds() - t_merge;
 	rs->trace.load_seconds = now_seconds() - t0;
 	return 0;
 }

@@ -65,9 +65,9 @@ static void test_fields_metadata_flows_counters(void **state)
 	assert_int_equal(rs.ph.by_char['i'], 1);
 	assert_int_equal(rs.n_ev, 2);
 	assert_true(rs.ev_ts[0] == 1736408883674584732LL);
-	assert_true(rs.ev_dur[0] == 13080);
+	assert_true(store_dur(&rs, 0) == 13080);
 	assert_true(rs.ev_ts[1] == 1736408883674600000LL);
-	assert_true(rs.ev_dur[1] == 840077);
+	assert_true(store_dur(&rs, 1) == 840077);
 	assert_string_equal(store_ev_name(&rs, 1), "MatMul\"V2\"");
 	assert_string_equal(store_str(&rs, store_ev_attr(&rs, 1)->task_type), "AI_CORE");
 	assert_string_equal(store_str(&rs, store_ev_attr(&rs, 0)->cat), "cpu_op");
@@ -158,7 +158,7 @@ static void test_bad_values_are_reported_with_offsets(void **state)
 	diag_init(&dl);
 	assert_int_equal(trace_load_buffer(&rs, "bad.json", t, strlen(t), NULL, &dl), 0);
 	assert_int_equal(rs.n_ev, 2); /* "neg" (dur 0) and "ok" (dur 0) */
-	assert_true(rs.ev_dur[0] == 0 && rs.ev_dur[1] == 0);
+	assert_true(store_dur(&rs, 0) == 0 && store_dur(&rs, 1) == 0);
 	assert_true(rs.ev_ts[1] == 0);
 	size_t off_huge = (size_t)(strstr(t, "{\"ph\": \"X\", \"name\": \"huge\"") - t);
 	assert_true(diag_has(&dl, "negative \"dur\"", 1));
@@ -259,8 +259,8 @@ static void test_parallel_walk_matches_single_thread(void **state)
 		assert_int_equal(rs.n_lanes, ref.n_lanes);
 		for (size_t e = 0; e < rs.n_ev; e++) {
 			assert_true(rs.ev_ts[e] == ref.ev_ts[e]);
-			assert_true(rs.ev_dur[e] == ref.ev_dur[e]);
-			assert_true(rs.ev_off[e] == ref.ev_off[e]);
+			assert_true(store_dur(&rs, e) == store_dur(&ref, e));
+			assert_true(store_ev_off(&rs, e) == store_ev_off(&ref, e));
 			assert_string_equal(store_ev_name(&rs, e), store_ev_name(&ref, e));
 			const struct lane *a = store_ev_lane(&rs, e), *b = store_ev_lane(&ref, e);
 			assert_string_equal(store_str(&rs, a->pid_text), store_str(&ref, b->pid_text));

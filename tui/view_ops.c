@@ -336,7 +336,7 @@ static void detail_load(struct op_detail *d, struct app *app)
 		if (rs->ev_name[ev] != id || !in_scope(d->scope, store_ev_lane(rs, ev)->group))
 			continue;
 		xgrow(&d->inst, &cap, d->n_inst + 1, sizeof *d->inst);
-		d->inst[d->n_inst++] = (struct instance){rs->ev_ts[ev], rs->ev_dur[ev], (uint32_t)ev};
+		d->inst[d->n_inst++] = (struct instance){rs->ev_ts[ev], store_dur(rs, ev), (uint32_t)ev};
 	}
 	xqsort(d->inst, d->n_inst, sizeof *d->inst, cmp_inst);
 	size_t rcap = 0;

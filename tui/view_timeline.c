@@ -302,12 +302,12 @@ static void select_event(struct timeline *t, uint32_t ev, bool center)
 		t->per_op = false;
 		build_rows(t);
 	}
-	size_t r = row_of_lane(t, t->rs->ev_lane[ev]);
+	size_t r = row_of_lane(t, store_ev_lane_id(t->rs, ev));
 	if (r != (size_t)-1) {
 		t->lb.sel = r;
 		listbox_clamp(&t->lb, t->lb.height);
 	}
-	int64_t a = t->rs->ev_ts[ev], b = a + t->rs->ev_dur[ev];
+	int64_t a = t->rs->ev_ts[ev], b = a + store_dur(t->rs, ev);
 	int64_t span = t->t1 - t->t0;
 	if (center || a >= t->t1 || b <= t->t0) {
 		if (b - a > span)
@@ -332,7 +332,7 @@ static void step_event(struct timeline *t, struct app *app, int dir)
 		return;
 	}
 	uint32_t pos;
-	if (t->sel_ev != UINT32_MAX && t->rs->ev_lane[t->sel_ev] == (uint32_t)(l - t->rs->lanes)) {
+	if (t->sel_ev != UINT32_MAX && store_ev_lane_id(t->rs, t->sel_ev) == (uint32_t)(l - t->rs->lanes)) {
 		uint32_t k = store_lane_lower_bound(t->rs, l, t->rs->ev_ts[t->sel_ev]);
 		while (k < l->n_events && l->events[k] != t->sel_ev)
 			k++;
@@ -362,13 +362,13 @@ static void longest_in_view(struct timeline *t, struct app *app)
 	int64_t best_d = -1;
 	for (uint32_t i = back, seen = 0; i < l->n_events && seen < 4000000; i++, seen++) {
 		uint32_t ev = l->events[i];
-		int64_t a = t->rs->ev_ts[ev], b = a + t->rs->ev_dur[ev];
+		int64_t a = t->rs->ev_ts[ev], b = a + store_dur(t->rs, ev);
 		if (a >= t->t1)
 			break;
 		if (b <= t->t0)
 			continue;
-		if (t->rs->ev_dur[ev] > best_d) {
-			best_d = t->rs->ev_dur[ev];
+		if (store_dur(t->rs, ev) > best_d) {
+			best_d = store_dur(t->rs, ev);
 			best = ev;
 		}
 	}
@@ -484,7 +484,7 @@ static void draw_op_row(struct timeline *t, const struct op_row *o, struct canva
 		int seen = 0;
 		for (size_t k = lo; k < o->n && seen < 64; k++) {
 			uint32_t ev = o->evs[k];
-			int64_t ea = t->rs->ev_ts[ev], eb = ea + t->rs->ev_dur[ev];
+			int64_t ea = t->rs->ev_ts[ev], eb = ea + store_dur(t->rs, ev);
 			if (ea >= b)
 				break;
 			if (eb <= a)
@@ -516,8 +516,8 @@ static void draw_lane_row(struct timeline *t, struct app *app, const struct lane
 		canvas_set(cv, x + c, y, category_glyph(r.top_cat, r.mask ? f : 0), category_style(r.top_cat));
 	}
 	/* the selected event on top */
-	if (t->sel_ev != UINT32_MAX && t->rs->ev_lane[t->sel_ev] == li) {
-		int64_t a = t->rs->ev_ts[t->sel_ev], b = a + t->rs->ev_dur[t->sel_ev];
+	if (t->sel_ev != UINT32_MAX && store_ev_lane_id(t->rs, t->sel_ev) == li) {
+		int64_t a = t->rs->ev_ts[t->sel_ev], b = a + store_dur(t->rs, t->sel_ev);
 		int c0 = (int)((a - t->t0) * w / span), c1 = (int)((b - t->t0) * w / span);
 		if (c1 == c0)
 			c1 = c0 + 1;
@@ -579,9 +579,9 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 		     store_str(rs, l->process_name), lab);
 	int row = y + 1;
 	canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL, "start %.6f ms (ts %s us)   dur %s   cat %s   file byte %llu",
-		     (double)(rs->ev_ts[ev] - t->ra->t0) / 1e6, b2, app_fmt_dur(rs->ev_dur[ev], b1, sizeof b1),
+		     (double)(rs->ev_ts[ev] - t->ra->t0) / 1e6, b2, app_fmt_dur(store_dur(rs, ev), b1, sizeof b1),
 		     store_str(rs, store_ev_attr(rs, ev)->cat)[0] ? store_str(rs, store_ev_attr(rs, ev)->cat) : "-",
-		     (unsigned long long)rs->ev_off[ev]);
+		     (unsigned long long)store_ev_off(rs, ev));
 	/* flows */
 	uint32_t out[4];
 	size_t nf = lanes_links_from(rs, ev, out, 4), nb;
@@ -719,8 +719,8 @@ static int handle(void *p, struct app *app, enum action act)
 		return VH_UNHANDLED;
 	int64_t span = t->t1 - t->t0, mid = t->t0 + span / 2;
 	if (t->sel_ev != UINT32_MAX && t->rs->ev_ts[t->sel_ev] < t->t1 &&
-	    t->rs->ev_ts[t->sel_ev] + t->rs->ev_dur[t->sel_ev] > t->t0)
-		mid = t->rs->ev_ts[t->sel_ev] + t->rs->ev_dur[t->sel_ev] / 2;
+	    t->rs->ev_ts[t->sel_ev] + store_dur(t->rs, t->sel_ev) > t->t0)
+		mid = t->rs->ev_ts[t->sel_ev] + store_dur(t->rs, t->sel_ev) / 2;
 	switch (act) {
 	case ACT_DOWN:
 	case ACT_UP:
