@@ -2,9 +2,12 @@
 /* Capture loading: discovery, CSV tables, traces, in the order users need them. */
 #include "capture.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "trace.h"
 #include "xalloc.h"
@@ -36,28 +39,95 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void load_csvs(struct capture *cap, struct rank_data *rd)
+/* One CSV file to load; the tables are loaded by a small pool of threads, then attached to
+ * their ranks in discovery order so the result and the messages never depend on timing. */
+struct csv_job {
+	struct rank_data *rd;
+	const struct found_file *file;
+	struct csv_table *table;
+	struct diag_list diags;
+};
+
+struct csv_pool {
+	struct csv_job *jobs;
+	size_t n_jobs;
+	atomic_size_t next;
+	_Atomic bool *cancel;
+};
+
+static void *csv_worker(void *arg)
 {
-	size_t cap_csvs = 0;
-	for (size_t i = 0; i < rd->plan->n_files; i++) {
-		const struct found_file *f = &rd->plan->files[i];
-		if (f->role != ROLE_CSV)
-			continue;
-		struct csv_table *t = csvt_load(f->path, &cap->diags);
-		if (!t)
-			continue;
-		xgrow(&rd->csvs, &cap_csvs, rd->n_csvs + 1, sizeof *rd->csvs);
-		rd->csvs[rd->n_csvs++] = t;
-		if (t->kind == CSV_UNKNOWN)
-			continue;
-		if (rd->by_kind[t->kind]) {
-			diag_add(&cap->diags, DIAG_WARN, f->path, 0, -1,
-				 "a second %s table (the first is %s); this one is not used",
-				 csv_kind_name(t->kind), rd->by_kind[t->kind]->path);
-			continue;
-		}
-		rd->by_kind[t->kind] = t;
+	struct csv_pool *pool = arg;
+	for (;;) {
+		size_t i = atomic_fetch_add(&pool->next, 1);
+		if (i >= pool->n_jobs || atomic_load(pool->cancel))
+			return NULL;
+		struct csv_job *job = &pool->jobs[i];
+		job->table = csvt_load(job->file->path, &job->diags);
 	}
+}
+
+static void attach_csv(struct capture *cap, struct rank_data *rd, struct csv_table *t,
+		       size_t *cap_csvs)
+{
+	xgrow(&rd->csvs, cap_csvs, rd->n_csvs + 1, sizeof *rd->csvs);
+	rd->csvs[rd->n_csvs++] = t;
+	if (t->kind == CSV_UNKNOWN)
+		return;
+	if (rd->by_kind[t->kind]) {
+		diag_add(&cap->diags, DIAG_WARN, t->path, 0, -1,
+			 "a second %s table (the first is %s); this one is not used",
+			 csv_kind_name(t->kind), rd->by_kind[t->kind]->path);
+		return;
+	}
+	rd->by_kind[t->kind] = t;
+}
+
+static void load_csvs(struct capture *cap)
+{
+	struct csv_pool pool = {.cancel = &cap->cancel};
+	for (size_t r = 0; r < cap->n_ranks; r++)
+		for (size_t i = 0; i < cap->ranks[r].plan->n_files; i++)
+			pool.n_jobs += cap->ranks[r].plan->files[i].role == ROLE_CSV;
+	pool.jobs = xcalloc(pool.n_jobs ? pool.n_jobs : 1, sizeof *pool.jobs);
+	size_t k = 0;
+	for (size_t r = 0; r < cap->n_ranks; r++)
+		for (size_t i = 0; i < cap->ranks[r].plan->n_files; i++)
+			if (cap->ranks[r].plan->files[i].role == ROLE_CSV) {
+				pool.jobs[k].rd = &cap->ranks[r];
+				pool.jobs[k].file = &cap->ranks[r].plan->files[i];
+				diag_init(&pool.jobs[k].diags);
+				k++;
+			}
+	atomic_init(&pool.next, 0);
+
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nthreads = cap->opts.threads > 0 ? cap->opts.threads : cpus > 0 ? (int)cpus : 1;
+	if ((size_t)nthreads > pool.n_jobs)
+		nthreads = (int)pool.n_jobs;
+	pthread_t tids[16];
+	int started = 0;
+	for (int i = 1; i < nthreads && i < 16; i++)
+		if (pthread_create(&tids[started], NULL, csv_worker, &pool) == 0)
+			started++;
+	csv_worker(&pool); /* this thread works too, so nothing is lost if none started */
+	for (int i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+
+	size_t cap_csvs = 0;
+	struct rank_data *cur = NULL;
+	for (size_t j = 0; j < pool.n_jobs; j++) {
+		struct csv_job *job = &pool.jobs[j];
+		if (job->rd != cur) {
+			cur = job->rd;
+			cap_csvs = 0;
+		}
+		diag_append(&cap->diags, &job->diags);
+		diag_free(&job->diags);
+		if (job->table)
+			attach_csv(cap, job->rd, job->table, &cap_csvs);
+	}
+	free(pool.jobs);
 }
 
 static void load_trace(struct capture *cap, struct rank_data *rd)
@@ -86,10 +156,9 @@ static void load_trace(struct capture *cap, struct rank_data *rd)
 void capture_load(struct capture *cap)
 {
 	double t0 = now_seconds();
-	for (size_t i = 0; i < cap->n_ranks && !atomic_load(&cap->cancel); i++) {
-		load_csvs(cap, &cap->ranks[i]);
+	load_csvs(cap);
+	for (size_t i = 0; i < cap->n_ranks && !atomic_load(&cap->cancel); i++)
 		atomic_store_explicit(&cap->ranks[i].state, RANK_CSV_READY, memory_order_release);
-	}
 	for (size_t i = 0; i < cap->n_ranks && !atomic_load(&cap->cancel); i++) {
 		struct rank_data *rd = &cap->ranks[i];
 		atomic_store_explicit(&rd->state, RANK_TRACE_LOADING, memory_order_release);

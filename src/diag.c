@@ -96,3 +96,13 @@ size_t diag_count(struct diag_list *dl, enum diag_level min_level)
 	pthread_mutex_unlock(&dl->lock);
 	return c;
 }
+
+void diag_append(struct diag_list *dst, const struct diag_list *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const struct diag *d = &src->items[i];
+		diag_add(dst, d->level, d->file, d->line, d->offset, "%s", d->msg);
+	}
+	if (src->dropped)
+		diag_add(dst, DIAG_WARN, NULL, 0, -1, "%zu more messages were dropped", src->dropped);
+}

@@ -35,6 +35,8 @@ void diag_add(struct diag_list *dl, enum diag_level level, const char *file, lon
 /* "file:line: message", "file: byte N: message" or "message"; owned by the caller. */
 char *diag_format(const struct diag *d);
 const char *diag_level_name(enum diag_level level);
+/* Appends copies of src's messages to dst, in order (a worker's messages, once it is done). */
+void diag_append(struct diag_list *dst, const struct diag_list *src);
 /* Number of diagnostics at or above the level. */
 size_t diag_count(struct diag_list *dl, enum diag_level min_level);
 

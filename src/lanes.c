@@ -240,17 +240,12 @@ static int flow_id_cmp(const struct flow *a, const struct flow *b)
 {
 	if (a->cat != b->cat)
 		return a->cat < b->cat ? -1 : 1;
-	if (a->id.is_str != b->id.is_str)
-		return a->id.is_str ? 1 : -1;
-	if (a->id.is_str) {
-		if (a->id.str != b->id.str)
-			return a->id.str < b->id.str ? -1 : 1;
-	} else if (a->id.num != b->id.num) {
-		return a->id.num < b->id.num ? -1 : 1;
-	}
-	return 0;
+	if (a->id_is_text != b->id_is_text)
+		return a->id_is_text ? 1 : -1;
+	return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* Groups by id, then starts before finishes and steps, then by time. */
 static int cmp_flow(const void *pa, const void *pb)
 {
 	const struct flow *a = pa, *b = pb;
@@ -258,7 +253,7 @@ static int cmp_flow(const void *pa, const void *pb)
 	if (c)
 		return c;
 	if (a->ph != b->ph)
-		return a->ph == 's' ? -1 : b->ph == 's' ? 1 : a->ph < b->ph ? -1 : 1;
+		return a->ph < b->ph ? -1 : 1;
 	return a->ts < b->ts ? -1 : a->ts > b->ts;
 }
 
@@ -274,8 +269,8 @@ static void build_links(struct rank_store *rs)
 {
 	if (rs->n_flows == 0)
 		return;
-	struct flow *sorted = xmalloc(rs->n_flows * sizeof *sorted);
-	memcpy(sorted, rs->flows, rs->n_flows * sizeof *sorted);
+	/* the flow ends are needed only here: sort them in place and free them after */
+	struct flow *sorted = rs->flows;
 	xqsort(sorted, rs->n_flows, sizeof *sorted, cmp_flow);
 	size_t cap = 0;
 	for (size_t i = 0; i < rs->n_flows;) {
@@ -283,12 +278,12 @@ static void build_links(struct rank_store *rs)
 		while (j < rs->n_flows && flow_id_cmp(&sorted[i], &sorted[j]) == 0)
 			j++;
 		/* one group: the 's' events come first, then 't'/'f' */
-		const struct flow *start = sorted[i].ph == 's' ? &sorted[i] : NULL;
+		const struct flow *start = sorted[i].ph == FLOW_START ? &sorted[i] : NULL;
 		bool linked = false;
 		if (start) {
 			uint32_t from = lanes_event_at(rs, start->lane, start->ts);
 			for (size_t k = i + 1; k < j; k++) {
-				if (sorted[k].ph != 'f')
+				if (sorted[k].ph != FLOW_FINISH)
 					continue;
 				uint32_t to = lanes_event_at(rs, sorted[k].lane, sorted[k].ts);
 				if (from != UINT32_MAX && to != UINT32_MAX) {
@@ -302,7 +297,8 @@ static void build_links(struct rank_store *rs)
 			rs->unmatched_flows += j - i;
 		i = j;
 	}
-	free(sorted);
+	free(rs->flows);
+	rs->flows = NULL;
 	xqsort(rs->links, rs->n_links, sizeof *rs->links, cmp_link);
 }
 

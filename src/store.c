@@ -52,7 +52,7 @@ size_t store_bytes(const struct rank_store *rs)
 	b += rs->n_ctr * (sizeof(int64_t) + sizeof(double) + sizeof(uint32_t) + sizeof(uint64_t));
 	for (size_t i = 0; i < rs->n_tracks; i++)
 		b += sizeof rs->tracks[i] + rs->tracks[i].n_samples * sizeof(uint32_t);
-	b += rs->n_flows * sizeof *rs->flows + rs->n_links * sizeof *rs->links;
+	b += (rs->flows ? rs->n_flows * sizeof *rs->flows : 0) + rs->n_links * sizeof *rs->links;
 	return b;
 }
 

@@ -58,20 +58,19 @@ struct counter_track {
 	uint32_t *samples; /* owned; indices into the counter columns, sorted by ts */
 };
 
-struct flow_id {
-	unsigned __int128 num; /* numeric ids (up to 39 digits) */
-	uint32_t str;          /* strtab id when the id is not a decimal number */
-	bool is_str;
-};
+/* A flow end ("s" start, "f" finish, "t" step) as read, kept only until the loader has
+ * resolved them into links and then freed: a third of a trace's elements are flow ends,
+ * so this is 24 bytes. Ids that fit in 64 bits are kept as numbers; longer decimal ids
+ * (they reach 20 digits) and string ids are kept by their exact text. */
+enum flow_ph { FLOW_START, FLOW_FINISH, FLOW_STEP };
 
 struct flow {
 	int64_t ts;
-	struct flow_id id;
-	uint64_t off;
+	uint64_t id; /* the number, or the strtab id of the text when id_is_text */
 	uint32_t lane;
-	uint32_t cat;   /* strtab id */
-	char ph;        /* 's' or 'f' (also 't') */
-	char bp;        /* 'e' or 0 */
+	uint32_t cat : 29; /* strtab id */
+	uint32_t id_is_text : 1;
+	uint32_t ph : 2; /* enum flow_ph */
 };
 
 /* A resolved flow: the host-side event that launched the device-side one. */
@@ -135,8 +134,8 @@ struct rank_store {
 	struct counter_track *tracks;
 	size_t n_tracks;
 
-	struct flow *flows;
-	size_t n_flows;
+	struct flow *flows; /* NULL once links are resolved */
+	size_t n_flows;     /* flow ends read (kept after flows is freed) */
 	struct flow_link *links; /* resolved s->f pairs, sorted by from_ev */
 	size_t n_links;
 	size_t unmatched_flows;

@@ -396,23 +396,42 @@ static void parse_counter(struct seg *sg, const struct elem *e, uint64_t off)
 	seg_push_ctr(sg, ts, value, seg_track(sg, pid, name, value_key), off);
 }
 
+/* Text of a decimal beyond 64 bits, without leading zeros, so that 020 and "20" agree. */
+static uint32_t seg_intern_u128(struct seg *sg, unsigned __int128 v)
+{
+	char digits[40];
+	size_t n = sizeof digits;
+	do {
+		digits[--n] = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	return strtab_intern(sg->strs, digits + n, sizeof digits - n);
+}
+
 static void parse_flow(struct seg *sg, const struct elem *e, char ph, uint64_t off)
 {
 	struct flow fl = {0};
-	fl.ph = ph;
-	fl.off = off;
+	fl.ph = ph == 's' ? FLOW_START : ph == 'f' ? FLOW_FINISH : FLOW_STEP;
 	if (!parse_ts(sg, &e->f[EF_TS], off, &fl.ts)) {
 		sg->ph.rejected++;
 		return;
 	}
 	fl.lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]), seg_intern(sg, &e->f[EF_TID]));
 	fl.cat = seg_intern(sg, &e->f[EF_CAT]);
-	if (e->f[EF_BP].p)
-		fl.bp = e->f[EF_BP].len ? e->f[EF_BP].p[0] : 0;
 	const struct espan *id = &e->f[EF_ID];
-	if (id->p && num_u128(id->p, id->len, &fl.id.num) != NUM_OK) {
-		fl.id.is_str = true;
-		fl.id.str = seg_intern(sg, id);
+	unsigned __int128 num = 0;
+	if (!id->p) {
+		fl.id = 0;
+	} else if (num_u128(id->p, id->len, &num) == NUM_OK) {
+		if (num <= UINT64_MAX) {
+			fl.id = (uint64_t)num;
+		} else {
+			fl.id = seg_intern_u128(sg, num);
+			fl.id_is_text = 1;
+		}
+	} else {
+		fl.id = seg_intern(sg, id);
+		fl.id_is_text = 1;
 	}
 	xgrow(&sg->flows, &sg->cap_flows, sg->n_flows + 1, sizeof *sg->flows);
 	sg->flows[sg->n_flows++] = fl;
@@ -604,6 +623,20 @@ static uint32_t global_lane(struct merge_state *ms, uint32_t pid, uint32_t tid)
 	return *slot;
 }
 
+#define MOVE_COLUMN(dst, src, n)                              \
+	do {                                                  \
+		xmemcpy((dst), (src), (n) * sizeof *(src));   \
+		free(src);                                    \
+		(src) = NULL;                                 \
+	} while (0)
+#define MAP_COLUMN(dst, src, n, map)                          \
+	do {                                                  \
+		for (size_t i_ = 0; i_ < (n); i_++)           \
+			(dst)[i_] = (map)[(src)[i_]];         \
+		free(src);                                    \
+		(src) = NULL;                                 \
+	} while (0)
+
 static void merge_segment(struct merge_state *ms, struct seg *sg, size_t *ev_at, size_t *ctr_at)
 {
 	struct rank_store *rs = ms->rs;
@@ -646,33 +679,36 @@ static void merge_segment(struct merge_state *ms, struct seg *sg, size_t *ev_at,
 		tmap[i] = *slot;
 	}
 
+	/* Each segment column is freed as soon as it is copied. The merged columns were
+	 * malloc'ed but not touched, so their pages become resident only as they are
+	 * written here: the peak is one copy of the events plus one segment column. */
 	size_t at = *ev_at;
-	xmemcpy(rs->ev_ts + at, sg->ts, sg->n * sizeof *sg->ts);
-	xmemcpy(rs->ev_dur + at, sg->dur, sg->n * sizeof *sg->dur);
-	xmemcpy(rs->ev_off + at, sg->off, sg->n * sizeof *sg->off);
-	for (size_t i = 0; i < sg->n; i++) {
-		rs->ev_name[at + i] = smap[sg->name[i]];
-		rs->ev_lane[at + i] = lmap[sg->lane[i]];
-		rs->ev_attr[at + i] = amap[sg->attr[i]];
-	}
+	MOVE_COLUMN(rs->ev_ts + at, sg->ts, sg->n);
+	MOVE_COLUMN(rs->ev_dur + at, sg->dur, sg->n);
+	MOVE_COLUMN(rs->ev_off + at, sg->off, sg->n);
+	MAP_COLUMN(rs->ev_name + at, sg->name, sg->n, smap);
+	MAP_COLUMN(rs->ev_lane + at, sg->lane, sg->n, lmap);
+	MAP_COLUMN(rs->ev_attr + at, sg->attr, sg->n, amap);
 	*ev_at = at + sg->n;
 
 	size_t c = *ctr_at;
-	xmemcpy(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr * sizeof *sg->ctr_ts);
-	xmemcpy(rs->ctr_value + c, sg->ctr_value, sg->n_ctr * sizeof *sg->ctr_value);
-	xmemcpy(rs->ctr_off + c, sg->ctr_off, sg->n_ctr * sizeof *sg->ctr_off);
-	for (size_t i = 0; i < sg->n_ctr; i++)
-		rs->ctr_track[c + i] = tmap[sg->ctr_track[i]];
+	MOVE_COLUMN(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr);
+	MOVE_COLUMN(rs->ctr_value + c, sg->ctr_value, sg->n_ctr);
+	MOVE_COLUMN(rs->ctr_off + c, sg->ctr_off, sg->n_ctr);
+	MAP_COLUMN(rs->ctr_track + c, sg->ctr_track, sg->n_ctr, tmap);
 	*ctr_at = c + sg->n_ctr;
 
 	for (size_t i = 0; i < sg->n_flows; i++) {
 		struct flow fl = sg->flows[i];
 		fl.lane = lmap[fl.lane];
-		fl.cat = smap[fl.cat];
-		if (fl.id.is_str)
-			fl.id.str = smap[fl.id.str];
+		/* cat has 29 bits: half a billion distinct strings cannot fit in memory anyway */
+		fl.cat = smap[fl.cat] < (1u << 29) ? smap[fl.cat] : 0;
+		if (fl.id_is_text)
+			fl.id = smap[fl.id];
 		rs->flows[rs->n_flows++] = fl;
 	}
+	free(sg->flows);
+	sg->flows = NULL;
 	for (size_t i = 0; i < sg->n_meta; i++) {
 		struct meta_rec m = sg->meta[i];
 		m.pid = smap[m.pid];
@@ -781,10 +817,7 @@ static double now_seconds(void)
 /* Hands a confirmed range's messages on, then its counts of what was not listed. */
 static void report_seg_counts(const struct seg *sg, const char *name, struct diag_list *dl)
 {
-	for (size_t i = 0; i < sg->local.n; i++) {
-		const struct diag *d = &sg->local.items[i];
-		diag_add(dl, d->level, d->file, d->line, d->offset, "%s", d->msg);
-	}
+	diag_append(dl, &sg->local);
 	static const char *what[W_KIND_COUNT] = {
 		[W_BAD_JSON] = "invalid elements", [W_NOT_OBJECT] = "non-object elements",
 		[W_BAD_TS] = "unusable \"ts\" values", [W_BAD_DUR] = "unusable \"dur\" values",
