@@ -47,8 +47,10 @@ static void *loader_main(void *arg)
 	capture_load(app->cap);
 	if (atomic_load(&app->cap->cancel))
 		return NULL;
+	app->t_loaded = now_s() - app->t_start;
 	struct published *pub = xcalloc(1, sizeof *pub);
 	pub->an = analysis_run(app->cap);
+	app->t_analysed = now_s() - app->t_start;
 	pub->lods = xcalloc(app->cap->n_ranks ? app->cap->n_ranks : 1, sizeof *pub->lods);
 	for (size_t i = 0; i < pub->an->n_ranks; i++) {
 		const struct rank_analysis *ra = &pub->an->ranks[i];
@@ -56,6 +58,7 @@ static void *loader_main(void *arg)
 		if (rs->has_events)
 			pub->lods[ra->rank_index] = lod_build(rs, ra->cls);
 	}
+	app->t_indexed = now_s() - app->t_start;
 	atomic_store_explicit(&app->pub, pub, memory_order_release);
 	return NULL;
 }
@@ -514,12 +517,56 @@ void app_open_op(struct app *app, const char *name, int scope);
 
 /* ---- main loop ---------------------------------------------------------------------- */
 
+/* ---- benchmarks --------------------------------------------------------------------- */
+
+static void bench_published(struct app *app, const struct published *pub)
+{
+	size_t events = 0, lanes = 0, store = 0, ops = 0;
+	for (size_t i = 0; i < app->cap->n_ranks; i++) {
+		const struct rank_store *rs = &app->cap->ranks[i].store;
+		events += rs->n_ev + rs->n_ctr + rs->n_flows;
+		lanes += rs->n_lanes;
+		store += store_bytes(rs);
+	}
+	for (size_t i = 0; i < pub->an->n_ranks; i++)
+		ops += pub->an->ranks[i].n_ops;
+	fprintf(app->bench, "loaded_ms %.1f\nanalysed_ms %.1f\nindexed_ms %.1f\n", app->t_loaded * 1e3,
+		app->t_analysed * 1e3, app->t_indexed * 1e3);
+	fprintf(app->bench, "events %zu\nlanes %zu\nops %zu\nstore_bytes %zu\n", events, lanes, ops,
+		store);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Draws the screen n times; reports the median and worst draw, and for the first frame
+ * also the time since start. */
+static void bench_frames(struct app *app, const char *label, int n)
+{
+	double *t = xmalloc((size_t)n * sizeof *t);
+	for (int i = 0; i < n; i++) {
+		double a = now_s();
+		render(app);
+		t[i] = now_s() - a;
+	}
+	qsort(t, (size_t)n, sizeof *t, cmp_double);
+	if (app->bench)
+		fprintf(app->bench, "frame %s median_ms %.3f max_ms %.3f since_start_ms %.1f\n", label,
+			t[n / 2] * 1e3, t[n - 1] * 1e3, (now_s() - app->t_start) * 1e3);
+	free(t);
+}
+
 static void publish_check(struct app *app)
 {
 	const struct published *pub = app_pub(app);
 	if (pub != app->seen) {
 		app->seen = pub;
 		refresh_views(app);
+		if (app->bench && pub)
+			bench_published(app, pub);
 	}
 }
 
@@ -571,6 +618,10 @@ static int script_next_key(struct app *app, struct script *sc)
 		case SCRIPT_NOWAIT:
 			sc->nowait = true;
 			break;
+		case SCRIPT_FRAMES:
+			publish_check(app);
+			bench_frames(app, step.arg, step.w);
+			break;
 		}
 	}
 }
@@ -604,6 +655,9 @@ int app_main(const char *path, const struct app_opts *opts)
 		free(app);
 		return 1;
 	}
+	const char *bench_path = getenv("ASCPROF_BENCH_OUT");
+	if (bench_path && opts->script && !(app->bench = fopen(bench_path, "w")))
+		fprintf(stderr, "ascprof-tui: cannot write %s: %s\n", bench_path, strerror(errno));
 	canvas_init(&app->cv, 80, 24);
 	app->stack[0] = VIEW_OVERVIEW;
 	app->depth = 1;
@@ -630,6 +684,14 @@ int app_main(const char *path, const struct app_opts *opts)
 			key = script_next_key(app, sc);
 			if (key < 0)
 				break;
+			if (app->bench) {
+				/* a key's cost as a user sees it: its handling and the next frame */
+				double a = now_s();
+				handle_key(app, key);
+				render(app);
+				fprintf(app->bench, "key %s ms %.3f\n", actions_key_name(key), (now_s() - a) * 1e3);
+				continue;
+			}
 		} else {
 			key = term_key(loading ? 100 : 1000);
 			if (key < 0)
@@ -664,6 +726,8 @@ int app_main(const char *path, const struct app_opts *opts)
 	canvas_free(&app->cv);
 	capture_free(app->cap);
 	script_free(sc);
+	if (app->bench)
+		fclose(app->bench);
 	free(app);
 	return rc;
 }

@@ -100,6 +100,11 @@ struct app {
 	bool quit;
 	bool dirty;
 	int frames;
+
+	/* Benchmarks (ASCPROF_BENCH_OUT): timings as "name value" lines. The loader sets its
+	 * times before publishing, so the main thread reads them after the acquire. */
+	FILE *bench;
+	double t_loaded, t_analysed, t_indexed; /* seconds since t_start */
 };
 
 /* Runs the explorer on path; returns the process exit status. */

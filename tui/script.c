@@ -72,6 +72,16 @@ struct script *script_load(const char *path)
 				add(sc, &cap, (struct script_step){SCRIPT_RESIZE, 0, NULL, w, h});
 			} else if (!strncmp(p, ":wait", 5)) {
 				add(sc, &cap, (struct script_step){SCRIPT_WAIT, 0, NULL, 0, 0});
+			} else if (!strncmp(p, ":frames", 7)) {
+				char label[64];
+				int n;
+				if (sscanf(arg, "%63s %d", label, &n) != 2 || n < 1) {
+					fprintf(stderr, "%s:%d: :frames wants LABEL N\n", path, lineno);
+					goto fail;
+				}
+				xgrow(&sc->strings, &scap, sc->n_strings + 1, sizeof *sc->strings);
+				sc->strings[sc->n_strings] = xstrdup(label);
+				add(sc, &cap, (struct script_step){SCRIPT_FRAMES, 0, sc->strings[sc->n_strings++], n, 0});
 			} else if (!strncmp(p, ":nowait", 7)) {
 				add(sc, &cap, (struct script_step){SCRIPT_NOWAIT, 0, NULL, 0, 0});
 			} else {

@@ -6,14 +6,16 @@
  *   :dump FILE        write the screen as text to FILE ($VAR/... takes VAR from the environment)
  *   :resize 100x30    change the terminal size
  *   :wait             wait until loading and analysis are done
- *   :nowait           stop waiting for the load before each key (default: wait) */
+ *   :nowait           stop waiting for the load before each key (default: wait)
+ *   :frames LABEL N   benchmarks: draw the screen N times and report the times under LABEL
+ *                     (to the file named by ASCPROF_BENCH_OUT; see tools/ascprof-bench.c) */
 #ifndef ASCPROF_SCRIPT_H
 #define ASCPROF_SCRIPT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-enum script_kind { SCRIPT_KEY, SCRIPT_DUMP, SCRIPT_RESIZE, SCRIPT_WAIT, SCRIPT_NOWAIT };
+enum script_kind { SCRIPT_KEY, SCRIPT_DUMP, SCRIPT_RESIZE, SCRIPT_WAIT, SCRIPT_NOWAIT, SCRIPT_FRAMES };
 
 struct script_step {
 	enum script_kind kind;
