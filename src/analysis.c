@@ -677,6 +677,15 @@ void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *r
 			int64_t hcopy = ivset_total(&s.host_copy);
 			set_metric(ra, M_HOST_COPY_US, us(hcopy), CONF_HIGH, src_host);
 			set_metric(ra, M_HOST_COPY_PCT, pct(hcopy, host), CONF_HIGH, src_host);
+			struct ivset occ, exposed;
+			ivset_init(&occ);
+			ivset_init(&exposed);
+			device_occupied(&s, &occ);
+			ivset_subtract(&s.host_copy, &occ, &exposed);
+			set_metric(ra, M_HOST_COPY_EXPOSED_PCT, pct(ivset_total(&exposed), wall), CONF_HIGH,
+				   "host copy ops minus device busy and collectives");
+			ivset_free(&occ);
+			ivset_free(&exposed);
 			ivset_normalize(&s.sync);
 			set_metric(ra, M_SYNC_OPS, (double)s.sync.n, CONF_MEDIUM, "host op names (.item, synchronize ...)");
 			set_metric(ra, M_SYNC_US, us(ivset_total(&s.sync)), CONF_MEDIUM, "host op names");

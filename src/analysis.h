@@ -84,6 +84,10 @@ const char *analysis_confidence_name(enum confidence c);
 	  "|union(host copy ops)|", "aten::_to_copy, aten::copy_, .item, memcpy APIs")                       \
 	X(HOST_COPY_PCT, "host_copy_pct", "%", "Host copy share", "Host copies over host busy",                 \
 	  "host_copy_us / host_busy_us", "high usually means synchronous D2H")                               \
+	X(HOST_COPY_EXPOSED_PCT, "host_copy_exposed_pct", "%", "Exposed host copies",                           \
+	  "Host copy time while the device is idle, over the window",                                        \
+	  "|union(host copy ops) - (device busy | comm)| / wall_us",                                        \
+	  "a host copy that waits for a busy device costs nothing; this part does")                          \
 	X(H2D_PER_STEP_US, "h2d_per_step_us", "us", "H2D per step", "Host-to-device copy time per step",       \
 	  "sum(dur of H2D copies) / steps", "device copies take the direction of the host op that launched them") \
 	X(D2H_PER_STEP_US, "d2h_per_step_us", "us", "D2H per step", "Device-to-host copy time per step",       \
@@ -252,7 +256,8 @@ struct rank_analysis {
 	double combined_gain_low, combined_gain_high;
 
 	/* alignment (filled for every rank by the capture-level pass) */
-	int64_t offset_ns[3]; /* first, raw, collective: add to the rank's clock to align */
+	int64_t offset_ns[3]; /* first, raw, collective: the rank's clock minus the reference's;
+			       * subtract it from the rank's times to align them */
 	int64_t residual_ns;  /* collective mode: median |skew| after alignment */
 	int64_t residual_max_ns;
 	size_t matched_collectives;

@@ -27,7 +27,8 @@ const struct threshold_def threshold_defs[] = {
 	{BN_COMMUNICATION, "comm_not_overlapped_pct", 10.0, 50.0, "communication is not hidden by compute"},
 	{BN_COMMUNICATION, "comm_share_of_device_pct", 30.0, 80.0, "collectives take much of the device time"},
 	{BN_COPY, "device_copy_pct", 5.0, 30.0, "device copies take device time"},
-	{BN_COPY, "host_copy_pct", 10.0, 50.0, "host copies (often synchronous D2H) take host time"},
+	{BN_COPY, "host_copy_exposed_pct", 5.0, 30.0,
+	 "host copies (often synchronous D2H) run while the device idles"},
 	{BN_COPY, "sync_per_step", 1.0, 10.0, "each sync drains the device queue"},
 };
 const size_t n_threshold_defs = sizeof threshold_defs / sizeof threshold_defs[0];
@@ -134,8 +135,13 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 			: "overlap collectives with compute, check slow links and rank skew");
 	/* copies: device copy time and the syncs that stall the queue */
 	double copy_pct = wall > 0 ? 100.0 * (val(ra, M_DEVICE_COPY_US) + val(ra, M_SYNC_US)) / wall : 0;
+	copy_pct += val(ra, M_HOST_COPY_EXPOSED_PCT);
+	if (copy_pct > 100)
+		copy_pct = 100;
 	set_gain(&ra->bn[BN_COPY], 0.5 * copy_pct, copy_pct, CONF_MEDIUM,
-		 xasprintf("50-100 %% of device copy and sync time (%.2f %% of the window) measured here", copy_pct));
+		 xasprintf("50-100 %% of device copy, sync and exposed host copy time (%.2f %% of the window) "
+			   "measured here",
+			   copy_pct));
 	ra->bn[BN_COPY].advice = xstrdup(
 		"keep tensors on the device, batch small copies, remove .item()/tolist() from the step");
 	/* gains of candidates that did not trigger are not claimed */

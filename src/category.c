@@ -173,6 +173,59 @@ struct memo {
 	size_t cap;
 };
 
+/* The first copy direction among the event at lane position pos and its enclosing events. */
+static uint8_t enclosing_direction(const struct ev_class *cls, const struct lane *l, uint32_t pos)
+{
+	int depth = l->depth[pos] + 1;
+	/* walk back to each enclosing level; nesting is shallow, so bound the walk */
+	for (uint32_t k = pos + 1, steps = 0; k > 0 && depth > 0 && steps < 4096; k--, steps++) {
+		if (l->depth[k - 1] >= depth)
+			continue;
+		depth = l->depth[k - 1];
+		uint8_t dir = cls[l->events[k - 1]].flags & (EVF_H2D | EVF_D2H);
+		if (dir)
+			return dir;
+	}
+	return 0;
+}
+
+static uint32_t lane_position(const struct rank_store *rs, const struct lane *l, uint32_t ev)
+{
+	uint32_t pos = store_lane_lower_bound(rs, l, rs->ev_ts[ev]);
+	while (pos < l->n_events && l->events[pos] != ev && rs->ev_ts[l->events[pos]] == rs->ev_ts[ev])
+		pos++;
+	return pos < l->n_events && l->events[pos] == ev ? pos : UINT32_MAX;
+}
+
+/* The copy direction of a launch: from the launching event or the events enclosing it on
+ * the same thread. torch_npu's task queue launches copies from a direction-less
+ * AscendCL@aclrtMemcpyAsync (CANN process) inside Dequeue@acl_memcpy_host_to_device (Python
+ * process, same thread id), so the walk covers every host lane of that thread. */
+static uint8_t launch_direction(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev)
+{
+	uint8_t dir = cls[ev].flags & (EVF_H2D | EVF_D2H);
+	if (dir)
+		return dir;
+	uint32_t lane_id = store_ev_lane_id(rs, ev);
+	const struct lane *own = &rs->lanes[lane_id];
+	for (uint32_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		if (l->tid_text != own->tid_text || l->n_events == 0 ||
+		    (l->group != LANE_HOST_PYTHON && l->group != LANE_HOST_CANN))
+			continue;
+		uint32_t pos;
+		if (li == lane_id) {
+			pos = lane_position(rs, l, ev);
+		} else {
+			uint32_t at = lanes_event_at(rs, li, rs->ev_ts[ev]);
+			pos = at == UINT32_MAX ? UINT32_MAX : lane_position(rs, l, at);
+		}
+		if (pos != UINT32_MAX && (dir = enclosing_direction(cls, l, pos)) != 0)
+			return dir;
+	}
+	return 0;
+}
+
 void category_classify(const struct rank_store *rs, struct ev_class *out)
 {
 	struct memo m = {0};
@@ -224,8 +277,8 @@ void category_classify(const struct rank_store *rs, struct ev_class *out)
 	/* device copies take their direction from the host op that launched them */
 	for (size_t i = 0; i < rs->n_links; i++) {
 		const struct flow_link *k = &rs->links[i];
-		uint8_t dir = out[k->from_ev].flags & (EVF_H2D | EVF_D2H);
-		if (dir && out[k->to_ev].cat == CAT_COPY)
-			out[k->to_ev].flags |= dir;
+		if (out[k->to_ev].cat != CAT_COPY)
+			continue;
+		out[k->to_ev].flags |= launch_direction(rs, out, k->from_ev);
 	}
 }

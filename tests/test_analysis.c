@@ -72,6 +72,15 @@ static void check_rank(const struct loaded *l, const struct rank_analysis *ra)
 	check_us("host busy", r, ra->v[M_HOST_BUSY_US], tu_truth_int(t, "rank.%d.host_busy_ns", r));
 	check_us("host only", r, ra->v[M_HOST_ONLY_US], tu_truth_int(t, "rank.%d.host_only_ns", r));
 	check_us("device copy", r, ra->v[M_DEVICE_COPY_US], tu_truth_int(t, "rank.%d.copy_ns", r));
+	/* exposed host copies are host copy time outside device work: bounded by both */
+	assert_true(ra->have[M_HOST_COPY_EXPOSED_PCT]);
+	assert_true(ra->v[M_HOST_COPY_EXPOSED_PCT] <= 100.0 * ra->v[M_HOST_COPY_US] / ra->v[M_WALL_US] + 1e-9);
+	assert_true(ra->v[M_HOST_COPY_EXPOSED_PCT] <= 100.0 * ra->v[M_FREE_US] / ra->v[M_WALL_US] + 1e-9);
+	/* the direction comes from Dequeue@acl_memcpy_* around the launching AscendCL call,
+	 * on another lane of the same thread */
+	double steps = (double)tu_truth_int(t, "rank.%d.steps", r);
+	check_us("h2d per step", r, ra->v[M_H2D_PER_STEP_US] * steps, tu_truth_int(t, "rank.%d.copy_h2d_ns", r));
+	check_us("d2h per step", r, ra->v[M_D2H_PER_STEP_US] * steps, tu_truth_int(t, "rank.%d.copy_d2h_ns", r));
 	assert_int_equal((long long)ra->v[M_STEPS], tu_truth_int(t, "rank.%d.steps", r));
 	assert_int_equal((long long)ra->v[M_PREFILL_STEPS], tu_truth_int(t, "rank.%d.prefill_steps", r));
 	assert_int_equal((long long)ra->v[M_DECODE_STEPS], tu_truth_int(t, "rank.%d.decode_steps", r));

@@ -149,12 +149,17 @@ static int ensure_capture(const char *gen, const char *data, const struct captur
 	snprintf(stamp, sizeof stamp, "%s/.bench-complete", dir);
 	if (access(stamp, F_OK) == 0)
 		return 0;
+	if (access(dir, F_OK) == 0) {
+		/* never generate over something we did not finish: it may not be ours */
+		fprintf(stderr, "bench: %s exists but is not a finished benchmark capture; remove it\n", dir);
+		return -1;
+	}
 	fprintf(stderr, "bench: generating %s (%d rank%s x %llu MB) in %s ...\n", sp->name, sp->ranks,
 		sp->ranks > 1 ? "s" : "", sp->bytes_per_rank >> 20, dir);
 	char ranks[16], bytes[32];
 	snprintf(ranks, sizeof ranks, "%d", sp->ranks);
 	snprintf(bytes, sizeof bytes, "%llu", sp->bytes_per_rank);
-	char *argv[] = {(char *)gen, "--out", dir, "--force", "--ranks", ranks, "--seed", "11",
+	char *argv[] = {(char *)gen, "--out", dir, "--ranks", ranks, "--seed", "11",
 			"--target-bytes", bytes, NULL};
 	if (run_quiet(argv) != 0) {
 		fprintf(stderr, "bench: %s failed for %s\n", gen, dir);

@@ -376,6 +376,8 @@ static void prompt_submit(struct app *app)
 	} else if (kind == '\\') {
 		if (vo->filter)
 			vo->filter(app_view(app, v), app, text);
+		else
+			app_message(app, ST_WARN, "%s has no filter (the Ops view has)", vo->title);
 	}
 	app->dirty = true;
 }
@@ -674,9 +676,12 @@ int app_main(const char *path, const struct app_opts *opts)
 			last_progress = now_s();
 			app->dirty = true;
 		}
-		if (app->dirty && opts->mode != TERM_HEADLESS) {
+		if (app->dirty) {
+			/* headless too: views settle their layout (scroll positions) as they draw,
+			 * so a dump must see the same sequence of frames a terminal would */
 			render(app);
-			term_draw(&app->cv);
+			if (opts->mode != TERM_HEADLESS)
+				term_draw(&app->cv);
 			app->dirty = false;
 		}
 		int key;

@@ -73,6 +73,9 @@ int term_open(enum term_mode m, const char *out_path, int headless_w, int headle
 	if (m == TERM_HEADLESS)
 		return 0;
 	setlocale(LC_ALL, "");
+	/* wide characters from the locale, but numbers always with a decimal point: printf and
+	 * strtod (":goto 21.3") must not change with LC_NUMERIC */
+	setlocale(LC_NUMERIC, "C");
 	if (m == TERM_REAL) {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "ascprof-tui: not a terminal; use --report or --summary for text output\n");
@@ -116,7 +119,8 @@ int term_open(enum term_mode m, const char *out_path, int headless_w, int headle
 	keypad(stdscr, TRUE);
 	set_escdelay(25);
 	curs_set(0);
-	colors = has_colors() && !getenv("NO_COLOR");
+	const char *no_color = getenv("NO_COLOR"); /* no-color.org: set and not empty */
+	colors = has_colors() && !(no_color && *no_color);
 	if (colors) {
 		start_color();
 		use_default_colors();

@@ -150,6 +150,17 @@ static bool jump_to(struct app *app, const int64_t iv[2], const char *what)
 static int handle(void *p, struct app *app, enum action act)
 {
 	struct bn_view *v = p;
+	if (act == ACT_DOWN || act == ACT_UP) {
+		/* evidence lines are what Enter acts on: step from one to the next */
+		int dir = act == ACT_DOWN ? 1 : -1;
+		for (size_t i = v->lb.sel + (size_t)dir; i < v->n; i += (size_t)dir)
+			if (v->lines[i].kind == L_EVIDENCE) {
+				v->lb.sel = i;
+				listbox_clamp(&v->lb, v->lb.height);
+				break;
+			}
+		return VH_HANDLED;
+	}
 	if (listbox_handle(&v->lb, act))
 		return VH_HANDLED;
 	if (act != ACT_OPEN || !v->ra || v->lb.sel >= v->n)
@@ -166,7 +177,7 @@ static int handle(void *p, struct app *app, enum action act)
 		jump_to(app, v->ra->longest_exposed, "exposed communication");
 	else if (!strcmp(m, "device_copy_pct"))
 		jump_to(app, v->ra->longest_copy, "device copy");
-	else if (!strcmp(m, "host_copy_pct") || !strcmp(m, "sync_per_step"))
+	else if (!strcmp(m, "host_copy_exposed_pct") || !strcmp(m, "sync_per_step"))
 		jump_to(app, v->ra->longest_sync, "host sync");
 	else if (!strcmp(m, "dispatch_per_step"))
 		app_push(app, VIEW_STEPS);

@@ -436,13 +436,13 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 	const struct op_stat *all = find_stat(ra, d->name, d->scope, PHASE_UNKNOWN);
 	int row = y + 1;
 	if (all) {
-		char b1[24], b2[24], b3[24], b4[24];
+		char b1[24], b2[24], b3[24], b4[24], b5[24];
 		canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL,
 			     "%s scope: %llu calls, total %s, avg %s, p50 %s, p95 %s, max %s, %.1f%% of the scope",
 			     analysis_scope_name(d->scope), (unsigned long long)all->count,
 			     app_fmt_dur(all->total_ns, b1, sizeof b1), app_fmt_dur((int64_t)all->avg_ns, b2, sizeof b2),
 			     app_fmt_dur(all->p50_ns, b3, sizeof b3), app_fmt_dur(all->p95_ns, b4, sizeof b4),
-			     app_fmt_dur(all->max_ns, b1, sizeof b1), all->share_pct);
+			     app_fmt_dur(all->max_ns, b5, sizeof b5), all->share_pct);
 		for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
 			const struct op_stat *o = find_stat(ra, d->name, d->scope, ph);
 			if (!o)
