@@ -11,6 +11,13 @@ shared=${ASCPROF_SHARED:-$srcdir/../shared}
 real_rel=../shared/fixtures-real/msinsight/test/data/pytorch/text/level1
 out=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-screens-XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT INT TERM
+# real captures are opened as $real_rel from a directory whose ../shared is the shared tree:
+# the source tree when ../shared is beside it, else a temp directory with a link to it
+realdir=$srcdir
+if [ ! -d "$srcdir/../shared/fixtures-real" ] && [ -d "$shared/fixtures-real" ]; then
+  mkdir -p "$out/root/src" && ln -s "$(cd "$shared" && pwd)" "$out/root/shared" || exit 1
+  realdir=$out/root/src
+fi
 export TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC
 
 pass=0 fail=0 skipped=0
@@ -23,12 +30,13 @@ for keys in "$srcdir"/tests/screens/*.keys; do
         skipped=$((skipped + 1))
         continue
       fi
-      capture=$real_rel ;;
-    *) capture=fixtures/demo ;;
+      capture=$real_rel rundir=$realdir ;;
+    *) capture=fixtures/demo rundir=$srcdir ;;
   esac
   mkdir -p "$out/$name"
+  keys_abs=$(cd "$(dirname "$keys")" && pwd)/$(basename "$keys")
   # run from the source tree so that the capture path on screen is the same everywhere
-  if ! (cd "$srcdir" && OUT="$out/$name" "$bin" --script "$keys" --size 100x30 "$capture" \
+  if ! (cd "$rundir" && OUT="$out/$name" "$bin" --script "$keys_abs" --size 100x30 "$capture" \
         >"$out/$name/stdout" 2>"$out/$name/stderr"); then
     echo "FAIL: $name: the explorer exited with an error"
     cat "$out/$name/stderr"
