@@ -153,10 +153,26 @@ static void load_trace(struct capture *cap, struct rank_data *rd)
 	rd->trace_failed = trace_load(&rd->store, tf->path, &topts, &cap->diags) != 0;
 }
 
+/* Communication files are small (KB to MB) and read in this thread, before any trace. */
+static void load_comm(struct capture *cap)
+{
+	for (size_t r = 0; r < cap->n_ranks && !atomic_load(&cap->cancel); r++) {
+		struct rank_data *rd = &cap->ranks[r];
+		for (size_t i = 0; i < rd->plan->n_files; i++) {
+			const struct found_file *f = &rd->plan->files[i];
+			if (f->role == ROLE_COMM || f->role == ROLE_COMM_MATRIX)
+				comm_json_load(&rd->comm, f->path, rd->plan->rank, &cap->diags);
+		}
+	}
+	for (size_t i = 0; i < cap->plan.n_cluster_files; i++)
+		comm_json_load(&cap->cluster_comm, cap->plan.cluster_files[i].path, -1, &cap->diags);
+}
+
 void capture_load(struct capture *cap)
 {
 	double t0 = now_seconds();
 	load_csvs(cap);
+	load_comm(cap);
 	for (size_t i = 0; i < cap->n_ranks && !atomic_load(&cap->cancel); i++)
 		atomic_store_explicit(&cap->ranks[i].state, RANK_CSV_READY, memory_order_release);
 	for (size_t i = 0; i < cap->n_ranks && !atomic_load(&cap->cancel); i++) {
@@ -179,7 +195,9 @@ void capture_free(struct capture *cap)
 		for (size_t k = 0; k < rd->n_csvs; k++)
 			csvt_free(rd->csvs[k]);
 		free(rd->csvs);
+		comm_data_free(&rd->comm);
 	}
+	comm_data_free(&cap->cluster_comm);
 	free(cap->ranks);
 	discover_free(&cap->plan);
 	diag_free(&cap->diags);

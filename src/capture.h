@@ -2,7 +2,7 @@
 /* A capture: the discovered plan plus, per rank, the loaded store and CSV tables.
  *
  * Loading runs in the caller's thread (the TUI gives it a thread of its own). Per rank,
- * small CSV tables come first, then the trace; each finished piece is published by
+ * small CSV tables and communication files come first, then the trace; each finished piece is published by
  * raising the rank's state with release semantics, so a reader that sees a state may
  * read everything that state covers without locks. Nothing is ever written to the
  * capture's directories. */
@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "comm_json.h"
 #include "csv_table.h"
 #include "diag.h"
 #include "discover.h"
@@ -31,6 +32,7 @@ struct rank_data {
 	struct csv_table **csvs; /* owned, all tables read */
 	size_t n_csvs;
 	struct csv_table *by_kind[CSV_KIND_COUNT]; /* borrowed from csvs: the one used per kind */
+	struct comm_data comm; /* communication*.json of this rank (readable from RANK_CSV_READY) */
 	_Atomic int state;
 	_Atomic uint64_t trace_bytes_done;
 	uint64_t trace_bytes_total;
@@ -47,6 +49,9 @@ struct capture {
 	struct rank_data *ranks; /* owned, n_ranks = plan.n_ranks */
 	size_t n_ranks;
 	struct diag_list diags;
+	/* cluster_communication*.json (discovery's cluster_files), readable once the first
+	 * rank is RANK_CSV_READY or the capture is done */
+	struct comm_data cluster_comm;
 	struct capture_opts opts;
 	bool usable;      /* discovery found something to load */
 	_Atomic bool cancel; /* set by a front end to stop loading between files */

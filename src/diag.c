@@ -34,16 +34,23 @@ void diag_free(struct diag_list *dl)
 void diag_add(struct diag_list *dl, enum diag_level level, const char *file, long line,
 	      int64_t offset, const char *fmt, ...)
 {
-	if (!dl)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	diag_addv(dl, level, file, line, offset, fmt, ap);
 	va_end(ap);
+}
+
+void diag_addv(struct diag_list *dl, enum diag_level level, const char *file, long line, int64_t offset,
+	       const char *fmt, va_list ap)
+{
+	if (!dl)
+		return;
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
 	char *msg = xmalloc(n > 0 ? (size_t)n + 1 : 1);
-	va_start(ap, fmt);
 	vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
-	va_end(ap);
 
 	pthread_mutex_lock(&dl->lock);
 	if (dl->n >= DIAG_MAX) {

@@ -5,6 +5,7 @@
 #define ASCPROF_DIAG_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,9 @@ void diag_init(struct diag_list *dl);
 void diag_free(struct diag_list *dl);
 void diag_add(struct diag_list *dl, enum diag_level level, const char *file, long line,
 	      int64_t offset, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* The same with a va_list (for wrappers that filter or count before adding). */
+void diag_addv(struct diag_list *dl, enum diag_level level, const char *file, long line, int64_t offset,
+	       const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 /* "file:line: message", "file: byte N: message" or "message"; owned by the caller. */
 char *diag_format(const struct diag *d);
 const char *diag_level_name(enum diag_level level);

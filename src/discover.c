@@ -217,9 +217,9 @@ static enum file_role role_for_name(const char *name, enum capture_class cls)
 		return ROLE_TRACE;
 	if (!fnmatch("msprof_*.json", name, 0) && fnmatch("msprof_tx_*", name, 0))
 		return ROLE_TRACE;
-	if (!strcmp(name, "communication.json"))
+	if (!strcmp(name, "communication.json") || !strcmp(name, "cluster_communication.json"))
 		return ROLE_COMM;
-	if (!strcmp(name, "communication_matrix.json"))
+	if (!strcmp(name, "communication_matrix.json") || !strcmp(name, "cluster_communication_matrix.json"))
 		return ROLE_COMM_MATRIX;
 	if (!fnmatch("*.csv", name, 0))
 		return ROLE_CSV;
@@ -241,21 +241,74 @@ static struct rank_plan *new_rank(struct walk *w)
 	return rp;
 }
 
-static void add_file(struct rank_plan *rp, size_t *cap, const char *path, enum file_role role,
-		     struct diag_list *dl)
+static bool is_comm_role(enum file_role role) { return role == ROLE_COMM || role == ROLE_COMM_MATRIX; }
+
+/* A communication file is a JSON object: its first byte after spaces is '{'. Cheap enough to
+ * check here, so that a file of that name holding something else is named once, up front. */
+static bool comm_content_ok(const char *path, uint64_t size, struct diag_list *dl)
+{
+	if (size == 0) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "empty file (0 bytes); skipped");
+		return false;
+	}
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot open: %s; skipped", strerror(errno));
+		return false;
+	}
+	int c;
+	long at = 0;
+	while ((c = getc(f)) == ' ' || c == '\n' || c == '\r' || c == '\t')
+		at++;
+	fclose(f);
+	if (c == '{')
+		return true;
+	diag_add(dl, DIAG_WARN, path, 0, at,
+		 "not communication data (a JSON object keyed by step or group was expected); skipped");
+	return false;
+}
+
+/* Appends a regular file to files; false (and a warning) when it is not one. */
+static bool push_file(struct found_file **files, size_t *n, size_t *cap, const char *path,
+		      enum file_role role, struct diag_list *dl)
 {
 	struct stat st;
 	if (stat(path, &st) != 0) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot stat: %s; skipped", strerror(errno));
-		return;
+		return false;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, "is a %s, not a file; skipped",
 			 S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
-		return;
+		return false;
 	}
-	xgrow(&rp->files, cap, rp->n_files + 1, sizeof *rp->files);
-	rp->files[rp->n_files++] = (struct found_file){xstrdup(path), role, (uint64_t)st.st_size};
+	if (is_comm_role(role) && !comm_content_ok(path, (uint64_t)st.st_size, dl))
+		return false;
+	xgrow(files, cap, *n + 1, sizeof **files);
+	(*files)[(*n)++] = (struct found_file){xstrdup(path), role, (uint64_t)st.st_size};
+	return true;
+}
+
+static void add_file(struct rank_plan *rp, size_t *cap, const char *path, enum file_role role,
+		     struct diag_list *dl)
+{
+	push_file(&rp->files, &rp->n_files, cap, path, role, dl);
+}
+
+/* The communication files of a directory (msprof's analyze/ or cluster_analysis_output/). */
+static void collect_comm(struct walk *w, const char *dir, struct found_file **files, size_t *n, size_t *cap)
+{
+	size_t nn;
+	char **names = list_dir(dir, &nn, w->dl);
+	for (size_t i = 0; i < nn; i++) {
+		enum file_role role = role_for_name(names[i], CAPTURE_CLASS_B);
+		if (!is_comm_role(role))
+			continue;
+		char *p = join(dir, names[i]);
+		push_file(files, n, cap, p, role, w->dl);
+		free(p);
+	}
+	free_names(names, nn);
 }
 
 /* Collects the exported files of one output directory into rp. */
@@ -330,7 +383,33 @@ static bool add_class_b(struct walk *w, const char *prof_dir)
 	rp->label = base_dup(prof_dir);
 	rp->export_done = true; /* Class B has no marker; its export writes these files last */
 	collect_output(w, rp, out);
+	/* msprof --analyze=on writes the communication files to analyze/, not beside the rest */
+	char *analyze = join(prof_dir, "analyze");
+	if (is_dir(analyze)) {
+		size_t cap = rp->n_files;
+		collect_comm(w, analyze, &rp->files, &rp->n_files, &cap);
+	}
+	free(analyze);
 	return true;
+}
+
+/* cluster_analysis_output/: msprof-analyze's view of every rank at once. Its communication
+ * files belong to the capture; its other files (cluster_step_trace_time.csv, ...) repeat
+ * what the ranks' own exports hold and are not read. */
+static void add_cluster_dir(struct walk *w, const char *dir)
+{
+	struct capture_plan *plan = w->plan;
+	if (plan->cluster_dir) {
+		diag_add(w->dl, DIAG_WARN, dir, 0, -1,
+			 "a second cluster_analysis_output (the first is %s); not read", plan->cluster_dir);
+		return;
+	}
+	size_t cap = 0;
+	collect_comm(w, dir, &plan->cluster_files, &plan->n_cluster_files, &cap);
+	if (plan->n_cluster_files)
+		plan->cluster_dir = xstrdup(dir);
+	else
+		diag_add(w->dl, DIAG_INFO, dir, 0, -1, "no cluster_communication*.json here; nothing read");
 }
 
 static void raw_capture(struct walk *w, const char *dir)
@@ -407,6 +486,10 @@ static void walk_dir(struct walk *w, const char *dir, int depth)
 	}
 	if (!strncmp(base, "PROF_", 5) && add_class_b(w, dir))
 		goto done;
+	if (!strcmp(base, "cluster_analysis_output")) {
+		add_cluster_dir(w, dir);
+		goto done;
+	}
 	if (!strcmp(base, "mindstudio_profiler_output")) {
 		char *parent = parent_dir(dir);
 		add_output_dir(w, parent, dir, CAPTURE_CLASS_B);
@@ -532,7 +615,7 @@ int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
 		goto out;
 	}
 	assign_ranks(w);
-	size_t with_files = 0;
+	size_t with_files = plan->n_cluster_files > 0;
 	for (size_t i = 0; i < plan->n_ranks; i++)
 		with_files += plan->ranks[i].n_files > 0;
 	if (with_files > 0) {
@@ -562,6 +645,10 @@ void discover_free(struct capture_plan *plan)
 		free(rp->metadata_path);
 		profinfo_free(&rp->info);
 	}
+	for (size_t k = 0; k < plan->n_cluster_files; k++)
+		free(plan->cluster_files[k].path);
+	free(plan->cluster_files);
+	free(plan->cluster_dir);
 	free(plan->ranks);
 	free(plan->path);
 	memset(plan, 0, sizeof *plan);

@@ -4,8 +4,11 @@
  * The path may be a torch_profiler_dir holding several `*_ascend_pt` (or `_ascend_ms`)
  * worker directories, one worker, its ASCEND_PROFILER_OUTPUT, a PROF_* directory (Class
  * B, msprof), or a single file. Ranks come from profiler_info*.json, else from the name
- * (`rank<N>`), else from the order of the names. Nothing is read beyond directory
- * listings and the small profiler_info files; nothing is ever written. */
+ * (`rank<N>`), else from the order of the names. Communication files are Class A's
+ * communication*.json beside the trace, Class B's PROF_x/analyze/communication*.json, and
+ * a cluster_analysis_output/cluster_communication*.json for the whole capture. Nothing is
+ * read beyond directory listings, the small profiler_info files and the first bytes of
+ * communication files; nothing is ever written. */
 #ifndef ASCPROF_DISCOVER_H
 #define ASCPROF_DISCOVER_H
 
@@ -21,8 +24,8 @@ enum capture_class { CAPTURE_CLASS_A, CAPTURE_CLASS_B, CAPTURE_LOOSE_FILES };
 enum file_role {
 	ROLE_TRACE,       /* trace_view.json, msprof_*.json */
 	ROLE_CSV,
-	ROLE_COMM,        /* communication.json */
-	ROLE_COMM_MATRIX, /* communication_matrix.json */
+	ROLE_COMM,        /* communication.json, cluster_communication.json */
+	ROLE_COMM_MATRIX, /* communication_matrix.json, cluster_communication_matrix.json */
 	ROLE_DB,          /* *.db: not read (the text export carries the same data) */
 	ROLE_DONE,        /* analyse.done */
 	ROLE_OTHER,
@@ -55,6 +58,11 @@ struct capture_plan {
 	struct rank_plan *ranks;
 	size_t n_ranks;
 	size_t raw_captures; /* workers that were never exported (analyse() not run) */
+	/* msprof-analyze's cluster_analysis_output: communication files about every rank at
+	 * once, attached to the capture rather than to a rank (only the first such directory) */
+	char *cluster_dir;         /* owned; NULL when none */
+	struct found_file *cluster_files; /* owned */
+	size_t n_cluster_files;
 };
 
 /* Fills plan. Returns 0 when at least one rank has files to load; -1 otherwise, with

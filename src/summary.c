@@ -115,6 +115,20 @@ static size_t lane_x_events(const struct lane *l) { return l->n_events; }
 
 /* ---- text --------------------------------------------------------------------------- */
 
+static void text_comm(const struct comm_data *cd, const char *indent, FILE *out)
+{
+	for (size_t k = 0; k < cd->n_files; k++) {
+		const struct comm_file *f = &cd->files[k];
+		fprintf(out, "%scomm: ", indent);
+		summary_put_clean(out, file_base(f->path));
+		fprintf(out, "  %s%s, %zu step(s), %zu entries, %zu links", f->matrix ? "matrix" : "time and bandwidth",
+			f->cluster ? " (cluster layout)" : "", f->n_steps, f->n_ops, f->n_links);
+		if (f->skipped)
+			fprintf(out, ", %zu skipped (see diagnostics)", f->skipped);
+		fputc('\n', out);
+	}
+}
+
 static void text_rank(const struct rank_data *rd, FILE *out)
 {
 	const struct rank_plan *rp = rd->plan;
@@ -192,6 +206,7 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 			t->ncols, t->gbk ? ", GB18030" : "", t->bom ? ", BOM" : "",
 			t->ragged_rows ? ", ragged rows" : "");
 	}
+	text_comm(&rd->comm, "  ", out);
 }
 
 void summary_print_text(const struct capture *cap, FILE *out)
@@ -205,6 +220,12 @@ void summary_print_text(const struct capture *cap, FILE *out)
 	fputc('\n', out);
 	for (size_t i = 0; i < cap->n_ranks; i++)
 		text_rank(&cap->ranks[i], out);
+	if (cap->plan.cluster_dir) {
+		fputs("cluster ", out);
+		summary_put_clean(out, cap->plan.cluster_dir);
+		fputc('\n', out);
+		text_comm(&cap->cluster_comm, "  ", out);
+	}
 	if (cap->diags.n) {
 		fputs("diagnostics:\n", out);
 		summary_print_diags((struct diag_list *)&cap->diags, out, "  ");
@@ -212,6 +233,25 @@ void summary_print_text(const struct capture *cap, FILE *out)
 }
 
 /* ---- JSON --------------------------------------------------------------------------- */
+
+static void json_comm(struct jsonw *w, const char *key, const struct comm_data *cd)
+{
+	jsonw_key(w, key);
+	jsonw_arr_begin(w);
+	for (size_t k = 0; k < cd->n_files; k++) {
+		const struct comm_file *f = &cd->files[k];
+		jsonw_obj_begin(w);
+		jsonw_kv_str(w, "path", f->path);
+		jsonw_kv_str(w, "content", f->matrix ? "matrix" : "time_bandwidth");
+		jsonw_kv_bool(w, "cluster_layout", f->cluster);
+		jsonw_kv_uint(w, "steps", f->n_steps);
+		jsonw_kv_uint(w, "entries", f->n_ops);
+		jsonw_kv_uint(w, "links", f->n_links);
+		jsonw_kv_uint(w, "skipped", f->skipped);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
 
 static void json_rank(struct jsonw *w, const struct rank_data *rd)
 {
@@ -404,6 +444,8 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 	}
 	jsonw_obj_end(w);
 
+	json_comm(w, "communication", &rd->comm);
+
 	jsonw_key(w, "memory");
 	jsonw_obj_begin(w);
 	jsonw_key(w, "store_bytes");
@@ -433,6 +475,8 @@ void summary_print_json(const struct capture *cap, FILE *out)
 	for (size_t i = 0; i < cap->n_ranks; i++)
 		json_rank(&w, &cap->ranks[i]);
 	jsonw_arr_end(&w);
+	jsonw_kv_str(&w, "cluster_dir", cap->plan.cluster_dir);
+	json_comm(&w, "cluster_communication", &cap->cluster_comm);
 	summary_json_diags(&w, (struct diag_list *)&cap->diags);
 	jsonw_obj_end(&w);
 	fputc('\n', out);

@@ -209,6 +209,59 @@ static void test_hostile_trees(void **state)
 	free(root);
 }
 
+/* Communication files: Class A beside the trace, Class B in PROF_x/analyze, a cluster's in
+ * cluster_analysis_output (attached to the capture); a file of that name holding something
+ * else, or nothing, is named and skipped. */
+static void test_communication_files(void **state)
+{
+	(void)state;
+	char *root = tu_tmpdir();
+	const char *comm = "{\"step1\": {\"p2p\": {}, \"collective\": {}}}";
+	make_worker(root, "a_rank0_ascend_pt", 0, true);
+	free(tu_write_str(root, "a_rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/communication.json", comm));
+	free(tu_write_str(root, "a_rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/communication_matrix.json", "  [1]"));
+	free(tu_write_str(root, "PROF_000001_20260101_ABC/mindstudio_profiler_output/msprof_1.json", tiny_trace));
+	free(tu_write_str(root, "PROF_000001_20260101_ABC/analyze/communication.json", comm));
+	free(tu_write_str(root, "PROF_000001_20260101_ABC/analyze/communication_matrix.json", ""));
+	free(tu_write_str(root, "PROF_000001_20260101_ABC/analyze/communication_analyzer.db", "x"));
+	free(tu_write_str(root, "cluster_analysis_output/cluster_communication.json", "{}"));
+	free(tu_write_str(root, "cluster_analysis_output/cluster_step_trace_time.csv", "a,b\n"));
+	free(tu_write_str(root, "old/cluster_analysis_output/cluster_communication_matrix.json", "{}"));
+	struct capture_plan plan;
+	struct diag_list dl;
+	diag_init(&dl);
+	assert_int_equal(discover(root, &plan, &dl), 0);
+	assert_int_equal(plan.n_ranks, 2);
+	const struct rank_plan *a = plan.ranks[0].cls == CAPTURE_CLASS_A ? &plan.ranks[0] : &plan.ranks[1];
+	const struct rank_plan *b = a == &plan.ranks[0] ? &plan.ranks[1] : &plan.ranks[0];
+	assert_int_equal(b->cls, CAPTURE_CLASS_B);
+	assert_non_null(discover_find(a, ROLE_COMM));
+	assert_null(discover_find(a, ROLE_COMM_MATRIX)); /* "[1]": not an object */
+	assert_true(diag_has(&dl, "not communication data"));
+	assert_non_null(discover_find(b, ROLE_COMM));
+	assert_null(discover_find(b, ROLE_COMM_MATRIX)); /* 0 bytes */
+	assert_true(diag_has(&dl, "empty file"));
+	assert_non_null(strstr(discover_find(b, ROLE_COMM)->path, "/analyze/communication.json"));
+	assert_int_equal(plan.n_cluster_files, 1);
+	assert_int_equal(plan.cluster_files[0].role, ROLE_COMM);
+	assert_non_null(strstr(plan.cluster_dir, "cluster_analysis_output"));
+	assert_true(diag_has(&dl, "a second cluster_analysis_output"));
+	discover_free(&plan);
+	diag_free(&dl);
+
+	/* a cluster directory alone is something to load */
+	char path[1024];
+	snprintf(path, sizeof path, "%s/cluster_analysis_output", root);
+	diag_init(&dl);
+	assert_int_equal(discover(path, &plan, &dl), 0);
+	assert_int_equal(plan.n_ranks, 0);
+	assert_int_equal(plan.n_cluster_files, 1);
+	discover_free(&plan);
+	diag_free(&dl);
+	tu_rmtree(root);
+	free(root);
+}
+
 static void test_rank_from_name(void **state)
 {
 	(void)state;
@@ -255,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_raw_capture_says_what_to_run),
 		cmocka_unit_test(test_rank_by_order_and_duplicates),
 		cmocka_unit_test(test_hostile_trees),
+		cmocka_unit_test(test_communication_files),
 		cmocka_unit_test(test_rank_from_name),
 		cmocka_unit_test(test_real_level1_two_ranks),
 	};

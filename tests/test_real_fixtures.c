@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "comm_json.h"
 #include "csv_table.h"
 #include "trace.h"
 #include "testutil.h"
@@ -24,6 +25,13 @@ struct real_trace {
 struct real_csv {
 	const char *rel;
 	long rows, cols;
+};
+struct real_comm {
+	const char *rel;
+	int matrix, cluster;
+	long steps, ops, totals, bws, bins, links;
+	long long transit_ns, wait_ns, sync_ns;
+	double size_mb, link_mb;
 };
 #include "real_expect.inc"
 
@@ -87,6 +95,58 @@ static void test_every_real_csv(void **state)
 			fail_msg("%s: %zu rows %zu columns, expected %ld and %ld", e->rel, t->nrows, t->ncols,
 				 e->rows, e->cols);
 		csvt_free(t);
+		diag_free(&dl);
+		free(path);
+	}
+	free(root);
+}
+
+/* Every communication file: entries, transports, size bins, links and the summed times and
+ * sizes, against Python's reading (Decimal: the times are exact to the ns). */
+static void test_every_real_comm_file(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(root, "");
+	assert_true(sizeof real_comms / sizeof real_comms[0] >= 21);
+	for (size_t i = 0; i < sizeof real_comms / sizeof real_comms[0]; i++) {
+		const struct real_comm *e = &real_comms[i];
+		char *path = tu_real(e->rel);
+		struct comm_data cd = {0};
+		struct diag_list dl;
+		diag_init(&dl);
+		assert_int_equal(comm_json_load(&cd, path, 0, &dl), 0);
+		assert_int_equal(diag_count(&dl, DIAG_WARN), 0);
+		const struct comm_file *f = &cd.files[0];
+		long totals = 0, bws = 0, bins = 0;
+		long long t[COMM_T_COUNT] = {0};
+		double size = 0, link_size = 0;
+		for (size_t k = 0; k < cd.n_ops; k++) {
+			const struct comm_op *op = &cd.ops[k];
+			if (op->entry == COMM_ENTRY_TOTAL) {
+				totals++;
+				continue;
+			}
+			for (int x = 0; x < COMM_T_COUNT; x++)
+				t[x] += op->t[x];
+			bws += op->n_bw;
+			for (uint32_t b = 0; b < op->n_bw; b++) {
+				bins += cd.bws[op->bw0 + b].n_bins;
+				size += cd.bws[op->bw0 + b].size_mb;
+			}
+		}
+		for (size_t k = 0; k < cd.n_links; k++)
+			link_size += cd.links[k].size_mb;
+		if (f->matrix != e->matrix || f->cluster != e->cluster || (long)f->n_steps != e->steps ||
+		    (long)cd.n_ops != e->ops || totals != e->totals || bws != e->bws || bins != e->bins ||
+		    (long)cd.n_links != e->links || t[COMM_T_TRANSIT] != e->transit_ns ||
+		    t[COMM_T_WAIT] != e->wait_ns || t[COMM_T_SYNC] != e->sync_ns ||
+		    !tu_close(size, e->size_mb, 1e-9, 1e-9) || !tu_close(link_size, e->link_mb, 1e-9, 1e-9))
+			fail_msg("%s: matrix %d cluster %d steps %zu ops %zu totals %ld bws %ld bins %ld links %zu "
+				 "transit %lld wait %lld sync %lld size %.6f link size %.6f",
+				 e->rel, f->matrix, f->cluster, f->n_steps, cd.n_ops, totals, bws, bins, cd.n_links,
+				 t[COMM_T_TRANSIT], t[COMM_T_WAIT], t[COMM_T_SYNC], size, link_size);
+		assert_int_equal(f->skipped, 0);
+		comm_data_free(&cd);
 		diag_free(&dl);
 		free(path);
 	}
@@ -199,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_real_trace),
 		cmocka_unit_test(test_every_real_csv),
+		cmocka_unit_test(test_every_real_comm_file),
 		cmocka_unit_test(test_damaged_real_files),
 		cmocka_unit_test(test_zero_byte_files_are_skipped),
 		cmocka_unit_test(test_level1_capture),

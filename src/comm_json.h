@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* Communication files into plain records: communication.json and communication_matrix.json
+ * (torch_npu's ASCEND_PROFILER_OUTPUT, msprof's PROF_x/analyze) and msprof-analyze's
+ * cluster_communication*.json.
+ *
+ * Layouts, told apart by content (the file name is only a hint):
+ *   per rank  {"stepN": {"p2p"|"collective": {"<op>@<group>": ENTRY | LINKS}}}
+ *   cluster   {"<group ranks>"|"p2p": {"stepN": {"<op>@<group>": {"<rank>": ENTRY} | LINKS}}}
+ * ENTRY is {"Communication Time Info": {times}, "Communication Bandwidth Info":
+ * {"<transport>": {"Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Large Packet
+ * Ratio", "Size Distribution": {"<MB>": [count, ms] or count}}}}; LINKS is {"<src>-<dst>":
+ * {"Transport Type", "Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Op Name"}}.
+ *
+ * Units: every time becomes int64 ns, converted exactly from the decimal text (a "(ms)" key
+ * is scaled by 10^6, "(us)" by 10^3; digits below 1 ns are rounded). Sizes stay MB and
+ * bandwidths GB/s, as the exporter wrote them (doubles): recent exporters count 10^6 bytes
+ * per MB, older ones 2^20. The upper levels are walked with json_scan (strings and nesting
+ * only) and each entry is tokenised alone with jsmn, so memory follows the largest entry,
+ * not the file. A damaged entry is skipped and named with its byte offset; the rest is kept. */
+#ifndef ASCPROF_COMM_JSON_H
+#define ASCPROF_COMM_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "sbuf.h"
+#include "strtab.h"
+
+/* Transports as the files name them. SDMA is the sum of HCCS, PCIE and SIO (msprof's
+ * communication parser): it is never added to them again. */
+enum comm_transport {
+	COMM_TR_RDMA,  /* also RoCE */
+	COMM_TR_HCCS,  /* also HCCS_SW */
+	COMM_TR_PCIE,
+	COMM_TR_SIO,
+	COMM_TR_UB,    /* also UBoE */
+	COMM_TR_SDMA,
+	COMM_TR_LOCAL, /* a rank's copy to itself (also ON_CHIP) */
+	COMM_TR_OTHER,
+	COMM_TR_COUNT
+};
+const char *comm_transport_name(enum comm_transport t);
+enum comm_transport comm_transport_parse(const char *s, size_t len);
+
+enum comm_kind { COMM_KIND_P2P, COMM_KIND_COLLECTIVE, COMM_KIND_OTHER };
+const char *comm_kind_name(enum comm_kind k);
+
+/* What an "<op>@<group>" key stands for. */
+enum comm_entry {
+	COMM_ENTRY_OP,         /* one operation: hcom_allReduce__586_0_1 */
+	COMM_ENTRY_SAMPLE,     /* the matrix's picks of one op type: allreduce-top1, -middle, -bottom2 */
+	COMM_ENTRY_TYPE_TOTAL, /* the matrix's sum over one op type: allreduce-total */
+	COMM_ENTRY_TOTAL,      /* the exporter's own "Total Op Info" */
+};
+enum comm_entry comm_entry_of(const char *name, size_t len);
+
+enum comm_time { COMM_T_ELAPSE, COMM_T_TRANSIT, COMM_T_WAIT, COMM_T_SYNC, COMM_T_IDLE, COMM_T_COUNT };
+
+struct comm_bin { /* one "Size Distribution" entry */
+	double size_mb;
+	double count;
+	int64_t time_ns; /* -1: older files give counts only */
+};
+
+struct comm_bw { /* one transport of one entry */
+	double size_mb;     /* NAN when absent */
+	double bw_gbps;     /* as written; NAN when absent */
+	double large_ratio; /* as written; NAN when absent */
+	int64_t time_ns;    /* -1 when absent */
+	uint32_t bin0, n_bins; /* into comm_data.bins */
+	uint8_t transport;     /* enum comm_transport */
+};
+
+struct comm_op { /* one entry of a communication.json */
+	int64_t t[COMM_T_COUNT]; /* ns; valid where has & (1 << i) */
+	int64_t start_ns;        /* Start Timestamp on the rank's clock; valid with has_start */
+	int64_t off;             /* the entry's JSON value in its file */
+	double wait_ratio, sync_ratio; /* as the file states them; NAN when absent */
+	uint32_t len;
+	uint32_t step, name, group, members; /* strtab ids; members: a cluster file's group key */
+	uint32_t bw0, n_bw;      /* into comm_data.bws */
+	int32_t rank;            /* the rank described: the file's owner or a cluster file's key; -1 */
+	uint16_t file;
+	uint8_t kind, entry, has; /* enum comm_kind, enum comm_entry, bits of enum comm_time */
+	bool has_start;
+};
+
+struct comm_link { /* one "<src>-<dst>" of a communication_matrix.json */
+	double size_mb, bw_gbps; /* NAN when absent */
+	int64_t time_ns;         /* -1 when absent */
+	int64_t off;
+	uint32_t len;
+	uint32_t step, name, group, members, op_name; /* op_name: "Op Name", 0 when absent */
+	int32_t src, dst;        /* ranks as the key gives them (local to the group in recent files) */
+	int32_t rank;            /* the file's owner; -1 for cluster files */
+	uint16_t file;
+	uint8_t kind, entry, transport;
+};
+
+struct comm_file {
+	char *path;       /* owned */
+	int owner_rank;   /* -1 for cluster files */
+	bool matrix;      /* holds links (from content) */
+	bool cluster;     /* the group -> step -> op layout */
+	size_t n_steps, n_ops, n_links;
+	size_t skipped;   /* entries or values not kept; each named in the diagnostics */
+};
+
+struct comm_data {
+	struct strtab *strs; /* NULL until something is loaded */
+	struct comm_file *files;
+	size_t n_files;
+	struct comm_op *ops;
+	size_t n_ops;
+	struct comm_bw *bws;
+	size_t n_bws;
+	struct comm_bin *bins;
+	size_t n_bins;
+	struct comm_link *links;
+	size_t n_links;
+	size_t cap_files, cap_ops, cap_bws, cap_bins, cap_links;
+};
+
+void comm_data_free(struct comm_data *cd);
+static inline const char *comm_str(const struct comm_data *cd, uint32_t id)
+{
+	return cd->strs ? strtab_str(cd->strs, id) : "";
+}
+
+/* Reads one file into cd. owner_rank is the rank whose export holds it (-1 for cluster
+ * files). Returns 0 when it held communication data (possibly with skipped parts, each
+ * named in dl), -1 when nothing could be read. */
+int comm_json_load(struct comm_data *cd, const char *path, int owner_rank, struct diag_list *dl);
+/* The same over bytes in memory (tests, fuzzing); `name` labels the diagnostics. */
+int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *buf, size_t len,
+			  int owner_rank, struct diag_list *dl);
+/* The raw JSON text of an entry, read again from its file, for drill-down (at most
+ * max_bytes; a note says what was left out). Returns 0, or -1 with a message in out. */
+int comm_json_entry_text(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out);
+/* The op type in an op name: "allReduce" in "hcom_allReduce__586_0_1", "allreduce" in
+ * "allreduce-top1"; the whole name when it follows neither pattern. */
+void comm_op_type(const char *name, size_t len, size_t *type_start, size_t *type_len);
+
+#endif

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/* Communication files: the loader on small hand-written documents (every layout, lenient
+ * values, damaged entries named with their byte offsets), and the analysis on generated
+ * captures against the generator's ground truth. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_json.h"
+#include "testutil.h"
+
+static bool diag_has(struct diag_list *dl, const char *needle, int64_t offset)
+{
+	for (size_t i = 0; i < dl->n; i++)
+		if (strstr(dl->items[i].msg, needle) && (offset < 0 || dl->items[i].offset == offset))
+			return true;
+	return false;
+}
+
+static int load(struct comm_data *cd, struct diag_list *dl, const char *text, int owner)
+{
+	return comm_json_load_buffer(cd, "t.json", text, strlen(text), owner, dl);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	static const struct { const char *name, *type; enum comm_entry entry; } cases[] = {
+		{"hcom_allReduce__586_0_1", "allReduce", COMM_ENTRY_OP},
+		{"hcom_send__822_0", "send", COMM_ENTRY_OP},
+		{"hcom_batchSendRecv__128_3_1", "batchSendRecv", COMM_ENTRY_OP},
+		{"hcom_broadcast_3_1", "broadcast", COMM_ENTRY_OP},
+		{"HcclAllreduce", "HcclAllreduce", COMM_ENTRY_OP},
+		{"allreduce-top1", "allreduce", COMM_ENTRY_SAMPLE},
+		{"allreduce-middle", "allreduce", COMM_ENTRY_SAMPLE},
+		{"batchsendrecv-bottom3", "batchsendrecv", COMM_ENTRY_SAMPLE},
+		{"reduce-total", "reduce", COMM_ENTRY_TYPE_TOTAL},
+		{"Total Op Info", "Total Op Info", COMM_ENTRY_TOTAL},
+		{"send-to-peer", "send-to-peer", COMM_ENTRY_OP},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t a, n, len = strlen(cases[i].name);
+		comm_op_type(cases[i].name, len, &a, &n);
+		if (n != strlen(cases[i].type) || memcmp(cases[i].name + a, cases[i].type, n))
+			fail_msg("%s: type %.*s, expected %s", cases[i].name, (int)n, cases[i].name + a, cases[i].type);
+		assert_int_equal(comm_entry_of(cases[i].name, len), cases[i].entry);
+	}
+	assert_int_equal(comm_transport_parse("hccs", 4), COMM_TR_HCCS);
+	assert_int_equal(comm_transport_parse("HCCS_SW", 7), COMM_TR_HCCS);
+	assert_int_equal(comm_transport_parse("RoCE", 4), COMM_TR_RDMA);
+	assert_int_equal(comm_transport_parse("ON_CHIP", 7), COMM_TR_LOCAL);
+	assert_int_equal(comm_transport_parse("NVLINK", 6), COMM_TR_OTHER);
+}
+
+/* A per-rank file in the shapes exporters wrote over the years: values as strings, "N/A",
+ * times in us, counts-only size distributions, unknown keys and transports. */
+static void test_per_rank_lenient(void **state)
+{
+	(void)state;
+	const char *text =
+		"{\"step7\": {\"p2p\": {}, \"collective\": {"
+		"\"hcom_allReduce__1_0_1@42\": {\"Communication Time Info\": {\"Start Timestamp(us)\": 1736408883732241.5,"
+		" \"Elapse Time(ms)\": 2.5, \"Transit Time(ms)\": \"1.25\", \"Wait Time(ms)\": 0.000001,"
+		" \"Synchronization Time(us)\": 500, \"Idle Time(ms)\": \"N/A\", \"Wait Time Ratio\": 0.0, \"New Field(ms)\": 1},"
+		" \"Communication Bandwidth Info\": {\"HCCS\": {\"Transit Size(MB)\": 10, \"Transit Time(ms)\": 1,"
+		" \"Bandwidth(GB/s)\": 10.0, \"Large Packet Ratio\": 0.5, \"Size Distribution\": {\"0.5\": [4, 0.25], \"8\": 1}},"
+		" \"NVLINK\": {\"Transit Size(MB)\": 1}}},"
+		"\"Total Op Info\": {\"Communication Time Info\": {\"Elapse Time(ms)\": 2.5}}}}}";
+	struct comm_data cd = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	assert_int_equal(load(&cd, &dl, text, 3), 0);
+	assert_int_equal(cd.n_ops, 2);
+	const struct comm_op *op = &cd.ops[0];
+	assert_string_equal(comm_str(&cd, op->step), "step7");
+	assert_string_equal(comm_str(&cd, op->name), "hcom_allReduce__1_0_1");
+	assert_string_equal(comm_str(&cd, op->group), "42");
+	assert_int_equal(op->kind, COMM_KIND_COLLECTIVE);
+	assert_int_equal(op->rank, 3);
+	assert_true(op->has_start);
+	assert_int_equal(op->start_ns, 1736408883732241500LL);
+	assert_int_equal(op->t[COMM_T_ELAPSE], 2500000);
+	assert_int_equal(op->t[COMM_T_TRANSIT], 1250000);
+	assert_int_equal(op->t[COMM_T_WAIT], 1); /* 0.000001 ms, exact */
+	assert_int_equal(op->t[COMM_T_SYNC], 500000); /* the key said us */
+	assert_false(op->has & (1u << COMM_T_IDLE)); /* "N/A" is missing, not an error */
+	assert_true(op->wait_ratio == 0.0);
+	assert_true(isnan(op->sync_ratio));
+	assert_int_equal(op->n_bw, 2);
+	const struct comm_bw *bw = &cd.bws[op->bw0];
+	assert_int_equal(bw->transport, COMM_TR_HCCS);
+	assert_true(bw->size_mb == 10 && bw->time_ns == 1000000 && bw->bw_gbps == 10.0 && bw->large_ratio == 0.5);
+	assert_int_equal(bw->n_bins, 2);
+	assert_true(cd.bins[bw->bin0].size_mb == 0.5 && cd.bins[bw->bin0].count == 4);
+	assert_int_equal(cd.bins[bw->bin0].time_ns, 250000);
+	assert_int_equal(cd.bins[bw->bin0 + 1].time_ns, -1); /* a bare count */
+	assert_int_equal(cd.bws[op->bw0 + 1].transport, COMM_TR_OTHER);
+	assert_int_equal(cd.ops[1].entry, COMM_ENTRY_TOTAL);
+	assert_true(diag_has(&dl, "unknown key \"New Field(ms)\"", -1));
+	assert_true(diag_has(&dl, "unknown key \"NVLINK\"", -1));
+	assert_int_equal(diag_count(&dl, DIAG_WARN), 0);
+	assert_false(cd.files[0].cluster || cd.files[0].matrix);
+	assert_int_equal(cd.files[0].n_steps, 1);
+	/* the entry's bytes drill down to its text */
+	const char *at = strstr(text, "{\"Communication Time Info\": {\"Start");
+	assert_int_equal(op->off, at - text);
+	assert_int_equal(at[op->len - 1], '}');
+	comm_data_free(&cd);
+	diag_free(&dl);
+}
+
+static void test_matrix_and_cluster(void **state)
+{
+	(void)state;
+	const char *matrix =
+		"{\"step1\": {\"collective\": {\"allreduce-top1@9\": {\"0-1\": {\"Transport Type\": \"HCCS\","
+		" \"Transit Size(MB)\": 4, \"Transit Time(ms)\": 0.5, \"Bandwidth(GB/s)\": 8, \"Op Name\": \"hcom_allReduce__9_0_1\"}},"
+		" \"allreduce-total@9\": {\"0-0\": {\"Transport Type\": \"LOCAL\", \"Transit Size(MB)\": 1,"
+		" \"Transit Time(ms)\": 0.001, \"Bandwidth(GB/s)\": 1000}, \"0-1\": {\"Transit Size(MB)\": 4}}}}}";
+	struct comm_data cd = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	assert_int_equal(load(&cd, &dl, matrix, 0), 0);
+	assert_int_equal(cd.n_links, 3);
+	assert_true(cd.files[0].matrix);
+	assert_int_equal(cd.links[0].entry, COMM_ENTRY_SAMPLE);
+	assert_int_equal(cd.links[0].src, 0);
+	assert_int_equal(cd.links[0].dst, 1);
+	assert_int_equal(cd.links[0].time_ns, 500000);
+	assert_string_equal(comm_str(&cd, cd.links[0].op_name), "hcom_allReduce__9_0_1");
+	assert_int_equal(cd.links[1].entry, COMM_ENTRY_TYPE_TOTAL);
+	assert_int_equal(cd.links[1].transport, COMM_TR_LOCAL);
+	assert_int_equal(cd.links[2].transport, COMM_TR_OTHER);
+	assert_true(diag_has(&dl, "link 0-1 has no Transport Type", -1));
+
+	/* a cluster file: group -> step -> op -> rank */
+	const char *cluster =
+		"{\"(0, 1)\": {\"step\": {\"hcom_broadcast__5_0@77\": {"
+		"\"0\": {\"Communication Time Info\": {\"Elapse Time(ms)\": 1, \"Transit Time(ms)\": 0.5}},"
+		"\"1\": {\"Communication Time Info\": {\"Elapse Time(ms)\": 2, \"Transit Time(ms)\": 0.5}}}}},"
+		" \"p2p\": {\"step\": {}}}";
+	assert_int_equal(load(&cd, &dl, cluster, -1), 0);
+	assert_int_equal(cd.n_files, 2);
+	assert_true(cd.files[1].cluster);
+	assert_int_equal(cd.n_ops, 2);
+	assert_int_equal(cd.ops[0].rank, 0);
+	assert_int_equal(cd.ops[1].rank, 1);
+	assert_int_equal(cd.ops[1].file, 1);
+	assert_string_equal(comm_str(&cd, cd.ops[1].members), "(0, 1)");
+	assert_int_equal(cd.ops[1].kind, COMM_KIND_COLLECTIVE);
+	assert_int_equal(cd.ops[1].t[COMM_T_ELAPSE], 2000000);
+	comm_data_free(&cd);
+	diag_free(&dl);
+}
+
+/* Damage: a bad entry is skipped with its offset, the next is kept; a cut file keeps what
+ * came before the cut; a file that is not an object is refused. */
+static void test_damaged(void **state)
+{
+	(void)state;
+	const char *text = "{\"step1\": {\"collective\": {"
+			   "\"bad@1\": {\"Communication Time Info\": {\"Elapse Time(ms)\" 1}},"
+			   "\"good@1\": {\"Communication Time Info\": {\"Elapse Time(ms)\": \"x1\", \"Transit Time(ms)\": 1}},"
+			   "\"cut@1\": {\"Communication Time Info\": {\"Elapse Time(ms)\": 1";
+	struct comm_data cd = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	assert_int_equal(load(&cd, &dl, text, 0), 0);
+	assert_int_equal(cd.n_ops, 1);
+	assert_string_equal(comm_str(&cd, cd.ops[0].name), "good");
+	assert_int_equal(cd.ops[0].t[COMM_T_TRANSIT], 1000000);
+	int64_t bad_at = strstr(text, "{\"Communication") - text;
+	assert_true(diag_has(&dl, "entry \"bad@1\" is invalid JSON; skipped", bad_at));
+	assert_true(diag_has(&dl, "Elapse Time(ms): not a number (x1)", strstr(text, "\"x1\"") - text));
+	assert_true(diag_has(&dl, "the file ends inside a value", -1));
+	assert_int_equal(cd.files[0].skipped, 2);
+	comm_data_free(&cd);
+	diag_free(&dl);
+
+	static const char *const refused[] = {"[1, 2]", "  ", "\"step\""};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		diag_init(&dl);
+		assert_int_equal(load(&cd, &dl, refused[i], 0), -1);
+		assert_true(diag_has(&dl, "not a JSON object", -1));
+		comm_data_free(&cd);
+		diag_free(&dl);
+	}
+	/* hostile: deep nesting inside an entry, a junk top-level value, trailing bytes */
+	struct sbuf deep = SBUF_INIT;
+	sbuf_adds(&deep, "{\"step1\": {\"p2p\": {\"x@1\": ");
+	for (int i = 0; i < 100000; i++)
+		sbuf_addc(&deep, '[');
+	for (int i = 0; i < 100000; i++)
+		sbuf_addc(&deep, ']');
+	sbuf_adds(&deep, "}}, \"junk\": 5} xx");
+	diag_init(&dl);
+	assert_int_equal(load(&cd, &dl, sbuf_str(&deep), 0), 0);
+	assert_int_equal(cd.n_ops, 0);
+	assert_true(diag_has(&dl, "entry \"x@1\" is not an object", -1));
+	assert_true(diag_has(&dl, "\"junk\" holds neither steps", -1));
+	assert_true(diag_has(&dl, "bytes after the JSON object", -1));
+	comm_data_free(&cd);
+	diag_free(&dl);
+	sbuf_free(&deep);
+}
+
+static void test_entry_text(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	const char *text = "{\"step1\": {\"p2p\": {\"hcom_send__1_0@5\": {\"Communication Time Info\": "
+			   "{\"Elapse Time(ms)\": 1}}}}}";
+	char *path = tu_write_str(dir, "communication.json", text);
+	struct comm_data cd = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	assert_int_equal(comm_json_load(&cd, path, 0, &dl), 0);
+	assert_int_equal(cd.n_ops, 1);
+	struct sbuf out = SBUF_INIT;
+	assert_int_equal(comm_json_entry_text(path, cd.ops[0].off, cd.ops[0].len, 4096, &out), 0);
+	assert_string_equal(sbuf_str(&out), "{\"Communication Time Info\": {\"Elapse Time(ms)\": 1}}");
+	assert_int_equal(comm_json_entry_text(path, cd.ops[0].off, cd.ops[0].len, 10, &out), 0);
+	assert_non_null(strstr(sbuf_str(&out), "more bytes"));
+	/* the file changed under us */
+	free(tu_write_str(dir, "communication.json", "{}"));
+	assert_int_equal(comm_json_entry_text(path, cd.ops[0].off, cd.ops[0].len, 4096, &out), -1);
+	assert_non_null(strstr(sbuf_str(&out), "can no longer be read"));
+	sbuf_free(&out);
+	comm_data_free(&cd);
+	diag_free(&dl);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_per_rank_lenient),
+		cmocka_unit_test(test_matrix_and_cluster),
+		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_entry_text),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
