@@ -246,6 +246,12 @@ static void set_metric(struct rank_analysis *ra, enum metric_id m, double v, enu
 	ra->source[m] = source;
 }
 
+void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
+			 const char *source)
+{
+	set_metric(ra, m, v, conf, source);
+}
+
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : NAN; }
@@ -782,6 +788,8 @@ struct analysis *analysis_run(const struct capture *cap)
 	}
 	analysis_align(cap, an->ranks, an->n_ranks);
 	analysis_slow_ranks(an);
+	an->comm = comm_analyse(cap);
+	analysis_comm_metrics(an);
 	return an;
 }
 
@@ -792,6 +800,7 @@ void analysis_free(struct analysis *an)
 	for (size_t i = 0; i < an->n_ranks; i++)
 		analysis_rank_free(&an->ranks[i]);
 	free(an->ranks);
+	comm_analysis_free(an->comm);
 	diag_free(&an->diags);
 	free(an);
 }

@@ -17,6 +17,7 @@
 
 #include "capture.h"
 #include "category.h"
+#include "comm.h"
 
 enum confidence { CONF_HIGH, CONF_MEDIUM, CONF_LOW };
 const char *analysis_confidence_name(enum confidence c);
@@ -76,6 +77,24 @@ const char *analysis_confidence_name(enum confidence c);
 	X(COLLECTIVE_MEDIAN_MB, "collective_median_mb", "MB", "Median collective size",                         \
 	  "Median payload of one collective where args give count and data type", "median(count * size(dtype))", \
 	  "absent when the trace carries no sizes")                                                          \
+	X(COMM_WAIT_RATIO, "comm_wait_ratio", "ratio", "Comm wait ratio",                                      \
+	  "Share of waiting in the communication ops' wait plus transfer time",                               \
+	  "sum(Wait Time) / (sum(Wait Time) + sum(Transit Time)) over the rank's communication.json ops",     \
+	  "the exporter's definition; above 0.2 (msprof's advisor) peers arrive late: a slow rank, not a slow link") \
+	X(COMM_SYNC_RATIO, "comm_sync_ratio", "ratio", "Comm sync ratio",                                      \
+	  "Share of the wait before the first transfer (waiting for every peer to arrive)",                  \
+	  "sum(Synchronization Time) / (sum(Synchronization Time) + sum(Transit Time))",                      \
+	  "high here and low on the peers: the peers start the collective late")                            \
+	X(COMM_TRANSIT_MB, "comm_transit_mb", "MB", "Comm transit size", "Data the communication ops moved",    \
+	  "sum(Transit Size) over transports; SDMA only where HCCS, PCIE and SIO are empty",                  \
+	  "MB as the exporter counts them (10^6 bytes in recent versions, 2^20 in older ones)")              \
+	X(COMM_SMALL_PACKET_PCT, "comm_small_packet_pct", "%", "Small packets",                                 \
+	  "Packets below 1 MB among all packets", "sum(counts of Size Distribution sizes < 1 MB) / sum(counts)", \
+	  "latency bound: 1 MB at the 18 GB/s HCCS reference takes ~56 us, under the 60 us limit")           \
+	X(COMM_SLOW_LINKS, "comm_slow_links", "count", "Slow links",                                            \
+	  "Links of this rank well below the others of their group and transport",                            \
+	  "links with bandwidth < 0.5 x the median of their group and transport (3 links or more)",           \
+	  "from communication_matrix.json; local copies are not compared")                                    \
 	X(DEVICE_COPY_US, "device_copy_us", "us", "Device copies", "Time device copy tasks run",               \
 	  "|union(device copy tasks)|", "MEMCPY_ASYNC, DMA tasks")                                            \
 	X(DEVICE_COPY_PCT, "device_copy_pct", "%", "Device copy share", "Device copies over device busy",       \
@@ -279,6 +298,7 @@ struct analysis {
 	size_t n_ranks;
 	struct slow_flag slow[3];
 	size_t n_slow;
+	struct comm_analysis *comm; /* owned; never NULL (see comm.h) */
 	struct diag_list diags; /* analysis-level remarks (not input errors) */
 };
 

@@ -29,6 +29,12 @@ bool analysis_has_group_lanes(const struct rank_store *rs);
 bool analysis_is_collective(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
 			    bool have_group_lanes);
 
+/* Sets a metric when v is finite. */
+void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
+			 const char *source);
+/* Per-rank communication metrics from the capture's communication analysis (comm.c). */
+void analysis_comm_metrics(struct analysis *an);
+
 /* Step detection and phases (steps.c). */
 void analysis_steps(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		    struct rank_sets *sets, struct diag_list *dl);

@@ -66,7 +66,8 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		M_WALL_US, M_NPU_BUSY_US, M_NPU_BUSY_PCT, M_COMPUTE_US, M_HOST_BUSY_PCT, M_HOST_ONLY_US,
 		M_HOST_ONLY_PCT, M_NPU_IDLE_US, M_NPU_IDLE_GAPS, M_NPU_IDLE_GAP_MEAN_US, M_COMM_US,
 		M_COMM_OVERLAPPED_US, M_COMM_NOT_OVERLAPPED_US, M_COMM_SHARE_PCT, M_FREE_US, M_COLLECTIVES,
-		M_COLLECTIVE_MEDIAN_US, M_COLLECTIVE_MEDIAN_MB, M_DEVICE_COPY_US, M_DEVICE_COPY_PCT,
+		M_COLLECTIVE_MEDIAN_US, M_COLLECTIVE_MEDIAN_MB, M_COMM_WAIT_RATIO, M_COMM_SYNC_RATIO,
+		M_COMM_TRANSIT_MB, M_COMM_SMALL_PACKET_PCT, M_COMM_SLOW_LINKS, M_DEVICE_COPY_US, M_DEVICE_COPY_PCT,
 		M_HOST_COPY_PCT, M_HOST_COPY_EXPOSED_PCT, M_H2D_PER_STEP_US, M_D2H_PER_STEP_US, M_SYNC_OPS, M_SYNC_US, M_STEPS,
 		M_PREFILL_STEPS, M_DECODE_STEPS, M_STEP_P50_US, M_STEP_P95_US, M_DISPATCH_OPS,
 		M_DISPATCH_PER_STEP, M_HOST_ONLY_PER_STEP_US, M_PMU_MAC, M_PMU_VEC, M_PMU_SCALAR, M_PMU_MTE1,
@@ -217,6 +218,7 @@ void report_print_text(const struct analysis *an, FILE *out)
 	}
 	for (size_t i = 0; i < an->n_ranks; i++)
 		text_rank(an, &an->ranks[i], out);
+	report_comm_text(an, out);
 	if (an->cap->diags.n || an->diags.n) {
 		fputs("\nmessages\n", out);
 		summary_print_diags((struct diag_list *)&an->cap->diags, out, "  ");
@@ -503,6 +505,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);
+	report_comm_json(&w, an);
 	jsonw_key(&w, "thresholds");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < n_threshold_defs; i++) {

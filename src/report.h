@@ -13,6 +13,10 @@
 
 void report_print_text(const struct analysis *an, FILE *out);
 void report_print_json(const struct analysis *an, FILE *out);
+/* The communication section (report_comm.c): nothing / null when the capture has none. */
+struct jsonw;
+void report_comm_text(const struct analysis *an, FILE *out);
+void report_comm_json(struct jsonw *w, const struct analysis *an);
 /* A metric's value as text with its unit ("12.345 ms", "34.5 %", "1234"), or "n/a". */
 const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "capture.h"
 #include "comm_json.h"
 #include "csv_table.h"
@@ -254,6 +255,62 @@ static void test_level1_capture(void **state)
 	free(dir);
 }
 
+static const struct real_comm *real_comm_of(const char *rel)
+{
+	for (size_t i = 0; i < sizeof real_comms / sizeof real_comms[0]; i++)
+		if (!strcmp(real_comms[i].rel, rel))
+			return &real_comms[i];
+	fail_msg("no expectation for %s", rel);
+	return NULL;
+}
+
+/* The communication analysis of the level1 capture against the sums Python read: the
+ * ratios of summed times, the sizes, and every matrix link of both ranks. */
+static void test_level1_communication(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(dir, "msinsight/test/data/pytorch/text/level1");
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	const struct comm_analysis *ca = an->comm;
+	assert_true(ca->present);
+	assert_false(ca->from_cluster);
+	long long wait = 0, transit = 0, sync = 0;
+	double size = 0;
+	for (int r = 0; r < 2; r++) {
+		char rel[160];
+		snprintf(rel, sizeof rel, "msinsight/test/data/pytorch/text/level1/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/communication.json", r);
+		const struct real_comm *e = real_comm_of(rel);
+		wait += e->wait_ns;
+		transit += e->transit_ns;
+		sync += e->sync_ns;
+		size += e->size_mb;
+		const struct rank_analysis *ra = &an->ranks[r];
+		assert_true(ra->have[M_COMM_WAIT_RATIO]);
+		assert_true(tu_close(ra->v[M_COMM_WAIT_RATIO], (double)e->wait_ns / (double)(e->wait_ns + e->transit_ns), 1e-12, 0));
+		assert_true(tu_close(ra->v[M_COMM_SYNC_RATIO], (double)e->sync_ns / (double)(e->sync_ns + e->transit_ns), 1e-12, 0));
+		/* HCCS and SDMA carry the same bytes in these files: counted once */
+		assert_true(tu_close(ra->v[M_COMM_TRANSIT_MB], e->size_mb / 2, 1e-9, 0));
+		assert_int_equal((long)ra->v[M_COMM_SLOW_LINKS], 0);
+	}
+	assert_int_equal(ca->t[COMM_T_WAIT], wait);
+	assert_int_equal(ca->t[COMM_T_TRANSIT], transit);
+	assert_int_equal(ca->t[COMM_T_SYNC], sync);
+	assert_true(tu_close(ca->wait_ratio, (double)wait / (double)(wait + transit), 1e-12, 0));
+	assert_int_equal(ca->entries, 8); /* 4 allReduce per rank; "Total Op Info" left out */
+	assert_int_equal(ca->n_ops, 1);
+	assert_true(tu_close(ca->tr[COMM_TR_HCCS].size_mb, size / 2, 1e-9, 0));
+	/* the matrix: each rank's own row of the allreduce-total entry, 8 links each */
+	assert_int_equal(ca->n_groups, 1);
+	assert_int_equal(ca->n_links, 16);
+	assert_int_equal(ca->groups[0].n_ranks, 8);
+	assert_int_equal(ca->groups[0].global[1], 1);
+	analysis_free(an);
+	capture_free(cap);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_real_files),
 		cmocka_unit_test(test_zero_byte_files_are_skipped),
 		cmocka_unit_test(test_level1_capture),
+		cmocka_unit_test(test_level1_communication),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/* The communication section of the reports: groups and ops, transports against their
+ * reference figures, slow links and a text heatmap of each group's matrix. Times are ms,
+ * as in the communication files; sizes MB; bandwidths GB/s. */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonw.h"
+#include "sanitize.h"
+#include "sbuf.h"
+#include "summary.h"
+#include "xalloc.h"
+
+#define TEXT_OPS 40
+#define TEXT_SLOW 20
+#define TEXT_GROUPS 4
+#define TEXT_MATRIX_RANKS 32
+#define TEXT_NUMBER_RANKS 12 /* above this a heatmap cell is its glyph alone */
+#define JSON_LINKS 10000
+
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+
+/* "%*.*f", or "-" right-aligned in the same width when v is not a number. */
+static void put_num(FILE *out, int width, int decimals, double v)
+{
+	if (isfinite(v))
+		fprintf(out, " %*.*f", width, decimals, v);
+	else
+		fprintf(out, " %*s", width, "-");
+}
+
+static void put_name(FILE *out, const char *s, int width)
+{
+	struct sbuf sb = SBUF_INIT;
+	sanitize_append(&sb, s, strlen(s));
+	fprintf(out, "%-*.*s", width, width, sbuf_str(&sb));
+	sbuf_free(&sb);
+}
+
+static void text_ops(const struct comm_analysis *ca, FILE *out)
+{
+	fputs("\n  groups and ops, summed over steps and ranks (times ms, sizes MB, bandwidth GB/s)\n", out);
+	fputs("    group                 kind        op                ranks steps count  elapse ms transit ms"
+	      "    wait ms    sync ms    idle ms   wait   sync    size MB     GB/s small %\n",
+	      out);
+	for (size_t i = 0; i < ca->n_ops && i < TEXT_OPS; i++) {
+		const struct comm_opagg *o = &ca->ops[i];
+		fputs("    ", out);
+		put_name(out, o->group, 21);
+		fprintf(out, " %-11s ", comm_kind_name((enum comm_kind)o->kind));
+		put_name(out, o->type, 16);
+		fprintf(out, " %6zu %5zu %5zu", o->n_ranks, o->n_steps, o->count);
+		for (int t = 0; t < COMM_T_COUNT; t++)
+			put_num(out, 10, 3, ms(o->t[t]));
+		put_num(out, 6, 3, o->wait_ratio);
+		put_num(out, 6, 3, o->sync_ratio);
+		put_num(out, 10, 3, o->size_mb);
+		put_num(out, 8, 3, o->bw_gbps);
+		put_num(out, 7, 1, o->small_pct);
+		fputc('\n', out);
+	}
+	if (ca->n_ops > TEXT_OPS)
+		fprintf(out, "    ... %zu more (see --json)\n", ca->n_ops - TEXT_OPS);
+}
+
+static void text_transports(const struct comm_analysis *ca, FILE *out)
+{
+	fputs("\n  transports, all ranks (SDMA is the sum of HCCS, PCIE and SIO; reference figures: man page)\n", out);
+	fputs("    transport    size MB     time ms     GB/s  ref GB/s  of ref  entries   packets  small %  large %\n", out);
+	for (int t = 0; t < COMM_TR_COUNT; t++) {
+		const struct comm_tstat *s = &ca->tr[t];
+		if (!s->entries)
+			continue;
+		fprintf(out, "    %-9s", comm_transport_name((enum comm_transport)t));
+		put_num(out, 10, 3, s->size_mb);
+		put_num(out, 11, 3, ms(s->time_ns));
+		put_num(out, 8, 3, s->bw_gbps);
+		put_num(out, 9, 1, comm_refs[t].gbps > 0 ? comm_refs[t].gbps : NAN);
+		put_num(out, 6, 1, 100 * s->util);
+		fputs(isfinite(s->util) ? "%" : " ", out);
+		fprintf(out, " %8zu %9.0f", s->entries, s->packets);
+		put_num(out, 8, 1, s->packets > 0 ? 100 * s->small_packets / s->packets : NAN);
+		put_num(out, 8, 1, s->packets > 0 && comm_refs[t].large_mb > 0 ? 100 * s->large_packets / s->packets : NAN);
+		fputc('\n', out);
+	}
+}
+
+static void text_slow(const struct comm_analysis *ca, FILE *out)
+{
+	fprintf(out, "\n  links: %zu in %zu group(s); %zu slow (below %.1f x the median of their group and transport, "
+		"%d links or more)\n",
+		ca->n_links, ca->n_groups, ca->n_slow, COMM_SLOW_LINK_FACTOR, COMM_SLOW_LINK_MIN);
+	size_t shown = 0;
+	for (size_t i = 0; i < ca->n_links && shown < TEXT_SLOW; i++) {
+		const struct comm_linkagg *l = &ca->links[i];
+		if (!l->slow)
+			continue;
+		fputs("    ", out);
+		put_name(out, l->group, 21);
+		fprintf(out, " %d -> %d %-5s %8.3f GB/s, median %.3f GB/s, %.3f MB in %.3f ms\n", l->src, l->dst,
+			comm_transport_name((enum comm_transport)l->transport), l->bw_gbps, l->median_gbps, l->size_mb,
+			ms(l->time_ns));
+		shown++;
+	}
+	if (ca->n_slow > shown)
+		fprintf(out, "    ... %zu more (see --json)\n", ca->n_slow - shown);
+}
+
+/* The group's link from src to dst (the first transport when there are several). */
+static const struct comm_linkagg *find_link(const struct comm_analysis *ca, const struct comm_group *g, int32_t src,
+					    int32_t dst)
+{
+	for (size_t i = g->link0; i < g->link0 + g->n_links; i++)
+		if (ca->links[i].src == src && ca->links[i].dst == dst)
+			return &ca->links[i];
+	return NULL;
+}
+
+static void text_heatmap(const struct comm_analysis *ca, const struct comm_group *g, FILE *out)
+{
+	size_t n = g->n_ranks < TEXT_MATRIX_RANKS ? g->n_ranks : TEXT_MATRIX_RANKS;
+	bool numbers = n <= TEXT_NUMBER_RANKS;
+	fputs("\n  matrix of ", out);
+	put_name(out, g->name, (int)strlen(g->name));
+	fprintf(out, " (%s, %zu links; GB/s from the row's rank to the column's)\n", comm_kind_name((enum comm_kind)g->kind),
+		g->n_links);
+	bool mapped = false;
+	for (size_t i = 0; i < n; i++)
+		mapped |= g->global[i] >= 0 && g->global[i] != g->ranks[i];
+	if (mapped) {
+		fputs("    ids are local to the group:", out);
+		const char *sep = " ";
+		for (size_t i = 0; i < n; i++)
+			if (g->global[i] >= 0) {
+				fprintf(out, "%s%d = rank %d", sep, g->ranks[i], g->global[i]);
+				sep = ", ";
+			}
+		fputc('\n', out);
+	}
+	fputs("    src\\dst", out);
+	for (size_t c = 0; c < n; c++)
+		fprintf(out, numbers ? " %6d" : " %2d", g->ranks[c]);
+	fputc('\n', out);
+	size_t empty = 0;
+	struct sbuf line = SBUF_INIT;
+	for (size_t r = 0; r < n; r++) {
+		/* a row is what one rank sent: absent when its matrix file is */
+		bool any = false;
+		sbuf_reset(&line);
+		sbuf_addf(&line, "    %7d", g->ranks[r]);
+		for (size_t c = 0; c < n; c++) {
+			const struct comm_linkagg *l = find_link(ca, g, g->ranks[r], g->ranks[c]);
+			any |= l != NULL;
+			char glyph = !l ? ' ' : l->slow ? '!' : l->transport == COMM_TR_LOCAL ? 'L'
+								: comm_heat_ascii[comm_heat_level(l)];
+			if (!numbers)
+				sbuf_addf(&line, "  %c", glyph);
+			else if (!l || isnan(l->bw_gbps))
+				sbuf_addf(&line, "  %5s", l ? "?" : "");
+			else
+				sbuf_addf(&line, " %c%5.1f", glyph, l->bw_gbps);
+		}
+		if (!any) {
+			empty++;
+			continue;
+		}
+		while (line.len && line.buf[line.len - 1] == ' ')
+			line.buf[--line.len] = '\0';
+		fprintf(out, "%s\n", sbuf_str(&line));
+	}
+	sbuf_free(&line);
+	if (empty)
+		fprintf(out, "    (%zu rank(s) without a row: no link from them is in these files)\n", empty);
+	if (g->n_ranks > n)
+		fprintf(out, "    ... %zu more ranks (see --json)\n", g->n_ranks - n);
+}
+
+void report_comm_text(const struct analysis *an, FILE *out)
+{
+	const struct comm_analysis *ca = an->comm;
+	if (!ca || !ca->present)
+		return;
+	fputs("\n== communication: ", out);
+	summary_put_clean(out, ca->source);
+	fprintf(out, " ==\n  %zu rank(s), %zu step(s), %zu entries; all ranks: wait ratio", ca->n_ranks, ca->steps,
+		ca->entries);
+	put_num(out, 0, 3, ca->wait_ratio);
+	fputs(", sync ratio", out);
+	put_num(out, 0, 3, ca->sync_ratio);
+	fputs(", small packets (< 1 MB)", out);
+	put_num(out, 0, 1, ca->small_pct);
+	fprintf(out, " %%, %zu slow link(s)\n", ca->n_slow);
+	fputs("  wait ratio = wait / (wait + transit), sync ratio = synchronization / (synchronization + transit)\n", out);
+	if (ca->n_ops) {
+		text_ops(ca, out);
+		text_transports(ca, out);
+	}
+	if (ca->n_links) {
+		text_slow(ca, out);
+		/* the groups with the most links first */
+		const struct comm_group **order = xmalloc((ca->n_groups ? ca->n_groups : 1) * sizeof *order);
+		for (size_t i = 0; i < ca->n_groups; i++) {
+			size_t j = i;
+			while (j > 0 && order[j - 1]->n_links < ca->groups[i].n_links) {
+				order[j] = order[j - 1];
+				j--;
+			}
+			order[j] = &ca->groups[i];
+		}
+		for (size_t i = 0; i < ca->n_groups && i < TEXT_GROUPS; i++)
+			text_heatmap(ca, order[i], out);
+		if (ca->n_groups > TEXT_GROUPS)
+			fprintf(out, "\n  ... %zu more group(s) (see --json)\n", ca->n_groups - TEXT_GROUPS);
+		fputs("  legend: ", out);
+		fputs(comm_heat_legend, out);
+		fputc('\n', out);
+		free(order);
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------------------------ */
+
+static void json_times(struct jsonw *w, const int64_t t[COMM_T_COUNT])
+{
+	static const char *const keys[COMM_T_COUNT] = {"elapse_ms", "transit_ms", "wait_ms", "sync_ms", "idle_ms"};
+	for (int k = 0; k < COMM_T_COUNT; k++)
+		jsonw_kv_double(w, keys[k], ms(t[k]), 6);
+}
+
+static void json_transports(struct jsonw *w, const struct comm_tstat tr[COMM_TR_COUNT])
+{
+	jsonw_key(w, "transports");
+	jsonw_arr_begin(w);
+	for (int t = 0; t < COMM_TR_COUNT; t++) {
+		const struct comm_tstat *s = &tr[t];
+		if (!s->entries)
+			continue;
+		jsonw_obj_begin(w);
+		jsonw_kv_str(w, "transport", comm_transport_name((enum comm_transport)t));
+		jsonw_kv_double(w, "size_mb", s->size_mb, 6);
+		jsonw_kv_double(w, "time_ms", ms(s->time_ns), 6);
+		jsonw_kv_double(w, "bandwidth_gbps", s->bw_gbps, 4);
+		jsonw_kv_double(w, "reference_gbps", comm_refs[t].gbps > 0 ? comm_refs[t].gbps : NAN, 2);
+		jsonw_kv_double(w, "of_reference", s->util, 4);
+		jsonw_kv_uint(w, "entries", s->entries);
+		jsonw_kv_double(w, "packets", s->packets, 0);
+		jsonw_kv_double(w, "small_packet_pct", s->packets > 0 ? 100 * s->small_packets / s->packets : NAN, 3);
+		jsonw_kv_double(w, "large_packet_pct",
+				s->packets > 0 && comm_refs[t].large_mb > 0 ? 100 * s->large_packets / s->packets : NAN, 3);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+static void json_reference(struct jsonw *w)
+{
+	jsonw_key(w, "reference");
+	jsonw_arr_begin(w);
+	for (int t = 0; t < COMM_TR_COUNT; t++) {
+		jsonw_obj_begin(w);
+		jsonw_kv_str(w, "transport", comm_transport_name((enum comm_transport)t));
+		jsonw_kv_double(w, "gbps", comm_refs[t].gbps > 0 ? comm_refs[t].gbps : NAN, 2);
+		jsonw_kv_double(w, "large_packet_mb", comm_refs[t].large_mb > 0 ? comm_refs[t].large_mb : NAN, 2);
+		jsonw_kv_str(w, "basis", comm_refs[t].basis);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+static void json_ops(struct jsonw *w, const struct comm_analysis *ca)
+{
+	jsonw_key(w, "ops");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < ca->n_ops; i++) {
+		const struct comm_opagg *o = &ca->ops[i];
+		jsonw_obj_begin(w);
+		jsonw_kv_str(w, "group", o->group);
+		jsonw_kv_str(w, "kind", comm_kind_name((enum comm_kind)o->kind));
+		jsonw_kv_str(w, "type", o->type);
+		jsonw_kv_uint(w, "count", o->count);
+		jsonw_kv_uint(w, "ranks", o->n_ranks);
+		jsonw_kv_uint(w, "steps", o->n_steps);
+		json_times(w, o->t);
+		jsonw_kv_double(w, "wait_ratio", o->wait_ratio, 4);
+		jsonw_kv_double(w, "sync_ratio", o->sync_ratio, 4);
+		jsonw_kv_double(w, "size_mb", o->size_mb, 6);
+		jsonw_kv_double(w, "bandwidth_gbps", o->bw_gbps, 4);
+		jsonw_kv_double(w, "packets", o->packets, 0);
+		jsonw_kv_double(w, "small_packet_pct", o->small_pct, 3);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+static void json_ranks(struct jsonw *w, const struct comm_analysis *ca)
+{
+	jsonw_key(w, "ranks");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < ca->n_ranks; i++) {
+		const struct comm_rank_stat *r = &ca->ranks[i];
+		jsonw_obj_begin(w);
+		jsonw_kv_int(w, "rank", r->rank);
+		jsonw_kv_uint(w, "entries", r->entries);
+		json_times(w, r->t);
+		jsonw_kv_double(w, "wait_ratio", comm_ratio(r->t[COMM_T_WAIT], r->t[COMM_T_TRANSIT]), 4);
+		jsonw_kv_double(w, "sync_ratio", comm_ratio(r->t[COMM_T_SYNC], r->t[COMM_T_TRANSIT]), 4);
+		jsonw_kv_double(w, "size_mb", r->size_mb, 6);
+		jsonw_kv_double(w, "small_packet_pct", r->packets > 0 ? 100 * r->small_packets / r->packets : NAN, 3);
+		jsonw_kv_uint(w, "slow_links", comm_slow_links_of(ca, r->rank));
+		json_transports(w, r->tr);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+static void json_links(struct jsonw *w, const struct comm_analysis *ca)
+{
+	jsonw_key(w, "links");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < ca->n_links && i < JSON_LINKS; i++) {
+		const struct comm_linkagg *l = &ca->links[i];
+		jsonw_obj_begin(w);
+		jsonw_kv_str(w, "group", l->group);
+		jsonw_kv_int(w, "src", l->src);
+		jsonw_kv_int(w, "dst", l->dst);
+		jsonw_kv_str(w, "transport", comm_transport_name((enum comm_transport)l->transport));
+		jsonw_kv_double(w, "size_mb", l->size_mb, 6);
+		jsonw_kv_double(w, "time_ms", ms(l->time_ns), 6);
+		jsonw_kv_double(w, "bandwidth_gbps", l->bw_gbps, 4);
+		jsonw_kv_double(w, "median_gbps", l->median_gbps, 4);
+		jsonw_kv_bool(w, "slow", l->slow);
+		jsonw_kv_int(w, "rank", comm_link_owner(l));
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_kv_uint(w, "links_total", ca->n_links);
+	jsonw_key(w, "groups");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < ca->n_groups; i++) {
+		const struct comm_group *g = &ca->groups[i];
+		jsonw_obj_begin(w);
+		jsonw_kv_str(w, "name", g->name);
+		jsonw_kv_str(w, "kind", comm_kind_name((enum comm_kind)g->kind));
+		jsonw_kv_uint(w, "links", g->n_links);
+		jsonw_key(w, "ranks");
+		jsonw_arr_begin(w);
+		for (size_t k = 0; k < g->n_ranks; k++)
+			jsonw_int(w, g->ranks[k]);
+		jsonw_arr_end(w);
+		jsonw_key(w, "global_ranks");
+		jsonw_arr_begin(w);
+		for (size_t k = 0; k < g->n_ranks; k++)
+			if (g->global[k] >= 0)
+				jsonw_int(w, g->global[k]);
+			else
+				jsonw_null(w);
+		jsonw_arr_end(w);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+void report_comm_json(struct jsonw *w, const struct analysis *an)
+{
+	const struct comm_analysis *ca = an->comm;
+	jsonw_key(w, "communication");
+	if (!ca || !ca->present) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_kv_str(w, "source", ca->source);
+	jsonw_kv_bool(w, "from_cluster", ca->from_cluster);
+	jsonw_key(w, "units");
+	jsonw_obj_begin(w);
+	jsonw_kv_str(w, "time", "ms");
+	jsonw_kv_str(w, "size", "MB");
+	jsonw_kv_str(w, "bandwidth", "GB/s");
+	jsonw_obj_end(w);
+	jsonw_kv_double(w, "small_packet_mb", COMM_SMALL_PACKET_MB, 3);
+	jsonw_kv_double(w, "slow_link_factor", COMM_SLOW_LINK_FACTOR, 3);
+	jsonw_kv_int(w, "slow_link_min_links", COMM_SLOW_LINK_MIN);
+	json_reference(w);
+	jsonw_kv_uint(w, "entries", ca->entries);
+	jsonw_kv_uint(w, "steps", ca->steps);
+	json_times(w, ca->t);
+	jsonw_kv_double(w, "wait_ratio", ca->wait_ratio, 4);
+	jsonw_kv_double(w, "sync_ratio", ca->sync_ratio, 4);
+	jsonw_kv_double(w, "small_packet_pct", ca->small_pct, 3);
+	jsonw_kv_uint(w, "slow_links", ca->n_slow);
+	json_ops(w, ca);
+	json_transports(w, ca->tr);
+	json_ranks(w, ca);
+	json_links(w, ca);
+	jsonw_obj_end(w);
+}
