@@ -161,7 +161,7 @@ static void text_heatmap(const struct comm_analysis *ca, const struct comm_group
 			else if (!l || isnan(l->bw_gbps))
 				sbuf_addf(&line, "  %5s", l ? "?" : "");
 			else
-				sbuf_addf(&line, " %c%5.1f", glyph, l->bw_gbps);
+				sbuf_addf(&line, l->bw_gbps < 999.95 ? " %c%5.1f" : " %c%5.0f", glyph, l->bw_gbps);
 		}
 		if (!any) {
 			empty++;

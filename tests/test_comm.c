@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "comm_json.h"
+#include "report.h"
 #include "testutil.h"
 
 static bool diag_has(struct diag_list *dl, const char *needle, int64_t offset)
@@ -234,6 +236,84 @@ static void test_entry_text(void **state)
 	free(dir);
 }
 
+/* A generated 4-rank capture with --comm: the analysis against the generator's truth. */
+static void test_generated(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	char *dir = tu_generate("--ranks 4 --comm --steps 6 --ops 40 --seed 3");
+	struct tu_truth *truth = tu_truth_load(dir);
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	assert_int_equal(diag_count(&cap->diags, DIAG_WARN), 0);
+	struct analysis *an = analysis_run(cap);
+	const struct comm_analysis *ca = an->comm;
+	assert_true(ca->present);
+	assert_int_equal(an->n_ranks, 4);
+	int64_t wait = 0, transit = 0;
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		int r = ra->rank;
+		const struct comm_rank_stat *rs = comm_rank(ca, r);
+		assert_non_null(rs);
+		assert_int_equal(rs->entries, tu_truth_int(truth, "comm.%d.ops", r));
+		int64_t w = tu_truth_int(truth, "comm.%d.wait_ns", r), t = tu_truth_int(truth, "comm.%d.transit_ns", r);
+		int64_t sy = tu_truth_int(truth, "comm.%d.sync_ns", r);
+		wait += w;
+		transit += t;
+		assert_true(tu_close(ra->v[M_COMM_WAIT_RATIO], (double)w / (double)(w + t), 0.01, 0));
+		assert_true(tu_close(ra->v[M_COMM_SYNC_RATIO], (double)sy / (double)(sy + t), 0.01, 0));
+		int64_t bytes = tu_truth_int(truth, "comm.%d.hccs_bytes", r);
+		int64_t hccs_ns = tu_truth_int(truth, "comm.%d.hccs_time_ns", r);
+		/* bytes per ns is GB/s */
+		assert_true(tu_close(rs->tr[COMM_TR_HCCS].bw_gbps, (double)bytes / (double)hccs_ns, 0.01, 0));
+		assert_true(tu_close(ra->v[M_COMM_TRANSIT_MB], (double)bytes / 1e6, 0.01, 0));
+		double small = 100.0 * (double)tu_truth_int(truth, "comm.%d.small_packets", r) /
+			       (double)tu_truth_int(truth, "comm.%d.packets", r);
+		assert_true(tu_close(ra->v[M_COMM_SMALL_PACKET_PCT], small, 0.01, 0));
+		assert_int_equal((long)ra->v[M_COMM_SLOW_LINKS], r == 0 ? 1 : 0);
+	}
+	assert_true(tu_close(ca->wait_ratio, (double)wait / (double)(wait + transit), 0.01, 0));
+	/* every link, and exactly the planted one is slow */
+	assert_int_equal(ca->n_links, tu_truth_int(truth, "comm.links"));
+	assert_int_equal(ca->n_groups, 1);
+	assert_string_equal(ca->groups[0].name, tu_truth_str(truth, "comm.group"));
+	assert_string_equal(tu_truth_str(truth, "comm.slow_link"), "0-1");
+	assert_int_equal(ca->n_slow, 1);
+	for (size_t i = 0; i < ca->n_links; i++) {
+		const struct comm_linkagg *l = &ca->links[i];
+		assert_int_equal(l->slow, l->src == 0 && l->dst == 1);
+		if (l->src == l->dst) {
+			assert_int_equal(l->transport, COMM_TR_LOCAL);
+			continue;
+		}
+		int64_t b = tu_truth_int(truth, "comm.link.%d-%d.bytes", l->src, l->dst);
+		int64_t t = tu_truth_int(truth, "comm.link.%d-%d.time_ns", l->src, l->dst);
+		assert_true(tu_close(l->bw_gbps, (double)b / (double)t, 0.01, 0));
+		assert_true(tu_close(l->size_mb, (double)b / 1e6, 1e-9, 0));
+	}
+	/* the matrix's -top1 picks are not added: each link holds the step sums alone */
+	assert_int_equal(ca->links[0].n_items, 6);
+
+	/* the report names the slow link and draws it in the heatmap */
+	char *path = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&path, &len);
+	report_print_text(an, f);
+	fclose(f);
+	assert_non_null(strstr(path, "== communication: communication.json and communication_matrix.json =="));
+	assert_non_null(strstr(path, " 0 -> 1 HCCS "));
+	assert_non_null(strstr(path, "          0 L"));
+	assert_non_null(strstr(path, " !  "));
+	free(path);
+	analysis_free(an);
+	capture_free(cap);
+	tu_truth_free(truth);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_and_cluster),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_entry_text),
+		cmocka_unit_test(test_generated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

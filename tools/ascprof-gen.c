@@ -69,6 +69,19 @@
  * op.<r>.<kernel>.total_ns=<ns>             their summed duration
  * optype.<r>.<Type>.count=<n>               kernel_details.csv rows of that Type (= an op_statistic.csv row)
  * optype.<r>.<Type>.total_ns=<ns>           their summed Duration(us)
+ * comm=0|1                                  --comm: communication.json and communication_matrix.json written
+ * comm.group=<id>                           the communication-domain id after '@' in every entry
+ * comm.slow_link=<src>-<dst>|none           the link planted at a third of its peers' bandwidth
+ * comm.links=<n>                            src-dst pairs in the matrices (self links, LOCAL, included)
+ * comm.<r>.ops=<n>                          collective entries of communication.json ("Total Op Info" not counted)
+ * comm.<r>.<t>_ns=<ns>                      summed Elapse/Transit/Wait/Synchronization/Idle Time, t = elapse,
+ *                                           transit, wait, sync, idle (wait = sync: all of it precedes the transfer)
+ * comm.<r>.hccs_bytes=<n>                   summed HCCS Transit Size (MB = 10^6 bytes); SDMA repeats it
+ * comm.<r>.hccs_time_ns=<ns>                summed HCCS Transit Time
+ * comm.<r>.packets=<n>                      Size Distribution counts (one packet per peer and collective)
+ * comm.<r>.small_packets=<n>                those below 1 MB
+ * comm.link.<s>-<d>.bytes=<n>               matrix link s -> d (s != d) over all steps ("-total" entries)
+ * comm.link.<s>-<d>.time_ns=<ns>            its summed Transit Time
  * KEYS-END
  *
  * step_trace_time.csv (when written) holds the same numbers in us: with "one" a single row over
@@ -160,7 +173,20 @@ static const char truth_doc[] =
 	"op.<r>.<kernel>.count=<n>                 compute kernels (trace X events) with that name\n"
 	"op.<r>.<kernel>.total_ns=<ns>             their summed duration\n"
 	"optype.<r>.<Type>.count=<n>               kernel_details.csv rows of that Type (= an op_statistic.csv row)\n"
-	"optype.<r>.<Type>.total_ns=<ns>           their summed Duration(us)\n";
+	"optype.<r>.<Type>.total_ns=<ns>           their summed Duration(us)\n"
+	"comm=0|1                                  --comm: communication.json and communication_matrix.json written\n"
+	"comm.group=<id>                           the communication-domain id after '@' in every entry\n"
+	"comm.slow_link=<src>-<dst>|none           the link planted at a third of its peers' bandwidth\n"
+	"comm.links=<n>                            src-dst pairs in the matrices (self links, LOCAL, included)\n"
+	"comm.<r>.ops=<n>                          collective entries of communication.json (\"Total Op Info\" not counted)\n"
+	"comm.<r>.<t>_ns=<ns>                      summed Elapse/Transit/Wait/Synchronization/Idle Time, t = elapse,\n"
+	"                                          transit, wait, sync, idle (wait = sync: all of it precedes the transfer)\n"
+	"comm.<r>.hccs_bytes=<n>                   summed HCCS Transit Size (MB = 10^6 bytes); SDMA repeats it\n"
+	"comm.<r>.hccs_time_ns=<ns>                summed HCCS Transit Time\n"
+	"comm.<r>.packets=<n>                      Size Distribution counts (one packet per peer and collective)\n"
+	"comm.<r>.small_packets=<n>                those below 1 MB\n"
+	"comm.link.<s>-<d>.bytes=<n>               matrix link s -> d (s != d) over all steps (\"-total\" entries)\n"
+	"comm.link.<s>-<d>.time_ns=<ns>            its summed Transit Time\n";
 /* clang-format on */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -732,6 +758,7 @@ struct opts {
 	bool call_stack, bom, crlf, tabs, gbk, chinese, hostile;
 	int ragged, excel;
 	int ops; /* mean dispatch units per decode step */
+	bool comm; /* communication.json and communication_matrix.json */
 	bool demo, self_check, force, check_only;
 };
 
@@ -780,6 +807,9 @@ static const char usage_text[] =
 	"  --hostile                a few names and args carry ESC, OSC 52, BEL, CR, U+009B, U+202E\n"
 	"  --ragged N               N kernel_details.csv rows one field short\n"
 	"  --excel N                N kernel_details.csv Start Time values Excel-mangled (1.73641E+15)\n"
+	"  --comm                   also communication.json and communication_matrix.json (needs --ranks 2 or\n"
+	"                           more; with 3 or more, the link from rank 0 to rank 1 runs at a third of\n"
+	"                           its peers' bandwidth)\n"
 	"  --demo                   the bundled demo (2 ranks, 14 steps, 2 prefill, seed 7, --naming rank,\n"
 	"                           --chinese, small); other options may not be combined with it except\n"
 	"                           --out, --force and --self-check\n"
@@ -952,6 +982,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->ragged = (int)arg_int(a, need_arg(argc, argv, &i), 0, 100000000);
 		} else if (!strcmp(a, "--excel")) {
 			o->excel = (int)arg_int(a, need_arg(argc, argv, &i), 0, 100000000);
+		} else if (!strcmp(a, "--comm")) {
+			o->comm = true;
 		} else {
 			usage_error("unknown option '%s'", a);
 		}
@@ -976,6 +1008,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("--prefill %d exceeds --steps %d", o->prefill, o->steps);
 	if (o->slow_rank >= o->ranks)
 		usage_error("--slow-rank %d: only %d rank(s)", o->slow_rank, o->ranks);
+	if (o->comm && (o->ranks < 2 || o->raw))
+		usage_error("--comm needs --ranks 2 or more (collectives run between ranks) and no --raw");
 	if (slow_factor_set && o->slow_rank < 0)
 		usage_error("--slow-factor needs --slow-rank");
 	if (o->slow_rank < 0)
@@ -3319,12 +3353,20 @@ static void write_raw_parts(const struct gen *G, const struct rank_model *R, con
 /* ------------------------------------------------------------------------------------------ */
 /* ground truth                                                                               */
 
+/* --comm truths of one rank, summed while its files are written. */
+struct comm_truth {
+	int64_t ops, t[5]; /* elapse, transit, wait, sync, idle */
+	int64_t hccs_bytes, hccs_time, packets, small_packets;
+	int64_t link_bytes[MAX_RANKS], link_time[MAX_RANKS];
+};
+
 struct rank_out {
 	uint64_t trace_bytes;
 	bool truncated;
 	struct tw t;
 	int64_t rows_kernel, rows_oper, rows_opstat, rows_api, rows_step;
 	struct sbuf ragged, excel;
+	struct comm_truth comm;
 };
 
 static const char *style_name(enum jstyle s)
@@ -3455,6 +3497,8 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 	free(v);
 }
 
+static void truth_comm(struct sbuf *b, const struct gen *G, const struct rank_out *ro);
+
 static void write_truth(const struct gen *G, struct rank_out *ro)
 {
 	const struct opts *o = G->o;
@@ -3469,10 +3513,239 @@ static void write_truth(const struct gen *G, struct rank_out *ro)
 	       traces[o->step_trace], o->naming == NAME_HOST ? "host" : "rank", o->raw);
 	for (int r = 0; r < o->ranks; r++)
 		truth_rank(&b, G, &G->rk[r], &ro[r]);
+	if (o->comm)
+		truth_comm(&b, G, ro);
 	char path[4096];
 	path_join(path, sizeof path, o->out, "ground_truth.txt");
 	write_file(path, b.p, b.n);
 	free(b.p);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* --comm: communication.json and communication_matrix.json                                   */
+
+/* The communication-domain id after '@' (a 20-digit hash in real files). */
+static uint64_t comm_group_id(const struct gen *G)
+{
+	return 17522688603477080000ULL + (uint64_t)G->coll_group;
+}
+
+/* n / 10^6 with six decimals: ns as ms, bytes as MB (exact). */
+static void sb_e6(struct sbuf *b, int64_t n)
+{
+	sb_fmt(b, "%" PRId64 ".%06" PRId64, (int64_t)(n / MS), (int64_t)(n % MS));
+}
+
+static bool comm_slow(const struct gen *G, int src, int dst)
+{
+	return G->o->ranks >= 3 && src == 0 && dst == 1;
+}
+
+/* One collective as a rank sees it: every peer gets bytes / n over HCCS in about 0.3 T (the
+ * planes run in parallel); the slow link takes three times as long. */
+struct comm_coll {
+	const struct unit *u;
+	int64_t a, elapse, transit, wait, peer_bytes;
+	int64_t link_time[MAX_RANKS];
+	int64_t hccs_time;
+};
+
+static void comm_coll(const struct gen *G, const struct rank_model *R, const struct step *st, const struct unit *u,
+		      struct rng *rr, struct comm_coll *c)
+{
+	int n = G->o->ranks;
+	memset(c, 0, sizeof *c);
+	c->u = u;
+	c->a = u->k_ts + R->off;
+	c->elapse = u->k_dur;
+	c->transit = u->xfer;
+	c->wait = u->k_dur - u->xfer;
+	c->peer_bytes = (st->prefill ? G->tok_prefill : G->tok_decode) * 4096 * 2 / n;
+	for (int j = 0; j < n; j++) {
+		int64_t permille = rng_range(rr, 280, 320);
+		if (j == R->r)
+			c->link_time[j] = US; /* the local copy */
+		else if (comm_slow(G, R->r, j))
+			c->link_time[j] = u->xfer * permille * 10 / 3000;
+		else
+			c->link_time[j] = u->xfer * permille / 1000;
+		if (j != R->r)
+			c->hccs_time += c->link_time[j];
+	}
+}
+
+static void comm_bw_zero(struct sbuf *b, const char *name, bool comma)
+{
+	sb_fmt(b, "%s\"%s\": {\"Transit Size(MB)\": 0, \"Transit Time(ms)\": 0, \"Bandwidth(GB/s)\": 0, "
+	          "\"Large Packet Ratio\": 0, \"Size Distribution\": {}}",
+	       comma ? ", " : "", name);
+}
+
+static void comm_bw(struct sbuf *b, const char *name, int64_t bytes, int64_t time_ns, int64_t pkt_bytes,
+		    int64_t pkts)
+{
+	sb_fmt(b, ", \"%s\": {\"Transit Size(MB)\": ", name);
+	sb_e6(b, bytes);
+	sb_str(b, ", \"Transit Time(ms)\": ");
+	sb_e6(b, time_ns);
+	sb_fmt(b, ", \"Bandwidth(GB/s)\": %.4f, \"Large Packet Ratio\": 0.0, \"Size Distribution\": {",
+	       time_ns ? (double)bytes / (double)time_ns : 0.0);
+	if (pkts) {
+		sb_chr(b, '"');
+		sb_e6(b, pkt_bytes);
+		sb_fmt(b, "\": [%" PRId64 ", ", pkts);
+		sb_e6(b, time_ns);
+		sb_chr(b, ']');
+	}
+	sb_str(b, "}}");
+}
+
+/* An entry: its time info (the start is omitted for "Total Op Info") and bandwidth info. */
+static void comm_entry(struct sbuf *b, const char *key, bool first, int64_t start, const int64_t t[5],
+		       int64_t bytes, int64_t hccs_time, int64_t pkt_bytes, int64_t pkts)
+{
+	static const char *const names[5] = {"Elapse", "Transit", "Wait", "Synchronization", "Idle"};
+	sb_fmt(b, "%s\"%s\": {\"Communication Time Info\": {", first ? "" : ", ", key);
+	if (start >= 0) {
+		char us[32];
+		fmt_us3(us, start);
+		sb_fmt(b, "\"Start Timestamp(us)\": %s, ", us);
+	}
+	for (int k = 0; k < 5; k++) {
+		sb_fmt(b, "\"%s Time(ms)\": ", names[k]);
+		sb_e6(b, t[k]);
+		sb_str(b, ", ");
+	}
+	double w = t[1] + t[2] ? (double)t[2] / (double)(t[1] + t[2]) : 0;
+	double y = t[1] + t[3] ? (double)t[3] / (double)(t[1] + t[3]) : 0;
+	sb_fmt(b, "\"Wait Time Ratio\": %.4f, \"Synchronization Time Ratio\": %.4f}, ", w, y);
+	sb_str(b, "\"Communication Bandwidth Info\": {");
+	comm_bw_zero(b, "RDMA", false);
+	comm_bw(b, "HCCS", bytes, hccs_time, pkt_bytes, pkts);
+	comm_bw_zero(b, "PCIE", true);
+	comm_bw(b, "SDMA", bytes, hccs_time, 0, 0);
+	comm_bw_zero(b, "SIO", true);
+	sb_str(b, "}}");
+}
+
+static void comm_link(struct sbuf *b, int src, int dst, int64_t bytes, int64_t time_ns, const char *op, bool first)
+{
+	sb_fmt(b, "%s\"%d-%d\": {\"Transport Type\": \"%s\", \"Transit Size(MB)\": ", first ? "" : ", ", src, dst,
+	       src == dst ? "LOCAL" : "HCCS");
+	sb_e6(b, bytes);
+	sb_str(b, ", \"Transit Time(ms)\": ");
+	sb_e6(b, time_ns);
+	sb_fmt(b, ", \"Bandwidth(GB/s)\": %.4f, \"Op Name\": \"%s\"}", time_ns ? (double)bytes / (double)time_ns : 0.0,
+	       op);
+}
+
+static void write_comm(const struct gen *G, const struct rank_model *R, const char *od, struct comm_truth *ct)
+{
+	int n = G->o->ranks;
+	uint64_t gid = comm_group_id(G);
+	struct sbuf cj = {0}, mj = {0};
+	struct comm_coll *cc = xcalloc(64, sizeof *cc);
+	size_t cap = 64;
+	sb_chr(&cj, '{');
+	sb_chr(&mj, '{');
+	for (int k = 0; k < R->nst; k++) {
+		const struct step *st = &R->st[k];
+		struct rng rr;
+		rng_init(&rr, G->o->seed, 'C', (uint64_t)R->r, (uint64_t)k);
+		size_t nc = 0;
+		for (size_t i = 0; i < st->nu; i++) {
+			const struct unit *u = &R->u[st->u0 + i];
+			if (kinds[u->kind].dc != DC_COMM)
+				continue;
+			if (nc == cap) {
+				cap *= 2;
+				cc = xrealloc(cc, cap * sizeof *cc);
+			}
+			comm_coll(G, R, st, u, &rr, &cc[nc++]);
+		}
+		sb_fmt(&cj, "%s\"step%d\": {\"p2p\": {}, \"collective\": {", k ? ", " : "", k + 1);
+		int64_t tot[5] = {0}, tot_bytes = 0, tot_time = 0;
+		size_t longest = 0;
+		for (size_t i = 0; i < nc; i++) {
+			const struct comm_coll *c = &cc[i];
+			int64_t t[5] = {c->elapse, c->transit, c->wait, c->wait, 0};
+			int64_t bytes = c->peer_bytes * (n - 1);
+			char key[96];
+			snprintf(key, sizeof key, "hcom_allReduce__%d_%d_1@%" PRIu64, G->coll_group, c->u->coll_seq, gid);
+			comm_entry(&cj, key, i == 0, c->a, t, bytes, c->hccs_time, c->peer_bytes, n - 1);
+			for (int x = 0; x < 5; x++) {
+				tot[x] += t[x];
+				ct->t[x] += t[x];
+			}
+			tot_bytes += bytes;
+			tot_time += c->hccs_time;
+			ct->ops++;
+			ct->hccs_bytes += bytes;
+			ct->hccs_time += c->hccs_time;
+			ct->packets += n - 1;
+			ct->small_packets += c->peer_bytes < MS ? n - 1 : 0;
+			if (c->elapse > cc[longest].elapse)
+				longest = i;
+		}
+		if (nc)
+			comm_entry(&cj, "Total Op Info", false, -1, tot, tot_bytes, tot_time, 0, 0);
+		sb_str(&cj, "}}");
+		/* the matrix: the longest collective's links (a pick, never added) and the step's sum */
+		sb_fmt(&mj, "%s\"step%d\": {\"p2p\": {}, \"collective\": {", k ? ", " : "", k + 1);
+		if (nc) {
+			char op[64];
+			snprintf(op, sizeof op, "hcom_allReduce__%d_%d_1", G->coll_group, cc[longest].u->coll_seq);
+			sb_fmt(&mj, "\"allreduce-top1@%" PRIu64 "\": {", gid);
+			for (int j = 0; j < n; j++)
+				comm_link(&mj, R->r, j, cc[longest].peer_bytes, cc[longest].link_time[j], op, j == 0);
+			sb_fmt(&mj, "}, \"allreduce-total@%" PRIu64 "\": {", gid);
+			for (int j = 0; j < n; j++) {
+				int64_t bytes = 0, time = 0;
+				for (size_t i = 0; i < nc; i++) {
+					bytes += cc[i].peer_bytes;
+					time += cc[i].link_time[j];
+				}
+				comm_link(&mj, R->r, j, bytes, time, op, j == 0);
+				ct->link_bytes[j] += bytes;
+				ct->link_time[j] += time;
+			}
+			sb_chr(&mj, '}');
+		}
+		sb_str(&mj, "}}");
+	}
+	sb_chr(&cj, '}');
+	sb_chr(&mj, '}');
+	char p[4096];
+	path_join(p, sizeof p, od, "communication.json");
+	write_file(p, cj.p, cj.n);
+	path_join(p, sizeof p, od, "communication_matrix.json");
+	write_file(p, mj.p, mj.n);
+	free(cj.p);
+	free(mj.p);
+	free(cc);
+}
+
+static void truth_comm(struct sbuf *b, const struct gen *G, const struct rank_out *ro)
+{
+	int n = G->o->ranks;
+	sb_fmt(b, "\n# ---- communication files ----\ncomm=1\ncomm.group=%" PRIu64 "\n", comm_group_id(G));
+	sb_str(b, n >= 3 ? "comm.slow_link=0-1\n" : "comm.slow_link=none\n");
+	sb_fmt(b, "comm.links=%d\n", n * n);
+	static const char *const tn[5] = {"elapse", "transit", "wait", "sync", "idle"};
+	for (int r = 0; r < n; r++) {
+		const struct comm_truth *ct = &ro[r].comm;
+		sb_fmt(b, "comm.%d.ops=%" PRId64 "\n", r, ct->ops);
+		for (int x = 0; x < 5; x++)
+			sb_fmt(b, "comm.%d.%s_ns=%" PRId64 "\n", r, tn[x], ct->t[x]);
+		sb_fmt(b, "comm.%d.hccs_bytes=%" PRId64 "\ncomm.%d.hccs_time_ns=%" PRId64 "\n", r, ct->hccs_bytes, r,
+		       ct->hccs_time);
+		sb_fmt(b, "comm.%d.packets=%" PRId64 "\ncomm.%d.small_packets=%" PRId64 "\n", r, ct->packets, r,
+		       ct->small_packets);
+		for (int j = 0; j < n; j++)
+			if (j != r)
+				sb_fmt(b, "comm.link.%d-%d.bytes=%" PRId64 "\ncomm.link.%d-%d.time_ns=%" PRId64 "\n", r, j,
+				       ct->link_bytes[j], r, j, ct->link_time[j]);
+	}
 }
 
 static void write_rank(const struct gen *G, const struct rank_model *R, struct rank_out *ro)
@@ -3519,6 +3792,8 @@ static void write_rank(const struct gen *G, const struct rank_model *R, struct r
 		path_join(p, sizeof p, od, "step_trace_time.csv");
 		ro->rows_step = write_step_trace(G, R, p);
 	}
+	if (o->comm)
+		write_comm(G, R, od, &ro->comm);
 	if (!o->no_done) {
 		path_join(p, sizeof p, od, "analyse.done");
 		write_file(p, "", 0);
