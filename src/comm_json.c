@@ -952,6 +952,52 @@ int comm_json_entry_text(const char *path, int64_t off, uint32_t len, size_t max
 	return ok ? 0 : -1;
 }
 
+/* Token i and its subtree as indented lines; returns the token after it. */
+static int put_lines(const struct jtok *jt, const char *js, int i, int depth, struct sbuf *out)
+{
+	const jsmntok_t *t = &jt->t[i];
+	if (t->type != JSMN_OBJECT || t->size == 0) {
+		/* a primitive, a string or an array: its text as written, on the current line */
+		size_t n = (size_t)(t->end - t->start);
+		const char *s = js + t->start;
+		if (t->type == JSMN_STRING)
+			sbuf_addc(out, '"');
+		for (size_t k = 0; k < n; k++)
+			sbuf_addc(out, s[k] == '\n' || s[k] == '\r' ? ' ' : s[k]);
+		if (t->type == JSMN_STRING)
+			sbuf_addc(out, '"');
+		sbuf_addc(out, '\n');
+		return jtok_skip(jt, i);
+	}
+	if (depth > 0)
+		sbuf_addc(out, '\n');
+	int k = i + 1;
+	for (int m = 0; m < t->size && k + 1 < jt->n; m++) {
+		for (int d = 0; d < depth; d++)
+			sbuf_adds(out, "  ");
+		sbuf_add(out, js + jt->t[k].start, (size_t)(jt->t[k].end - jt->t[k].start));
+		sbuf_adds(out, jt->t[k + 1].type == JSMN_OBJECT && jt->t[k + 1].size ? ":" : ": ");
+		k = put_lines(jt, js, k + 1, depth + 1, out);
+	}
+	return k;
+}
+
+int comm_json_entry_lines(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out)
+{
+	struct sbuf raw = SBUF_INIT;
+	int r = comm_json_entry_text(path, off, len, max_bytes, &raw);
+	struct jtok jt;
+	jtok_init(&jt);
+	sbuf_reset(out);
+	if (r == 0 && len <= max_bytes && jtok_parse(&jt, raw.buf, raw.len) > 0 && jt.t[0].type == JSMN_OBJECT)
+		put_lines(&jt, raw.buf, 0, 0, out);
+	else
+		sbuf_add(out, raw.buf ? raw.buf : "", raw.len);
+	jtok_free(&jt);
+	sbuf_free(&raw);
+	return r;
+}
+
 void comm_data_free(struct comm_data *cd)
 {
 	if (!cd)

@@ -139,6 +139,9 @@ int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *bu
 /* The raw JSON text of an entry, read again from its file, for drill-down (at most
  * max_bytes; a note says what was left out). Returns 0, or -1 with a message in out. */
 int comm_json_entry_text(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out);
+/* The same, one "key: value" line per value, nested objects indented by two spaces; values
+ * are the file's text as written (arrays of numbers stay on one line). */
+int comm_json_entry_lines(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out);
 /* The op type in an op name: "allReduce" in "hcom_allReduce__586_0_1", "allreduce" in
  * "allreduce-top1"; the whole name when it follows neither pattern. */
 void comm_op_type(const char *name, size_t len, size_t *type_start, size_t *type_len);

@@ -222,6 +222,8 @@ static void test_entry_text(void **state)
 	struct sbuf out = SBUF_INIT;
 	assert_int_equal(comm_json_entry_text(path, cd.ops[0].off, cd.ops[0].len, 4096, &out), 0);
 	assert_string_equal(sbuf_str(&out), "{\"Communication Time Info\": {\"Elapse Time(ms)\": 1}}");
+	assert_int_equal(comm_json_entry_lines(path, cd.ops[0].off, cd.ops[0].len, 4096, &out), 0);
+	assert_string_equal(sbuf_str(&out), "Communication Time Info:\n  Elapse Time(ms): 1\n");
 	assert_int_equal(comm_json_entry_text(path, cd.ops[0].off, cd.ops[0].len, 10, &out), 0);
 	assert_non_null(strstr(sbuf_str(&out), "more bytes"));
 	/* the file changed under us */

@@ -3,10 +3,13 @@
 # Screen tests: each tests/screens/*.keys script drives the explorer headless (keys from
 # the script, no terminal) on a capture, and every screen it dumps must equal the expected
 # screen stored beside it. demo_*.keys and plain *.keys run on fixtures/demo; real_*.keys
-# on a real two-rank capture from ../shared (skipped when absent).
+# on a real two-rank capture from ../shared (skipped when absent); gen_*.keys on a capture
+# the generator writes from the arguments of the script's "# gen:" line (opened by a
+# relative path, so that paths on screen do not depend on the temp directory).
 # ASCPROF_UPDATE_SCREENS=1 rewrites the expected screens (review the diff before committing).
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
+gen=${ASCPROF_GEN:-./tools/ascprof-gen}
 shared=${ASCPROF_SHARED:-$srcdir/../shared}
 real_rel=../shared/fixtures-real/msinsight/test/data/pytorch/text/level1
 out=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-screens-XXXXXX") || exit 1
@@ -31,6 +34,16 @@ for keys in "$srcdir"/tests/screens/*.keys; do
         continue
       fi
       capture=$real_rel rundir=$realdir ;;
+    gen_*)
+      args=$(sed -n 's/^# gen: //p' "$keys")
+      # shellcheck disable=SC2086 # the arguments are words
+      if [ -z "$args" ] || ! "$gen" --out "$out/$name.capture" $args >/dev/null 2>"$out/$name.gen"; then
+        echo "FAIL: $name: the generator failed (args: $args)"
+        cat "$out/$name.gen"
+        fail=$((fail + 1))
+        continue
+      fi
+      capture=$name.capture rundir=$out ;;
     *) capture=fixtures/demo rundir=$srcdir ;;
   esac
   mkdir -p "$out/$name"

@@ -137,8 +137,12 @@ const char *actions_scope_name(unsigned scope)
 {
 	if (scope & KS_GLOBAL)
 		return "global";
+	if ((scope & KS_OPS) && (scope & KS_COMM))
+		return "ops+comm";
 	if (scope & KS_OPS)
 		return "ops";
+	if (scope & KS_COMM)
+		return "comm";
 	if (scope & KS_RANKS)
 		return "ranks";
 	if ((scope & KS_LIST) && (scope & KS_TIMELINE))

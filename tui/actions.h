@@ -16,6 +16,7 @@ enum key_scope {
 	KS_TIMELINE = 1 << 3,
 	KS_RANKS = 1 << 4,
 	KS_PROMPT = 1 << 5,   /* while typing a search or a command */
+	KS_COMM = 1 << 6,     /* the Communication view */
 };
 
 /* X(id, "name", scope, "keys", "help") */
@@ -32,6 +33,7 @@ enum key_scope {
 	X(VIEW_STEPS, "view-steps", KS_GLOBAL, "4", "Steps: per-step breakdown")                      \
 	X(VIEW_RANKS, "view-ranks", KS_GLOBAL, "5", "Ranks: alignment and per-rank balance")          \
 	X(VIEW_BOTTLENECK, "view-bottleneck", KS_GLOBAL, "6", "Bottleneck: scores, evidence, gains")  \
+	X(VIEW_COMM, "view-comm", KS_GLOBAL, "7", "Communication: groups and ops, transports, matrix")  \
 	X(NEXT_VIEW, "next-view", KS_GLOBAL, "Tab", "Next view")                                      \
 	X(PREV_VIEW, "prev-view", KS_GLOBAL, "BackTab", "Previous view")                              \
 	X(NEXT_RANK, "next-rank", KS_GLOBAL, ">", "Next rank")                                        \
@@ -48,8 +50,9 @@ enum key_scope {
 	X(SEARCH_NEXT, "search-next", KS_LIST | KS_TIMELINE, "n", "Next match")                       \
 	X(SEARCH_PREV, "search-prev", KS_LIST | KS_TIMELINE, "N", "Previous match")                   \
 	X(FILTER, "filter", KS_LIST, "\\", "Keep only rows whose name contains a text")               \
-	X(SORT_NEXT, "sort-next", KS_OPS, "s", "Sort by the next column")                             \
-	X(SORT_REVERSE, "sort-reverse", KS_OPS, "S", "Reverse the sort order")                        \
+	X(SORT_NEXT, "sort-next", KS_OPS | KS_COMM, "s", "Sort by the next column")                   \
+	X(SORT_REVERSE, "sort-reverse", KS_OPS | KS_COMM, "S", "Reverse the sort order")              \
+	X(COMM_PANE, "comm-pane", KS_COMM, "v", "Communication pane: ops, transports, matrix")        \
 	X(OP_SCOPE, "op-scope", KS_OPS, "c", "Scope: device, host, all")                              \
 	X(PHASE, "phase", KS_OPS, "p", "Phase: all, prefill, decode")                                 \
 	X(ZOOM_IN, "zoom-in", KS_TIMELINE, "w +", "Zoom in")                                          \

@@ -27,9 +27,11 @@ static const struct view_ops *view_table[VIEW_COUNT] = {
 	[VIEW_STEPS] = &steps_view_ops,
 	[VIEW_RANKS] = &ranks_view_ops,
 	[VIEW_BOTTLENECK] = &bottleneck_view_ops,
+	[VIEW_COMM] = &comm_view_ops,
 	[VIEW_HELP] = &help_view_ops,
 	[VIEW_DOCS] = &docs_view_ops,
 	[VIEW_OP_DETAIL] = &op_detail_view_ops,
+	[VIEW_COMM_DETAIL] = &comm_detail_view_ops,
 };
 
 static double now_s(void)
@@ -486,7 +488,8 @@ static void handle_key(struct app *app, int key)
 	case ACT_VIEW_OPS:
 	case ACT_VIEW_STEPS:
 	case ACT_VIEW_RANKS:
-	case ACT_VIEW_BOTTLENECK: app_push(app, (enum view_id)(act - ACT_VIEW_OVERVIEW)); break;
+	case ACT_VIEW_BOTTLENECK:
+	case ACT_VIEW_COMM: app_push(app, (enum view_id)(act - ACT_VIEW_OVERVIEW)); break;
 	case ACT_NEXT_VIEW:
 	case ACT_PREV_VIEW: {
 		int cur = v < VIEW_MAIN_COUNT ? (int)v : 0;

@@ -28,12 +28,14 @@ enum view_id {
 	VIEW_STEPS,
 	VIEW_RANKS,
 	VIEW_BOTTLENECK,
+	VIEW_COMM,
 	VIEW_HELP,
 	VIEW_DOCS,
 	VIEW_OP_DETAIL,
+	VIEW_COMM_DETAIL,
 	VIEW_COUNT
 };
-#define VIEW_MAIN_COUNT 6 /* the numbered views, 1..6 */
+#define VIEW_MAIN_COUNT 7 /* the numbered views, 1..7 */
 
 /* What the loader publishes when it is done: read-only for the main thread. */
 struct published {
@@ -63,7 +65,8 @@ struct view_ops {
 };
 
 extern const struct view_ops overview_view_ops, timeline_view_ops, ops_view_ops, steps_view_ops,
-	ranks_view_ops, bottleneck_view_ops, help_view_ops, docs_view_ops, op_detail_view_ops;
+	ranks_view_ops, bottleneck_view_ops, comm_view_ops, help_view_ops, docs_view_ops, op_detail_view_ops,
+	comm_detail_view_ops;
 
 struct app_opts {
 	enum term_mode mode;

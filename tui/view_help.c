@@ -54,6 +54,7 @@ static void *create_help(struct app *app)
 		{KS_GLOBAL, "Everywhere"},
 		{KS_LIST, "Lists and tables (Ops, Steps, Ranks, Bottleneck, Help, Docs)"},
 		{KS_OPS, "Ops table"},
+		{KS_COMM, "Communication view"},
 		{KS_TIMELINE, "Timeline"},
 		{KS_RANKS, "Ranks"},
 	};

@@ -9,6 +9,9 @@
 void timeline_focus(void *st, struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev);
 /* Shows op `name` (device/host/all scope) in the op detail view. */
 void op_detail_set(void *st, struct app *app, const char *name, int scope);
+/* Shows the entries behind a communication figure in the Communication detail view. */
+struct comm_item;
+void comm_detail_set(void *st, struct app *app, const char *title, const struct comm_item *items, size_t n);
 /* Draws a labelled horizontal bar of `frac` (0..1) in w cells. */
 void draw_bar(struct canvas *cv, int x, int y, int w, double frac, enum style st);
 /* The style of a category. */

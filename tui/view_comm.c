@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: MIT */
+/* Communication: what communication*.json says, in three panes (v switches): groups and
+ * ops (sortable), transports against their reference figures, and the matrix: the heatmap
+ * of the selected link's group above the list of links. Enter on any row lists the file
+ * entries behind its numbers (Communication detail); Enter there shows an entry's text
+ * with its file and byte offset. Times are ms as in the files, sizes MB, bandwidth GB/s. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "comm.h"
+#include "sbuf.h"
+#include "views.h"
+#include "xalloc.h"
+
+enum pane { PANE_OPS, PANE_TRANSPORTS, PANE_MATRIX, PANE_COUNT };
+static const char *const pane_names[PANE_COUNT] = {"groups and ops", "transports", "matrix"};
+
+enum op_sort { OS_ELAPSE, OS_WAIT, OS_SYNC, OS_GBPS, OS_COUNT, OS_SMALL, OS_NAME, OS_N };
+static const char *const op_sort_names[OS_N] = {"elapse", "wait ratio", "sync ratio", "bandwidth",
+						"count",  "small packets", "name"};
+enum link_sort { LS_ORDER, LS_GBPS, LS_N };
+static const char *const link_sort_names[LS_N] = {"group, src, dst", "bandwidth"};
+
+struct trow {
+	int rank_i; /* index into ca->ranks; -1: every rank */
+	int tr;
+};
+
+struct comm_view {
+	enum pane pane;
+	struct listbox lb[PANE_COUNT];
+	int sort[PANE_COUNT];
+	bool reverse[PANE_COUNT];
+	char filter[128];
+	const struct comm_analysis *ca;
+	size_t *ops, *links;
+	size_t n_ops, n_links;
+	struct trow *trs;
+	size_t n_trs;
+};
+
+static const struct comm_analysis *analysis_of(struct app *app)
+{
+	const struct published *pub = app_pub(app);
+	return pub ? pub->an->comm : NULL;
+}
+
+/* ---- rows ------------------------------------------------------------------------------ */
+
+struct sort_ctx {
+	const struct comm_analysis *ca;
+	int sort;
+	bool reverse;
+};
+
+/* NAN sorts last whatever the direction. */
+static int cmp_num(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return a > b ? -1 : a < b;
+}
+
+static double op_key(const struct comm_opagg *o, int sort)
+{
+	switch (sort) {
+	case OS_WAIT: return o->wait_ratio;
+	case OS_SYNC: return o->sync_ratio;
+	case OS_GBPS: return o->bw_gbps;
+	case OS_COUNT: return (double)o->count;
+	case OS_SMALL: return o->small_pct;
+	default: return (double)o->t[COMM_T_ELAPSE];
+	}
+}
+
+static int cmp_ops(const void *pa, const void *pb, void *pc)
+{
+	const struct sort_ctx *c = pc;
+	const struct comm_opagg *a = &c->ca->ops[*(const size_t *)pa], *b = &c->ca->ops[*(const size_t *)pb];
+	int r = c->sort == OS_NAME ? strcmp(a->type, b->type) : cmp_num(op_key(a, c->sort), op_key(b, c->sort));
+	if (!r)
+		r = strcmp(a->group, b->group);
+	return c->reverse ? -r : r;
+}
+
+static int cmp_links(const void *pa, const void *pb, void *pc)
+{
+	const struct sort_ctx *c = pc;
+	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+	/* slowest first: the bandwidth ascending */
+	int r = c->sort == LS_GBPS ? -cmp_num(c->ca->links[ia].bw_gbps, c->ca->links[ib].bw_gbps) : 0;
+	if (!r)
+		r = ia < ib ? -1 : ia > ib;
+	return c->reverse ? -r : r;
+}
+
+static bool matches(const char *filter, const char *a, const char *b)
+{
+	return !filter[0] || strcasestr(a, filter) || (b && strcasestr(b, filter));
+}
+
+static void rebuild(struct comm_view *v, struct app *app)
+{
+	const struct comm_analysis *ca = analysis_of(app);
+	v->ca = ca;
+	v->n_ops = v->n_links = v->n_trs = 0;
+	if (!ca)
+		return;
+	v->ops = xrealloc(v->ops, (ca->n_ops + 1) * sizeof *v->ops);
+	for (size_t i = 0; i < ca->n_ops; i++)
+		if (matches(v->filter, ca->ops[i].type, ca->ops[i].group))
+			v->ops[v->n_ops++] = i;
+	struct sort_ctx c = {ca, v->sort[PANE_OPS], v->reverse[PANE_OPS]};
+	xqsort_r(v->ops, v->n_ops, sizeof *v->ops, cmp_ops, &c);
+
+	v->links = xrealloc(v->links, (ca->n_links + 1) * sizeof *v->links);
+	for (size_t i = 0; i < ca->n_links; i++)
+		if (matches(v->filter, ca->links[i].group, ca->links[i].slow ? "slow" : NULL))
+			v->links[v->n_links++] = i;
+	c = (struct sort_ctx){ca, v->sort[PANE_MATRIX], v->reverse[PANE_MATRIX]};
+	xqsort_r(v->links, v->n_links, sizeof *v->links, cmp_links, &c);
+
+	v->trs = xrealloc(v->trs, (size_t)(ca->n_ranks + 1) * COMM_TR_COUNT * sizeof *v->trs);
+	for (int r = -1; r < (int)ca->n_ranks; r++)
+		for (int t = 0; t < COMM_TR_COUNT; t++)
+			if ((r < 0 ? ca->tr : ca->ranks[r].tr)[t].entries)
+				v->trs[v->n_trs++] = (struct trow){r, t};
+	v->lb[PANE_OPS].n = v->n_ops;
+	v->lb[PANE_TRANSPORTS].n = v->n_trs;
+	v->lb[PANE_MATRIX].n = v->n_links;
+	for (int p = 0; p < PANE_COUNT; p++)
+		listbox_clamp(&v->lb[p], v->lb[p].height);
+}
+
+static void *create(struct app *app)
+{
+	(void)app;
+	return xcalloc(1, sizeof(struct comm_view));
+}
+
+static void destroy(void *p)
+{
+	struct comm_view *v = p;
+	free(v->ops);
+	free(v->links);
+	free(v->trs);
+	free(v);
+}
+
+static void update(void *p, struct app *app) { rebuild(p, app); }
+
+/* ---- drawing ----------------------------------------------------------------------------- */
+
+/* A number with `decimals` (and a "%" when pct) right-aligned in w-1 cells, "-" when it is
+ * not one. */
+static void num_cell(struct canvas *cv, int x, int y, int w, enum style st, int decimals, bool pct, double v)
+{
+	char b[32];
+	if (isfinite(v))
+		snprintf(b, sizeof b, "%.*f%s", decimals, v, pct ? "%" : "");
+	else
+		snprintf(b, sizeof b, "-");
+	canvas_text_right(cv, x, y, w - 1, st, b);
+}
+
+/* Starts a table row: the selection bar, and the style its text takes. */
+static enum style row_style(struct canvas *cv, int x, int y, int w, bool sel)
+{
+	if (sel)
+		canvas_fill(cv, x, y, w, 1, ' ', ST_SELECTED);
+	return sel ? ST_SELECTED : ST_NORMAL;
+}
+
+struct col {
+	const char *title;
+	int width;
+	int sort; /* the sort it shows, -1 none */
+};
+
+static int header(struct canvas *cv, int x, int y, int w, const char *name, int name_w, const struct col *cols,
+		  size_t n, int sort, bool reverse)
+{
+	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
+	canvas_textf(cv, x + 1, y, name_w, ST_HEADER, "%s%s", name, sort == OS_NAME ? (reverse ? " \u25B4" : " \u25BE") : "");
+	int cx = x + 1 + name_w;
+	for (size_t c = 0; c < n && cx + cols[c].width <= x + w; c++) {
+		char t[32];
+		snprintf(t, sizeof t, "%s%s", cols[c].title,
+			 sort >= 0 && cols[c].sort == sort ? (reverse ? "\u25B4" : "\u25BE") : "");
+		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, t);
+		cx += cols[c].width;
+	}
+	return cx;
+}
+
+static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w, int h)
+{
+	static const struct col cols[] = {
+		{"count", 6, OS_COUNT}, {"elapse ms", 11, OS_ELAPSE}, {"transit ms", 11, -1}, {"wait ms", 9, -1},
+		{"sync ms", 9, -1},     {"wait", 6, OS_WAIT},        {"sync", 6, OS_SYNC},    {"GB/s", 7, OS_GBPS},
+		{"small%", 7, OS_SMALL},
+	};
+	static const int decimals[] = {0, 3, 3, 3, 3, 3, 3, 2, 1};
+	int num_w = 0;
+	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+		num_w += cols[c].width;
+	int name_w = w - 2 - num_w < 18 ? 18 : w - 2 - num_w;
+	header(cv, x, y, w, "op  kind  group", name_w, cols, sizeof cols / sizeof cols[0], v->sort[PANE_OPS],
+	       v->reverse[PANE_OPS]);
+	struct listbox *lb = &v->lb[PANE_OPS];
+	listbox_clamp(lb, h - 2);
+	if (lb->sel < v->n_ops) {
+		/* the selected row in full: group names are long hashes */
+		const struct comm_opagg *o = &v->ca->ops[v->ops[lb->sel]];
+		canvas_textf(cv, x + 1, y + h - 1, w - 2, ST_DIM,
+			     "%s (%s) in group %s: %zu rank(s), %zu step(s), %.3f MB in %.3f ms of transfers", o->type,
+			     comm_kind_name((enum comm_kind)o->kind), o->group, o->n_ranks, o->n_steps, o->size_mb,
+			     (double)o->bw_time_ns / 1e6);
+	}
+	for (int r = 0; r < h - 2 && lb->top + (size_t)r < v->n_ops; r++) {
+		size_t idx = lb->top + (size_t)r;
+		const struct comm_opagg *o = &v->ca->ops[v->ops[idx]];
+		int ry = y + 1 + r;
+		bool sel = idx == lb->sel;
+		enum style st = row_style(cv, x, ry, w, sel);
+		char name[512];
+		snprintf(name, sizeof name, "%s  %s  %s", o->type, o->kind == COMM_KIND_P2P ? "p2p " : "coll", o->group);
+		canvas_text(cv, x + 1, ry, name_w - 1, st, name);
+		int cx = x + 1 + name_w;
+		double vals[] = {(double)o->count,       (double)o->t[COMM_T_ELAPSE] / 1e6,
+				 (double)o->t[COMM_T_TRANSIT] / 1e6, (double)o->t[COMM_T_WAIT] / 1e6,
+				 (double)o->t[COMM_T_SYNC] / 1e6, o->wait_ratio, o->sync_ratio, o->bw_gbps, o->small_pct};
+		for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx + cols[c].width <= x + w; c++) {
+			/* msprof's advisor flags a wait ratio above 0.2 */
+			enum style cs = !sel && c == 5 && vals[c] > 0.2 ? ST_WARN : st;
+			num_cell(cv, cx, ry, cols[c].width, cs, decimals[c], false, vals[c]);
+			cx += cols[c].width;
+		}
+	}
+	if (!v->n_ops)
+		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM,
+			    v->filter[0] ? "no op matches the filter" : "no communication.json entries (the matrix pane may have links)");
+}
+
+static void draw_transports(struct comm_view *v, struct canvas *cv, int x, int y, int w, int h)
+{
+	static const struct col cols[] = {
+		{"size MB", 11, -1}, {"time ms", 10, -1}, {"GB/s", 9, -1},   {"ref GB/s", 10, -1}, {"of ref", 8, -1},
+		{"entries", 9, -1},  {"packets", 9, -1},  {"small%", 8, -1}, {"large%", 8, -1},
+	};
+	static const int decimals[] = {3, 3, 3, 1, 1, 0, 0, 1, 1};
+	int name_w = 17;
+	int end = header(cv, x, y, w, "ranks  transport", name_w, cols, sizeof cols / sizeof cols[0], -1, false);
+	struct listbox *lb = &v->lb[PANE_TRANSPORTS];
+	listbox_clamp(lb, h - 1);
+	for (int r = 0; r < h - 1 && lb->top + (size_t)r < v->n_trs; r++) {
+		size_t idx = lb->top + (size_t)r;
+		const struct trow *tr = &v->trs[idx];
+		const struct comm_tstat *s = &(tr->rank_i < 0 ? v->ca->tr : v->ca->ranks[tr->rank_i].tr)[tr->tr];
+		int ry = y + 1 + r;
+		bool sel = idx == lb->sel;
+		enum style st = row_style(cv, x, ry, w, sel);
+		char scope[24];
+		if (tr->rank_i < 0)
+			snprintf(scope, sizeof scope, "all");
+		else
+			snprintf(scope, sizeof scope, "rank %d", v->ca->ranks[tr->rank_i].rank);
+		canvas_textf(cv, x + 1, ry, name_w, st, "%-7s%s", scope, comm_transport_name((enum comm_transport)tr->tr));
+		double ref = comm_refs[tr->tr].gbps > 0 ? comm_refs[tr->tr].gbps : NAN;
+		double large = s->packets > 0 && comm_refs[tr->tr].large_mb > 0 ? 100 * s->large_packets / s->packets : NAN;
+		double vals[] = {s->size_mb, (double)s->time_ns / 1e6, s->bw_gbps, ref, 100 * s->util, (double)s->entries,
+				 s->packets, s->packets > 0 ? 100 * s->small_packets / s->packets : NAN, large};
+		int cx = x + 1 + name_w;
+		for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx + cols[c].width <= x + w; c++) {
+			num_cell(cv, cx, ry, cols[c].width, st, decimals[c], c == 4, vals[c]);
+			cx += cols[c].width;
+		}
+		/* the share of the reference as a bar, where there is room */
+		if (end + 8 <= x + w && isfinite(s->util))
+			draw_bar(cv, end + 1, ry, x + w - end - 2, s->util, sel ? ST_SELECTED : ST_CAT_COMM);
+	}
+}
+
+static const uint32_t heat_glyph[5] = {' ', 0x2591, 0x2592, 0x2593, 0x2588}; /* ░ ▒ ▓ █ */
+
+static const struct comm_group *group_of(const struct comm_analysis *ca, size_t link)
+{
+	for (size_t g = 0; g < ca->n_groups; g++)
+		if (link >= ca->groups[g].link0 && link < ca->groups[g].link0 + ca->groups[g].n_links)
+			return &ca->groups[g];
+	return NULL;
+}
+
+/* The heatmap of g, the selected link's cell highlighted; returns the rows used. */
+static int draw_heatmap(const struct comm_analysis *ca, const struct comm_group *g, size_t sel_link, struct canvas *cv,
+			int x, int y, int w, int h)
+{
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "matrix of %s (%s, %zu links): GB/s from the row's rank to the column's",
+		     g->name, comm_kind_name((enum comm_kind)g->kind), g->n_links);
+	int label_w = 7;
+	int cell = (int)g->n_ranks * 7 + label_w + 2 <= w ? 7 : 3;
+	int ncols = (w - label_w - 2) / cell;
+	if (ncols > (int)g->n_ranks)
+		ncols = (int)g->n_ranks;
+	int nrows = h - 3 < (int)g->n_ranks ? h - 3 : (int)g->n_ranks;
+	canvas_text(cv, x + 1, y + 1, label_w, ST_HEADER, "src\\dst");
+	for (int c = 0; c < ncols; c++)
+		canvas_textf(cv, x + 1 + label_w + c * cell, y + 1, cell, ST_HEADER, "%*d", cell - 1, g->ranks[c]);
+	for (int r = 0; r < nrows; r++) {
+		int ry = y + 2 + r;
+		canvas_textf(cv, x + 1, ry, label_w, ST_HEADER, "%6d", g->ranks[r]);
+		for (int c = 0; c < ncols; c++) {
+			int cx = x + 1 + label_w + c * cell;
+			const struct comm_linkagg *l = NULL;
+			size_t li = 0;
+			for (size_t i = g->link0; i < g->link0 + g->n_links && !l; i++)
+				if (ca->links[i].src == g->ranks[r] && ca->links[i].dst == g->ranks[c]) {
+					l = &ca->links[i];
+					li = i;
+				}
+			if (!l) {
+				canvas_set(cv, cx + cell - 2, ry, 0x00B7, ST_DIM);
+				continue;
+			}
+			bool local = l->transport == COMM_TR_LOCAL;
+			enum style st = li == sel_link ? ST_SELECTED : l->slow ? ST_WARN : local ? ST_DIM : ST_CAT_COMM;
+			uint32_t glyph = l->slow ? '!' : local ? 'L' : heat_glyph[comm_heat_level(l)];
+			canvas_set(cv, cx, ry, glyph, st);
+			if (cell > 3 && isfinite(l->bw_gbps))
+				canvas_textf(cv, cx + 1, ry, cell - 1, st, l->bw_gbps < 999.95 ? "%5.1f" : "%5.0f", l->bw_gbps);
+		}
+	}
+	int used = 2 + nrows;
+	if (nrows < (int)g->n_ranks || ncols < (int)g->n_ranks)
+		canvas_textf(cv, x + 1, y + used++, w - 2, ST_DIM, "showing %d x %d of %zu x %zu (a larger terminal shows more; --json has every link)",
+			     nrows, ncols, g->n_ranks, g->n_ranks);
+	canvas_text(cv, x + 1, y + used++, w - 2, ST_DIM,
+		    "\u2588 >=80%  \u2593 >=50%  \u2592 >=25%  \u2591 <25% of the reference (else the median)  "
+		    "! slow  L local copy");
+	return used;
+}
+
+static void draw_matrix(struct comm_view *v, struct canvas *cv, int x, int y, int w, int h)
+{
+	struct listbox *lb = &v->lb[PANE_MATRIX];
+	if (!v->n_links) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
+			    v->filter[0] ? "no link matches the filter" : "no communication_matrix.json links in this capture");
+		return;
+	}
+	size_t sel_link = v->links[lb->sel < v->n_links ? lb->sel : 0];
+	const struct comm_group *g = group_of(v->ca, sel_link);
+	int used = g ? draw_heatmap(v->ca, g, sel_link, cv, x, y, w, h / 2 + 2) : 0;
+	y += used;
+	h -= used;
+	static const struct col cols[] = {
+		{"transport", 11, -1}, {"size MB", 11, -1}, {"time ms", 10, -1}, {"GB/s", 9, -1}, {"median", 9, -1}, {"", 6, -1},
+	};
+	int name_w = w - 2 - 56 < 24 ? 24 : w - 2 - 56;
+	header(cv, x, y, w, "src -> dst  group", name_w, cols, sizeof cols / sizeof cols[0], -1, false);
+	listbox_clamp(lb, h - 1);
+	for (int r = 0; r < h - 1 && lb->top + (size_t)r < v->n_links; r++) {
+		size_t idx = lb->top + (size_t)r;
+		const struct comm_linkagg *l = &v->ca->links[v->links[idx]];
+		int ry = y + 1 + r;
+		bool sel = idx == lb->sel;
+		enum style st = row_style(cv, x, ry, w, sel);
+		canvas_textf(cv, x + 1, ry, name_w - 1, st, "%d -> %d  %s", l->src, l->dst, l->group);
+		int cx = x + 1 + name_w;
+		canvas_text_right(cv, cx, ry, cols[0].width - 1, st, comm_transport_name((enum comm_transport)l->transport));
+		cx += cols[0].width;
+		double vals[] = {l->size_mb, (double)l->time_ns / 1e6, l->bw_gbps, l->median_gbps};
+		for (size_t c = 0; c < 4 && cx + cols[c + 1].width <= x + w; c++) {
+			num_cell(cv, cx, ry, cols[c + 1].width, st, c < 2 ? 3 : 2, false, vals[c]);
+			cx += cols[c + 1].width;
+		}
+		if (l->slow && cx + 5 <= x + w)
+			canvas_text(cv, cx + 1, ry, 5, sel ? ST_SELECTED : ST_WARN, "slow");
+	}
+}
+
+static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	struct comm_view *v = p;
+	if (v->ca != analysis_of(app))
+		rebuild(v, app);
+	const struct comm_analysis *ca = v->ca;
+	if (!ca) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
+		return;
+	}
+	if (!ca->present) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_BOLD, "No communication files in this capture.");
+		canvas_text(cv, x + 1, y + 3, w - 2, ST_NORMAL,
+			    "torch_npu writes communication.json and communication_matrix.json to ASCEND_PROFILER_OUTPUT");
+		canvas_text(cv, x + 1, y + 4, w - 2, ST_NORMAL,
+			    "with profiler_level Level1 or Level2 when more than one card takes part; msprof writes them");
+		canvas_text(cv, x + 1, y + 5, w - 2, ST_NORMAL, "to PROF_*/analyze with --analyze=on.");
+		return;
+	}
+	char wr[16], sr[16], sp[16];
+	snprintf(wr, sizeof wr, isfinite(ca->wait_ratio) ? "%.3f" : "-", ca->wait_ratio);
+	snprintf(sr, sizeof sr, isfinite(ca->sync_ratio) ? "%.3f" : "-", ca->sync_ratio);
+	snprintf(sp, sizeof sp, isfinite(ca->small_pct) ? "%.1f %%" : "-", ca->small_pct);
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "%zu entries of %zu rank(s) in %zu step(s), from %s", ca->entries,
+		     ca->n_ranks, ca->steps, ca->source);
+	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL,
+		     "wait ratio %s   sync ratio %s   small packets %s   %zu slow link(s)   (times ms, MB, GB/s)", wr, sr,
+		     sp, ca->n_slow);
+	int tx = x + 1;
+	for (int pn = 0; pn < PANE_COUNT; pn++) {
+		char t[40];
+		snprintf(t, sizeof t, " %s ", pane_names[pn]);
+		tx += canvas_text(cv, tx, y + 2, x + w - tx, pn == (int)v->pane ? ST_TAB : ST_DIM, t) + 1;
+	}
+	char right[200];
+	const char *sort = v->pane == PANE_OPS ? op_sort_names[v->sort[PANE_OPS]]
+			   : v->pane == PANE_MATRIX ? link_sort_names[v->sort[PANE_MATRIX]] : NULL;
+	snprintf(right, sizeof right, "%s%s%s%s%s", sort ? "sort " : "", sort ? sort : "",
+		 sort && v->reverse[v->pane] ? " (reversed)" : "", v->filter[0] ? "  filter: " : "", v->filter);
+	canvas_text_right(cv, tx, y + 2, x + w - tx - 1, ST_DIM, right);
+	int by = y + 3, bh = h - 3;
+	if (v->pane == PANE_OPS)
+		draw_ops(v, cv, x, by, w, bh);
+	else if (v->pane == PANE_TRANSPORTS)
+		draw_transports(v, cv, x, by, w, bh);
+	else
+		draw_matrix(v, cv, x, by, w, bh);
+}
+
+/* ---- keys ------------------------------------------------------------------------------- */
+
+static void open_row(struct comm_view *v, struct app *app)
+{
+	const struct comm_analysis *ca = v->ca;
+	struct listbox *lb = &v->lb[v->pane];
+	char title[512];
+	if (!ca || lb->sel >= lb->n)
+		return;
+	const struct comm_item *items;
+	size_t n;
+	if (v->pane == PANE_OPS) {
+		const struct comm_opagg *o = &ca->ops[v->ops[lb->sel]];
+		snprintf(title, sizeof title, "%s (%s) in group %s: %zu entries", o->type, comm_kind_name((enum comm_kind)o->kind),
+			 o->group, o->count);
+		items = &ca->items[o->item0];
+		n = o->n_items;
+	} else if (v->pane == PANE_TRANSPORTS) {
+		const struct trow *tr = &v->trs[lb->sel];
+		const struct comm_tstat *s = &(tr->rank_i < 0 ? ca->tr : ca->ranks[tr->rank_i].tr)[tr->tr];
+		char scope[32] = "every rank";
+		if (tr->rank_i >= 0)
+			snprintf(scope, sizeof scope, "rank %d", ca->ranks[tr->rank_i].rank);
+		snprintf(title, sizeof title, "entries with %s traffic, %s: %zu", comm_transport_name((enum comm_transport)tr->tr),
+			 scope, s->n_items);
+		items = &ca->items[s->item0];
+		n = s->n_items;
+	} else {
+		const struct comm_linkagg *l = &ca->links[v->links[lb->sel]];
+		snprintf(title, sizeof title, "link %d -> %d (%s) in group %s: %zu matrix entries", l->src, l->dst,
+			 comm_transport_name((enum comm_transport)l->transport), l->group, l->n_items);
+		items = &ca->items[l->item0];
+		n = l->n_items;
+	}
+	comm_detail_set(app_view(app, VIEW_COMM_DETAIL), app, title, items, n);
+	app_push(app, VIEW_COMM_DETAIL);
+}
+
+static int handle(void *p, struct app *app, enum action act)
+{
+	struct comm_view *v = p;
+	if (listbox_handle(&v->lb[v->pane], act))
+		return VH_HANDLED;
+	switch (act) {
+	case ACT_COMM_PANE:
+		v->pane = (enum pane)((v->pane + 1) % PANE_COUNT);
+		return VH_HANDLED;
+	case ACT_SORT_NEXT:
+	case ACT_SORT_REVERSE:
+		if (v->pane == PANE_TRANSPORTS) {
+			app_message(app, ST_DIM, "the transports keep their order");
+			return VH_HANDLED;
+		}
+		if (act == ACT_SORT_REVERSE)
+			v->reverse[v->pane] = !v->reverse[v->pane];
+		else
+			v->sort[v->pane] = (v->sort[v->pane] + 1) % (v->pane == PANE_OPS ? OS_N : LS_N);
+		rebuild(v, app);
+		return VH_HANDLED;
+	case ACT_OPEN:
+		open_row(v, app);
+		return VH_HANDLED;
+	default: return VH_UNHANDLED;
+	}
+}
+
+static bool search(void *p, struct app *app, const char *text, int dir)
+{
+	(void)app;
+	struct comm_view *v = p;
+	struct listbox *lb = &v->lb[v->pane];
+	if (!v->ca || !lb->n)
+		return false;
+	for (size_t k = dir == 0 ? 0 : 1; k <= lb->n; k++) {
+		size_t i = dir < 0 ? (lb->sel + lb->n - k) % lb->n : (lb->sel + k) % lb->n;
+		const char *a, *b = NULL;
+		if (v->pane == PANE_OPS) {
+			a = v->ca->ops[v->ops[i]].type;
+			b = v->ca->ops[v->ops[i]].group;
+		} else if (v->pane == PANE_TRANSPORTS) {
+			a = comm_transport_name((enum comm_transport)v->trs[i].tr);
+		} else {
+			a = v->ca->links[v->links[i]].group;
+			b = v->ca->links[v->links[i]].slow ? "slow" : NULL;
+		}
+		if (strcasestr(a, text) || (b && strcasestr(b, text))) {
+			lb->sel = i;
+			listbox_clamp(lb, lb->height);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool filter(void *p, struct app *app, const char *text)
+{
+	struct comm_view *v = p;
+	snprintf(v->filter, sizeof v->filter, "%s", text);
+	rebuild(v, app);
+	return true;
+}
+
+const struct view_ops comm_view_ops = {
+	.title = "Comm",
+	.scopes = KS_LIST | KS_COMM,
+	.create = create,
+	.destroy = destroy,
+	.draw = draw,
+	.handle = handle,
+	.update = update,
+	.search = search,
+	.filter = filter,
+	.hint = "v pane  s sort  S reverse  / search  \\ filter  Enter: the file entries behind a row",
+};
+
+/* ---- detail: the entries behind a figure --------------------------------------------------- */
+
+struct comm_detail {
+	char title[512];
+	const struct comm_item *items; /* borrowed from the published analysis */
+	size_t n;
+	struct listbox lb;
+	long expanded; /* the row whose text is shown, -1: none */
+	struct sbuf text;
+};
+
+static void *detail_create(struct app *app)
+{
+	(void)app;
+	struct comm_detail *d = xcalloc(1, sizeof *d);
+	d->expanded = -1;
+	return d;
+}
+
+static void detail_destroy(void *p)
+{
+	struct comm_detail *d = p;
+	sbuf_free(&d->text);
+	free(d);
+}
+
+void comm_detail_set(void *st, struct app *app, const char *title, const struct comm_item *items, size_t n)
+{
+	(void)app;
+	struct comm_detail *d = st;
+	snprintf(d->title, sizeof d->title, "%s", title);
+	d->items = items;
+	d->n = n;
+	d->lb = (struct listbox){.n = n, .height = d->lb.height};
+	d->expanded = -1;
+}
+
+/* One entry as a row under the header of its kind (a list holds ops or links, never both). */
+static const char *const op_header = "rank step    op                          elapse ms transit ms    wait ms    sync ms  byte";
+static const char *const link_header = "rank step    entry             src -> dst transport   size MB    time ms     GB/s  byte";
+
+static void item_line(const struct comm_item *it, char *buf, size_t size)
+{
+	const struct comm_data *cd = it->cd;
+	char rank[16] = "-";
+	if (it->link) {
+		const struct comm_link *l = &cd->links[it->index];
+		char sd[32];
+		if (l->rank >= 0)
+			snprintf(rank, sizeof rank, "%d", l->rank);
+		snprintf(sd, sizeof sd, "%d -> %d", l->src, l->dst);
+		snprintf(buf, size, "%-4s %-7s %-17s %-10s %-7s %9.3f %10.3f %8.2f  %lld", rank, comm_str(cd, l->step),
+			 comm_str(cd, l->name), sd, comm_transport_name((enum comm_transport)l->transport), l->size_mb,
+			 (double)l->time_ns / 1e6, l->bw_gbps, (long long)l->off);
+		return;
+	}
+	const struct comm_op *op = &cd->ops[it->index];
+	if (op->rank >= 0)
+		snprintf(rank, sizeof rank, "%d", op->rank);
+	snprintf(buf, size, "%-4s %-7s %-26s %10.3f %10.3f %10.3f %10.3f  %lld", rank, comm_str(cd, op->step),
+		 comm_str(cd, op->name), (double)op->t[COMM_T_ELAPSE] / 1e6, (double)op->t[COMM_T_TRANSIT] / 1e6,
+		 (double)op->t[COMM_T_WAIT] / 1e6, (double)op->t[COMM_T_SYNC] / 1e6, (long long)op->off);
+}
+
+static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	(void)app;
+	struct comm_detail *d = p;
+	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, d->title[0] ? d->title : "(nothing selected)");
+	canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
+		    "the file entries (ms, MB and GB/s as the files give them); Enter: an entry's text and file");
+	canvas_fill(cv, x, y + 2, w, 1, ' ', ST_HEADER);
+	canvas_text(cv, x + 1, y + 2, w - 2, ST_HEADER, d->n && d->items[0].link ? link_header : op_header);
+	int body = h - 3;
+	listbox_clamp(&d->lb, body);
+	int row = y + 3;
+	for (size_t idx = d->lb.top; idx < d->n && row < y + h; idx++) {
+		char line[1024];
+		item_line(&d->items[idx], line, sizeof line);
+		canvas_text(cv, x + 1, row, w - 2, row_style(cv, x, row, w, idx == d->lb.sel), line);
+		row++;
+		if ((long)idx != d->expanded)
+			continue;
+		/* the entry's text, line by line, wrapped to the screen */
+		const char *s = sbuf_str(&d->text), *end = s + d->text.len;
+		int tw = w - 6 > 10 ? w - 6 : 10;
+		while (s < end && row < y + h) {
+			const char *nl = memchr(s, '\n', (size_t)(end - s));
+			size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+			size_t take = n > (size_t)tw ? (size_t)tw : n;
+			while (take < n && take > 0 && ((unsigned char)s[take] & 0xC0) == 0x80)
+				take--; /* never split a UTF-8 character */
+			canvas_textn(cv, x + 4, row++, tw, ST_DIM, s, take);
+			s += take;
+			if (take == n)
+				s += nl ? 1 : 0;
+		}
+	}
+	if (!d->n)
+		canvas_text(cv, x + 1, y + 4, w - 2, ST_DIM, "no entries");
+}
+
+static int detail_handle(void *p, struct app *app, enum action act)
+{
+	struct comm_detail *d = p;
+	if (listbox_handle(&d->lb, act))
+		return VH_HANDLED;
+	if (act != ACT_OPEN || !d->n)
+		return VH_UNHANDLED;
+	if ((long)d->lb.sel == d->expanded) {
+		d->expanded = -1;
+		return VH_HANDLED;
+	}
+	const struct comm_item *it = &d->items[d->lb.sel];
+	const struct comm_data *cd = it->cd;
+	const char *path;
+	int64_t off;
+	uint32_t len;
+	if (it->link) {
+		path = cd->files[cd->links[it->index].file].path;
+		off = cd->links[it->index].off;
+		len = cd->links[it->index].len;
+	} else {
+		path = cd->files[cd->ops[it->index].file].path;
+		off = cd->ops[it->index].off;
+		len = cd->ops[it->index].len;
+	}
+	struct sbuf lines = SBUF_INIT;
+	if (comm_json_entry_lines(path, off, len, 1u << 16, &lines) != 0)
+		app_message(app, ST_WARN, "%s", sbuf_str(&lines));
+	sbuf_reset(&d->text);
+	sbuf_addf(&d->text, "%s, byte %lld, %u bytes:\n", path, (long long)off, len);
+	sbuf_add(&d->text, lines.buf ? lines.buf : "", lines.len);
+	sbuf_free(&lines);
+	d->expanded = (long)d->lb.sel;
+	return VH_HANDLED;
+}
+
+const struct view_ops comm_detail_view_ops = {
+	.title = "Comm detail",
+	.scopes = KS_LIST,
+	.create = detail_create,
+	.destroy = detail_destroy,
+	.draw = detail_draw,
+	.handle = detail_handle,
+	.hint = "Enter: the entry's text (file and byte offset)   q back",
+};
