@@ -574,7 +574,8 @@ void analysis_comm_metrics(struct analysis *an)
 			analysis_set_metric(ra, M_COMM_TRANSIT_MB, rs->size_mb, CONF_HIGH, src);
 			if (rs->packets > 0)
 				analysis_set_metric(ra, M_COMM_SMALL_PACKET_PCT, 100.0 * rs->small_packets / rs->packets,
-						    CONF_HIGH, "Size Distribution of communication.json");
+						    CONF_HIGH, ca->from_cluster ? "Size Distribution of cluster_communication.json"
+										: "Size Distribution of communication.json");
 		}
 		if (ca->n_links)
 			analysis_set_metric(ra, M_COMM_SLOW_LINKS, (double)comm_slow_links_of(ca, ra->rank),

@@ -185,15 +185,21 @@ void report_comm_text(const struct analysis *an, FILE *out)
 		return;
 	fputs("\n== communication: ", out);
 	summary_put_clean(out, ca->source);
-	fprintf(out, " ==\n  %zu rank(s), %zu step(s), %zu entries; all ranks: wait ratio", ca->n_ranks, ca->steps,
-		ca->entries);
-	put_num(out, 0, 3, ca->wait_ratio);
-	fputs(", sync ratio", out);
-	put_num(out, 0, 3, ca->sync_ratio);
-	fputs(", small packets (< 1 MB)", out);
-	put_num(out, 0, 1, ca->small_pct);
-	fprintf(out, " %%, %zu slow link(s)\n", ca->n_slow);
-	fputs("  wait ratio = wait / (wait + transit), sync ratio = synchronization / (synchronization + transit)\n", out);
+	fputs(" ==\n", out);
+	if (ca->entries) {
+		fprintf(out, "  %zu rank(s), %zu step(s), %zu entries; all ranks: wait ratio", ca->n_ranks, ca->steps,
+			ca->entries);
+		put_num(out, 0, 3, ca->wait_ratio);
+		fputs(", sync ratio", out);
+		put_num(out, 0, 3, ca->sync_ratio);
+		fputs(", small packets (< 1 MB)", out);
+		put_num(out, 0, 1, ca->small_pct);
+		fprintf(out, " %%, %zu slow link(s)\n", ca->n_slow);
+		fputs("  wait ratio = wait / (wait + transit), sync ratio = synchronization / (synchronization + transit)\n",
+		      out);
+	} else {
+		fprintf(out, "  no time entries, links only; %zu slow link(s)\n", ca->n_slow);
+	}
 	if (ca->n_ops) {
 		text_ops(ca, out);
 		text_transports(ca, out);
