@@ -211,16 +211,19 @@ static int cmp_link_rec(const void *pa, const void *pb)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Distinct values of v (reordered). */
 static size_t count_distinct(uint32_t *v, size_t n)
 {
+	xqsort(v, n, sizeof *v, cmp_u32);
 	size_t d = 0;
-	for (size_t i = 0; i < n; i++) {
-		bool seen = false;
-		for (size_t j = 0; j < d && !seen; j++)
-			seen = v[j] == v[i];
-		if (!seen)
-			v[d++] = v[i];
-	}
+	for (size_t i = 0; i < n; i++)
+		d += i == 0 || v[i] != v[i - 1];
 	return d;
 }
 
@@ -529,6 +532,22 @@ struct comm_analysis *comm_analyse(const struct capture *cap)
 	free(ops.v);
 	free(links.v);
 	return ca;
+}
+
+const struct comm_linkagg *comm_group_link(const struct comm_analysis *ca, const struct comm_group *g, int32_t src,
+					   int32_t dst)
+{
+	size_t lo = g->link0, hi = g->link0 + g->n_links;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct comm_linkagg *l = &ca->links[mid];
+		if (l->src < src || (l->src == src && l->dst < dst))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->link0 + g->n_links && ca->links[lo].src == src && ca->links[lo].dst == dst ? &ca->links[lo]
+												  : NULL;
 }
 
 const struct comm_rank_stat *comm_rank(const struct comm_analysis *ca, int rank)

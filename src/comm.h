@@ -137,6 +137,10 @@ const struct comm_rank_stat *comm_rank(const struct comm_analysis *ca, int rank)
  * files, global ranks) its source. */
 static inline int comm_link_owner(const struct comm_linkagg *l) { return l->rank >= 0 ? l->rank : l->src; }
 size_t comm_slow_links_of(const struct comm_analysis *ca, int rank);
+/* The group's link from src to dst (the first transport when there are several), or NULL;
+ * a binary search, links being sorted by group, src, dst. */
+const struct comm_linkagg *comm_group_link(const struct comm_analysis *ca, const struct comm_group *g, int32_t src,
+					   int32_t dst);
 /* wait / (wait + transit) and its kin, NAN when both are 0. */
 double comm_ratio(int64_t part, int64_t transit);
 

@@ -109,16 +109,6 @@ static void text_slow(const struct comm_analysis *ca, FILE *out)
 		fprintf(out, "    ... %zu more (see --json)\n", ca->n_slow - shown);
 }
 
-/* The group's link from src to dst (the first transport when there are several). */
-static const struct comm_linkagg *find_link(const struct comm_analysis *ca, const struct comm_group *g, int32_t src,
-					    int32_t dst)
-{
-	for (size_t i = g->link0; i < g->link0 + g->n_links; i++)
-		if (ca->links[i].src == src && ca->links[i].dst == dst)
-			return &ca->links[i];
-	return NULL;
-}
-
 static void text_heatmap(const struct comm_analysis *ca, const struct comm_group *g, FILE *out)
 {
 	size_t n = g->n_ranks < TEXT_MATRIX_RANKS ? g->n_ranks : TEXT_MATRIX_RANKS;
@@ -152,7 +142,7 @@ static void text_heatmap(const struct comm_analysis *ca, const struct comm_group
 		sbuf_reset(&line);
 		sbuf_addf(&line, "    %7d", g->ranks[r]);
 		for (size_t c = 0; c < n; c++) {
-			const struct comm_linkagg *l = find_link(ca, g, g->ranks[r], g->ranks[c]);
+			const struct comm_linkagg *l = comm_group_link(ca, g, g->ranks[r], g->ranks[c]);
 			any |= l != NULL;
 			char glyph = !l ? ' ' : l->slow ? '!' : l->transport == COMM_TR_LOCAL ? 'L'
 								: comm_heat_ascii[comm_heat_level(l)];

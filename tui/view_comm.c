@@ -294,39 +294,56 @@ static const struct comm_group *group_of(const struct comm_analysis *ca, size_t 
 	return NULL;
 }
 
+/* Where id sits in g's sorted ranks (0 when absent). */
+static int rank_pos(const struct comm_group *g, int32_t id)
+{
+	for (size_t i = 0; i < g->n_ranks; i++)
+		if (g->ranks[i] == id)
+			return (int)i;
+	return 0;
+}
+
+/* The first of `shown` positions out of n that keeps pos in view, centred when it can. */
+static int window_start(int pos, int shown, int n)
+{
+	int a = pos - shown / 2;
+	if (a > n - shown)
+		a = n - shown;
+	return a < 0 ? 0 : a;
+}
+
 /* The heatmap of g, the selected link's cell highlighted; returns the rows used. */
 static int draw_heatmap(const struct comm_analysis *ca, const struct comm_group *g, size_t sel_link, struct canvas *cv,
 			int x, int y, int w, int h)
 {
 	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "matrix of %s (%s, %zu links): GB/s from the row's rank to the column's",
 		     g->name, comm_kind_name((enum comm_kind)g->kind), g->n_links);
-	int label_w = 7;
+	int label_w = 8;
 	int cell = (int)g->n_ranks * 7 + label_w + 2 <= w ? 7 : 3;
 	int ncols = (w - label_w - 2) / cell;
 	if (ncols > (int)g->n_ranks)
 		ncols = (int)g->n_ranks;
 	int nrows = h - 3 < (int)g->n_ranks ? h - 3 : (int)g->n_ranks;
+	/* a window of the grid around the selected link's row and column */
+	const struct comm_linkagg *sl = &ca->links[sel_link];
+	int r0 = window_start(rank_pos(g, sl->src), nrows, (int)g->n_ranks);
+	int c0 = window_start(rank_pos(g, sl->dst), ncols, (int)g->n_ranks);
 	canvas_text(cv, x + 1, y + 1, label_w, ST_HEADER, "src\\dst");
 	for (int c = 0; c < ncols; c++)
-		canvas_textf(cv, x + 1 + label_w + c * cell, y + 1, cell, ST_HEADER, "%*d", cell - 1, g->ranks[c]);
+		canvas_textf(cv, x + 1 + label_w + c * cell, y + 1, cell, ST_HEADER, "%*d", cell - 1, g->ranks[c0 + c]);
 	for (int r = 0; r < nrows; r++) {
 		int ry = y + 2 + r;
-		canvas_textf(cv, x + 1, ry, label_w, ST_HEADER, "%6d", g->ranks[r]);
+		int32_t src = g->ranks[r0 + r];
+		canvas_textf(cv, x + 1, ry, label_w, ST_HEADER, "%7d", src);
 		for (int c = 0; c < ncols; c++) {
 			int cx = x + 1 + label_w + c * cell;
-			const struct comm_linkagg *l = NULL;
-			size_t li = 0;
-			for (size_t i = g->link0; i < g->link0 + g->n_links && !l; i++)
-				if (ca->links[i].src == g->ranks[r] && ca->links[i].dst == g->ranks[c]) {
-					l = &ca->links[i];
-					li = i;
-				}
+			const struct comm_linkagg *l = comm_group_link(ca, g, src, g->ranks[c0 + c]);
 			if (!l) {
 				canvas_set(cv, cx + cell - 2, ry, 0x00B7, ST_DIM);
 				continue;
 			}
 			bool local = l->transport == COMM_TR_LOCAL;
-			enum style st = li == sel_link ? ST_SELECTED : l->slow ? ST_WARN : local ? ST_DIM : ST_CAT_COMM;
+			enum style st = l == sl ? ST_SELECTED : l->slow ? ST_WARN : local ? ST_DIM : ST_CAT_COMM;
 			uint32_t glyph = l->slow ? '!' : local ? 'L' : heat_glyph[comm_heat_level(l)];
 			canvas_set(cv, cx, ry, glyph, st);
 			if (cell > 3 && isfinite(l->bw_gbps))
@@ -335,8 +352,9 @@ static int draw_heatmap(const struct comm_analysis *ca, const struct comm_group 
 	}
 	int used = 2 + nrows;
 	if (nrows < (int)g->n_ranks || ncols < (int)g->n_ranks)
-		canvas_textf(cv, x + 1, y + used++, w - 2, ST_DIM, "showing %d x %d of %zu x %zu (a larger terminal shows more; --json has every link)",
-			     nrows, ncols, g->n_ranks, g->n_ranks);
+		canvas_textf(cv, x + 1, y + used++, w - 2, ST_DIM,
+			     "rows %d-%d, columns %d-%d of %zu (around the selected link; --json has every link)", r0 + 1,
+			     r0 + nrows, c0 + 1, c0 + ncols, g->n_ranks);
 	canvas_text(cv, x + 1, y + used++, w - 2, ST_DIM,
 		    "\u2588 >=80%  \u2593 >=50%  \u2592 >=25%  \u2591 <25% of the reference (else the median)  "
 		    "! slow  L local copy");
