@@ -375,9 +375,9 @@ static void draw_matrix(struct comm_view *v, struct canvas *cv, int x, int y, in
 	y += used;
 	h -= used;
 	static const struct col cols[] = {
-		{"transport", 11, -1}, {"size MB", 11, -1}, {"time ms", 10, -1}, {"GB/s", 9, -1}, {"median", 9, -1}, {"", 6, -1},
+		{"transport", 11, -1}, {"size MB", 11, -1}, {"time ms", 10, -1}, {"GB/s", 9, -1}, {"med GB/s", 10, -1}, {"", 6, -1},
 	};
-	int name_w = w - 2 - 56 < 24 ? 24 : w - 2 - 56;
+	int name_w = w - 2 - 57 < 24 ? 24 : w - 2 - 57;
 	header(cv, x, y, w, "src -> dst  group", name_w, cols, sizeof cols / sizeof cols[0], -1, false);
 	listbox_clamp(lb, h - 1);
 	for (int r = 0; r < h - 1 && lb->top + (size_t)r < v->n_links; r++) {
