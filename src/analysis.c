@@ -698,6 +698,11 @@ void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *r
 		ivset_free(&tmp);
 	}
 	pmu_metrics(rd->by_kind[CSV_KERNEL], ra);
+	memory_analyse(rd->by_kind[CSV_MEMORY_RECORD], rd->by_kind[CSV_NPU_MODULE_MEM],
+		       rd->by_kind[CSV_OPERATOR_MEMORY], &ra->mem);
+	const char *mem_src = ra->mem.record_in_kb ? "memory_record (KB, converted)" : "memory_record";
+	set_metric(ra, M_MEM_PEAK_RESERVED_MB, memory_peak_reserved_mb(&ra->mem), CONF_HIGH, mem_src);
+	set_metric(ra, M_MEM_PEAK_ALLOCATED_MB, memory_peak_allocated_mb(&ra->mem), CONF_HIGH, mem_src);
 
 	analysis_steps(cap, ri, ra, have_timeline ? &s : NULL, dl);
 	if (have_timeline) {
@@ -766,6 +771,7 @@ void analysis_rank_free(struct rank_analysis *ra)
 		free(ra->bn[b].gain.basis);
 		free(ra->bn[b].advice);
 	}
+	memory_free(&ra->mem);
 	memset(ra, 0, sizeof *ra);
 }
 

@@ -62,19 +62,9 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	fprintf(out, " ==\n");
 	if (!ra->has_trace)
 		fputs("   (no trace: device figures from the kernel table's rows)\n", out);
-	static const enum metric_id headline[] = {
-		M_WALL_US, M_NPU_BUSY_US, M_NPU_BUSY_PCT, M_COMPUTE_US, M_HOST_BUSY_PCT, M_HOST_ONLY_US,
-		M_HOST_ONLY_PCT, M_NPU_IDLE_US, M_NPU_IDLE_GAPS, M_NPU_IDLE_GAP_MEAN_US, M_COMM_US,
-		M_COMM_OVERLAPPED_US, M_COMM_NOT_OVERLAPPED_US, M_COMM_SHARE_PCT, M_FREE_US, M_COLLECTIVES,
-		M_COLLECTIVE_MEDIAN_US, M_COLLECTIVE_MEDIAN_MB, M_DEVICE_COPY_US, M_DEVICE_COPY_PCT,
-		M_HOST_COPY_PCT, M_HOST_COPY_EXPOSED_PCT, M_H2D_PER_STEP_US, M_D2H_PER_STEP_US, M_SYNC_OPS, M_SYNC_US, M_STEPS,
-		M_PREFILL_STEPS, M_DECODE_STEPS, M_STEP_P50_US, M_STEP_P95_US, M_DISPATCH_OPS,
-		M_DISPATCH_PER_STEP, M_HOST_ONLY_PER_STEP_US, M_PMU_MAC, M_PMU_VEC, M_PMU_SCALAR, M_PMU_MTE1,
-		M_PMU_MTE2, M_PMU_MTE3, M_PMU_ICACHE, M_DUR_OVER_AICORE,
-	};
 	fputs("\nmetrics\n", out);
-	for (size_t i = 0; i < sizeof headline / sizeof headline[0]; i++) {
-		enum metric_id m = headline[i];
+	for (int mi = 0; mi < M_COUNT; mi++) {
+		enum metric_id m = (enum metric_id)mi;
 		if (!ra->have[m])
 			continue;
 		fprintf(out, "  %-26s %14s  %s", metric_defs[m].label, report_metric_text(ra, m, b, sizeof b),
@@ -186,6 +176,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			shown++;
 		}
 	}
+	report_memory_text(ra, out);
 }
 
 void report_print_text(const struct analysis *an, FILE *out)
@@ -486,6 +477,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 		jsonw_bool(&w, ra->collective_ok);
 		jsonw_obj_end(&w);
 		json_ops(&w, an, ra);
+		report_memory_json(&w, ra);
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);

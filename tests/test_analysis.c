@@ -72,6 +72,25 @@ static void check_rank(const struct loaded *l, const struct rank_analysis *ra)
 	check_us("host busy", r, ra->v[M_HOST_BUSY_US], tu_truth_int(t, "rank.%d.host_busy_ns", r));
 	check_us("host only", r, ra->v[M_HOST_ONLY_US], tu_truth_int(t, "rank.%d.host_only_ns", r));
 	check_us("device copy", r, ra->v[M_DEVICE_COPY_US], tu_truth_int(t, "rank.%d.copy_ns", r));
+	/* memory, when the generator wrote the tables (--memory, and the demo) */
+	long long pta = tu_truth_int_or(t, -1, "rank.%d.mem.pta_peak_allocated_mb", r);
+	if (pta >= 0) {
+		const struct mem_analysis *m = &ra->mem;
+		assert_true(ra->v[M_MEM_PEAK_RESERVED_MB] == (double)tu_truth_int(t, "rank.%d.mem.app_peak_reserved_mb", r));
+		assert_int_equal(m->n_allocs, tu_truth_int(t, "rank.%d.mem.allocs", r));
+		assert_int_equal(m->negative_sizes, tu_truth_int(t, "rank.%d.mem.negative_sizes", r));
+		assert_int_equal(m->never_released, tu_truth_int(t, "rank.%d.mem.never_released", r));
+		for (size_t i = 0; i < m->n_comps; i++)
+			if (!strcmp(m->comps[i].name, "PTA")) {
+				assert_true(m->comps[i].peak_allocated_mb == (double)pta);
+				assert_true(m->comps[i].peak_reserved_mb ==
+					    (double)tu_truth_int(t, "rank.%d.mem.pta_peak_reserved_mb", r));
+			}
+		for (size_t i = 0; i < m->n_mods; i++)
+			if (!strcmp(m->mods[i].name, "HCCL"))
+				assert_true(m->mods[i].peak_reserved_mb ==
+					    (double)tu_truth_int(t, "rank.%d.mem.hccl_peak_reserved_mb", r));
+	}
 	/* exposed host copies are host copy time outside device work: bounded by both */
 	assert_true(ra->have[M_HOST_COPY_EXPOSED_PCT]);
 	assert_true(ra->v[M_HOST_COPY_EXPOSED_PCT] <= 100.0 * ra->v[M_HOST_COPY_US] / ra->v[M_WALL_US] + 1e-9);
@@ -134,7 +153,7 @@ static void test_one_rank_seeds(void **state)
 	(void)state;
 	for (int seed = 1; seed <= 4; seed++) {
 		char args[128];
-		snprintf(args, sizeof args, "--ranks 1 --seed %d --steps 10 --prefill 2", seed);
+		snprintf(args, sizeof args, "--ranks 1 --seed %d --steps 10 --prefill 2%s", seed, seed == 2 ? " --memory" : "");
 		run_case(args, 1);
 	}
 }
@@ -143,7 +162,7 @@ static void test_four_ranks_with_offsets(void **state)
 {
 	(void)state;
 	run_case("--ranks 4 --seed 11 --steps 8 --prefill 2 --offsets-us 0,-1500.250,2750.125,90000", 4);
-	run_case("--ranks 4 --seed 12 --steps 8 --prefill 1 --host-gap-us 400", 4);
+	run_case("--ranks 4 --seed 12 --steps 8 --prefill 1 --host-gap-us 400 --memory", 4);
 }
 
 static void test_slow_rank_is_flagged(void **state)

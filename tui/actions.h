@@ -32,6 +32,7 @@ enum key_scope {
 	X(VIEW_STEPS, "view-steps", KS_GLOBAL, "4", "Steps: per-step breakdown")                      \
 	X(VIEW_RANKS, "view-ranks", KS_GLOBAL, "5", "Ranks: alignment and per-rank balance")          \
 	X(VIEW_BOTTLENECK, "view-bottleneck", KS_GLOBAL, "6", "Bottleneck: scores, evidence, gains")  \
+	X(VIEW_MEMORY, "view-memory", KS_GLOBAL, "7", "Memory: peaks per component, curve, allocations") \
 	X(NEXT_VIEW, "next-view", KS_GLOBAL, "Tab", "Next view")                                      \
 	X(PREV_VIEW, "prev-view", KS_GLOBAL, "BackTab", "Previous view")                              \
 	X(NEXT_RANK, "next-rank", KS_GLOBAL, ">", "Next rank")                                        \

@@ -27,6 +27,7 @@ static const struct view_ops *view_table[VIEW_COUNT] = {
 	[VIEW_STEPS] = &steps_view_ops,
 	[VIEW_RANKS] = &ranks_view_ops,
 	[VIEW_BOTTLENECK] = &bottleneck_view_ops,
+	[VIEW_MEMORY] = &memory_view_ops,
 	[VIEW_HELP] = &help_view_ops,
 	[VIEW_DOCS] = &docs_view_ops,
 	[VIEW_OP_DETAIL] = &op_detail_view_ops,
@@ -166,6 +167,21 @@ void listbox_clamp(struct listbox *lb, int height)
 		lb->top = lb->sel;
 	if (lb->sel >= lb->top + (size_t)lb->height)
 		lb->top = lb->sel - (size_t)lb->height + 1;
+}
+
+bool listbox_search(struct listbox *lb, int dir, bool (*match)(const void *ctx, size_t row, const char *text),
+		    const void *ctx, const char *text)
+{
+	size_t n = lb->n;
+	for (size_t k = dir == 0 ? 0 : 1; k <= n && n; k++) {
+		size_t i = dir < 0 ? (lb->sel + n - k % n) % n : (lb->sel + k) % n;
+		if (match(ctx, i, text)) {
+			lb->sel = i;
+			listbox_clamp(lb, lb->height);
+			return true;
+		}
+	}
+	return false;
 }
 
 int listbox_handle(struct listbox *lb, enum action act)
@@ -486,7 +502,8 @@ static void handle_key(struct app *app, int key)
 	case ACT_VIEW_OPS:
 	case ACT_VIEW_STEPS:
 	case ACT_VIEW_RANKS:
-	case ACT_VIEW_BOTTLENECK: app_push(app, (enum view_id)(act - ACT_VIEW_OVERVIEW)); break;
+	case ACT_VIEW_BOTTLENECK:
+	case ACT_VIEW_MEMORY: app_push(app, (enum view_id)(act - ACT_VIEW_OVERVIEW)); break;
 	case ACT_NEXT_VIEW:
 	case ACT_PREV_VIEW: {
 		int cur = v < VIEW_MAIN_COUNT ? (int)v : 0;

@@ -28,12 +28,13 @@ enum view_id {
 	VIEW_STEPS,
 	VIEW_RANKS,
 	VIEW_BOTTLENECK,
+	VIEW_MEMORY,
 	VIEW_HELP,
 	VIEW_DOCS,
 	VIEW_OP_DETAIL,
 	VIEW_COUNT
 };
-#define VIEW_MAIN_COUNT 6 /* the numbered views, 1..6 */
+#define VIEW_MAIN_COUNT 7 /* the numbered views, 1..7 */
 
 /* What the loader publishes when it is done: read-only for the main thread. */
 struct published {
@@ -63,7 +64,7 @@ struct view_ops {
 };
 
 extern const struct view_ops overview_view_ops, timeline_view_ops, ops_view_ops, steps_view_ops,
-	ranks_view_ops, bottleneck_view_ops, help_view_ops, docs_view_ops, op_detail_view_ops;
+	ranks_view_ops, bottleneck_view_ops, memory_view_ops, help_view_ops, docs_view_ops, op_detail_view_ops;
 
 struct app_opts {
 	enum term_mode mode;
@@ -134,5 +135,9 @@ struct listbox {
 /* Moves for down, up, page up/down, top and bottom; VH_HANDLED when the action was one. */
 int listbox_handle(struct listbox *lb, enum action act);
 void listbox_clamp(struct listbox *lb, int height);
+/* Moves the selection to the next row (dir 1), previous row (-1) or first row from the
+ * selection on (0), cyclically, whose text matches; false when none does. */
+bool listbox_search(struct listbox *lb, int dir, bool (*match)(const void *ctx, size_t row, const char *text),
+		    const void *ctx, const char *text);
 
 #endif

@@ -484,7 +484,8 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 				 store_str(&rd->store, l->process_name), store_str(&rd->store, l->thread_name));
 		} else {
 			const struct csv_table *t = dr->table;
-			const char *base = strrchr(t->path, '/');
+			const char *rpath = csvt_row_path(t, dr->index);
+			const char *base = strrchr(rpath, '/');
 			int64_t dur = 0;
 			double blk = NAN, mac = NAN, vec = NAN;
 			bool has_dur = csvt_time(t, dr->index, t->kind == CSV_KERNEL ? COL_DURATION : COL_HOST_TOTAL, &dur);
@@ -497,7 +498,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 			snprintf(nb[1], sizeof nb[1], isnan(mac) ? "-" : "%.3f", mac);
 			snprintf(nb[2], sizeof nb[2], isnan(vec) ? "-" : "%.3f", vec);
 			snprintf(line, sizeof line, "%s:%u  %s  shapes %s  block %s  mac %s  vec %s",
-				 base ? base + 1 : t->path, csvt_line(t, dr->index),
+				 base ? base + 1 : rpath, csvt_line(t, dr->index),
 				 has_dur ? app_fmt_dur(dur, b1, sizeof b1) : "-", shapes[0] ? shapes : "-", nb[0], nb[1],
 				 nb[2]);
 		}
