@@ -724,11 +724,12 @@ int app_main(const char *path, const struct app_opts *opts)
 	term_close();
 	int rc = 0;
 	if (app->loader_started) {
-		if (app_pub(app) || atomic_load(&app->cap->done)) {
+		if (app_pub(app)) {
 			pthread_join(app->loader, NULL);
 		} else {
-			/* Q during loading quits at once: the loader may be deep in a trace, and the
-			 * process is ending anyway */
+			/* Q during loading quits at once: the loader may be deep in a trace or, once
+			 * the capture is loaded (cap->done), in the analysis and the LOD indexes,
+			 * which it publishes only at the end; the process is ending anyway */
 			atomic_store(&app->cap->cancel, true);
 			_exit(0);
 		}
