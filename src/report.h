@@ -4,6 +4,7 @@
 #ifndef ASCPROF_REPORT_H
 #define ASCPROF_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "analysis.h"
@@ -15,5 +16,12 @@ void report_print_text(const struct analysis *an, FILE *out);
 void report_print_json(const struct analysis *an, FILE *out);
 /* A metric's value as text with its unit ("12.345 ms", "34.5 %", "1234"), or "n/a". */
 const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size);
+/* A value in a metric unit as text; NaN is "n/a"; sign: a '+' before values >= 0. */
+const char *report_value_text(double v, const char *unit, bool sign, char *buf, size_t size);
+
+/* `--report --compare` and `--compare-ranks` (compare_report.c). */
+struct comparison;
+void report_compare_text(const struct comparison *c, FILE *out);
+void report_compare_json(const struct comparison *c, FILE *out);
 
 #endif

@@ -65,8 +65,13 @@ struct view_ops {
 extern const struct view_ops overview_view_ops, timeline_view_ops, ops_view_ops, steps_view_ops,
 	ranks_view_ops, bottleneck_view_ops, help_view_ops, docs_view_ops, op_detail_view_ops;
 
+enum compare_arg { CMP_ARG_NONE, CMP_ARG_CAPTURES, CMP_ARG_RANKS };
+
 struct app_opts {
 	enum term_mode mode;
+	enum compare_arg compare;
+	const char *compare_path; /* CMP_ARG_CAPTURES: AFTER (the path given to app_main is BEFORE) */
+	int compare_ranks[2];     /* CMP_ARG_RANKS: the two rank numbers */
 	const char *term_out;  /* TERM_FILE: where curses' bytes go */
 	const char *script;    /* keys and :commands, for the headless modes */
 	struct capture_opts capture;
