@@ -224,10 +224,13 @@ static void jpair_num(struct jsonw *w, const char *key, const bool have[2], cons
 	jsonw_arr_end(w);
 }
 
-static void jnum(struct jsonw *w, const char *key, double v, int decimals)
+static void jpair_int(struct jsonw *w, const char *key, int a, int b)
 {
 	jsonw_key(w, key);
-	jsonw_double(w, v, decimals);
+	jsonw_arr_begin(w);
+	jsonw_int(w, a);
+	jsonw_int(w, b);
+	jsonw_arr_end(w);
 }
 
 static void json_figures(struct jsonw *w, const struct compare_pair *p)
@@ -240,15 +243,12 @@ static void json_figures(struct jsonw *w, const struct compare_pair *p)
 		int dec = !strcmp(d.unit, "ratio") ? 4 : 3;
 		jsonw_key(w, d.key);
 		jsonw_obj_begin(w);
-		jsonw_key(w, "unit");
-		jsonw_str(w, d.unit);
-		jsonw_key(w, "better");
-		jsonw_str(w, compare_dir_name(d.dir));
+		jsonw_kstr(w, "unit", d.unit);
+		jsonw_kstr(w, "better", compare_dir_name(d.dir));
 		jpair_num(w, "values", cv->have, cv->v, dec);
-		jnum(w, "delta", cv->delta, dec);
-		jnum(w, "delta_pct", cv->delta_pct, 3);
-		jsonw_key(w, "verdict");
-		jsonw_str(w, compare_verdict_name(cv->verdict));
+		jsonw_kdouble(w, "delta", cv->delta, dec);
+		jsonw_kdouble(w, "delta_pct", cv->delta_pct, 3);
+		jsonw_kstr(w, "verdict", compare_verdict_name(cv->verdict));
 		jsonw_obj_end(w);
 	}
 	jsonw_obj_end(w);
@@ -260,13 +260,8 @@ static void json_bottlenecks(struct jsonw *w, const struct compare_pair *p)
 	jsonw_arr_begin(w);
 	for (int k = 0; k < BN_COUNT; k++) {
 		jsonw_obj_begin(w);
-		jsonw_key(w, "name");
-		jsonw_str(w, p->ra[0]->bn[k].name);
-		jsonw_key(w, "scores");
-		jsonw_arr_begin(w);
-		jsonw_int(w, p->bn_score[0][k]);
-		jsonw_int(w, p->bn_score[1][k]);
-		jsonw_arr_end(w);
+		jsonw_kstr(w, "name", p->ra[0]->bn[k].name);
+		jpair_int(w, "scores", p->bn_score[0][k], p->bn_score[1][k]);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -277,26 +272,17 @@ static void json_bottlenecks(struct jsonw *w, const struct compare_pair *p)
 	}
 	const struct compare_gain *g = &p->gain;
 	jsonw_obj_begin(w);
-	jsonw_key(w, "bottleneck");
-	jsonw_str(w, g->name);
-	jsonw_key(w, "scores");
-	jsonw_arr_begin(w);
-	jsonw_int(w, g->score[0]);
-	jsonw_int(w, g->score[1]);
-	jsonw_arr_end(w);
-	jsonw_key(w, "triggered");
-	jsonw_bool(w, g->triggered);
-	jnum(w, "expected_low_pct", g->low_pct, 2);
-	jnum(w, "expected_high_pct", g->high_pct, 2);
-	jsonw_key(w, "measured_on");
-	jsonw_str(w, g->base_name);
+	jsonw_kstr(w, "bottleneck", g->name);
+	jpair_int(w, "scores", g->score[0], g->score[1]);
+	jsonw_kbool(w, "triggered", g->triggered);
+	jsonw_kdouble(w, "expected_low_pct", g->low_pct, 2);
+	jsonw_kdouble(w, "expected_high_pct", g->high_pct, 2);
+	jsonw_kstr(w, "measured_on", g->base_name);
 	bool have[2] = {true, true};
 	jpair_num(w, "measured_us", have, g->base, 3);
-	jnum(w, "actual_pct", g->actual_pct, 3);
-	jsonw_key(w, "verdict");
-	jsonw_str(w, compare_gain_verdict_name(g->verdict));
-	jsonw_key(w, "basis");
-	jsonw_str(w, g->basis);
+	jsonw_kdouble(w, "actual_pct", g->actual_pct, 3);
+	jsonw_kstr(w, "verdict", compare_gain_verdict_name(g->verdict));
+	jsonw_kstr(w, "basis", g->basis);
 	jsonw_obj_end(w);
 }
 
@@ -320,18 +306,12 @@ static void json_categories(struct jsonw *w, const struct compare_pair *p)
 static void json_op(struct jsonw *w, const struct op_diff *d)
 {
 	jsonw_obj_begin(w);
-	jsonw_key(w, "name");
-	jsonw_str(w, d->name);
-	jsonw_key(w, "scope");
-	jsonw_str(w, analysis_scope_name((enum op_scope)d->scope));
-	jsonw_key(w, "phase");
-	jsonw_str(w, d->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name((enum phase)d->phase));
-	jsonw_key(w, "category");
-	jsonw_str(w, category_name((enum ev_category)d->category));
-	jsonw_key(w, "change");
-	jsonw_str(w, compare_op_change_name(d->change));
-	jsonw_key(w, "avg_change");
-	jsonw_str(w, compare_op_change_name(d->avg_change));
+	jsonw_kstr(w, "name", d->name);
+	jsonw_kstr(w, "scope", analysis_scope_name((enum op_scope)d->scope));
+	jsonw_kstr(w, "phase", d->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name((enum phase)d->phase));
+	jsonw_kstr(w, "category", category_name((enum ev_category)d->category));
+	jsonw_kstr(w, "change", compare_op_change_name(d->change));
+	jsonw_kstr(w, "avg_change", compare_op_change_name(d->avg_change));
 	bool have[2] = {d->s[0] != NULL, d->s[1] != NULL};
 	double count[2], total[2], avg[2];
 	for (int s = 0; s < 2; s++) {
@@ -340,14 +320,13 @@ static void json_op(struct jsonw *w, const struct op_diff *d)
 		avg[s] = have[s] ? d->s[s]->avg_ns / 1e3 : 0;
 	}
 	jpair_num(w, "count", have, count, 0);
-	jsonw_key(w, "delta_count");
-	jsonw_int(w, d->delta_count);
+	jsonw_kint(w, "delta_count", d->delta_count);
 	jpair_num(w, "total_us", have, total, 3);
-	jnum(w, "delta_total_us", (double)d->delta_total_ns / 1e3, 3);
-	jnum(w, "delta_total_pct", d->delta_total_pct, 3);
+	jsonw_kdouble(w, "delta_total_us", (double)d->delta_total_ns / 1e3, 3);
+	jsonw_kdouble(w, "delta_total_pct", d->delta_total_pct, 3);
 	jpair_num(w, "avg_us", have, avg, 3);
-	jnum(w, "delta_avg_us", have[0] && have[1] ? d->delta_avg_ns / 1e3 : NAN, 3);
-	jnum(w, "delta_avg_pct", d->delta_avg_pct, 3);
+	jsonw_kdouble(w, "delta_avg_us", have[0] && have[1] ? d->delta_avg_ns / 1e3 : NAN, 3);
+	jsonw_kdouble(w, "delta_avg_pct", d->delta_avg_pct, 3);
 	jsonw_obj_end(w);
 }
 
@@ -363,8 +342,7 @@ static void json_ops(struct jsonw *w, const struct compare_pair *p)
 			jsonw_key(w, phase_keys[ph]);
 			jsonw_obj_begin(w);
 			for (int k = 0; k < OPC_COUNT; k++) {
-				jsonw_key(w, compare_op_change_name((enum op_change)k));
-				jsonw_uint(w, p->n_change[s][ph][k]);
+				jsonw_kuint(w, compare_op_change_name((enum op_change)k), p->n_change[s][ph][k]);
 			}
 			jsonw_obj_end(w);
 		}
@@ -386,8 +364,7 @@ static void json_ops(struct jsonw *w, const struct compare_pair *p)
 		json_op(w, d);
 	}
 	jsonw_arr_end(w);
-	jsonw_key(w, "ops_left_out");
-	jsonw_uint(w, left_out);
+	jsonw_kuint(w, "ops_left_out", left_out);
 }
 
 void report_compare_json(const struct comparison *c, FILE *out)
@@ -395,28 +372,22 @@ void report_compare_json(const struct comparison *c, FILE *out)
 	struct jsonw w;
 	jsonw_init(&w, out, true);
 	jsonw_obj_begin(&w);
-	jsonw_key(&w, "tool");
-	jsonw_str(&w, "ascprof-tui");
-	jsonw_key(&w, "version");
-	jsonw_str(&w, PACKAGE_VERSION);
-	jsonw_key(&w, "mode");
-	jsonw_str(&w, c->mode == CMP_CAPTURES ? "captures" : "ranks");
+	jsonw_kstr(&w, "tool", "ascprof-tui");
+	jsonw_kstr(&w, "version", PACKAGE_VERSION);
+	jsonw_kstr(&w, "mode", c->mode == CMP_CAPTURES ? "captures" : "ranks");
 	jsonw_key(&w, "sides");
 	jsonw_arr_begin(&w);
 	for (int s = 0; s < 2; s++) {
 		jsonw_obj_begin(&w);
-		jsonw_key(&w, "label");
-		jsonw_str(&w, c->label[s]);
-		jsonw_key(&w, "path");
-		jsonw_str(&w, side_path(c, s));
-		jsonw_key(&w, "ranks");
-		jsonw_uint(&w, c->an[s]->n_ranks);
+		jsonw_kstr(&w, "label", c->label[s]);
+		jsonw_kstr(&w, "path", side_path(c, s));
+		jsonw_kuint(&w, "ranks", c->an[s]->n_ranks);
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);
-	jsonw_key(&w, "convention");
-	jsonw_str(&w, "pairs of values are [first side, second side]; delta = second - first; *_pct of the first");
-	jnum(&w, "noise_pct", COMPARE_NOISE_PCT, 1);
+	jsonw_kstr(&w, "convention",
+		   "pairs of values are [first side, second side]; delta = second - first; *_pct of the first");
+	jsonw_kdouble(&w, "noise_pct", COMPARE_NOISE_PCT, 1);
 	jsonw_key(&w, "warnings");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < c->n_warnings; i++)
@@ -427,11 +398,7 @@ void report_compare_json(const struct comparison *c, FILE *out)
 	for (size_t i = 0; i < c->n_pairs; i++) {
 		const struct compare_pair *p = &c->pairs[i];
 		jsonw_obj_begin(&w);
-		jsonw_key(&w, "ranks");
-		jsonw_arr_begin(&w);
-		jsonw_int(&w, p->ra[0]->rank);
-		jsonw_int(&w, p->ra[1]->rank);
-		jsonw_arr_end(&w);
+		jpair_int(&w, "ranks", p->ra[0]->rank, p->ra[1]->rank);
 		json_figures(&w, p);
 		json_bottlenecks(&w, p);
 		json_categories(&w, p);

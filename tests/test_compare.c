@@ -16,39 +16,6 @@
 
 #define REL_TOL 0.01
 
-struct side {
-	char *dir;
-	struct capture *cap;
-	struct analysis *an;
-	struct tu_truth *truth;
-};
-
-static void side_load(struct side *s, const char *args)
-{
-	if (!tu_gen())
-		skip();
-	s->dir = tu_generate(args);
-	s->cap = capture_open(s->dir, NULL);
-	assert_true(s->cap->usable);
-	capture_load(s->cap);
-	s->an = analysis_run(s->cap);
-	s->truth = tu_truth_load(s->dir);
-}
-
-static void side_free(struct side *s)
-{
-	analysis_free(s->an);
-	capture_free(s->cap);
-	tu_truth_free(s->truth);
-	char *parent = strdup(s->dir);
-	char *slash = strrchr(parent, '/');
-	if (slash)
-		*slash = '\0';
-	tu_rmtree(parent);
-	free(parent);
-	free(s->dir);
-}
-
 static void check_close(const char *what, double got, double want, double abs_tol)
 {
 	if (!tu_close(got, want, REL_TOL, abs_tol))
@@ -95,7 +62,7 @@ static void check_kernel(const char *key, const char *value, void *ctx)
 	k->checked++;
 }
 
-static void check_kernels(const struct compare_pair *p, const struct side *a, const struct side *b, int ra, int rb)
+static void check_kernels(const struct compare_pair *p, const struct tu_capture *a, const struct tu_capture *b, int ra, int rb)
 {
 	struct kernel_check k = {p, {a->truth, b->truth}, {ra, rb}, 0};
 	char prefix[32];
@@ -125,7 +92,7 @@ static double truth_step_pct(const struct tu_truth *t, int rank, const char *pha
 	return (double)d[(i ? i : 1) - 1] / 1e3;
 }
 
-static void check_fig(const struct compare_pair *p, int fig, const struct side *a, const struct side *b,
+static void check_fig(const struct compare_pair *p, int fig, const struct tu_capture *a, const struct tu_capture *b,
 		      const char *truth_key)
 {
 	double want = (double)(tu_truth_int(b->truth, "rank.0.%s", truth_key) -
@@ -136,10 +103,10 @@ static void check_fig(const struct compare_pair *p, int fig, const struct side *
 static void test_planted_differences(void **state)
 {
 	(void)state;
-	struct side a, b;
-	side_load(&a, "--ranks 1 --seed 21 --steps 8 --prefill 2 --ops 60");
-	side_load(&b, "--ranks 1 --seed 21 --steps 8 --prefill 2 --ops 60 --kernel-scale RmsNorm=1.4 "
-		      "--drop-op Silu --host-gap-us 600");
+	struct tu_capture a, b;
+	tu_capture_load(&a, "--ranks 1 --seed 21 --steps 8 --prefill 2 --ops 60", true);
+	tu_capture_load(&b, "--ranks 1 --seed 21 --steps 8 --prefill 2 --ops 60 --kernel-scale RmsNorm=1.4 "
+		      "--drop-op Silu --host-gap-us 600", true);
 	struct comparison *c = compare_captures(a.an, b.an);
 	assert_int_equal(c->mode, CMP_CAPTURES);
 	assert_int_equal(c->n_pairs, 1);
@@ -198,15 +165,15 @@ static void test_planted_differences(void **state)
 	}
 	assert_int_equal(p->fig[CF_DECODE_STEP_P50].verdict, CMP_WORSE);
 	compare_free(c);
-	side_free(&a);
-	side_free(&b);
+	tu_capture_free(&a);
+	tu_capture_free(&b);
 }
 
 static void test_rank_against_rank(void **state)
 {
 	(void)state;
-	struct side s;
-	side_load(&s, "--ranks 2 --seed 4 --steps 6 --prefill 1 --ops 40 --slow-rank 1 --slow-factor 1.3");
+	struct tu_capture s;
+	tu_capture_load(&s, "--ranks 2 --seed 4 --steps 6 --prefill 1 --ops 40 --slow-rank 1 --slow-factor 1.3", true);
 	assert_null(compare_ranks(s.an, 0, 7));
 	struct comparison *c = compare_ranks(s.an, 0, 1);
 	assert_non_null(c);
@@ -214,7 +181,7 @@ static void test_rank_against_rank(void **state)
 	assert_int_equal(c->n_pairs, 1);
 	const struct compare_pair *p = &c->pairs[0];
 	assert_false(p->have_gain); /* a gain is about a change, not about two ranks */
-	struct side b = s; /* the same capture's truth for both ranks */
+	struct tu_capture b = s; /* the same capture's truth for both ranks */
 	check_kernels(p, &s, &b, 0, 1);
 	/* every compute kernel of the slow rank is slower, by the planted factor */
 	const struct op_diff *d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN, "MatMulV2");
@@ -223,17 +190,17 @@ static void test_rank_against_rank(void **state)
 	check_close("MatMulV2 delta %", d->delta_total_pct, 30.0, 0.5);
 	assert_int_equal(p->fig[M_COMPUTE_US].verdict, CMP_WORSE);
 	compare_free(c);
-	side_free(&s);
+	tu_capture_free(&s);
 }
 
 static void test_gain_verdict(void **state)
 {
 	(void)state;
-	struct side a, b;
-	side_load(&a, "--ranks 1 --seed 9 --steps 10 --prefill 1 --ops 60 --host-gap-us 3000");
-	side_load(&b, "--ranks 1 --seed 9 --steps 10 --prefill 1 --ops 60 --host-gap-us 150");
+	struct tu_capture a, b;
+	tu_capture_load(&a, "--ranks 1 --seed 9 --steps 10 --prefill 1 --ops 60 --host-gap-us 3000", true);
+	tu_capture_load(&b, "--ranks 1 --seed 9 --steps 10 --prefill 1 --ops 60 --host-gap-us 150", true);
 	for (int dir = 0; dir < 2; dir++) {
-		const struct side *x = dir ? &b : &a, *y = dir ? &a : &b;
+		const struct tu_capture *x = dir ? &b : &a, *y = dir ? &a : &b;
 		struct comparison *c = compare_captures(x->an, y->an);
 		const struct compare_pair *p = &c->pairs[0];
 		const struct compare_gain *g = &p->gain;
@@ -241,7 +208,7 @@ static void test_gain_verdict(void **state)
 		assert_string_equal(g->base_name, "mean step time");
 		/* the measured change from the planted step spans */
 		double mean[2];
-		const struct side *sides[2] = {x, y};
+		const struct tu_capture *sides[2] = {x, y};
 		for (int s = 0; s < 2; s++) {
 			long long n = tu_truth_int(sides[s]->truth, "rank.0.steps"), sum = 0;
 			for (long long k = 0; k < n; k++)
@@ -265,8 +232,8 @@ static void test_gain_verdict(void **state)
 		assert_non_null(strstr(g->basis, g->name));
 		compare_free(c);
 	}
-	side_free(&a);
-	side_free(&b);
+	tu_capture_free(&a);
+	tu_capture_free(&b);
 }
 
 static bool has_warning(const struct comparison *c, const char *text)
@@ -280,9 +247,9 @@ static bool has_warning(const struct comparison *c, const char *text)
 static void test_comparability_warnings(void **state)
 {
 	(void)state;
-	struct side a, b;
-	side_load(&a, "--ranks 2 --seed 21 --steps 6 --prefill 1 --ops 30");
-	side_load(&b, "--ranks 1 --seed 22 --steps 8 --prefill 3 --ops 30");
+	struct tu_capture a, b;
+	tu_capture_load(&a, "--ranks 2 --seed 21 --steps 6 --prefill 1 --ops 30", true);
+	tu_capture_load(&b, "--ranks 1 --seed 22 --steps 8 --prefill 3 --ops 30", true);
 	/* another CANN and profiler level on the after side, written into its own temp copy */
 	assert_int_equal(tu_sh("cd '%s' && for f in */profiler_info_*.json; do sed -i "
 			       "-e 's/\"cann_version\": \"[^\"]*\"/\"cann_version\": \"9.9.RC9\"/' "
@@ -304,8 +271,8 @@ static void test_comparability_warnings(void **state)
 	assert_true(has_warning(c, "profiler levels differ: Level1 on before, Level0 on after"));
 	assert_true(has_warning(c, "other input shapes")); /* another seed, other token counts */
 	compare_free(c);
-	side_free(&a);
-	side_free(&b);
+	tu_capture_free(&a);
+	tu_capture_free(&b);
 }
 
 static void test_every_figure_has_a_direction(void **state)
@@ -341,9 +308,9 @@ static void test_reports(void **state)
 	(void)state;
 	if (!getenv("ASCPROF_BIN"))
 		skip();
-	struct side a, b;
-	side_load(&a, "--ranks 1 --seed 3 --steps 5 --prefill 1 --ops 30 --hostile");
-	side_load(&b, "--ranks 1 --seed 3 --steps 5 --prefill 1 --ops 30 --hostile --drop-op Silu");
+	struct tu_capture a, b;
+	tu_capture_load(&a, "--ranks 1 --seed 3 --steps 5 --prefill 1 --ops 30 --hostile", true);
+	tu_capture_load(&b, "--ranks 1 --seed 3 --steps 5 --prefill 1 --ops 30 --hostile --drop-op Silu", true);
 	char args[8192];
 	int rc;
 	snprintf(args, sizeof args, "--report --compare '%s' '%s'", a.dir, b.dir);
@@ -389,8 +356,8 @@ static void test_reports(void **state)
 	snprintf(args, sizeof args, "--report --compare-ranks 0 3 '%s'", a.dir);
 	free(run_bin(args, &rc));
 	assert_int_equal(rc, 1); /* no rank 3 */
-	side_free(&a);
-	side_free(&b);
+	tu_capture_free(&a);
+	tu_capture_free(&b);
 }
 
 int main(void)
