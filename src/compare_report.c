@@ -61,15 +61,22 @@ static void text_bottlenecks(const struct compare_pair *p, const struct comparis
 	      out);
 }
 
+const char *report_compare_categories(const struct compare_pair *p, int scope, char *buf, size_t size)
+{
+	size_t n = (size_t)snprintf(buf, size, "%-7s", analysis_scope_name((enum op_scope)scope));
+	for (int k = 0; k < CAT_COUNT && n < size; k++)
+		if (p->cat_share[0][scope][k] > 0 || p->cat_share[1][scope][k] > 0)
+			n += (size_t)snprintf(buf + n, size - n, "  %s %.1f -> %.1f", category_name((enum ev_category)k),
+					      p->cat_share[0][scope][k], p->cat_share[1][scope][k]);
+	return buf;
+}
+
 static void text_categories(const struct compare_pair *p, const struct comparison *c, FILE *out)
 {
 	fprintf(out, "\nop time by category (%% of the scope's op time, %s -> %s)\n", c->label[0], c->label[1]);
 	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
-		fprintf(out, "  %-7s", analysis_scope_name((enum op_scope)s));
-		for (int k = 0; k < CAT_COUNT; k++)
-			fprintf(out, "  %s %.1f -> %.1f", category_name((enum ev_category)k), p->cat_share[0][s][k],
-				p->cat_share[1][s][k]);
-		fputc('\n', out);
+		char line[256];
+		fprintf(out, "  %s\n", report_compare_categories(p, s, line, sizeof line));
 	}
 }
 

@@ -23,5 +23,8 @@ const char *report_value_text(double v, const char *unit, bool sign, char *buf, 
 struct comparison;
 void report_compare_text(const struct comparison *c, FILE *out);
 void report_compare_json(const struct comparison *c, FILE *out);
+/* "device  compute 95.1 -> 94.2  copy ..." for a scope: categories with a share on a side. */
+struct compare_pair;
+const char *report_compare_categories(const struct compare_pair *p, int scope, char *buf, size_t size);
 
 #endif
