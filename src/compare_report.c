@@ -96,7 +96,7 @@ static void op_row(const struct op_diff *d, FILE *out)
 		snprintf(tp, sizeof tp, "%+.1f%%", d->delta_total_pct);
 	if (d->s[0] && d->s[1])
 		snprintf(da, sizeof da, "%+.3f", d->delta_avg_ns / 1e3);
-	fprintf(out, "    %-7s %7s %7s %+7lld %11s %11s %+11.3f %8s %10s %10s %10s  ", compare_op_change_name(d->change),
+	fprintf(out, "    %-7s %9s %9s %+7lld %11s %11s %+11.3f %8s %10s %10s %10s  ", compare_op_change_name(d->change),
 		ca, cb, (long long)d->delta_count, ta, tb, (double)d->delta_total_ns / 1e6, tp, aa, ab, da);
 	summary_put_clean(out, d->name);
 	fputc('\n', out);
@@ -153,16 +153,22 @@ static void op_group(const struct compare_pair *p, int scope, int phase, const c
 
 static void text_ops(const struct compare_pair *p, const struct comparison *c, FILE *out)
 {
-	fprintf(out, "\nop changes (%s -> %s; total ms, avg us; a change within %.0f %% of %s is \"same\")\n",
-		c->label[0], c->label[1], COMPARE_NOISE_PCT, c->label[0]);
+	fprintf(out, "\nop changes (n: calls, ms: total time, us: average per call, d: %s - %s; a change within %.0f %% "
+		"of %s is \"same\")\n", c->label[1], c->label[0], COMPARE_NOISE_PCT, c->label[0]);
+	char head[256], t[6][32];
+	for (int s = 0; s < 2; s++) {
+		snprintf(t[s], sizeof t[s], "n %s", c->label[s]);
+		snprintf(t[2 + s], sizeof t[2 + s], "ms %s", c->label[s]);
+		snprintf(t[4 + s], sizeof t[4 + s], "us %s", c->label[s]);
+	}
+	snprintf(head, sizeof head, "    %-7s %9s %9s %7s %11s %11s %11s %8s %10s %10s %10s  name\n", "change", t[0], t[1],
+		 "d n", t[2], t[3], "d ms", "d %", t[4], t[5], "d us");
 	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
 		const size_t *n = p->n_change[s][PHASE_UNKNOWN];
 		fprintf(out, "  %s ops, all phases: %zu slower, %zu faster, %zu added, %zu removed, %zu same\n",
 			analysis_scope_name((enum op_scope)s), n[OPC_SLOWER], n[OPC_FASTER], n[OPC_ADDED], n[OPC_REMOVED],
 			n[OPC_SAME]);
-		fputs("    change    count   count  dcount    total ms    total ms      dtotal  dtotal%     avg us"
-		      "     avg us       davg  name\n",
-		      out);
+		fputs(head, out);
 		op_group(p, s, PHASE_UNKNOWN, "slower by total", keep_change, OPC_SLOWER, false, COMPARE_TOP_OPS, out);
 		op_group(p, s, PHASE_UNKNOWN, "faster by total", keep_change, OPC_FASTER, false, COMPARE_TOP_OPS, out);
 		op_group(p, s, PHASE_UNKNOWN, "removed", keep_change, OPC_REMOVED, false, COMPARE_TOP_OPS, out);
