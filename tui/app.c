@@ -236,6 +236,21 @@ void listbox_clamp(struct listbox *lb, int height)
 		lb->top = lb->sel - (size_t)lb->height + 1;
 }
 
+bool listbox_search(struct listbox *lb, const char *text, int dir, const char *(*name)(const void *ctx, size_t row),
+		    const void *ctx)
+{
+	size_t n = lb->n;
+	for (size_t k = dir == 0 ? 0 : 1; k <= n && n; k++) {
+		size_t i = dir < 0 ? (lb->sel + n - k) % n : (lb->sel + k) % n;
+		if (strcasestr(name(ctx, i), text)) {
+			lb->sel = i;
+			listbox_clamp(lb, lb->height);
+			return true;
+		}
+	}
+	return false;
+}
+
 int listbox_handle(struct listbox *lb, enum action act)
 {
 	size_t page = lb->height > 1 ? (size_t)lb->height - 1 : 1;

@@ -164,5 +164,9 @@ struct listbox {
 /* Moves for down, up, page up/down, top and bottom; VH_HANDLED when the action was one. */
 int listbox_handle(struct listbox *lb, enum action act);
 void listbox_clamp(struct listbox *lb, int height);
+/* Selects the next row (dir 1), the previous (-1), or the first from the selected one (0)
+ * whose name(ctx, row) contains text, case ignored; false when none does. */
+bool listbox_search(struct listbox *lb, const char *text, int dir, const char *(*name)(const void *ctx, size_t row),
+		    const void *ctx);
 
 #endif

@@ -436,8 +436,9 @@ static int handle(void *p, struct app *app, enum action act)
 	return VH_HANDLED;
 }
 
-static const char *row_name(const struct compare_view *v, size_t i)
+static const char *row_name(const void *ctx, size_t i)
 {
+	const struct compare_view *v = ctx;
 	return v->table == TBL_FIGURES ? compare_fig((int)v->rows[i]).label : v->pair->ops[v->rows[i]].name;
 }
 
@@ -445,17 +446,7 @@ static bool search(void *p, struct app *app, const char *text, int dir)
 {
 	(void)app;
 	struct compare_view *v = p;
-	if (!v->n_rows)
-		return false;
-	for (size_t k = dir == 0 ? 0 : 1; k <= v->n_rows; k++) {
-		size_t i = dir < 0 ? (v->lb.sel + v->n_rows - k) % v->n_rows : (v->lb.sel + k) % v->n_rows;
-		if (strcasestr(row_name(v, i), text)) {
-			v->lb.sel = i;
-			listbox_clamp(&v->lb, v->lb.height);
-			return true;
-		}
-	}
-	return false;
+	return v->pair && listbox_search(&v->lb, text, dir, row_name, v);
 }
 
 static bool filter(void *p, struct app *app, const char *text)
@@ -525,20 +516,6 @@ static void cop_destroy(void *p)
 	free(p);
 }
 
-/* The step whose window holds t, or SIZE_MAX. */
-static size_t step_at(const struct rank_analysis *ra, int64_t t)
-{
-	size_t lo = 0, hi = ra->n_steps;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ra->steps[mid].win_start <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 && ra->steps[lo - 1].has_window && t < ra->steps[lo - 1].win_end ? lo - 1 : SIZE_MAX;
-}
-
 static void cop_load(struct compare_op *o, struct app *app)
 {
 	cop_clear(o);
@@ -557,7 +534,7 @@ static void cop_load(struct compare_op *o, struct app *app)
 			int64_t dur = store_dur(rs, sd->evs[i]);
 			if (dur > sd->max_dur)
 				sd->max_dur = dur;
-			size_t k = step_at(ra, rs->ev_ts[sd->evs[i]]);
+			size_t k = analysis_step_at(ra, rs->ev_ts[sd->evs[i]]);
 			if (k != SIZE_MAX) {
 				sd->step_ns[k] += dur;
 				sd->step_calls[k]++;

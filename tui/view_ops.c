@@ -217,21 +217,17 @@ static int ops_handle(void *p, struct app *app, enum action act)
 	}
 }
 
+static const char *ops_row_name(const void *ctx, size_t i)
+{
+	const struct ops_view *v = ctx;
+	return v->ra->ops[v->rows[i]].name;
+}
+
 static bool ops_search(void *p, struct app *app, const char *text, int dir)
 {
 	(void)app;
 	struct ops_view *v = p;
-	if (!v->n_rows)
-		return false;
-	for (size_t k = dir == 0 ? 0 : 1; k <= v->n_rows; k++) {
-		size_t i = dir < 0 ? (v->lb.sel + v->n_rows - k) % v->n_rows : (v->lb.sel + k) % v->n_rows;
-		if (strcasestr(v->ra->ops[v->rows[i]].name, text)) {
-			v->lb.sel = i;
-			listbox_clamp(&v->lb, v->lb.height);
-			return true;
-		}
-	}
-	return false;
+	return v->ra && listbox_search(&v->lb, text, dir, ops_row_name, v);
 }
 
 static bool ops_filter(void *p, struct app *app, const char *text)
