@@ -275,6 +275,38 @@ static void test_comparability_warnings(void **state)
 	tu_capture_free(&b);
 }
 
+static void test_real_levels(void **state)
+{
+	(void)state;
+	/* the same job captured at Level0 and Level1 (their profiler_info files say so) */
+	char *a = tu_real("msinsight/test/data/pytorch/text/level0"), *b = tu_real("msinsight/test/data/pytorch/text/level1");
+	if (!a || !b) {
+		free(a);
+		free(b);
+		skip();
+	}
+	struct capture *cap[2] = {capture_open(a, NULL), capture_open(b, NULL)};
+	struct analysis *an[2];
+	for (int s = 0; s < 2; s++) {
+		capture_load(cap[s]);
+		an[s] = analysis_run(cap[s]);
+	}
+	struct comparison *c = compare_captures(an[0], an[1]);
+	assert_int_equal(c->n_pairs, 2);
+	assert_true(has_warning(c, "profiler levels differ: Level0 on before, Level1 on after"));
+	assert_true(has_warning(c, "AI Core metrics differ: ACL_AICORE_NONE on before, ACL_AICORE_PIPE_UTILIZATION"));
+	/* PMU ratios exist at Level1 only: no verdict without both sides */
+	assert_int_equal(c->pairs[0].fig[M_PMU_MAC].verdict, CMP_NA);
+	assert_true(c->pairs[0].fig[M_PMU_MAC].have[1]);
+	compare_free(c);
+	for (int s = 0; s < 2; s++) {
+		analysis_free(an[s]);
+		capture_free(cap[s]);
+	}
+	free(a);
+	free(b);
+}
+
 static void test_every_figure_has_a_direction(void **state)
 {
 	(void)state;
@@ -367,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_rank_against_rank),
 		cmocka_unit_test(test_gain_verdict),
 		cmocka_unit_test(test_comparability_warnings),
+		cmocka_unit_test(test_real_levels),
 		cmocka_unit_test(test_every_figure_has_a_direction),
 		cmocka_unit_test(test_reports),
 	};
