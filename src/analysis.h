@@ -298,6 +298,8 @@ void analysis_free(struct analysis *an);
 void analysis_rank(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		   struct diag_list *dl);
 void analysis_rank_free(struct rank_analysis *ra);
+/* The step whose window [win_start, win_end) holds t, or SIZE_MAX. */
+size_t analysis_step_at(const struct rank_analysis *ra, int64_t t);
 /* Percentile by nearest rank of a sorted array: the ceil(q*n)-th smallest. */
 int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q);
 

@@ -10,32 +10,36 @@
 #include "jsonw.h"
 #include "summary.h"
 
-const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size)
+const char *report_value_text(double v, const char *unit, bool sign, char *buf, size_t size)
 {
-	if (!ra->have[m]) {
+	if (isnan(v)) {
 		snprintf(buf, size, "n/a");
 		return buf;
 	}
-	double v = ra->v[m];
-	const char *unit = metric_defs[m].unit;
+	const char *plus = sign && v >= 0 ? "+" : "";
 	if (!strcmp(unit, "us")) {
 		double a = fabs(v);
 		if (a >= 1e6)
-			snprintf(buf, size, "%.3f s", v / 1e6);
+			snprintf(buf, size, "%s%.3f s", plus, v / 1e6);
 		else if (a >= 1e3)
-			snprintf(buf, size, "%.3f ms", v / 1e3);
+			snprintf(buf, size, "%s%.3f ms", plus, v / 1e3);
 		else
-			snprintf(buf, size, "%.3f us", v);
+			snprintf(buf, size, "%s%.3f us", plus, v);
 	} else if (!strcmp(unit, "%")) {
-		snprintf(buf, size, "%.2f %%", v);
+		snprintf(buf, size, "%s%.2f %%", plus, v);
 	} else if (!strcmp(unit, "count")) {
-		snprintf(buf, size, "%.0f", v);
+		snprintf(buf, size, "%s%.0f", plus, v);
 	} else if (!strcmp(unit, "ratio")) {
-		snprintf(buf, size, "%.3f", v);
+		snprintf(buf, size, "%s%.3f", plus, v);
 	} else {
-		snprintf(buf, size, "%.2f %s", v, unit);
+		snprintf(buf, size, "%s%.2f %s", plus, v, unit);
 	}
 	return buf;
+}
+
+const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size)
+{
+	return report_value_text(ra->have[m] ? ra->v[m] : NAN, metric_defs[m].unit, false, buf, size);
 }
 
 static const char *rank_label(const struct analysis *an, const struct rank_analysis *ra)

@@ -13,39 +13,6 @@
 
 #define REL_TOL 0.01
 
-struct loaded {
-	char *dir;
-	struct capture *cap;
-	struct analysis *an;
-	struct tu_truth *truth;
-};
-
-static void load_generated(struct loaded *l, const char *args)
-{
-	if (!tu_gen())
-		skip();
-	l->dir = tu_generate(args);
-	l->cap = capture_open(l->dir, NULL);
-	assert_true(l->cap->usable);
-	capture_load(l->cap);
-	l->an = analysis_run(l->cap);
-	l->truth = tu_truth_load(l->dir);
-}
-
-static void unload(struct loaded *l)
-{
-	analysis_free(l->an);
-	capture_free(l->cap);
-	tu_truth_free(l->truth);
-	char *parent = strdup(l->dir);
-	char *slash = strrchr(parent, '/');
-	if (slash)
-		*slash = '\0';
-	tu_rmtree(parent);
-	free(parent);
-	free(l->dir);
-}
-
 static void check_us(const char *what, int rank, double got_us, long long want_ns)
 {
 	double want = (double)want_ns / 1000.0;
@@ -54,7 +21,7 @@ static void check_us(const char *what, int rank, double got_us, long long want_n
 }
 
 /* Every headline metric within 1 % of the truth, step counts exact. */
-static void check_rank(const struct loaded *l, const struct rank_analysis *ra)
+static void check_rank(const struct tu_capture *l, const struct rank_analysis *ra)
 {
 	const struct tu_truth *t = l->truth;
 	int r = ra->rank;
@@ -121,7 +88,7 @@ static void check_rank(const struct loaded *l, const struct rank_analysis *ra)
 	}
 }
 
-static void check_offsets(const struct loaded *l)
+static void check_offsets(const struct tu_capture *l)
 {
 	const struct rank_analysis *ref = &l->an->ranks[0];
 	long long ref_off = tu_truth_int(l->truth, "rank.%d.offset_ns", ref->rank);
@@ -138,14 +105,14 @@ static void check_offsets(const struct loaded *l)
 
 static void run_case(const char *args, int ranks)
 {
-	struct loaded l;
-	load_generated(&l, args);
+	struct tu_capture l;
+	tu_capture_load(&l, args, true);
 	assert_int_equal(l.an->n_ranks, ranks);
 	for (size_t i = 0; i < l.an->n_ranks; i++)
 		check_rank(&l, &l.an->ranks[i]);
 	if (ranks > 1)
 		check_offsets(&l);
-	unload(&l);
+	tu_capture_free(&l);
 }
 
 static void test_one_rank_seeds(void **state)
@@ -168,8 +135,8 @@ static void test_four_ranks_with_offsets(void **state)
 static void test_slow_rank_is_flagged(void **state)
 {
 	(void)state;
-	struct loaded l;
-	load_generated(&l, "--ranks 4 --seed 5 --steps 8 --slow-rank 2 --slow-factor 1.5");
+	struct tu_capture l;
+	tu_capture_load(&l, "--ranks 4 --seed 5 --steps 8 --slow-rank 2 --slow-factor 1.5", true);
 	for (size_t i = 0; i < l.an->n_ranks; i++)
 		check_rank(&l, &l.an->ranks[i]);
 	check_offsets(&l);
@@ -180,36 +147,36 @@ static void test_slow_rank_is_flagged(void **state)
 			assert_int_equal(l.an->slow[i].max_rank, 2);
 		}
 	assert_true(compute_flag);
-	unload(&l);
+	tu_capture_free(&l);
 }
 
 static void test_step_sources(void **state)
 {
 	(void)state;
 	/* ProfilerStep#N marks and one-row-per-step tables are used as step sources */
-	struct loaded l;
-	load_generated(&l, "--ranks 1 --seed 3 --steps 6 --step-marks profilerstep --step-trace rows");
+	struct tu_capture l;
+	tu_capture_load(&l, "--ranks 1 --seed 3 --steps 6 --step-marks profilerstep --step-trace rows", true);
 	assert_int_equal(l.an->ranks[0].step_source, STEP_SRC_STEP_TRACE);
 	check_rank(&l, &l.an->ranks[0]);
-	unload(&l);
-	load_generated(&l, "--ranks 1 --seed 3 --steps 6 --step-marks profilerstep --step-trace one");
+	tu_capture_free(&l);
+	tu_capture_load(&l, "--ranks 1 --seed 3 --steps 6 --step-marks profilerstep --step-trace one", true);
 	assert_int_equal(l.an->ranks[0].step_source, STEP_SRC_PROFILER_STEP);
 	check_rank(&l, &l.an->ranks[0]);
-	unload(&l);
+	tu_capture_free(&l);
 	/* no step marks: the repeating forward op, or idle-gap segmentation, still finds them */
-	load_generated(&l, "--ranks 1 --seed 3 --steps 6 --step-marks none --host-gap-us 600");
+	tu_capture_load(&l, "--ranks 1 --seed 3 --steps 6 --step-marks none --host-gap-us 600", true);
 	enum step_source src = l.an->ranks[0].step_source;
 	assert_true(src == STEP_SRC_ENGINE || src == STEP_SRC_IDLE_GAPS);
 	assert_int_equal((long long)l.an->ranks[0].v[M_STEPS], tu_truth_int(l.truth, "rank.0.steps"));
-	unload(&l);
+	tu_capture_free(&l);
 }
 
 static void test_bottleneck_follows_the_planted_cause(void **state)
 {
 	(void)state;
 	/* large host gaps: host dispatch must be the top candidate */
-	struct loaded l;
-	load_generated(&l, "--ranks 1 --seed 9 --steps 12 --prefill 1 --host-gap-us 3000");
+	struct tu_capture l;
+	tu_capture_load(&l, "--ranks 1 --seed 9 --steps 12 --prefill 1 --host-gap-us 3000", true);
 	const struct rank_analysis *ra = &l.an->ranks[0];
 	const struct bottleneck *best = &ra->bn[0];
 	for (int k = 1; k < BN_COUNT; k++)
@@ -220,7 +187,7 @@ static void test_bottleneck_follows_the_planted_cause(void **state)
 	/* the gain is derived from the capture's own host-only share */
 	assert_true(tu_close(best->gain.high_pct, 0.9 * ra->v[M_HOST_ONLY_PCT], 1e-6, 1e-6));
 	assert_true(ra->combined_gain_high <= 70.0);
-	unload(&l);
+	tu_capture_free(&l);
 }
 
 /* ---- real fixtures ------------------------------------------------------------------ */

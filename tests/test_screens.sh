@@ -3,10 +3,14 @@
 # Screen tests: each tests/screens/*.keys script drives the explorer headless (keys from
 # the script, no terminal) on a capture, and every screen it dumps must equal the expected
 # screen stored beside it. demo_*.keys and plain *.keys run on fixtures/demo; real_*.keys
-# on a real two-rank capture from ../shared (skipped when absent).
+# on a real two-rank capture from ../shared (skipped when absent). A script may say how it
+# runs in lines of its own:
+#   #@ gen NAME ARGS   generate capture NAME with ascprof-gen ARGS, and run beside it
+#   #@ args ARGS       the command line instead of the capture path (e.g. --compare a b)
 # ASCPROF_UPDATE_SCREENS=1 rewrites the expected screens (review the diff before committing).
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
+gen=${ASCPROF_GEN:-./tools/ascprof-gen}
 shared=${ASCPROF_SHARED:-$srcdir/../shared}
 real_rel=../shared/fixtures-real/msinsight/test/data/pytorch/text/level1
 out=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-screens-XXXXXX") || exit 1
@@ -27,8 +31,25 @@ for keys in "$srcdir"/tests/screens/*.keys; do
     *) capture=fixtures/demo ;;
   esac
   mkdir -p "$out/$name"
-  # run from the source tree so that the capture path on screen is the same everywhere
-  if ! (cd "$srcdir" && OUT="$out/$name" "$bin" --script "$keys" --size 100x30 "$capture" \
+  # run from the source tree, or beside the generated captures, so that the capture paths
+  # on screen are the same everywhere
+  rundir=$srcdir
+  if grep -q '^#@ gen ' "$keys"; then
+    rundir=$out/$name/captures
+    mkdir -p "$rundir"
+    if ! grep '^#@ gen ' "$keys" | while read -r _ _ cap args; do
+           # shellcheck disable=SC2086 # ARGS are words
+           "$gen" --out "$rundir/$cap" $args >/dev/null || exit 1
+         done; then
+      echo "FAIL: $name: ascprof-gen failed"
+      fail=$((fail + 1))
+      continue
+    fi
+  fi
+  args=$(sed -n 's/^#@ args //p' "$keys")
+  [ -n "$args" ] || args=$capture
+  # shellcheck disable=SC2086 # ARGS are words
+  if ! (cd "$rundir" && OUT="$out/$name" "$bin" --script "$keys" --size 100x30 $args \
         >"$out/$name/stdout" 2>"$out/$name/stderr"); then
     echo "FAIL: $name: the explorer exited with an error"
     cat "$out/$name/stderr"

@@ -69,6 +69,8 @@
  * op.<r>.<kernel>.total_ns=<ns>             their summed duration
  * optype.<r>.<Type>.count=<n>               kernel_details.csv rows of that Type (= an op_statistic.csv row)
  * optype.<r>.<Type>.total_ns=<ns>           their summed Duration(us)
+ * kernel_scale.<kernel>=<milli>             --kernel-scale: that kernel's durations times milli/1000
+ * drop_op.<kernel>=1                        --drop-op: that kernel and its host ops were left out
  * KEYS-END
  *
  * step_trace_time.csv (when written) holds the same numbers in us: with "one" a single row over
@@ -160,7 +162,9 @@ static const char truth_doc[] =
 	"op.<r>.<kernel>.count=<n>                 compute kernels (trace X events) with that name\n"
 	"op.<r>.<kernel>.total_ns=<ns>             their summed duration\n"
 	"optype.<r>.<Type>.count=<n>               kernel_details.csv rows of that Type (= an op_statistic.csv row)\n"
-	"optype.<r>.<Type>.total_ns=<ns>           their summed Duration(us)\n";
+	"optype.<r>.<Type>.total_ns=<ns>           their summed Duration(us)\n"
+	"kernel_scale.<kernel>=<milli>             --kernel-scale: that kernel's durations times milli/1000\n"
+	"drop_op.<kernel>=1                        --drop-op: that kernel and its host ops were left out\n";
 /* clang-format on */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -723,6 +727,10 @@ struct opts {
 	int64_t host_gap_ns;
 	int slow_rank;      /* -1: none */
 	int64_t slow_milli; /* kernel duration factor in 1/1000 */
+	char scale_name[128];     /* --kernel-scale NAME */
+	const char *drop_name;    /* --drop-op NAME */
+	int64_t scale_milli;
+	int scale_kind, drop_kind; /* the kinds they name (enum kind_id), -1: none */
 	enum step_marks marks;
 	enum step_trace step_trace;
 	enum naming naming;
@@ -756,6 +764,9 @@ static const char usage_text[] =
 	"  --host-gap-us X          host-bound gap planted at the start of every decode step (default 150)\n"
 	"  --slow-rank R            rank R's compute kernels last --slow-factor times longer\n"
 	"  --slow-factor F          (default 1.5; up to 3 decimals)\n"
+	"  --kernel-scale NAME=F    compute kernel NAME (e.g. RmsNorm) lasts F times longer on every\n"
+	"                           rank (up to 3 decimals)\n"
+	"  --drop-op NAME           leave compute kernel NAME and its host ops out of every step\n"
 	"  --step-marks M           engine (execute_model python_function) | profilerstep (ProfilerStep#N\n"
 	"                           cpu_op, Step Id column, schedule in profiler_info) | none\n"
 	"  --step-trace M           one (single whole-capture row) | rows (one per step) | none (no file)\n"
@@ -820,6 +831,8 @@ static int64_t arg_int(const char *opt, const char *v, int64_t lo, int64_t hi)
 	return x;
 }
 
+static int kernel_kind(const char *opt, const char *name);
+
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -830,6 +843,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->host_gap_ns = 150 * US;
 	o->slow_rank = -1;
 	o->slow_milli = 1500;
+	o->scale_kind = o->drop_kind = -1;
 	o->ops = 300;
 	bool others = false, slow_factor_set = false;
 	const char *offsets = NULL;
@@ -889,6 +903,16 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			    o->slow_milli > 100000)
 				usage_error("--slow-factor: bad value '%s' (0.001..100)", v);
 			slow_factor_set = true;
+		} else if (!strcmp(a, "--kernel-scale")) {
+			const char *v = need_arg(argc, argv, &i);
+			const char *eq = strrchr(v, '=');
+			if (!eq || eq == v || (size_t)(eq - v) >= sizeof o->scale_name ||
+			    !parse_scaled(eq + 1, 3, &o->scale_milli) || o->scale_milli < 1 || o->scale_milli > 100000)
+				usage_error("--kernel-scale: bad value '%s' (NAME=F, F 0.001..100)", v);
+			memcpy(o->scale_name, v, (size_t)(eq - v));
+			o->scale_name[eq - v] = '\0';
+		} else if (!strcmp(a, "--drop-op")) {
+			o->drop_name = need_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--step-marks")) {
 			const char *v = need_arg(argc, argv, &i);
 			if (!strcmp(v, "engine"))
@@ -985,6 +1009,12 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("--slow-factor needs --slow-rank");
 	if (o->slow_rank < 0)
 		o->slow_milli = 1000;
+	if (o->scale_name[0])
+		o->scale_kind = kernel_kind("--kernel-scale", o->scale_name);
+	if (o->drop_name)
+		o->drop_kind = kernel_kind("--drop-op", o->drop_name);
+	if (o->drop_kind >= 0 && o->drop_kind == o->scale_kind)
+		usage_error("--drop-op and --kernel-scale name the same kernel");
 	if (offsets) {
 		const char *p = offsets;
 		int n = 0;
@@ -1156,6 +1186,15 @@ static const struct kind kinds[K_COUNT] = {
 		  0, 8, 0, "#,4096", "BF16", "ND", "#,256,16,16", "BF16", "FRACTAL_NZ", "", ""},
 };
 /* clang-format on */
+
+/* --kernel-scale and --drop-op name a compute kernel that has a host unit of its own. */
+static int kernel_kind(const char *opt, const char *name)
+{
+	for (int k = 0; k < K_COUNT; k++)
+		if (kinds[k].dc == DC_COMPUTE && kinds[k].nest > 0 && !strcmp(kinds[k].kernel, name))
+			return k;
+	usage_error("%s: no compute kernel named '%s' (e.g. RmsNorm, MatMulV2, Silu)", opt, name);
+}
 
 /* Frames shared by every call stack, innermost first, after the kind's own frame. */
 static const char *const common_frames[] = {
@@ -1461,6 +1500,30 @@ static void plan_push(struct plan *P, uint8_t kind)
 	P->pu[P->n++].kind = kind;
 }
 
+/* --drop-op: the units of a kind leave the plan after every draw was made, so that the other
+ * units keep their sizes. Each collective still needs its overlapped kernels and one unit after
+ * them inside the step; with fewer kernels left it overlaps fewer. */
+static void drop_units(struct plan *P, int kind)
+{
+	int n = 0;
+	for (int i = 0; i < P->n; i++)
+		if (P->pu[i].kind != kind)
+			P->pu[n++] = P->pu[i];
+	P->n = n;
+	for (int i = 0; i < P->n; i++) {
+		if (P->pu[i].kind != K_ALLREDUCE)
+			continue;
+		int computes = 0; /* compute kernels after it with another unit of the segment after them */
+		for (int j = i + 1; j + 1 < P->n && P->pu[j + 1].kind != K_ALLREDUCE; j++)
+			computes += kinds[P->pu[j].kind].dc == DC_COMPUTE;
+		if (computes < 1)
+			die("--drop-op %s leaves a collective without a kernel to overlap (try more --ops)",
+			    kinds[kind].kernel);
+		if (P->pu[i].m_ov > computes)
+			P->pu[i].m_ov = computes;
+	}
+}
+
 static void make_plan(const struct gen *G, int k, struct plan *P)
 {
 	static const uint8_t layer[] = {K_RMSNORM, K_LINEAR, K_ROPE, K_CACHE, K_ATTN,   K_LINEAR, K_ADD,
@@ -1561,6 +1624,8 @@ static void make_plan(const struct gen *G, int k, struct plan *P)
 		case DC_COMM: pu->kdur = 0; break;
 		}
 	}
+	if (o->drop_kind >= 0)
+		drop_units(P, o->drop_kind);
 	P->prep = rng_range(&r, 300 * US, 600 * US);
 	P->tail = rng_range(&r, 10 * US, 40 * US);
 	P->sched = rng_range(&r, 80 * US, 120 * US);
@@ -1644,6 +1709,8 @@ static void place_task(const struct gen *G, struct rank_model *R, struct step *s
 	int64_t d = jitter(dr, pu->kdur, 30);
 	if (!copy && R->r == G->o->slow_rank)
 		d = d * G->o->slow_milli / 1000;
+	if (u->kind == G->o->scale_kind)
+		d = d * G->o->scale_milli / 1000;
 	if (d < 1000)
 		d = 1000;
 	if (R->sdma_pending && R->sdma_s <= s) {
@@ -3489,6 +3556,10 @@ static void write_truth(const struct gen *G, struct rank_out *ro)
 	static const char *const traces[] = {"one", "rows", "none"};
 	sb_fmt(&b, "step_marks=%s\nstep_trace=%s\nnaming=%s\nraw=%d\n", marks[o->marks],
 	       traces[o->step_trace], o->naming == NAME_HOST ? "host" : "rank", o->raw);
+	if (o->scale_kind >= 0)
+		sb_fmt(&b, "kernel_scale.%s=%" PRId64 "\n", kinds[o->scale_kind].kernel, o->scale_milli);
+	if (o->drop_kind >= 0)
+		sb_fmt(&b, "drop_op.%s=1\n", kinds[o->drop_kind].kernel);
 	for (int r = 0; r < o->ranks; r++)
 		truth_rank(&b, G, &G->rk[r], &ro[r]);
 	char path[4096];

@@ -141,6 +141,8 @@ const char *actions_scope_name(unsigned scope)
 		return "ops";
 	if (scope & KS_RANKS)
 		return "ranks";
+	if (scope & KS_COMPARE)
+		return "compare";
 	if ((scope & KS_LIST) && (scope & KS_TIMELINE))
 		return "lists+timeline";
 	if (scope & KS_LIST)
