@@ -202,6 +202,8 @@ static void test_raw_and_unfinished_exports(void **state)
 		said |= strstr(cap->diags.items[i].msg, "analyse(") != NULL;
 	assert_true(said);
 	capture_free(cap);
+	*strrchr(dir, '/') = '\0'; /* the temp dir holding cap/ */
+	tu_rmtree(dir);
 	free(dir);
 	struct tu_capture g;
 	tu_capture_load(&g, "--ranks 1 --seed 2 --steps 3 --no-done", false);

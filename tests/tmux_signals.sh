@@ -59,19 +59,19 @@ at_analysis() {
 start_tui "$tmp/cap"
 wait_for_text "$tracing" 30
 phase="while the trace is read"
-stop INT 3 0 130
+stop INT 3 130
 
 # SIGTERM as early as possible: during discovery or the CSV tables
 start_tui "$tmp/cap"
 wait_for_text "$loading" 30
 phase="while loading ($(sed -n 's/^ loading rank 0: \([a-zA-Z ]*\).*/\1/p' "$tmp/screen" | head -n 1))"
-stop TERM 3 0 143
+stop TERM 3 143
 
 # Ctrl-C typed at the terminal (SIGINT to the foreground process group)
 start_tui "$tmp/cap"
 wait_for_text "$tracing" 30
 phase="while the trace is read"
-stop C-c 3 0 130
+stop C-c 3 130
 
 # Q while the trace is parsed: quits at once
 start_tui "$tmp/cap"
@@ -90,8 +90,8 @@ for sig in INT TERM; do
   wait_for_text "$loaded" 60
   phase="after loading"
   case $sig in
-    INT) stop INT 3 0 130 ;;
-    TERM) stop TERM 3 0 143 ;;
+    INT) stop INT 3 130 ;;
+    TERM) stop TERM 3 143 ;;
   esac
 done
 

@@ -812,7 +812,7 @@ int app_main(const char *path, const struct app_opts *opts)
 		handle_key(app, key);
 	}
 	term_close();
-	int rc = 0;
+	int rc = term_quit_signal ? 128 + term_quit_signal : 0;
 	if (app->loader_started) {
 		if (app_pub(app)) {
 			pthread_join(app->loader, NULL);
@@ -823,7 +823,7 @@ int app_main(const char *path, const struct app_opts *opts)
 			atomic_store(&app->cap->cancel, true);
 			if (app->cap_b)
 				atomic_store(&app->cap_b->cancel, true);
-			_exit(0);
+			_exit(rc);
 		}
 	}
 	struct published *pub = atomic_load(&app->pub);
