@@ -157,6 +157,9 @@ struct seg {
 	size_t n_meta, cap_meta;
 	struct ph_counts ph;
 	uint64_t warn_count[W_KIND_COUNT];
+	/* the last pid, tid, cat and Task Type text and their ids: consecutive events mostly
+	 * repeat them, and a compare is cheaper than a hash (the bytes stay mapped) */
+	struct intern_memo { const char *p; unsigned len; uint32_t id; } memo[4];
 	/* walk state */
 	struct jtok jt;
 	struct sbuf scratch;
@@ -234,6 +237,20 @@ static uint32_t seg_intern(struct seg *sg, const struct espan *sp)
 		return strtab_intern(sg->strs, sg->scratch.buf ? sg->scratch.buf : "", sg->scratch.len);
 	}
 	return strtab_intern(sg->strs, sp->p, sp->len);
+}
+
+enum { MEMO_PID, MEMO_TID, MEMO_CAT, MEMO_TASK_TYPE };
+
+/* seg_intern through a one-entry memo; escaped text always goes the long way. */
+static uint32_t seg_intern_memo(struct seg *sg, int slot, const struct espan *sp)
+{
+	struct intern_memo *m = &sg->memo[slot];
+	if (sp->p && !sp->has_esc && m->p && m->len == sp->len && !memcmp(m->p, sp->p, sp->len))
+		return m->id;
+	uint32_t id = seg_intern(sg, sp);
+	if (sp->p && !sp->has_esc)
+		*m = (struct intern_memo){sp->p, sp->len, id};
+	return id;
 }
 
 static uint32_t seg_lane(struct seg *sg, uint32_t pid, uint32_t tid)
@@ -419,8 +436,9 @@ static void parse_flow(struct seg *sg, const struct elem *e, char ph, uint64_t o
 		sg->ph.rejected++;
 		return;
 	}
-	fl.lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]), seg_intern(sg, &e->f[EF_TID]));
-	fl.cat = seg_intern(sg, &e->f[EF_CAT]);
+	fl.lane = seg_lane(sg, seg_intern_memo(sg, MEMO_PID, &e->f[EF_PID]),
+			   seg_intern_memo(sg, MEMO_TID, &e->f[EF_TID]));
+	fl.cat = seg_intern_memo(sg, MEMO_CAT, &e->f[EF_CAT]);
 	const struct espan *id = &e->f[EF_ID];
 	unsigned __int128 num = 0;
 	if (!id->p) {
@@ -469,10 +487,13 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 	if (dur > INT64_MAX - (ts > 0 ? ts : 0))
 		dur = INT64_MAX - (ts > 0 ? ts : 0);
 	uint32_t name = seg_intern(sg, &e->f[EF_NAME]);
-	uint32_t lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]), seg_intern(sg, &e->f[EF_TID]));
-	uint32_t cat = seg_intern(sg, &e->f[EF_CAT]);
+	uint32_t lane = seg_lane(sg, seg_intern_memo(sg, MEMO_PID, &e->f[EF_PID]),
+				 seg_intern_memo(sg, MEMO_TID, &e->f[EF_TID]));
+	uint32_t cat = seg_intern_memo(sg, MEMO_CAT, &e->f[EF_CAT]);
 	const struct espan *tt = &e->f[EF_ARG_TASK_TYPE];
-	uint32_t ttype = tt->p && (tt->is_str || (tt->p[0] != '{' && tt->p[0] != '[')) ? seg_intern(sg, tt) : 0;
+	uint32_t ttype = tt->p && (tt->is_str || (tt->p[0] != '{' && tt->p[0] != '['))
+				 ? seg_intern_memo(sg, MEMO_TASK_TYPE, tt)
+				 : 0;
 	seg_push_x(sg, ts, dur, name, lane, seg_attr(sg, cat, ttype), off);
 }
 
