@@ -72,6 +72,19 @@ const char *analysis_align_name(enum align_mode m)
 	return m == ALIGN_FIRST ? "first" : m == ALIGN_RAW ? "raw" : "collective";
 }
 
+size_t analysis_step_at(const struct rank_analysis *ra, int64_t t)
+{
+	size_t lo = 0, hi = ra->n_steps;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ra->steps[mid].win_start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && t < ra->steps[lo - 1].win_end ? lo - 1 : SIZE_MAX;
+}
+
 int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q)
 {
 	if (n == 0)
@@ -597,17 +610,9 @@ static void per_step_metrics(const struct rank_store *rs, struct rank_analysis *
 	for (size_t ev = 0; ev < rs->n_ev; ev++) {
 		if (!(ra->cls[ev].flags & EVF_DISPATCH))
 			continue;
-		int64_t t = rs->ev_ts[ev];
-		size_t lo = 0, hi = ra->n_steps;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (ra->steps[mid].win_start <= t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo > 0 && t < ra->steps[lo - 1].win_end)
-			ra->steps[lo - 1].dispatch_ops++;
+		size_t k = analysis_step_at(ra, rs->ev_ts[ev]);
+		if (k != SIZE_MAX)
+			ra->steps[k].dispatch_ops++;
 	}
 	ivset_free(&exposed);
 	ivset_free(&host_only);
@@ -704,6 +709,11 @@ void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *r
 		ivset_free(&tmp);
 	}
 	pmu_metrics(rd->by_kind[CSV_KERNEL], ra);
+	memory_analyse(rd->by_kind[CSV_MEMORY_RECORD], rd->by_kind[CSV_NPU_MODULE_MEM],
+		       rd->by_kind[CSV_OPERATOR_MEMORY], &ra->mem);
+	const char *mem_src = ra->mem.record_in_kb ? "memory_record (KB, converted)" : "memory_record";
+	set_metric(ra, M_MEM_PEAK_RESERVED_MB, memory_peak_reserved_mb(&ra->mem), CONF_HIGH, mem_src);
+	set_metric(ra, M_MEM_PEAK_ALLOCATED_MB, memory_peak_allocated_mb(&ra->mem), CONF_HIGH, mem_src);
 
 	analysis_steps(cap, ri, ra, have_timeline ? &s : NULL, dl);
 	if (have_timeline) {
@@ -772,6 +782,7 @@ void analysis_rank_free(struct rank_analysis *ra)
 		free(ra->bn[b].gain.basis);
 		free(ra->bn[b].advice);
 	}
+	memory_free(&ra->mem);
 	memset(ra, 0, sizeof *ra);
 }
 

@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "category.h"
 #include "comm.h"
+#include "memory.h"
 
 enum confidence { CONF_HIGH, CONF_MEDIUM, CONF_LOW };
 const char *analysis_confidence_name(enum confidence c);
@@ -143,7 +144,13 @@ const char *analysis_confidence_name(enum confidence c);
 	  "sum(r*dur)/sum(dur)", "")                                                                          \
 	X(DUR_OVER_AICORE, "duration_over_aicore", "ratio", "Duration / AICore time",                          \
 	  "Kernel Duration over its AICore time", "sum(Duration) / sum(aicore_time)",                         \
-	  "much above 1: time goes to waiting and scheduling, not computing")
+	  "much above 1: time goes to waiting and scheduling, not computing")                                \
+	X(MEM_PEAK_RESERVED_MB, "mem_peak_reserved_mb", "MB", "Peak reserved memory",                          \
+	  "Most device memory the process held", "max(Total Reserved) of APP, else of any component",        \
+	  "memory_record.csv (MB; Class B memory_record_*.csv in KB, converted)")                            \
+	X(MEM_PEAK_ALLOCATED_MB, "mem_peak_allocated_mb", "MB", "Peak allocated memory",                       \
+	  "Most memory the framework allocators had in use", "max(Total Allocated) of PTA+GE, PTA or GE",    \
+	  "memory_record.csv; needs profile_memory=True")
 
 enum metric_id {
 #define METRIC_ENUM(id, key, unit, label, def, formula, caveat) M_##id,
@@ -281,6 +288,8 @@ struct rank_analysis {
 	int64_t residual_max_ns;
 	size_t matched_collectives;
 	bool collective_ok;
+
+	struct mem_analysis mem; /* from the memory tables; empty without them */
 };
 
 enum align_mode { ALIGN_FIRST, ALIGN_RAW, ALIGN_COLLECTIVE, ALIGN_COUNT };
@@ -309,6 +318,8 @@ void analysis_free(struct analysis *an);
 void analysis_rank(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		   struct diag_list *dl);
 void analysis_rank_free(struct rank_analysis *ra);
+/* The step whose window [win_start, win_end) holds t, or SIZE_MAX. */
+size_t analysis_step_at(const struct rank_analysis *ra, int64_t t);
 /* Percentile by nearest rank of a sorted array: the ceil(q*n)-th smallest. */
 int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q);
 

@@ -26,8 +26,9 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts)
 		rd->plan = &cap->plan.ranks[i];
 		store_init(&rd->store);
 		atomic_init(&rd->state, RANK_PENDING);
-		const struct found_file *tf = discover_find(rd->plan, ROLE_TRACE);
-		rd->trace_bytes_total = tf ? tf->size : 0;
+		for (size_t k = 0; k < rd->plan->n_files; k++)
+			if (rd->plan->files[k].role == ROLE_TRACE)
+				rd->trace_bytes_total += rd->plan->files[k].size; /* progress, over slices */
 	}
 	return cap;
 }
@@ -37,6 +38,19 @@ static double now_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The slice number of msprof_slice_<n>_<ts>.json, or -1 for a file that is not a slice. */
+static long slice_number(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *p = strstr(base, "_slice_");
+	if (!p)
+		return -1;
+	char *end;
+	long n = strtol(p + 7, &end, 10);
+	return end > p + 7 && n >= 0 ? n : -1;
 }
 
 /* One CSV file to load; the tables are loaded by a small pool of threads, then attached to
@@ -67,9 +81,30 @@ static void *csv_worker(void *arg)
 	}
 }
 
+/* Job order for attaching: by rank, then by file name with the slice number left out, then
+ * by slice number, so op_summary_slice_10 follows op_summary_slice_9. */
+static int cmp_csv_job(const void *pa, const void *pb)
+{
+	const struct csv_job *a = pa, *b = pb;
+	if (a->rd != b->rd)
+		return a->rd < b->rd ? -1 : 1;
+	const char *x = a->file->path, *y = b->file->path;
+	const char *xs = strstr(x, "_slice_"), *ys = strstr(y, "_slice_");
+	size_t xl = xs ? (size_t)(xs - x) : strlen(x), yl = ys ? (size_t)(ys - y) : strlen(y);
+	int c = strncmp(x, y, xl < yl ? xl : yl);
+	if (c || xl != yl)
+		return c ? c : xl < yl ? -1 : 1;
+	long sx = slice_number(x), sy = slice_number(y);
+	return sx < sy ? -1 : sx > sy;
+}
+
 static void attach_csv(struct capture *cap, struct rank_data *rd, struct csv_table *t,
 		       size_t *cap_csvs)
 {
+	struct csv_table *prev = t->kind != CSV_UNKNOWN ? rd->by_kind[t->kind] : NULL;
+	/* the next slice of a sliced table joins it */
+	if (prev && slice_number(t->path) > 0 && slice_number(prev->path) == 0 && csvt_append(prev, t))
+		return;
 	xgrow(&rd->csvs, cap_csvs, rd->n_csvs + 1, sizeof *rd->csvs);
 	rd->csvs[rd->n_csvs++] = t;
 	if (t->kind == CSV_UNKNOWN)
@@ -114,6 +149,7 @@ static void load_csvs(struct capture *cap)
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 
+	qsort(pool.jobs, pool.n_jobs, sizeof *pool.jobs, cmp_csv_job);
 	size_t cap_csvs = 0;
 	struct rank_data *cur = NULL;
 	for (size_t j = 0; j < pool.n_jobs; j++) {
@@ -130,27 +166,61 @@ static void load_csvs(struct capture *cap)
 	free(pool.jobs);
 }
 
+static int cmp_slice(const void *a, const void *b)
+{
+	long x = slice_number(*(const char *const *)a), y = slice_number(*(const char *const *)b);
+	return x < y ? -1 : x > y;
+}
+
+/* The timeline files of a rank: every slice in slice order when the export is sliced, else
+ * the one file (a second unsliced timeline is reported and left out). */
+static size_t trace_files(struct capture *cap, const struct rank_data *rd, const char **out, size_t max)
+{
+	size_t n = 0, n_slices = 0, n_plain = 0;
+	const char *plain = NULL;
+	for (size_t i = 0; i < rd->plan->n_files; i++) {
+		const struct found_file *f = &rd->plan->files[i];
+		if (f->role != ROLE_TRACE)
+			continue;
+		if (slice_number(f->path) >= 0) {
+			if (n < max)
+				out[n++] = f->path;
+			n_slices++;
+		} else if (n_plain++ == 0) {
+			plain = f->path;
+		}
+	}
+	if (n_slices) {
+		qsort(out, n, sizeof *out, cmp_slice);
+		if (n_plain)
+			diag_add(&cap->diags, DIAG_WARN, plain, 0, -1,
+				 "a timeline beside %zu slices of another; only the slices are read", n_slices);
+		if (n_slices > max)
+			diag_add(&cap->diags, DIAG_WARN, out[0], 0, -1, "%zu slices; only the first %zu are read",
+				 n_slices, max);
+		return n;
+	}
+	if (!plain)
+		return 0;
+	if (n_plain > 1)
+		diag_add(&cap->diags, DIAG_WARN, plain, 0, -1,
+			 "%zu timeline files in this directory; only this one is read", n_plain);
+	out[0] = plain;
+	return 1;
+}
+
 static void load_trace(struct capture *cap, struct rank_data *rd)
 {
-	const struct found_file *tf = NULL;
-	size_t ntraces = 0;
-	for (size_t i = 0; i < rd->plan->n_files; i++)
-		if (rd->plan->files[i].role == ROLE_TRACE) {
-			if (!tf)
-				tf = &rd->plan->files[i];
-			ntraces++;
-		}
-	if (!tf)
+	const char *paths[256];
+	size_t n = trace_files(cap, rd, paths, sizeof paths / sizeof paths[0]);
+	if (!n)
 		return;
-	if (ntraces > 1)
-		diag_add(&cap->diags, DIAG_WARN, tf->path, 0, -1,
-			 "%zu timeline files in this directory; only this one is read", ntraces);
 	struct trace_load_opts topts = {
 		.threads = cap->opts.threads,
 		.progress = &rd->trace_bytes_done,
 		.max_file_bytes = cap->opts.max_trace_bytes,
 	};
-	rd->trace_failed = trace_load(&rd->store, tf->path, &topts, &cap->diags) != 0;
+	rd->trace_failed = trace_load_parts(&rd->store, paths, n, &topts, &cap->diags) != 0;
 }
 
 /* Communication files are small (KB to MB) and read in this thread, before any trace. */

@@ -89,6 +89,12 @@ enum csv_kind csv_schema_kind(const bool p[CSV_COL_COUNT])
 {
 	if (p[COL_API_NAME] && p[COL_COUNT])
 		return CSV_API_STATISTIC;
+	if (p[COL_START] && p[COL_STOP] && p[COL_DURATION] && !p[COL_TYPE])
+		return CSV_TASK_TIME; /* msprof task_time: scheduler tasks, not ops */
+	if (p[COL_CORE_ID])
+		return CSV_AI_CORE_UTIL;
+	if (p[COL_STEP] && p[COL_ITERATION_TIME])
+		return CSV_ITERATION_TRACE;
 	if (p[COL_NAME] && (p[COL_HOST_SELF] || p[COL_HOST_TOTAL]))
 		return CSV_OPERATOR_DETAILS;
 	if (p[COL_NAME] && p[COL_START] && p[COL_DURATION])
@@ -112,4 +118,11 @@ enum csv_kind csv_schema_kind(const bool p[CSV_COL_COUNT])
 const char *csv_kind_name(enum csv_kind kind)
 {
 	return kind < CSV_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+enum csv_kind csv_schema_kind_by_name(const char *base_name)
+{
+	if (!strncmp(base_name, "communication_statistic", 23))
+		return CSV_COMM_STATISTIC;
+	return CSV_UNKNOWN;
 }

@@ -20,12 +20,12 @@ enum csv_type { CSVT_STR, CSVT_TIME, CSVT_NUM, CSVT_RATIO };
 	X(MODEL_ID, CSVT_STR, "Model ID|Model Id")                                           \
 	X(TASK_ID, CSVT_STR, "Task ID|Task Id")                                              \
 	X(STREAM_ID, CSVT_STR, "Stream ID|Stream Id")                                        \
-	X(NAME, CSVT_STR, "Name|Op Name|OP Name")                                            \
+	X(NAME, CSVT_STR, "Name|Op Name|OP Name|kernel_name")                                            \
 	X(TYPE, CSVT_STR, "Type|OP Type|Op Type")                                            \
 	X(OP_STATE, CSVT_STR, "OP State")                                                    \
-	X(ACCEL_CORE, CSVT_STR, "Accelerator Core|Task Type|Accelerator")                   \
-	X(START, CSVT_TIME, "Start Time(us)|Task Start Time(us)")                            \
-	X(DURATION, CSVT_TIME, "Duration(us)|Task Duration(us)")                             \
+	X(ACCEL_CORE, CSVT_STR, "Accelerator Core|Task Type|Accelerator|kernel_type")                   \
+	X(START, CSVT_TIME, "Start Time(us)|Task Start Time(us)|task_start(us)")                            \
+	X(DURATION, CSVT_TIME, "Duration(us)|Task Duration(us)|task_time(us)")                             \
 	X(WAIT, CSVT_TIME, "Wait Time(us)|Task Wait Time(us)")                               \
 	X(BLOCK_DIM, CSVT_NUM, "Block Dim|Block Num")                                        \
 	X(MIX_BLOCK_DIM, CSVT_NUM, "Mix Block Dim|Mix Block Num")                            \
@@ -91,13 +91,20 @@ enum csv_type { CSVT_STR, CSVT_TIME, CSVT_NUM, CSVT_RATIO };
 	X(TOTAL_ACTIVE_MB, CSVT_NUM, "Total Active(MB)")                                     \
 	X(TOTAL_ALLOCATED_KB, CSVT_NUM, "Total Allocated(KB)")                               \
 	X(TOTAL_RESERVED_KB, CSVT_NUM, "Total Reserved(KB)")                                 \
+	X(TOTAL_ACTIVE_KB, CSVT_NUM, "Total Active(KB)")                                     \
 	X(STREAM_PTR, CSVT_STR, "Stream Ptr")                                                \
 	X(DEVICE_TYPE, CSVT_STR, "Device Type|Device")                                       \
 	X(SIZE_KB, CSVT_NUM, "Size(KB)")                                                     \
 	X(ALLOCATION_TIME, CSVT_TIME, "Allocation Time(us)")                                 \
 	X(RELEASE_TIME, CSVT_TIME, "Release Time(us)")                                       \
 	X(HIT_RATE, CSVT_NUM, "Hit Rate")                                                    \
-	X(VICTIM_RATE, CSVT_NUM, "Victim Rate")
+	X(VICTIM_RATE, CSVT_NUM, "Victim Rate")                                              \
+	X(STOP, CSVT_TIME, "task_stop(us)|End Time(us)")                                     \
+	X(CORE_ID, CSVT_STR, "Core ID")                                                      \
+	X(ITERATION_TIME, CSVT_TIME, "Iteration Time(us)")                                   \
+	X(FP_BP_TIME, CSVT_TIME, "FP to BP Time(us)")                                        \
+	X(ITERATION_REFRESH, CSVT_TIME, "Iteration Refresh(us)")                             \
+	X(DATA_AUG_BOUND, CSVT_TIME, "Data Aug Bound(us)")
 
 enum csv_col {
 #define CSV_ENUM(id, type, names) COL_##id,
@@ -117,7 +124,11 @@ enum csv_col {
 	X(MEMORY_RECORD, "memory_record")                                                    \
 	X(NPU_MODULE_MEM, "npu_module_mem")                                                  \
 	X(OPERATOR_MEMORY, "operator_memory")                                                \
-	X(L2_CACHE, "l2_cache")
+	X(L2_CACHE, "l2_cache")                                                              \
+	X(TASK_TIME, "task_time")                                                            \
+	X(AI_CORE_UTIL, "ai_core_utilization")                                               \
+	X(ITERATION_TRACE, "step_trace (iterations)")                                        \
+	X(COMM_STATISTIC, "communication_statistic")
 
 enum csv_kind {
 #define CSV_KIND_ENUM(id, name) CSV_##id,
@@ -134,6 +145,9 @@ enum csv_type csv_schema_type(enum csv_col col);
 const char *csv_schema_label(enum csv_col col);
 /* The kind of a table holding these columns (present[c] true when column c exists). */
 enum csv_kind csv_schema_kind(const bool present[CSV_COL_COUNT]);
+/* The kind a file name says, for the few tables whose columns do not tell them apart
+ * (communication_statistic has op_statistic's columns); CSV_UNKNOWN otherwise. */
+enum csv_kind csv_schema_kind_by_name(const char *base_name);
 const char *csv_kind_name(enum csv_kind kind);
 
 #endif

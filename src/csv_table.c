@@ -186,7 +186,9 @@ static void setup_columns(struct parse_state *ps)
 		t->cols[t->n_typed].index = (int)i;
 		t->n_typed++;
 	}
-	t->kind = csv_schema_kind(present);
+	const char *base = strrchr(ps->name, '/');
+	enum csv_kind by_name = csv_schema_kind_by_name(base ? base + 1 : ps->name);
+	t->kind = by_name != CSV_UNKNOWN ? by_name : csv_schema_kind(present);
 	if (n_unknown)
 		diag_add(ps->dl, DIAG_INFO, ps->name, 0, -1, "%zu column(s) not used by the analysis, kept "
 			 "for drill-down: %s", n_unknown, sbuf_str(&unknown));
@@ -399,7 +401,90 @@ void csvt_free(struct csv_table *t)
 	free(t->row_line);
 	strtab_free(t->strs);
 	free(t->path);
+	for (size_t i = 0; i < t->n_parts; i++)
+		free(t->parts[i].path);
+	free(t->parts);
 	free(t);
+}
+
+static void add_part(struct csv_table *t, const char *path, size_t first_row, uint64_t size, bool gbk)
+{
+	t->parts = xrealloc(t->parts, (t->n_parts + 1) * sizeof *t->parts);
+	t->parts[t->n_parts++] = (struct csvt_part){xstrdup(path), first_row, size, gbk};
+}
+
+bool csvt_append(struct csv_table *dst, struct csv_table *src)
+{
+	if (dst->ncols != src->ncols || dst->mem || src->mem)
+		return false;
+	for (size_t i = 0; i < dst->ncols; i++)
+		if (strcmp(dst->headers[i], src->headers[i]) != 0)
+			return false;
+	if (!dst->n_parts)
+		add_part(dst, dst->path, 0, dst->file_size, dst->gbk);
+	for (size_t i = 0; i < src->n_parts; i++) /* src may itself have parts */
+		add_part(dst, src->parts[i].path, dst->nrows + src->parts[i].first_row, src->parts[i].size,
+			 src->parts[i].gbk);
+	if (!src->n_parts)
+		add_part(dst, src->path, dst->nrows, src->file_size, src->gbk);
+	size_t n = dst->nrows + src->nrows, cap = dst->cap_rows;
+	if (n > cap) {
+		cap = n;
+		dst->row_off = xrealloc(dst->row_off, cap * sizeof *dst->row_off);
+		dst->row_line = xrealloc(dst->row_line, cap * sizeof *dst->row_line);
+		for (size_t i = 0; i < dst->n_typed; i++) {
+			struct csv_column *c = &dst->cols[i];
+			switch (csv_schema_type(c->col)) {
+			case CSVT_STR: c->v.str = xrealloc(c->v.str, cap * sizeof *c->v.str); break;
+			case CSVT_TIME: c->v.time = xrealloc(c->v.time, cap * sizeof *c->v.time); break;
+			case CSVT_NUM: c->v.num = xrealloc(c->v.num, cap * sizeof *c->v.num); break;
+			case CSVT_RATIO: c->v.ratio = xrealloc(c->v.ratio, cap * sizeof *c->v.ratio); break;
+			}
+		}
+		dst->cap_rows = cap;
+	}
+	size_t at = dst->nrows;
+	xmemcpy(dst->row_off + at, src->row_off, src->nrows * sizeof *src->row_off);
+	xmemcpy(dst->row_line + at, src->row_line, src->nrows * sizeof *src->row_line);
+	/* same headers, so the typed columns line up one to one */
+	for (size_t i = 0; i < dst->n_typed; i++) {
+		struct csv_column *d = &dst->cols[i];
+		const struct csv_column *sc = &src->cols[i];
+		switch (csv_schema_type(d->col)) {
+		case CSVT_STR:
+			for (size_t r = 0; r < src->nrows; r++) {
+				uint32_t id = sc->v.str[r];
+				d->v.str[at + r] = id ? strtab_intern(dst->strs, strtab_str(src->strs, id),
+								     strtab_len(src->strs, id))
+						      : 0;
+			}
+			break;
+		case CSVT_TIME: xmemcpy(d->v.time + at, sc->v.time, src->nrows * sizeof *sc->v.time); break;
+		case CSVT_NUM: xmemcpy(d->v.num + at, sc->v.num, src->nrows * sizeof *sc->v.num); break;
+		case CSVT_RATIO: xmemcpy(d->v.ratio + at, sc->v.ratio, src->nrows * sizeof *sc->v.ratio); break;
+		}
+	}
+	dst->nrows = n;
+	dst->ragged_rows += src->ragged_rows;
+	dst->excel_numbers += src->excel_numbers;
+	dst->bad_numbers += src->bad_numbers;
+	csvt_free(src);
+	return true;
+}
+
+/* The part holding a row: parts are few and in row order. */
+static const struct csvt_part *row_part(const struct csv_table *t, size_t row)
+{
+	const struct csvt_part *p = NULL;
+	for (size_t i = 0; i < t->n_parts && t->parts[i].first_row <= row; i++)
+		p = &t->parts[i];
+	return p;
+}
+
+const char *csvt_row_path(const struct csv_table *t, size_t row)
+{
+	const struct csvt_part *p = row_part(t, row);
+	return p ? p->path : t->path;
 }
 
 static const struct csv_column *column(const struct csv_table *t, size_t row, enum csv_col c)
@@ -491,8 +576,13 @@ int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out)
 	out->n = 0;
 	if (row >= t->nrows)
 		return -1;
+	const struct csvt_part *part = row_part(t, row);
+	const char *path = part ? part->path : t->path;
+	uint64_t size = part ? part->size : t->file_size;
+	bool gbk = part ? part->gbk : t->gbk;
+	bool next_same_file = row + 1 < t->nrows && (!part || row_part(t, row + 1) == part);
 	uint64_t start = t->row_off[row];
-	uint64_t end = row + 1 < t->nrows ? t->row_off[row + 1] : t->file_size;
+	uint64_t end = next_same_file ? t->row_off[row + 1] : size;
 	if (end <= start || end - start > (64u << 20))
 		return -1;
 	size_t len = (size_t)(end - start);
@@ -503,7 +593,7 @@ int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out)
 			return -1;
 		src = t->mem + start;
 	} else {
-		int fd = open(t->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0)
 			return -1;
 		buf = xmalloc(len);
@@ -519,7 +609,7 @@ int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out)
 	csv_init(&p, CSV_APPEND_NULL);
 	csv_set_space_func(&p, is_space_cb);
 	csv_set_term_func(&p, is_term_cb);
-	struct row_collect rc = {.out = out, .gbk = t->gbk};
+	struct row_collect rc = {.out = out, .gbk = gbk};
 	csv_parse(&p, src, len, collect_field, collect_row, &rc);
 	if (!rc.done)
 		csv_fini(&p, collect_field, collect_row, &rc);

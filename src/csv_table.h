@@ -53,6 +53,17 @@ struct csv_table {
 	size_t ragged_rows, excel_numbers, bad_numbers;
 	const char *mem; /* borrowed buffer for csvt_load_buffer, else NULL */
 	size_t mem_len;
+	/* A table read from several files (msprof's op_summary_slice_0_*.csv, _slice_1_ ...)
+	 * lists them here, in row order; NULL/0 for a table from one file. */
+	struct csvt_part *parts;
+	size_t n_parts;
+};
+
+struct csvt_part {
+	char *path; /* owned */
+	size_t first_row;
+	uint64_t size;
+	bool gbk;
 };
 
 /* Reads a CSV file. NULL (with a diagnostic) when it cannot be read or holds no header. */
@@ -61,6 +72,11 @@ struct csv_table *csvt_load(const char *path, struct diag_list *dl);
 struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len,
 				   struct diag_list *dl);
 void csvt_free(struct csv_table *t);
+/* Appends src's rows to dst when both have the same header (slices of one table); src is
+ * consumed on success. False, with both untouched, when the headers differ. */
+bool csvt_append(struct csv_table *dst, struct csv_table *src);
+/* The file a row was read from (the table's path unless it has parts). */
+const char *csvt_row_path(const struct csv_table *t, size_t row);
 
 static inline bool csvt_has(const struct csv_table *t, enum csv_col c) { return t->col_at[c] >= 0; }
 /* Typed accessors; rows are 0-based data rows (the header is not a row). */

@@ -56,6 +56,7 @@ const char *discover_rank_source_name(enum rank_source src)
 	switch (src) {
 	case RANK_FROM_INFO: return "profiler_info";
 	case RANK_FROM_NAME: return "directory name";
+	case RANK_FROM_DEVICE: return "device directory";
 	case RANK_FROM_ORDER: return "order";
 	}
 	return "?";
@@ -238,6 +239,7 @@ static struct rank_plan *new_rank(struct walk *w)
 	struct rank_plan *rp = &plan->ranks[plan->n_ranks++];
 	memset(rp, 0, sizeof *rp);
 	rp->rank = -1;
+	rp->device_id = -1;
 	return rp;
 }
 
@@ -245,12 +247,8 @@ static bool is_comm_role(enum file_role role) { return role == ROLE_COMM || role
 
 /* A communication file is a JSON object: its first byte after spaces is '{'. Cheap enough to
  * check here, so that a file of that name holding something else is named once, up front. */
-static bool comm_content_ok(const char *path, uint64_t size, struct diag_list *dl)
+static bool comm_content_ok(const char *path, struct diag_list *dl)
 {
-	if (size == 0) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "empty file (0 bytes); skipped");
-		return false;
-	}
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot open: %s; skipped", strerror(errno));
@@ -268,7 +266,7 @@ static bool comm_content_ok(const char *path, uint64_t size, struct diag_list *d
 	return false;
 }
 
-/* Appends a regular file to files; false (and a warning) when it is not one. */
+/* Appends a regular, non-empty file to files; false (and a warning) when it is not one. */
 static bool push_file(struct found_file **files, size_t *n, size_t *cap, const char *path,
 		      enum file_role role, struct diag_list *dl)
 {
@@ -282,7 +280,11 @@ static bool push_file(struct found_file **files, size_t *n, size_t *cap, const c
 			 S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
 		return false;
 	}
-	if (is_comm_role(role) && !comm_content_ok(path, (uint64_t)st.st_size, dl))
+	if (st.st_size == 0 && role != ROLE_DONE) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "empty file (0 bytes); skipped");
+		return false;
+	}
+	if (is_comm_role(role) && !comm_content_ok(path, dl))
 		return false;
 	xgrow(files, cap, *n + 1, sizeof **files);
 	(*files)[(*n)++] = (struct found_file){xstrdup(path), role, (uint64_t)st.st_size};
@@ -368,29 +370,107 @@ static void add_class_a(struct walk *w, const char *worker, const char *out_dir)
 			 "no analyse.done here: the export may be incomplete (interrupted analyse()?)");
 }
 
-/* Returns false when prof_dir holds no text export (a PROF_GROUP, or raw data only). */
-static bool add_class_b(struct walk *w, const char *prof_dir)
+/* The id of a "device_<id>" directory name, or -1. */
+static int device_dir_id(const char *name)
 {
-	char *out = join(prof_dir, "mindstudio_profiler_output");
-	if (!is_dir(out)) {
-		free(out);
-		return false;
-	}
+	if (strncmp(name, "device_", 7) != 0 || name[7] < '0' || name[7] > '9')
+		return -1;
+	char *end;
+	long v = strtol(name + 7, &end, 10);
+	return *end == '\0' && v < 100000 ? (int)v : -1;
+}
+
+/* A label for a PROF_* directory: msprof runs of different metric groups are often kept as
+ * PROF_GROUP_x/PROF_<Metric>/PROF_000001_..., so the wrapper's name says which run it is. */
+static char *prof_label(const char *prof_dir)
+{
+	char *base = base_dup(prof_dir);
+	char *parent = parent_dir(prof_dir);
+	char *pbase = base_dup(parent);
+	free(parent);
+	bool wrapper = !strncmp(pbase, "PROF_", 5) && !(pbase[5] >= '0' && pbase[5] <= '9');
+	char *label = wrapper ? xasprintf("%s/%s", pbase, base) : xstrdup(base);
+	free(base);
+	free(pbase);
+	return label;
+}
+
+static struct rank_plan *new_class_b_rank(struct walk *w, const char *prof_dir, const char *out_dir,
+					  int device_id)
+{
 	struct rank_plan *rp = new_rank(w);
 	rp->cls = CAPTURE_CLASS_B;
 	rp->worker_dir = xstrdup(prof_dir);
-	rp->output_dir = out;
-	rp->label = base_dup(prof_dir);
+	rp->output_dir = xstrdup(out_dir);
+	rp->label = prof_label(prof_dir);
+	rp->device_id = device_id;
 	rp->export_done = true; /* Class B has no marker; its export writes these files last */
-	collect_output(w, rp, out);
-	/* msprof --analyze=on writes the communication files to analyze/, not beside the rest */
+	return rp;
+}
+
+/* Returns false when prof_dir holds no text export (a PROF_GROUP, or raw data only).
+ * The export is mindstudio_profiler_output/; older CANN put the same files in each
+ * device_<id>/summary/ and device_<id>/timeline/, one rank per device. */
+static bool add_class_b(struct walk *w, const char *prof_dir)
+{
+	size_t n;
+	char **names = list_dir(prof_dir, &n, w->dl);
+	int one_device = -1, devices = 0;
+	for (size_t i = 0; i < n; i++)
+		if (device_dir_id(names[i]) >= 0) {
+			one_device = device_dir_id(names[i]);
+			devices++;
+		}
+	bool found = false;
+	size_t first_rank = w->plan->n_ranks;
+	char *out = join(prof_dir, "mindstudio_profiler_output");
+	if (is_dir(out)) {
+		struct rank_plan *rp = new_class_b_rank(w, prof_dir, out, devices == 1 ? one_device : -1);
+		collect_output(w, rp, out);
+		found = true;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			int dev = device_dir_id(names[i]);
+			if (dev < 0)
+				continue;
+			char *ddir = join(prof_dir, names[i]);
+			char *summary = join(ddir, "summary"), *timeline = join(ddir, "timeline");
+			if (is_dir(summary) || is_dir(timeline)) {
+				struct rank_plan *rp = new_class_b_rank(w, prof_dir, ddir, dev);
+				if (devices > 1) {
+					char *l = xasprintf("%s/%s", rp->label, names[i]);
+					free(rp->label);
+					rp->label = l;
+				}
+				if (is_dir(summary))
+					collect_output(w, rp, summary);
+				if (is_dir(timeline))
+					collect_output(w, rp, timeline);
+				diag_add(w->dl, DIAG_INFO, ddir, 0, -1,
+					 "no mindstudio_profiler_output/: read the legacy summary/ and timeline/ "
+					 "of this device");
+				found = true;
+			}
+			free(summary);
+			free(timeline);
+			free(ddir);
+		}
+	}
+	free(out);
+	free_names(names, n);
+	/* msprof --analyze=on writes the communication files to analyze/, not beside the rest;
+	 * they belong to the PROF_* directory's one rank (not to one of several devices) */
 	char *analyze = join(prof_dir, "analyze");
-	if (is_dir(analyze)) {
+	if (found && w->plan->n_ranks == first_rank + 1 && is_dir(analyze)) {
+		struct rank_plan *rp = &w->plan->ranks[first_rank];
 		size_t cap = rp->n_files;
 		collect_comm(w, analyze, &rp->files, &rp->n_files, &cap);
+	} else if (found && is_dir(analyze)) {
+		diag_add(w->dl, DIAG_WARN, analyze, 0, -1,
+			 "communication files of several devices in one directory: not read");
 	}
 	free(analyze);
-	return true;
+	return found;
 }
 
 /* cluster_analysis_output/: msprof-analyze's view of every rank at once. Its communication
@@ -481,7 +561,20 @@ static void walk_dir(struct walk *w, const char *dir, int depth)
 	}
 	bool worker_name = !fnmatch("*_ascend_pt", base, 0) || !fnmatch("*_ascend_ms", base, 0);
 	if (has_entry(names, n, "FRAMEWORK") || (worker_name && has_prof_dir(dir, names, n))) {
-		raw_capture(w, dir);
+		/* never analysed by torch_npu; msprof may still have exported its PROF_* */
+		bool exported = false;
+		for (size_t i = 0; i < n; i++)
+			if (!strncmp(names[i], "PROF_", 5)) {
+				char *p = join(dir, names[i]);
+				exported |= is_dir(p) && add_class_b(w, p);
+				free(p);
+			}
+		if (exported)
+			diag_add(w->dl, DIAG_WARN, dir, 0, -1,
+				 "no ASCEND_PROFILER_OUTPUT/ (torch_npu's analyse() was not run): read msprof's "
+				 "export in PROF_* instead; framework (Python) events are missing");
+		else
+			raw_capture(w, dir);
 		goto done;
 	}
 	if (!strncmp(base, "PROF_", 5) && add_class_b(w, dir))
@@ -565,6 +658,9 @@ static void assign_ranks(struct walk *w)
 		} else if (from_name >= 0) {
 			rp->rank = from_name;
 			rp->rank_source = RANK_FROM_NAME;
+		} else if (rp->device_id >= 0) {
+			rp->rank = rp->device_id;
+			rp->rank_source = RANK_FROM_DEVICE;
 		} else {
 			rp->rank = -1;
 			rp->rank_source = RANK_FROM_ORDER;

@@ -31,7 +31,7 @@ enum file_role {
 	ROLE_OTHER,
 };
 
-enum rank_source { RANK_FROM_INFO, RANK_FROM_NAME, RANK_FROM_ORDER };
+enum rank_source { RANK_FROM_INFO, RANK_FROM_NAME, RANK_FROM_DEVICE, RANK_FROM_ORDER };
 
 struct found_file {
 	char *path; /* owned */
@@ -51,6 +51,7 @@ struct rank_plan {
 	bool export_done;       /* analyse.done was found */
 	struct profinfo info;   /* loaded when a profiler_info file exists */
 	char *metadata_path;    /* owned; profiler_metadata.json or NULL */
+	int device_id;          /* Class B: from the PROF_*'s one device_<id>/ directory, else -1 */
 };
 
 struct capture_plan {

@@ -169,31 +169,31 @@ void jsonw_null(struct jsonw *w)
 	fputs("null", w->out);
 }
 
-void jsonw_kv_str(struct jsonw *w, const char *key, const char *s)
+void jsonw_kstr(struct jsonw *w, const char *key, const char *s)
 {
 	jsonw_key(w, key);
 	jsonw_str(w, s);
 }
 
-void jsonw_kv_int(struct jsonw *w, const char *key, int64_t v)
+void jsonw_kint(struct jsonw *w, const char *key, int64_t v)
 {
 	jsonw_key(w, key);
 	jsonw_int(w, v);
 }
 
-void jsonw_kv_uint(struct jsonw *w, const char *key, uint64_t v)
+void jsonw_kuint(struct jsonw *w, const char *key, uint64_t v)
 {
 	jsonw_key(w, key);
 	jsonw_uint(w, v);
 }
 
-void jsonw_kv_double(struct jsonw *w, const char *key, double v, int decimals)
+void jsonw_kdouble(struct jsonw *w, const char *key, double v, int decimals)
 {
 	jsonw_key(w, key);
 	jsonw_double(w, v, decimals);
 }
 
-void jsonw_kv_bool(struct jsonw *w, const char *key, bool v)
+void jsonw_kbool(struct jsonw *w, const char *key, bool v)
 {
 	jsonw_key(w, key);
 	jsonw_bool(w, v);

@@ -35,11 +35,11 @@ void jsonw_double(struct jsonw *w, double v, int decimals);
 void jsonw_bool(struct jsonw *w, bool v);
 void jsonw_null(struct jsonw *w);
 /* A key and its value in one call. */
-void jsonw_kv_str(struct jsonw *w, const char *key, const char *s);
-void jsonw_kv_int(struct jsonw *w, const char *key, int64_t v);
-void jsonw_kv_uint(struct jsonw *w, const char *key, uint64_t v);
-void jsonw_kv_double(struct jsonw *w, const char *key, double v, int decimals);
-void jsonw_kv_bool(struct jsonw *w, const char *key, bool v);
+void jsonw_kstr(struct jsonw *w, const char *key, const char *s);
+void jsonw_kint(struct jsonw *w, const char *key, int64_t v);
+void jsonw_kuint(struct jsonw *w, const char *key, uint64_t v);
+void jsonw_kdouble(struct jsonw *w, const char *key, double v, int decimals);
+void jsonw_kbool(struct jsonw *w, const char *key, bool v);
 /* Writes an already-serialised JSON value verbatim. */
 void jsonw_raw(struct jsonw *w, const char *json);
 /* Escaped string body (no quotes) appended to a FILE: shared with other writers. */

@@ -39,17 +39,8 @@ static int cmp_op(const void *a, const void *b)
 
 static uint8_t phase_at(const struct rank_analysis *ra, int64_t t)
 {
-	size_t lo = 0, hi = ra->n_steps;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ra->steps[mid].win_start <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0 && t < ra->steps[lo - 1].win_end)
-		return (uint8_t)ra->steps[lo - 1].phase;
-	return PHASE_UNKNOWN;
+	size_t k = analysis_step_at(ra, t);
+	return k != SIZE_MAX ? (uint8_t)ra->steps[k].phase : PHASE_UNKNOWN;
 }
 
 /* Sums of a CSV table's durations per op name, mapped onto the store's name ids. */

@@ -10,32 +10,36 @@
 #include "jsonw.h"
 #include "summary.h"
 
-const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size)
+const char *report_value_text(double v, const char *unit, bool sign, char *buf, size_t size)
 {
-	if (!ra->have[m]) {
+	if (isnan(v)) {
 		snprintf(buf, size, "n/a");
 		return buf;
 	}
-	double v = ra->v[m];
-	const char *unit = metric_defs[m].unit;
+	const char *plus = sign && v >= 0 ? "+" : "";
 	if (!strcmp(unit, "us")) {
 		double a = fabs(v);
 		if (a >= 1e6)
-			snprintf(buf, size, "%.3f s", v / 1e6);
+			snprintf(buf, size, "%s%.3f s", plus, v / 1e6);
 		else if (a >= 1e3)
-			snprintf(buf, size, "%.3f ms", v / 1e3);
+			snprintf(buf, size, "%s%.3f ms", plus, v / 1e3);
 		else
-			snprintf(buf, size, "%.3f us", v);
+			snprintf(buf, size, "%s%.3f us", plus, v);
 	} else if (!strcmp(unit, "%")) {
-		snprintf(buf, size, "%.2f %%", v);
+		snprintf(buf, size, "%s%.2f %%", plus, v);
 	} else if (!strcmp(unit, "count")) {
-		snprintf(buf, size, "%.0f", v);
+		snprintf(buf, size, "%s%.0f", plus, v);
 	} else if (!strcmp(unit, "ratio")) {
-		snprintf(buf, size, "%.3f", v);
+		snprintf(buf, size, "%s%.3f", plus, v);
 	} else {
-		snprintf(buf, size, "%.2f %s", v, unit);
+		snprintf(buf, size, "%s%.2f %s", plus, v, unit);
 	}
 	return buf;
+}
+
+const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size)
+{
+	return report_value_text(ra->have[m] ? ra->v[m] : NAN, metric_defs[m].unit, false, buf, size);
 }
 
 static const char *rank_label(const struct analysis *an, const struct rank_analysis *ra)
@@ -62,20 +66,9 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	fprintf(out, " ==\n");
 	if (!ra->has_trace)
 		fputs("   (no trace: device figures from the kernel table's rows)\n", out);
-	static const enum metric_id headline[] = {
-		M_WALL_US, M_NPU_BUSY_US, M_NPU_BUSY_PCT, M_COMPUTE_US, M_HOST_BUSY_PCT, M_HOST_ONLY_US,
-		M_HOST_ONLY_PCT, M_NPU_IDLE_US, M_NPU_IDLE_GAPS, M_NPU_IDLE_GAP_MEAN_US, M_COMM_US,
-		M_COMM_OVERLAPPED_US, M_COMM_NOT_OVERLAPPED_US, M_COMM_SHARE_PCT, M_FREE_US, M_COLLECTIVES,
-		M_COLLECTIVE_MEDIAN_US, M_COLLECTIVE_MEDIAN_MB, M_COMM_WAIT_RATIO, M_COMM_SYNC_RATIO,
-		M_COMM_TRANSIT_MB, M_COMM_SMALL_PACKET_PCT, M_COMM_SLOW_LINKS, M_DEVICE_COPY_US, M_DEVICE_COPY_PCT,
-		M_HOST_COPY_PCT, M_HOST_COPY_EXPOSED_PCT, M_H2D_PER_STEP_US, M_D2H_PER_STEP_US, M_SYNC_OPS, M_SYNC_US, M_STEPS,
-		M_PREFILL_STEPS, M_DECODE_STEPS, M_STEP_P50_US, M_STEP_P95_US, M_DISPATCH_OPS,
-		M_DISPATCH_PER_STEP, M_HOST_ONLY_PER_STEP_US, M_PMU_MAC, M_PMU_VEC, M_PMU_SCALAR, M_PMU_MTE1,
-		M_PMU_MTE2, M_PMU_MTE3, M_PMU_ICACHE, M_DUR_OVER_AICORE,
-	};
 	fputs("\nmetrics\n", out);
-	for (size_t i = 0; i < sizeof headline / sizeof headline[0]; i++) {
-		enum metric_id m = headline[i];
+	for (int mi = 0; mi < M_COUNT; mi++) {
+		enum metric_id m = (enum metric_id)mi;
 		if (!ra->have[m])
 			continue;
 		fprintf(out, "  %-26s %14s  %s", metric_defs[m].label, report_metric_text(ra, m, b, sizeof b),
@@ -187,6 +180,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			shown++;
 		}
 	}
+	report_memory_text(ra, out);
 }
 
 void report_print_text(const struct analysis *an, FILE *out)
@@ -488,6 +482,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 		jsonw_bool(&w, ra->collective_ok);
 		jsonw_obj_end(&w);
 		json_ops(&w, an, ra);
+		report_memory_json(&w, ra);
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);

@@ -4,6 +4,7 @@
 #ifndef ASCPROF_REPORT_H
 #define ASCPROF_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "analysis.h"
@@ -13,11 +14,24 @@
 
 void report_print_text(const struct analysis *an, FILE *out);
 void report_print_json(const struct analysis *an, FILE *out);
-/* The communication section (report_comm.c): nothing / null when the capture has none. */
 struct jsonw;
+/* The memory section (report_memory.c); nothing / null without memory tables. */
+void report_memory_text(const struct rank_analysis *ra, FILE *out);
+void report_memory_json(struct jsonw *w, const struct rank_analysis *ra);
+/* The communication section (report_comm.c): nothing / null when the capture has none. */
 void report_comm_text(const struct analysis *an, FILE *out);
 void report_comm_json(struct jsonw *w, const struct analysis *an);
 /* A metric's value as text with its unit ("12.345 ms", "34.5 %", "1234"), or "n/a". */
 const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size);
+/* A value in a metric unit as text; NaN is "n/a"; sign: a '+' before values >= 0. */
+const char *report_value_text(double v, const char *unit, bool sign, char *buf, size_t size);
+
+/* `--report --compare` and `--compare-ranks` (compare_report.c). */
+struct comparison;
+void report_compare_text(const struct comparison *c, FILE *out);
+void report_compare_json(const struct comparison *c, FILE *out);
+/* "device  compute 95.1 -> 94.2  copy ..." for a scope: categories with a share on a side. */
+struct compare_pair;
+const char *report_compare_categories(const struct compare_pair *p, int scope, char *buf, size_t size);
 
 #endif

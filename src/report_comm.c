@@ -223,7 +223,7 @@ static void json_times(struct jsonw *w, const int64_t t[COMM_T_COUNT])
 {
 	static const char *const keys[COMM_T_COUNT] = {"elapse_ms", "transit_ms", "wait_ms", "sync_ms", "idle_ms"};
 	for (int k = 0; k < COMM_T_COUNT; k++)
-		jsonw_kv_double(w, keys[k], ms(t[k]), 6);
+		jsonw_kdouble(w, keys[k], ms(t[k]), 6);
 }
 
 static void json_transports(struct jsonw *w, const struct comm_tstat tr[COMM_TR_COUNT])
@@ -235,16 +235,16 @@ static void json_transports(struct jsonw *w, const struct comm_tstat tr[COMM_TR_
 		if (!s->entries)
 			continue;
 		jsonw_obj_begin(w);
-		jsonw_kv_str(w, "transport", comm_transport_name((enum comm_transport)t));
-		jsonw_kv_double(w, "size_mb", s->size_mb, 6);
-		jsonw_kv_double(w, "time_ms", ms(s->time_ns), 6);
-		jsonw_kv_double(w, "bandwidth_gbps", s->bw_gbps, 4);
-		jsonw_kv_double(w, "reference_gbps", comm_refs[t].gbps > 0 ? comm_refs[t].gbps : NAN, 2);
-		jsonw_kv_double(w, "of_reference", s->util, 4);
-		jsonw_kv_uint(w, "entries", s->entries);
-		jsonw_kv_double(w, "packets", s->packets, 0);
-		jsonw_kv_double(w, "small_packet_pct", s->packets > 0 ? 100 * s->small_packets / s->packets : NAN, 3);
-		jsonw_kv_double(w, "large_packet_pct",
+		jsonw_kstr(w, "transport", comm_transport_name((enum comm_transport)t));
+		jsonw_kdouble(w, "size_mb", s->size_mb, 6);
+		jsonw_kdouble(w, "time_ms", ms(s->time_ns), 6);
+		jsonw_kdouble(w, "bandwidth_gbps", s->bw_gbps, 4);
+		jsonw_kdouble(w, "reference_gbps", comm_refs[t].gbps > 0 ? comm_refs[t].gbps : NAN, 2);
+		jsonw_kdouble(w, "of_reference", s->util, 4);
+		jsonw_kuint(w, "entries", s->entries);
+		jsonw_kdouble(w, "packets", s->packets, 0);
+		jsonw_kdouble(w, "small_packet_pct", s->packets > 0 ? 100 * s->small_packets / s->packets : NAN, 3);
+		jsonw_kdouble(w, "large_packet_pct",
 				s->packets > 0 && comm_refs[t].large_mb > 0 ? 100 * s->large_packets / s->packets : NAN, 3);
 		jsonw_obj_end(w);
 	}
@@ -257,10 +257,10 @@ static void json_reference(struct jsonw *w)
 	jsonw_arr_begin(w);
 	for (int t = 0; t < COMM_TR_COUNT; t++) {
 		jsonw_obj_begin(w);
-		jsonw_kv_str(w, "transport", comm_transport_name((enum comm_transport)t));
-		jsonw_kv_double(w, "gbps", comm_refs[t].gbps > 0 ? comm_refs[t].gbps : NAN, 2);
-		jsonw_kv_double(w, "large_packet_mb", comm_refs[t].large_mb > 0 ? comm_refs[t].large_mb : NAN, 2);
-		jsonw_kv_str(w, "basis", comm_refs[t].basis);
+		jsonw_kstr(w, "transport", comm_transport_name((enum comm_transport)t));
+		jsonw_kdouble(w, "gbps", comm_refs[t].gbps > 0 ? comm_refs[t].gbps : NAN, 2);
+		jsonw_kdouble(w, "large_packet_mb", comm_refs[t].large_mb > 0 ? comm_refs[t].large_mb : NAN, 2);
+		jsonw_kstr(w, "basis", comm_refs[t].basis);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -273,19 +273,19 @@ static void json_ops(struct jsonw *w, const struct comm_analysis *ca)
 	for (size_t i = 0; i < ca->n_ops; i++) {
 		const struct comm_opagg *o = &ca->ops[i];
 		jsonw_obj_begin(w);
-		jsonw_kv_str(w, "group", o->group);
-		jsonw_kv_str(w, "kind", comm_kind_name((enum comm_kind)o->kind));
-		jsonw_kv_str(w, "type", o->type);
-		jsonw_kv_uint(w, "count", o->count);
-		jsonw_kv_uint(w, "ranks", o->n_ranks);
-		jsonw_kv_uint(w, "steps", o->n_steps);
+		jsonw_kstr(w, "group", o->group);
+		jsonw_kstr(w, "kind", comm_kind_name((enum comm_kind)o->kind));
+		jsonw_kstr(w, "type", o->type);
+		jsonw_kuint(w, "count", o->count);
+		jsonw_kuint(w, "ranks", o->n_ranks);
+		jsonw_kuint(w, "steps", o->n_steps);
 		json_times(w, o->t);
-		jsonw_kv_double(w, "wait_ratio", o->wait_ratio, 4);
-		jsonw_kv_double(w, "sync_ratio", o->sync_ratio, 4);
-		jsonw_kv_double(w, "size_mb", o->size_mb, 6);
-		jsonw_kv_double(w, "bandwidth_gbps", o->bw_gbps, 4);
-		jsonw_kv_double(w, "packets", o->packets, 0);
-		jsonw_kv_double(w, "small_packet_pct", o->small_pct, 3);
+		jsonw_kdouble(w, "wait_ratio", o->wait_ratio, 4);
+		jsonw_kdouble(w, "sync_ratio", o->sync_ratio, 4);
+		jsonw_kdouble(w, "size_mb", o->size_mb, 6);
+		jsonw_kdouble(w, "bandwidth_gbps", o->bw_gbps, 4);
+		jsonw_kdouble(w, "packets", o->packets, 0);
+		jsonw_kdouble(w, "small_packet_pct", o->small_pct, 3);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -298,14 +298,14 @@ static void json_ranks(struct jsonw *w, const struct comm_analysis *ca)
 	for (size_t i = 0; i < ca->n_ranks; i++) {
 		const struct comm_rank_stat *r = &ca->ranks[i];
 		jsonw_obj_begin(w);
-		jsonw_kv_int(w, "rank", r->rank);
-		jsonw_kv_uint(w, "entries", r->entries);
+		jsonw_kint(w, "rank", r->rank);
+		jsonw_kuint(w, "entries", r->entries);
 		json_times(w, r->t);
-		jsonw_kv_double(w, "wait_ratio", comm_ratio(r->t[COMM_T_WAIT], r->t[COMM_T_TRANSIT]), 4);
-		jsonw_kv_double(w, "sync_ratio", comm_ratio(r->t[COMM_T_SYNC], r->t[COMM_T_TRANSIT]), 4);
-		jsonw_kv_double(w, "size_mb", r->size_mb, 6);
-		jsonw_kv_double(w, "small_packet_pct", r->packets > 0 ? 100 * r->small_packets / r->packets : NAN, 3);
-		jsonw_kv_uint(w, "slow_links", comm_slow_links_of(ca, r->rank));
+		jsonw_kdouble(w, "wait_ratio", comm_ratio(r->t[COMM_T_WAIT], r->t[COMM_T_TRANSIT]), 4);
+		jsonw_kdouble(w, "sync_ratio", comm_ratio(r->t[COMM_T_SYNC], r->t[COMM_T_TRANSIT]), 4);
+		jsonw_kdouble(w, "size_mb", r->size_mb, 6);
+		jsonw_kdouble(w, "small_packet_pct", r->packets > 0 ? 100 * r->small_packets / r->packets : NAN, 3);
+		jsonw_kuint(w, "slow_links", comm_slow_links_of(ca, r->rank));
 		json_transports(w, r->tr);
 		jsonw_obj_end(w);
 	}
@@ -319,28 +319,28 @@ static void json_links(struct jsonw *w, const struct comm_analysis *ca)
 	for (size_t i = 0; i < ca->n_links && i < JSON_LINKS; i++) {
 		const struct comm_linkagg *l = &ca->links[i];
 		jsonw_obj_begin(w);
-		jsonw_kv_str(w, "group", l->group);
-		jsonw_kv_int(w, "src", l->src);
-		jsonw_kv_int(w, "dst", l->dst);
-		jsonw_kv_str(w, "transport", comm_transport_name((enum comm_transport)l->transport));
-		jsonw_kv_double(w, "size_mb", l->size_mb, 6);
-		jsonw_kv_double(w, "time_ms", ms(l->time_ns), 6);
-		jsonw_kv_double(w, "bandwidth_gbps", l->bw_gbps, 4);
-		jsonw_kv_double(w, "median_gbps", l->median_gbps, 4);
-		jsonw_kv_bool(w, "slow", l->slow);
-		jsonw_kv_int(w, "rank", comm_link_owner(l));
+		jsonw_kstr(w, "group", l->group);
+		jsonw_kint(w, "src", l->src);
+		jsonw_kint(w, "dst", l->dst);
+		jsonw_kstr(w, "transport", comm_transport_name((enum comm_transport)l->transport));
+		jsonw_kdouble(w, "size_mb", l->size_mb, 6);
+		jsonw_kdouble(w, "time_ms", ms(l->time_ns), 6);
+		jsonw_kdouble(w, "bandwidth_gbps", l->bw_gbps, 4);
+		jsonw_kdouble(w, "median_gbps", l->median_gbps, 4);
+		jsonw_kbool(w, "slow", l->slow);
+		jsonw_kint(w, "rank", comm_link_owner(l));
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	jsonw_kv_uint(w, "links_total", ca->n_links);
+	jsonw_kuint(w, "links_total", ca->n_links);
 	jsonw_key(w, "groups");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < ca->n_groups; i++) {
 		const struct comm_group *g = &ca->groups[i];
 		jsonw_obj_begin(w);
-		jsonw_kv_str(w, "name", g->name);
-		jsonw_kv_str(w, "kind", comm_kind_name((enum comm_kind)g->kind));
-		jsonw_kv_uint(w, "links", g->n_links);
+		jsonw_kstr(w, "name", g->name);
+		jsonw_kstr(w, "kind", comm_kind_name((enum comm_kind)g->kind));
+		jsonw_kuint(w, "links", g->n_links);
 		jsonw_key(w, "ranks");
 		jsonw_arr_begin(w);
 		for (size_t k = 0; k < g->n_ranks; k++)
@@ -368,25 +368,25 @@ void report_comm_json(struct jsonw *w, const struct analysis *an)
 		return;
 	}
 	jsonw_obj_begin(w);
-	jsonw_kv_str(w, "source", ca->source);
-	jsonw_kv_bool(w, "from_cluster", ca->from_cluster);
+	jsonw_kstr(w, "source", ca->source);
+	jsonw_kbool(w, "from_cluster", ca->from_cluster);
 	jsonw_key(w, "units");
 	jsonw_obj_begin(w);
-	jsonw_kv_str(w, "time", "ms");
-	jsonw_kv_str(w, "size", "MB");
-	jsonw_kv_str(w, "bandwidth", "GB/s");
+	jsonw_kstr(w, "time", "ms");
+	jsonw_kstr(w, "size", "MB");
+	jsonw_kstr(w, "bandwidth", "GB/s");
 	jsonw_obj_end(w);
-	jsonw_kv_double(w, "small_packet_mb", COMM_SMALL_PACKET_MB, 3);
-	jsonw_kv_double(w, "slow_link_factor", COMM_SLOW_LINK_FACTOR, 3);
-	jsonw_kv_int(w, "slow_link_min_links", COMM_SLOW_LINK_MIN);
+	jsonw_kdouble(w, "small_packet_mb", COMM_SMALL_PACKET_MB, 3);
+	jsonw_kdouble(w, "slow_link_factor", COMM_SLOW_LINK_FACTOR, 3);
+	jsonw_kint(w, "slow_link_min_links", COMM_SLOW_LINK_MIN);
 	json_reference(w);
-	jsonw_kv_uint(w, "entries", ca->entries);
-	jsonw_kv_uint(w, "steps", ca->steps);
+	jsonw_kuint(w, "entries", ca->entries);
+	jsonw_kuint(w, "steps", ca->steps);
 	json_times(w, ca->t);
-	jsonw_kv_double(w, "wait_ratio", ca->wait_ratio, 4);
-	jsonw_kv_double(w, "sync_ratio", ca->sync_ratio, 4);
-	jsonw_kv_double(w, "small_packet_pct", ca->small_pct, 3);
-	jsonw_kv_uint(w, "slow_links", ca->n_slow);
+	jsonw_kdouble(w, "wait_ratio", ca->wait_ratio, 4);
+	jsonw_kdouble(w, "sync_ratio", ca->sync_ratio, 4);
+	jsonw_kdouble(w, "small_packet_pct", ca->small_pct, 3);
+	jsonw_kuint(w, "slow_links", ca->n_slow);
 	json_ops(w, ca);
 	json_transports(w, ca->tr);
 	json_ranks(w, ca);

@@ -39,6 +39,9 @@ void store_free(struct rank_store *rs)
 	free(rs->flows);
 	free(rs->links);
 	free(rs->trace.path);
+	for (size_t i = 0; i < rs->trace.n_parts; i++)
+		free(rs->trace.parts[i].path);
+	free(rs->trace.parts);
 	memset(rs, 0, sizeof *rs);
 }
 

@@ -94,9 +94,20 @@ struct ph_counts {
 	uint64_t rejected;     /* objects dropped (bad ts, bad JSON); see warnings */
 };
 
-struct trace_file {
-	char *path;        /* owned */
+/* One file of a rank's timeline. msprof writes long timelines as msprof_slice_N_*.json
+ * parts; they are read as one trace whose byte offsets run on across the parts. */
+struct trace_part {
+	char *path;    /* owned */
+	uint64_t base; /* offset of the part's first byte in the rank's offset space */
 	uint64_t size;
+	bool truncated;
+};
+
+struct trace_file {
+	char *path;        /* owned: the first part */
+	uint64_t size;     /* over all parts */
+	struct trace_part *parts; /* owned; one entry for a single file */
+	size_t n_parts;
 	uint64_t parsed_bytes; /* up to the last complete element */
 	bool truncated;
 	int64_t cut_offset; /* where the truncation was noticed, or -1 */

@@ -241,13 +241,13 @@ static void json_comm(struct jsonw *w, const char *key, const struct comm_data *
 	for (size_t k = 0; k < cd->n_files; k++) {
 		const struct comm_file *f = &cd->files[k];
 		jsonw_obj_begin(w);
-		jsonw_kv_str(w, "path", f->path);
-		jsonw_kv_str(w, "content", f->matrix ? "matrix" : "time_bandwidth");
-		jsonw_kv_bool(w, "cluster_layout", f->cluster);
-		jsonw_kv_uint(w, "steps", f->n_steps);
-		jsonw_kv_uint(w, "entries", f->n_ops);
-		jsonw_kv_uint(w, "links", f->n_links);
-		jsonw_kv_uint(w, "skipped", f->skipped);
+		jsonw_kstr(w, "path", f->path);
+		jsonw_kstr(w, "content", f->matrix ? "matrix" : "time_bandwidth");
+		jsonw_kbool(w, "cluster_layout", f->cluster);
+		jsonw_kuint(w, "steps", f->n_steps);
+		jsonw_kuint(w, "entries", f->n_ops);
+		jsonw_kuint(w, "links", f->n_links);
+		jsonw_kuint(w, "skipped", f->skipped);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -475,7 +475,7 @@ void summary_print_json(const struct capture *cap, FILE *out)
 	for (size_t i = 0; i < cap->n_ranks; i++)
 		json_rank(&w, &cap->ranks[i]);
 	jsonw_arr_end(&w);
-	jsonw_kv_str(&w, "cluster_dir", cap->plan.cluster_dir);
+	jsonw_kstr(&w, "cluster_dir", cap->plan.cluster_dir);
 	json_comm(&w, "cluster_communication", &cap->cluster_comm);
 	summary_json_diags(&w, (struct diag_list *)&cap->diags);
 	jsonw_obj_end(&w);

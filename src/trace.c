@@ -115,6 +115,7 @@ struct meta_rec {
 	uint32_t str;      /* for names and labels */
 	int64_t num;       /* for sort indices */
 	uint64_t off;
+	const char *file; /* the part it came from, for messages */
 	uint8_t kind;
 };
 
@@ -126,6 +127,7 @@ enum warn_kind { W_BAD_JSON, W_NOT_OBJECT, W_BAD_TS, W_BAD_DUR, W_NEG_DUR, W_NO_
 
 struct seg {
 	struct strtab *strs;
+	uint64_t base; /* added to stored offsets: the part's place in the rank's offset space */
 	/* X */
 	size_t n, cap;
 	int64_t *ts, *dur;
@@ -155,6 +157,9 @@ struct seg {
 	size_t n_meta, cap_meta;
 	struct ph_counts ph;
 	uint64_t warn_count[W_KIND_COUNT];
+	/* the last pid, tid, cat and Task Type text and their ids: consecutive events mostly
+	 * repeat them, and a compare is cheaper than a hash (the bytes stay mapped) */
+	struct intern_memo { const char *p; unsigned len; uint32_t id; } memo[4];
 	/* walk state */
 	struct jtok jt;
 	struct sbuf scratch;
@@ -234,6 +239,20 @@ static uint32_t seg_intern(struct seg *sg, const struct espan *sp)
 	return strtab_intern(sg->strs, sp->p, sp->len);
 }
 
+enum { MEMO_PID, MEMO_TID, MEMO_CAT, MEMO_TASK_TYPE };
+
+/* seg_intern through a one-entry memo; escaped text always goes the long way. */
+static uint32_t seg_intern_memo(struct seg *sg, int slot, const struct espan *sp)
+{
+	struct intern_memo *m = &sg->memo[slot];
+	if (sp->p && !sp->has_esc && m->p && m->len == sp->len && !memcmp(m->p, sp->p, sp->len))
+		return m->id;
+	uint32_t id = seg_intern(sg, sp);
+	if (sp->p && !sp->has_esc)
+		*m = (struct intern_memo){sp->p, sp->len, id};
+	return id;
+}
+
 static uint32_t seg_lane(struct seg *sg, uint32_t pid, uint32_t tid)
 {
 	bool found;
@@ -293,7 +312,7 @@ static void seg_push_x(struct seg *sg, int64_t ts, int64_t dur, uint32_t name, u
 	sg->name[sg->n] = name;
 	sg->lane[sg->n] = lane;
 	sg->attr[sg->n] = attr;
-	sg->off[sg->n] = off;
+	sg->off[sg->n] = sg->base + off;
 	sg->n++;
 }
 
@@ -313,7 +332,7 @@ static void seg_push_ctr(struct seg *sg, int64_t ts, double v, uint32_t track, u
 	sg->ctr_ts[sg->n_ctr] = ts;
 	sg->ctr_value[sg->n_ctr] = v;
 	sg->ctr_track[sg->n_ctr] = track;
-	sg->ctr_off[sg->n_ctr] = off;
+	sg->ctr_off[sg->n_ctr] = sg->base + off;
 	sg->n_ctr++;
 }
 
@@ -353,6 +372,7 @@ static void parse_meta(struct seg *sg, const struct elem *e, uint64_t off)
 		struct meta_rec m = {0};
 		m.kind = (uint8_t)known[k].kind;
 		m.off = off;
+		m.file = sg->name_for_diag;
 		m.pid = seg_intern(sg, &e->f[EF_PID]);
 		m.tid = seg_intern(sg, &e->f[EF_TID]);
 		if (m.kind == META_PROCESS_SORT || m.kind == META_THREAD_SORT) {
@@ -416,8 +436,9 @@ static void parse_flow(struct seg *sg, const struct elem *e, char ph, uint64_t o
 		sg->ph.rejected++;
 		return;
 	}
-	fl.lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]), seg_intern(sg, &e->f[EF_TID]));
-	fl.cat = seg_intern(sg, &e->f[EF_CAT]);
+	fl.lane = seg_lane(sg, seg_intern_memo(sg, MEMO_PID, &e->f[EF_PID]),
+			   seg_intern_memo(sg, MEMO_TID, &e->f[EF_TID]));
+	fl.cat = seg_intern_memo(sg, MEMO_CAT, &e->f[EF_CAT]);
 	const struct espan *id = &e->f[EF_ID];
 	unsigned __int128 num = 0;
 	if (!id->p) {
@@ -466,10 +487,13 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 	if (dur > INT64_MAX - (ts > 0 ? ts : 0))
 		dur = INT64_MAX - (ts > 0 ? ts : 0);
 	uint32_t name = seg_intern(sg, &e->f[EF_NAME]);
-	uint32_t lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]), seg_intern(sg, &e->f[EF_TID]));
-	uint32_t cat = seg_intern(sg, &e->f[EF_CAT]);
+	uint32_t lane = seg_lane(sg, seg_intern_memo(sg, MEMO_PID, &e->f[EF_PID]),
+				 seg_intern_memo(sg, MEMO_TID, &e->f[EF_TID]));
+	uint32_t cat = seg_intern_memo(sg, MEMO_CAT, &e->f[EF_CAT]);
 	const struct espan *tt = &e->f[EF_ARG_TASK_TYPE];
-	uint32_t ttype = tt->p && (tt->is_str || (tt->p[0] != '{' && tt->p[0] != '[')) ? seg_intern(sg, tt) : 0;
+	uint32_t ttype = tt->p && (tt->is_str || (tt->p[0] != '{' && tt->p[0] != '['))
+				 ? seg_intern_memo(sg, MEMO_TASK_TYPE, tt)
+				 : 0;
 	seg_push_x(sg, ts, dur, name, lane, seg_attr(sg, cat, ttype), off);
 }
 
@@ -756,7 +780,7 @@ static void apply_meta(struct merge_state *ms, const char *name, struct diag_lis
 			struct proc *p = &procs[*slot];
 			if (m->kind == META_PROCESS_NAME) {
 				if (p->name && p->name != m->str && renamed++ < WARN_EACH)
-					diag_add(dl, DIAG_WARN, name, 0, (int64_t)m->off,
+					diag_add(dl, DIAG_WARN, m->file, 0, (int64_t)m->off,
 						 "process %s is named both \"%s\" and \"%s\"; the later name is used",
 						 store_str(rs, m->pid), store_str(rs, p->name),
 						 store_str(rs, m->str));
@@ -830,17 +854,42 @@ static void report_seg_counts(const struct seg *sg, const char *name, struct dia
 				 (unsigned long long)(sg->warn_count[k] - WARN_EACH), what[k]);
 }
 
-static int load_bytes(struct rank_store *rs, const char *name, const char *buf, size_t len,
+/* One buffer's walk: its ranges, each confirmed to start where the one before ended. */
+struct part_walk {
+	const char *name;
+	const char *buf;
+	size_t len;
+	struct range_job jobs[MAX_THREADS];
+	int used;            /* confirmed ranges; 0 when the buffer is not a trace */
+	size_t n_ev, n_ctr;  /* what the confirmed ranges hold */
+};
+
+static bool jsmn_only_wanted(const struct trace_load_opts *opts)
+{
+	/* ASCPROF_JSMN_ONLY=1 reads with the reference tokenizer alone (comparisons) */
+	const char *env = getenv("ASCPROF_JSMN_ONLY");
+	return (opts && opts->jsmn_only) || (env && !strcmp(env, "1"));
+}
+
+static void job_start(struct range_job *job, const char *name, uint64_t base, size_t begin)
+{
+	seg_init(&job->seg, name);
+	job->seg.base = base;
+	job->begin = begin;
+}
+
+static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base,
 		      const struct trace_load_opts *opts, struct diag_list *dl)
 {
-	double t0 = now_seconds();
+	const char *buf = pw->buf;
+	size_t len = pw->len;
 	char err[256];
 	struct jscan js;
 	if (!jscan_open(&js, buf, len, err, sizeof err)) {
-		diag_add(dl, DIAG_ERROR, name, 0, -1, "not a Chrome trace: %s; nothing loaded", err);
-		return -1;
+		diag_add(dl, DIAG_ERROR, pw->name, 0, -1, "not a Chrome trace: %s; nothing loaded", err);
+		return false;
 	}
-	rs->trace.wrapped = js.shape == JSCAN_WRAPPED;
+	rs->trace.wrapped |= js.shape == JSCAN_WRAPPED;
 
 	int nthreads = opts && opts->threads > 0 ? opts->threads : online_cpus();
 	if (nthreads > MAX_THREADS)
@@ -848,7 +897,7 @@ static int load_bytes(struct rank_store *rs, const char *name, const char *buf, 
 	if (len < PARALLEL_MIN_BYTES)
 		nthreads = 1;
 	size_t body = js.pos;
-	struct range_job jobs[MAX_THREADS];
+	struct range_job *jobs = pw->jobs;
 	int njobs = 0;
 	size_t prev_begin = body;
 	for (int i = 0; i < nthreads; i++) {
@@ -865,17 +914,16 @@ static int load_bytes(struct rank_store *rs, const char *name, const char *buf, 
 		memset(job, 0, sizeof *job);
 		job->buf = buf;
 		job->len = len;
-		job->begin = begin;
 		job->stop = len + 1;
 		job->progress = opts ? opts->progress : NULL;
-		/* ASCPROF_JSMN_ONLY=1 reads with the reference tokenizer alone (comparisons) */
-		job->jsmn_only = (opts && opts->jsmn_only) || (getenv("ASCPROF_JSMN_ONLY") && !strcmp(getenv("ASCPROF_JSMN_ONLY"), "1"));
-		seg_init(&job->seg, name);
+		job->jsmn_only = jsmn_only_wanted(opts);
+		job_start(job, pw->name, base, begin);
 		if (njobs > 1)
 			jobs[njobs - 2].stop = begin;
 		prev_begin = begin;
 	}
-	rs->trace.threads_used = njobs;
+	if (njobs > rs->trace.threads_used)
+		rs->trace.threads_used = njobs;
 	pthread_t tids[MAX_THREADS];
 	bool started[MAX_THREADS] = {false};
 	for (int i = 1; i < njobs; i++)
@@ -887,8 +935,6 @@ static int load_bytes(struct rank_store *rs, const char *name, const char *buf, 
 		else
 			range_walk(&jobs[i]);
 	}
-	double t_walk = now_seconds();
-	rs->trace.walk_seconds = t_walk - t0;
 	/* Confirm each guessed boundary against the exact walk before it; re-walk a range
 	 * from the exact boundary when the guess was wrong (e.g. "}, {" inside a string). */
 	int used = 1;
@@ -899,8 +945,7 @@ static int load_bytes(struct rank_store *rs, const char *name, const char *buf, 
 		struct range_job *job = &jobs[i];
 		if (prev->next_start != job->begin) {
 			seg_free(&job->seg);
-			seg_init(&job->seg, name);
-			job->begin = prev->next_start;
+			job_start(job, pw->name, base, prev->next_start);
 			range_walk(job);
 			rs->trace.rewalked_ranges++;
 		}
@@ -908,16 +953,53 @@ static int load_bytes(struct rank_store *rs, const char *name, const char *buf, 
 	}
 	for (int i = used; i < njobs; i++)
 		seg_free(&jobs[i].seg);
-	struct range_job *last = &jobs[used - 1];
-
-	size_t n_ev = 0, n_ctr = 0, n_flows = 0;
-	for (int i = 0; i < used; i++)
-		rs->trace.fast_elements += jobs[i].fast;
+	pw->used = used;
 	for (int i = 0; i < used; i++) {
-		n_ev += jobs[i].seg.n;
-		n_ctr += jobs[i].seg.n_ctr;
-		n_flows += jobs[i].seg.n_flows;
+		pw->n_ev += jobs[i].seg.n;
+		pw->n_ctr += jobs[i].seg.n_ctr;
+		rs->trace.fast_elements += jobs[i].fast;
 	}
+	return true;
+}
+
+/* Says how the part ended when it did not end with its closing bracket. */
+static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct trace_part *part,
+			    struct diag_list *dl)
+{
+	struct range_job *last = &pw->jobs[pw->used - 1];
+	size_t len = pw->len;
+	rs->trace.parsed_bytes += last->last_complete_end;
+	if (last->how == RANGE_ARRAY_END || last->how == RANGE_STOPPED)
+		return;
+	part->truncated = true;
+	if (!rs->trace.truncated) {
+		rs->trace.truncated = true;
+		rs->trace.cut_offset = (int64_t)last->end_pos;
+	}
+	if (last->how == RANGE_ERROR)
+		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->end_pos,
+			 "unexpected byte 0x%02X between elements: kept the %zu events before it, "
+			 "ignored the remaining %zu bytes",
+			 (unsigned char)pw->buf[last->end_pos], pw->n_ev, len - last->end_pos);
+	else
+		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->end_pos,
+			 "the file is cut short (no closing ']'): kept %zu events and %zu counter samples "
+			 "from the complete elements before byte %zu; %zu trailing bytes dropped",
+			 pw->n_ev, pw->n_ctr, last->last_complete_end, len - last->last_complete_end);
+}
+
+/* Merges the confirmed ranges of every part, in file order, then resolves metadata, lanes
+ * and flows over the whole. */
+static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_parts,
+			const char *name, struct diag_list *dl)
+{
+	size_t n_ev = 0, n_ctr = 0, n_flows = 0;
+	for (size_t p = 0; p < n_parts; p++)
+		for (int i = 0; i < pws[p].used; i++) {
+			n_ev += pws[p].jobs[i].seg.n;
+			n_ctr += pws[p].jobs[i].seg.n_ctr;
+			n_flows += pws[p].jobs[i].seg.n_flows;
+		}
 	rs->ev_ts = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_ts);
 	rs->ev_dur = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_dur);
 	rs->ev_name = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_name);
@@ -939,44 +1021,46 @@ static int load_bytes(struct rank_store *rs, const char *name, const char *buf, 
 	bool found;
 	*u64map_slot(&ms.attr_map, pair_key(0, 0), &found) = 0;
 	size_t ev_at = 0, ctr_at = 0;
-	for (int i = 0; i < used; i++) {
-		merge_segment(&ms, &jobs[i].seg, &ev_at, &ctr_at);
-		report_seg_counts(&jobs[i].seg, name, dl);
-		seg_free(&jobs[i].seg);
-	}
+	for (size_t p = 0; p < n_parts; p++)
+		for (int i = 0; i < pws[p].used; i++) {
+			struct seg *sg = &pws[p].jobs[i].seg;
+			merge_segment(&ms, sg, &ev_at, &ctr_at);
+			report_seg_counts(sg, pws[p].name, dl);
+			seg_free(sg);
+		}
 	apply_meta(&ms, name, dl);
-
-	rs->trace.parsed_bytes = last->last_complete_end;
-	switch (last->how) {
-	case RANGE_ARRAY_END:
-	case RANGE_STOPPED:
-		break;
-	case RANGE_TRUNCATED:
-	case RANGE_EMPTY:
-		rs->trace.truncated = true;
-		rs->trace.cut_offset = (int64_t)last->end_pos;
-		diag_add(dl, DIAG_WARN, name, 0, (int64_t)last->end_pos,
-			 "the file is cut short (no closing ']'): kept %zu events and %zu counter samples "
-			 "from the complete elements before byte %zu; %zu trailing bytes dropped",
-			 n_ev, n_ctr, last->last_complete_end, len - last->last_complete_end);
-		break;
-	case RANGE_ERROR:
-		rs->trace.truncated = true;
-		rs->trace.cut_offset = (int64_t)last->end_pos;
-		diag_add(dl, DIAG_WARN, name, 0, (int64_t)last->end_pos,
-			 "unexpected byte 0x%02X between elements: kept the %zu events before it, "
-			 "ignored the remaining %zu bytes",
-			 (unsigned char)buf[last->end_pos], n_ev, len - last->end_pos);
-		break;
-	}
 	free(ms.meta);
 	u64map_free(&ms.lane_map);
 	u64map_free(&ms.attr_map);
 	u64map_free(&ms.track_map);
+}
 
+static void add_part(struct rank_store *rs, const char *path, uint64_t base, uint64_t size)
+{
+	rs->trace.parts = xrealloc(rs->trace.parts, (rs->trace.n_parts + 1) * sizeof *rs->trace.parts);
+	rs->trace.parts[rs->trace.n_parts++] = (struct trace_part){xstrdup(path), base, size, false};
+}
+
+/* Walks the parts (already in memory) and merges them; 0 when at least one was a trace. */
+static int load_walks(struct rank_store *rs, struct part_walk *pws, size_t n_parts,
+		      const struct trace_load_opts *opts, struct diag_list *dl)
+{
+	double t0 = now_seconds();
+	size_t walked = 0;
+	for (size_t p = 0; p < n_parts; p++) {
+		if (!walk_part(rs, &pws[p], rs->trace.parts[p].base, opts, dl))
+			continue;
+		report_part_end(rs, &pws[p], &rs->trace.parts[p], dl);
+		walked++;
+	}
+	double t_walk = now_seconds();
+	rs->trace.walk_seconds = t_walk - t0;
+	if (!walked)
+		return -1;
+	merge_parts(rs, pws, n_parts, rs->trace.parts[0].path, dl);
 	double t_merge = now_seconds();
 	rs->trace.merge_seconds = t_merge - t_walk;
-	lanes_finish(rs, name, dl);
+	lanes_finish(rs, rs->trace.parts[0].path, dl);
 	rs->trace.finish_seconds = now_seconds() - t_merge;
 	rs->trace.load_seconds = now_seconds() - t0;
 	return 0;
@@ -990,48 +1074,86 @@ int trace_load_buffer(struct rank_store *rs, const char *name, const char *buf, 
 	rs->trace.size = len;
 	rs->trace.mem = buf;
 	rs->trace.mem_len = len;
-	return load_bytes(rs, name, buf, len, opts, dl);
+	rs->trace.cut_offset = -1;
+	add_part(rs, name, 0, len);
+	struct part_walk *pw = xcalloc(1, sizeof *pw);
+	*pw = (struct part_walk){.name = name, .buf = buf, .len = len};
+	int r = load_walks(rs, pw, 1, opts, dl);
+	free(pw);
+	return r;
 }
 
-int trace_load(struct rank_store *rs, const char *path, const struct trace_load_opts *opts,
-	       struct diag_list *dl)
+/* Maps one part; NULL (with a message) when it cannot be read or is empty. */
+static void *map_part(const char *path, const struct trace_load_opts *opts, uint64_t *size,
+		      struct diag_list *dl)
 {
-	free(rs->trace.path);
-	rs->trace.path = xstrdup(path);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		diag_add(dl, DIAG_ERROR, path, 0, -1, "cannot open: %s", strerror(errno));
-		return -1;
+		return NULL;
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		diag_add(dl, DIAG_ERROR, path, 0, -1, "not a regular file; skipped");
 		close(fd);
-		return -1;
+		return NULL;
 	}
-	rs->trace.size = (uint64_t)st.st_size;
+	*size = (uint64_t)st.st_size;
 	if (st.st_size == 0) {
 		close(fd);
 		diag_add(dl, DIAG_WARN, path, 0, -1, "empty file (0 bytes); skipped");
-		return -1;
+		return NULL;
 	}
 	if (opts && opts->max_file_bytes && (uint64_t)st.st_size > opts->max_file_bytes) {
 		close(fd);
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
 			 "%llu bytes is over the limit of %llu bytes (--max-trace-bytes); skipped",
 			 (unsigned long long)st.st_size, (unsigned long long)opts->max_file_bytes);
-		return -1;
+		return NULL;
 	}
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
 		diag_add(dl, DIAG_ERROR, path, 0, -1, "cannot map: %s", strerror(errno));
-		return -1;
+		return NULL;
 	}
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	int r = load_bytes(rs, path, map, (size_t)st.st_size, opts, dl);
-	munmap(map, (size_t)st.st_size);
+	return map;
+}
+
+int trace_load_parts(struct rank_store *rs, const char *const *paths, size_t n,
+		     const struct trace_load_opts *opts, struct diag_list *dl)
+{
+	if (n == 0)
+		return -1;
+	free(rs->trace.path);
+	rs->trace.path = xstrdup(paths[0]);
+	rs->trace.cut_offset = -1;
+	struct part_walk *pws = xcalloc(n, sizeof *pws);
+	size_t kept = 0;
+	uint64_t base = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t size = 0;
+		void *map = map_part(paths[i], opts, &size, dl);
+		rs->trace.size += size;
+		if (!map)
+			continue;
+		add_part(rs, paths[i], base, size);
+		pws[kept++] = (struct part_walk){.name = rs->trace.parts[rs->trace.n_parts - 1].path,
+						 .buf = map, .len = (size_t)size};
+		base += size;
+	}
+	int r = kept ? load_walks(rs, pws, kept, opts, dl) : -1;
+	for (size_t i = 0; i < kept; i++)
+		munmap((void *)pws[i].buf, pws[i].len);
+	free(pws);
 	return r;
+}
+
+int trace_load(struct rank_store *rs, const char *path, const struct trace_load_opts *opts,
+	       struct diag_list *dl)
+{
+	return trace_load_parts(rs, &path, 1, opts, dl);
 }
 
 /* ---- lazy args ---------------------------------------------------------------------- */
@@ -1048,11 +1170,17 @@ int trace_element_json(const struct rank_store *rs, uint64_t off, struct sbuf *o
 		sbuf_add(out, rs->trace.mem + off, e - (size_t)off);
 		return 0;
 	}
-	if (!rs->trace.path)
+	/* the part holding off: parts are few and in offset order */
+	const struct trace_part *part = NULL;
+	for (size_t i = 0; i < rs->trace.n_parts; i++)
+		if (off >= rs->trace.parts[i].base && off - rs->trace.parts[i].base < rs->trace.parts[i].size)
+			part = &rs->trace.parts[i];
+	if (!part)
 		goto gone;
-	int fd = open(rs->trace.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	off -= part->base;
+	int fd = open(part->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		sbuf_addf(out, "cannot reopen %s: %s", rs->trace.path, strerror(errno));
+		sbuf_addf(out, "cannot reopen %s: %s", part->path, strerror(errno));
 		return -1;
 	}
 	size_t want = 4096;

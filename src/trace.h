@@ -29,6 +29,10 @@ struct trace_load_opts {
  * diagnostics say what was kept), -1 when nothing could be read from it. */
 int trace_load(struct rank_store *rs, const char *path, const struct trace_load_opts *opts,
 	       struct diag_list *dl);
+/* A timeline written in parts (msprof_slice_0_*.json, msprof_slice_1_*.json ...), read as
+ * one trace in the order given. Parts that cannot be read are reported and skipped. */
+int trace_load_parts(struct rank_store *rs, const char *const *paths, size_t n,
+		     const struct trace_load_opts *opts, struct diag_list *dl);
 /* The same over bytes in memory (tests, fuzzing). `name` labels the diagnostics; the
  * buffer is borrowed and must outlive lazy args lookups (trace_event_json). */
 int trace_load_buffer(struct rank_store *rs, const char *name, const char *buf, size_t len,

@@ -13,39 +13,6 @@
 
 #define REL_TOL 0.01
 
-struct loaded {
-	char *dir;
-	struct capture *cap;
-	struct analysis *an;
-	struct tu_truth *truth;
-};
-
-static void load_generated(struct loaded *l, const char *args)
-{
-	if (!tu_gen())
-		skip();
-	l->dir = tu_generate(args);
-	l->cap = capture_open(l->dir, NULL);
-	assert_true(l->cap->usable);
-	capture_load(l->cap);
-	l->an = analysis_run(l->cap);
-	l->truth = tu_truth_load(l->dir);
-}
-
-static void unload(struct loaded *l)
-{
-	analysis_free(l->an);
-	capture_free(l->cap);
-	tu_truth_free(l->truth);
-	char *parent = strdup(l->dir);
-	char *slash = strrchr(parent, '/');
-	if (slash)
-		*slash = '\0';
-	tu_rmtree(parent);
-	free(parent);
-	free(l->dir);
-}
-
 static void check_us(const char *what, int rank, double got_us, long long want_ns)
 {
 	double want = (double)want_ns / 1000.0;
@@ -54,7 +21,7 @@ static void check_us(const char *what, int rank, double got_us, long long want_n
 }
 
 /* Every headline metric within 1 % of the truth, step counts exact. */
-static void check_rank(const struct loaded *l, const struct rank_analysis *ra)
+static void check_rank(const struct tu_capture *l, const struct rank_analysis *ra)
 {
 	const struct tu_truth *t = l->truth;
 	int r = ra->rank;
@@ -72,6 +39,25 @@ static void check_rank(const struct loaded *l, const struct rank_analysis *ra)
 	check_us("host busy", r, ra->v[M_HOST_BUSY_US], tu_truth_int(t, "rank.%d.host_busy_ns", r));
 	check_us("host only", r, ra->v[M_HOST_ONLY_US], tu_truth_int(t, "rank.%d.host_only_ns", r));
 	check_us("device copy", r, ra->v[M_DEVICE_COPY_US], tu_truth_int(t, "rank.%d.copy_ns", r));
+	/* memory, when the generator wrote the tables (--memory, and the demo) */
+	long long pta = tu_truth_int_or(t, -1, "rank.%d.mem.pta_peak_allocated_mb", r);
+	if (pta >= 0) {
+		const struct mem_analysis *m = &ra->mem;
+		assert_true(ra->v[M_MEM_PEAK_RESERVED_MB] == (double)tu_truth_int(t, "rank.%d.mem.app_peak_reserved_mb", r));
+		assert_int_equal(m->n_allocs, tu_truth_int(t, "rank.%d.mem.allocs", r));
+		assert_int_equal(m->negative_sizes, tu_truth_int(t, "rank.%d.mem.negative_sizes", r));
+		assert_int_equal(m->never_released, tu_truth_int(t, "rank.%d.mem.never_released", r));
+		for (size_t i = 0; i < m->n_comps; i++)
+			if (!strcmp(m->comps[i].name, "PTA")) {
+				assert_true(m->comps[i].peak_allocated_mb == (double)pta);
+				assert_true(m->comps[i].peak_reserved_mb ==
+					    (double)tu_truth_int(t, "rank.%d.mem.pta_peak_reserved_mb", r));
+			}
+		for (size_t i = 0; i < m->n_mods; i++)
+			if (!strcmp(m->mods[i].name, "HCCL"))
+				assert_true(m->mods[i].peak_reserved_mb ==
+					    (double)tu_truth_int(t, "rank.%d.mem.hccl_peak_reserved_mb", r));
+	}
 	/* exposed host copies are host copy time outside device work: bounded by both */
 	assert_true(ra->have[M_HOST_COPY_EXPOSED_PCT]);
 	assert_true(ra->v[M_HOST_COPY_EXPOSED_PCT] <= 100.0 * ra->v[M_HOST_COPY_US] / ra->v[M_WALL_US] + 1e-9);
@@ -102,7 +88,7 @@ static void check_rank(const struct loaded *l, const struct rank_analysis *ra)
 	}
 }
 
-static void check_offsets(const struct loaded *l)
+static void check_offsets(const struct tu_capture *l)
 {
 	const struct rank_analysis *ref = &l->an->ranks[0];
 	long long ref_off = tu_truth_int(l->truth, "rank.%d.offset_ns", ref->rank);
@@ -119,14 +105,14 @@ static void check_offsets(const struct loaded *l)
 
 static void run_case(const char *args, int ranks)
 {
-	struct loaded l;
-	load_generated(&l, args);
+	struct tu_capture l;
+	tu_capture_load(&l, args, true);
 	assert_int_equal(l.an->n_ranks, ranks);
 	for (size_t i = 0; i < l.an->n_ranks; i++)
 		check_rank(&l, &l.an->ranks[i]);
 	if (ranks > 1)
 		check_offsets(&l);
-	unload(&l);
+	tu_capture_free(&l);
 }
 
 static void test_one_rank_seeds(void **state)
@@ -134,7 +120,7 @@ static void test_one_rank_seeds(void **state)
 	(void)state;
 	for (int seed = 1; seed <= 4; seed++) {
 		char args[128];
-		snprintf(args, sizeof args, "--ranks 1 --seed %d --steps 10 --prefill 2", seed);
+		snprintf(args, sizeof args, "--ranks 1 --seed %d --steps 10 --prefill 2%s", seed, seed == 2 ? " --memory" : "");
 		run_case(args, 1);
 	}
 }
@@ -143,14 +129,14 @@ static void test_four_ranks_with_offsets(void **state)
 {
 	(void)state;
 	run_case("--ranks 4 --seed 11 --steps 8 --prefill 2 --offsets-us 0,-1500.250,2750.125,90000", 4);
-	run_case("--ranks 4 --seed 12 --steps 8 --prefill 1 --host-gap-us 400", 4);
+	run_case("--ranks 4 --seed 12 --steps 8 --prefill 1 --host-gap-us 400 --memory", 4);
 }
 
 static void test_slow_rank_is_flagged(void **state)
 {
 	(void)state;
-	struct loaded l;
-	load_generated(&l, "--ranks 4 --seed 5 --steps 8 --slow-rank 2 --slow-factor 1.5");
+	struct tu_capture l;
+	tu_capture_load(&l, "--ranks 4 --seed 5 --steps 8 --slow-rank 2 --slow-factor 1.5", true);
 	for (size_t i = 0; i < l.an->n_ranks; i++)
 		check_rank(&l, &l.an->ranks[i]);
 	check_offsets(&l);
@@ -161,36 +147,36 @@ static void test_slow_rank_is_flagged(void **state)
 			assert_int_equal(l.an->slow[i].max_rank, 2);
 		}
 	assert_true(compute_flag);
-	unload(&l);
+	tu_capture_free(&l);
 }
 
 static void test_step_sources(void **state)
 {
 	(void)state;
 	/* ProfilerStep#N marks and one-row-per-step tables are used as step sources */
-	struct loaded l;
-	load_generated(&l, "--ranks 1 --seed 3 --steps 6 --step-marks profilerstep --step-trace rows");
+	struct tu_capture l;
+	tu_capture_load(&l, "--ranks 1 --seed 3 --steps 6 --step-marks profilerstep --step-trace rows", true);
 	assert_int_equal(l.an->ranks[0].step_source, STEP_SRC_STEP_TRACE);
 	check_rank(&l, &l.an->ranks[0]);
-	unload(&l);
-	load_generated(&l, "--ranks 1 --seed 3 --steps 6 --step-marks profilerstep --step-trace one");
+	tu_capture_free(&l);
+	tu_capture_load(&l, "--ranks 1 --seed 3 --steps 6 --step-marks profilerstep --step-trace one", true);
 	assert_int_equal(l.an->ranks[0].step_source, STEP_SRC_PROFILER_STEP);
 	check_rank(&l, &l.an->ranks[0]);
-	unload(&l);
+	tu_capture_free(&l);
 	/* no step marks: the repeating forward op, or idle-gap segmentation, still finds them */
-	load_generated(&l, "--ranks 1 --seed 3 --steps 6 --step-marks none --host-gap-us 600");
+	tu_capture_load(&l, "--ranks 1 --seed 3 --steps 6 --step-marks none --host-gap-us 600", true);
 	enum step_source src = l.an->ranks[0].step_source;
 	assert_true(src == STEP_SRC_ENGINE || src == STEP_SRC_IDLE_GAPS);
 	assert_int_equal((long long)l.an->ranks[0].v[M_STEPS], tu_truth_int(l.truth, "rank.0.steps"));
-	unload(&l);
+	tu_capture_free(&l);
 }
 
 static void test_bottleneck_follows_the_planted_cause(void **state)
 {
 	(void)state;
 	/* large host gaps: host dispatch must be the top candidate */
-	struct loaded l;
-	load_generated(&l, "--ranks 1 --seed 9 --steps 12 --prefill 1 --host-gap-us 3000");
+	struct tu_capture l;
+	tu_capture_load(&l, "--ranks 1 --seed 9 --steps 12 --prefill 1 --host-gap-us 3000", true);
 	const struct rank_analysis *ra = &l.an->ranks[0];
 	const struct bottleneck *best = &ra->bn[0];
 	for (int k = 1; k < BN_COUNT; k++)
@@ -201,7 +187,7 @@ static void test_bottleneck_follows_the_planted_cause(void **state)
 	/* the gain is derived from the capture's own host-only share */
 	assert_true(tu_close(best->gain.high_pct, 0.9 * ra->v[M_HOST_ONLY_PCT], 1e-6, 1e-6));
 	assert_true(ra->combined_gain_high <= 70.0);
-	unload(&l);
+	tu_capture_free(&l);
 }
 
 /* ---- real fixtures ------------------------------------------------------------------ */

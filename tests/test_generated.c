@@ -9,34 +9,6 @@
 #include "capture.h"
 #include "testutil.h"
 
-struct gen {
-	char *dir;
-	struct capture *cap;
-	struct tu_truth *truth;
-};
-
-static void gen_load(struct gen *g, const char *args)
-{
-	if (!tu_gen())
-		skip();
-	g->dir = tu_generate(args);
-	g->cap = capture_open(g->dir, NULL);
-	assert_true(g->cap->usable);
-	capture_load(g->cap);
-	g->truth = tu_truth_load(g->dir);
-}
-
-static void gen_free(struct gen *g)
-{
-	capture_free(g->cap);
-	tu_truth_free(g->truth);
-	char *parent = strdup(g->dir);
-	*strrchr(parent, '/') = '\0';
-	tu_rmtree(parent);
-	free(parent);
-	free(g->dir);
-}
-
 struct lane_check {
 	const struct rank_store *rs;
 	int rank;
@@ -68,7 +40,7 @@ static void check_lane(const char *key, const char *value, void *ctx)
 	fail_msg("%s: no such lane", key);
 }
 
-static void check_counts(struct gen *g)
+static void check_counts(struct tu_capture *g)
 {
 	for (size_t i = 0; i < g->cap->n_ranks; i++) {
 		const struct rank_data *rd = &g->cap->ranks[i];
@@ -107,8 +79,8 @@ static void check_counts(struct gen *g)
 static void test_default_capture(void **state)
 {
 	(void)state;
-	struct gen g;
-	gen_load(&g, "--ranks 2 --seed 1 --steps 6");
+	struct tu_capture g;
+	tu_capture_load(&g, "--ranks 2 --seed 1 --steps 6", false);
 	check_counts(&g);
 	assert_int_equal(diag_count(&g.cap->diags, DIAG_WARN), 0);
 	/* a kernel_details row's start is the trace event's ts on the same clock, exactly */
@@ -120,7 +92,7 @@ static void test_default_capture(void **state)
 	for (size_t e = 0; e < rd->store.n_ev && !found; e++)
 		found = rd->store.ev_ts[e] == start && !strcmp(store_ev_name(&rd->store, e), csvt_str(k, 0, COL_NAME));
 	assert_true(found);
-	gen_free(&g);
+	tu_capture_free(&g);
 }
 
 static void test_json_shapes(void **state)
@@ -132,8 +104,8 @@ static void test_json_shapes(void **state)
 	for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
 		char args[128];
 		snprintf(args, sizeof args, "--ranks 2 --seed %zu --steps 4 %s", i + 2, variants[i]);
-		struct gen g;
-		gen_load(&g, args);
+		struct tu_capture g;
+		tu_capture_load(&g, args, false);
 		check_counts(&g);
 		if (!strcmp(variants[i], "--wrapper"))
 			assert_true(g.cap->ranks[0].store.trace.wrapped);
@@ -143,15 +115,15 @@ static void test_json_shapes(void **state)
 		assert_int_equal(g.cap->ranks[1].plan->rank_source, want);
 		if (want != RANK_FROM_ORDER)
 			assert_int_equal(g.cap->ranks[1].plan->rank, 1);
-		gen_free(&g);
+		tu_capture_free(&g);
 	}
 }
 
 static void test_cut_short(void **state)
 {
 	(void)state;
-	struct gen g;
-	gen_load(&g, "--ranks 1 --seed 4 --steps 4 --truncate-at 200000");
+	struct tu_capture g;
+	tu_capture_load(&g, "--ranks 1 --seed 4 --steps 4 --truncate-at 200000", false);
 	const struct rank_store *rs = &g.cap->ranks[0].store;
 	assert_true(rs->trace.truncated);
 	assert_int_equal(tu_truth_int(g.truth, "rank.0.truncated"), 1);
@@ -165,14 +137,14 @@ static void test_cut_short(void **state)
 			warned = true;
 	}
 	assert_true(warned);
-	gen_free(&g);
+	tu_capture_free(&g);
 }
 
 static void test_csv_bytes(void **state)
 {
 	(void)state;
-	struct gen g;
-	gen_load(&g, "--ranks 1 --seed 6 --steps 4 --bom --crlf --tabs --gbk --ragged 3 --excel 2");
+	struct tu_capture g;
+	tu_capture_load(&g, "--ranks 1 --seed 6 --steps 4 --bom --crlf --tabs --gbk --ragged 3 --excel 2", false);
 	const struct rank_data *rd = &g.cap->ranks[0];
 	const struct csv_table *k = rd->by_kind[CSV_KERNEL];
 	assert_non_null(k);
@@ -214,7 +186,7 @@ static void test_csv_bytes(void **state)
 	}
 	assert_true(with_time > 10);
 	assert_int_equal(matched, with_time);
-	gen_free(&g);
+	tu_capture_free(&g);
 }
 
 static void test_raw_and_unfinished_exports(void **state)
@@ -230,15 +202,17 @@ static void test_raw_and_unfinished_exports(void **state)
 		said |= strstr(cap->diags.items[i].msg, "analyse(") != NULL;
 	assert_true(said);
 	capture_free(cap);
+	*strrchr(dir, '/') = '\0'; /* the temp dir holding cap/ */
+	tu_rmtree(dir);
 	free(dir);
-	struct gen g;
-	gen_load(&g, "--ranks 1 --seed 2 --steps 3 --no-done");
+	struct tu_capture g;
+	tu_capture_load(&g, "--ranks 1 --seed 2 --steps 3 --no-done", false);
 	bool warned = false;
 	for (size_t i = 0; i < g.cap->diags.n; i++)
 		warned |= strstr(g.cap->diags.items[i].msg, "analyse.done") != NULL;
 	assert_true(warned);
 	check_counts(&g);
-	gen_free(&g);
+	tu_capture_free(&g);
 }
 
 static void test_demo_is_what_the_generator_makes(void **state)

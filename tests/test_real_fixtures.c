@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include "analysis.h"
 #include "capture.h"
 #include "comm_json.h"
+#include "memory.h"
 #include "csv_table.h"
 #include "trace.h"
 #include "testutil.h"
@@ -26,6 +29,11 @@ struct real_trace {
 struct real_csv {
 	const char *rel;
 	long rows, cols;
+	const char *kind; /* what the file name says, "" when it says nothing */
+};
+struct real_mem {
+	const char *rel, *component;
+	double peak_allocated_mb, peak_reserved_mb; /* NAN when the component has none */
 };
 struct real_comm {
 	const char *rel;
@@ -95,6 +103,9 @@ static void test_every_real_csv(void **state)
 		if ((long)t->nrows != e->rows || (long)t->ncols != e->cols)
 			fail_msg("%s: %zu rows %zu columns, expected %ld and %ld", e->rel, t->nrows, t->ncols,
 				 e->rows, e->cols);
+		if (e->kind[0] && strcmp(csv_kind_name(t->kind), e->kind))
+			fail_msg("%s: recognised as %s by its columns, named as %s", e->rel,
+				 csv_kind_name(t->kind), e->kind);
 		csvt_free(t);
 		diag_free(&dl);
 		free(path);
@@ -311,12 +322,58 @@ static void test_level1_communication(void **state)
 	free(dir);
 }
 
+/* Peaks per component of every real memory_record / npu_module_mem table, against
+ * Python's reading of the same file. */
+static void test_every_real_memory_table(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(root, "");
+	const char *loaded = NULL;
+	struct csv_table *t = NULL;
+	struct mem_analysis m = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	for (size_t i = 0; i < sizeof real_mems / sizeof real_mems[0]; i++) {
+		const struct real_mem *e = &real_mems[i];
+		if (!loaded || strcmp(loaded, e->rel)) {
+			memory_free(&m);
+			csvt_free(t);
+			char *path = tu_real(e->rel);
+			t = csvt_load(path, &dl);
+			free(path);
+			assert_non_null(t);
+			bool modules = t->kind == CSV_NPU_MODULE_MEM;
+			memory_analyse(modules ? NULL : t, modules ? t : NULL, NULL, &m);
+			loaded = e->rel;
+		}
+		const struct mem_component *c = NULL;
+		const struct mem_component *list = m.record ? m.comps : m.mods;
+		size_t n = m.record ? m.n_comps : m.n_mods;
+		for (size_t k = 0; k < n; k++)
+			if (!strcmp(list[k].name, e->component))
+				c = &list[k];
+		if (!c)
+			fail_msg("%s: no component %s", e->rel, e->component);
+		if (isnan(e->peak_allocated_mb) != isnan(c->peak_allocated_mb) ||
+		    (!isnan(e->peak_allocated_mb) && fabs(c->peak_allocated_mb - e->peak_allocated_mb) > 1e-9) ||
+		    isnan(e->peak_reserved_mb) != isnan(c->peak_reserved_mb) ||
+		    (!isnan(e->peak_reserved_mb) && fabs(c->peak_reserved_mb - e->peak_reserved_mb) > 1e-9))
+			fail_msg("%s %s: peaks %.6f / %.6f MB, expected %.6f / %.6f", e->rel, e->component,
+				 c->peak_allocated_mb, c->peak_reserved_mb, e->peak_allocated_mb, e->peak_reserved_mb);
+	}
+	memory_free(&m);
+	csvt_free(t);
+	diag_free(&dl);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_real_trace),
 		cmocka_unit_test(test_every_real_csv),
 		cmocka_unit_test(test_every_real_comm_file),
+		cmocka_unit_test(test_every_real_memory_table),
 		cmocka_unit_test(test_damaged_real_files),
 		cmocka_unit_test(test_zero_byte_files_are_skipped),
 		cmocka_unit_test(test_level1_capture),

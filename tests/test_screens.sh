@@ -3,9 +3,10 @@
 # Screen tests: each tests/screens/*.keys script drives the explorer headless (keys from
 # the script, no terminal) on a capture, and every screen it dumps must equal the expected
 # screen stored beside it. demo_*.keys and plain *.keys run on fixtures/demo; real_*.keys
-# on a real two-rank capture from ../shared (skipped when absent); gen_*.keys on a capture
-# the generator writes from the arguments of the script's "# gen:" line (opened by a
-# relative path, so that paths on screen do not depend on the temp directory).
+# on a real two-rank capture from ../shared (skipped when absent). A script may say how it
+# runs in lines of its own:
+#   #@ gen NAME ARGS   generate capture NAME with ascprof-gen ARGS, and run beside it
+#   #@ args ARGS       the command line instead of the capture path (e.g. --compare a b)
 # ASCPROF_UPDATE_SCREENS=1 rewrites the expected screens (review the diff before committing).
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
@@ -33,23 +34,31 @@ for keys in "$srcdir"/tests/screens/*.keys; do
         skipped=$((skipped + 1))
         continue
       fi
-      capture=$real_rel rundir=$realdir ;;
-    gen_*)
-      args=$(sed -n 's/^# gen: //p' "$keys")
-      # shellcheck disable=SC2086 # the arguments are words
-      if [ -z "$args" ] || ! "$gen" --out "$out/$name.capture" $args >/dev/null 2>"$out/$name.gen"; then
-        echo "FAIL: $name: the generator failed (args: $args)"
-        cat "$out/$name.gen"
-        fail=$((fail + 1))
-        continue
-      fi
-      capture=$name.capture rundir=$out ;;
-    *) capture=fixtures/demo rundir=$srcdir ;;
+      capture=$real_rel ;;
+    *) capture=fixtures/demo ;;
   esac
-  mkdir -p "$out/$name"
   keys_abs=$(cd "$(dirname "$keys")" && pwd)/$(basename "$keys")
-  # run from the source tree so that the capture path on screen is the same everywhere
-  if ! (cd "$rundir" && OUT="$out/$name" "$bin" --script "$keys_abs" --size 100x30 "$capture" \
+  mkdir -p "$out/$name"
+  # run from the source tree, or beside the generated captures, so that the capture paths
+  # on screen are the same everywhere
+  rundir=$srcdir
+  case "$name" in real_*) rundir=$realdir ;; esac
+  if grep -q '^#@ gen ' "$keys"; then
+    rundir=$out/$name/captures
+    mkdir -p "$rundir"
+    if ! grep '^#@ gen ' "$keys" | while read -r _ _ cap args; do
+           # shellcheck disable=SC2086 # ARGS are words
+           "$gen" --out "$rundir/$cap" $args >/dev/null || exit 1
+         done; then
+      echo "FAIL: $name: ascprof-gen failed"
+      fail=$((fail + 1))
+      continue
+    fi
+  fi
+  args=$(sed -n 's/^#@ args //p' "$keys")
+  [ -n "$args" ] || args=$capture
+  # shellcheck disable=SC2086 # ARGS are words
+  if ! (cd "$rundir" && OUT="$out/$name" "$bin" --script "$keys_abs" --size 100x30 $args \
         >"$out/$name/stdout" 2>"$out/$name/stderr"); then
     echo "FAIL: $name: the explorer exited with an error"
     cat "$out/$name/stderr"

@@ -2,6 +2,9 @@
 /* Test helpers: paths, temp dirs, files, the generator and its ground truth. */
 #include "testutil.h"
 
+#include "analysis.h"
+#include "capture.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -249,4 +252,30 @@ bool tu_close(double a, double b, double rel_tol, double abs_tol)
 {
 	double d = fabs(a - b);
 	return d <= abs_tol || d <= rel_tol * fabs(b);
+}
+
+void tu_capture_load(struct tu_capture *c, const char *args, bool analyse)
+{
+	if (!tu_gen())
+		skip();
+	c->dir = tu_generate(args);
+	c->cap = capture_open(c->dir, NULL);
+	assert_true(c->cap->usable);
+	capture_load(c->cap);
+	c->an = analyse ? analysis_run(c->cap) : NULL;
+	c->truth = tu_truth_load(c->dir);
+}
+
+void tu_capture_free(struct tu_capture *c)
+{
+	analysis_free(c->an);
+	capture_free(c->cap);
+	tu_truth_free(c->truth);
+	char *parent = strdup(c->dir);
+	char *slash = strrchr(parent, '/');
+	if (slash)
+		*slash = '\0';
+	tu_rmtree(parent);
+	free(parent);
+	free(c->dir);
 }

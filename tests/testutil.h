@@ -47,6 +47,18 @@ const char *tu_truth_str(const struct tu_truth *t, const char *fmt, ...) __attri
 /* Iterates keys with a prefix: calls fn(key, value) for each. */
 void tu_truth_each(const struct tu_truth *t, const char *prefix,
 		   void (*fn)(const char *key, const char *value, void *ctx), void *ctx);
+/* A generated capture, loaded and analysed, with its ground truth. */
+struct tu_capture {
+	char *dir;
+	struct capture *cap;
+	struct analysis *an;
+	struct tu_truth *truth;
+};
+/* Generates with args, loads and (with analyse) analyses; skips the test without the
+ * generator. */
+void tu_capture_load(struct tu_capture *c, const char *args, bool analyse);
+/* Frees it and removes its temp dir. */
+void tu_capture_free(struct tu_capture *c);
 /* |a - b| <= tol * |b| (relative), with an absolute floor. */
 bool tu_close(double a, double b, double rel_tol, double abs_tol);
 

@@ -219,7 +219,7 @@ static long status_kb(pid_t pid, const char *field)
 }
 
 /* Runs argv as a child, sampling its private memory every millisecond. */
-static int run_measured(char *const argv[], const char *bench_out, double *wall, double *peak_rss_mb,
+static int run_measured(char *const argv[], const char *bench_out, double *wall, double *cpu, double *peak_rss_mb,
 			double *peak_anon_mb)
 {
 	double t0 = now_s();
@@ -250,6 +250,8 @@ static int run_measured(char *const argv[], const char *bench_out, double *wall,
 		usleep(1000);
 	}
 	*wall = now_s() - t0;
+	*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
 	*peak_rss_mb = (double)ru.ru_maxrss / 1024.0;
 	*peak_anon_mb = (double)anon_max / 1024.0;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -374,17 +376,17 @@ int main(int argc, char **argv)
 		double floor_s = median(floor_t, runs);
 
 		struct figures per_run[MAX_RUNS];
-		double wall[MAX_RUNS], rss[MAX_RUNS], anon[MAX_RUNS], report_wall[MAX_RUNS];
+		double wall[MAX_RUNS], cpu[MAX_RUNS], rss[MAX_RUNS], anon[MAX_RUNS], report_wall[MAX_RUNS];
 		for (int r = 0; r < runs; r++) {
 			memset(&per_run[r], 0, sizeof per_run[r]);
 			unlink(out_path);
 			char *targv[] = {(char *)tui, "--script", script, "--size", "200x60", dir, NULL};
-			if (run_measured(targv, out_path, &wall[r], &rss[r], &anon[r]) != 0)
+			if (run_measured(targv, out_path, &wall[r], &cpu[r], &rss[r], &anon[r]) != 0)
 				fprintf(stderr, "bench: %s exited with an error on %s\n", tui, dir);
 			read_bench_out(out_path, &per_run[r]);
-			double rw, rr, ra;
+			double rw, rc, rr, ra;
 			char *rargv[] = {(char *)tui, "--report", "--json", dir, NULL};
-			run_measured(rargv, NULL, &rw, &rr, &ra);
+			run_measured(rargv, NULL, &rw, &rc, &rr, &ra);
 			report_wall[r] = rw;
 		}
 		/* medians over runs of every figure the explorer gave */
@@ -409,6 +411,7 @@ int main(int argc, char **argv)
 		fig_get(&med, "first_frame_ms", &first);
 		fig_get(&med, "key_max_ms", &keymax);
 		double rep = median(report_wall, runs), rss_m = median(rss, runs), anon_m = median(anon, runs);
+		double cpu_m = median(cpu, runs);
 		double mb = (double)bytes / 1e6;
 		printf("== %s: %d trace file%s, %.0f MB, %.0f events (X, C and flow ends), %.0f lanes, "
 		       "%.0f op rows\n",
@@ -419,6 +422,9 @@ int main(int argc, char **argv)
 		printf("  fully indexed         %9.3f s   %7.0f MB/s   x%.1f floor   (store, analysis, "
 		       "timeline index)\n",
 		       indexed / 1e3, mb / (indexed / 1e3), indexed / 1e3 / floor_s);
+		printf("  CPU of the whole run  %9.3f s   %7.0f MB per CPU-second (user + system, all threads:\n"
+		       "                                      robust to other load on the machine)\n",
+		       cpu_m, mb / cpu_m);
 		printf("  first frame           %9.1f ms\n", first);
 		printf("  full report (--json)  %9.3f s                 x%.1f floor\n", rep, rep / floor_s);
 		printf("  peak RSS              %9.0f MB   (includes the mapped trace pages)\n", rss_m);

@@ -69,6 +69,8 @@
  * op.<r>.<kernel>.total_ns=<ns>             their summed duration
  * optype.<r>.<Type>.count=<n>               kernel_details.csv rows of that Type (= an op_statistic.csv row)
  * optype.<r>.<Type>.total_ns=<ns>           their summed Duration(us)
+ * kernel_scale.<kernel>=<milli>             --kernel-scale: that kernel's durations times milli/1000
+ * drop_op.<kernel>=1                        --drop-op: that kernel and its host ops were left out
  * comm=0|1                                  --comm: communication.json and communication_matrix.json written
  * comm.group=<id>                           the communication-domain id after '@' in every entry
  * comm.slow_link=<src>-<dst>|none           the link planted at a third of its peers' bandwidth
@@ -174,6 +176,8 @@ static const char truth_doc[] =
 	"op.<r>.<kernel>.total_ns=<ns>             their summed duration\n"
 	"optype.<r>.<Type>.count=<n>               kernel_details.csv rows of that Type (= an op_statistic.csv row)\n"
 	"optype.<r>.<Type>.total_ns=<ns>           their summed Duration(us)\n"
+	"kernel_scale.<kernel>=<milli>             --kernel-scale: that kernel's durations times milli/1000\n"
+	"drop_op.<kernel>=1                        --drop-op: that kernel and its host ops were left out\n"
 	"comm=0|1                                  --comm: communication.json and communication_matrix.json written\n"
 	"comm.group=<id>                           the communication-domain id after '@' in every entry\n"
 	"comm.slow_link=<src>-<dst>|none           the link planted at a third of its peers' bandwidth\n"
@@ -749,10 +753,14 @@ struct opts {
 	int64_t host_gap_ns;
 	int slow_rank;      /* -1: none */
 	int64_t slow_milli; /* kernel duration factor in 1/1000 */
+	char scale_name[128];     /* --kernel-scale NAME */
+	const char *drop_name;    /* --drop-op NAME */
+	int64_t scale_milli;
+	int scale_kind, drop_kind; /* the kinds they name (enum kind_id), -1: none */
 	enum step_marks marks;
 	enum step_trace step_trace;
 	enum naming naming;
-	bool no_info, no_done, raw, wrapper;
+	bool no_info, no_done, raw, wrapper, memory;
 	enum jstyle style;
 	int64_t truncate_at; /* 0: off */
 	bool call_stack, bom, crlf, tabs, gbk, chinese, hostile;
@@ -783,11 +791,16 @@ static const char usage_text[] =
 	"  --host-gap-us X          host-bound gap planted at the start of every decode step (default 150)\n"
 	"  --slow-rank R            rank R's compute kernels last --slow-factor times longer\n"
 	"  --slow-factor F          (default 1.5; up to 3 decimals)\n"
+	"  --kernel-scale NAME=F    compute kernel NAME (e.g. RmsNorm) lasts F times longer on every\n"
+	"                           rank (up to 3 decimals)\n"
+	"  --drop-op NAME           leave compute kernel NAME and its host ops out of every step\n"
 	"  --step-marks M           engine (execute_model python_function) | profilerstep (ProfilerStep#N\n"
 	"                           cpu_op, Step Id column, schedule in profiler_info) | none\n"
 	"  --step-trace M           one (single whole-capture row) | rows (one per step) | none (no file)\n"
 	"  --naming M               host (<host>_<pid>_<time>_ascend_pt) |\n"
 	"                           rank (dp0_pp0_tp<r>_dcp0_ep0_rank<r>_<time>_ascend_pt)\n"
+	"  --memory                 also write memory_record.csv, npu_module_mem.csv and\n"
+	"                           operator_memory.csv (as profile_memory=True does; --demo has them)\n"
 	"  --no-info                omit profiler_info_<rank>.json\n"
 	"  --no-done                omit ASCEND_PROFILER_OUTPUT/analyse.done\n"
 	"  --raw                    raw capture: FRAMEWORK/ and PROF_*/ with a dummy file,\n"
@@ -848,6 +861,8 @@ static int64_t arg_int(const char *opt, const char *v, int64_t lo, int64_t hi)
 	return x;
 }
 
+static int kernel_kind(const char *opt, const char *name);
+
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -858,6 +873,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->host_gap_ns = 150 * US;
 	o->slow_rank = -1;
 	o->slow_milli = 1500;
+	o->scale_kind = o->drop_kind = -1;
 	o->ops = 300;
 	bool others = false, slow_factor_set = false;
 	const char *offsets = NULL;
@@ -917,6 +933,16 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			    o->slow_milli > 100000)
 				usage_error("--slow-factor: bad value '%s' (0.001..100)", v);
 			slow_factor_set = true;
+		} else if (!strcmp(a, "--kernel-scale")) {
+			const char *v = need_arg(argc, argv, &i);
+			const char *eq = strrchr(v, '=');
+			if (!eq || eq == v || (size_t)(eq - v) >= sizeof o->scale_name ||
+			    !parse_scaled(eq + 1, 3, &o->scale_milli) || o->scale_milli < 1 || o->scale_milli > 100000)
+				usage_error("--kernel-scale: bad value '%s' (NAME=F, F 0.001..100)", v);
+			memcpy(o->scale_name, v, (size_t)(eq - v));
+			o->scale_name[eq - v] = '\0';
+		} else if (!strcmp(a, "--drop-op")) {
+			o->drop_name = need_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--step-marks")) {
 			const char *v = need_arg(argc, argv, &i);
 			if (!strcmp(v, "engine"))
@@ -946,6 +972,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				o->naming = NAME_RANK;
 			else
 				usage_error("--naming: expected host or rank, not '%s'", v);
+		} else if (!strcmp(a, "--memory")) {
+			o->memory = true;
 		} else if (!strcmp(a, "--no-info")) {
 			o->no_info = true;
 		} else if (!strcmp(a, "--no-done")) {
@@ -1003,6 +1031,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		o->naming = NAME_RANK;
 		o->chinese = true;
 		o->ops = 3; /* the smallest steps (7 launches + 2 collectives): a small fixture */
+		o->memory = true;
 	}
 	if (o->prefill > o->steps && !o->target_bytes)
 		usage_error("--prefill %d exceeds --steps %d", o->prefill, o->steps);
@@ -1014,6 +1043,12 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("--slow-factor needs --slow-rank");
 	if (o->slow_rank < 0)
 		o->slow_milli = 1000;
+	if (o->scale_name[0])
+		o->scale_kind = kernel_kind("--kernel-scale", o->scale_name);
+	if (o->drop_name)
+		o->drop_kind = kernel_kind("--drop-op", o->drop_name);
+	if (o->drop_kind >= 0 && o->drop_kind == o->scale_kind)
+		usage_error("--drop-op and --kernel-scale name the same kernel");
 	if (offsets) {
 		const char *p = offsets;
 		int n = 0;
@@ -1185,6 +1220,15 @@ static const struct kind kinds[K_COUNT] = {
 		  0, 8, 0, "#,4096", "BF16", "ND", "#,256,16,16", "BF16", "FRACTAL_NZ", "", ""},
 };
 /* clang-format on */
+
+/* --kernel-scale and --drop-op name a compute kernel that has a host unit of its own. */
+static int kernel_kind(const char *opt, const char *name)
+{
+	for (int k = 0; k < K_COUNT; k++)
+		if (kinds[k].dc == DC_COMPUTE && kinds[k].nest > 0 && !strcmp(kinds[k].kernel, name))
+			return k;
+	usage_error("%s: no compute kernel named '%s' (e.g. RmsNorm, MatMulV2, Silu)", opt, name);
+}
 
 /* Frames shared by every call stack, innermost first, after the kind's own frame. */
 static const char *const common_frames[] = {
@@ -1490,6 +1534,30 @@ static void plan_push(struct plan *P, uint8_t kind)
 	P->pu[P->n++].kind = kind;
 }
 
+/* --drop-op: the units of a kind leave the plan after every draw was made, so that the other
+ * units keep their sizes. Each collective still needs its overlapped kernels and one unit after
+ * them inside the step; with fewer kernels left it overlaps fewer. */
+static void drop_units(struct plan *P, int kind)
+{
+	int n = 0;
+	for (int i = 0; i < P->n; i++)
+		if (P->pu[i].kind != kind)
+			P->pu[n++] = P->pu[i];
+	P->n = n;
+	for (int i = 0; i < P->n; i++) {
+		if (P->pu[i].kind != K_ALLREDUCE)
+			continue;
+		int computes = 0; /* compute kernels after it with another unit of the segment after them */
+		for (int j = i + 1; j + 1 < P->n && P->pu[j + 1].kind != K_ALLREDUCE; j++)
+			computes += kinds[P->pu[j].kind].dc == DC_COMPUTE;
+		if (computes < 1)
+			die("--drop-op %s leaves a collective without a kernel to overlap (try more --ops)",
+			    kinds[kind].kernel);
+		if (P->pu[i].m_ov > computes)
+			P->pu[i].m_ov = computes;
+	}
+}
+
 static void make_plan(const struct gen *G, int k, struct plan *P)
 {
 	static const uint8_t layer[] = {K_RMSNORM, K_LINEAR, K_ROPE, K_CACHE, K_ATTN,   K_LINEAR, K_ADD,
@@ -1590,6 +1658,8 @@ static void make_plan(const struct gen *G, int k, struct plan *P)
 		case DC_COMM: pu->kdur = 0; break;
 		}
 	}
+	if (o->drop_kind >= 0)
+		drop_units(P, o->drop_kind);
 	P->prep = rng_range(&r, 300 * US, 600 * US);
 	P->tail = rng_range(&r, 10 * US, 40 * US);
 	P->sched = rng_range(&r, 80 * US, 120 * US);
@@ -1673,6 +1743,8 @@ static void place_task(const struct gen *G, struct rank_model *R, struct step *s
 	int64_t d = jitter(dr, pu->kdur, 30);
 	if (!copy && R->r == G->o->slow_rank)
 		d = d * G->o->slow_milli / 1000;
+	if (u->kind == G->o->scale_kind)
+		d = d * G->o->scale_milli / 1000;
 	if (d < 1000)
 		d = 1000;
 	if (R->sdma_pending && R->sdma_s <= s) {
@@ -3359,6 +3431,9 @@ struct comm_truth {
 	int64_t hccs_bytes, hccs_time, packets, small_packets;
 	int64_t link_bytes[MAX_RANKS], link_time[MAX_RANKS];
 };
+/* --memory sizes (see write_memory) */
+enum { MEM_WEIGHTS_MB = 4096, MEM_CACHE_MB = 8192, MEM_GE_ALLOC_MB = 64, MEM_GE_RES_MB = 128,
+       MEM_DRIVER_MB = 1024, MEM_HCCL_MB = 404 };
 
 struct rank_out {
 	uint64_t trace_bytes;
@@ -3367,6 +3442,9 @@ struct rank_out {
 	int64_t rows_kernel, rows_oper, rows_opstat, rows_api, rows_step;
 	struct sbuf ragged, excel;
 	struct comm_truth comm;
+	/* --memory */
+	int64_t rows_memrec, rows_modmem, rows_opmem;
+	int64_t pta_peak_alloc_mb, pta_peak_reserved_mb, app_peak_reserved_mb, allocs, negative, never_released;
 };
 
 static const char *style_name(enum jstyle s)
@@ -3435,6 +3513,16 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 	       r, ro->rows_kernel, r, ro->rows_oper, r, ro->rows_opstat, r, ro->rows_api);
 	if (o->step_trace != ST_NONE)
 		sb_fmt(b, "rank.%d.csv.step_trace_time.rows=%" PRId64 "\n", r, ro->rows_step);
+	if (o->memory)
+		sb_fmt(b,
+		       "rank.%d.csv.memory_record.rows=%" PRId64 "\nrank.%d.csv.npu_module_mem.rows=%" PRId64
+		       "\nrank.%d.csv.operator_memory.rows=%" PRId64 "\nrank.%d.mem.pta_peak_allocated_mb=%" PRId64
+		       "\nrank.%d.mem.pta_peak_reserved_mb=%" PRId64 "\nrank.%d.mem.app_peak_reserved_mb=%" PRId64
+		       "\nrank.%d.mem.hccl_peak_reserved_mb=%d\nrank.%d.mem.allocs=%" PRId64
+		       "\nrank.%d.mem.negative_sizes=%" PRId64 "\nrank.%d.mem.never_released=%" PRId64 "\n",
+		       r, ro->rows_memrec, r, ro->rows_modmem, r, ro->rows_opmem, r, ro->pta_peak_alloc_mb, r,
+		       ro->pta_peak_reserved_mb, r, ro->app_peak_reserved_mb, r, MEM_HCCL_MB, r, ro->allocs, r,
+		       ro->negative, r, ro->never_released);
 	if (o->ragged)
 		sb_fmt(b, "rank.%d.kernel_details.ragged_lines=%s\n", r, ro->ragged.p ? ro->ragged.p : "");
 	if (o->excel)
@@ -3511,6 +3599,10 @@ static void write_truth(const struct gen *G, struct rank_out *ro)
 	static const char *const traces[] = {"one", "rows", "none"};
 	sb_fmt(&b, "step_marks=%s\nstep_trace=%s\nnaming=%s\nraw=%d\n", marks[o->marks],
 	       traces[o->step_trace], o->naming == NAME_HOST ? "host" : "rank", o->raw);
+	if (o->scale_kind >= 0)
+		sb_fmt(&b, "kernel_scale.%s=%" PRId64 "\n", kinds[o->scale_kind].kernel, o->scale_milli);
+	if (o->drop_kind >= 0)
+		sb_fmt(&b, "drop_op.%s=1\n", kinds[o->drop_kind].kernel);
 	for (int r = 0; r < o->ranks; r++)
 		truth_rank(&b, G, &G->rk[r], &ro[r]);
 	if (o->comm)
@@ -3748,6 +3840,122 @@ static void truth_comm(struct sbuf *b, const struct gen *G, const struct rank_ou
 	}
 }
 
+/* --memory: the framework allocator follows the steps. Weights stay allocated; each step
+ * allocates its activations at its start (prefill steps six times more) and frees them when
+ * the next step starts; the allocator's cache (reserved) grows by 1 GB at the first prefill.
+ * GE holds a constant 64/128 MB and the driver adds 1 GB to APP. Sizes are whole MB, so
+ * every value prints exactly. */
+
+static int64_t mem_act_mb(const struct step *st, int k) { return st->prefill ? 1536 : 256 + (k % 4) * 32; }
+
+static void mem_row(struct cw *c, const char *comp, int64_t ts, int64_t alloc, int64_t res, bool with_alloc)
+{
+	cw_raw(c, comp);
+	cw_ts(c, ts);
+	if (with_alloc)
+		cw_i(c, alloc);
+	else
+		cw_raw(c, "");
+	cw_i(c, res);
+	if (with_alloc)
+		cw_i(c, alloc);
+	else
+		cw_raw(c, "");
+	cw_raw(c, with_alloc ? "187651237648" : "");
+	cw_raw(c, "NPU:0");
+	cw_eol(c);
+}
+
+static void write_memory(const struct gen *G, const struct rank_model *R, const char *od, struct rank_out *ro)
+{
+	char p[4096];
+	struct out out;
+	struct cw c;
+	path_join(p, sizeof p, od, "memory_record.csv");
+	out_open(&out, p, (size_t)1 << 16);
+	cw_begin(&c, &out, G->o);
+	cw_header(&c, "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),"
+		      "Stream Ptr,Device Type");
+	int64_t reserved = MEM_CACHE_MB;
+	ro->pta_peak_alloc_mb = MEM_WEIGHTS_MB;
+	for (int k = 0; k < R->nst; k++) {
+		const struct step *st = &R->st[k];
+		int64_t ts = st->hs + R->off, end = (k + 1 < R->nst ? R->st[k + 1].hs : R->last_end) + R->off - 1000;
+		if (st->prefill)
+			reserved = MEM_CACHE_MB + 1024;
+		int64_t alloc = MEM_WEIGHTS_MB + mem_act_mb(st, k);
+		if (alloc > ro->pta_peak_alloc_mb)
+			ro->pta_peak_alloc_mb = alloc;
+		mem_row(&c, "APP", ts, 0, reserved + MEM_GE_RES_MB + MEM_DRIVER_MB, false);
+		mem_row(&c, "PTA", ts, alloc, reserved, true);
+		mem_row(&c, "GE", ts, MEM_GE_ALLOC_MB, MEM_GE_RES_MB, true);
+		mem_row(&c, "PTA+GE", ts, alloc + MEM_GE_ALLOC_MB, reserved + MEM_GE_RES_MB, true);
+		mem_row(&c, "PTA", end, MEM_WEIGHTS_MB, reserved, true);
+		ro->rows_memrec += 5;
+	}
+	ro->pta_peak_reserved_mb = reserved;
+	ro->app_peak_reserved_mb = reserved + MEM_GE_RES_MB + MEM_DRIVER_MB;
+	out_close(&out);
+
+	path_join(p, sizeof p, od, "npu_module_mem.csv");
+	out_open(&out, p, (size_t)1 << 16);
+	cw_begin(&c, &out, G->o);
+	cw_header(&c, "Component,Timestamp(us),Total Reserved(MB),Device");
+	static const struct { const char *name; int64_t mb; } mods[] = {
+		{"APP", MEM_CACHE_MB}, {"HCCL", MEM_HCCL_MB}, {"RUNTIME", 92}, {"DRV", 0}};
+	for (int k = 0; k < R->nst; k++)
+		for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
+			cw_raw(&c, mods[i].name);
+			cw_ts(&c, R->st[k].hs + R->off);
+			cw_i(&c, mods[i].mb + (i == 2 ? k % 3 : 0));
+			cw_raw(&c, "NPU:0");
+			cw_eol(&c);
+			ro->rows_modmem++;
+		}
+	out_close(&out);
+
+	/* one activation block per step; a weight that is never freed; a negative size (a free
+	 * recorded as such by some versions), kept as written */
+	path_join(p, sizeof p, od, "operator_memory.csv");
+	out_open(&out, p, (size_t)1 << 16);
+	cw_begin(&c, &out, G->o);
+	cw_header(&c, "Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type");
+	for (int k = 0; k < R->nst; k++) {
+		const struct step *st = &R->st[k];
+		int64_t a = st->hs + R->off, e = (k + 1 < R->nst ? R->st[k + 1].hs : R->last_end) + R->off - 1000;
+		cw_raw(&c, "aten::empty_strided");
+		cw_i(&c, mem_act_mb(st, k) * 1024);
+		cw_ts(&c, a);
+		cw_ts(&c, e);
+		cw_us(&c, e - a);
+		cw_raw(&c, "NPU:0");
+		cw_eol(&c);
+		ro->allocs++;
+		ro->rows_opmem++;
+	}
+	int64_t t0 = R->st[0].hs + R->off;
+	cw_raw(&c, "aten::mm");
+	cw_i(&c, 2048 * 1024);
+	cw_ts(&c, t0);
+	cw_raw(&c, "");
+	cw_raw(&c, "");
+	cw_raw(&c, "NPU:0");
+	cw_eol(&c);
+	cw_raw(&c, "aten::resize_");
+	cw_i(&c, -512);
+	cw_ts(&c, t0 + 1000);
+	cw_raw(&c, "");
+	cw_raw(&c, "");
+	cw_raw(&c, "NPU:0");
+	cw_eol(&c);
+	ro->allocs += 2;
+	ro->rows_opmem += 2;
+	ro->negative = 1;
+	ro->never_released = 2;
+	out_close(&out);
+	free(c.tmp.p);
+}
+
 static void write_rank(const struct gen *G, const struct rank_model *R, struct rank_out *ro)
 {
 	const struct opts *o = G->o;
@@ -3794,6 +4002,8 @@ static void write_rank(const struct gen *G, const struct rank_model *R, struct r
 	}
 	if (o->comm)
 		write_comm(G, R, od, &ro->comm);
+	if (o->memory)
+		write_memory(G, R, od, ro);
 	if (!o->no_done) {
 		path_join(p, sizeof p, od, "analyse.done");
 		write_file(p, "", 0);
@@ -4722,6 +4932,78 @@ static int64_t window_end(const struct sweep *s, size_t k)
 	return k + 1 < s->nsteps ? s->steps[k + 1].s : s->last + 1;
 }
 
+/* The --memory files, read back: row counts, peaks by component, allocation counts. */
+static void check_memory(struct chk *c, struct kvs *got, int r, const char *od)
+{
+	char path[4096], key[512];
+	struct csv_file cf;
+	bool bad = false;
+	path_join(path, sizeof path, od, "memory_record.csv");
+	if (!csv_open(&cf, path, c))
+		return; /* not asked for: no truth keys to match */
+	int comp = csv_col(&cf, "Component"), al = csv_col(&cf, "Total Allocated(MB)"),
+	    re = csv_col(&cf, "Total Reserved(MB)");
+	int64_t rows = 0, pta_a = 0, pta_r = 0, app_r = 0, v;
+	while (csv_next(&cf.rd, &cf.rec, &bad)) {
+		rows++;
+		const char *cp = cf.rec.f[comp].p;
+		if (!strcmp(cp, "PTA") && parse_i64(cf.rec.f[al].p, 0, INT64_MAX, &v) && v > pta_a)
+			pta_a = v;
+		if (!strcmp(cp, "PTA") && parse_i64(cf.rec.f[re].p, 0, INT64_MAX, &v) && v > pta_r)
+			pta_r = v;
+		if (!strcmp(cp, "APP") && parse_i64(cf.rec.f[re].p, 0, INT64_MAX, &v) && v > app_r)
+			app_r = v;
+	}
+	csv_close(&cf);
+	static const char *const names[] = {"csv.memory_record.rows", "mem.pta_peak_allocated_mb",
+					    "mem.pta_peak_reserved_mb", "mem.app_peak_reserved_mb"};
+	int64_t vals[] = {rows, pta_a, pta_r, app_r};
+	for (int i = 0; i < 4; i++) {
+		snprintf(key, sizeof key, "rank.%d.%s", r, names[i]);
+		kvs_addi(got, key, vals[i]);
+	}
+	path_join(path, sizeof path, od, "npu_module_mem.csv");
+	if (csv_open(&cf, path, c)) {
+		int mc = csv_col(&cf, "Component"), mr = csv_col(&cf, "Total Reserved(MB)");
+		int64_t mrows = 0, hccl = 0;
+		while (csv_next(&cf.rd, &cf.rec, &bad)) {
+			mrows++;
+			if (!strcmp(cf.rec.f[mc].p, "HCCL") && parse_i64(cf.rec.f[mr].p, 0, INT64_MAX, &v) && v > hccl)
+				hccl = v;
+		}
+		csv_close(&cf);
+		snprintf(key, sizeof key, "rank.%d.csv.npu_module_mem.rows", r);
+		kvs_addi(got, key, mrows);
+		snprintf(key, sizeof key, "rank.%d.mem.hccl_peak_reserved_mb", r);
+		kvs_addi(got, key, hccl);
+	} else {
+		chk_fail(c, "%s missing", path);
+	}
+	path_join(path, sizeof path, od, "operator_memory.csv");
+	if (csv_open(&cf, path, c)) {
+		int sz = csv_col(&cf, "Size(KB)"), rel = csv_col(&cf, "Release Time(us)");
+		int64_t orows = 0, allocs = 0, neg = 0, open_ = 0;
+		while (csv_next(&cf.rd, &cf.rec, &bad)) {
+			orows++;
+			if (!parse_i64(cf.rec.f[sz].p, INT64_MIN, INT64_MAX, &v))
+				continue;
+			allocs++;
+			neg += v < 0;
+			open_ += cf.rec.f[rel].p[0] == '\0';
+		}
+		csv_close(&cf);
+		static const char *const onames[] = {"csv.operator_memory.rows", "mem.allocs", "mem.negative_sizes",
+						     "mem.never_released"};
+		int64_t ovals[] = {orows, allocs, neg, open_};
+		for (int i = 0; i < 4; i++) {
+			snprintf(key, sizeof key, "rank.%d.%s", r, onames[i]);
+			kvs_addi(got, key, ovals[i]);
+		}
+	} else {
+		chk_fail(c, "%s missing", path);
+	}
+}
+
 static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, int r, const char *od,
                        const struct sweep *sw, bool trace_ok)
 {
@@ -5269,6 +5551,7 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 		free(ops);
 	}
 	check_csvs(c, truth, &got, r, od, &sw, trace_ok);
+	check_memory(c, &got, r, od);
 	/* compare: everything the sweep derived must be in the ground truth with the same value, and
 	 * every verifiable truth key of this rank must have been derived */
 	qsort(got.v, got.n, sizeof *got.v, kv_cmp);

@@ -145,6 +145,8 @@ const char *actions_scope_name(unsigned scope)
 		return "comm";
 	if (scope & KS_RANKS)
 		return "ranks";
+	if (scope & KS_COMPARE)
+		return "compare";
 	if ((scope & KS_LIST) && (scope & KS_TIMELINE))
 		return "lists+timeline";
 	if (scope & KS_LIST)

@@ -16,7 +16,8 @@ enum key_scope {
 	KS_TIMELINE = 1 << 3,
 	KS_RANKS = 1 << 4,
 	KS_PROMPT = 1 << 5,   /* while typing a search or a command */
-	KS_COMM = 1 << 6,     /* the Communication view */
+	KS_COMPARE = 1 << 6,  /* the Compare view */
+	KS_COMM = 1 << 7,     /* the Communication view */
 };
 
 /* X(id, "name", scope, "keys", "help") */
@@ -33,7 +34,9 @@ enum key_scope {
 	X(VIEW_STEPS, "view-steps", KS_GLOBAL, "4", "Steps: per-step breakdown")                      \
 	X(VIEW_RANKS, "view-ranks", KS_GLOBAL, "5", "Ranks: alignment and per-rank balance")          \
 	X(VIEW_BOTTLENECK, "view-bottleneck", KS_GLOBAL, "6", "Bottleneck: scores, evidence, gains")  \
-	X(VIEW_COMM, "view-comm", KS_GLOBAL, "7", "Communication: groups and ops, transports, matrix")  \
+	X(VIEW_MEMORY, "view-memory", KS_GLOBAL, "7", "Memory: peaks per component, curve, allocations") \
+	X(VIEW_COMM, "view-comm", KS_GLOBAL, "8", "Communication: groups and ops, transports, matrix")  \
+	X(VIEW_COMPARE, "view-compare", KS_GLOBAL, "9", "Compare: two captures or two ranks side by side") \
 	X(NEXT_VIEW, "next-view", KS_GLOBAL, "Tab", "Next view")                                      \
 	X(PREV_VIEW, "prev-view", KS_GLOBAL, "BackTab", "Previous view")                              \
 	X(NEXT_RANK, "next-rank", KS_GLOBAL, ">", "Next rank")                                        \
@@ -55,6 +58,7 @@ enum key_scope {
 	X(COMM_PANE, "comm-pane", KS_COMM, "v", "Communication pane: ops, transports, matrix")        \
 	X(OP_SCOPE, "op-scope", KS_OPS, "c", "Scope: device, host, all")                              \
 	X(PHASE, "phase", KS_OPS, "p", "Phase: all, prefill, decode")                                 \
+	X(COMPARE_TABLE, "compare-table", KS_COMPARE, "t", "Compare: figures, ops or bottlenecks")     \
 	X(ZOOM_IN, "zoom-in", KS_TIMELINE, "w +", "Zoom in")                                          \
 	X(ZOOM_OUT, "zoom-out", KS_TIMELINE, "s -", "Zoom out")                                       \
 	X(PAN_LEFT, "pan-left", KS_TIMELINE, "a Left", "Pan left")                                    \

@@ -27,10 +27,13 @@ static const struct view_ops *view_table[VIEW_COUNT] = {
 	[VIEW_STEPS] = &steps_view_ops,
 	[VIEW_RANKS] = &ranks_view_ops,
 	[VIEW_BOTTLENECK] = &bottleneck_view_ops,
+	[VIEW_MEMORY] = &memory_view_ops,
 	[VIEW_COMM] = &comm_view_ops,
 	[VIEW_HELP] = &help_view_ops,
 	[VIEW_DOCS] = &docs_view_ops,
 	[VIEW_OP_DETAIL] = &op_detail_view_ops,
+	[VIEW_COMPARE] = &compare_view_ops,
+	[VIEW_COMPARE_OP] = &compare_op_view_ops,
 	[VIEW_COMM_DETAIL] = &comm_detail_view_ops,
 };
 
@@ -43,22 +46,51 @@ static double now_s(void)
 
 /* ---- loader thread (never calls curses) ---------------------------------------------- */
 
+/* The timeline index of every analysed rank with a trace, by capture rank index. */
+static struct lane_lod **build_lods(const struct capture *cap, const struct analysis *an)
+{
+	struct lane_lod **lods = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof *lods);
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		const struct rank_store *rs = &cap->ranks[ra->rank_index].store;
+		if (rs->has_events)
+			lods[ra->rank_index] = lod_build(rs, ra->cls);
+	}
+	return lods;
+}
+
+static void free_lods(const struct capture *cap, struct lane_lod **lods)
+{
+	for (size_t i = 0; lods && i < cap->n_ranks; i++)
+		if (lods[i])
+			lod_free(lods[i], cap->ranks[i].store.n_lanes);
+	free(lods);
+}
+
 static void *loader_main(void *arg)
 {
 	struct app *app = arg;
 	capture_load(app->cap);
+	if (app->cap_b && !atomic_load(&app->cap->cancel))
+		capture_load(app->cap_b);
 	if (atomic_load(&app->cap->cancel))
 		return NULL;
 	app->t_loaded = now_s() - app->t_start;
 	struct published *pub = xcalloc(1, sizeof *pub);
 	pub->an = analysis_run(app->cap);
+	if (app->cap_b)
+		pub->an_b = analysis_run(app->cap_b);
 	app->t_analysed = now_s() - app->t_start;
-	pub->lods = xcalloc(app->cap->n_ranks ? app->cap->n_ranks : 1, sizeof *pub->lods);
-	for (size_t i = 0; i < pub->an->n_ranks; i++) {
-		const struct rank_analysis *ra = &pub->an->ranks[i];
-		const struct rank_store *rs = &app->cap->ranks[ra->rank_index].store;
-		if (rs->has_events)
-			pub->lods[ra->rank_index] = lod_build(rs, ra->cls);
+	pub->lods = build_lods(app->cap, pub->an);
+	if (app->cap_b) {
+		pub->lods_b = build_lods(app->cap_b, pub->an_b);
+		pub->cmp = compare_captures(pub->an, pub->an_b);
+	} else if (app->opts.compare == CMP_ARG_RANKS) {
+		const int *r = app->opts.compare_ranks;
+		pub->cmp = compare_ranks(pub->an, r[0], r[1]);
+		if (!pub->cmp)
+			snprintf(pub->cmp_error, sizeof pub->cmp_error, "no comparison: rank %d or %d is not in the capture",
+				 r[0], r[1]);
 	}
 	app->t_indexed = now_s() - app->t_start;
 	atomic_store_explicit(&app->pub, pub, memory_order_release);
@@ -97,6 +129,40 @@ const struct lane_lod *app_lods(const struct app *app, size_t rank_index)
 	return pub && rank_index < app->cap->n_ranks ? pub->lods[rank_index] : NULL;
 }
 
+/* ---- compare mode ------------------------------------------------------------------- */
+
+bool app_comparing(const struct app *app) { return app->opts.compare != CMP_ARG_NONE; }
+
+const struct comparison *app_comparison(const struct app *app)
+{
+	const struct published *pub = app_pub(app);
+	return pub ? pub->cmp : NULL;
+}
+
+const struct compare_pair *app_compare_pair(const struct app *app)
+{
+	const struct comparison *c = app_comparison(app);
+	/* --compare follows the selected rank; --compare-ranks has its one pair */
+	return c && c->mode == CMP_CAPTURES ? compare_pair_for(c, app->rank) : c && c->n_pairs ? &c->pairs[0] : NULL;
+}
+
+bool app_compare_side(const struct app *app, int side, struct compare_side *out)
+{
+	const struct compare_pair *p = app_compare_pair(app);
+	if (!p)
+		return false;
+	const struct comparison *c = app_comparison(app);
+	const struct published *pub = app_pub(app);
+	bool after = side == 1 && c->mode == CMP_CAPTURES;
+	const struct capture *cap = after ? app->cap_b : app->cap;
+	size_t ri = p->rank_index[side];
+	out->label = c->label[side];
+	out->rd = &cap->ranks[ri];
+	out->ra = p->ra[side];
+	out->lods = (after ? pub->lods_b : pub->lods)[ri];
+	return true;
+}
+
 /* ---- views -------------------------------------------------------------------------- */
 
 void *app_view(struct app *app, enum view_id v)
@@ -107,6 +173,9 @@ void *app_view(struct app *app, enum view_id v)
 }
 
 static enum view_id top_view(const struct app *app) { return app->stack[app->depth - 1]; }
+
+/* The numbered views: the Compare view is the ninth, in compare mode only. */
+static int main_views(const struct app *app) { return VIEW_MAIN_COUNT + app_comparing(app); }
 
 void app_push(struct app *app, enum view_id v)
 {
@@ -170,6 +239,21 @@ void listbox_clamp(struct listbox *lb, int height)
 		lb->top = lb->sel - (size_t)lb->height + 1;
 }
 
+bool listbox_search(struct listbox *lb, int dir, bool (*match)(const void *ctx, size_t row, const char *text),
+		    const void *ctx, const char *text)
+{
+	size_t n = lb->n;
+	for (size_t k = dir == 0 ? 0 : 1; k <= n && n; k++) {
+		size_t i = dir < 0 ? (lb->sel + n - k % n) % n : (lb->sel + k) % n;
+		if (match(ctx, i, text)) {
+			lb->sel = i;
+			listbox_clamp(lb, lb->height);
+			return true;
+		}
+	}
+	return false;
+}
+
 int listbox_handle(struct listbox *lb, enum action act)
 {
 	size_t page = lb->height > 1 ? (size_t)lb->height - 1 : 1;
@@ -203,26 +287,33 @@ static const char *view_title(enum view_id v) { return view_table[v]->title; }
 static void draw_title(struct app *app, struct canvas *cv)
 {
 	canvas_fill(cv, 0, 0, cv->w, 1, ' ', ST_TITLE);
-	int x = canvas_text(cv, 0, 0, cv->w, ST_TITLE, " ascprof-tui ");
 	enum view_id cur = top_view(app);
-	for (int v = 0; v < VIEW_MAIN_COUNT && x < cv->w; v++) {
-		char tab[32];
-		snprintf(tab, sizeof tab, " %d %s ", v + 1, view_title((enum view_id)v));
-		x += canvas_text(cv, x, 0, cv->w - x, v == (int)cur ? ST_TAB : ST_TITLE, tab);
+	char tabs[VIEW_COUNT][32], r[96] = "";
+	int tabs_w = 0, rw = 0;
+	for (int v = 0; v < main_views(app); v++) {
+		snprintf(tabs[v], sizeof tabs[v], " %d %s ", v + 1, view_title((enum view_id)v));
+		tabs_w += canvas_width(tabs[v]);
 	}
 	if (app->cap->n_ranks) {
-		char r[96];
 		const struct rank_plan *rp = app->cap->ranks[app->rank].plan;
 		snprintf(r, sizeof r, " rank %d (%zu/%zu) ", rp->rank, app->rank + 1, app->cap->n_ranks);
-		int rw = canvas_width(r);
-		if (x + rw <= cv->w)
-			canvas_text(cv, cv->w - rw, 0, rw, ST_TITLE, r);
+		rw = canvas_width(r);
 	}
+	/* the program's name gives way first, so that every tab (then the rank) fits */
+	static const char name[] = " ascprof-tui ";
+	int x = 0;
+	if (canvas_width(name) + tabs_w + rw <= cv->w || tabs_w > cv->w)
+		x = canvas_text(cv, 0, 0, cv->w, ST_TITLE, name);
+	for (int v = 0; v < main_views(app) && x < cv->w; v++)
+		x += canvas_text(cv, x, 0, cv->w - x, v == (int)cur ? ST_TAB : ST_TITLE, tabs[v]);
+	if (rw && x + rw <= cv->w)
+		canvas_text(cv, cv->w - rw, 0, rw, ST_TITLE, r);
 }
 
-static void loading_status(struct app *app, char *buf, size_t size)
+/* The first rank of cap still loading, as a status line (prefixed with `which` in compare
+ * mode); false when every rank is ready. */
+static bool capture_loading(const struct capture *cap, const char *which, char *buf, size_t size)
 {
-	const struct capture *cap = app->cap;
 	size_t ready = 0;
 	for (size_t i = 0; i < cap->n_ranks; i++)
 		ready += capture_rank_state(&cap->ranks[i]) == RANK_READY;
@@ -234,16 +325,24 @@ static void loading_status(struct app *app, char *buf, size_t size)
 		uint64_t done = atomic_load(&((struct rank_data *)rd)->trace_bytes_done);
 		char b1[32], b2[32];
 		if (st == RANK_TRACE_LOADING && rd->trace_bytes_total)
-			snprintf(buf, size, "loading rank %d: trace %s of %s (%.0f%%), %zu/%zu ranks ready",
+			snprintf(buf, size, "%sloading rank %d: trace %s of %s (%.0f%%), %zu/%zu ranks ready", which,
 				 rd->plan->rank, summary_bytes(done, b1, sizeof b1),
 				 summary_bytes(rd->trace_bytes_total, b2, sizeof b2),
 				 100.0 * (double)done / (double)rd->trace_bytes_total, ready, cap->n_ranks);
 		else
-			snprintf(buf, size, "loading rank %d: %s, %zu/%zu ranks ready", rd->plan->rank,
+			snprintf(buf, size, "%sloading rank %d: %s, %zu/%zu ranks ready", which, rd->plan->rank,
 				 st == RANK_PENDING ? "CSV tables" : "waiting for the trace", ready, cap->n_ranks);
-		return;
+		return true;
 	}
-	snprintf(buf, size, "analysing %zu rank(s)...", cap->n_ranks);
+	return false;
+}
+
+static void loading_status(struct app *app, char *buf, size_t size)
+{
+	if (capture_loading(app->cap, app->cap_b ? "before: " : "", buf, size) ||
+	    (app->cap_b && capture_loading(app->cap_b, "after: ", buf, size)))
+		return;
+	snprintf(buf, size, "analysing %zu rank(s)...", app->cap->n_ranks + (app->cap_b ? app->cap_b->n_ranks : 0));
 }
 
 static void draw_status(struct app *app, struct canvas *cv)
@@ -489,11 +588,19 @@ static void handle_key(struct app *app, int key)
 	case ACT_VIEW_STEPS:
 	case ACT_VIEW_RANKS:
 	case ACT_VIEW_BOTTLENECK:
+	case ACT_VIEW_MEMORY:
 	case ACT_VIEW_COMM: app_push(app, (enum view_id)(act - ACT_VIEW_OVERVIEW)); break;
+	case ACT_VIEW_COMPARE:
+		if (app_comparing(app))
+			app_push(app, VIEW_COMPARE);
+		else
+			app_message(app, ST_WARN, "no comparison: start with --compare BEFORE AFTER or --compare-ranks R1 R2");
+		break;
 	case ACT_NEXT_VIEW:
 	case ACT_PREV_VIEW: {
-		int cur = v < VIEW_MAIN_COUNT ? (int)v : 0;
-		int next = (cur + (act == ACT_NEXT_VIEW ? 1 : VIEW_MAIN_COUNT - 1)) % VIEW_MAIN_COUNT;
+		int n = main_views(app);
+		int cur = (int)v < n ? (int)v : 0;
+		int next = (cur + (act == ACT_NEXT_VIEW ? 1 : n - 1)) % n;
 		app_push(app, (enum view_id)next);
 		break;
 	}
@@ -645,17 +752,23 @@ int app_main(const char *path, const struct app_opts *opts)
 		}
 	}
 	app->cap = capture_open(path, &opts->capture);
-	if (!app->cap->usable) {
+	if (opts->compare == CMP_ARG_CAPTURES)
+		app->cap_b = capture_open(opts->compare_path, &opts->capture);
+	if (!app->cap->usable || (app->cap_b && !app->cap_b->usable)) {
 		/* nothing to explore: say why, as the report would, and leave */
 		summary_print_diags(&app->cap->diags, stderr, "");
+		if (app->cap_b)
+			summary_print_diags(&app->cap_b->diags, stderr, "");
 		fputs("ascprof-tui: nothing to load here\n", stderr);
 		capture_free(app->cap);
+		capture_free(app->cap_b);
 		script_free(sc);
 		free(app);
 		return 1;
 	}
 	if (term_open(opts->mode, opts->term_out, opts->width, opts->height) != 0) {
 		capture_free(app->cap);
+		capture_free(app->cap_b);
 		script_free(sc);
 		free(app);
 		return 1;
@@ -664,7 +777,7 @@ int app_main(const char *path, const struct app_opts *opts)
 	if (bench_path && opts->script && !(app->bench = fopen(bench_path, "w")))
 		fprintf(stderr, "ascprof-tui: cannot write %s: %s\n", bench_path, strerror(errno));
 	canvas_init(&app->cv, 80, 24);
-	app->stack[0] = VIEW_OVERVIEW;
+	app->stack[0] = app_comparing(app) ? VIEW_COMPARE : VIEW_OVERVIEW;
 	app->depth = 1;
 	app->align = ALIGN_COLLECTIVE;
 	app->loader_started = pthread_create(&app->loader, NULL, loader_main, app) == 0;
@@ -708,15 +821,18 @@ int app_main(const char *path, const struct app_opts *opts)
 		handle_key(app, key);
 	}
 	term_close();
-	int rc = 0;
+	int rc = term_quit_signal ? 128 + term_quit_signal : 0;
 	if (app->loader_started) {
-		if (app_pub(app) || atomic_load(&app->cap->done)) {
+		if (app_pub(app)) {
 			pthread_join(app->loader, NULL);
 		} else {
-			/* Q during loading quits at once: the loader may be deep in a trace, and the
-			 * process is ending anyway */
+			/* Q during loading quits at once: the loader may be deep in a trace or, once
+			 * the capture is loaded (cap->done), in the analysis and the LOD indexes,
+			 * which it publishes only at the end; the process is ending anyway */
 			atomic_store(&app->cap->cancel, true);
-			_exit(0);
+			if (app->cap_b)
+				atomic_store(&app->cap_b->cancel, true);
+			_exit(rc);
 		}
 	}
 	struct published *pub = atomic_load(&app->pub);
@@ -724,15 +840,18 @@ int app_main(const char *path, const struct app_opts *opts)
 		if (app->view_state[v])
 			view_table[v]->destroy(app->view_state[v]);
 	if (pub) {
-		for (size_t i = 0; i < app->cap->n_ranks; i++)
-			if (pub->lods[i])
-				lod_free(pub->lods[i], app->cap->ranks[i].store.n_lanes);
-		free(pub->lods);
+		compare_free(pub->cmp);
+		free_lods(app->cap, pub->lods);
 		analysis_free(pub->an);
+		if (app->cap_b) {
+			free_lods(app->cap_b, pub->lods_b);
+			analysis_free(pub->an_b);
+		}
 		free(pub);
 	}
 	canvas_free(&app->cv);
 	capture_free(app->cap);
+	capture_free(app->cap_b);
 	script_free(sc);
 	if (app->bench)
 		fclose(app->bench);

@@ -18,6 +18,7 @@
 #include "analysis.h"
 #include "canvas.h"
 #include "capture.h"
+#include "compare.h"
 #include "lod.h"
 #include "term.h"
 
@@ -28,19 +29,27 @@ enum view_id {
 	VIEW_STEPS,
 	VIEW_RANKS,
 	VIEW_BOTTLENECK,
+	VIEW_MEMORY,
 	VIEW_COMM,
+	VIEW_COMPARE, /* numbered 9 in compare mode only */
 	VIEW_HELP,
 	VIEW_DOCS,
 	VIEW_OP_DETAIL,
+	VIEW_COMPARE_OP,
 	VIEW_COMM_DETAIL,
 	VIEW_COUNT
 };
-#define VIEW_MAIN_COUNT 7 /* the numbered views, 1..7 */
+#define VIEW_MAIN_COUNT 8 /* the numbered views, 1..8 (9 with a comparison) */
 
 /* What the loader publishes when it is done: read-only for the main thread. */
 struct published {
 	struct analysis *an;
 	struct lane_lod **lods; /* per capture rank index (NULL for ranks without a trace) */
+	/* compare mode: AFTER's analysis and indexes (--compare), and the comparison */
+	struct analysis *an_b;
+	struct lane_lod **lods_b;
+	struct comparison *cmp;
+	char cmp_error[128]; /* why there is no comparison (--compare-ranks with a missing rank) */
 };
 
 struct app;
@@ -65,11 +74,16 @@ struct view_ops {
 };
 
 extern const struct view_ops overview_view_ops, timeline_view_ops, ops_view_ops, steps_view_ops,
-	ranks_view_ops, bottleneck_view_ops, comm_view_ops, help_view_ops, docs_view_ops, op_detail_view_ops,
-	comm_detail_view_ops;
+	ranks_view_ops, bottleneck_view_ops, memory_view_ops, comm_view_ops, help_view_ops, docs_view_ops,
+	op_detail_view_ops, compare_view_ops, compare_op_view_ops, comm_detail_view_ops;
+
+enum compare_arg { CMP_ARG_NONE, CMP_ARG_CAPTURES, CMP_ARG_RANKS };
 
 struct app_opts {
 	enum term_mode mode;
+	enum compare_arg compare;
+	const char *compare_path; /* CMP_ARG_CAPTURES: AFTER (the path given to app_main is BEFORE) */
+	int compare_ranks[2];     /* CMP_ARG_RANKS: the two rank numbers */
 	const char *term_out;  /* TERM_FILE: where curses' bytes go */
 	const char *script;    /* keys and :commands, for the headless modes */
 	struct capture_opts capture;
@@ -78,6 +92,7 @@ struct app_opts {
 
 struct app {
 	struct capture *cap;
+	struct capture *cap_b; /* --compare: AFTER (cap is BEFORE); NULL otherwise */
 	struct app_opts opts;
 	pthread_t loader;
 	bool loader_started;
@@ -126,6 +141,21 @@ void *app_view(struct app *app, enum view_id v);
 /* Shows the timeline on rank_index, zoomed to [t0, t1) with ev selected (UINT32_MAX: none). */
 void app_goto_timeline(struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev);
 void app_open_op(struct app *app, const char *name, int scope);
+/* Compare mode (--compare or --compare-ranks). */
+bool app_comparing(const struct app *app);
+/* The comparison, NULL while loading or without one. */
+const struct comparison *app_comparison(const struct app *app);
+/* The pair of ranks shown: the selected rank's in --compare mode. NULL without one. */
+const struct compare_pair *app_compare_pair(const struct app *app);
+/* One side of the pair shown (0: BEFORE or the first rank, 1: AFTER or the second). */
+struct compare_side {
+	const char *label;
+	const struct rank_data *rd;
+	const struct rank_analysis *ra;
+	const struct lane_lod *lods; /* NULL without a trace */
+};
+bool app_compare_side(const struct app *app, int side, struct compare_side *out);
+void app_open_compare_op(struct app *app, const char *name, int scope, int phase);
 /* Time formatting for views: "12.345 ms", relative durations. */
 const char *app_fmt_dur(int64_t ns, char *buf, size_t size);
 
@@ -137,5 +167,9 @@ struct listbox {
 /* Moves for down, up, page up/down, top and bottom; VH_HANDLED when the action was one. */
 int listbox_handle(struct listbox *lb, enum action act);
 void listbox_clamp(struct listbox *lb, int height);
+/* Moves the selection to the next row (dir 1), previous row (-1) or first row from the
+ * selection on (0), cyclically, whose text matches; false when none does. */
+bool listbox_search(struct listbox *lb, int dir, bool (*match)(const void *ctx, size_t row, const char *text),
+		    const void *ctx, const char *text);
 
 #endif

@@ -13,6 +13,7 @@
 #include "analysis.h"
 #include "app.h"
 #include "capture.h"
+#include "compare.h"
 #include "report.h"
 #include "summary.h"
 
@@ -21,6 +22,7 @@ enum mode { MODE_TUI, MODE_SUMMARY, MODE_REPORT };
 static void usage(FILE *out)
 {
 	fputs("Usage: ascprof-tui [OPTIONS] [PATH]\n"
+	      "       ascprof-tui [OPTIONS] --compare BEFORE AFTER\n"
 	      "Explore an Ascend NPU profiling capture (torch_npu profiler or msprof).\n"
 	      "PATH is a torch_profiler_dir, a *_ascend_pt directory, its ASCEND_PROFILER_OUTPUT,\n"
 	      "a PROF_* directory or a single trace/CSV file (default: .).\n"
@@ -28,6 +30,8 @@ static void usage(FILE *out)
 	      "  -r, --report             print the analysis (metrics, steps, bottlenecks, top ops)\n"
 	      "  -s, --summary            print what was found and loaded, then exit\n"
 	      "  -j, --json               with --report or --summary: print JSON\n"
+	      "      --compare            two PATHs, BEFORE and AFTER: explore or report how they differ\n"
+	      "      --compare-ranks R1 R2  rank R2 of PATH against rank R1 (put the fast rank first)\n"
 	      "  -t, --threads N          threads for reading a trace (default: one per CPU)\n"
 	      "      --list-keys          print every key of the explorer and exit\n"
 	      "      --script FILE        run the explorer headless, keys and :dump steps from FILE\n"
@@ -50,9 +54,81 @@ static int parse_count(const char *s, unsigned long long *out)
 	return 0;
 }
 
+static int parse_rank(const char *s, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > 1000000)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* `--compare-ranks R1 R2` takes two values, which getopt cannot: it is taken out of argv
+ * first. Returns 0, or 2 after a message. */
+static int take_compare_ranks(int *argc, char **argv, struct app_opts *ao)
+{
+	for (int i = 1; i < *argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (strcmp(argv[i], "--compare-ranks"))
+			continue;
+		if (i + 2 >= *argc || parse_rank(argv[i + 1], &ao->compare_ranks[0]) ||
+		    parse_rank(argv[i + 2], &ao->compare_ranks[1])) {
+			fputs("ascprof-tui: --compare-ranks wants two rank numbers, e.g. --compare-ranks 0 3\n", stderr);
+			return 2;
+		}
+		ao->compare = CMP_ARG_RANKS;
+		memmove(&argv[i], &argv[i + 3], (size_t)(*argc - i - 3 + 1) * sizeof *argv);
+		*argc -= 3;
+		i--;
+	}
+	return 0;
+}
+
+/* --report with --compare or --compare-ranks. */
+static int report_compare(const struct app_opts *ao, const char *const paths[2], bool json)
+{
+	int n = ao->compare == CMP_ARG_CAPTURES ? 2 : 1, rc = 0;
+	struct capture *cap[2] = {NULL, NULL};
+	struct analysis *an[2] = {NULL, NULL};
+	for (int i = 0; i < n; i++) {
+		cap[i] = capture_open(paths[i], &ao->capture);
+		if (cap[i]->usable)
+			capture_load(cap[i]);
+		else
+			rc = 1;
+		an[i] = analysis_run(cap[i]);
+	}
+	struct comparison *c = ao->compare == CMP_ARG_CAPTURES
+				       ? compare_captures(an[0], an[1])
+				       : compare_ranks(an[0], ao->compare_ranks[0], ao->compare_ranks[1]);
+	if (rc) {
+		for (int i = 0; i < n; i++)
+			if (!cap[i]->usable)
+				summary_print_diags(&cap[i]->diags, stderr, "");
+		fputs("ascprof-tui: nothing to load for one of the captures; see the messages above\n", stderr);
+	} else if (!c) {
+		fprintf(stderr, "ascprof-tui: --compare-ranks %d %d: no such rank in %s\n", ao->compare_ranks[0],
+			ao->compare_ranks[1], paths[0]);
+		rc = 1;
+	} else if (json) {
+		report_compare_json(c, stdout);
+	} else {
+		report_compare_text(c, stdout);
+	}
+	compare_free(c);
+	for (int i = 0; i < n; i++) {
+		analysis_free(an[i]);
+		capture_free(cap[i]);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_MAX_TRACE = 1000, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT };
+	enum { OPT_MAX_TRACE = 1000, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE };
 	static const struct option longopts[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"report", no_argument, NULL, 'r'},
@@ -63,6 +139,7 @@ int main(int argc, char **argv)
 		{"script", required_argument, NULL, OPT_SCRIPT},
 		{"size", required_argument, NULL, OPT_SIZE},
 		{"term-out", required_argument, NULL, OPT_TERM_OUT},
+		{"compare", no_argument, NULL, OPT_COMPARE},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -72,6 +149,8 @@ int main(int argc, char **argv)
 	struct capture_opts copts = {0};
 	struct app_opts aopts = {0};
 	aopts.script = getenv("ASCPROF_SCRIPT");
+	if (take_compare_ranks(&argc, argv, &aopts))
+		return 2;
 	int c;
 	while ((c = getopt_long(argc, argv, "rsjt:hV", longopts, NULL)) != -1) {
 		unsigned long long v;
@@ -96,6 +175,13 @@ int main(int argc, char **argv)
 		case OPT_LIST_KEYS: actions_print(stdout); return 0;
 		case OPT_SCRIPT: aopts.script = optarg; break;
 		case OPT_TERM_OUT: aopts.term_out = optarg; break;
+		case OPT_COMPARE:
+			if (aopts.compare == CMP_ARG_RANKS) {
+				fputs("ascprof-tui: --compare and --compare-ranks exclude each other\n", stderr);
+				return 2;
+			}
+			aopts.compare = CMP_ARG_CAPTURES;
+			break;
 		case OPT_SIZE:
 			if (sscanf(optarg, "%dx%d", &aopts.width, &aopts.height) != 2 || aopts.width < 1 ||
 			    aopts.height < 1) {
@@ -108,17 +194,31 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (argc - optind > 1) {
+	if (aopts.compare == CMP_ARG_CAPTURES && argc - optind != 2) {
+		fprintf(stderr, "ascprof-tui: --compare wants two PATHs, BEFORE and AFTER\n");
+		usage(stderr);
+		return 2;
+	}
+	if (aopts.compare != CMP_ARG_CAPTURES && argc - optind > 1) {
 		fprintf(stderr, "ascprof-tui: one PATH at most\n");
 		usage(stderr);
 		return 2;
 	}
+	if (aopts.compare && mode == MODE_SUMMARY) {
+		fprintf(stderr, "ascprof-tui: --summary describes one capture; use --report to compare\n");
+		return 2;
+	}
 	const char *path = optind < argc ? argv[optind] : ".";
+	aopts.compare_path = aopts.compare == CMP_ARG_CAPTURES ? argv[optind + 1] : NULL;
+	aopts.capture = copts;
 
 	if (mode == MODE_TUI && !json) {
-		aopts.capture = copts;
 		aopts.mode = aopts.script ? (aopts.term_out ? TERM_FILE : TERM_HEADLESS) : TERM_REAL;
 		return app_main(path, &aopts);
+	}
+	if (aopts.compare) {
+		const char *paths[2] = {path, aopts.compare_path};
+		return report_compare(&aopts, paths, json);
 	}
 
 	struct capture *cap = capture_open(path, &copts);

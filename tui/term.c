@@ -47,8 +47,7 @@ static const struct { short fg, bg; attr_t attr, mono; } styles[ST_COUNT] = {
 
 static void on_quit_signal(int sig)
 {
-	(void)sig;
-	term_quit_signal = 1;
+	term_quit_signal = sig; /* the exit status says which: 128 + sig, as shells expect */
 }
 
 static void on_fatal_signal(int sig)

@@ -17,7 +17,7 @@ enum term_mode {
 	TERM_HEADLESS, /* no curses at all (scripted tests) */
 };
 
-/* Set from signal handlers; the main loop quits when it sees it. */
+/* Set from signal handlers to the signal number; the main loop quits when it sees it. */
 extern volatile sig_atomic_t term_quit_signal;
 
 /* Starts the terminal. For TERM_FILE, out_path receives curses' bytes. Returns 0, or -1

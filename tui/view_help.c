@@ -52,11 +52,12 @@ static void *create_help(struct app *app)
 	struct textview *tv = xcalloc(1, sizeof *tv);
 	static const struct { unsigned scope; const char *title; } groups[] = {
 		{KS_GLOBAL, "Everywhere"},
-		{KS_LIST, "Lists and tables (Ops, Steps, Ranks, Bottleneck, Help, Docs)"},
-		{KS_OPS, "Ops table"},
+		{KS_LIST, "Lists and tables (Ops, Steps, Ranks, Bottleneck, Comm, Compare, Help, Docs)"},
+		{KS_OPS, "Ops table (and Compare)"},
 		{KS_COMM, "Communication view"},
 		{KS_TIMELINE, "Timeline"},
 		{KS_RANKS, "Ranks"},
+		{KS_COMPARE, "Compare"},
 	};
 	add(tv, ST_BOLD, 0, "Keys (the same table drives dispatch, this screen and --list-keys)");
 	for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "lanes.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -218,21 +217,17 @@ static int ops_handle(void *p, struct app *app, enum action act)
 	}
 }
 
+static bool ops_row_matches(const void *ctx, size_t i, const char *text)
+{
+	const struct ops_view *v = ctx;
+	return strcasestr(v->ra->ops[v->rows[i]].name, text) != NULL;
+}
+
 static bool ops_search(void *p, struct app *app, const char *text, int dir)
 {
 	(void)app;
 	struct ops_view *v = p;
-	if (!v->n_rows)
-		return false;
-	for (size_t k = dir == 0 ? 0 : 1; k <= v->n_rows; k++) {
-		size_t i = dir < 0 ? (v->lb.sel + v->n_rows - k) % v->n_rows : (v->lb.sel + k) % v->n_rows;
-		if (strcasestr(v->ra->ops[v->rows[i]].name, text)) {
-			v->lb.sel = i;
-			listbox_clamp(&v->lb, v->lb.height);
-			return true;
-		}
-	}
-	return false;
+	return v->ra && listbox_search(&v->lb, dir, ops_row_matches, v, text);
 }
 
 static bool ops_filter(void *p, struct app *app, const char *text)
@@ -301,21 +296,6 @@ static void detail_destroy(void *p)
 	free(d);
 }
 
-static int cmp_inst(const void *a, const void *b)
-{
-	const struct instance *x = a, *y = b;
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-static bool in_scope(int scope, enum lane_group g)
-{
-	if (scope == SCOPE_DEVICE)
-		return g == LANE_DEVICE;
-	if (scope == SCOPE_HOST)
-		return lanes_group_is_host(g);
-	return g == LANE_DEVICE || lanes_group_is_host(g);
-}
-
 static void detail_load(struct op_detail *d, struct app *app)
 {
 	free(d->inst);
@@ -330,15 +310,12 @@ static void detail_load(struct op_detail *d, struct app *app)
 	if (!rd)
 		return;
 	const struct rank_store *rs = &rd->store;
-	size_t cap = 0;
-	uint32_t id = strtab_find(rs->strs, d->name, strlen(d->name));
-	for (size_t ev = 0; id != STRTAB_NONE && ev < rs->n_ev; ev++) {
-		if (rs->ev_name[ev] != id || !in_scope(d->scope, store_ev_lane(rs, ev)->group))
-			continue;
-		xgrow(&d->inst, &cap, d->n_inst + 1, sizeof *d->inst);
-		d->inst[d->n_inst++] = (struct instance){rs->ev_ts[ev], store_dur(rs, ev), (uint32_t)ev};
-	}
-	xqsort(d->inst, d->n_inst, sizeof *d->inst, cmp_inst);
+	uint32_t *evs;
+	d->n_inst = view_op_events(rs, d->name, d->scope, &evs);
+	d->inst = xmalloc((d->n_inst ? d->n_inst : 1) * sizeof *d->inst);
+	for (size_t i = 0; i < d->n_inst; i++)
+		d->inst[i] = (struct instance){rs->ev_ts[evs[i]], store_dur(rs, evs[i]), evs[i]};
+	free(evs);
 	size_t rcap = 0;
 	for (size_t i = 0; i < d->n_inst && i < 5000; i++) {
 		xgrow(&d->rows, &rcap, d->n_rows + 1, sizeof *d->rows);
@@ -484,7 +461,8 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 				 store_str(&rd->store, l->process_name), store_str(&rd->store, l->thread_name));
 		} else {
 			const struct csv_table *t = dr->table;
-			const char *base = strrchr(t->path, '/');
+			const char *rpath = csvt_row_path(t, dr->index);
+			const char *base = strrchr(rpath, '/');
 			int64_t dur = 0;
 			double blk = NAN, mac = NAN, vec = NAN;
 			bool has_dur = csvt_time(t, dr->index, t->kind == CSV_KERNEL ? COL_DURATION : COL_HOST_TOTAL, &dur);
@@ -497,7 +475,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 			snprintf(nb[1], sizeof nb[1], isnan(mac) ? "-" : "%.3f", mac);
 			snprintf(nb[2], sizeof nb[2], isnan(vec) ? "-" : "%.3f", vec);
 			snprintf(line, sizeof line, "%s:%u  %s  shapes %s  block %s  mac %s  vec %s",
-				 base ? base + 1 : t->path, csvt_line(t, dr->index),
+				 base ? base + 1 : rpath, csvt_line(t, dr->index),
 				 has_dur ? app_fmt_dur(dur, b1, sizeof b1) : "-", shapes[0] ? shapes : "-", nb[0], nb[1],
 				 nb[2]);
 		}

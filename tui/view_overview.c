@@ -219,5 +219,5 @@ const struct view_ops overview_view_ops = {
 	.create = create,
 	.destroy = destroy,
 	.draw = draw,
-	.hint = "1-7 views  Tab next  < > rank  : command",
+	.hint = "1-8 views  Tab next  < > rank  : command",
 };

@@ -125,23 +125,17 @@ static int handle(void *p, struct app *app, enum action act)
 	return VH_HANDLED;
 }
 
+static bool step_matches(const void *ctx, size_t i, const char *text)
+{
+	const struct step *s = &((const struct steps_view *)ctx)->ra->steps[i];
+	return (s->label && strcasestr(s->label, text)) || strcasestr(analysis_phase_name(s->phase), text);
+}
+
 static bool search(void *p, struct app *app, const char *text, int dir)
 {
 	(void)app;
 	struct steps_view *v = p;
-	if (!v->ra || !v->ra->n_steps)
-		return false;
-	size_t n = v->ra->n_steps;
-	for (size_t k = dir == 0 ? 0 : 1; k <= n; k++) {
-		size_t i = dir < 0 ? (v->lb.sel + n - k) % n : (v->lb.sel + k) % n;
-		const struct step *s = &v->ra->steps[i];
-		if ((s->label && strcasestr(s->label, text)) || strcasestr(analysis_phase_name(s->phase), text)) {
-			v->lb.sel = i;
-			listbox_clamp(&v->lb, v->lb.height);
-			return true;
-		}
-	}
-	return false;
+	return v->ra && listbox_search(&v->lb, dir, step_matches, v, text);
 }
 
 const struct view_ops steps_view_ops = {

@@ -618,9 +618,10 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 				snprintf(block, sizeof block, "%.0f", blk);
 			if (csvt_num(k, r, COL_AIC_MAC_RATIO, &mac))
 				snprintf(extra, sizeof extra, "  mac %.3f", mac);
-			const char *base = strrchr(k->path, '/');
+			const char *rpath = csvt_row_path(k, r);
+			const char *base = strrchr(rpath, '/');
 			canvas_textf(cv, x + 1, row++, w - 2, ST_GOOD, "%s:%u  %s  %s  block %s%s  shapes %s",
-				     base ? base + 1 : k->path, csvt_line(k, r), csvt_str(k, r, COL_TYPE),
+				     base ? base + 1 : rpath, csvt_line(k, r), csvt_str(k, r, COL_TYPE),
 				     csvt_str(k, r, COL_ACCEL_CORE), block, extra, csvt_str(k, r, COL_INPUT_SHAPES));
 		}
 	}

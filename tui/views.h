@@ -14,6 +14,11 @@ struct comm_item;
 void comm_detail_set(void *st, struct app *app, const char *title, const struct comm_item *items, size_t n);
 /* Draws a labelled horizontal bar of `frac` (0..1) in w cells. */
 void draw_bar(struct canvas *cv, int x, int y, int w, double frac, enum style st);
+/* Whether a lane of group g holds ops of a scope (enum op_scope). */
+bool view_lane_in_scope(int scope, enum lane_group g);
+/* The events named `name` on the lanes of a scope, sorted by start: *out is owned (NULL
+ * when there are none); returns their count. */
+size_t view_op_events(const struct rank_store *rs, const char *name, int scope, uint32_t **out);
 /* The style of a category. */
 enum style category_style(int cat);
 /* A glyph per category, so that categories differ without colour too. */

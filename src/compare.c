@@ -1,0 +1,642 @@
+/* SPDX-License-Identifier: MIT */
+/* Two analyses side by side: figures with their direction, the op diff by (scope, phase,
+ * name), category shares, bottleneck scores, the gain verdict and comparability warnings. */
+#include "compare.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* ---- figures ------------------------------------------------------------------------ */
+
+/* The one direction table: which way each compared figure is better. Shares of the window
+ * that say where time went are better lower; figures that only describe the workload
+ * (step counts, sizes) are neutral. */
+static const enum compare_dir fig_dir[CF_COUNT] = {
+	[M_WALL_US] = CMP_LOWER_BETTER,
+	[M_NPU_BUSY_US] = CMP_NEUTRAL, /* less device work is good, a busier device too */
+	[M_NPU_BUSY_PCT] = CMP_HIGHER_BETTER,
+	[M_COMPUTE_US] = CMP_LOWER_BETTER,
+	[M_HOST_BUSY_US] = CMP_LOWER_BETTER,
+	[M_HOST_BUSY_PCT] = CMP_NEUTRAL,
+	[M_HOST_ONLY_US] = CMP_LOWER_BETTER,
+	[M_HOST_ONLY_PCT] = CMP_LOWER_BETTER,
+	[M_NPU_IDLE_US] = CMP_LOWER_BETTER,
+	[M_NPU_IDLE_PCT] = CMP_LOWER_BETTER,
+	[M_NPU_IDLE_GAPS] = CMP_LOWER_BETTER,
+	[M_NPU_IDLE_GAP_MEAN_US] = CMP_LOWER_BETTER,
+	[M_COMM_US] = CMP_LOWER_BETTER,
+	[M_COMM_OVERLAPPED_US] = CMP_NEUTRAL,
+	[M_COMM_NOT_OVERLAPPED_US] = CMP_LOWER_BETTER,
+	[M_COMM_NOT_OVERLAPPED_PCT] = CMP_LOWER_BETTER,
+	[M_COMM_SHARE_PCT] = CMP_LOWER_BETTER,
+	[M_FREE_US] = CMP_LOWER_BETTER,
+	[M_COLLECTIVES] = CMP_NEUTRAL,
+	[M_COLLECTIVE_MEDIAN_US] = CMP_LOWER_BETTER,
+	[M_COLLECTIVE_MEDIAN_MB] = CMP_NEUTRAL,
+	[M_COMM_WAIT_RATIO] = CMP_LOWER_BETTER,
+	[M_COMM_SYNC_RATIO] = CMP_LOWER_BETTER,
+	[M_COMM_TRANSIT_MB] = CMP_NEUTRAL, /* the workload's data */
+	[M_COMM_SMALL_PACKET_PCT] = CMP_LOWER_BETTER,
+	[M_COMM_SLOW_LINKS] = CMP_LOWER_BETTER,
+	[M_DEVICE_COPY_US] = CMP_LOWER_BETTER,
+	[M_DEVICE_COPY_PCT] = CMP_LOWER_BETTER,
+	[M_HOST_COPY_US] = CMP_LOWER_BETTER,
+	[M_HOST_COPY_PCT] = CMP_LOWER_BETTER,
+	[M_HOST_COPY_EXPOSED_PCT] = CMP_LOWER_BETTER,
+	[M_H2D_PER_STEP_US] = CMP_LOWER_BETTER,
+	[M_D2H_PER_STEP_US] = CMP_LOWER_BETTER,
+	[M_SYNC_OPS] = CMP_LOWER_BETTER,
+	[M_SYNC_US] = CMP_LOWER_BETTER,
+	[M_SYNC_PER_STEP] = CMP_LOWER_BETTER,
+	[M_STEPS] = CMP_NEUTRAL,
+	[M_PREFILL_STEPS] = CMP_NEUTRAL,
+	[M_DECODE_STEPS] = CMP_NEUTRAL,
+	[M_STEP_P50_US] = CMP_LOWER_BETTER,
+	[M_STEP_P95_US] = CMP_LOWER_BETTER,
+	[M_DISPATCH_OPS] = CMP_NEUTRAL, /* grows with the step count */
+	[M_DISPATCH_PER_STEP] = CMP_LOWER_BETTER,
+	[M_HOST_ONLY_PER_STEP_US] = CMP_LOWER_BETTER,
+	[M_PMU_MAC] = CMP_HIGHER_BETTER,
+	[M_PMU_VEC] = CMP_HIGHER_BETTER,
+	[M_PMU_SCALAR] = CMP_NEUTRAL,
+	[M_PMU_MTE1] = CMP_NEUTRAL,
+	[M_PMU_MTE2] = CMP_NEUTRAL,
+	[M_PMU_MTE3] = CMP_NEUTRAL,
+	[M_PMU_ICACHE] = CMP_LOWER_BETTER,
+	[M_DUR_OVER_AICORE] = CMP_LOWER_BETTER,
+	[M_MEM_PEAK_RESERVED_MB] = CMP_LOWER_BETTER,
+	[M_MEM_PEAK_ALLOCATED_MB] = CMP_LOWER_BETTER,
+	[CF_PREFILL_STEP_P50] = CMP_LOWER_BETTER,
+	[CF_PREFILL_STEP_P95] = CMP_LOWER_BETTER,
+	[CF_DECODE_STEP_P50] = CMP_LOWER_BETTER,
+	[CF_DECODE_STEP_P95] = CMP_LOWER_BETTER,
+};
+
+/* The per-phase step times: key, label, phase, quantile. */
+static const struct {
+	const char *key, *label;
+	enum phase phase;
+	double q;
+} phase_figs[CF_COUNT - M_COUNT] = {
+	[CF_PREFILL_STEP_P50 - M_COUNT] = {"prefill_step_p50_us", "Prefill step p50", PHASE_PREFILL, 0.5},
+	[CF_PREFILL_STEP_P95 - M_COUNT] = {"prefill_step_p95_us", "Prefill step p95", PHASE_PREFILL, 0.95},
+	[CF_DECODE_STEP_P50 - M_COUNT] = {"decode_step_p50_us", "Decode step p50", PHASE_DECODE, 0.5},
+	[CF_DECODE_STEP_P95 - M_COUNT] = {"decode_step_p95_us", "Decode step p95", PHASE_DECODE, 0.95},
+};
+
+struct compare_fig_def compare_fig(int fig)
+{
+	struct compare_fig_def d = {"?", "", "?", CMP_DIR_NONE};
+	if (fig < 0 || fig >= CF_COUNT)
+		return d;
+	d.dir = fig_dir[fig];
+	if (fig < M_COUNT) {
+		d.key = metric_defs[fig].key;
+		d.unit = metric_defs[fig].unit;
+		d.label = metric_defs[fig].label;
+	} else {
+		d.key = phase_figs[fig - M_COUNT].key;
+		d.unit = "us";
+		d.label = phase_figs[fig - M_COUNT].label;
+	}
+	return d;
+}
+
+const char *compare_dir_name(enum compare_dir d)
+{
+	return d == CMP_LOWER_BETTER ? "lower" : d == CMP_HIGHER_BETTER ? "higher" : d == CMP_NEUTRAL ? "neutral" : "?";
+}
+
+const char *compare_verdict_name(enum compare_verdict v)
+{
+	static const char *names[] = {"n/a", "same", "better", "worse", "changed"};
+	return names[v];
+}
+
+const char *compare_op_change_name(enum op_change c)
+{
+	static const char *names[OPC_COUNT] = {"same", "slower", "faster", "added", "removed"};
+	return names[c];
+}
+
+const char *compare_gain_verdict_name(enum gain_verdict v)
+{
+	static const char *names[] = {"achieved", "partly achieved", "missed", "unknown"};
+	return names[v];
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+bool compare_fig_value(const struct rank_analysis *ra, int fig, double *out)
+{
+	if (fig < M_COUNT) {
+		*out = ra->v[fig];
+		return ra->have[fig];
+	}
+	if (fig >= CF_COUNT)
+		return false;
+	int64_t *d = xmalloc((ra->n_steps ? ra->n_steps : 1) * sizeof *d);
+	size_t n = 0;
+	for (size_t i = 0; i < ra->n_steps; i++)
+		if (ra->steps[i].phase == phase_figs[fig - M_COUNT].phase)
+			d[n++] = ra->steps[i].end - ra->steps[i].start;
+	xqsort(d, n, sizeof *d, cmp_i64);
+	*out = (double)analysis_nearest_rank(d, n, phase_figs[fig - M_COUNT].q) / 1e3;
+	free(d);
+	return n > 0;
+}
+
+/* Below the noise share of BEFORE, or both zero. */
+static bool is_noise(double a, double delta)
+{
+	return fabs(delta) <= fabs(a) * COMPARE_NOISE_PCT / 100.0;
+}
+
+static double pct_of(double delta, double base)
+{
+	return base != 0 ? 100.0 * delta / fabs(base) : NAN;
+}
+
+static void compare_value(struct compare_value *cv, enum compare_dir dir)
+{
+	if (!cv->have[0] || !cv->have[1]) {
+		cv->delta = cv->delta_pct = NAN;
+		cv->verdict = CMP_NA;
+		return;
+	}
+	cv->delta = cv->v[1] - cv->v[0];
+	cv->delta_pct = pct_of(cv->delta, cv->v[0]);
+	if (is_noise(cv->v[0], cv->delta))
+		cv->verdict = CMP_SAME;
+	else if (dir == CMP_LOWER_BETTER)
+		cv->verdict = cv->delta < 0 ? CMP_BETTER : CMP_WORSE;
+	else if (dir == CMP_HIGHER_BETTER)
+		cv->verdict = cv->delta > 0 ? CMP_BETTER : CMP_WORSE;
+	else
+		cv->verdict = CMP_CHANGED;
+}
+
+/* ---- op diff ------------------------------------------------------------------------ */
+
+static int cmp_op_key(const struct op_stat *x, const struct op_stat *y)
+{
+	if (x->scope != y->scope)
+		return x->scope - y->scope;
+	if (x->phase != y->phase)
+		return x->phase - y->phase;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_op_ptr(const void *a, const void *b)
+{
+	return cmp_op_key(*(const struct op_stat *const *)a, *(const struct op_stat *const *)b);
+}
+
+static int cmp_diff(const void *a, const void *b)
+{
+	const struct op_diff *x = a, *y = b;
+	if (x->scope != y->scope)
+		return x->scope - y->scope;
+	if (x->phase != y->phase)
+		return x->phase - y->phase;
+	int64_t dx = llabs(x->delta_total_ns), dy = llabs(y->delta_total_ns);
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static enum op_change change_of(double a, double delta)
+{
+	if (is_noise(a, delta))
+		return OPC_SAME;
+	return delta > 0 ? OPC_SLOWER : OPC_FASTER;
+}
+
+static void fill_diff(struct op_diff *d, const struct op_stat *a, const struct op_stat *b)
+{
+	const struct op_stat *any = a ? a : b;
+	memset(d, 0, sizeof *d);
+	d->name = any->name;
+	d->scope = any->scope;
+	d->phase = any->phase;
+	d->category = any->category;
+	d->s[0] = a;
+	d->s[1] = b;
+	uint64_t ca = a ? a->count : 0, cb = b ? b->count : 0;
+	int64_t ta = a ? a->total_ns : 0, tb = b ? b->total_ns : 0;
+	d->delta_count = (int64_t)cb - (int64_t)ca;
+	d->delta_total_ns = tb - ta;
+	d->delta_total_pct = a ? pct_of((double)d->delta_total_ns, (double)ta) : NAN;
+	d->delta_avg_pct = NAN;
+	if (a && b) {
+		d->delta_avg_ns = b->avg_ns - a->avg_ns;
+		d->delta_avg_pct = pct_of(d->delta_avg_ns, a->avg_ns);
+		d->change = change_of((double)ta, (double)d->delta_total_ns);
+		d->avg_change = change_of(a->avg_ns, d->delta_avg_ns);
+	} else {
+		d->change = a ? OPC_REMOVED : OPC_ADDED;
+		d->avg_change = OPC_SAME;
+	}
+}
+
+static const struct op_stat **sorted_ops(const struct rank_analysis *ra)
+{
+	const struct op_stat **v = xmalloc((ra->n_ops ? ra->n_ops : 1) * sizeof *v);
+	for (size_t i = 0; i < ra->n_ops; i++)
+		v[i] = &ra->ops[i];
+	xqsort(v, ra->n_ops, sizeof *v, cmp_op_ptr);
+	return v;
+}
+
+static void diff_ops(struct compare_pair *p)
+{
+	const struct op_stat **a = sorted_ops(p->ra[0]), **b = sorted_ops(p->ra[1]);
+	size_t na = p->ra[0]->n_ops, nb = p->ra[1]->n_ops, i = 0, j = 0;
+	p->ops = xmalloc((na + nb ? na + nb : 1) * sizeof *p->ops);
+	while (i < na || j < nb) {
+		int c = i == na ? 1 : j == nb ? -1 : cmp_op_key(a[i], b[j]);
+		const struct op_stat *x = c <= 0 ? a[i++] : NULL, *y = c >= 0 ? b[j++] : NULL;
+		struct op_diff *d = &p->ops[p->n_ops++];
+		fill_diff(d, x, y);
+		p->n_change[d->scope][d->phase][d->change]++;
+	}
+	free(a);
+	free(b);
+	xqsort(p->ops, p->n_ops, sizeof *p->ops, cmp_diff);
+}
+
+const struct op_diff *compare_find_op(const struct compare_pair *p, int scope, int phase, const char *name)
+{
+	for (size_t i = 0; p && i < p->n_ops; i++)
+		if (p->ops[i].scope == scope && p->ops[i].phase == phase && !strcmp(p->ops[i].name, name))
+			return &p->ops[i];
+	return NULL;
+}
+
+static void category_shares(const struct rank_analysis *ra, double share[SCOPE_COUNT][CAT_COUNT])
+{
+	double total[SCOPE_COUNT] = {0};
+	for (size_t i = 0; i < ra->n_ops; i++) {
+		const struct op_stat *o = &ra->ops[i];
+		if (o->phase != PHASE_UNKNOWN || o->category >= CAT_COUNT)
+			continue;
+		share[o->scope][o->category] += (double)o->total_ns;
+		total[o->scope] += (double)o->total_ns;
+	}
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		for (int k = 0; k < CAT_COUNT; k++)
+			share[s][k] = total[s] > 0 ? 100.0 * share[s][k] / total[s] : 0;
+}
+
+/* ---- the gain verdict --------------------------------------------------------------- */
+
+static double mean_step_us(const struct rank_analysis *ra)
+{
+	double sum = 0;
+	for (size_t i = 0; i < ra->n_steps; i++)
+		sum += (double)(ra->steps[i].end - ra->steps[i].start);
+	return sum / (double)ra->n_steps / 1e3;
+}
+
+static void gain_verdict(struct compare_pair *p)
+{
+	const struct rank_analysis *a = p->ra[0], *b = p->ra[1];
+	struct compare_gain *g = &p->gain;
+	const struct bottleneck *top = &a->bn[0];
+	for (int k = 1; k < BN_COUNT; k++)
+		if (a->bn[k].score > top->score)
+			top = &a->bn[k];
+	g->kind = top->kind;
+	g->name = top->name;
+	g->score[0] = top->score;
+	g->score[1] = b->bn[top->kind].score;
+	g->triggered = top->score >= 40;
+	g->low_pct = top->gain.low_pct;
+	g->high_pct = top->gain.high_pct;
+	/* the expected gain is a share of the window; per step it stands for the same work
+	 * even when the two captures hold different numbers of steps */
+	if (a->n_steps && b->n_steps) {
+		g->base_name = "mean step time";
+		g->base[0] = mean_step_us(a);
+		g->base[1] = mean_step_us(b);
+	} else if (a->have[M_WALL_US] && b->have[M_WALL_US]) {
+		g->base_name = "window";
+		g->base[0] = a->v[M_WALL_US];
+		g->base[1] = b->v[M_WALL_US];
+	} else {
+		g->base_name = "nothing";
+	}
+	p->have_gain = true;
+	if (!(g->base[0] > 0)) {
+		g->verdict = GAIN_UNKNOWN;
+		g->actual_pct = NAN;
+		g->basis = xasprintf("neither steps nor a window on both sides: nothing to measure the gain on");
+		return;
+	}
+	g->actual_pct = 100.0 * (g->base[0] - g->base[1]) / g->base[0];
+	g->verdict = g->actual_pct <= 0 ? GAIN_MISSED : g->actual_pct >= g->low_pct ? GAIN_ACHIEVED : GAIN_PARTLY;
+	const char *why = g->verdict == GAIN_ACHIEVED ? "at least the low end of the expected range"
+			  : g->verdict == GAIN_PARTLY ? "an improvement, below the low end of the expected range"
+						      : "no improvement";
+	g->basis = xasprintf("%s (score %d%s) expected %.1f-%.1f %% of the window; the %s went from %.3f ms to "
+			     "%.3f ms, %.1f %% %s: %s",
+			     g->name, g->score[0],
+			     g->triggered ? "" : ", below the trigger", g->low_pct, g->high_pct, g->base_name,
+			     g->base[0] / 1e3, g->base[1] / 1e3, fabs(g->actual_pct),
+			     g->actual_pct >= 0 ? "shorter" : "longer", why);
+}
+
+/* ---- warnings ----------------------------------------------------------------------- */
+
+static void warn(struct comparison *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct comparison *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return;
+	for (size_t i = 0; i < c->n_warnings; i++)
+		if (!strcmp(c->warnings[i], s)) {
+			free(s); /* the same for every pair: said once */
+			return;
+		}
+	c->warnings = xrealloc(c->warnings, (c->n_warnings + 1) * sizeof *c->warnings);
+	c->warnings[c->n_warnings++] = s;
+}
+
+static const struct rank_data *side_data(const struct comparison *c, const struct compare_pair *p, int s)
+{
+	return &c->an[s]->cap->ranks[p->rank_index[s]];
+}
+
+static void warn_text(struct comparison *c, const char *what, const char *a, const char *b)
+{
+	if (a && b && strcmp(a, b))
+		warn(c, "%s differ: %s on %s, %s on %s", what, a, c->label[0], b, c->label[1]);
+}
+
+/* (name, input shapes) of a kernel table, one entry per distinct pair, sorted by name. */
+struct shape_set {
+	const char *name;
+	const char **shapes; /* sorted */
+	size_t n;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int cmp_shape_set(const void *a, const void *b)
+{
+	return strcmp(((const struct shape_set *)a)->name, ((const struct shape_set *)b)->name);
+}
+
+static struct shape_set *shape_sets(const struct csv_table *t, size_t *n_out)
+{
+	*n_out = 0;
+	if (!t || !csvt_has(t, COL_NAME) || !csvt_has(t, COL_INPUT_SHAPES))
+		return NULL;
+	uint64_t *pairs = xmalloc((t->nrows ? t->nrows : 1) * sizeof *pairs);
+	size_t np = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		uint32_t shape = csvt_str_id(t, r, COL_INPUT_SHAPES);
+		if (shape) /* rows without shapes say nothing */
+			pairs[np++] = (uint64_t)csvt_str_id(t, r, COL_NAME) << 32 | shape;
+	}
+	xqsort(pairs, np, sizeof *pairs, cmp_u64);
+	struct shape_set *v = NULL;
+	size_t n = 0, cap = 0, scap = 0;
+	for (size_t r = 0; r < np; r++) {
+		if (r && pairs[r] == pairs[r - 1])
+			continue;
+		uint32_t name = (uint32_t)(pairs[r] >> 32), shape = (uint32_t)pairs[r];
+		if (!n || (r && (uint32_t)(pairs[r - 1] >> 32) != name)) {
+			xgrow(&v, &cap, n + 1, sizeof *v);
+			v[n++] = (struct shape_set){strtab_str(t->strs, name), NULL, 0};
+			scap = 0;
+		}
+		struct shape_set *s = &v[n - 1];
+		xgrow(&s->shapes, &scap, s->n + 1, sizeof *s->shapes);
+		s->shapes[s->n++] = strtab_str(t->strs, shape);
+	}
+	free(pairs);
+	for (size_t i = 0; i < n; i++)
+		xqsort(v[i].shapes, v[i].n, sizeof *v[i].shapes, cmp_str_ptr);
+	xqsort(v, n, sizeof *v, cmp_shape_set);
+	*n_out = n;
+	return v;
+}
+
+static void shape_sets_free(struct shape_set *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].shapes);
+	free(v);
+}
+
+/* The first shape of a that b does not have, or NULL. */
+static const char *shape_missing(const struct shape_set *a, const struct shape_set *b)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (!bsearch(&a->shapes[i], b->shapes, b->n, sizeof *b->shapes, cmp_str_ptr))
+			return a->shapes[i];
+	return NULL;
+}
+
+static void warn_shapes(struct comparison *c, const struct compare_pair *p)
+{
+	size_t n[2];
+	struct shape_set *s[2];
+	for (int k = 0; k < 2; k++)
+		s[k] = shape_sets(side_data(c, p, k)->by_kind[CSV_KERNEL], &n[k]);
+	size_t changed = 0, i = 0, j = 0;
+	const char *ex_name = NULL, *ex_a = NULL, *ex_b = NULL;
+	while (i < n[0] && j < n[1]) {
+		int d = strcmp(s[0][i].name, s[1][j].name);
+		if (d) {
+			d < 0 ? i++ : j++;
+			continue;
+		}
+		const char *ma = shape_missing(&s[0][i], &s[1][j]), *mb = shape_missing(&s[1][j], &s[0][i]);
+		if (ma || mb) {
+			if (!changed++) {
+				ex_name = s[0][i].name;
+				ex_a = ma ? ma : s[0][i].shapes[0];
+				ex_b = mb ? mb : s[1][j].shapes[0];
+			}
+		}
+		i++;
+		j++;
+	}
+	if (changed)
+		warn(c, "rank %d/%d: %zu op(s) ran with other input shapes (kernel table), e.g. %s: \"%s\" on %s, "
+		     "\"%s\" on %s", p->ra[0]->rank, p->ra[1]->rank, changed, ex_name, ex_a, c->label[0], ex_b,
+		     c->label[1]);
+	shape_sets_free(s[0], n[0]);
+	shape_sets_free(s[1], n[1]);
+}
+
+static void pair_warnings(struct comparison *c, const struct compare_pair *p)
+{
+	const struct rank_analysis *a = p->ra[0], *b = p->ra[1];
+	char who[64];
+	snprintf(who, sizeof who, "rank %d/%d", a->rank, b->rank);
+	if (a->n_steps != b->n_steps)
+		warn(c, "%s: %zu step(s) on %s, %zu on %s: compare per-step figures", who, a->n_steps, c->label[0],
+		     b->n_steps, c->label[1]);
+	if (a->step_source != b->step_source)
+		warn(c, "%s: steps found from %s on %s, from %s on %s", who, analysis_step_source_name(a->step_source),
+		     c->label[0], analysis_step_source_name(b->step_source), c->label[1]);
+	double pa = a->n_steps ? a->v[M_PREFILL_STEPS] / (double)a->n_steps : 0;
+	double pb = b->n_steps ? b->v[M_PREFILL_STEPS] / (double)b->n_steps : 0;
+	if (a->n_steps && b->n_steps && fabs(pa - pb) > 1e-9)
+		warn(c, "%s: phase mix differs: %.0f prefill + %.0f decode on %s, %.0f + %.0f on %s", who,
+		     a->v[M_PREFILL_STEPS], a->v[M_DECODE_STEPS], c->label[0], b->v[M_PREFILL_STEPS],
+		     b->v[M_DECODE_STEPS], c->label[1]);
+	if (a->has_trace != b->has_trace)
+		warn(c, "%s: a trace on %s only: the other side's figures come from its tables", who,
+		     a->has_trace ? c->label[0] : c->label[1]);
+	if (c->mode == CMP_CAPTURES) {
+		const struct profinfo *ia = &side_data(c, p, 0)->plan->info, *ib = &side_data(c, p, 1)->plan->info;
+		warn_text(c, "CANN versions", ia->cann_version, ib->cann_version);
+		warn_text(c, "torch_npu versions", ia->torch_npu_version, ib->torch_npu_version);
+		warn_text(c, "profiler levels", ia->profiler_level, ib->profiler_level);
+		warn_text(c, "AI Core metrics", ia->aic_metrics, ib->aic_metrics);
+	}
+	warn_shapes(c, p);
+}
+
+/* ---- pairs -------------------------------------------------------------------------- */
+
+static void fill_pair(struct comparison *c, struct compare_pair *p, const struct rank_analysis *a,
+		      const struct rank_analysis *b)
+{
+	memset(p, 0, sizeof *p);
+	p->ra[0] = a;
+	p->ra[1] = b;
+	p->rank_index[0] = a->rank_index;
+	p->rank_index[1] = b->rank_index;
+	for (int f = 0; f < CF_COUNT; f++) {
+		struct compare_value *cv = &p->fig[f];
+		for (int s = 0; s < 2; s++)
+			cv->have[s] = compare_fig_value(p->ra[s], f, &cv->v[s]);
+		compare_value(cv, fig_dir[f]);
+	}
+	diff_ops(p);
+	for (int s = 0; s < 2; s++) {
+		category_shares(p->ra[s], p->cat_share[s]);
+		for (int k = 0; k < BN_COUNT; k++)
+			p->bn_score[s][k] = p->ra[s]->bn[k].score;
+	}
+	if (c->mode == CMP_CAPTURES)
+		gain_verdict(p);
+	pair_warnings(c, p);
+}
+
+static struct comparison *comparison_new(enum compare_mode mode, const struct analysis *a,
+					 const struct analysis *b)
+{
+	struct comparison *c = xcalloc(1, sizeof *c);
+	c->mode = mode;
+	c->an[0] = a;
+	c->an[1] = b;
+	size_t most = a->n_ranks > b->n_ranks ? a->n_ranks : b->n_ranks;
+	c->pairs = xcalloc(most ? most : 1, sizeof *c->pairs);
+	return c;
+}
+
+static const struct rank_analysis *rank_by_number(const struct analysis *an, int rank)
+{
+	for (size_t i = 0; i < an->n_ranks; i++)
+		if (an->ranks[i].rank == rank)
+			return &an->ranks[i];
+	return NULL;
+}
+
+struct comparison *compare_captures(const struct analysis *before, const struct analysis *after)
+{
+	struct comparison *c = comparison_new(CMP_CAPTURES, before, after);
+	c->label[0] = xstrdup("before");
+	c->label[1] = xstrdup("after");
+	if (before->n_ranks != after->n_ranks)
+		warn(c, "%zu rank(s) on before, %zu on after", before->n_ranks, after->n_ranks);
+	size_t matched = 0;
+	for (size_t i = 0; i < before->n_ranks; i++)
+		matched += rank_by_number(after, before->ranks[i].rank) != NULL;
+	if (!matched && before->n_ranks && after->n_ranks) {
+		warn(c, "no rank number is on both sides: ranks paired by position");
+		for (size_t i = 0; i < before->n_ranks && i < after->n_ranks; i++)
+			fill_pair(c, &c->pairs[c->n_pairs++], &before->ranks[i], &after->ranks[i]);
+		return c;
+	}
+	for (size_t i = 0; i < before->n_ranks; i++) {
+		const struct rank_analysis *b = rank_by_number(after, before->ranks[i].rank);
+		if (b)
+			fill_pair(c, &c->pairs[c->n_pairs++], &before->ranks[i], b);
+		else
+			warn(c, "rank %d is on before only", before->ranks[i].rank);
+	}
+	for (size_t i = 0; i < after->n_ranks; i++)
+		if (!rank_by_number(before, after->ranks[i].rank))
+			warn(c, "rank %d is on after only", after->ranks[i].rank);
+	return c;
+}
+
+struct comparison *compare_ranks(const struct analysis *an, int rank_a, int rank_b)
+{
+	const struct rank_analysis *a = rank_by_number(an, rank_a), *b = rank_by_number(an, rank_b);
+	if (!a || !b)
+		return NULL;
+	struct comparison *c = comparison_new(CMP_RANKS, an, an);
+	c->label[0] = xasprintf("rank %d", rank_a);
+	c->label[1] = xasprintf("rank %d", rank_b);
+	fill_pair(c, &c->pairs[c->n_pairs++], a, b);
+	return c;
+}
+
+void compare_free(struct comparison *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_pairs; i++) {
+		free(c->pairs[i].ops);
+		free(c->pairs[i].gain.basis);
+	}
+	free(c->pairs);
+	for (size_t i = 0; i < c->n_warnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
+	free(c->label[0]);
+	free(c->label[1]);
+	free(c);
+}
+
+const struct compare_pair *compare_pair_for(const struct comparison *c, size_t rank_index)
+{
+	if (!c || !c->n_pairs)
+		return NULL;
+	for (size_t i = 0; i < c->n_pairs; i++)
+		if (c->pairs[i].rank_index[0] == rank_index)
+			return &c->pairs[i];
+	return &c->pairs[0];
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* Comparison of two analyses: BEFORE and AFTER captures (ranks paired by rank number), or
+ * two ranks of one capture. For each pair of ranks: the headline figures side by side with
+ * their delta and whether it is better or worse, the op diff (added, removed, slower,
+ * faster, by total and by average, per scope and phase), category shares, bottleneck
+ * scores on both sides, and whether BEFORE's top bottleneck's expected gain was achieved.
+ * Comparability warnings say what makes the two sides differ beyond the change itself.
+ *
+ * Deltas are AFTER - BEFORE (the second side minus the first); percentages are of BEFORE.
+ * A figure's direction (better when lower or higher) is in the one table in compare.c. */
+#ifndef ASCPROF_COMPARE_H
+#define ASCPROF_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+/* Figures compared: every metric of the metric table, then the step-time percentiles per
+ * phase, which the metric table holds for all steps only. */
+enum compare_fig {
+	CF_PREFILL_STEP_P50 = M_COUNT,
+	CF_PREFILL_STEP_P95,
+	CF_DECODE_STEP_P50,
+	CF_DECODE_STEP_P95,
+	CF_COUNT
+};
+
+enum compare_dir { CMP_DIR_NONE, CMP_LOWER_BETTER, CMP_HIGHER_BETTER, CMP_NEUTRAL };
+
+enum compare_verdict { CMP_NA, CMP_SAME, CMP_BETTER, CMP_WORSE, CMP_CHANGED };
+
+/* Changes below this share of BEFORE (and below 1 ns or one count) are noise. */
+#define COMPARE_NOISE_PCT 1.0
+
+struct compare_fig_def {
+	const char *key, *unit, *label; /* a metric's own, or the per-phase figure's */
+	enum compare_dir dir;
+};
+/* Definition of a figure (0 <= fig < CF_COUNT). */
+struct compare_fig_def compare_fig(int fig);
+const char *compare_dir_name(enum compare_dir d);
+const char *compare_verdict_name(enum compare_verdict v);
+
+struct compare_value {
+	bool have[2];
+	double v[2];
+	double delta;     /* v[1] - v[0] when both are known */
+	double delta_pct; /* of |v[0]|; NaN when v[0] is 0 */
+	enum compare_verdict verdict;
+};
+
+enum op_change { OPC_SAME, OPC_SLOWER, OPC_FASTER, OPC_ADDED, OPC_REMOVED, OPC_COUNT };
+const char *compare_op_change_name(enum op_change c);
+
+struct op_diff {
+	const char *name;            /* borrowed from a side's op statistics */
+	uint8_t scope, phase, category;
+	const struct op_stat *s[2];  /* per side, NULL where the op does not occur */
+	int64_t delta_count;
+	int64_t delta_total_ns;
+	double delta_avg_ns;         /* 0 unless both sides have it */
+	double delta_total_pct, delta_avg_pct; /* of BEFORE; NaN when absent there */
+	enum op_change change;       /* by total time */
+	enum op_change avg_change;   /* by time per call (SAME unless both sides have it) */
+};
+
+/* BEFORE's top bottleneck against what happened. */
+enum gain_verdict { GAIN_ACHIEVED, GAIN_PARTLY, GAIN_MISSED, GAIN_UNKNOWN };
+const char *compare_gain_verdict_name(enum gain_verdict v);
+
+struct compare_gain {
+	enum bottleneck_kind kind;
+	const char *name;
+	int score[2];
+	bool triggered;           /* BEFORE's score reached the trigger */
+	double low_pct, high_pct; /* its expected gain, % of the window */
+	double base[2];           /* the figure compared, in us: mean step time, or the window */
+	const char *base_name;    /* "mean step time" or "window" */
+	double actual_pct;        /* (base[0] - base[1]) / base[0] */
+	enum gain_verdict verdict;
+	char *basis; /* owned: how the verdict was reached */
+};
+
+struct compare_pair {
+	const struct rank_analysis *ra[2]; /* borrowed */
+	size_t rank_index[2];              /* in each side's capture */
+	struct compare_value fig[CF_COUNT];
+	struct op_diff *ops; /* owned; sorted by scope, phase, then |delta_total_ns| descending */
+	size_t n_ops;
+	size_t n_change[SCOPE_COUNT][3][OPC_COUNT]; /* per scope, phase and change */
+	double cat_share[2][SCOPE_COUNT][CAT_COUNT]; /* % of the scope's op time, all phases */
+	int bn_score[2][BN_COUNT];
+	struct compare_gain gain;
+	bool have_gain;
+};
+
+enum compare_mode { CMP_CAPTURES, CMP_RANKS };
+
+struct comparison {
+	enum compare_mode mode;
+	const struct analysis *an[2]; /* borrowed; the same analysis twice for CMP_RANKS */
+	char *label[2];               /* owned: "before"/"after", or "rank N" */
+	struct compare_pair *pairs;   /* owned */
+	size_t n_pairs;
+	char **warnings;              /* owned: comparability warnings, capture text unsanitised */
+	size_t n_warnings;
+};
+
+/* BEFORE and AFTER: ranks paired by rank number (by position when no number matches). */
+struct comparison *compare_captures(const struct analysis *before, const struct analysis *after);
+/* Rank rank_b of a capture against its rank rank_a; NULL when either rank is absent. */
+struct comparison *compare_ranks(const struct analysis *an, int rank_a, int rank_b);
+void compare_free(struct comparison *c);
+
+/* The pair holding rank_index of side 0 (its first pair when none does); NULL when empty. */
+const struct compare_pair *compare_pair_for(const struct comparison *c, size_t rank_index);
+/* One op's diff; NULL when neither side has it. */
+const struct op_diff *compare_find_op(const struct compare_pair *p, int scope, int phase, const char *name);
+/* The value of a figure on one rank (false when unknown): metrics and per-phase step times. */
+bool compare_fig_value(const struct rank_analysis *ra, int fig, double *out);
+
+#endif

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/* The comparison as text and as JSON: the same numbers, capture strings sanitised. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "jsonw.h"
+#include "report.h"
+#include "summary.h"
+#include "xalloc.h"
+
+/* Ops listed per group in the text report, and per scope and phase in the JSON. */
+#define COMPARE_TOP_OPS 10
+#define COMPARE_PHASE_OPS 5
+#define COMPARE_JSON_OPS 500
+
+static const char *side_path(const struct comparison *c, int s)
+{
+	return c->an[s]->cap->plan.path;
+}
+
+/* ---- text --------------------------------------------------------------------------- */
+
+static void text_figures(const struct compare_pair *p, const struct comparison *c, FILE *out)
+{
+	fprintf(out, "\n  %-26s %14s %14s %14s %9s  verdict\n", "figure", c->label[0], c->label[1], "delta", "delta %");
+	for (int f = 0; f < CF_COUNT; f++) {
+		const struct compare_value *cv = &p->fig[f];
+		if ((!cv->have[0] || cv->v[0] == 0) && (!cv->have[1] || cv->v[1] == 0))
+			continue; /* nothing on either side: the JSON still lists it */
+		struct compare_fig_def d = compare_fig(f);
+		char a[32], b[32], dl[32], pct[32] = "";
+		report_value_text(cv->have[0] ? cv->v[0] : NAN, d.unit, false, a, sizeof a);
+		report_value_text(cv->have[1] ? cv->v[1] : NAN, d.unit, false, b, sizeof b);
+		report_value_text(cv->delta, d.unit, true, dl, sizeof dl);
+		if (!isnan(cv->delta_pct))
+			snprintf(pct, sizeof pct, "%+.2f %%", cv->delta_pct);
+		fprintf(out, "  %-26s %14s %14s %14s %9s  %s\n", d.label, a, b, dl, pct,
+			compare_verdict_name(cv->verdict));
+	}
+}
+
+static void text_bottlenecks(const struct compare_pair *p, const struct comparison *c, FILE *out)
+{
+	fprintf(out, "\nbottleneck scores (0-100, >= 40 triggers)\n  %-16s %8s %8s %7s\n", "candidate", c->label[0],
+		c->label[1], "delta");
+	for (int k = 0; k < BN_COUNT; k++)
+		fprintf(out, "  %-16s %8d %8d %+7d\n", p->ra[0]->bn[k].name, p->bn_score[0][k], p->bn_score[1][k],
+			p->bn_score[1][k] - p->bn_score[0][k]);
+	if (!p->have_gain)
+		return;
+	const struct compare_gain *g = &p->gain;
+	fprintf(out, "\ntop bottleneck of %s: %s, expected gain %.1f-%.1f %%: %s\n  basis: ", c->label[0], g->name,
+		g->low_pct, g->high_pct, compare_gain_verdict_name(g->verdict));
+	summary_put_clean(out, g->basis);
+	fputs("\n  (achieved: the improvement reaches the low end of the range; partly: above 0 but below it; "
+	      "missed: 0 or worse)\n",
+	      out);
+}
+
+const char *report_compare_categories(const struct compare_pair *p, int scope, char *buf, size_t size)
+{
+	size_t n = (size_t)snprintf(buf, size, "%-7s", analysis_scope_name((enum op_scope)scope));
+	for (int k = 0; k < CAT_COUNT && n < size; k++)
+		if (p->cat_share[0][scope][k] > 0 || p->cat_share[1][scope][k] > 0)
+			n += (size_t)snprintf(buf + n, size - n, "  %s %.1f -> %.1f", category_name((enum ev_category)k),
+					      p->cat_share[0][scope][k], p->cat_share[1][scope][k]);
+	return buf;
+}
+
+static void text_categories(const struct compare_pair *p, const struct comparison *c, FILE *out)
+{
+	fprintf(out, "\nop time by category (%% of the scope's op time, %s -> %s)\n", c->label[0], c->label[1]);
+	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
+		char line[256];
+		fprintf(out, "  %s\n", report_compare_categories(p, s, line, sizeof line));
+	}
+}
+
+static void op_row(const struct op_diff *d, FILE *out)
+{
+	char ca[24] = "-", cb[24] = "-", ta[24] = "-", tb[24] = "-", aa[24] = "-", ab[24] = "-", tp[24] = "";
+	char da[24] = "";
+	for (int s = 0; s < 2; s++) {
+		const struct op_stat *o = d->s[s];
+		if (!o)
+			continue;
+		snprintf(s ? cb : ca, 24, "%llu", (unsigned long long)o->count);
+		snprintf(s ? tb : ta, 24, "%.3f", (double)o->total_ns / 1e6);
+		snprintf(s ? ab : aa, 24, "%.3f", o->avg_ns / 1e3);
+	}
+	if (!isnan(d->delta_total_pct))
+		snprintf(tp, sizeof tp, "%+.1f%%", d->delta_total_pct);
+	if (d->s[0] && d->s[1])
+		snprintf(da, sizeof da, "%+.3f", d->delta_avg_ns / 1e3);
+	fprintf(out, "    %-7s %9s %9s %+7lld %11s %11s %+11.3f %8s %10s %10s %10s  ", compare_op_change_name(d->change),
+		ca, cb, (long long)d->delta_count, ta, tb, (double)d->delta_total_ns / 1e6, tp, aa, ab, da);
+	summary_put_clean(out, d->name);
+	fputc('\n', out);
+}
+
+static int cmp_by_avg(const void *a, const void *b)
+{
+	const struct op_diff *x = *(const struct op_diff *const *)a, *y = *(const struct op_diff *const *)b;
+	double dx = fabs(x->delta_avg_ns), dy = fabs(y->delta_avg_ns);
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The pair's ops of a scope and phase that pass keep(), most changed first (by total, or
+ * by average with by_avg); at most max of them. */
+static size_t select_ops(const struct compare_pair *p, int scope, int phase, bool (*keep)(const struct op_diff *, int),
+			 int arg, bool by_avg, const struct op_diff **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->n_ops; i++) {
+		const struct op_diff *d = &p->ops[i];
+		if (d->scope == scope && d->phase == phase && keep(d, arg))
+			out[n++] = d;
+	}
+	if (by_avg)
+		xqsort(out, n, sizeof *out, cmp_by_avg);
+	return n < max ? n : max;
+}
+
+static bool keep_change(const struct op_diff *d, int change) { return (int)d->change == change; }
+static bool keep_avg_change(const struct op_diff *d, int change) { return (int)d->avg_change == change; }
+static bool keep_changed(const struct op_diff *d, int unused)
+{
+	(void)unused;
+	return d->change != OPC_SAME;
+}
+
+static void op_group(const struct compare_pair *p, int scope, int phase, const char *title,
+		     bool (*keep)(const struct op_diff *, int), int arg, bool by_avg, size_t max, FILE *out)
+{
+	const struct op_diff **v = xmalloc((p->n_ops ? p->n_ops : 1) * sizeof *v);
+	size_t total = 0;
+	for (size_t i = 0; i < p->n_ops; i++)
+		total += p->ops[i].scope == scope && p->ops[i].phase == phase && keep(&p->ops[i], arg);
+	size_t n = select_ops(p, scope, phase, keep, arg, by_avg, v, max);
+	if (n) {
+		fprintf(out, "   %s (%zu%s)\n", title, total, n < total ? ", most changed first" : "");
+		for (size_t i = 0; i < n; i++)
+			op_row(v[i], out);
+	}
+	free(v);
+}
+
+static void text_ops(const struct compare_pair *p, const struct comparison *c, FILE *out)
+{
+	fprintf(out, "\nop changes (n: calls, ms: total time, us: average per call, d: %s - %s; a change within %.0f %% "
+		"of %s is \"same\")\n", c->label[1], c->label[0], COMPARE_NOISE_PCT, c->label[0]);
+	char head[256], t[6][32];
+	for (int s = 0; s < 2; s++) {
+		snprintf(t[s], sizeof t[s], "n %s", c->label[s]);
+		snprintf(t[2 + s], sizeof t[2 + s], "ms %s", c->label[s]);
+		snprintf(t[4 + s], sizeof t[4 + s], "us %s", c->label[s]);
+	}
+	snprintf(head, sizeof head, "    %-7s %9s %9s %7s %11s %11s %11s %8s %10s %10s %10s  name\n", "change", t[0], t[1],
+		 "d n", t[2], t[3], "d ms", "d %", t[4], t[5], "d us");
+	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
+		const size_t *n = p->n_change[s][PHASE_UNKNOWN];
+		fprintf(out, "  %s ops, all phases: %zu slower, %zu faster, %zu added, %zu removed, %zu same\n",
+			analysis_scope_name((enum op_scope)s), n[OPC_SLOWER], n[OPC_FASTER], n[OPC_ADDED], n[OPC_REMOVED],
+			n[OPC_SAME]);
+		fputs(head, out);
+		op_group(p, s, PHASE_UNKNOWN, "slower by total", keep_change, OPC_SLOWER, false, COMPARE_TOP_OPS, out);
+		op_group(p, s, PHASE_UNKNOWN, "faster by total", keep_change, OPC_FASTER, false, COMPARE_TOP_OPS, out);
+		op_group(p, s, PHASE_UNKNOWN, "removed", keep_change, OPC_REMOVED, false, COMPARE_TOP_OPS, out);
+		op_group(p, s, PHASE_UNKNOWN, "added", keep_change, OPC_ADDED, false, COMPARE_TOP_OPS, out);
+		op_group(p, s, PHASE_UNKNOWN, "slower per call", keep_avg_change, OPC_SLOWER, true, COMPARE_PHASE_OPS,
+			 out);
+		op_group(p, s, PHASE_UNKNOWN, "faster per call", keep_avg_change, OPC_FASTER, true, COMPARE_PHASE_OPS,
+			 out);
+		for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
+			char title[64];
+			snprintf(title, sizeof title, "%s steps: largest changes", analysis_phase_name((enum phase)ph));
+			op_group(p, s, ph, title, keep_changed, 0, false, COMPARE_PHASE_OPS, out);
+		}
+	}
+}
+
+void report_compare_text(const struct comparison *c, FILE *out)
+{
+	fputs("ascprof-tui " PACKAGE_VERSION " comparison\n", out);
+	for (int s = 0; s < 2; s++) {
+		fprintf(out, "  %-8s ", c->mode == CMP_RANKS ? "capture" : c->label[s]);
+		summary_put_clean(out, side_path(c, s));
+		fputc('\n', out);
+		if (c->mode == CMP_RANKS)
+			break;
+	}
+	fprintf(out, "delta = %s - %s, %% of %s; better or worse by each figure's direction; within %.0f %% is "
+		"\"same\"\n", c->label[1], c->label[0], c->label[0], COMPARE_NOISE_PCT);
+	if (c->n_warnings) {
+		fputs("\ncomparability warnings\n", out);
+		for (size_t i = 0; i < c->n_warnings; i++) {
+			fputs("  ! ", out);
+			summary_put_clean(out, c->warnings[i]);
+			fputc('\n', out);
+		}
+	} else {
+		fputs("\nno comparability warnings (ranks, steps, phases, versions, level, shapes alike)\n", out);
+	}
+	for (size_t i = 0; i < c->n_pairs; i++) {
+		const struct compare_pair *p = &c->pairs[i];
+		if (c->mode == CMP_RANKS)
+			fprintf(out, "\n== rank %d vs rank %d ==\n", p->ra[0]->rank, p->ra[1]->rank);
+		else
+			fprintf(out, "\n== rank %d (%s) vs rank %d (%s) ==\n", p->ra[0]->rank, c->label[0],
+				p->ra[1]->rank, c->label[1]);
+		text_figures(p, c, out);
+		text_bottlenecks(p, c, out);
+		text_categories(p, c, out);
+		text_ops(p, c, out);
+	}
+	if (!c->n_pairs)
+		fputs("\nno ranks to compare\n", out);
+}
+
+/* ---- JSON --------------------------------------------------------------------------- */
+
+static void jpair_num(struct jsonw *w, const char *key, const bool have[2], const double v[2], int decimals)
+{
+	jsonw_key(w, key);
+	jsonw_arr_begin(w);
+	for (int s = 0; s < 2; s++)
+		if (have[s])
+			jsonw_double(w, v[s], decimals);
+		else
+			jsonw_null(w);
+	jsonw_arr_end(w);
+}
+
+static void jpair_int(struct jsonw *w, const char *key, int a, int b)
+{
+	jsonw_key(w, key);
+	jsonw_arr_begin(w);
+	jsonw_int(w, a);
+	jsonw_int(w, b);
+	jsonw_arr_end(w);
+}
+
+static void json_figures(struct jsonw *w, const struct compare_pair *p)
+{
+	jsonw_key(w, "figures");
+	jsonw_obj_begin(w);
+	for (int f = 0; f < CF_COUNT; f++) {
+		const struct compare_value *cv = &p->fig[f];
+		struct compare_fig_def d = compare_fig(f);
+		int dec = !strcmp(d.unit, "ratio") ? 4 : 3;
+		jsonw_key(w, d.key);
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "unit", d.unit);
+		jsonw_kstr(w, "better", compare_dir_name(d.dir));
+		jpair_num(w, "values", cv->have, cv->v, dec);
+		jsonw_kdouble(w, "delta", cv->delta, dec);
+		jsonw_kdouble(w, "delta_pct", cv->delta_pct, 3);
+		jsonw_kstr(w, "verdict", compare_verdict_name(cv->verdict));
+		jsonw_obj_end(w);
+	}
+	jsonw_obj_end(w);
+}
+
+static void json_bottlenecks(struct jsonw *w, const struct compare_pair *p)
+{
+	jsonw_key(w, "bottlenecks");
+	jsonw_arr_begin(w);
+	for (int k = 0; k < BN_COUNT; k++) {
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", p->ra[0]->bn[k].name);
+		jpair_int(w, "scores", p->bn_score[0][k], p->bn_score[1][k]);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "gain");
+	if (!p->have_gain) {
+		jsonw_null(w);
+		return;
+	}
+	const struct compare_gain *g = &p->gain;
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "bottleneck", g->name);
+	jpair_int(w, "scores", g->score[0], g->score[1]);
+	jsonw_kbool(w, "triggered", g->triggered);
+	jsonw_kdouble(w, "expected_low_pct", g->low_pct, 2);
+	jsonw_kdouble(w, "expected_high_pct", g->high_pct, 2);
+	jsonw_kstr(w, "measured_on", g->base_name);
+	bool have[2] = {true, true};
+	jpair_num(w, "measured_us", have, g->base, 3);
+	jsonw_kdouble(w, "actual_pct", g->actual_pct, 3);
+	jsonw_kstr(w, "verdict", compare_gain_verdict_name(g->verdict));
+	jsonw_kstr(w, "basis", g->basis);
+	jsonw_obj_end(w);
+}
+
+static void json_categories(struct jsonw *w, const struct compare_pair *p)
+{
+	jsonw_key(w, "category_shares_pct");
+	jsonw_obj_begin(w);
+	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
+		jsonw_key(w, analysis_scope_name((enum op_scope)s));
+		jsonw_obj_begin(w);
+		for (int k = 0; k < CAT_COUNT; k++) {
+			bool have[2] = {true, true};
+			double v[2] = {p->cat_share[0][s][k], p->cat_share[1][s][k]};
+			jpair_num(w, category_name((enum ev_category)k), have, v, 3);
+		}
+		jsonw_obj_end(w);
+	}
+	jsonw_obj_end(w);
+}
+
+static void json_op(struct jsonw *w, const struct op_diff *d)
+{
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "name", d->name);
+	jsonw_kstr(w, "scope", analysis_scope_name((enum op_scope)d->scope));
+	jsonw_kstr(w, "phase", d->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name((enum phase)d->phase));
+	jsonw_kstr(w, "category", category_name((enum ev_category)d->category));
+	jsonw_kstr(w, "change", compare_op_change_name(d->change));
+	jsonw_kstr(w, "avg_change", compare_op_change_name(d->avg_change));
+	bool have[2] = {d->s[0] != NULL, d->s[1] != NULL};
+	double count[2], total[2], avg[2];
+	for (int s = 0; s < 2; s++) {
+		count[s] = have[s] ? (double)d->s[s]->count : 0;
+		total[s] = have[s] ? (double)d->s[s]->total_ns / 1e3 : 0;
+		avg[s] = have[s] ? d->s[s]->avg_ns / 1e3 : 0;
+	}
+	jpair_num(w, "count", have, count, 0);
+	jsonw_kint(w, "delta_count", d->delta_count);
+	jpair_num(w, "total_us", have, total, 3);
+	jsonw_kdouble(w, "delta_total_us", (double)d->delta_total_ns / 1e3, 3);
+	jsonw_kdouble(w, "delta_total_pct", d->delta_total_pct, 3);
+	jpair_num(w, "avg_us", have, avg, 3);
+	jsonw_kdouble(w, "delta_avg_us", have[0] && have[1] ? d->delta_avg_ns / 1e3 : NAN, 3);
+	jsonw_kdouble(w, "delta_avg_pct", d->delta_avg_pct, 3);
+	jsonw_obj_end(w);
+}
+
+static void json_ops(struct jsonw *w, const struct compare_pair *p)
+{
+	static const char *phase_keys[3] = {"all", "prefill", "decode"};
+	jsonw_key(w, "op_changes");
+	jsonw_obj_begin(w);
+	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
+		jsonw_key(w, analysis_scope_name((enum op_scope)s));
+		jsonw_obj_begin(w);
+		for (int ph = 0; ph < 3; ph++) {
+			jsonw_key(w, phase_keys[ph]);
+			jsonw_obj_begin(w);
+			for (int k = 0; k < OPC_COUNT; k++) {
+				jsonw_kuint(w, compare_op_change_name((enum op_change)k), p->n_change[s][ph][k]);
+			}
+			jsonw_obj_end(w);
+		}
+		jsonw_obj_end(w);
+	}
+	jsonw_obj_end(w);
+	/* device and host ops per phase, most changed first; the "all" scope repeats them */
+	size_t left_out = 0, shown[SCOPE_COUNT][3] = {{0}};
+	jsonw_key(w, "ops");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < p->n_ops; i++) {
+		const struct op_diff *d = &p->ops[i];
+		if (d->scope == SCOPE_ALL)
+			continue;
+		if (shown[d->scope][d->phase]++ >= COMPARE_JSON_OPS) {
+			left_out++;
+			continue;
+		}
+		json_op(w, d);
+	}
+	jsonw_arr_end(w);
+	jsonw_kuint(w, "ops_left_out", left_out);
+}
+
+void report_compare_json(const struct comparison *c, FILE *out)
+{
+	struct jsonw w;
+	jsonw_init(&w, out, true);
+	jsonw_obj_begin(&w);
+	jsonw_kstr(&w, "tool", "ascprof-tui");
+	jsonw_kstr(&w, "version", PACKAGE_VERSION);
+	jsonw_kstr(&w, "mode", c->mode == CMP_CAPTURES ? "captures" : "ranks");
+	jsonw_key(&w, "sides");
+	jsonw_arr_begin(&w);
+	for (int s = 0; s < 2; s++) {
+		jsonw_obj_begin(&w);
+		jsonw_kstr(&w, "label", c->label[s]);
+		jsonw_kstr(&w, "path", side_path(c, s));
+		jsonw_kuint(&w, "ranks", c->an[s]->n_ranks);
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
+	jsonw_kstr(&w, "convention",
+		   "pairs of values are [first side, second side]; delta = second - first; *_pct of the first");
+	jsonw_kdouble(&w, "noise_pct", COMPARE_NOISE_PCT, 1);
+	jsonw_key(&w, "warnings");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; i < c->n_warnings; i++)
+		jsonw_str(&w, c->warnings[i]);
+	jsonw_arr_end(&w);
+	jsonw_key(&w, "pairs");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; i < c->n_pairs; i++) {
+		const struct compare_pair *p = &c->pairs[i];
+		jsonw_obj_begin(&w);
+		jpair_int(&w, "ranks", p->ra[0]->rank, p->ra[1]->rank);
+		json_figures(&w, p);
+		json_bottlenecks(&w, p);
+		json_categories(&w, p);
+		json_ops(&w, p);
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
+	jsonw_obj_end(&w);
+	fputc('\n', out);
+}

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/* The comparison against ground truth: pairs of generated captures with planted
+ * differences (a slower kernel, longer host gaps, an op that disappears, a slow rank), where
+ * each side's ground_truth.txt says what the diff must find: the sign, and the size within
+ * 1 %. Also the gain verdict, the comparability warnings and the reports as printed. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "capture.h"
+#include "compare.h"
+#include "json_tok.h"
+#include "testutil.h"
+
+#define REL_TOL 0.01
+
+static void check_close(const char *what, double got, double want, double abs_tol)
+{
+	if (!tu_close(got, want, REL_TOL, abs_tol))
+		fail_msg("%s: got %.3f, ground truth %.3f", what, got, want);
+}
+
+/* ---- the planted differences -------------------------------------------------------- */
+
+struct kernel_check {
+	const struct compare_pair *p;
+	const struct tu_truth *truth[2];
+	int rank[2];
+	size_t checked;
+};
+
+/* Every compute kernel of the ground truth: its diff must be the truths' difference. */
+static void check_kernel(const char *key, const char *value, void *ctx)
+{
+	(void)value;
+	struct kernel_check *k = ctx;
+	char prefix[32];
+	snprintf(prefix, sizeof prefix, "op.%d.", k->rank[0]);
+	size_t len = strlen(key);
+	if (len < 9 || strcmp(key + len - 9, ".total_ns"))
+		return;
+	char name[256];
+	snprintf(name, sizeof name, "%.*s", (int)(len - 9 - strlen(prefix)), key + strlen(prefix));
+	long long t[2], n[2];
+	for (int s = 0; s < 2; s++) {
+		t[s] = tu_truth_int_or(k->truth[s], 0, "op.%d.%s.total_ns", k->rank[s], name);
+		n[s] = tu_truth_int_or(k->truth[s], 0, "op.%d.%s.count", k->rank[s], name);
+	}
+	const struct op_diff *d = compare_find_op(k->p, SCOPE_DEVICE, PHASE_UNKNOWN, name);
+	if (!d)
+		fail_msg("kernel %s: not in the diff", name);
+	char what[300];
+	snprintf(what, sizeof what, "kernel %s: delta total us", name);
+	check_close(what, (double)d->delta_total_ns / 1e3, (double)(t[1] - t[0]) / 1e3, 1.0);
+	assert_int_equal(d->delta_count, n[1] - n[0]);
+	if (n[0] && n[1]) {
+		snprintf(what, sizeof what, "kernel %s: delta avg us", name);
+		check_close(what, d->delta_avg_ns / 1e3, ((double)t[1] / n[1] - (double)t[0] / n[0]) / 1e3, 0.01);
+	}
+	k->checked++;
+}
+
+static void check_kernels(const struct compare_pair *p, const struct tu_capture *a, const struct tu_capture *b, int ra, int rb)
+{
+	struct kernel_check k = {p, {a->truth, b->truth}, {ra, rb}, 0};
+	char prefix[32];
+	snprintf(prefix, sizeof prefix, "op.%d.", ra);
+	tu_truth_each(a->truth, prefix, check_kernel, &k);
+	assert_true(k.checked >= 5);
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of the planted step durations of a phase, in us. */
+static double truth_step_pct(const struct tu_truth *t, int rank, const char *phase, double q)
+{
+	long long steps = tu_truth_int(t, "rank.%d.steps", rank), d[4096];
+	size_t n = 0;
+	for (long long k = 0; k < steps && n < 4096; k++)
+		if (!strcmp(tu_truth_str(t, "rank.%d.step.%lld.phase", rank, k), phase))
+			d[n++] = tu_truth_int(t, "rank.%d.step.%lld.end_ns", rank, k) -
+				 tu_truth_int(t, "rank.%d.step.%lld.start_ns", rank, k);
+	assert_true(n > 0);
+	qsort(d, n, sizeof *d, cmp_ll);
+	size_t i = (size_t)ceil(q * (double)n);
+	return (double)d[(i ? i : 1) - 1] / 1e3;
+}
+
+static void check_fig(const struct compare_pair *p, int fig, const struct tu_capture *a, const struct tu_capture *b,
+		      const char *truth_key)
+{
+	double want = (double)(tu_truth_int(b->truth, "rank.0.%s", truth_key) -
+			       tu_truth_int(a->truth, "rank.0.%s", truth_key)) / 1e3;
+	check_close(compare_fig(fig).key, p->fig[fig].delta, want, 1.0);
+}
+
+static void test_planted_differences(void **state)
+{
+	(void)state;
+	struct tu_capture a, b;
+	tu_capture_load(&a, "--ranks 1 --seed 21 --steps 8 --prefill 2 --ops 60", true);
+	tu_capture_load(&b, "--ranks 1 --seed 21 --steps 8 --prefill 2 --ops 60 --kernel-scale RmsNorm=1.4 "
+		      "--drop-op Silu --host-gap-us 600", true);
+	struct comparison *c = compare_captures(a.an, b.an);
+	assert_int_equal(c->mode, CMP_CAPTURES);
+	assert_int_equal(c->n_pairs, 1);
+	assert_int_equal(c->n_warnings, 0); /* same seed, steps, phases, versions and shapes */
+	const struct compare_pair *p = &c->pairs[0];
+
+	/* a slower kernel: slower by total and per call, by what was planted */
+	assert_int_equal(tu_truth_int(b.truth, "kernel_scale.RmsNorm"), 1400);
+	const struct op_diff *d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN, "RmsNorm");
+	assert_non_null(d);
+	assert_int_equal(d->change, OPC_SLOWER);
+	assert_int_equal(d->avg_change, OPC_SLOWER);
+	assert_true(d->delta_total_ns > 0);
+	/* every kernel, the removed one included, moves by the truths' difference */
+	check_kernels(p, &a, &b, 0, 0);
+
+	/* an op that disappears: gone from the device and from the host, nothing added */
+	assert_int_equal(tu_truth_int(b.truth, "drop_op.Silu"), 1);
+	assert_int_equal(tu_truth_int_or(b.truth, -1, "op.0.Silu.count"), -1);
+	d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN, "Silu");
+	assert_non_null(d);
+	assert_int_equal(d->change, OPC_REMOVED);
+	assert_null(d->s[1]);
+	assert_int_equal(d->delta_count, -tu_truth_int(a.truth, "op.0.Silu.count"));
+	d = compare_find_op(p, SCOPE_HOST, PHASE_UNKNOWN, "aten::silu");
+	assert_non_null(d);
+	assert_int_equal(d->change, OPC_REMOVED);
+	assert_int_equal(d->delta_count, -tu_truth_int(a.truth, "op.0.Silu.count")); /* one cpu_op per kernel */
+	for (int ph = PHASE_UNKNOWN; ph <= PHASE_DECODE; ph++) {
+		assert_int_equal(p->n_change[SCOPE_DEVICE][ph][OPC_ADDED], 0);
+		assert_true(p->n_change[SCOPE_DEVICE][ph][OPC_REMOVED] == 1);
+	}
+
+	/* more host gaps: host-only time and device idle grow by what was planted, and worse */
+	check_fig(p, M_HOST_ONLY_US, &a, &b, "host_only_ns");
+	check_fig(p, M_NPU_IDLE_US, &a, &b, "npu_idle_ns");
+	check_fig(p, M_WALL_US, &a, &b, "wall_ns");
+	assert_true(p->fig[M_HOST_ONLY_US].delta > 0);
+	assert_int_equal(p->fig[M_HOST_ONLY_US].verdict, CMP_WORSE);
+	assert_int_equal(p->fig[M_NPU_IDLE_US].verdict, CMP_WORSE);
+	/* 450 us more per decode step: the planted gap itself */
+	check_close("host-only per decode step", p->fig[M_HOST_ONLY_US].delta / b.an->ranks[0].v[M_DECODE_STEPS], 450.0,
+		    1.0);
+
+	/* step times per phase from the planted step spans */
+	static const struct { int fig; const char *phase; double q; } steps[] = {
+		{CF_PREFILL_STEP_P50, "prefill", 0.5}, {CF_PREFILL_STEP_P95, "prefill", 0.95},
+		{CF_DECODE_STEP_P50, "decode", 0.5},   {CF_DECODE_STEP_P95, "decode", 0.95},
+	};
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		const struct compare_value *cv = &p->fig[steps[i].fig];
+		check_close(compare_fig(steps[i].fig).key, cv->v[0], truth_step_pct(a.truth, 0, steps[i].phase, steps[i].q),
+			    1.0);
+		check_close(compare_fig(steps[i].fig).key, cv->v[1], truth_step_pct(b.truth, 0, steps[i].phase, steps[i].q),
+			    1.0);
+	}
+	assert_int_equal(p->fig[CF_DECODE_STEP_P50].verdict, CMP_WORSE);
+	compare_free(c);
+	tu_capture_free(&a);
+	tu_capture_free(&b);
+}
+
+static void test_rank_against_rank(void **state)
+{
+	(void)state;
+	struct tu_capture s;
+	tu_capture_load(&s, "--ranks 2 --seed 4 --steps 6 --prefill 1 --ops 40 --slow-rank 1 --slow-factor 1.3", true);
+	assert_null(compare_ranks(s.an, 0, 7));
+	struct comparison *c = compare_ranks(s.an, 0, 1);
+	assert_non_null(c);
+	assert_int_equal(c->mode, CMP_RANKS);
+	assert_int_equal(c->n_pairs, 1);
+	const struct compare_pair *p = &c->pairs[0];
+	assert_false(p->have_gain); /* a gain is about a change, not about two ranks */
+	struct tu_capture b = s; /* the same capture's truth for both ranks */
+	check_kernels(p, &s, &b, 0, 1);
+	/* every compute kernel of the slow rank is slower, by the planted factor */
+	const struct op_diff *d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN, "MatMulV2");
+	assert_non_null(d);
+	assert_int_equal(d->change, OPC_SLOWER);
+	check_close("MatMulV2 delta %", d->delta_total_pct, 30.0, 0.5);
+	assert_int_equal(p->fig[M_COMPUTE_US].verdict, CMP_WORSE);
+	compare_free(c);
+	tu_capture_free(&s);
+}
+
+static void test_gain_verdict(void **state)
+{
+	(void)state;
+	struct tu_capture a, b;
+	tu_capture_load(&a, "--ranks 1 --seed 9 --steps 10 --prefill 1 --ops 60 --host-gap-us 3000", true);
+	tu_capture_load(&b, "--ranks 1 --seed 9 --steps 10 --prefill 1 --ops 60 --host-gap-us 150", true);
+	for (int dir = 0; dir < 2; dir++) {
+		const struct tu_capture *x = dir ? &b : &a, *y = dir ? &a : &b;
+		struct comparison *c = compare_captures(x->an, y->an);
+		const struct compare_pair *p = &c->pairs[0];
+		const struct compare_gain *g = &p->gain;
+		assert_true(p->have_gain);
+		assert_string_equal(g->base_name, "mean step time");
+		/* the measured change from the planted step spans */
+		double mean[2];
+		const struct tu_capture *sides[2] = {x, y};
+		for (int s = 0; s < 2; s++) {
+			long long n = tu_truth_int(sides[s]->truth, "rank.0.steps"), sum = 0;
+			for (long long k = 0; k < n; k++)
+				sum += tu_truth_int(sides[s]->truth, "rank.0.step.%lld.end_ns", k) -
+				       tu_truth_int(sides[s]->truth, "rank.0.step.%lld.start_ns", k);
+			mean[s] = (double)sum / (double)n / 1e3;
+		}
+		double actual = 100.0 * (mean[0] - mean[1]) / mean[0];
+		check_close("actual gain %", g->actual_pct, actual, 0.05);
+		enum gain_verdict want = actual <= 0 ? GAIN_MISSED : actual >= g->low_pct ? GAIN_ACHIEVED : GAIN_PARTLY;
+		assert_int_equal(g->verdict, want);
+		if (dir == 0) {
+			/* long host gaps: host dispatch is the candidate, and shorter gaps deliver */
+			assert_int_equal(g->kind, BN_HOST_DISPATCH);
+			assert_true(g->triggered);
+			assert_int_equal(g->verdict, GAIN_ACHIEVED);
+			assert_true(g->score[1] < g->score[0]);
+		} else {
+			assert_int_equal(g->verdict, GAIN_MISSED);
+		}
+		assert_non_null(strstr(g->basis, g->name));
+		compare_free(c);
+	}
+	tu_capture_free(&a);
+	tu_capture_free(&b);
+}
+
+static bool has_warning(const struct comparison *c, const char *text)
+{
+	for (size_t i = 0; i < c->n_warnings; i++)
+		if (strstr(c->warnings[i], text))
+			return true;
+	return false;
+}
+
+static void test_comparability_warnings(void **state)
+{
+	(void)state;
+	struct tu_capture a, b;
+	tu_capture_load(&a, "--ranks 2 --seed 21 --steps 6 --prefill 1 --ops 30", true);
+	tu_capture_load(&b, "--ranks 1 --seed 22 --steps 8 --prefill 3 --ops 30", true);
+	/* another CANN and profiler level on the after side, written into its own temp copy */
+	assert_int_equal(tu_sh("cd '%s' && for f in */profiler_info_*.json; do sed -i "
+			       "-e 's/\"cann_version\": \"[^\"]*\"/\"cann_version\": \"9.9.RC9\"/' "
+			       "-e 's/\"_profiler_level\": \"[^\"]*\"/\"_profiler_level\": \"Level0\"/' \"$f\"; done",
+			       b.dir),
+			 0);
+	capture_free(b.cap);
+	analysis_free(b.an);
+	b.cap = capture_open(b.dir, NULL);
+	capture_load(b.cap);
+	b.an = analysis_run(b.cap);
+	struct comparison *c = compare_captures(a.an, b.an);
+	assert_int_equal(c->n_pairs, 1);
+	assert_true(has_warning(c, "2 rank(s) on before, 1 on after"));
+	assert_true(has_warning(c, "rank 1 is on before only"));
+	assert_true(has_warning(c, "6 step(s) on before, 8 on after"));
+	assert_true(has_warning(c, "phase mix differs"));
+	assert_true(has_warning(c, "CANN versions differ: 8.3.RC1 on before, 9.9.RC9 on after"));
+	assert_true(has_warning(c, "profiler levels differ: Level1 on before, Level0 on after"));
+	assert_true(has_warning(c, "other input shapes")); /* another seed, other token counts */
+	compare_free(c);
+	tu_capture_free(&a);
+	tu_capture_free(&b);
+}
+
+static void test_real_levels(void **state)
+{
+	(void)state;
+	/* the same job captured at Level0 and Level1 (their profiler_info files say so) */
+	char *a = tu_real("msinsight/test/data/pytorch/text/level0"), *b = tu_real("msinsight/test/data/pytorch/text/level1");
+	if (!a || !b) {
+		free(a);
+		free(b);
+		skip();
+	}
+	struct capture *cap[2] = {capture_open(a, NULL), capture_open(b, NULL)};
+	struct analysis *an[2];
+	for (int s = 0; s < 2; s++) {
+		capture_load(cap[s]);
+		an[s] = analysis_run(cap[s]);
+	}
+	struct comparison *c = compare_captures(an[0], an[1]);
+	assert_int_equal(c->n_pairs, 2);
+	assert_true(has_warning(c, "profiler levels differ: Level0 on before, Level1 on after"));
+	assert_true(has_warning(c, "AI Core metrics differ: ACL_AICORE_NONE on before, ACL_AICORE_PIPE_UTILIZATION"));
+	/* PMU ratios exist at Level1 only: no verdict without both sides */
+	assert_int_equal(c->pairs[0].fig[M_PMU_MAC].verdict, CMP_NA);
+	assert_true(c->pairs[0].fig[M_PMU_MAC].have[1]);
+	compare_free(c);
+	for (int s = 0; s < 2; s++) {
+		analysis_free(an[s]);
+		capture_free(cap[s]);
+	}
+	free(a);
+	free(b);
+}
+
+static void test_every_figure_has_a_direction(void **state)
+{
+	(void)state;
+	for (int f = 0; f < CF_COUNT; f++) {
+		struct compare_fig_def d = compare_fig(f);
+		if (d.dir == CMP_DIR_NONE)
+			fail_msg("figure %s has no direction in the table", d.key);
+		for (int g = 0; g < f; g++)
+			assert_true(strcmp(compare_fig(g).key, d.key) != 0);
+	}
+}
+
+/* ---- the reports as printed --------------------------------------------------------- */
+
+static char *run_bin(const char *args, int *rc)
+{
+	const char *bin = getenv("ASCPROF_BIN");
+	if (!bin)
+		return NULL;
+	char *dir = tu_tmpdir(), out[4096];
+	snprintf(out, sizeof out, "%s/out", dir);
+	*rc = tu_sh("'%s' %s > '%s' 2>/dev/null", bin, args, out);
+	char *text = tu_read(out, NULL);
+	tu_rmtree(dir);
+	free(dir);
+	return text;
+}
+
+static void test_reports(void **state)
+{
+	(void)state;
+	if (!getenv("ASCPROF_BIN"))
+		skip();
+	struct tu_capture a, b;
+	tu_capture_load(&a, "--ranks 1 --seed 3 --steps 5 --prefill 1 --ops 30 --hostile", true);
+	tu_capture_load(&b, "--ranks 1 --seed 3 --steps 5 --prefill 1 --ops 30 --hostile --drop-op Silu", true);
+	char args[8192];
+	int rc;
+	snprintf(args, sizeof args, "--report --compare '%s' '%s'", a.dir, b.dir);
+	char *text = run_bin(args, &rc);
+	assert_non_null(text);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(text, "top bottleneck of before"));
+	assert_non_null(strstr(text, "    removed "));
+	assert_non_null(strstr(text, "  Silu\n"));
+	for (const char *p = text; *p; p++) /* hostile names reach no terminal as they are */
+		assert_true(*p == '\n' || (unsigned char)*p >= 0x20);
+	assert_null(strstr(text, "\xc2\x9b"));
+	assert_null(strstr(text, "\xe2\x80\xae"));
+	free(text);
+
+	snprintf(args, sizeof args, "--report --json --compare '%s' '%s'", a.dir, b.dir);
+	char *js = run_bin(args, &rc);
+	assert_non_null(js);
+	assert_int_equal(rc, 0);
+	struct jtok jt;
+	jtok_init(&jt);
+	assert_true(jtok_parse(&jt, js, strlen(js)) > 0);
+	int pairs = jtok_obj_get(&jt, js, 0, "pairs");
+	assert_true(pairs > 0 && jt.t[pairs].size == 1);
+	int pair = pairs + 1, ops = jtok_obj_get(&jt, js, pair, "ops");
+	assert_true(ops > 0);
+	bool found = false;
+	for (int i = 0, tok = ops + 1; i < jt.t[ops].size; i++, tok = jtok_skip(&jt, tok)) {
+		int name = jtok_obj_get(&jt, js, tok, "name"), change = jtok_obj_get(&jt, js, tok, "change");
+		int scope = jtok_obj_get(&jt, js, tok, "scope"), phase = jtok_obj_get(&jt, js, tok, "phase");
+		if (jtok_eq(js, &jt.t[name], "Silu") && jtok_eq(js, &jt.t[scope], "device") &&
+		    jtok_eq(js, &jt.t[phase], "all")) {
+			assert_true(jtok_eq(js, &jt.t[change], "removed"));
+			found = true;
+		}
+	}
+	assert_true(found);
+	int figs = jtok_obj_get(&jt, js, pair, "figures");
+	assert_true(jtok_obj_get(&jt, js, figs, "decode_step_p50_us") > 0);
+	jtok_free(&jt);
+	free(js);
+
+	snprintf(args, sizeof args, "--report --compare-ranks 0 3 '%s'", a.dir);
+	free(run_bin(args, &rc));
+	assert_int_equal(rc, 1); /* no rank 3 */
+	tu_capture_free(&a);
+	tu_capture_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_planted_differences),
+		cmocka_unit_test(test_rank_against_rank),
+		cmocka_unit_test(test_gain_verdict),
+		cmocka_unit_test(test_comparability_warnings),
+		cmocka_unit_test(test_real_levels),
+		cmocka_unit_test(test_every_figure_has_a_direction),
+		cmocka_unit_test(test_reports),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

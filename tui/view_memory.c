@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/* Memory: the device curve as a sparkline, peaks per component (memory_record) and per
+ * driver module (npu_module_mem), and the largest allocations (operator_memory), all in MB.
+ * Enter shows the CSV row behind the selected figure (file, line, every cell). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "csv_table.h"
+#include "views.h"
+#include "xalloc.h"
+
+enum row_kind { R_HEAD, R_COMP, R_MOD, R_ALLOC, R_BLANK };
+
+struct mrow {
+	enum row_kind kind;
+	size_t index;
+	const char *head; /* R_HEAD */
+};
+
+struct memory_view {
+	struct listbox lb; /* over rows; the cursor skips headings and blanks */
+	const struct rank_analysis *ra;
+	struct mrow *rows;
+	size_t n_rows;
+	bool detail;            /* the CSV row of the selection is shown */
+	struct csv_cells cells; /* of that row */
+	const struct csv_table *cells_table;
+	size_t cells_row;
+};
+
+static void *create(struct app *app)
+{
+	(void)app;
+	return xcalloc(1, sizeof(struct memory_view));
+}
+
+static void destroy(void *p)
+{
+	struct memory_view *v = p;
+	csvt_cells_free(&v->cells);
+	free(v->rows);
+	free(v);
+}
+
+static void add(struct memory_view *v, size_t *cap, enum row_kind k, size_t index, const char *head)
+{
+	xgrow(&v->rows, cap, v->n_rows + 1, sizeof *v->rows);
+	v->rows[v->n_rows++] = (struct mrow){k, index, head};
+}
+
+static bool selectable(const struct mrow *r) { return r->kind != R_HEAD && r->kind != R_BLANK; }
+
+static void build(struct memory_view *v)
+{
+	free(v->rows);
+	v->rows = NULL;
+	v->n_rows = 0;
+	size_t cap = 0;
+	const struct mem_analysis *m = &v->ra->mem;
+	if (m->record) {
+		add(v, &cap, R_HEAD, 0, "   peak alloc  peak reserved  peak active  samples   peak at ms  component");
+		for (size_t i = 0; i < m->n_comps; i++)
+			add(v, &cap, R_COMP, i, NULL);
+		add(v, &cap, R_BLANK, 0, NULL);
+	}
+	if (m->modules) {
+		add(v, &cap, R_HEAD, 0, "                peak reserved           samples   peak at ms  module");
+		for (size_t i = 0; i < m->n_mods; i++)
+			add(v, &cap, R_MOD, i, NULL);
+		add(v, &cap, R_BLANK, 0, NULL);
+	}
+	if (m->ops && m->n_top) {
+		add(v, &cap, R_HEAD, 0, "      size MB        held ms                 at ms            allocation");
+		for (size_t i = 0; i < m->n_top; i++)
+			add(v, &cap, R_ALLOC, i, NULL);
+	}
+	v->lb.n = v->n_rows;
+	v->lb.sel = 0;
+	while (v->lb.sel < v->n_rows && !selectable(&v->rows[v->lb.sel]))
+		v->lb.sel++;
+	v->lb.top = 0;
+}
+
+static void update(void *p, struct app *app)
+{
+	struct memory_view *v = p;
+	const struct rank_analysis *ra = app_rank_analysis(app);
+	if (ra != v->ra) {
+		v->ra = ra;
+		v->detail = false;
+		if (ra)
+			build(v);
+		else
+			v->n_rows = v->lb.n = 0;
+	}
+}
+
+/* The table and row behind a view row. */
+static const struct csv_table *row_source(const struct memory_view *v, const struct mrow *r, size_t *row)
+{
+	const struct mem_analysis *m = &v->ra->mem;
+	switch (r->kind) {
+	case R_COMP: *row = m->comps[r->index].peak_row; return m->record;
+	case R_MOD: *row = m->mods[r->index].peak_row; return m->modules;
+	case R_ALLOC: *row = m->top[r->index].row; return m->ops;
+	default: return NULL;
+	}
+}
+
+static void curve(const struct mem_analysis *m, const struct rank_analysis *ra, struct canvas *cv, int x, int y,
+		  int w)
+{
+	static const uint32_t levels[8] = {0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
+	double lo = INFINITY, hi = -INFINITY;
+	for (int i = 0; i < m->n_curve; i++) {
+		lo = fmin(lo, m->curve[i]);
+		hi = fmax(hi, m->curve[i]);
+	}
+	canvas_textf(cv, x, y, w, ST_BOLD, "%s %s: %.1f .. %.1f MB, %.3f .. %.3f ms", m->curve_component,
+		     m->curve_field, lo, hi, (double)(m->curve_t0 - ra->t0) / 1e6, (double)(m->curve_t1 - ra->t0) / 1e6);
+	for (int c = 0; c < w; c++) {
+		int a = c * m->n_curve / w, b = (c + 1) * m->n_curve / w;
+		double val = -INFINITY;
+		for (int i = a; i < b || i == a; i++)
+			val = fmax(val, m->curve[i]);
+		int lv = hi > lo ? (int)((val - lo) / (hi - lo) * 7.0 + 0.5) : 7;
+		canvas_set(cv, x + c, y + 1, levels[lv < 0 ? 0 : lv > 7 ? 7 : lv], ST_CAT_COPY);
+	}
+}
+
+static void mb_cell(char *buf, size_t size, double v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "%13s", "-");
+	else
+		snprintf(buf, size, "%13.1f", v);
+}
+
+static void draw_row(const struct memory_view *v, const struct mrow *r, struct canvas *cv, int x, int y, int w,
+		     bool sel)
+{
+	const struct mem_analysis *m = &v->ra->mem;
+	int64_t t0 = v->ra->t0;
+	enum style st = sel ? ST_SELECTED : ST_NORMAL;
+	if (sel)
+		canvas_fill(cv, x, y, w, 1, ' ', ST_SELECTED);
+	char a[24], b[24], c[24], line[512];
+	switch (r->kind) {
+	case R_HEAD:
+		canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
+		canvas_text(cv, x + 1, y, w - 2, ST_HEADER, r->head);
+		return;
+	case R_BLANK: return;
+	case R_COMP:
+	case R_MOD: {
+		const struct mem_component *k = r->kind == R_COMP ? &m->comps[r->index] : &m->mods[r->index];
+		mb_cell(a, sizeof a, k->peak_allocated_mb);
+		mb_cell(b, sizeof b, k->peak_reserved_mb);
+		mb_cell(c, sizeof c, k->peak_active_mb);
+		if (r->kind == R_MOD)
+			snprintf(a, sizeof a, "%13s", ""), snprintf(c, sizeof c, "%13s", "");
+		snprintf(line, sizeof line, "%s  %s %s %8zu %12.3f  ", a, b, c, k->samples,
+			 k->peak_ts ? (double)(k->peak_ts - t0) / 1e6 : 0.0);
+		int used = canvas_text(cv, x + 1, y, w - 2, st, line);
+		canvas_text(cv, x + 1 + used, y, w - 2 - used, st, k->name);
+		return;
+	}
+	case R_ALLOC: {
+		const struct mem_alloc *al = &m->top[r->index];
+		char held[24] = "-", at[24] = "-";
+		if (al->duration_ns >= 0)
+			snprintf(held, sizeof held, "%.3f", (double)al->duration_ns / 1e6);
+		if (al->alloc_ts != INT64_MIN)
+			snprintf(at, sizeof at, "%.3f", (double)(al->alloc_ts - t0) / 1e6);
+		snprintf(line, sizeof line, "%13.3f  %13s %21s            ", al->size_mb, held, at);
+		int used = canvas_text(cv, x + 1, y, w - 2, st, line);
+		canvas_text(cv, x + 1 + used, y, w - 2 - used, st, al->name);
+		return;
+	}
+	}
+}
+
+/* The selected row's CSV cells, header by header. */
+static void draw_detail(struct memory_view *v, struct canvas *cv, int x, int y, int w, int h)
+{
+	const struct mrow *r = &v->rows[v->lb.sel];
+	size_t row;
+	const struct csv_table *t = row_source(v, r, &row);
+	if (!t)
+		return;
+	if (t != v->cells_table || row != v->cells_row) {
+		csvt_cells_free(&v->cells);
+		if (csvt_row_cells(t, row, &v->cells) != 0)
+			v->cells.n = 0;
+		v->cells_table = t;
+		v->cells_row = row;
+	}
+	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
+	const char *path = csvt_row_path(t, row);
+	const char *base = strrchr(path, '/');
+	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, "%s line %u (Enter or q closes)", base ? base + 1 : path,
+		     csvt_line(t, row));
+	int cols = w >= 100 ? 2 : 1, colw = (w - 2) / cols;
+	for (size_t i = 0; i < v->cells.n && i < t->ncols; i++) {
+		int cy = y + 1 + (int)(i / (size_t)cols), cx = x + 1 + (int)(i % (size_t)cols) * colw;
+		if (cy >= y + h)
+			break;
+		int used = canvas_textf(cv, cx, cy, colw - 1, ST_DIM, "%s: ", t->headers[i]);
+		canvas_text(cv, cx + used, cy, colw - 1 - used, ST_NORMAL, v->cells.cells[i]);
+	}
+}
+
+static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	struct memory_view *v = p;
+	update(v, app);
+	const struct rank_analysis *ra = v->ra;
+	if (!ra) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
+		return;
+	}
+	const struct mem_analysis *m = &ra->mem;
+	if (!m->record && !m->modules && !m->ops) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_NORMAL, "no memory tables for this rank");
+		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM,
+			    "memory_record.csv and operator_memory.csv need profile_memory=True; npu_module_mem.csv "
+			    "comes with Level1 and above");
+		return;
+	}
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "device memory, MB%s", m->record_in_kb || m->modules_in_kb
+			     ? " (Class B tables in KB, converted)" : "");
+	int top = y + 1;
+	if (m->n_curve) {
+		curve(m, ra, cv, x + 1, top, w - 2);
+		top += 3;
+	}
+	if (m->ops)
+		canvas_textf(cv, x + 1, top++, w - 2, ST_DIM,
+			     "%zu allocations, %.1f MB in all, %zu negative sizes, %zu not released in the capture",
+			     m->n_allocs, m->total_alloc_mb, m->negative_sizes, m->never_released);
+	int detail_h = v->detail ? (h - (top - y)) / 2 : 0;
+	int body = h - (top - y) - detail_h;
+	listbox_clamp(&v->lb, body);
+	for (int r = 0; r < body && v->lb.top + (size_t)r < v->n_rows; r++) {
+		size_t i = v->lb.top + (size_t)r;
+		draw_row(v, &v->rows[i], cv, x, top + r, w, i == v->lb.sel);
+	}
+	if (v->detail && v->lb.sel < v->n_rows)
+		draw_detail(v, cv, x, top + body, w, detail_h);
+}
+
+static int handle(void *p, struct app *app, enum action act)
+{
+	struct memory_view *v = p;
+	if (!v->ra || !v->n_rows)
+		return VH_UNHANDLED;
+	if (act == ACT_CLOSE && v->detail) {
+		v->detail = false;
+		return VH_HANDLED;
+	}
+	if (act == ACT_OPEN) {
+		v->detail = !v->detail;
+		return VH_HANDLED;
+	}
+	size_t before = v->lb.sel;
+	if (!listbox_handle(&v->lb, act))
+		return VH_UNHANDLED;
+	/* land on a figure, moving on in the direction of travel */
+	bool back = act == ACT_UP || act == ACT_PAGE_UP || act == ACT_BOTTOM;
+	size_t s = v->lb.sel;
+	while (s < v->n_rows && !selectable(&v->rows[s]))
+		s = back ? (s ? s - 1 : v->n_rows) : s + 1;
+	if (s >= v->n_rows) {
+		s = before;
+		while (s < v->n_rows && !selectable(&v->rows[s]))
+			s++;
+	}
+	v->lb.sel = s < v->n_rows ? s : before;
+	listbox_clamp(&v->lb, v->lb.height);
+	(void)app;
+	return VH_HANDLED;
+}
+
+static const char *row_name(const struct memory_view *v, const struct mrow *r)
+{
+	const struct mem_analysis *m = &v->ra->mem;
+	switch (r->kind) {
+	case R_COMP: return m->comps[r->index].name;
+	case R_MOD: return m->mods[r->index].name;
+	case R_ALLOC: return m->top[r->index].name;
+	default: return NULL;
+	}
+}
+
+static bool row_matches(const void *ctx, size_t i, const char *text)
+{
+	const struct memory_view *v = ctx;
+	const char *name = row_name(v, &v->rows[i]);
+	return name && strcasestr(name, text);
+}
+
+static bool search(void *p, struct app *app, const char *text, int dir)
+{
+	(void)app;
+	struct memory_view *v = p;
+	return v->ra && listbox_search(&v->lb, dir, row_matches, v, text);
+}
+
+const struct view_ops memory_view_ops = {
+	.title = "Memory",
+	.scopes = KS_LIST,
+	.create = create,
+	.destroy = destroy,
+	.draw = draw,
+	.handle = handle,
+	.update = update,
+	.search = search,
+	.hint = "Enter: the CSV row behind the figure   / search names",
+};
