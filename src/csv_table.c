@@ -38,10 +38,12 @@ struct parse_state {
 	long row_line_now;
 	size_t warn_ragged, warn_excel, warn_bad;
 	const char *name;
+	/* split_line's fields: quoted ones unescaped into line_text */
+	struct line_field { const char *p; size_t off, len; } *lf;
+	size_t cap_lf;
+	struct sbuf line_text;
 };
 
-static int is_space_cb(unsigned char c) { return c == ' ' || c == '\t'; }
-static int is_term_cb(unsigned char c) { return c == '\r' || c == '\n'; }
 
 /* A cell in UTF-8: converted from GB18030 when the file is not UTF-8. */
 static const char *cell_utf8(struct parse_state *ps, const char *s, size_t len, size_t *out_len)
@@ -247,6 +249,84 @@ static bool looks_blank(const char *p, size_t n)
 	return true;
 }
 
+/* A line the splitter below may take: not blank (libcsv skips those) and no CR but the one
+ * before its LF (libcsv ends a row at a lone CR). */
+static bool simple_line(const char *p, size_t n)
+{
+	const char *cr = memchr(p, '\r', n);
+	if (cr && !(cr + 2 == p + n && cr[1] == '\n'))
+		return false;
+	return !looks_blank(p, n);
+}
+
+static inline const char *skip_blanks(const char *a, const char *end)
+{
+	while (a < end && (*a == ' ' || *a == '\t'))
+		a++;
+	return a;
+}
+
+/* What libcsv gives for one line that is a whole row: fields split at commas, spaces and
+ * TABs trimmed around them, quoted fields with "" for a quote. False, having given nothing,
+ * for what it leaves to libcsv: a quote that does not close on this line, a quote inside an
+ * unquoted field, text after a closing quote. ASCPROF_LIBCSV_ONLY=1 turns it off. */
+static bool split_line(const char *p, size_t n, struct parse_state *ps)
+{
+	const char *end = p + n;
+	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	size_t nf = 0;
+	sbuf_reset(&ps->line_text);
+	for (const char *f = p;;) {
+		const char *a = skip_blanks(f, end), *next;
+		if (nf == ps->cap_lf)
+			xgrow(&ps->lf, &ps->cap_lf, nf + 1, sizeof *ps->lf);
+		struct line_field *fl = &ps->lf[nf++];
+		if (a < end && *a == '"') {
+			fl->p = NULL;
+			fl->off = ps->line_text.len;
+			for (const char *q = a + 1;;) {
+				const char *quote = memchr(q, '"', (size_t)(end - q));
+				if (!quote)
+					return false; /* continues on the next line */
+				sbuf_add(&ps->line_text, q, (size_t)(quote - q));
+				if (quote + 1 < end && quote[1] == '"') {
+					sbuf_add(&ps->line_text, "\"", 1);
+					q = quote + 2;
+					continue;
+				}
+				next = skip_blanks(quote + 1, end);
+				break;
+			}
+			fl->len = ps->line_text.len - fl->off;
+			if (next < end && *next != ',')
+				return false;
+		} else {
+			/* cells are short: a byte loop beats two memchr calls */
+			const char *b = a;
+			while (b < end && *b != ',' && *b != '"')
+				b++;
+			if (b < end && *b == '"')
+				return false;
+			next = b;
+			while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+				b--;
+			fl->p = a;
+			fl->len = (size_t)(b - a);
+		}
+		if (next >= end)
+			break;
+		f = next + 1;
+	}
+	for (size_t i = 0; i < nf; i++) {
+		const struct line_field *fl = &ps->lf[i];
+		const char *text = fl->p ? fl->p : ps->line_text.buf ? ps->line_text.buf + fl->off : "";
+		on_field((void *)text, fl->len, ps);
+	}
+	on_row('\n', ps);
+	return true;
+}
+
 static struct csv_table *parse_bytes(const char *name, const char *buf, size_t len,
 				     struct diag_list *dl)
 {
@@ -262,7 +342,7 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 		t->bom = true;
 		pos = 3;
 	}
-	const uint8_t *bad = u8_check((const uint8_t *)buf + pos, len - pos);
+	const uint8_t *bad = sanitize_utf8_first_bad((const uint8_t *)buf + pos, len - pos);
 	if (bad) {
 		size_t n = 0;
 		uint8_t *conv = u8_conv_from_encoding("GB18030", iconveh_error, buf + pos, len - pos, NULL,
@@ -289,9 +369,12 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 
 	struct csv_parser p;
 	csv_init(&p, CSV_APPEND_NULL);
-	csv_set_space_func(&p, is_space_cb);
-	csv_set_term_func(&p, is_term_cb);
+	/* libcsv's own spaces (space, TAB) and terminators (CR, LF) are ours: no callbacks,
+	 * which would cost a call per byte */
 	struct parse_state ps = {.t = t, .dl = dl, .name = name, .pending_line = 1};
+	/* ASCPROF_LIBCSV_ONLY=1 sends every line through libcsv (comparisons) */
+	const char *only = getenv("ASCPROF_LIBCSV_ONLY");
+	bool fast = !(only && !strcmp(only, "1"));
 	long line = 1;
 	while (pos < len) {
 		const char *eol = memchr(buf + pos, '\n', len - pos);
@@ -301,6 +384,12 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 			ps.pending_off = pos;
 		}
 		ps.row_line_now = ps.pending_line;
+		if (fast && p.pstate == LIBCSV_ROW_NOT_BEGUN && simple_line(buf + pos, n) &&
+		    split_line(buf + pos, n, &ps)) {
+			pos += n;
+			line++;
+			continue;
+		}
 		if (csv_parse(&p, buf + pos, n, on_field, on_row, &ps) != n) {
 			diag_add(dl, DIAG_WARN, name, line, -1, "CSV parse error: %s; the rest is ignored",
 				 csv_strerror(csv_error(&p)));
@@ -325,6 +414,8 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 	free(ps.hdr);
 	sbuf_free(&ps.cell);
 	sbuf_free(&ps.header_acc);
+	sbuf_free(&ps.line_text);
+	free(ps.lf);
 	if (!ps.header_done || t->ncols == 0) {
 		diag_add(dl, DIAG_WARN, name, 0, -1, "no header row; skipped");
 		csvt_free(t);
@@ -607,8 +698,8 @@ int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out)
 	}
 	struct csv_parser p;
 	csv_init(&p, CSV_APPEND_NULL);
-	csv_set_space_func(&p, is_space_cb);
-	csv_set_term_func(&p, is_term_cb);
+	/* libcsv's own spaces (space, TAB) and terminators (CR, LF) are ours: no callbacks,
+	 * which would cost a call per byte */
 	struct row_collect rc = {.out = out, .gbk = gbk};
 	csv_parse(&p, src, len, collect_field, collect_row, &rc);
 	if (!rc.done)

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "xalloc.h"
+#include "xsort.h"
 
 /* The one rule table: process name -> lane group. Real captures name the communication
  * process "HCCL"; newer exports call it "Communication". */
@@ -90,6 +91,29 @@ static int cmp_event(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
+/* cmp_event's order on keys built once: start, then longer first, then event index */
+struct ev_key {
+	int64_t ts, neg_dur;
+	uint32_t ev;
+};
+#define EV_KEY_LESS(x, y)                                                                  \
+	((x)->ts != (y)->ts ? (x)->ts < (y)->ts                                            \
+	 : (x)->neg_dur != (y)->neg_dur ? (x)->neg_dur < (y)->neg_dur : (x)->ev < (y)->ev)
+XSORT_DEFINE(sort_ev_keys, struct ev_key, EV_KEY_LESS)
+
+static void sort_lane(const struct rank_store *rs, struct lane *l)
+{
+	struct ev_key *k = xmalloc(l->n_events * sizeof *k);
+	for (uint32_t i = 0; i < l->n_events; i++) {
+		uint32_t ev = l->events[i];
+		k[i] = (struct ev_key){rs->ev_ts[ev], -store_dur(rs, ev), ev};
+	}
+	sort_ev_keys(k, l->n_events);
+	for (uint32_t i = 0; i < l->n_events; i++)
+		l->events[i] = k[i].ev;
+	free(k);
+}
+
 static bool lane_sorted(const struct rank_store *rs, const struct lane *l)
 {
 	for (uint32_t i = 1; i < l->n_events; i++)
@@ -140,7 +164,7 @@ static void build_lane_events(struct rank_store *rs)
 	for (size_t i = 0; i < rs->n_lanes; i++) {
 		struct lane *l = &rs->lanes[i];
 		if (!lane_sorted(rs, l))
-			xqsort_r(l->events, l->n_events, sizeof *l->events, cmp_event, rs);
+			sort_lane(rs, l);
 		nest_lane(rs, l);
 	}
 }
@@ -246,24 +270,15 @@ static int flow_id_cmp(const struct flow *a, const struct flow *b)
 }
 
 /* Groups by id, then starts before finishes and steps, then by time. */
-static int cmp_flow(const void *pa, const void *pb)
-{
-	const struct flow *a = pa, *b = pb;
-	int c = flow_id_cmp(a, b);
-	if (c)
-		return c;
-	if (a->ph != b->ph)
-		return a->ph < b->ph ? -1 : 1;
-	return a->ts < b->ts ? -1 : a->ts > b->ts;
-}
+#define FLOW_LESS(a, b)                                                                    \
+	((a)->cat != (b)->cat ? (a)->cat < (b)->cat                                        \
+	 : (a)->id_is_text != (b)->id_is_text ? (a)->id_is_text < (b)->id_is_text          \
+	 : (a)->id != (b)->id ? (a)->id < (b)->id                                           \
+	 : (a)->ph != (b)->ph ? (a)->ph < (b)->ph : (a)->ts < (b)->ts)
+XSORT_DEFINE(sort_flows, struct flow, FLOW_LESS)
 
-static int cmp_link(const void *pa, const void *pb)
-{
-	const struct flow_link *a = pa, *b = pb;
-	if (a->from_ev != b->from_ev)
-		return a->from_ev < b->from_ev ? -1 : 1;
-	return a->to_ev < b->to_ev ? -1 : a->to_ev > b->to_ev;
-}
+#define LINK_LESS(a, b) ((a)->from_ev != (b)->from_ev ? (a)->from_ev < (b)->from_ev : (a)->to_ev < (b)->to_ev)
+XSORT_DEFINE(sort_links, struct flow_link, LINK_LESS)
 
 static void build_links(struct rank_store *rs)
 {
@@ -271,7 +286,7 @@ static void build_links(struct rank_store *rs)
 		return;
 	/* the flow ends are needed only here: sort them in place and free them after */
 	struct flow *sorted = rs->flows;
-	xqsort(sorted, rs->n_flows, sizeof *sorted, cmp_flow);
+	sort_flows(sorted, rs->n_flows);
 	size_t cap = 0;
 	for (size_t i = 0; i < rs->n_flows;) {
 		size_t j = i;
@@ -299,7 +314,7 @@ static void build_links(struct rank_store *rs)
 	}
 	free(rs->flows);
 	rs->flows = NULL;
-	xqsort(rs->links, rs->n_links, sizeof *rs->links, cmp_link);
+	sort_links(rs->links, rs->n_links);
 }
 
 size_t lanes_links_from(const struct rank_store *rs, uint32_t ev, uint32_t *out, size_t max)

@@ -8,6 +8,7 @@
 #include "analysis_priv.h"
 #include "lanes.h"
 #include "xalloc.h"
+#include "xsort.h"
 
 struct rec {
 	int64_t dur;
@@ -15,15 +16,11 @@ struct rec {
 	uint8_t scope, phase, cat;
 };
 
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct rec *x = a, *y = b;
-	if (x->scope != y->scope)
-		return x->scope - y->scope;
-	if (x->name != y->name)
-		return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : 1;
-	return x->dur < y->dur ? -1 : x->dur > y->dur;
-}
+/* by scope, then name (equal names are equal pointers), then duration */
+#define REC_LESS(x, y)                                                                     \
+	((x)->scope != (y)->scope ? (x)->scope < (y)->scope                                \
+	 : (x)->name != (y)->name ? (uintptr_t)(x)->name < (uintptr_t)(y)->name : (x)->dur < (y)->dur)
+XSORT_DEFINE(sort_recs, struct rec, REC_LESS)
 
 static int cmp_op(const void *a, const void *b)
 {
@@ -197,7 +194,7 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 		if (pass == 1) /* the "all" scope: the same records under one scope */
 			for (size_t i = 0; i < n; i++)
 				recs[i].scope = SCOPE_ALL;
-		xqsort(recs, n, sizeof *recs, cmp_rec);
+		sort_recs(recs, n);
 		for (size_t i = 0; i < n;) {
 			size_t j = i;
 			while (j < n && recs[j].scope == recs[i].scope && recs[j].name == recs[i].name)

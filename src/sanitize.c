@@ -2,6 +2,7 @@
 /* Terminal-safe rendering of untrusted text, decoded with libunistring. */
 #include "sanitize.h"
 
+#include <string.h>
 #include <unistr.h>
 
 bool sanitize_unsafe_codepoint(unsigned cp)
@@ -88,4 +89,31 @@ bool sanitize_is_clean(const char *s, size_t len)
 		p += n;
 	}
 	return true;
+}
+
+/* u8_check's answer, eight ASCII bytes at a time: profiling tables are mostly ASCII, and
+ * libunistring validates byte by byte. Non-ASCII characters are checked by libunistring. */
+const uint8_t *sanitize_utf8_first_bad(const uint8_t *s, size_t n)
+{
+	const uint8_t *p = s, *end = s + n;
+	while (p < end) {
+		if (end - p >= 8) {
+			uint64_t w;
+			memcpy(&w, p, 8);
+			if (!(w & 0x8080808080808080ULL)) {
+				p += 8;
+				continue;
+			}
+		}
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		ucs4_t uc;
+		int l = u8_mbtoucr(&uc, p, (size_t)(end - p));
+		if (l < 0)
+			return p;
+		p += l;
+	}
+	return NULL;
 }

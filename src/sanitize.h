@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sbuf.h"
 
@@ -19,5 +20,7 @@ char *sanitize_dup(const char *s, size_t len);
 bool sanitize_is_clean(const char *s, size_t len);
 /* True for code points that must not be written to a terminal as they are. */
 bool sanitize_unsafe_codepoint(unsigned cp);
+/* The first byte of s that does not start valid UTF-8 (u8_check's answer), or NULL. */
+const uint8_t *sanitize_utf8_first_bad(const uint8_t *s, size_t n);
 
 #endif

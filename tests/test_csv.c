@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistr.h>
+
 #include "csv_table.h"
+#include "sanitize.h"
 #include "testutil.h"
 
 static struct csv_table *load(const char *name, const char *text, struct diag_list *dl)
@@ -254,6 +257,111 @@ static void test_real_level1_kernel_details(void **state)
 	free(path);
 }
 
+/* The fast UTF-8 check gives u8_check's answer on random mixes of ASCII, valid
+ * multi-byte characters, GBK pairs, surrogates, overlongs and cut sequences. */
+static void test_utf8_check_matches_libunistring(void **state)
+{
+	(void)state;
+	static const char *const pieces[] = {"a", "plain ascii text, ", "\xE4\xB8\xAD", "\xC3\xA9", "\xF0\x9F\x98\x80",
+					     "\xD6\xD0", "\xED\xA0\x80", "\xC0\xAF", "\xE4\xB8", "\x80", "\xFF", "\n"};
+	uint64_t rng = 12345;
+	uint8_t buf[256];
+	for (int k = 0; k < 200000; k++) {
+		size_t n = 0;
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		int count = (int)(rng % 12);
+		for (int i = 0; i < count; i++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			const char *p = pieces[(rng % 100) < 80 ? rng % 2 : rng % (sizeof pieces / sizeof pieces[0])];
+			size_t l = strlen(p);
+			if (n + l > sizeof buf)
+				break;
+			memcpy(buf + n, p, l);
+			n += l;
+		}
+		assert_ptr_equal(sanitize_utf8_first_bad(buf, n), u8_check(buf, n));
+	}
+}
+
+/* The plain-line fast path against libcsv: random tables with spaces and TABs around
+ * cells, CRLF and lone CR, blank lines, ragged rows, quoted cells (those lines go through
+ * libcsv either way), numbers, times and text; every typed cell, row offset and line must
+ * agree. */
+static void check_same_tables(const char *text, size_t len)
+{
+	struct diag_list d1, d2;
+	diag_init(&d1);
+	diag_init(&d2);
+	unsetenv("ASCPROF_LIBCSV_ONLY");
+	struct csv_table *a = csvt_load_buffer("t.csv", text, len, &d1);
+	setenv("ASCPROF_LIBCSV_ONLY", "1", 1);
+	struct csv_table *b = csvt_load_buffer("t.csv", text, len, &d2);
+	unsetenv("ASCPROF_LIBCSV_ONLY");
+	assert_true((a == NULL) == (b == NULL));
+	if (a) {
+		assert_int_equal(a->ncols, b->ncols);
+		for (size_t c = 0; c < a->ncols; c++)
+			assert_string_equal(a->headers[c], b->headers[c]);
+		if (a->nrows != b->nrows)
+			fail_msg("%zu rows, libcsv %zu, in:\n%.*s", a->nrows, b->nrows, (int)len, text);
+		assert_int_equal(a->ragged_rows, b->ragged_rows);
+		assert_int_equal(a->bad_numbers, b->bad_numbers);
+		for (size_t r = 0; r < a->nrows; r++) {
+			assert_true(a->row_off[r] == b->row_off[r]);
+			assert_int_equal(a->row_line[r], b->row_line[r]);
+			for (int c = 0; c < CSV_COL_COUNT; c++) {
+				if (!csvt_has(a, (enum csv_col)c))
+					continue;
+				assert_string_equal(csvt_str(a, r, (enum csv_col)c), csvt_str(b, r, (enum csv_col)c));
+				int64_t x = 0, y = 0;
+				assert_int_equal(csvt_time(a, r, (enum csv_col)c, &x), csvt_time(b, r, (enum csv_col)c, &y));
+				assert_true(x == y);
+				double u = 0, v = 0;
+				assert_int_equal(csvt_num(a, r, (enum csv_col)c, &u), csvt_num(b, r, (enum csv_col)c, &v));
+				assert_true(memcmp(&u, &v, sizeof u) == 0);
+			}
+		}
+	}
+	csvt_free(a);
+	csvt_free(b);
+	diag_free(&d1);
+	diag_free(&d2);
+}
+
+static void test_plain_lines_match_libcsv(void **state)
+{
+	(void)state;
+	static const char *const cells[] = {"MatMulV2", "1736408883674584.732", "12.5", "N/A", "", "42",
+					    "\xE9\x87\x8F\xE5\x8C\x96", "AI_CORE", "-0.25", "1.7E+15",
+					    "\"a,b\"", "\"x\"\"y\"", "x y", "\"ab\"c", "a\"b", "\" in quotes \"",
+					    "\"\"", "\"open", "\"12.5\"", "\"\"\"1,2\"\"\""};
+	static const char *const pads[] = {"", "", "", " ", "\t", "  \t"};
+	static const char *const ends[] = {"\n", "\n", "\r\n", "\r\n", "\n\n", "\r", " \t\n"};
+	uint64_t rng = 777;
+#define NEXT() (rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17, rng)
+	char *buf = malloc(1 << 16);
+	for (int k = 0; k < 20000; k++) {
+		size_t n = (size_t)sprintf(buf, "Name,Start Time(us),Duration(us),Block Dim,Type\n");
+		int rows = (int)(NEXT() % 12);
+		for (int r = 0; r < rows; r++) {
+			int ncells = 5 + (int)(NEXT() % 3) - 1;
+			for (int c = 0; c < ncells; c++) {
+				if (c)
+					buf[n++] = ',';
+				n += (size_t)sprintf(buf + n, "%s%s%s", pads[NEXT() % 6],
+						     cells[NEXT() % (sizeof cells / sizeof cells[0])],
+						     pads[NEXT() % 6]);
+			}
+			n += (size_t)sprintf(buf + n, "%s", ends[NEXT() % 7]);
+		}
+		if (NEXT() % 4 == 0 && n > 0 && buf[n - 1] == '\n')
+			n--; /* no newline at the end */
+		check_same_tables(buf, n);
+	}
+#undef NEXT
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +372,8 @@ int main(void)
 		cmocka_unit_test(test_empty_header_only_and_broken_quotes),
 		cmocka_unit_test(test_unknown_columns_listed_once),
 		cmocka_unit_test(test_real_level1_kernel_details),
+		cmocka_unit_test(test_utf8_check_matches_libunistring),
+		cmocka_unit_test(test_plain_lines_match_libcsv),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

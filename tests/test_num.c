@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Exact decimal parsing: µs strings to int64 ns with no double in between. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "num.h"
@@ -111,6 +113,36 @@ static void test_doubles_and_integers(void **state)
 	assert_string_equal(buf, "-1.500");
 }
 
+/* num_double against strtod, bit for bit, over a million decimals of every length the
+ * fast path takes and a few it hands on. */
+static void test_doubles_match_strtod(void **state)
+{
+	(void)state;
+	uint64_t rng = 0x9E3779B97F4A7C15ULL;
+	char buf[64];
+	for (int k = 0; k < 1000000; k++) {
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		int int_digits = (int)(rng % 12), frac_digits = (int)((rng >> 8) % 20);
+		size_t n = 0;
+		if ((rng >> 20) & 1)
+			buf[n++] = '-';
+		uint64_t r = rng;
+		for (int d = 0; d < int_digits; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
+			buf[n++] = (char)('0' + (r >> 33) % 10);
+		if (frac_digits || !int_digits) {
+			buf[n++] = '.';
+			for (int d = 0; d < frac_digits || (!int_digits && d == 0); d++,
+				 r = r * 6364136223846793005ULL + 1442695040888963407ULL)
+				buf[n++] = (char)('0' + (r >> 33) % 10);
+		}
+		buf[n] = '\0';
+		double got, want = strtod(buf, NULL);
+		assert_int_equal(num_double(buf, n, &got), NUM_OK);
+		if (memcmp(&got, &want, sizeof got))
+			fail_msg("%s: %.17g, strtod %.17g", buf, got, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -120,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_rejects_what_is_not_a_number),
 		cmocka_unit_test(test_flow_ids_beyond_int64),
 		cmocka_unit_test(test_doubles_and_integers),
+		cmocka_unit_test(test_doubles_match_strtod),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
