@@ -4,6 +4,9 @@
 #include "analysis.h"
 
 #include <math.h>
+#include <unistd.h>
+#include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -786,17 +789,67 @@ void analysis_rank_free(struct rank_analysis *ra)
 	memset(ra, 0, sizeof *ra);
 }
 
+struct rank_job {
+	size_t rank_index;
+	struct diag_list diags;
+};
+
+struct rank_pool {
+	const struct capture *cap;
+	struct analysis *an;
+	struct rank_job *jobs;
+	size_t n_jobs;
+	atomic_size_t next;
+};
+
+static void *rank_worker(void *arg)
+{
+	struct rank_pool *pool = arg;
+	for (;;) {
+		size_t j = atomic_fetch_add(&pool->next, 1);
+		if (j >= pool->n_jobs)
+			return NULL;
+		analysis_rank(pool->cap, pool->jobs[j].rank_index, &pool->an->ranks[j], &pool->jobs[j].diags);
+	}
+}
+
 struct analysis *analysis_run(const struct capture *cap)
 {
 	struct analysis *an = xcalloc(1, sizeof *an);
 	an->cap = cap;
 	diag_init(&an->diags);
 	an->ranks = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof *an->ranks);
+	struct rank_pool pool = {.cap = cap, .an = an};
+	pool.jobs = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof *pool.jobs);
 	for (size_t i = 0; i < cap->n_ranks; i++) {
 		if (capture_rank_state(&cap->ranks[i]) < RANK_READY)
 			continue;
-		analysis_rank(cap, i, &an->ranks[an->n_ranks++], &an->diags);
+		pool.jobs[pool.n_jobs].rank_index = i;
+		diag_init(&pool.jobs[pool.n_jobs].diags);
+		pool.n_jobs++;
 	}
+	atomic_init(&pool.next, 0);
+	/* ranks are independent until alignment: one per core, messages kept in rank order */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = cpus > 1 ? (size_t)cpus : 1;
+	if (nthreads > pool.n_jobs)
+		nthreads = pool.n_jobs;
+	if (nthreads > 16)
+		nthreads = 16;
+	pthread_t tids[16];
+	size_t started = 0;
+	for (size_t t = 1; t < nthreads; t++)
+		if (pthread_create(&tids[started], NULL, rank_worker, &pool) == 0)
+			started++;
+	rank_worker(&pool);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	for (size_t j = 0; j < pool.n_jobs; j++) {
+		diag_append(&an->diags, &pool.jobs[j].diags);
+		diag_free(&pool.jobs[j].diags);
+	}
+	an->n_ranks = pool.n_jobs;
+	free(pool.jobs);
 	analysis_align(cap, an->ranks, an->n_ranks);
 	analysis_slow_ranks(an);
 	an->comm = comm_analyse(cap);

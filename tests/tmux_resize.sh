@@ -24,18 +24,25 @@ expect_whole_frame() {
   wait_for_text "$3" 5
   [ "$(T display -p -t "$pane" '#{pane_width}x#{pane_height}')" = "$1x$2" ] ||
     fail "the pane should be $1x$2"
-  # the same screen twice in a row: the frame is complete (tmux may parse it in pieces)
-  _deadline=$(($(now_ms) + 2000))
-  while :; do
-    cp "$tmp/screen" "$tmp/before-redraw"
-    sleep 0.05
+  # the same screen three times in a row, 150 ms apart: the frame is complete (tmux may
+  # parse it in pieces, and a loaded machine may deliver them late)
+  _deadline=$(($(now_ms) + 5000))
+  _same=0
+  cp "$tmp/screen" "$tmp/before-redraw"
+  while [ "$_same" -lt 2 ]; do
+    sleep 0.15
     snap
-    cmp -s "$tmp/before-redraw" "$tmp/screen" && break
+    if cmp -s "$tmp/before-redraw" "$tmp/screen"; then
+      _same=$((_same + 1))
+    else
+      _same=0
+      cp "$tmp/screen" "$tmp/before-redraw"
+    fi
     [ "$(now_ms)" -lt "$_deadline" ] || fail "$1x$2: the screen does not settle"
   done
   T send-keys -t "$pane" C-l
   # a correct frame stays as it is; give the explorer a moment to repaint, then compare
-  _deadline=$(($(now_ms) + 300))
+  _deadline=$(($(now_ms) + 600))
   while [ "$(now_ms)" -lt "$_deadline" ]; do
     snap
     cmp -s "$tmp/before-redraw" "$tmp/screen" || break

@@ -47,16 +47,46 @@ static double now_s(void)
 /* ---- loader thread (never calls curses) ---------------------------------------------- */
 
 /* The timeline index of every analysed rank with a trace, by capture rank index. */
+struct lod_pool {
+	const struct capture *cap;
+	const struct analysis *an;
+	struct lane_lod **lods;
+	atomic_size_t next;
+};
+
+static void *lod_worker(void *arg)
+{
+	struct lod_pool *p = arg;
+	for (;;) {
+		size_t i = atomic_fetch_add(&p->next, 1);
+		if (i >= p->an->n_ranks)
+			return NULL;
+		const struct rank_analysis *ra = &p->an->ranks[i];
+		const struct rank_store *rs = &p->cap->ranks[ra->rank_index].store;
+		if (rs->has_events)
+			p->lods[ra->rank_index] = lod_build(rs, ra->cls);
+	}
+}
+
+/* The timeline indexes of every rank, one rank per core (each writes only its own slot). */
 static struct lane_lod **build_lods(const struct capture *cap, const struct analysis *an)
 {
-	struct lane_lod **lods = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof *lods);
-	for (size_t i = 0; i < an->n_ranks; i++) {
-		const struct rank_analysis *ra = &an->ranks[i];
-		const struct rank_store *rs = &cap->ranks[ra->rank_index].store;
-		if (rs->has_events)
-			lods[ra->rank_index] = lod_build(rs, ra->cls);
-	}
-	return lods;
+	struct lod_pool pool = {.cap = cap, .an = an};
+	pool.lods = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof *pool.lods);
+	atomic_init(&pool.next, 0);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = cpus > 1 ? (size_t)cpus : 1;
+	if (n > an->n_ranks)
+		n = an->n_ranks;
+	pthread_t tids[16];
+	size_t started = 0;
+	for (size_t t = 1; t < n && t < 16; t++)
+		if (pthread_create(&tids[started], NULL, lod_worker, &pool) == 0)
+			started++;
+	lod_worker(&pool);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	return pool.lods;
 }
 
 static void free_lods(const struct capture *cap, struct lane_lod **lods)
