@@ -328,6 +328,8 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 		csvt_free(t);
 		return NULL;
 	}
+	if (t->nrows == 0)
+		diag_add(dl, DIAG_INFO, name, 0, -1, "a header and no data rows");
 	if (t->ragged_rows > WARN_EACH)
 		diag_add(dl, DIAG_WARN, name, 0, -1, "%zu rows in all have the wrong number of cells",
 			 t->ragged_rows);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <unistr.h>
 
 #include "json_scan.h"
 #include "json_tok.h"
@@ -799,6 +800,34 @@ static void apply_meta(struct merge_state *ms, const char *name, struct diag_lis
 	u64map_free(&pmap);
 }
 
+/* Names that are not UTF-8 are kept as bytes and shown escaped; said once per file, at
+ * the first event named with one (or whose lane is). */
+static void report_bad_utf8(const struct rank_store *rs, const char *name, struct diag_list *dl)
+{
+	uint32_t n = strtab_count(rs->strs);
+	uint8_t *bad = NULL;
+	size_t n_bad = 0;
+	for (uint32_t id = 1; id < n; id++)
+		if (u8_check((const uint8_t *)strtab_str(rs->strs, id), strtab_len(rs->strs, id))) {
+			if (!bad)
+				bad = xcalloc(n, 1);
+			bad[id] = 1;
+			n_bad++;
+		}
+	if (!n_bad)
+		return;
+	int64_t off = -1;
+	for (size_t e = 0; e < rs->n_ev && off < 0; e++) {
+		const struct lane *l = store_ev_lane(rs, e);
+		if (bad[rs->ev_name[e]] || bad[l->process_name] || bad[l->thread_name] || bad[l->pid_text])
+			off = (int64_t)store_ev_off(rs, e);
+	}
+	diag_add(dl, DIAG_WARN, name, 0, off,
+		 "%zu name(s) are not valid UTF-8%s; their bad bytes are shown as \\xNN", n_bad,
+		 off >= 0 ? " (the first event with one starts here)" : "");
+	free(bad);
+}
+
 /* ---- entry points ------------------------------------------------------------------- */
 
 static int online_cpus(void)
@@ -977,6 +1006,7 @@ static int load_bytes(struct rank_store *rs, const char *name, const char *buf, 
 	double t_merge = now_seconds();
 	rs->trace.merge_seconds = t_merge - t_walk;
 	lanes_finish(rs, name, dl);
+	report_bad_utf8(rs, name, dl);
 	rs->trace.finish_seconds = now_seconds() - t_merge;
 	rs->trace.load_seconds = now_seconds() - t0;
 	return 0;
@@ -1018,7 +1048,8 @@ int trace_load(struct rank_store *rs, const char *path, const struct trace_load_
 	if (opts && opts->max_file_bytes && (uint64_t)st.st_size > opts->max_file_bytes) {
 		close(fd);
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
-			 "%llu bytes is over the limit of %llu bytes (--max-trace-bytes); skipped",
+			 "%llu bytes is over the limit of %llu bytes set by --max-trace-bytes; skipped "
+			 "(a larger N, or 0 for no limit, reads it)",
 			 (unsigned long long)st.st_size, (unsigned long long)opts->max_file_bytes);
 		return -1;
 	}
