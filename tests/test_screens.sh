@@ -5,8 +5,18 @@
 # screen stored beside it. demo_*.keys and plain *.keys run on fixtures/demo; real_*.keys
 # on a real two-rank capture from ../shared (skipped when absent).
 # ASCPROF_UPDATE_SCREENS=1 rewrites the expected screens (review the diff before committing).
+# ASCPROF_VALGRIND=1 runs every script under valgrind (memcheck, full leak check): any
+# error or leak fails the script (.ci/run does this in the plain build).
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+run_bin() {
+  if [ "${ASCPROF_VALGRIND:-0}" = 1 ]; then
+    valgrind -q --error-exitcode=1 --leak-check=full --track-fds=no "$bin" "$@"
+  else
+    "$bin" "$@"
+  fi
+}
 shared=${ASCPROF_SHARED:-$srcdir/../shared}
 real_rel=../shared/fixtures-real/msinsight/test/data/pytorch/text/level1
 out=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-screens-XXXXXX") || exit 1
@@ -28,7 +38,7 @@ for keys in "$srcdir"/tests/screens/*.keys; do
   esac
   mkdir -p "$out/$name"
   # run from the source tree so that the capture path on screen is the same everywhere
-  if ! (cd "$srcdir" && OUT="$out/$name" "$bin" --script "$keys" --size 100x30 "$capture" \
+  if ! (cd "$srcdir" && OUT="$out/$name" run_bin --script "$keys" --size 100x30 "$capture" \
         >"$out/$name/stdout" 2>"$out/$name/stderr"); then
     echo "FAIL: $name: the explorer exited with an error"
     cat "$out/$name/stderr"
