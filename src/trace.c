@@ -323,7 +323,7 @@ static bool parse_ts(struct seg *sg, const struct espan *t, uint64_t off, int64_
 {
 	if (!t->p || (!t->is_str && (t->p[0] == '{' || t->p[0] == '[')))
 		return false;
-	enum num_status st = num_us_to_ns(t->p, t->len, out, NULL);
+	enum num_status st = num_time_ns(t->p, t->len, out, NULL);
 	if (st != NUM_OK) {
 		seg_warn(sg, W_BAD_TS, off, "\"ts\" is %s (%.*s); event dropped",
 			 st == NUM_RANGE ? "out of range" : "not a number", (int)(t->len > 40 ? 40 : t->len), t->p);
@@ -452,7 +452,7 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 	}
 	const struct espan *d = &e->f[EF_DUR];
 	if (d->p) {
-		enum num_status st = num_us_to_ns(d->p, d->len, &dur, NULL);
+		enum num_status st = num_time_ns(d->p, d->len, &dur, NULL);
 		int shown = (int)(d->len > 40 ? 40 : d->len);
 		if (st != NUM_OK) {
 			seg_warn(sg, W_BAD_DUR, off, "\"dur\" is %s (%.*s); kept with duration 0",

@@ -251,6 +251,24 @@ static void mk_huge_dur(struct ctx *c)
 	put_trace(c, ",\n{\"ph\": \"X\", \"name\": \"long\", \"pid\": 7, \"tid\": 1, \"ts\": \"120.0\", \"dur\": 1e300}");
 }
 
+/* found by fuzz_discover: step times near the limit overflowed the cross-check's sums */
+static void mk_huge_steps(struct ctx *c)
+{
+	put_str(c->out, "step_trace_time.csv",
+		"Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble\n"
+		",2999999999999999,0,0,0,2999999999999999,2999999999999999,0\n"
+		",2999999999999999,0,0,0,2999999999999999,-2999999999999999,0\n"
+		",3000000000000001,0,0,0,1,2999999999999999,0\n");
+}
+
+/* times at both ends of what is kept, and one beyond */
+static void mk_time_extremes(struct ctx *c)
+{
+	put_trace(c, ",\n{\"ph\": \"X\", \"name\": \"early\", \"pid\": 7, \"tid\": 1, \"ts\": \"-2999999999999999\", \"dur\": 2999999999999999},\n"
+		     "{\"ph\": \"X\", \"name\": \"late\", \"pid\": 7, \"tid\": 2, \"ts\": \"2999999999999999\", \"dur\": 2999999999999999},\n"
+		     "{\"ph\": \"X\", \"name\": \"beyond\", \"pid\": 7, \"tid\": 2, \"ts\": \"3000000000000001\", \"dur\": 1}");
+}
+
 static void mk_non_monotonic(struct ctx *c)
 {
 	put_trace(c, ",\n{\"ph\": \"X\", \"name\": \"early\", \"pid\": 7, \"tid\": 1, \"ts\": \"50.0\", \"dur\": 1},\n"
@@ -434,6 +452,11 @@ static const struct bad_case cases[] = {
 	{.name = "ts and dur -0", .make = mk_neg_zero, .trace = EV_SOME, .events = 3},
 	{.name = "negative dur", .make = mk_neg_dur, .file = "trace_view.json", .msg = "negative \"dur\" (-5); kept with duration 0", .loc = LOC_OFFSET, .trace = EV_SOME, .events = 3},
 	{.name = "dur 1e300", .make = mk_huge_dur, .file = "trace_view.json", .msg = "\"dur\" is out of range (1e300); kept with duration 0", .loc = LOC_OFFSET, .trace = EV_SOME, .events = 3},
+	{.name = "step times near the limit", .make = mk_huge_steps, .file = "step_trace_time.csv",
+	 .msg = "Computing \"3000000000000001\" is out of range; read as missing", .loc = LOC_LINE},
+	{.name = "times at both ends of the range", .make = mk_time_extremes, .file = "trace_view.json",
+	 .msg = "\"ts\" is out of range (3000000000000001); event dropped", .loc = LOC_OFFSET, .events = 4,
+	 .trace = EV_SOME},
 	{.name = "non-monotonic ts", .make = mk_non_monotonic, .trace = EV_SOME, .events = 5},
 	{.name = "duplicate process_name", .make = mk_dup_meta, .file = "trace_view.json", .msg = "named both \"Python\" and \"CANN\"; the later name is used", .loc = LOC_OFFSET, .trace = EV_SOME, .events = 2},
 	{.name = "no metadata", .make = mk_no_meta, .file = "trace_view.json", .msg = "have no process_name metadata", .trace = EV_SOME, .events = 2},
