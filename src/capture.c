@@ -98,7 +98,9 @@ uint64_t capture_mem_available(void)
 
 uint64_t capture_auto_trace_limit(uint64_t avail)
 {
-	return avail ? avail / CAPTURE_INDEX_PERCENT * 100 : 0;
+	if (avail > UINT64_MAX / 100)
+		return UINT64_MAX;
+	return avail / CAPTURE_INDEX_PERCENT * 100;
 }
 
 static double now_seconds(void)
