@@ -7,8 +7,6 @@
  *   (b) that everything else still loaded: rank 1 in full, rank 0's other files;
  *   (c) no crash and no hang (an alarm ends a case that blocks).
  * The cut-trace cases also run on a real trace when ../shared/fixtures-real is there. */
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
