@@ -635,6 +635,22 @@ static void test_binary_on_many_broken_files(void **state)
 	free(dir);
 }
 
+/* The default trace limit: from the memory this machine has available, 4/3 of it. */
+static void test_default_limit_from_memory(void **state)
+{
+	(void)state;
+	unsetenv("ASCPROF_MEM_AVAILABLE");
+	uint64_t avail = capture_mem_available();
+	assert_true(avail > 0); /* MemAvailable is always there on Linux */
+	assert_true(capture_auto_trace_limit(avail) > avail);
+	assert_int_equal(capture_auto_trace_limit(750), 1000);
+	assert_int_equal(capture_auto_trace_limit(0), 0); /* unknown: no limit */
+	assert_true(capture_auto_trace_limit(UINT64_MAX) == UINT64_MAX);
+	setenv("ASCPROF_MEM_AVAILABLE", "12345", 1);
+	assert_int_equal(capture_mem_available(), 12345);
+	unsetenv("ASCPROF_MEM_AVAILABLE");
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -661,9 +677,10 @@ static int teardown(void **state)
 int main(void)
 {
 	enum { N = sizeof cases / sizeof cases[0] };
-	struct CMUnitTest tests[N + 1];
+	struct CMUnitTest tests[N + 2];
 	for (size_t i = 0; i < N; i++)
 		tests[i] = (struct CMUnitTest){cases[i].name, test_case, NULL, NULL, (void *)&cases[i]};
 	tests[N] = (struct CMUnitTest){"binary on many broken files", test_binary_on_many_broken_files, NULL, NULL, NULL};
-	return _cmocka_run_group_tests("bad_input", tests, N + 1, setup, teardown);
+	tests[N + 1] = (struct CMUnitTest){"default limit from memory", test_default_limit_from_memory, NULL, NULL, NULL};
+	return _cmocka_run_group_tests("bad_input", tests, N + 2, setup, teardown);
 }
