@@ -359,7 +359,8 @@ static void parse_meta(struct seg *sg, const struct elem *e, uint64_t off)
 		if (m.kind == META_PROCESS_SORT || m.kind == META_THREAD_SORT) {
 			double d;
 			if (num_int64(v->p, v->len, &m.num) != NUM_OK) {
-				if (num_double(v->p, v->len, &d) != NUM_OK)
+				/* a sort index beyond int64 is unusable like text (fuzz_trace) */
+				if (num_double(v->p, v->len, &d) != NUM_OK || !(d >= -0x1p63 && d < 0x1p63))
 					return;
 				m.num = (int64_t)d;
 			}

@@ -279,6 +279,13 @@ static void mk_dup_meta(struct ctx *c)
 	put_trace(c, ",\n{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"tid\": 0, \"args\": {\"name\": \"CANN\"}}");
 }
 
+/* found by fuzz_trace: a sort index beyond int64 was converted anyway */
+static void mk_huge_sort_index(struct ctx *c)
+{
+	put_trace(c, ",\n{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": 7, \"args\": {\"sort_index\": 1.2e27}},\n"
+		     "{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": 7, \"tid\": 1, \"args\": {\"sort_index\": -1e300}}");
+}
+
 static void mk_no_meta(struct ctx *c)
 {
 	put_str(c->out, "trace_view.json",
@@ -457,6 +464,7 @@ static const struct bad_case cases[] = {
 	 .trace = EV_SOME},
 	{.name = "non-monotonic ts", .make = mk_non_monotonic, .trace = EV_SOME, .events = 5},
 	{.name = "duplicate process_name", .make = mk_dup_meta, .file = "trace_view.json", .msg = "named both \"Python\" and \"CANN\"; the later name is used", .loc = LOC_OFFSET, .trace = EV_SOME, .events = 2},
+	{.name = "sort index beyond int64", .make = mk_huge_sort_index, .trace = EV_SOME, .events = 2},
 	{.name = "no metadata", .make = mk_no_meta, .file = "trace_view.json", .msg = "have no process_name metadata", .trace = EV_SOME, .events = 2},
 	{.name = "pid as a string", .make = mk_pid_string, .trace = EV_SOME, .events = 2},
 	{.name = "UTF-8 BOM before the trace", .make = mk_bom_trace},
