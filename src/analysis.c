@@ -458,9 +458,10 @@ static void fill_check(struct crosscheck *c, const char *source, int64_t lo, int
 	c->agree = true;
 	for (int i = 0; i < 3; i++) {
 		c->theirs[i] = theirs[i];
-		int64_t diff = c->ours[i] - theirs[i];
-		c->diff_pct[i] = theirs[i] ? 100.0 * (double)diff / (double)theirs[i] : (diff ? 100.0 : 0.0);
-		if (llabs(diff) > 1000 && fabs(c->diff_pct[i]) > 2.0)
+		/* in double: the table's sums may be as large as a file makes them */
+		double diff = (double)c->ours[i] - (double)theirs[i];
+		c->diff_pct[i] = theirs[i] ? 100.0 * diff / (double)theirs[i] : (diff != 0 ? 100.0 : 0.0);
+		if (fabs(diff) > 1000 && fabs(c->diff_pct[i]) > 2.0)
 			c->agree = false;
 	}
 }
@@ -483,7 +484,7 @@ static void overlap_lane_check(const struct rank_store *rs, struct rank_sets *s,
 				    : !strcmp(n, "Free") ? 2 : -1;
 			if (which < 0)
 				continue;
-			sums[which] += b - a;
+			sums[which] = num_sat_add(sums[which], b - a);
 			if (!any || a < lo)
 				lo = a;
 			if (!any || b > hi)
@@ -512,14 +513,14 @@ static void step_trace_check(const struct csv_table *st, struct rank_sets *s, st
 	for (size_t r = 0; r < st->nrows; r++) {
 		int64_t v;
 		if (csvt_time(st, r, COL_COMPUTING, &v))
-			sums[0] += v;
+			sums[0] = num_sat_add(sums[0], v);
 		if (csvt_time(st, r, COL_COMM_NOT_OVERLAPPED, &v))
-			sums[1] += v;
+			sums[1] = num_sat_add(sums[1], v);
 		if (csvt_time(st, r, COL_FREE, &v))
-			sums[2] += v;
+			sums[2] = num_sat_add(sums[2], v);
 		const char *stage = csvt_str(st, r, COL_STAGE);
-		if (num_us_to_ns(stage, strlen(stage), &v, NULL) == NUM_OK)
-			stage_sum += v;
+		if (num_time_ns(stage, strlen(stage), &v, NULL) == NUM_OK)
+			stage_sum = num_sat_add(stage_sum, v);
 		else
 			stage_numeric = false;
 	}
@@ -545,7 +546,8 @@ static void step_trace_check(const struct csv_table *st, struct rank_sets *s, st
 				  "part of the step (a partial or sampled export)",
 				  ra->has_trace ? "trace" : "kernel table", us(c->ours[0]) / 1000,
 				  us(c->theirs[0]) / 1000);
-		else if (stage_numeric && stage_sum && llabs(stage_sum - (hi - lo)) * 50 > stage_sum)
+		else if (stage_numeric && stage_sum &&
+			 fabs((double)stage_sum - (double)(hi - lo)) * 50 > (double)stage_sum)
 			sbuf_adds(&why, "; the step spans differ, so Free covers a different time");
 		else
 			sbuf_adds(&why, "; the exporter counts some tasks differently (copies and waits are not "
@@ -736,8 +738,8 @@ void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *r
 			decode += ra->steps[i].phase == PHASE_DECODE;
 			dispatch += ra->steps[i].dispatch_ops;
 			durs[i] = ra->steps[i].end - ra->steps[i].start;
-			h2d += ra->steps[i].h2d_ns;
-			d2h += ra->steps[i].d2h_ns;
+			h2d = num_sat_add(h2d, ra->steps[i].h2d_ns);
+			d2h = num_sat_add(d2h, ra->steps[i].d2h_ns);
 		}
 		xqsort(durs, ra->n_steps, sizeof *durs, cmp_i64);
 		enum confidence sc = ra->step_source == STEP_SRC_IDLE_GAPS || ra->step_source == STEP_SRC_WINDOW

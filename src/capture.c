@@ -2,8 +2,10 @@
 /* Capture loading: discovery, CSV tables, traces, in the order users need them. */
 #include "capture.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,6 +33,75 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts)
 				rd->trace_bytes_total += rd->plan->files[k].size; /* progress, over slices */
 	}
 	return cap;
+}
+
+/* What a loaded trace holds in memory per byte of file, in percent: about 50 on exporter
+ * traces (ascprof-gen --target-bytes, python and minified layouts, peak anonymous
+ * memory of --report), with a margin. */
+#define CAPTURE_INDEX_PERCENT 75
+
+/* A "Key: N kB" line of /proc/meminfo, in bytes; 0 when absent. */
+static uint64_t meminfo_bytes(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	uint64_t v = 0;
+	size_t kl = strlen(key);
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, key, kl) && line[kl] == ':') {
+			v = strtoull(line + kl + 1, NULL, 10) * 1024;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* The first number in a file (a cgroup's "max" or an absent file: 0). */
+static uint64_t file_number(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char num[64] = "";
+	uint64_t v = fgets(num, sizeof num, f) ? strtoull(num, NULL, 10) : 0;
+	fclose(f);
+	return v;
+}
+
+/* Memory left under this process's cgroup limit (as mounted in its namespace, v2 then
+ * v1), or 0 when there is none. */
+static uint64_t cgroup_left(void)
+{
+	static const char *const files[][2] = {
+		{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
+		{"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"},
+	};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		uint64_t max = file_number(files[i][0]);
+		if (!max || max >= (UINT64_C(1) << 62)) /* v1 writes "no limit" as a huge number */
+			continue;
+		uint64_t cur = file_number(files[i][1]);
+		return max > cur ? max - cur : 1;
+	}
+	return 0;
+}
+
+uint64_t capture_mem_available(void)
+{
+	const char *env = getenv("ASCPROF_MEM_AVAILABLE");
+	if (env && *env)
+		return strtoull(env, NULL, 10);
+	uint64_t avail = meminfo_bytes("MemAvailable"), left = cgroup_left();
+	return left && (!avail || left < avail) ? left : avail;
+}
+
+uint64_t capture_auto_trace_limit(uint64_t avail)
+{
+	if (avail > UINT64_MAX / 100)
+		return UINT64_MAX;
+	return avail / CAPTURE_INDEX_PERCENT * 100;
 }
 
 static double now_seconds(void)
@@ -215,10 +286,31 @@ static void load_trace(struct capture *cap, struct rank_data *rd)
 	size_t n = trace_files(cap, rd, paths, sizeof paths / sizeof paths[0]);
 	if (!n)
 		return;
+	uint64_t total = 0;
+	for (size_t i = 0; i < rd->plan->n_files; i++)
+		for (size_t k = 0; k < n; k++)
+			if (rd->plan->files[i].path == paths[k])
+				total += rd->plan->files[i].size;
+	uint64_t limit = cap->opts.max_trace_bytes;
+	if (limit == 0) {
+		/* Refused here with a message rather than killed by the kernel half-way. Read
+		 * for each trace: the ranks loaded before it hold memory too. */
+		uint64_t avail = capture_mem_available();
+		uint64_t auto_limit = capture_auto_trace_limit(avail);
+		if (auto_limit && total > auto_limit) {
+			diag_add(&cap->diags, DIAG_ERROR, paths[0], 0, -1,
+				 "%" PRIu64 " bytes%s is over the limit of %" PRIu64 " bytes that the %" PRIu64
+				 " bytes of available memory allow (the index needs about %d%% of the file); "
+				 "skipped. --max-trace-bytes N sets the limit (0: none)",
+				 total, n > 1 ? " (all slices)" : "", auto_limit, avail, CAPTURE_INDEX_PERCENT);
+			rd->trace_failed = true;
+			return;
+		}
+	}
 	struct trace_load_opts topts = {
 		.threads = cap->opts.threads,
 		.progress = &rd->trace_bytes_done,
-		.max_file_bytes = cap->opts.max_trace_bytes,
+		.max_file_bytes = limit == CAPTURE_NO_LIMIT ? 0 : limit,
 	};
 	rd->trace_failed = trace_load_parts(&rd->store, paths, n, &topts, &cap->diags) != 0;
 }

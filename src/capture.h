@@ -39,9 +39,13 @@ struct rank_data {
 	bool trace_failed;
 };
 
+/* max_trace_bytes: 0 sizes the limit from available memory (capture_auto_trace_limit);
+ * this value means none. */
+#define CAPTURE_NO_LIMIT UINT64_MAX
+
 struct capture_opts {
 	int threads;              /* trace walking threads; 0 = one per CPU */
-	uint64_t max_trace_bytes; /* 0 = no limit */
+	uint64_t max_trace_bytes; /* refuse larger trace files; 0 = automatic, see above */
 };
 
 struct capture {
@@ -64,6 +68,13 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts);
 /* Loads every rank: all CSV tables first, then the traces. */
 void capture_load(struct capture *cap);
 void capture_free(struct capture *cap);
+/* Memory the program may still use, in bytes: MemAvailable from /proc/meminfo, lowered
+ * to what the cgroup's memory.max leaves; ASCPROF_MEM_AVAILABLE (bytes) overrides both
+ * (tests). 0 when unknown. */
+uint64_t capture_mem_available(void);
+/* The largest trace file whose index fits in avail bytes of memory (0 = unknown: none). */
+uint64_t capture_auto_trace_limit(uint64_t avail);
+
 /* The table of a kind for a rank, NULL when absent or not loaded yet. */
 const struct csv_table *capture_csv(const struct capture *cap, size_t rank_index, enum csv_kind kind);
 static inline int capture_rank_state(const struct rank_data *rd)

@@ -134,7 +134,7 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 	enum num_status st;
 	if (ty == CSVT_TIME) {
 		int64_t ns;
-		st = num_us_to_ns(s, len, &ns, NULL);
+		st = num_time_ns(s, len, &ns, NULL);
 		if (st == NUM_OK)
 			col->v.time[r] = ns;
 	} else {
@@ -152,7 +152,8 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 		if (ps->warn_bad++ < WARN_EACH) {
 			char *clean = sanitize_dup(s, len > 40 ? 40 : len);
 			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
-				 "%s \"%s\" is not a number; read as missing", t->headers[idx], clean);
+				 "%s \"%s\" is %s; read as missing", t->headers[idx], clean,
+				 st == NUM_RANGE ? "out of range" : "not a number");
 			free(clean);
 		}
 	}
@@ -421,6 +422,8 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 		csvt_free(t);
 		return NULL;
 	}
+	if (t->nrows == 0)
+		diag_add(dl, DIAG_INFO, name, 0, -1, "a header and no data rows");
 	if (t->ragged_rows > WARN_EACH)
 		diag_add(dl, DIAG_WARN, name, 0, -1, "%zu rows in all have the wrong number of cells",
 			 t->ragged_rows);

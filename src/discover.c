@@ -347,6 +347,7 @@ static void read_worker_info(struct walk *w, struct rank_plan *rp)
 		if (!rp->info.loaded && (!strcmp(names[i], "profiler_info.json") ||
 					 !fnmatch("profiler_info_*.json", names[i], 0))) {
 			char *p = join(rp->worker_dir, names[i]);
+			profinfo_free(&rp->info); /* what a broken one before it left (fuzz_discover) */
 			profinfo_load(&rp->info, p, w->dl);
 			free(p);
 		} else if (!strcmp(names[i], "profiler_metadata.json") && !rp->metadata_path) {

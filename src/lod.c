@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "num.h"
 #include "xalloc.h"
 
 /* Lanes with fewer events are drawn from their segments directly. */
@@ -75,7 +76,7 @@ static void add_span(struct lane_lod *lod, int64_t *cov_ns, int64_t a, int64_t b
 			int64_t lo = lod->t0 + (int64_t)i * w, hi = lo + w;
 			int64_t x = a > lo ? a : lo, y = b < hi ? b : hi;
 			if (y > x)
-				cov_ns[i] += y - x;
+				cov_ns[i] = num_sat_add(cov_ns[i], y - x);
 		}
 	}
 }

@@ -268,6 +268,17 @@ static bool fast_double(const char *s, size_t len, double *out)
 	return true;
 }
 
+enum num_status num_time_ns(const char *s, size_t len, int64_t *out, bool *rounded)
+{
+	int64_t v;
+	enum num_status st = num_scaled_int(s, len, 3, &v, rounded);
+	if (st == NUM_OK && (v > NUM_TIME_MAX_NS || v < -NUM_TIME_MAX_NS))
+		return NUM_RANGE;
+	if (st == NUM_OK)
+		*out = v;
+	return st;
+}
+
 enum num_status num_double(const char *s, size_t len, double *out)
 {
 	trim(&s, &len);

@@ -20,6 +20,19 @@ enum num_status {
  * trimmed) to nanoseconds. Digits below 1 ns round half away from zero. *rounded (may
  * be NULL) tells whether any non-zero digit was dropped. */
 enum num_status num_us_to_ns(const char *s, size_t len, int64_t *out, bool *rounded);
+/* Times from files: num_us_to_ns, but NUM_RANGE beyond ±NUM_TIME_MAX_NS (1970 ± 95
+ * years), so that a start plus a duration, or three parts of a step, never overflow. */
+#define NUM_TIME_MAX_NS INT64_C(3000000000000000000)
+enum num_status num_time_ns(const char *s, size_t len, int64_t *out, bool *rounded);
+/* a + b, held at INT64_MAX or INT64_MIN instead of overflowing: sums of values read
+ * from files. */
+static inline int64_t num_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
 /* The same with a power-of-ten scale: value × 10^scale_exp, as an integer. num_us_to_ns
  * is num_scaled_int(s, len, 3, ...). Milliseconds to ns use 6. */
 enum num_status num_scaled_int(const char *s, size_t len, int scale_exp, int64_t *out,

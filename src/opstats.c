@@ -7,6 +7,7 @@
 
 #include "analysis_priv.h"
 #include "lanes.h"
+#include "num.h"
 #include "xalloc.h"
 #include "xsort.h"
 
@@ -65,7 +66,7 @@ static void csv_totals_build(const struct rank_store *rs, const struct csv_table
 		int64_t d;
 		if (id == STRTAB_NONE || !csvt_time(t, r, dur_col, &d))
 			continue;
-		ct->total[id] = (ct->total[id] < 0 ? 0 : ct->total[id]) + d;
+		ct->total[id] = num_sat_add(ct->total[id] < 0 ? 0 : ct->total[id], d);
 		if (!ct->type[id] && csvt_has(t, COL_TYPE))
 			ct->type[id] = csvt_str(t, r, COL_TYPE);
 	}
@@ -99,7 +100,7 @@ static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *
 	o->category = g[0].cat;
 	o->count = k;
 	for (size_t i = 0; i < k; i++)
-		o->total_ns += d[i];
+		o->total_ns = num_sat_add(o->total_ns, d[i]);
 	o->min_ns = d[0];
 	o->max_ns = d[k - 1];
 	o->avg_ns = (double)o->total_ns / (double)k;
@@ -209,7 +210,8 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 	/* shares of each (scope, phase) total */
 	int64_t totals[SCOPE_COUNT][3] = {{0}};
 	for (size_t i = 0; i < ra->n_ops; i++)
-		totals[ra->ops[i].scope][ra->ops[i].phase] += ra->ops[i].total_ns;
+		totals[ra->ops[i].scope][ra->ops[i].phase] =
+			num_sat_add(totals[ra->ops[i].scope][ra->ops[i].phase], ra->ops[i].total_ns);
 	for (size_t i = 0; i < ra->n_ops; i++) {
 		int64_t t = totals[ra->ops[i].scope][ra->ops[i].phase];
 		ra->ops[i].share_pct = t ? 100.0 * (double)ra->ops[i].total_ns / (double)t : 0;
@@ -221,8 +223,8 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 	for (size_t i = 0; i < ra->n_ops; i++) {
 		const struct op_stat *o = &ra->ops[i];
 		if (o->scope == SCOPE_DEVICE && o->phase == PHASE_UNKNOWN && o->csv_total_ns >= 0) {
-			trace_dev += o->total_ns;
-			csv_dev += o->csv_total_ns;
+			trace_dev = num_sat_add(trace_dev, o->total_ns);
+			csv_dev = num_sat_add(csv_dev, o->csv_total_ns);
 		}
 	}
 	const struct csv_table *kt = rd->by_kind[CSV_KERNEL];
@@ -238,14 +240,14 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 		for (size_t r = 0; r < os->nrows; r++) {
 			int64_t v;
 			if (csvt_time(os, r, COL_TOTAL, &v))
-				a += v;
+				a = num_sat_add(a, v);
 		}
 		for (size_t r = 0; r < kt->nrows; r++) {
 			int64_t v;
 			if (csvt_time(kt, r, COL_DURATION, &v))
-				b += v;
+				b = num_sat_add(b, v);
 		}
-		if (b > 0 && fabs((double)(a - b)) > 0.2 * (double)b)
+		if (b > 0 && fabs((double)a - (double)b) > 0.2 * (double)b)
 			diag_add(dl, DIAG_WARN, os->path, 0, -1,
 				 "rank %d: op_statistic totals %.3f ms but the kernel table %.3f ms (more than 20 %% "
 				 "apart)", ra->rank, (double)a / 1e6, (double)b / 1e6);

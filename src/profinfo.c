@@ -3,9 +3,12 @@
 #include "profinfo.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "json_tok.h"
 #include "num.h"
@@ -15,9 +18,18 @@
 
 static char *read_small_file(const char *path, size_t *len, struct diag_list *dl)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	/* O_NONBLOCK and a regular-file check: a FIFO put where the file should be must
+	 * not block discovery (found by tests/fuzz/fuzz_discover) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+	if (!f) {
+		close(fd);
+		diag_add(dl, DIAG_WARN, path, 0, -1, "not a regular file; ignored");
 		return NULL;
 	}
 	struct sbuf sb = SBUF_INIT;

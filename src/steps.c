@@ -280,7 +280,7 @@ static void steps_from_table(struct rank_analysis *ra, const struct csv_table *s
 		csvt_time(st, i, COL_COMM_NOT_OVERLAPPED, &x);
 		csvt_time(st, i, COL_FREE, &f);
 		const char *sv = csvt_str(st, i, COL_STAGE);
-		int64_t len = num_us_to_ns(sv, strlen(sv), &stage, NULL) == NUM_OK ? stage : c + x + f;
+		int64_t len = num_time_ns(sv, strlen(sv), &stage, NULL) == NUM_OK ? stage : c + x + f;
 		s->start = 0;
 		s->end = len;
 		s->win_start = s->win_end = 0;

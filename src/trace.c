@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <unistr.h>
 
 #include "json_scan.h"
 #include "json_tok.h"
@@ -341,7 +342,7 @@ static bool parse_ts(struct seg *sg, const struct espan *t, uint64_t off, int64_
 {
 	if (!t->p || (!t->is_str && (t->p[0] == '{' || t->p[0] == '[')))
 		return false;
-	enum num_status st = num_us_to_ns(t->p, t->len, out, NULL);
+	enum num_status st = num_time_ns(t->p, t->len, out, NULL);
 	if (st != NUM_OK) {
 		seg_warn(sg, W_BAD_TS, off, "\"ts\" is %s (%.*s); event dropped",
 			 st == NUM_RANGE ? "out of range" : "not a number", (int)(t->len > 40 ? 40 : t->len), t->p);
@@ -378,7 +379,8 @@ static void parse_meta(struct seg *sg, const struct elem *e, uint64_t off)
 		if (m.kind == META_PROCESS_SORT || m.kind == META_THREAD_SORT) {
 			double d;
 			if (num_int64(v->p, v->len, &m.num) != NUM_OK) {
-				if (num_double(v->p, v->len, &d) != NUM_OK)
+				/* a sort index beyond int64 is unusable like text (fuzz_trace) */
+				if (num_double(v->p, v->len, &d) != NUM_OK || !(d >= -0x1p63 && d < 0x1p63))
 					return;
 				m.num = (int64_t)d;
 			}
@@ -472,7 +474,7 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 	}
 	const struct espan *d = &e->f[EF_DUR];
 	if (d->p) {
-		enum num_status st = num_us_to_ns(d->p, d->len, &dur, NULL);
+		enum num_status st = num_time_ns(d->p, d->len, &dur, NULL);
 		int shown = (int)(d->len > 40 ? 40 : d->len);
 		if (st != NUM_OK) {
 			seg_warn(sg, W_BAD_DUR, off, "\"dur\" is %s (%.*s); kept with duration 0",
@@ -823,6 +825,34 @@ static void apply_meta(struct merge_state *ms, const char *name, struct diag_lis
 	u64map_free(&pmap);
 }
 
+/* Names that are not UTF-8 are kept as bytes and shown escaped; said once per file, at
+ * the first event named with one (or whose lane is). */
+static void report_bad_utf8(const struct rank_store *rs, const char *name, struct diag_list *dl)
+{
+	uint32_t n = strtab_count(rs->strs);
+	uint8_t *bad = NULL;
+	size_t n_bad = 0;
+	for (uint32_t id = 1; id < n; id++)
+		if (u8_check((const uint8_t *)strtab_str(rs->strs, id), strtab_len(rs->strs, id))) {
+			if (!bad)
+				bad = xcalloc(n, 1);
+			bad[id] = 1;
+			n_bad++;
+		}
+	if (!n_bad)
+		return;
+	int64_t off = -1;
+	for (size_t e = 0; e < rs->n_ev && off < 0; e++) {
+		const struct lane *l = store_ev_lane(rs, e);
+		if (bad[rs->ev_name[e]] || bad[l->process_name] || bad[l->thread_name] || bad[l->pid_text])
+			off = (int64_t)store_ev_off(rs, e);
+	}
+	diag_add(dl, DIAG_WARN, name, 0, off,
+		 "%zu name(s) are not valid UTF-8%s; their bad bytes are shown as \\xNN", n_bad,
+		 off >= 0 ? " (the first event with one starts here)" : "");
+	free(bad);
+}
+
 /* ---- entry points ------------------------------------------------------------------- */
 
 static int online_cpus(void)
@@ -1061,6 +1091,7 @@ static int load_walks(struct rank_store *rs, struct part_walk *pws, size_t n_par
 	double t_merge = now_seconds();
 	rs->trace.merge_seconds = t_merge - t_walk;
 	lanes_finish(rs, rs->trace.parts[0].path, dl);
+	report_bad_utf8(rs, rs->trace.parts[0].path, dl);
 	rs->trace.finish_seconds = now_seconds() - t_merge;
 	rs->trace.load_seconds = now_seconds() - t0;
 	return 0;
@@ -1107,7 +1138,8 @@ static void *map_part(const char *path, const struct trace_load_opts *opts, uint
 	if (opts && opts->max_file_bytes && (uint64_t)st.st_size > opts->max_file_bytes) {
 		close(fd);
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
-			 "%llu bytes is over the limit of %llu bytes (--max-trace-bytes); skipped",
+			 "%llu bytes is over the limit of %llu bytes set by --max-trace-bytes; skipped "
+			 "(a larger N, or 0 for no limit, reads it)",
 			 (unsigned long long)st.st_size, (unsigned long long)opts->max_file_bytes);
 		return NULL;
 	}

@@ -66,4 +66,13 @@ void elem_text(const struct espan *s, struct sbuf *out);
 /* True when two records carry the same fields (spans compared by decoded text). */
 bool elem_equal(const struct elem *a, const struct elem *b, char *why, size_t whylen);
 
+enum elem_verdict {
+	ELEM_AGREE,       /* the scanner answered, exactly as jsmn and the boundary scan */
+	ELEM_LEFT_TO_JSMN, /* the scanner was unsure */
+	ELEM_DISAGREE,    /* a bug: why says what differs */
+};
+/* The scanner's contract for one input (an element at its start), checked against jsmn:
+ * shared by tests/test_trace_elem.c and the fuzz harness tests/fuzz/fuzz_elem.c. */
+enum elem_verdict elem_crosscheck(struct jtok *jt, const char *buf, size_t len, char *why, size_t whylen);
+
 #endif

@@ -212,6 +212,7 @@ static void test_hostile_names_stay_escaped(void **state)
 			fail_msg("an OSC sequence reached the terminal at byte %zu", k);
 	assert_null(memmem(bytes, len, "\x1b[31mred", 9));
 	assert_null(memmem(bytes, len, "\xC2\x9B", 2));
+	assert_null(memchr(bytes, 0x07, len)); /* the BEL after the OSC 52 in the op name */
 	free(bytes);
 	char *parent = strdup(dir);
 	*strrchr(parent, '/') = '\0';

@@ -8,9 +8,19 @@
 #   #@ gen NAME ARGS   generate capture NAME with ascprof-gen ARGS, and run beside it
 #   #@ args ARGS       the command line instead of the capture path (e.g. --compare a b)
 # ASCPROF_UPDATE_SCREENS=1 rewrites the expected screens (review the diff before committing).
+# ASCPROF_VALGRIND=1 runs every script under valgrind (memcheck, full leak check): any
+# error or leak fails the script (.ci/run does this in the plain build).
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
 gen=${ASCPROF_GEN:-./tools/ascprof-gen}
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+run_bin() {
+  if [ "${ASCPROF_VALGRIND:-0}" = 1 ]; then
+    valgrind -q --error-exitcode=1 --leak-check=full --track-fds=no "$bin" "$@"
+  else
+    "$bin" "$@"
+  fi
+}
 shared=${ASCPROF_SHARED:-$srcdir/../shared}
 real_rel=../shared/fixtures-real/msinsight/test/data/pytorch/text/level1
 out=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-screens-XXXXXX") || exit 1
@@ -58,7 +68,7 @@ for keys in "$srcdir"/tests/screens/*.keys; do
   args=$(sed -n 's/^#@ args //p' "$keys")
   [ -n "$args" ] || args=$capture
   # shellcheck disable=SC2086 # ARGS are words
-  if ! (cd "$rundir" && OUT="$out/$name" "$bin" --script "$keys_abs" --size 100x30 $args \
+  if ! (cd "$rundir" && OUT="$out/$name" run_bin --script "$keys_abs" --size 100x30 $args \
         >"$out/$name/stdout" 2>"$out/$name/stderr"); then
     echo "FAIL: $name: the explorer exited with an error"
     cat "$out/$name/stderr"

@@ -14,31 +14,17 @@
 #include "testutil.h"
 
 static struct jtok jt;
-static size_t fast_answers, unsure, compared;
+static size_t fast_answers, unsure;
 
-/* The contract for one input buffer (an element at its start). */
+/* The contract for one input buffer (an element at its start): elem_crosscheck. */
 static void check_one(const char *buf, size_t len)
 {
-	struct elem a, b;
-	size_t used = 0;
-	enum elem_status fs = elem_fast(buf, len, &a, &used);
-	if (fs != ELEM_OK) {
-		assert_int_equal(fs, ELEM_UNSURE); /* the scanner never claims an error itself */
-		unsure++;
-		return;
+	char why[1024];
+	switch (elem_crosscheck(&jt, buf, len, why, sizeof why)) {
+	case ELEM_LEFT_TO_JSMN: unsure++; return;
+	case ELEM_AGREE: fast_answers++; return;
+	case ELEM_DISAGREE: fail_msg("%s", why);
 	}
-	fast_answers++;
-	size_t end = jscan_value_end(buf, len, 0);
-	if (end != used)
-		fail_msg("element end: fast %zu, boundary scan %zu: %.*s", used, end, (int)(len > 120 ? 120 : len), buf);
-	int err;
-	enum elem_status js = elem_from_jsmn(&jt, buf, used, &b, &err);
-	if (js != ELEM_OK)
-		fail_msg("fast accepted what jsmn rejects (%d): %.*s", err, (int)(used > 200 ? 200 : used), buf);
-	char why[256];
-	if (!elem_equal(&a, &b, why, sizeof why))
-		fail_msg("fields differ: %s in %.*s", why, (int)(used > 200 ? 200 : used), buf);
-	compared++;
 }
 
 static void check_str(const char *s) { check_one(s, strlen(s)); }
@@ -76,6 +62,10 @@ static void test_corner_cases(void **state)
 		"{\"ph\": \"C\", \"name\": \"HBM\", \"args\": {\"label\": \"x\", \"KB\": 9069036.0, \"MHz\": 1}}",
 		"{\"args\": {\"value\": \"12\"}, \"ph\": \"C\", \"processName\": \"APP/DDR\"}",
 		"{\"args\": {\"value\": {\"Read(B/s)\": 1}}, \"ph\": \"C\"}",
+		/* found by fuzz_elem: a later "ph" makes it a counter after its args were read */
+		"{\"ph\": 20640, \"args\": {\"KB\": 9067518.0}, \"ph\": \"C\"}",
+		"{\"AprocessName\":\"HBM\",\"ts\":\"1736408890427377.318\",\"pid\":317080512,\"tId\":0,"
+		"\"args\":{\"labels\":\"NPU\"},\"ph\":20640,\"tid\":0,\"args\":{\"KB\":9067518.0},\"ph\":\"C\"}",
 		/* broken or odd: the scanner must not answer differently from jsmn */
 		"{\"ph\": \"X\",}",
 		"{\"ph\" \"X\"}",

@@ -37,7 +37,8 @@ static void usage(FILE *out)
 	      "      --script FILE        run the explorer headless, keys and :dump steps from FILE\n"
 	      "      --size WxH           terminal size for --script (default 80x24)\n"
 	      "      --term-out FILE      with --script: drive curses and write its bytes to FILE\n"
-	      "      --max-trace-bytes N  refuse trace files larger than N bytes\n"
+	      "      --max-trace-bytes N  refuse trace files larger than N bytes (K, M, G; 0: no limit;\n"
+	      "                           default: what available memory allows)\n"
 	      "  -h, --help               show this help and exit\n"
 	      "  -V, --version            show the version and exit\n",
 	      out);
@@ -126,6 +127,27 @@ static int report_compare(const struct app_opts *ao, const char *const paths[2],
 	return rc;
 }
 
+/* A byte count with an optional K, M or G suffix (powers of 1024). */
+static int parse_bytes(const char *s, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -1;
+	int shift = 0;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end || (shift && v > (~0ULL >> shift)))
+		return -1;
+	*out = v << shift;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_MAX_TRACE = 1000, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE };
@@ -166,11 +188,12 @@ int main(int argc, char **argv)
 			copts.threads = (int)v;
 			break;
 		case OPT_MAX_TRACE:
-			if (parse_count(optarg, &v)) {
-				fprintf(stderr, "ascprof-tui: --max-trace-bytes wants a number of bytes\n");
+			if (parse_bytes(optarg, &v)) {
+				fprintf(stderr, "ascprof-tui: --max-trace-bytes wants a number of bytes "
+						"(K, M, G suffixes; 0 for no limit)\n");
 				return 2;
 			}
-			copts.max_trace_bytes = v;
+			copts.max_trace_bytes = v ? v : CAPTURE_NO_LIMIT;
 			break;
 		case OPT_LIST_KEYS: actions_print(stdout); return 0;
 		case OPT_SCRIPT: aopts.script = optarg; break;

@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Read-only: every mode leaves a capture exactly as it was. A generated capture (with
+# hostile names) is fingerprinted (path, type, mode, size, mtime, ctime and content of
+# every file and directory) before and after the report, the JSON report, the summary,
+# the JSON summary, and scripted explorer runs (headless and through curses) that visit
+# every view, open the drawer (args read again from the trace) and an op's detail (CSV
+# cells read again). Each run starts inside the capture, so a stray file written to the
+# working directory would be caught too; a directory's mtime catches a temporary file
+# even when it was removed again.
+gen=${ASCPROF_GEN:-tools/ascprof-gen}
+bin=${ASCPROF_BIN:-./ascprof-tui}
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+[ -x "$gen" ] && [ -x "$bin" ] || { echo "SKIP: no generator or binary"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-readonly-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cap=$tmp/cap
+"$gen" --out "$cap" --ranks 2 --ops 8 --steps 3 --prefill 1 --hostile --chinese >/dev/null || exit 1
+
+fingerprint() {
+  (cd "$cap" && find . -printf '%p %y %m %s %T@ %C@\n' | LC_ALL=C sort &&
+    find . -type f -exec sha256sum {} + | LC_ALL=C sort)
+}
+fingerprint >"$tmp/before"
+
+cat >"$tmp/keys" <<KEYS
+1
+:dump $tmp/dump.1
+2
+j
+. .
+Enter
+:dump $tmp/dump.2
+Esc
+3
+Enter
+:dump $tmp/dump.3
+Esc
+4
+5
+6
+?
+:dump $tmp/dump.4
+KEYS
+
+fail=0 runs=0
+check() { # name: compare with the fingerprint taken before
+  runs=$((runs + 1))
+  fingerprint >"$tmp/after"
+  if ! diff -u "$tmp/before" "$tmp/after" >"$tmp/diff"; then
+    echo "FAIL: $1 changed the capture:"
+    cat "$tmp/diff"
+    fail=$((fail + 1))
+    fingerprint >"$tmp/before" # report each mode's own changes
+  fi
+}
+run() { # name, then the binary's arguments; runs inside the capture on "."
+  name=$1
+  shift
+  if ! (cd "$cap" && TERM=xterm-256color "$bin" "$@" . >"$tmp/out" 2>"$tmp/err"); then
+    echo "FAIL: $name: exit status, stderr:"
+    cat "$tmp/err"
+    fail=$((fail + 1))
+  fi
+  check "$name"
+}
+
+run report --report
+run "report --json" --report --json
+run summary --summary
+run "summary --json" --summary --json
+run "scripted explorer" --script "$tmp/keys" --size 120x40
+run "scripted explorer through curses" --script "$tmp/keys" --size 120x40 --term-out "$tmp/raw"
+[ -s "$tmp/dump.3" ] || { echo "FAIL: the script did not dump the op detail"; fail=$((fail + 1)); }
+
+echo "read-only: $((runs - fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]
