@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "xalloc.h"
+#include "xsort.h"
 
 void ivset_init(struct ivset *s) { memset(s, 0, sizeof *s); s->normal = true; }
 
@@ -51,13 +52,8 @@ void ivset_add(struct ivset *s, int64_t start, int64_t end)
 
 struct pair { int64_t a, b; };
 
-static int cmp_pair(const void *x, const void *y)
-{
-	const struct pair *p = x, *q = y;
-	if (p->a != q->a)
-		return p->a < q->a ? -1 : 1;
-	return p->b < q->b ? -1 : p->b > q->b;
-}
+#define PAIR_LESS(p, q) ((p)->a != (q)->a ? (p)->a < (q)->a : (p)->b < (q)->b)
+XSORT_DEFINE(sort_pairs, struct pair, PAIR_LESS)
 
 void ivset_normalize(struct ivset *s)
 {
@@ -66,7 +62,7 @@ void ivset_normalize(struct ivset *s)
 	struct pair *v = xmalloc((s->n ? s->n : 1) * sizeof *v);
 	for (size_t i = 0; i < s->n; i++)
 		v[i] = (struct pair){s->start[i], s->end[i]};
-	xqsort(v, s->n, sizeof *v, cmp_pair);
+	sort_pairs(v, s->n);
 	size_t k = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		if (k && v[i].a <= s->end[k - 1]) {

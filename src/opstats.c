@@ -23,6 +23,51 @@ struct rec {
 	 : (x)->name != (y)->name ? (uintptr_t)(x)->name < (uintptr_t)(y)->name : (x)->dur < (y)->dur)
 XSORT_DEFINE(sort_recs, struct rec, REC_LESS)
 
+/* The records in groups of one (scope, name), each group by duration: what sorting them all
+ * by REC_LESS gives, group order aside, at the cost of a counting sort and small sorts. */
+static void group_recs(struct rec *recs, size_t n)
+{
+	size_t cap = 64;
+	while (cap < 2 * n)
+		cap *= 2;
+	struct slot { const char *name; uint8_t scope; uint32_t group; } *map = xcalloc(cap, sizeof *map);
+	uint32_t *group = xmalloc((n ? n : 1) * sizeof *group);
+	size_t *count = NULL, n_groups = 0, cap_count = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!recs[i].name)
+			recs[i].name = ""; /* NULL marks an empty slot below */
+		uintptr_t h = ((uintptr_t)recs[i].name >> 3) * 0x9E3779B97F4A7C15ULL + recs[i].scope;
+		size_t k = (size_t)(h ^ (h >> 29)) & (cap - 1);
+		while (map[k].name && (map[k].name != recs[i].name || map[k].scope != recs[i].scope))
+			k = (k + 1) & (cap - 1);
+		if (!map[k].name) {
+			map[k] = (struct slot){recs[i].name, recs[i].scope, (uint32_t)n_groups};
+			xgrow(&count, &cap_count, n_groups + 1, sizeof *count);
+			count[n_groups++] = 0;
+		}
+		group[i] = map[k].group;
+		count[group[i]]++;
+	}
+	size_t at = 0;
+	for (size_t g = 0; g < n_groups; g++) {
+		size_t c = count[g];
+		count[g] = at;
+		at += c;
+	}
+	struct rec *out = xmalloc((n ? n : 1) * sizeof *out);
+	for (size_t i = 0; i < n; i++)
+		out[count[group[i]]++] = recs[i];
+	memcpy(recs, out, n * sizeof *recs);
+	for (size_t g = 0, start = 0; g < n_groups; g++) {
+		sort_recs(recs + start, count[g] - start);
+		start = count[g];
+	}
+	free(out);
+	free(count);
+	free(group);
+	free(map);
+}
+
 static int cmp_op(const void *a, const void *b)
 {
 	const struct op_stat *x = a, *y = b;
@@ -195,7 +240,7 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 		if (pass == 1) /* the "all" scope: the same records under one scope */
 			for (size_t i = 0; i < n; i++)
 				recs[i].scope = SCOPE_ALL;
-		sort_recs(recs, n);
+		group_recs(recs, n);
 		for (size_t i = 0; i < n;) {
 			size_t j = i;
 			while (j < n && recs[j].scope == recs[i].scope && recs[j].name == recs[i].name)

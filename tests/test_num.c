@@ -143,6 +143,57 @@ static void test_doubles_match_strtod(void **state)
 	}
 }
 
+/* Microsecond decimals to ns against a digit-by-digit reference in 128 bits: every length
+ * of integer and fraction part the fast paths split into eight-digit blocks, signs, half
+ * way roundings and values at the int64 edge. */
+static void test_us_to_ns_matches_reference(void **state)
+{
+	(void)state;
+	uint64_t rng = 0xD1B54A32D192ED03ULL;
+	char buf[64];
+	for (int k = 0; k < 1000000; k++) {
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		int idig = 1 + (int)(rng % 19), fdig = (int)((rng >> 8) % 14);
+		bool neg = (rng >> 16) & 1;
+		size_t n = 0;
+		uint64_t r = rng;
+		if (neg)
+			buf[n++] = '-';
+		for (int d = 0; d < idig; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
+			buf[n++] = (char)('0' + (r >> 33) % 10);
+		if (fdig) {
+			buf[n++] = '.';
+			for (int d = 0; d < fdig; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
+				buf[n++] = (char)('0' + (r >> 33) % 10);
+		}
+		buf[n] = '\0';
+		/* reference: value * 1000, rounded half away from zero */
+		__int128 ip = 0, fr = 0, scale = 1;
+		size_t i = neg;
+		for (; buf[i] && buf[i] != '.'; i++)
+			ip = ip * 10 + (buf[i] - '0');
+		if (buf[i] == '.')
+			for (i++; buf[i]; i++) {
+				fr = fr * 10 + (buf[i] - '0');
+				scale *= 10;
+			}
+		__int128 num = ip * scale * 1000 + fr * 1000; /* value * 1000 * scale */
+		__int128 q = num / scale, rem = num % scale;
+		if (rem * 2 >= scale)
+			q++;
+		int64_t got = 0;
+		enum num_status st = num_us_to_ns(buf, n, &got, NULL);
+		if (q > INT64_MAX) {
+			if (st == NUM_OK)
+				fail_msg("%s: expected out of range, got %lld", buf, (long long)got);
+			continue;
+		}
+		int64_t want = neg ? -(int64_t)q : (int64_t)q;
+		if (st != NUM_OK || got != want)
+			fail_msg("%s: status %d value %lld, expected %lld", buf, (int)st, (long long)got, (long long)want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_flow_ids_beyond_int64),
 		cmocka_unit_test(test_doubles_and_integers),
 		cmocka_unit_test(test_doubles_match_strtod),
+		cmocka_unit_test(test_us_to_ns_matches_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
