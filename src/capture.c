@@ -28,6 +28,7 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts)
 		rd->plan = &cap->plan.ranks[i];
 		store_init(&rd->store);
 		atomic_init(&rd->state, RANK_PENDING);
+		atomic_init(&rd->csv_ready, false);
 		for (size_t k = 0; k < rd->plan->n_files; k++)
 			if (rd->plan->files[k].role == ROLE_TRACE)
 				rd->trace_bytes_total += rd->plan->files[k].size; /* progress, over slices */
@@ -169,8 +170,7 @@ static int cmp_csv_job(const void *pa, const void *pb)
 	return sx < sy ? -1 : sx > sy;
 }
 
-static void attach_csv(struct capture *cap, struct rank_data *rd, struct csv_table *t,
-		       size_t *cap_csvs)
+static void attach_csv(struct diag_list *dl, struct rank_data *rd, struct csv_table *t, size_t *cap_csvs)
 {
 	struct csv_table *prev = t->kind != CSV_UNKNOWN ? rd->by_kind[t->kind] : NULL;
 	/* the next slice of a sliced table joins it */
@@ -181,7 +181,7 @@ static void attach_csv(struct capture *cap, struct rank_data *rd, struct csv_tab
 	if (t->kind == CSV_UNKNOWN)
 		return;
 	if (rd->by_kind[t->kind]) {
-		diag_add(&cap->diags, DIAG_WARN, t->path, 0, -1,
+		diag_add(dl, DIAG_WARN, t->path, 0, -1,
 			 "a second %s table (the first is %s); this one is not used",
 			 csv_kind_name(t->kind), rd->by_kind[t->kind]->path);
 		return;
@@ -189,7 +189,7 @@ static void attach_csv(struct capture *cap, struct rank_data *rd, struct csv_tab
 	rd->by_kind[t->kind] = t;
 }
 
-static void load_csvs(struct capture *cap)
+static void load_csvs(struct capture *cap, struct diag_list *dl)
 {
 	struct csv_pool pool = {.cancel = &cap->cancel};
 	for (size_t r = 0; r < cap->n_ranks; r++)
@@ -229,10 +229,10 @@ static void load_csvs(struct capture *cap)
 			cur = job->rd;
 			cap_csvs = 0;
 		}
-		diag_append(&cap->diags, &job->diags);
+		diag_append(dl, &job->diags);
 		diag_free(&job->diags);
 		if (job->table)
-			attach_csv(cap, job->rd, job->table, &cap_csvs);
+			attach_csv(dl, job->rd, job->table, &cap_csvs);
 	}
 	free(pool.jobs);
 }
@@ -245,7 +245,7 @@ static int cmp_slice(const void *a, const void *b)
 
 /* The timeline files of a rank: every slice in slice order when the export is sliced, else
  * the one file (a second unsliced timeline is reported and left out). */
-static size_t trace_files(struct capture *cap, const struct rank_data *rd, const char **out, size_t max)
+static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, const char **out, size_t max)
 {
 	size_t n = 0, n_slices = 0, n_plain = 0;
 	const char *plain = NULL;
@@ -264,26 +264,26 @@ static size_t trace_files(struct capture *cap, const struct rank_data *rd, const
 	if (n_slices) {
 		qsort(out, n, sizeof *out, cmp_slice);
 		if (n_plain)
-			diag_add(&cap->diags, DIAG_WARN, plain, 0, -1,
+			diag_add(dl, DIAG_WARN, plain, 0, -1,
 				 "a timeline beside %zu slices of another; only the slices are read", n_slices);
 		if (n_slices > max)
-			diag_add(&cap->diags, DIAG_WARN, out[0], 0, -1, "%zu slices; only the first %zu are read",
+			diag_add(dl, DIAG_WARN, out[0], 0, -1, "%zu slices; only the first %zu are read",
 				 n_slices, max);
 		return n;
 	}
 	if (!plain)
 		return 0;
 	if (n_plain > 1)
-		diag_add(&cap->diags, DIAG_WARN, plain, 0, -1,
+		diag_add(dl, DIAG_WARN, plain, 0, -1,
 			 "%zu timeline files in this directory; only this one is read", n_plain);
 	out[0] = plain;
 	return 1;
 }
 
-static void load_trace(struct capture *cap, struct rank_data *rd)
+static void load_trace(struct capture *cap, struct rank_data *rd, struct diag_list *dl)
 {
 	const char *paths[256];
-	size_t n = trace_files(cap, rd, paths, sizeof paths / sizeof paths[0]);
+	size_t n = trace_files(dl, rd, paths, sizeof paths / sizeof paths[0]);
 	if (!n)
 		return;
 	uint64_t total = 0;
@@ -298,7 +298,7 @@ static void load_trace(struct capture *cap, struct rank_data *rd)
 		uint64_t avail = capture_mem_available();
 		uint64_t auto_limit = capture_auto_trace_limit(avail);
 		if (auto_limit && total > auto_limit) {
-			diag_add(&cap->diags, DIAG_ERROR, paths[0], 0, -1,
+			diag_add(dl, DIAG_ERROR, paths[0], 0, -1,
 				 "%" PRIu64 " bytes%s is over the limit of %" PRIu64 " bytes that the %" PRIu64
 				 " bytes of available memory allow (the index needs about %d%% of the file); "
 				 "skipped. --max-trace-bytes N sets the limit (0: none)",
@@ -312,37 +312,68 @@ static void load_trace(struct capture *cap, struct rank_data *rd)
 		.progress = &rd->trace_bytes_done,
 		.max_file_bytes = limit == CAPTURE_NO_LIMIT ? 0 : limit,
 	};
-	rd->trace_failed = trace_load_parts(&rd->store, paths, n, &topts, &cap->diags) != 0;
+	rd->trace_failed = trace_load_parts(&rd->store, paths, n, &topts, dl) != 0;
 }
 
-/* Communication files are small (KB to MB) and read in this thread, before any trace. */
-static void load_comm(struct capture *cap)
+/* Communication files are small (KB to MB): read after the CSV tables, by the same thread. */
+static void load_comm(struct capture *cap, struct diag_list *dl)
 {
 	for (size_t r = 0; r < cap->n_ranks && !atomic_load(&cap->cancel); r++) {
 		struct rank_data *rd = &cap->ranks[r];
 		for (size_t i = 0; i < rd->plan->n_files; i++) {
 			const struct found_file *f = &rd->plan->files[i];
 			if (f->role == ROLE_COMM || f->role == ROLE_COMM_MATRIX)
-				comm_json_load(&rd->comm, f->path, rd->plan->rank, &cap->diags);
+				comm_json_load(&rd->comm, f->path, rd->plan->rank, dl);
 		}
 	}
 	for (size_t i = 0; i < cap->plan.n_cluster_files; i++)
-		comm_json_load(&cap->cluster_comm, cap->plan.cluster_files[i].path, -1, &cap->diags);
+		comm_json_load(&cap->cluster_comm, cap->plan.cluster_files[i].path, -1, dl);
+}
+
+/* The CSV tables and communication files, read beside the traces: their messages go to
+ * their own list, so that the capture's messages keep one order whatever the timing. */
+struct side_load {
+	struct capture *cap;
+	struct diag_list diags;
+};
+
+static void *side_main(void *arg)
+{
+	struct side_load *sl = arg;
+	struct capture *cap = sl->cap;
+	load_csvs(cap, &sl->diags);
+	load_comm(cap, &sl->diags);
+	for (size_t i = 0; i < cap->n_ranks; i++)
+		atomic_store_explicit(&cap->ranks[i].csv_ready, true, memory_order_release);
+	return NULL;
 }
 
 void capture_load(struct capture *cap)
 {
 	double t0 = now_seconds();
-	load_csvs(cap);
-	load_comm(cap);
-	for (size_t i = 0; i < cap->n_ranks && !atomic_load(&cap->cancel); i++)
-		atomic_store_explicit(&cap->ranks[i].state, RANK_CSV_READY, memory_order_release);
+	/* the tables and the traces load at the same time: the cores stay busy through both */
+	struct side_load side = {.cap = cap};
+	diag_init(&side.diags);
+	pthread_t tid;
+	bool threaded = pthread_create(&tid, NULL, side_main, &side) == 0;
+	if (!threaded)
+		side_main(&side);
+	struct diag_list trace_diags;
+	diag_init(&trace_diags);
 	for (size_t i = 0; i < cap->n_ranks && !atomic_load(&cap->cancel); i++) {
 		struct rank_data *rd = &cap->ranks[i];
 		atomic_store_explicit(&rd->state, RANK_TRACE_LOADING, memory_order_release);
-		load_trace(cap, rd);
-		atomic_store_explicit(&rd->state, RANK_READY, memory_order_release);
+		load_trace(cap, rd, &trace_diags);
+		atomic_store_explicit(&rd->state, RANK_TRACE_LOADED, memory_order_release);
 	}
+	if (threaded)
+		pthread_join(tid, NULL);
+	diag_append(&cap->diags, &side.diags);
+	diag_append(&cap->diags, &trace_diags);
+	diag_free(&side.diags);
+	diag_free(&trace_diags);
+	for (size_t i = 0; i < cap->n_ranks && !atomic_load(&cap->cancel); i++)
+		atomic_store_explicit(&cap->ranks[i].state, RANK_READY, memory_order_release);
 	cap->load_seconds = now_seconds() - t0;
 	atomic_store_explicit(&cap->done, true, memory_order_release);
 }
@@ -371,7 +402,7 @@ const struct csv_table *capture_csv(const struct capture *cap, size_t rank_index
 	if (rank_index >= cap->n_ranks)
 		return NULL;
 	const struct rank_data *rd = &cap->ranks[rank_index];
-	if (capture_rank_state(rd) < RANK_CSV_READY)
+	if (!capture_rank_csv_ready(rd))
 		return NULL;
 	return rd->by_kind[kind];
 }

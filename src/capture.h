@@ -19,11 +19,12 @@
 #include "discover.h"
 #include "store.h"
 
+/* The trace's progress; the CSV tables load beside it and say so with csv_ready. */
 enum rank_state {
-	RANK_PENDING,       /* nothing loaded yet */
-	RANK_CSV_READY,     /* CSV tables and profiler_info are readable */
+	RANK_PENDING,       /* the trace is not being read yet */
 	RANK_TRACE_LOADING, /* the trace is being walked; see trace_bytes_done */
-	RANK_READY,         /* the store is readable too */
+	RANK_TRACE_LOADED,  /* the trace is read; the tables may still be loading */
+	RANK_READY,         /* everything is loaded: the store and the tables are readable */
 };
 
 struct rank_data {
@@ -32,8 +33,9 @@ struct rank_data {
 	struct csv_table **csvs; /* owned, all tables read */
 	size_t n_csvs;
 	struct csv_table *by_kind[CSV_KIND_COUNT]; /* borrowed from csvs: the one used per kind */
-	struct comm_data comm; /* communication*.json of this rank (readable from RANK_CSV_READY) */
+	struct comm_data comm; /* communication*.json of this rank (readable once csv_ready) */
 	_Atomic int state;
+	_Atomic bool csv_ready; /* by_kind, csvs and comm are complete and readable */
 	_Atomic uint64_t trace_bytes_done;
 	uint64_t trace_bytes_total;
 	bool trace_failed;
@@ -54,7 +56,7 @@ struct capture {
 	size_t n_ranks;
 	struct diag_list diags;
 	/* cluster_communication*.json (discovery's cluster_files), readable once the first
-	 * rank is RANK_CSV_READY or the capture is done */
+	 * rank is csv_ready or the capture is done */
 	struct comm_data cluster_comm;
 	struct capture_opts opts;
 	bool usable;      /* discovery found something to load */
@@ -80,6 +82,10 @@ const struct csv_table *capture_csv(const struct capture *cap, size_t rank_index
 static inline int capture_rank_state(const struct rank_data *rd)
 {
 	return atomic_load_explicit(&rd->state, memory_order_acquire);
+}
+static inline bool capture_rank_csv_ready(const struct rank_data *rd)
+{
+	return atomic_load_explicit(&rd->csv_ready, memory_order_acquire);
 }
 
 #endif

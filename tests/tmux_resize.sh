@@ -41,12 +41,22 @@ expect_whole_frame() {
     [ "$(now_ms)" -lt "$_deadline" ] || fail "$1x$2: the screen does not settle"
   done
   T send-keys -t "$pane" C-l
-  # a correct frame stays as it is; give the explorer a moment to repaint, then compare
-  _deadline=$(($(now_ms) + 600))
-  while [ "$(now_ms)" -lt "$_deadline" ]; do
+  # a full redraw clears and repaints, which a loaded machine may show in pieces: compare
+  # the frame it settles on
+  sleep 0.15
+  snap
+  cp "$tmp/screen" "$tmp/after-redraw"
+  _deadline=$(($(now_ms) + 3000))
+  _same=0
+  while [ "$_same" -lt 2 ] && [ "$(now_ms)" -lt "$_deadline" ]; do
+    sleep 0.15
     snap
-    cmp -s "$tmp/before-redraw" "$tmp/screen" || break
-    sleep 0.05
+    if cmp -s "$tmp/after-redraw" "$tmp/screen"; then
+      _same=$((_same + 1))
+    else
+      _same=0
+      cp "$tmp/screen" "$tmp/after-redraw"
+    fi
   done
   if ! cmp -s "$tmp/before-redraw" "$tmp/screen"; then
     echo "--- before C-l ---"

@@ -361,7 +361,7 @@ static bool capture_loading(const struct capture *cap, const char *which, char *
 				 100.0 * (double)done / (double)rd->trace_bytes_total, ready, cap->n_ranks);
 		else
 			snprintf(buf, size, "%sloading rank %d: %s, %zu/%zu ranks ready", which, rd->plan->rank,
-				 st == RANK_PENDING ? "CSV tables" : "waiting for the trace", ready, cap->n_ranks);
+				 st == RANK_TRACE_LOADED ? "CSV tables" : "waiting for the trace", ready, cap->n_ranks);
 		return true;
 	}
 	return false;

@@ -76,7 +76,7 @@ static int draw_files(struct app *app, struct canvas *cv, int x, int y, int w, i
 				  st == RANK_READY ? (rd->store.trace.truncated ? " (cut short)" : "") : " (loading)");
 		else
 			sbuf_adds(&sb, "no trace");
-		if (st >= RANK_CSV_READY) {
+		if (capture_rank_csv_ready(rd)) {
 			sbuf_addf(&sb, ", %zu CSV", rd->n_csvs);
 			for (size_t k = 0; k < rd->n_csvs && k < 4; k++) {
 				const struct csv_table *t = rd->csvs[k];
