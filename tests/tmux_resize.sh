@@ -15,6 +15,27 @@ resize() {
   T resize-window -t "$pane" -x "$1" -y "$2" || fail "tmux could not resize to $1x$2"
 }
 
+# settled FILE MS: waits until the screen is the same three times in a row, 150 ms apart
+# (tmux may parse a frame in pieces, and a loaded machine may deliver them late), leaving it
+# in FILE and in $tmp/screen; false when it does not settle within MS.
+settled() {
+  _deadline=$(($(now_ms) + $2))
+  _same=0
+  snap
+  cp "$tmp/screen" "$1"
+  while [ "$_same" -lt 2 ]; do
+    [ "$(now_ms)" -lt "$_deadline" ] || return 1
+    sleep 0.15
+    snap
+    if cmp -s "$1" "$tmp/screen"; then
+      _same=$((_same + 1))
+    else
+      _same=0
+      cp "$tmp/screen" "$1"
+    fi
+  done
+}
+
 # expect_whole_frame W H ERE: waits for the frame at the new size (the status line on the
 # last line, the tab bar on the first, ERE somewhere), then checks that a full redraw
 # (C-l) changes nothing: what ncurses believes is on the screen is what is there.
@@ -24,41 +45,12 @@ expect_whole_frame() {
   wait_for_text "$3" 5
   [ "$(T display -p -t "$pane" '#{pane_width}x#{pane_height}')" = "$1x$2" ] ||
     fail "the pane should be $1x$2"
-  # the same screen three times in a row, 150 ms apart: the frame is complete (tmux may
-  # parse it in pieces, and a loaded machine may deliver them late)
-  _deadline=$(($(now_ms) + 5000))
-  _same=0
-  cp "$tmp/screen" "$tmp/before-redraw"
-  while [ "$_same" -lt 2 ]; do
-    sleep 0.15
-    snap
-    if cmp -s "$tmp/before-redraw" "$tmp/screen"; then
-      _same=$((_same + 1))
-    else
-      _same=0
-      cp "$tmp/screen" "$tmp/before-redraw"
-    fi
-    [ "$(now_ms)" -lt "$_deadline" ] || fail "$1x$2: the screen does not settle"
-  done
+  settled "$tmp/before-redraw" 5000 || fail "$1x$2: the screen does not settle"
   T send-keys -t "$pane" C-l
-  # a full redraw clears and repaints, which a loaded machine may show in pieces: compare
-  # the frame it settles on
+  # a full redraw clears and repaints: compare the frame it settles on
   sleep 0.15
-  snap
-  cp "$tmp/screen" "$tmp/after-redraw"
-  _deadline=$(($(now_ms) + 3000))
-  _same=0
-  while [ "$_same" -lt 2 ] && [ "$(now_ms)" -lt "$_deadline" ]; do
-    sleep 0.15
-    snap
-    if cmp -s "$tmp/after-redraw" "$tmp/screen"; then
-      _same=$((_same + 1))
-    else
-      _same=0
-      cp "$tmp/screen" "$tmp/after-redraw"
-    fi
-  done
-  if ! cmp -s "$tmp/before-redraw" "$tmp/screen"; then
+  settled "$tmp/after-redraw" 3000 || true
+  if ! cmp -s "$tmp/before-redraw" "$tmp/after-redraw"; then
     echo "--- before C-l ---"
     cat "$tmp/before-redraw"
     fail "$1x$2: a full redraw (C-l) changed the screen: the frame after the resize was incomplete"
