@@ -13,59 +13,89 @@
 
 struct rec {
 	int64_t dur;
-	const char *name; /* interned: equal names are equal pointers within one source */
+	uint32_t name; /* index into the grouping's names */
 	uint8_t scope, phase, cat;
 };
 
-/* by scope, then name (equal names are equal pointers), then duration */
-#define REC_LESS(x, y)                                                                     \
-	((x)->scope != (y)->scope ? (x)->scope < (y)->scope                                \
-	 : (x)->name != (y)->name ? (uintptr_t)(x)->name < (uintptr_t)(y)->name : (x)->dur < (y)->dur)
-XSORT_DEFINE(sort_recs, struct rec, REC_LESS)
+#define REC_SHORTER(x, y) ((x)->dur < (y)->dur)
+XSORT_DEFINE(sort_by_dur, struct rec, REC_SHORTER)
 
-/* The records in groups of one (scope, name), each group by duration: what sorting them all
- * by REC_LESS gives, group order aside, at the cost of a counting sort and small sorts. */
-static void group_recs(struct rec *recs, size_t n)
+/* Op instances grouped by (scope, name), each group sorted by duration (stable: equal
+ * durations keep the order they came in). Names are dense indices (the store's string ids,
+ * or the CSV path's own numbering), so the groups come from a counting sort over a table of
+ * scopes x names instead of a hash of millions of records: a 1 GB trace's op records used to
+ * cost more memory than its whole store. */
+struct op_groups {
+	size_t n_names;
+	const char **names; /* borrowed strings, by name index */
+	bool own_names;
+	uint32_t *end;   /* per key (scope * n_names + name): one past its last record */
+	uint32_t *first; /* per key: the index of its first record as given, UINT32_MAX when none */
+	struct rec *recs;
+	size_t n;
+};
+
+static size_t group_key(const struct op_groups *g, const struct rec *r)
 {
-	size_t cap = 64;
-	while (cap < 2 * n)
-		cap *= 2;
-	struct slot { const char *name; uint8_t scope; uint32_t group; } *map = xcalloc(cap, sizeof *map);
-	uint32_t *group = xmalloc((n ? n : 1) * sizeof *group);
-	size_t *count = NULL, n_groups = 0, cap_count = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!recs[i].name)
-			recs[i].name = ""; /* NULL marks an empty slot below */
-		uintptr_t h = ((uintptr_t)recs[i].name >> 3) * 0x9E3779B97F4A7C15ULL + recs[i].scope;
-		size_t k = (size_t)(h ^ (h >> 29)) & (cap - 1);
-		while (map[k].name && (map[k].name != recs[i].name || map[k].scope != recs[i].scope))
-			k = (k + 1) & (cap - 1);
-		if (!map[k].name) {
-			map[k] = (struct slot){recs[i].name, recs[i].scope, (uint32_t)n_groups};
-			xgrow(&count, &cap_count, n_groups + 1, sizeof *count);
-			count[n_groups++] = 0;
-		}
-		group[i] = map[k].group;
-		count[group[i]]++;
-	}
-	size_t at = 0;
-	for (size_t g = 0; g < n_groups; g++) {
-		size_t c = count[g];
-		count[g] = at;
+	return (size_t)r->scope * g->n_names + r->name;
+}
+
+static size_t group_start(const struct op_groups *g, size_t key)
+{
+	return key ? g->end[key - 1] : 0;
+}
+
+static void groups_init(struct op_groups *g, size_t n_names)
+{
+	memset(g, 0, sizeof *g);
+	g->n_names = n_names;
+	size_t keys = (size_t)SCOPE_COUNT * n_names;
+	g->end = xcalloc(keys ? keys : 1, sizeof *g->end);
+	g->first = xmalloc((keys ? keys : 1) * sizeof *g->first);
+	memset(g->first, 0xff, (keys ? keys : 1) * sizeof *g->first);
+}
+
+/* The first of two passes over the same records: counts them per key. */
+static void groups_count(struct op_groups *g, const struct rec *r)
+{
+	size_t key = group_key(g, r);
+	if (g->first[key] == UINT32_MAX)
+		g->first[key] = (uint32_t)g->n;
+	g->end[key]++;
+	g->n++;
+}
+
+static void groups_place_begin(struct op_groups *g)
+{
+	size_t keys = (size_t)SCOPE_COUNT * g->n_names, at = 0;
+	for (size_t k = 0; k < keys; k++) {
+		size_t c = g->end[k];
+		g->end[k] = (uint32_t)at; /* the fill cursor; it ends as the group's end */
 		at += c;
 	}
-	struct rec *out = xmalloc((n ? n : 1) * sizeof *out);
-	for (size_t i = 0; i < n; i++)
-		out[count[group[i]]++] = recs[i];
-	memcpy(recs, out, n * sizeof *recs);
-	for (size_t g = 0, start = 0; g < n_groups; g++) {
-		sort_recs(recs + start, count[g] - start);
-		start = count[g];
-	}
-	free(out);
-	free(count);
-	free(group);
-	free(map);
+	g->recs = xmalloc((g->n ? g->n : 1) * sizeof *g->recs);
+}
+
+/* The second pass: the same records in the same order. */
+static void groups_place(struct op_groups *g, const struct rec *r)
+{
+	g->recs[g->end[group_key(g, r)]++] = *r;
+}
+
+static void groups_place_end(struct op_groups *g)
+{
+	size_t keys = (size_t)SCOPE_COUNT * g->n_names;
+	for (size_t k = 0; k < keys; k++)
+		sort_by_dur(g->recs + group_start(g, k), g->end[k] - group_start(g, k));
+}
+
+static void groups_free(struct op_groups *g)
+{
+	if (g->own_names)
+		free(g->names);
+	free(g->end);
+	free(g->first);
+	free(g->recs);
 }
 
 static int cmp_op(const void *a, const void *b)
@@ -123,8 +153,8 @@ static void csv_totals_free(struct csv_totals *ct)
 	free(ct->type);
 }
 
-static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *g, size_t n, uint8_t scope,
-		       uint8_t phase, const struct csv_totals *ct, const struct strtab *names)
+static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *g, size_t n, const char *name,
+		       uint32_t store_id, uint8_t scope, uint8_t phase, const struct csv_totals *ct)
 {
 	/* g is sorted by dur; a phase subset keeps that order */
 	int64_t *d = xmalloc(n * sizeof *d);
@@ -139,7 +169,7 @@ static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *
 	xgrow(&ra->ops, cap, ra->n_ops + 1, sizeof *ra->ops);
 	struct op_stat *o = &ra->ops[ra->n_ops++];
 	memset(o, 0, sizeof *o);
-	o->name = g[0].name;
+	o->name = name;
 	o->scope = scope;
 	o->phase = phase;
 	o->category = g[0].cat;
@@ -153,25 +183,68 @@ static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *
 	o->p95_ns = analysis_nearest_rank(d, k, 0.95);
 	o->csv_total_ns = -1;
 	o->deviation_pct = NAN;
-	uint32_t id = ct && names ? strtab_find(names, o->name, strlen(o->name)) : STRTAB_NONE;
-	if (id != STRTAB_NONE && id < ct->n) {
-		if (ct->present && phase == PHASE_UNKNOWN && ct->total[id] >= 0) {
-			o->csv_total_ns = ct->total[id];
+	if (ct && store_id != STRTAB_NONE && store_id < ct->n) {
+		if (ct->present && phase == PHASE_UNKNOWN && ct->total[store_id] >= 0) {
+			o->csv_total_ns = ct->total[store_id];
 			if (o->csv_total_ns > 0)
 				o->deviation_pct =
 					100.0 * (double)(o->total_ns - o->csv_total_ns) / (double)o->csv_total_ns;
 		}
-		o->type = ct->type[id];
+		o->type = ct->type[store_id];
 	}
 	free(d);
 }
 
+/* A CSV name's index: names are told apart by their interned pointer, as a table's rows give
+ * them (a small open-addressing map: distinct names are few). */
+struct name_index {
+	const char **keys;
+	uint32_t *ids;
+	size_t cap, n;
+	const char **names; /* by index */
+	size_t cap_names;
+};
+
+static uint32_t name_index_of(struct name_index *ni, const char *name)
+{
+	if (2 * (ni->n + 1) > ni->cap) {
+		struct name_index bigger = {.cap = ni->cap ? 2 * ni->cap : 256};
+		bigger.keys = xcalloc(bigger.cap, sizeof *bigger.keys);
+		bigger.ids = xmalloc(bigger.cap * sizeof *bigger.ids);
+		for (size_t k = 0; k < ni->cap; k++) {
+			if (!ni->keys[k])
+				continue;
+			size_t h = (size_t)(((uintptr_t)ni->keys[k] >> 3) * 0x9E3779B97F4A7C15ULL >> 20) & (bigger.cap - 1);
+			while (bigger.keys[h])
+				h = (h + 1) & (bigger.cap - 1);
+			bigger.keys[h] = ni->keys[k];
+			bigger.ids[h] = ni->ids[k];
+		}
+		free(ni->keys);
+		free(ni->ids);
+		ni->keys = bigger.keys;
+		ni->ids = bigger.ids;
+		ni->cap = bigger.cap;
+	}
+	size_t h = (size_t)(((uintptr_t)name >> 3) * 0x9E3779B97F4A7C15ULL >> 20) & (ni->cap - 1);
+	while (ni->keys[h] && ni->keys[h] != name)
+		h = (h + 1) & (ni->cap - 1);
+	if (!ni->keys[h]) {
+		ni->keys[h] = name;
+		ni->ids[h] = (uint32_t)ni->n;
+		xgrow(&ni->names, &ni->cap_names, ni->n + 1, sizeof *ni->names);
+		ni->names[ni->n++] = name;
+	}
+	return ni->ids[h];
+}
+
 /* Instances from the CSV tables themselves, for ranks exported without a trace. */
-static size_t csv_records(const struct rank_data *rd, struct rank_analysis *ra, struct rec **out)
+static void csv_groups(const struct rank_data *rd, struct op_groups *g)
 {
 	const struct csv_table *k = rd->by_kind[CSV_KERNEL], *o = rd->by_kind[CSV_OPERATOR_DETAILS];
+	struct rec *recs = NULL;
 	size_t n = 0, cap = 0;
-	*out = NULL;
+	struct name_index ni = {0};
 	for (size_t r = 0; k && r < k->nrows; r++) {
 		int64_t d;
 		if (!csvt_time(k, r, COL_DURATION, &d))
@@ -180,8 +253,8 @@ static size_t csv_records(const struct rank_data *rd, struct rank_analysis *ra, 
 		struct ev_class c = category_of(LANE_DEVICE, name, "", csvt_str(k, r, COL_ACCEL_CORE));
 		if (c.flags & EVF_WAIT)
 			continue;
-		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct rec){d, name, SCOPE_DEVICE, PHASE_UNKNOWN, c.cat};
+		xgrow(&recs, &cap, n + 1, sizeof *recs);
+		recs[n++] = (struct rec){d, name_index_of(&ni, name), SCOPE_DEVICE, PHASE_UNKNOWN, c.cat};
 	}
 	for (size_t r = 0; o && r < o->nrows; r++) {
 		int64_t d;
@@ -189,69 +262,137 @@ static size_t csv_records(const struct rank_data *rd, struct rank_analysis *ra, 
 			continue;
 		const char *name = csvt_str(o, r, COL_NAME);
 		struct ev_class c = category_of(LANE_HOST_PYTHON, name, "cpu_op", "");
-		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct rec){d, name, SCOPE_HOST, PHASE_UNKNOWN, c.cat};
+		xgrow(&recs, &cap, n + 1, sizeof *recs);
+		recs[n++] = (struct rec){d, name_index_of(&ni, name), SCOPE_HOST, PHASE_UNKNOWN, c.cat};
 	}
-	(void)ra;
-	return n;
+	groups_init(g, ni.n);
+	g->names = ni.names;
+	g->own_names = true;
+	for (size_t i = 0; i < n; i++)
+		groups_count(g, &recs[i]);
+	groups_place_begin(g);
+	for (size_t i = 0; i < n; i++)
+		groups_place(g, &recs[i]);
+	groups_place_end(g);
+	free(recs);
+	free(ni.keys);
+	free(ni.ids);
+}
+
+/* The scope of event ev as an op instance, false when it is not one. */
+static bool trace_op_scope(const struct rank_store *rs, const struct rank_analysis *ra, const bool *frame_attr,
+			   size_t ev, uint8_t *scope)
+{
+	const struct lane *l = store_ev_lane(rs, ev);
+	struct ev_class c = ra->cls[ev];
+	if (l->group == LANE_DEVICE) {
+		*scope = SCOPE_DEVICE;
+		return !(c.flags & EVF_WAIT);
+	}
+	if (lanes_group_is_host(l->group)) {
+		*scope = SCOPE_HOST;
+		/* call-stack frames and step marks are not ops */
+		return !(c.flags & EVF_STEP_MARK) && !frame_attr[store_ev_attr_id(rs, ev)];
+	}
+	return false;
+}
+
+/* Instances from the trace: two passes over the events (count, then place), so the only
+ * per-instance memory is the grouped records themselves. */
+static void trace_groups(const struct rank_store *rs, const struct rank_analysis *ra, struct op_groups *g)
+{
+	bool *frame_attr = xmalloc((rs->n_attrs ? rs->n_attrs : 1) * sizeof *frame_attr);
+	for (size_t a = 0; a < rs->n_attrs; a++)
+		frame_attr[a] = !strcmp(store_str(rs, rs->attrs[a].cat), "python_function");
+	uint32_t n_names = strtab_count(rs->strs);
+	groups_init(g, n_names);
+	g->names = xmalloc((n_names ? n_names : 1) * sizeof *g->names);
+	g->own_names = true;
+	for (uint32_t i = 0; i < n_names; i++)
+		g->names[i] = store_str(rs, i);
+	uint8_t scope;
+	for (size_t ev = 0; ev < rs->n_ev; ev++)
+		if (trace_op_scope(rs, ra, frame_attr, ev, &scope))
+			groups_count(g, &(struct rec){.name = rs->ev_name[ev], .scope = scope});
+	groups_place_begin(g);
+	for (size_t ev = 0; ev < rs->n_ev; ev++)
+		if (trace_op_scope(rs, ra, frame_attr, ev, &scope))
+			groups_place(g, &(struct rec){store_dur(rs, ev), rs->ev_name[ev], scope,
+						      phase_at(ra, rs->ev_ts[ev]), ra->cls[ev].cat});
+	groups_place_end(g);
+	free(frame_attr);
+}
+
+/* The "all" scope of one name: its device and host groups merged by duration, equal
+ * durations taking the group seen first first (what one stable sort of both gives). */
+static size_t merge_scopes(const struct op_groups *g, uint32_t name, struct rec *out)
+{
+	size_t kd = (size_t)SCOPE_DEVICE * g->n_names + name, kh = (size_t)SCOPE_HOST * g->n_names + name;
+	const struct rec *a = g->recs + group_start(g, kd), *b = g->recs + group_start(g, kh);
+	size_t na = g->end[kd] - group_start(g, kd), nb = g->end[kh] - group_start(g, kh);
+	if (g->first[kh] < g->first[kd]) { /* a is the group seen first */
+		const struct rec *t = a;
+		a = b;
+		b = t;
+		size_t tn = na;
+		na = nb;
+		nb = tn;
+	}
+	size_t i = 0, j = 0, k = 0;
+	while (i < na && j < nb)
+		out[k++] = b[j].dur < a[i].dur ? b[j++] : a[i++];
+	while (i < na)
+		out[k++] = a[i++];
+	while (j < nb)
+		out[k++] = b[j++];
+	return k;
 }
 
 void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
 {
 	const struct rank_data *rd = &cap->ranks[ri];
 	const struct rank_store *rs = &rd->store;
-	struct rec *recs = NULL;
-	size_t n = 0;
 	bool from_csv = !rs->n_ev;
-	if (from_csv) {
-		n = csv_records(rd, ra, &recs);
-	} else {
-		recs = xmalloc(rs->n_ev * sizeof *recs);
-		for (size_t ev = 0; ev < rs->n_ev; ev++) {
-			const struct lane *l = store_ev_lane(rs, ev);
-			struct ev_class c = ra->cls[ev];
-			uint8_t scope;
-			if (l->group == LANE_DEVICE) {
-				if (c.flags & EVF_WAIT)
-					continue;
-				scope = SCOPE_DEVICE;
-			} else if (lanes_group_is_host(l->group)) {
-				if (c.flags & EVF_STEP_MARK ||
-				    !strcmp(store_str(rs, store_ev_attr(rs, ev)->cat), "python_function"))
-					continue; /* call-stack frames and step marks are not ops */
-				scope = SCOPE_HOST;
-			} else {
-				continue;
-			}
-			recs[n++] = (struct rec){store_dur(rs, ev), store_ev_name(rs, ev), scope,
-						 phase_at(ra, rs->ev_ts[ev]), c.cat};
-		}
-	}
-	if (n == 0) {
-		free(recs);
+	struct op_groups g;
+	if (from_csv)
+		csv_groups(rd, &g);
+	else
+		trace_groups(rs, ra, &g);
+	if (g.n == 0) {
+		groups_free(&g);
 		return;
 	}
 	struct csv_totals dev_ct, host_ct;
 	csv_totals_build(rs, from_csv ? NULL : rd->by_kind[CSV_KERNEL], COL_DURATION, &dev_ct);
 	csv_totals_build(rs, from_csv ? NULL : rd->by_kind[CSV_OPERATOR_DETAILS], COL_HOST_TOTAL, &host_ct);
 
-	size_t cap_ops = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1) /* the "all" scope: the same records under one scope */
-			for (size_t i = 0; i < n; i++)
-				recs[i].scope = SCOPE_ALL;
-		group_recs(recs, n);
-		for (size_t i = 0; i < n;) {
-			size_t j = i;
-			while (j < n && recs[j].scope == recs[i].scope && recs[j].name == recs[i].name)
-				j++;
-			const struct csv_totals *ct = recs[i].scope == SCOPE_DEVICE ? &dev_ct
-						      : recs[i].scope == SCOPE_HOST ? &host_ct : NULL;
+	size_t cap_ops = 0, widest = 0;
+	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
+		const struct csv_totals *ct = scope == SCOPE_DEVICE ? &dev_ct : &host_ct;
+		for (uint32_t name = 0; name < g.n_names; name++) {
+			size_t key = (size_t)scope * g.n_names + name, at = group_start(&g, key), n = g.end[key] - at;
+			if (!n)
+				continue;
 			for (uint8_t ph = PHASE_UNKNOWN; ph <= PHASE_DECODE; ph++)
-				emit_group(ra, &cap_ops, recs + i, j - i, recs[i].scope, ph, ct, rs->strs);
-			i = j;
+				emit_group(ra, &cap_ops, g.recs + at, n, g.names[name], from_csv ? STRTAB_NONE : name,
+					   (uint8_t)scope, ph, ct);
 		}
 	}
+	for (uint32_t name = 0; name < g.n_names; name++) {
+		size_t kd = (size_t)SCOPE_DEVICE * g.n_names + name, kh = (size_t)SCOPE_HOST * g.n_names + name;
+		size_t both = g.end[kd] - group_start(&g, kd) + g.end[kh] - group_start(&g, kh);
+		if (both > widest)
+			widest = both;
+	}
+	struct rec *all = xmalloc((widest ? widest : 1) * sizeof *all);
+	for (uint32_t name = 0; name < g.n_names; name++) {
+		size_t n = merge_scopes(&g, name, all);
+		if (!n)
+			continue;
+		for (uint8_t ph = PHASE_UNKNOWN; ph <= PHASE_DECODE; ph++)
+			emit_group(ra, &cap_ops, all, n, g.names[name], STRTAB_NONE, SCOPE_ALL, ph, NULL);
+	}
+	free(all);
 	/* shares of each (scope, phase) total */
 	int64_t totals[SCOPE_COUNT][3] = {{0}};
 	for (size_t i = 0; i < ra->n_ops; i++)
@@ -305,5 +446,5 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 					   host_ct.present ? "operator_details" : "none");
 	csv_totals_free(&dev_ct);
 	csv_totals_free(&host_ct);
-	free(recs);
+	groups_free(&g);
 }
