@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <uniconv.h>
@@ -42,6 +45,12 @@ struct parse_state {
 	struct line_field { const char *p; size_t off, len; } *lf;
 	size_t cap_lf;
 	struct sbuf line_text;
+	/* per header position: the typed column its cells go to, NULL for cells read lazily */
+	struct csv_column **cell_col;
+	/* per typed column: its last text and id (formats, dtypes, core types repeat row after row:
+	 * a compare is cheaper than a hash) */
+	struct cell_memo { const char *p; size_t len; uint32_t id; } *memo;
+	const char *buf_begin, *buf_end; /* the file's bytes (split_line may read up to the end) */
 };
 
 
@@ -76,7 +85,7 @@ static void start_row(struct parse_state *ps)
 		for (size_t i = 0; i < t->n_typed; i++) {
 			struct csv_column *col = &t->cols[i];
 			size_t cc = t->cap_rows;
-			switch (csv_schema_type(col->col)) {
+			switch (col->type) {
 			case CSVT_STR: xgrow(&col->v.str, &cc, t->nrows + 1, sizeof *col->v.str); break;
 			case CSVT_TIME: xgrow(&col->v.time, &cc, t->nrows + 1, sizeof *col->v.time); break;
 			case CSVT_NUM: xgrow(&col->v.num, &cc, t->nrows + 1, sizeof *col->v.num); break;
@@ -90,7 +99,7 @@ static void start_row(struct parse_state *ps)
 	t->row_line[r] = (uint32_t)ps->pending_line;
 	for (size_t i = 0; i < t->n_typed; i++) {
 		struct csv_column *col = &t->cols[i];
-		switch (csv_schema_type(col->col)) {
+		switch (col->type) {
 		case CSVT_STR: col->v.str[r] = 0; break;
 		case CSVT_TIME: col->v.time[r] = CSVT_MISSING_TIME; break;
 		case CSVT_NUM: col->v.num[r] = NAN; break;
@@ -104,26 +113,34 @@ static bool is_timestamp_col(enum csv_col c)
 	return c == COL_START || c == COL_TIMESTAMP || c == COL_ALLOCATION_TIME || c == COL_RELEASE_TIME;
 }
 
+/* Interns a text cell through its column's one-entry memo. */
+static uint32_t intern_cell(struct parse_state *ps, size_t typed, const char *s, size_t len)
+{
+	struct cell_memo *m = &ps->memo[typed];
+	if (m->p && m->len == len && !memcmp(m->p, s, len))
+		return m->id;
+	size_t n;
+	const char *u = cell_utf8(ps, s, len, &n);
+	uint32_t id = strtab_intern(ps->t->strs, u, n);
+	/* only bytes of the file stay put: unquoted text lives in scratch buffers */
+	if (s >= ps->buf_begin && s + len <= ps->buf_end)
+		*m = (struct cell_memo){s, len, id};
+	return id;
+}
+
 static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t len)
 {
 	struct csv_table *t = ps->t;
-	if (idx >= t->ncols)
+	if (idx >= t->ncols || !ps->cell_col[idx])
 		return;
-	int canon = t->header_col[idx];
-	if (canon < 0 || t->col_at[canon] < 0 || t->cols[t->col_at[canon]].index != (int)idx)
-		return;
-	struct csv_column *col = &t->cols[t->col_at[canon]];
+	struct csv_column *col = ps->cell_col[idx];
 	size_t r = t->nrows - 1;
-	enum csv_type ty = csv_schema_type(col->col);
+	enum csv_type ty = col->type;
 	if (ty == CSVT_STR) {
-		size_t n;
-		const char *u = cell_utf8(ps, s, len, &n);
-		col->v.str[r] = strtab_intern(t->strs, u, n);
+		col->v.str[r] = intern_cell(ps, (size_t)(col - t->cols), s, len);
 		return;
 	}
-	if (num_is_missing(s, len))
-		return;
-	if (num_has_exponent(s, len) && is_timestamp_col(col->col)) {
+	if (is_timestamp_col(col->col) && num_has_exponent(s, len)) {
 		t->excel_numbers++;
 		if (ps->warn_excel++ < WARN_EACH)
 			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
@@ -147,7 +164,7 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 				col->v.ratio[r] = (float)d;
 		}
 	}
-	if (st != NUM_OK) {
+	if (st != NUM_OK && st != NUM_MISSING) {
 		t->bad_numbers++;
 		if (ps->warn_bad++ < WARN_EACH) {
 			char *clean = sanitize_dup(s, len > 40 ? 40 : len);
@@ -186,9 +203,15 @@ static void setup_columns(struct parse_state *ps)
 		present[c] = true;
 		t->col_at[c] = (int)t->n_typed;
 		t->cols[t->n_typed].col = (enum csv_col)c;
+		t->cols[t->n_typed].type = csv_schema_type((enum csv_col)c);
 		t->cols[t->n_typed].index = (int)i;
 		t->n_typed++;
 	}
+	/* a repeated column's later copies, like unknown columns, are read lazily */
+	ps->cell_col = xcalloc(t->ncols ? t->ncols : 1, sizeof *ps->cell_col);
+	for (size_t k = 0; k < t->n_typed; k++)
+		ps->cell_col[t->cols[k].index] = &t->cols[k];
+	ps->memo = xcalloc(t->n_typed ? t->n_typed : 1, sizeof *ps->memo);
 	const char *base = strrchr(ps->name, '/');
 	enum csv_kind by_name = csv_schema_kind_by_name(base ? base + 1 : ps->name);
 	t->kind = by_name != CSV_UNKNOWN ? by_name : csv_schema_kind(present);
@@ -260,6 +283,31 @@ static bool simple_line(const char *p, size_t n)
 	return !looks_blank(p, n);
 }
 
+/* The first ',' or '"' in [b, end), else end. Loads may run past end up to limit (the end
+ * of the file's bytes), never beyond. */
+static inline const char *find_comma_or_quote(const char *b, const char *end, const char *limit)
+{
+#ifdef __SSE2__
+	const __m128i comma = _mm_set1_epi8(','), quote = _mm_set1_epi8('"');
+	while (b < end && limit - b >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
+		int bits = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, quote)));
+		if (bits) {
+			const char *hit = b + __builtin_ctz((unsigned)bits);
+			return hit < end ? hit : end;
+		}
+		b += 16;
+	}
+	if (b >= end)
+		return end;
+#else
+	(void)limit;
+#endif
+	while (b < end && *b != ',' && *b != '"')
+		b++;
+	return b;
+}
+
 static inline const char *skip_blanks(const char *a, const char *end)
 {
 	while (a < end && (*a == ' ' || *a == '\t'))
@@ -303,10 +351,7 @@ static bool split_line(const char *p, size_t n, struct parse_state *ps)
 			if (next < end && *next != ',')
 				return false;
 		} else {
-			/* cells are short: a byte loop beats two memchr calls */
-			const char *b = a;
-			while (b < end && *b != ',' && *b != '"')
-				b++;
+			const char *b = find_comma_or_quote(a, end, ps->buf_end);
 			if (b < end && *b == '"')
 				return false;
 			next = b;
@@ -319,10 +364,21 @@ static bool split_line(const char *p, size_t n, struct parse_state *ps)
 			break;
 		f = next + 1;
 	}
-	for (size_t i = 0; i < nf; i++) {
-		const struct line_field *fl = &ps->lf[i];
-		const char *text = fl->p ? fl->p : ps->line_text.buf ? ps->line_text.buf + fl->off : "";
-		on_field((void *)text, fl->len, ps);
+	if (ps->header_done && nf) {
+		/* what on_field does per cell, without its per-cell checks */
+		start_row(ps);
+		for (size_t i = 0; i < nf; i++) {
+			const struct line_field *fl = &ps->lf[i];
+			store_cell(ps, i, fl->p ? fl->p : ps->line_text.buf ? ps->line_text.buf + fl->off : "",
+				   fl->len);
+		}
+		ps->fields = nf;
+	} else {
+		for (size_t i = 0; i < nf; i++) {
+			const struct line_field *fl = &ps->lf[i];
+			const char *text = fl->p ? fl->p : ps->line_text.buf ? ps->line_text.buf + fl->off : "";
+			on_field((void *)text, fl->len, ps);
+		}
 	}
 	on_row('\n', ps);
 	return true;
@@ -372,7 +428,8 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 	csv_init(&p, CSV_APPEND_NULL);
 	/* libcsv's own spaces (space, TAB) and terminators (CR, LF) are ours: no callbacks,
 	 * which would cost a call per byte */
-	struct parse_state ps = {.t = t, .dl = dl, .name = name, .pending_line = 1};
+	struct parse_state ps = {.t = t, .dl = dl, .name = name, .pending_line = 1, .buf_begin = buf,
+				 .buf_end = buf + len};
 	/* ASCPROF_LIBCSV_ONLY=1 sends every line through libcsv (comparisons) */
 	const char *only = getenv("ASCPROF_LIBCSV_ONLY");
 	bool fast = !(only && !strcmp(only, "1"));
@@ -417,6 +474,8 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 	sbuf_free(&ps.header_acc);
 	sbuf_free(&ps.line_text);
 	free(ps.lf);
+	free(ps.cell_col);
+	free(ps.memo);
 	if (!ps.header_done || t->ncols == 0) {
 		diag_add(dl, DIAG_WARN, name, 0, -1, "no header row; skipped");
 		csvt_free(t);

@@ -26,6 +26,7 @@
 
 struct csv_column {
 	enum csv_col col;
+	enum csv_type type; /* csv_schema_type(col), kept at hand for the per-cell path */
 	int index; /* position in the header */
 	union {
 		uint32_t *str; /* strtab ids; 0 = empty or missing */
