@@ -70,6 +70,53 @@ int csv_schema_lookup(const char *header, size_t len)
 
 enum csv_type csv_schema_type(enum csv_col col) { return col_defs[col].type; }
 
+/* READ-LIST: one line per column; tests/csv_columns_read.sh compares it with the code. */
+static const bool col_read[CSV_COL_COUNT] = {
+	[COL_ACCEL_CORE] = true,
+	[COL_AICORE_TIME] = true,
+	[COL_AIC_ICACHE_MISS] = true,
+	[COL_AIC_MAC_RATIO] = true,
+	[COL_AIC_MTE1_RATIO] = true,
+	[COL_AIC_MTE2_RATIO] = true,
+	[COL_AIC_MTE3_RATIO] = true,
+	[COL_AIC_SCALAR_RATIO] = true,
+	[COL_AIC_VEC_RATIO] = true,
+	[COL_AIV_ICACHE_MISS] = true,
+	[COL_AIV_MAC_RATIO] = true,
+	[COL_AIV_MTE1_RATIO] = true,
+	[COL_AIV_MTE2_RATIO] = true,
+	[COL_AIV_MTE3_RATIO] = true,
+	[COL_AIV_SCALAR_RATIO] = true,
+	[COL_AIV_TIME] = true,
+	[COL_AIV_VEC_RATIO] = true,
+	[COL_ALLOCATION_TIME] = true,
+	[COL_BLOCK_DIM] = true,
+	[COL_COMM_NOT_OVERLAPPED] = true,
+	[COL_COMPONENT] = true,
+	[COL_COMPUTING] = true,
+	[COL_DURATION] = true,
+	[COL_FREE] = true,
+	[COL_HOST_TOTAL] = true,
+	[COL_INPUT_SHAPES] = true,
+	[COL_NAME] = true,
+	[COL_RELEASE_TIME] = true,
+	[COL_SIZE_KB] = true,
+	[COL_STAGE] = true,
+	[COL_START] = true,
+	[COL_STEP] = true,
+	[COL_TIMESTAMP] = true,
+	[COL_TOTAL] = true,
+	[COL_TOTAL_ACTIVE_KB] = true,
+	[COL_TOTAL_ACTIVE_MB] = true,
+	[COL_TOTAL_ALLOCATED_KB] = true,
+	[COL_TOTAL_ALLOCATED_MB] = true,
+	[COL_TOTAL_RESERVED_KB] = true,
+	[COL_TOTAL_RESERVED_MB] = true,
+	[COL_TYPE] = true,
+};
+
+bool csv_schema_is_read(enum csv_col col) { return col_read[col]; }
+
 const char *csv_schema_label(enum csv_col col)
 {
 	static char labels[CSV_COL_COUNT][64];

@@ -141,6 +141,11 @@ enum csv_kind {
  * underscores, and reads µ (U+00B5) and μ (U+03BC) as u. */
 int csv_schema_lookup(const char *header, size_t len);
 enum csv_type csv_schema_type(enum csv_col col);
+/* Whether something reads the column by name (the analysis or a view). Only these are kept
+ * typed per row; every other cell is read from the file when a row is drilled into, which
+ * keeps a large kernel table's cost to the columns that matter (tests/csv_columns_read.sh
+ * checks this list against the code). */
+bool csv_schema_is_read(enum csv_col col);
 /* The first (preferred) spelling, for messages and table headers. */
 const char *csv_schema_label(enum csv_col col);
 /* The kind of a table holding these columns (present[c] true when column c exists). */

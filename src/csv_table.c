@@ -201,6 +201,8 @@ static void setup_columns(struct parse_state *ps)
 		if (present[c])
 			continue; /* a repeated column: the first one counts */
 		present[c] = true;
+		if (!csv_schema_is_read((enum csv_col)c))
+			continue; /* known, but nothing reads it by name: drill-down reads the file */
 		t->col_at[c] = (int)t->n_typed;
 		t->cols[t->n_typed].col = (enum csv_col)c;
 		t->cols[t->n_typed].type = csv_schema_type((enum csv_col)c);

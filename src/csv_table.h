@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* CSV tables from profiling exports, read with libcsv.
  *
- * Columns the schema knows (csv_schema.h) are kept typed per row: interned text, exact
- * times in ns, numbers. Every other cell stays in the file and is read again on demand
+ * Columns the schema knows (csv_schema.h) and something reads by name (csv_schema_is_read)
+ * are kept typed per row: interned text, exact times in ns, numbers. Every other cell
+ * (unknown columns too) stays in the file and is read again on demand
  * (csvt_row_cells) when the user drills down to a row, so a 500 MB kernel_details.csv
  * costs tens of bytes per row, not its size. Rows remember their line for messages.
  *
