@@ -14,6 +14,12 @@
 #include "trace.h"
 #include "xalloc.h"
 
+static int online_cpus(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus > 0 ? (int)cpus : 1;
+}
+
 struct capture *capture_open(const char *path, const struct capture_opts *opts)
 {
 	struct capture *cap = xcalloc(1, sizeof *cap);
@@ -27,6 +33,7 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts)
 		struct rank_data *rd = &cap->ranks[i];
 		rd->plan = &cap->plan.ranks[i];
 		store_init(&rd->store);
+		diag_init(&rd->trace_diags);
 		atomic_init(&rd->state, RANK_PENDING);
 		atomic_init(&rd->csv_ready, false);
 		for (size_t k = 0; k < rd->plan->n_files; k++)
@@ -207,8 +214,7 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 			}
 	atomic_init(&pool.next, 0);
 
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int nthreads = cap->opts.threads > 0 ? cap->opts.threads : cpus > 0 ? (int)cpus : 1;
+	int nthreads = cap->opts.threads > 0 ? cap->opts.threads : online_cpus();
 	if ((size_t)nthreads > pool.n_jobs)
 		nthreads = (int)pool.n_jobs;
 	pthread_t tids[16];
@@ -280,7 +286,7 @@ static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, cons
 	return 1;
 }
 
-static void load_trace(struct capture *cap, struct rank_data *rd, struct diag_list *dl)
+static void load_trace(struct capture *cap, struct rank_data *rd, int threads, struct diag_list *dl)
 {
 	const char *paths[256];
 	size_t n = trace_files(dl, rd, paths, sizeof paths / sizeof paths[0]);
@@ -308,7 +314,7 @@ static void load_trace(struct capture *cap, struct rank_data *rd, struct diag_li
 		}
 	}
 	struct trace_load_opts topts = {
-		.threads = cap->opts.threads,
+		.threads = threads,
 		.progress = &rd->trace_bytes_done,
 		.max_file_bytes = limit == CAPTURE_NO_LIMIT ? 0 : limit,
 	};
@@ -348,6 +354,54 @@ static void *side_main(void *arg)
 	return NULL;
 }
 
+/* Ranks' traces are loaded several at a time, each walked by fewer threads: a rank's merge
+ * and lane sorts run on one core, and another rank's walk keeps the other busy. Each rank
+ * keeps its own messages, appended in rank order whatever the timing. */
+struct trace_workers {
+	struct capture *cap;
+	_Atomic size_t next;
+	int total_threads, workers;
+};
+
+static void *trace_worker(void *arg)
+{
+	struct trace_workers *tw = arg;
+	struct capture *cap = tw->cap;
+	for (;;) {
+		size_t i = atomic_fetch_add(&tw->next, 1);
+		if (i >= cap->n_ranks || atomic_load(&cap->cancel))
+			return NULL;
+		/* the last ranks, fewer than the workers, get the threads of the idle ones */
+		size_t left = cap->n_ranks - i;
+		int sharing = left < (size_t)tw->workers ? (int)left : tw->workers;
+		int threads = tw->total_threads / sharing;
+		struct rank_data *rd = &cap->ranks[i];
+		atomic_store_explicit(&rd->state, RANK_TRACE_LOADING, memory_order_release);
+		load_trace(cap, rd, threads > 0 ? threads : 1, &rd->trace_diags);
+		atomic_store_explicit(&rd->state, RANK_TRACE_LOADED, memory_order_release);
+	}
+}
+
+static void load_traces(struct capture *cap)
+{
+	int total = cap->opts.threads > 0 ? cap->opts.threads : online_cpus();
+	struct trace_workers tw = {.cap = cap, .total_threads = total};
+	tw.workers = cap->n_ranks < (size_t)total ? (int)cap->n_ranks : total;
+	if (tw.workers < 1)
+		tw.workers = 1;
+	pthread_t *tids = xcalloc((size_t)tw.workers, sizeof *tids);
+	int started = 0;
+	for (int w = 1; w < tw.workers; w++)
+		if (pthread_create(&tids[w], NULL, trace_worker, &tw) == 0)
+			started = w;
+		else
+			break;
+	trace_worker(&tw);
+	for (int w = 1; w <= started; w++)
+		pthread_join(tids[w], NULL);
+	free(tids);
+}
+
 void capture_load(struct capture *cap)
 {
 	double t0 = now_seconds();
@@ -358,20 +412,16 @@ void capture_load(struct capture *cap)
 	bool threaded = pthread_create(&tid, NULL, side_main, &side) == 0;
 	if (!threaded)
 		side_main(&side);
-	struct diag_list trace_diags;
-	diag_init(&trace_diags);
-	for (size_t i = 0; i < cap->n_ranks && !atomic_load(&cap->cancel); i++) {
-		struct rank_data *rd = &cap->ranks[i];
-		atomic_store_explicit(&rd->state, RANK_TRACE_LOADING, memory_order_release);
-		load_trace(cap, rd, &trace_diags);
-		atomic_store_explicit(&rd->state, RANK_TRACE_LOADED, memory_order_release);
-	}
+	load_traces(cap);
 	if (threaded)
 		pthread_join(tid, NULL);
 	diag_append(&cap->diags, &side.diags);
-	diag_append(&cap->diags, &trace_diags);
 	diag_free(&side.diags);
-	diag_free(&trace_diags);
+	for (size_t i = 0; i < cap->n_ranks; i++) {
+		diag_append(&cap->diags, &cap->ranks[i].trace_diags);
+		diag_free(&cap->ranks[i].trace_diags);
+		diag_init(&cap->ranks[i].trace_diags);
+	}
 	for (size_t i = 0; i < cap->n_ranks && !atomic_load(&cap->cancel); i++)
 		atomic_store_explicit(&cap->ranks[i].state, RANK_READY, memory_order_release);
 	cap->load_seconds = now_seconds() - t0;
@@ -385,6 +435,7 @@ void capture_free(struct capture *cap)
 	for (size_t i = 0; i < cap->n_ranks; i++) {
 		struct rank_data *rd = &cap->ranks[i];
 		store_free(&rd->store);
+		diag_free(&rd->trace_diags);
 		for (size_t k = 0; k < rd->n_csvs; k++)
 			csvt_free(rd->csvs[k]);
 		free(rd->csvs);

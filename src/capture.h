@@ -39,6 +39,7 @@ struct rank_data {
 	_Atomic uint64_t trace_bytes_done;
 	uint64_t trace_bytes_total;
 	bool trace_failed;
+	struct diag_list trace_diags; /* the trace loader's, until the capture's list takes them */
 };
 
 /* max_trace_bytes: 0 sizes the limit from available memory (capture_auto_trace_limit);
