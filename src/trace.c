@@ -663,7 +663,32 @@ static uint32_t global_lane(struct merge_state *ms, uint32_t pid, uint32_t tid)
 		(src) = NULL;                                 \
 	} while (0)
 
-static void merge_segment(struct merge_state *ms, struct seg *sg, size_t *ev_at, size_t *ctr_at)
+#define MAP_IN_PLACE(col, n, map)                             \
+	do {                                                  \
+		for (size_t i_ = 0; i_ < (n); i_++)           \
+			(col)[i_] = (map)[(col)[i_]];         \
+	} while (0)
+/* The first segment's columns become the rank's, grown in place: realloc of a large block
+ * remaps its pages rather than copying them, so only the later segments are copied. */
+#define ADOPT_COLUMN(dst, src, total)                                              \
+	do {                                                                       \
+		(dst) = xrealloc((src), ((total) ? (total) : 1) * sizeof *(src));  \
+		(src) = NULL;                                                      \
+	} while (0)
+
+static struct flow map_flow(struct flow fl, const uint32_t *smap, const uint32_t *lmap)
+{
+	fl.lane = lmap[fl.lane];
+	/* cat has 29 bits: half a billion distinct strings cannot fit in memory anyway */
+	fl.cat = smap[fl.cat] < (1u << 29) ? smap[fl.cat] : 0;
+	if (fl.id_is_text)
+		fl.id = smap[fl.id];
+	return fl;
+}
+
+/* adopted: the rank's columns are this segment's own (see ADOPT_COLUMN), to be mapped in
+ * place; otherwise they are copied in at *ev_at and *ctr_at. */
+static void merge_segment(struct merge_state *ms, struct seg *sg, bool adopted, size_t *ev_at, size_t *ctr_at)
 {
 	struct rank_store *rs = ms->rs;
 	uint32_t nstr = strtab_count(sg->strs);
@@ -708,33 +733,33 @@ static void merge_segment(struct merge_state *ms, struct seg *sg, size_t *ev_at,
 	/* Each segment column is freed as soon as it is copied. The merged columns were
 	 * malloc'ed but not touched, so their pages become resident only as they are
 	 * written here: the peak is one copy of the events plus one segment column. */
-	size_t at = *ev_at;
-	MOVE_COLUMN(rs->ev_ts + at, sg->ts, sg->n);
-	MOVE_COLUMN(rs->ev_dur + at, sg->dur, sg->n);
-	MOVE_COLUMN(rs->ev_off + at, sg->off, sg->n);
-	MAP_COLUMN(rs->ev_name + at, sg->name, sg->n, smap);
-	MAP_COLUMN(rs->ev_lane + at, sg->lane, sg->n, lmap);
-	MAP_COLUMN(rs->ev_attr + at, sg->attr, sg->n, amap);
-	*ev_at = at + sg->n;
-
-	size_t c = *ctr_at;
-	MOVE_COLUMN(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr);
-	MOVE_COLUMN(rs->ctr_value + c, sg->ctr_value, sg->n_ctr);
-	MOVE_COLUMN(rs->ctr_off + c, sg->ctr_off, sg->n_ctr);
-	MAP_COLUMN(rs->ctr_track + c, sg->ctr_track, sg->n_ctr, tmap);
-	*ctr_at = c + sg->n_ctr;
-
-	for (size_t i = 0; i < sg->n_flows; i++) {
-		struct flow fl = sg->flows[i];
-		fl.lane = lmap[fl.lane];
-		/* cat has 29 bits: half a billion distinct strings cannot fit in memory anyway */
-		fl.cat = smap[fl.cat] < (1u << 29) ? smap[fl.cat] : 0;
-		if (fl.id_is_text)
-			fl.id = smap[fl.id];
-		rs->flows[rs->n_flows++] = fl;
+	size_t at = *ev_at, c = *ctr_at;
+	if (adopted) {
+		MAP_IN_PLACE(rs->ev_name, sg->n, smap);
+		MAP_IN_PLACE(rs->ev_lane, sg->n, lmap);
+		MAP_IN_PLACE(rs->ev_attr, sg->n, amap);
+		MAP_IN_PLACE(rs->ctr_track, sg->n_ctr, tmap);
+		for (size_t i = 0; i < sg->n_flows; i++)
+			rs->flows[i] = map_flow(rs->flows[i], smap, lmap);
+		rs->n_flows = sg->n_flows;
+	} else {
+		MOVE_COLUMN(rs->ev_ts + at, sg->ts, sg->n);
+		MOVE_COLUMN(rs->ev_dur + at, sg->dur, sg->n);
+		MOVE_COLUMN(rs->ev_off + at, sg->off, sg->n);
+		MAP_COLUMN(rs->ev_name + at, sg->name, sg->n, smap);
+		MAP_COLUMN(rs->ev_lane + at, sg->lane, sg->n, lmap);
+		MAP_COLUMN(rs->ev_attr + at, sg->attr, sg->n, amap);
+		MOVE_COLUMN(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr);
+		MOVE_COLUMN(rs->ctr_value + c, sg->ctr_value, sg->n_ctr);
+		MOVE_COLUMN(rs->ctr_off + c, sg->ctr_off, sg->n_ctr);
+		MAP_COLUMN(rs->ctr_track + c, sg->ctr_track, sg->n_ctr, tmap);
+		for (size_t i = 0; i < sg->n_flows; i++)
+			rs->flows[rs->n_flows++] = map_flow(sg->flows[i], smap, lmap);
+		free(sg->flows);
+		sg->flows = NULL;
 	}
-	free(sg->flows);
-	sg->flows = NULL;
+	*ev_at = at + sg->n;
+	*ctr_at = c + sg->n_ctr;
 	for (size_t i = 0; i < sg->n_meta; i++) {
 		struct meta_rec m = sg->meta[i];
 		m.pid = smap[m.pid];
@@ -1030,17 +1055,22 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 			n_ctr += pws[p].jobs[i].seg.n_ctr;
 			n_flows += pws[p].jobs[i].seg.n_flows;
 		}
-	rs->ev_ts = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_ts);
-	rs->ev_dur = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_dur);
-	rs->ev_name = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_name);
-	rs->ev_lane = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_lane);
-	rs->ev_attr = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_attr);
-	rs->ev_off = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_off);
-	rs->ctr_ts = xmalloc((n_ctr ? n_ctr : 1) * sizeof *rs->ctr_ts);
-	rs->ctr_value = xmalloc((n_ctr ? n_ctr : 1) * sizeof *rs->ctr_value);
-	rs->ctr_track = xmalloc((n_ctr ? n_ctr : 1) * sizeof *rs->ctr_track);
-	rs->ctr_off = xmalloc((n_ctr ? n_ctr : 1) * sizeof *rs->ctr_off);
-	rs->flows = xmalloc((n_flows ? n_flows : 1) * sizeof *rs->flows);
+	struct seg *first = NULL;
+	for (size_t p = 0; p < n_parts && !first; p++)
+		if (pws[p].used)
+			first = &pws[p].jobs[0].seg;
+	struct seg none = {0}, *adopt = first ? first : &none;
+	ADOPT_COLUMN(rs->ev_ts, adopt->ts, n_ev);
+	ADOPT_COLUMN(rs->ev_dur, adopt->dur, n_ev);
+	ADOPT_COLUMN(rs->ev_name, adopt->name, n_ev);
+	ADOPT_COLUMN(rs->ev_lane, adopt->lane, n_ev);
+	ADOPT_COLUMN(rs->ev_attr, adopt->attr, n_ev);
+	ADOPT_COLUMN(rs->ev_off, adopt->off, n_ev);
+	ADOPT_COLUMN(rs->ctr_ts, adopt->ctr_ts, n_ctr);
+	ADOPT_COLUMN(rs->ctr_value, adopt->ctr_value, n_ctr);
+	ADOPT_COLUMN(rs->ctr_track, adopt->ctr_track, n_ctr);
+	ADOPT_COLUMN(rs->ctr_off, adopt->ctr_off, n_ctr);
+	ADOPT_COLUMN(rs->flows, adopt->flows, n_flows);
 	rs->n_ev = n_ev;
 	rs->n_ctr = n_ctr;
 	struct merge_state ms = {.rs = rs};
@@ -1054,7 +1084,7 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 	for (size_t p = 0; p < n_parts; p++)
 		for (int i = 0; i < pws[p].used; i++) {
 			struct seg *sg = &pws[p].jobs[i].seg;
-			merge_segment(&ms, sg, &ev_at, &ctr_at);
+			merge_segment(&ms, sg, sg == first, &ev_at, &ctr_at);
 			report_seg_counts(sg, pws[p].name, dl);
 			seg_free(sg);
 		}
