@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xalloc.h"
+
 void store_init(struct rank_store *rs)
 {
 	memset(rs, 0, sizeof *rs);
@@ -20,9 +22,12 @@ void store_free(struct rank_store *rs)
 	free(rs->ev_ts);
 	free(rs->ev_dur);
 	free(rs->ev_name);
-	free(rs->ev_lane);
-	free(rs->ev_attr);
-	free(rs->ev_off);
+	free(rs->ev_kind);
+	free(rs->ev_off_lo);
+	free(rs->ev_off_block);
+	free(rs->ev_off_wide);
+	free(rs->long_durs);
+	free(rs->kinds);
 	free(rs->attrs);
 	for (size_t i = 0; i < rs->n_lanes; i++) {
 		free(rs->lanes[i].events);
@@ -48,7 +53,13 @@ void store_free(struct rank_store *rs)
 size_t store_bytes(const struct rank_store *rs)
 {
 	size_t b = strtab_bytes(rs->strs);
-	b += rs->n_ev * (2 * sizeof(int64_t) + 3 * sizeof(uint32_t) + sizeof(uint64_t));
+	b += rs->n_ev * (sizeof *rs->ev_ts + sizeof *rs->ev_name + sizeof *rs->ev_kind + sizeof *rs->ev_dur);
+	if (rs->ev_off_wide)
+		b += rs->n_ev * sizeof *rs->ev_off_wide;
+	else
+		b += rs->n_ev * sizeof *rs->ev_off_lo +
+		     ((rs->n_ev >> STORE_OFF_SHIFT) + 1) * sizeof *rs->ev_off_block;
+	b += rs->n_long_durs * sizeof *rs->long_durs + rs->n_kinds * sizeof *rs->kinds;
 	b += rs->n_attrs * sizeof *rs->attrs;
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		b += sizeof rs->lanes[i] + rs->lanes[i].n_events * (sizeof(uint32_t) + 1);
@@ -57,6 +68,44 @@ size_t store_bytes(const struct rank_store *rs)
 		b += sizeof rs->tracks[i] + rs->tracks[i].n_samples * sizeof(uint32_t);
 	b += (rs->flows ? rs->n_flows * sizeof *rs->flows : 0) + rs->n_links * sizeof *rs->links;
 	return b;
+}
+
+int64_t store_long_dur(const struct rank_store *rs, size_t ev)
+{
+	size_t lo = 0, hi = rs->n_long_durs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rs->long_durs[mid].ev < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rs->n_long_durs && rs->long_durs[lo].ev == ev ? rs->long_durs[lo].dur : STORE_LONG_DUR;
+}
+
+void store_put_off(struct rank_store *rs, size_t ev, uint64_t off)
+{
+	if (rs->ev_off_wide) {
+		rs->ev_off_wide[ev] = off;
+		return;
+	}
+	size_t b = ev >> STORE_OFF_SHIFT;
+	if ((ev & ((1u << STORE_OFF_SHIFT) - 1)) == 0)
+		rs->ev_off_block[b] = off;
+	uint64_t base = rs->ev_off_block[b];
+	if (off >= base && off - base <= UINT32_MAX) {
+		rs->ev_off_lo[ev] = (uint32_t)(off - base);
+		return;
+	}
+	/* an element of gigabytes, or offsets out of order: every offset in full */
+	rs->ev_off_wide = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *rs->ev_off_wide);
+	for (size_t k = 0; k < ev; k++)
+		rs->ev_off_wide[k] = rs->ev_off_block[k >> STORE_OFF_SHIFT] + rs->ev_off_lo[k];
+	rs->ev_off_wide[ev] = off;
+	free(rs->ev_off_lo);
+	free(rs->ev_off_block);
+	rs->ev_off_lo = NULL;
+	rs->ev_off_block = NULL;
 }
 
 uint32_t store_lane_lower_bound(const struct rank_store *rs, const struct lane *lane, int64_t t)

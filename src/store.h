@@ -121,14 +121,40 @@ struct trace_file {
 	size_t mem_len;
 };
 
+/* An event's lane and attribute pair: a rank has a few hundred distinct pairs, so events
+ * store one index for both. */
+struct ev_kind {
+	uint32_t lane, attr;
+};
+
+/* A duration too long for the 32-bit column (4.29 s and up): kept aside, by event. */
+struct long_dur {
+	uint32_t ev;
+	int64_t dur;
+};
+
+#define STORE_LONG_DUR UINT32_MAX /* ev_dur value: look in long_durs */
+#define STORE_OFF_SHIFT 12        /* events per offset block: 4096 */
+
 struct rank_store {
 	struct strtab *strs; /* owned: every name, cat, pid text ... */
 
-	/* X events */
+	/* X events: 20 bytes each. Read them through the accessors below. */
 	size_t n_ev;
-	int64_t *ev_ts, *ev_dur;
-	uint32_t *ev_name, *ev_lane, *ev_attr;
-	uint64_t *ev_off;
+	int64_t *ev_ts;
+	uint32_t *ev_name;
+	uint32_t *ev_kind; /* index into kinds */
+	uint32_t *ev_dur;  /* ns, or STORE_LONG_DUR */
+	/* Byte offsets rise with the event index (events are in file order): each is its
+	 * block's first offset plus 32 bits. When a step does not fit, ev_off_wide holds them
+	 * all and the other two are NULL. */
+	uint32_t *ev_off_lo;
+	uint64_t *ev_off_block;
+	uint64_t *ev_off_wide;
+	struct long_dur *long_durs; /* sorted by ev */
+	size_t n_long_durs;
+	struct ev_kind *kinds;
+	size_t n_kinds;
 
 	struct ev_attr *attrs;
 	size_t n_attrs;
@@ -162,6 +188,9 @@ void store_init(struct rank_store *rs);
 void store_free(struct rank_store *rs);
 /* Memory held by the event columns, lanes and strings (for bytes per event). */
 size_t store_bytes(const struct rank_store *rs);
+/* Sets event ev's offset while the columns are filled in index order (n_ev already set,
+ * ev_off_block sized for it); widens to ev_off_wide when a step does not fit. */
+void store_put_off(struct rank_store *rs, size_t ev, uint64_t off);
 
 static inline const char *store_str(const struct rank_store *rs, uint32_t id)
 {
@@ -173,21 +202,25 @@ static inline const char *store_ev_name(const struct rank_store *rs, size_t ev)
 }
 /* Column accessors: everything outside the loader reads events through these, so the
  * column layout can stay compact without touching the analysis or the views. */
+int64_t store_long_dur(const struct rank_store *rs, size_t ev);
 static inline int64_t store_dur(const struct rank_store *rs, size_t ev)
 {
-	return rs->ev_dur[ev];
+	uint32_t d = rs->ev_dur[ev];
+	return d != STORE_LONG_DUR ? (int64_t)d : store_long_dur(rs, ev);
 }
 static inline uint32_t store_ev_lane_id(const struct rank_store *rs, size_t ev)
 {
-	return rs->ev_lane[ev];
+	return rs->kinds[rs->ev_kind[ev]].lane;
 }
 static inline uint32_t store_ev_attr_id(const struct rank_store *rs, size_t ev)
 {
-	return rs->ev_attr[ev];
+	return rs->kinds[rs->ev_kind[ev]].attr;
 }
 static inline uint64_t store_ev_off(const struct rank_store *rs, size_t ev)
 {
-	return rs->ev_off[ev];
+	if (rs->ev_off_wide)
+		return rs->ev_off_wide[ev];
+	return rs->ev_off_block[ev >> STORE_OFF_SHIFT] + rs->ev_off_lo[ev];
 }
 static inline const struct ev_attr *store_ev_attr(const struct rank_store *rs, size_t ev)
 {

@@ -129,11 +129,20 @@ enum warn_kind { W_BAD_JSON, W_NOT_OBJECT, W_BAD_TS, W_BAD_DUR, W_NEG_DUR, W_NO_
 struct seg {
 	struct strtab *strs;
 	uint64_t base; /* added to stored offsets: the part's place in the rank's offset space */
-	/* X */
+	/* X, compact as in the store (store.h); offsets as steps from the previous event's */
 	size_t n, cap;
-	int64_t *ts, *dur;
-	uint32_t *name, *lane, *attr;
-	uint64_t *off;
+	int64_t *ts;
+	uint32_t *name, *kind, *dur, *off_step;
+	uint64_t off_prev;
+	struct long_dur *long_durs;
+	size_t n_long, cap_long;
+	struct off_jump { uint32_t ev; uint64_t off; } *jumps; /* steps of 4 GB and more */
+	size_t n_jumps, cap_jumps;
+	struct ev_kind *kinds;
+	size_t n_kinds, cap_kinds;
+	struct u64map kind_map;
+	uint64_t last_kind_key; /* consecutive events mostly share a lane and attributes */
+	uint32_t last_kind;
 	/* attrs */
 	struct ev_attr *attrs;
 	size_t n_attrs, cap_attrs;
@@ -191,9 +200,12 @@ static void seg_free(struct seg *sg)
 	free(sg->ts);
 	free(sg->dur);
 	free(sg->name);
-	free(sg->lane);
-	free(sg->attr);
-	free(sg->off);
+	free(sg->kind);
+	free(sg->off_step);
+	free(sg->long_durs);
+	free(sg->jumps);
+	free(sg->kinds);
+	u64map_free(&sg->kind_map);
 	free(sg->attrs);
 	u64map_free(&sg->attr_map);
 	free(sg->lanes);
@@ -290,6 +302,23 @@ static uint32_t seg_track(struct seg *sg, uint32_t pid, uint32_t name, uint32_t 
 	return *slot;
 }
 
+static uint32_t seg_kind(struct seg *sg, uint32_t lane, uint32_t attr)
+{
+	uint64_t key = pair_key(lane, attr);
+	if (sg->n_kinds && key == sg->last_kind_key)
+		return sg->last_kind;
+	bool found;
+	uint32_t *slot = u64map_slot(&sg->kind_map, key, &found);
+	if (!found) {
+		xgrow(&sg->kinds, &sg->cap_kinds, sg->n_kinds + 1, sizeof *sg->kinds);
+		sg->kinds[sg->n_kinds] = (struct ev_kind){lane, attr};
+		*slot = (uint32_t)sg->n_kinds++;
+	}
+	sg->last_kind_key = key;
+	sg->last_kind = *slot;
+	return *slot;
+}
+
 static void seg_push_x(struct seg *sg, int64_t ts, int64_t dur, uint32_t name, uint32_t lane,
 		       uint32_t attr, uint64_t off)
 {
@@ -297,24 +326,35 @@ static void seg_push_x(struct seg *sg, int64_t ts, int64_t dur, uint32_t name, u
 		size_t c = sg->cap;
 		xgrow(&sg->ts, &c, sg->n + 1, sizeof *sg->ts);
 		c = sg->cap;
-		xgrow(&sg->dur, &c, sg->n + 1, sizeof *sg->dur);
-		c = sg->cap;
 		xgrow(&sg->name, &c, sg->n + 1, sizeof *sg->name);
 		c = sg->cap;
-		xgrow(&sg->lane, &c, sg->n + 1, sizeof *sg->lane);
+		xgrow(&sg->kind, &c, sg->n + 1, sizeof *sg->kind);
 		c = sg->cap;
-		xgrow(&sg->attr, &c, sg->n + 1, sizeof *sg->attr);
+		xgrow(&sg->dur, &c, sg->n + 1, sizeof *sg->dur);
 		c = sg->cap;
-		xgrow(&sg->off, &c, sg->n + 1, sizeof *sg->off);
+		xgrow(&sg->off_step, &c, sg->n + 1, sizeof *sg->off_step);
 		sg->cap = c;
 	}
-	sg->ts[sg->n] = ts;
-	sg->dur[sg->n] = dur;
-	sg->name[sg->n] = name;
-	sg->lane[sg->n] = lane;
-	sg->attr[sg->n] = attr;
-	sg->off[sg->n] = sg->base + off;
-	sg->n++;
+	size_t i = sg->n++;
+	sg->ts[i] = ts;
+	sg->name[i] = name;
+	sg->kind[i] = seg_kind(sg, lane, attr);
+	if (dur >= STORE_LONG_DUR) {
+		xgrow(&sg->long_durs, &sg->cap_long, sg->n_long + 1, sizeof *sg->long_durs);
+		sg->long_durs[sg->n_long++] = (struct long_dur){(uint32_t)i, dur};
+		sg->dur[i] = STORE_LONG_DUR;
+	} else {
+		sg->dur[i] = (uint32_t)dur;
+	}
+	uint64_t full = sg->base + off;
+	if (full >= sg->off_prev && full - sg->off_prev < UINT32_MAX) {
+		sg->off_step[i] = (uint32_t)(full - sg->off_prev);
+	} else {
+		xgrow(&sg->jumps, &sg->cap_jumps, sg->n_jumps + 1, sizeof *sg->jumps);
+		sg->jumps[sg->n_jumps++] = (struct off_jump){(uint32_t)i, full};
+		sg->off_step[i] = UINT32_MAX;
+	}
+	sg->off_prev = full;
 }
 
 static void seg_push_ctr(struct seg *sg, int64_t ts, double v, uint32_t track, uint64_t off)
@@ -626,7 +666,8 @@ static void *range_walk(void *arg)
 
 struct merge_state {
 	struct rank_store *rs;
-	struct u64map lane_map, attr_map, track_map;
+	struct u64map lane_map, attr_map, track_map, kind_map;
+	size_t cap_kinds;
 	struct meta_rec *meta;
 	size_t n_meta, cap_meta;
 	size_t cap_lanes, cap_attrs, cap_tracks;
@@ -713,6 +754,19 @@ static void merge_segment(struct merge_state *ms, struct seg *sg, bool adopted, 
 		amap[i] = *slot;
 	}
 
+	uint32_t *kmap = xmalloc((sg->n_kinds ? sg->n_kinds : 1) * sizeof *kmap);
+	for (size_t i = 0; i < sg->n_kinds; i++) {
+		uint32_t lane = lmap[sg->kinds[i].lane], attr = amap[sg->kinds[i].attr];
+		bool found;
+		uint32_t *slot = u64map_slot(&ms->kind_map, pair_key(lane, attr), &found);
+		if (!found) {
+			xgrow(&rs->kinds, &ms->cap_kinds, rs->n_kinds + 1, sizeof *rs->kinds);
+			rs->kinds[rs->n_kinds] = (struct ev_kind){lane, attr};
+			*slot = (uint32_t)rs->n_kinds++;
+		}
+		kmap[i] = *slot;
+	}
+
 	uint32_t *tmap = xmalloc((sg->n_tracks ? sg->n_tracks : 1) * sizeof *tmap);
 	for (size_t i = 0; i < sg->n_tracks; i++) {
 		uint32_t pid = smap[sg->tracks[i].pid], name = smap[sg->tracks[i].name];
@@ -734,10 +788,21 @@ static void merge_segment(struct merge_state *ms, struct seg *sg, bool adopted, 
 	 * malloc'ed but not touched, so their pages become resident only as they are
 	 * written here: the peak is one copy of the events plus one segment column. */
 	size_t at = *ev_at, c = *ctr_at;
+	/* offsets: the steps summed back, re-based on the rank's blocks */
+	uint64_t off = 0;
+	for (size_t i = 0, j = 0; i < sg->n; i++) {
+		uint32_t step = sg->off_step[i];
+		off = step != UINT32_MAX ? off + step : sg->jumps[j++].off;
+		store_put_off(rs, at + i, off);
+	}
+	free(sg->off_step);
+	sg->off_step = NULL;
+	for (size_t i = 0; i < sg->n_long; i++)
+		rs->long_durs[rs->n_long_durs++] = (struct long_dur){(uint32_t)(at + sg->long_durs[i].ev),
+								      sg->long_durs[i].dur};
 	if (adopted) {
 		MAP_IN_PLACE(rs->ev_name, sg->n, smap);
-		MAP_IN_PLACE(rs->ev_lane, sg->n, lmap);
-		MAP_IN_PLACE(rs->ev_attr, sg->n, amap);
+		MAP_IN_PLACE(rs->ev_kind, sg->n, kmap);
 		MAP_IN_PLACE(rs->ctr_track, sg->n_ctr, tmap);
 		for (size_t i = 0; i < sg->n_flows; i++)
 			rs->flows[i] = map_flow(rs->flows[i], smap, lmap);
@@ -745,10 +810,8 @@ static void merge_segment(struct merge_state *ms, struct seg *sg, bool adopted, 
 	} else {
 		MOVE_COLUMN(rs->ev_ts + at, sg->ts, sg->n);
 		MOVE_COLUMN(rs->ev_dur + at, sg->dur, sg->n);
-		MOVE_COLUMN(rs->ev_off + at, sg->off, sg->n);
 		MAP_COLUMN(rs->ev_name + at, sg->name, sg->n, smap);
-		MAP_COLUMN(rs->ev_lane + at, sg->lane, sg->n, lmap);
-		MAP_COLUMN(rs->ev_attr + at, sg->attr, sg->n, amap);
+		MAP_COLUMN(rs->ev_kind + at, sg->kind, sg->n, kmap);
 		MOVE_COLUMN(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr);
 		MOVE_COLUMN(rs->ctr_value + c, sg->ctr_value, sg->n_ctr);
 		MOVE_COLUMN(rs->ctr_off + c, sg->ctr_off, sg->n_ctr);
@@ -779,6 +842,7 @@ static void merge_segment(struct merge_state *ms, struct seg *sg, bool adopted, 
 	free(smap);
 	free(lmap);
 	free(amap);
+	free(kmap);
 	free(tmap);
 }
 
@@ -1048,10 +1112,11 @@ static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct 
 static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_parts,
 			const char *name, struct diag_list *dl)
 {
-	size_t n_ev = 0, n_ctr = 0, n_flows = 0;
+	size_t n_ev = 0, n_ctr = 0, n_flows = 0, n_long = 0;
 	for (size_t p = 0; p < n_parts; p++)
 		for (int i = 0; i < pws[p].used; i++) {
 			n_ev += pws[p].jobs[i].seg.n;
+			n_long += pws[p].jobs[i].seg.n_long;
 			n_ctr += pws[p].jobs[i].seg.n_ctr;
 			n_flows += pws[p].jobs[i].seg.n_flows;
 		}
@@ -1063,9 +1128,10 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 	ADOPT_COLUMN(rs->ev_ts, adopt->ts, n_ev);
 	ADOPT_COLUMN(rs->ev_dur, adopt->dur, n_ev);
 	ADOPT_COLUMN(rs->ev_name, adopt->name, n_ev);
-	ADOPT_COLUMN(rs->ev_lane, adopt->lane, n_ev);
-	ADOPT_COLUMN(rs->ev_attr, adopt->attr, n_ev);
-	ADOPT_COLUMN(rs->ev_off, adopt->off, n_ev);
+	ADOPT_COLUMN(rs->ev_kind, adopt->kind, n_ev);
+	rs->ev_off_lo = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_off_lo);
+	rs->ev_off_block = xmalloc(((n_ev >> STORE_OFF_SHIFT) + 1) * sizeof *rs->ev_off_block);
+	rs->long_durs = xmalloc((n_long ? n_long : 1) * sizeof *rs->long_durs);
 	ADOPT_COLUMN(rs->ctr_ts, adopt->ctr_ts, n_ctr);
 	ADOPT_COLUMN(rs->ctr_value, adopt->ctr_value, n_ctr);
 	ADOPT_COLUMN(rs->ctr_track, adopt->ctr_track, n_ctr);
@@ -1093,6 +1159,7 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 	u64map_free(&ms.lane_map);
 	u64map_free(&ms.attr_map);
 	u64map_free(&ms.track_map);
+	u64map_free(&ms.kind_map);
 }
 
 static void add_part(struct rank_store *rs, const char *path, uint64_t base, uint64_t size)
@@ -1276,7 +1343,7 @@ gone:
 int trace_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out)
 {
 	struct sbuf raw = SBUF_INIT;
-	if (ev >= rs->n_ev || trace_element_json(rs, rs->ev_off[ev], &raw) != 0) {
+	if (ev >= rs->n_ev || trace_element_json(rs, store_ev_off(rs, ev), &raw) != 0) {
 		sbuf_reset(out);
 		sbuf_adds(out, raw.len ? sbuf_str(&raw) : "no such event");
 		sbuf_free(&raw);

@@ -325,6 +325,57 @@ static void test_nesting_depth(void **state)
 	store_free(&rs);
 }
 
+/* Durations of 2^32 ns and more live beside the 32-bit column; offsets are 32 bits over a
+ * block base, widened to 64 bits when a step does not fit or goes backwards. */
+static void test_compact_columns(void **state)
+{
+	(void)state;
+	const char *t = "[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": \"4294967.294\"},\n"
+			"{\"ph\": \"X\", \"name\": \"b\", \"pid\": 1, \"tid\": 1, \"ts\": 2, \"dur\": \"4294967.295\"},\n"
+			"{\"ph\": \"X\", \"name\": \"c\", \"pid\": 1, \"tid\": 2, \"ts\": 3, \"dur\": 86400000000},\n"
+			"{\"ph\": \"X\", \"name\": \"d\", \"pid\": 1, \"tid\": 2, \"ts\": 4, \"dur\": 0.001}]";
+	const int64_t want[] = {4294967294LL, 4294967295LL, 86400000000000LL, 1};
+	const char *names[] = {"\"a\"", "\"b\"", "\"c\"", "\"d\""};
+	for (int threads = 1; threads <= 2; threads++) {
+		struct rank_store rs;
+		struct diag_list dl;
+		store_init(&rs);
+		diag_init(&dl);
+		struct trace_load_opts opts = {.threads = threads};
+		assert_int_equal(trace_load_buffer(&rs, "long.json", t, strlen(t), &opts, &dl), 0);
+		assert_int_equal(rs.n_ev, 4);
+		assert_int_equal(rs.n_long_durs, 2);
+		for (size_t ev = 0; ev < 4; ev++) {
+			assert_true(store_dur(&rs, ev) == want[ev]);
+			size_t at = (size_t)(strstr(t, names[ev]) - t);
+			size_t start = at;
+			while (start > 0 && t[start] != '{')
+				start--;
+			assert_true(store_ev_off(&rs, ev) == start);
+		}
+		assert_int_equal(store_ev_lane_id(&rs, 0), store_ev_lane_id(&rs, 1));
+		assert_int_not_equal(store_ev_lane_id(&rs, 1), store_ev_lane_id(&rs, 2));
+		store_free(&rs);
+		diag_free(&dl);
+	}
+
+	/* offsets 4 GB apart, then going backwards: every offset kept exactly */
+	const uint64_t offs[][3] = {{100, 200, 100 + 5000000000ULL}, {300, 200, 400}, {7, 8, 9}};
+	for (size_t k = 0; k < 3; k++) {
+		struct rank_store rs;
+		store_init(&rs);
+		rs.n_ev = 3;
+		rs.ev_off_lo = calloc(3, sizeof *rs.ev_off_lo);
+		rs.ev_off_block = calloc(1, sizeof *rs.ev_off_block);
+		for (size_t ev = 0; ev < 3; ev++)
+			store_put_off(&rs, ev, offs[k][ev]);
+		assert_true((rs.ev_off_wide != NULL) == (k < 2));
+		for (size_t ev = 0; ev < 3; ev++)
+			assert_true(store_ev_off(&rs, ev) == offs[k][ev]);
+		store_free(&rs);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_walk_matches_single_thread),
 		cmocka_unit_test(test_lanes_without_metadata_are_guessed),
 		cmocka_unit_test(test_nesting_depth),
+		cmocka_unit_test(test_compact_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
