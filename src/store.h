@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The per-rank store: what the loaders produce and everything downstream reads.
  *
- * Events are columnar (struct-of-arrays) so a 1 GB trace costs tens of bytes per event:
- * start and duration as int64 nanoseconds on the file's own clock, an interned name, a
- * lane, an attribute pair (cat, Task Type) and the element's byte offset in the file, from
- * which the full args are parsed lazily on drill-down. Lanes are (pid, tid) pairs named by
+ * Events are columnar (struct-of-arrays) so an X event costs 20 bytes: the start in int64
+ * nanoseconds on the file's own clock, the duration in 32 bits (longer ones aside), an
+ * interned name, one index for its lane and attribute pair (cat, Task Type), and the
+ * element's byte offset in the file as 32 bits over a block base, from which the full args
+ * are parsed lazily on drill-down. Lanes are (pid, tid) pairs named by
  * the trace's metadata; each holds its events sorted by start. Once published, a store is
  * immutable: readers on other threads need no locks. */
 #ifndef ASCPROF_STORE_H
