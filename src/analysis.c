@@ -763,9 +763,9 @@ void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *r
 			set_metric(ra, M_D2H_PER_STEP_US, us(d2h) / n, CONF_MEDIUM, dsrc);
 		}
 	}
+	rank_sets_free(&s); /* before the op records: the two were the analysis's peak together */
 	analysis_ops(cap, ri, ra, dl);
 	analysis_bottlenecks(ra);
-	rank_sets_free(&s);
 }
 
 void analysis_rank_free(struct rank_analysis *ra)

@@ -41,12 +41,15 @@ void ivset_add(struct ivset *s, int64_t start, int64_t end)
 {
 	if (end <= start)
 		return;
-	if (s->n && start < s->end[s->n - 1])
-		s->normal = false; /* out of order or overlapping: merge later */
-	else if (s->n && start == s->end[s->n - 1]) {
-		s->end[s->n - 1] = end; /* touching: extend in place */
+	if (s->n && start >= s->start[s->n - 1] && start <= s->end[s->n - 1]) {
+		/* within, overlapping or touching the last one (a lane's nested events): their
+		 * union in place, so a host lane's millions of calls cost its top-level spans */
+		if (end > s->end[s->n - 1])
+			s->end[s->n - 1] = end;
 		return;
 	}
+	if (s->n && start < s->end[s->n - 1])
+		s->normal = false; /* out of order or overlapping: merge later */
 	push(s, start, end);
 }
 
