@@ -144,6 +144,30 @@ static void test_categories_of_real_tasks(void **state)
 	assert_non_null(strstr(category_rules_text(), "device wait task"));
 }
 
+/* A lane's nested calls arrive sorted by start: they merge into the enclosing span as they
+ * are added, so the set holds top-level spans only, and the union is unchanged. */
+static void test_nested_adds_merge_in_place(void **state)
+{
+	(void)state;
+	struct ivset s;
+	ivset_init(&s);
+	ivset_add(&s, 0, 100);
+	ivset_add(&s, 10, 20);  /* nested */
+	ivset_add(&s, 20, 30);  /* nested, touching the previous nested one */
+	ivset_add(&s, 90, 120); /* overlapping the end */
+	ivset_add(&s, 120, 130); /* touching */
+	assert_int_equal(s.n, 1);
+	assert_true(s.normal);
+	ivset_add(&s, 200, 210);
+	ivset_add(&s, 50, 60); /* out of order: merged later */
+	assert_false(s.normal);
+	ivset_normalize(&s);
+	assert_int_equal(s.n, 2);
+	assert_true(s.start[0] == 0 && s.end[0] == 130 && s.start[1] == 200 && s.end[1] == 210);
+	assert_true(ivset_total(&s) == 140);
+	ivset_free(&s);
+}
+
 static void test_nearest_rank(void **state)
 {
 	(void)state;
@@ -163,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_algebra_matches_brute_force),
 		cmocka_unit_test(test_categories_of_real_tasks),
 		cmocka_unit_test(test_nearest_rank),
+		cmocka_unit_test(test_nested_adds_merge_in_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
