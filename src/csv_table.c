@@ -41,8 +41,9 @@ struct parse_state {
 	long row_line_now;
 	size_t warn_ragged, warn_excel, warn_bad;
 	const char *name;
-	/* split_line's fields: quoted ones unescaped into line_text */
-	struct line_field { const char *p; size_t off, len; } *lf;
+	/* split_line's kept fields (all before the header is read, then the typed ones): quoted
+	 * ones unescaped into line_text */
+	struct line_field { const char *p; size_t off, len, idx; } *lf;
 	size_t cap_lf;
 	struct sbuf line_text;
 	/* per header position: the typed column its cells go to, NULL for cells read lazily */
@@ -326,30 +327,33 @@ static bool split_line(const char *p, size_t n, struct parse_state *ps)
 	const char *end = p + n;
 	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
 		end--;
-	size_t nf = 0;
+	/* after the header only typed cells are kept; the others are stepped over, checked as
+	 * strictly as the kept ones (a line libcsv would read otherwise goes to libcsv) */
+	bool all = !ps->header_done;
+	size_t nf = 0, kept = 0;
 	sbuf_reset(&ps->line_text);
 	for (const char *f = p;;) {
+		size_t idx = nf++;
+		bool keep = all || (idx < ps->t->ncols && ps->cell_col[idx]);
 		const char *a = skip_blanks(f, end), *next;
-		if (nf == ps->cap_lf)
-			xgrow(&ps->lf, &ps->cap_lf, nf + 1, sizeof *ps->lf);
-		struct line_field *fl = &ps->lf[nf++];
+		struct line_field fl = {NULL, ps->line_text.len, 0, idx};
 		if (a < end && *a == '"') {
-			fl->p = NULL;
-			fl->off = ps->line_text.len;
 			for (const char *q = a + 1;;) {
 				const char *quote = memchr(q, '"', (size_t)(end - q));
 				if (!quote)
 					return false; /* continues on the next line */
-				sbuf_add(&ps->line_text, q, (size_t)(quote - q));
+				if (keep)
+					sbuf_add(&ps->line_text, q, (size_t)(quote - q));
 				if (quote + 1 < end && quote[1] == '"') {
-					sbuf_add(&ps->line_text, "\"", 1);
+					if (keep)
+						sbuf_add(&ps->line_text, "\"", 1);
 					q = quote + 2;
 					continue;
 				}
 				next = skip_blanks(quote + 1, end);
 				break;
 			}
-			fl->len = ps->line_text.len - fl->off;
+			fl.len = ps->line_text.len - fl.off;
 			if (next < end && *next != ',')
 				return false;
 		} else {
@@ -357,30 +361,36 @@ static bool split_line(const char *p, size_t n, struct parse_state *ps)
 			if (b < end && *b == '"')
 				return false;
 			next = b;
-			while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+			while (keep && b > a && (b[-1] == ' ' || b[-1] == '\t'))
 				b--;
-			fl->p = a;
-			fl->len = (size_t)(b - a);
+			fl.p = a;
+			fl.len = (size_t)(b - a);
+		}
+		if (keep) {
+			if (kept == ps->cap_lf)
+				xgrow(&ps->lf, &ps->cap_lf, kept + 1, sizeof *ps->lf);
+			ps->lf[kept++] = fl;
 		}
 		if (next >= end)
 			break;
 		f = next + 1;
 	}
-	if (ps->header_done && nf) {
-		/* what on_field does per cell, without its per-cell checks */
-		start_row(ps);
-		for (size_t i = 0; i < nf; i++) {
-			const struct line_field *fl = &ps->lf[i];
-			store_cell(ps, i, fl->p ? fl->p : ps->line_text.buf ? ps->line_text.buf + fl->off : "",
-				   fl->len);
-		}
-		ps->fields = nf;
-	} else {
-		for (size_t i = 0; i < nf; i++) {
-			const struct line_field *fl = &ps->lf[i];
-			const char *text = fl->p ? fl->p : ps->line_text.buf ? ps->line_text.buf + fl->off : "";
+	for (size_t i = 0; i < kept; i++) {
+		const struct line_field *fl = &ps->lf[i];
+		const char *text = fl->p ? fl->p : ps->line_text.buf ? ps->line_text.buf + fl->off : "";
+		if (all) {
 			on_field((void *)text, fl->len, ps);
+		} else {
+			/* what on_field does per cell, without its per-cell checks */
+			if (i == 0)
+				start_row(ps);
+			store_cell(ps, fl->idx, text, fl->len);
 		}
+	}
+	if (!all) {
+		if (!kept)
+			start_row(ps);
+		ps->fields = nf;
 	}
 	on_row('\n', ps);
 	return true;
