@@ -83,29 +83,19 @@ int64_t store_long_dur(const struct rank_store *rs, size_t ev)
 	return lo < rs->n_long_durs && rs->long_durs[lo].ev == ev ? rs->long_durs[lo].dur : STORE_LONG_DUR;
 }
 
-void store_put_off(struct rank_store *rs, size_t ev, uint64_t off)
+void store_put_off_wide(struct rank_store *rs, size_t ev, uint64_t off)
 {
-	if (rs->ev_off_wide) {
-		rs->ev_off_wide[ev] = off;
-		return;
+	if (!rs->ev_off_wide) {
+		/* an element of gigabytes, or offsets out of order: every offset in full */
+		rs->ev_off_wide = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *rs->ev_off_wide);
+		for (size_t k = 0; k < ev; k++)
+			rs->ev_off_wide[k] = rs->ev_off_block[k >> STORE_OFF_SHIFT] + rs->ev_off_lo[k];
+		free(rs->ev_off_lo);
+		free(rs->ev_off_block);
+		rs->ev_off_lo = NULL;
+		rs->ev_off_block = NULL;
 	}
-	size_t b = ev >> STORE_OFF_SHIFT;
-	if ((ev & ((1u << STORE_OFF_SHIFT) - 1)) == 0)
-		rs->ev_off_block[b] = off;
-	uint64_t base = rs->ev_off_block[b];
-	if (off >= base && off - base <= UINT32_MAX) {
-		rs->ev_off_lo[ev] = (uint32_t)(off - base);
-		return;
-	}
-	/* an element of gigabytes, or offsets out of order: every offset in full */
-	rs->ev_off_wide = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *rs->ev_off_wide);
-	for (size_t k = 0; k < ev; k++)
-		rs->ev_off_wide[k] = rs->ev_off_block[k >> STORE_OFF_SHIFT] + rs->ev_off_lo[k];
 	rs->ev_off_wide[ev] = off;
-	free(rs->ev_off_lo);
-	free(rs->ev_off_block);
-	rs->ev_off_lo = NULL;
-	rs->ev_off_block = NULL;
 }
 
 uint32_t store_lane_lower_bound(const struct rank_store *rs, const struct lane *lane, int64_t t)

@@ -191,7 +191,20 @@ void store_free(struct rank_store *rs);
 size_t store_bytes(const struct rank_store *rs);
 /* Sets event ev's offset while the columns are filled in index order (n_ev already set,
  * ev_off_block sized for it); widens to ev_off_wide when a step does not fit. */
-void store_put_off(struct rank_store *rs, size_t ev, uint64_t off);
+void store_put_off_wide(struct rank_store *rs, size_t ev, uint64_t off);
+static inline void store_put_off(struct rank_store *rs, size_t ev, uint64_t off)
+{
+	if (!rs->ev_off_wide) {
+		uint64_t *base = &rs->ev_off_block[ev >> STORE_OFF_SHIFT];
+		if ((ev & ((1u << STORE_OFF_SHIFT) - 1)) == 0)
+			*base = off;
+		if (off >= *base && off - *base <= UINT32_MAX) {
+			rs->ev_off_lo[ev] = (uint32_t)(off - *base);
+			return;
+		}
+	}
+	store_put_off_wide(rs, ev, off);
+}
 
 static inline const char *store_str(const struct rank_store *rs, uint32_t id)
 {
