@@ -28,6 +28,8 @@
 #define MAX_THREADS 16
 /* Each kind of per-element complaint is listed this many times per range, then counted. */
 #define WARN_EACH 5
+#define INTERN_CACHE_BITS 9
+#define INTERN_CACHE_SIZE (1u << INTERN_CACHE_BITS)
 
 /* ---- a small open-addressing map from 64-bit keys to 32-bit values ----------------- */
 
@@ -158,9 +160,9 @@ struct seg {
 	size_t n_meta, cap_meta;
 	struct ph_counts ph;
 	uint64_t warn_count[W_KIND_COUNT];
-	/* the last pid, tid, cat and Task Type text and their ids: consecutive events mostly
-	 * repeat them, and a compare is cheaper than a hash (the bytes stay mapped) */
-	struct intern_memo { const char *p; unsigned len; uint32_t id; } memo[4];
+	/* texts interned lately (names, pids, tids, cats) by their bytes: a few hundred
+	 * distinct ones make up nearly every event, and this is cheaper than the table */
+	struct intern_cache { uint64_t w0, w1; uint32_t len, id; } cache[INTERN_CACHE_SIZE];
 	/* walk state */
 	struct jtok jt;
 	struct sbuf scratch;
@@ -227,7 +229,23 @@ static void seg_warn(struct seg *sg, enum warn_kind kind, uint64_t off, const ch
 	diag_add(&sg->local, DIAG_WARN, sg->name_for_diag, 0, (int64_t)off, "%s", msg);
 }
 
-/* Interns the text of a field: strings unescaped, primitives verbatim. */
+static inline uint64_t load_u64(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
+}
+
+static inline uint64_t load_u32(const char *p)
+{
+	uint32_t w;
+	memcpy(&w, p, 4);
+	return w;
+}
+
+/* Interns the text of a field: strings unescaped, primitives verbatim. Unescaped text
+ * goes through the cache: up to 16 bytes, the two words and the length are the text
+ * itself (overlapping loads that stay inside it), so a hit needs no compare of bytes. */
 static uint32_t seg_intern(struct seg *sg, const struct espan *sp)
 {
 	if (!sp->p)
@@ -237,20 +255,26 @@ static uint32_t seg_intern(struct seg *sg, const struct espan *sp)
 		json_unescape(sp->p, sp->len, &sg->scratch);
 		return strtab_intern(sg->strs, sg->scratch.buf ? sg->scratch.buf : "", sg->scratch.len);
 	}
-	return strtab_intern(sg->strs, sp->p, sp->len);
-}
-
-enum { MEMO_PID, MEMO_TID, MEMO_CAT, MEMO_TASK_TYPE };
-
-/* seg_intern through a one-entry memo; escaped text always goes the long way. */
-static uint32_t seg_intern_memo(struct seg *sg, int slot, const struct espan *sp)
-{
-	struct intern_memo *m = &sg->memo[slot];
-	if (sp->p && !sp->has_esc && m->p && m->len == sp->len && !memcmp(m->p, sp->p, sp->len))
-		return m->id;
-	uint32_t id = seg_intern(sg, sp);
-	if (sp->p && !sp->has_esc)
-		*m = (struct intern_memo){sp->p, sp->len, id};
+	const char *p = sp->p;
+	uint32_t len = sp->len;
+	uint64_t w0 = 0, w1 = 0;
+	if (len >= 8) {
+		w0 = load_u64(p);
+		w1 = load_u64(p + len - 8);
+	} else if (len >= 4) {
+		w0 = load_u32(p) | load_u32(p + len - 4) << 32;
+	} else if (len) {
+		w0 = (uint64_t)(unsigned char)p[0] | (uint64_t)(unsigned char)p[len / 2] << 8 |
+		     (uint64_t)(unsigned char)p[len - 1] << 16;
+	}
+	uint64_t h = (w0 ^ (w1 * 0x9E3779B97F4A7C15ULL) ^ len) * 0xFF51AFD7ED558CCDULL;
+	struct intern_cache *c = &sg->cache[h >> (64 - INTERN_CACHE_BITS)];
+	/* an unused entry reads as "", which is id 0 (the table's first string): right too */
+	if (c->len == len && c->w0 == w0 && c->w1 == w1 &&
+	    (len <= 16 || !memcmp(strtab_str(sg->strs, c->id), p, len)))
+		return c->id;
+	uint32_t id = strtab_intern(sg->strs, p, len);
+	*c = (struct intern_cache){w0, w1, len, id};
 	return id;
 }
 
@@ -438,9 +462,9 @@ static void parse_flow(struct seg *sg, const struct elem *e, char ph, uint64_t o
 		sg->ph.rejected++;
 		return;
 	}
-	fl.lane = seg_lane(sg, seg_intern_memo(sg, MEMO_PID, &e->f[EF_PID]),
-			   seg_intern_memo(sg, MEMO_TID, &e->f[EF_TID]));
-	fl.cat = seg_intern_memo(sg, MEMO_CAT, &e->f[EF_CAT]);
+	fl.lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]),
+			   seg_intern(sg, &e->f[EF_TID]));
+	fl.cat = seg_intern(sg, &e->f[EF_CAT]);
 	const struct espan *id = &e->f[EF_ID];
 	unsigned __int128 num = 0;
 	if (!id->p) {
@@ -489,12 +513,12 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 	if (dur > INT64_MAX - (ts > 0 ? ts : 0))
 		dur = INT64_MAX - (ts > 0 ? ts : 0);
 	uint32_t name = seg_intern(sg, &e->f[EF_NAME]);
-	uint32_t lane = seg_lane(sg, seg_intern_memo(sg, MEMO_PID, &e->f[EF_PID]),
-				 seg_intern_memo(sg, MEMO_TID, &e->f[EF_TID]));
-	uint32_t cat = seg_intern_memo(sg, MEMO_CAT, &e->f[EF_CAT]);
+	uint32_t lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]),
+				 seg_intern(sg, &e->f[EF_TID]));
+	uint32_t cat = seg_intern(sg, &e->f[EF_CAT]);
 	const struct espan *tt = &e->f[EF_ARG_TASK_TYPE];
 	uint32_t ttype = tt->p && (tt->is_str || (tt->p[0] != '{' && tt->p[0] != '['))
-				 ? seg_intern_memo(sg, MEMO_TASK_TYPE, tt)
+				 ? seg_intern(sg, tt)
 				 : 0;
 	seg_push_x(sg, ts, dur, name, lane, seg_attr(sg, cat, ttype), off);
 }
