@@ -301,8 +301,45 @@ static bool fast_double(const char *s, size_t len, double *out)
 	return true;
 }
 
+/* "digits.ddd": up to 16 digits, a point and exactly three decimals, the shape of every
+ * trace timestamp and duration (whole ns, nothing to round), read without the general
+ * path's trimming and digit counting. False for anything else, and for a value beyond
+ * NUM_TIME_MAX_NS: the general path then gives the verdict. */
+static inline bool time_us3(const char *s, size_t len, int64_t *out)
+{
+	if (len < 5 || len > 20 || s[len - 4] != '.')
+		return false;
+	size_t int_len = len - 4, i = 0;
+	uint64_t ip = 0, v8;
+	for (; int_len - i >= 8; i += 8) {
+		if (!eight_digits(s + i, &v8))
+			return false;
+		ip = ip * 100000000 + v8;
+	}
+	for (; i < int_len; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+		if (d > 9)
+			return false;
+		ip = ip * 10 + d;
+	}
+	unsigned d0 = (unsigned)(unsigned char)s[len - 3] - '0', d1 = (unsigned)(unsigned char)s[len - 2] - '0',
+		 d2 = (unsigned)(unsigned char)s[len - 1] - '0';
+	if (d0 > 9 || d1 > 9 || d2 > 9)
+		return false;
+	uint64_t v = ip * 1000 + d0 * 100 + d1 * 10 + d2; /* 16 digits: below 2^64 */
+	if (v > (uint64_t)NUM_TIME_MAX_NS)
+		return false;
+	*out = (int64_t)v;
+	return true;
+}
+
 enum num_status num_time_ns(const char *s, size_t len, int64_t *out, bool *rounded)
 {
+	if (time_us3(s, len, out)) {
+		if (rounded)
+			*rounded = false;
+		return NUM_OK;
+	}
 	int64_t v;
 	enum num_status st = num_scaled_int(s, len, 3, &v, rounded);
 	if (st == NUM_OK && (v > NUM_TIME_MAX_NS || v < -NUM_TIME_MAX_NS))

@@ -194,6 +194,41 @@ static void test_us_to_ns_matches_reference(void **state)
 	}
 }
 
+/* num_time_ns reads "digits.ddd" on a path of its own: against num_scaled_int with the
+ * same range check (what num_time_ns was before it), on that shape at every length and
+ * around it (a byte changed, a sign, spaces, values past NUM_TIME_MAX_NS). */
+static void test_time_ns_shape_matches_general_path(void **state)
+{
+	(void)state;
+	static const char odd[] = "0123456789-+ .eE\tx/:";
+	uint64_t rng = 0x9E3779B97F4A7C15ULL;
+	char buf[64];
+	for (int k = 0; k < 1000000; k++) {
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		int idig = (int)(rng % 22), fdig = 1 + (int)((rng >> 8) % 4);
+		size_t n = 0;
+		uint64_t r = rng;
+		for (int d = 0; d < idig; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
+			buf[n++] = (char)('0' + (r >> 33) % 10);
+		if ((rng >> 16) % 4 == 0 && n)
+			buf[0] = (char)('1' + (rng >> 20) % 9); /* near the top of the range */
+		buf[n++] = '.';
+		for (int d = 0; d < fdig; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
+			buf[n++] = (char)('0' + (r >> 33) % 10);
+		if ((rng >> 24) % 3 == 0) /* one byte changed */
+			buf[(rng >> 28) % n] = odd[(rng >> 40) % (sizeof odd - 1)];
+		int64_t got = 0, want = 0;
+		bool got_r = true, want_r = true;
+		enum num_status st = num_time_ns(buf, n, &got, &got_r);
+		enum num_status ref = num_scaled_int(buf, n, 3, &want, &want_r);
+		if (ref == NUM_OK && (want > NUM_TIME_MAX_NS || want < -NUM_TIME_MAX_NS))
+			ref = NUM_RANGE;
+		if (st != ref || (st == NUM_OK && (got != want || got_r != want_r)))
+			fail_msg("%.*s: status %d value %lld rounded %d, general path %d %lld %d", (int)n, buf, (int)st,
+				 (long long)got, got_r, (int)ref, (long long)want, want_r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_doubles_and_integers),
 		cmocka_unit_test(test_doubles_match_strtod),
 		cmocka_unit_test(test_us_to_ns_matches_reference),
+		cmocka_unit_test(test_time_ns_shape_matches_general_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
