@@ -414,8 +414,11 @@ enum num_status num_u128(const char *s, size_t len, unsigned __int128 *out)
 	if (len > 39)
 		return NUM_RANGE;
 	if (len <= 19) { /* fits a uint64 whatever the digits: no 128-bit arithmetic */
-		uint64_t w = 0;
-		for (size_t i = 0; i < len; i++) {
+		uint64_t w = 0, v8;
+		size_t i = 0;
+		for (; len - i >= 8 && eight_digits(s + i, &v8); i += 8) /* ids carry 19 digits */
+			w = w * 100000000 + v8;
+		for (; i < len; i++) {
 			if (s[i] < '0' || s[i] > '9')
 				return NUM_INVALID;
 			w = w * 10 + (uint64_t)(s[i] - '0');

@@ -229,6 +229,48 @@ static void test_time_ns_shape_matches_general_path(void **state)
 	}
 }
 
+/* Flow ids: num_u128 against a digit-by-digit reading, at every length up to 40, with a
+ * byte changed now and then. */
+static void test_u128_matches_reference(void **state)
+{
+	(void)state;
+	uint64_t rng = 0x2545F4914F6CDD1DULL;
+	char buf[48];
+	for (int k = 0; k < 300000; k++) {
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		size_t n = 1 + rng % 40;
+		uint64_t r = rng;
+		for (size_t d = 0; d < n; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
+			buf[d] = (char)('0' + (r >> 33) % 10);
+		if ((rng >> 20) % 3 == 0)
+			buf[(rng >> 24) % n] = "x-. 9/:"[(rng >> 40) % 7];
+		unsigned __int128 want = 0;
+		enum num_status ref = NUM_OK;
+		const char *s = buf;
+		size_t len = n;
+		while (len && *s == ' ')
+			s++, len--;
+		while (len && s[len - 1] == ' ')
+			len--;
+		if (!len)
+			ref = NUM_MISSING;
+		else if (len > 39)
+			ref = NUM_RANGE; /* more digits than 128 bits hold, whatever they are */
+		for (size_t i = 0; i < len && ref == NUM_OK; i++) {
+			if (s[i] < '0' || s[i] > '9')
+				ref = NUM_INVALID;
+			else if (want > (~(unsigned __int128)0 - (unsigned)(s[i] - '0')) / 10)
+				ref = NUM_RANGE;
+			else
+				want = want * 10 + (unsigned)(s[i] - '0');
+		}
+		unsigned __int128 got = 0;
+		enum num_status st = num_u128(buf, n, &got);
+		if (st != ref || (st == NUM_OK && got != want))
+			fail_msg("%.*s: status %d, reference %d", (int)n, buf, (int)st, (int)ref);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_doubles_match_strtod),
 		cmocka_unit_test(test_us_to_ns_matches_reference),
 		cmocka_unit_test(test_time_ns_shape_matches_general_path),
+		cmocka_unit_test(test_u128_matches_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
