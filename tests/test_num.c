@@ -113,6 +113,21 @@ static void test_doubles_and_integers(void **state)
 	assert_string_equal(buf, "-1.500");
 }
 
+/* The generated-number tests: a xorshift step per case, digits from an LCG seeded by it. */
+static uint64_t next_case(uint64_t *rng)
+{
+	*rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+	return *rng;
+}
+
+/* count digits at buf + n; returns the new length */
+static size_t put_digits(char *buf, size_t n, size_t count, uint64_t *r)
+{
+	for (size_t d = 0; d < count; d++, *r = *r * 6364136223846793005ULL + 1442695040888963407ULL)
+		buf[n++] = (char)('0' + (*r >> 33) % 10);
+	return n;
+}
+
 /* num_double against strtod, bit for bit, over a million decimals of every length the
  * fast path takes and a few it hands on. */
 static void test_doubles_match_strtod(void **state)
@@ -121,19 +136,16 @@ static void test_doubles_match_strtod(void **state)
 	uint64_t rng = 0x9E3779B97F4A7C15ULL;
 	char buf[64];
 	for (int k = 0; k < 1000000; k++) {
-		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		next_case(&rng);
 		int int_digits = (int)(rng % 12), frac_digits = (int)((rng >> 8) % 20);
 		size_t n = 0;
 		if ((rng >> 20) & 1)
 			buf[n++] = '-';
 		uint64_t r = rng;
-		for (int d = 0; d < int_digits; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
-			buf[n++] = (char)('0' + (r >> 33) % 10);
+		n = put_digits(buf, n, (size_t)int_digits, &r);
 		if (frac_digits || !int_digits) {
 			buf[n++] = '.';
-			for (int d = 0; d < frac_digits || (!int_digits && d == 0); d++,
-				 r = r * 6364136223846793005ULL + 1442695040888963407ULL)
-				buf[n++] = (char)('0' + (r >> 33) % 10);
+			n = put_digits(buf, n, (size_t)(frac_digits ? frac_digits : 1), &r);
 		}
 		buf[n] = '\0';
 		double got, want = strtod(buf, NULL);
@@ -152,19 +164,17 @@ static void test_us_to_ns_matches_reference(void **state)
 	uint64_t rng = 0xD1B54A32D192ED03ULL;
 	char buf[64];
 	for (int k = 0; k < 1000000; k++) {
-		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		next_case(&rng);
 		int idig = 1 + (int)(rng % 19), fdig = (int)((rng >> 8) % 14);
 		bool neg = (rng >> 16) & 1;
 		size_t n = 0;
 		uint64_t r = rng;
 		if (neg)
 			buf[n++] = '-';
-		for (int d = 0; d < idig; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
-			buf[n++] = (char)('0' + (r >> 33) % 10);
+		n = put_digits(buf, n, (size_t)idig, &r);
 		if (fdig) {
 			buf[n++] = '.';
-			for (int d = 0; d < fdig; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
-				buf[n++] = (char)('0' + (r >> 33) % 10);
+			n = put_digits(buf, n, (size_t)fdig, &r);
 		}
 		buf[n] = '\0';
 		/* reference: value * 1000, rounded half away from zero */
@@ -204,17 +214,15 @@ static void test_time_ns_shape_matches_general_path(void **state)
 	uint64_t rng = 0x9E3779B97F4A7C15ULL;
 	char buf[64];
 	for (int k = 0; k < 1000000; k++) {
-		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		next_case(&rng);
 		int idig = (int)(rng % 22), fdig = 1 + (int)((rng >> 8) % 4);
 		size_t n = 0;
 		uint64_t r = rng;
-		for (int d = 0; d < idig; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
-			buf[n++] = (char)('0' + (r >> 33) % 10);
+		n = put_digits(buf, n, (size_t)idig, &r);
 		if ((rng >> 16) % 4 == 0 && n)
 			buf[0] = (char)('1' + (rng >> 20) % 9); /* near the top of the range */
 		buf[n++] = '.';
-		for (int d = 0; d < fdig; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
-			buf[n++] = (char)('0' + (r >> 33) % 10);
+		n = put_digits(buf, n, (size_t)fdig, &r);
 		if ((rng >> 24) % 3 == 0) /* one byte changed */
 			buf[(rng >> 28) % n] = odd[(rng >> 40) % (sizeof odd - 1)];
 		int64_t got = 0, want = 0;
@@ -237,11 +245,10 @@ static void test_u128_matches_reference(void **state)
 	uint64_t rng = 0x2545F4914F6CDD1DULL;
 	char buf[48];
 	for (int k = 0; k < 300000; k++) {
-		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		next_case(&rng);
 		size_t n = 1 + rng % 40;
 		uint64_t r = rng;
-		for (size_t d = 0; d < n; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
-			buf[d] = (char)('0' + (r >> 33) % 10);
+		put_digits(buf, 0, n, &r);
 		if ((rng >> 20) % 3 == 0)
 			buf[(rng >> 24) % n] = "x-. 9/:"[(rng >> 40) % 7];
 		unsigned __int128 want = 0;
