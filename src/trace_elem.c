@@ -2,6 +2,7 @@
 /* Element field extraction: the jsmn reference and the single-pass fast scanner. */
 #include "trace_elem.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -305,6 +306,57 @@ SCAN_INLINE const char *member_end(const char *p, const char *end, bool *closed)
 	return *p == '}' ? p + 1 : NULL;
 }
 
+/* A string literal's first n bytes as a word, in memory order: compile-time constants for
+ * the word compares of known_key, whatever the byte order. */
+SCAN_INLINE uint64_t literal_word(const char *lit, size_t n)
+{
+	uint64_t w = 0;
+	memcpy(&w, lit, n);
+	return w;
+}
+#define KEY_MASK(n) literal_word("\xff\xff\xff\xff\xff\xff\xff\xff", (n))
+#define KEY_IS(w, lit) (((w) & KEY_MASK(sizeof lit - 1)) == literal_word(lit, sizeof lit - 1))
+
+enum { KEY_ARGS = EF_COUNT }; /* known_key's answer for "args" */
+
+/* The top-level keys of nearly every event, written as python writes them ("ph": ), read
+ * as one 8-byte word from the opening quote: the field (or KEY_ARGS) in *field and the
+ * value's first byte. NULL for anything else (escapes, other spacing, other keys):
+ * scan_key then reads the key the long way. */
+SCAN_INLINE const char *known_key(const char *p, const char *end, int *field)
+{
+	if (end - p < 9)
+		return NULL;
+	uint64_t w;
+	memcpy(&w, p, 8);
+	int f = -1;
+	size_t n = 0;
+#define KEY_CASE(lit, fld)                             \
+	if (KEY_IS(w, lit)) {                          \
+		f = (fld), n = sizeof lit - 1;         \
+		break;                                 \
+	}
+	switch (p[1]) {
+	case 'p': KEY_CASE("\"ph\": ", EF_PH) KEY_CASE("\"pid\": ", EF_PID) break;
+	case 't': KEY_CASE("\"tid\": ", EF_TID) KEY_CASE("\"ts\": ", EF_TS) break;
+	case 'n': KEY_CASE("\"name\": ", EF_NAME) break;
+	case 'd': KEY_CASE("\"dur\": ", EF_DUR) break;
+	case 'c': KEY_CASE("\"cat\": ", EF_CAT) break;
+	case 'a': KEY_CASE("\"args\": ", KEY_ARGS) break;
+	case 'i': KEY_CASE("\"id\": ", EF_ID) break;
+	case 'b': KEY_CASE("\"bp\": ", EF_BP) break;
+	default: break;
+	}
+#undef KEY_CASE
+	if (f < 0)
+		return NULL;
+	p = skip_ws(p + n, end);
+	if (p >= end)
+		return NULL;
+	*field = f;
+	return p;
+}
+
 static const char *value_end(const char *p, const char *end, int depth);
 
 /* Skips the container at p strictly (well-formed members and elements only). */
@@ -399,9 +451,27 @@ static const char *scan_args(const char *p, const char *end, struct elem *out, b
 	}
 }
 
+/* memset of the record compiles to rep stosq, whose start-up cost was a visible part of
+ * an element's time: plain 16-byte stores instead. */
+SCAN_INLINE void elem_clear(struct elem *out)
+{
+#ifdef __SSE2__
+	_Static_assert(sizeof(struct espan) == 16, "one store per span");
+	__m128i zero = _mm_setzero_si128();
+#pragma GCC unroll 16
+	for (int f = 0; f < EF_COUNT; f++) {
+		_mm_storeu_si128((__m128i *)(void *)&out->f[f], zero);
+		__asm__("" : "+x"(zero)); /* or the compiler makes this loop a memset again */
+	}
+	out->is_object = out->args_object = false;
+#else
+	memset(out, 0, sizeof *out);
+#endif
+}
+
 enum elem_status elem_fast(const char *js, size_t len, struct elem *out, size_t *used)
 {
-	memset(out, 0, sizeof *out);
+	elem_clear(out);
 	if (!len || *js != '{')
 		return ELEM_UNSURE;
 	const char *end = js + len;
@@ -413,16 +483,24 @@ enum elem_status elem_fast(const char *js, size_t len, struct elem *out, size_t 
 	}
 	bool num_skipped = false; /* args were read without looking for a counter's number */
 	for (;;) {
-		const char *k;
-		size_t kn;
-		if (!(p = scan_key(p, end, &k, &kn)))
-			return ELEM_UNSURE;
-		int f = top_field(k, kn);
+		int f;
+		const char *v = known_key(p, end, &f);
+		if (v) {
+			p = v;
+		} else {
+			const char *k;
+			size_t kn;
+			if (!(p = scan_key(p, end, &k, &kn)))
+				return ELEM_UNSURE;
+			f = top_field(k, kn);
+			if (f < 0 && kn == 4 && !memcmp(k, "args", 4))
+				f = KEY_ARGS;
+		}
 		if (f == EF_PH && num_skipped)
 			return ELEM_UNSURE; /* a second "ph" may make it a counter after all (fuzz_elem) */
-		if (f >= 0) {
+		if (f >= 0 && f != KEY_ARGS) {
 			p = field_value(p, end, &out->f[f], 1);
-		} else if (kn == 4 && !memcmp(k, "args", 4)) {
+		} else if (f == KEY_ARGS) {
 			if (*p == '{') {
 				/* the number of a counter's args matters only for counters; when "ph"
 				 * came first (torch_npu writes it first) the others skip the test */
