@@ -306,33 +306,21 @@ SCAN_INLINE const char *member_end(const char *p, const char *end, bool *closed)
 	return *p == '}' ? p + 1 : NULL;
 }
 
-/* A string literal's first n bytes as a word, in memory order: compile-time constants for
- * the word compares of known_key, whatever the byte order. */
-SCAN_INLINE uint64_t literal_word(const char *lit, size_t n)
-{
-	uint64_t w = 0;
-	memcpy(&w, lit, n);
-	return w;
-}
-#define KEY_MASK(n) literal_word("\xff\xff\xff\xff\xff\xff\xff\xff", (n))
-#define KEY_IS(w, lit) (((w) & KEY_MASK(sizeof lit - 1)) == literal_word(lit, sizeof lit - 1))
-
 enum { KEY_ARGS = EF_COUNT }; /* known_key's answer for "args" */
 
-/* The top-level keys of nearly every event, written as python writes them ("ph": ), read
- * as one 8-byte word from the opening quote: the field (or KEY_ARGS) in *field and the
- * value's first byte. NULL for anything else (escapes, other spacing, other keys):
- * scan_key then reads the key the long way. */
+/* The top-level keys of nearly every event, written as python writes them ("ph": ),
+ * compared whole from the opening quote (memcmp of a constant length compiles to a word
+ * compare or two): the field (or KEY_ARGS) in *field and the value's first byte. NULL for
+ * anything else (escapes, other spacing, other keys): scan_key then reads the key the
+ * long way. */
 SCAN_INLINE const char *known_key(const char *p, const char *end, int *field)
 {
 	if (end - p < 9)
 		return NULL;
-	uint64_t w;
-	memcpy(&w, p, 8);
 	int f = -1;
 	size_t n = 0;
 #define KEY_CASE(lit, fld)                             \
-	if (KEY_IS(w, lit)) {                          \
+	if (!memcmp(p, lit, sizeof lit - 1)) {         \
 		f = (fld), n = sizeof lit - 1;         \
 		break;                                 \
 	}
