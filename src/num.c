@@ -406,6 +406,22 @@ enum num_status num_int64(const char *s, size_t len, int64_t *out)
 	return NUM_OK;
 }
 
+/* Up to 19 decimal digits (always within a uint64), eight at a time where it can. */
+static bool digits_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t w = 0, v8;
+	size_t i = 0;
+	for (; len - i >= 8 && eight_digits(s + i, &v8); i += 8)
+		w = w * 100000000 + v8;
+	for (; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		w = w * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = w;
+	return true;
+}
+
 enum num_status num_u128(const char *s, size_t len, unsigned __int128 *out)
 {
 	trim(&s, &len);
@@ -413,17 +429,13 @@ enum num_status num_u128(const char *s, size_t len, unsigned __int128 *out)
 		return NUM_MISSING;
 	if (len > 39)
 		return NUM_RANGE;
-	if (len <= 19) { /* fits a uint64 whatever the digits: no 128-bit arithmetic */
-		uint64_t w = 0, v8;
-		size_t i = 0;
-		for (; len - i >= 8 && eight_digits(s + i, &v8); i += 8) /* ids carry 19 digits */
-			w = w * 100000000 + v8;
-		for (; i < len; i++) {
-			if (s[i] < '0' || s[i] > '9')
-				return NUM_INVALID;
-			w = w * 10 + (uint64_t)(s[i] - '0');
-		}
-		*out = w;
+	if (len <= 38) {
+		/* two uint64 parts of at most 19 digits: below 10^38, no overflow to check */
+		size_t high_len = len > 19 ? len - 19 : 0;
+		uint64_t high = 0, low;
+		if (!digits_u64(s, high_len, &high) || !digits_u64(s + high_len, len - high_len, &low))
+			return NUM_INVALID;
+		*out = (unsigned __int128)high * 10000000000000000000ULL + low;
 		return NUM_OK;
 	}
 	unsigned __int128 v = 0;

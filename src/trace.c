@@ -447,10 +447,15 @@ static uint32_t seg_intern_u128(struct seg *sg, unsigned __int128 v)
 {
 	char digits[40];
 	size_t n = sizeof digits;
-	do {
+	while (v > UINT64_MAX) { /* a 128-bit division per digit only above 64 bits */
 		digits[--n] = (char)('0' + (int)(v % 10));
 		v /= 10;
-	} while (v);
+	}
+	uint64_t low = (uint64_t)v;
+	do {
+		digits[--n] = (char)('0' + (int)(low % 10));
+		low /= 10;
+	} while (low);
 	return strtab_intern(sg->strs, digits + n, sizeof digits - n);
 }
 
