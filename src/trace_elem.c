@@ -469,7 +469,10 @@ enum elem_status elem_fast(const char *js, size_t len, struct elem *out, size_t 
 		*used = (size_t)(p + 1 - js);
 		return ELEM_OK;
 	}
-	bool num_skipped = false; /* args were read without looking for a counter's number */
+	/* the last "args" object, read without looking for a counter's number: whether the
+	 * element is a counter is known only at its end (the last "ph" wins, device events
+	 * write it last), and then the rare counter reads its args again */
+	const char *args_at = NULL;
 	for (;;) {
 		int f;
 		const char *v = known_key(p, end, &f);
@@ -484,22 +487,17 @@ enum elem_status elem_fast(const char *js, size_t len, struct elem *out, size_t 
 			if (f < 0 && kn == 4 && !memcmp(k, "args", 4))
 				f = KEY_ARGS;
 		}
-		if (f == EF_PH && num_skipped)
-			return ELEM_UNSURE; /* a second "ph" may make it a counter after all (fuzz_elem) */
 		if (f >= 0 && f != KEY_ARGS) {
 			p = field_value(p, end, &out->f[f], 1);
 		} else if (f == KEY_ARGS) {
 			if (*p == '{') {
-				/* the number of a counter's args matters only for counters; when "ph"
-				 * came first (torch_npu writes it first) the others skip the test */
-				const struct espan *ph = &out->f[EF_PH];
-				bool known_other = ph->p && !(ph->is_str && ph->len == 1 && ph->p[0] == 'C');
-				p = scan_args(p, end, out, !known_other);
-				num_skipped = known_other;
+				args_at = p;
+				p = scan_args(p, end, out, false);
 			} else {
 				for (int a = EF_ARG_TASK_TYPE; a <= EF_ARG_NUM_VAL; a++)
 					out->f[a] = (struct espan){0};
 				out->args_object = false;
+				args_at = NULL;
 				p = value_end(p, end, 1);
 			}
 		} else {
@@ -509,6 +507,9 @@ enum elem_status elem_fast(const char *js, size_t len, struct elem *out, size_t 
 		if (!p || !(p = member_end(p, end, &closed)))
 			return ELEM_UNSURE;
 		if (closed) {
+			const struct espan *ph = &out->f[EF_PH];
+			if (args_at && ph->is_str && ph->len == 1 && ph->p[0] == 'C')
+				scan_args(args_at, end, out, true); /* read once already: cannot fail */
 			*used = (size_t)(p - js);
 			return ELEM_OK;
 		}
