@@ -128,6 +128,23 @@ struct seg_track { uint32_t pid, name, value_key; };
 enum warn_kind { W_BAD_JSON, W_NOT_OBJECT, W_BAD_TS, W_BAD_DUR, W_NEG_DUR, W_NO_TS, W_BIG,
 		 W_KIND_COUNT };
 
+/* Ids of recent (a, b) pairs in front of a u64map: events alternate between a few lanes
+ * and attributes, and a look here is cheaper than the map. Keys are kept plus one (0:
+ * empty). */
+#define PAIR_CACHE_SIZE 16
+struct pair_cache {
+	uint64_t key[PAIR_CACHE_SIZE];
+	uint32_t id[PAIR_CACHE_SIZE];
+};
+
+/* True with *id when key is cached; *at is its entry either way. */
+static inline bool pair_cache_get(const struct pair_cache *pc, uint64_t key, size_t *at, uint32_t *id)
+{
+	*at = (size_t)(mix64(key) >> 60);
+	*id = pc->id[*at];
+	return pc->key[*at] == key + 1;
+}
+
 struct seg {
 	struct strtab *strs;
 	uint64_t base; /* added to stored offsets: the part's place in the rank's offset space */
@@ -140,10 +157,12 @@ struct seg {
 	struct ev_attr *attrs;
 	size_t n_attrs, cap_attrs;
 	struct u64map attr_map;
+	struct pair_cache attr_cache;
 	/* lanes */
 	struct seg_lane *lanes;
 	size_t n_lanes, cap_lanes;
 	struct u64map lane_map;
+	struct pair_cache lane_cache;
 	/* C */
 	size_t n_ctr, cap_ctr;
 	int64_t *ctr_ts;
@@ -280,26 +299,38 @@ static uint32_t seg_intern(struct seg *sg, const struct espan *sp)
 
 static uint32_t seg_lane(struct seg *sg, uint32_t pid, uint32_t tid)
 {
+	uint64_t key = pair_key(pid, tid);
+	size_t at;
+	uint32_t id;
+	if (pair_cache_get(&sg->lane_cache, key, &at, &id))
+		return id;
 	bool found;
-	uint32_t *slot = u64map_slot(&sg->lane_map, pair_key(pid, tid), &found);
+	uint32_t *slot = u64map_slot(&sg->lane_map, key, &found);
 	if (!found) {
 		xgrow(&sg->lanes, &sg->cap_lanes, sg->n_lanes + 1, sizeof *sg->lanes);
 		sg->lanes[sg->n_lanes] = (struct seg_lane){pid, tid};
 		*slot = (uint32_t)sg->n_lanes++;
 	}
-	return *slot;
+	sg->lane_cache.key[at] = key + 1;
+	return sg->lane_cache.id[at] = *slot;
 }
 
 static uint32_t seg_attr(struct seg *sg, uint32_t cat, uint32_t task_type)
 {
+	uint64_t key = pair_key(cat, task_type);
+	size_t at;
+	uint32_t id;
+	if (pair_cache_get(&sg->attr_cache, key, &at, &id))
+		return id;
 	bool found;
-	uint32_t *slot = u64map_slot(&sg->attr_map, pair_key(cat, task_type), &found);
+	uint32_t *slot = u64map_slot(&sg->attr_map, key, &found);
 	if (!found) {
 		xgrow(&sg->attrs, &sg->cap_attrs, sg->n_attrs + 1, sizeof *sg->attrs);
 		sg->attrs[sg->n_attrs] = (struct ev_attr){cat, task_type};
 		*slot = (uint32_t)sg->n_attrs++;
 	}
-	return *slot;
+	sg->attr_cache.key[at] = key + 1;
+	return sg->attr_cache.id[at] = *slot;
 }
 
 static uint32_t seg_track(struct seg *sg, uint32_t pid, uint32_t name, uint32_t value_key)
