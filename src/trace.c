@@ -637,9 +637,14 @@ static void *range_walk(void *arg)
 	for (;;) {
 		/* the fast scanner reads an element and finds its end in one pass; anything it is
 		 * not sure of goes through the boundary scan and jsmn */
-		size_t at = jscan_skip_ws(job->buf, job->len, js.pos);
-		while (at < job->len && job->buf[at] == ',')
-			at = jscan_skip_ws(job->buf, job->len, at + 1);
+		size_t at = js.pos;
+		if (job->len - at >= 3 && !memcmp(job->buf + at, ", {", 3)) {
+			at += 2; /* between python's elements: no call */
+		} else {
+			at = jscan_skip_ws(job->buf, job->len, at);
+			while (at < job->len && job->buf[at] == ',')
+				at = jscan_skip_ws(job->buf, job->len, at + 1);
+		}
 		if (at < job->len && job->buf[at] == '{' && at < job->stop && !job->jsmn_only) {
 			struct elem e;
 			size_t used;
