@@ -162,19 +162,40 @@ SCAN_INLINE const char *skip_ws(const char *p, const char *end)
 /* Bytes a string body must stop at: the quote, a backslash, and NUL (jsmn stops there). */
 static const unsigned char str_stop[256] = {['"'] = 1, ['\\'] = 1, [0] = 1};
 
+#ifdef __SSE2__
+/* Bit k set when p[k] is a quote, a backslash or NUL (sixteen bytes from p). */
+SCAN_INLINE unsigned stop_bits(const char *p)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				 _mm_cmpeq_epi8(v, _mm_setzero_si128()));
+	return (unsigned)_mm_movemask_epi8(m);
+}
+
+/* Bit k set when p[k] is not plain in a primitive (prim_end not 0): a byte is plain when
+ * it is above the space and below 127 (signed compares: bytes from 128 up are negative)
+ * and none of '"', ',', '[', ']', '{', '}'; or-ing 0x20 folds the brackets onto the
+ * braces, and the bytes it folds onto '"' and ',' are control bytes, not plain either. */
+SCAN_INLINE unsigned nonplain_bits(const char *p)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i f = _mm_or_si128(v, _mm_set1_epi8(0x20));
+	__m128i odd = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(f, _mm_set1_epi8('"')), _mm_cmpeq_epi8(f, _mm_set1_epi8(','))),
+				   _mm_or_si128(_mm_cmpeq_epi8(f, _mm_set1_epi8('{')), _mm_cmpeq_epi8(f, _mm_set1_epi8('}'))));
+	odd = _mm_or_si128(odd, _mm_cmpeq_epi8(v, _mm_set1_epi8(127)));
+	__m128i plain = _mm_andnot_si128(odd, _mm_cmpgt_epi8(v, _mm_set1_epi8(' ')));
+	return ~(unsigned)_mm_movemask_epi8(plain) & 0xFFFFu;
+}
+#endif
+
 /* The first quote, backslash or NUL at or after p, or NULL. */
 SCAN_INLINE const char *find_stop(const char *p, const char *end)
 {
 #ifdef __SSE2__
-	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), zero = _mm_setzero_si128();
-	while (end - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-					 _mm_cmpeq_epi8(v, zero));
-		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+	for (; end - p >= 16; p += 16) {
+		unsigned bits = stop_bits(p);
 		if (bits)
 			return p + __builtin_ctz(bits);
-		p += 16;
 	}
 #endif
 	for (; p < end; p++)
@@ -237,26 +258,12 @@ SCAN_INLINE const char *primitive_end(const char *p, const char *end)
 		return NULL;
 	/* prim_end: 1 ends it, 2 is not allowed in it (jsmn: below 32 or 127 and up) */
 #ifdef __SSE2__
-	/* sixteen bytes at a time: a byte is plain (prim_end 0) when it is above the space and
-	 * below 127 (signed compares: bytes from 128 up are negative) and none of '"', ',',
-	 * '[', ']', '{', '}'; or-ing 0x20 folds the brackets onto the braces, and the bytes it
-	 * folds onto '"' and ',' are control bytes, not plain either */
-	const __m128i space = _mm_set1_epi8(' '), del = _mm_set1_epi8(127), fold = _mm_set1_epi8(0x20);
-	const __m128i quote = _mm_set1_epi8('"'), comma = _mm_set1_epi8(','), open = _mm_set1_epi8('{'),
-		      close = _mm_set1_epi8('}');
-	while (end - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i f = _mm_or_si128(v, fold);
-		__m128i odd = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(f, quote), _mm_cmpeq_epi8(f, comma)),
-					   _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)));
-		odd = _mm_or_si128(odd, _mm_cmpeq_epi8(v, del));
-		__m128i plain = _mm_andnot_si128(odd, _mm_cmpgt_epi8(v, space));
-		unsigned bits = ~(unsigned)_mm_movemask_epi8(plain) & 0xFFFFu;
+	for (; end - p >= 16; p += 16) {
+		unsigned bits = nonplain_bits(p);
 		if (bits) {
 			p += __builtin_ctz(bits);
 			return prim_end[(unsigned char)*p] == 2 ? NULL : p;
 		}
-		p += 16;
 	}
 #endif
 	while (p < end && prim_end[(unsigned char)*p] == 0)
