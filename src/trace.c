@@ -181,7 +181,7 @@ struct seg {
 	uint64_t warn_count[W_KIND_COUNT];
 	/* texts interned lately (names, pids, tids, cats) by their bytes: a few hundred
 	 * distinct ones make up nearly every event, and this is cheaper than the table */
-	struct intern_cache { uint64_t w0, w1; uint32_t len, id; } cache[INTERN_CACHE_SIZE];
+	struct intern_cache { uint64_t w0, w1; const char *text; uint32_t len, id; } cache[INTERN_CACHE_SIZE];
 	/* walk state */
 	struct jtok jt;
 	struct sbuf scratch;
@@ -262,18 +262,23 @@ static inline uint64_t load_u32(const char *p)
 	return w;
 }
 
+static __attribute__((noinline)) uint32_t seg_intern_escaped(struct seg *sg, const struct espan *sp)
+{
+	sbuf_reset(&sg->scratch);
+	json_unescape(sp->p, sp->len, &sg->scratch);
+	return strtab_intern(sg->strs, sg->scratch.buf ? sg->scratch.buf : "", sg->scratch.len);
+}
+
 /* Interns the text of a field: strings unescaped, primitives verbatim. Unescaped text
  * goes through the cache: up to 16 bytes, the two words and the length are the text
- * itself (overlapping loads that stay inside it), so a hit needs no compare of bytes. */
-static uint32_t seg_intern(struct seg *sg, const struct espan *sp)
+ * itself (overlapping loads that stay inside it), so a hit needs no compare of bytes;
+ * longer text is compared with the table's copy (the arena never moves). */
+static inline __attribute__((always_inline)) uint32_t seg_intern(struct seg *sg, const struct espan *sp)
 {
 	if (!sp->p)
 		return 0;
-	if (sp->has_esc) {
-		sbuf_reset(&sg->scratch);
-		json_unescape(sp->p, sp->len, &sg->scratch);
-		return strtab_intern(sg->strs, sg->scratch.buf ? sg->scratch.buf : "", sg->scratch.len);
-	}
+	if (sp->has_esc)
+		return seg_intern_escaped(sg, sp);
 	const char *p = sp->p;
 	uint32_t len = sp->len;
 	uint64_t w0 = 0, w1 = 0;
@@ -289,11 +294,10 @@ static uint32_t seg_intern(struct seg *sg, const struct espan *sp)
 	uint64_t h = (w0 ^ (w1 * 0x9E3779B97F4A7C15ULL) ^ len) * 0xFF51AFD7ED558CCDULL;
 	struct intern_cache *c = &sg->cache[h >> (64 - INTERN_CACHE_BITS)];
 	/* an unused entry reads as "", which is id 0 (the table's first string): right too */
-	if (c->len == len && c->w0 == w0 && c->w1 == w1 &&
-	    (len <= 16 || !memcmp(strtab_str(sg->strs, c->id), p, len)))
+	if (c->len == len && c->w0 == w0 && c->w1 == w1 && (len <= 16 || !memcmp(c->text, p, len)))
 		return c->id;
 	uint32_t id = strtab_intern(sg->strs, p, len);
-	*c = (struct intern_cache){w0, w1, len, id};
+	*c = (struct intern_cache){w0, w1, strtab_str(sg->strs, id), len, id};
 	return id;
 }
 

@@ -59,7 +59,7 @@ static inline int top_field(const char *k, size_t n)
 }
 
 /* args members kept (the first of each name wins), or -1. */
-static int arg_field(const char *k, size_t n)
+static inline int arg_field(const char *k, size_t n)
 {
 	if (n == 9 && !memcmp(k, "Task Type", 9))
 		return EF_ARG_TASK_TYPE;
@@ -345,8 +345,8 @@ SCAN_INLINE const char *known_key(const char *p, const char *end, int *field)
 #undef KEY_CASE
 	if (f < 0)
 		return NULL;
-	p = skip_ws(p + n, end);
-	if (p >= end)
+	p += n; /* inside the 9 bytes checked above */
+	if ((unsigned char)*p <= ' ' && (p = skip_ws(p, end)) >= end)
 		return NULL;
 	*field = f;
 	return p;
