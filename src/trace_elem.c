@@ -451,17 +451,18 @@ static const char *scan_args(const char *p, const char *end, struct elem *out, b
 SCAN_INLINE void elem_clear(struct elem *out)
 {
 #ifdef __SSE2__
-	_Static_assert(sizeof(struct espan) == 16, "one store per span");
-	__m128i zero = _mm_setzero_si128();
+	if (sizeof(struct espan) == 16) { /* one store per span (64-bit pointers) */
+		__m128i zero = _mm_setzero_si128();
 #pragma GCC unroll 16
-	for (int f = 0; f < EF_COUNT; f++) {
-		_mm_storeu_si128((__m128i *)(void *)&out->f[f], zero);
-		__asm__("" : "+x"(zero)); /* or the compiler makes this loop a memset again */
+		for (int f = 0; f < EF_COUNT; f++) {
+			_mm_storeu_si128((__m128i *)(void *)&out->f[f], zero);
+			__asm__("" : "+x"(zero)); /* or the compiler makes this loop a memset again */
+		}
+		out->is_object = out->args_object = false;
+		return;
 	}
-	out->is_object = out->args_object = false;
-#else
-	memset(out, 0, sizeof *out);
 #endif
+	memset(out, 0, sizeof *out);
 }
 
 enum elem_status elem_fast(const char *js, size_t len, struct elem *out, size_t *used)
