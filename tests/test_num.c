@@ -204,37 +204,77 @@ static void test_us_to_ns_matches_reference(void **state)
 	}
 }
 
+/* Runs one() on count cases, each given the next xorshift state from seed. */
+static void for_each_case(uint64_t seed, int count, void (*one)(uint64_t rng))
+{
+	for (int k = 0; k < count; k++)
+		one(next_case(&seed));
+}
+
+static void time_ns_case(uint64_t rng)
+{
+	static const char odd[] = "0123456789-+ .eE\tx/:";
+	char buf[64];
+	uint64_t r = rng;
+	size_t n = put_digits(buf, 0, rng % 22, &r);
+	if ((rng >> 16) % 4 == 0 && n)
+		buf[0] = (char)('1' + (rng >> 20) % 9); /* near the top of the range */
+	buf[n++] = '.';
+	n = put_digits(buf, n, 1 + (rng >> 8) % 4, &r);
+	if ((rng >> 24) % 3 == 0) /* one byte changed */
+		buf[(rng >> 28) % n] = odd[(rng >> 40) % (sizeof odd - 1)];
+	int64_t got = 0, want = 0;
+	bool got_r = true, want_r = true;
+	enum num_status st = num_time_ns(buf, n, &got, &got_r);
+	enum num_status ref = num_scaled_int(buf, n, 3, &want, &want_r);
+	if (ref == NUM_OK && (want > NUM_TIME_MAX_NS || want < -NUM_TIME_MAX_NS))
+		ref = NUM_RANGE;
+	if (st != ref || (st == NUM_OK && (got != want || got_r != want_r)))
+		fail_msg("%.*s: status %d value %lld rounded %d, general path %d %lld %d", (int)n, buf, (int)st,
+			 (long long)got, got_r, (int)ref, (long long)want, want_r);
+}
+
 /* num_time_ns reads "digits.ddd" on a path of its own: against num_scaled_int with the
  * same range check (what num_time_ns was before it), on that shape at every length and
  * around it (a byte changed, a sign, spaces, values past NUM_TIME_MAX_NS). */
 static void test_time_ns_shape_matches_general_path(void **state)
 {
 	(void)state;
-	static const char odd[] = "0123456789-+ .eE\tx/:";
-	uint64_t rng = 0x9E3779B97F4A7C15ULL;
-	char buf[64];
-	for (int k = 0; k < 1000000; k++) {
-		next_case(&rng);
-		int idig = (int)(rng % 22), fdig = 1 + (int)((rng >> 8) % 4);
-		size_t n = 0;
-		uint64_t r = rng;
-		n = put_digits(buf, n, (size_t)idig, &r);
-		if ((rng >> 16) % 4 == 0 && n)
-			buf[0] = (char)('1' + (rng >> 20) % 9); /* near the top of the range */
-		buf[n++] = '.';
-		n = put_digits(buf, n, (size_t)fdig, &r);
-		if ((rng >> 24) % 3 == 0) /* one byte changed */
-			buf[(rng >> 28) % n] = odd[(rng >> 40) % (sizeof odd - 1)];
-		int64_t got = 0, want = 0;
-		bool got_r = true, want_r = true;
-		enum num_status st = num_time_ns(buf, n, &got, &got_r);
-		enum num_status ref = num_scaled_int(buf, n, 3, &want, &want_r);
-		if (ref == NUM_OK && (want > NUM_TIME_MAX_NS || want < -NUM_TIME_MAX_NS))
+	for_each_case(0x9E3779B97F4A7C15ULL, 1000000, time_ns_case);
+}
+
+static void u128_case(uint64_t rng)
+{
+	char buf[48];
+	size_t n = 1 + rng % 40;
+	uint64_t r = rng;
+	put_digits(buf, 0, n, &r);
+	if ((rng >> 20) % 3 == 0)
+		buf[(rng >> 24) % n] = "x-. 9/:"[(rng >> 40) % 7];
+	unsigned __int128 want = 0;
+	enum num_status ref = NUM_OK;
+	const char *s = buf;
+	size_t len = n;
+	while (len && *s == ' ')
+		s++, len--;
+	while (len && s[len - 1] == ' ')
+		len--;
+	if (!len)
+		ref = NUM_MISSING;
+	else if (len > 39)
+		ref = NUM_RANGE; /* more digits than 128 bits hold, whatever they are */
+	for (size_t i = 0; i < len && ref == NUM_OK; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			ref = NUM_INVALID;
+		else if (want > (~(unsigned __int128)0 - (unsigned)(s[i] - '0')) / 10)
 			ref = NUM_RANGE;
-		if (st != ref || (st == NUM_OK && (got != want || got_r != want_r)))
-			fail_msg("%.*s: status %d value %lld rounded %d, general path %d %lld %d", (int)n, buf, (int)st,
-				 (long long)got, got_r, (int)ref, (long long)want, want_r);
+		else
+			want = want * 10 + (unsigned)(s[i] - '0');
 	}
+	unsigned __int128 got = 0;
+	enum num_status st = num_u128(buf, n, &got);
+	if (st != ref || (st == NUM_OK && got != want))
+		fail_msg("%.*s: status %d, reference %d", (int)n, buf, (int)st, (int)ref);
 }
 
 /* Flow ids: num_u128 against a digit-by-digit reading, at every length up to 40, with a
@@ -242,40 +282,7 @@ static void test_time_ns_shape_matches_general_path(void **state)
 static void test_u128_matches_reference(void **state)
 {
 	(void)state;
-	uint64_t rng = 0x2545F4914F6CDD1DULL;
-	char buf[48];
-	for (int k = 0; k < 300000; k++) {
-		next_case(&rng);
-		size_t n = 1 + rng % 40;
-		uint64_t r = rng;
-		put_digits(buf, 0, n, &r);
-		if ((rng >> 20) % 3 == 0)
-			buf[(rng >> 24) % n] = "x-. 9/:"[(rng >> 40) % 7];
-		unsigned __int128 want = 0;
-		enum num_status ref = NUM_OK;
-		const char *s = buf;
-		size_t len = n;
-		while (len && *s == ' ')
-			s++, len--;
-		while (len && s[len - 1] == ' ')
-			len--;
-		if (!len)
-			ref = NUM_MISSING;
-		else if (len > 39)
-			ref = NUM_RANGE; /* more digits than 128 bits hold, whatever they are */
-		for (size_t i = 0; i < len && ref == NUM_OK; i++) {
-			if (s[i] < '0' || s[i] > '9')
-				ref = NUM_INVALID;
-			else if (want > (~(unsigned __int128)0 - (unsigned)(s[i] - '0')) / 10)
-				ref = NUM_RANGE;
-			else
-				want = want * 10 + (unsigned)(s[i] - '0');
-		}
-		unsigned __int128 got = 0;
-		enum num_status st = num_u128(buf, n, &got);
-		if (st != ref || (st == NUM_OK && got != want))
-			fail_msg("%.*s: status %d, reference %d", (int)n, buf, (int)st, (int)ref);
-	}
+	for_each_case(0x2545F4914F6CDD1DULL, 300000, u128_case);
 }
 
 int main(void)
