@@ -301,8 +301,45 @@ static bool fast_double(const char *s, size_t len, double *out)
 	return true;
 }
 
+/* "digits.ddd": up to 16 digits, a point and exactly three decimals, the shape of every
+ * trace timestamp and duration (whole ns, nothing to round), read without the general
+ * path's trimming and digit counting. False for anything else, and for a value beyond
+ * NUM_TIME_MAX_NS: the general path then gives the verdict. */
+static inline bool time_us3(const char *s, size_t len, int64_t *out)
+{
+	if (len < 5 || len > 20 || s[len - 4] != '.')
+		return false;
+	size_t int_len = len - 4, i = 0;
+	uint64_t ip = 0, v8;
+	for (; int_len - i >= 8; i += 8) {
+		if (!eight_digits(s + i, &v8))
+			return false;
+		ip = ip * 100000000 + v8;
+	}
+	for (; i < int_len; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+		if (d > 9)
+			return false;
+		ip = ip * 10 + d;
+	}
+	unsigned d0 = (unsigned)(unsigned char)s[len - 3] - '0', d1 = (unsigned)(unsigned char)s[len - 2] - '0',
+		 d2 = (unsigned)(unsigned char)s[len - 1] - '0';
+	if (d0 > 9 || d1 > 9 || d2 > 9)
+		return false;
+	uint64_t v = ip * 1000 + d0 * 100 + d1 * 10 + d2; /* 16 digits: below 2^64 */
+	if (v > (uint64_t)NUM_TIME_MAX_NS)
+		return false;
+	*out = (int64_t)v;
+	return true;
+}
+
 enum num_status num_time_ns(const char *s, size_t len, int64_t *out, bool *rounded)
 {
+	if (time_us3(s, len, out)) {
+		if (rounded)
+			*rounded = false;
+		return NUM_OK;
+	}
 	int64_t v;
 	enum num_status st = num_scaled_int(s, len, 3, &v, rounded);
 	if (st == NUM_OK && (v > NUM_TIME_MAX_NS || v < -NUM_TIME_MAX_NS))
@@ -369,6 +406,22 @@ enum num_status num_int64(const char *s, size_t len, int64_t *out)
 	return NUM_OK;
 }
 
+/* Up to 19 decimal digits (always within a uint64), eight at a time where it can. */
+static bool digits_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t w = 0, v8;
+	size_t i = 0;
+	for (; len - i >= 8 && eight_digits(s + i, &v8); i += 8)
+		w = w * 100000000 + v8;
+	for (; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		w = w * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = w;
+	return true;
+}
+
 enum num_status num_u128(const char *s, size_t len, unsigned __int128 *out)
 {
 	trim(&s, &len);
@@ -376,14 +429,13 @@ enum num_status num_u128(const char *s, size_t len, unsigned __int128 *out)
 		return NUM_MISSING;
 	if (len > 39)
 		return NUM_RANGE;
-	if (len <= 19) { /* fits a uint64 whatever the digits: no 128-bit arithmetic */
-		uint64_t w = 0;
-		for (size_t i = 0; i < len; i++) {
-			if (s[i] < '0' || s[i] > '9')
-				return NUM_INVALID;
-			w = w * 10 + (uint64_t)(s[i] - '0');
-		}
-		*out = w;
+	if (len <= 38) {
+		/* two uint64 parts of at most 19 digits: below 10^38, no overflow to check */
+		size_t high_len = len > 19 ? len - 19 : 0;
+		uint64_t high = 0, low;
+		if (!digits_u64(s, high_len, &high) || !digits_u64(s + high_len, len - high_len, &low))
+			return NUM_INVALID;
+		*out = (unsigned __int128)high * 10000000000000000000ULL + low;
 		return NUM_OK;
 	}
 	unsigned __int128 v = 0;

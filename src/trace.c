@@ -28,6 +28,8 @@
 #define MAX_THREADS 16
 /* Each kind of per-element complaint is listed this many times per range, then counted. */
 #define WARN_EACH 5
+#define INTERN_CACHE_BITS 9
+#define INTERN_CACHE_SIZE (1u << INTERN_CACHE_BITS)
 
 /* ---- a small open-addressing map from 64-bit keys to 32-bit values ----------------- */
 
@@ -126,6 +128,23 @@ struct seg_track { uint32_t pid, name, value_key; };
 enum warn_kind { W_BAD_JSON, W_NOT_OBJECT, W_BAD_TS, W_BAD_DUR, W_NEG_DUR, W_NO_TS, W_BIG,
 		 W_KIND_COUNT };
 
+/* Ids of recent (a, b) pairs in front of a u64map: events alternate between a few lanes
+ * and attributes, and a look here is cheaper than the map. Keys are kept plus one (0:
+ * empty). */
+#define PAIR_CACHE_SIZE 16
+struct pair_cache {
+	uint64_t key[PAIR_CACHE_SIZE];
+	uint32_t id[PAIR_CACHE_SIZE];
+};
+
+/* True with *id when key is cached; *at is its entry either way. */
+static inline bool pair_cache_get(const struct pair_cache *pc, uint64_t key, size_t *at, uint32_t *id)
+{
+	*at = (size_t)(mix64(key) >> 60);
+	*id = pc->id[*at];
+	return pc->key[*at] == key + 1;
+}
+
 struct seg {
 	struct strtab *strs;
 	uint64_t base; /* added to stored offsets: the part's place in the rank's offset space */
@@ -147,10 +166,12 @@ struct seg {
 	struct ev_attr *attrs;
 	size_t n_attrs, cap_attrs;
 	struct u64map attr_map;
+	struct pair_cache attr_cache;
 	/* lanes */
 	struct seg_lane *lanes;
 	size_t n_lanes, cap_lanes;
 	struct u64map lane_map;
+	struct pair_cache lane_cache;
 	/* C */
 	size_t n_ctr, cap_ctr;
 	int64_t *ctr_ts;
@@ -167,9 +188,9 @@ struct seg {
 	size_t n_meta, cap_meta;
 	struct ph_counts ph;
 	uint64_t warn_count[W_KIND_COUNT];
-	/* the last pid, tid, cat and Task Type text and their ids: consecutive events mostly
-	 * repeat them, and a compare is cheaper than a hash (the bytes stay mapped) */
-	struct intern_memo { const char *p; unsigned len; uint32_t id; } memo[4];
+	/* texts interned lately (names, pids, tids, cats) by their bytes: a few hundred
+	 * distinct ones make up nearly every event, and this is cheaper than the table */
+	struct intern_cache { uint64_t w0, w1; const char *text; uint32_t len, id; } cache[INTERN_CACHE_SIZE];
 	/* walk state */
 	struct jtok jt;
 	struct sbuf scratch;
@@ -239,55 +260,93 @@ static void seg_warn(struct seg *sg, enum warn_kind kind, uint64_t off, const ch
 	diag_add(&sg->local, DIAG_WARN, sg->name_for_diag, 0, (int64_t)off, "%s", msg);
 }
 
-/* Interns the text of a field: strings unescaped, primitives verbatim. */
-static uint32_t seg_intern(struct seg *sg, const struct espan *sp)
+static inline uint64_t load_u64(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
+}
+
+static inline uint64_t load_u32(const char *p)
+{
+	uint32_t w;
+	memcpy(&w, p, 4);
+	return w;
+}
+
+static __attribute__((noinline)) uint32_t seg_intern_escaped(struct seg *sg, const struct espan *sp)
+{
+	sbuf_reset(&sg->scratch);
+	json_unescape(sp->p, sp->len, &sg->scratch);
+	return strtab_intern(sg->strs, sg->scratch.buf ? sg->scratch.buf : "", sg->scratch.len);
+}
+
+/* Interns the text of a field: strings unescaped, primitives verbatim. Unescaped text
+ * goes through the cache: up to 16 bytes, the two words and the length are the text
+ * itself (overlapping loads that stay inside it), so a hit needs no compare of bytes;
+ * longer text is compared with the table's copy (the arena never moves). */
+static inline __attribute__((always_inline)) uint32_t seg_intern(struct seg *sg, const struct espan *sp)
 {
 	if (!sp->p)
 		return 0;
-	if (sp->has_esc) {
-		sbuf_reset(&sg->scratch);
-		json_unescape(sp->p, sp->len, &sg->scratch);
-		return strtab_intern(sg->strs, sg->scratch.buf ? sg->scratch.buf : "", sg->scratch.len);
+	if (sp->has_esc)
+		return seg_intern_escaped(sg, sp);
+	const char *p = sp->p;
+	uint32_t len = sp->len;
+	uint64_t w0 = 0, w1 = 0;
+	if (len >= 8) {
+		w0 = load_u64(p);
+		w1 = load_u64(p + len - 8);
+	} else if (len >= 4) {
+		w0 = load_u32(p) | load_u32(p + len - 4) << 32;
+	} else if (len) {
+		w0 = (uint64_t)(unsigned char)p[0] | (uint64_t)(unsigned char)p[len / 2] << 8 |
+		     (uint64_t)(unsigned char)p[len - 1] << 16;
 	}
-	return strtab_intern(sg->strs, sp->p, sp->len);
-}
-
-enum { MEMO_PID, MEMO_TID, MEMO_CAT, MEMO_TASK_TYPE };
-
-/* seg_intern through a one-entry memo; escaped text always goes the long way. */
-static uint32_t seg_intern_memo(struct seg *sg, int slot, const struct espan *sp)
-{
-	struct intern_memo *m = &sg->memo[slot];
-	if (sp->p && !sp->has_esc && m->p && m->len == sp->len && !memcmp(m->p, sp->p, sp->len))
-		return m->id;
-	uint32_t id = seg_intern(sg, sp);
-	if (sp->p && !sp->has_esc)
-		*m = (struct intern_memo){sp->p, sp->len, id};
+	uint64_t h = (w0 ^ (w1 * 0x9E3779B97F4A7C15ULL) ^ len) * 0xFF51AFD7ED558CCDULL;
+	struct intern_cache *c = &sg->cache[h >> (64 - INTERN_CACHE_BITS)];
+	/* an unused entry reads as "", which is id 0 (the table's first string): right too */
+	if (c->len == len && c->w0 == w0 && c->w1 == w1 && (len <= 16 || !memcmp(c->text, p, len)))
+		return c->id;
+	uint32_t id = strtab_intern(sg->strs, p, len);
+	*c = (struct intern_cache){w0, w1, strtab_str(sg->strs, id), len, id};
 	return id;
 }
 
 static uint32_t seg_lane(struct seg *sg, uint32_t pid, uint32_t tid)
 {
+	uint64_t key = pair_key(pid, tid);
+	size_t at;
+	uint32_t id;
+	if (pair_cache_get(&sg->lane_cache, key, &at, &id))
+		return id;
 	bool found;
-	uint32_t *slot = u64map_slot(&sg->lane_map, pair_key(pid, tid), &found);
+	uint32_t *slot = u64map_slot(&sg->lane_map, key, &found);
 	if (!found) {
 		xgrow(&sg->lanes, &sg->cap_lanes, sg->n_lanes + 1, sizeof *sg->lanes);
 		sg->lanes[sg->n_lanes] = (struct seg_lane){pid, tid};
 		*slot = (uint32_t)sg->n_lanes++;
 	}
-	return *slot;
+	sg->lane_cache.key[at] = key + 1;
+	return sg->lane_cache.id[at] = *slot;
 }
 
 static uint32_t seg_attr(struct seg *sg, uint32_t cat, uint32_t task_type)
 {
+	uint64_t key = pair_key(cat, task_type);
+	size_t at;
+	uint32_t id;
+	if (pair_cache_get(&sg->attr_cache, key, &at, &id))
+		return id;
 	bool found;
-	uint32_t *slot = u64map_slot(&sg->attr_map, pair_key(cat, task_type), &found);
+	uint32_t *slot = u64map_slot(&sg->attr_map, key, &found);
 	if (!found) {
 		xgrow(&sg->attrs, &sg->cap_attrs, sg->n_attrs + 1, sizeof *sg->attrs);
 		sg->attrs[sg->n_attrs] = (struct ev_attr){cat, task_type};
 		*slot = (uint32_t)sg->n_attrs++;
 	}
-	return *slot;
+	sg->attr_cache.key[at] = key + 1;
+	return sg->attr_cache.id[at] = *slot;
 }
 
 static uint32_t seg_track(struct seg *sg, uint32_t pid, uint32_t name, uint32_t value_key)
@@ -463,10 +522,15 @@ static uint32_t seg_intern_u128(struct seg *sg, unsigned __int128 v)
 {
 	char digits[40];
 	size_t n = sizeof digits;
-	do {
+	while (v > UINT64_MAX) { /* a 128-bit division per digit only above 64 bits */
 		digits[--n] = (char)('0' + (int)(v % 10));
 		v /= 10;
-	} while (v);
+	}
+	uint64_t low = (uint64_t)v;
+	do {
+		digits[--n] = (char)('0' + (int)(low % 10));
+		low /= 10;
+	} while (low);
 	return strtab_intern(sg->strs, digits + n, sizeof digits - n);
 }
 
@@ -478,9 +542,9 @@ static void parse_flow(struct seg *sg, const struct elem *e, char ph, uint64_t o
 		sg->ph.rejected++;
 		return;
 	}
-	fl.lane = seg_lane(sg, seg_intern_memo(sg, MEMO_PID, &e->f[EF_PID]),
-			   seg_intern_memo(sg, MEMO_TID, &e->f[EF_TID]));
-	fl.cat = seg_intern_memo(sg, MEMO_CAT, &e->f[EF_CAT]);
+	fl.lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]),
+			   seg_intern(sg, &e->f[EF_TID]));
+	fl.cat = seg_intern(sg, &e->f[EF_CAT]);
 	const struct espan *id = &e->f[EF_ID];
 	unsigned __int128 num = 0;
 	if (!id->p) {
@@ -529,12 +593,12 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 	if (dur > INT64_MAX - (ts > 0 ? ts : 0))
 		dur = INT64_MAX - (ts > 0 ? ts : 0);
 	uint32_t name = seg_intern(sg, &e->f[EF_NAME]);
-	uint32_t lane = seg_lane(sg, seg_intern_memo(sg, MEMO_PID, &e->f[EF_PID]),
-				 seg_intern_memo(sg, MEMO_TID, &e->f[EF_TID]));
-	uint32_t cat = seg_intern_memo(sg, MEMO_CAT, &e->f[EF_CAT]);
+	uint32_t lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]),
+				 seg_intern(sg, &e->f[EF_TID]));
+	uint32_t cat = seg_intern(sg, &e->f[EF_CAT]);
 	const struct espan *tt = &e->f[EF_ARG_TASK_TYPE];
 	uint32_t ttype = tt->p && (tt->is_str || (tt->p[0] != '{' && tt->p[0] != '['))
-				 ? seg_intern_memo(sg, MEMO_TASK_TYPE, tt)
+				 ? seg_intern(sg, tt)
 				 : 0;
 	seg_push_x(sg, ts, dur, name, lane, seg_attr(sg, cat, ttype), off);
 }
@@ -617,9 +681,14 @@ static void *range_walk(void *arg)
 	for (;;) {
 		/* the fast scanner reads an element and finds its end in one pass; anything it is
 		 * not sure of goes through the boundary scan and jsmn */
-		size_t at = jscan_skip_ws(job->buf, job->len, js.pos);
-		while (at < job->len && job->buf[at] == ',')
-			at = jscan_skip_ws(job->buf, job->len, at + 1);
+		size_t at = js.pos;
+		if (job->len - at >= 3 && !memcmp(job->buf + at, ", {", 3)) {
+			at += 2; /* between python's elements: no call */
+		} else {
+			at = jscan_skip_ws(job->buf, job->len, at);
+			while (at < job->len && job->buf[at] == ',')
+				at = jscan_skip_ws(job->buf, job->len, at + 1);
+		}
 		if (at < job->len && job->buf[at] == '{' && at < job->stop && !job->jsmn_only) {
 			struct elem e;
 			size_t used;

@@ -113,6 +113,21 @@ static void test_doubles_and_integers(void **state)
 	assert_string_equal(buf, "-1.500");
 }
 
+/* The generated-number tests: a xorshift step per case, digits from an LCG seeded by it. */
+static uint64_t next_case(uint64_t *rng)
+{
+	*rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+	return *rng;
+}
+
+/* count digits at buf + n; returns the new length */
+static size_t put_digits(char *buf, size_t n, size_t count, uint64_t *r)
+{
+	for (size_t d = 0; d < count; d++, *r = *r * 6364136223846793005ULL + 1442695040888963407ULL)
+		buf[n++] = (char)('0' + (*r >> 33) % 10);
+	return n;
+}
+
 /* num_double against strtod, bit for bit, over a million decimals of every length the
  * fast path takes and a few it hands on. */
 static void test_doubles_match_strtod(void **state)
@@ -121,19 +136,16 @@ static void test_doubles_match_strtod(void **state)
 	uint64_t rng = 0x9E3779B97F4A7C15ULL;
 	char buf[64];
 	for (int k = 0; k < 1000000; k++) {
-		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		next_case(&rng);
 		int int_digits = (int)(rng % 12), frac_digits = (int)((rng >> 8) % 20);
 		size_t n = 0;
 		if ((rng >> 20) & 1)
 			buf[n++] = '-';
 		uint64_t r = rng;
-		for (int d = 0; d < int_digits; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
-			buf[n++] = (char)('0' + (r >> 33) % 10);
+		n = put_digits(buf, n, (size_t)int_digits, &r);
 		if (frac_digits || !int_digits) {
 			buf[n++] = '.';
-			for (int d = 0; d < frac_digits || (!int_digits && d == 0); d++,
-				 r = r * 6364136223846793005ULL + 1442695040888963407ULL)
-				buf[n++] = (char)('0' + (r >> 33) % 10);
+			n = put_digits(buf, n, (size_t)(frac_digits ? frac_digits : 1), &r);
 		}
 		buf[n] = '\0';
 		double got, want = strtod(buf, NULL);
@@ -152,19 +164,17 @@ static void test_us_to_ns_matches_reference(void **state)
 	uint64_t rng = 0xD1B54A32D192ED03ULL;
 	char buf[64];
 	for (int k = 0; k < 1000000; k++) {
-		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		next_case(&rng);
 		int idig = 1 + (int)(rng % 19), fdig = (int)((rng >> 8) % 14);
 		bool neg = (rng >> 16) & 1;
 		size_t n = 0;
 		uint64_t r = rng;
 		if (neg)
 			buf[n++] = '-';
-		for (int d = 0; d < idig; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
-			buf[n++] = (char)('0' + (r >> 33) % 10);
+		n = put_digits(buf, n, (size_t)idig, &r);
 		if (fdig) {
 			buf[n++] = '.';
-			for (int d = 0; d < fdig; d++, r = r * 6364136223846793005ULL + 1442695040888963407ULL)
-				buf[n++] = (char)('0' + (r >> 33) % 10);
+			n = put_digits(buf, n, (size_t)fdig, &r);
 		}
 		buf[n] = '\0';
 		/* reference: value * 1000, rounded half away from zero */
@@ -194,6 +204,87 @@ static void test_us_to_ns_matches_reference(void **state)
 	}
 }
 
+/* Runs one() on count cases, each given the next xorshift state from seed. */
+static void for_each_case(uint64_t seed, int count, void (*one)(uint64_t rng))
+{
+	for (int k = 0; k < count; k++)
+		one(next_case(&seed));
+}
+
+static void time_ns_case(uint64_t rng)
+{
+	static const char odd[] = "0123456789-+ .eE\tx/:";
+	char buf[64];
+	uint64_t r = rng;
+	size_t n = put_digits(buf, 0, rng % 22, &r);
+	if ((rng >> 16) % 4 == 0 && n)
+		buf[0] = (char)('1' + (rng >> 20) % 9); /* near the top of the range */
+	buf[n++] = '.';
+	n = put_digits(buf, n, 1 + (rng >> 8) % 4, &r);
+	if ((rng >> 24) % 3 == 0) /* one byte changed */
+		buf[(rng >> 28) % n] = odd[(rng >> 40) % (sizeof odd - 1)];
+	int64_t got = 0, want = 0;
+	bool got_r = true, want_r = true;
+	enum num_status st = num_time_ns(buf, n, &got, &got_r);
+	enum num_status ref = num_scaled_int(buf, n, 3, &want, &want_r);
+	if (ref == NUM_OK && (want > NUM_TIME_MAX_NS || want < -NUM_TIME_MAX_NS))
+		ref = NUM_RANGE;
+	if (st != ref || (st == NUM_OK && (got != want || got_r != want_r)))
+		fail_msg("%.*s: status %d value %lld rounded %d, general path %d %lld %d", (int)n, buf, (int)st,
+			 (long long)got, got_r, (int)ref, (long long)want, want_r);
+}
+
+/* num_time_ns reads "digits.ddd" on a path of its own: against num_scaled_int with the
+ * same range check (what num_time_ns was before it), on that shape at every length and
+ * around it (a byte changed, a sign, spaces, values past NUM_TIME_MAX_NS). */
+static void test_time_ns_shape_matches_general_path(void **state)
+{
+	(void)state;
+	for_each_case(0x9E3779B97F4A7C15ULL, 1000000, time_ns_case);
+}
+
+static void u128_case(uint64_t rng)
+{
+	char buf[48];
+	size_t n = 1 + rng % 40;
+	uint64_t r = rng;
+	put_digits(buf, 0, n, &r);
+	if ((rng >> 20) % 3 == 0)
+		buf[(rng >> 24) % n] = "x-. 9/:"[(rng >> 40) % 7];
+	unsigned __int128 want = 0;
+	enum num_status ref = NUM_OK;
+	const char *s = buf;
+	size_t len = n;
+	while (len && *s == ' ')
+		s++, len--;
+	while (len && s[len - 1] == ' ')
+		len--;
+	if (!len)
+		ref = NUM_MISSING;
+	else if (len > 39)
+		ref = NUM_RANGE; /* more digits than 128 bits hold, whatever they are */
+	for (size_t i = 0; i < len && ref == NUM_OK; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			ref = NUM_INVALID;
+		else if (want > (~(unsigned __int128)0 - (unsigned)(s[i] - '0')) / 10)
+			ref = NUM_RANGE;
+		else
+			want = want * 10 + (unsigned)(s[i] - '0');
+	}
+	unsigned __int128 got = 0;
+	enum num_status st = num_u128(buf, n, &got);
+	if (st != ref || (st == NUM_OK && got != want))
+		fail_msg("%.*s: status %d, reference %d", (int)n, buf, (int)st, (int)ref);
+}
+
+/* Flow ids: num_u128 against a digit-by-digit reading, at every length up to 40, with a
+ * byte changed now and then. */
+static void test_u128_matches_reference(void **state)
+{
+	(void)state;
+	for_each_case(0x2545F4914F6CDD1DULL, 300000, u128_case);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +296,8 @@ int main(void)
 		cmocka_unit_test(test_doubles_and_integers),
 		cmocka_unit_test(test_doubles_match_strtod),
 		cmocka_unit_test(test_us_to_ns_matches_reference),
+		cmocka_unit_test(test_time_ns_shape_matches_general_path),
+		cmocka_unit_test(test_u128_matches_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,6 +66,16 @@ static void test_corner_cases(void **state)
 		"{\"ph\": 20640, \"args\": {\"KB\": 9067518.0}, \"ph\": \"C\"}",
 		"{\"AprocessName\":\"HBM\",\"ts\":\"1736408890427377.318\",\"pid\":317080512,\"tId\":0,"
 		"\"args\":{\"labels\":\"NPU\"},\"ph\":20640,\"tid\":0,\"args\":{\"KB\":9067518.0},\"ph\":\"C\"}",
+		/* keys read as one word ("ph": ) and their near misses, read the long way */
+		"{\"ph\":  \"X\", \"pid\":\t1, \"tid\": \n2, \"ts\": \"1.000\", \"dur\":3}",
+		"{\"ph\": \"X\", \"phh\": \"Y\", \"pi\": 1, \"names\": \"n\", \"nam\": \"m\", \"arg\": {}}",
+		"{\"ph\": \"C\", \"args\": {\"KB\": 1}, \"args\": {\"MB\": 2}, \"ph\": \"X\"}",
+		"{\"p\\u0068\": \"X\", \"name\": \"a\"}",
+		"{\"name\": ",
+		"{\"ph\": \"X\", \"ts\": ",
+		"{\"ph\": \"X\", \"args\": ",
+		"{\"ph\": \"X\", \"id\": ,}",
+		"{\"bp\": \"e\", \"cat\": \"c\", \"id\": \"7\", \"ph\": \"f\"}",
 		/* broken or odd: the scanner must not answer differently from jsmn */
 		"{\"ph\": \"X\",}",
 		"{\"ph\" \"X\"}",
