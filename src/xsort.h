@@ -10,6 +10,7 @@
 #define ASCPROF_XSORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,5 +51,18 @@
 		name##_rec(a, tmp_, n);                                                      \
 		free(tmp_);                                                                  \
 	}
+
+/* The first index in [lo, hi) of the ascending a[] whose value is above t (hi when none). */
+static inline uint32_t xsort_upper_bound_i64(const int64_t *a, uint32_t lo, uint32_t hi, int64_t t)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (a[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 #endif
