@@ -386,11 +386,13 @@ static void *resolve_links(void *arg)
 		i = j;
 	}
 	free(job->hint);
+	sort_links(job->links, job->n_links);
 	return NULL;
 }
 
 /* Resolves the sorted flow ends into links, in two halves when threaded (split at a group
- * boundary; the halves' links are joined in order, so the result is the serial one). */
+ * boundary). Each half sorts its links; merging them with ties from the first half is the
+ * stable sort of the whole, so the result is the serial one. */
 static void build_links(struct rank_store *rs, int64_t *const *lane_starts, bool threaded)
 {
 	if (rs->n_flows == 0)
@@ -407,19 +409,25 @@ static void build_links(struct rank_store *rs, int64_t *const *lane_starts, bool
 	xthread_start(&helper, resolve_links, &jobs[1], threaded && mid < rs->n_flows);
 	resolve_links(&jobs[0]);
 	xthread_join(&helper);
-	rs->links = jobs[0].links;
-	rs->n_links = jobs[0].n_links;
-	if (jobs[1].n_links) {
-		rs->links = xrealloc(rs->links, (rs->n_links + jobs[1].n_links) * sizeof *rs->links);
-		memcpy(rs->links + rs->n_links, jobs[1].links, jobs[1].n_links * sizeof *rs->links);
-		rs->n_links += jobs[1].n_links;
+	const struct flow_link *a = jobs[0].links, *b = jobs[1].links;
+	size_t na = jobs[0].n_links, nb = jobs[1].n_links;
+	if (nb == 0) {
+		rs->links = jobs[0].links;
+	} else {
+		rs->links = xmalloc((na + nb) * sizeof *rs->links);
+		size_t i = 0, j = 0, k = 0;
+		while (i < na && j < nb)
+			rs->links[k++] = LINK_LESS(&b[j], &a[i]) ? b[j++] : a[i++];
+		memcpy(rs->links + k, a + i, (na - i) * sizeof *a);
+		memcpy(rs->links + k + (na - i), b + j, (nb - j) * sizeof *b);
+		free(jobs[0].links);
 	}
+	rs->n_links = na + nb;
 	free(jobs[1].links);
 	rs->unmatched_flows += jobs[0].unmatched + jobs[1].unmatched;
 	/* the flow ends are needed only here */
 	free(rs->flows);
 	rs->flows = NULL;
-	sort_links(rs->links, rs->n_links);
 }
 
 size_t lanes_links_from(const struct rank_store *rs, uint32_t ev, uint32_t *out, size_t max)
