@@ -211,6 +211,19 @@ static bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, i
 	return any;
 }
 
+static void *build_pending_sets(void *arg)
+{
+	struct pending_sets *p = arg;
+	rank_sets_build(p->rs, p->cls, p->sets);
+	return NULL;
+}
+
+struct rank_sets *rank_sets_wait(struct pending_sets *p)
+{
+	xthread_join(&p->builder);
+	return p->sets;
+}
+
 void rank_sets_free(struct rank_sets *s)
 {
 	ivset_free(&s->device_busy);
@@ -780,11 +793,13 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	category_classify(rs, ra->cls);
 
 	struct rank_sets s;
+	struct pending_sets pending = {.sets = &s, .rs = rs, .cls = ra->cls};
 	int64_t lo = rs->window_start, hi = rs->window_end;
 	const char *src_dev = "Ascend Hardware lanes", *src_host = "Python/CANN lanes";
 	bool have_timeline = ra->has_trace;
 	if (ra->has_trace) {
-		rank_sets_build(rs, ra->cls, &s);
+		/* beside the steps, which need the sets only without step markers */
+		xthread_start(&pending.builder, build_pending_sets, &pending, threaded);
 	} else {
 		have_timeline = rank_sets_from_csv(rd->by_kind[CSV_KERNEL], &s, &lo, &hi);
 		src_dev = "kernel_details.csv (no trace)";
@@ -794,8 +809,9 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	}
 	ra->t0 = lo;
 	ra->has_timeline = have_timeline;
-	analysis_steps(cap, ri, ra, have_timeline ? &s : NULL, dl);
+	analysis_steps(cap, ri, ra, have_timeline ? &pending : NULL, dl);
 	xthread_start(&ops_helper, op_stats, &stage, threaded);
+	rank_sets_wait(&pending);
 	if (have_timeline) {
 		window_metrics(rs, ra, &s, lo, hi, src_dev, src_host);
 		landmarks(&s, ra, lo, hi);

@@ -333,7 +333,7 @@ static void steps_from_table(struct rank_analysis *ra, const struct csv_table *s
 	}
 }
 
-void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct rank_sets *sets,
+void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct pending_sets *sets,
 		    struct diag_list *dl)
 {
 	const struct rank_data *rd = &cap->ranks[ri];
@@ -382,7 +382,7 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			}
 		}
 		int64_t thr = 0;
-		if (!n && sets && (n = idle_segments(sets, &v, &thr)) > 0) {
+		if (!n && sets && (n = idle_segments(rank_sets_wait(sets), &v, &thr)) > 0) {
 			ra->step_source = STEP_SRC_IDLE_GAPS;
 			why = xasprintf("device activity split at %zu idle gaps of %.3f ms or more (no step "
 					"markers in the trace)", n - 1, (double)thr / 1e6);
