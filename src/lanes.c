@@ -2,6 +2,7 @@
 /* Lane classification, per-lane ordering and nesting, counters and flow resolution. */
 #include "lanes.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -103,7 +104,9 @@ struct ev_key {
 #define EV_KEY_LESS(x, y)                                                                  \
 	((x)->ts != (y)->ts ? (x)->ts < (y)->ts                                            \
 	 : (x)->neg_dur != (y)->neg_dur ? (x)->neg_dur < (y)->neg_dur : (x)->ev < (y)->ev)
-XSORT_DEFINE(sort_ev_keys, struct ev_key, EV_KEY_LESS)
+/* Exporters write an enclosing event after the events it encloses (on its end), and a
+ * host lane's operators and its enqueues as blocks per step: mostly one sorted run. */
+XSORT_DEFINE_NEARLY(sort_ev_keys, struct ev_key, EV_KEY_LESS)
 
 static void sort_lane(const struct rank_store *rs, struct lane *l)
 {
@@ -112,7 +115,7 @@ static void sort_lane(const struct rank_store *rs, struct lane *l)
 		uint32_t ev = l->events[i];
 		k[i] = (struct ev_key){rs->ev_ts[ev], -store_dur(rs, ev), ev};
 	}
-	sort_ev_keys(k, l->n_events);
+	sort_ev_keys_nearly(k, l->n_events);
 	for (uint32_t i = 0; i < l->n_events; i++)
 		l->events[i] = k[i].ev;
 	free(k);
@@ -170,15 +173,46 @@ static void collect_lane_events(struct rank_store *rs)
 	}
 }
 
-/* Per lane: events sorted and nested, start times copied into lane_starts[lane]. */
-static void order_lanes(struct rank_store *rs, int64_t **lane_starts)
+/* The lanes to order, biggest first, each taken by whichever thread is free: the main
+ * thread from the start, the helper once the flow ends are sorted. */
+struct lane_work {
+	struct rank_store *rs;
+	int64_t **lane_starts;
+	struct lane_size {
+		uint32_t n_events, lane;
+	} *by_size;
+	atomic_size_t next;
+};
+
+static int cmp_lane_size(const void *a, const void *b)
 {
-	for (size_t i = 0; i < rs->n_lanes; i++) {
-		struct lane *l = &rs->lanes[i];
-		if (!lane_sorted(rs, l))
-			sort_lane(rs, l);
-		lane_starts[i] = xmalloc((l->n_events ? l->n_events : 1) * sizeof **lane_starts);
-		nest_lane(rs, l, lane_starts[i]);
+	const struct lane_size *x = a, *y = b;
+	if (x->n_events != y->n_events)
+		return x->n_events > y->n_events ? -1 : 1;
+	return x->lane < y->lane ? -1 : x->lane > y->lane;
+}
+
+static void lane_work_init(struct lane_work *w, struct rank_store *rs, int64_t **lane_starts)
+{
+	w->rs = rs;
+	w->lane_starts = lane_starts;
+	w->by_size = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *w->by_size);
+	for (size_t i = 0; i < rs->n_lanes; i++)
+		w->by_size[i] = (struct lane_size){rs->lanes[i].n_events, (uint32_t)i};
+	xqsort(w->by_size, rs->n_lanes, sizeof *w->by_size, cmp_lane_size);
+	atomic_init(&w->next, 0);
+}
+
+/* Per lane: events sorted and nested, start times copied into lane_starts[lane]. */
+static void order_lanes(struct lane_work *w)
+{
+	for (size_t k; (k = atomic_fetch_add(&w->next, 1)) < w->rs->n_lanes;) {
+		uint32_t i = w->by_size[k].lane;
+		struct lane *l = &w->rs->lanes[i];
+		if (!lane_sorted(w->rs, l))
+			sort_lane(w->rs, l);
+		w->lane_starts[i] = xmalloc((l->n_events ? l->n_events : 1) * sizeof **w->lane_starts);
+		nest_lane(w->rs, l, w->lane_starts[i]);
 	}
 }
 
@@ -322,12 +356,14 @@ static int flow_id_cmp(const struct flow *a, const struct flow *b)
 	 : (a)->id_is_text != (b)->id_is_text ? (a)->id_is_text < (b)->id_is_text          \
 	 : (a)->id != (b)->id ? (a)->id < (b)->id                                           \
 	 : (a)->ph != (b)->ph ? (a)->ph < (b)->ph : (a)->ts < (b)->ts)
-XSORT_DEFINE(sort_flows, struct flow, FLOW_LESS)
+/* Flow ends come mostly in id order (each 's' beside its 'f'). */
+XSORT_DEFINE_NEARLY(sort_flows, struct flow, FLOW_LESS)
 
-static void *sort_flow_ends(void *arg)
+static void *finish_helper(void *arg)
 {
-	struct rank_store *rs = arg;
-	sort_flows(rs->flows, rs->n_flows);
+	struct lane_work *w = arg;
+	sort_flows_nearly(w->rs->flows, w->rs->n_flows);
+	order_lanes(w);
 	return NULL;
 }
 
@@ -507,17 +543,20 @@ void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
 	bool threaded = rs->trace.threads_used > 1 && rs->n_ev + rs->n_flows >= FINISH_THREADED_MIN;
 	int64_t **lane_starts = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *lane_starts);
 	collect_lane_events(rs);
+	struct lane_work work;
+	lane_work_init(&work, rs, lane_starts);
 	struct xthread helper;
-	xthread_start(&helper, sort_flow_ends, rs, threaded);
-	order_lanes(rs, lane_starts);
-	classify(rs);
+	xthread_start(&helper, finish_helper, &work, threaded);
+	order_lanes(&work);
 	build_window(rs);
 	build_tracks(rs);
 	xthread_join(&helper);
+	classify(rs); /* reads the events of lanes without metadata: after every lane is ordered */
 	build_links(rs, lane_starts, threaded);
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		free(lane_starts[i]);
 	free(lane_starts);
+	free(work.by_size);
 	size_t guessed = 0;
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		guessed += rs->lanes[i].group_guessed && rs->lanes[i].n_events > 0;

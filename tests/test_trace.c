@@ -325,6 +325,58 @@ static void test_nesting_depth(void **state)
 	store_free(&rs);
 }
 
+/* Every lane in (start, longer first, index) order. */
+static void assert_lanes_ordered(const struct rank_store *rs)
+{
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		for (uint32_t i = 1; i < l->n_events; i++) {
+			uint32_t a = l->events[i - 1], b = l->events[i];
+			int64_t da = store_dur(rs, a), db = store_dur(rs, b);
+			assert_true(rs->ev_ts[a] < rs->ev_ts[b] ||
+				    (rs->ev_ts[a] == rs->ev_ts[b] && (da > db || (da == db && a < b))));
+		}
+	}
+}
+
+/* An enclosing event written after the events it encloses (as exporters do on its end):
+ * the few events out of place are sorted aside and merged back. */
+static void test_lane_order_enclosing_written_last(void **state)
+{
+	(void)state;
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 0, \"args\": {\"name\": \"Python\"}}");
+	for (int s = 0; s < 500; s++) {
+		for (int i = 0; i < 20; i++) /* the first one shares the outer one's start */
+			sbuf_addf(&sb, ", {\"ph\": \"X\", \"name\": \"inner\", \"pid\": 1, \"tid\": 1, \"ts\": \"%d.000\", \"dur\": 2}",
+				  s * 100 + i * 4 + 5);
+		sbuf_addf(&sb, ", {\"ph\": \"X\", \"name\": \"outer\", \"pid\": 1, \"tid\": 1, \"ts\": \"%d.000\", \"dur\": 90}",
+			  s * 100 + 5);
+	}
+	/* a second lane with too many out of place for that: sorted the plain way */
+	for (int j = 0; j < 3000; j++) {
+		sbuf_addf(&sb, ", {\"ph\": \"X\", \"name\": \"late\", \"pid\": 1, \"tid\": 2, \"ts\": \"%d.000\", \"dur\": 1}",
+			  1000000 + 10 * j);
+		if (j % 2)
+			sbuf_addf(&sb, ", {\"ph\": \"X\", \"name\": \"early\", \"pid\": 1, \"tid\": 2, \"ts\": \"%d.000\", "
+				       "\"dur\": 1}", j);
+	}
+	sbuf_adds(&sb, "]");
+	struct rank_store rs;
+	store_init(&rs);
+	assert_int_equal(trace_load_buffer(&rs, "enclosing", sb.buf, sb.len, NULL, NULL), 0);
+	assert_int_equal(rs.n_lanes, 2);
+	assert_int_equal(rs.lanes[1].n_events, 4500);
+	const struct lane *l = &rs.lanes[0];
+	assert_int_equal(l->n_events, 500 * 21);
+	assert_lanes_ordered(&rs);
+	for (uint32_t i = 0; i < l->n_events; i++) /* each outer first, at depth 0, its inner events inside */
+		assert_int_equal(l->depth[i], i % 21 == 0 ? 0 : 1);
+	assert_string_equal(store_ev_name(&rs, l->events[21]), "outer");
+	store_free(&rs);
+	sbuf_free(&sb);
+}
+
 /* Enough flows to resolve them on two threads: nested host events written last first (so
  * the lane is sorted), flow ids in a scrambled order (so consecutive searches on a lane
  * jump back and forth in time), flow ends in gaps. Every link must be what
@@ -380,6 +432,7 @@ static void test_flow_links_threaded(void **state)
 		struct trace_load_opts o = {.threads = threads};
 		assert_int_equal(trace_load_buffer(&rs, "flows", buf, len, &o, NULL), 0);
 		assert_int_equal(rs.n_flows, 2 * FLOWS);
+		assert_lanes_ordered(&rs); /* the host lane was written last first */
 		assert_true(rs.n_ev + rs.n_flows >= 200000); /* the threaded path when threads = 2 */
 		assert_int_equal(rs.trace.threads_used, threads);
 		uint32_t host = rs.lanes[0].group == LANE_HOST_PYTHON ? 0 : 1, dev = 1 - host;
@@ -415,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_walk_matches_single_thread),
 		cmocka_unit_test(test_lanes_without_metadata_are_guessed),
 		cmocka_unit_test(test_nesting_depth),
+		cmocka_unit_test(test_lane_order_enclosing_written_last),
 		cmocka_unit_test(test_flow_links_threaded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
