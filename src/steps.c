@@ -100,6 +100,15 @@ static uint8_t contains_text(const char *text, const char *substr)
 	return strstr(text, substr) ? NAME_HIT : 0;
 }
 
+/* Per lane: is it a host lane (looked up per event by the scans below). */
+static bool *host_lanes(const struct rank_store *rs)
+{
+	bool *host = xmalloc(rs->n_lanes ? rs->n_lanes : 1);
+	for (size_t i = 0; i < rs->n_lanes; i++)
+		host[i] = lanes_group_is_host(rs->lanes[i].group);
+	return host;
+}
+
 /* Host events whose name contains substr (or the step marks), outermost only. */
 static size_t host_spans(const struct rank_store *rs, const struct ev_class *cls, const char *substr,
 			 bool step_marks, struct span **out)
@@ -107,16 +116,17 @@ static size_t host_spans(const struct rank_store *rs, const struct ev_class *cls
 	size_t n = 0, cap = 0;
 	struct name_memo names;
 	name_memo_init(&names, rs, contains_text, substr);
+	bool *host = host_lanes(rs);
 	*out = NULL;
 	for (size_t ev = 0; ev < rs->n_ev; ev++) {
-		const struct lane *l = store_ev_lane(rs, ev);
-		if (!lanes_group_is_host(l->group))
+		if (!host[store_ev_lane_id(rs, ev)])
 			continue;
 		if (step_marks ? !(cls[ev].flags & EVF_STEP_MARK) : !name_bits(&names, rs->ev_name[ev]))
 			continue;
 		push_span(out, &n, &cap, rs->ev_ts[ev], rs->ev_ts[ev] + store_dur(rs, ev), (uint32_t)ev);
 	}
 	free(names.bits);
+	free(host);
 	return outermost(*out, n);
 }
 
@@ -180,9 +190,9 @@ static void phases_from_names(struct rank_analysis *ra, const struct rank_store 
 	size_t marked = 0;
 	struct name_memo words;
 	name_memo_init(&words, rs, phase_words, NULL);
+	bool *host = host_lanes(rs);
 	for (size_t ev = 0; ev < rs->n_ev && ra->n_steps; ev++) {
-		const struct lane *l = store_ev_lane(rs, ev);
-		if (!lanes_group_is_host(l->group))
+		if (!host[store_ev_lane_id(rs, ev)])
 			continue;
 		uint8_t name = name_bits(&words, rs->ev_name[ev]);
 		if (!(name & NAME_MSTX) && !(name_bits(&words, store_ev_attr(rs, ev)->cat) & NAME_MSTX))
@@ -199,6 +209,7 @@ static void phases_from_names(struct rank_analysis *ra, const struct rank_store 
 			}
 	}
 	free(words.bits);
+	free(host);
 	if (marked) {
 		ra->phase_source = PHASE_SRC_MSTX;
 		ra->phase_conf = CONF_HIGH;
