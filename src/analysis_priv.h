@@ -49,7 +49,10 @@ void analysis_comm_metrics(struct analysis *an);
 /* Step detection and phases (steps.c). */
 void analysis_steps(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		    struct pending_sets *sets, struct diag_list *dl);
-/* Op statistics (opstats.c). */
+/* Op statistics (opstats.c). With fewer ranks than cores they run on a helper thread
+ * beside the window and per-step metrics (analysis.c analyse_rank): they may read the
+ * store, the CSV tables, ra->rank, ra->cls and the steps' windows and phases, and write
+ * only ra->ops, ra->n_ops, ra->ops_source and their messages. */
 void analysis_ops(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		  struct diag_list *dl);
 /* Capture-level passes (align.c, bottleneck.c). */
