@@ -4,7 +4,6 @@
 #include "analysis.h"
 
 #include <math.h>
-#include <unistd.h>
 #include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include "sbuf.h"
 #include "trace.h"
 #include "xalloc.h"
+#include "xthread.h"
 
 const struct metric_def metric_defs[M_COUNT] = {
 #define METRIC_DEF(id, key, unit, label, def, formula, caveat) [M_##id] = {key, unit, label, def, formula, caveat},
@@ -209,6 +209,19 @@ static bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, i
 	}
 	ivset_union(&s->compute, &s->comm, &s->compute_or_comm);
 	return any;
+}
+
+static void *build_pending_sets(void *arg)
+{
+	struct pending_sets *p = arg;
+	rank_sets_build(p->rs, p->cls, p->sets);
+	return NULL;
+}
+
+struct rank_sets *rank_sets_wait(struct pending_sets *p)
+{
+	xthread_join(&p->builder);
+	return p->sets;
 }
 
 void rank_sets_free(struct rank_sets *s)
@@ -623,7 +636,149 @@ static void per_step_metrics(const struct rank_store *rs, struct rank_analysis *
 	ivset_free(&host_only);
 }
 
-void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
+/* Device, host and communication figures over the whole window, from the sets. */
+static void window_metrics(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *s,
+			   int64_t lo, int64_t hi, const char *src_dev, const char *src_host)
+{
+	int64_t wall = hi - lo;
+	int64_t busy = ivset_total(&s->device_busy), host = ivset_total(&s->host);
+	int64_t compute = ivset_total(&s->compute), comm = ivset_total(&s->comm);
+	struct ivset tmp;
+	ivset_init(&tmp);
+	set_metric(ra, M_WALL_US, us(wall), CONF_HIGH, ra->has_trace ? "trace X events" : src_dev);
+	set_metric(ra, M_NPU_BUSY_US, us(busy), CONF_HIGH, src_dev);
+	set_metric(ra, M_NPU_BUSY_PCT, pct(busy, wall), CONF_HIGH, src_dev);
+	set_metric(ra, M_COMPUTE_US, us(compute), CONF_HIGH, src_dev);
+	size_t gaps;
+	int64_t idle, small;
+	device_occupied(s, &tmp);
+	ivset_gaps(&tmp, lo, hi, IDLE_MIN_GAP_NS, &gaps, &idle, &small);
+	set_metric(ra, M_NPU_IDLE_US, us(idle), CONF_HIGH, src_dev);
+	set_metric(ra, M_NPU_IDLE_PCT, pct(idle, wall), CONF_HIGH, src_dev);
+	set_metric(ra, M_NPU_IDLE_GAPS, (double)gaps, CONF_HIGH, src_dev);
+	if (gaps)
+		set_metric(ra, M_NPU_IDLE_GAP_MEAN_US, us(idle) / (double)gaps, CONF_HIGH, src_dev);
+	if (ra->has_trace) {
+		int64_t host_only = host_only_total(s, &tmp);
+		set_metric(ra, M_HOST_BUSY_US, us(host), CONF_HIGH, src_host);
+		set_metric(ra, M_HOST_BUSY_PCT, pct(host, wall), CONF_HIGH, src_host);
+		set_metric(ra, M_HOST_ONLY_US, us(host_only), CONF_HIGH, "host work minus device busy and collectives");
+		set_metric(ra, M_HOST_ONLY_PCT, pct(host_only, wall), CONF_HIGH, "host work minus device busy and collectives");
+	}
+	const char *src_comm = !ra->has_trace ? src_dev
+			       : s->comm_from_lanes ? "HCCL/Communication lanes" : "device communication tasks";
+	ivset_intersect(&s->comm, &s->compute, &tmp);
+	int64_t overlapped = ivset_total(&tmp);
+	set_metric(ra, M_COMM_US, us(comm), CONF_HIGH, src_comm);
+	set_metric(ra, M_COMM_OVERLAPPED_US, us(overlapped), CONF_HIGH, src_comm);
+	set_metric(ra, M_COMM_NOT_OVERLAPPED_US, us(comm - overlapped), CONF_HIGH, src_comm);
+	set_metric(ra, M_COMM_NOT_OVERLAPPED_PCT, pct(comm - overlapped, wall), CONF_HIGH, src_comm);
+	ivset_union(&s->device_busy, &s->comm, &tmp);
+	set_metric(ra, M_COMM_SHARE_PCT, pct(comm, ivset_total(&tmp)), CONF_HIGH, src_comm);
+	set_metric(ra, M_FREE_US, us(wall - ivset_total(&s->compute_or_comm)), CONF_HIGH, src_dev);
+	int64_t dcopy = ivset_total(&s->dev_copy);
+	set_metric(ra, M_DEVICE_COPY_US, us(dcopy), CONF_HIGH, src_dev);
+	set_metric(ra, M_DEVICE_COPY_PCT, pct(dcopy, busy), CONF_HIGH, src_dev);
+	if (ra->has_trace) {
+		int64_t hcopy = ivset_total(&s->host_copy);
+		set_metric(ra, M_HOST_COPY_US, us(hcopy), CONF_HIGH, src_host);
+		set_metric(ra, M_HOST_COPY_PCT, pct(hcopy, host), CONF_HIGH, src_host);
+		struct ivset occ, exposed;
+		ivset_init(&occ);
+		ivset_init(&exposed);
+		device_occupied(s, &occ);
+		ivset_subtract(&s->host_copy, &occ, &exposed);
+		set_metric(ra, M_HOST_COPY_EXPOSED_PCT, pct(ivset_total(&exposed), wall), CONF_HIGH,
+			   "host copy ops minus device busy and collectives");
+		ivset_free(&occ);
+		ivset_free(&exposed);
+		ivset_normalize(&s->sync);
+		set_metric(ra, M_SYNC_OPS, (double)s->sync.n, CONF_MEDIUM, "host op names (.item, synchronize ...)");
+		set_metric(ra, M_SYNC_US, us(ivset_total(&s->sync)), CONF_MEDIUM, "host op names");
+		size_t dispatch = 0;
+		for (size_t ev = 0; ev < rs->n_ev; ev++)
+			dispatch += (ra->cls[ev].flags & EVF_DISPATCH) != 0;
+		set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH, "cpu_op events on Python lanes");
+		collective_metrics(rs, ra);
+	}
+	ivset_free(&tmp);
+}
+
+/* Step count, phases and percentiles, and the per-step figures summed over the steps. */
+static void step_summary_metrics(struct rank_analysis *ra, bool dir_from_device)
+{
+	double n = (double)ra->n_steps;
+	size_t prefill = 0, decode = 0, dispatch = 0;
+	int64_t *durs = xmalloc(ra->n_steps * sizeof *durs);
+	int64_t h2d = 0, d2h = 0;
+	for (size_t i = 0; i < ra->n_steps; i++) {
+		prefill += ra->steps[i].phase == PHASE_PREFILL;
+		decode += ra->steps[i].phase == PHASE_DECODE;
+		dispatch += ra->steps[i].dispatch_ops;
+		durs[i] = ra->steps[i].end - ra->steps[i].start;
+		h2d = num_sat_add(h2d, ra->steps[i].h2d_ns);
+		d2h = num_sat_add(d2h, ra->steps[i].d2h_ns);
+	}
+	xqsort(durs, ra->n_steps, sizeof *durs, cmp_i64);
+	enum confidence sc = ra->step_source == STEP_SRC_IDLE_GAPS || ra->step_source == STEP_SRC_WINDOW
+				     ? CONF_LOW : CONF_HIGH;
+	const char *ssrc = analysis_step_source_name(ra->step_source);
+	set_metric(ra, M_STEPS, n, sc, ssrc);
+	set_metric(ra, M_PREFILL_STEPS, (double)prefill, ra->phase_conf, analysis_phase_source_name(ra->phase_source));
+	set_metric(ra, M_DECODE_STEPS, (double)decode, ra->phase_conf, analysis_phase_source_name(ra->phase_source));
+	set_metric(ra, M_STEP_P50_US, us(analysis_nearest_rank(durs, ra->n_steps, 0.5)), sc, ssrc);
+	set_metric(ra, M_STEP_P95_US, us(analysis_nearest_rank(durs, ra->n_steps, 0.95)), sc, ssrc);
+	free(durs);
+	if (ra->has_trace) {
+		set_metric(ra, M_DISPATCH_PER_STEP, (double)dispatch / n, sc, "cpu_op events per step window");
+		if (ra->have[M_HOST_ONLY_US])
+			set_metric(ra, M_HOST_ONLY_PER_STEP_US, ra->v[M_HOST_ONLY_US] / n, sc, "host-only / steps");
+		if (ra->have[M_SYNC_OPS])
+			set_metric(ra, M_SYNC_PER_STEP, ra->v[M_SYNC_OPS] / n, sc, "sync ops / steps");
+		const char *dsrc = dir_from_device ? "device copies (direction from the launching host op)"
+						   : "host copy ops named by direction";
+		set_metric(ra, M_H2D_PER_STEP_US, us(h2d) / n, CONF_MEDIUM, dsrc);
+		set_metric(ra, M_D2H_PER_STEP_US, us(d2h) / n, CONF_MEDIUM, dsrc);
+	}
+}
+
+/* One rank's stages a helper thread may run beside the rest. */
+struct rank_stage {
+	const struct capture *cap;
+	size_t ri;
+	struct rank_analysis *ra;
+	struct diag_list *dl;
+};
+
+/* Figures from the CSV tables alone (kernel PMU columns, memory): nothing of the trace. */
+static void *csv_metrics(void *arg)
+{
+	struct rank_stage *st = arg;
+	const struct rank_data *rd = &st->cap->ranks[st->ri];
+	struct rank_analysis *ra = st->ra;
+	pmu_metrics(rd->by_kind[CSV_KERNEL], ra);
+	memory_analyse(rd->by_kind[CSV_MEMORY_RECORD], rd->by_kind[CSV_NPU_MODULE_MEM],
+		       rd->by_kind[CSV_OPERATOR_MEMORY], &ra->mem);
+	const char *mem_src = ra->mem.record_in_kb ? "memory_record (KB, converted)" : "memory_record";
+	set_metric(ra, M_MEM_PEAK_RESERVED_MB, memory_peak_reserved_mb(&ra->mem), CONF_HIGH, mem_src);
+	set_metric(ra, M_MEM_PEAK_ALLOCATED_MB, memory_peak_allocated_mb(&ra->mem), CONF_HIGH, mem_src);
+	return NULL;
+}
+
+/* Op statistics read the classes and the steps' windows and phases, and write only the
+ * ops: they run beside the window and per-step metrics (which write neither). */
+static void *op_stats(void *arg)
+{
+	struct rank_stage *st = arg;
+	analysis_ops(st->cap, st->ri, st->ra, st->dl);
+	return NULL;
+}
+
+/* threaded: a core is free (fewer ranks than cores), so independent stages share two.
+ * Messages come in the same order either way: only the steps and the op statistics add
+ * any once the sets are built. */
+static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
+			 bool threaded)
 {
 	memset(ra, 0, sizeof *ra);
 	const struct rank_data *rd = &cap->ranks[ri];
@@ -631,15 +786,20 @@ void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *r
 	ra->rank = rd->plan->rank;
 	ra->rank_index = ri;
 	ra->has_trace = rs->has_events;
+	struct rank_stage stage = {cap, ri, ra, dl};
+	struct xthread csv_helper, ops_helper;
+	xthread_start(&csv_helper, csv_metrics, &stage, threaded);
 	ra->cls = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *ra->cls);
 	category_classify(rs, ra->cls);
 
 	struct rank_sets s;
+	struct pending_sets pending = {.sets = &s, .rs = rs, .cls = ra->cls};
 	int64_t lo = rs->window_start, hi = rs->window_end;
 	const char *src_dev = "Ascend Hardware lanes", *src_host = "Python/CANN lanes";
 	bool have_timeline = ra->has_trace;
 	if (ra->has_trace) {
-		rank_sets_build(rs, ra->cls, &s);
+		/* beside the steps, which need the sets only without step markers */
+		xthread_start(&pending.builder, build_pending_sets, &pending, threaded);
 	} else {
 		have_timeline = rank_sets_from_csv(rd->by_kind[CSV_KERNEL], &s, &lo, &hi);
 		src_dev = "kernel_details.csv (no trace)";
@@ -649,123 +809,29 @@ void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *r
 	}
 	ra->t0 = lo;
 	ra->has_timeline = have_timeline;
-	int64_t wall = hi - lo;
+	analysis_steps(cap, ri, ra, have_timeline ? &pending : NULL, dl);
+	xthread_start(&ops_helper, op_stats, &stage, threaded);
+	rank_sets_wait(&pending);
 	if (have_timeline) {
-		int64_t busy = ivset_total(&s.device_busy), host = ivset_total(&s.host);
-		int64_t compute = ivset_total(&s.compute), comm = ivset_total(&s.comm);
-		struct ivset tmp;
-		ivset_init(&tmp);
-		set_metric(ra, M_WALL_US, us(wall), CONF_HIGH, ra->has_trace ? "trace X events" : src_dev);
-		set_metric(ra, M_NPU_BUSY_US, us(busy), CONF_HIGH, src_dev);
-		set_metric(ra, M_NPU_BUSY_PCT, pct(busy, wall), CONF_HIGH, src_dev);
-		set_metric(ra, M_COMPUTE_US, us(compute), CONF_HIGH, src_dev);
-		size_t gaps;
-		int64_t idle, small;
-		device_occupied(&s, &tmp);
-		ivset_gaps(&tmp, lo, hi, IDLE_MIN_GAP_NS, &gaps, &idle, &small);
-		set_metric(ra, M_NPU_IDLE_US, us(idle), CONF_HIGH, src_dev);
-		set_metric(ra, M_NPU_IDLE_PCT, pct(idle, wall), CONF_HIGH, src_dev);
-		set_metric(ra, M_NPU_IDLE_GAPS, (double)gaps, CONF_HIGH, src_dev);
-		if (gaps)
-			set_metric(ra, M_NPU_IDLE_GAP_MEAN_US, us(idle) / (double)gaps, CONF_HIGH, src_dev);
-		if (ra->has_trace) {
-			int64_t host_only = host_only_total(&s, &tmp);
-			set_metric(ra, M_HOST_BUSY_US, us(host), CONF_HIGH, src_host);
-			set_metric(ra, M_HOST_BUSY_PCT, pct(host, wall), CONF_HIGH, src_host);
-			set_metric(ra, M_HOST_ONLY_US, us(host_only), CONF_HIGH, "host work minus device busy and collectives");
-			set_metric(ra, M_HOST_ONLY_PCT, pct(host_only, wall), CONF_HIGH, "host work minus device busy and collectives");
-		}
-		const char *src_comm = !ra->has_trace ? src_dev
-				       : s.comm_from_lanes ? "HCCL/Communication lanes" : "device communication tasks";
-		ivset_intersect(&s.comm, &s.compute, &tmp);
-		int64_t overlapped = ivset_total(&tmp);
-		set_metric(ra, M_COMM_US, us(comm), CONF_HIGH, src_comm);
-		set_metric(ra, M_COMM_OVERLAPPED_US, us(overlapped), CONF_HIGH, src_comm);
-		set_metric(ra, M_COMM_NOT_OVERLAPPED_US, us(comm - overlapped), CONF_HIGH, src_comm);
-		set_metric(ra, M_COMM_NOT_OVERLAPPED_PCT, pct(comm - overlapped, wall), CONF_HIGH, src_comm);
-		ivset_union(&s.device_busy, &s.comm, &tmp);
-		set_metric(ra, M_COMM_SHARE_PCT, pct(comm, ivset_total(&tmp)), CONF_HIGH, src_comm);
-		set_metric(ra, M_FREE_US, us(wall - ivset_total(&s.compute_or_comm)), CONF_HIGH, src_dev);
-		int64_t dcopy = ivset_total(&s.dev_copy);
-		set_metric(ra, M_DEVICE_COPY_US, us(dcopy), CONF_HIGH, src_dev);
-		set_metric(ra, M_DEVICE_COPY_PCT, pct(dcopy, busy), CONF_HIGH, src_dev);
-		if (ra->has_trace) {
-			int64_t hcopy = ivset_total(&s.host_copy);
-			set_metric(ra, M_HOST_COPY_US, us(hcopy), CONF_HIGH, src_host);
-			set_metric(ra, M_HOST_COPY_PCT, pct(hcopy, host), CONF_HIGH, src_host);
-			struct ivset occ, exposed;
-			ivset_init(&occ);
-			ivset_init(&exposed);
-			device_occupied(&s, &occ);
-			ivset_subtract(&s.host_copy, &occ, &exposed);
-			set_metric(ra, M_HOST_COPY_EXPOSED_PCT, pct(ivset_total(&exposed), wall), CONF_HIGH,
-				   "host copy ops minus device busy and collectives");
-			ivset_free(&occ);
-			ivset_free(&exposed);
-			ivset_normalize(&s.sync);
-			set_metric(ra, M_SYNC_OPS, (double)s.sync.n, CONF_MEDIUM, "host op names (.item, synchronize ...)");
-			set_metric(ra, M_SYNC_US, us(ivset_total(&s.sync)), CONF_MEDIUM, "host op names");
-			size_t dispatch = 0;
-			for (size_t ev = 0; ev < rs->n_ev; ev++)
-				dispatch += (ra->cls[ev].flags & EVF_DISPATCH) != 0;
-			set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH, "cpu_op events on Python lanes");
-			collective_metrics(rs, ra);
-		}
-		ivset_free(&tmp);
-	}
-	pmu_metrics(rd->by_kind[CSV_KERNEL], ra);
-	memory_analyse(rd->by_kind[CSV_MEMORY_RECORD], rd->by_kind[CSV_NPU_MODULE_MEM],
-		       rd->by_kind[CSV_OPERATOR_MEMORY], &ra->mem);
-	const char *mem_src = ra->mem.record_in_kb ? "memory_record (KB, converted)" : "memory_record";
-	set_metric(ra, M_MEM_PEAK_RESERVED_MB, memory_peak_reserved_mb(&ra->mem), CONF_HIGH, mem_src);
-	set_metric(ra, M_MEM_PEAK_ALLOCATED_MB, memory_peak_allocated_mb(&ra->mem), CONF_HIGH, mem_src);
-
-	analysis_steps(cap, ri, ra, have_timeline ? &s : NULL, dl);
-	if (have_timeline) {
+		window_metrics(rs, ra, &s, lo, hi, src_dev, src_host);
 		landmarks(&s, ra, lo, hi);
 		per_step_metrics(rs, ra, &s);
 		if (ra->has_trace)
 			overlap_lane_check(rs, &s, ra);
 		step_trace_check(rd->by_kind[CSV_STEP_TRACE], &s, ra, lo, hi);
 	}
-	if (ra->n_steps) {
-		double n = (double)ra->n_steps;
-		size_t prefill = 0, decode = 0, dispatch = 0;
-		int64_t *durs = xmalloc(ra->n_steps * sizeof *durs);
-		int64_t h2d = 0, d2h = 0;
-		for (size_t i = 0; i < ra->n_steps; i++) {
-			prefill += ra->steps[i].phase == PHASE_PREFILL;
-			decode += ra->steps[i].phase == PHASE_DECODE;
-			dispatch += ra->steps[i].dispatch_ops;
-			durs[i] = ra->steps[i].end - ra->steps[i].start;
-			h2d = num_sat_add(h2d, ra->steps[i].h2d_ns);
-			d2h = num_sat_add(d2h, ra->steps[i].d2h_ns);
-		}
-		xqsort(durs, ra->n_steps, sizeof *durs, cmp_i64);
-		enum confidence sc = ra->step_source == STEP_SRC_IDLE_GAPS || ra->step_source == STEP_SRC_WINDOW
-					     ? CONF_LOW : CONF_HIGH;
-		const char *ssrc = analysis_step_source_name(ra->step_source);
-		set_metric(ra, M_STEPS, n, sc, ssrc);
-		set_metric(ra, M_PREFILL_STEPS, (double)prefill, ra->phase_conf, analysis_phase_source_name(ra->phase_source));
-		set_metric(ra, M_DECODE_STEPS, (double)decode, ra->phase_conf, analysis_phase_source_name(ra->phase_source));
-		set_metric(ra, M_STEP_P50_US, us(analysis_nearest_rank(durs, ra->n_steps, 0.5)), sc, ssrc);
-		set_metric(ra, M_STEP_P95_US, us(analysis_nearest_rank(durs, ra->n_steps, 0.95)), sc, ssrc);
-		free(durs);
-		if (ra->has_trace) {
-			set_metric(ra, M_DISPATCH_PER_STEP, (double)dispatch / n, sc, "cpu_op events per step window");
-			if (ra->have[M_HOST_ONLY_US])
-				set_metric(ra, M_HOST_ONLY_PER_STEP_US, ra->v[M_HOST_ONLY_US] / n, sc, "host-only / steps");
-			if (ra->have[M_SYNC_OPS])
-				set_metric(ra, M_SYNC_PER_STEP, ra->v[M_SYNC_OPS] / n, sc, "sync ops / steps");
-			const char *dsrc = s.dir_from_device ? "device copies (direction from the launching host op)"
-							     : "host copy ops named by direction";
-			set_metric(ra, M_H2D_PER_STEP_US, us(h2d) / n, CONF_MEDIUM, dsrc);
-			set_metric(ra, M_D2H_PER_STEP_US, us(d2h) / n, CONF_MEDIUM, dsrc);
-		}
-	}
-	rank_sets_free(&s); /* before the op records: the two were the analysis's peak together */
-	analysis_ops(cap, ri, ra, dl);
+	xthread_join(&csv_helper);
+	bool dir_from_device = s.dir_from_device;
+	rank_sets_free(&s); /* while the op records are built: the two were the analysis's peak */
+	if (ra->n_steps)
+		step_summary_metrics(ra, dir_from_device);
+	xthread_join(&ops_helper);
 	analysis_bottlenecks(ra);
+}
+
+void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
+{
+	analyse_rank(cap, ri, ra, dl, false);
 }
 
 void analysis_rank_free(struct rank_analysis *ra)
@@ -801,6 +867,7 @@ struct rank_pool {
 	struct analysis *an;
 	struct rank_job *jobs;
 	size_t n_jobs;
+	bool split_ranks; /* fewer ranks than cores: each rank uses a helper thread */
 	atomic_size_t next;
 };
 
@@ -811,7 +878,8 @@ static void *rank_worker(void *arg)
 		size_t j = atomic_fetch_add(&pool->next, 1);
 		if (j >= pool->n_jobs)
 			return NULL;
-		analysis_rank(pool->cap, pool->jobs[j].rank_index, &pool->an->ranks[j], &pool->jobs[j].diags);
+		analyse_rank(pool->cap, pool->jobs[j].rank_index, &pool->an->ranks[j], &pool->jobs[j].diags,
+			     pool->split_ranks);
 	}
 }
 
@@ -832,8 +900,8 @@ struct analysis *analysis_run(const struct capture *cap)
 	}
 	atomic_init(&pool.next, 0);
 	/* ranks are independent until alignment: one per core, messages kept in rank order */
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nthreads = cpus > 1 ? (size_t)cpus : 1;
+	size_t nthreads = (size_t)xthread_cpus();
+	pool.split_ranks = pool.n_jobs < nthreads;
 	if (nthreads > pool.n_jobs)
 		nthreads = pool.n_jobs;
 	if (nthreads > 16)

@@ -6,6 +6,7 @@
 
 #include "analysis.h"
 #include "intervals.h"
+#include "xthread.h"
 
 struct rank_sets {
 	struct ivset device_busy; /* device tasks except waits */
@@ -24,6 +25,16 @@ struct rank_sets {
 void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *s);
 void rank_sets_free(struct rank_sets *s);
 
+/* Sets a helper thread may still be building while the steps are found: the steps need
+ * them only when the trace marks none (idle-gap steps), and then wait for them. */
+struct pending_sets {
+	struct rank_sets *sets;
+	struct xthread builder;
+	const struct rank_store *rs;
+	const struct ev_class *cls;
+};
+struct rank_sets *rank_sets_wait(struct pending_sets *p);
+
 /* Collectives: whole collective operations, not their sub-tasks. */
 bool analysis_has_group_lanes(const struct rank_store *rs);
 bool analysis_is_collective(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
@@ -37,8 +48,11 @@ void analysis_comm_metrics(struct analysis *an);
 
 /* Step detection and phases (steps.c). */
 void analysis_steps(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
-		    struct rank_sets *sets, struct diag_list *dl);
-/* Op statistics (opstats.c). */
+		    struct pending_sets *sets, struct diag_list *dl);
+/* Op statistics (opstats.c). With fewer ranks than cores they run on a helper thread
+ * beside the window and per-step metrics (analysis.c analyse_rank): they may read the
+ * store, the CSV tables, ra->rank, ra->cls and the steps' windows and phases, and write
+ * only ra->ops, ra->n_ops, ra->ops_source and their messages. */
 void analysis_ops(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		  struct diag_list *dl);
 /* Capture-level passes (align.c, bottleneck.c). */

@@ -2,12 +2,17 @@
 /* Lane classification, per-lane ordering and nesting, counters and flow resolution. */
 #include "lanes.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "xalloc.h"
 #include "xsort.h"
+#include "xthread.h"
+
+/* Below this many events and flow ends, finishing stays on one thread. */
+#define FINISH_THREADED_MIN 200000
 
 /* The one rule table: process name -> lane group. Real captures name the communication
  * process "HCCL"; newer exports call it "Communication". */
@@ -99,7 +104,9 @@ struct ev_key {
 #define EV_KEY_LESS(x, y)                                                                  \
 	((x)->ts != (y)->ts ? (x)->ts < (y)->ts                                            \
 	 : (x)->neg_dur != (y)->neg_dur ? (x)->neg_dur < (y)->neg_dur : (x)->ev < (y)->ev)
-XSORT_DEFINE(sort_ev_keys, struct ev_key, EV_KEY_LESS)
+/* Exporters write an enclosing event after the events it encloses (on its end), and a
+ * host lane's operators and its enqueues as blocks per step: mostly one sorted run. */
+XSORT_DEFINE_NEARLY(sort_ev_keys, struct ev_key, EV_KEY_LESS)
 
 static void sort_lane(const struct rank_store *rs, struct lane *l)
 {
@@ -108,7 +115,7 @@ static void sort_lane(const struct rank_store *rs, struct lane *l)
 		uint32_t ev = l->events[i];
 		k[i] = (struct ev_key){rs->ev_ts[ev], -store_dur(rs, ev), ev};
 	}
-	sort_ev_keys(k, l->n_events);
+	sort_ev_keys_nearly(k, l->n_events);
 	for (uint32_t i = 0; i < l->n_events; i++)
 		l->events[i] = k[i].ev;
 	free(k);
@@ -122,7 +129,9 @@ static bool lane_sorted(const struct rank_store *rs, const struct lane *l)
 	return true;
 }
 
-static void nest_lane(const struct rank_store *rs, struct lane *l)
+/* Depth per event; also copies the lane's start times out contiguously (starts[i] for
+ * events[i]) for the flow resolution. */
+static void nest_lane(const struct rank_store *rs, struct lane *l, int64_t *starts)
 {
 	enum { MAX_DEPTH = 255 };
 	int64_t stack[MAX_DEPTH];
@@ -134,6 +143,7 @@ static void nest_lane(const struct rank_store *rs, struct lane *l)
 	for (uint32_t i = 0; i < l->n_events; i++) {
 		uint32_t ev = l->events[i];
 		int64_t ts = rs->ev_ts[ev], end = ts + store_dur(rs, ev);
+		starts[i] = ts;
 		while (top > 0 && stack[top - 1] <= ts)
 			top--;
 		l->depth[i] = (uint8_t)(top < MAX_DEPTH ? top : MAX_DEPTH - 1);
@@ -146,7 +156,7 @@ static void nest_lane(const struct rank_store *rs, struct lane *l)
 	}
 }
 
-static void build_lane_events(struct rank_store *rs)
+static void collect_lane_events(struct rank_store *rs)
 {
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		rs->lanes[i].n_events = 0;
@@ -161,11 +171,48 @@ static void build_lane_events(struct rank_store *rs)
 		struct lane *l = &rs->lanes[store_ev_lane_id(rs, e)];
 		l->events[l->n_events++] = (uint32_t)e;
 	}
-	for (size_t i = 0; i < rs->n_lanes; i++) {
-		struct lane *l = &rs->lanes[i];
-		if (!lane_sorted(rs, l))
-			sort_lane(rs, l);
-		nest_lane(rs, l);
+}
+
+/* The lanes to order, biggest first, each taken by whichever thread is free: the main
+ * thread from the start, the helper once the flow ends are sorted. */
+struct lane_work {
+	struct rank_store *rs;
+	int64_t **lane_starts;
+	struct lane_size {
+		uint32_t n_events, lane;
+	} *by_size;
+	atomic_size_t next;
+};
+
+static int cmp_lane_size(const void *a, const void *b)
+{
+	const struct lane_size *x = a, *y = b;
+	if (x->n_events != y->n_events)
+		return x->n_events > y->n_events ? -1 : 1;
+	return x->lane < y->lane ? -1 : x->lane > y->lane;
+}
+
+static void lane_work_init(struct lane_work *w, struct rank_store *rs, int64_t **lane_starts)
+{
+	w->rs = rs;
+	w->lane_starts = lane_starts;
+	w->by_size = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *w->by_size);
+	for (size_t i = 0; i < rs->n_lanes; i++)
+		w->by_size[i] = (struct lane_size){rs->lanes[i].n_events, (uint32_t)i};
+	xqsort(w->by_size, rs->n_lanes, sizeof *w->by_size, cmp_lane_size);
+	atomic_init(&w->next, 0);
+}
+
+/* Per lane: events sorted and nested, start times copied into lane_starts[lane]. */
+static void order_lanes(struct lane_work *w)
+{
+	for (size_t k; (k = atomic_fetch_add(&w->next, 1)) < w->rs->n_lanes;) {
+		uint32_t i = w->by_size[k].lane;
+		struct lane *l = &w->rs->lanes[i];
+		if (!lane_sorted(w->rs, l))
+			sort_lane(w->rs, l);
+		w->lane_starts[i] = xmalloc((l->n_events ? l->n_events : 1) * sizeof **w->lane_starts);
+		nest_lane(w->rs, l, w->lane_starts[i]);
 	}
 }
 
@@ -235,6 +282,22 @@ static void build_tracks(struct rank_store *rs)
 		xqsort_r(rs->tracks[t].samples, rs->tracks[t].n_samples, sizeof(uint32_t), cmp_sample, rs);
 }
 
+/* The innermost event enclosing ts on lane l, given after = the number of its events
+ * starting at or before ts. */
+static uint32_t enclosing_event(const struct rank_store *rs, const struct lane *l, uint32_t after,
+				int64_t ts)
+{
+	/* walk back to the innermost enclosing event; nesting is shallow */
+	for (uint32_t k = after, steps = 0; k > 0 && steps < 256; k--, steps++) {
+		uint32_t ev = l->events[k - 1];
+		if (rs->ev_ts[ev] + store_dur(rs, ev) >= ts)
+			return ev;
+		if (l->depth[k - 1] == 0)
+			break; /* a top-level event that ended before ts: nothing earlier encloses */
+	}
+	return UINT32_MAX;
+}
+
 uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t ts)
 {
 	if (lane_idx >= rs->n_lanes)
@@ -249,15 +312,33 @@ uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t 
 		else
 			hi = mid;
 	}
-	/* walk back to the innermost enclosing event; nesting is shallow */
-	for (uint32_t k = lo, steps = 0; k > 0 && steps < 256; k--, steps++) {
-		uint32_t ev = l->events[k - 1];
-		if (rs->ev_ts[ev] + store_dur(rs, ev) >= ts)
-			return ev;
-		if (l->depth[k - 1] == 0)
-			break; /* a top-level event that ended before ts: nothing earlier encloses */
+	return enclosing_event(rs, l, lo, ts);
+}
+
+/* The number of starts[0..n) at or before t (they are sorted), searched outward from
+ * hint: consecutive flow ends on a lane are mostly close in time, so this touches a few
+ * neighbouring entries where a binary search over the lane would miss the cache ~20 times. */
+static uint32_t count_starts_upto(const int64_t *starts, uint32_t n, int64_t t, uint32_t hint)
+{
+	uint32_t lo, hi, step = 1;
+	if (hint > n)
+		hint = n;
+	if (hint < n && starts[hint] <= t) {
+		lo = hint + 1; /* gallop forward: starts[lo - 1] <= t */
+		while (lo + step - 1 < n && starts[lo + step - 1] <= t) {
+			lo += step;
+			step *= 2;
+		}
+		hi = lo + step - 1 < n ? lo + step - 1 : n;
+	} else {
+		hi = hint; /* gallop backward: hi == n or starts[hi] > t */
+		while (hi >= step && starts[hi - step] > t) {
+			hi -= step;
+			step *= 2;
+		}
+		lo = hi >= step ? hi - step + 1 : 0;
 	}
-	return UINT32_MAX;
+	return xsort_upper_bound_i64(starts, lo, hi, t);
 }
 
 static int flow_id_cmp(const struct flow *a, const struct flow *b)
@@ -275,46 +356,114 @@ static int flow_id_cmp(const struct flow *a, const struct flow *b)
 	 : (a)->id_is_text != (b)->id_is_text ? (a)->id_is_text < (b)->id_is_text          \
 	 : (a)->id != (b)->id ? (a)->id < (b)->id                                           \
 	 : (a)->ph != (b)->ph ? (a)->ph < (b)->ph : (a)->ts < (b)->ts)
-XSORT_DEFINE(sort_flows, struct flow, FLOW_LESS)
+/* Flow ends come mostly in id order (each 's' beside its 'f'). */
+XSORT_DEFINE_NEARLY(sort_flows, struct flow, FLOW_LESS)
+
+static void *finish_helper(void *arg)
+{
+	struct lane_work *w = arg;
+	sort_flows_nearly(w->rs->flows, w->rs->n_flows);
+	order_lanes(w);
+	return NULL;
+}
 
 #define LINK_LESS(a, b) ((a)->from_ev != (b)->from_ev ? (a)->from_ev < (b)->from_ev : (a)->to_ev < (b)->to_ev)
 XSORT_DEFINE(sort_links, struct flow_link, LINK_LESS)
 
-static void build_links(struct rank_store *rs)
+/* Links from a run of the sorted flow ends [begin, end) that starts and ends at group
+ * boundaries; each half of a big trace's flows is one job. */
+struct link_job {
+	const struct rank_store *rs;
+	const struct flow *sorted;
+	size_t begin, end;
+	int64_t *const *lane_starts;
+	uint32_t *hint; /* per lane: where the last search on it ended */
+	struct flow_link *links;
+	size_t n_links, cap, unmatched;
+};
+
+static uint32_t job_event_at(struct link_job *j, uint32_t lane, int64_t ts)
 {
-	if (rs->n_flows == 0)
-		return;
-	/* the flow ends are needed only here: sort them in place and free them after */
-	struct flow *sorted = rs->flows;
-	sort_flows(sorted, rs->n_flows);
-	size_t cap = 0;
-	for (size_t i = 0; i < rs->n_flows;) {
+	if (lane >= j->rs->n_lanes)
+		return UINT32_MAX;
+	const struct lane *l = &j->rs->lanes[lane];
+	uint32_t after = count_starts_upto(j->lane_starts[lane], l->n_events, ts, j->hint[lane]);
+	j->hint[lane] = after;
+	return enclosing_event(j->rs, l, after, ts);
+}
+
+static void *resolve_links(void *arg)
+{
+	struct link_job *job = arg;
+	const struct flow *sorted = job->sorted;
+	job->hint = xcalloc(job->rs->n_lanes ? job->rs->n_lanes : 1, sizeof *job->hint);
+	for (size_t i = job->begin; i < job->end;) {
 		size_t j = i;
-		while (j < rs->n_flows && flow_id_cmp(&sorted[i], &sorted[j]) == 0)
+		while (j < job->end && flow_id_cmp(&sorted[i], &sorted[j]) == 0)
 			j++;
 		/* one group: the 's' events come first, then 't'/'f' */
 		const struct flow *start = sorted[i].ph == FLOW_START ? &sorted[i] : NULL;
 		bool linked = false;
 		if (start) {
-			uint32_t from = lanes_event_at(rs, start->lane, start->ts);
+			uint32_t from = job_event_at(job, start->lane, start->ts);
 			for (size_t k = i + 1; k < j; k++) {
 				if (sorted[k].ph != FLOW_FINISH)
 					continue;
-				uint32_t to = lanes_event_at(rs, sorted[k].lane, sorted[k].ts);
+				uint32_t to = job_event_at(job, sorted[k].lane, sorted[k].ts);
 				if (from != UINT32_MAX && to != UINT32_MAX) {
-					xgrow(&rs->links, &cap, rs->n_links + 1, sizeof *rs->links);
-					rs->links[rs->n_links++] = (struct flow_link){from, to, start->cat};
+					xgrow(&job->links, &job->cap, job->n_links + 1, sizeof *job->links);
+					job->links[job->n_links++] = (struct flow_link){from, to, start->cat};
 					linked = true;
 				}
 			}
 		}
 		if (!linked)
-			rs->unmatched_flows += j - i;
+			job->unmatched += j - i;
 		i = j;
 	}
+	free(job->hint);
+	sort_links(job->links, job->n_links);
+	return NULL;
+}
+
+/* Resolves the sorted flow ends into links, in two halves when threaded (split at a group
+ * boundary). Each half sorts its links; merging them with ties from the first half is the
+ * stable sort of the whole, so the result is the serial one. */
+static void build_links(struct rank_store *rs, int64_t *const *lane_starts, bool threaded)
+{
+	if (rs->n_flows == 0)
+		return;
+	const struct flow *sorted = rs->flows;
+	size_t mid = threaded ? rs->n_flows / 2 : rs->n_flows;
+	while (mid > 0 && mid < rs->n_flows && flow_id_cmp(&sorted[mid - 1], &sorted[mid]) == 0)
+		mid++;
+	struct link_job jobs[2] = {
+		{.rs = rs, .sorted = sorted, .begin = 0, .end = mid, .lane_starts = lane_starts},
+		{.rs = rs, .sorted = sorted, .begin = mid, .end = rs->n_flows, .lane_starts = lane_starts},
+	};
+	struct xthread helper;
+	xthread_start(&helper, resolve_links, &jobs[1], threaded && mid < rs->n_flows);
+	resolve_links(&jobs[0]);
+	xthread_join(&helper);
+	const struct flow_link *a = jobs[0].links, *b = jobs[1].links;
+	size_t na = jobs[0].n_links, nb = jobs[1].n_links;
+	if (nb == 0) {
+		rs->links = jobs[0].links;
+	} else {
+		rs->links = xmalloc((na + nb) * sizeof *rs->links);
+		size_t i = 0, j = 0, k = 0;
+		while (i < na && j < nb)
+			rs->links[k++] = LINK_LESS(&b[j], &a[i]) ? b[j++] : a[i++];
+		memcpy(rs->links + k, a + i, (na - i) * sizeof *a);
+		memcpy(rs->links + k + (na - i), b + j, (nb - j) * sizeof *b);
+		free(jobs[0].links);
+	}
+	rs->n_links = na + nb;
+	free(jobs[1].links);
+	rs->unmatched_flows += jobs[0].unmatched + jobs[1].unmatched;
+	/* the flow ends are needed only here */
 	free(rs->flows);
 	rs->flows = NULL;
-	sort_links(rs->links, rs->n_links);
 }
 
 size_t lanes_links_from(const struct rank_store *rs, uint32_t ev, uint32_t *out, size_t max)
@@ -390,11 +539,24 @@ void lanes_display_order(const struct rank_store *rs, uint32_t *order)
 
 void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
 {
-	build_lane_events(rs);
-	classify(rs);
+	/* a second thread when the walk used one and there is enough to share */
+	bool threaded = rs->trace.threads_used > 1 && rs->n_ev + rs->n_flows >= FINISH_THREADED_MIN;
+	int64_t **lane_starts = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *lane_starts);
+	collect_lane_events(rs);
+	struct lane_work work;
+	lane_work_init(&work, rs, lane_starts);
+	struct xthread helper;
+	xthread_start(&helper, finish_helper, &work, threaded);
+	order_lanes(&work);
 	build_window(rs);
 	build_tracks(rs);
-	build_links(rs);
+	xthread_join(&helper);
+	classify(rs); /* reads the events of lanes without metadata: after every lane is ordered */
+	build_links(rs, lane_starts, threaded);
+	for (size_t i = 0; i < rs->n_lanes; i++)
+		free(lane_starts[i]);
+	free(lane_starts);
+	free(work.by_size);
 	size_t guessed = 0;
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		guessed += rs->lanes[i].group_guessed && rs->lanes[i].n_events > 0;

@@ -7,6 +7,7 @@
 
 #include "num.h"
 #include "xalloc.h"
+#include "xsort.h"
 
 /* Lanes with fewer events are drawn from their segments directly. */
 #define LOD_DIRECT_EVENTS 4096
@@ -211,14 +212,7 @@ void lod_query(const struct rank_store *rs, const struct ev_class *cls, const st
 	} else {
 		const int64_t *ends = lod->seg_end;
 		/* first segment ending after a */
-		uint32_t lo = 0, hi = lod->n_top;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (ends[mid] <= a)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		uint32_t lo = xsort_upper_bound_i64(ends, 0, lod->n_top, a);
 		int64_t covered = 0;
 		for (uint32_t s = lo; s < lod->n_top; s++) {
 			uint32_t first = lod->top[s];

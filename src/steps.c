@@ -70,20 +70,63 @@ static void set_steps(struct rank_analysis *ra, const struct rank_store *rs, str
 	}
 }
 
-/* Host events whose name matches pred, outermost only. */
+/* Name tests are asked once per distinct string, not once per event (millions of events
+ * share thousands of names): memo[id] holds NAME_KNOWN and the test's bits for strtab id. */
+enum { NAME_KNOWN = 0x80, NAME_HIT = 1, NAME_MSTX = 2, NAME_PREFILL = 4, NAME_DECODE = 8 };
+
+struct name_memo {
+	const struct rank_store *rs;
+	uint8_t *bits; /* per strtab id */
+	uint8_t (*test)(const char *text, const char *arg);
+	const char *arg;
+};
+
+static void name_memo_init(struct name_memo *m, const struct rank_store *rs,
+			   uint8_t (*test)(const char *, const char *), const char *arg)
+{
+	uint32_t n = strtab_count(rs->strs);
+	*m = (struct name_memo){rs, xcalloc(n ? n : 1, 1), test, arg};
+}
+
+static uint8_t name_bits(struct name_memo *m, uint32_t id)
+{
+	if (!(m->bits[id] & NAME_KNOWN))
+		m->bits[id] = (uint8_t)(NAME_KNOWN | m->test(store_str(m->rs, id), m->arg));
+	return m->bits[id] & (uint8_t)~NAME_KNOWN;
+}
+
+static uint8_t contains_text(const char *text, const char *substr)
+{
+	return strstr(text, substr) ? NAME_HIT : 0;
+}
+
+/* Per lane: is it a host lane (looked up per event by the scans below). */
+static bool *host_lanes(const struct rank_store *rs)
+{
+	bool *host = xmalloc(rs->n_lanes ? rs->n_lanes : 1);
+	for (size_t i = 0; i < rs->n_lanes; i++)
+		host[i] = lanes_group_is_host(rs->lanes[i].group);
+	return host;
+}
+
+/* Host events whose name contains substr (or the step marks), outermost only. */
 static size_t host_spans(const struct rank_store *rs, const struct ev_class *cls, const char *substr,
 			 bool step_marks, struct span **out)
 {
 	size_t n = 0, cap = 0;
+	struct name_memo names;
+	name_memo_init(&names, rs, contains_text, substr);
+	bool *host = host_lanes(rs);
 	*out = NULL;
 	for (size_t ev = 0; ev < rs->n_ev; ev++) {
-		const struct lane *l = store_ev_lane(rs, ev);
-		if (!lanes_group_is_host(l->group))
+		if (!host[store_ev_lane_id(rs, ev)])
 			continue;
-		if (step_marks ? !(cls[ev].flags & EVF_STEP_MARK) : !strstr(store_ev_name(rs, ev), substr))
+		if (step_marks ? !(cls[ev].flags & EVF_STEP_MARK) : !name_bits(&names, rs->ev_name[ev]))
 			continue;
 		push_span(out, &n, &cap, rs->ev_ts[ev], rs->ev_ts[ev] + store_dur(rs, ev), (uint32_t)ev);
 	}
+	free(names.bits);
+	free(host);
 	return outermost(*out, n);
 }
 
@@ -134,19 +177,28 @@ static size_t idle_segments(struct rank_sets *sets, struct span **out, int64_t *
 
 /* ---- phases ------------------------------------------------------------------------- */
 
+static uint8_t phase_words(const char *text, const char *unused)
+{
+	(void)unused;
+	return (uint8_t)((strcasestr(text, "mstx") ? NAME_MSTX : 0) | (strcasestr(text, "prefill") ? NAME_PREFILL : 0) |
+			 (strcasestr(text, "decode") ? NAME_DECODE : 0));
+}
+
 static void phases_from_names(struct rank_analysis *ra, const struct rank_store *rs)
 {
 	/* mstx ranges (or any host range) named prefill/decode mark the steps they overlap */
 	size_t marked = 0;
+	struct name_memo words;
+	name_memo_init(&words, rs, phase_words, NULL);
+	bool *host = host_lanes(rs);
 	for (size_t ev = 0; ev < rs->n_ev && ra->n_steps; ev++) {
-		const struct lane *l = store_ev_lane(rs, ev);
-		if (!lanes_group_is_host(l->group))
+		if (!host[store_ev_lane_id(rs, ev)])
 			continue;
-		const char *n = store_ev_name(rs, ev);
-		if (!strcasestr(n, "mstx") && !strcasestr(store_str(rs, store_ev_attr(rs, ev)->cat), "mstx"))
+		uint8_t name = name_bits(&words, rs->ev_name[ev]);
+		if (!(name & NAME_MSTX) && !(name_bits(&words, store_ev_attr(rs, ev)->cat) & NAME_MSTX))
 			continue;
-		enum phase p = strcasestr(n, "prefill") ? PHASE_PREFILL
-			       : strcasestr(n, "decode") ? PHASE_DECODE : PHASE_UNKNOWN;
+		enum phase p = name & NAME_PREFILL ? PHASE_PREFILL
+			       : name & NAME_DECODE ? PHASE_DECODE : PHASE_UNKNOWN;
 		if (p == PHASE_UNKNOWN)
 			continue;
 		int64_t a = rs->ev_ts[ev], b = a + store_dur(rs, ev);
@@ -156,6 +208,8 @@ static void phases_from_names(struct rank_analysis *ra, const struct rank_store 
 				marked++;
 			}
 	}
+	free(words.bits);
+	free(host);
 	if (marked) {
 		ra->phase_source = PHASE_SRC_MSTX;
 		ra->phase_conf = CONF_HIGH;
@@ -290,7 +344,7 @@ static void steps_from_table(struct rank_analysis *ra, const struct csv_table *s
 	}
 }
 
-void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct rank_sets *sets,
+void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct pending_sets *sets,
 		    struct diag_list *dl)
 {
 	const struct rank_data *rd = &cap->ranks[ri];
@@ -339,7 +393,7 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			}
 		}
 		int64_t thr = 0;
-		if (!n && sets && (n = idle_segments(sets, &v, &thr)) > 0) {
+		if (!n && sets && (n = idle_segments(rank_sets_wait(sets), &v, &thr)) > 0) {
 			ra->step_source = STEP_SRC_IDLE_GAPS;
 			why = xasprintf("device activity split at %zu idle gaps of %.3f ms or more (no step "
 					"markers in the trace)", n - 1, (double)thr / 1e6);

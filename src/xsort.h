@@ -10,6 +10,7 @@
 #define ASCPROF_XSORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,5 +51,59 @@
 		name##_rec(a, tmp_, n);                                                      \
 		free(tmp_);                                                                  \
 	}
+
+/* XSORT_DEFINE_NEARLY(name, T, LESS) defines name (as above) and `name##_nearly(T *a,
+ * size_t n)`, the same stable sort for input that is mostly one sorted run: the elements
+ * below the run so far are set aside, sorted alone (cheaply when they too come in order,
+ * as when a trace writes two interleaved streams block by block) and merged back in one
+ * pass, where the merge sort would move every element ~20 times. Past n/2 set aside it
+ * sorts everything. Stable: an element set aside is below an earlier kept one, so every
+ * kept element it equals came before it in the input and is merged ahead of it. */
+#define XSORT_DEFINE_NEARLY(name, T, LESS)                                               \
+	XSORT_DEFINE(name, T, LESS)                                                          \
+	static void name##_nearly(T *a, size_t n)                                            \
+	{                                                                                    \
+		size_t max_aside_ = n / 2, kept_ = 0, aside_ = 0;                            \
+		T *set_aside_ = xmalloc((max_aside_ + 1) * sizeof(T));                       \
+		for (size_t i_ = 0; i_ < n; i_++) {                                          \
+			if (kept_ == 0 || !LESS((&a[i_]), (&a[kept_ - 1])))                  \
+				a[kept_++] = a[i_];                                          \
+			else if (aside_ < max_aside_)                                        \
+				set_aside_[aside_++] = a[i_];                                \
+			else                                                                 \
+				break;                                                       \
+		}                                                                            \
+		if (kept_ + aside_ < n) {                                                    \
+			/* the set-aside elements back into the slots they freed (the ones  \
+			 * not looked at yet are still in place), then everything sorted */  \
+			memcpy(a + kept_, set_aside_, aside_ * sizeof(T));                   \
+			name(a, n);                                                          \
+			free(set_aside_);                                                    \
+			return;                                                              \
+		}                                                                            \
+		name(set_aside_, aside_);                                                    \
+		/* merge from the back: the write position never passes an unread kept one */ \
+		size_t w_ = n, i_ = kept_, j_ = aside_;                                      \
+		while (j_ > 0) {                                                             \
+			if (i_ > 0 && LESS((&set_aside_[j_ - 1]), (&a[i_ - 1])))             \
+				a[--w_] = a[--i_];                                           \
+			else                                                                 \
+				a[--w_] = set_aside_[--j_];                                  \
+		}                                                                            \
+		free(set_aside_);                                                            \
+	}
+
+/* The first index in [lo, hi) of the ascending a[] whose value is above t (hi when none). */
+static inline uint32_t xsort_upper_bound_i64(const int64_t *a, uint32_t lo, uint32_t hi, int64_t t)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (a[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 #endif

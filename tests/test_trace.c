@@ -376,6 +376,140 @@ static void test_compact_columns(void **state)
 	}
 }
 
+/* Every lane in (start, longer first, index) order. */
+static void assert_lanes_ordered(const struct rank_store *rs)
+{
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		for (uint32_t i = 1; i < l->n_events; i++) {
+			uint32_t a = l->events[i - 1], b = l->events[i];
+			int64_t da = store_dur(rs, a), db = store_dur(rs, b);
+			assert_true(rs->ev_ts[a] < rs->ev_ts[b] ||
+				    (rs->ev_ts[a] == rs->ev_ts[b] && (da > db || (da == db && a < b))));
+		}
+	}
+}
+
+/* An enclosing event written after the events it encloses (as exporters do on its end):
+ * the few events out of place are sorted aside and merged back. */
+static void test_lane_order_enclosing_written_last(void **state)
+{
+	(void)state;
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 0, \"args\": {\"name\": \"Python\"}}");
+	for (int s = 0; s < 500; s++) {
+		for (int i = 0; i < 20; i++) /* the first one shares the outer one's start */
+			sbuf_addf(&sb, ", {\"ph\": \"X\", \"name\": \"inner\", \"pid\": 1, \"tid\": 1, \"ts\": \"%d.000\", \"dur\": 2}",
+				  s * 100 + i * 4 + 5);
+		sbuf_addf(&sb, ", {\"ph\": \"X\", \"name\": \"outer\", \"pid\": 1, \"tid\": 1, \"ts\": \"%d.000\", \"dur\": 90}",
+			  s * 100 + 5);
+	}
+	/* a second lane with too many out of place for that: sorted the plain way */
+	for (int j = 0; j < 3000; j++) {
+		sbuf_addf(&sb, ", {\"ph\": \"X\", \"name\": \"late\", \"pid\": 1, \"tid\": 2, \"ts\": \"%d.000\", \"dur\": 1}",
+			  1000000 + 10 * j);
+		if (j % 2)
+			sbuf_addf(&sb, ", {\"ph\": \"X\", \"name\": \"early\", \"pid\": 1, \"tid\": 2, \"ts\": \"%d.000\", "
+				       "\"dur\": 1}", j);
+	}
+	sbuf_adds(&sb, "]");
+	struct rank_store rs;
+	store_init(&rs);
+	assert_int_equal(trace_load_buffer(&rs, "enclosing", sb.buf, sb.len, NULL, NULL), 0);
+	assert_int_equal(rs.n_lanes, 2);
+	assert_int_equal(rs.lanes[1].n_events, 4500);
+	const struct lane *l = &rs.lanes[0];
+	assert_int_equal(l->n_events, 500 * 21);
+	assert_lanes_ordered(&rs);
+	for (uint32_t i = 0; i < l->n_events; i++) /* each outer first, at depth 0, its inner events inside */
+		assert_int_equal(l->depth[i], i % 21 == 0 ? 0 : 1);
+	assert_string_equal(store_ev_name(&rs, l->events[21]), "outer");
+	store_free(&rs);
+	sbuf_free(&sb);
+}
+
+/* Enough flows to resolve them on two threads: nested host events written last first (so
+ * the lane is sorted), flow ids in a scrambled order (so consecutive searches on a lane
+ * jump back and forth in time), flow ends in gaps. Every link must be what
+ * lanes_event_at gives for its ends, on one thread and on two. */
+static char *flow_trace(size_t *len, int64_t (*ends)[2], int n_flows, int n_slots)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 0, \"args\": {\"name\": \"Python\"}}, "
+		       "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"tid\": 0, "
+		       "\"args\": {\"name\": \"Ascend Hardware\"}}");
+	for (int i = n_slots - 1; i >= 0; i--) /* host: an outer and an inner event per slot */
+		sbuf_addf(&sb, ", {\"ph\": \"X\", \"name\": \"outer\", \"pid\": 1, \"tid\": 1, \"ts\": \"%d.000\", "
+			       "\"dur\": 0.800}, {\"ph\": \"X\", \"name\": \"inner\", \"pid\": 1, \"tid\": 1, "
+			       "\"ts\": \"%d.100\", \"dur\": 0.300}", i, i);
+	for (int i = 0; i < n_slots; i++)
+		sbuf_addf(&sb, ", {\"ph\": \"X\", \"name\": \"k\", \"pid\": 2, \"tid\": 2, \"ts\": \"%d.050\", \"dur\": 0.400}", i);
+	uint32_t seed = 12345;
+	for (int k = 0; k < n_flows; k++) {
+		int64_t ts[2];
+		for (int e = 0; e < 2; e++) {
+			seed = seed * 1103515245u + 12345u;
+			ts[e] = (int64_t)((seed >> 4) % ((uint32_t)n_slots * 1000u + 2000u));
+			ends[k][e] = ts[e];
+		}
+		unsigned id = ((unsigned)k * 7919u) % (unsigned)n_flows; /* n_flows is not a multiple of 7919 */
+		sbuf_addf(&sb, ", {\"ph\": \"s\", \"id\": %u, \"cat\": \"c\", \"pid\": 1, \"tid\": 1, \"ts\": \"%lld.%03lld\"}",
+			  id, (long long)(ts[0] / 1000), (long long)(ts[0] % 1000));
+		sbuf_addf(&sb, ", {\"ph\": \"f\", \"id\": %u, \"cat\": \"c\", \"pid\": 2, \"tid\": 2, \"ts\": \"%lld.%03lld\"}",
+			  id, (long long)(ts[1] / 1000), (long long)(ts[1] % 1000));
+	}
+	sbuf_adds(&sb, "]");
+	*len = sb.len;
+	return sbuf_detach(&sb);
+}
+
+static int cmp_link(const void *a, const void *b)
+{
+	const struct flow_link *x = a, *y = b;
+	uint64_t kx = (uint64_t)x->from_ev << 32 | x->to_ev, ky = (uint64_t)y->from_ev << 32 | y->to_ev;
+	return (kx > ky) - (kx < ky);
+}
+
+static void test_flow_links_threaded(void **state)
+{
+	(void)state;
+	enum { FLOWS = 70000, SLOTS = 40000 };
+	int64_t(*ends)[2] = malloc(FLOWS * sizeof *ends);
+	size_t len;
+	char *buf = flow_trace(&len, ends, FLOWS, SLOTS);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct rank_store rs;
+		store_init(&rs);
+		struct trace_load_opts o = {.threads = threads};
+		assert_int_equal(trace_load_buffer(&rs, "flows", buf, len, &o, NULL), 0);
+		assert_int_equal(rs.n_flows, 2 * FLOWS);
+		assert_lanes_ordered(&rs); /* the host lane was written last first */
+		assert_true(rs.n_ev + rs.n_flows >= 200000); /* the threaded path when threads = 2 */
+		assert_int_equal(rs.trace.threads_used, threads);
+		uint32_t host = rs.lanes[0].group == LANE_HOST_PYTHON ? 0 : 1, dev = 1 - host;
+		struct flow_link *want = malloc(FLOWS * sizeof *want);
+		size_t n_want = 0;
+		for (int k = 0; k < FLOWS; k++) {
+			uint32_t from = lanes_event_at(&rs, host, ends[k][0]);
+			uint32_t to = lanes_event_at(&rs, dev, ends[k][1]);
+			if (from != UINT32_MAX && to != UINT32_MAX)
+				want[n_want++] = (struct flow_link){from, to, 0};
+		}
+		qsort(want, n_want, sizeof *want, cmp_link);
+		assert_true(n_want > FLOWS / 5 && n_want < FLOWS / 2); /* about 0.8 x 0.4 of them */
+		assert_int_equal(rs.n_links, n_want);
+		assert_int_equal(rs.unmatched_flows, 2 * (FLOWS - n_want));
+		for (size_t i = 0; i < n_want; i++) {
+			assert_int_equal(rs.links[i].from_ev, want[i].from_ev);
+			assert_int_equal(rs.links[i].to_ev, want[i].to_ev);
+		}
+		free(want);
+		store_free(&rs);
+	}
+	free(ends);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +520,8 @@ int main(void)
 		cmocka_unit_test(test_lanes_without_metadata_are_guessed),
 		cmocka_unit_test(test_nesting_depth),
 		cmocka_unit_test(test_compact_columns),
+		cmocka_unit_test(test_lane_order_enclosing_written_last),
+		cmocka_unit_test(test_flow_links_threaded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
