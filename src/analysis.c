@@ -18,6 +18,7 @@
 #include "sbuf.h"
 #include "trace.h"
 #include "xalloc.h"
+#include "xsort.h"
 #include "xthread.h"
 
 const struct metric_def metric_defs[M_COUNT] = {
@@ -88,15 +89,81 @@ size_t analysis_step_at(const struct rank_analysis *ra, int64_t t)
 	return lo > 0 && t < ra->steps[lo - 1].win_end ? lo - 1 : SIZE_MAX;
 }
 
+/* Whether step c is the last one starting at or before t: what the search above finds. */
+static bool last_started(const struct rank_analysis *ra, size_t c, int64_t t)
+{
+	return c < ra->n_steps && ra->steps[c].win_start <= t &&
+	       (c + 1 == ra->n_steps || ra->steps[c + 1].win_start > t);
+}
+
+size_t analysis_step_at_near(const struct rank_analysis *ra, int64_t t, size_t *hint)
+{
+	size_t c = *hint;
+	if (!last_started(ra, c, t)) {
+		if (last_started(ra, c + 1, t)) {
+			c++;
+		} else {
+			size_t k = analysis_step_at(ra, t);
+			if (k != SIZE_MAX)
+				*hint = k;
+			return k;
+		}
+	}
+	*hint = c;
+	return t < ra->steps[c].win_end ? c : SIZE_MAX;
+}
+
+/* The 1-based nearest rank of quantile q among n values. */
+static size_t nearest_rank(size_t n, double q)
+{
+	double r = ceil(q * (double)n);
+	size_t k = r < 1 ? 1 : (size_t)r;
+	return k > n ? n : k;
+}
+
 int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q)
+{
+	return n ? sorted[nearest_rank(n, q) - 1] : 0;
+}
+
+#define I64_LESS(x, y) (*(x) < *(y))
+XSORT_DEFINE(sort_i64, int64_t, I64_LESS)
+
+int64_t analysis_nearest_rank_select(int64_t *v, size_t n, double q)
 {
 	if (n == 0)
 		return 0;
-	double r = ceil(q * (double)n);
-	size_t k = r < 1 ? 1 : (size_t)r;
-	if (k > n)
-		k = n;
-	return sorted[k - 1];
+	size_t k = nearest_rank(n, q) - 1, lo = 0, hi = n - 1;
+	/* quickselect (Hoare partition, median of three); a range that does not shrink fast
+	 * enough, as a crafted file could make it, is sorted instead */
+	for (int rounds = 0; lo < hi; rounds++) {
+		if (rounds > 64) {
+			sort_i64(v + lo, hi - lo + 1);
+			return v[k];
+		}
+		int64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];
+		int64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		size_t i = lo, j = hi;
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			int64_t t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+			i++;
+			j--;
+		}
+		/* [lo, j] <= pivot <= [j + 1, hi] */
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+	return v[k];
 }
 
 /* ---- interval sets ------------------------------------------------------------------ */

@@ -320,8 +320,13 @@ void analysis_rank(const struct capture *cap, size_t rank_index, struct rank_ana
 void analysis_rank_free(struct rank_analysis *ra);
 /* The step whose window [win_start, win_end) holds t, or SIZE_MAX. */
 size_t analysis_step_at(const struct rank_analysis *ra, int64_t t);
+/* The same, first trying *hint and the step after it (times that mostly rise); *hint is
+ * updated, start it at 0. */
+size_t analysis_step_at_near(const struct rank_analysis *ra, int64_t t, size_t *hint);
 /* Percentile by nearest rank of a sorted array: the ceil(q*n)-th smallest. */
 int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q);
+/* The same of unsorted values, in linear time (the values are reordered). */
+int64_t analysis_nearest_rank_select(int64_t *values, size_t n, double q);
 
 /* The threshold table of the bottleneck scores (bottleneck.c). */
 struct threshold_def {

@@ -9,7 +9,6 @@
 #include "lanes.h"
 #include "num.h"
 #include "xalloc.h"
-#include "xsort.h"
 
 struct rec {
 	int64_t dur;
@@ -17,11 +16,8 @@ struct rec {
 	uint8_t scope, phase, cat;
 };
 
-#define REC_SHORTER(x, y) ((x)->dur < (y)->dur)
-XSORT_DEFINE(sort_by_dur, struct rec, REC_SHORTER)
-
-/* Op instances grouped by (scope, name), each group sorted by duration (stable: equal
- * durations keep the order they came in). Names are dense indices (the store's string ids,
+/* Op instances grouped by (scope, name), each group in the order the instances came in.
+ * Percentiles are selected in linear time, never sorted for. Names are dense indices (the store's string ids,
  * or the CSV path's own numbering), so the groups come from a counting sort over a table of
  * scopes x names instead of a hash of millions of records: a 1 GB trace's op records used to
  * cost more memory than its whole store. */
@@ -82,13 +78,6 @@ static void groups_place(struct op_groups *g, const struct rec *r)
 	g->recs[g->end[group_key(g, r)]++] = *r;
 }
 
-static void groups_place_end(struct op_groups *g)
-{
-	size_t keys = (size_t)SCOPE_COUNT * g->n_names;
-	for (size_t k = 0; k < keys; k++)
-		sort_by_dur(g->recs + group_start(g, k), g->end[k] - group_start(g, k));
-}
-
 static void groups_free(struct op_groups *g)
 {
 	if (g->own_names)
@@ -110,9 +99,9 @@ static int cmp_op(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static uint8_t phase_at(const struct rank_analysis *ra, int64_t t)
+static uint8_t phase_at(const struct rank_analysis *ra, int64_t t, size_t *hint)
 {
-	size_t k = analysis_step_at(ra, t);
+	size_t k = analysis_step_at_near(ra, t, hint);
 	return k != SIZE_MAX ? (uint8_t)ra->steps[k].phase : PHASE_UNKNOWN;
 }
 
@@ -153,15 +142,32 @@ static void csv_totals_free(struct csv_totals *ct)
 	free(ct->type);
 }
 
-static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *g, size_t n, const char *name,
-		       uint32_t store_id, uint8_t scope, uint8_t phase, const struct csv_totals *ct)
+/* The category shown for a group: its shortest instance's, the first of equal ones. */
+static uint8_t group_category(const struct rec *g, size_t n)
 {
-	/* g is sorted by dur; a phase subset keeps that order */
+	size_t best = 0;
+	for (size_t i = 1; i < n; i++)
+		if (g[i].dur < g[best].dur)
+			best = i;
+	return g[best].cat;
+}
+
+static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *g, size_t n, uint8_t category,
+		       const char *name, uint32_t store_id, uint8_t scope, uint8_t phase,
+		       const struct csv_totals *ct)
+{
 	int64_t *d = xmalloc(n * sizeof *d);
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (phase == PHASE_UNKNOWN || g[i].phase == phase)
-			d[k++] = g[i].dur;
+	int64_t total = 0, lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < n; i++) {
+		if (phase != PHASE_UNKNOWN && g[i].phase != phase)
+			continue;
+		int64_t v = g[i].dur;
+		d[k++] = v;
+		total = num_sat_add(total, v);
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
 	if (k == 0) {
 		free(d);
 		return;
@@ -172,15 +178,14 @@ static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *
 	o->name = name;
 	o->scope = scope;
 	o->phase = phase;
-	o->category = g[0].cat;
+	o->category = category;
 	o->count = k;
-	for (size_t i = 0; i < k; i++)
-		o->total_ns = num_sat_add(o->total_ns, d[i]);
-	o->min_ns = d[0];
-	o->max_ns = d[k - 1];
+	o->total_ns = total;
+	o->min_ns = lo;
+	o->max_ns = hi;
 	o->avg_ns = (double)o->total_ns / (double)k;
-	o->p50_ns = analysis_nearest_rank(d, k, 0.5);
-	o->p95_ns = analysis_nearest_rank(d, k, 0.95);
+	o->p95_ns = analysis_nearest_rank_select(d, k, 0.95);
+	o->p50_ns = analysis_nearest_rank_select(d, k, 0.5);
 	o->csv_total_ns = -1;
 	o->deviation_pct = NAN;
 	if (ct && store_id != STRTAB_NONE && store_id < ct->n) {
@@ -273,7 +278,6 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g)
 	groups_place_begin(g);
 	for (size_t i = 0; i < n; i++)
 		groups_place(g, &recs[i]);
-	groups_place_end(g);
 	free(recs);
 	free(ni.keys);
 	free(ni.ids);
@@ -311,6 +315,7 @@ static void trace_groups(const struct rank_store *rs, const struct rank_analysis
 	for (uint32_t i = 0; i < n_names; i++)
 		g->names[i] = store_str(rs, i);
 	uint8_t scope;
+	size_t step_hint = 0;
 	for (size_t ev = 0; ev < rs->n_ev; ev++)
 		if (trace_op_scope(rs, ra, frame_attr, ev, &scope))
 			groups_count(g, &(struct rec){.name = rs->ev_name[ev], .scope = scope});
@@ -318,34 +323,20 @@ static void trace_groups(const struct rank_store *rs, const struct rank_analysis
 	for (size_t ev = 0; ev < rs->n_ev; ev++)
 		if (trace_op_scope(rs, ra, frame_attr, ev, &scope))
 			groups_place(g, &(struct rec){store_dur(rs, ev), rs->ev_name[ev], scope,
-						      phase_at(ra, rs->ev_ts[ev]), ra->cls[ev].cat});
-	groups_place_end(g);
+						      phase_at(ra, rs->ev_ts[ev], &step_hint), ra->cls[ev].cat});
 	free(frame_attr);
 }
 
-/* The "all" scope of one name: its device and host groups merged by duration, equal
- * durations taking the group seen first first (what one stable sort of both gives). */
-static size_t merge_scopes(const struct op_groups *g, uint32_t name, struct rec *out)
+/* The "all" scope of one name: its device and host groups, the group seen first first
+ * (the order the category's tie rule reads them in). */
+static size_t join_scopes(const struct op_groups *g, uint32_t name, struct rec *out)
 {
 	size_t kd = (size_t)SCOPE_DEVICE * g->n_names + name, kh = (size_t)SCOPE_HOST * g->n_names + name;
-	const struct rec *a = g->recs + group_start(g, kd), *b = g->recs + group_start(g, kh);
-	size_t na = g->end[kd] - group_start(g, kd), nb = g->end[kh] - group_start(g, kh);
-	if (g->first[kh] < g->first[kd]) { /* a is the group seen first */
-		const struct rec *t = a;
-		a = b;
-		b = t;
-		size_t tn = na;
-		na = nb;
-		nb = tn;
-	}
-	size_t i = 0, j = 0, k = 0;
-	while (i < na && j < nb)
-		out[k++] = b[j].dur < a[i].dur ? b[j++] : a[i++];
-	while (i < na)
-		out[k++] = a[i++];
-	while (j < nb)
-		out[k++] = b[j++];
-	return k;
+	size_t first = g->first[kh] < g->first[kd] ? kh : kd, second = first == kd ? kh : kd;
+	size_t n1 = g->end[first] - group_start(g, first), n2 = g->end[second] - group_start(g, second);
+	memcpy(out, g->recs + group_start(g, first), n1 * sizeof *out);
+	memcpy(out + n1, g->recs + group_start(g, second), n2 * sizeof *out);
+	return n1 + n2;
 }
 
 void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
@@ -373,9 +364,10 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 			size_t key = (size_t)scope * g.n_names + name, at = group_start(&g, key), n = g.end[key] - at;
 			if (!n)
 				continue;
+			uint8_t cat = group_category(g.recs + at, n);
 			for (uint8_t ph = PHASE_UNKNOWN; ph <= PHASE_DECODE; ph++)
-				emit_group(ra, &cap_ops, g.recs + at, n, g.names[name], from_csv ? STRTAB_NONE : name,
-					   (uint8_t)scope, ph, ct);
+				emit_group(ra, &cap_ops, g.recs + at, n, cat, g.names[name],
+					   from_csv ? STRTAB_NONE : name, (uint8_t)scope, ph, ct);
 		}
 	}
 	for (uint32_t name = 0; name < g.n_names; name++) {
@@ -386,11 +378,12 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 	}
 	struct rec *all = xmalloc((widest ? widest : 1) * sizeof *all);
 	for (uint32_t name = 0; name < g.n_names; name++) {
-		size_t n = merge_scopes(&g, name, all);
+		size_t n = join_scopes(&g, name, all);
 		if (!n)
 			continue;
+		uint8_t cat = group_category(all, n);
 		for (uint8_t ph = PHASE_UNKNOWN; ph <= PHASE_DECODE; ph++)
-			emit_group(ra, &cap_ops, all, n, g.names[name], STRTAB_NONE, SCOPE_ALL, ph, NULL);
+			emit_group(ra, &cap_ops, all, n, cat, g.names[name], STRTAB_NONE, SCOPE_ALL, ph, NULL);
 	}
 	free(all);
 	/* shares of each (scope, phase) total */

@@ -144,6 +144,69 @@ static void test_categories_of_real_tasks(void **state)
 	assert_non_null(strstr(category_rules_text(), "device wait task"));
 }
 
+/* The hinted step lookup gives what the binary search gives, whatever the order of times:
+ * rising (its fast path), falling, random; windows with gaps, touching and overlapping. */
+static void test_step_at_near(void **state)
+{
+	(void)state;
+	uint64_t seed = 99;
+	for (int round = 0; round < 200; round++) {
+		struct step steps[40];
+		struct rank_analysis ra;
+		memset(&ra, 0, sizeof ra);
+		memset(steps, 0, sizeof steps);
+		ra.steps = steps;
+		ra.n_steps = (size_t)(round % 40);
+		int64_t at = 0;
+		for (size_t i = 0; i < ra.n_steps; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			at += (int64_t)(seed >> 60); /* 0..15: equal starts happen */
+			steps[i].win_start = at;
+			steps[i].win_end = at + (int64_t)((seed >> 40) % 30); /* may overlap the next */
+		}
+		size_t hint = 0;
+		for (int k = 0; k < 300; k++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			int64_t t = round % 3 == 0 ? k - 5 : round % 3 == 1 ? 400 - k : (int64_t)((seed >> 33) % 500) - 20;
+			assert_true(analysis_step_at_near(&ra, t, &hint) == analysis_step_at(&ra, t));
+		}
+	}
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The linear-time percentile equals the sorted one, for every size up to 300 with few or
+ * many distinct values, sorted, reversed and organ-pipe inputs included. */
+static void test_nearest_rank_select(void **state)
+{
+	(void)state;
+	const double qs[] = {0, 0.01, 0.5, 0.95, 0.999, 1};
+	uint64_t seed = 12345;
+	int64_t a[300], b[300];
+	for (size_t n = 1; n <= 300; n++) {
+		for (int shape = 0; shape < 5; shape++) {
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+				int64_t r = (int64_t)(seed >> 33);
+				a[i] = shape == 0 ? r % 4 : shape == 1 ? r : shape == 2 ? (int64_t)i
+				       : shape == 3 ? (int64_t)(n - i) : (int64_t)(i < n / 2 ? i : n - i);
+			}
+			memcpy(b, a, n * sizeof *a);
+			qsort(b, n, sizeof *b, cmp_i64);
+			for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++) {
+				int64_t c[300];
+				memcpy(c, a, n * sizeof *a);
+				assert_true(analysis_nearest_rank_select(c, n, qs[k]) == analysis_nearest_rank(b, n, qs[k]));
+			}
+		}
+	}
+	assert_true(analysis_nearest_rank_select(a, 0, 0.5) == 0);
+}
+
 /* A lane's nested calls arrive sorted by start: they merge into the enclosing span as they
  * are added, so the set holds top-level spans only, and the union is unchanged. */
 static void test_nested_adds_merge_in_place(void **state)
@@ -188,6 +251,8 @@ int main(void)
 		cmocka_unit_test(test_categories_of_real_tasks),
 		cmocka_unit_test(test_nearest_rank),
 		cmocka_unit_test(test_nested_adds_merge_in_place),
+		cmocka_unit_test(test_nearest_rank_select),
+		cmocka_unit_test(test_step_at_near),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
