@@ -152,25 +152,15 @@ static uint8_t group_category(const struct rec *g, size_t n)
 	return g[best].cat;
 }
 
-static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *g, size_t n, uint8_t category,
-		       const char *name, uint32_t store_id, uint8_t scope, uint8_t phase,
-		       const struct csv_totals *ct)
+/* One op row from the durations d[0..k), k > 0 (d is reordered). */
+static void add_op(struct rank_analysis *ra, size_t *cap, int64_t *d, size_t k, uint8_t category,
+		   const char *name, uint32_t store_id, uint8_t scope, uint8_t phase, const struct csv_totals *ct)
 {
-	int64_t *d = xmalloc(n * sizeof *d);
-	size_t k = 0;
 	int64_t total = 0, lo = INT64_MAX, hi = INT64_MIN;
-	for (size_t i = 0; i < n; i++) {
-		if (phase != PHASE_UNKNOWN && g[i].phase != phase)
-			continue;
-		int64_t v = g[i].dur;
-		d[k++] = v;
-		total = num_sat_add(total, v);
-		lo = v < lo ? v : lo;
-		hi = v > hi ? v : hi;
-	}
-	if (k == 0) {
-		free(d);
-		return;
+	for (size_t i = 0; i < k; i++) {
+		total = num_sat_add(total, d[i]);
+		lo = d[i] < lo ? d[i] : lo;
+		hi = d[i] > hi ? d[i] : hi;
 	}
 	xgrow(&ra->ops, cap, ra->n_ops + 1, sizeof *ra->ops);
 	struct op_stat *o = &ra->ops[ra->n_ops++];
@@ -197,7 +187,44 @@ static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *
 		}
 		o->type = ct->type[store_id];
 	}
+}
+
+/* The rows of one group: all its instances, then those of prefill and of decode steps. */
+static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *g, size_t n, const char *name,
+		       uint32_t store_id, uint8_t scope, const struct csv_totals *ct)
+{
+	uint8_t category = group_category(g, n);
+	/* every duration, then prefill's from the front of the second half, decode's from its end */
+	int64_t *d = xmalloc(2 * n * sizeof *d), *half = d + n;
+	size_t prefill = 0, decode = 0;
+	for (size_t i = 0; i < n; i++) {
+		d[i] = g[i].dur;
+		if (g[i].phase == PHASE_PREFILL)
+			half[prefill++] = g[i].dur;
+		else if (g[i].phase == PHASE_DECODE)
+			half[n - 1 - decode++] = g[i].dur;
+	}
+	add_op(ra, cap, d, n, category, name, store_id, scope, PHASE_UNKNOWN, ct);
+	if (prefill)
+		add_op(ra, cap, half, prefill, category, name, store_id, scope, PHASE_PREFILL, ct);
+	if (decode)
+		add_op(ra, cap, half + n - decode, decode, category, name, store_id, scope, PHASE_DECODE, ct);
 	free(d);
+}
+
+/* The "all" scope's rows of a name seen in one scope only: that scope's rows as they are,
+ * without the CSV table's figures (the "all" scope has none). */
+static void copy_as_all(struct rank_analysis *ra, size_t *cap, size_t from)
+{
+	for (size_t i = from, end = ra->n_ops; i < end; i++) {
+		xgrow(&ra->ops, cap, ra->n_ops + 1, sizeof *ra->ops);
+		struct op_stat o = ra->ops[i];
+		o.scope = SCOPE_ALL;
+		o.csv_total_ns = -1;
+		o.deviation_pct = NAN;
+		o.type = NULL;
+		ra->ops[ra->n_ops++] = o;
+	}
 }
 
 /* A CSV name's index: names are told apart by their interned pointer, as a table's rows give
@@ -360,30 +387,28 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 	size_t cap_ops = 0, widest = 0;
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
 		const struct csv_totals *ct = scope == SCOPE_DEVICE ? &dev_ct : &host_ct;
+		size_t other = (size_t)(scope == SCOPE_DEVICE ? SCOPE_HOST : SCOPE_DEVICE) * g.n_names;
 		for (uint32_t name = 0; name < g.n_names; name++) {
 			size_t key = (size_t)scope * g.n_names + name, at = group_start(&g, key), n = g.end[key] - at;
 			if (!n)
 				continue;
-			uint8_t cat = group_category(g.recs + at, n);
-			for (uint8_t ph = PHASE_UNKNOWN; ph <= PHASE_DECODE; ph++)
-				emit_group(ra, &cap_ops, g.recs + at, n, cat, g.names[name],
-					   from_csv ? STRTAB_NONE : name, (uint8_t)scope, ph, ct);
+			size_t from = ra->n_ops, n_other = g.end[other + name] - group_start(&g, other + name);
+			emit_group(ra, &cap_ops, g.recs + at, n, g.names[name], from_csv ? STRTAB_NONE : name,
+				   (uint8_t)scope, ct);
+			if (!n_other)
+				copy_as_all(ra, &cap_ops, from);
+			else if (n + n_other > widest)
+				widest = n + n_other;
 		}
 	}
-	for (uint32_t name = 0; name < g.n_names; name++) {
-		size_t kd = (size_t)SCOPE_DEVICE * g.n_names + name, kh = (size_t)SCOPE_HOST * g.n_names + name;
-		size_t both = g.end[kd] - group_start(&g, kd) + g.end[kh] - group_start(&g, kh);
-		if (both > widest)
-			widest = both;
-	}
+	/* names in both scopes: their instances together */
 	struct rec *all = xmalloc((widest ? widest : 1) * sizeof *all);
-	for (uint32_t name = 0; name < g.n_names; name++) {
-		size_t n = join_scopes(&g, name, all);
-		if (!n)
+	for (uint32_t name = 0; widest && name < g.n_names; name++) {
+		size_t kd = (size_t)SCOPE_DEVICE * g.n_names + name, kh = (size_t)SCOPE_HOST * g.n_names + name;
+		if (g.end[kd] == group_start(&g, kd) || g.end[kh] == group_start(&g, kh))
 			continue;
-		uint8_t cat = group_category(all, n);
-		for (uint8_t ph = PHASE_UNKNOWN; ph <= PHASE_DECODE; ph++)
-			emit_group(ra, &cap_ops, all, n, cat, g.names[name], STRTAB_NONE, SCOPE_ALL, ph, NULL);
+		size_t n = join_scopes(&g, name, all);
+		emit_group(ra, &cap_ops, all, n, g.names[name], STRTAB_NONE, SCOPE_ALL, NULL);
 	}
 	free(all);
 	/* shares of each (scope, phase) total */
