@@ -815,6 +815,7 @@ struct rank_stage {
 	size_t ri;
 	struct rank_analysis *ra;
 	struct diag_list *dl;
+	bool threaded;
 };
 
 /* Figures from the CSV tables alone (kernel PMU columns, memory): nothing of the trace. */
@@ -837,7 +838,7 @@ static void *csv_metrics(void *arg)
 static void *op_stats(void *arg)
 {
 	struct rank_stage *st = arg;
-	analysis_ops(st->cap, st->ri, st->ra, st->dl);
+	analysis_ops(st->cap, st->ri, st->ra, st->dl, st->threaded);
 	return NULL;
 }
 
@@ -853,7 +854,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	ra->rank = rd->plan->rank;
 	ra->rank_index = ri;
 	ra->has_trace = rs->has_events;
-	struct rank_stage stage = {cap, ri, ra, dl};
+	struct rank_stage stage = {cap, ri, ra, dl, threaded};
 	struct xthread csv_helper, ops_helper;
 	xthread_start(&csv_helper, csv_metrics, &stage, threaded);
 	ra->cls = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *ra->cls);

@@ -52,9 +52,11 @@ void analysis_steps(const struct capture *cap, size_t rank_index, struct rank_an
 /* Op statistics (opstats.c). With fewer ranks than cores they run on a helper thread
  * beside the window and per-step metrics (analysis.c analyse_rank): they may read the
  * store, the CSV tables, ra->rank, ra->cls and the steps' windows and phases, and write
- * only ra->ops, ra->n_ops, ra->ops_source and their messages. */
+ * only ra->ops, ra->n_ops, ra->ops_source and their messages. threaded: the rows of half
+ * the names are computed on a helper thread of their own (the caller's core is free by
+ * then); the rows come out in the same order either way. */
 void analysis_ops(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
-		  struct diag_list *dl);
+		  struct diag_list *dl, bool threaded);
 /* Capture-level passes (align.c, bottleneck.c). */
 void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n);
 void analysis_slow_ranks(struct analysis *an);

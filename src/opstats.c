@@ -9,6 +9,7 @@
 #include "lanes.h"
 #include "num.h"
 #include "xalloc.h"
+#include "xthread.h"
 
 struct rec {
 	int64_t dur;
@@ -124,9 +125,18 @@ static void csv_totals_build(const struct rank_store *rs, const struct csv_table
 	ct->present = t != NULL && csvt_has(t, COL_NAME) && csvt_has(t, dur_col);
 	if (!ct->present)
 		return;
+	/* the store's id of each of the table's names, looked up once per distinct name */
+	uint32_t n_csv = strtab_count(t->strs);
+	uint32_t *store_id = xmalloc((n_csv ? n_csv : 1) * sizeof *store_id);
+	for (uint32_t i = 0; i < n_csv; i++)
+		store_id[i] = STRTAB_NONE - 1; /* not looked up yet */
 	for (size_t r = 0; r < t->nrows; r++) {
-		const char *name = csvt_str(t, r, COL_NAME);
-		uint32_t id = strtab_find(rs->strs, name, strlen(name));
+		uint32_t cid = csvt_str_id(t, r, COL_NAME);
+		if (cid < n_csv && store_id[cid] == STRTAB_NONE - 1) {
+			const char *name = csvt_str(t, r, COL_NAME);
+			store_id[cid] = strtab_find(rs->strs, name, strlen(name));
+		}
+		uint32_t id = cid < n_csv ? store_id[cid] : STRTAB_NONE;
 		int64_t d;
 		if (id == STRTAB_NONE || !csvt_time(t, r, dur_col, &d))
 			continue;
@@ -134,6 +144,7 @@ static void csv_totals_build(const struct rank_store *rs, const struct csv_table
 		if (!ct->type[id] && csvt_has(t, COL_TYPE))
 			ct->type[id] = csvt_str(t, r, COL_TYPE);
 	}
+	free(store_id);
 }
 
 static void csv_totals_free(struct csv_totals *ct)
@@ -141,6 +152,12 @@ static void csv_totals_free(struct csv_totals *ct)
 	free(ct->total);
 	free(ct->type);
 }
+
+/* Rows being built (one list per thread, joined in a fixed order). */
+struct op_list {
+	struct op_stat *ops;
+	size_t n, cap;
+};
 
 /* The category shown for a group: its shortest instance's, the first of equal ones. */
 static uint8_t group_category(const struct rec *g, size_t n)
@@ -153,7 +170,7 @@ static uint8_t group_category(const struct rec *g, size_t n)
 }
 
 /* One op row from the durations d[0..k), k > 0 (d is reordered). */
-static void add_op(struct rank_analysis *ra, size_t *cap, int64_t *d, size_t k, uint8_t category,
+static void add_op(struct op_list *out, int64_t *d, size_t k, uint8_t category,
 		   const char *name, uint32_t store_id, uint8_t scope, uint8_t phase, const struct csv_totals *ct)
 {
 	int64_t total = 0, lo = INT64_MAX, hi = INT64_MIN;
@@ -162,8 +179,8 @@ static void add_op(struct rank_analysis *ra, size_t *cap, int64_t *d, size_t k, 
 		lo = d[i] < lo ? d[i] : lo;
 		hi = d[i] > hi ? d[i] : hi;
 	}
-	xgrow(&ra->ops, cap, ra->n_ops + 1, sizeof *ra->ops);
-	struct op_stat *o = &ra->ops[ra->n_ops++];
+	xgrow(&out->ops, &out->cap, out->n + 1, sizeof *out->ops);
+	struct op_stat *o = &out->ops[out->n++];
 	memset(o, 0, sizeof *o);
 	o->name = name;
 	o->scope = scope;
@@ -190,7 +207,7 @@ static void add_op(struct rank_analysis *ra, size_t *cap, int64_t *d, size_t k, 
 }
 
 /* The rows of one group: all its instances, then those of prefill and of decode steps. */
-static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *g, size_t n, const char *name,
+static void emit_group(struct op_list *out, const struct rec *g, size_t n, const char *name,
 		       uint32_t store_id, uint8_t scope, const struct csv_totals *ct)
 {
 	uint8_t category = group_category(g, n);
@@ -204,26 +221,26 @@ static void emit_group(struct rank_analysis *ra, size_t *cap, const struct rec *
 		else if (g[i].phase == PHASE_DECODE)
 			half[n - 1 - decode++] = g[i].dur;
 	}
-	add_op(ra, cap, d, n, category, name, store_id, scope, PHASE_UNKNOWN, ct);
+	add_op(out, d, n, category, name, store_id, scope, PHASE_UNKNOWN, ct);
 	if (prefill)
-		add_op(ra, cap, half, prefill, category, name, store_id, scope, PHASE_PREFILL, ct);
+		add_op(out, half, prefill, category, name, store_id, scope, PHASE_PREFILL, ct);
 	if (decode)
-		add_op(ra, cap, half + n - decode, decode, category, name, store_id, scope, PHASE_DECODE, ct);
+		add_op(out, half + n - decode, decode, category, name, store_id, scope, PHASE_DECODE, ct);
 	free(d);
 }
 
 /* The "all" scope's rows of a name seen in one scope only: that scope's rows as they are,
  * without the CSV table's figures (the "all" scope has none). */
-static void copy_as_all(struct rank_analysis *ra, size_t *cap, size_t from)
+static void copy_as_all(struct op_list *out, size_t from)
 {
-	for (size_t i = from, end = ra->n_ops; i < end; i++) {
-		xgrow(&ra->ops, cap, ra->n_ops + 1, sizeof *ra->ops);
-		struct op_stat o = ra->ops[i];
+	for (size_t i = from, end = out->n; i < end; i++) {
+		xgrow(&out->ops, &out->cap, out->n + 1, sizeof *out->ops);
+		struct op_stat o = out->ops[i];
 		o.scope = SCOPE_ALL;
 		o.csv_total_ns = -1;
 		o.deviation_pct = NAN;
 		o.type = NULL;
-		ra->ops[ra->n_ops++] = o;
+		out->ops[out->n++] = o;
 	}
 }
 
@@ -366,7 +383,51 @@ static size_t join_scopes(const struct op_groups *g, uint32_t name, struct rec *
 	return n1 + n2;
 }
 
-void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
+/* The rows of the names in [name_from, name_to): each scope's, then the "all" scope's. */
+struct emit_job {
+	const struct op_groups *g;
+	const struct csv_totals *dev_ct, *host_ct;
+	bool from_csv;
+	uint32_t name_from, name_to;
+	struct op_list out;
+};
+
+static void *emit_names(void *arg)
+{
+	struct emit_job *job = arg;
+	const struct op_groups *g = job->g;
+	size_t widest = 0;
+	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
+		const struct csv_totals *ct = scope == SCOPE_DEVICE ? job->dev_ct : job->host_ct;
+		size_t other = (size_t)(scope == SCOPE_DEVICE ? SCOPE_HOST : SCOPE_DEVICE) * g->n_names;
+		for (uint32_t name = job->name_from; name < job->name_to; name++) {
+			size_t key = (size_t)scope * g->n_names + name, at = group_start(g, key), n = g->end[key] - at;
+			if (!n)
+				continue;
+			size_t from = job->out.n, n_other = g->end[other + name] - group_start(g, other + name);
+			emit_group(&job->out, g->recs + at, n, g->names[name], job->from_csv ? STRTAB_NONE : name,
+				   (uint8_t)scope, ct);
+			if (!n_other)
+				copy_as_all(&job->out, from);
+			else if (n + n_other > widest)
+				widest = n + n_other;
+		}
+	}
+	/* names in both scopes: their instances together */
+	struct rec *all = widest ? xmalloc(widest * sizeof *all) : NULL;
+	for (uint32_t name = job->name_from; widest && name < job->name_to; name++) {
+		size_t kd = (size_t)SCOPE_DEVICE * g->n_names + name, kh = (size_t)SCOPE_HOST * g->n_names + name;
+		if (g->end[kd] == group_start(g, kd) || g->end[kh] == group_start(g, kh))
+			continue;
+		size_t n = join_scopes(g, name, all);
+		emit_group(&job->out, all, n, g->names[name], STRTAB_NONE, SCOPE_ALL, NULL);
+	}
+	free(all);
+	return NULL;
+}
+
+void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
+		  bool threaded)
 {
 	const struct rank_data *rd = &cap->ranks[ri];
 	const struct rank_store *rs = &rd->store;
@@ -384,33 +445,25 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 	csv_totals_build(rs, from_csv ? NULL : rd->by_kind[CSV_KERNEL], COL_DURATION, &dev_ct);
 	csv_totals_build(rs, from_csv ? NULL : rd->by_kind[CSV_OPERATOR_DETAILS], COL_HOST_TOTAL, &host_ct);
 
-	size_t cap_ops = 0, widest = 0;
-	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
-		const struct csv_totals *ct = scope == SCOPE_DEVICE ? &dev_ct : &host_ct;
-		size_t other = (size_t)(scope == SCOPE_DEVICE ? SCOPE_HOST : SCOPE_DEVICE) * g.n_names;
-		for (uint32_t name = 0; name < g.n_names; name++) {
-			size_t key = (size_t)scope * g.n_names + name, at = group_start(&g, key), n = g.end[key] - at;
-			if (!n)
-				continue;
-			size_t from = ra->n_ops, n_other = g.end[other + name] - group_start(&g, other + name);
-			emit_group(ra, &cap_ops, g.recs + at, n, g.names[name], from_csv ? STRTAB_NONE : name,
-				   (uint8_t)scope, ct);
-			if (!n_other)
-				copy_as_all(ra, &cap_ops, from);
-			else if (n + n_other > widest)
-				widest = n + n_other;
-		}
+	/* the names in two halves of about equal instances, the second on a helper thread */
+	struct emit_job jobs[2] = {{&g, &dev_ct, &host_ct, from_csv, 0, 0, {0}},
+				   {&g, &dev_ct, &host_ct, from_csv, 0, g.n_names, {0}}};
+	size_t seen = 0;
+	for (uint32_t name = 0; name < g.n_names && seen < g.n / 2; name++, jobs[0].name_to = name)
+		for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++)
+			seen += g.end[(size_t)scope * g.n_names + name] - group_start(&g, (size_t)scope * g.n_names + name);
+	jobs[1].name_from = jobs[0].name_to;
+	struct xthread helper;
+	xthread_start(&helper, emit_names, &jobs[1], threaded);
+	emit_names(&jobs[0]);
+	xthread_join(&helper);
+	size_t cap_ops = 0;
+	for (int j = 0; j < 2; j++) {
+		xgrow(&ra->ops, &cap_ops, ra->n_ops + jobs[j].out.n, sizeof *ra->ops);
+		xmemcpy(ra->ops + ra->n_ops, jobs[j].out.ops, jobs[j].out.n * sizeof *ra->ops);
+		ra->n_ops += jobs[j].out.n;
+		free(jobs[j].out.ops);
 	}
-	/* names in both scopes: their instances together */
-	struct rec *all = xmalloc((widest ? widest : 1) * sizeof *all);
-	for (uint32_t name = 0; widest && name < g.n_names; name++) {
-		size_t kd = (size_t)SCOPE_DEVICE * g.n_names + name, kh = (size_t)SCOPE_HOST * g.n_names + name;
-		if (g.end[kd] == group_start(&g, kd) || g.end[kh] == group_start(&g, kh))
-			continue;
-		size_t n = join_scopes(&g, name, all);
-		emit_group(ra, &cap_ops, all, n, g.names[name], STRTAB_NONE, SCOPE_ALL, NULL);
-	}
-	free(all);
 	/* shares of each (scope, phase) total */
 	int64_t totals[SCOPE_COUNT][3] = {{0}};
 	for (size_t i = 0; i < ra->n_ops; i++)
