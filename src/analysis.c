@@ -846,7 +846,7 @@ static void *op_stats(void *arg)
  * Messages come in the same order either way: only the steps and the op statistics add
  * any once the sets are built. */
 static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
-			 bool threaded)
+			 bool threaded, const struct analysis_hook *hook)
 {
 	memset(ra, 0, sizeof *ra);
 	const struct rank_data *rd = &cap->ranks[ri];
@@ -888,6 +888,8 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 			overlap_lane_check(rs, &s, ra);
 		step_trace_check(rd->by_kind[CSV_STEP_TRACE], &s, ra, lo, hi);
 	}
+	if (hook && hook->classified && rs->has_events)
+		hook->classified(hook->ctx, ri, rs, ra->cls); /* while the op statistics finish */
 	xthread_join(&csv_helper);
 	bool dir_from_device = s.dir_from_device;
 	rank_sets_free(&s); /* while the op records are built: the two were the analysis's peak */
@@ -899,7 +901,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 
 void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
 {
-	analyse_rank(cap, ri, ra, dl, false);
+	analyse_rank(cap, ri, ra, dl, false, NULL);
 }
 
 void analysis_rank_free(struct rank_analysis *ra)
@@ -936,6 +938,7 @@ struct rank_pool {
 	struct rank_job *jobs;
 	size_t n_jobs;
 	bool split_ranks; /* fewer ranks than cores: each rank uses a helper thread */
+	const struct analysis_hook *hook;
 	atomic_size_t next;
 };
 
@@ -947,17 +950,19 @@ static void *rank_worker(void *arg)
 		if (j >= pool->n_jobs)
 			return NULL;
 		analyse_rank(pool->cap, pool->jobs[j].rank_index, &pool->an->ranks[j], &pool->jobs[j].diags,
-			     pool->split_ranks);
+			     pool->split_ranks, pool->hook);
 	}
 }
 
-struct analysis *analysis_run(const struct capture *cap)
+struct analysis *analysis_run(const struct capture *cap) { return analysis_run_with(cap, NULL); }
+
+struct analysis *analysis_run_with(const struct capture *cap, const struct analysis_hook *hook)
 {
 	struct analysis *an = xcalloc(1, sizeof *an);
 	an->cap = cap;
 	diag_init(&an->diags);
 	an->ranks = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof *an->ranks);
-	struct rank_pool pool = {.cap = cap, .an = an};
+	struct rank_pool pool = {.cap = cap, .an = an, .hook = hook};
 	pool.jobs = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof *pool.jobs);
 	for (size_t i = 0; i < cap->n_ranks; i++) {
 		if (capture_rank_state(&cap->ranks[i]) < RANK_READY)

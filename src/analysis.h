@@ -313,6 +313,15 @@ struct analysis {
 
 /* Analyses every rank that finished loading. The capture must stay alive and unchanged. */
 struct analysis *analysis_run(const struct capture *cap);
+/* Work a caller wants per rank once its events are classified (the explorer's timeline
+ * index): it runs on the analysis's threads while the rest of that rank's analysis goes on,
+ * and may read only the store and the classes. */
+struct analysis_hook {
+	void (*classified)(void *ctx, size_t rank_index, const struct rank_store *rs,
+			   const struct ev_class *cls);
+	void *ctx;
+};
+struct analysis *analysis_run_with(const struct capture *cap, const struct analysis_hook *hook);
 void analysis_free(struct analysis *an);
 /* Per-rank analysis alone (used by analysis_run; exposed for tests). */
 void analysis_rank(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,

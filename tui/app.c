@@ -46,47 +46,20 @@ static double now_s(void)
 
 /* ---- loader thread (never calls curses) ---------------------------------------------- */
 
-/* The timeline index of every analysed rank with a trace, by capture rank index. */
-struct lod_pool {
-	const struct capture *cap;
-	const struct analysis *an;
-	struct lane_lod **lods;
-	atomic_size_t next;
-};
-
-static void *lod_worker(void *arg)
+/* A rank's timeline index, built by the analysis as soon as the rank's events are
+ * classified (each rank writes only its own slot). */
+static void build_lod(void *ctx, size_t rank_index, const struct rank_store *rs, const struct ev_class *cls)
 {
-	struct lod_pool *p = arg;
-	for (;;) {
-		size_t i = atomic_fetch_add(&p->next, 1);
-		if (i >= p->an->n_ranks)
-			return NULL;
-		const struct rank_analysis *ra = &p->an->ranks[i];
-		const struct rank_store *rs = &p->cap->ranks[ra->rank_index].store;
-		if (rs->has_events)
-			p->lods[ra->rank_index] = lod_build(rs, ra->cls);
-	}
+	struct lane_lod **lods = ctx;
+	lods[rank_index] = lod_build(rs, cls);
 }
 
-/* The timeline indexes of every rank, one rank per core (each writes only its own slot). */
-static struct lane_lod **build_lods(const struct capture *cap, const struct analysis *an)
+/* The analysis of a capture, with the timeline index of every rank that has a trace. */
+static struct analysis *analyse_and_index(const struct capture *cap, struct lane_lod ***lods)
 {
-	struct lod_pool pool = {.cap = cap, .an = an};
-	pool.lods = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof *pool.lods);
-	atomic_init(&pool.next, 0);
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = cpus > 1 ? (size_t)cpus : 1;
-	if (n > an->n_ranks)
-		n = an->n_ranks;
-	pthread_t tids[16];
-	size_t started = 0;
-	for (size_t t = 1; t < n && t < 16; t++)
-		if (pthread_create(&tids[started], NULL, lod_worker, &pool) == 0)
-			started++;
-	lod_worker(&pool);
-	for (size_t t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
-	return pool.lods;
+	*lods = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof **lods);
+	struct analysis_hook hook = {build_lod, *lods};
+	return analysis_run_with(cap, &hook);
 }
 
 static void free_lods(const struct capture *cap, struct lane_lod **lods)
@@ -107,13 +80,11 @@ static void *loader_main(void *arg)
 		return NULL;
 	app->t_loaded = now_s() - app->t_start;
 	struct published *pub = xcalloc(1, sizeof *pub);
-	pub->an = analysis_run(app->cap);
+	pub->an = analyse_and_index(app->cap, &pub->lods);
 	if (app->cap_b)
-		pub->an_b = analysis_run(app->cap_b);
+		pub->an_b = analyse_and_index(app->cap_b, &pub->lods_b);
 	app->t_analysed = now_s() - app->t_start;
-	pub->lods = build_lods(app->cap, pub->an);
 	if (app->cap_b) {
-		pub->lods_b = build_lods(app->cap_b, pub->an_b);
 		pub->cmp = compare_captures(pub->an, pub->an_b);
 	} else if (app->opts.compare == CMP_ARG_RANKS) {
 		const int *r = app->opts.compare_ranks;
