@@ -21,6 +21,7 @@
 #include "lanes.h"
 #include "num.h"
 #include "xalloc.h"
+#include "xthread.h"
 
 #define NOT_FOUND ((size_t)-1)
 /* Below this size one thread is faster than splitting. */
@@ -796,9 +797,15 @@ static struct flow map_flow(struct flow fl, const uint32_t *smap, const uint32_t
 	return fl;
 }
 
-/* adopted: the rank's columns are this segment's own (see ADOPT_COLUMN), to be mapped in
- * place; otherwise they are copied in at *ev_at and *ctr_at. */
-static void merge_segment(struct merge_state *ms, struct seg *sg, bool adopted, size_t *ev_at, size_t *ctr_at)
+/* A segment's local ids (strings, lanes, attribute pairs, kinds, counter tracks) mapped to
+ * the rank's: made in file order, so ids come out the same whatever the threads. */
+struct seg_maps {
+	uint32_t *smap, *lmap, *amap, *kmap, *tmap;
+	size_t ev_at, ctr_at; /* where the segment's events and counters go */
+	bool adopted;         /* the rank's columns are this segment's own (see ADOPT_COLUMN) */
+};
+
+static void seg_maps_build(struct merge_state *ms, struct seg *sg, struct seg_maps *maps)
 {
 	struct rank_store *rs = ms->rs;
 	uint32_t nstr = strtab_count(sg->strs);
@@ -853,45 +860,6 @@ static void merge_segment(struct merge_state *ms, struct seg *sg, bool adopted, 
 		tmap[i] = *slot;
 	}
 
-	/* Each segment column is freed as soon as it is copied. The merged columns were
-	 * malloc'ed but not touched, so their pages become resident only as they are
-	 * written here: the peak is one copy of the events plus one segment column. */
-	size_t at = *ev_at, c = *ctr_at;
-	/* offsets: the steps summed back, re-based on the rank's blocks */
-	uint64_t off = 0;
-	for (size_t i = 0, j = 0; i < sg->n; i++) {
-		uint32_t step = sg->off_step[i];
-		off = step != UINT32_MAX ? off + step : sg->jumps[j++].off;
-		store_put_off(rs, at + i, off);
-	}
-	free(sg->off_step);
-	sg->off_step = NULL;
-	for (size_t i = 0; i < sg->n_long; i++)
-		rs->long_durs[rs->n_long_durs++] = (struct long_dur){(uint32_t)(at + sg->long_durs[i].ev),
-								      sg->long_durs[i].dur};
-	if (adopted) {
-		MAP_IN_PLACE(rs->ev_name, sg->n, smap);
-		MAP_IN_PLACE(rs->ev_kind, sg->n, kmap);
-		MAP_IN_PLACE(rs->ctr_track, sg->n_ctr, tmap);
-		for (size_t i = 0; i < sg->n_flows; i++)
-			rs->flows[i] = map_flow(rs->flows[i], smap, lmap);
-		rs->n_flows = sg->n_flows;
-	} else {
-		MOVE_COLUMN(rs->ev_ts + at, sg->ts, sg->n);
-		MOVE_COLUMN(rs->ev_dur + at, sg->dur, sg->n);
-		MAP_COLUMN(rs->ev_name + at, sg->name, sg->n, smap);
-		MAP_COLUMN(rs->ev_kind + at, sg->kind, sg->n, kmap);
-		MOVE_COLUMN(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr);
-		MOVE_COLUMN(rs->ctr_value + c, sg->ctr_value, sg->n_ctr);
-		MOVE_COLUMN(rs->ctr_off + c, sg->ctr_off, sg->n_ctr);
-		MAP_COLUMN(rs->ctr_track + c, sg->ctr_track, sg->n_ctr, tmap);
-		for (size_t i = 0; i < sg->n_flows; i++)
-			rs->flows[rs->n_flows++] = map_flow(sg->flows[i], smap, lmap);
-		free(sg->flows);
-		sg->flows = NULL;
-	}
-	*ev_at = at + sg->n;
-	*ctr_at = c + sg->n_ctr;
 	for (size_t i = 0; i < sg->n_meta; i++) {
 		struct meta_rec m = sg->meta[i];
 		m.pid = smap[m.pid];
@@ -908,11 +876,88 @@ static void merge_segment(struct merge_state *ms, struct seg *sg, bool adopted, 
 	rs->ph.not_object += sg->ph.not_object;
 	rs->ph.rejected += sg->ph.rejected;
 
-	free(smap);
-	free(lmap);
-	free(amap);
-	free(kmap);
-	free(tmap);
+	maps->smap = smap;
+	maps->lmap = lmap;
+	maps->amap = amap;
+	maps->kmap = kmap;
+	maps->tmap = tmap;
+}
+
+static void seg_maps_free(struct seg_maps *m)
+{
+	free(m->smap);
+	free(m->lmap);
+	free(m->amap);
+	free(m->kmap);
+	free(m->tmap);
+}
+
+/* The columns of the segments, in two halves that share no column: times and offsets,
+ * then ids and flows. Each segment column is freed once copied; the rank's columns were
+ * malloc'ed but not touched, so pages become resident only as they are written. */
+struct merge_columns {
+	struct rank_store *rs;
+	struct seg **segs;
+	struct seg_maps *maps;
+	size_t n_segs;
+};
+
+static void *merge_times_offsets(void *arg)
+{
+	struct merge_columns *mc = arg;
+	struct rank_store *rs = mc->rs;
+	for (size_t k = 0; k < mc->n_segs; k++) {
+		struct seg *sg = mc->segs[k];
+		size_t at = mc->maps[k].ev_at, c = mc->maps[k].ctr_at;
+		/* offsets: the steps summed back, re-based on the rank's blocks */
+		uint64_t off = 0;
+		for (size_t i = 0, j = 0; i < sg->n; i++) {
+			uint32_t step = sg->off_step[i];
+			off = step != UINT32_MAX ? off + step : sg->jumps[j++].off;
+			store_put_off(rs, at + i, off);
+		}
+		free(sg->off_step);
+		sg->off_step = NULL;
+		for (size_t i = 0; i < sg->n_long; i++)
+			rs->long_durs[rs->n_long_durs++] =
+				(struct long_dur){(uint32_t)(at + sg->long_durs[i].ev), sg->long_durs[i].dur};
+		if (!mc->maps[k].adopted) {
+			MOVE_COLUMN(rs->ev_ts + at, sg->ts, sg->n);
+			MOVE_COLUMN(rs->ev_dur + at, sg->dur, sg->n);
+			MOVE_COLUMN(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr);
+			MOVE_COLUMN(rs->ctr_value + c, sg->ctr_value, sg->n_ctr);
+			MOVE_COLUMN(rs->ctr_off + c, sg->ctr_off, sg->n_ctr);
+		}
+	}
+	return NULL;
+}
+
+static void *merge_ids_flows(void *arg)
+{
+	struct merge_columns *mc = arg;
+	struct rank_store *rs = mc->rs;
+	for (size_t k = 0; k < mc->n_segs; k++) {
+		struct seg *sg = mc->segs[k];
+		const struct seg_maps *m = &mc->maps[k];
+		size_t at = m->ev_at, c = m->ctr_at;
+		if (m->adopted) {
+			MAP_IN_PLACE(rs->ev_name, sg->n, m->smap);
+			MAP_IN_PLACE(rs->ev_kind, sg->n, m->kmap);
+			MAP_IN_PLACE(rs->ctr_track, sg->n_ctr, m->tmap);
+			for (size_t i = 0; i < sg->n_flows; i++)
+				rs->flows[i] = map_flow(rs->flows[i], m->smap, m->lmap);
+			rs->n_flows = sg->n_flows;
+		} else {
+			MAP_COLUMN(rs->ev_name + at, sg->name, sg->n, m->smap);
+			MAP_COLUMN(rs->ev_kind + at, sg->kind, sg->n, m->kmap);
+			MAP_COLUMN(rs->ctr_track + c, sg->ctr_track, sg->n_ctr, m->tmap);
+			for (size_t i = 0; i < sg->n_flows; i++)
+				rs->flows[rs->n_flows++] = map_flow(sg->flows[i], m->smap, m->lmap);
+			free(sg->flows);
+			sg->flows = NULL;
+		}
+	}
+	return NULL;
 }
 
 /* Applies process/thread metadata in file order (the last record wins, a change of a
@@ -1178,7 +1223,7 @@ static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct 
 
 /* Merges the confirmed ranges of every part, in file order, then resolves metadata, lanes
  * and flows over the whole. */
-static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_parts,
+static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_parts, int threads,
 			const char *name, struct diag_list *dl)
 {
 	size_t n_ev = 0, n_ctr = 0, n_flows = 0, n_long = 0;
@@ -1215,14 +1260,34 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 	ms.cap_attrs = 1;
 	bool found;
 	*u64map_slot(&ms.attr_map, pair_key(0, 0), &found) = 0;
-	size_t ev_at = 0, ctr_at = 0;
+	size_t n_segs = 0, ev_at = 0, ctr_at = 0;
 	for (size_t p = 0; p < n_parts; p++)
-		for (int i = 0; i < pws[p].used; i++) {
-			struct seg *sg = &pws[p].jobs[i].seg;
-			merge_segment(&ms, sg, sg == first, &ev_at, &ctr_at);
+		n_segs += (size_t)pws[p].used;
+	struct merge_columns mc = {.rs = rs, .n_segs = n_segs};
+	mc.segs = xmalloc((n_segs ? n_segs : 1) * sizeof *mc.segs);
+	mc.maps = xcalloc(n_segs ? n_segs : 1, sizeof *mc.maps);
+	for (size_t p = 0, k = 0; p < n_parts; p++)
+		for (int i = 0; i < pws[p].used; i++, k++) {
+			struct seg *sg = mc.segs[k] = &pws[p].jobs[i].seg;
+			mc.maps[k].ev_at = ev_at;
+			mc.maps[k].ctr_at = ctr_at;
+			mc.maps[k].adopted = sg == first;
+			seg_maps_build(&ms, sg, &mc.maps[k]);
 			report_seg_counts(sg, pws[p].name, dl);
-			seg_free(sg);
+			ev_at += sg->n;
+			ctr_at += sg->n_ctr;
 		}
+	/* a large merge is memory traffic: the two halves on two cores */
+	struct xthread helper;
+	xthread_start(&helper, merge_times_offsets, &mc, threads > 1 && n_ev >= (1u << 18));
+	merge_ids_flows(&mc);
+	xthread_join(&helper);
+	for (size_t k = 0; k < n_segs; k++) {
+		seg_maps_free(&mc.maps[k]);
+		seg_free(mc.segs[k]);
+	}
+	free(mc.segs);
+	free(mc.maps);
 	apply_meta(&ms, name, dl);
 	free(ms.meta);
 	u64map_free(&ms.lane_map);
@@ -1253,7 +1318,7 @@ static int load_walks(struct rank_store *rs, struct part_walk *pws, size_t n_par
 	rs->trace.walk_seconds = t_walk - t0;
 	if (!walked)
 		return -1;
-	merge_parts(rs, pws, n_parts, rs->trace.parts[0].path, dl);
+	merge_parts(rs, pws, n_parts, rs->trace.threads_used, rs->trace.parts[0].path, dl);
 	double t_merge = now_seconds();
 	rs->trace.merge_seconds = t_merge - t_walk;
 	lanes_finish(rs, rs->trace.parts[0].path, dl);
