@@ -11,6 +11,7 @@
 #include "xalloc.h"
 #include "xthread.h"
 
+/* One op instance as it is read, before grouping. */
 struct rec {
 	int64_t dur;
 	uint32_t name; /* index into the grouping's names */
@@ -18,17 +19,19 @@ struct rec {
 };
 
 /* Op instances grouped by (scope, name), each group in the order the instances came in.
- * Percentiles are selected in linear time, never sorted for. Names are dense indices (the store's string ids,
- * or the CSV path's own numbering), so the groups come from a counting sort over a table of
- * scopes x names instead of a hash of millions of records: a 1 GB trace's op records used to
- * cost more memory than its whole store. */
+ * Percentiles are selected in linear time, never sorted for. Names are dense indices (the
+ * store's string ids, or the CSV path's own numbering), so the groups come from a counting
+ * sort over a table of scopes x names instead of a hash of millions of records: a 1 GB
+ * trace's op records used to cost more memory than its whole store. */
 struct op_groups {
 	size_t n_names;
 	const char **names; /* borrowed strings, by name index */
 	bool own_names;
 	uint32_t *end;   /* per key (scope * n_names + name): one past its last record */
 	uint32_t *first; /* per key: the index of its first record as given, UINT32_MAX when none */
-	struct rec *recs;
+	/* the grouped instances, as two columns: 9 bytes each */
+	int64_t *dur;
+	uint8_t *tag; /* phase | category << 2 */
 	size_t n;
 };
 
@@ -70,13 +73,16 @@ static void groups_place_begin(struct op_groups *g)
 		g->end[k] = (uint32_t)at; /* the fill cursor; it ends as the group's end */
 		at += c;
 	}
-	g->recs = xmalloc((g->n ? g->n : 1) * sizeof *g->recs);
+	g->dur = xmalloc((g->n ? g->n : 1) * sizeof *g->dur);
+	g->tag = xmalloc(g->n ? g->n : 1);
 }
 
 /* The second pass: the same records in the same order. */
 static void groups_place(struct op_groups *g, const struct rec *r)
 {
-	g->recs[g->end[group_key(g, r)]++] = *r;
+	size_t at = g->end[group_key(g, r)]++;
+	g->dur[at] = r->dur;
+	g->tag[at] = (uint8_t)(r->phase | r->cat << 2);
 }
 
 static void groups_free(struct op_groups *g)
@@ -85,7 +91,8 @@ static void groups_free(struct op_groups *g)
 		free(g->names);
 	free(g->end);
 	free(g->first);
-	free(g->recs);
+	free(g->dur);
+	free(g->tag);
 }
 
 static int cmp_op(const void *a, const void *b)
@@ -160,13 +167,13 @@ struct op_list {
 };
 
 /* The category shown for a group: its shortest instance's, the first of equal ones. */
-static uint8_t group_category(const struct rec *g, size_t n)
+static uint8_t group_category(const int64_t *dur, const uint8_t *tag, size_t n)
 {
 	size_t best = 0;
 	for (size_t i = 1; i < n; i++)
-		if (g[i].dur < g[best].dur)
+		if (dur[i] < dur[best])
 			best = i;
-	return g[best].cat;
+	return (uint8_t)(tag[best] >> 2);
 }
 
 /* One op row from the durations d[0..k), k > 0 (d is reordered). */
@@ -207,19 +214,19 @@ static void add_op(struct op_list *out, int64_t *d, size_t k, uint8_t category,
 }
 
 /* The rows of one group: all its instances, then those of prefill and of decode steps. */
-static void emit_group(struct op_list *out, const struct rec *g, size_t n, const char *name,
+static void emit_group(struct op_list *out, const int64_t *dur, const uint8_t *tag, size_t n, const char *name,
 		       uint32_t store_id, uint8_t scope, const struct csv_totals *ct)
 {
-	uint8_t category = group_category(g, n);
+	uint8_t category = group_category(dur, tag, n);
 	/* every duration, then prefill's from the front of the second half, decode's from its end */
 	int64_t *d = xmalloc(2 * n * sizeof *d), *half = d + n;
 	size_t prefill = 0, decode = 0;
 	for (size_t i = 0; i < n; i++) {
-		d[i] = g[i].dur;
-		if (g[i].phase == PHASE_PREFILL)
-			half[prefill++] = g[i].dur;
-		else if (g[i].phase == PHASE_DECODE)
-			half[n - 1 - decode++] = g[i].dur;
+		d[i] = dur[i];
+		if ((tag[i] & 3) == PHASE_PREFILL)
+			half[prefill++] = dur[i];
+		else if ((tag[i] & 3) == PHASE_DECODE)
+			half[n - 1 - decode++] = dur[i];
 	}
 	add_op(out, d, n, category, name, store_id, scope, PHASE_UNKNOWN, ct);
 	if (prefill)
@@ -373,13 +380,16 @@ static void trace_groups(const struct rank_store *rs, const struct rank_analysis
 
 /* The "all" scope of one name: its device and host groups, the group seen first first
  * (the order the category's tie rule reads them in). */
-static size_t join_scopes(const struct op_groups *g, uint32_t name, struct rec *out)
+static size_t join_scopes(const struct op_groups *g, uint32_t name, int64_t *dur, uint8_t *tag)
 {
 	size_t kd = (size_t)SCOPE_DEVICE * g->n_names + name, kh = (size_t)SCOPE_HOST * g->n_names + name;
 	size_t first = g->first[kh] < g->first[kd] ? kh : kd, second = first == kd ? kh : kd;
-	size_t n1 = g->end[first] - group_start(g, first), n2 = g->end[second] - group_start(g, second);
-	memcpy(out, g->recs + group_start(g, first), n1 * sizeof *out);
-	memcpy(out + n1, g->recs + group_start(g, second), n2 * sizeof *out);
+	size_t a1 = group_start(g, first), n1 = g->end[first] - a1;
+	size_t a2 = group_start(g, second), n2 = g->end[second] - a2;
+	memcpy(dur, g->dur + a1, n1 * sizeof *dur);
+	memcpy(dur + n1, g->dur + a2, n2 * sizeof *dur);
+	memcpy(tag, g->tag + a1, n1);
+	memcpy(tag + n1, g->tag + a2, n2);
 	return n1 + n2;
 }
 
@@ -405,8 +415,8 @@ static void *emit_names(void *arg)
 			if (!n)
 				continue;
 			size_t from = job->out.n, n_other = g->end[other + name] - group_start(g, other + name);
-			emit_group(&job->out, g->recs + at, n, g->names[name], job->from_csv ? STRTAB_NONE : name,
-				   (uint8_t)scope, ct);
+			emit_group(&job->out, g->dur + at, g->tag + at, n, g->names[name],
+				   job->from_csv ? STRTAB_NONE : name, (uint8_t)scope, ct);
 			if (!n_other)
 				copy_as_all(&job->out, from);
 			else if (n + n_other > widest)
@@ -414,15 +424,17 @@ static void *emit_names(void *arg)
 		}
 	}
 	/* names in both scopes: their instances together */
-	struct rec *all = widest ? xmalloc(widest * sizeof *all) : NULL;
+	int64_t *all_dur = widest ? xmalloc(widest * sizeof *all_dur) : NULL;
+	uint8_t *all_tag = widest ? xmalloc(widest) : NULL;
 	for (uint32_t name = job->name_from; widest && name < job->name_to; name++) {
 		size_t kd = (size_t)SCOPE_DEVICE * g->n_names + name, kh = (size_t)SCOPE_HOST * g->n_names + name;
 		if (g->end[kd] == group_start(g, kd) || g->end[kh] == group_start(g, kh))
 			continue;
-		size_t n = join_scopes(g, name, all);
-		emit_group(&job->out, all, n, g->names[name], STRTAB_NONE, SCOPE_ALL, NULL);
+		size_t n = join_scopes(g, name, all_dur, all_tag);
+		emit_group(&job->out, all_dur, all_tag, n, g->names[name], STRTAB_NONE, SCOPE_ALL, NULL);
 	}
-	free(all);
+	free(all_dur);
+	free(all_tag);
 	return NULL;
 }
 
