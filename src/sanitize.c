@@ -3,6 +3,9 @@
 #include "sanitize.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <unistr.h>
 
 bool sanitize_unsafe_codepoint(unsigned cp)
@@ -97,6 +100,20 @@ const uint8_t *sanitize_utf8_first_bad(const uint8_t *s, size_t n)
 {
 	const uint8_t *p = s, *end = s + n;
 	while (p < end) {
+#ifdef __SSE2__
+		/* ASCII runs 64 bytes at a time: exports are ASCII but for the odd op name */
+		while (end - p >= 64) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+			__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
+			__m128i d = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
+			if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))))
+				break;
+			p += 64;
+		}
+		if (p == end)
+			break;
+#endif
 		if (end - p >= 8) {
 			uint64_t w;
 			memcpy(&w, p, 8);
