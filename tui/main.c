@@ -32,7 +32,7 @@ static void usage(FILE *out)
 	      "  -j, --json               with --report or --summary: print JSON\n"
 	      "      --compare            two PATHs, BEFORE and AFTER: explore or report how they differ\n"
 	      "      --compare-ranks R1 R2  rank R2 of PATH against rank R1 (put the fast rank first)\n"
-	      "  -t, --threads N          threads for reading a trace (default: one per CPU)\n"
+	      "  -t, --threads N          threads for reading traces (default: one per CPU)\n"
 	      "      --list-keys          print every key of the explorer and exit\n"
 	      "      --script FILE        run the explorer headless, keys and :dump steps from FILE\n"
 	      "      --size WxH           terminal size for --script (default 80x24)\n"
