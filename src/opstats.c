@@ -471,6 +471,8 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 	xthread_join(&helper);
 	size_t cap_ops = 0;
 	for (int j = 0; j < 2; j++) {
+		if (!jobs[j].out.n)
+			continue; /* a half without rows (one instance in all: fuzz_discover) */
 		xgrow(&ra->ops, &cap_ops, ra->n_ops + jobs[j].out.n, sizeof *ra->ops);
 		xmemcpy(ra->ops + ra->n_ops, jobs[j].out.ops, jobs[j].out.n * sizeof *ra->ops);
 		ra->n_ops += jobs[j].out.n;

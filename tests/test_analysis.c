@@ -267,6 +267,38 @@ static void test_real_level2_without_traces(void **state)
 	free(dir);
 }
 
+/* fuzz_discover: a capture with a single op instance left one half of the op rows empty
+ * (UBSan: an offset applied to a null pointer). Its rows must still come out right. */
+static void test_single_op_instance(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	tu_write_str(dir, "trace_view.json",
+		     "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"Python\"}},\n"
+		     "{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": \"10.000\", "
+		     "\"dur\": 2.5, \"cat\": \"cpu_op\"}]");
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	assert_int_equal(an->n_ranks, 1);
+	const struct rank_analysis *ra = &an->ranks[0];
+	size_t all_phases = 0;
+	assert_true(ra->n_ops >= 2);
+	for (size_t i = 0; i < ra->n_ops; i++) {
+		const struct op_stat *o = &ra->ops[i];
+		assert_string_equal(o->name, "aten::mm");
+		assert_true(o->scope == SCOPE_HOST || o->scope == SCOPE_ALL);
+		assert_int_equal(o->count, 1);
+		assert_true(o->total_ns == 2500 && o->p50_ns == 2500 && o->p95_ns == 2500 && o->min_ns == 2500);
+		all_phases += o->phase == PHASE_UNKNOWN;
+	}
+	assert_int_equal(all_phases, 2); /* host and all */
+	analysis_free(an);
+	capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_bottleneck_follows_the_planted_cause),
 		cmocka_unit_test(test_real_level0_level1_agree),
 		cmocka_unit_test(test_real_level2_without_traces),
+		cmocka_unit_test(test_single_op_instance),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
