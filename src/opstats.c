@@ -334,31 +334,36 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g)
 	free(ni.ids);
 }
 
-/* The scope of event ev as an op instance, false when it is not one. */
-static bool trace_op_scope(const struct rank_store *rs, const struct rank_analysis *ra, const bool *frame_attr,
+/* What makes an event of a kind (lane and attributes) an op instance: decided once per kind,
+ * then per event only its class flags are read. */
+enum kind_rule { KIND_NOT_OP, KIND_DEVICE, KIND_HOST };
+
+static bool trace_op_scope(const struct rank_analysis *ra, const uint8_t *rule, const uint32_t *ev_kind,
 			   size_t ev, uint8_t *scope)
 {
-	const struct lane *l = store_ev_lane(rs, ev);
-	struct ev_class c = ra->cls[ev];
-	if (l->group == LANE_DEVICE) {
+	switch (rule[ev_kind[ev]]) {
+	case KIND_DEVICE:
 		*scope = SCOPE_DEVICE;
-		return !(c.flags & EVF_WAIT);
-	}
-	if (lanes_group_is_host(l->group)) {
+		return !(ra->cls[ev].flags & EVF_WAIT);
+	case KIND_HOST:
 		*scope = SCOPE_HOST;
-		/* call-stack frames and step marks are not ops */
-		return !(c.flags & EVF_STEP_MARK) && !frame_attr[store_ev_attr_id(rs, ev)];
+		return !(ra->cls[ev].flags & EVF_STEP_MARK); /* step marks are not ops */
+	default: return false;
 	}
-	return false;
 }
 
 /* Instances from the trace: two passes over the events (count, then place), so the only
  * per-instance memory is the grouped records themselves. */
 static void trace_groups(const struct rank_store *rs, const struct rank_analysis *ra, struct op_groups *g)
 {
-	bool *frame_attr = xmalloc((rs->n_attrs ? rs->n_attrs : 1) * sizeof *frame_attr);
-	for (size_t a = 0; a < rs->n_attrs; a++)
-		frame_attr[a] = !strcmp(store_str(rs, rs->attrs[a].cat), "python_function");
+	uint8_t *rule = xmalloc(rs->n_kinds ? rs->n_kinds : 1);
+	for (size_t k = 0; k < rs->n_kinds; k++) {
+		enum lane_group group = rs->lanes[rs->kinds[k].lane].group;
+		/* call-stack frames (python_function) are not ops either */
+		bool frame = !strcmp(store_str(rs, rs->attrs[rs->kinds[k].attr].cat), "python_function");
+		rule[k] = group == LANE_DEVICE ? KIND_DEVICE
+			  : lanes_group_is_host(group) && !frame ? KIND_HOST : KIND_NOT_OP;
+	}
 	uint32_t n_names = strtab_count(rs->strs);
 	groups_init(g, n_names);
 	g->names = xmalloc((n_names ? n_names : 1) * sizeof *g->names);
@@ -368,14 +373,14 @@ static void trace_groups(const struct rank_store *rs, const struct rank_analysis
 	uint8_t scope;
 	size_t step_hint = 0;
 	for (size_t ev = 0; ev < rs->n_ev; ev++)
-		if (trace_op_scope(rs, ra, frame_attr, ev, &scope))
+		if (trace_op_scope(ra, rule, rs->ev_kind, ev, &scope))
 			groups_count(g, &(struct rec){.name = rs->ev_name[ev], .scope = scope});
 	groups_place_begin(g);
 	for (size_t ev = 0; ev < rs->n_ev; ev++)
-		if (trace_op_scope(rs, ra, frame_attr, ev, &scope))
+		if (trace_op_scope(ra, rule, rs->ev_kind, ev, &scope))
 			groups_place(g, &(struct rec){store_dur(rs, ev), rs->ev_name[ev], scope,
 						      phase_at(ra, rs->ev_ts[ev], &step_hint), ra->cls[ev].cat});
-	free(frame_attr);
+	free(rule);
 }
 
 /* The "all" scope of one name: its device and host groups, the group seen first first
