@@ -429,7 +429,7 @@ static void *resolve_links(void *arg)
 /* Resolves the sorted flow ends into links, in two halves when threaded (split at a group
  * boundary). Each half sorts its links; merging them with ties from the first half is the
  * stable sort of the whole, so the result is the serial one. */
-static void build_links(struct rank_store *rs, int64_t *const *lane_starts, bool threaded)
+static void build_links(struct rank_store *rs, int64_t **lane_starts, bool threaded)
 {
 	if (rs->n_flows == 0)
 		return;
@@ -445,6 +445,14 @@ static void build_links(struct rank_store *rs, int64_t *const *lane_starts, bool
 	xthread_start(&helper, resolve_links, &jobs[1], threaded && mid < rs->n_flows);
 	resolve_links(&jobs[0]);
 	xthread_join(&helper);
+	/* the flow ends and start times are needed only up to here: freed before the halves
+	 * are joined, which would otherwise be the load's peak */
+	for (size_t i = 0; i < rs->n_lanes; i++) {
+		free(lane_starts[i]);
+		lane_starts[i] = NULL;
+	}
+	free(rs->flows);
+	rs->flows = NULL;
 	const struct flow_link *a = jobs[0].links, *b = jobs[1].links;
 	size_t na = jobs[0].n_links, nb = jobs[1].n_links;
 	if (nb == 0) {
@@ -461,9 +469,6 @@ static void build_links(struct rank_store *rs, int64_t *const *lane_starts, bool
 	rs->n_links = na + nb;
 	free(jobs[1].links);
 	rs->unmatched_flows += jobs[0].unmatched + jobs[1].unmatched;
-	/* the flow ends are needed only here */
-	free(rs->flows);
-	rs->flows = NULL;
 }
 
 size_t lanes_links_from(const struct rank_store *rs, uint32_t ev, uint32_t *out, size_t max)
