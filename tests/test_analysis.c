@@ -273,10 +273,10 @@ static void test_single_op_instance(void **state)
 {
 	(void)state;
 	char *dir = tu_tmpdir();
-	tu_write_str(dir, "trace_view.json",
-		     "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"Python\"}},\n"
-		     "{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": \"10.000\", "
-		     "\"dur\": 2.5, \"cat\": \"cpu_op\"}]");
+	char *file = tu_write_str(dir, "trace_view.json",
+				  "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"Python\"}},\n"
+				  "{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": \"10.000\", "
+				  "\"dur\": 2.5, \"cat\": \"cpu_op\"}]");
 	struct capture *cap = capture_open(dir, NULL);
 	capture_load(cap);
 	struct analysis *an = analysis_run(cap);
@@ -296,6 +296,7 @@ static void test_single_op_instance(void **state)
 	analysis_free(an);
 	capture_free(cap);
 	tu_rmtree(dir);
+	free(file);
 	free(dir);
 }
 
