@@ -129,9 +129,8 @@ static bool lane_sorted(const struct rank_store *rs, const struct lane *l)
 	return true;
 }
 
-/* Depth per event; also copies the lane's start times out contiguously (starts[i] for
- * events[i]) for the flow resolution. */
-static void nest_lane(const struct rank_store *rs, struct lane *l, int64_t *starts)
+/* Depth per event. */
+static void nest_lane(const struct rank_store *rs, struct lane *l)
 {
 	enum { MAX_DEPTH = 255 };
 	int64_t stack[MAX_DEPTH];
@@ -143,7 +142,6 @@ static void nest_lane(const struct rank_store *rs, struct lane *l, int64_t *star
 	for (uint32_t i = 0; i < l->n_events; i++) {
 		uint32_t ev = l->events[i];
 		int64_t ts = rs->ev_ts[ev], end = ts + store_dur(rs, ev);
-		starts[i] = ts;
 		while (top > 0 && stack[top - 1] <= ts)
 			top--;
 		l->depth[i] = (uint8_t)(top < MAX_DEPTH ? top : MAX_DEPTH - 1);
@@ -177,7 +175,6 @@ static void collect_lane_events(struct rank_store *rs)
  * thread from the start, the helper once the flow ends are sorted. */
 struct lane_work {
 	struct rank_store *rs;
-	int64_t **lane_starts;
 	struct lane_size {
 		uint32_t n_events, lane;
 	} *by_size;
@@ -192,10 +189,9 @@ static int cmp_lane_size(const void *a, const void *b)
 	return x->lane < y->lane ? -1 : x->lane > y->lane;
 }
 
-static void lane_work_init(struct lane_work *w, struct rank_store *rs, int64_t **lane_starts)
+static void lane_work_init(struct lane_work *w, struct rank_store *rs)
 {
 	w->rs = rs;
-	w->lane_starts = lane_starts;
 	w->by_size = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *w->by_size);
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		w->by_size[i] = (struct lane_size){rs->lanes[i].n_events, (uint32_t)i};
@@ -203,7 +199,7 @@ static void lane_work_init(struct lane_work *w, struct rank_store *rs, int64_t *
 	atomic_init(&w->next, 0);
 }
 
-/* Per lane: events sorted and nested, start times copied into lane_starts[lane]. */
+/* Per lane: events sorted and nested. */
 static void order_lanes(struct lane_work *w)
 {
 	for (size_t k; (k = atomic_fetch_add(&w->next, 1)) < w->rs->n_lanes;) {
@@ -211,8 +207,7 @@ static void order_lanes(struct lane_work *w)
 		struct lane *l = &w->rs->lanes[i];
 		if (!lane_sorted(w->rs, l))
 			sort_lane(w->rs, l);
-		w->lane_starts[i] = xmalloc((l->n_events ? l->n_events : 1) * sizeof **w->lane_starts);
-		nest_lane(w->rs, l, w->lane_starts[i]);
+		nest_lane(w->rs, l);
 	}
 }
 
@@ -315,30 +310,41 @@ uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t 
 	return enclosing_event(rs, l, lo, ts);
 }
 
-/* The number of starts[0..n) at or before t (they are sorted), searched outward from
- * hint: consecutive flow ends on a lane are mostly close in time, so this touches a few
- * neighbouring entries where a binary search over the lane would miss the cache ~20 times. */
-static uint32_t count_starts_upto(const int64_t *starts, uint32_t n, int64_t t, uint32_t hint)
+/* The number of the lane's events starting at or before t (they are in start order),
+ * searched outward from hint, where the last search on the lane ended: flow ends come
+ * mostly in time order, so this is a step or two rather than a binary search. The start
+ * times are read through the lane's event indices: a copy of them would be the load's
+ * peak (8 bytes an event) for a few milliseconds saved. */
+static uint32_t count_starts_upto(const struct rank_store *rs, const struct lane *l, int64_t t, uint32_t hint)
 {
-	uint32_t lo, hi, step = 1;
+	const uint32_t *ev = l->events;
+	const int64_t *ts = rs->ev_ts;
+	uint32_t n = l->n_events, lo, hi, step = 1;
 	if (hint > n)
 		hint = n;
-	if (hint < n && starts[hint] <= t) {
-		lo = hint + 1; /* gallop forward: starts[lo - 1] <= t */
-		while (lo + step - 1 < n && starts[lo + step - 1] <= t) {
+	if (hint < n && ts[ev[hint]] <= t) {
+		lo = hint + 1; /* gallop forward: start of lo - 1 <= t */
+		while (lo + step - 1 < n && ts[ev[lo + step - 1]] <= t) {
 			lo += step;
 			step *= 2;
 		}
 		hi = lo + step - 1 < n ? lo + step - 1 : n;
 	} else {
-		hi = hint; /* gallop backward: hi == n or starts[hi] > t */
-		while (hi >= step && starts[hi - step] > t) {
+		hi = hint; /* gallop backward: hi == n or start of hi > t */
+		while (hi >= step && ts[ev[hi - step]] > t) {
 			hi -= step;
 			step *= 2;
 		}
 		lo = hi >= step ? hi - step + 1 : 0;
 	}
-	return xsort_upper_bound_i64(starts, lo, hi, t);
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ts[ev[mid]] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static int flow_id_cmp(const struct flow *a, const struct flow *b)
@@ -376,7 +382,6 @@ struct link_job {
 	const struct rank_store *rs;
 	const struct flow *sorted;
 	size_t begin, end;
-	int64_t *const *lane_starts;
 	uint32_t *hint; /* per lane: where the last search on it ended */
 	struct flow_link *links;
 	size_t n_links, cap, unmatched;
@@ -387,7 +392,7 @@ static uint32_t job_event_at(struct link_job *j, uint32_t lane, int64_t ts)
 	if (lane >= j->rs->n_lanes)
 		return UINT32_MAX;
 	const struct lane *l = &j->rs->lanes[lane];
-	uint32_t after = count_starts_upto(j->lane_starts[lane], l->n_events, ts, j->hint[lane]);
+	uint32_t after = count_starts_upto(j->rs, l, ts, j->hint[lane]);
 	j->hint[lane] = after;
 	return enclosing_event(j->rs, l, after, ts);
 }
@@ -429,7 +434,7 @@ static void *resolve_links(void *arg)
 /* Resolves the sorted flow ends into links, in two halves when threaded (split at a group
  * boundary). Each half sorts its links; merging them with ties from the first half is the
  * stable sort of the whole, so the result is the serial one. */
-static void build_links(struct rank_store *rs, int64_t **lane_starts, bool threaded)
+static void build_links(struct rank_store *rs, bool threaded)
 {
 	if (rs->n_flows == 0)
 		return;
@@ -438,19 +443,15 @@ static void build_links(struct rank_store *rs, int64_t **lane_starts, bool threa
 	while (mid > 0 && mid < rs->n_flows && flow_id_cmp(&sorted[mid - 1], &sorted[mid]) == 0)
 		mid++;
 	struct link_job jobs[2] = {
-		{.rs = rs, .sorted = sorted, .begin = 0, .end = mid, .lane_starts = lane_starts},
-		{.rs = rs, .sorted = sorted, .begin = mid, .end = rs->n_flows, .lane_starts = lane_starts},
+		{.rs = rs, .sorted = sorted, .begin = 0, .end = mid},
+		{.rs = rs, .sorted = sorted, .begin = mid, .end = rs->n_flows},
 	};
 	struct xthread helper;
 	xthread_start(&helper, resolve_links, &jobs[1], threaded && mid < rs->n_flows);
 	resolve_links(&jobs[0]);
 	xthread_join(&helper);
-	/* the flow ends and start times are needed only up to here: freed before the halves
-	 * are joined, which would otherwise be the load's peak */
-	for (size_t i = 0; i < rs->n_lanes; i++) {
-		free(lane_starts[i]);
-		lane_starts[i] = NULL;
-	}
+	/* the flow ends are needed only up to here: freed before the halves are joined, which
+	 * would otherwise be the load's peak */
 	free(rs->flows);
 	rs->flows = NULL;
 	const struct flow_link *a = jobs[0].links, *b = jobs[1].links;
@@ -546,10 +547,9 @@ void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
 {
 	/* a second thread when the walk used one and there is enough to share */
 	bool threaded = rs->trace.threads_used > 1 && rs->n_ev + rs->n_flows >= FINISH_THREADED_MIN;
-	int64_t **lane_starts = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *lane_starts);
 	collect_lane_events(rs);
 	struct lane_work work;
-	lane_work_init(&work, rs, lane_starts);
+	lane_work_init(&work, rs);
 	struct xthread helper;
 	xthread_start(&helper, finish_helper, &work, threaded);
 	order_lanes(&work);
@@ -557,10 +557,7 @@ void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
 	build_tracks(rs);
 	xthread_join(&helper);
 	classify(rs); /* reads the events of lanes without metadata: after every lane is ordered */
-	build_links(rs, lane_starts, threaded);
-	for (size_t i = 0; i < rs->n_lanes; i++)
-		free(lane_starts[i]);
-	free(lane_starts);
+	build_links(rs, threaded);
 	free(work.by_size);
 	size_t guessed = 0;
 	for (size_t i = 0; i < rs->n_lanes; i++)
