@@ -29,8 +29,11 @@ struct op_groups {
 	bool own_names;
 	uint32_t *end;   /* per key (scope * n_names + name): one past its last record */
 	uint32_t *first; /* per key: the index of its first record as given, UINT32_MAX when none */
-	/* the grouped instances, as two columns: 9 bytes each */
-	int64_t *dur;
+	/* the grouped instances, as two columns: 5 bytes each, 9 when some duration of the rank
+	 * does not fit 32 bits (then dur64 is used, dur32 is NULL) */
+	uint32_t *dur32;
+	int64_t *dur64;
+	bool wide;
 	uint8_t *tag; /* phase | category << 2 */
 	size_t n;
 };
@@ -62,6 +65,8 @@ static void groups_count(struct op_groups *g, const struct rec *r)
 	if (g->first[key] == UINT32_MAX)
 		g->first[key] = (uint32_t)g->n;
 	g->end[key]++;
+	if ((uint64_t)r->dur > UINT32_MAX) /* longer than 4.29 s, or negative */
+		g->wide = true;
 	g->n++;
 }
 
@@ -73,7 +78,10 @@ static void groups_place_begin(struct op_groups *g)
 		g->end[k] = (uint32_t)at; /* the fill cursor; it ends as the group's end */
 		at += c;
 	}
-	g->dur = xmalloc((g->n ? g->n : 1) * sizeof *g->dur);
+	if (g->wide)
+		g->dur64 = xmalloc((g->n ? g->n : 1) * sizeof *g->dur64);
+	else
+		g->dur32 = xmalloc((g->n ? g->n : 1) * sizeof *g->dur32);
 	g->tag = xmalloc(g->n ? g->n : 1);
 }
 
@@ -81,7 +89,10 @@ static void groups_place_begin(struct op_groups *g)
 static void groups_place(struct op_groups *g, const struct rec *r)
 {
 	size_t at = g->end[group_key(g, r)]++;
-	g->dur[at] = r->dur;
+	if (g->dur32)
+		g->dur32[at] = (uint32_t)r->dur;
+	else
+		g->dur64[at] = r->dur;
 	g->tag[at] = (uint8_t)(r->phase | r->cat << 2);
 }
 
@@ -91,7 +102,8 @@ static void groups_free(struct op_groups *g)
 		free(g->names);
 	free(g->end);
 	free(g->first);
-	free(g->dur);
+	free(g->dur32);
+	free(g->dur64);
 	free(g->tag);
 }
 
@@ -166,12 +178,28 @@ struct op_list {
 	size_t n, cap;
 };
 
+/* The durations of a run of grouped instances, in whichever width they are kept. */
+struct durs {
+	const uint32_t *narrow;
+	const int64_t *wide;
+};
+
+static inline int64_t dur_at(struct durs d, size_t i)
+{
+	return d.narrow ? (int64_t)d.narrow[i] : d.wide[i];
+}
+
+static struct durs group_durs(const struct op_groups *g, size_t at)
+{
+	return (struct durs){g->dur32 ? g->dur32 + at : NULL, g->dur64 ? g->dur64 + at : NULL};
+}
+
 /* The category shown for a group: its shortest instance's, the first of equal ones. */
-static uint8_t group_category(const int64_t *dur, const uint8_t *tag, size_t n)
+static uint8_t group_category(struct durs dur, const uint8_t *tag, size_t n)
 {
 	size_t best = 0;
 	for (size_t i = 1; i < n; i++)
-		if (dur[i] < dur[best])
+		if (dur_at(dur, i) < dur_at(dur, best))
 			best = i;
 	return (uint8_t)(tag[best] >> 2);
 }
@@ -214,7 +242,7 @@ static void add_op(struct op_list *out, int64_t *d, size_t k, uint8_t category,
 }
 
 /* The rows of one group: all its instances, then those of prefill and of decode steps. */
-static void emit_group(struct op_list *out, const int64_t *dur, const uint8_t *tag, size_t n, const char *name,
+static void emit_group(struct op_list *out, struct durs dur, const uint8_t *tag, size_t n, const char *name,
 		       uint32_t store_id, uint8_t scope, const struct csv_totals *ct)
 {
 	uint8_t category = group_category(dur, tag, n);
@@ -222,11 +250,11 @@ static void emit_group(struct op_list *out, const int64_t *dur, const uint8_t *t
 	int64_t *d = xmalloc(2 * n * sizeof *d), *half = d + n;
 	size_t prefill = 0, decode = 0;
 	for (size_t i = 0; i < n; i++) {
-		d[i] = dur[i];
+		d[i] = dur_at(dur, i);
 		if ((tag[i] & 3) == PHASE_PREFILL)
-			half[prefill++] = dur[i];
+			half[prefill++] = d[i];
 		else if ((tag[i] & 3) == PHASE_DECODE)
-			half[n - 1 - decode++] = dur[i];
+			half[n - 1 - decode++] = d[i];
 	}
 	add_op(out, d, n, category, name, store_id, scope, PHASE_UNKNOWN, ct);
 	if (prefill)
@@ -366,6 +394,7 @@ static void trace_groups(const struct rank_store *rs, const struct rank_analysis
 	}
 	uint32_t n_names = strtab_count(rs->strs);
 	groups_init(g, n_names);
+	g->wide = rs->n_long_durs > 0; /* the count pass below does not read durations */
 	g->names = xmalloc((n_names ? n_names : 1) * sizeof *g->names);
 	g->own_names = true;
 	for (uint32_t i = 0; i < n_names; i++)
@@ -391,8 +420,10 @@ static size_t join_scopes(const struct op_groups *g, uint32_t name, int64_t *dur
 	size_t first = g->first[kh] < g->first[kd] ? kh : kd, second = first == kd ? kh : kd;
 	size_t a1 = group_start(g, first), n1 = g->end[first] - a1;
 	size_t a2 = group_start(g, second), n2 = g->end[second] - a2;
-	memcpy(dur, g->dur + a1, n1 * sizeof *dur);
-	memcpy(dur + n1, g->dur + a2, n2 * sizeof *dur);
+	for (size_t i = 0; i < n1; i++)
+		dur[i] = dur_at(group_durs(g, a1), i);
+	for (size_t i = 0; i < n2; i++)
+		dur[n1 + i] = dur_at(group_durs(g, a2), i);
 	memcpy(tag, g->tag + a1, n1);
 	memcpy(tag + n1, g->tag + a2, n2);
 	return n1 + n2;
@@ -420,7 +451,7 @@ static void *emit_names(void *arg)
 			if (!n)
 				continue;
 			size_t from = job->out.n, n_other = g->end[other + name] - group_start(g, other + name);
-			emit_group(&job->out, g->dur + at, g->tag + at, n, g->names[name],
+			emit_group(&job->out, group_durs(g, at), g->tag + at, n, g->names[name],
 				   job->from_csv ? STRTAB_NONE : name, (uint8_t)scope, ct);
 			if (!n_other)
 				copy_as_all(&job->out, from);
@@ -436,7 +467,8 @@ static void *emit_names(void *arg)
 		if (g->end[kd] == group_start(g, kd) || g->end[kh] == group_start(g, kh))
 			continue;
 		size_t n = join_scopes(g, name, all_dur, all_tag);
-		emit_group(&job->out, all_dur, all_tag, n, g->names[name], STRTAB_NONE, SCOPE_ALL, NULL);
+		emit_group(&job->out, (struct durs){NULL, all_dur}, all_tag, n, g->names[name], STRTAB_NONE,
+			   SCOPE_ALL, NULL);
 	}
 	free(all_dur);
 	free(all_tag);

@@ -300,6 +300,41 @@ static void test_single_op_instance(void **state)
 	free(dir);
 }
 
+/* Op durations of 4.29 s and more (kept aside by the store) reach the op statistics whole:
+ * the grouped durations then use 64 bits. */
+static void test_long_op_durations(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	char *file = tu_write_str(dir, "trace_view.json",
+				  "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"Python\"}},\n"
+				  "{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": \"10.000\", "
+				  "\"dur\": 5000000, \"cat\": \"cpu_op\"},\n"
+				  "{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": \"6000000.000\", "
+				  "\"dur\": 1, \"cat\": \"cpu_op\"}]");
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	assert_int_equal(an->n_ranks, 1);
+	const struct rank_analysis *ra = &an->ranks[0];
+	size_t seen = 0;
+	for (size_t i = 0; i < ra->n_ops; i++) {
+		const struct op_stat *o = &ra->ops[i];
+		if (o->phase != PHASE_UNKNOWN)
+			continue;
+		seen++;
+		assert_int_equal(o->count, 2);
+		assert_true(o->total_ns == 5000001000LL && o->max_ns == 5000000000LL && o->min_ns == 1000);
+		assert_true(o->p50_ns == 1000 && o->p95_ns == 5000000000LL);
+	}
+	assert_int_equal(seen, 2); /* host and all */
+	analysis_free(an);
+	capture_free(cap);
+	tu_rmtree(dir);
+	free(file);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_real_level0_level1_agree),
 		cmocka_unit_test(test_real_level2_without_traces),
 		cmocka_unit_test(test_single_op_instance),
+		cmocka_unit_test(test_long_op_durations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
