@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "capture.h"
 #include "testutil.h"
+#include "xalloc.h"
 
 #define REL_TOL 0.01
 
@@ -267,21 +268,45 @@ static void test_real_level2_without_traces(void **state)
 	free(dir);
 }
 
+/* A one-rank capture of a Python lane with the given X events (JSON elements), analysed. */
+struct small_capture {
+	char *dir;
+	struct capture *cap;
+	struct analysis *an;
+};
+
+static const struct rank_analysis *analyse_python_ops(struct small_capture *sc, const char *events)
+{
+	sc->dir = tu_tmpdir();
+	char *text = xasprintf("[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, "
+			       "\"args\": {\"name\": \"Python\"}},\n%s]",
+			       events);
+	free(tu_write_str(sc->dir, "trace_view.json", text));
+	free(text);
+	sc->cap = capture_open(sc->dir, NULL);
+	capture_load(sc->cap);
+	sc->an = analysis_run(sc->cap);
+	assert_int_equal(sc->an->n_ranks, 1);
+	return &sc->an->ranks[0];
+}
+
+static void small_capture_free(struct small_capture *sc)
+{
+	analysis_free(sc->an);
+	capture_free(sc->cap);
+	tu_rmtree(sc->dir);
+	free(sc->dir);
+}
+
 /* fuzz_discover: a capture with a single op instance left one half of the op rows empty
  * (UBSan: an offset applied to a null pointer). Its rows must still come out right. */
 static void test_single_op_instance(void **state)
 {
 	(void)state;
-	char *dir = tu_tmpdir();
-	char *file = tu_write_str(dir, "trace_view.json",
-				  "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"Python\"}},\n"
-				  "{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": \"10.000\", "
-				  "\"dur\": 2.5, \"cat\": \"cpu_op\"}]");
-	struct capture *cap = capture_open(dir, NULL);
-	capture_load(cap);
-	struct analysis *an = analysis_run(cap);
-	assert_int_equal(an->n_ranks, 1);
-	const struct rank_analysis *ra = &an->ranks[0];
+	struct small_capture sc;
+	const struct rank_analysis *ra = analyse_python_ops(
+		&sc, "{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": \"10.000\", "
+		     "\"dur\": 2.5, \"cat\": \"cpu_op\"}");
 	size_t all_phases = 0;
 	assert_true(ra->n_ops >= 2);
 	for (size_t i = 0; i < ra->n_ops; i++) {
@@ -293,11 +318,7 @@ static void test_single_op_instance(void **state)
 		all_phases += o->phase == PHASE_UNKNOWN;
 	}
 	assert_int_equal(all_phases, 2); /* host and all */
-	analysis_free(an);
-	capture_free(cap);
-	tu_rmtree(dir);
-	free(file);
-	free(dir);
+	small_capture_free(&sc);
 }
 
 /* Op durations of 4.29 s and more (kept aside by the store) reach the op statistics whole:
@@ -305,18 +326,12 @@ static void test_single_op_instance(void **state)
 static void test_long_op_durations(void **state)
 {
 	(void)state;
-	char *dir = tu_tmpdir();
-	char *file = tu_write_str(dir, "trace_view.json",
-				  "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"Python\"}},\n"
-				  "{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": \"10.000\", "
-				  "\"dur\": 5000000, \"cat\": \"cpu_op\"},\n"
-				  "{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": \"6000000.000\", "
-				  "\"dur\": 1, \"cat\": \"cpu_op\"}]");
-	struct capture *cap = capture_open(dir, NULL);
-	capture_load(cap);
-	struct analysis *an = analysis_run(cap);
-	assert_int_equal(an->n_ranks, 1);
-	const struct rank_analysis *ra = &an->ranks[0];
+	struct small_capture sc;
+	const struct rank_analysis *ra = analyse_python_ops(
+		&sc, "{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": \"10.000\", "
+		     "\"dur\": 5000000, \"cat\": \"cpu_op\"},\n"
+		     "{\"ph\": \"X\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": \"6000000.000\", "
+		     "\"dur\": 1, \"cat\": \"cpu_op\"}");
 	size_t seen = 0;
 	for (size_t i = 0; i < ra->n_ops; i++) {
 		const struct op_stat *o = &ra->ops[i];
@@ -328,11 +343,7 @@ static void test_long_op_durations(void **state)
 		assert_true(o->p50_ns == 1000 && o->p95_ns == 5000000000LL);
 	}
 	assert_int_equal(seen, 2); /* host and all */
-	analysis_free(an);
-	capture_free(cap);
-	tu_rmtree(dir);
-	free(file);
-	free(dir);
+	small_capture_free(&sc);
 }
 
 int main(void)
