@@ -279,56 +279,15 @@ static void copy_as_all(struct op_list *out, size_t from)
 	}
 }
 
-/* A CSV name's index: names are told apart by their interned pointer, as a table's rows give
- * them (a small open-addressing map: distinct names are few). */
-struct name_index {
-	const char **keys;
-	uint32_t *ids;
-	size_t cap, n;
-	const char **names; /* by index */
-	size_t cap_names;
-};
-
-static uint32_t name_index_of(struct name_index *ni, const char *name)
-{
-	if (2 * (ni->n + 1) > ni->cap) {
-		struct name_index bigger = {.cap = ni->cap ? 2 * ni->cap : 256};
-		bigger.keys = xcalloc(bigger.cap, sizeof *bigger.keys);
-		bigger.ids = xmalloc(bigger.cap * sizeof *bigger.ids);
-		for (size_t k = 0; k < ni->cap; k++) {
-			if (!ni->keys[k])
-				continue;
-			size_t h = (size_t)(((uintptr_t)ni->keys[k] >> 3) * 0x9E3779B97F4A7C15ULL >> 20) & (bigger.cap - 1);
-			while (bigger.keys[h])
-				h = (h + 1) & (bigger.cap - 1);
-			bigger.keys[h] = ni->keys[k];
-			bigger.ids[h] = ni->ids[k];
-		}
-		free(ni->keys);
-		free(ni->ids);
-		ni->keys = bigger.keys;
-		ni->ids = bigger.ids;
-		ni->cap = bigger.cap;
-	}
-	size_t h = (size_t)(((uintptr_t)name >> 3) * 0x9E3779B97F4A7C15ULL >> 20) & (ni->cap - 1);
-	while (ni->keys[h] && ni->keys[h] != name)
-		h = (h + 1) & (ni->cap - 1);
-	if (!ni->keys[h]) {
-		ni->keys[h] = name;
-		ni->ids[h] = (uint32_t)ni->n;
-		xgrow(&ni->names, &ni->cap_names, ni->n + 1, sizeof *ni->names);
-		ni->names[ni->n++] = name;
-	}
-	return ni->ids[h];
-}
-
-/* Instances from the CSV tables themselves, for ranks exported without a trace. */
+/* Instances from the CSV tables themselves, for ranks exported without a trace. A name's
+ * index is its string id in the kernel table, or the kernel table's string count plus its id
+ * in operator_details: dense, and equal names of one table share it. */
 static void csv_groups(const struct rank_data *rd, struct op_groups *g)
 {
 	const struct csv_table *k = rd->by_kind[CSV_KERNEL], *o = rd->by_kind[CSV_OPERATOR_DETAILS];
+	uint32_t nk = k ? strtab_count(k->strs) : 0, no = o ? strtab_count(o->strs) : 0;
 	struct rec *recs = NULL;
 	size_t n = 0, cap = 0;
-	struct name_index ni = {0};
 	for (size_t r = 0; k && r < k->nrows; r++) {
 		int64_t d;
 		if (!csvt_time(k, r, COL_DURATION, &d))
@@ -338,7 +297,7 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g)
 		if (c.flags & EVF_WAIT)
 			continue;
 		xgrow(&recs, &cap, n + 1, sizeof *recs);
-		recs[n++] = (struct rec){d, name_index_of(&ni, name), SCOPE_DEVICE, PHASE_UNKNOWN, c.cat};
+		recs[n++] = (struct rec){d, csvt_str_id(k, r, COL_NAME), SCOPE_DEVICE, PHASE_UNKNOWN, c.cat};
 	}
 	for (size_t r = 0; o && r < o->nrows; r++) {
 		int64_t d;
@@ -347,19 +306,21 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g)
 		const char *name = csvt_str(o, r, COL_NAME);
 		struct ev_class c = category_of(LANE_HOST_PYTHON, name, "cpu_op", "");
 		xgrow(&recs, &cap, n + 1, sizeof *recs);
-		recs[n++] = (struct rec){d, name_index_of(&ni, name), SCOPE_HOST, PHASE_UNKNOWN, c.cat};
+		recs[n++] = (struct rec){d, nk + csvt_str_id(o, r, COL_NAME), SCOPE_HOST, PHASE_UNKNOWN, c.cat};
 	}
-	groups_init(g, ni.n);
-	g->names = ni.names;
+	groups_init(g, (size_t)nk + no);
+	g->names = xmalloc(((size_t)nk + no ? (size_t)nk + no : 1) * sizeof *g->names);
 	g->own_names = true;
+	for (uint32_t i = 0; i < nk; i++)
+		g->names[i] = strtab_str(k->strs, i);
+	for (uint32_t i = 0; i < no; i++)
+		g->names[nk + i] = strtab_str(o->strs, i);
 	for (size_t i = 0; i < n; i++)
 		groups_count(g, &recs[i]);
 	groups_place_begin(g);
 	for (size_t i = 0; i < n; i++)
 		groups_place(g, &recs[i]);
 	free(recs);
-	free(ni.keys);
-	free(ni.ids);
 }
 
 /* What makes an event of a kind (lane and attributes) an op instance: decided once per kind,
