@@ -13,12 +13,7 @@
 
 #include "trace.h"
 #include "xalloc.h"
-
-static int online_cpus(void)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	return cpus > 0 ? (int)cpus : 1;
-}
+#include "xthread.h"
 
 struct capture *capture_open(const char *path, const struct capture_opts *opts)
 {
@@ -214,7 +209,7 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 			}
 	atomic_init(&pool.next, 0);
 
-	int nthreads = cap->opts.threads > 0 ? cap->opts.threads : online_cpus();
+	int nthreads = cap->opts.threads > 0 ? cap->opts.threads : xthread_cpus();
 	if ((size_t)nthreads > pool.n_jobs)
 		nthreads = (int)pool.n_jobs;
 	pthread_t tids[16];
@@ -384,7 +379,7 @@ static void *trace_worker(void *arg)
 
 static void load_traces(struct capture *cap)
 {
-	int total = cap->opts.threads > 0 ? cap->opts.threads : online_cpus();
+	int total = cap->opts.threads > 0 ? cap->opts.threads : xthread_cpus();
 	struct trace_workers tw = {.cap = cap, .total_threads = total};
 	tw.workers = cap->n_ranks < (size_t)total ? (int)cap->n_ranks : total;
 	if (tw.workers < 1)

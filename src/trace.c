@@ -1062,12 +1062,6 @@ static void report_bad_utf8(const struct rank_store *rs, const char *name, struc
 
 /* ---- entry points ------------------------------------------------------------------- */
 
-static int online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
-}
-
 static double now_seconds(void)
 {
 	struct timespec ts;
@@ -1143,7 +1137,7 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 	}
 	rs->trace.wrapped |= js.shape == JSCAN_WRAPPED;
 
-	int nthreads = opts && opts->threads > 0 ? opts->threads : online_cpus();
+	int nthreads = opts && opts->threads > 0 ? opts->threads : xthread_cpus();
 	if (nthreads > MAX_THREADS)
 		nthreads = MAX_THREADS;
 	if (len < PARALLEL_MIN_BYTES)
