@@ -96,29 +96,28 @@ static int cmp_event(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
-/* cmp_event's order on keys built once: start, then longer first, then event index */
-struct ev_key {
-	int64_t ts, neg_dur;
-	uint32_t ev;
-};
-#define EV_KEY_LESS(x, y)                                                                  \
-	((x)->ts != (y)->ts ? (x)->ts < (y)->ts                                            \
-	 : (x)->neg_dur != (y)->neg_dur ? (x)->neg_dur < (y)->neg_dur : (x)->ev < (y)->ev)
-/* Exporters write an enclosing event after the events it encloses (on its end), and a
- * host lane's operators and its enqueues as blocks per step: mostly one sorted run. */
-XSORT_DEFINE_NEARLY(sort_ev_keys, struct ev_key, EV_KEY_LESS)
+/* cmp_event's order, sorting the lane's event indices in place: start, then longer first,
+ * then event index. Exporters write an enclosing event after the events it encloses (on
+ * its end), and a host lane's operators and its enqueues as blocks per step: mostly one
+ * sorted run, so few are set aside. The comparison reads the columns through
+ * lane_sort_store, the store of the rank this thread is ordering: 24-byte sort keys of a
+ * big host lane were the load's peak (36 MB for 1.5 M events). */
+static _Thread_local const struct rank_store *lane_sort_store;
+static inline bool event_less(const struct rank_store *rs, uint32_t x, uint32_t y)
+{
+	if (rs->ev_ts[x] != rs->ev_ts[y])
+		return rs->ev_ts[x] < rs->ev_ts[y];
+	int64_t dx = store_dur(rs, x), dy = store_dur(rs, y);
+	return dx != dy ? dx > dy : x < y;
+}
+#define EVENT_INDEX_LESS(a, b) event_less(lane_sort_store, *(a), *(b))
+XSORT_DEFINE_NEARLY(sort_lane_events, uint32_t, EVENT_INDEX_LESS)
 
 static void sort_lane(const struct rank_store *rs, struct lane *l)
 {
-	struct ev_key *k = xmalloc(l->n_events * sizeof *k);
-	for (uint32_t i = 0; i < l->n_events; i++) {
-		uint32_t ev = l->events[i];
-		k[i] = (struct ev_key){rs->ev_ts[ev], -store_dur(rs, ev), ev};
-	}
-	sort_ev_keys_nearly(k, l->n_events);
-	for (uint32_t i = 0; i < l->n_events; i++)
-		l->events[i] = k[i].ev;
-	free(k);
+	lane_sort_store = rs;
+	sort_lane_events_nearly(l->events, l->n_events);
+	lane_sort_store = NULL;
 }
 
 static bool lane_sorted(const struct rank_store *rs, const struct lane *l)
@@ -179,6 +178,7 @@ struct lane_work {
 		uint32_t n_events, lane;
 	} *by_size;
 	atomic_size_t next;
+	uint32_t *flow_order; /* flow ends by group (see sort_flows) */
 };
 
 static int cmp_lane_size(const void *a, const void *b)
@@ -193,6 +193,7 @@ static void lane_work_init(struct lane_work *w, struct rank_store *rs)
 {
 	w->rs = rs;
 	w->by_size = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *w->by_size);
+	w->flow_order = NULL;
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		w->by_size[i] = (struct lane_size){rs->lanes[i].n_events, (uint32_t)i};
 	xqsort(w->by_size, rs->n_lanes, sizeof *w->by_size, cmp_lane_size);
@@ -362,13 +363,31 @@ static int flow_id_cmp(const struct flow *a, const struct flow *b)
 	 : (a)->id_is_text != (b)->id_is_text ? (a)->id_is_text < (b)->id_is_text          \
 	 : (a)->id != (b)->id ? (a)->id < (b)->id                                           \
 	 : (a)->ph != (b)->ph ? (a)->ph < (b)->ph : (a)->ts < (b)->ts)
-/* Flow ends come mostly in id order (each 's' beside its 'f'). */
-XSORT_DEFINE_NEARLY(sort_flows, struct flow, FLOW_LESS)
+/* Flow ends come mostly in id order within a cat (each 's' beside its 'f'), but a trace
+ * interleaves two or three cats, so the nearly-sorted sort sets about half of them aside.
+ * They are sorted as 4-byte indices rather than moved: 24-byte copies of the set-aside
+ * half were the load's peak (45 MB on a 1 GB trace). The comparison reads the ends
+ * through flow_sort_base, the array of the rank this thread is sorting. Indices are 32
+ * bits like event indices (4 G flow ends would be a trace of a terabyte). */
+static _Thread_local const struct flow *flow_sort_base;
+#define FLOW_INDEX_LESS(a, b) FLOW_LESS(&flow_sort_base[*(a)], &flow_sort_base[*(b)])
+XSORT_DEFINE_NEARLY(sort_flow_order, uint32_t, FLOW_INDEX_LESS)
+
+static void sort_flows(struct lane_work *w)
+{
+	const struct rank_store *rs = w->rs;
+	w->flow_order = xmalloc((rs->n_flows ? rs->n_flows : 1) * sizeof *w->flow_order);
+	for (size_t i = 0; i < rs->n_flows; i++)
+		w->flow_order[i] = (uint32_t)i;
+	flow_sort_base = rs->flows;
+	sort_flow_order_nearly(w->flow_order, rs->n_flows);
+	flow_sort_base = NULL;
+}
 
 static void *finish_helper(void *arg)
 {
 	struct lane_work *w = arg;
-	sort_flows_nearly(w->rs->flows, w->rs->n_flows);
+	sort_flows(w);
 	order_lanes(w);
 	return NULL;
 }
@@ -380,7 +399,7 @@ XSORT_DEFINE(sort_links, struct flow_link, LINK_LESS)
  * boundaries; each half of a big trace's flows is one job. */
 struct link_job {
 	const struct rank_store *rs;
-	const struct flow *sorted;
+	const uint32_t *order; /* flow ends, sorted by group */
 	size_t begin, end;
 	uint32_t *hint; /* per lane: where the last search on it ended */
 	struct flow_link *links;
@@ -400,21 +419,24 @@ static uint32_t job_event_at(struct link_job *j, uint32_t lane, int64_t ts)
 static void *resolve_links(void *arg)
 {
 	struct link_job *job = arg;
-	const struct flow *sorted = job->sorted;
+	const struct flow *flows = job->rs->flows;
+	const uint32_t *order = job->order;
 	job->hint = xcalloc(job->rs->n_lanes ? job->rs->n_lanes : 1, sizeof *job->hint);
 	for (size_t i = job->begin; i < job->end;) {
-		size_t j = i;
-		while (j < job->end && flow_id_cmp(&sorted[i], &sorted[j]) == 0)
+		const struct flow *first = &flows[order[i]];
+		size_t j = i + 1;
+		while (j < job->end && flow_id_cmp(first, &flows[order[j]]) == 0)
 			j++;
 		/* one group: the 's' events come first, then 't'/'f' */
-		const struct flow *start = sorted[i].ph == FLOW_START ? &sorted[i] : NULL;
+		const struct flow *start = first->ph == FLOW_START ? first : NULL;
 		bool linked = false;
 		if (start) {
 			uint32_t from = job_event_at(job, start->lane, start->ts);
 			for (size_t k = i + 1; k < j; k++) {
-				if (sorted[k].ph != FLOW_FINISH)
+				const struct flow *end = &flows[order[k]];
+				if (end->ph != FLOW_FINISH)
 					continue;
-				uint32_t to = job_event_at(job, sorted[k].lane, sorted[k].ts);
+				uint32_t to = job_event_at(job, end->lane, end->ts);
 				if (from != UINT32_MAX && to != UINT32_MAX) {
 					xgrow(&job->links, &job->cap, job->n_links + 1, sizeof *job->links);
 					job->links[job->n_links++] = (struct flow_link){from, to, start->cat};
@@ -434,17 +456,17 @@ static void *resolve_links(void *arg)
 /* Resolves the sorted flow ends into links, in two halves when threaded (split at a group
  * boundary). Each half sorts its links; merging them with ties from the first half is the
  * stable sort of the whole, so the result is the serial one. */
-static void build_links(struct rank_store *rs, bool threaded)
+static void build_links(struct rank_store *rs, const uint32_t *order, bool threaded)
 {
 	if (rs->n_flows == 0)
 		return;
-	const struct flow *sorted = rs->flows;
+	const struct flow *flows = rs->flows;
 	size_t mid = threaded ? rs->n_flows / 2 : rs->n_flows;
-	while (mid > 0 && mid < rs->n_flows && flow_id_cmp(&sorted[mid - 1], &sorted[mid]) == 0)
+	while (mid > 0 && mid < rs->n_flows && flow_id_cmp(&flows[order[mid - 1]], &flows[order[mid]]) == 0)
 		mid++;
 	struct link_job jobs[2] = {
-		{.rs = rs, .sorted = sorted, .begin = 0, .end = mid},
-		{.rs = rs, .sorted = sorted, .begin = mid, .end = rs->n_flows},
+		{.rs = rs, .order = order, .begin = 0, .end = mid},
+		{.rs = rs, .order = order, .begin = mid, .end = rs->n_flows},
 	};
 	struct xthread helper;
 	xthread_start(&helper, resolve_links, &jobs[1], threaded && mid < rs->n_flows);
@@ -557,7 +579,8 @@ void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
 	build_tracks(rs);
 	xthread_join(&helper);
 	classify(rs); /* reads the events of lanes without metadata: after every lane is ordered */
-	build_links(rs, threaded);
+	build_links(rs, work.flow_order, threaded);
+	free(work.flow_order);
 	free(work.by_size);
 	size_t guessed = 0;
 	for (size_t i = 0; i < rs->n_lanes; i++)
