@@ -75,14 +75,33 @@ static const char *cell_utf8(struct parse_state *ps, const char *s, size_t len, 
 	return sbuf_str(&ps->cell);
 }
 
+static void steps_put(struct csvt_steps *s, size_t row, int64_t v)
+{
+	if (s->n && s->at[s->n - 1].v == v)
+		return;
+	xgrow(&s->at, &s->cap, s->n + 1, sizeof *s->at);
+	s->at[s->n++] = (struct csvt_step){row, v};
+}
+
+int64_t csvt_steps_at(const struct csvt_steps *s, size_t row)
+{
+	size_t lo = 0, hi = s->n; /* the first step after row */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->at[mid].row <= row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? s->at[lo - 1].v : 0;
+}
+
 static void start_row(struct parse_state *ps)
 {
 	struct csv_table *t = ps->t;
 	if (t->nrows == t->cap_rows) {
 		size_t c = t->cap_rows;
-		xgrow(&t->row_off, &c, t->nrows + 1, sizeof *t->row_off);
-		c = t->cap_rows;
-		xgrow(&t->row_line, &c, t->nrows + 1, sizeof *t->row_line);
+		xgrow(&t->row_off_lo, &c, t->nrows + 1, sizeof *t->row_off_lo);
 		for (size_t i = 0; i < t->n_typed; i++) {
 			struct csv_column *col = &t->cols[i];
 			size_t cc = t->cap_rows;
@@ -96,8 +115,9 @@ static void start_row(struct parse_state *ps)
 		t->cap_rows = c;
 	}
 	size_t r = t->nrows++;
-	t->row_off[r] = ps->pending_off;
-	t->row_line[r] = (uint32_t)ps->pending_line;
+	t->row_off_lo[r] = (uint32_t)ps->pending_off;
+	steps_put(&t->off_high, r, (int64_t)(ps->pending_off >> 32));
+	steps_put(&t->line_skew, r, (int64_t)ps->pending_line - (int64_t)r);
 	for (size_t i = 0; i < t->n_typed; i++) {
 		struct csv_column *col = &t->cols[i];
 		switch (col->type) {
@@ -261,7 +281,7 @@ static void on_row(int term, void *ctx)
 	if (ps->fields != t->ncols && ps->fields > 0) {
 		t->ragged_rows++;
 		if (ps->warn_ragged++ < WARN_EACH)
-			diag_add(ps->dl, DIAG_WARN, ps->name, (long)t->row_line[t->nrows - 1], -1,
+			diag_add(ps->dl, DIAG_WARN, ps->name, (long)csvt_line(t, t->nrows - 1), -1,
 				 "%zu cells under a %zu-column header; row kept (%s)", ps->fields, t->ncols,
 				 ps->fields < t->ncols ? "missing cells read as missing" : "extra cells ignored");
 	}
@@ -562,8 +582,9 @@ void csvt_free(struct csv_table *t)
 	for (size_t i = 0; i < t->n_typed; i++)
 		free(t->cols[i].v.str); /* the union's pointer, whatever its type */
 	free(t->cols);
-	free(t->row_off);
-	free(t->row_line);
+	free(t->row_off_lo);
+	free(t->off_high.at);
+	free(t->line_skew.at);
 	strtab_free(t->strs);
 	free(t->path);
 	for (size_t i = 0; i < t->n_parts; i++)
@@ -595,8 +616,7 @@ bool csvt_append(struct csv_table *dst, struct csv_table *src)
 	size_t n = dst->nrows + src->nrows, cap = dst->cap_rows;
 	if (n > cap) {
 		cap = n;
-		dst->row_off = xrealloc(dst->row_off, cap * sizeof *dst->row_off);
-		dst->row_line = xrealloc(dst->row_line, cap * sizeof *dst->row_line);
+		dst->row_off_lo = xrealloc(dst->row_off_lo, cap * sizeof *dst->row_off_lo);
 		for (size_t i = 0; i < dst->n_typed; i++) {
 			struct csv_column *c = &dst->cols[i];
 			switch (csv_schema_type(c->col)) {
@@ -609,8 +629,11 @@ bool csvt_append(struct csv_table *dst, struct csv_table *src)
 		dst->cap_rows = cap;
 	}
 	size_t at = dst->nrows;
-	xmemcpy(dst->row_off + at, src->row_off, src->nrows * sizeof *src->row_off);
-	xmemcpy(dst->row_line + at, src->row_line, src->nrows * sizeof *src->row_line);
+	xmemcpy(dst->row_off_lo + at, src->row_off_lo, src->nrows * sizeof *src->row_off_lo);
+	for (size_t i = 0; i < src->off_high.n; i++)
+		steps_put(&dst->off_high, at + src->off_high.at[i].row, src->off_high.at[i].v);
+	for (size_t i = 0; i < src->line_skew.n; i++) /* line - row, with rows counted on from at */
+		steps_put(&dst->line_skew, at + src->line_skew.at[i].row, src->line_skew.at[i].v - (int64_t)at);
 	/* same headers, so the typed columns line up one to one */
 	for (size_t i = 0; i < dst->n_typed; i++) {
 		struct csv_column *d = &dst->cols[i];
@@ -746,8 +769,8 @@ int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out)
 	uint64_t size = part ? part->size : t->file_size;
 	bool gbk = part ? part->gbk : t->gbk;
 	bool next_same_file = row + 1 < t->nrows && (!part || row_part(t, row + 1) == part);
-	uint64_t start = t->row_off[row];
-	uint64_t end = next_same_file ? t->row_off[row + 1] : size;
+	uint64_t start = csvt_row_off(t, row);
+	uint64_t end = next_same_file ? csvt_row_off(t, row + 1) : size;
 	if (end <= start || end - start > (64u << 20))
 		return -1;
 	size_t len = (size_t)(end - start);
@@ -794,7 +817,8 @@ void csvt_cells_free(struct csv_cells *c)
 
 size_t csvt_bytes(const struct csv_table *t)
 {
-	size_t b = strtab_bytes(t->strs) + t->cap_rows * (sizeof(uint64_t) + sizeof(uint32_t));
+	size_t b = strtab_bytes(t->strs) + t->cap_rows * sizeof *t->row_off_lo +
+		   (t->off_high.cap + t->line_skew.cap) * sizeof(struct csvt_step);
 	for (size_t i = 0; i < t->n_typed; i++) {
 		switch (csv_schema_type(t->cols[i].col)) {
 		case CSVT_STR: b += t->cap_rows * sizeof(uint32_t); break;

@@ -37,6 +37,17 @@ struct csv_column {
 	} v;
 };
 
+/* A per-row value that changes rarely: the rows where it changes, in row order. */
+struct csvt_steps {
+	struct csvt_step {
+		size_t row;
+		int64_t v;
+	} *at;
+	size_t n, cap;
+};
+/* The value at row (0 before the first step). */
+int64_t csvt_steps_at(const struct csvt_steps *s, size_t row);
+
 struct csv_table {
 	char *path; /* owned */
 	enum csv_kind kind;
@@ -47,8 +58,12 @@ struct csv_table {
 	struct csv_column *cols;
 	size_t n_typed;
 	size_t nrows, cap_rows;
-	uint64_t *row_off;  /* byte offset of each data row in the file */
-	uint32_t *row_line; /* 1-based line where each row starts */
+	/* Where each data row starts: the low 32 bits of its byte offset in its file, per row;
+	 * the high bits and the 1-based line (as line - row, which moves only after a blank
+	 * line or a cell over several lines) change rarely, so they are kept where they
+	 * change. 4 bytes a row instead of 12. Read them through csvt_row_off and csvt_line. */
+	uint32_t *row_off_lo;
+	struct csvt_steps off_high, line_skew;
 	struct strtab *strs;
 	uint64_t file_size;
 	bool bom, crlf, gbk;
@@ -86,7 +101,14 @@ const char *csvt_str(const struct csv_table *t, size_t row, enum csv_col c);
 uint32_t csvt_str_id(const struct csv_table *t, size_t row, enum csv_col c);
 bool csvt_time(const struct csv_table *t, size_t row, enum csv_col c, int64_t *ns);
 bool csvt_num(const struct csv_table *t, size_t row, enum csv_col c, double *v);
-static inline uint32_t csvt_line(const struct csv_table *t, size_t row) { return t->row_line[row]; }
+static inline uint32_t csvt_line(const struct csv_table *t, size_t row)
+{
+	return (uint32_t)((int64_t)row + csvt_steps_at(&t->line_skew, row));
+}
+static inline uint64_t csvt_row_off(const struct csv_table *t, size_t row)
+{
+	return (uint64_t)csvt_steps_at(&t->off_high, row) << 32 | t->row_off_lo[row];
+}
 
 /* Every cell of a row, in header order, read again from the file. */
 struct csv_cells {

@@ -312,8 +312,8 @@ static void check_same_tables(const char *text, size_t len)
 		assert_int_equal(a->ragged_rows, b->ragged_rows);
 		assert_int_equal(a->bad_numbers, b->bad_numbers);
 		for (size_t r = 0; r < a->nrows; r++) {
-			assert_true(a->row_off[r] == b->row_off[r]);
-			assert_int_equal(a->row_line[r], b->row_line[r]);
+			assert_true(csvt_row_off(a, r) == csvt_row_off(b, r));
+			assert_int_equal(csvt_line(a, r), csvt_line(b, r));
 			for (int c = 0; c < CSV_COL_COUNT; c++) {
 				if (!csvt_has(a, (enum csv_col)c))
 					continue;
@@ -376,6 +376,63 @@ static void test_plain_lines_match_libcsv(void **state)
 	free(buf);
 }
 
+/* Rows keep their own file's line and byte offset when a second slice is appended, with
+ * blank lines and a cell over two lines shifting the lines after them. */
+static void test_appended_slices_keep_lines_and_offsets(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	const char *a_text = "Name,Duration(us)\nA,1\n\nB,2\n";
+	const char *b_text = "Name,Duration(us)\n\"C\nc\",3\nD,4\n";
+	char *a_path = tu_write_str(dir, "op_summary_slice_0.csv", a_text);
+	char *b_path = tu_write_str(dir, "op_summary_slice_1.csv", b_text);
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *a = csvt_load(a_path, &dl), *b = csvt_load(b_path, &dl);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(csvt_append(a, b));
+	assert_int_equal(a->nrows, 4);
+	static const uint32_t lines[] = {2, 4, 2, 4};
+	static const uint64_t offs[] = {18, 23, 18, 26};
+	static const char *names[] = {"A", "B", "C\nc", "D"};
+	for (size_t r = 0; r < 4; r++) {
+		assert_int_equal(csvt_line(a, r), lines[r]);
+		assert_int_equal(csvt_row_off(a, r), offs[r]);
+		struct csv_cells cells;
+		assert_int_equal(csvt_row_cells(a, r, &cells), 0);
+		assert_string_equal(cells.cells[0], names[r]);
+		csvt_cells_free(&cells);
+	}
+	assert_string_equal(csvt_row_path(a, 2), b_path);
+	csvt_free(a);
+	diag_free(&dl);
+	tu_rmtree(dir);
+	free(a_path);
+	free(b_path);
+	free(dir);
+}
+
+/* The high bits of an offset past 4 GB come from the step list, by row. */
+static void test_row_offset_steps(void **state)
+{
+	(void)state;
+	struct csvt_step at[] = {{0, 0}, {3, 1}, {5, 2}};
+	struct csvt_steps s = {at, 3, 3};
+	assert_int_equal(csvt_steps_at(&s, 0), 0);
+	assert_int_equal(csvt_steps_at(&s, 2), 0);
+	assert_int_equal(csvt_steps_at(&s, 3), 1);
+	assert_int_equal(csvt_steps_at(&s, 4), 1);
+	assert_int_equal(csvt_steps_at(&s, 5), 2);
+	assert_int_equal(csvt_steps_at(&s, 1000), 2);
+	struct csvt_steps none = {NULL, 0, 0};
+	assert_int_equal(csvt_steps_at(&none, 7), 0);
+	uint32_t lo[6] = {10, 20, 30, 5, 6, 7};
+	struct csv_table t = {.row_off_lo = lo, .off_high = s};
+	assert_true(csvt_row_off(&t, 4) == ((uint64_t)1 << 32 | 6));
+	assert_true(csvt_row_off(&t, 5) == ((uint64_t)2 << 32 | 7));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +445,8 @@ int main(void)
 		cmocka_unit_test(test_real_level1_kernel_details),
 		cmocka_unit_test(test_utf8_check_matches_libunistring),
 		cmocka_unit_test(test_plain_lines_match_libcsv),
+		cmocka_unit_test(test_appended_slices_keep_lines_and_offsets),
+		cmocka_unit_test(test_row_offset_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
