@@ -439,7 +439,7 @@ static void *resolve_links(void *arg)
 				uint32_t to = job_event_at(job, end->lane, end->ts);
 				if (from != UINT32_MAX && to != UINT32_MAX) {
 					xgrow(&job->links, &job->cap, job->n_links + 1, sizeof *job->links);
-					job->links[job->n_links++] = (struct flow_link){from, to, start->cat};
+					job->links[job->n_links++] = (struct flow_link){from, to};
 					linked = true;
 				}
 			}

@@ -61,11 +61,12 @@ struct counter_track {
 
 /* A flow end ("s" start, "f" finish, "t" step) as read, kept only until the loader has
  * resolved them into links and then freed: a third of a trace's elements are flow ends,
- * so this is 24 bytes. Ids that fit in 64 bits are kept as numbers; longer decimal ids
+ * so this is 20 bytes (packed to 4-byte alignment, not padded to 24: they are the load's
+ * largest transient). Ids that fit in 64 bits are kept as numbers; longer decimal ids
  * (they reach 20 digits) and string ids are kept by their exact text. */
 enum flow_ph { FLOW_START, FLOW_FINISH, FLOW_STEP };
 
-struct flow {
+struct __attribute__((packed, aligned(4))) flow {
 	int64_t ts;
 	uint64_t id; /* the number, or the strtab id of the text when id_is_text */
 	uint32_t lane;
@@ -77,7 +78,6 @@ struct flow {
 /* A resolved flow: the host-side event that launched the device-side one. */
 struct flow_link {
 	uint32_t from_ev, to_ev;
-	uint32_t cat;
 };
 
 /* Attribute pairs are few (a few hundred distinct cat × Task Type), so events store an

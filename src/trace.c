@@ -543,10 +543,12 @@ static void parse_flow(struct seg *sg, const struct elem *e, char ph, uint64_t o
 {
 	struct flow fl = {0};
 	fl.ph = ph == 's' ? FLOW_START : ph == 'f' ? FLOW_FINISH : FLOW_STEP;
-	if (!parse_ts(sg, &e->f[EF_TS], off, &fl.ts)) {
+	int64_t ts;
+	if (!parse_ts(sg, &e->f[EF_TS], off, &ts)) {
 		sg->ph.rejected++;
 		return;
 	}
+	fl.ts = ts;
 	fl.lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]),
 			   seg_intern(sg, &e->f[EF_TID]));
 	fl.cat = seg_intern(sg, &e->f[EF_CAT]);

@@ -493,7 +493,7 @@ static void test_flow_links_threaded(void **state)
 			uint32_t from = lanes_event_at(&rs, host, ends[k][0]);
 			uint32_t to = lanes_event_at(&rs, dev, ends[k][1]);
 			if (from != UINT32_MAX && to != UINT32_MAX)
-				want[n_want++] = (struct flow_link){from, to, 0};
+				want[n_want++] = (struct flow_link){from, to};
 		}
 		qsort(want, n_want, sizeof *want, cmp_link);
 		assert_true(n_want > FLOWS / 5 && n_want < FLOWS / 2); /* about 0.8 x 0.4 of them */
