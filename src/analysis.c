@@ -303,32 +303,28 @@ void rank_sets_free(struct rank_sets *s)
 	ivset_free(&s->h2d);
 	ivset_free(&s->d2h);
 	ivset_free(&s->compute_or_comm);
+	ivset_free(&s->occupied);
+	ivset_free(&s->host_only);
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-/* The device is "occupied" when it runs a task or takes part in a collective (waiting
- * for peers included): only outside that is it idle, and only then can it be waiting
- * for the host. */
-static void device_occupied(struct rank_sets *s, struct ivset *out)
+/* Only outside the occupied set is the device idle, and only then can it be waiting for
+ * the host. Host time blocked in a sync op (.item, synchronize) is the host waiting for
+ * the device, not work the device waits for. Host-only is host − (sync ∪ occupied): one
+ * result set, where (host − sync) − occupied made a copy of the host set first. */
+static void rank_sets_derive(struct rank_sets *s, bool has_trace)
 {
-	ivset_union(&s->device_busy, &s->comm, out);
-}
-
-/* Host work while the device is idle. Host time blocked in a sync op (.item,
- * synchronize) is the host waiting for the device, not work the device waits for. */
-static int64_t host_only_total(struct rank_sets *s, struct ivset *out)
-{
-	struct ivset occ, work;
-	ivset_init(&occ);
-	ivset_init(&work);
-	device_occupied(s, &occ);
-	ivset_subtract(&s->host, &s->sync, &work);
-	ivset_subtract(&work, &occ, out);
-	int64_t t = ivset_total(out);
-	ivset_free(&occ);
-	ivset_free(&work);
-	return t;
+	struct ivset blocked;
+	ivset_init(&s->occupied);
+	ivset_init(&s->host_only);
+	ivset_union(&s->device_busy, &s->comm, &s->occupied);
+	if (!has_trace)
+		return;
+	ivset_init(&blocked);
+	ivset_union(&s->sync, &s->occupied, &blocked);
+	ivset_subtract(&s->host, &blocked, &s->host_only);
+	ivset_free(&blocked);
 }
 
 static void set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
@@ -652,19 +648,16 @@ static void longest_interval(struct ivset *s, int64_t out[2])
 /* The places the bottleneck view jumps to. */
 static void landmarks(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi)
 {
-	struct ivset occ, gaps, exposed;
-	ivset_init(&occ);
+	struct ivset gaps, exposed;
 	ivset_init(&gaps);
 	ivset_init(&exposed);
-	device_occupied(s, &occ);
 	ivset_add(&gaps, lo, hi);
-	ivset_subtract(&gaps, &occ, &exposed); /* reuse: the idle gaps */
+	ivset_subtract(&gaps, &s->occupied, &exposed); /* reuse: the idle gaps */
 	longest_interval(&exposed, ra->longest_idle);
 	ivset_subtract(&s->comm, &s->compute, &exposed);
 	longest_interval(&exposed, ra->longest_exposed);
 	longest_interval(&s->dev_copy, ra->longest_copy);
 	longest_interval(&s->sync, ra->longest_sync);
-	ivset_free(&occ);
 	ivset_free(&gaps);
 	ivset_free(&exposed);
 }
@@ -673,11 +666,9 @@ static void per_step_metrics(const struct rank_store *rs, struct rank_analysis *
 {
 	if (!ra->n_steps)
 		return;
-	struct ivset exposed, host_only;
+	struct ivset exposed;
 	ivset_init(&exposed);
-	ivset_init(&host_only);
 	ivset_subtract(&s->comm, &s->compute, &exposed);
-	host_only_total(s, &host_only);
 	for (size_t i = 0; i < ra->n_steps; i++) {
 		struct step *st = &ra->steps[i];
 		if (!st->has_window)
@@ -686,7 +677,7 @@ static void per_step_metrics(const struct rank_store *rs, struct rank_analysis *
 		st->compute_ns = ivset_total_in(&s->compute, lo, hi);
 		st->comm_not_overlapped_ns = ivset_total_in(&exposed, lo, hi);
 		st->free_ns = (hi - lo) - ivset_total_in(&s->compute_or_comm, lo, hi);
-		st->host_only_ns = ivset_total_in(&host_only, lo, hi);
+		st->host_only_ns = ivset_total_in(&s->host_only, lo, hi);
 		st->h2d_ns = ivset_total_in(&s->h2d, lo, hi);
 		st->d2h_ns = ivset_total_in(&s->d2h, lo, hi);
 		st->dispatch_ops = 0;
@@ -700,7 +691,6 @@ static void per_step_metrics(const struct rank_store *rs, struct rank_analysis *
 			ra->steps[k].dispatch_ops++;
 	}
 	ivset_free(&exposed);
-	ivset_free(&host_only);
 }
 
 /* Device, host and communication figures over the whole window, from the sets. */
@@ -718,15 +708,14 @@ static void window_metrics(const struct rank_store *rs, struct rank_analysis *ra
 	set_metric(ra, M_COMPUTE_US, us(compute), CONF_HIGH, src_dev);
 	size_t gaps;
 	int64_t idle, small;
-	device_occupied(s, &tmp);
-	ivset_gaps(&tmp, lo, hi, IDLE_MIN_GAP_NS, &gaps, &idle, &small);
+	ivset_gaps(&s->occupied, lo, hi, IDLE_MIN_GAP_NS, &gaps, &idle, &small);
 	set_metric(ra, M_NPU_IDLE_US, us(idle), CONF_HIGH, src_dev);
 	set_metric(ra, M_NPU_IDLE_PCT, pct(idle, wall), CONF_HIGH, src_dev);
 	set_metric(ra, M_NPU_IDLE_GAPS, (double)gaps, CONF_HIGH, src_dev);
 	if (gaps)
 		set_metric(ra, M_NPU_IDLE_GAP_MEAN_US, us(idle) / (double)gaps, CONF_HIGH, src_dev);
 	if (ra->has_trace) {
-		int64_t host_only = host_only_total(s, &tmp);
+		int64_t host_only = ivset_total(&s->host_only);
 		set_metric(ra, M_HOST_BUSY_US, us(host), CONF_HIGH, src_host);
 		set_metric(ra, M_HOST_BUSY_PCT, pct(host, wall), CONF_HIGH, src_host);
 		set_metric(ra, M_HOST_ONLY_US, us(host_only), CONF_HIGH, "host work minus device busy and collectives");
@@ -740,8 +729,7 @@ static void window_metrics(const struct rank_store *rs, struct rank_analysis *ra
 	set_metric(ra, M_COMM_OVERLAPPED_US, us(overlapped), CONF_HIGH, src_comm);
 	set_metric(ra, M_COMM_NOT_OVERLAPPED_US, us(comm - overlapped), CONF_HIGH, src_comm);
 	set_metric(ra, M_COMM_NOT_OVERLAPPED_PCT, pct(comm - overlapped, wall), CONF_HIGH, src_comm);
-	ivset_union(&s->device_busy, &s->comm, &tmp);
-	set_metric(ra, M_COMM_SHARE_PCT, pct(comm, ivset_total(&tmp)), CONF_HIGH, src_comm);
+	set_metric(ra, M_COMM_SHARE_PCT, pct(comm, ivset_total(&s->occupied)), CONF_HIGH, src_comm);
 	set_metric(ra, M_FREE_US, us(wall - ivset_total(&s->compute_or_comm)), CONF_HIGH, src_dev);
 	int64_t dcopy = ivset_total(&s->dev_copy);
 	set_metric(ra, M_DEVICE_COPY_US, us(dcopy), CONF_HIGH, src_dev);
@@ -750,14 +738,11 @@ static void window_metrics(const struct rank_store *rs, struct rank_analysis *ra
 		int64_t hcopy = ivset_total(&s->host_copy);
 		set_metric(ra, M_HOST_COPY_US, us(hcopy), CONF_HIGH, src_host);
 		set_metric(ra, M_HOST_COPY_PCT, pct(hcopy, host), CONF_HIGH, src_host);
-		struct ivset occ, exposed;
-		ivset_init(&occ);
+		struct ivset exposed;
 		ivset_init(&exposed);
-		device_occupied(s, &occ);
-		ivset_subtract(&s->host_copy, &occ, &exposed);
+		ivset_subtract(&s->host_copy, &s->occupied, &exposed);
 		set_metric(ra, M_HOST_COPY_EXPOSED_PCT, pct(ivset_total(&exposed), wall), CONF_HIGH,
 			   "host copy ops minus device busy and collectives");
-		ivset_free(&occ);
 		ivset_free(&exposed);
 		ivset_normalize(&s->sync);
 		set_metric(ra, M_SYNC_OPS, (double)s->sync.n, CONF_MEDIUM, "host op names (.item, synchronize ...)");
@@ -881,6 +866,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	xthread_start(&ops_helper, op_stats, &stage, threaded);
 	rank_sets_wait(&pending);
 	if (have_timeline) {
+		rank_sets_derive(&s, ra->has_trace);
 		window_metrics(rs, ra, &s, lo, hi, src_dev, src_host);
 		landmarks(&s, ra, lo, hi);
 		per_step_metrics(rs, ra, &s);

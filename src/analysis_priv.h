@@ -18,6 +18,10 @@ struct rank_sets {
 	struct ivset sync;
 	struct ivset h2d, d2h;    /* copies with a known direction (device side if any) */
 	struct ivset compute_or_comm;
+	/* Derived once the others are built (rank_sets_derive): the device is "occupied" when
+	 * it runs a task or takes part in a collective (waiting for peers included), and host
+	 * work outside that and outside sync ops is host-only. */
+	struct ivset occupied, host_only;
 	bool comm_from_lanes;     /* comm came from HCCL/Communication lanes */
 	bool dir_from_device;
 };
