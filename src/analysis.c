@@ -874,11 +874,12 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 			overlap_lane_check(rs, &s, ra);
 		step_trace_check(rd->by_kind[CSV_STEP_TRACE], &s, ra, lo, hi);
 	}
+	bool dir_from_device = s.dir_from_device;
+	rank_sets_free(&s); /* while the op records are built: the two were the analysis's peak */
+	/* after the sets are freed, so the timeline index does not add to them */
 	if (hook && hook->classified && rs->has_events)
 		hook->classified(hook->ctx, ri, rs, ra->cls); /* while the op statistics finish */
 	xthread_join(&csv_helper);
-	bool dir_from_device = s.dir_from_device;
-	rank_sets_free(&s); /* while the op records are built: the two were the analysis's peak */
 	if (ra->n_steps)
 		step_summary_metrics(ra, dir_from_device);
 	xthread_join(&ops_helper);
