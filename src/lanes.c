@@ -178,7 +178,6 @@ struct lane_work {
 		uint32_t n_events, lane;
 	} *by_size;
 	atomic_size_t next;
-	uint32_t *flow_order; /* flow ends by group (see sort_flows) */
 };
 
 static int cmp_lane_size(const void *a, const void *b)
@@ -193,7 +192,6 @@ static void lane_work_init(struct lane_work *w, struct rank_store *rs)
 {
 	w->rs = rs;
 	w->by_size = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *w->by_size);
-	w->flow_order = NULL;
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		w->by_size[i] = (struct lane_size){rs->lanes[i].n_events, (uint32_t)i};
 	xqsort(w->by_size, rs->n_lanes, sizeof *w->by_size, cmp_lane_size);
@@ -373,21 +371,39 @@ static _Thread_local const struct flow *flow_sort_base;
 #define FLOW_INDEX_LESS(a, b) FLOW_LESS(&flow_sort_base[*(a)], &flow_sort_base[*(b)])
 XSORT_DEFINE_NEARLY(sort_flow_order, uint32_t, FLOW_INDEX_LESS)
 
-static void sort_flows(struct lane_work *w)
+/* Sorts the flow ends: their order as indices, then the ends moved into it in place,
+ * cycle by cycle, so the order is freed before the links are resolved (the load's peak). */
+static void sort_flows(struct rank_store *rs)
 {
-	const struct rank_store *rs = w->rs;
-	w->flow_order = xmalloc((rs->n_flows ? rs->n_flows : 1) * sizeof *w->flow_order);
+	uint32_t *order = xmalloc((rs->n_flows ? rs->n_flows : 1) * sizeof *order);
 	for (size_t i = 0; i < rs->n_flows; i++)
-		w->flow_order[i] = (uint32_t)i;
+		order[i] = (uint32_t)i;
 	flow_sort_base = rs->flows;
-	sort_flow_order_nearly(w->flow_order, rs->n_flows);
+	sort_flow_order_nearly(order, rs->n_flows);
 	flow_sort_base = NULL;
+	struct flow *f = rs->flows;
+	for (size_t i = 0; i < rs->n_flows; i++) {
+		if (order[i] == i)
+			continue;
+		/* the cycle through i: each slot takes the end its order names */
+		struct flow first = f[i];
+		size_t j = i;
+		while (order[j] != i) {
+			size_t k = order[j];
+			f[j] = f[k];
+			order[j] = (uint32_t)j;
+			j = k;
+		}
+		f[j] = first;
+		order[j] = (uint32_t)j;
+	}
+	free(order);
 }
 
 static void *finish_helper(void *arg)
 {
 	struct lane_work *w = arg;
-	sort_flows(w);
+	sort_flows(w->rs);
 	order_lanes(w);
 	return NULL;
 }
@@ -399,7 +415,7 @@ XSORT_DEFINE(sort_links, struct flow_link, LINK_LESS)
  * boundaries; each half of a big trace's flows is one job. */
 struct link_job {
 	const struct rank_store *rs;
-	const uint32_t *order; /* flow ends, sorted by group */
+	const struct flow *sorted;
 	size_t begin, end;
 	uint32_t *hint; /* per lane: where the last search on it ended */
 	struct flow_link *links;
@@ -419,24 +435,21 @@ static uint32_t job_event_at(struct link_job *j, uint32_t lane, int64_t ts)
 static void *resolve_links(void *arg)
 {
 	struct link_job *job = arg;
-	const struct flow *flows = job->rs->flows;
-	const uint32_t *order = job->order;
+	const struct flow *sorted = job->sorted;
 	job->hint = xcalloc(job->rs->n_lanes ? job->rs->n_lanes : 1, sizeof *job->hint);
 	for (size_t i = job->begin; i < job->end;) {
-		const struct flow *first = &flows[order[i]];
 		size_t j = i + 1;
-		while (j < job->end && flow_id_cmp(first, &flows[order[j]]) == 0)
+		while (j < job->end && flow_id_cmp(&sorted[i], &sorted[j]) == 0)
 			j++;
 		/* one group: the 's' events come first, then 't'/'f' */
-		const struct flow *start = first->ph == FLOW_START ? first : NULL;
+		const struct flow *start = sorted[i].ph == FLOW_START ? &sorted[i] : NULL;
 		bool linked = false;
 		if (start) {
 			uint32_t from = job_event_at(job, start->lane, start->ts);
 			for (size_t k = i + 1; k < j; k++) {
-				const struct flow *end = &flows[order[k]];
-				if (end->ph != FLOW_FINISH)
+				if (sorted[k].ph != FLOW_FINISH)
 					continue;
-				uint32_t to = job_event_at(job, end->lane, end->ts);
+				uint32_t to = job_event_at(job, sorted[k].lane, sorted[k].ts);
 				if (from != UINT32_MAX && to != UINT32_MAX) {
 					xgrow(&job->links, &job->cap, job->n_links + 1, sizeof *job->links);
 					job->links[job->n_links++] = (struct flow_link){from, to};
@@ -456,17 +469,17 @@ static void *resolve_links(void *arg)
 /* Resolves the sorted flow ends into links, in two halves when threaded (split at a group
  * boundary). Each half sorts its links; merging them with ties from the first half is the
  * stable sort of the whole, so the result is the serial one. */
-static void build_links(struct rank_store *rs, const uint32_t *order, bool threaded)
+static void build_links(struct rank_store *rs, bool threaded)
 {
 	if (rs->n_flows == 0)
 		return;
-	const struct flow *flows = rs->flows;
+	const struct flow *sorted = rs->flows;
 	size_t mid = threaded ? rs->n_flows / 2 : rs->n_flows;
-	while (mid > 0 && mid < rs->n_flows && flow_id_cmp(&flows[order[mid - 1]], &flows[order[mid]]) == 0)
+	while (mid > 0 && mid < rs->n_flows && flow_id_cmp(&sorted[mid - 1], &sorted[mid]) == 0)
 		mid++;
 	struct link_job jobs[2] = {
-		{.rs = rs, .order = order, .begin = 0, .end = mid},
-		{.rs = rs, .order = order, .begin = mid, .end = rs->n_flows},
+		{.rs = rs, .sorted = sorted, .begin = 0, .end = mid},
+		{.rs = rs, .sorted = sorted, .begin = mid, .end = rs->n_flows},
 	};
 	struct xthread helper;
 	xthread_start(&helper, resolve_links, &jobs[1], threaded && mid < rs->n_flows);
@@ -578,9 +591,9 @@ void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
 	build_window(rs);
 	build_tracks(rs);
 	xthread_join(&helper);
-	classify(rs); /* reads the events of lanes without metadata: after every lane is ordered */
-	build_links(rs, work.flow_order, threaded);
-	free(work.flow_order);
+	classify(rs);
+ /* reads the events of lanes without metadata: after every lane is ordered */
+	build_links(rs, threaded);
 	free(work.by_size);
 	size_t guessed = 0;
 	for (size_t i = 0; i < rs->n_lanes; i++)

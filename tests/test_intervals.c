@@ -244,6 +244,50 @@ static void test_nearest_rank(void **state)
 	assert_int_equal(analysis_nearest_rank(v, 0, 0.5), 0);
 }
 
+/* Big sets made of several sorted runs (one per lane) and of random intervals: the
+ * normalized set equals the union computed on a bitmap, whichever way the sort goes. */
+static void test_normalize_many_runs(void **state)
+{
+	(void)state;
+	enum { SPAN = 200000 };
+	bool *bits = malloc(SPAN);
+	for (int shape = 0; shape < 3; shape++) {
+		memset(bits, 0, SPAN);
+		struct ivset s;
+		ivset_init(&s);
+		int runs = shape == 0 ? 4 : shape == 1 ? 40 : 1;
+		for (int r = 0; r < runs; r++) {
+			int64_t t = next_rand() % 1000;
+			for (int i = 0; i < 3000; i++) {
+				int64_t a = shape == 2 ? next_rand() % (SPAN - 100) : t;
+				int64_t b = a + 1 + next_rand() % 40;
+				if (b > SPAN)
+					break;
+				ivset_add(&s, a, b);
+				for (int64_t k = a; k < b; k++)
+					bits[k] = true;
+				t = b + next_rand() % 30;
+			}
+		}
+		ivset_normalize(&s);
+		size_t want_n = 0;
+		int64_t want_total = 0;
+		for (int64_t k = 0; k < SPAN; k++) {
+			want_total += bits[k];
+			want_n += bits[k] && (k == 0 || !bits[k - 1]);
+		}
+		assert_int_equal(s.n, want_n);
+		assert_int_equal(ivset_total(&s), want_total);
+		for (size_t i = 0; i < s.n; i++) {
+			assert_true(bits[s.start[i]] && bits[s.end[i] - 1]);
+			assert_true(s.start[i] == 0 || !bits[s.start[i] - 1]);
+			assert_true(s.end[i] == SPAN || !bits[s.end[i]]);
+		}
+		ivset_free(&s);
+	}
+	free(bits);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_nested_adds_merge_in_place),
 		cmocka_unit_test(test_nearest_rank_select),
 		cmocka_unit_test(test_step_at_near),
+		cmocka_unit_test(test_normalize_many_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
