@@ -49,7 +49,7 @@ static size_t collect(const struct rank_data *rd, const struct ev_class *cls, st
 		if (!analysis_is_collective(rs, cls, (uint32_t)ev, group))
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct coll){rs->ev_ts[ev] + store_dur(rs, ev), store_ev_name(rs, ev)};
+		(*out)[n++] = (struct coll){store_ts(rs, ev) + store_dur(rs, ev), store_ev_name(rs, ev)};
 	}
 	return n;
 }

@@ -190,7 +190,7 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 		const struct lane *l = &rs->lanes[li];
 		for (uint32_t k = 0; k < l->n_events; k++) {
 			uint32_t ev = l->events[k];
-			int64_t a = rs->ev_ts[ev], b = a + store_dur(rs, ev);
+			int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
 			struct ev_class c = cls[ev];
 			if (l->group == LANE_DEVICE) {
 				if (c.flags & EVF_WAIT)
@@ -554,7 +554,7 @@ static void overlap_lane_check(const struct rank_store *rs, struct rank_sets *s,
 		for (uint32_t k = 0; k < l->n_events; k++) {
 			uint32_t ev = l->events[k];
 			const char *n = store_ev_name(rs, ev);
-			int64_t a = rs->ev_ts[ev], b = a + store_dur(rs, ev);
+			int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
 			int which = !strcmp(n, "Computing") ? 0
 				    : !strcmp(n, "Communication(Not Overlapped)") ? 1
 				    : !strcmp(n, "Free") ? 2 : -1;
@@ -686,7 +686,7 @@ static void per_step_metrics(const struct rank_store *rs, struct rank_analysis *
 	for (size_t ev = 0; ev < rs->n_ev; ev++) {
 		if (!(ra->cls[ev].flags & EVF_DISPATCH))
 			continue;
-		size_t k = analysis_step_at(ra, rs->ev_ts[ev]);
+		size_t k = analysis_step_at(ra, store_ts(rs, ev));
 		if (k != SIZE_MAX)
 			ra->steps[k].dispatch_ops++;
 	}

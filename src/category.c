@@ -191,8 +191,8 @@ static uint8_t enclosing_direction(const struct ev_class *cls, const struct lane
 
 static uint32_t lane_position(const struct rank_store *rs, const struct lane *l, uint32_t ev)
 {
-	uint32_t pos = store_lane_lower_bound(rs, l, rs->ev_ts[ev]);
-	while (pos < l->n_events && l->events[pos] != ev && rs->ev_ts[l->events[pos]] == rs->ev_ts[ev])
+	uint32_t pos = store_lane_lower_bound(rs, l, store_ts(rs, ev));
+	while (pos < l->n_events && l->events[pos] != ev && store_ts(rs, l->events[pos]) == store_ts(rs, ev))
 		pos++;
 	return pos < l->n_events && l->events[pos] == ev ? pos : UINT32_MAX;
 }
@@ -217,7 +217,7 @@ static uint8_t launch_direction(const struct rank_store *rs, const struct ev_cla
 		if (li == lane_id) {
 			pos = lane_position(rs, l, ev);
 		} else {
-			uint32_t at = lanes_event_at(rs, li, rs->ev_ts[ev]);
+			uint32_t at = lanes_event_at(rs, li, store_ts(rs, ev));
 			pos = at == UINT32_MAX ? UINT32_MAX : lane_position(rs, l, at);
 		}
 		if (pos != UINT32_MAX && (dir = enclosing_direction(cls, l, pos)) != 0)

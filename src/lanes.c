@@ -89,8 +89,8 @@ static int cmp_event(const void *a, const void *b, void *ctx)
 {
 	const struct rank_store *rs = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	if (rs->ev_ts[x] != rs->ev_ts[y])
-		return rs->ev_ts[x] < rs->ev_ts[y] ? -1 : 1;
+	if (store_ts(rs, x) != store_ts(rs, y))
+		return store_ts(rs, x) < store_ts(rs, y) ? -1 : 1;
 	if (store_dur(rs, x) != store_dur(rs, y))
 		return store_dur(rs, x) > store_dur(rs, y) ? -1 : 1; /* the enclosing one first */
 	return x < y ? -1 : x > y;
@@ -105,8 +105,8 @@ static int cmp_event(const void *a, const void *b, void *ctx)
 static _Thread_local const struct rank_store *lane_sort_store;
 static inline bool event_less(const struct rank_store *rs, uint32_t x, uint32_t y)
 {
-	if (rs->ev_ts[x] != rs->ev_ts[y])
-		return rs->ev_ts[x] < rs->ev_ts[y];
+	if (store_ts(rs, x) != store_ts(rs, y))
+		return store_ts(rs, x) < store_ts(rs, y);
 	int64_t dx = store_dur(rs, x), dy = store_dur(rs, y);
 	return dx != dy ? dx > dy : x < y;
 }
@@ -136,11 +136,11 @@ static void nest_lane(const struct rank_store *rs, struct lane *l)
 	int top = 0;
 	l->depth = xmalloc(l->n_events ? l->n_events : 1);
 	l->depth_max = l->n_events ? 1 : 0;
-	l->first_ts = l->n_events ? rs->ev_ts[l->events[0]] : 0;
+	l->first_ts = l->n_events ? store_ts(rs, l->events[0]) : 0;
 	l->last_end = 0;
 	for (uint32_t i = 0; i < l->n_events; i++) {
 		uint32_t ev = l->events[i];
-		int64_t ts = rs->ev_ts[ev], end = ts + store_dur(rs, ev);
+		int64_t ts = store_ts(rs, ev), end = ts + store_dur(rs, ev);
 		while (top > 0 && stack[top - 1] <= ts)
 			top--;
 		l->depth[i] = (uint8_t)(top < MAX_DEPTH ? top : MAX_DEPTH - 1);
@@ -240,7 +240,7 @@ static void build_window(struct rank_store *rs)
 	rs->has_events = rs->n_ev > 0;
 	rs->window_start = rs->window_end = 0;
 	for (size_t e = 0; e < rs->n_ev; e++) {
-		int64_t ts = rs->ev_ts[e], end = ts + store_dur(rs, e);
+		int64_t ts = store_ts(rs, e), end = ts + store_dur(rs, e);
 		if (e == 0 || ts < rs->window_start)
 			rs->window_start = ts;
 		if (e == 0 || end > rs->window_end)
@@ -284,7 +284,7 @@ static uint32_t enclosing_event(const struct rank_store *rs, const struct lane *
 	/* walk back to the innermost enclosing event; nesting is shallow */
 	for (uint32_t k = after, steps = 0; k > 0 && steps < 256; k--, steps++) {
 		uint32_t ev = l->events[k - 1];
-		if (rs->ev_ts[ev] + store_dur(rs, ev) >= ts)
+		if (store_ts(rs, ev) + store_dur(rs, ev) >= ts)
 			return ev;
 		if (l->depth[k - 1] == 0)
 			break; /* a top-level event that ended before ts: nothing earlier encloses */
@@ -301,7 +301,7 @@ uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t 
 	uint32_t lo = 0, hi = l->n_events;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (rs->ev_ts[l->events[mid]] <= ts)
+		if (store_ts(rs, l->events[mid]) <= ts)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -317,20 +317,19 @@ uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t 
 static uint32_t count_starts_upto(const struct rank_store *rs, const struct lane *l, int64_t t, uint32_t hint)
 {
 	const uint32_t *ev = l->events;
-	const int64_t *ts = rs->ev_ts;
 	uint32_t n = l->n_events, lo, hi, step = 1;
 	if (hint > n)
 		hint = n;
-	if (hint < n && ts[ev[hint]] <= t) {
+	if (hint < n && store_ts(rs, ev[hint]) <= t) {
 		lo = hint + 1; /* gallop forward: start of lo - 1 <= t */
-		while (lo + step - 1 < n && ts[ev[lo + step - 1]] <= t) {
+		while (lo + step - 1 < n && store_ts(rs, ev[lo + step - 1]) <= t) {
 			lo += step;
 			step *= 2;
 		}
 		hi = lo + step - 1 < n ? lo + step - 1 : n;
 	} else {
 		hi = hint; /* gallop backward: hi == n or start of hi > t */
-		while (hi >= step && ts[ev[hi - step]] > t) {
+		while (hi >= step && store_ts(rs, ev[hi - step]) > t) {
 			hi -= step;
 			step *= 2;
 		}
@@ -338,7 +337,7 @@ static uint32_t count_starts_upto(const struct rank_store *rs, const struct lane
 	}
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (ts[ev[mid]] <= t)
+		if (store_ts(rs, ev[mid]) <= t)
 			lo = mid + 1;
 		else
 			hi = mid;

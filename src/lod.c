@@ -24,7 +24,7 @@ static void build_segments(const struct rank_store *rs, const struct lane *l, st
 	int64_t cur_end = INT64_MIN;
 	for (uint32_t i = 0; i < l->n_events; i++) {
 		uint32_t ev = l->events[i];
-		int64_t a = rs->ev_ts[ev], b = a + store_dur(rs, ev);
+		int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
 		if (n == 0 || a > cur_end) {
 			lod->top[n] = i;
 			(*ends)[n] = b;
@@ -93,11 +93,11 @@ static void build_pyramid(const struct rank_store *rs, const struct ev_class *cl
 	int64_t *cov_ns = xcalloc(lod->nb0, sizeof *cov_ns);
 	for (uint32_t s = 0; s < lod->n_top; s++) {
 		uint32_t ev = l->events[lod->top[s]];
-		add_span(lod, cov_ns, rs->ev_ts[ev], ends[s], 0, true);
+		add_span(lod, cov_ns, store_ts(rs, ev), ends[s], 0, true);
 	}
 	for (uint32_t i = 0; i < l->n_events; i++) {
 		uint32_t ev = l->events[i];
-		add_span(lod, cov_ns, rs->ev_ts[ev], rs->ev_ts[ev] + store_dur(rs, ev), (uint8_t)(1u << cls[ev].cat), false);
+		add_span(lod, cov_ns, store_ts(rs, ev), store_ts(rs, ev) + store_dur(rs, ev), (uint8_t)(1u << cls[ev].cat), false);
 	}
 	for (uint32_t i = 0; i < lod->nb0; i++) {
 		int64_t c = cov_ns[i] * 65535 / lod->bucket0;
@@ -171,7 +171,7 @@ static uint32_t lower_bound_start(const struct rank_store *rs, const struct lane
 	uint32_t lo = 0, hi = l->n_events;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (rs->ev_ts[l->events[mid]] < t)
+		if (store_ts(rs, l->events[mid]) < t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -216,7 +216,7 @@ void lod_query(const struct rank_store *rs, const struct ev_class *cls, const st
 		int64_t covered = 0;
 		for (uint32_t s = lo; s < lod->n_top; s++) {
 			uint32_t first = lod->top[s];
-			int64_t sa = rs->ev_ts[l->events[first]];
+			int64_t sa = store_ts(rs, l->events[first]);
 			if (sa >= b)
 				break;
 			int64_t x = sa > a ? sa : a, y = ends[s] < b ? ends[s] : b;
@@ -225,7 +225,7 @@ void lod_query(const struct rank_store *rs, const struct ev_class *cls, const st
 			uint32_t last = s + 1 < lod->n_top ? lod->top[s + 1] : l->n_events;
 			for (uint32_t k = first; k < last; k++) {
 				uint32_t ev = l->events[k];
-				int64_t ea = rs->ev_ts[ev], eb = ea + store_dur(rs, ev);
+				int64_t ea = store_ts(rs, ev), eb = ea + store_dur(rs, ev);
 				if (ea >= b)
 					break;
 				if (eb > a || (eb == ea && ea >= a))

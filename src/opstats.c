@@ -369,7 +369,7 @@ static void trace_groups(const struct rank_store *rs, const struct rank_analysis
 	for (size_t ev = 0; ev < rs->n_ev; ev++)
 		if (trace_op_scope(ra, rule, rs->ev_kind, ev, &scope))
 			groups_place(g, &(struct rec){store_dur(rs, ev), rs->ev_name[ev], scope,
-						      phase_at(ra, rs->ev_ts[ev], &step_hint), ra->cls[ev].cat});
+						      phase_at(ra, store_ts(rs, ev), &step_hint), ra->cls[ev].cat});
 	free(rule);
 }
 

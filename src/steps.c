@@ -123,7 +123,7 @@ static size_t host_spans(const struct rank_store *rs, const struct ev_class *cls
 			continue;
 		if (step_marks ? !(cls[ev].flags & EVF_STEP_MARK) : !name_bits(&names, rs->ev_name[ev]))
 			continue;
-		push_span(out, &n, &cap, rs->ev_ts[ev], rs->ev_ts[ev] + store_dur(rs, ev), (uint32_t)ev);
+		push_span(out, &n, &cap, store_ts(rs, ev), store_ts(rs, ev) + store_dur(rs, ev), (uint32_t)ev);
 	}
 	free(names.bits);
 	free(host);
@@ -201,7 +201,7 @@ static void phases_from_names(struct rank_analysis *ra, const struct rank_store 
 			       : name & NAME_DECODE ? PHASE_DECODE : PHASE_UNKNOWN;
 		if (p == PHASE_UNKNOWN)
 			continue;
-		int64_t a = rs->ev_ts[ev], b = a + store_dur(rs, ev);
+		int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
 		for (size_t i = 0; i < ra->n_steps; i++)
 			if (a < ra->steps[i].win_end && b > ra->steps[i].win_start && !ra->steps[i].phase) {
 				ra->steps[i].phase = p;

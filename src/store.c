@@ -19,7 +19,9 @@ void store_free(struct rank_store *rs)
 	if (!rs)
 		return;
 	strtab_free(rs->strs);
-	free(rs->ev_ts);
+	free(rs->ev_ts_lo);
+	free(rs->ev_ts_base);
+	free(rs->ev_ts_far);
 	free(rs->ev_dur);
 	free(rs->ev_name);
 	free(rs->ev_kind);
@@ -53,7 +55,9 @@ void store_free(struct rank_store *rs)
 size_t store_bytes(const struct rank_store *rs)
 {
 	size_t b = strtab_bytes(rs->strs);
-	b += rs->n_ev * (sizeof *rs->ev_ts + sizeof *rs->ev_name + sizeof *rs->ev_kind + sizeof *rs->ev_dur);
+	b += rs->n_ev * (sizeof *rs->ev_ts_lo + sizeof *rs->ev_name + sizeof *rs->ev_kind + sizeof *rs->ev_dur);
+	b += ((rs->n_ev >> STORE_TS_SHIFT) + 1) * sizeof *rs->ev_ts_base;
+	b += rs->n_ts_far_blocks * ((size_t)1 << STORE_TS_SHIFT) * sizeof *rs->ev_ts_far;
 	if (rs->ev_off_wide)
 		b += rs->n_ev * sizeof *rs->ev_off_wide;
 	else
@@ -83,6 +87,48 @@ int64_t store_long_dur(const struct rank_store *rs, size_t ev)
 	return lo < rs->n_long_durs && rs->long_durs[lo].ev == ev ? rs->long_durs[lo].dur : STORE_LONG_DUR;
 }
 
+void store_take_ts(struct rank_store *rs, int64_t *ts)
+{
+	enum { BLOCK = 1 << STORE_TS_SHIFT };
+	size_t n = rs->n_ev, n_blocks = (n >> STORE_TS_SHIFT) + 1;
+	rs->ev_ts_base = xmalloc(n_blocks * sizeof *rs->ev_ts_base);
+	rs->ev_ts_far = NULL;
+	rs->n_ts_far_blocks = 0;
+	size_t cap_far = 0;
+	for (size_t b = 0; b * BLOCK < n; b++) {
+		size_t first = b * BLOCK, end = first + BLOCK < n ? first + BLOCK : n;
+		int64_t lo = ts[first], hi = ts[first];
+		for (size_t i = first + 1; i < end; i++) {
+			lo = ts[i] < lo ? ts[i] : lo;
+			hi = ts[i] > hi ? ts[i] : hi;
+		}
+		if ((uint64_t)hi - (uint64_t)lo <= UINT32_MAX) {
+			rs->ev_ts_base[b] = lo;
+			continue;
+		}
+		rs->ev_ts_base[b] = STORE_TS_FAR;
+		xgrow(&rs->ev_ts_far, &cap_far, (rs->n_ts_far_blocks + 1) * BLOCK, sizeof *rs->ev_ts_far);
+		memcpy(rs->ev_ts_far + rs->n_ts_far_blocks * BLOCK, ts + first, (end - first) * sizeof *ts);
+		rs->n_ts_far_blocks++;
+	}
+	/* In place, a block at a time: block b's 32-bit values land on bytes that held starts
+	 * of blocks before b/2 + 1, all read by then (its own are read into `lo` first). */
+	size_t far = 0;
+	for (size_t b = 0; b * BLOCK < n; b++) {
+		size_t first = b * BLOCK, end = first + BLOCK < n ? first + BLOCK : n;
+		uint32_t lo[BLOCK];
+		if (rs->ev_ts_base[b] == STORE_TS_FAR) {
+			memset(lo, 0, sizeof lo);
+			lo[0] = (uint32_t)far++;
+		} else {
+			for (size_t i = first; i < end; i++)
+				lo[i - first] = (uint32_t)(ts[i] - rs->ev_ts_base[b]);
+		}
+		memcpy((char *)ts + first * sizeof(uint32_t), lo, (end - first) * sizeof *lo);
+	}
+	rs->ev_ts_lo = xrealloc(ts, (n ? n : 1) * sizeof *rs->ev_ts_lo);
+}
+
 void store_put_off_wide(struct rank_store *rs, size_t ev, uint64_t off)
 {
 	if (!rs->ev_off_wide) {
@@ -103,7 +149,7 @@ uint32_t store_lane_lower_bound(const struct rank_store *rs, const struct lane *
 	uint32_t lo = 0, hi = lane->n_events;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (rs->ev_ts[lane->events[mid]] < t)
+		if (store_ts(rs, lane->events[mid]) < t)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The per-rank store: what the loaders produce and everything downstream reads.
  *
- * Events are columnar (struct-of-arrays) so an X event costs 20 bytes: the start in int64
- * nanoseconds on the file's own clock, the duration in 32 bits (longer ones aside), an
- * interned name, one index for its lane and attribute pair (cat, Task Type), and the
- * element's byte offset in the file as 32 bits over a block base, from which the full args
- * are parsed lazily on drill-down. Lanes are (pid, tid) pairs named by
+ * Events are columnar (struct-of-arrays) so an X event costs 16 bytes: the start in
+ * nanoseconds on the file's own clock (exact: 32 bits over a block base), the duration in
+ * 32 bits (longer ones aside), an interned name, one index for its lane and attribute pair
+ * (cat, Task Type), and the element's byte offset in the file as 32 bits over a block
+ * base, from which the full args are parsed lazily on drill-down. Lanes are (pid, tid) pairs named by
  * the trace's metadata; each holds its events sorted by start. Once published, a store is
  * immutable: readers on other threads need no locks. */
 #ifndef ASCPROF_STORE_H
@@ -135,14 +135,23 @@ struct long_dur {
 };
 
 #define STORE_LONG_DUR UINT32_MAX /* ev_dur value: look in long_durs */
+#define STORE_TS_SHIFT 8          /* events per start block: 256 */
+#define STORE_TS_FAR INT64_MIN    /* ev_ts_base value: the block's starts are in ev_ts_far */
 #define STORE_OFF_SHIFT 12        /* events per offset block: 4096 */
 
 struct rank_store {
 	struct strtab *strs; /* owned: every name, cat, pid text ... */
 
-	/* X events: 20 bytes each. Read them through the accessors below. */
+	/* X events: 16 bytes each. Read them through the accessors below. */
 	size_t n_ev;
-	int64_t *ev_ts;
+	/* Starts: 32 bits over the least start of each block of 256 events. A block whose
+	 * starts span more than 4.29 s (where the file goes from one process's events to the
+	 * next) keeps its starts in full in ev_ts_far, and its first ev_ts_lo entry says
+	 * where. See store_ts. */
+	uint32_t *ev_ts_lo;
+	int64_t *ev_ts_base;
+	int64_t *ev_ts_far;
+	size_t n_ts_far_blocks;
 	uint32_t *ev_name;
 	uint32_t *ev_kind; /* index into kinds */
 	uint32_t *ev_dur;  /* ns, or STORE_LONG_DUR */
@@ -189,6 +198,9 @@ void store_init(struct rank_store *rs);
 void store_free(struct rank_store *rs);
 /* Memory held by the event columns, lanes and strings (for bytes per event). */
 size_t store_bytes(const struct rank_store *rs);
+/* Takes the full starts of the n_ev events (malloc'ed; in file order) and keeps them in
+ * the compact columns, reusing their memory. */
+void store_take_ts(struct rank_store *rs, int64_t *ts);
 /* Sets event ev's offset while the columns are filled in index order (n_ev already set,
  * ev_off_block sized for it); widens to ev_off_wide when a step does not fit. */
 void store_put_off_wide(struct rank_store *rs, size_t ev, uint64_t off);
@@ -217,6 +229,14 @@ static inline const char *store_ev_name(const struct rank_store *rs, size_t ev)
 /* Column accessors: everything outside the loader reads events through these, so the
  * column layout can stay compact without touching the analysis or the views. */
 int64_t store_long_dur(const struct rank_store *rs, size_t ev);
+static inline int64_t store_ts(const struct rank_store *rs, size_t ev)
+{
+	int64_t base = rs->ev_ts_base[ev >> STORE_TS_SHIFT];
+	if (base != STORE_TS_FAR)
+		return base + rs->ev_ts_lo[ev];
+	size_t first = ev & ~(((size_t)1 << STORE_TS_SHIFT) - 1);
+	return rs->ev_ts_far[((size_t)rs->ev_ts_lo[first] << STORE_TS_SHIFT) + (ev - first)];
+}
 static inline int64_t store_dur(const struct rank_store *rs, size_t ev)
 {
 	uint32_t d = rs->ev_dur[ev];

@@ -90,7 +90,7 @@ static void test_default_capture(void **state)
 	assert_true(csvt_time(k, 0, COL_START, &start));
 	bool found = false;
 	for (size_t e = 0; e < rd->store.n_ev && !found; e++)
-		found = rd->store.ev_ts[e] == start && !strcmp(store_ev_name(&rd->store, e), csvt_str(k, 0, COL_NAME));
+		found = store_ts(&rd->store, e) == start && !strcmp(store_ev_name(&rd->store, e), csvt_str(k, 0, COL_NAME));
 	assert_true(found);
 	tu_capture_free(&g);
 }
@@ -179,7 +179,7 @@ static void test_csv_bytes(void **state)
 			continue;
 		with_time++;
 		for (size_t e = 0; e < rd->store.n_ev; e++)
-			if (rd->store.ev_ts[e] == s) {
+			if (store_ts(&rd->store, e) == s) {
 				matched++;
 				break;
 			}

@@ -255,7 +255,7 @@ static void test_level1_capture(void **state)
 		if (!csvt_time(k, row, COL_START, &ts))
 			continue;
 		for (size_t e = 0; e < rs->n_ev; e++)
-			if (rs->ev_ts[e] == ts) {
+			if (store_ts(rs, e) == ts) {
 				matched++;
 				break;
 			}

@@ -66,9 +66,9 @@ static void test_fields_metadata_flows_counters(void **state)
 	assert_int_equal(rs.ph.by_char['M'], 7);
 	assert_int_equal(rs.ph.by_char['i'], 1);
 	assert_int_equal(rs.n_ev, 2);
-	assert_true(rs.ev_ts[0] == 1736408883674584732LL);
+	assert_true(store_ts(&rs, 0) == 1736408883674584732LL);
 	assert_true(store_dur(&rs, 0) == 13080);
-	assert_true(rs.ev_ts[1] == 1736408883674600000LL);
+	assert_true(store_ts(&rs, 1) == 1736408883674600000LL);
 	assert_true(store_dur(&rs, 1) == 840077);
 	assert_string_equal(store_ev_name(&rs, 1), "MatMul\"V2\"");
 	assert_string_equal(store_str(&rs, store_ev_attr(&rs, 1)->task_type), "AI_CORE");
@@ -159,7 +159,7 @@ static void test_bad_values_are_reported_with_offsets(void **state)
 	assert_int_equal(trace_load_buffer(&rs, "bad.json", t, strlen(t), NULL, &dl), 0);
 	assert_int_equal(rs.n_ev, 2); /* "neg" (dur 0) and "ok" (dur 0) */
 	assert_true(store_dur(&rs, 0) == 0 && store_dur(&rs, 1) == 0);
-	assert_true(rs.ev_ts[1] == 0);
+	assert_true(store_ts(&rs, 1) == 0);
 	size_t off_huge = (size_t)(strstr(t, "{\"ph\": \"X\", \"name\": \"huge\"") - t);
 	assert_true(diag_has(&dl, "negative \"dur\"", 1));
 	assert_true(diag_has(&dl, "out of range", (int64_t)off_huge));
@@ -258,7 +258,7 @@ static void test_parallel_walk_matches_single_thread(void **state)
 		assert_int_equal(rs.n_ev, ref.n_ev);
 		assert_int_equal(rs.n_lanes, ref.n_lanes);
 		for (size_t e = 0; e < rs.n_ev; e++) {
-			assert_true(rs.ev_ts[e] == ref.ev_ts[e]);
+			assert_true(store_ts(&rs, e) == store_ts(&ref, e));
 			assert_true(store_dur(&rs, e) == store_dur(&ref, e));
 			assert_true(store_ev_off(&rs, e) == store_ev_off(&ref, e));
 			assert_string_equal(store_ev_name(&rs, e), store_ev_name(&ref, e));
@@ -376,6 +376,42 @@ static void test_compact_columns(void **state)
 	}
 }
 
+/* Starts are 32 bits over the least start of 256-event blocks; a block spanning more
+ * than 4.29 s keeps its starts in full. Every start comes back exact. */
+static void test_compact_starts(void **state)
+{
+	(void)state;
+	const size_t sizes[] = {0, 1, 255, 256, 257, 5000};
+	uint64_t x = 12345;
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		size_t n = sizes[k];
+		int64_t *want = malloc((n ? n : 1) * sizeof *want);
+		for (size_t i = 0; i < n; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			/* local jitter, negative starts, and jumps of 10 s back and forth (the file
+			 * going from one process's events to the next) */
+			int64_t t = (int64_t)(i * 1000) - 500000 + (int64_t)(x >> 44);
+			if (i % 700 > 600)
+				t += 10000000000LL;
+			if (i == n / 2 && n > 300)
+				t = INT64_MIN / 2; /* far from everything */
+			want[i] = t;
+		}
+		struct rank_store rs;
+		store_init(&rs);
+		rs.n_ev = n;
+		int64_t *ts = malloc((n ? n : 1) * sizeof *ts);
+		memcpy(ts, want, n * sizeof *ts);
+		store_take_ts(&rs, ts);
+		for (size_t i = 0; i < n; i++)
+			assert_true(store_ts(&rs, i) == want[i]);
+		if (n == 5000)
+			assert_true(rs.n_ts_far_blocks > 0 && rs.n_ts_far_blocks < 20);
+		store_free(&rs);
+		free(want);
+	}
+}
+
 /* Every lane in (start, longer first, index) order. */
 static void assert_lanes_ordered(const struct rank_store *rs)
 {
@@ -384,8 +420,8 @@ static void assert_lanes_ordered(const struct rank_store *rs)
 		for (uint32_t i = 1; i < l->n_events; i++) {
 			uint32_t a = l->events[i - 1], b = l->events[i];
 			int64_t da = store_dur(rs, a), db = store_dur(rs, b);
-			assert_true(rs->ev_ts[a] < rs->ev_ts[b] ||
-				    (rs->ev_ts[a] == rs->ev_ts[b] && (da > db || (da == db && a < b))));
+			assert_true(store_ts(rs, a) < store_ts(rs, b) ||
+				    (store_ts(rs, a) == store_ts(rs, b) && (da > db || (da == db && a < b))));
 		}
 	}
 }
@@ -520,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_lanes_without_metadata_are_guessed),
 		cmocka_unit_test(test_nesting_depth),
 		cmocka_unit_test(test_compact_columns),
+		cmocka_unit_test(test_compact_starts),
 		cmocka_unit_test(test_lane_order_enclosing_written_last),
 		cmocka_unit_test(test_flow_links_threaded),
 	};

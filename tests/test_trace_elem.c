@@ -238,7 +238,7 @@ static void test_loader_paths_agree(void **state)
 	assert_int_equal(a.n_ctr, b.n_ctr);
 	assert_int_equal(a.n_links, b.n_links);
 	for (size_t e = 0; e < a.n_ev; e++) {
-		assert_true(a.ev_ts[e] == b.ev_ts[e] && store_dur(&a, e) == store_dur(&b, e) && store_ev_off(&a, e) == store_ev_off(&b, e));
+		assert_true(store_ts(&a, e) == store_ts(&b, e) && store_dur(&a, e) == store_dur(&b, e) && store_ev_off(&a, e) == store_ev_off(&b, e));
 		assert_string_equal(store_ev_name(&a, e), store_ev_name(&b, e));
 		assert_string_equal(store_str(&a, store_ev_attr(&a, e)->task_type),
 				    store_str(&b, store_ev_attr(&b, e)->task_type));

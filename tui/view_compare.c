@@ -535,7 +535,7 @@ static void cop_load(struct compare_op *o, struct app *app)
 			int64_t dur = store_dur(rs, sd->evs[i]);
 			if (dur > sd->max_dur)
 				sd->max_dur = dur;
-			size_t k = analysis_step_at(ra, rs->ev_ts[sd->evs[i]]);
+			size_t k = analysis_step_at(ra, store_ts(rs, sd->evs[i]));
 			if (k != SIZE_MAX) {
 				sd->step_ns[k] += dur;
 				sd->step_calls[k]++;
@@ -629,14 +629,14 @@ static void timeline_row(const struct op_side *sd, enum tl_row kind, int64_t t0,
 			size_t lo = 0, hi = sd->n;
 			while (lo < hi) {
 				size_t mid = (lo + hi) / 2;
-				if (rs->ev_ts[sd->evs[mid]] < a - sd->max_dur)
+				if (store_ts(rs, sd->evs[mid]) < a - sd->max_dur)
 					lo = mid + 1;
 				else
 					hi = mid;
 			}
 			int64_t in = 0;
-			for (size_t i = lo; i < sd->n && rs->ev_ts[sd->evs[i]] < b; i++) {
-				int64_t ea = rs->ev_ts[sd->evs[i]], eb = ea + store_dur(rs, sd->evs[i]);
+			for (size_t i = lo; i < sd->n && store_ts(rs, sd->evs[i]) < b; i++) {
+				int64_t ea = store_ts(rs, sd->evs[i]), eb = ea + store_dur(rs, sd->evs[i]);
 				if (eb > a)
 					in += (eb < b ? eb : b) - (ea > a ? ea : a);
 			}

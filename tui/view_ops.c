@@ -314,7 +314,7 @@ static void detail_load(struct op_detail *d, struct app *app)
 	d->n_inst = view_op_events(rs, d->name, d->scope, &evs);
 	d->inst = xmalloc((d->n_inst ? d->n_inst : 1) * sizeof *d->inst);
 	for (size_t i = 0; i < d->n_inst; i++)
-		d->inst[i] = (struct instance){rs->ev_ts[evs[i]], store_dur(rs, evs[i]), evs[i]};
+		d->inst[i] = (struct instance){store_ts(rs, evs[i]), store_dur(rs, evs[i]), evs[i]};
 	free(evs);
 	size_t rcap = 0;
 	for (size_t i = 0; i < d->n_inst && i < 5000; i++) {

@@ -148,7 +148,7 @@ static int cmp_op_rows(const void *a, const void *b, void *ctx)
 static int cmp_ev_start(const void *a, const void *b, void *ctx)
 {
 	const struct rank_store *rs = ctx;
-	int64_t x = rs->ev_ts[*(const uint32_t *)a], y = rs->ev_ts[*(const uint32_t *)b];
+	int64_t x = store_ts(rs, *(const uint32_t *)a), y = store_ts(rs, *(const uint32_t *)b);
 	return x < y ? -1 : x > y;
 }
 
@@ -307,7 +307,7 @@ static void select_event(struct timeline *t, uint32_t ev, bool center)
 		t->lb.sel = r;
 		listbox_clamp(&t->lb, t->lb.height);
 	}
-	int64_t a = t->rs->ev_ts[ev], b = a + store_dur(t->rs, ev);
+	int64_t a = store_ts(t->rs, ev), b = a + store_dur(t->rs, ev);
 	int64_t span = t->t1 - t->t0;
 	if (center || a >= t->t1 || b <= t->t0) {
 		if (b - a > span)
@@ -333,11 +333,11 @@ static void step_event(struct timeline *t, struct app *app, int dir)
 	}
 	uint32_t pos;
 	if (t->sel_ev != UINT32_MAX && store_ev_lane_id(t->rs, t->sel_ev) == (uint32_t)(l - t->rs->lanes)) {
-		uint32_t k = store_lane_lower_bound(t->rs, l, t->rs->ev_ts[t->sel_ev]);
+		uint32_t k = store_lane_lower_bound(t->rs, l, store_ts(t->rs, t->sel_ev));
 		while (k < l->n_events && l->events[k] != t->sel_ev)
 			k++;
 		if (k >= l->n_events)
-			k = store_lane_lower_bound(t->rs, l, t->rs->ev_ts[t->sel_ev]);
+			k = store_lane_lower_bound(t->rs, l, store_ts(t->rs, t->sel_ev));
 		if (dir > 0)
 			pos = k + 1 < l->n_events ? k + 1 : k;
 		else
@@ -362,7 +362,7 @@ static void longest_in_view(struct timeline *t, struct app *app)
 	int64_t best_d = -1;
 	for (uint32_t i = back, seen = 0; i < l->n_events && seen < 4000000; i++, seen++) {
 		uint32_t ev = l->events[i];
-		int64_t a = t->rs->ev_ts[ev], b = a + store_dur(t->rs, ev);
+		int64_t a = store_ts(t->rs, ev), b = a + store_dur(t->rs, ev);
 		if (a >= t->t1)
 			break;
 		if (b <= t->t0)
@@ -475,7 +475,7 @@ static void draw_op_row(struct timeline *t, const struct op_row *o, struct canva
 		int64_t from = a - o->max;
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;
-			if (t->rs->ev_ts[o->evs[mid]] < from)
+			if (store_ts(t->rs, o->evs[mid]) < from)
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -484,7 +484,7 @@ static void draw_op_row(struct timeline *t, const struct op_row *o, struct canva
 		int seen = 0;
 		for (size_t k = lo; k < o->n && seen < 64; k++) {
 			uint32_t ev = o->evs[k];
-			int64_t ea = t->rs->ev_ts[ev], eb = ea + store_dur(t->rs, ev);
+			int64_t ea = store_ts(t->rs, ev), eb = ea + store_dur(t->rs, ev);
 			if (ea >= b)
 				break;
 			if (eb <= a)
@@ -517,7 +517,7 @@ static void draw_lane_row(struct timeline *t, struct app *app, const struct lane
 	}
 	/* the selected event on top */
 	if (t->sel_ev != UINT32_MAX && store_ev_lane_id(t->rs, t->sel_ev) == li) {
-		int64_t a = t->rs->ev_ts[t->sel_ev], b = a + store_dur(t->rs, t->sel_ev);
+		int64_t a = store_ts(t->rs, t->sel_ev), b = a + store_dur(t->rs, t->sel_ev);
 		int c0 = (int)((a - t->t0) * w / span), c1 = (int)((b - t->t0) * w / span);
 		if (c1 == c0)
 			c1 = c0 + 1;
@@ -573,13 +573,13 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	const struct lane *l = store_ev_lane(rs, ev);
 	char lab[128], b1[32], b2[40];
 	lane_label(rs, l, lab, sizeof lab);
-	num_format_ns_as_us(rs->ev_ts[ev], b2, sizeof b2);
+	num_format_ns_as_us(store_ts(rs, ev), b2, sizeof b2);
 	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, "%s  [%s]  rank %d  %s / %s", store_ev_name(rs, ev),
 		     category_name((enum ev_category)t->ra->cls[ev].cat), app->cap->ranks[t->rank].plan->rank,
 		     store_str(rs, l->process_name), lab);
 	int row = y + 1;
 	canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL, "start %.6f ms (ts %s us)   dur %s   cat %s   file byte %llu",
-		     (double)(rs->ev_ts[ev] - t->ra->t0) / 1e6, b2, app_fmt_dur(store_dur(rs, ev), b1, sizeof b1),
+		     (double)(store_ts(rs, ev) - t->ra->t0) / 1e6, b2, app_fmt_dur(store_dur(rs, ev), b1, sizeof b1),
 		     store_str(rs, store_ev_attr(rs, ev)->cat)[0] ? store_str(rs, store_ev_attr(rs, ev)->cat) : "-",
 		     (unsigned long long)store_ev_off(rs, ev));
 	/* flows */
@@ -603,12 +603,12 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 		size_t lo = 0, hi = t->kidx.n;
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;
-			if (t->kidx.start[mid] < rs->ev_ts[ev])
+			if (t->kidx.start[mid] < store_ts(rs, ev))
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		for (size_t i = lo; k && i < t->kidx.n && t->kidx.start[i] == rs->ev_ts[ev] && row < y + h; i++) {
+		for (size_t i = lo; k && i < t->kidx.n && t->kidx.start[i] == store_ts(rs, ev) && row < y + h; i++) {
 			size_t r = t->kidx.row[i];
 			if (strcmp(csvt_str(k, r, COL_NAME), store_ev_name(rs, ev)))
 				continue;
@@ -719,9 +719,9 @@ static int handle(void *p, struct app *app, enum action act)
 	if (!t->rs || !t->rs->has_events)
 		return VH_UNHANDLED;
 	int64_t span = t->t1 - t->t0, mid = t->t0 + span / 2;
-	if (t->sel_ev != UINT32_MAX && t->rs->ev_ts[t->sel_ev] < t->t1 &&
-	    t->rs->ev_ts[t->sel_ev] + store_dur(t->rs, t->sel_ev) > t->t0)
-		mid = t->rs->ev_ts[t->sel_ev] + store_dur(t->rs, t->sel_ev) / 2;
+	if (t->sel_ev != UINT32_MAX && store_ts(t->rs, t->sel_ev) < t->t1 &&
+	    store_ts(t->rs, t->sel_ev) + store_dur(t->rs, t->sel_ev) > t->t0)
+		mid = store_ts(t->rs, t->sel_ev) + store_dur(t->rs, t->sel_ev) / 2;
 	switch (act) {
 	case ACT_DOWN:
 	case ACT_UP:
@@ -786,7 +786,7 @@ static int handle(void *p, struct app *app, enum action act)
 		return VH_HANDLED;
 	case ACT_MARK:
 		if (t->n_marks < MAX_MARKS) {
-			t->marks[t->n_marks++] = t->sel_ev != UINT32_MAX ? t->rs->ev_ts[t->sel_ev] : mid;
+			t->marks[t->n_marks++] = t->sel_ev != UINT32_MAX ? store_ts(t->rs, t->sel_ev) : mid;
 			app_message(app, ST_NORMAL, "mark %d set", t->n_marks);
 		}
 		return VH_HANDLED;

@@ -21,7 +21,7 @@ static const struct rank_store *by_start_rs;
 static int cmp_by_start(const void *a, const void *b)
 {
 	uint32_t ea = *(const uint32_t *)a, eb = *(const uint32_t *)b;
-	int64_t x = by_start_rs->ev_ts[ea], y = by_start_rs->ev_ts[eb];
+	int64_t x = store_ts(by_start_rs, ea), y = store_ts(by_start_rs, eb);
 	return x != y ? (x < y ? -1 : 1) : (ea > eb) - (ea < eb);
 }
 
