@@ -87,46 +87,41 @@ int64_t store_long_dur(const struct rank_store *rs, size_t ev)
 	return lo < rs->n_long_durs && rs->long_durs[lo].ev == ev ? rs->long_durs[lo].dur : STORE_LONG_DUR;
 }
 
-void store_take_ts(struct rank_store *rs, int64_t *ts)
+void store_ts_layout(struct rank_store *rs, const int64_t *const *runs, const size_t *run_n, size_t n_runs)
 {
 	enum { BLOCK = 1 << STORE_TS_SHIFT };
 	size_t n = rs->n_ev, n_blocks = (n >> STORE_TS_SHIFT) + 1;
+	rs->ev_ts_lo = xmalloc((n ? n : 1) * sizeof *rs->ev_ts_lo);
 	rs->ev_ts_base = xmalloc(n_blocks * sizeof *rs->ev_ts_base);
-	rs->ev_ts_far = NULL;
+	int64_t *hi = xmalloc(n_blocks * sizeof *hi);
+	size_t ev = 0;
+	for (size_t r = 0; r < n_runs; r++)
+		for (size_t i = 0; i < run_n[r]; i++, ev++) {
+			size_t b = ev >> STORE_TS_SHIFT;
+			int64_t t = runs[r][i];
+			if ((ev & (BLOCK - 1)) == 0 || t < rs->ev_ts_base[b])
+				rs->ev_ts_base[b] = t;
+			if ((ev & (BLOCK - 1)) == 0 || t > hi[b])
+				hi[b] = t;
+		}
 	rs->n_ts_far_blocks = 0;
-	size_t cap_far = 0;
-	for (size_t b = 0; b * BLOCK < n; b++) {
-		size_t first = b * BLOCK, end = first + BLOCK < n ? first + BLOCK : n;
-		int64_t lo = ts[first], hi = ts[first];
-		for (size_t i = first + 1; i < end; i++) {
-			lo = ts[i] < lo ? ts[i] : lo;
-			hi = ts[i] > hi ? ts[i] : hi;
+	for (size_t b = 0; b * BLOCK < n; b++)
+		if ((uint64_t)hi[b] - (uint64_t)rs->ev_ts_base[b] > UINT32_MAX) {
+			rs->ev_ts_base[b] = STORE_TS_FAR;
+			rs->ev_ts_lo[b * BLOCK] = (uint32_t)rs->n_ts_far_blocks++;
 		}
-		if ((uint64_t)hi - (uint64_t)lo <= UINT32_MAX) {
-			rs->ev_ts_base[b] = lo;
-			continue;
+	free(hi);
+	rs->ev_ts_far = NULL;
+	if (!rs->n_ts_far_blocks)
+		return;
+	rs->ev_ts_far = xcalloc(rs->n_ts_far_blocks * BLOCK, sizeof *rs->ev_ts_far);
+	ev = 0;
+	for (size_t r = 0; r < n_runs; r++)
+		for (size_t i = 0; i < run_n[r]; i++, ev++) {
+			size_t first = ev & ~(size_t)(BLOCK - 1);
+			if (rs->ev_ts_base[ev >> STORE_TS_SHIFT] == STORE_TS_FAR)
+				rs->ev_ts_far[((size_t)rs->ev_ts_lo[first] << STORE_TS_SHIFT) + (ev - first)] = runs[r][i];
 		}
-		rs->ev_ts_base[b] = STORE_TS_FAR;
-		xgrow(&rs->ev_ts_far, &cap_far, (rs->n_ts_far_blocks + 1) * BLOCK, sizeof *rs->ev_ts_far);
-		memcpy(rs->ev_ts_far + rs->n_ts_far_blocks * BLOCK, ts + first, (end - first) * sizeof *ts);
-		rs->n_ts_far_blocks++;
-	}
-	/* In place, a block at a time: block b's 32-bit values land on bytes that held starts
-	 * of blocks before b/2 + 1, all read by then (its own are read into `lo` first). */
-	size_t far = 0;
-	for (size_t b = 0; b * BLOCK < n; b++) {
-		size_t first = b * BLOCK, end = first + BLOCK < n ? first + BLOCK : n;
-		uint32_t lo[BLOCK];
-		if (rs->ev_ts_base[b] == STORE_TS_FAR) {
-			memset(lo, 0, sizeof lo);
-			lo[0] = (uint32_t)far++;
-		} else {
-			for (size_t i = first; i < end; i++)
-				lo[i - first] = (uint32_t)(ts[i] - rs->ev_ts_base[b]);
-		}
-		memcpy((char *)ts + first * sizeof(uint32_t), lo, (end - first) * sizeof *lo);
-	}
-	rs->ev_ts_lo = xrealloc(ts, (n ? n : 1) * sizeof *rs->ev_ts_lo);
 }
 
 void store_put_off_wide(struct rank_store *rs, size_t ev, uint64_t off)

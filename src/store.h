@@ -198,9 +198,16 @@ void store_init(struct rank_store *rs);
 void store_free(struct rank_store *rs);
 /* Memory held by the event columns, lanes and strings (for bytes per event). */
 size_t store_bytes(const struct rank_store *rs);
-/* Takes the full starts of the n_ev events (malloc'ed; in file order) and keeps them in
- * the compact columns, reusing their memory. */
-void store_take_ts(struct rank_store *rs, int64_t *ts);
+/* Lays out the starts of the n_ev events, given in order as runs (a loader's segments):
+ * allocates the columns, takes each block's least start and copies the far blocks in
+ * full. store_put_ts then writes each event's 32 bits. */
+void store_ts_layout(struct rank_store *rs, const int64_t *const *runs, const size_t *run_n, size_t n_runs);
+static inline void store_put_ts(struct rank_store *rs, size_t ev, int64_t ts)
+{
+	int64_t base = rs->ev_ts_base[ev >> STORE_TS_SHIFT];
+	if (base != STORE_TS_FAR)
+		rs->ev_ts_lo[ev] = (uint32_t)(ts - base);
+}
 /* Sets event ev's offset while the columns are filled in index order (n_ev already set,
  * ev_off_block sized for it); widens to ev_off_wide when a step does not fit. */
 void store_put_off_wide(struct rank_store *rs, size_t ev, uint64_t off);

@@ -903,7 +903,6 @@ static void seg_maps_free(struct seg_maps *m)
  * malloc'ed but not touched, so pages become resident only as they are written. */
 struct merge_columns {
 	struct rank_store *rs;
-	int64_t *ts; /* the starts in full until store_take_ts */
 	struct seg **segs;
 	struct seg_maps *maps;
 	size_t n_segs;
@@ -925,11 +924,14 @@ static void *merge_times_offsets(void *arg)
 		}
 		free(sg->off_step);
 		sg->off_step = NULL;
+		for (size_t i = 0; i < sg->n; i++)
+			store_put_ts(rs, at + i, sg->ts[i]);
+		free(sg->ts);
+		sg->ts = NULL;
 		for (size_t i = 0; i < sg->n_long; i++)
 			rs->long_durs[rs->n_long_durs++] =
 				(struct long_dur){(uint32_t)(at + sg->long_durs[i].ev), sg->long_durs[i].dur};
 		if (!mc->maps[k].adopted) {
-			MOVE_COLUMN(mc->ts + at, sg->ts, sg->n);
 			MOVE_COLUMN(rs->ev_dur + at, sg->dur, sg->n);
 			MOVE_COLUMN(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr);
 			MOVE_COLUMN(rs->ctr_value + c, sg->ctr_value, sg->n_ctr);
@@ -1265,8 +1267,6 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 		if (pws[p].used)
 			first = &pws[p].jobs[0].seg;
 	struct seg none = {0}, *adopt = first ? first : &none;
-	int64_t *ts;
-	ADOPT_COLUMN(ts, adopt->ts, n_ev);
 	ADOPT_COLUMN(rs->ev_dur, adopt->dur, n_ev);
 	ADOPT_COLUMN(rs->ev_name, adopt->name, n_ev);
 	ADOPT_COLUMN(rs->ev_kind, adopt->kind, n_ev);
@@ -1290,7 +1290,7 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 	size_t n_segs = 0, ev_at = 0, ctr_at = 0;
 	for (size_t p = 0; p < n_parts; p++)
 		n_segs += (size_t)pws[p].used;
-	struct merge_columns mc = {.rs = rs, .ts = ts, .n_segs = n_segs};
+	struct merge_columns mc = {.rs = rs, .n_segs = n_segs};
 	mc.segs = xmalloc((n_segs ? n_segs : 1) * sizeof *mc.segs);
 	mc.maps = xcalloc(n_segs ? n_segs : 1, sizeof *mc.maps);
 	for (size_t p = 0, k = 0; p < n_parts; p++)
@@ -1304,12 +1304,21 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 			ev_at += sg->n;
 			ctr_at += sg->n_ctr;
 		}
+	/* the starts' blocks and far blocks first: a block may span two segments */
+	const int64_t **runs = xmalloc((n_segs ? n_segs : 1) * sizeof *runs);
+	size_t *run_n = xmalloc((n_segs ? n_segs : 1) * sizeof *run_n);
+	for (size_t k = 0; k < n_segs; k++) {
+		runs[k] = mc.segs[k]->ts;
+		run_n[k] = mc.segs[k]->n;
+	}
+	store_ts_layout(rs, runs, run_n, n_segs);
+	free(runs);
+	free(run_n);
 	/* a large merge is memory traffic: the two halves on two cores */
 	struct xthread helper;
 	xthread_start(&helper, merge_times_offsets, &mc, threads > 1 && n_ev >= (1u << 18));
 	merge_ids_flows(&mc);
 	xthread_join(&helper);
-	store_take_ts(rs, ts);
 	for (size_t k = 0; k < n_segs; k++) {
 		seg_maps_free(&mc.maps[k]);
 		seg_free(mc.segs[k]);
