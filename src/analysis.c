@@ -176,7 +176,6 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 	ivset_init(&s->compute);
 	ivset_init(&s->dev_copy);
 	ivset_init(&s->comm);
-	ivset_init(&s->host);
 	ivset_init(&s->host_copy);
 	ivset_init(&s->sync);
 	ivset_init(&s->h2d);
@@ -211,7 +210,6 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 			} else if (lanes_group_is_host(l->group)) {
 				if (c.flags & EVF_STEP_MARK)
 					continue;
-				ivset_add(&s->host, a, b);
 				if (c.cat == CAT_COPY) {
 					ivset_add(&s->host_copy, a, b);
 					if (c.flags & EVF_H2D)
@@ -246,7 +244,6 @@ static bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, i
 	ivset_init(&s->compute);
 	ivset_init(&s->dev_copy);
 	ivset_init(&s->comm);
-	ivset_init(&s->host);
 	ivset_init(&s->host_copy);
 	ivset_init(&s->sync);
 	ivset_init(&s->h2d);
@@ -297,7 +294,6 @@ void rank_sets_free(struct rank_sets *s)
 	ivset_free(&s->compute);
 	ivset_free(&s->dev_copy);
 	ivset_free(&s->comm);
-	ivset_free(&s->host);
 	ivset_free(&s->host_copy);
 	ivset_free(&s->sync);
 	ivset_free(&s->h2d);
@@ -309,21 +305,121 @@ void rank_sets_free(struct rank_sets *s)
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
+/* A host lane's work as merged spans, in start order: its events (step marks and empty
+ * ones left out) with those that start within or at the end of the span so far joined to
+ * it. Nested calls cost a comparison each. */
+struct host_lane_spans {
+	const struct rank_store *rs;
+	const struct ev_class *cls;
+	const struct lane *l;
+	uint32_t k;        /* the lane's next event */
+	int64_t a, b;      /* the current span */
+	bool has;
+};
+
+static bool host_event(struct host_lane_spans *h, uint32_t k, int64_t *a, int64_t *b)
+{
+	uint32_t ev = h->l->events[k];
+	if (h->cls[ev].flags & EVF_STEP_MARK)
+		return false;
+	*a = store_ts(h->rs, ev);
+	*b = *a + store_dur(h->rs, ev);
+	return *b > *a;
+}
+
+static void host_lane_next(struct host_lane_spans *h)
+{
+	int64_t a, b;
+	h->has = false;
+	while (h->k < h->l->n_events && !host_event(h, h->k, &a, &b))
+		h->k++;
+	if (h->k >= h->l->n_events)
+		return;
+	h->a = a;
+	h->b = b;
+	h->has = true;
+	for (h->k++; h->k < h->l->n_events; h->k++) {
+		if (!host_event(h, h->k, &a, &b))
+			continue;
+		if (a > h->b)
+			break;
+		if (b > h->b)
+			h->b = b;
+	}
+}
+
+/* Host-only work: the union of the host lanes' spans, merged across lanes as they come in
+ * start order, minus `blocked` (normal), into out; returns the union's total. */
+static int64_t host_work_minus(const struct rank_store *rs, const struct ev_class *cls, struct ivset *blocked,
+			       struct ivset *out)
+{
+	size_t n = 0;
+	struct host_lane_spans *h = xcalloc(rs->n_lanes ? rs->n_lanes : 1, sizeof *h);
+	for (size_t li = 0; li < rs->n_lanes; li++)
+		if (lanes_group_is_host(rs->lanes[li].group) && rs->lanes[li].n_events) {
+			h[n] = (struct host_lane_spans){.rs = rs, .cls = cls, .l = &rs->lanes[li]};
+			host_lane_next(&h[n]);
+			n += h[n].has;
+		}
+	ivset_normalize(blocked);
+	ivset_clear(out);
+	int64_t total = 0, a = 0, b = 0;
+	bool open = false;
+	size_t j = 0; /* blocked intervals ending at or before the spans so far are passed */
+	for (;;) {
+		size_t min = SIZE_MAX;
+		for (size_t i = 0; i < n; i++)
+			if (h[i].has && (min == SIZE_MAX || h[i].a < h[min].a))
+				min = i;
+		if (min != SIZE_MAX && open && h[min].a <= b) {
+			if (h[min].b > b)
+				b = h[min].b;
+			host_lane_next(&h[min]);
+			continue;
+		}
+		if (open) {
+			/* [a, b) is one interval of the union: its part outside blocked */
+			total += b - a;
+			int64_t cur = a;
+			while (j < blocked->n && blocked->end[j] <= cur)
+				j++;
+			for (size_t k = j; k < blocked->n && blocked->start[k] < b; k++) {
+				if (blocked->start[k] > cur)
+					ivset_add(out, cur, blocked->start[k]);
+				if (blocked->end[k] > cur)
+					cur = blocked->end[k];
+			}
+			if (cur < b)
+				ivset_add(out, cur, b);
+		}
+		if (min == SIZE_MAX)
+			break;
+		a = h[min].a;
+		b = h[min].b;
+		open = true;
+		host_lane_next(&h[min]);
+	}
+	free(h);
+	out->normal = true;
+	return total;
+}
+
 /* Only outside the occupied set is the device idle, and only then can it be waiting for
  * the host. Host time blocked in a sync op (.item, synchronize) is the host waiting for
- * the device, not work the device waits for. Host-only is host − (sync ∪ occupied): one
- * result set, where (host − sync) − occupied made a copy of the host set first. */
-static void rank_sets_derive(struct rank_sets *s, bool has_trace)
+ * the device, not work the device waits for. */
+static void rank_sets_derive(struct rank_sets *s, const struct rank_store *rs, const struct ev_class *cls,
+			     bool has_trace)
 {
 	struct ivset blocked;
 	ivset_init(&s->occupied);
 	ivset_init(&s->host_only);
 	ivset_union(&s->device_busy, &s->comm, &s->occupied);
+	s->host_total = 0;
 	if (!has_trace)
 		return;
 	ivset_init(&blocked);
 	ivset_union(&s->sync, &s->occupied, &blocked);
-	ivset_subtract(&s->host, &blocked, &s->host_only);
+	s->host_total = host_work_minus(rs, cls, &blocked, &s->host_only);
 	ivset_free(&blocked);
 }
 
@@ -698,7 +794,7 @@ static void window_metrics(const struct rank_store *rs, struct rank_analysis *ra
 			   int64_t lo, int64_t hi, const char *src_dev, const char *src_host)
 {
 	int64_t wall = hi - lo;
-	int64_t busy = ivset_total(&s->device_busy), host = ivset_total(&s->host);
+	int64_t busy = ivset_total(&s->device_busy), host = s->host_total;
 	int64_t compute = ivset_total(&s->compute), comm = ivset_total(&s->comm);
 	struct ivset tmp;
 	ivset_init(&tmp);
@@ -866,7 +962,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	xthread_start(&ops_helper, op_stats, &stage, threaded);
 	rank_sets_wait(&pending);
 	if (have_timeline) {
-		rank_sets_derive(&s, ra->has_trace);
+		rank_sets_derive(&s, rs, ra->cls, ra->has_trace);
 		window_metrics(rs, ra, &s, lo, hi, src_dev, src_host);
 		landmarks(&s, ra, lo, hi);
 		per_step_metrics(rs, ra, &s);

@@ -13,14 +13,15 @@ struct rank_sets {
 	struct ivset compute;     /* device compute tasks */
 	struct ivset dev_copy;    /* device copy tasks */
 	struct ivset comm;        /* communication lanes, else device communication tasks */
-	struct ivset host;        /* host lanes, step marks excluded */
+	int64_t host_total;       /* host lanes' busy time, step marks excluded (rank_sets_derive) */
 	struct ivset host_copy;
 	struct ivset sync;
 	struct ivset h2d, d2h;    /* copies with a known direction (device side if any) */
 	struct ivset compute_or_comm;
 	/* Derived once the others are built (rank_sets_derive): the device is "occupied" when
 	 * it runs a task or takes part in a collective (waiting for peers included), and host
-	 * work outside that and outside sync ops is host-only. */
+	 * work (host lanes, step marks excluded) outside that and outside sync ops is
+	 * host-only. The host work itself is never held as a set: a million spans. */
 	struct ivset occupied, host_only;
 	bool comm_from_lanes;     /* comm came from HCCL/Communication lanes */
 	bool dir_from_device;

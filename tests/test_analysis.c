@@ -346,6 +346,29 @@ static void test_long_op_durations(void **state)
 	small_capture_free(&sc);
 }
 
+/* Host work is the union of the host lanes' events, step marks and empty events left out,
+ * merged across lanes (nested, partly overlapping and touching events); host-only is that
+ * minus sync ops when the device is idle. Worked by hand: the union is [10, 150) and
+ * [200, 400) us, 340 us; the sync op covers 30 us of it. */
+static void test_host_work_union_across_lanes(void **state)
+{
+	(void)state;
+	struct small_capture sc;
+#define EV(name, tid, ts, dur)                                                                 \
+	"{\"ph\": \"X\", \"name\": \"" name "\", \"pid\": 1, \"tid\": " #tid ", \"ts\": \"" #ts \
+	"\", \"dur\": " #dur ", \"cat\": \"cpu_op\"}"
+	const struct rank_analysis *ra = analyse_python_ops(
+		&sc, EV("ProfilerStep#1", 1, 0, 1000) ",\n" EV("A", 1, 10, 40) ",\n" EV("B", 1, 20, 10) ",\n"
+		     EV("C", 1, 40, 30) ",\n" EV("Z", 1, 100, 0) ",\n" EV("D", 1, 200, 100) ",\n"
+		     EV("E", 2, 60, 60) ",\n" EV("F", 2, 120, 30) ",\n" EV("G", 2, 290, 110) ",\n"
+		     EV("aten::synchronize", 2, 350, 30) ",\n" EV("ProfilerStep#2", 3, 500, 100));
+#undef EV
+	assert_true(ra->have[M_HOST_BUSY_US] && ra->have[M_HOST_ONLY_US]);
+	assert_true(tu_close(ra->v[M_HOST_BUSY_US], 340.0, 1e-9, 1e-9));
+	assert_true(tu_close(ra->v[M_HOST_ONLY_US], 310.0, 1e-9, 1e-9));
+	small_capture_free(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_real_level2_without_traces),
 		cmocka_unit_test(test_single_op_instance),
 		cmocka_unit_test(test_long_op_durations),
+		cmocka_unit_test(test_host_work_union_across_lanes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
