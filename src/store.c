@@ -87,41 +87,27 @@ int64_t store_long_dur(const struct rank_store *rs, size_t ev)
 	return lo < rs->n_long_durs && rs->long_durs[lo].ev == ev ? rs->long_durs[lo].dur : STORE_LONG_DUR;
 }
 
-void store_ts_layout(struct rank_store *rs, const int64_t *const *runs, const size_t *run_n, size_t n_runs)
+int64_t *store_ts_begin(struct rank_store *rs)
 {
-	enum { BLOCK = 1 << STORE_TS_SHIFT };
 	size_t n = rs->n_ev, n_blocks = (n >> STORE_TS_SHIFT) + 1;
 	rs->ev_ts_lo = xmalloc((n ? n : 1) * sizeof *rs->ev_ts_lo);
 	rs->ev_ts_base = xmalloc(n_blocks * sizeof *rs->ev_ts_base);
-	int64_t *hi = xmalloc(n_blocks * sizeof *hi);
-	size_t ev = 0;
-	for (size_t r = 0; r < n_runs; r++)
-		for (size_t i = 0; i < run_n[r]; i++, ev++) {
-			size_t b = ev >> STORE_TS_SHIFT;
-			int64_t t = runs[r][i];
-			if ((ev & (BLOCK - 1)) == 0 || t < rs->ev_ts_base[b])
-				rs->ev_ts_base[b] = t;
-			if ((ev & (BLOCK - 1)) == 0 || t > hi[b])
-				hi[b] = t;
-		}
+	rs->ev_ts_far = NULL;
 	rs->n_ts_far_blocks = 0;
-	for (size_t b = 0; b * BLOCK < n; b++)
+	return xmalloc(n_blocks * sizeof(int64_t));
+}
+
+void store_ts_plan(struct rank_store *rs, int64_t *hi)
+{
+	enum { BLOCK = 1 << STORE_TS_SHIFT };
+	for (size_t b = 0; b * BLOCK < rs->n_ev; b++)
 		if ((uint64_t)hi[b] - (uint64_t)rs->ev_ts_base[b] > UINT32_MAX) {
 			rs->ev_ts_base[b] = STORE_TS_FAR;
 			rs->ev_ts_lo[b * BLOCK] = (uint32_t)rs->n_ts_far_blocks++;
 		}
 	free(hi);
-	rs->ev_ts_far = NULL;
-	if (!rs->n_ts_far_blocks)
-		return;
-	rs->ev_ts_far = xcalloc(rs->n_ts_far_blocks * BLOCK, sizeof *rs->ev_ts_far);
-	ev = 0;
-	for (size_t r = 0; r < n_runs; r++)
-		for (size_t i = 0; i < run_n[r]; i++, ev++) {
-			size_t first = ev & ~(size_t)(BLOCK - 1);
-			if (rs->ev_ts_base[ev >> STORE_TS_SHIFT] == STORE_TS_FAR)
-				rs->ev_ts_far[((size_t)rs->ev_ts_lo[first] << STORE_TS_SHIFT) + (ev - first)] = runs[r][i];
-		}
+	if (rs->n_ts_far_blocks)
+		rs->ev_ts_far = xcalloc(rs->n_ts_far_blocks * BLOCK, sizeof *rs->ev_ts_far);
 }
 
 void store_put_off_wide(struct rank_store *rs, size_t ev, uint64_t off)

@@ -198,15 +198,30 @@ void store_init(struct rank_store *rs);
 void store_free(struct rank_store *rs);
 /* Memory held by the event columns, lanes and strings (for bytes per event). */
 size_t store_bytes(const struct rank_store *rs);
-/* Lays out the starts of the n_ev events, given in order as runs (a loader's segments):
- * allocates the columns, takes each block's least start and copies the far blocks in
- * full. store_put_ts then writes each event's 32 bits. */
-void store_ts_layout(struct rank_store *rs, const int64_t *const *runs, const size_t *run_n, size_t n_runs);
+/* The starts are laid out in two passes: store_ts_begin (n_ev set) allocates the columns
+ * and returns a scratch array for store_ts_bound, called for every event in index order
+ * (each block's least and greatest start), then store_ts_plan (which frees the scratch)
+ * sets the far blocks aside, then store_put_ts writes each event's start, in any order. */
+int64_t *store_ts_begin(struct rank_store *rs);
+static inline void store_ts_bound(struct rank_store *rs, int64_t *hi, size_t ev, int64_t ts)
+{
+	size_t b = ev >> STORE_TS_SHIFT;
+	bool first = (ev & (((size_t)1 << STORE_TS_SHIFT) - 1)) == 0;
+	if (first || ts < rs->ev_ts_base[b])
+		rs->ev_ts_base[b] = ts;
+	if (first || ts > hi[b])
+		hi[b] = ts;
+}
+void store_ts_plan(struct rank_store *rs, int64_t *hi);
 static inline void store_put_ts(struct rank_store *rs, size_t ev, int64_t ts)
 {
 	int64_t base = rs->ev_ts_base[ev >> STORE_TS_SHIFT];
-	if (base != STORE_TS_FAR)
+	if (base != STORE_TS_FAR) {
 		rs->ev_ts_lo[ev] = (uint32_t)(ts - base);
+		return;
+	}
+	size_t first = ev & ~(((size_t)1 << STORE_TS_SHIFT) - 1);
+	rs->ev_ts_far[((size_t)rs->ev_ts_lo[first] << STORE_TS_SHIFT) + (ev - first)] = ts;
 }
 /* Sets event ev's offset while the columns are filled in index order (n_ev already set,
  * ev_off_block sized for it); widens to ev_off_wide when a step does not fit. */

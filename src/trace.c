@@ -150,12 +150,19 @@ static inline bool pair_cache_get(const struct pair_cache *pc, uint64_t key, siz
 	return pc->key[*at] == key + 1;
 }
 
+#define TS_JUMP INT32_MIN /* seg ts_step value: the start is in ts_jumps */
+
 struct seg {
 	struct strtab *strs;
 	uint64_t base; /* added to stored offsets: the part's place in the rank's offset space */
 	/* X, compact as in the store (store.h); offsets as steps from the previous event's */
 	size_t n, cap;
-	int64_t *ts;
+	/* starts as steps from the previous event's (in file order they are mostly close);
+	 * a step that does not fit in 32 bits is TS_JUMP and the start is in ts_jumps */
+	int32_t *ts_step;
+	int64_t ts_prev;
+	struct ts_jump { uint32_t ev; int64_t ts; } *ts_jumps;
+	size_t n_ts_jumps, cap_ts_jumps;
 	uint32_t *name, *kind, *dur, *off_step;
 	uint64_t off_prev;
 	struct long_dur *long_durs;
@@ -223,7 +230,8 @@ static void seg_init(struct seg *sg, const char *name)
 static void seg_free(struct seg *sg)
 {
 	strtab_free(sg->strs);
-	free(sg->ts);
+	free(sg->ts_step);
+	free(sg->ts_jumps);
 	free(sg->dur);
 	free(sg->name);
 	free(sg->kind);
@@ -388,7 +396,7 @@ static void seg_push_x(struct seg *sg, int64_t ts, int64_t dur, uint32_t name, u
 {
 	if (sg->n == sg->cap) {
 		size_t c = sg->cap;
-		xgrow(&sg->ts, &c, sg->n + 1, sizeof *sg->ts);
+		xgrow(&sg->ts_step, &c, sg->n + 1, sizeof *sg->ts_step);
 		c = sg->cap;
 		xgrow(&sg->name, &c, sg->n + 1, sizeof *sg->name);
 		c = sg->cap;
@@ -400,7 +408,15 @@ static void seg_push_x(struct seg *sg, int64_t ts, int64_t dur, uint32_t name, u
 		sg->cap = c;
 	}
 	size_t i = sg->n++;
-	sg->ts[i] = ts;
+	int64_t step;
+	if (i > 0 && !__builtin_sub_overflow(ts, sg->ts_prev, &step) && step > TS_JUMP && step <= INT32_MAX) {
+		sg->ts_step[i] = (int32_t)step;
+	} else {
+		xgrow(&sg->ts_jumps, &sg->cap_ts_jumps, sg->n_ts_jumps + 1, sizeof *sg->ts_jumps);
+		sg->ts_jumps[sg->n_ts_jumps++] = (struct ts_jump){(uint32_t)i, ts};
+		sg->ts_step[i] = TS_JUMP;
+	}
+	sg->ts_prev = ts;
 	sg->name[i] = name;
 	sg->kind[i] = seg_kind(sg, lane, attr);
 	if (dur >= STORE_LONG_DUR) {
@@ -924,10 +940,13 @@ static void *merge_times_offsets(void *arg)
 		}
 		free(sg->off_step);
 		sg->off_step = NULL;
-		for (size_t i = 0; i < sg->n; i++)
-			store_put_ts(rs, at + i, sg->ts[i]);
-		free(sg->ts);
-		sg->ts = NULL;
+		int64_t ts = 0;
+		for (size_t i = 0, j = 0; i < sg->n; i++) {
+			ts = sg->ts_step[i] != TS_JUMP ? ts + sg->ts_step[i] : sg->ts_jumps[j++].ts;
+			store_put_ts(rs, at + i, ts);
+		}
+		free(sg->ts_step);
+		sg->ts_step = NULL;
 		for (size_t i = 0; i < sg->n_long; i++)
 			rs->long_durs[rs->n_long_durs++] =
 				(struct long_dur){(uint32_t)(at + sg->long_durs[i].ev), sg->long_durs[i].dur};
@@ -1305,15 +1324,16 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 			ctr_at += sg->n_ctr;
 		}
 	/* the starts' blocks and far blocks first: a block may span two segments */
-	const int64_t **runs = xmalloc((n_segs ? n_segs : 1) * sizeof *runs);
-	size_t *run_n = xmalloc((n_segs ? n_segs : 1) * sizeof *run_n);
-	for (size_t k = 0; k < n_segs; k++) {
-		runs[k] = mc.segs[k]->ts;
-		run_n[k] = mc.segs[k]->n;
+	int64_t *ts_hi = store_ts_begin(rs);
+	for (size_t k = 0, ev = 0; k < n_segs; k++) {
+		const struct seg *sg = mc.segs[k];
+		int64_t ts = 0;
+		for (size_t i = 0, j = 0; i < sg->n; i++, ev++) {
+			ts = sg->ts_step[i] != TS_JUMP ? ts + sg->ts_step[i] : sg->ts_jumps[j++].ts;
+			store_ts_bound(rs, ts_hi, ev, ts);
+		}
 	}
-	store_ts_layout(rs, runs, run_n, n_segs);
-	free(runs);
-	free(run_n);
+	store_ts_plan(rs, ts_hi);
 	/* a large merge is memory traffic: the two halves on two cores */
 	struct xthread helper;
 	xthread_start(&helper, merge_times_offsets, &mc, threads > 1 && n_ev >= (1u << 18));

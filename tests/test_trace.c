@@ -400,11 +400,11 @@ static void test_compact_starts(void **state)
 		struct rank_store rs;
 		store_init(&rs);
 		rs.n_ev = n;
-		/* in three runs, as a loader's segments give them */
-		const int64_t *runs[3] = {want, want + n / 3, want + n / 2};
-		size_t run_n[3] = {n / 3, n / 2 - n / 3, n - n / 2};
-		store_ts_layout(&rs, runs, run_n, 3);
+		int64_t *hi = store_ts_begin(&rs);
 		for (size_t i = 0; i < n; i++)
+			store_ts_bound(&rs, hi, i, want[i]);
+		store_ts_plan(&rs, hi);
+		for (size_t i = n; i-- > 0;) /* in any order */
 			store_put_ts(&rs, i, want[i]);
 		for (size_t i = 0; i < n; i++)
 			assert_true(store_ts(&rs, i) == want[i]);
@@ -413,6 +413,37 @@ static void test_compact_starts(void **state)
 		store_free(&rs);
 		free(want);
 	}
+}
+
+/* Starts read from a trace come back exact through the loader's 32-bit steps: steps of
+ * more than 2.1 s forward or back (the file going from one process's events to the next)
+ * and to negative times. */
+static void test_start_steps_through_the_loader(void **state)
+{
+	(void)state;
+	enum { N = 1500 };
+	int64_t *want = malloc(N * sizeof *want);
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "[");
+	for (int i = 0; i < N; i++) {
+		int64_t t = (int64_t)i * 1000 + (i % 400 < 200 ? 0 : 3000000000LL * (i % 7)) - (i % 500 == 7 ? 5000000000000LL : 0);
+		want[i] = t * 1000;
+		sbuf_addf(&sb, "%s{\"ph\": \"X\", \"name\": \"e\", \"pid\": 1, \"tid\": %d, \"ts\": \"%lld\", \"dur\": 1}",
+			    i ? ",\n" : "", i % 3, (long long)t);
+	}
+	sbuf_adds(&sb, "]");
+	for (int threads = 1; threads <= 2; threads++) {
+		struct rank_store rs;
+		store_init(&rs);
+		struct trace_load_opts o = {.threads = threads};
+		assert_int_equal(trace_load_buffer(&rs, "steps.json", sb.buf, sb.len, &o, NULL), 0);
+		assert_int_equal(rs.n_ev, N);
+		for (size_t ev = 0; ev < N; ev++)
+			assert_true(store_ts(&rs, ev) == want[ev]);
+		store_free(&rs);
+	}
+	sbuf_free(&sb);
+	free(want);
 }
 
 /* Every lane in (start, longer first, index) order. */
@@ -560,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_nesting_depth),
 		cmocka_unit_test(test_compact_columns),
 		cmocka_unit_test(test_compact_starts),
+		cmocka_unit_test(test_start_steps_through_the_loader),
 		cmocka_unit_test(test_lane_order_enclosing_written_last),
 		cmocka_unit_test(test_flow_links_threaded),
 	};
