@@ -11,6 +11,8 @@
 #include "xsort.h"
 #include "xthread.h"
 
+/* Flow ends resolved between two releases of their pages (1.25 MB). */
+#define FLOW_RELEASE_STEP 65536
 /* Below this many events and flow ends, finishing stays on one thread. */
 #define FINISH_THREADED_MIN 200000
 
@@ -153,12 +155,16 @@ static void nest_lane(const struct rank_store *rs, struct lane *l)
 	}
 }
 
-static void collect_lane_events(struct rank_store *rs)
+static void count_lane_events(struct rank_store *rs)
 {
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		rs->lanes[i].n_events = 0;
 	for (size_t e = 0; e < rs->n_ev; e++)
 		rs->lanes[store_ev_lane_id(rs, e)].n_events++;
+}
+
+static void fill_lane_events(struct rank_store *rs)
+{
 	for (size_t i = 0; i < rs->n_lanes; i++) {
 		struct lane *l = &rs->lanes[i];
 		l->events = xmalloc((l->n_events ? l->n_events : 1) * sizeof *l->events);
@@ -170,8 +176,7 @@ static void collect_lane_events(struct rank_store *rs)
 	}
 }
 
-/* The lanes to order, biggest first, each taken by whichever thread is free: the main
- * thread from the start, the helper once the flow ends are sorted. */
+/* The lanes to order, biggest first, each taken by whichever thread is free. */
 struct lane_work {
 	struct rank_store *rs;
 	struct lane_size {
@@ -399,11 +404,15 @@ static void sort_flows(struct rank_store *rs)
 	free(order);
 }
 
-static void *finish_helper(void *arg)
+static void *sort_flows_job(void *arg)
 {
-	struct lane_work *w = arg;
-	sort_flows(w->rs);
-	order_lanes(w);
+	sort_flows(arg);
+	return NULL;
+}
+
+static void *order_lanes_job(void *arg)
+{
+	order_lanes(arg);
 	return NULL;
 }
 
@@ -414,7 +423,7 @@ XSORT_DEFINE(sort_links, struct flow_link, LINK_LESS)
  * boundaries; each half of a big trace's flows is one job. */
 struct link_job {
 	const struct rank_store *rs;
-	const struct flow *sorted;
+	const struct flow *sorted; /* the rank's, released as they are resolved */
 	size_t begin, end;
 	uint32_t *hint; /* per lane: where the last search on it ended */
 	struct flow_link *links;
@@ -436,7 +445,14 @@ static void *resolve_links(void *arg)
 	struct link_job *job = arg;
 	const struct flow *sorted = job->sorted;
 	job->hint = xcalloc(job->rs->n_lanes ? job->rs->n_lanes : 1, sizeof *job->hint);
+	size_t released = job->begin * sizeof *sorted, last = job->begin;
 	for (size_t i = job->begin; i < job->end;) {
+		/* the ends behind are done with: their pages go back while the links grow (the
+		 * two together were the load's peak) */
+		if (i - last >= FLOW_RELEASE_STEP) {
+			released = xalloc_release((void *)sorted, released, i * sizeof *sorted);
+			last = i;
+		}
 		size_t j = i + 1;
 		while (j < job->end && flow_id_cmp(&sorted[i], &sorted[j]) == 0)
 			j++;
@@ -581,17 +597,21 @@ void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
 {
 	/* a second thread when the walk used one and there is enough to share */
 	bool threaded = rs->trace.threads_used > 1 && rs->n_ev + rs->n_flows >= FINISH_THREADED_MIN;
-	collect_lane_events(rs);
-	struct lane_work work;
-	lane_work_init(&work, rs);
+	/* The flow ends are sorted before the lanes' event lists exist: the two with the
+	 * sort's index were the load's peak. */
 	struct xthread helper;
-	xthread_start(&helper, finish_helper, &work, threaded);
-	order_lanes(&work);
+	xthread_start(&helper, sort_flows_job, rs, threaded);
+	count_lane_events(rs);
 	build_window(rs);
 	build_tracks(rs);
 	xthread_join(&helper);
-	classify(rs);
- /* reads the events of lanes without metadata: after every lane is ordered */
+	fill_lane_events(rs);
+	struct lane_work work;
+	lane_work_init(&work, rs);
+	xthread_start(&helper, order_lanes_job, &work, threaded);
+	order_lanes(&work);
+	xthread_join(&helper);
+	classify(rs); /* reads the events of lanes without metadata: after every lane is ordered */
 	build_links(rs, threaded);
 	free(work.by_size);
 	size_t guessed = 0;

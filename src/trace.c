@@ -782,18 +782,30 @@ static uint32_t global_lane(struct merge_state *ms, uint32_t pid, uint32_t tid)
 	return *slot;
 }
 
-#define MOVE_COLUMN(dst, src, n)                              \
-	do {                                                  \
-		xmemcpy((dst), (src), (n) * sizeof *(src));   \
-		free(src);                                    \
-		(src) = NULL;                                 \
+/* Columns move out of the segments a chunk at a time, each chunk's pages given back once
+ * it is copied: moved whole, every column was held twice for a while, the load's peak. */
+#define MERGE_CHUNK 65536
+#define MOVE_COLUMN(dst, src, n)                                                           \
+	do {                                                                               \
+		size_t done_ = 0;                                                          \
+		for (size_t o_ = 0; o_ < (n); o_ += MERGE_CHUNK) {                         \
+			size_t c_ = (n) - o_ < MERGE_CHUNK ? (n) - o_ : MERGE_CHUNK;       \
+			memcpy((dst) + o_, (src) + o_, c_ * sizeof *(src));                \
+			done_ = xalloc_release((src), done_, (o_ + c_) * sizeof *(src));  \
+		}                                                                          \
+		free(src);                                                                 \
+		(src) = NULL;                                                              \
 	} while (0)
-#define MAP_COLUMN(dst, src, n, map)                          \
-	do {                                                  \
-		for (size_t i_ = 0; i_ < (n); i_++)           \
-			(dst)[i_] = (map)[(src)[i_]];         \
-		free(src);                                    \
-		(src) = NULL;                                 \
+#define MAP_COLUMN(dst, src, n, map)                                                       \
+	do {                                                                               \
+		size_t done_ = 0;                                                          \
+		for (size_t i_ = 0; i_ < (n); i_++) {                                      \
+			(dst)[i_] = (map)[(src)[i_]];                                      \
+			if ((i_ + 1) % MERGE_CHUNK == 0)                                   \
+				done_ = xalloc_release((src), done_, (i_ + 1) * sizeof *(src)); \
+		}                                                                          \
+		free(src);                                                                 \
+		(src) = NULL;                                                              \
 	} while (0)
 
 #define MAP_IN_PLACE(col, n, map)                             \
@@ -933,17 +945,23 @@ static void *merge_times_offsets(void *arg)
 		size_t at = mc->maps[k].ev_at, c = mc->maps[k].ctr_at;
 		/* offsets: the steps summed back, re-based on the rank's blocks */
 		uint64_t off = 0;
+		size_t done_off = 0;
 		for (size_t i = 0, j = 0; i < sg->n; i++) {
 			uint32_t step = sg->off_step[i];
 			off = step != UINT32_MAX ? off + step : sg->jumps[j++].off;
 			store_put_off(rs, at + i, off);
+			if ((i + 1) % MERGE_CHUNK == 0)
+				done_off = xalloc_release(sg->off_step, done_off, (i + 1) * sizeof *sg->off_step);
 		}
 		free(sg->off_step);
 		sg->off_step = NULL;
 		int64_t ts = 0;
+		size_t done = 0;
 		for (size_t i = 0, j = 0; i < sg->n; i++) {
 			ts = sg->ts_step[i] != TS_JUMP ? ts + sg->ts_step[i] : sg->ts_jumps[j++].ts;
 			store_put_ts(rs, at + i, ts);
+			if ((i + 1) % MERGE_CHUNK == 0)
+				done = xalloc_release(sg->ts_step, done, (i + 1) * sizeof *sg->ts_step);
 		}
 		free(sg->ts_step);
 		sg->ts_step = NULL;
@@ -979,8 +997,12 @@ static void *merge_ids_flows(void *arg)
 			MAP_COLUMN(rs->ev_name + at, sg->name, sg->n, m->smap);
 			MAP_COLUMN(rs->ev_kind + at, sg->kind, sg->n, m->kmap);
 			MAP_COLUMN(rs->ctr_track + c, sg->ctr_track, sg->n_ctr, m->tmap);
-			for (size_t i = 0; i < sg->n_flows; i++)
+			size_t done = 0;
+			for (size_t i = 0; i < sg->n_flows; i++) {
 				rs->flows[rs->n_flows++] = map_flow(sg->flows[i], m->smap, m->lmap);
+				if ((i + 1) % MERGE_CHUNK == 0)
+					done = xalloc_release(sg->flows, done, (i + 1) * sizeof *sg->flows);
+			}
 			free(sg->flows);
 			sg->flows = NULL;
 		}

@@ -3,9 +3,12 @@
 #include "xalloc.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static void (*oom_hook)(void);
 
@@ -17,6 +20,22 @@ static void out_of_memory(size_t size)
 		oom_hook();
 	fprintf(stderr, "ascprof-tui: out of memory (allocating %zu bytes)\n", size);
 	exit(3);
+}
+
+size_t xalloc_release(void *buf, size_t from, size_t to)
+{
+	static size_t page;
+	if (!page) {
+		long v = sysconf(_SC_PAGESIZE);
+		page = v > 0 ? (size_t)v : 4096;
+	}
+	uintptr_t base = (uintptr_t)buf;
+	uintptr_t lo = (base + from + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t hi = (base + to) & ~(uintptr_t)(page - 1);
+	if (hi <= lo)
+		return from;
+	madvise((void *)lo, hi - lo, MADV_DONTNEED); /* advice: nothing to do if refused */
+	return hi - base;
 }
 
 void *xmalloc(size_t size)

@@ -16,6 +16,11 @@ void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *ptr, size_t size);
 /* Grows *ptr (an array of *cap elements of elem_size) to hold at least need elements. */
 void xgrow(void *ptr_to_ptr, size_t *cap, size_t need, size_t elem_size);
+/* Gives the whole pages of bytes [from, to) of an allocated buffer back to the system:
+ * their content is no longer needed (they read as zeros after); the buffer is freed as
+ * usual. Returns where the released pages end (from when none was whole), to be the next
+ * call's `from`: a big buffer consumed front to back shrinks as it is read. */
+size_t xalloc_release(void *buf, size_t from, size_t to);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* printf into a fresh string (owned by the caller). */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The inline merge sort and its nearly-sorted variant against qsort: the same order on
  * random, sorted, reversed, few-valued and sorted-but-for-a-few inputs of many sizes, and
- * stable (equal keys keep their input order). */
+ * stable (equal keys keep their input order). And xalloc_release, which the loader uses
+ * on buffers it consumes front to back. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "xsort.h"
@@ -59,8 +61,36 @@ static void test_matches_qsort(void **state)
 	}
 }
 
+/* Released pages are whole pages inside the range; the bytes after them keep their
+ * content, those in them read as zeros, and calls chained through the return value
+ * release a buffer read front to back without leaving pages behind. */
+static void test_release_behind(void **state)
+{
+	(void)state;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	for (size_t size = 100000; size <= 3000000; size *= 30) {
+		unsigned char *buf = xmalloc(size);
+		memset(buf, 0xAB, size);
+		size_t done = 0, chunk = 70001;
+		for (size_t at = chunk; at < size; at += chunk) {
+			size_t next = xalloc_release(buf, done, at);
+			assert_true(next >= done && next <= at);
+			assert_true(at - next < page || next == done); /* at most a page short */
+			assert_true(((uintptr_t)buf + next) % page == 0 || next == done);
+			for (size_t i = done == 0 ? page : done; i < next; i += 997)
+				assert_int_equal(buf[i], 0);
+			for (size_t i = next; i < size; i += 997)
+				assert_int_equal(buf[i], 0xAB);
+			done = next;
+		}
+		assert_true(done + chunk + page > size - size % chunk);
+		assert_int_equal(xalloc_release(buf, 10, 20), 10); /* no whole page: nothing */
+		free(buf);
+	}
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_matches_qsort)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_matches_qsort), cmocka_unit_test(test_release_behind)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
