@@ -2,8 +2,6 @@
 /* Sorted-merge interval algebra. */
 #include "intervals.h"
 
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,66 +53,35 @@ void ivset_add(struct ivset *s, int64_t start, int64_t end)
 	push(s, start, end);
 }
 
-/* Sorting goes through 4-byte indices and then moves the intervals into place, cycle by
- * cycle: a host set holds up to a million intervals, and copying them out as pairs for
- * the sort (with its buffer) was the analysis's peak (20 MB on a 1 GB trace). The
- * comparison reads the set through sort_set, the one this thread is normalizing. Sets
- * are built from events, whose indices are 32 bits. */
-static _Thread_local const struct ivset *sort_set;
-static inline bool interval_less(const struct ivset *s, uint32_t x, uint32_t y)
-{
-	return s->start[x] != s->start[y] ? s->start[x] < s->start[y] : s->end[x] < s->end[y];
-}
-#define INTERVAL_INDEX_LESS(x, y) interval_less(sort_set, *(x), *(y))
-/* A set made of several sorted runs (one per lane) is mostly one run. */
-XSORT_DEFINE_NEARLY(sort_interval_order, uint32_t, INTERVAL_INDEX_LESS)
+/* Sets are small since host work is not kept as one (analysis.c host_work_minus): a copy
+ * as pairs for the sort is the quick way. */
+struct pair { int64_t a, b; };
 
-static void sort_intervals(struct ivset *s)
-{
-	uint32_t *order = xmalloc((s->n ? s->n : 1) * sizeof *order);
-	for (size_t i = 0; i < s->n; i++)
-		order[i] = (uint32_t)i;
-	sort_set = s;
-	sort_interval_order_nearly(order, s->n);
-	sort_set = NULL;
-	for (size_t i = 0; i < s->n; i++) {
-		if (order[i] == i)
-			continue;
-		int64_t first_start = s->start[i], first_end = s->end[i];
-		size_t j = i;
-		while (order[j] != i) {
-			size_t k = order[j];
-			s->start[j] = s->start[k];
-			s->end[j] = s->end[k];
-			order[j] = (uint32_t)j;
-			j = k;
-		}
-		s->start[j] = first_start;
-		s->end[j] = first_end;
-		order[j] = (uint32_t)j;
-	}
-	free(order);
-}
+#define PAIR_LESS(p, q) ((p)->a != (q)->a ? (p)->a < (q)->a : (p)->b < (q)->b)
+XSORT_DEFINE(sort_pairs, struct pair, PAIR_LESS)
 
 void ivset_normalize(struct ivset *s)
 {
 	if (s->normal)
 		return;
-	sort_intervals(s);
-	size_t k = 0; /* merged in place: k never passes i */
+	struct pair *v = xmalloc((s->n ? s->n : 1) * sizeof *v);
+	for (size_t i = 0; i < s->n; i++)
+		v[i] = (struct pair){s->start[i], s->end[i]};
+	sort_pairs(v, s->n);
+	size_t k = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		int64_t a = s->start[i], b = s->end[i];
-		if (k && a <= s->end[k - 1]) {
-			if (b > s->end[k - 1])
-				s->end[k - 1] = b;
+		if (k && v[i].a <= s->end[k - 1]) {
+			if (v[i].b > s->end[k - 1])
+				s->end[k - 1] = v[i].b;
 		} else {
-			s->start[k] = a;
-			s->end[k] = b;
+			s->start[k] = v[i].a;
+			s->end[k] = v[i].b;
 			k++;
 		}
 	}
 	s->n = k;
 	s->normal = true;
+	free(v);
 }
 
 int64_t ivset_total(struct ivset *s)

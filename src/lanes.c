@@ -11,8 +11,9 @@
 #include "xsort.h"
 #include "xthread.h"
 
-/* Flow ends resolved between two releases of their pages (1.25 MB). */
-#define FLOW_RELEASE_STEP 65536
+/* Flow ends resolved between two releases of their pages (5 MB): each release is a
+ * round of TLB shootdowns on the other cores. */
+#define FLOW_RELEASE_STEP (1u << 18)
 /* Below this many events and flow ends, finishing stays on one thread. */
 #define FINISH_THREADED_MIN 200000
 
@@ -366,43 +367,13 @@ static int flow_id_cmp(const struct flow *a, const struct flow *b)
 	 : (a)->id != (b)->id ? (a)->id < (b)->id                                           \
 	 : (a)->ph != (b)->ph ? (a)->ph < (b)->ph : (a)->ts < (b)->ts)
 /* Flow ends come mostly in id order within a cat (each 's' beside its 'f'), but a trace
- * interleaves two or three cats, so the nearly-sorted sort sets about half of them aside.
- * They are sorted as 4-byte indices rather than moved: 24-byte copies of the set-aside
- * half were the load's peak (45 MB on a 1 GB trace). The comparison reads the ends
- * through flow_sort_base, the array of the rank this thread is sorting. Indices are 32
- * bits like event indices (4 G flow ends would be a trace of a terabyte). */
-static _Thread_local const struct flow *flow_sort_base;
-#define FLOW_INDEX_LESS(a, b) FLOW_LESS(&flow_sort_base[*(a)], &flow_sort_base[*(b)])
-XSORT_DEFINE_NEARLY(sort_flow_order, uint32_t, FLOW_INDEX_LESS)
+ * interleaves two or three cats, so the nearly-sorted sort sets about a quarter of them
+ * aside. That copy is why they are sorted before the lanes' event lists exist (the two
+ * were the load's peak). Sorted through 4-byte indices instead, the ends had to be moved
+ * into their order afterwards at random, which took four times the sort. */
+XSORT_DEFINE_NEARLY(sort_flows_nearly_impl, struct flow, FLOW_LESS)
 
-/* Sorts the flow ends: their order as indices, then the ends moved into it in place,
- * cycle by cycle, so the order is freed before the links are resolved (the load's peak). */
-static void sort_flows(struct rank_store *rs)
-{
-	uint32_t *order = xmalloc((rs->n_flows ? rs->n_flows : 1) * sizeof *order);
-	for (size_t i = 0; i < rs->n_flows; i++)
-		order[i] = (uint32_t)i;
-	flow_sort_base = rs->flows;
-	sort_flow_order_nearly(order, rs->n_flows);
-	flow_sort_base = NULL;
-	struct flow *f = rs->flows;
-	for (size_t i = 0; i < rs->n_flows; i++) {
-		if (order[i] == i)
-			continue;
-		/* the cycle through i: each slot takes the end its order names */
-		struct flow first = f[i];
-		size_t j = i;
-		while (order[j] != i) {
-			size_t k = order[j];
-			f[j] = f[k];
-			order[j] = (uint32_t)j;
-			j = k;
-		}
-		f[j] = first;
-		order[j] = (uint32_t)j;
-	}
-	free(order);
-}
+static void sort_flows(struct rank_store *rs) { sort_flows_nearly_impl_nearly(rs->flows, rs->n_flows); }
 
 static void *sort_flows_job(void *arg)
 {

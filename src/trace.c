@@ -783,8 +783,10 @@ static uint32_t global_lane(struct merge_state *ms, uint32_t pid, uint32_t tid)
 }
 
 /* Columns move out of the segments a chunk at a time, each chunk's pages given back once
- * it is copied: moved whole, every column was held twice for a while, the load's peak. */
-#define MERGE_CHUNK 65536
+ * it is copied: moved whole, every column was held twice for a while, the load's peak.
+ * Chunks of 1 M elements (4 MB of a 32-bit column): each release is a round of TLB
+ * shootdowns on the other cores. */
+#define MERGE_CHUNK (1u << 20)
 #define MOVE_COLUMN(dst, src, n)                                                           \
 	do {                                                                               \
 		size_t done_ = 0;                                                          \
@@ -1000,7 +1002,7 @@ static void *merge_ids_flows(void *arg)
 			size_t done = 0;
 			for (size_t i = 0; i < sg->n_flows; i++) {
 				rs->flows[rs->n_flows++] = map_flow(sg->flows[i], m->smap, m->lmap);
-				if ((i + 1) % MERGE_CHUNK == 0)
+				if ((i + 1) % (MERGE_CHUNK / 4) == 0) /* 5 MB */
 					done = xalloc_release(sg->flows, done, (i + 1) * sizeof *sg->flows);
 			}
 			free(sg->flows);
