@@ -187,10 +187,14 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 	ivset_init(&d2h_host);
 	for (size_t li = 0; li < rs->n_lanes; li++) {
 		const struct lane *l = &rs->lanes[li];
+		bool host = lanes_group_is_host(l->group);
 		for (uint32_t k = 0; k < l->n_events; k++) {
 			uint32_t ev = l->events[k];
-			int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
 			struct ev_class c = cls[ev];
+			/* host lanes give only their copies and syncs here (host work: host_work_minus) */
+			if (host && ((c.flags & EVF_STEP_MARK) || (c.cat != CAT_COPY && !(c.flags & EVF_SYNC))))
+				continue;
+			int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
 			if (l->group == LANE_DEVICE) {
 				if (c.flags & EVF_WAIT)
 					continue;
@@ -207,9 +211,7 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 					ivset_add(&dev_comm, a, b);
 			} else if (l->group == LANE_COMM) {
 				ivset_add(&comm_lanes, a, b);
-			} else if (lanes_group_is_host(l->group)) {
-				if (c.flags & EVF_STEP_MARK)
-					continue;
+			} else if (host) {
 				if (c.cat == CAT_COPY) {
 					ivset_add(&s->host_copy, a, b);
 					if (c.flags & EVF_H2D)
@@ -275,10 +277,15 @@ static bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, i
 	return any;
 }
 
+static void rank_sets_derive(struct rank_sets *s, const struct rank_store *rs, const struct ev_class *cls,
+			     bool has_trace);
+
+/* The sets of a rank with a trace, derived ones included (host work is the slow part). */
 static void *build_pending_sets(void *arg)
 {
 	struct pending_sets *p = arg;
 	rank_sets_build(p->rs, p->cls, p->sets);
+	rank_sets_derive(p->sets, p->rs, p->cls, true);
 	return NULL;
 }
 
@@ -962,7 +969,8 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	xthread_start(&ops_helper, op_stats, &stage, threaded);
 	rank_sets_wait(&pending);
 	if (have_timeline) {
-		rank_sets_derive(&s, rs, ra->cls, ra->has_trace);
+		if (!ra->has_trace)
+			rank_sets_derive(&s, rs, ra->cls, false);
 		window_metrics(rs, ra, &s, lo, hi, src_dev, src_host);
 		landmarks(&s, ra, lo, hi);
 		per_step_metrics(rs, ra, &s);

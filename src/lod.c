@@ -57,8 +57,12 @@ static uint32_t pow2_at_least(uint32_t v)
 	return p;
 }
 
-/* Adds [a, b) to the level-0 buckets: coverage in ns and the category bit. */
-static void add_span(struct lane_lod *lod, int64_t *cov_ns, int64_t a, int64_t b, uint8_t bit, bool coverage)
+/* Adds [a, b) to the level-0 buckets: coverage in ns and the category bit. Spans come in
+ * start order, so the first bucket is found by stepping on from the last span's (*from)
+ * rather than by a 64-bit division per event: that division was most of the index's
+ * build time. */
+static void add_span(struct lane_lod *lod, int64_t *cov_ns, uint32_t *from, int64_t a, int64_t b, uint8_t bit,
+		     bool coverage)
 {
 	if (a < lod->t0)
 		a = lod->t0;
@@ -67,14 +71,19 @@ static void add_span(struct lane_lod *lod, int64_t *cov_ns, int64_t a, int64_t b
 	if (b <= a && !(a == b && a >= lod->t0 && a < lod->t1))
 		return;
 	int64_t w = lod->bucket0;
-	uint32_t i0 = (uint32_t)((a - lod->t0) / w);
-	uint32_t i1 = b > a ? (uint32_t)((b - 1 - lod->t0) / w) : i0;
-	if (i1 >= lod->nb0)
-		i1 = lod->nb0 - 1;
-	for (uint32_t i = i0; i <= i1; i++) {
+	uint32_t i0 = *from;
+	int64_t lo = lod->t0 + (int64_t)i0 * w;
+	while (i0 + 1 < lod->nb0 && lo + w <= a) {
+		i0++;
+		lo += w;
+	}
+	*from = i0;
+	for (uint32_t i = i0; i < lod->nb0; i++, lo += w) {
+		if (i > i0 && lo >= b)
+			break;
 		lod->mask[0][i] |= bit;
 		if (coverage) {
-			int64_t lo = lod->t0 + (int64_t)i * w, hi = lo + w;
+			int64_t hi = lo + w;
 			int64_t x = a > lo ? a : lo, y = b < hi ? b : hi;
 			if (y > x)
 				cov_ns[i] = num_sat_add(cov_ns[i], y - x);
@@ -91,13 +100,16 @@ static void build_pyramid(const struct rank_store *rs, const struct ev_class *cl
 	lod->mask[0] = xcalloc(lod->nb0, 1);
 	lod->cov[0] = xcalloc(lod->nb0, sizeof *lod->cov[0]);
 	int64_t *cov_ns = xcalloc(lod->nb0, sizeof *cov_ns);
+	uint32_t from = 0;
 	for (uint32_t s = 0; s < lod->n_top; s++) {
 		uint32_t ev = l->events[lod->top[s]];
-		add_span(lod, cov_ns, store_ts(rs, ev), ends[s], 0, true);
+		add_span(lod, cov_ns, &from, store_ts(rs, ev), ends[s], 0, true);
 	}
+	from = 0;
 	for (uint32_t i = 0; i < l->n_events; i++) {
 		uint32_t ev = l->events[i];
-		add_span(lod, cov_ns, store_ts(rs, ev), store_ts(rs, ev) + store_dur(rs, ev), (uint8_t)(1u << cls[ev].cat), false);
+		int64_t a = store_ts(rs, ev);
+		add_span(lod, cov_ns, &from, a, a + store_dur(rs, ev), (uint8_t)(1u << cls[ev].cat), false);
 	}
 	for (uint32_t i = 0; i < lod->nb0; i++) {
 		int64_t c = cov_ns[i] * 65535 / lod->bucket0;
