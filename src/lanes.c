@@ -11,9 +11,6 @@
 #include "xsort.h"
 #include "xthread.h"
 
-/* Flow ends resolved between two releases of their pages (5 MB): each release is a
- * round of TLB shootdowns on the other cores. */
-#define FLOW_RELEASE_STEP (1u << 18)
 /* Below this many events and flow ends, finishing stays on one thread. */
 #define FINISH_THREADED_MIN 200000
 
@@ -416,11 +413,13 @@ static void *resolve_links(void *arg)
 	struct link_job *job = arg;
 	const struct flow *sorted = job->sorted;
 	job->hint = xcalloc(job->rs->n_lanes ? job->rs->n_lanes : 1, sizeof *job->hint);
+	/* an eighth of the job between two releases: each is a round of TLB shootdowns */
 	size_t released = job->begin * sizeof *sorted, last = job->begin;
+	size_t step = (job->end - job->begin) / 8 > 16384 ? (job->end - job->begin) / 8 : 16384;
 	for (size_t i = job->begin; i < job->end;) {
 		/* the ends behind are done with: their pages go back while the links grow (the
 		 * two together were the load's peak) */
-		if (i - last >= FLOW_RELEASE_STEP) {
+		if (i - last >= step) {
 			released = xalloc_release((void *)sorted, released, i * sizeof *sorted);
 			last = i;
 		}

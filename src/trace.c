@@ -784,14 +784,14 @@ static uint32_t global_lane(struct merge_state *ms, uint32_t pid, uint32_t tid)
 
 /* Columns move out of the segments a chunk at a time, each chunk's pages given back once
  * it is copied: moved whole, every column was held twice for a while, the load's peak.
- * Chunks of 1 M elements (4 MB of a 32-bit column): each release is a round of TLB
- * shootdowns on the other cores. */
-#define MERGE_CHUNK (1u << 20)
+ * An eighth of the column a chunk: each release is a round of TLB shootdowns on the other
+ * cores, so not many more. */
+static size_t merge_chunk(size_t n) { return n / 8 > 32768 ? n / 8 : 32768; }
 #define MOVE_COLUMN(dst, src, n)                                                           \
 	do {                                                                               \
-		size_t done_ = 0;                                                          \
-		for (size_t o_ = 0; o_ < (n); o_ += MERGE_CHUNK) {                         \
-			size_t c_ = (n) - o_ < MERGE_CHUNK ? (n) - o_ : MERGE_CHUNK;       \
+		size_t done_ = 0, chunk_ = merge_chunk(n);                                 \
+		for (size_t o_ = 0; o_ < (n); o_ += chunk_) {                              \
+			size_t c_ = (n) - o_ < chunk_ ? (n) - o_ : chunk_;                 \
 			memcpy((dst) + o_, (src) + o_, c_ * sizeof *(src));                \
 			done_ = xalloc_release((src), done_, (o_ + c_) * sizeof *(src));  \
 		}                                                                          \
@@ -800,10 +800,10 @@ static uint32_t global_lane(struct merge_state *ms, uint32_t pid, uint32_t tid)
 	} while (0)
 #define MAP_COLUMN(dst, src, n, map)                                                       \
 	do {                                                                               \
-		size_t done_ = 0;                                                          \
+		size_t done_ = 0, chunk_ = merge_chunk(n);                                 \
 		for (size_t i_ = 0; i_ < (n); i_++) {                                      \
 			(dst)[i_] = (map)[(src)[i_]];                                      \
-			if ((i_ + 1) % MERGE_CHUNK == 0)                                   \
+			if ((i_ + 1) % chunk_ == 0)                                        \
 				done_ = xalloc_release((src), done_, (i_ + 1) * sizeof *(src)); \
 		}                                                                          \
 		free(src);                                                                 \
@@ -947,12 +947,12 @@ static void *merge_times_offsets(void *arg)
 		size_t at = mc->maps[k].ev_at, c = mc->maps[k].ctr_at;
 		/* offsets: the steps summed back, re-based on the rank's blocks */
 		uint64_t off = 0;
-		size_t done_off = 0;
+		size_t done_off = 0, chunk = merge_chunk(sg->n);
 		for (size_t i = 0, j = 0; i < sg->n; i++) {
 			uint32_t step = sg->off_step[i];
 			off = step != UINT32_MAX ? off + step : sg->jumps[j++].off;
 			store_put_off(rs, at + i, off);
-			if ((i + 1) % MERGE_CHUNK == 0)
+			if ((i + 1) % chunk == 0)
 				done_off = xalloc_release(sg->off_step, done_off, (i + 1) * sizeof *sg->off_step);
 		}
 		free(sg->off_step);
@@ -962,7 +962,7 @@ static void *merge_times_offsets(void *arg)
 		for (size_t i = 0, j = 0; i < sg->n; i++) {
 			ts = sg->ts_step[i] != TS_JUMP ? ts + sg->ts_step[i] : sg->ts_jumps[j++].ts;
 			store_put_ts(rs, at + i, ts);
-			if ((i + 1) % MERGE_CHUNK == 0)
+			if ((i + 1) % chunk == 0)
 				done = xalloc_release(sg->ts_step, done, (i + 1) * sizeof *sg->ts_step);
 		}
 		free(sg->ts_step);
@@ -999,10 +999,10 @@ static void *merge_ids_flows(void *arg)
 			MAP_COLUMN(rs->ev_name + at, sg->name, sg->n, m->smap);
 			MAP_COLUMN(rs->ev_kind + at, sg->kind, sg->n, m->kmap);
 			MAP_COLUMN(rs->ctr_track + c, sg->ctr_track, sg->n_ctr, m->tmap);
-			size_t done = 0;
+			size_t done = 0, chunk = merge_chunk(sg->n_flows);
 			for (size_t i = 0; i < sg->n_flows; i++) {
 				rs->flows[rs->n_flows++] = map_flow(sg->flows[i], m->smap, m->lmap);
-				if ((i + 1) % (MERGE_CHUNK / 4) == 0) /* 5 MB */
+				if ((i + 1) % chunk == 0)
 					done = xalloc_release(sg->flows, done, (i + 1) * sizeof *sg->flows);
 			}
 			free(sg->flows);
