@@ -24,11 +24,8 @@ static void out_of_memory(size_t size)
 
 size_t xalloc_release(void *buf, size_t from, size_t to)
 {
-	static size_t page;
-	if (!page) {
-		long v = sysconf(_SC_PAGESIZE);
-		page = v > 0 ? (size_t)v : 4096;
-	}
+	long v = sysconf(_SC_PAGESIZE); /* glibc keeps it at hand: no call to cache */
+	size_t page = v > 0 ? (size_t)v : 4096;
 	uintptr_t base = (uintptr_t)buf;
 	uintptr_t lo = (base + from + page - 1) & ~(uintptr_t)(page - 1);
 	uintptr_t hi = (base + to) & ~(uintptr_t)(page - 1);
