@@ -8,6 +8,7 @@
 
 #include "csv_table.h"
 #include "sanitize.h"
+#include "sbuf.h"
 #include "testutil.h"
 
 static struct csv_table *load(const char *name, const char *text, struct diag_list *dl)
@@ -433,6 +434,44 @@ static void test_row_offset_steps(void **state)
 	assert_true(csvt_row_off(&t, 5) == ((uint64_t)2 << 32 | 7));
 }
 
+/* A table whose first bad byte comes megabytes in is read as GB18030 throughout, and each
+ * message is said once (a ragged row before the bad byte, the encoding warning with the
+ * bad byte's line). */
+static void test_late_gbk_byte_read_again(void **state)
+{
+	(void)state;
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us)\n");
+	sbuf_adds(&sb, "short,row\n"); /* line 2: ragged */
+	size_t rows = 1;
+	while (sb.len < 3u << 20) {
+		sbuf_addf(&sb, "aten::op_%zu,\"1,2\",,3,4\n", rows);
+		rows++;
+	}
+	long bad_line = (long)rows + 2; /* its row index, the header line, lines from 1 */
+	sbuf_adds(&sb, "\xCB\xE3\xD7\xD3_1,,,1,2\n"); /* 算子 in GBK */
+	rows++;
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *t = csvt_load_buffer("operator_details.csv", sb.buf, sb.len, &dl);
+	assert_non_null(t);
+	assert_true(t->gbk);
+	assert_int_equal(t->nrows, rows);
+	assert_string_equal(csvt_str(t, rows - 1, COL_NAME), "\xE7\xAE\x97\xE5\xAD\x90_1");
+	assert_string_equal(csvt_str(t, 1, COL_NAME), "aten::op_1");
+	assert_true(diag_has(&dl, "GB18030", bad_line));
+	size_t ragged = 0, encoding = 0;
+	for (size_t i = 0; i < dl.n; i++) {
+		ragged += strstr(dl.items[i].msg, "under a 5-column header") != NULL;
+		encoding += strstr(dl.items[i].msg, "not UTF-8") != NULL;
+	}
+	assert_int_equal(ragged, 1);
+	assert_int_equal(encoding, 1);
+	csvt_free(t);
+	diag_free(&dl);
+	sbuf_free(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_plain_lines_match_libcsv),
 		cmocka_unit_test(test_appended_slices_keep_lines_and_offsets),
 		cmocka_unit_test(test_row_offset_steps),
+		cmocka_unit_test(test_late_gbk_byte_read_again),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
