@@ -489,8 +489,8 @@ static const struct bad_case cases[] = {
 	 .msg = "is over the limit of 250000 bytes set by --max-trace-bytes; skipped", .trace = EV_NONE,
 	 .max_trace_bytes = 250000},
 	{.name = "trace larger than memory allows", .make = mk_padded, .file = "trace_view.json",
-	 .msg = "is over the limit of 250000 bytes that the 100000 bytes of available memory allow", .trace = EV_NONE,
-	 .mem_available = "100000"},
+	 .msg = "is over the limit of 266600 bytes that the 200000 bytes of available memory allow", .trace = EV_NONE,
+	 .mem_available = "200000"},
 };
 
 /* ---- running a case ------------------------------------------------------------------- */
@@ -643,7 +643,7 @@ static void test_binary_on_many_broken_files(void **state)
 	free(dir);
 }
 
-/* The default trace limit: from the memory this machine has available, 5/2 of it. */
+/* The default trace limit: from the memory this machine has available, 4/3 of it. */
 static void test_default_limit_from_memory(void **state)
 {
 	(void)state;
@@ -651,7 +651,7 @@ static void test_default_limit_from_memory(void **state)
 	uint64_t avail = capture_mem_available();
 	assert_true(avail > 0); /* MemAvailable is always there on Linux */
 	assert_true(capture_auto_trace_limit(avail) > avail);
-	assert_int_equal(capture_auto_trace_limit(800), 2000);
+	assert_int_equal(capture_auto_trace_limit(750), 1000);
 	assert_int_equal(capture_auto_trace_limit(0), 0); /* unknown: no limit */
 	assert_true(capture_auto_trace_limit(UINT64_MAX) == UINT64_MAX);
 	setenv("ASCPROF_MEM_AVAILABLE", "12345", 1);
