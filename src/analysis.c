@@ -355,6 +355,45 @@ static void host_lane_next(struct host_lane_spans *h)
 	}
 }
 
+/* The host lanes' heads as a binary min-heap on the start of their current span: a capture
+ * may have thousands of host threads (a lane each), and a scan of all of them per span
+ * made that quadratic (review: 10000 lanes took 10 s). Entries are small: the start and
+ * the lane's place in the state array. */
+struct head {
+	int64_t a;
+	uint32_t lane;
+};
+
+static void heads_sift_down(struct head *q, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && q[l].a < q[m].a)
+			m = l;
+		if (l + 1 < n && q[l + 1].a < q[m].a)
+			m = l + 1;
+		if (m == i)
+			return;
+		struct head t = q[i];
+		q[i] = q[m];
+		q[m] = t;
+		i = m;
+	}
+}
+
+/* The first head's lane moves to its next span; a lane that has none leaves the heap. */
+static void heads_advance(struct head *q, size_t *n, struct host_lane_spans *h)
+{
+	struct host_lane_spans *top = &h[q[0].lane];
+	host_lane_next(top);
+	if (top->has)
+		q[0].a = top->a;
+	else
+		q[0] = q[--*n];
+	if (*n)
+		heads_sift_down(q, *n, 0);
+}
+
 /* Host-only work: the union of the host lanes' spans, merged across lanes as they come in
  * start order, minus `blocked` (normal), into out; returns the union's total. */
 static int64_t host_work_minus(const struct rank_store *rs, const struct ev_class *cls, struct ivset *blocked,
@@ -362,26 +401,28 @@ static int64_t host_work_minus(const struct rank_store *rs, const struct ev_clas
 {
 	size_t n = 0;
 	struct host_lane_spans *h = xcalloc(rs->n_lanes ? rs->n_lanes : 1, sizeof *h);
+	struct head *q = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *q);
 	for (size_t li = 0; li < rs->n_lanes; li++)
 		if (lanes_group_is_host(rs->lanes[li].group) && rs->lanes[li].n_events) {
 			h[n] = (struct host_lane_spans){.rs = rs, .cls = cls, .l = &rs->lanes[li]};
 			host_lane_next(&h[n]);
-			n += h[n].has;
+			if (h[n].has) {
+				q[n] = (struct head){h[n].a, (uint32_t)n};
+				n++;
+			}
 		}
+	for (size_t i = n / 2; i-- > 0;)
+		heads_sift_down(q, n, i);
 	ivset_normalize(blocked);
 	ivset_clear(out);
 	int64_t total = 0, a = 0, b = 0;
 	bool open = false;
 	size_t j = 0; /* blocked intervals ending at or before the spans so far are passed */
 	for (;;) {
-		size_t min = SIZE_MAX;
-		for (size_t i = 0; i < n; i++)
-			if (h[i].has && (min == SIZE_MAX || h[i].a < h[min].a))
-				min = i;
-		if (min != SIZE_MAX && open && h[min].a <= b) {
-			if (h[min].b > b)
-				b = h[min].b;
-			host_lane_next(&h[min]);
+		if (n && open && q[0].a <= b) {
+			if (h[q[0].lane].b > b)
+				b = h[q[0].lane].b;
+			heads_advance(q, &n, h);
 			continue;
 		}
 		if (open) {
@@ -399,13 +440,14 @@ static int64_t host_work_minus(const struct rank_store *rs, const struct ev_clas
 			if (cur < b)
 				ivset_add(out, cur, b);
 		}
-		if (min == SIZE_MAX)
+		if (!n)
 			break;
-		a = h[min].a;
-		b = h[min].b;
+		a = q[0].a;
+		b = h[q[0].lane].b;
 		open = true;
-		host_lane_next(&h[min]);
+		heads_advance(q, &n, h);
 	}
+	free(q);
 	free(h);
 	out->normal = true;
 	return total;

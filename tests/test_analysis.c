@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "capture.h"
+#include "sbuf.h"
 #include "testutil.h"
 #include "xalloc.h"
 
@@ -369,6 +370,39 @@ static void test_host_work_union_across_lanes(void **state)
 	small_capture_free(&sc);
 }
 
+/* Sixty host lanes with random, overlapping events (some empty, some step marks): host
+ * busy is their union, counted on a bitmap of microseconds. */
+static void test_host_work_many_lanes(void **state)
+{
+	(void)state;
+	enum { LANES = 60, PER = 25, SPAN_US = 6000 };
+	static bool busy[SPAN_US + 64];
+	memset(busy, 0, sizeof busy);
+	uint64_t x = 99;
+	struct sbuf sb = SBUF_INIT;
+	for (int l = 0; l < LANES; l++)
+		for (int i = 0; i < PER; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			int start = (int)((x >> 33) % SPAN_US), dur = (int)((x >> 20) % 50);
+			bool mark = (x >> 8) % 23 == 0;
+			sbuf_addf(&sb, "%s{\"ph\": \"X\", \"name\": \"%s\", \"pid\": 1, \"tid\": %d, "
+				  "\"ts\": \"%d\", \"dur\": %d, \"cat\": \"cpu_op\"}",
+				  sb.len ? ",\n" : "", mark ? "ProfilerStep#9" : "aten::add", l + 1, start, dur);
+			for (int k = start; !mark && k < start + dur; k++)
+				busy[k] = true;
+		}
+	int64_t want = 0;
+	for (int k = 0; k < SPAN_US + 64; k++)
+		want += busy[k];
+	struct small_capture sc;
+	const struct rank_analysis *ra = analyse_python_ops(&sc, sb.buf);
+	assert_true(ra->have[M_HOST_BUSY_US] && ra->have[M_HOST_ONLY_US]);
+	assert_true(tu_close(ra->v[M_HOST_BUSY_US], (double)want, 1e-9, 1e-9));
+	assert_true(tu_close(ra->v[M_HOST_ONLY_US], (double)want, 1e-9, 1e-9)); /* no device, no sync */
+	small_capture_free(&sc);
+	sbuf_free(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_single_op_instance),
 		cmocka_unit_test(test_long_op_durations),
 		cmocka_unit_test(test_host_work_union_across_lanes),
+		cmocka_unit_test(test_host_work_many_lanes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
