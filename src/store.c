@@ -101,7 +101,9 @@ void store_ts_plan(struct rank_store *rs, int64_t *hi)
 {
 	enum { BLOCK = 1 << STORE_TS_SHIFT };
 	for (size_t b = 0; b * BLOCK < rs->n_ev; b++)
-		if ((uint64_t)hi[b] - (uint64_t)rs->ev_ts_base[b] > UINT32_MAX) {
+		/* a block whose least start is the marker itself is kept in full too (loaders
+		 * clamp times to +-3e18 ns, so it cannot happen today) */
+		if ((uint64_t)hi[b] - (uint64_t)rs->ev_ts_base[b] > UINT32_MAX || rs->ev_ts_base[b] == STORE_TS_FAR) {
 			rs->ev_ts_base[b] = STORE_TS_FAR;
 			rs->ev_ts_lo[b * BLOCK] = (uint32_t)rs->n_ts_far_blocks++;
 		}
