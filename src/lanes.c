@@ -368,13 +368,12 @@ static int flow_id_cmp(const struct flow *a, const struct flow *b)
  * aside. That copy is why they are sorted before the lanes' event lists exist (the two
  * were the load's peak). Sorted through 4-byte indices instead, the ends had to be moved
  * into their order afterwards at random, which took four times the sort. */
-XSORT_DEFINE_NEARLY(sort_flows_nearly_impl, struct flow, FLOW_LESS)
-
-static void sort_flows(struct rank_store *rs) { sort_flows_nearly_impl_nearly(rs->flows, rs->n_flows); }
+XSORT_DEFINE_NEARLY(sort_flow_ends, struct flow, FLOW_LESS)
 
 static void *sort_flows_job(void *arg)
 {
-	sort_flows(arg);
+	struct rank_store *rs = arg;
+	sort_flow_ends_nearly(rs->flows, rs->n_flows);
 	return NULL;
 }
 
