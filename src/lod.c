@@ -178,19 +178,6 @@ size_t lod_bytes(const struct lane_lod *lods, size_t n)
 	return b;
 }
 
-static uint32_t lower_bound_start(const struct rank_store *rs, const struct lane *l, int64_t t)
-{
-	uint32_t lo = 0, hi = l->n_events;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (store_ts(rs, l->events[mid]) < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 void lod_query(const struct rank_store *rs, const struct ev_class *cls, const struct lane *l,
 	       const struct lane_lod *lod, int64_t a, int64_t b, struct lod_result *out)
 {
@@ -198,7 +185,7 @@ void lod_query(const struct rank_store *rs, const struct ev_class *cls, const st
 	out->top_cat = CAT_OTHER;
 	if (b <= a || !l->n_events)
 		return;
-	out->starts = lower_bound_start(rs, l, b) - lower_bound_start(rs, l, a);
+	out->starts = store_lane_lower_bound(rs, l, b) - store_lane_lower_bound(rs, l, a);
 	int64_t qa = a < lod->t0 ? lod->t0 : a, qb = b > lod->t1 ? lod->t1 : b;
 	if (qb <= qa)
 		return;

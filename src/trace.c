@@ -212,6 +212,13 @@ struct seg {
 	struct diag_list local;
 };
 
+/* Event i's start from event i - 1's (prev), read in index order; *jump is the next
+ * unread entry of ts_jumps. */
+static inline int64_t seg_next_ts(const struct seg *sg, size_t i, int64_t prev, size_t *jump)
+{
+	return sg->ts_step[i] != TS_JUMP ? prev + sg->ts_step[i] : sg->ts_jumps[(*jump)++].ts;
+}
+
 static void seg_init(struct seg *sg, const char *name)
 {
 	memset(sg, 0, sizeof *sg);
@@ -960,7 +967,7 @@ static void *merge_times_offsets(void *arg)
 		int64_t ts = 0;
 		size_t done = 0;
 		for (size_t i = 0, j = 0; i < sg->n; i++) {
-			ts = sg->ts_step[i] != TS_JUMP ? ts + sg->ts_step[i] : sg->ts_jumps[j++].ts;
+			ts = seg_next_ts(sg, i, ts, &j);
 			store_put_ts(rs, at + i, ts);
 			if ((i + 1) % chunk == 0)
 				done = xalloc_release(sg->ts_step, done, (i + 1) * sizeof *sg->ts_step);
@@ -1353,7 +1360,7 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 		const struct seg *sg = mc.segs[k];
 		int64_t ts = 0;
 		for (size_t i = 0, j = 0; i < sg->n; i++, ev++) {
-			ts = sg->ts_step[i] != TS_JUMP ? ts + sg->ts_step[i] : sg->ts_jumps[j++].ts;
+			ts = seg_next_ts(sg, i, ts, &j);
 			store_ts_bound(rs, ts_hi, ev, ts);
 		}
 	}
