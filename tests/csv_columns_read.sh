@@ -4,8 +4,8 @@
 # one listed but never read costs memory on every row of a large kernel table.
 set -eu
 src=${srcdir:-.}
-listed=$(sed -n '/READ-LIST/,/^};/p' "$src/src/csv_schema.c" | grep -o '\bCOL_[A-Z0-9_]*' | sort -u)
-used=$(ls "$src"/src/*.c "$src"/tui/*.c | grep -v -e csv_schema.c -e csv_table.c |
+listed=$(sed -n '/READ-LIST/,/^};/p' "$src/src/load/csv_schema.c" | grep -o '\bCOL_[A-Z0-9_]*' | sort -u)
+used=$(find "$src/src" "$src/tui" -name '*.c' | grep -v -e csv_schema.c -e csv_table.c |
 	xargs grep -ho '\bCOL_[A-Z0-9_]*' | sort -u)
 if [ -z "$listed" ] || [ -z "$used" ]; then
 	echo "could not read the list or the code" >&2
