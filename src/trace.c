@@ -638,7 +638,9 @@ static void take_element(struct seg *sg, const struct elem *e, uint64_t off)
 {
 	char ph = 0;
 	const struct espan *p = &e->f[EF_PH];
-	if (p->p && p->is_str && p->len == 1 && (unsigned char)p->p[0] < 128)
+	/* Only printable ASCII is counted by character: a control byte or DEL is "other" and
+	 * never reaches a summary line. */
+	if (p->p && p->is_str && p->len == 1 && (unsigned char)p->p[0] > ' ' && (unsigned char)p->p[0] < 0x7f)
 		ph = p->p[0];
 	if (ph)
 		sg->ph.by_char[(unsigned char)ph]++;
