@@ -150,6 +150,9 @@ static inline bool pair_cache_get(const struct pair_cache *pc, uint64_t key, siz
 	return pc->key[*at] == key + 1;
 }
 
+/* The longest "dur" kept: a day. */
+#define TRACE_DUR_MAX_NS (INT64_C(86400) * 1000000000)
+
 #define TS_JUMP INT32_MIN /* seg ts_step value: the start is in ts_jumps */
 
 struct seg {
@@ -616,6 +619,12 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 			dur = 0;
 		} else if (dur < 0) {
 			seg_warn(sg, W_NEG_DUR, off, "negative \"dur\" (%.*s); kept with duration 0", shown, d->p);
+			dur = 0;
+		} else if (dur > TRACE_DUR_MAX_NS) {
+			/* no profiled call lasts a day: such a value is a corrupt field, and
+			 * keeping it would stretch the window over years */
+			seg_warn(sg, W_BAD_DUR, off, "\"dur\" (%.*s us) is longer than a day; kept with duration 0",
+				 shown, d->p);
 			dur = 0;
 		}
 	}

@@ -434,6 +434,12 @@ static void mk_info_escapes(struct ctx *c)
 		"\"config\": {\"experimental_config\": {\"_profiler_level\": \"Level1\\r\", \"_aic_metrics\": \"\\u009b1m\\u007f\"}}}");
 }
 
+/* issue 22: a dur of 95 years stretched the Timeline's window until its ruler overflowed */
+static void mk_year_dur(struct ctx *c)
+{
+	put_trace(c, ",\n{\"ph\": \"X\", \"name\": \"years\", \"pid\": 7, \"tid\": 1, \"ts\": \"120.0\", \"dur\": 2999999999999999}");
+}
+
 static void mk_del_ph(struct ctx *c) { put_trace(c, ",\n{\"ph\": \"\x7f\", \"name\": \"del\", \"pid\": 7, \"tid\": 1, \"ts\": \"1.0\"}"); }
 
 /* ---- the table ------------------------------------------------------------------------ */
@@ -504,6 +510,9 @@ static const struct bad_case cases[] = {
 	 .mem_available = "200000"},
 	/* ---- issue 22, part A ---- */
 	{.name = "escapes in profiler_info versions", .make = mk_info_escapes, .text_has = "CANN \\e]0;pwned\\a, \\e[2J"},
+	{.name = "dur of 95 years", .make = mk_year_dur, .file = "trace_view.json",
+	 .msg = "\"dur\" (2999999999999999 us) is longer than a day; kept with duration 0", .loc = LOC_OFFSET,
+	 .trace = EV_SOME, .events = 3},
 	{.name = "DEL as a ph value", .make = mk_del_ph, .trace = EV_SOME, .events = 2, .text_has = " other 1"},
 };
 
