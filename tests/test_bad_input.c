@@ -440,6 +440,15 @@ static void mk_year_dur(struct ctx *c)
 	put_trace(c, ",\n{\"ph\": \"X\", \"name\": \"years\", \"pid\": 7, \"tid\": 1, \"ts\": \"120.0\", \"dur\": 2999999999999999}");
 }
 
+/* issue 22: header-only memory tables sorted NULL arrays (UBSan) */
+static void mk_memory_headers(struct ctx *c)
+{
+	put_str(c->out, "memory_record.csv",
+		"Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n");
+	put_str(c->out, "npu_module_mem.csv", "Component,Timestamp(us),Total Reserved(MB),Device\n");
+	put_str(c->out, "operator_memory.csv", "Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\n");
+}
+
 static void mk_del_ph(struct ctx *c) { put_trace(c, ",\n{\"ph\": \"\x7f\", \"name\": \"del\", \"pid\": 7, \"tid\": 1, \"ts\": \"1.0\"}"); }
 
 /* ---- the table ------------------------------------------------------------------------ */
@@ -513,6 +522,8 @@ static const struct bad_case cases[] = {
 	{.name = "dur of 95 years", .make = mk_year_dur, .file = "trace_view.json",
 	 .msg = "\"dur\" (2999999999999999 us) is longer than a day; kept with duration 0", .loc = LOC_OFFSET,
 	 .trace = EV_SOME, .events = 3},
+	{.name = "header-only memory tables", .make = mk_memory_headers, .file = "operator_memory.csv",
+	 .msg = "a header and no data rows", .csv_lost = -3},
 	{.name = "DEL as a ph value", .make = mk_del_ph, .trace = EV_SOME, .events = 2, .text_has = " other 1"},
 };
 
