@@ -52,6 +52,7 @@ struct bad_case {
 	uint64_t max_trace_bytes;
 	const char *mem_available; /* ASCPROF_MEM_AVAILABLE for the case */
 	bool unprivileged; /* load as an ordinary user (root ignores file permissions) */
+	const char *text_has; /* a part of the text summary or report (what was kept, shown safely) */
 };
 
 /* ---- helpers -------------------------------------------------------------------------- */
@@ -425,6 +426,31 @@ static void mk_control_bytes(struct ctx *c)
 		     "\"ts\": \"120.0\", \"dur\": 1, \"args\": {\"Task Type\": \"\\u001b[2J\"}}");
 }
 
+/* issue 22: profiler_info strings printed by --summary; a DEL counted as a phase */
+static void mk_info_escapes(struct ctx *c)
+{
+	put_str(c->worker, "profiler_info_0.json",
+		"{\"rank_id\": 0, \"torch_npu_version\": \"2.1\\u001b[31m\", \"cann_version\": \"\\u001b]0;pwned\\u0007, \\u001b[2J\", "
+		"\"config\": {\"experimental_config\": {\"_profiler_level\": \"Level1\\r\", \"_aic_metrics\": \"\\u009b1m\\u007f\"}}}");
+}
+
+/* issue 22: a dur of 95 years stretched the Timeline's window until its ruler overflowed */
+static void mk_year_dur(struct ctx *c)
+{
+	put_trace(c, ",\n{\"ph\": \"X\", \"name\": \"years\", \"pid\": 7, \"tid\": 1, \"ts\": \"120.0\", \"dur\": 2999999999999999}");
+}
+
+/* issue 22: header-only memory tables sorted NULL arrays (UBSan) */
+static void mk_memory_headers(struct ctx *c)
+{
+	put_str(c->out, "memory_record.csv",
+		"Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n");
+	put_str(c->out, "npu_module_mem.csv", "Component,Timestamp(us),Total Reserved(MB),Device\n");
+	put_str(c->out, "operator_memory.csv", "Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\n");
+}
+
+static void mk_del_ph(struct ctx *c) { put_trace(c, ",\n{\"ph\": \"\x7f\", \"name\": \"del\", \"pid\": 7, \"tid\": 1, \"ts\": \"1.0\"}"); }
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define CUT(mk, what, k)                                                                    \
@@ -491,6 +517,14 @@ static const struct bad_case cases[] = {
 	{.name = "trace larger than memory allows", .make = mk_padded, .file = "trace_view.json",
 	 .msg = "is over the limit of 266600 bytes that the 200000 bytes of available memory allow", .trace = EV_NONE,
 	 .mem_available = "200000"},
+	/* ---- issue 22, part A ---- */
+	{.name = "escapes in profiler_info versions", .make = mk_info_escapes, .text_has = "CANN \\e]0;pwned\\a, \\e[2J"},
+	{.name = "dur of 95 years", .make = mk_year_dur, .file = "trace_view.json",
+	 .msg = "\"dur\" (2999999999999999 us) is longer than a day; kept with duration 0", .loc = LOC_OFFSET,
+	 .trace = EV_SOME, .events = 3},
+	{.name = "header-only memory tables", .make = mk_memory_headers, .file = "operator_memory.csv",
+	 .msg = "a header and no data rows", .csv_lost = -3},
+	{.name = "DEL as a ph value", .make = mk_del_ph, .trace = EV_SOME, .events = 2, .text_has = " other 1"},
 };
 
 /* ---- running a case ------------------------------------------------------------------- */
@@ -560,11 +594,25 @@ static void test_case(void **state)
 	unsetenv("ASCPROF_MEM_AVAILABLE");
 	struct analysis *an = analysis_run(cap);
 	FILE *null = fopen("/dev/null", "w");
-	report_print_text(an, null);
 	report_print_json(an, null);
-	summary_print_text(cap, null);
 	summary_print_json(cap, null);
 	fclose(null);
+	/* the text forms go to a terminal: no capture byte may reach it unescaped */
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *mem = open_memstream(&text, &text_len);
+	report_print_text(an, mem);
+	summary_print_text(cap, mem);
+	fclose(mem);
+	for (size_t i = 0; i < text_len; i++)
+		if (((unsigned char)text[i] < ' ' && text[i] != '\n') || text[i] == 0x7f)
+			fail_msg("byte 0x%02x at %zu of the text summary or report: \"%.60s\"",
+				 (unsigned char)text[i], i, text + (i > 30 ? i - 30 : 0));
+	if (bc->text_has && !strstr(text, bc->text_has)) {
+		print_message("%s", text);
+		fail_msg("the text summary or report lacks \"%s\"", bc->text_has);
+	}
+	free(text);
 	analysis_free(an);
 
 	/* (a) the message */

@@ -285,6 +285,21 @@ static void test_u128_matches_reference(void **state)
 	for_each_case(0x2545F4914F6CDD1DULL, 300000, u128_case);
 }
 
+/* span x columns / width for windows of years: exact where the quotient fits, held at
+ * the int64 limits where it does not (issue 22: span * 12 overflowed in the ruler) */
+static void test_muldiv(void **state)
+{
+	(void)state;
+	assert_int_equal(num_muldiv(7, 3, 2), 10);
+	assert_int_equal(num_muldiv(-7, 3, 2), -10);
+	int64_t span = INT64_C(9000000000000000000);
+	assert_int_equal(num_muldiv(span, 12, 100), INT64_C(1080000000000000000));
+	assert_int_equal(num_muldiv(span, 99, 100), INT64_C(8910000000000000000));
+	assert_true(num_muldiv(span, 12, 1) == INT64_MAX);
+	assert_true(num_muldiv(-span, 12, 1) == INT64_MIN);
+	assert_int_equal(num_muldiv(INT64_MAX, INT64_MAX, INT64_MAX), INT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_us_to_ns_matches_reference),
 		cmocka_unit_test(test_time_ns_shape_matches_general_path),
 		cmocka_unit_test(test_u128_matches_reference),
+		cmocka_unit_test(test_muldiv),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,11 @@ if [ ! -x "$bin" ]; then
   exit 1
 fi
 
+# How long the library's own waits (shell prompt, start, exit status, restore) poll before
+# failing: generous, since a loaded CI machine may take seconds for what takes
+# milliseconds alone, and a state that comes ends the wait at once.
+TMUX_WAIT=${ASCPROF_TMUX_WAIT:-60}
+
 test_name=$(basename "$0" .sh)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-$test_name-XXXXXX") || exit 1
 sock=ascprof-test-$$
@@ -169,6 +174,18 @@ expect_line() {
   grep -Fxq -- "$1" "$tmp/joined" || fail "${2:-the screen} should show the line '$1'"
 }
 
+# wait_for_exact_line TEXT [SECONDS]: until a line of the screen is exactly TEXT (joined
+# as expect_line does).
+wait_for_exact_line() {
+  _deadline=$(($(now_ms) + $(to_ms "${2:-10}")))
+  while :; do
+    T capture-pane -p -J -t "$pane" | sed 's/ *$//' >"$tmp/joined"
+    grep -Fxq -- "$1" "$tmp/joined" && return 0
+    [ "$(now_ms)" -lt "$_deadline" ] || fail "timed out after ${2:-10}s waiting for the line '$1'"
+    sleep 0.05
+  done
+}
+
 # expect_no_text ERE [WHAT]: the screen as it is now must not match.
 expect_no_text() {
   snap
@@ -241,14 +258,14 @@ start_shell() {
     'exec /bin/sh' || fail "tmux could not start a session"
   socket_path=$(T display -p '#{socket_path}')
   # the shell's own first prompt ("$ " or "# "): from then on it reads what is typed
-  wait_for_text '[^ ]' 10
+  wait_for_text '[^ ]' "$TMUX_WAIT"
   type_line "PS1='$PROMPT'; stty -g >'$tmp/stty.before'"
-  wait_for_prompt 10
+  wait_for_prompt "$TMUX_WAIT"
   wait_file "$tmp/stty.before"
 }
 
 wait_file() {
-  _deadline=$(($(now_ms) + 5000))
+  _deadline=$(($(now_ms) + $(to_ms "$TMUX_WAIT")))
   while [ ! -s "$1" ]; do
     [ "$(now_ms)" -lt "$_deadline" ] || fail "the shell did not write $1"
     sleep 0.05
@@ -261,12 +278,12 @@ wait_file() {
 start_tui() {
   _cmd="'$bin'"
   for _a in "$@"; do _cmd="$_cmd '$_a'"; done
-  wait_for_prompt 5
+  wait_for_prompt "$TMUX_WAIT"
   type_line clear
-  wait_for_prompt 5 only
+  wait_for_prompt "$TMUX_WAIT" only
   type_line "$_cmd; echo rc=\$?"
   _sh=$(shell_pid)
-  _deadline=$(($(now_ms) + 10000))
+  _deadline=$(($(now_ms) + $(to_ms "$TMUX_WAIT")))
   TUI_PID=
   while :; do
     if [ "$(T display -p -t "$pane" '#{alternate_on}')" = 1 ]; then
@@ -297,7 +314,7 @@ wait_exit() {
 
 # expect_rc ALLOWED...: the exit status the shell printed after the explorer
 expect_rc() {
-  wait_for_text '^rc=[0-9]+$' 5
+  wait_for_text '^rc=[0-9]+$' "$TMUX_WAIT"
   _rc=$(sed -n 's/^rc=\([0-9]*\)$/\1/p' "$tmp/screen" | tail -n 1)
   for _ok in "$@"; do [ "$_rc" = "$_ok" ] && return 0; done
   fail "the explorer exited with status $_rc (expected one of: $*)"
@@ -309,7 +326,7 @@ expect_rc() {
 expect_restored() {
   # tmux reads the pane's output asynchronously: the last bytes the explorer wrote may
   # be parsed a moment after it is gone
-  _deadline=$(($(now_ms) + 2000))
+  _deadline=$(($(now_ms) + $(to_ms "$TMUX_WAIT")))
   while :; do
     _flags=$(pane_flags)
     case $_flags in
@@ -322,10 +339,10 @@ expect_restored() {
   [ -z "$_left" ] || fail "processes left under the shell: $_left"
   marker=$((marker + 1))
   rm -f "$tmp/stty.after"
-  wait_for_prompt 5
+  wait_for_prompt "$TMUX_WAIT"
   type_line "stty -g >'$tmp/stty.after'; echo ok-$marker"
-  wait_for_text "^ok-$marker\$" 5
-  wait_for_prompt 5
+  wait_for_text "^ok-$marker\$" "$TMUX_WAIT"
+  wait_for_prompt "$TMUX_WAIT"
   wait_file "$tmp/stty.after"
   cmp -s "$tmp/stty.before" "$tmp/stty.after" ||
     fail "tty modes changed: before $(cat "$tmp/stty.before"), after $(cat "$tmp/stty.after")"

@@ -665,7 +665,7 @@ static void bench_frames(struct app *app, const char *label, int n)
 		render(app);
 		t[i] = now_s() - a;
 	}
-	qsort(t, (size_t)n, sizeof *t, cmp_double);
+	xqsort(t, (size_t)n, sizeof *t, cmp_double);
 	if (app->bench)
 		fprintf(app->bench, "frame %s median_ms %.3f max_ms %.3f since_start_ms %.1f\n", label,
 			t[n / 2] * 1e3, t[n - 1] * 1e3, (now_s() - app->t_start) * 1e3);

@@ -185,7 +185,7 @@ static void allocations(struct mem_analysis *m)
 			m->never_released++;
 		}
 	}
-	qsort(all, n, sizeof *all, cmp_alloc);
+	xqsort(all, n, sizeof *all, cmp_alloc);
 	m->n_top = n < MEM_TOP_ALLOCS ? n : MEM_TOP_ALLOCS;
 	m->top = xrealloc(all, (m->n_top ? m->n_top : 1) * sizeof *all);
 }
@@ -200,13 +200,13 @@ void memory_analyse(const struct csv_table *record, const struct csv_table *modu
 	if (record) {
 		m->record_in_kb = !csvt_has(record, COL_TOTAL_RESERVED_MB) && !csvt_has(record, COL_TOTAL_ALLOCATED_MB);
 		m->n_comps = components(record, &m->comps);
-		qsort(m->comps, m->n_comps, sizeof *m->comps, cmp_comp);
+		xqsort(m->comps, m->n_comps, sizeof *m->comps, cmp_comp);
 		curve(m);
 	}
 	if (modules) {
 		m->modules_in_kb = !csvt_has(modules, COL_TOTAL_RESERVED_MB);
 		m->n_mods = components(modules, &m->mods);
-		qsort(m->mods, m->n_mods, sizeof *m->mods, cmp_comp);
+		xqsort(m->mods, m->n_mods, sizeof *m->mods, cmp_comp);
 	}
 	if (ops && csvt_has(ops, COL_SIZE_KB))
 		allocations(m);

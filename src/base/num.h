@@ -33,6 +33,14 @@ static inline int64_t num_sat_add(int64_t a, int64_t b)
 		return b > 0 ? INT64_MAX : INT64_MIN;
 	return r;
 }
+/* a × b / c (c != 0) through a 128-bit product, held at INT64_MAX or INT64_MIN: a time
+ * span scaled to screen columns and back, where span × columns passes 64 bits once a
+ * window is a few months long. */
+static inline int64_t num_muldiv(int64_t a, int64_t b, int64_t c)
+{
+	__int128 r = (__int128)a * b / c;
+	return r > INT64_MAX ? INT64_MAX : r < INT64_MIN ? INT64_MIN : (int64_t)r;
+}
 /* The same with a power-of-ten scale: value × 10^scale_exp, as an integer. num_us_to_ns
  * is num_scaled_int(s, len, 3, ...). Milliseconds to ns use 6. */
 enum num_status num_scaled_int(const char *s, size_t len, int scale_exp, int64_t *out,

@@ -2,8 +2,13 @@
 /* Open-addressing string interner over a chunked arena (so pointers never move). */
 #include "strtab.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
 
 #include "xalloc.h"
 
@@ -24,27 +29,31 @@ struct strtab {
 	size_t nchunks, chunks_cap;
 	size_t chunk_used, chunk_size;
 	size_t bytes;
+	uint64_t probes; /* occupied slots passed by lookups (strtab_probes) */
 };
 
-static uint32_t hash_bytes(const char *s, size_t len)
+/* XXH3 over every byte, seeded once per process from the kernel's random source: names
+ * come from strangers' files, and a hash that can be steered makes every lookup walk one
+ * long chain (a hand-rolled hash once ignored all but the first four bytes of 8-byte
+ * words: 200k names like op000123 took 18 s). Nothing visible depends on the seed: ids
+ * are given in first-seen order, the slots only decide how long a lookup walks. */
+static uint64_t hash_seed;
+static pthread_once_t hash_seed_once = PTHREAD_ONCE_INIT;
+
+static void init_hash_seed(void)
 {
-	/* eight bytes at a time with a multiply-xorshift mix: names are short, there are
-	 * millions of lookups per second while loading */
-	uint64_t h = (uint64_t)len * 0x9E3779B97F4A7C15ULL;
-	while (len >= 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
-		h ^= h >> 32;
-		s += 8;
-		len -= 8;
+	uint64_t s;
+	if (getrandom(&s, sizeof s, GRND_NONBLOCK) != (ssize_t)sizeof s) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		s = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40);
 	}
-	if (len) {
-		uint64_t w = 0;
-		memcpy(&w, s, len);
-		h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL;
-		h ^= h >> 29;
-	}
+	hash_seed = s;
+}
+
+static inline uint32_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = XXH3_64bits_withSeed(s, len, hash_seed);
 	return (uint32_t)(h ^ (h >> 32));
 }
 
@@ -78,6 +87,7 @@ static void rehash(struct strtab *st, size_t nslots)
 
 struct strtab *strtab_new(void)
 {
+	pthread_once(&hash_seed_once, init_hash_seed);
 	struct strtab *st = xcalloc(1, sizeof *st);
 	rehash(st, 256);
 	strtab_intern(st, "", 0);
@@ -120,6 +130,7 @@ uint32_t strtab_intern(struct strtab *st, const char *s, size_t len)
 		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
 			return st->slots[i] - 1;
 		i = (i + 1) & (st->nslots - 1);
+		st->probes++;
 	}
 	char *copy = arena_alloc(st, len + 1);
 	memcpy(copy, s, len);
@@ -151,3 +162,5 @@ size_t strtab_bytes(const struct strtab *st)
 {
 	return st->bytes + st->cap * sizeof *st->entries + st->nslots * sizeof *st->slots;
 }
+
+uint64_t strtab_probes(const struct strtab *st) { return st->probes; }

@@ -24,5 +24,8 @@ size_t strtab_len(const struct strtab *st, uint32_t id);
 uint32_t strtab_count(const struct strtab *st);
 /* Memory held, for the bytes-per-event figure. */
 size_t strtab_bytes(const struct strtab *st);
+/* Occupied slots that strtab_intern passed before its answer, over the table's life:
+ * about the number of interns when the hash spreads names (tests). */
+uint64_t strtab_probes(const struct strtab *st);
 
 #endif

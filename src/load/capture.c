@@ -222,7 +222,7 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 
-	qsort(pool.jobs, pool.n_jobs, sizeof *pool.jobs, cmp_csv_job);
+	xqsort(pool.jobs, pool.n_jobs, sizeof *pool.jobs, cmp_csv_job);
 	size_t cap_csvs = 0;
 	struct rank_data *cur = NULL;
 	for (size_t j = 0; j < pool.n_jobs; j++) {

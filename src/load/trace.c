@@ -150,6 +150,9 @@ static inline bool pair_cache_get(const struct pair_cache *pc, uint64_t key, siz
 	return pc->key[*at] == key + 1;
 }
 
+/* The longest "dur" kept: a day. */
+#define TRACE_DUR_MAX_NS (INT64_C(86400) * 1000000000)
+
 #define TS_JUMP INT32_MIN /* seg ts_step value: the start is in ts_jumps */
 
 struct seg {
@@ -617,6 +620,12 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 		} else if (dur < 0) {
 			seg_warn(sg, W_NEG_DUR, off, "negative \"dur\" (%.*s); kept with duration 0", shown, d->p);
 			dur = 0;
+		} else if (dur > TRACE_DUR_MAX_NS) {
+			/* no profiled call lasts a day: such a value is a corrupt field, and
+			 * keeping it would stretch the window over years */
+			seg_warn(sg, W_BAD_DUR, off, "\"dur\" (%.*s us) is longer than a day; kept with duration 0",
+				 shown, d->p);
+			dur = 0;
 		}
 	}
 	/* keep ts + dur representable */
@@ -638,7 +647,9 @@ static void take_element(struct seg *sg, const struct elem *e, uint64_t off)
 {
 	char ph = 0;
 	const struct espan *p = &e->f[EF_PH];
-	if (p->p && p->is_str && p->len == 1 && (unsigned char)p->p[0] < 128)
+	/* Only printable ASCII is counted by character: a control byte or DEL is "other" and
+	 * never reaches a summary line. */
+	if (p->p && p->is_str && p->len == 1 && (unsigned char)p->p[0] > ' ' && (unsigned char)p->p[0] < 0x7f)
 		ph = p->p[0];
 	if (ph)
 		sg->ph.by_char[(unsigned char)ph]++;

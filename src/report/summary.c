@@ -139,12 +139,16 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 	fprintf(out, "  (class %s; rank from %s)\n", discover_class_name(rp->cls),
 		discover_rank_source_name(rp->rank_source));
 	if (rp->info.loaded) {
-		fprintf(out, "  profiler_info: torch_npu %s, CANN %s, %s, aic_metrics %s%s\n",
-			rp->info.torch_npu_version ? rp->info.torch_npu_version : "?",
-			rp->info.cann_version ? rp->info.cann_version : "?",
-			rp->info.profiler_level ? rp->info.profiler_level : "level ?",
-			rp->info.aic_metrics ? rp->info.aic_metrics : "?",
-			rp->info.has_schedule ? ", with schedule" : "");
+		/* Every field is capture text: sanitised like labels and lane names. */
+		fputs("  profiler_info: torch_npu ", out);
+		summary_put_clean(out, rp->info.torch_npu_version ? rp->info.torch_npu_version : "?");
+		fputs(", CANN ", out);
+		summary_put_clean(out, rp->info.cann_version ? rp->info.cann_version : "?");
+		fputs(", ", out);
+		summary_put_clean(out, rp->info.profiler_level ? rp->info.profiler_level : "level ?");
+		fputs(", aic_metrics ", out);
+		summary_put_clean(out, rp->info.aic_metrics ? rp->info.aic_metrics : "?");
+		fprintf(out, "%s\n", rp->info.has_schedule ? ", with schedule" : "");
 	}
 	if (rs->trace.path) {
 		fputs("  trace: ", out);
@@ -162,7 +166,7 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 			if (rs->ph.by_char[(unsigned char)*p])
 				fprintf(out, " %c %llu", *p, (unsigned long long)rs->ph.by_char[(unsigned char)*p]);
 		for (int c = 0; c < 128; c++)
-			if (rs->ph.by_char[c] && !strchr(order, c) && c > ' ')
+			if (rs->ph.by_char[c] && !strchr(order, c) && c > ' ' && c < 0x7f)
 				fprintf(out, " %c %llu", c, (unsigned long long)rs->ph.by_char[c]);
 		if (rs->ph.other)
 			fprintf(out, " other %llu", (unsigned long long)rs->ph.other);

@@ -112,7 +112,7 @@ static void build_pyramid(const struct rank_store *rs, const struct ev_class *cl
 		add_span(lod, cov_ns, &from, a, a + store_dur(rs, ev), (uint8_t)(1u << cls[ev].cat), false);
 	}
 	for (uint32_t i = 0; i < lod->nb0; i++) {
-		int64_t c = cov_ns[i] * 65535 / lod->bucket0;
+		int64_t c = num_muldiv(cov_ns[i], 65535, lod->bucket0);
 		lod->cov[0][i] = (uint16_t)(c > 65535 ? 65535 : c);
 	}
 	free(cov_ns);
@@ -193,7 +193,8 @@ void lod_query(const struct rank_store *rs, const struct ev_class *cls, const st
 	if (lod->levels && qb - qa >= 2 * lod->bucket0) {
 		/* the coarsest level whose buckets still fit twice in the range */
 		int L = 0;
-		while (L + 1 < lod->levels && (lod->bucket0 << (L + 1)) * 2 <= qb - qa)
+		/* bucket0 × 2^(L+2) <= qb - qa, without the shift passing 64 bits */
+		while (L + 1 < lod->levels && lod->bucket0 <= (qb - qa) >> (L + 2))
 			L++;
 		int64_t w = lod->bucket0 << L;
 		uint32_t nb = lod->nb0 >> L;

@@ -226,14 +226,15 @@ static void build_rows(struct timeline *t)
 		t->lb.sel = t->n_rows > 1 ? 1 : 0;
 }
 
+static void set_window(struct timeline *t, int64_t a, int64_t b);
+
 static void fit(struct timeline *t)
 {
 	if (!t->rs || !t->rs->has_events)
 		return;
 	int64_t span = t->rs->window_end - t->rs->window_start;
 	int64_t pad = span / 100 + 1;
-	t->t0 = t->rs->window_start - pad;
-	t->t1 = t->rs->window_end + pad;
+	set_window(t, t->rs->window_start - pad, t->rs->window_end + pad);
 	t->have_window = true;
 }
 
@@ -276,10 +277,29 @@ static void push_undo(struct timeline *t)
 	t->n_undo++;
 }
 
+/* Every window lies within these bounds: loaded times are within NUM_TIME_MAX_NS and
+ * durations within a day, so that the window's ends, its span and the span's halves and
+ * doubles are all int64 (a window of years once overflowed the ruler, which then looped). */
+#define TL_MIN (-NUM_TIME_MAX_NS - NUM_TIME_MAX_NS / 2)
+#define TL_MAX (NUM_TIME_MAX_NS + NUM_TIME_MAX_NS / 2)
+
+/* a and b come from a window within the bounds moved by at most its span. */
 static void set_window(struct timeline *t, int64_t a, int64_t b)
 {
 	if (b - a < 100)
 		b = a + 100; /* 100 ns: below that nothing is resolved anyway */
+	if (b - a > TL_MAX - TL_MIN) {
+		a = TL_MIN;
+		b = TL_MAX;
+	}
+	if (a < TL_MIN) {
+		b += TL_MIN - a;
+		a = TL_MIN;
+	}
+	if (b > TL_MAX) {
+		a -= b - TL_MAX;
+		b = TL_MAX;
+	}
 	t->t0 = a;
 	t->t1 = b;
 }
@@ -311,7 +331,7 @@ static void select_event(struct timeline *t, uint32_t ev, bool center)
 	int64_t span = t->t1 - t->t0;
 	if (center || a >= t->t1 || b <= t->t0) {
 		if (b - a > span)
-			span = (b - a) * 2;
+			span = b - a > (TL_MAX - TL_MIN) / 2 ? TL_MAX - TL_MIN : (b - a) * 2;
 		int64_t mid = a + (b - a) / 2;
 		set_window(t, mid - span / 2, mid + span / 2);
 	}
@@ -421,27 +441,29 @@ static void ruler(struct timeline *t, struct canvas *cv, int x, int y, int w)
 {
 	int64_t span = t->t1 - t->t0;
 	/* a 1-2-5 step giving a label every 12 columns or more */
-	int64_t want = span * 12 / (w > 0 ? w : 1);
-	int64_t step = 1;
-	while (step < want) {
-		if (step * 2 >= want) {
-			step *= 2;
+	int64_t want = num_muldiv(span, 12, w > 0 ? w : 1);
+	__int128 s = 1; /* up to 10 x want: 128 bits hold it */
+	while (s < want) {
+		if (s * 2 >= want) {
+			s *= 2;
 			break;
 		}
-		if (step * 5 >= want) {
-			step *= 5;
+		if (s * 5 >= want) {
+			s *= 5;
 			break;
 		}
-		step *= 10;
+		s *= 10;
 	}
+	int64_t step = s > INT64_MAX ? INT64_MAX : (int64_t)s;
 	int64_t base = t->ra ? t->ra->t0 : t->rs->window_start;
 	int64_t first = ((t->t0 - base) / step) * step + base;
 	if (first < t->t0)
 		first += step;
 	const char *unit = step >= 1000000000 ? "s" : step >= 1000000 ? "ms" : step >= 1000 ? "us" : "ns";
 	double div = step >= 1000000000 ? 1e9 : step >= 1000000 ? 1e6 : step >= 1000 ? 1e3 : 1;
-	for (int64_t tick = first; tick < t->t1; tick += step) {
-		int c = (int)((tick - t->t0) * w / span);
+	/* at most a tick per column: the bound holds whatever the step */
+	for (int64_t tick = first, k = 0; tick < t->t1 && k <= w; tick = num_sat_add(tick, step), k++) {
+		int c = (int)num_muldiv(tick - t->t0, w, span);
 		if (c < 0 || c >= w)
 			continue;
 		canvas_set(cv, x + c, y, '|', ST_DIM);
@@ -469,7 +491,7 @@ static void draw_op_row(struct timeline *t, const struct op_row *o, struct canva
 {
 	int64_t span = t->t1 - t->t0;
 	for (int c = 0; c < w; c++) {
-		int64_t a = t->t0 + span * c / w, b = t->t0 + span * (c + 1) / w;
+		int64_t a = t->t0 + num_muldiv(span, c, w), b = t->t0 + num_muldiv(span, c + 1, w);
 		/* instances overlapping [a, b): start from the first starting at or after a - max */
 		size_t lo = 0, hi = o->n;
 		int64_t from = a - o->max;
@@ -505,7 +527,7 @@ static void draw_lane_row(struct timeline *t, struct app *app, const struct lane
 	const struct lane_lod *lods = app_lods(app, t->rank);
 	int64_t span = t->t1 - t->t0;
 	for (int c = 0; c < w; c++) {
-		int64_t a = t->t0 + span * c / w, b = t->t0 + span * (c + 1) / w;
+		int64_t a = t->t0 + num_muldiv(span, c, w), b = t->t0 + num_muldiv(span, c + 1, w);
 		struct lod_result r;
 		if (lods) {
 			lod_query(t->rs, t->ra->cls, l, &lods[li], a, b, &r);
@@ -518,7 +540,8 @@ static void draw_lane_row(struct timeline *t, struct app *app, const struct lane
 	/* the selected event on top */
 	if (t->sel_ev != UINT32_MAX && store_ev_lane_id(t->rs, t->sel_ev) == li) {
 		int64_t a = store_ts(t->rs, t->sel_ev), b = a + store_dur(t->rs, t->sel_ev);
-		int c0 = (int)((a - t->t0) * w / span), c1 = (int)((b - t->t0) * w / span);
+		int64_t x0 = num_muldiv(a - t->t0, w, span), x1 = num_muldiv(b - t->t0, w, span);
+		int c0 = (int)(x0 < -1 ? -1 : x0 > w ? w : x0), c1 = (int)(x1 < -1 ? -1 : x1 > w ? w : x1);
 		if (c1 == c0)
 			c1 = c0 + 1;
 		for (int c = c0 < 0 ? 0 : c0; c < c1 && c < w; c++)
@@ -679,9 +702,9 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	ruler(t, cv, tx, y + 1, tw);
 	/* marks on the ruler */
 	for (int i = 0; i < t->n_marks; i++) {
-		int c = (int)((t->marks[i] - t->t0) * tw / (t->t1 - t->t0));
+		int64_t c = num_muldiv(t->marks[i] - t->t0, tw, t->t1 - t->t0);
 		if (c >= 0 && c < tw)
-			canvas_set(cv, tx + c, y + 1, 'v', ST_MARK);
+			canvas_set(cv, tx + (int)c, y + 1, 'v', ST_MARK);
 	}
 	int body = h - 2 - drawer_h;
 	listbox_clamp(&t->lb, body);
@@ -747,8 +770,9 @@ static int handle(void *p, struct app *app, enum action act)
 		return VH_HANDLED;
 	case ACT_ZOOM_OUT: {
 		push_undo(t);
-		int64_t whole = (t->rs->window_end - t->rs->window_start) * 4;
-		int64_t ns = span * 2 > whole ? whole : span * 2;
+		int64_t whole = t->rs->window_end - t->rs->window_start;
+		whole = whole > (TL_MAX - TL_MIN) / 4 ? TL_MAX - TL_MIN : whole * 4;
+		int64_t ns = span > whole / 2 ? whole : span * 2;
 		set_window(t, mid - ns / 2, mid + ns / 2);
 		return VH_HANDLED;
 	}
