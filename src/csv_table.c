@@ -206,11 +206,12 @@ static void setup_columns(struct parse_state *ps)
 	t->header_col = xmalloc((t->ncols ? t->ncols : 1) * sizeof *t->header_col);
 	bool present[CSV_COL_COUNT] = {false};
 	struct sbuf unknown = SBUF_INIT;
-	size_t n_unknown = 0;
+	size_t n_unknown = 0, n_known = 0;
 	t->cols = xcalloc(t->ncols ? t->ncols : 1, sizeof *t->cols);
 	for (size_t i = 0; i < t->ncols; i++) {
 		int c = csv_schema_lookup(t->headers[i], strlen(t->headers[i]));
 		t->header_col[i] = c;
+		n_known += c >= 0;
 		if (c < 0) {
 			if (t->headers[i][0]) {
 				if (n_unknown++)
@@ -238,7 +239,12 @@ static void setup_columns(struct parse_state *ps)
 	const char *base = strrchr(ps->name, '/');
 	enum csv_kind by_name = csv_schema_kind_by_name(base ? base + 1 : ps->name);
 	t->kind = by_name != CSV_UNKNOWN ? by_name : csv_schema_kind(present);
-	if (n_unknown)
+	/* a first line without one known column may not be a header at all (a link to another
+	 * file, a table of something else): its cells are not echoed */
+	if (n_unknown && !n_known)
+		diag_add(ps->dl, DIAG_INFO, ps->name, 1, -1, "no known column in the first line (%zu "
+			 "cells): not a table this program reads; kept for drill-down", t->ncols);
+	else if (n_unknown)
 		diag_add(ps->dl, DIAG_INFO, ps->name, 0, -1, "%zu column(s) not used by the analysis, kept "
 			 "for drill-down: %s", n_unknown, sbuf_str(&unknown));
 	sbuf_free(&unknown);

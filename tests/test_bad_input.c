@@ -52,6 +52,7 @@ struct bad_case {
 	uint64_t max_trace_bytes;
 	const char *mem_available; /* ASCPROF_MEM_AVAILABLE for the case */
 	bool unprivileged; /* load as an ordinary user (root ignores file permissions) */
+	const char *never; /* text that no message and no report may hold */
 };
 
 /* ---- helpers -------------------------------------------------------------------------- */
@@ -425,6 +426,53 @@ static void mk_control_bytes(struct ctx *c)
 		     "\"ts\": \"120.0\", \"dur\": 1, \"args\": {\"Task Type\": \"\\u001b[2J\"}}");
 }
 
+/* ---- issue 22, part B: links out of the capture, shrinking files, CSV limits, slices,
+ * silent wrong results ---------------------------------------------------------------- */
+
+#define SECRET "root:*:19000:0:99999:7:::SECRET-LINE"
+
+/* a file outside the capture (beside the case directory) holding a secret line */
+static char *outside_file(struct ctx *c)
+{
+	char *p = path_in(c->worker, "../../outside-secret.txt");
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(SECRET "\n", f);
+	fclose(f);
+	char *real = realpath(p, NULL);
+	assert_non_null(real);
+	free(p);
+	return real;
+}
+
+/* kernel_details.csv (param 0) or profiler_metadata.json (param 1) linked to it */
+static void mk_link_out(struct ctx *c)
+{
+	char *target = outside_file(c);
+	char *p = c->param ? path_in(c->worker, "profiler_metadata.json") : path_in(c->out, "kernel_details.csv");
+	remove(p);
+	assert_int_equal(symlink(target, p), 0);
+	free(p);
+	free(target);
+}
+
+static void mk_link_to_root(struct ctx *c)
+{
+	char *p = path_in(c->worker, "../rootlink");
+	assert_int_equal(symlink("/", p), 0);
+	free(p);
+}
+
+/* a link that stays inside the capture is followed */
+static void mk_link_inside(struct ctx *c)
+{
+	char *from = path_in(c->out, "kernel_details.csv"), *to = path_in(c->worker, "kernel_moved.csv");
+	assert_int_equal(rename(from, to), 0);
+	assert_int_equal(symlink("../kernel_moved.csv", from), 0);
+	free(from);
+	free(to);
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define CUT(mk, what, k)                                                                    \
@@ -491,6 +539,14 @@ static const struct bad_case cases[] = {
 	{.name = "trace larger than memory allows", .make = mk_padded, .file = "trace_view.json",
 	 .msg = "is over the limit of 266600 bytes that the 200000 bytes of available memory allow", .trace = EV_NONE,
 	 .mem_available = "200000"},
+	/* issue 22, part B */
+	{.name = "CSV linked to a file outside the capture", .make = mk_link_out, .file = "kernel_details.csv",
+	 .msg = "a symbolic link leads outside the capture here; not followed", .csv_lost = 1, .never = "SECRET-LINE"},
+	{.name = "metadata linked outside the capture", .make = mk_link_out, .param = 1, .file = "profiler_metadata.json",
+	 .msg = "a symbolic link leads outside the capture here; not followed", .never = "SECRET-LINE"},
+	{.name = "directory link to /", .make = mk_link_to_root, .file = "rootlink",
+	 .msg = "a symbolic link leads outside the capture here; not followed", .never = "/proc"},
+	{.name = "link inside the capture", .make = mk_link_inside},
 };
 
 /* ---- running a case ------------------------------------------------------------------- */
@@ -559,13 +615,25 @@ static void test_case(void **state)
 	assert_true(cap->usable);
 	unsetenv("ASCPROF_MEM_AVAILABLE");
 	struct analysis *an = analysis_run(cap);
-	FILE *null = fopen("/dev/null", "w");
+	char *outputs = NULL;
+	size_t outputs_len = 0;
+	FILE *null = bc->never ? open_memstream(&outputs, &outputs_len) : fopen("/dev/null", "w");
 	report_print_text(an, null);
 	report_print_json(an, null);
 	summary_print_text(cap, null);
 	summary_print_json(cap, null);
 	fclose(null);
 	analysis_free(an);
+	if (bc->never) {
+		for (size_t i = 0; i < cap->diags.n; i++) {
+			const struct diag *d = &cap->diags.items[i];
+			if (strstr(d->msg, bc->never) || (d->file && strstr(d->file, bc->never)))
+				fail_msg("a message holds \"%s\": %s", bc->never, d->msg);
+		}
+		if (strstr(outputs, bc->never))
+			fail_msg("a report holds \"%s\"", bc->never);
+		free(outputs);
+	}
 
 	/* (a) the message */
 	if (bc->file && !find_diag(cap, bc)) {
