@@ -19,6 +19,7 @@
 #include "json_tok.h"
 #include "trace_elem.h"
 #include "lanes.h"
+#include "mapguard.h"
 #include "num.h"
 #include "xalloc.h"
 #include "xthread.h"
@@ -684,7 +685,8 @@ static void parse_element(struct seg *sg, const char *buf, size_t start, size_t 
 
 /* ---- range walking ------------------------------------------------------------------ */
 
-enum range_end { RANGE_STOPPED, RANGE_ARRAY_END, RANGE_TRUNCATED, RANGE_ERROR, RANGE_EMPTY };
+/* RANGE_VANISHED: a read faulted, the file shrank while it was read (mapguard.h) */
+enum range_end { RANGE_STOPPED, RANGE_ARRAY_END, RANGE_TRUNCATED, RANGE_ERROR, RANGE_EMPTY, RANGE_VANISHED };
 
 struct range_job {
 	const char *buf;
@@ -696,17 +698,20 @@ struct range_job {
 	size_t next_start; /* RANGE_STOPPED: the first element not walked */
 	size_t end_pos;    /* where the walk ended (cut or error offset) */
 	size_t last_complete_end;
+	unsigned char err_byte; /* RANGE_ERROR: the byte (read while the file was there) */
+	uint64_t reported;      /* progress already counted */
 	_Atomic uint64_t *progress;
 	bool jsmn_only; /* the reference path only (tests) */
 	size_t fast;    /* elements the fast scanner read */
 };
 
-static void *range_walk(void *arg)
+static void range_walk_body(void *arg)
 {
 	struct range_job *job = arg;
 	struct jscan js = {.buf = job->buf, .len = job->len, .pos = job->begin};
 	size_t start, end;
 	uint64_t reported = job->begin;
+	job->reported = reported;
 	job->last_complete_end = job->begin;
 	for (;;) {
 		/* the fast scanner reads an element and finds its end in one pass; anything it is
@@ -729,7 +734,7 @@ static void *range_walk(void *arg)
 				job->fast++;
 				if (job->progress && js.pos - reported > (1u << 20)) {
 					atomic_fetch_add(job->progress, js.pos - reported);
-					reported = js.pos;
+					job->reported = reported = js.pos;
 				}
 				continue;
 			}
@@ -746,7 +751,7 @@ static void *range_walk(void *arg)
 			job->last_complete_end = end;
 			if (job->progress && end - reported > (1u << 20)) {
 				atomic_fetch_add(job->progress, end - reported);
-				reported = end;
+				job->reported = reported = end;
 			}
 			continue;
 		}
@@ -754,10 +759,25 @@ static void *range_walk(void *arg)
 		job->how = st == JSCAN_END ? RANGE_ARRAY_END
 			   : st == JSCAN_TRUNCATED ? RANGE_TRUNCATED
 						  : RANGE_ERROR;
+		if (job->how == RANGE_ERROR && js.pos < job->len)
+			job->err_byte = (unsigned char)job->buf[js.pos];
 		break;
 	}
-	if (job->progress && job->last_complete_end > reported)
-		atomic_fetch_add(job->progress, job->last_complete_end - reported);
+}
+
+/* Walks one range; a file that shrinks under the walk ends the range where its bytes
+ * vanished, keeping the complete elements before (the segment is only ever appended to
+ * after an element's bytes were read). */
+static void *range_walk(void *arg)
+{
+	struct range_job *job = arg;
+	size_t fault;
+	if (!mapguard_run(job->buf, job->len, range_walk_body, job, &fault)) {
+		job->how = RANGE_VANISHED;
+		job->end_pos = fault;
+	}
+	if (job->progress && job->last_complete_end > job->reported)
+		atomic_fetch_add(job->progress, job->last_complete_end - job->reported);
 	return NULL;
 }
 
@@ -1145,6 +1165,7 @@ struct part_walk {
 	const char *name;
 	const char *buf;
 	size_t len;
+	bool mapped;         /* a file's pages, which vanish if it shrinks */
 	struct range_job jobs[MAX_RANGES];
 	int used;            /* confirmed ranges; 0 when the buffer is not a trace */
 	size_t n_ev, n_ctr;  /* what the confirmed ranges hold */
@@ -1179,6 +1200,33 @@ static void *range_worker(void *arg)
 	return NULL;
 }
 
+/* jscan_open and jscan_resync read the file too: each under its own guard */
+struct open_call {
+	struct jscan *js;
+	const char *buf;
+	size_t len;
+	char *err;
+	size_t errlen;
+	bool ok;
+};
+
+static void open_guarded(void *arg)
+{
+	struct open_call *oc = arg;
+	oc->ok = jscan_open(oc->js, oc->buf, oc->len, oc->err, oc->errlen);
+}
+
+struct resync_call {
+	const char *buf;
+	size_t len, guess, at;
+};
+
+static void resync_guarded(void *arg)
+{
+	struct resync_call *rc = arg;
+	rc->at = jscan_resync(rc->buf, rc->len, rc->guess);
+}
+
 static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base,
 		      const struct trace_load_opts *opts, struct diag_list *dl)
 {
@@ -1186,7 +1234,15 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 	size_t len = pw->len;
 	char err[256];
 	struct jscan js;
-	if (!jscan_open(&js, buf, len, err, sizeof err)) {
+	struct open_call oc = {&js, buf, len, err, sizeof err, false};
+	size_t fault;
+	if (!mapguard_run(buf, len, open_guarded, &oc, &fault)) {
+		diag_add(dl, DIAG_ERROR, pw->name, 0, (int64_t)fault,
+			 "the file shrank while it was read (its bytes from this offset on are gone); "
+			 "nothing loaded");
+		return false;
+	}
+	if (!oc.ok) {
 		diag_add(dl, DIAG_ERROR, pw->name, 0, -1, "not a Chrome trace: %s; nothing loaded", err);
 		return false;
 	}
@@ -1216,8 +1272,11 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 		if (i == 0) {
 			begin = body;
 		} else {
-			size_t guess = body + (size_t)((unsigned __int128)(len - body) * start_permille[i] / 1000);
-			begin = jscan_resync(buf, len, guess);
+			struct resync_call rc = {buf, len, body + (size_t)((unsigned __int128)(len - body) *
+									   start_permille[i] / 1000), NOT_FOUND};
+			if (!mapguard_run(buf, len, resync_guarded, &rc, NULL))
+				break; /* the file shrank: the ranges so far cover what is left */
+			begin = rc.at;
 			if (begin == NOT_FOUND || begin <= prev_begin)
 				break;
 		}
@@ -1287,11 +1346,27 @@ static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct 
 		rs->trace.truncated = true;
 		rs->trace.cut_offset = (int64_t)last->end_pos;
 	}
-	if (last->how == RANGE_ERROR)
+	/* a file cut while it was read ends in a fault, or in the zeros of its last page */
+	struct stat st;
+	if (pw->mapped && stat(pw->name, &st) == 0 && (uint64_t)st.st_size < len) {
+		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->last_complete_end,
+			 "the file shrank while it was read (from %zu to %llu bytes): kept %zu events and "
+			 "%zu counter samples from the complete elements before byte %zu; the rest was "
+			 "not read",
+			 len, (unsigned long long)st.st_size, pw->n_ev, pw->n_ctr, last->last_complete_end);
+		return;
+	}
+	if (last->how == RANGE_VANISHED)
+		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->end_pos,
+			 "the file shrank while it was read (its bytes from this offset on are gone): "
+			 "kept %zu events and %zu counter samples from the complete elements before byte "
+			 "%zu; the rest was not read",
+			 pw->n_ev, pw->n_ctr, last->last_complete_end);
+	else if (last->how == RANGE_ERROR)
 		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->end_pos,
 			 "unexpected byte 0x%02X between elements: kept the %zu events before it, "
 			 "ignored the remaining %zu bytes",
-			 (unsigned char)pw->buf[last->end_pos], pw->n_ev, len - last->end_pos);
+			 last->err_byte, pw->n_ev, len - last->end_pos);
 	else
 		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->end_pos,
 			 "the file is cut short (no closing ']'): kept %zu events and %zu counter samples "
@@ -1491,7 +1566,7 @@ int trace_load_parts(struct rank_store *rs, const char *const *paths, size_t n,
 			continue;
 		add_part(rs, paths[i], base, size);
 		pws[kept++] = (struct part_walk){.name = rs->trace.parts[rs->trace.n_parts - 1].path,
-						 .buf = map, .len = (size_t)size};
+						 .buf = map, .len = (size_t)size, .mapped = true};
 		base += size;
 	}
 	int r = kept ? load_walks(rs, pws, kept, opts, dl) : -1;
