@@ -132,7 +132,23 @@ struct seg_lane { uint32_t pid, tid; };
 struct seg_track { uint32_t pid, name, value_key; };
 
 enum warn_kind { W_BAD_JSON, W_NOT_OBJECT, W_BAD_TS, W_BAD_DUR, W_NEG_DUR, W_NO_TS, W_BIG,
-		 W_KIND_COUNT };
+		 W_END_BEFORE_BEGIN, W_END_ALONE, W_KIND_COUNT };
+
+/* "B" events waiting for their "E": a stack per lane, linked through prev (an index, or
+ * BE_NONE). What is still open when the segment ends, and the "E" events that found no
+ * "B" in it, are paired across segments when they are merged (pair_across_segments). */
+#define BE_NONE UINT32_MAX
+struct be_open {
+	int64_t ts;
+	uint64_t off;
+	uint32_t name, lane, attr, prev;
+	bool closed;
+};
+struct be_end {
+	int64_t ts;
+	uint64_t off;
+	uint32_t lane;
+};
 
 /* Ids of recent (a, b) pairs in front of a u64map: events alternate between a few lanes
  * and attributes, and a look here is cheaper than the map. Keys are kept plus one (0:
@@ -199,6 +215,13 @@ struct seg {
 	size_t n_flows, cap_flows;
 	struct meta_rec *meta;
 	size_t n_meta, cap_meta;
+	/* B/E pairs */
+	struct be_open *opens;
+	size_t n_opens, cap_opens;
+	uint32_t *open_top; /* per lane: the innermost open "B", or BE_NONE */
+	size_t cap_open_top;
+	struct be_end *ends; /* "E" events with no "B" open on their lane in this segment */
+	size_t n_ends, cap_ends;
 	struct ph_counts ph;
 	uint64_t warn_count[W_KIND_COUNT];
 	/* texts interned lately (names, pids, tids, cats) by their bytes: a few hundred
@@ -260,6 +283,9 @@ static void seg_free(struct seg *sg)
 	u64map_free(&sg->track_map);
 	free(sg->flows);
 	free(sg->meta);
+	free(sg->opens);
+	free(sg->open_top);
+	free(sg->ends);
 	jtok_free(&sg->jt);
 	sbuf_free(&sg->scratch);
 	diag_free(&sg->local);
@@ -634,6 +660,86 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 	seg_push_x(sg, ts, dur, name, lane, seg_attr(sg, cat, ttype), off);
 }
 
+/* The lane, attributes, start of a "B" or "E" event; false (and counted) without a usable
+ * "ts". */
+static bool parse_be_common(struct seg *sg, const struct elem *e, uint64_t off, char ph, int64_t *ts,
+			    uint32_t *lane)
+{
+	if (!e->f[EF_TS].p) {
+		seg_warn(sg, W_NO_TS, off, "\"%c\" event without \"ts\"; dropped", ph);
+		sg->ph.rejected++;
+		return false;
+	}
+	if (!parse_ts(sg, &e->f[EF_TS], off, ts)) {
+		sg->ph.rejected++;
+		return false;
+	}
+	*lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]), seg_intern(sg, &e->f[EF_TID]));
+	return true;
+}
+
+/* A "B" (begin) event: opened on its lane until its "E". */
+static void parse_begin(struct seg *sg, const struct elem *e, uint64_t off)
+{
+	int64_t ts;
+	uint32_t lane;
+	if (!parse_be_common(sg, e, off, 'B', &ts, &lane))
+		return;
+	uint32_t name = seg_intern(sg, &e->f[EF_NAME]);
+	uint32_t cat = seg_intern(sg, &e->f[EF_CAT]);
+	const struct espan *tt = &e->f[EF_ARG_TASK_TYPE];
+	uint32_t ttype = tt->p && (tt->is_str || (tt->p[0] != '{' && tt->p[0] != '[')) ? seg_intern(sg, tt) : 0;
+	uint32_t attr = seg_attr(sg, cat, ttype);
+	if (sg->cap_open_top < sg->n_lanes) {
+		size_t old = sg->cap_open_top;
+		xgrow(&sg->open_top, &sg->cap_open_top, sg->n_lanes, sizeof *sg->open_top);
+		for (size_t i = old; i < sg->cap_open_top; i++)
+			sg->open_top[i] = BE_NONE;
+	}
+	if (sg->n_opens >= BE_NONE) {
+		sg->ph.rejected++;
+		return;
+	}
+	xgrow(&sg->opens, &sg->cap_opens, sg->n_opens + 1, sizeof *sg->opens);
+	sg->opens[sg->n_opens] = (struct be_open){ts, off, name, lane, attr, sg->open_top[lane], false};
+	sg->open_top[lane] = (uint32_t)sg->n_opens++;
+}
+
+/* The span of a "B" and its "E" as an "X" event at the "B"'s place (its args are the
+ * drawer's). */
+static void push_be_span(struct seg *sg, int64_t b_ts, uint64_t b_full_off, uint32_t name, uint32_t lane,
+			 uint32_t attr, int64_t e_ts, uint64_t e_off)
+{
+	int64_t dur;
+	if (__builtin_sub_overflow(e_ts, b_ts, &dur) || dur < 0) {
+		seg_warn(sg, W_END_BEFORE_BEGIN, e_off,
+			 "\"E\" event before its \"B\" (at byte %llu); the span is kept with duration 0",
+			 (unsigned long long)b_full_off);
+		dur = 0;
+	}
+	/* the offset is stored as base + off: the "B" may lie in an earlier part */
+	seg_push_x(sg, b_ts, dur, name, lane, attr, b_full_off - sg->base);
+}
+
+/* An "E" (end) event: closes the innermost open "B" of its lane. */
+static void parse_end(struct seg *sg, const struct elem *e, uint64_t off)
+{
+	int64_t ts;
+	uint32_t lane;
+	if (!parse_be_common(sg, e, off, 'E', &ts, &lane))
+		return;
+	uint32_t top = lane < sg->cap_open_top ? sg->open_top[lane] : BE_NONE;
+	if (top == BE_NONE) {
+		xgrow(&sg->ends, &sg->cap_ends, sg->n_ends + 1, sizeof *sg->ends);
+		sg->ends[sg->n_ends++] = (struct be_end){ts, off, lane};
+		return;
+	}
+	struct be_open *b = &sg->opens[top];
+	b->closed = true;
+	sg->open_top[lane] = b->prev;
+	push_be_span(sg, b->ts, sg->base + b->off, b->name, b->lane, b->attr, ts, off);
+}
+
 /* The fields of one element into the segment, whichever extractor read them. */
 static void take_element(struct seg *sg, const struct elem *e, uint64_t off)
 {
@@ -647,6 +753,8 @@ static void take_element(struct seg *sg, const struct elem *e, uint64_t off)
 		sg->ph.other++;
 	switch (ph) {
 	case 'X': parse_complete(sg, e, off); break;
+	case 'B': parse_begin(sg, e, off); break;
+	case 'E': parse_end(sg, e, off); break;
 	case 'M': parse_meta(sg, e, off); break;
 	case 'C': parse_counter(sg, e, off); break;
 	case 's':
@@ -1152,7 +1260,8 @@ static void report_seg_counts(const struct seg *sg, const char *name, struct dia
 		[W_BAD_JSON] = "invalid elements", [W_NOT_OBJECT] = "non-object elements",
 		[W_BAD_TS] = "unusable \"ts\" values", [W_BAD_DUR] = "unusable \"dur\" values",
 		[W_NEG_DUR] = "negative \"dur\" values", [W_NO_TS] = "events without \"ts\"",
-		[W_BIG] = "oversized elements",
+		[W_BIG] = "oversized elements", [W_END_BEFORE_BEGIN] = "\"E\" events before their \"B\"",
+		[W_END_ALONE] = "\"E\" events without a \"B\"",
 	};
 	for (int k = 0; k < W_KIND_COUNT; k++)
 		if (sg->warn_count[k] > WARN_EACH)
@@ -1374,11 +1483,90 @@ static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct 
 			 pw->n_ev, pw->n_ctr, last->last_complete_end, len - last->last_complete_end);
 }
 
+/* "B" events still open at the end of a segment, carried to the next ones by their lane's
+ * texts (segments intern separately). */
+struct be_carried {
+	int64_t ts;
+	uint64_t full_off, off;
+	const char *name, *cat, *task_type, *file; /* the earlier segment's, alive until merged */
+	uint32_t prev;
+};
+
+/* Pairs the "E" events each segment could not close with the "B" events earlier segments
+ * left open, in file order; the spans join the segment of the "E". What stays unpaired is
+ * reported. */
+static void pair_across_segments(struct part_walk *pws, size_t n_parts, struct diag_list *dl)
+{
+	struct strtab *texts = strtab_new();
+	struct u64map tops = {0};
+	struct be_carried *open = NULL;
+	size_t n_open = 0, cap_open = 0;
+	for (size_t p = 0; p < n_parts; p++)
+		for (int i = 0; i < pws[p].used; i++) {
+			struct seg *sg = &pws[p].jobs[i].seg;
+			for (size_t k = 0; k < sg->n_ends; k++) {
+				const struct be_end *en = &sg->ends[k];
+				const struct seg_lane *ln = &sg->lanes[en->lane];
+				uint64_t key = pair_key(strtab_intern_cstr(texts, strtab_str(sg->strs, ln->pid)),
+							strtab_intern_cstr(texts, strtab_str(sg->strs, ln->tid)));
+				bool found;
+				uint32_t *top = u64map_slot(&tops, key, &found);
+				if (!found)
+					*top = BE_NONE;
+				if (*top == BE_NONE) {
+					seg_warn(sg, W_END_ALONE, en->off,
+						 "\"E\" event with no \"B\" open on its thread (pid %s, tid %s); dropped",
+						 strtab_str(sg->strs, ln->pid), strtab_str(sg->strs, ln->tid));
+					continue;
+				}
+				struct be_carried *b = &open[*top];
+				*top = b->prev;
+				uint32_t attr = seg_attr(sg, strtab_intern_cstr(sg->strs, b->cat),
+							 strtab_intern_cstr(sg->strs, b->task_type));
+				push_be_span(sg, b->ts, b->full_off, strtab_intern_cstr(sg->strs, b->name), en->lane,
+					     attr, en->ts, en->off);
+				b->file = NULL; /* closed */
+			}
+			for (size_t k = 0; k < sg->n_opens; k++) {
+				const struct be_open *o = &sg->opens[k];
+				if (o->closed)
+					continue;
+				const struct seg_lane *ln = &sg->lanes[o->lane];
+				uint64_t key = pair_key(strtab_intern_cstr(texts, strtab_str(sg->strs, ln->pid)),
+							strtab_intern_cstr(texts, strtab_str(sg->strs, ln->tid)));
+				bool found;
+				uint32_t *top = u64map_slot(&tops, key, &found);
+				xgrow(&open, &cap_open, n_open + 1, sizeof *open);
+				open[n_open] = (struct be_carried){o->ts, sg->base + o->off, o->off,
+								   strtab_str(sg->strs, o->name),
+								   strtab_str(sg->strs, sg->attrs[o->attr].cat),
+								   strtab_str(sg->strs, sg->attrs[o->attr].task_type),
+								   sg->name_for_diag, found ? *top : BE_NONE};
+				*top = (uint32_t)n_open++;
+			}
+		}
+	size_t unclosed = 0;
+	for (size_t k = 0; k < n_open; k++) {
+		if (!open[k].file)
+			continue;
+		if (unclosed++ < WARN_EACH)
+			diag_add(dl, DIAG_WARN, open[k].file, 0, (int64_t)open[k].off,
+				 "\"B\" event (\"%.60s\") never ended by an \"E\" on its thread; dropped", open[k].name);
+	}
+	if (unclosed > WARN_EACH)
+		diag_add(dl, DIAG_WARN, pws[0].name, 0, -1, "%zu more \"B\" events never ended than listed above",
+			 unclosed - WARN_EACH);
+	free(open);
+	u64map_free(&tops);
+	strtab_free(texts);
+}
+
 /* Merges the confirmed ranges of every part, in file order, then resolves metadata, lanes
  * and flows over the whole. */
 static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_parts, int threads,
 			const char *name, struct diag_list *dl)
 {
+	pair_across_segments(pws, n_parts, dl);
 	size_t n_ev = 0, n_ctr = 0, n_flows = 0, n_long = 0;
 	for (size_t p = 0; p < n_parts; p++)
 		for (int i = 0; i < pws[p].used; i++) {

@@ -473,6 +473,14 @@ static void mk_link_inside(struct ctx *c)
 	free(to);
 }
 
+/* a B/E pair around the two events, and an E that closes nothing */
+static void mk_begin_end(struct ctx *c)
+{
+	put_trace(c, ",\n{\"ph\": \"B\", \"name\": \"span\", \"pid\": 7, \"tid\": 1, \"ts\": \"90.0\"},\n"
+		     "{\"ph\": \"E\", \"pid\": 7, \"tid\": 1, \"ts\": \"130.0\"},\n"
+		     "{\"ph\": \"E\", \"pid\": 7, \"tid\": 1, \"ts\": \"140.0\"}");
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define CUT(mk, what, k)                                                                    \
@@ -547,6 +555,9 @@ static const struct bad_case cases[] = {
 	{.name = "directory link to /", .make = mk_link_to_root, .file = "rootlink",
 	 .msg = "a symbolic link leads outside the capture here; not followed", .never = "/proc"},
 	{.name = "link inside the capture", .make = mk_link_inside},
+	{.name = "B/E pairs and an E alone", .make = mk_begin_end, .file = "trace_view.json",
+	 .msg = "\"E\" event with no \"B\" open on its thread (pid 7, tid 1); dropped", .loc = LOC_OFFSET, .trace = EV_SOME,
+	 .events = 3},
 };
 
 /* ---- running a case ------------------------------------------------------------------- */
