@@ -198,6 +198,28 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 	}
 }
 
+/* ';' or '\t' when the header's cells, split at it, name a known column: a table written
+ * with another separator. 0 otherwise. */
+static char other_separator(const struct csv_table *t)
+{
+	static const char *const seps[] = {";", "\t"};
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < t->ncols; i++) {
+			const char *p = t->headers[i];
+			if (!strchr(p, seps[k][0]))
+				continue;
+			for (;;) {
+				size_t n = strcspn(p, seps[k]);
+				if (csv_schema_lookup(p, n) >= 0)
+					return seps[k][0];
+				if (!p[n])
+					break;
+				p += n + 1;
+			}
+		}
+	return 0;
+}
+
 static void setup_columns(struct parse_state *ps)
 {
 	struct csv_table *t = ps->t;
@@ -242,7 +264,11 @@ static void setup_columns(struct parse_state *ps)
 	t->kind = by_name != CSV_UNKNOWN ? by_name : csv_schema_kind(present);
 	/* a first line without one known column may not be a header at all (a link to another
 	 * file, a table of something else): its cells are not echoed */
-	if (n_unknown && !n_known)
+	char sep = n_known ? 0 : other_separator(t);
+	if (sep)
+		diag_add(ps->dl, DIAG_WARN, ps->name, 1, -1, "the header is separated by %s, not commas: "
+			 "the table is not read (export it comma-separated)", sep == ';' ? "';'" : "TABs");
+	else if (n_unknown && !n_known)
 		diag_add(ps->dl, DIAG_INFO, ps->name, 1, -1, "no known column in the first line (%zu "
 			 "cells): not a table this program reads; kept for drill-down", t->ncols);
 	else if (n_unknown)
@@ -263,6 +289,20 @@ static void on_field(void *data, size_t len, void *ctx)
 		if (ps->nhdr == 0 && n >= 3 && memcmp(u, "\xEF\xBB\xBF", 3) == 0) {
 			u += 3;
 			n -= 3;
+		}
+		/* a NUL would end the name early and lose the column: it is left out */
+		if (memchr(u, '\0', n)) {
+			char *h = xmalloc(n + 1);
+			size_t k = 0;
+			for (size_t i = 0; i < n; i++)
+				if (u[i])
+					h[k++] = u[i];
+			h[k] = '\0';
+			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
+				 "header cell %zu holds a NUL byte; read without it", ps->nhdr + 1);
+			ps->hdr[ps->nhdr++] = h;
+			ps->fields++;
+			return;
 		}
 		ps->hdr[ps->nhdr++] = xstrndup(u, n);
 		ps->fields++;

@@ -132,7 +132,7 @@ struct seg_lane { uint32_t pid, tid; };
 struct seg_track { uint32_t pid, name, value_key; };
 
 enum warn_kind { W_BAD_JSON, W_NOT_OBJECT, W_BAD_TS, W_BAD_DUR, W_NEG_DUR, W_NO_TS, W_BIG,
-		 W_END_BEFORE_BEGIN, W_END_ALONE, W_KIND_COUNT };
+		 W_END_BEFORE_BEGIN, W_END_ALONE, W_NUL, W_TS_EXPONENT, W_KIND_COUNT };
 
 /* "B" events waiting for their "E": a stack per lane, linked through prev (an index, or
  * BE_NONE). What is still open when the segment ends, and the "E" events that found no
@@ -224,6 +224,7 @@ struct seg {
 	size_t n_ends, cap_ends;
 	struct ph_counts ph;
 	uint64_t warn_count[W_KIND_COUNT];
+	uint64_t cur_off; /* the element being taken, for messages from deep inside */
 	/* texts interned lately (names, pids, tids, cats) by their bytes: a few hundred
 	 * distinct ones make up nearly every event, and this is cheaper than the table */
 	struct intern_cache { uint64_t w0, w1; const char *text; uint32_t len, id; } cache[INTERN_CACHE_SIZE];
@@ -325,6 +326,20 @@ static __attribute__((noinline)) uint32_t seg_intern_escaped(struct seg *sg, con
 {
 	sbuf_reset(&sg->scratch);
 	json_unescape(sp->p, sp->len, &sg->scratch);
+	/* a \u0000 would cut the text where it is read as a C string */
+	if (sg->scratch.len && memchr(sg->scratch.buf, '\0', sg->scratch.len)) {
+		struct sbuf fixed = SBUF_INIT;
+		for (size_t i = 0; i < sg->scratch.len; i++)
+			if (sg->scratch.buf[i])
+				sbuf_addc(&fixed, sg->scratch.buf[i]);
+			else
+				sbuf_adds(&fixed, "\xEF\xBF\xBD"); /* U+FFFD */
+		seg_warn(sg, W_NUL, sg->cur_off, "a string holds \\u0000 (\"%.40s\"...): shown as U+FFFD "
+			 "rather than cut there", fixed.buf);
+		uint32_t id = strtab_intern(sg->strs, fixed.buf, fixed.len);
+		sbuf_free(&fixed);
+		return id;
+	}
 	return strtab_intern(sg->strs, sg->scratch.buf ? sg->scratch.buf : "", sg->scratch.len);
 }
 
@@ -502,6 +517,10 @@ static bool parse_ts(struct seg *sg, const struct espan *t, uint64_t off, int64_
 			 st == NUM_RANGE ? "out of range" : "not a number", (int)(t->len > 40 ? 40 : t->len), t->p);
 		return false;
 	}
+	/* 1.7364088836e15 µs holds a tenth of a millisecond at best: the digits are gone */
+	if (num_has_exponent(t->p, t->len))
+		seg_warn(sg, W_TS_EXPONENT, off, "\"ts\" in exponent form (%.*s): the digits it dropped "
+			 "are lost; kept as read", (int)(t->len > 40 ? 40 : t->len), t->p);
 	return true;
 }
 
@@ -747,6 +766,7 @@ static void take_element(struct seg *sg, const struct elem *e, uint64_t off)
 	const struct espan *p = &e->f[EF_PH];
 	if (p->p && p->is_str && p->len == 1 && (unsigned char)p->p[0] < 128)
 		ph = p->p[0];
+	sg->cur_off = off;
 	if (ph)
 		sg->ph.by_char[(unsigned char)ph]++;
 	else
@@ -1261,7 +1281,8 @@ static void report_seg_counts(const struct seg *sg, const char *name, struct dia
 		[W_BAD_TS] = "unusable \"ts\" values", [W_BAD_DUR] = "unusable \"dur\" values",
 		[W_NEG_DUR] = "negative \"dur\" values", [W_NO_TS] = "events without \"ts\"",
 		[W_BIG] = "oversized elements", [W_END_BEFORE_BEGIN] = "\"E\" events before their \"B\"",
-		[W_END_ALONE] = "\"E\" events without a \"B\"",
+		[W_END_ALONE] = "\"E\" events without a \"B\"", [W_NUL] = "strings with \\u0000",
+		[W_TS_EXPONENT] = "\"ts\" values in exponent form",
 	};
 	for (int k = 0; k < W_KIND_COUNT; k++)
 		if (sg->warn_count[k] > WARN_EACH)
@@ -1275,6 +1296,7 @@ struct part_walk {
 	const char *buf;
 	size_t len;
 	bool mapped;         /* a file's pages, which vanish if it shrinks */
+	bool wrapped;        /* the array is a wrapper object's "traceEvents" */
 	struct range_job jobs[MAX_RANGES];
 	int used;            /* confirmed ranges; 0 when the buffer is not a trace */
 	size_t n_ev, n_ctr;  /* what the confirmed ranges hold */
@@ -1356,6 +1378,7 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 		return false;
 	}
 	rs->trace.wrapped |= js.shape == JSCAN_WRAPPED;
+	pw->wrapped = js.shape == JSCAN_WRAPPED;
 
 	int nthreads = opts && opts->threads > 0 ? opts->threads : xthread_cpus();
 	if (nthreads > MAX_THREADS)
@@ -1441,6 +1464,45 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 	return true;
 }
 
+/* What follows the events' closing ']': a bare array ends there, and a wrapper object has
+ * other keys, but no second "traceEvents". */
+struct tail_call {
+	const char *buf;
+	size_t len, from;
+	bool wrapped;
+	size_t extra_at, second_at; /* NOT_FOUND when none */
+};
+
+static void tail_scan(void *arg)
+{
+	struct tail_call *tc = arg;
+	size_t at = jscan_skip_ws(tc->buf, tc->len, tc->from);
+	tc->extra_at = tc->second_at = NOT_FOUND;
+	if (!tc->wrapped) {
+		if (at < tc->len)
+			tc->extra_at = at;
+		return;
+	}
+	static const char key[] = "\"traceEvents\"";
+	const char *k = memmem(tc->buf + at, tc->len - at, key, sizeof key - 1);
+	if (k)
+		tc->second_at = (size_t)(k - tc->buf);
+}
+
+static void report_tail(struct part_walk *pw, size_t end, struct diag_list *dl)
+{
+	struct tail_call tc = {pw->buf, pw->len, end, pw->wrapped, NOT_FOUND, NOT_FOUND};
+	if (!mapguard_run(pw->buf, pw->len, tail_scan, &tc, NULL))
+		return; /* shrank meanwhile: nothing after the events to speak of */
+	if (tc.extra_at != NOT_FOUND)
+		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)tc.extra_at,
+			 "%zu bytes after the closing ']' of the events are not read", pw->len - tc.extra_at);
+	if (tc.second_at != NOT_FOUND)
+		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)tc.second_at,
+			 "a second \"traceEvents\" key after the events that were read; its events are "
+			 "not read (only the first array is)");
+}
+
 /* Says how the part ended when it did not end with its closing bracket. */
 static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct trace_part *part,
 			    struct diag_list *dl)
@@ -1448,6 +1510,8 @@ static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct 
 	struct range_job *last = &pw->jobs[pw->used - 1];
 	size_t len = pw->len;
 	rs->trace.parsed_bytes += last->last_complete_end;
+	if (last->how == RANGE_ARRAY_END)
+		report_tail(pw, last->end_pos, dl);
 	if (last->how == RANGE_ARRAY_END || last->how == RANGE_STOPPED)
 		return;
 	part->truncated = true;

@@ -481,6 +481,42 @@ static void mk_begin_end(struct ctx *c)
 		     "{\"ph\": \"E\", \"pid\": 7, \"tid\": 1, \"ts\": \"140.0\"}");
 }
 
+static void mk_nul_name(struct ctx *c)
+{
+	put_trace(c, ",\n{\"ph\": \"X\", \"name\": \"half\\u0000hidden\", \"pid\": 7, \"tid\": 1, \"ts\": \"120.0\", \"dur\": 1}");
+}
+
+static void mk_exponent_ts(struct ctx *c)
+{
+	put_trace(c, ",\n{\"ph\": \"X\", \"name\": \"e\", \"pid\": 7, \"tid\": 1, \"ts\": 1.2e2, \"dur\": 1}");
+}
+
+/* param 0: bytes after the closing ']'; 1: a wrapper with a second "traceEvents" */
+static void mk_after_array(struct ctx *c)
+{
+	static const char ev[] = "{\"ph\": \"X\", \"name\": \"a\", \"pid\": 7, \"tid\": 1, \"ts\": \"100.0\", \"dur\": 5}";
+	char *text;
+	if (c->param)
+		assert_true(asprintf(&text, "{\"traceEvents\": [%s], \"traceEvents\": [%s, %s]}", ev, ev, ev) > 0);
+	else
+		assert_true(asprintf(&text, "[%s]\n[%s]\n", ev, ev) > 0);
+	put_str(c->out, "trace_view.json", text);
+	free(text);
+}
+
+/* param 0: ';'-separated, 1: TAB-separated */
+static void mk_other_separator(struct ctx *c)
+{
+	put_str(c->out, "api_statistic.csv", c->param ? "Level\tAPI Name\tTime(us)\tCount\nL\ta\t1\t1\n"
+						      : "Level;API Name;Time(us);Count\nL;a;1;1\n");
+}
+
+static void mk_nul_header(struct ctx *c)
+{
+	static const char t[] = "OP Type,Core Type,Cou\0nt,Total Time(us)\nMatMul,AI_CORE,3,10\n";
+	put(c->out, "op_statistic.csv", t, sizeof t - 1);
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define CUT(mk, what, k)                                                                    \
@@ -558,6 +594,22 @@ static const struct bad_case cases[] = {
 	{.name = "B/E pairs and an E alone", .make = mk_begin_end, .file = "trace_view.json",
 	 .msg = "\"E\" event with no \"B\" open on its thread (pid 7, tid 1); dropped", .loc = LOC_OFFSET, .trace = EV_SOME,
 	 .events = 3},
+	{.name = "\\u0000 in a name", .make = mk_nul_name, .file = "trace_view.json",
+	 .msg = "a string holds \\u0000 (\"half\xEF\xBF\xBDhidden\"...): shown as U+FFFD rather than cut there", .loc = LOC_OFFSET,
+	 .trace = EV_SOME, .events = 3},
+	{.name = "ts in exponent form", .make = mk_exponent_ts, .file = "trace_view.json",
+	 .msg = "\"ts\" in exponent form (1.2e2): the digits it dropped are lost; kept as read", .loc = LOC_OFFSET,
+	 .trace = EV_SOME, .events = 3},
+	{.name = "data after the events' ']'", .make = mk_after_array, .file = "trace_view.json",
+	 .msg = "bytes after the closing ']' of the events are not read", .loc = LOC_OFFSET, .trace = EV_SOME, .events = 1},
+	{.name = "a second traceEvents", .make = mk_after_array, .param = 1, .file = "trace_view.json",
+	 .msg = "a second \"traceEvents\" key after the events that were read", .loc = LOC_OFFSET, .trace = EV_SOME, .events = 1},
+	{.name = "';'-separated CSV", .make = mk_other_separator, .file = "api_statistic.csv",
+	 .msg = "the header is separated by ';', not commas: the table is not read", .loc = LOC_LINE},
+	{.name = "TAB-separated CSV", .make = mk_other_separator, .param = 1, .file = "api_statistic.csv",
+	 .msg = "the header is separated by TABs, not commas: the table is not read", .loc = LOC_LINE},
+	{.name = "NUL in a CSV header cell", .make = mk_nul_header, .file = "op_statistic.csv",
+	 .msg = "header cell 3 holds a NUL byte; read without it", .loc = LOC_LINE},
 };
 
 /* ---- running a case ------------------------------------------------------------------- */

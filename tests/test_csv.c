@@ -526,6 +526,23 @@ static void test_late_gbk_byte_read_again(void **state)
 	sbuf_free(&sb);
 }
 
+/* A NUL inside a header cell (issue 22) used to end the name there and lose the column:
+ * it is left out and said. */
+static void test_nul_in_header_cell(void **state)
+{
+	(void)state;
+	static const char t[] = "OP Type,Core Type,Cou\0nt,Total Time(us)\nMatMul,AI_CORE,3,10\n";
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *tab = csvt_load_buffer("op_statistic.csv", t, sizeof t - 1, &dl);
+	assert_non_null(tab);
+	assert_string_equal(tab->headers[2], "Count");
+	assert_int_equal(tab->header_col[2], COL_COUNT);
+	assert_true(diag_has(&dl, "header cell 3 holds a NUL byte; read without it", 1));
+	csvt_free(tab);
+	diag_free(&dl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_row_offset_steps),
 		cmocka_unit_test(test_late_gbk_byte_read_again),
 		cmocka_unit_test(test_file_shrinking_under_the_parse),
+		cmocka_unit_test(test_nul_in_header_cell),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
