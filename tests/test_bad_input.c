@@ -53,6 +53,7 @@ struct bad_case {
 	const char *mem_available; /* ASCPROF_MEM_AVAILABLE for the case */
 	bool unprivileged; /* load as an ordinary user (root ignores file permissions) */
 	const char *text_has; /* a part of the text summary or report (what was kept, shown safely) */
+	const char *never; /* text that no message and no report may hold */
 };
 
 /* ---- helpers -------------------------------------------------------------------------- */
@@ -450,6 +451,96 @@ static void mk_memory_headers(struct ctx *c)
 }
 
 static void mk_del_ph(struct ctx *c) { put_trace(c, ",\n{\"ph\": \"\x7f\", \"name\": \"del\", \"pid\": 7, \"tid\": 1, \"ts\": \"1.0\"}"); }
+/* ---- issue 22, part B: links out of the capture, shrinking files, CSV limits, slices,
+ * silent wrong results ---------------------------------------------------------------- */
+
+#define SECRET "root:*:19000:0:99999:7:::SECRET-LINE"
+
+/* a file outside the capture (beside the case directory) holding a secret line */
+static char *outside_file(struct ctx *c)
+{
+	char *p = path_in(c->worker, "../../outside-secret.txt");
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(SECRET "\n", f);
+	fclose(f);
+	char *real = realpath(p, NULL);
+	assert_non_null(real);
+	free(p);
+	return real;
+}
+
+/* kernel_details.csv (param 0) or profiler_metadata.json (param 1) linked to it */
+static void mk_link_out(struct ctx *c)
+{
+	char *target = outside_file(c);
+	char *p = c->param ? path_in(c->worker, "profiler_metadata.json") : path_in(c->out, "kernel_details.csv");
+	remove(p);
+	assert_int_equal(symlink(target, p), 0);
+	free(p);
+	free(target);
+}
+
+static void mk_link_to_root(struct ctx *c)
+{
+	char *p = path_in(c->worker, "../rootlink");
+	assert_int_equal(symlink("/", p), 0);
+	free(p);
+}
+
+/* a link that stays inside the capture is followed */
+static void mk_link_inside(struct ctx *c)
+{
+	char *from = path_in(c->out, "kernel_details.csv"), *to = path_in(c->worker, "kernel_moved.csv");
+	assert_int_equal(rename(from, to), 0);
+	assert_int_equal(symlink("../kernel_moved.csv", from), 0);
+	free(from);
+	free(to);
+}
+
+/* a B/E pair around the two events, and an E that closes nothing */
+static void mk_begin_end(struct ctx *c)
+{
+	put_trace(c, ",\n{\"ph\": \"B\", \"name\": \"span\", \"pid\": 7, \"tid\": 1, \"ts\": \"90.0\"},\n"
+		     "{\"ph\": \"E\", \"pid\": 7, \"tid\": 1, \"ts\": \"130.0\"},\n"
+		     "{\"ph\": \"E\", \"pid\": 7, \"tid\": 1, \"ts\": \"140.0\"}");
+}
+
+static void mk_nul_name(struct ctx *c)
+{
+	put_trace(c, ",\n{\"ph\": \"X\", \"name\": \"half\\u0000hidden\", \"pid\": 7, \"tid\": 1, \"ts\": \"120.0\", \"dur\": 1}");
+}
+
+static void mk_exponent_ts(struct ctx *c)
+{
+	put_trace(c, ",\n{\"ph\": \"X\", \"name\": \"e\", \"pid\": 7, \"tid\": 1, \"ts\": 1.2e2, \"dur\": 1}");
+}
+
+/* param 0: bytes after the closing ']'; 1: a wrapper with a second "traceEvents" */
+static void mk_after_array(struct ctx *c)
+{
+	static const char ev[] = "{\"ph\": \"X\", \"name\": \"a\", \"pid\": 7, \"tid\": 1, \"ts\": \"100.0\", \"dur\": 5}";
+	char *text;
+	if (c->param)
+		assert_true(asprintf(&text, "{\"traceEvents\": [%s], \"traceEvents\": [%s, %s]}", ev, ev, ev) > 0);
+	else
+		assert_true(asprintf(&text, "[%s]\n[%s]\n", ev, ev) > 0);
+	put_str(c->out, "trace_view.json", text);
+	free(text);
+}
+
+/* param 0: ';'-separated, 1: TAB-separated */
+static void mk_other_separator(struct ctx *c)
+{
+	put_str(c->out, "api_statistic.csv", c->param ? "Level\tAPI Name\tTime(us)\tCount\nL\ta\t1\t1\n"
+						      : "Level;API Name;Time(us);Count\nL;a;1;1\n");
+}
+
+static void mk_nul_header(struct ctx *c)
+{
+	static const char t[] = "OP Type,Core Type,Cou\0nt,Total Time(us)\nMatMul,AI_CORE,3,10\n";
+	put(c->out, "op_statistic.csv", t, sizeof t - 1);
+}
 
 /* ---- the table ------------------------------------------------------------------------ */
 
@@ -525,6 +616,33 @@ static const struct bad_case cases[] = {
 	{.name = "header-only memory tables", .make = mk_memory_headers, .file = "operator_memory.csv",
 	 .msg = "a header and no data rows", .csv_lost = -3},
 	{.name = "DEL as a ph value", .make = mk_del_ph, .trace = EV_SOME, .events = 2, .text_has = " other 1"},
+	/* issue 22, part B */
+	{.name = "CSV linked to a file outside the capture", .make = mk_link_out, .file = "kernel_details.csv",
+	 .msg = "a symbolic link leads outside the capture here; not followed", .csv_lost = 1, .never = "SECRET-LINE"},
+	{.name = "metadata linked outside the capture", .make = mk_link_out, .param = 1, .file = "profiler_metadata.json",
+	 .msg = "a symbolic link leads outside the capture here; not followed", .never = "SECRET-LINE"},
+	{.name = "directory link to /", .make = mk_link_to_root, .file = "rootlink",
+	 .msg = "a symbolic link leads outside the capture here; not followed", .never = "/proc"},
+	{.name = "link inside the capture", .make = mk_link_inside},
+	{.name = "B/E pairs and an E alone", .make = mk_begin_end, .file = "trace_view.json",
+	 .msg = "\"E\" event with no \"B\" open on its thread (pid 7, tid 1); dropped", .loc = LOC_OFFSET, .trace = EV_SOME,
+	 .events = 3},
+	{.name = "\\u0000 in a name", .make = mk_nul_name, .file = "trace_view.json",
+	 .msg = "a string holds \\u0000 (\"half\xEF\xBF\xBDhidden\"...): shown as U+FFFD rather than cut there", .loc = LOC_OFFSET,
+	 .trace = EV_SOME, .events = 3},
+	{.name = "ts in exponent form", .make = mk_exponent_ts, .file = "trace_view.json",
+	 .msg = "\"ts\" in exponent form (1.2e2): the digits it dropped are lost; kept as read", .loc = LOC_OFFSET,
+	 .trace = EV_SOME, .events = 3},
+	{.name = "data after the events' ']'", .make = mk_after_array, .file = "trace_view.json",
+	 .msg = "bytes after the closing ']' of the events are not read", .loc = LOC_OFFSET, .trace = EV_SOME, .events = 1},
+	{.name = "a second traceEvents", .make = mk_after_array, .param = 1, .file = "trace_view.json",
+	 .msg = "a second \"traceEvents\" key after the events that were read", .loc = LOC_OFFSET, .trace = EV_SOME, .events = 1},
+	{.name = "';'-separated CSV", .make = mk_other_separator, .file = "api_statistic.csv",
+	 .msg = "the header is separated by ';', not commas: the table is not read", .loc = LOC_LINE},
+	{.name = "TAB-separated CSV", .make = mk_other_separator, .param = 1, .file = "api_statistic.csv",
+	 .msg = "the header is separated by TABs, not commas: the table is not read", .loc = LOC_LINE},
+	{.name = "NUL in a CSV header cell", .make = mk_nul_header, .file = "op_statistic.csv",
+	 .msg = "header cell 3 holds a NUL byte; read without it", .loc = LOC_LINE},
 };
 
 /* ---- running a case ------------------------------------------------------------------- */
@@ -593,7 +711,10 @@ static void test_case(void **state)
 	assert_true(cap->usable);
 	unsetenv("ASCPROF_MEM_AVAILABLE");
 	struct analysis *an = analysis_run(cap);
-	FILE *null = fopen("/dev/null", "w");
+	char *outputs = NULL;
+	size_t outputs_len = 0;
+	FILE *null = bc->never ? open_memstream(&outputs, &outputs_len) : fopen("/dev/null", "w");
+	report_print_text(an, null);
 	report_print_json(an, null);
 	summary_print_json(cap, null);
 	fclose(null);
@@ -614,6 +735,16 @@ static void test_case(void **state)
 	}
 	free(text);
 	analysis_free(an);
+	if (bc->never) {
+		for (size_t i = 0; i < cap->diags.n; i++) {
+			const struct diag *d = &cap->diags.items[i];
+			if (strstr(d->msg, bc->never) || (d->file && strstr(d->file, bc->never)))
+				fail_msg("a message holds \"%s\": %s", bc->never, d->msg);
+		}
+		if (strstr(outputs, bc->never))
+			fail_msg("a report holds \"%s\"", bc->never);
+		free(outputs);
+	}
 
 	/* (a) the message */
 	if (bc->file && !find_diag(cap, bc)) {

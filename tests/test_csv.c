@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <unistr.h>
 
@@ -14,6 +16,58 @@
 static struct csv_table *load(const char *name, const char *text, struct diag_list *dl)
 {
 	return csvt_load_buffer(name, text, strlen(text), dl);
+}
+
+/* A file that shrinks under the parse (issue 22): 64 KB of equal rows mapped, then cut to
+ * 32 KB (a page boundary: the reads past it fault) or to 20000 bytes (mid-page: the rest of
+ * that page reads as zeros). The rows of the whole lines before the new end are kept, and
+ * the message gives the offset. */
+static void test_file_shrinking_under_the_parse(void **state)
+{
+	(void)state;
+	static const char hdr[] = "OP Type,Core Type,Count,Total Time(us)\n";
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, hdr);
+	size_t row_len = 0;
+	for (int i = 0; sb.len < 65536; i++) {
+		size_t before = sb.len;
+		sbuf_addf(&sb, "Op%06d,AI_CORE,%06d,1.5\n", i, i);
+		row_len = sb.len - before;
+	}
+	const size_t cuts[] = {32768, 20000};
+	for (size_t k = 0; k < 2; k++) {
+		char *dir = tu_tmpdir();
+		int fd;
+		void *map = tu_map_then_truncate(dir, "op_statistic.csv", sb.buf, sb.len, cuts[k], &fd);
+		char *path;
+		assert_true(asprintf(&path, "%s/op_statistic.csv", dir) > 0);
+		struct diag_list dl;
+		diag_init(&dl);
+		struct csv_table *t = csvt_load_map(path, fd, map, sb.len, &dl);
+		assert_non_null(t);
+		size_t rows = (cuts[k] - (sizeof hdr - 1)) / row_len; /* whole lines only */
+		assert_int_equal(t->nrows, rows);
+		size_t end = sizeof hdr - 1 + rows * row_len;
+		char want[200];
+		snprintf(want, sizeof want, "the file shrank while it was read (from %zu to %zu bytes): kept the %zu rows",
+			 sb.len, cuts[k], rows);
+		bool said = false;
+		for (size_t i = 0; i < dl.n; i++)
+			said |= strstr(dl.items[i].msg, want) && dl.items[i].offset == (int64_t)end;
+		if (!said)
+			for (size_t i = 0; i < dl.n; i++)
+				print_message("%lld %s\n", (long long)dl.items[i].offset, dl.items[i].msg);
+		assert_true(said);
+		assert_int_equal(diag_count(&dl, DIAG_WARN), 1);
+		csvt_free(t);
+		diag_free(&dl);
+		munmap(map, sb.len);
+		close(fd);
+		tu_rmtree(dir);
+		free(path);
+		free(dir);
+	}
+	sbuf_free(&sb);
 }
 
 static bool diag_has(struct diag_list *dl, const char *needle, long line)
@@ -472,6 +526,23 @@ static void test_late_gbk_byte_read_again(void **state)
 	sbuf_free(&sb);
 }
 
+/* A NUL inside a header cell (issue 22) used to end the name there and lose the column:
+ * it is left out and said. */
+static void test_nul_in_header_cell(void **state)
+{
+	(void)state;
+	static const char t[] = "OP Type,Core Type,Cou\0nt,Total Time(us)\nMatMul,AI_CORE,3,10\n";
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *tab = csvt_load_buffer("op_statistic.csv", t, sizeof t - 1, &dl);
+	assert_non_null(tab);
+	assert_string_equal(tab->headers[2], "Count");
+	assert_int_equal(tab->header_col[2], COL_COUNT);
+	assert_true(diag_has(&dl, "header cell 3 holds a NUL byte; read without it", 1));
+	csvt_free(tab);
+	diag_free(&dl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +558,8 @@ int main(void)
 		cmocka_unit_test(test_appended_slices_keep_lines_and_offsets),
 		cmocka_unit_test(test_row_offset_steps),
 		cmocka_unit_test(test_late_gbk_byte_read_again),
+		cmocka_unit_test(test_file_shrinking_under_the_parse),
+		cmocka_unit_test(test_nul_in_header_cell),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

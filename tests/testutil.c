@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,6 +69,19 @@ char *tu_write(const char *dir, const char *name, const void *data, size_t len)
 	assert_int_equal(fwrite(data, 1, len, f), len);
 	fclose(f);
 	return path;
+}
+
+void *tu_map_then_truncate(const char *dir, const char *name, const void *data, size_t len, size_t cut,
+			   int *fd)
+{
+	char *path = tu_write(dir, name, data, len);
+	*fd = open(path, O_RDWR);
+	assert_true(*fd >= 0);
+	free(path);
+	void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, *fd, 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(ftruncate(*fd, (off_t)cut), 0);
+	return map;
 }
 
 char *tu_write_str(const char *dir, const char *name, const char *text)

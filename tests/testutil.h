@@ -26,6 +26,11 @@ void tu_rmtree(const char *path);
 /* Writes bytes to dir/name (creating parent dirs); returns the owned full path. */
 char *tu_write(const char *dir, const char *name, const void *data, size_t len);
 char *tu_write_str(const char *dir, const char *name, const char *text);
+/* A file that shrinks under its reader: data written to dir/name, mapped whole (len
+ * bytes, read-only), then truncated to cut bytes. Returns the map; *fd is the open file
+ * (close it and munmap(map, len) when done). */
+void *tu_map_then_truncate(const char *dir, const char *name, const void *data, size_t len, size_t cut,
+			   int *fd);
 /* Reads a whole file; NULL on failure. */
 char *tu_read(const char *path, size_t *len);
 /* Runs a shell command; returns its exit status (or -1). */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <unistr.h>
 
+#include "mapguard.h"
 #include "num.h"
 #include "sanitize.h"
 #include "sbuf.h"
@@ -197,6 +198,28 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 	}
 }
 
+/* ';' or '\t' when the header's cells, split at it, name a known column: a table written
+ * with another separator. 0 otherwise. */
+static char other_separator(const struct csv_table *t)
+{
+	static const char *const seps[] = {";", "\t"};
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < t->ncols; i++) {
+			const char *p = t->headers[i];
+			if (!strchr(p, seps[k][0]))
+				continue;
+			for (;;) {
+				size_t n = strcspn(p, seps[k]);
+				if (csv_schema_lookup(p, n) >= 0)
+					return seps[k][0];
+				if (!p[n])
+					break;
+				p += n + 1;
+			}
+		}
+	return 0;
+}
+
 static void setup_columns(struct parse_state *ps)
 {
 	struct csv_table *t = ps->t;
@@ -206,11 +229,12 @@ static void setup_columns(struct parse_state *ps)
 	t->header_col = xmalloc((t->ncols ? t->ncols : 1) * sizeof *t->header_col);
 	bool present[CSV_COL_COUNT] = {false};
 	struct sbuf unknown = SBUF_INIT;
-	size_t n_unknown = 0;
+	size_t n_unknown = 0, n_known = 0;
 	t->cols = xcalloc(t->ncols ? t->ncols : 1, sizeof *t->cols);
 	for (size_t i = 0; i < t->ncols; i++) {
 		int c = csv_schema_lookup(t->headers[i], strlen(t->headers[i]));
 		t->header_col[i] = c;
+		n_known += c >= 0;
 		if (c < 0) {
 			if (t->headers[i][0]) {
 				if (n_unknown++)
@@ -238,7 +262,16 @@ static void setup_columns(struct parse_state *ps)
 	const char *base = strrchr(ps->name, '/');
 	enum csv_kind by_name = csv_schema_kind_by_name(base ? base + 1 : ps->name);
 	t->kind = by_name != CSV_UNKNOWN ? by_name : csv_schema_kind(present);
-	if (n_unknown)
+	/* a first line without one known column may not be a header at all (a link to another
+	 * file, a table of something else): its cells are not echoed */
+	char sep = n_known ? 0 : other_separator(t);
+	if (sep)
+		diag_add(ps->dl, DIAG_WARN, ps->name, 1, -1, "the header is separated by %s, not commas: "
+			 "the table is not read (export it comma-separated)", sep == ';' ? "';'" : "TABs");
+	else if (n_unknown && !n_known)
+		diag_add(ps->dl, DIAG_INFO, ps->name, 1, -1, "no known column in the first line (%zu "
+			 "cells): not a table this program reads; kept for drill-down", t->ncols);
+	else if (n_unknown)
 		diag_add(ps->dl, DIAG_INFO, ps->name, 0, -1, "%zu column(s) not used by the analysis, kept "
 			 "for drill-down: %s", n_unknown, sbuf_str(&unknown));
 	sbuf_free(&unknown);
@@ -256,6 +289,20 @@ static void on_field(void *data, size_t len, void *ctx)
 		if (ps->nhdr == 0 && n >= 3 && memcmp(u, "\xEF\xBB\xBF", 3) == 0) {
 			u += 3;
 			n -= 3;
+		}
+		/* a NUL would end the name early and lose the column: it is left out */
+		if (memchr(u, '\0', n)) {
+			char *h = xmalloc(n + 1);
+			size_t k = 0;
+			for (size_t i = 0; i < n; i++)
+				if (u[i])
+					h[k++] = u[i];
+			h[k] = '\0';
+			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
+				 "header cell %zu holds a NUL byte; read without it", ps->nhdr + 1);
+			ps->hdr[ps->nhdr++] = h;
+			ps->fields++;
+			return;
 		}
 		ps->hdr[ps->nhdr++] = xstrndup(u, n);
 		ps->fields++;
@@ -416,10 +463,67 @@ static bool split_line(const char *p, size_t n, struct parse_state *ps)
 	return true;
 }
 
-static struct csv_table *parse_bytes(const char *name, const char *buf, size_t len,
-				     struct diag_list *dl)
+/* What a parse holds, reachable from outside so that a parse cut by a fault (the file
+ * shrank, mapguard.h) can be freed. */
+struct parse_run {
+	const char *name, *buf;
+	size_t len;
+	struct diag_list *dl;
+	struct parse_state ps;
+	struct csv_parser p;
+	bool parser_live;
+	struct csv_table *result;
+};
+
+static void parse_state_free(struct parse_state *ps)
 {
+	for (size_t i = 0; i < ps->nhdr && ps->hdr; i++)
+		free(ps->hdr[i]);
+	free(ps->hdr);
+	ps->hdr = NULL;
+	sbuf_free(&ps->cell);
+	sbuf_free(&ps->header_acc);
+	sbuf_free(&ps->line_text);
+	free(ps->lf);
+	free(ps->cell_col);
+	free(ps->memo);
+	ps->lf = NULL;
+	ps->cell_col = NULL;
+	ps->memo = NULL;
+}
+
+/* The end of the last complete line in buf[0, len) (after its '\n'), 0 when none. */
+struct memrchr_call {
+	const char *buf;
+	size_t len, at;
+};
+
+static void last_line_end(void *arg)
+{
+	struct memrchr_call *mc = arg;
+	const char *nl = mc->len ? memrchr(mc->buf, '\n', mc->len) : NULL;
+	mc->at = nl ? (size_t)(nl - mc->buf) + 1 : 0;
+}
+
+/* Frees what a parse cut short held. */
+static void parse_run_abandon(struct parse_run *r)
+{
+	if (r->parser_live)
+		csv_free(&r->p);
+	r->parser_live = false;
+	parse_state_free(&r->ps);
+	csvt_free(r->ps.t);
+	r->ps.t = NULL;
+}
+
+static void parse_run_main(void *arg)
+{
+	struct parse_run *r = arg;
+	const char *name = r->name, *buf = r->buf;
+	size_t len = r->len;
+	struct diag_list *dl = r->dl;
 	struct csv_table *t = xcalloc(1, sizeof *t);
+	r->ps.t = t;
 	t->path = xstrdup(name);
 	t->file_size = len;
 	t->strs = strtab_new();
@@ -456,12 +560,14 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 	const char *nl = memchr(buf + pos, '\n', len - pos);
 	t->crlf = nl && nl > buf + pos && nl[-1] == '\r';
 
-	struct csv_parser p;
-	csv_init(&p, CSV_APPEND_NULL);
+	struct csv_parser *p = &r->p;
+	csv_init(p, CSV_APPEND_NULL);
+	r->parser_live = true;
 	/* libcsv's own spaces (space, TAB) and terminators (CR, LF) are ours: no callbacks,
 	 * which would cost a call per byte */
-	struct parse_state ps = {.t = t, .dl = dl, .name = name, .pending_line = 1, .buf_begin = buf,
-				 .buf_end = buf + len};
+	struct parse_state *ps = &r->ps;
+	*ps = (struct parse_state){.t = t, .dl = dl, .name = name, .pending_line = 1, .buf_begin = buf,
+				  .buf_end = buf + len};
 	/* ASCPROF_LIBCSV_ONLY=1 sends every line through libcsv (comparisons) */
 	const char *only = getenv("ASCPROF_LIBCSV_ONLY");
 	bool fast = !(only && !strcmp(only, "1"));
@@ -469,49 +575,43 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 	while (pos < len) {
 		const char *eol = memchr(buf + pos, '\n', len - pos);
 		size_t n = eol ? (size_t)(eol - (buf + pos)) + 1 : len - pos;
-		if (p.pstate == LIBCSV_ROW_NOT_BEGUN && !looks_blank(buf + pos, n)) {
-			ps.pending_line = line;
-			ps.pending_off = pos;
+		if (p->pstate == LIBCSV_ROW_NOT_BEGUN && !looks_blank(buf + pos, n)) {
+			ps->pending_line = line;
+			ps->pending_off = pos;
 		}
-		ps.row_line_now = ps.pending_line;
-		if (fast && p.pstate == LIBCSV_ROW_NOT_BEGUN && simple_line(buf + pos, n) &&
-		    split_line(buf + pos, n, &ps)) {
+		ps->row_line_now = ps->pending_line;
+		if (fast && p->pstate == LIBCSV_ROW_NOT_BEGUN && simple_line(buf + pos, n) &&
+		    split_line(buf + pos, n, ps)) {
 			pos += n;
 			line++;
 			continue;
 		}
-		if (csv_parse(&p, buf + pos, n, on_field, on_row, &ps) != n) {
+		if (csv_parse(p, buf + pos, n, on_field, on_row, ps) != n) {
 			diag_add(dl, DIAG_WARN, name, line, -1, "CSV parse error: %s; the rest is ignored",
-				 csv_strerror(csv_error(&p)));
+				 csv_strerror(csv_error(p)));
 			break;
 		}
 		pos += n;
 		line++;
 	}
-	bool open_quote = p.quoted && p.pstate != LIBCSV_ROW_NOT_BEGUN;
-	csv_fini(&p, on_field, on_row, &ps);
-	csv_free(&p);
+	bool open_quote = p->quoted && p->pstate != LIBCSV_ROW_NOT_BEGUN;
+	csv_fini(p, on_field, on_row, ps);
+	csv_free(p);
+	r->parser_live = false;
 	if (open_quote)
-		diag_add(dl, DIAG_WARN, name, ps.pending_line, -1,
+		diag_add(dl, DIAG_WARN, name, ps->pending_line, -1,
 			 "a quoted cell starting in the row at this line is never closed; it runs to the "
 			 "end of the file");
-	if (!ps.header_done && ps.nhdr) {
-		ps.header_done = true;
-		setup_columns(&ps);
+	if (!ps->header_done && ps->nhdr) {
+		ps->header_done = true;
+		setup_columns(ps);
 	}
-	for (size_t i = 0; i < ps.nhdr && ps.hdr; i++)
-		free(ps.hdr[i]);
-	free(ps.hdr);
-	sbuf_free(&ps.cell);
-	sbuf_free(&ps.header_acc);
-	sbuf_free(&ps.line_text);
-	free(ps.lf);
-	free(ps.cell_col);
-	free(ps.memo);
-	if (!ps.header_done || t->ncols == 0) {
+	parse_state_free(ps);
+	r->ps.t = NULL; /* from here on the table is the result */
+	if (!ps->header_done || t->ncols == 0) {
 		diag_add(dl, DIAG_WARN, name, 0, -1, "no header row; skipped");
 		csvt_free(t);
-		return NULL;
+		return;
 	}
 	if (t->nrows == 0)
 		diag_add(dl, DIAG_INFO, name, 0, -1, "a header and no data rows");
@@ -524,7 +624,65 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 	if (t->bad_numbers > WARN_EACH)
 		diag_add(dl, DIAG_WARN, name, 0, -1, "%zu numeric cells in all could not be read",
 			 t->bad_numbers);
-	return t;
+	r->result = t;
+}
+
+static struct csv_table *parse_bytes(const char *name, const char *buf, size_t len,
+				     struct diag_list *dl)
+{
+	struct parse_run r = {.name = name, .buf = buf, .len = len, .dl = dl};
+	parse_run_main(&r);
+	return r.result;
+}
+
+/* Parses a mapped file that may shrink while it is read: a read past its new end faults
+ * (mapguard.h), and pages cut in the middle read as zeros. Either way the parse starts again
+ * on the complete lines that are left, with the messages of that parse only, and says so. */
+struct csv_table *csvt_load_map(const char *path, int fd, const char *map, size_t size,
+				struct diag_list *dl)
+{
+	size_t len = size;
+	for (int attempt = 0; attempt < 4; attempt++) {
+		struct diag_list local;
+		diag_init(&local);
+		struct parse_run r = {.name = path, .buf = map, .len = len, .dl = &local};
+		size_t fault = len;
+		bool whole = mapguard_run(map, len, parse_run_main, &r, &fault);
+		if (!whole)
+			parse_run_abandon(&r);
+		struct stat st;
+		uint64_t now = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+		if (whole && now >= len) {
+			diag_append(dl, &local);
+			diag_free(&local);
+			if (len < size)
+				diag_add(dl, DIAG_WARN, path, 0, (int64_t)len,
+					 "the file shrank while it was read (from %zu to %llu bytes): kept the %zu "
+					 "rows of the whole lines before this offset; the rest was not read",
+					 size, (unsigned long long)now, r.result ? r.result->nrows : 0);
+			return r.result;
+		}
+		csvt_free(r.result);
+		diag_free(&local);
+		/* the complete lines before the new end (or the fault, whichever comes first) */
+		size_t end = now < fault ? (size_t)now : fault;
+		if (end > len)
+			end = len;
+		size_t cut = 0;
+		struct memrchr_call mc = {map, end, 0};
+		if (mapguard_run(map, end, last_line_end, &mc, NULL))
+			cut = mc.at;
+		if (cut == 0) {
+			diag_add(dl, DIAG_WARN, path, 0, (int64_t)end,
+				 "the file shrank while it was read (from %zu to %llu bytes), leaving no whole "
+				 "line; skipped",
+				 size, (unsigned long long)now);
+			return NULL;
+		}
+		len = cut;
+	}
+	diag_add(dl, DIAG_WARN, path, 0, -1, "the file kept shrinking while it was read; skipped");
+	return NULL;
 }
 
 struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len, struct diag_list *dl)
@@ -560,14 +718,15 @@ struct csv_table *csvt_load(const char *path, struct diag_list *dl)
 		return NULL;
 	}
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
 	if (map == MAP_FAILED) {
+		close(fd);
 		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot map: %s; skipped", strerror(errno));
 		return NULL;
 	}
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	struct csv_table *t = parse_bytes(path, map, (size_t)st.st_size, dl);
+	struct csv_table *t = csvt_load_map(path, fd, map, (size_t)st.st_size, dl);
 	munmap(map, (size_t)st.st_size);
+	close(fd);
 	return t;
 }
 

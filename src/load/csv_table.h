@@ -85,6 +85,11 @@ struct csvt_part {
 
 /* Reads a CSV file. NULL (with a diagnostic) when it cannot be read or holds no header. */
 struct csv_table *csvt_load(const char *path, struct diag_list *dl);
+/* The parse csvt_load does over its map of path: size bytes of fd mapped at map (both
+ * borrowed). The file may shrink meanwhile: what its complete lines hold is kept and a
+ * warning gives the offset (tests map, truncate, then call this). */
+struct csv_table *csvt_load_map(const char *path, int fd, const char *map, size_t size,
+				struct diag_list *dl);
 /* The same over bytes in memory; `name` labels messages; buf is borrowed. */
 struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len,
 				   struct diag_list *dl);

@@ -25,6 +25,9 @@ struct walk {
 	ino_t vino[MAX_VISITED];
 	size_t nvisited;
 	bool loop_warned;
+	/* the capture's real path: a symbolic link that leads out of it is not followed, so that
+	 * nothing from elsewhere (/etc/shadow, /proc) is read or echoed into a report */
+	char *root; /* owned; NULL: no check (the root could not be resolved) */
 };
 
 const char *discover_role_name(enum file_role role)
@@ -130,6 +133,33 @@ int discover_rank_from_name(const char *name)
 			found = (int)v;
 	}
 	return found;
+}
+
+/* True (with a warning naming the path) when path resolves outside the capture's root:
+ * some link on the way leads out of it. A path that does not resolve is left to the
+ * caller's stat, which says why. */
+static bool leaves_root(struct walk *w, const char *path)
+{
+	if (!w->root)
+		return false;
+	char *real = realpath(path, NULL);
+	if (!real)
+		return false;
+	size_t n = strlen(w->root);
+	bool inside = !strncmp(real, w->root, n) &&
+		      (real[n] == '\0' || real[n] == '/' || (n == 1 && w->root[0] == '/'));
+	free(real);
+	if (!inside)
+		diag_add(w->dl, DIAG_WARN, path, 0, -1,
+			 "a symbolic link leads outside the capture here; not followed (only files "
+			 "under the opened directory are read)");
+	return !inside;
+}
+
+/* A directory inside the capture. */
+static bool is_dir_inside(struct walk *w, const char *path)
+{
+	return is_dir(path) && !leaves_root(w, path);
 }
 
 static bool visited(struct walk *w, const char *path)
@@ -266,10 +296,14 @@ static bool comm_content_ok(const char *path, struct diag_list *dl)
 	return false;
 }
 
-/* Appends a regular, non-empty file to files; false (and a warning) when it is not one. */
-static bool push_file(struct found_file **files, size_t *n, size_t *cap, const char *path,
-		      enum file_role role, struct diag_list *dl)
+/* Appends a regular, non-empty file to files; false (and a warning) when it is not one, or
+ * when check is set and it lies outside the capture. */
+static bool push_file(struct walk *w, struct found_file **files, size_t *n, size_t *cap,
+		      const char *path, enum file_role role, bool check)
 {
+	struct diag_list *dl = w->dl;
+	if (check && leaves_root(w, path))
+		return false;
 	struct stat st;
 	if (stat(path, &st) != 0) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot stat: %s; skipped", strerror(errno));
@@ -291,10 +325,10 @@ static bool push_file(struct found_file **files, size_t *n, size_t *cap, const c
 	return true;
 }
 
-static void add_file(struct rank_plan *rp, size_t *cap, const char *path, enum file_role role,
-		     struct diag_list *dl)
+static void add_file(struct walk *w, struct rank_plan *rp, size_t *cap, const char *path,
+		     enum file_role role, bool check)
 {
-	push_file(&rp->files, &rp->n_files, cap, path, role, dl);
+	push_file(w, &rp->files, &rp->n_files, cap, path, role, check);
 }
 
 /* The communication files of a directory (msprof's analyze/ or cluster_analysis_output/). */
@@ -307,7 +341,7 @@ static void collect_comm(struct walk *w, const char *dir, struct found_file **fi
 		if (!is_comm_role(role))
 			continue;
 		char *p = join(dir, names[i]);
-		push_file(files, n, cap, p, role, w->dl);
+		push_file(w, files, n, cap, p, role, true);
 		free(p);
 	}
 	free_names(names, nn);
@@ -330,7 +364,7 @@ static void collect_output(struct walk *w, struct rank_plan *rp, const char *out
 		if (role == ROLE_DONE)
 			rp->export_done = true;
 		else
-			add_file(rp, &cap, p, role, w->dl);
+			add_file(w, rp, &cap, p, role, true);
 		free(p);
 	}
 	free_names(names, n);
@@ -347,11 +381,17 @@ static void read_worker_info(struct walk *w, struct rank_plan *rp)
 		if (!rp->info.loaded && (!strcmp(names[i], "profiler_info.json") ||
 					 !fnmatch("profiler_info_*.json", names[i], 0))) {
 			char *p = join(rp->worker_dir, names[i]);
-			profinfo_free(&rp->info); /* what a broken one before it left (fuzz_discover) */
-			profinfo_load(&rp->info, p, w->dl);
+			if (!leaves_root(w, p)) {
+				profinfo_free(&rp->info); /* what a broken one before it left (fuzz_discover) */
+				profinfo_load(&rp->info, p, w->dl);
+			}
 			free(p);
 		} else if (!strcmp(names[i], "profiler_metadata.json") && !rp->metadata_path) {
-			rp->metadata_path = join(rp->worker_dir, names[i]);
+			char *p = join(rp->worker_dir, names[i]);
+			if (leaves_root(w, p))
+				free(p);
+			else
+				rp->metadata_path = p;
 		}
 	}
 	free_names(names, n);
@@ -425,7 +465,7 @@ static bool add_class_b(struct walk *w, const char *prof_dir)
 	bool found = false;
 	size_t first_rank = w->plan->n_ranks;
 	char *out = join(prof_dir, "mindstudio_profiler_output");
-	if (is_dir(out)) {
+	if (is_dir_inside(w, out)) {
 		struct rank_plan *rp = new_class_b_rank(w, prof_dir, out, devices == 1 ? one_device : -1);
 		collect_output(w, rp, out);
 		found = true;
@@ -436,16 +476,17 @@ static bool add_class_b(struct walk *w, const char *prof_dir)
 				continue;
 			char *ddir = join(prof_dir, names[i]);
 			char *summary = join(ddir, "summary"), *timeline = join(ddir, "timeline");
-			if (is_dir(summary) || is_dir(timeline)) {
+			bool has_summary = is_dir_inside(w, summary), has_timeline = is_dir_inside(w, timeline);
+			if (!leaves_root(w, ddir) && (has_summary || has_timeline)) {
 				struct rank_plan *rp = new_class_b_rank(w, prof_dir, ddir, dev);
 				if (devices > 1) {
 					char *l = xasprintf("%s/%s", rp->label, names[i]);
 					free(rp->label);
 					rp->label = l;
 				}
-				if (is_dir(summary))
+				if (has_summary)
 					collect_output(w, rp, summary);
-				if (is_dir(timeline))
+				if (has_timeline)
 					collect_output(w, rp, timeline);
 				diag_add(w->dl, DIAG_INFO, ddir, 0, -1,
 					 "no mindstudio_profiler_output/: read the legacy summary/ and timeline/ "
@@ -462,11 +503,13 @@ static bool add_class_b(struct walk *w, const char *prof_dir)
 	/* msprof --analyze=on writes the communication files to analyze/, not beside the rest;
 	 * they belong to the PROF_* directory's one rank (not to one of several devices) */
 	char *analyze = join(prof_dir, "analyze");
-	if (found && w->plan->n_ranks == first_rank + 1 && is_dir(analyze)) {
+	if (found && !is_dir_inside(w, analyze)) {
+		/* nothing to read (absent, or outside the capture) */
+	} else if (found && w->plan->n_ranks == first_rank + 1) {
 		struct rank_plan *rp = &w->plan->ranks[first_rank];
 		size_t cap = rp->n_files;
 		collect_comm(w, analyze, &rp->files, &rp->n_files, &cap);
-	} else if (found && is_dir(analyze)) {
+	} else if (found) {
 		diag_add(w->dl, DIAG_WARN, analyze, 0, -1,
 			 "communication files of several devices in one directory: not read");
 	}
@@ -555,7 +598,7 @@ static void walk_dir(struct walk *w, const char *dir, int depth)
 	char **names = list_dir(dir, &n, w->dl);
 	if (has_entry(names, n, "ASCEND_PROFILER_OUTPUT")) {
 		char *out = join(dir, "ASCEND_PROFILER_OUTPUT");
-		if (is_dir(out))
+		if (is_dir_inside(w, out))
 			add_class_a(w, dir, out);
 		free(out);
 		goto done;
@@ -567,7 +610,7 @@ static void walk_dir(struct walk *w, const char *dir, int depth)
 		for (size_t i = 0; i < n; i++)
 			if (!strncmp(names[i], "PROF_", 5)) {
 				char *p = join(dir, names[i]);
-				exported |= is_dir(p) && add_class_b(w, p);
+				exported |= is_dir_inside(w, p) && add_class_b(w, p);
 				free(p);
 			}
 		if (exported)
@@ -602,7 +645,7 @@ static void walk_dir(struct walk *w, const char *dir, int depth)
 		if (names[i][0] == '.')
 			continue;
 		char *p = join(dir, names[i]);
-		if (is_dir(p))
+		if (is_dir_inside(w, p))
 			walk_dir(w, p, depth + 1);
 		free(p);
 	}
@@ -626,10 +669,12 @@ static void single_file(struct walk *w, const char *path)
 		const char *dot = strrchr(path, '.');
 		role = dot && !strcmp(dot, ".csv") ? ROLE_CSV : ROLE_TRACE;
 	}
-	add_file(rp, &cap, path, role, w->dl);
+	add_file(w, rp, &cap, path, role, false); /* the file the user named, wherever it is */
 	/* a file inside ASCEND_PROFILER_OUTPUT: its worker's profiler_info names the rank */
 	if (!strcmp(base_name(dir), "ASCEND_PROFILER_OUTPUT")) {
 		rp->worker_dir = parent_dir(dir);
+		free(w->root);
+		w->root = realpath(rp->worker_dir, NULL);
 		read_worker_info(w, rp);
 	}
 }
@@ -703,11 +748,18 @@ int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
 		diag_add(dl, DIAG_ERROR, path, 0, -1, "cannot open: %s", strerror(errno));
 		goto out;
 	}
-	if (S_ISREG(st.st_mode))
+	if (S_ISREG(st.st_mode)) {
 		single_file(w, path);
-	else if (S_ISDIR(st.st_mode))
+	} else if (S_ISDIR(st.st_mode)) {
+		/* an output directory opened on its own belongs to its worker (profiler_info) */
+		char *base = base_dup(path);
+		bool output = !strcmp(base, "ASCEND_PROFILER_OUTPUT") || !strcmp(base, "mindstudio_profiler_output");
+		char *top = output ? parent_dir(path) : xstrdup(path);
+		w->root = realpath(top, NULL);
+		free(top);
+		free(base);
 		walk_dir(w, path, 0);
-	else {
+	} else {
 		diag_add(dl, DIAG_ERROR, path, 0, -1, "neither a file nor a directory");
 		goto out;
 	}
@@ -723,6 +775,7 @@ int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
 			 "trace_view.json, kernel_details.csv, PROF_*/mindstudio_profiler_output)");
 	}
 out:
+	free(w->root);
 	free(w);
 	return rc;
 }

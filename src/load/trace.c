@@ -19,6 +19,7 @@
 #include "json_tok.h"
 #include "trace_elem.h"
 #include "lanes.h"
+#include "mapguard.h"
 #include "num.h"
 #include "xalloc.h"
 #include "xthread.h"
@@ -131,7 +132,23 @@ struct seg_lane { uint32_t pid, tid; };
 struct seg_track { uint32_t pid, name, value_key; };
 
 enum warn_kind { W_BAD_JSON, W_NOT_OBJECT, W_BAD_TS, W_BAD_DUR, W_NEG_DUR, W_NO_TS, W_BIG,
-		 W_KIND_COUNT };
+		 W_END_BEFORE_BEGIN, W_END_ALONE, W_NUL, W_TS_EXPONENT, W_KIND_COUNT };
+
+/* "B" events waiting for their "E": a stack per lane, linked through prev (an index, or
+ * BE_NONE). What is still open when the segment ends, and the "E" events that found no
+ * "B" in it, are paired across segments when they are merged (pair_across_segments). */
+#define BE_NONE UINT32_MAX
+struct be_open {
+	int64_t ts;
+	uint64_t off;
+	uint32_t name, lane, attr, prev;
+	bool closed;
+};
+struct be_end {
+	int64_t ts;
+	uint64_t off;
+	uint32_t lane;
+};
 
 /* Ids of recent (a, b) pairs in front of a u64map: events alternate between a few lanes
  * and attributes, and a look here is cheaper than the map. Keys are kept plus one (0:
@@ -201,8 +218,16 @@ struct seg {
 	size_t n_flows, cap_flows;
 	struct meta_rec *meta;
 	size_t n_meta, cap_meta;
+	/* B/E pairs */
+	struct be_open *opens;
+	size_t n_opens, cap_opens;
+	uint32_t *open_top; /* per lane: the innermost open "B", or BE_NONE */
+	size_t cap_open_top;
+	struct be_end *ends; /* "E" events with no "B" open on their lane in this segment */
+	size_t n_ends, cap_ends;
 	struct ph_counts ph;
 	uint64_t warn_count[W_KIND_COUNT];
+	uint64_t cur_off; /* the element being taken, for messages from deep inside */
 	/* texts interned lately (names, pids, tids, cats) by their bytes: a few hundred
 	 * distinct ones make up nearly every event, and this is cheaper than the table */
 	struct intern_cache { uint64_t w0, w1; const char *text; uint32_t len, id; } cache[INTERN_CACHE_SIZE];
@@ -262,6 +287,9 @@ static void seg_free(struct seg *sg)
 	u64map_free(&sg->track_map);
 	free(sg->flows);
 	free(sg->meta);
+	free(sg->opens);
+	free(sg->open_top);
+	free(sg->ends);
 	jtok_free(&sg->jt);
 	sbuf_free(&sg->scratch);
 	diag_free(&sg->local);
@@ -301,6 +329,20 @@ static __attribute__((noinline)) uint32_t seg_intern_escaped(struct seg *sg, con
 {
 	sbuf_reset(&sg->scratch);
 	json_unescape(sp->p, sp->len, &sg->scratch);
+	/* a \u0000 would cut the text where it is read as a C string */
+	if (sg->scratch.len && memchr(sg->scratch.buf, '\0', sg->scratch.len)) {
+		struct sbuf fixed = SBUF_INIT;
+		for (size_t i = 0; i < sg->scratch.len; i++)
+			if (sg->scratch.buf[i])
+				sbuf_addc(&fixed, sg->scratch.buf[i]);
+			else
+				sbuf_adds(&fixed, "\xEF\xBF\xBD"); /* U+FFFD */
+		seg_warn(sg, W_NUL, sg->cur_off, "a string holds \\u0000 (\"%.40s\"...): shown as U+FFFD "
+			 "rather than cut there", fixed.buf);
+		uint32_t id = strtab_intern(sg->strs, fixed.buf, fixed.len);
+		sbuf_free(&fixed);
+		return id;
+	}
 	return strtab_intern(sg->strs, sg->scratch.buf ? sg->scratch.buf : "", sg->scratch.len);
 }
 
@@ -478,6 +520,10 @@ static bool parse_ts(struct seg *sg, const struct espan *t, uint64_t off, int64_
 			 st == NUM_RANGE ? "out of range" : "not a number", (int)(t->len > 40 ? 40 : t->len), t->p);
 		return false;
 	}
+	/* 1.7364088836e15 µs holds a tenth of a millisecond at best: the digits are gone */
+	if (num_has_exponent(t->p, t->len))
+		seg_warn(sg, W_TS_EXPONENT, off, "\"ts\" in exponent form (%.*s): the digits it dropped "
+			 "are lost; kept as read", (int)(t->len > 40 ? 40 : t->len), t->p);
 	return true;
 }
 
@@ -642,6 +688,86 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 	seg_push_x(sg, ts, dur, name, lane, seg_attr(sg, cat, ttype), off);
 }
 
+/* The lane, attributes, start of a "B" or "E" event; false (and counted) without a usable
+ * "ts". */
+static bool parse_be_common(struct seg *sg, const struct elem *e, uint64_t off, char ph, int64_t *ts,
+			    uint32_t *lane)
+{
+	if (!e->f[EF_TS].p) {
+		seg_warn(sg, W_NO_TS, off, "\"%c\" event without \"ts\"; dropped", ph);
+		sg->ph.rejected++;
+		return false;
+	}
+	if (!parse_ts(sg, &e->f[EF_TS], off, ts)) {
+		sg->ph.rejected++;
+		return false;
+	}
+	*lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]), seg_intern(sg, &e->f[EF_TID]));
+	return true;
+}
+
+/* A "B" (begin) event: opened on its lane until its "E". */
+static void parse_begin(struct seg *sg, const struct elem *e, uint64_t off)
+{
+	int64_t ts;
+	uint32_t lane;
+	if (!parse_be_common(sg, e, off, 'B', &ts, &lane))
+		return;
+	uint32_t name = seg_intern(sg, &e->f[EF_NAME]);
+	uint32_t cat = seg_intern(sg, &e->f[EF_CAT]);
+	const struct espan *tt = &e->f[EF_ARG_TASK_TYPE];
+	uint32_t ttype = tt->p && (tt->is_str || (tt->p[0] != '{' && tt->p[0] != '[')) ? seg_intern(sg, tt) : 0;
+	uint32_t attr = seg_attr(sg, cat, ttype);
+	if (sg->cap_open_top < sg->n_lanes) {
+		size_t old = sg->cap_open_top;
+		xgrow(&sg->open_top, &sg->cap_open_top, sg->n_lanes, sizeof *sg->open_top);
+		for (size_t i = old; i < sg->cap_open_top; i++)
+			sg->open_top[i] = BE_NONE;
+	}
+	if (sg->n_opens >= BE_NONE) {
+		sg->ph.rejected++;
+		return;
+	}
+	xgrow(&sg->opens, &sg->cap_opens, sg->n_opens + 1, sizeof *sg->opens);
+	sg->opens[sg->n_opens] = (struct be_open){ts, off, name, lane, attr, sg->open_top[lane], false};
+	sg->open_top[lane] = (uint32_t)sg->n_opens++;
+}
+
+/* The span of a "B" and its "E" as an "X" event at the "B"'s place (its args are the
+ * drawer's). */
+static void push_be_span(struct seg *sg, int64_t b_ts, uint64_t b_full_off, uint32_t name, uint32_t lane,
+			 uint32_t attr, int64_t e_ts, uint64_t e_off)
+{
+	int64_t dur;
+	if (__builtin_sub_overflow(e_ts, b_ts, &dur) || dur < 0) {
+		seg_warn(sg, W_END_BEFORE_BEGIN, e_off,
+			 "\"E\" event before its \"B\" (at byte %llu); the span is kept with duration 0",
+			 (unsigned long long)b_full_off);
+		dur = 0;
+	}
+	/* the offset is stored as base + off: the "B" may lie in an earlier part */
+	seg_push_x(sg, b_ts, dur, name, lane, attr, b_full_off - sg->base);
+}
+
+/* An "E" (end) event: closes the innermost open "B" of its lane. */
+static void parse_end(struct seg *sg, const struct elem *e, uint64_t off)
+{
+	int64_t ts;
+	uint32_t lane;
+	if (!parse_be_common(sg, e, off, 'E', &ts, &lane))
+		return;
+	uint32_t top = lane < sg->cap_open_top ? sg->open_top[lane] : BE_NONE;
+	if (top == BE_NONE) {
+		xgrow(&sg->ends, &sg->cap_ends, sg->n_ends + 1, sizeof *sg->ends);
+		sg->ends[sg->n_ends++] = (struct be_end){ts, off, lane};
+		return;
+	}
+	struct be_open *b = &sg->opens[top];
+	b->closed = true;
+	sg->open_top[lane] = b->prev;
+	push_be_span(sg, b->ts, sg->base + b->off, b->name, b->lane, b->attr, ts, off);
+}
+
 /* The fields of one element into the segment, whichever extractor read them. */
 static void take_element(struct seg *sg, const struct elem *e, uint64_t off)
 {
@@ -651,12 +777,15 @@ static void take_element(struct seg *sg, const struct elem *e, uint64_t off)
 	 * never reaches a summary line. */
 	if (p->p && p->is_str && p->len == 1 && (unsigned char)p->p[0] > ' ' && (unsigned char)p->p[0] < 0x7f)
 		ph = p->p[0];
+	sg->cur_off = off;
 	if (ph)
 		sg->ph.by_char[(unsigned char)ph]++;
 	else
 		sg->ph.other++;
 	switch (ph) {
 	case 'X': parse_complete(sg, e, off); break;
+	case 'B': parse_begin(sg, e, off); break;
+	case 'E': parse_end(sg, e, off); break;
 	case 'M': parse_meta(sg, e, off); break;
 	case 'C': parse_counter(sg, e, off); break;
 	case 's':
@@ -695,7 +824,8 @@ static void parse_element(struct seg *sg, const char *buf, size_t start, size_t 
 
 /* ---- range walking ------------------------------------------------------------------ */
 
-enum range_end { RANGE_STOPPED, RANGE_ARRAY_END, RANGE_TRUNCATED, RANGE_ERROR, RANGE_EMPTY };
+/* RANGE_VANISHED: a read faulted, the file shrank while it was read (mapguard.h) */
+enum range_end { RANGE_STOPPED, RANGE_ARRAY_END, RANGE_TRUNCATED, RANGE_ERROR, RANGE_EMPTY, RANGE_VANISHED };
 
 struct range_job {
 	const char *buf;
@@ -707,17 +837,20 @@ struct range_job {
 	size_t next_start; /* RANGE_STOPPED: the first element not walked */
 	size_t end_pos;    /* where the walk ended (cut or error offset) */
 	size_t last_complete_end;
+	unsigned char err_byte; /* RANGE_ERROR: the byte (read while the file was there) */
+	uint64_t reported;      /* progress already counted */
 	_Atomic uint64_t *progress;
 	bool jsmn_only; /* the reference path only (tests) */
 	size_t fast;    /* elements the fast scanner read */
 };
 
-static void *range_walk(void *arg)
+static void range_walk_body(void *arg)
 {
 	struct range_job *job = arg;
 	struct jscan js = {.buf = job->buf, .len = job->len, .pos = job->begin};
 	size_t start, end;
 	uint64_t reported = job->begin;
+	job->reported = reported;
 	job->last_complete_end = job->begin;
 	for (;;) {
 		/* the fast scanner reads an element and finds its end in one pass; anything it is
@@ -740,7 +873,7 @@ static void *range_walk(void *arg)
 				job->fast++;
 				if (job->progress && js.pos - reported > (1u << 20)) {
 					atomic_fetch_add(job->progress, js.pos - reported);
-					reported = js.pos;
+					job->reported = reported = js.pos;
 				}
 				continue;
 			}
@@ -757,7 +890,7 @@ static void *range_walk(void *arg)
 			job->last_complete_end = end;
 			if (job->progress && end - reported > (1u << 20)) {
 				atomic_fetch_add(job->progress, end - reported);
-				reported = end;
+				job->reported = reported = end;
 			}
 			continue;
 		}
@@ -765,10 +898,25 @@ static void *range_walk(void *arg)
 		job->how = st == JSCAN_END ? RANGE_ARRAY_END
 			   : st == JSCAN_TRUNCATED ? RANGE_TRUNCATED
 						  : RANGE_ERROR;
+		if (job->how == RANGE_ERROR && js.pos < job->len)
+			job->err_byte = (unsigned char)job->buf[js.pos];
 		break;
 	}
-	if (job->progress && job->last_complete_end > reported)
-		atomic_fetch_add(job->progress, job->last_complete_end - reported);
+}
+
+/* Walks one range; a file that shrinks under the walk ends the range where its bytes
+ * vanished, keeping the complete elements before (the segment is only ever appended to
+ * after an element's bytes were read). */
+static void *range_walk(void *arg)
+{
+	struct range_job *job = arg;
+	size_t fault;
+	if (!mapguard_run(job->buf, job->len, range_walk_body, job, &fault)) {
+		job->how = RANGE_VANISHED;
+		job->end_pos = fault;
+	}
+	if (job->progress && job->last_complete_end > job->reported)
+		atomic_fetch_add(job->progress, job->last_complete_end - job->reported);
 	return NULL;
 }
 
@@ -1143,7 +1291,9 @@ static void report_seg_counts(const struct seg *sg, const char *name, struct dia
 		[W_BAD_JSON] = "invalid elements", [W_NOT_OBJECT] = "non-object elements",
 		[W_BAD_TS] = "unusable \"ts\" values", [W_BAD_DUR] = "unusable \"dur\" values",
 		[W_NEG_DUR] = "negative \"dur\" values", [W_NO_TS] = "events without \"ts\"",
-		[W_BIG] = "oversized elements",
+		[W_BIG] = "oversized elements", [W_END_BEFORE_BEGIN] = "\"E\" events before their \"B\"",
+		[W_END_ALONE] = "\"E\" events without a \"B\"", [W_NUL] = "strings with \\u0000",
+		[W_TS_EXPONENT] = "\"ts\" values in exponent form",
 	};
 	for (int k = 0; k < W_KIND_COUNT; k++)
 		if (sg->warn_count[k] > WARN_EACH)
@@ -1156,6 +1306,8 @@ struct part_walk {
 	const char *name;
 	const char *buf;
 	size_t len;
+	bool mapped;         /* a file's pages, which vanish if it shrinks */
+	bool wrapped;        /* the array is a wrapper object's "traceEvents" */
 	struct range_job jobs[MAX_RANGES];
 	int used;            /* confirmed ranges; 0 when the buffer is not a trace */
 	size_t n_ev, n_ctr;  /* what the confirmed ranges hold */
@@ -1190,6 +1342,33 @@ static void *range_worker(void *arg)
 	return NULL;
 }
 
+/* jscan_open and jscan_resync read the file too: each under its own guard */
+struct open_call {
+	struct jscan *js;
+	const char *buf;
+	size_t len;
+	char *err;
+	size_t errlen;
+	bool ok;
+};
+
+static void open_guarded(void *arg)
+{
+	struct open_call *oc = arg;
+	oc->ok = jscan_open(oc->js, oc->buf, oc->len, oc->err, oc->errlen);
+}
+
+struct resync_call {
+	const char *buf;
+	size_t len, guess, at;
+};
+
+static void resync_guarded(void *arg)
+{
+	struct resync_call *rc = arg;
+	rc->at = jscan_resync(rc->buf, rc->len, rc->guess);
+}
+
 static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base,
 		      const struct trace_load_opts *opts, struct diag_list *dl)
 {
@@ -1197,11 +1376,20 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 	size_t len = pw->len;
 	char err[256];
 	struct jscan js;
-	if (!jscan_open(&js, buf, len, err, sizeof err)) {
+	struct open_call oc = {&js, buf, len, err, sizeof err, false};
+	size_t fault;
+	if (!mapguard_run(buf, len, open_guarded, &oc, &fault)) {
+		diag_add(dl, DIAG_ERROR, pw->name, 0, (int64_t)fault,
+			 "the file shrank while it was read (its bytes from this offset on are gone); "
+			 "nothing loaded");
+		return false;
+	}
+	if (!oc.ok) {
 		diag_add(dl, DIAG_ERROR, pw->name, 0, -1, "not a Chrome trace: %s; nothing loaded", err);
 		return false;
 	}
 	rs->trace.wrapped |= js.shape == JSCAN_WRAPPED;
+	pw->wrapped = js.shape == JSCAN_WRAPPED;
 
 	int nthreads = opts && opts->threads > 0 ? opts->threads : xthread_cpus();
 	if (nthreads > MAX_THREADS)
@@ -1227,8 +1415,11 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 		if (i == 0) {
 			begin = body;
 		} else {
-			size_t guess = body + (size_t)((unsigned __int128)(len - body) * start_permille[i] / 1000);
-			begin = jscan_resync(buf, len, guess);
+			struct resync_call rc = {buf, len, body + (size_t)((unsigned __int128)(len - body) *
+									   start_permille[i] / 1000), NOT_FOUND};
+			if (!mapguard_run(buf, len, resync_guarded, &rc, NULL))
+				break; /* the file shrank: the ranges so far cover what is left */
+			begin = rc.at;
 			if (begin == NOT_FOUND || begin <= prev_begin)
 				break;
 		}
@@ -1284,6 +1475,45 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 	return true;
 }
 
+/* What follows the events' closing ']': a bare array ends there, and a wrapper object has
+ * other keys, but no second "traceEvents". */
+struct tail_call {
+	const char *buf;
+	size_t len, from;
+	bool wrapped;
+	size_t extra_at, second_at; /* NOT_FOUND when none */
+};
+
+static void tail_scan(void *arg)
+{
+	struct tail_call *tc = arg;
+	size_t at = jscan_skip_ws(tc->buf, tc->len, tc->from);
+	tc->extra_at = tc->second_at = NOT_FOUND;
+	if (!tc->wrapped) {
+		if (at < tc->len)
+			tc->extra_at = at;
+		return;
+	}
+	static const char key[] = "\"traceEvents\"";
+	const char *k = memmem(tc->buf + at, tc->len - at, key, sizeof key - 1);
+	if (k)
+		tc->second_at = (size_t)(k - tc->buf);
+}
+
+static void report_tail(struct part_walk *pw, size_t end, struct diag_list *dl)
+{
+	struct tail_call tc = {pw->buf, pw->len, end, pw->wrapped, NOT_FOUND, NOT_FOUND};
+	if (!mapguard_run(pw->buf, pw->len, tail_scan, &tc, NULL))
+		return; /* shrank meanwhile: nothing after the events to speak of */
+	if (tc.extra_at != NOT_FOUND)
+		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)tc.extra_at,
+			 "%zu bytes after the closing ']' of the events are not read", pw->len - tc.extra_at);
+	if (tc.second_at != NOT_FOUND)
+		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)tc.second_at,
+			 "a second \"traceEvents\" key after the events that were read; its events are "
+			 "not read (only the first array is)");
+}
+
 /* Says how the part ended when it did not end with its closing bracket. */
 static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct trace_part *part,
 			    struct diag_list *dl)
@@ -1291,6 +1521,8 @@ static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct 
 	struct range_job *last = &pw->jobs[pw->used - 1];
 	size_t len = pw->len;
 	rs->trace.parsed_bytes += last->last_complete_end;
+	if (last->how == RANGE_ARRAY_END)
+		report_tail(pw, last->end_pos, dl);
 	if (last->how == RANGE_ARRAY_END || last->how == RANGE_STOPPED)
 		return;
 	part->truncated = true;
@@ -1298,11 +1530,27 @@ static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct 
 		rs->trace.truncated = true;
 		rs->trace.cut_offset = (int64_t)last->end_pos;
 	}
-	if (last->how == RANGE_ERROR)
+	/* a file cut while it was read ends in a fault, or in the zeros of its last page */
+	struct stat st;
+	if (pw->mapped && stat(pw->name, &st) == 0 && (uint64_t)st.st_size < len) {
+		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->last_complete_end,
+			 "the file shrank while it was read (from %zu to %llu bytes): kept %zu events and "
+			 "%zu counter samples from the complete elements before byte %zu; the rest was "
+			 "not read",
+			 len, (unsigned long long)st.st_size, pw->n_ev, pw->n_ctr, last->last_complete_end);
+		return;
+	}
+	if (last->how == RANGE_VANISHED)
+		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->end_pos,
+			 "the file shrank while it was read (its bytes from this offset on are gone): "
+			 "kept %zu events and %zu counter samples from the complete elements before byte "
+			 "%zu; the rest was not read",
+			 pw->n_ev, pw->n_ctr, last->last_complete_end);
+	else if (last->how == RANGE_ERROR)
 		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->end_pos,
 			 "unexpected byte 0x%02X between elements: kept the %zu events before it, "
 			 "ignored the remaining %zu bytes",
-			 (unsigned char)pw->buf[last->end_pos], pw->n_ev, len - last->end_pos);
+			 last->err_byte, pw->n_ev, len - last->end_pos);
 	else
 		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->end_pos,
 			 "the file is cut short (no closing ']'): kept %zu events and %zu counter samples "
@@ -1310,11 +1558,90 @@ static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct 
 			 pw->n_ev, pw->n_ctr, last->last_complete_end, len - last->last_complete_end);
 }
 
+/* "B" events still open at the end of a segment, carried to the next ones by their lane's
+ * texts (segments intern separately). */
+struct be_carried {
+	int64_t ts;
+	uint64_t full_off, off;
+	const char *name, *cat, *task_type, *file; /* the earlier segment's, alive until merged */
+	uint32_t prev;
+};
+
+/* Pairs the "E" events each segment could not close with the "B" events earlier segments
+ * left open, in file order; the spans join the segment of the "E". What stays unpaired is
+ * reported. */
+static void pair_across_segments(struct part_walk *pws, size_t n_parts, struct diag_list *dl)
+{
+	struct strtab *texts = strtab_new();
+	struct u64map tops = {0};
+	struct be_carried *open = NULL;
+	size_t n_open = 0, cap_open = 0;
+	for (size_t p = 0; p < n_parts; p++)
+		for (int i = 0; i < pws[p].used; i++) {
+			struct seg *sg = &pws[p].jobs[i].seg;
+			for (size_t k = 0; k < sg->n_ends; k++) {
+				const struct be_end *en = &sg->ends[k];
+				const struct seg_lane *ln = &sg->lanes[en->lane];
+				uint64_t key = pair_key(strtab_intern_cstr(texts, strtab_str(sg->strs, ln->pid)),
+							strtab_intern_cstr(texts, strtab_str(sg->strs, ln->tid)));
+				bool found;
+				uint32_t *top = u64map_slot(&tops, key, &found);
+				if (!found)
+					*top = BE_NONE;
+				if (*top == BE_NONE) {
+					seg_warn(sg, W_END_ALONE, en->off,
+						 "\"E\" event with no \"B\" open on its thread (pid %s, tid %s); dropped",
+						 strtab_str(sg->strs, ln->pid), strtab_str(sg->strs, ln->tid));
+					continue;
+				}
+				struct be_carried *b = &open[*top];
+				*top = b->prev;
+				uint32_t attr = seg_attr(sg, strtab_intern_cstr(sg->strs, b->cat),
+							 strtab_intern_cstr(sg->strs, b->task_type));
+				push_be_span(sg, b->ts, b->full_off, strtab_intern_cstr(sg->strs, b->name), en->lane,
+					     attr, en->ts, en->off);
+				b->file = NULL; /* closed */
+			}
+			for (size_t k = 0; k < sg->n_opens; k++) {
+				const struct be_open *o = &sg->opens[k];
+				if (o->closed)
+					continue;
+				const struct seg_lane *ln = &sg->lanes[o->lane];
+				uint64_t key = pair_key(strtab_intern_cstr(texts, strtab_str(sg->strs, ln->pid)),
+							strtab_intern_cstr(texts, strtab_str(sg->strs, ln->tid)));
+				bool found;
+				uint32_t *top = u64map_slot(&tops, key, &found);
+				xgrow(&open, &cap_open, n_open + 1, sizeof *open);
+				open[n_open] = (struct be_carried){o->ts, sg->base + o->off, o->off,
+								   strtab_str(sg->strs, o->name),
+								   strtab_str(sg->strs, sg->attrs[o->attr].cat),
+								   strtab_str(sg->strs, sg->attrs[o->attr].task_type),
+								   sg->name_for_diag, found ? *top : BE_NONE};
+				*top = (uint32_t)n_open++;
+			}
+		}
+	size_t unclosed = 0;
+	for (size_t k = 0; k < n_open; k++) {
+		if (!open[k].file)
+			continue;
+		if (unclosed++ < WARN_EACH)
+			diag_add(dl, DIAG_WARN, open[k].file, 0, (int64_t)open[k].off,
+				 "\"B\" event (\"%.60s\") never ended by an \"E\" on its thread; dropped", open[k].name);
+	}
+	if (unclosed > WARN_EACH)
+		diag_add(dl, DIAG_WARN, pws[0].name, 0, -1, "%zu more \"B\" events never ended than listed above",
+			 unclosed - WARN_EACH);
+	free(open);
+	u64map_free(&tops);
+	strtab_free(texts);
+}
+
 /* Merges the confirmed ranges of every part, in file order, then resolves metadata, lanes
  * and flows over the whole. */
 static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_parts, int threads,
 			const char *name, struct diag_list *dl)
 {
+	pair_across_segments(pws, n_parts, dl);
 	size_t n_ev = 0, n_ctr = 0, n_flows = 0, n_long = 0;
 	for (size_t p = 0; p < n_parts; p++)
 		for (int i = 0; i < pws[p].used; i++) {
@@ -1502,7 +1829,7 @@ int trace_load_parts(struct rank_store *rs, const char *const *paths, size_t n,
 			continue;
 		add_part(rs, paths[i], base, size);
 		pws[kept++] = (struct part_walk){.name = rs->trace.parts[rs->trace.n_parts - 1].path,
-						 .buf = map, .len = (size_t)size};
+						 .buf = map, .len = (size_t)size, .mapped = true};
 		base += size;
 	}
 	int r = kept ? load_walks(rs, pws, kept, opts, dl) : -1;
