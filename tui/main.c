@@ -28,7 +28,7 @@ static void usage(FILE *out)
 	      "       ascprof-tui [OPTIONS] --compare BEFORE AFTER\n"
 	      "Explore an Ascend NPU profiling capture (torch_npu profiler or msprof).\n"
 	      "PATH is a torch_profiler_dir, a *_ascend_pt directory, its ASCEND_PROFILER_OUTPUT,\n"
-	      "a PROF_* directory or a single trace/CSV file (default: .).\n"
+	      "a PROF_* directory or a single trace/CSV/Db file (default: .).\n"
 	      "\n"
 	      "  -r, --report             print the analysis (metrics, steps, bottlenecks, top ops)\n"
 	      "  -s, --summary            print what was found and loaded, then exit\n"
@@ -42,6 +42,8 @@ static void usage(FILE *out)
 	      "      --term-out FILE      with --script: drive curses and write its bytes to FILE\n"
 	      "      --max-trace-bytes N  refuse trace files larger than N bytes (K, M, G; 0: no limit;\n"
 	      "                           default: what available memory allows)\n"
+	      "      --source text|db     where a rank has a text and a Db export (*.db), read this\n"
+	      "                           one (default: text; a Db-only rank reads its Db)\n"
 	      "  -h, --help               show this help and exit\n"
 	      "  -V, --version            show the version and exit\n",
 	      out);
@@ -166,7 +168,7 @@ static void malloc_policy(void)
 int main(int argc, char **argv)
 {
 	malloc_policy();
-	enum { OPT_MAX_TRACE = 1000, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE };
+	enum { OPT_MAX_TRACE = 1000, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE, OPT_SOURCE };
 	static const struct option longopts[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"report", no_argument, NULL, 'r'},
@@ -178,6 +180,7 @@ int main(int argc, char **argv)
 		{"size", required_argument, NULL, OPT_SIZE},
 		{"term-out", required_argument, NULL, OPT_TERM_OUT},
 		{"compare", no_argument, NULL, OPT_COMPARE},
+		{"source", required_argument, NULL, OPT_SOURCE},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -210,6 +213,16 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			copts.max_trace_bytes = v ? v : CAPTURE_NO_LIMIT;
+			break;
+		case OPT_SOURCE:
+			if (!strcmp(optarg, "text"))
+				copts.source = SOURCE_TEXT;
+			else if (!strcmp(optarg, "db"))
+				copts.source = SOURCE_DB;
+			else {
+				fprintf(stderr, "ascprof-tui: --source wants text or db\n");
+				return 2;
+			}
 			break;
 		case OPT_LIST_KEYS: actions_print(stdout); return 0;
 		case OPT_SCRIPT: aopts.script = optarg; break;

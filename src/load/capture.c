@@ -11,9 +11,57 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "db.h"
 #include "trace.h"
 #include "xalloc.h"
 #include "xthread.h"
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Text or Db: a rank with both reads the text export unless --source db says otherwise
+ * (the same run's data; the text one also carries the CSV and communication files); a
+ * rank with a Db export only reads it. */
+static void choose_source(struct rank_data *rd, enum capture_source want, struct diag_list *dl)
+{
+	const char *events = NULL, *analysis = NULL;
+	bool text = false;
+	for (size_t k = 0; k < rd->plan->n_files; k++) {
+		const struct found_file *f = &rd->plan->files[k];
+		text |= f->role == ROLE_TRACE;
+		if (f->role != ROLE_DB)
+			continue;
+		if (!events && db_is_events_name(base_of(f->path)))
+			events = f->path;
+		else if (db_is_events_name(base_of(f->path)))
+			diag_add(dl, DIAG_WARN, f->path, 0, -1, "a second Db export beside %s; not read", events);
+		if (!analysis && db_is_analysis_name(base_of(f->path)))
+			analysis = f->path;
+	}
+	if (!events) {
+		if (want == SOURCE_DB && text)
+			diag_add(dl, DIAG_WARN, rd->plan->output_dir, 0, -1,
+				 "--source db: this rank has no Db export (ascend_pytorch_profiler*.db, "
+				 "msprof_*.db); its text export is read");
+		return;
+	}
+	if (text && want != SOURCE_DB) {
+		rd->source_why = want == SOURCE_TEXT ? "text: --source text"
+						     : "text: both exports hold the run; text is read "
+						       "(--source db reads the Db)";
+		return;
+	}
+	if (!text && want == SOURCE_TEXT) {
+		diag_add(dl, DIAG_WARN, events, 0, -1,
+			 "--source text: this rank has only a Db export; it is read all the same");
+	}
+	rd->db_path = events;
+	rd->analysis_db_path = analysis;
+	rd->source_why = text ? "Db: --source db" : "Db: the only export of this rank";
+}
 
 struct capture *capture_open(const char *path, const struct capture_opts *opts)
 {
@@ -31,8 +79,10 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts)
 		diag_init(&rd->trace_diags);
 		atomic_init(&rd->state, RANK_PENDING);
 		atomic_init(&rd->csv_ready, false);
+		choose_source(rd, cap->opts.source, &cap->diags);
 		for (size_t k = 0; k < rd->plan->n_files; k++)
-			if (rd->plan->files[k].role == ROLE_TRACE)
+			if (rd->db_path ? rd->plan->files[k].path == rd->db_path
+					: rd->plan->files[k].role == ROLE_TRACE)
 				rd->trace_bytes_total += rd->plan->files[k].size; /* progress, over slices */
 	}
 	return cap;
@@ -197,12 +247,12 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 	struct csv_pool pool = {.cancel = &cap->cancel};
 	for (size_t r = 0; r < cap->n_ranks; r++)
 		for (size_t i = 0; i < cap->ranks[r].plan->n_files; i++)
-			pool.n_jobs += cap->ranks[r].plan->files[i].role == ROLE_CSV;
+			pool.n_jobs += cap->ranks[r].plan->files[i].role == ROLE_CSV && !cap->ranks[r].db_path;
 	pool.jobs = xcalloc(pool.n_jobs ? pool.n_jobs : 1, sizeof *pool.jobs);
 	size_t k = 0;
 	for (size_t r = 0; r < cap->n_ranks; r++)
 		for (size_t i = 0; i < cap->ranks[r].plan->n_files; i++)
-			if (cap->ranks[r].plan->files[i].role == ROLE_CSV) {
+			if (cap->ranks[r].plan->files[i].role == ROLE_CSV && !cap->ranks[r].db_path) {
 				pool.jobs[k].rd = &cap->ranks[r];
 				pool.jobs[k].file = &cap->ranks[r].plan->files[i];
 				diag_init(&pool.jobs[k].diags);
@@ -237,6 +287,17 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 			attach_csv(dl, job->rd, job->table, &cap_csvs);
 	}
 	free(pool.jobs);
+	/* a Db rank's step table is analysis.db's StepTraceTime, in the text export's form */
+	for (size_t r = 0; r < cap->n_ranks && !atomic_load(&cap->cancel); r++) {
+		struct rank_data *rd = &cap->ranks[r];
+		if (!rd->analysis_db_path)
+			continue;
+		struct csv_table *t = db_step_trace_table(rd->analysis_db_path, &rd->db_csv_buf, dl);
+		if (t) {
+			size_t have = rd->n_csvs;
+			attach_csv(dl, rd, t, &have);
+		}
+	}
 }
 
 static int cmp_slice(const void *a, const void *b)
@@ -284,6 +345,11 @@ static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, cons
 
 static void load_trace(struct capture *cap, struct rank_data *rd, int threads, struct diag_list *dl)
 {
+	if (rd->db_path) {
+		rd->trace_failed = db_load_rank(&rd->store, rd->db_path, dl) != 0;
+		atomic_store(&rd->trace_bytes_done, rd->trace_bytes_total);
+		return;
+	}
 	const char *paths[256];
 	size_t n = trace_files(dl, rd, paths, sizeof paths / sizeof paths[0]);
 	if (!n)
@@ -324,7 +390,7 @@ static void load_comm(struct capture *cap, struct diag_list *dl)
 		struct rank_data *rd = &cap->ranks[r];
 		for (size_t i = 0; i < rd->plan->n_files; i++) {
 			const struct found_file *f = &rd->plan->files[i];
-			if (f->role == ROLE_COMM || f->role == ROLE_COMM_MATRIX)
+			if ((f->role == ROLE_COMM || f->role == ROLE_COMM_MATRIX) && !rd->db_path)
 				comm_json_load(&rd->comm, f->path, rd->plan->rank, dl);
 		}
 	}
@@ -435,6 +501,7 @@ void capture_free(struct capture *cap)
 		for (size_t k = 0; k < rd->n_csvs; k++)
 			csvt_free(rd->csvs[k]);
 		free(rd->csvs);
+		free(rd->db_csv_buf);
 		comm_data_free(&rd->comm);
 	}
 	comm_data_free(&cap->cluster_comm);

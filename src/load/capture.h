@@ -27,8 +27,16 @@ enum rank_state {
 	RANK_READY,         /* everything is loaded: the store and the tables are readable */
 };
 
+/* Which export a rank's data is read from when it has a text and a Db one. */
+enum capture_source { SOURCE_AUTO, SOURCE_TEXT, SOURCE_DB };
+
 struct rank_data {
 	const struct rank_plan *plan; /* borrowed from capture.plan */
+	/* The Db export read instead of the text one (db.h), or NULL; borrowed from plan. */
+	const char *db_path;
+	const char *analysis_db_path; /* analysis.db beside it (StepTraceTime), or NULL */
+	const char *source_why;       /* static: why this source was used */
+	char *db_csv_buf;             /* owned: the bytes the StepTraceTime table borrows */
 	struct rank_store store;
 	struct csv_table **csvs; /* owned, all tables read */
 	size_t n_csvs;
@@ -49,6 +57,7 @@ struct rank_data {
 struct capture_opts {
 	int threads;              /* trace walking threads; 0 = one per CPU */
 	uint64_t max_trace_bytes; /* refuse larger trace files; 0 = automatic, see above */
+	enum capture_source source; /* --source: text or Db where a rank has both */
 };
 
 struct capture {

@@ -449,6 +449,32 @@ static struct rank_plan *new_class_b_rank(struct walk *w, const char *prof_dir, 
 	return rp;
 }
 
+/* msprof_<timestamp>.db at the PROF_* directory's top (CANN 8.3 writes it after every run):
+ * it joins the directory's one rank, or is a rank of its own when there is no text export. */
+static bool add_prof_db(struct walk *w, const char *prof_dir, char **names, size_t n, size_t first_rank,
+			bool found, int device)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (fnmatch("msprof_*.db", names[i], 0))
+			continue;
+		if (found && w->plan->n_ranks != first_rank + 1) {
+			diag_add(w->dl, DIAG_WARN, prof_dir, 0, -1,
+				 "%s beside the exports of several devices: not read", names[i]);
+			continue;
+		}
+		if (!found) {
+			new_class_b_rank(w, prof_dir, prof_dir, device);
+			found = true;
+		}
+		struct rank_plan *rp = &w->plan->ranks[first_rank];
+		size_t cap = rp->n_files;
+		char *p = join(prof_dir, names[i]);
+		add_file(w, rp, &cap, p, ROLE_DB, true);
+		free(p);
+	}
+	return found;
+}
+
 /* Returns false when prof_dir holds no text export (a PROF_GROUP, or raw data only).
  * The export is mindstudio_profiler_output/; older CANN put the same files in each
  * device_<id>/summary/ and device_<id>/timeline/, one rank per device. */
@@ -499,6 +525,7 @@ static bool add_class_b(struct walk *w, const char *prof_dir)
 		}
 	}
 	free(out);
+	found = add_prof_db(w, prof_dir, names, n, first_rank, found, devices == 1 ? one_device : -1);
 	free_names(names, n);
 	/* msprof --analyze=on writes the communication files to analyze/, not beside the rest;
 	 * they belong to the PROF_* directory's one rank (not to one of several devices) */
@@ -554,7 +581,12 @@ static enum capture_class export_file_class(const char *name, bool *found)
 	static const char *class_a[] = {"trace_view.json", "kernel_details.csv", "operator_details.csv",
 					"op_statistic.csv", "step_trace_time.csv"};
 	static const char *class_b[] = {"msprof_*.json", "op_summary_*.csv", "op_statistic_*.csv",
-					"step_trace_*.csv", "task_time_*.csv", "api_statistic_*.csv"};
+					"step_trace_*.csv", "task_time_*.csv", "api_statistic_*.csv",
+					"msprof_*.db"};
+	if (!fnmatch("ascend_pytorch_profiler*.db", name, 0)) {
+		*found = true;
+		return CAPTURE_CLASS_A;
+	}
 	*found = true;
 	for (size_t i = 0; i < sizeof class_a / sizeof class_a[0]; i++)
 		if (!strcmp(name, class_a[i]))

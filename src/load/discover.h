@@ -26,7 +26,7 @@ enum file_role {
 	ROLE_CSV,
 	ROLE_COMM,        /* communication.json, cluster_communication.json */
 	ROLE_COMM_MATRIX, /* communication_matrix.json, cluster_communication_matrix.json */
-	ROLE_DB,          /* *.db: not read (the text export carries the same data) */
+	ROLE_DB,          /* *.db: read when it is the rank's source (capture.h, db.h) */
 	ROLE_DONE,        /* analyse.done */
 	ROLE_OTHER,
 };

@@ -15,12 +15,14 @@
 #include <unistd.h>
 #include <unistr.h>
 
+#include "db.h"
 #include "json_scan.h"
 #include "json_tok.h"
 #include "trace_elem.h"
 #include "lanes.h"
 #include "mapguard.h"
 #include "num.h"
+#include "u64map.h"
 #include "xalloc.h"
 #include "xthread.h"
 
@@ -36,81 +38,6 @@
 #define WARN_EACH 5
 #define INTERN_CACHE_BITS 9
 #define INTERN_CACHE_SIZE (1u << INTERN_CACHE_BITS)
-
-/* ---- a small open-addressing map from 64-bit keys to 32-bit values ----------------- */
-
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t n, cap; /* cap is a power of two; a key of 0 is stored +1 shifted, see below */
-};
-
-static uint64_t mix64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
-static void u64map_free(struct u64map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof *m);
-}
-
-/* Keys are stored as key+1 so that 0 marks an empty slot; callers never use UINT64_MAX. */
-static uint32_t *u64map_slot(struct u64map *m, uint64_t key, bool *found)
-{
-	if (m->cap == 0 || (m->n + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 64;
-		uint64_t *nk = xcalloc(ncap, sizeof *nk);
-		uint32_t *nv = xcalloc(ncap, sizeof *nv);
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->keys[i])
-				continue;
-			size_t j = mix64(m->keys[i]) & (ncap - 1);
-			while (nk[j])
-				j = (j + 1) & (ncap - 1);
-			nk[j] = m->keys[i];
-			nv[j] = m->vals[i];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = nk;
-		m->vals = nv;
-		m->cap = ncap;
-	}
-	uint64_t k = key + 1;
-	size_t i = mix64(k) & (m->cap - 1);
-	while (m->keys[i]) {
-		if (m->keys[i] == k) {
-			*found = true;
-			return &m->vals[i];
-		}
-		i = (i + 1) & (m->cap - 1);
-	}
-	m->keys[i] = k;
-	m->n++;
-	*found = false;
-	return &m->vals[i];
-}
-
-/* The value for key, or NULL; never inserts. */
-static const uint32_t *u64map_get(const struct u64map *m, uint64_t key)
-{
-	if (m->cap == 0)
-		return NULL;
-	uint64_t k = key + 1;
-	size_t i = mix64(k) & (m->cap - 1);
-	while (m->keys[i]) {
-		if (m->keys[i] == k)
-			return &m->vals[i];
-		i = (i + 1) & (m->cap - 1);
-	}
-	return NULL;
-}
 
 static uint64_t pair_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32) | b; }
 
@@ -1849,6 +1776,8 @@ int trace_load(struct rank_store *rs, const char *path, const struct trace_load_
 
 int trace_element_json(const struct rank_store *rs, uint64_t off, struct sbuf *out)
 {
+	if (rs->trace.db)
+		return db_element_json(rs, off, out);
 	sbuf_reset(out);
 	if (rs->trace.mem) {
 		if (off >= rs->trace.mem_len)
@@ -1902,6 +1831,8 @@ gone:
 
 int trace_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out)
 {
+	if (rs->trace.db)
+		return db_event_args(rs, ev, out);
 	struct sbuf raw = SBUF_INIT;
 	if (ev >= rs->n_ev || trace_element_json(rs, store_ev_off(rs, ev), &raw) != 0) {
 		sbuf_reset(out);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
 #include "jsonw.h"
 #include "lanes.h"
 #include "sanitize.h"
@@ -129,6 +130,29 @@ static void text_comm(const struct comm_data *cd, const char *indent, FILE *out)
 	}
 }
 
+/* Which export was read where a rank has a text and a Db one, and why; for a Db, the
+ * tables read (db.h), or that it could not be read. */
+static void text_source(const struct rank_data *rd, FILE *out)
+{
+	fprintf(out, "  source: %s\n", rd->source_why);
+	if (!rd->db_path)
+		return;
+	fputs("  db: ", out);
+	summary_put_clean(out, file_base(rd->db_path));
+	if (rd->analysis_db_path) {
+		fputs(", ", out);
+		summary_put_clean(out, file_base(rd->analysis_db_path));
+	}
+	if (rd->trace_failed) {
+		fputs(": NOT READ (see the diagnostics)\n", out);
+		return;
+	}
+	fputs("; tables read:", out);
+	for (size_t i = 0; i < db_n_tables_read; i++)
+		fprintf(out, "%s %s", i ? "," : "", db_tables_read[i]);
+	fputc('\n', out);
+}
+
 static void text_rank(const struct rank_data *rd, FILE *out)
 {
 	const struct rank_plan *rp = rd->plan;
@@ -150,6 +174,8 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 		summary_put_clean(out, rp->info.aic_metrics ? rp->info.aic_metrics : "?");
 		fprintf(out, "%s\n", rp->info.has_schedule ? ", with schedule" : "");
 	}
+	if (rd->source_why)
+		text_source(rd, out);
 	if (rs->trace.path) {
 		fputs("  trace: ", out);
 		summary_put_clean(out, file_base(rs->trace.path));
@@ -257,6 +283,15 @@ static void json_comm(struct jsonw *w, const char *key, const struct comm_data *
 	jsonw_arr_end(w);
 }
 
+static void json_str_or_null(struct jsonw *w, const char *key, const char *s)
+{
+	jsonw_key(w, key);
+	if (s)
+		jsonw_str(w, s);
+	else
+		jsonw_null(w);
+}
+
 static void json_rank(struct jsonw *w, const struct rank_data *rd)
 {
 	const struct rank_plan *rp = rd->plan;
@@ -294,6 +329,22 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 	} else {
 		jsonw_null(w);
 	}
+
+	jsonw_key(w, "source");
+	jsonw_obj_begin(w);
+	jsonw_key(w, "kind");
+	jsonw_str(w, rd->db_path ? "db" : "text");
+	json_str_or_null(w, "why", rd->source_why);
+	json_str_or_null(w, "db", rd->db_path);
+	json_str_or_null(w, "analysis_db", rd->analysis_db_path);
+	jsonw_key(w, "db_read");
+	jsonw_bool(w, rd->db_path && !rd->trace_failed);
+	jsonw_key(w, "db_tables");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; rd->db_path && i < db_n_tables_read; i++)
+		jsonw_str(w, db_tables_read[i]);
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
 
 	jsonw_key(w, "trace");
 	if (rs->trace.path) {

@@ -119,6 +119,7 @@ struct trace_file {
 	int rewalked_ranges; /* guessed range starts that proved wrong (see trace.c) */
 	uint64_t fast_elements; /* elements read by the fast scanner (the rest went to jsmn) */
 	const char *mem; /* borrowed: the buffer of trace_load_buffer, else NULL */
+	bool db; /* read from a Db export (db.h): offsets name rows, not bytes */
 	size_t mem_len;
 };
 

@@ -1,0 +1,1247 @@
+/* SPDX-License-Identifier: MIT */
+/* Db exports into the store: rows streamed through SQLite, mapped to the lanes and events
+ * the text export of the same run holds. */
+#include "db.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lanes.h"
+#include "u64map.h"
+#include "xalloc.h"
+
+const char *const db_tables_read[] = {
+	"STRING_IDS", "ENUM_API_TYPE", "ENUM_HCCL_DATA_TYPE", "META_DATA", "PYTORCH_API",
+	"CONNECTION_IDS", "CANN_API", "TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP",
+	"COMMUNICATION_TASK_INFO", "OVERLAP_ANALYSIS", "MSTX_EVENTS", "analysis.db StepTraceTime",
+};
+const size_t db_n_tables_read = sizeof db_tables_read / sizeof db_tables_read[0];
+
+/* The schema this reader was written against (META_DATA SCHEMA_VERSION); a newer major is
+ * read by column name all the same, and said. */
+#define DB_SCHEMA_MAJOR 1
+
+/* Table codes in an event's offset (top 16 bits; the rowid below). */
+enum db_src { SRC_NONE, SRC_PYTORCH_API, SRC_CANN_API, SRC_TASK, SRC_COMM_OP, SRC_COMM_TASK,
+	      SRC_OVERLAP, SRC_MSTX, SRC_COUNT };
+static const char *const src_table[SRC_COUNT] = {
+	"", "PYTORCH_API", "CANN_API", "TASK", "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO",
+	"OVERLAP_ANALYSIS", "MSTX_EVENTS",
+};
+#define OFF_SHIFT 48
+#define ROW_OFF(src, rowid) (((uint64_t)(src) << OFF_SHIFT) | ((uint64_t)(rowid) & ((UINT64_C(1) << OFF_SHIFT) - 1)))
+
+bool db_is_events_name(const char *base)
+{
+	return !fnmatch("ascend_pytorch_profiler*.db", base, 0) || !fnmatch("msprof_*.db", base, 0);
+}
+
+bool db_is_analysis_name(const char *base) { return !strcmp(base, "analysis.db"); }
+
+void db_row_name(uint64_t off, char *buf, size_t size)
+{
+	unsigned src = (unsigned)(off >> OFF_SHIFT);
+	snprintf(buf, size, "%s rowid %" PRIu64, src < SRC_COUNT ? src_table[src] : "?",
+		 off & ((UINT64_C(1) << OFF_SHIFT) - 1));
+}
+
+/* ---- opening ------------------------------------------------------------------------ */
+
+/* file: URI of a path: everything but unreserved bytes percent-encoded. */
+static char *file_uri(const char *path)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~", *p))
+			sbuf_addc(&sb, (char)*p);
+		else
+			sbuf_addf(&sb, "%%%02X", *p);
+	}
+	sbuf_adds(&sb, "?immutable=1");
+	return sbuf_detach(&sb);
+}
+
+/* Opens read-only and immutable: SQLite then takes no locks and never looks for, creates
+ * or replays a journal or WAL. NULL (with a message) when the file is not a readable
+ * database (corrupt, truncated, encrypted). */
+static sqlite3 *db_open(const char *path, struct diag_list *dl)
+{
+	char *uri = file_uri(path);
+	sqlite3 *h = NULL;
+	int rc = sqlite3_open_v2(uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	free(uri);
+	if (rc != SQLITE_OK) {
+		diag_add(dl, DIAG_ERROR, path, 0, -1, "cannot open as a database: %s; not read",
+			 h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
+		sqlite3_close(h);
+		return NULL;
+	}
+	sqlite3_extended_result_codes(h, 1);
+	/* temporary indexes of joins stay in memory, never in a temp file */
+	sqlite3_exec(h, "PRAGMA temp_store=MEMORY; PRAGMA query_only=1", NULL, NULL, NULL);
+	sqlite3_stmt *st = NULL;
+	rc = sqlite3_prepare_v2(h, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		diag_add(dl, DIAG_ERROR, path, 0, -1,
+			 "not a readable database (%s): corrupt, truncated or encrypted; not read",
+			 sqlite3_errmsg(h));
+		sqlite3_finalize(st);
+		sqlite3_close(h);
+		return NULL;
+	}
+	sqlite3_finalize(st);
+	/* a journal or WAL beside it: the file was being written (or copied mid-write) */
+	static const char *const sides[] = {"-wal", "-journal"};
+	for (size_t i = 0; i < 2; i++) {
+		char *p = xasprintf("%s%s", path, sides[i]);
+		struct stat sb;
+		if (stat(p, &sb) == 0 && sb.st_size > 0)
+			diag_add(dl, DIAG_WARN, path, 0, -1,
+				 "a %s file beside it: the database was being written (locked) when this "
+				 "was captured; read as it is on disk, changes still in %s are not seen",
+				 sides[i] + 1, p);
+		free(p);
+	}
+	return h;
+}
+
+static bool table_exists(sqlite3 *h, const char *table)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	bool ok = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/* Column names of a table, case-insensitive lookup. */
+struct cols {
+	char **names;
+	size_t n;
+};
+
+static bool cols_load(sqlite3 *h, const char *table, struct cols *c)
+{
+	memset(c, 0, sizeof *c);
+	char *sql = sqlite3_mprintf("SELECT * FROM \"%w\" LIMIT 0", table);
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		return false;
+	c->n = (size_t)sqlite3_column_count(st);
+	c->names = xcalloc(c->n ? c->n : 1, sizeof *c->names);
+	for (size_t i = 0; i < c->n; i++)
+		c->names[i] = xstrdup(sqlite3_column_name(st, (int)i));
+	sqlite3_finalize(st);
+	return true;
+}
+
+static void cols_free(struct cols *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->names[i]);
+	free(c->names);
+	memset(c, 0, sizeof *c);
+}
+
+static const char *cols_has(const struct cols *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcasecmp(c->names[i], name))
+			return c->names[i];
+	return NULL;
+}
+
+/* An int64 from a column: INTEGER as is, TEXT as exact decimal digits, REAL only when
+ * integral. False for NULL or anything else. */
+static bool col_i64(sqlite3_stmt *st, int c, int64_t *out)
+{
+	switch (sqlite3_column_type(st, c)) {
+	case SQLITE_INTEGER:
+		*out = sqlite3_column_int64(st, c);
+		return true;
+	case SQLITE_TEXT: {
+		const char *s = (const char *)sqlite3_column_text(st, c);
+		if (!s)
+			return false;
+		while (*s == ' ')
+			s++;
+		errno = 0;
+		char *end;
+		long long v = strtoll(s, &end, 10);
+		if (end == s || errno)
+			return false;
+		/* "123.000": a whole number written with decimals */
+		if (*end == '.') {
+			for (end++; *end == '0'; end++)
+				;
+		}
+		while (*end == ' ')
+			end++;
+		if (*end)
+			return false;
+		*out = v;
+		return true;
+	}
+	case SQLITE_FLOAT: {
+		double d = sqlite3_column_double(st, c);
+		if (d != d || d < -9.2e18 || d > 9.2e18 || (double)(int64_t)d != d)
+			return false;
+		*out = (int64_t)d;
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* ---- building a store ----------------------------------------------------------------- */
+
+struct bld {
+	struct rank_store *rs;
+	const char *path;
+	struct diag_list *dl;
+	sqlite3 *h;
+	int64_t *ts;
+	uint32_t *dur, *name, *kind;
+	uint64_t *off;
+	size_t n, cap;
+	size_t cap_long, cap_lanes, cap_kinds, cap_attrs, cap_flows;
+	struct u64map lane_map, kind_map, attr_map;
+	uint32_t s_python, s_cann, s_hw, s_hccl, s_overlap; /* process names */
+	uint32_t c_cpu_op, c_enqueue, c_dequeue, c_python_function, c_mstx;
+	uint32_t c_async_npu, c_h2d, c_queue; /* flow cats */
+	uint32_t groups[64]; /* HCCL group names in order of appearance */
+	size_t n_groups;
+	size_t per_src[SRC_COUNT];
+	bool text_ts_seen;
+	int64_t session_lo, session_hi; /* rows outside are another session's; both 0: none */
+};
+
+static uint32_t bld_str(struct bld *b, const char *s) { return strtab_intern_cstr(b->rs->strs, s ? s : ""); }
+
+static uint32_t bld_lane(struct bld *b, const char *pid, const char *tid, uint32_t process,
+			 const char *thread, int64_t psort, int64_t tsort)
+{
+	uint32_t p = bld_str(b, pid), t = bld_str(b, tid);
+	bool found;
+	uint32_t *slot = u64map_slot(&b->lane_map, ((uint64_t)p << 32) | t, &found);
+	if (found)
+		return *slot;
+	struct rank_store *rs = b->rs;
+	xgrow(&rs->lanes, &b->cap_lanes, rs->n_lanes + 1, sizeof *rs->lanes);
+	struct lane *l = &rs->lanes[rs->n_lanes];
+	memset(l, 0, sizeof *l);
+	l->pid_text = p;
+	l->tid_text = t;
+	l->process_name = process;
+	l->thread_name = bld_str(b, thread);
+	l->process_sort = psort;
+	l->has_process_sort = true;
+	l->thread_sort = tsort;
+	l->has_thread_sort = true;
+	l->stream = -1;
+	*slot = (uint32_t)rs->n_lanes;
+	return (uint32_t)rs->n_lanes++;
+}
+
+static uint32_t bld_kind(struct bld *b, uint32_t lane, uint32_t cat, uint32_t task_type)
+{
+	struct rank_store *rs = b->rs;
+	bool found;
+	uint32_t *slot = u64map_slot(&b->attr_map, ((uint64_t)cat << 32) | task_type, &found);
+	if (!found) {
+		xgrow(&rs->attrs, &b->cap_attrs, rs->n_attrs + 1, sizeof *rs->attrs);
+		rs->attrs[rs->n_attrs] = (struct ev_attr){cat, task_type};
+		*slot = (uint32_t)rs->n_attrs++;
+	}
+	uint32_t attr = *slot;
+	slot = u64map_slot(&b->kind_map, ((uint64_t)lane << 32) | attr, &found);
+	if (!found) {
+		xgrow(&rs->kinds, &b->cap_kinds, rs->n_kinds + 1, sizeof *rs->kinds);
+		rs->kinds[rs->n_kinds] = (struct ev_kind){lane, attr};
+		*slot = (uint32_t)rs->n_kinds++;
+	}
+	return *slot;
+}
+
+static void bld_event(struct bld *b, int64_t start, int64_t end, uint32_t name, uint32_t kind,
+		      enum db_src src, int64_t rowid)
+{
+	if (b->n == b->cap) {
+		size_t c = b->cap;
+		xgrow(&b->ts, &c, b->n + 1, sizeof *b->ts);
+		c = b->cap;
+		xgrow(&b->dur, &c, b->n + 1, sizeof *b->dur);
+		c = b->cap;
+		xgrow(&b->name, &c, b->n + 1, sizeof *b->name);
+		c = b->cap;
+		xgrow(&b->kind, &c, b->n + 1, sizeof *b->kind);
+		xgrow(&b->off, &b->cap, b->n + 1, sizeof *b->off);
+	}
+	int64_t d = end >= start ? end - start : 0;
+	b->ts[b->n] = start;
+	if (d >= (int64_t)STORE_LONG_DUR) {
+		xgrow(&b->rs->long_durs, &b->cap_long, b->rs->n_long_durs + 1, sizeof *b->rs->long_durs);
+		b->rs->long_durs[b->rs->n_long_durs++] = (struct long_dur){(uint32_t)b->n, d};
+		b->dur[b->n] = STORE_LONG_DUR;
+	} else {
+		b->dur[b->n] = (uint32_t)d;
+	}
+	b->name[b->n] = name;
+	b->kind[b->n] = kind;
+	b->off[b->n] = ROW_OFF(src, rowid);
+	b->n++;
+	b->per_src[src]++;
+}
+
+static void bld_flow(struct bld *b, enum flow_ph ph, uint32_t cat, uint64_t id, uint32_t lane, int64_t ts)
+{
+	struct rank_store *rs = b->rs;
+	xgrow(&rs->flows, &b->cap_flows, rs->n_flows + 1, sizeof *rs->flows);
+	struct flow *f = &rs->flows[rs->n_flows++];
+	f->ts = ts;
+	f->id = id;
+	f->lane = lane;
+	f->cat = cat & ((1u << 29) - 1);
+	f->id_is_text = 0;
+	f->ph = ph;
+}
+
+/* ---- one table ------------------------------------------------------------------------ */
+
+/* A query over a table whose columns are found by name. The select list is built from
+ * the wanted columns: an absent optional one reads as NULL, an absent required one skips
+ * the table with a message naming it. */
+struct want {
+	const char *expr;  /* a column of the main table (no dot), else an SQL expression */
+	bool required;
+};
+
+struct q {
+	sqlite3_stmt *st;
+	const char *table;
+};
+
+static bool q_open(struct bld *b, struct q *q, const char *table, const struct want *w, size_t n,
+		   const char *from_extra, bool optional_table)
+{
+	q->st = NULL;
+	q->table = table;
+	if (!table_exists(b->h, table)) {
+		if (!optional_table)
+			diag_add(b->dl, DIAG_WARN, b->path, 0, -1, "no table %s: its events are missing", table);
+		return false;
+	}
+	struct cols c;
+	if (!cols_load(b->h, table, &c)) {
+		diag_add(b->dl, DIAG_WARN, b->path, 0, -1, "table %s cannot be read: %s; skipped", table,
+			 sqlite3_errmsg(b->h));
+		return false;
+	}
+	struct sbuf sql = SBUF_INIT;
+	sbuf_adds(&sql, "SELECT m.rowid");
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		sbuf_adds(&sql, ", ");
+		if (strchr(w[i].expr, '.') || strchr(w[i].expr, '(')) {
+			sbuf_adds(&sql, w[i].expr);
+			continue;
+		}
+		const char *have = cols_has(&c, w[i].expr);
+		if (have) {
+			char *q1 = sqlite3_mprintf("m.\"%w\"", have);
+			sbuf_adds(&sql, q1);
+			sqlite3_free(q1);
+		} else if (w[i].required) {
+			diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
+				 "table %s has no column %s (a different schema version?); its events are "
+				 "missing", table, w[i].expr);
+			ok = false;
+			break;
+		} else {
+			sbuf_adds(&sql, "NULL");
+		}
+	}
+	if (ok) {
+		char *f = sqlite3_mprintf(" FROM \"%w\" m ", table);
+		sbuf_adds(&sql, f);
+		sqlite3_free(f);
+		if (from_extra)
+			sbuf_adds(&sql, from_extra);
+		if (sqlite3_prepare_v2(b->h, sbuf_str(&sql), -1, &q->st, NULL) != SQLITE_OK) {
+			diag_add(b->dl, DIAG_WARN, b->path, 0, -1, "table %s cannot be read: %s; skipped",
+				 table, sqlite3_errmsg(b->h));
+			q->st = NULL;
+			ok = false;
+		}
+	}
+	sbuf_free(&sql);
+	cols_free(&c);
+	return ok;
+}
+
+/* Steps a query; false at the end or on an error (reported once, naming the table). */
+static bool q_step(struct bld *b, struct q *q)
+{
+	if (!q->st)
+		return false;
+	int rc = sqlite3_step(q->st);
+	if (rc == SQLITE_ROW)
+		return true;
+	if (rc != SQLITE_DONE)
+		diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
+			 "table %s: %s; the rows before it were read, the rest are missing", q->table,
+			 sqlite3_errmsg(b->h));
+	sqlite3_finalize(q->st);
+	q->st = NULL;
+	return false;
+}
+
+static const char *col_text(sqlite3_stmt *st, int c)
+{
+	const unsigned char *t = sqlite3_column_text(st, c);
+	return t ? (const char *)t : "";
+}
+
+/* Start and end of a row (columns 1 and 2 of every event query). */
+/* Start and end of a row (columns 1 and 2 of every event query). bad counts rows without
+ * usable times in bad[0], rows outside the session in bad[1]. */
+static bool row_times(struct bld *b, struct q *q, int64_t *start, int64_t *end, size_t *bad)
+{
+	if (sqlite3_column_type(q->st, 1) == SQLITE_TEXT)
+		b->text_ts_seen = true;
+	if (!col_i64(q->st, 1, start) || !col_i64(q->st, 2, end) || *end < *start) {
+		bad[0]++;
+		return false;
+	}
+	if (b->session_hi && (*start < b->session_lo || *start > b->session_hi)) {
+		bad[1]++;
+		return false;
+	}
+	return true;
+}
+
+static void report_bad(struct bld *b, const char *table, const size_t *bad)
+{
+	if (bad[0])
+		diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
+			 "table %s: %zu row(s) without a usable start and end; skipped", table, bad[0]);
+	if (bad[1])
+		diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
+			 "table %s: %zu row(s) start outside SESSION_TIME_INFO's session (another run's "
+			 "clock?); skipped", table, bad[1]);
+}
+
+/* SESSION_TIME_INFO's session, widened by a tenth and at least a second on each side:
+ * rows far outside it belong to another session and would stretch the window. */
+static void read_session(struct bld *b)
+{
+	if (!table_exists(b->h, "SESSION_TIME_INFO"))
+		return;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(b->h, "SELECT startTimeNs, endTimeNs FROM SESSION_TIME_INFO", -1, &st, NULL) != SQLITE_OK)
+		return;
+	int64_t lo, hi;
+	if (sqlite3_step(st) == SQLITE_ROW && col_i64(st, 0, &lo) && col_i64(st, 1, &hi) && hi > lo && lo > 0) {
+		int64_t slack = (hi - lo) / 10 > 1000000000 ? (hi - lo) / 10 : 1000000000;
+		b->session_lo = lo - slack;
+		b->session_hi = hi + slack;
+	}
+	sqlite3_finalize(st);
+}
+
+#define STR_JOIN(alias, col) " LEFT JOIN STRING_IDS " alias " ON " alias ".id = m." col
+
+/* The host lane of a row's globalTid (the process id in the high 32 bits, the thread's
+ * below), in process `process` whose pid text starts with prefix. */
+static uint32_t host_lane(struct bld *b, sqlite3_stmt *st, int col, const char *prefix, uint32_t process,
+			  int64_t psort)
+{
+	int64_t gtid;
+	if (!col_i64(st, col, &gtid))
+		gtid = 0;
+	uint64_t g = (uint64_t)gtid;
+	uint32_t tidn = (uint32_t)(g & 0xffffffffu);
+	char pid[48], tid[16], thread[32];
+	snprintf(pid, sizeof pid, "%s%" PRIu32, prefix, (uint32_t)(g >> 32));
+	snprintf(tid, sizeof tid, "%" PRIu32, tidn);
+	snprintf(thread, sizeof thread, "Thread %" PRIu32, tidn);
+	return bld_lane(b, pid, tid, process, thread, psort, tidn);
+}
+
+static void read_pytorch_api(struct bld *b)
+{
+	static const struct want w[] = {
+		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"s.value", false},
+		{"e.name", false}, {"connectionId", false},
+	};
+	struct q q;
+	bool has_enum = table_exists(b->h, "ENUM_API_TYPE");
+	char *extra = xasprintf("%s%s", STR_JOIN("s", "name"),
+				has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
+	struct want ww[6];
+	memcpy(ww, w, sizeof ww);
+	if (!has_enum)
+		ww[4].expr = "CAST(m.type AS TEXT)";
+	bool ok = q_open(b, &q, "PYTORCH_API", ww, 6, extra, true);
+	free(extra);
+	if (!ok)
+		return;
+	/* connection ids: PYTORCH_API.connectionId is a key into CONNECTION_IDS, which lists
+	 * the ids the row launched (the same ids CANN_API and TASK carry) */
+	sqlite3_stmt *conn = NULL;
+	if (table_exists(b->h, "CONNECTION_IDS"))
+		sqlite3_prepare_v2(b->h, "SELECT connectionId FROM CONNECTION_IDS WHERE id = ?", -1, &conn, NULL);
+	bool conn_indexed = false;
+	if (conn) {
+		/* without an index each lookup is a scan: read them all at once instead */
+		sqlite3_stmt *ix;
+		if (sqlite3_prepare_v2(b->h, "SELECT 1 FROM sqlite_master WHERE type='index' AND tbl_name='CONNECTION_IDS'",
+				       -1, &ix, NULL) == SQLITE_OK) {
+			conn_indexed = sqlite3_step(ix) == SQLITE_ROW;
+			sqlite3_finalize(ix);
+		}
+	}
+	struct u64map conn_first = {0};
+	uint64_t *conn_ids = NULL;
+	size_t n_conn = 0, cap_conn = 0;
+	if (conn && !conn_indexed) {
+		/* id -> run of connection ids, from one ordered pass */
+		sqlite3_stmt *all;
+		if (sqlite3_prepare_v2(b->h, "SELECT id, connectionId FROM CONNECTION_IDS ORDER BY id", -1, &all,
+				       NULL) == SQLITE_OK) {
+			while (sqlite3_step(all) == SQLITE_ROW) {
+				int64_t id, cid;
+				if (!col_i64(all, 0, &id) || !col_i64(all, 1, &cid))
+					continue;
+				bool found;
+				uint32_t *slot = u64map_slot(&conn_first, (uint64_t)id, &found);
+				if (!found)
+					*slot = (uint32_t)n_conn;
+				xgrow(&conn_ids, &cap_conn, n_conn + 1, sizeof *conn_ids);
+				conn_ids[n_conn++] = (uint64_t)cid;
+				/* the id beside it, to find the end of a run */
+				xgrow(&conn_ids, &cap_conn, n_conn + 1, sizeof *conn_ids);
+				conn_ids[n_conn++] = (uint64_t)id;
+			}
+			sqlite3_finalize(all);
+		}
+	}
+	size_t bad[2] = {0, 0};
+	while (q_step(b, &q)) {
+		int64_t start, end;
+		if (!row_times(b, &q, &start, &end, bad))
+			continue;
+		uint32_t lane = host_lane(b, q.st, 3, "", b->s_python, 0);
+		const char *name = col_text(q.st, 4), *type = col_text(q.st, 5);
+		uint32_t cat, flow_cat = 0;
+		enum flow_ph ph = FLOW_START;
+		if (!strcmp(type, "op")) {
+			cat = b->c_cpu_op;
+			flow_cat = b->c_async_npu;
+		} else if (!strcmp(type, "queue")) {
+			bool deq = !strncmp(name, "Dequeue", 7);
+			cat = deq ? b->c_dequeue : b->c_enqueue;
+			flow_cat = b->c_queue;
+			ph = deq ? FLOW_FINISH : FLOW_START;
+		} else if (!strcmp(type, "trace")) {
+			cat = b->c_python_function;
+		} else if (!strcmp(type, "mstx")) {
+			cat = b->c_mstx;
+		} else {
+			cat = bld_str(b, type);
+		}
+		bld_event(b, start, end, bld_str(b, name), bld_kind(b, lane, cat, 0), SRC_PYTORCH_API,
+			  sqlite3_column_int64(q.st, 0));
+		int64_t key;
+		if (!flow_cat || !col_i64(q.st, 6, &key))
+			continue;
+		if (conn && conn_indexed) {
+			sqlite3_reset(conn);
+			sqlite3_bind_int64(conn, 1, key);
+			while (sqlite3_step(conn) == SQLITE_ROW) {
+				int64_t cid;
+				if (col_i64(conn, 0, &cid))
+					bld_flow(b, ph, flow_cat, (uint64_t)cid, lane, start);
+			}
+		} else if (conn) {
+			const uint32_t *slot = u64map_get(&conn_first, (uint64_t)key);
+			if (!slot)
+				continue;
+			for (size_t i = *slot; i + 1 < n_conn && conn_ids[i + 1] == (uint64_t)key; i += 2)
+				bld_flow(b, ph, flow_cat, conn_ids[i], lane, start);
+		}
+	}
+	sqlite3_finalize(conn);
+	u64map_free(&conn_first);
+	free(conn_ids);
+	report_bad(b, "PYTORCH_API", bad);
+}
+
+/* "AscendCL@aclrtMemcpyAsync": the text export names CANN APIs by their level. */
+static const char *cann_level(const char *type)
+{
+	static const char *const map[][2] = {
+		{"acl", "AscendCL"}, {"node", "Node"}, {"runtime", "Runtime"}, {"hccl", "Hccl"},
+		{"model", "Model"},
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (!strcmp(type, map[i][0]))
+			return map[i][1];
+	return type;
+}
+
+static void read_cann_api(struct bld *b)
+{
+	bool has_enum = table_exists(b->h, "ENUM_API_TYPE");
+	struct want w[] = {
+		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"s.value", false},
+		{has_enum ? "e.name" : "CAST(m.type AS TEXT)", false}, {"connectionId", false},
+	};
+	char *extra = xasprintf("%s%s", STR_JOIN("s", "name"),
+				has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
+	struct q q;
+	bool ok = q_open(b, &q, "CANN_API", w, 6, extra, true);
+	free(extra);
+	if (!ok)
+		return;
+	size_t bad[2] = {0, 0};
+	struct sbuf nm = SBUF_INIT;
+	while (q_step(b, &q)) {
+		int64_t start, end;
+		if (!row_times(b, &q, &start, &end, bad))
+			continue;
+		/* the CANN process is its own lane group beside Python's: same thread ids */
+		uint32_t lane = host_lane(b, q.st, 3, "CANN ", b->s_cann, 7);
+		sbuf_reset(&nm);
+		sbuf_addf(&nm, "%s@%s", cann_level(col_text(q.st, 5)), col_text(q.st, 4));
+		bld_event(b, start, end, bld_str(b, sbuf_str(&nm)), bld_kind(b, lane, 0, 0), SRC_CANN_API,
+			  sqlite3_column_int64(q.st, 0));
+		int64_t cid;
+		if (col_i64(q.st, 6, &cid))
+			bld_flow(b, FLOW_START, b->c_h2d, (uint64_t)cid, lane, start);
+	}
+	sbuf_free(&nm);
+	report_bad(b, "CANN_API", bad);
+}
+
+static void read_task(struct bld *b)
+{
+	bool compute = table_exists(b->h, "COMPUTE_TASK_INFO");
+	/* A collective's own launch is a TASK row carrying the COMMUNICATION_OP's connection
+	 * id, with neither compute nor communication task info: the text export leaves it
+	 * out (the op is on the HCCL group lane, its tasks on the planes and the stream). */
+	bool envelope = table_exists(b->h, "COMMUNICATION_OP") && table_exists(b->h, "COMMUNICATION_TASK_INFO");
+	struct want w[] = {
+		{"startNs", true}, {"endNs", true}, {"streamId", true}, {"connectionId", false},
+		{"s.value", false}, {compute ? "cn.value" : "NULL", false},
+		{compute ? "ct.value" : "NULL", false},
+		{envelope ? "(c.globalTaskId IS NULL AND ci.globalTaskId IS NULL AND o.connectionId IS NOT NULL)"
+			  : "0", false},
+	};
+	char *extra = xasprintf("%s%s%s", STR_JOIN("s", "taskType"),
+				compute ? " LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = m.globalTaskId"
+					  " LEFT JOIN STRING_IDS cn ON cn.id = c.name"
+					  " LEFT JOIN STRING_IDS ct ON ct.id = c.taskType"
+					: "",
+				envelope ? " LEFT JOIN COMMUNICATION_TASK_INFO ci ON ci.globalTaskId = m.globalTaskId"
+					   " LEFT JOIN (SELECT DISTINCT connectionId FROM COMMUNICATION_OP) o"
+					   " ON o.connectionId = m.connectionId"
+					 : "");
+	if (envelope && !compute) {
+		char *e2 = xasprintf("%s LEFT JOIN (SELECT NULL AS globalTaskId) c", extra);
+		free(extra);
+		extra = e2;
+	}
+	struct q q;
+	bool ok = q_open(b, &q, "TASK", w, 8, extra, false);
+	free(extra);
+	if (!ok)
+		return;
+	size_t bad[2] = {0, 0};
+	char tid[32], thread[48];
+	uint32_t last_stream_lane = UINT32_MAX;
+	int64_t last_stream = INT64_MIN;
+	while (q_step(b, &q)) {
+		int64_t start, end, stream;
+		if (!row_times(b, &q, &start, &end, bad))
+			continue;
+		if (sqlite3_column_int(q.st, 8))
+			continue;
+		if (!col_i64(q.st, 3, &stream))
+			stream = -1;
+		if (stream != last_stream) {
+			snprintf(tid, sizeof tid, "%" PRId64, stream);
+			snprintf(thread, sizeof thread, "Stream %" PRId64, stream);
+			last_stream_lane = bld_lane(b, "Ascend Hardware", tid, b->s_hw, thread, 13, stream);
+			last_stream = stream;
+		}
+		const char *type = col_text(q.st, 5), *cname = col_text(q.st, 6), *ctype = col_text(q.st, 7);
+		uint32_t name = bld_str(b, *cname ? cname : type);
+		uint32_t tt = bld_str(b, *ctype ? ctype : type);
+		bld_event(b, start, end, name, bld_kind(b, last_stream_lane, 0, tt), SRC_TASK,
+			  sqlite3_column_int64(q.st, 0));
+		int64_t cid;
+		if (col_i64(q.st, 4, &cid)) {
+			bld_flow(b, FLOW_FINISH, b->c_h2d, (uint64_t)cid, last_stream_lane, start);
+			bld_flow(b, FLOW_FINISH, b->c_async_npu, (uint64_t)cid, last_stream_lane, start);
+		}
+	}
+	report_bad(b, "TASK", bad);
+}
+
+static uint32_t group_index(struct bld *b, uint32_t group)
+{
+	for (size_t i = 0; i < b->n_groups; i++)
+		if (b->groups[i] == group)
+			return (uint32_t)i;
+	if (b->n_groups < sizeof b->groups / sizeof b->groups[0])
+		b->groups[b->n_groups++] = group;
+	return (uint32_t)b->n_groups - 1;
+}
+
+static void read_comm(struct bld *b)
+{
+	struct want w[] = {
+		{"startNs", true}, {"endNs", true}, {"s.value", false}, {"g.value", false},
+		{"connectionId", false},
+	};
+	struct q q;
+	if (q_open(b, &q, "COMMUNICATION_OP", w, 5, STR_JOIN("s", "opName") STR_JOIN("g", "groupName"), true)) {
+		size_t bad[2] = {0, 0};
+		char tid[32], thread[48];
+		while (q_step(b, &q)) {
+			int64_t start, end;
+			if (!row_times(b, &q, &start, &end, bad))
+				continue;
+			uint32_t gi = group_index(b, bld_str(b, col_text(q.st, 4)));
+			snprintf(tid, sizeof tid, "%" PRIu32, gi * 1000);
+			snprintf(thread, sizeof thread, "Group %" PRIu32 " Communication", gi);
+			uint32_t lane = bld_lane(b, "HCCL", tid, b->s_hccl, thread, 15, gi * 1000);
+			bld_event(b, start, end, bld_str(b, col_text(q.st, 3)), bld_kind(b, lane, 0, 0),
+				  SRC_COMM_OP, sqlite3_column_int64(q.st, 0));
+			int64_t cid;
+			if (col_i64(q.st, 5, &cid)) {
+				bld_flow(b, FLOW_FINISH, b->c_h2d, (uint64_t)cid, lane, start);
+				bld_flow(b, FLOW_FINISH, b->c_async_npu, (uint64_t)cid, lane, start);
+			}
+		}
+		report_bad(b, "COMMUNICATION_OP", bad);
+	}
+	/* the tasks of each plane: times from TASK, names from the task type */
+	if (!table_exists(b->h, "TASK"))
+		return;
+	struct want wt[] = {
+		{"t.startNs", true}, {"t.endNs", true}, {"planeId", true}, {"s.value", false},
+		{"g.value", false},
+	};
+	if (!q_open(b, &q, "COMMUNICATION_TASK_INFO", wt, 5,
+		    "JOIN TASK t ON t.globalTaskId = m.globalTaskId" STR_JOIN("s", "taskType") STR_JOIN("g", "groupName"),
+		    true))
+		return;
+	size_t bad[2] = {0, 0};
+	char tid[32], thread[48];
+	while (q_step(b, &q)) {
+		int64_t start, end, plane;
+		if (!row_times(b, &q, &start, &end, bad))
+			continue;
+		if (!col_i64(q.st, 3, &plane) || plane < 0 || plane > 999)
+			plane = 999;
+		uint32_t gi = group_index(b, bld_str(b, col_text(q.st, 5)));
+		uint32_t t = gi * 1000 + 1 + (uint32_t)plane;
+		snprintf(tid, sizeof tid, "%" PRIu32, t);
+		snprintf(thread, sizeof thread, "Plane %" PRId64, plane);
+		uint32_t lane = bld_lane(b, "HCCL", tid, b->s_hccl, thread, 15, t);
+		bld_event(b, start, end, bld_str(b, col_text(q.st, 4)), bld_kind(b, lane, 0, 0), SRC_COMM_TASK,
+			  sqlite3_column_int64(q.st, 0));
+	}
+	report_bad(b, "COMMUNICATION_TASK_INFO", bad);
+}
+
+static void read_overlap(struct bld *b)
+{
+	static const char *const names[] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
+	struct want w[] = {{"startNs", true}, {"endNs", true}, {"type", true}};
+	struct q q;
+	if (!q_open(b, &q, "OVERLAP_ANALYSIS", w, 3, NULL, true))
+		return;
+	size_t bad[2] = {0, 0};
+	char tid[8];
+	while (q_step(b, &q)) {
+		int64_t start, end, type;
+		if (!row_times(b, &q, &start, &end, bad))
+			continue;
+		if (!col_i64(q.st, 3, &type) || type < 0 || type > 3) {
+			bad[0]++;
+			continue;
+		}
+		snprintf(tid, sizeof tid, "%d", (int)type);
+		uint32_t lane = bld_lane(b, "Overlap Analysis", tid, b->s_overlap, names[type], 23, type);
+		bld_event(b, start, end, bld_str(b, names[type]), bld_kind(b, lane, 0, 0), SRC_OVERLAP,
+			  sqlite3_column_int64(q.st, 0));
+	}
+	report_bad(b, "OVERLAP_ANALYSIS", bad);
+}
+
+static void read_mstx(struct bld *b)
+{
+	struct want w[] = {{"startNs", true}, {"endNs", true}, {"globalTid", false}, {"s.value", false}};
+	struct q q;
+	if (!q_open(b, &q, "MSTX_EVENTS", w, 4, STR_JOIN("s", "message"), true))
+		return;
+	size_t bad[2] = {0, 0};
+	while (q_step(b, &q)) {
+		int64_t start, end;
+		if (!row_times(b, &q, &start, &end, bad))
+			continue;
+		uint32_t lane = host_lane(b, q.st, 3, "", b->s_python, 0);
+		bld_event(b, start, end, bld_str(b, col_text(q.st, 4)), bld_kind(b, lane, b->c_mstx, 0),
+			  SRC_MSTX, sqlite3_column_int64(q.st, 0));
+	}
+	report_bad(b, "MSTX_EVENTS", bad);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A finish whose id no start carries is dropped: a device task's connection id is the
+ * target of a launch only when some API launched it. The text export writes no such
+ * dangling ends, and the unmatched count stays meaningful. */
+static void drop_dangling_finishes(struct bld *b)
+{
+	struct rank_store *rs = b->rs;
+	size_t ns = 0, k = 0;
+	for (size_t i = 0; i < rs->n_flows; i++)
+		ns += rs->flows[i].ph == FLOW_START;
+	struct fk { uint64_t id; uint32_t cat; uint32_t pad; };
+	struct fk *keys = xmalloc((ns ? ns : 1) * sizeof *keys);
+	k = 0;
+	for (size_t i = 0; i < rs->n_flows; i++)
+		if (rs->flows[i].ph == FLOW_START)
+			keys[k++] = (struct fk){rs->flows[i].id, rs->flows[i].cat, 0};
+	xqsort(keys, ns, sizeof *keys, cmp_u64); /* by id; cats compared in the scan */
+	size_t out = 0;
+	for (size_t i = 0; i < rs->n_flows; i++) {
+		struct flow f = rs->flows[i];
+		if (f.ph == FLOW_FINISH) {
+			size_t lo = 0, hi = ns;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (keys[mid].id < f.id)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			bool hit = false;
+			for (; lo < ns && keys[lo].id == f.id && !hit; lo++)
+				hit = keys[lo].cat == f.cat;
+			if (!hit)
+				continue;
+		}
+		rs->flows[out++] = f;
+	}
+	rs->n_flows = out;
+	free(keys);
+}
+
+/* The columns from the builder's arrays, then the lanes as the text loader leaves them. */
+static void bld_finish(struct bld *b)
+{
+	struct rank_store *rs = b->rs;
+	size_t n = b->n;
+	rs->n_ev = n;
+	int64_t *hi = store_ts_begin(rs);
+	for (size_t ev = 0; ev < n; ev++)
+		store_ts_bound(rs, hi, ev, b->ts[ev]);
+	store_ts_plan(rs, hi);
+	for (size_t ev = 0; ev < n; ev++)
+		store_put_ts(rs, ev, b->ts[ev]);
+	free(b->ts);
+	b->ts = NULL;
+	rs->ev_dur = b->dur ? b->dur : xmalloc(sizeof *rs->ev_dur);
+	rs->ev_name = b->name ? b->name : xmalloc(sizeof *rs->ev_name);
+	rs->ev_kind = b->kind ? b->kind : xmalloc(sizeof *rs->ev_kind);
+	rs->ev_off_lo = xmalloc((n ? n : 1) * sizeof *rs->ev_off_lo);
+	rs->ev_off_block = xcalloc((n >> STORE_OFF_SHIFT) + 1, sizeof *rs->ev_off_block);
+	for (size_t ev = 0; ev < n; ev++)
+		store_put_off(rs, ev, b->off[ev]);
+	free(b->off);
+	if (!rs->long_durs)
+		rs->long_durs = xmalloc(sizeof *rs->long_durs);
+	drop_dangling_finishes(b);
+	rs->ph.by_char['X'] = n;
+	for (size_t i = 0; i < rs->n_flows; i++)
+		rs->ph.by_char[rs->flows[i].ph == FLOW_START ? 's' : 'f']++;
+	lanes_finish(rs, b->path, b->dl);
+}
+
+static void read_schema_version(struct bld *b)
+{
+	if (!table_exists(b->h, "META_DATA"))
+		return;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(b->h, "SELECT value FROM META_DATA WHERE name = 'SCHEMA_VERSION'", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *v = col_text(st, 0);
+		long major = strtol(v, NULL, 10);
+		if (major > DB_SCHEMA_MAJOR)
+			diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
+				 "META_DATA SCHEMA_VERSION %s is newer than the %d.x this reader knows: "
+				 "tables are read by column name; check the figures against the exporter's",
+				 v, DB_SCHEMA_MAJOR);
+	}
+	sqlite3_finalize(st);
+}
+
+int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
+{
+	free(rs->trace.path);
+	rs->trace.path = xstrdup(path);
+	rs->trace.db = true;
+	rs->trace.cut_offset = -1;
+	rs->trace.threads_used = 1;
+	struct stat sb;
+	if (stat(path, &sb) == 0)
+		rs->trace.size = (uint64_t)sb.st_size;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct bld b = {.rs = rs, .path = path, .dl = dl};
+	b.h = db_open(path, dl);
+	if (!b.h)
+		return -1;
+	read_schema_version(&b);
+	read_session(&b);
+	rs->attrs = xmalloc(sizeof *rs->attrs);
+	rs->attrs[0] = (struct ev_attr){0, 0};
+	rs->n_attrs = 1;
+	b.cap_attrs = 1;
+	bool found;
+	*u64map_slot(&b.attr_map, 0, &found) = 0;
+	/* the process names and cats the text export writes */
+	static const struct { size_t at; const char *s; } names[] = {
+		{offsetof(struct bld, s_python), "Python"},
+		{offsetof(struct bld, s_cann), "CANN"},
+		{offsetof(struct bld, s_hw), "Ascend Hardware"},
+		{offsetof(struct bld, s_hccl), "HCCL"},
+		{offsetof(struct bld, s_overlap), "Overlap Analysis"},
+		{offsetof(struct bld, c_cpu_op), "cpu_op"},
+		{offsetof(struct bld, c_enqueue), "enqueue"},
+		{offsetof(struct bld, c_dequeue), "dequeue"},
+		{offsetof(struct bld, c_python_function), "python_function"},
+		{offsetof(struct bld, c_mstx), "mstx"},
+		{offsetof(struct bld, c_async_npu), "async_npu"},
+		{offsetof(struct bld, c_h2d), "HostToDevice"},
+		{offsetof(struct bld, c_queue), "async_task_queue"},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		*(uint32_t *)((char *)&b + names[i].at) = bld_str(&b, names[i].s);
+	if (!table_exists(b.h, "STRING_IDS"))
+		diag_add(dl, DIAG_WARN, path, 0, -1, "no table STRING_IDS: names are missing");
+	read_pytorch_api(&b);
+	read_cann_api(&b);
+	read_task(&b);
+	read_comm(&b);
+	read_overlap(&b);
+	read_mstx(&b);
+	sqlite3_close(b.h);
+	u64map_free(&b.lane_map);
+	u64map_free(&b.kind_map);
+	u64map_free(&b.attr_map);
+	if (b.text_ts_seen)
+		diag_add(dl, DIAG_INFO, path, 0, -1, "timestamps stored as TEXT were read as exact integers");
+	bld_finish(&b);
+	rs->trace.parsed_bytes = rs->trace.size;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rs->trace.load_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return 0;
+}
+
+/* ---- analysis.db ---------------------------------------------------------------------- */
+
+struct csv_table *db_step_trace_table(const char *path, char **buf, struct diag_list *dl)
+{
+	static const char *const map[][2] = {
+		{"step", "Step"},
+		{"computing", "Computing"},
+		{"communication_not_overlapped", "Communication(Not Overlapped)"},
+		{"overlapped", "Overlapped"},
+		{"communication", "Communication"},
+		{"free", "Free"},
+		{"stage", "Stage"},
+		{"bubble", "Bubble"},
+		{"communication_not_overlapped_and_exclude_receive",
+		 "Communication(Not Overlapped and Exclude Receive)"},
+		{"preparing", "Preparing"},
+	};
+	*buf = NULL;
+	sqlite3 *h = db_open(path, dl);
+	if (!h)
+		return NULL;
+	struct csv_table *t = NULL;
+	if (!table_exists(h, "StepTraceTime")) {
+		diag_add(dl, DIAG_INFO, path, 0, -1, "no table StepTraceTime: no exporter step figures");
+		sqlite3_close(h);
+		return NULL;
+	}
+	struct cols c;
+	if (!cols_load(h, "StepTraceTime", &c)) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table StepTraceTime cannot be read: %s", sqlite3_errmsg(h));
+		sqlite3_close(h);
+		return NULL;
+	}
+	/* the text export's header for the columns this table has */
+	struct sbuf sql = SBUF_INIT, csv = SBUF_INIT;
+	sbuf_adds(&sql, "SELECT ");
+	size_t used = 0;
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+		const char *have = cols_has(&c, map[i][0]);
+		if (!have)
+			continue;
+		char *q = sqlite3_mprintf("%s\"%w\"", used ? ", " : "", have);
+		sbuf_adds(&sql, q);
+		sqlite3_free(q);
+		sbuf_addf(&csv, "%s%s", used ? "," : "", map[i][1]);
+		used++;
+	}
+	sbuf_adds(&sql, " FROM StepTraceTime");
+	sbuf_addc(&csv, '\n');
+	sqlite3_stmt *st = NULL;
+	if (!cols_has(&c, "computing") || sqlite3_prepare_v2(h, sbuf_str(&sql), -1, &st, NULL) != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table StepTraceTime has no column computing; not read");
+	} else {
+		int rc;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			for (int i = 0; i < (int)used; i++) {
+				const char *v = col_text(st, i);
+				if (i)
+					sbuf_addc(&csv, ',');
+				/* a comma or quote inside a step name would break the row */
+				if (strpbrk(v, ",\"\r\n")) {
+					sbuf_addc(&csv, '"');
+					for (const char *p = v; *p; p++) {
+						if (*p == '"')
+							sbuf_addc(&csv, '"');
+						sbuf_addc(&csv, *p);
+					}
+					sbuf_addc(&csv, '"');
+				} else {
+					sbuf_adds(&csv, v);
+				}
+			}
+			sbuf_addc(&csv, '\n');
+		}
+		if (rc != SQLITE_DONE)
+			diag_add(dl, DIAG_WARN, path, 0, -1, "table StepTraceTime: %s; the rows before it were read",
+				 sqlite3_errmsg(h));
+		char *name = xasprintf("%s:StepTraceTime", path);
+		size_t len = csv.len;
+		*buf = sbuf_detach(&csv);
+		t = csvt_load_buffer(name, *buf, len, dl);
+		free(name);
+		if (!t) {
+			free(*buf);
+			*buf = NULL;
+		}
+	}
+	sqlite3_finalize(st);
+	sbuf_free(&sql);
+	sbuf_free(&csv);
+	cols_free(&c);
+	sqlite3_close(h);
+	return t;
+}
+
+/* ---- drill-down ------------------------------------------------------------------------- */
+
+/* Strings behind integer columns that name things (STRING_IDS ids). */
+static bool is_string_col(unsigned src, const char *col)
+{
+	static const char *const names[] = {"name", "opName", "groupName", "opType", "algType", "message",
+					    "inputShapes", "inputDataTypes", "inputFormats", "outputShapes",
+					    "outputDataTypes", "outputFormats", "attrInfo", "inputDtypes"};
+	if (!strcasecmp(col, "taskType"))
+		return src != SRC_NONE;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcasecmp(col, names[i]))
+			return true;
+	return false;
+}
+
+/* Reads the row; calls emit(key, text, is_number) per column (strings resolved). */
+static int read_row(const struct rank_store *rs, uint64_t off,
+		    void (*emit)(void *ctx, const char *key, const char *val, bool number), void *ctx,
+		    struct sbuf *err)
+{
+	unsigned src = (unsigned)(off >> OFF_SHIFT);
+	int64_t rowid = (int64_t)(off & ((UINT64_C(1) << OFF_SHIFT) - 1));
+	if (!rs->trace.db || src == SRC_NONE || src >= SRC_COUNT) {
+		sbuf_adds(err, "not a Db row");
+		return -1;
+	}
+	struct diag_list dl;
+	diag_init(&dl);
+	sqlite3 *h = db_open(rs->trace.path, &dl);
+	diag_free(&dl);
+	if (!h) {
+		sbuf_addf(err, "%s cannot be read again", rs->trace.path);
+		return -1;
+	}
+	char *sql = sqlite3_mprintf("SELECT * FROM \"%w\" WHERE rowid = ?", src_table[src]);
+	sqlite3_stmt *st = NULL, *str = NULL;
+	int n = -1;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, rowid);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			bool strings = sqlite3_prepare_v2(h, "SELECT value FROM STRING_IDS WHERE id = ?", -1, &str, NULL) ==
+				       SQLITE_OK;
+			n = sqlite3_column_count(st);
+			char rowbuf[64];
+			db_row_name(off, rowbuf, sizeof rowbuf);
+			emit(ctx, "Db row", rowbuf, false);
+			for (int i = 0; i < n; i++) {
+				const char *col = sqlite3_column_name(st, i);
+				int type = sqlite3_column_type(st, i);
+				if (type == SQLITE_NULL) {
+					emit(ctx, col, "", false);
+					continue;
+				}
+				if (strings && type == SQLITE_INTEGER && is_string_col(src, col)) {
+					sqlite3_reset(str);
+					sqlite3_bind_int64(str, 1, sqlite3_column_int64(st, i));
+					if (sqlite3_step(str) == SQLITE_ROW) {
+						emit(ctx, col, col_text(str, 0), false);
+						continue;
+					}
+				}
+				emit(ctx, col, col_text(st, i), type == SQLITE_INTEGER || type == SQLITE_FLOAT);
+			}
+			/* the keys the text export gives a collective ("count", "data_type") */
+			if (src == SRC_COMM_OP) {
+				for (int i = 0; i < sqlite3_column_count(st); i++) {
+					const char *col = sqlite3_column_name(st, i);
+					if (!strcasecmp(col, "count") && sqlite3_column_type(st, i) != SQLITE_NULL)
+						emit(ctx, "count", col_text(st, i), true);
+					if (!strcasecmp(col, "dataType") && sqlite3_column_type(st, i) == SQLITE_INTEGER) {
+						sqlite3_stmt *dt;
+						if (sqlite3_prepare_v2(h, "SELECT name FROM ENUM_HCCL_DATA_TYPE WHERE id = ?", -1,
+								       &dt, NULL) == SQLITE_OK) {
+							sqlite3_bind_int64(dt, 1, sqlite3_column_int64(st, i));
+							if (sqlite3_step(dt) == SQLITE_ROW)
+								emit(ctx, "data_type", col_text(dt, 0), false);
+							sqlite3_finalize(dt);
+						}
+					}
+				}
+			}
+		} else {
+			sbuf_addf(err, "%s: no row %" PRId64 " in %s (the file changed?)", rs->trace.path, rowid,
+				  src_table[src]);
+		}
+	} else {
+		sbuf_addf(err, "%s: %s", rs->trace.path, sqlite3_errmsg(h));
+	}
+	sqlite3_finalize(str);
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	sqlite3_close(h);
+	return n;
+}
+
+struct json_ctx {
+	struct sbuf *out;
+	int n;
+};
+
+static void json_str(struct sbuf *o, const char *s)
+{
+	sbuf_addc(o, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sbuf_addf(o, "\\%c", *p);
+		else if (*p < 0x20)
+			sbuf_addf(o, "\\u%04x", *p);
+		else
+			sbuf_addc(o, (char)*p);
+	}
+	sbuf_addc(o, '"');
+}
+
+static void emit_json(void *ctx, const char *key, const char *val, bool number)
+{
+	struct json_ctx *j = ctx;
+	if (j->n++)
+		sbuf_addc(j->out, ',');
+	json_str(j->out, key);
+	sbuf_addc(j->out, ':');
+	if (number && *val)
+		sbuf_adds(j->out, val);
+	else
+		json_str(j->out, val);
+}
+
+int db_element_json(const struct rank_store *rs, uint64_t off, struct sbuf *out)
+{
+	struct sbuf body = SBUF_INIT, err = SBUF_INIT;
+	struct json_ctx j = {&body, 0};
+	int n = read_row(rs, off, emit_json, &j, &err);
+	sbuf_reset(out);
+	if (n < 0) {
+		sbuf_adds(out, sbuf_str(&err));
+	} else {
+		sbuf_adds(out, "{\"args\":{");
+		sbuf_adds(out, sbuf_str(&body));
+		sbuf_adds(out, "}}");
+	}
+	sbuf_free(&body);
+	sbuf_free(&err);
+	return n < 0 ? -1 : 0;
+}
+
+struct lines_ctx {
+	struct sbuf *out;
+	int n;
+};
+
+static void emit_line(void *ctx, const char *key, const char *val, bool number)
+{
+	(void)number;
+	struct lines_ctx *l = ctx;
+	sbuf_addf(l->out, "%s: %s\n", key, val);
+	l->n++;
+}
+
+int db_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out)
+{
+	struct sbuf err = SBUF_INIT;
+	struct lines_ctx l = {out, 0};
+	sbuf_reset(out);
+	int n = read_row(rs, store_ev_off(rs, ev), emit_line, &l, &err);
+	if (n < 0) {
+		sbuf_reset(out);
+		sbuf_adds(out, sbuf_str(&err));
+	}
+	sbuf_free(&err);
+	return n < 0 ? -1 : l.n;
+}

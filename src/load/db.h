@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* Db exports (SQLite) read like the text ones: torch_npu's ascend_pytorch_profiler[_<rank>].db
+ * and analysis.db, native msprof's msprof_<timestamp>.db.
+ *
+ * A Db file is opened read-only and immutable (a file: URI with immutable=1): no journal,
+ * WAL, shm or lock file is created and no byte changes, also on a read-only filesystem.
+ * Columns are found by name (schemas drift between versions; some timestamps are TEXT),
+ * names are resolved through STRING_IDS, nanoseconds are kept exact. Rows become the same
+ * lanes and events a trace_view.json of the same run gives (Python and CANN host lanes,
+ * Ascend Hardware "Stream N", HCCL group and plane lanes, Overlap Analysis, launch flows
+ * from connection ids), so the analysis, views and reports are unchanged. An event's
+ * offset is its row: the table's code in the top 16 bits, the rowid below. */
+#ifndef ASCPROF_DB_H
+#define ASCPROF_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csv_table.h"
+#include "diag.h"
+#include "sbuf.h"
+#include "store.h"
+
+/* The tables read, for --summary, README and the man page. */
+extern const char *const db_tables_read[];
+extern const size_t db_n_tables_read;
+
+/* True for a name read as a Db export (ascend_pytorch_profiler*.db, msprof_*.db). */
+bool db_is_events_name(const char *base);
+bool db_is_analysis_name(const char *base);
+
+/* Loads the events of a torch_npu or msprof Db file into rs (initialised, empty). Returns
+ * 0 when events were read, -1 when the file could not be read at all (the diagnostics say
+ * which file and table, and why). Tables that are absent or broken are reported and the
+ * rest is read. */
+int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl);
+
+/* analysis.db's StepTraceTime as a step_trace_time table (the text export's CSV, same
+ * columns and units). NULL (with a message) when absent or unreadable. *buf receives the
+ * CSV bytes the table borrows: the caller frees it after the table. */
+struct csv_table *db_step_trace_table(const char *path, char **buf, struct diag_list *dl);
+
+/* The row behind event ev of a Db store as a JSON object ({"name", "ts", "dur", "args":
+ * {column: value ...}}), read again from the file; 0, or -1 with a message in out. */
+int db_element_json(const struct rank_store *rs, uint64_t off, struct sbuf *out);
+/* The row's columns as "column: value" lines; the number of columns, or -1. */
+int db_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out);
+/* "TASK rowid 12" for an event's offset. */
+void db_row_name(uint64_t off, char *buf, size_t size);
+
+#endif
