@@ -229,6 +229,26 @@ static void test_demo_is_what_the_generator_makes(void **state)
 	free(dir);
 }
 
+/* --shape vllm and train: every count as planted, and the generator's own re-derivation of
+ * its ground truth from the files (--self-check) agrees, with graph replays (no host events
+ * of their own), split attention, MC2 kernels and annotation ranges. */
+static void test_shapes(void **state)
+{
+	(void)state;
+	static const char *const args[] = {
+		"--shape vllm,mla,moe,graph,annotate,mixed=3 --ranks 2 --steps 9 --prefill 3 --seed 4",
+		"--shape vllm,short,mixed=2 --ranks 1 --steps 8 --seed 9",
+		"--shape train --ranks 2 --steps 3 --seed 3",
+	};
+	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+		struct tu_capture g;
+		tu_capture_load(&g, args[i], false);
+		check_counts(&g);
+		assert_int_equal(tu_sh("'%s' --check --out '%s' 2>/dev/null", tu_gen(), g.dir), 0);
+		tu_capture_free(&g);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_csv_bytes),
 		cmocka_unit_test(test_raw_and_unfinished_exports),
 		cmocka_unit_test(test_demo_is_what_the_generator_makes),
+		cmocka_unit_test(test_shapes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,6 +88,13 @@ static void test_json_report_keys_and_values(void **state)
 			num(&d, key(&d, m, required[i]));
 		assert_int_equal(d.jt.t[key(&d, m, "step_source")].type, JSMN_STRING);
 		assert_int_equal(d.jt.t[key(&d, m, "phase_source")].type, JSMN_STRING);
+		/* the workload, and each step's phase with the signal that decided it */
+		int wl = key(&d, m, "workload");
+		assert_true(d.jt.t[wl].end - d.jt.t[wl].start == 9 && !strncmp(d.js + d.jt.t[wl].start, "inference", 9));
+		int st0 = item(&d, key(&d, key(&d, rk, "steps"), "list"), 0);
+		static const char *stepkeys[] = {"phase", "phase_signal", "phase_confidence", "phase_evidence"};
+		for (size_t i = 0; i < sizeof stepkeys / sizeof stepkeys[0]; i++)
+			assert_int_equal(d.jt.t[key(&d, st0, stepkeys[i])].type, JSMN_STRING);
 		/* values: the same numbers the generator planted */
 		assert_true(tu_close(num(&d, key(&d, m, "wall_us")) * 1e3, (double)tu_truth_int(truth, "rank.%d.wall_ns", r), 1e-6, 1));
 		assert_true(tu_close(num(&d, key(&d, m, "npu_busy_us")) * 1e3,

@@ -23,6 +23,8 @@
  * step_trace=one|rows|none                  shape of step_trace_time.csv (none: no file)
  * naming=host|rank                          worker directory naming scheme
  * raw=0|1                                   raw capture: no ASCEND_PROFILER_OUTPUT, no trace or CSV keys
+ * shape=marked|vllm|train[,mla,moe,...]     --shape vllm|train: the shape and its modifiers
+ * workload=inference|training               --shape vllm|train: what the capture runs
  * rank.<r>.dir=<name>                       worker directory (..._ascend_pt) directly under DIR
  * rank.<r>.offset_ns=<ns>                   rank clock minus true clock
  * rank.<r>.pid=<pid>                        Python pid = main thread tid (dequeue thread: pid+7)
@@ -40,7 +42,7 @@
  * rank.<r>.csv.<file>.rows=<n>              data records of <file>.csv (step_trace_time: only if written)
  * rank.<r>.kernel_details.ragged_lines=<l>  1-based kernel_details.csv lines one field short (l,l,...)
  * rank.<r>.kernel_details.excel_lines=<l>   1-based lines whose Start Time(us) is Excel-mangled
- * rank.<r>.compute_ns=<ns>                  |union of compute kernels| (AI_CORE, AI_VECTOR_CORE, MIX_AIC)
+ * rank.<r>.compute_ns=<ns>                  |union of compute kernels| (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV)
  * rank.<r>.copy_ns=<ns>                     sum of MEMCPY_ASYNC durations (device-side copies)
  * rank.<r>.copy_h2d_ns=<ns>                 host-to-device part of copy_ns
  * rank.<r>.copy_d2h_ns=<ns>                 device-to-host part of copy_ns
@@ -57,9 +59,17 @@
  * rank.<r>.steps=<n>                        engine steps
  * rank.<r>.prefill_steps=<n>                steps planted as prefill
  * rank.<r>.decode_steps=<n>                 steps planted as decode
+ * rank.<r>.mixed_steps=<n>                  --shape: steps planted as mixed (chunked prefill)
+ * rank.<r>.train_steps=<n>                  --shape train: training steps (neither prefill nor decode)
  * rank.<r>.step.<k>.start_ns=<t>            step k's marker start, k from 0 (none: the execute-model region)
  * rank.<r>.step.<k>.end_ns=<t>              its end
  * rank.<r>.step.<k>.phase=prefill|decode    planted phase
+ *                                           (--shape: also mixed, or train)
+ * rank.<r>.step.<k>.dev_start_ns=<t>        --shape: the step's first device task start
+ * rank.<r>.step.<k>.dev_end_ns=<t>          --shape: its last device task or collective end
+ * rank.<r>.step.<k>.tokens=<n>              --shape: the batch's query tokens (all parts)
+ * rank.<r>.step.<k>.seqs=<n>                --shape: the batch's sequences
+ * rank.<r>.step.<k>.graph=0|1               --shape vllm,graph: the model ran as one graph replay
  * rank.<r>.step.<k>.dispatch_ops=<n>        cat "cpu_op" events starting in the window, ProfilerStep excluded
  * rank.<r>.step.<k>.compute_ns=<ns>         compute union clipped to [start_k, start_k+1) (last: to last_end)
  * rank.<r>.step.<k>.comm_not_overlapped_ns=<ns> exposed communication clipped to that window
@@ -130,6 +140,8 @@ static const char truth_doc[] =
 	"step_trace=one|rows|none                  shape of step_trace_time.csv (none: no file)\n"
 	"naming=host|rank                          worker directory naming scheme\n"
 	"raw=0|1                                   raw capture: no ASCEND_PROFILER_OUTPUT, no trace or CSV keys\n"
+	"shape=marked|vllm|train[,mla,moe,...]     --shape vllm|train: the shape and its modifiers\n"
+	"workload=inference|training               --shape vllm|train: what the capture runs\n"
 	"rank.<r>.dir=<name>                       worker directory (..._ascend_pt) directly under DIR\n"
 	"rank.<r>.offset_ns=<ns>                   rank clock minus true clock\n"
 	"rank.<r>.pid=<pid>                        Python pid = main thread tid (dequeue thread: pid+7)\n"
@@ -147,7 +159,7 @@ static const char truth_doc[] =
 	"rank.<r>.csv.<file>.rows=<n>              data records of <file>.csv (step_trace_time: only if written)\n"
 	"rank.<r>.kernel_details.ragged_lines=<l>  1-based kernel_details.csv lines one field short (l,l,...)\n"
 	"rank.<r>.kernel_details.excel_lines=<l>   1-based lines whose Start Time(us) is Excel-mangled\n"
-	"rank.<r>.compute_ns=<ns>                  |union of compute kernels| (AI_CORE, AI_VECTOR_CORE, MIX_AIC)\n"
+	"rank.<r>.compute_ns=<ns>                  |union of compute kernels| (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV)\n"
 	"rank.<r>.copy_ns=<ns>                     sum of MEMCPY_ASYNC durations (device-side copies)\n"
 	"rank.<r>.copy_h2d_ns=<ns>                 host-to-device part of copy_ns\n"
 	"rank.<r>.copy_d2h_ns=<ns>                 device-to-host part of copy_ns\n"
@@ -164,9 +176,17 @@ static const char truth_doc[] =
 	"rank.<r>.steps=<n>                        engine steps\n"
 	"rank.<r>.prefill_steps=<n>                steps planted as prefill\n"
 	"rank.<r>.decode_steps=<n>                 steps planted as decode\n"
+	"rank.<r>.mixed_steps=<n>                  --shape: steps planted as mixed (chunked prefill)\n"
+	"rank.<r>.train_steps=<n>                  --shape train: training steps (neither prefill nor decode)\n"
 	"rank.<r>.step.<k>.start_ns=<t>            step k's marker start, k from 0 (none: the execute-model region)\n"
 	"rank.<r>.step.<k>.end_ns=<t>              its end\n"
 	"rank.<r>.step.<k>.phase=prefill|decode    planted phase\n"
+	"                                          (--shape: also mixed, or train)\n"
+	"rank.<r>.step.<k>.dev_start_ns=<t>        --shape: the step's first device task start\n"
+	"rank.<r>.step.<k>.dev_end_ns=<t>          --shape: its last device task or collective end\n"
+	"rank.<r>.step.<k>.tokens=<n>              --shape: the batch's query tokens (all parts)\n"
+	"rank.<r>.step.<k>.seqs=<n>                --shape: the batch's sequences\n"
+	"rank.<r>.step.<k>.graph=0|1               --shape vllm,graph: the model ran as one graph replay\n"
 	"rank.<r>.step.<k>.dispatch_ops=<n>        cat \"cpu_op\" events starting in the window, ProfilerStep excluded\n"
 	"rank.<r>.step.<k>.compute_ns=<ns>         compute union clipped to [start_k, start_k+1) (last: to last_end)\n"
 	"rank.<r>.step.<k>.comm_not_overlapped_ns=<ns> exposed communication clipped to that window\n"
@@ -740,6 +760,14 @@ enum step_marks { MARKS_ENGINE, MARKS_PROFILERSTEP, MARKS_NONE };
 enum step_trace { ST_ONE, ST_ROWS, ST_NONE };
 enum naming { NAME_HOST, NAME_RANK };
 enum jstyle { JS_PY, JS_MIN, JS_PRETTY };
+/* --shape: marked (our historical capture, step markers), vllm (what vLLM-Ascend's own profiler
+ * wrapper writes: no markers, no python_function, no Input Dims), train (DDP training) */
+enum shape_kind { SHAPE_MARKED, SHAPE_VLLM, SHAPE_TRAIN };
+struct shape_opts {
+	enum shape_kind kind;
+	bool mla, moe, graph, annotate, short_prefill;
+	int mixed; /* chunked-prefill (mixed) steps among the decode steps */
+};
 
 struct opts {
 	const char *out;
@@ -768,6 +796,7 @@ struct opts {
 	int ops; /* mean dispatch units per decode step */
 	bool comm; /* communication.json and communication_matrix.json */
 	bool demo, self_check, force, check_only;
+	struct shape_opts shape;
 };
 
 /* clang-format off */
@@ -820,6 +849,16 @@ static const char usage_text[] =
 	"  --hostile                a few names and args carry ESC, OSC 52, BEL, CR, U+009B, U+202E\n"
 	"  --ragged N               N kernel_details.csv rows one field short\n"
 	"  --excel N                N kernel_details.csv Start Time values Excel-mangled (1.73641E+15)\n"
+	"  --shape SPEC             capture shape: marked (default: step markers as above) | vllm (what\n"
+	"                           vLLM-Ascend's profiler wrapper writes: no ProfilerStep, mstx or\n"
+	"                           python_function, no Input Dims, one step_trace row, realistic\n"
+	"                           kernels by phase) | train (DDP training: backward *Grad* kernels,\n"
+	"                           AdamW, ProfilerStep marks). vllm takes modifiers after commas:\n"
+	"                           mla (MLA preprocess in decode-only steps), moe (MC2 dispatch and\n"
+	"                           combine), graph (decode-only steps replayed as graphs with\n"
+	"                           PagedAttention), annotate (execute_context_N(T)_generation_M(T)\n"
+	"                           ranges), short (every prefill as short as a decode), mixed=N\n"
+	"                           (chunked-prefill steps)\n"
 	"  --comm                   also communication.json and communication_matrix.json (needs --ranks 2 or\n"
 	"                           more; with 3 or more, the link from rank 0 to rank 1 runs at a third of\n"
 	"                           its peers' bandwidth)\n"
@@ -862,6 +901,8 @@ static int64_t arg_int(const char *opt, const char *v, int64_t lo, int64_t hi)
 }
 
 static int kernel_kind(const char *opt, const char *name);
+static void parse_shape(const char *v, struct shape_opts *sh);
+static void shape_apply(struct opts *o);
 
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -1012,6 +1053,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->excel = (int)arg_int(a, need_arg(argc, argv, &i), 0, 100000000);
 		} else if (!strcmp(a, "--comm")) {
 			o->comm = true;
+		} else if (!strcmp(a, "--shape")) {
+			parse_shape(need_arg(argc, argv, &i), &o->shape);
 		} else {
 			usage_error("unknown option '%s'", a);
 		}
@@ -1049,6 +1092,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		o->drop_kind = kernel_kind("--drop-op", o->drop_name);
 	if (o->drop_kind >= 0 && o->drop_kind == o->scale_kind)
 		usage_error("--drop-op and --kernel-scale name the same kernel");
+	shape_apply(o);
 	if (offsets) {
 		const char *p = offsets;
 		int n = 0;
@@ -1107,6 +1151,20 @@ enum kind_id {
 	K_HOSTILE,
 	K_ALLREDUCE,
 	K_S3,
+	/* --shape vllm and train kinds ('@' in a shape is the batch's sequence count) */
+	K_FIA,
+	K_PAGED,
+	K_MLAPO,
+	K_MOE_DISP,
+	K_MOE_COMB,
+	K_GMM,
+	K_FA,
+	K_FA_GRAD,
+	K_RMSNORM_GRAD,
+	K_SWIGLU_GRAD,
+	K_MM_GRAD,
+	K_EMBED_GRAD,
+	K_ADAMW,
 	K_COUNT
 };
 
@@ -1218,6 +1276,71 @@ static const struct kind kinds[K_COUNT] = {
 	/* stream-3 side kernel: no host unit of its own */
 	[K_S3] = {{NULL}, 0, NULL, NULL, NULL, "TransData", "TransData", "AI_VECTOR_CORE", DC_COMPUTE,
 		  0, 8, 0, "#,4096", "BF16", "ND", "#,256,16,16", "BF16", "FRACTAL_NZ", "", ""},
+	/* query (T,N,D) in TND layout, key and value caches, block table (B, max blocks) */
+	[K_FIA] = {{"npu::npu_fused_infer_attention_score"}, 1, "aclnnFusedInferAttentionScoreV3", "ACL_NN",
+		   "aclnnFusedInferAttentionScoreV3", "FusedInferAttentionScore", "FusedInferAttentionScore",
+		   "MIX_AIC", DC_COMPUTE, 8, 24, 48, "#,32,128;2048,128,1024;2048,128,1024;@,128",
+		   "BF16;BF16;BF16;INT32", "ND;ND;ND;ND", "#,32,128", "BF16", "ND",
+		   "c10::BFloat16;c10::BFloat16;c10::BFloat16;int",
+		   "vllm_ascend/attention/attention_v1.py(590): forward_impl"},
+	/* decode-only graph batches: query (B,N,D), caches, block tables, context lengths */
+	[K_PAGED] = {{"npu::_npu_paged_attention"}, 1, "aclnnPagedAttention", "ACL_NN", "aclnnPagedAttention",
+		     "PagedAttention", "PagedAttention", "MIX_AIC", DC_COMPUTE, 8, 24, 48,
+		     "@,32,128;2048,128,8,128;2048,128,8,128;@,128;@", "BF16;BF16;BF16;INT32;INT32",
+		     "ND;ND;ND;ND;ND", "@,32,128", "BF16", "ND", "c10::BFloat16;c10::BFloat16;c10::BFloat16;int;int",
+		     "vllm_ascend/attention/attention_v1.py(520): _forward_decode_only"},
+	[K_MLAPO] = {{"npu::mla_preprocess"}, 1, "aclnnMlaPreprocess", "ACL_NN", "aclnnMlaPreprocess",
+		     "MlaPreprocess", "MLAPO", "MIX_AIC", DC_COMPUTE, 4, 24, 48, "#,7168;7168,2112;1536,24576",
+		     "BF16;INT8;INT8", "ND;FRACTAL_NZ;FRACTAL_NZ", "#,128,512;#,128,64", "BF16;BF16", "ND;ND",
+		     "c10::BFloat16;signed char;signed char", "vllm_ascend/attention/mla_v1.py(1102): _mla_preprocess"},
+	[K_MOE_DISP] = {{"npu::npu_moe_distribute_dispatch_v2"}, 1, "aclnnMoeDistributeDispatchV2", "ACL_NN",
+			"aclnnMoeDistributeDispatchV2", "MoeDistributeDispatchV2", "MoeDistributeDispatchV2",
+			"MIX_AIV", DC_COMPUTE, 2, 48, 0, "#,7168;#,8", "BF16;INT32", "ND;ND", "#,7168", "BF16", "ND",
+			"c10::BFloat16;int", "vllm_ascend/ops/moe/token_dispatcher.py(211): token_dispatch"},
+	[K_MOE_COMB] = {{"npu::npu_moe_distribute_combine_v2"}, 1, "aclnnMoeDistributeCombineV2", "ACL_NN",
+			"aclnnMoeDistributeCombineV2", "MoeDistributeCombineV2", "MoeDistributeCombineV2",
+			"MIX_AIV", DC_COMPUTE, 2, 48, 0, "#,7168;#,8", "BF16;INT32", "ND;ND", "#,7168", "BF16", "ND",
+			"c10::BFloat16;int", "vllm_ascend/ops/moe/token_dispatcher.py(268): token_combine"},
+	[K_GMM] = {{"npu::npu_grouped_matmul"}, 1, "aclnnGroupedMatmulV4", "ACL_NN", "aclnnGroupedMatmulV4",
+		   "GroupedMatmul", "GroupedMatmul", "AI_CORE", DC_COMPUTE, 10, 24, 0, "#,7168;16,7168,4096",
+		   "BF16;BF16", "ND;ND", "#,4096", "BF16", "ND", "c10::BFloat16;c10::BFloat16",
+		   "vllm_ascend/ops/moe/moe_mlp.py(92): quant_apply_mlp"},
+	[K_FA] = {{"npu::npu_fusion_attention"}, 1, "aclnnFlashAttentionScore", "ACL_NN", "aclnnFlashAttentionScore",
+		  "FlashAttentionScore", "FlashAttentionScore", "MIX_AIC", DC_COMPUTE, 8, 24, 48,
+		  "4,#,32,128;4,#,8,128;4,#,8,128", "BF16;BF16;BF16", "ND;ND;ND", "4,#,32,128", "BF16", "ND",
+		  "c10::BFloat16;c10::BFloat16;c10::BFloat16", "megatron/core/transformer/attention.py(312): forward"},
+	[K_FA_GRAD] = {{"autograd::engine::evaluate_function: NpuFusionAttentionBackward",
+			"NpuFusionAttentionBackward", "npu::npu_fusion_attention_grad"}, 3,
+		       "aclnnFlashAttentionScoreGrad", "ACL_NN", "aclnnFlashAttentionScoreGrad",
+		       "FlashAttentionScoreGrad", "FlashAttentionScoreGrad", "MIX_AIC", DC_COMPUTE, 16, 24, 48,
+		       "4,#,32,128;4,#,8,128;4,#,8,128;4,#,32,128", "BF16;BF16;BF16;BF16", "ND;ND;ND;ND",
+		       "4,#,32,128;4,#,8,128;4,#,8,128", "BF16;BF16;BF16", "ND;ND;ND",
+		       "c10::BFloat16;c10::BFloat16;c10::BFloat16;c10::BFloat16",
+		       "torch/autograd/graph.py(825): _engine_run_backward"},
+	[K_RMSNORM_GRAD] = {{"autograd::engine::evaluate_function: NpuRmsNormBackward", "NpuRmsNormBackward",
+			     "npu::npu_rms_norm_backward"}, 3, "aclnnRmsNormGrad", "ACL_NN", "aclnnRmsNormGrad",
+			    "RmsNormGrad", "RmsNormGrad", "AI_VECTOR_CORE", DC_COMPUTE, 2, 40, 0,
+			    "#,4096;#,4096;#,1;4096", "BF16;BF16;FLOAT;BF16", "ND;ND;ND;ND", "#,4096;4096", "BF16;FLOAT",
+			    "ND;ND", "c10::BFloat16;c10::BFloat16;float;c10::BFloat16",
+			    "torch/autograd/graph.py(825): _engine_run_backward"},
+	[K_SWIGLU_GRAD] = {{"autograd::engine::evaluate_function: NpuSwigluBackward", "NpuSwigluBackward",
+			    "npu::npu_swiglu_backward"}, 3, "aclnnSwiGluGrad", "ACL_NN", "aclnnSwiGluGrad",
+			   "SwiGluGrad", "SwiGluGrad", "AI_VECTOR_CORE", DC_COMPUTE, 2, 40, 0, "#,11008;#,22016",
+			   "BF16;BF16", "ND;ND", "#,22016", "BF16", "ND", "c10::BFloat16;c10::BFloat16",
+			   "torch/autograd/graph.py(825): _engine_run_backward"},
+	[K_MM_GRAD] = {{"autograd::engine::evaluate_function: MmBackward0", "MmBackward0", "aten::mm"}, 3, "aclnnMm",
+		       "ACL_NN", "aclnnMm", "MatMulV2", "MatMulV2", "AI_CORE", DC_COMPUTE, 24, 24, 0,
+		       "#,4096;4096,4096", "BF16;BF16", "ND;ND", "#,4096", "BF16", "ND", "c10::BFloat16;c10::BFloat16",
+		       "torch/autograd/graph.py(825): _engine_run_backward"},
+	[K_EMBED_GRAD] = {{"autograd::engine::evaluate_function: EmbeddingBackward0", "EmbeddingBackward0",
+			   "aten::embedding_dense_backward"}, 3, "aclnnEmbeddingDenseBackward", "ACL_NN",
+			  "aclnnEmbeddingDenseBackward", "EmbeddingDenseGradV2", "EmbeddingDenseGradV2",
+			  "AI_VECTOR_CORE", DC_COMPUTE, 2, 40, 0, "#,4096;#", "BF16;INT64", "ND;ND", "151936,4096",
+			  "BF16", "ND", "c10::BFloat16;long int", "torch/autograd/graph.py(825): _engine_run_backward"},
+	[K_ADAMW] = {{"Optimizer.step#AdamW.step", "npu::npu_apply_adam_w"}, 2, "aclnnApplyAdamWV2", "ACL_NN",
+		     "aclnnApplyAdamWV2", "ApplyAdamWV2", "ApplyAdamWV2", "AI_VECTOR_CORE", DC_COMPUTE, 3, 40, 0,
+		     "4096,4096;4096,4096;4096,4096;4096,4096", "FLOAT;FLOAT;FLOAT;FLOAT", "ND;ND;ND;ND",
+		     "4096,4096", "FLOAT", "ND", "float;float;float;float", "torch/optim/adamw.py(220): step"},
 };
 /* clang-format on */
 
@@ -1228,6 +1351,61 @@ static int kernel_kind(const char *opt, const char *name)
 		if (kinds[k].dc == DC_COMPUTE && kinds[k].nest > 0 && !strcmp(kinds[k].kernel, name))
 			return k;
 	usage_error("%s: no compute kernel named '%s' (e.g. RmsNorm, MatMulV2, Silu)", opt, name);
+}
+
+static void parse_shape(const char *v, struct shape_opts *sh)
+{
+	memset(sh, 0, sizeof *sh);
+	char buf[256];
+	if (strlen(v) >= sizeof buf)
+		usage_error("--shape: '%s' is too long", v);
+	strcpy(buf, v);
+	char *save = NULL;
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		bool first = w == buf;
+		if (first && !strcmp(w, "marked"))
+			sh->kind = SHAPE_MARKED;
+		else if (first && !strcmp(w, "vllm"))
+			sh->kind = SHAPE_VLLM;
+		else if (first && !strcmp(w, "train"))
+			sh->kind = SHAPE_TRAIN;
+		else if (first)
+			usage_error("--shape: expected marked, vllm or train first, not '%s'", w);
+		else if (sh->kind != SHAPE_VLLM)
+			usage_error("--shape: modifiers ('%s') apply to vllm only", w);
+		else if (!strcmp(w, "mla"))
+			sh->mla = true;
+		else if (!strcmp(w, "moe"))
+			sh->moe = true;
+		else if (!strcmp(w, "graph"))
+			sh->graph = true;
+		else if (!strcmp(w, "annotate"))
+			sh->annotate = true;
+		else if (!strcmp(w, "short"))
+			sh->short_prefill = true;
+		else if (!strncmp(w, "mixed=", 6))
+			sh->mixed = (int)arg_int("--shape mixed=", w + 6, 0, 1000000);
+		else
+			usage_error("--shape: unknown modifier '%s' (mla, moe, graph, annotate, short, mixed=N)", w);
+	}
+}
+
+/* What the shape implies for the other options. */
+static void shape_apply(struct opts *o)
+{
+	if (o->shape.kind == SHAPE_VLLM) {
+		/* no schedule, msprof_tx=False: no markers; one step_trace row without a step id */
+		o->marks = MARKS_NONE;
+		o->step_trace = ST_ONE;
+		if (o->hostile || o->demo)
+			usage_error("--shape vllm does not combine with --hostile or --demo");
+	} else if (o->shape.kind == SHAPE_TRAIN) {
+		o->prefill = 0; /* training steps are neither prefill nor decode */
+		if (o->marks == MARKS_ENGINE)
+			o->marks = MARKS_PROFILERSTEP; /* training uses a schedule */
+		if (o->demo)
+			usage_error("--shape train does not combine with --demo");
+	}
 }
 
 /* Frames shared by every call stack, innermost first, after the kind's own frame. */
@@ -1395,7 +1573,12 @@ struct unit {
 	int32_t coll_seq; /* running collective number (name suffix) */
 	uint8_t kind;
 	uint8_t long_id; /* HostToDevice id written as a 20-digit string */
+	uint8_t graph;   /* launched by a graph replay: no host events of its own */
+	uint8_t part;    /* --shape: 0 whole batch, 1 its decode part, 2 its prefill part */
 };
+
+/* --shape: a step's phase as planted */
+enum step_phase { SP_DECODE, SP_PREFILL, SP_MIXED, SP_TRAIN };
 
 struct step {
 	int64_t hs, he;            /* step marker span (the execute-model region) */
@@ -1405,8 +1588,13 @@ struct step {
 	int64_t evil_ts, evil_end; /* hostile python_function (0: none) */
 	size_t u0, nu;
 	bool prefill;
+	/* --shape: phase, batch tokens and sequences (the prefill part's of a mixed step),
+	 * graph replay (CANN aclmdlRIExecuteAsync span; 0: eager) */
+	uint8_t phase;
+	bool graph;
+	int64_t tok, seqs, tok_p, seqs_p, rp_ts, rp_end;
 	/* by-construction sums */
-	int64_t compute, copy, h2d, d2h, comm, overlapped, busy, cpu_ops, first_dev;
+	int64_t compute, copy, h2d, d2h, comm, overlapped, busy, cpu_ops, first_dev, last_dev;
 	int ncoll;
 };
 
@@ -1436,6 +1624,7 @@ struct rank_model {
 	struct ivl_list nov;    /* exposed communication pieces */
 	struct ivl_list freeg;  /* gaps of cc_u inside the window */
 	struct ivl_list occ_u;  /* busy union comm: the device runs a task or is in a collective */
+	struct ivl_list host_u, honly_u; /* --shape vllm: host busy and host-only (no spans cover the steps) */
 	/* truths (true-time sums) */
 	int64_t first_ts, last_end;
 	int64_t compute, copy, h2d, d2h, comm, overlapped, busy, host_busy, host_only;
@@ -1445,13 +1634,17 @@ struct rank_model {
 
 struct plan_unit {
 	uint8_t kind;
-	bool s3, ev, long_id;
+	bool s3, ev, long_id, graph;
+	uint8_t part;
 	int m_ov;
 	int64_t host_dur, kdur, xfer;
 };
 
 struct plan {
 	bool prefill;
+	uint8_t phase; /* --shape: enum step_phase */
+	bool graph;
+	int64_t tok, seqs, tok_p, seqs_p;
 	int n;
 	struct plan_unit *pu;
 	size_t cap;
@@ -1465,6 +1658,7 @@ struct gen {
 	int64_t base;
 	int coll_group; /* the <seq> in hcom_allReduce__<seq>_<n>_1 */
 	int64_t tok_decode, tok_prefill;
+	uint8_t *phase; /* --shape: per step, enum step_phase */
 	const char *host;
 	struct rank_model *rk;
 	int coll_counter;
@@ -1558,11 +1752,213 @@ static void drop_units(struct plan *P, int kind)
 	}
 }
 
+static int64_t shape_budget(const struct opts *o, const struct plan *P, struct rng *r);
+
+/* The units of a step from its kernel sequence: two collectives on several ranks (each followed
+ * by m_ov independent kernels, then one that needs its result), host and device sizes. */
+static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, int L, int head, struct rng *rp)
+{
+	const struct opts *o = G->o;
+	struct rng r = *rp;
+	int m1 = (int)rng_range(&r, 1, 4), m2 = (int)rng_range(&r, 1, 4);
+	int lo = head, hi = L - 2; /* dependent kernels may be at most at index hi (ArgMax) */
+	while (lo + m1 + 1 + m2 > hi && (m1 > 1 || m2 > 1)) {
+		if (m1 >= m2)
+			m1--;
+		else
+			m2--;
+	}
+	int p1 = L / 3, p2 = 2 * L / 3;
+	if (p1 > hi - m2 - 1 - m1)
+		p1 = hi - m2 - 1 - m1;
+	if (p1 < lo)
+		p1 = lo;
+	if (p2 < p1 + m1 + 1)
+		p2 = p1 + m1 + 1;
+	if (p2 > hi - m2)
+		p2 = hi - m2;
+	bool colls = o->ranks > 1 && lo + m1 + 1 + m2 <= hi;
+	for (int i = 0; i < L; i++) {
+		if (colls && (i == p1 || i == p2)) {
+			plan_push(P, K_ALLREDUCE);
+			struct plan_unit *pu = &P->pu[P->n - 1];
+			pu->m_ov = i == p1 ? m1 : m2;
+			pu->xfer = P->prefill ? rng_range(&r, 200 * US, 1500 * US)
+			                      : rng_range(&r, 30 * US, 200 * US);
+			pu->host_dur = rng_range(&r, 20 * US, 40 * US);
+		}
+		plan_push(P, seq[i] & 63);
+		struct plan_unit *pu = &P->pu[P->n - 1];
+		pu->part = (uint8_t)(seq[i] >> 6);
+		pu->host_dur = rng_range(&r, 15 * US, 40 * US);
+		pu->s3 = rng_permille(&r, 40);
+		pu->ev = rng_permille(&r, 25);
+		pu->long_id = rng_permille(&r, 300);
+		pu->kdur = rng_range(&r, 700, 1300); /* relative weight jitter, scaled below */
+	}
+	/* device budget spread over the compute kernels by weight; copies have their own sizes */
+	int64_t budget = o->shape.kind != SHAPE_MARKED ? shape_budget(o, P, &r)
+	                 : P->prefill                  ? rng_range(&r, 20 * MS, 50 * MS)
+	                                               : rng_range(&r, 4 * MS, 9 * MS);
+	int64_t wsum = 0;
+	for (int i = 0; i < P->n; i++)
+		wsum += kinds[P->pu[i].kind].weight * P->pu[i].kdur;
+	for (int i = 0; i < P->n; i++) {
+		struct plan_unit *pu = &P->pu[i];
+		switch (kinds[pu->kind].dc) {
+		case DC_COMPUTE:
+			pu->kdur = max64(1000, budget * kinds[pu->kind].weight * pu->kdur / wsum);
+			break;
+		case DC_H2D:
+			pu->kdur = P->prefill ? rng_range(&r, 20 * US, 120 * US)
+			                      : rng_range(&r, 2 * US, 25 * US);
+			break;
+		case DC_D2H: pu->kdur = rng_range(&r, 2 * US, 8 * US); break;
+		case DC_COMM: pu->kdur = 0; break;
+		}
+	}
+	for (int i = 0; i < P->n; i++) /* a graph replays the model; inputs and sampling stay eager */
+		P->pu[i].graph = P->graph && kinds[P->pu[i].kind].dc != DC_H2D &&
+		                 kinds[P->pu[i].kind].dc != DC_D2H && P->pu[i].kind != K_ARGMAX;
+	if (o->drop_kind >= 0)
+		drop_units(P, o->drop_kind);
+	P->prep = rng_range(&r, 300 * US, 600 * US);
+	P->tail = rng_range(&r, 10 * US, 40 * US);
+	P->sched = rng_range(&r, 80 * US, 120 * US);
+	P->gap_before = rng_range(&r, 2 * US, 8 * US);
+	*rp = r;
+}
+
+/* --shape: the device time of a step. Prefills of short prompts take about as long as a
+ * decode step (their durations overlap), so durations alone cannot tell them apart. */
+static int64_t shape_budget(const struct opts *o, const struct plan *P, struct rng *r)
+{
+	switch (P->phase) {
+	case SP_PREFILL:
+		return o->shape.short_prefill || rng_permille(r, 500) ? rng_range(r, 5 * MS, 12 * MS)
+		                                                         : rng_range(r, 20 * MS, 45 * MS);
+	case SP_MIXED: return rng_range(r, 8 * MS, 18 * MS);
+	case SP_TRAIN: return rng_range(r, 60 * MS, 90 * MS);
+	default: return rng_range(r, 4 * MS, 12 * MS);
+	}
+}
+
+static void seq_add(uint8_t *seq, int *L, int kind, int part)
+{
+	seq[(*L)++] = (uint8_t)(kind | part << 6);
+}
+
+/* One transformer layer of a vLLM-Ascend step: attention by phase (FusedInferAttentionScore in
+ * every state, PagedAttention in decode-only graph batches, a decode part and a prefill part in
+ * mixed MLA batches as mla_v1 splits them), MLA preprocess only without prefills, MoE through
+ * MC2 dispatch and combine. */
+static void seq_run(uint8_t *seq, int *L, const uint8_t *kinds_, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		seq_add(seq, L, kinds_[i], 0);
+}
+
+static void vllm_layer(const struct opts *o, const struct plan *P, uint8_t *seq, int *L)
+{
+	static const uint8_t qkv[] = {K_RMSNORM, K_LINEAR, K_ROPE, K_CACHE}, mlapo[] = {K_MLAPO, K_CACHE};
+	static const uint8_t mid[] = {K_LINEAR, K_ADD, K_RMSNORM};
+	static const uint8_t moe[] = {K_MOE_DISP, K_GMM, K_SILU, K_GMM, K_MOE_COMB, K_ADD};
+	static const uint8_t mlp[] = {K_LINEAR, K_SILU, K_MUL, K_LINEAR, K_ADD};
+	bool decode_only = P->phase == SP_DECODE;
+	if (o->shape.mla && decode_only)
+		seq_run(seq, L, mlapo, sizeof mlapo);
+	else
+		seq_run(seq, L, qkv, sizeof qkv);
+	if (decode_only && P->graph) {
+		seq_add(seq, L, K_PAGED, 0);
+	} else if (P->phase == SP_MIXED && o->shape.mla) {
+		seq_add(seq, L, K_FIA, 1);
+		seq_add(seq, L, K_FIA, 2);
+	} else {
+		seq_add(seq, L, K_FIA, 0);
+	}
+	seq_run(seq, L, mid, sizeof mid);
+	if (o->shape.moe)
+		seq_run(seq, L, moe, sizeof moe);
+	else
+		seq_run(seq, L, mlp, sizeof mlp);
+}
+
+/* A DDP training step: forward, loss, backward (*Grad* kernels), optimizer. */
+static void train_layer(uint8_t *seq, int *L, bool backward)
+{
+	static const uint8_t fwd[] = {K_RMSNORM, K_LINEAR, K_ROPE, K_FA, K_LINEAR, K_ADD,
+	                              K_RMSNORM, K_LINEAR, K_SILU, K_LINEAR, K_ADD};
+	static const uint8_t bwd[] = {K_MM_GRAD, K_SWIGLU_GRAD, K_MM_GRAD, K_RMSNORM_GRAD, K_MM_GRAD,
+	                              K_FA_GRAD, K_MM_GRAD, K_RMSNORM_GRAD};
+	if (backward)
+		seq_run(seq, L, bwd, sizeof bwd);
+	else
+		seq_run(seq, L, fwd, sizeof fwd);
+}
+
+static void make_plan_shaped(const struct gen *G, int k, struct plan *P)
+{
+	const struct opts *o = G->o;
+	struct rng r;
+	rng_init(&r, o->seed, 'S', (uint64_t)k, 0);
+	P->n = 0;
+	P->phase = G->phase[k];
+	P->prefill = P->phase == SP_PREFILL;
+	P->graph = o->shape.graph && P->phase == SP_DECODE;
+	switch (P->phase) {
+	case SP_DECODE: P->seqs = rng_range(&r, 4, 64); P->tok = P->seqs; break;
+	case SP_PREFILL:
+		P->seqs = rng_range(&r, 1, 3);
+		P->tok = P->seqs * rng_range(&r, 17, o->shape.short_prefill ? 200 : 1500);
+		break;
+	case SP_MIXED:
+		P->seqs_p = 1;
+		P->tok_p = rng_range(&r, 64, 2048);
+		P->seqs = rng_range(&r, 4, 48) + P->seqs_p;
+		P->tok = P->seqs - P->seqs_p + P->tok_p;
+		break;
+	default: P->seqs = 4; P->tok = 4 * 4096; break;
+	}
+	int layers = o->ops / 16 > 1 ? o->ops / 16 : 1;
+	uint8_t *seq = xmalloc((size_t)layers * 26 + 16);
+	int L = 0;
+	seq_add(seq, &L, K_H2D, 0);
+	seq_add(seq, &L, K_H2D, 0);
+	seq_add(seq, &L, K_EMBED, 0);
+	int head = L;
+	if (o->shape.kind == SHAPE_TRAIN) {
+		for (int i = 0; i < layers; i++)
+			train_layer(seq, &L, false);
+		seq_add(seq, &L, K_LINEAR, 0);
+		for (int i = 0; i < layers; i++)
+			train_layer(seq, &L, true);
+		seq_add(seq, &L, K_EMBED_GRAD, 0);
+		seq_add(seq, &L, K_ADAMW, 0);
+		seq_add(seq, &L, K_ADAMW, 0);
+		seq_add(seq, &L, K_ARGMAX, 0); /* the loss read back for logging */
+		seq_add(seq, &L, K_D2H, 0);
+	} else {
+		for (int i = 0; i < layers; i++)
+			vllm_layer(o, P, seq, &L);
+		seq_add(seq, &L, K_RMSNORM, 0);
+		seq_add(seq, &L, K_LINEAR, 0);
+		seq_add(seq, &L, K_ARGMAX, 0);
+		seq_add(seq, &L, K_D2H, 0);
+	}
+	plan_units(G, P, seq, L, head, &r);
+	free(seq);
+}
+
 static void make_plan(const struct gen *G, int k, struct plan *P)
 {
 	static const uint8_t layer[] = {K_RMSNORM, K_LINEAR, K_ROPE, K_CACHE, K_ATTN,   K_LINEAR, K_ADD,
 	                                K_RMSNORM, K_LINEAR, K_SILU, K_MUL,   K_LINEAR, K_ADD};
 	const struct opts *o = G->o;
+	if (o->shape.kind != SHAPE_MARKED) {
+		make_plan_shaped(G, k, P);
+		return;
+	}
 	struct rng r;
 	rng_init(&r, o->seed, 'S', (uint64_t)k, 0);
 	P->prefill = G->is_prefill[k];
@@ -1602,68 +1998,7 @@ static void make_plan(const struct gen *G, int k, struct plan *P)
 		seq[head] = K_HOSTILE;
 		L++;
 	}
-	/* two collectives: each is followed by m_ov independent kernels (overlap) and then one that
-	 * depends on its result; both must sit between the embedding and the sampler */
-	int m1 = (int)rng_range(&r, 1, 4), m2 = (int)rng_range(&r, 1, 4);
-	int lo = head, hi = L - 2; /* dependent kernels may be at most at index hi (ArgMax) */
-	while (lo + m1 + 1 + m2 > hi && (m1 > 1 || m2 > 1)) {
-		if (m1 >= m2)
-			m1--;
-		else
-			m2--;
-	}
-	int p1 = L / 3, p2 = 2 * L / 3;
-	if (p1 > hi - m2 - 1 - m1)
-		p1 = hi - m2 - 1 - m1;
-	if (p1 < lo)
-		p1 = lo;
-	if (p2 < p1 + m1 + 1)
-		p2 = p1 + m1 + 1;
-	if (p2 > hi - m2)
-		p2 = hi - m2;
-	bool colls = o->ranks > 1 && lo + m1 + 1 + m2 <= hi;
-	for (int i = 0; i < L; i++) {
-		if (colls && (i == p1 || i == p2)) {
-			plan_push(P, K_ALLREDUCE);
-			struct plan_unit *pu = &P->pu[P->n - 1];
-			pu->m_ov = i == p1 ? m1 : m2;
-			pu->xfer = P->prefill ? rng_range(&r, 200 * US, 1500 * US)
-			                      : rng_range(&r, 30 * US, 200 * US);
-			pu->host_dur = rng_range(&r, 20 * US, 40 * US);
-		}
-		plan_push(P, seq[i]);
-		struct plan_unit *pu = &P->pu[P->n - 1];
-		pu->host_dur = rng_range(&r, 15 * US, 40 * US);
-		pu->s3 = rng_permille(&r, 40);
-		pu->ev = rng_permille(&r, 25);
-		pu->long_id = rng_permille(&r, 300);
-		pu->kdur = rng_range(&r, 700, 1300); /* relative weight jitter, scaled below */
-	}
-	/* device budget spread over the compute kernels by weight; copies have their own sizes */
-	int64_t budget = P->prefill ? rng_range(&r, 20 * MS, 50 * MS) : rng_range(&r, 4 * MS, 9 * MS);
-	int64_t wsum = 0;
-	for (int i = 0; i < P->n; i++)
-		wsum += kinds[P->pu[i].kind].weight * P->pu[i].kdur;
-	for (int i = 0; i < P->n; i++) {
-		struct plan_unit *pu = &P->pu[i];
-		switch (kinds[pu->kind].dc) {
-		case DC_COMPUTE:
-			pu->kdur = max64(1000, budget * kinds[pu->kind].weight * pu->kdur / wsum);
-			break;
-		case DC_H2D:
-			pu->kdur = P->prefill ? rng_range(&r, 20 * US, 120 * US)
-			                      : rng_range(&r, 2 * US, 25 * US);
-			break;
-		case DC_D2H: pu->kdur = rng_range(&r, 2 * US, 8 * US); break;
-		case DC_COMM: pu->kdur = 0; break;
-		}
-	}
-	if (o->drop_kind >= 0)
-		drop_units(P, o->drop_kind);
-	P->prep = rng_range(&r, 300 * US, 600 * US);
-	P->tail = rng_range(&r, 10 * US, 40 * US);
-	P->sched = rng_range(&r, 80 * US, 120 * US);
-	P->gap_before = rng_range(&r, 2 * US, 8 * US);
+	plan_units(G, P, seq, L, head, &r);
 	free(seq);
 }
 
@@ -1678,6 +2013,12 @@ static void host_phase(const struct gen *G, struct rank_model *R, int k, const s
 	struct step *st = &R->st[k];
 	memset(st, 0, sizeof *st);
 	st->prefill = P->prefill;
+	st->phase = P->phase;
+	st->graph = P->graph;
+	st->tok = P->tok;
+	st->seqs = P->seqs;
+	st->tok_p = P->tok_p;
+	st->seqs_p = P->seqs_p;
 	st->first_dev = -1;
 	int64_t t = (k ? R->st[k - 1].sch_end : R->sch0_end) + jitter(&r, P->gap_before, 100);
 	st->hs = t;
@@ -1703,6 +2044,8 @@ static void host_phase(const struct gen *G, struct rank_model *R, int k, const s
 		memset(u, 0, sizeof *u);
 		u->kind = pu->kind;
 		u->long_id = pu->long_id;
+		u->graph = pu->graph;
+		u->part = pu->part;
 		u->c_ts = cur;
 		u->c_dur = jitter(&r, pu->host_dur, 40);
 		int lv = kd->nest - 1;
@@ -1724,9 +2067,15 @@ static void host_phase(const struct gen *G, struct rank_model *R, int k, const s
 			st->evil_ts = u->c_ts - 400;
 			st->evil_end = u->c_ts + u->c_dur + 400;
 		}
-		st->cpu_ops += kd->nest;
+		if (!u->graph)
+			st->cpu_ops += kd->nest;
+		else if (!st->rp_ts)
+			st->rp_ts = u->dq_ts;
+		if (u->graph)
+			st->rp_end = u->dq_ts + u->dq_dur;
 		cur = u->c_ts + u->c_dur + rng_range(&r, 1000, 4000);
 	}
+	st->cpu_ops += o->shape.annotate; /* the execute_context_... range is a cpu_op */
 }
 
 static void place_task(const struct gen *G, struct rank_model *R, struct step *st, struct unit *u,
@@ -1758,6 +2107,7 @@ static void place_task(const struct gen *G, struct rank_model *R, struct step *s
 	u->k_dur = d;
 	u->task = R->next_task++;
 	R->s2_end = s + d;
+	st->last_dev = max64(st->last_dev, s + d);
 	if (st->first_dev < 0)
 		st->first_dev = s;
 	st->busy += d;
@@ -1850,6 +2200,7 @@ static void device_phase(struct gen *G, int k, const struct plan *P)
 			R->sdma_e = E;
 			st->comm += E - a;
 			st->ncoll++;
+			st->last_dev = max64(st->last_dev, E);
 			if (st->first_dev < 0)
 				st->first_dev = a;
 		}
@@ -1877,7 +2228,33 @@ static void finish_step(const struct gen *G, struct rank_model *R, int k, const 
 		die("internal: collective overlap window crosses a step end");
 }
 
-static void finish_rank(struct rank_model *R)
+static void sweep_merge(struct ivl_list *l);
+static void list_push(struct ivl_list *l, int64_t s, int64_t e);
+static void sweep_subtract(const struct ivl_list *a, const struct ivl_list *b, struct ivl_list *out);
+
+/* --shape vllm: no python_function spans cover the steps, so host busy is the union of what is
+ * written: each eager unit's cpu_op and Dequeue (its CANN events lie inside), the annotation
+ * ranges, the graph replays. */
+static void shape_host_list(const struct gen *G, struct rank_model *R)
+{
+	for (int k = 0; k < R->nst; k++) {
+		const struct step *st = &R->st[k];
+		if (G->o->shape.annotate)
+			list_push(&R->host_u, st->fwd_ts, st->fwd_end);
+		if (st->rp_end)
+			list_push(&R->host_u, st->rp_ts, st->rp_end);
+		for (size_t i = 0; i < st->nu; i++) {
+			const struct unit *u = &R->u[st->u0 + i];
+			if (u->graph)
+				continue;
+			list_push(&R->host_u, u->c_ts, u->c_ts + u->c_dur);
+			list_push(&R->host_u, u->dq_ts, u->dq_ts + u->dq_dur);
+		}
+	}
+	sweep_merge(&R->host_u);
+}
+
+static void finish_rank(const struct gen *G, struct rank_model *R)
 {
 	if (R->sdma_pending) {
 		ul_add(&R->busy_u, R->sdma_s, R->sdma_e);
@@ -1886,6 +2263,11 @@ static void finish_rank(struct rank_model *R)
 	R->first_ts = R->sch0_ts;
 	R->last_end = R->st[R->nst - 1].sch_end;
 	R->host_busy = R->sch0_end - R->sch0_ts;
+	if (G->o->shape.kind == SHAPE_VLLM) { /* the host starts and ends every step */
+		shape_host_list(G, R);
+		R->first_ts = R->host_u.v[0].s;
+		R->last_end = R->host_u.v[R->host_u.n - 1].e;
+	}
 	for (int k = 0; k < R->nst; k++) {
 		const struct step *st = &R->st[k];
 		R->compute += st->compute;
@@ -1906,6 +2288,11 @@ static void finish_rank(struct rank_model *R)
 	/* device work and collectives of a step lie inside its step span, so host-only is host
 	 * busy minus occupied (the capture has no sync ops) */
 	R->host_only = R->host_busy - ivl_total(&R->occ_u);
+	if (R->host_u.n) {
+		sweep_subtract(&R->host_u, &R->occ_u, &R->honly_u);
+		R->host_busy = ivl_total(&R->host_u);
+		R->host_only = ivl_total(&R->honly_u);
+	}
 	int64_t wall = R->last_end - R->first_ts;
 	R->free_ns = wall - (R->compute + R->comm - R->overlapped);
 	int64_t prev = R->first_ts;
@@ -1956,6 +2343,73 @@ static void choose_prefill(struct gen *G)
 	free(idx);
 }
 
+/* --shape: every step's phase; mixed (chunked-prefill) steps are drawn among the decode steps
+ * after the first. */
+static void choose_phases(struct gen *G)
+{
+	const struct opts *o = G->o;
+	G->phase = xcalloc((size_t)G->steps, 1);
+	int cand = 0;
+	for (int k = 0; k < G->steps; k++) {
+		G->phase[k] = o->shape.kind == SHAPE_TRAIN ? SP_TRAIN : G->is_prefill[k] ? SP_PREFILL : SP_DECODE;
+		cand += k > 0 && G->phase[k] == SP_DECODE;
+	}
+	struct rng r;
+	rng_init(&r, o->seed, 'Q', (uint64_t)G->steps, 0);
+	for (int want = o->shape.mixed < cand ? o->shape.mixed : cand; want > 0; want--) {
+		int pick = (int)rng_range(&r, 0, cand - 1);
+		for (int k = 1; k < G->steps; k++)
+			if (G->phase[k] == SP_DECODE && pick-- == 0) {
+				G->phase[k] = SP_MIXED;
+				break;
+			}
+		cand--;
+	}
+}
+
+/* --shape: a kernel's shapes with this step's tokens ('#') and sequences ('@'); a split
+ * attention's parts have their own. NULL for the marked shape (its strings are made once). */
+static char *shape_text(const struct gen *G, const struct step *st, const struct unit *u, const char *pat)
+{
+	if (G->o->shape.kind == SHAPE_MARKED)
+		return NULL;
+	int64_t tok = st->tok, seqs = st->seqs;
+	if (u->part == 1)
+		tok = seqs = st->seqs - st->seqs_p;
+	else if (u->part == 2) {
+		tok = st->tok_p;
+		seqs = st->seqs_p;
+	}
+	struct sbuf b = {0};
+	for (const char *p = pat; *p; p++) {
+		if (*p == '#' || *p == '@')
+			sb_fmt(&b, "%" PRId64, *p == '#' ? tok : seqs);
+		else
+			sb_chr(&b, *p);
+	}
+	if (!b.p)
+		sb_str(&b, "");
+	return b.p;
+}
+
+/* Upstream vLLM's per-step range: execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>). */
+static void annotation_name(const struct step *st, char *buf, size_t n)
+{
+	int64_t cr = 0, ct = 0, gr = 0;
+	if (st->phase == SP_PREFILL) {
+		cr = st->seqs;
+		ct = st->tok;
+	} else if (st->phase == SP_MIXED) {
+		cr = st->seqs_p;
+		ct = st->tok_p;
+		gr = st->seqs - st->seqs_p;
+	} else {
+		gr = st->seqs;
+	}
+	snprintf(buf, n, "execute_context_%" PRId64 "(%" PRId64 ")_generation_%" PRId64 "(%" PRId64 ")", cr, ct,
+	         gr, gr);
+}
+
 static void format_stamp(char *buf, size_t n, int64_t ns)
 {
 	int64_t ms = ns / MS;
@@ -1991,6 +2445,7 @@ static void gen_init(struct gen *G, const struct opts *o, int steps)
 	                                    "node-10-174-216-241"};
 	G->host = hosts[rng_range(&r, 0, 2)];
 	choose_prefill(G);
+	choose_phases(G);
 	gen_strings(G);
 	G->rk = xcalloc((size_t)o->ranks, sizeof *G->rk);
 	for (int ri = 0; ri < o->ranks; ri++) {
@@ -2042,7 +2497,7 @@ static void gen_simulate(struct gen *G)
 			finish_step(G, &G->rk[ri], k, &P);
 	}
 	for (int ri = 0; ri < G->o->ranks; ri++)
-		finish_rank(&G->rk[ri]);
+		finish_rank(G, &G->rk[ri]);
 	free(P.pu);
 }
 
@@ -2056,11 +2511,14 @@ static void gen_free(struct gen *G)
 		free(R->busy_u.v);
 		free(R->cc_u.v);
 		free(R->occ_u.v);
+		free(R->host_u.v);
+		free(R->honly_u.v);
 		free(R->nov.v);
 		free(R->freeg.v);
 	}
 	free(G->rk);
 	free(G->is_prefill);
+	free(G->phase);
 	for (int k = 0; k < K_COUNT; k++) {
 		for (int ph = 0; ph < 2; ph++) {
 			free(G->dims_trace[k][ph]);
@@ -2464,16 +2922,24 @@ static void write_host_section(struct tw *t)
 			snprintf(nm, sizeof nm, "ProfilerStep#%d", k + 1);
 			cpu_op(t, nm, st->hs, st->he - st->hs, -1, 0);
 		}
+		if (G->o->shape.annotate) {
+			annotation_name(st, nm, sizeof nm);
+			cpu_op(t, nm, st->fwd_ts, st->fwd_end - st->fwd_ts, -1, 0);
+		}
+		/* vLLM-Ascend records no shapes (record_shapes=False) */
+		bool dims = G->o->shape.kind != SHAPE_VLLM;
 		for (size_t i = 0; i < st->nu; i++) {
 			const struct unit *u = &R->u[st->u0 + i];
 			const struct kind *kd = &kinds[u->kind];
-			for (int lv = 0; lv < kd->nest; lv++)
-				cpu_op(t, kd->host[lv], u->c_ts + lv * 1500, u->c_dur - lv * 2500, u->kind,
+			for (int lv = 0; lv < kd->nest && !u->graph; lv++)
+				cpu_op(t, kd->host[lv], u->c_ts + lv * 1500, u->c_dur - lv * 2500, dims ? u->kind : -1,
 				       st->prefill);
 		}
 		for (size_t i = 0; i < st->nu; i++) {
 			const struct unit *u = &R->u[st->u0 + i];
 			const struct kind *kd = &kinds[u->kind];
+			if (u->graph)
+				continue;
 			x_host_begin(t, LN_PY_MAIN, "Enqueue", u->eq_ts, u->eq_dur, "enqueue");
 			jk(t, "args");
 			jopen(t);
@@ -2508,6 +2974,8 @@ static void write_host_section(struct tw *t)
 	static const char *const exec = "vllm_ascend/worker/model_runner_v1.py(1520): execute_model";
 	static const char *const prep = "vllm_ascend/worker/model_runner_v1.py(1301): _prepare_inputs";
 	static const char *const fwd = "vllm_ascend/worker/model_runner_v1.py(1402): _model_forward";
+	if (G->o->shape.kind == SHAPE_VLLM)
+		return; /* with_stack=False */
 	pyfunc(t, sched, R->sch0_ts, R->sch0_end - R->sch0_ts, 0);
 	for (int k = 0; k < R->nst; k++) {
 		const struct step *st = &R->st[k];
@@ -2537,11 +3005,16 @@ static void write_device_section(struct tw *t)
 		for (size_t i = 0; i < st->nu; i++) {
 			const struct unit *u = &R->u[st->u0 + i];
 			const struct kind *kd = &kinds[u->kind];
+			if (u->graph && st->rp_ts == u->dq_ts) /* one replay launches the whole graph */
+				cann_x(t, "AscendCL@aclmdlRIExecuteAsync", st->rp_ts, st->rp_end - st->rp_ts, "ACL_RTS",
+				       "acl", "aclmdlRIExecuteAsync", "0", u->acl_conn);
 			snprintf(nm, sizeof nm, "AscendCL@%s", kd->acl);
-			cann_x(t, nm, u->acl_ts, u->acl_dur, kd->acl_mode, "acl", kd->acl, "0", u->acl_conn);
+			if (!u->graph)
+				cann_x(t, nm, u->acl_ts, u->acl_dur, kd->acl_mode, "acl", kd->acl, "0", u->acl_conn);
 			if (kd->dc == DC_COMPUTE) {
-				cann_x(t, "Node@launch", u->nl_ts, u->nl_dur, "launch", "node", "0",
-				       kd->kernel, u->conn);
+				if (!u->graph)
+					cann_x(t, "Node@launch", u->nl_ts, u->nl_dur, "launch", "node", "0", kd->kernel,
+					       u->conn);
 				hw_task(t, LN_S2, kd->kernel, u->k_ts, u->k_dur, kd->task_type, u->task,
 				        4294967295LL, u->conn);
 				if (u->s3_dur)
@@ -2551,8 +3024,9 @@ static void write_device_section(struct tw *t)
 					hw_task(t, LN_S3, "EVENT_RECORD", u->ev_ts, US, "EVENT_RECORD_SQE",
 					        u->ev_task, 4294967295LL, u->ev_conn);
 			} else if (kd->dc == DC_COMM) {
-				cann_x(t, "Hccl@Launch_Ffts", u->nl_ts, u->nl_dur, "master", "hccl", "0",
-				       "Launch_Ffts", u->conn);
+				if (!u->graph)
+					cann_x(t, "Hccl@Launch_Ffts", u->nl_ts, u->nl_dur, "master", "hccl", "0",
+					       "Launch_Ffts", u->conn);
 				int64_t a = u->k_ts, E = u->k_ts + u->k_dur, T = u->xfer;
 				snprintf(nm, sizeof nm, "hcom_allReduce__%d_%d_1", G->coll_group,
 				         u->coll_seq);
@@ -2597,7 +3071,7 @@ static void write_flow_section(struct tw *t)
 	for (size_t i = 0; i < R->nu; i++) {
 		const struct unit *u = &R->u[i];
 		const struct kind *kd = &kinds[u->kind];
-		if (kd->dc == DC_COMM)
+		if (kd->dc == DC_COMM || u->graph) /* graph replays carry no launch flows */
 			continue;
 		int64_t inner = u->c_ts + (kd->nest - 1) * 1500;
 		int64_t fid = u->k_ts + R->off; /* torch_npu: the kernel's start in ns */
@@ -2607,6 +3081,8 @@ static void write_flow_section(struct tw *t)
 	for (size_t i = 0; i < R->nu; i++) {
 		const struct unit *u = &R->u[i];
 		const struct kind *kd = &kinds[u->kind];
+		if (u->graph)
+			continue;
 		host_id_string(R, u, id, sizeof id);
 		snprintf(nm, sizeof nm, "HostToDevice%s", id);
 		int64_t src = kd->dc == DC_COMPUTE || kd->dc == DC_COMM ? u->nl_ts : u->acl_ts;
@@ -2919,7 +3395,7 @@ static void pmu_cells(struct cw *c, const struct kind *kd, int64_t dur, struct r
 /* One kernel_details row; a planted ragged row loses its last cell. */
 static void kernel_row(struct cw *c, const struct gen *G, const struct rank_model *R, int k,
                        const struct kind *kd, int kind, int64_t ts, int64_t dur, int64_t wait, uint8_t damage,
-                       struct rng *g, const char *name)
+                       struct rng *g, const char *name, const struct unit *u)
 {
 	const struct opts *o = G->o;
 	int ph = R->st[k].prefill;
@@ -2949,10 +3425,13 @@ static void kernel_row(struct cw *c, const struct gen *G, const struct rank_mode
 		cw_i(c, kd->block_dim);
 		cw_i(c, kd->mix_block_dim);
 		cw_raw(c, kind == K_LINEAR ? "YES" : "NO");
-		cw_shape(c, G->shape_in[kind][ph]);
+		char *si = shape_text(G, &R->st[k], u, kd->in_shape), *so = shape_text(G, &R->st[k], u, kd->out_shape);
+		cw_shape(c, si ? si : G->shape_in[kind][ph]);
 		cw_raw(c, kd->in_dtype);
 		cw_raw(c, kd->in_fmt);
-		cw_shape(c, G->shape_out[kind][ph]);
+		cw_shape(c, so ? so : G->shape_out[kind][ph]);
+		free(si);
+		free(so);
 		cw_raw(c, kd->out_dtype);
 		cw_raw(c, kd->out_fmt);
 		cw_raw(c, "N/A");
@@ -3020,10 +3499,10 @@ static int64_t write_kernel_details(const struct gen *G, const struct rank_model
 				}
 				if (pass)
 					kernel_row(&c, G, R, k, &kinds[K_S3], K_S3, u->s3_ts, u->s3_dur,
-					           u->s3_wait, d, &g, kinds[K_S3].kernel);
+					           u->s3_wait, d, &g, kinds[K_S3].kernel, u);
 				else
 					kernel_row(&c, G, R, k, kd, u->kind, u->k_ts, u->k_dur, u->k_wait, d,
-					           &g, nm);
+					           &g, nm, u);
 				row++;
 			}
 		}
@@ -3052,12 +3531,13 @@ static int64_t write_operator_details(const struct gen *G, const struct rank_mod
 			const struct kind *kd = &kinds[u->kind];
 			int64_t dev = kd->dc == DC_COMM ? 0 : u->k_dur;
 			int64_t aic = kd->dc == DC_COMPUTE ? u->k_dur : 0;
-			for (int lv = 0; lv < kd->nest; lv++) {
+			char *shaped = shape_text(G, st, u, kd->in_shape);
+			for (int lv = 0; lv < kd->nest && !u->graph; lv++) {
 				bool inner = lv == kd->nest - 1;
 				int64_t total = u->c_dur - lv * 2500;
 				int64_t self = inner ? total : 2500;
 				cw_text(&c, kd->host[lv], o->gbk);
-				cw_text(&c, G->shape_in[u->kind][st->prefill], false);
+				cw_text(&c, shaped ? shaped : G->shape_in[u->kind][st->prefill], false);
 				if (o->call_stack)
 					cw_text(&c, G->stack_csv[u->kind], o->gbk);
 				else
@@ -3071,6 +3551,20 @@ static int64_t write_operator_details(const struct gen *G, const struct rank_mod
 				cw_eol(&c);
 				rows++;
 			}
+			free(shaped);
+		}
+		if (o->shape.annotate) { /* the step's execute_context_... range */
+			char nm[96];
+			annotation_name(st, nm, sizeof nm);
+			cw_raw(&c, nm);
+			cw_raw(&c, "");
+			cw_raw(&c, "");
+			cw_us(&c, 0);
+			cw_us(&c, st->fwd_end - st->fwd_ts);
+			for (int i = 0; i < 4; i++)
+				cw_us(&c, 0);
+			cw_eol(&c);
+			rows++;
 		}
 	}
 	free(c.tmp.p);
@@ -3192,12 +3686,17 @@ static int64_t write_api_statistic(const struct gen *G, const struct rank_model 
 	for (size_t i = 0; i < R->nu; i++) {
 		const struct unit *u = &R->u[i];
 		const struct kind *kd = &kinds[u->kind];
+		if (u->graph)
+			continue;
 		agg_add(agg_find(&v, &n, &cap, "acl", kd->acl), u->acl_dur);
 		if (kd->dc == DC_COMPUTE)
 			agg_add(agg_find(&v, &n, &cap, "node", "launch"), u->nl_dur);
 		else if (kd->dc == DC_COMM)
 			agg_add(agg_find(&v, &n, &cap, "hccl", "Launch_Ffts"), u->nl_dur);
 	}
+	for (int k = 0; k < R->nst; k++)
+		if (R->st[k].rp_end)
+			agg_add(agg_find(&v, &n, &cap, "acl", "aclmdlRIExecuteAsync"), R->st[k].rp_end - R->st[k].rp_ts);
 	qsort(v, n, sizeof *v, agg_by_level);
 	for (size_t i = 0; i < n; i++) {
 		const struct agg *a = &v[i];
@@ -3340,10 +3839,10 @@ static void write_profiler_info(const struct gen *G, const struct rank_model *R,
 		       "                \"skip_first\": 0\n            },\n",
 		       R->nst);
 	sb_fmt(&b,
-	       "            \"record_shapes\": true,\n            \"profile_memory\": false,\n"
+	       "            \"record_shapes\": %s,\n            \"profile_memory\": false,\n"
 	       "            \"with_stack\": %s,\n            \"with_flops\": false,\n"
 	       "            \"with_modules\": false\n        },\n",
-	       o->call_stack ? "true" : "false");
+	       o->shape.kind == SHAPE_VLLM ? "false" : "true", o->call_stack ? "true" : "false");
 	sb_str(&b, "        \"experimental_config\": {\n            \"_profiler_level\": \"Level1\",\n"
 	           "            \"_aic_metrics\": \"ACL_AICORE_PIPE_UTILIZATION\",\n"
 	           "            \"_l2_cache\": false,\n            \"_msprof_tx\": false,\n"
@@ -3548,20 +4047,35 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 	       "\nrank.%d.npu_idle_gaps=%" PRId64 "\nrank.%d.free_ns=%" PRId64
 	       "\nrank.%d.host_busy_ns=%" PRId64 "\nrank.%d.host_only_ns=%" PRId64 "\n",
 	       r, R->busy, r, R->idle, r, R->idle_gaps, r, R->free_ns, r, R->host_busy, r, R->host_only);
+	int nph[4] = {0, 0, 0, 0};
+	for (int k = 0; k < R->nst; k++)
+		nph[o->shape.kind == SHAPE_MARKED ? R->st[k].prefill : R->st[k].phase]++;
 	sb_fmt(b,
 	       "rank.%d.steps=%d\nrank.%d.prefill_steps=%d\nrank.%d.decode_steps=%d\nrank.%d.dispatch_ops_"
 	       "total=%" PRId64 "\n",
-	       r, R->nst, r, R->prefill_steps, r, R->nst - R->prefill_steps, r, R->cpu_ops);
+	       r, R->nst, r, nph[SP_PREFILL], r, nph[SP_DECODE], r, R->cpu_ops);
+	if (o->shape.kind != SHAPE_MARKED)
+		sb_fmt(b, "rank.%d.mixed_steps=%d\nrank.%d.train_steps=%d\n", r, nph[SP_MIXED], r, nph[SP_TRAIN]);
+	static const char *const phase_names[] = {"decode", "prefill", "mixed", "train"};
 	for (int k = 0; k < R->nst; k++) {
 		const struct step *st = &R->st[k];
 		/* the window [start_k, start_k+1) holds the step span and the schedule() after it;
 		 * all of the step's device work lies inside its span */
 		int64_t host_only = (st->he - st->hs - ul_clip(&R->occ_u, st->hs, st->he)) + (st->sch_end - st->sch_ts);
+		if (R->honly_u.n)
+			host_only = ul_clip(&R->honly_u, st->hs, k + 1 < R->nst ? R->st[k + 1].hs : R->last_end);
 		sb_fmt(b,
 		       "rank.%d.step.%d.start_ns=%" PRId64 "\nrank.%d.step.%d.end_ns=%" PRId64
 		       "\nrank.%d.step.%d.phase=%s\nrank.%d.step.%d.dispatch_ops=%" PRId64 "\n",
-		       r, k, st->hs + R->off, r, k, st->he + R->off, r, k, st->prefill ? "prefill" : "decode",
-		       r, k, st->cpu_ops);
+		       r, k, st->hs + R->off, r, k, st->he + R->off, r, k,
+		       phase_names[o->shape.kind == SHAPE_MARKED ? st->prefill : st->phase], r, k, st->cpu_ops);
+		if (o->shape.kind != SHAPE_MARKED)
+			sb_fmt(b,
+			       "rank.%d.step.%d.dev_start_ns=%" PRId64 "\nrank.%d.step.%d.dev_end_ns=%" PRId64
+			       "\nrank.%d.step.%d.tokens=%" PRId64 "\nrank.%d.step.%d.seqs=%" PRId64
+			       "\nrank.%d.step.%d.graph=%d\n",
+			       r, k, st->first_dev + R->off, r, k, st->last_dev + R->off, r, k, st->tok, r, k, st->seqs,
+			       r, k, st->graph);
 		sb_fmt(b,
 		       "rank.%d.step.%d.compute_ns=%" PRId64
 		       "\nrank.%d.step.%d.comm_not_overlapped_ns=%" PRId64
@@ -3599,6 +4113,11 @@ static void write_truth(const struct gen *G, struct rank_out *ro)
 	static const char *const traces[] = {"one", "rows", "none"};
 	sb_fmt(&b, "step_marks=%s\nstep_trace=%s\nnaming=%s\nraw=%d\n", marks[o->marks],
 	       traces[o->step_trace], o->naming == NAME_HOST ? "host" : "rank", o->raw);
+	static const char *const shapes[] = {"marked", "vllm", "train"};
+	if (o->shape.kind != SHAPE_MARKED) /* the marked shape's truth stays as it was */
+		sb_fmt(&b, "shape=%s%s%s%s%s%s\nworkload=%s\n", shapes[o->shape.kind], o->shape.mla ? ",mla" : "",
+		       o->shape.moe ? ",moe" : "", o->shape.graph ? ",graph" : "", o->shape.annotate ? ",annotate" : "",
+		       o->shape.short_prefill ? ",short" : "", o->shape.kind == SHAPE_TRAIN ? "training" : "inference");
 	if (o->scale_kind >= 0)
 		sb_fmt(&b, "kernel_scale.%s=%" PRId64 "\n", kinds[o->scale_kind].kernel, o->scale_milli);
 	if (o->drop_kind >= 0)
@@ -4478,7 +4997,8 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 							tt = !strcmp(ttype->p, "AI_CORE") ||
 							                     !strcmp(ttype->p,
 							                             "AI_VECTOR_CORE") ||
-							                     !strcmp(ttype->p, "MIX_AIC")
+							                     !strcmp(ttype->p, "MIX_AIC") ||
+							                     !strcmp(ttype->p, "MIX_AIV")
 							             ? TT_COMPUTE
 							     : !strcmp(ttype->p, "Notify Wait") ||
 							                     !strcmp(ttype->p,
@@ -5530,14 +6050,22 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 		v1 = kvs_get(truth, key);
 		snprintf(key, sizeof key, "%sdecode_steps", pre);
 		v2 = kvs_get(truth, key);
+		int64_t others = 0, x = 0; /* --shape: mixed and training steps */
+		for (int w = 0; w < 2; w++) {
+			snprintf(key, sizeof key, "%s%s_steps", pre, w ? "train" : "mixed");
+			const char *v3 = kvs_get(truth, key);
+			if (v3 && parse_i64(v3, 0, INT64_MAX, &x))
+				others += x;
+		}
 		if (!v1 || !v2 || !parse_i64(v1, 0, INT64_MAX, &s) || !parse_i64(v2, 0, INT64_MAX, &t) ||
-		    s + t != (int64_t)sw.nsteps)
-			chk_fail(c, "rank %d: prefill_steps + decode_steps != steps", r);
+		    s + t + others != (int64_t)sw.nsteps)
+			chk_fail(c, "rank %d: prefill_steps + decode_steps (+ mixed, train) != steps", r);
 		int64_t np = 0;
 		for (size_t k = 0; k < sw.nsteps; k++) {
 			snprintf(key, sizeof key, "%sstep.%zu.phase", pre, k);
 			const char *ph = kvs_get(truth, key);
-			if (!ph || (strcmp(ph, "prefill") && strcmp(ph, "decode")))
+			if (!ph || (strcmp(ph, "prefill") && strcmp(ph, "decode") && strcmp(ph, "mixed") &&
+			            strcmp(ph, "train")))
 				chk_fail(c, "rank %d: step %zu has no phase", r, k);
 			else
 				np += !strcmp(ph, "prefill");
@@ -5574,6 +6102,8 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 	        "cut_at",
 	        "prefill_steps",
 	        "decode_steps",
+	        "mixed_steps",
+	        "train_steps",
 	        "copy_h2d_ns",
 	        "copy_d2h_ns",
 	        "kernel_details.ragged_lines",
@@ -5592,9 +6122,11 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 		bool skip = false;
 		for (size_t u = 0; rest && u < sizeof unverifiable / sizeof unverifiable[0]; u++)
 			skip |= !strcmp(rest, unverifiable[u]);
-		if (rest && !strncmp(rest, "step.", 5) && strlen(rest) > 6 &&
-		    !strcmp(rest + strlen(rest) - 6, ".phase"))
-			skip = true;
+		static const char *const step_only[] = {".phase", ".dev_start_ns", ".dev_end_ns", ".tokens",
+		                                        ".seqs", ".graph"};
+		for (size_t u = 0; rest && !strncmp(rest, "step.", 5) && u < sizeof step_only / sizeof *step_only; u++)
+			skip |= strlen(rest) > strlen(step_only[u]) &&
+			        !strcmp(rest + strlen(rest) - strlen(step_only[u]), step_only[u]);
 		if (!skip && !kvs_get(&got, k))
 			chk_fail(c, "%s=%s in ground truth was not re-derived by the sweep", k,
 			         truth->v[i].v);

@@ -51,7 +51,7 @@ const char *analysis_step_source_name(enum step_source s)
 
 const char *analysis_phase_name(enum phase p)
 {
-	return p == PHASE_PREFILL ? "prefill" : p == PHASE_DECODE ? "decode" : "unknown";
+	return p == PHASE_PREFILL ? "prefill" : p == PHASE_DECODE ? "decode" : p == PHASE_MIXED ? "mixed" : "unknown";
 }
 
 const char *analysis_phase_source_name(enum phase_source s)
@@ -62,8 +62,30 @@ const char *analysis_phase_source_name(enum phase_source s)
 	case PHASE_SRC_CLUSTERS: return "step duration clusters";
 	case PHASE_SRC_UNIFORM: return "uniform steps (decode only)";
 	case PHASE_SRC_NONE: return "none";
+	case PHASE_SRC_ANNOTATION: return "vLLM annotation ranges";
+	case PHASE_SRC_KERNELS: return "decode-only kernels";
+	case PHASE_SRC_SHAPES: return "attention shapes";
+	case PHASE_SRC_WORKLOAD: return "training workload";
+	case PHASE_SRC_COUNT: break;
 	}
 	return "?";
+}
+
+const char *analysis_phase_signal_name(enum phase_source s)
+{
+	static const char *const names[PHASE_SRC_COUNT] = {
+		[PHASE_SRC_STAGE] = "stage",     [PHASE_SRC_MSTX] = "mstx",
+		[PHASE_SRC_CLUSTERS] = "clusters", [PHASE_SRC_UNIFORM] = "uniform",
+		[PHASE_SRC_NONE] = "none",       [PHASE_SRC_ANNOTATION] = "annotation",
+		[PHASE_SRC_KERNELS] = "kernels", [PHASE_SRC_SHAPES] = "shapes",
+		[PHASE_SRC_WORKLOAD] = "workload",
+	};
+	return s < PHASE_SRC_COUNT ? names[s] : "?";
+}
+
+const char *analysis_workload_name(enum workload w)
+{
+	return w == WORKLOAD_INFERENCE ? "inference" : w == WORKLOAD_TRAINING ? "training" : "unknown";
 }
 
 const char *analysis_scope_name(enum op_scope s)
@@ -905,12 +927,13 @@ static void window_metrics(const struct rank_store *rs, struct rank_analysis *ra
 static void step_summary_metrics(struct rank_analysis *ra, bool dir_from_device)
 {
 	double n = (double)ra->n_steps;
-	size_t prefill = 0, decode = 0, dispatch = 0;
+	size_t prefill = 0, decode = 0, mixed = 0, dispatch = 0;
 	int64_t *durs = xmalloc(ra->n_steps * sizeof *durs);
 	int64_t h2d = 0, d2h = 0;
 	for (size_t i = 0; i < ra->n_steps; i++) {
 		prefill += ra->steps[i].phase == PHASE_PREFILL;
 		decode += ra->steps[i].phase == PHASE_DECODE;
+		mixed += ra->steps[i].phase == PHASE_MIXED;
 		dispatch += ra->steps[i].dispatch_ops;
 		durs[i] = ra->steps[i].end - ra->steps[i].start;
 		h2d = num_sat_add(h2d, ra->steps[i].h2d_ns);
@@ -921,8 +944,12 @@ static void step_summary_metrics(struct rank_analysis *ra, bool dir_from_device)
 				     ? CONF_LOW : CONF_HIGH;
 	const char *ssrc = analysis_step_source_name(ra->step_source);
 	set_metric(ra, M_STEPS, n, sc, ssrc);
-	set_metric(ra, M_PREFILL_STEPS, (double)prefill, ra->phase_conf, analysis_phase_source_name(ra->phase_source));
-	set_metric(ra, M_DECODE_STEPS, (double)decode, ra->phase_conf, analysis_phase_source_name(ra->phase_source));
+	if (ra->workload != WORKLOAD_TRAINING) { /* training steps are neither */
+		const char *psrc = analysis_phase_source_name(ra->phase_source);
+		set_metric(ra, M_PREFILL_STEPS, (double)prefill, ra->phase_conf, psrc);
+		set_metric(ra, M_DECODE_STEPS, (double)decode, ra->phase_conf, psrc);
+		set_metric(ra, M_MIXED_STEPS, (double)mixed, ra->phase_conf, psrc);
+	}
 	set_metric(ra, M_STEP_P50_US, us(analysis_nearest_rank(durs, ra->n_steps, 0.5)), sc, ssrc);
 	set_metric(ra, M_STEP_P95_US, us(analysis_nearest_rank(durs, ra->n_steps, 0.95)), sc, ssrc);
 	free(durs);
@@ -1040,11 +1067,14 @@ void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *r
 void analysis_rank_free(struct rank_analysis *ra)
 {
 	free(ra->cls);
-	for (size_t i = 0; i < ra->n_steps; i++)
+	for (size_t i = 0; i < ra->n_steps; i++) {
 		free(ra->steps[i].label);
+		free(ra->steps[i].phase_evidence);
+	}
 	free(ra->steps);
 	free(ra->step_evidence);
 	free(ra->phase_evidence);
+	free(ra->workload_evidence);
 	free(ra->ops);
 	free(ra->ops_source);
 	for (size_t i = 0; i < ra->n_checks; i++)
@@ -1126,6 +1156,7 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	}
 	an->n_ranks = pool.n_jobs;
 	free(pool.jobs);
+	analysis_workload_peers(an->ranks, an->n_ranks);
 	analysis_align(cap, an->ranks, an->n_ranks);
 	analysis_slow_ranks(an);
 	an->comm = comm_analyse(cap);

@@ -122,6 +122,9 @@ const char *analysis_confidence_name(enum confidence c);
 	  "see phase_source", "")                                                                             \
 	X(DECODE_STEPS, "decode_steps", "count", "Decode steps", "Steps classified decode",                    \
 	  "see phase_source", "")                                                                             \
+	X(MIXED_STEPS, "mixed_steps", "count", "Mixed steps",                                                  \
+	  "Steps classified mixed (chunked prefill: prefill and decode tokens in one batch)",                 \
+	  "see phase_source", "absent, like prefill and decode, for a training workload")                    \
 	X(STEP_P50_US, "step_p50_us", "us", "Step p50", "Median step duration", "nearest-rank p50", "")        \
 	X(STEP_P95_US, "step_p95_us", "us", "Step p95", "95th percentile step duration", "nearest-rank p95",  \
 	  "")                                                                                                 \
@@ -175,11 +178,33 @@ enum step_source {
 };
 const char *analysis_step_source_name(enum step_source s);
 
-enum phase { PHASE_UNKNOWN, PHASE_PREFILL, PHASE_DECODE };
+enum phase { PHASE_UNKNOWN, PHASE_PREFILL, PHASE_DECODE, PHASE_MIXED };
 const char *analysis_phase_name(enum phase p);
 
-enum phase_source { PHASE_SRC_STAGE, PHASE_SRC_MSTX, PHASE_SRC_CLUSTERS, PHASE_SRC_UNIFORM, PHASE_SRC_NONE };
+/* Where a step's phase came from. The signals are tried in this order per step (see
+ * steps.c): Stage, mstx or vLLM annotation ranges, decode-only kernels, attention shapes,
+ * then duration clusters (or uniform steps) for the steps none of those speak for. */
+enum phase_source {
+	PHASE_SRC_STAGE,
+	PHASE_SRC_MSTX,
+	PHASE_SRC_CLUSTERS,
+	PHASE_SRC_UNIFORM,
+	PHASE_SRC_NONE,
+	PHASE_SRC_ANNOTATION, /* execute_context_N(T)_generation_M(T) ranges */
+	PHASE_SRC_KERNELS,    /* PagedAttention, MLA preprocess: decode-only batches */
+	PHASE_SRC_SHAPES,     /* attention query tokens against sequences (Input Shapes) */
+	PHASE_SRC_WORKLOAD,   /* a training workload: no prefill or decode */
+	PHASE_SRC_COUNT
+};
 const char *analysis_phase_source_name(enum phase_source s);
+/* One word for it (step tables, JSON per-step phase_signal): stage, mstx, annotation,
+ * kernels, shapes, clusters, uniform, workload, none. */
+const char *analysis_phase_signal_name(enum phase_source s);
+
+/* What the capture runs: training shows backward ops, *Grad* kernels or an optimizer step;
+ * inference shows serving attention kernels or engine ops. */
+enum workload { WORKLOAD_UNKNOWN, WORKLOAD_INFERENCE, WORKLOAD_TRAINING };
+const char *analysis_workload_name(enum workload w);
 
 struct step {
 	int index;           /* 0-based */
@@ -188,6 +213,9 @@ struct step {
 	bool has_window;     /* false for steps read from a table without timestamps */
 	int64_t win_start, win_end; /* the partition used for per-step metrics */
 	enum phase phase;
+	enum phase_source phase_source; /* the signal that decided it */
+	enum confidence phase_conf;
+	char *phase_evidence; /* owned: what that signal saw (and any signal that disagreed) */
 	uint32_t marker_ev;  /* the event that marks the step, or UINT32_MAX */
 	int64_t compute_ns, comm_not_overlapped_ns, free_ns, host_only_ns, h2d_ns, d2h_ns;
 	size_t dispatch_ops;
@@ -263,9 +291,12 @@ struct rank_analysis {
 	size_t n_steps;
 	enum step_source step_source;
 	char *step_evidence; /* owned */
-	enum phase_source phase_source;
-	enum confidence phase_conf;
-	char *phase_evidence; /* owned */
+	enum phase_source phase_source; /* the first signal in order that decided any step */
+	enum confidence phase_conf;     /* the lowest of the steps' */
+	char *phase_evidence; /* owned: steps per signal */
+	size_t phase_steps[PHASE_SRC_COUNT]; /* steps decided by each signal */
+	enum workload workload;
+	char *workload_evidence; /* owned */
 
 	struct op_stat *ops; /* owned; sorted by scope, phase, total desc */
 	size_t n_ops;

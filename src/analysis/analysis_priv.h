@@ -54,6 +54,9 @@ void analysis_comm_metrics(struct analysis *an);
 /* Step detection and phases (steps.c). */
 void analysis_steps(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		    struct pending_sets *sets, struct diag_list *dl);
+/* Ranks whose own files show no workload (no trace, no kernel table) take training from a
+ * peer of the same capture when no rank shows inference. */
+void analysis_workload_peers(struct rank_analysis *ranks, size_t n);
 /* Op statistics (opstats.c). With fewer ranks than cores they run on a helper thread
  * beside the window and per-step metrics (analysis.c analyse_rank): they may read the
  * store, the CSV tables, ra->rank, ra->cls and the steps' windows and phases, and write

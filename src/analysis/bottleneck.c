@@ -101,6 +101,9 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 			int m = metric_by_key(t->metric);
 			if (m < 0 || !ra->have[m])
 				continue;
+			/* a training step dispatches forward and backward: the serving limit does not apply */
+			if (ra->workload == WORKLOAD_TRAINING && m == M_DISPATCH_PER_STEP)
+				continue;
 			add_evidence(b, t, ra, m);
 			int sc = severity(ra->v[m], t->threshold, t->full);
 			if (sc > b->score)
@@ -115,8 +118,11 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 	set_gain(&ra->bn[BN_HOST_DISPATCH], 0.5 * host_only_pct, 0.9 * host_only_pct, CONF_MEDIUM,
 		 xasprintf("50-90 %% of the host-only time (%.2f %% of the window) measured here", host_only_pct));
 	ra->bn[BN_HOST_DISPATCH].advice = xstrdup(
-		"capture the model in a graph (ACLGraph / torchair), cut per-step Python and host ops, "
-		"overlap scheduling with execution (async scheduling)");
+		ra->workload == WORKLOAD_TRAINING
+			? "cut per-step Python and host ops (fused optimizers, fewer small ops), keep the data loader "
+			  "ahead of the device"
+			: "capture the model in a graph (ACLGraph / torchair), cut per-step Python and host ops, "
+			  "overlap scheduling with execution (async scheduling)");
 	/* compute: no mechanism in the data says how much faster kernels could be */
 	bool pmu = ra->have[M_PMU_MAC] || ra->have[M_PMU_MTE2];
 	set_gain(&ra->bn[BN_NPU_COMPUTE], 5.0, 20.0, CONF_LOW,

@@ -10,10 +10,11 @@
 #include "analysis_priv.h"
 #include "lanes.h"
 #include "num.h"
+#include "sbuf.h"
 #include "xalloc.h"
 
 /* Engine ops that repeat once per step, in order of preference. */
-static const char *engine_patterns[] = {"execute_model", "EngineCore.step", "step_with_batch_queue",
+static const char *engine_patterns[] = {"execute_context_", "execute_model", "EngineCore.step", "step_with_batch_queue",
 					"_model_forward", "forward"};
 
 struct span {
@@ -75,23 +76,23 @@ static void set_steps(struct rank_analysis *ra, const struct rank_store *rs, str
 enum { NAME_KNOWN = 0x80, NAME_HIT = 1, NAME_MSTX = 2, NAME_PREFILL = 4, NAME_DECODE = 8 };
 
 struct name_memo {
-	const struct rank_store *rs;
+	const struct strtab *strs;
 	uint8_t *bits; /* per strtab id */
 	uint8_t (*test)(const char *text, const char *arg);
 	const char *arg;
 };
 
-static void name_memo_init(struct name_memo *m, const struct rank_store *rs,
+static void name_memo_init(struct name_memo *m, const struct strtab *strs,
 			   uint8_t (*test)(const char *, const char *), const char *arg)
 {
-	uint32_t n = strtab_count(rs->strs);
-	*m = (struct name_memo){rs, xcalloc(n ? n : 1, 1), test, arg};
+	uint32_t n = strtab_count(strs);
+	*m = (struct name_memo){strs, xcalloc(n ? n : 1, 1), test, arg};
 }
 
 static uint8_t name_bits(struct name_memo *m, uint32_t id)
 {
 	if (!(m->bits[id] & NAME_KNOWN))
-		m->bits[id] = (uint8_t)(NAME_KNOWN | m->test(store_str(m->rs, id), m->arg));
+		m->bits[id] = (uint8_t)(NAME_KNOWN | m->test(strtab_str(m->strs, id), m->arg));
 	return m->bits[id] & (uint8_t)~NAME_KNOWN;
 }
 
@@ -115,7 +116,7 @@ static size_t host_spans(const struct rank_store *rs, const struct ev_class *cls
 {
 	size_t n = 0, cap = 0;
 	struct name_memo names;
-	name_memo_init(&names, rs, contains_text, substr);
+	name_memo_init(&names, rs->strs, contains_text, substr);
 	bool *host = host_lanes(rs);
 	*out = NULL;
 	for (size_t ev = 0; ev < rs->n_ev; ev++) {
@@ -175,60 +176,337 @@ static size_t idle_segments(struct rank_sets *sets, struct span **out, int64_t *
 	return n;
 }
 
+/* ---- workload ----------------------------------------------------------------------- */
+
+enum { W_TRAIN = 1, W_INFER = 2 };
+
+/* w as the end of a word part: RmsNormGrad, ReluGrad_x, SwiGluGrad, MmBackward0; not "Gradual". */
+static bool word_end(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = strstr(s, w); p; p = strstr(p + 1, w)) {
+		unsigned char c = (unsigned char)p[n];
+		if (!c || c == '_' || c == ' ' || c == ':' || c == '.' || (c >= '0' && c <= '9') ||
+		    (c >= 'A' && c <= 'Z'))
+			return true;
+	}
+	return false;
+}
+
+/* MLA preprocess (MLAPO): runs only when a batch has no prefills. */
+static bool mla_preprocess(const char *s)
+{
+	return strcasestr(s, "mlapo") || strcasestr(s, "mlapreprocess") || strcasestr(s, "mla_preprocess");
+}
+
+/* PagedAttention proper (decode-only graph batches), not the split-fuse variant that
+ * older vLLM-Ascend ran for chunked prefill. */
+static bool paged_attention(const char *s)
+{
+	return (strstr(s, "PagedAttention") || strcasestr(s, "paged_attention")) && !strcasestr(s, "splitfuse");
+}
+
+static uint8_t workload_words(const char *s, const char *unused)
+{
+	(void)unused;
+	uint8_t b = 0;
+	if (word_end(s, "Grad") || word_end(s, "Backward") || strstr(s, "autograd::engine") ||
+	    strstr(s, "Optimizer.step") || strstr(s, "ApplyAdam"))
+		b |= W_TRAIN;
+	if (strstr(s, "FusedInferAttentionScore") || strcasestr(s, "fused_infer_attention") || paged_attention(s) ||
+	    mla_preprocess(s) || strstr(s, "ReshapeAndCache") || strstr(s, "reshape_and_cache") ||
+	    strstr(s, "execute_context_") || strstr(s, "execute_model"))
+		b |= W_INFER;
+	return b;
+}
+
+/* Training when at least two events (or kernel rows) are backward ops, *Grad* kernels or an
+ * optimizer step: inference never runs them. Else inference when serving kernels or engine
+ * ops show up. */
+static void find_workload(struct rank_analysis *ra, const struct rank_store *rs, const struct csv_table *kt)
+{
+	size_t train = 0, infer = 0;
+	const char *where = "trace";
+	if (rs->has_events) {
+		struct name_memo m;
+		name_memo_init(&m, rs->strs, workload_words, NULL);
+		for (size_t ev = 0; ev < rs->n_ev; ev++) {
+			uint8_t b = name_bits(&m, rs->ev_name[ev]);
+			train += (b & W_TRAIN) != 0;
+			infer += (b & W_INFER) != 0;
+		}
+		free(m.bits);
+	} else if (kt && csvt_has(kt, COL_NAME)) {
+		where = "kernel table";
+		struct name_memo m;
+		name_memo_init(&m, kt->strs, workload_words, NULL);
+		for (size_t r = 0; r < kt->nrows; r++) {
+			uint32_t id = csvt_str_id(kt, r, COL_NAME);
+			uint8_t b = id == STRTAB_NONE ? 0 : name_bits(&m, id);
+			train += (b & W_TRAIN) != 0;
+			infer += (b & W_INFER) != 0;
+		}
+		free(m.bits);
+	}
+	if (train >= 2) {
+		ra->workload = WORKLOAD_TRAINING;
+		ra->workload_evidence = xasprintf("%zu backward, *Grad* or optimizer events in the %s", train, where);
+	} else if (infer) {
+		ra->workload = WORKLOAD_INFERENCE;
+		ra->workload_evidence = xasprintf(
+			"%zu serving events (attention kernels of vLLM-Ascend, KV cache writes, engine ops) and no "
+			"backward in the %s", infer, where);
+	} else {
+		ra->workload = WORKLOAD_UNKNOWN;
+		ra->workload_evidence = xasprintf("neither backward nor serving kernels in the %s", where);
+	}
+}
+
 /* ---- phases ------------------------------------------------------------------------- */
+
+/* One signal's reading of one step. */
+struct vote {
+	uint8_t phase;  /* enum phase; PHASE_UNKNOWN: the signal says nothing */
+	uint8_t conf;   /* enum confidence */
+	uint8_t source; /* enum phase_source */
+	char *why;      /* owned */
+};
+enum { SIG_STAGE, SIG_RANGES, SIG_KERNELS, SIG_SHAPES, SIG_COUNT };
+
+static void vote(struct vote *v, enum phase p, enum confidence c, enum phase_source src, char *why)
+{
+	if (v->phase) { /* the first reading stands */
+		free(why);
+		return;
+	}
+	*v = (struct vote){(uint8_t)p, (uint8_t)c, (uint8_t)src, why};
+}
 
 static uint8_t phase_words(const char *text, const char *unused)
 {
 	(void)unused;
 	return (uint8_t)((strcasestr(text, "mstx") ? NAME_MSTX : 0) | (strcasestr(text, "prefill") ? NAME_PREFILL : 0) |
-			 (strcasestr(text, "decode") ? NAME_DECODE : 0));
+			 (strcasestr(text, "decode") ? NAME_DECODE : 0) |
+			 (!strncmp(text, "execute_context_", 16) ? NAME_HIT : 0));
 }
 
-static void phases_from_names(struct rank_analysis *ra, const struct rank_store *rs)
+/* Upstream vLLM's execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>): prefill with
+ * context requests only, decode without any, mixed with both. */
+static enum phase annotation_phase(const char *name, long *cr, long *ct, long *gr)
 {
-	/* mstx ranges (or any host range) named prefill/decode mark the steps they overlap */
-	size_t marked = 0;
+	long gt;
+	if (sscanf(name, "execute_context_%ld(%ld)_generation_%ld(%ld)", cr, ct, gr, &gt) != 4 || *cr < 0 || *gr < 0)
+		return PHASE_UNKNOWN;
+	return *cr > 0 && *gr == 0 ? PHASE_PREFILL : *cr == 0 && *gr > 0 ? PHASE_DECODE
+	       : *cr > 0 && *gr > 0 ? PHASE_MIXED : PHASE_UNKNOWN;
+}
+
+/* mstx ranges named prefill/decode mark every step they overlap; annotation ranges the step
+ * they start in. */
+static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store *rs, struct vote (*v)[SIG_COUNT])
+{
 	struct name_memo words;
-	name_memo_init(&words, rs, phase_words, NULL);
+	name_memo_init(&words, rs->strs, phase_words, NULL);
 	bool *host = host_lanes(rs);
-	for (size_t ev = 0; ev < rs->n_ev && ra->n_steps; ev++) {
+	size_t hint = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
 		if (!host[store_ev_lane_id(rs, ev)])
 			continue;
 		uint8_t name = name_bits(&words, rs->ev_name[ev]);
+		int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
+		if (name & NAME_HIT) {
+			long cr, ct, gr;
+			enum phase p = annotation_phase(store_ev_name(rs, ev), &cr, &ct, &gr);
+			size_t k = analysis_step_at_near(ra, a, &hint);
+			if (p && k != SIZE_MAX)
+				vote(&v[k][SIG_RANGES], p, CONF_HIGH, PHASE_SRC_ANNOTATION,
+				     xasprintf("annotation range: %ld context request(s) (%ld tokens), %ld generation", cr,
+					       ct, gr));
+			continue;
+		}
 		if (!(name & NAME_MSTX) && !(name_bits(&words, store_ev_attr(rs, ev)->cat) & NAME_MSTX))
 			continue;
-		enum phase p = name & NAME_PREFILL ? PHASE_PREFILL
-			       : name & NAME_DECODE ? PHASE_DECODE : PHASE_UNKNOWN;
-		if (p == PHASE_UNKNOWN)
-			continue;
-		int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
-		for (size_t i = 0; i < ra->n_steps; i++)
-			if (a < ra->steps[i].win_end && b > ra->steps[i].win_start && !ra->steps[i].phase) {
-				ra->steps[i].phase = p;
-				marked++;
-			}
+		enum phase p = name & NAME_PREFILL ? PHASE_PREFILL : name & NAME_DECODE ? PHASE_DECODE : PHASE_UNKNOWN;
+		for (size_t i = 0; p && i < ra->n_steps; i++)
+			if (a < ra->steps[i].win_end && b > ra->steps[i].win_start)
+				vote(&v[i][SIG_RANGES], p, CONF_HIGH, PHASE_SRC_MSTX,
+				     xasprintf("overlaps an mstx range named %s", analysis_phase_name(p)));
 	}
 	free(words.bits);
 	free(host);
-	if (marked) {
-		ra->phase_source = PHASE_SRC_MSTX;
-		ra->phase_conf = CONF_HIGH;
-		ra->phase_evidence = xasprintf("%zu of %zu steps overlap an mstx range named prefill/decode",
-					       marked, ra->n_steps);
-		for (size_t i = 0; i < ra->n_steps; i++)
-			if (!ra->steps[i].phase)
-				ra->steps[i].phase = PHASE_DECODE;
+}
+
+/* A kernel's query tokens and sequences from its Input Shapes: a 4-D query (B,S,N,D) gives
+ * both; a 3-D query (T,N,D, TND layout) gives the tokens, and the last 2-D input (the block
+ * table, B x blocks) the sequences. False when the shapes say neither. */
+static bool attention_tokens(const char *shapes, long *tokens, long *seqs)
+{
+	long dims[8][4];
+	int nd[8], n = 0;
+	const char *p = shapes;
+	while (*p && n < 8) {
+		while (*p == '"' || *p == ' ')
+			p++;
+		nd[n] = 0;
+		while (*p && *p != ';') {
+			char *end;
+			long x = strtol(p, &end, 10);
+			if (end == p) {
+				p++;
+				continue;
+			}
+			if (nd[n] < 4)
+				dims[n][nd[n]] = x;
+			nd[n]++;
+			p = end;
+			while (*p == ',' || *p == '"' || *p == ' ')
+				p++;
+		}
+		n++;
+		if (*p == ';')
+			p++;
+	}
+	if (n == 0 || nd[0] < 3 || dims[0][0] <= 0)
+		return false;
+	if (nd[0] == 4) {
+		*seqs = dims[0][0];
+		*tokens = dims[0][0] * dims[0][1];
+		return dims[0][1] > 0;
+	}
+	for (int i = n - 1; i > 0; i--)
+		if (nd[i] == 2 && dims[i][0] > 0) {
+			*tokens = dims[0][0];
+			*seqs = dims[i][0];
+			return true;
+		}
+	return false;
+}
+
+struct attn_tally {
+	size_t dec, pre, decode_only; /* rows with tokens == sequences, more tokens; decode-only kernels */
+	long pre_tok, pre_seqs, dec_seqs;
+	const char *decode_only_name;
+};
+
+static uint8_t kernel_words(const char *s, const char *unused)
+{
+	(void)unused;
+	return (uint8_t)((paged_attention(s) || mla_preprocess(s) ? NAME_DECODE : 0) |
+			 (strstr(s, "FusedInferAttentionScore") || paged_attention(s) || strstr(s, "IncreFlashAttention") ||
+				  strstr(s, "PromptFlashAttention")
+			  ? NAME_HIT
+			  : 0));
+}
+
+static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, const char *shapes)
+{
+	if (bits & NAME_DECODE) {
+		t->decode_only++;
+		t->decode_only_name = mla_preprocess(name) ? "MLA preprocess" : "PagedAttention";
+	}
+	long tok, seqs;
+	if (!(bits & NAME_HIT) || !shapes || !attention_tokens(shapes, &tok, &seqs) || seqs <= 0 || tok < seqs)
+		return;
+	if (tok == seqs) {
+		t->dec++;
+		t->dec_seqs = seqs;
+	} else {
+		t->pre++;
+		t->pre_tok = tok;
+		t->pre_seqs = seqs > t->pre_seqs ? seqs : t->pre_seqs;
 	}
 }
 
-static void phases_from_durations(struct rank_analysis *ra)
+/* Decode-only kernels and attention shapes per step: from the kernel table when it has start
+ * times (same axis as the trace), else kernel names from the trace's device lanes. */
+static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store *rs, const struct csv_table *kt,
+			       struct vote (*v)[SIG_COUNT])
 {
-	size_t n = ra->n_steps;
+	if (!ra->n_steps || !ra->steps[0].has_window)
+		return;
+	struct attn_tally *t = xcalloc(ra->n_steps, sizeof *t);
+	struct name_memo m;
+	size_t hint = 0;
+	bool table = kt && csvt_has(kt, COL_NAME) && csvt_has(kt, COL_START) && kt->nrows;
+	if (table) {
+		name_memo_init(&m, kt->strs, kernel_words, NULL);
+		bool shapes = csvt_has(kt, COL_INPUT_SHAPES);
+		for (size_t r = 0; r < kt->nrows; r++) {
+			uint32_t id = csvt_str_id(kt, r, COL_NAME);
+			int64_t ts;
+			uint8_t bits = id == STRTAB_NONE ? 0 : name_bits(&m, id);
+			if (!bits || !csvt_time(kt, r, COL_START, &ts))
+				continue;
+			size_t k = analysis_step_at_near(ra, ts, &hint);
+			if (k != SIZE_MAX)
+				tally_kernel(&t[k], bits, strtab_str(kt->strs, id),
+					     shapes ? csvt_str(kt, r, COL_INPUT_SHAPES) : NULL);
+		}
+	} else if (rs->has_events) {
+		name_memo_init(&m, rs->strs, kernel_words, NULL);
+		for (size_t ev = 0; ev < rs->n_ev; ev++) {
+			if (ra->cls[ev].cat != CAT_COMPUTE)
+				continue;
+			uint8_t bits = name_bits(&m, rs->ev_name[ev]);
+			size_t k = bits & NAME_DECODE ? analysis_step_at_near(ra, store_ts(rs, ev), &hint) : SIZE_MAX;
+			if (k != SIZE_MAX)
+				tally_kernel(&t[k], bits, store_ev_name(rs, ev), NULL);
+		}
+	} else {
+		free(t);
+		return;
+	}
+	free(m.bits);
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		const struct attn_tally *a = &t[k];
+		if (a->decode_only)
+			vote(&v[k][SIG_KERNELS], PHASE_DECODE, CONF_HIGH, PHASE_SRC_KERNELS,
+			     xasprintf("%zu %s kernel(s): they run only in decode-only batches", a->decode_only,
+				       a->decode_only_name));
+		if (a->dec && a->pre)
+			vote(&v[k][SIG_SHAPES], PHASE_MIXED, CONF_MEDIUM, PHASE_SRC_SHAPES,
+			     xasprintf("attention over one token per sequence (%ld sequences) and over %ld tokens of "
+				       "%ld sequence(s) in the same step: a decode part and a prefill part",
+				       a->dec_seqs, a->pre_tok, a->pre_seqs));
+		else if (a->dec)
+			vote(&v[k][SIG_SHAPES], PHASE_DECODE, CONF_MEDIUM, PHASE_SRC_SHAPES,
+			     xasprintf("attention query tokens equal its sequences (%ld): one new token each", a->dec_seqs));
+		else if (a->pre)
+			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, a->pre_seqs == 1 ? CONF_MEDIUM : CONF_LOW, PHASE_SRC_SHAPES,
+			     a->pre_seqs == 1
+				     ? xasprintf("attention over %ld query tokens of one sequence: a prompt", a->pre_tok)
+				     : xasprintf("attention over %ld query tokens of %ld sequences: prompt tokens; the "
+						 "shapes cannot tell several prompts from a batch that also decodes",
+						 a->pre_tok, a->pre_seqs));
+	}
+	free(t);
+}
+
+static void votes_from_stage(struct rank_analysis *ra, const struct csv_table *st, struct vote (*v)[SIG_COUNT])
+{
+	/* Stage is a number in real files (a duration): only a text label counts */
+	if (!st || ra->step_source != STEP_SRC_STEP_TRACE || st->nrows != ra->n_steps)
+		return;
+	for (size_t i = 0; i < ra->n_steps; i++) {
+		const char *stage = csvt_str(st, i, COL_STAGE);
+		enum phase p = strcasestr(stage, "prefill") ? PHASE_PREFILL
+			       : strcasestr(stage, "decode") ? PHASE_DECODE
+			       : strcasestr(stage, "mixed") || strcasestr(stage, "chunk") ? PHASE_MIXED : PHASE_UNKNOWN;
+		if (p)
+			vote(&v[i][SIG_STAGE], p, CONF_HIGH, PHASE_SRC_STAGE,
+			     xasprintf("Stage column reads %s", analysis_phase_name(p)));
+	}
+}
+
+/* Two duration clusters among the steps no other signal decided (sel), else all read as
+ * decode with low confidence. */
+static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, size_t n)
+{
 	if (n == 0)
 		return;
 	double *lg = xmalloc(n * sizeof *lg);
 	for (size_t i = 0; i < n; i++) {
-		int64_t d = ra->steps[i].end - ra->steps[i].start;
+		int64_t d = ra->steps[sel[i]].end - ra->steps[sel[i]].start;
 		lg[i] = log(d > 0 ? (double)d : 1.0);
 	}
 	double *sorted = xmalloc(n * sizeof *sorted);
@@ -270,51 +548,172 @@ static void phases_from_durations(struct rank_analysis *ra)
 	if (two) {
 		double cut = (sorted[best_k - 1] + sorted[best_k]) / 2;
 		size_t np = 0;
-		for (size_t i = 0; i < n; i++) {
-			ra->steps[i].phase = lg[i] > cut ? PHASE_PREFILL : PHASE_DECODE;
-			np += lg[i] > cut;
-		}
-		ra->phase_source = PHASE_SRC_CLUSTERS;
-		ra->phase_conf = n >= 4 && sep >= 6.0 ? CONF_MEDIUM : CONF_LOW;
-		ra->phase_evidence = xasprintf(
-			"step durations form two clusters: %zu step(s) around %.3f ms read as prefill, %zu around "
-			"%.3f ms as decode (ratio %.1f, separation %.1f sd of log duration)",
-			np, exp(m2) / 1e6, n - np, exp(m1) / 1e6, ratio, isfinite(sep) ? sep : 99.0);
-	} else {
 		for (size_t i = 0; i < n; i++)
-			ra->steps[i].phase = PHASE_DECODE;
-		ra->phase_source = PHASE_SRC_UNIFORM;
-		ra->phase_conf = CONF_LOW;
-		ra->phase_evidence = xasprintf(
-			"%zu step(s) with durations from %.3f to %.3f ms show no separate long cluster; read as "
-			"decode only",
-			n, exp(sorted[0]) / 1e6, exp(sorted[n - 1]) / 1e6);
+			np += lg[i] > cut;
+		enum confidence c = n >= 4 && sep >= 6.0 ? CONF_MEDIUM : CONF_LOW;
+		for (size_t i = 0; i < n; i++) {
+			struct step *s = &ra->steps[sel[i]];
+			s->phase = lg[i] > cut ? PHASE_PREFILL : PHASE_DECODE;
+			s->phase_source = PHASE_SRC_CLUSTERS;
+			s->phase_conf = c;
+			s->phase_evidence = xasprintf(
+				"step durations form two clusters: %zu step(s) around %.3f ms read as prefill, %zu "
+				"around %.3f ms as decode (ratio %.1f, separation %.1f sd of log duration)",
+				np, exp(m2) / 1e6, n - np, exp(m1) / 1e6, ratio, isfinite(sep) ? sep : 99.0);
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			struct step *s = &ra->steps[sel[i]];
+			s->phase = PHASE_DECODE;
+			s->phase_source = PHASE_SRC_UNIFORM;
+			s->phase_conf = CONF_LOW;
+			s->phase_evidence = xasprintf(
+				"%zu step(s) with durations from %.3f to %.3f ms show no separate long cluster; read "
+				"as decode only",
+				n, exp(sorted[0]) / 1e6, exp(sorted[n - 1]) / 1e6);
+		}
 	}
 	free(lg);
 	free(sorted);
 }
 
-static bool phases_from_stage(struct rank_analysis *ra, const struct csv_table *st)
+/* Every step takes the first signal in order that reads it; a later signal that reads it
+ * otherwise lowers the confidence to low and is named. */
+static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT])
 {
-	if (!st || ra->step_source != STEP_SRC_STEP_TRACE || st->nrows != ra->n_steps)
-		return false;
-	size_t labelled = 0;
-	for (size_t i = 0; i < ra->n_steps; i++) {
-		const char *stage = csvt_str(st, i, COL_STAGE);
-		enum phase p = strcasestr(stage, "prefill") ? PHASE_PREFILL
-			       : strcasestr(stage, "decode") ? PHASE_DECODE : PHASE_UNKNOWN;
-		ra->steps[i].phase = p;
-		labelled += p != PHASE_UNKNOWN;
+	size_t *rest = xmalloc((ra->n_steps ? ra->n_steps : 1) * sizeof *rest), nrest = 0;
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		struct step *s = &ra->steps[k];
+		int first = -1;
+		for (int g = 0; g < SIG_COUNT && first < 0; g++)
+			if (v[k][g].phase)
+				first = g;
+		if (first < 0) {
+			rest[nrest++] = k;
+			continue;
+		}
+		const struct vote *f = &v[k][first];
+		s->phase = f->phase;
+		s->phase_source = f->source;
+		s->phase_conf = f->conf;
+		struct sbuf why = SBUF_INIT;
+		sbuf_adds(&why, f->why);
+		for (int g = first + 1; g < SIG_COUNT; g++) {
+			const struct vote *o = &v[k][g];
+			/* a low "prefill" from shapes that cannot see decode parts does not contradict mixed */
+			if (!o->phase || o->phase == f->phase ||
+			    (f->phase == PHASE_MIXED && o->phase == PHASE_PREFILL && o->conf == CONF_LOW))
+				continue;
+			s->phase_conf = CONF_LOW;
+			sbuf_addf(&why, "; but %s read %s (%s)", analysis_phase_source_name(o->source),
+				  analysis_phase_name(o->phase), o->why);
+		}
+		s->phase_evidence = sbuf_detach(&why);
 	}
-	if (labelled == 0) {
-		for (size_t i = 0; i < ra->n_steps; i++)
-			ra->steps[i].phase = PHASE_UNKNOWN;
-		return false; /* Stage is a number in real files: not a label */
-	}
-	ra->phase_source = PHASE_SRC_STAGE;
+	phases_from_durations(ra, rest, nrest);
+	free(rest);
+}
+
+static void phase_summary(struct rank_analysis *ra)
+{
+	ra->phase_source = PHASE_SRC_NONE;
 	ra->phase_conf = CONF_HIGH;
-	ra->phase_evidence = xasprintf("Stage column labels %zu of %zu steps", labelled, ra->n_steps);
-	return true;
+	static const enum phase_source order[] = {PHASE_SRC_STAGE, PHASE_SRC_MSTX, PHASE_SRC_ANNOTATION,
+						  PHASE_SRC_KERNELS, PHASE_SRC_SHAPES, PHASE_SRC_CLUSTERS,
+						  PHASE_SRC_UNIFORM};
+	size_t low = 0;
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		ra->phase_steps[ra->steps[k].phase_source]++;
+		if (ra->steps[k].phase_conf > ra->phase_conf)
+			ra->phase_conf = ra->steps[k].phase_conf;
+		low += ra->steps[k].phase_conf == CONF_LOW;
+	}
+	struct sbuf why = SBUF_INIT;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		size_t n = ra->phase_steps[order[i]];
+		if (!n)
+			continue;
+		if (ra->phase_source == PHASE_SRC_NONE)
+			ra->phase_source = order[i];
+		sbuf_addf(&why, "%s%zu step(s) from %s", why.len ? ", " : "", n, analysis_phase_source_name(order[i]));
+	}
+	if (ra->n_steps == 1 || ra->phase_steps[ra->phase_source] == ra->n_steps) {
+		/* one signal for every step: its own words say more */
+		sbuf_reset(&why);
+		sbuf_adds(&why, ra->steps[0].phase_evidence);
+		if (ra->n_steps > 1 && ra->phase_source != PHASE_SRC_CLUSTERS && ra->phase_source != PHASE_SRC_UNIFORM)
+			sbuf_addf(&why, " (step 1; every step from %s)", analysis_phase_source_name(ra->phase_source));
+	}
+	if (low && low < ra->n_steps)
+		sbuf_addf(&why, "; %zu of %zu step(s) low confidence", low, ra->n_steps);
+	ra->phase_evidence = sbuf_detach(&why);
+}
+
+static void training_phases(struct rank_analysis *ra)
+{
+	memset(ra->phase_steps, 0, sizeof ra->phase_steps);
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		struct step *s = &ra->steps[k];
+		s->phase = PHASE_UNKNOWN;
+		s->phase_source = PHASE_SRC_WORKLOAD;
+		s->phase_conf = CONF_HIGH;
+		free(s->phase_evidence);
+		s->phase_evidence = xstrdup("a training step: neither prefill nor decode");
+	}
+	ra->phase_steps[PHASE_SRC_WORKLOAD] = ra->n_steps;
+	ra->phase_source = PHASE_SRC_WORKLOAD;
+	ra->phase_conf = CONF_HIGH;
+	free(ra->phase_evidence);
+	ra->phase_evidence = xasprintf("training workload (%s): steps are not prefill or decode", ra->workload_evidence);
+}
+
+void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
+{
+	size_t train = SIZE_MAX, infer = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ranks[i].workload == WORKLOAD_TRAINING && train == SIZE_MAX)
+			train = i;
+		infer += ranks[i].workload == WORKLOAD_INFERENCE;
+	}
+	if (train == SIZE_MAX || infer)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct rank_analysis *ra = &ranks[i];
+		if (ra->workload != WORKLOAD_UNKNOWN || ra->has_trace)
+			continue; /* a rank with a trace speaks for itself */
+		ra->workload = WORKLOAD_TRAINING;
+		free(ra->workload_evidence);
+		ra->workload_evidence = xasprintf("no kernels of its own; rank %d of the same capture trains", ranks[train].rank);
+		training_phases(ra);
+		ra->have[M_PREFILL_STEPS] = ra->have[M_DECODE_STEPS] = ra->have[M_MIXED_STEPS] = false;
+	}
+}
+
+static void analysis_phases(const struct rank_data *rd, struct rank_analysis *ra)
+{
+	const struct rank_store *rs = &rd->store;
+	find_workload(ra, rs, rd->by_kind[CSV_KERNEL]);
+	if (!ra->n_steps) {
+		ra->phase_source = PHASE_SRC_NONE;
+		ra->phase_conf = CONF_LOW;
+		ra->phase_evidence = xstrdup("no steps");
+		return;
+	}
+	if (ra->workload == WORKLOAD_TRAINING) {
+		training_phases(ra);
+		return;
+	}
+	struct vote (*v)[SIG_COUNT] = xcalloc(ra->n_steps, sizeof *v);
+	votes_from_stage(ra, rd->by_kind[CSV_STEP_TRACE], v);
+	if (rs->has_events)
+		votes_from_ranges(ra, rs, v);
+	votes_from_kernels(ra, rs, rd->by_kind[CSV_KERNEL], v);
+	decide_phases(ra, v);
+	for (size_t k = 0; k < ra->n_steps; k++)
+		for (int g = 0; g < SIG_COUNT; g++)
+			free(v[k][g].why);
+	free(v);
+	phase_summary(ra);
 }
 
 /* ---- steps -------------------------------------------------------------------------- */
@@ -420,16 +819,5 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 	}
 	ra->step_evidence = why;
 
-	if (phases_from_stage(ra, st))
-		return;
-	phases_from_names(ra, rs);
-	if (ra->phase_source == PHASE_SRC_MSTX)
-		return;
-	if (ra->n_steps)
-		phases_from_durations(ra);
-	else {
-		ra->phase_source = PHASE_SRC_NONE;
-		ra->phase_conf = CONF_LOW;
-		ra->phase_evidence = xstrdup("no steps");
-	}
+	analysis_phases(rd, ra);
 }

@@ -56,6 +56,7 @@ static const enum compare_dir fig_dir[CF_COUNT] = {
 	[M_STEPS] = CMP_NEUTRAL,
 	[M_PREFILL_STEPS] = CMP_NEUTRAL,
 	[M_DECODE_STEPS] = CMP_NEUTRAL,
+	[M_MIXED_STEPS] = CMP_NEUTRAL,
 	[M_STEP_P50_US] = CMP_LOWER_BETTER,
 	[M_STEP_P95_US] = CMP_LOWER_BETTER,
 	[M_DISPATCH_OPS] = CMP_NEUTRAL, /* grows with the step count */

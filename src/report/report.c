@@ -80,6 +80,12 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	if (ra->have[M_DISPATCH_PER_STEP] && ra->v[M_DISPATCH_PER_STEP] > 1200)
 		fputs("  ! more than 1200 host ops per step: dispatch is a fixed per-step cost\n", out);
 
+	fprintf(out, "\nworkload: %s", analysis_workload_name(ra->workload));
+	if (ra->workload_evidence) {
+		fputs(" (", out);
+		summary_put_clean(out, ra->workload_evidence);
+		fputc(')', out);
+	}
 	fprintf(out, "\nsteps: %zu from %s", ra->n_steps, analysis_step_source_name(ra->step_source));
 	if (ra->step_evidence) {
 		fputs(" (", out);
@@ -94,7 +100,8 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	}
 	fputc('\n', out);
 	if (ra->n_steps) {
-		fputs("  #    start ms    dur ms  phase    compute ms  comm-exp ms   free ms  host-only ms  dispatch\n",
+		fputs("  #    start ms    dur ms  phase    compute ms  comm-exp ms   free ms  host-only ms  dispatch  "
+		      "signal      confidence\n",
 		      out);
 		size_t shown = ra->n_steps > 40 ? 40 : ra->n_steps;
 		for (size_t i = 0; i < shown; i++) {
@@ -102,11 +109,11 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			char start[32] = "-";
 			if (s->has_window)
 				snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-			fprintf(out, "  %-3zu %10s %9.3f  %-7s %11.3f %12.3f %9.3f %13.3f %9zu\n", i + 1, start,
-				(double)(s->end - s->start) / 1e6,
-				analysis_phase_name(s->phase), (double)s->compute_ns / 1e6,
-				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
-				(double)s->host_only_ns / 1e6, s->dispatch_ops);
+			fprintf(out, "  %-3zu %10s %9.3f  %-7s %11.3f %12.3f %9.3f %13.3f %9zu  %-10s  %s\n", i + 1,
+				start, (double)(s->end - s->start) / 1e6, analysis_phase_name(s->phase),
+				(double)s->compute_ns / 1e6, (double)s->comm_not_overlapped_ns / 1e6,
+				(double)s->free_ns / 1e6, (double)s->host_only_ns / 1e6, s->dispatch_ops,
+				analysis_phase_signal_name(s->phase_source), analysis_confidence_name(s->phase_conf));
 		}
 		if (shown < ra->n_steps)
 			fprintf(out, "  ... %zu more steps (see --json)\n", ra->n_steps - shown);
@@ -248,6 +255,8 @@ static void json_metrics(struct jsonw *w, const struct rank_analysis *ra)
 	jsonw_str(w, analysis_step_source_name(ra->step_source));
 	jsonw_key(w, "phase_source");
 	jsonw_str(w, analysis_phase_source_name(ra->phase_source));
+	jsonw_key(w, "workload");
+	jsonw_str(w, analysis_workload_name(ra->workload));
 	jsonw_obj_end(w);
 
 	jsonw_key(w, "metric_info");
@@ -282,6 +291,18 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 	jsonw_str(w, analysis_confidence_name(ra->phase_conf));
 	jsonw_key(w, "phase_evidence");
 	jsonw_str(w, ra->phase_evidence);
+	jsonw_key(w, "workload");
+	jsonw_str(w, analysis_workload_name(ra->workload));
+	jsonw_key(w, "workload_evidence");
+	jsonw_str(w, ra->workload_evidence);
+	jsonw_key(w, "phase_signals"); /* steps decided by each signal */
+	jsonw_obj_begin(w);
+	for (int g = 0; g < PHASE_SRC_COUNT; g++)
+		if (ra->phase_steps[g]) {
+			jsonw_key(w, analysis_phase_signal_name((enum phase_source)g));
+			jsonw_uint(w, ra->phase_steps[g]);
+		}
+	jsonw_obj_end(w);
 	jsonw_key(w, "list");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < ra->n_steps; i++) {
@@ -299,6 +320,12 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 		jus(w, "dur_us", s->end - s->start);
 		jsonw_key(w, "phase");
 		jsonw_str(w, analysis_phase_name(s->phase));
+		jsonw_key(w, "phase_signal");
+		jsonw_str(w, analysis_phase_signal_name(s->phase_source));
+		jsonw_key(w, "phase_confidence");
+		jsonw_str(w, analysis_confidence_name(s->phase_conf));
+		jsonw_key(w, "phase_evidence");
+		jsonw_str(w, s->phase_evidence);
 		jus(w, "compute_us", s->compute_ns);
 		jus(w, "comm_not_overlapped_us", s->comm_not_overlapped_ns);
 		jus(w, "free_us", s->free_ns);

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/* Steps and phases on the capture shapes vLLM-Ascend really writes (ascprof-gen --shape vllm:
+ * no ProfilerStep, mstx, python_function or Input Dims) and on training: the steps found
+ * and every step's phase against the planted truth, one test per phase signal (Stage text,
+ * annotation ranges, decode-only kernels, attention shapes, duration clusters), and the
+ * workload of generated and real training captures. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "testutil.h"
+
+/* A generated capture, changed by the caller before it is loaded. */
+static void load_generated(struct tu_capture *c, char *dir)
+{
+	c->dir = dir;
+	c->cap = capture_open(dir, NULL);
+	assert_true(c->cap->usable);
+	capture_load(c->cap);
+	c->an = analysis_run(c->cap);
+	c->truth = tu_truth_load(dir);
+}
+
+static char *rank_file(const struct tu_capture *c, int r, const char *name)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s/ASCEND_PROFILER_OUTPUT/%s", c->dir, tu_truth_str(c->truth, "rank.%d.dir", r), name) < 0)
+		return NULL;
+	return p;
+}
+
+static enum phase truth_phase(const struct tu_truth *t, int r, size_t k)
+{
+	const char *p = tu_truth_str(t, "rank.%d.step.%zu.phase", r, k);
+	return !strcmp(p, "prefill") ? PHASE_PREFILL : !strcmp(p, "decode") ? PHASE_DECODE
+	       : !strcmp(p, "mixed") ? PHASE_MIXED : PHASE_UNKNOWN;
+}
+
+/* As many steps as planted, each holding its planted device work: a step's window starts at
+ * its first device task (idle-gap steps) or before it (annotation steps), within 1 us, and
+ * ends at or after its last. */
+static void check_steps(const struct tu_capture *c)
+{
+	for (size_t i = 0; i < c->an->n_ranks; i++) {
+		const struct rank_analysis *ra = &c->an->ranks[i];
+		int r = ra->rank;
+		assert_int_equal(ra->n_steps, tu_truth_int(c->truth, "rank.%d.steps", r));
+		for (size_t k = 0; k < ra->n_steps; k++) {
+			const struct step *s = &ra->steps[k];
+			long long ds = tu_truth_int(c->truth, "rank.%d.step.%zu.dev_start_ns", r, k);
+			long long de = tu_truth_int(c->truth, "rank.%d.step.%zu.dev_end_ns", r, k);
+			assert_true(s->has_window);
+			if (!(s->win_start <= ds + 1000 && s->win_end >= de))
+				fail_msg("rank %d step %zu: window [%lld, %lld), planted device work [%lld, %lld]", r, k,
+					 (long long)s->win_start, (long long)s->win_end, ds, de);
+			if (ra->step_source == STEP_SRC_IDLE_GAPS && llabs((long long)s->start - ds) > 1000)
+				fail_msg("rank %d step %zu starts at %lld, planted %lld", r, k, (long long)s->start, ds);
+		}
+	}
+}
+
+/* Every step's phase as planted; returns how many steps each signal decided (all ranks). */
+static void check_phases(const struct tu_capture *c, size_t per_signal[PHASE_SRC_COUNT])
+{
+	memset(per_signal, 0, PHASE_SRC_COUNT * sizeof *per_signal);
+	for (size_t i = 0; i < c->an->n_ranks; i++) {
+		const struct rank_analysis *ra = &c->an->ranks[i];
+		assert_int_equal(ra->workload, WORKLOAD_INFERENCE);
+		for (size_t k = 0; k < ra->n_steps; k++) {
+			const struct step *s = &ra->steps[k];
+			enum phase want = truth_phase(c->truth, ra->rank, k);
+			if (s->phase != want)
+				fail_msg("rank %d step %zu: %s from %s (%s: %s), planted %s", ra->rank, k,
+					 analysis_phase_name(s->phase), analysis_phase_signal_name(s->phase_source),
+					 analysis_confidence_name(s->phase_conf), s->phase_evidence, analysis_phase_name(want));
+			per_signal[s->phase_source]++;
+		}
+		assert_true(ra->have[M_MIXED_STEPS]);
+	}
+}
+
+/* The default capture shape, several seeds: short prefills whose durations overlap the
+ * decodes', mixed (chunked-prefill) steps, MoE (MC2) and MLA. Kernels decide the decode
+ * steps, attention shapes the others; durations decide none. */
+static void test_default_shape_seeds(void **state)
+{
+	(void)state;
+	for (int seed = 1; seed <= 4; seed++) {
+		char args[160];
+		snprintf(args, sizeof args, "--shape vllm,mla,moe,short,mixed=3 --steps 14 --prefill 4 --ranks 2 --seed %d",
+			 seed);
+		struct tu_capture c;
+		tu_capture_load(&c, args, true);
+		assert_int_equal(c.an->ranks[0].step_source, STEP_SRC_IDLE_GAPS);
+		check_steps(&c);
+		size_t sig[PHASE_SRC_COUNT];
+		check_phases(&c, sig);
+		assert_int_equal(sig[PHASE_SRC_KERNELS] + sig[PHASE_SRC_SHAPES], 2 * 14);
+		assert_true(sig[PHASE_SRC_KERNELS] > 0 && sig[PHASE_SRC_SHAPES] > 0);
+		tu_capture_free(&c);
+	}
+}
+
+/* Graph mode: decode-only steps replay one graph (no host ops or launch flows of their own)
+ * with PagedAttention; steps still split at the device's idle gaps. */
+static void test_graph_replays(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--shape vllm,graph,short --steps 12 --prefill 3 --seed 11", true);
+	check_steps(&c);
+	size_t sig[PHASE_SRC_COUNT];
+	check_phases(&c, sig);
+	const struct rank_analysis *ra = &c.an->ranks[0];
+	for (size_t k = 0; k < ra->n_steps; k++)
+		if (tu_truth_int(c.truth, "rank.0.step.%zu.graph", k)) {
+			assert_int_equal(ra->steps[k].phase_source, PHASE_SRC_KERNELS);
+			assert_int_equal(ra->steps[k].phase_conf, CONF_HIGH);
+		}
+	assert_true(sig[PHASE_SRC_KERNELS] == (size_t)tu_truth_int(c.truth, "rank.0.decode_steps"));
+	tu_capture_free(&c);
+}
+
+/* Signal: vLLM annotation ranges. They mark the steps too, and give mixed steps even where
+ * the attention is one call over the whole batch. */
+static void test_signal_annotation(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--shape vllm,annotate,mixed=3 --steps 12 --prefill 3 --seed 5", true);
+	const struct rank_analysis *ra = &c.an->ranks[0];
+	assert_int_equal(ra->step_source, STEP_SRC_ENGINE);
+	check_steps(&c);
+	size_t sig[PHASE_SRC_COUNT];
+	check_phases(&c, sig);
+	assert_int_equal(sig[PHASE_SRC_ANNOTATION], 12);
+	assert_int_equal(ra->phase_source, PHASE_SRC_ANNOTATION);
+	assert_int_equal(ra->v[M_MIXED_STEPS], 3);
+	tu_capture_free(&c);
+}
+
+/* Signal: decode-only kernels, read from the trace's device lanes when there is no kernel
+ * table (graph mode with MTP writes none): the decode steps are decided by them, the
+ * others fall to durations. */
+static void test_signal_kernels_from_trace(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	struct tu_capture c;
+	char *dir = tu_generate("--shape vllm,graph --steps 10 --prefill 2 --seed 8");
+	c.dir = dir;
+	c.truth = tu_truth_load(dir);
+	char *kt = rank_file(&c, 0, "kernel_details.csv");
+	assert_int_equal(remove(kt), 0);
+	free(kt);
+	tu_truth_free(c.truth);
+	load_generated(&c, dir);
+	const struct rank_analysis *ra = &c.an->ranks[0];
+	size_t kernels = 0;
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		const struct step *s = &ra->steps[k];
+		if (truth_phase(c.truth, 0, k) == PHASE_DECODE) {
+			assert_int_equal(s->phase, PHASE_DECODE);
+			kernels += s->phase_source == PHASE_SRC_KERNELS;
+		} else {
+			assert_int_not_equal(s->phase_source, PHASE_SRC_KERNELS);
+		}
+	}
+	assert_int_equal(kernels, tu_truth_int(c.truth, "rank.0.decode_steps"));
+	tu_capture_free(&c);
+}
+
+/* Signal: attention query tokens against sequences. Decode (tokens = sequences) and one
+ * prompt (one sequence) are read with medium confidence; several sequences with more tokens
+ * are prompt tokens but may hide decodes: a mixed step there is never called decode, and
+ * what it is called is low confidence. */
+static void test_signal_shapes(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--shape vllm,mixed=3 --steps 14 --prefill 4 --seed 3", true);
+	check_steps(&c);
+	const struct rank_analysis *ra = &c.an->ranks[0];
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		const struct step *s = &ra->steps[k];
+		enum phase want = truth_phase(c.truth, 0, k);
+		long long seqs = tu_truth_int(c.truth, "rank.0.step.%zu.seqs", k);
+		assert_int_equal(s->phase_source, PHASE_SRC_SHAPES);
+		if (want == PHASE_MIXED) {
+			assert_int_equal(s->phase, PHASE_PREFILL);
+			assert_int_equal(s->phase_conf, CONF_LOW);
+		} else {
+			assert_int_equal(s->phase, want);
+			assert_int_equal(s->phase_conf, want == PHASE_PREFILL && seqs > 1 ? CONF_LOW : CONF_MEDIUM);
+		}
+	}
+	tu_capture_free(&c);
+}
+
+/* Signal: duration clusters, on the marked shape (its attention shapes carry no sequence
+ * count): long prefills separate from the decodes. */
+static void test_signal_clusters(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--steps 14 --prefill 3 --seed 6", true);
+	const struct rank_analysis *ra = &c.an->ranks[0];
+	assert_int_equal(ra->phase_source, PHASE_SRC_CLUSTERS);
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		assert_int_equal(ra->steps[k].phase, truth_phase(c.truth, 0, k));
+		assert_int_equal(ra->steps[k].phase_source, PHASE_SRC_CLUSTERS);
+	}
+	tu_capture_free(&c);
+}
+
+/* Signal: a Stage column with text labels (real files hold a number there) beats every
+ * other signal: step 3, a decode by its duration, is labelled prefill and read so. */
+static void test_signal_stage(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	struct tu_capture c;
+	char *dir = tu_generate("--step-marks profilerstep --step-trace rows --steps 6 --prefill 2 --seed 4");
+	c.dir = dir;
+	c.truth = tu_truth_load(dir);
+	char *path = rank_file(&c, 0, "step_trace_time.csv");
+	char *text = tu_read(path, NULL);
+	assert_non_null(text);
+	/* rewrite the 7th cell (Stage) of each row with the planted phase; row 3 (a decode) says prefill */
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	size_t row = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), row++) {
+		char *cell = line;
+		for (int i = 0; i < 6 && cell; i++)
+			cell = strchr(cell, ',') ? strchr(cell, ',') + 1 : NULL;
+		char *end = cell ? strchr(cell, ',') : NULL;
+		if (!row || !end) {
+			fprintf(f, "%s\n", line);
+			continue;
+		}
+		const char *label = row == 3 ? "Prefill" : truth_phase(c.truth, 0, row - 1) == PHASE_PREFILL ? "Prefill" : "Decode";
+		fprintf(f, "%.*s%s%s\n", (int)(cell - line), line, label, end);
+	}
+	fclose(f);
+	free(text);
+	free(path);
+	tu_truth_free(c.truth);
+	load_generated(&c, dir);
+	const struct rank_analysis *ra = &c.an->ranks[0];
+	assert_int_equal(ra->n_steps, 6);
+	assert_int_equal(ra->phase_source, PHASE_SRC_STAGE);
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		const struct step *s = &ra->steps[k];
+		assert_int_equal(s->phase_source, PHASE_SRC_STAGE);
+		assert_int_equal(s->phase, k == 2 ? PHASE_PREFILL : truth_phase(c.truth, 0, k));
+		assert_int_equal(s->phase_conf, CONF_HIGH);
+	}
+	tu_capture_free(&c);
+}
+
+static void check_training(const struct analysis *an)
+{
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		if (ra->workload != WORKLOAD_TRAINING)
+			fail_msg("rank %d: workload %s (%s)", ra->rank, analysis_workload_name(ra->workload),
+				 ra->workload_evidence);
+		assert_false(ra->have[M_PREFILL_STEPS]);
+		assert_false(ra->have[M_DECODE_STEPS]);
+		assert_false(ra->have[M_MIXED_STEPS]);
+		assert_true(ra->n_steps >= 1);
+		for (size_t k = 0; k < ra->n_steps; k++) {
+			assert_int_equal(ra->steps[k].phase, PHASE_UNKNOWN);
+			assert_int_equal(ra->steps[k].phase_source, PHASE_SRC_WORKLOAD);
+		}
+		for (size_t e = 0; e < ra->bn[BN_HOST_DISPATCH].n_ev; e++)
+			assert_string_not_equal(ra->bn[BN_HOST_DISPATCH].ev[e].metric, "dispatch_per_step");
+	}
+}
+
+/* Training: generated DDP steps (ProfilerStep marks as planted) and the real training
+ * fixtures, including ranks with only a step table and communication files. */
+static void test_training(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--shape train --ranks 2 --steps 4 --seed 2", true);
+	check_training(c.an);
+	assert_int_equal(c.an->ranks[0].n_steps, 4);
+	assert_int_equal(c.an->ranks[0].step_source, STEP_SRC_PROFILER_STEP);
+	tu_capture_free(&c);
+	static const char *const real[] = {"msinsight/test/data/pytorch/text/level0",
+					   "msinsight/test/data/pytorch/text/level1", "msinsight/test/st/level2"};
+	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
+		TU_REAL_OR_SKIP(dir, real[i]);
+		struct capture *cap = capture_open(dir, NULL);
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		assert_true(an->n_ranks >= 2);
+		check_training(an);
+		analysis_free(an);
+		capture_free(cap);
+		free(dir);
+	}
+}
+
+/* Inference ranks keep their labels when a peer has no kernels: the peer rule needs a
+ * training rank, and the demo (two inference ranks) stays inference with counts. */
+static void test_inference_counts(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--ranks 2 --steps 8 --prefill 2 --seed 1", true);
+	for (size_t i = 0; i < c.an->n_ranks; i++) {
+		const struct rank_analysis *ra = &c.an->ranks[i];
+		assert_int_equal(ra->workload, WORKLOAD_INFERENCE);
+		assert_true(ra->have[M_PREFILL_STEPS] && ra->have[M_DECODE_STEPS]);
+		assert_int_equal(ra->v[M_PREFILL_STEPS] + ra->v[M_DECODE_STEPS] + ra->v[M_MIXED_STEPS], 8);
+	}
+	tu_capture_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default_shape_seeds),
+		cmocka_unit_test(test_graph_replays),
+		cmocka_unit_test(test_signal_annotation),
+		cmocka_unit_test(test_signal_kernels_from_trace),
+		cmocka_unit_test(test_signal_shapes),
+		cmocka_unit_test(test_signal_clusters),
+		cmocka_unit_test(test_signal_stage),
+		cmocka_unit_test(test_training),
+		cmocka_unit_test(test_inference_counts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
