@@ -175,6 +175,12 @@ void *app_view(struct app *app, enum view_id v)
 
 static enum view_id top_view(const struct app *app) { return app->stack[app->depth - 1]; }
 
+/* The view the explorer starts on, where q quits (as in htop, tig and less). */
+static enum view_id first_view(const struct app *app) { return app_comparing(app) ? VIEW_COMPARE : VIEW_OVERVIEW; }
+
+static bool at_first_view(const struct app *app) { return app->depth == 1 && top_view(app) == first_view(app); }
+
+
 /* The numbered views: the Compare view is the ninth, in compare mode only. */
 static int main_views(const struct app *app) { return VIEW_MAIN_COUNT + app_comparing(app); }
 
@@ -367,7 +373,7 @@ static void draw_status(struct app *app, struct canvas *cv)
 		const char *hint = view_table[top_view(app)]->hint;
 		snprintf(left, sizeof left, "%s", hint ? hint : "");
 	}
-	static const char keys[] = "? help  q back  Q quit ";
+	const char *keys = at_first_view(app) ? "? help  q quit " : "? help  q back  Q quit ";
 	int kw = canvas_width(keys);
 	canvas_text(cv, 1, y, cv->w - kw - 2, st, left);
 	canvas_text_right(cv, cv->w - kw, y, kw, ST_STATUS, keys);
@@ -525,12 +531,16 @@ static void prompt_key(struct app *app, int key)
 
 /* ---- key dispatch ------------------------------------------------------------------- */
 
-static void close_view(struct app *app)
+static void close_view(struct app *app, int key)
 {
+	if (key == 27 && at_first_view(app))
+		return; /* Esc never quits: it is pressed to get out of things */
 	if (app->depth > 1)
 		app->depth--;
-	else if (top_view(app) != VIEW_OVERVIEW)
-		app->stack[0] = VIEW_OVERVIEW;
+	else if (top_view(app) != first_view(app))
+		app->stack[0] = first_view(app);
+	else
+		app->quit = true;
 	app->dirty = true;
 }
 
@@ -568,7 +578,7 @@ static void handle_key(struct app *app, int key)
 	}
 	switch (act) {
 	case ACT_QUIT: app->quit = true; break;
-	case ACT_CLOSE: close_view(app); break;
+	case ACT_CLOSE: close_view(app, key); break;
 	case ACT_HELP: app_push(app, VIEW_HELP); break;
 	case ACT_DOCS: app_push(app, VIEW_DOCS); break;
 	case ACT_COMMAND:
@@ -778,7 +788,7 @@ int app_main(const char *path, const struct app_opts *opts)
 	if (bench_path && opts->script && !(app->bench = fopen(bench_path, "w")))
 		fprintf(stderr, "ascprof-tui: cannot write %s: %s\n", bench_path, strerror(errno));
 	canvas_init(&app->cv, 80, 24);
-	app->stack[0] = app_comparing(app) ? VIEW_COMPARE : VIEW_OVERVIEW;
+	app->stack[0] = first_view(app);
 	app->depth = 1;
 	app->align = ALIGN_COLLECTIVE;
 	app->loader_started = pthread_create(&app->loader, NULL, loader_main, app) == 0;

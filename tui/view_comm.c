@@ -200,14 +200,15 @@ static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w
 {
 	static const struct col cols[] = {
 		{"count", 6, OS_COUNT}, {"elapse ms", 11, OS_ELAPSE}, {"transit ms", 11, -1}, {"wait ms", 9, -1},
-		{"sync ms", 9, -1},     {"wait", 6, OS_WAIT},        {"sync", 6, OS_SYNC},    {"GB/s", 7, OS_GBPS},
-		{"small%", 7, OS_SMALL},
+		{"idle ms", 9, -1},     {"sync ms", 9, -1},          {"wait", 6, OS_WAIT},    {"sync", 6, OS_SYNC},
+		{"GB/s", 7, OS_GBPS},   {"small%", 7, OS_SMALL},
 	};
-	static const int decimals[] = {0, 3, 3, 3, 3, 3, 3, 2, 1};
+	static const int decimals[] = {0, 3, 3, 3, 3, 3, 3, 3, 2, 1};
 	int num_w = 0;
 	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
 		num_w += cols[c].width;
-	int name_w = w - 2 - num_w < 18 ? 18 : w - 2 - num_w;
+	/* the name gets room first: the last columns fall off a narrow screen */
+	int name_w = w - 2 - num_w < 26 ? 26 : w - 2 - num_w;
 	header(cv, x, y, w, "op  kind  group", name_w, cols, sizeof cols / sizeof cols[0], v->sort[PANE_OPS],
 	       v->reverse[PANE_OPS]);
 	struct listbox *lb = &v->lb[PANE_OPS];
@@ -232,10 +233,11 @@ static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w
 		int cx = x + 1 + name_w;
 		double vals[] = {(double)o->count,       (double)o->t[COMM_T_ELAPSE] / 1e6,
 				 (double)o->t[COMM_T_TRANSIT] / 1e6, (double)o->t[COMM_T_WAIT] / 1e6,
-				 (double)o->t[COMM_T_SYNC] / 1e6, o->wait_ratio, o->sync_ratio, o->bw_gbps, o->small_pct};
+				 (double)o->t[COMM_T_IDLE] / 1e6, (double)o->t[COMM_T_SYNC] / 1e6, o->wait_ratio,
+				 o->sync_ratio, o->bw_gbps, o->small_pct};
 		for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx + cols[c].width <= x + w; c++) {
 			/* msprof's advisor flags a wait ratio above 0.2 */
-			enum style cs = !sel && c == 5 && vals[c] > 0.2 ? ST_WARN : st;
+			enum style cs = !sel && c == 6 && vals[c] > 0.2 ? ST_WARN : st;
 			num_cell(cv, cx, ry, cols[c].width, cs, decimals[c], false, vals[c]);
 			cx += cols[c].width;
 		}

@@ -12,12 +12,12 @@
 #include "views.h"
 #include "xalloc.h"
 
-enum row_kind { R_HEAD, R_COMP, R_MOD, R_ALLOC, R_BLANK };
+enum row_kind { R_HEAD, R_COMP, R_MOD, R_ALLOC, R_BLANK, R_NOTE };
 
 struct mrow {
 	enum row_kind kind;
 	size_t index;
-	const char *head; /* R_HEAD */
+	const char *head; /* R_HEAD, R_NOTE */
 };
 
 struct memory_view {
@@ -29,7 +29,11 @@ struct memory_view {
 	struct csv_cells cells; /* of that row */
 	const struct csv_table *cells_table;
 	size_t cells_row;
+	char head_comp[128], head_mod[128], note_mod[96]; /* headings made with the rows' formats */
 };
+
+/* One format for a component or module row and its heading, so that they line up. */
+#define PEAK_ROW_FMT "%13s  %13s %13s %8s %12s  "
 
 static void *create(struct app *app)
 {
@@ -51,7 +55,7 @@ static void add(struct memory_view *v, size_t *cap, enum row_kind k, size_t inde
 	v->rows[v->n_rows++] = (struct mrow){k, index, head};
 }
 
-static bool selectable(const struct mrow *r) { return r->kind != R_HEAD && r->kind != R_BLANK; }
+static bool selectable(const struct mrow *r) { return r->kind != R_HEAD && r->kind != R_BLANK && r->kind != R_NOTE; }
 
 static void build(struct memory_view *v)
 {
@@ -61,15 +65,31 @@ static void build(struct memory_view *v)
 	size_t cap = 0;
 	const struct mem_analysis *m = &v->ra->mem;
 	if (m->record) {
-		add(v, &cap, R_HEAD, 0, "   peak alloc  peak reserved  peak active  samples   peak at ms  component");
+		snprintf(v->head_comp, sizeof v->head_comp, PEAK_ROW_FMT "%s", "peak alloc", "peak reserved",
+			 "peak active", "samples", "peak at ms", "component");
+		add(v, &cap, R_HEAD, 0, v->head_comp);
 		for (size_t i = 0; i < m->n_comps; i++)
 			add(v, &cap, R_COMP, i, NULL);
 		add(v, &cap, R_BLANK, 0, NULL);
 	}
 	if (m->modules) {
-		add(v, &cap, R_HEAD, 0, "                peak reserved           samples   peak at ms  module");
-		for (size_t i = 0; i < m->n_mods; i++)
+		snprintf(v->head_mod, sizeof v->head_mod, PEAK_ROW_FMT "%s", "", "peak reserved", "", "samples",
+			 "peak at ms", "module");
+		add(v, &cap, R_HEAD, 0, v->head_mod);
+		/* most driver modules hold nothing: they are counted, not listed */
+		size_t empty = 0;
+		for (size_t i = 0; i < m->n_mods; i++) {
+			if (!(m->mods[i].peak_reserved_mb >= 0.05)) {
+				empty++;
+				continue;
+			}
 			add(v, &cap, R_MOD, i, NULL);
+		}
+		if (empty) {
+			snprintf(v->note_mod, sizeof v->note_mod, "%zu more module(s) below 0.05 MB at their peak, not listed",
+				 empty);
+			add(v, &cap, R_NOTE, 0, v->note_mod);
+		}
 		add(v, &cap, R_BLANK, 0, NULL);
 	}
 	if (m->ops && m->n_top) {
@@ -154,6 +174,7 @@ static void draw_row(const struct memory_view *v, const struct mrow *r, struct c
 		canvas_text(cv, x + 1, y, w - 2, ST_HEADER, r->head);
 		return;
 	case R_BLANK: return;
+	case R_NOTE: canvas_text(cv, x + 1, y, w - 2, ST_DIM, r->head); return;
 	case R_COMP:
 	case R_MOD: {
 		const struct mem_component *k = r->kind == R_COMP ? &m->comps[r->index] : &m->mods[r->index];
@@ -161,9 +182,11 @@ static void draw_row(const struct memory_view *v, const struct mrow *r, struct c
 		mb_cell(b, sizeof b, k->peak_reserved_mb);
 		mb_cell(c, sizeof c, k->peak_active_mb);
 		if (r->kind == R_MOD)
-			snprintf(a, sizeof a, "%13s", ""), snprintf(c, sizeof c, "%13s", "");
-		snprintf(line, sizeof line, "%s  %s %s %8zu %12.3f  ", a, b, c, k->samples,
-			 k->peak_ts ? (double)(k->peak_ts - t0) / 1e6 : 0.0);
+			a[0] = c[0] = '\0';
+		char n[24], at[24];
+		snprintf(n, sizeof n, "%zu", k->samples);
+		snprintf(at, sizeof at, "%.3f", k->peak_ts ? (double)(k->peak_ts - t0) / 1e6 : 0.0);
+		snprintf(line, sizeof line, PEAK_ROW_FMT, a, b, c, n, at);
 		int used = canvas_text(cv, x + 1, y, w - 2, st, line);
 		canvas_text(cv, x + 1 + used, y, w - 2 - used, st, k->name);
 		return;

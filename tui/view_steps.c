@@ -83,7 +83,12 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int hy = y + 6;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
-		    "   #  start ms     dur ms  phase    compute ms  comm-exp ms    free ms  host-only ms  dispatch  label");
+		    "   #  start ms     dur ms  window ms  phase    compute ms  comm-exp ms    free ms  host-only ms  "
+		    "dispatch  label");
+	/* the figures cover the step's window, which runs to the next step's start: they add
+	 * up to it, not to the marker's duration */
+	canvas_text(cv, x + 1, y + 5, w - 2, ST_DIM,
+		    "compute + comm-exp + free = window ms (the step's start to the next step's)");
 	int body = h - 7;
 	listbox_clamp(&v->lb, body);
 	for (int r = 0; r < body && v->lb.top + (size_t)r < ra->n_steps; r++) {
@@ -96,14 +101,16 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		char start[24] = "-";
 		if (s->has_window)
 			snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-		char line[512];
-		snprintf(line, sizeof line, "%4zu %9s %10.3f  %-7s %11.3f %12.3f %10.3f %13.3f %9zu  %s", i + 1, start,
-			 (double)(s->end - s->start) / 1e6, analysis_phase_name(s->phase), (double)s->compute_ns / 1e6,
+		char line[512], win[24] = "-";
+		if (s->has_window)
+			snprintf(win, sizeof win, "%.3f", (double)(s->win_end - s->win_start) / 1e6);
+		snprintf(line, sizeof line, "%4zu %9s %10.3f %10s  %-7s %11.3f %12.3f %10.3f %13.3f %9zu  %s", i + 1, start,
+			 (double)(s->end - s->start) / 1e6, win, analysis_phase_name(s->phase), (double)s->compute_ns / 1e6,
 			 (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
 			 (double)s->host_only_ns / 1e6, s->dispatch_ops, s->label ? s->label : "");
 		canvas_text(cv, x + 1, hy + 1 + r, w - 2, st, line);
 		if (!sel && s->phase == PHASE_PREFILL)
-			canvas_restyle(cv, x + 1 + 27, hy + 1 + r, 7, ST_CAT_COMM);
+			canvas_restyle(cv, x + 1 + 38, hy + 1 + r, 7, ST_CAT_COMM);
 	}
 	if (!ra->n_steps)
 		canvas_text(cv, x + 1, hy + 2, w - 2, ST_DIM, "no steps");
