@@ -27,7 +27,7 @@ enum key_scope {
 	X(HELP, "help", KS_GLOBAL, "?", "Show every key (this screen)")                               \
 	X(DOCS, "docs", KS_GLOBAL, "F1 M", "Metric definitions: formula, unit, source, caveat")        \
 	X(COMMAND, "command", KS_GLOBAL, ":",                                                         \
-	  "Command line: rank N, view NAME, goto MS, zoom MS MS, search TEXT, quit")                  \
+	  "Command line: rank N, view NAME, goto MS, zoom MS MS, search TEXT, export FILE, quit")     \
 	X(VIEW_OVERVIEW, "view-overview", KS_GLOBAL, "1", "Overview: one screen of triage")          \
 	X(VIEW_TIMELINE, "view-timeline", KS_GLOBAL, "2", "Timeline: Host/Device swimlanes")          \
 	X(VIEW_OPS, "view-ops", KS_GLOBAL, "3", "Ops: sortable op statistics")                        \

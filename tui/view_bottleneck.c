@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvw.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -219,6 +220,37 @@ static int handle(void *p, struct app *app, enum action act)
 	return VH_HANDLED;
 }
 
+/* One row per evidence line, with its candidate's score, gain and advice. */
+static size_t export_csv(void *p, struct app *app, FILE *out)
+{
+	struct bn_view *v = p;
+	if (v->ra != app_rank_analysis(app))
+		rebuild(v, app);
+	static const char *const head[] = {"rank", "candidate", "score", "metric", "value", "threshold", "unit",
+					   "triggered", "evidence", "gain_low_pct", "gain_high_pct", "confidence",
+					   "advice"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	size_t rows = 0;
+	for (int k = 0; v->ra && k < BN_COUNT; k++) {
+		const struct bottleneck *b = &v->ra->bn[k];
+		for (size_t e = 0; e < b->n_ev; e++) {
+			char f[6][32];
+			snprintf(f[0], 32, "%d", v->ra->rank);
+			snprintf(f[1], 32, "%d", b->score);
+			snprintf(f[2], 32, "%.4f", b->ev[e].value);
+			snprintf(f[3], 32, "%.4f", b->ev[e].threshold);
+			snprintf(f[4], 32, "%.2f", b->gain.low_pct);
+			snprintf(f[5], 32, "%.2f", b->gain.high_pct);
+			const char *row[] = {f[0], b->name, f[1], b->ev[e].metric, f[2], f[3], b->ev[e].unit,
+					     b->ev[e].triggered ? "yes" : "no", b->ev[e].text, f[4], f[5],
+					     analysis_confidence_name(b->gain.conf), b->advice};
+			csvw_row(out, row, sizeof row / sizeof row[0]);
+			rows++;
+		}
+	}
+	return rows;
+}
+
 const struct view_ops bottleneck_view_ops = {
 	.title = "Bottleneck",
 	.scopes = KS_LIST,
@@ -228,4 +260,5 @@ const struct view_ops bottleneck_view_ops = {
 	.handle = handle,
 	.update = update,
 	.hint = "Enter on evidence: show where it is seen   < > rank",
+	.export_csv = export_csv,
 };

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "csv_table.h"
+#include "csvw.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -332,6 +333,64 @@ static bool search(void *p, struct app *app, const char *text, int dir)
 	return v->ra && listbox_search(&v->lb, dir, row_matches, v, text);
 }
 
+static void mb_field(char *b, size_t size, double v)
+{
+	if (isnan(v))
+		b[0] = '\0';
+	else
+		snprintf(b, size, "%.3f", v);
+}
+
+/* Components, every module (the empty ones too) and the largest allocations, one table
+ * with the kind in the first column. */
+static size_t export_csv(void *p, struct app *app, FILE *out)
+{
+	struct memory_view *v = p;
+	update(v, app);
+	if (!v->ra)
+		return 0;
+	const struct mem_analysis *m = &v->ra->mem;
+	static const char *const head[] = {"table", "name", "peak_allocated_mb", "peak_reserved_mb", "peak_active_mb",
+					   "samples", "peak_at_ms", "size_mb", "held_ms", "at_ms"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	size_t rows = 0;
+	char b[8][32];
+	for (int t = 0; t < 2; t++) {
+		size_t n = t == 0 ? (m->record ? m->n_comps : 0) : (m->modules ? m->n_mods : 0);
+		for (size_t i = 0; i < n; i++) {
+			const struct mem_component *k = t == 0 ? &m->comps[i] : &m->mods[i];
+			mb_field(b[0], 32, k->peak_allocated_mb);
+			mb_field(b[1], 32, k->peak_reserved_mb);
+			mb_field(b[2], 32, k->peak_active_mb);
+			snprintf(b[3], 32, "%zu", k->samples);
+			if (k->peak_ts)
+				snprintf(b[4], 32, "%.6f", (double)(k->peak_ts - v->ra->t0) / 1e6);
+			else
+				b[4][0] = '\0';
+			const char *row[] = {t == 0 ? "component" : "module", k->name, b[0], b[1], b[2], b[3], b[4],
+					     "", "", ""};
+			csvw_row(out, row, sizeof row / sizeof row[0]);
+			rows++;
+		}
+	}
+	for (size_t i = 0; m->ops && i < m->n_top; i++) {
+		const struct mem_alloc *al = &m->top[i];
+		mb_field(b[5], 32, al->size_mb);
+		if (al->duration_ns >= 0)
+			snprintf(b[6], 32, "%.6f", (double)al->duration_ns / 1e6);
+		else
+			b[6][0] = '\0';
+		if (al->alloc_ts != INT64_MIN)
+			snprintf(b[7], 32, "%.6f", (double)(al->alloc_ts - v->ra->t0) / 1e6);
+		else
+			b[7][0] = '\0';
+		const char *row[] = {"allocation", al->name, "", "", "", "", "", b[5], b[6], b[7]};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+		rows++;
+	}
+	return rows;
+}
+
 const struct view_ops memory_view_ops = {
 	.title = "Memory",
 	.scopes = KS_LIST,
@@ -342,4 +401,5 @@ const struct view_ops memory_view_ops = {
 	.update = update,
 	.search = search,
 	.hint = "Enter: the CSV row behind the figure   / search names",
+	.export_csv = export_csv,
 };

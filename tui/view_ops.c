@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "csvw.h"
+#include "num.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -107,6 +109,27 @@ static void rebuild(struct ops_view *v, struct app *app)
 
 static void ops_update(void *p, struct app *app) { rebuild(p, app); }
 
+/* The numbers of an op's row in column order: as shown, or for export (more decimals,
+ * empty when absent, no signs or units). */
+static void op_numbers(const struct op_stat *o, char b[9][32], bool exact)
+{
+	snprintf(b[0], 32, "%llu", (unsigned long long)o->count);
+	snprintf(b[1], 32, "%.*f", exact ? 6 : 3, (double)o->total_ns / 1e6);
+	snprintf(b[2], 32, "%.3f", o->avg_ns / 1e3);
+	snprintf(b[3], 32, "%.3f", (double)o->p50_ns / 1e3);
+	snprintf(b[4], 32, "%.3f", (double)o->p95_ns / 1e3);
+	snprintf(b[5], 32, "%.3f", (double)o->max_ns / 1e3);
+	snprintf(b[6], 32, exact ? "%.3f" : "%.1f%%", o->share_pct);
+	if (o->csv_total_ns >= 0)
+		snprintf(b[7], 32, "%.*f", exact ? 6 : 3, (double)o->csv_total_ns / 1e6);
+	else
+		snprintf(b[7], 32, "%s", exact ? "" : "-");
+	if (isnan(o->deviation_pct))
+		snprintf(b[8], 32, "%s", exact ? "" : "-");
+	else
+		snprintf(b[8], 32, exact ? "%.3f" : "%+.1f", o->deviation_pct);
+}
+
 static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	struct ops_view *v = p;
@@ -184,21 +207,7 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 		canvas_text(cv, x + 1, ry, name_w - 1, st, o->name);
 		cx = x + 1 + name_w;
 		char b[NCOLS][32];
-		snprintf(b[0], 32, "%llu", (unsigned long long)o->count);
-		snprintf(b[1], 32, "%.3f", (double)o->total_ns / 1e6);
-		snprintf(b[2], 32, "%.3f", o->avg_ns / 1e3);
-		snprintf(b[3], 32, "%.3f", (double)o->p50_ns / 1e3);
-		snprintf(b[4], 32, "%.3f", (double)o->p95_ns / 1e3);
-		snprintf(b[5], 32, "%.3f", (double)o->max_ns / 1e3);
-		snprintf(b[6], 32, "%.1f%%", o->share_pct);
-		if (o->csv_total_ns >= 0)
-			snprintf(b[7], 32, "%.3f", (double)o->csv_total_ns / 1e6);
-		else
-			snprintf(b[7], 32, "-");
-		if (isnan(o->deviation_pct))
-			snprintf(b[8], 32, "-");
-		else
-			snprintf(b[8], 32, "%+.1f", o->deviation_pct);
+		op_numbers(o, b, false);
 		for (int c = 0; c < NCOLS; c++) {
 			if (!shown[c] || cx + cols[c].width > x + w)
 				continue;
@@ -258,6 +267,27 @@ static bool ops_search(void *p, struct app *app, const char *text, int dir)
 	return v->ra && listbox_search(&v->lb, dir, ops_row_matches, v, text);
 }
 
+static size_t ops_export(void *p, struct app *app, FILE *out)
+{
+	struct ops_view *v = p;
+	if (v->ra != app_rank_analysis(app))
+		rebuild(v, app);
+	static const char *const head[] = {"name", "scope", "phase", "category", "count", "total_ms", "avg_us", "p50_us",
+					   "p95_us", "max_us", "share_pct", "csv_total_ms", "deviation_pct"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	for (size_t i = 0; i < v->n_rows; i++) {
+		const struct op_stat *o = &v->ra->ops[v->rows[i]];
+		char b[9][32];
+		op_numbers(o, b, true);
+		const char *row[] = {o->name, analysis_scope_name(o->scope),
+				     o->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name(o->phase),
+				     category_name((enum ev_category)o->category), b[0], b[1], b[2], b[3], b[4], b[5], b[6],
+				     b[7], b[8]};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+	}
+	return v->n_rows;
+}
+
 static bool ops_filter(void *p, struct app *app, const char *text)
 {
 	struct ops_view *v = p;
@@ -277,6 +307,7 @@ const struct view_ops ops_view_ops = {
 	.search = ops_search,
 	.filter = ops_filter,
 	.hint = "s sort  S reverse  c scope  p phase  / search  \\ filter  Enter detail",
+	.export_csv = ops_export,
 };
 
 /* ---- op detail ---------------------------------------------------------------------- */
@@ -284,6 +315,7 @@ const struct view_ops ops_view_ops = {
 struct instance {
 	int64_t ts, dur;
 	uint32_t ev; /* UINT32_MAX for CSV-only instances */
+	size_t ord;  /* its number in time order, from 0 */
 };
 
 enum row_kind { ROW_INSTANCE, ROW_CSV };
@@ -305,6 +337,7 @@ struct op_detail {
 	struct listbox lb;
 	int expanded; /* row whose CSV cells are shown, -1 none */
 	struct csv_cells cells;
+	bool by_dur, reverse; /* instance order: time or duration (longest first), reversed */
 };
 
 static void *detail_create(struct app *app)
@@ -342,7 +375,7 @@ static void detail_load(struct op_detail *d, struct app *app)
 	d->n_inst = view_op_events(rs, d->name, d->scope, &evs);
 	d->inst = xmalloc((d->n_inst ? d->n_inst : 1) * sizeof *d->inst);
 	for (size_t i = 0; i < d->n_inst; i++)
-		d->inst[i] = (struct instance){store_ts(rs, evs[i]), store_dur(rs, evs[i]), evs[i]};
+		d->inst[i] = (struct instance){store_ts(rs, evs[i]), store_dur(rs, evs[i]), evs[i], i};
 	free(evs);
 	size_t rcap = 0;
 	for (size_t i = 0; i < d->n_inst && i < 5000; i++) {
@@ -474,7 +507,7 @@ static bool detail_line(const struct op_detail *d, const struct rank_analysis *r
 	if (dr->kind == ROW_INSTANCE) {
 		const struct instance *in = &d->inst[dr->index];
 		const struct lane *l = store_ev_lane(&rd->store, in->ev);
-		snprintf(line, size, "#%-6zu at %12.3f ms  %12s  %s / %s", dr->index + 1,
+		snprintf(line, size, "#%-6zu at %12.3f ms  %12s  %s / %s", in->ord + 1,
 			 ra ? (double)(in->ts - ra->t0) / 1e6 : 0.0, app_fmt_dur(in->dur, b1, sizeof b1),
 			 store_str(&rd->store, l->process_name), store_str(&rd->store, l->thread_name));
 		return false;
@@ -533,8 +566,9 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 		row += draw_histogram(d, cv, x + 1, row, w - 2, draw_histogram(d, NULL, 0, 0, 0, hist_h));
 	int body = y + h - row - 1;
 	canvas_fill(cv, x, row, w, 1, ' ', ST_HEADER);
-	canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER, "%zu instance(s) (Enter: timeline)  and CSV rows (Enter: all cells)",
-		     d->n_inst);
+	canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER,
+		     "%zu instance(s) by %s%s (s, S; Enter: timeline)  and CSV rows (Enter: all cells)", d->n_inst,
+		     d->by_dur ? "duration" : "time", d->reverse ? ", reversed" : "");
 	d->lb.n = disp_count(d);
 	const struct rank_data *rd = app_rank_data(app);
 	char sel_line[600] = "";
@@ -555,9 +589,46 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 	view_text_drawer(cv, x, y + h - drawer, w, drawer, sel_line);
 }
 
+static bool inst_reverse;
+
+static int cmp_inst_time(const void *a, const void *b)
+{
+	const struct instance *x = a, *y = b;
+	int c = (x->ord > y->ord) - (x->ord < y->ord);
+	return inst_reverse ? -c : c;
+}
+
+static int cmp_inst_dur(const void *a, const void *b)
+{
+	const struct instance *x = a, *y = b;
+	int c = x->dur != y->dur ? (x->dur > y->dur ? -1 : 1) : (x->ord > y->ord) - (x->ord < y->ord);
+	return inst_reverse ? -c : c;
+}
+
+/* Orders the instances by time or by duration (longest first), reversed or not; the rows
+ * show the first 5000 in that order. */
+static void sort_instances(struct op_detail *d, struct app *app)
+{
+	inst_reverse = d->reverse;
+	xqsort(d->inst, d->n_inst, sizeof *d->inst, d->by_dur ? cmp_inst_dur : cmp_inst_time);
+	d->expanded = -1;
+	csvt_cells_free(&d->cells);
+	d->lb.sel = d->lb.top = 0;
+	app_message(app, ST_NORMAL, "instances by %s%s", d->by_dur ? "duration, longest first" : "time",
+		    d->reverse ? ", reversed" : "");
+}
+
 static int detail_handle(void *p, struct app *app, enum action act)
 {
 	struct op_detail *d = p;
+	if (act == ACT_SORT_NEXT || act == ACT_SORT_REVERSE) {
+		if (act == ACT_SORT_NEXT)
+			d->by_dur = !d->by_dur;
+		else
+			d->reverse = !d->reverse;
+		sort_instances(d, app);
+		return VH_HANDLED;
+	}
 	d->lb.n = disp_count(d);
 	if (listbox_handle(&d->lb, act))
 		return VH_HANDLED;
@@ -593,13 +664,37 @@ static int detail_handle(void *p, struct app *app, enum action act)
 	return VH_HANDLED;
 }
 
+/* Every instance in the order shown (not only the first 5000 rows). */
+static size_t detail_export(void *p, struct app *app, FILE *out)
+{
+	struct op_detail *d = p;
+	const struct rank_analysis *ra = app_rank_analysis(app);
+	const struct rank_data *rd = app_rank_data(app);
+	static const char *const head[] = {"op", "number", "start_ms", "dur_us", "ts_us", "process", "thread"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	for (size_t i = 0; rd && i < d->n_inst; i++) {
+		const struct instance *in = &d->inst[i];
+		const struct lane *l = store_ev_lane(&rd->store, in->ev);
+		char b[4][40];
+		snprintf(b[0], 40, "%zu", in->ord + 1);
+		snprintf(b[1], 40, "%.6f", ra ? (double)(in->ts - ra->t0) / 1e6 : 0.0);
+		snprintf(b[2], 40, "%.3f", (double)in->dur / 1e3);
+		num_format_ns_as_us(in->ts, b[3], sizeof b[3]);
+		const char *row[] = {d->name, b[0], b[1], b[2], b[3], store_str(&rd->store, l->process_name),
+				     store_str(&rd->store, l->thread_name)};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+	}
+	return d->n_inst;
+}
+
 const struct view_ops op_detail_view_ops = {
 	.title = "Op",
-	.scopes = KS_LIST,
+	.scopes = KS_LIST | KS_OPS,
 	.create = detail_create,
 	.destroy = detail_destroy,
 	.draw = detail_draw,
 	.handle = detail_handle,
 	.update = detail_update,
-	.hint = "Enter: instance on the timeline / CSV row cells   q back",
+	.hint = "Enter: instance on the timeline / CSV row cells   s by time or duration   q back",
+	.export_csv = detail_export,
 };

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "csvw.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -145,6 +146,34 @@ static bool search(void *p, struct app *app, const char *text, int dir)
 	return v->ra && listbox_search(&v->lb, dir, step_matches, v, text);
 }
 
+static size_t export_csv(void *p, struct app *app, FILE *out)
+{
+	struct steps_view *v = p;
+	update(v, app);
+	static const char *const head[] = {"step", "label", "phase", "start_ms", "dur_ms", "window_start_ms",
+					   "window_ms", "compute_ms", "comm_exposed_ms", "free_ms", "host_only_ms",
+					   "dispatch_ops"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	for (size_t i = 0; v->ra && i < v->ra->n_steps; i++) {
+		const struct step *s = &v->ra->steps[i];
+		char b[10][32];
+		snprintf(b[0], 32, "%zu", i + 1);
+		snprintf(b[1], 32, s->has_window ? "%.6f" : "", (double)(s->start - v->ra->t0) / 1e6);
+		snprintf(b[2], 32, "%.6f", (double)(s->end - s->start) / 1e6);
+		snprintf(b[3], 32, s->has_window ? "%.6f" : "", (double)(s->win_start - v->ra->t0) / 1e6);
+		snprintf(b[4], 32, s->has_window ? "%.6f" : "", (double)(s->win_end - s->win_start) / 1e6);
+		snprintf(b[5], 32, "%.6f", (double)s->compute_ns / 1e6);
+		snprintf(b[6], 32, "%.6f", (double)s->comm_not_overlapped_ns / 1e6);
+		snprintf(b[7], 32, "%.6f", (double)s->free_ns / 1e6);
+		snprintf(b[8], 32, "%.6f", (double)s->host_only_ns / 1e6);
+		snprintf(b[9], 32, "%zu", s->dispatch_ops);
+		const char *row[] = {b[0], s->label, analysis_phase_name(s->phase), b[1], b[2], b[3], b[4], b[5], b[6],
+				     b[7], b[8], b[9]};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+	}
+	return v->ra ? v->ra->n_steps : 0;
+}
+
 const struct view_ops steps_view_ops = {
 	.title = "Steps",
 	.scopes = KS_LIST,
@@ -155,4 +184,5 @@ const struct view_ops steps_view_ops = {
 	.update = update,
 	.search = search,
 	.hint = "Enter: zoom the timeline to the step   / search labels or phases",
+	.export_csv = export_csv,
 };

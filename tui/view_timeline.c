@@ -868,7 +868,6 @@ static int handle(void *p, struct app *app, enum action act)
 
 static bool search(void *p, struct app *app, const char *text, int dir)
 {
-	(void)app;
 	struct timeline *t = p;
 	const struct rank_store *rs = t->rs;
 	if (!rs || !rs->n_ev)
@@ -889,6 +888,21 @@ static bool search(void *p, struct app *app, const char *text, int dir)
 			found = true;
 			break;
 		}
+	}
+	if (found) {
+		/* which match in file order, of how many: one more pass over the names */
+		size_t k = 0, m = 0;
+		for (size_t ev = 0; ev < n; ev++) {
+			uint32_t id = rs->ev_name[ev];
+			if (!hit[id])
+				hit[id] = strcasestr(store_str(rs, id), text) ? 2 : 1;
+			if (hit[id] == 2) {
+				m++;
+				if (ev == t->sel_ev)
+					k = m;
+			}
+		}
+		app_search_matches(app, k, m);
 	}
 	free(hit);
 	return found;
