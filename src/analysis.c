@@ -856,6 +856,34 @@ uint32_t analysis_landmark_event(const struct rank_analysis *ra, const struct ra
 	return best;
 }
 
+int64_t *analysis_host_self_ns(const struct rank_store *rs)
+{
+	uint32_t n_names = strtab_count(rs->strs);
+	int64_t *self = xcalloc(n_names ? n_names : 1, sizeof *self);
+	enum { MAX_DEPTH = 256 };
+	uint32_t stack[MAX_DEPTH]; /* the innermost open event per depth */
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		if (!lanes_group_is_host(l->group))
+			continue;
+		for (uint32_t k = 0; k < l->n_events; k++) {
+			uint32_t ev = l->events[k];
+			int d = l->depth[k];
+			int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
+			self[rs->ev_name[ev]] += b - a;
+			stack[d] = ev;
+			if (d == 0)
+				continue;
+			/* the parent loses what this child covers of it */
+			uint32_t parent = stack[d - 1];
+			int64_t pe = store_ts(rs, parent) + store_dur(rs, parent);
+			if ((b < pe ? b : pe) > a)
+				self[rs->ev_name[parent]] -= (b < pe ? b : pe) - a;
+		}
+	}
+	return self;
+}
+
 static void per_step_metrics(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *s)
 {
 	if (!ra->n_steps)

@@ -297,6 +297,24 @@ static void test_level1_landmarks(void **state)
 		assert_true(store_ts(rs, ev) < ivs[i][1] && store_ts(rs, ev) + store_dur(rs, ev) > ivs[i][0]);
 		assert_int_equal(ra->cls[ev].cat, lms[i] == LANDMARK_COPY ? CAT_COPY : CAT_COMM);
 	}
+	/* host self time: never negative, never above the op's total, and the two sync ops
+	 * that share 92 ms split it (aten::item keeps about 1 ms of its own) */
+	int64_t *self = analysis_host_self_ns(rs);
+	size_t checked = 0;
+	for (size_t i = 0; i < ra->n_ops; i++) {
+		const struct op_stat *o = &ra->ops[i];
+		if (o->scope != SCOPE_HOST || o->phase != PHASE_UNKNOWN)
+			continue;
+		int64_t s = self[strtab_find(rs->strs, o->name, strlen(o->name))];
+		assert_true(s >= 0 && s <= o->total_ns);
+		if (!strcmp(o->name, "aten::item"))
+			assert_true(s < o->total_ns / 50);
+		if (!strcmp(o->name, "aten::_local_scalar_dense"))
+			assert_true(s > o->total_ns * 9 / 10);
+		checked++;
+	}
+	assert_true(checked > 100);
+	free(self);
 	analysis_free(an);
 	capture_free(cap);
 	free(dir);

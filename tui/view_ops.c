@@ -26,6 +26,8 @@ struct ops_view {
 	size_t n_rows;
 	const struct rank_analysis *ra;
 	struct listbox lb;
+	int64_t *self; /* host self time per name id of self_rs (analysis_host_self_ns), or NULL */
+	const struct rank_store *self_rs;
 };
 
 static void *ops_create(struct app *app)
@@ -40,6 +42,7 @@ static void ops_destroy(void *p)
 {
 	struct ops_view *v = p;
 	free(v->rows);
+	free(v->self);
 	free(v);
 }
 
@@ -84,8 +87,18 @@ static void rebuild(struct ops_view *v, struct app *app)
 	free(v->rows);
 	v->rows = NULL;
 	v->n_rows = 0;
+	const struct rank_data *rd = app_rank_data(app);
+	if (v->self_rs != (rd ? &rd->store : NULL) || !v->ra) {
+		free(v->self);
+		v->self = NULL;
+		v->self_rs = NULL;
+	}
 	if (!v->ra)
 		return;
+	if (!v->self && v->scope == SCOPE_HOST && v->ra->has_trace) {
+		v->self = analysis_host_self_ns(&rd->store);
+		v->self_rs = &rd->store;
+	}
 	v->rows = xmalloc((v->ra->n_ops ? v->ra->n_ops : 1) * sizeof *v->rows);
 	for (size_t i = 0; i < v->ra->n_ops; i++) {
 		const struct op_stat *o = &v->ra->ops[i];
@@ -111,23 +124,36 @@ static void ops_update(void *p, struct app *app) { rebuild(p, app); }
 
 /* The numbers of an op's row in column order: as shown, or for export (more decimals,
  * empty when absent, no signs or units). */
-static void op_numbers(const struct op_stat *o, char b[9][32], bool exact)
+static void op_numbers(const struct op_stat *o, int64_t self_ns, char b[10][32], bool exact)
 {
 	snprintf(b[0], 32, "%llu", (unsigned long long)o->count);
 	snprintf(b[1], 32, "%.*f", exact ? 6 : 3, (double)o->total_ns / 1e6);
-	snprintf(b[2], 32, "%.3f", o->avg_ns / 1e3);
-	snprintf(b[3], 32, "%.3f", (double)o->p50_ns / 1e3);
-	snprintf(b[4], 32, "%.3f", (double)o->p95_ns / 1e3);
-	snprintf(b[5], 32, "%.3f", (double)o->max_ns / 1e3);
-	snprintf(b[6], 32, exact ? "%.3f" : "%.1f%%", o->share_pct);
+	if (self_ns >= 0)
+		snprintf(b[2], 32, "%.*f", exact ? 6 : 3, (double)self_ns / 1e6);
+	else
+		snprintf(b[2], 32, "%s", exact ? "" : "-");
+	snprintf(b[3], 32, "%.3f", o->avg_ns / 1e3);
+	snprintf(b[4], 32, "%.3f", (double)o->p50_ns / 1e3);
+	snprintf(b[5], 32, "%.3f", (double)o->p95_ns / 1e3);
+	snprintf(b[6], 32, "%.3f", (double)o->max_ns / 1e3);
+	snprintf(b[7], 32, exact ? "%.3f" : "%.1f%%", o->share_pct);
 	if (o->csv_total_ns >= 0)
-		snprintf(b[7], 32, "%.*f", exact ? 6 : 3, (double)o->csv_total_ns / 1e6);
+		snprintf(b[8], 32, "%.*f", exact ? 6 : 3, (double)o->csv_total_ns / 1e6);
 	else
-		snprintf(b[7], 32, "%s", exact ? "" : "-");
-	if (isnan(o->deviation_pct))
 		snprintf(b[8], 32, "%s", exact ? "" : "-");
+	if (isnan(o->deviation_pct))
+		snprintf(b[9], 32, "%s", exact ? "" : "-");
 	else
-		snprintf(b[8], 32, exact ? "%.3f" : "%+.1f", o->deviation_pct);
+		snprintf(b[9], 32, exact ? "%.3f" : "%+.1f", o->deviation_pct);
+}
+
+/* The op's self time (host scope, all phases), or -1. */
+static int64_t op_self(const struct ops_view *v, const struct op_stat *o)
+{
+	if (!v->self || o->scope != SCOPE_HOST || o->phase != PHASE_UNKNOWN)
+		return -1;
+	uint32_t id = strtab_find(v->self_rs->strs, o->name, strlen(o->name));
+	return id == STRTAB_NONE ? -1 : v->self[id];
 }
 
 static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
@@ -146,9 +172,10 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	}
 	/* keep: the lower, the longer a column stays when names need the room */
 	static const struct { const char *title; int width; enum sort_col col; int keep; } cols[] = {
-		{"count", 8, SORT_COUNT, 1}, {"total ms", 11, SORT_TOTAL, 0}, {"avg us", 10, SORT_AVG, 3},
-		{"p50 us", 10, SORT_P50, 6},  {"p95 us", 10, SORT_P95, 5},    {"max us", 10, SORT_MAX, 4},
-		{"share", 7, SORT_N, 2},     {"csv ms", 10, SORT_N, 8},      {"dev %", 8, SORT_DEV, 7},
+		{"count", 8, SORT_COUNT, 1}, {"total ms", 11, SORT_TOTAL, 0}, {"self ms", 10, SORT_N, 2},
+		{"avg us", 10, SORT_AVG, 3}, {"p50 us", 10, SORT_P50, 6},     {"p95 us", 10, SORT_P95, 5},
+		{"max us", 10, SORT_MAX, 4}, {"share", 7, SORT_N, 2},        {"csv ms", 10, SORT_N, 8},
+		{"dev %", 8, SORT_DEV, 7},
 	};
 	enum { NCOLS = sizeof cols / sizeof cols[0] };
 	/* names matter more than numbers: the name column gets up to 40 % of the width (all
@@ -166,12 +193,13 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	bool shown[NCOLS];
 	int num_w = 0;
 	for (int c = 0; c < NCOLS; c++) {
-		shown[c] = true;
-		num_w += cols[c].width;
+		/* self time is a host figure (host ops nest, kernels do not), over all phases */
+		shown[c] = c != 2 || (v->scope == SCOPE_HOST && v->phase == PHASE_UNKNOWN && v->self);
+		num_w += shown[c] ? cols[c].width : 0;
 	}
 	for (int keep = 8; keep > 0 && w - 2 - num_w < want; keep--)
 		for (int c = 0; c < NCOLS; c++)
-			if (cols[c].keep == keep && cols[c].col != v->sort) {
+			if (shown[c] && cols[c].keep == keep && cols[c].col != v->sort) {
 				shown[c] = false;
 				num_w -= cols[c].width;
 			}
@@ -207,12 +235,12 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 		canvas_text(cv, x + 1, ry, name_w - 1, st, o->name);
 		cx = x + 1 + name_w;
 		char b[NCOLS][32];
-		op_numbers(o, b, false);
+		op_numbers(o, op_self(v, o), b, false);
 		for (int c = 0; c < NCOLS; c++) {
 			if (!shown[c] || cx + cols[c].width > x + w)
 				continue;
 			enum style cs = st;
-			if (c == 8 && !sel && !isnan(o->deviation_pct) && fabs(o->deviation_pct) > 20)
+			if (c == 9 && !sel && !isnan(o->deviation_pct) && fabs(o->deviation_pct) > 20)
 				cs = ST_WARN;
 			canvas_text_right(cv, cx, ry, cols[c].width - 1, cs, b[c]);
 			cx += cols[c].width;
@@ -272,17 +300,18 @@ static size_t ops_export(void *p, struct app *app, FILE *out)
 	struct ops_view *v = p;
 	if (v->ra != app_rank_analysis(app))
 		rebuild(v, app);
-	static const char *const head[] = {"name", "scope", "phase", "category", "count", "total_ms", "avg_us", "p50_us",
-					   "p95_us", "max_us", "share_pct", "csv_total_ms", "deviation_pct"};
+	static const char *const head[] = {"name",   "scope",  "phase",  "category",  "count",        "total_ms",
+					   "self_ms", "avg_us", "p50_us", "p95_us",    "max_us",       "share_pct",
+					   "csv_total_ms", "deviation_pct"};
 	csvw_row(out, head, sizeof head / sizeof head[0]);
 	for (size_t i = 0; i < v->n_rows; i++) {
 		const struct op_stat *o = &v->ra->ops[v->rows[i]];
-		char b[9][32];
-		op_numbers(o, b, true);
+		char b[10][32];
+		op_numbers(o, op_self(v, o), b, true);
 		const char *row[] = {o->name, analysis_scope_name(o->scope),
 				     o->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name(o->phase),
 				     category_name((enum ev_category)o->category), b[0], b[1], b[2], b[3], b[4], b[5], b[6],
-				     b[7], b[8]};
+				     b[7], b[8], b[9]};
 		csvw_row(out, row, sizeof row / sizeof row[0]);
 	}
 	return v->n_rows;
