@@ -370,6 +370,33 @@ static void test_host_work_union_across_lanes(void **state)
 	small_capture_free(&sc);
 }
 
+/* Self time: outer [0, 100) holds item [10, 40) (which holds dense [12, 38)) and c [50, 110),
+ * which runs past outer's end; a second item [200, 210) on another thread has no child.
+ * Self: outer 100 - 30 - 50 (c's part inside it) = 20; item (30 - 26) + 10 = 14; dense 26;
+ * c 60. */
+static void test_host_self_time(void **state)
+{
+	(void)state;
+	struct small_capture sc;
+#define EV(name, tid, ts, dur)                                                                 \
+	"{\"ph\": \"X\", \"name\": \"" name "\", \"pid\": 1, \"tid\": " #tid ", \"ts\": \"" #ts \
+	"\", \"dur\": " #dur ", \"cat\": \"cpu_op\"}"
+	analyse_python_ops(&sc, EV("outer", 1, 0, 100) ",\n" EV("aten::item", 1, 10, 30) ",\n"
+				EV("dense", 1, 12, 26) ",\n" EV("c", 1, 50, 60) ",\n" EV("aten::item", 2, 200, 10));
+#undef EV
+	const struct rank_store *rs = &sc.cap->ranks[0].store;
+	int64_t *self = analysis_host_self_ns(rs);
+	static const struct { const char *name; int64_t self_us; } want[] = {
+		{"outer", 20}, {"aten::item", 14}, {"dense", 26}, {"c", 60}};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		uint32_t id = strtab_find(rs->strs, want[i].name, strlen(want[i].name));
+		assert_int_not_equal(id, STRTAB_NONE);
+		assert_int_equal(self[id], want[i].self_us * 1000);
+	}
+	free(self);
+	small_capture_free(&sc);
+}
+
 /* Sixty host lanes with random, overlapping events (some empty, some step marks): host
  * busy is their union, counted on a bitmap of microseconds. */
 static void test_host_work_many_lanes(void **state)
@@ -407,6 +434,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_rank_seeds),
+		cmocka_unit_test(test_host_self_time),
 		cmocka_unit_test(test_four_ranks_with_offsets),
 		cmocka_unit_test(test_slow_rank_is_flagged),
 		cmocka_unit_test(test_step_sources),

@@ -41,6 +41,12 @@ Esc
 6
 ?
 :dump $tmp/dump.4
+3
+Colon "export ops.csv" Enter
+:dump $tmp/dump.5
+Colon "export! ops.csv" Enter
+Colon "export! $tmp/ops.csv" Enter
+:dump $tmp/dump.6
 KEYS
 
 fail=0 runs=0
@@ -72,6 +78,18 @@ run "summary --json" --summary --json
 run "scripted explorer" --script "$tmp/keys" --size 120x40
 run "scripted explorer through curses" --script "$tmp/keys" --size 120x40 --term-out "$tmp/raw"
 [ -s "$tmp/dump.3" ] || { echo "FAIL: the script did not dump the op detail"; fail=$((fail + 1)); }
+# :export into the capture (the explorer runs on ".") is refused, with or without !; a path
+# outside it is written: the header and one row per op of the table (as many as it shows)
+grep -q 'ops.csv is inside the capture' "$tmp/dump.5" ||
+  { echo "FAIL: :export into the capture was not refused:"; cat "$tmp/dump.5"; fail=$((fail + 1)); }
+shown=$(sed -n 's/^ scope device   phase all   sort total   \([0-9]*\) ops$/\1/p' "$tmp/dump.6")
+rows=$(($(wc -l <"$tmp/ops.csv") - 1))
+if ! head -n 1 "$tmp/ops.csv" | grep -q '^name,scope,phase,category,count,total_ms,' || [ -z "$shown" ] ||
+   [ "$rows" -ne "$shown" ] || ! grep -q "row(s) written to $tmp/ops.csv" "$tmp/dump.6"; then
+  echo "FAIL: :export wrote $rows rows for $shown ops"
+  cat "$tmp/dump.6"
+  fail=$((fail + 1))
+fi
 
 echo "read-only: $((runs - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

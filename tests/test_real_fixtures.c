@@ -266,6 +266,60 @@ static void test_level1_capture(void **state)
 	free(dir);
 }
 
+/* Where the bottleneck evidence points on the level1 capture: the longest host sync is one
+ * aten::item of 91.951 ms (the _local_scalar_dense inside it is shorter and must not win);
+ * the task selected for the longest idle gap starts where the gap ends, on a device lane;
+ * copy and exposed-communication events overlap their intervals. */
+static void test_level1_landmarks(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(dir, "msinsight/test/data/pytorch/text/level1");
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	const struct rank_analysis *ra = &an->ranks[0];
+	const struct rank_store *rs = &cap->ranks[ra->rank_index].store;
+	uint32_t ev = analysis_landmark_event(ra, rs, LANDMARK_SYNC);
+	assert_int_not_equal(ev, UINT32_MAX);
+	assert_string_equal(store_ev_name(rs, ev), "aten::item");
+	assert_int_equal((store_dur(rs, ev) + 500) / 1000, 91951); /* us */
+	assert_int_equal(store_ts(rs, ev), ra->longest_sync[0]);
+	assert_int_equal(store_ts(rs, ev) + store_dur(rs, ev), ra->longest_sync[1]);
+	ev = analysis_landmark_event(ra, rs, LANDMARK_IDLE);
+	assert_int_not_equal(ev, UINT32_MAX);
+	assert_int_equal(store_ts(rs, ev), ra->longest_idle[1]);
+	assert_true(store_ev_lane(rs, ev)->group == LANE_DEVICE || store_ev_lane(rs, ev)->group == LANE_COMM);
+	const int64_t *ivs[2] = {ra->longest_copy, ra->longest_exposed};
+	enum landmark lms[2] = {LANDMARK_COPY, LANDMARK_EXPOSED};
+	for (int i = 0; i < 2; i++) {
+		ev = analysis_landmark_event(ra, rs, lms[i]);
+		assert_int_not_equal(ev, UINT32_MAX);
+		assert_true(store_ts(rs, ev) < ivs[i][1] && store_ts(rs, ev) + store_dur(rs, ev) > ivs[i][0]);
+		assert_int_equal(ra->cls[ev].cat, lms[i] == LANDMARK_COPY ? CAT_COPY : CAT_COMM);
+	}
+	/* host self time: never negative, never above the op's total, and the two sync ops
+	 * that share 92 ms split it (aten::item keeps about 1 ms of its own) */
+	int64_t *self = analysis_host_self_ns(rs);
+	size_t checked = 0;
+	for (size_t i = 0; i < ra->n_ops; i++) {
+		const struct op_stat *o = &ra->ops[i];
+		if (o->scope != SCOPE_HOST || o->phase != PHASE_UNKNOWN)
+			continue;
+		int64_t s = self[strtab_find(rs->strs, o->name, strlen(o->name))];
+		assert_true(s >= 0 && s <= o->total_ns);
+		if (!strcmp(o->name, "aten::item"))
+			assert_true(s < o->total_ns / 50);
+		if (!strcmp(o->name, "aten::_local_scalar_dense"))
+			assert_true(s > o->total_ns * 9 / 10);
+		checked++;
+	}
+	assert_true(checked > 100);
+	free(self);
+	analysis_free(an);
+	capture_free(cap);
+	free(dir);
+}
+
 static const struct real_comm *real_comm_of(const char *rel)
 {
 	for (size_t i = 0; i < sizeof real_comms / sizeof real_comms[0]; i++)
@@ -378,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_zero_byte_files_are_skipped),
 		cmocka_unit_test(test_level1_capture),
 		cmocka_unit_test(test_level1_communication),
+		cmocka_unit_test(test_level1_landmarks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

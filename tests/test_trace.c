@@ -464,6 +464,42 @@ static void test_nesting_depth(void **state)
 	store_free(&rs);
 }
 
+/* The events of a lane overlapping a window: those starting in it, and those started
+ * before it and running into it, found through the nesting (siblings that ended do not
+ * count). Times in us: outer [0, 100), a [10, 30) with b [15, 20) in it, c [40, 90),
+ * next [100, 105). */
+static void test_events_in_window(void **state)
+{
+	(void)state;
+	const char *t = "[{\"ph\": \"X\", \"name\": \"outer\", \"pid\": 1, \"tid\": 1, \"ts\": \"0\", \"dur\": 100},"
+			"{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": \"10\", \"dur\": 20},"
+			"{\"ph\": \"X\", \"name\": \"b\", \"pid\": 1, \"tid\": 1, \"ts\": \"15\", \"dur\": 5},"
+			"{\"ph\": \"X\", \"name\": \"c\", \"pid\": 1, \"tid\": 1, \"ts\": \"40\", \"dur\": 50},"
+			"{\"ph\": \"X\", \"name\": \"next\", \"pid\": 1, \"tid\": 1, \"ts\": \"100\", \"dur\": 5}]";
+	struct rank_store rs;
+	store_init(&rs);
+	assert_int_equal(trace_load_buffer(&rs, "w.json", t, strlen(t), NULL, NULL), 0);
+	const struct lane *l = &rs.lanes[0];
+	size_t before = 99;
+	/* inside c, which is inside outer: nothing starts in view, both run from before */
+	assert_int_equal(lanes_events_in(&rs, l, 50000, 60000, &before), 2);
+	assert_int_equal(before, 2);
+	/* [16, 35): b and a and outer started before (a and b still run), nothing starts */
+	assert_int_equal(lanes_events_in(&rs, l, 16000, 35000, &before), 3);
+	assert_int_equal(before, 3);
+	/* [25, 45): a (from before, ends at 30), outer (from before), c starts; b ended */
+	assert_int_equal(lanes_events_in(&rs, l, 25000, 45000, &before), 3);
+	assert_int_equal(before, 2);
+	/* [95, 110): outer from before, next starts; c ended at 90 */
+	assert_int_equal(lanes_events_in(&rs, l, 95000, 110000, &before), 2);
+	assert_int_equal(before, 1);
+	/* the whole lane, and after it */
+	assert_int_equal(lanes_events_in(&rs, l, -1000, 200000, &before), 5);
+	assert_int_equal(before, 0);
+	assert_int_equal(lanes_events_in(&rs, l, 200000, 300000, NULL), 0);
+	store_free(&rs);
+}
+
 /* Durations of 2^32 ns and more live beside the 32-bit column; offsets are 32 bits over a
  * block base, widened to 64 bits when a step does not fit or goes backwards. */
 static void test_compact_columns(void **state)
@@ -732,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_begin_end_pairs),
 		cmocka_unit_test(test_lanes_without_metadata_are_guessed),
 		cmocka_unit_test(test_nesting_depth),
+		cmocka_unit_test(test_events_in_window),
 		cmocka_unit_test(test_compact_columns),
 		cmocka_unit_test(test_compact_starts),
 		cmocka_unit_test(test_start_steps_through_the_loader),

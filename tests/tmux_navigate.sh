@@ -15,7 +15,7 @@ start_tui fixtures/demo
 log "explorer started (pid $TUI_PID)"
 
 # Overview: the one-screen triage, once the demo is loaded (the status line says so)
-wait_for_text '^ 1-8 views  Tab next .* \? help  q back  Q quit$' 20
+wait_for_text '^ 1-8 views  Tab next .* \? help  q quit$' 20
 wait_for_text '^ Verdict \(rank 0\): .* holds the run back' 5
 wait_for_text "$tabs" 5
 wait_for_text '^ Capture +fixtures/demo$' 5
@@ -30,7 +30,7 @@ wait_for_text "$tabs" 5
 wait_for_text '^ Host$' 5
 wait_for_text '^ Device$' 5
 wait_for_text '^ Stream [0-9]+ ' 5
-wait_for_text 'lane: shown [0-9]+ of [0-9]+ events' 5
+wait_for_text 'lane: [0-9]+ events? in view' 5
 expect_no_text 'Verdict' "the Timeline"
 wait_for_tab "2 Timeline"
 

@@ -45,7 +45,7 @@ settled() {
 # last line, the tab bar on the first, ERE somewhere), then checks that a full redraw
 # (C-l) changes nothing: what ncurses believes is on the screen is what is there.
 expect_whole_frame() {
-  wait_for_line "$2" ' \? help  q back  Q quit$' "$W"
+  wait_for_line "$2" ' \? help  q (back  Q )?quit$' "$W"
   wait_for_line 1 '^ (ascprof-tui  )?1 Overview' "$W"
   wait_for_text "$3" "$W"
   [ "$(T display -p -t "$pane" '#{pane_width}x#{pane_height}')" = "$1x$2" ] ||

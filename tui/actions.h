@@ -23,11 +23,11 @@ enum key_scope {
 /* X(id, "name", scope, "keys", "help") */
 #define ACTIONS(X)                                                                                  \
 	X(QUIT, "quit", KS_GLOBAL, "Q", "Quit at once")                                                \
-	X(CLOSE, "close", KS_GLOBAL, "q Esc", "Close this view and go back to the previous one")      \
+	X(CLOSE, "close", KS_GLOBAL, "q Esc", "Back to the previous view (q on the first view quits)") \
 	X(HELP, "help", KS_GLOBAL, "?", "Show every key (this screen)")                               \
 	X(DOCS, "docs", KS_GLOBAL, "F1 M", "Metric definitions: formula, unit, source, caveat")        \
 	X(COMMAND, "command", KS_GLOBAL, ":",                                                         \
-	  "Command line: rank N, view NAME, goto MS, zoom MS MS, search TEXT, quit")                  \
+	  "Command line: rank N, view NAME, goto MS, zoom MS MS, search TEXT, export FILE, quit")     \
 	X(VIEW_OVERVIEW, "view-overview", KS_GLOBAL, "1", "Overview: one screen of triage")          \
 	X(VIEW_TIMELINE, "view-timeline", KS_GLOBAL, "2", "Timeline: Host/Device swimlanes")          \
 	X(VIEW_OPS, "view-ops", KS_GLOBAL, "3", "Ops: sortable op statistics")                        \
@@ -75,6 +75,10 @@ enum key_scope {
 	X(DETAIL, "detail", KS_TIMELINE, "Enter i", "Detail drawer: args, CSV rows, flows")           \
 	X(FLOW_NEXT, "flow-next", KS_TIMELINE, "]", "Follow the flow: host op to its device kernel") \
 	X(FLOW_PREV, "flow-prev", KS_TIMELINE, "[", "Follow the flow back: kernel to its host op")   \
+	X(FLOW_OTHER_NEXT, "flow-other-next", KS_TIMELINE, "}",                                          \
+	  "Of several flows the last ] or [ could follow, go to the next one")                         \
+	X(FLOW_OTHER_PREV, "flow-other-prev", KS_TIMELINE, "{",                                          \
+	  "Of several flows the last ] or [ could follow, go to the previous one")                     \
 	X(ALIGN_MODE, "align-mode", KS_RANKS | KS_TIMELINE, "A", "Alignment: first, raw, collective")
 
 enum action {

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "csvw.h"
 #include "script.h"
 #include "sbuf.h"
 #include "summary.h"
@@ -175,6 +176,12 @@ void *app_view(struct app *app, enum view_id v)
 
 static enum view_id top_view(const struct app *app) { return app->stack[app->depth - 1]; }
 
+/* The view the explorer starts on, where q quits (as in htop, tig and less). */
+static enum view_id first_view(const struct app *app) { return app_comparing(app) ? VIEW_COMPARE : VIEW_OVERVIEW; }
+
+static bool at_first_view(const struct app *app) { return app->depth == 1 && top_view(app) == first_view(app); }
+
+
 /* The numbered views: the Compare view is the ninth, in compare mode only. */
 static int main_views(const struct app *app) { return VIEW_MAIN_COUNT + app_comparing(app); }
 
@@ -240,6 +247,17 @@ void listbox_clamp(struct listbox *lb, int height)
 		lb->top = lb->sel - (size_t)lb->height + 1;
 }
 
+/* The last search's place among its matches, for the status line ("match k of n"); set by
+ * listbox_search and app_search_matches, read by run_search (main thread only). */
+static size_t match_k, match_n;
+
+void app_search_matches(struct app *app, size_t k, size_t n)
+{
+	(void)app;
+	match_k = k;
+	match_n = n;
+}
+
 bool listbox_search(struct listbox *lb, int dir, bool (*match)(const void *ctx, size_t row, const char *text),
 		    const void *ctx, const char *text)
 {
@@ -249,6 +267,14 @@ bool listbox_search(struct listbox *lb, int dir, bool (*match)(const void *ctx, 
 		if (match(ctx, i, text)) {
 			lb->sel = i;
 			listbox_clamp(lb, lb->height);
+			/* which match this is, counting in row order */
+			match_k = match_n = 0;
+			for (size_t r = 0; r < n; r++)
+				if (match(ctx, r, text)) {
+					match_n++;
+					if (r == i)
+						match_k = match_n;
+				}
 			return true;
 		}
 	}
@@ -367,7 +393,7 @@ static void draw_status(struct app *app, struct canvas *cv)
 		const char *hint = view_table[top_view(app)]->hint;
 		snprintf(left, sizeof left, "%s", hint ? hint : "");
 	}
-	static const char keys[] = "? help  q back  Q quit ";
+	const char *keys = at_first_view(app) ? "? help  q quit " : "? help  q back  Q quit ";
 	int kw = canvas_width(keys);
 	canvas_text(cv, 1, y, cv->w - kw - 2, st, left);
 	canvas_text_right(cv, cv->w - kw, y, kw, ST_STATUS, keys);
@@ -398,6 +424,53 @@ static void render(struct app *app)
 }
 
 /* ---- commands and prompt ------------------------------------------------------------ */
+
+/* :export FILE: the top view's table as CSV, written only where the user said and never
+ * inside a capture; an existing file only with :export! */
+static void export_table(struct app *app, const char *path, bool overwrite)
+{
+	enum view_id v = top_view(app);
+	const struct view_ops *vo = view_table[v];
+	if (!*path) {
+		app_message(app, ST_WARN, "export wants a file name: :export FILE.csv");
+		return;
+	}
+	if (!vo->export_csv || !app_pub(app)) {
+		app_message(app, ST_WARN, "%s has no table to export%s", vo->title, app_pub(app) ? "" : " yet");
+		return;
+	}
+	const char *roots[2] = {app->cap->plan.path, app->cap_b ? app->cap_b->plan.path : NULL};
+	char err[512];
+	FILE *f = csvw_open(path, roots, 2, overwrite, err, sizeof err);
+	if (!f) {
+		app_message(app, ST_WARN, "%s", err);
+		return;
+	}
+	size_t rows = vo->export_csv(app_view(app, v), app, f);
+	bool bad = ferror(f) != 0;
+	if (fclose(f) != 0 || bad)
+		app_message(app, ST_WARN, "writing %s failed", path);
+	else
+		app_message(app, ST_NORMAL, "%s: %zu row(s) written to %s", vo->title, rows, path);
+}
+
+/* Searches the top view for text (dir 0: from the selection on, 1 next, -1 previous) and
+ * says which match of how many it landed on. */
+static void run_search(struct app *app, const char *text, int dir)
+{
+	enum view_id v = top_view(app);
+	const struct view_ops *vo = view_table[v];
+	if (dir == 0)
+		snprintf(app->last_search, sizeof app->last_search, "%s", text);
+	match_k = match_n = 0;
+	if (!vo->search) {
+		app_message(app, ST_WARN, "%s has no search", vo->title);
+	} else if (!vo->search(app_view(app, v), app, text, dir)) {
+		app_message(app, ST_WARN, dir ? "no more matches for %s" : "no match for %s", text);
+	} else if (match_n) {
+		app_message(app, ST_NORMAL, "match %zu of %zu for %s", match_k, match_n, text);
+	}
+}
 
 static void run_command(struct app *app, const char *line)
 {
@@ -452,12 +525,11 @@ static void run_command(struct app *app, const char *line)
 		}
 		app_goto_timeline(app, app->rank, t0, t1 > t0 ? t1 : t0 + 1000, UINT32_MAX);
 	} else if (!strcmp(word, "search")) {
-		const struct view_ops *vo = view_table[top_view(app)];
-		snprintf(app->last_search, sizeof app->last_search, "%s", rest);
-		if (!vo->search || !vo->search(app_view(app, top_view(app)), app, rest, 0))
-			app_message(app, ST_WARN, "no match for %s", rest);
+		run_search(app, rest, 0);
+	} else if (!strcmp(word, "export") || !strcmp(word, "export!")) {
+		export_table(app, rest, word[6] == '!');
 	} else if (word[0]) {
-		app_message(app, ST_WARN, "unknown command: %s (try rank, view, goto, zoom, search, quit)", word);
+		app_message(app, ST_WARN, "unknown command: %s (try rank, view, goto, zoom, search, export, quit)", word);
 	}
 }
 
@@ -472,9 +544,7 @@ static void prompt_submit(struct app *app)
 	if (kind == ':') {
 		run_command(app, text);
 	} else if (kind == '/') {
-		snprintf(app->last_search, sizeof app->last_search, "%s", text);
-		if (!vo->search || !vo->search(app_view(app, v), app, text, 0))
-			app_message(app, ST_WARN, "no match for %s", text);
+		run_search(app, text, 0);
 	} else if (kind == '\\') {
 		if (vo->filter)
 			vo->filter(app_view(app, v), app, text);
@@ -525,12 +595,16 @@ static void prompt_key(struct app *app, int key)
 
 /* ---- key dispatch ------------------------------------------------------------------- */
 
-static void close_view(struct app *app)
+static void close_view(struct app *app, int key)
 {
+	if (key == 27 && at_first_view(app))
+		return; /* Esc never quits: it is pressed to get out of things */
 	if (app->depth > 1)
 		app->depth--;
-	else if (top_view(app) != VIEW_OVERVIEW)
-		app->stack[0] = VIEW_OVERVIEW;
+	else if (top_view(app) != first_view(app))
+		app->stack[0] = first_view(app);
+	else
+		app->quit = true;
 	app->dirty = true;
 }
 
@@ -568,7 +642,7 @@ static void handle_key(struct app *app, int key)
 	}
 	switch (act) {
 	case ACT_QUIT: app->quit = true; break;
-	case ACT_CLOSE: close_view(app); break;
+	case ACT_CLOSE: close_view(app, key); break;
 	case ACT_HELP: app_push(app, VIEW_HELP); break;
 	case ACT_DOCS: app_push(app, VIEW_DOCS); break;
 	case ACT_COMMAND:
@@ -579,9 +653,8 @@ static void handle_key(struct app *app, int key)
 		break;
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:
-		if (app->last_search[0] && vo->search)
-			if (!vo->search(app_view(app, v), app, app->last_search, act == ACT_SEARCH_NEXT ? 1 : -1))
-				app_message(app, ST_WARN, "no more matches for %s", app->last_search);
+		if (app->last_search[0])
+			run_search(app, app->last_search, act == ACT_SEARCH_NEXT ? 1 : -1);
 		break;
 	case ACT_VIEW_OVERVIEW:
 	case ACT_VIEW_TIMELINE:
@@ -778,7 +851,7 @@ int app_main(const char *path, const struct app_opts *opts)
 	if (bench_path && opts->script && !(app->bench = fopen(bench_path, "w")))
 		fprintf(stderr, "ascprof-tui: cannot write %s: %s\n", bench_path, strerror(errno));
 	canvas_init(&app->cv, 80, 24);
-	app->stack[0] = app_comparing(app) ? VIEW_COMPARE : VIEW_OVERVIEW;
+	app->stack[0] = first_view(app);
 	app->depth = 1;
 	app->align = ALIGN_COLLECTIVE;
 	app->loader_started = pthread_create(&app->loader, NULL, loader_main, app) == 0;

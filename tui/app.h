@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "actions.h"
 #include "analysis.h"
@@ -71,6 +72,9 @@ struct view_ops {
 	bool (*filter)(void *st, struct app *app, const char *text);
 	/* a short hint for the status line */
 	const char *hint;
+	/* :export: writes the view's table as CSV rows (a header row first), every row and
+	 * column whatever fits on screen; returns the data rows written */
+	size_t (*export_csv)(void *st, struct app *app, FILE *out);
 };
 
 extern const struct view_ops overview_view_ops, timeline_view_ops, ops_view_ops, steps_view_ops,
@@ -158,6 +162,9 @@ bool app_compare_side(const struct app *app, int side, struct compare_side *out)
 void app_open_compare_op(struct app *app, const char *name, int scope, int phase);
 /* Time formatting for views: "12.345 ms", relative durations. */
 const char *app_fmt_dur(int64_t ns, char *buf, size_t size);
+
+/* A search landed on match k (from 1) of n: the status line says so. */
+void app_search_matches(struct app *app, size_t k, size_t n);
 
 /* Shared list behaviour for table views. */
 struct listbox {

@@ -202,6 +202,50 @@ int canvas_textf(struct canvas *cv, int x, int y, int maxw, enum style st, const
 
 int canvas_width(const char *s) { return width_n(s, strlen(s)); }
 
+/* Where a line may end: after a space, comma or semicolon (2), else inside a name (1). */
+static int wrap_break(uint8_t c)
+{
+	return c == ' ' || c == ',' || c == ';' ? 2 : c == '/' || c == '_' || c == ':' ? 1 : 0;
+}
+
+int canvas_wrap(struct canvas *cv, int x, int y, int w, int max_lines, enum style st, const char *s)
+{
+	const uint8_t *p = (const uint8_t *)s, *end = p + strlen(s);
+	int lines = 0;
+	if (w <= 0)
+		return 0;
+	while (p < end && (max_lines <= 0 || lines < max_lines)) {
+		/* the longest run that fits, then back to its last break when there is one */
+		const uint8_t *q = p, *brk[3] = {NULL, NULL, NULL};
+		int col = 0;
+		while (q < end) {
+			struct unit u;
+			next_unit(q, end, &u);
+			if (col + u.width > w)
+				break;
+			col += u.width;
+			q += u.len;
+			if (col * 3 > w)
+				brk[wrap_break(q[-1])] = q;
+		}
+		if (q < end && (brk[2] || brk[1]))
+			q = brk[2] ? brk[2] : brk[1];
+		if (q == p) { /* a character wider than the line */
+			struct unit u;
+			next_unit(p, end, &u);
+			q = p + u.len;
+		}
+		bool last = max_lines > 0 && lines + 1 == max_lines && q < end;
+		if (cv)
+			canvas_textn(cv, x, y + lines, w, st, (const char *)p, last ? (size_t)(end - p) : (size_t)(q - p));
+		lines++;
+		p = q;
+		while (p < end && *p == ' ')
+			p++;
+	}
+	return lines;
+}
+
 void canvas_text_right(struct canvas *cv, int x, int y, int w, enum style st, const char *s)
 {
 	int tw = canvas_width(s);

@@ -196,8 +196,15 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "rsjt:hV", longopts, NULL)) != -1) {
 		unsigned long long v;
 		switch (c) {
-		case 's': mode = MODE_SUMMARY; break;
-		case 'r': mode = MODE_REPORT; break;
+		case 's':
+		case 'r':
+			if (mode != MODE_TUI && mode != (c == 's' ? MODE_SUMMARY : MODE_REPORT)) {
+				/* two outputs: neither silently wins */
+				fprintf(stderr, "ascprof-tui: --report and --summary are two different outputs; give one\n");
+				return 2;
+			}
+			mode = c == 's' ? MODE_SUMMARY : MODE_REPORT;
+			break;
 		case 'j': json = true; break;
 		case 't':
 			if (parse_count(optarg, &v) || v > 64) {

@@ -829,6 +829,83 @@ static void landmarks(struct rank_sets *s, struct rank_analysis *ra, int64_t lo,
 	ivset_free(&exposed);
 }
 
+static bool landmark_kind(enum landmark lm, const struct lane *l, struct ev_class c)
+{
+	bool device = l->group == LANE_DEVICE && !(c.flags & EVF_WAIT);
+	switch (lm) {
+	case LANDMARK_IDLE: return device || l->group == LANE_COMM;
+	case LANDMARK_EXPOSED: return (device || l->group == LANE_COMM) && c.cat == CAT_COMM;
+	case LANDMARK_COPY: return device && c.cat == CAT_COPY;
+	case LANDMARK_SYNC: return lanes_group_is_host(l->group) && (c.flags & EVF_SYNC);
+	}
+	return false;
+}
+
+uint32_t analysis_landmark_event(const struct rank_analysis *ra, const struct rank_store *rs, enum landmark lm)
+{
+	const int64_t *iv = lm == LANDMARK_IDLE ? ra->longest_idle : lm == LANDMARK_EXPOSED ? ra->longest_exposed
+			    : lm == LANDMARK_COPY ? ra->longest_copy : ra->longest_sync;
+	if (!ra->cls || iv[1] <= iv[0])
+		return UINT32_MAX;
+	uint32_t best = UINT32_MAX;
+	int64_t best_key = INT64_MIN, best_dur = 0;
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		/* a lane's events start in order: skip those starting after the interval */
+		uint32_t k = lm == LANDMARK_IDLE ? store_lane_lower_bound(rs, l, iv[1]) : 0;
+		uint32_t end = lm == LANDMARK_IDLE ? l->n_events : store_lane_lower_bound(rs, l, iv[1]);
+		for (; k < end; k++) {
+			uint32_t ev = l->events[k];
+			if (!landmark_kind(lm, l, ra->cls[ev]))
+				continue;
+			int64_t a = store_ts(rs, ev), d = store_dur(rs, ev), key;
+			if (lm == LANDMARK_IDLE) {
+				key = -a; /* the first to start when the gap ends */
+				end = k + 1;
+			} else {
+				int64_t lo = a > iv[0] ? a : iv[0], hi = a + d < iv[1] ? a + d : iv[1];
+				if (hi <= lo)
+					continue;
+				key = hi - lo;
+			}
+			if (key > best_key || (key == best_key && d > best_dur)) {
+				best = ev;
+				best_key = key;
+				best_dur = d;
+			}
+		}
+	}
+	return best;
+}
+
+int64_t *analysis_host_self_ns(const struct rank_store *rs)
+{
+	uint32_t n_names = strtab_count(rs->strs);
+	int64_t *self = xcalloc(n_names ? n_names : 1, sizeof *self);
+	enum { MAX_DEPTH = 256 };
+	uint32_t stack[MAX_DEPTH]; /* the innermost open event per depth */
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		if (!lanes_group_is_host(l->group))
+			continue;
+		for (uint32_t k = 0; k < l->n_events; k++) {
+			uint32_t ev = l->events[k];
+			int d = l->depth[k];
+			int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
+			self[rs->ev_name[ev]] += b - a;
+			stack[d] = ev;
+			if (d == 0)
+				continue;
+			/* the parent loses what this child covers of it */
+			uint32_t parent = stack[d - 1];
+			int64_t pe = store_ts(rs, parent) + store_dur(rs, parent);
+			if ((b < pe ? b : pe) > a)
+				self[rs->ev_name[parent]] -= (b < pe ? b : pe) - a;
+		}
+	}
+	return self;
+}
+
 static void per_step_metrics(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *s)
 {
 	if (!ra->n_steps)

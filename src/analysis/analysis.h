@@ -363,6 +363,18 @@ size_t analysis_step_at(const struct rank_analysis *ra, int64_t t);
 /* The same, first trying *hint and the step after it (times that mostly rise); *hint is
  * updated, start it at 0. */
 size_t analysis_step_at_near(const struct rank_analysis *ra, int64_t t, size_t *hint);
+/* The places the bottleneck evidence points at (rank_analysis longest_*), each as one
+ * event to select: the longest idle gap by the device task that ends it (the work the device
+ * waited for), the longest exposed collective, device copy and host sync by the event of
+ * their kind overlapping the interval most (ties: the longer, so an .item() wins over the
+ * _local_scalar_dense inside it). UINT32_MAX when there is none. */
+enum landmark { LANDMARK_IDLE, LANDMARK_EXPOSED, LANDMARK_COPY, LANDMARK_SYNC };
+uint32_t analysis_landmark_event(const struct rank_analysis *ra, const struct rank_store *rs, enum landmark lm);
+/* Self time of host events per name: each event's duration less the parts of it its
+ * nested events (on the same lane, one level down) cover, summed by name id (an owned
+ * array of strtab_count(rs->strs) entries). aten::item and the _local_scalar_dense inside
+ * it share their total time; self time is where each one's own time went. */
+int64_t *analysis_host_self_ns(const struct rank_store *rs);
 /* Percentile by nearest rank of a sorted array: the ceil(q*n)-th smallest. */
 int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q);
 /* The same of unsorted values, in linear time (the values are reordered). */

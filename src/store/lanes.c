@@ -295,6 +295,27 @@ static uint32_t enclosing_event(const struct rank_store *rs, const struct lane *
 	return UINT32_MAX;
 }
 
+size_t lanes_events_in(const struct rank_store *rs, const struct lane *l, int64_t t0, int64_t t1,
+		       size_t *from_before)
+{
+	uint32_t a = store_lane_lower_bound(rs, l, t0), b = store_lane_lower_bound(rs, l, t1);
+	size_t before = 0;
+	/* those starting before t0 and still running: the event before a and the chain of
+	 * events enclosing it (only they can reach past its start) */
+	int want = 256; /* a depth below this is the next enclosing event */
+	for (uint32_t k = a, steps = 0; k > 0 && want > 0 && steps < 1000000; k--, steps++) {
+		if (l->depth[k - 1] >= want)
+			continue;
+		want = l->depth[k - 1];
+		uint32_t ev = l->events[k - 1];
+		if (store_ts(rs, ev) + store_dur(rs, ev) > t0)
+			before++;
+	}
+	if (from_before)
+		*from_before = before;
+	return (size_t)(b - a) + before;
+}
+
 uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t ts)
 {
 	if (lane_idx >= rs->n_lanes)

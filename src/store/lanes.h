@@ -21,6 +21,10 @@ void lanes_display_order(const struct rank_store *rs, uint32_t *order /* n_lanes
 /* The event a flow end binds to on its lane: the innermost event enclosing ts, or
  * UINT32_MAX. */
 uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane, int64_t ts);
+/* The lane's events overlapping [t0, t1): those starting in it and those started before t0
+ * and running past it (*from_before, may be NULL). */
+size_t lanes_events_in(const struct rank_store *rs, const struct lane *l, int64_t t0, int64_t t1,
+		       size_t *from_before);
 /* Links of event ev: the device events it launched (from == ev) or the host events that
  * launched it (to == ev). Writes up to max event indices; returns how many there are. */
 size_t lanes_links_from(const struct rank_store *rs, uint32_t ev, uint32_t *out, size_t max);

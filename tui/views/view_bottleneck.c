@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvw.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -92,6 +93,31 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
 		return;
 	}
+	/* the selected evidence, its candidate's gain and what to try, in full below the list */
+	const struct bline *sl = v->lb.sel < v->n ? &v->lines[v->lb.sel] : NULL;
+	const char *paras[3] = {NULL, NULL, NULL};
+	char gain[512] = "", advice[512] = "";
+	if (sl && sl->kind == L_EVIDENCE) {
+		const struct bottleneck *b = &v->ra->bn[sl->bn];
+		paras[0] = b->ev[sl->ev].text;
+		snprintf(gain, sizeof gain, "%s: expected gain %.1f-%.1f %% of the window, confidence %s: %s", b->name,
+			 b->gain.low_pct, b->gain.high_pct, analysis_confidence_name(b->gain.conf), b->gain.basis);
+		snprintf(advice, sizeof advice, "try: %s", b->advice);
+		paras[1] = gain;
+		paras[2] = advice;
+	}
+	int drawer = 0, max_drawer = h / 2;
+	for (int k = 0; k < 3 && paras[k]; k++)
+		drawer += canvas_wrap(NULL, 0, 0, w - 2, 0, ST_NORMAL, paras[k]);
+	if (drawer > max_drawer)
+		drawer = max_drawer;
+	if (drawer) {
+		int dy = y + h - drawer;
+		canvas_fill(cv, x, dy, w, drawer, ' ', ST_HEADER);
+		for (int k = 0; k < 3 && paras[k] && dy < y + h; k++)
+			dy += canvas_wrap(cv, x + 1, dy, w - 2, y + h - dy, ST_HEADER, paras[k]);
+		h -= drawer;
+	}
 	listbox_clamp(&v->lb, h);
 	for (int r = 0; r < h && v->lb.top + (size_t)r < v->n; r++) {
 		size_t i = v->lb.top + (size_t)r;
@@ -135,15 +161,23 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	}
 }
 
-static bool jump_to(struct app *app, const int64_t iv[2], const char *what)
+/* Shows the interval on the timeline with the event behind it selected, so that Enter
+ * there opens its detail. */
+static bool jump_to(struct app *app, const struct rank_analysis *ra, enum landmark lm, const char *what)
 {
+	const int64_t *iv = lm == LANDMARK_IDLE ? ra->longest_idle : lm == LANDMARK_EXPOSED ? ra->longest_exposed
+			    : lm == LANDMARK_COPY ? ra->longest_copy : ra->longest_sync;
 	if (iv[1] <= iv[0]) {
 		app_message(app, ST_WARN, "no %s to show in this capture", what);
 		return false;
 	}
+	const struct rank_data *rd = app_rank_data(app);
+	uint32_t ev = rd ? analysis_landmark_event(ra, &rd->store, lm) : UINT32_MAX;
 	int64_t pad = (iv[1] - iv[0]) / 2 + 1000;
-	app_goto_timeline(app, app->rank, iv[0] - pad, iv[1] + pad, UINT32_MAX);
-	app_message(app, ST_NORMAL, "the longest %s: %.3f ms", what, (double)(iv[1] - iv[0]) / 1e6);
+	app_goto_timeline(app, app->rank, iv[0] - pad, iv[1] + pad, ev);
+	app_message(app, ST_NORMAL, "the longest %s: %.3f ms%s%s", what, (double)(iv[1] - iv[0]) / 1e6,
+		    ev == UINT32_MAX ? "" : lm == LANDMARK_IDLE ? ", selected: the task after it, " : ", selected: ",
+		    ev == UINT32_MAX ? "" : store_ev_name(&rd->store, ev));
 	return true;
 }
 
@@ -172,18 +206,49 @@ static int handle(void *p, struct app *app, enum action act)
 	}
 	const char *m = v->ra->bn[l->bn].ev[l->ev].metric;
 	if (!strcmp(m, "host_only_pct") || !strcmp(m, "npu_idle_pct"))
-		jump_to(app, v->ra->longest_idle, "device idle gap");
+		jump_to(app, v->ra, LANDMARK_IDLE, "device idle gap");
 	else if (!strncmp(m, "comm_", 5))
-		jump_to(app, v->ra->longest_exposed, "exposed communication");
+		jump_to(app, v->ra, LANDMARK_EXPOSED, "exposed communication");
 	else if (!strcmp(m, "device_copy_pct"))
-		jump_to(app, v->ra->longest_copy, "device copy");
+		jump_to(app, v->ra, LANDMARK_COPY, "device copy");
 	else if (!strcmp(m, "host_copy_exposed_pct") || !strcmp(m, "sync_per_step"))
-		jump_to(app, v->ra->longest_sync, "host sync");
+		jump_to(app, v->ra, LANDMARK_SYNC, "host sync");
 	else if (!strcmp(m, "dispatch_per_step"))
 		app_push(app, VIEW_STEPS);
 	else
 		app_push(app, VIEW_OPS);
 	return VH_HANDLED;
+}
+
+/* One row per evidence line, with its candidate's score, gain and advice. */
+static size_t export_csv(void *p, struct app *app, FILE *out)
+{
+	struct bn_view *v = p;
+	if (v->ra != app_rank_analysis(app))
+		rebuild(v, app);
+	static const char *const head[] = {"rank", "candidate", "score", "metric", "value", "threshold", "unit",
+					   "triggered", "evidence", "gain_low_pct", "gain_high_pct", "confidence",
+					   "advice"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	size_t rows = 0;
+	for (int k = 0; v->ra && k < BN_COUNT; k++) {
+		const struct bottleneck *b = &v->ra->bn[k];
+		for (size_t e = 0; e < b->n_ev; e++) {
+			char f[6][32];
+			snprintf(f[0], 32, "%d", v->ra->rank);
+			snprintf(f[1], 32, "%d", b->score);
+			snprintf(f[2], 32, "%.4f", b->ev[e].value);
+			snprintf(f[3], 32, "%.4f", b->ev[e].threshold);
+			snprintf(f[4], 32, "%.2f", b->gain.low_pct);
+			snprintf(f[5], 32, "%.2f", b->gain.high_pct);
+			const char *row[] = {f[0], b->name, f[1], b->ev[e].metric, f[2], f[3], b->ev[e].unit,
+					     b->ev[e].triggered ? "yes" : "no", b->ev[e].text, f[4], f[5],
+					     analysis_confidence_name(b->gain.conf), b->advice};
+			csvw_row(out, row, sizeof row / sizeof row[0]);
+			rows++;
+		}
+	}
+	return rows;
 }
 
 const struct view_ops bottleneck_view_ops = {
@@ -195,4 +260,5 @@ const struct view_ops bottleneck_view_ops = {
 	.handle = handle,
 	.update = update,
 	.hint = "Enter on evidence: show where it is seen   < > rank",
+	.export_csv = export_csv,
 };

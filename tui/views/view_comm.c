@@ -12,6 +12,7 @@
 
 #include "comm.h"
 #include "sbuf.h"
+#include "csvw.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -200,14 +201,15 @@ static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w
 {
 	static const struct col cols[] = {
 		{"count", 6, OS_COUNT}, {"elapse ms", 11, OS_ELAPSE}, {"transit ms", 11, -1}, {"wait ms", 9, -1},
-		{"sync ms", 9, -1},     {"wait", 6, OS_WAIT},        {"sync", 6, OS_SYNC},    {"GB/s", 7, OS_GBPS},
-		{"small%", 7, OS_SMALL},
+		{"idle ms", 9, -1},     {"sync ms", 9, -1},          {"wait", 6, OS_WAIT},    {"sync", 6, OS_SYNC},
+		{"GB/s", 7, OS_GBPS},   {"small%", 7, OS_SMALL},
 	};
-	static const int decimals[] = {0, 3, 3, 3, 3, 3, 3, 2, 1};
+	static const int decimals[] = {0, 3, 3, 3, 3, 3, 3, 3, 2, 1};
 	int num_w = 0;
 	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
 		num_w += cols[c].width;
-	int name_w = w - 2 - num_w < 18 ? 18 : w - 2 - num_w;
+	/* the name gets room first: the last columns fall off a narrow screen */
+	int name_w = w - 2 - num_w < 26 ? 26 : w - 2 - num_w;
 	header(cv, x, y, w, "op  kind  group", name_w, cols, sizeof cols / sizeof cols[0], v->sort[PANE_OPS],
 	       v->reverse[PANE_OPS]);
 	struct listbox *lb = &v->lb[PANE_OPS];
@@ -232,10 +234,11 @@ static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w
 		int cx = x + 1 + name_w;
 		double vals[] = {(double)o->count,       (double)o->t[COMM_T_ELAPSE] / 1e6,
 				 (double)o->t[COMM_T_TRANSIT] / 1e6, (double)o->t[COMM_T_WAIT] / 1e6,
-				 (double)o->t[COMM_T_SYNC] / 1e6, o->wait_ratio, o->sync_ratio, o->bw_gbps, o->small_pct};
+				 (double)o->t[COMM_T_IDLE] / 1e6, (double)o->t[COMM_T_SYNC] / 1e6, o->wait_ratio,
+				 o->sync_ratio, o->bw_gbps, o->small_pct};
 		for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx + cols[c].width <= x + w; c++) {
 			/* msprof's advisor flags a wait ratio above 0.2 */
-			enum style cs = !sel && c == 5 && vals[c] > 0.2 ? ST_WARN : st;
+			enum style cs = !sel && c == 6 && vals[c] > 0.2 ? ST_WARN : st;
 			num_cell(cv, cx, ry, cols[c].width, cs, decimals[c], false, vals[c]);
 			cx += cols[c].width;
 		}
@@ -515,32 +518,28 @@ static int handle(void *p, struct app *app, enum action act)
 	}
 }
 
+static bool row_matches(const void *ctx, size_t i, const char *text)
+{
+	const struct comm_view *v = ctx;
+	const char *a, *b = NULL;
+	if (v->pane == PANE_OPS) {
+		a = v->ca->ops[v->ops[i]].type;
+		b = v->ca->ops[v->ops[i]].group;
+	} else if (v->pane == PANE_TRANSPORTS) {
+		a = comm_transport_name((enum comm_transport)v->trs[i].tr);
+	} else {
+		a = v->ca->links[v->links[i]].group;
+		b = v->ca->links[v->links[i]].slow ? "slow" : NULL;
+	}
+	return strcasestr(a, text) || (b && strcasestr(b, text));
+}
+
 static bool search(void *p, struct app *app, const char *text, int dir)
 {
 	(void)app;
 	struct comm_view *v = p;
 	struct listbox *lb = &v->lb[v->pane];
-	if (!v->ca || !lb->n)
-		return false;
-	for (size_t k = dir == 0 ? 0 : 1; k <= lb->n; k++) {
-		size_t i = dir < 0 ? (lb->sel + lb->n - k) % lb->n : (lb->sel + k) % lb->n;
-		const char *a, *b = NULL;
-		if (v->pane == PANE_OPS) {
-			a = v->ca->ops[v->ops[i]].type;
-			b = v->ca->ops[v->ops[i]].group;
-		} else if (v->pane == PANE_TRANSPORTS) {
-			a = comm_transport_name((enum comm_transport)v->trs[i].tr);
-		} else {
-			a = v->ca->links[v->links[i]].group;
-			b = v->ca->links[v->links[i]].slow ? "slow" : NULL;
-		}
-		if (strcasestr(a, text) || (b && strcasestr(b, text))) {
-			lb->sel = i;
-			listbox_clamp(lb, lb->height);
-			return true;
-		}
-	}
-	return false;
+	return v->ca && lb->n && listbox_search(lb, dir, row_matches, v, text);
 }
 
 static bool filter(void *p, struct app *app, const char *text)
@@ -549,6 +548,87 @@ static bool filter(void *p, struct app *app, const char *text)
 	snprintf(v->filter, sizeof v->filter, "%s", text);
 	rebuild(v, app);
 	return true;
+}
+
+static void num(char *b, size_t size, int decimals, double v)
+{
+	if (isfinite(v))
+		snprintf(b, size, "%.*f", decimals, v);
+	else
+		b[0] = '\0';
+}
+
+/* The pane shown, every row in its order. */
+static size_t export_csv(void *p, struct app *app, FILE *out)
+{
+	struct comm_view *v = p;
+	if (v->ca != analysis_of(app))
+		rebuild(v, app);
+	if (!v->ca)
+		return 0;
+	char b[12][40];
+	if (v->pane == PANE_OPS) {
+		static const char *const head[] = {"op", "kind", "group", "count", "elapse_ms", "transit_ms", "wait_ms",
+						   "idle_ms", "sync_ms", "wait_ratio", "sync_ratio", "gbps", "small_pct",
+						   "size_mb"};
+		csvw_row(out, head, sizeof head / sizeof head[0]);
+		for (size_t i = 0; i < v->n_ops; i++) {
+			const struct comm_opagg *o = &v->ca->ops[v->ops[i]];
+			snprintf(b[0], 40, "%zu", o->count);
+			const int ts[] = {COMM_T_ELAPSE, COMM_T_TRANSIT, COMM_T_WAIT, COMM_T_IDLE, COMM_T_SYNC};
+			for (int k = 0; k < 5; k++)
+				snprintf(b[1 + k], 40, "%.6f", (double)o->t[ts[k]] / 1e6);
+			num(b[6], 40, 4, o->wait_ratio);
+			num(b[7], 40, 4, o->sync_ratio);
+			num(b[8], 40, 3, o->bw_gbps);
+			num(b[9], 40, 2, o->small_pct);
+			num(b[10], 40, 6, o->size_mb);
+			const char *row[] = {o->type, comm_kind_name((enum comm_kind)o->kind), o->group, b[0], b[1], b[2],
+					     b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10]};
+			csvw_row(out, row, sizeof row / sizeof row[0]);
+		}
+		return v->n_ops;
+	}
+	if (v->pane == PANE_TRANSPORTS) {
+		static const char *const head[] = {"ranks", "transport", "size_mb", "time_ms", "gbps", "of_ref_pct",
+						   "entries", "packets", "small_packets"};
+		csvw_row(out, head, sizeof head / sizeof head[0]);
+		for (size_t i = 0; i < v->n_trs; i++) {
+			const struct trow *tr = &v->trs[i];
+			const struct comm_tstat *st = &(tr->rank_i < 0 ? v->ca->tr : v->ca->ranks[tr->rank_i].tr)[tr->tr];
+			if (tr->rank_i < 0)
+				snprintf(b[0], 40, "all");
+			else
+				snprintf(b[0], 40, "%d", v->ca->ranks[tr->rank_i].rank);
+			num(b[1], 40, 6, st->size_mb);
+			snprintf(b[2], 40, "%.6f", (double)st->time_ns / 1e6);
+			num(b[3], 40, 3, st->bw_gbps);
+			num(b[4], 40, 2, 100 * st->util);
+			snprintf(b[5], 40, "%zu", st->entries);
+			num(b[6], 40, 0, st->packets);
+			num(b[7], 40, 0, st->small_packets);
+			const char *row[] = {b[0], comm_transport_name((enum comm_transport)tr->tr), b[1], b[2], b[3], b[4],
+					     b[5], b[6], b[7]};
+			csvw_row(out, row, sizeof row / sizeof row[0]);
+		}
+		return v->n_trs;
+	}
+	static const char *const head[] = {"group", "src", "dst", "transport", "size_mb", "time_ms", "gbps",
+					   "median_gbps", "slow"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	for (size_t i = 0; i < v->n_links; i++) {
+		const struct comm_linkagg *l = &v->ca->links[v->links[i]];
+		snprintf(b[0], 40, "%d", l->src);
+		snprintf(b[1], 40, "%d", l->dst);
+		num(b[2], 40, 6, l->size_mb);
+		snprintf(b[3], 40, "%.6f", (double)l->time_ns / 1e6);
+		num(b[4], 40, 3, l->bw_gbps);
+		num(b[5], 40, 3, l->median_gbps);
+		const char *row[] = {l->group, b[0], b[1], comm_transport_name((enum comm_transport)l->transport),
+				     b[2], b[3], b[4], b[5], l->slow ? "yes" : "no"};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+	}
+	return v->n_links;
 }
 
 const struct view_ops comm_view_ops = {
@@ -562,6 +642,7 @@ const struct view_ops comm_view_ops = {
 	.search = search,
 	.filter = filter,
 	.hint = "v pane  s sort  S reverse  / search  \\ filter  Enter: the file entries behind a row",
+	.export_csv = export_csv,
 };
 
 /* ---- detail: the entries behind a figure --------------------------------------------------- */

@@ -9,15 +9,16 @@
 #include <strings.h>
 
 #include "csv_table.h"
+#include "csvw.h"
 #include "views.h"
 #include "xalloc.h"
 
-enum row_kind { R_HEAD, R_COMP, R_MOD, R_ALLOC, R_BLANK };
+enum row_kind { R_HEAD, R_COMP, R_MOD, R_ALLOC, R_BLANK, R_NOTE };
 
 struct mrow {
 	enum row_kind kind;
 	size_t index;
-	const char *head; /* R_HEAD */
+	const char *head; /* R_HEAD, R_NOTE */
 };
 
 struct memory_view {
@@ -29,7 +30,11 @@ struct memory_view {
 	struct csv_cells cells; /* of that row */
 	const struct csv_table *cells_table;
 	size_t cells_row;
+	char head_comp[128], head_mod[128], note_mod[96]; /* headings made with the rows' formats */
 };
+
+/* One format for a component or module row and its heading, so that they line up. */
+#define PEAK_ROW_FMT "%13s  %13s %13s %8s %12s  "
 
 static void *create(struct app *app)
 {
@@ -51,7 +56,7 @@ static void add(struct memory_view *v, size_t *cap, enum row_kind k, size_t inde
 	v->rows[v->n_rows++] = (struct mrow){k, index, head};
 }
 
-static bool selectable(const struct mrow *r) { return r->kind != R_HEAD && r->kind != R_BLANK; }
+static bool selectable(const struct mrow *r) { return r->kind != R_HEAD && r->kind != R_BLANK && r->kind != R_NOTE; }
 
 static void build(struct memory_view *v)
 {
@@ -61,15 +66,31 @@ static void build(struct memory_view *v)
 	size_t cap = 0;
 	const struct mem_analysis *m = &v->ra->mem;
 	if (m->record) {
-		add(v, &cap, R_HEAD, 0, "   peak alloc  peak reserved  peak active  samples   peak at ms  component");
+		snprintf(v->head_comp, sizeof v->head_comp, PEAK_ROW_FMT "%s", "peak alloc", "peak reserved",
+			 "peak active", "samples", "peak at ms", "component");
+		add(v, &cap, R_HEAD, 0, v->head_comp);
 		for (size_t i = 0; i < m->n_comps; i++)
 			add(v, &cap, R_COMP, i, NULL);
 		add(v, &cap, R_BLANK, 0, NULL);
 	}
 	if (m->modules) {
-		add(v, &cap, R_HEAD, 0, "                peak reserved           samples   peak at ms  module");
-		for (size_t i = 0; i < m->n_mods; i++)
+		snprintf(v->head_mod, sizeof v->head_mod, PEAK_ROW_FMT "%s", "", "peak reserved", "", "samples",
+			 "peak at ms", "module");
+		add(v, &cap, R_HEAD, 0, v->head_mod);
+		/* most driver modules hold nothing: they are counted, not listed */
+		size_t empty = 0;
+		for (size_t i = 0; i < m->n_mods; i++) {
+			if (!(m->mods[i].peak_reserved_mb >= 0.05)) {
+				empty++;
+				continue;
+			}
 			add(v, &cap, R_MOD, i, NULL);
+		}
+		if (empty) {
+			snprintf(v->note_mod, sizeof v->note_mod, "%zu more module(s) below 0.05 MB at their peak, not listed",
+				 empty);
+			add(v, &cap, R_NOTE, 0, v->note_mod);
+		}
 		add(v, &cap, R_BLANK, 0, NULL);
 	}
 	if (m->ops && m->n_top) {
@@ -154,6 +175,7 @@ static void draw_row(const struct memory_view *v, const struct mrow *r, struct c
 		canvas_text(cv, x + 1, y, w - 2, ST_HEADER, r->head);
 		return;
 	case R_BLANK: return;
+	case R_NOTE: canvas_text(cv, x + 1, y, w - 2, ST_DIM, r->head); return;
 	case R_COMP:
 	case R_MOD: {
 		const struct mem_component *k = r->kind == R_COMP ? &m->comps[r->index] : &m->mods[r->index];
@@ -161,9 +183,11 @@ static void draw_row(const struct memory_view *v, const struct mrow *r, struct c
 		mb_cell(b, sizeof b, k->peak_reserved_mb);
 		mb_cell(c, sizeof c, k->peak_active_mb);
 		if (r->kind == R_MOD)
-			snprintf(a, sizeof a, "%13s", ""), snprintf(c, sizeof c, "%13s", "");
-		snprintf(line, sizeof line, "%s  %s %s %8zu %12.3f  ", a, b, c, k->samples,
-			 k->peak_ts ? (double)(k->peak_ts - t0) / 1e6 : 0.0);
+			a[0] = c[0] = '\0';
+		char n[24], at[24];
+		snprintf(n, sizeof n, "%zu", k->samples);
+		snprintf(at, sizeof at, "%.3f", k->peak_ts ? (double)(k->peak_ts - t0) / 1e6 : 0.0);
+		snprintf(line, sizeof line, PEAK_ROW_FMT, a, b, c, n, at);
 		int used = canvas_text(cv, x + 1, y, w - 2, st, line);
 		canvas_text(cv, x + 1 + used, y, w - 2 - used, st, k->name);
 		return;
@@ -309,6 +333,64 @@ static bool search(void *p, struct app *app, const char *text, int dir)
 	return v->ra && listbox_search(&v->lb, dir, row_matches, v, text);
 }
 
+static void mb_field(char *b, size_t size, double v)
+{
+	if (isnan(v))
+		b[0] = '\0';
+	else
+		snprintf(b, size, "%.3f", v);
+}
+
+/* Components, every module (the empty ones too) and the largest allocations, one table
+ * with the kind in the first column. */
+static size_t export_csv(void *p, struct app *app, FILE *out)
+{
+	struct memory_view *v = p;
+	update(v, app);
+	if (!v->ra)
+		return 0;
+	const struct mem_analysis *m = &v->ra->mem;
+	static const char *const head[] = {"table", "name", "peak_allocated_mb", "peak_reserved_mb", "peak_active_mb",
+					   "samples", "peak_at_ms", "size_mb", "held_ms", "at_ms"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	size_t rows = 0;
+	char b[8][32];
+	for (int t = 0; t < 2; t++) {
+		size_t n = t == 0 ? (m->record ? m->n_comps : 0) : (m->modules ? m->n_mods : 0);
+		for (size_t i = 0; i < n; i++) {
+			const struct mem_component *k = t == 0 ? &m->comps[i] : &m->mods[i];
+			mb_field(b[0], 32, k->peak_allocated_mb);
+			mb_field(b[1], 32, k->peak_reserved_mb);
+			mb_field(b[2], 32, k->peak_active_mb);
+			snprintf(b[3], 32, "%zu", k->samples);
+			if (k->peak_ts)
+				snprintf(b[4], 32, "%.6f", (double)(k->peak_ts - v->ra->t0) / 1e6);
+			else
+				b[4][0] = '\0';
+			const char *row[] = {t == 0 ? "component" : "module", k->name, b[0], b[1], b[2], b[3], b[4],
+					     "", "", ""};
+			csvw_row(out, row, sizeof row / sizeof row[0]);
+			rows++;
+		}
+	}
+	for (size_t i = 0; m->ops && i < m->n_top; i++) {
+		const struct mem_alloc *al = &m->top[i];
+		mb_field(b[5], 32, al->size_mb);
+		if (al->duration_ns >= 0)
+			snprintf(b[6], 32, "%.6f", (double)al->duration_ns / 1e6);
+		else
+			b[6][0] = '\0';
+		if (al->alloc_ts != INT64_MIN)
+			snprintf(b[7], 32, "%.6f", (double)(al->alloc_ts - v->ra->t0) / 1e6);
+		else
+			b[7][0] = '\0';
+		const char *row[] = {"allocation", al->name, "", "", "", "", "", b[5], b[6], b[7]};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+		rows++;
+	}
+	return rows;
+}
+
 const struct view_ops memory_view_ops = {
 	.title = "Memory",
 	.scopes = KS_LIST,
@@ -319,4 +401,5 @@ const struct view_ops memory_view_ops = {
 	.update = update,
 	.search = search,
 	.hint = "Enter: the CSV row behind the figure   / search names",
+	.export_csv = export_csv,
 };

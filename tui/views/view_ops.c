@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "csvw.h"
+#include "num.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -24,6 +26,8 @@ struct ops_view {
 	size_t n_rows;
 	const struct rank_analysis *ra;
 	struct listbox lb;
+	int64_t *self; /* host self time per name id of self_rs (analysis_host_self_ns), or NULL */
+	const struct rank_store *self_rs;
 };
 
 static void *ops_create(struct app *app)
@@ -38,6 +42,7 @@ static void ops_destroy(void *p)
 {
 	struct ops_view *v = p;
 	free(v->rows);
+	free(v->self);
 	free(v);
 }
 
@@ -82,8 +87,18 @@ static void rebuild(struct ops_view *v, struct app *app)
 	free(v->rows);
 	v->rows = NULL;
 	v->n_rows = 0;
+	const struct rank_data *rd = app_rank_data(app);
+	if (v->self_rs != (rd ? &rd->store : NULL) || !v->ra) {
+		free(v->self);
+		v->self = NULL;
+		v->self_rs = NULL;
+	}
 	if (!v->ra)
 		return;
+	if (!v->self && v->scope == SCOPE_HOST && v->ra->has_trace) {
+		v->self = analysis_host_self_ns(&rd->store);
+		v->self_rs = &rd->store;
+	}
 	v->rows = xmalloc((v->ra->n_ops ? v->ra->n_ops : 1) * sizeof *v->rows);
 	for (size_t i = 0; i < v->ra->n_ops; i++) {
 		const struct op_stat *o = &v->ra->ops[i];
@@ -107,6 +122,40 @@ static void rebuild(struct ops_view *v, struct app *app)
 
 static void ops_update(void *p, struct app *app) { rebuild(p, app); }
 
+/* The numbers of an op's row in column order: as shown, or for export (more decimals,
+ * empty when absent, no signs or units). */
+static void op_numbers(const struct op_stat *o, int64_t self_ns, char b[10][32], bool exact)
+{
+	snprintf(b[0], 32, "%llu", (unsigned long long)o->count);
+	snprintf(b[1], 32, "%.*f", exact ? 6 : 3, (double)o->total_ns / 1e6);
+	if (self_ns >= 0)
+		snprintf(b[2], 32, "%.*f", exact ? 6 : 3, (double)self_ns / 1e6);
+	else
+		snprintf(b[2], 32, "%s", exact ? "" : "-");
+	snprintf(b[3], 32, "%.3f", o->avg_ns / 1e3);
+	snprintf(b[4], 32, "%.3f", (double)o->p50_ns / 1e3);
+	snprintf(b[5], 32, "%.3f", (double)o->p95_ns / 1e3);
+	snprintf(b[6], 32, "%.3f", (double)o->max_ns / 1e3);
+	snprintf(b[7], 32, exact ? "%.3f" : "%.1f%%", o->share_pct);
+	if (o->csv_total_ns >= 0)
+		snprintf(b[8], 32, "%.*f", exact ? 6 : 3, (double)o->csv_total_ns / 1e6);
+	else
+		snprintf(b[8], 32, "%s", exact ? "" : "-");
+	if (isnan(o->deviation_pct))
+		snprintf(b[9], 32, "%s", exact ? "" : "-");
+	else
+		snprintf(b[9], 32, exact ? "%.3f" : "%+.1f", o->deviation_pct);
+}
+
+/* The op's self time (host scope, all phases), or -1. */
+static int64_t op_self(const struct ops_view *v, const struct op_stat *o)
+{
+	if (!v->self || o->scope != SCOPE_HOST || o->phase != PHASE_UNKNOWN)
+		return -1;
+	uint32_t id = strtab_find(v->self_rs->strs, o->name, strlen(o->name));
+	return id == STRTAB_NONE ? -1 : v->self[id];
+}
+
 static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	struct ops_view *v = p;
@@ -121,31 +170,58 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM, "loading...");
 		return;
 	}
-	static const struct { const char *title; int width; enum sort_col col; } cols[] = {
-		{"count", 8, SORT_COUNT}, {"total ms", 11, SORT_TOTAL}, {"avg us", 10, SORT_AVG},
-		{"p50 us", 10, SORT_P50}, {"p95 us", 10, SORT_P95}, {"max us", 10, SORT_MAX},
-		{"share", 7, SORT_N},     {"csv ms", 10, SORT_N},   {"dev %", 8, SORT_DEV},
+	/* keep: the lower, the longer a column stays when names need the room */
+	static const struct { const char *title; int width; enum sort_col col; int keep; } cols[] = {
+		{"count", 8, SORT_COUNT, 1}, {"total ms", 11, SORT_TOTAL, 0}, {"self ms", 10, SORT_N, 2},
+		{"avg us", 10, SORT_AVG, 3}, {"p50 us", 10, SORT_P50, 6},     {"p95 us", 10, SORT_P95, 5},
+		{"max us", 10, SORT_MAX, 4}, {"share", 7, SORT_N, 2},        {"csv ms", 10, SORT_N, 8},
+		{"dev %", 8, SORT_DEV, 7},
 	};
+	enum { NCOLS = sizeof cols / sizeof cols[0] };
+	/* names matter more than numbers: the name column gets up to 40 % of the width (all
+	 * of a name when shorter), numbers give way from the least telling one; the sorted
+	 * column stays */
+	int longest = 4;
+	for (size_t i = 0; i < v->n_rows; i++) {
+		int nw = canvas_width(v->ra->ops[v->rows[i]].name);
+		if (nw > longest)
+			longest = nw;
+	}
+	int want = w * 2 / 5 > 24 ? w * 2 / 5 : 24;
+	if (want > longest + 2)
+		want = longest + 2;
+	bool shown[NCOLS];
 	int num_w = 0;
-	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
-		num_w += cols[c].width;
+	for (int c = 0; c < NCOLS; c++) {
+		/* self time is a host figure (host ops nest, kernels do not), over all phases */
+		shown[c] = c != 2 || (v->scope == SCOPE_HOST && v->phase == PHASE_UNKNOWN && v->self);
+		num_w += shown[c] ? cols[c].width : 0;
+	}
+	for (int keep = 8; keep > 0 && w - 2 - num_w < want; keep--)
+		for (int c = 0; c < NCOLS; c++)
+			if (shown[c] && cols[c].keep == keep && cols[c].col != v->sort) {
+				shown[c] = false;
+				num_w -= cols[c].width;
+			}
 	int name_w = w - num_w - 2;
-	if (name_w < 16) /* narrow terminal: drop the CSV columns */
-		name_w = w - num_w + 18 - 2;
+	const char *sel_name = v->lb.sel < v->n_rows ? v->ra->ops[v->rows[v->lb.sel]].name : NULL;
+	int drawer = view_text_drawer_lines(w, h - 2, name_w - 1, sel_name);
 	int hy = y + 1;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	int cx = x + 1;
 	canvas_textf(cv, cx, hy, name_w, ST_HEADER, "name%s",
 		     v->sort == SORT_NAME ? (v->reverse ? " \u25B4" : " \u25BE") : "");
 	cx += name_w;
-	for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx < x + w; c++) {
+	for (int c = 0; c < NCOLS && cx < x + w; c++) {
+		if (!shown[c])
+			continue;
 		char t[24];
 		snprintf(t, sizeof t, "%s%s", cols[c].title,
 			 cols[c].col == v->sort ? (v->reverse ? "\u25B4" : "\u25BE") : "");
 		canvas_text_right(cv, cx, hy, cols[c].width - 1, ST_HEADER, t);
 		cx += cols[c].width;
 	}
-	int body = h - 2;
+	int body = h - 2 - drawer;
 	listbox_clamp(&v->lb, body);
 	for (int r = 0; r < body && v->lb.top + (size_t)r < v->n_rows; r++) {
 		size_t idx = v->lb.top + (size_t)r;
@@ -158,30 +234,19 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 		canvas_set(cv, x, ry, category_glyph(o->category, 1), sel ? ST_SELECTED : category_style(o->category));
 		canvas_text(cv, x + 1, ry, name_w - 1, st, o->name);
 		cx = x + 1 + name_w;
-		char b[10][32];
-		snprintf(b[0], 32, "%llu", (unsigned long long)o->count);
-		snprintf(b[1], 32, "%.3f", (double)o->total_ns / 1e6);
-		snprintf(b[2], 32, "%.3f", o->avg_ns / 1e3);
-		snprintf(b[3], 32, "%.3f", (double)o->p50_ns / 1e3);
-		snprintf(b[4], 32, "%.3f", (double)o->p95_ns / 1e3);
-		snprintf(b[5], 32, "%.3f", (double)o->max_ns / 1e3);
-		snprintf(b[6], 32, "%.1f%%", o->share_pct);
-		if (o->csv_total_ns >= 0)
-			snprintf(b[7], 32, "%.3f", (double)o->csv_total_ns / 1e6);
-		else
-			snprintf(b[7], 32, "-");
-		if (isnan(o->deviation_pct))
-			snprintf(b[8], 32, "-");
-		else
-			snprintf(b[8], 32, "%+.1f", o->deviation_pct);
-		for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx + cols[c].width <= x + w; c++) {
+		char b[NCOLS][32];
+		op_numbers(o, op_self(v, o), b, false);
+		for (int c = 0; c < NCOLS; c++) {
+			if (!shown[c] || cx + cols[c].width > x + w)
+				continue;
 			enum style cs = st;
-			if (c == 8 && !sel && !isnan(o->deviation_pct) && fabs(o->deviation_pct) > 20)
+			if (c == 9 && !sel && !isnan(o->deviation_pct) && fabs(o->deviation_pct) > 20)
 				cs = ST_WARN;
 			canvas_text_right(cv, cx, ry, cols[c].width - 1, cs, b[c]);
 			cx += cols[c].width;
 		}
 	}
+	view_text_drawer(cv, x, y + h - drawer, w, drawer, sel_name);
 	if (!v->n_rows)
 		canvas_text(cv, x + 1, y + 3, w - 2, ST_DIM, v->filter[0] ? "no op matches the filter" : "no ops here");
 }
@@ -230,6 +295,28 @@ static bool ops_search(void *p, struct app *app, const char *text, int dir)
 	return v->ra && listbox_search(&v->lb, dir, ops_row_matches, v, text);
 }
 
+static size_t ops_export(void *p, struct app *app, FILE *out)
+{
+	struct ops_view *v = p;
+	if (v->ra != app_rank_analysis(app))
+		rebuild(v, app);
+	static const char *const head[] = {"name",   "scope",  "phase",  "category",  "count",        "total_ms",
+					   "self_ms", "avg_us", "p50_us", "p95_us",    "max_us",       "share_pct",
+					   "csv_total_ms", "deviation_pct"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	for (size_t i = 0; i < v->n_rows; i++) {
+		const struct op_stat *o = &v->ra->ops[v->rows[i]];
+		char b[10][32];
+		op_numbers(o, op_self(v, o), b, true);
+		const char *row[] = {o->name, analysis_scope_name(o->scope),
+				     o->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name(o->phase),
+				     category_name((enum ev_category)o->category), b[0], b[1], b[2], b[3], b[4], b[5], b[6],
+				     b[7], b[8], b[9]};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+	}
+	return v->n_rows;
+}
+
 static bool ops_filter(void *p, struct app *app, const char *text)
 {
 	struct ops_view *v = p;
@@ -249,6 +336,7 @@ const struct view_ops ops_view_ops = {
 	.search = ops_search,
 	.filter = ops_filter,
 	.hint = "s sort  S reverse  c scope  p phase  / search  \\ filter  Enter detail",
+	.export_csv = ops_export,
 };
 
 /* ---- op detail ---------------------------------------------------------------------- */
@@ -256,6 +344,7 @@ const struct view_ops ops_view_ops = {
 struct instance {
 	int64_t ts, dur;
 	uint32_t ev; /* UINT32_MAX for CSV-only instances */
+	size_t ord;  /* its number in time order, from 0 */
 };
 
 enum row_kind { ROW_INSTANCE, ROW_CSV };
@@ -277,6 +366,7 @@ struct op_detail {
 	struct listbox lb;
 	int expanded; /* row whose CSV cells are shown, -1 none */
 	struct csv_cells cells;
+	bool by_dur, reverse; /* instance order: time or duration (longest first), reversed */
 };
 
 static void *detail_create(struct app *app)
@@ -314,7 +404,7 @@ static void detail_load(struct op_detail *d, struct app *app)
 	d->n_inst = view_op_events(rs, d->name, d->scope, &evs);
 	d->inst = xmalloc((d->n_inst ? d->n_inst : 1) * sizeof *d->inst);
 	for (size_t i = 0; i < d->n_inst; i++)
-		d->inst[i] = (struct instance){store_ts(rs, evs[i]), store_dur(rs, evs[i]), evs[i]};
+		d->inst[i] = (struct instance){store_ts(rs, evs[i]), store_dur(rs, evs[i]), evs[i], i};
 	free(evs);
 	size_t rcap = 0;
 	for (size_t i = 0; i < d->n_inst && i < 5000; i++) {
@@ -362,6 +452,27 @@ static void detail_update(void *p, struct app *app)
 		detail_load(d, app);
 }
 
+/* The list shows the rows with the expanded row's cells as lines of their own under it,
+ * so that the cursor scrolls through them like through rows. */
+static size_t disp_count(const struct op_detail *d)
+{
+	return d->n_rows + (d->expanded >= 0 ? d->cells.n : 0);
+}
+
+/* The row of display line i; *cell is the cell shown on that line, or -1 for the row. */
+static size_t disp_row(const struct op_detail *d, size_t i, long *cell)
+{
+	*cell = -1;
+	if (d->expanded < 0 || i <= (size_t)d->expanded)
+		return i;
+	size_t e = (size_t)d->expanded;
+	if (i <= e + d->cells.n) {
+		*cell = (long)(i - e - 1);
+		return e;
+	}
+	return i - d->cells.n;
+}
+
 static const struct op_stat *find_stat(const struct rank_analysis *ra, const char *name, int scope, int phase)
 {
 	for (size_t i = 0; ra && i < ra->n_ops; i++)
@@ -370,7 +481,9 @@ static const struct op_stat *find_stat(const struct rank_analysis *ra, const cha
 	return NULL;
 }
 
-static void draw_histogram(struct op_detail *d, struct canvas *cv, int x, int y, int w, int h)
+/* Draws the histogram in at most h lines (cv NULL: only measures); returns the lines it
+ * takes. */
+static int draw_histogram(struct op_detail *d, struct canvas *cv, int x, int y, int w, int h)
 {
 	/* log2 buckets of duration */
 	enum { NB = 40 };
@@ -388,7 +501,9 @@ static void draw_histogram(struct op_detail *d, struct canvas *cv, int x, int y,
 			hi = b;
 	}
 	if (hi < 0)
-		return;
+		return 0;
+	if (!cv)
+		return hi - lo + 2 < h ? hi - lo + 2 : h;
 	size_t maxc = 1;
 	for (int b = lo; b <= hi; b++)
 		if (counts[b] > maxc)
@@ -403,6 +518,47 @@ static void draw_histogram(struct op_detail *d, struct canvas *cv, int x, int y,
 		draw_bar(cv, x + 23, y + row, w - 32 > 8 ? w - 32 : 8, (double)counts[b] / (double)maxc, ST_CAT_COMPUTE);
 		canvas_textf(cv, x + w - 8, y + row, 8, ST_NORMAL, "%zu", counts[b]);
 	}
+	return hi - lo + 2 < h ? hi - lo + 2 : h;
+}
+
+/* The text of display line idx; true for a line of the expanded row's cells. */
+static bool detail_line(const struct op_detail *d, const struct rank_analysis *ra, const struct rank_data *rd,
+			size_t idx, char *line, size_t size)
+{
+	long cell;
+	const struct detail_row *dr = &d->rows[disp_row(d, idx, &cell)];
+	char b1[24];
+	if (cell >= 0) {
+		const char *hdr = (size_t)cell < dr->table->ncols ? dr->table->headers[cell] : "?";
+		snprintf(line, size, "    %s: %s", hdr, d->cells.cells[cell]);
+		return true;
+	}
+	if (dr->kind == ROW_INSTANCE) {
+		const struct instance *in = &d->inst[dr->index];
+		const struct lane *l = store_ev_lane(&rd->store, in->ev);
+		snprintf(line, size, "#%-6zu at %12.3f ms  %12s  %s / %s", in->ord + 1,
+			 ra ? (double)(in->ts - ra->t0) / 1e6 : 0.0, app_fmt_dur(in->dur, b1, sizeof b1),
+			 store_str(&rd->store, l->process_name), store_str(&rd->store, l->thread_name));
+		return false;
+	}
+	const struct csv_table *t = dr->table;
+	const char *rpath = csvt_row_path(t, dr->index);
+	const char *base = strrchr(rpath, '/');
+	int64_t dur = 0;
+	double blk = NAN, mac = NAN, vec = NAN;
+	bool has_dur = csvt_time(t, dr->index, t->kind == CSV_KERNEL ? COL_DURATION : COL_HOST_TOTAL, &dur);
+	csvt_num(t, dr->index, COL_BLOCK_DIM, &blk);
+	csvt_num(t, dr->index, COL_AIC_MAC_RATIO, &mac);
+	csvt_num(t, dr->index, COL_AIV_VEC_RATIO, &vec);
+	const char *shapes = csvt_str(t, dr->index, COL_INPUT_SHAPES);
+	char nb[3][24];
+	snprintf(nb[0], sizeof nb[0], isnan(blk) ? "-" : "%.0f", blk);
+	snprintf(nb[1], sizeof nb[1], isnan(mac) ? "-" : "%.3f", mac);
+	snprintf(nb[2], sizeof nb[2], isnan(vec) ? "-" : "%.3f", vec);
+	snprintf(line, size, "%s:%u  %s  shapes %s  block %s  mac %s  vec %s", base ? base + 1 : rpath,
+		 csvt_line(t, dr->index), has_dur ? app_fmt_dur(dur, b1, sizeof b1) : "-", shapes[0] ? shapes : "-",
+		 nb[0], nb[1], nb[2]);
+	return false;
 }
 
 static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
@@ -435,84 +591,101 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 				     all->type ? ", OP Type " : "", all->type ? all->type : "");
 	}
 	int hist_h = h / 3 > 10 ? 10 : h / 3;
-	if (d->n_inst > 1 && hist_h >= 3) {
-		draw_histogram(d, cv, x + 1, row, w - 2, hist_h);
-		row += hist_h;
-	}
+	if (d->n_inst > 1 && hist_h >= 3)
+		row += draw_histogram(d, cv, x + 1, row, w - 2, draw_histogram(d, NULL, 0, 0, 0, hist_h));
 	int body = y + h - row - 1;
 	canvas_fill(cv, x, row, w, 1, ' ', ST_HEADER);
-	canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER, "%zu instance(s) (Enter: timeline)  and CSV rows (Enter: all cells)",
-		     d->n_inst);
-	listbox_clamp(&d->lb, body);
+	canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER,
+		     "%zu instance(s) by %s%s (s, S; Enter: timeline)  and CSV rows (Enter: all cells)", d->n_inst,
+		     d->by_dur ? "duration" : "time", d->reverse ? ", reversed" : "");
+	d->lb.n = disp_count(d);
 	const struct rank_data *rd = app_rank_data(app);
-	for (int r = 0; r < body && d->lb.top + (size_t)r < d->n_rows; r++) {
+	char sel_line[600] = "";
+	if (d->lb.sel < d->lb.n)
+		detail_line(d, ra, rd, d->lb.sel, sel_line, sizeof sel_line);
+	int drawer = view_text_drawer_lines(w, body, w - 2, sel_line);
+	body -= drawer;
+	listbox_clamp(&d->lb, body);
+	for (int r = 0; r < body && d->lb.top + (size_t)r < d->lb.n; r++) {
 		size_t idx = d->lb.top + (size_t)r;
-		const struct detail_row *dr = &d->rows[idx];
 		bool sel = idx == d->lb.sel;
-		enum style st = sel ? ST_SELECTED : ST_NORMAL;
 		if (sel)
 			canvas_fill(cv, x, row + r, w, 1, ' ', ST_SELECTED);
-		char line[512], b1[24];
-		if (dr->kind == ROW_INSTANCE) {
-			const struct instance *in = &d->inst[dr->index];
-			const struct lane *l = store_ev_lane(&rd->store, in->ev);
-			snprintf(line, sizeof line, "#%-6zu at %12.3f ms  %12s  %s / %s", dr->index + 1,
-				 ra ? (double)(in->ts - ra->t0) / 1e6 : 0.0, app_fmt_dur(in->dur, b1, sizeof b1),
-				 store_str(&rd->store, l->process_name), store_str(&rd->store, l->thread_name));
-		} else {
-			const struct csv_table *t = dr->table;
-			const char *rpath = csvt_row_path(t, dr->index);
-			const char *base = strrchr(rpath, '/');
-			int64_t dur = 0;
-			double blk = NAN, mac = NAN, vec = NAN;
-			bool has_dur = csvt_time(t, dr->index, t->kind == CSV_KERNEL ? COL_DURATION : COL_HOST_TOTAL, &dur);
-			csvt_num(t, dr->index, COL_BLOCK_DIM, &blk);
-			csvt_num(t, dr->index, COL_AIC_MAC_RATIO, &mac);
-			csvt_num(t, dr->index, COL_AIV_VEC_RATIO, &vec);
-			const char *shapes = csvt_str(t, dr->index, COL_INPUT_SHAPES);
-			char nb[3][24];
-			snprintf(nb[0], sizeof nb[0], isnan(blk) ? "-" : "%.0f", blk);
-			snprintf(nb[1], sizeof nb[1], isnan(mac) ? "-" : "%.3f", mac);
-			snprintf(nb[2], sizeof nb[2], isnan(vec) ? "-" : "%.3f", vec);
-			snprintf(line, sizeof line, "%s:%u  %s  shapes %s  block %s  mac %s  vec %s",
-				 base ? base + 1 : rpath, csvt_line(t, dr->index),
-				 has_dur ? app_fmt_dur(dur, b1, sizeof b1) : "-", shapes[0] ? shapes : "-", nb[0], nb[1],
-				 nb[2]);
-		}
-		canvas_text(cv, x + 1, row + r, w - 2, st, line);
-		if ((int)idx == d->expanded && d->cells.n) {
-			/* the row's cells, under it */
-			for (size_t c = 0; c < d->cells.n && r + 1 < body; c++) {
-				r++;
-				const char *hdr = c < dr->table->ncols ? dr->table->headers[c] : "?";
-				char cl[600];
-				snprintf(cl, sizeof cl, "    %s: %s", hdr, d->cells.cells[c]);
-				canvas_text(cv, x + 1, row + r, w - 2, ST_DIM, cl);
-			}
-		}
+		char line[600];
+		bool cell = detail_line(d, ra, rd, idx, line, sizeof line);
+		canvas_text(cv, x + 1, row + r, w - 2, sel ? ST_SELECTED : cell ? ST_DIM : ST_NORMAL, line);
 	}
+	view_text_drawer(cv, x, y + h - drawer, w, drawer, sel_line);
+}
+
+static bool inst_reverse;
+
+static int cmp_inst_time(const void *a, const void *b)
+{
+	const struct instance *x = a, *y = b;
+	int c = (x->ord > y->ord) - (x->ord < y->ord);
+	return inst_reverse ? -c : c;
+}
+
+static int cmp_inst_dur(const void *a, const void *b)
+{
+	const struct instance *x = a, *y = b;
+	int c = x->dur != y->dur ? (x->dur > y->dur ? -1 : 1) : (x->ord > y->ord) - (x->ord < y->ord);
+	return inst_reverse ? -c : c;
+}
+
+/* Orders the instances by time or by duration (longest first), reversed or not; the rows
+ * show the first 5000 in that order. */
+static void sort_instances(struct op_detail *d, struct app *app)
+{
+	inst_reverse = d->reverse;
+	xqsort(d->inst, d->n_inst, sizeof *d->inst, d->by_dur ? cmp_inst_dur : cmp_inst_time);
+	d->expanded = -1;
+	csvt_cells_free(&d->cells);
+	d->lb.sel = d->lb.top = 0;
+	app_message(app, ST_NORMAL, "instances by %s%s", d->by_dur ? "duration, longest first" : "time",
+		    d->reverse ? ", reversed" : "");
 }
 
 static int detail_handle(void *p, struct app *app, enum action act)
 {
 	struct op_detail *d = p;
-	if (listbox_handle(&d->lb, act)) {
-		d->expanded = -1;
+	if (act == ACT_SORT_NEXT || act == ACT_SORT_REVERSE) {
+		if (act == ACT_SORT_NEXT)
+			d->by_dur = !d->by_dur;
+		else
+			d->reverse = !d->reverse;
+		sort_instances(d, app);
 		return VH_HANDLED;
 	}
+	d->lb.n = disp_count(d);
+	if (listbox_handle(&d->lb, act))
+		return VH_HANDLED;
 	if (act != ACT_OPEN || !d->n_rows)
 		return VH_UNHANDLED;
-	const struct detail_row *dr = &d->rows[d->lb.sel];
+	long cell;
+	size_t ri = disp_row(d, d->lb.sel, &cell);
+	const struct detail_row *dr = &d->rows[ri];
+	if (cell >= 0 || (int)ri == d->expanded) {
+		/* Enter on the expanded row or its cells folds them */
+		d->lb.sel = ri;
+		d->expanded = -1;
+		csvt_cells_free(&d->cells);
+		d->lb.n = disp_count(d);
+		listbox_clamp(&d->lb, d->lb.height);
+		return VH_HANDLED;
+	}
 	if (dr->kind == ROW_INSTANCE) {
 		const struct instance *in = &d->inst[dr->index];
 		int64_t pad = in->dur > 0 ? in->dur : 1000;
 		app_goto_timeline(app, app->rank, in->ts - pad * 2, in->ts + in->dur + pad * 2, in->ev);
 	} else {
 		csvt_cells_free(&d->cells);
-		if ((int)d->lb.sel == d->expanded) {
-			d->expanded = -1;
-		} else if (csvt_row_cells(dr->table, dr->index, &d->cells) == 0) {
-			d->expanded = (int)d->lb.sel;
+		if (d->expanded >= 0 && ri > (size_t)d->expanded)
+			d->lb.sel = ri; /* the cells above it fold */
+		d->expanded = -1;
+		if (csvt_row_cells(dr->table, dr->index, &d->cells) == 0) {
+			d->expanded = (int)ri;
 		} else {
 			app_message(app, ST_WARN, "cannot read that row again (the file changed?)");
 		}
@@ -520,13 +693,37 @@ static int detail_handle(void *p, struct app *app, enum action act)
 	return VH_HANDLED;
 }
 
+/* Every instance in the order shown (not only the first 5000 rows). */
+static size_t detail_export(void *p, struct app *app, FILE *out)
+{
+	struct op_detail *d = p;
+	const struct rank_analysis *ra = app_rank_analysis(app);
+	const struct rank_data *rd = app_rank_data(app);
+	static const char *const head[] = {"op", "number", "start_ms", "dur_us", "ts_us", "process", "thread"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	for (size_t i = 0; rd && i < d->n_inst; i++) {
+		const struct instance *in = &d->inst[i];
+		const struct lane *l = store_ev_lane(&rd->store, in->ev);
+		char b[4][40];
+		snprintf(b[0], 40, "%zu", in->ord + 1);
+		snprintf(b[1], 40, "%.6f", ra ? (double)(in->ts - ra->t0) / 1e6 : 0.0);
+		snprintf(b[2], 40, "%.3f", (double)in->dur / 1e3);
+		num_format_ns_as_us(in->ts, b[3], sizeof b[3]);
+		const char *row[] = {d->name, b[0], b[1], b[2], b[3], store_str(&rd->store, l->process_name),
+				     store_str(&rd->store, l->thread_name)};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+	}
+	return d->n_inst;
+}
+
 const struct view_ops op_detail_view_ops = {
 	.title = "Op",
-	.scopes = KS_LIST,
+	.scopes = KS_LIST | KS_OPS,
 	.create = detail_create,
 	.destroy = detail_destroy,
 	.draw = detail_draw,
 	.handle = detail_handle,
 	.update = detail_update,
-	.hint = "Enter: instance on the timeline / CSV row cells   q back",
+	.hint = "Enter: instance on the timeline / CSV row cells   s by time or duration   q back",
+	.export_csv = detail_export,
 };

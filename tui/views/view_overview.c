@@ -101,10 +101,25 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 		{"Comm exp.", 10, M_COMM_NOT_OVERLAPPED_PCT}, {"Steps", 7, M_STEPS},
 		{"Disp/step", 10, M_DISPATCH_PER_STEP},
 	};
+	/* the bottleneck's name whole: the columns on the right give way to it */
+	int need = 14; /* "Top bottleneck" */
+	for (size_t i = 0; i < app->cap->n_ranks && (int)i < max_rows; i++) {
+		const struct rank_analysis *ra = app_rank_analysis_of(app, i);
+		const struct bottleneck *bn = ra ? top_bottleneck(ra) : NULL;
+		int bw = bn && bn->score >= 40 ? canvas_width(bn->name) + 4 : 6;
+		if (bw > need)
+			need = bw;
+	}
+	size_t ncols = sizeof cols / sizeof cols[0];
+	int used = 6;
+	for (size_t c = 0; c < ncols; c++)
+		used += cols[c].width;
+	while (ncols > 3 && used + 1 + need > w)
+		used -= cols[--ncols].width;
 	int cx = x;
 	canvas_text(cv, cx, y, 6, ST_HEADER, "Rank");
 	cx += 6;
-	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+	for (size_t c = 0; c < ncols; c++) {
 		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, cols[c].head);
 		cx += cols[c].width;
 	}
@@ -119,7 +134,7 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 			continue;
 		}
 		cx = x + 6;
-		for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+		for (size_t c = 0; c < ncols; c++) {
 			char b[32];
 			if (cols[c].m == M_STEPS && ra->have[M_STEPS])
 				snprintf(b, sizeof b, "%.0f", ra->v[M_STEPS]);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "csvw.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -87,12 +88,16 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			     analysis_phase_name(s->phase), analysis_phase_source_name(s->phase_source),
 			     analysis_confidence_name(s->phase_conf), s->phase_evidence ? s->phase_evidence : "");
 	}
-	int hy = y + 6;
+	int hy = y + 7;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
-		    "   #  start ms     dur ms  phase    compute ms  comm-exp ms    free ms  host-only ms  dispatch  "
-		    "signal      conf    label");
-	int body = h - 7;
+		    "   #  start ms     dur ms  window ms  phase    compute ms  comm-exp ms    free ms  host-only ms  "
+		    "dispatch  signal      conf    label");
+	/* the figures cover the step's window, which runs to the next step's start: they add
+	 * up to it, not to the marker's duration */
+	canvas_text(cv, x + 1, y + 6, w - 2, ST_DIM,
+		    "compute + comm-exp + free = window ms (the step's start to the next step's)");
+	int body = h - 8;
 	listbox_clamp(&v->lb, body);
 	for (int r = 0; r < body && v->lb.top + (size_t)r < ra->n_steps; r++) {
 		size_t i = v->lb.top + (size_t)r;
@@ -104,15 +109,18 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		char start[24] = "-";
 		if (s->has_window)
 			snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-		char line[512];
-		snprintf(line, sizeof line, "%4zu %9s %10.3f  %-7s %11.3f %12.3f %10.3f %13.3f %9zu  %-10s  %-6s  %s",
-			 i + 1, start, (double)(s->end - s->start) / 1e6, analysis_phase_name(s->phase),
-			 (double)s->compute_ns / 1e6, (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
+		char line[512], win[24] = "-";
+		if (s->has_window)
+			snprintf(win, sizeof win, "%.3f", (double)(s->win_end - s->win_start) / 1e6);
+		snprintf(line, sizeof line,
+			 "%4zu %9s %10.3f %10s  %-7s %11.3f %12.3f %10.3f %13.3f %9zu  %-10s  %-6s  %s", i + 1, start,
+			 (double)(s->end - s->start) / 1e6, win, analysis_phase_name(s->phase), (double)s->compute_ns / 1e6,
+			 (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
 			 (double)s->host_only_ns / 1e6, s->dispatch_ops, analysis_phase_signal_name(s->phase_source),
 			 analysis_confidence_name(s->phase_conf), s->label ? s->label : "");
 		canvas_text(cv, x + 1, hy + 1 + r, w - 2, st, line);
 		if (!sel && s->phase == PHASE_PREFILL)
-			canvas_restyle(cv, x + 1 + 27, hy + 1 + r, 7, ST_CAT_COMM);
+			canvas_restyle(cv, x + 1 + 38, hy + 1 + r, 7, ST_CAT_COMM);
 	}
 	if (!ra->n_steps)
 		canvas_text(cv, x + 1, hy + 2, w - 2, ST_DIM, "no steps");
@@ -147,6 +155,34 @@ static bool search(void *p, struct app *app, const char *text, int dir)
 	return v->ra && listbox_search(&v->lb, dir, step_matches, v, text);
 }
 
+static size_t export_csv(void *p, struct app *app, FILE *out)
+{
+	struct steps_view *v = p;
+	update(v, app);
+	static const char *const head[] = {"step", "label", "phase", "start_ms", "dur_ms", "window_start_ms",
+					   "window_ms", "compute_ms", "comm_exposed_ms", "free_ms", "host_only_ms",
+					   "dispatch_ops"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	for (size_t i = 0; v->ra && i < v->ra->n_steps; i++) {
+		const struct step *s = &v->ra->steps[i];
+		char b[10][32];
+		snprintf(b[0], 32, "%zu", i + 1);
+		snprintf(b[1], 32, s->has_window ? "%.6f" : "", (double)(s->start - v->ra->t0) / 1e6);
+		snprintf(b[2], 32, "%.6f", (double)(s->end - s->start) / 1e6);
+		snprintf(b[3], 32, s->has_window ? "%.6f" : "", (double)(s->win_start - v->ra->t0) / 1e6);
+		snprintf(b[4], 32, s->has_window ? "%.6f" : "", (double)(s->win_end - s->win_start) / 1e6);
+		snprintf(b[5], 32, "%.6f", (double)s->compute_ns / 1e6);
+		snprintf(b[6], 32, "%.6f", (double)s->comm_not_overlapped_ns / 1e6);
+		snprintf(b[7], 32, "%.6f", (double)s->free_ns / 1e6);
+		snprintf(b[8], 32, "%.6f", (double)s->host_only_ns / 1e6);
+		snprintf(b[9], 32, "%zu", s->dispatch_ops);
+		const char *row[] = {b[0], s->label, analysis_phase_name(s->phase), b[1], b[2], b[3], b[4], b[5], b[6],
+				     b[7], b[8], b[9]};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+	}
+	return v->ra ? v->ra->n_steps : 0;
+}
+
 const struct view_ops steps_view_ops = {
 	.title = "Steps",
 	.scopes = KS_LIST,
@@ -157,4 +193,5 @@ const struct view_ops steps_view_ops = {
 	.update = update,
 	.search = search,
 	.hint = "Enter: zoom the timeline to the step   / search labels or phases",
+	.export_csv = export_csv,
 };

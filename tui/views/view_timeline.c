@@ -68,6 +68,10 @@ struct timeline {
 	int n_marks, mark_pos;
 	struct kernel_index kidx;
 	int last_w;
+	/* the last flow followed: from which event, which way, which of its flows */
+	uint32_t flow_src;
+	bool flow_fwd;
+	size_t flow_k;
 };
 
 static const char *op_sort_names[] = {"total", "count", "name", "max"};
@@ -78,6 +82,7 @@ static void *create(struct app *app)
 	struct timeline *t = xcalloc(1, sizeof *t);
 	t->sel_ev = UINT32_MAX;
 	t->drawer_ev = UINT32_MAX;
+	t->flow_src = UINT32_MAX;
 	t->rank = (size_t)-1;
 	return t;
 }
@@ -244,6 +249,13 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 	if (t->rank == rank && t->ra == ra && t->rows)
 		return;
 	bool same_rank = t->rank == rank;
+	/* another rank keeps the window, moved to its clock by the chosen alignment, so that
+	 * the same moment is compared; marks and undo move with it */
+	const struct rank_analysis *old_ra = t->ra;
+	int64_t shift = 0;
+	bool keep = !same_rank && t->have_window && old_ra && ra && t->rs && t->rs->has_events;
+	if (keep)
+		shift = ra->offset_ns[app->align] - old_ra->offset_ns[app->align];
 	t->rank = rank;
 	t->ra = ra;
 	t->rs = &app->cap->ranks[rank].store;
@@ -251,10 +263,25 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 	free_kidx(t);
 	if (!same_rank) {
 		t->sel_ev = UINT32_MAX;
-		t->n_undo = 0;
-		t->n_marks = 0;
-		t->have_window = false;
-		t->lb.sel = t->lb.top = 0;
+		if (keep) {
+			char b[32];
+			app_message(app, ST_NORMAL, "rank %d: the same window, aligned by %s (%s%s)", ra->rank,
+				    analysis_align_name(app->align), shift < 0 ? "-" : "+",
+				    app_fmt_dur(shift < 0 ? -shift : shift, b, sizeof b));
+			t->t0 += shift;
+			t->t1 += shift;
+			for (int i = 0; i < t->n_undo; i++) {
+				t->undo[i][0] += shift;
+				t->undo[i][1] += shift;
+			}
+			for (int i = 0; i < t->n_marks; i++)
+				t->marks[i] += shift;
+		} else {
+			t->lb.sel = t->lb.top = 0;
+			t->n_undo = 0;
+			t->n_marks = 0;
+			t->have_window = false;
+		}
 	}
 	t->drawer_ev = UINT32_MAX;
 	build_rows(t);
@@ -418,21 +445,47 @@ void app_goto_timeline(struct app *app, size_t rank_index, int64_t t0, int64_t t
 	app_push(app, VIEW_TIMELINE);
 }
 
+#define MAX_FLOWS 256
+
 static void follow_flow(struct timeline *t, struct app *app, bool forward)
 {
 	if (t->sel_ev == UINT32_MAX) {
 		app_message(app, ST_DIM, "select an event first (. or , or l)");
 		return;
 	}
-	uint32_t out[16];
-	size_t n = forward ? lanes_links_from(t->rs, t->sel_ev, out, 16) : lanes_links_to(t->rs, t->sel_ev, out, 16);
+	uint32_t out[MAX_FLOWS];
+	size_t n = forward ? lanes_links_from(t->rs, t->sel_ev, out, MAX_FLOWS)
+			   : lanes_links_to(t->rs, t->sel_ev, out, MAX_FLOWS);
 	if (!n) {
 		app_message(app, ST_DIM, "no %s flow from this event", forward ? "outgoing" : "incoming");
 		return;
 	}
+	t->flow_src = t->sel_ev;
+	t->flow_fwd = forward;
+	t->flow_k = 0;
 	select_event(t, out[0], false);
 	if (n > 1)
-		app_message(app, ST_NORMAL, "followed 1 of %zu flows", n);
+		app_message(app, ST_NORMAL, "followed flow 1 of %zu (} next, { previous)", n);
+}
+
+/* The next (dir 1) or previous (-1) of the flows the last ] or [ could follow. */
+static void other_flow(struct timeline *t, struct app *app, int dir)
+{
+	uint32_t out[MAX_FLOWS];
+	size_t n = 0;
+	if (t->flow_src != UINT32_MAX)
+		n = t->flow_fwd ? lanes_links_from(t->rs, t->flow_src, out, MAX_FLOWS)
+				: lanes_links_to(t->rs, t->flow_src, out, MAX_FLOWS);
+	if (n > MAX_FLOWS)
+		n = MAX_FLOWS;
+	if (n < 2) {
+		app_message(app, ST_DIM, "no other flow to follow (] or [ first, on an event with several)");
+		return;
+	}
+	t->flow_k = (t->flow_k + n + (size_t)(dir > 0 ? 1 : n - 1)) % n;
+	select_event(t, out[t->flow_k], false);
+	app_message(app, ST_NORMAL, "followed flow %zu of %zu from %s", t->flow_k + 1, n,
+		    store_ev_name(t->rs, t->flow_src));
 }
 
 /* ---- drawing ------------------------------------------------------------------------ */
@@ -613,9 +666,15 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	if (nf || nb) {
 		struct sbuf sb = SBUF_INIT;
 		if (nf)
-			sbuf_addf(&sb, "flows out (]): %s%s  ", store_ev_name(rs, out[0]), nf > 1 ? " +more" : "");
+			sbuf_addf(&sb, "flows out (]): %s", store_ev_name(rs, out[0]));
+		if (nf > 1)
+			sbuf_addf(&sb, " and %zu more (] then })", nf - 1);
+		if (nf)
+			sbuf_adds(&sb, "  ");
 		if (nb)
-			sbuf_addf(&sb, "flows in ([): %s%s", store_ev_name(rs, in[0]), nb > 1 ? " +more" : "");
+			sbuf_addf(&sb, "flows in ([): %s", store_ev_name(rs, in[0]));
+		if (nb > 1)
+			sbuf_addf(&sb, " and %zu more ([ then })", nb - 1);
 		canvas_text(cv, x + 1, row++, w - 2, ST_NORMAL, sbuf_str(&sb));
 		sbuf_free(&sb);
 	}
@@ -690,10 +749,10 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	if (t->per_op)
 		sbuf_addf(&info, "   rows: one per device op, by %s", op_sort_names[t->op_sort]);
 	if (sl && !t->per_op) {
-		uint32_t a = store_lane_lower_bound(t->rs, sl, t->t0), b = store_lane_lower_bound(t->rs, sl, t->t1);
-		uint32_t m = b - a;
-		uint32_t shown = m < (uint32_t)tw ? m : (uint32_t)tw;
-		sbuf_addf(&info, "   lane: shown %u of %u events", shown, m);
+		size_t before, m = lanes_events_in(t->rs, sl, t->t0, t->t1, &before);
+		sbuf_addf(&info, "   lane: %zu event%s in view", m, m == 1 ? "" : "s");
+		if (before)
+			sbuf_addf(&info, " (%zu from before)", before);
 	}
 	if (t->n_marks)
 		sbuf_addf(&info, "   %d mark(s)", t->n_marks);
@@ -825,13 +884,14 @@ static int handle(void *p, struct app *app, enum action act)
 	case ACT_DETAIL: t->drawer = !t->drawer; return VH_HANDLED;
 	case ACT_FLOW_NEXT: follow_flow(t, app, true); return VH_HANDLED;
 	case ACT_FLOW_PREV: follow_flow(t, app, false); return VH_HANDLED;
+	case ACT_FLOW_OTHER_NEXT: other_flow(t, app, 1); return VH_HANDLED;
+	case ACT_FLOW_OTHER_PREV: other_flow(t, app, -1); return VH_HANDLED;
 	default: return VH_UNHANDLED;
 	}
 }
 
 static bool search(void *p, struct app *app, const char *text, int dir)
 {
-	(void)app;
 	struct timeline *t = p;
 	const struct rank_store *rs = t->rs;
 	if (!rs || !rs->n_ev)
@@ -852,6 +912,21 @@ static bool search(void *p, struct app *app, const char *text, int dir)
 			found = true;
 			break;
 		}
+	}
+	if (found) {
+		/* which match in file order, of how many: one more pass over the names */
+		size_t k = 0, m = 0;
+		for (size_t ev = 0; ev < n; ev++) {
+			uint32_t id = rs->ev_name[ev];
+			if (!hit[id])
+				hit[id] = strcasestr(store_str(rs, id), text) ? 2 : 1;
+			if (hit[id] == 2) {
+				m++;
+				if (ev == t->sel_ev)
+					k = m;
+			}
+		}
+		app_search_matches(app, k, m);
 	}
 	free(hit);
 	return found;

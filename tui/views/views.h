@@ -19,6 +19,11 @@ bool view_lane_in_scope(int scope, enum lane_group g);
 /* The events named `name` on the lanes of a scope, sorted by start: *out is owned (NULL
  * when there are none); returns their count. */
 size_t view_op_events(const struct rank_store *rs, const char *name, int scope, uint32_t **out);
+/* The selected row's text in full, at the bottom of a list whose row cut it: the lines the
+ * drawer takes in a list of h lines when the row shows `shown` columns of text (0 when it
+ * fits, at most 4), and the drawer itself, `lines` lines from y. */
+int view_text_drawer_lines(int w, int h, int shown, const char *text);
+void view_text_drawer(struct canvas *cv, int x, int y, int w, int lines, const char *text);
 /* The style of a category. */
 enum style category_style(int cat);
 /* A glyph per category, so that categories differ without colour too. */

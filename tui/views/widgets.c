@@ -82,3 +82,24 @@ void draw_bar(struct canvas *cv, int x, int y, int w, double frac, enum style st
 		canvas_set(cv, x + i, y, ch, e > 0 ? st : ST_DIM);
 	}
 }
+
+int view_text_drawer_lines(int w, int h, int shown, const char *text)
+{
+	if (!text || !*text || canvas_width(text) <= shown || h < 8)
+		return 0;
+	int max = h / 3 < 4 ? h / 3 : 4;
+	while (*text == ' ')
+		text++;
+	int n = canvas_wrap(NULL, 0, 0, w - 2, max, ST_NORMAL, text);
+	return n > max ? max : n;
+}
+
+void view_text_drawer(struct canvas *cv, int x, int y, int w, int lines, const char *text)
+{
+	if (lines <= 0)
+		return;
+	canvas_fill(cv, x, y, w, lines, ' ', ST_HEADER);
+	while (*text == ' ')
+		text++;
+	canvas_wrap(cv, x + 1, y, w - 2, lines, ST_HEADER, text);
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* Tables written out as CSV (the explorer's :export): RFC 4180 quoting, and a file opened
+ * only where the user said and never inside a capture. */
+#ifndef ASCPROF_CSVW_H
+#define ASCPROF_CSVW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Whether path (existing or not) lies in the directory tree of root (a directory or a
+ * file; a file's own directory counts), both resolved through symlinks. */
+bool csvw_path_inside(const char *path, const char *root);
+/* Opens path for a CSV table: refused (NULL, why in err) when it lies inside any of the
+ * n roots, or exists and overwrite is false. */
+FILE *csvw_open(const char *path, const char *const *roots, size_t n, bool overwrite, char *err, size_t err_size);
+/* One row of n cells (NULL cells are empty), quoted where a cell holds a comma, a quote,
+ * a line break or leading/trailing spaces; ends with CRLF as RFC 4180 says. */
+void csvw_row(FILE *f, const char *const *cells, size_t n);
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* CSV output of :export: quoting as RFC 4180 reads it back, and files written only where
+ * asked: never inside a capture (through symlinks too), never over an existing file
+ * unless told. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "csvw.h"
+#include "testutil.h"
+
+static char *row_text(const char *const *cells, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	csvw_row(f, cells, n);
+	fclose(f);
+	return buf;
+}
+
+static void test_quoting(void **state)
+{
+	(void)state;
+	const char *plain[] = {"aten::mm", "12.5", NULL};
+	char *t = row_text(plain, 3);
+	assert_string_equal(t, "aten::mm,12.5,\r\n");
+	free(t);
+	/* commas, quotes, line breaks and edge spaces are quoted, quotes doubled */
+	const char *hard[] = {"a,b", "say \"hi\"", "two\nlines", " pad", "量化矩阵乘"};
+	t = row_text(hard, 5);
+	assert_string_equal(t, "\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\" pad\",量化矩阵乘\r\n");
+	free(t);
+}
+
+static void test_paths(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	char *cap = tu_write_str(dir, "cap/rank0/trace_view.json", "[]");
+	char root[4096], out[4096], link[4096], inside[4096], sibling[4096];
+	snprintf(root, sizeof root, "%s/cap", dir);
+	snprintf(inside, sizeof inside, "%s/cap/rank0/ops.csv", dir);
+	snprintf(sibling, sizeof sibling, "%s/capture2/ops.csv", dir);
+	snprintf(out, sizeof out, "%s/ops.csv", dir);
+	snprintf(link, sizeof link, "%s/alias", dir);
+	assert_int_equal(symlink(root, link), 0);
+	assert_true(csvw_path_inside(inside, root));
+	assert_true(csvw_path_inside(root, root));
+	assert_false(csvw_path_inside(out, root));
+	/* a directory named like the capture's with more after it is not inside */
+	tu_sh("mkdir -p '%s/capture2'", dir);
+	assert_false(csvw_path_inside(sibling, root));
+	/* through a symlink to the capture */
+	char via[4200];
+	snprintf(via, sizeof via, "%s/rank0/x.csv", link);
+	assert_true(csvw_path_inside(via, root));
+	/* a capture given as a file: its directory counts */
+	assert_true(csvw_path_inside(inside, cap));
+
+	const char *roots[2] = {root, NULL};
+	char err[512];
+	FILE *f = csvw_open(via, roots, 2, true, err, sizeof err);
+	assert_null(f);
+	assert_non_null(strstr(err, "inside the capture"));
+	assert_int_equal(access(via, F_OK), -1); /* nothing was created */
+	f = csvw_open(out, roots, 2, false, err, sizeof err);
+	assert_non_null(f);
+	const char *cells[] = {"x"};
+	csvw_row(f, cells, 1);
+	assert_int_equal(fclose(f), 0);
+	/* an existing file is kept unless overwriting */
+	assert_null(csvw_open(out, roots, 2, false, err, sizeof err));
+	assert_non_null(strstr(err, "exists"));
+	f = csvw_open(out, roots, 2, true, err, sizeof err);
+	assert_non_null(f);
+	fclose(f);
+	size_t len = 99;
+	char *back = tu_read(out, &len);
+	assert_int_equal(len, 0); /* truncated */
+	free(back);
+	/* a directory that does not exist */
+	char missing[4200];
+	snprintf(missing, sizeof missing, "%s/no/such/dir.csv", dir);
+	assert_null(csvw_open(missing, roots, 2, false, err, sizeof err));
+	assert_non_null(strstr(err, "cannot write"));
+	free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quoting),
+		cmocka_unit_test(test_paths),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
