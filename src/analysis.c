@@ -308,6 +308,7 @@ void rank_sets_free(struct rank_sets *s)
 	ivset_free(&s->compute_or_comm);
 	ivset_free(&s->occupied);
 	ivset_free(&s->host_only);
+	ivset_free(&s->host_dispatch);
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -319,6 +320,7 @@ struct host_lane_spans {
 	const struct rank_store *rs;
 	const struct ev_class *cls;
 	const struct lane *l;
+	bool dispatch_only; /* only framework ops (cpu_op) and CANN API calls */
 	uint32_t k;        /* the lane's next event */
 	int64_t a, b;      /* the current span */
 	bool has;
@@ -328,6 +330,8 @@ static bool host_event(struct host_lane_spans *h, uint32_t k, int64_t *a, int64_
 {
 	uint32_t ev = h->l->events[k];
 	if (h->cls[ev].flags & EVF_STEP_MARK)
+		return false;
+	if (h->dispatch_only && !(h->cls[ev].flags & EVF_DISPATCH) && h->l->group != LANE_HOST_CANN)
 		return false;
 	*a = store_ts(h->rs, ev);
 	*b = *a + store_dur(h->rs, ev);
@@ -395,16 +399,18 @@ static void heads_advance(struct head *q, size_t *n, struct host_lane_spans *h)
 }
 
 /* Host-only work: the union of the host lanes' spans, merged across lanes as they come in
- * start order, minus `blocked` (normal), into out; returns the union's total. */
+ * start order, minus `blocked` (normal), into out; returns the union's total. With
+ * dispatch_only, only framework ops and CANN API calls count as work. */
 static int64_t host_work_minus(const struct rank_store *rs, const struct ev_class *cls, struct ivset *blocked,
-			       struct ivset *out)
+			       struct ivset *out, bool dispatch_only)
 {
 	size_t n = 0;
 	struct host_lane_spans *h = xcalloc(rs->n_lanes ? rs->n_lanes : 1, sizeof *h);
 	struct head *q = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *q);
 	for (size_t li = 0; li < rs->n_lanes; li++)
 		if (lanes_group_is_host(rs->lanes[li].group) && rs->lanes[li].n_events) {
-			h[n] = (struct host_lane_spans){.rs = rs, .cls = cls, .l = &rs->lanes[li]};
+			h[n] = (struct host_lane_spans){.rs = rs, .cls = cls, .l = &rs->lanes[li],
+							.dispatch_only = dispatch_only};
 			host_lane_next(&h[n]);
 			if (h[n].has) {
 				q[n] = (struct head){h[n].a, (uint32_t)n};
@@ -462,13 +468,16 @@ static void rank_sets_derive(struct rank_sets *s, const struct rank_store *rs, c
 	struct ivset blocked;
 	ivset_init(&s->occupied);
 	ivset_init(&s->host_only);
+	ivset_init(&s->host_dispatch);
 	ivset_union(&s->device_busy, &s->comm, &s->occupied);
 	s->host_total = 0;
 	if (!has_trace)
 		return;
 	ivset_init(&blocked);
 	ivset_union(&s->sync, &s->occupied, &blocked);
-	s->host_total = host_work_minus(rs, cls, &blocked, &s->host_only);
+	s->host_total = host_work_minus(rs, cls, &blocked, &s->host_only, false);
+	/* the attribution's split of host-only time: what of it is dispatch */
+	host_work_minus(rs, cls, &blocked, &s->host_dispatch, true);
 	ivset_free(&blocked);
 }
 
@@ -901,6 +910,31 @@ static void window_metrics(const struct rank_store *rs, struct rank_analysis *ra
 	ivset_free(&tmp);
 }
 
+/* The window in disjoint buckets, from the sets (attribution.h has the priority order).
+ * Exposed communication stays unsplit here: its wait share comes from communication.json
+ * or the other ranks (analysis_attribution_comm). */
+static void rank_attribution(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi)
+{
+	struct attr_layer layers[] = {
+		{&s->compute, ATTR_COMPUTE},        {&s->comm, ATTR_COMM_UNSPLIT},
+		{&s->dev_copy, ATTR_COPY},          {&s->device_busy, ATTR_DEVICE_OTHER},
+		{&s->sync, ATTR_HOST_SYNC},         {&s->host_copy, ATTR_HOST_COPY},
+		{&s->host_dispatch, ATTR_HOST_DISPATCH}, {&s->host_only, ATTR_HOST_PYTHON},
+	};
+	ivset_normalize(&s->occupied);
+	int64_t span_lo = lo, span_hi = lo;
+	if (s->occupied.n) {
+		span_lo = s->occupied.start[0];
+		span_hi = s->occupied.end[s->occupied.n - 1];
+	}
+	attribution_partition(layers, sizeof layers / sizeof layers[0], lo, hi, span_lo, span_hi, ATTR_IDLE,
+			      &ra->attr);
+	ra->attr.valid = true;
+	ra->attr.host_known = ra->has_trace;
+	ra->attr.comm_split = ra->attr.ns[ATTR_COMM_UNSPLIT] ? "none: no communication.json and no peer ranks"
+							     : "no exposed communication";
+}
+
 /* Step count, phases and percentiles, and the per-step figures summed over the steps. */
 static void step_summary_metrics(struct rank_analysis *ra, bool dir_from_device)
 {
@@ -1014,6 +1048,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 		if (!ra->has_trace)
 			rank_sets_derive(&s, rs, ra->cls, false);
 		window_metrics(rs, ra, &s, lo, hi, src_dev, src_host);
+		rank_attribution(&s, ra, lo, hi);
 		landmarks(&s, ra, lo, hi);
 		per_step_metrics(rs, ra, &s);
 		if (ra->has_trace)
@@ -1029,12 +1064,12 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	if (ra->n_steps)
 		step_summary_metrics(ra, dir_from_device);
 	xthread_join(&ops_helper);
-	analysis_bottlenecks(ra);
 }
 
 void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
 {
 	analyse_rank(cap, ri, ra, dl, false, NULL);
+	analysis_bottlenecks(ra);
 }
 
 void analysis_rank_free(struct rank_analysis *ra)
@@ -1055,6 +1090,7 @@ void analysis_rank_free(struct rank_analysis *ra)
 		free(ra->bn[b].ev);
 		free(ra->bn[b].gain.basis);
 		free(ra->bn[b].advice);
+		free(ra->bn[b].insufficient);
 	}
 	memory_free(&ra->mem);
 	memset(ra, 0, sizeof *ra);
@@ -1130,6 +1166,10 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	analysis_slow_ranks(an);
 	an->comm = comm_analyse(cap);
 	analysis_comm_metrics(an);
+	/* the verdicts need every rank's exposed communication split into wait and transfer */
+	analysis_attribution_comm(an);
+	for (size_t i = 0; i < an->n_ranks; i++)
+		analysis_bottlenecks(&an->ranks[i]);
 	return an;
 }
 

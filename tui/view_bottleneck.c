@@ -171,13 +171,13 @@ static int handle(void *p, struct app *app, enum action act)
 		return VH_HANDLED;
 	}
 	const char *m = v->ra->bn[l->bn].ev[l->ev].metric;
-	if (!strcmp(m, "host_only_pct") || !strcmp(m, "npu_idle_pct"))
+	if (!strcmp(m, "host_bound_pct") || !strcmp(m, "npu_idle_pct"))
 		jump_to(app, v->ra->longest_idle, "device idle gap");
 	else if (!strncmp(m, "comm_", 5))
 		jump_to(app, v->ra->longest_exposed, "exposed communication");
 	else if (!strcmp(m, "device_copy_pct"))
 		jump_to(app, v->ra->longest_copy, "device copy");
-	else if (!strcmp(m, "host_copy_exposed_pct") || !strcmp(m, "sync_per_step"))
+	else if (!strcmp(m, "copy_exposed_pct") || !strcmp(m, "sync_per_step"))
 		jump_to(app, v->ra->longest_sync, "host sync");
 	else if (!strcmp(m, "dispatch_per_step"))
 		app_push(app, VIEW_STEPS);
