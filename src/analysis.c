@@ -265,10 +265,14 @@ static bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, i
 		if (!any || a + d > *hi)
 			*hi = a + d;
 		any = true;
-		ivset_add(&s->device_busy, a, a + d);
-		if (c.cat == CAT_COMM)
+		/* a collective's row spans its wait for peers: communication, not busy, as
+		 * with a trace (where collectives sit on their own lanes) */
+		if (c.cat == CAT_COMM) {
 			ivset_add(&s->comm, a, a + d);
-		else if (c.cat == CAT_COPY)
+			continue;
+		}
+		ivset_add(&s->device_busy, a, a + d);
+		if (c.cat == CAT_COPY)
 			ivset_add(&s->dev_copy, a, a + d);
 		else
 			ivset_add(&s->compute, a, a + d);
@@ -935,6 +939,44 @@ static void rank_attribution(struct rank_sets *s, struct rank_analysis *ra, int6
 							     : "no exposed communication";
 }
 
+/* A rank with neither a trace nor kernel rows with start times: step_trace_time.csv's
+ * Computing, Communication(Not Overlapped) and Free partition its steps, so they give the
+ * attribution (the window is their sum; the exposed communication is split later). */
+static void step_trace_attribution(const struct csv_table *st, struct rank_analysis *ra)
+{
+	if (!st || !st->nrows || !csvt_has(st, COL_COMPUTING) || !csvt_has(st, COL_COMM_NOT_OVERLAPPED) ||
+	    !csvt_has(st, COL_FREE))
+		return;
+	int64_t sums[3] = {0, 0, 0};
+	for (size_t r = 0; r < st->nrows; r++) {
+		int64_t v[3];
+		if (!csvt_time(st, r, COL_COMPUTING, &v[0]) || !csvt_time(st, r, COL_COMM_NOT_OVERLAPPED, &v[1]) ||
+		    !csvt_time(st, r, COL_FREE, &v[2]))
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (v[k] > 0)
+				sums[k] = num_sat_add(sums[k], v[k]);
+	}
+	int64_t wall = num_sat_add(num_sat_add(sums[0], sums[1]), sums[2]);
+	if (wall <= 0 || wall == INT64_MAX)
+		return;
+	struct attribution *a = &ra->attr;
+	memset(a, 0, sizeof *a);
+	a->valid = true;
+	a->wall_ns = wall;
+	a->span_hi = wall;
+	a->ns[ATTR_COMPUTE] = sums[0];
+	a->ns[ATTR_COMM_UNSPLIT] = sums[1];
+	a->ns[ATTR_IDLE] = sums[2];
+	a->comm_split = sums[1] ? "none: no communication.json and no peer ranks" : "no exposed communication";
+	const char *src = "step_trace_time.csv (no trace, no kernel rows)";
+	set_metric(ra, M_WALL_US, us(wall), CONF_MEDIUM, src);
+	set_metric(ra, M_COMPUTE_US, us(sums[0]), CONF_HIGH, src);
+	set_metric(ra, M_COMM_NOT_OVERLAPPED_US, us(sums[1]), CONF_HIGH, src);
+	set_metric(ra, M_COMM_NOT_OVERLAPPED_PCT, pct(sums[1], wall), CONF_HIGH, src);
+	set_metric(ra, M_FREE_US, us(sums[2]), CONF_HIGH, src);
+}
+
 /* Step count, phases and percentiles, and the per-step figures summed over the steps. */
 static void step_summary_metrics(struct rank_analysis *ra, bool dir_from_device)
 {
@@ -1055,6 +1097,8 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 			overlap_lane_check(rs, &s, ra);
 		step_trace_check(rd->by_kind[CSV_STEP_TRACE], &s, ra, lo, hi);
 	}
+	else
+		step_trace_attribution(rd->by_kind[CSV_STEP_TRACE], ra);
 	bool dir_from_device = s.dir_from_device;
 	rank_sets_free(&s); /* while the op records are built: the two were the analysis's peak */
 	/* after the sets are freed, so the timeline index does not add to them */

@@ -122,8 +122,12 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	fprintf(out, "\n== rank %d  ", ra->rank);
 	summary_put_clean(out, rank_label(an, ra));
 	fprintf(out, " ==\n");
-	if (!ra->has_trace)
+	if (!ra->has_trace && ra->has_timeline)
 		fputs("   (no trace: device figures from the kernel table's rows)\n", out);
+	else if (!ra->has_trace && ra->attr.valid)
+		fputs("   (no trace and no kernel table rows: figures from step_trace_time.csv)\n", out);
+	else if (!ra->has_trace)
+		fputs("   (no trace and no kernel table rows: insufficient data for device figures)\n", out);
 	fputs("\nmetrics\n", out);
 	for (int mi = 0; mi < M_COUNT; mi++) {
 		enum metric_id m = (enum metric_id)mi;
