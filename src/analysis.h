@@ -226,6 +226,24 @@ struct op_stat {
 	const char *type; /* OP Type from the kernel table (borrowed from it), or NULL */
 };
 
+/* Ops grouped by type: the kernel table's Type (OP Type) where known, else the name with
+ * the numeric suffixes of collectives stripped (hcom_allReduce__428_5_1 -> hcom_allReduce).
+ * busy_ns is the union of the instances for communication types (parallel SDMA planes are
+ * not serial time), the summed durations for the others; share is busy over the scope's
+ * summed busy. */
+struct op_type_stat {
+	char *name; /* owned */
+	uint8_t scope; /* SCOPE_DEVICE or SCOPE_HOST */
+	uint8_t category;
+	uint64_t count;
+	size_t n_names;  /* distinct op names grouped here */
+	int64_t total_ns, busy_ns;
+	double share_pct;
+};
+/* The type key of an op: its type when given, else its name without collective suffixes;
+ * written to buf (size bytes). */
+const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size);
+
 enum op_scope { SCOPE_DEVICE, SCOPE_HOST, SCOPE_ALL, SCOPE_COUNT };
 const char *analysis_scope_name(enum op_scope s);
 
@@ -291,6 +309,8 @@ struct rank_analysis {
 	struct op_stat *ops; /* owned; sorted by scope, phase, total desc */
 	size_t n_ops;
 	char *ops_source; /* owned: "trace; CSV totals from kernel_details.csv" */
+	struct op_type_stat *op_types; /* owned; by scope, then busy desc (analysis_op_type_key) */
+	size_t n_op_types;
 
 	/* where the evidence can be seen: the longest idle gap, exposed communication
 	 * interval, device copy and host sync (0, 0 when none) */

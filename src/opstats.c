@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Op statistics per scope and phase: count, total, avg, p50/p95 (nearest rank), max and
  * share; the trace's totals beside one CSV table's, never added together. */
+#include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis_priv.h"
 #include "lanes.h"
@@ -436,6 +439,155 @@ static void *emit_names(void *arg)
 	return NULL;
 }
 
+/* ---- op types ------------------------------------------------------------------------ */
+
+const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", type && *type ? type : name ? name : "");
+	if (strncasecmp(buf, "hcom_", 5) != 0)
+		return buf;
+	/* hcom_allReduce__428_5_1: the group's sequence and counters after "__" */
+	char *dd = strstr(buf + 5, "__");
+	if (dd)
+		*dd = 0;
+	for (size_t n = strlen(buf); n > 5;) {
+		size_t k = n;
+		while (k > 5 && isdigit((unsigned char)buf[k - 1]))
+			k--;
+		if (k < n && k > 5 && buf[k - 1] == '_') {
+			buf[--k] = 0; /* "_<digits>" */
+			n = k;
+		} else if (buf[n - 1] == '_') {
+			buf[--n] = 0;
+		} else {
+			break;
+		}
+	}
+	return buf;
+}
+
+struct type_ref {
+	char *key; /* owned until moved into a row */
+	uint32_t op;
+};
+
+static int cmp_type_ref(const void *a, const void *b)
+{
+	const struct type_ref *x = a, *y = b;
+	return strcmp(x->key, y->key);
+}
+
+static int cmp_type_row(const void *a, const void *b)
+{
+	const struct op_type_stat *x = a, *y = b;
+	if (x->scope != y->scope)
+		return x->scope - y->scope;
+	if (x->busy_ns != y->busy_ns)
+		return x->busy_ns > y->busy_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+struct name_type {
+	const char *name; /* the op row's name pointer: the store's string */
+	uint32_t type;
+};
+
+static int cmp_name_type(const void *a, const void *b)
+{
+	const struct name_type *x = a, *y = b;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* Communication types' busy time: the union of their device instances, so that SDMA tasks
+ * on parallel planes count once. Trace only (op rows' names are the store's strings). */
+static void comm_type_busy(const struct rank_store *rs, const struct rank_analysis *ra, struct op_type_stat *rows,
+			   size_t n_rows, struct name_type *map, size_t n_map)
+{
+	struct ivset *sets = xcalloc(n_rows ? n_rows : 1, sizeof *sets);
+	for (size_t i = 0; i < n_rows; i++)
+		ivset_init(&sets[i]);
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		if (l->group != LANE_DEVICE)
+			continue;
+		for (uint32_t k = 0; k < l->n_events; k++) {
+			uint32_t ev = l->events[k];
+			if (ra->cls[ev].cat != CAT_COMM || (ra->cls[ev].flags & EVF_WAIT))
+				continue;
+			struct name_type want = {store_str(rs, rs->ev_name[ev]), 0};
+			const struct name_type *hit = bsearch(&want, map, n_map, sizeof *map, cmp_name_type);
+			if (!hit)
+				continue;
+			int64_t a = store_ts(rs, ev);
+			ivset_add(&sets[hit->type], a, a + store_dur(rs, ev));
+		}
+	}
+	for (size_t i = 0; i < n_rows; i++) {
+		if (sets[i].n)
+			rows[i].busy_ns = ivset_total(&sets[i]);
+		ivset_free(&sets[i]);
+	}
+	free(sets);
+}
+
+/* The op rows of all phases, device and host, grouped by type key. */
+static void op_types(const struct rank_store *rs, struct rank_analysis *ra, bool from_csv)
+{
+	struct type_ref *refs = NULL;
+	size_t n = 0, cap = 0;
+	char buf[512];
+	for (size_t i = 0; i < ra->n_ops; i++) {
+		const struct op_stat *o = &ra->ops[i];
+		if (o->phase != PHASE_UNKNOWN || o->scope == SCOPE_ALL)
+			continue;
+		xgrow(&refs, &cap, n + 1, sizeof *refs);
+		char key[520];
+		snprintf(key, sizeof key, "%c%s", '0' + o->scope, analysis_op_type_key(o->name, o->type, buf, sizeof buf));
+		refs[n++] = (struct type_ref){xstrdup(key), (uint32_t)i};
+	}
+	xqsort(refs, n, sizeof *refs, cmp_type_ref);
+	struct op_type_stat *rows = NULL;
+	size_t nr = 0, rcap = 0;
+	struct name_type *map = xmalloc((n ? n : 1) * sizeof *map);
+	size_t n_map = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		xgrow(&rows, &rcap, nr + 1, sizeof *rows);
+		struct op_type_stat *t = &rows[nr];
+		memset(t, 0, sizeof *t);
+		t->scope = (uint8_t)(refs[i].key[0] - '0');
+		t->name = xstrdup(refs[i].key + 1);
+		t->category = ra->ops[refs[i].op].category;
+		for (; j < n && !strcmp(refs[j].key, refs[i].key); j++) {
+			const struct op_stat *o = &ra->ops[refs[j].op];
+			t->count += o->count;
+			t->total_ns = num_sat_add(t->total_ns, o->total_ns);
+			t->n_names++;
+			if (o->category == CAT_COMM && o->scope == SCOPE_DEVICE)
+				map[n_map++] = (struct name_type){o->name, (uint32_t)nr};
+		}
+		t->busy_ns = t->total_ns;
+		for (size_t k = i; k < j; k++)
+			free(refs[k].key);
+		nr++;
+		i = j;
+	}
+	free(refs);
+	if (!from_csv && n_map) {
+		xqsort(map, n_map, sizeof *map, cmp_name_type);
+		comm_type_busy(rs, ra, rows, nr, map, n_map);
+	}
+	free(map);
+	int64_t sum[SCOPE_COUNT] = {0};
+	for (size_t i = 0; i < nr; i++)
+		sum[rows[i].scope] = num_sat_add(sum[rows[i].scope], rows[i].busy_ns);
+	for (size_t i = 0; i < nr; i++)
+		rows[i].share_pct = sum[rows[i].scope] ? 100.0 * (double)rows[i].busy_ns / (double)sum[rows[i].scope] : 0;
+	xqsort(rows, nr, sizeof *rows, cmp_type_row);
+	ra->op_types = rows;
+	ra->n_op_types = nr;
+}
+
 void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
 		  bool threaded)
 {
@@ -486,6 +638,7 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 		ra->ops[i].share_pct = t ? 100.0 * (double)ra->ops[i].total_ns / (double)t : 0;
 	}
 	xqsort(ra->ops, ra->n_ops, sizeof *ra->ops, cmp_op);
+	op_types(rs, ra, from_csv);
 
 	/* the two sides never add up: compare them, warn beyond 20 % */
 	int64_t trace_dev = 0, csv_dev = 0;

@@ -249,6 +249,25 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			shown++;
 		}
 	}
+	if (ra->n_op_types) {
+		fputs("\ntop op types (Type, or the name without collective suffixes; busy = union for "
+		      "communication)\n", out);
+		for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
+			fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
+			fputs("     count      total ms       busy ms  share  names  type\n", out);
+			size_t shown = 0;
+			for (size_t i = 0; i < ra->n_op_types && shown < REPORT_TOP_OPS; i++) {
+				const struct op_type_stat *t = &ra->op_types[i];
+				if (t->scope != scope)
+					continue;
+				fprintf(out, "    %6llu %13.3f %13.3f %5.1f%% %6zu  ", (unsigned long long)t->count,
+					(double)t->total_ns / 1e6, (double)t->busy_ns / 1e6, t->share_pct, t->n_names);
+				summary_put_clean(out, t->name);
+				fputc('\n', out);
+				shown++;
+			}
+		}
+	}
 	report_memory_text(ra, out);
 }
 
@@ -531,6 +550,33 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 				jsonw_null(w);
 			jsonw_key(w, "deviation_pct");
 			jsonw_double(w, o->deviation_pct, 3);
+			jsonw_obj_end(w);
+		}
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "top_op_types");
+	jsonw_arr_begin(w);
+	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
+		size_t shown = 0;
+		for (size_t i = 0; i < ra->n_op_types && shown < REPORT_TOP_OPS; i++) {
+			const struct op_type_stat *t = &ra->op_types[i];
+			if (t->scope != scope)
+				continue;
+			shown++;
+			jsonw_obj_begin(w);
+			jsonw_key(w, "name");
+			jsonw_str(w, t->name);
+			jsonw_key(w, "scope");
+			jsonw_str(w, analysis_scope_name((enum op_scope)t->scope));
+			jsonw_key(w, "category");
+			jsonw_str(w, category_name((enum ev_category)t->category));
+			jsonw_key(w, "count");
+			jsonw_uint(w, t->count);
+			jsonw_key(w, "names");
+			jsonw_uint(w, t->n_names);
+			jus(w, "total_us", t->total_ns);
+			jus(w, "busy_us", t->busy_ns);
+			jnum(w, "share", t->share_pct, 3);
 			jsonw_obj_end(w);
 		}
 	}

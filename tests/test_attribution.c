@@ -199,6 +199,7 @@ static char *planted_trace(const char *spec)
 		"[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"Python\"}},\n"
 		"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"args\": {\"name\": \"Ascend Hardware\"}},\n"
 		"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 2, \"tid\": 2, \"args\": {\"name\": \"Stream 2\"}},\n"
+		"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 2, \"tid\": 3, \"args\": {\"name\": \"Stream 3\"}},\n"
 		"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 3, \"args\": {\"name\": \"HCCL\"}},\n"
 		"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 3, \"tid\": 10, "
 		"\"args\": {\"name\": \"Group 1 Communication\"}}");
@@ -208,12 +209,22 @@ static char *planted_trace(const char *spec)
 	int used;
 	while (sscanf(p, " %15[^,],%63[^,],%lf,%lf%n", lane, name, &ts, &dur, &used) == 4) {
 		p += used;
-		int pid = lane[0] == 'h' ? 1 : lane[0] == 'd' ? 2 : 3, tid = pid == 1 ? 1 : pid == 2 ? 2 : 10;
+		/* h host, d device stream 2, e device stream 3, c communication; NAME/TASKTYPE */
+		int pid = lane[0] == 'h' ? 1 : lane[0] == 'd' || lane[0] == 'e' ? 2 : 3;
+		int tid = pid == 1 ? 1 : pid == 3 ? 10 : lane[0] == 'd' ? 2 : 3;
 		const char *cat = pid == 1 ? "cpu_op" : pid == 2 ? "kernel" : "communication";
+		char *slash = strchr(name, '/');
+		const char *tt = "AI_CORE";
+		if (slash) {
+			*slash = 0;
+			tt = slash + 1;
+		}
+		char args[64] = "";
+		if (pid == 2)
+			snprintf(args, sizeof args, ", \"args\": {\"Task Type\": \"%s\"}", tt);
 		char *next = xasprintf("%s,\n{\"ph\": \"X\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, "
 				       "\"ts\": \"%.3f\", \"dur\": %.3f, \"cat\": \"%s\"%s}",
-				       text, name, pid, tid, ts, dur, cat,
-				       pid == 2 ? ", \"args\": {\"Task Type\": \"AI_CORE\"}" : "");
+				       text, name, pid, tid, ts, dur, cat, args);
 		free(text);
 		text = next;
 	}
@@ -345,6 +356,59 @@ static void test_wait_from_the_spread_across_ranks(void **state)
 	planted_free(&pc);
 }
 
+static void test_op_type_key(void **state)
+{
+	(void)state;
+	char b[64];
+	assert_string_equal(analysis_op_type_key("hcom_allReduce__428_5_1", NULL, b, sizeof b), "hcom_allReduce");
+	assert_string_equal(analysis_op_type_key("hcom_allGather_12_3", NULL, b, sizeof b), "hcom_allGather");
+	assert_string_equal(analysis_op_type_key("hcom_broadcast_", NULL, b, sizeof b), "hcom_broadcast");
+	assert_string_equal(analysis_op_type_key("x", "hcom_reduceScatter_", b, sizeof b), "hcom_reduceScatter");
+	assert_string_equal(analysis_op_type_key("aclnnMm_MatMulCommon_MatMulV2", "MatMulV2", b, sizeof b),
+			    "MatMulV2");
+	assert_string_equal(analysis_op_type_key("aclnnAdd_2", "", b, sizeof b), "aclnnAdd_2");
+	assert_string_equal(analysis_op_type_key("hcom_1", NULL, b, sizeof b), "hcom_1");
+}
+
+static const struct op_type_stat *find_type(const struct rank_analysis *ra, const char *name)
+{
+	for (size_t i = 0; i < ra->n_op_types; i++)
+		if (ra->op_types[i].scope == SCOPE_DEVICE && !strcmp(ra->op_types[i].name, name))
+			return &ra->op_types[i];
+	fail_msg("no device op type %s", name);
+	return NULL;
+}
+
+/* Collectives whose names carry a sequence group as one type, and SDMA tasks on two parallel
+ * planes counted once in busy time: 2 x 100 us of SDMA at the same instants are 100 us. */
+static void test_op_types_planted(void **state)
+{
+	(void)state;
+	static const char *spec[] = {"d,SDMA/SDMA,0,100 e,SDMA/SDMA,0,100 d,hcom_allReduce__428_1_1,200,50 "
+				     "d,hcom_allReduce__428_2_1,300,50 d,MatMul,400,100"};
+	struct planted pc;
+	planted_load(&pc, spec, 1);
+	const struct rank_analysis *ra = &pc.an->ranks[0];
+	const struct op_type_stat *sdma = find_type(ra, "SDMA"), *ar = find_type(ra, "hcom_allReduce"),
+				  *mm = find_type(ra, "MatMul");
+	assert_int_equal(sdma->count, 2);
+	assert_int_equal(sdma->total_ns, US(200));
+	assert_int_equal(sdma->busy_ns, US(100));
+	assert_int_equal(ar->count, 2);
+	assert_int_equal(ar->n_names, 2);
+	assert_int_equal(ar->total_ns, US(100));
+	assert_int_equal(ar->busy_ns, US(100));
+	assert_int_equal(mm->busy_ns, US(100));
+	assert_true(tu_close(sdma->share_pct, 100.0 / 3, 1e-9, 1e-9));
+	/* the exact-name table keeps both collectives apart */
+	size_t hcom_rows = 0;
+	for (size_t i = 0; i < ra->n_ops; i++)
+		hcom_rows += ra->ops[i].scope == SCOPE_DEVICE && ra->ops[i].phase == PHASE_UNKNOWN &&
+			     !strncmp(ra->ops[i].name, "hcom_allReduce", 14);
+	assert_int_equal(hcom_rows, 2);
+	planted_free(&pc);
+}
+
 /* ---- real captures ------------------------------------------------------------------ */
 
 static struct analysis *load_real(const char *rel, struct capture **cap, char **dir)
@@ -450,6 +514,8 @@ int main(void)
 		cmocka_unit_test(test_one_sampled_token_sync_per_step),
 		cmocka_unit_test(test_edges_feed_no_score),
 		cmocka_unit_test(test_wait_from_the_spread_across_ranks),
+		cmocka_unit_test(test_op_type_key),
+		cmocka_unit_test(test_op_types_planted),
 		cmocka_unit_test(test_real_invariants),
 		cmocka_unit_test(test_csv_only_ranks),
 		cmocka_unit_test(test_op_statistic_without_hccl_rows),
