@@ -238,6 +238,10 @@ static void setup_columns(struct parse_state *ps)
 	const char *base = strrchr(ps->name, '/');
 	enum csv_kind by_name = csv_schema_kind_by_name(base ? base + 1 : ps->name);
 	t->kind = by_name != CSV_UNKNOWN ? by_name : csv_schema_kind(present);
+	struct sbuf why = SBUF_INIT;
+	if (csv_schema_name_mismatch(base ? base + 1 : ps->name, t->kind, present, &why))
+		diag_add(ps->dl, DIAG_WARN, ps->name, 1, -1, "%s", sbuf_str(&why));
+	sbuf_free(&why);
 	if (n_unknown)
 		diag_add(ps->dl, DIAG_INFO, ps->name, 0, -1, "%zu column(s) not used by the analysis, kept "
 			 "for drill-down: %s", n_unknown, sbuf_str(&unknown));
