@@ -335,6 +335,8 @@ struct rank_analysis {
 	 * (waiting for the last peer), summed over the matched ones */
 	int64_t coll_wait_ns, coll_transfer_ns;
 	bool coll_spread_ok;
+	int late_rank; /* the rank that waits least in collectives while others wait (the one
+			* the others wait for), or -1 */
 
 	struct mem_analysis mem; /* from the memory tables; empty without them */
 };

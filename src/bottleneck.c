@@ -212,7 +212,12 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 				    "wait and transfer: %s)", un, a->comm_split)
 			: xasprintf("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
 				    "transfer (%.2f %% of the window); split: %s", w, tr, a->comm_split));
-	if (w > tr && w > 0)
+	if (w > tr && w > 0 && ra->late_rank >= 0 && ra->late_rank != ra->rank)
+		b->advice = xasprintf("exposed communication is mostly waiting for peers (%.2f %% wait against %.2f %% "
+				      "transfer): rank %d waits least and is the one the others wait for; look at its "
+				      "compute and host time and balance the work, not bandwidth or overlap",
+				      w, tr, ra->late_rank);
+	else if (w > tr && w > 0)
 		b->advice = xasprintf("exposed communication is mostly waiting for peers (%.2f %% wait against %.2f %% "
 				      "transfer): a slow or late rank, not bandwidth; find it (slow-rank flags, "
 				      "alignment) and balance the work before trying overlap",

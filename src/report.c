@@ -450,6 +450,11 @@ static void json_attribution(struct jsonw *w, const struct rank_analysis *ra)
 	jsonw_bool(w, a->host_known);
 	jsonw_key(w, "comm_split");
 	jsonw_str(w, a->comm_split);
+	jsonw_key(w, "late_rank");
+	if (ra->late_rank >= 0)
+		jsonw_int(w, ra->late_rank);
+	else
+		jsonw_null(w);
 	jsonw_key(w, "span_start_us");
 	jsonw_double(w, (double)(a->span_lo - ra->t0) / 1e3, 3);
 	jsonw_key(w, "span_end_us");

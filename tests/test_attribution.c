@@ -189,6 +189,38 @@ static void test_generated_invariants(void **state)
 	}
 }
 
+/* A slow rank (its kernels twice as long): the others wait for it in every collective. With
+ * communication.json and without it (the spread across ranks), the waiting ranks' exposed
+ * communication is mostly wait, their advice names the planted rank, and the slow rank
+ * itself is compute-bound. */
+static void test_generated_slow_rank(void **state)
+{
+	(void)state;
+	static const char *args[] = {"--ranks 4 --seed 3 --steps 10 --slow-rank 2 --slow-factor 2 --comm",
+				     "--ranks 3 --seed 4 --steps 10 --slow-rank 1 --slow-factor 2"};
+	static const int slow_of[] = {2, 1}; /* the --slow-rank planted */
+	for (size_t c = 0; c < 2; c++) {
+		struct tu_capture l;
+		tu_capture_load(&l, args[c], true);
+		check_invariants(l.an);
+		int slow = slow_of[c];
+		for (size_t i = 0; i < l.an->n_ranks; i++) {
+			const struct rank_analysis *ra = &l.an->ranks[i];
+			assert_int_equal(ra->late_rank, slow);
+			if (ra->rank == slow) {
+				assert_true(ra->bn[BN_NPU_COMPUTE].score >= 40);
+				continue;
+			}
+			assert_true(ra->attr.ns[ATTR_COMM_WAIT] > ra->attr.ns[ATTR_COMM_TRANSFER]);
+			assert_true(ra->bn[BN_COMMUNICATION].score >= 40);
+			char want[32];
+			snprintf(want, sizeof want, "rank %d waits least", slow);
+			assert_non_null(strstr(ra->bn[BN_COMMUNICATION].advice, want));
+		}
+		tu_capture_free(&l);
+	}
+}
+
 /* ---- planted traps: small captures whose every nanosecond is known ------------------ */
 
 /* One rank's trace: Python (pid 1), Ascend Hardware stream 2 (pid 2) and an HCCL
@@ -510,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_hand_case),
 		cmocka_unit_test(test_bitmap_differential),
 		cmocka_unit_test(test_generated_invariants),
+		cmocka_unit_test(test_generated_slow_rank),
 		cmocka_unit_test(test_sync_waiting_on_a_collective),
 		cmocka_unit_test(test_one_sampled_token_sync_per_step),
 		cmocka_unit_test(test_edges_feed_no_score),
