@@ -1129,6 +1129,9 @@ void analysis_rank_free(struct rank_analysis *ra)
 	for (size_t i = 0; i < ra->n_op_types; i++)
 		free(ra->op_types[i].name);
 	free(ra->op_types);
+	for (size_t i = 0; i < ra->n_op_shapes; i++)
+		free(ra->op_shapes[i].name);
+	free(ra->op_shapes);
 	for (size_t i = 0; i < ra->n_checks; i++)
 		free(ra->checks[i].explanation);
 	for (int b = 0; b < BN_COUNT; b++) {

@@ -311,6 +311,8 @@ struct rank_analysis {
 	char *ops_source; /* owned: "trace; CSV totals from kernel_details.csv" */
 	struct op_type_stat *op_types; /* owned; by scope, then busy desc (analysis_op_type_key) */
 	size_t n_op_types;
+	struct op_type_stat *op_shapes; /* owned; kernel table rows by type and Input Shapes */
+	size_t n_op_shapes;
 
 	/* where the evidence can be seen: the longest idle gap, exposed communication
 	 * interval, device copy and host sync (0, 0 when none) */

@@ -62,7 +62,7 @@ void analysis_steps(const struct capture *cap, size_t rank_index, struct rank_an
 /* Op statistics (opstats.c). With fewer ranks than cores they run on a helper thread
  * beside the window and per-step metrics (analysis.c analyse_rank): they may read the
  * store, the CSV tables, ra->rank, ra->cls and the steps' windows and phases, and write
- * only ra->ops, ra->n_ops, ra->ops_source, ra->op_types, ra->n_op_types and their messages. threaded: the rows of half
+ * only ra->ops, ra->n_ops, ra->ops_source, ra->op_types, ra->op_shapes (and their counts) and their messages. threaded: the rows of half
  * the names are computed on a helper thread of their own (the caller's core is free by
  * then); the rows come out in the same order either way. */
 void analysis_ops(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,

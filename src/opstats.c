@@ -530,6 +530,69 @@ static void comm_type_busy(const struct rank_store *rs, const struct rank_analys
 	free(sets);
 }
 
+/* Collectives recorded on the HCCL/Communication lanes are no device ops (those lanes are
+ * not op lanes), so they would be missing from the types: each becomes a device row of its
+ * type, busy as the union of its instances, unless the device lanes already gave that type. */
+static void lane_collective_types(const struct rank_store *rs, const struct rank_analysis *ra,
+				  struct op_type_stat **rows, size_t *nr)
+{
+	bool group_lanes = analysis_has_group_lanes(rs);
+	struct coll_type {
+		char *name;
+		struct ivset busy;
+		uint64_t count;
+		int64_t total;
+		uint32_t last_name;
+		size_t n_names;
+	} *ct = NULL;
+	size_t n = 0, cap = 0;
+	char buf[512];
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		if (l->group != LANE_COMM)
+			continue;
+		for (uint32_t k = 0; k < l->n_events; k++) {
+			uint32_t ev = l->events[k];
+			if (!analysis_is_collective(rs, ra->cls, ev, group_lanes))
+				continue;
+			analysis_op_type_key(store_ev_name(rs, ev), NULL, buf, sizeof buf);
+			size_t i = 0;
+			while (i < n && strcmp(ct[i].name, buf))
+				i++;
+			if (i == n) {
+				xgrow(&ct, &cap, n + 1, sizeof *ct);
+				ct[n] = (struct coll_type){.name = xstrdup(buf), .last_name = UINT32_MAX};
+				ivset_init(&ct[n].busy);
+				n++;
+			}
+			int64_t a = store_ts(rs, ev), d = store_dur(rs, ev);
+			ct[i].count++;
+			ct[i].total = num_sat_add(ct[i].total, d);
+			ivset_add(&ct[i].busy, a, a + d);
+			if (rs->ev_name[ev] != ct[i].last_name) { /* distinct names, as they alternate rarely */
+				ct[i].last_name = rs->ev_name[ev];
+				ct[i].n_names++;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool have = false;
+		for (size_t r = 0; r < *nr && !have; r++)
+			have = (*rows)[r].scope == SCOPE_DEVICE && !strcmp((*rows)[r].name, ct[i].name);
+		if (!have) {
+			*rows = xrealloc(*rows, (*nr + 1) * sizeof **rows);
+			(*rows)[(*nr)++] = (struct op_type_stat){.name = ct[i].name, .scope = SCOPE_DEVICE,
+								 .category = CAT_COMM, .count = ct[i].count,
+								 .n_names = ct[i].n_names, .total_ns = ct[i].total,
+								 .busy_ns = ivset_total(&ct[i].busy)};
+		} else {
+			free(ct[i].name);
+		}
+		ivset_free(&ct[i].busy);
+	}
+	free(ct);
+}
+
 /* The op rows of all phases, device and host, grouped by type key. */
 static void op_types(const struct rank_store *rs, struct rank_analysis *ra, bool from_csv)
 {
@@ -578,6 +641,8 @@ static void op_types(const struct rank_store *rs, struct rank_analysis *ra, bool
 		comm_type_busy(rs, ra, rows, nr, map, n_map);
 	}
 	free(map);
+	if (!from_csv)
+		lane_collective_types(rs, ra, &rows, &nr);
 	int64_t sum[SCOPE_COUNT] = {0};
 	for (size_t i = 0; i < nr; i++)
 		sum[rows[i].scope] = num_sat_add(sum[rows[i].scope], rows[i].busy_ns);
@@ -586,6 +651,88 @@ static void op_types(const struct rank_store *rs, struct rank_analysis *ra, bool
 	xqsort(rows, nr, sizeof *rows, cmp_type_row);
 	ra->op_types = rows;
 	ra->n_op_types = nr;
+}
+
+struct shape_rec {
+	uint64_t key; /* type (or name) string id << 32 | shape string id */
+	int64_t dur;
+};
+
+static int cmp_shape_rec(const void *a, const void *b)
+{
+	const struct shape_rec *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The kernel table's rows grouped by type and input shapes ("MatMulV2 [8,4096;4096,4096]"),
+ * as msprof-analyze groups kernels: the same op on other shapes is another row. Rows are
+ * grouped by string ids first (16 bytes a row), then the few distinct pairs by their text
+ * (names without a Type lose their collective suffixes there). */
+static void op_shapes(const struct csv_table *k, struct rank_analysis *ra)
+{
+	if (!k || !csvt_has(k, COL_INPUT_SHAPES) || !csvt_has(k, COL_DURATION))
+		return;
+	bool typed = csvt_has(k, COL_TYPE);
+	struct shape_rec *recs = xmalloc((k->nrows ? k->nrows : 1) * sizeof *recs);
+	size_t n = 0;
+	for (size_t r = 0; r < k->nrows; r++) {
+		int64_t d;
+		if (!csvt_time(k, r, COL_DURATION, &d))
+			continue;
+		uint64_t what = csvt_str_id(k, r, typed ? COL_TYPE : COL_NAME);
+		recs[n++] = (struct shape_rec){what << 32 | csvt_str_id(k, r, COL_INPUT_SHAPES), d};
+	}
+	xqsort(recs, n, sizeof *recs, cmp_shape_rec);
+	/* one text key per distinct pair, with its count and total */
+	struct type_ref *refs = NULL;
+	struct op_type_stat *pairs = NULL;
+	size_t np = 0, cap = 0, cap2 = 0;
+	char buf[512];
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int64_t total = 0;
+		for (; j < n && recs[j].key == recs[i].key; j++)
+			total = num_sat_add(total, recs[j].dur);
+		const char *what = strtab_str(k->strs, (uint32_t)(recs[i].key >> 32));
+		const char *shape = strtab_str(k->strs, (uint32_t)recs[i].key);
+		analysis_op_type_key(typed ? "" : what, typed ? what : NULL, buf, sizeof buf);
+		xgrow(&refs, &cap, np + 1, sizeof *refs);
+		xgrow(&pairs, &cap2, np + 1, sizeof *pairs);
+		refs[np] = (struct type_ref){xasprintf("%s [%s]", buf, shape && *shape ? shape : "-"), (uint32_t)np};
+		pairs[np] = (struct op_type_stat){.count = j - i, .total_ns = total};
+		np++;
+		i = j;
+	}
+	free(recs);
+	xqsort(refs, np, sizeof *refs, cmp_type_ref);
+	struct op_type_stat *rows = NULL;
+	size_t nr = 0, rcap = 0;
+	int64_t sum = 0;
+	for (size_t i = 0; i < np;) {
+		xgrow(&rows, &rcap, nr + 1, sizeof *rows);
+		struct op_type_stat *t = &rows[nr++];
+		memset(t, 0, sizeof *t);
+		t->scope = SCOPE_DEVICE;
+		t->name = refs[i].key;
+		size_t j = i;
+		for (; j < np && !strcmp(refs[j].key, t->name); j++) {
+			t->count += pairs[refs[j].op].count;
+			t->total_ns = num_sat_add(t->total_ns, pairs[refs[j].op].total_ns);
+			t->n_names++;
+			if (j > i)
+				free(refs[j].key);
+		}
+		t->busy_ns = t->total_ns;
+		sum = num_sat_add(sum, t->total_ns);
+		i = j;
+	}
+	for (size_t i = 0; i < nr; i++)
+		rows[i].share_pct = sum ? 100.0 * (double)rows[i].total_ns / (double)sum : 0;
+	xqsort(rows, nr, sizeof *rows, cmp_type_row);
+	free(refs);
+	free(pairs);
+	ra->op_shapes = rows;
+	ra->n_op_shapes = nr;
 }
 
 void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
@@ -639,6 +786,7 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 	}
 	xqsort(ra->ops, ra->n_ops, sizeof *ra->ops, cmp_op);
 	op_types(rs, ra, from_csv);
+	op_shapes(rd->by_kind[CSV_KERNEL], ra);
 
 	/* the two sides never add up: compare them, warn beyond 20 % */
 	int64_t trace_dev = 0, csv_dev = 0;

@@ -417,7 +417,8 @@ static void test_op_types_planted(void **state)
 {
 	(void)state;
 	static const char *spec[] = {"d,SDMA/SDMA,0,100 e,SDMA/SDMA,0,100 d,hcom_allReduce__428_1_1,200,50 "
-				     "d,hcom_allReduce__428_2_1,300,50 d,MatMul,400,100"};
+				     "d,hcom_allReduce__428_2_1,300,50 d,MatMul,400,100 "
+				     "c,hcom_allGather__7_1_1,600,50 c,hcom_allGather__7_2_1,620,50"};
 	struct planted pc;
 	planted_load(&pc, spec, 1);
 	const struct rank_analysis *ra = &pc.an->ranks[0];
@@ -431,7 +432,13 @@ static void test_op_types_planted(void **state)
 	assert_int_equal(ar->total_ns, US(100));
 	assert_int_equal(ar->busy_ns, US(100));
 	assert_int_equal(mm->busy_ns, US(100));
-	assert_true(tu_close(sdma->share_pct, 100.0 / 3, 1e-9, 1e-9));
+	/* collectives of the communication lane are device types too: 2 overlapping, 70 us busy */
+	const struct op_type_stat *ag = find_type(ra, "hcom_allGather");
+	assert_int_equal(ag->count, 2);
+	assert_int_equal(ag->n_names, 2);
+	assert_int_equal(ag->total_ns, US(100));
+	assert_int_equal(ag->busy_ns, US(70));
+	assert_true(tu_close(sdma->share_pct, 100.0 * 100 / 370, 1e-9, 1e-9));
 	/* the exact-name table keeps both collectives apart */
 	size_t hcom_rows = 0;
 	for (size_t i = 0; i < ra->n_ops; i++)
