@@ -60,17 +60,23 @@ static int item(struct doc *d, int arr, int k)
 	return i;
 }
 
+/* Runs the binary with args (exit status 0) and parses its JSON output into d. */
+static void load_doc(struct doc *d, const char *args)
+{
+	int rc;
+	d->js = run(args, &d->len, &rc);
+	if (!d->js)
+		skip();
+	assert_int_equal(rc, 0);
+	jtok_init(&d->jt);
+	assert_true(jtok_parse(&d->jt, d->js, d->len) > 0);
+}
+
 static void test_json_report_keys_and_values(void **state)
 {
 	(void)state;
 	struct doc d;
-	int rc;
-	d.js = run("--report --json fixtures/demo", &d.len, &rc);
-	if (!d.js)
-		skip();
-	assert_int_equal(rc, 0);
-	jtok_init(&d.jt);
-	assert_true(jtok_parse(&d.jt, d.js, d.len) > 0);
+	load_doc(&d, "--report --json fixtures/demo");
 	int ranks = key(&d, 0, "ranks");
 	assert_int_equal(d.jt.t[ranks].size, 2);
 	assert_int_equal(d.jt.t[key(&d, 0, "warnings")].type, JSMN_ARRAY);
@@ -134,15 +140,9 @@ static void test_json_report_keys_and_values(void **state)
 static void check_attribution_json(const char *path)
 {
 	struct doc d;
-	int rc;
 	char args[4200];
 	snprintf(args, sizeof args, "--report --json '%s'", path);
-	d.js = run(args, &d.len, &rc);
-	if (!d.js)
-		skip();
-	assert_int_equal(rc, 0);
-	jtok_init(&d.jt);
-	assert_true(jtok_parse(&d.jt, d.js, d.len) > 0);
+	load_doc(&d, args);
 	int ranks = key(&d, 0, "ranks");
 	for (int r = 0; r < d.jt.t[ranks].size; r++) {
 		int rk = item(&d, ranks, r);
