@@ -351,6 +351,9 @@ static void mk_excel(struct ctx *c)
 	free(t);
 }
 
+/* A table under a known name with another header (issue 14): reported with what was expected. */
+static void mk_foreign_header(struct ctx *c) { put_str(c->out, "kernel_details.csv", "Name,Elapsed\r\nMatMul,3\r\n"); }
+
 static void mk_denied(struct ctx *c)
 {
 	char *p = path_in(c->out, "trace_view.json");
@@ -591,6 +594,9 @@ static const struct bad_case cases[] = {
 	{.name = "unbalanced quotes", .make = mk_unbalanced_quote, .file = "api_statistic.csv", .msg = "is never closed", .loc = LOC_LINE},
 	{.name = "NUL byte in a CSV", .make = mk_nul_csv},
 	{.name = "Excel-mangled timestamp", .make = mk_excel, .file = "kernel_details.csv", .msg = "exponent", .loc = LOC_LINE},
+	{.name = "kernel_details.csv with a foreign header", .make = mk_foreign_header, .file = "kernel_details.csv",
+	 .msg = "named like a kernel_details table, but its header does not match it (missing: Start Time(us), "
+		"Duration(us)); read as an unknown table", .loc = LOC_LINE},
 	{.name = "permission denied", .make = mk_denied, .file = "trace_view.json", .msg = "cannot open: Permission denied", .trace = EV_NONE, .unprivileged = true},
 	{.name = "symlink loops", .make = mk_symlink_loop, .file = "trace_view.json", .msg = "cannot stat: Too many levels of symbolic links; skipped", .trace = EV_NONE},
 	{.name = "FIFO as the trace", .make = mk_fifo, .file = "trace_view.json", .msg = "FIFO, not a file", .trace = EV_NONE},

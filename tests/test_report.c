@@ -4,6 +4,7 @@
  * text report compared with a golden file, and no raw control bytes from hostile op
  * names in either. ASCPROF_UPDATE_GOLDEN=1 rewrites the golden report. */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,17 +60,23 @@ static int item(struct doc *d, int arr, int k)
 	return i;
 }
 
+/* Runs the binary with args (exit status 0) and parses its JSON output into d. */
+static void load_doc(struct doc *d, const char *args)
+{
+	int rc;
+	d->js = run(args, &d->len, &rc);
+	if (!d->js)
+		skip();
+	assert_int_equal(rc, 0);
+	jtok_init(&d->jt);
+	assert_true(jtok_parse(&d->jt, d->js, d->len) > 0);
+}
+
 static void test_json_report_keys_and_values(void **state)
 {
 	(void)state;
 	struct doc d;
-	int rc;
-	d.js = run("--report --json fixtures/demo", &d.len, &rc);
-	if (!d.js)
-		skip();
-	assert_int_equal(rc, 0);
-	jtok_init(&d.jt);
-	assert_true(jtok_parse(&d.jt, d.js, d.len) > 0);
+	load_doc(&d, "--report --json fixtures/demo");
 	int ranks = key(&d, 0, "ranks");
 	assert_int_equal(d.jt.t[ranks].size, 2);
 	assert_int_equal(d.jt.t[key(&d, 0, "warnings")].type, JSMN_ARRAY);
@@ -133,6 +140,57 @@ static void test_json_report_keys_and_values(void **state)
 	tu_truth_free(truth);
 	jtok_free(&d.jt);
 	free(d.js);
+}
+
+/* --report --json: every rank's attribution sums to its wall_us (each bucket in us with 3
+ * decimals, so to the ns), and every gain is at most 70 % and at most its buckets' share. */
+static void check_attribution_json(const char *path)
+{
+	struct doc d;
+	char args[4200];
+	snprintf(args, sizeof args, "--report --json '%s'", path);
+	load_doc(&d, args);
+	int ranks = key(&d, 0, "ranks");
+	for (int r = 0; r < d.jt.t[ranks].size; r++) {
+		int rk = item(&d, ranks, r);
+		int at = key(&d, rk, "attribution"), info = key(&d, rk, "attribution_info");
+		if (d.jt.t[at].type != JSMN_OBJECT) {
+			assert_false(d.js[d.jt.t[key(&d, info, "valid")].start] == 't');
+			continue;
+		}
+		long long wall = llround(num(&d, key(&d, info, "wall_us")) * 1e3), sum = 0;
+		assert_int_equal(wall, llround(num(&d, key(&d, key(&d, rk, "metrics"), "wall_us")) * 1e3));
+		for (int i = at + 1, k = 0; k < d.jt.t[at].size; k++) {
+			sum += llround(num(&d, i + 1) * 1e3); /* key at i, value at i + 1 */
+			i = jtok_skip(&d.jt, i + 1);
+		}
+		assert_int_equal(sum, wall);
+		int bns = key(&d, rk, "bottlenecks");
+		for (int b = 0; b < d.jt.t[bns].size; b++) {
+			int bn = item(&d, bns, b);
+			double hi = num(&d, key(&d, key(&d, bn, "gain"), "high_pct"));
+			double share = 100.0 * num(&d, key(&d, bn, "bucket_us")) * 1e3 / (double)wall;
+			assert_true(hi <= 70.0);
+			assert_true(hi <= share + 0.006); /* two decimals */
+		}
+		assert_true(num(&d, key(&d, key(&d, rk, "combined_gain"), "high_pct")) <= 70.0);
+	}
+	jtok_free(&d.jt);
+	free(d.js);
+}
+
+static void test_json_attribution(void **state)
+{
+	(void)state;
+	check_attribution_json("fixtures/demo");
+	static const char *real[] = {"msinsight/test/data/pytorch/text/level1", "msinsight/test/st/level2"};
+	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
+		char *dir = tu_real(real[i]);
+		if (!dir)
+			continue;
+		check_attribution_json(dir);
+		free(dir);
+	}
 }
 
 static void test_golden_text_report(void **state)
@@ -232,6 +290,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_report_keys_and_values),
+		cmocka_unit_test(test_json_attribution),
 		cmocka_unit_test(test_golden_text_report),
 		cmocka_unit_test(test_hostile_names_stay_escaped),
 	};

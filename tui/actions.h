@@ -58,6 +58,7 @@ enum key_scope {
 	X(COMM_PANE, "comm-pane", KS_COMM, "v", "Communication pane: ops, transports, matrix")        \
 	X(OP_SCOPE, "op-scope", KS_OPS, "c", "Scope: device, host, all")                              \
 	X(PHASE, "phase", KS_OPS, "p", "Phase: all, prefill, decode")                                 \
+	X(OP_GROUP, "op-group", KS_OPS, "y", "Group ops by: name, type, type and input shape")         \
 	X(COMPARE_TABLE, "compare-table", KS_COMPARE, "t", "Compare: figures, ops or bottlenecks")     \
 	X(ZOOM_IN, "zoom-in", KS_TIMELINE, "w +", "Zoom in")                                          \
 	X(ZOOM_OUT, "zoom-out", KS_TIMELINE, "s -", "Zoom out")                                       \

@@ -14,7 +14,7 @@
 #define MAX_SHIFT 64
 
 struct coll {
-	int64_t end;
+	int64_t end, dur;
 	const char *name;
 };
 
@@ -31,7 +31,7 @@ static size_t collect_csv(const struct csv_table *k, struct coll **out)
 		if (category_of(LANE_DEVICE, name, "", csvt_str(k, r, COL_ACCEL_CORE)).cat != CAT_COMM)
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct coll){a + d, name};
+		(*out)[n++] = (struct coll){a + d, d, name};
 	}
 	return n;
 }
@@ -49,7 +49,7 @@ static size_t collect(const struct rank_data *rd, const struct ev_class *cls, st
 		if (!analysis_is_collective(rs, cls, (uint32_t)ev, group))
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct coll){store_ts(rs, ev) + store_dur(rs, ev), store_ev_name(rs, ev)};
+		(*out)[n++] = (struct coll){store_ts(rs, ev) + store_dur(rs, ev), store_dur(rs, ev), store_ev_name(rs, ev)};
 	}
 	return n;
 }
@@ -98,8 +98,14 @@ static size_t count_matches(const struct coll *ref, size_t nref, const struct co
 	return m;
 }
 
+/* The match found: r[i + shift] is ref[i] where the names agree (loosely or not). */
+struct pair_match {
+	long shift;
+	bool loose, ok;
+};
+
 static void align_pair(const struct coll *ref, size_t nref, const struct coll *r, size_t nr,
-		       struct rank_analysis *ra)
+		       struct rank_analysis *ra, struct pair_match *pm)
 {
 	long best_shift = 0;
 	size_t best = 0;
@@ -117,6 +123,7 @@ static void align_pair(const struct coll *ref, size_t nref, const struct coll *r
 	}
 	if (best == 0)
 		return;
+	*pm = (struct pair_match){best_shift, loose, true};
 	int64_t *d = xmalloc(best * sizeof *d);
 	size_t k = 0;
 	for (size_t i = 0; i < nref; i++) {
@@ -138,6 +145,53 @@ static void align_pair(const struct coll *ref, size_t nref, const struct coll *r
 	free(d);
 }
 
+static bool matched_at(const struct coll *ref, size_t i, const struct coll *r, size_t nr,
+		       const struct pair_match *pm, size_t *j)
+{
+	long k = (long)i + pm->shift;
+	if (!pm->ok || k < 0 || (size_t)k >= nr || !same_name(ref[i].name, r[k].name, pm->loose))
+		return false;
+	*j = (size_t)k;
+	return true;
+}
+
+/* msprof-analyze's cluster_time_summary: a collective's transfer is its least duration
+ * across the ranks, the rest of each rank's duration is waiting for the last peer. Over
+ * the reference's collectives matched on at least one other rank. */
+static void collective_spread(const struct coll *rc, size_t nrc, struct coll **c, const size_t *nc,
+			      const struct pair_match *pm, struct rank_analysis *ranks, size_t n)
+{
+	int64_t *least = xmalloc((nrc ? nrc : 1) * sizeof *least);
+	bool *seen = xcalloc(nrc ? nrc : 1, sizeof *seen);
+	for (size_t i = 0; i < nrc; i++)
+		least[i] = rc[i].dur;
+	for (size_t r = 1; r < n; r++)
+		for (size_t i = 0; i < nrc; i++) {
+			size_t j;
+			if (!matched_at(rc, i, c[r], nc[r], &pm[r], &j))
+				continue;
+			seen[i] = true;
+			if (c[r][j].dur < least[i])
+				least[i] = c[r][j].dur;
+		}
+	for (size_t r = 0; r < n; r++) {
+		struct rank_analysis *ra = &ranks[r];
+		ra->coll_wait_ns = ra->coll_transfer_ns = 0;
+		ra->coll_spread_ok = false;
+		for (size_t i = 0; i < nrc; i++) {
+			size_t j = i;
+			if (!seen[i] || (r > 0 && !matched_at(rc, i, c[r], nc[r], &pm[r], &j)))
+				continue;
+			int64_t own = r == 0 ? rc[i].dur : c[r][j].dur;
+			ra->coll_wait_ns += own - least[i];
+			ra->coll_transfer_ns += least[i];
+			ra->coll_spread_ok = true;
+		}
+	}
+	free(least);
+	free(seen);
+}
+
 void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n)
 {
 	if (n == 0)
@@ -146,6 +200,9 @@ void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size
 	struct coll *rc = NULL;
 	size_t nrc = collect(&cap->ranks[ref->rank_index], ref->cls, &rc);
 	xqsort(rc, nrc, sizeof *rc, cmp_coll);
+	struct coll **cs = xcalloc(n, sizeof *cs);
+	size_t *ncs = xcalloc(n, sizeof *ncs);
+	struct pair_match *pm = xcalloc(n, sizeof *pm);
 	for (size_t i = 0; i < n; i++) {
 		struct rank_analysis *ra = &ranks[i];
 		ra->offset_ns[ALIGN_RAW] = 0;
@@ -161,11 +218,19 @@ void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size
 		size_t nc = collect(&cap->ranks[ra->rank_index], ra->cls, &c);
 		xqsort(c, nc, sizeof *c, cmp_coll);
 		if (nc && nrc)
-			align_pair(rc, nrc, c, nc, ra);
+			align_pair(rc, nrc, c, nc, ra, &pm[i]);
 		if (!ra->collective_ok) /* fall back to the first-event offset */
 			ra->offset_ns[ALIGN_COLLECTIVE] = ra->offset_ns[ALIGN_FIRST];
-		free(c);
+		cs[i] = c;
+		ncs[i] = nc;
 	}
+	if (n > 1)
+		collective_spread(rc, nrc, cs, ncs, pm, ranks, n);
+	for (size_t i = 0; i < n; i++)
+		free(cs[i]);
+	free(cs);
+	free(ncs);
+	free(pm);
 	free(rc);
 }
 

@@ -287,10 +287,14 @@ static bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, i
 		if (!any || a + d > *hi)
 			*hi = a + d;
 		any = true;
-		ivset_add(&s->device_busy, a, a + d);
-		if (c.cat == CAT_COMM)
+		/* a collective's row spans its wait for peers: communication, not busy, as
+		 * with a trace (where collectives sit on their own lanes) */
+		if (c.cat == CAT_COMM) {
 			ivset_add(&s->comm, a, a + d);
-		else if (c.cat == CAT_COPY)
+			continue;
+		}
+		ivset_add(&s->device_busy, a, a + d);
+		if (c.cat == CAT_COPY)
 			ivset_add(&s->dev_copy, a, a + d);
 		else
 			ivset_add(&s->compute, a, a + d);
@@ -330,6 +334,7 @@ void rank_sets_free(struct rank_sets *s)
 	ivset_free(&s->compute_or_comm);
 	ivset_free(&s->occupied);
 	ivset_free(&s->host_only);
+	ivset_free(&s->host_dispatch);
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -341,6 +346,7 @@ struct host_lane_spans {
 	const struct rank_store *rs;
 	const struct ev_class *cls;
 	const struct lane *l;
+	bool dispatch_only; /* only framework ops (cpu_op) and CANN API calls */
 	uint32_t k;        /* the lane's next event */
 	int64_t a, b;      /* the current span */
 	bool has;
@@ -350,6 +356,8 @@ static bool host_event(struct host_lane_spans *h, uint32_t k, int64_t *a, int64_
 {
 	uint32_t ev = h->l->events[k];
 	if (h->cls[ev].flags & EVF_STEP_MARK)
+		return false;
+	if (h->dispatch_only && !(h->cls[ev].flags & EVF_DISPATCH) && h->l->group != LANE_HOST_CANN)
 		return false;
 	*a = store_ts(h->rs, ev);
 	*b = *a + store_dur(h->rs, ev);
@@ -417,16 +425,18 @@ static void heads_advance(struct head *q, size_t *n, struct host_lane_spans *h)
 }
 
 /* Host-only work: the union of the host lanes' spans, merged across lanes as they come in
- * start order, minus `blocked` (normal), into out; returns the union's total. */
+ * start order, minus `blocked` (normal), into out; returns the union's total. With
+ * dispatch_only, only framework ops and CANN API calls count as work. */
 static int64_t host_work_minus(const struct rank_store *rs, const struct ev_class *cls, struct ivset *blocked,
-			       struct ivset *out)
+			       struct ivset *out, bool dispatch_only)
 {
 	size_t n = 0;
 	struct host_lane_spans *h = xcalloc(rs->n_lanes ? rs->n_lanes : 1, sizeof *h);
 	struct head *q = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *q);
 	for (size_t li = 0; li < rs->n_lanes; li++)
 		if (lanes_group_is_host(rs->lanes[li].group) && rs->lanes[li].n_events) {
-			h[n] = (struct host_lane_spans){.rs = rs, .cls = cls, .l = &rs->lanes[li]};
+			h[n] = (struct host_lane_spans){.rs = rs, .cls = cls, .l = &rs->lanes[li],
+							.dispatch_only = dispatch_only};
 			host_lane_next(&h[n]);
 			if (h[n].has) {
 				q[n] = (struct head){h[n].a, (uint32_t)n};
@@ -484,13 +494,16 @@ static void rank_sets_derive(struct rank_sets *s, const struct rank_store *rs, c
 	struct ivset blocked;
 	ivset_init(&s->occupied);
 	ivset_init(&s->host_only);
+	ivset_init(&s->host_dispatch);
 	ivset_union(&s->device_busy, &s->comm, &s->occupied);
 	s->host_total = 0;
 	if (!has_trace)
 		return;
 	ivset_init(&blocked);
 	ivset_union(&s->sync, &s->occupied, &blocked);
-	s->host_total = host_work_minus(rs, cls, &blocked, &s->host_only);
+	s->host_total = host_work_minus(rs, cls, &blocked, &s->host_only, false);
+	/* the attribution's split of host-only time: what of it is dispatch */
+	host_work_minus(rs, cls, &blocked, &s->host_dispatch, true);
 	ivset_free(&blocked);
 }
 
@@ -1000,6 +1013,69 @@ static void window_metrics(const struct rank_store *rs, struct rank_analysis *ra
 	ivset_free(&tmp);
 }
 
+/* The window in disjoint buckets, from the sets (attribution.h has the priority order).
+ * Exposed communication stays unsplit here: its wait share comes from communication.json
+ * or the other ranks (analysis_attribution_comm). */
+static void rank_attribution(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi)
+{
+	struct attr_layer layers[] = {
+		{&s->compute, ATTR_COMPUTE},        {&s->comm, ATTR_COMM_UNSPLIT},
+		{&s->dev_copy, ATTR_COPY},          {&s->device_busy, ATTR_DEVICE_OTHER},
+		{&s->sync, ATTR_HOST_SYNC},         {&s->host_copy, ATTR_HOST_COPY},
+		{&s->host_dispatch, ATTR_HOST_DISPATCH}, {&s->host_only, ATTR_HOST_PYTHON},
+	};
+	ivset_normalize(&s->occupied);
+	int64_t span_lo = lo, span_hi = lo;
+	if (s->occupied.n) {
+		span_lo = s->occupied.start[0];
+		span_hi = s->occupied.end[s->occupied.n - 1];
+	}
+	attribution_partition(layers, sizeof layers / sizeof layers[0], lo, hi, span_lo, span_hi, ATTR_IDLE,
+			      &ra->attr);
+	ra->attr.valid = true;
+	ra->attr.host_known = ra->has_trace;
+	ra->attr.comm_split = ra->attr.ns[ATTR_COMM_UNSPLIT] ? "none: no communication.json and no peer ranks"
+							     : "no exposed communication";
+}
+
+/* A rank with neither a trace nor kernel rows with start times: step_trace_time.csv's
+ * Computing, Communication(Not Overlapped) and Free partition its steps, so they give the
+ * attribution (the window is their sum; the exposed communication is split later). */
+static void step_trace_attribution(const struct csv_table *st, struct rank_analysis *ra)
+{
+	if (!st || !st->nrows || !csvt_has(st, COL_COMPUTING) || !csvt_has(st, COL_COMM_NOT_OVERLAPPED) ||
+	    !csvt_has(st, COL_FREE))
+		return;
+	int64_t sums[3] = {0, 0, 0};
+	for (size_t r = 0; r < st->nrows; r++) {
+		int64_t v[3];
+		if (!csvt_time(st, r, COL_COMPUTING, &v[0]) || !csvt_time(st, r, COL_COMM_NOT_OVERLAPPED, &v[1]) ||
+		    !csvt_time(st, r, COL_FREE, &v[2]))
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (v[k] > 0)
+				sums[k] = num_sat_add(sums[k], v[k]);
+	}
+	int64_t wall = num_sat_add(num_sat_add(sums[0], sums[1]), sums[2]);
+	if (wall <= 0 || wall == INT64_MAX)
+		return;
+	struct attribution *a = &ra->attr;
+	memset(a, 0, sizeof *a);
+	a->valid = true;
+	a->wall_ns = wall;
+	a->span_hi = wall;
+	a->ns[ATTR_COMPUTE] = sums[0];
+	a->ns[ATTR_COMM_UNSPLIT] = sums[1];
+	a->ns[ATTR_IDLE] = sums[2];
+	a->comm_split = sums[1] ? "none: no communication.json and no peer ranks" : "no exposed communication";
+	const char *src = "step_trace_time.csv (no trace, no kernel rows)";
+	set_metric(ra, M_WALL_US, us(wall), CONF_MEDIUM, src);
+	set_metric(ra, M_COMPUTE_US, us(sums[0]), CONF_HIGH, src);
+	set_metric(ra, M_COMM_NOT_OVERLAPPED_US, us(sums[1]), CONF_HIGH, src);
+	set_metric(ra, M_COMM_NOT_OVERLAPPED_PCT, pct(sums[1], wall), CONF_HIGH, src);
+	set_metric(ra, M_FREE_US, us(sums[2]), CONF_HIGH, src);
+}
+
 /* Step count, phases and percentiles, and the per-step figures summed over the steps. */
 static void step_summary_metrics(struct rank_analysis *ra, bool dir_from_device)
 {
@@ -1118,12 +1194,15 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 		if (!ra->has_trace)
 			rank_sets_derive(&s, rs, ra->cls, false);
 		window_metrics(rs, ra, &s, lo, hi, src_dev, src_host);
+		rank_attribution(&s, ra, lo, hi);
 		landmarks(&s, ra, lo, hi);
 		per_step_metrics(rs, ra, &s);
 		if (ra->has_trace)
 			overlap_lane_check(rs, &s, ra);
 		step_trace_check(rd->by_kind[CSV_STEP_TRACE], &s, ra, lo, hi);
 	}
+	else
+		step_trace_attribution(rd->by_kind[CSV_STEP_TRACE], ra);
 	bool dir_from_device = s.dir_from_device;
 	rank_sets_free(&s); /* while the op records are built: the two were the analysis's peak */
 	/* after the sets are freed, so the timeline index does not add to them */
@@ -1133,12 +1212,12 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	if (ra->n_steps)
 		step_summary_metrics(ra, dir_from_device);
 	xthread_join(&ops_helper);
-	analysis_bottlenecks(ra);
 }
 
 void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
 {
 	analyse_rank(cap, ri, ra, dl, false, NULL);
+	analysis_bottlenecks(ra);
 }
 
 void analysis_rank_free(struct rank_analysis *ra)
@@ -1154,6 +1233,12 @@ void analysis_rank_free(struct rank_analysis *ra)
 	free(ra->workload_evidence);
 	free(ra->ops);
 	free(ra->ops_source);
+	for (size_t i = 0; i < ra->n_op_types; i++)
+		free(ra->op_types[i].name);
+	free(ra->op_types);
+	for (size_t i = 0; i < ra->n_op_shapes; i++)
+		free(ra->op_shapes[i].name);
+	free(ra->op_shapes);
 	for (size_t i = 0; i < ra->n_checks; i++)
 		free(ra->checks[i].explanation);
 	for (int b = 0; b < BN_COUNT; b++) {
@@ -1162,6 +1247,7 @@ void analysis_rank_free(struct rank_analysis *ra)
 		free(ra->bn[b].ev);
 		free(ra->bn[b].gain.basis);
 		free(ra->bn[b].advice);
+		free(ra->bn[b].insufficient);
 	}
 	memory_free(&ra->mem);
 	memset(ra, 0, sizeof *ra);
@@ -1238,6 +1324,10 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	analysis_slow_ranks(an);
 	an->comm = comm_analyse(cap);
 	analysis_comm_metrics(an);
+	/* the verdicts need every rank's exposed communication split into wait and transfer */
+	analysis_attribution_comm(an);
+	for (size_t i = 0; i < an->n_ranks; i++)
+		analysis_bottlenecks(&an->ranks[i]);
 	return an;
 }
 

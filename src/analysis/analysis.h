@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attribution.h"
 #include "capture.h"
 #include "category.h"
 #include "comm.h"
@@ -70,6 +71,24 @@ const char *analysis_confidence_name(enum confidence c);
 	  "the reference divides by device busy alone, which exceeds 100 % when collectives wait")           \
 	X(FREE_US, "free_us", "us", "Free", "Window time with neither compute nor communication",               \
 	  "wall_us - |union(compute) | union(comm)|", "the exporter's Free, over our window")                 \
+	X(EDGE_IDLE_US, "edge_idle_us", "us", "Edge idle",                                                     \
+	  "Window time before the first and after the last device task or collective",                        \
+	  "wall_us - (last end - first start) of union(device busy | comm)",                                  \
+	  "profiler start and stop, setup: attributed to edge_idle, counted in no score")                     \
+	X(COMPUTE_PCT, "compute_pct", "%", "Compute share", "Device compute over the window",                  \
+	  "attribution compute / wall_us", "the same as compute_us / wall_us")                                \
+	X(HOST_BOUND_PCT, "host_bound_pct", "%", "Host-bound share",                                           \
+	  "Device idle while the host dispatches ops or runs Python, over the window",                        \
+	  "(attribution host_dispatch + host_python) / wall_us",                                              \
+	  "inside the device span; sync waits and host copies count for copy, not here")                      \
+	X(COPY_EXPOSED_PCT, "copy_exposed_pct", "%", "Exposed copy share",                                     \
+	  "Copies and syncs that no compute or collective hides, over the window",                            \
+	  "(attribution copy + host_sync + host_copy) / wall_us",                                             \
+	  "a sync waiting on a collective or on device work is that time, not copy time")                     \
+	X(COMM_WAIT_PCT, "comm_wait_pct", "%", "Exposed comm wait share",                                      \
+	  "Exposed communication spent waiting for peers, over the window",                                   \
+	  "attribution comm_wait / wall_us",                                                                  \
+	  "split by communication.json's Wait/Transit Time, else by collective durations across ranks")       \
 	X(COLLECTIVES, "collectives", "count", "Collectives", "Collective operations seen",                    \
 	  "count of top-level collective events", "")                                                         \
 	X(COLLECTIVE_MEDIAN_US, "collective_median_us", "us", "Median collective",                              \
@@ -235,6 +254,24 @@ struct op_stat {
 	const char *type; /* OP Type from the kernel table (borrowed from it), or NULL */
 };
 
+/* Ops grouped by type: the kernel table's Type (OP Type) where known, else the name with
+ * the numeric suffixes of collectives stripped (hcom_allReduce__428_5_1 -> hcom_allReduce).
+ * busy_ns is the union of the instances for communication types (parallel SDMA planes are
+ * not serial time), the summed durations for the others; share is busy over the scope's
+ * summed busy. */
+struct op_type_stat {
+	char *name; /* owned */
+	uint8_t scope; /* SCOPE_DEVICE or SCOPE_HOST */
+	uint8_t category;
+	uint64_t count;
+	size_t n_names;  /* distinct op names grouped here */
+	int64_t total_ns, busy_ns;
+	double share_pct;
+};
+/* The type key of an op: its type when given, else its name without collective suffixes;
+ * written to buf (size bytes). */
+const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size);
+
 enum op_scope { SCOPE_DEVICE, SCOPE_HOST, SCOPE_ALL, SCOPE_COUNT };
 const char *analysis_scope_name(enum op_scope s);
 
@@ -268,6 +305,8 @@ struct bottleneck {
 	enum bottleneck_kind kind;
 	const char *name;
 	int score; /* 0..100; >= 40 triggers */
+	int64_t bucket_ns;  /* the attribution buckets it draws on, summed */
+	char *insufficient; /* owned: why it cannot be judged, or NULL */
 	struct evidence *ev;
 	size_t n_ev;
 	struct gain gain;
@@ -301,6 +340,10 @@ struct rank_analysis {
 	struct op_stat *ops; /* owned; sorted by scope, phase, total desc */
 	size_t n_ops;
 	char *ops_source; /* owned: "trace; CSV totals from kernel_details.csv" */
+	struct op_type_stat *op_types; /* owned; by scope, then busy desc (analysis_op_type_key) */
+	size_t n_op_types;
+	struct op_type_stat *op_shapes; /* owned; kernel table rows by type and Input Shapes */
+	size_t n_op_shapes;
 
 	/* where the evidence can be seen: the longest idle gap, exposed communication
 	 * interval, device copy and host sync (0, 0 when none) */
@@ -308,6 +351,8 @@ struct rank_analysis {
 
 	struct crosscheck checks[2];
 	size_t n_checks;
+
+	struct attribution attr; /* the window in disjoint buckets (attribution.h) */
 
 	struct bottleneck bn[BN_COUNT];
 	double combined_gain_low, combined_gain_high;
@@ -319,6 +364,12 @@ struct rank_analysis {
 	int64_t residual_max_ns;
 	size_t matched_collectives;
 	bool collective_ok;
+	/* the same collectives across ranks: least duration (transfer) and own minus least
+	 * (waiting for the last peer), summed over the matched ones */
+	int64_t coll_wait_ns, coll_transfer_ns;
+	bool coll_spread_ok;
+	int late_rank; /* the rank that waits least in collectives while others wait (the one
+			* the others wait for), or -1 */
 
 	struct mem_analysis mem; /* from the memory tables; empty without them */
 };
@@ -386,6 +437,7 @@ struct threshold_def {
 	const char *metric; /* metric key */
 	double threshold;   /* score 40 at this value */
 	double full;        /* score 100 at this value */
+	bool scores;        /* false: context shown beside the score, never moving it */
 	const char *why;
 };
 extern const struct threshold_def threshold_defs[];

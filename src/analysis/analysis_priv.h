@@ -23,6 +23,7 @@ struct rank_sets {
 	 * work (host lanes, step marks excluded) outside that and outside sync ops is
 	 * host-only. The host work itself is never held as a set: a million spans. */
 	struct ivset occupied, host_only;
+	struct ivset host_dispatch; /* host-only time inside framework ops or CANN API calls */
 	bool comm_from_lanes;     /* comm came from HCCL/Communication lanes */
 	bool dir_from_device;
 };
@@ -50,6 +51,10 @@ void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, e
 			 const char *source);
 /* Per-rank communication metrics from the capture's communication analysis (comm.c). */
 void analysis_comm_metrics(struct analysis *an);
+/* Splits every rank's exposed communication into wait and transfer (comm.c): by the rank's
+ * communication.json wait share, else by the spread of the same collectives' durations
+ * across ranks (align.c's matches). */
+void analysis_attribution_comm(struct analysis *an);
 
 /* Step detection and phases (steps.c). */
 void analysis_steps(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
@@ -60,7 +65,7 @@ void analysis_workload_peers(struct rank_analysis *ranks, size_t n);
 /* Op statistics (opstats.c). With fewer ranks than cores they run on a helper thread
  * beside the window and per-step metrics (analysis.c analyse_rank): they may read the
  * store, the CSV tables, ra->rank, ra->cls and the steps' windows and phases, and write
- * only ra->ops, ra->n_ops, ra->ops_source and their messages. threaded: the rows of half
+ * only ra->ops, ra->n_ops, ra->ops_source, ra->op_types, ra->op_shapes (and their counts) and their messages. threaded: the rows of half
  * the names are computed on a helper thread of their own (the caller's core is free by
  * then); the rows come out in the same order either way. */
 void analysis_ops(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,

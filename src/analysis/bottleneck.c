@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The bottleneck verdict: four candidates scored 0-100 from thresholded severities of
  * the metrics that speak for them. A score is the strength of the evidence, not the share
- * of time lost; 40 is the trigger, reached when a metric crosses its threshold. Expected
- * gains come from this capture's own numbers where a mechanism is clear, else from an
- * empirical range marked low confidence. All thresholds are in the one table below. */
+ * of time lost; 40 is the trigger, reached when a metric crosses its threshold.
+ *
+ * Every candidate scores and gains from its own buckets of the rank's attribution
+ * (attribution.h), which are disjoint: time is never blamed twice. Counts and ratios
+ * (dispatch per step, sync per step, Duration/AICore ...) are context shown beside the
+ * score, never moving it. Edge idle feeds no candidate. Each gain is capped at 70 % of the
+ * window and at its buckets; the combined gain is the sum of the triggered candidates'
+ * gains (their buckets are disjoint), at most 70 %. All thresholds are in the table. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,27 +18,35 @@
 #include "xalloc.h"
 
 #define TRIGGER 40
-#define COMBINED_GAIN_CAP 70.0
+#define GAIN_CAP 70.0
 
 const struct threshold_def threshold_defs[] = {
-	{BN_HOST_DISPATCH, "host_only_pct", 10.0, 50.0,
-	 "the device waits while the host works: dispatch does not keep up"},
-	{BN_HOST_DISPATCH, "dispatch_per_step", 1200.0, 4800.0,
+	{BN_HOST_DISPATCH, "host_bound_pct", 10.0, 50.0, true,
+	 "the device idles while the host dispatches ops or runs Python"},
+	{BN_HOST_DISPATCH, "dispatch_per_step", 1200.0, 4800.0, false,
 	 "per-step op dispatch is a fixed cost paid every step"},
-	{BN_HOST_DISPATCH, "npu_idle_pct", 20.0, 60.0, "the device sits idle in gaps of 50 us or more"},
-	{BN_NPU_COMPUTE, "npu_busy_pct", 80.0, 98.0, "the device is busy most of the window"},
-	{BN_NPU_COMPUTE, "duration_over_aicore", 1.5, 4.0,
+	{BN_HOST_DISPATCH, "npu_idle_pct", 20.0, 60.0, false,
+	 "the device sits idle in gaps of 50 us or more (edges included)"},
+	{BN_NPU_COMPUTE, "compute_pct", 80.0, 98.0, true, "device compute fills most of the window"},
+	{BN_NPU_COMPUTE, "duration_over_aicore", 1.5, 4.0, false,
 	 "kernel Duration well above AICore time: scheduling waits inside kernels"},
-	{BN_COMMUNICATION, "comm_not_overlapped_pct", 10.0, 50.0, "communication is not hidden by compute"},
-	{BN_COMMUNICATION, "comm_share_of_device_pct", 30.0, 80.0, "collectives take much of the device time"},
-	{BN_COPY, "device_copy_pct", 5.0, 30.0, "device copies take device time"},
-	{BN_COPY, "host_copy_exposed_pct", 5.0, 30.0,
-	 "host copies (often synchronous D2H) run while the device idles"},
-	{BN_COPY, "sync_per_step", 1.0, 10.0, "each sync drains the device queue"},
+	{BN_COMMUNICATION, "comm_not_overlapped_pct", 10.0, 50.0, true, "communication is not hidden by compute"},
+	{BN_COMMUNICATION, "comm_share_of_device_pct", 30.0, 80.0, false,
+	 "collectives take much of the device time"},
+	{BN_COPY, "copy_exposed_pct", 5.0, 30.0, true,
+	 "copies and syncs run while no compute or collective hides them"},
+	{BN_COPY, "device_copy_pct", 5.0, 30.0, false, "device copies take device time"},
+	{BN_COPY, "sync_per_step", 1.0, 10.0, false, "each sync drains the device queue"},
 };
 const size_t n_threshold_defs = sizeof threshold_defs / sizeof threshold_defs[0];
 
 static const char *bn_names[BN_COUNT] = {"host dispatch", "NPU compute", "communication", "copy"};
+
+/* The buckets each candidate draws on. */
+static const enum attr_bucket host_buckets[] = {ATTR_HOST_DISPATCH, ATTR_HOST_PYTHON};
+static const enum attr_bucket compute_buckets[] = {ATTR_COMPUTE};
+static const enum attr_bucket comm_buckets[] = {ATTR_COMM_WAIT, ATTR_COMM_TRANSFER, ATTR_COMM_UNSPLIT};
+static const enum attr_bucket copy_buckets[] = {ATTR_COPY, ATTR_HOST_SYNC, ATTR_HOST_COPY};
 
 static int metric_by_key(const char *key)
 {
@@ -63,101 +76,187 @@ static void add_evidence(struct bottleneck *b, const struct threshold_def *t, co
 	e->value = v;
 	e->threshold = t->threshold;
 	e->unit = metric_defs[m].unit;
-	e->triggered = v >= t->threshold;
+	e->triggered = t->scores && v >= t->threshold;
 	const char *u = !strcmp(e->unit, "%") ? " %" : !strcmp(e->unit, "ratio") ? "" : " ";
 	const char *unit_word = !strcmp(e->unit, "%") || !strcmp(e->unit, "ratio") ? "" : e->unit;
-	e->text = xasprintf("%s = %.2f%s%s %s threshold %.2f%s%s: %s (source: %s)", e->metric, v, u, unit_word,
-			    e->triggered ? ">=" : "<", t->threshold, u, unit_word, t->why,
-			    ra->source[m] ? ra->source[m] : "?");
+	e->text = xasprintf("%s = %.2f%s%s %s threshold %.2f%s%s: %s%s (source: %s)", e->metric, v, u, unit_word,
+			    v >= t->threshold ? ">=" : "<", t->threshold, u, unit_word, t->why,
+			    t->scores ? "" : " [context, not scored]", ra->source[m] ? ra->source[m] : "?");
 }
 
-static void set_gain(struct bottleneck *b, double lo, double hi, enum confidence conf, char *basis)
+/* A gain of lo..hi % of the window, each end capped at 70 % and at the buckets' share. */
+static void set_gain(struct bottleneck *b, const struct attribution *a, double lo, double hi, enum confidence conf,
+		     char *basis)
 {
-	if (lo < 0)
-		lo = 0;
-	if (hi < lo)
-		hi = lo;
+	double cap = fmin(GAIN_CAP, attribution_pct(a, b->bucket_ns));
+	lo = fmax(0, fmin(lo, cap));
+	hi = fmax(lo, fmin(hi, cap));
 	b->gain.low_pct = lo;
 	b->gain.high_pct = hi;
 	b->gain.conf = conf;
 	b->gain.basis = basis;
 }
 
-static double val(const struct rank_analysis *ra, enum metric_id m)
+static void reset(struct bottleneck *b)
 {
-	return ra->have[m] ? ra->v[m] : 0.0;
+	for (size_t i = 0; i < b->n_ev; i++)
+		free(b->ev[i].text);
+	free(b->ev);
+	free(b->gain.basis);
+	free(b->advice);
+	free(b->insufficient);
+	memset(b, 0, sizeof *b);
 }
+
+/* The attribution's shares as metrics: what the threshold table reads. */
+static void attribution_metrics(struct rank_analysis *ra)
+{
+	const struct attribution *a = &ra->attr;
+	if (!a->valid)
+		return;
+	const char *src = "attribution of the window";
+	analysis_set_metric(ra, M_EDGE_IDLE_US, (double)a->ns[ATTR_EDGE_IDLE] / 1e3, CONF_HIGH, src);
+	analysis_set_metric(ra, M_COMPUTE_PCT, attribution_pct(a, a->ns[ATTR_COMPUTE]), CONF_HIGH, src);
+	if (a->host_known)
+		analysis_set_metric(ra, M_HOST_BOUND_PCT, attribution_pct(a, attribution_sum(a, host_buckets, 2)),
+				    CONF_HIGH, src);
+	if (a->host_known || a->ns[ATTR_COPY])
+		analysis_set_metric(ra, M_COPY_EXPOSED_PCT, attribution_pct(a, attribution_sum(a, copy_buckets, 3)),
+				    CONF_HIGH, a->host_known ? src : "attribution (device copies only: no host trace)");
+	if (!a->ns[ATTR_COMM_UNSPLIT] && (a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER]))
+		analysis_set_metric(ra, M_COMM_WAIT_PCT, attribution_pct(a, a->ns[ATTR_COMM_WAIT]), CONF_MEDIUM,
+				    a->comm_split);
+}
+
+static void score(struct rank_analysis *ra, struct bottleneck *b)
+{
+	for (size_t i = 0; i < n_threshold_defs; i++) {
+		const struct threshold_def *t = &threshold_defs[i];
+		if (t->kind != b->kind)
+			continue;
+		int m = metric_by_key(t->metric);
+		if (m < 0 || !ra->have[m])
+			continue;
+		/* a training step dispatches forward and backward: the serving limit does not apply */
+		if (ra->workload == WORKLOAD_TRAINING && m == M_DISPATCH_PER_STEP)
+			continue;
+		add_evidence(b, t, ra, m);
+		int sc = t->scores ? severity(ra->v[m], t->threshold, t->full) : 0;
+		if (sc > b->score)
+			b->score = sc;
+	}
+}
+
+static double pct_of(const struct attribution *a, enum attr_bucket k) { return attribution_pct(a, a->ns[k]); }
 
 void analysis_bottlenecks(struct rank_analysis *ra)
 {
+	const struct attribution *a = &ra->attr;
+	attribution_metrics(ra);
 	for (int k = 0; k < BN_COUNT; k++) {
 		struct bottleneck *b = &ra->bn[k];
+		reset(b);
 		b->kind = (enum bottleneck_kind)k;
 		b->name = bn_names[k];
-		for (size_t i = 0; i < n_threshold_defs; i++) {
-			const struct threshold_def *t = &threshold_defs[i];
-			if (t->kind != (enum bottleneck_kind)k)
-				continue;
-			int m = metric_by_key(t->metric);
-			if (m < 0 || !ra->have[m])
-				continue;
-			/* a training step dispatches forward and backward: the serving limit does not apply */
-			if (ra->workload == WORKLOAD_TRAINING && m == M_DISPATCH_PER_STEP)
-				continue;
-			add_evidence(b, t, ra, m);
-			int sc = severity(ra->v[m], t->threshold, t->full);
-			if (sc > b->score)
-				b->score = sc;
-		}
 	}
-	double wall = val(ra, M_WALL_US);
-	/* host dispatch: the host-only time is what a faster dispatch (graph mode, fewer ops
-	 * per step, async scheduling) can give back; not all of it, since some host work
-	 * stays serial */
-	double host_only_pct = val(ra, M_HOST_ONLY_PCT);
-	set_gain(&ra->bn[BN_HOST_DISPATCH], 0.5 * host_only_pct, 0.9 * host_only_pct, CONF_MEDIUM,
-		 xasprintf("50-90 %% of the host-only time (%.2f %% of the window) measured here", host_only_pct));
-	ra->bn[BN_HOST_DISPATCH].advice = xstrdup(
-		ra->workload == WORKLOAD_TRAINING
-			? "cut per-step Python and host ops (fused optimizers, fewer small ops), keep the data loader "
-			  "ahead of the device"
-			: "capture the model in a graph (ACLGraph / torchair), cut per-step Python and host ops, "
-			  "overlap scheduling with execution (async scheduling)");
+	ra->combined_gain_low = ra->combined_gain_high = 0;
+	if (!a->valid) {
+		for (int k = 0; k < BN_COUNT; k++) {
+			ra->bn[k].insufficient = xstrdup(
+				"insufficient data: no trace and no kernel table rows with start times, so the window "
+				"cannot be attributed");
+			ra->bn[k].gain.basis = xstrdup("none: insufficient data");
+			ra->bn[k].advice = xstrdup("export with a trace (trace_view.json) or kernel_details.csv");
+		}
+		return;
+	}
+	ra->bn[BN_HOST_DISPATCH].bucket_ns = attribution_sum(a, host_buckets, 2);
+	ra->bn[BN_NPU_COMPUTE].bucket_ns = attribution_sum(a, compute_buckets, 1);
+	ra->bn[BN_COMMUNICATION].bucket_ns = attribution_sum(a, comm_buckets, 3);
+	ra->bn[BN_COPY].bucket_ns = attribution_sum(a, copy_buckets, 3);
+	for (int k = 0; k < BN_COUNT; k++)
+		score(ra, &ra->bn[k]);
+
+	/* host dispatch: graph mode, fewer ops, async scheduling give back most of the time
+	 * the device waits for dispatch and Python; not all, some host work stays serial */
+	struct bottleneck *b = &ra->bn[BN_HOST_DISPATCH];
+	if (!a->host_known) {
+		double idle = pct_of(a, ATTR_IDLE);
+		b->insufficient = xasprintf("insufficient data: no host trace, so the %.2f %% of the window the device "
+					    "idles inside its span cannot be laid on the host or elsewhere",
+					    idle);
+		set_gain(b, a, 0, 0, CONF_LOW, xstrdup("none: no host trace"));
+	} else {
+		double p = attribution_pct(a, b->bucket_ns);
+		set_gain(b, a, 0.5 * p, 0.9 * p, CONF_MEDIUM,
+			 xasprintf("50-90 %% of the host-bound time (dispatch %.2f %% + Python/other %.2f %% of the "
+				   "window)", pct_of(a, ATTR_HOST_DISPATCH), pct_of(a, ATTR_HOST_PYTHON)));
+	}
+	b->advice = xstrdup(ra->workload == WORKLOAD_TRAINING
+				    ? "cut per-step Python and host ops (fused optimizers, fewer small ops), keep the data "
+				      "loader ahead of the device"
+				    : "capture the model in a graph (ACLGraph / torchair), cut per-step Python and host ops, "
+				      "overlap scheduling with execution (async scheduling)");
+
 	/* compute: no mechanism in the data says how much faster kernels could be */
+	b = &ra->bn[BN_NPU_COMPUTE];
 	bool pmu = ra->have[M_PMU_MAC] || ra->have[M_PMU_MTE2];
-	set_gain(&ra->bn[BN_NPU_COMPUTE], 5.0, 20.0, CONF_LOW,
-		 xstrdup(pmu ? "empirical range for kernel tuning; see the PMU ratios for compute- or memory-bound"
-			     : "empirical range for kernel tuning (no PMU columns: aic_metrics was off)"));
-	ra->bn[BN_NPU_COMPUTE].advice = xstrdup(
+	double cp = pct_of(a, ATTR_COMPUTE);
+	set_gain(b, a, 0.05 * cp, 0.20 * cp, CONF_LOW,
+		 xasprintf("5-20 %% of the compute time (%.2f %% of the window), an empirical range for kernel "
+			   "tuning%s",
+			   cp, pmu ? "; see the PMU ratios for compute- or memory-bound" : " (no PMU columns: aic_metrics was off)"));
+	b->advice = xstrdup(
 		"look at the top device ops: fused kernels, better tiling; high MTE2 with low MAC means memory bound");
-	/* communication: the exposed part is what overlap can hide */
-	double exposed = val(ra, M_COMM_NOT_OVERLAPPED_PCT);
-	set_gain(&ra->bn[BN_COMMUNICATION], 0.3 * exposed, 0.8 * exposed, CONF_MEDIUM,
-		 xasprintf("30-80 %% of the exposed communication (%.2f %% of the window) measured here", exposed));
-	ra->bn[BN_COMMUNICATION].advice = xstrdup(
-		ra->have[M_COLLECTIVE_MEDIAN_US] && ra->v[M_COLLECTIVE_MEDIAN_US] <= 60.0
-			? "collectives are small (latency bound): fuse them or change the parallel layout; bigger "
-			  "buffers will not help"
-			: "overlap collectives with compute, check slow links and rank skew");
-	/* copies: device copy time and the syncs that stall the queue */
-	double copy_pct = wall > 0 ? 100.0 * (val(ra, M_DEVICE_COPY_US) + val(ra, M_SYNC_US)) / wall : 0;
-	copy_pct += val(ra, M_HOST_COPY_EXPOSED_PCT);
-	if (copy_pct > 100)
-		copy_pct = 100;
-	set_gain(&ra->bn[BN_COPY], 0.5 * copy_pct, copy_pct, CONF_MEDIUM,
-		 xasprintf("50-100 %% of device copy, sync and exposed host copy time (%.2f %% of the window) "
-			   "measured here",
-			   copy_pct));
-	ra->bn[BN_COPY].advice = xstrdup(
-		"keep tensors on the device, batch small copies, remove .item()/tolist() from the step");
-	/* gains of candidates that did not trigger are not claimed */
-	double keep = 1.0, lo_keep = 1.0;
+
+	/* communication: a transfer can be hidden behind compute; a wait for a late peer is
+	 * fixed on the peer (balance, find the slow rank), not by overlap or bandwidth */
+	b = &ra->bn[BN_COMMUNICATION];
+	double w = pct_of(a, ATTR_COMM_WAIT), tr = pct_of(a, ATTR_COMM_TRANSFER), un = pct_of(a, ATTR_COMM_UNSPLIT);
+	set_gain(b, a, 0.5 * w + 0.3 * (tr + un), 0.9 * w + 0.8 * (tr + un), CONF_MEDIUM,
+		 un > 0 ? xasprintf("30-80 %% of the exposed communication (%.2f %% of the window; not split into "
+				    "wait and transfer: %s)", un, a->comm_split)
+			: xasprintf("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
+				    "transfer (%.2f %% of the window); split: %s", w, tr, a->comm_split));
+	if (w > tr && w > 0 && ra->late_rank >= 0 && ra->late_rank != ra->rank)
+		b->advice = xasprintf("exposed communication is mostly waiting for peers (%.2f %% wait against %.2f %% "
+				      "transfer): rank %d waits least and is the one the others wait for; look at its "
+				      "compute and host time and balance the work, not bandwidth or overlap",
+				      w, tr, ra->late_rank);
+	else if (w > tr && w > 0)
+		b->advice = xasprintf("exposed communication is mostly waiting for peers (%.2f %% wait against %.2f %% "
+				      "transfer): a slow or late rank, not bandwidth; find it (slow-rank flags, "
+				      "alignment) and balance the work before trying overlap",
+				      w, tr);
+	else if (ra->have[M_COLLECTIVE_MEDIAN_US] && ra->v[M_COLLECTIVE_MEDIAN_US] <= 60.0)
+		b->advice = xstrdup("collectives are small (latency bound): fuse them or change the parallel layout; "
+				    "bigger buffers will not help");
+	else
+		b->advice = xstrdup("overlap collectives with compute, check slow links and rank skew");
+
+	/* copies: exposed device copies, and the host blocked in syncs and copies while the
+	 * device has nothing to do */
+	b = &ra->bn[BN_COPY];
+	double yp = attribution_pct(a, b->bucket_ns);
+	set_gain(b, a, 0.5 * yp, yp, CONF_MEDIUM,
+		 xasprintf("50-100 %% of the exposed copy time (device copies %.2f %% + sync waits %.2f %% + host "
+			   "copies %.2f %% of the window)%s",
+			   pct_of(a, ATTR_COPY), pct_of(a, ATTR_HOST_SYNC), pct_of(a, ATTR_HOST_COPY),
+			   a->host_known ? "" : "; no host trace: syncs unseen"));
+	b->advice = xstrdup("keep tensors on the device, batch small copies, remove .item()/tolist() from the step");
+
+	/* gains of candidates that did not trigger are not claimed; the triggered ones draw on
+	 * disjoint buckets, so their gains add */
+	double lo = 0, hi = 0;
+	int64_t drawn = 0;
 	for (int k = 0; k < BN_COUNT; k++) {
 		if (ra->bn[k].score < TRIGGER)
 			continue;
-		keep *= 1.0 - ra->bn[k].gain.high_pct / 100.0;
-		lo_keep *= 1.0 - ra->bn[k].gain.low_pct / 100.0;
+		lo += ra->bn[k].gain.low_pct;
+		hi += ra->bn[k].gain.high_pct;
+		drawn += ra->bn[k].bucket_ns;
 	}
-	ra->combined_gain_high = fmin(COMBINED_GAIN_CAP, 100.0 * (1.0 - keep));
-	ra->combined_gain_low = fmin(ra->combined_gain_high, 100.0 * (1.0 - lo_keep));
+	double cap = fmin(GAIN_CAP, attribution_pct(a, drawn));
+	ra->combined_gain_high = fmin(cap, hi);
+	ra->combined_gain_low = fmin(ra->combined_gain_high, lo);
 }

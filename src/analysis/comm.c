@@ -602,3 +602,42 @@ void analysis_comm_metrics(struct analysis *an)
 									  : "communication_matrix.json");
 	}
 }
+
+void analysis_attribution_comm(struct analysis *an)
+{
+	const struct comm_analysis *ca = an->comm;
+	const char *src = ca->from_cluster ? "wait and transit time of cluster_communication.json"
+					   : "wait and transit time of communication.json";
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		struct rank_analysis *ra = &an->ranks[i];
+		if (!ra->attr.valid || !ra->attr.ns[ATTR_COMM_UNSPLIT])
+			continue;
+		const struct comm_rank_stat *rs = comm_rank(ca, ra->rank);
+		if (rs && rs->t[COMM_T_WAIT] + rs->t[COMM_T_TRANSIT] > 0)
+			attribution_split_comm(&ra->attr, (double)rs->t[COMM_T_WAIT], (double)rs->t[COMM_T_TRANSIT], src);
+		else if (ra->coll_spread_ok)
+			attribution_split_comm(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
+					       "spread of the same collectives' durations across ranks (least = transfer)");
+	}
+	/* the rank the others wait for waits least itself: name it when the others wait at
+	 * least twice as long (shares of their windows) and it waits under half its exposed
+	 * communication */
+	int late = -1;
+	double least = INFINITY, most = 0;
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		const struct attribution *a = &an->ranks[i].attr;
+		if (!a->valid || a->ns[ATTR_COMM_UNSPLIT] || !(a->ns[ATTR_COMM_WAIT] + a->ns[ATTR_COMM_TRANSFER]))
+			continue;
+		double w = attribution_pct(a, a->ns[ATTR_COMM_WAIT]);
+		if (w < least) {
+			least = w;
+			late = an->ranks[i].rank;
+		}
+		if (w > most)
+			most = w;
+	}
+	if (an->n_ranks < 2 || !(most >= 2 * least && most >= 5.0))
+		late = -1;
+	for (size_t i = 0; i < an->n_ranks; i++)
+		an->ranks[i].late_rank = late;
+}

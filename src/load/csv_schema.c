@@ -2,6 +2,8 @@
 /* Header normalisation, the alias lookup and table recognition. */
 #include "csv_schema.h"
 
+#include "sbuf.h"
+
 #include <string.h>
 
 struct col_def {
@@ -172,4 +174,46 @@ enum csv_kind csv_schema_kind_by_name(const char *base_name)
 	if (!strncmp(base_name, "communication_statistic", 23))
 		return CSV_COMM_STATISTIC;
 	return CSV_UNKNOWN;
+}
+
+/* Files the exporters name after the table they hold, and the columns that table is read
+ * by: a file so named whose header lacks them is reported, not silently "unknown". */
+static const struct {
+	const char *prefix;
+	enum csv_kind kind;
+	enum csv_col needs[3];
+	int n_needs;
+} named_tables[] = {
+	{"kernel_details", CSV_KERNEL, {COL_NAME, COL_START, COL_DURATION}, 3},
+	{"op_summary", CSV_KERNEL, {COL_NAME, COL_START, COL_DURATION}, 3},
+	{"operator_details", CSV_OPERATOR_DETAILS, {COL_NAME, COL_HOST_TOTAL}, 2},
+	{"op_statistic", CSV_OP_STATISTIC, {COL_TYPE, COL_COUNT, COL_TOTAL}, 3},
+	{"step_trace_time", CSV_STEP_TRACE, {COL_COMPUTING, COL_FREE}, 2},
+	{"operator_memory", CSV_OPERATOR_MEMORY, {COL_SIZE_KB, COL_ALLOCATION_TIME}, 2},
+	{"api_statistic", CSV_API_STATISTIC, {COL_API_NAME, COL_COUNT}, 2},
+};
+
+bool csv_schema_name_mismatch(const char *base_name, enum csv_kind kind, const bool present[CSV_COL_COUNT],
+			      struct sbuf *why)
+{
+	for (size_t i = 0; i < sizeof named_tables / sizeof named_tables[0]; i++) {
+		size_t n = strlen(named_tables[i].prefix);
+		if (strncmp(base_name, named_tables[i].prefix, n) != 0 || kind == named_tables[i].kind)
+			continue;
+		/* "kernel_details.csv", "op_summary_0_1.csv": the name, then a suffix or the end */
+		if (base_name[n] != '.' && base_name[n] != '_')
+			continue;
+		sbuf_addf(why, "named like a %s table, but its header does not match it (missing:",
+			  csv_kind_name(named_tables[i].kind));
+		const char *sep = " ";
+		for (int k = 0; k < named_tables[i].n_needs; k++)
+			if (!present[named_tables[i].needs[k]]) {
+				sbuf_addf(why, "%s%s", sep, csv_schema_label(named_tables[i].needs[k]));
+				sep = ", ";
+			}
+		sbuf_addf(why, "); read as %s and not used as %s", kind == CSV_UNKNOWN ? "an unknown table" : csv_kind_name(kind),
+			  csv_kind_name(named_tables[i].kind));
+		return true;
+	}
+	return false;
 }

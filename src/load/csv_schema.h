@@ -154,5 +154,11 @@ enum csv_kind csv_schema_kind(const bool present[CSV_COL_COUNT]);
  * (communication_statistic has op_statistic's columns); CSV_UNKNOWN otherwise. */
 enum csv_kind csv_schema_kind_by_name(const char *base_name);
 const char *csv_kind_name(enum csv_kind kind);
+struct sbuf;
+/* Whether a file's name says a known table (kernel_details*, op_statistic* ...) that its
+ * header does not match (kind is what the header says); then *why gets the message: the
+ * expected table, its missing columns and what the file is read as. */
+bool csv_schema_name_mismatch(const char *base_name, enum csv_kind kind, const bool present[CSV_COL_COUNT],
+			      struct sbuf *why);
 
 #endif

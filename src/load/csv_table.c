@@ -265,13 +265,17 @@ static void setup_columns(struct parse_state *ps)
 	/* a first line without one known column may not be a header at all (a link to another
 	 * file, a table of something else): its cells are not echoed */
 	char sep = n_known ? 0 : other_separator(t);
+	struct sbuf why = SBUF_INIT;
 	if (sep)
 		diag_add(ps->dl, DIAG_WARN, ps->name, 1, -1, "the header is separated by %s, not commas: "
 			 "the table is not read (export it comma-separated)", sep == ';' ? "';'" : "TABs");
-	else if (n_unknown && !n_known)
+	else if (csv_schema_name_mismatch(base ? base + 1 : ps->name, t->kind, present, &why))
+		diag_add(ps->dl, DIAG_WARN, ps->name, 1, -1, "%s", sbuf_str(&why));
+	sbuf_free(&why);
+	if (!sep && n_unknown && !n_known)
 		diag_add(ps->dl, DIAG_INFO, ps->name, 1, -1, "no known column in the first line (%zu "
 			 "cells): not a table this program reads; kept for drill-down", t->ncols);
-	else if (n_unknown)
+	else if (!sep && n_unknown)
 		diag_add(ps->dl, DIAG_INFO, ps->name, 0, -1, "%zu column(s) not used by the analysis, kept "
 			 "for drill-down: %s", n_unknown, sbuf_str(&unknown));
 	sbuf_free(&unknown);

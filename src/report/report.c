@@ -49,6 +49,64 @@ static const char *rank_label(const struct analysis *an, const struct rank_analy
 
 /* ---- text --------------------------------------------------------------------------- */
 
+void report_attribution_bar(const struct attribution *a, char *buf, size_t width)
+{
+	/* largest remainder: each bucket gets floor(share * width) cells, the cells left go to
+	 * the largest remainders, so the bar is always exactly width cells */
+	size_t cells[ATTR_COUNT], used = 0;
+	double rem[ATTR_COUNT];
+	for (int k = 0; k < ATTR_COUNT; k++) {
+		double x = a->wall_ns > 0 ? (double)a->ns[k] * (double)width / (double)a->wall_ns : 0;
+		cells[k] = (size_t)x;
+		rem[k] = x - (double)cells[k];
+		used += cells[k];
+	}
+	while (used < width && a->wall_ns > 0) {
+		int best = 0;
+		for (int k = 1; k < ATTR_COUNT; k++)
+			if (rem[k] > rem[best])
+				best = k;
+		cells[best]++;
+		rem[best] = -1;
+		used++;
+	}
+	size_t p = 0;
+	/* in time order as far as it is known: leading edge first would need the split; the
+	 * bar shows shares, edge idle last */
+	for (int k = 0; k < ATTR_COUNT; k++)
+		for (size_t i = 0; i < cells[k] && p < width; i++)
+			buf[p++] = attr_bucket_defs[k].letter;
+	while (p < width)
+		buf[p++] = ' ';
+	buf[p] = 0;
+}
+
+void report_attribution_text(const struct rank_analysis *ra, FILE *out)
+{
+	const struct attribution *a = &ra->attr;
+	if (!a->valid) {
+		fputs("\nattribution: insufficient data (no trace and no kernel table rows with start times)\n", out);
+		return;
+	}
+	char barbuf[64];
+	report_attribution_bar(a, barbuf, 50);
+	fprintf(out, "\nattribution of the %.3f ms window (each ns in one bucket, by priority)\n  [%s]\n",
+		(double)a->wall_ns / 1e6, barbuf);
+	for (int k = 0; k < ATTR_COUNT; k++) {
+		if (!a->ns[k])
+			continue;
+		fprintf(out, "  %c %-26s %12.3f ms %6.2f %%\n", attr_bucket_defs[k].letter, attr_bucket_defs[k].label,
+			(double)a->ns[k] / 1e6, attribution_pct(a, a->ns[k]));
+	}
+	if (a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_UNSPLIT]) {
+		fputs("  communication split: ", out);
+		summary_put_clean(out, a->comm_split);
+		fputc('\n', out);
+	}
+	if (!a->host_known)
+		fputs("  no host trace: idle inside the device span has no known cause, and syncs are unseen\n", out);
+}
+
 static void bar(FILE *out, int score, int width)
 {
 	int filled = score * width / 100;
@@ -64,8 +122,12 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	fprintf(out, "\n== rank %d  ", ra->rank);
 	summary_put_clean(out, rank_label(an, ra));
 	fprintf(out, " ==\n");
-	if (!ra->has_trace)
+	if (!ra->has_trace && ra->has_timeline)
 		fputs("   (no trace: device figures from the kernel table's rows)\n", out);
+	else if (!ra->has_trace && ra->attr.valid)
+		fputs("   (no trace and no kernel table rows: figures from step_trace_time.csv)\n", out);
+	else if (!ra->has_trace)
+		fputs("   (no trace and no kernel table rows: insufficient data for device figures)\n", out);
 	fputs("\nmetrics\n", out);
 	for (int mi = 0; mi < M_COUNT; mi++) {
 		enum metric_id m = (enum metric_id)mi;
@@ -134,6 +196,8 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		}
 	}
 
+	report_attribution_text(ra, out);
+
 	fputs("\nbottlenecks (score 0-100, >= 40 triggers)\n", out);
 	int order[BN_COUNT];
 	for (int k = 0; k < BN_COUNT; k++)
@@ -149,6 +213,11 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		fprintf(out, "  %-14s %3d ", bn->name, bn->score);
 		bar(out, bn->score, 20);
 		fprintf(out, "%s\n", bn->score >= 40 ? "  TRIGGERED" : "");
+		if (bn->insufficient) {
+			fputs("      ", out);
+			summary_put_clean(out, bn->insufficient);
+			fputc('\n', out);
+		}
 		for (size_t e = 0; e < bn->n_ev; e++) {
 			fprintf(out, "      %s ", bn->ev[e].triggered ? "*" : "-");
 			summary_put_clean(out, bn->ev[e].text);
@@ -185,6 +254,25 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			summary_put_clean(out, o->name);
 			fputc('\n', out);
 			shown++;
+		}
+	}
+	if (ra->n_op_types) {
+		fputs("\ntop op types (Type, or the name without collective suffixes; busy = union for "
+		      "communication)\n", out);
+		for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
+			fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
+			fputs("     count      total ms       busy ms  share  names  type\n", out);
+			size_t shown = 0;
+			for (size_t i = 0; i < ra->n_op_types && shown < REPORT_TOP_OPS; i++) {
+				const struct op_type_stat *t = &ra->op_types[i];
+				if (t->scope != scope)
+					continue;
+				fprintf(out, "    %6llu %13.3f %13.3f %5.1f%% %6zu  ", (unsigned long long)t->count,
+					(double)t->total_ns / 1e6, (double)t->busy_ns / 1e6, t->share_pct, t->n_names);
+				summary_put_clean(out, t->name);
+				fputc('\n', out);
+				shown++;
+			}
 		}
 	}
 	report_memory_text(ra, out);
@@ -368,6 +456,39 @@ static void json_checks(struct jsonw *w, const struct rank_analysis *ra)
 	jsonw_arr_end(w);
 }
 
+static void json_attribution(struct jsonw *w, const struct rank_analysis *ra)
+{
+	const struct attribution *a = &ra->attr;
+	jsonw_key(w, "attribution");
+	if (!a->valid) {
+		jsonw_null(w);
+	} else {
+		jsonw_obj_begin(w);
+		for (int k = 0; k < ATTR_COUNT; k++)
+			jus(w, attr_bucket_defs[k].key, a->ns[k]);
+		jsonw_obj_end(w);
+	}
+	jsonw_key(w, "attribution_info");
+	jsonw_obj_begin(w);
+	jsonw_key(w, "valid");
+	jsonw_bool(w, a->valid);
+	jus(w, "wall_us", a->wall_ns);
+	jsonw_key(w, "host_known");
+	jsonw_bool(w, a->host_known);
+	jsonw_key(w, "comm_split");
+	jsonw_str(w, a->comm_split);
+	jsonw_key(w, "late_rank");
+	if (ra->late_rank >= 0)
+		jsonw_int(w, ra->late_rank);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "span_start_us");
+	jsonw_double(w, (double)(a->span_lo - ra->t0) / 1e3, 3);
+	jsonw_key(w, "span_end_us");
+	jsonw_double(w, (double)(a->span_hi - ra->t0) / 1e3, 3);
+	jsonw_obj_end(w);
+}
+
 static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
 {
 	jsonw_key(w, "bottlenecks");
@@ -381,6 +502,9 @@ static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_int(w, b->score);
 		jsonw_key(w, "triggered");
 		jsonw_bool(w, b->score >= 40);
+		jsonw_key(w, "insufficient");
+		jsonw_str(w, b->insufficient);
+		jus(w, "bucket_us", b->bucket_ns);
 		jsonw_key(w, "evidence");
 		jsonw_arr_begin(w);
 		for (size_t e = 0; e < b->n_ev; e++) {
@@ -462,6 +586,33 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 		}
 	}
 	jsonw_arr_end(w);
+	jsonw_key(w, "top_op_types");
+	jsonw_arr_begin(w);
+	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
+		size_t shown = 0;
+		for (size_t i = 0; i < ra->n_op_types && shown < REPORT_TOP_OPS; i++) {
+			const struct op_type_stat *t = &ra->op_types[i];
+			if (t->scope != scope)
+				continue;
+			shown++;
+			jsonw_obj_begin(w);
+			jsonw_key(w, "name");
+			jsonw_str(w, t->name);
+			jsonw_key(w, "scope");
+			jsonw_str(w, analysis_scope_name((enum op_scope)t->scope));
+			jsonw_key(w, "category");
+			jsonw_str(w, category_name((enum ev_category)t->category));
+			jsonw_key(w, "count");
+			jsonw_uint(w, t->count);
+			jsonw_key(w, "names");
+			jsonw_uint(w, t->n_names);
+			jus(w, "total_us", t->total_ns);
+			jus(w, "busy_us", t->busy_ns);
+			jnum(w, "share", t->share_pct, 3);
+			jsonw_obj_end(w);
+		}
+	}
+	jsonw_arr_end(w);
 }
 
 void report_print_json(const struct analysis *an, FILE *out)
@@ -493,6 +644,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 		json_metrics(&w, ra);
 		json_steps(&w, ra);
 		json_checks(&w, ra);
+		json_attribution(&w, ra);
 		json_bottlenecks(&w, ra);
 		jsonw_key(&w, "align");
 		jsonw_obj_begin(&w);
@@ -540,6 +692,8 @@ void report_print_json(const struct analysis *an, FILE *out)
 		jsonw_str(&w, threshold_defs[i].metric);
 		jnum(&w, "threshold", threshold_defs[i].threshold, 3);
 		jnum(&w, "full_score_at", threshold_defs[i].full, 3);
+		jsonw_key(&w, "scored");
+		jsonw_bool(&w, threshold_defs[i].scores);
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);

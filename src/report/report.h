@@ -17,6 +17,10 @@ void report_print_json(const struct analysis *an, FILE *out);
 struct jsonw;
 /* The memory section (report_memory.c); nothing / null without memory tables. */
 void report_memory_text(const struct rank_analysis *ra, FILE *out);
+/* The attribution as a bar of width cells (one letter per bucket, shares by largest
+ * remainder; buf holds width + 1 bytes) and as the report's text section. */
+void report_attribution_bar(const struct attribution *a, char *buf, size_t width);
+void report_attribution_text(const struct rank_analysis *ra, FILE *out);
 void report_memory_json(struct jsonw *w, const struct rank_analysis *ra);
 /* The communication section (report_comm.c): nothing / null when the capture has none. */
 void report_comm_text(const struct analysis *an, FILE *out);

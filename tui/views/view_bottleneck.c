@@ -11,7 +11,7 @@
 #include "views.h"
 #include "xalloc.h"
 
-enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY };
+enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY, L_ATTR, L_ATTR_LEGEND, L_INSUFFICIENT };
 
 struct bline {
 	enum line_kind kind;
@@ -61,10 +61,15 @@ static void rebuild(struct bn_view *v, struct app *app)
 			order[j - 1] = t;
 		}
 	add(v, L_SUMMARY, -1, 0);
+	add(v, L_ATTR, -1, 0);
+	if (v->ra->attr.valid)
+		add(v, L_ATTR_LEGEND, -1, 0);
 	add(v, L_BLANK, -1, 0);
 	for (int i = 0; i < BN_COUNT; i++) {
 		const struct bottleneck *b = &v->ra->bn[order[i]];
 		add(v, L_HEAD, order[i], 0);
+		if (b->insufficient)
+			add(v, L_INSUFFICIENT, order[i], 0);
 		for (size_t e = 0; e < b->n_ev; e++)
 			add(v, L_EVIDENCE, order[i], e);
 		if (b->score >= 40) {
@@ -133,6 +138,15 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 				     "rank %d: score 0-100 from thresholded evidence (40 triggers); combined expected gain "
 				     "%.1f-%.1f %% (capped at 70 %%)",
 				     v->ra->rank, v->ra->combined_gain_low, v->ra->combined_gain_high);
+			break;
+		case L_ATTR:
+			draw_attribution_bar(cv, x + 1, ry, w - 2, &v->ra->attr);
+			break;
+		case L_ATTR_LEGEND:
+			draw_attribution_legend(cv, x + 1, ry, w - 2, &v->ra->attr);
+			break;
+		case L_INSUFFICIENT:
+			canvas_text(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, b->insufficient);
 			break;
 		case L_HEAD: {
 			int cx = x + 1;
@@ -205,13 +219,13 @@ static int handle(void *p, struct app *app, enum action act)
 		return VH_HANDLED;
 	}
 	const char *m = v->ra->bn[l->bn].ev[l->ev].metric;
-	if (!strcmp(m, "host_only_pct") || !strcmp(m, "npu_idle_pct"))
+	if (!strcmp(m, "host_bound_pct") || !strcmp(m, "host_only_pct") || !strcmp(m, "npu_idle_pct"))
 		jump_to(app, v->ra, LANDMARK_IDLE, "device idle gap");
 	else if (!strncmp(m, "comm_", 5))
 		jump_to(app, v->ra, LANDMARK_EXPOSED, "exposed communication");
 	else if (!strcmp(m, "device_copy_pct"))
 		jump_to(app, v->ra, LANDMARK_COPY, "device copy");
-	else if (!strcmp(m, "host_copy_exposed_pct") || !strcmp(m, "sync_per_step"))
+	else if (!strcmp(m, "copy_exposed_pct") || !strcmp(m, "host_copy_exposed_pct") || !strcmp(m, "sync_per_step"))
 		jump_to(app, v->ra, LANDMARK_SYNC, "host sync");
 	else if (!strcmp(m, "dispatch_per_step"))
 		app_push(app, VIEW_STEPS);

@@ -16,8 +16,12 @@
 enum sort_col { SORT_TOTAL, SORT_COUNT, SORT_AVG, SORT_P50, SORT_P95, SORT_MAX, SORT_NAME, SORT_DEV, SORT_N };
 static const char *sort_names[SORT_N] = {"total", "count", "avg", "p50", "p95", "max", "name", "deviation"};
 
+enum group_key { GROUP_NAME, GROUP_TYPE, GROUP_SHAPE, GROUP_N };
+static const char *group_names[GROUP_N] = {"name", "type", "type+shape"};
+
 struct ops_view {
 	int scope;         /* enum op_scope */
+	enum group_key group; /* name: ra->ops; type: ra->op_types; type+shape: ra->op_shapes */
 	int phase;         /* enum phase: UNKNOWN = all */
 	enum sort_col sort;
 	bool reverse;
@@ -77,9 +81,54 @@ static int cmp_rows(const void *a, const void *b)
 	return cmp_reverse ? -c : c;
 }
 
+/* The grouped rows of the current key: type (all phases) or type and shape (the kernel
+ * table), in the scope (all: every scope), filtered, sorted by total, count or name. */
+static const struct op_type_stat *group_rows(const struct ops_view *v, size_t *n)
+{
+	*n = v->group == GROUP_TYPE ? v->ra->n_op_types : v->ra->n_op_shapes;
+	return v->group == GROUP_TYPE ? v->ra->op_types : v->ra->op_shapes;
+}
+
+static const struct op_type_stat *cmp_groups;
+
+static int cmp_group_rows(const void *a, const void *b)
+{
+	const struct op_type_stat *x = &cmp_groups[*(const size_t *)a], *y = &cmp_groups[*(const size_t *)b];
+	int c;
+	if (cmp_sort == SORT_NAME)
+		c = strcmp(x->name, y->name);
+	else if (cmp_sort == SORT_COUNT)
+		c = x->count > y->count ? -1 : x->count < y->count ? 1 : strcmp(x->name, y->name);
+	else
+		c = x->busy_ns > y->busy_ns ? -1 : x->busy_ns < y->busy_ns ? 1 : strcmp(x->name, y->name);
+	return cmp_reverse ? -c : c;
+}
+
+static void rebuild_groups(struct ops_view *v)
+{
+	size_t n;
+	const struct op_type_stat *g = group_rows(v, &n);
+	v->rows = xmalloc((n ? n : 1) * sizeof *v->rows);
+	for (size_t i = 0; i < n; i++) {
+		if (v->scope != SCOPE_ALL && g[i].scope != v->scope)
+			continue;
+		if (v->filter[0] && !strcasestr(g[i].name, v->filter))
+			continue;
+		v->rows[v->n_rows++] = i;
+	}
+	cmp_groups = g;
+	cmp_sort = v->sort;
+	cmp_reverse = v->reverse;
+	xqsort(v->rows, v->n_rows, sizeof *v->rows, cmp_group_rows);
+	v->lb.n = v->n_rows;
+	v->lb.sel = 0;
+	listbox_clamp(&v->lb, v->lb.height);
+}
+
 static void rebuild(struct ops_view *v, struct app *app)
 {
-	const char *keep = v->n_rows && v->ra && v->lb.sel < v->n_rows ? v->ra->ops[v->rows[v->lb.sel]].name : NULL;
+	const char *keep = v->group == GROUP_NAME && v->n_rows && v->ra && v->lb.sel < v->n_rows
+				   ? v->ra->ops[v->rows[v->lb.sel]].name : NULL;
 	char keep_name[512] = "";
 	if (keep)
 		snprintf(keep_name, sizeof keep_name, "%s", keep);
@@ -98,6 +147,10 @@ static void rebuild(struct ops_view *v, struct app *app)
 	if (!v->self && v->scope == SCOPE_HOST && v->ra->has_trace) {
 		v->self = analysis_host_self_ns(&rd->store);
 		v->self_rs = &rd->store;
+	}
+	if (v->group != GROUP_NAME) {
+		rebuild_groups(v);
+		return;
 	}
 	v->rows = xmalloc((v->ra->n_ops ? v->ra->n_ops : 1) * sizeof *v->rows);
 	for (size_t i = 0; i < v->ra->n_ops; i++) {
@@ -156,18 +209,72 @@ static int64_t op_self(const struct ops_view *v, const struct op_stat *o)
 	return id == STRTAB_NONE ? -1 : v->self[id];
 }
 
+static void draw_groups(struct ops_view *v, struct canvas *cv, int x, int y, int w, int h)
+{
+	static const struct { const char *title; int width; } cols[] = {
+		{"count", 9}, {"total ms", 12}, {"busy ms", 12}, {"share", 7}, {"names", 7}};
+	int num_w = 0;
+	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+		num_w += cols[c].width;
+	int name_w = w - num_w - 2 < 16 ? 16 : w - num_w - 2;
+	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
+	canvas_text(cv, x + 1, y, name_w, ST_HEADER, v->group == GROUP_TYPE ? "type" : "type [input shapes]");
+	int cx = x + 1 + name_w;
+	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, cols[c].title);
+		cx += cols[c].width;
+	}
+	size_t n;
+	const struct op_type_stat *g = group_rows(v, &n);
+	int body = h - 1;
+	listbox_clamp(&v->lb, body);
+	for (int r = 0; r < body && v->lb.top + (size_t)r < v->n_rows; r++) {
+		size_t idx = v->lb.top + (size_t)r;
+		const struct op_type_stat *t = &g[v->rows[idx]];
+		int ry = y + 1 + r;
+		bool sel = idx == v->lb.sel;
+		enum style st = sel ? ST_SELECTED : ST_NORMAL;
+		if (sel)
+			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
+		canvas_set(cv, x, ry, category_glyph(t->category, 1), sel ? ST_SELECTED : category_style(t->category));
+		canvas_text(cv, x + 1, ry, name_w - 1, st, t->name);
+		char b[5][32];
+		snprintf(b[0], 32, "%llu", (unsigned long long)t->count);
+		snprintf(b[1], 32, "%.3f", (double)t->total_ns / 1e6);
+		snprintf(b[2], 32, "%.3f", (double)t->busy_ns / 1e6);
+		snprintf(b[3], 32, "%.1f%%", t->share_pct);
+		snprintf(b[4], 32, "%zu", t->n_names);
+		cx = x + 1 + name_w;
+		for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx + cols[c].width <= x + w; c++) {
+			canvas_text_right(cv, cx, ry, cols[c].width - 1, st, b[c]);
+			cx += cols[c].width;
+		}
+	}
+	if (!v->n_rows)
+		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM,
+			    v->group == GROUP_SHAPE ? "no kernel table with Input Shapes" : "no op types here");
+}
+
 static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	struct ops_view *v = p;
 	if (v->ra != app_rank_analysis(app))
 		rebuild(v, app);
 	char head[256];
-	snprintf(head, sizeof head, " scope %s   phase %s   sort %s%s   %zu ops%s%s", analysis_scope_name(v->scope),
-		 v->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name(v->phase), sort_names[v->sort],
-		 v->reverse ? " (reversed)" : "", v->n_rows, v->filter[0] ? "   filter: " : "", v->filter);
+	char group[48] = ""; /* shown when not by name */
+	if (v->group != GROUP_NAME)
+		snprintf(group, sizeof group, "   group %s", group_names[v->group]);
+	snprintf(head, sizeof head, " scope %s   phase %s%s   sort %s%s   %zu %s%s%s", analysis_scope_name(v->scope),
+		 v->group != GROUP_NAME ? "all" : v->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name(v->phase),
+		 group, sort_names[v->sort], v->reverse ? " (reversed)" : "", v->n_rows,
+		 v->group == GROUP_NAME ? "ops" : "groups", v->filter[0] ? "   filter: " : "", v->filter);
 	canvas_text(cv, x, y, w, ST_BOLD, head);
 	if (!v->ra) {
 		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM, "loading...");
+		return;
+	}
+	if (v->group != GROUP_NAME) {
+		draw_groups(v, cv, x, y + 1, w, h - 1);
 		return;
 	}
 	/* keep: the lower, the longer a column stays when names need the room */
@@ -274,9 +381,23 @@ static int ops_handle(void *p, struct app *app, enum action act)
 											      : PHASE_UNKNOWN;
 		rebuild(v, app);
 		return VH_HANDLED;
+	case ACT_OP_GROUP:
+		v->group = (enum group_key)((v->group + 1) % GROUP_N);
+		rebuild(v, app);
+		return VH_HANDLED;
 	case ACT_OPEN:
-		if (v->n_rows && v->ra)
+		if (v->n_rows && v->ra && v->group != GROUP_NAME) {
+			/* back to the ops, filtered by the group's type */
+			size_t n;
+			const struct op_type_stat *t = &group_rows(v, &n)[v->rows[v->lb.sel]];
+			snprintf(v->filter, sizeof v->filter, "%.*s", (int)strcspn(t->name, " "), t->name);
+			if (v->scope == SCOPE_ALL)
+				v->scope = t->scope;
+			v->group = GROUP_NAME;
+			rebuild(v, app);
+		} else if (v->n_rows && v->ra) {
 			app_open_op(app, v->ra->ops[v->rows[v->lb.sel]].name, v->scope);
+		}
 		return VH_HANDLED;
 	default: return VH_UNHANDLED;
 	}
@@ -285,6 +406,10 @@ static int ops_handle(void *p, struct app *app, enum action act)
 static bool ops_row_matches(const void *ctx, size_t i, const char *text)
 {
 	const struct ops_view *v = ctx;
+	if (v->group != GROUP_NAME) {
+		size_t n;
+		return strcasestr(group_rows(v, &n)[v->rows[i]].name, text) != NULL;
+	}
 	return strcasestr(v->ra->ops[v->rows[i]].name, text) != NULL;
 }
 
@@ -300,6 +425,26 @@ static size_t ops_export(void *p, struct app *app, FILE *out)
 	struct ops_view *v = p;
 	if (v->ra != app_rank_analysis(app))
 		rebuild(v, app);
+	if (v->group != GROUP_NAME) { /* the grouped rows as shown */
+		static const char *const ghead[] = {"group", "scope", "category", "count", "total_ms", "busy_ms",
+						    "share_pct", "names"};
+		csvw_row(out, ghead, sizeof ghead / sizeof ghead[0]);
+		size_t n;
+		const struct op_type_stat *g = group_rows(v, &n);
+		for (size_t i = 0; i < v->n_rows; i++) {
+			const struct op_type_stat *t = &g[v->rows[i]];
+			char b[5][32];
+			snprintf(b[0], 32, "%llu", (unsigned long long)t->count);
+			snprintf(b[1], 32, "%.6f", (double)t->total_ns / 1e6);
+			snprintf(b[2], 32, "%.6f", (double)t->busy_ns / 1e6);
+			snprintf(b[3], 32, "%.3f", t->share_pct);
+			snprintf(b[4], 32, "%zu", t->n_names);
+			const char *row[] = {t->name, analysis_scope_name(t->scope),
+					     category_name((enum ev_category)t->category), b[0], b[1], b[2], b[3], b[4]};
+			csvw_row(out, row, sizeof row / sizeof row[0]);
+		}
+		return v->n_rows;
+	}
 	static const char *const head[] = {"name",   "scope",  "phase",  "category",  "count",        "total_ms",
 					   "self_ms", "avg_us", "p50_us", "p95_us",    "max_us",       "share_pct",
 					   "csv_total_ms", "deviation_pct"};
@@ -335,7 +480,7 @@ const struct view_ops ops_view_ops = {
 	.update = ops_update,
 	.search = ops_search,
 	.filter = ops_filter,
-	.hint = "s sort  S reverse  c scope  p phase  / search  \\ filter  Enter detail",
+	.hint = "s sort  S reverse  c scope  p phase  y group  / search  \\ filter  Enter detail",
 	.export_csv = ops_export,
 };
 

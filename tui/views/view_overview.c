@@ -161,15 +161,19 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 	const struct bottleneck *bn = top_bottleneck(ra);
 	char head[160];
 	if (bn->score < 40) {
-		snprintf(head, sizeof head, "Verdict (rank %d): no candidate reaches its threshold", ra->rank);
-		canvas_text(cv, x, y++, w, ST_GOOD, head);
+		snprintf(head, sizeof head, "Verdict (rank %d): %s", ra->rank,
+			 ra->attr.valid ? "no candidate reaches its threshold"
+					: "insufficient data (no trace, no kernel rows with start times)");
+		canvas_text(cv, x, y++, w, ra->attr.valid ? ST_GOOD : ST_DIM, head);
+		y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 1, &ra->attr);
 		return y;
 	}
 	snprintf(head, sizeof head, "Verdict (rank %d): %s holds the run back (score %d)", ra->rank, bn->name,
 		 bn->score);
 	canvas_text(cv, x, y++, w, ST_WARN, head);
+	y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 3, &ra->attr);
 	int shown = 0;
-	for (size_t e = 0; e < bn->n_ev && shown < max_lines - 3; e++) {
+	for (size_t e = 0; e < bn->n_ev && shown < max_lines - 5; e++) {
 		if (!bn->ev[e].triggered)
 			continue;
 		canvas_text(cv, x + 2, y, 2, ST_WARN, "*");

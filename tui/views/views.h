@@ -14,6 +14,12 @@ struct comm_item;
 void comm_detail_set(void *st, struct app *app, const char *title, const struct comm_item *items, size_t n);
 /* Draws a labelled horizontal bar of `frac` (0..1) in w cells. */
 void draw_bar(struct canvas *cv, int x, int y, int w, double frac, enum style st);
+/* A rank's attribution as one bar (letters in their bucket's colour) on row y and, with
+ * two rows, the legend of its non-empty buckets with their shares on y + 1. Returns the
+ * rows used. */
+int draw_attribution(struct canvas *cv, int x, int y, int w, int rows, const struct attribution *a);
+void draw_attribution_bar(struct canvas *cv, int x, int y, int w, const struct attribution *a);
+void draw_attribution_legend(struct canvas *cv, int x, int y, int w, const struct attribution *a);
 /* Whether a lane of group g holds ops of a scope (enum op_scope). */
 bool view_lane_in_scope(int scope, enum lane_group g);
 /* The events named `name` on the lanes of a scope, sorted by start: *out is owned (NULL

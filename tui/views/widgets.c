@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Small drawing helpers shared by the views. */
 #include "views.h"
+#include "report.h"
 
 #include <string.h>
 
@@ -102,4 +103,70 @@ void view_text_drawer(struct canvas *cv, int x, int y, int w, int lines, const c
 	while (*text == ' ')
 		text++;
 	canvas_wrap(cv, x + 1, y, w - 2, lines, ST_HEADER, text);
+}
+
+static enum style bucket_style(int k)
+{
+	switch (k) {
+	case ATTR_COMPUTE: return ST_CAT_COMPUTE;
+	case ATTR_COMM_WAIT:
+	case ATTR_COMM_TRANSFER:
+	case ATTR_COMM_UNSPLIT: return ST_CAT_COMM;
+	case ATTR_COPY:
+	case ATTR_HOST_SYNC:
+	case ATTR_HOST_COPY: return ST_CAT_COPY;
+	case ATTR_HOST_DISPATCH:
+	case ATTR_HOST_PYTHON: return ST_CAT_SCHED;
+	case ATTR_DEVICE_OTHER: return ST_CAT_OTHER;
+	default: return ST_DIM;
+	}
+}
+
+void draw_attribution_bar(struct canvas *cv, int x, int y, int w, const struct attribution *a)
+{
+	if (w < 12)
+		return;
+	if (!a->valid) {
+		canvas_text(cv, x, y, w, ST_DIM, "Time: insufficient data (no trace, no kernel rows with start times)");
+		return;
+	}
+	int bw = w - 8 > 100 ? 100 : w - 8;
+	char bar[104];
+	report_attribution_bar(a, bar, (size_t)bw);
+	canvas_text(cv, x, y, 6, ST_HEADER, "Time");
+	canvas_set(cv, x + 6, y, '[', ST_DIM);
+	for (int i = 0; i < bw; i++) {
+		int k = 0;
+		while (k < ATTR_COUNT && attr_bucket_defs[k].letter != bar[i])
+			k++;
+		canvas_set(cv, x + 7 + i, y, (uint32_t)(unsigned char)bar[i], bucket_style(k));
+	}
+	canvas_set(cv, x + 7 + bw, y, ']', ST_DIM);
+}
+
+void draw_attribution_legend(struct canvas *cv, int x, int y, int w, const struct attribution *a)
+{
+	int cx = x + 6;
+	for (int k = 0; a->valid && k < ATTR_COUNT && cx < x + w; k++) {
+		if (!a->ns[k])
+			continue;
+		char item[64];
+		int n = snprintf(item, sizeof item, "%c %s %.1f%%", attr_bucket_defs[k].letter, attr_bucket_defs[k].key,
+				 attribution_pct(a, a->ns[k]));
+		if (cx + n > x + w)
+			break;
+		canvas_text(cv, cx, y, n, bucket_style(k), item);
+		cx += n + 2;
+	}
+}
+
+int draw_attribution(struct canvas *cv, int x, int y, int w, int rows, const struct attribution *a)
+{
+	if (rows < 1 || w < 12)
+		return 0;
+	draw_attribution_bar(cv, x, y, w, a);
+	if (rows < 2 || !a->valid)
+		return 1;
+	draw_attribution_legend(cv, x, y + 1, w, a);
+	return 2;
 }

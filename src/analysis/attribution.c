@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* The attribution of a window to disjoint buckets (attribution.h). */
+#include "attribution.h"
+
+#include <math.h>
+#include <string.h>
+
+const struct attr_bucket_def attr_bucket_defs[ATTR_COUNT] = {
+#define ATTR_DEF(id, key, label, letter) [ATTR_##id] = {key, label, letter},
+	ATTR_BUCKETS(ATTR_DEF)
+#undef ATTR_DEF
+};
+
+void attribution_partition(const struct attr_layer *layers, size_t n, int64_t lo, int64_t hi, int64_t span_lo,
+			   int64_t span_hi, enum attr_bucket rest, struct attribution *out)
+{
+	memset(out->ns, 0, sizeof out->ns);
+	if (hi < lo)
+		hi = lo;
+	out->wall_ns = hi - lo;
+	int64_t a = span_lo > lo ? span_lo : lo, b = span_hi < hi ? span_hi : hi;
+	if (b < a)
+		b = a;
+	out->span_lo = a;
+	out->span_hi = b;
+	out->ns[ATTR_EDGE_IDLE] = (hi - lo) - (b - a);
+	struct ivset left, part, next;
+	ivset_init(&left);
+	ivset_init(&part);
+	ivset_init(&next);
+	ivset_add(&left, a, b);
+	ivset_normalize(&left);
+	for (size_t i = 0; i < n && left.n; i++) {
+		ivset_intersect(layers[i].set, &left, &part);
+		int64_t t = ivset_total(&part);
+		if (!t)
+			continue;
+		out->ns[layers[i].bucket] += t;
+		ivset_subtract(&left, &part, &next);
+		struct ivset swap = left;
+		left = next;
+		next = swap;
+	}
+	out->ns[rest] += ivset_total(&left);
+	ivset_free(&left);
+	ivset_free(&part);
+	ivset_free(&next);
+}
+
+void attribution_split_comm(struct attribution *a, double wait, double transfer, const char *source)
+{
+	if (!(wait >= 0) || !(transfer >= 0) || !(wait + transfer > 0))
+		return;
+	int64_t u = a->ns[ATTR_COMM_UNSPLIT];
+	int64_t w = (int64_t)llround((double)u * (wait / (wait + transfer)));
+	if (w > u)
+		w = u;
+	if (w < 0)
+		w = 0;
+	a->ns[ATTR_COMM_WAIT] += w;
+	a->ns[ATTR_COMM_TRANSFER] += u - w;
+	a->ns[ATTR_COMM_UNSPLIT] = 0;
+	a->comm_split = source;
+}
+
+int64_t attribution_sum(const struct attribution *a, const enum attr_bucket *b, size_t n)
+{
+	int64_t s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += a->ns[b[i]];
+	return s;
+}
+
+double attribution_pct(const struct attribution *a, int64_t ns)
+{
+	return a->wall_ns > 0 ? 100.0 * (double)ns / (double)a->wall_ns : 0.0;
+}
