@@ -625,6 +625,10 @@ static void handle_key(struct app *app, int key)
 		return;
 	}
 	if (key == KEYCODE_FN(KEY_RESIZE)) {
+		/* the terminal may have cleared or reflowed what it showed (a storm of resizes
+		 * coalesces into one KEY_RESIZE): repaint every cell, not just the changes */
+		if (app->opts.mode == TERM_REAL)
+			clearok(curscr, TRUE);
 		app->dirty = true;
 		return;
 	}
