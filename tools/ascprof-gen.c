@@ -5116,7 +5116,8 @@ static int ivl_cmp(const void *a, const void *b)
 
 static void sweep_merge(struct ivl_list *l)
 {
-	qsort(l->v, l->n, sizeof *l->v, ivl_cmp);
+	if (l->n > 1) /* an empty list has no array (qsort's NULL is undefined) */
+		qsort(l->v, l->n, sizeof *l->v, ivl_cmp);
 	size_t m = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		if (l->v[i].e <= l->v[i].s)
@@ -5962,7 +5963,8 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 				sw.steps[sw.nsteps++] = (struct ivl){s, e};
 			}
 		}
-		qsort(sw.steps, sw.nsteps, sizeof *sw.steps, ivl_cmp);
+		if (sw.nsteps > 1)
+			qsort(sw.steps, sw.nsteps, sizeof *sw.steps, ivl_cmp);
 		sweep_merge(&sw.comp);
 		sweep_merge(&sw.comm);
 		sweep_merge(&sw.busy);
