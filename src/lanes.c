@@ -295,8 +295,8 @@ static uint32_t enclosing_event(const struct rank_store *rs, const struct lane *
 	return UINT32_MAX;
 }
 
-size_t lanes_events_in(const struct rank_store *rs, const struct lane *l, int64_t t0, int64_t t1,
-		       size_t *from_before)
+size_t lanes_visit_in(const struct rank_store *rs, const struct lane *l, int64_t t0, int64_t t1,
+		      void (*fn)(void *ctx, uint32_t ev), void *ctx, size_t *from_before)
 {
 	uint32_t a = store_lane_lower_bound(rs, l, t0), b = store_lane_lower_bound(rs, l, t1);
 	size_t before = 0;
@@ -308,12 +308,23 @@ size_t lanes_events_in(const struct rank_store *rs, const struct lane *l, int64_
 			continue;
 		want = l->depth[k - 1];
 		uint32_t ev = l->events[k - 1];
-		if (store_ts(rs, ev) + store_dur(rs, ev) > t0)
+		if (store_ts(rs, ev) + store_dur(rs, ev) > t0) {
 			before++;
+			if (fn)
+				fn(ctx, ev);
+		}
 	}
+	for (uint32_t k = a; fn && k < b; k++)
+		fn(ctx, l->events[k]);
 	if (from_before)
 		*from_before = before;
 	return (size_t)(b - a) + before;
+}
+
+size_t lanes_events_in(const struct rank_store *rs, const struct lane *l, int64_t t0, int64_t t1,
+		       size_t *from_before)
+{
+	return lanes_visit_in(rs, l, t0, t1, NULL, NULL, from_before);
 }
 
 uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t ts)

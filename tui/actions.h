@@ -72,6 +72,8 @@ enum key_scope {
 	X(ROW_SORT, "row-sort", KS_TIMELINE, "o", "Per-op rows: sort by total, count, name, max")     \
 	X(MARK, "mark", KS_TIMELINE, "m", "Set a mark at the selected event")                         \
 	X(NEXT_MARK, "next-mark", KS_TIMELINE, "'", "Jump to the next mark")                         \
+	X(RANGE, "range", KS_TIMELINE, "v",                                                           \
+	  "Range: start it, end it (totals per category and op in it), clear it")                   \
 	X(DETAIL, "detail", KS_TIMELINE, "Enter i", "Detail drawer: args, CSV rows, flows")           \
 	X(FLOW_NEXT, "flow-next", KS_TIMELINE, "]", "Follow the flow: host op to its device kernel") \
 	X(FLOW_PREV, "flow-prev", KS_TIMELINE, "[", "Follow the flow back: kernel to its host op")   \

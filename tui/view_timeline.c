@@ -72,6 +72,10 @@ struct timeline {
 	uint32_t flow_src;
 	bool flow_fwd;
 	size_t flow_k;
+	/* the range selection: 0 none, 1 started at range_a, 2 [range_a, range_b) with totals */
+	int range_state;
+	int64_t range_a, range_b;
+	struct range_totals range;
 };
 
 static const char *op_sort_names[] = {"total", "count", "name", "max"};
@@ -110,6 +114,7 @@ static void destroy(void *p)
 	free_ops(t);
 	free_kidx(t);
 	sbuf_free(&t->args);
+	analysis_range_free(&t->range);
 	free(t);
 }
 
@@ -262,6 +267,8 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 	free_kidx(t);
 	if (!same_rank) {
 		t->sel_ev = UINT32_MAX;
+		t->range_state = 0; /* its totals were the other rank's */
+		analysis_range_free(&t->range);
 		if (keep) {
 			char b[32];
 			app_message(app, ST_NORMAL, "rank %d: the same window, aligned by %s (%s%s)", ra->rank,
@@ -466,6 +473,41 @@ static void other_flow(struct timeline *t, struct app *app, int dir)
 	select_event(t, out[t->flow_k], false);
 	app_message(app, ST_NORMAL, "followed flow %zu of %zu from %s", t->flow_k + 1, n,
 		    store_ev_name(t->rs, t->flow_src));
+}
+
+/* v: starts a range at the selected event's start (or the view's middle), ends it at the
+ * selected event's end (or the middle), then clears it. */
+static void range_key(struct timeline *t, struct app *app)
+{
+	bool sel = t->sel_ev != UINT32_MAX;
+	int64_t mid = t->t0 + (t->t1 - t->t0) / 2;
+	char b1[32];
+	if (t->range_state == 2) {
+		t->range_state = 0;
+		analysis_range_free(&t->range);
+		app_message(app, ST_DIM, "range cleared");
+		return;
+	}
+	if (t->range_state == 0) {
+		t->range_a = sel ? store_ts(t->rs, t->sel_ev) : mid;
+		t->range_state = 1;
+		app_message(app, ST_NORMAL, "range starts at %s; select its end (. , l) and press v",
+			    app_fmt_dur(t->range_a - t->ra->t0, b1, sizeof b1));
+		return;
+	}
+	int64_t b = sel ? store_ts(t->rs, t->sel_ev) + store_dur(t->rs, t->sel_ev) : mid;
+	if (b < t->range_a) { /* ended before it started: the other way round */
+		t->range_b = t->range_a;
+		t->range_a = sel ? store_ts(t->rs, t->sel_ev) : mid;
+	} else {
+		t->range_b = b;
+	}
+	if (t->range_b <= t->range_a)
+		t->range_b = t->range_a + 1;
+	analysis_range(t->ra, t->rs, t->range_a, t->range_b, &t->range);
+	t->range_state = 2;
+	app_message(app, ST_NORMAL, "range of %s: totals below (v clears it)",
+		    app_fmt_dur(t->range_b - t->range_a, b1, sizeof b1));
 }
 
 /* ---- drawing ------------------------------------------------------------------------ */
@@ -704,6 +746,48 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	return row - y;
 }
 
+static void pct_of(char *buf, size_t size, const char *label, int64_t ns, int64_t span)
+{
+	char b[32];
+	snprintf(buf, size, "%s %s (%.1f%%)", label, app_fmt_dur(ns, b, sizeof b),
+		 span > 0 ? 100.0 * (double)ns / (double)span : 0.0);
+}
+
+/* The range's totals: its span, busy time per side and category, then its ops by the
+ * time they take inside it. */
+static void draw_range(struct timeline *t, struct canvas *cv, int x, int y, int w, int h)
+{
+	const struct range_totals *r = &t->range;
+	int64_t span = r->t1 - r->t0;
+	char b1[32], b2[32], b3[32], part[96];
+	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
+	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, "range %s .. %s (%s): %zu events   v clears it",
+		     app_fmt_dur(r->t0 - t->ra->t0, b1, sizeof b1), app_fmt_dur(r->t1 - t->ra->t0, b2, sizeof b2),
+		     app_fmt_dur(span, b3, sizeof b3), r->n_events);
+	struct sbuf sb = SBUF_INIT;
+	pct_of(part, sizeof part, "device busy", r->device_busy_ns, span);
+	sbuf_adds(&sb, part);
+	pct_of(part, sizeof part, "   host busy", r->host_busy_ns, span);
+	sbuf_adds(&sb, part);
+	canvas_text(cv, x + 1, y + 1, w - 2, ST_BOLD, sbuf_str(&sb));
+	sbuf_reset(&sb);
+	for (int k = 0; k < CAT_COUNT; k++) {
+		if (!r->cat_ns[k])
+			continue;
+		pct_of(part, sizeof part, category_name((enum ev_category)k), r->cat_ns[k], span);
+		sbuf_addf(&sb, "%s%s", sb.len ? "   " : "", part);
+	}
+	canvas_text(cv, x + 1, y + 2, w - 2, ST_NORMAL, sb.len ? sbuf_str(&sb) : "nothing runs in the range");
+	sbuf_free(&sb);
+	for (int i = 0, row = y + 3; (size_t)i < r->n_ops && row < y + h; i++, row++) {
+		const struct range_op *o = &r->ops[i];
+		canvas_set(cv, x + 1, row, category_glyph(o->category, 1), category_style(o->category));
+		canvas_textf(cv, x + 3, row, w - 4, ST_NORMAL, "%12s %6.1f%%  x%-6u %-6s %s",
+			     app_fmt_dur(o->in_ns, b1, sizeof b1), span > 0 ? 100.0 * (double)o->in_ns / (double)span : 0.0,
+			     o->count, o->device ? "device" : "host", o->name);
+	}
+}
+
 static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	struct timeline *t = p;
@@ -713,7 +797,8 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			    !app_pub(app) ? "loading..." : "no trace for this rank (CSV only): see Ops and Steps");
 		return;
 	}
-	int drawer_h = t->drawer ? (h / 3 > 6 ? h / 3 : 6) : 0;
+	/* the range's totals take the drawer's place while there is a range */
+	int drawer_h = t->drawer || t->range_state == 2 ? (h / 3 > 6 ? h / 3 : 6) : 0;
 	int label_w = w / 4 < LABEL_W ? w / 4 : LABEL_W;
 	int tx = x + label_w + 1, tw = w - label_w - 1;
 	t->last_w = tw;
@@ -733,6 +818,10 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	}
 	if (t->n_marks)
 		sbuf_addf(&info, "   %d mark(s)", t->n_marks);
+	if (t->n_marks >= 2) {
+		int64_t d = t->marks[t->n_marks - 1] - t->marks[t->n_marks - 2];
+		sbuf_addf(&info, ", the last two %s apart", app_fmt_dur(d < 0 ? -d : d, b1, sizeof b1));
+	}
 	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, sbuf_str(&info));
 	sbuf_free(&info);
 	ruler(t, cv, tx, y + 1, tw);
@@ -741,6 +830,17 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		int c = (int)((t->marks[i] - t->t0) * tw / (t->t1 - t->t0));
 		if (c >= 0 && c < tw)
 			canvas_set(cv, tx + c, y + 1, 'v', ST_MARK);
+	}
+	/* the range on the ruler: [ at its start, ] at its end, the span between marked */
+	if (t->range_state) {
+		int64_t ra = t->range_a, rb = t->range_state == 2 ? t->range_b : t->range_a;
+		int c0 = (int)((ra - t->t0) * tw / (t->t1 - t->t0)), c1 = (int)((rb - t->t0) * tw / (t->t1 - t->t0));
+		for (int c = c0 + 1 < 0 ? 0 : c0 + 1; c < c1 && c < tw; c++)
+			canvas_restyle(cv, tx + c, y + 1, 1, ST_MARK);
+		if (c0 >= 0 && c0 < tw)
+			canvas_set(cv, tx + c0, y + 1, '[', ST_MARK);
+		if (t->range_state == 2 && c1 >= 0 && c1 < tw)
+			canvas_set(cv, tx + c1, y + 1, ']', ST_MARK);
 	}
 	int body = h - 2 - drawer_h;
 	listbox_clamp(&t->lb, body);
@@ -766,7 +866,9 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		canvas_text(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_NORMAL, lab);
 		draw_lane_row(t, app, l, row->lane, cv, tx, ry, tw);
 	}
-	if (drawer_h)
+	if (drawer_h && t->range_state == 2)
+		draw_range(t, cv, x, y + h - drawer_h, w, drawer_h);
+	else if (drawer_h)
 		draw_drawer(t, app, cv, x, y + h - drawer_h, w, drawer_h);
 }
 
@@ -857,7 +959,15 @@ static int handle(void *p, struct app *app, enum action act)
 		t->mark_pos = (t->mark_pos + 1) % t->n_marks;
 		set_window(t, t->marks[t->mark_pos] - span / 2, t->marks[t->mark_pos] + span / 2);
 		return VH_HANDLED;
-	case ACT_DETAIL: t->drawer = !t->drawer; return VH_HANDLED;
+	case ACT_DETAIL:
+		if (t->range_state == 2) {
+			/* the detail drawer is under the range's totals: clear the range first */
+			app_message(app, ST_DIM, "v clears the range, then Enter shows the detail");
+			return VH_HANDLED;
+		}
+		t->drawer = !t->drawer;
+		return VH_HANDLED;
+	case ACT_RANGE: range_key(t, app); return VH_HANDLED;
 	case ACT_FLOW_NEXT: follow_flow(t, app, true); return VH_HANDLED;
 	case ACT_FLOW_PREV: follow_flow(t, app, false); return VH_HANDLED;
 	case ACT_FLOW_OTHER_NEXT: other_flow(t, app, 1); return VH_HANDLED;
