@@ -20,11 +20,11 @@
 #define MAX_MARKS 16
 #define OP_ROWS 200
 
-enum row_kind { ROW_GROUP, ROW_LANE, ROW_OP };
+enum row_kind { ROW_GROUP, ROW_LANE, ROW_OP, ROW_COUNTER };
 
 struct tl_row {
 	enum row_kind kind;
-	uint32_t lane; /* ROW_LANE */
+	uint32_t lane; /* ROW_LANE; ROW_COUNTER: the counter track */
 	uint32_t op;   /* ROW_OP: index into ops */
 	int group;     /* ROW_GROUP */
 };
@@ -134,7 +134,8 @@ static int display_group(enum lane_group g)
 	}
 }
 
-static const char *group_titles[] = {"Host", "Device", "Communication", "Overlap Analysis", "Other"};
+static const char *group_titles[] = {"Host", "Device", "Communication", "Overlap Analysis", "Other", "Counters"};
+#define GROUP_COUNTERS 5
 
 static void add_row(struct timeline *t, size_t *cap, struct tl_row r)
 {
@@ -230,6 +231,16 @@ static void build_rows(struct timeline *t)
 			add_row(t, &cap, (struct tl_row){ROW_LANE, order[i], 0, g});
 		}
 		free(order);
+		/* counter tracks (HBM, DDR, frequencies ...) as sparklines, last */
+		bool head = false;
+		for (size_t i = 0; i < rs->n_tracks; i++) {
+			if (!rs->tracks[i].n_samples)
+				continue;
+			if (!head)
+				add_row(t, &cap, (struct tl_row){ROW_GROUP, 0, 0, GROUP_COUNTERS});
+			head = true;
+			add_row(t, &cap, (struct tl_row){ROW_COUNTER, (uint32_t)i, 0, GROUP_COUNTERS});
+		}
 	}
 	t->lb.n = t->n_rows;
 	if (t->lb.sel >= t->n_rows || t->rows[t->lb.sel].kind == ROW_GROUP)
@@ -621,6 +632,36 @@ static void draw_lane_row(struct timeline *t, struct app *app, const struct lane
 	}
 }
 
+static void counter_label(const struct rank_store *rs, const struct counter_track *tr, char *buf, size_t size)
+{
+	/* the args key is the unit ("KB", "MHz"), unless it only repeats the name */
+	const char *name = store_str(rs, tr->name), *unit = store_str(rs, tr->value_key);
+	if (!strcmp(unit, name) || !strcmp(unit, "value"))
+		unit = "";
+	snprintf(buf, size, "%s%s%s", name, *unit ? " " : "", unit);
+}
+
+/* A counter track as a sparkline: per cell the highest value it holds there, scaled
+ * between the track's least and greatest value. */
+static void draw_counter_row(struct timeline *t, const struct counter_track *tr, struct canvas *cv, int x, int y,
+			     int w)
+{
+	static const uint32_t levels[8] = {0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
+	double lo, hi;
+	if (!store_track_minmax(t->rs, tr, &lo, &hi))
+		return;
+	int64_t span = t->t1 - t->t0;
+	for (int c = 0; c < w; c++) {
+		int64_t a = t->t0 + span * c / w, b = t->t0 + span * (c + 1) / w;
+		double v;
+		if (!store_track_max_in(t->rs, tr, a, b > a ? b : a + 1, &v))
+			continue;
+		/* a constant track: a low bar at zero, a middle one otherwise */
+		int lv = hi > lo ? (int)((v - lo) / (hi - lo) * 7.0 + 0.5) : v != 0 ? 3 : 0;
+		canvas_set(cv, x + c, y, levels[lv < 0 ? 0 : lv > 7 ? 7 : lv], ST_CAT_COPY);
+	}
+}
+
 /* The CSV rows of the kernel table that start at the event's ts (same clock). */
 static const int64_t *kidx_sort_start;
 
@@ -816,6 +857,15 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		if (before)
 			sbuf_addf(&info, " (%zu from before)", before);
 	}
+	if (t->lb.sel < t->n_rows && t->rows[t->lb.sel].kind == ROW_COUNTER) {
+		/* the selected counter: its range over the view and over the capture */
+		const struct counter_track *tr = &t->rs->tracks[t->rows[t->lb.sel].lane];
+		char lab[128];
+		double lo, hi, v;
+		counter_label(t->rs, tr, lab, sizeof lab);
+		if (store_track_minmax(t->rs, tr, &lo, &hi) && store_track_max_in(t->rs, tr, t->t0, t->t1, &v))
+			sbuf_addf(&info, "   %s: up to %.6g in view (%.6g .. %.6g in all)", lab, v, lo, hi);
+	}
 	if (t->n_marks)
 		sbuf_addf(&info, "   %d mark(s)", t->n_marks);
 	if (t->n_marks >= 2) {
@@ -852,6 +902,14 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		if (row->kind == ROW_GROUP) {
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_HEADER);
 			canvas_text(cv, x + 1, ry, w - 2, ST_HEADER, t->per_op ? "Device ops" : group_titles[row->group]);
+			continue;
+		}
+		if (row->kind == ROW_COUNTER) {
+			const struct counter_track *tr = &t->rs->tracks[row->lane];
+			char lab[128];
+			counter_label(t->rs, tr, lab, sizeof lab);
+			canvas_text(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_NORMAL, lab);
+			draw_counter_row(t, tr, cv, tx, ry, tw);
 			continue;
 		}
 		if (row->kind == ROW_OP) {
