@@ -34,6 +34,7 @@ void store_free(struct rank_store *rs)
 	for (size_t i = 0; i < rs->n_lanes; i++) {
 		free(rs->lanes[i].events);
 		free(rs->lanes[i].depth);
+		free(rs->lanes[i].block_end);
 	}
 	free(rs->lanes);
 	free(rs->ctr_ts);

@@ -47,7 +47,11 @@ struct lane {
 	int64_t first_ts, last_end; /* over its events; 0 when empty */
 	int depth_max;    /* nesting levels seen (1 for flat lanes) */
 	uint8_t *depth;   /* owned; per event in `events` order: nesting level from 0 */
+	int64_t *block_end; /* owned; per LANE_BLOCK events in `events` order: their latest end
+			     * (finds the events still running at a time without a scan) */
 };
+
+#define LANE_BLOCK 64
 
 /* A counter track: (pid, counter name). */
 struct counter_track {

@@ -70,6 +70,8 @@ enum key_scope {
 	X(LONGEST, "longest", KS_TIMELINE, "l", "Select the longest event in view on the lane")      \
 	X(ROW_MODE, "row-mode", KS_TIMELINE, "r", "Rows: one per thread/stream, or one per op")       \
 	X(ROW_SORT, "row-sort", KS_TIMELINE, "o", "Per-op rows: sort by total, count, name, max")     \
+	X(STACK, "stack", KS_TIMELINE, "e",                                                           \
+	  "Call stack: the lane's nesting levels as rows of their own, names where they fit")       \
 	X(MARK, "mark", KS_TIMELINE, "m", "Set a mark at the selected event")                         \
 	X(NEXT_MARK, "next-mark", KS_TIMELINE, "'", "Jump to the next mark")                         \
 	X(RANGE, "range", KS_TIMELINE, "v",                                                           \

@@ -19,13 +19,15 @@
 #define MAX_UNDO 32
 #define MAX_MARKS 16
 #define OP_ROWS 200
+#define STACK_ROWS 24          /* nesting levels shown as rows of their own, at most */
+#define STACK_MAX_EVENTS 60000 /* events in view a call stack is drawn for, at most */
 
-enum row_kind { ROW_GROUP, ROW_LANE, ROW_OP, ROW_COUNTER };
+enum row_kind { ROW_GROUP, ROW_LANE, ROW_OP, ROW_COUNTER, ROW_DEPTH };
 
 struct tl_row {
 	enum row_kind kind;
 	uint32_t lane; /* ROW_LANE; ROW_COUNTER: the counter track */
-	uint32_t op;   /* ROW_OP: index into ops */
+	uint32_t op;   /* ROW_OP: index into ops; ROW_DEPTH: the nesting level shown */
 	int group;     /* ROW_GROUP */
 };
 
@@ -76,6 +78,7 @@ struct timeline {
 	int range_state;
 	int64_t range_a, range_b;
 	struct range_totals range;
+	bool *stacked; /* per lane: its nesting levels shown as rows (e) */
 };
 
 static const char *op_sort_names[] = {"total", "count", "name", "max"};
@@ -115,6 +118,7 @@ static void destroy(void *p)
 	free_kidx(t);
 	sbuf_free(&t->args);
 	analysis_range_free(&t->range);
+	free(t->stacked);
 	free(t);
 }
 
@@ -229,6 +233,9 @@ static void build_rows(struct timeline *t)
 				add_row(t, &cap, (struct tl_row){ROW_GROUP, 0, 0, g});
 			last = g;
 			add_row(t, &cap, (struct tl_row){ROW_LANE, order[i], 0, g});
+			if (t->stacked && t->stacked[order[i]])
+				for (int d = 0; d < l->depth_max && d < STACK_ROWS; d++)
+					add_row(t, &cap, (struct tl_row){ROW_DEPTH, order[i], (uint32_t)d, g});
 		}
 		free(order);
 		/* counter tracks (HBM, DDR, frequencies ...) as sparklines, last */
@@ -277,6 +284,8 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 	free_ops(t);
 	free_kidx(t);
 	if (!same_rank) {
+		free(t->stacked);
+		t->stacked = NULL;
 		t->sel_ev = UINT32_MAX;
 		t->range_state = 0; /* its totals were the other rank's */
 		analysis_range_free(&t->range);
@@ -364,7 +373,7 @@ static void select_event(struct timeline *t, uint32_t ev, bool center)
 
 static const struct lane *sel_lane(const struct timeline *t)
 {
-	if (t->lb.sel >= t->n_rows || t->rows[t->lb.sel].kind != ROW_LANE)
+	if (t->lb.sel >= t->n_rows || (t->rows[t->lb.sel].kind != ROW_LANE && t->rows[t->lb.sel].kind != ROW_DEPTH))
 		return NULL;
 	return &t->rs->lanes[t->rows[t->lb.sel].lane];
 }
@@ -662,6 +671,80 @@ static void draw_counter_row(struct timeline *t, const struct counter_track *tr,
 	}
 }
 
+struct stack_draw {
+	struct timeline *t;
+	struct canvas *cv;
+	int x, w;
+	const int *ys;     /* the screen row of each shown level, -1 when not on screen */
+	bool used[256];    /* nesting depths with an event in view */
+	int level[256];    /* depth to shown level (the used depths in order), -1 beyond */
+	bool drawing;      /* the second sweep */
+};
+
+static int event_depth(const struct rank_store *rs, uint32_t ev)
+{
+	const struct lane *l = store_ev_lane(rs, ev);
+	uint32_t k = store_lane_lower_bound(rs, l, store_ts(rs, ev));
+	while (k < l->n_events && l->events[k] != ev)
+		k++;
+	return k < l->n_events ? l->depth[k] : -1;
+}
+
+/* One event of a lane shown as a call stack. The first sweep notes which depths have
+ * events in view (improperly nested frames leave depths unused: they are not shown); the
+ * second draws its span on its level's row, filled with its category's glyph, its name
+ * over it where it fits. */
+static void stack_event(void *p, uint32_t ev)
+{
+	struct stack_draw *s = p;
+	struct timeline *t = s->t;
+	int d = event_depth(t->rs, ev);
+	if (d < 0)
+		return;
+	if (!s->drawing) {
+		s->used[d] = true;
+		return;
+	}
+	if (s->level[d] < 0 || s->ys[s->level[d]] < 0)
+		return;
+	int y = s->ys[s->level[d]];
+	int64_t span = t->t1 - t->t0, a = store_ts(t->rs, ev), b = a + store_dur(t->rs, ev);
+	int64_t c0 = (a - t->t0) * s->w / span, c1 = (b - t->t0) * s->w / span;
+	if (c1 == c0)
+		c1 = c0 + 1;
+	if (c0 < 0)
+		c0 = 0;
+	if (c1 > s->w)
+		c1 = s->w;
+	int cat = t->ra->cls[ev].cat;
+	enum style st = ev == t->sel_ev ? ST_SELECTED : category_style(cat);
+	for (int64_t c = c0; c < c1; c++)
+		canvas_set(s->cv, s->x + (int)c, y, category_glyph(cat, 1), st);
+	if (c1 - c0 >= 4)
+		canvas_text(s->cv, s->x + (int)c0, y, (int)(c1 - c0), st, store_ev_name(t->rs, ev));
+}
+
+/* The levels of an expanded lane on the rows ys (indexed by level), in one sweep over the
+ * events in view; too many of them and a hint says to zoom in. */
+static void draw_stack(struct timeline *t, const struct lane *l, struct canvas *cv, int x, int w, const int *ys)
+{
+	size_t n = lanes_events_in(t->rs, l, t->t0, t->t1, NULL);
+	if (n > STACK_MAX_EVENTS) {
+		for (int d = 0; d < STACK_ROWS; d++)
+			if (ys[d] >= 0) {
+				canvas_textf(cv, x, ys[d], w, ST_DIM, "%zu events in view: zoom in to see the call stack", n);
+				break;
+			}
+		return;
+	}
+	struct stack_draw s = {.t = t, .cv = cv, .x = x, .w = w, .ys = ys};
+	lanes_visit_in(t->rs, l, t->t0, t->t1, stack_event, &s, NULL);
+	for (int d = 0, shown = 0; d < 256; d++)
+		s.level[d] = s.used[d] && shown < STACK_ROWS ? shown++ : -1;
+	s.drawing = true;
+	lanes_visit_in(t->rs, l, t->t0, t->t1, stack_event, &s, NULL);
+}
+
 /* The CSV rows of the kernel table that start at the event's ts (same clock). */
 static const int64_t *kidx_sort_start;
 
@@ -894,11 +977,33 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	}
 	int body = h - 2 - drawer_h;
 	listbox_clamp(&t->lb, body);
-	for (int r = 0; r < body && t->lb.top + (size_t)r < t->n_rows; r++) {
+	/* the call-stack rows on screen, by lane: drawn after the loop, one sweep per lane */
+	int stack_ys[STACK_ROWS];
+	uint32_t stack_lane = UINT32_MAX;
+	for (int r = 0; r <= body && t->lb.top + (size_t)r <= t->n_rows; r++) {
 		size_t i = t->lb.top + (size_t)r;
+		bool more = r < body && i < t->n_rows;
+		if (stack_lane != UINT32_MAX && (!more || t->rows[i].kind != ROW_DEPTH || t->rows[i].lane != stack_lane)) {
+			draw_stack(t, &t->rs->lanes[stack_lane], cv, tx, tw, stack_ys);
+			stack_lane = UINT32_MAX;
+		}
+		if (!more)
+			break;
 		const struct tl_row *row = &t->rows[i];
 		int ry = y + 2 + r;
 		bool sel = i == t->lb.sel;
+		if (row->kind == ROW_DEPTH) {
+			if (stack_lane == UINT32_MAX) {
+				stack_lane = row->lane;
+				for (int d = 0; d < STACK_ROWS; d++)
+					stack_ys[d] = -1;
+			}
+			stack_ys[row->op] = ry;
+			canvas_textf(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_DIM, "  %s %u",
+				     row->op + 1 < (uint32_t)t->rs->lanes[row->lane].depth_max && row->op + 1 < STACK_ROWS ? "\u251C" : "\u2514",
+				     row->op + 1);
+			continue;
+		}
 		if (row->kind == ROW_GROUP) {
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_HEADER);
 			canvas_text(cv, x + 1, ry, w - 2, ST_HEADER, t->per_op ? "Device ops" : group_titles[row->group]);
@@ -1026,6 +1131,30 @@ static int handle(void *p, struct app *app, enum action act)
 		t->drawer = !t->drawer;
 		return VH_HANDLED;
 	case ACT_RANGE: range_key(t, app); return VH_HANDLED;
+	case ACT_STACK: {
+		const struct lane *l = sel_lane(t);
+		if (t->per_op || !l) {
+			app_message(app, ST_DIM, "select a lane first (j/k)");
+			return VH_HANDLED;
+		}
+		if (l->depth_max < 2) {
+			app_message(app, ST_DIM, "this lane's events do not nest");
+			return VH_HANDLED;
+		}
+		uint32_t li = (uint32_t)(l - t->rs->lanes);
+		if (!t->stacked)
+			t->stacked = xcalloc(t->rs->n_lanes ? t->rs->n_lanes : 1, sizeof *t->stacked);
+		t->stacked[li] = !t->stacked[li];
+		build_rows(t);
+		size_t r = row_of_lane(t, li);
+		if (r != (size_t)-1)
+			t->lb.sel = r;
+		listbox_clamp(&t->lb, t->lb.height);
+		if (t->stacked[li])
+			app_message(app, ST_NORMAL, "%d nesting level(s) as rows%s; e folds them", l->depth_max,
+				    l->depth_max > STACK_ROWS ? " (the first 24)" : "");
+		return VH_HANDLED;
+	}
 	case ACT_FLOW_NEXT: follow_flow(t, app, true); return VH_HANDLED;
 	case ACT_FLOW_PREV: follow_flow(t, app, false); return VH_HANDLED;
 	case ACT_FLOW_OTHER_NEXT: other_flow(t, app, 1); return VH_HANDLED;
