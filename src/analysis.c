@@ -885,7 +885,7 @@ int64_t *analysis_host_self_ns(const struct rank_store *rs)
 }
 
 struct range_ctx {
-	const struct rank_analysis *ra;
+	const struct ev_class *cls;
 	const struct rank_store *rs;
 	const struct lane *lane;
 	int64_t t0, t1;
@@ -901,7 +901,7 @@ struct range_ctx {
 static void range_event(void *p, uint32_t ev)
 {
 	struct range_ctx *c = p;
-	struct ev_class k = c->ra->cls[ev];
+	struct ev_class k = c->cls[ev];
 	if (k.flags & EVF_STEP_MARK)
 		return;
 	int64_t a = store_ts(c->rs, ev), b = a + store_dur(c->rs, ev);
@@ -936,16 +936,16 @@ static int cmp_range_op(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-void analysis_range(const struct rank_analysis *ra, const struct rank_store *rs, int64_t t0, int64_t t1,
+void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int64_t t0, int64_t t1,
 		    struct range_totals *out)
 {
 	memset(out, 0, sizeof *out);
 	out->t0 = t0;
 	out->t1 = t1;
-	if (!ra->cls || t1 <= t0)
+	if (!cls || t1 <= t0)
 		return;
 	uint32_t n_names = strtab_count(rs->strs);
-	struct range_ctx c = {.ra = ra, .rs = rs, .t0 = t0, .t1 = t1};
+	struct range_ctx c = {.cls = cls, .rs = rs, .t0 = t0, .t1 = t1};
 	c.frame_cat = strtab_find(rs->strs, "python_function", strlen("python_function"));
 	for (int k = 0; k < CAT_COUNT; k++)
 		ivset_init(&c.cat[k]);

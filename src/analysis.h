@@ -364,7 +364,7 @@ struct range_totals {
 	struct range_op *ops; /* owned; by in_ns, largest first, then name */
 	size_t n_ops;
 };
-void analysis_range(const struct rank_analysis *ra, const struct rank_store *rs, int64_t t0, int64_t t1,
+void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int64_t t0, int64_t t1,
 		    struct range_totals *out);
 void analysis_range_free(struct range_totals *rt);
 /* Percentile by nearest rank of a sorted array: the ceil(q*n)-th smallest. */

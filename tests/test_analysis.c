@@ -408,7 +408,7 @@ static void test_range_totals(void **state)
 	const struct rank_store *rs = &sc.cap->ranks[0].store;
 	int64_t base = rs->window_start; /* the trace's ts 0 */
 	struct range_totals r;
-	analysis_range(ra, rs, base + 20000, base + 60000, &r);
+	analysis_range(rs, ra->cls, base + 20000, base + 60000, &r);
 	assert_int_equal(r.n_events, 4);
 	assert_int_equal(r.host_busy_ns, 40000);
 	assert_int_equal(r.device_busy_ns, 0);
@@ -428,7 +428,7 @@ static void test_range_totals(void **state)
 	}
 	assert_true(cats >= r.host_busy_ns); /* each category's union, the categories overlap */
 	analysis_range_free(&r);
-	analysis_range(ra, rs, base, base + 300000, &r);
+	analysis_range(rs, ra->cls, base, base + 300000, &r);
 	assert_int_equal(r.n_events, 5);
 	assert_int_equal(r.host_busy_ns, 110000 + 10000);
 	for (size_t i = 0; i < r.n_ops; i++)
@@ -438,7 +438,7 @@ static void test_range_totals(void **state)
 		}
 	analysis_range_free(&r);
 	/* a range where nothing runs */
-	analysis_range(ra, rs, base + 120000, base + 190000, &r);
+	analysis_range(rs, ra->cls, base + 120000, base + 190000, &r);
 	assert_int_equal(r.n_events, 0);
 	assert_int_equal(r.n_ops, 0);
 	analysis_range_free(&r);

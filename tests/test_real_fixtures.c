@@ -12,7 +12,9 @@
 #include "analysis.h"
 #include "capture.h"
 #include "comm_json.h"
+#include "kernel_timeline.h"
 #include "lanes.h"
+#include "sbuf.h"
 #include "memory.h"
 #include "csv_table.h"
 #include "trace.h"
@@ -341,6 +343,61 @@ static void test_level1_landmarks(void **state)
 	free(dir);
 }
 
+/* A rank without a trace gets a timeline from its kernel table: one event per row with a
+ * start and a duration, at the row's exact start, a lane per Stream ID named as the
+ * trace's ("Stream 2"), the durations adding up to the table's. */
+static void test_kernel_table_timeline(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(dir, "msinsight/test/st/level2");
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	const struct rank_data *rd = &cap->ranks[0];
+	assert_false(rd->store.has_events);
+	const struct csv_table *k = rd->by_kind[CSV_KERNEL];
+	assert_non_null(k);
+	struct kernel_timeline *kt = kernel_timeline_build(k);
+	assert_non_null(kt);
+	assert_int_equal(kt->rows_used + kt->rows_skipped, k->nrows);
+	assert_int_equal(kt->store.n_ev, kt->rows_used);
+	int64_t want_total = 0, got_total = 0, first = INT64_MAX;
+	size_t streams = 0;
+	const char *seen[64];
+	for (size_t r = 0; r < k->nrows; r++) {
+		int64_t ts, dur;
+		if (!csvt_time(k, r, COL_START, &ts) || !csvt_time(k, r, COL_DURATION, &dur))
+			continue;
+		want_total += dur;
+		first = ts < first ? ts : first;
+		const char *s = csvt_str(k, r, COL_STREAM_ID);
+		bool dup = false;
+		for (size_t i = 0; i < streams && !dup; i++)
+			dup = !strcmp(seen[i], s);
+		if (!dup && streams < 64)
+			seen[streams++] = s;
+	}
+	for (size_t e = 0; e < kt->store.n_ev; e++)
+		got_total += store_dur(&kt->store, e);
+	assert_int_equal(got_total, want_total);
+	assert_int_equal(kt->store.window_start, first);
+	assert_int_equal(kt->store.n_lanes, streams);
+	for (size_t li = 0; li < kt->store.n_lanes; li++) {
+		const struct lane *l = &kt->store.lanes[li];
+		assert_int_equal(l->group, LANE_DEVICE);
+		assert_true(!strncmp(store_str(&kt->store, l->thread_name), "Stream ", 7));
+	}
+	/* the args come back from the trace written in memory, with the row's line */
+	struct sbuf args = SBUF_INIT;
+	assert_true(trace_event_args(&kt->store, 0, &args) >= 5);
+	assert_non_null(strstr(sbuf_str(&args), "file: kernel_details.csv"));
+	sbuf_free(&args);
+	kernel_timeline_free(kt);
+	/* a rank whose kernel table is absent has none */
+	assert_null(kernel_timeline_build(cap->ranks[1].by_kind[CSV_KERNEL]));
+	capture_free(cap);
+	free(dir);
+}
+
 static const struct real_comm *real_comm_of(const char *rel)
 {
 	for (size_t i = 0; i < sizeof real_comms / sizeof real_comms[0]; i++)
@@ -454,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_level1_capture),
 		cmocka_unit_test(test_level1_communication),
 		cmocka_unit_test(test_level1_landmarks),
+		cmocka_unit_test(test_kernel_table_timeline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

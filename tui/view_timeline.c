@@ -13,6 +13,7 @@
 #include "sbuf.h"
 #include "trace.h"
 #include "views.h"
+#include "kernel_timeline.h"
 #include "xalloc.h"
 
 #define LABEL_W 22
@@ -79,6 +80,11 @@ struct timeline {
 	int64_t range_a, range_b;
 	struct range_totals range;
 	bool *stacked; /* per lane: its nesting levels shown as rows (e) */
+	/* what is drawn: the rank's trace, or for a rank without one a timeline from its
+	 * kernel table (kt, owned) */
+	const struct ev_class *cls;
+	const struct lane_lod *lods;
+	struct kernel_timeline *kt;
 };
 
 static const char *op_sort_names[] = {"total", "count", "name", "max"};
@@ -119,6 +125,7 @@ static void destroy(void *p)
 	sbuf_free(&t->args);
 	analysis_range_free(&t->range);
 	free(t->stacked);
+	kernel_timeline_free(t->kt);
 	free(t);
 }
 
@@ -194,7 +201,7 @@ static void build_ops(struct timeline *t)
 	}
 	for (size_t ev = 0; ev < rs->n_ev; ev++) {
 		int32_t s = slot[rs->ev_name[ev]];
-		if (s < 0 || store_ev_lane(rs, ev)->group != LANE_DEVICE || (ra->cls[ev].flags & EVF_WAIT))
+		if (s < 0 || store_ev_lane(rs, ev)->group != LANE_DEVICE || (t->cls[ev].flags & EVF_WAIT))
 			continue;
 		struct op_row *o = &t->ops[s];
 		o->evs[o->n++] = (uint32_t)ev;
@@ -281,6 +288,17 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 	t->rank = rank;
 	t->ra = ra;
 	t->rs = &app->cap->ranks[rank].store;
+	t->cls = ra ? ra->cls : NULL;
+	t->lods = app_lods(app, rank);
+	kernel_timeline_free(t->kt);
+	t->kt = NULL;
+	if (ra && !t->rs->has_events && ra->has_timeline &&
+	    (t->kt = kernel_timeline_build(app->cap->ranks[rank].by_kind[CSV_KERNEL]))) {
+		/* no trace: the kernel table's rows as device lanes */
+		t->rs = &t->kt->store;
+		t->cls = t->kt->cls;
+		t->lods = t->kt->lods;
+	}
 	free_ops(t);
 	free_kidx(t);
 	if (!same_rank) {
@@ -524,7 +542,7 @@ static void range_key(struct timeline *t, struct app *app)
 	}
 	if (t->range_b <= t->range_a)
 		t->range_b = t->range_a + 1;
-	analysis_range(t->ra, t->rs, t->range_a, t->range_b, &t->range);
+	analysis_range(t->rs, t->cls, t->range_a, t->range_b, &t->range);
 	t->range_state = 2;
 	app_message(app, ST_NORMAL, "range of %s: totals below (v clears it)",
 		    app_fmt_dur(t->range_b - t->range_a, b1, sizeof b1));
@@ -617,13 +635,13 @@ static void draw_op_row(struct timeline *t, const struct op_row *o, struct canva
 static void draw_lane_row(struct timeline *t, struct app *app, const struct lane *l, uint32_t li,
 			  struct canvas *cv, int x, int y, int w)
 {
-	const struct lane_lod *lods = app_lods(app, t->rank);
+	const struct lane_lod *lods = t->lods;
 	int64_t span = t->t1 - t->t0;
 	for (int c = 0; c < w; c++) {
 		int64_t a = t->t0 + span * c / w, b = t->t0 + span * (c + 1) / w;
 		struct lod_result r;
 		if (lods) {
-			lod_query(t->rs, t->ra->cls, l, &lods[li], a, b, &r);
+			lod_query(t->rs, t->cls, l, &lods[li], a, b, &r);
 		} else {
 			memset(&r, 0, sizeof r);
 		}
@@ -716,7 +734,7 @@ static void stack_event(void *p, uint32_t ev)
 		c0 = 0;
 	if (c1 > s->w)
 		c1 = s->w;
-	int cat = t->ra->cls[ev].cat;
+	int cat = t->cls[ev].cat;
 	enum style st = ev == t->sel_ev ? ST_SELECTED : category_style(cat);
 	for (int64_t c = c0; c < c1; c++)
 		canvas_set(s->cv, s->x + (int)c, y, category_glyph(cat, 1), st);
@@ -794,13 +812,17 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	lane_label(rs, l, lab, sizeof lab);
 	num_format_ns_as_us(store_ts(rs, ev), b2, sizeof b2);
 	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, "%s  [%s]  rank %d  %s / %s", store_ev_name(rs, ev),
-		     category_name((enum ev_category)t->ra->cls[ev].cat), app->cap->ranks[t->rank].plan->rank,
+		     category_name((enum ev_category)t->cls[ev].cat), app->cap->ranks[t->rank].plan->rank,
 		     store_str(rs, l->process_name), lab);
 	int row = y + 1;
-	canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL, "start %.6f ms (ts %s us)   dur %s   cat %s   file byte %llu",
+	/* a kernel-table timeline's byte offsets are into the trace made in memory: its row's
+	 * file and line are in the args instead */
+	char off[48] = "";
+	if (!t->kt)
+		snprintf(off, sizeof off, "   file byte %llu", (unsigned long long)store_ev_off(rs, ev));
+	canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL, "start %.6f ms (ts %s us)   dur %s   cat %s%s",
 		     (double)(store_ts(rs, ev) - t->ra->t0) / 1e6, b2, app_fmt_dur(store_dur(rs, ev), b1, sizeof b1),
-		     store_str(rs, store_ev_attr(rs, ev)->cat)[0] ? store_str(rs, store_ev_attr(rs, ev)->cat) : "-",
-		     (unsigned long long)store_ev_off(rs, ev));
+		     store_str(rs, store_ev_attr(rs, ev)->cat)[0] ? store_str(rs, store_ev_attr(rs, ev)->cat) : "-", off);
 	/* flows */
 	uint32_t out[4];
 	size_t nf = lanes_links_from(rs, ev, out, 4), nb;
@@ -918,7 +940,8 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	bind_rank(t, app, app->rank);
 	if (!t->ra || !t->rs->has_events) {
 		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
-			    !app_pub(app) ? "loading..." : "no trace for this rank (CSV only): see Ops and Steps");
+			    !app_pub(app) ? "loading..."
+					  : "no trace for this rank, nor kernel_details.csv rows with times: see Ops and Steps");
 		return;
 	}
 	/* the range's totals take the drawer's place while there is a range */
@@ -949,6 +972,8 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		if (store_track_minmax(t->rs, tr, &lo, &hi) && store_track_max_in(t->rs, tr, t->t0, t->t1, &v))
 			sbuf_addf(&info, "   %s: up to %.6g in view (%.6g .. %.6g in all)", lab, v, lo, hi);
 	}
+	if (t->kt)
+		sbuf_addf(&info, "   from kernel_details.csv (no trace): %zu rows", t->kt->rows_used);
 	if (t->n_marks)
 		sbuf_addf(&info, "   %d mark(s)", t->n_marks);
 	if (t->n_marks >= 2) {
