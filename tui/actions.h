@@ -68,7 +68,7 @@ enum key_scope {
 	X(NEXT_EVENT, "next-event", KS_TIMELINE, ".", "Select the next event on the lane")           \
 	X(PREV_EVENT, "prev-event", KS_TIMELINE, ",", "Select the previous event on the lane")       \
 	X(LONGEST, "longest", KS_TIMELINE, "l", "Select the longest event in view on the lane")      \
-	X(ROW_MODE, "row-mode", KS_TIMELINE, "r", "Rows: one per thread/stream, or one per op")       \
+	X(ROW_MODE, "row-mode", KS_TIMELINE, "r", "Rows: per thread/stream, per op, or every rank")   \
 	X(ROW_SORT, "row-sort", KS_TIMELINE, "o", "Per-op rows: sort by total, count, name, max")     \
 	X(STACK, "stack", KS_TIMELINE, "e",                                                           \
 	  "Call stack: the lane's nesting levels as rows of their own, names where they fit")       \

@@ -23,12 +23,13 @@
 #define STACK_ROWS 24          /* nesting levels shown as rows of their own, at most */
 #define STACK_MAX_EVENTS 60000 /* events in view a call stack is drawn for, at most */
 
-enum row_kind { ROW_GROUP, ROW_LANE, ROW_OP, ROW_COUNTER, ROW_DEPTH };
+enum row_kind { ROW_GROUP, ROW_LANE, ROW_OP, ROW_COUNTER, ROW_DEPTH, ROW_RANK };
 
 struct tl_row {
 	enum row_kind kind;
 	uint32_t lane; /* ROW_LANE; ROW_COUNTER: the counter track */
-	uint32_t op;   /* ROW_OP: index into ops; ROW_DEPTH: the nesting level shown */
+	uint32_t op;   /* ROW_OP: index into ops; ROW_DEPTH: the nesting level shown;
+			* ROW_RANK: which lanes (enum rank_row), of the rank index in lane */
 	int group;     /* ROW_GROUP */
 };
 
@@ -60,6 +61,8 @@ struct timeline {
 	struct listbox lb; /* over rows */
 	uint32_t sel_ev;
 	bool per_op;
+	bool per_rank; /* every rank's device and communication on the aligned clock */
+	struct app *app; /* for the ranks' rows (set when bound) */
 	int op_sort;
 	struct op_row *ops;
 	size_t n_ops;
@@ -148,6 +151,8 @@ static int display_group(enum lane_group g)
 static const char *group_titles[] = {"Host", "Device", "Communication", "Overlap Analysis", "Other", "Counters"};
 #define GROUP_COUNTERS 5
 
+enum rank_row { RANK_ROW_DEVICE, RANK_ROW_COMM, RANK_ROW_COUNT };
+
 static void add_row(struct timeline *t, size_t *cap, struct tl_row r)
 {
 	xgrow(&t->rows, cap, t->n_rows + 1, sizeof *t->rows);
@@ -221,7 +226,13 @@ static void build_rows(struct timeline *t)
 	const struct rank_store *rs = t->rs;
 	if (!rs)
 		return;
-	if (t->per_op) {
+	if (t->per_rank) {
+		/* the cluster: each rank's device and communication lanes merged, on the clock
+		 * of the alignment mode */
+		for (size_t ri = 0; ri < t->app->cap->n_ranks; ri++)
+			for (uint32_t k = 0; k < RANK_ROW_COUNT; k++)
+				add_row(t, &cap, (struct tl_row){ROW_RANK, (uint32_t)ri, k, 0});
+	} else if (t->per_op) {
 		if (!t->ops)
 			build_ops(t);
 		add_row(t, &cap, (struct tl_row){ROW_GROUP, 0, 0, 1});
@@ -285,6 +296,7 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 	bool keep = !same_rank && t->have_window && old_ra && ra && t->rs && t->rs->has_events;
 	if (keep)
 		shift = ra->offset_ns[app->align] - old_ra->offset_ns[app->align];
+	t->app = app;
 	t->rank = rank;
 	t->ra = ra;
 	t->rs = &app->cap->ranks[rank].store;
@@ -370,8 +382,8 @@ static void select_event(struct timeline *t, uint32_t ev, bool center)
 	if (ev == UINT32_MAX || ev >= t->rs->n_ev)
 		return;
 	t->sel_ev = ev;
-	if (t->per_op) {
-		t->per_op = false;
+	if (t->per_op || t->per_rank) {
+		t->per_op = t->per_rank = false;
 		build_rows(t);
 	}
 	size_t r = row_of_lane(t, store_ev_lane_id(t->rs, ev));
@@ -763,6 +775,50 @@ static void draw_stack(struct timeline *t, const struct lane *l, struct canvas *
 	lanes_visit_in(t->rs, l, t->t0, t->t1, stack_event, &s, NULL);
 }
 
+/* What to add to this rank's times to get rank ri's at the same aligned moment. */
+static int64_t rank_shift(const struct timeline *t, struct app *app, size_t ri)
+{
+	const struct rank_analysis *r = app_rank_analysis_of(app, ri);
+	if (!r || !t->ra)
+		return 0;
+	return r->offset_ns[app->align] - t->ra->offset_ns[app->align];
+}
+
+/* Rank ri's device (or communication) lanes merged into one row, on this rank's window
+ * moved to its clock: each cell the category to show among its lanes and their greatest
+ * coverage. */
+static void draw_rank_row(struct timeline *t, struct app *app, size_t ri, enum rank_row which, struct canvas *cv,
+			  int x, int y, int w)
+{
+	const struct rank_store *rs = &app->cap->ranks[ri].store;
+	const struct lane_lod *lods = app_lods(app, ri);
+	const struct rank_analysis *ra = app_rank_analysis_of(app, ri);
+	if (!lods || !ra || !rs->has_events) {
+		canvas_text(cv, x, y, w, ST_DIM, "(no trace)");
+		return;
+	}
+	int64_t shift = rank_shift(t, app, ri), span = t->t1 - t->t0;
+	for (int c = 0; c < w; c++) {
+		int64_t a = t->t0 + shift + span * c / w, b = t->t0 + shift + span * (c + 1) / w;
+		uint8_t mask = 0;
+		double cov = 0;
+		for (size_t li = 0; li < rs->n_lanes; li++) {
+			const struct lane *l = &rs->lanes[li];
+			if (!l->n_events || l->group != (which == RANK_ROW_DEVICE ? LANE_DEVICE : LANE_COMM) ||
+			    l->last_end <= a || l->first_ts >= b)
+				continue;
+			struct lod_result r;
+			lod_query(rs, ra->cls, l, &lods[li], a, b, &r);
+			mask |= r.mask;
+			cov = r.coverage > cov ? r.coverage : cov;
+		}
+		if (!mask)
+			continue;
+		uint8_t cat = lod_pick_category(mask);
+		canvas_set(cv, x + c, y, category_glyph(cat, cov < 0.05 ? 0.05 : cov), category_style(cat));
+	}
+}
+
 /* The CSV rows of the kernel table that start at the event's ts (same clock). */
 static const int64_t *kidx_sort_start;
 
@@ -957,6 +1013,8 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		  app_fmt_dur(t->t1 - t->ra->t0, b2, sizeof b2), app_fmt_dur(t->t1 - t->t0, b3, sizeof b3));
 	if (t->per_op)
 		sbuf_addf(&info, "   rows: one per device op, by %s", op_sort_names[t->op_sort]);
+	if (t->per_rank)
+		sbuf_addf(&info, "   rows: every rank, %s-aligned", analysis_align_name(app->align));
 	if (sl && !t->per_op) {
 		size_t before, m = lanes_events_in(t->rs, sl, t->t0, t->t1, &before);
 		sbuf_addf(&info, "   lane: %zu event%s in view", m, m == 1 ? "" : "s");
@@ -1032,6 +1090,15 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		if (row->kind == ROW_GROUP) {
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_HEADER);
 			canvas_text(cv, x + 1, ry, w - 2, ST_HEADER, t->per_op ? "Device ops" : group_titles[row->group]);
+			continue;
+		}
+		if (row->kind == ROW_RANK) {
+			char lab[64];
+			snprintf(lab, sizeof lab, "rank %d %s", t->app->cap->ranks[row->lane].plan->rank,
+				 row->op == RANK_ROW_DEVICE ? "device" : "comm");
+			canvas_text(cv, x + 1, ry, label_w - 1,
+				    sel ? ST_SELECTED : row->lane == t->rank ? ST_BOLD : ST_NORMAL, lab);
+			draw_rank_row(t, app, row->lane, (enum rank_row)row->op, cv, tx, ry, tw);
 			continue;
 		}
 		if (row->kind == ROW_COUNTER) {
@@ -1119,10 +1186,21 @@ static int handle(void *p, struct app *app, enum action act)
 	case ACT_PREV_EVENT: step_event(t, app, -1); return VH_HANDLED;
 	case ACT_LONGEST: longest_in_view(t, app); return VH_HANDLED;
 	case ACT_ROW_MODE:
-		t->per_op = !t->per_op;
-		t->lb.sel = 1;
+		/* lanes, then one row per op, then every rank (with more than one) */
+		if (t->per_rank) {
+			t->per_rank = false;
+		} else if (t->per_op) {
+			t->per_op = false;
+			t->per_rank = app->cap->n_ranks > 1;
+		} else {
+			t->per_op = true;
+		}
+		t->lb.sel = t->per_rank ? 0 : 1;
 		t->lb.top = 0;
 		build_rows(t);
+		if (t->per_rank)
+			app_message(app, ST_NORMAL, "every rank on the %s-aligned clock; Enter opens the rank's lanes",
+				    analysis_align_name(app->align));
 		return VH_HANDLED;
 	case ACT_ROW_SORT:
 		if (!t->per_op) {
@@ -1148,6 +1226,15 @@ static int handle(void *p, struct app *app, enum action act)
 		set_window(t, t->marks[t->mark_pos] - span / 2, t->marks[t->mark_pos] + span / 2);
 		return VH_HANDLED;
 	case ACT_DETAIL:
+		if (t->per_rank && t->lb.sel < t->n_rows && t->rows[t->lb.sel].kind == ROW_RANK) {
+			/* the rank's own lanes at the same moment */
+			size_t ri = t->rows[t->lb.sel].lane;
+			int64_t shift = rank_shift(t, app, ri);
+			int64_t a = t->t0 + shift, b = t->t1 + shift;
+			t->per_rank = false;
+			app_goto_timeline(app, ri, a, b, UINT32_MAX);
+			return VH_HANDLED;
+		}
 		if (t->range_state == 2) {
 			/* the detail drawer is under the range's totals: clear the range first */
 			app_message(app, ST_DIM, "v clears the range, then Enter shows the detail");
