@@ -1017,7 +1017,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		sbuf_addf(&info, "   rows: every rank, %s-aligned", analysis_align_name(app->align));
 	if (sl && !t->per_op) {
 		size_t before, m = lanes_events_in(t->rs, sl, t->t0, t->t1, &before);
-		sbuf_addf(&info, "   lane: %zu event%s in view", m, m == 1 ? "" : "s");
+		char lab[128];
+		lane_label(t->rs, sl, lab, sizeof lab);
+		/* the lane's name here when its label column cut it */
+		if (canvas_width(lab) > label_w - 1)
+			sbuf_addf(&info, "   lane %s: %zu event%s in view", lab, m, m == 1 ? "" : "s");
+		else
+			sbuf_addf(&info, "   lane: %zu event%s in view", m, m == 1 ? "" : "s");
 		if (before)
 			sbuf_addf(&info, " (%zu from before)", before);
 	}
