@@ -351,19 +351,25 @@ static void test_long_op_durations(void **state)
  * merged across lanes (nested, partly overlapping and touching events); host-only is that
  * minus sync ops when the device is idle. Worked by hand: the union is [10, 150) and
  * [200, 400) us, 340 us; the sync op covers 30 us of it. */
+/* One host op as a trace element (us). */
+#define EV(name, tid, ts, dur)                                                                 \
+	"{\"ph\": \"X\", \"name\": \"" name "\", \"pid\": 1, \"tid\": " #tid ", \"ts\": \"" #ts \
+	"\", \"dur\": " #dur ", \"cat\": \"cpu_op\"}"
+/* outer [0, 100) holds item [10, 40), which holds dense [12, 38); c [50, 110) runs past
+ * outer's end; a second item [200, 210) on another thread */
+#define NESTED_EVENTS                                                                          \
+	EV("outer", 1, 0, 100) ",\n" EV("aten::item", 1, 10, 30) ",\n" EV("dense", 1, 12, 26) ",\n"      \
+	EV("c", 1, 50, 60) ",\n" EV("aten::item", 2, 200, 10)
+
 static void test_host_work_union_across_lanes(void **state)
 {
 	(void)state;
 	struct small_capture sc;
-#define EV(name, tid, ts, dur)                                                                 \
-	"{\"ph\": \"X\", \"name\": \"" name "\", \"pid\": 1, \"tid\": " #tid ", \"ts\": \"" #ts \
-	"\", \"dur\": " #dur ", \"cat\": \"cpu_op\"}"
 	const struct rank_analysis *ra = analyse_python_ops(
 		&sc, EV("ProfilerStep#1", 1, 0, 1000) ",\n" EV("A", 1, 10, 40) ",\n" EV("B", 1, 20, 10) ",\n"
 		     EV("C", 1, 40, 30) ",\n" EV("Z", 1, 100, 0) ",\n" EV("D", 1, 200, 100) ",\n"
 		     EV("E", 2, 60, 60) ",\n" EV("F", 2, 120, 30) ",\n" EV("G", 2, 290, 110) ",\n"
 		     EV("aten::synchronize", 2, 350, 30) ",\n" EV("ProfilerStep#2", 3, 500, 100));
-#undef EV
 	assert_true(ra->have[M_HOST_BUSY_US] && ra->have[M_HOST_ONLY_US]);
 	assert_true(tu_close(ra->v[M_HOST_BUSY_US], 340.0, 1e-9, 1e-9));
 	assert_true(tu_close(ra->v[M_HOST_ONLY_US], 310.0, 1e-9, 1e-9));
@@ -378,12 +384,7 @@ static void test_host_self_time(void **state)
 {
 	(void)state;
 	struct small_capture sc;
-#define EV(name, tid, ts, dur)                                                                 \
-	"{\"ph\": \"X\", \"name\": \"" name "\", \"pid\": 1, \"tid\": " #tid ", \"ts\": \"" #ts \
-	"\", \"dur\": " #dur ", \"cat\": \"cpu_op\"}"
-	analyse_python_ops(&sc, EV("outer", 1, 0, 100) ",\n" EV("aten::item", 1, 10, 30) ",\n"
-				EV("dense", 1, 12, 26) ",\n" EV("c", 1, 50, 60) ",\n" EV("aten::item", 2, 200, 10));
-#undef EV
+	analyse_python_ops(&sc, NESTED_EVENTS);
 	const struct rank_store *rs = &sc.cap->ranks[0].store;
 	int64_t *self = analysis_host_self_ns(rs);
 	static const struct { const char *name; int64_t self_us; } want[] = {
@@ -394,6 +395,53 @@ static void test_host_self_time(void **state)
 		assert_int_equal(self[id], want[i].self_us * 1000);
 	}
 	free(self);
+	small_capture_free(&sc);
+}
+
+/* A range's totals on the same nesting: [20, 60) us meets outer (40 of it inside), item (20),
+ * dense (18) and c (10); the host is busy all 40; [0, 300) meets both items (40 in all). */
+static void test_range_totals(void **state)
+{
+	(void)state;
+	struct small_capture sc;
+	const struct rank_analysis *ra = analyse_python_ops(&sc, NESTED_EVENTS);
+	const struct rank_store *rs = &sc.cap->ranks[0].store;
+	int64_t base = rs->window_start; /* the trace's ts 0 */
+	struct range_totals r;
+	analysis_range(rs, ra->cls, base + 20000, base + 60000, &r);
+	assert_int_equal(r.n_events, 4);
+	assert_int_equal(r.host_busy_ns, 40000);
+	assert_int_equal(r.device_busy_ns, 0);
+	static const struct { const char *name; uint32_t count; int64_t in_us; } want[] = {
+		{"outer", 1, 40}, {"aten::item", 1, 20}, {"dense", 1, 18}, {"c", 1, 10}};
+	assert_int_equal(r.n_ops, 4);
+	for (size_t i = 0; i < 4; i++) {
+		assert_string_equal(r.ops[i].name, want[i].name);
+		assert_int_equal(r.ops[i].count, want[i].count);
+		assert_int_equal(r.ops[i].in_ns, want[i].in_us * 1000);
+		assert_false(r.ops[i].device);
+	}
+	int64_t cats = 0;
+	for (int k = 0; k < CAT_COUNT; k++) {
+		assert_true(r.cat_ns[k] >= 0 && r.cat_ns[k] <= 40000);
+		cats += r.cat_ns[k];
+	}
+	assert_true(cats >= r.host_busy_ns); /* each category's union, the categories overlap */
+	analysis_range_free(&r);
+	analysis_range(rs, ra->cls, base, base + 300000, &r);
+	assert_int_equal(r.n_events, 5);
+	assert_int_equal(r.host_busy_ns, 110000 + 10000);
+	for (size_t i = 0; i < r.n_ops; i++)
+		if (!strcmp(r.ops[i].name, "aten::item")) {
+			assert_int_equal(r.ops[i].count, 2);
+			assert_int_equal(r.ops[i].in_ns, 40000);
+		}
+	analysis_range_free(&r);
+	/* a range where nothing runs */
+	analysis_range(rs, ra->cls, base + 120000, base + 190000, &r);
+	assert_int_equal(r.n_events, 0);
+	assert_int_equal(r.n_ops, 0);
+	analysis_range_free(&r);
 	small_capture_free(&sc);
 }
 
@@ -435,6 +483,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_rank_seeds),
 		cmocka_unit_test(test_host_self_time),
+		cmocka_unit_test(test_range_totals),
 		cmocka_unit_test(test_four_ranks_with_offsets),
 		cmocka_unit_test(test_slow_rank_is_flagged),
 		cmocka_unit_test(test_step_sources),

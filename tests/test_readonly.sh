@@ -91,5 +91,17 @@ if ! head -n 1 "$tmp/ops.csv" | grep -q '^name,scope,phase,category,count,total_
   fail=$((fail + 1))
 fi
 
+# --report with --summary: two outputs, neither silently wins: refused (status 2, a message,
+# nothing on standard output), in either order
+for pair in "--report --summary" "--summary --report" "-s -r"; do
+  # shellcheck disable=SC2086 # the pair is two words
+  (cd "$cap" && "$bin" $pair . >"$tmp/out" 2>"$tmp/err")
+  rc=$?
+  if [ "$rc" -ne 2 ] || [ -s "$tmp/out" ] || ! grep -q 'two different outputs; give one' "$tmp/err"; then
+    echo "FAIL: $pair: status $rc, $(wc -c <"$tmp/out") bytes out, stderr: $(cat "$tmp/err")"
+    fail=$((fail + 1))
+  fi
+done
+
 echo "read-only: $((runs - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

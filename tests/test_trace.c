@@ -500,6 +500,36 @@ static void test_events_in_window(void **state)
 	store_free(&rs);
 }
 
+/* A counter holds its value until its next sample: the greatest value in a window is the
+ * one holding at its start or a sample inside it. HBM: 10 at 0 us, 30 at 10, 20 at 20, 5 at 30. */
+static void test_counter_values_in_window(void **state)
+{
+	(void)state;
+	const char *t = "[{\"ph\": \"C\", \"name\": \"HBM\", \"pid\": 9, \"tid\": 0, \"ts\": \"0\", \"args\": {\"KB\": 10}},"
+			"{\"ph\": \"C\", \"name\": \"HBM\", \"pid\": 9, \"tid\": 0, \"ts\": \"10\", \"args\": {\"KB\": 30}},"
+			"{\"ph\": \"C\", \"name\": \"HBM\", \"pid\": 9, \"tid\": 0, \"ts\": \"20\", \"args\": {\"KB\": 20}},"
+			"{\"ph\": \"C\", \"name\": \"HBM\", \"pid\": 9, \"tid\": 0, \"ts\": \"30\", \"args\": {\"KB\": 5}},"
+			"{\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"tid\": 1, \"ts\": \"0\", \"dur\": 40}]";
+	struct rank_store rs;
+	store_init(&rs);
+	assert_int_equal(trace_load_buffer(&rs, "c.json", t, strlen(t), NULL, NULL), 0);
+	assert_int_equal(rs.n_tracks, 1);
+	const struct counter_track *tr = &rs.tracks[0];
+	assert_int_equal(tr->n_samples, 4);
+	double lo, hi, v;
+	assert_true(store_track_minmax(&rs, tr, &lo, &hi));
+	assert_true(lo == 5 && hi == 30);
+	assert_true(store_track_max_in(&rs, tr, 5000, 15000, &v)); /* 10 holds, then 30 */
+	assert_true(v == 30);
+	assert_true(store_track_max_in(&rs, tr, 21000, 29000, &v)); /* 20 holds, no sample */
+	assert_true(v == 20);
+	assert_true(store_track_max_in(&rs, tr, 30000, 90000, &v)); /* 5 from 30 on */
+	assert_true(v == 5);
+	assert_false(store_track_max_in(&rs, tr, -10000, -1000, &v)); /* before the first sample */
+	assert_int_equal(store_track_lower_bound(&rs, tr, 10000), 1);
+	store_free(&rs);
+}
+
 /* Durations of 2^32 ns and more live beside the 32-bit column; offsets are 32 bits over a
  * block base, widened to 64 bits when a step does not fit or goes backwards. */
 static void test_compact_columns(void **state)
@@ -769,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_lanes_without_metadata_are_guessed),
 		cmocka_unit_test(test_nesting_depth),
 		cmocka_unit_test(test_events_in_window),
+		cmocka_unit_test(test_counter_values_in_window),
 		cmocka_unit_test(test_compact_columns),
 		cmocka_unit_test(test_compact_starts),
 		cmocka_unit_test(test_start_steps_through_the_loader),

@@ -69,10 +69,14 @@ enum key_scope {
 	X(NEXT_EVENT, "next-event", KS_TIMELINE, ".", "Select the next event on the lane")           \
 	X(PREV_EVENT, "prev-event", KS_TIMELINE, ",", "Select the previous event on the lane")       \
 	X(LONGEST, "longest", KS_TIMELINE, "l", "Select the longest event in view on the lane")      \
-	X(ROW_MODE, "row-mode", KS_TIMELINE, "r", "Rows: one per thread/stream, or one per op")       \
+	X(ROW_MODE, "row-mode", KS_TIMELINE, "r", "Rows: per thread/stream, per op, or every rank")   \
 	X(ROW_SORT, "row-sort", KS_TIMELINE, "o", "Per-op rows: sort by total, count, name, max")     \
+	X(STACK, "stack", KS_TIMELINE, "e",                                                           \
+	  "Call stack: the lane's nesting levels as rows of their own, names where they fit")       \
 	X(MARK, "mark", KS_TIMELINE, "m", "Set a mark at the selected event")                         \
 	X(NEXT_MARK, "next-mark", KS_TIMELINE, "'", "Jump to the next mark")                         \
+	X(RANGE, "range", KS_TIMELINE, "v",                                                           \
+	  "Range: start it, end it (totals per category and op in it), clear it")                   \
 	X(DETAIL, "detail", KS_TIMELINE, "Enter i", "Detail drawer: args, CSV rows, flows")           \
 	X(FLOW_NEXT, "flow-next", KS_TIMELINE, "]", "Follow the flow: host op to its device kernel") \
 	X(FLOW_PREV, "flow-prev", KS_TIMELINE, "[", "Follow the flow back: kernel to its host op")   \

@@ -919,6 +919,114 @@ int64_t *analysis_host_self_ns(const struct rank_store *rs)
 	return self;
 }
 
+struct range_ctx {
+	const struct ev_class *cls;
+	const struct rank_store *rs;
+	const struct lane *lane;
+	int64_t t0, t1;
+	struct ivset cat[CAT_COUNT], device, host;
+	uint32_t *count;   /* per name id */
+	int64_t *in_ns;    /* per name id */
+	uint8_t *cat_of;   /* per name id, of the first event */
+	bool *on_device;   /* per name id */
+	size_t n_events;
+	uint32_t frame_cat; /* the strtab id of cat "python_function": call-stack frames, not ops */
+};
+
+static void range_event(void *p, uint32_t ev)
+{
+	struct range_ctx *c = p;
+	struct ev_class k = c->cls[ev];
+	if (k.flags & EVF_STEP_MARK)
+		return;
+	int64_t a = store_ts(c->rs, ev), b = a + store_dur(c->rs, ev);
+	a = a > c->t0 ? a : c->t0;
+	b = b < c->t1 ? b : c->t1;
+	if (b < a)
+		return;
+	c->n_events++;
+	ivset_add(&c->cat[k.cat < CAT_COUNT ? k.cat : CAT_OTHER], a, b);
+	if (c->lane->group == LANE_DEVICE && !(k.flags & EVF_WAIT))
+		ivset_add(&c->device, a, b);
+	if (lanes_group_is_host(c->lane->group))
+		ivset_add(&c->host, a, b);
+	if (c->frame_cat != STRTAB_NONE && store_ev_attr(c->rs, ev)->cat == c->frame_cat)
+		return;
+	uint32_t id = c->rs->ev_name[ev];
+	if (!c->count[id]) {
+		c->cat_of[id] = k.cat;
+		c->on_device[id] = c->lane->group == LANE_DEVICE;
+	}
+	c->count[id]++;
+	c->in_ns[id] += b - a;
+}
+
+static int cmp_range_op(const void *x, const void *y)
+{
+	const struct range_op *a = x, *b = y;
+	if (a->in_ns != b->in_ns)
+		return a->in_ns > b->in_ns ? -1 : 1;
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int64_t t0, int64_t t1,
+		    struct range_totals *out)
+{
+	memset(out, 0, sizeof *out);
+	out->t0 = t0;
+	out->t1 = t1;
+	if (!cls || t1 <= t0)
+		return;
+	uint32_t n_names = strtab_count(rs->strs);
+	struct range_ctx c = {.cls = cls, .rs = rs, .t0 = t0, .t1 = t1};
+	c.frame_cat = strtab_find(rs->strs, "python_function", strlen("python_function"));
+	for (int k = 0; k < CAT_COUNT; k++)
+		ivset_init(&c.cat[k]);
+	ivset_init(&c.device);
+	ivset_init(&c.host);
+	c.count = xcalloc(n_names ? n_names : 1, sizeof *c.count);
+	c.in_ns = xcalloc(n_names ? n_names : 1, sizeof *c.in_ns);
+	c.cat_of = xcalloc(n_names ? n_names : 1, 1);
+	c.on_device = xcalloc(n_names ? n_names : 1, sizeof *c.on_device);
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		c.lane = &rs->lanes[li];
+		if (c.lane->group == LANE_OVERLAP || !c.lane->n_events)
+			continue; /* the exporter's own derived tracks */
+		lanes_visit_in(rs, c.lane, t0, t1, range_event, &c, NULL);
+	}
+	for (int k = 0; k < CAT_COUNT; k++) {
+		out->cat_ns[k] = ivset_total(&c.cat[k]);
+		ivset_free(&c.cat[k]);
+	}
+	out->device_busy_ns = ivset_total(&c.device);
+	out->host_busy_ns = ivset_total(&c.host);
+	ivset_free(&c.device);
+	ivset_free(&c.host);
+	out->n_events = c.n_events;
+	size_t cap = 0;
+	for (uint32_t id = 0; id < n_names; id++) {
+		if (!c.count[id])
+			continue;
+		xgrow(&out->ops, &cap, out->n_ops + 1, sizeof *out->ops);
+		out->ops[out->n_ops++] = (struct range_op){store_str(rs, id), c.cat_of[id], c.on_device[id], c.count[id],
+							   c.in_ns[id]};
+	}
+	xqsort(out->ops, out->n_ops, sizeof *out->ops, cmp_range_op);
+	free(c.count);
+	free(c.in_ns);
+	free(c.cat_of);
+	free(c.on_device);
+}
+
+void analysis_range_free(struct range_totals *rt)
+{
+	free(rt->ops);
+	rt->ops = NULL;
+	rt->n_ops = 0;
+}
+
 static void per_step_metrics(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *s)
 {
 	if (!ra->n_steps)

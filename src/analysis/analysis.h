@@ -426,6 +426,29 @@ uint32_t analysis_landmark_event(const struct rank_analysis *ra, const struct ra
  * array of strtab_count(rs->strs) entries). aten::item and the _local_scalar_dense inside
  * it share their total time; self time is where each one's own time went. */
 int64_t *analysis_host_self_ns(const struct rank_store *rs);
+/* What a time range of one rank holds (the Timeline's range selection): per category the
+ * time at least one event of it runs (a union, lanes of the exporter's Overlap Analysis
+ * and step marks left out), device and host busy time, and per op name (call-stack
+ * frames, cat python_function, are not ops) the events overlapping the range with the part
+ * of their durations inside it. */
+struct range_op {
+	const char *name; /* borrowed from the store */
+	uint8_t category; /* of the first event seen */
+	bool device;      /* on a device lane (else host or communication) */
+	uint32_t count;   /* events overlapping the range */
+	int64_t in_ns;    /* sum of their durations clipped to the range */
+};
+struct range_totals {
+	int64_t t0, t1;
+	int64_t cat_ns[CAT_COUNT];
+	int64_t device_busy_ns, host_busy_ns; /* device: tasks other than waits; host: host lanes */
+	size_t n_events;
+	struct range_op *ops; /* owned; by in_ns, largest first, then name */
+	size_t n_ops;
+};
+void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int64_t t0, int64_t t1,
+		    struct range_totals *out);
+void analysis_range_free(struct range_totals *rt);
 /* Percentile by nearest rank of a sorted array: the ceil(q*n)-th smallest. */
 int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q);
 /* The same of unsorted values, in linear time (the values are reordered). */

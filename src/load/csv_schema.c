@@ -106,6 +106,7 @@ static const bool col_read[CSV_COL_COUNT] = {
 	[COL_STAGE] = true,
 	[COL_START] = true,
 	[COL_STEP] = true,
+	[COL_STREAM_ID] = true,
 	[COL_TIMESTAMP] = true,
 	[COL_TOTAL] = true,
 	[COL_TOTAL_ACTIVE_KB] = true,

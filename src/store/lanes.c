@@ -135,6 +135,8 @@ static void nest_lane(const struct rank_store *rs, struct lane *l)
 	int64_t stack[MAX_DEPTH];
 	int top = 0;
 	l->depth = xmalloc(l->n_events ? l->n_events : 1);
+	free(l->block_end);
+	l->block_end = xmalloc(((l->n_events + LANE_BLOCK - 1) / LANE_BLOCK + 1) * sizeof *l->block_end);
 	l->depth_max = l->n_events ? 1 : 0;
 	l->first_ts = l->n_events ? store_ts(rs, l->events[0]) : 0;
 	l->last_end = 0;
@@ -150,6 +152,8 @@ static void nest_lane(const struct rank_store *rs, struct lane *l)
 			l->depth_max = top;
 		if (end > l->last_end)
 			l->last_end = end;
+		if (i % LANE_BLOCK == 0 || end > l->block_end[i / LANE_BLOCK])
+			l->block_end[i / LANE_BLOCK] = end;
 	}
 }
 
@@ -295,25 +299,48 @@ static uint32_t enclosing_event(const struct rank_store *rs, const struct lane *
 	return UINT32_MAX;
 }
 
-size_t lanes_events_in(const struct rank_store *rs, const struct lane *l, int64_t t0, int64_t t1,
-		       size_t *from_before)
+size_t lanes_visit_in(const struct rank_store *rs, const struct lane *l, int64_t t0, int64_t t1,
+		      void (*fn)(void *ctx, uint32_t ev), void *ctx, size_t *from_before)
 {
 	uint32_t a = store_lane_lower_bound(rs, l, t0), b = store_lane_lower_bound(rs, l, t1);
 	size_t before = 0;
-	/* those starting before t0 and still running: the event before a and the chain of
-	 * events enclosing it (only they can reach past its start) */
-	int want = 256; /* a depth below this is the next enclosing event */
-	for (uint32_t k = a, steps = 0; k > 0 && want > 0 && steps < 1000000; k--, steps++) {
-		if (l->depth[k - 1] >= want)
+	/* those starting before t0 and still running, latest first: back over the lane, blocks
+	 * that all ended by t0 skipped, down to an event with nothing open at its start
+	 * (depth 0) that ended by t0: everything before it ended before it began. Improperly
+	 * nested events (a child outliving its parent) are found too. */
+	for (uint32_t k = a; k > 0;) {
+		uint32_t blk = (k - 1) / LANE_BLOCK;
+		if (l->block_end[blk] <= t0) {
+			k = blk * LANE_BLOCK;
 			continue;
-		want = l->depth[k - 1];
-		uint32_t ev = l->events[k - 1];
-		if (store_ts(rs, ev) + store_dur(rs, ev) > t0)
-			before++;
+		}
+		bool done = false;
+		for (; k > blk * LANE_BLOCK; k--) {
+			uint32_t ev = l->events[k - 1];
+			bool open = store_ts(rs, ev) + store_dur(rs, ev) > t0;
+			if (open) {
+				before++;
+				if (fn)
+					fn(ctx, ev);
+			} else if (l->depth[k - 1] == 0) {
+				done = true;
+				break;
+			}
+		}
+		if (done)
+			break;
 	}
+	for (uint32_t k = a; fn && k < b; k++)
+		fn(ctx, l->events[k]);
 	if (from_before)
 		*from_before = before;
 	return (size_t)(b - a) + before;
+}
+
+size_t lanes_events_in(const struct rank_store *rs, const struct lane *l, int64_t t0, int64_t t1,
+		       size_t *from_before)
+{
+	return lanes_visit_in(rs, l, t0, t1, NULL, NULL, from_before);
 }
 
 uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t ts)

@@ -25,6 +25,9 @@ uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane, int64_t ts);
  * and running past it (*from_before, may be NULL). */
 size_t lanes_events_in(const struct rank_store *rs, const struct lane *l, int64_t t0, int64_t t1,
 		       size_t *from_before);
+/* The same, calling fn on each of those events (NULL: only counts). */
+size_t lanes_visit_in(const struct rank_store *rs, const struct lane *l, int64_t t0, int64_t t1,
+		      void (*fn)(void *ctx, uint32_t ev), void *ctx, size_t *from_before);
 /* Links of event ev: the device events it launched (from == ev) or the host events that
  * launched it (to == ev). Writes up to max event indices; returns how many there are. */
 size_t lanes_links_from(const struct rank_store *rs, uint32_t ev, uint32_t *out, size_t max);

@@ -34,6 +34,7 @@ void store_free(struct rank_store *rs)
 	for (size_t i = 0; i < rs->n_lanes; i++) {
 		free(rs->lanes[i].events);
 		free(rs->lanes[i].depth);
+		free(rs->lanes[i].block_end);
 	}
 	free(rs->lanes);
 	free(rs->ctr_ts);
@@ -125,6 +126,53 @@ void store_put_off_wide(struct rank_store *rs, size_t ev, uint64_t off)
 		rs->ev_off_block = NULL;
 	}
 	rs->ev_off_wide[ev] = off;
+}
+
+uint32_t store_track_lower_bound(const struct rank_store *rs, const struct counter_track *tr, int64_t t)
+{
+	uint32_t lo = 0, hi = tr->n_samples;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (rs->ctr_ts[tr->samples[mid]] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool store_track_minmax(const struct rank_store *rs, const struct counter_track *tr, double *lo, double *hi)
+{
+	if (!tr->n_samples)
+		return false;
+	*lo = *hi = rs->ctr_value[tr->samples[0]];
+	for (uint32_t i = 1; i < tr->n_samples; i++) {
+		double v = rs->ctr_value[tr->samples[i]];
+		*lo = v < *lo ? v : *lo;
+		*hi = v > *hi ? v : *hi;
+	}
+	return true;
+}
+
+bool store_track_max_in(const struct rank_store *rs, const struct counter_track *tr, int64_t t0, int64_t t1,
+			double *out)
+{
+	uint32_t a = store_track_lower_bound(rs, tr, t0), b = store_track_lower_bound(rs, tr, t1);
+	bool any = false;
+	double m = 0;
+	if (a > 0 && (a == b || rs->ctr_ts[tr->samples[a]] > t0)) { /* the value holding at t0 */
+		m = rs->ctr_value[tr->samples[a - 1]];
+		any = true;
+	}
+	uint32_t step = b - a > 512 ? (b - a) / 512 : 1;
+	for (uint32_t i = a; i < b; i += step) {
+		double v = rs->ctr_value[tr->samples[i]];
+		if (!any || v > m)
+			m = v;
+		any = true;
+	}
+	*out = m;
+	return any;
 }
 
 uint32_t store_lane_lower_bound(const struct rank_store *rs, const struct lane *lane, int64_t t)

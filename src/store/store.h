@@ -47,7 +47,11 @@ struct lane {
 	int64_t first_ts, last_end; /* over its events; 0 when empty */
 	int depth_max;    /* nesting levels seen (1 for flat lanes) */
 	uint8_t *depth;   /* owned; per event in `events` order: nesting level from 0 */
+	int64_t *block_end; /* owned; per LANE_BLOCK events in `events` order: their latest end
+			     * (finds the events still running at a time without a scan) */
 };
+
+#define LANE_BLOCK 64
 
 /* A counter track: (pid, counter name). */
 struct counter_track {
@@ -290,5 +294,14 @@ static inline const struct lane *store_ev_lane(const struct rank_store *rs, size
 
 /* Index of the first lane event starting at or after t. */
 uint32_t store_lane_lower_bound(const struct rank_store *rs, const struct lane *lane, int64_t t);
+/* A counter track's samples: the first at or after t. */
+uint32_t store_track_lower_bound(const struct rank_store *rs, const struct counter_track *tr, int64_t t);
+/* The least and greatest value of the track; false without samples. */
+bool store_track_minmax(const struct rank_store *rs, const struct counter_track *tr, double *lo, double *hi);
+/* The greatest value the track holds in [t0, t1): its samples there and the value set by
+ * the last sample before t0 (a counter holds until its next sample); false before its
+ * first sample. Past 512 samples in the window, every k-th is read. */
+bool store_track_max_in(const struct rank_store *rs, const struct counter_track *tr, int64_t t0, int64_t t1,
+			double *out);
 
 #endif

@@ -213,16 +213,19 @@ static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w
 	header(cv, x, y, w, "op  kind  group", name_w, cols, sizeof cols / sizeof cols[0], v->sort[PANE_OPS],
 	       v->reverse[PANE_OPS]);
 	struct listbox *lb = &v->lb[PANE_OPS];
-	listbox_clamp(lb, h - 2);
+	int foot = 1;
 	if (lb->sel < v->n_ops) {
-		/* the selected row in full: group names are long hashes */
+		/* the selected row in full, wrapped: group names are long hashes */
 		const struct comm_opagg *o = &v->ca->ops[v->ops[lb->sel]];
-		canvas_textf(cv, x + 1, y + h - 1, w - 2, ST_DIM,
-			     "%s (%s) in group %s: %zu rank(s), %zu step(s), %.3f MB in %.3f ms of transfers", o->type,
-			     comm_kind_name((enum comm_kind)o->kind), o->group, o->n_ranks, o->n_steps, o->size_mb,
-			     (double)o->bw_time_ns / 1e6);
+		char full[512];
+		snprintf(full, sizeof full, "%s (%s) in group %s: %zu rank(s), %zu step(s), %.3f MB in %.3f ms of transfers",
+			 o->type, comm_kind_name((enum comm_kind)o->kind), o->group, o->n_ranks, o->n_steps, o->size_mb,
+			 (double)o->bw_time_ns / 1e6);
+		foot = canvas_wrap(NULL, 0, 0, w - 2, h > 8 ? 3 : 1, ST_DIM, full);
+		canvas_wrap(cv, x + 1, y + h - foot, w - 2, foot, ST_DIM, full);
 	}
-	for (int r = 0; r < h - 2 && lb->top + (size_t)r < v->n_ops; r++) {
+	listbox_clamp(lb, h - 1 - foot);
+	for (int r = 0; r < h - 1 - foot && lb->top + (size_t)r < v->n_ops; r++) {
 		size_t idx = lb->top + (size_t)r;
 		const struct comm_opagg *o = &v->ca->ops[v->ops[idx]];
 		int ry = y + 1 + r;

@@ -267,6 +267,19 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			     m->n_allocs, m->total_alloc_mb, m->negative_sizes, m->never_released);
 	int detail_h = v->detail ? (h - (top - y)) / 2 : 0;
 	int body = h - (top - y) - detail_h;
+	/* the selected row's name in full under the table when its column cut it */
+	const char *sel_name = NULL;
+	int name_x = 0;
+	if (!v->detail && v->lb.sel < v->n_rows) {
+		const struct mrow *r = &v->rows[v->lb.sel];
+		const struct mem_analysis *ma = &v->ra->mem;
+		sel_name = r->kind == R_COMP ? ma->comps[r->index].name : r->kind == R_MOD ? ma->mods[r->index].name
+			   : r->kind == R_ALLOC ? ma->top[r->index].name : NULL;
+		name_x = r->kind == R_ALLOC ? 62 : 66; /* the numbers' widths before the name */
+	}
+	int drawer = view_text_drawer_lines(w, body, w - 2 - name_x, sel_name);
+	body -= drawer;
+	view_text_drawer(cv, x, top + body, w, drawer, sel_name);
 	listbox_clamp(&v->lb, body);
 	for (int r = 0; r < body && v->lb.top + (size_t)r < v->n_rows; r++) {
 		size_t i = v->lb.top + (size_t)r;

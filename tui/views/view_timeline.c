@@ -13,19 +13,23 @@
 #include "sbuf.h"
 #include "trace.h"
 #include "views.h"
+#include "kernel_timeline.h"
 #include "xalloc.h"
 
 #define LABEL_W 22
 #define MAX_UNDO 32
 #define MAX_MARKS 16
 #define OP_ROWS 200
+#define STACK_ROWS 24          /* nesting levels shown as rows of their own, at most */
+#define STACK_MAX_EVENTS 60000 /* events in view a call stack is drawn for, at most */
 
-enum row_kind { ROW_GROUP, ROW_LANE, ROW_OP };
+enum row_kind { ROW_GROUP, ROW_LANE, ROW_OP, ROW_COUNTER, ROW_DEPTH, ROW_RANK };
 
 struct tl_row {
 	enum row_kind kind;
-	uint32_t lane; /* ROW_LANE */
-	uint32_t op;   /* ROW_OP: index into ops */
+	uint32_t lane; /* ROW_LANE; ROW_COUNTER: the counter track */
+	uint32_t op;   /* ROW_OP: index into ops; ROW_DEPTH: the nesting level shown;
+			* ROW_RANK: which lanes (enum rank_row), of the rank index in lane */
 	int group;     /* ROW_GROUP */
 };
 
@@ -57,6 +61,8 @@ struct timeline {
 	struct listbox lb; /* over rows */
 	uint32_t sel_ev;
 	bool per_op;
+	bool per_rank; /* every rank's device and communication on the aligned clock */
+	struct app *app; /* for the ranks' rows (set when bound) */
 	int op_sort;
 	struct op_row *ops;
 	size_t n_ops;
@@ -72,6 +78,16 @@ struct timeline {
 	uint32_t flow_src;
 	bool flow_fwd;
 	size_t flow_k;
+	/* the range selection: 0 none, 1 started at range_a, 2 [range_a, range_b) with totals */
+	int range_state;
+	int64_t range_a, range_b;
+	struct range_totals range;
+	bool *stacked; /* per lane: its nesting levels shown as rows (e) */
+	/* what is drawn: the rank's trace, or for a rank without one a timeline from its
+	 * kernel table (kt, owned) */
+	const struct ev_class *cls;
+	const struct lane_lod *lods;
+	struct kernel_timeline *kt;
 };
 
 static const char *op_sort_names[] = {"total", "count", "name", "max"};
@@ -110,6 +126,9 @@ static void destroy(void *p)
 	free_ops(t);
 	free_kidx(t);
 	sbuf_free(&t->args);
+	analysis_range_free(&t->range);
+	free(t->stacked);
+	kernel_timeline_free(t->kt);
 	free(t);
 }
 
@@ -129,7 +148,10 @@ static int display_group(enum lane_group g)
 	}
 }
 
-static const char *group_titles[] = {"Host", "Device", "Communication", "Overlap Analysis", "Other"};
+static const char *group_titles[] = {"Host", "Device", "Communication", "Overlap Analysis", "Other", "Counters"};
+#define GROUP_COUNTERS 5
+
+enum rank_row { RANK_ROW_DEVICE, RANK_ROW_COMM, RANK_ROW_COUNT };
 
 static void add_row(struct timeline *t, size_t *cap, struct tl_row r)
 {
@@ -184,7 +206,7 @@ static void build_ops(struct timeline *t)
 	}
 	for (size_t ev = 0; ev < rs->n_ev; ev++) {
 		int32_t s = slot[rs->ev_name[ev]];
-		if (s < 0 || store_ev_lane(rs, ev)->group != LANE_DEVICE || (ra->cls[ev].flags & EVF_WAIT))
+		if (s < 0 || store_ev_lane(rs, ev)->group != LANE_DEVICE || (t->cls[ev].flags & EVF_WAIT))
 			continue;
 		struct op_row *o = &t->ops[s];
 		o->evs[o->n++] = (uint32_t)ev;
@@ -204,7 +226,13 @@ static void build_rows(struct timeline *t)
 	const struct rank_store *rs = t->rs;
 	if (!rs)
 		return;
-	if (t->per_op) {
+	if (t->per_rank) {
+		/* the cluster: each rank's device and communication lanes merged, on the clock
+		 * of the alignment mode */
+		for (size_t ri = 0; ri < t->app->cap->n_ranks; ri++)
+			for (uint32_t k = 0; k < RANK_ROW_COUNT; k++)
+				add_row(t, &cap, (struct tl_row){ROW_RANK, (uint32_t)ri, k, 0});
+	} else if (t->per_op) {
 		if (!t->ops)
 			build_ops(t);
 		add_row(t, &cap, (struct tl_row){ROW_GROUP, 0, 0, 1});
@@ -223,8 +251,21 @@ static void build_rows(struct timeline *t)
 				add_row(t, &cap, (struct tl_row){ROW_GROUP, 0, 0, g});
 			last = g;
 			add_row(t, &cap, (struct tl_row){ROW_LANE, order[i], 0, g});
+			if (t->stacked && t->stacked[order[i]])
+				for (int d = 0; d < l->depth_max && d < STACK_ROWS; d++)
+					add_row(t, &cap, (struct tl_row){ROW_DEPTH, order[i], (uint32_t)d, g});
 		}
 		free(order);
+		/* counter tracks (HBM, DDR, frequencies ...) as sparklines, last */
+		bool head = false;
+		for (size_t i = 0; i < rs->n_tracks; i++) {
+			if (!rs->tracks[i].n_samples)
+				continue;
+			if (!head)
+				add_row(t, &cap, (struct tl_row){ROW_GROUP, 0, 0, GROUP_COUNTERS});
+			head = true;
+			add_row(t, &cap, (struct tl_row){ROW_COUNTER, (uint32_t)i, 0, GROUP_COUNTERS});
+		}
 	}
 	t->lb.n = t->n_rows;
 	if (t->lb.sel >= t->n_rows || t->rows[t->lb.sel].kind == ROW_GROUP)
@@ -256,13 +297,29 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 	bool keep = !same_rank && t->have_window && old_ra && ra && t->rs && t->rs->has_events;
 	if (keep)
 		shift = ra->offset_ns[app->align] - old_ra->offset_ns[app->align];
+	t->app = app;
 	t->rank = rank;
 	t->ra = ra;
 	t->rs = &app->cap->ranks[rank].store;
+	t->cls = ra ? ra->cls : NULL;
+	t->lods = app_lods(app, rank);
+	kernel_timeline_free(t->kt);
+	t->kt = NULL;
+	if (ra && !t->rs->has_events && ra->has_timeline &&
+	    (t->kt = kernel_timeline_build(app->cap->ranks[rank].by_kind[CSV_KERNEL]))) {
+		/* no trace: the kernel table's rows as device lanes */
+		t->rs = &t->kt->store;
+		t->cls = t->kt->cls;
+		t->lods = t->kt->lods;
+	}
 	free_ops(t);
 	free_kidx(t);
 	if (!same_rank) {
+		free(t->stacked);
+		t->stacked = NULL;
 		t->sel_ev = UINT32_MAX;
+		t->range_state = 0; /* its totals were the other rank's */
+		analysis_range_free(&t->range);
 		if (keep) {
 			char b[32];
 			app_message(app, ST_NORMAL, "rank %d: the same window, aligned by %s (%s%s)", ra->rank,
@@ -345,8 +402,8 @@ static void select_event(struct timeline *t, uint32_t ev, bool center)
 	if (ev == UINT32_MAX || ev >= t->rs->n_ev)
 		return;
 	t->sel_ev = ev;
-	if (t->per_op) {
-		t->per_op = false;
+	if (t->per_op || t->per_rank) {
+		t->per_op = t->per_rank = false;
 		build_rows(t);
 	}
 	size_t r = row_of_lane(t, store_ev_lane_id(t->rs, ev));
@@ -366,7 +423,7 @@ static void select_event(struct timeline *t, uint32_t ev, bool center)
 
 static const struct lane *sel_lane(const struct timeline *t)
 {
-	if (t->lb.sel >= t->n_rows || t->rows[t->lb.sel].kind != ROW_LANE)
+	if (t->lb.sel >= t->n_rows || (t->rows[t->lb.sel].kind != ROW_LANE && t->rows[t->lb.sel].kind != ROW_DEPTH))
 		return NULL;
 	return &t->rs->lanes[t->rows[t->lb.sel].lane];
 }
@@ -488,6 +545,41 @@ static void other_flow(struct timeline *t, struct app *app, int dir)
 		    store_ev_name(t->rs, t->flow_src));
 }
 
+/* v: starts a range at the selected event's start (or the view's middle), ends it at the
+ * selected event's end (or the middle), then clears it. */
+static void range_key(struct timeline *t, struct app *app)
+{
+	bool sel = t->sel_ev != UINT32_MAX;
+	int64_t mid = t->t0 + (t->t1 - t->t0) / 2;
+	char b1[32];
+	if (t->range_state == 2) {
+		t->range_state = 0;
+		analysis_range_free(&t->range);
+		app_message(app, ST_DIM, "range cleared");
+		return;
+	}
+	if (t->range_state == 0) {
+		t->range_a = sel ? store_ts(t->rs, t->sel_ev) : mid;
+		t->range_state = 1;
+		app_message(app, ST_NORMAL, "range starts at %s; select its end (. , l) and press v",
+			    app_fmt_dur(t->range_a - t->ra->t0, b1, sizeof b1));
+		return;
+	}
+	int64_t b = sel ? store_ts(t->rs, t->sel_ev) + store_dur(t->rs, t->sel_ev) : mid;
+	if (b < t->range_a) { /* ended before it started: the other way round */
+		t->range_b = t->range_a;
+		t->range_a = sel ? store_ts(t->rs, t->sel_ev) : mid;
+	} else {
+		t->range_b = b;
+	}
+	if (t->range_b <= t->range_a)
+		t->range_b = t->range_a + 1;
+	analysis_range(t->rs, t->cls, t->range_a, t->range_b, &t->range);
+	t->range_state = 2;
+	app_message(app, ST_NORMAL, "range of %s: totals below (v clears it)",
+		    app_fmt_dur(t->range_b - t->range_a, b1, sizeof b1));
+}
+
 /* ---- drawing ------------------------------------------------------------------------ */
 
 static void ruler(struct timeline *t, struct canvas *cv, int x, int y, int w)
@@ -577,13 +669,13 @@ static void draw_op_row(struct timeline *t, const struct op_row *o, struct canva
 static void draw_lane_row(struct timeline *t, struct app *app, const struct lane *l, uint32_t li,
 			  struct canvas *cv, int x, int y, int w)
 {
-	const struct lane_lod *lods = app_lods(app, t->rank);
+	const struct lane_lod *lods = t->lods;
 	int64_t span = t->t1 - t->t0;
 	for (int c = 0; c < w; c++) {
 		int64_t a = t->t0 + num_muldiv(span, c, w), b = t->t0 + num_muldiv(span, c + 1, w);
 		struct lod_result r;
 		if (lods) {
-			lod_query(t->rs, t->ra->cls, l, &lods[li], a, b, &r);
+			lod_query(t->rs, t->cls, l, &lods[li], a, b, &r);
 		} else {
 			memset(&r, 0, sizeof r);
 		}
@@ -599,6 +691,154 @@ static void draw_lane_row(struct timeline *t, struct app *app, const struct lane
 			c1 = c0 + 1;
 		for (int c = c0 < 0 ? 0 : c0; c < c1 && c < w; c++)
 			canvas_restyle(cv, x + c, y, 1, ST_SELECTED);
+	}
+}
+
+static void counter_label(const struct rank_store *rs, const struct counter_track *tr, char *buf, size_t size)
+{
+	/* the args key is the unit ("KB", "MHz"), unless it only repeats the name */
+	const char *name = store_str(rs, tr->name), *unit = store_str(rs, tr->value_key);
+	if (!strcmp(unit, name) || !strcmp(unit, "value"))
+		unit = "";
+	snprintf(buf, size, "%s%s%s", name, *unit ? " " : "", unit);
+}
+
+/* A counter track as a sparkline: per cell the highest value it holds there, scaled
+ * between the track's least and greatest value. */
+static void draw_counter_row(struct timeline *t, const struct counter_track *tr, struct canvas *cv, int x, int y,
+			     int w)
+{
+	static const uint32_t levels[8] = {0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
+	double lo, hi;
+	if (!store_track_minmax(t->rs, tr, &lo, &hi))
+		return;
+	int64_t span = t->t1 - t->t0;
+	for (int c = 0; c < w; c++) {
+		int64_t a = t->t0 + span * c / w, b = t->t0 + span * (c + 1) / w;
+		double v;
+		if (!store_track_max_in(t->rs, tr, a, b > a ? b : a + 1, &v))
+			continue;
+		/* a constant track: a low bar at zero, a middle one otherwise */
+		int lv = hi > lo ? (int)((v - lo) / (hi - lo) * 7.0 + 0.5) : v != 0 ? 3 : 0;
+		canvas_set(cv, x + c, y, levels[lv < 0 ? 0 : lv > 7 ? 7 : lv], ST_CAT_COPY);
+	}
+}
+
+struct stack_draw {
+	struct timeline *t;
+	struct canvas *cv;
+	int x, w;
+	const int *ys;     /* the screen row of each shown level, -1 when not on screen */
+	bool used[256];    /* nesting depths with an event in view */
+	int level[256];    /* depth to shown level (the used depths in order), -1 beyond */
+	bool drawing;      /* the second sweep */
+};
+
+static int event_depth(const struct rank_store *rs, uint32_t ev)
+{
+	const struct lane *l = store_ev_lane(rs, ev);
+	uint32_t k = store_lane_lower_bound(rs, l, store_ts(rs, ev));
+	while (k < l->n_events && l->events[k] != ev)
+		k++;
+	return k < l->n_events ? l->depth[k] : -1;
+}
+
+/* One event of a lane shown as a call stack. The first sweep notes which depths have
+ * events in view (improperly nested frames leave depths unused: they are not shown); the
+ * second draws its span on its level's row, filled with its category's glyph, its name
+ * over it where it fits. */
+static void stack_event(void *p, uint32_t ev)
+{
+	struct stack_draw *s = p;
+	struct timeline *t = s->t;
+	int d = event_depth(t->rs, ev);
+	if (d < 0)
+		return;
+	if (!s->drawing) {
+		s->used[d] = true;
+		return;
+	}
+	if (s->level[d] < 0 || s->ys[s->level[d]] < 0)
+		return;
+	int y = s->ys[s->level[d]];
+	int64_t span = t->t1 - t->t0, a = store_ts(t->rs, ev), b = a + store_dur(t->rs, ev);
+	int64_t c0 = (a - t->t0) * s->w / span, c1 = (b - t->t0) * s->w / span;
+	if (c1 == c0)
+		c1 = c0 + 1;
+	if (c0 < 0)
+		c0 = 0;
+	if (c1 > s->w)
+		c1 = s->w;
+	int cat = t->cls[ev].cat;
+	enum style st = ev == t->sel_ev ? ST_SELECTED : category_style(cat);
+	for (int64_t c = c0; c < c1; c++)
+		canvas_set(s->cv, s->x + (int)c, y, category_glyph(cat, 1), st);
+	if (c1 - c0 >= 4)
+		canvas_text(s->cv, s->x + (int)c0, y, (int)(c1 - c0), st, store_ev_name(t->rs, ev));
+}
+
+/* The levels of an expanded lane on the rows ys (indexed by level), in one sweep over the
+ * events in view; too many of them and a hint says to zoom in. */
+static void draw_stack(struct timeline *t, const struct lane *l, struct canvas *cv, int x, int w, const int *ys)
+{
+	size_t n = lanes_events_in(t->rs, l, t->t0, t->t1, NULL);
+	if (n > STACK_MAX_EVENTS) {
+		for (int d = 0; d < STACK_ROWS; d++)
+			if (ys[d] >= 0) {
+				canvas_textf(cv, x, ys[d], w, ST_DIM, "%zu events in view: zoom in to see the call stack", n);
+				break;
+			}
+		return;
+	}
+	struct stack_draw s = {.t = t, .cv = cv, .x = x, .w = w, .ys = ys};
+	lanes_visit_in(t->rs, l, t->t0, t->t1, stack_event, &s, NULL);
+	for (int d = 0, shown = 0; d < 256; d++)
+		s.level[d] = s.used[d] && shown < STACK_ROWS ? shown++ : -1;
+	s.drawing = true;
+	lanes_visit_in(t->rs, l, t->t0, t->t1, stack_event, &s, NULL);
+}
+
+/* What to add to this rank's times to get rank ri's at the same aligned moment. */
+static int64_t rank_shift(const struct timeline *t, struct app *app, size_t ri)
+{
+	const struct rank_analysis *r = app_rank_analysis_of(app, ri);
+	if (!r || !t->ra)
+		return 0;
+	return r->offset_ns[app->align] - t->ra->offset_ns[app->align];
+}
+
+/* Rank ri's device (or communication) lanes merged into one row, on this rank's window
+ * moved to its clock: each cell the category to show among its lanes and their greatest
+ * coverage. */
+static void draw_rank_row(struct timeline *t, struct app *app, size_t ri, enum rank_row which, struct canvas *cv,
+			  int x, int y, int w)
+{
+	const struct rank_store *rs = &app->cap->ranks[ri].store;
+	const struct lane_lod *lods = app_lods(app, ri);
+	const struct rank_analysis *ra = app_rank_analysis_of(app, ri);
+	if (!lods || !ra || !rs->has_events) {
+		canvas_text(cv, x, y, w, ST_DIM, "(no trace)");
+		return;
+	}
+	int64_t shift = rank_shift(t, app, ri), span = t->t1 - t->t0;
+	for (int c = 0; c < w; c++) {
+		int64_t a = t->t0 + shift + span * c / w, b = t->t0 + shift + span * (c + 1) / w;
+		uint8_t mask = 0;
+		double cov = 0;
+		for (size_t li = 0; li < rs->n_lanes; li++) {
+			const struct lane *l = &rs->lanes[li];
+			if (!l->n_events || l->group != (which == RANK_ROW_DEVICE ? LANE_DEVICE : LANE_COMM) ||
+			    l->last_end <= a || l->first_ts >= b)
+				continue;
+			struct lod_result r;
+			lod_query(rs, ra->cls, l, &lods[li], a, b, &r);
+			mask |= r.mask;
+			cov = r.coverage > cov ? r.coverage : cov;
+		}
+		if (!mask)
+			continue;
+		uint8_t cat = lod_pick_category(mask);
+		canvas_set(cv, x + c, y, category_glyph(cat, cov < 0.05 ? 0.05 : cov), category_style(cat));
 	}
 }
 
@@ -651,13 +891,17 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	lane_label(rs, l, lab, sizeof lab);
 	num_format_ns_as_us(store_ts(rs, ev), b2, sizeof b2);
 	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, "%s  [%s]  rank %d  %s / %s", store_ev_name(rs, ev),
-		     category_name((enum ev_category)t->ra->cls[ev].cat), app->cap->ranks[t->rank].plan->rank,
+		     category_name((enum ev_category)t->cls[ev].cat), app->cap->ranks[t->rank].plan->rank,
 		     store_str(rs, l->process_name), lab);
 	int row = y + 1;
-	canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL, "start %.6f ms (ts %s us)   dur %s   cat %s   file byte %llu",
+	/* a kernel-table timeline's byte offsets are into the trace made in memory: its row's
+	 * file and line are in the args instead */
+	char off[48] = "";
+	if (!t->kt)
+		snprintf(off, sizeof off, "   file byte %llu", (unsigned long long)store_ev_off(rs, ev));
+	canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL, "start %.6f ms (ts %s us)   dur %s   cat %s%s",
 		     (double)(store_ts(rs, ev) - t->ra->t0) / 1e6, b2, app_fmt_dur(store_dur(rs, ev), b1, sizeof b1),
-		     store_str(rs, store_ev_attr(rs, ev)->cat)[0] ? store_str(rs, store_ev_attr(rs, ev)->cat) : "-",
-		     (unsigned long long)store_ev_off(rs, ev));
+		     store_str(rs, store_ev_attr(rs, ev)->cat)[0] ? store_str(rs, store_ev_attr(rs, ev)->cat) : "-", off);
 	/* flows */
 	uint32_t out[4];
 	size_t nf = lanes_links_from(rs, ev, out, 4), nb;
@@ -727,16 +971,60 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	return row - y;
 }
 
+static void pct_of(char *buf, size_t size, const char *label, int64_t ns, int64_t span)
+{
+	char b[32];
+	snprintf(buf, size, "%s %s (%.1f%%)", label, app_fmt_dur(ns, b, sizeof b),
+		 span > 0 ? 100.0 * (double)ns / (double)span : 0.0);
+}
+
+/* The range's totals: its span, busy time per side and category, then its ops by the
+ * time they take inside it. */
+static void draw_range(struct timeline *t, struct canvas *cv, int x, int y, int w, int h)
+{
+	const struct range_totals *r = &t->range;
+	int64_t span = r->t1 - r->t0;
+	char b1[32], b2[32], b3[32], part[96];
+	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
+	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, "range %s .. %s (%s): %zu events   v clears it",
+		     app_fmt_dur(r->t0 - t->ra->t0, b1, sizeof b1), app_fmt_dur(r->t1 - t->ra->t0, b2, sizeof b2),
+		     app_fmt_dur(span, b3, sizeof b3), r->n_events);
+	struct sbuf sb = SBUF_INIT;
+	pct_of(part, sizeof part, "device busy", r->device_busy_ns, span);
+	sbuf_adds(&sb, part);
+	pct_of(part, sizeof part, "   host busy", r->host_busy_ns, span);
+	sbuf_adds(&sb, part);
+	canvas_text(cv, x + 1, y + 1, w - 2, ST_BOLD, sbuf_str(&sb));
+	sbuf_reset(&sb);
+	for (int k = 0; k < CAT_COUNT; k++) {
+		if (!r->cat_ns[k])
+			continue;
+		pct_of(part, sizeof part, category_name((enum ev_category)k), r->cat_ns[k], span);
+		sbuf_addf(&sb, "%s%s", sb.len ? "   " : "", part);
+	}
+	canvas_text(cv, x + 1, y + 2, w - 2, ST_NORMAL, sb.len ? sbuf_str(&sb) : "nothing runs in the range");
+	sbuf_free(&sb);
+	for (int i = 0, row = y + 3; (size_t)i < r->n_ops && row < y + h; i++, row++) {
+		const struct range_op *o = &r->ops[i];
+		canvas_set(cv, x + 1, row, category_glyph(o->category, 1), category_style(o->category));
+		canvas_textf(cv, x + 3, row, w - 4, ST_NORMAL, "%12s %6.1f%%  x%-6u %-6s %s",
+			     app_fmt_dur(o->in_ns, b1, sizeof b1), span > 0 ? 100.0 * (double)o->in_ns / (double)span : 0.0,
+			     o->count, o->device ? "device" : "host", o->name);
+	}
+}
+
 static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	struct timeline *t = p;
 	bind_rank(t, app, app->rank);
 	if (!t->ra || !t->rs->has_events) {
 		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
-			    !app_pub(app) ? "loading..." : "no trace for this rank (CSV only): see Ops and Steps");
+			    !app_pub(app) ? "loading..."
+					  : "no trace for this rank, nor kernel_details.csv rows with times: see Ops and Steps");
 		return;
 	}
-	int drawer_h = t->drawer ? (h / 3 > 6 ? h / 3 : 6) : 0;
+	/* the range's totals take the drawer's place while there is a range */
+	int drawer_h = t->drawer || t->range_state == 2 ? (h / 3 > 6 ? h / 3 : 6) : 0;
 	int label_w = w / 4 < LABEL_W ? w / 4 : LABEL_W;
 	int tx = x + label_w + 1, tw = w - label_w - 1;
 	t->last_w = tw;
@@ -748,14 +1036,37 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		  app_fmt_dur(t->t1 - t->ra->t0, b2, sizeof b2), app_fmt_dur(t->t1 - t->t0, b3, sizeof b3));
 	if (t->per_op)
 		sbuf_addf(&info, "   rows: one per device op, by %s", op_sort_names[t->op_sort]);
+	if (t->per_rank)
+		sbuf_addf(&info, "   rows: every rank, %s-aligned", analysis_align_name(app->align));
 	if (sl && !t->per_op) {
 		size_t before, m = lanes_events_in(t->rs, sl, t->t0, t->t1, &before);
-		sbuf_addf(&info, "   lane: %zu event%s in view", m, m == 1 ? "" : "s");
+		char lab[128];
+		lane_label(t->rs, sl, lab, sizeof lab);
+		/* the lane's name here when its label column cut it */
+		if (canvas_width(lab) > label_w - 1)
+			sbuf_addf(&info, "   lane %s: %zu event%s in view", lab, m, m == 1 ? "" : "s");
+		else
+			sbuf_addf(&info, "   lane: %zu event%s in view", m, m == 1 ? "" : "s");
 		if (before)
 			sbuf_addf(&info, " (%zu from before)", before);
 	}
+	if (t->lb.sel < t->n_rows && t->rows[t->lb.sel].kind == ROW_COUNTER) {
+		/* the selected counter: its range over the view and over the capture */
+		const struct counter_track *tr = &t->rs->tracks[t->rows[t->lb.sel].lane];
+		char lab[128];
+		double lo, hi, v;
+		counter_label(t->rs, tr, lab, sizeof lab);
+		if (store_track_minmax(t->rs, tr, &lo, &hi) && store_track_max_in(t->rs, tr, t->t0, t->t1, &v))
+			sbuf_addf(&info, "   %s: up to %.6g in view (%.6g .. %.6g in all)", lab, v, lo, hi);
+	}
+	if (t->kt)
+		sbuf_addf(&info, "   from kernel_details.csv (no trace): %zu rows", t->kt->rows_used);
 	if (t->n_marks)
 		sbuf_addf(&info, "   %d mark(s)", t->n_marks);
+	if (t->n_marks >= 2) {
+		int64_t d = t->marks[t->n_marks - 1] - t->marks[t->n_marks - 2];
+		sbuf_addf(&info, ", the last two %s apart", app_fmt_dur(d < 0 ? -d : d, b1, sizeof b1));
+	}
 	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, sbuf_str(&info));
 	sbuf_free(&info);
 	ruler(t, cv, tx, y + 1, tw);
@@ -765,16 +1076,66 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		if (c >= 0 && c < tw)
 			canvas_set(cv, tx + (int)c, y + 1, 'v', ST_MARK);
 	}
+	/* the range on the ruler: [ at its start, ] at its end, the span between marked */
+	if (t->range_state) {
+		int64_t ra = t->range_a, rb = t->range_state == 2 ? t->range_b : t->range_a;
+		int c0 = (int)((ra - t->t0) * tw / (t->t1 - t->t0)), c1 = (int)((rb - t->t0) * tw / (t->t1 - t->t0));
+		for (int c = c0 + 1 < 0 ? 0 : c0 + 1; c < c1 && c < tw; c++)
+			canvas_restyle(cv, tx + c, y + 1, 1, ST_MARK);
+		if (c0 >= 0 && c0 < tw)
+			canvas_set(cv, tx + c0, y + 1, '[', ST_MARK);
+		if (t->range_state == 2 && c1 >= 0 && c1 < tw)
+			canvas_set(cv, tx + c1, y + 1, ']', ST_MARK);
+	}
 	int body = h - 2 - drawer_h;
 	listbox_clamp(&t->lb, body);
-	for (int r = 0; r < body && t->lb.top + (size_t)r < t->n_rows; r++) {
+	/* the call-stack rows on screen, by lane: drawn after the loop, one sweep per lane */
+	int stack_ys[STACK_ROWS];
+	uint32_t stack_lane = UINT32_MAX;
+	for (int r = 0; r <= body && t->lb.top + (size_t)r <= t->n_rows; r++) {
 		size_t i = t->lb.top + (size_t)r;
+		bool more = r < body && i < t->n_rows;
+		if (stack_lane != UINT32_MAX && (!more || t->rows[i].kind != ROW_DEPTH || t->rows[i].lane != stack_lane)) {
+			draw_stack(t, &t->rs->lanes[stack_lane], cv, tx, tw, stack_ys);
+			stack_lane = UINT32_MAX;
+		}
+		if (!more)
+			break;
 		const struct tl_row *row = &t->rows[i];
 		int ry = y + 2 + r;
 		bool sel = i == t->lb.sel;
+		if (row->kind == ROW_DEPTH) {
+			if (stack_lane == UINT32_MAX) {
+				stack_lane = row->lane;
+				for (int d = 0; d < STACK_ROWS; d++)
+					stack_ys[d] = -1;
+			}
+			stack_ys[row->op] = ry;
+			canvas_textf(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_DIM, "  %s %u",
+				     row->op + 1 < (uint32_t)t->rs->lanes[row->lane].depth_max && row->op + 1 < STACK_ROWS ? "\u251C" : "\u2514",
+				     row->op + 1);
+			continue;
+		}
 		if (row->kind == ROW_GROUP) {
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_HEADER);
 			canvas_text(cv, x + 1, ry, w - 2, ST_HEADER, t->per_op ? "Device ops" : group_titles[row->group]);
+			continue;
+		}
+		if (row->kind == ROW_RANK) {
+			char lab[64];
+			snprintf(lab, sizeof lab, "rank %d %s", t->app->cap->ranks[row->lane].plan->rank,
+				 row->op == RANK_ROW_DEVICE ? "device" : "comm");
+			canvas_text(cv, x + 1, ry, label_w - 1,
+				    sel ? ST_SELECTED : row->lane == t->rank ? ST_BOLD : ST_NORMAL, lab);
+			draw_rank_row(t, app, row->lane, (enum rank_row)row->op, cv, tx, ry, tw);
+			continue;
+		}
+		if (row->kind == ROW_COUNTER) {
+			const struct counter_track *tr = &t->rs->tracks[row->lane];
+			char lab[128];
+			counter_label(t->rs, tr, lab, sizeof lab);
+			canvas_text(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_NORMAL, lab);
+			draw_counter_row(t, tr, cv, tx, ry, tw);
 			continue;
 		}
 		if (row->kind == ROW_OP) {
@@ -789,7 +1150,9 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		canvas_text(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_NORMAL, lab);
 		draw_lane_row(t, app, l, row->lane, cv, tx, ry, tw);
 	}
-	if (drawer_h)
+	if (drawer_h && t->range_state == 2)
+		draw_range(t, cv, x, y + h - drawer_h, w, drawer_h);
+	else if (drawer_h)
 		draw_drawer(t, app, cv, x, y + h - drawer_h, w, drawer_h);
 }
 
@@ -853,10 +1216,21 @@ static int handle(void *p, struct app *app, enum action act)
 	case ACT_PREV_EVENT: step_event(t, app, -1); return VH_HANDLED;
 	case ACT_LONGEST: longest_in_view(t, app); return VH_HANDLED;
 	case ACT_ROW_MODE:
-		t->per_op = !t->per_op;
-		t->lb.sel = 1;
+		/* lanes, then one row per op, then every rank (with more than one) */
+		if (t->per_rank) {
+			t->per_rank = false;
+		} else if (t->per_op) {
+			t->per_op = false;
+			t->per_rank = app->cap->n_ranks > 1;
+		} else {
+			t->per_op = true;
+		}
+		t->lb.sel = t->per_rank ? 0 : 1;
 		t->lb.top = 0;
 		build_rows(t);
+		if (t->per_rank)
+			app_message(app, ST_NORMAL, "every rank on the %s-aligned clock; Enter opens the rank's lanes",
+				    analysis_align_name(app->align));
 		return VH_HANDLED;
 	case ACT_ROW_SORT:
 		if (!t->per_op) {
@@ -881,7 +1255,48 @@ static int handle(void *p, struct app *app, enum action act)
 		t->mark_pos = (t->mark_pos + 1) % t->n_marks;
 		set_window(t, t->marks[t->mark_pos] - span / 2, t->marks[t->mark_pos] + span / 2);
 		return VH_HANDLED;
-	case ACT_DETAIL: t->drawer = !t->drawer; return VH_HANDLED;
+	case ACT_DETAIL:
+		if (t->per_rank && t->lb.sel < t->n_rows && t->rows[t->lb.sel].kind == ROW_RANK) {
+			/* the rank's own lanes at the same moment */
+			size_t ri = t->rows[t->lb.sel].lane;
+			int64_t shift = rank_shift(t, app, ri);
+			int64_t a = t->t0 + shift, b = t->t1 + shift;
+			t->per_rank = false;
+			app_goto_timeline(app, ri, a, b, UINT32_MAX);
+			return VH_HANDLED;
+		}
+		if (t->range_state == 2) {
+			/* the detail drawer is under the range's totals: clear the range first */
+			app_message(app, ST_DIM, "v clears the range, then Enter shows the detail");
+			return VH_HANDLED;
+		}
+		t->drawer = !t->drawer;
+		return VH_HANDLED;
+	case ACT_RANGE: range_key(t, app); return VH_HANDLED;
+	case ACT_STACK: {
+		const struct lane *l = sel_lane(t);
+		if (t->per_op || !l) {
+			app_message(app, ST_DIM, "select a lane first (j/k)");
+			return VH_HANDLED;
+		}
+		if (l->depth_max < 2) {
+			app_message(app, ST_DIM, "this lane's events do not nest");
+			return VH_HANDLED;
+		}
+		uint32_t li = (uint32_t)(l - t->rs->lanes);
+		if (!t->stacked)
+			t->stacked = xcalloc(t->rs->n_lanes ? t->rs->n_lanes : 1, sizeof *t->stacked);
+		t->stacked[li] = !t->stacked[li];
+		build_rows(t);
+		size_t r = row_of_lane(t, li);
+		if (r != (size_t)-1)
+			t->lb.sel = r;
+		listbox_clamp(&t->lb, t->lb.height);
+		if (t->stacked[li])
+			app_message(app, ST_NORMAL, "%d nesting level(s) as rows%s; e folds them", l->depth_max,
+				    l->depth_max > STACK_ROWS ? " (the first 24)" : "");
+		return VH_HANDLED;
+	}
 	case ACT_FLOW_NEXT: follow_flow(t, app, true); return VH_HANDLED;
 	case ACT_FLOW_PREV: follow_flow(t, app, false); return VH_HANDLED;
 	case ACT_FLOW_OTHER_NEXT: other_flow(t, app, 1); return VH_HANDLED;
