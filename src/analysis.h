@@ -88,7 +88,7 @@ const char *analysis_confidence_name(enum confidence c);
 	X(COMM_WAIT_PCT, "comm_wait_pct", "%", "Exposed comm wait share",                                      \
 	  "Exposed communication spent waiting for peers, over the window",                                   \
 	  "attribution comm_wait / wall_us",                                                                  \
-	  "split by communication.json's Wait/Transit Time, else by collective durations across ranks")       \
+	  "split by communication.json's Transit/Elapse Time, else by collective durations across ranks")     \
 	X(COLLECTIVES, "collectives", "count", "Collectives", "Collective operations seen",                    \
 	  "count of top-level collective events", "")                                                         \
 	X(COLLECTIVE_MEDIAN_US, "collective_median_us", "us", "Median collective",                              \

@@ -218,9 +218,10 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 				      "compute and host time and balance the work, not bandwidth or overlap",
 				      w, tr, ra->late_rank);
 	else if (w > tr && w > 0)
-		b->advice = xasprintf("exposed communication is mostly waiting for peers (%.2f %% wait against %.2f %% "
-				      "transfer): a slow or late rank, not bandwidth; find it (slow-rank flags, "
-				      "alignment) and balance the work before trying overlap",
+		b->advice = xasprintf("exposed communication is mostly waiting, not moving data (%.2f %% wait against "
+				      "%.2f %% transfer): a peer arriving late or the collective waiting for its inputs, "
+				      "and no rank stands out as the one the others wait for; compare the ranks (slow-rank "
+				      "flags, alignment) and what precedes the collectives; bandwidth will not help",
 				      w, tr);
 	else if (ra->have[M_COLLECTIVE_MEDIAN_US] && ra->v[M_COLLECTIVE_MEDIAN_US] <= 60.0)
 		b->advice = xstrdup("collectives are small (latency bound): fuse them or change the parallel layout; "

@@ -524,6 +524,31 @@ static void test_csv_only_ranks(void **state)
 	free(dir);
 }
 
+/* level1: its communication.json gives rank 0 7.367 ms of Transit Time in 211.984 ms of
+ * Elapse Time (Python's json module, summed over the ops): the exposed communication is
+ * split in that proportion, mostly waiting, and the advice is not "overlap". */
+static void test_level1_transfer_from_communication_json(void **state)
+{
+	(void)state;
+	struct capture *cap;
+	char *dir;
+	struct analysis *an = load_real("msinsight/test/data/pytorch/text/level1", &cap, &dir);
+	if (!an)
+		skip();
+	const struct rank_analysis *r0 = &an->ranks[0];
+	assert_int_equal(r0->rank, 0);
+	double exposed = (double)(r0->attr.ns[ATTR_COMM_WAIT] + r0->attr.ns[ATTR_COMM_TRANSFER]);
+	assert_int_equal(r0->attr.ns[ATTR_COMM_UNSPLIT], 0);
+	assert_true(tu_close((double)r0->attr.ns[ATTR_COMM_TRANSFER] / exposed, 7.367 / 211.984, 1e-3, 0));
+	assert_true(tu_close(exposed / 1e3, r0->v[M_COMM_NOT_OVERLAPPED_US], 0, 0.001));
+	assert_true(r0->bn[BN_COMMUNICATION].score >= 40);
+	assert_null(strstr(r0->bn[BN_COMMUNICATION].advice, "overlap collectives"));
+	assert_non_null(strstr(r0->bn[BN_COMMUNICATION].advice, "bandwidth will not help"));
+	analysis_free(an);
+	capture_free(cap);
+	free(dir);
+}
+
 /* level1: op_statistic (8.874 ms) leaves the HCCL rows of the kernel table (about 106 ms
  * of its 114.866 ms) out by design; that is arithmetic, not a data problem, so there is no
  * warning, as there is none when the non-communication rows agree. */
@@ -559,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_real_invariants),
 		cmocka_unit_test(test_csv_only_ranks),
 		cmocka_unit_test(test_op_statistic_without_hccl_rows),
+		cmocka_unit_test(test_level1_transfer_from_communication_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
