@@ -315,7 +315,7 @@ static void test_sync_waiting_on_a_collective(void **state)
 	(void)state;
 	static const char *spec[] = {"h,aten::mm,0,100 d,MatMul,100,500 h,aten::item,600,90 "
 				     "c,hcom_allReduce__428_5_1,600,86 d,Add,690,110"};
-	struct planted pc;
+	struct planted pc = {0};
 	planted_load(&pc, spec, 1);
 	const struct rank_analysis *ra = &pc.an->ranks[0];
 	const struct attribution *a = &ra->attr;
@@ -338,7 +338,7 @@ static void test_one_sampled_token_sync_per_step(void **state)
 	(void)state;
 	static const char *spec[] = {"d,MatMul,0,1000 h,aten::item,900,100 d,MatMul,1005,1000 "
 				     "h,aten::item,1905,100 d,MatMul,2010,1000 h,aten::item,2910,100"};
-	struct planted pc;
+	struct planted pc = {0};
 	planted_load(&pc, spec, 1);
 	const struct rank_analysis *ra = &pc.an->ranks[0];
 	assert_int_equal(ra->attr.ns[ATTR_HOST_SYNC], 0);
@@ -357,7 +357,7 @@ static void test_edges_feed_no_score(void **state)
 	(void)state;
 	static const char *spec[] = {"h,aten::empty,0,5000 d,MatMul,5000,400 h,aten::add,5400,300 "
 				     "d,Add,5700,300 h,aten::zeros,6000,3000"};
-	struct planted pc;
+	struct planted pc = {0};
 	planted_load(&pc, spec, 1);
 	const struct rank_analysis *ra = &pc.an->ranks[0];
 	assert_int_equal(ra->attr.ns[ATTR_EDGE_IDLE], US(8000));
@@ -376,7 +376,7 @@ static void test_wait_from_the_spread_across_ranks(void **state)
 	(void)state;
 	static const char *spec[] = {"d,MatMul,0,1000 c,hcom_allReduce__1_1_1,1000,86 d,Add,1086,100",
 				     "d,MatMul,0,1080 c,hcom_allReduce__1_1_1,1080,6 d,Add,1086,100"};
-	struct planted pc;
+	struct planted pc = {0};
 	planted_load(&pc, spec, 2);
 	const struct rank_analysis *r0 = &pc.an->ranks[0], *r1 = &pc.an->ranks[1];
 	assert_true(r0->coll_spread_ok && r1->coll_spread_ok);
@@ -419,7 +419,7 @@ static void test_op_types_planted(void **state)
 	static const char *spec[] = {"d,SDMA/SDMA,0,100 e,SDMA/SDMA,0,100 d,hcom_allReduce__428_1_1,200,50 "
 				     "d,hcom_allReduce__428_2_1,300,50 d,MatMul,400,100 "
 				     "c,hcom_allGather__7_1_1,600,50 c,hcom_allGather__7_2_1,620,50"};
-	struct planted pc;
+	struct planted pc = {0};
 	planted_load(&pc, spec, 1);
 	const struct rank_analysis *ra = &pc.an->ranks[0];
 	const struct op_type_stat *sdma = find_type(ra, "SDMA"), *ar = find_type(ra, "hcom_allReduce"),
@@ -450,14 +450,23 @@ static void test_op_types_planted(void **state)
 
 /* ---- real captures ------------------------------------------------------------------ */
 
-static struct analysis *load_real(const char *rel, struct capture **cap, char **dir)
+/* The real capture at rel, loaded and analysed; false when the fixtures are absent. */
+static bool real_load(struct planted *pc, const char *rel)
 {
-	*dir = tu_real(rel);
-	if (!*dir)
-		return NULL;
-	*cap = capture_open(*dir, NULL);
-	capture_load(*cap);
-	return analysis_run(*cap);
+	pc->dir = tu_real(rel);
+	if (!pc->dir)
+		return false;
+	pc->cap = capture_open(pc->dir, NULL);
+	capture_load(pc->cap);
+	pc->an = analysis_run(pc->cap);
+	return true;
+}
+
+static void real_free(struct planted *pc)
+{
+	analysis_free(pc->an);
+	capture_free(pc->cap);
+	free(pc->dir);
 }
 
 static void test_real_invariants(void **state)
@@ -470,16 +479,12 @@ static void test_real_invariants(void **state)
 	};
 	size_t seen = 0;
 	for (size_t i = 0; i < sizeof rels / sizeof rels[0]; i++) {
-		struct capture *cap;
-		char *dir;
-		struct analysis *an = load_real(rels[i], &cap, &dir);
-		if (!an)
+		struct planted pc = {0};
+		if (!real_load(&pc, rels[i]))
 			continue;
 		seen++;
-		check_invariants(an);
-		analysis_free(an);
-		capture_free(cap);
-		free(dir);
+		check_invariants(pc.an);
+		real_free(&pc);
 	}
 	if (!seen)
 		skip();
@@ -494,11 +499,10 @@ static void test_real_invariants(void **state)
 static void test_csv_only_ranks(void **state)
 {
 	(void)state;
-	struct capture *cap;
-	char *dir;
-	struct analysis *an = load_real("msinsight/test/st/level2", &cap, &dir);
-	if (!an)
+	struct planted pc = {0};
+	if (!real_load(&pc, "msinsight/test/st/level2"))
 		skip();
+	const struct analysis *an = pc.an;
 	const struct rank_analysis *r1 = NULL, *r0 = NULL;
 	for (size_t i = 0; i < an->n_ranks; i++) {
 		if (an->ranks[i].rank == 1)
@@ -519,9 +523,7 @@ static void test_csv_only_ranks(void **state)
 	assert_true(tu_close((double)exposed0 / 1e3, 420174.26, 0.001, 1));
 	/* busy excludes collectives: compute and copies only (the kernel table has no waits) */
 	assert_true(r0->v[M_NPU_BUSY_US] < r0->v[M_WALL_US] - r0->v[M_COMM_NOT_OVERLAPPED_US] + 1);
-	analysis_free(an);
-	capture_free(cap);
-	free(dir);
+	real_free(&pc);
 }
 
 /* level1: its communication.json gives rank 0 7.367 ms of Transit Time in 211.984 ms of
@@ -530,11 +532,10 @@ static void test_csv_only_ranks(void **state)
 static void test_level1_transfer_from_communication_json(void **state)
 {
 	(void)state;
-	struct capture *cap;
-	char *dir;
-	struct analysis *an = load_real("msinsight/test/data/pytorch/text/level1", &cap, &dir);
-	if (!an)
+	struct planted pc = {0};
+	if (!real_load(&pc, "msinsight/test/data/pytorch/text/level1"))
 		skip();
+	const struct analysis *an = pc.an;
 	const struct rank_analysis *r0 = &an->ranks[0];
 	assert_int_equal(r0->rank, 0);
 	double exposed = (double)(r0->attr.ns[ATTR_COMM_WAIT] + r0->attr.ns[ATTR_COMM_TRANSFER]);
@@ -544,9 +545,7 @@ static void test_level1_transfer_from_communication_json(void **state)
 	assert_true(r0->bn[BN_COMMUNICATION].score >= 40);
 	assert_null(strstr(r0->bn[BN_COMMUNICATION].advice, "overlap collectives"));
 	assert_non_null(strstr(r0->bn[BN_COMMUNICATION].advice, "bandwidth will not help"));
-	analysis_free(an);
-	capture_free(cap);
-	free(dir);
+	real_free(&pc);
 }
 
 /* level1: op_statistic (8.874 ms) leaves the HCCL rows of the kernel table (about 106 ms
@@ -555,17 +554,14 @@ static void test_level1_transfer_from_communication_json(void **state)
 static void test_op_statistic_without_hccl_rows(void **state)
 {
 	(void)state;
-	struct capture *cap;
-	char *dir;
-	struct analysis *an = load_real("msinsight/test/data/pytorch/text/level1", &cap, &dir);
-	if (!an)
+	struct planted pc = {0};
+	if (!real_load(&pc, "msinsight/test/data/pytorch/text/level1"))
 		skip();
+	const struct analysis *an = pc.an;
 	for (size_t i = 0; i < an->diags.n; i++)
 		if (strstr(an->diags.items[i].msg, "op_statistic totals"))
 			fail_msg("unexpected: %s", an->diags.items[i].msg);
-	analysis_free(an);
-	capture_free(cap);
-	free(dir);
+	real_free(&pc);
 }
 
 int main(void)
