@@ -95,8 +95,9 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 	for (int k = 0; k < ATTR_COUNT; k++) {
 		if (!a->ns[k])
 			continue;
-		fprintf(out, "  %c %-26s %12.3f ms %6.2f %%\n", attr_bucket_defs[k].letter, attr_bucket_defs[k].label,
-			(double)a->ns[k] / 1e6, attribution_pct(a, a->ns[k]));
+		char v[32];
+		fprintf(out, "  %c %-26s %14s %6.2f %%\n", attr_bucket_defs[k].letter, attr_bucket_defs[k].label,
+			report_value_text((double)a->ns[k] / 1e3, "us", false, v, sizeof v), attribution_pct(a, a->ns[k]));
 	}
 	if (a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_UNSPLIT]) {
 		fputs("  communication split: ", out);
