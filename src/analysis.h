@@ -48,7 +48,7 @@ const char *analysis_confidence_name(enum confidence c);
 	X(NPU_IDLE_US, "npu_idle_us", "us", "NPU idle",                                                        \
 	  "Time the device neither runs a task nor takes part in a collective, in gaps of 50 us or more",     \
 	  "sum of gaps >= 50 us in union(device busy | comm) over the window",                                \
-	  "shorter gaps are launch jitter; waiting inside a collective is communication, not idle")         \
+	  "launch jitter (< 50 us) and collectives are not idle; the window's edges are (edge_idle_us)")      \
 	X(NPU_IDLE_PCT, "npu_idle_pct", "%", "NPU idle share", "NPU idle over the window",                      \
 	  "npu_idle_us / wall_us", "")                                                                        \
 	X(NPU_IDLE_GAPS, "npu_idle_gaps", "count", "Idle gaps", "Number of device idle gaps of 50 us or more",  \
