@@ -388,6 +388,13 @@ int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q);
 /* The same of unsorted values, in linear time (the values are reordered). */
 int64_t analysis_nearest_rank_select(int64_t *values, size_t n, double q);
 
+/* One line naming what holds the rank back: the triggered candidate(s) with their share of
+ * the window, "no candidate reaches its threshold", or "insufficient data" and why (no
+ * timeline; the device idle with no host trace to say why). Written to buf. */
+const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t size);
+/* The candidates by score, highest first (a stable order: ties keep the enum order). */
+void analysis_bottleneck_order(const struct rank_analysis *ra, int order[BN_COUNT]);
+
 /* The threshold table of the bottleneck scores (bottleneck.c). */
 struct threshold_def {
 	enum bottleneck_kind kind;

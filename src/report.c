@@ -194,14 +194,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 
 	fputs("\nbottlenecks (score 0-100, >= 40 triggers)\n", out);
 	int order[BN_COUNT];
-	for (int k = 0; k < BN_COUNT; k++)
-		order[k] = k;
-	for (int i = 1; i < BN_COUNT; i++)
-		for (int j = i; j > 0 && ra->bn[order[j]].score > ra->bn[order[j - 1]].score; j--) {
-			int t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
+	analysis_bottleneck_order(ra, order);
 	for (int i = 0; i < BN_COUNT; i++) {
 		const struct bottleneck *bn = &ra->bn[order[i]];
 		fprintf(out, "  %-14s %3d ", bn->name, bn->score);
@@ -228,6 +221,8 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	}
 	fprintf(out, "  combined expected gain of the triggered candidates: %.1f-%.1f %% (capped at 70 %%)\n",
 		ra->combined_gain_low, ra->combined_gain_high);
+	char verdict[256];
+	fprintf(out, "  verdict: %s\n", analysis_verdict(ra, verdict, sizeof verdict));
 
 	fputs("\ntop ops by total time (trace; CSV total beside it)\n", out);
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
@@ -510,6 +505,9 @@ static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
+	char verdict[256];
+	jsonw_key(w, "verdict");
+	jsonw_str(w, analysis_verdict(ra, verdict, sizeof verdict));
 	jsonw_key(w, "combined_gain");
 	jsonw_obj_begin(w);
 	jnum(w, "low_pct", ra->combined_gain_low, 2);

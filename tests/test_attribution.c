@@ -328,6 +328,10 @@ static void test_sync_waiting_on_a_collective(void **state)
 	assert_true(ra->bn[BN_COPY].score < 40);
 	assert_true(ra->bn[BN_COMMUNICATION].score >= 40);
 	assert_true(ra->bn[BN_HOST_DISPATCH].score < 40); /* the edge does not feed it */
+	/* 86 us of 800 is 10.75 %: severity 40 + 60 x (10.75 - 10) / (50 - 10) = 41 */
+	char v[256];
+	assert_string_equal(analysis_verdict(ra, v, sizeof v),
+			    "communication (score 41; its buckets hold 10.8 % of the window)");
 	planted_free(&pc);
 }
 
@@ -548,6 +552,25 @@ static void test_level1_transfer_from_communication_json(void **state)
 	real_free(&pc);
 }
 
+/* test_rank_0 has a kernel table and no trace: its device idles 86 % of the window with
+ * nothing to say why. That is "insufficient data", not host dispatch (scored 100 before)
+ * and not "no candidate". */
+static void test_idle_without_host_trace(void **state)
+{
+	(void)state;
+	struct planted pc = {0};
+	if (!real_load(&pc, "msinsight/server/src/test/test_data/test_rank_0"))
+		skip();
+	const struct rank_analysis *ra = &pc.an->ranks[0];
+	char v[256];
+	analysis_verdict(ra, v, sizeof v);
+	assert_non_null(strstr(v, "insufficient data"));
+	assert_non_null(strstr(v, "without a host trace"));
+	assert_true(ra->bn[BN_HOST_DISPATCH].score < 40);
+	assert_non_null(ra->bn[BN_HOST_DISPATCH].insufficient);
+	real_free(&pc);
+}
+
 /* level1: op_statistic (8.874 ms) leaves the HCCL rows of the kernel table (about 106 ms
  * of its 114.866 ms) out by design; that is arithmetic, not a data problem, so there is no
  * warning, as there is none when the non-communication rows agree. */
@@ -580,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_real_invariants),
 		cmocka_unit_test(test_csv_only_ranks),
 		cmocka_unit_test(test_op_statistic_without_hccl_rows),
+		cmocka_unit_test(test_idle_without_host_trace),
 		cmocka_unit_test(test_level1_transfer_from_communication_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
