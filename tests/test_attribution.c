@@ -571,6 +571,25 @@ static void test_idle_without_host_trace(void **state)
 	real_free(&pc);
 }
 
+/* The PROF_* capture of the issue: 4 syncs of 70 us in 702 ms used to read "copy 60
+ * TRIGGERED, expected gain 0.0-0.0 %" (the count per step triggered it). Its syncs wait 25 us
+ * with the device idle: copy stays below its threshold and claims nothing. */
+static void test_prof_syncs_do_not_trigger_copy(void **state)
+{
+	(void)state;
+	struct planted pc = {0};
+	if (!real_load(&pc, "vllm-ascend/prof_unpack/PROF_GROUP_20260823_165254/PROF_Memory"))
+		skip();
+	const struct rank_analysis *ra = &pc.an->ranks[0];
+	assert_true(ra->have[M_SYNC_OPS] && ra->v[M_SYNC_OPS] == 4);
+	assert_true(ra->attr.ns[ATTR_HOST_SYNC] < US(70));
+	assert_true(ra->bn[BN_COPY].score < 40);
+	for (int k = 0; k < BN_COUNT; k++)
+		if (ra->bn[k].score >= 40)
+			assert_true(ra->bn[k].gain.high_pct > 0); /* a triggered candidate claims something */
+	real_free(&pc);
+}
+
 /* level1: op_statistic (8.874 ms) leaves the HCCL rows of the kernel table (about 106 ms
  * of its 114.866 ms) out by design; that is arithmetic, not a data problem, so there is no
  * warning, as there is none when the non-communication rows agree. */
@@ -604,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_csv_only_ranks),
 		cmocka_unit_test(test_op_statistic_without_hccl_rows),
 		cmocka_unit_test(test_idle_without_host_trace),
+		cmocka_unit_test(test_prof_syncs_do_not_trigger_copy),
 		cmocka_unit_test(test_level1_transfer_from_communication_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
