@@ -275,6 +275,10 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 		snprintf(buf, size, "insufficient data: no trace and no kernel table rows with start times");
 		return buf;
 	}
+	if (a->span_hi <= a->span_lo && a->ns[ATTR_EDGE_IDLE] == a->wall_ns) {
+		snprintf(buf, size, "insufficient data: no device task or collective in the window");
+		return buf;
+	}
 	int order[BN_COUNT];
 	analysis_bottleneck_order(ra, order);
 	const struct bottleneck *b0 = &ra->bn[order[0]], *b1 = &ra->bn[order[1]];

@@ -403,6 +403,24 @@ static void test_edges_feed_no_score(void **state)
 	planted_free(&pc);
 }
 
+/* A trace of host work only: the whole window is edge (no device span), and the verdict says
+ * there is nothing to judge rather than "no candidate". */
+static void test_host_only_trace(void **state)
+{
+	(void)state;
+	static const char *spec[] = {"h,aten::empty,0,500 h,aten::zeros,600,400"};
+	struct planted pc;
+	planted_load(&pc, spec, 1);
+	const struct rank_analysis *ra = &pc.an->ranks[0];
+	assert_int_equal(ra->attr.ns[ATTR_EDGE_IDLE], US(1000));
+	for (int k = 0; k < BN_COUNT; k++)
+		assert_true(ra->bn[k].score < 40);
+	char v[256];
+	assert_string_equal(analysis_verdict(ra, v, sizeof v),
+			    "insufficient data: no device task or collective in the window");
+	planted_free(&pc);
+}
+
 /* Two ranks, the same collective: rank 0 spends 86 us in it, rank 1 (late) 6 us. By the
  * spread (msprof-analyze's cluster_time_summary), 6 us is transfer and rank 0 waits 80. */
 static void test_wait_from_the_spread_across_ranks(void **state)
@@ -648,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_one_sampled_token_sync_per_step),
 		cmocka_unit_test(test_edges_feed_no_score),
 		cmocka_unit_test(test_wait_from_the_spread_across_ranks),
+		cmocka_unit_test(test_host_only_trace),
 		cmocka_unit_test(test_op_type_key),
 		cmocka_unit_test(test_op_types_planted),
 		cmocka_unit_test(test_real_invariants),
