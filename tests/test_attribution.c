@@ -192,6 +192,27 @@ static void test_generated_invariants(void **state)
 	}
 }
 
+/* One rank analysed alone (analysis_rank, no capture-level pass): its verdicts still come
+ * from its attribution, the communication stays unsplit and no late rank is named. */
+static void test_rank_alone(void **state)
+{
+	(void)state;
+	struct tu_capture l;
+	tu_capture_load(&l, "--ranks 2 --seed 6 --steps 4 --slow-rank 1 --slow-factor 2", false);
+	struct rank_analysis ra;
+	struct diag_list dl;
+	diag_init(&dl);
+	analysis_rank(l.cap, 0, &ra, &dl);
+	assert_int_equal(ra.late_rank, -1);
+	assert_true(ra.attr.valid);
+	assert_int_equal(ra.attr.ns[ATTR_COMM_WAIT] + ra.attr.ns[ATTR_COMM_TRANSFER], 0);
+	assert_true(ra.attr.ns[ATTR_COMM_UNSPLIT] > 0);
+	assert_null(strstr(ra.bn[BN_COMMUNICATION].advice, "waits least"));
+	analysis_rank_free(&ra);
+	diag_free(&dl);
+	tu_capture_free(&l);
+}
+
 /* --edge-us plants host work before the first and after the last device task: the same
  * capture with 20 ms more at each edge gets edge_idle 40 ms larger (the generator's
  * edge_idle_ns, re-derived from the files by its self-check) and every other bucket to the
@@ -662,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_generated_invariants),
 		cmocka_unit_test(test_generated_slow_rank),
 		cmocka_unit_test(test_generated_edges),
+		cmocka_unit_test(test_rank_alone),
 		cmocka_unit_test(test_sync_waiting_on_a_collective),
 		cmocka_unit_test(test_one_sampled_token_sync_per_step),
 		cmocka_unit_test(test_edges_feed_no_score),
