@@ -424,6 +424,27 @@ static void test_edges_feed_no_score(void **state)
 	planted_free(&pc);
 }
 
+/* Copies no compute hides: 300 us of device copy and a 100 us .item() wait with the device
+ * idle, in a 1000 us window. Copy triggers on that exposed time and claims at most it. */
+static void test_exposed_copies(void **state)
+{
+	(void)state;
+	static const char *spec[] = {"d,MatMul,0,500 d,MEMCPY_ASYNC/MEMCPY_ASYNC,500,300 "
+				     "h,aten::item,800,100 d,Add,900,100"};
+	struct planted pc;
+	planted_load(&pc, spec, 1);
+	const struct rank_analysis *ra = &pc.an->ranks[0];
+	assert_int_equal(ra->attr.ns[ATTR_COPY], US(300));
+	assert_int_equal(ra->attr.ns[ATTR_HOST_SYNC], US(100));
+	assert_int_equal(ra->bn[BN_COPY].bucket_ns, US(400));
+	assert_int_equal(ra->bn[BN_COPY].score, 100); /* 40 % >= the full mark, 30 % */
+	assert_true(tu_close(ra->bn[BN_COPY].gain.high_pct, 40.0, 1e-9, 1e-9));
+	assert_true(tu_close(ra->bn[BN_COPY].gain.low_pct, 20.0, 1e-9, 1e-9));
+	char v[256];
+	assert_non_null(strstr(analysis_verdict(ra, v, sizeof v), "copy (score 100"));
+	planted_free(&pc);
+}
+
 /* A trace of host work only: the whole window is edge (no device span), and the verdict says
  * there is nothing to judge rather than "no candidate". */
 static void test_host_only_trace(void **state)
@@ -689,6 +710,7 @@ int main(void)
 		cmocka_unit_test(test_edges_feed_no_score),
 		cmocka_unit_test(test_wait_from_the_spread_across_ranks),
 		cmocka_unit_test(test_host_only_trace),
+		cmocka_unit_test(test_exposed_copies),
 		cmocka_unit_test(test_op_type_key),
 		cmocka_unit_test(test_op_types_planted),
 		cmocka_unit_test(test_real_invariants),
