@@ -220,7 +220,9 @@ struct op_stat {
 	uint64_t count;
 	int64_t total_ns, min_ns, max_ns, p50_ns, p95_ns;
 	double avg_ns;
-	double share_pct; /* of the scope's total op time */
+	double share_pct; /* busy_ns over the scope's (and phase's) summed busy_ns */
+	int64_t busy_ns;  /* total_ns, except device communication ops: the union of their
+			   * instances (SDMA tasks on parallel planes count once) */
 	int64_t csv_total_ns; /* the chosen CSV table's total for the same op; -1 when absent */
 	double deviation_pct;  /* (trace - csv) / csv */
 	const char *type; /* OP Type from the kernel table (borrowed from it), or NULL */

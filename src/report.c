@@ -546,6 +546,7 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 			jus(w, "p50_us", o->p50_ns);
 			jus(w, "p95_us", o->p95_ns);
 			jus(w, "max_us", o->max_ns);
+			jus(w, "busy_us", o->busy_ns);
 			jnum(w, "share_pct", o->share_pct, 3);
 			jsonw_key(w, "csv_total_us");
 			if (o->csv_total_ns >= 0)

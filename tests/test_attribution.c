@@ -533,6 +533,14 @@ static void test_op_types_planted(void **state)
 	assert_int_equal(ag->total_ns, US(100));
 	assert_int_equal(ag->busy_ns, US(70));
 	assert_true(tu_close(sdma->share_pct, 100.0 * 100 / 370, 1e-9, 1e-9));
+	/* the name table: SDMA's share is of its busy (union) time too, 100 of 370 us */
+	for (size_t i = 0; i < ra->n_ops; i++) {
+		const struct op_stat *o = &ra->ops[i];
+		if (o->scope != SCOPE_DEVICE || o->phase != PHASE_UNKNOWN || strcmp(o->name, "SDMA"))
+			continue;
+		assert_int_equal(o->total_ns, US(200));
+		assert_int_equal(o->busy_ns, US(100));
+	}
 	/* the exact-name table keeps both collectives apart */
 	size_t hcom_rows = 0;
 	for (size_t i = 0; i < ra->n_ops; i++)
