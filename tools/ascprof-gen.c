@@ -56,6 +56,7 @@
  * rank.<r>.free_ns=<ns>                     wall_ns - |compute union comm|
  * rank.<r>.host_busy_ns=<ns>                |union of the X events of the Python and CANN processes|
  * rank.<r>.host_only_ns=<ns>                |host busy minus (npu busy union collectives)|
+ * rank.<r>.edge_idle_ns=<ns>                window before the first and after the last (npu busy union collectives)
  * rank.<r>.steps=<n>                        engine steps
  * rank.<r>.prefill_steps=<n>                steps planted as prefill
  * rank.<r>.decode_steps=<n>                 steps planted as decode
@@ -173,6 +174,7 @@ static const char truth_doc[] =
 	"rank.<r>.free_ns=<ns>                     wall_ns - |compute union comm|\n"
 	"rank.<r>.host_busy_ns=<ns>                |union of the X events of the Python and CANN processes|\n"
 	"rank.<r>.host_only_ns=<ns>                |host busy minus (npu busy union collectives)|\n"
+	"rank.<r>.edge_idle_ns=<ns>                window before the first and after the last (npu busy union collectives)\n"
 	"rank.<r>.steps=<n>                        engine steps\n"
 	"rank.<r>.prefill_steps=<n>                steps planted as prefill\n"
 	"rank.<r>.decode_steps=<n>                 steps planted as decode\n"
@@ -779,6 +781,7 @@ struct opts {
 	bool offsets_set;
 	int64_t offsets_ns[MAX_RANKS];
 	int64_t host_gap_ns;
+	int64_t edge_ns; /* --edge-us: host work before the first and after the last device task */
 	int slow_rank;      /* -1: none */
 	int64_t slow_milli; /* kernel duration factor in 1/1000 */
 	char scale_name[128];     /* --kernel-scale NAME */
@@ -818,6 +821,8 @@ static const char usage_text[] =
 	"  --offsets-us LIST        per-rank clock offsets in us, comma separated, up to 3 decimals, may be\n"
 	"                           negative (default: rank r gets r*1234.567)\n"
 	"  --host-gap-us X          host-bound gap planted at the start of every decode step (default 150)\n"
+	"  --edge-us X              lengthen the leading and the trailing schedule() by X us: host work\n"
+	"                           at the window's edges, with no device task (default 0)\n"
 	"  --slow-rank R            rank R's compute kernels last --slow-factor times longer\n"
 	"  --slow-factor F          (default 1.5; up to 3 decimals)\n"
 	"  --kernel-scale NAME=F    compute kernel NAME (e.g. RmsNorm) lasts F times longer on every\n"
@@ -966,6 +971,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			if (!parse_scaled(v, 3, &o->host_gap_ns) || o->host_gap_ns < 0 ||
 			    o->host_gap_ns > 10000000 * US)
 				usage_error("--host-gap-us: bad value '%s'", v);
+		} else if (!strcmp(a, "--edge-us")) {
+			const char *v = need_arg(argc, argv, &i);
+			if (!parse_scaled(v, 3, &o->edge_ns) || o->edge_ns < 0 || o->edge_ns > 10000000 * US)
+				usage_error("--edge-us: bad value '%s'", v);
 		} else if (!strcmp(a, "--slow-rank")) {
 			o->slow_rank = (int)arg_int(a, need_arg(argc, argv, &i), 0, MAX_RANKS - 1);
 		} else if (!strcmp(a, "--slow-factor")) {
@@ -1628,7 +1637,7 @@ struct rank_model {
 	/* truths (true-time sums) */
 	int64_t first_ts, last_end;
 	int64_t compute, copy, h2d, d2h, comm, overlapped, busy, host_busy, host_only;
-	int64_t idle, idle_gaps, free_ns, cpu_ops;
+	int64_t idle, idle_gaps, free_ns, cpu_ops, edge_idle;
 	int ncoll, prefill_steps;
 };
 
@@ -2224,6 +2233,8 @@ static void finish_step(const struct gen *G, struct rank_model *R, int k, const 
 	st->fwd_end = G->o->marks == MARKS_NONE ? st->he : st->he - US;
 	st->sch_ts = st->he + rng_range(&r, 2 * US, 6 * US);
 	st->sch_end = st->sch_ts + jitter(&r, P->sched, 100);
+	if (k == R->nst - 1)
+		st->sch_end += G->o->edge_ns; /* the trailing edge */
 	if (R->ov_left || R->dep_wait)
 		die("internal: collective overlap window crosses a step end");
 }
@@ -2293,6 +2304,8 @@ static void finish_rank(const struct gen *G, struct rank_model *R)
 		R->host_busy = ivl_total(&R->host_u);
 		R->host_only = ivl_total(&R->honly_u);
 	}
+	R->edge_idle = R->occ_u.n ? (R->occ_u.v[0].s - R->first_ts) + (R->last_end - R->occ_u.v[R->occ_u.n - 1].e)
+				  : R->last_end - R->first_ts;
 	int64_t wall = R->last_end - R->first_ts;
 	R->free_ns = wall - (R->compute + R->comm - R->overlapped);
 	int64_t prev = R->first_ts;
@@ -2467,7 +2480,7 @@ static void gen_init(struct gen *G, const struct opts *o, int steps)
 		R->next_s4_task = 806;
 		int64_t t0 = G->base + rng_range(&r, 0, 50 * US);
 		R->sch0_ts = t0;
-		R->sch0_end = t0 + rng_range(&r, 80 * US, 120 * US);
+		R->sch0_end = t0 + rng_range(&r, 80 * US, 120 * US) + o->edge_ns;
 		char stamp[32];
 		format_stamp(stamp, sizeof stamp, G->base + R->off - 2000 * MS + 37 * MS * ri);
 		if (o->naming == NAME_HOST) {
@@ -4045,8 +4058,10 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 	sb_fmt(b,
 	       "rank.%d.npu_busy_ns=%" PRId64 "\nrank.%d.npu_idle_ns=%" PRId64
 	       "\nrank.%d.npu_idle_gaps=%" PRId64 "\nrank.%d.free_ns=%" PRId64
-	       "\nrank.%d.host_busy_ns=%" PRId64 "\nrank.%d.host_only_ns=%" PRId64 "\n",
-	       r, R->busy, r, R->idle, r, R->idle_gaps, r, R->free_ns, r, R->host_busy, r, R->host_only);
+	       "\nrank.%d.host_busy_ns=%" PRId64 "\nrank.%d.host_only_ns=%" PRId64 "\nrank.%d.edge_idle_ns=%" PRId64
+	       "\n",
+	       r, R->busy, r, R->idle, r, R->idle_gaps, r, R->free_ns, r, R->host_busy, r, R->host_only, r,
+	       R->edge_idle);
 	int nph[4] = {0, 0, 0, 0};
 	for (int k = 0; k < R->nst; k++)
 		nph[o->shape.kind == SHAPE_MARKED ? R->st[k].prefill : R->st[k].phase]++;
@@ -6010,6 +6025,8 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 		        {"free_ns", (sw.last - sw.first) - sweep_total(&sw.cc)},
 		        {"host_busy_ns", sweep_total(&sw.host)},
 		        {"host_only_ns", sweep_total(&honly)},
+		        {"edge_idle_ns", occ.n ? (occ.v[0].s - sw.first) + (sw.last - occ.v[occ.n - 1].e)
+		                               : sw.last - sw.first},
 		        {"steps", (int64_t)sw.nsteps},
 		        {"dispatch_ops_total", (int64_t)ncpu},
 		};

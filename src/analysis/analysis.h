@@ -48,7 +48,7 @@ const char *analysis_confidence_name(enum confidence c);
 	X(NPU_IDLE_US, "npu_idle_us", "us", "NPU idle",                                                        \
 	  "Time the device neither runs a task nor takes part in a collective, in gaps of 50 us or more",     \
 	  "sum of gaps >= 50 us in union(device busy | comm) over the window",                                \
-	  "shorter gaps are launch jitter; waiting inside a collective is communication, not idle")         \
+	  "launch jitter (< 50 us) and collectives are not idle; the window's edges are (edge_idle_us)")      \
 	X(NPU_IDLE_PCT, "npu_idle_pct", "%", "NPU idle share", "NPU idle over the window",                      \
 	  "npu_idle_us / wall_us", "")                                                                        \
 	X(NPU_IDLE_GAPS, "npu_idle_gaps", "count", "Idle gaps", "Number of device idle gaps of 50 us or more",  \
@@ -88,7 +88,7 @@ const char *analysis_confidence_name(enum confidence c);
 	X(COMM_WAIT_PCT, "comm_wait_pct", "%", "Exposed comm wait share",                                      \
 	  "Exposed communication spent waiting for peers, over the window",                                   \
 	  "attribution comm_wait / wall_us",                                                                  \
-	  "split by communication.json's Wait/Transit Time, else by collective durations across ranks")       \
+	  "split by communication.json's Transit/Elapse Time, else by collective durations across ranks")     \
 	X(COLLECTIVES, "collectives", "count", "Collectives", "Collective operations seen",                    \
 	  "count of top-level collective events", "")                                                         \
 	X(COLLECTIVE_MEDIAN_US, "collective_median_us", "us", "Median collective",                              \
@@ -248,7 +248,9 @@ struct op_stat {
 	uint64_t count;
 	int64_t total_ns, min_ns, max_ns, p50_ns, p95_ns;
 	double avg_ns;
-	double share_pct; /* of the scope's total op time */
+	double share_pct; /* busy_ns over the scope's (and phase's) summed busy_ns */
+	int64_t busy_ns;  /* total_ns, except device communication ops: the union of their
+			   * instances (SDMA tasks on parallel planes count once) */
 	int64_t csv_total_ns; /* the chosen CSV table's total for the same op; -1 when absent */
 	double deviation_pct;  /* (trace - csv) / csv */
 	const char *type; /* OP Type from the kernel table (borrowed from it), or NULL */
@@ -453,6 +455,13 @@ void analysis_range_free(struct range_totals *rt);
 int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q);
 /* The same of unsorted values, in linear time (the values are reordered). */
 int64_t analysis_nearest_rank_select(int64_t *values, size_t n, double q);
+
+/* One line naming what holds the rank back: the triggered candidate(s) with their share of
+ * the window, "no candidate reaches its threshold", or "insufficient data" and why (no
+ * timeline; the device idle with no host trace to say why). Written to buf. */
+const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t size);
+/* The candidates by score, highest first (a stable order: ties keep the enum order). */
+void analysis_bottleneck_order(const struct rank_analysis *ra, int order[BN_COUNT]);
 
 /* The threshold table of the bottleneck scores (bottleneck.c). */
 struct threshold_def {

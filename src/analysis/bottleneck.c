@@ -224,9 +224,10 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 				      "compute and host time and balance the work, not bandwidth or overlap",
 				      w, tr, ra->late_rank);
 	else if (w > tr && w > 0)
-		b->advice = xasprintf("exposed communication is mostly waiting for peers (%.2f %% wait against %.2f %% "
-				      "transfer): a slow or late rank, not bandwidth; find it (slow-rank flags, "
-				      "alignment) and balance the work before trying overlap",
+		b->advice = xasprintf("exposed communication is mostly waiting, not moving data (%.2f %% wait against "
+				      "%.2f %% transfer): a peer arriving late or the collective waiting for its inputs, "
+				      "and no rank stands out as the one the others wait for; compare the ranks (slow-rank "
+				      "flags, alignment) and what precedes the collectives; bandwidth will not help",
 				      w, tr);
 	else if (ra->have[M_COLLECTIVE_MEDIAN_US] && ra->v[M_COLLECTIVE_MEDIAN_US] <= 60.0)
 		b->advice = xstrdup("collectives are small (latency bound): fuse them or change the parallel layout; "
@@ -259,4 +260,49 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 	double cap = fmin(GAIN_CAP, attribution_pct(a, drawn));
 	ra->combined_gain_high = fmin(cap, hi);
 	ra->combined_gain_low = fmin(ra->combined_gain_high, lo);
+}
+
+void analysis_bottleneck_order(const struct rank_analysis *ra, int order[BN_COUNT])
+{
+	for (int k = 0; k < BN_COUNT; k++)
+		order[k] = k;
+	for (int i = 1; i < BN_COUNT; i++)
+		for (int j = i; j > 0 && ra->bn[order[j]].score > ra->bn[order[j - 1]].score; j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+}
+
+const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t size)
+{
+	const struct attribution *a = &ra->attr;
+	if (!a->valid) {
+		snprintf(buf, size, "insufficient data: no trace and no kernel table rows with start times");
+		return buf;
+	}
+	if (a->span_hi <= a->span_lo && a->ns[ATTR_EDGE_IDLE] == a->wall_ns) {
+		snprintf(buf, size, "insufficient data: no device task or collective in the window");
+		return buf;
+	}
+	int order[BN_COUNT];
+	analysis_bottleneck_order(ra, order);
+	const struct bottleneck *b0 = &ra->bn[order[0]], *b1 = &ra->bn[order[1]];
+	if (b0->score >= TRIGGER) {
+		int n = snprintf(buf, size, "%s (score %d; its buckets hold %.1f %% of the window)", b0->name, b0->score,
+				 attribution_pct(a, b0->bucket_ns));
+		if (b1->score >= TRIGGER && n > 0 && (size_t)n < size)
+			snprintf(buf + n, size - (size_t)n, ", then %s (score %d; %.1f %%)", b1->name, b1->score,
+				 attribution_pct(a, b1->bucket_ns));
+		return buf;
+	}
+	double idle = attribution_pct(a, a->ns[ATTR_IDLE]);
+	if (!a->host_known && idle >= 20.0)
+		snprintf(buf, size,
+			 "insufficient data: the device idles %.1f %% of the window inside its span, and without a "
+			 "host trace the cause is unknown",
+			 idle);
+	else
+		snprintf(buf, size, "no candidate reaches its threshold");
+	return buf;
 }

@@ -606,15 +606,23 @@ void analysis_comm_metrics(struct analysis *an)
 void analysis_attribution_comm(struct analysis *an)
 {
 	const struct comm_analysis *ca = an->comm;
-	const char *src = ca->from_cluster ? "wait and transit time of cluster_communication.json"
-					   : "wait and transit time of communication.json";
+	const char *src = ca->from_cluster ? "transit time of cluster_communication.json against its elapse time"
+					   : "transit time of communication.json against its elapse time";
 	for (size_t i = 0; i < an->n_ranks; i++) {
 		struct rank_analysis *ra = &an->ranks[i];
 		if (!ra->attr.valid || !ra->attr.ns[ATTR_COMM_UNSPLIT])
 			continue;
 		const struct comm_rank_stat *rs = comm_rank(ca, ra->rank);
-		if (rs && rs->t[COMM_T_WAIT] + rs->t[COMM_T_TRANSIT] > 0)
-			attribution_split_comm(&ra->attr, (double)rs->t[COMM_T_WAIT], (double)rs->t[COMM_T_TRANSIT], src);
+		/* only Transit Time moves data: the rest of the elapsed time (Wait, Synchronization
+		 * and Idle Time) is the collective waiting, for its peers or its inputs */
+		if (rs && rs->t[COMM_T_ELAPSE] > 0 && rs->t[COMM_T_TRANSIT] >= 0 &&
+		    rs->t[COMM_T_TRANSIT] <= rs->t[COMM_T_ELAPSE])
+			attribution_split_comm(&ra->attr, (double)(rs->t[COMM_T_ELAPSE] - rs->t[COMM_T_TRANSIT]),
+					       (double)rs->t[COMM_T_TRANSIT], src);
+		else if (rs && rs->t[COMM_T_WAIT] + rs->t[COMM_T_TRANSIT] > 0)
+			attribution_split_comm(&ra->attr, (double)rs->t[COMM_T_WAIT], (double)rs->t[COMM_T_TRANSIT],
+					       ca->from_cluster ? "wait and transit time of cluster_communication.json"
+							       : "wait and transit time of communication.json");
 		else if (ra->coll_spread_ok)
 			attribution_split_comm(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
 					       "spread of the same collectives' durations across ranks (least = transfer)");

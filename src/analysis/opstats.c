@@ -439,6 +439,98 @@ static void *emit_names(void *arg)
 	return NULL;
 }
 
+/* ---- busy time of communication ops ------------------------------------------------- */
+
+/* Calls fn for each device communication task (waits left out), lane by lane. */
+static void each_device_comm_event(const struct rank_store *rs, const struct rank_analysis *ra,
+				   void (*fn)(void *ctx, uint32_t ev), void *ctx)
+{
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		if (l->group != LANE_DEVICE)
+			continue;
+		for (uint32_t k = 0; k < l->n_events; k++) {
+			uint32_t ev = l->events[k];
+			if (ra->cls[ev].cat == CAT_COMM && !(ra->cls[ev].flags & EVF_WAIT))
+				fn(ctx, ev);
+		}
+	}
+}
+
+struct row_ref {
+	const char *name; /* the row's name: the store's string */
+	uint32_t row;
+	uint8_t phase;
+};
+
+static int cmp_row_ref(const void *a, const void *b)
+{
+	const struct row_ref *x = a, *y = b;
+	/* by address: names are the store's interned strings */
+	uintptr_t p = (uintptr_t)x->name, q = (uintptr_t)y->name;
+	if (p != q)
+		return p < q ? -1 : 1;
+	return x->phase - y->phase;
+}
+
+struct comm_busy_ctx {
+	const struct rank_store *rs;
+	const struct rank_analysis *ra;
+	const struct row_ref *refs; /* sorted */
+	size_t n;
+	struct ivset *sets; /* per ref */
+	size_t hint;        /* the step search's */
+};
+
+/* One instance into its name's all-phases row and the row of its phase. */
+static void add_comm_row_instance(void *ctx, uint32_t ev)
+{
+	struct comm_busy_ctx *c = ctx;
+	const char *name = store_str(c->rs, c->rs->ev_name[ev]);
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if ((uintptr_t)c->refs[mid].name < (uintptr_t)name)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t a = store_ts(c->rs, ev), b = a + store_dur(c->rs, ev);
+	uint8_t phase = lo < c->n && c->refs[lo].name == name ? phase_at(c->ra, a, &c->hint) : PHASE_UNKNOWN;
+	for (size_t j = lo; j < c->n && c->refs[j].name == name; j++)
+		if (c->refs[j].phase == PHASE_UNKNOWN || c->refs[j].phase == phase)
+			ivset_add(&c->sets[j], a, b);
+}
+
+/* Device communication ops (SDMA on several planes, collectives' tasks) run in parallel
+ * with themselves: their busy time is the union of their instances, per phase row and for
+ * all phases, so that their share is not of serial time they never took. */
+static void device_comm_busy(const struct rank_store *rs, struct rank_analysis *ra)
+{
+	struct row_ref *refs = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < ra->n_ops; i++)
+		if (ra->ops[i].scope == SCOPE_DEVICE && ra->ops[i].category == CAT_COMM) {
+			xgrow(&refs, &cap, n + 1, sizeof *refs);
+			refs[n++] = (struct row_ref){ra->ops[i].name, (uint32_t)i, ra->ops[i].phase};
+		}
+	if (!n)
+		return;
+	xqsort(refs, n, sizeof *refs, cmp_row_ref);
+	struct ivset *sets = xcalloc(n, sizeof *sets);
+	for (size_t i = 0; i < n; i++)
+		ivset_init(&sets[i]);
+	struct comm_busy_ctx c = {rs, ra, refs, n, sets, 0};
+	each_device_comm_event(rs, ra, add_comm_row_instance, &c);
+	for (size_t i = 0; i < n; i++) {
+		if (sets[i].n)
+			ra->ops[refs[i].row].busy_ns = ivset_total(&sets[i]);
+		ivset_free(&sets[i]);
+	}
+	free(sets);
+	free(refs);
+}
+
 /* ---- op types ------------------------------------------------------------------------ */
 
 const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size)
@@ -495,7 +587,26 @@ struct name_type {
 static int cmp_name_type(const void *a, const void *b)
 {
 	const struct name_type *x = a, *y = b;
-	return x->name < y->name ? -1 : x->name > y->name;
+	uintptr_t p = (uintptr_t)x->name, q = (uintptr_t)y->name; /* by address: interned strings */
+	return p < q ? -1 : p > q;
+}
+
+struct type_busy_ctx {
+	const struct rank_store *rs;
+	const struct name_type *map; /* sorted by name pointer */
+	size_t n_map;
+	struct ivset *sets; /* per type row */
+};
+
+static void add_comm_type_instance(void *ctx, uint32_t ev)
+{
+	struct type_busy_ctx *c = ctx;
+	struct name_type want = {store_str(c->rs, c->rs->ev_name[ev]), 0};
+	const struct name_type *hit = bsearch(&want, c->map, c->n_map, sizeof *c->map, cmp_name_type);
+	if (hit) {
+		int64_t a = store_ts(c->rs, ev);
+		ivset_add(&c->sets[hit->type], a, a + store_dur(c->rs, ev));
+	}
 }
 
 /* Communication types' busy time: the union of their device instances, so that SDMA tasks
@@ -506,22 +617,8 @@ static void comm_type_busy(const struct rank_store *rs, const struct rank_analys
 	struct ivset *sets = xcalloc(n_rows ? n_rows : 1, sizeof *sets);
 	for (size_t i = 0; i < n_rows; i++)
 		ivset_init(&sets[i]);
-	for (size_t li = 0; li < rs->n_lanes; li++) {
-		const struct lane *l = &rs->lanes[li];
-		if (l->group != LANE_DEVICE)
-			continue;
-		for (uint32_t k = 0; k < l->n_events; k++) {
-			uint32_t ev = l->events[k];
-			if (ra->cls[ev].cat != CAT_COMM || (ra->cls[ev].flags & EVF_WAIT))
-				continue;
-			struct name_type want = {store_str(rs, rs->ev_name[ev]), 0};
-			const struct name_type *hit = bsearch(&want, map, n_map, sizeof *map, cmp_name_type);
-			if (!hit)
-				continue;
-			int64_t a = store_ts(rs, ev);
-			ivset_add(&sets[hit->type], a, a + store_dur(rs, ev));
-		}
-	}
+	struct type_busy_ctx c = {rs, map, n_map, sets};
+	each_device_comm_event(rs, ra, add_comm_type_instance, &c);
 	for (size_t i = 0; i < n_rows; i++) {
 		if (sets[i].n)
 			rows[i].busy_ns = ivset_total(&sets[i]);
@@ -775,14 +872,18 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 		ra->n_ops += jobs[j].out.n;
 		free(jobs[j].out.ops);
 	}
-	/* shares of each (scope, phase) total */
+	for (size_t i = 0; i < ra->n_ops; i++)
+		ra->ops[i].busy_ns = ra->ops[i].total_ns;
+	if (!from_csv)
+		device_comm_busy(rs, ra);
+	/* shares of each (scope, phase) busy total */
 	int64_t totals[SCOPE_COUNT][3] = {{0}};
 	for (size_t i = 0; i < ra->n_ops; i++)
 		totals[ra->ops[i].scope][ra->ops[i].phase] =
-			num_sat_add(totals[ra->ops[i].scope][ra->ops[i].phase], ra->ops[i].total_ns);
+			num_sat_add(totals[ra->ops[i].scope][ra->ops[i].phase], ra->ops[i].busy_ns);
 	for (size_t i = 0; i < ra->n_ops; i++) {
 		int64_t t = totals[ra->ops[i].scope][ra->ops[i].phase];
-		ra->ops[i].share_pct = t ? 100.0 * (double)ra->ops[i].total_ns / (double)t : 0;
+		ra->ops[i].share_pct = t ? 100.0 * (double)ra->ops[i].busy_ns / (double)t : 0;
 	}
 	xqsort(ra->ops, ra->n_ops, sizeof *ra->ops, cmp_op);
 	op_types(rs, ra, from_csv);

@@ -95,8 +95,9 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 	for (int k = 0; k < ATTR_COUNT; k++) {
 		if (!a->ns[k])
 			continue;
-		fprintf(out, "  %c %-26s %12.3f ms %6.2f %%\n", attr_bucket_defs[k].letter, attr_bucket_defs[k].label,
-			(double)a->ns[k] / 1e6, attribution_pct(a, a->ns[k]));
+		char v[32];
+		fprintf(out, "  %c %-26s %14s %6.2f %%\n", attr_bucket_defs[k].letter, attr_bucket_defs[k].label,
+			report_value_text((double)a->ns[k] / 1e3, "us", false, v, sizeof v), attribution_pct(a, a->ns[k]));
 	}
 	if (a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_UNSPLIT]) {
 		fputs("  communication split: ", out);
@@ -200,14 +201,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 
 	fputs("\nbottlenecks (score 0-100, >= 40 triggers)\n", out);
 	int order[BN_COUNT];
-	for (int k = 0; k < BN_COUNT; k++)
-		order[k] = k;
-	for (int i = 1; i < BN_COUNT; i++)
-		for (int j = i; j > 0 && ra->bn[order[j]].score > ra->bn[order[j - 1]].score; j--) {
-			int t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
+	analysis_bottleneck_order(ra, order);
 	for (int i = 0; i < BN_COUNT; i++) {
 		const struct bottleneck *bn = &ra->bn[order[i]];
 		fprintf(out, "  %-14s %3d ", bn->name, bn->score);
@@ -234,6 +228,8 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	}
 	fprintf(out, "  combined expected gain of the triggered candidates: %.1f-%.1f %% (capped at 70 %%)\n",
 		ra->combined_gain_low, ra->combined_gain_high);
+	char verdict[256];
+	fprintf(out, "  verdict: %s\n", analysis_verdict(ra, verdict, sizeof verdict));
 
 	fputs("\ntop ops by total time (trace; CSV total beside it)\n", out);
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
@@ -536,6 +532,9 @@ static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
+	char verdict[256];
+	jsonw_key(w, "verdict");
+	jsonw_str(w, analysis_verdict(ra, verdict, sizeof verdict));
 	jsonw_key(w, "combined_gain");
 	jsonw_obj_begin(w);
 	jnum(w, "low_pct", ra->combined_gain_low, 2);
@@ -574,6 +573,7 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 			jus(w, "p50_us", o->p50_ns);
 			jus(w, "p95_us", o->p95_ns);
 			jus(w, "max_us", o->max_ns);
+			jus(w, "busy_us", o->busy_ns);
 			jnum(w, "share_pct", o->share_pct, 3);
 			jsonw_key(w, "csv_total_us");
 			if (o->csv_total_ns >= 0)

@@ -52,14 +52,7 @@ static void rebuild(struct bn_view *v, struct app *app)
 	if (!v->ra)
 		return;
 	int order[BN_COUNT];
-	for (int k = 0; k < BN_COUNT; k++)
-		order[k] = k;
-	for (int i = 1; i < BN_COUNT; i++)
-		for (int j = i; j > 0 && v->ra->bn[order[j]].score > v->ra->bn[order[j - 1]].score; j--) {
-			int t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
+	analysis_bottleneck_order(v->ra, order);
 	add(v, L_SUMMARY, -1, 0);
 	add(v, L_ATTR, -1, 0);
 	if (v->ra->attr.valid)

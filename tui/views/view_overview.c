@@ -159,12 +159,13 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 	if (!ra || max_lines < 2)
 		return y;
 	const struct bottleneck *bn = top_bottleneck(ra);
-	char head[160];
+	char head[320];
 	if (bn->score < 40) {
-		snprintf(head, sizeof head, "Verdict (rank %d): %s", ra->rank,
-			 ra->attr.valid ? "no candidate reaches its threshold"
-					: "insufficient data (no trace, no kernel rows with start times)");
-		canvas_text(cv, x, y++, w, ra->attr.valid ? ST_GOOD : ST_DIM, head);
+		char verdict[256];
+		analysis_verdict(ra, verdict, sizeof verdict);
+		snprintf(head, sizeof head, "Verdict (rank %d): %s", ra->rank, verdict);
+		bool unknown = !strncmp(verdict, "insufficient", 12);
+		canvas_text(cv, x, y++, w, unknown ? ST_WARN : ST_GOOD, head);
 		y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 1, &ra->attr);
 		return y;
 	}
