@@ -175,6 +175,7 @@ enum step_source {
 	STEP_SRC_IDLE_GAPS,
 	STEP_SRC_WINDOW,
 	STEP_SRC_NONE,
+	STEP_SRC_OP_SEQUENCE, /* the first and last kernels repeat once per step, alternating */
 };
 const char *analysis_step_source_name(enum step_source s);
 

@@ -176,6 +176,96 @@ static size_t idle_segments(struct rank_sets *sets, struct span **out, int64_t *
 	return n;
 }
 
+static int cmp_span_start(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Steps from the repeating per-step op sequence: the capture's first compute kernel (the
+ * embedding) opens every step and its last (the sampler) closes it, alternating exactly,
+ * with (nearly) every kernel inside an open-close pair. It holds where the device never
+ * idles long between steps (graph replays, async scheduling). Between a close and the next
+ * open, the step boundary is the longest gap in device activity there, so the copies
+ * around the sampler and the embedding land on their own steps. */
+static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *sets,
+			  struct span **out, char **why)
+{
+	*out = NULL;
+	size_t first = SIZE_MAX, last = SIZE_MAX, ncomp = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (cls[ev].cat != CAT_COMPUTE)
+			continue;
+		ncomp++;
+		int64_t s = store_ts(rs, ev), e = s + store_dur(rs, ev);
+		if (first == SIZE_MAX || s < store_ts(rs, first))
+			first = ev;
+		if (last == SIZE_MAX || e > store_ts(rs, last) + store_dur(rs, last))
+			last = ev;
+	}
+	if (first == SIZE_MAX || rs->ev_name[first] == rs->ev_name[last])
+		return 0;
+	uint32_t open = rs->ev_name[first], close = rs->ev_name[last];
+	struct span *v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++)
+		if (cls[ev].cat == CAT_COMPUTE && (rs->ev_name[ev] == open || rs->ev_name[ev] == close))
+			push_span(&v, &n, &cap, store_ts(rs, ev), store_ts(rs, ev) + store_dur(rs, ev), (uint32_t)ev);
+	xqsort(v, n, sizeof *v, cmp_span_start);
+	bool ok = n >= 4 && n % 2 == 0;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = rs->ev_name[v[i].ev] == (i % 2 ? close : open) && (i % 2 == 0 || i + 1 == n || v[i].end <= v[i + 1].start);
+	size_t steps = n / 2, outside = 0;
+	for (size_t ev = 0; ok && ev < rs->n_ev; ev++) { /* every kernel inside an open-close pair */
+		if (cls[ev].cat != CAT_COMPUTE)
+			continue;
+		int64_t t = store_ts(rs, ev);
+		size_t lo = 0, hi = steps;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (v[2 * mid].start <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		outside += !(lo > 0 && t <= v[2 * (lo - 1) + 1].end);
+	}
+	if (!ok || outside * 100 > ncomp) {
+		free(v);
+		return 0;
+	}
+	struct ivset active;
+	ivset_init(&active);
+	ivset_union(&sets->device_busy, &sets->comm, &active);
+	struct span *st = xmalloc(steps * sizeof *st);
+	st[0].start = active.n ? active.start[0] : v[0].start;
+	for (size_t i = 0; i < steps; i++) {
+		st[i].ev = v[2 * i].ev;
+		if (i + 1 == steps) {
+			st[i].end = active.n ? active.end[active.n - 1] : v[2 * i + 1].end;
+			break;
+		}
+		/* the longest gap in activity between this step's close and the next open */
+		int64_t a = v[2 * i + 1].end, b = v[2 * i + 2].start, best = -1;
+		st[i].end = a;
+		st[i + 1].start = b;
+		for (size_t j = ivset_first_ending_after(&active, a); j + 1 < active.n && active.start[j + 1] <= b; j++)
+			if (active.start[j + 1] - active.end[j] > best) {
+				best = active.start[j + 1] - active.end[j];
+				st[i].end = active.end[j];
+				st[i + 1].start = active.start[j + 1];
+			}
+	}
+	ivset_free(&active);
+	*why = xasprintf("%zu repeats of the per-step op sequence: the first kernel \"%.40s\" opens each step and "
+			 "the last \"%.40s\" closes it, alternating; %zu of %zu kernels outside them (no step "
+			 "markers; the device does not idle long enough between steps to split on)",
+			 steps, store_str(rs, open), store_str(rs, close), outside, ncomp);
+	free(v);
+	*out = st;
+	return steps;
+}
+
 /* ---- workload ----------------------------------------------------------------------- */
 
 enum { W_TRAIN = 1, W_INFER = 2 };
@@ -792,6 +882,8 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			}
 		}
 		int64_t thr = 0;
+		if (!n && sets && (n = op_sequence(rs, ra->cls, rank_sets_wait(sets), &v, &why)) > 0)
+			ra->step_source = STEP_SRC_OP_SEQUENCE;
 		if (!n && sets && (n = idle_segments(rank_sets_wait(sets), &v, &thr)) > 0) {
 			ra->step_source = STEP_SRC_IDLE_GAPS;
 			why = xasprintf("device activity split at %zu idle gaps of %.3f ms or more (no step "
@@ -805,6 +897,7 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			why = xstrdup("no step markers, engine ops or idle-gap structure: the whole window is one step");
 		}
 		const char *label = ra->step_source == STEP_SRC_IDLE_GAPS ? "segment"
+				    : ra->step_source == STEP_SRC_OP_SEQUENCE ? "step"
 				    : ra->step_source == STEP_SRC_WINDOW ? "window"
 				    : ra->step_source == STEP_SRC_ENGINE ? "engine step" : NULL;
 		set_steps(ra, rs, v, n, label, win_end);
