@@ -490,12 +490,15 @@ static uint8_t kernel_words(const char *s, const char *unused)
 
 static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, const char *shapes)
 {
-	if (bits & NAME_DECODE) {
+	long tok, seqs;
+	bool sized = (bits & NAME_HIT) && shapes && attention_tokens(shapes, &tok, &seqs) && seqs > 0 && tok >= seqs;
+	/* PagedAttention over more tokens than sequences is the split-fuse form (chunked prefill),
+	 * whatever its kernel is named: not decode-only */
+	if ((bits & NAME_DECODE) && !(sized && tok > seqs && !mla_preprocess(name))) {
 		t->decode_only++;
 		t->decode_only_name = mla_preprocess(name) ? "MLA preprocess" : "PagedAttention";
 	}
-	long tok, seqs;
-	if (!(bits & NAME_HIT) || !shapes || !attention_tokens(shapes, &tok, &seqs) || seqs <= 0 || tok < seqs)
+	if (!sized)
 		return;
 	if (tok == seqs) {
 		t->dec++;

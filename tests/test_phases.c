@@ -195,6 +195,33 @@ static void test_signal_kernels_from_trace(void **state)
 	tu_capture_free(&c);
 }
 
+/* PagedAttention over more tokens than sequences is the split-fuse form older vLLM-Ascend
+ * ran for chunked prefill: its name alone must not make a step decode. Every attention
+ * kernel of the table renamed PagedAttention: decode steps are still read from it, prefill
+ * steps from their shapes. */
+static void test_paged_attention_splitfuse(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	struct tu_capture c;
+	char *dir = tu_generate("--shape vllm --steps 10 --prefill 3 --seed 12");
+	c.dir = dir;
+	c.truth = tu_truth_load(dir);
+	char *kt = rank_file(&c, 0, "kernel_details.csv");
+	assert_int_equal(tu_sh("sed -i 's/FusedInferAttentionScore/PagedAttention/g' '%s'", kt), 0);
+	free(kt);
+	tu_truth_free(c.truth);
+	load_generated(&c, dir);
+	const struct rank_analysis *ra = &c.an->ranks[0];
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		enum phase want = truth_phase(c.truth, 0, k);
+		assert_int_equal(ra->steps[k].phase, want);
+		assert_int_equal(ra->steps[k].phase_source, want == PHASE_DECODE ? PHASE_SRC_KERNELS : PHASE_SRC_SHAPES);
+	}
+	tu_capture_free(&c);
+}
+
 /* Signal: attention query tokens against sequences. Decode (tokens = sequences) and one
  * prompt (one sequence) are read with medium confidence; several sequences with more tokens
  * are prompt tokens but may hide decodes: a mixed step there is never called decode, and
@@ -356,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_signal_annotation),
 		cmocka_unit_test(test_signal_kernels_from_trace),
 		cmocka_unit_test(test_signal_shapes),
+		cmocka_unit_test(test_paged_attention_splitfuse),
 		cmocka_unit_test(test_signal_clusters),
 		cmocka_unit_test(test_signal_stage),
 		cmocka_unit_test(test_training),
