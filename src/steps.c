@@ -431,45 +431,45 @@ static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store 
  * table, B x blocks) the sequences. False when the shapes say neither. */
 static bool attention_tokens(const char *shapes, long *tokens, long *seqs)
 {
-	long dims[8][4];
-	int nd[8], n = 0;
+	/* sizes from another machine: only plausible ones, so the product cannot overflow */
+	const long most = 1L << 24;
+	long q[4] = {0, 0, 0, 0}, block_rows = 0;
+	int nq = -1; /* dims of the first input */
 	const char *p = shapes;
-	while (*p && n < 8) {
-		while (*p == '"' || *p == ' ')
-			p++;
-		nd[n] = 0;
+	for (int input = 0; *p; input++) { /* inputs split by ';' (empty ones for optional inputs) */
+		long d[4] = {0, 0, 0, 0};
+		int nd = 0;
 		while (*p && *p != ';') {
 			char *end;
 			long x = strtol(p, &end, 10);
-			if (end == p) {
+			if (end == p) { /* quotes, spaces, commas */
 				p++;
 				continue;
 			}
-			if (nd[n] < 4)
-				dims[n][nd[n]] = x;
-			nd[n]++;
+			if (nd < 4)
+				d[nd] = x;
+			nd++;
 			p = end;
-			while (*p == ',' || *p == '"' || *p == ' ')
-				p++;
 		}
-		n++;
+		if (input == 0) {
+			nq = nd;
+			memcpy(q, d, sizeof q);
+		} else if (nd == 2 && d[0] > 0 && d[0] <= most) {
+			block_rows = d[0]; /* the last 2-D input: the block table */
+		}
 		if (*p == ';')
 			p++;
 	}
-	if (n == 0 || nd[0] < 3 || dims[0][0] <= 0)
+	if (nq < 3 || nq > 4 || q[0] <= 0 || q[0] > most)
 		return false;
-	if (nd[0] == 4) {
-		*seqs = dims[0][0];
-		*tokens = dims[0][0] * dims[0][1];
-		return dims[0][1] > 0;
+	if (nq == 4) { /* (B, S, N, D) */
+		*seqs = q[0];
+		*tokens = q[0] * q[1];
+		return q[1] > 0 && q[1] <= most;
 	}
-	for (int i = n - 1; i > 0; i--)
-		if (nd[i] == 2 && dims[i][0] > 0) {
-			*tokens = dims[0][0];
-			*seqs = dims[i][0];
-			return true;
-		}
-	return false;
+	*tokens = q[0]; /* (T, N, D) */
+	*seqs = block_rows;
+	return block_rows > 0;
 }
 
 struct attn_tally {

@@ -226,17 +226,14 @@ static void test_paged_attention_splitfuse(void **state)
  * prompt (one sequence) are read with medium confidence; several sequences with more tokens
  * are prompt tokens but may hide decodes: a mixed step there is never called decode, and
  * what it is called is low confidence. */
-static void test_signal_shapes(void **state)
+static void check_shapes_signal(const struct tu_capture *c)
 {
-	(void)state;
-	struct tu_capture c;
-	tu_capture_load(&c, "--shape vllm,mixed=3 --steps 14 --prefill 4 --seed 3", true);
-	check_steps(&c);
-	const struct rank_analysis *ra = &c.an->ranks[0];
+	check_steps(c);
+	const struct rank_analysis *ra = &c->an->ranks[0];
 	for (size_t k = 0; k < ra->n_steps; k++) {
 		const struct step *s = &ra->steps[k];
-		enum phase want = truth_phase(c.truth, 0, k);
-		long long seqs = tu_truth_int(c.truth, "rank.0.step.%zu.seqs", k);
+		enum phase want = truth_phase(c->truth, 0, k);
+		long long seqs = tu_truth_int(c->truth, "rank.0.step.%zu.seqs", k);
 		assert_int_equal(s->phase_source, PHASE_SRC_SHAPES);
 		if (want == PHASE_MIXED) {
 			assert_int_equal(s->phase, PHASE_PREFILL);
@@ -246,6 +243,28 @@ static void test_signal_shapes(void **state)
 			assert_int_equal(s->phase_conf, want == PHASE_PREFILL && seqs > 1 ? CONF_LOW : CONF_MEDIUM);
 		}
 	}
+}
+
+static void test_signal_shapes(void **state)
+{
+	(void)state;
+	static const char *const args = "--shape vllm,mixed=3 --steps 14 --prefill 4 --seed 3";
+	struct tu_capture c;
+	tu_capture_load(&c, args, true);
+	check_shapes_signal(&c);
+	tu_capture_free(&c);
+	/* the same with empty optional inputs and an attention mask (2-D) before the block table,
+	 * as the operator lists its inputs */
+	char *dir = tu_generate(args);
+	c.dir = dir;
+	c.truth = tu_truth_load(dir);
+	char *kt = rank_file(&c, 0, "kernel_details.csv");
+	assert_int_equal(tu_sh("sed -i 's/;2048,128,1024;2048,128,1024;/;2048,128,1024;2048,128,1024;;2048,2048;;;;;;;;/g' '%s' && "
+			       "grep -q ';;2048,2048;;;;;;;;' '%s'", kt, kt), 0);
+	free(kt);
+	tu_truth_free(c.truth);
+	load_generated(&c, dir);
+	check_shapes_signal(&c);
 	tu_capture_free(&c);
 }
 
