@@ -220,6 +220,8 @@ struct step {
 	uint32_t marker_ev;  /* the event that marks the step, or UINT32_MAX */
 	int64_t compute_ns, comm_not_overlapped_ns, free_ns, host_only_ns, h2d_ns, d2h_ns;
 	size_t dispatch_ops;
+	size_t graph_replays; /* host aclmdlRIExecute* calls ending in the window: a captured graph
+			       * ran the step's model (its kernels have no launch flows) */
 };
 
 struct op_stat {

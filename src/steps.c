@@ -259,11 +259,38 @@ static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cl
 	ivset_free(&active);
 	*why = xasprintf("%zu repeats of the per-step op sequence: the first kernel \"%.40s\" opens each step and "
 			 "the last \"%.40s\" closes it, alternating; %zu of %zu kernels outside them (no step "
-			 "markers; the device does not idle long enough between steps to split on)",
+			 "markers or engine ops)",
 			 steps, store_str(rs, open), store_str(rs, close), outside, ncomp);
 	free(v);
 	*out = st;
 	return steps;
+}
+
+/* Graph replays (ACLGraph: one aclmdlRIExecuteAsync call runs the captured model, so its
+ * kernels have no launch flows) counted per step by where the call ends; the steps'
+ * evidence says how many steps replayed a graph. Takes and returns the owned evidence. */
+static char *graph_replays(struct rank_analysis *ra, const struct rank_store *rs, char *why)
+{
+	struct name_memo m;
+	name_memo_init(&m, rs->strs, contains_text, "aclmdlRIExecute");
+	bool *host = host_lanes(rs);
+	size_t hint = 0, calls = 0, steps = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (!host[store_ev_lane_id(rs, ev)] || !name_bits(&m, rs->ev_name[ev]))
+			continue;
+		size_t k = analysis_step_at_near(ra, store_ts(rs, ev) + store_dur(rs, ev), &hint);
+		calls++;
+		if (k != SIZE_MAX)
+			steps += ra->steps[k].graph_replays++ == 0;
+	}
+	free(m.bits);
+	free(host);
+	if (!calls)
+		return why;
+	char *more = xasprintf("%s; %zu of %zu step(s) replay a captured graph (%zu aclmdlRIExecute call(s): "
+			       "their kernels have no launch flows)", why, steps, ra->n_steps, calls);
+	free(why);
+	return more;
 }
 
 /* ---- workload ----------------------------------------------------------------------- */
@@ -913,6 +940,8 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 		ra->step_source = STEP_SRC_NONE;
 		why = xstrdup("no trace and no step table");
 	}
+	if (rs->has_events && ra->n_steps && ra->steps[0].has_window)
+		why = graph_replays(ra, rs, why);
 	ra->step_evidence = why;
 
 	analysis_phases(rd, ra);

@@ -114,11 +114,15 @@ static void test_graph_replays(void **state)
 	size_t sig[PHASE_SRC_COUNT];
 	check_phases(&c, sig);
 	const struct rank_analysis *ra = &c.an->ranks[0];
-	for (size_t k = 0; k < ra->n_steps; k++)
-		if (tu_truth_int(c.truth, "rank.0.step.%zu.graph", k)) {
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		bool graph = tu_truth_int(c.truth, "rank.0.step.%zu.graph", k);
+		assert_int_equal(ra->steps[k].graph_replays, graph); /* one replay per graph step */
+		if (graph) {
 			assert_int_equal(ra->steps[k].phase_source, PHASE_SRC_KERNELS);
 			assert_int_equal(ra->steps[k].phase_conf, CONF_HIGH);
 		}
+	}
+	assert_non_null(strstr(ra->step_evidence, "replay a captured graph"));
 	assert_true(sig[PHASE_SRC_KERNELS] == (size_t)tu_truth_int(c.truth, "rank.0.decode_steps"));
 	tu_capture_free(&c);
 }
