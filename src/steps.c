@@ -14,8 +14,8 @@
 #include "xalloc.h"
 
 /* Engine ops that repeat once per step, in order of preference. */
-static const char *engine_patterns[] = {"execute_context_", "execute_model", "EngineCore.step", "step_with_batch_queue",
-					"_model_forward", "forward"};
+static const char *engine_patterns[] = {"execute_context_",      "execute_model",  "EngineCore.step",
+                                        "step_with_batch_queue", "_model_forward", "forward"};
 
 struct span {
 	int64_t start, end;
@@ -83,7 +83,7 @@ struct name_memo {
 };
 
 static void name_memo_init(struct name_memo *m, const struct strtab *strs,
-			   uint8_t (*test)(const char *, const char *), const char *arg)
+                           uint8_t (*test)(const char *, const char *), const char *arg)
 {
 	uint32_t n = strtab_count(strs);
 	*m = (struct name_memo){strs, xcalloc(n ? n : 1, 1), test, arg};
@@ -189,7 +189,7 @@ static int cmp_span_start(const void *a, const void *b)
  * open, the step boundary is the longest gap in device activity there, so the copies
  * around the sampler and the embedding land on their own steps. */
 static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *sets,
-			  struct span **out, char **why)
+                          struct span **out, char **why)
 {
 	*out = NULL;
 	size_t first = SIZE_MAX, last = SIZE_MAX, ncomp = 0;
@@ -210,11 +210,13 @@ static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cl
 	size_t n = 0, cap = 0;
 	for (size_t ev = 0; ev < rs->n_ev; ev++)
 		if (cls[ev].cat == CAT_COMPUTE && (rs->ev_name[ev] == open || rs->ev_name[ev] == close))
-			push_span(&v, &n, &cap, store_ts(rs, ev), store_ts(rs, ev) + store_dur(rs, ev), (uint32_t)ev);
+			push_span(&v, &n, &cap, store_ts(rs, ev), store_ts(rs, ev) + store_dur(rs, ev),
+			          (uint32_t)ev);
 	xqsort(v, n, sizeof *v, cmp_span_start);
 	bool ok = n >= 4 && n % 2 == 0;
 	for (size_t i = 0; ok && i < n; i++)
-		ok = rs->ev_name[v[i].ev] == (i % 2 ? close : open) && (i % 2 == 0 || i + 1 == n || v[i].end <= v[i + 1].start);
+		ok = rs->ev_name[v[i].ev] == (i % 2 ? close : open) &&
+		     (i % 2 == 0 || i + 1 == n || v[i].end <= v[i + 1].start);
 	size_t steps = n / 2, outside = 0;
 	for (size_t ev = 0; ok && ev < rs->n_ev; ev++) { /* every kernel inside an open-close pair */
 		if (cls[ev].cat != CAT_COMPUTE)
@@ -249,7 +251,8 @@ static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cl
 		int64_t a = v[2 * i + 1].end, b = v[2 * i + 2].start, best = -1;
 		st[i].end = a;
 		st[i + 1].start = b;
-		for (size_t j = ivset_first_ending_after(&active, a); j + 1 < active.n && active.start[j + 1] <= b; j++)
+		for (size_t j = ivset_first_ending_after(&active, a - 1);
+		     j + 1 < active.n && active.start[j + 1] <= b; j++)
 			if (active.start[j + 1] - active.end[j] > best) {
 				best = active.start[j + 1] - active.end[j];
 				st[i].end = active.end[j];
@@ -257,10 +260,11 @@ static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cl
 			}
 	}
 	ivset_free(&active);
-	*why = xasprintf("%zu repeats of the per-step op sequence: the first kernel \"%.40s\" opens each step and "
-			 "the last \"%.40s\" closes it, alternating; %zu of %zu kernels outside them (no step "
-			 "markers or engine ops)",
-			 steps, store_str(rs, open), store_str(rs, close), outside, ncomp);
+	*why = xasprintf(
+	        "%zu repeats of the per-step op sequence: the first kernel \"%.40s\" opens each step and "
+	        "the last \"%.40s\" closes it, alternating; %zu of %zu kernels outside them (no step "
+	        "markers or engine ops)",
+	        steps, store_str(rs, open), store_str(rs, close), outside, ncomp);
 	free(v);
 	*out = st;
 	return steps;
@@ -288,7 +292,8 @@ static char *graph_replays(struct rank_analysis *ra, const struct rank_store *rs
 	if (!calls)
 		return why;
 	char *more = xasprintf("%s; %zu of %zu step(s) replay a captured graph (%zu aclmdlRIExecute call(s): "
-			       "their kernels have no launch flows)", why, steps, ra->n_steps, calls);
+	                       "their kernels have no launch flows)",
+	                       why, steps, ra->n_steps, calls);
 	free(why);
 	return more;
 }
@@ -320,7 +325,8 @@ static bool mla_preprocess(const char *s)
  * older vLLM-Ascend ran for chunked prefill. */
 static bool paged_attention(const char *s)
 {
-	return (strstr(s, "PagedAttention") || strcasestr(s, "paged_attention")) && !strcasestr(s, "splitfuse");
+	return (strstr(s, "PagedAttention") || strcasestr(s, "paged_attention")) &&
+	       !strcasestr(s, "splitfuse");
 }
 
 static uint8_t workload_words(const char *s, const char *unused)
@@ -330,9 +336,9 @@ static uint8_t workload_words(const char *s, const char *unused)
 	if (word_end(s, "Grad") || word_end(s, "Backward") || strstr(s, "autograd::engine") ||
 	    strstr(s, "Optimizer.step") || strstr(s, "ApplyAdam"))
 		b |= W_TRAIN;
-	if (strstr(s, "FusedInferAttentionScore") || strcasestr(s, "fused_infer_attention") || paged_attention(s) ||
-	    mla_preprocess(s) || strstr(s, "ReshapeAndCache") || strstr(s, "reshape_and_cache") ||
-	    strstr(s, "execute_context_") || strstr(s, "execute_model"))
+	if (strstr(s, "FusedInferAttentionScore") || strcasestr(s, "fused_infer_attention") ||
+	    paged_attention(s) || mla_preprocess(s) || strstr(s, "ReshapeAndCache") ||
+	    strstr(s, "reshape_and_cache") || strstr(s, "execute_context_") || strstr(s, "execute_model"))
 		b |= W_INFER;
 	return b;
 }
@@ -367,12 +373,14 @@ static void find_workload(struct rank_analysis *ra, const struct rank_store *rs,
 	}
 	if (train >= 2) {
 		ra->workload = WORKLOAD_TRAINING;
-		ra->workload_evidence = xasprintf("%zu backward, *Grad* or optimizer events in the %s", train, where);
+		ra->workload_evidence =
+		        xasprintf("%zu backward, *Grad* or optimizer events in the %s", train, where);
 	} else if (infer) {
 		ra->workload = WORKLOAD_INFERENCE;
-		ra->workload_evidence = xasprintf(
-			"%zu serving events (attention kernels of vLLM-Ascend, KV cache writes, engine ops) and no "
-			"backward in the %s", infer, where);
+		ra->workload_evidence = xasprintf("%zu serving events (attention kernels of vLLM-Ascend, KV "
+		                                  "cache writes, engine ops) and no "
+		                                  "backward in the %s",
+		                                  infer, where);
 	} else {
 		ra->workload = WORKLOAD_UNKNOWN;
 		ra->workload_evidence = xasprintf("neither backward nor serving kernels in the %s", where);
@@ -402,9 +410,10 @@ static void vote(struct vote *v, enum phase p, enum confidence c, enum phase_sou
 static uint8_t phase_words(const char *text, const char *unused)
 {
 	(void)unused;
-	return (uint8_t)((strcasestr(text, "mstx") ? NAME_MSTX : 0) | (strcasestr(text, "prefill") ? NAME_PREFILL : 0) |
-			 (strcasestr(text, "decode") ? NAME_DECODE : 0) |
-			 (!strncmp(text, "execute_context_", 16) ? NAME_HIT : 0));
+	return (uint8_t)((strcasestr(text, "mstx") ? NAME_MSTX : 0) |
+	                 (strcasestr(text, "prefill") ? NAME_PREFILL : 0) |
+	                 (strcasestr(text, "decode") ? NAME_DECODE : 0) |
+	                 (!strncmp(text, "execute_context_", 16) ? NAME_HIT : 0));
 }
 
 /* Upstream vLLM's execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>): prefill with
@@ -412,15 +421,19 @@ static uint8_t phase_words(const char *text, const char *unused)
 static enum phase annotation_phase(const char *name, long *cr, long *ct, long *gr)
 {
 	long gt;
-	if (sscanf(name, "execute_context_%ld(%ld)_generation_%ld(%ld)", cr, ct, gr, &gt) != 4 || *cr < 0 || *gr < 0)
+	if (sscanf(name, "execute_context_%ld(%ld)_generation_%ld(%ld)", cr, ct, gr, &gt) != 4 || *cr < 0 ||
+	    *gr < 0)
 		return PHASE_UNKNOWN;
-	return *cr > 0 && *gr == 0 ? PHASE_PREFILL : *cr == 0 && *gr > 0 ? PHASE_DECODE
-	       : *cr > 0 && *gr > 0 ? PHASE_MIXED : PHASE_UNKNOWN;
+	return *cr > 0 && *gr == 0   ? PHASE_PREFILL
+	       : *cr == 0 && *gr > 0 ? PHASE_DECODE
+	       : *cr > 0 && *gr > 0  ? PHASE_MIXED
+	                             : PHASE_UNKNOWN;
 }
 
 /* mstx ranges named prefill/decode mark every step they overlap; annotation ranges the step
  * they start in. */
-static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store *rs, struct vote (*v)[SIG_COUNT])
+static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store *rs,
+                              struct vote (*v)[SIG_COUNT])
 {
 	struct name_memo words;
 	name_memo_init(&words, rs->strs, phase_words, NULL);
@@ -437,13 +450,16 @@ static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store 
 			size_t k = analysis_step_at_near(ra, a, &hint);
 			if (p && k != SIZE_MAX)
 				vote(&v[k][SIG_RANGES], p, CONF_HIGH, PHASE_SRC_ANNOTATION,
-				     xasprintf("annotation range: %ld context request(s) (%ld tokens), %ld generation", cr,
-					       ct, gr));
+				     xasprintf("annotation range: %ld context request(s) (%ld tokens), %ld "
+				               "generation",
+				               cr, ct, gr));
 			continue;
 		}
 		if (!(name & NAME_MSTX) && !(name_bits(&words, store_ev_attr(rs, ev)->cat) & NAME_MSTX))
 			continue;
-		enum phase p = name & NAME_PREFILL ? PHASE_PREFILL : name & NAME_DECODE ? PHASE_DECODE : PHASE_UNKNOWN;
+		enum phase p = name & NAME_PREFILL  ? PHASE_PREFILL
+		               : name & NAME_DECODE ? PHASE_DECODE
+		                                    : PHASE_UNKNOWN;
 		for (size_t i = 0; p && i < ra->n_steps; i++)
 			if (a < ra->steps[i].win_end && b > ra->steps[i].win_start)
 				vote(&v[i][SIG_RANGES], p, CONF_HIGH, PHASE_SRC_MSTX,
@@ -509,16 +525,18 @@ static uint8_t kernel_words(const char *s, const char *unused)
 {
 	(void)unused;
 	return (uint8_t)((paged_attention(s) || mla_preprocess(s) ? NAME_DECODE : 0) |
-			 (strstr(s, "FusedInferAttentionScore") || paged_attention(s) || strstr(s, "IncreFlashAttention") ||
-				  strstr(s, "PromptFlashAttention")
-			  ? NAME_HIT
-			  : 0));
+	                 (strstr(s, "FusedInferAttentionScore") || paged_attention(s) ||
+	                                  strstr(s, "IncreFlashAttention") ||
+	                                  strstr(s, "PromptFlashAttention")
+	                          ? NAME_HIT
+	                          : 0));
 }
 
 static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, const char *shapes)
 {
 	long tok, seqs;
-	bool sized = (bits & NAME_HIT) && shapes && attention_tokens(shapes, &tok, &seqs) && seqs > 0 && tok >= seqs;
+	bool sized = (bits & NAME_HIT) && shapes && attention_tokens(shapes, &tok, &seqs) && seqs > 0 &&
+	             tok >= seqs;
 	/* PagedAttention over more tokens than sequences is the split-fuse form (chunked prefill),
 	 * whatever its kernel is named: not decode-only */
 	if ((bits & NAME_DECODE) && !(sized && tok > seqs && !mla_preprocess(name))) {
@@ -539,8 +557,8 @@ static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, c
 
 /* Decode-only kernels and attention shapes per step: from the kernel table when it has start
  * times (same axis as the trace), else kernel names from the trace's device lanes. */
-static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store *rs, const struct csv_table *kt,
-			       struct vote (*v)[SIG_COUNT])
+static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store *rs,
+                               const struct csv_table *kt, struct vote (*v)[SIG_COUNT])
 {
 	if (!ra->n_steps || !ra->steps[0].has_window)
 		return;
@@ -560,7 +578,7 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			size_t k = analysis_step_at_near(ra, ts, &hint);
 			if (k != SIZE_MAX)
 				tally_kernel(&t[k], bits, strtab_str(kt->strs, id),
-					     shapes ? csvt_str(kt, r, COL_INPUT_SHAPES) : NULL);
+				             shapes ? csvt_str(kt, r, COL_INPUT_SHAPES) : NULL);
 		}
 	} else if (rs->has_events) {
 		name_memo_init(&m, rs->strs, kernel_words, NULL);
@@ -568,7 +586,8 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			if (ra->cls[ev].cat != CAT_COMPUTE)
 				continue;
 			uint8_t bits = name_bits(&m, rs->ev_name[ev]);
-			size_t k = bits & NAME_DECODE ? analysis_step_at_near(ra, store_ts(rs, ev), &hint) : SIZE_MAX;
+			size_t k = bits & NAME_DECODE ? analysis_step_at_near(ra, store_ts(rs, ev), &hint)
+			                              : SIZE_MAX;
 			if (k != SIZE_MAX)
 				tally_kernel(&t[k], bits, store_ev_name(rs, ev), NULL);
 		}
@@ -581,37 +600,45 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 		const struct attn_tally *a = &t[k];
 		if (a->decode_only)
 			vote(&v[k][SIG_KERNELS], PHASE_DECODE, CONF_HIGH, PHASE_SRC_KERNELS,
-			     xasprintf("%zu %s kernel(s): they run only in decode-only batches", a->decode_only,
-				       a->decode_only_name));
+			     xasprintf("%zu %s kernel(s): they run only in decode-only batches",
+			               a->decode_only, a->decode_only_name));
 		if (a->dec && a->pre)
 			vote(&v[k][SIG_SHAPES], PHASE_MIXED, CONF_MEDIUM, PHASE_SRC_SHAPES,
-			     xasprintf("attention over one token per sequence (%ld sequences) and over %ld tokens of "
-				       "%ld sequence(s) in the same step: a decode part and a prefill part",
-				       a->dec_seqs, a->pre_tok, a->pre_seqs));
+			     xasprintf("attention over one token per sequence (%ld sequences) and over %ld "
+			               "tokens of "
+			               "%ld sequence(s) in the same step: a decode part and a prefill part",
+			               a->dec_seqs, a->pre_tok, a->pre_seqs));
 		else if (a->dec)
 			vote(&v[k][SIG_SHAPES], PHASE_DECODE, CONF_MEDIUM, PHASE_SRC_SHAPES,
-			     xasprintf("attention query tokens equal its sequences (%ld): one new token each", a->dec_seqs));
+			     xasprintf("attention query tokens equal its sequences (%ld): one new token each",
+			               a->dec_seqs));
 		else if (a->pre)
-			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, a->pre_seqs == 1 ? CONF_MEDIUM : CONF_LOW, PHASE_SRC_SHAPES,
+			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, a->pre_seqs == 1 ? CONF_MEDIUM : CONF_LOW,
+			     PHASE_SRC_SHAPES,
 			     a->pre_seqs == 1
-				     ? xasprintf("attention over %ld query tokens of one sequence: a prompt", a->pre_tok)
-				     : xasprintf("attention over %ld query tokens of %ld sequences: prompt tokens; the "
-						 "shapes cannot tell several prompts from a batch that also decodes",
-						 a->pre_tok, a->pre_seqs));
+			             ? xasprintf("attention over %ld query tokens of one sequence: a prompt",
+			                         a->pre_tok)
+			             : xasprintf("attention over %ld query tokens of %ld sequences: prompt "
+			                         "tokens; the "
+			                         "shapes cannot tell several prompts from a batch that also "
+			                         "decodes",
+			                         a->pre_tok, a->pre_seqs));
 	}
 	free(t);
 }
 
-static void votes_from_stage(struct rank_analysis *ra, const struct csv_table *st, struct vote (*v)[SIG_COUNT])
+static void votes_from_stage(struct rank_analysis *ra, const struct csv_table *st,
+                             struct vote (*v)[SIG_COUNT])
 {
 	/* Stage is a number in real files (a duration): only a text label counts */
 	if (!st || ra->step_source != STEP_SRC_STEP_TRACE || st->nrows != ra->n_steps)
 		return;
 	for (size_t i = 0; i < ra->n_steps; i++) {
 		const char *stage = csvt_str(st, i, COL_STAGE);
-		enum phase p = strcasestr(stage, "prefill") ? PHASE_PREFILL
-			       : strcasestr(stage, "decode") ? PHASE_DECODE
-			       : strcasestr(stage, "mixed") || strcasestr(stage, "chunk") ? PHASE_MIXED : PHASE_UNKNOWN;
+		enum phase p = strcasestr(stage, "prefill")                               ? PHASE_PREFILL
+		               : strcasestr(stage, "decode")                              ? PHASE_DECODE
+		               : strcasestr(stage, "mixed") || strcasestr(stage, "chunk") ? PHASE_MIXED
+		                                                                          : PHASE_UNKNOWN;
 		if (p)
 			vote(&v[i][SIG_STAGE], p, CONF_HIGH, PHASE_SRC_STAGE,
 			     xasprintf("Stage column reads %s", analysis_phase_name(p)));
@@ -677,9 +704,10 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 			s->phase_source = PHASE_SRC_CLUSTERS;
 			s->phase_conf = c;
 			s->phase_evidence = xasprintf(
-				"step durations form two clusters: %zu step(s) around %.3f ms read as prefill, %zu "
-				"around %.3f ms as decode (ratio %.1f, separation %.1f sd of log duration)",
-				np, exp(m2) / 1e6, n - np, exp(m1) / 1e6, ratio, isfinite(sep) ? sep : 99.0);
+			        "step durations form two clusters: %zu step(s) around %.3f ms read as "
+			        "prefill, %zu "
+			        "around %.3f ms as decode (ratio %.1f, separation %.1f sd of log duration)",
+			        np, exp(m2) / 1e6, n - np, exp(m1) / 1e6, ratio, isfinite(sep) ? sep : 99.0);
 		}
 	} else {
 		for (size_t i = 0; i < n; i++) {
@@ -687,10 +715,10 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 			s->phase = PHASE_DECODE;
 			s->phase_source = PHASE_SRC_UNIFORM;
 			s->phase_conf = CONF_LOW;
-			s->phase_evidence = xasprintf(
-				"%zu step(s) with durations from %.3f to %.3f ms show no separate long cluster; read "
-				"as decode only",
-				n, exp(sorted[0]) / 1e6, exp(sorted[n - 1]) / 1e6);
+			s->phase_evidence = xasprintf("%zu step(s) with durations from %.3f to %.3f ms show "
+			                              "no separate long cluster; read "
+			                              "as decode only",
+			                              n, exp(sorted[0]) / 1e6, exp(sorted[n - 1]) / 1e6);
 		}
 	}
 	free(lg);
@@ -720,13 +748,14 @@ static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT])
 		sbuf_adds(&why, f->why);
 		for (int g = first + 1; g < SIG_COUNT; g++) {
 			const struct vote *o = &v[k][g];
-			/* a low "prefill" from shapes that cannot see decode parts does not contradict mixed */
+			/* a low "prefill" from shapes that cannot see decode parts does not contradict mixed
+			 */
 			if (!o->phase || o->phase == f->phase ||
 			    (f->phase == PHASE_MIXED && o->phase == PHASE_PREFILL && o->conf == CONF_LOW))
 				continue;
 			s->phase_conf = CONF_LOW;
 			sbuf_addf(&why, "; but %s read %s (%s)", analysis_phase_source_name(o->source),
-				  analysis_phase_name(o->phase), o->why);
+			          analysis_phase_name(o->phase), o->why);
 		}
 		s->phase_evidence = sbuf_detach(&why);
 	}
@@ -738,9 +767,9 @@ static void phase_summary(struct rank_analysis *ra)
 {
 	ra->phase_source = PHASE_SRC_NONE;
 	ra->phase_conf = CONF_HIGH;
-	static const enum phase_source order[] = {PHASE_SRC_STAGE, PHASE_SRC_MSTX, PHASE_SRC_ANNOTATION,
-						  PHASE_SRC_KERNELS, PHASE_SRC_SHAPES, PHASE_SRC_CLUSTERS,
-						  PHASE_SRC_UNIFORM};
+	static const enum phase_source order[] = {PHASE_SRC_STAGE,   PHASE_SRC_MSTX,   PHASE_SRC_ANNOTATION,
+	                                          PHASE_SRC_KERNELS, PHASE_SRC_SHAPES, PHASE_SRC_CLUSTERS,
+	                                          PHASE_SRC_UNIFORM};
 	size_t low = 0;
 	for (size_t k = 0; k < ra->n_steps; k++) {
 		ra->phase_steps[ra->steps[k].phase_source]++;
@@ -755,14 +784,17 @@ static void phase_summary(struct rank_analysis *ra)
 			continue;
 		if (ra->phase_source == PHASE_SRC_NONE)
 			ra->phase_source = order[i];
-		sbuf_addf(&why, "%s%zu step(s) from %s", why.len ? ", " : "", n, analysis_phase_source_name(order[i]));
+		sbuf_addf(&why, "%s%zu step(s) from %s", why.len ? ", " : "", n,
+		          analysis_phase_source_name(order[i]));
 	}
 	if (ra->n_steps == 1 || ra->phase_steps[ra->phase_source] == ra->n_steps) {
 		/* one signal for every step: its own words say more */
 		sbuf_reset(&why);
 		sbuf_adds(&why, ra->steps[0].phase_evidence);
-		if (ra->n_steps > 1 && ra->phase_source != PHASE_SRC_CLUSTERS && ra->phase_source != PHASE_SRC_UNIFORM)
-			sbuf_addf(&why, " (step 1; every step from %s)", analysis_phase_source_name(ra->phase_source));
+		if (ra->n_steps > 1 && ra->phase_source != PHASE_SRC_CLUSTERS &&
+		    ra->phase_source != PHASE_SRC_UNIFORM)
+			sbuf_addf(&why, " (step 1; every step from %s)",
+			          analysis_phase_source_name(ra->phase_source));
 	}
 	if (low && low < ra->n_steps)
 		sbuf_addf(&why, "; %zu of %zu step(s) low confidence", low, ra->n_steps);
@@ -784,7 +816,8 @@ static void training_phases(struct rank_analysis *ra)
 	ra->phase_source = PHASE_SRC_WORKLOAD;
 	ra->phase_conf = CONF_HIGH;
 	free(ra->phase_evidence);
-	ra->phase_evidence = xasprintf("training workload (%s): steps are not prefill or decode", ra->workload_evidence);
+	ra->phase_evidence =
+	        xasprintf("training workload (%s): steps are not prefill or decode", ra->workload_evidence);
 }
 
 void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
@@ -803,7 +836,8 @@ void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
 			continue; /* a rank with a trace speaks for itself */
 		ra->workload = WORKLOAD_TRAINING;
 		free(ra->workload_evidence);
-		ra->workload_evidence = xasprintf("no kernels of its own; rank %d of the same capture trains", ranks[train].rank);
+		ra->workload_evidence = xasprintf("no kernels of its own; rank %d of the same capture trains",
+		                                  ranks[train].rank);
 		training_phases(ra);
 		ra->have[M_PREFILL_STEPS] = ra->have[M_DECODE_STEPS] = ra->have[M_MIXED_STEPS] = false;
 	}
@@ -823,7 +857,7 @@ static void analysis_phases(const struct rank_data *rd, struct rank_analysis *ra
 		training_phases(ra);
 		return;
 	}
-	struct vote (*v)[SIG_COUNT] = xcalloc(ra->n_steps, sizeof *v);
+	struct vote(*v)[SIG_COUNT] = xcalloc(ra->n_steps, sizeof *v);
 	votes_from_stage(ra, rd->by_kind[CSV_STEP_TRACE], v);
 	if (rs->has_events)
 		votes_from_ranges(ra, rs, v);
@@ -926,10 +960,11 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			ra->step_source = STEP_SRC_WINDOW;
 			why = xstrdup("no step markers, engine ops or idle-gap structure: the whole window is one step");
 		}
-		const char *label = ra->step_source == STEP_SRC_IDLE_GAPS ? "segment"
-				    : ra->step_source == STEP_SRC_OP_SEQUENCE ? "step"
-				    : ra->step_source == STEP_SRC_WINDOW ? "window"
-				    : ra->step_source == STEP_SRC_ENGINE ? "engine step" : NULL;
+		const char *label = ra->step_source == STEP_SRC_IDLE_GAPS     ? "segment"
+		                    : ra->step_source == STEP_SRC_OP_SEQUENCE ? "step"
+		                    : ra->step_source == STEP_SRC_WINDOW      ? "window"
+		                    : ra->step_source == STEP_SRC_ENGINE      ? "engine step"
+		                                                              : NULL;
 		set_steps(ra, rs, v, n, label, win_end);
 		free(v);
 	} else if (st && st->nrows >= 1) {

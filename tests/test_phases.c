@@ -25,7 +25,8 @@ static void load_generated(struct tu_capture *c, char *dir)
 static char *rank_file(const struct tu_capture *c, int r, const char *name)
 {
 	char *p;
-	if (asprintf(&p, "%s/%s/ASCEND_PROFILER_OUTPUT/%s", c->dir, tu_truth_str(c->truth, "rank.%d.dir", r), name) < 0)
+	if (asprintf(&p, "%s/%s/ASCEND_PROFILER_OUTPUT/%s", c->dir, tu_truth_str(c->truth, "rank.%d.dir", r),
+	             name) < 0)
 		return NULL;
 	return p;
 }
@@ -33,8 +34,10 @@ static char *rank_file(const struct tu_capture *c, int r, const char *name)
 static enum phase truth_phase(const struct tu_truth *t, int r, size_t k)
 {
 	const char *p = tu_truth_str(t, "rank.%d.step.%zu.phase", r, k);
-	return !strcmp(p, "prefill") ? PHASE_PREFILL : !strcmp(p, "decode") ? PHASE_DECODE
-	       : !strcmp(p, "mixed") ? PHASE_MIXED : PHASE_UNKNOWN;
+	return !strcmp(p, "prefill")  ? PHASE_PREFILL
+	       : !strcmp(p, "decode") ? PHASE_DECODE
+	       : !strcmp(p, "mixed")  ? PHASE_MIXED
+	                              : PHASE_UNKNOWN;
 }
 
 /* As many steps as planted, each holding its planted device work: a step's window starts at
@@ -52,11 +55,14 @@ static void check_steps(const struct tu_capture *c)
 			long long de = tu_truth_int(c->truth, "rank.%d.step.%zu.dev_end_ns", r, k);
 			assert_true(s->has_window);
 			if (!(s->win_start <= ds + 1000 && s->win_end >= de))
-				fail_msg("rank %d step %zu: window [%lld, %lld), planted device work [%lld, %lld]", r, k,
-					 (long long)s->win_start, (long long)s->win_end, ds, de);
-			if ((ra->step_source == STEP_SRC_IDLE_GAPS || ra->step_source == STEP_SRC_OP_SEQUENCE) &&
+				fail_msg("rank %d step %zu: window [%lld, %lld), planted device work [%lld, "
+				         "%lld]",
+				         r, k, (long long)s->win_start, (long long)s->win_end, ds, de);
+			if ((ra->step_source == STEP_SRC_IDLE_GAPS ||
+			     ra->step_source == STEP_SRC_OP_SEQUENCE) &&
 			    llabs((long long)s->start - ds) > 1000)
-				fail_msg("rank %d step %zu starts at %lld, planted %lld", r, k, (long long)s->start, ds);
+				fail_msg("rank %d step %zu starts at %lld, planted %lld", r, k,
+				         (long long)s->start, ds);
 		}
 	}
 }
@@ -73,8 +79,10 @@ static void check_phases(const struct tu_capture *c, size_t per_signal[PHASE_SRC
 			enum phase want = truth_phase(c->truth, ra->rank, k);
 			if (s->phase != want)
 				fail_msg("rank %d step %zu: %s from %s (%s: %s), planted %s", ra->rank, k,
-					 analysis_phase_name(s->phase), analysis_phase_signal_name(s->phase_source),
-					 analysis_confidence_name(s->phase_conf), s->phase_evidence, analysis_phase_name(want));
+				         analysis_phase_name(s->phase),
+				         analysis_phase_signal_name(s->phase_source),
+				         analysis_confidence_name(s->phase_conf), s->phase_evidence,
+				         analysis_phase_name(want));
 			per_signal[s->phase_source]++;
 		}
 		assert_true(ra->have[M_MIXED_STEPS]);
@@ -89,8 +97,9 @@ static void test_default_shape_seeds(void **state)
 	(void)state;
 	for (int seed = 1; seed <= 4; seed++) {
 		char args[160];
-		snprintf(args, sizeof args, "--shape vllm,mla,moe,short,mixed=3 --steps 14 --prefill 4 --ranks 2 --seed %d",
-			 seed);
+		snprintf(args, sizeof args,
+		         "--shape vllm,mla,moe,short,mixed=3 --steps 14 --prefill 4 --ranks 2 --seed %d",
+		         seed);
 		struct tu_capture c;
 		tu_capture_load(&c, args, true);
 		assert_int_equal(c.an->ranks[0].step_source, STEP_SRC_OP_SEQUENCE);
@@ -221,7 +230,8 @@ static void test_paged_attention_splitfuse(void **state)
 	for (size_t k = 0; k < ra->n_steps; k++) {
 		enum phase want = truth_phase(c.truth, 0, k);
 		assert_int_equal(ra->steps[k].phase, want);
-		assert_int_equal(ra->steps[k].phase_source, want == PHASE_DECODE ? PHASE_SRC_KERNELS : PHASE_SRC_SHAPES);
+		assert_int_equal(ra->steps[k].phase_source,
+		                 want == PHASE_DECODE ? PHASE_SRC_KERNELS : PHASE_SRC_SHAPES);
 	}
 	tu_capture_free(&c);
 }
@@ -244,7 +254,8 @@ static void check_shapes_signal(const struct tu_capture *c)
 			assert_int_equal(s->phase_conf, CONF_LOW);
 		} else {
 			assert_int_equal(s->phase, want);
-			assert_int_equal(s->phase_conf, want == PHASE_PREFILL && seqs > 1 ? CONF_LOW : CONF_MEDIUM);
+			assert_int_equal(s->phase_conf,
+			                 want == PHASE_PREFILL && seqs > 1 ? CONF_LOW : CONF_MEDIUM);
 		}
 	}
 }
@@ -263,8 +274,12 @@ static void test_signal_shapes(void **state)
 	c.dir = dir;
 	c.truth = tu_truth_load(dir);
 	char *kt = rank_file(&c, 0, "kernel_details.csv");
-	assert_int_equal(tu_sh("sed -i 's/;2048,128,1024;2048,128,1024;/;2048,128,1024;2048,128,1024;;2048,2048;;;;;;;;/g' '%s' && "
-			       "grep -q ';;2048,2048;;;;;;;;' '%s'", kt, kt), 0);
+	assert_int_equal(tu_sh("sed -i "
+	                       "'s/;2048,128,1024;2048,128,1024;/"
+	                       ";2048,128,1024;2048,128,1024;;2048,2048;;;;;;;;/g' '%s' && "
+	                       "grep -q ';;2048,2048;;;;;;;;' '%s'",
+	                       kt, kt),
+	                 0);
 	free(kt);
 	tu_truth_free(c.truth);
 	load_generated(&c, dir);
@@ -315,7 +330,9 @@ static void test_signal_stage(void **state)
 			fprintf(f, "%s\n", line);
 			continue;
 		}
-		const char *label = row == 3 ? "Prefill" : truth_phase(c.truth, 0, row - 1) == PHASE_PREFILL ? "Prefill" : "Decode";
+		const char *label = row == 3                                            ? "Prefill"
+		                    : truth_phase(c.truth, 0, row - 1) == PHASE_PREFILL ? "Prefill"
+		                                                                        : "Decode";
 		fprintf(f, "%.*s%s%s\n", (int)(cell - line), line, label, end);
 	}
 	fclose(f);
@@ -341,7 +358,7 @@ static void check_training(const struct analysis *an)
 		const struct rank_analysis *ra = &an->ranks[i];
 		if (ra->workload != WORKLOAD_TRAINING)
 			fail_msg("rank %d: workload %s (%s)", ra->rank, analysis_workload_name(ra->workload),
-				 ra->workload_evidence);
+			         ra->workload_evidence);
 		assert_false(ra->have[M_PREFILL_STEPS]);
 		assert_false(ra->have[M_DECODE_STEPS]);
 		assert_false(ra->have[M_MIXED_STEPS]);
@@ -367,7 +384,8 @@ static void test_training(void **state)
 	assert_int_equal(c.an->ranks[0].step_source, STEP_SRC_PROFILER_STEP);
 	tu_capture_free(&c);
 	static const char *const real[] = {"msinsight/test/data/pytorch/text/level0",
-					   "msinsight/test/data/pytorch/text/level1", "msinsight/test/st/level2"};
+	                                   "msinsight/test/data/pytorch/text/level1",
+	                                   "msinsight/test/st/level2"};
 	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
 		TU_REAL_OR_SKIP(dir, real[i]);
 		struct capture *cap = capture_open(dir, NULL);
@@ -400,17 +418,17 @@ static void test_inference_counts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default_shape_seeds),
-		cmocka_unit_test(test_graph_replays),
-		cmocka_unit_test(test_steps_without_markers),
-		cmocka_unit_test(test_signal_annotation),
-		cmocka_unit_test(test_signal_kernels_from_trace),
-		cmocka_unit_test(test_signal_shapes),
-		cmocka_unit_test(test_paged_attention_splitfuse),
-		cmocka_unit_test(test_signal_clusters),
-		cmocka_unit_test(test_signal_stage),
-		cmocka_unit_test(test_training),
-		cmocka_unit_test(test_inference_counts),
+	        cmocka_unit_test(test_default_shape_seeds),
+	        cmocka_unit_test(test_graph_replays),
+	        cmocka_unit_test(test_steps_without_markers),
+	        cmocka_unit_test(test_signal_annotation),
+	        cmocka_unit_test(test_signal_kernels_from_trace),
+	        cmocka_unit_test(test_signal_shapes),
+	        cmocka_unit_test(test_paged_attention_splitfuse),
+	        cmocka_unit_test(test_signal_clusters),
+	        cmocka_unit_test(test_signal_stage),
+	        cmocka_unit_test(test_training),
+	        cmocka_unit_test(test_inference_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

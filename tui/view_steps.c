@@ -59,8 +59,14 @@ static void sparkline(const struct rank_analysis *ra, struct canvas *cv, int x, 
 			has_sel |= i == sel;
 		}
 		int lv = (int)(d * 7 / maxd);
-		canvas_set(cv, x + c, y, levels[lv < 0 ? 0 : lv > 7 ? 7 : lv],
-			   has_sel ? ST_SELECTED : prefill ? ST_CAT_COMM : mixed ? ST_CAT_COPY : ST_CAT_COMPUTE);
+		canvas_set(cv, x + c, y,
+		           levels[lv < 0   ? 0
+		                  : lv > 7 ? 7
+		                           : lv],
+		           has_sel   ? ST_SELECTED
+		           : prefill ? ST_CAT_COMM
+		           : mixed   ? ST_CAT_COPY
+		                     : ST_CAT_COMPUTE);
 	}
 }
 
@@ -77,22 +83,25 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		     analysis_step_source_name(ra->step_source));
 	canvas_text(cv, x + 3, y + 1, w - 4, ST_DIM, ra->step_evidence ? ra->step_evidence : "");
 	canvas_textf(cv, x + 1, y + 2, w - 2, ST_BOLD, "workload %s; phases from %s, confidence %s",
-		     analysis_workload_name(ra->workload), analysis_phase_source_name(ra->phase_source),
-		     analysis_confidence_name(ra->phase_conf));
+	             analysis_workload_name(ra->workload), analysis_phase_source_name(ra->phase_source),
+	             analysis_confidence_name(ra->phase_conf));
 	canvas_text(cv, x + 3, y + 3, w - 4, ST_DIM, ra->phase_evidence ? ra->phase_evidence : "");
 	canvas_text(cv, x + 1, y + 4, 10, ST_DIM, "durations");
 	sparkline(ra, cv, x + 12, y + 4, w - 14, v->lb.sel);
 	if (v->lb.sel < ra->n_steps) { /* why the selected step has its phase */
 		const struct step *s = &ra->steps[v->lb.sel];
-		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, "step %zu: %s from %s, confidence %s: %s", v->lb.sel + 1,
-			     analysis_phase_name(s->phase), analysis_phase_source_name(s->phase_source),
-			     analysis_confidence_name(s->phase_conf), s->phase_evidence ? s->phase_evidence : "");
+		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, "step %zu: %s from %s, confidence %s: %s",
+		             v->lb.sel + 1, analysis_phase_name(s->phase),
+		             analysis_phase_source_name(s->phase_source),
+		             analysis_confidence_name(s->phase_conf),
+		             s->phase_evidence ? s->phase_evidence : "");
 	}
 	int hy = y + 6;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
-		    "   #  start ms     dur ms  phase    compute ms  comm-exp ms    free ms  host-only ms  dispatch  "
-		    "signal      conf    label");
+	            "   #  start ms     dur ms  phase    compute ms  comm-exp ms    free ms  host-only ms  "
+	            "dispatch  "
+	            "signal      conf    label");
 	int body = h - 7;
 	listbox_clamp(&v->lb, body);
 	for (int r = 0; r < body && v->lb.top + (size_t)r < ra->n_steps; r++) {
@@ -106,14 +115,17 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		if (s->has_window)
 			snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
 		char line[512];
-		snprintf(line, sizeof line, "%4zu %9s %10.3f  %-7s %11.3f %12.3f %10.3f %13.3f %9zu  %-10s  %-6s  %s",
-			 i + 1, start, (double)(s->end - s->start) / 1e6, analysis_phase_name(s->phase),
-			 (double)s->compute_ns / 1e6, (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
-			 (double)s->host_only_ns / 1e6, s->dispatch_ops, analysis_phase_signal_name(s->phase_source),
-			 analysis_confidence_name(s->phase_conf), s->label ? s->label : "");
+		snprintf(line, sizeof line,
+		         "%4zu %9s %10.3f  %-7s %11.3f %12.3f %10.3f %13.3f %9zu  %-10s  %-6s  %s", i + 1,
+		         start, (double)(s->end - s->start) / 1e6, analysis_phase_name(s->phase),
+		         (double)s->compute_ns / 1e6, (double)s->comm_not_overlapped_ns / 1e6,
+		         (double)s->free_ns / 1e6, (double)s->host_only_ns / 1e6, s->dispatch_ops,
+		         analysis_phase_signal_name(s->phase_source), analysis_confidence_name(s->phase_conf),
+		         s->label ? s->label : "");
 		canvas_text(cv, x + 1, hy + 1 + r, w - 2, st, line);
 		if (!sel && (s->phase == PHASE_PREFILL || s->phase == PHASE_MIXED))
-			canvas_restyle(cv, x + 1 + 27, hy + 1 + r, 7, s->phase == PHASE_MIXED ? ST_CAT_COPY : ST_CAT_COMM);
+			canvas_restyle(cv, x + 1 + 27, hy + 1 + r, 7,
+			               s->phase == PHASE_MIXED ? ST_CAT_COPY : ST_CAT_COMM);
 	}
 	if (!ra->n_steps)
 		canvas_text(cv, x + 1, hy + 2, w - 2, ST_DIM, "no steps");
