@@ -748,8 +748,7 @@ static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT])
 		sbuf_adds(&why, f->why);
 		for (int g = first + 1; g < SIG_COUNT; g++) {
 			const struct vote *o = &v[k][g];
-			/* a low "prefill" from shapes that cannot see decode parts does not contradict mixed
-			 */
+			/* a low "prefill" from shapes blind to decode parts does not contradict mixed */
 			if (!o->phase || o->phase == f->phase ||
 			    (f->phase == PHASE_MIXED && o->phase == PHASE_PREFILL && o->conf == CONF_LOW))
 				continue;
@@ -836,7 +835,8 @@ void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
 			continue; /* a rank with a trace speaks for itself */
 		ra->workload = WORKLOAD_TRAINING;
 		free(ra->workload_evidence);
-		ra->workload_evidence = xasprintf("no kernels of its own; rank %d of the same capture trains",
+		ra->workload_evidence = xasprintf("no backward or serving kernels of its own; rank %d of the "
+		                                  "same capture trains",
 		                                  ranks[train].rank);
 		training_phases(ra);
 		ra->have[M_PREFILL_STEPS] = ra->have[M_DECODE_STEPS] = ra->have[M_MIXED_STEPS] = false;
