@@ -182,30 +182,58 @@ static int cmp_span_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Steps from the repeating per-step op sequence: the capture's first compute kernel (the
- * embedding) opens every step and its last (the sampler) closes it, alternating exactly,
- * with (nearly) every kernel inside an open-close pair. It holds where the device never
- * idles long between steps (graph replays, async scheduling). Between a close and the next
- * open, the step boundary is the longest gap in device activity there, so the copies
- * around the sampler and the embedding land on their own steps. */
+/* The opening and closing kernel names: those after and before the longest gap in device
+ * activity (a step boundary when the device waits for the host between steps), else the
+ * capture's first and last compute kernels. False when they are one name. */
+static bool sequence_ends(const struct rank_store *rs, const struct ev_class *cls, const struct ivset *active,
+                          uint32_t *open, uint32_t *close, size_t *ncomp)
+{
+	int64_t after = INT64_MIN, before = INT64_MAX, best = -1;
+	for (size_t j = 0; j + 1 < active->n; j++)
+		if (active->start[j + 1] - active->end[j] > best) {
+			best = active->start[j + 1] - active->end[j];
+			before = active->end[j];
+			after = active->start[j + 1];
+		}
+	size_t first = SIZE_MAX, last = SIZE_MAX, n = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (cls[ev].cat != CAT_COMPUTE)
+			continue;
+		n++;
+		int64_t s = store_ts(rs, ev), e = s + store_dur(rs, ev);
+		if (s >= after && (first == SIZE_MAX || s < store_ts(rs, first)))
+			first = ev;
+		if (e <= before && (last == SIZE_MAX || e > store_ts(rs, last) + store_dur(rs, last)))
+			last = ev;
+	}
+	*ncomp = n;
+	if (first == SIZE_MAX || last == SIZE_MAX || rs->ev_name[first] == rs->ev_name[last])
+		return false;
+	*open = rs->ev_name[first];
+	*close = rs->ev_name[last];
+	return true;
+}
+
+/* Steps from the repeating per-step op sequence: one kernel (the embedding) opens every step
+ * and another (the sampler) closes it, alternating exactly, with (nearly) every kernel inside
+ * an open-close pair; a capture may begin after an open and end before a close (partial
+ * steps). It holds where the device hardly idles between steps (graph replays, async
+ * scheduling). Between a close and the next open, the step boundary is the longest gap in
+ * device activity there, so the copies around the sampler and the embedding land on their
+ * own steps. */
 static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *sets,
                           struct span **out, char **why)
 {
 	*out = NULL;
-	size_t first = SIZE_MAX, last = SIZE_MAX, ncomp = 0;
-	for (size_t ev = 0; ev < rs->n_ev; ev++) {
-		if (cls[ev].cat != CAT_COMPUTE)
-			continue;
-		ncomp++;
-		int64_t s = store_ts(rs, ev), e = s + store_dur(rs, ev);
-		if (first == SIZE_MAX || s < store_ts(rs, first))
-			first = ev;
-		if (last == SIZE_MAX || e > store_ts(rs, last) + store_dur(rs, last))
-			last = ev;
-	}
-	if (first == SIZE_MAX || rs->ev_name[first] == rs->ev_name[last])
+	struct ivset active;
+	ivset_init(&active);
+	ivset_union(&sets->device_busy, &sets->comm, &active);
+	uint32_t open, close;
+	size_t ncomp;
+	if (!active.n || !sequence_ends(rs, cls, &active, &open, &close, &ncomp)) {
+		ivset_free(&active);
 		return 0;
-	uint32_t open = rs->ev_name[first], close = rs->ev_name[last];
+	}
 	struct span *v = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t ev = 0; ev < rs->n_ev; ev++)
@@ -213,60 +241,64 @@ static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cl
 			push_span(&v, &n, &cap, store_ts(rs, ev), store_ts(rs, ev) + store_dur(rs, ev),
 			          (uint32_t)ev);
 	xqsort(v, n, sizeof *v, cmp_span_start);
-	bool ok = n >= 4 && n % 2 == 0;
-	for (size_t i = 0; ok && i < n; i++)
-		ok = rs->ev_name[v[i].ev] == (i % 2 ? close : open) &&
-		     (i % 2 == 0 || i + 1 == n || v[i].end <= v[i + 1].start);
-	size_t steps = n / 2, outside = 0;
-	for (size_t ev = 0; ok && ev < rs->n_ev; ev++) { /* every kernel inside an open-close pair */
+	/* units: a leading close (partial first step), open-close pairs, a trailing open */
+	size_t lead = n && rs->ev_name[v[0].ev] == close, trail = (n - lead) % 2;
+	size_t pairs = (n - lead - trail) / 2, steps = lead + pairs + trail;
+	bool ok = pairs >= 2;
+	for (size_t i = lead; ok && i < n; i++) {
+		bool is_open = (i - lead) % 2 == 0;
+		ok = rs->ev_name[v[i].ev] == (is_open ? open : close) &&
+		     (is_open || i + 1 == n || v[i].end <= v[i + 1].start);
+	}
+	/* each unit as [first kernel start, last kernel end] */
+	struct span *u = ok ? xmalloc(steps * sizeof *u) : NULL;
+	for (size_t k = 0; ok && k < steps; k++) {
+		bool partial_first = lead && k == 0, partial_last = trail && k + 1 == steps;
+		size_t o = lead + 2 * (k - lead); /* index of the unit's open in v */
+		u[k].ev = partial_first ? v[0].ev : v[o].ev;
+		u[k].start = partial_first ? active.start[0] : v[o].start;
+		u[k].end = partial_last ? active.end[active.n - 1] : partial_first ? v[0].end : v[o + 1].end;
+	}
+	size_t outside = 0;
+	for (size_t ev = 0; ok && ev < rs->n_ev; ev++) { /* every kernel inside a unit */
 		if (cls[ev].cat != CAT_COMPUTE)
 			continue;
 		int64_t t = store_ts(rs, ev);
 		size_t lo = 0, hi = steps;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (v[2 * mid].start <= t)
+			if (u[mid].start <= t)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		outside += !(lo > 0 && t <= v[2 * (lo - 1) + 1].end);
+		outside += !(lo > 0 && t <= u[lo - 1].end);
 	}
+	free(v);
 	if (!ok || outside * 100 > ncomp) {
-		free(v);
+		free(u);
+		ivset_free(&active);
 		return 0;
 	}
-	struct ivset active;
-	ivset_init(&active);
-	ivset_union(&sets->device_busy, &sets->comm, &active);
-	struct span *st = xmalloc(steps * sizeof *st);
-	st[0].start = active.n ? active.start[0] : v[0].start;
-	for (size_t i = 0; i < steps; i++) {
-		st[i].ev = v[2 * i].ev;
-		if (i + 1 == steps) {
-			st[i].end = active.n ? active.end[active.n - 1] : v[2 * i + 1].end;
-			break;
-		}
-		/* the longest gap in activity between this step's close and the next open */
-		int64_t a = v[2 * i + 1].end, b = v[2 * i + 2].start, best = -1;
-		st[i].end = a;
-		st[i + 1].start = b;
+	u[0].start = active.start[0];
+	u[steps - 1].end = active.end[active.n - 1];
+	for (size_t k = 0; k + 1 < steps; k++) {
+		/* the longest gap in activity between this unit's close and the next open */
+		int64_t a = u[k].end, b = u[k + 1].start, best = -1;
 		for (size_t j = ivset_first_ending_after(&active, a - 1);
 		     j + 1 < active.n && active.start[j + 1] <= b; j++)
 			if (active.start[j + 1] - active.end[j] > best) {
 				best = active.start[j + 1] - active.end[j];
-				st[i].end = active.end[j];
-				st[i + 1].start = active.start[j + 1];
+				u[k].end = active.end[j];
+				u[k + 1].start = active.start[j + 1];
 			}
 	}
 	ivset_free(&active);
-	*why = xasprintf(
-	        "%zu repeats of the per-step op sequence: the first kernel \"%.40s\" opens each step and "
-	        "the last \"%.40s\" closes it, alternating; %zu of %zu kernels outside them (no step "
-	        "markers or engine ops)",
-	        steps, store_str(rs, open), store_str(rs, close), outside, ncomp);
-	free(v);
-	*out = st;
+	*why = xasprintf("%zu repeats of the per-step op sequence: \"%.40s\" opens each step and \"%.40s\" "
+	                 "closes it, alternating (%zu partial step(s) at the capture's ends); %zu of %zu "
+	                 "kernels outside them (no step markers or engine ops)",
+	                 steps, store_str(rs, open), store_str(rs, close), lead + trail, outside, ncomp);
+	*out = u;
 	return steps;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "category.h"
 #include "testutil.h"
 
 /* A generated capture, changed by the caller before it is loaded. */
@@ -156,6 +157,42 @@ static void test_steps_without_markers(void **state)
 	check_steps(&c);
 	check_phases(&c, sig);
 	tu_capture_free(&c);
+}
+
+/* A capture cut short ends inside a step: the op sequence keeps that partial step (an open
+ * without its close) instead of giving up, at several cut points. */
+static void test_op_sequence_partial_step(void **state)
+{
+	(void)state;
+	static const char *const base = "--shape vllm,graph --host-gap-us 0 --steps 12 --prefill 2 --seed 3";
+	static const char *const cuts[] = {"900000", "1200000", "1500000"};
+	struct tu_capture whole; /* a cut capture states no per-step truth: the same one uncut does */
+	tu_capture_load(&whole, base, false);
+	for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+		char args[160];
+		snprintf(args, sizeof args, "%s --truncate-at %s", base, cuts[i]);
+		struct tu_capture c;
+		tu_capture_load(&c, args, true);
+		tu_truth_free(c.truth);
+		c.truth = tu_truth_load(whole.dir);
+		const struct rank_analysis *ra = &c.an->ranks[0];
+		const struct rank_store *rs = &c.cap->ranks[0].store;
+		int64_t last_kernel = INT64_MIN;
+		for (size_t ev = 0; ev < rs->n_ev; ev++)
+			if (ra->cls[ev].cat == CAT_COMPUTE && store_ts(rs, ev) > last_kernel)
+				last_kernel = store_ts(rs, ev);
+		size_t begun = 0; /* planted steps with a kernel left in the cut trace */
+		for (long long k = 0; k < tu_truth_int(c.truth, "rank.0.steps"); k++)
+			begun += tu_truth_int(c.truth, "rank.0.step.%lld.dev_start_ns", k) <= last_kernel;
+		assert_true(begun >= 3 && begun < 12);
+		assert_int_equal(ra->step_source, STEP_SRC_OP_SEQUENCE);
+		assert_int_equal(ra->n_steps, begun);
+		for (size_t k = 0; k < ra->n_steps; k++)
+			assert_true(llabs((long long)ra->steps[k].start -
+			                  tu_truth_int(c.truth, "rank.0.step.%zu.dev_start_ns", k)) <= 1000);
+		tu_capture_free(&c);
+	}
+	tu_capture_free(&whole);
 }
 
 /* Signal: vLLM annotation ranges. They mark the steps too, and give mixed steps even where
@@ -421,6 +458,7 @@ int main(void)
 	        cmocka_unit_test(test_default_shape_seeds),
 	        cmocka_unit_test(test_graph_replays),
 	        cmocka_unit_test(test_steps_without_markers),
+	        cmocka_unit_test(test_op_sequence_partial_step),
 	        cmocka_unit_test(test_signal_annotation),
 	        cmocka_unit_test(test_signal_kernels_from_trace),
 	        cmocka_unit_test(test_signal_shapes),
