@@ -295,9 +295,10 @@ static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cl
 	}
 	ivset_free(&active);
 	*why = xasprintf("%zu repeats of the per-step op sequence: \"%.40s\" opens each step and \"%.40s\" "
-	                 "closes it, alternating (%zu partial step(s) at the capture's ends); %zu of %zu "
-	                 "kernels outside them (no step markers or engine ops)",
-	                 steps, store_str(rs, open), store_str(rs, close), lead + trail, outside, ncomp);
+	                 "closes it, alternating%s; %zu of %zu kernels outside them (no step markers or "
+	                 "engine ops)",
+	                 steps, store_str(rs, open), store_str(rs, close),
+	                 lead + trail ? " (partial steps at the capture's ends)" : "", outside, ncomp);
 	*out = u;
 	return steps;
 }
@@ -818,14 +819,20 @@ static void phase_summary(struct rank_analysis *ra)
 		sbuf_addf(&why, "%s%zu step(s) from %s", why.len ? ", " : "", n,
 		          analysis_phase_source_name(order[i]));
 	}
-	if (ra->n_steps == 1 || ra->phase_steps[ra->phase_source] == ra->n_steps) {
-		/* one signal for every step: its own words say more */
+	enum phase_source only = ra->phase_source;
+	if (ra->n_steps == 1 || (ra->phase_steps[only] == ra->n_steps &&
+	                         (only == PHASE_SRC_CLUSTERS || only == PHASE_SRC_UNIFORM))) {
+		/* one sentence speaks for every step */
 		sbuf_reset(&why);
 		sbuf_adds(&why, ra->steps[0].phase_evidence);
-		if (ra->n_steps > 1 && ra->phase_source != PHASE_SRC_CLUSTERS &&
-		    ra->phase_source != PHASE_SRC_UNIFORM)
-			sbuf_addf(&why, " (step 1; every step from %s)",
-			          analysis_phase_source_name(ra->phase_source));
+	} else {
+		size_t per[PHASE_MIXED + 1] = {0};
+		for (size_t k = 0; k < ra->n_steps; k++)
+			per[ra->steps[k].phase]++;
+		sbuf_addf(&why, ": %zu prefill, %zu decode, %zu mixed", per[PHASE_PREFILL], per[PHASE_DECODE],
+		          per[PHASE_MIXED]);
+		if (per[PHASE_UNKNOWN])
+			sbuf_addf(&why, ", %zu unknown", per[PHASE_UNKNOWN]);
 	}
 	if (low && low < ra->n_steps)
 		sbuf_addf(&why, "; %zu of %zu step(s) low confidence", low, ra->n_steps);
