@@ -550,6 +550,7 @@ static bool attention_tokens(const char *shapes, long *tokens, long *seqs)
 
 struct attn_tally {
 	size_t dec, pre, decode_only; /* rows with tokens == sequences, more tokens; decode-only kernels */
+	size_t mla;                   /* MLA preprocess kernels */
 	long pre_tok, pre_seqs, dec_seqs;
 	const char *decode_only_name;
 };
@@ -575,6 +576,7 @@ static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, c
 	if ((bits & NAME_DECODE) && !(sized && tok > seqs && !mla_preprocess(name))) {
 		t->decode_only++;
 		t->decode_only_name = mla_preprocess(name) ? "MLA preprocess" : "PagedAttention";
+		t->mla += mla_preprocess(name);
 	}
 	if (!sized)
 		return;
@@ -629,33 +631,39 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 		return;
 	}
 	free(m.bits);
+	/* MLA models run a mixed batch's decode and prefill parts as separate attention calls
+	 * (seen as an MLA preprocess kernel or a split step): there, a step with prompt-sized
+	 * calls only holds no decodes */
+	bool splits = false;
+	for (size_t k = 0; k < ra->n_steps; k++)
+		splits |= t[k].mla || (t[k].dec && t[k].pre);
 	for (size_t k = 0; k < ra->n_steps; k++) {
 		const struct attn_tally *a = &t[k];
 		if (a->decode_only)
 			vote(&v[k][SIG_KERNELS], PHASE_DECODE, CONF_HIGH, PHASE_SRC_KERNELS,
-			     xasprintf("%zu %s kernel(s): they run only in decode-only batches",
-			               a->decode_only, a->decode_only_name));
+			     xasprintf("%zu %s kernel(s): they run only in decode-only batches", a->decode_only,
+			               a->decode_only_name));
 		if (a->dec && a->pre)
 			vote(&v[k][SIG_SHAPES], PHASE_MIXED, CONF_MEDIUM, PHASE_SRC_SHAPES,
-			     xasprintf("attention over one token per sequence (%ld sequences) and over %ld "
-			               "tokens of "
-			               "%ld sequence(s) in the same step: a decode part and a prefill part",
+			     xasprintf("attention over one token per sequence (%ld sequences) and over %ld tokens "
+			               "of %ld sequence(s) in the same step: a decode part and a prefill part",
 			               a->dec_seqs, a->pre_tok, a->pre_seqs));
 		else if (a->dec)
 			vote(&v[k][SIG_SHAPES], PHASE_DECODE, CONF_MEDIUM, PHASE_SRC_SHAPES,
 			     xasprintf("attention query tokens equal its sequences (%ld): one new token each",
 			               a->dec_seqs));
+		else if (a->pre && (a->pre_seqs == 1 || splits))
+			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, CONF_MEDIUM, PHASE_SRC_SHAPES,
+			     xasprintf("attention over %ld query tokens of %ld sequence(s)%s", a->pre_tok,
+			               a->pre_seqs,
+			               a->pre_seqs == 1 ? ": a prompt"
+			                                : ", and this model runs decode parts as calls of their "
+			                                  "own (MLA): prompts only"));
 		else if (a->pre)
-			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, a->pre_seqs == 1 ? CONF_MEDIUM : CONF_LOW,
-			     PHASE_SRC_SHAPES,
-			     a->pre_seqs == 1
-			             ? xasprintf("attention over %ld query tokens of one sequence: a prompt",
-			                         a->pre_tok)
-			             : xasprintf("attention over %ld query tokens of %ld sequences: prompt "
-			                         "tokens; the "
-			                         "shapes cannot tell several prompts from a batch that also "
-			                         "decodes",
-			                         a->pre_tok, a->pre_seqs));
+			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, CONF_LOW, PHASE_SRC_SHAPES,
+			     xasprintf("attention over %ld query tokens of %ld sequences: prompt tokens; the "
+			               "shapes cannot tell several prompts from a batch that also decodes",
+			               a->pre_tok, a->pre_seqs));
 	}
 	free(t);
 }

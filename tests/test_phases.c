@@ -109,6 +109,10 @@ static void test_default_shape_seeds(void **state)
 		check_phases(&c, sig);
 		assert_int_equal(sig[PHASE_SRC_KERNELS] + sig[PHASE_SRC_SHAPES], 2 * 14);
 		assert_true(sig[PHASE_SRC_KERNELS] > 0 && sig[PHASE_SRC_SHAPES] > 0);
+		/* an MLA model splits decode parts off: prompts of several sequences are sure too */
+		for (size_t i = 0; i < c.an->n_ranks; i++)
+			for (size_t k = 0; k < c.an->ranks[i].n_steps; k++)
+				assert_int_not_equal(c.an->ranks[i].steps[k].phase_conf, CONF_LOW);
 		tu_capture_free(&c);
 	}
 }
