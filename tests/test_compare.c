@@ -273,6 +273,15 @@ static void test_comparability_warnings(void **state)
 	compare_free(c);
 	tu_capture_free(&a);
 	tu_capture_free(&b);
+	/* a training capture against an inference one: the workloads differ */
+	tu_capture_load(&a, "--shape train --seed 23 --steps 3 --ops 30", true);
+	tu_capture_load(&b, "--shape vllm,mixed=1 --seed 24 --steps 4 --prefill 1 --ops 30", true);
+	c = compare_captures(a.an, b.an);
+	assert_true(has_warning(c, "workload training on before, inference on after"));
+	assert_false(has_warning(c, "phase mix differs")); /* training has no phase mix to compare */
+	compare_free(c);
+	tu_capture_free(&a);
+	tu_capture_free(&b);
 }
 
 static void test_real_levels(void **state)

@@ -236,7 +236,7 @@ static void test_shapes(void **state)
 {
 	(void)state;
 	static const char *const args[] = {
-		"--shape vllm,mla,moe,graph,annotate,mixed=3 --ranks 2 --steps 9 --prefill 3 --seed 4",
+		"--shape vllm,mla,moe,graph,annotate,mixed=3 --ranks 3 --comm --steps 9 --prefill 3 --seed 4",
 		"--shape vllm,short,mixed=2 --ranks 1 --steps 8 --seed 9",
 		"--shape train --ranks 2 --steps 3 --seed 3",
 	};

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "category.h"
 #include "testutil.h"
 
 /* A generated capture, changed by the caller before it is loaded. */
@@ -25,7 +26,8 @@ static void load_generated(struct tu_capture *c, char *dir)
 static char *rank_file(const struct tu_capture *c, int r, const char *name)
 {
 	char *p;
-	if (asprintf(&p, "%s/%s/ASCEND_PROFILER_OUTPUT/%s", c->dir, tu_truth_str(c->truth, "rank.%d.dir", r), name) < 0)
+	if (asprintf(&p, "%s/%s/ASCEND_PROFILER_OUTPUT/%s", c->dir, tu_truth_str(c->truth, "rank.%d.dir", r),
+	             name) < 0)
 		return NULL;
 	return p;
 }
@@ -33,13 +35,15 @@ static char *rank_file(const struct tu_capture *c, int r, const char *name)
 static enum phase truth_phase(const struct tu_truth *t, int r, size_t k)
 {
 	const char *p = tu_truth_str(t, "rank.%d.step.%zu.phase", r, k);
-	return !strcmp(p, "prefill") ? PHASE_PREFILL : !strcmp(p, "decode") ? PHASE_DECODE
-	       : !strcmp(p, "mixed") ? PHASE_MIXED : PHASE_UNKNOWN;
+	return !strcmp(p, "prefill")  ? PHASE_PREFILL
+	       : !strcmp(p, "decode") ? PHASE_DECODE
+	       : !strcmp(p, "mixed")  ? PHASE_MIXED
+	                              : PHASE_UNKNOWN;
 }
 
 /* As many steps as planted, each holding its planted device work: a step's window starts at
- * its first device task (idle-gap steps) or before it (annotation steps), within 1 us, and
- * ends at or after its last. */
+ * its first device task (steps from idle gaps or the op sequence) or before it (annotation
+ * steps), within 1 us, and ends at or after its last. */
 static void check_steps(const struct tu_capture *c)
 {
 	for (size_t i = 0; i < c->an->n_ranks; i++) {
@@ -52,10 +56,14 @@ static void check_steps(const struct tu_capture *c)
 			long long de = tu_truth_int(c->truth, "rank.%d.step.%zu.dev_end_ns", r, k);
 			assert_true(s->has_window);
 			if (!(s->win_start <= ds + 1000 && s->win_end >= de))
-				fail_msg("rank %d step %zu: window [%lld, %lld), planted device work [%lld, %lld]", r, k,
-					 (long long)s->win_start, (long long)s->win_end, ds, de);
-			if (ra->step_source == STEP_SRC_IDLE_GAPS && llabs((long long)s->start - ds) > 1000)
-				fail_msg("rank %d step %zu starts at %lld, planted %lld", r, k, (long long)s->start, ds);
+				fail_msg("rank %d step %zu: window [%lld, %lld), planted device work [%lld, "
+				         "%lld]",
+				         r, k, (long long)s->win_start, (long long)s->win_end, ds, de);
+			if ((ra->step_source == STEP_SRC_IDLE_GAPS ||
+			     ra->step_source == STEP_SRC_OP_SEQUENCE) &&
+			    llabs((long long)s->start - ds) > 1000)
+				fail_msg("rank %d step %zu starts at %lld, planted %lld", r, k,
+				         (long long)s->start, ds);
 		}
 	}
 }
@@ -72,8 +80,10 @@ static void check_phases(const struct tu_capture *c, size_t per_signal[PHASE_SRC
 			enum phase want = truth_phase(c->truth, ra->rank, k);
 			if (s->phase != want)
 				fail_msg("rank %d step %zu: %s from %s (%s: %s), planted %s", ra->rank, k,
-					 analysis_phase_name(s->phase), analysis_phase_signal_name(s->phase_source),
-					 analysis_confidence_name(s->phase_conf), s->phase_evidence, analysis_phase_name(want));
+				         analysis_phase_name(s->phase),
+				         analysis_phase_signal_name(s->phase_source),
+				         analysis_confidence_name(s->phase_conf), s->phase_evidence,
+				         analysis_phase_name(want));
 			per_signal[s->phase_source]++;
 		}
 		assert_true(ra->have[M_MIXED_STEPS]);
@@ -88,16 +98,21 @@ static void test_default_shape_seeds(void **state)
 	(void)state;
 	for (int seed = 1; seed <= 4; seed++) {
 		char args[160];
-		snprintf(args, sizeof args, "--shape vllm,mla,moe,short,mixed=3 --steps 14 --prefill 4 --ranks 2 --seed %d",
-			 seed);
+		snprintf(args, sizeof args,
+		         "--shape vllm,mla,moe,short,mixed=3 --steps 14 --prefill 4 --ranks 2 --seed %d",
+		         seed);
 		struct tu_capture c;
 		tu_capture_load(&c, args, true);
-		assert_int_equal(c.an->ranks[0].step_source, STEP_SRC_IDLE_GAPS);
+		assert_int_equal(c.an->ranks[0].step_source, STEP_SRC_OP_SEQUENCE);
 		check_steps(&c);
 		size_t sig[PHASE_SRC_COUNT];
 		check_phases(&c, sig);
 		assert_int_equal(sig[PHASE_SRC_KERNELS] + sig[PHASE_SRC_SHAPES], 2 * 14);
 		assert_true(sig[PHASE_SRC_KERNELS] > 0 && sig[PHASE_SRC_SHAPES] > 0);
+		/* an MLA model splits decode parts off: prompts of several sequences are sure too */
+		for (size_t i = 0; i < c.an->n_ranks; i++)
+			for (size_t k = 0; k < c.an->ranks[i].n_steps; k++)
+				assert_int_not_equal(c.an->ranks[i].steps[k].phase_conf, CONF_LOW);
 		tu_capture_free(&c);
 	}
 }
@@ -113,13 +128,75 @@ static void test_graph_replays(void **state)
 	size_t sig[PHASE_SRC_COUNT];
 	check_phases(&c, sig);
 	const struct rank_analysis *ra = &c.an->ranks[0];
-	for (size_t k = 0; k < ra->n_steps; k++)
-		if (tu_truth_int(c.truth, "rank.0.step.%zu.graph", k)) {
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		bool graph = tu_truth_int(c.truth, "rank.0.step.%zu.graph", k);
+		assert_int_equal(ra->steps[k].graph_replays, graph); /* one replay per graph step */
+		if (graph) {
 			assert_int_equal(ra->steps[k].phase_source, PHASE_SRC_KERNELS);
 			assert_int_equal(ra->steps[k].phase_conf, CONF_HIGH);
 		}
+	}
+	assert_non_null(strstr(ra->step_evidence, "replay a captured graph"));
 	assert_true(sig[PHASE_SRC_KERNELS] == (size_t)tu_truth_int(c.truth, "rank.0.decode_steps"));
 	tu_capture_free(&c);
+}
+
+/* Steps without markers: with no host gap before decode steps the device barely idles
+ * between graph replays (about 0.1 ms, under the idle-gap threshold), and the repeating op
+ * sequence (embedding first, sampler last) still finds every step; without a sampler
+ * kernel that closes every step, the idle gaps do (the host gap is there). */
+static void test_steps_without_markers(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--shape vllm,graph --host-gap-us 0 --steps 12 --prefill 2 --seed 3", true);
+	assert_int_equal(c.an->ranks[0].step_source, STEP_SRC_OP_SEQUENCE);
+	assert_int_equal(c.an->ranks[0].conf[M_STEPS], CONF_MEDIUM);
+	check_steps(&c);
+	size_t sig[PHASE_SRC_COUNT];
+	check_phases(&c, sig);
+	tu_capture_free(&c);
+	tu_capture_load(&c, "--shape vllm --drop-op ArgMaxV2 --steps 12 --prefill 2 --seed 3", true);
+	assert_int_equal(c.an->ranks[0].step_source, STEP_SRC_IDLE_GAPS);
+	check_steps(&c);
+	check_phases(&c, sig);
+	tu_capture_free(&c);
+}
+
+/* A capture cut short ends inside a step: the op sequence keeps that partial step (an open
+ * without its close) instead of giving up, at several cut points. */
+static void test_op_sequence_partial_step(void **state)
+{
+	(void)state;
+	static const char *const base = "--shape vllm,graph --host-gap-us 0 --steps 12 --prefill 2 --seed 3";
+	static const char *const cuts[] = {"900000", "1200000", "1500000"};
+	struct tu_capture whole; /* a cut capture states no per-step truth: the same one uncut does */
+	tu_capture_load(&whole, base, false);
+	for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+		char args[160];
+		snprintf(args, sizeof args, "%s --truncate-at %s", base, cuts[i]);
+		struct tu_capture c;
+		tu_capture_load(&c, args, true);
+		tu_truth_free(c.truth);
+		c.truth = tu_truth_load(whole.dir);
+		const struct rank_analysis *ra = &c.an->ranks[0];
+		const struct rank_store *rs = &c.cap->ranks[0].store;
+		int64_t last_kernel = INT64_MIN;
+		for (size_t ev = 0; ev < rs->n_ev; ev++)
+			if (ra->cls[ev].cat == CAT_COMPUTE && store_ts(rs, ev) > last_kernel)
+				last_kernel = store_ts(rs, ev);
+		size_t begun = 0; /* planted steps with a kernel left in the cut trace */
+		for (long long k = 0; k < tu_truth_int(c.truth, "rank.0.steps"); k++)
+			begun += tu_truth_int(c.truth, "rank.0.step.%lld.dev_start_ns", k) <= last_kernel;
+		assert_true(begun >= 3 && begun < 12);
+		assert_int_equal(ra->step_source, STEP_SRC_OP_SEQUENCE);
+		assert_int_equal(ra->n_steps, begun);
+		for (size_t k = 0; k < ra->n_steps; k++)
+			assert_true(llabs((long long)ra->steps[k].start -
+			                  tu_truth_int(c.truth, "rank.0.step.%zu.dev_start_ns", k)) <= 1000);
+		tu_capture_free(&c);
+	}
+	tu_capture_free(&whole);
 }
 
 /* Signal: vLLM annotation ranges. They mark the steps too, and give mixed steps even where
@@ -172,30 +249,82 @@ static void test_signal_kernels_from_trace(void **state)
 	tu_capture_free(&c);
 }
 
+/* PagedAttention over more tokens than sequences is the split-fuse form older vLLM-Ascend
+ * ran for chunked prefill: its name alone must not make a step decode. Every attention
+ * kernel of the table renamed PagedAttention: decode steps are still read from it, prefill
+ * steps from their shapes. */
+static void test_paged_attention_splitfuse(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	struct tu_capture c;
+	char *dir = tu_generate("--shape vllm --steps 10 --prefill 3 --seed 12");
+	c.dir = dir;
+	c.truth = tu_truth_load(dir);
+	char *kt = rank_file(&c, 0, "kernel_details.csv");
+	assert_int_equal(tu_sh("sed -i 's/FusedInferAttentionScore/PagedAttention/g' '%s'", kt), 0);
+	free(kt);
+	tu_truth_free(c.truth);
+	load_generated(&c, dir);
+	const struct rank_analysis *ra = &c.an->ranks[0];
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		enum phase want = truth_phase(c.truth, 0, k);
+		assert_int_equal(ra->steps[k].phase, want);
+		assert_int_equal(ra->steps[k].phase_source,
+		                 want == PHASE_DECODE ? PHASE_SRC_KERNELS : PHASE_SRC_SHAPES);
+	}
+	tu_capture_free(&c);
+}
+
 /* Signal: attention query tokens against sequences. Decode (tokens = sequences) and one
  * prompt (one sequence) are read with medium confidence; several sequences with more tokens
  * are prompt tokens but may hide decodes: a mixed step there is never called decode, and
  * what it is called is low confidence. */
-static void test_signal_shapes(void **state)
+static void check_shapes_signal(const struct tu_capture *c)
 {
-	(void)state;
-	struct tu_capture c;
-	tu_capture_load(&c, "--shape vllm,mixed=3 --steps 14 --prefill 4 --seed 3", true);
-	check_steps(&c);
-	const struct rank_analysis *ra = &c.an->ranks[0];
+	check_steps(c);
+	const struct rank_analysis *ra = &c->an->ranks[0];
 	for (size_t k = 0; k < ra->n_steps; k++) {
 		const struct step *s = &ra->steps[k];
-		enum phase want = truth_phase(c.truth, 0, k);
-		long long seqs = tu_truth_int(c.truth, "rank.0.step.%zu.seqs", k);
+		enum phase want = truth_phase(c->truth, 0, k);
+		long long seqs = tu_truth_int(c->truth, "rank.0.step.%zu.seqs", k);
 		assert_int_equal(s->phase_source, PHASE_SRC_SHAPES);
 		if (want == PHASE_MIXED) {
 			assert_int_equal(s->phase, PHASE_PREFILL);
 			assert_int_equal(s->phase_conf, CONF_LOW);
 		} else {
 			assert_int_equal(s->phase, want);
-			assert_int_equal(s->phase_conf, want == PHASE_PREFILL && seqs > 1 ? CONF_LOW : CONF_MEDIUM);
+			assert_int_equal(s->phase_conf,
+			                 want == PHASE_PREFILL && seqs > 1 ? CONF_LOW : CONF_MEDIUM);
 		}
 	}
+}
+
+static void test_signal_shapes(void **state)
+{
+	(void)state;
+	static const char *const args = "--shape vllm,mixed=3 --steps 14 --prefill 4 --seed 3";
+	struct tu_capture c;
+	tu_capture_load(&c, args, true);
+	check_shapes_signal(&c);
+	tu_capture_free(&c);
+	/* the same with empty optional inputs and an attention mask (2-D) before the block table,
+	 * as the operator lists its inputs */
+	char *dir = tu_generate(args);
+	c.dir = dir;
+	c.truth = tu_truth_load(dir);
+	char *kt = rank_file(&c, 0, "kernel_details.csv");
+	assert_int_equal(tu_sh("sed -i "
+	                       "'s/;2048,128,1024;2048,128,1024;/"
+	                       ";2048,128,1024;2048,128,1024;;2048,2048;;;;;;;;/g' '%s' && "
+	                       "grep -q ';;2048,2048;;;;;;;;' '%s'",
+	                       kt, kt),
+	                 0);
+	free(kt);
+	tu_truth_free(c.truth);
+	load_generated(&c, dir);
+	check_shapes_signal(&c);
 	tu_capture_free(&c);
 }
 
@@ -242,7 +371,9 @@ static void test_signal_stage(void **state)
 			fprintf(f, "%s\n", line);
 			continue;
 		}
-		const char *label = row == 3 ? "Prefill" : truth_phase(c.truth, 0, row - 1) == PHASE_PREFILL ? "Prefill" : "Decode";
+		const char *label = row == 3                                            ? "Prefill"
+		                    : truth_phase(c.truth, 0, row - 1) == PHASE_PREFILL ? "Prefill"
+		                                                                        : "Decode";
 		fprintf(f, "%.*s%s%s\n", (int)(cell - line), line, label, end);
 	}
 	fclose(f);
@@ -268,7 +399,7 @@ static void check_training(const struct analysis *an)
 		const struct rank_analysis *ra = &an->ranks[i];
 		if (ra->workload != WORKLOAD_TRAINING)
 			fail_msg("rank %d: workload %s (%s)", ra->rank, analysis_workload_name(ra->workload),
-				 ra->workload_evidence);
+			         ra->workload_evidence);
 		assert_false(ra->have[M_PREFILL_STEPS]);
 		assert_false(ra->have[M_DECODE_STEPS]);
 		assert_false(ra->have[M_MIXED_STEPS]);
@@ -294,7 +425,8 @@ static void test_training(void **state)
 	assert_int_equal(c.an->ranks[0].step_source, STEP_SRC_PROFILER_STEP);
 	tu_capture_free(&c);
 	static const char *const real[] = {"msinsight/test/data/pytorch/text/level0",
-					   "msinsight/test/data/pytorch/text/level1", "msinsight/test/st/level2"};
+	                                   "msinsight/test/data/pytorch/text/level1",
+	                                   "msinsight/test/st/level2"};
 	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
 		TU_REAL_OR_SKIP(dir, real[i]);
 		struct capture *cap = capture_open(dir, NULL);
@@ -327,15 +459,18 @@ static void test_inference_counts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default_shape_seeds),
-		cmocka_unit_test(test_graph_replays),
-		cmocka_unit_test(test_signal_annotation),
-		cmocka_unit_test(test_signal_kernels_from_trace),
-		cmocka_unit_test(test_signal_shapes),
-		cmocka_unit_test(test_signal_clusters),
-		cmocka_unit_test(test_signal_stage),
-		cmocka_unit_test(test_training),
-		cmocka_unit_test(test_inference_counts),
+	        cmocka_unit_test(test_default_shape_seeds),
+	        cmocka_unit_test(test_graph_replays),
+	        cmocka_unit_test(test_steps_without_markers),
+	        cmocka_unit_test(test_op_sequence_partial_step),
+	        cmocka_unit_test(test_signal_annotation),
+	        cmocka_unit_test(test_signal_kernels_from_trace),
+	        cmocka_unit_test(test_signal_shapes),
+	        cmocka_unit_test(test_paged_attention_splitfuse),
+	        cmocka_unit_test(test_signal_clusters),
+	        cmocka_unit_test(test_signal_stage),
+	        cmocka_unit_test(test_training),
+	        cmocka_unit_test(test_inference_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -860,7 +860,8 @@ static const char usage_text[] =
 	"                           kernels by phase) | train (DDP training: backward *Grad* kernels,\n"
 	"                           AdamW, ProfilerStep marks). vllm takes modifiers after commas:\n"
 	"                           mla (MLA preprocess in decode-only steps), moe (MC2 dispatch and\n"
-	"                           combine), graph (decode-only steps replayed as graphs with\n"
+	"                           combine; with several ranks, all-to-all collectives in steps of more\n"
+	"                           than 512 tokens), graph (decode-only steps replayed as graphs with\n"
 	"                           PagedAttention), annotate (execute_context_N(T)_generation_M(T)\n"
 	"                           ranges), short (every prefill as short as a decode), mixed=N\n"
 	"                           (chunked-prefill steps)\n"
@@ -1174,6 +1175,7 @@ enum kind_id {
 	K_MM_GRAD,
 	K_EMBED_GRAD,
 	K_ADAMW,
+	K_ALLTOALL,
 	K_COUNT
 };
 
@@ -1350,6 +1352,10 @@ static const struct kind kinds[K_COUNT] = {
 		     "aclnnApplyAdamWV2", "ApplyAdamWV2", "ApplyAdamWV2", "AI_VECTOR_CORE", DC_COMPUTE, 3, 40, 0,
 		     "4096,4096;4096,4096;4096,4096;4096,4096", "FLOAT;FLOAT;FLOAT;FLOAT", "ND;ND;ND;ND",
 		     "4096,4096", "FLOAT", "ND", "float;float;float;float", "torch/optim/adamw.py(220): step"},
+	/* MoE above the MC2 capacity (512 tokens per rank): all-to-all instead of dispatch/combine */
+	[K_ALLTOALL] = {{"HcclAlltoAllV"}, 1, "HcclAlltoAllV", "HOST_HCCL", "HcclAlltoAllV", NULL, "hcom_alltoallv_",
+			"HCCL", DC_COMM, 0, 0, 0, "#,7168", "BF16", "ND", "#,7168", "BF16", "ND", "c10::BFloat16",
+			"vllm_ascend/ops/moe/token_dispatcher.py(402): token_dispatch"},
 };
 /* clang-format on */
 
@@ -1652,7 +1658,7 @@ struct plan_unit {
 struct plan {
 	bool prefill;
 	uint8_t phase; /* --shape: enum step_phase */
-	bool graph;
+	bool graph, a2a; /* a2a: the collectives are MoE all-to-alls */
 	int64_t tok, seqs, tok_p, seqs_p;
 	int n;
 	struct plan_unit *pu;
@@ -1748,10 +1754,10 @@ static void drop_units(struct plan *P, int kind)
 			P->pu[n++] = P->pu[i];
 	P->n = n;
 	for (int i = 0; i < P->n; i++) {
-		if (P->pu[i].kind != K_ALLREDUCE)
+		if (kinds[P->pu[i].kind].dc != DC_COMM)
 			continue;
 		int computes = 0; /* compute kernels after it with another unit of the segment after them */
-		for (int j = i + 1; j + 1 < P->n && P->pu[j + 1].kind != K_ALLREDUCE; j++)
+		for (int j = i + 1; j + 1 < P->n && kinds[P->pu[j + 1].kind].dc != DC_COMM; j++)
 			computes += kinds[P->pu[j].kind].dc == DC_COMPUTE;
 		if (computes < 1)
 			die("--drop-op %s leaves a collective without a kernel to overlap (try more --ops)",
@@ -1789,7 +1795,7 @@ static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, 
 	bool colls = o->ranks > 1 && lo + m1 + 1 + m2 <= hi;
 	for (int i = 0; i < L; i++) {
 		if (colls && (i == p1 || i == p2)) {
-			plan_push(P, K_ALLREDUCE);
+			plan_push(P, P->a2a ? K_ALLTOALL : K_ALLREDUCE);
 			struct plan_unit *pu = &P->pu[P->n - 1];
 			pu->m_ov = i == p1 ? m1 : m2;
 			pu->xfer = P->prefill ? rng_range(&r, 200 * US, 1500 * US)
@@ -1873,6 +1879,7 @@ static void vllm_layer(const struct opts *o, const struct plan *P, uint8_t *seq,
 	static const uint8_t mid[] = {K_LINEAR, K_ADD, K_RMSNORM};
 	static const uint8_t moe[] = {K_MOE_DISP, K_GMM, K_SILU, K_GMM, K_MOE_COMB, K_ADD};
 	static const uint8_t mlp[] = {K_LINEAR, K_SILU, K_MUL, K_LINEAR, K_ADD};
+	static const uint8_t experts[] = {K_GMM, K_SILU, K_GMM, K_ADD}; /* tokens moved by all-to-all */
 	bool decode_only = P->phase == SP_DECODE;
 	if (o->shape.mla && decode_only)
 		seq_run(seq, L, mlapo, sizeof mlapo);
@@ -1887,7 +1894,9 @@ static void vllm_layer(const struct opts *o, const struct plan *P, uint8_t *seq,
 		seq_add(seq, L, K_FIA, 0);
 	}
 	seq_run(seq, L, mid, sizeof mid);
-	if (o->shape.moe)
+	if (o->shape.moe && P->a2a)
+		seq_run(seq, L, experts, sizeof experts);
+	else if (o->shape.moe)
 		seq_run(seq, L, moe, sizeof moe);
 	else
 		seq_run(seq, L, mlp, sizeof mlp);
@@ -1915,6 +1924,7 @@ static void make_plan_shaped(const struct gen *G, int k, struct plan *P)
 	P->phase = G->phase[k];
 	P->prefill = P->phase == SP_PREFILL;
 	P->graph = o->shape.graph && P->phase == SP_DECODE;
+	P->a2a = false;
 	switch (P->phase) {
 	case SP_DECODE: P->seqs = rng_range(&r, 4, 64); P->tok = P->seqs; break;
 	case SP_PREFILL:
@@ -1929,6 +1939,9 @@ static void make_plan_shaped(const struct gen *G, int k, struct plan *P)
 		break;
 	default: P->seqs = 4; P->tok = 4 * 4096; break;
 	}
+	/* above the MC2 capacity the two collectives of the step are all-to-alls (they stand in for
+	 * the layers' dispatch and combine) */
+	P->a2a = o->shape.moe && o->ranks > 1 && P->tok > 512;
 	int layers = o->ops / 16 > 1 ? o->ops / 16 : 1;
 	uint8_t *seq = xmalloc((size_t)layers * 26 + 16);
 	int L = 0;
@@ -2421,6 +2434,12 @@ static void annotation_name(const struct step *st, char *buf, size_t n)
 	}
 	snprintf(buf, n, "execute_context_%" PRId64 "(%" PRId64 ")_generation_%" PRId64 "(%" PRId64 ")", cr, ct,
 	         gr, gr);
+}
+
+/* A collective's name as HCCL writes it: hcom_<op>__<group seq>_<n>_1. */
+static void coll_name(char *buf, size_t n, const struct gen *G, const struct unit *u)
+{
+	snprintf(buf, n, "%s_%d_%d_1", kinds[u->kind].type, G->coll_group, u->coll_seq);
 }
 
 static void format_stamp(char *buf, size_t n, int64_t ns)
@@ -3041,8 +3060,7 @@ static void write_device_section(struct tw *t)
 					cann_x(t, "Hccl@Launch_Ffts", u->nl_ts, u->nl_dur, "master", "hccl", "0",
 					       "Launch_Ffts", u->conn);
 				int64_t a = u->k_ts, E = u->k_ts + u->k_dur, T = u->xfer;
-				snprintf(nm, sizeof nm, "hcom_allReduce__%d_%d_1", G->coll_group,
-				         u->coll_seq);
+				coll_name(nm, sizeof nm, G, u);
 				x_dev_begin(t, LN_HCCL_G0, nm, a, E - a);
 				jk(t, "args");
 				jopen(t);
@@ -3497,8 +3515,7 @@ static int64_t write_kernel_details(const struct gen *G, const struct rank_model
 			if (kd->dc == DC_H2D || kd->dc == DC_D2H)
 				continue;
 			if (kd->dc == DC_COMM)
-				snprintf(name, sizeof name, "hcom_allReduce__%d_%d_1", G->coll_group,
-				         u->coll_seq);
+				coll_name(name, sizeof name, G, u);
 			const char *nm = kd->dc == DC_COMM ? name : kd->kernel;
 			for (int pass = 0; pass < 2; pass++) {
 				if (pass && !u->s3_dur)
@@ -4297,7 +4314,8 @@ static void write_comm(const struct gen *G, const struct rank_model *R, const ch
 			int64_t t[5] = {c->elapse, c->transit, c->wait, c->wait, 0};
 			int64_t bytes = c->peer_bytes * (n - 1);
 			char key[96];
-			snprintf(key, sizeof key, "hcom_allReduce__%d_%d_1@%" PRIu64, G->coll_group, c->u->coll_seq, gid);
+			coll_name(key, sizeof key, G, c->u);
+			snprintf(key + strlen(key), sizeof key - strlen(key), "@%" PRIu64, gid);
 			comm_entry(&cj, key, i == 0, c->a, t, bytes, c->hccs_time, c->peer_bytes, n - 1);
 			for (int x = 0; x < 5; x++) {
 				tot[x] += t[x];
@@ -4320,11 +4338,12 @@ static void write_comm(const struct gen *G, const struct rank_model *R, const ch
 		sb_fmt(&mj, "%s\"step%d\": {\"p2p\": {}, \"collective\": {", k ? ", " : "", k + 1);
 		if (nc) {
 			char op[64];
-			snprintf(op, sizeof op, "hcom_allReduce__%d_%d_1", G->coll_group, cc[longest].u->coll_seq);
-			sb_fmt(&mj, "\"allreduce-top1@%" PRIu64 "\": {", gid);
+			coll_name(op, sizeof op, G, cc[longest].u);
+			const char *type = cc[longest].u->kind == K_ALLTOALL ? "alltoallv" : "allreduce";
+			sb_fmt(&mj, "\"%s-top1@%" PRIu64 "\": {", type, gid);
 			for (int j = 0; j < n; j++)
 				comm_link(&mj, R->r, j, cc[longest].peer_bytes, cc[longest].link_time[j], op, j == 0);
-			sb_fmt(&mj, "}, \"allreduce-total@%" PRIu64 "\": {", gid);
+			sb_fmt(&mj, "}, \"%s-total@%" PRIu64 "\": {", type, gid);
 			for (int j = 0; j < n; j++) {
 				int64_t bytes = 0, time = 0;
 				for (size_t i = 0; i < nc; i++) {

@@ -45,6 +45,7 @@ const char *analysis_step_source_name(enum step_source s)
 	case STEP_SRC_IDLE_GAPS: return "idle gaps";
 	case STEP_SRC_WINDOW: return "whole window";
 	case STEP_SRC_NONE: return "none";
+	case STEP_SRC_OP_SEQUENCE: return "op sequence";
 	}
 	return "?";
 }
@@ -1202,7 +1203,8 @@ static void step_summary_metrics(struct rank_analysis *ra, bool dir_from_device)
 	}
 	xqsort(durs, ra->n_steps, sizeof *durs, cmp_i64);
 	enum confidence sc = ra->step_source == STEP_SRC_IDLE_GAPS || ra->step_source == STEP_SRC_WINDOW
-				     ? CONF_LOW : CONF_HIGH;
+				     ? CONF_LOW
+			     : ra->step_source == STEP_SRC_OP_SEQUENCE ? CONF_MEDIUM : CONF_HIGH;
 	const char *ssrc = analysis_step_source_name(ra->step_source);
 	set_metric(ra, M_STEPS, n, sc, ssrc);
 	if (ra->workload != WORKLOAD_TRAINING) { /* training steps are neither */

@@ -194,6 +194,7 @@ enum step_source {
 	STEP_SRC_IDLE_GAPS,
 	STEP_SRC_WINDOW,
 	STEP_SRC_NONE,
+	STEP_SRC_OP_SEQUENCE, /* the first and last kernels repeat once per step, alternating */
 };
 const char *analysis_step_source_name(enum step_source s);
 
@@ -238,6 +239,8 @@ struct step {
 	uint32_t marker_ev;  /* the event that marks the step, or UINT32_MAX */
 	int64_t compute_ns, comm_not_overlapped_ns, free_ns, host_only_ns, h2d_ns, d2h_ns;
 	size_t dispatch_ops;
+	size_t graph_replays; /* host aclmdlRIExecute* calls ending in the window: a captured graph
+			       * ran the step's model (its kernels have no launch flows) */
 };
 
 struct op_stat {

@@ -161,8 +161,7 @@ void ivset_subtract(struct ivset *a, struct ivset *b, struct ivset *out)
 	out->normal = true;
 }
 
-/* First interval ending after t. */
-static size_t first_ending_after(const struct ivset *s, int64_t t)
+size_t ivset_first_ending_after(const struct ivset *s, int64_t t)
 {
 	size_t lo = 0, hi = s->n;
 	while (lo < hi) {
@@ -179,7 +178,7 @@ int64_t ivset_total_in(struct ivset *s, int64_t lo, int64_t hi)
 {
 	ivset_normalize(s);
 	int64_t t = 0;
-	for (size_t i = first_ending_after(s, lo); i < s->n && s->start[i] < hi; i++) {
+	for (size_t i = ivset_first_ending_after(s, lo); i < s->n && s->start[i] < hi; i++) {
 		int64_t a = s->start[i] > lo ? s->start[i] : lo;
 		int64_t b = s->end[i] < hi ? s->end[i] : hi;
 		if (b > a)
@@ -195,7 +194,7 @@ void ivset_gaps(struct ivset *s, int64_t lo, int64_t hi, int64_t min_gap, size_t
 	size_t c = 0;
 	int64_t t = 0, small = 0;
 	int64_t cur = lo;
-	for (size_t i = first_ending_after(s, lo); i <= s->n; i++) {
+	for (size_t i = ivset_first_ending_after(s, lo); i <= s->n; i++) {
 		int64_t next = i < s->n && s->start[i] < hi ? s->start[i] : hi;
 		if (next > cur) {
 			int64_t g = next - cur;

@@ -31,6 +31,8 @@ void ivset_union(struct ivset *a, struct ivset *b, struct ivset *out);
 void ivset_subtract(struct ivset *a, struct ivset *b, struct ivset *out);
 /* Covered length inside [lo, hi): O(log n) plus the intervals inside. */
 int64_t ivset_total_in(struct ivset *s, int64_t lo, int64_t hi);
+/* The index of the first interval ending after t (s normalized), s->n when none. */
+size_t ivset_first_ending_after(const struct ivset *s, int64_t t);
 /* The gaps of s inside [lo, hi) (edges count as gaps) of length >= min_gap: their count
  * and total length; *small_total gets the length of the shorter ones. */
 void ivset_gaps(struct ivset *s, int64_t lo, int64_t hi, int64_t min_gap, size_t *count,

@@ -14,8 +14,8 @@
 #include "xalloc.h"
 
 /* Engine ops that repeat once per step, in order of preference. */
-static const char *engine_patterns[] = {"execute_context_", "execute_model", "EngineCore.step", "step_with_batch_queue",
-					"_model_forward", "forward"};
+static const char *engine_patterns[] = {"execute_context_",      "execute_model",  "EngineCore.step",
+                                        "step_with_batch_queue", "_model_forward", "forward"};
 
 struct span {
 	int64_t start, end;
@@ -83,7 +83,7 @@ struct name_memo {
 };
 
 static void name_memo_init(struct name_memo *m, const struct strtab *strs,
-			   uint8_t (*test)(const char *, const char *), const char *arg)
+                           uint8_t (*test)(const char *, const char *), const char *arg)
 {
 	uint32_t n = strtab_count(strs);
 	*m = (struct name_memo){strs, xcalloc(n ? n : 1, 1), test, arg};
@@ -176,6 +176,161 @@ static size_t idle_segments(struct rank_sets *sets, struct span **out, int64_t *
 	return n;
 }
 
+static int cmp_span_start(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The opening and closing kernel names: those after and before the longest gap in device
+ * activity (a step boundary when the device waits for the host between steps), else the
+ * capture's first and last compute kernels. False when they are one name. */
+static bool sequence_ends(const struct rank_store *rs, const struct ev_class *cls, const struct ivset *active,
+                          uint32_t *open, uint32_t *close, size_t *ncomp)
+{
+	int64_t after = INT64_MIN, before = INT64_MAX, best = -1;
+	for (size_t j = 0; j + 1 < active->n; j++)
+		if (active->start[j + 1] - active->end[j] > best) {
+			best = active->start[j + 1] - active->end[j];
+			before = active->end[j];
+			after = active->start[j + 1];
+		}
+	size_t first = SIZE_MAX, last = SIZE_MAX, n = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (cls[ev].cat != CAT_COMPUTE)
+			continue;
+		n++;
+		int64_t s = store_ts(rs, ev), e = s + store_dur(rs, ev);
+		if (s >= after && (first == SIZE_MAX || s < store_ts(rs, first)))
+			first = ev;
+		if (e <= before && (last == SIZE_MAX || e > store_ts(rs, last) + store_dur(rs, last)))
+			last = ev;
+	}
+	*ncomp = n;
+	if (first == SIZE_MAX || last == SIZE_MAX || rs->ev_name[first] == rs->ev_name[last])
+		return false;
+	*open = rs->ev_name[first];
+	*close = rs->ev_name[last];
+	return true;
+}
+
+/* Steps from the repeating per-step op sequence: one kernel (the embedding) opens every step
+ * and another (the sampler) closes it, alternating exactly, with (nearly) every kernel inside
+ * an open-close pair; a capture may begin after an open and end before a close (partial
+ * steps). It holds where the device hardly idles between steps (graph replays, async
+ * scheduling). Between a close and the next open, the step boundary is the longest gap in
+ * device activity there, so the copies around the sampler and the embedding land on their
+ * own steps. */
+static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *sets,
+                          struct span **out, char **why)
+{
+	*out = NULL;
+	struct ivset active;
+	ivset_init(&active);
+	ivset_union(&sets->device_busy, &sets->comm, &active);
+	uint32_t open, close;
+	size_t ncomp;
+	if (!active.n || !sequence_ends(rs, cls, &active, &open, &close, &ncomp)) {
+		ivset_free(&active);
+		return 0;
+	}
+	struct span *v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++)
+		if (cls[ev].cat == CAT_COMPUTE && (rs->ev_name[ev] == open || rs->ev_name[ev] == close))
+			push_span(&v, &n, &cap, store_ts(rs, ev), store_ts(rs, ev) + store_dur(rs, ev),
+			          (uint32_t)ev);
+	xqsort(v, n, sizeof *v, cmp_span_start);
+	/* units: a leading close (partial first step), open-close pairs, a trailing open */
+	size_t lead = n && rs->ev_name[v[0].ev] == close, trail = (n - lead) % 2;
+	size_t pairs = (n - lead - trail) / 2, steps = lead + pairs + trail;
+	bool ok = pairs >= 2;
+	for (size_t i = lead; ok && i < n; i++) {
+		bool is_open = (i - lead) % 2 == 0;
+		ok = rs->ev_name[v[i].ev] == (is_open ? open : close) &&
+		     (is_open || i + 1 == n || v[i].end <= v[i + 1].start);
+	}
+	/* each unit as [first kernel start, last kernel end] */
+	struct span *u = ok ? xmalloc(steps * sizeof *u) : NULL;
+	for (size_t k = 0; ok && k < steps; k++) {
+		bool partial_first = lead && k == 0, partial_last = trail && k + 1 == steps;
+		size_t o = lead + 2 * (k - lead); /* index of the unit's open in v */
+		u[k].ev = partial_first ? v[0].ev : v[o].ev;
+		u[k].start = partial_first ? active.start[0] : v[o].start;
+		u[k].end = partial_last ? active.end[active.n - 1] : partial_first ? v[0].end : v[o + 1].end;
+	}
+	size_t outside = 0;
+	for (size_t ev = 0; ok && ev < rs->n_ev; ev++) { /* every kernel inside a unit */
+		if (cls[ev].cat != CAT_COMPUTE)
+			continue;
+		int64_t t = store_ts(rs, ev);
+		size_t lo = 0, hi = steps;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (u[mid].start <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		outside += !(lo > 0 && t <= u[lo - 1].end);
+	}
+	free(v);
+	if (!ok || outside * 100 > ncomp) {
+		free(u);
+		ivset_free(&active);
+		return 0;
+	}
+	u[0].start = active.start[0];
+	u[steps - 1].end = active.end[active.n - 1];
+	for (size_t k = 0; k + 1 < steps; k++) {
+		/* the longest gap in activity between this unit's close and the next open */
+		int64_t a = u[k].end, b = u[k + 1].start, best = -1;
+		for (size_t j = ivset_first_ending_after(&active, a - 1);
+		     j + 1 < active.n && active.start[j + 1] <= b; j++)
+			if (active.start[j + 1] - active.end[j] > best) {
+				best = active.start[j + 1] - active.end[j];
+				u[k].end = active.end[j];
+				u[k + 1].start = active.start[j + 1];
+			}
+	}
+	ivset_free(&active);
+	*why = xasprintf("%zu repeats of the per-step op sequence: \"%.40s\" opens each step and \"%.40s\" "
+	                 "closes it, alternating%s; %zu of %zu kernels outside them (no step markers or "
+	                 "engine ops)",
+	                 steps, store_str(rs, open), store_str(rs, close),
+	                 lead + trail ? " (partial steps at the capture's ends)" : "", outside, ncomp);
+	*out = u;
+	return steps;
+}
+
+/* Graph replays (ACLGraph: one aclmdlRIExecuteAsync call runs the captured model, so its
+ * kernels have no launch flows) counted per step by where the call ends; the steps'
+ * evidence says how many steps replayed a graph. Takes and returns the owned evidence. */
+static char *graph_replays(struct rank_analysis *ra, const struct rank_store *rs, char *why)
+{
+	struct name_memo m;
+	name_memo_init(&m, rs->strs, contains_text, "aclmdlRIExecute");
+	bool *host = host_lanes(rs);
+	size_t hint = 0, calls = 0, steps = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (!host[store_ev_lane_id(rs, ev)] || !name_bits(&m, rs->ev_name[ev]))
+			continue;
+		size_t k = analysis_step_at_near(ra, store_ts(rs, ev) + store_dur(rs, ev), &hint);
+		calls++;
+		if (k != SIZE_MAX)
+			steps += ra->steps[k].graph_replays++ == 0;
+	}
+	free(m.bits);
+	free(host);
+	if (!calls)
+		return why;
+	char *more = xasprintf("%s; %zu of %zu step(s) replay a captured graph (%zu aclmdlRIExecute call(s): "
+	                       "their kernels have no launch flows)",
+	                       why, steps, ra->n_steps, calls);
+	free(why);
+	return more;
+}
+
 /* ---- workload ----------------------------------------------------------------------- */
 
 enum { W_TRAIN = 1, W_INFER = 2 };
@@ -203,7 +358,8 @@ static bool mla_preprocess(const char *s)
  * older vLLM-Ascend ran for chunked prefill. */
 static bool paged_attention(const char *s)
 {
-	return (strstr(s, "PagedAttention") || strcasestr(s, "paged_attention")) && !strcasestr(s, "splitfuse");
+	return (strstr(s, "PagedAttention") || strcasestr(s, "paged_attention")) &&
+	       !strcasestr(s, "splitfuse");
 }
 
 static uint8_t workload_words(const char *s, const char *unused)
@@ -213,9 +369,9 @@ static uint8_t workload_words(const char *s, const char *unused)
 	if (word_end(s, "Grad") || word_end(s, "Backward") || strstr(s, "autograd::engine") ||
 	    strstr(s, "Optimizer.step") || strstr(s, "ApplyAdam"))
 		b |= W_TRAIN;
-	if (strstr(s, "FusedInferAttentionScore") || strcasestr(s, "fused_infer_attention") || paged_attention(s) ||
-	    mla_preprocess(s) || strstr(s, "ReshapeAndCache") || strstr(s, "reshape_and_cache") ||
-	    strstr(s, "execute_context_") || strstr(s, "execute_model"))
+	if (strstr(s, "FusedInferAttentionScore") || strcasestr(s, "fused_infer_attention") ||
+	    paged_attention(s) || mla_preprocess(s) || strstr(s, "ReshapeAndCache") ||
+	    strstr(s, "reshape_and_cache") || strstr(s, "execute_context_") || strstr(s, "execute_model"))
 		b |= W_INFER;
 	return b;
 }
@@ -250,12 +406,14 @@ static void find_workload(struct rank_analysis *ra, const struct rank_store *rs,
 	}
 	if (train >= 2) {
 		ra->workload = WORKLOAD_TRAINING;
-		ra->workload_evidence = xasprintf("%zu backward, *Grad* or optimizer events in the %s", train, where);
+		ra->workload_evidence =
+		        xasprintf("%zu backward, *Grad* or optimizer events in the %s", train, where);
 	} else if (infer) {
 		ra->workload = WORKLOAD_INFERENCE;
-		ra->workload_evidence = xasprintf(
-			"%zu serving events (attention kernels of vLLM-Ascend, KV cache writes, engine ops) and no "
-			"backward in the %s", infer, where);
+		ra->workload_evidence = xasprintf("%zu serving events (attention kernels of vLLM-Ascend, KV "
+		                                  "cache writes, engine ops) and no "
+		                                  "backward in the %s",
+		                                  infer, where);
 	} else {
 		ra->workload = WORKLOAD_UNKNOWN;
 		ra->workload_evidence = xasprintf("neither backward nor serving kernels in the %s", where);
@@ -285,9 +443,10 @@ static void vote(struct vote *v, enum phase p, enum confidence c, enum phase_sou
 static uint8_t phase_words(const char *text, const char *unused)
 {
 	(void)unused;
-	return (uint8_t)((strcasestr(text, "mstx") ? NAME_MSTX : 0) | (strcasestr(text, "prefill") ? NAME_PREFILL : 0) |
-			 (strcasestr(text, "decode") ? NAME_DECODE : 0) |
-			 (!strncmp(text, "execute_context_", 16) ? NAME_HIT : 0));
+	return (uint8_t)((strcasestr(text, "mstx") ? NAME_MSTX : 0) |
+	                 (strcasestr(text, "prefill") ? NAME_PREFILL : 0) |
+	                 (strcasestr(text, "decode") ? NAME_DECODE : 0) |
+	                 (!strncmp(text, "execute_context_", 16) ? NAME_HIT : 0));
 }
 
 /* Upstream vLLM's execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>): prefill with
@@ -295,15 +454,19 @@ static uint8_t phase_words(const char *text, const char *unused)
 static enum phase annotation_phase(const char *name, long *cr, long *ct, long *gr)
 {
 	long gt;
-	if (sscanf(name, "execute_context_%ld(%ld)_generation_%ld(%ld)", cr, ct, gr, &gt) != 4 || *cr < 0 || *gr < 0)
+	if (sscanf(name, "execute_context_%ld(%ld)_generation_%ld(%ld)", cr, ct, gr, &gt) != 4 || *cr < 0 ||
+	    *gr < 0)
 		return PHASE_UNKNOWN;
-	return *cr > 0 && *gr == 0 ? PHASE_PREFILL : *cr == 0 && *gr > 0 ? PHASE_DECODE
-	       : *cr > 0 && *gr > 0 ? PHASE_MIXED : PHASE_UNKNOWN;
+	return *cr > 0 && *gr == 0   ? PHASE_PREFILL
+	       : *cr == 0 && *gr > 0 ? PHASE_DECODE
+	       : *cr > 0 && *gr > 0  ? PHASE_MIXED
+	                             : PHASE_UNKNOWN;
 }
 
 /* mstx ranges named prefill/decode mark every step they overlap; annotation ranges the step
  * they start in. */
-static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store *rs, struct vote (*v)[SIG_COUNT])
+static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store *rs,
+                              struct vote (*v)[SIG_COUNT])
 {
 	struct name_memo words;
 	name_memo_init(&words, rs->strs, phase_words, NULL);
@@ -320,13 +483,16 @@ static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store 
 			size_t k = analysis_step_at_near(ra, a, &hint);
 			if (p && k != SIZE_MAX)
 				vote(&v[k][SIG_RANGES], p, CONF_HIGH, PHASE_SRC_ANNOTATION,
-				     xasprintf("annotation range: %ld context request(s) (%ld tokens), %ld generation", cr,
-					       ct, gr));
+				     xasprintf("annotation range: %ld context request(s) (%ld tokens), %ld "
+				               "generation",
+				               cr, ct, gr));
 			continue;
 		}
 		if (!(name & NAME_MSTX) && !(name_bits(&words, store_ev_attr(rs, ev)->cat) & NAME_MSTX))
 			continue;
-		enum phase p = name & NAME_PREFILL ? PHASE_PREFILL : name & NAME_DECODE ? PHASE_DECODE : PHASE_UNKNOWN;
+		enum phase p = name & NAME_PREFILL  ? PHASE_PREFILL
+		               : name & NAME_DECODE ? PHASE_DECODE
+		                                    : PHASE_UNKNOWN;
 		for (size_t i = 0; p && i < ra->n_steps; i++)
 			if (a < ra->steps[i].win_end && b > ra->steps[i].win_start)
 				vote(&v[i][SIG_RANGES], p, CONF_HIGH, PHASE_SRC_MSTX,
@@ -341,49 +507,50 @@ static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store 
  * table, B x blocks) the sequences. False when the shapes say neither. */
 static bool attention_tokens(const char *shapes, long *tokens, long *seqs)
 {
-	long dims[8][4];
-	int nd[8], n = 0;
+	/* sizes from another machine: only plausible ones, so the product cannot overflow */
+	const long most = 1L << 24;
+	long q[4] = {0, 0, 0, 0}, block_rows = 0;
+	int nq = -1; /* dims of the first input */
 	const char *p = shapes;
-	while (*p && n < 8) {
-		while (*p == '"' || *p == ' ')
-			p++;
-		nd[n] = 0;
+	for (int input = 0; *p; input++) { /* inputs split by ';' (empty ones for optional inputs) */
+		long d[4] = {0, 0, 0, 0};
+		int nd = 0;
 		while (*p && *p != ';') {
 			char *end;
 			long x = strtol(p, &end, 10);
-			if (end == p) {
+			if (end == p) { /* quotes, spaces, commas */
 				p++;
 				continue;
 			}
-			if (nd[n] < 4)
-				dims[n][nd[n]] = x;
-			nd[n]++;
+			if (nd < 4)
+				d[nd] = x;
+			nd++;
 			p = end;
-			while (*p == ',' || *p == '"' || *p == ' ')
-				p++;
 		}
-		n++;
+		if (input == 0) {
+			nq = nd;
+			memcpy(q, d, sizeof q);
+		} else if (nd == 2 && d[0] > 0 && d[0] <= most) {
+			block_rows = d[0]; /* the last 2-D input: the block table */
+		}
 		if (*p == ';')
 			p++;
 	}
-	if (n == 0 || nd[0] < 3 || dims[0][0] <= 0)
+	if (nq < 3 || nq > 4 || q[0] <= 0 || q[0] > most)
 		return false;
-	if (nd[0] == 4) {
-		*seqs = dims[0][0];
-		*tokens = dims[0][0] * dims[0][1];
-		return dims[0][1] > 0;
+	if (nq == 4) { /* (B, S, N, D) */
+		*seqs = q[0];
+		*tokens = q[0] * q[1];
+		return q[1] > 0 && q[1] <= most;
 	}
-	for (int i = n - 1; i > 0; i--)
-		if (nd[i] == 2 && dims[i][0] > 0) {
-			*tokens = dims[0][0];
-			*seqs = dims[i][0];
-			return true;
-		}
-	return false;
+	*tokens = q[0]; /* (T, N, D) */
+	*seqs = block_rows;
+	return block_rows > 0;
 }
 
 struct attn_tally {
 	size_t dec, pre, decode_only; /* rows with tokens == sequences, more tokens; decode-only kernels */
+	size_t mla;                   /* MLA preprocess kernels */
 	long pre_tok, pre_seqs, dec_seqs;
 	const char *decode_only_name;
 };
@@ -392,20 +559,26 @@ static uint8_t kernel_words(const char *s, const char *unused)
 {
 	(void)unused;
 	return (uint8_t)((paged_attention(s) || mla_preprocess(s) ? NAME_DECODE : 0) |
-			 (strstr(s, "FusedInferAttentionScore") || paged_attention(s) || strstr(s, "IncreFlashAttention") ||
-				  strstr(s, "PromptFlashAttention")
-			  ? NAME_HIT
-			  : 0));
+	                 (strstr(s, "FusedInferAttentionScore") || paged_attention(s) ||
+	                                  strstr(s, "IncreFlashAttention") ||
+	                                  strstr(s, "PromptFlashAttention")
+	                          ? NAME_HIT
+	                          : 0));
 }
 
 static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, const char *shapes)
 {
-	if (bits & NAME_DECODE) {
+	long tok, seqs;
+	bool sized = (bits & NAME_HIT) && shapes && attention_tokens(shapes, &tok, &seqs) && seqs > 0 &&
+	             tok >= seqs;
+	/* PagedAttention over more tokens than sequences is the split-fuse form (chunked prefill),
+	 * whatever its kernel is named: not decode-only */
+	if ((bits & NAME_DECODE) && !(sized && tok > seqs && !mla_preprocess(name))) {
 		t->decode_only++;
 		t->decode_only_name = mla_preprocess(name) ? "MLA preprocess" : "PagedAttention";
+		t->mla += mla_preprocess(name);
 	}
-	long tok, seqs;
-	if (!(bits & NAME_HIT) || !shapes || !attention_tokens(shapes, &tok, &seqs) || seqs <= 0 || tok < seqs)
+	if (!sized)
 		return;
 	if (tok == seqs) {
 		t->dec++;
@@ -419,8 +592,8 @@ static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, c
 
 /* Decode-only kernels and attention shapes per step: from the kernel table when it has start
  * times (same axis as the trace), else kernel names from the trace's device lanes. */
-static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store *rs, const struct csv_table *kt,
-			       struct vote (*v)[SIG_COUNT])
+static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store *rs,
+                               const struct csv_table *kt, struct vote (*v)[SIG_COUNT])
 {
 	if (!ra->n_steps || !ra->steps[0].has_window)
 		return;
@@ -440,7 +613,7 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			size_t k = analysis_step_at_near(ra, ts, &hint);
 			if (k != SIZE_MAX)
 				tally_kernel(&t[k], bits, strtab_str(kt->strs, id),
-					     shapes ? csvt_str(kt, r, COL_INPUT_SHAPES) : NULL);
+				             shapes ? csvt_str(kt, r, COL_INPUT_SHAPES) : NULL);
 		}
 	} else if (rs->has_events) {
 		name_memo_init(&m, rs->strs, kernel_words, NULL);
@@ -448,7 +621,8 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			if (ra->cls[ev].cat != CAT_COMPUTE)
 				continue;
 			uint8_t bits = name_bits(&m, rs->ev_name[ev]);
-			size_t k = bits & NAME_DECODE ? analysis_step_at_near(ra, store_ts(rs, ev), &hint) : SIZE_MAX;
+			size_t k = bits & NAME_DECODE ? analysis_step_at_near(ra, store_ts(rs, ev), &hint)
+			                              : SIZE_MAX;
 			if (k != SIZE_MAX)
 				tally_kernel(&t[k], bits, store_ev_name(rs, ev), NULL);
 		}
@@ -457,41 +631,55 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 		return;
 	}
 	free(m.bits);
+	/* MLA models run a mixed batch's decode and prefill parts as separate attention calls
+	 * (seen as an MLA preprocess kernel or a split step): there, a step with prompt-sized
+	 * calls only holds no decodes */
+	bool splits = false;
+	for (size_t k = 0; k < ra->n_steps; k++)
+		splits |= t[k].mla || (t[k].dec && t[k].pre);
 	for (size_t k = 0; k < ra->n_steps; k++) {
 		const struct attn_tally *a = &t[k];
 		if (a->decode_only)
 			vote(&v[k][SIG_KERNELS], PHASE_DECODE, CONF_HIGH, PHASE_SRC_KERNELS,
 			     xasprintf("%zu %s kernel(s): they run only in decode-only batches", a->decode_only,
-				       a->decode_only_name));
+			               a->decode_only_name));
 		if (a->dec && a->pre)
 			vote(&v[k][SIG_SHAPES], PHASE_MIXED, CONF_MEDIUM, PHASE_SRC_SHAPES,
-			     xasprintf("attention over one token per sequence (%ld sequences) and over %ld tokens of "
-				       "%ld sequence(s) in the same step: a decode part and a prefill part",
-				       a->dec_seqs, a->pre_tok, a->pre_seqs));
+			     xasprintf("attention over one token per sequence (%ld sequences) and over %ld tokens "
+			               "of %ld sequence(s) in the same step: a decode part and a prefill part",
+			               a->dec_seqs, a->pre_tok, a->pre_seqs));
 		else if (a->dec)
 			vote(&v[k][SIG_SHAPES], PHASE_DECODE, CONF_MEDIUM, PHASE_SRC_SHAPES,
-			     xasprintf("attention query tokens equal its sequences (%ld): one new token each", a->dec_seqs));
+			     xasprintf("attention query tokens equal its sequences (%ld): one new token each",
+			               a->dec_seqs));
+		else if (a->pre && (a->pre_seqs == 1 || splits))
+			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, CONF_MEDIUM, PHASE_SRC_SHAPES,
+			     xasprintf("attention over %ld query tokens of %ld sequence(s)%s", a->pre_tok,
+			               a->pre_seqs,
+			               a->pre_seqs == 1 ? ": a prompt"
+			                                : ", and this model runs decode parts as calls of their "
+			                                  "own (MLA): prompts only"));
 		else if (a->pre)
-			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, a->pre_seqs == 1 ? CONF_MEDIUM : CONF_LOW, PHASE_SRC_SHAPES,
-			     a->pre_seqs == 1
-				     ? xasprintf("attention over %ld query tokens of one sequence: a prompt", a->pre_tok)
-				     : xasprintf("attention over %ld query tokens of %ld sequences: prompt tokens; the "
-						 "shapes cannot tell several prompts from a batch that also decodes",
-						 a->pre_tok, a->pre_seqs));
+			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, CONF_LOW, PHASE_SRC_SHAPES,
+			     xasprintf("attention over %ld query tokens of %ld sequences: prompt tokens; the "
+			               "shapes cannot tell several prompts from a batch that also decodes",
+			               a->pre_tok, a->pre_seqs));
 	}
 	free(t);
 }
 
-static void votes_from_stage(struct rank_analysis *ra, const struct csv_table *st, struct vote (*v)[SIG_COUNT])
+static void votes_from_stage(struct rank_analysis *ra, const struct csv_table *st,
+                             struct vote (*v)[SIG_COUNT])
 {
 	/* Stage is a number in real files (a duration): only a text label counts */
 	if (!st || ra->step_source != STEP_SRC_STEP_TRACE || st->nrows != ra->n_steps)
 		return;
 	for (size_t i = 0; i < ra->n_steps; i++) {
 		const char *stage = csvt_str(st, i, COL_STAGE);
-		enum phase p = strcasestr(stage, "prefill") ? PHASE_PREFILL
-			       : strcasestr(stage, "decode") ? PHASE_DECODE
-			       : strcasestr(stage, "mixed") || strcasestr(stage, "chunk") ? PHASE_MIXED : PHASE_UNKNOWN;
+		enum phase p = strcasestr(stage, "prefill")                               ? PHASE_PREFILL
+		               : strcasestr(stage, "decode")                              ? PHASE_DECODE
+		               : strcasestr(stage, "mixed") || strcasestr(stage, "chunk") ? PHASE_MIXED
+		                                                                          : PHASE_UNKNOWN;
 		if (p)
 			vote(&v[i][SIG_STAGE], p, CONF_HIGH, PHASE_SRC_STAGE,
 			     xasprintf("Stage column reads %s", analysis_phase_name(p)));
@@ -557,9 +745,10 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 			s->phase_source = PHASE_SRC_CLUSTERS;
 			s->phase_conf = c;
 			s->phase_evidence = xasprintf(
-				"step durations form two clusters: %zu step(s) around %.3f ms read as prefill, %zu "
-				"around %.3f ms as decode (ratio %.1f, separation %.1f sd of log duration)",
-				np, exp(m2) / 1e6, n - np, exp(m1) / 1e6, ratio, isfinite(sep) ? sep : 99.0);
+			        "step durations form two clusters: %zu step(s) around %.3f ms read as "
+			        "prefill, %zu "
+			        "around %.3f ms as decode (ratio %.1f, separation %.1f sd of log duration)",
+			        np, exp(m2) / 1e6, n - np, exp(m1) / 1e6, ratio, isfinite(sep) ? sep : 99.0);
 		}
 	} else {
 		for (size_t i = 0; i < n; i++) {
@@ -567,10 +756,10 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 			s->phase = PHASE_DECODE;
 			s->phase_source = PHASE_SRC_UNIFORM;
 			s->phase_conf = CONF_LOW;
-			s->phase_evidence = xasprintf(
-				"%zu step(s) with durations from %.3f to %.3f ms show no separate long cluster; read "
-				"as decode only",
-				n, exp(sorted[0]) / 1e6, exp(sorted[n - 1]) / 1e6);
+			s->phase_evidence = xasprintf("%zu step(s) with durations from %.3f to %.3f ms show "
+			                              "no separate long cluster; read "
+			                              "as decode only",
+			                              n, exp(sorted[0]) / 1e6, exp(sorted[n - 1]) / 1e6);
 		}
 	}
 	free(lg);
@@ -600,13 +789,13 @@ static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT])
 		sbuf_adds(&why, f->why);
 		for (int g = first + 1; g < SIG_COUNT; g++) {
 			const struct vote *o = &v[k][g];
-			/* a low "prefill" from shapes that cannot see decode parts does not contradict mixed */
+			/* a low "prefill" from shapes blind to decode parts does not contradict mixed */
 			if (!o->phase || o->phase == f->phase ||
 			    (f->phase == PHASE_MIXED && o->phase == PHASE_PREFILL && o->conf == CONF_LOW))
 				continue;
 			s->phase_conf = CONF_LOW;
 			sbuf_addf(&why, "; but %s read %s (%s)", analysis_phase_source_name(o->source),
-				  analysis_phase_name(o->phase), o->why);
+			          analysis_phase_name(o->phase), o->why);
 		}
 		s->phase_evidence = sbuf_detach(&why);
 	}
@@ -618,9 +807,9 @@ static void phase_summary(struct rank_analysis *ra)
 {
 	ra->phase_source = PHASE_SRC_NONE;
 	ra->phase_conf = CONF_HIGH;
-	static const enum phase_source order[] = {PHASE_SRC_STAGE, PHASE_SRC_MSTX, PHASE_SRC_ANNOTATION,
-						  PHASE_SRC_KERNELS, PHASE_SRC_SHAPES, PHASE_SRC_CLUSTERS,
-						  PHASE_SRC_UNIFORM};
+	static const enum phase_source order[] = {PHASE_SRC_STAGE,   PHASE_SRC_MSTX,   PHASE_SRC_ANNOTATION,
+	                                          PHASE_SRC_KERNELS, PHASE_SRC_SHAPES, PHASE_SRC_CLUSTERS,
+	                                          PHASE_SRC_UNIFORM};
 	size_t low = 0;
 	for (size_t k = 0; k < ra->n_steps; k++) {
 		ra->phase_steps[ra->steps[k].phase_source]++;
@@ -635,14 +824,23 @@ static void phase_summary(struct rank_analysis *ra)
 			continue;
 		if (ra->phase_source == PHASE_SRC_NONE)
 			ra->phase_source = order[i];
-		sbuf_addf(&why, "%s%zu step(s) from %s", why.len ? ", " : "", n, analysis_phase_source_name(order[i]));
+		sbuf_addf(&why, "%s%zu step(s) from %s", why.len ? ", " : "", n,
+		          analysis_phase_source_name(order[i]));
 	}
-	if (ra->n_steps == 1 || ra->phase_steps[ra->phase_source] == ra->n_steps) {
-		/* one signal for every step: its own words say more */
+	enum phase_source only = ra->phase_source;
+	if (ra->n_steps == 1 || (ra->phase_steps[only] == ra->n_steps &&
+	                         (only == PHASE_SRC_CLUSTERS || only == PHASE_SRC_UNIFORM))) {
+		/* one sentence speaks for every step */
 		sbuf_reset(&why);
 		sbuf_adds(&why, ra->steps[0].phase_evidence);
-		if (ra->n_steps > 1 && ra->phase_source != PHASE_SRC_CLUSTERS && ra->phase_source != PHASE_SRC_UNIFORM)
-			sbuf_addf(&why, " (step 1; every step from %s)", analysis_phase_source_name(ra->phase_source));
+	} else {
+		size_t per[PHASE_MIXED + 1] = {0};
+		for (size_t k = 0; k < ra->n_steps; k++)
+			per[ra->steps[k].phase]++;
+		sbuf_addf(&why, ": %zu prefill, %zu decode, %zu mixed", per[PHASE_PREFILL], per[PHASE_DECODE],
+		          per[PHASE_MIXED]);
+		if (per[PHASE_UNKNOWN])
+			sbuf_addf(&why, ", %zu unknown", per[PHASE_UNKNOWN]);
 	}
 	if (low && low < ra->n_steps)
 		sbuf_addf(&why, "; %zu of %zu step(s) low confidence", low, ra->n_steps);
@@ -664,7 +862,8 @@ static void training_phases(struct rank_analysis *ra)
 	ra->phase_source = PHASE_SRC_WORKLOAD;
 	ra->phase_conf = CONF_HIGH;
 	free(ra->phase_evidence);
-	ra->phase_evidence = xasprintf("training workload (%s): steps are not prefill or decode", ra->workload_evidence);
+	ra->phase_evidence =
+	        xasprintf("training workload (%s): steps are not prefill or decode", ra->workload_evidence);
 }
 
 void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
@@ -683,7 +882,9 @@ void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
 			continue; /* a rank with a trace speaks for itself */
 		ra->workload = WORKLOAD_TRAINING;
 		free(ra->workload_evidence);
-		ra->workload_evidence = xasprintf("no kernels of its own; rank %d of the same capture trains", ranks[train].rank);
+		ra->workload_evidence = xasprintf("no backward or serving kernels of its own; rank %d of the "
+		                                  "same capture trains",
+		                                  ranks[train].rank);
 		training_phases(ra);
 		ra->have[M_PREFILL_STEPS] = ra->have[M_DECODE_STEPS] = ra->have[M_MIXED_STEPS] = false;
 	}
@@ -703,7 +904,7 @@ static void analysis_phases(const struct rank_data *rd, struct rank_analysis *ra
 		training_phases(ra);
 		return;
 	}
-	struct vote (*v)[SIG_COUNT] = xcalloc(ra->n_steps, sizeof *v);
+	struct vote(*v)[SIG_COUNT] = xcalloc(ra->n_steps, sizeof *v);
 	votes_from_stage(ra, rd->by_kind[CSV_STEP_TRACE], v);
 	if (rs->has_events)
 		votes_from_ranges(ra, rs, v);
@@ -792,6 +993,8 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			}
 		}
 		int64_t thr = 0;
+		if (!n && sets && (n = op_sequence(rs, ra->cls, rank_sets_wait(sets), &v, &why)) > 0)
+			ra->step_source = STEP_SRC_OP_SEQUENCE;
 		if (!n && sets && (n = idle_segments(rank_sets_wait(sets), &v, &thr)) > 0) {
 			ra->step_source = STEP_SRC_IDLE_GAPS;
 			why = xasprintf("device activity split at %zu idle gaps of %.3f ms or more (no step "
@@ -804,9 +1007,11 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			ra->step_source = STEP_SRC_WINDOW;
 			why = xstrdup("no step markers, engine ops or idle-gap structure: the whole window is one step");
 		}
-		const char *label = ra->step_source == STEP_SRC_IDLE_GAPS ? "segment"
-				    : ra->step_source == STEP_SRC_WINDOW ? "window"
-				    : ra->step_source == STEP_SRC_ENGINE ? "engine step" : NULL;
+		const char *label = ra->step_source == STEP_SRC_IDLE_GAPS     ? "segment"
+		                    : ra->step_source == STEP_SRC_OP_SEQUENCE ? "step"
+		                    : ra->step_source == STEP_SRC_WINDOW      ? "window"
+		                    : ra->step_source == STEP_SRC_ENGINE      ? "engine step"
+		                                                              : NULL;
 		set_steps(ra, rs, v, n, label, win_end);
 		free(v);
 	} else if (st && st->nrows >= 1) {
@@ -817,6 +1022,8 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 		ra->step_source = STEP_SRC_NONE;
 		why = xstrdup("no trace and no step table");
 	}
+	if (rs->has_events && ra->n_steps && ra->steps[0].has_window)
+		why = graph_replays(ra, rs, why);
 	ra->step_evidence = why;
 
 	analysis_phases(rd, ra);

@@ -513,12 +513,18 @@ static void pair_warnings(struct comparison *c, const struct compare_pair *p)
 	if (a->step_source != b->step_source)
 		warn(c, "%s: steps found from %s on %s, from %s on %s", who, analysis_step_source_name(a->step_source),
 		     c->label[0], analysis_step_source_name(b->step_source), c->label[1]);
+	if (a->workload != b->workload)
+		warn(c, "%s: workload %s on %s, %s on %s", who, analysis_workload_name(a->workload), c->label[0],
+		     analysis_workload_name(b->workload), c->label[1]);
 	double pa = a->n_steps ? a->v[M_PREFILL_STEPS] / (double)a->n_steps : 0;
 	double pb = b->n_steps ? b->v[M_PREFILL_STEPS] / (double)b->n_steps : 0;
-	if (a->n_steps && b->n_steps && fabs(pa - pb) > 1e-9)
-		warn(c, "%s: phase mix differs: %.0f prefill + %.0f decode on %s, %.0f + %.0f on %s", who,
-		     a->v[M_PREFILL_STEPS], a->v[M_DECODE_STEPS], c->label[0], b->v[M_PREFILL_STEPS],
-		     b->v[M_DECODE_STEPS], c->label[1]);
+	double ma = a->n_steps ? a->v[M_MIXED_STEPS] / (double)a->n_steps : 0;
+	double mb = b->n_steps ? b->v[M_MIXED_STEPS] / (double)b->n_steps : 0;
+	bool phased = a->have[M_PREFILL_STEPS] && b->have[M_PREFILL_STEPS]; /* training has no phase mix */
+	if (phased && a->n_steps && b->n_steps && (fabs(pa - pb) > 1e-9 || fabs(ma - mb) > 1e-9))
+		warn(c, "%s: phase mix differs: %.0f prefill + %.0f decode + %.0f mixed on %s, %.0f + %.0f + %.0f on %s",
+		     who, a->v[M_PREFILL_STEPS], a->v[M_DECODE_STEPS], a->v[M_MIXED_STEPS], c->label[0],
+		     b->v[M_PREFILL_STEPS], b->v[M_DECODE_STEPS], b->v[M_MIXED_STEPS], c->label[1]);
 	if (a->has_trace != b->has_trace)
 		warn(c, "%s: a trace on %s only: the other side's figures come from its tables", who,
 		     a->has_trace ? c->label[0] : c->label[1]);

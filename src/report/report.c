@@ -418,6 +418,8 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 		jus(w, "d2h_us", s->d2h_ns);
 		jsonw_key(w, "dispatch_ops");
 		jsonw_uint(w, s->dispatch_ops);
+		jsonw_key(w, "graph_replays");
+		jsonw_uint(w, s->graph_replays);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);

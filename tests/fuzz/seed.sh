@@ -15,7 +15,8 @@ trap 'rm -rf "$work"' EXIT
 n=0
 for v in "" "--minify" "--pretty --call-stack" "--wrapper --hostile" "--chinese --gbk --bom --crlf" \
 	"--tabs --ragged 3 --excel 3" "--step-marks profilerstep --step-trace rows" "--truncate-at 30000" \
-	"--raw" "--ranks 2 --no-info --naming host"; do
+	"--raw" "--ranks 2 --no-info --naming host" "--shape vllm,mla,moe,graph,annotate,mixed=1 --steps 3" \
+	"--shape train"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086 # the variant is a list of options
 	"$gen" --out "$work/g$n" --ops 8 --steps 2 --prefill 1 --seed "$n" $v >/dev/null

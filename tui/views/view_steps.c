@@ -50,17 +50,24 @@ static void sparkline(const struct rank_analysis *ra, struct canvas *cv, int x, 
 		if (a >= ra->n_steps)
 			break;
 		int64_t d = 0;
-		bool prefill = false, has_sel = false;
+		bool prefill = false, mixed = false, has_sel = false;
 		for (size_t i = a; i < a + per && i < ra->n_steps; i++) {
 			int64_t di = ra->steps[i].end - ra->steps[i].start;
 			if (di > d)
 				d = di;
 			prefill |= ra->steps[i].phase == PHASE_PREFILL;
+			mixed |= ra->steps[i].phase == PHASE_MIXED;
 			has_sel |= i == sel;
 		}
 		int lv = (int)(d * 7 / maxd);
-		canvas_set(cv, x + c, y, levels[lv < 0 ? 0 : lv > 7 ? 7 : lv],
-			   has_sel ? ST_SELECTED : prefill ? ST_CAT_COMM : ST_CAT_COMPUTE);
+		canvas_set(cv, x + c, y,
+		           levels[lv < 0   ? 0
+		                  : lv > 7 ? 7
+		                           : lv],
+		           has_sel   ? ST_SELECTED
+		           : prefill ? ST_CAT_COMM
+		           : mixed   ? ST_CAT_COPY
+		                     : ST_CAT_COMPUTE);
 	}
 }
 
@@ -77,16 +84,18 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		     analysis_step_source_name(ra->step_source));
 	canvas_text(cv, x + 3, y + 1, w - 4, ST_DIM, ra->step_evidence ? ra->step_evidence : "");
 	canvas_textf(cv, x + 1, y + 2, w - 2, ST_BOLD, "workload %s; phases from %s, confidence %s",
-		     analysis_workload_name(ra->workload), analysis_phase_source_name(ra->phase_source),
-		     analysis_confidence_name(ra->phase_conf));
+	             analysis_workload_name(ra->workload), analysis_phase_source_name(ra->phase_source),
+	             analysis_confidence_name(ra->phase_conf));
 	canvas_text(cv, x + 3, y + 3, w - 4, ST_DIM, ra->phase_evidence ? ra->phase_evidence : "");
 	canvas_text(cv, x + 1, y + 4, 10, ST_DIM, "durations");
 	sparkline(ra, cv, x + 12, y + 4, w - 14, v->lb.sel);
 	if (v->lb.sel < ra->n_steps) { /* why the selected step has its phase */
 		const struct step *s = &ra->steps[v->lb.sel];
-		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, "step %zu: %s from %s, confidence %s: %s", v->lb.sel + 1,
-			     analysis_phase_name(s->phase), analysis_phase_source_name(s->phase_source),
-			     analysis_confidence_name(s->phase_conf), s->phase_evidence ? s->phase_evidence : "");
+		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, "step %zu: %s from %s, confidence %s: %s",
+		             v->lb.sel + 1, analysis_phase_name(s->phase),
+		             analysis_phase_source_name(s->phase_source),
+		             analysis_confidence_name(s->phase_conf),
+		             s->phase_evidence ? s->phase_evidence : "");
 	}
 	int hy = y + 7;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
@@ -119,8 +128,9 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			 (double)s->host_only_ns / 1e6, s->dispatch_ops, analysis_phase_signal_name(s->phase_source),
 			 analysis_confidence_name(s->phase_conf), s->label ? s->label : "");
 		canvas_text(cv, x + 1, hy + 1 + r, w - 2, st, line);
-		if (!sel && s->phase == PHASE_PREFILL)
-			canvas_restyle(cv, x + 1 + 38, hy + 1 + r, 7, ST_CAT_COMM);
+		if (!sel && (s->phase == PHASE_PREFILL || s->phase == PHASE_MIXED))
+			canvas_restyle(cv, x + 1 + 38, hy + 1 + r, 7,
+				       s->phase == PHASE_MIXED ? ST_CAT_COPY : ST_CAT_COMM);
 	}
 	if (!ra->n_steps)
 		canvas_text(cv, x + 1, hy + 2, w - 2, ST_DIM, "no steps");
