@@ -98,6 +98,16 @@ int profinfo_load(struct profinfo *pi, const char *path, struct diag_list *dl)
 	struct jtok jt;
 	jtok_init(&jt);
 	int r = jtok_parse(&jt, js, len);
+	if (r == JTOK_ERROR_DEPTH) {
+		/* the fields read here are a few levels down: blank what is deeper (js is ours)
+		 * and read the rest */
+		size_t n = jtok_flatten_deep(js, len, JTOK_MAX_DEPTH);
+		r = jtok_parse(&jt, js, len);
+		if (r > 0)
+			diag_add(dl, DIAG_WARN, path, 0, -1,
+				 "%zu value%s nested more than %d deep not read; the rest is kept", n,
+				 n == 1 ? "" : "s", JTOK_MAX_DEPTH);
+	}
 	if (r <= 0 || jt.t[0].type != JSMN_OBJECT) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, "not a JSON object (%s); ignored",
 			 r < 0 ? jtok_error_name(r) : "empty");

@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis.h"
 #include "comm_json.h"
+#include "profinfo.h"
+#include "sbuf.h"
 #include "report.h"
 #include "testutil.h"
 
@@ -199,7 +202,7 @@ static void test_damaged(void **state)
 	diag_init(&dl);
 	assert_int_equal(load(&cd, &dl, sbuf_str(&deep), 0), 0);
 	assert_int_equal(cd.n_ops, 0);
-	assert_true(diag_has(&dl, "entry \"x@1\" is not an object", -1));
+	assert_true(diag_has(&dl, "entry \"x@1\" is nested more than 64 deep; skipped", -1));
 	assert_true(diag_has(&dl, "\"junk\" holds neither steps", -1));
 	assert_true(diag_has(&dl, "bytes after the JSON object", -1));
 	comm_data_free(&cd);
@@ -316,6 +319,101 @@ static void test_generated(void **state)
 	free(dir);
 }
 
+/* One collective with n transports (wide objects inside one entry), or a profiler_info
+ * whose config holds n small objects: jsmn without parent links walked back over every
+ * earlier sibling at each comma and closing bracket (issue 22: a 1.4 MB communication.json
+ * took 27 s, a 412 KB profiler_info 13 s). */
+static char *wide_comm(int n, size_t *len)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "{\"step1\": {\"collective\": {\"hcom_allReduce__1@g\": {\"Communication Time Info\": "
+		       "{\"Start Timestamp(us)\": 1.0, \"Elapse Time(ms)\": 1.0}, \"Communication Bandwidth Info\": {");
+	for (int i = 0; i < n; i++)
+		sbuf_addf(&sb, "%s\"HCCS%d\": {\"Transit Size(MB)\": 1.0, \"Transit Time(ms)\": 1.0, "
+			       "\"Bandwidth(GB/s)\": 1.0, \"Size Distribution\": {\"1\": [1, 0.1]}}",
+			  i ? ", " : "", i);
+	sbuf_adds(&sb, "}}}}}");
+	*len = sb.len;
+	return sbuf_detach(&sb);
+}
+
+static double seconds_since(const struct timespec *a)
+{
+	struct timespec b;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) * 1e-9;
+}
+
+/* best of 3 */
+static double wide_comm_seconds(int n)
+{
+	size_t len;
+	char *t = wide_comm(n, &len);
+	double best = 1e9;
+	for (int k = 0; k < 3; k++) {
+		struct comm_data cd = {0};
+		struct diag_list dl;
+		diag_init(&dl);
+		struct timespec a;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		assert_int_equal(comm_json_load_buffer(&cd, "w.json", t, len, 0, &dl), 0);
+		double sec = seconds_since(&a);
+		assert_int_equal(cd.n_ops, 1);
+		best = sec < best ? sec : best;
+		comm_data_free(&cd);
+		diag_free(&dl);
+	}
+	free(t);
+	return best;
+}
+
+static double wide_info_seconds(const char *dir, int n)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "{\"config\": {\"x\": [");
+	for (int i = 0; i < n; i++)
+		sbuf_addf(&sb, "%s{\"a\": [%d, {\"b\": 1}]}", i ? ", " : "", i);
+	sbuf_adds(&sb, "]}, \"rank_id\": 3, \"cann_version\": \"8.0.RC3\"}");
+	char *path = tu_write(dir, "profiler_info_3.json", sb.buf, sb.len);
+	sbuf_free(&sb);
+	double best = 1e9;
+	for (int k = 0; k < 3; k++) {
+		struct profinfo pi;
+		struct diag_list dl;
+		diag_init(&dl);
+		struct timespec a;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		assert_int_equal(profinfo_load(&pi, path, &dl), 0);
+		double sec = seconds_since(&a);
+		assert_int_equal(pi.rank, 3);
+		assert_string_equal(pi.cann_version, "8.0.RC3");
+		best = sec < best ? sec : best;
+		profinfo_free(&pi);
+		diag_free(&dl);
+	}
+	free(path);
+	return best;
+}
+
+/* Twice the input, at most 3x the time (the quadratic walk gave 4x to 7x, and seconds:
+ * 20k transports took 3.7 s, a 1 MB profiler_info 5.6 s); 20 ms for a loaded machine. */
+static void test_wide_json_linear(void **state)
+{
+	(void)state;
+	double c1 = wide_comm_seconds(20000), c2 = wide_comm_seconds(40000);
+	print_message("communication.json, one entry with 20k transports (2.5 MB): %.4f s; 40k: %.4f s (ratio %.2f)\n",
+		      c1, c2, c2 / c1);
+	assert_true(c2 <= 3.0 * c1 + 0.02);
+	assert_true(c1 < 1.0);
+	char *dir = tu_tmpdir();
+	double i1 = wide_info_seconds(dir, 60000), i2 = wide_info_seconds(dir, 120000);
+	print_message("profiler_info with 60k objects (1.5 MB): %.4f s; 120k: %.4f s (ratio %.2f)\n", i1, i2, i2 / i1);
+	assert_true(i2 <= 3.0 * i1 + 0.02);
+	assert_true(i1 < 1.0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_per_rank_lenient),
 		cmocka_unit_test(test_matrix_and_cluster),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_wide_json_linear),
 		cmocka_unit_test(test_entry_text),
 		cmocka_unit_test(test_generated),
 	};
