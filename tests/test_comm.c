@@ -340,22 +340,22 @@ static char *wide_comm(int n, size_t *len)
 static double seconds_since(const struct timespec *a)
 {
 	struct timespec b;
-	clock_gettime(CLOCK_MONOTONIC, &b);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
 	return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) * 1e-9;
 }
 
-/* best of 3 */
+/* CPU seconds (a loaded machine's waits do not count), best of 5 */
 static double wide_comm_seconds(int n)
 {
 	size_t len;
 	char *t = wide_comm(n, &len);
 	double best = 1e9;
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 5; k++) {
 		struct comm_data cd = {0};
 		struct diag_list dl;
 		diag_init(&dl);
 		struct timespec a;
-		clock_gettime(CLOCK_MONOTONIC, &a);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
 		assert_int_equal(comm_json_load_buffer(&cd, "w.json", t, len, 0, &dl), 0);
 		double sec = seconds_since(&a);
 		assert_int_equal(cd.n_ops, 1);
@@ -377,12 +377,12 @@ static double wide_info_seconds(const char *dir, int n)
 	char *path = tu_write(dir, "profiler_info_3.json", sb.buf, sb.len);
 	sbuf_free(&sb);
 	double best = 1e9;
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 5; k++) {
 		struct profinfo pi;
 		struct diag_list dl;
 		diag_init(&dl);
 		struct timespec a;
-		clock_gettime(CLOCK_MONOTONIC, &a);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
 		assert_int_equal(profinfo_load(&pi, path, &dl), 0);
 		double sec = seconds_since(&a);
 		assert_int_equal(pi.rank, 3);
@@ -395,8 +395,9 @@ static double wide_info_seconds(const char *dir, int n)
 	return best;
 }
 
-/* Twice the input, at most 3x the time (the quadratic walk gave 4x to 7x, and seconds:
- * 20k transports took 3.7 s, a 1 MB profiler_info 5.6 s); 20 ms for a loaded machine. */
+/* Twice the input, at most 3x the CPU time (measured 1.9x to 2.1x; the quadratic walk
+ * gave 4x to 7x, and seconds: 20k transports took 3.7 s, a 1 MB profiler_info 5.6 s);
+ * the generous limit and 20 ms are for a loaded machine. */
 static void test_wide_json_linear(void **state)
 {
 	(void)state;
