@@ -463,6 +463,19 @@ static void mk_deep_info(struct ctx *c)
 	sbuf_free(&sb);
 }
 
+/* issue 22: a repeated entry was counted twice (transit 63.5 -> 127.1 MB, no message) */
+static void mk_comm_repeats(struct ctx *c)
+{
+	static const char entry[] = "\"hcom_allReduce__1@g\": {\"Communication Time Info\": {\"Start Timestamp(us)\": "
+				    "1736408883674600.0, \"Elapse Time(ms)\": 2.0, \"Transit Time(ms)\": 1.0}, "
+				    "\"Communication Bandwidth Info\": {\"HCCS\": {\"Transit Size(MB)\": 63.5, "
+				    "\"Transit Time(ms)\": 1.0, \"Bandwidth(GB/s)\": 63.5}}}";
+	char *t;
+	assert_true(asprintf(&t, "{\"step1\": {\"collective\": {%s, %s}}}", entry, entry) > 0);
+	put_str(c->out, "communication.json", t);
+	free(t);
+}
+
 static void mk_del_ph(struct ctx *c) { put_trace(c, ",\n{\"ph\": \"\x7f\", \"name\": \"del\", \"pid\": 7, \"tid\": 1, \"ts\": \"1.0\"}"); }
 
 /* ---- the table ------------------------------------------------------------------------ */
@@ -542,6 +555,9 @@ static const struct bad_case cases[] = {
 	 .msg = "a header and no data rows", .csv_lost = -3},
 	{.name = "profiler_info nested 200,000 deep", .make = mk_deep_info, .file = "profiler_info_0.json",
 	 .msg = "1 value nested more than 64 deep not read; the rest is kept", .text_has = "CANN 8.0.RC3, Level2"},
+	{.name = "an entry twice in communication.json", .make = mk_comm_repeats, .file = "communication.json",
+	 .msg = "entry \"hcom_allReduce__1@g\" of step1 appears again (first at byte 49); the later one is kept",
+	 .loc = LOC_OFFSET, .text_has = "1 step(s), 1 entries"},
 	{.name = "DEL as a ph value", .make = mk_del_ph, .trace = EV_SOME, .events = 2, .text_has = " other 1"},
 };
 

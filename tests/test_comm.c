@@ -319,6 +319,76 @@ static void test_generated(void **state)
 	free(dir);
 }
 
+/* Issue 22: a key given twice was counted twice (transit 63.5 -> 127.1 MB, no message).
+ * The later one wins, named with its byte offset and the first one's: a repeated entry,
+ * a repeated step, a repeated transport and a repeated Bandwidth Info; and a matrix
+ * link given twice. */
+static void test_repeated_keys(void **state)
+{
+	(void)state;
+	static const char t[] =
+		"{\"step1\": {\"collective\": {\n"
+		" \"hcom_allReduce__1@g\": {\"Communication Time Info\": {\"Elapse Time(ms)\": 9.0}, "
+		"\"Communication Bandwidth Info\": {\"HCCS\": {\"Transit Size(MB)\": 63.5, \"Transit Time(ms)\": 1.0}}},\n"
+		" \"hcom_allReduce__1@g\": {\"Communication Time Info\": {\"Elapse Time(ms)\": 2.0}, "
+		"\"Communication Bandwidth Info\": {\"HCCS\": {\"Transit Size(MB)\": 1.0, \"Transit Time(ms)\": 1.0}, "
+		"\"HCCS\": {\"Transit Size(MB)\": 63.5, \"Transit Time(ms)\": 1.0}, \"RDMA\": {\"Transit Size(MB)\": 2.0, \"Transit Time(ms)\": 1.0}}},\n"
+		" \"hcom_broadcast__2@g\": {\"Communication Bandwidth Info\": {\"SIO\": {\"Transit Size(MB)\": 5.0}}, "
+		"\"Communication Bandwidth Info\": {\"SIO\": {\"Transit Size(MB)\": 7.0}}}\n"
+		"}}, \"step1\": {\"p2p\": {\"hcom_send__3@g\": {\"Communication Time Info\": {\"Elapse Time(ms)\": 1.0}}}}}";
+	struct comm_data cd = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	assert_int_equal(load(&cd, &dl, t, 0), 0);
+	/* allReduce once (the later: 2 ms, HCCS 63.5 MB and RDMA 2 MB), broadcast once (SIO 7 MB), send */
+	assert_int_equal(cd.n_ops, 3);
+	assert_int_equal(cd.files[0].n_ops, 3);
+	const struct comm_op *ar = NULL, *bc = NULL;
+	for (size_t i = 0; i < cd.n_ops; i++) {
+		const char *nm = strtab_str(cd.strs, cd.ops[i].name);
+		if (!strcmp(nm, "hcom_allReduce__1"))
+			ar = &cd.ops[i];
+		if (!strcmp(nm, "hcom_broadcast__2"))
+			bc = &cd.ops[i];
+	}
+	assert_non_null(ar);
+	assert_non_null(bc);
+	assert_true(ar->t[COMM_T_ELAPSE] == 2000000);
+	assert_int_equal(ar->n_bw, 2);
+	double total = 0;
+	for (uint32_t b = 0; b < ar->n_bw; b++)
+		total += cd.bws[ar->bw0 + b].size_mb;
+	assert_true(fabs(total - 65.5) < 1e-9);
+	assert_int_equal(bc->n_bw, 1);
+	assert_true(cd.bws[bc->bw0].size_mb == 7.0);
+	const char *first = strstr(t, "\"hcom_allReduce__1@g\"");
+	const char *second = strstr(first + 1, "\"hcom_allReduce__1@g\"");
+	char want[160];
+	snprintf(want, sizeof want, "entry \"hcom_allReduce__1@g\" of step1 appears again (first at byte %td); the later one is kept",
+		 strchr(first, '{') - t);
+	assert_true(diag_has(&dl, want, strchr(second, '{') - t));
+	assert_true(diag_has(&dl, "\"HCCS\" appears twice in entry \"hcom_allReduce__1\"; the later one is kept", -1));
+	assert_true(diag_has(&dl, "\"Communication Bandwidth Info\" appears twice in entry \"hcom_broadcast__2\"", -1));
+	comm_data_free(&cd);
+	diag_free(&dl);
+
+	/* a matrix link twice */
+	static const char mx[] =
+		"{\"step1\": {\"collective\": {\"hcom_allReduce__1@g\": {"
+		"\"0-1\": {\"Transport Type\": \"HCCS\", \"Transit Size(MB)\": 1.0}, "
+		"\"0-1\": {\"Transport Type\": \"HCCS\", \"Transit Size(MB)\": 4.0}, "
+		"\"1-0\": {\"Transport Type\": \"HCCS\", \"Transit Size(MB)\": 2.0}}}}}";
+	diag_init(&dl);
+	cd = (struct comm_data){0};
+	assert_int_equal(load(&cd, &dl, mx, 0), 0);
+	assert_int_equal(cd.n_links, 2);
+	assert_true(cd.links[0].size_mb == 4.0 || cd.links[1].size_mb == 4.0);
+	assert_true(cd.links[0].size_mb != 1.0 && cd.links[1].size_mb != 1.0);
+	assert_true(diag_has(&dl, "link 0-1 of entry \"hcom_allReduce__1@g\" of step1 appears again", -1));
+	comm_data_free(&cd);
+	diag_free(&dl);
+}
+
 /* One collective with n transports (wide objects inside one entry), or a profiler_info
  * whose config holds n small objects: jsmn without parent links walked back over every
  * earlier sibling at each comma and closing bracket (issue 22: a 1.4 MB communication.json
@@ -423,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_and_cluster),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_wide_json_linear),
+		cmocka_unit_test(test_repeated_keys),
 		cmocka_unit_test(test_entry_text),
 		cmocka_unit_test(test_generated),
 	};
