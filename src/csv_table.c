@@ -161,14 +161,6 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 		col->v.str[r] = intern_cell(ps, (size_t)(col - t->cols), s, len);
 		return;
 	}
-	if (is_timestamp_col(col->col) && num_has_exponent(s, len)) {
-		t->excel_numbers++;
-		if (ps->warn_excel++ < WARN_EACH)
-			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
-				 "%s \"%.*s\" is in exponent form (rewritten by Excel?): precision lost, "
-				 "kept as read",
-				 t->headers[idx], (int)(len > 32 ? 32 : len), s);
-	}
 	enum num_status st;
 	if (ty == CSVT_TIME) {
 		int64_t ns;
@@ -185,6 +177,15 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 				col->v.ratio[r] = (float)d;
 		}
 	}
+	/* only a value that was kept is "kept as read": 1e400 is out of range, one message */
+	if (st == NUM_OK && is_timestamp_col(col->col) && num_has_exponent(s, len)) {
+		t->excel_numbers++;
+		if (ps->warn_excel++ < WARN_EACH)
+			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
+				 "%s \"%.*s\" is in exponent form (rewritten by Excel?): precision lost, "
+				 "kept as read",
+				 t->headers[idx], (int)(len > 32 ? 32 : len), s);
+	}
 	if (st != NUM_OK && st != NUM_MISSING) {
 		t->bad_numbers++;
 		if (ps->warn_bad++ < WARN_EACH) {
@@ -196,6 +197,9 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 		}
 	}
 }
+
+/* Unused columns named in the message; the rest are counted. */
+#define UNKNOWN_LISTED 16
 
 static void setup_columns(struct parse_state *ps)
 {
@@ -212,10 +216,18 @@ static void setup_columns(struct parse_state *ps)
 		int c = csv_schema_lookup(t->headers[i], strlen(t->headers[i]));
 		t->header_col[i] = c;
 		if (c < 0) {
-			if (t->headers[i][0]) {
-				if (n_unknown++)
+			if (t->headers[i][0] && n_unknown++ < UNKNOWN_LISTED) {
+				/* a few names, each cut short: a table of 10,000 columns must not
+				 * make a message line of 100 KB */
+				size_t hl = strlen(t->headers[i]), cut = hl;
+				if (cut > 40)
+					for (cut = 40; cut > 0 && ((unsigned char)t->headers[i][cut] & 0xC0) == 0x80;)
+						cut--; /* not inside a UTF-8 sequence */
+				if (n_unknown > 1)
 					sbuf_adds(&unknown, ", ");
-				sanitize_append(&unknown, t->headers[i], strlen(t->headers[i]));
+				sanitize_append(&unknown, t->headers[i], cut);
+				if (cut < hl)
+					sbuf_adds(&unknown, "...");
 			}
 			continue;
 		}
@@ -240,7 +252,8 @@ static void setup_columns(struct parse_state *ps)
 	t->kind = by_name != CSV_UNKNOWN ? by_name : csv_schema_kind(present);
 	if (n_unknown)
 		diag_add(ps->dl, DIAG_INFO, ps->name, 0, -1, "%zu column(s) not used by the analysis, kept "
-			 "for drill-down: %s", n_unknown, sbuf_str(&unknown));
+			 "for drill-down: %s%s", n_unknown, sbuf_str(&unknown),
+			 n_unknown > UNKNOWN_LISTED ? ", ..." : "");
 	sbuf_free(&unknown);
 }
 
@@ -527,13 +540,48 @@ static struct csv_table *parse_bytes(const char *name, const char *buf, size_t l
 	return t;
 }
 
+/* A UTF-16 table (its byte order mark makes that certain) is converted to UTF-8 in
+ * memory and read there, drill-down included. False when buf is not UTF-16; else *out
+ * is the table or NULL (named). */
+static bool load_utf16(const char *name, const char *buf, size_t len, struct diag_list *dl, struct csv_table **out)
+{
+	*out = NULL;
+	if (len < 2)
+		return false;
+	const unsigned char *u = (const unsigned char *)buf;
+	const char *enc = u[0] == 0xFF && u[1] == 0xFE ? "UTF-16LE" : u[0] == 0xFE && u[1] == 0xFF ? "UTF-16BE" : NULL;
+	if (!enc)
+		return false;
+	size_t n = 0;
+	uint8_t *conv = u8_conv_from_encoding(enc, iconveh_escape_sequence, buf + 2, len - 2, NULL, NULL, &n);
+	if (!conv || n == 0) {
+		free(conv);
+		diag_add(dl, DIAG_WARN, name, 0, -1, "%s (byte order mark) that cannot be converted; skipped", enc);
+		return true;
+	}
+	diag_add(dl, DIAG_INFO, name, 0, -1, "%s (byte order mark): read converted to UTF-8", enc);
+	struct csv_table *t = parse_bytes(name, (const char *)conv, n, dl);
+	if (!t) {
+		free(conv);
+		return true;
+	}
+	t->mem = (const char *)conv;
+	t->mem_len = n;
+	t->mem_owned = (char *)conv;
+	*out = t;
+	return true;
+}
+
 struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len, struct diag_list *dl)
 {
 	if (len == 0) {
 		diag_add(dl, DIAG_WARN, name, 0, -1, "empty file (0 bytes); skipped");
 		return NULL;
 	}
-	struct csv_table *t = parse_bytes(name, buf, len, dl);
+	struct csv_table *t;
+	if (load_utf16(name, buf, len, dl, &t))
+		return t;
+	t = parse_bytes(name, buf, len, dl);
 	if (t) {
 		t->mem = buf;
 		t->mem_len = len;
@@ -566,7 +614,9 @@ struct csv_table *csvt_load(const char *path, struct diag_list *dl)
 		return NULL;
 	}
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	struct csv_table *t = parse_bytes(path, map, (size_t)st.st_size, dl);
+	struct csv_table *t;
+	if (!load_utf16(path, map, (size_t)st.st_size, dl, &t))
+		t = parse_bytes(path, map, (size_t)st.st_size, dl);
 	munmap(map, (size_t)st.st_size);
 	return t;
 }
@@ -590,6 +640,7 @@ void csvt_free(struct csv_table *t)
 	for (size_t i = 0; i < t->n_parts; i++)
 		free(t->parts[i].path);
 	free(t->parts);
+	free(t->mem_owned);
 	free(t);
 }
 

@@ -7,10 +7,13 @@
  *   (b) that everything else still loaded: rank 1 in full, rank 0's other files;
  *   (c) no crash and no hang (an alarm ends a case that blocks).
  * The cut-trace cases also run on a real trace when ../shared/fixtures-real is there. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -53,6 +56,7 @@ struct bad_case {
 	const char *mem_available; /* ASCPROF_MEM_AVAILABLE for the case */
 	bool unprivileged; /* load as an ordinary user (root ignores file permissions) */
 	const char *text_has; /* a part of the text summary or report (what was kept, shown safely) */
+	const char *msg_absent; /* no message may hold this (a misleading second one) */
 };
 
 /* ---- helpers -------------------------------------------------------------------------- */
@@ -476,6 +480,38 @@ static void mk_comm_repeats(struct ctx *c)
 	free(t);
 }
 
+/* issue 22: a UTF-16 table (named as such, and read) */
+static void mk_utf16_csv(struct ctx *c)
+{
+	static const char text[] = API_HDR "L,a,1,1,1,1,1,0\nL,b,2,1,2,2,2,0\n";
+	char b[2 * sizeof text + 2] = {'\xFF', '\xFE'};
+	for (size_t i = 0; i + 1 < sizeof text; i++)
+		b[2 + 2 * i] = text[i]; /* ASCII: the high byte stays 0 */
+	put(c->out, "api_statistic.csv", b, 2 + 2 * (sizeof text - 1));
+}
+
+/* issue 22: an unreadable output directory also got "no analyse.done" */
+static void mk_unreadable_dir(struct ctx *c) { assert_int_equal(chmod(c->out, 0), 0); }
+
+/* issue 22: a socket named profiler_info gave ENXIO without saying what was kept */
+static void mk_socket_info(struct ctx *c)
+{
+	char *p = path_in(c->worker, "profiler_info_0.json");
+	remove(p);
+	free(p);
+	/* bound from inside the directory: a socket's path is limited to 108 bytes */
+	int here = open(".", O_RDONLY | O_DIRECTORY);
+	assert_true(here >= 0);
+	assert_int_equal(chdir(c->worker), 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = "profiler_info_0.json"};
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	close(fd);
+	assert_int_equal(fchdir(here), 0);
+	close(here);
+}
+
 static void mk_del_ph(struct ctx *c) { put_trace(c, ",\n{\"ph\": \"\x7f\", \"name\": \"del\", \"pid\": 7, \"tid\": 1, \"ts\": \"1.0\"}"); }
 
 /* ---- the table ------------------------------------------------------------------------ */
@@ -558,6 +594,13 @@ static const struct bad_case cases[] = {
 	{.name = "an entry twice in communication.json", .make = mk_comm_repeats, .file = "communication.json",
 	 .msg = "entry \"hcom_allReduce__1@g\" of step1 appears again (first at byte 49); the later one is kept",
 	 .loc = LOC_OFFSET, .text_has = "1 step(s), 1 entries"},
+	{.name = "UTF-16 CSV", .make = mk_utf16_csv, .file = "api_statistic.csv",
+	 .msg = "UTF-16LE (byte order mark): read converted to UTF-8"},
+	{.name = "unreadable output directory", .make = mk_unreadable_dir, .file = "ASCEND_PROFILER_OUTPUT",
+	 .msg = "cannot read directory: Permission denied; skipped", .trace = EV_NONE, .csv_lost = N_CSV,
+	 .unprivileged = true, .msg_absent = "no analyse.done"},
+	{.name = "socket named profiler_info", .make = mk_socket_info, .file = "profiler_info_0.json",
+	 .msg = "a socket, not a regular file; ignored: no versions, level or rank from it"},
 	{.name = "DEL as a ph value", .make = mk_del_ph, .trace = EV_SOME, .events = 2, .text_has = " other 1"},
 };
 
@@ -655,6 +698,11 @@ static void test_case(void **state)
 		fail_msg("no message naming %s%s with \"%s\"", bc->file,
 			 bc->loc == LOC_LINE ? " and a line" : bc->loc == LOC_OFFSET ? " and a byte offset" : "", bc->msg);
 	}
+	for (size_t i = 0; bc->msg_absent && i < cap->diags.n; i++)
+		if (strstr(cap->diags.items[i].msg, bc->msg_absent) && strstr(cap->diags.items[i].file, "_rank0_")) {
+			dump_diags(cap);
+			fail_msg("a message with \"%s\"", bc->msg_absent);
+		}
 	if (!bc->file && diag_count(&cap->diags, DIAG_WARN)) {
 		dump_diags(cap);
 		fail_msg("a warning where none was expected");
