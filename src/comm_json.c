@@ -131,7 +131,7 @@ struct cj {
 	size_t listed, unlisted;
 	char *unknown[MAX_UNKNOWN_KEYS]; /* keys already named as unknown */
 	size_t n_unknown;
-	uint32_t *steps;  /* distinct step ids seen */
+	bool *step_seen;  /* per step id (interned): seen in this file */
 	size_t n_steps, cap_steps;
 };
 
@@ -312,11 +312,16 @@ static bool is_kind_key(const char *k, size_t n)
 
 static void note_step(struct cj *c, uint32_t step)
 {
-	for (size_t i = 0; i < c->n_steps; i++)
-		if (c->steps[i] == step)
-			return;
-	xgrow(&c->steps, &c->cap_steps, c->n_steps + 1, sizeof *c->steps);
-	c->steps[c->n_steps++] = step;
+	/* a flag per interned id: a file of many steps must not scan the ones seen */
+	if (step >= c->cap_steps) {
+		size_t old = c->cap_steps;
+		xgrow(&c->step_seen, &c->cap_steps, (size_t)step + 1, sizeof *c->step_seen);
+		memset(c->step_seen + old, 0, c->cap_steps - old);
+	}
+	if (!c->step_seen[step]) {
+		c->step_seen[step] = true;
+		c->n_steps++;
+	}
 }
 
 /* ---- values --------------------------------------------------------------------------- */
@@ -1084,7 +1089,7 @@ int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *bu
 	sbuf_free(&c.key);
 	for (size_t i = 0; i < c.n_unknown; i++)
 		free(c.unknown[i]);
-	free(c.steps);
+	free(c.step_seen);
 	size_t p = jscan_skip_ws(buf, len, 0);
 	return p < len && buf[p] == '{' ? 0 : -1;
 }

@@ -407,6 +407,20 @@ static char *wide_comm(int n, size_t *len)
 	return sbuf_detach(&sb);
 }
 
+/* n steps of one small entry each: the steps seen were scanned for each new one */
+static char *many_steps_comm(int n, size_t *len)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_addc(&sb, '{');
+	for (int i = 0; i < n; i++)
+		sbuf_addf(&sb, "%s\"step%d\": {\"collective\": {\"hcom_allReduce__%d@g\": {\"Communication Time Info\": "
+			       "{\"Elapse Time(ms)\": 1.0}}}}",
+			  i ? ", " : "", i, i);
+	sbuf_addc(&sb, '}');
+	*len = sb.len;
+	return sbuf_detach(&sb);
+}
+
 static double seconds_since(const struct timespec *a)
 {
 	struct timespec b;
@@ -415,10 +429,10 @@ static double seconds_since(const struct timespec *a)
 }
 
 /* CPU seconds (a loaded machine's waits do not count), best of 5 */
-static double wide_comm_seconds(int n)
+static double wide_comm_seconds(int n, bool steps)
 {
 	size_t len;
-	char *t = wide_comm(n, &len);
+	char *t = steps ? many_steps_comm(n, &len) : wide_comm(n, &len);
 	double best = 1e9;
 	for (int k = 0; k < 5; k++) {
 		struct comm_data cd = {0};
@@ -428,7 +442,8 @@ static double wide_comm_seconds(int n)
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
 		assert_int_equal(comm_json_load_buffer(&cd, "w.json", t, len, 0, &dl), 0);
 		double sec = seconds_since(&a);
-		assert_int_equal(cd.n_ops, 1);
+		assert_int_equal(cd.n_ops, steps ? (size_t)n : 1);
+		assert_int_equal(cd.files[0].n_steps, steps ? (size_t)n : 1);
 		best = sec < best ? sec : best;
 		comm_data_free(&cd);
 		diag_free(&dl);
@@ -471,7 +486,10 @@ static double wide_info_seconds(const char *dir, int n)
 static void test_wide_json_linear(void **state)
 {
 	(void)state;
-	double c1 = wide_comm_seconds(20000), c2 = wide_comm_seconds(40000);
+	double s1 = wide_comm_seconds(100000, true), s2 = wide_comm_seconds(200000, true);
+	print_message("communication.json with 100k steps: %.4f s; 200k: %.4f s (ratio %.2f)\n", s1, s2, s2 / s1);
+	assert_true(s2 <= 3.0 * s1 + 0.02);
+	double c1 = wide_comm_seconds(20000, false), c2 = wide_comm_seconds(40000, false);
 	print_message("communication.json, one entry with 20k transports (2.5 MB): %.4f s; 40k: %.4f s (ratio %.2f)\n",
 		      c1, c2, c2 / c1);
 	assert_true(c2 <= 3.0 * c1 + 0.02);
