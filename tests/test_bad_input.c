@@ -7,10 +7,13 @@
  *   (b) that everything else still loaded: rank 1 in full, rank 0's other files;
  *   (c) no crash and no hang (an alarm ends a case that blocks).
  * The cut-trace cases also run on a real trace when ../shared/fixtures-real is there. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -54,6 +57,7 @@ struct bad_case {
 	bool unprivileged; /* load as an ordinary user (root ignores file permissions) */
 	const char *text_has; /* a part of the text summary or report (what was kept, shown safely) */
 	const char *never; /* text that no message and no report may hold */
+	const char *msg_absent; /* no message may hold this (a misleading second one) */
 };
 
 /* ---- helpers -------------------------------------------------------------------------- */
@@ -453,6 +457,65 @@ static void mk_memory_headers(struct ctx *c)
 	put_str(c->out, "operator_memory.csv", "Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\n");
 }
 
+/* issue 22: profiler_info nested 200k deep took 13 s; now the deep part is blanked */
+static void mk_deep_info(struct ctx *c)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "{\"rank_id\": 0, \"cann_version\": \"8.0.RC3\", \"config\": {\"x\": ");
+	for (int i = 0; i < 200000; i++)
+		sbuf_addc(&sb, '[');
+	for (int i = 0; i < 200000; i++)
+		sbuf_addc(&sb, ']');
+	sbuf_adds(&sb, ", \"experimental_config\": {\"_profiler_level\": \"Level2\"}}}");
+	put(c->worker, "profiler_info_0.json", sb.buf, sb.len);
+	sbuf_free(&sb);
+}
+
+/* issue 22: a repeated entry was counted twice (transit 63.5 -> 127.1 MB, no message) */
+static void mk_comm_repeats(struct ctx *c)
+{
+	static const char entry[] = "\"hcom_allReduce__1@g\": {\"Communication Time Info\": {\"Start Timestamp(us)\": "
+				    "1736408883674600.0, \"Elapse Time(ms)\": 2.0, \"Transit Time(ms)\": 1.0}, "
+				    "\"Communication Bandwidth Info\": {\"HCCS\": {\"Transit Size(MB)\": 63.5, "
+				    "\"Transit Time(ms)\": 1.0, \"Bandwidth(GB/s)\": 63.5}}}";
+	char *t;
+	assert_true(asprintf(&t, "{\"step1\": {\"collective\": {%s, %s}}}", entry, entry) > 0);
+	put_str(c->out, "communication.json", t);
+	free(t);
+}
+
+/* issue 22: a UTF-16 table (named as such, and read) */
+static void mk_utf16_csv(struct ctx *c)
+{
+	static const char text[] = API_HDR "L,a,1,1,1,1,1,0\nL,b,2,1,2,2,2,0\n";
+	char b[2 * sizeof text + 2] = {'\xFF', '\xFE'};
+	for (size_t i = 0; i + 1 < sizeof text; i++)
+		b[2 + 2 * i] = text[i]; /* ASCII: the high byte stays 0 */
+	put(c->out, "api_statistic.csv", b, 2 + 2 * (sizeof text - 1));
+}
+
+/* issue 22: an unreadable output directory also got "no analyse.done" */
+static void mk_unreadable_dir(struct ctx *c) { assert_int_equal(chmod(c->out, 0), 0); }
+
+/* issue 22: a socket named profiler_info gave ENXIO without saying what was kept */
+static void mk_socket_info(struct ctx *c)
+{
+	char *p = path_in(c->worker, "profiler_info_0.json");
+	remove(p);
+	free(p);
+	/* bound from inside the directory: a socket's path is limited to 108 bytes */
+	int here = open(".", O_RDONLY | O_DIRECTORY);
+	assert_true(here >= 0);
+	assert_int_equal(chdir(c->worker), 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = "profiler_info_0.json"};
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	close(fd);
+	assert_int_equal(fchdir(here), 0);
+	close(here);
+}
+
 static void mk_del_ph(struct ctx *c) { put_trace(c, ",\n{\"ph\": \"\x7f\", \"name\": \"del\", \"pid\": 7, \"tid\": 1, \"ts\": \"1.0\"}"); }
 /* ---- issue 22, part B: links out of the capture, shrinking files, CSV limits, slices,
  * silent wrong results ---------------------------------------------------------------- */
@@ -571,7 +634,9 @@ static const struct bad_case cases[] = {
 	{.name = "1 MB single-line trace", .make = mk_mb_line_trace, .trace = EV_SOME, .events = 2},
 	{.name = "1 MB CSV line", .make = mk_mb_line_csv},
 	{.name = "nesting 100,000 deep as an element", .make = mk_deep_trace, .file = "trace_view.json", .msg = "not an object; skipped", .loc = LOC_OFFSET, .trace = EV_SOME, .events = 1},
-	{.name = "nesting 100,000 deep in args", .make = mk_deep_args, .trace = EV_SOME, .events = 3},
+	{.name = "nesting 100,000 deep in args", .make = mk_deep_args, .file = "trace_view.json",
+	 .msg = "values nested more than 64 deep in an element of 200089 bytes; the event is kept without them",
+	 .loc = LOC_OFFSET, .trace = EV_SOME, .events = 3},
 	{.name = "ts 1e309", .make = mk_huge_number, .file = "trace_view.json", .msg = "\"ts\" is out of range (1e309); event dropped", .loc = LOC_OFFSET, .trace = EV_SOME, .events = 2},
 	{.name = "ts NaN", .make = mk_nan, .file = "trace_view.json", .msg = "\"ts\" is not a number (NaN); event dropped", .loc = LOC_OFFSET, .trace = EV_SOME, .events = 2},
 	{.name = "ts and dur -0", .make = mk_neg_zero, .trace = EV_SOME, .events = 3},
@@ -621,6 +686,18 @@ static const struct bad_case cases[] = {
 	 .trace = EV_SOME, .events = 3},
 	{.name = "header-only memory tables", .make = mk_memory_headers, .file = "operator_memory.csv",
 	 .msg = "a header and no data rows", .csv_lost = -3},
+	{.name = "profiler_info nested 200,000 deep", .make = mk_deep_info, .file = "profiler_info_0.json",
+	 .msg = "1 value nested more than 64 deep not read; the rest is kept", .text_has = "CANN 8.0.RC3, Level2"},
+	{.name = "an entry twice in communication.json", .make = mk_comm_repeats, .file = "communication.json",
+	 .msg = "entry \"hcom_allReduce__1@g\" of step1 appears again (first at byte 49); the later one is kept",
+	 .loc = LOC_OFFSET, .text_has = "1 step(s), 1 entries"},
+	{.name = "UTF-16 CSV", .make = mk_utf16_csv, .file = "api_statistic.csv",
+	 .msg = "UTF-16LE (byte order mark): read converted to UTF-8"},
+	{.name = "unreadable output directory", .make = mk_unreadable_dir, .file = "ASCEND_PROFILER_OUTPUT",
+	 .msg = "cannot read directory: Permission denied; skipped", .trace = EV_NONE, .csv_lost = N_CSV,
+	 .unprivileged = true, .msg_absent = "no analyse.done"},
+	{.name = "socket named profiler_info", .make = mk_socket_info, .file = "profiler_info_0.json",
+	 .msg = "a socket, not a regular file; ignored: no versions, level or rank from it"},
 	{.name = "DEL as a ph value", .make = mk_del_ph, .trace = EV_SOME, .events = 2, .text_has = " other 1"},
 	/* issue 22, part B */
 	{.name = "CSV linked to a file outside the capture", .make = mk_link_out, .file = "kernel_details.csv",
@@ -758,6 +835,11 @@ static void test_case(void **state)
 		fail_msg("no message naming %s%s with \"%s\"", bc->file,
 			 bc->loc == LOC_LINE ? " and a line" : bc->loc == LOC_OFFSET ? " and a byte offset" : "", bc->msg);
 	}
+	for (size_t i = 0; bc->msg_absent && i < cap->diags.n; i++)
+		if (strstr(cap->diags.items[i].msg, bc->msg_absent) && strstr(cap->diags.items[i].file, "_rank0_")) {
+			dump_diags(cap);
+			fail_msg("a message with \"%s\"", bc->msg_absent);
+		}
 	if (!bc->file && diag_count(&cap->diags, DIAG_WARN)) {
 		dump_diags(cap);
 		fail_msg("a warning where none was expected");

@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis.h"
 #include "comm_json.h"
+#include "profinfo.h"
+#include "sbuf.h"
 #include "report.h"
 #include "testutil.h"
 
@@ -199,7 +202,7 @@ static void test_damaged(void **state)
 	diag_init(&dl);
 	assert_int_equal(load(&cd, &dl, sbuf_str(&deep), 0), 0);
 	assert_int_equal(cd.n_ops, 0);
-	assert_true(diag_has(&dl, "entry \"x@1\" is not an object", -1));
+	assert_true(diag_has(&dl, "entry \"x@1\" is nested more than 64 deep; skipped", -1));
 	assert_true(diag_has(&dl, "\"junk\" holds neither steps", -1));
 	assert_true(diag_has(&dl, "bytes after the JSON object", -1));
 	comm_data_free(&cd);
@@ -316,6 +319,190 @@ static void test_generated(void **state)
 	free(dir);
 }
 
+/* Issue 22: a key given twice was counted twice (transit 63.5 -> 127.1 MB, no message).
+ * The later one wins, named with its byte offset and the first one's: a repeated entry,
+ * a repeated step, a repeated transport and a repeated Bandwidth Info; and a matrix
+ * link given twice. */
+static void test_repeated_keys(void **state)
+{
+	(void)state;
+	static const char t[] =
+		"{\"step1\": {\"collective\": {\n"
+		" \"hcom_allReduce__1@g\": {\"Communication Time Info\": {\"Elapse Time(ms)\": 9.0}, "
+		"\"Communication Bandwidth Info\": {\"HCCS\": {\"Transit Size(MB)\": 63.5, \"Transit Time(ms)\": 1.0}}},\n"
+		" \"hcom_allReduce__1@g\": {\"Communication Time Info\": {\"Elapse Time(ms)\": 2.0}, "
+		"\"Communication Bandwidth Info\": {\"HCCS\": {\"Transit Size(MB)\": 1.0, \"Transit Time(ms)\": 1.0}, "
+		"\"HCCS\": {\"Transit Size(MB)\": 63.5, \"Transit Time(ms)\": 1.0}, \"RDMA\": {\"Transit Size(MB)\": 2.0, \"Transit Time(ms)\": 1.0}}},\n"
+		" \"hcom_broadcast__2@g\": {\"Communication Bandwidth Info\": {\"SIO\": {\"Transit Size(MB)\": 5.0}}, "
+		"\"Communication Bandwidth Info\": {\"SIO\": {\"Transit Size(MB)\": 7.0}}}\n"
+		"}}, \"step1\": {\"p2p\": {\"hcom_send__3@g\": {\"Communication Time Info\": {\"Elapse Time(ms)\": 1.0}}}}}";
+	struct comm_data cd = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	assert_int_equal(load(&cd, &dl, t, 0), 0);
+	/* allReduce once (the later: 2 ms, HCCS 63.5 MB and RDMA 2 MB), broadcast once (SIO 7 MB), send */
+	assert_int_equal(cd.n_ops, 3);
+	assert_int_equal(cd.files[0].n_ops, 3);
+	const struct comm_op *ar = NULL, *bc = NULL;
+	for (size_t i = 0; i < cd.n_ops; i++) {
+		const char *nm = strtab_str(cd.strs, cd.ops[i].name);
+		if (!strcmp(nm, "hcom_allReduce__1"))
+			ar = &cd.ops[i];
+		if (!strcmp(nm, "hcom_broadcast__2"))
+			bc = &cd.ops[i];
+	}
+	assert_non_null(ar);
+	assert_non_null(bc);
+	assert_true(ar->t[COMM_T_ELAPSE] == 2000000);
+	assert_int_equal(ar->n_bw, 2);
+	double total = 0;
+	for (uint32_t b = 0; b < ar->n_bw; b++)
+		total += cd.bws[ar->bw0 + b].size_mb;
+	assert_true(fabs(total - 65.5) < 1e-9);
+	assert_int_equal(bc->n_bw, 1);
+	assert_true(cd.bws[bc->bw0].size_mb == 7.0);
+	const char *first = strstr(t, "\"hcom_allReduce__1@g\"");
+	const char *second = strstr(first + 1, "\"hcom_allReduce__1@g\"");
+	char want[160];
+	snprintf(want, sizeof want, "entry \"hcom_allReduce__1@g\" of step1 appears again (first at byte %td); the later one is kept",
+		 strchr(first, '{') - t);
+	assert_true(diag_has(&dl, want, strchr(second, '{') - t));
+	assert_true(diag_has(&dl, "\"HCCS\" appears twice in entry \"hcom_allReduce__1\"; the later one is kept", -1));
+	assert_true(diag_has(&dl, "\"Communication Bandwidth Info\" appears twice in entry \"hcom_broadcast__2\"", -1));
+	comm_data_free(&cd);
+	diag_free(&dl);
+
+	/* a matrix link twice */
+	static const char mx[] =
+		"{\"step1\": {\"collective\": {\"hcom_allReduce__1@g\": {"
+		"\"0-1\": {\"Transport Type\": \"HCCS\", \"Transit Size(MB)\": 1.0}, "
+		"\"0-1\": {\"Transport Type\": \"HCCS\", \"Transit Size(MB)\": 4.0}, "
+		"\"1-0\": {\"Transport Type\": \"HCCS\", \"Transit Size(MB)\": 2.0}}}}}";
+	diag_init(&dl);
+	cd = (struct comm_data){0};
+	assert_int_equal(load(&cd, &dl, mx, 0), 0);
+	assert_int_equal(cd.n_links, 2);
+	assert_true(cd.links[0].size_mb == 4.0 || cd.links[1].size_mb == 4.0);
+	assert_true(cd.links[0].size_mb != 1.0 && cd.links[1].size_mb != 1.0);
+	assert_true(diag_has(&dl, "link 0-1 of entry \"hcom_allReduce__1@g\" of step1 appears again", -1));
+	comm_data_free(&cd);
+	diag_free(&dl);
+}
+
+/* One collective with n transports (wide objects inside one entry), or a profiler_info
+ * whose config holds n small objects: jsmn without parent links walked back over every
+ * earlier sibling at each comma and closing bracket (issue 22: a 1.4 MB communication.json
+ * took 27 s, a 412 KB profiler_info 13 s). */
+static char *wide_comm(int n, size_t *len)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "{\"step1\": {\"collective\": {\"hcom_allReduce__1@g\": {\"Communication Time Info\": "
+		       "{\"Start Timestamp(us)\": 1.0, \"Elapse Time(ms)\": 1.0}, \"Communication Bandwidth Info\": {");
+	for (int i = 0; i < n; i++)
+		sbuf_addf(&sb, "%s\"HCCS%d\": {\"Transit Size(MB)\": 1.0, \"Transit Time(ms)\": 1.0, "
+			       "\"Bandwidth(GB/s)\": 1.0, \"Size Distribution\": {\"1\": [1, 0.1]}}",
+			  i ? ", " : "", i);
+	sbuf_adds(&sb, "}}}}}");
+	*len = sb.len;
+	return sbuf_detach(&sb);
+}
+
+/* n steps of one small entry each: the steps seen were scanned for each new one */
+static char *many_steps_comm(int n, size_t *len)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_addc(&sb, '{');
+	for (int i = 0; i < n; i++)
+		sbuf_addf(&sb, "%s\"step%d\": {\"collective\": {\"hcom_allReduce__%d@g\": {\"Communication Time Info\": "
+			       "{\"Elapse Time(ms)\": 1.0}}}}",
+			  i ? ", " : "", i, i);
+	sbuf_addc(&sb, '}');
+	*len = sb.len;
+	return sbuf_detach(&sb);
+}
+
+static double seconds_since(const struct timespec *a)
+{
+	struct timespec b;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) * 1e-9;
+}
+
+/* CPU seconds (a loaded machine's waits do not count), best of 5 */
+static double wide_comm_seconds(int n, bool steps)
+{
+	size_t len;
+	char *t = steps ? many_steps_comm(n, &len) : wide_comm(n, &len);
+	double best = 1e9;
+	for (int k = 0; k < 5; k++) {
+		struct comm_data cd = {0};
+		struct diag_list dl;
+		diag_init(&dl);
+		struct timespec a;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		assert_int_equal(comm_json_load_buffer(&cd, "w.json", t, len, 0, &dl), 0);
+		double sec = seconds_since(&a);
+		assert_int_equal(cd.n_ops, steps ? (size_t)n : 1);
+		assert_int_equal(cd.files[0].n_steps, steps ? (size_t)n : 1);
+		best = sec < best ? sec : best;
+		comm_data_free(&cd);
+		diag_free(&dl);
+	}
+	free(t);
+	return best;
+}
+
+static double wide_info_seconds(const char *dir, int n)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "{\"config\": {\"x\": [");
+	for (int i = 0; i < n; i++)
+		sbuf_addf(&sb, "%s{\"a\": [%d, {\"b\": 1}]}", i ? ", " : "", i);
+	sbuf_adds(&sb, "]}, \"rank_id\": 3, \"cann_version\": \"8.0.RC3\"}");
+	char *path = tu_write(dir, "profiler_info_3.json", sb.buf, sb.len);
+	sbuf_free(&sb);
+	double best = 1e9;
+	for (int k = 0; k < 5; k++) {
+		struct profinfo pi;
+		struct diag_list dl;
+		diag_init(&dl);
+		struct timespec a;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		assert_int_equal(profinfo_load(&pi, path, &dl), 0);
+		double sec = seconds_since(&a);
+		assert_int_equal(pi.rank, 3);
+		assert_string_equal(pi.cann_version, "8.0.RC3");
+		best = sec < best ? sec : best;
+		profinfo_free(&pi);
+		diag_free(&dl);
+	}
+	free(path);
+	return best;
+}
+
+/* Twice the input, at most 3x the CPU time (measured 1.9x to 2.1x; the quadratic walk
+ * gave 4x to 7x, and seconds: 20k transports took 3.7 s, a 1 MB profiler_info 5.6 s);
+ * the generous limit and 20 ms are for a loaded machine. */
+static void test_wide_json_linear(void **state)
+{
+	(void)state;
+	double s1 = wide_comm_seconds(100000, true), s2 = wide_comm_seconds(200000, true);
+	print_message("communication.json with 100k steps: %.4f s; 200k: %.4f s (ratio %.2f)\n", s1, s2, s2 / s1);
+	assert_true(s2 <= 3.0 * s1 + 0.02);
+	double c1 = wide_comm_seconds(20000, false), c2 = wide_comm_seconds(40000, false);
+	print_message("communication.json, one entry with 20k transports (2.5 MB): %.4f s; 40k: %.4f s (ratio %.2f)\n",
+		      c1, c2, c2 / c1);
+	assert_true(c2 <= 3.0 * c1 + 0.02);
+	assert_true(c1 < 1.0);
+	char *dir = tu_tmpdir();
+	double i1 = wide_info_seconds(dir, 60000), i2 = wide_info_seconds(dir, 120000);
+	print_message("profiler_info with 60k objects (1.5 MB): %.4f s; 120k: %.4f s (ratio %.2f)\n", i1, i2, i2 / i1);
+	assert_true(i2 <= 3.0 * i1 + 0.02);
+	assert_true(i1 < 1.0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +510,8 @@ int main(void)
 		cmocka_unit_test(test_per_rank_lenient),
 		cmocka_unit_test(test_matrix_and_cluster),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_wide_json_linear),
+		cmocka_unit_test(test_repeated_keys),
 		cmocka_unit_test(test_entry_text),
 		cmocka_unit_test(test_generated),
 	};

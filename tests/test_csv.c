@@ -294,6 +294,103 @@ static void test_unknown_columns_listed_once(void **state)
 	diag_free(&dl);
 }
 
+/* Issue 22: a 10,000-column table made one 100 KB message line: at most 16 names, each
+ * cut at 40 bytes (on a character boundary), then "...". */
+static void test_unknown_columns_capped(void **state)
+{
+	(void)state;
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "Name,Type,Start Time(us),Duration(us)");
+	for (int c = 0; c < 10000; c++)
+		sbuf_addf(&sb, ",extra column %d \xE7\xAE\x97\xE5\xAD\x90\xE7\xAE\x97\xE5\xAD\x90\xE7\xAE\x97\xE5\xAD\x90"
+			       "\xE7\xAE\x97\xE5\xAD\x90\xE7\xAE\x97\xE5\xAD\x90",
+			  c);
+	sbuf_adds(&sb, "\na,A,1,1\n");
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *t = csvt_load_buffer("k.csv", sb.buf, sb.len, &dl);
+	assert_non_null(t);
+	const char *msg = NULL;
+	for (size_t i = 0; i < dl.n; i++)
+		if (strstr(dl.items[i].msg, "not used by the analysis"))
+			msg = dl.items[i].msg;
+	assert_non_null(msg);
+	assert_true(strlen(msg) < 1200);
+	assert_non_null(strstr(msg, "10000 column(s) not used by the analysis, kept for drill-down: extra column 0 "));
+	assert_non_null(strstr(msg, "extra column 15 "));
+	assert_null(strstr(msg, "extra column 16 "));
+	assert_non_null(strstr(msg, "..., extra column 1 "));
+	assert_non_null(strstr(msg, "..., ..."));
+	assert_null(sanitize_utf8_first_bad((const uint8_t *)msg, strlen(msg))); /* no cut character */
+	csvt_free(t);
+	diag_free(&dl);
+	sbuf_free(&sb);
+}
+
+/* Issue 22: 1e400 in a timestamp column was "kept as read" (exponent form) and then "read
+ * as missing" (out of range): one message, the true one. */
+static void test_out_of_range_exponent_one_message(void **state)
+{
+	(void)state;
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *t = load("kernel_details.csv", "Name,Type,Start Time(us),Duration(us)\na,A,1e400,1\nb,B,1.5E+3,1\n", &dl);
+	assert_non_null(t);
+	int64_t ns;
+	assert_false(csvt_time(t, 0, COL_START, &ns));
+	assert_true(csvt_time(t, 1, COL_START, &ns) && ns == 1500000);
+	assert_true(diag_has(&dl, "Start Time(us) \"1e400\" is out of range; read as missing", 2));
+	assert_false(diag_has(&dl, "\"1e400\" is in exponent form", -1));
+	assert_true(diag_has(&dl, "\"1.5E+3\" is in exponent form (rewritten by Excel?): precision lost, kept as read", 3));
+	csvt_free(t);
+	diag_free(&dl);
+}
+
+/* Issue 22: a UTF-16 table (with its byte order mark) is named as such and read,
+ * drill-down included, in either byte order. */
+static void test_utf16_read(void **state)
+{
+	(void)state;
+	static const char text[] = "Name,Type,Start Time(us),Duration(us),Extra\n\xE7\xAE\x97,MatMul,10,2.5,x y\nb,B,20,1,z\n";
+	for (int be = 0; be < 2; be++) {
+		struct sbuf sb = SBUF_INIT;
+		sbuf_adds(&sb, be ? "\xFE\xFF" : "\xFF\xFE");
+		size_t n = 0;
+		uint16_t *u16 = u8_to_u16((const uint8_t *)text, sizeof text - 1, NULL, &n);
+		assert_non_null(u16);
+		for (size_t k = 0; k < n; k++) {
+			char b[2] = {(char)(u16[k] & 0xFF), (char)(u16[k] >> 8)};
+			if (be) {
+				char x = b[0];
+				b[0] = b[1];
+				b[1] = x;
+			}
+			sbuf_add(&sb, b, 2);
+		}
+		free(u16);
+		struct diag_list dl;
+		diag_init(&dl);
+		struct csv_table *t = csvt_load_buffer("kernel_details.csv", sb.buf, sb.len, &dl);
+		assert_non_null(t);
+		assert_true(diag_has(&dl, be ? "UTF-16BE (byte order mark): read converted to UTF-8"
+					     : "UTF-16LE (byte order mark): read converted to UTF-8", -1));
+		assert_int_equal(diag_count(&dl, DIAG_WARN), 0);
+		assert_int_equal(t->kind, CSV_KERNEL);
+		assert_int_equal(t->nrows, 2);
+		assert_string_equal(csvt_str(t, 0, COL_NAME), "\xE7\xAE\x97");
+		int64_t ns;
+		assert_true(csvt_time(t, 1, COL_START, &ns) && ns == 20000);
+		struct csv_cells cells;
+		assert_int_equal(csvt_row_cells(t, 0, &cells), 0);
+		assert_int_equal(cells.n, 5);
+		assert_string_equal(cells.cells[4], "x y");
+		csvt_cells_free(&cells);
+		csvt_free(t);
+		diag_free(&dl);
+		sbuf_free(&sb);
+	}
+}
+
 static void test_real_level1_kernel_details(void **state)
 {
 	(void)state;
@@ -552,6 +649,9 @@ int main(void)
 		cmocka_unit_test(test_ragged_excel_and_bad_numbers),
 		cmocka_unit_test(test_empty_header_only_and_broken_quotes),
 		cmocka_unit_test(test_unknown_columns_listed_once),
+		cmocka_unit_test(test_unknown_columns_capped),
+		cmocka_unit_test(test_utf16_read),
+		cmocka_unit_test(test_out_of_range_exponent_one_message),
 		cmocka_unit_test(test_real_level1_kernel_details),
 		cmocka_unit_test(test_utf8_check_matches_libunistring),
 		cmocka_unit_test(test_plain_lines_match_libcsv),

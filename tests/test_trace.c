@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "lanes.h"
 #include "sbuf.h"
@@ -530,6 +531,73 @@ static void test_counter_values_in_window(void **state)
 	store_free(&rs);
 }
 
+/* A trace whose one event has args nested depth deep ([[[...]]], and a second key after
+ * them). Owned. */
+static char *deep_args_trace(size_t depth, size_t *len)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "[{\"ph\": \"X\", \"name\": \"deep\", \"pid\": 7, \"tid\": 1, \"ts\": \"120.0\", \"dur\": 1, "
+		       "\"args\": {\"x\": ");
+	for (size_t i = 0; i < depth; i++)
+		sbuf_addc(&sb, '[');
+	sbuf_adds(&sb, "\"]}\"");
+	for (size_t i = 0; i < depth; i++)
+		sbuf_addc(&sb, ']');
+	sbuf_adds(&sb, ", \"after\": \"kept\"}},\n{\"ph\": \"X\", \"name\": \"b\", \"pid\": 7, \"tid\": 1, \"ts\": \"130.0\", \"dur\": 1}]");
+	*len = sb.len;
+	return sbuf_detach(&sb);
+}
+
+/* CPU seconds to load the deep trace on one thread and read the event's args (the
+ * drawer), best of 5: CPU time, not wall time, so that a loaded machine's waits do not
+ * count. */
+static double deep_args_seconds(size_t depth)
+{
+	size_t len;
+	char *t = deep_args_trace(depth, &len);
+	double best = 1e9;
+	struct trace_load_opts one = {.threads = 1};
+	for (int k = 0; k < 5; k++) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		struct rank_store rs;
+		store_init(&rs);
+		struct diag_list dl;
+		diag_init(&dl);
+		assert_int_equal(trace_load_buffer(&rs, "deep.json", t, len, &one, &dl), 0);
+		assert_int_equal(rs.n_ev, 2);
+		struct sbuf sb = SBUF_INIT;
+		assert_int_equal(trace_event_args(&rs, 0, &sb), 2);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+		/* the drawer says what it left out; the key after the deep value is there */
+		assert_non_null(strstr(sbuf_str(&sb), "(1 value nested more than 64 deep shown as 0)"));
+		assert_non_null(strstr(sbuf_str(&sb), "after: kept"));
+		assert_true(diag_has(&dl, "values nested more than 64 deep in an element of", 1));
+		sbuf_free(&sb);
+		store_free(&rs);
+		diag_free(&dl);
+		double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+		if (s < best)
+			best = s;
+	}
+	free(t);
+	return best;
+}
+
+/* Issue 22: args nested 100k deep took 3.5 s to load (200k: 9.8 s) and as much again in
+ * the drawer; jsmn walked back over every level at each closing bracket, so twice the
+ * depth took four times as long. Now nesting beyond 64 is blanked in linear passes:
+ * twice the depth takes about twice the CPU time (1.9x to 2.0x here). The limit is a
+ * generous 3x, still below the quadratic 4x, so that a loaded machine cannot fail it. */
+static void test_deep_args_linear(void **state)
+{
+	(void)state;
+	double t1 = deep_args_seconds(2000000), t2 = deep_args_seconds(4000000);
+	print_message("args nested 2M deep: %.4f s; 4M deep: %.4f s (ratio %.2f)\n", t1, t2, t2 / t1);
+	assert_true(t2 <= 3.0 * t1 + 0.02);
+	assert_true(t1 < 2.0);
+}
+
 /* Durations of 2^32 ns and more live beside the 32-bit column; offsets are 32 bits over a
  * block base, widened to 64 bits when a step does not fit or goes backwards. */
 static void test_compact_columns(void **state)
@@ -800,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_nesting_depth),
 		cmocka_unit_test(test_events_in_window),
 		cmocka_unit_test(test_counter_values_in_window),
+		cmocka_unit_test(test_deep_args_linear),
 		cmocka_unit_test(test_compact_columns),
 		cmocka_unit_test(test_compact_starts),
 		cmocka_unit_test(test_start_steps_through_the_loader),

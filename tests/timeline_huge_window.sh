@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The Timeline on a window of years (issue 22): events at both ends of the time range
-# that is kept, and a "dur" of 95 years. The ruler's step once overflowed (span x 12) and
-# its tick loop then ran for ever at 100 % CPU. The explorer must draw the Timeline, zoom
-# and pan to the window's limits and back, open the drawer, and quit: headless, under a
-# timeout that only a hang reaches.
+# that is kept, a "dur" of 95 years, args nested 200 deep. The ruler's step once
+# overflowed (span x 12) and its tick loop then ran for ever at 100 % CPU. The explorer
+# must draw the Timeline, zoom and pan to the window's limits and back, open the drawer
+# (which says what of the args it left out), and quit: headless, under a timeout that
+# only a hang reaches.
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
@@ -14,11 +15,13 @@ fail() { echo "FAIL: timeline_huge_window: $*"; exit 1; }
 
 out=$tmp/cap/w_ascend_pt/ASCEND_PROFILER_OUTPUT
 mkdir -p "$out"
-cat >"$out/trace_view.json" <<'JSON'
+# every event's args nest 200 deep (the drawer reads them, and says what it left out)
+deep=$(awk 'BEGIN { for (i = 0; i < 200; i++) printf "["; printf "1"; for (i = 0; i < 200; i++) printf "]" }')
+cat >"$out/trace_view.json" <<JSON
 [{"ph": "M", "name": "process_name", "pid": 7, "tid": 0, "args": {"name": "Python"}},
-{"ph": "X", "name": "early", "pid": 7, "tid": 1, "ts": "-2999999999999999", "dur": 5},
-{"ph": "X", "name": "long", "pid": 7, "tid": 1, "ts": "100.0", "dur": 2999999999999999},
-{"ph": "X", "name": "late", "pid": 7, "tid": 1, "ts": "2999999999999999", "dur": 5}]
+{"ph": "X", "name": "early", "pid": 7, "tid": 1, "ts": "-2999999999999999", "dur": 5, "args": {"deep": $deep, "k": "v"}},
+{"ph": "X", "name": "long", "pid": 7, "tid": 1, "ts": "100.0", "dur": 2999999999999999, "args": {"deep": $deep, "k": "v"}},
+{"ph": "X", "name": "late", "pid": 7, "tid": 1, "ts": "2999999999999999", "dur": 5, "args": {"deep": $deep, "k": "v"}}]
 JSON
 cat >"$tmp/keys" <<'KEYS'
 2
@@ -45,6 +48,9 @@ for n in 1 2 3 4; do
 done
 # the ruler of the fitted window has labelled ticks (a step of 1 would print none)
 sed -n 3p "$tmp/1.txt" | grep -Eq '\|-?[0-9.e+]+s' || { cat "$tmp/1.txt"; fail "no ruler ticks in seconds on the first screen"; }
+# the drawer opened on an event with deeply nested args: the note, and the key after them
+grep -q '(1 value nested more than 64 deep shown as 0)' "$tmp/2.txt" || { cat "$tmp/2.txt"; fail "the drawer lacks the depth note"; }
+grep -q '^ *k: v' "$tmp/2.txt" || { cat "$tmp/2.txt"; fail "the drawer lacks the arg after the deep one"; }
 # the day-long "dur" was cut, with a message naming the file and the byte offset
 "$bin" --summary "$tmp/cap" >"$tmp/summary" 2>&1 || fail "--summary failed"
 grep -Eq 'trace_view.json.*(byte|offset) [0-9]+.*"dur" \(2999999999999999 us\) is longer than a day; kept with duration 0' "$tmp/summary" ||

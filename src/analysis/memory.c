@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "csv_table.h"
+#include "strtab.h"
 #include "xalloc.h"
 
 #define MEM_TOP_ALLOCS 50
@@ -44,12 +45,15 @@ static size_t components(const struct csv_table *t, struct mem_component **out)
 {
 	struct mem_component *c = NULL;
 	size_t n = 0, cap = 0;
+	/* the component of an interned name id, plus one (0: not seen): a table of many
+	 * distinct names must not compare each row with every component seen so far */
+	uint32_t *of_id = xcalloc((size_t)strtab_count(t->strs) + 1, sizeof *of_id);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *name = csvt_str(t, r, COL_COMPONENT);
-		size_t k = 0;
-		while (k < n && strcmp(c[k].name, name) != 0)
-			k++;
+		uint32_t id = csvt_str_id(t, r, COL_COMPONENT);
+		size_t k = of_id[id] ? of_id[id] - 1 : n;
 		if (k == n) {
+			of_id[id] = (uint32_t)n + 1;
 			xgrow(&c, &cap, n + 1, sizeof *c);
 			c[n] = (struct mem_component){.name = name, .peak_allocated_mb = NAN,
 						      .peak_reserved_mb = NAN, .peak_active_mb = NAN,
@@ -83,6 +87,7 @@ static size_t components(const struct csv_table *t, struct mem_component **out)
 		if (size_mb(t, r, COL_TOTAL_ACTIVE_MB, COL_TOTAL_ACTIVE_KB, &v))
 			peak(&m->peak_active_mb, v);
 	}
+	free(of_id);
 	*out = c;
 	return n;
 }

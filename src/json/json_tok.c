@@ -2,14 +2,19 @@
 /* The jsmn implementation lives here (header-only library), plus token helpers. */
 #undef JSMN_HEADER
 #define JSMN_STRICT
+#define JSMN_PARENT_LINKS /* as json_tok.h says */
 #include <jsmn.h>
 #define JSMN_HEADER
 #include "json_tok.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "xalloc.h"
+
+#define JTOK_STR_(x) #x
+#define JTOK_STR(x) JTOK_STR_(x)
 
 void jtok_init(struct jtok *jt)
 {
@@ -26,8 +31,93 @@ void jtok_free(struct jtok *jt)
 	jt->n = 0;
 }
 
+/* The end of the string whose opening quote is at p (the byte after its closing quote,
+ * or end). */
+static const char *string_end(const char *p, const char *end)
+{
+	for (p++; p < end;) {
+		const char *q = memchr(p, '"', (size_t)(end - p));
+		if (!q)
+			return end;
+		size_t bs = 0;
+		while (q - bs > p && q[-1 - (ptrdiff_t)bs] == '\\')
+			bs++;
+		if (bs % 2 == 0)
+			return q + 1;
+		p = q + 1;
+	}
+	return end;
+}
+
+int jtok_depth(const char *js, size_t len, int limit)
+{
+	const char *p = js, *end = js + len;
+	int depth = 0, max = 0;
+	while (p < end) {
+		char c = *p;
+		if (c == '"') {
+			p = string_end(p, end);
+			continue;
+		}
+		if (c == '[' || c == '{') {
+			if (++depth > max && (max = depth) > limit)
+				return max;
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		}
+		p++;
+	}
+	return max;
+}
+
+size_t jtok_flatten_deep(char *js, size_t len, int keep)
+{
+	char *p = js, *end = js + len;
+	int depth = 0;
+	size_t n = 0;
+	while (p < end) {
+		char c = *p;
+		if (c == '"') {
+			p = (char *)string_end(p, end);
+			continue;
+		}
+		if (c == '[' || c == '{') {
+			if (++depth > keep) {
+				/* to its matching bracket, then a 0 and spaces in its place */
+				char *q = p + 1;
+				int d = 1;
+				while (q < end && d > 0) {
+					if (*q == '"') {
+						q = (char *)string_end(q, end);
+						continue;
+					}
+					if (*q == '[' || *q == '{')
+						d++;
+					else if (*q == ']' || *q == '}')
+						d--;
+					q++;
+				}
+				*p = '0';
+				memset(p + 1, ' ', (size_t)(q - p - 1));
+				n++;
+				depth--;
+				p = q;
+				continue;
+			}
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		}
+		p++;
+	}
+	return n;
+}
+
 int jtok_parse(struct jtok *jt, const char *js, size_t len)
 {
+	if (jtok_depth(js, len, JTOK_MAX_DEPTH) > JTOK_MAX_DEPTH) {
+		jt->n = 0;
+		return JTOK_ERROR_DEPTH;
+	}
 	for (;;) {
 		jsmn_parser p;
 		jsmn_init(&p);
@@ -38,9 +128,17 @@ int jtok_parse(struct jtok *jt, const char *js, size_t len)
 		}
 		if (jt->cap >= JTOK_MAX_TOKENS)
 			return JSMN_ERROR_NOMEM;
-		jt->cap *= 4;
-		if (jt->cap > JTOK_MAX_TOKENS)
-			jt->cap = JTOK_MAX_TOKENS;
+		/* jsmn counts without a token array in one pass: size the array once rather
+		 * than parse again at every growth (a count that fails leaves the error to
+		 * the parse, which finds it where it always did) */
+		jsmn_init(&p);
+		int count = jsmn_parse(&p, js, len, NULL, 0);
+		unsigned int want = jt->cap * 4;
+		if (count > JTOK_MAX_TOKENS)
+			return JSMN_ERROR_NOMEM;
+		if (count > 0 && (unsigned int)count > want)
+			want = (unsigned int)count;
+		jt->cap = want > JTOK_MAX_TOKENS ? JTOK_MAX_TOKENS : want;
 		jt->t = xrealloc(jt->t, jt->cap * sizeof *jt->t);
 	}
 }
@@ -188,6 +286,7 @@ const char *jtok_error_name(int err)
 	case JSMN_ERROR_NOMEM: return "too deeply nested or too many values";
 	case JSMN_ERROR_INVAL: return "invalid JSON";
 	case JSMN_ERROR_PART: return "incomplete JSON";
+	case JTOK_ERROR_DEPTH: return "nested more than " JTOK_STR(JTOK_MAX_DEPTH) " deep";
 	default: return "JSON error";
 	}
 }

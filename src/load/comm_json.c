@@ -131,7 +131,7 @@ struct cj {
 	size_t listed, unlisted;
 	char *unknown[MAX_UNKNOWN_KEYS]; /* keys already named as unknown */
 	size_t n_unknown;
-	uint32_t *steps;  /* distinct step ids seen */
+	bool *step_seen;  /* per step id (interned): seen in this file */
 	size_t n_steps, cap_steps;
 };
 
@@ -312,11 +312,16 @@ static bool is_kind_key(const char *k, size_t n)
 
 static void note_step(struct cj *c, uint32_t step)
 {
-	for (size_t i = 0; i < c->n_steps; i++)
-		if (c->steps[i] == step)
-			return;
-	xgrow(&c->steps, &c->cap_steps, c->n_steps + 1, sizeof *c->steps);
-	c->steps[c->n_steps++] = step;
+	/* a flag per interned id: a file of many steps must not scan the ones seen */
+	if (step >= c->cap_steps) {
+		size_t old = c->cap_steps;
+		xgrow(&c->step_seen, &c->cap_steps, (size_t)step + 1, sizeof *c->step_seen);
+		memset(c->step_seen + old, 0, c->cap_steps - old);
+	}
+	if (!c->step_seen[step]) {
+		c->step_seen[step] = true;
+		c->n_steps++;
+	}
 }
 
 /* ---- values --------------------------------------------------------------------------- */
@@ -488,6 +493,14 @@ static size_t field_off(const struct cj *c, const struct ectx *e, const struct f
 	return tok_off(e, &c->jt.t[f->kt]);
 }
 
+/* A key given twice in one object: named, the later value kept. */
+static void dup_key(struct cj *c, size_t off, const char *key, size_t klen, const struct ectx *e)
+{
+	const char *name = strtab_str(c->cd->strs, e->name);
+	problem(c, off, "\"%.*s\" appears twice in entry \"%.80s\"; the later one is kept", (int)(klen > 60 ? 60 : klen),
+		key, name);
+}
+
 /* Transit Size, Transit Time and Bandwidth: the fields a transport and a link share. */
 struct transit {
 	double size_mb, bw_gbps;
@@ -627,6 +640,48 @@ static void parse_transport(struct cj *c, const struct ectx *e, const struct fie
 	op->n_bw++;
 }
 
+struct bw_key {
+	uint32_t name, at; /* the transport's key (interned) and its place in the op */
+	size_t off;
+};
+
+static int cmp_bw_key(const void *pa, const void *pb)
+{
+	const struct bw_key *a = pa, *b = pb;
+	if (a->name != b->name)
+		return a->name < b->name ? -1 : 1;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* A transport given twice in one Bandwidth Info: the later one is kept (sorted by key, so
+ * that thousands of transports cost n log n). keys[] is reordered. */
+static void drop_repeated_transports(struct cj *c, const struct ectx *e, struct comm_op *op, struct bw_key *keys)
+{
+	struct comm_data *cd = c->cd;
+	if (op->n_bw < 2)
+		return;
+	xqsort(keys, op->n_bw, sizeof *keys, cmp_bw_key);
+	bool *drop = xcalloc(op->n_bw, 1);
+	bool any = false;
+	for (uint32_t i = 0; i + 1 < op->n_bw; i++) {
+		if (keys[i].name != keys[i + 1].name)
+			continue;
+		const char *k = strtab_str(cd->strs, keys[i].name);
+		dup_key(c, keys[i + 1].off, k, strlen(k), e);
+		drop[keys[i].at] = true;
+		any = true;
+	}
+	if (any) {
+		uint32_t k = 0;
+		for (uint32_t b = 0; b < op->n_bw; b++)
+			if (!drop[b])
+				cd->bws[op->bw0 + k++] = cd->bws[op->bw0 + b]; /* their bins stay, unused */
+		cd->n_bws -= op->n_bw - k;
+		op->n_bw = k;
+	}
+	free(drop);
+}
+
 static void add_op(struct cj *c, const struct ectx *e, int obj, int rank)
 {
 	struct comm_data *cd = c->cd;
@@ -645,17 +700,47 @@ static void add_op(struct cj *c, const struct ectx *e, int obj, int rank)
 	struct fiter it;
 	struct field f;
 	fiter_init(&c->jt, obj, &it);
+	bool seen_time = false, seen_bw = false;
 	while (fiter_next(c, e, &it, &f)) {
 		if (text_is(f.k, f.n, "Communication Time Info")) {
+			if (seen_time) {
+				/* a key given twice: the later one wins, as for trace events */
+				dup_key(c, field_off(c, e, &f), f.k, f.n, e);
+				memset(op.t, 0, sizeof op.t);
+				op.has = 0;
+				op.has_start = false;
+				op.wait_ratio = op.sync_ratio = NAN;
+			}
+			seen_time = true;
 			parse_time(c, e, f.v, &op);
 		} else if (text_is(f.k, f.n, "Communication Bandwidth Info")) {
+			if (seen_bw) {
+				/* this op's transports are the last ones added: drop them */
+				dup_key(c, field_off(c, e, &f), f.k, f.n, e);
+				if (op.n_bw)
+					cd->n_bins = cd->bws[op.bw0].bin0;
+				cd->n_bws = op.bw0;
+				op.n_bw = 0;
+			}
+			seen_bw = true;
 			if (!want_object(c, e, f.v, "Communication Bandwidth Info"))
 				continue;
 			struct fiter it2;
 			struct field tf;
 			fiter_init(&c->jt, f.v, &it2);
-			while (fiter_next(c, e, &it2, &tf))
+			struct bw_key *keys = NULL; /* each transport's key, to find repeats */
+			size_t cap_keys = 0;
+			while (fiter_next(c, e, &it2, &tf)) {
+				uint32_t before = op.n_bw;
 				parse_transport(c, e, &tf, &op);
+				if (op.n_bw > before) {
+					xgrow(&keys, &cap_keys, op.n_bw, sizeof *keys);
+					keys[op.n_bw - 1] = (struct bw_key){strtab_intern(cd->strs, tf.k, tf.n),
+									    op.n_bw - 1, field_off(c, e, &tf)};
+				}
+			}
+			drop_repeated_transports(c, e, &op, keys);
+			free(keys);
 		} else {
 			unknown_key(c, field_off(c, e, &f), "a communication entry", f.k, f.n);
 		}
@@ -866,6 +951,112 @@ static void walk(struct cj *c)
 		problem(c, top.pos, "bytes after the JSON object; ignored");
 }
 
+/* ---- repeated keys ------------------------------------------------------------------ */
+
+/* The identity of an op or a link: its place in the file's key path. Two with the same
+ * identity are one key given twice; the later one wins, as for trace events. */
+struct ident {
+	uint32_t step, name, group, members;
+	int32_t rank, src, dst;
+	uint8_t kind;
+	size_t idx;
+};
+
+static int cmp_ident(const void *pa, const void *pb)
+{
+	const struct ident *a = pa, *b = pb;
+#define CMP_FIELD(f)                   \
+	if (a->f != b->f)              \
+		return a->f < b->f ? -1 : 1
+	CMP_FIELD(step);
+	CMP_FIELD(kind);
+	CMP_FIELD(members);
+	CMP_FIELD(name);
+	CMP_FIELD(group);
+	CMP_FIELD(rank);
+	CMP_FIELD(src);
+	CMP_FIELD(dst);
+	CMP_FIELD(idx);
+#undef CMP_FIELD
+	return 0;
+}
+
+static bool same_ident(const struct ident *a, const struct ident *b)
+{
+	return a->step == b->step && a->kind == b->kind && a->members == b->members && a->name == b->name &&
+	       a->group == b->group && a->rank == b->rank && a->src == b->src && a->dst == b->dst;
+}
+
+/* Marks in drop[] (indexed from 0 = the file's first) all but the last of each identity,
+ * naming each repeat; returns how many were marked. */
+static size_t mark_repeats(struct cj *c, struct ident *v, size_t n, bool *drop, const int64_t *offs,
+			   bool links)
+{
+	xqsort(v, n, sizeof *v, cmp_ident);
+	size_t dropped = 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (!same_ident(&v[i], &v[i + 1]))
+			continue;
+		drop[v[i].idx] = true;
+		dropped++;
+		const char *nm = strtab_str(c->cd->strs, v[i].name);
+		const char *grp = strtab_str(c->cd->strs, v[i].group);
+		char link[40] = "";
+		if (links)
+			snprintf(link, sizeof link, "link %d-%d of ", v[i].src, v[i].dst);
+		problem(c, (size_t)offs[v[i + 1].idx],
+			"%sentry \"%.80s%s%.40s\" of %.40s appears again (first at byte %lld); the later one is kept",
+			link, nm, *grp ? "@" : "", grp, strtab_str(c->cd->strs, v[i].step), (long long)offs[v[i].idx]);
+	}
+	return dropped;
+}
+
+static void drop_repeats(struct cj *c, size_t op0, size_t link0)
+{
+	struct comm_data *cd = c->cd;
+	size_t n = cd->n_ops - op0, m = cd->n_links - link0, big = n > m ? n : m;
+	if (big < 2)
+		return;
+	struct ident *v = xmalloc(big * sizeof *v);
+	int64_t *offs = xmalloc(big * sizeof *offs);
+	bool *drop = xmalloc(big);
+	if (n > 1) {
+		for (size_t i = 0; i < n; i++) {
+			const struct comm_op *o = &cd->ops[op0 + i];
+			v[i] = (struct ident){o->step, o->name, o->group, o->members, o->rank, 0, 0, o->kind, i};
+			offs[i] = o->off;
+		}
+		memset(drop, 0, n);
+		if (mark_repeats(c, v, n, drop, offs, false)) {
+			size_t k = op0;
+			for (size_t i = 0; i < n; i++)
+				if (!drop[i])
+					cd->ops[k++] = cd->ops[op0 + i]; /* the dropped ones' transports stay, unused */
+			cur_file(c)->n_ops -= cd->n_ops - k;
+			cd->n_ops = k;
+		}
+	}
+	if (m > 1) {
+		for (size_t i = 0; i < m; i++) {
+			const struct comm_link *l = &cd->links[link0 + i];
+			v[i] = (struct ident){l->step, l->name, l->group, l->members, l->rank, l->src, l->dst, l->kind, i};
+			offs[i] = l->off;
+		}
+		memset(drop, 0, m);
+		if (mark_repeats(c, v, m, drop, offs, true)) {
+			size_t k = link0;
+			for (size_t i = 0; i < m; i++)
+				if (!drop[i])
+					cd->links[k++] = cd->links[link0 + i];
+			cur_file(c)->n_links -= cd->n_links - k;
+			cd->n_links = k;
+		}
+	}
+	free(v);
+	free(offs);
+	free(drop);
+}
+
 int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *buf, size_t len, int owner_rank,
 			  struct diag_list *dl)
 {
@@ -884,7 +1075,9 @@ int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *bu
 		       .owner = owner_rank};
 	cd->n_files++;
 	jtok_init(&c.jt);
+	size_t op0 = cd->n_ops, link0 = cd->n_links;
 	walk(&c);
+	drop_repeats(&c, op0, link0);
 	f = cur_file(&c);
 	f->matrix = f->n_links > 0;
 	f->n_steps = c.n_steps;
@@ -896,7 +1089,7 @@ int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *bu
 	sbuf_free(&c.key);
 	for (size_t i = 0; i < c.n_unknown; i++)
 		free(c.unknown[i]);
-	free(c.steps);
+	free(c.step_seen);
 	size_t p = jscan_skip_ws(buf, len, 0);
 	return p < len && buf[p] == '{' ? 0 : -1;
 }

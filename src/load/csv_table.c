@@ -162,14 +162,6 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 		col->v.str[r] = intern_cell(ps, (size_t)(col - t->cols), s, len);
 		return;
 	}
-	if (is_timestamp_col(col->col) && num_has_exponent(s, len)) {
-		t->excel_numbers++;
-		if (ps->warn_excel++ < WARN_EACH)
-			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
-				 "%s \"%.*s\" is in exponent form (rewritten by Excel?): precision lost, "
-				 "kept as read",
-				 t->headers[idx], (int)(len > 32 ? 32 : len), s);
-	}
 	enum num_status st;
 	if (ty == CSVT_TIME) {
 		int64_t ns;
@@ -185,6 +177,15 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 			else
 				col->v.ratio[r] = (float)d;
 		}
+	}
+	/* only a value that was kept is "kept as read": 1e400 is out of range, one message */
+	if (st == NUM_OK && is_timestamp_col(col->col) && num_has_exponent(s, len)) {
+		t->excel_numbers++;
+		if (ps->warn_excel++ < WARN_EACH)
+			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
+				 "%s \"%.*s\" is in exponent form (rewritten by Excel?): precision lost, "
+				 "kept as read",
+				 t->headers[idx], (int)(len > 32 ? 32 : len), s);
 	}
 	if (st != NUM_OK && st != NUM_MISSING) {
 		t->bad_numbers++;
@@ -220,6 +221,9 @@ static char other_separator(const struct csv_table *t)
 	return 0;
 }
 
+/* Unused columns named in the message; the rest are counted. */
+#define UNKNOWN_LISTED 16
+
 static void setup_columns(struct parse_state *ps)
 {
 	struct csv_table *t = ps->t;
@@ -236,10 +240,18 @@ static void setup_columns(struct parse_state *ps)
 		t->header_col[i] = c;
 		n_known += c >= 0;
 		if (c < 0) {
-			if (t->headers[i][0]) {
-				if (n_unknown++)
+			if (t->headers[i][0] && n_unknown++ < UNKNOWN_LISTED) {
+				/* a few names, each cut short: a table of 10,000 columns must not
+				 * make a message line of 100 KB */
+				size_t hl = strlen(t->headers[i]), cut = hl;
+				if (cut > 40)
+					for (cut = 40; cut > 0 && ((unsigned char)t->headers[i][cut] & 0xC0) == 0x80;)
+						cut--; /* not inside a UTF-8 sequence */
+				if (n_unknown > 1)
 					sbuf_adds(&unknown, ", ");
-				sanitize_append(&unknown, t->headers[i], strlen(t->headers[i]));
+				sanitize_append(&unknown, t->headers[i], cut);
+				if (cut < hl)
+					sbuf_adds(&unknown, "...");
 			}
 			continue;
 		}
@@ -277,7 +289,8 @@ static void setup_columns(struct parse_state *ps)
 			 "cells): not a table this program reads; kept for drill-down", t->ncols);
 	else if (!sep && n_unknown)
 		diag_add(ps->dl, DIAG_INFO, ps->name, 0, -1, "%zu column(s) not used by the analysis, kept "
-			 "for drill-down: %s", n_unknown, sbuf_str(&unknown));
+			 "for drill-down: %s%s", n_unknown, sbuf_str(&unknown),
+			 n_unknown > UNKNOWN_LISTED ? ", ..." : "");
 	sbuf_free(&unknown);
 }
 
@@ -689,13 +702,73 @@ struct csv_table *csvt_load_map(const char *path, int fd, const char *map, size_
 	return NULL;
 }
 
+/* A copy of a mapped range, taken under the fault guard (the file may shrink). */
+struct utf16_copy {
+	const char *src;
+	char *dst;
+	size_t len;
+};
+
+static void copy_utf16(void *arg)
+{
+	struct utf16_copy *c = arg;
+	memcpy(c->dst, c->src, c->len);
+}
+
+/* A UTF-16 table (its byte order mark makes that certain) is converted to UTF-8 in
+ * memory and read there, drill-down included. False when buf is not UTF-16; else *out
+ * is the table or NULL (named). */
+static bool load_utf16(const char *name, const char *buf, size_t len, struct diag_list *dl, struct csv_table **out)
+{
+	*out = NULL;
+	if (len < 2)
+		return false;
+	unsigned char u[2];
+	struct utf16_copy head = {buf, (char *)u, 2};
+	if (!mapguard_run(buf, len, copy_utf16, &head, NULL))
+		return false; /* shrank to nothing: the plain reader says so */
+	const char *enc = u[0] == 0xFF && u[1] == 0xFE ? "UTF-16LE" : u[0] == 0xFE && u[1] == 0xFF ? "UTF-16BE" : NULL;
+	if (!enc)
+		return false;
+	/* converted from a copy taken under the fault guard: the file may shrink meanwhile */
+	struct utf16_copy c = {buf + 2, xmalloc(len - 2 > 0 ? len - 2 : 1), len - 2};
+	size_t fault = 0;
+	if (!mapguard_run(buf, len, copy_utf16, &c, &fault)) {
+		c.len = fault > 2 ? fault - 2 : 0;
+		diag_add(dl, DIAG_WARN, name, 0, (int64_t)fault,
+			 "the file shrank while it was read: its first %zu bytes kept", fault);
+	}
+	size_t n = 0;
+	uint8_t *conv = u8_conv_from_encoding(enc, iconveh_escape_sequence, c.dst, c.len, NULL, NULL, &n);
+	free(c.dst);
+	if (!conv || n == 0) {
+		free(conv);
+		diag_add(dl, DIAG_WARN, name, 0, -1, "%s (byte order mark) that cannot be converted; skipped", enc);
+		return true;
+	}
+	diag_add(dl, DIAG_INFO, name, 0, -1, "%s (byte order mark): read converted to UTF-8", enc);
+	struct csv_table *t = parse_bytes(name, (const char *)conv, n, dl);
+	if (!t) {
+		free(conv);
+		return true;
+	}
+	t->mem = (const char *)conv;
+	t->mem_len = n;
+	t->mem_owned = (char *)conv;
+	*out = t;
+	return true;
+}
+
 struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len, struct diag_list *dl)
 {
 	if (len == 0) {
 		diag_add(dl, DIAG_WARN, name, 0, -1, "empty file (0 bytes); skipped");
 		return NULL;
 	}
-	struct csv_table *t = parse_bytes(name, buf, len, dl);
+	struct csv_table *t;
+	if (load_utf16(name, buf, len, dl, &t))
+		return t;
+	t = parse_bytes(name, buf, len, dl);
 	if (t) {
 		t->mem = buf;
 		t->mem_len = len;
@@ -728,7 +801,9 @@ struct csv_table *csvt_load(const char *path, struct diag_list *dl)
 		return NULL;
 	}
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	struct csv_table *t = csvt_load_map(path, fd, map, (size_t)st.st_size, dl);
+	struct csv_table *t;
+	if (!load_utf16(path, map, (size_t)st.st_size, dl, &t))
+		t = csvt_load_map(path, fd, map, (size_t)st.st_size, dl);
 	munmap(map, (size_t)st.st_size);
 	close(fd);
 	return t;
@@ -753,6 +828,7 @@ void csvt_free(struct csv_table *t)
 	for (size_t i = 0; i < t->n_parts; i++)
 		free(t->parts[i].path);
 	free(t->parts);
+	free(t->mem_owned);
 	free(t);
 }
 

@@ -70,6 +70,7 @@ struct csv_table {
 	size_t ragged_rows, excel_numbers, bad_numbers;
 	const char *mem; /* borrowed buffer for csvt_load_buffer, else NULL */
 	size_t mem_len;
+	char *mem_owned; /* a UTF-16 file converted to UTF-8 (then mem), owned; else NULL */
 	/* A table read from several files (msprof's op_summary_slice_0_*.csv, _slice_1_ ...)
 	 * lists them here, in row order; NULL/0 for a table from one file. */
 	struct csvt_part *parts;

@@ -397,6 +397,14 @@ static void read_worker_info(struct walk *w, struct rank_plan *rp)
 	free_names(names, n);
 }
 
+static bool dir_readable(const char *path)
+{
+	DIR *d = opendir(path);
+	if (d)
+		closedir(d);
+	return d != NULL;
+}
+
 static void add_class_a(struct walk *w, const char *worker, const char *out_dir)
 {
 	struct rank_plan *rp = new_rank(w);
@@ -406,7 +414,7 @@ static void add_class_a(struct walk *w, const char *worker, const char *out_dir)
 	rp->label = base_dup(worker ? worker : out_dir);
 	collect_output(w, rp, out_dir);
 	read_worker_info(w, rp);
-	if (!rp->export_done)
+	if (!rp->export_done && dir_readable(out_dir)) /* else its listing was named */
 		diag_add(w->dl, DIAG_WARN, out_dir, 0, -1,
 			 "no analyse.done here: the export may be incomplete (interrupted analyse()?)");
 }

@@ -16,20 +16,33 @@
 
 #define MAX_INFO_BYTES (16u << 20)
 
+static const char *kind_of_file(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+	       : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+/* What is lost when the file is not read. */
+#define INFO_LOST "ignored: no versions, level or rank from it"
+
 static char *read_small_file(const char *path, size_t *len, struct diag_list *dl)
 {
-	/* O_NONBLOCK and a regular-file check: a FIFO put where the file should be must
-	 * not block discovery (found by tests/fuzz/fuzz_discover) */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* the kind first: a socket cannot be opened at all (ENXIO), a FIFO would block
+	 * discovery without O_NONBLOCK (found by tests/fuzz/fuzz_discover) */
 	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "%s, not a regular file; " INFO_LOST, kind_of_file(st.st_mode));
+		return NULL;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot open: %s", strerror(errno));
+		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot open: %s; " INFO_LOST, strerror(errno));
 		return NULL;
 	}
 	FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
 	if (!f) {
 		close(fd);
-		diag_add(dl, DIAG_WARN, path, 0, -1, "not a regular file; ignored");
+		diag_add(dl, DIAG_WARN, path, 0, -1, "not a regular file; " INFO_LOST);
 		return NULL;
 	}
 	struct sbuf sb = SBUF_INIT;
@@ -98,6 +111,16 @@ int profinfo_load(struct profinfo *pi, const char *path, struct diag_list *dl)
 	struct jtok jt;
 	jtok_init(&jt);
 	int r = jtok_parse(&jt, js, len);
+	if (r == JTOK_ERROR_DEPTH) {
+		/* the fields read here are a few levels down: blank what is deeper (js is ours)
+		 * and read the rest */
+		size_t n = jtok_flatten_deep(js, len, JTOK_MAX_DEPTH);
+		r = jtok_parse(&jt, js, len);
+		if (r > 0)
+			diag_add(dl, DIAG_WARN, path, 0, -1,
+				 "%zu value%s nested more than %d deep not read; the rest is kept", n,
+				 n == 1 ? "" : "s", JTOK_MAX_DEPTH);
+	}
 	if (r <= 0 || jt.t[0].type != JSMN_OBJECT) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, "not a JSON object (%s); ignored",
 			 r < 0 ? jtok_error_name(r) : "empty");

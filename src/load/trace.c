@@ -741,12 +741,27 @@ static void parse_element(struct seg *sg, const char *buf, size_t start, size_t 
 	struct elem e;
 	int err = 0;
 	enum elem_status st = elem_from_jsmn(&sg->jt, js, len, &e, &err);
+	char *flat = NULL;
+	if (st != ELEM_OK && err == JTOK_ERROR_DEPTH) {
+		/* the fields are near the top: read them from a copy whose deep values are
+		 * blanked (same offsets), and keep the event (the drawer says what is left out) */
+		flat = xmalloc(len);
+		memcpy(flat, js, len);
+		jtok_flatten_deep(flat, len, JTOK_MAX_DEPTH);
+		st = elem_from_jsmn(&sg->jt, flat, len, &e, &err);
+		if (st == ELEM_OK)
+			seg_warn(sg, W_BAD_JSON, start,
+				 "values nested more than %d deep in an element of %zu bytes; the event is kept without them",
+				 JTOK_MAX_DEPTH, len);
+	}
 	if (st != ELEM_OK) {
 		seg_warn(sg, W_BAD_JSON, start, "%s in an element of %zu bytes; skipped", jtok_error_name(err), len);
 		sg->ph.rejected++;
+		free(flat);
 		return;
 	}
-	take_element(sg, &e, start);
+	take_element(sg, &e, start); /* copies what it keeps: flat may go */
+	free(flat);
 }
 
 /* ---- range walking ------------------------------------------------------------------ */
@@ -1843,8 +1858,16 @@ int trace_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out)
 	struct jtok jt;
 	jtok_init(&jt);
 	int r = jtok_parse(&jt, raw.buf, raw.len);
+	size_t flattened = 0;
+	if (r == JTOK_ERROR_DEPTH) {
+		flattened = jtok_flatten_deep(raw.buf, raw.len, JTOK_MAX_DEPTH);
+		r = jtok_parse(&jt, raw.buf, raw.len);
+	}
 	int count = 0;
 	sbuf_reset(out);
+	if (flattened && r > 0)
+		sbuf_addf(out, "(%zu value%s nested more than %d deep shown as 0)\n", flattened,
+			  flattened == 1 ? "" : "s", JTOK_MAX_DEPTH);
 	int args = r > 0 ? jtok_obj_get(&jt, raw.buf, 0, "args") : -1;
 	if (args >= 0 && jt.t[args].type == JSMN_OBJECT) {
 		int nkeys = jt.t[args].size;

@@ -7,7 +7,7 @@ src=$1
 gen=$2
 out=$3
 rm -rf "$out"
-mkdir -p "$out/elem" "$out/trace" "$out/csv" "$out/discover"
+mkdir -p "$out/elem" "$out/trace" "$out/csv" "$out/discover" "$out/comm" "$out/profinfo"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-seed-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -16,7 +16,7 @@ n=0
 for v in "" "--minify" "--pretty --call-stack" "--wrapper --hostile" "--chinese --gbk --bom --crlf" \
 	"--tabs --ragged 3 --excel 3" "--step-marks profilerstep --step-trace rows" "--truncate-at 30000" \
 	"--raw" "--ranks 2 --no-info --naming host" "--shape vllm,mla,moe,graph,annotate,mixed=1 --steps 3" \
-	"--shape train"; do
+	"--shape train" "--ranks 3 --comm --step-marks profilerstep"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086 # the variant is a list of options
 	"$gen" --out "$work/g$n" --ops 8 --steps 2 --prefill 1 --seed "$n" $v >/dev/null
@@ -44,6 +44,26 @@ for f in "$src"/fixtures/demo/*/ASCEND_PROFILER_OUTPUT/*.csv "$work"/g*/*/ASCEND
 	i=$((i + 1))
 	head -c 16384 "$f" >"$out/csv/c$i"
 done
+
+# comm: the communication files of the --comm variant (per rank and matrix), cut to
+# 16 KB, and the shapes a cluster file and a damaged one take
+i=0
+for f in "$work"/g*/*/ASCEND_PROFILER_OUTPUT/communication*.json; do
+	i=$((i + 1))
+	head -c 16384 "$f" >"$out/comm/c$i"
+done
+printf '{"8,9,10": {"step1": {"hcom_allReduce__1@g": {"8": {"Communication Time Info": {"Elapse Time(ms)": 1.0}}}}}, "p2p": {}}' \
+	>"$out/comm/cluster"
+printf '{"step1": {"collective": {"a@g": {"Communication Bandwidth Info": {"HCCS": {"Transit Size(MB)": 1}, "HCCS": {"Transit Size(MB)": 2}}}, "a@g": {}}}}' \
+	>"$out/comm/repeats"
+
+# profinfo: every profiler_info of the demo and the generated variants
+i=0
+for f in "$src"/fixtures/demo/*/profiler_info*.json "$work"/g*/*/profiler_info*.json; do
+	i=$((i + 1))
+	cp "$f" "$out/profinfo/p$i"
+done
+printf '{"rank_id": 0, "config": {"x": [[[[[[[[[[[[1]]]]]]]]]]]]}}' >"$out/profinfo/nested"
 
 # discover: capture trees in the harness's record format (see fuzz_discover.c); the
 # indices below are positions in its fz_dirs and fz_names tables.
@@ -86,6 +106,6 @@ done
   byte 1; byte 8; printf 'F'; byte 0; byte 0; byte 3; byte 0; printf 'L'; byte 0; byte 0;
   byte 4; byte 0; printf 'S'; byte 0; byte 0; } >"$out/discover/odd"
 
-for h in elem trace csv discover; do
+for h in elem trace csv discover comm profinfo; do
 	echo "seed: $h: $(find "$out/$h" -type f | wc -l) inputs"
 done
