@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "csv_check.h"
 #include "trace.h"
 #include "xalloc.h"
 #include "xthread.h"
@@ -153,6 +154,8 @@ static void *csv_worker(void *arg)
 			return NULL;
 		struct csv_job *job = &pool->jobs[i];
 		job->table = csvt_load(job->file->path, &job->diags);
+		if (job->table)
+			csv_check_table(job->table, &job->diags);
 	}
 }
 

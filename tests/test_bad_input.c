@@ -48,7 +48,7 @@ struct bad_case {
 	enum loc loc;
 	enum kept trace;   /* rank 0's X events */
 	size_t events;     /* when not 0: exactly this many X events in rank 0 */
-	int csv_lost;      /* rank 0's tables not read */
+	int csv_lost;      /* rank 0's tables not read (negative: tables the case adds) */
 	uint64_t max_trace_bytes;
 	const char *mem_available; /* ASCPROF_MEM_AVAILABLE for the case */
 	bool unprivileged; /* load as an ordinary user (root ignores file permissions) */
@@ -517,6 +517,32 @@ static void mk_nul_header(struct ctx *c)
 	put(c->out, "op_statistic.csv", t, sizeof t - 1);
 }
 
+static void mk_bad_step_ids(struct ctx *c)
+{
+	put_str(c->out, "step_trace_time.csv",
+		"Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble\n"
+		"abc,10,0,0,0,1,11,0\n"
+		"3,10,0,0,0,1,11,0\n"
+		"3,10,0,0,0,1,11,0\n"
+		"1,10,0,0,0,1,11,0\n"
+		"-2,10,0,0,0,1,11,0\n");
+}
+
+/* memory tables beside the generated ones (the case counts them: csv_lost -2) */
+static void mk_bad_memory(struct ctx *c)
+{
+	put_str(c->out, "memory_record.csv",
+		"Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n"
+		"APP,1736408893013080.301,,10368,,,NPU:0\n"
+		"APP,1736408893013090.301,,-64,,,NPU:0\n"
+		"APP,,,20000,,,NPU:0\n");
+	put_str(c->out, "operator_memory.csv",
+		"Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\n"
+		"aten::empty_strided,1572864,1736408893013080.301,1736408893034370.249,21289.948,NPU:0\n"
+		"aten::empty,-512,1736408893013080.301,,,NPU:0\n"
+		"aten::zeros,64,1736408893034370.249,1736408893013080.301,,NPU:0\n");
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define CUT(mk, what, k)                                                                    \
@@ -610,6 +636,20 @@ static const struct bad_case cases[] = {
 	 .msg = "the header is separated by TABs, not commas: the table is not read", .loc = LOC_LINE},
 	{.name = "NUL in a CSV header cell", .make = mk_nul_header, .file = "op_statistic.csv",
 	 .msg = "header cell 3 holds a NUL byte; read without it", .loc = LOC_LINE},
+	{.name = "step id not a number", .make = mk_bad_step_ids, .file = "step_trace_time.csv",
+	 .msg = "Step \"abc\" is not a step number; the row is kept", .loc = LOC_LINE},
+	{.name = "step id repeated", .make = mk_bad_step_ids, .file = "step_trace_time.csv",
+	 .msg = "Step 3 again (first at line 3): its times are counted twice", .loc = LOC_LINE},
+	{.name = "step ids descending", .make = mk_bad_step_ids, .file = "step_trace_time.csv",
+	 .msg = "Step 1 comes after step 3: the steps are out of order", .loc = LOC_LINE},
+	{.name = "step id negative", .make = mk_bad_step_ids, .file = "step_trace_time.csv",
+	 .msg = "Step -2 is negative; the row is kept", .loc = LOC_LINE},
+	{.name = "negative reserved memory", .make = mk_bad_memory, .file = "memory_record.csv",
+	 .msg = "Total Reserved(MB) is negative (-64); kept as read", .loc = LOC_LINE, .csv_lost = -2},
+	{.name = "memory sample without a time", .make = mk_bad_memory, .file = "memory_record.csv",
+	 .msg = "a sample without a readable Timestamp(us): a peak here has no time", .loc = LOC_LINE, .csv_lost = -2},
+	{.name = "release before allocation", .make = mk_bad_memory, .file = "operator_memory.csv",
+	 .msg = "released 21289.948 µs before it was allocated; kept as read", .loc = LOC_LINE, .csv_lost = -2},
 };
 
 /* ---- running a case ------------------------------------------------------------------- */
