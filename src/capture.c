@@ -242,38 +242,52 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 	free(pool.jobs);
 }
 
+/* By slice number (numerically: slice 10 after slice 9), then by name. */
 static int cmp_slice(const void *a, const void *b)
 {
-	long x = slice_number(*(const char *const *)a), y = slice_number(*(const char *const *)b);
-	return x < y ? -1 : x > y;
+	const char *pa = *(const char *const *)a, *pb = *(const char *const *)b;
+	long x = slice_number(pa), y = slice_number(pb);
+	if (x != y)
+		return x < y ? -1 : 1;
+	return strcmp(pa, pb);
 }
 
-/* The timeline files of a rank: every slice in slice order when the export is sliced, else
- * the one file (a second unsliced timeline is reported and left out). */
-static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, const char **out, size_t max)
+/* The timeline files of a rank into *out (owned array of borrowed paths): every slice in
+ * slice order when the export is sliced, else the one file (a second unsliced timeline is
+ * reported and left out). */
+static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, const char ***out)
 {
-	size_t n = 0, n_slices = 0, n_plain = 0;
+	size_t n = 0, n_plain = 0;
 	const char *plain = NULL;
+	*out = xcalloc(rd->plan->n_files ? rd->plan->n_files : 1, sizeof **out);
 	for (size_t i = 0; i < rd->plan->n_files; i++) {
 		const struct found_file *f = &rd->plan->files[i];
 		if (f->role != ROLE_TRACE)
 			continue;
-		if (slice_number(f->path) >= 0) {
-			if (n < max)
-				out[n++] = f->path;
-			n_slices++;
-		} else if (n_plain++ == 0) {
+		if (slice_number(f->path) >= 0)
+			(*out)[n++] = f->path;
+		else if (n_plain++ == 0)
 			plain = f->path;
-		}
 	}
-	if (n_slices) {
-		qsort(out, n, sizeof *out, cmp_slice);
+	if (n) {
+		qsort(*out, n, sizeof **out, cmp_slice);
 		if (n_plain)
 			diag_add(dl, DIAG_WARN, plain, 0, -1,
-				 "a timeline beside %zu slices of another; only the slices are read", n_slices);
-		if (n_slices > max)
-			diag_add(dl, DIAG_WARN, out[0], 0, -1, "%zu slices; only the first %zu are read",
-				 n_slices, max);
+				 "a timeline beside %zu slices of another; only the slices are read", n);
+		/* slices are numbered from 0 without gaps: say which are missing */
+		long expect = 0;
+		size_t gaps = 0;
+		for (size_t i = 0; i < n; i++) {
+			long k = slice_number((*out)[i]);
+			if (k == expect + 1 && gaps++ < 5)
+				diag_add(dl, DIAG_WARN, (*out)[i], 0, -1, "slice %ld is missing (read on without it)",
+					 expect);
+			else if (k > expect + 1 && gaps++ < 5)
+				diag_add(dl, DIAG_WARN, (*out)[i], 0, -1,
+					 "slices %ld to %ld are missing (read on without them)", expect, k - 1);
+			if (k >= expect)
+				expect = k + 1;
+		}
 		return n;
 	}
 	if (!plain)
@@ -281,16 +295,25 @@ static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, cons
 	if (n_plain > 1)
 		diag_add(dl, DIAG_WARN, plain, 0, -1,
 			 "%zu timeline files in this directory; only this one is read", n_plain);
-	out[0] = plain;
+	(*out)[0] = plain;
 	return 1;
 }
 
+static void load_trace_files(struct capture *cap, struct rank_data *rd, int threads, const char **paths,
+			     size_t n, struct diag_list *dl);
+
 static void load_trace(struct capture *cap, struct rank_data *rd, int threads, struct diag_list *dl)
 {
-	const char *paths[256];
-	size_t n = trace_files(dl, rd, paths, sizeof paths / sizeof paths[0]);
-	if (!n)
-		return;
+	const char **paths;
+	size_t n = trace_files(dl, rd, &paths);
+	if (n)
+		load_trace_files(cap, rd, threads, paths, n, dl);
+	free(paths);
+}
+
+static void load_trace_files(struct capture *cap, struct rank_data *rd, int threads, const char **paths,
+			     size_t n, struct diag_list *dl)
+{
 	uint64_t total = 0;
 	for (size_t i = 0; i < rd->plan->n_files; i++)
 		for (size_t k = 0; k < n; k++)
