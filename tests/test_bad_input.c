@@ -50,6 +50,7 @@ struct bad_case {
 	size_t events;     /* when not 0: exactly this many X events in rank 0 */
 	int csv_lost;      /* rank 0's tables not read (negative: tables the case adds) */
 	uint64_t max_trace_bytes;
+	uint64_t max_csv_bytes;
 	const char *mem_available; /* ASCPROF_MEM_AVAILABLE for the case */
 	bool unprivileged; /* load as an ordinary user (root ignores file permissions) */
 	const char *never; /* text that no message and no report may hold */
@@ -543,6 +544,32 @@ static void mk_bad_memory(struct ctx *c)
 		"aten::zeros,64,1736408893034370.249,1736408893013080.301,,NPU:0\n");
 }
 
+/* kernel_details.csv padded to 5 MB with blank lines (which hold no rows) */
+static void mk_big_csv(struct ctx *c)
+{
+	size_t len;
+	char *t = slurp(c->out, "kernel_details.csv", &len);
+	size_t big = 5u << 20;
+	assert_true(len < big);
+	t = realloc(t, big);
+	memset(t + len, '\n', big - len);
+	put(c->out, "kernel_details.csv", t, big);
+	free(t);
+}
+
+/* a quoted cell opened in api_statistic.csv and never closed, 20 MB long */
+static void mk_endless_cell(struct ctx *c)
+{
+	static const char head[] = API_HDR "L,a,1,1,1,1,1,0\nL,\"";
+	size_t hl = sizeof head - 1, n = 20u << 20;
+	char *t = malloc(hl + n);
+	assert_non_null(t);
+	memcpy(t, head, hl);
+	memset(t + hl, 'x', n);
+	put(c->out, "api_statistic.csv", t, hl + n);
+	free(t);
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define CUT(mk, what, k)                                                                    \
@@ -650,6 +677,14 @@ static const struct bad_case cases[] = {
 	 .msg = "a sample without a readable Timestamp(us): a peak here has no time", .loc = LOC_LINE, .csv_lost = -2},
 	{.name = "release before allocation", .make = mk_bad_memory, .file = "operator_memory.csv",
 	 .msg = "released 21289.948 µs before it was allocated; kept as read", .loc = LOC_LINE, .csv_lost = -2},
+	{.name = "CSV over --max-csv-bytes", .make = mk_big_csv, .file = "kernel_details.csv",
+	 .msg = "5242880 bytes is over the limit of 1000000 bytes set by --max-csv-bytes; skipped", .csv_lost = 1,
+	 .max_csv_bytes = 1000000},
+	{.name = "CSV larger than memory allows", .make = mk_big_csv, .file = "kernel_details.csv",
+	 .msg = "5242880 bytes is over the limit of 1333300 bytes that the 1000000 bytes of available memory allow",
+	 .csv_lost = 1, .mem_available = "1000000"},
+	{.name = "a quoted cell that never ends, 20 MB", .make = mk_endless_cell, .file = "api_statistic.csv",
+	 .msg = "runs past 16 MB (an unclosed quote?): the rows before it are kept", .loc = LOC_LINE},
 };
 
 /* ---- running a case ------------------------------------------------------------------- */
@@ -709,7 +744,8 @@ static void test_case(void **state)
 		assert_int_equal(tu_sh("chmod 755 '%s' '%s'", workdir, dir), 0);
 	if (dropped && seteuid(65534) != 0)
 		fail_msg("cannot take the uid of nobody");
-	struct capture_opts opts = {.threads = 2, .max_trace_bytes = bc->max_trace_bytes};
+	struct capture_opts opts = {.threads = 2, .max_trace_bytes = bc->max_trace_bytes,
+				    .max_csv_bytes = bc->max_csv_bytes};
 	struct capture *cap = capture_open(dir, &opts);
 	if (cap->usable)
 		capture_load(cap);
