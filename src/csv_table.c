@@ -566,6 +566,9 @@ static void parse_run_main(void *arg)
 
 	struct csv_parser *p = &r->p;
 	csv_init(p, CSV_APPEND_NULL);
+	/* libcsv grows its cell buffer by this much at a time (128 bytes by default): a cell of
+	 * megabytes would be copied over and over */
+	csv_set_blk_size(p, 64u << 10);
 	r->parser_live = true;
 	/* libcsv's own spaces (space, TAB) and terminators (CR, LF) are ours: no callbacks,
 	 * which would cost a call per byte */
