@@ -570,6 +570,10 @@ static void mk_endless_cell(struct ctx *c)
 	free(t);
 }
 
+/* a table whose first line is no header at all (a copied system file): its cells are not
+ * echoed in the drill-down message */
+static void mk_not_a_header(struct ctx *c) { put_str(c->out, "kernel_details.csv", SECRET "\nbin:*:19000:0:99999:7:::\n"); }
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define CUT(mk, what, k)                                                                    \
@@ -644,6 +648,9 @@ static const struct bad_case cases[] = {
 	{.name = "directory link to /", .make = mk_link_to_root, .file = "rootlink",
 	 .msg = "a symbolic link leads outside the capture here; not followed", .never = "/proc"},
 	{.name = "link inside the capture", .make = mk_link_inside},
+	{.name = "a first line that is no header", .make = mk_not_a_header, .file = "kernel_details.csv",
+	 .msg = "no known column in the first line (1 cells): not a table this program reads", .loc = LOC_LINE,
+	 .never = "SECRET-LINE"},
 	{.name = "B/E pairs and an E alone", .make = mk_begin_end, .file = "trace_view.json",
 	 .msg = "\"E\" event with no \"B\" open on its thread (pid 7, tid 1); dropped", .loc = LOC_OFFSET, .trace = EV_SOME,
 	 .events = 3},
