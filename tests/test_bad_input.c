@@ -51,8 +51,9 @@ struct bad_case {
 	enum loc loc;
 	enum kept trace;   /* rank 0's X events */
 	size_t events;     /* when not 0: exactly this many X events in rank 0 */
-	int csv_lost;      /* rank 0's tables not read */
+	int csv_lost;      /* rank 0's tables not read (negative: tables the case adds) */
 	uint64_t max_trace_bytes;
+	uint64_t max_csv_bytes;
 	const char *mem_available; /* ASCPROF_MEM_AVAILABLE for the case */
 	bool unprivileged; /* load as an ordinary user (root ignores file permissions) */
 	const char *text_has; /* a part of the text summary or report (what was kept, shown safely) */
@@ -608,6 +609,62 @@ static void mk_nul_header(struct ctx *c)
 	put(c->out, "op_statistic.csv", t, sizeof t - 1);
 }
 
+static void mk_bad_step_ids(struct ctx *c)
+{
+	put_str(c->out, "step_trace_time.csv",
+		"Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble\n"
+		"abc,10,0,0,0,1,11,0\n"
+		"3,10,0,0,0,1,11,0\n"
+		"3,10,0,0,0,1,11,0\n"
+		"1,10,0,0,0,1,11,0\n"
+		"-2,10,0,0,0,1,11,0\n");
+}
+
+/* memory tables beside the generated ones (the case counts them: csv_lost -2) */
+static void mk_bad_memory(struct ctx *c)
+{
+	put_str(c->out, "memory_record.csv",
+		"Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n"
+		"APP,1736408893013080.301,,10368,,,NPU:0\n"
+		"APP,1736408893013090.301,,-64,,,NPU:0\n"
+		"APP,,,20000,,,NPU:0\n");
+	put_str(c->out, "operator_memory.csv",
+		"Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\n"
+		"aten::empty_strided,1572864,1736408893013080.301,1736408893034370.249,21289.948,NPU:0\n"
+		"aten::empty,-512,1736408893013080.301,,,NPU:0\n"
+		"aten::zeros,64,1736408893034370.249,1736408893013080.301,,NPU:0\n");
+}
+
+/* kernel_details.csv padded to 5 MB with blank lines (which hold no rows) */
+static void mk_big_csv(struct ctx *c)
+{
+	size_t len;
+	char *t = slurp(c->out, "kernel_details.csv", &len);
+	size_t big = 5u << 20;
+	assert_true(len < big);
+	t = realloc(t, big);
+	memset(t + len, '\n', big - len);
+	put(c->out, "kernel_details.csv", t, big);
+	free(t);
+}
+
+/* a quoted cell opened in api_statistic.csv and never closed, 20 MB long */
+static void mk_endless_cell(struct ctx *c)
+{
+	static const char head[] = API_HDR "L,a,1,1,1,1,1,0\nL,\"";
+	size_t hl = sizeof head - 1, n = 20u << 20;
+	char *t = malloc(hl + n);
+	assert_non_null(t);
+	memcpy(t, head, hl);
+	memset(t + hl, 'x', n);
+	put(c->out, "api_statistic.csv", t, hl + n);
+	free(t);
+}
+
+/* a table whose first line is no header at all (a copied system file): its cells are not
+ * echoed in the drill-down message */
+static void mk_not_a_header(struct ctx *c) { put_str(c->out, "kernel_details.csv", SECRET "\nbin:*:19000:0:99999:7:::\n"); }
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define CUT(mk, what, k)                                                                    \
@@ -707,6 +764,9 @@ static const struct bad_case cases[] = {
 	{.name = "directory link to /", .make = mk_link_to_root, .file = "rootlink",
 	 .msg = "a symbolic link leads outside the capture here; not followed", .never = "/proc"},
 	{.name = "link inside the capture", .make = mk_link_inside},
+	{.name = "a first line that is no header", .make = mk_not_a_header, .file = "kernel_details.csv",
+	 .msg = "no known column in the first line (1 cells): not a table this program reads", .loc = LOC_LINE,
+	 .never = "SECRET-LINE"},
 	{.name = "B/E pairs and an E alone", .make = mk_begin_end, .file = "trace_view.json",
 	 .msg = "\"E\" event with no \"B\" open on its thread (pid 7, tid 1); dropped", .loc = LOC_OFFSET, .trace = EV_SOME,
 	 .events = 3},
@@ -726,6 +786,28 @@ static const struct bad_case cases[] = {
 	 .msg = "the header is separated by TABs, not commas: the table is not read", .loc = LOC_LINE},
 	{.name = "NUL in a CSV header cell", .make = mk_nul_header, .file = "op_statistic.csv",
 	 .msg = "header cell 3 holds a NUL byte; read without it", .loc = LOC_LINE},
+	{.name = "step id not a number", .make = mk_bad_step_ids, .file = "step_trace_time.csv",
+	 .msg = "Step \"abc\" is not a step number; the row is kept", .loc = LOC_LINE},
+	{.name = "step id repeated", .make = mk_bad_step_ids, .file = "step_trace_time.csv",
+	 .msg = "Step 3 again (first at line 3): its times are counted twice", .loc = LOC_LINE},
+	{.name = "step ids descending", .make = mk_bad_step_ids, .file = "step_trace_time.csv",
+	 .msg = "Step 1 comes after step 3: the steps are out of order", .loc = LOC_LINE},
+	{.name = "step id negative", .make = mk_bad_step_ids, .file = "step_trace_time.csv",
+	 .msg = "Step -2 is negative; the row is kept", .loc = LOC_LINE},
+	{.name = "negative reserved memory", .make = mk_bad_memory, .file = "memory_record.csv",
+	 .msg = "Total Reserved(MB) is negative (-64); kept as read", .loc = LOC_LINE, .csv_lost = -2},
+	{.name = "memory sample without a time", .make = mk_bad_memory, .file = "memory_record.csv",
+	 .msg = "a sample without a readable Timestamp(us): a peak here has no time", .loc = LOC_LINE, .csv_lost = -2},
+	{.name = "release before allocation", .make = mk_bad_memory, .file = "operator_memory.csv",
+	 .msg = "released 21289.948 µs before it was allocated; kept as read", .loc = LOC_LINE, .csv_lost = -2},
+	{.name = "CSV over --max-csv-bytes", .make = mk_big_csv, .file = "kernel_details.csv",
+	 .msg = "5242880 bytes is over the limit of 1000000 bytes set by --max-csv-bytes; skipped", .csv_lost = 1,
+	 .max_csv_bytes = 1000000},
+	{.name = "CSV larger than memory allows", .make = mk_big_csv, .file = "kernel_details.csv",
+	 .msg = "5242880 bytes is over the limit of 1333300 bytes that the 1000000 bytes of available memory allow",
+	 .csv_lost = 1, .mem_available = "1000000"},
+	{.name = "a quoted cell that never ends, 20 MB", .make = mk_endless_cell, .file = "api_statistic.csv",
+	 .msg = "runs past 16 MB (an unclosed quote?): the rows before it are kept", .loc = LOC_LINE},
 };
 
 /* ---- running a case ------------------------------------------------------------------- */
@@ -785,7 +867,8 @@ static void test_case(void **state)
 		assert_int_equal(tu_sh("chmod 755 '%s' '%s'", workdir, dir), 0);
 	if (dropped && seteuid(65534) != 0)
 		fail_msg("cannot take the uid of nobody");
-	struct capture_opts opts = {.threads = 2, .max_trace_bytes = bc->max_trace_bytes};
+	struct capture_opts opts = {.threads = 2, .max_trace_bytes = bc->max_trace_bytes,
+				    .max_csv_bytes = bc->max_csv_bytes};
 	struct capture *cap = capture_open(dir, &opts);
 	if (cap->usable)
 		capture_load(cap);

@@ -258,6 +258,50 @@ static void test_sliced_export_with_class_b_headers(void **state)
 	free(k1);
 }
 
+/* More than 256 slices (issue 22): all are read, in slice order by number (slice 10 after
+ * slice 9, not after slice 1), and a gap in the numbers is named. 300 slices of one event
+ * each, slice k's event at ts k ms; slice 7 left out. */
+static void test_many_slices_in_number_order(void **state)
+{
+	struct demo *d = *state;
+	char root[4096];
+	snprintf(root, sizeof root, "%s/many/PROF_000001_20260101000000000_ABCDEFGH", d->tmp);
+	const int n = 300, gap = 7;
+	for (int k = 0; k < n; k++) {
+		if (k == gap)
+			continue;
+		char rel[256], text[256];
+		snprintf(rel, sizeof rel, "mindstudio_profiler_output/msprof_slice_%d_20260101%06d.json", k, 999999 - k);
+		snprintf(text, sizeof text,
+			 "[{\"ph\": \"X\", \"name\": \"s%d\", \"pid\": 1, \"tid\": 1, \"ts\": \"%d000.0\", \"dur\": 1}]", k, k);
+		free(tu_write_str(root, rel, text));
+	}
+	struct loaded l;
+	char top[4096];
+	snprintf(top, sizeof top, "%s/many", d->tmp);
+	load(&l, top);
+	const struct rank_store *rs = &l.cap->ranks[0].store;
+	assert_int_equal(rs->n_ev, n - 1);
+	assert_int_equal(rs->trace.n_parts, (size_t)n - 1);
+	/* the parts in slice order: part i holds slice i (i + 1 past the gap) */
+	for (size_t i = 0; i < rs->trace.n_parts; i++) {
+		char want[64];
+		snprintf(want, sizeof want, "/msprof_slice_%zu_", i < (size_t)gap ? i : i + 1);
+		assert_non_null(strstr(rs->trace.parts[i].path, want));
+	}
+	/* every slice's event is there, with its offset inside its own part */
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		int k = atoi(store_ev_name(rs, ev) + 1);
+		assert_true(store_ts(rs, ev) == (int64_t)k * 1000000);
+		size_t part = (size_t)(k < gap ? k : k - 1);
+		uint64_t off = store_ev_off(rs, ev);
+		assert_true(off >= rs->trace.parts[part].base && off - rs->trace.parts[part].base < rs->trace.parts[part].size);
+	}
+	assert_true(has_diag(l.cap, "msprof_slice_8_", "slice 7 is missing (read on without it)"));
+	assert_false(has_diag(l.cap, "msprof_slice", "only the first"));
+	unload(&l);
+}
+
 static void test_legacy_device_layout(void **state)
 {
 	struct demo *d = *state;
@@ -329,6 +373,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sliced_export_with_class_b_headers),
+		cmocka_unit_test(test_many_slices_in_number_order),
 		cmocka_unit_test(test_legacy_device_layout),
 		cmocka_unit_test(test_class_b_content_under_class_a_names),
 		cmocka_unit_test(test_class_a_content_under_class_b_names),

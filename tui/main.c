@@ -42,6 +42,7 @@ static void usage(FILE *out)
 	      "      --term-out FILE      with --script: drive curses and write its bytes to FILE\n"
 	      "      --max-trace-bytes N  refuse trace files larger than N bytes (K, M, G; 0: no limit;\n"
 	      "                           default: what available memory allows)\n"
+	      "      --max-csv-bytes N    the same for CSV files\n"
 	      "      --source text|db     where a rank has a text and a Db export (*.db), read this\n"
 	      "                           one (default: text; a Db-only rank reads its Db)\n"
 	      "  -h, --help               show this help and exit\n"
@@ -168,13 +169,14 @@ static void malloc_policy(void)
 int main(int argc, char **argv)
 {
 	malloc_policy();
-	enum { OPT_MAX_TRACE = 1000, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE, OPT_SOURCE };
+	enum { OPT_MAX_TRACE = 1000, OPT_MAX_CSV, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE, OPT_SOURCE };
 	static const struct option longopts[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"report", no_argument, NULL, 'r'},
 		{"json", no_argument, NULL, 'j'},
 		{"threads", required_argument, NULL, 't'},
 		{"max-trace-bytes", required_argument, NULL, OPT_MAX_TRACE},
+		{"max-csv-bytes", required_argument, NULL, OPT_MAX_CSV},
 		{"list-keys", no_argument, NULL, OPT_LIST_KEYS},
 		{"script", required_argument, NULL, OPT_SCRIPT},
 		{"size", required_argument, NULL, OPT_SIZE},
@@ -214,12 +216,13 @@ int main(int argc, char **argv)
 			copts.threads = (int)v;
 			break;
 		case OPT_MAX_TRACE:
+		case OPT_MAX_CSV:
 			if (parse_bytes(optarg, &v)) {
-				fprintf(stderr, "ascprof-tui: --max-trace-bytes wants a number of bytes "
-						"(K, M, G suffixes; 0 for no limit)\n");
+				fprintf(stderr, "ascprof-tui: --max-%s-bytes wants a number of bytes "
+						"(K, M, G suffixes; 0 for no limit)\n", c == OPT_MAX_CSV ? "csv" : "trace");
 				return 2;
 			}
-			copts.max_trace_bytes = v ? v : CAPTURE_NO_LIMIT;
+			*(c == OPT_MAX_CSV ? &copts.max_csv_bytes : &copts.max_trace_bytes) = v ? v : CAPTURE_NO_LIMIT;
 			break;
 		case OPT_SOURCE:
 			if (!strcmp(optarg, "text"))

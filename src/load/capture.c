@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "csv_check.h"
 #include "trace.h"
 #include "xalloc.h"
 #include "xthread.h"
@@ -94,6 +95,11 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts)
  * the same time each check the memory left on their own. */
 #define CAPTURE_INDEX_PERCENT 75
 
+/* The same for a CSV table (typed known columns, row offsets, the distinct texts): 23 % of
+ * the bench's operator_details and 34 % of its kernel_details in private memory, more for
+ * tables of short rows; the same margin. */
+#define CAPTURE_TABLE_PERCENT 75
+
 /* A "Key: N kB" line of /proc/meminfo, in bytes; 0 when absent. */
 static uint64_t meminfo_bytes(const char *key)
 {
@@ -151,12 +157,16 @@ uint64_t capture_mem_available(void)
 	return left && (!avail || left < avail) ? left : avail;
 }
 
-uint64_t capture_auto_trace_limit(uint64_t avail)
+static uint64_t limit_for(uint64_t avail, unsigned percent)
 {
 	if (avail > UINT64_MAX / 100)
 		return UINT64_MAX;
-	return avail / CAPTURE_INDEX_PERCENT * 100;
+	return avail / percent * 100;
 }
+
+uint64_t capture_auto_trace_limit(uint64_t avail) { return limit_for(avail, CAPTURE_INDEX_PERCENT); }
+
+uint64_t capture_auto_csv_limit(uint64_t avail) { return limit_for(avail, CAPTURE_TABLE_PERCENT); }
 
 static double now_seconds(void)
 {
@@ -192,7 +202,26 @@ struct csv_pool {
 	size_t n_jobs;
 	atomic_size_t next;
 	_Atomic bool *cancel;
+	uint64_t max_bytes; /* capture_opts.max_csv_bytes */
 };
+
+/* Loads one table within the size limit: the one set, or the one the memory available now
+ * allows (ranks' traces and other tables load at the same time and take their share). */
+static struct csv_table *load_table(const char *path, uint64_t max_bytes, struct diag_list *dl)
+{
+	if (max_bytes == CAPTURE_NO_LIMIT)
+		return csvt_load(path, dl);
+	if (max_bytes)
+		return csvt_load_limited(path, max_bytes, "set by --max-csv-bytes", dl);
+	uint64_t avail = capture_mem_available();
+	uint64_t limit = capture_auto_csv_limit(avail);
+	if (!limit)
+		return csvt_load(path, dl);
+	char why[160];
+	snprintf(why, sizeof why, "that the %" PRIu64 " bytes of available memory allow (a table needs up to about "
+		 "%d%% of its file)", avail, CAPTURE_TABLE_PERCENT);
+	return csvt_load_limited(path, limit, why, dl);
+}
 
 static void *csv_worker(void *arg)
 {
@@ -202,7 +231,9 @@ static void *csv_worker(void *arg)
 		if (i >= pool->n_jobs || atomic_load(pool->cancel))
 			return NULL;
 		struct csv_job *job = &pool->jobs[i];
-		job->table = csvt_load(job->file->path, &job->diags);
+		job->table = load_table(job->file->path, pool->max_bytes, &job->diags);
+		if (job->table)
+			csv_check_table(job->table, &job->diags);
 	}
 }
 
@@ -244,7 +275,7 @@ static void attach_csv(struct diag_list *dl, struct rank_data *rd, struct csv_ta
 
 static void load_csvs(struct capture *cap, struct diag_list *dl)
 {
-	struct csv_pool pool = {.cancel = &cap->cancel};
+	struct csv_pool pool = {.cancel = &cap->cancel, .max_bytes = cap->opts.max_csv_bytes};
 	for (size_t r = 0; r < cap->n_ranks; r++)
 		for (size_t i = 0; i < cap->ranks[r].plan->n_files; i++)
 			pool.n_jobs += cap->ranks[r].plan->files[i].role == ROLE_CSV && !cap->ranks[r].db_path;
@@ -300,38 +331,52 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 	}
 }
 
+/* By slice number (numerically: slice 10 after slice 9), then by name. */
 static int cmp_slice(const void *a, const void *b)
 {
-	long x = slice_number(*(const char *const *)a), y = slice_number(*(const char *const *)b);
-	return x < y ? -1 : x > y;
+	const char *pa = *(const char *const *)a, *pb = *(const char *const *)b;
+	long x = slice_number(pa), y = slice_number(pb);
+	if (x != y)
+		return x < y ? -1 : 1;
+	return strcmp(pa, pb);
 }
 
-/* The timeline files of a rank: every slice in slice order when the export is sliced, else
- * the one file (a second unsliced timeline is reported and left out). */
-static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, const char **out, size_t max)
+/* The timeline files of a rank into *out (owned array of borrowed paths): every slice in
+ * slice order when the export is sliced, else the one file (a second unsliced timeline is
+ * reported and left out). */
+static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, const char ***out)
 {
-	size_t n = 0, n_slices = 0, n_plain = 0;
+	size_t n = 0, n_plain = 0;
 	const char *plain = NULL;
+	*out = xcalloc(rd->plan->n_files ? rd->plan->n_files : 1, sizeof **out);
 	for (size_t i = 0; i < rd->plan->n_files; i++) {
 		const struct found_file *f = &rd->plan->files[i];
 		if (f->role != ROLE_TRACE)
 			continue;
-		if (slice_number(f->path) >= 0) {
-			if (n < max)
-				out[n++] = f->path;
-			n_slices++;
-		} else if (n_plain++ == 0) {
+		if (slice_number(f->path) >= 0)
+			(*out)[n++] = f->path;
+		else if (n_plain++ == 0)
 			plain = f->path;
-		}
 	}
-	if (n_slices) {
-		qsort(out, n, sizeof *out, cmp_slice);
+	if (n) {
+		qsort(*out, n, sizeof **out, cmp_slice);
 		if (n_plain)
 			diag_add(dl, DIAG_WARN, plain, 0, -1,
-				 "a timeline beside %zu slices of another; only the slices are read", n_slices);
-		if (n_slices > max)
-			diag_add(dl, DIAG_WARN, out[0], 0, -1, "%zu slices; only the first %zu are read",
-				 n_slices, max);
+				 "a timeline beside %zu slices of another; only the slices are read", n);
+		/* slices are numbered from 0 without gaps: say which are missing */
+		long expect = 0;
+		size_t gaps = 0;
+		for (size_t i = 0; i < n; i++) {
+			long k = slice_number((*out)[i]);
+			if (k == expect + 1 && gaps++ < 5)
+				diag_add(dl, DIAG_WARN, (*out)[i], 0, -1, "slice %ld is missing (read on without it)",
+					 expect);
+			else if (k > expect + 1 && gaps++ < 5)
+				diag_add(dl, DIAG_WARN, (*out)[i], 0, -1,
+					 "slices %ld to %ld are missing (read on without them)", expect, k - 1);
+			if (k >= expect)
+				expect = k + 1;
+		}
 		return n;
 	}
 	if (!plain)
@@ -339,9 +384,12 @@ static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, cons
 	if (n_plain > 1)
 		diag_add(dl, DIAG_WARN, plain, 0, -1,
 			 "%zu timeline files in this directory; only this one is read", n_plain);
-	out[0] = plain;
+	(*out)[0] = plain;
 	return 1;
 }
+
+static void load_trace_files(struct capture *cap, struct rank_data *rd, int threads, const char **paths,
+			     size_t n, struct diag_list *dl);
 
 static void load_trace(struct capture *cap, struct rank_data *rd, int threads, struct diag_list *dl)
 {
@@ -350,10 +398,16 @@ static void load_trace(struct capture *cap, struct rank_data *rd, int threads, s
 		atomic_store(&rd->trace_bytes_done, rd->trace_bytes_total);
 		return;
 	}
-	const char *paths[256];
-	size_t n = trace_files(dl, rd, paths, sizeof paths / sizeof paths[0]);
-	if (!n)
-		return;
+	const char **paths;
+	size_t n = trace_files(dl, rd, &paths);
+	if (n)
+		load_trace_files(cap, rd, threads, paths, n, dl);
+	free(paths);
+}
+
+static void load_trace_files(struct capture *cap, struct rank_data *rd, int threads, const char **paths,
+			     size_t n, struct diag_list *dl)
+{
 	uint64_t total = 0;
 	for (size_t i = 0; i < rd->plan->n_files; i++)
 		for (size_t k = 0; k < n; k++)

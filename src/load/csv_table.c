@@ -26,6 +26,10 @@
 
 /* libcsv's row state (csv.h documents the field; 0 is "row not begun"). */
 #define LIBCSV_ROW_NOT_BEGUN 0
+/* The largest cell read (real cells are at most KBs), and how much libcsv is given at once
+ * so that a larger one is seen early. */
+#define CSVT_CELL_MAX (16u << 20)
+#define CSVT_FEED ((size_t)1 << 20)
 #define WARN_EACH 5
 
 struct parse_state {
@@ -579,6 +583,9 @@ static void parse_run_main(void *arg)
 
 	struct csv_parser *p = &r->p;
 	csv_init(p, CSV_APPEND_NULL);
+	/* libcsv grows its cell buffer by this much at a time (128 bytes by default): a cell of
+	 * megabytes would be copied over and over */
+	csv_set_blk_size(p, 64u << 10);
 	r->parser_live = true;
 	/* libcsv's own spaces (space, TAB) and terminators (CR, LF) are ours: no callbacks,
 	 * which would cost a call per byte */
@@ -589,6 +596,7 @@ static void parse_run_main(void *arg)
 	const char *only = getenv("ASCPROF_LIBCSV_ONLY");
 	bool fast = !(only && !strcmp(only, "1"));
 	long line = 1;
+	bool parse_error = false, too_big = false;
 	while (pos < len) {
 		const char *eol = memchr(buf + pos, '\n', len - pos);
 		size_t n = eol ? (size_t)(eol - (buf + pos)) + 1 : len - pos;
@@ -603,16 +611,37 @@ static void parse_run_main(void *arg)
 			line++;
 			continue;
 		}
-		if (csv_parse(p, buf + pos, n, on_field, on_row, ps) != n) {
+		/* libcsv holds the cell it is in (twice over as its buffer doubles): fed a piece at a
+		 * time, a cell past CSVT_CELL_MAX ends the table (an unclosed quote in a large file
+		 * would otherwise cost twice the file) */
+		size_t fed = 0;
+		while (fed < n && !too_big) {
+			size_t piece = n - fed < CSVT_FEED ? n - fed : CSVT_FEED;
+			if (csv_parse(p, buf + pos + fed, piece, on_field, on_row, ps) != piece) {
+				parse_error = true;
+				break;
+			}
+			fed += piece;
+			too_big = p->entry_pos > CSVT_CELL_MAX;
+		}
+		if (parse_error) {
 			diag_add(dl, DIAG_WARN, name, line, -1, "CSV parse error: %s; the rest is ignored",
 				 csv_strerror(csv_error(p)));
+			break;
+		}
+		if (too_big) {
+			diag_add(dl, DIAG_WARN, name, ps->pending_line, (int64_t)ps->pending_off,
+				 "a cell in the row that starts here runs past %u MB (an unclosed quote?): the "
+				 "rows before it are kept, the remaining %zu bytes are not read",
+				 CSVT_CELL_MAX >> 20, len - (size_t)ps->pending_off);
 			break;
 		}
 		pos += n;
 		line++;
 	}
-	bool open_quote = p->quoted && p->pstate != LIBCSV_ROW_NOT_BEGUN;
-	csv_fini(p, on_field, on_row, ps);
+	bool open_quote = !too_big && p->quoted && p->pstate != LIBCSV_ROW_NOT_BEGUN;
+	if (!too_big)
+		csv_fini(p, on_field, on_row, ps);
 	csv_free(p);
 	r->parser_live = false;
 	if (open_quote)
@@ -776,7 +805,10 @@ struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len
 	return t;
 }
 
-struct csv_table *csvt_load(const char *path, struct diag_list *dl)
+struct csv_table *csvt_load(const char *path, struct diag_list *dl) { return csvt_load_limited(path, 0, NULL, dl); }
+
+struct csv_table *csvt_load_limited(const char *path, uint64_t max_bytes, const char *limit_why,
+				    struct diag_list *dl)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
@@ -792,6 +824,14 @@ struct csv_table *csvt_load(const char *path, struct diag_list *dl)
 	if (st.st_size == 0) {
 		close(fd);
 		diag_add(dl, DIAG_WARN, path, 0, -1, "empty file (0 bytes); skipped");
+		return NULL;
+	}
+	if (max_bytes && (uint64_t)st.st_size > max_bytes) {
+		close(fd);
+		diag_add(dl, DIAG_ERROR, path, 0, -1,
+			 "%llu bytes is over the limit of %llu bytes %s; skipped. --max-csv-bytes N sets the "
+			 "limit (0: none)",
+			 (unsigned long long)st.st_size, (unsigned long long)max_bytes, limit_why ? limit_why : "");
 		return NULL;
 	}
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

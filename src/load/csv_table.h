@@ -86,6 +86,10 @@ struct csvt_part {
 
 /* Reads a CSV file. NULL (with a diagnostic) when it cannot be read or holds no header. */
 struct csv_table *csvt_load(const char *path, struct diag_list *dl);
+/* The same, refusing a file over max_bytes (0: no limit) with an error; limit_why says
+ * where the limit comes from ("set by --max-csv-bytes"). */
+struct csv_table *csvt_load_limited(const char *path, uint64_t max_bytes, const char *limit_why,
+				    struct diag_list *dl);
 /* The parse csvt_load does over its map of path: size bytes of fd mapped at map (both
  * borrowed). The file may shrink meanwhile: what its complete lines hold is kept and a
  * warning gives the offset (tests map, truncate, then call this). */
