@@ -73,5 +73,29 @@ run "scripted explorer" --script "$tmp/keys" --size 120x40
 run "scripted explorer through curses" --script "$tmp/keys" --size 120x40 --term-out "$tmp/raw"
 [ -s "$tmp/dump.3" ] || { echo "FAIL: the script did not dump the op detail"; fail=$((fail + 1)); }
 
+# Db exports: SQLite opened read-only and immutable creates no journal, WAL, shm or lock
+# file, also where it could not (a directory without write permission), and changes no
+# byte. The real torch_npu Db fixture (when ../shared is there) is copied, made read-only
+# and read by every mode; the drawer reads an event's row again.
+shared=${ASCPROF_SHARED:-../shared}
+real=$shared/fixtures-real/msinsight/test/data/pytorch/db/level1
+if [ -d "$real" ]; then
+  cap=$tmp/dbcap
+  cp -R "$real" "$cap" && chmod -R a-w "$cap" || exit 1
+  fingerprint >"$tmp/before"
+  run "Db report" --report
+  run "Db report --json" --report --json
+  run "Db summary" --summary
+  run "Db summary --json" --summary --json
+  grep -q '"kind": "db"' "$tmp/out" || {
+    echo "FAIL: the Db capture was not read as Db"; fail=$((fail + 1)); }
+  run "Db scripted explorer" --script "$tmp/keys" --size 120x40
+  run "Db scripted explorer through curses" --script "$tmp/keys" --size 120x40 --term-out "$tmp/raw"
+  grep -q 'Db row' "$tmp/dump.2" || { echo "FAIL: the drawer did not show the Db row"; fail=$((fail + 1)); }
+  chmod -R u+w "$cap"
+else
+  echo "(no $real: Db exports not checked)"
+fi
+
 echo "read-only: $((runs - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -64,8 +64,15 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	fprintf(out, "\n== rank %d  ", ra->rank);
 	summary_put_clean(out, rank_label(an, ra));
 	fprintf(out, " ==\n");
-	if (!ra->has_trace)
+	const struct rank_data *rd = &an->cap->ranks[ra->rank_index];
+	if (rd->db_path && rd->trace_failed) {
+		/* a Db-only rank must never read as a clean one */
+		fputs("   (Db export NOT READ: ", out);
+		summary_put_clean(out, rd->db_path);
+		fputs("; see --summary for why. Insufficient data: no figure below comes from it)\n", out);
+	} else if (!ra->has_trace) {
 		fputs("   (no trace: device figures from the kernel table's rows)\n", out);
+	}
 	fputs("\nmetrics\n", out);
 	for (int mi = 0; mi < M_COUNT; mi++) {
 		enum metric_id m = (enum metric_id)mi;
