@@ -230,7 +230,6 @@ struct bld {
 	uint32_t groups[64]; /* HCCL group names in order of appearance */
 	size_t n_groups;
 	size_t per_src[SRC_COUNT];
-	bool text_ts_seen;
 	int64_t session_lo, session_hi; /* rows outside are another session's; both 0: none */
 };
 
@@ -425,8 +424,6 @@ static const char *col_text(sqlite3_stmt *st, int c)
  * usable times in bad[0], rows outside the session in bad[1]. */
 static bool row_times(struct bld *b, struct q *q, int64_t *start, int64_t *end, size_t *bad)
 {
-	if (sqlite3_column_type(q->st, 1) == SQLITE_TEXT)
-		b->text_ts_seen = true;
 	if (!col_i64(q->st, 1, start) || !col_i64(q->st, 2, end) || *end < *start) {
 		bad[0]++;
 		return false;
@@ -655,6 +652,7 @@ static void read_task(struct bld *b)
 		{compute ? "ct.value" : "NULL", false},
 		{envelope ? "(c.globalTaskId IS NULL AND ci.globalTaskId IS NULL AND o.connectionId IS NOT NULL)"
 			  : "0", false},
+		{envelope ? "(ci.globalTaskId IS NOT NULL)" : "0", false},
 	};
 	char *extra = xasprintf("%s%s%s", STR_JOIN("s", "taskType"),
 				compute ? " LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = m.globalTaskId"
@@ -671,7 +669,7 @@ static void read_task(struct bld *b)
 		extra = e2;
 	}
 	struct q q;
-	bool ok = q_open(b, &q, "TASK", w, 8, extra, false);
+	bool ok = q_open(b, &q, "TASK", w, 9, extra, false);
 	free(extra);
 	if (!ok)
 		return;
@@ -679,14 +677,19 @@ static void read_task(struct bld *b)
 	char tid[32], thread[48];
 	uint32_t last_stream_lane = UINT32_MAX;
 	int64_t last_stream = INT64_MIN;
+	size_t no_stream = 0;
 	while (q_step(b, &q)) {
 		int64_t start, end, stream;
 		if (!row_times(b, &q, &start, &end, bad))
 			continue;
 		if (sqlite3_column_int(q.st, 8))
 			continue;
-		if (!col_i64(q.st, 3, &stream))
-			stream = -1;
+		/* a task without a stream has no Ascend Hardware lane: a communication task is
+		 * still shown on its HCCL plane, anything else is counted as skipped */
+		if (!col_i64(q.st, 3, &stream) || stream < 0) {
+			no_stream += !sqlite3_column_int(q.st, 9);
+			continue;
+		}
 		if (stream != last_stream) {
 			snprintf(tid, sizeof tid, "%" PRId64, stream);
 			snprintf(thread, sizeof thread, "Stream %" PRId64, stream);
@@ -705,6 +708,9 @@ static void read_task(struct bld *b)
 		}
 	}
 	report_bad(b, "TASK", bad);
+	if (no_stream)
+		diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
+			 "table TASK: %zu row(s) without a stream and not communication tasks; skipped", no_stream);
 }
 
 static uint32_t group_index(struct bld *b, uint32_t group)
@@ -969,8 +975,6 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	u64map_free(&b.lane_map);
 	u64map_free(&b.kind_map);
 	u64map_free(&b.attr_map);
-	if (b.text_ts_seen)
-		diag_add(dl, DIAG_INFO, path, 0, -1, "timestamps stored as TEXT were read as exact integers");
 	bld_finish(&b);
 	rs->trace.parsed_bytes = rs->trace.size;
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The same capture read as text and as Db gives identical reports. The generator writes
+# each capture twice from one seed: as text, and as torch_npu's Db export (--export db:
+# ascend_pytorch_profiler_<rank>.db and analysis.db, no text files). The Db reader gives
+# the timeline and StepTraceTime, not the kernel, operator and communication tables, so
+# the text copy is read without those files; everything else in the report (metrics,
+# steps, phases, bottlenecks, top ops, alignment, messages, text and JSON) must be byte
+# for byte the same, apart from the capture's path and the step table's name.
+gen=${ASCPROF_GEN:-tools/ascprof-gen}
+bin=${ASCPROF_BIN:-./ascprof-tui}
+[ -x "$gen" ] && [ -x "$bin" ] || { echo "SKIP: no generator or binary"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-dbid-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# the report with the capture's path and the step table's name (step_trace_time.csv, or
+# analysis.db's StepTraceTime) made the same
+strip() {
+  sed -e "s#$1#CAPTURE#g" -e 's#step_trace_time\.csv#STEP_TABLE#g' -e 's#analysis\.db:StepTraceTime#STEP_TABLE#g'
+}
+
+fail=0 n=0
+check() { # name, generator arguments
+  name=$1
+  shift
+  n=$((n + 1))
+  t=$tmp/t$n d=$tmp/d$n
+  "$gen" --out "$t" "$@" >/dev/null || { echo "FAIL: $name: generator (text)"; fail=$((fail + 1)); return; }
+  "$gen" --out "$d" --export db "$@" >/dev/null || { echo "FAIL: $name: generator (db)"; fail=$((fail + 1)); return; }
+  if ! ls "$d"/*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db >/dev/null 2>&1 ||
+    ls "$d"/*/ASCEND_PROFILER_OUTPUT/trace_view.json >/dev/null 2>&1; then
+    echo "FAIL: $name: the Db capture is not Db-only"
+    fail=$((fail + 1))
+    return
+  fi
+  rm -f "$t"/*/ASCEND_PROFILER_OUTPUT/kernel_details.csv "$t"/*/ASCEND_PROFILER_OUTPUT/operator_details.csv \
+    "$t"/*/ASCEND_PROFILER_OUTPUT/op_statistic.csv "$t"/*/ASCEND_PROFILER_OUTPUT/api_statistic.csv \
+    "$t"/*/ASCEND_PROFILER_OUTPUT/communication*.json
+  for mode in "--report" "--report --json"; do
+    # shellcheck disable=SC2086
+    "$bin" $mode "$t" | strip "$t" >"$tmp/text.out"
+    # shellcheck disable=SC2086
+    "$bin" $mode "$d" | strip "$d" >"$tmp/db.out"
+    if ! cmp -s "$tmp/text.out" "$tmp/db.out"; then
+      echo "FAIL: $name: $mode differs between text and Db:"
+      diff -u "$tmp/text.out" "$tmp/db.out" | head -40
+      fail=$((fail + 1))
+    elif [ "$(wc -l <"$tmp/text.out")" -lt 40 ]; then
+      echo "FAIL: $name: $mode is too short to mean anything"
+      fail=$((fail + 1))
+    fi
+  done
+  "$bin" --summary "$d" >"$tmp/summary.out"
+  grep -q 'source: Db: the only export of this rank' "$tmp/summary.out" || {
+    echo "FAIL: $name: --summary does not say the Db was read"; fail=$((fail + 1)); }
+}
+
+check "two ranks, collectives" --ranks 2 --steps 4 --prefill 1 --ops 24 --comm
+check "one rank, ProfilerStep#N, step rows" --ranks 1 --steps 6 --prefill 2 --step-marks profilerstep --step-trace rows
+check "hostile and Chinese names" --ranks 2 --steps 3 --ops 12 --hostile --chinese
+check "four ranks, a slow one" --ranks 4 --steps 3 --ops 16 --slow-rank 2 --slow-factor 1.5
+
+echo "text vs Db: $((n * 2)) report pairs, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: MIT */
+/* The generator's Db writer. The rank's trace_view.json is read back through the
+ * project's own trace loader (lanes, attributes and resolved launch links), and every
+ * event becomes the row torch_npu's Db export keeps for it: Python lanes in PYTORCH_API
+ * (timestamps as TEXT, as torch_npu writes them), CANN lanes in CANN_API, Ascend Hardware
+ * lanes in TASK with COMPUTE_TASK_INFO, the HCCL group lane in COMMUNICATION_OP, plane
+ * lanes in COMMUNICATION_TASK_INFO with their TASK rows, Overlap Analysis in
+ * OVERLAP_ANALYSIS; launch links become connection ids (CANN_API/TASK/COMMUNICATION_OP)
+ * and CONNECTION_IDS rows; step_trace_time.csv becomes analysis.db's StepTraceTime.
+ * The Db reader (src/load/db.c) is then checked against the text reader on the same run. */
+#include "gen_db.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "lanes.h"
+#include "sbuf.h"
+#include "store.h"
+#include "trace.h"
+#include "xalloc.h"
+
+static const char schema[] =
+	"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+	"CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY,value TEXT);"
+	"CREATE TABLE ENUM_API_TYPE (id INTEGER PRIMARY KEY,name TEXT);"
+	"INSERT INTO ENUM_API_TYPE VALUES (5000,'runtime'),(5500,'hccl'),(10000,'node'),(15000,'model'),"
+	"(20000,'acl'),(50001,'op'),(50002,'queue'),(50003,'trace'),(50004,'mstx');"
+	"CREATE TABLE ENUM_HCCL_DATA_TYPE (id INTEGER PRIMARY KEY,name TEXT);"
+	"INSERT INTO ENUM_HCCL_DATA_TYPE VALUES (0,'INT8'),(1,'INT16'),(2,'INT32'),(3,'FP16'),(4,'FP32'),"
+	"(5,'INT64'),(6,'UINT64'),(7,'UINT8'),(8,'UINT16'),(9,'UINT32'),(10,'FP64'),(11,'BFP16'),"
+	"(65535,'INVALID_TYPE');"
+	"CREATE TABLE META_DATA (name TEXT,value TEXT);"
+	"INSERT INTO META_DATA VALUES ('SCHEMA_VERSION_MICRO','0'),('SCHEMA_VERSION_MINOR','0'),"
+	"('SCHEMA_VERSION_MAJOR','1'),('SCHEMA_VERSION','1.0.0');"
+	"CREATE TABLE SESSION_TIME_INFO (startTimeNs INTEGER,endTimeNs INTEGER);"
+	"CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER);"
+	"CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
+	"CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, "
+	"name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, "
+	"callchainId INTEGER, type INTEGER);"
+	"CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);"
+	"CREATE TABLE CANN_API (startNs INTEGER,endNs INTEGER,type INTEGER,globalTid INTEGER,"
+	"connectionId INTEGER PRIMARY KEY,name INTEGER);"
+	"CREATE TABLE TASK (startNs INTEGER,endNs INTEGER,deviceId INTEGER,connectionId INTEGER,"
+	"globalTaskId INTEGER,globalPid INTEGER,taskType INTEGER,contextId INTEGER,streamId INTEGER,"
+	"taskId INTEGER,modelId INTEGER);"
+	"CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);"
+	"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER PRIMARY KEY,blockDim INTEGER,"
+	"mixBlockDim INTEGER,taskType INTEGER,opType INTEGER,inputFormats INTEGER,inputDataTypes INTEGER,"
+	"inputShapes INTEGER,outputFormats INTEGER,outputDataTypes INTEGER,outputShapes INTEGER,"
+	"attrInfo INTEGER);"
+	"CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,connectionId INTEGER,"
+	"groupName INTEGER,opId INTEGER PRIMARY KEY,relay INTEGER,retry INTEGER,dataType INTEGER,"
+	"algType INTEGER,count NUMERIC,opType INTEGER);"
+	"CREATE TABLE COMMUNICATION_TASK_INFO (name INTEGER,globalTaskId INTEGER,taskType INTEGER,"
+	"planeId INTEGER,groupName INTEGER,notifyId INTEGER,rdmaType INTEGER,srcRank INTEGER,dstRank INTEGER,"
+	"transportType INTEGER,size INTEGER,dataType INTEGER,linkType INTEGER,opId INTEGER);"
+	"CREATE INDEX CommunicationTaskIndex ON COMMUNICATION_TASK_INFO (globalTaskId);"
+	"CREATE TABLE OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY AUTOINCREMENT, deviceId integer, "
+	"startNs integer, endNs integer, type integer);"
+	"BEGIN;";
+
+struct w {
+	sqlite3 *h;
+	const char *path;
+	int failed;
+};
+
+static sqlite3_stmt *prep(struct w *w, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(w->h, sql, -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "ascprof-gen: %s: %s: %s\n", w->path, sql, sqlite3_errmsg(w->h));
+		w->failed = 1;
+	}
+	return st;
+}
+
+/* Binds the values (a NULL-free list of int64, a negative index meaning NULL is not
+ * needed here) and runs one insert. */
+static void run(struct w *w, sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	if (sqlite3_step(st) != SQLITE_DONE && !w->failed) {
+		fprintf(stderr, "ascprof-gen: %s: %s\n", w->path, sqlite3_errmsg(w->h));
+		w->failed = 1;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+static int64_t num_text(const char *s) { return s && *s ? strtoll(s, NULL, 10) : 0; }
+
+/* The value of "key: value" in a lines buffer of trace_event_args, or NULL. */
+static const char *arg_value(const char *lines, const char *key, char *buf, size_t n)
+{
+	size_t kl = strlen(key);
+	for (const char *p = lines; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (len > kl + 1 && !strncmp(p, key, kl) && p[kl] == ':' && p[kl + 1] == ' ') {
+			size_t vl = len - kl - 2 < n - 1 ? len - kl - 2 : n - 1;
+			memcpy(buf, p + kl + 2, vl);
+			buf[vl] = 0;
+			return buf;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+struct pair {
+	uint32_t ev;
+	int64_t conn;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+	if (x->ev != y->ev)
+		return x->ev < y->ev ? -1 : 1;
+	return x->conn < y->conn ? -1 : x->conn > y->conn;
+}
+
+static const struct lane *ev_lane(const struct rank_store *rs, size_t ev) { return store_ev_lane(rs, ev); }
+
+static bool is_plane(const struct rank_store *rs, const struct lane *l)
+{
+	return l->group == LANE_COMM && !strncmp(store_str(rs, l->thread_name), "Plane ", 6);
+}
+
+/* Connection ids from the resolved launch links: a CANN API's launches share its id
+ * (CANN_API.connectionId = TASK.connectionId), a torch op lists its tasks' ids in
+ * CONNECTION_IDS, an enqueue and its dequeue share one. */
+static int64_t *connections(const struct rank_store *rs, struct pair **pairs, size_t *n_pairs)
+{
+	int64_t *conn = xcalloc(rs->n_ev ? rs->n_ev : 1, sizeof *conn);
+	size_t cap = 0;
+	*pairs = NULL;
+	*n_pairs = 0;
+	for (size_t i = 0; i < rs->n_links; i++) {
+		const struct flow_link *k = &rs->links[i];
+		if (ev_lane(rs, k->from_ev)->group != LANE_HOST_CANN)
+			continue;
+		conn[k->from_ev] = (int64_t)k->from_ev + 1;
+		if (!conn[k->to_ev])
+			conn[k->to_ev] = (int64_t)k->from_ev + 1;
+	}
+	for (size_t i = 0; i < rs->n_links; i++) {
+		const struct flow_link *k = &rs->links[i];
+		if (ev_lane(rs, k->from_ev)->group != LANE_HOST_PYTHON)
+			continue;
+		enum lane_group to = ev_lane(rs, k->to_ev)->group;
+		int64_t c;
+		if (to == LANE_HOST_PYTHON) {
+			c = ((int64_t)2 << 40) + k->from_ev;
+			xgrow(pairs, &cap, *n_pairs + 1, sizeof **pairs);
+			(*pairs)[(*n_pairs)++] = (struct pair){k->to_ev, c};
+		} else {
+			if (!conn[k->to_ev])
+				conn[k->to_ev] = ((int64_t)1 << 40) + k->to_ev;
+			c = conn[k->to_ev];
+		}
+		xgrow(pairs, &cap, *n_pairs + 1, sizeof **pairs);
+		(*pairs)[(*n_pairs)++] = (struct pair){k->from_ev, c};
+	}
+	qsort(*pairs, *n_pairs, sizeof **pairs, cmp_pair);
+	return conn;
+}
+
+static int64_t api_type(const char *cat)
+{
+	if (!strcmp(cat, "enqueue") || !strcmp(cat, "dequeue"))
+		return 50002;
+	if (!strcmp(cat, "python_function"))
+		return 50003;
+	if (!strcmp(cat, "mstx"))
+		return 50004;
+	return 50001;
+}
+
+static int64_t cann_type(const char *name)
+{
+	static const struct { const char *prefix; int64_t type; } map[] = {
+		{"AscendCL@", 20000}, {"Node@", 10000}, {"Runtime@", 5000}, {"Hccl@", 5500}, {"Model@", 15000},
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (!strncmp(name, map[i].prefix, strlen(map[i].prefix)))
+			return map[i].type;
+	return 20000;
+}
+
+static int64_t data_type_id(sqlite3 *h, const char *name)
+{
+	sqlite3_stmt *st;
+	int64_t id = 65535;
+	if (sqlite3_prepare_v2(h, "SELECT id FROM ENUM_HCCL_DATA_TYPE WHERE name = ?", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			id = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	return id;
+}
+
+static void write_events(struct w *w, struct rank_store *rs, int rank)
+{
+	struct pair *pairs;
+	size_t n_pairs;
+	int64_t *conn = connections(rs, &pairs, &n_pairs);
+	int64_t pid = 0;
+	for (size_t i = 0; i < rs->n_lanes && !pid; i++)
+		if (rs->lanes[i].group == LANE_HOST_PYTHON)
+			pid = num_text(store_str(rs, rs->lanes[i].pid_text));
+	sqlite3_stmt *py = prep(w, "INSERT INTO PYTORCH_API (startNs,endNs,globalTid,connectionId,name,type) "
+				   "VALUES (?,?,?,?,?,?)");
+	sqlite3_stmt *ids = prep(w, "INSERT INTO CONNECTION_IDS VALUES (?,?)");
+	sqlite3_stmt *cann = prep(w, "INSERT INTO CANN_API VALUES (?,?,?,?,?,?)");
+	sqlite3_stmt *task = prep(w, "INSERT INTO TASK VALUES (?,?,0,?,?,?,?,4294967295,?,?,4294967295)");
+	sqlite3_stmt *compute = prep(w, "INSERT INTO COMPUTE_TASK_INFO (name,globalTaskId,taskType) VALUES (?,?,?)");
+	sqlite3_stmt *op = prep(w, "INSERT INTO COMMUNICATION_OP (opName,startNs,endNs,connectionId,groupName,"
+				   "opId,dataType,count) VALUES (?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *ctask = prep(w, "INSERT INTO COMMUNICATION_TASK_INFO (name,globalTaskId,taskType,planeId,"
+				      "groupName,opId) VALUES (?,?,?,?,?,?)");
+	sqlite3_stmt *ov = prep(w, "INSERT INTO OVERLAP_ANALYSIS (deviceId,startNs,endNs,type) VALUES (0,?,?,?)");
+	sqlite3_stmt *step = prep(w, "INSERT INTO STEP_TIME VALUES (?,?,?)");
+	static const char *const ov_names[] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
+	struct sbuf args = SBUF_INIT;
+	char tsb[32], teb[32], vb[64];
+	int64_t task_id = 0, op_id = 0, skipped = 0;
+	size_t pi = 0;
+	uint32_t group_name = strtab_intern_cstr(rs->strs, "group 0");
+	for (size_t ev = 0; ev < rs->n_ev && !w->failed; ev++) {
+		const struct lane *l = ev_lane(rs, ev);
+		int64_t s = store_ts(rs, ev), e = s + store_dur(rs, ev);
+		const char *name = store_ev_name(rs, ev);
+		const struct ev_attr *a = store_ev_attr(rs, ev);
+		int64_t tid = num_text(store_str(rs, l->tid_text));
+		while (pi < n_pairs && pairs[pi].ev < ev)
+			pi++;
+		switch (l->group) {
+		case LANE_HOST_PYTHON: {
+			snprintf(tsb, sizeof tsb, "%" PRId64, s);
+			snprintf(teb, sizeof teb, "%" PRId64, e);
+			sqlite3_bind_text(py, 1, tsb, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(py, 2, teb, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(py, 3, (num_text(store_str(rs, l->pid_text)) << 32) | tid);
+			if (pi < n_pairs && pairs[pi].ev == ev) {
+				sqlite3_bind_int64(py, 4, (int64_t)ev);
+				for (; pi < n_pairs && pairs[pi].ev == ev; pi++) {
+					sqlite3_bind_int64(ids, 1, (int64_t)ev);
+					sqlite3_bind_int64(ids, 2, pairs[pi].conn);
+					run(w, ids);
+				}
+			}
+			sqlite3_bind_int64(py, 5, rs->ev_name[ev]);
+			sqlite3_bind_int64(py, 6, api_type(store_str(rs, a->cat)));
+			run(w, py);
+			if (!strncmp(name, "ProfilerStep#", 13)) {
+				sqlite3_bind_int64(step, 1, num_text(name + 13));
+				sqlite3_bind_int64(step, 2, s);
+				sqlite3_bind_int64(step, 3, e);
+				run(w, step);
+			}
+			break;
+		}
+		case LANE_HOST_CANN: {
+			const char *at = strchr(name, '@');
+			sqlite3_bind_int64(cann, 1, s);
+			sqlite3_bind_int64(cann, 2, e);
+			sqlite3_bind_int64(cann, 3, cann_type(name));
+			sqlite3_bind_int64(cann, 4, (pid << 32) | tid);
+			/* every CANN API has an id (the primary key); unlaunched ones get their own */
+			sqlite3_bind_int64(cann, 5, conn[ev] ? conn[ev] : ((int64_t)3 << 40) + (int64_t)ev);
+			sqlite3_bind_int64(cann, 6, strtab_intern_cstr(rs->strs, at ? at + 1 : name));
+			run(w, cann);
+			break;
+		}
+		case LANE_DEVICE:
+		case LANE_COMM: {
+			bool plane = is_plane(rs, l);
+			if (l->group == LANE_COMM && !plane) {
+				trace_event_args(rs, ev, &args);
+				const char *dt = arg_value(sbuf_str(&args), "data_type", vb, sizeof vb);
+				int64_t dti = dt ? data_type_id(w->h, dt) : 65535;
+				const char *count = arg_value(sbuf_str(&args), "count", vb, sizeof vb);
+				sqlite3_bind_int64(op, 1, rs->ev_name[ev]);
+				sqlite3_bind_int64(op, 2, s);
+				sqlite3_bind_int64(op, 3, e);
+				if (conn[ev])
+					sqlite3_bind_int64(op, 4, conn[ev]);
+				sqlite3_bind_int64(op, 5, group_name);
+				sqlite3_bind_int64(op, 6, ++op_id);
+				sqlite3_bind_int64(op, 7, dti);
+				if (count)
+					sqlite3_bind_int64(op, 8, num_text(count));
+				run(w, op);
+				break;
+			}
+			uint32_t tt = a->task_type ? a->task_type : rs->ev_name[ev];
+			sqlite3_bind_int64(task, 1, s);
+			sqlite3_bind_int64(task, 2, e);
+			if (conn[ev])
+				sqlite3_bind_int64(task, 3, conn[ev]);
+			sqlite3_bind_int64(task, 4, ++task_id);
+			sqlite3_bind_int64(task, 5, pid);
+			sqlite3_bind_int64(task, 6, plane ? rs->ev_name[ev] : tt);
+			/* a plane task of the text export is on no stream: its TASK row says none */
+			if (!plane)
+				sqlite3_bind_int64(task, 7, l->stream);
+			sqlite3_bind_int64(task, 8, task_id);
+			run(w, task);
+			if (plane) {
+				sqlite3_bind_int64(ctask, 1, rs->ev_name[ev]);
+				sqlite3_bind_int64(ctask, 2, task_id);
+				sqlite3_bind_int64(ctask, 3, rs->ev_name[ev]);
+				sqlite3_bind_int64(ctask, 4, num_text(store_str(rs, l->thread_name) + 6));
+				sqlite3_bind_int64(ctask, 5, group_name);
+				sqlite3_bind_int64(ctask, 6, op_id);
+				run(w, ctask);
+			} else if (tt != rs->ev_name[ev]) {
+				sqlite3_bind_int64(compute, 1, rs->ev_name[ev]);
+				sqlite3_bind_int64(compute, 2, task_id);
+				sqlite3_bind_int64(compute, 3, tt);
+				run(w, compute);
+			}
+			break;
+		}
+		case LANE_OVERLAP: {
+			int type = -1;
+			for (int k = 0; k < 4; k++)
+				if (!strcmp(store_str(rs, l->thread_name), ov_names[k]))
+					type = k;
+			if (type < 0) {
+				skipped++;
+				break;
+			}
+			sqlite3_bind_int64(ov, 1, s);
+			sqlite3_bind_int64(ov, 2, e);
+			sqlite3_bind_int64(ov, 3, type);
+			run(w, ov);
+			break;
+		}
+		default:
+			skipped++;
+			break;
+		}
+	}
+	if (skipped)
+		fprintf(stderr, "ascprof-gen: %s: %" PRId64 " event(s) of other lanes have no Db table; left out\n",
+			w->path, skipped);
+	sqlite3_stmt *sess = prep(w, "INSERT INTO SESSION_TIME_INFO VALUES (?,?)");
+	sqlite3_bind_int64(sess, 1, rs->window_start - 10000000);
+	sqlite3_bind_int64(sess, 2, rs->window_end + 30000000);
+	run(w, sess);
+	sqlite3_stmt *map = prep(w, "INSERT INTO RANK_DEVICE_MAP VALUES (?,0)");
+	sqlite3_bind_int64(map, 1, rank);
+	run(w, map);
+	/* every interned string, by its id (names, task types, groups) */
+	sqlite3_stmt *str = prep(w, "INSERT INTO STRING_IDS VALUES (?,?)");
+	for (uint32_t i = 1; i < strtab_count(rs->strs) && !w->failed; i++) {
+		sqlite3_bind_int64(str, 1, i);
+		sqlite3_bind_text(str, 2, strtab_str(rs->strs, i), (int)strtab_len(rs->strs, i), SQLITE_STATIC);
+		run(w, str);
+	}
+	sqlite3_stmt *all[] = {py, ids, cann, task, compute, op, ctask, ov, step, sess, map, str};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		sqlite3_finalize(all[i]);
+	sbuf_free(&args);
+	free(conn);
+	free(pairs);
+}
+
+/* step_trace_time.csv as analysis.db's StepTraceTime (same numbers, µs). */
+static int write_analysis_db(const char *csv, const char *db)
+{
+	static const char *const map[][2] = {
+		{"Step", "step"},
+		{"Computing", "computing"},
+		{"Communication(Not Overlapped)", "communication_not_overlapped"},
+		{"Overlapped", "overlapped"},
+		{"Communication", "communication"},
+		{"Free", "free"},
+		{"Stage", "stage"},
+		{"Bubble", "bubble"},
+		{"Communication(Not Overlapped and Exclude Receive)", "communication_not_overlapped_and_exclude_receive"},
+		{"Preparing", "preparing"},
+	};
+	FILE *f = fopen(csv, "r");
+	if (!f)
+		return 0; /* no step table: no analysis.db either */
+	unlink(db);
+	struct w w = {.path = db};
+	if (sqlite3_open(db, &w.h) != SQLITE_OK) {
+		fprintf(stderr, "ascprof-gen: %s: %s\n", db, sqlite3_errmsg(w.h));
+		fclose(f);
+		sqlite3_close(w.h);
+		return -1;
+	}
+	sqlite3_exec(w.h,
+		     "PRAGMA journal_mode=OFF; CREATE TABLE StepTraceTime (step TEXT, computing NUMERIC, "
+		     "communication_not_overlapped NUMERIC, overlapped NUMERIC, communication NUMERIC, free NUMERIC, "
+		     "stage NUMERIC, bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, "
+		     "preparing NUMERIC); BEGIN",
+		     NULL, NULL, NULL);
+	char line[4096];
+	int col_of[16];
+	int ncols = 0;
+	struct sbuf sql = SBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	if (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		sbuf_adds(&sql, "INSERT INTO StepTraceTime (");
+		for (char *tok = strtok(line, ","); tok && ncols < 16; tok = strtok(NULL, ",")) {
+			col_of[ncols] = -1;
+			for (int k = 0; k < 10; k++)
+				if (!strcmp(tok, map[k][0]))
+					col_of[ncols] = k;
+			if (col_of[ncols] >= 0)
+				sbuf_addf(&sql, "%s%s", sql.len > 27 ? "," : "", map[col_of[ncols]][1]);
+			ncols++;
+		}
+		sbuf_adds(&sql, ") VALUES (");
+		int used = 0;
+		for (int i = 0; i < ncols; i++)
+			if (col_of[i] >= 0)
+				sbuf_adds(&sql, used++ ? ",?" : "?");
+		sbuf_adds(&sql, ")");
+		st = prep(&w, sbuf_str(&sql));
+	}
+	while (st && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		if (!*line)
+			continue;
+		int i = 0, b = 0;
+		for (char *p = line, *next; p && i < ncols; p = next, i++) {
+			next = strchr(p, ',');
+			if (next)
+				*next++ = 0;
+			if (col_of[i] >= 0)
+				sqlite3_bind_text(st, ++b, p, -1, SQLITE_TRANSIENT);
+		}
+		run(&w, st);
+	}
+	sqlite3_finalize(st);
+	sqlite3_exec(w.h, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(w.h);
+	sbuf_free(&sql);
+	fclose(f);
+	return w.failed ? -1 : 0;
+}
+
+/* The text files the Db export replaces. */
+static void remove_text(const char *od)
+{
+	static const char *const files[] = {
+		"trace_view.json", "kernel_details.csv", "operator_details.csv", "op_statistic.csv",
+		"api_statistic.csv", "step_trace_time.csv", "communication.json", "communication_matrix.json",
+		"memory_record.csv", "operator_memory.csv", "npu_module_mem.csv",
+	};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char *p = xasprintf("%s/%s", od, files[i]);
+		unlink(p);
+		free(p);
+	}
+}
+
+/* profiler_info's _export_type: "db". */
+static void mark_db(const char *worker_dir, int rank)
+{
+	char *p = xasprintf("%s/profiler_info_%d.json", worker_dir, rank);
+	FILE *f = fopen(p, "r");
+	if (f) {
+		struct sbuf sb = SBUF_INIT;
+		char buf[4096];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+			sbuf_add(&sb, buf, n);
+		fclose(f);
+		const char *at = strstr(sbuf_str(&sb), "\"_export_type\": \"text\"");
+		if (at && (f = fopen(p, "w"))) {
+			size_t head = (size_t)(at - sb.buf);
+			fwrite(sb.buf, 1, head, f);
+			fputs("\"_export_type\": \"db\"", f);
+			fputs(at + strlen("\"_export_type\": \"text\""), f);
+			fclose(f);
+		}
+		sbuf_free(&sb);
+	}
+	free(p);
+}
+
+int gen_db_export(const char *worker_dir, int rank, bool keep_text)
+{
+	char *od = xasprintf("%s/ASCEND_PROFILER_OUTPUT", worker_dir);
+	char *trace = xasprintf("%s/trace_view.json", od);
+	char *dbp = xasprintf("%s/ascend_pytorch_profiler_%d.db", od, rank);
+	char *csv = xasprintf("%s/step_trace_time.csv", od);
+	char *adb = xasprintf("%s/analysis.db", od);
+	struct rank_store rs;
+	struct diag_list dl;
+	store_init(&rs);
+	diag_init(&dl);
+	int rc = -1;
+	struct trace_load_opts topts = {.threads = 1};
+	if (trace_load(&rs, trace, &topts, &dl) != 0) {
+		fprintf(stderr, "ascprof-gen: %s: cannot read it back for the Db export\n", trace);
+		goto out;
+	}
+	unlink(dbp);
+	struct w w = {.path = dbp};
+	if (sqlite3_open(dbp, &w.h) != SQLITE_OK ||
+	    sqlite3_exec(w.h, schema, NULL, NULL, NULL) != SQLITE_OK) {
+		fprintf(stderr, "ascprof-gen: %s: %s\n", dbp, sqlite3_errmsg(w.h));
+		sqlite3_close(w.h);
+		goto out;
+	}
+	write_events(&w, &rs, rank);
+	if (sqlite3_exec(w.h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		fprintf(stderr, "ascprof-gen: %s: %s\n", dbp, sqlite3_errmsg(w.h));
+		w.failed = 1;
+	}
+	sqlite3_close(w.h);
+	if (w.failed || write_analysis_db(csv, adb) != 0)
+		goto out;
+	if (!keep_text) {
+		remove_text(od);
+		mark_db(worker_dir, rank);
+	}
+	rc = 0;
+out:
+	store_free(&rs);
+	diag_free(&dl);
+	free(od);
+	free(trace);
+	free(dbp);
+	free(csv);
+	free(adb);
+	return rc;
+}
