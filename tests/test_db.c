@@ -91,6 +91,9 @@ static void check_real_level(const char *rel)
 			overlap = (size_t)sql_num(h, "SELECT count(*) FROM OVERLAP_ANALYSIS");
 		assert_int_equal(group_events(rs, LANE_OVERLAP, NULL), overlap);
 		assert_int_equal(rs->n_ev, py + cann + ops + planes + tasks + overlap);
+		/* launches: one arrow per launch, none dangling */
+		assert_true(rs->n_links > 0);
+		assert_int_equal(rs->unmatched_flows, 0);
 		/* steps: STEP_TIME's rows, found as ProfilerStep#N spans */
 		assert_int_equal(ra->n_steps, (size_t)sql_num(h, "SELECT count(*) FROM STEP_TIME"));
 		assert_int_equal(ra->step_source, STEP_SRC_PROFILER_STEP);

@@ -824,50 +824,73 @@ static void read_mstx(struct bld *b)
 	report_bad(b, "MSTX_EVENTS", bad);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Flow ends are kept only where a start and a finish share (cat, id), and of several
+ * finishes only the earliest: every CANN API and task carries a connection id, but the
+ * text export draws one arrow per launch, to its first task, and no dangling ends (the
+ * unmatched count stays meaningful). */
+struct fk {
+	uint64_t id;
+	int64_t ts;
+	uint32_t cat;
+	uint32_t pad;
+};
+
+static int cmp_fk(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	const struct fk *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->cat < y->cat ? -1 : x->cat > y->cat;
 }
 
-/* A finish whose id no start carries is dropped: a device task's connection id is the
- * target of a launch only when some API launched it. The text export writes no such
- * dangling ends, and the unmatched count stays meaningful. */
-static void drop_dangling_finishes(struct bld *b)
+static int cmp_fk_ts(const void *a, const void *b)
+{
+	int c = cmp_fk(a, b);
+	const struct fk *x = a, *y = b;
+	return c ? c : x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* The keys of one kind of end, sorted; for finishes only the earliest of each key. */
+static struct fk *flow_keys(const struct rank_store *rs, enum flow_ph ph, size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < rs->n_flows; i++)
+		*n += rs->flows[i].ph == ph;
+	struct fk *keys = xmalloc((*n ? *n : 1) * sizeof *keys);
+	size_t k = 0;
+	for (size_t i = 0; i < rs->n_flows; i++)
+		if (rs->flows[i].ph == ph)
+			keys[k++] = (struct fk){rs->flows[i].id, rs->flows[i].ts, rs->flows[i].cat, 0};
+	xqsort(keys, *n, sizeof *keys, cmp_fk_ts);
+	size_t out = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (!out || cmp_fk(&keys[out - 1], &keys[i]) != 0)
+			keys[out++] = keys[i];
+	*n = out;
+	return keys;
+}
+
+static void drop_dangling_flows(struct bld *b)
 {
 	struct rank_store *rs = b->rs;
-	size_t ns = 0, k = 0;
-	for (size_t i = 0; i < rs->n_flows; i++)
-		ns += rs->flows[i].ph == FLOW_START;
-	struct fk { uint64_t id; uint32_t cat; uint32_t pad; };
-	struct fk *keys = xmalloc((ns ? ns : 1) * sizeof *keys);
-	k = 0;
-	for (size_t i = 0; i < rs->n_flows; i++)
-		if (rs->flows[i].ph == FLOW_START)
-			keys[k++] = (struct fk){rs->flows[i].id, rs->flows[i].cat, 0};
-	xqsort(keys, ns, sizeof *keys, cmp_u64); /* by id; cats compared in the scan */
-	size_t out = 0;
+	size_t ns, nf, out = 0;
+	struct fk *starts = flow_keys(rs, FLOW_START, &ns), *finishes = flow_keys(rs, FLOW_FINISH, &nf);
 	for (size_t i = 0; i < rs->n_flows; i++) {
 		struct flow f = rs->flows[i];
-		if (f.ph == FLOW_FINISH) {
-			size_t lo = 0, hi = ns;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (keys[mid].id < f.id)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			bool hit = false;
-			for (; lo < ns && keys[lo].id == f.id && !hit; lo++)
-				hit = keys[lo].cat == f.cat;
-			if (!hit)
+		struct fk key = {f.id, f.ts, f.cat, 0};
+		if (f.ph == FLOW_START) {
+			if (!bsearch(&key, finishes, nf, sizeof key, cmp_fk))
+				continue;
+		} else {
+			const struct fk *first = bsearch(&key, finishes, nf, sizeof key, cmp_fk);
+			if (!first || first->ts != f.ts || !bsearch(&key, starts, ns, sizeof key, cmp_fk))
 				continue;
 		}
 		rs->flows[out++] = f;
 	}
 	rs->n_flows = out;
-	free(keys);
+	free(starts);
+	free(finishes);
 }
 
 /* The columns from the builder's arrays, then the lanes as the text loader leaves them. */
@@ -894,7 +917,7 @@ static void bld_finish(struct bld *b)
 	free(b->off);
 	if (!rs->long_durs)
 		rs->long_durs = xmalloc(sizeof *rs->long_durs);
-	drop_dangling_finishes(b);
+	drop_dangling_flows(b);
 	rs->ph.by_char['X'] = n;
 	for (size_t i = 0; i < rs->n_flows; i++)
 		rs->ph.by_char[rs->flows[i].ph == FLOW_START ? 's' : 'f']++;
