@@ -97,6 +97,17 @@ static void check_real_level(const char *rel)
 		/* steps: STEP_TIME's rows, found as ProfilerStep#N spans */
 		assert_int_equal(ra->n_steps, (size_t)sql_num(h, "SELECT count(*) FROM STEP_TIME"));
 		assert_int_equal(ra->step_source, STEP_SRC_PROFILER_STEP);
+		/* memory: MEMORY_RECORD (bytes) and NPU_MEM's application rows read as the
+		 * text export's memory_record.csv (MB): the framework's peak allocation and the
+		 * process's peak reservation */
+		double alloc = sql_num(h, "SELECT max(totalAllocated) / 1048576.0 FROM MEMORY_RECORD m JOIN STRING_IDS s "
+					  "ON s.id = m.component WHERE s.value = 'PTA+GE'");
+		double reserved = sql_num(h, "SELECT max(v) / 1048576.0 FROM (SELECT totalReserved AS v FROM MEMORY_RECORD "
+					     "UNION ALL SELECT hbm FROM NPU_MEM WHERE type IN (SELECT id FROM STRING_IDS "
+					     "WHERE value = 'app'))");
+		assert_true(ra->have[M_MEM_PEAK_ALLOCATED_MB] && ra->have[M_MEM_PEAK_RESERVED_MB]);
+		assert_true(tu_close(ra->v[M_MEM_PEAK_ALLOCATED_MB], alloc, 1e-12, 0));
+		assert_true(tu_close(ra->v[M_MEM_PEAK_RESERVED_MB], reserved, 1e-12, 0));
 		sqlite3_close(h);
 		/* the exporter's own figures, from analysis.db */
 		assert_non_null(rd->analysis_db_path);

@@ -3,20 +3,23 @@
 # The same capture read as text and as Db gives identical reports. The generator writes
 # each capture twice from one seed: as text, and as torch_npu's Db export (--export db:
 # ascend_pytorch_profiler_<rank>.db and analysis.db, no text files). The Db reader gives
-# the timeline and StepTraceTime, not the kernel, operator and communication tables, so
-# the text copy is read without those files; everything else in the report (metrics,
+# the timeline, StepTraceTime and the memory tables, not the kernel, operator and
+# communication tables, so the text copy is read without those files; everything else in the report (metrics,
 # steps, phases, bottlenecks, top ops, alignment, messages, text and JSON) must be byte
-# for byte the same, apart from the capture's path and the step table's name.
+# for byte the same, apart from the capture's path and the tables' names.
 gen=${ASCPROF_GEN:-tools/ascprof-gen}
 bin=${ASCPROF_BIN:-./ascprof-tui}
 [ -x "$gen" ] && [ -x "$bin" ] || { echo "SKIP: no generator or binary"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-dbid-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# the report with the capture's path and the step table's name (step_trace_time.csv, or
-# analysis.db's StepTraceTime) made the same
+# the report with the capture's path and the tables' names (step_trace_time.csv or
+# analysis.db's StepTraceTime, memory_record.csv or MEMORY_RECORD ...) made the same
 strip() {
-  sed -e "s#$1#CAPTURE#g" -e 's#step_trace_time\.csv#STEP_TABLE#g' -e 's#analysis\.db:StepTraceTime#STEP_TABLE#g'
+  sed -e "s#$1#CAPTURE#g" -e 's#step_trace_time\.csv#STEP_TABLE#g' -e 's#analysis\.db:StepTraceTime#STEP_TABLE#g' \
+    -e 's#memory_record\.csv#MEMORY_RECORD#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:MEMORY_RECORD#MEMORY_RECORD#g' \
+    -e 's#operator_memory\.csv#OP_MEMORY#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:OP_MEMORY#OP_MEMORY#g' \
+    -e 's#npu_module_mem\.csv#NPU_MODULE_MEM#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:NPU_MODULE_MEM#NPU_MODULE_MEM#g'
 }
 
 fail=0 n=0
@@ -56,7 +59,8 @@ check() { # name, generator arguments
 }
 
 check "two ranks, collectives" --ranks 2 --steps 4 --prefill 1 --ops 24 --comm
-check "one rank, ProfilerStep#N, step rows" --ranks 1 --steps 6 --prefill 2 --step-marks profilerstep --step-trace rows
+check "one rank, ProfilerStep#N, step rows, memory" --ranks 1 --steps 6 --prefill 2 --step-marks profilerstep \
+  --step-trace rows --memory
 check "hostile and Chinese names" --ranks 2 --steps 3 --ops 12 --hostile --chinese
 check "four ranks, a slow one" --ranks 4 --steps 3 --ops 16 --slow-rank 2 --slow-factor 1.5
 

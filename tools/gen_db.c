@@ -12,14 +12,18 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "csv_table.h"
+#include "db.h"
 #include "diag.h"
 #include "lanes.h"
+#include "num.h"
 #include "sbuf.h"
 #include "store.h"
 #include "trace.h"
@@ -62,6 +66,8 @@ static const char schema[] =
 	"planeId INTEGER,groupName INTEGER,notifyId INTEGER,rdmaType INTEGER,srcRank INTEGER,dstRank INTEGER,"
 	"transportType INTEGER,size INTEGER,dataType INTEGER,linkType INTEGER,opId INTEGER);"
 	"CREATE INDEX CommunicationTaskIndex ON COMMUNICATION_TASK_INFO (globalTaskId);"
+	"CREATE TABLE NPU_MEM (type INTEGER,ddr NUMERIC,hbm NUMERIC,timestampNs INTEGER,deviceId INTEGER);"
+	"CREATE TABLE ENUM_MODULE (id INTEGER PRIMARY KEY,name TEXT);"
 	"CREATE TABLE OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY AUTOINCREMENT, deviceId integer, "
 	"startNs integer, endNs integer, type integer);"
 	"BEGIN;";
@@ -363,14 +369,7 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 	sqlite3_stmt *map = prep(w, "INSERT INTO RANK_DEVICE_MAP VALUES (?,0)");
 	sqlite3_bind_int64(map, 1, rank);
 	run(w, map);
-	/* every interned string, by its id (names, task types, groups) */
-	sqlite3_stmt *str = prep(w, "INSERT INTO STRING_IDS VALUES (?,?)");
-	for (uint32_t i = 1; i < strtab_count(rs->strs) && !w->failed; i++) {
-		sqlite3_bind_int64(str, 1, i);
-		sqlite3_bind_text(str, 2, strtab_str(rs->strs, i), (int)strtab_len(rs->strs, i), SQLITE_STATIC);
-		run(w, str);
-	}
-	sqlite3_stmt *all[] = {py, ids, cann, task, compute, op, ctask, ov, step, sess, map, str};
+	sqlite3_stmt *all[] = {py, ids, cann, task, compute, op, ctask, ov, step, sess, map};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		sqlite3_finalize(all[i]);
 	sbuf_free(&args);
@@ -378,83 +377,132 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 	free(pairs);
 }
 
-/* step_trace_time.csv as analysis.db's StepTraceTime (same numbers, µs). */
-static int write_analysis_db(const char *csv, const char *db)
+/* One of the text export's CSV tables as its Db table (db_csv_specs read backwards):
+ * numbers in the Db's units, names through STRING_IDS and ENUM_MODULE. Application memory
+ * rows of memory_record.csv (APP) go to NPU_MEM, where torch_npu keeps them. */
+static void write_csv_table(struct w *w, const char *od, const struct db_csv_spec *spec, struct strtab *strs,
+			    struct strtab *modules)
 {
-	static const char *const map[][2] = {
-		{"Step", "step"},
-		{"Computing", "computing"},
-		{"Communication(Not Overlapped)", "communication_not_overlapped"},
-		{"Overlapped", "overlapped"},
-		{"Communication", "communication"},
-		{"Free", "free"},
-		{"Stage", "stage"},
-		{"Bubble", "bubble"},
-		{"Communication(Not Overlapped and Exclude Receive)", "communication_not_overlapped_and_exclude_receive"},
-		{"Preparing", "preparing"},
-	};
-	FILE *f = fopen(csv, "r");
-	if (!f)
-		return 0; /* no step table: no analysis.db either */
-	unlink(db);
-	struct w w = {.path = db};
-	if (sqlite3_open(db, &w.h) != SQLITE_OK) {
-		fprintf(stderr, "ascprof-gen: %s: %s\n", db, sqlite3_errmsg(w.h));
-		fclose(f);
-		sqlite3_close(w.h);
-		return -1;
-	}
-	sqlite3_exec(w.h,
-		     "PRAGMA journal_mode=OFF; CREATE TABLE StepTraceTime (step TEXT, computing NUMERIC, "
-		     "communication_not_overlapped NUMERIC, overlapped NUMERIC, communication NUMERIC, free NUMERIC, "
-		     "stage NUMERIC, bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, "
-		     "preparing NUMERIC); BEGIN",
-		     NULL, NULL, NULL);
-	char line[4096];
-	int col_of[16];
-	int ncols = 0;
-	struct sbuf sql = SBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	if (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\r\n")] = 0;
-		sbuf_adds(&sql, "INSERT INTO StepTraceTime (");
-		for (char *tok = strtok(line, ","); tok && ncols < 16; tok = strtok(NULL, ",")) {
-			col_of[ncols] = -1;
-			for (int k = 0; k < 10; k++)
-				if (!strcmp(tok, map[k][0]))
-					col_of[ncols] = k;
-			if (col_of[ncols] >= 0)
-				sbuf_addf(&sql, "%s%s", sql.len > 27 ? "," : "", map[col_of[ncols]][1]);
-			ncols++;
-		}
-		sbuf_adds(&sql, ") VALUES (");
-		int used = 0;
-		for (int i = 0; i < ncols; i++)
-			if (col_of[i] >= 0)
-				sbuf_adds(&sql, used++ ? ",?" : "?");
-		sbuf_adds(&sql, ")");
-		st = prep(&w, sbuf_str(&sql));
-	}
-	while (st && fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\r\n")] = 0;
-		if (!*line)
+	char *path = xasprintf("%s/%s", od, spec->csv);
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *t = access(path, F_OK) == 0 ? csvt_load(path, &dl) : NULL;
+	free(path);
+	diag_free(&dl);
+	if (!t)
+		return;
+	int of[64];
+	size_t n = t->ncols < 64 ? t->ncols : 64;
+	struct sbuf create = SBUF_INIT, insert = SBUF_INIT;
+	sbuf_addf(&create, "CREATE TABLE %s (", spec->table);
+	sbuf_addf(&insert, "INSERT INTO %s (", spec->table);
+	int used = 0;
+	for (size_t i = 0; i < n; i++) {
+		of[i] = -1;
+		for (size_t k = 0; k < spec->n_cols; k++)
+			if (!strcmp(t->headers[i], spec->cols[k].header))
+				of[i] = (int)k;
+		if (of[i] < 0)
 			continue;
-		int i = 0, b = 0;
-		for (char *p = line, *next; p && i < ncols; p = next, i++) {
-			next = strchr(p, ',');
-			if (next)
-				*next++ = 0;
-			if (col_of[i] >= 0)
-				sqlite3_bind_text(st, ++b, p, -1, SQLITE_TRANSIENT);
+		const struct db_csv_col *c = &spec->cols[of[i]];
+		sbuf_addf(&create, "%s%s %s", used ? ", " : "", c->column, c->conv == DBC_TEXT ? "NUMERIC" : "INTEGER");
+		sbuf_addf(&insert, "%s%s", used ? ", " : "", c->column);
+		used++;
+	}
+	sbuf_adds(&create, ")");
+	sbuf_adds(&insert, ") VALUES (");
+	for (int i = 0; i < used; i++)
+		sbuf_adds(&insert, i ? ",?" : "?");
+	sbuf_adds(&insert, ")");
+	if (sqlite3_exec(w->h, sbuf_str(&create), NULL, NULL, NULL) != SQLITE_OK) {
+		fprintf(stderr, "ascprof-gen: %s: %s\n", w->path, sqlite3_errmsg(w->h));
+		w->failed = 1;
+	}
+	sqlite3_stmt *st = prep(w, sbuf_str(&insert));
+	bool record = !strcmp(spec->table, "MEMORY_RECORD");
+	sqlite3_stmt *app = record ? prep(w, "INSERT INTO NPU_MEM VALUES (?,0,?,?,?)") : NULL;
+	for (size_t r = 0; r < t->nrows && st && !w->failed; r++) {
+		struct csv_cells cells;
+		if (csvt_row_cells(t, r, &cells) != 0)
+			continue;
+		int b = 0;
+		int64_t app_ts = 0, app_reserved = 0, app_dev = 0;
+		bool is_app = false;
+		for (size_t i = 0; i < n && i < cells.n; i++) {
+			if (of[i] < 0)
+				continue;
+			const struct db_csv_col *c = &spec->cols[of[i]];
+			const char *v = cells.cells[i];
+			size_t len = strlen(v);
+			b++;
+			int64_t x;
+			double d;
+			if (!len)
+				continue; /* NULL */
+			switch (c->conv) {
+			case DBC_TEXT:
+				sqlite3_bind_text(st, b, v, (int)len, SQLITE_TRANSIENT);
+				break;
+			case DBC_STRING_ID:
+				is_app |= record && !strcmp(v, "APP");
+				sqlite3_bind_int64(st, b, strtab_intern(strs, v, len));
+				break;
+			case DBC_MODULE:
+				sqlite3_bind_int64(st, b, strtab_intern(modules, v, len));
+				break;
+			case DBC_NS_US:
+				if (num_us_to_ns(v, len, &x, NULL) == NUM_OK) {
+					sqlite3_bind_int64(st, b, x);
+					app_ts = x;
+				}
+				break;
+			case DBC_BYTES_MB:
+			case DBC_BYTES_KB:
+				if (num_double(v, len, &d) == NUM_OK) {
+					x = llround(d * (c->conv == DBC_BYTES_MB ? 1048576.0 : 1024.0));
+					sqlite3_bind_int64(st, b, x);
+					if (!strcmp(c->column, "totalReserved"))
+						app_reserved = x;
+				}
+				break;
+			case DBC_DEVICE:
+				app_dev = num_text(strchr(v, ':') ? strchr(v, ':') + 1 : v);
+				sqlite3_bind_int64(st, b, app_dev);
+				break;
+			}
 		}
-		run(&w, st);
+		if (is_app) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			sqlite3_bind_int64(app, 1, strtab_intern_cstr(strs, "app"));
+			sqlite3_bind_int64(app, 2, app_reserved);
+			sqlite3_bind_int64(app, 3, app_ts);
+			sqlite3_bind_int64(app, 4, app_dev);
+			run(w, app);
+		} else {
+			run(w, st);
+		}
+		csvt_cells_free(&cells);
 	}
 	sqlite3_finalize(st);
-	sqlite3_exec(w.h, "COMMIT", NULL, NULL, NULL);
-	sqlite3_close(w.h);
-	sbuf_free(&sql);
-	fclose(f);
-	return w.failed ? -1 : 0;
+	sqlite3_finalize(app);
+	sbuf_free(&create);
+	sbuf_free(&insert);
+	csvt_free(t);
+}
+
+/* Every string of strs into table (id, value): STRING_IDS, ENUM_MODULE. */
+static void write_strings(struct w *w, const char *table, const struct strtab *strs)
+{
+	char *sql = xasprintf("INSERT INTO %s VALUES (?,?)", table);
+	sqlite3_stmt *st = prep(w, sql);
+	free(sql);
+	for (uint32_t i = 1; i < strtab_count(strs) && st && !w->failed; i++) {
+		sqlite3_bind_int64(st, 1, i);
+		sqlite3_bind_text(st, 2, strtab_str(strs, i), (int)strtab_len(strs, i), SQLITE_STATIC);
+		run(w, st);
+	}
+	sqlite3_finalize(st);
 }
 
 /* The text files the Db export replaces. */
@@ -502,7 +550,6 @@ int gen_db_export(const char *worker_dir, int rank, bool keep_text)
 	char *od = xasprintf("%s/ASCEND_PROFILER_OUTPUT", worker_dir);
 	char *trace = xasprintf("%s/trace_view.json", od);
 	char *dbp = xasprintf("%s/ascend_pytorch_profiler_%d.db", od, rank);
-	char *csv = xasprintf("%s/step_trace_time.csv", od);
 	char *adb = xasprintf("%s/analysis.db", od);
 	struct rank_store rs;
 	struct diag_list dl;
@@ -523,13 +570,41 @@ int gen_db_export(const char *worker_dir, int rank, bool keep_text)
 		goto out;
 	}
 	write_events(&w, &rs, rank);
+	struct strtab *modules = strtab_new();
+	for (size_t i = 0; i < db_n_csv_specs; i++)
+		if (!db_csv_specs[i].in_analysis)
+			write_csv_table(&w, od, &db_csv_specs[i], rs.strs, modules);
+	write_strings(&w, "STRING_IDS", rs.strs);
+	write_strings(&w, "ENUM_MODULE", modules);
+	strtab_free(modules);
 	if (sqlite3_exec(w.h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		fprintf(stderr, "ascprof-gen: %s: %s\n", dbp, sqlite3_errmsg(w.h));
 		w.failed = 1;
 	}
 	sqlite3_close(w.h);
-	if (w.failed || write_analysis_db(csv, adb) != 0)
+	if (w.failed)
 		goto out;
+	/* analysis.db: its tables (StepTraceTime) when the text export has them */
+	char *step_csv = xasprintf("%s/step_trace_time.csv", od);
+	bool steps = access(step_csv, F_OK) == 0;
+	free(step_csv);
+	if (steps) {
+		unlink(adb);
+		struct w a = {.path = adb};
+		if (sqlite3_open(adb, &a.h) != SQLITE_OK ||
+		    sqlite3_exec(a.h, "PRAGMA journal_mode=OFF; BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+			a.failed = 1;
+		for (size_t i = 0; i < db_n_csv_specs && !a.failed; i++)
+			if (db_csv_specs[i].in_analysis)
+				write_csv_table(&a, od, &db_csv_specs[i], rs.strs, NULL);
+		if (!a.failed && sqlite3_exec(a.h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+			a.failed = 1;
+		if (a.failed)
+			fprintf(stderr, "ascprof-gen: %s: %s\n", adb, sqlite3_errmsg(a.h));
+		sqlite3_close(a.h);
+		if (a.failed)
+			goto out;
+	}
 	if (!keep_text) {
 		remove_text(od);
 		mark_db(worker_dir, rank);
@@ -541,7 +616,6 @@ out:
 	free(od);
 	free(trace);
 	free(dbp);
-	free(csv);
 	free(adb);
 	return rc;
 }

@@ -15,13 +15,15 @@
 #include <unistd.h>
 
 #include "lanes.h"
+#include "num.h"
 #include "u64map.h"
 #include "xalloc.h"
 
 const char *const db_tables_read[] = {
 	"STRING_IDS", "ENUM_API_TYPE", "ENUM_HCCL_DATA_TYPE", "META_DATA", "PYTORCH_API",
 	"CONNECTION_IDS", "CANN_API", "TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP",
-	"COMMUNICATION_TASK_INFO", "OVERLAP_ANALYSIS", "MSTX_EVENTS", "analysis.db StepTraceTime",
+	"COMMUNICATION_TASK_INFO", "OVERLAP_ANALYSIS", "MSTX_EVENTS", "SESSION_TIME_INFO", "MEMORY_RECORD",
+	"OP_MEMORY", "NPU_MODULE_MEM", "NPU_MEM", "ENUM_MODULE", "analysis.db StepTraceTime",
 };
 const size_t db_n_tables_read = sizeof db_tables_read / sizeof db_tables_read[0];
 
@@ -1005,84 +1007,200 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	return 0;
 }
 
-/* ---- analysis.db ---------------------------------------------------------------------- */
+/* ---- tables read as CSV ------------------------------------------------------------------ */
 
-struct csv_table *db_step_trace_table(const char *path, char **buf, struct diag_list *dl)
+static const struct db_csv_col step_cols[] = {
+	{"Step", "step", DBC_TEXT},
+	{"Computing", "computing", DBC_TEXT},
+	{"Communication(Not Overlapped)", "communication_not_overlapped", DBC_TEXT},
+	{"Overlapped", "overlapped", DBC_TEXT},
+	{"Communication", "communication", DBC_TEXT},
+	{"Free", "free", DBC_TEXT},
+	{"Stage", "stage", DBC_TEXT},
+	{"Bubble", "bubble", DBC_TEXT},
+	{"Communication(Not Overlapped and Exclude Receive)", "communication_not_overlapped_and_exclude_receive",
+	 DBC_TEXT},
+	{"Preparing", "preparing", DBC_TEXT},
+};
+static const struct db_csv_col record_cols[] = {
+	{"Component", "component", DBC_STRING_ID},
+	{"Timestamp(us)", "timestamp", DBC_NS_US},
+	{"Total Allocated(MB)", "totalAllocated", DBC_BYTES_MB},
+	{"Total Reserved(MB)", "totalReserved", DBC_BYTES_MB},
+	{"Total Active(MB)", "totalActive", DBC_BYTES_MB},
+	{"Stream Ptr", "streamPtr", DBC_TEXT},
+	{"Device Type", "deviceId", DBC_DEVICE},
+};
+static const struct db_csv_col op_mem_cols[] = {
+	{"Name", "name", DBC_STRING_ID},
+	{"Size(KB)", "size", DBC_BYTES_KB},
+	{"Allocation Time(us)", "allocationTime", DBC_NS_US},
+	{"Release Time(us)", "releaseTime", DBC_NS_US},
+	{"Active Release Time(us)", "activeReleaseTime", DBC_NS_US},
+	{"Duration(us)", "duration", DBC_NS_US},
+	{"Active Duration(us)", "activeDuration", DBC_NS_US},
+	{"Allocation Total Allocated(MB)", "allocationTotalAllocated", DBC_BYTES_MB},
+	{"Allocation Total Reserved(MB)", "allocationTotalReserved", DBC_BYTES_MB},
+	{"Allocation Total Active(MB)", "allocationTotalActive", DBC_BYTES_MB},
+	{"Release Total Allocated(MB)", "releaseTotalAllocated", DBC_BYTES_MB},
+	{"Release Total Reserved(MB)", "releaseTotalReserved", DBC_BYTES_MB},
+	{"Release Total Active(MB)", "releaseTotalActive", DBC_BYTES_MB},
+	{"Stream Ptr", "streamPtr", DBC_TEXT},
+	{"Device Type", "deviceId", DBC_DEVICE},
+};
+static const struct db_csv_col module_cols[] = {
+	{"Component", "moduleId", DBC_MODULE},
+	{"Timestamp(us)", "timestampNs", DBC_NS_US},
+	{"Total Reserved(MB)", "totalReserved", DBC_BYTES_MB},
+	{"Device", "deviceId", DBC_DEVICE},
+};
+#define SPEC_COLS(c) c, sizeof c / sizeof c[0]
+const struct db_csv_spec db_csv_specs[] = {
+	{"StepTraceTime", "step_trace_time.csv", true, "computing", SPEC_COLS(step_cols), NULL, NULL},
+	{"MEMORY_RECORD", "memory_record.csv", false, "timestamp", SPEC_COLS(record_cols), "NPU_MEM",
+	 "SELECT timestampNs, 0, rowid, 'APP', timestampNs, NULL, hbm, NULL, NULL, deviceId FROM NPU_MEM"
+	 " WHERE type IN (SELECT id FROM STRING_IDS WHERE lower(value) = 'app')"},
+	{"OP_MEMORY", "operator_memory.csv", false, "size", SPEC_COLS(op_mem_cols), NULL, NULL},
+	{"NPU_MODULE_MEM", "npu_module_mem.csv", false, "timestampNs", SPEC_COLS(module_cols), NULL, NULL},
+};
+const size_t db_n_csv_specs = sizeof db_csv_specs / sizeof db_csv_specs[0];
+
+/* A CSV cell, quoted when it must be. */
+static void csv_cell(struct sbuf *csv, const char *v)
 {
-	static const char *const map[][2] = {
-		{"step", "Step"},
-		{"computing", "Computing"},
-		{"communication_not_overlapped", "Communication(Not Overlapped)"},
-		{"overlapped", "Overlapped"},
-		{"communication", "Communication"},
-		{"free", "Free"},
-		{"stage", "Stage"},
-		{"bubble", "Bubble"},
-		{"communication_not_overlapped_and_exclude_receive",
-		 "Communication(Not Overlapped and Exclude Receive)"},
-		{"preparing", "Preparing"},
-	};
+	if (!strpbrk(v, ",\"\r\n")) {
+		sbuf_adds(csv, v);
+		return;
+	}
+	sbuf_addc(csv, '"');
+	for (const char *p = v; *p; p++) {
+		if (*p == '"')
+			sbuf_addc(csv, '"');
+		sbuf_addc(csv, *p);
+	}
+	sbuf_addc(csv, '"');
+}
+
+/* bytes / 2^shift written exactly (a binary fraction has a finite decimal expansion). */
+static void exact_fraction(struct sbuf *csv, int64_t v, int shift)
+{
+	if (v < 0) {
+		sbuf_addc(csv, '-');
+		v = -v;
+	}
+	uint64_t u = (uint64_t)v, mask = (UINT64_C(1) << shift) - 1, frac = u & mask;
+	sbuf_addf(csv, "%" PRIu64, u >> shift);
+	if (!frac)
+		return;
+	sbuf_addc(csv, '.');
+	while (frac) {
+		frac *= 10;
+		sbuf_addc(csv, (char)('0' + (frac >> shift)));
+		frac &= mask;
+	}
+}
+
+static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv)
+{
+	int64_t v;
+	if (sqlite3_column_type(st, c) == SQLITE_NULL)
+		return;
+	switch (conv) {
+	case DBC_NS_US:
+		if (col_i64(st, c, &v)) {
+			char b[48];
+			num_format_ns_as_us(v, b, sizeof b);
+			sbuf_adds(csv, b);
+		}
+		return;
+	case DBC_BYTES_MB:
+	case DBC_BYTES_KB:
+		if (col_i64(st, c, &v))
+			exact_fraction(csv, v, conv == DBC_BYTES_MB ? 20 : 10);
+		else
+			csv_cell(csv, col_text(st, c)); /* a REAL: as written */
+		return;
+	case DBC_DEVICE:
+		sbuf_addf(csv, "NPU:%s", col_text(st, c));
+		return;
+	default:
+		csv_cell(csv, col_text(st, c));
+		return;
+	}
+}
+
+struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, char **buf,
+			       struct diag_list *dl)
+{
 	*buf = NULL;
 	sqlite3 *h = db_open(path, dl);
 	if (!h)
 		return NULL;
 	struct csv_table *t = NULL;
-	if (!table_exists(h, "StepTraceTime")) {
-		diag_add(dl, DIAG_INFO, path, 0, -1, "no table StepTraceTime: no exporter step figures");
-		sqlite3_close(h);
-		return NULL;
+	struct cols c = {0};
+	if (!table_exists(h, spec->table))
+		goto out; /* not collected: the text export has no such file either */
+	if (!cols_load(h, spec->table, &c)) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s cannot be read: %s", spec->table, sqlite3_errmsg(h));
+		goto out;
 	}
-	struct cols c;
-	if (!cols_load(h, "StepTraceTime", &c)) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table StepTraceTime cannot be read: %s", sqlite3_errmsg(h));
-		sqlite3_close(h);
-		return NULL;
+	if (!cols_has(&c, spec->needed)) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s has no column %s; not read", spec->table, spec->needed);
+		goto out;
 	}
+	bool strings = table_exists(h, "STRING_IDS"), modules = table_exists(h, "ENUM_MODULE");
 	/* the text export's header for the columns this table has */
-	struct sbuf sql = SBUF_INIT, csv = SBUF_INIT;
-	sbuf_adds(&sql, "SELECT ");
+	struct sbuf sel = SBUF_INIT, sql = SBUF_INIT, csv = SBUF_INIT;
+	enum db_conv conv[32];
 	size_t used = 0;
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-		const char *have = cols_has(&c, map[i][0]);
+	for (size_t i = 0; i < spec->n_cols && used < 32; i++) {
+		const char *have = cols_has(&c, spec->cols[i].column);
 		if (!have)
 			continue;
-		char *q = sqlite3_mprintf("%s\"%w\"", used ? ", " : "", have);
-		sbuf_adds(&sql, q);
+		char *q;
+		if (spec->cols[i].conv == DBC_STRING_ID && strings)
+			q = sqlite3_mprintf(", (SELECT value FROM STRING_IDS WHERE id = m.\"%w\")", have);
+		else if (spec->cols[i].conv == DBC_MODULE && modules)
+			q = sqlite3_mprintf(", (SELECT name FROM ENUM_MODULE WHERE id = m.\"%w\")", have);
+		else
+			q = sqlite3_mprintf(", m.\"%w\"", have);
+		sbuf_adds(&sel, q);
 		sqlite3_free(q);
-		sbuf_addf(&csv, "%s%s", used ? "," : "", map[i][1]);
-		used++;
+		sbuf_addf(&sel, " AS c%zu", used);
+		sbuf_addf(&csv, "%s%s", used ? "," : "", spec->cols[i].header);
+		conv[used++] = spec->cols[i].conv;
 	}
-	sbuf_adds(&sql, " FROM StepTraceTime");
 	sbuf_addc(&csv, '\n');
+	/* the columns; with extra rows (every column there), both merged by time, the extra
+	 * rows first at equal times, then by rowid */
+	bool extra = spec->extra_rows && used == spec->n_cols && strings && table_exists(h, spec->extra_table);
+	sbuf_adds(&sql, "SELECT ");
+	for (size_t i = 0; i < used; i++)
+		sbuf_addf(&sql, "%sc%zu", i ? ", " : "", i);
+	char *from = extra ? sqlite3_mprintf(" FROM (SELECT m.\"%w\" AS k_, 1 AS s_, m.rowid AS r_%s FROM \"%w\" m"
+					     " UNION ALL %s) ORDER BY k_, s_, r_",
+					     cols_has(&c, spec->needed), sbuf_str(&sel), spec->table, spec->extra_rows)
+			   : sqlite3_mprintf(" FROM (SELECT 0%s FROM \"%w\" m)", sbuf_str(&sel), spec->table);
+	sbuf_adds(&sql, from);
+	sqlite3_free(from);
+	sbuf_free(&sel);
 	sqlite3_stmt *st = NULL;
-	if (!cols_has(&c, "computing") || sqlite3_prepare_v2(h, sbuf_str(&sql), -1, &st, NULL) != SQLITE_OK) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table StepTraceTime has no column computing; not read");
+	if (sqlite3_prepare_v2(h, sbuf_str(&sql), -1, &st, NULL) != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s cannot be read: %s", spec->table, sqlite3_errmsg(h));
 	} else {
 		int rc;
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			for (int i = 0; i < (int)used; i++) {
-				const char *v = col_text(st, i);
+			for (size_t i = 0; i < used; i++) {
 				if (i)
 					sbuf_addc(&csv, ',');
-				/* a comma or quote inside a step name would break the row */
-				if (strpbrk(v, ",\"\r\n")) {
-					sbuf_addc(&csv, '"');
-					for (const char *p = v; *p; p++) {
-						if (*p == '"')
-							sbuf_addc(&csv, '"');
-						sbuf_addc(&csv, *p);
-					}
-					sbuf_addc(&csv, '"');
-				} else {
-					sbuf_adds(&csv, v);
-				}
+				conv_cell(&csv, st, (int)i, conv[i]);
 			}
 			sbuf_addc(&csv, '\n');
 		}
 		if (rc != SQLITE_DONE)
-			diag_add(dl, DIAG_WARN, path, 0, -1, "table StepTraceTime: %s; the rows before it were read",
+			diag_add(dl, DIAG_WARN, path, 0, -1, "table %s: %s; the rows before it were read", spec->table,
 				 sqlite3_errmsg(h));
-		char *name = xasprintf("%s:StepTraceTime", path);
+		char *name = xasprintf("%s:%s", path, spec->table);
 		size_t len = csv.len;
 		*buf = sbuf_detach(&csv);
 		t = csvt_load_buffer(name, *buf, len, dl);
@@ -1095,6 +1213,7 @@ struct csv_table *db_step_trace_table(const char *path, char **buf, struct diag_
 	sqlite3_finalize(st);
 	sbuf_free(&sql);
 	sbuf_free(&csv);
+out:
 	cols_free(&c);
 	sqlite3_close(h);
 	return t;

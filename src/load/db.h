@@ -36,10 +36,43 @@ bool db_is_analysis_name(const char *base);
  * rest is read. */
 int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl);
 
-/* analysis.db's StepTraceTime as a step_trace_time table (the text export's CSV, same
- * columns and units). NULL (with a message) when absent or unreadable. *buf receives the
- * CSV bytes the table borrows: the caller frees it after the table. */
-struct csv_table *db_step_trace_table(const char *path, char **buf, struct diag_list *dl);
+/* Db tables read as the text export's CSV tables: analysis.db's StepTraceTime as
+ * step_trace_time.csv; MEMORY_RECORD, OP_MEMORY and NPU_MODULE_MEM as memory_record.csv,
+ * operator_memory.csv and npu_module_mem.csv (bytes as MB or KB, ns as µs, names through
+ * STRING_IDS and ENUM_MODULE). The generator's Db writer uses the same map backwards. */
+enum db_conv {
+	DBC_TEXT,      /* the value as SQLite writes it */
+	DBC_STRING_ID, /* a STRING_IDS id */
+	DBC_MODULE,    /* an ENUM_MODULE id */
+	DBC_NS_US,     /* ns, as µs with three decimals */
+	DBC_BYTES_MB,  /* bytes, as MB */
+	DBC_BYTES_KB,  /* bytes, as KB */
+	DBC_DEVICE,    /* a device id, as NPU:<id> */
+};
+struct db_csv_col {
+	const char *header; /* the text export's */
+	const char *column; /* the Db's */
+	enum db_conv conv;
+};
+struct db_csv_spec {
+	const char *table;  /* the Db's */
+	const char *csv;    /* the text export's file name */
+	bool in_analysis;   /* analysis.db, else the events Db */
+	const char *needed; /* a column without which the table is not read */
+	const struct db_csv_col *cols;
+	size_t n_cols;
+	/* rows of another table in the same columns, when every column above exists and
+	 * extra_table does (NPU_MEM's application memory joins memory_record as APP) */
+	const char *extra_table, *extra_rows;
+};
+extern const struct db_csv_spec db_csv_specs[];
+extern const size_t db_n_csv_specs;
+
+/* The table of spec in the Db at path as a CSV table of the text export's form, named
+ * "<path>:<table>". NULL when absent (quietly) or unreadable (with a message). *buf
+ * receives the CSV bytes the table borrows: the caller frees it after the table. */
+struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, char **buf,
+			       struct diag_list *dl);
 
 /* The row behind event ev of a Db store as a JSON object ({"name", "ts", "dur", "args":
  * {column: value ...}}), read again from the file; 0, or -1 with a message in out. */
