@@ -176,6 +176,34 @@ static void test_real_msprof_db(void **state)
 	free(dir);
 }
 
+/* The same file where msprof writes it: at the top of a PROF_* directory, with no text
+ * export beside it, read as that directory's rank (Class B). */
+static void test_msprof_db_in_prof_dir(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(src, "msinsight/server/src/test/test_data/full_db/msprof_0.db");
+	char *root = tu_tmpdir();
+	assert_int_equal(tu_sh("mkdir -p '%s/PROF_000001_20251014_ABCDEF/device_0' && cp '%s' "
+			       "'%s/PROF_000001_20251014_ABCDEF/msprof_20251014101010.db'",
+			       root, src, root),
+			 0);
+	struct capture *cap = capture_open(root, NULL);
+	assert_true(cap->usable);
+	capture_load(cap);
+	assert_int_equal(cap->n_ranks, 1);
+	const struct rank_data *rd = &cap->ranks[0];
+	assert_int_equal(rd->plan->cls, CAPTURE_CLASS_B);
+	assert_int_equal(rd->plan->device_id, 0);
+	assert_non_null(rd->db_path);
+	assert_non_null(strstr(rd->db_path, "msprof_20251014101010.db"));
+	assert_false(rd->trace_failed);
+	assert_true(rd->store.n_ev > 0);
+	capture_free(cap);
+	tu_rmtree(root);
+	free(root);
+	free(src);
+}
+
 /* ---- broken Db files ---------------------------------------------------------------------- */
 
 #define BAD_ROWS 3000 /* enough rows for tables to span many pages */
@@ -354,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_real_level1),
 		cmocka_unit_test(test_real_level2),
 		cmocka_unit_test(test_real_msprof_db),
+		cmocka_unit_test(test_msprof_db_in_prof_dir),
 		cmocka_unit_test(test_bad_dbs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,5 +64,19 @@ check "one rank, ProfilerStep#N, step rows, memory" --ranks 1 --steps 6 --prefil
 check "hostile and Chinese names" --ranks 2 --steps 3 --ops 12 --hostile --chinese
 check "four ranks, a slow one" --ranks 4 --steps 3 --ops 16 --slow-rank 2 --slow-factor 1.5
 
+# both exports of one run: text by default, Db with --source db, and --summary says why
+b=$tmp/both
+"$gen" --out "$b" --ranks 2 --steps 3 --ops 12 --export both >/dev/null || exit 1
+"$bin" --summary "$b" >"$tmp/s.text"
+"$bin" --summary --source db "$b" >"$tmp/s.db"
+grep -q 'source: text: both exports hold the run' "$tmp/s.text" &&
+  grep -q 'trace: trace_view.json' "$tmp/s.text" || {
+  echo "FAIL: with both exports the text one is not read by default"; fail=$((fail + 1)); }
+grep -q 'source: Db: --source db' "$tmp/s.db" && grep -q 'trace: ascend_pytorch_profiler_0.db' "$tmp/s.db" || {
+  echo "FAIL: --source db does not read the Db export"; fail=$((fail + 1)); }
+"$bin" --summary --source text "$d" >"$tmp/s.dbonly" 2>&1
+grep -q 'has only a Db export; it is read all the same' "$tmp/s.dbonly" || {
+  echo "FAIL: --source text on a Db-only capture does not say so"; fail=$((fail + 1)); }
+
 echo "text vs Db: $((n * 2)) report pairs, $fail failed"
 [ "$fail" -eq 0 ]

@@ -233,6 +233,10 @@ struct bld {
 	size_t n_groups;
 	size_t per_src[SRC_COUNT];
 	int64_t session_lo, session_hi; /* rows outside are another session's; both 0: none */
+	uint32_t last_kind, last_kind_key[3];
+	uint32_t last_host_lane;
+	int64_t last_gtid;
+	uint32_t last_host_process;
 };
 
 static uint32_t bld_str(struct bld *b, const char *s) { return strtab_intern_cstr(b->rs->strs, s ? s : ""); }
@@ -265,6 +269,13 @@ static uint32_t bld_lane(struct bld *b, const char *pid, const char *tid, uint32
 static uint32_t bld_kind(struct bld *b, uint32_t lane, uint32_t cat, uint32_t task_type)
 {
 	struct rank_store *rs = b->rs;
+	/* consecutive rows mostly share a lane and attributes */
+	if (b->last_kind != UINT32_MAX && b->last_kind_key[0] == lane && b->last_kind_key[1] == cat &&
+	    b->last_kind_key[2] == task_type)
+		return b->last_kind;
+	b->last_kind_key[0] = lane;
+	b->last_kind_key[1] = cat;
+	b->last_kind_key[2] = task_type;
 	bool found;
 	uint32_t *slot = u64map_slot(&b->attr_map, ((uint64_t)cat << 32) | task_type, &found);
 	if (!found) {
@@ -279,7 +290,7 @@ static uint32_t bld_kind(struct bld *b, uint32_t lane, uint32_t cat, uint32_t ta
 		rs->kinds[rs->n_kinds] = (struct ev_kind){lane, attr};
 		*slot = (uint32_t)rs->n_kinds++;
 	}
-	return *slot;
+	return b->last_kind = *slot;
 }
 
 static void bld_event(struct bld *b, int64_t start, int64_t end, uint32_t name, uint32_t kind,
@@ -476,13 +487,17 @@ static uint32_t host_lane(struct bld *b, sqlite3_stmt *st, int col, const char *
 	int64_t gtid;
 	if (!col_i64(st, col, &gtid))
 		gtid = 0;
+	if (b->last_host_lane != UINT32_MAX && gtid == b->last_gtid && process == b->last_host_process)
+		return b->last_host_lane;
+	b->last_gtid = gtid;
+	b->last_host_process = process;
 	uint64_t g = (uint64_t)gtid;
 	uint32_t tidn = (uint32_t)(g & 0xffffffffu);
 	char pid[48], tid[16], thread[32];
 	snprintf(pid, sizeof pid, "%s%" PRIu32, prefix, (uint32_t)(g >> 32));
 	snprintf(tid, sizeof tid, "%" PRIu32, tidn);
 	snprintf(thread, sizeof thread, "Thread %" PRIu32, tidn);
-	return bld_lane(b, pid, tid, process, thread, psort, tidn);
+	return b->last_host_lane = bld_lane(b, pid, tid, process, thread, psort, tidn);
 }
 
 static void read_pytorch_api(struct bld *b)
@@ -518,8 +533,7 @@ static void read_pytorch_api(struct bld *b)
 			sqlite3_finalize(ix);
 		}
 	}
-	struct u64map conn_first = {0};
-	uint64_t *conn_ids = NULL;
+	uint64_t *conn_ids = NULL; /* (connection id, id) pairs, by id */
 	size_t n_conn = 0, cap_conn = 0;
 	if (conn && !conn_indexed) {
 		/* id -> run of connection ids, from one ordered pass */
@@ -530,10 +544,6 @@ static void read_pytorch_api(struct bld *b)
 				int64_t id, cid;
 				if (!col_i64(all, 0, &id) || !col_i64(all, 1, &cid))
 					continue;
-				bool found;
-				uint32_t *slot = u64map_slot(&conn_first, (uint64_t)id, &found);
-				if (!found)
-					*slot = (uint32_t)n_conn;
 				xgrow(&conn_ids, &cap_conn, n_conn + 1, sizeof *conn_ids);
 				conn_ids[n_conn++] = (uint64_t)cid;
 				/* the id beside it, to find the end of a run */
@@ -581,15 +591,20 @@ static void read_pytorch_api(struct bld *b)
 					bld_flow(b, ph, flow_cat, (uint64_t)cid, lane, start);
 			}
 		} else if (conn) {
-			const uint32_t *slot = u64map_get(&conn_first, (uint64_t)key);
-			if (!slot)
-				continue;
-			for (size_t i = *slot; i + 1 < n_conn && conn_ids[i + 1] == (uint64_t)key; i += 2)
+			/* the first pair of the key's run */
+			size_t lo = 0, hi = n_conn / 2;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if ((int64_t)conn_ids[2 * mid + 1] < key)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (size_t i = 2 * lo; i + 1 < n_conn && conn_ids[i + 1] == (uint64_t)key; i += 2)
 				bld_flow(b, ph, flow_cat, conn_ids[i], lane, start);
 		}
 	}
 	sqlite3_finalize(conn);
-	u64map_free(&conn_first);
 	free(conn_ids);
 	report_bad(b, "PYTORCH_API", bad);
 }
@@ -926,6 +941,31 @@ static void bld_finish(struct bld *b)
 	lanes_finish(rs, b->path, b->dl);
 }
 
+/* The event columns sized once from the tables' row counts (an upper bound: rows may be
+ * skipped), instead of doubling as rows come: the builder's arrays are the load's peak. */
+static void reserve_events(struct bld *b)
+{
+	size_t n = 0;
+	for (int src = SRC_PYTORCH_API; src < SRC_COUNT; src++) {
+		if (!table_exists(b->h, src_table[src]))
+			continue;
+		char *sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", src_table[src]);
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(b->h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+			n += (size_t)sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		sqlite3_free(sql);
+	}
+	if (!n)
+		return;
+	b->ts = xmalloc(n * sizeof *b->ts);
+	b->dur = xmalloc(n * sizeof *b->dur);
+	b->name = xmalloc(n * sizeof *b->name);
+	b->kind = xmalloc(n * sizeof *b->kind);
+	b->off = xmalloc(n * sizeof *b->off);
+	b->cap = n;
+}
+
 static void read_schema_version(struct bld *b)
 {
 	if (!table_exists(b->h, "META_DATA"))
@@ -958,7 +998,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 		rs->trace.size = (uint64_t)sb.st_size;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct bld b = {.rs = rs, .path = path, .dl = dl};
+	struct bld b = {.rs = rs, .path = path, .dl = dl, .last_kind = UINT32_MAX, .last_host_lane = UINT32_MAX};
 	b.h = db_open(path, dl);
 	if (!b.h)
 		return -1;
@@ -990,6 +1030,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 		*(uint32_t *)((char *)&b + names[i].at) = bld_str(&b, names[i].s);
 	if (!table_exists(b.h, "STRING_IDS"))
 		diag_add(dl, DIAG_WARN, path, 0, -1, "no table STRING_IDS: names are missing");
+	reserve_events(&b);
 	read_pytorch_api(&b);
 	read_cann_api(&b);
 	read_task(&b);
