@@ -108,6 +108,14 @@ static void check_real_level(const char *rel)
 		assert_true(ra->have[M_MEM_PEAK_ALLOCATED_MB] && ra->have[M_MEM_PEAK_RESERVED_MB]);
 		assert_true(tu_close(ra->v[M_MEM_PEAK_ALLOCATED_MB], alloc, 1e-12, 0));
 		assert_true(tu_close(ra->v[M_MEM_PEAK_RESERVED_MB], reserved, 1e-12, 0));
+		/* the kernel table: every compute task with an op type, and every collective */
+		const struct csv_table *k = rd->by_kind[CSV_KERNEL];
+		assert_non_null(k);
+		assert_int_equal(k->nrows, (size_t)sql_num(h, "SELECT (SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c "
+							 "ON c.globalTaskId = t.globalTaskId WHERE c.opType IS NOT NULL) + "
+							 "(SELECT count(*) FROM COMMUNICATION_OP)"));
+		bool pmu = sql_num(h, "SELECT count(*) FROM sqlite_master WHERE name = 'TASK_PMU_INFO'") > 0;
+		assert_int_equal(ra->have[M_PMU_MAC], pmu);
 		sqlite3_close(h);
 		/* the exporter's own figures, from analysis.db */
 		assert_non_null(rd->analysis_db_path);

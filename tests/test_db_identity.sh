@@ -3,8 +3,9 @@
 # The same capture read as text and as Db gives identical reports. The generator writes
 # each capture twice from one seed: as text, and as torch_npu's Db export (--export db:
 # ascend_pytorch_profiler_<rank>.db and analysis.db, no text files). The Db reader gives
-# the timeline, StepTraceTime and the memory tables, not the kernel, operator and
-# communication tables, so the text copy is read without those files; everything else in the report (metrics,
+# the timeline, StepTraceTime, the kernel table (with its PMU counters) and the memory
+# tables, not the operator and communication tables, so the text copy is read without
+# those files; everything else in the report (metrics,
 # steps, phases, bottlenecks, top ops, alignment, messages, text and JSON) must be byte
 # for byte the same, apart from the capture's path and the tables' names.
 gen=${ASCPROF_GEN:-tools/ascprof-gen}
@@ -19,7 +20,8 @@ strip() {
   sed -e "s#$1#CAPTURE#g" -e 's#step_trace_time\.csv#STEP_TABLE#g' -e 's#analysis\.db:StepTraceTime#STEP_TABLE#g' \
     -e 's#memory_record\.csv#MEMORY_RECORD#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:MEMORY_RECORD#MEMORY_RECORD#g' \
     -e 's#operator_memory\.csv#OP_MEMORY#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:OP_MEMORY#OP_MEMORY#g' \
-    -e 's#npu_module_mem\.csv#NPU_MODULE_MEM#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:NPU_MODULE_MEM#NPU_MODULE_MEM#g'
+    -e 's#npu_module_mem\.csv#NPU_MODULE_MEM#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:NPU_MODULE_MEM#NPU_MODULE_MEM#g' \
+    -e 's#kernel_details\.csv#KERNELS#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:COMPUTE_TASK_INFO#KERNELS#g'
 }
 
 fail=0 n=0
@@ -36,7 +38,7 @@ check() { # name, generator arguments
     fail=$((fail + 1))
     return
   fi
-  rm -f "$t"/*/ASCEND_PROFILER_OUTPUT/kernel_details.csv "$t"/*/ASCEND_PROFILER_OUTPUT/operator_details.csv \
+  rm -f "$t"/*/ASCEND_PROFILER_OUTPUT/operator_details.csv \
     "$t"/*/ASCEND_PROFILER_OUTPUT/op_statistic.csv "$t"/*/ASCEND_PROFILER_OUTPUT/api_statistic.csv \
     "$t"/*/ASCEND_PROFILER_OUTPUT/communication*.json
   for mode in "--report" "--report --json"; do

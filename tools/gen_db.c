@@ -58,10 +58,11 @@ static const char schema[] =
 	"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER PRIMARY KEY,blockDim INTEGER,"
 	"mixBlockDim INTEGER,taskType INTEGER,opType INTEGER,inputFormats INTEGER,inputDataTypes INTEGER,"
 	"inputShapes INTEGER,outputFormats INTEGER,outputDataTypes INTEGER,outputShapes INTEGER,"
-	"attrInfo INTEGER);"
+	"attrInfo INTEGER,waitNs INTEGER);"
+	"CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER,name INTEGER,value NUMERIC);"
 	"CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,connectionId INTEGER,"
 	"groupName INTEGER,opId INTEGER PRIMARY KEY,relay INTEGER,retry INTEGER,dataType INTEGER,"
-	"algType INTEGER,count NUMERIC,opType INTEGER);"
+	"algType INTEGER,count NUMERIC,opType INTEGER,waitNs INTEGER);"
 	"CREATE TABLE COMMUNICATION_TASK_INFO (name INTEGER,globalTaskId INTEGER,taskType INTEGER,"
 	"planeId INTEGER,groupName INTEGER,notifyId INTEGER,rdmaType INTEGER,srcRank INTEGER,dstRank INTEGER,"
 	"transportType INTEGER,size INTEGER,dataType INTEGER,linkType INTEGER,opId INTEGER);"
@@ -377,18 +378,25 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 	free(pairs);
 }
 
+/* od/name when the text export has it (its messages are the reader's business), or NULL. */
+static struct csv_table *load_csv(const char *od, const char *name)
+{
+	char *path = xasprintf("%s/%s", od, name);
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *t = access(path, F_OK) == 0 ? csvt_load(path, &dl) : NULL;
+	free(path);
+	diag_free(&dl);
+	return t;
+}
+
 /* One of the text export's CSV tables as its Db table (db_csv_specs read backwards):
  * numbers in the Db's units, names through STRING_IDS and ENUM_MODULE. Application memory
  * rows of memory_record.csv (APP) go to NPU_MEM, where torch_npu keeps them. */
 static void write_csv_table(struct w *w, const char *od, const struct db_csv_spec *spec, struct strtab *strs,
 			    struct strtab *modules)
 {
-	char *path = xasprintf("%s/%s", od, spec->csv);
-	struct diag_list dl;
-	diag_init(&dl);
-	struct csv_table *t = access(path, F_OK) == 0 ? csvt_load(path, &dl) : NULL;
-	free(path);
-	diag_free(&dl);
+	struct csv_table *t = load_csv(od, spec->csv);
 	if (!t)
 		return;
 	int of[64];
@@ -465,6 +473,9 @@ static void write_csv_table(struct w *w, const char *od, const struct db_csv_spe
 						app_reserved = x;
 				}
 				break;
+			case DBC_NOT_SET:
+				sqlite3_bind_int64(st, b, !strcmp(v, "N/A") ? 4294967295LL : num_text(v));
+				break;
 			case DBC_DEVICE:
 				app_dev = num_text(strchr(v, ':') ? strchr(v, ':') + 1 : v);
 				sqlite3_bind_int64(st, b, app_dev);
@@ -488,6 +499,132 @@ static void write_csv_table(struct w *w, const char *od, const struct db_csv_spe
 	sqlite3_finalize(app);
 	sbuf_free(&create);
 	sbuf_free(&insert);
+	csvt_free(t);
+}
+
+/* kernel_details.csv into the Db: each row's task (found by start and name) gets its
+ * COMPUTE_TASK_INFO columns and TASK_PMU_INFO counters, each HCCL row its
+ * COMMUNICATION_OP's type and wait (db_kernel_table backwards). */
+static void write_kernels(struct w *w, const char *od, struct strtab *strs)
+{
+	static const char *const info_cols[][2] = {
+		{"Type", "opType"}, {"Block Dim", "blockDim"}, {"Mix Block Dim", "mixBlockDim"},
+		{"Input Shapes", "inputShapes"}, {"Input Data Types", "inputDataTypes"},
+		{"Input Formats", "inputFormats"}, {"Output Shapes", "outputShapes"},
+		{"Output Data Types", "outputDataTypes"}, {"Output Formats", "outputFormats"},
+	};
+	enum { N_INFO = sizeof info_cols / sizeof info_cols[0] };
+	struct csv_table *t = load_csv(od, "kernel_details.csv");
+	if (!t)
+		return;
+	int name_at = -1, core_at = -1, start_at = -1, wait_at = -1, info_at[N_INFO];
+	uint32_t pmu[128] = {0}; /* per header: the counter's STRING_IDS id, 0 when not one */
+	for (size_t k = 0; k < N_INFO; k++)
+		info_at[k] = -1;
+	for (size_t i = 0; i < t->ncols && i < 128; i++) {
+		const char *hd = t->headers[i];
+		size_t hl = strlen(hd);
+		name_at = !strcmp(hd, "Name") ? (int)i : name_at;
+		core_at = !strcmp(hd, "Accelerator Core") ? (int)i : core_at;
+		start_at = !strcmp(hd, "Start Time(us)") ? (int)i : start_at;
+		wait_at = !strcmp(hd, "Wait Time(us)") ? (int)i : wait_at;
+		for (size_t k = 0; k < N_INFO; k++)
+			if (!strcmp(hd, info_cols[k][0]))
+				info_at[k] = (int)i;
+		/* counters, interned in header order (the reader lists them by id) */
+		if (!strcmp(hd, "aicore_time(us)"))
+			pmu[i] = strtab_intern_cstr(strs, "aic_total_time");
+		else if (!strcmp(hd, "aiv_time(us)"))
+			pmu[i] = strtab_intern_cstr(strs, "aiv_total_time");
+		else if (!strncmp(hd, "aic_", 4) || !strncmp(hd, "aiv_", 4))
+			pmu[i] = strtab_intern(strs, hd, hl > 4 && !strcmp(hd + hl - 4, "(us)") ? hl - 4 : hl);
+	}
+	if (name_at < 0 || core_at < 0 || start_at < 0) {
+		csvt_free(t);
+		return;
+	}
+	sqlite3_stmt *find = prep(w, "SELECT t.globalTaskId, coalesce(c.taskType, t.taskType) FROM TASK t LEFT JOIN "
+				     "COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId WHERE t.startNs = ?1 AND "
+				     "coalesce(c.name, t.taskType) = ?2");
+	sqlite3_stmt *info = prep(w, "INSERT OR REPLACE INTO COMPUTE_TASK_INFO (name, globalTaskId, taskType, opType, "
+				     "blockDim, mixBlockDim, inputShapes, inputDataTypes, inputFormats, outputShapes, "
+				     "outputDataTypes, outputFormats, waitNs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *op = prep(w, "UPDATE COMMUNICATION_OP SET opType = ?1, waitNs = ?2 WHERE startNs = ?3 AND "
+				   "opName = ?4");
+	sqlite3_stmt *counter = prep(w, "INSERT INTO TASK_PMU_INFO VALUES (?,?,?)");
+	size_t missed = 0;
+	for (size_t r = 0; r < t->nrows && find && info && op && counter && !w->failed; r++) {
+		struct csv_cells c;
+		if (csvt_row_cells(t, r, &c) != 0)
+			continue;
+		const char *name = (size_t)name_at < c.n ? c.cells[name_at] : "";
+		const char *core = (size_t)core_at < c.n ? c.cells[core_at] : "";
+		int64_t start, wait = 0;
+		bool has_wait = wait_at >= 0 && (size_t)wait_at < c.n &&
+				num_us_to_ns(c.cells[wait_at], strlen(c.cells[wait_at]), &wait, NULL) == NUM_OK;
+		uint32_t name_id = strtab_intern_cstr(strs, name);
+		if ((size_t)start_at >= c.n ||
+		    num_us_to_ns(c.cells[start_at], strlen(c.cells[start_at]), &start, NULL) != NUM_OK) {
+			missed++;
+		} else if (!strcmp(core, "HCCL")) {
+			const char *type = info_at[0] >= 0 && (size_t)info_at[0] < c.n ? c.cells[info_at[0]] : "";
+			sqlite3_bind_int64(op, 1, strtab_intern_cstr(strs, type));
+			if (has_wait)
+				sqlite3_bind_int64(op, 2, wait);
+			sqlite3_bind_int64(op, 3, start);
+			sqlite3_bind_int64(op, 4, name_id);
+			run(w, op);
+			missed += sqlite3_changes(w->h) == 0;
+		} else {
+			sqlite3_bind_int64(find, 1, start);
+			sqlite3_bind_int64(find, 2, name_id);
+			bool found = sqlite3_step(find) == SQLITE_ROW;
+			int64_t gtid = found ? sqlite3_column_int64(find, 0) : 0, type = found ? sqlite3_column_int64(find, 1) : 0;
+			sqlite3_reset(find);
+			if (!found) {
+				missed++;
+				csvt_cells_free(&c);
+				continue;
+			}
+			sqlite3_bind_int64(info, 1, name_id);
+			sqlite3_bind_int64(info, 2, gtid);
+			sqlite3_bind_int64(info, 3, type);
+			for (size_t k = 0; k < N_INFO; k++) {
+				const char *v = info_at[k] >= 0 && (size_t)info_at[k] < c.n ? c.cells[info_at[k]] : "";
+				if (!*v || !strcmp(v, "N/A"))
+					continue;
+				if (k == 1 || k == 2) /* block dims: numbers */
+					sqlite3_bind_int64(info, 5 + (int)k - 1, num_text(v));
+				else
+					sqlite3_bind_int64(info, 4 + (int)k, strtab_intern_cstr(strs, v));
+			}
+			if (has_wait)
+				sqlite3_bind_int64(info, 13, wait);
+			run(w, info);
+			for (size_t i = 0; i < c.n && i < 128; i++) {
+				const char *v = c.cells[i];
+				if (!pmu[i] || !*v || !strcmp(v, "N/A"))
+					continue;
+				const char *pn = strtab_str(strs, pmu[i]);
+				size_t pl = strlen(pn);
+				int64_t ns;
+				sqlite3_bind_int64(counter, 1, gtid);
+				sqlite3_bind_int64(counter, 2, pmu[i]);
+				if (pl > 5 && !strcmp(pn + pl - 5, "_time") && num_us_to_ns(v, strlen(v), &ns, NULL) == NUM_OK)
+					sqlite3_bind_int64(counter, 3, ns);
+				else
+					sqlite3_bind_text(counter, 3, v, -1, SQLITE_TRANSIENT);
+				run(w, counter);
+			}
+		}
+		csvt_cells_free(&c);
+	}
+	if (missed)
+		fprintf(stderr, "ascprof-gen: %s: %zu kernel_details.csv row(s) match no task; left out\n", w->path, missed);
+	sqlite3_finalize(find);
+	sqlite3_finalize(info);
+	sqlite3_finalize(op);
+	sqlite3_finalize(counter);
 	csvt_free(t);
 }
 
@@ -570,6 +707,7 @@ int gen_db_export(const char *worker_dir, int rank, bool keep_text)
 		goto out;
 	}
 	write_events(&w, &rs, rank);
+	write_kernels(&w, od, rs.strs);
 	struct strtab *modules = strtab_new();
 	for (size_t i = 0; i < db_n_csv_specs; i++)
 		if (!db_csv_specs[i].in_analysis)

@@ -293,7 +293,13 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 		struct rank_data *rd = &cap->ranks[r];
 		if (!rd->db_path)
 			continue;
-		rd->db_csv_bufs = xcalloc(db_n_csv_specs, sizeof *rd->db_csv_bufs);
+		rd->db_csv_bufs = xcalloc(db_n_csv_specs + 1, sizeof *rd->db_csv_bufs);
+		struct csv_table *kernels = db_kernel_table(rd->db_path, &rd->db_csv_bufs[0], dl);
+		if (kernels) {
+			rd->n_db_csv_bufs++;
+			size_t have = rd->n_csvs;
+			attach_csv(dl, rd, kernels, &have);
+		}
 		for (size_t i = 0; i < db_n_csv_specs; i++) {
 			const struct db_csv_spec *spec = &db_csv_specs[i];
 			const char *path = spec->in_analysis ? rd->analysis_db_path : rd->db_path;

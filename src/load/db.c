@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ const char *const db_tables_read[] = {
 	"STRING_IDS", "ENUM_API_TYPE", "ENUM_HCCL_DATA_TYPE", "META_DATA", "PYTORCH_API",
 	"CONNECTION_IDS", "CANN_API", "TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP",
 	"COMMUNICATION_TASK_INFO", "OVERLAP_ANALYSIS", "MSTX_EVENTS", "SESSION_TIME_INFO", "MEMORY_RECORD",
-	"OP_MEMORY", "NPU_MODULE_MEM", "NPU_MEM", "ENUM_MODULE", "analysis.db StepTraceTime",
+	"OP_MEMORY", "NPU_MODULE_MEM", "NPU_MEM", "ENUM_MODULE", "TASK_PMU_INFO", "analysis.db StepTraceTime",
 };
 const size_t db_n_tables_read = sizeof db_tables_read / sizeof db_tables_read[0];
 
@@ -1148,11 +1149,21 @@ static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv co
 		return;
 	switch (conv) {
 	case DBC_NS_US:
-		if (col_i64(st, c, &v)) {
+		/* PMU times are REAL ns with fractions: to the nearest ns */
+		if (col_i64(st, c, &v) || (sqlite3_column_type(st, c) == SQLITE_FLOAT &&
+					   fabs(sqlite3_column_double(st, c)) < 9e18 &&
+					   ((v = llround(sqlite3_column_double(st, c))), true))) {
 			char b[48];
 			num_format_ns_as_us(v, b, sizeof b);
 			sbuf_adds(csv, b);
 		}
+		return;
+	case DBC_NOT_SET:
+		/* UINT32_MAX is how the Db says "none" (the text export writes N/A) */
+		if (col_i64(st, c, &v) && v == UINT32_MAX)
+			sbuf_adds(csv, "N/A");
+		else
+			csv_cell(csv, col_text(st, c));
 		return;
 	case DBC_BYTES_MB:
 	case DBC_BYTES_KB:
@@ -1168,6 +1179,43 @@ static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv co
 		csv_cell(csv, col_text(st, c));
 		return;
 	}
+}
+
+/* The rows of sql (used columns, converted) after the header already in csv, as a CSV
+ * table named "<path>:<table>"; *buf receives the bytes it borrows. */
+static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *table, const char *sql,
+				    const enum db_conv *conv, size_t used, struct sbuf *csv, char **buf,
+				    struct diag_list *dl)
+{
+	sqlite3_stmt *st = NULL;
+	struct csv_table *t = NULL;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s cannot be read: %s", table, sqlite3_errmsg(h));
+		return NULL;
+	}
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (size_t i = 0; i < used; i++) {
+			if (i)
+				sbuf_addc(csv, ',');
+			conv_cell(csv, st, (int)i, conv[i]);
+		}
+		sbuf_addc(csv, '\n');
+	}
+	if (rc != SQLITE_DONE)
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s: %s; the rows before it were read", table,
+			 sqlite3_errmsg(h));
+	sqlite3_finalize(st);
+	char *name = xasprintf("%s:%s", path, table);
+	size_t len = csv->len;
+	*buf = sbuf_detach(csv);
+	t = csvt_load_buffer(name, *buf, len, dl);
+	free(name);
+	if (!t) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return t;
 }
 
 struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, char **buf,
@@ -1225,37 +1273,144 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 	sbuf_adds(&sql, from);
 	sqlite3_free(from);
 	sbuf_free(&sel);
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(h, sbuf_str(&sql), -1, &st, NULL) != SQLITE_OK) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s cannot be read: %s", spec->table, sqlite3_errmsg(h));
-	} else {
-		int rc;
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			for (size_t i = 0; i < used; i++) {
-				if (i)
-					sbuf_addc(&csv, ',');
-				conv_cell(&csv, st, (int)i, conv[i]);
-			}
-			sbuf_addc(&csv, '\n');
-		}
-		if (rc != SQLITE_DONE)
-			diag_add(dl, DIAG_WARN, path, 0, -1, "table %s: %s; the rows before it were read", spec->table,
-				 sqlite3_errmsg(h));
-		char *name = xasprintf("%s:%s", path, spec->table);
-		size_t len = csv.len;
-		*buf = sbuf_detach(&csv);
-		t = csvt_load_buffer(name, *buf, len, dl);
-		free(name);
-		if (!t) {
-			free(*buf);
-			*buf = NULL;
-		}
-	}
-	sqlite3_finalize(st);
+	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, used, &csv, buf, dl);
 	sbuf_free(&sql);
 	sbuf_free(&csv);
 out:
 	cols_free(&c);
+	sqlite3_close(h);
+	return t;
+}
+
+/* TASK with COMPUTE_TASK_INFO, and TASK_PMU_INFO's counters as columns, as the text
+ * export's kernel_details.csv: one row per compute task in start order, names through
+ * STRING_IDS, ns as µs; a counter named *_time (ns) becomes "<name>(us)", the totals
+ * aic_total_time and aiv_total_time "aicore_time(us)" and "aiv_time(us)". */
+struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list *dl)
+{
+	/* per column: the compute task's expression and the collective's (COMMUNICATION_OP,
+	 * listed as HCCL kernels as the text export does) */
+	static const struct { const char *header, *table, *column, *task, *comm; enum db_conv conv; } main_cols[] = {
+		{"Device_id", "TASK", "deviceId", "t.deviceId", "NULL", DBC_TEXT},
+		{"Name", "COMPUTE_TASK_INFO", "name", "(SELECT value FROM STRING_IDS WHERE id = c.name)",
+		 "(SELECT value FROM STRING_IDS WHERE id = o.opName)", DBC_TEXT},
+		{"Type", "COMPUTE_TASK_INFO", "opType", "(SELECT value FROM STRING_IDS WHERE id = c.opType)",
+		 "(SELECT value FROM STRING_IDS WHERE id = o.opType)", DBC_TEXT},
+		{"Accelerator Core", "COMPUTE_TASK_INFO", "taskType", "(SELECT value FROM STRING_IDS WHERE id = c.taskType)",
+		 "'HCCL'", DBC_TEXT},
+		{"Start Time(us)", "TASK", "startNs", "t.startNs", "o.startNs", DBC_NS_US},
+		{"Duration(us)", "TASK", "endNs", "t.endNs - t.startNs", "o.endNs - o.startNs", DBC_NS_US},
+		{"Wait Time(us)", "COMPUTE_TASK_INFO", "waitNs", "c.waitNs", "o.waitNs", DBC_NS_US},
+		{"Block Dim", "COMPUTE_TASK_INFO", "blockDim", "c.blockDim", "0", DBC_TEXT},
+		{"Block Dim", "COMPUTE_TASK_INFO", "block_dim", "c.block_dim", "0", DBC_TEXT},
+		{"Mix Block Dim", "COMPUTE_TASK_INFO", "mixBlockDim", "c.mixBlockDim", "NULL", DBC_TEXT},
+		{"Input Shapes", "COMPUTE_TASK_INFO", "inputShapes", "(SELECT value FROM STRING_IDS WHERE id = c.inputShapes)",
+		 "NULL", DBC_TEXT},
+		{"Input Data Types", "COMPUTE_TASK_INFO", "inputDataTypes",
+		 "(SELECT value FROM STRING_IDS WHERE id = c.inputDataTypes)", "NULL", DBC_TEXT},
+		{"Input Formats", "COMPUTE_TASK_INFO", "inputFormats",
+		 "(SELECT value FROM STRING_IDS WHERE id = c.inputFormats)", "NULL", DBC_TEXT},
+		{"Output Shapes", "COMPUTE_TASK_INFO", "outputShapes",
+		 "(SELECT value FROM STRING_IDS WHERE id = c.outputShapes)", "NULL", DBC_TEXT},
+		{"Output Data Types", "COMPUTE_TASK_INFO", "outputDataTypes",
+		 "(SELECT value FROM STRING_IDS WHERE id = c.outputDataTypes)", "NULL", DBC_TEXT},
+		{"Output Formats", "COMPUTE_TASK_INFO", "outputFormats",
+		 "(SELECT value FROM STRING_IDS WHERE id = c.outputFormats)", "NULL", DBC_TEXT},
+		{"Context ID", "TASK", "contextId", "t.contextId", "NULL", DBC_NOT_SET},
+	};
+	*buf = NULL;
+	sqlite3 *h = db_open(path, dl);
+	if (!h)
+		return NULL;
+	struct csv_table *t = NULL;
+	struct cols tc = {0}, cc = {0}, oc = {0};
+	if (!table_exists(h, "TASK") || !table_exists(h, "COMPUTE_TASK_INFO") || !table_exists(h, "STRING_IDS") ||
+	    !cols_load(h, "TASK", &tc) || !cols_load(h, "COMPUTE_TASK_INFO", &cc) || !cols_has(&tc, "startNs") ||
+	    !cols_has(&tc, "endNs") || !cols_has(&tc, "globalTaskId") || !cols_has(&cc, "globalTaskId") ||
+	    !cols_has(&cc, "name"))
+		goto out; /* no kernels to list (the events say why, if anything is missing) */
+	bool comm = table_exists(h, "COMMUNICATION_OP") && cols_load(h, "COMMUNICATION_OP", &oc) &&
+		    cols_has(&oc, "startNs") && cols_has(&oc, "endNs") && cols_has(&oc, "opName");
+	struct sbuf task = SBUF_INIT, ops = SBUF_INIT, sql = SBUF_INIT, csv = SBUF_INIT;
+	enum db_conv conv[96];
+	size_t used = 0;
+	for (size_t i = 0; i < sizeof main_cols / sizeof main_cols[0]; i++) {
+		if (!cols_has(!strcmp(main_cols[i].table, "TASK") ? &tc : &cc, main_cols[i].column) ||
+		    (used && !strcmp(main_cols[i].header, "Block Dim") && strstr(csv.buf, "Block Dim,")))
+			continue;
+		const char *oexpr = main_cols[i].comm;
+		/* a collective's column the Db lacks (no waitNs, no opType): NULL */
+		if (!strncmp(oexpr, "o.", 2) && !cols_has(&oc, oexpr + 2))
+			oexpr = "NULL";
+		if (strstr(oexpr, "o.opType") && !cols_has(&oc, "opType"))
+			oexpr = "NULL";
+		sbuf_addf(&task, ", %s AS c%zu", main_cols[i].task, used);
+		sbuf_addf(&ops, ", %s", oexpr);
+		sbuf_addf(&csv, "%s%s", used ? "," : "", main_cols[i].header);
+		conv[used++] = main_cols[i].conv;
+	}
+	/* the counters, one column each, pivoted in one pass over TASK_PMU_INFO */
+	struct sbuf pivot = SBUF_INIT;
+	if (table_exists(h, "TASK_PMU_INFO")) {
+		sqlite3_stmt *names;
+		if (sqlite3_prepare_v2(h, "SELECT p.name, s.value FROM (SELECT DISTINCT name FROM TASK_PMU_INFO) p "
+				       "JOIN STRING_IDS s ON s.id = p.name ORDER BY p.name",
+				       -1, &names, NULL) == SQLITE_OK) {
+			sbuf_adds(&pivot, " LEFT JOIN (SELECT globalTaskId AS g");
+			size_t k = 0;
+			while (sqlite3_step(names) == SQLITE_ROW && used < 96) {
+				const char *nm = col_text(names, 1);
+				size_t nl = strlen(nm);
+				/* the vector core has no cube and no MTE1: the text export lists no such
+				 * columns, and their zeros would dilute the ratios */
+				if (!strncmp(nm, "aiv_mac_", 8) || !strncmp(nm, "aiv_mte1_", 9))
+					continue;
+				bool time = nl > 5 && !strcmp(nm + nl - 5, "_time");
+				sbuf_addf(&pivot, ", max(CASE WHEN name = %lld THEN value END) AS p%zu",
+					  (long long)sqlite3_column_int64(names, 0), k);
+				sbuf_addf(&task, ", p.p%zu AS c%zu", k++, used);
+				sbuf_adds(&ops, ", NULL");
+				sbuf_addc(&csv, ',');
+				if (!strcmp(nm, "aic_total_time"))
+					sbuf_adds(&csv, "aicore_time(us)");
+				else if (!strcmp(nm, "aiv_total_time"))
+					sbuf_adds(&csv, "aiv_time(us)");
+				else if (time)
+					sbuf_addf(&csv, "%s(us)", nm);
+				else
+					csv_cell(&csv, nm);
+				conv[used++] = time ? DBC_NS_US : DBC_TEXT;
+			}
+			sqlite3_finalize(names);
+			sbuf_adds(&pivot, " FROM TASK_PMU_INFO GROUP BY globalTaskId) p ON p.g = t.globalTaskId");
+			if (!k)
+				sbuf_reset(&pivot);
+		}
+	}
+	sbuf_addc(&csv, '\n');
+	/* compute tasks and collectives merged by start */
+	sbuf_adds(&sql, "SELECT ");
+	for (size_t i = 0; i < used; i++)
+		sbuf_addf(&sql, "%sc%zu", i ? ", " : "", i);
+	sbuf_addf(&sql,
+		  " FROM (SELECT t.startNs AS k_, 0 AS s_, t.rowid AS r_%s FROM TASK t JOIN COMPUTE_TASK_INFO c"
+		  " ON c.globalTaskId = t.globalTaskId%s%s",
+		  sbuf_str(&task), pivot.len ? sbuf_str(&pivot) : "",
+		  /* a task without an op type is no kernel (a copy or an event named by its info) */
+		  cols_has(&cc, "opType") ? " WHERE c.opType IS NOT NULL" : "");
+	if (comm)
+		sbuf_addf(&sql, " UNION ALL SELECT o.startNs, 1, o.rowid%s FROM COMMUNICATION_OP o", sbuf_str(&ops));
+	sbuf_adds(&sql, ") ORDER BY k_, s_, r_");
+	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, used, &csv, buf, dl);
+	sbuf_free(&pivot);
+	sbuf_free(&task);
+	sbuf_free(&ops);
+	sbuf_free(&sql);
+	sbuf_free(&csv);
+out:
+	cols_free(&tc);
+	cols_free(&cc);
+	cols_free(&oc);
 	sqlite3_close(h);
 	return t;
 }

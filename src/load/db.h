@@ -48,6 +48,7 @@ enum db_conv {
 	DBC_BYTES_MB,  /* bytes, as MB */
 	DBC_BYTES_KB,  /* bytes, as KB */
 	DBC_DEVICE,    /* a device id, as NPU:<id> */
+	DBC_NOT_SET,   /* UINT32_MAX as N/A, else as written */
 };
 struct db_csv_col {
 	const char *header; /* the text export's */
@@ -73,6 +74,10 @@ extern const size_t db_n_csv_specs;
  * receives the CSV bytes the table borrows: the caller frees it after the table. */
 struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, char **buf,
 			       struct diag_list *dl);
+
+/* The compute tasks (TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO) as the text export's
+ * kernel_details.csv, named "<path>:COMPUTE_TASK_INFO"; NULL when there are none. */
+struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list *dl);
 
 /* The row behind event ev of a Db store as a JSON object ({"name", "ts", "dur", "args":
  * {column: value ...}}), read again from the file; 0, or -1 with a message in out. */
