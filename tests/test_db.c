@@ -42,6 +42,20 @@ static double sql_num(sqlite3 *h, const char *sql)
 	return v;
 }
 
+/* Rows of a table, 0 when there is no such table. */
+static size_t table_rows(sqlite3 *h, const char *table)
+{
+	char *q = sqlite3_mprintf("SELECT count(*) FROM sqlite_master WHERE name = %Q", table);
+	bool there = sql_num(h, q) > 0;
+	sqlite3_free(q);
+	if (!there)
+		return 0;
+	q = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", table);
+	size_t n = (size_t)sql_num(h, q);
+	sqlite3_free(q);
+	return n;
+}
+
 static size_t group_events(const struct rank_store *rs, enum lane_group g, const char *thread_prefix)
 {
 	size_t n = 0;
@@ -122,6 +136,11 @@ static void check_real_level(const char *rel)
 		sqlite3 *a = open_ro(rd->analysis_db_path);
 		double computing = sql_num(a, "SELECT sum(computing) FROM StepTraceTime");
 		double exposed = sql_num(a, "SELECT sum(communication_not_overlapped) FROM StepTraceTime");
+		/* the CommAnalyzer tables as communication files: every op and every link */
+		size_t comm_ops = table_rows(a, "CommAnalyzerTime");
+		assert_int_equal(rd->comm.n_ops, comm_ops);
+		assert_int_equal(rd->comm.n_links, table_rows(a, "CommAnalyzerMatrix"));
+		assert_int_equal(ra->have[M_COMM_WAIT_RATIO], comm_ops > 0);
 		sqlite3_close(a);
 		assert_true(ra->have[M_COMPUTE_US] && ra->have[M_COMM_NOT_OVERLAPPED_US]);
 		if (!tu_close(ra->v[M_COMPUTE_US], computing, 0.02, 0) ||

@@ -3,9 +3,9 @@
 # The same capture read as text and as Db gives identical reports. The generator writes
 # each capture twice from one seed: as text, and as torch_npu's Db export (--export db:
 # ascend_pytorch_profiler_<rank>.db and analysis.db, no text files). The Db reader gives
-# the timeline, StepTraceTime, the kernel table (with its PMU counters) and the memory
-# tables, not the operator and communication tables, so the text copy is read without
-# those files; everything else in the report (metrics,
+# the timeline, StepTraceTime, the kernel table (with its PMU counters), the memory
+# tables and the communication files (CommAnalyzer*), not the operator tables, so the
+# text copy is read without those; everything else in the report (metrics,
 # steps, phases, bottlenecks, top ops, alignment, messages, text and JSON) must be byte
 # for byte the same, apart from the capture's path and the tables' names.
 gen=${ASCPROF_GEN:-tools/ascprof-gen}
@@ -21,7 +21,9 @@ strip() {
     -e 's#memory_record\.csv#MEMORY_RECORD#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:MEMORY_RECORD#MEMORY_RECORD#g' \
     -e 's#operator_memory\.csv#OP_MEMORY#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:OP_MEMORY#OP_MEMORY#g' \
     -e 's#npu_module_mem\.csv#NPU_MODULE_MEM#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:NPU_MODULE_MEM#NPU_MODULE_MEM#g' \
-    -e 's#kernel_details\.csv#KERNELS#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:COMPUTE_TASK_INFO#KERNELS#g'
+    -e 's#kernel_details\.csv#KERNELS#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:COMPUTE_TASK_INFO#KERNELS#g' \
+    -e 's#communication\.json#COMM#g' -e 's#analysis\.db:CommAnalyzerTime#COMM#g' \
+    -e 's#communication_matrix\.json#COMM_MATRIX#g' -e 's#analysis\.db:CommAnalyzerMatrix#COMM_MATRIX#g'
 }
 
 fail=0 n=0
@@ -39,8 +41,7 @@ check() { # name, generator arguments
     return
   fi
   rm -f "$t"/*/ASCEND_PROFILER_OUTPUT/operator_details.csv \
-    "$t"/*/ASCEND_PROFILER_OUTPUT/op_statistic.csv "$t"/*/ASCEND_PROFILER_OUTPUT/api_statistic.csv \
-    "$t"/*/ASCEND_PROFILER_OUTPUT/communication*.json
+    "$t"/*/ASCEND_PROFILER_OUTPUT/op_statistic.csv "$t"/*/ASCEND_PROFILER_OUTPUT/api_statistic.csv
   for mode in "--report" "--report --json"; do
     # shellcheck disable=SC2086
     "$bin" $mode "$t" | strip "$t" >"$tmp/text.out"

@@ -22,6 +22,7 @@
 #include "csv_table.h"
 #include "db.h"
 #include "diag.h"
+#include "json_tok.h"
 #include "lanes.h"
 #include "num.h"
 #include "sbuf.h"
@@ -628,6 +629,208 @@ static void write_kernels(struct w *w, const char *od, struct strtab *strs)
 	csvt_free(t);
 }
 
+/* communication.json and communication_matrix.json into analysis.db's CommAnalyzerTime,
+ * CommAnalyzerBandwidth (one row per transport and packet size; a transport without
+ * packets gets one row with none) and CommAnalyzerMatrix (db_comm_load backwards; the
+ * per-step "Total Op Info" is the reader's to add up, as torch_npu's Db keeps none). */
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct sbuf sb = SBUF_INIT;
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		sbuf_add(&sb, buf, n);
+	fclose(f);
+	*len = sb.len;
+	return sbuf_detach(&sb);
+}
+
+/* Binds token i (a number or a string) to parameter p: numbers as REAL, strings as TEXT. */
+static void bind_tok(sqlite3_stmt *st, int p, const char *js, const jsmntok_t *t)
+{
+	struct sbuf v = SBUF_INIT;
+	jtok_unescape(js, t, &v);
+	double d;
+	if (t->type == JSMN_PRIMITIVE && num_double(v.buf, v.len, &d) == NUM_OK)
+		sqlite3_bind_double(st, p, d);
+	else
+		sqlite3_bind_text(st, p, sbuf_str(&v), (int)v.len, SQLITE_TRANSIENT);
+	sbuf_free(&v);
+}
+
+static void bind_key(sqlite3_stmt *st, int p, const char *js, const jsmntok_t *t, size_t len)
+{
+	sqlite3_bind_text(st, p, js + t->start, (int)len, SQLITE_TRANSIENT);
+}
+
+/* Calls fn for each (step, type, op key, op object) of a communication file. */
+static void comm_walk(struct w *w, const char *path,
+		      void (*fn)(struct w *w, void *ctx, const struct jtok *jt, const char *js, int step, int type,
+				 int op, int obj),
+		      void *ctx)
+{
+	size_t len;
+	char *js = read_all(path, &len);
+	if (!js)
+		return;
+	struct jtok jt;
+	jtok_init(&jt);
+	if (jtok_parse(&jt, js, len) > 0 && jt.t[0].type == JSMN_OBJECT) {
+		for (int i = 1, ns = 0; ns < jt.t[0].size && i < jt.n; ns++) {
+			int step = i, types = i + 1;
+			for (int j = types + 1, nt = 0; jt.t[types].type == JSMN_OBJECT && nt < jt.t[types].size; nt++) {
+				int type = j, ops = j + 1;
+				for (int k = ops + 1, no = 0; jt.t[ops].type == JSMN_OBJECT && no < jt.t[ops].size; no++) {
+					fn(w, ctx, &jt, js, step, type, k, k + 1);
+					k = jtok_skip(&jt, k + 1);
+				}
+				j = jtok_skip(&jt, ops);
+			}
+			i = jtok_skip(&jt, types);
+		}
+	}
+	jtok_free(&jt);
+	free(js);
+}
+
+/* "op@group" split into ?3 (op) and ?4 (group) of st. */
+static void bind_op_group(sqlite3_stmt *st, const char *js, const jsmntok_t *t)
+{
+	const char *k = js + t->start, *at = memchr(k, '@', (size_t)(t->end - t->start));
+	size_t kl = (size_t)(t->end - t->start);
+	sqlite3_bind_text(st, 3, k, at ? (int)(at - k) : (int)kl, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, at ? at + 1 : "", at ? (int)(kl - (size_t)(at + 1 - k)) : 0, SQLITE_TRANSIENT);
+}
+
+struct comm_stmts {
+	sqlite3_stmt *time, *bw;
+};
+
+static void time_op(struct w *w, void *ctx, const struct jtok *jt, const char *js, int step, int type, int op,
+		    int obj)
+{
+	const struct comm_stmts *cs = ctx;
+	if (jtok_eq(js, &jt->t[op], "Total Op Info"))
+		return;
+	static const char *const times[] = {"Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)",
+					    "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)"};
+	int ti = jtok_obj_get(jt, js, obj, "Communication Time Info");
+	bind_key(cs->time, 1, js, &jt->t[step], (size_t)(jt->t[step].end - jt->t[step].start));
+	bind_key(cs->time, 2, js, &jt->t[type], (size_t)(jt->t[type].end - jt->t[type].start));
+	bind_op_group(cs->time, js, &jt->t[op]);
+	for (int i = 0; i < 6 && ti >= 0; i++) {
+		int v = jtok_obj_get(jt, js, ti, times[i]);
+		if (v >= 0)
+			bind_tok(cs->time, 5 + i, js, &jt->t[v]);
+	}
+	run(w, cs->time);
+	int bi = jtok_obj_get(jt, js, obj, "Communication Bandwidth Info");
+	for (int k = bi + 1, n = 0; bi >= 0 && jt->t[bi].type == JSMN_OBJECT && n < jt->t[bi].size; n++) {
+		int tr = k + 1;
+		static const char *const fields[] = {"Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)",
+						     "Large Packet Ratio"};
+		int dist = jtok_obj_get(jt, js, tr, "Size Distribution");
+		int rows = dist >= 0 && jt->t[dist].type == JSMN_OBJECT ? jt->t[dist].size : 0;
+		for (int r = 0, d = dist + 1; r < (rows ? rows : 1); r++) {
+			bind_key(cs->bw, 1, js, &jt->t[step], (size_t)(jt->t[step].end - jt->t[step].start));
+			bind_key(cs->bw, 2, js, &jt->t[type], (size_t)(jt->t[type].end - jt->t[type].start));
+			bind_op_group(cs->bw, js, &jt->t[op]);
+			bind_key(cs->bw, 5, js, &jt->t[k], (size_t)(jt->t[k].end - jt->t[k].start));
+			for (int f = 0; f < 4; f++) {
+				int v = jtok_obj_get(jt, js, tr, fields[f]);
+				if (v >= 0)
+					bind_tok(cs->bw, 6 + f, js, &jt->t[v]);
+			}
+			if (rows) {
+				bind_tok(cs->bw, 10, js, &jt->t[d]); /* the packet size, a key */
+				const jsmntok_t *arr = &jt->t[d + 1];
+				if (arr->type == JSMN_ARRAY && arr->size >= 2) {
+					bind_tok(cs->bw, 11, js, &jt->t[d + 2]);
+					bind_tok(cs->bw, 12, js, &jt->t[d + 3]);
+				}
+				d = jtok_skip(jt, d + 1);
+			} else {
+				sqlite3_bind_int(cs->bw, 10, 0);
+				sqlite3_bind_int(cs->bw, 11, 0);
+				sqlite3_bind_int(cs->bw, 12, 0);
+			}
+			run(w, cs->bw);
+		}
+		k = jtok_skip(jt, tr);
+	}
+}
+
+static void matrix_op(struct w *w, void *ctx, const struct jtok *jt, const char *js, int step, int type, int op,
+		      int obj)
+{
+	sqlite3_stmt *st = ctx;
+	for (int k = obj + 1, n = 0; jt->t[obj].type == JSMN_OBJECT && n < jt->t[obj].size; n++) {
+		int link = k + 1;
+		const char *lk = js + jt->t[k].start, *dash = memchr(lk, '-', (size_t)(jt->t[k].end - jt->t[k].start));
+		bind_key(st, 1, js, &jt->t[step], (size_t)(jt->t[step].end - jt->t[step].start));
+		bind_key(st, 2, js, &jt->t[type], (size_t)(jt->t[type].end - jt->t[type].start));
+		bind_op_group(st, js, &jt->t[op]);
+		if (dash) {
+			sqlite3_bind_text(st, 5, lk, (int)(dash - lk), SQLITE_TRANSIENT);
+			sqlite3_bind_text(st, 6, dash + 1, (int)(js + jt->t[k].end - dash - 1), SQLITE_TRANSIENT);
+		}
+		static const char *const fields[] = {"Transport Type", "Transit Size(MB)", "Transit Time(ms)",
+						     "Bandwidth(GB/s)", "Op Name"};
+		for (int f = 0; f < 5; f++) {
+			int v = jtok_obj_get(jt, js, link, fields[f]);
+			if (v >= 0)
+				bind_tok(st, 7 + f, js, &jt->t[v]);
+		}
+		run(w, st);
+		k = jtok_skip(jt, link);
+	}
+}
+
+static void write_comm_tables(struct w *w, const char *od)
+{
+	char *p = xasprintf("%s/communication.json", od);
+	bool have = access(p, F_OK) == 0;
+	free(p);
+	if (!have)
+		return;
+	sqlite3_exec(w->h,
+		     "CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC, "
+		     "elapse_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC, "
+		     "idle_time NUMERIC, step TEXT, type TEXT);"
+		     "CREATE TABLE CommAnalyzerBandwidth (hccl_op_name TEXT, group_name TEXT, transport_type TEXT, "
+		     "transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio NUMERIC, "
+		     "package_size NUMERIC, count NUMERIC, total_duration NUMERIC, step TEXT, type TEXT);"
+		     "CREATE TABLE CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT, "
+		     "transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, step TEXT, "
+		     "type TEXT, op_name TEXT);",
+		     NULL, NULL, NULL);
+	struct comm_stmts cs = {
+		prep(w, "INSERT INTO CommAnalyzerTime (step, type, hccl_op_name, group_name, start_timestamp, "
+			"elapse_time, transit_time, wait_time, synchronization_time, idle_time) VALUES "
+			"(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)"),
+		prep(w, "INSERT INTO CommAnalyzerBandwidth (step, type, hccl_op_name, group_name, transport_type, "
+			"transit_size, transit_time, bandwidth, large_packet_ratio, package_size, count, total_duration) "
+			"VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)"),
+	};
+	sqlite3_stmt *mx = prep(w, "INSERT INTO CommAnalyzerMatrix (step, type, hccl_op_name, group_name, src_rank, "
+				   "dst_rank, transport_type, transit_size, transit_time, bandwidth, op_name) VALUES "
+				   "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+	p = xasprintf("%s/communication.json", od);
+	if (cs.time && cs.bw)
+		comm_walk(w, p, time_op, &cs);
+	free(p);
+	p = xasprintf("%s/communication_matrix.json", od);
+	if (mx)
+		comm_walk(w, p, matrix_op, mx);
+	free(p);
+	sqlite3_finalize(cs.time);
+	sqlite3_finalize(cs.bw);
+	sqlite3_finalize(mx);
+}
+
 /* Every string of strs into table (id, value): STRING_IDS, ENUM_MODULE. */
 static void write_strings(struct w *w, const char *table, const struct strtab *strs)
 {
@@ -661,24 +864,17 @@ static void remove_text(const char *od)
 static void mark_db(const char *worker_dir, int rank)
 {
 	char *p = xasprintf("%s/profiler_info_%d.json", worker_dir, rank);
-	FILE *f = fopen(p, "r");
-	if (f) {
-		struct sbuf sb = SBUF_INIT;
-		char buf[4096];
-		size_t n;
-		while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-			sbuf_add(&sb, buf, n);
+	size_t len;
+	char *text = read_all(p, &len);
+	const char *at = text ? strstr(text, "\"_export_type\": \"text\"") : NULL;
+	FILE *f;
+	if (at && (f = fopen(p, "w"))) {
+		fwrite(text, 1, (size_t)(at - text), f);
+		fputs("\"_export_type\": \"db\"", f);
+		fputs(at + strlen("\"_export_type\": \"text\""), f);
 		fclose(f);
-		const char *at = strstr(sbuf_str(&sb), "\"_export_type\": \"text\"");
-		if (at && (f = fopen(p, "w"))) {
-			size_t head = (size_t)(at - sb.buf);
-			fwrite(sb.buf, 1, head, f);
-			fputs("\"_export_type\": \"db\"", f);
-			fputs(at + strlen("\"_export_type\": \"text\""), f);
-			fclose(f);
-		}
-		sbuf_free(&sb);
 	}
+	free(text);
 	free(p);
 }
 
@@ -722,10 +918,11 @@ int gen_db_export(const char *worker_dir, int rank, bool keep_text)
 	sqlite3_close(w.h);
 	if (w.failed)
 		goto out;
-	/* analysis.db: its tables (StepTraceTime) when the text export has them */
-	char *step_csv = xasprintf("%s/step_trace_time.csv", od);
-	bool steps = access(step_csv, F_OK) == 0;
+	/* analysis.db: its tables (StepTraceTime, CommAnalyzer*) when the text export has them */
+	char *step_csv = xasprintf("%s/step_trace_time.csv", od), *comm_json = xasprintf("%s/communication.json", od);
+	bool steps = access(step_csv, F_OK) == 0 || access(comm_json, F_OK) == 0;
 	free(step_csv);
+	free(comm_json);
 	if (steps) {
 		unlink(adb);
 		struct w a = {.path = adb};
@@ -735,6 +932,8 @@ int gen_db_export(const char *worker_dir, int rank, bool keep_text)
 		for (size_t i = 0; i < db_n_csv_specs && !a.failed; i++)
 			if (db_csv_specs[i].in_analysis)
 				write_csv_table(&a, od, &db_csv_specs[i], rs.strs, NULL);
+		if (!a.failed)
+			write_comm_tables(&a, od);
 		if (!a.failed && sqlite3_exec(a.h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 			a.failed = 1;
 		if (a.failed)

@@ -408,6 +408,12 @@ static void load_comm(struct capture *cap, struct diag_list *dl)
 			if ((f->role == ROLE_COMM || f->role == ROLE_COMM_MATRIX) && !rd->db_path)
 				comm_json_load(&rd->comm, f->path, rd->plan->rank, dl);
 		}
+		/* a Db rank's: analysis.db's CommAnalyzer tables */
+		if (rd->db_path && rd->analysis_db_path) {
+			rd->db_csv_bufs = xrealloc(rd->db_csv_bufs, (rd->n_db_csv_bufs + 2) * sizeof *rd->db_csv_bufs);
+			db_comm_load(&rd->comm, rd->analysis_db_path, rd->plan->rank, &rd->db_csv_bufs[rd->n_db_csv_bufs], dl);
+			rd->n_db_csv_bufs += 2;
+		}
 	}
 	for (size_t i = 0; i < cap->plan.n_cluster_files; i++)
 		comm_json_load(&cap->cluster_comm, cap->plan.cluster_files[i].path, -1, dl);

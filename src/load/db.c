@@ -25,6 +25,7 @@ const char *const db_tables_read[] = {
 	"CONNECTION_IDS", "CANN_API", "TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP",
 	"COMMUNICATION_TASK_INFO", "OVERLAP_ANALYSIS", "MSTX_EVENTS", "SESSION_TIME_INFO", "MEMORY_RECORD",
 	"OP_MEMORY", "NPU_MODULE_MEM", "NPU_MEM", "ENUM_MODULE", "TASK_PMU_INFO", "analysis.db StepTraceTime",
+	"analysis.db CommAnalyzerTime", "analysis.db CommAnalyzerBandwidth", "analysis.db CommAnalyzerMatrix",
 };
 const size_t db_n_tables_read = sizeof db_tables_read / sizeof db_tables_read[0];
 
@@ -1049,6 +1050,8 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	return 0;
 }
 
+static void json_str(struct sbuf *o, const char *s);
+
 /* ---- tables read as CSV ------------------------------------------------------------------ */
 
 static const struct db_csv_col step_cols[] = {
@@ -1413,6 +1416,276 @@ out:
 	cols_free(&oc);
 	sqlite3_close(h);
 	return t;
+}
+
+/* ---- analysis.db's CommAnalyzer tables as communication*.json ----------------------------- */
+
+/* A number column as JSON (REAL exactly, with 17 digits; NULL or text that is no number: 0). */
+static void json_num_col(struct sbuf *js, sqlite3_stmt *st, int c)
+{
+	switch (sqlite3_column_type(st, c)) {
+	case SQLITE_INTEGER:
+		sbuf_addf(js, "%lld", (long long)sqlite3_column_int64(st, c));
+		return;
+	case SQLITE_FLOAT: {
+		double d = sqlite3_column_double(st, c);
+		if (d == d && d > -1e300 && d < 1e300) {
+			sbuf_addf(js, "%.17g", d);
+			return;
+		}
+		break;
+	}
+	case SQLITE_TEXT: {
+		double d;
+		const char *t = col_text(st, c);
+		if (num_double(t, strlen(t), &d) == NUM_OK && d == d && d > -1e300 && d < 1e300) {
+			sbuf_addf(js, "%.17g", d);
+			return;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	sbuf_addc(js, '0');
+}
+
+static void json_key(struct sbuf *js, const char *k)
+{
+	json_str(js, k);
+	sbuf_addc(js, ':');
+}
+
+/* Opens and closes the step and type objects as the rows' (step, type) change: rows come
+ * ordered by the first appearance of their step, then of their type. */
+struct nest {
+	char step[256], type[64];
+	bool open, first_op;
+};
+
+static void nest_row(struct sbuf *js, struct nest *n, const char *step, const char *type)
+{
+	bool new_step = !n->open || strcmp(n->step, step), new_type = new_step || strcmp(n->type, type);
+	if (n->open && new_type)
+		sbuf_adds(js, "}");
+	if (n->open && new_step)
+		sbuf_adds(js, "}");
+	if (new_step) {
+		sbuf_adds(js, n->open ? "," : "{");
+		json_key(js, step);
+		sbuf_addc(js, '{');
+	} else if (new_type) {
+		sbuf_addc(js, ',');
+	}
+	if (new_type) {
+		json_key(js, type);
+		sbuf_addc(js, '{');
+		n->first_op = true;
+	}
+	snprintf(n->step, sizeof n->step, "%s", step);
+	snprintf(n->type, sizeof n->type, "%s", type);
+	n->open = true;
+	if (!n->first_op)
+		sbuf_addc(js, ',');
+	n->first_op = false;
+}
+
+static void nest_close(struct sbuf *js, const struct nest *n)
+{
+	sbuf_adds(js, n->open ? "}}}" : "{}");
+}
+
+/* "ORDER BY" the first appearance of the row's step, then of its type, then rowid. */
+#define APPEARANCE(t) \
+	" ORDER BY (SELECT min(rowid) FROM " t " x WHERE x.step IS m.step)," \
+	" (SELECT min(rowid) FROM " t " x WHERE x.step IS m.step AND x.type IS m.type), m.rowid"
+
+static const char comm_time_sql[] =
+	"SELECT step, type, hccl_op_name, group_name, start_timestamp, elapse_time, transit_time, wait_time,"
+	" synchronization_time, idle_time FROM CommAnalyzerTime m" APPEARANCE("CommAnalyzerTime");
+static const char comm_bw_sql[] =
+	"SELECT transport_type, transit_size, transit_time, bandwidth, large_packet_ratio, package_size, count,"
+	" total_duration FROM CommAnalyzerBandwidth WHERE step IS ?1 AND type IS ?2 AND hccl_op_name IS ?3"
+	" AND group_name IS ?4 ORDER BY rowid";
+static const char comm_matrix_sql[] =
+	"SELECT step, type, hccl_op_name, group_name, src_rank, dst_rank, transport_type, transit_size,"
+	" transit_time, bandwidth, op_name FROM CommAnalyzerMatrix m" APPEARANCE("CommAnalyzerMatrix");
+
+/* A ratio with four decimals, as the text export writes Wait Time Ratio. */
+static void json_ratio(struct sbuf *js, double part, double rest)
+{
+	double r = part + rest > 0 ? part / (part + rest) : 0;
+	sbuf_addf(js, "%.4f", r);
+}
+
+static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
+{
+	sqlite3_stmt *st = NULL, *bw = NULL;
+	if (sqlite3_prepare_v2(h, comm_time_sql, -1, &st, NULL) != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerTime cannot be read: %s", sqlite3_errmsg(h));
+		return NULL;
+	}
+	bool have_bw = table_exists(h, "CommAnalyzerBandwidth") &&
+		       sqlite3_prepare_v2(h, comm_bw_sql, -1, &bw, NULL) == SQLITE_OK;
+	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	struct nest n = {0};
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		nest_row(&js, &n, col_text(st, 0), col_text(st, 1));
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%s@%s", col_text(st, 2), col_text(st, 3));
+		json_key(&js, sbuf_str(&key));
+		sbuf_adds(&js, "{\"Communication Time Info\":{");
+		static const char *const names[] = {"Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)",
+						    "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)"};
+		for (int i = 0; i < 6; i++) {
+			if (i)
+				sbuf_addc(&js, ',');
+			json_key(&js, names[i]);
+			json_num_col(&js, st, 4 + i);
+		}
+		double transit = sqlite3_column_double(st, 6), wait = sqlite3_column_double(st, 7),
+		       sync = sqlite3_column_double(st, 8);
+		sbuf_adds(&js, ",\"Wait Time Ratio\":");
+		json_ratio(&js, wait, transit);
+		sbuf_adds(&js, ",\"Synchronization Time Ratio\":");
+		json_ratio(&js, sync, transit);
+		sbuf_adds(&js, "},\"Communication Bandwidth Info\":{");
+		if (have_bw) {
+			sqlite3_reset(bw);
+			for (int i = 0; i < 4; i++)
+				sqlite3_bind_value(bw, i + 1, sqlite3_column_value(st, i));
+			char transport[64] = "";
+			bool any = false, dist_open = false;
+			while (sqlite3_step(bw) == SQLITE_ROW) {
+				const char *tt = col_text(bw, 0);
+				if (!any || strcmp(tt, transport)) {
+					if (any)
+						sbuf_adds(&js, "}},");
+					snprintf(transport, sizeof transport, "%s", tt);
+					json_key(&js, tt);
+					sbuf_adds(&js, "{\"Transit Size(MB)\":");
+					json_num_col(&js, bw, 1);
+					sbuf_adds(&js, ",\"Transit Time(ms)\":");
+					json_num_col(&js, bw, 2);
+					sbuf_adds(&js, ",\"Bandwidth(GB/s)\":");
+					json_num_col(&js, bw, 3);
+					sbuf_adds(&js, ",\"Large Packet Ratio\":");
+					json_num_col(&js, bw, 4);
+					sbuf_adds(&js, ",\"Size Distribution\":{");
+					dist_open = false;
+					any = true;
+				}
+				/* a row without packets says only that the transport was there */
+				if (sqlite3_column_double(bw, 6) > 0) {
+					if (dist_open)
+						sbuf_addc(&js, ',');
+					sbuf_addc(&js, '"');
+					json_num_col(&js, bw, 5);
+					sbuf_adds(&js, "\":[");
+					json_num_col(&js, bw, 6);
+					sbuf_addc(&js, ',');
+					json_num_col(&js, bw, 7);
+					sbuf_addc(&js, ']');
+					dist_open = true;
+				}
+			}
+			if (any)
+				sbuf_adds(&js, "}}");
+		}
+		sbuf_adds(&js, "}}");
+	}
+	if (rc != SQLITE_DONE)
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerTime: %s; the rows before it were read",
+			 sqlite3_errmsg(h));
+	nest_close(&js, &n);
+	sqlite3_finalize(st);
+	sqlite3_finalize(bw);
+	sbuf_free(&key);
+	return sbuf_detach(&js);
+}
+
+static char *comm_matrix_json(sqlite3 *h, const char *path, struct diag_list *dl)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(h, comm_matrix_sql, -1, &st, NULL) != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerMatrix cannot be read: %s", sqlite3_errmsg(h));
+		return NULL;
+	}
+	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	struct nest n = {0};
+	char op[512] = "";
+	bool op_open = false;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%s@%s", col_text(st, 2), col_text(st, 3));
+		bool same = op_open && n.open && !strcmp(n.step, col_text(st, 0)) && !strcmp(n.type, col_text(st, 1)) &&
+			    !strcmp(op, sbuf_str(&key));
+		if (same) {
+			sbuf_addc(&js, ',');
+		} else {
+			if (op_open)
+				sbuf_addc(&js, '}');
+			nest_row(&js, &n, col_text(st, 0), col_text(st, 1));
+			json_key(&js, sbuf_str(&key));
+			sbuf_addc(&js, '{');
+			snprintf(op, sizeof op, "%s", sbuf_str(&key));
+			op_open = true;
+		}
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%s-%s", col_text(st, 4), col_text(st, 5));
+		json_key(&js, sbuf_str(&key));
+		sbuf_adds(&js, "{\"Transport Type\":");
+		json_str(&js, col_text(st, 6));
+		sbuf_adds(&js, ",\"Transit Size(MB)\":");
+		json_num_col(&js, st, 7);
+		sbuf_adds(&js, ",\"Transit Time(ms)\":");
+		json_num_col(&js, st, 8);
+		sbuf_adds(&js, ",\"Bandwidth(GB/s)\":");
+		json_num_col(&js, st, 9);
+		sbuf_adds(&js, ",\"Op Name\":");
+		json_str(&js, col_text(st, 10));
+		sbuf_addc(&js, '}');
+	}
+	if (rc != SQLITE_DONE)
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerMatrix: %s; the rows before it were read",
+			 sqlite3_errmsg(h));
+	if (op_open)
+		sbuf_addc(&js, '}');
+	nest_close(&js, &n);
+	sqlite3_finalize(st);
+	sbuf_free(&key);
+	return sbuf_detach(&js);
+}
+
+int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl)
+{
+	bufs[0] = bufs[1] = NULL;
+	sqlite3 *h = db_open(path, dl);
+	if (!h)
+		return -1;
+	int n = 0;
+	static const char *const tables[2] = {"CommAnalyzerTime", "CommAnalyzerMatrix"};
+	for (int i = 0; i < 2; i++) {
+		/* an empty table is no communication file: the text export writes none */
+		char *any = sqlite3_mprintf("SELECT 1 FROM \"%w\" LIMIT 1", tables[i]);
+		sqlite3_stmt *st = NULL;
+		bool rows = table_exists(h, tables[i]) && sqlite3_prepare_v2(h, any, -1, &st, NULL) == SQLITE_OK &&
+			    sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		sqlite3_free(any);
+		if (!rows)
+			continue;
+		bufs[i] = i ? comm_matrix_json(h, path, dl) : comm_time_json(h, path, dl);
+		if (!bufs[i])
+			continue;
+		char *name = xasprintf("%s:%s", path, tables[i]);
+		n += comm_json_load_buffer(cd, name, bufs[i], strlen(bufs[i]), owner_rank, dl) == 0;
+		free(name);
+	}
+	sqlite3_close(h);
+	return n ? 0 : -1;
 }
 
 /* ---- drill-down ------------------------------------------------------------------------- */

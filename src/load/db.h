@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "comm_json.h"
 #include "csv_table.h"
 #include "diag.h"
 #include "sbuf.h"
@@ -78,6 +79,12 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 /* The compute tasks (TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO) as the text export's
  * kernel_details.csv, named "<path>:COMPUTE_TASK_INFO"; NULL when there are none. */
 struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list *dl);
+
+/* analysis.db's CommAnalyzerTime with CommAnalyzerBandwidth, and CommAnalyzerMatrix, read
+ * into cd as the text export's communication.json and communication_matrix.json (ratios
+ * of wait and synchronisation to transit computed as the text export does). bufs[2]
+ * receive the JSON texts (owned by the caller). 0 when anything was read. */
+int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl);
 
 /* The row behind event ev of a Db store as a JSON object ({"name", "ts", "dur", "args":
  * {column: value ...}}), read again from the file; 0, or -1 with a message in out. */
