@@ -275,7 +275,8 @@ static void make_db(const char *path, const char *schema_version, bool with_star
 	sqlite3_close(h);
 }
 
-enum bad_kind { BAD_CORRUPT, BAD_TRUNCATED, BAD_ENCRYPTED, BAD_NO_TABLE, BAD_NO_COLUMN, BAD_LOCKED, BAD_NEWER };
+enum bad_kind { BAD_CORRUPT, BAD_TRUNCATED, BAD_ENCRYPTED, BAD_NO_TABLE, BAD_NO_COLUMN, BAD_LOCKED, BAD_NEWER,
+		BAD_NO_STRINGS };
 
 struct bad_case {
 	const char *name;
@@ -292,6 +293,7 @@ static const struct bad_case bad_cases[] = {
 	{"missing column", BAD_NO_COLUMN, {"table TASK has no column startNs", "missing"}, true},
 	{"locked mid-write", BAD_LOCKED, {"journal file beside it", "locked"}, true},
 	{"newer schema", BAD_NEWER, {"SCHEMA_VERSION 2.1.0 is newer", "read by column name"}, true},
+	{"no STRING_IDS", BAD_NO_STRINGS, {"no table STRING_IDS", "the events are read"}, true},
 };
 
 static void damage(const char *path, enum bad_kind kind)
@@ -336,9 +338,11 @@ static void test_bad_dbs(void **state)
 			free(dir);
 		}
 		sqlite3 *lock = NULL;
-		if (bc->kind == BAD_NO_TABLE) {
+		if (bc->kind == BAD_NO_TABLE || bc->kind == BAD_NO_STRINGS) {
 			sqlite3_open(paths[0], &lock);
-			assert_int_equal(sqlite3_exec(lock, "DROP TABLE TASK", NULL, NULL, NULL), SQLITE_OK);
+			assert_int_equal(sqlite3_exec(lock, bc->kind == BAD_NO_TABLE ? "DROP TABLE TASK" : "DROP TABLE STRING_IDS",
+						      NULL, NULL, NULL),
+					 SQLITE_OK);
 			sqlite3_close(lock);
 			lock = NULL;
 		} else if (bc->kind == BAD_LOCKED) {
@@ -381,7 +385,7 @@ static void test_bad_dbs(void **state)
 			assert_non_null(strstr(text, "Db export NOT READ"));
 			free(text);
 		}
-		if (bc->kind == BAD_LOCKED || bc->kind == BAD_NEWER)
+		if (bc->kind == BAD_LOCKED || bc->kind == BAD_NEWER || bc->kind == BAD_NO_STRINGS)
 			assert_int_equal(cap->ranks[0].store.n_ev, 3 * BAD_ROWS); /* as on disk */
 		if (bc->kind == BAD_NO_TABLE || bc->kind == BAD_NO_COLUMN)
 			assert_int_equal(cap->ranks[0].store.n_ev, 2 * BAD_ROWS); /* all but TASK */

@@ -333,14 +333,14 @@ static void db_bench(const char *gen, const char *tui, const char *data, const s
 		if (stat(paths[i], &st) == 0)
 			db_bytes += (unsigned long long)st.st_size;
 	}
-	double indexed[MAX_RUNS], anon[MAX_RUNS], rss[MAX_RUNS], rep[MAX_RUNS];
+	double indexed[MAX_RUNS], anon[MAX_RUNS], rss[MAX_RUNS], rep[MAX_RUNS], cpu[MAX_RUNS];
 	int k = 0;
 	for (int r = 0; r < runs; r++) {
 		struct figures f = {0};
 		double w, c, rr, ra;
 		unlink(out_path);
 		char *targv[] = {(char *)tui, "--script", (char *)script, "--size", "200x60", dir, NULL};
-		if (run_measured(targv, out_path, false, &w, &c, &rr, &ra) != 0)
+		if (run_measured(targv, out_path, false, &w, &cpu[k], &rr, &ra) != 0)
 			fprintf(stderr, "bench: %s exited with an error on %s\n", tui, dir);
 		read_bench_out(out_path, &f);
 		if (!fig_get(&f, "indexed_ms", &indexed[k]))
@@ -357,6 +357,7 @@ static void db_bench(const char *gen, const char *tui, const char *data, const s
 	       (double)db_bytes / 1e6, (double)text_bytes / 1e6);
 	printf("  fully indexed         %9.3f s   x%.2f the text capture's\n", ix,
 	       text_indexed_ms > 0 ? ix * 1e3 / text_indexed_ms : 0);
+	printf("  CPU of the whole run  %9.3f s   (one thread reads a Db file; text: as above)\n", median(cpu, k));
 	printf("  full report (--json)  %9.3f s\n", median(rep, k));
 	printf("  peak RSS              %9.0f MB\n", median(rss, k));
 	printf("  peak private          %9.0f MB   %.3f x the text trace's bytes (text: %.0f MB)\n\n", an,

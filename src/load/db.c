@@ -1030,8 +1030,15 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		*(uint32_t *)((char *)&b + names[i].at) = bld_str(&b, names[i].s);
-	if (!table_exists(b.h, "STRING_IDS"))
-		diag_add(dl, DIAG_WARN, path, 0, -1, "no table STRING_IDS: names are missing");
+	if (!table_exists(b.h, "STRING_IDS")) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "no table STRING_IDS: names are missing, the events are read");
+		/* an empty stand-in in the in-memory temp schema keeps every join working; the
+		 * file itself is never written */
+		sqlite3_exec(b.h,
+			     "PRAGMA query_only=0; CREATE TEMP VIEW STRING_IDS(id, value) AS SELECT NULL, NULL WHERE 0;"
+			     " PRAGMA query_only=1",
+			     NULL, NULL, NULL);
+	}
 	reserve_events(&b);
 	read_pytorch_api(&b);
 	read_cann_api(&b);
