@@ -7,7 +7,8 @@
 # tables and the communication files (CommAnalyzer*), not the operator tables, so the
 # text copy is read without those; everything else in the report (metrics,
 # steps, phases, bottlenecks, top ops, alignment, messages, text and JSON) must be byte
-# for byte the same, apart from the capture's path and the tables' names.
+# for byte the same, apart from the capture's path, the tables' names and the list of
+# columns the analysis does not read (the Db path keeps only the counters it reads).
 gen=${ASCPROF_GEN:-tools/ascprof-gen}
 bin=${ASCPROF_BIN:-./ascprof-tui}
 [ -x "$gen" ] && [ -x "$bin" ] || { echo "SKIP: no generator or binary"; exit 77; }
@@ -23,7 +24,8 @@ strip() {
     -e 's#npu_module_mem\.csv#NPU_MODULE_MEM#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:NPU_MODULE_MEM#NPU_MODULE_MEM#g' \
     -e 's#kernel_details\.csv#KERNELS#g' -e 's#ascend_pytorch_profiler_[0-9]*\.db:COMPUTE_TASK_INFO#KERNELS#g' \
     -e 's#communication\.json#COMM#g' -e 's#analysis\.db:CommAnalyzerTime#COMM#g' \
-    -e 's#communication_matrix\.json#COMM_MATRIX#g' -e 's#analysis\.db:CommAnalyzerMatrix#COMM_MATRIX#g'
+    -e 's#communication_matrix\.json#COMM_MATRIX#g' -e 's#analysis\.db:CommAnalyzerMatrix#COMM_MATRIX#g' \
+    -E -e 's/[0-9]+ column\(s\) not used by the analysis, kept for drill-down: [^"]*/UNUSED COLUMNS/'
 }
 
 fail=0 n=0

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1191,40 +1192,89 @@ static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv co
 	}
 }
 
+/* A temporary file that vanishes with its descriptor, in $TMPDIR (else /tmp), never beside
+ * the capture; -1 when none can be made. */
+static int temp_fd(void)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	char *tmpl = xasprintf("%s/ascprof-db-XXXXXX", dir);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(tmpl);
+	free(tmpl);
+	return fd;
+}
+
+/* Per row, extra cells after the query's columns (the kernel table's counters). */
+typedef void (*row_extra_fn)(void *ctx, sqlite3_stmt *st, struct sbuf *row);
+
 /* The rows of sql (used columns, converted) after the header already in csv, as a CSV
- * table named "<path>:<table>"; *buf receives the bytes it borrows. */
+ * table named "<path>:<table>". The rows stream to a temporary file, which the table
+ * keeps to read cells again, so a big table costs its typed columns, not its text; where
+ * no temporary file can be made they collect in memory and *buf receives the bytes the
+ * table borrows (else NULL). */
 static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *table, const char *sql,
 				    const enum db_conv *conv, size_t used, struct sbuf *csv, char **buf,
-				    struct diag_list *dl)
+				    row_extra_fn extra, void *ctx, struct diag_list *dl)
 {
+	*buf = NULL;
 	sqlite3_stmt *st = NULL;
-	struct csv_table *t = NULL;
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s cannot be read: %s", table, sqlite3_errmsg(h));
 		return NULL;
 	}
+	int fd = temp_fd(), wfd = fd >= 0 ? dup(fd) : -1;
+	FILE *out = wfd >= 0 ? fdopen(wfd, "w") : NULL;
+	if (!out && wfd >= 0)
+		close(wfd);
+	if (out)
+		fwrite(csv->buf, 1, csv->len, out);
+	struct sbuf row = SBUF_INIT, *dst = out ? &row : csv;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (out)
+			sbuf_reset(&row);
 		for (size_t i = 0; i < used; i++) {
 			if (i)
-				sbuf_addc(csv, ',');
-			conv_cell(csv, st, (int)i, conv[i]);
+				sbuf_addc(dst, ',');
+			conv_cell(dst, st, (int)i, conv[i]);
 		}
-		sbuf_addc(csv, '\n');
+		if (extra)
+			extra(ctx, st, dst);
+		sbuf_addc(dst, '\n');
+		if (out)
+			fwrite(row.buf, 1, row.len, out);
 	}
 	if (rc != SQLITE_DONE)
 		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s: %s; the rows before it were read", table,
 			 sqlite3_errmsg(h));
 	sqlite3_finalize(st);
+	sbuf_free(&row);
 	char *name = xasprintf("%s:%s", path, table);
-	size_t len = csv->len;
-	*buf = sbuf_detach(csv);
-	t = csvt_load_buffer(name, *buf, len, dl);
-	free(name);
-	if (!t) {
-		free(*buf);
-		*buf = NULL;
+	struct csv_table *t = NULL;
+	if (out) {
+		bool ok = fclose(out) == 0;
+		if (ok)
+			t = csvt_load_fd(fd, name, dl);
+		else
+			close(fd);
+	} else {
+		if (fd >= 0)
+			close(fd);
+		size_t len = csv->len;
+		*buf = sbuf_detach(csv);
+		t = csvt_load_buffer(name, *buf, len, dl);
+		if (!t) {
+			free(*buf);
+			*buf = NULL;
+		}
 	}
+	free(name);
 	return t;
 }
 
@@ -1283,13 +1333,124 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 	sbuf_adds(&sql, from);
 	sqlite3_free(from);
 	sbuf_free(&sel);
-	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, used, &csv, buf, dl);
+	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, used, &csv, buf, NULL, NULL, dl);
 	sbuf_free(&sql);
 	sbuf_free(&csv);
 out:
 	cols_free(&c);
 	sqlite3_close(h);
 	return t;
+}
+
+/* TASK_PMU_INFO's counters that the analysis reads, under the text export's headers (the
+ * totals are ns; aiv_mac_* and aiv_mte1_*, which the vector core lacks, are not wanted). */
+static const char *const pmu_wanted[][2] = {
+	{"aic_total_time", "aicore_time(us)"}, {"aic_mac_ratio", "aic_mac_ratio"},
+	{"aic_vec_ratio", "aic_vec_ratio"}, {"aic_scalar_ratio", "aic_scalar_ratio"},
+	{"aic_mte1_ratio", "aic_mte1_ratio"}, {"aic_mte2_ratio", "aic_mte2_ratio"},
+	{"aic_mte3_ratio", "aic_mte3_ratio"}, {"aic_icache_miss_rate", "aic_icache_miss_rate"},
+	{"aiv_total_time", "aiv_time(us)"}, {"aiv_vec_ratio", "aiv_vec_ratio"},
+	{"aiv_scalar_ratio", "aiv_scalar_ratio"}, {"aiv_mte2_ratio", "aiv_mte2_ratio"},
+	{"aiv_mte3_ratio", "aiv_mte3_ratio"}, {"aiv_icache_miss_rate", "aiv_icache_miss_rate"},
+};
+#define PMU_WANTED (sizeof pmu_wanted / sizeof pmu_wanted[0])
+
+struct pmu {
+	struct u64map slot;      /* globalTaskId -> slot */
+	double *v[PMU_WANTED];   /* per counter, per slot; NaN when absent */
+	size_t n_slots, cap[PMU_WANTED];
+	bool present[PMU_WANTED];
+	int gtid_col;            /* the query column holding the task id */
+};
+
+static void pmu_load(sqlite3 *h, struct pmu *pm)
+{
+	if (!table_exists(h, "TASK_PMU_INFO"))
+		return;
+	/* the wanted counters' STRING_IDS ids */
+	int64_t id[PMU_WANTED];
+	struct sbuf in = SBUF_INIT;
+	for (size_t k = 0; k < PMU_WANTED; k++) {
+		id[k] = INT64_MIN;
+		char *q = sqlite3_mprintf("%s%Q", k ? "," : "", pmu_wanted[k][0]);
+		sbuf_adds(&in, q);
+		sqlite3_free(q);
+	}
+	char *sql = sqlite3_mprintf("SELECT id, value FROM STRING_IDS WHERE value IN (%s)", sbuf_str(&in));
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW)
+			for (size_t k = 0; k < PMU_WANTED; k++)
+				if (!strcmp(col_text(st, 1), pmu_wanted[k][0]))
+					id[k] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_free(sql);
+	sbuf_reset(&in);
+	for (size_t k = 0; k < PMU_WANTED; k++)
+		if (id[k] != INT64_MIN)
+			sbuf_addf(&in, "%s%lld", in.len ? "," : "", (long long)id[k]);
+	if (!in.len) {
+		sbuf_free(&in);
+		return;
+	}
+	sql = sqlite3_mprintf("SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE name IN (%s)", sbuf_str(&in));
+	sbuf_free(&in);
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t name = sqlite3_column_int64(st, 1);
+			size_t k = 0;
+			while (k < PMU_WANTED && id[k] != name)
+				k++;
+			if (k == PMU_WANTED || sqlite3_column_type(st, 2) == SQLITE_NULL)
+				continue;
+			bool found;
+			uint32_t *slot = u64map_slot(&pm->slot, (uint64_t)sqlite3_column_int64(st, 0), &found);
+			if (!found)
+				*slot = (uint32_t)pm->n_slots++;
+			if (*slot >= pm->cap[k]) {
+				size_t old = pm->cap[k];
+				xgrow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
+				for (size_t i = old; i < pm->cap[k]; i++)
+					pm->v[k][i] = NAN;
+			}
+			pm->v[k][*slot] = sqlite3_column_double(st, 2);
+			pm->present[k] = true;
+		}
+		sqlite3_finalize(st);
+	}
+	sqlite3_free(sql);
+}
+
+static void pmu_free(struct pmu *pm)
+{
+	u64map_free(&pm->slot);
+	for (size_t k = 0; k < PMU_WANTED; k++)
+		free(pm->v[k]);
+}
+
+/* A kernel row's counters: the totals (ns) as µs, the ratios exactly. */
+static void pmu_cells(void *ctx, sqlite3_stmt *st, struct sbuf *row)
+{
+	const struct pmu *pm = ctx;
+	const uint32_t *slot = NULL;
+	if (sqlite3_column_type(st, pm->gtid_col) != SQLITE_NULL)
+		slot = u64map_get(&pm->slot, (uint64_t)sqlite3_column_int64(st, pm->gtid_col));
+	for (size_t k = 0; k < PMU_WANTED; k++) {
+		if (!pm->present[k])
+			continue;
+		sbuf_addc(row, ',');
+		double v = slot && *slot < pm->cap[k] ? pm->v[k][*slot] : NAN;
+		if (v != v)
+			continue;
+		if (!strcmp(pmu_wanted[k][0] + 4, "total_time") && fabs(v) < 9e18) {
+			char b[48];
+			num_format_ns_as_us(llround(v), b, sizeof b);
+			sbuf_adds(row, b);
+		} else {
+			sbuf_addf(row, "%.17g", v);
+		}
+	}
 }
 
 /* TASK with COMPUTE_TASK_INFO, and TASK_PMU_INFO's counters as columns, as the text
@@ -1359,60 +1520,31 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 		sbuf_addf(&csv, "%s%s", used ? "," : "", main_cols[i].header);
 		conv[used++] = main_cols[i].conv;
 	}
-	/* the counters, one column each, pivoted in one pass over TASK_PMU_INFO */
-	struct sbuf pivot = SBUF_INIT;
-	if (table_exists(h, "TASK_PMU_INFO")) {
-		sqlite3_stmt *names;
-		if (sqlite3_prepare_v2(h, "SELECT p.name, s.value FROM (SELECT DISTINCT name FROM TASK_PMU_INFO) p "
-				       "JOIN STRING_IDS s ON s.id = p.name ORDER BY p.name",
-				       -1, &names, NULL) == SQLITE_OK) {
-			sbuf_adds(&pivot, " LEFT JOIN (SELECT globalTaskId AS g");
-			size_t k = 0;
-			while (sqlite3_step(names) == SQLITE_ROW && used < 96) {
-				const char *nm = col_text(names, 1);
-				size_t nl = strlen(nm);
-				/* the vector core has no cube and no MTE1: the text export lists no such
-				 * columns, and their zeros would dilute the ratios */
-				if (!strncmp(nm, "aiv_mac_", 8) || !strncmp(nm, "aiv_mte1_", 9))
-					continue;
-				bool time = nl > 5 && !strcmp(nm + nl - 5, "_time");
-				sbuf_addf(&pivot, ", max(CASE WHEN name = %lld THEN value END) AS p%zu",
-					  (long long)sqlite3_column_int64(names, 0), k);
-				sbuf_addf(&task, ", p.p%zu AS c%zu", k++, used);
-				sbuf_adds(&ops, ", NULL");
-				sbuf_addc(&csv, ',');
-				if (!strcmp(nm, "aic_total_time"))
-					sbuf_adds(&csv, "aicore_time(us)");
-				else if (!strcmp(nm, "aiv_total_time"))
-					sbuf_adds(&csv, "aiv_time(us)");
-				else if (time)
-					sbuf_addf(&csv, "%s(us)", nm);
-				else
-					csv_cell(&csv, nm);
-				conv[used++] = time ? DBC_NS_US : DBC_TEXT;
-			}
-			sqlite3_finalize(names);
-			sbuf_adds(&pivot, " FROM TASK_PMU_INFO GROUP BY globalTaskId) p ON p.g = t.globalTaskId");
-			if (!k)
-				sbuf_reset(&pivot);
+	/* the counters the analysis reads, one column each, from one pass over TASK_PMU_INFO
+	 * (stored by counter, not by task: no pivot in SQL, whose sort would hold it all) */
+	struct pmu pm = {0};
+	pmu_load(h, &pm);
+	for (size_t k = 0; k < PMU_WANTED; k++)
+		if (pm.present[k]) {
+			sbuf_addf(&csv, ",%s", pmu_wanted[k][1]);
 		}
-	}
 	sbuf_addc(&csv, '\n');
-	/* compute tasks and collectives merged by start */
+	/* compute tasks and collectives merged by start; the task id last, for the counters */
 	sbuf_adds(&sql, "SELECT ");
 	for (size_t i = 0; i < used; i++)
 		sbuf_addf(&sql, "%sc%zu", i ? ", " : "", i);
 	sbuf_addf(&sql,
-		  " FROM (SELECT t.startNs AS k_, 0 AS s_, t.rowid AS r_%s FROM TASK t JOIN COMPUTE_TASK_INFO c"
-		  " ON c.globalTaskId = t.globalTaskId%s%s",
-		  sbuf_str(&task), pivot.len ? sbuf_str(&pivot) : "",
+		  ", g_ FROM (SELECT t.startNs AS k_, 0 AS s_, t.rowid AS r_, t.globalTaskId AS g_%s FROM TASK t"
+		  " JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId%s",
+		  sbuf_str(&task),
 		  /* a task without an op type is no kernel (a copy or an event named by its info) */
 		  cols_has(&cc, "opType") ? " WHERE c.opType IS NOT NULL" : "");
 	if (comm)
-		sbuf_addf(&sql, " UNION ALL SELECT o.startNs, 1, o.rowid%s FROM COMMUNICATION_OP o", sbuf_str(&ops));
+		sbuf_addf(&sql, " UNION ALL SELECT o.startNs, 1, o.rowid, NULL%s FROM COMMUNICATION_OP o", sbuf_str(&ops));
 	sbuf_adds(&sql, ") ORDER BY k_, s_, r_");
-	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, used, &csv, buf, dl);
-	sbuf_free(&pivot);
+	pm.gtid_col = (int)used;
+	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, used, &csv, buf, pmu_cells, &pm, dl);
+	pmu_free(&pm);
 	sbuf_free(&task);
 	sbuf_free(&ops);
 	sbuf_free(&sql);
