@@ -1248,7 +1248,7 @@ static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *ta
 			extra(ctx, st, dst);
 		sbuf_addc(dst, '\n');
 		if (out)
-			fwrite(row.buf, 1, row.len, out);
+			fwrite_unlocked(row.buf, 1, row.len, out);
 	}
 	if (rc != SQLITE_DONE)
 		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s: %s; the rows before it were read", table,
@@ -1448,7 +1448,8 @@ static void pmu_cells(void *ctx, sqlite3_stmt *st, struct sbuf *row)
 			num_format_ns_as_us(llround(v), b, sizeof b);
 			sbuf_adds(row, b);
 		} else {
-			sbuf_addf(row, "%.17g", v);
+			/* the analysis keeps ratios as floats: nine digits give the same one */
+			sbuf_addf(row, "%.9g", v);
 		}
 	}
 }
