@@ -149,12 +149,27 @@ static void check_real_level(const char *rel)
 				 rel, r, ra->v[M_COMPUTE_US], computing, ra->v[M_COMM_NOT_OVERLAPPED_US], exposed);
 		/* the same cross-check the report prints, against the StepTraceTime table */
 		assert_non_null(rd->by_kind[CSV_STEP_TRACE]);
-		/* drill-down: an event's row, names resolved */
-		struct sbuf args = SBUF_INIT;
-		size_t ev = rs->lanes[0].events[0];
-		assert_true(trace_event_args(rs, ev, &args) > 0);
-		assert_non_null(strstr(sbuf_str(&args), "Db row: "));
-		sbuf_free(&args);
+		/* drill-down: each lane's last event shows its own row (table, rowid, then the
+		 * columns; the start column is the event's start) */
+		for (size_t li = 0; li < rs->n_lanes; li++) {
+			const struct lane *l = &rs->lanes[li];
+			if (!l->n_events)
+				continue;
+			size_t ev = l->events[l->n_events - 1];
+			static const char *const table[LANE_GROUP_COUNT] = {
+				[LANE_HOST_PYTHON] = "PYTORCH_API", [LANE_HOST_CANN] = "CANN_API", [LANE_DEVICE] = "TASK",
+				[LANE_COMM] = "COMMUNICATION_", [LANE_OVERLAP] = "OVERLAP_ANALYSIS"};
+			struct sbuf args = SBUF_INIT;
+			assert_true(trace_event_args(rs, ev, &args) > 0);
+			char want[96];
+			snprintf(want, sizeof want, "Db row: %s", table[l->group] ? table[l->group] : "?");
+			if (!strstr(sbuf_str(&args), want))
+				fail_msg("%s lane %zu: %s not in\n%s", rel, li, want, sbuf_str(&args));
+			snprintf(want, sizeof want, "startNs: %lld\n", (long long)store_ts(rs, ev));
+			if (l->group != LANE_COMM && !strstr(sbuf_str(&args), want))
+				fail_msg("%s lane %zu: %s not in\n%s", rel, li, want, sbuf_str(&args));
+			sbuf_free(&args);
+		}
 	}
 	analysis_free(an);
 	capture_free(cap);

@@ -41,8 +41,19 @@ static const char *const src_table[SRC_COUNT] = {
 	"", "PYTORCH_API", "CANN_API", "TASK", "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO",
 	"OVERLAP_ANALYSIS", "MSTX_EVENTS",
 };
-#define OFF_SHIFT 48
-#define ROW_OFF(src, rowid) (((uint64_t)(src) << OFF_SHIFT) | ((uint64_t)(rowid) & ((UINT64_C(1) << OFF_SHIFT) - 1)))
+/* An event's offset is its table's base (trace.db_base, the rowids of the tables before it
+ * laid end to end, in the order they are read) plus its rowid: offsets rise with the
+ * event index, so the store keeps them in 32 bits over block bases. */
+static unsigned off_src(const struct rank_store *rs, uint64_t off, int64_t *rowid)
+{
+	for (unsigned src = SRC_COUNT - 1; src > SRC_NONE; src--)
+		if (rs->trace.db_base[src] <= off) {
+			*rowid = (int64_t)(off - rs->trace.db_base[src]);
+			return src;
+		}
+	*rowid = 0;
+	return SRC_NONE;
+}
 
 bool db_is_events_name(const char *base)
 {
@@ -51,11 +62,11 @@ bool db_is_events_name(const char *base)
 
 bool db_is_analysis_name(const char *base) { return !strcmp(base, "analysis.db"); }
 
-void db_row_name(uint64_t off, char *buf, size_t size)
+void db_row_name(const struct rank_store *rs, uint64_t off, char *buf, size_t size)
 {
-	unsigned src = (unsigned)(off >> OFF_SHIFT);
-	snprintf(buf, size, "%s rowid %" PRIu64, src < SRC_COUNT ? src_table[src] : "?",
-		 off & ((UINT64_C(1) << OFF_SHIFT) - 1));
+	int64_t rowid;
+	unsigned src = off_src(rs, off, &rowid);
+	snprintf(buf, size, "%s rowid %" PRId64, src_table[src], rowid);
 }
 
 /* ---- opening ------------------------------------------------------------------------ */
@@ -225,7 +236,6 @@ struct bld {
 	sqlite3 *h;
 	int64_t *ts;
 	uint32_t *dur, *name, *kind;
-	uint64_t *off;
 	size_t n, cap;
 	size_t cap_long, cap_lanes, cap_kinds, cap_attrs, cap_flows;
 	struct u64map lane_map, kind_map, attr_map;
@@ -299,16 +309,24 @@ static uint32_t bld_kind(struct bld *b, uint32_t lane, uint32_t cat, uint32_t ta
 static void bld_event(struct bld *b, int64_t start, int64_t end, uint32_t name, uint32_t kind,
 		      enum db_src src, int64_t rowid)
 {
+	struct rank_store *rs = b->rs;
 	if (b->n == b->cap) {
+		/* more rows than counted (or no count): grow, the offsets' columns too */
 		size_t c = b->cap;
 		xgrow(&b->ts, &c, b->n + 1, sizeof *b->ts);
 		c = b->cap;
 		xgrow(&b->dur, &c, b->n + 1, sizeof *b->dur);
 		c = b->cap;
 		xgrow(&b->name, &c, b->n + 1, sizeof *b->name);
-		c = b->cap;
-		xgrow(&b->kind, &c, b->n + 1, sizeof *b->kind);
-		xgrow(&b->off, &b->cap, b->n + 1, sizeof *b->off);
+		xgrow(&b->kind, &b->cap, b->n + 1, sizeof *b->kind);
+		rs->n_ev = b->cap;
+		if (rs->ev_off_wide) {
+			rs->ev_off_wide = xrealloc(rs->ev_off_wide, b->cap * sizeof *rs->ev_off_wide);
+		} else {
+			rs->ev_off_lo = xrealloc(rs->ev_off_lo, b->cap * sizeof *rs->ev_off_lo);
+			rs->ev_off_block = xrealloc(rs->ev_off_block,
+						    ((b->cap >> STORE_OFF_SHIFT) + 1) * sizeof *rs->ev_off_block);
+		}
 	}
 	int64_t d = end >= start ? end - start : 0;
 	b->ts[b->n] = start;
@@ -321,7 +339,7 @@ static void bld_event(struct bld *b, int64_t start, int64_t end, uint32_t name, 
 	}
 	b->name[b->n] = name;
 	b->kind[b->n] = kind;
-	b->off[b->n] = ROW_OFF(src, rowid);
+	store_put_off(rs, b->n, rs->trace.db_base[src] + (uint64_t)rowid);
 	b->n++;
 	b->per_src[src]++;
 }
@@ -930,11 +948,10 @@ static void bld_finish(struct bld *b)
 	rs->ev_dur = b->dur ? b->dur : xmalloc(sizeof *rs->ev_dur);
 	rs->ev_name = b->name ? b->name : xmalloc(sizeof *rs->ev_name);
 	rs->ev_kind = b->kind ? b->kind : xmalloc(sizeof *rs->ev_kind);
-	rs->ev_off_lo = xmalloc((n ? n : 1) * sizeof *rs->ev_off_lo);
-	rs->ev_off_block = xcalloc((n >> STORE_OFF_SHIFT) + 1, sizeof *rs->ev_off_block);
-	for (size_t ev = 0; ev < n; ev++)
-		store_put_off(rs, ev, b->off[ev]);
-	free(b->off);
+	if (!rs->ev_off_lo && !rs->ev_off_wide) {
+		rs->ev_off_lo = xmalloc(sizeof *rs->ev_off_lo);
+		rs->ev_off_block = xcalloc(1, sizeof *rs->ev_off_block);
+	}
 	if (!rs->long_durs)
 		rs->long_durs = xmalloc(sizeof *rs->long_durs);
 	drop_dangling_flows(b);
@@ -965,8 +982,29 @@ static void reserve_events(struct bld *b)
 	b->dur = xmalloc(n * sizeof *b->dur);
 	b->name = xmalloc(n * sizeof *b->name);
 	b->kind = xmalloc(n * sizeof *b->kind);
-	b->off = xmalloc(n * sizeof *b->off);
 	b->cap = n;
+	/* the offsets go straight into the store's columns (n_ev is the bound until the end) */
+	b->rs->n_ev = n;
+	b->rs->ev_off_lo = xmalloc(n * sizeof *b->rs->ev_off_lo);
+	b->rs->ev_off_block = xcalloc((n >> STORE_OFF_SHIFT) + 1, sizeof *b->rs->ev_off_block);
+}
+
+/* Each table's base offset: the tables' rowids laid end to end in the order they are read. */
+static void table_bases(struct bld *b)
+{
+	uint64_t next = 0;
+	for (int src = SRC_PYTORCH_API; src < SRC_COUNT; src++) {
+		b->rs->trace.db_base[src] = next;
+		if (!table_exists(b->h, src_table[src]))
+			continue;
+		char *sql = sqlite3_mprintf("SELECT max(rowid) FROM \"%w\"", src_table[src]);
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(b->h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_int64(st, 0) > 0)
+			next += (uint64_t)sqlite3_column_int64(st, 0) + 1;
+		sqlite3_finalize(st);
+		sqlite3_free(sql);
+	}
 }
 
 static void read_schema_version(struct bld *b)
@@ -1040,6 +1078,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 			     " PRAGMA query_only=1",
 			     NULL, NULL, NULL);
 	}
+	table_bases(&b);
 	reserve_events(&b);
 	read_pytorch_api(&b);
 	read_cann_api(&b);
@@ -1849,9 +1888,9 @@ static int read_row(const struct rank_store *rs, uint64_t off,
 		    void (*emit)(void *ctx, const char *key, const char *val, bool number), void *ctx,
 		    struct sbuf *err)
 {
-	unsigned src = (unsigned)(off >> OFF_SHIFT);
-	int64_t rowid = (int64_t)(off & ((UINT64_C(1) << OFF_SHIFT) - 1));
-	if (!rs->trace.db || src == SRC_NONE || src >= SRC_COUNT) {
+	int64_t rowid;
+	unsigned src = rs->trace.db ? off_src(rs, off, &rowid) : SRC_NONE;
+	if (src == SRC_NONE) {
 		sbuf_adds(err, "not a Db row");
 		return -1;
 	}
@@ -1873,7 +1912,7 @@ static int read_row(const struct rank_store *rs, uint64_t off,
 				       SQLITE_OK;
 			n = sqlite3_column_count(st);
 			char rowbuf[64];
-			db_row_name(off, rowbuf, sizeof rowbuf);
+			db_row_name(rs, off, rowbuf, sizeof rowbuf);
 			emit(ctx, "Db row", rowbuf, false);
 			for (int i = 0; i < n; i++) {
 				const char *col = sqlite3_column_name(st, i);

@@ -9,7 +9,7 @@
  * lanes and events a trace_view.json of the same run gives (Python and CANN host lanes,
  * Ascend Hardware "Stream N", HCCL group and plane lanes, Overlap Analysis, launch flows
  * from connection ids), so the analysis, views and reports are unchanged. An event's
- * offset is its row: the table's code in the top 16 bits, the rowid below. */
+ * offset names its row: its table's base (trace.db_base) plus its rowid. */
 #ifndef ASCPROF_DB_H
 #define ASCPROF_DB_H
 
@@ -92,6 +92,6 @@ int db_element_json(const struct rank_store *rs, uint64_t off, struct sbuf *out)
 /* The row's columns as "column: value" lines; the number of columns, or -1. */
 int db_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out);
 /* "TASK rowid 12" for an event's offset. */
-void db_row_name(uint64_t off, char *buf, size_t size);
+void db_row_name(const struct rank_store *rs, uint64_t off, char *buf, size_t size);
 
 #endif
