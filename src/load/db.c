@@ -247,12 +247,47 @@ struct bld {
 	size_t per_src[SRC_COUNT];
 	int64_t session_lo, session_hi; /* rows outside are another session's; both 0: none */
 	uint32_t last_kind, last_kind_key[3];
+	struct u64map sids;      /* STRING_IDS id -> strtab id, filled as ids are met */
+	sqlite3_stmt *sid_query; /* SELECT value FROM STRING_IDS WHERE id = ? */
 	uint32_t last_host_lane;
 	int64_t last_gtid;
 	uint32_t last_host_process;
 };
 
 static uint32_t bld_str(struct bld *b, const char *s) { return strtab_intern_cstr(b->rs->strs, s ? s : ""); }
+
+static const char *col_text(sqlite3_stmt *st, int c)
+{
+	const unsigned char *t = sqlite3_column_text(st, c);
+	return t ? (const char *)t : "";
+}
+
+/* The name behind a STRING_IDS id in column c (resolved once per id: names repeat on
+ * almost every row), or a TEXT column as written; "" for NULL or an unknown id. */
+static uint32_t sid(struct bld *b, sqlite3_stmt *st, int c)
+{
+	int type = sqlite3_column_type(st, c);
+	if (type == SQLITE_NULL)
+		return bld_str(b, "");
+	if (type != SQLITE_INTEGER)
+		return bld_str(b, col_text(st, c));
+	int64_t id = sqlite3_column_int64(st, c);
+	bool found;
+	uint32_t *slot = u64map_slot(&b->sids, (uint64_t)id, &found);
+	if (found)
+		return *slot;
+	uint32_t v = 0;
+	if (b->sid_query) {
+		sqlite3_reset(b->sid_query);
+		sqlite3_bind_int64(b->sid_query, 1, id);
+		v = bld_str(b, sqlite3_step(b->sid_query) == SQLITE_ROW ? col_text(b->sid_query, 0) : "");
+	} else {
+		v = bld_str(b, "");
+	}
+	/* the map may have grown while interning: look the slot up again */
+	*u64map_slot(&b->sids, (uint64_t)id, &found) = v;
+	return v;
+}
 
 static uint32_t bld_lane(struct bld *b, const char *pid, const char *tid, uint32_t process,
 			 const char *thread, int64_t psort, int64_t tsort)
@@ -447,11 +482,6 @@ static bool q_step(struct bld *b, struct q *q)
 	return false;
 }
 
-static const char *col_text(sqlite3_stmt *st, int c)
-{
-	const unsigned char *t = sqlite3_column_text(st, c);
-	return t ? (const char *)t : "";
-}
 
 /* Start and end of a row (columns 1 and 2 of every event query). */
 /* Start and end of a row (columns 1 and 2 of every event query). bad counts rows without
@@ -498,7 +528,6 @@ static void read_session(struct bld *b)
 	sqlite3_finalize(st);
 }
 
-#define STR_JOIN(alias, col) " LEFT JOIN STRING_IDS " alias " ON " alias ".id = m." col
 
 /* The host lane of a row's globalTid (the process id in the high 32 bits, the thread's
  * below), in process `process` whose pid text starts with prefix. */
@@ -524,13 +553,12 @@ static uint32_t host_lane(struct bld *b, sqlite3_stmt *st, int col, const char *
 static void read_pytorch_api(struct bld *b)
 {
 	static const struct want w[] = {
-		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"s.value", false},
+		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"name", false},
 		{"e.name", false}, {"connectionId", false},
 	};
 	struct q q;
 	bool has_enum = table_exists(b->h, "ENUM_API_TYPE");
-	char *extra = xasprintf("%s%s", STR_JOIN("s", "name"),
-				has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
+	char *extra = xasprintf("%s", has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
 	struct want ww[6];
 	memcpy(ww, w, sizeof ww);
 	if (!has_enum)
@@ -580,7 +608,8 @@ static void read_pytorch_api(struct bld *b)
 		if (!row_times(b, &q, &start, &end, bad))
 			continue;
 		uint32_t lane = host_lane(b, q.st, 3, "", b->s_python, 0);
-		const char *name = col_text(q.st, 4), *type = col_text(q.st, 5);
+		uint32_t name_id = sid(b, q.st, 4);
+		const char *name = store_str(b->rs, name_id), *type = col_text(q.st, 5);
 		uint32_t cat, flow_cat = 0;
 		enum flow_ph ph = FLOW_START;
 		if (!strcmp(type, "op")) {
@@ -598,7 +627,7 @@ static void read_pytorch_api(struct bld *b)
 		} else {
 			cat = bld_str(b, type);
 		}
-		bld_event(b, start, end, bld_str(b, name), bld_kind(b, lane, cat, 0), SRC_PYTORCH_API,
+		bld_event(b, start, end, name_id, bld_kind(b, lane, cat, 0), SRC_PYTORCH_API,
 			  sqlite3_column_int64(q.st, 0));
 		int64_t key;
 		if (!flow_cat || !col_i64(q.st, 6, &key))
@@ -647,11 +676,10 @@ static void read_cann_api(struct bld *b)
 {
 	bool has_enum = table_exists(b->h, "ENUM_API_TYPE");
 	struct want w[] = {
-		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"s.value", false},
+		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"name", false},
 		{has_enum ? "e.name" : "CAST(m.type AS TEXT)", false}, {"connectionId", false},
 	};
-	char *extra = xasprintf("%s%s", STR_JOIN("s", "name"),
-				has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
+	char *extra = xasprintf("%s", has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
 	struct q q;
 	bool ok = q_open(b, &q, "CANN_API", w, 6, extra, true);
 	free(extra);
@@ -666,7 +694,7 @@ static void read_cann_api(struct bld *b)
 		/* the CANN process is its own lane group beside Python's: same thread ids */
 		uint32_t lane = host_lane(b, q.st, 3, "CANN ", b->s_cann, 7);
 		sbuf_reset(&nm);
-		sbuf_addf(&nm, "%s@%s", cann_level(col_text(q.st, 5)), col_text(q.st, 4));
+		sbuf_addf(&nm, "%s@%s", cann_level(col_text(q.st, 5)), store_str(b->rs, sid(b, q.st, 4)));
 		bld_event(b, start, end, bld_str(b, sbuf_str(&nm)), bld_kind(b, lane, 0, 0), SRC_CANN_API,
 			  sqlite3_column_int64(q.st, 0));
 		int64_t cid;
@@ -686,17 +714,13 @@ static void read_task(struct bld *b)
 	bool envelope = table_exists(b->h, "COMMUNICATION_OP") && table_exists(b->h, "COMMUNICATION_TASK_INFO");
 	struct want w[] = {
 		{"startNs", true}, {"endNs", true}, {"streamId", true}, {"connectionId", false},
-		{"s.value", false}, {compute ? "cn.value" : "NULL", false},
-		{compute ? "ct.value" : "NULL", false},
+		{"taskType", false}, {compute ? "c.name" : "NULL", false},
+		{compute ? "c.taskType" : "NULL", false},
 		{envelope ? "(c.globalTaskId IS NULL AND ci.globalTaskId IS NULL AND o.connectionId IS NOT NULL)"
 			  : "0", false},
 		{envelope ? "(ci.globalTaskId IS NOT NULL)" : "0", false},
 	};
-	char *extra = xasprintf("%s%s%s", STR_JOIN("s", "taskType"),
-				compute ? " LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = m.globalTaskId"
-					  " LEFT JOIN STRING_IDS cn ON cn.id = c.name"
-					  " LEFT JOIN STRING_IDS ct ON ct.id = c.taskType"
-					: "",
+	char *extra = xasprintf("%s%s", compute ? " LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = m.globalTaskId" : "",
 				envelope ? " LEFT JOIN COMMUNICATION_TASK_INFO ci ON ci.globalTaskId = m.globalTaskId"
 					   " LEFT JOIN (SELECT DISTINCT connectionId FROM COMMUNICATION_OP) o"
 					   " ON o.connectionId = m.connectionId"
@@ -734,9 +758,10 @@ static void read_task(struct bld *b)
 			last_stream_lane = bld_lane(b, "Ascend Hardware", tid, b->s_hw, thread, 13, stream);
 			last_stream = stream;
 		}
-		const char *type = col_text(q.st, 5), *cname = col_text(q.st, 6), *ctype = col_text(q.st, 7);
-		uint32_t name = bld_str(b, *cname ? cname : type);
-		uint32_t tt = bld_str(b, *ctype ? ctype : type);
+		/* names through STRING_IDS; a task without compute info is named by its type */
+		uint32_t type = sid(b, q.st, 5), cname = sid(b, q.st, 6), ctype = sid(b, q.st, 7);
+		uint32_t name = *store_str(b->rs, cname) ? cname : type;
+		uint32_t tt = *store_str(b->rs, ctype) ? ctype : type;
 		bld_event(b, start, end, name, bld_kind(b, last_stream_lane, 0, tt), SRC_TASK,
 			  sqlite3_column_int64(q.st, 0));
 		int64_t cid;
@@ -764,22 +789,22 @@ static uint32_t group_index(struct bld *b, uint32_t group)
 static void read_comm(struct bld *b)
 {
 	struct want w[] = {
-		{"startNs", true}, {"endNs", true}, {"s.value", false}, {"g.value", false},
+		{"startNs", true}, {"endNs", true}, {"opName", false}, {"groupName", false},
 		{"connectionId", false},
 	};
 	struct q q;
-	if (q_open(b, &q, "COMMUNICATION_OP", w, 5, STR_JOIN("s", "opName") STR_JOIN("g", "groupName"), true)) {
+	if (q_open(b, &q, "COMMUNICATION_OP", w, 5, NULL, true)) {
 		size_t bad[2] = {0, 0};
 		char tid[32], thread[48];
 		while (q_step(b, &q)) {
 			int64_t start, end;
 			if (!row_times(b, &q, &start, &end, bad))
 				continue;
-			uint32_t gi = group_index(b, bld_str(b, col_text(q.st, 4)));
+			uint32_t gi = group_index(b, sid(b, q.st, 4));
 			snprintf(tid, sizeof tid, "%" PRIu32, gi * 1000);
 			snprintf(thread, sizeof thread, "Group %" PRIu32 " Communication", gi);
 			uint32_t lane = bld_lane(b, "HCCL", tid, b->s_hccl, thread, 15, gi * 1000);
-			bld_event(b, start, end, bld_str(b, col_text(q.st, 3)), bld_kind(b, lane, 0, 0),
+			bld_event(b, start, end, sid(b, q.st, 3), bld_kind(b, lane, 0, 0),
 				  SRC_COMM_OP, sqlite3_column_int64(q.st, 0));
 			int64_t cid;
 			if (col_i64(q.st, 5, &cid)) {
@@ -793,11 +818,11 @@ static void read_comm(struct bld *b)
 	if (!table_exists(b->h, "TASK"))
 		return;
 	struct want wt[] = {
-		{"t.startNs", true}, {"t.endNs", true}, {"planeId", true}, {"s.value", false},
-		{"g.value", false},
+		{"t.startNs", true}, {"t.endNs", true}, {"planeId", true}, {"taskType", false},
+		{"groupName", false},
 	};
 	if (!q_open(b, &q, "COMMUNICATION_TASK_INFO", wt, 5,
-		    "JOIN TASK t ON t.globalTaskId = m.globalTaskId" STR_JOIN("s", "taskType") STR_JOIN("g", "groupName"),
+		    "JOIN TASK t ON t.globalTaskId = m.globalTaskId",
 		    true))
 		return;
 	size_t bad[2] = {0, 0};
@@ -808,12 +833,12 @@ static void read_comm(struct bld *b)
 			continue;
 		if (!col_i64(q.st, 3, &plane) || plane < 0 || plane > 999)
 			plane = 999;
-		uint32_t gi = group_index(b, bld_str(b, col_text(q.st, 5)));
+		uint32_t gi = group_index(b, sid(b, q.st, 5));
 		uint32_t t = gi * 1000 + 1 + (uint32_t)plane;
 		snprintf(tid, sizeof tid, "%" PRIu32, t);
 		snprintf(thread, sizeof thread, "Plane %" PRId64, plane);
 		uint32_t lane = bld_lane(b, "HCCL", tid, b->s_hccl, thread, 15, t);
-		bld_event(b, start, end, bld_str(b, col_text(q.st, 4)), bld_kind(b, lane, 0, 0), SRC_COMM_TASK,
+		bld_event(b, start, end, sid(b, q.st, 4), bld_kind(b, lane, 0, 0), SRC_COMM_TASK,
 			  sqlite3_column_int64(q.st, 0));
 	}
 	report_bad(b, "COMMUNICATION_TASK_INFO", bad);
@@ -846,9 +871,9 @@ static void read_overlap(struct bld *b)
 
 static void read_mstx(struct bld *b)
 {
-	struct want w[] = {{"startNs", true}, {"endNs", true}, {"globalTid", false}, {"s.value", false}};
+	struct want w[] = {{"startNs", true}, {"endNs", true}, {"globalTid", false}, {"message", false}};
 	struct q q;
-	if (!q_open(b, &q, "MSTX_EVENTS", w, 4, STR_JOIN("s", "message"), true))
+	if (!q_open(b, &q, "MSTX_EVENTS", w, 4, NULL, true))
 		return;
 	size_t bad[2] = {0, 0};
 	while (q_step(b, &q)) {
@@ -856,7 +881,7 @@ static void read_mstx(struct bld *b)
 		if (!row_times(b, &q, &start, &end, bad))
 			continue;
 		uint32_t lane = host_lane(b, q.st, 3, "", b->s_python, 0);
-		bld_event(b, start, end, bld_str(b, col_text(q.st, 4)), bld_kind(b, lane, b->c_mstx, 0),
+		bld_event(b, start, end, sid(b, q.st, 4), bld_kind(b, lane, b->c_mstx, 0),
 			  SRC_MSTX, sqlite3_column_int64(q.st, 0));
 	}
 	report_bad(b, "MSTX_EVENTS", bad);
@@ -1078,6 +1103,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 			     " PRAGMA query_only=1",
 			     NULL, NULL, NULL);
 	}
+	sqlite3_prepare_v2(b.h, "SELECT value FROM STRING_IDS WHERE id = ?", -1, &b.sid_query, NULL);
 	table_bases(&b);
 	reserve_events(&b);
 	read_pytorch_api(&b);
@@ -1086,7 +1112,9 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	read_comm(&b);
 	read_overlap(&b);
 	read_mstx(&b);
+	sqlite3_finalize(b.sid_query);
 	sqlite3_close(b.h);
+	u64map_free(&b.sids);
 	u64map_free(&b.lane_map);
 	u64map_free(&b.kind_map);
 	u64map_free(&b.attr_map);
