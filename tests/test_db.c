@@ -131,6 +131,23 @@ static void check_real_level(const char *rel)
 		bool pmu = sql_num(h, "SELECT count(*) FROM sqlite_master WHERE name = 'TASK_PMU_INFO'") > 0;
 		assert_int_equal(ra->have[M_PMU_MAC], pmu);
 		sqlite3_close(h);
+		/* --summary's list of tables read: exactly those of the list that the files hold */
+		const char *listed[64];
+		size_t n_listed = db_tables_present(rd->db_path, rd->analysis_db_path, listed, 64);
+		sqlite3 *ev_db = open_ro(rd->db_path), *an_db = open_ro(rd->analysis_db_path);
+		for (size_t i = 0, at = 0; i < db_n_tables_read; i++) {
+			const char *t = db_tables_read[i];
+			bool in_analysis = !strncmp(t, "analysis.db ", 12);
+			char *q = sqlite3_mprintf("SELECT count(*) FROM sqlite_master WHERE name = %Q", in_analysis ? t + 12 : t);
+			bool there = sql_num(in_analysis ? an_db : ev_db, q) > 0;
+			sqlite3_free(q);
+			bool said = at < n_listed && listed[at] == t;
+			if (there != said)
+				fail_msg("%s: table %s is %s but %s", rel, t, there ? "there" : "absent", said ? "listed" : "not listed");
+			at += said;
+		}
+		sqlite3_close(ev_db);
+		sqlite3_close(an_db);
 		/* the exporter's own figures, from analysis.db */
 		assert_non_null(rd->analysis_db_path);
 		sqlite3 *a = open_ro(rd->analysis_db_path);

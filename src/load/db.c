@@ -30,6 +30,9 @@ const char *const db_tables_read[] = {
 };
 const size_t db_n_tables_read = sizeof db_tables_read / sizeof db_tables_read[0];
 
+static sqlite3 *db_open(const char *path, struct diag_list *dl);
+static bool table_exists(sqlite3 *h, const char *table);
+
 /* The schema this reader was written against (META_DATA SCHEMA_VERSION); a newer major is
  * read by column name all the same, and said. */
 #define DB_SCHEMA_MAJOR 1
@@ -53,6 +56,25 @@ static unsigned off_src(const struct rank_store *rs, uint64_t off, int64_t *rowi
 		}
 	*rowid = 0;
 	return SRC_NONE;
+}
+
+size_t db_tables_present(const char *path, const char *analysis_path, const char **out, size_t max)
+{
+	size_t n = 0;
+	struct diag_list dl;
+	diag_init(&dl);
+	sqlite3 *h = path ? db_open(path, &dl) : NULL, *a = analysis_path ? db_open(analysis_path, &dl) : NULL;
+	diag_free(&dl);
+	for (size_t i = 0; i < db_n_tables_read && n < max; i++) {
+		const char *t = db_tables_read[i];
+		bool analysis = !strncmp(t, "analysis.db ", 12);
+		sqlite3 *in = analysis ? a : h;
+		if (in && table_exists(in, analysis ? t + 12 : t))
+			out[n++] = t;
+	}
+	sqlite3_close(h);
+	sqlite3_close(a);
+	return n;
 }
 
 bool db_is_events_name(const char *base)

@@ -27,6 +27,9 @@
 extern const char *const db_tables_read[];
 extern const size_t db_n_tables_read;
 
+/* Which of db_tables_read the two files hold (either may be NULL), into out. */
+size_t db_tables_present(const char *path, const char *analysis_path, const char **out, size_t max);
+
 /* True for a name read as a Db export (ascend_pytorch_profiler*.db, msprof_*.db). */
 bool db_is_events_name(const char *base);
 bool db_is_analysis_name(const char *base);
