@@ -158,6 +158,14 @@ static void check_real_level(const char *rel)
 		assert_int_equal(rd->comm.n_ops, comm_ops);
 		assert_int_equal(rd->comm.n_links, table_rows(a, "CommAnalyzerMatrix"));
 		assert_int_equal(ra->have[M_COMM_WAIT_RATIO], comm_ops > 0);
+		/* an entry's text, for the Comm view's drill-down, is made again from the Db */
+		if (comm_ops) {
+			const struct comm_op *op = &rd->comm.ops[0];
+			struct sbuf text = SBUF_INIT;
+			assert_int_equal(comm_json_entry_text(rd->comm.files[op->file].path, op->off, op->len, 1 << 20, &text), 0);
+			assert_non_null(strstr(sbuf_str(&text), "\"Communication Time Info\""));
+			sbuf_free(&text);
+		}
 		sqlite3_close(a);
 		assert_true(ra->have[M_COMPUTE_US] && ra->have[M_COMM_NOT_OVERLAPPED_US]);
 		if (!tu_close(ra->v[M_COMPUTE_US], computing, 0.02, 0) ||

@@ -1656,19 +1656,20 @@ static void json_num_col(struct sbuf *js, sqlite3_stmt *st, int c)
 	case SQLITE_INTEGER:
 		sbuf_addf(js, "%lld", (long long)sqlite3_column_int64(st, c));
 		return;
-	case SQLITE_FLOAT: {
-		double d = sqlite3_column_double(st, c);
-		if (d == d && d > -1e300 && d < 1e300) {
-			sbuf_addf(js, "%.17g", d);
-			return;
-		}
-		break;
-	}
+	case SQLITE_FLOAT:
 	case SQLITE_TEXT: {
-		double d;
+		double d = sqlite3_column_double(st, c);
 		const char *t = col_text(st, c);
-		if (num_double(t, strlen(t), &d) == NUM_OK && d == d && d > -1e300 && d < 1e300) {
-			sbuf_addf(js, "%.17g", d);
+		if ((sqlite3_column_type(st, c) == SQLITE_FLOAT || num_double(t, strlen(t), &d) == NUM_OK) && d == d &&
+		    d > -1e300 && d < 1e300) {
+			/* the shortest text that reads back as the same double */
+			char b[40];
+			for (int prec = 15; prec <= 17; prec++) {
+				snprintf(b, sizeof b, "%.*g", prec, d);
+				if (strtod(b, NULL) == d)
+					break;
+			}
+			sbuf_adds(js, b);
 			return;
 		}
 		break;
@@ -1886,6 +1887,24 @@ static char *comm_matrix_json(sqlite3 *h, const char *path, struct diag_list *dl
 	sqlite3_finalize(st);
 	sbuf_free(&key);
 	return sbuf_detach(&js);
+}
+
+char *db_comm_json(const char *name)
+{
+	const char *colon = strrchr(name, ':');
+	if (!colon || (strcmp(colon + 1, "CommAnalyzerTime") && strcmp(colon + 1, "CommAnalyzerMatrix")))
+		return NULL;
+	char *path = xstrndup(name, (size_t)(colon - name));
+	struct diag_list dl;
+	diag_init(&dl);
+	sqlite3 *h = db_open(path, &dl);
+	char *js = NULL;
+	if (h)
+		js = !strcmp(colon + 1, "CommAnalyzerTime") ? comm_time_json(h, path, &dl) : comm_matrix_json(h, path, &dl);
+	sqlite3_close(h);
+	diag_free(&dl);
+	free(path);
+	return js;
 }
 
 int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl)

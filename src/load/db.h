@@ -89,6 +89,10 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
  * receive the JSON texts (owned by the caller). 0 when anything was read. */
 int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl);
 
+/* The JSON text db_comm_load read for "<analysis.db>:CommAnalyzerTime" (or ...Matrix),
+ * made again from the file for drill-down; NULL for any other name. Owned by the caller. */
+char *db_comm_json(const char *name);
+
 /* The row behind event ev of a Db store as a JSON object ({"name", "ts", "dur", "args":
  * {column: value ...}}), read again from the file; 0, or -1 with a message in out. */
 int db_element_json(const struct rank_store *rs, uint64_t off, struct sbuf *out);
