@@ -302,11 +302,7 @@ static void test_generated(void **state)
 	assert_int_equal(ca->links[0].n_items, 6);
 
 	/* the report names the slow link and draws it in the heatmap */
-	char *path = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&path, &len);
-	report_print_text(an, f);
-	fclose(f);
+	char *path = tu_report_text(an);
 	assert_non_null(strstr(path, "== communication: communication.json and communication_matrix.json =="));
 	assert_non_null(strstr(path, " 0 -> 1 HCCS "));
 	assert_non_null(strstr(path, "          0 L"));

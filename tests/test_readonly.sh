@@ -103,5 +103,36 @@ for pair in "--report --summary" "--summary --report" "-s -r"; do
   fi
 done
 
+# Db exports: SQLite opened read-only and immutable creates no journal, WAL, shm or lock
+# file, also where it could not (a directory without write permission), and changes no
+# byte. A generated Db capture (--export db, hostile names) and, when ../shared is there,
+# a copy of the real torch_npu Db fixture are made read-only and read by every mode; the
+# drawer reads an event's row again.
+db_modes() { # name
+  chmod -R a-w "$cap"
+  fingerprint >"$tmp/before"
+  run "$1 report" --report
+  run "$1 report --json" --report --json
+  run "$1 summary" --summary
+  run "$1 summary --json" --summary --json
+  grep -q '"kind": "db"' "$tmp/out" || { echo "FAIL: $1 was not read as Db"; fail=$((fail + 1)); }
+  run "$1 scripted explorer" --script "$tmp/keys" --size 120x40
+  run "$1 scripted explorer through curses" --script "$tmp/keys" --size 120x40 --term-out "$tmp/raw"
+  grep -q 'Db row' "$tmp/dump.2" || { echo "FAIL: $1: the drawer did not show the Db row"; fail=$((fail + 1)); }
+  chmod -R u+w "$cap"
+}
+cap=$tmp/gendb
+"$gen" --out "$cap" --ranks 2 --ops 8 --steps 3 --prefill 1 --hostile --chinese --export db >/dev/null || exit 1
+db_modes "generated Db"
+shared=${ASCPROF_SHARED:-../shared}
+real=$shared/fixtures-real/msinsight/test/data/pytorch/db/level1
+if [ -d "$real" ]; then
+  cap=$tmp/dbcap
+  cp -R "$real" "$cap" || exit 1
+  db_modes "real Db"
+else
+  echo "(no $real: the real Db fixture not checked)"
+fi
+
 echo "read-only: $((runs - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -4,6 +4,7 @@
 
 #include "analysis.h"
 #include "capture.h"
+#include "report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -293,4 +294,15 @@ void tu_capture_free(struct tu_capture *c)
 	tu_rmtree(parent);
 	free(parent);
 	free(c->dir);
+}
+
+char *tu_report_text(const struct analysis *an)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	report_print_text(an, f);
+	fclose(f);
+	return text;
 }

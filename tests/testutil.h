@@ -64,6 +64,9 @@ struct tu_capture {
 void tu_capture_load(struct tu_capture *c, const char *args, bool analyse);
 /* Frees it and removes its temp dir. */
 void tu_capture_free(struct tu_capture *c);
+/* report_print_text of an analysis, as an owned string. */
+struct analysis;
+char *tu_report_text(const struct analysis *an);
 /* |a - b| <= tol * |b| (relative), with an absolute floor. */
 bool tu_close(double a, double b, double rel_tol, double abs_tol);
 

@@ -146,10 +146,11 @@ static int trace_paths(const char *dir, char paths[][4096], int max)
 	return n;
 }
 
-static int ensure_capture(const char *gen, const char *data, const struct capture_spec *sp,
+/* db: the same capture as torch_npu's Db export (ascprof-gen --export db), in NAME-db. */
+static int ensure_capture(const char *gen, const char *data, const struct capture_spec *sp, bool db,
 			  char *dir, size_t dir_size)
 {
-	snprintf(dir, dir_size, "%s/%s", data, sp->name);
+	snprintf(dir, dir_size, "%s/%s%s", data, sp->name, db ? "-db" : "");
 	char stamp[4200];
 	snprintf(stamp, sizeof stamp, "%s/.bench-complete", dir);
 	if (access(stamp, F_OK) == 0)
@@ -165,7 +166,7 @@ static int ensure_capture(const char *gen, const char *data, const struct captur
 	snprintf(ranks, sizeof ranks, "%d", sp->ranks);
 	snprintf(bytes, sizeof bytes, "%llu", sp->bytes_per_rank);
 	char *argv[] = {(char *)gen, "--out", dir, "--ranks", ranks, "--seed", "11",
-			"--target-bytes", bytes, NULL};
+			"--target-bytes", bytes, db ? "--export" : NULL, "db", NULL};
 	if (run_quiet(argv) != 0) {
 		fprintf(stderr, "bench: %s failed for %s\n", gen, dir);
 		return -1;
@@ -313,6 +314,57 @@ static const char bench_script[] =
 	"s s S c p\n"
 	"4 5 6 1\n";
 
+/* The same capture as a Db export, beside the text figures: time to the full index, the
+ * report, and peak memory against the text trace's bytes (the target is the same). */
+static void db_bench(const char *gen, const char *tui, const char *data, const struct capture_spec *sp,
+		     const char *script, const char *out_path, int runs, unsigned long long text_bytes,
+		     double text_indexed_ms, double text_anon_mb)
+{
+	char dir[4096];
+	if (ensure_capture(gen, data, sp, true, dir, sizeof dir) != 0)
+		return;
+	static char paths[64][4096];
+	int np = trace_paths(dir, paths, 64);
+	unsigned long long db_bytes = 0;
+	for (int i = 0; i < np; i++) {
+		char *slash = strrchr(paths[i], '/');
+		snprintf(slash + 1, 4096 - (size_t)(slash + 1 - paths[i]), "ascend_pytorch_profiler_%d.db", i);
+		struct stat st;
+		if (stat(paths[i], &st) == 0)
+			db_bytes += (unsigned long long)st.st_size;
+	}
+	double indexed[MAX_RUNS], anon[MAX_RUNS], rss[MAX_RUNS], rep[MAX_RUNS], cpu[MAX_RUNS];
+	int k = 0;
+	for (int r = 0; r < runs; r++) {
+		struct figures f = {0};
+		double w, c, rr, ra;
+		unlink(out_path);
+		char *targv[] = {(char *)tui, "--script", (char *)script, "--size", "200x60", dir, NULL};
+		if (run_measured(targv, out_path, false, &w, &cpu[k], &rr, &ra) != 0)
+			fprintf(stderr, "bench: %s exited with an error on %s\n", tui, dir);
+		read_bench_out(out_path, &f);
+		if (!fig_get(&f, "indexed_ms", &indexed[k]))
+			continue;
+		run_measured(targv, NULL, true, &w, &c, &rss[k], &anon[k]);
+		char *rargv[] = {(char *)tui, "--report", "--json", dir, NULL};
+		run_measured(rargv, NULL, false, &rep[k], &c, &rr, &ra);
+		k++;
+	}
+	if (!k)
+		return;
+	double ix = median(indexed, k) / 1e3, an = median(anon, k);
+	printf("== %s as a Db export (ascprof-gen --export db): %.0f MB of .db for %.0f MB of text trace\n", sp->name,
+	       (double)db_bytes / 1e6, (double)text_bytes / 1e6);
+	printf("  fully indexed         %9.3f s   x%.2f the text capture's\n", ix,
+	       text_indexed_ms > 0 ? ix * 1e3 / text_indexed_ms : 0);
+	printf("  CPU of the whole run  %9.3f s   (one thread reads a Db file; text: as above)\n", median(cpu, k));
+	printf("  full report (--json)  %9.3f s\n", median(rep, k));
+	printf("  peak RSS              %9.0f MB\n", median(rss, k));
+	printf("  peak private          %9.0f MB   %.3f x the text trace's bytes (text: %.0f MB)\n\n", an,
+	       an * 1048576.0 / (double)text_bytes, text_anon_mb);
+	fflush(stdout);
+}
+
 static void usage(FILE *out)
 {
 	fputs("usage: ascprof-bench --tui PATH --gen PATH --data DIR [--runs N] [--quick]\n"
@@ -372,7 +424,7 @@ int main(int argc, char **argv)
 	double index_per_event[3] = {0};
 	for (size_t s = 0; s < n_specs; s++) {
 		char dir[4096];
-		if (ensure_capture(gen, data, &specs[s], dir, sizeof dir) != 0)
+		if (ensure_capture(gen, data, &specs[s], false, dir, sizeof dir) != 0)
 			return 1;
 		static char paths[64][4096];
 		int np = trace_paths(dir, paths, 64);
@@ -471,6 +523,8 @@ int main(int argc, char **argv)
 		printf("\n\n");
 		index_per_event[s] = events ? indexed / events : 0;
 		fflush(stdout);
+		if (s == 1)
+			db_bench(gen, tui, data, &specs[s], script, out_path, runs, bytes, indexed, anon_m);
 	}
 	if (index_per_event[0] > 0)
 		printf("scaling %s -> %s: %.2f x the time per event (1.00 = linear)\n", specs[0].name,

@@ -121,6 +121,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "gen_db.h"
+
 #define US             1000LL /* ns per microsecond */
 #define MS             1000000LL
 #define MAX_RANKS      64
@@ -800,6 +802,7 @@ struct opts {
 	bool comm; /* communication.json and communication_matrix.json */
 	bool demo, self_check, force, check_only;
 	struct shape_opts shape;
+	int export_db; /* --export: 0 text, 1 db (the text replaced), 2 both (gen_db.h) */
 };
 
 /* clang-format off */
@@ -837,6 +840,8 @@ static const char usage_text[] =
 	"                           operator_memory.csv (as profile_memory=True does; --demo has them)\n"
 	"  --no-info                omit profiler_info_<rank>.json\n"
 	"  --no-done                omit ASCEND_PROFILER_OUTPUT/analyse.done\n"
+	"  --export text|db|both    db: torch_npu's Db export (ascend_pytorch_profiler_<rank>.db,\n"
+	"                           analysis.db) instead of the text one; both: beside it\n"
 	"  --raw                    raw capture: FRAMEWORK/ and PROF_*/ with a dummy file,\n"
 	"                           no ASCEND_PROFILER_OUTPUT\n"
 	"  --wrapper                trace as {\"displayTimeUnit\": \"ns\", \"traceEvents\": [...],\n"
@@ -1027,6 +1032,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->memory = true;
 		} else if (!strcmp(a, "--no-info")) {
 			o->no_info = true;
+		} else if (!strcmp(a, "--export")) {
+			const char *v = need_arg(argc, argv, &i);
+			o->export_db = !strcmp(v, "text") ? 0 : !strcmp(v, "db") ? 1 : !strcmp(v, "both") ? 2 : -1;
+			if (o->export_db < 0)
+				usage_error("--export: expected text, db or both, not '%s'", v);
 		} else if (!strcmp(a, "--no-done")) {
 			o->no_done = true;
 		} else if (!strcmp(a, "--raw")) {
@@ -1072,6 +1082,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (!o->out)
 		usage_error("--out DIR is required");
+	if (o->export_db && (o->raw || o->self_check || o->truncate_at))
+		usage_error("--export db|both takes no --raw, --self-check or --truncate-at");
 	if (o->check_only && (others || o->demo || o->force))
 		usage_error("--check takes only --out DIR");
 	if (o->demo) {
@@ -6282,6 +6294,12 @@ int main(int argc, char **argv)
 	for (int r = 0; r < o.ranks; r++)
 		write_rank(&G, &G.rk[r], &ro[r]);
 	write_truth(&G, ro);
+	for (int r = 0; r < o.ranks && o.export_db; r++) {
+		char wd[4096];
+		path_join(wd, sizeof wd, o.out, G.rk[r].dir);
+		if (gen_db_export(wd, G.rk[r].r, o.export_db == 2) != 0)
+			die("the Db export of rank %d failed", r);
+	}
 	if (o.target_bytes && !o.raw) {
 		uint64_t mx = 0;
 		for (int r = 0; r < o.ranks; r++)

@@ -318,13 +318,28 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 			attach_csv(dl, job->rd, job->table, &cap_csvs);
 	}
 	free(pool.jobs);
-	/* a Db rank's step table is analysis.db's StepTraceTime, in the text export's form */
+	/* a Db rank's tables: analysis.db's StepTraceTime and the memory tables, in the text
+	 * export's form */
 	for (size_t r = 0; r < cap->n_ranks && !atomic_load(&cap->cancel); r++) {
 		struct rank_data *rd = &cap->ranks[r];
-		if (!rd->analysis_db_path)
+		if (!rd->db_path)
 			continue;
-		struct csv_table *t = db_step_trace_table(rd->analysis_db_path, &rd->db_csv_buf, dl);
-		if (t) {
+		rd->db_csv_bufs = xcalloc(db_n_csv_specs + 1, sizeof *rd->db_csv_bufs);
+		struct csv_table *kernels = db_kernel_table(rd->db_path, &rd->db_csv_bufs[0], dl);
+		if (kernels) {
+			rd->n_db_csv_bufs++;
+			size_t have = rd->n_csvs;
+			attach_csv(dl, rd, kernels, &have);
+		}
+		for (size_t i = 0; i < db_n_csv_specs; i++) {
+			const struct db_csv_spec *spec = &db_csv_specs[i];
+			const char *path = spec->in_analysis ? rd->analysis_db_path : rd->db_path;
+			if (!path)
+				continue;
+			struct csv_table *t = db_csv_table(path, spec, &rd->db_csv_bufs[rd->n_db_csv_bufs], dl);
+			if (!t)
+				continue;
+			rd->n_db_csv_bufs++;
 			size_t have = rd->n_csvs;
 			attach_csv(dl, rd, t, &have);
 		}
@@ -447,6 +462,12 @@ static void load_comm(struct capture *cap, struct diag_list *dl)
 			if ((f->role == ROLE_COMM || f->role == ROLE_COMM_MATRIX) && !rd->db_path)
 				comm_json_load(&rd->comm, f->path, rd->plan->rank, dl);
 		}
+		/* a Db rank's: analysis.db's CommAnalyzer tables */
+		if (rd->db_path && rd->analysis_db_path) {
+			rd->db_csv_bufs = xrealloc(rd->db_csv_bufs, (rd->n_db_csv_bufs + 2) * sizeof *rd->db_csv_bufs);
+			db_comm_load(&rd->comm, rd->analysis_db_path, rd->plan->rank, &rd->db_csv_bufs[rd->n_db_csv_bufs], dl);
+			rd->n_db_csv_bufs += 2;
+		}
 	}
 	for (size_t i = 0; i < cap->plan.n_cluster_files; i++)
 		comm_json_load(&cap->cluster_comm, cap->plan.cluster_files[i].path, -1, dl);
@@ -555,7 +576,9 @@ void capture_free(struct capture *cap)
 		for (size_t k = 0; k < rd->n_csvs; k++)
 			csvt_free(rd->csvs[k]);
 		free(rd->csvs);
-		free(rd->db_csv_buf);
+		for (size_t k = 0; k < rd->n_db_csv_bufs; k++)
+			free(rd->db_csv_bufs[k]);
+		free(rd->db_csv_bufs);
 		comm_data_free(&rd->comm);
 	}
 	comm_data_free(&cap->cluster_comm);

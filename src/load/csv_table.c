@@ -546,6 +546,7 @@ static void parse_run_main(void *arg)
 	struct csv_table *t = xcalloc(1, sizeof *t);
 	r->ps.t = t;
 	t->path = xstrdup(name);
+	t->data_fd = -1;
 	t->file_size = len;
 	t->strs = strtab_new();
 	for (int c = 0; c < CSV_COL_COUNT; c++)
@@ -849,10 +850,36 @@ struct csv_table *csvt_load_limited(const char *path, uint64_t max_bytes, const 
 	return t;
 }
 
+struct csv_table *csvt_load_fd(int fd, const char *name, struct diag_list *dl)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size == 0) {
+		close(fd);
+		diag_add(dl, DIAG_WARN, name, 0, -1, "empty table; skipped");
+		return NULL;
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		close(fd);
+		diag_add(dl, DIAG_WARN, name, 0, -1, "cannot map: %s; skipped", strerror(errno));
+		return NULL;
+	}
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	struct csv_table *t = parse_bytes(name, map, (size_t)st.st_size, dl);
+	munmap(map, (size_t)st.st_size);
+	if (t)
+		t->data_fd = fd;
+	else
+		close(fd);
+	return t;
+}
+
 void csvt_free(struct csv_table *t)
 {
 	if (!t)
 		return;
+	if (t->data_fd >= 0)
+		close(t->data_fd);
 	for (size_t i = 0; i < t->ncols; i++)
 		free(t->headers[i]);
 	free(t->headers);
@@ -1060,12 +1087,13 @@ int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out)
 			return -1;
 		src = t->mem + start;
 	} else {
-		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		int fd = t->data_fd >= 0 && !part ? t->data_fd : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0)
 			return -1;
 		buf = xmalloc(len);
 		ssize_t n = pread(fd, buf, len, (off_t)start);
-		close(fd);
+		if (fd != t->data_fd)
+			close(fd);
 		if (n < 0 || (size_t)n != len) {
 			free(buf);
 			return -1;

@@ -69,6 +69,7 @@ struct csv_table {
 	bool bom, crlf, gbk;
 	size_t ragged_rows, excel_numbers, bad_numbers;
 	const char *mem; /* borrowed buffer for csvt_load_buffer, else NULL */
+	int data_fd;     /* owned, for csvt_load_fd: cells are read again from it; else -1 */
 	size_t mem_len;
 	char *mem_owned; /* a UTF-16 file converted to UTF-8 (then mem), owned; else NULL */
 	/* A table read from several files (msprof's op_summary_slice_0_*.csv, _slice_1_ ...)
@@ -98,6 +99,10 @@ struct csv_table *csvt_load_map(const char *path, int fd, const char *map, size_
 /* The same over bytes in memory; `name` labels messages; buf is borrowed. */
 struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len,
 				   struct diag_list *dl);
+/* The same over an open file (a temporary one: a table made from a Db), which the table
+ * keeps (and closes when freed) to read cells again; `name` labels it. NULL (fd closed)
+ * when nothing could be read. */
+struct csv_table *csvt_load_fd(int fd, const char *name, struct diag_list *dl);
 void csvt_free(struct csv_table *t);
 /* Appends src's rows to dst when both have the same header (slices of one table); src is
  * consumed on success. False, with both untouched, when the headers differ. */

@@ -6,24 +6,32 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lanes.h"
+#include "num.h"
 #include "u64map.h"
 #include "xalloc.h"
 
 const char *const db_tables_read[] = {
 	"STRING_IDS", "ENUM_API_TYPE", "ENUM_HCCL_DATA_TYPE", "META_DATA", "PYTORCH_API",
 	"CONNECTION_IDS", "CANN_API", "TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP",
-	"COMMUNICATION_TASK_INFO", "OVERLAP_ANALYSIS", "MSTX_EVENTS", "analysis.db StepTraceTime",
+	"COMMUNICATION_TASK_INFO", "OVERLAP_ANALYSIS", "MSTX_EVENTS", "SESSION_TIME_INFO", "MEMORY_RECORD",
+	"OP_MEMORY", "NPU_MODULE_MEM", "NPU_MEM", "ENUM_MODULE", "TASK_PMU_INFO", "analysis.db StepTraceTime",
+	"analysis.db CommAnalyzerTime", "analysis.db CommAnalyzerBandwidth", "analysis.db CommAnalyzerMatrix",
 };
 const size_t db_n_tables_read = sizeof db_tables_read / sizeof db_tables_read[0];
+
+static sqlite3 *db_open(const char *path, struct diag_list *dl);
+static bool table_exists(sqlite3 *h, const char *table);
 
 /* The schema this reader was written against (META_DATA SCHEMA_VERSION); a newer major is
  * read by column name all the same, and said. */
@@ -36,8 +44,38 @@ static const char *const src_table[SRC_COUNT] = {
 	"", "PYTORCH_API", "CANN_API", "TASK", "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO",
 	"OVERLAP_ANALYSIS", "MSTX_EVENTS",
 };
-#define OFF_SHIFT 48
-#define ROW_OFF(src, rowid) (((uint64_t)(src) << OFF_SHIFT) | ((uint64_t)(rowid) & ((UINT64_C(1) << OFF_SHIFT) - 1)))
+/* An event's offset is its table's base (trace.db_base, the rowids of the tables before it
+ * laid end to end, in the order they are read) plus its rowid: offsets rise with the
+ * event index, so the store keeps them in 32 bits over block bases. */
+static unsigned off_src(const struct rank_store *rs, uint64_t off, int64_t *rowid)
+{
+	for (unsigned src = SRC_COUNT - 1; src > SRC_NONE; src--)
+		if (rs->trace.db_base[src] <= off) {
+			*rowid = (int64_t)(off - rs->trace.db_base[src]);
+			return src;
+		}
+	*rowid = 0;
+	return SRC_NONE;
+}
+
+size_t db_tables_present(const char *path, const char *analysis_path, const char **out, size_t max)
+{
+	size_t n = 0;
+	struct diag_list dl;
+	diag_init(&dl);
+	sqlite3 *h = path ? db_open(path, &dl) : NULL, *a = analysis_path ? db_open(analysis_path, &dl) : NULL;
+	diag_free(&dl);
+	for (size_t i = 0; i < db_n_tables_read && n < max; i++) {
+		const char *t = db_tables_read[i];
+		bool analysis = !strncmp(t, "analysis.db ", 12);
+		sqlite3 *in = analysis ? a : h;
+		if (in && table_exists(in, analysis ? t + 12 : t))
+			out[n++] = t;
+	}
+	sqlite3_close(h);
+	sqlite3_close(a);
+	return n;
+}
 
 bool db_is_events_name(const char *base)
 {
@@ -46,11 +84,11 @@ bool db_is_events_name(const char *base)
 
 bool db_is_analysis_name(const char *base) { return !strcmp(base, "analysis.db"); }
 
-void db_row_name(uint64_t off, char *buf, size_t size)
+void db_row_name(const struct rank_store *rs, uint64_t off, char *buf, size_t size)
 {
-	unsigned src = (unsigned)(off >> OFF_SHIFT);
-	snprintf(buf, size, "%s rowid %" PRIu64, src < SRC_COUNT ? src_table[src] : "?",
-		 off & ((UINT64_C(1) << OFF_SHIFT) - 1));
+	int64_t rowid;
+	unsigned src = off_src(rs, off, &rowid);
+	snprintf(buf, size, "%s rowid %" PRId64, src_table[src], rowid);
 }
 
 /* ---- opening ------------------------------------------------------------------------ */
@@ -220,7 +258,6 @@ struct bld {
 	sqlite3 *h;
 	int64_t *ts;
 	uint32_t *dur, *name, *kind;
-	uint64_t *off;
 	size_t n, cap;
 	size_t cap_long, cap_lanes, cap_kinds, cap_attrs, cap_flows;
 	struct u64map lane_map, kind_map, attr_map;
@@ -230,11 +267,49 @@ struct bld {
 	uint32_t groups[64]; /* HCCL group names in order of appearance */
 	size_t n_groups;
 	size_t per_src[SRC_COUNT];
-	bool text_ts_seen;
 	int64_t session_lo, session_hi; /* rows outside are another session's; both 0: none */
+	uint32_t last_kind, last_kind_key[3];
+	struct u64map sids;      /* STRING_IDS id -> strtab id, filled as ids are met */
+	sqlite3_stmt *sid_query; /* SELECT value FROM STRING_IDS WHERE id = ? */
+	uint32_t last_host_lane;
+	int64_t last_gtid;
+	uint32_t last_host_process;
 };
 
 static uint32_t bld_str(struct bld *b, const char *s) { return strtab_intern_cstr(b->rs->strs, s ? s : ""); }
+
+static const char *col_text(sqlite3_stmt *st, int c)
+{
+	const unsigned char *t = sqlite3_column_text(st, c);
+	return t ? (const char *)t : "";
+}
+
+/* The name behind a STRING_IDS id in column c (resolved once per id: names repeat on
+ * almost every row), or a TEXT column as written; "" for NULL or an unknown id. */
+static uint32_t sid(struct bld *b, sqlite3_stmt *st, int c)
+{
+	int type = sqlite3_column_type(st, c);
+	if (type == SQLITE_NULL)
+		return bld_str(b, "");
+	if (type != SQLITE_INTEGER)
+		return bld_str(b, col_text(st, c));
+	int64_t id = sqlite3_column_int64(st, c);
+	bool found;
+	uint32_t *slot = u64map_slot(&b->sids, (uint64_t)id, &found);
+	if (found)
+		return *slot;
+	uint32_t v = 0;
+	if (b->sid_query) {
+		sqlite3_reset(b->sid_query);
+		sqlite3_bind_int64(b->sid_query, 1, id);
+		v = bld_str(b, sqlite3_step(b->sid_query) == SQLITE_ROW ? col_text(b->sid_query, 0) : "");
+	} else {
+		v = bld_str(b, "");
+	}
+	/* the map may have grown while interning: look the slot up again */
+	*u64map_slot(&b->sids, (uint64_t)id, &found) = v;
+	return v;
+}
 
 static uint32_t bld_lane(struct bld *b, const char *pid, const char *tid, uint32_t process,
 			 const char *thread, int64_t psort, int64_t tsort)
@@ -264,6 +339,13 @@ static uint32_t bld_lane(struct bld *b, const char *pid, const char *tid, uint32
 static uint32_t bld_kind(struct bld *b, uint32_t lane, uint32_t cat, uint32_t task_type)
 {
 	struct rank_store *rs = b->rs;
+	/* consecutive rows mostly share a lane and attributes */
+	if (b->last_kind != UINT32_MAX && b->last_kind_key[0] == lane && b->last_kind_key[1] == cat &&
+	    b->last_kind_key[2] == task_type)
+		return b->last_kind;
+	b->last_kind_key[0] = lane;
+	b->last_kind_key[1] = cat;
+	b->last_kind_key[2] = task_type;
 	bool found;
 	uint32_t *slot = u64map_slot(&b->attr_map, ((uint64_t)cat << 32) | task_type, &found);
 	if (!found) {
@@ -278,22 +360,30 @@ static uint32_t bld_kind(struct bld *b, uint32_t lane, uint32_t cat, uint32_t ta
 		rs->kinds[rs->n_kinds] = (struct ev_kind){lane, attr};
 		*slot = (uint32_t)rs->n_kinds++;
 	}
-	return *slot;
+	return b->last_kind = *slot;
 }
 
 static void bld_event(struct bld *b, int64_t start, int64_t end, uint32_t name, uint32_t kind,
 		      enum db_src src, int64_t rowid)
 {
+	struct rank_store *rs = b->rs;
 	if (b->n == b->cap) {
+		/* more rows than counted (or no count): grow, the offsets' columns too */
 		size_t c = b->cap;
 		xgrow(&b->ts, &c, b->n + 1, sizeof *b->ts);
 		c = b->cap;
 		xgrow(&b->dur, &c, b->n + 1, sizeof *b->dur);
 		c = b->cap;
 		xgrow(&b->name, &c, b->n + 1, sizeof *b->name);
-		c = b->cap;
-		xgrow(&b->kind, &c, b->n + 1, sizeof *b->kind);
-		xgrow(&b->off, &b->cap, b->n + 1, sizeof *b->off);
+		xgrow(&b->kind, &b->cap, b->n + 1, sizeof *b->kind);
+		rs->n_ev = b->cap;
+		if (rs->ev_off_wide) {
+			rs->ev_off_wide = xrealloc(rs->ev_off_wide, b->cap * sizeof *rs->ev_off_wide);
+		} else {
+			rs->ev_off_lo = xrealloc(rs->ev_off_lo, b->cap * sizeof *rs->ev_off_lo);
+			rs->ev_off_block = xrealloc(rs->ev_off_block,
+						    ((b->cap >> STORE_OFF_SHIFT) + 1) * sizeof *rs->ev_off_block);
+		}
 	}
 	int64_t d = end >= start ? end - start : 0;
 	b->ts[b->n] = start;
@@ -306,7 +396,7 @@ static void bld_event(struct bld *b, int64_t start, int64_t end, uint32_t name, 
 	}
 	b->name[b->n] = name;
 	b->kind[b->n] = kind;
-	b->off[b->n] = ROW_OFF(src, rowid);
+	store_put_off(rs, b->n, rs->trace.db_base[src] + (uint64_t)rowid);
 	b->n++;
 	b->per_src[src]++;
 }
@@ -414,19 +504,12 @@ static bool q_step(struct bld *b, struct q *q)
 	return false;
 }
 
-static const char *col_text(sqlite3_stmt *st, int c)
-{
-	const unsigned char *t = sqlite3_column_text(st, c);
-	return t ? (const char *)t : "";
-}
 
 /* Start and end of a row (columns 1 and 2 of every event query). */
 /* Start and end of a row (columns 1 and 2 of every event query). bad counts rows without
  * usable times in bad[0], rows outside the session in bad[1]. */
 static bool row_times(struct bld *b, struct q *q, int64_t *start, int64_t *end, size_t *bad)
 {
-	if (sqlite3_column_type(q->st, 1) == SQLITE_TEXT)
-		b->text_ts_seen = true;
 	if (!col_i64(q->st, 1, start) || !col_i64(q->st, 2, end) || *end < *start) {
 		bad[0]++;
 		return false;
@@ -467,7 +550,6 @@ static void read_session(struct bld *b)
 	sqlite3_finalize(st);
 }
 
-#define STR_JOIN(alias, col) " LEFT JOIN STRING_IDS " alias " ON " alias ".id = m." col
 
 /* The host lane of a row's globalTid (the process id in the high 32 bits, the thread's
  * below), in process `process` whose pid text starts with prefix. */
@@ -477,25 +559,28 @@ static uint32_t host_lane(struct bld *b, sqlite3_stmt *st, int col, const char *
 	int64_t gtid;
 	if (!col_i64(st, col, &gtid))
 		gtid = 0;
+	if (b->last_host_lane != UINT32_MAX && gtid == b->last_gtid && process == b->last_host_process)
+		return b->last_host_lane;
+	b->last_gtid = gtid;
+	b->last_host_process = process;
 	uint64_t g = (uint64_t)gtid;
 	uint32_t tidn = (uint32_t)(g & 0xffffffffu);
 	char pid[48], tid[16], thread[32];
 	snprintf(pid, sizeof pid, "%s%" PRIu32, prefix, (uint32_t)(g >> 32));
 	snprintf(tid, sizeof tid, "%" PRIu32, tidn);
 	snprintf(thread, sizeof thread, "Thread %" PRIu32, tidn);
-	return bld_lane(b, pid, tid, process, thread, psort, tidn);
+	return b->last_host_lane = bld_lane(b, pid, tid, process, thread, psort, tidn);
 }
 
 static void read_pytorch_api(struct bld *b)
 {
 	static const struct want w[] = {
-		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"s.value", false},
+		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"name", false},
 		{"e.name", false}, {"connectionId", false},
 	};
 	struct q q;
 	bool has_enum = table_exists(b->h, "ENUM_API_TYPE");
-	char *extra = xasprintf("%s%s", STR_JOIN("s", "name"),
-				has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
+	char *extra = xasprintf("%s", has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
 	struct want ww[6];
 	memcpy(ww, w, sizeof ww);
 	if (!has_enum)
@@ -519,8 +604,7 @@ static void read_pytorch_api(struct bld *b)
 			sqlite3_finalize(ix);
 		}
 	}
-	struct u64map conn_first = {0};
-	uint64_t *conn_ids = NULL;
+	uint64_t *conn_ids = NULL; /* (connection id, id) pairs, by id */
 	size_t n_conn = 0, cap_conn = 0;
 	if (conn && !conn_indexed) {
 		/* id -> run of connection ids, from one ordered pass */
@@ -531,10 +615,6 @@ static void read_pytorch_api(struct bld *b)
 				int64_t id, cid;
 				if (!col_i64(all, 0, &id) || !col_i64(all, 1, &cid))
 					continue;
-				bool found;
-				uint32_t *slot = u64map_slot(&conn_first, (uint64_t)id, &found);
-				if (!found)
-					*slot = (uint32_t)n_conn;
 				xgrow(&conn_ids, &cap_conn, n_conn + 1, sizeof *conn_ids);
 				conn_ids[n_conn++] = (uint64_t)cid;
 				/* the id beside it, to find the end of a run */
@@ -550,7 +630,8 @@ static void read_pytorch_api(struct bld *b)
 		if (!row_times(b, &q, &start, &end, bad))
 			continue;
 		uint32_t lane = host_lane(b, q.st, 3, "", b->s_python, 0);
-		const char *name = col_text(q.st, 4), *type = col_text(q.st, 5);
+		uint32_t name_id = sid(b, q.st, 4);
+		const char *name = store_str(b->rs, name_id), *type = col_text(q.st, 5);
 		uint32_t cat, flow_cat = 0;
 		enum flow_ph ph = FLOW_START;
 		if (!strcmp(type, "op")) {
@@ -568,7 +649,7 @@ static void read_pytorch_api(struct bld *b)
 		} else {
 			cat = bld_str(b, type);
 		}
-		bld_event(b, start, end, bld_str(b, name), bld_kind(b, lane, cat, 0), SRC_PYTORCH_API,
+		bld_event(b, start, end, name_id, bld_kind(b, lane, cat, 0), SRC_PYTORCH_API,
 			  sqlite3_column_int64(q.st, 0));
 		int64_t key;
 		if (!flow_cat || !col_i64(q.st, 6, &key))
@@ -582,15 +663,20 @@ static void read_pytorch_api(struct bld *b)
 					bld_flow(b, ph, flow_cat, (uint64_t)cid, lane, start);
 			}
 		} else if (conn) {
-			const uint32_t *slot = u64map_get(&conn_first, (uint64_t)key);
-			if (!slot)
-				continue;
-			for (size_t i = *slot; i + 1 < n_conn && conn_ids[i + 1] == (uint64_t)key; i += 2)
+			/* the first pair of the key's run */
+			size_t lo = 0, hi = n_conn / 2;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if ((int64_t)conn_ids[2 * mid + 1] < key)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (size_t i = 2 * lo; i + 1 < n_conn && conn_ids[i + 1] == (uint64_t)key; i += 2)
 				bld_flow(b, ph, flow_cat, conn_ids[i], lane, start);
 		}
 	}
 	sqlite3_finalize(conn);
-	u64map_free(&conn_first);
 	free(conn_ids);
 	report_bad(b, "PYTORCH_API", bad);
 }
@@ -612,11 +698,10 @@ static void read_cann_api(struct bld *b)
 {
 	bool has_enum = table_exists(b->h, "ENUM_API_TYPE");
 	struct want w[] = {
-		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"s.value", false},
+		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"name", false},
 		{has_enum ? "e.name" : "CAST(m.type AS TEXT)", false}, {"connectionId", false},
 	};
-	char *extra = xasprintf("%s%s", STR_JOIN("s", "name"),
-				has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
+	char *extra = xasprintf("%s", has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
 	struct q q;
 	bool ok = q_open(b, &q, "CANN_API", w, 6, extra, true);
 	free(extra);
@@ -631,7 +716,7 @@ static void read_cann_api(struct bld *b)
 		/* the CANN process is its own lane group beside Python's: same thread ids */
 		uint32_t lane = host_lane(b, q.st, 3, "CANN ", b->s_cann, 7);
 		sbuf_reset(&nm);
-		sbuf_addf(&nm, "%s@%s", cann_level(col_text(q.st, 5)), col_text(q.st, 4));
+		sbuf_addf(&nm, "%s@%s", cann_level(col_text(q.st, 5)), store_str(b->rs, sid(b, q.st, 4)));
 		bld_event(b, start, end, bld_str(b, sbuf_str(&nm)), bld_kind(b, lane, 0, 0), SRC_CANN_API,
 			  sqlite3_column_int64(q.st, 0));
 		int64_t cid;
@@ -651,16 +736,13 @@ static void read_task(struct bld *b)
 	bool envelope = table_exists(b->h, "COMMUNICATION_OP") && table_exists(b->h, "COMMUNICATION_TASK_INFO");
 	struct want w[] = {
 		{"startNs", true}, {"endNs", true}, {"streamId", true}, {"connectionId", false},
-		{"s.value", false}, {compute ? "cn.value" : "NULL", false},
-		{compute ? "ct.value" : "NULL", false},
+		{"taskType", false}, {compute ? "c.name" : "NULL", false},
+		{compute ? "c.taskType" : "NULL", false},
 		{envelope ? "(c.globalTaskId IS NULL AND ci.globalTaskId IS NULL AND o.connectionId IS NOT NULL)"
 			  : "0", false},
+		{envelope ? "(ci.globalTaskId IS NOT NULL)" : "0", false},
 	};
-	char *extra = xasprintf("%s%s%s", STR_JOIN("s", "taskType"),
-				compute ? " LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = m.globalTaskId"
-					  " LEFT JOIN STRING_IDS cn ON cn.id = c.name"
-					  " LEFT JOIN STRING_IDS ct ON ct.id = c.taskType"
-					: "",
+	char *extra = xasprintf("%s%s", compute ? " LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = m.globalTaskId" : "",
 				envelope ? " LEFT JOIN COMMUNICATION_TASK_INFO ci ON ci.globalTaskId = m.globalTaskId"
 					   " LEFT JOIN (SELECT DISTINCT connectionId FROM COMMUNICATION_OP) o"
 					   " ON o.connectionId = m.connectionId"
@@ -671,7 +753,7 @@ static void read_task(struct bld *b)
 		extra = e2;
 	}
 	struct q q;
-	bool ok = q_open(b, &q, "TASK", w, 8, extra, false);
+	bool ok = q_open(b, &q, "TASK", w, 9, extra, false);
 	free(extra);
 	if (!ok)
 		return;
@@ -679,23 +761,29 @@ static void read_task(struct bld *b)
 	char tid[32], thread[48];
 	uint32_t last_stream_lane = UINT32_MAX;
 	int64_t last_stream = INT64_MIN;
+	size_t no_stream = 0;
 	while (q_step(b, &q)) {
 		int64_t start, end, stream;
 		if (!row_times(b, &q, &start, &end, bad))
 			continue;
 		if (sqlite3_column_int(q.st, 8))
 			continue;
-		if (!col_i64(q.st, 3, &stream))
-			stream = -1;
+		/* a task without a stream has no Ascend Hardware lane: a communication task is
+		 * still shown on its HCCL plane, anything else is counted as skipped */
+		if (!col_i64(q.st, 3, &stream) || stream < 0) {
+			no_stream += !sqlite3_column_int(q.st, 9);
+			continue;
+		}
 		if (stream != last_stream) {
 			snprintf(tid, sizeof tid, "%" PRId64, stream);
 			snprintf(thread, sizeof thread, "Stream %" PRId64, stream);
 			last_stream_lane = bld_lane(b, "Ascend Hardware", tid, b->s_hw, thread, 13, stream);
 			last_stream = stream;
 		}
-		const char *type = col_text(q.st, 5), *cname = col_text(q.st, 6), *ctype = col_text(q.st, 7);
-		uint32_t name = bld_str(b, *cname ? cname : type);
-		uint32_t tt = bld_str(b, *ctype ? ctype : type);
+		/* names through STRING_IDS; a task without compute info is named by its type */
+		uint32_t type = sid(b, q.st, 5), cname = sid(b, q.st, 6), ctype = sid(b, q.st, 7);
+		uint32_t name = *store_str(b->rs, cname) ? cname : type;
+		uint32_t tt = *store_str(b->rs, ctype) ? ctype : type;
 		bld_event(b, start, end, name, bld_kind(b, last_stream_lane, 0, tt), SRC_TASK,
 			  sqlite3_column_int64(q.st, 0));
 		int64_t cid;
@@ -705,6 +793,9 @@ static void read_task(struct bld *b)
 		}
 	}
 	report_bad(b, "TASK", bad);
+	if (no_stream)
+		diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
+			 "table TASK: %zu row(s) without a stream and not communication tasks; skipped", no_stream);
 }
 
 static uint32_t group_index(struct bld *b, uint32_t group)
@@ -720,22 +811,22 @@ static uint32_t group_index(struct bld *b, uint32_t group)
 static void read_comm(struct bld *b)
 {
 	struct want w[] = {
-		{"startNs", true}, {"endNs", true}, {"s.value", false}, {"g.value", false},
+		{"startNs", true}, {"endNs", true}, {"opName", false}, {"groupName", false},
 		{"connectionId", false},
 	};
 	struct q q;
-	if (q_open(b, &q, "COMMUNICATION_OP", w, 5, STR_JOIN("s", "opName") STR_JOIN("g", "groupName"), true)) {
+	if (q_open(b, &q, "COMMUNICATION_OP", w, 5, NULL, true)) {
 		size_t bad[2] = {0, 0};
 		char tid[32], thread[48];
 		while (q_step(b, &q)) {
 			int64_t start, end;
 			if (!row_times(b, &q, &start, &end, bad))
 				continue;
-			uint32_t gi = group_index(b, bld_str(b, col_text(q.st, 4)));
+			uint32_t gi = group_index(b, sid(b, q.st, 4));
 			snprintf(tid, sizeof tid, "%" PRIu32, gi * 1000);
 			snprintf(thread, sizeof thread, "Group %" PRIu32 " Communication", gi);
 			uint32_t lane = bld_lane(b, "HCCL", tid, b->s_hccl, thread, 15, gi * 1000);
-			bld_event(b, start, end, bld_str(b, col_text(q.st, 3)), bld_kind(b, lane, 0, 0),
+			bld_event(b, start, end, sid(b, q.st, 3), bld_kind(b, lane, 0, 0),
 				  SRC_COMM_OP, sqlite3_column_int64(q.st, 0));
 			int64_t cid;
 			if (col_i64(q.st, 5, &cid)) {
@@ -749,11 +840,11 @@ static void read_comm(struct bld *b)
 	if (!table_exists(b->h, "TASK"))
 		return;
 	struct want wt[] = {
-		{"t.startNs", true}, {"t.endNs", true}, {"planeId", true}, {"s.value", false},
-		{"g.value", false},
+		{"t.startNs", true}, {"t.endNs", true}, {"planeId", true}, {"taskType", false},
+		{"groupName", false},
 	};
 	if (!q_open(b, &q, "COMMUNICATION_TASK_INFO", wt, 5,
-		    "JOIN TASK t ON t.globalTaskId = m.globalTaskId" STR_JOIN("s", "taskType") STR_JOIN("g", "groupName"),
+		    "JOIN TASK t ON t.globalTaskId = m.globalTaskId",
 		    true))
 		return;
 	size_t bad[2] = {0, 0};
@@ -764,12 +855,12 @@ static void read_comm(struct bld *b)
 			continue;
 		if (!col_i64(q.st, 3, &plane) || plane < 0 || plane > 999)
 			plane = 999;
-		uint32_t gi = group_index(b, bld_str(b, col_text(q.st, 5)));
+		uint32_t gi = group_index(b, sid(b, q.st, 5));
 		uint32_t t = gi * 1000 + 1 + (uint32_t)plane;
 		snprintf(tid, sizeof tid, "%" PRIu32, t);
 		snprintf(thread, sizeof thread, "Plane %" PRId64, plane);
 		uint32_t lane = bld_lane(b, "HCCL", tid, b->s_hccl, thread, 15, t);
-		bld_event(b, start, end, bld_str(b, col_text(q.st, 4)), bld_kind(b, lane, 0, 0), SRC_COMM_TASK,
+		bld_event(b, start, end, sid(b, q.st, 4), bld_kind(b, lane, 0, 0), SRC_COMM_TASK,
 			  sqlite3_column_int64(q.st, 0));
 	}
 	report_bad(b, "COMMUNICATION_TASK_INFO", bad);
@@ -802,9 +893,9 @@ static void read_overlap(struct bld *b)
 
 static void read_mstx(struct bld *b)
 {
-	struct want w[] = {{"startNs", true}, {"endNs", true}, {"globalTid", false}, {"s.value", false}};
+	struct want w[] = {{"startNs", true}, {"endNs", true}, {"globalTid", false}, {"message", false}};
 	struct q q;
-	if (!q_open(b, &q, "MSTX_EVENTS", w, 4, STR_JOIN("s", "message"), true))
+	if (!q_open(b, &q, "MSTX_EVENTS", w, 4, NULL, true))
 		return;
 	size_t bad[2] = {0, 0};
 	while (q_step(b, &q)) {
@@ -812,56 +903,79 @@ static void read_mstx(struct bld *b)
 		if (!row_times(b, &q, &start, &end, bad))
 			continue;
 		uint32_t lane = host_lane(b, q.st, 3, "", b->s_python, 0);
-		bld_event(b, start, end, bld_str(b, col_text(q.st, 4)), bld_kind(b, lane, b->c_mstx, 0),
+		bld_event(b, start, end, sid(b, q.st, 4), bld_kind(b, lane, b->c_mstx, 0),
 			  SRC_MSTX, sqlite3_column_int64(q.st, 0));
 	}
 	report_bad(b, "MSTX_EVENTS", bad);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Flow ends are kept only where a start and a finish share (cat, id), and of several
+ * finishes only the earliest: every CANN API and task carries a connection id, but the
+ * text export draws one arrow per launch, to its first task, and no dangling ends (the
+ * unmatched count stays meaningful). */
+struct fk {
+	uint64_t id;
+	int64_t ts;
+	uint32_t cat;
+	uint32_t pad;
+};
+
+static int cmp_fk(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	const struct fk *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->cat < y->cat ? -1 : x->cat > y->cat;
 }
 
-/* A finish whose id no start carries is dropped: a device task's connection id is the
- * target of a launch only when some API launched it. The text export writes no such
- * dangling ends, and the unmatched count stays meaningful. */
-static void drop_dangling_finishes(struct bld *b)
+static int cmp_fk_ts(const void *a, const void *b)
+{
+	int c = cmp_fk(a, b);
+	const struct fk *x = a, *y = b;
+	return c ? c : x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* The keys of one kind of end, sorted; for finishes only the earliest of each key. */
+static struct fk *flow_keys(const struct rank_store *rs, enum flow_ph ph, size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < rs->n_flows; i++)
+		*n += rs->flows[i].ph == ph;
+	struct fk *keys = xmalloc((*n ? *n : 1) * sizeof *keys);
+	size_t k = 0;
+	for (size_t i = 0; i < rs->n_flows; i++)
+		if (rs->flows[i].ph == ph)
+			keys[k++] = (struct fk){rs->flows[i].id, rs->flows[i].ts, rs->flows[i].cat, 0};
+	xqsort(keys, *n, sizeof *keys, cmp_fk_ts);
+	size_t out = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (!out || cmp_fk(&keys[out - 1], &keys[i]) != 0)
+			keys[out++] = keys[i];
+	*n = out;
+	return keys;
+}
+
+static void drop_dangling_flows(struct bld *b)
 {
 	struct rank_store *rs = b->rs;
-	size_t ns = 0, k = 0;
-	for (size_t i = 0; i < rs->n_flows; i++)
-		ns += rs->flows[i].ph == FLOW_START;
-	struct fk { uint64_t id; uint32_t cat; uint32_t pad; };
-	struct fk *keys = xmalloc((ns ? ns : 1) * sizeof *keys);
-	k = 0;
-	for (size_t i = 0; i < rs->n_flows; i++)
-		if (rs->flows[i].ph == FLOW_START)
-			keys[k++] = (struct fk){rs->flows[i].id, rs->flows[i].cat, 0};
-	xqsort(keys, ns, sizeof *keys, cmp_u64); /* by id; cats compared in the scan */
-	size_t out = 0;
+	size_t ns, nf, out = 0;
+	struct fk *starts = flow_keys(rs, FLOW_START, &ns), *finishes = flow_keys(rs, FLOW_FINISH, &nf);
 	for (size_t i = 0; i < rs->n_flows; i++) {
 		struct flow f = rs->flows[i];
-		if (f.ph == FLOW_FINISH) {
-			size_t lo = 0, hi = ns;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (keys[mid].id < f.id)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			bool hit = false;
-			for (; lo < ns && keys[lo].id == f.id && !hit; lo++)
-				hit = keys[lo].cat == f.cat;
-			if (!hit)
+		struct fk key = {f.id, f.ts, f.cat, 0};
+		if (f.ph == FLOW_START) {
+			if (!bsearch(&key, finishes, nf, sizeof key, cmp_fk))
+				continue;
+		} else {
+			const struct fk *first = bsearch(&key, finishes, nf, sizeof key, cmp_fk);
+			if (!first || first->ts != f.ts || !bsearch(&key, starts, ns, sizeof key, cmp_fk))
 				continue;
 		}
 		rs->flows[out++] = f;
 	}
 	rs->n_flows = out;
-	free(keys);
+	free(starts);
+	free(finishes);
 }
 
 /* The columns from the builder's arrays, then the lanes as the text loader leaves them. */
@@ -881,18 +995,63 @@ static void bld_finish(struct bld *b)
 	rs->ev_dur = b->dur ? b->dur : xmalloc(sizeof *rs->ev_dur);
 	rs->ev_name = b->name ? b->name : xmalloc(sizeof *rs->ev_name);
 	rs->ev_kind = b->kind ? b->kind : xmalloc(sizeof *rs->ev_kind);
-	rs->ev_off_lo = xmalloc((n ? n : 1) * sizeof *rs->ev_off_lo);
-	rs->ev_off_block = xcalloc((n >> STORE_OFF_SHIFT) + 1, sizeof *rs->ev_off_block);
-	for (size_t ev = 0; ev < n; ev++)
-		store_put_off(rs, ev, b->off[ev]);
-	free(b->off);
+	if (!rs->ev_off_lo && !rs->ev_off_wide) {
+		rs->ev_off_lo = xmalloc(sizeof *rs->ev_off_lo);
+		rs->ev_off_block = xcalloc(1, sizeof *rs->ev_off_block);
+	}
 	if (!rs->long_durs)
 		rs->long_durs = xmalloc(sizeof *rs->long_durs);
-	drop_dangling_finishes(b);
+	drop_dangling_flows(b);
 	rs->ph.by_char['X'] = n;
 	for (size_t i = 0; i < rs->n_flows; i++)
 		rs->ph.by_char[rs->flows[i].ph == FLOW_START ? 's' : 'f']++;
 	lanes_finish(rs, b->path, b->dl);
+}
+
+/* The event columns sized once from the tables' row counts (an upper bound: rows may be
+ * skipped), instead of doubling as rows come: the builder's arrays are the load's peak. */
+static void reserve_events(struct bld *b)
+{
+	size_t n = 0;
+	for (int src = SRC_PYTORCH_API; src < SRC_COUNT; src++) {
+		if (!table_exists(b->h, src_table[src]))
+			continue;
+		char *sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", src_table[src]);
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(b->h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+			n += (size_t)sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		sqlite3_free(sql);
+	}
+	if (!n)
+		return;
+	b->ts = xmalloc(n * sizeof *b->ts);
+	b->dur = xmalloc(n * sizeof *b->dur);
+	b->name = xmalloc(n * sizeof *b->name);
+	b->kind = xmalloc(n * sizeof *b->kind);
+	b->cap = n;
+	/* the offsets go straight into the store's columns (n_ev is the bound until the end) */
+	b->rs->n_ev = n;
+	b->rs->ev_off_lo = xmalloc(n * sizeof *b->rs->ev_off_lo);
+	b->rs->ev_off_block = xcalloc((n >> STORE_OFF_SHIFT) + 1, sizeof *b->rs->ev_off_block);
+}
+
+/* Each table's base offset: the tables' rowids laid end to end in the order they are read. */
+static void table_bases(struct bld *b)
+{
+	uint64_t next = 0;
+	for (int src = SRC_PYTORCH_API; src < SRC_COUNT; src++) {
+		b->rs->trace.db_base[src] = next;
+		if (!table_exists(b->h, src_table[src]))
+			continue;
+		char *sql = sqlite3_mprintf("SELECT max(rowid) FROM \"%w\"", src_table[src]);
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(b->h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_int64(st, 0) > 0)
+			next += (uint64_t)sqlite3_column_int64(st, 0) + 1;
+		sqlite3_finalize(st);
+		sqlite3_free(sql);
+	}
 }
 
 static void read_schema_version(struct bld *b)
@@ -927,7 +1086,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 		rs->trace.size = (uint64_t)sb.st_size;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct bld b = {.rs = rs, .path = path, .dl = dl};
+	struct bld b = {.rs = rs, .path = path, .dl = dl, .last_kind = UINT32_MAX, .last_host_lane = UINT32_MAX};
 	b.h = db_open(path, dl);
 	if (!b.h)
 		return -1;
@@ -957,20 +1116,30 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		*(uint32_t *)((char *)&b + names[i].at) = bld_str(&b, names[i].s);
-	if (!table_exists(b.h, "STRING_IDS"))
-		diag_add(dl, DIAG_WARN, path, 0, -1, "no table STRING_IDS: names are missing");
+	if (!table_exists(b.h, "STRING_IDS")) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "no table STRING_IDS: names are missing, the events are read");
+		/* an empty stand-in in the in-memory temp schema keeps every join working; the
+		 * file itself is never written */
+		sqlite3_exec(b.h,
+			     "PRAGMA query_only=0; CREATE TEMP VIEW STRING_IDS(id, value) AS SELECT NULL, NULL WHERE 0;"
+			     " PRAGMA query_only=1",
+			     NULL, NULL, NULL);
+	}
+	sqlite3_prepare_v2(b.h, "SELECT value FROM STRING_IDS WHERE id = ?", -1, &b.sid_query, NULL);
+	table_bases(&b);
+	reserve_events(&b);
 	read_pytorch_api(&b);
 	read_cann_api(&b);
 	read_task(&b);
 	read_comm(&b);
 	read_overlap(&b);
 	read_mstx(&b);
+	sqlite3_finalize(b.sid_query);
 	sqlite3_close(b.h);
+	u64map_free(&b.sids);
 	u64map_free(&b.lane_map);
 	u64map_free(&b.kind_map);
 	u64map_free(&b.attr_map);
-	if (b.text_ts_seen)
-		diag_add(dl, DIAG_INFO, path, 0, -1, "timestamps stored as TEXT were read as exact integers");
 	bld_finish(&b);
 	rs->trace.parsed_bytes = rs->trace.size;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -978,99 +1147,793 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	return 0;
 }
 
-/* ---- analysis.db ---------------------------------------------------------------------- */
+static void json_str(struct sbuf *o, const char *s);
 
-struct csv_table *db_step_trace_table(const char *path, char **buf, struct diag_list *dl)
+/* ---- tables read as CSV ------------------------------------------------------------------ */
+
+static const struct db_csv_col step_cols[] = {
+	{"Step", "step", DBC_TEXT},
+	{"Computing", "computing", DBC_TEXT},
+	{"Communication(Not Overlapped)", "communication_not_overlapped", DBC_TEXT},
+	{"Overlapped", "overlapped", DBC_TEXT},
+	{"Communication", "communication", DBC_TEXT},
+	{"Free", "free", DBC_TEXT},
+	{"Stage", "stage", DBC_TEXT},
+	{"Bubble", "bubble", DBC_TEXT},
+	{"Communication(Not Overlapped and Exclude Receive)", "communication_not_overlapped_and_exclude_receive",
+	 DBC_TEXT},
+	{"Preparing", "preparing", DBC_TEXT},
+};
+static const struct db_csv_col record_cols[] = {
+	{"Component", "component", DBC_STRING_ID},
+	{"Timestamp(us)", "timestamp", DBC_NS_US},
+	{"Total Allocated(MB)", "totalAllocated", DBC_BYTES_MB},
+	{"Total Reserved(MB)", "totalReserved", DBC_BYTES_MB},
+	{"Total Active(MB)", "totalActive", DBC_BYTES_MB},
+	{"Stream Ptr", "streamPtr", DBC_TEXT},
+	{"Device Type", "deviceId", DBC_DEVICE},
+};
+static const struct db_csv_col op_mem_cols[] = {
+	{"Name", "name", DBC_STRING_ID},
+	{"Size(KB)", "size", DBC_BYTES_KB},
+	{"Allocation Time(us)", "allocationTime", DBC_NS_US},
+	{"Release Time(us)", "releaseTime", DBC_NS_US},
+	{"Active Release Time(us)", "activeReleaseTime", DBC_NS_US},
+	{"Duration(us)", "duration", DBC_NS_US},
+	{"Active Duration(us)", "activeDuration", DBC_NS_US},
+	{"Allocation Total Allocated(MB)", "allocationTotalAllocated", DBC_BYTES_MB},
+	{"Allocation Total Reserved(MB)", "allocationTotalReserved", DBC_BYTES_MB},
+	{"Allocation Total Active(MB)", "allocationTotalActive", DBC_BYTES_MB},
+	{"Release Total Allocated(MB)", "releaseTotalAllocated", DBC_BYTES_MB},
+	{"Release Total Reserved(MB)", "releaseTotalReserved", DBC_BYTES_MB},
+	{"Release Total Active(MB)", "releaseTotalActive", DBC_BYTES_MB},
+	{"Stream Ptr", "streamPtr", DBC_TEXT},
+	{"Device Type", "deviceId", DBC_DEVICE},
+};
+static const struct db_csv_col module_cols[] = {
+	{"Component", "moduleId", DBC_MODULE},
+	{"Timestamp(us)", "timestampNs", DBC_NS_US},
+	{"Total Reserved(MB)", "totalReserved", DBC_BYTES_MB},
+	{"Device", "deviceId", DBC_DEVICE},
+};
+#define SPEC_COLS(c) c, sizeof c / sizeof c[0]
+const struct db_csv_spec db_csv_specs[] = {
+	{"StepTraceTime", "step_trace_time.csv", true, "computing", SPEC_COLS(step_cols), NULL, NULL},
+	{"MEMORY_RECORD", "memory_record.csv", false, "timestamp", SPEC_COLS(record_cols), "NPU_MEM",
+	 "SELECT timestampNs, 0, rowid, 'APP', timestampNs, NULL, hbm, NULL, NULL, deviceId FROM NPU_MEM"
+	 " WHERE type IN (SELECT id FROM STRING_IDS WHERE lower(value) = 'app')"},
+	{"OP_MEMORY", "operator_memory.csv", false, "size", SPEC_COLS(op_mem_cols), NULL, NULL},
+	{"NPU_MODULE_MEM", "npu_module_mem.csv", false, "timestampNs", SPEC_COLS(module_cols), NULL, NULL},
+};
+const size_t db_n_csv_specs = sizeof db_csv_specs / sizeof db_csv_specs[0];
+
+/* A CSV cell, quoted when it must be. */
+static void csv_cell(struct sbuf *csv, const char *v)
 {
-	static const char *const map[][2] = {
-		{"step", "Step"},
-		{"computing", "Computing"},
-		{"communication_not_overlapped", "Communication(Not Overlapped)"},
-		{"overlapped", "Overlapped"},
-		{"communication", "Communication"},
-		{"free", "Free"},
-		{"stage", "Stage"},
-		{"bubble", "Bubble"},
-		{"communication_not_overlapped_and_exclude_receive",
-		 "Communication(Not Overlapped and Exclude Receive)"},
-		{"preparing", "Preparing"},
+	if (!strpbrk(v, ",\"\r\n")) {
+		sbuf_adds(csv, v);
+		return;
+	}
+	sbuf_addc(csv, '"');
+	for (const char *p = v; *p; p++) {
+		if (*p == '"')
+			sbuf_addc(csv, '"');
+		sbuf_addc(csv, *p);
+	}
+	sbuf_addc(csv, '"');
+}
+
+/* bytes / 2^shift written exactly (a binary fraction has a finite decimal expansion). */
+static void exact_fraction(struct sbuf *csv, int64_t v, int shift)
+{
+	if (v < 0) {
+		sbuf_addc(csv, '-');
+		v = -v;
+	}
+	uint64_t u = (uint64_t)v, mask = (UINT64_C(1) << shift) - 1, frac = u & mask;
+	sbuf_addf(csv, "%" PRIu64, u >> shift);
+	if (!frac)
+		return;
+	sbuf_addc(csv, '.');
+	while (frac) {
+		frac *= 10;
+		sbuf_addc(csv, (char)('0' + (frac >> shift)));
+		frac &= mask;
+	}
+}
+
+static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv)
+{
+	int64_t v;
+	if (sqlite3_column_type(st, c) == SQLITE_NULL)
+		return;
+	switch (conv) {
+	case DBC_NS_US:
+		/* PMU times are REAL ns with fractions: to the nearest ns */
+		if (col_i64(st, c, &v) || (sqlite3_column_type(st, c) == SQLITE_FLOAT &&
+					   fabs(sqlite3_column_double(st, c)) < 9e18 &&
+					   ((v = llround(sqlite3_column_double(st, c))), true))) {
+			char b[48];
+			num_format_ns_as_us(v, b, sizeof b);
+			sbuf_adds(csv, b);
+		}
+		return;
+	case DBC_NOT_SET:
+		/* UINT32_MAX is how the Db says "none" (the text export writes N/A) */
+		if (col_i64(st, c, &v) && v == UINT32_MAX)
+			sbuf_adds(csv, "N/A");
+		else
+			csv_cell(csv, col_text(st, c));
+		return;
+	case DBC_BYTES_MB:
+	case DBC_BYTES_KB:
+		if (col_i64(st, c, &v))
+			exact_fraction(csv, v, conv == DBC_BYTES_MB ? 20 : 10);
+		else
+			csv_cell(csv, col_text(st, c)); /* a REAL: as written */
+		return;
+	case DBC_DEVICE:
+		sbuf_addf(csv, "NPU:%s", col_text(st, c));
+		return;
+	default:
+		csv_cell(csv, col_text(st, c));
+		return;
+	}
+}
+
+/* A temporary file that vanishes with its descriptor, in $TMPDIR (else /tmp), never beside
+ * the capture; -1 when none can be made. */
+static int temp_fd(void)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	char *tmpl = xasprintf("%s/ascprof-db-XXXXXX", dir);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(tmpl);
+	free(tmpl);
+	return fd;
+}
+
+/* Per row, extra cells after the query's columns (the kernel table's counters). */
+typedef void (*row_extra_fn)(void *ctx, sqlite3_stmt *st, struct sbuf *row);
+
+/* The rows of sql (used columns, converted) after the header already in csv, as a CSV
+ * table named "<path>:<table>". The rows stream to a temporary file, which the table
+ * keeps to read cells again, so a big table costs its typed columns, not its text; where
+ * no temporary file can be made they collect in memory and *buf receives the bytes the
+ * table borrows (else NULL). */
+static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *table, const char *sql,
+				    const enum db_conv *conv, size_t used, struct sbuf *csv, char **buf,
+				    row_extra_fn extra, void *ctx, struct diag_list *dl)
+{
+	*buf = NULL;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s cannot be read: %s", table, sqlite3_errmsg(h));
+		return NULL;
+	}
+	int fd = temp_fd(), wfd = fd >= 0 ? dup(fd) : -1;
+	FILE *out = wfd >= 0 ? fdopen(wfd, "w") : NULL;
+	if (!out && wfd >= 0)
+		close(wfd);
+	if (out)
+		fwrite(csv->buf, 1, csv->len, out);
+	struct sbuf row = SBUF_INIT, *dst = out ? &row : csv;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (out)
+			sbuf_reset(&row);
+		for (size_t i = 0; i < used; i++) {
+			if (i)
+				sbuf_addc(dst, ',');
+			conv_cell(dst, st, (int)i, conv[i]);
+		}
+		if (extra)
+			extra(ctx, st, dst);
+		sbuf_addc(dst, '\n');
+		if (out)
+			fwrite_unlocked(row.buf, 1, row.len, out);
+	}
+	if (rc != SQLITE_DONE)
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s: %s; the rows before it were read", table,
+			 sqlite3_errmsg(h));
+	sqlite3_finalize(st);
+	sbuf_free(&row);
+	char *name = xasprintf("%s:%s", path, table);
+	struct csv_table *t = NULL;
+	if (out) {
+		bool ok = fclose(out) == 0;
+		if (ok)
+			t = csvt_load_fd(fd, name, dl);
+		else
+			close(fd);
+	} else {
+		if (fd >= 0)
+			close(fd);
+		size_t len = csv->len;
+		*buf = sbuf_detach(csv);
+		t = csvt_load_buffer(name, *buf, len, dl);
+		if (!t) {
+			free(*buf);
+			*buf = NULL;
+		}
+	}
+	free(name);
+	return t;
+}
+
+struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, char **buf,
+			       struct diag_list *dl)
+{
+	*buf = NULL;
+	sqlite3 *h = db_open(path, dl);
+	if (!h)
+		return NULL;
+	struct csv_table *t = NULL;
+	struct cols c = {0};
+	if (!table_exists(h, spec->table))
+		goto out; /* not collected: the text export has no such file either */
+	if (!cols_load(h, spec->table, &c)) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s cannot be read: %s", spec->table, sqlite3_errmsg(h));
+		goto out;
+	}
+	if (!cols_has(&c, spec->needed)) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s has no column %s; not read", spec->table, spec->needed);
+		goto out;
+	}
+	bool strings = table_exists(h, "STRING_IDS"), modules = table_exists(h, "ENUM_MODULE");
+	/* the text export's header for the columns this table has */
+	struct sbuf sel = SBUF_INIT, sql = SBUF_INIT, csv = SBUF_INIT;
+	enum db_conv conv[32];
+	size_t used = 0;
+	for (size_t i = 0; i < spec->n_cols && used < 32; i++) {
+		const char *have = cols_has(&c, spec->cols[i].column);
+		if (!have)
+			continue;
+		char *q;
+		if (spec->cols[i].conv == DBC_STRING_ID && strings)
+			q = sqlite3_mprintf(", (SELECT value FROM STRING_IDS WHERE id = m.\"%w\")", have);
+		else if (spec->cols[i].conv == DBC_MODULE && modules)
+			q = sqlite3_mprintf(", (SELECT name FROM ENUM_MODULE WHERE id = m.\"%w\")", have);
+		else
+			q = sqlite3_mprintf(", m.\"%w\"", have);
+		sbuf_adds(&sel, q);
+		sqlite3_free(q);
+		sbuf_addf(&sel, " AS c%zu", used);
+		sbuf_addf(&csv, "%s%s", used ? "," : "", spec->cols[i].header);
+		conv[used++] = spec->cols[i].conv;
+	}
+	sbuf_addc(&csv, '\n');
+	/* the columns; with extra rows (every column there), both merged by time, the extra
+	 * rows first at equal times, then by rowid */
+	bool extra = spec->extra_rows && used == spec->n_cols && strings && table_exists(h, spec->extra_table);
+	sbuf_adds(&sql, "SELECT ");
+	for (size_t i = 0; i < used; i++)
+		sbuf_addf(&sql, "%sc%zu", i ? ", " : "", i);
+	char *from = extra ? sqlite3_mprintf(" FROM (SELECT m.\"%w\" AS k_, 1 AS s_, m.rowid AS r_%s FROM \"%w\" m"
+					     " UNION ALL %s) ORDER BY k_, s_, r_",
+					     cols_has(&c, spec->needed), sbuf_str(&sel), spec->table, spec->extra_rows)
+			   : sqlite3_mprintf(" FROM (SELECT 0%s FROM \"%w\" m)", sbuf_str(&sel), spec->table);
+	sbuf_adds(&sql, from);
+	sqlite3_free(from);
+	sbuf_free(&sel);
+	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, used, &csv, buf, NULL, NULL, dl);
+	sbuf_free(&sql);
+	sbuf_free(&csv);
+out:
+	cols_free(&c);
+	sqlite3_close(h);
+	return t;
+}
+
+/* TASK_PMU_INFO's counters that the analysis reads, under the text export's headers (the
+ * totals are ns; aiv_mac_* and aiv_mte1_*, which the vector core lacks, are not wanted). */
+static const char *const pmu_wanted[][2] = {
+	{"aic_total_time", "aicore_time(us)"}, {"aic_mac_ratio", "aic_mac_ratio"},
+	{"aic_vec_ratio", "aic_vec_ratio"}, {"aic_scalar_ratio", "aic_scalar_ratio"},
+	{"aic_mte1_ratio", "aic_mte1_ratio"}, {"aic_mte2_ratio", "aic_mte2_ratio"},
+	{"aic_mte3_ratio", "aic_mte3_ratio"}, {"aic_icache_miss_rate", "aic_icache_miss_rate"},
+	{"aiv_total_time", "aiv_time(us)"}, {"aiv_vec_ratio", "aiv_vec_ratio"},
+	{"aiv_scalar_ratio", "aiv_scalar_ratio"}, {"aiv_mte2_ratio", "aiv_mte2_ratio"},
+	{"aiv_mte3_ratio", "aiv_mte3_ratio"}, {"aiv_icache_miss_rate", "aiv_icache_miss_rate"},
+};
+#define PMU_WANTED (sizeof pmu_wanted / sizeof pmu_wanted[0])
+
+struct pmu {
+	struct u64map slot;      /* globalTaskId -> slot */
+	double *v[PMU_WANTED];   /* per counter, per slot; NaN when absent */
+	size_t n_slots, cap[PMU_WANTED];
+	bool present[PMU_WANTED];
+	int gtid_col;            /* the query column holding the task id */
+};
+
+static void pmu_load(sqlite3 *h, struct pmu *pm)
+{
+	if (!table_exists(h, "TASK_PMU_INFO"))
+		return;
+	/* the wanted counters' STRING_IDS ids */
+	int64_t id[PMU_WANTED];
+	struct sbuf in = SBUF_INIT;
+	for (size_t k = 0; k < PMU_WANTED; k++) {
+		id[k] = INT64_MIN;
+		char *q = sqlite3_mprintf("%s%Q", k ? "," : "", pmu_wanted[k][0]);
+		sbuf_adds(&in, q);
+		sqlite3_free(q);
+	}
+	char *sql = sqlite3_mprintf("SELECT id, value FROM STRING_IDS WHERE value IN (%s)", sbuf_str(&in));
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW)
+			for (size_t k = 0; k < PMU_WANTED; k++)
+				if (!strcmp(col_text(st, 1), pmu_wanted[k][0]))
+					id[k] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_free(sql);
+	sbuf_reset(&in);
+	for (size_t k = 0; k < PMU_WANTED; k++)
+		if (id[k] != INT64_MIN)
+			sbuf_addf(&in, "%s%lld", in.len ? "," : "", (long long)id[k]);
+	if (!in.len) {
+		sbuf_free(&in);
+		return;
+	}
+	sql = sqlite3_mprintf("SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE name IN (%s)", sbuf_str(&in));
+	sbuf_free(&in);
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t name = sqlite3_column_int64(st, 1);
+			size_t k = 0;
+			while (k < PMU_WANTED && id[k] != name)
+				k++;
+			if (k == PMU_WANTED || sqlite3_column_type(st, 2) == SQLITE_NULL)
+				continue;
+			bool found;
+			uint32_t *slot = u64map_slot(&pm->slot, (uint64_t)sqlite3_column_int64(st, 0), &found);
+			if (!found)
+				*slot = (uint32_t)pm->n_slots++;
+			if (*slot >= pm->cap[k]) {
+				size_t old = pm->cap[k];
+				xgrow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
+				for (size_t i = old; i < pm->cap[k]; i++)
+					pm->v[k][i] = NAN;
+			}
+			pm->v[k][*slot] = sqlite3_column_double(st, 2);
+			pm->present[k] = true;
+		}
+		sqlite3_finalize(st);
+	}
+	sqlite3_free(sql);
+}
+
+static void pmu_free(struct pmu *pm)
+{
+	u64map_free(&pm->slot);
+	for (size_t k = 0; k < PMU_WANTED; k++)
+		free(pm->v[k]);
+}
+
+/* A kernel row's counters: the totals (ns) as µs, the ratios exactly. */
+static void pmu_cells(void *ctx, sqlite3_stmt *st, struct sbuf *row)
+{
+	const struct pmu *pm = ctx;
+	const uint32_t *slot = NULL;
+	if (sqlite3_column_type(st, pm->gtid_col) != SQLITE_NULL)
+		slot = u64map_get(&pm->slot, (uint64_t)sqlite3_column_int64(st, pm->gtid_col));
+	for (size_t k = 0; k < PMU_WANTED; k++) {
+		if (!pm->present[k])
+			continue;
+		sbuf_addc(row, ',');
+		double v = slot && *slot < pm->cap[k] ? pm->v[k][*slot] : NAN;
+		if (v != v)
+			continue;
+		if (!strcmp(pmu_wanted[k][0] + 4, "total_time") && fabs(v) < 9e18) {
+			char b[48];
+			num_format_ns_as_us(llround(v), b, sizeof b);
+			sbuf_adds(row, b);
+		} else {
+			/* the analysis keeps ratios as floats: nine digits give the same one */
+			sbuf_addf(row, "%.9g", v);
+		}
+	}
+}
+
+/* TASK with COMPUTE_TASK_INFO, and TASK_PMU_INFO's counters as columns, as the text
+ * export's kernel_details.csv: one row per compute task in start order, names through
+ * STRING_IDS, ns as µs; a counter named *_time (ns) becomes "<name>(us)", the totals
+ * aic_total_time and aiv_total_time "aicore_time(us)" and "aiv_time(us)". */
+struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list *dl)
+{
+	/* per column: the compute task's expression and the collective's (COMMUNICATION_OP,
+	 * listed as HCCL kernels as the text export does) */
+	static const struct { const char *header, *table, *column, *task, *comm; enum db_conv conv; } main_cols[] = {
+		{"Device_id", "TASK", "deviceId", "t.deviceId", "NULL", DBC_TEXT},
+		{"Name", "COMPUTE_TASK_INFO", "name", "(SELECT value FROM STRING_IDS WHERE id = c.name)",
+		 "(SELECT value FROM STRING_IDS WHERE id = o.opName)", DBC_TEXT},
+		{"Type", "COMPUTE_TASK_INFO", "opType", "(SELECT value FROM STRING_IDS WHERE id = c.opType)",
+		 "(SELECT value FROM STRING_IDS WHERE id = o.opType)", DBC_TEXT},
+		{"Accelerator Core", "COMPUTE_TASK_INFO", "taskType", "(SELECT value FROM STRING_IDS WHERE id = c.taskType)",
+		 "'HCCL'", DBC_TEXT},
+		{"Start Time(us)", "TASK", "startNs", "t.startNs", "o.startNs", DBC_NS_US},
+		{"Duration(us)", "TASK", "endNs", "t.endNs - t.startNs", "o.endNs - o.startNs", DBC_NS_US},
+		{"Wait Time(us)", "COMPUTE_TASK_INFO", "waitNs", "c.waitNs", "o.waitNs", DBC_NS_US},
+		{"Block Dim", "COMPUTE_TASK_INFO", "blockDim", "c.blockDim", "0", DBC_TEXT},
+		{"Block Dim", "COMPUTE_TASK_INFO", "block_dim", "c.block_dim", "0", DBC_TEXT},
+		{"Mix Block Dim", "COMPUTE_TASK_INFO", "mixBlockDim", "c.mixBlockDim", "NULL", DBC_TEXT},
+		{"Input Shapes", "COMPUTE_TASK_INFO", "inputShapes", "(SELECT value FROM STRING_IDS WHERE id = c.inputShapes)",
+		 "NULL", DBC_TEXT},
+		{"Input Data Types", "COMPUTE_TASK_INFO", "inputDataTypes",
+		 "(SELECT value FROM STRING_IDS WHERE id = c.inputDataTypes)", "NULL", DBC_TEXT},
+		{"Input Formats", "COMPUTE_TASK_INFO", "inputFormats",
+		 "(SELECT value FROM STRING_IDS WHERE id = c.inputFormats)", "NULL", DBC_TEXT},
+		{"Output Shapes", "COMPUTE_TASK_INFO", "outputShapes",
+		 "(SELECT value FROM STRING_IDS WHERE id = c.outputShapes)", "NULL", DBC_TEXT},
+		{"Output Data Types", "COMPUTE_TASK_INFO", "outputDataTypes",
+		 "(SELECT value FROM STRING_IDS WHERE id = c.outputDataTypes)", "NULL", DBC_TEXT},
+		{"Output Formats", "COMPUTE_TASK_INFO", "outputFormats",
+		 "(SELECT value FROM STRING_IDS WHERE id = c.outputFormats)", "NULL", DBC_TEXT},
+		{"Context ID", "TASK", "contextId", "t.contextId", "NULL", DBC_NOT_SET},
 	};
 	*buf = NULL;
 	sqlite3 *h = db_open(path, dl);
 	if (!h)
 		return NULL;
 	struct csv_table *t = NULL;
-	if (!table_exists(h, "StepTraceTime")) {
-		diag_add(dl, DIAG_INFO, path, 0, -1, "no table StepTraceTime: no exporter step figures");
-		sqlite3_close(h);
-		return NULL;
-	}
-	struct cols c;
-	if (!cols_load(h, "StepTraceTime", &c)) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table StepTraceTime cannot be read: %s", sqlite3_errmsg(h));
-		sqlite3_close(h);
-		return NULL;
-	}
-	/* the text export's header for the columns this table has */
-	struct sbuf sql = SBUF_INIT, csv = SBUF_INIT;
-	sbuf_adds(&sql, "SELECT ");
+	struct cols tc = {0}, cc = {0}, oc = {0};
+	if (!table_exists(h, "TASK") || !table_exists(h, "COMPUTE_TASK_INFO") || !table_exists(h, "STRING_IDS") ||
+	    !cols_load(h, "TASK", &tc) || !cols_load(h, "COMPUTE_TASK_INFO", &cc) || !cols_has(&tc, "startNs") ||
+	    !cols_has(&tc, "endNs") || !cols_has(&tc, "globalTaskId") || !cols_has(&cc, "globalTaskId") ||
+	    !cols_has(&cc, "name"))
+		goto out; /* no kernels to list (the events say why, if anything is missing) */
+	bool comm = table_exists(h, "COMMUNICATION_OP") && cols_load(h, "COMMUNICATION_OP", &oc) &&
+		    cols_has(&oc, "startNs") && cols_has(&oc, "endNs") && cols_has(&oc, "opName");
+	struct sbuf task = SBUF_INIT, ops = SBUF_INIT, sql = SBUF_INIT, csv = SBUF_INIT;
+	enum db_conv conv[96];
 	size_t used = 0;
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-		const char *have = cols_has(&c, map[i][0]);
-		if (!have)
+	for (size_t i = 0; i < sizeof main_cols / sizeof main_cols[0]; i++) {
+		if (!cols_has(!strcmp(main_cols[i].table, "TASK") ? &tc : &cc, main_cols[i].column) ||
+		    (used && !strcmp(main_cols[i].header, "Block Dim") && strstr(csv.buf, "Block Dim,")))
 			continue;
-		char *q = sqlite3_mprintf("%s\"%w\"", used ? ", " : "", have);
-		sbuf_adds(&sql, q);
-		sqlite3_free(q);
-		sbuf_addf(&csv, "%s%s", used ? "," : "", map[i][1]);
-		used++;
+		const char *oexpr = main_cols[i].comm;
+		/* a collective's column the Db lacks (no waitNs, no opType): NULL */
+		if (!strncmp(oexpr, "o.", 2) && !cols_has(&oc, oexpr + 2))
+			oexpr = "NULL";
+		if (strstr(oexpr, "o.opType") && !cols_has(&oc, "opType"))
+			oexpr = "NULL";
+		sbuf_addf(&task, ", %s AS c%zu", main_cols[i].task, used);
+		sbuf_addf(&ops, ", %s", oexpr);
+		sbuf_addf(&csv, "%s%s", used ? "," : "", main_cols[i].header);
+		conv[used++] = main_cols[i].conv;
 	}
-	sbuf_adds(&sql, " FROM StepTraceTime");
+	/* the counters the analysis reads, one column each, from one pass over TASK_PMU_INFO
+	 * (stored by counter, not by task: no pivot in SQL, whose sort would hold it all) */
+	struct pmu pm = {0};
+	pmu_load(h, &pm);
+	for (size_t k = 0; k < PMU_WANTED; k++)
+		if (pm.present[k]) {
+			sbuf_addf(&csv, ",%s", pmu_wanted[k][1]);
+		}
 	sbuf_addc(&csv, '\n');
-	sqlite3_stmt *st = NULL;
-	if (!cols_has(&c, "computing") || sqlite3_prepare_v2(h, sbuf_str(&sql), -1, &st, NULL) != SQLITE_OK) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table StepTraceTime has no column computing; not read");
-	} else {
-		int rc;
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			for (int i = 0; i < (int)used; i++) {
-				const char *v = col_text(st, i);
-				if (i)
-					sbuf_addc(&csv, ',');
-				/* a comma or quote inside a step name would break the row */
-				if (strpbrk(v, ",\"\r\n")) {
-					sbuf_addc(&csv, '"');
-					for (const char *p = v; *p; p++) {
-						if (*p == '"')
-							sbuf_addc(&csv, '"');
-						sbuf_addc(&csv, *p);
-					}
-					sbuf_addc(&csv, '"');
-				} else {
-					sbuf_adds(&csv, v);
-				}
-			}
-			sbuf_addc(&csv, '\n');
-		}
-		if (rc != SQLITE_DONE)
-			diag_add(dl, DIAG_WARN, path, 0, -1, "table StepTraceTime: %s; the rows before it were read",
-				 sqlite3_errmsg(h));
-		char *name = xasprintf("%s:StepTraceTime", path);
-		size_t len = csv.len;
-		*buf = sbuf_detach(&csv);
-		t = csvt_load_buffer(name, *buf, len, dl);
-		free(name);
-		if (!t) {
-			free(*buf);
-			*buf = NULL;
-		}
-	}
-	sqlite3_finalize(st);
+	/* compute tasks and collectives merged by start; the task id last, for the counters */
+	sbuf_adds(&sql, "SELECT ");
+	for (size_t i = 0; i < used; i++)
+		sbuf_addf(&sql, "%sc%zu", i ? ", " : "", i);
+	sbuf_addf(&sql,
+		  ", g_ FROM (SELECT t.startNs AS k_, 0 AS s_, t.rowid AS r_, t.globalTaskId AS g_%s FROM TASK t"
+		  " JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId%s",
+		  sbuf_str(&task),
+		  /* a task without an op type is no kernel (a copy or an event named by its info) */
+		  cols_has(&cc, "opType") ? " WHERE c.opType IS NOT NULL" : "");
+	if (comm)
+		sbuf_addf(&sql, " UNION ALL SELECT o.startNs, 1, o.rowid, NULL%s FROM COMMUNICATION_OP o", sbuf_str(&ops));
+	sbuf_adds(&sql, ") ORDER BY k_, s_, r_");
+	pm.gtid_col = (int)used;
+	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, used, &csv, buf, pmu_cells, &pm, dl);
+	pmu_free(&pm);
+	sbuf_free(&task);
+	sbuf_free(&ops);
 	sbuf_free(&sql);
 	sbuf_free(&csv);
-	cols_free(&c);
+out:
+	cols_free(&tc);
+	cols_free(&cc);
+	cols_free(&oc);
 	sqlite3_close(h);
 	return t;
+}
+
+/* ---- analysis.db's CommAnalyzer tables as communication*.json ----------------------------- */
+
+/* A number column as JSON (REAL exactly, with 17 digits; NULL or text that is no number: 0). */
+static void json_num_col(struct sbuf *js, sqlite3_stmt *st, int c)
+{
+	switch (sqlite3_column_type(st, c)) {
+	case SQLITE_INTEGER:
+		sbuf_addf(js, "%lld", (long long)sqlite3_column_int64(st, c));
+		return;
+	case SQLITE_FLOAT:
+	case SQLITE_TEXT: {
+		double d = sqlite3_column_double(st, c);
+		const char *t = col_text(st, c);
+		if ((sqlite3_column_type(st, c) == SQLITE_FLOAT || num_double(t, strlen(t), &d) == NUM_OK) && d == d &&
+		    d > -1e300 && d < 1e300) {
+			/* the shortest text that reads back as the same double */
+			char b[40];
+			for (int prec = 15; prec <= 17; prec++) {
+				snprintf(b, sizeof b, "%.*g", prec, d);
+				if (strtod(b, NULL) == d)
+					break;
+			}
+			sbuf_adds(js, b);
+			return;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	sbuf_addc(js, '0');
+}
+
+static void json_key(struct sbuf *js, const char *k)
+{
+	json_str(js, k);
+	sbuf_addc(js, ':');
+}
+
+/* Opens and closes the step and type objects as the rows' (step, type) change: rows come
+ * ordered by the first appearance of their step, then of their type. */
+struct nest {
+	char step[256], type[64];
+	bool open, first_op;
+};
+
+static void nest_row(struct sbuf *js, struct nest *n, const char *step, const char *type)
+{
+	bool new_step = !n->open || strcmp(n->step, step), new_type = new_step || strcmp(n->type, type);
+	if (n->open && new_type)
+		sbuf_adds(js, "}");
+	if (n->open && new_step)
+		sbuf_adds(js, "}");
+	if (new_step) {
+		sbuf_adds(js, n->open ? "," : "{");
+		json_key(js, step);
+		sbuf_addc(js, '{');
+	} else if (new_type) {
+		sbuf_addc(js, ',');
+	}
+	if (new_type) {
+		json_key(js, type);
+		sbuf_addc(js, '{');
+		n->first_op = true;
+	}
+	snprintf(n->step, sizeof n->step, "%s", step);
+	snprintf(n->type, sizeof n->type, "%s", type);
+	n->open = true;
+	if (!n->first_op)
+		sbuf_addc(js, ',');
+	n->first_op = false;
+}
+
+static void nest_close(struct sbuf *js, const struct nest *n)
+{
+	sbuf_adds(js, n->open ? "}}}" : "{}");
+}
+
+/* "ORDER BY" the first appearance of the row's step, then of its type, then rowid. */
+#define APPEARANCE(t) \
+	" ORDER BY (SELECT min(rowid) FROM " t " x WHERE x.step IS m.step)," \
+	" (SELECT min(rowid) FROM " t " x WHERE x.step IS m.step AND x.type IS m.type), m.rowid"
+
+static const char comm_time_sql[] =
+	"SELECT step, type, hccl_op_name, group_name, start_timestamp, elapse_time, transit_time, wait_time,"
+	" synchronization_time, idle_time FROM CommAnalyzerTime m" APPEARANCE("CommAnalyzerTime");
+static const char comm_bw_sql[] =
+	"SELECT transport_type, transit_size, transit_time, bandwidth, large_packet_ratio, package_size, count,"
+	" total_duration FROM CommAnalyzerBandwidth WHERE step IS ?1 AND type IS ?2 AND hccl_op_name IS ?3"
+	" AND group_name IS ?4 ORDER BY rowid";
+static const char comm_matrix_sql[] =
+	"SELECT step, type, hccl_op_name, group_name, src_rank, dst_rank, transport_type, transit_size,"
+	" transit_time, bandwidth, op_name FROM CommAnalyzerMatrix m" APPEARANCE("CommAnalyzerMatrix");
+
+/* A ratio with four decimals, as the text export writes Wait Time Ratio. */
+static void json_ratio(struct sbuf *js, double part, double rest)
+{
+	double r = part + rest > 0 ? part / (part + rest) : 0;
+	sbuf_addf(js, "%.4f", r);
+}
+
+static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
+{
+	sqlite3_stmt *st = NULL, *bw = NULL;
+	if (sqlite3_prepare_v2(h, comm_time_sql, -1, &st, NULL) != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerTime cannot be read: %s", sqlite3_errmsg(h));
+		return NULL;
+	}
+	bool have_bw = table_exists(h, "CommAnalyzerBandwidth") &&
+		       sqlite3_prepare_v2(h, comm_bw_sql, -1, &bw, NULL) == SQLITE_OK;
+	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	struct nest n = {0};
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		nest_row(&js, &n, col_text(st, 0), col_text(st, 1));
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%s@%s", col_text(st, 2), col_text(st, 3));
+		json_key(&js, sbuf_str(&key));
+		sbuf_adds(&js, "{\"Communication Time Info\":{");
+		static const char *const names[] = {"Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)",
+						    "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)"};
+		for (int i = 0; i < 6; i++) {
+			if (i)
+				sbuf_addc(&js, ',');
+			json_key(&js, names[i]);
+			json_num_col(&js, st, 4 + i);
+		}
+		double transit = sqlite3_column_double(st, 6), wait = sqlite3_column_double(st, 7),
+		       sync = sqlite3_column_double(st, 8);
+		sbuf_adds(&js, ",\"Wait Time Ratio\":");
+		json_ratio(&js, wait, transit);
+		sbuf_adds(&js, ",\"Synchronization Time Ratio\":");
+		json_ratio(&js, sync, transit);
+		sbuf_adds(&js, "},\"Communication Bandwidth Info\":{");
+		if (have_bw) {
+			sqlite3_reset(bw);
+			for (int i = 0; i < 4; i++)
+				sqlite3_bind_value(bw, i + 1, sqlite3_column_value(st, i));
+			char transport[64] = "";
+			bool any = false, dist_open = false;
+			while (sqlite3_step(bw) == SQLITE_ROW) {
+				const char *tt = col_text(bw, 0);
+				if (!any || strcmp(tt, transport)) {
+					if (any)
+						sbuf_adds(&js, "}},");
+					snprintf(transport, sizeof transport, "%s", tt);
+					json_key(&js, tt);
+					sbuf_adds(&js, "{\"Transit Size(MB)\":");
+					json_num_col(&js, bw, 1);
+					sbuf_adds(&js, ",\"Transit Time(ms)\":");
+					json_num_col(&js, bw, 2);
+					sbuf_adds(&js, ",\"Bandwidth(GB/s)\":");
+					json_num_col(&js, bw, 3);
+					sbuf_adds(&js, ",\"Large Packet Ratio\":");
+					json_num_col(&js, bw, 4);
+					sbuf_adds(&js, ",\"Size Distribution\":{");
+					dist_open = false;
+					any = true;
+				}
+				/* a row without packets says only that the transport was there */
+				if (sqlite3_column_double(bw, 6) > 0) {
+					if (dist_open)
+						sbuf_addc(&js, ',');
+					sbuf_addc(&js, '"');
+					json_num_col(&js, bw, 5);
+					sbuf_adds(&js, "\":[");
+					json_num_col(&js, bw, 6);
+					sbuf_addc(&js, ',');
+					json_num_col(&js, bw, 7);
+					sbuf_addc(&js, ']');
+					dist_open = true;
+				}
+			}
+			if (any)
+				sbuf_adds(&js, "}}");
+		}
+		sbuf_adds(&js, "}}");
+	}
+	if (rc != SQLITE_DONE)
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerTime: %s; the rows before it were read",
+			 sqlite3_errmsg(h));
+	nest_close(&js, &n);
+	sqlite3_finalize(st);
+	sqlite3_finalize(bw);
+	sbuf_free(&key);
+	return sbuf_detach(&js);
+}
+
+static char *comm_matrix_json(sqlite3 *h, const char *path, struct diag_list *dl)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(h, comm_matrix_sql, -1, &st, NULL) != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerMatrix cannot be read: %s", sqlite3_errmsg(h));
+		return NULL;
+	}
+	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	struct nest n = {0};
+	char op[512] = "";
+	bool op_open = false;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%s@%s", col_text(st, 2), col_text(st, 3));
+		bool same = op_open && n.open && !strcmp(n.step, col_text(st, 0)) && !strcmp(n.type, col_text(st, 1)) &&
+			    !strcmp(op, sbuf_str(&key));
+		if (same) {
+			sbuf_addc(&js, ',');
+		} else {
+			if (op_open)
+				sbuf_addc(&js, '}');
+			nest_row(&js, &n, col_text(st, 0), col_text(st, 1));
+			json_key(&js, sbuf_str(&key));
+			sbuf_addc(&js, '{');
+			snprintf(op, sizeof op, "%s", sbuf_str(&key));
+			op_open = true;
+		}
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%s-%s", col_text(st, 4), col_text(st, 5));
+		json_key(&js, sbuf_str(&key));
+		sbuf_adds(&js, "{\"Transport Type\":");
+		json_str(&js, col_text(st, 6));
+		sbuf_adds(&js, ",\"Transit Size(MB)\":");
+		json_num_col(&js, st, 7);
+		sbuf_adds(&js, ",\"Transit Time(ms)\":");
+		json_num_col(&js, st, 8);
+		sbuf_adds(&js, ",\"Bandwidth(GB/s)\":");
+		json_num_col(&js, st, 9);
+		sbuf_adds(&js, ",\"Op Name\":");
+		json_str(&js, col_text(st, 10));
+		sbuf_addc(&js, '}');
+	}
+	if (rc != SQLITE_DONE)
+		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerMatrix: %s; the rows before it were read",
+			 sqlite3_errmsg(h));
+	if (op_open)
+		sbuf_addc(&js, '}');
+	nest_close(&js, &n);
+	sqlite3_finalize(st);
+	sbuf_free(&key);
+	return sbuf_detach(&js);
+}
+
+char *db_comm_json(const char *name)
+{
+	const char *colon = strrchr(name, ':');
+	if (!colon || (strcmp(colon + 1, "CommAnalyzerTime") && strcmp(colon + 1, "CommAnalyzerMatrix")))
+		return NULL;
+	char *path = xstrndup(name, (size_t)(colon - name));
+	struct diag_list dl;
+	diag_init(&dl);
+	sqlite3 *h = db_open(path, &dl);
+	char *js = NULL;
+	if (h)
+		js = !strcmp(colon + 1, "CommAnalyzerTime") ? comm_time_json(h, path, &dl) : comm_matrix_json(h, path, &dl);
+	sqlite3_close(h);
+	diag_free(&dl);
+	free(path);
+	return js;
+}
+
+int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl)
+{
+	bufs[0] = bufs[1] = NULL;
+	sqlite3 *h = db_open(path, dl);
+	if (!h)
+		return -1;
+	int n = 0;
+	static const char *const tables[2] = {"CommAnalyzerTime", "CommAnalyzerMatrix"};
+	for (int i = 0; i < 2; i++) {
+		/* an empty table is no communication file: the text export writes none */
+		char *any = sqlite3_mprintf("SELECT 1 FROM \"%w\" LIMIT 1", tables[i]);
+		sqlite3_stmt *st = NULL;
+		bool rows = table_exists(h, tables[i]) && sqlite3_prepare_v2(h, any, -1, &st, NULL) == SQLITE_OK &&
+			    sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		sqlite3_free(any);
+		if (!rows)
+			continue;
+		bufs[i] = i ? comm_matrix_json(h, path, dl) : comm_time_json(h, path, dl);
+		if (!bufs[i])
+			continue;
+		char *name = xasprintf("%s:%s", path, tables[i]);
+		n += comm_json_load_buffer(cd, name, bufs[i], strlen(bufs[i]), owner_rank, dl) == 0;
+		free(name);
+	}
+	sqlite3_close(h);
+	return n ? 0 : -1;
 }
 
 /* ---- drill-down ------------------------------------------------------------------------- */
@@ -1094,9 +1957,9 @@ static int read_row(const struct rank_store *rs, uint64_t off,
 		    void (*emit)(void *ctx, const char *key, const char *val, bool number), void *ctx,
 		    struct sbuf *err)
 {
-	unsigned src = (unsigned)(off >> OFF_SHIFT);
-	int64_t rowid = (int64_t)(off & ((UINT64_C(1) << OFF_SHIFT) - 1));
-	if (!rs->trace.db || src == SRC_NONE || src >= SRC_COUNT) {
+	int64_t rowid;
+	unsigned src = rs->trace.db ? off_src(rs, off, &rowid) : SRC_NONE;
+	if (src == SRC_NONE) {
 		sbuf_adds(err, "not a Db row");
 		return -1;
 	}
@@ -1118,7 +1981,7 @@ static int read_row(const struct rank_store *rs, uint64_t off,
 				       SQLITE_OK;
 			n = sqlite3_column_count(st);
 			char rowbuf[64];
-			db_row_name(off, rowbuf, sizeof rowbuf);
+			db_row_name(rs, off, rowbuf, sizeof rowbuf);
 			emit(ctx, "Db row", rowbuf, false);
 			for (int i = 0; i < n; i++) {
 				const char *col = sqlite3_column_name(st, i);

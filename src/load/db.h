@@ -9,7 +9,7 @@
  * lanes and events a trace_view.json of the same run gives (Python and CANN host lanes,
  * Ascend Hardware "Stream N", HCCL group and plane lanes, Overlap Analysis, launch flows
  * from connection ids), so the analysis, views and reports are unchanged. An event's
- * offset is its row: the table's code in the top 16 bits, the rowid below. */
+ * offset names its row: its table's base (trace.db_base) plus its rowid. */
 #ifndef ASCPROF_DB_H
 #define ASCPROF_DB_H
 
@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "comm_json.h"
 #include "csv_table.h"
 #include "diag.h"
 #include "sbuf.h"
@@ -25,6 +26,9 @@
 /* The tables read, for --summary, README and the man page. */
 extern const char *const db_tables_read[];
 extern const size_t db_n_tables_read;
+
+/* Which of db_tables_read the two files hold (either may be NULL), into out. */
+size_t db_tables_present(const char *path, const char *analysis_path, const char **out, size_t max);
 
 /* True for a name read as a Db export (ascend_pytorch_profiler*.db, msprof_*.db). */
 bool db_is_events_name(const char *base);
@@ -36,10 +40,58 @@ bool db_is_analysis_name(const char *base);
  * rest is read. */
 int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl);
 
-/* analysis.db's StepTraceTime as a step_trace_time table (the text export's CSV, same
- * columns and units). NULL (with a message) when absent or unreadable. *buf receives the
- * CSV bytes the table borrows: the caller frees it after the table. */
-struct csv_table *db_step_trace_table(const char *path, char **buf, struct diag_list *dl);
+/* Db tables read as the text export's CSV tables: analysis.db's StepTraceTime as
+ * step_trace_time.csv; MEMORY_RECORD, OP_MEMORY and NPU_MODULE_MEM as memory_record.csv,
+ * operator_memory.csv and npu_module_mem.csv (bytes as MB or KB, ns as µs, names through
+ * STRING_IDS and ENUM_MODULE). The generator's Db writer uses the same map backwards. */
+enum db_conv {
+	DBC_TEXT,      /* the value as SQLite writes it */
+	DBC_STRING_ID, /* a STRING_IDS id */
+	DBC_MODULE,    /* an ENUM_MODULE id */
+	DBC_NS_US,     /* ns, as µs with three decimals */
+	DBC_BYTES_MB,  /* bytes, as MB */
+	DBC_BYTES_KB,  /* bytes, as KB */
+	DBC_DEVICE,    /* a device id, as NPU:<id> */
+	DBC_NOT_SET,   /* UINT32_MAX as N/A, else as written */
+};
+struct db_csv_col {
+	const char *header; /* the text export's */
+	const char *column; /* the Db's */
+	enum db_conv conv;
+};
+struct db_csv_spec {
+	const char *table;  /* the Db's */
+	const char *csv;    /* the text export's file name */
+	bool in_analysis;   /* analysis.db, else the events Db */
+	const char *needed; /* a column without which the table is not read */
+	const struct db_csv_col *cols;
+	size_t n_cols;
+	/* rows of another table in the same columns, when every column above exists and
+	 * extra_table does (NPU_MEM's application memory joins memory_record as APP) */
+	const char *extra_table, *extra_rows;
+};
+extern const struct db_csv_spec db_csv_specs[];
+extern const size_t db_n_csv_specs;
+
+/* The table of spec in the Db at path as a CSV table of the text export's form, named
+ * "<path>:<table>". NULL when absent (quietly) or unreadable (with a message). *buf
+ * receives the CSV bytes the table borrows: the caller frees it after the table. */
+struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, char **buf,
+			       struct diag_list *dl);
+
+/* The compute tasks (TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO) as the text export's
+ * kernel_details.csv, named "<path>:COMPUTE_TASK_INFO"; NULL when there are none. */
+struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list *dl);
+
+/* analysis.db's CommAnalyzerTime with CommAnalyzerBandwidth, and CommAnalyzerMatrix, read
+ * into cd as the text export's communication.json and communication_matrix.json (ratios
+ * of wait and synchronisation to transit computed as the text export does). bufs[2]
+ * receive the JSON texts (owned by the caller). 0 when anything was read. */
+int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl);
+
+/* The JSON text db_comm_load read for "<analysis.db>:CommAnalyzerTime" (or ...Matrix),
+ * made again from the file for drill-down; NULL for any other name. Owned by the caller. */
+char *db_comm_json(const char *name);
 
 /* The row behind event ev of a Db store as a JSON object ({"name", "ts", "dur", "args":
  * {column: value ...}}), read again from the file; 0, or -1 with a message in out. */
@@ -47,6 +99,6 @@ int db_element_json(const struct rank_store *rs, uint64_t off, struct sbuf *out)
 /* The row's columns as "column: value" lines; the number of columns, or -1. */
 int db_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out);
 /* "TASK rowid 12" for an event's offset. */
-void db_row_name(uint64_t off, char *buf, size_t size);
+void db_row_name(const struct rank_store *rs, uint64_t off, char *buf, size_t size);
 
 #endif

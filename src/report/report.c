@@ -123,7 +123,13 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	fprintf(out, "\n== rank %d  ", ra->rank);
 	summary_put_clean(out, rank_label(an, ra));
 	fprintf(out, " ==\n");
-	if (!ra->has_trace && ra->has_timeline)
+	const struct rank_data *rd = &an->cap->ranks[ra->rank_index];
+	if (rd->db_path && rd->trace_failed) {
+		/* a Db-only rank must never read as a clean one */
+		fputs("   (Db export NOT READ: ", out);
+		summary_put_clean(out, rd->db_path);
+		fputs("; see --summary for why. Insufficient data: no figure below comes from it)\n", out);
+	} else if (!ra->has_trace && ra->has_timeline)
 		fputs("   (no trace: device figures from the kernel table's rows)\n", out);
 	else if (!ra->has_trace && ra->attr.valid)
 		fputs("   (no trace and no kernel table rows: figures from step_trace_time.csv)\n", out);

@@ -147,9 +147,11 @@ static void text_source(const struct rank_data *rd, FILE *out)
 		fputs(": NOT READ (see the diagnostics)\n", out);
 		return;
 	}
+	const char *tables[64];
+	size_t n = db_tables_present(rd->db_path, rd->analysis_db_path, tables, 64);
 	fputs("; tables read:", out);
-	for (size_t i = 0; i < db_n_tables_read; i++)
-		fprintf(out, "%s %s", i ? "," : "", db_tables_read[i]);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %s", i ? "," : "", tables[i]);
 	fputc('\n', out);
 }
 
@@ -341,8 +343,10 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 	jsonw_bool(w, rd->db_path && !rd->trace_failed);
 	jsonw_key(w, "db_tables");
 	jsonw_arr_begin(w);
-	for (size_t i = 0; rd->db_path && i < db_n_tables_read; i++)
-		jsonw_str(w, db_tables_read[i]);
+	const char *tables[64];
+	size_t n_tables = rd->db_path ? db_tables_present(rd->db_path, rd->analysis_db_path, tables, 64) : 0;
+	for (size_t i = 0; i < n_tables; i++)
+		jsonw_str(w, tables[i]);
 	jsonw_arr_end(w);
 	jsonw_obj_end(w);
 

@@ -124,6 +124,7 @@ struct trace_file {
 	uint64_t fast_elements; /* elements read by the fast scanner (the rest went to jsmn) */
 	const char *mem; /* borrowed: the buffer of trace_load_buffer, else NULL */
 	bool db; /* read from a Db export (db.h): offsets name rows, not bytes */
+	uint64_t db_base[8]; /* Db: per table (db.c's order), the offset of its rowid 0 */
 	size_t mem_len;
 };
 

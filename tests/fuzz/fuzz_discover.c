@@ -39,7 +39,7 @@ static const char *const fz_names[] = {
 	"operator_details.csv", "api_statistic.csv", "communication.json",
 	"communication_matrix.json", "profiler_info_0.json", "profiler_info_1.json",
 	"profiler_metadata.json", "analyse.done", "msprof_20250101.json", "op_summary_1.csv",
-	"ascend_pytorch_profiler_0.db", "profiler_info.json",
+	"ascend_pytorch_profiler_0.db", "profiler_info.json", "analysis.db", "msprof_20250101000000.db",
 };
 #define FZ_COUNT(a) (sizeof(a) / sizeof(a)[0])
 

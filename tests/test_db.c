@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: MIT */
+/* Db exports (src/load/db.c). The real torch_npu Db fixtures load with every rank, and
+ * their events, steps, computing and exposed communication agree with what SQL reads from
+ * the same files (counted here, independently of the loader) and with each file's own
+ * analysis.db StepTraceTime within 2 %; msprof_0.db loads. Broken Db files (built here
+ * with SQLite, then damaged) give a message naming the file and table, and the other rank
+ * loads in full. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "capture.h"
+#include "db.h"
+#include "lanes.h"
+#include "trace.h"
+#include "xalloc.h"
+#include "testutil.h"
+
+/* ---- SQL read independently of the loader ---------------------------------------------- */
+
+static sqlite3 *open_ro(const char *path)
+{
+	char *uri = sqlite3_mprintf("file:%s?immutable=1", path);
+	sqlite3 *h = NULL;
+	int rc = sqlite3_open_v2(uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	sqlite3_free(uri);
+	assert_int_equal(rc, SQLITE_OK);
+	return h;
+}
+
+static double sql_num(sqlite3 *h, const char *sql)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(h));
+	double v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : -1;
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Rows of a table, 0 when there is no such table. */
+static size_t table_rows(sqlite3 *h, const char *table)
+{
+	char *q = sqlite3_mprintf("SELECT count(*) FROM sqlite_master WHERE name = %Q", table);
+	bool there = sql_num(h, q) > 0;
+	sqlite3_free(q);
+	if (!there)
+		return 0;
+	q = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", table);
+	size_t n = (size_t)sql_num(h, q);
+	sqlite3_free(q);
+	return n;
+}
+
+static size_t group_events(const struct rank_store *rs, enum lane_group g, const char *thread_prefix)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rs->n_lanes; i++)
+		if (rs->lanes[i].group == g &&
+		    (!thread_prefix || !strncmp(store_str(rs, rs->lanes[i].thread_name), thread_prefix,
+						strlen(thread_prefix))))
+			n += rs->lanes[i].n_events;
+	return n;
+}
+
+/* One level of the msinsight torch_npu Db fixtures: two ranks, each checked against SQL. */
+static void check_real_level(const char *rel)
+{
+	TU_REAL_OR_SKIP(dir, rel);
+	struct capture *cap = capture_open(dir, NULL);
+	assert_true(cap->usable);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	assert_int_equal(cap->n_ranks, 2);
+	for (size_t r = 0; r < 2; r++) {
+		const struct rank_data *rd = &cap->ranks[r];
+		const struct rank_store *rs = &rd->store;
+		const struct rank_analysis *ra = &an->ranks[r];
+		assert_non_null(rd->db_path);
+		assert_false(rd->trace_failed);
+		assert_int_equal(rd->plan->rank, (int)r);
+		sqlite3 *h = open_ro(rd->db_path);
+		/* every row of the event tables is an event of its lane group */
+		size_t py = (size_t)sql_num(h, "SELECT count(*) FROM PYTORCH_API");
+		size_t cann = (size_t)sql_num(h, "SELECT count(*) FROM CANN_API");
+		size_t ops = (size_t)sql_num(h, "SELECT count(*) FROM COMMUNICATION_OP");
+		size_t planes = (size_t)sql_num(h, "SELECT count(*) FROM COMMUNICATION_TASK_INFO c "
+						   "JOIN TASK t ON t.globalTaskId = c.globalTaskId");
+		/* TASK rows less each collective's own launch (the op's connection id, no task info) */
+		size_t tasks = (size_t)sql_num(
+			h, "SELECT count(*) FROM TASK t WHERE NOT (t.connectionId IN (SELECT connectionId FROM "
+			   "COMMUNICATION_OP) AND t.globalTaskId NOT IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO) "
+			   "AND t.globalTaskId NOT IN (SELECT globalTaskId FROM COMMUNICATION_TASK_INFO))");
+		assert_int_equal(group_events(rs, LANE_HOST_PYTHON, NULL), py);
+		assert_int_equal(group_events(rs, LANE_HOST_CANN, NULL), cann);
+		assert_int_equal(group_events(rs, LANE_COMM, "Group"), ops);
+		assert_int_equal(group_events(rs, LANE_COMM, "Plane"), planes);
+		assert_int_equal(group_events(rs, LANE_DEVICE, NULL), tasks);
+		size_t overlap = 0;
+		if (sql_num(h, "SELECT count(*) FROM sqlite_master WHERE name = 'OVERLAP_ANALYSIS'") > 0)
+			overlap = (size_t)sql_num(h, "SELECT count(*) FROM OVERLAP_ANALYSIS");
+		assert_int_equal(group_events(rs, LANE_OVERLAP, NULL), overlap);
+		assert_int_equal(rs->n_ev, py + cann + ops + planes + tasks + overlap);
+		/* launches: one arrow per launch, none dangling */
+		assert_true(rs->n_links > 0);
+		assert_int_equal(rs->unmatched_flows, 0);
+		/* steps: STEP_TIME's rows, found as ProfilerStep#N spans */
+		assert_int_equal(ra->n_steps, (size_t)sql_num(h, "SELECT count(*) FROM STEP_TIME"));
+		assert_int_equal(ra->step_source, STEP_SRC_PROFILER_STEP);
+		/* memory: MEMORY_RECORD (bytes) and NPU_MEM's application rows read as the
+		 * text export's memory_record.csv (MB): the framework's peak allocation and the
+		 * process's peak reservation */
+		double alloc = sql_num(h, "SELECT max(totalAllocated) / 1048576.0 FROM MEMORY_RECORD m JOIN STRING_IDS s "
+					  "ON s.id = m.component WHERE s.value = 'PTA+GE'");
+		double reserved = sql_num(h, "SELECT max(v) / 1048576.0 FROM (SELECT totalReserved AS v FROM MEMORY_RECORD "
+					     "UNION ALL SELECT hbm FROM NPU_MEM WHERE type IN (SELECT id FROM STRING_IDS "
+					     "WHERE value = 'app'))");
+		assert_true(ra->have[M_MEM_PEAK_ALLOCATED_MB] && ra->have[M_MEM_PEAK_RESERVED_MB]);
+		assert_true(tu_close(ra->v[M_MEM_PEAK_ALLOCATED_MB], alloc, 1e-12, 0));
+		assert_true(tu_close(ra->v[M_MEM_PEAK_RESERVED_MB], reserved, 1e-12, 0));
+		/* the kernel table: every compute task with an op type, and every collective */
+		const struct csv_table *k = rd->by_kind[CSV_KERNEL];
+		assert_non_null(k);
+		assert_int_equal(k->nrows, (size_t)sql_num(h, "SELECT (SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c "
+							 "ON c.globalTaskId = t.globalTaskId WHERE c.opType IS NOT NULL) + "
+							 "(SELECT count(*) FROM COMMUNICATION_OP)"));
+		bool pmu = sql_num(h, "SELECT count(*) FROM sqlite_master WHERE name = 'TASK_PMU_INFO'") > 0;
+		assert_int_equal(ra->have[M_PMU_MAC], pmu);
+		sqlite3_close(h);
+		/* --summary's list of tables read: exactly those of the list that the files hold */
+		const char *listed[64];
+		size_t n_listed = db_tables_present(rd->db_path, rd->analysis_db_path, listed, 64);
+		sqlite3 *ev_db = open_ro(rd->db_path), *an_db = open_ro(rd->analysis_db_path);
+		for (size_t i = 0, at = 0; i < db_n_tables_read; i++) {
+			const char *t = db_tables_read[i];
+			bool in_analysis = !strncmp(t, "analysis.db ", 12);
+			char *q = sqlite3_mprintf("SELECT count(*) FROM sqlite_master WHERE name = %Q", in_analysis ? t + 12 : t);
+			bool there = sql_num(in_analysis ? an_db : ev_db, q) > 0;
+			sqlite3_free(q);
+			bool said = at < n_listed && listed[at] == t;
+			if (there != said)
+				fail_msg("%s: table %s is %s but %s", rel, t, there ? "there" : "absent", said ? "listed" : "not listed");
+			at += said;
+		}
+		sqlite3_close(ev_db);
+		sqlite3_close(an_db);
+		/* the exporter's own figures, from analysis.db */
+		assert_non_null(rd->analysis_db_path);
+		sqlite3 *a = open_ro(rd->analysis_db_path);
+		double computing = sql_num(a, "SELECT sum(computing) FROM StepTraceTime");
+		double exposed = sql_num(a, "SELECT sum(communication_not_overlapped) FROM StepTraceTime");
+		/* the CommAnalyzer tables as communication files: every op and every link */
+		size_t comm_ops = table_rows(a, "CommAnalyzerTime");
+		assert_int_equal(rd->comm.n_ops, comm_ops);
+		assert_int_equal(rd->comm.n_links, table_rows(a, "CommAnalyzerMatrix"));
+		assert_int_equal(ra->have[M_COMM_WAIT_RATIO], comm_ops > 0);
+		/* an entry's text, for the Comm view's drill-down, is made again from the Db */
+		if (comm_ops) {
+			const struct comm_op *op = &rd->comm.ops[0];
+			struct sbuf text = SBUF_INIT;
+			assert_int_equal(comm_json_entry_text(rd->comm.files[op->file].path, op->off, op->len, 1 << 20, &text), 0);
+			assert_non_null(strstr(sbuf_str(&text), "\"Communication Time Info\""));
+			sbuf_free(&text);
+		}
+		sqlite3_close(a);
+		assert_true(ra->have[M_COMPUTE_US] && ra->have[M_COMM_NOT_OVERLAPPED_US]);
+		if (!tu_close(ra->v[M_COMPUTE_US], computing, 0.02, 0) ||
+		    !tu_close(ra->v[M_COMM_NOT_OVERLAPPED_US], exposed, 0.02, 0))
+			fail_msg("%s rank %zu: computing %.3f us vs StepTraceTime %.3f, exposed comm %.3f vs %.3f",
+				 rel, r, ra->v[M_COMPUTE_US], computing, ra->v[M_COMM_NOT_OVERLAPPED_US], exposed);
+		/* the same cross-check the report prints, against the StepTraceTime table */
+		assert_non_null(rd->by_kind[CSV_STEP_TRACE]);
+		/* drill-down: each lane's last event shows its own row (table, rowid, then the
+		 * columns; the start column is the event's start) */
+		for (size_t li = 0; li < rs->n_lanes; li++) {
+			const struct lane *l = &rs->lanes[li];
+			if (!l->n_events)
+				continue;
+			size_t ev = l->events[l->n_events - 1];
+			static const char *const table[LANE_GROUP_COUNT] = {
+				[LANE_HOST_PYTHON] = "PYTORCH_API", [LANE_HOST_CANN] = "CANN_API", [LANE_DEVICE] = "TASK",
+				[LANE_COMM] = "COMMUNICATION_", [LANE_OVERLAP] = "OVERLAP_ANALYSIS"};
+			struct sbuf args = SBUF_INIT;
+			assert_true(trace_event_args(rs, ev, &args) > 0);
+			char want[96];
+			snprintf(want, sizeof want, "Db row: %s", table[l->group] ? table[l->group] : "?");
+			if (!strstr(sbuf_str(&args), want))
+				fail_msg("%s lane %zu: %s not in\n%s", rel, li, want, sbuf_str(&args));
+			snprintf(want, sizeof want, "startNs: %lld\n", (long long)store_ts(rs, ev));
+			if (l->group != LANE_COMM && !strstr(sbuf_str(&args), want))
+				fail_msg("%s lane %zu: %s not in\n%s", rel, li, want, sbuf_str(&args));
+			sbuf_free(&args);
+		}
+	}
+	analysis_free(an);
+	capture_free(cap);
+	free(dir);
+}
+
+static void test_real_level0(void **state)
+{
+	(void)state;
+	check_real_level("msinsight/test/data/pytorch/db/level0");
+}
+static void test_real_level1(void **state)
+{
+	(void)state;
+	check_real_level("msinsight/test/data/pytorch/db/level1");
+}
+static void test_real_level2(void **state)
+{
+	(void)state;
+	check_real_level("msinsight/test/data/pytorch/db/level2");
+}
+
+/* msprof_0.db (Class B): loads; its MSTX_EVENTS rows come from another session's clock
+ * (the fixture was assembled) and are left out with a message naming the table. */
+static void test_real_msprof_db(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(dir, "msinsight/server/src/test/test_data/full_db");
+	struct capture *cap = capture_open(dir, NULL);
+	assert_true(cap->usable);
+	capture_load(cap);
+	assert_int_equal(cap->n_ranks, 1);
+	const struct rank_data *rd = &cap->ranks[0];
+	assert_non_null(rd->db_path);
+	assert_false(rd->trace_failed);
+	sqlite3 *h = open_ro(rd->db_path);
+	assert_int_equal(group_events(&rd->store, LANE_DEVICE, NULL), (size_t)sql_num(h, "SELECT count(*) FROM TASK"));
+	assert_int_equal(group_events(&rd->store, LANE_OVERLAP, NULL),
+			 (size_t)sql_num(h, "SELECT count(*) FROM OVERLAP_ANALYSIS"));
+	sqlite3_close(h);
+	bool said = false;
+	for (size_t i = 0; i < cap->diags.n; i++)
+		said |= strstr(cap->diags.items[i].msg, "MSTX_EVENTS") && strstr(cap->diags.items[i].msg, "SESSION_TIME_INFO");
+	assert_true(said);
+	capture_free(cap);
+	free(dir);
+}
+
+/* The same file where msprof writes it: at the top of a PROF_* directory, with no text
+ * export beside it, read as that directory's rank (Class B). */
+static void test_msprof_db_in_prof_dir(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(src, "msinsight/server/src/test/test_data/full_db/msprof_0.db");
+	char *root = tu_tmpdir();
+	assert_int_equal(tu_sh("mkdir -p '%s/PROF_000001_20251014_ABCDEF/device_0' && cp '%s' "
+			       "'%s/PROF_000001_20251014_ABCDEF/msprof_20251014101010.db'",
+			       root, src, root),
+			 0);
+	struct capture *cap = capture_open(root, NULL);
+	assert_true(cap->usable);
+	capture_load(cap);
+	assert_int_equal(cap->n_ranks, 1);
+	const struct rank_data *rd = &cap->ranks[0];
+	assert_int_equal(rd->plan->cls, CAPTURE_CLASS_B);
+	assert_int_equal(rd->plan->device_id, 0);
+	assert_non_null(rd->db_path);
+	assert_non_null(strstr(rd->db_path, "msprof_20251014101010.db"));
+	assert_false(rd->trace_failed);
+	assert_true(rd->store.n_ev > 0);
+	capture_free(cap);
+	tu_rmtree(root);
+	free(root);
+	free(src);
+}
+
+/* ---- broken Db files ---------------------------------------------------------------------- */
+
+#define BAD_ROWS 3000 /* enough rows for tables to span many pages */
+
+/* A small torch_npu Db export: BAD_ROWS ops, each launching one API and one kernel. */
+static void make_db(const char *path, const char *schema_version, bool with_start)
+{
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	char *sql = sqlite3_mprintf(
+		"PRAGMA journal_mode=DELETE;"
+		"CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"
+		"INSERT INTO STRING_IDS VALUES (1,'aten::add'),(2,'KERNEL_AIVEC'),(3,'Add'),(4,'AI_VECTOR_CORE'),"
+		"(5,'aclnnAdd');"
+		"CREATE TABLE ENUM_API_TYPE (id INTEGER PRIMARY KEY, name TEXT);"
+		"INSERT INTO ENUM_API_TYPE VALUES (50001,'op'),(20000,'acl');"
+		"CREATE TABLE META_DATA (name TEXT, value TEXT);"
+		"INSERT INTO META_DATA VALUES ('SCHEMA_VERSION','%q');"
+		"CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER,"
+		" name INTEGER, type INTEGER);"
+		"CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);"
+		"CREATE TABLE CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER,"
+		" connectionId INTEGER PRIMARY KEY, name INTEGER);"
+		"CREATE TABLE TASK (%sendNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER,"
+		" globalPid INTEGER, taskType INTEGER, streamId INTEGER);"
+		"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, taskType INTEGER);"
+		"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < %d)"
+		" INSERT INTO PYTORCH_API SELECT CAST(1700000000000000000 + i * 100000 AS TEXT),"
+		" CAST(1700000000000000000 + i * 100000 + 50000 AS TEXT), (4242 << 32) | 4242, i, 1, 50001 FROM k;"
+		"INSERT INTO CONNECTION_IDS SELECT rowid - 1, 1000 + rowid FROM PYTORCH_API;"
+		"INSERT INTO CANN_API SELECT CAST(startNs AS INTEGER) + 10000, CAST(startNs AS INTEGER) + 40000,"
+		" 20000, globalTid, 1000 + rowid, 5 FROM PYTORCH_API;"
+		"INSERT INTO TASK SELECT %sCAST(startNs AS INTEGER) + 90000, 0, 1000 + rowid, rowid, 4242, 2, 2"
+		" FROM PYTORCH_API;"
+		"INSERT INTO COMPUTE_TASK_INFO SELECT 3, globalTaskId, 4 FROM TASK;",
+		schema_version, with_start ? "startNs INTEGER, " : "", BAD_ROWS,
+		with_start ? "CAST(startNs AS INTEGER) + 60000, " : "");
+	char *err = NULL;
+	if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("make_db: %s", err);
+	sqlite3_free(sql);
+	sqlite3_close(h);
+}
+
+enum bad_kind { BAD_CORRUPT, BAD_TRUNCATED, BAD_ENCRYPTED, BAD_NO_TABLE, BAD_NO_COLUMN, BAD_LOCKED, BAD_NEWER,
+		BAD_NO_STRINGS };
+
+struct bad_case {
+	const char *name;
+	enum bad_kind kind;
+	const char *expect[2]; /* in the message about rank 0's file */
+	bool rank0_read;       /* the file still opens (tables may be missing) */
+};
+
+static const struct bad_case bad_cases[] = {
+	{"corrupt pages", BAD_CORRUPT, {"table ", "malformed"}, true},
+	{"truncated", BAD_TRUNCATED, {"truncated", "not read"}, false},
+	{"encrypted (no SQLite header)", BAD_ENCRYPTED, {"not a readable database", "not read"}, false},
+	{"missing table", BAD_NO_TABLE, {"no table TASK", "missing"}, true},
+	{"missing column", BAD_NO_COLUMN, {"table TASK has no column startNs", "missing"}, true},
+	{"locked mid-write", BAD_LOCKED, {"journal file beside it", "locked"}, true},
+	{"newer schema", BAD_NEWER, {"SCHEMA_VERSION 2.1.0 is newer", "read by column name"}, true},
+	{"no STRING_IDS", BAD_NO_STRINGS, {"no table STRING_IDS", "the events are read"}, true},
+};
+
+static void damage(const char *path, enum bad_kind kind)
+{
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	switch (kind) {
+	case BAD_CORRUPT: /* every page after the schema's: the tables' b-trees */
+		for (long at = 4096; at < st.st_size; at += 512) {
+			fseek(f, at, SEEK_SET);
+			fwrite("\xa5\x5a\xa5\x5a\xa5\x5a\xa5\x5a\xa5\x5a\xa5\x5a\xa5\x5a\xa5\x5a", 1, 16, f);
+		}
+		break;
+	case BAD_TRUNCATED:
+		assert_int_equal(ftruncate(fileno(f), st.st_size * 2 / 5), 0);
+		break;
+	case BAD_ENCRYPTED: /* what an encrypted file looks like: no plain header */
+		for (int i = 0; i < 100; i++)
+			fputc((i * 37 + 11) & 0xff, f);
+		break;
+	default:
+		break;
+	}
+	fclose(f);
+}
+
+static void test_bad_dbs(void **state)
+{
+	(void)state;
+	for (size_t c = 0; c < sizeof bad_cases / sizeof bad_cases[0]; c++) {
+		const struct bad_case *bc = &bad_cases[c];
+		char *root = tu_tmpdir();
+		char *paths[2];
+		for (int r = 0; r < 2; r++) {
+			char *dir = xasprintf("%s/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT", root, r);
+			assert_int_equal(tu_sh("mkdir -p '%s'", dir), 0);
+			paths[r] = xasprintf("%s/ascend_pytorch_profiler_%d.db", dir, r);
+			make_db(paths[r], r == 0 && bc->kind == BAD_NEWER ? "2.1.0" : "1.0.0",
+				!(r == 0 && bc->kind == BAD_NO_COLUMN));
+			free(dir);
+		}
+		sqlite3 *lock = NULL;
+		if (bc->kind == BAD_NO_TABLE || bc->kind == BAD_NO_STRINGS) {
+			sqlite3_open(paths[0], &lock);
+			assert_int_equal(sqlite3_exec(lock, bc->kind == BAD_NO_TABLE ? "DROP TABLE TASK" : "DROP TABLE STRING_IDS",
+						      NULL, NULL, NULL),
+					 SQLITE_OK);
+			sqlite3_close(lock);
+			lock = NULL;
+		} else if (bc->kind == BAD_LOCKED) {
+			/* another process writing: a reserved lock and a hot journal beside the file */
+			sqlite3_open(paths[0], &lock);
+			assert_int_equal(sqlite3_exec(lock, "BEGIN EXCLUSIVE; DELETE FROM TASK WHERE rowid > 10;", NULL,
+						      NULL, NULL),
+					 SQLITE_OK);
+		} else {
+			damage(paths[0], bc->kind);
+		}
+		assert_int_equal(tu_sh("cd '%s' && find . -type f | sort > ../before.txt", root), 0);
+		struct capture *cap = capture_open(root, NULL);
+		assert_true(cap->usable);
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		/* the other rank: everything */
+		assert_int_equal(cap->n_ranks, 2);
+		assert_false(cap->ranks[1].trace_failed);
+		assert_int_equal(cap->ranks[1].store.n_ev, 3 * BAD_ROWS);
+		assert_int_equal(group_events(&cap->ranks[1].store, LANE_DEVICE, NULL), BAD_ROWS);
+		/* the broken one: a message naming its file */
+		bool said = false;
+		for (size_t i = 0; i < cap->diags.n && !said; i++) {
+			const struct diag *d = &cap->diags.items[i];
+			said = d->file && !strcmp(d->file, paths[0]) && strstr(d->msg, bc->expect[0]) &&
+			       strstr(d->msg, bc->expect[1]);
+		}
+		if (!said) {
+			for (size_t i = 0; i < cap->diags.n; i++)
+				fprintf(stderr, "  %s: %s\n", cap->diags.items[i].file ? cap->diags.items[i].file : "-",
+					cap->diags.items[i].msg);
+			fail_msg("%s: no message with \"%s\" and \"%s\" about %s", bc->name, bc->expect[0],
+				 bc->expect[1], paths[0]);
+		}
+		assert_int_equal(cap->ranks[0].trace_failed, !bc->rank0_read);
+		if (!bc->rank0_read) {
+			/* never a clean-looking rank: the report says the Db was not read */
+			char *text = tu_report_text(an);
+			assert_non_null(strstr(text, "Db export NOT READ"));
+			free(text);
+		}
+		if (bc->kind == BAD_LOCKED || bc->kind == BAD_NEWER || bc->kind == BAD_NO_STRINGS)
+			assert_int_equal(cap->ranks[0].store.n_ev, 3 * BAD_ROWS); /* as on disk */
+		if (bc->kind == BAD_NO_TABLE || bc->kind == BAD_NO_COLUMN)
+			assert_int_equal(cap->ranks[0].store.n_ev, 2 * BAD_ROWS); /* all but TASK */
+		analysis_free(an);
+		capture_free(cap);
+		if (lock) {
+			sqlite3_exec(lock, "ROLLBACK", NULL, NULL, NULL);
+			sqlite3_close(lock);
+		}
+		/* nothing was created beside the files (no journal, WAL or shm of ours) */
+		if (bc->kind != BAD_LOCKED)
+			assert_int_equal(tu_sh("cd '%s' && find . -type f | sort | cmp -s - ../before.txt", root), 0);
+		tu_sh("rm -f '%s/../before.txt'", root);
+		free(paths[0]);
+		free(paths[1]);
+		tu_rmtree(root);
+		free(root);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_real_level0),
+		cmocka_unit_test(test_real_level1),
+		cmocka_unit_test(test_real_level2),
+		cmocka_unit_test(test_real_msprof_db),
+		cmocka_unit_test(test_msprof_db_in_prof_dir),
+		cmocka_unit_test(test_bad_dbs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
