@@ -4,6 +4,7 @@
 #define ASCPROF_VIEWS_H
 
 #include "app.h"
+#include "i18n.h"
 
 /* Zooms the timeline to [t0, t1) of rank_index and selects ev (UINT32_MAX: none). */
 void timeline_focus(void *st, struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev);
