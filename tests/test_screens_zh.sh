@@ -6,8 +6,9 @@
 # LC_ALL=C.UTF-8 selects the catalog, compiled here from po/zh_CN.po into
 # $ASCPROF_LOCALEDIR. Each screen must also fit: no line wider than the terminal (display
 # width, a CJK character two cells), and in the Ops table every column title ends in the
-# cell where the numbers under it end. The same run checks that LANG=C stays English and
-# that --report --json is byte-identical in both languages.
+# cell where the numbers under it end. The same run checks that LANG=C stays English, that
+# the text report is translated with its score bars aligned, and that --report --json is
+# byte-identical in both languages.
 # ASCPROF_UPDATE_SCREENS=1 rewrites the expected screens (review the diff before committing).
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
@@ -137,6 +138,20 @@ else
   bad "--report --json differs between English and Chinese"
   diff "$out/en.json" "$out/zh.json" | head -20
 fi
+
+# the text report: in Chinese with the catalog, the bottleneck names padded by display width
+(cd "$srcdir" && zh --report fixtures/demo) >"$out/zh.txt" || bad "--report failed in Chinese"
+if grep -q '^瓶颈（得分 0-100' "$out/zh.txt" && grep -q '结论：NPU 计算' "$out/zh.txt"; then
+  ok
+else
+  bad "--report is not in Chinese with LANGUAGE=zh_CN"
+fi
+# "  NAME<pad to 14 columns> SCORE [": the bar starts in the same column on every line
+cols=$(grep '^  [^ ].* \[[#.]*\]' "$out/zh.txt" | while IFS= read -r l; do
+  width_of "${l%%\[*}"
+  echo "$W"
+done | sort -u)
+if [ "$cols" = 21 ]; then ok; else bad "--report: bottleneck bars start in columns $(echo $cols)"; fi
 
 echo "screens_zh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -273,6 +273,8 @@ int main(int argc, char **argv)
 	aopts.compare_path = aopts.compare == CMP_ARG_CAPTURES ? argv[optind + 1] : NULL;
 	aopts.capture = copts;
 
+	if (json)
+		i18n_english();
 	if (mode == MODE_TUI && !json) {
 		aopts.mode = aopts.script ? (aopts.term_out ? TERM_FILE : TERM_HEADLESS) : TERM_REAL;
 		return app_main(path, &aopts);

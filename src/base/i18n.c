@@ -16,3 +16,5 @@ void i18n_init(void)
 	textdomain(PACKAGE);
 #endif
 }
+
+void i18n_english(void) { setlocale(LC_MESSAGES, "C"); }

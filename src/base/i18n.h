@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Translations (gettext, po/): _() translates a string where it is used, N_() marks one
  * in a static table for xgettext, to be translated with _() where it is shown. Only
- * LC_MESSAGES and LC_CTYPE follow the environment (i18n_init): numbers keep the C format,
- * and the JSON report never passes through _(). */
+ * LC_MESSAGES and LC_CTYPE follow the environment (i18n_init): numbers keep the C format.
+ * A JSON run switches messages back to English (i18n_english), so JSON never changes. */
 #ifndef ASCPROF_I18N_H
 #define ASCPROF_I18N_H
 
@@ -20,5 +20,8 @@
  * installed catalogs, or to $ASCPROF_LOCALEDIR when it is set (the tests' build tree).
  * Messages are always UTF-8, whatever the locale's charset. */
 void i18n_init(void);
+/* English from here on: JSON output is never translated, and texts the analysis writes
+ * (bottleneck evidence, advice) go into it, so a JSON run keeps every message in English. */
+void i18n_english(void);
 
 #endif

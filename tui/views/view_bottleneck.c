@@ -143,11 +143,12 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			break;
 		case L_HEAD: {
 			int cx = x + 1;
-			cx += canvas_textf(cv, cx, ry, 16, b->score >= 40 ? ST_WARN : ST_BOLD, "%-15s", b->name);
+			canvas_text(cv, cx, ry, 15, b->score >= 40 ? ST_WARN : ST_BOLD, b->name);
+			cx += 15; /* by display width: a translated name is not padded in bytes */
 			cx += canvas_textf(cv, cx, ry, 5, ST_BOLD, "%3d ", b->score);
 			draw_bar(cv, cx, ry, 30, b->score / 100.0, b->score >= 40 ? ST_WARN : ST_GOOD);
 			canvas_text(cv, cx + 31, ry, w - (cx + 31 - x), b->score >= 40 ? ST_WARN : ST_DIM,
-				    b->score >= 40 ? "TRIGGERED" : "below threshold");
+				    b->score >= 40 ? _("TRIGGERED") : _("below threshold"));
 			break;
 		}
 		case L_EVIDENCE:
