@@ -7,7 +7,7 @@
 # $ASCPROF_LOCALEDIR. Each screen must also fit: no line wider than the terminal (display
 # width, a CJK character two cells), and in the Ops table every column title ends in the
 # cell where the numbers under it end. The same run checks that LANG=C stays English, that
-# the text report is translated with its score bars aligned, and that --report --json is
+# the text report is translated with its score bars and metric values aligned, and that --report --json is
 # byte-identical in both languages.
 # ASCPROF_UPDATE_SCREENS=1 rewrites the expected screens (review the diff before committing).
 srcdir=${ASCPROF_SRCDIR:-.}
@@ -152,6 +152,12 @@ cols=$(grep '^  [^ ].* \[[#.]*\]' "$out/zh.txt" | while IFS= read -r l; do
   echo "$W"
 done | sort -u)
 if [ "$cols" = 21 ]; then ok; else bad "--report: bottleneck bars start in columns $(echo $cols)"; fi
+# the metrics: "  LABEL<pad to 26 columns> VALUE<right-aligned in 14>  SOURCE", values end in column 43
+cols=$(sed -n '/^指标$/,/^$/p' "$out/zh.txt" | grep '^  ' | while IFS= read -r l; do
+  width_of "${l%  *}"
+  echo "$W"
+done | sort -u)
+if [ "$cols" = 43 ]; then ok; else bad "--report: metric values end in columns $(echo $cols)"; fi
 
 echo "screens_zh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

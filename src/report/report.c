@@ -146,7 +146,9 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		enum metric_id m = (enum metric_id)mi;
 		if (!ra->have[m])
 			continue;
-		fprintf(out, "  %-26s %14s  %s", metric_defs[m].label, report_metric_text(ra, m, b, sizeof b),
+		fputs("  ", out);
+		put_padded(out, _(metric_defs[m].label), 26);
+		fprintf(out, " %14s  %s", report_metric_text(ra, m, b, sizeof b),
 			ra->source[m] ? ra->source[m] : "");
 		if (ra->conf[m] != CONF_HIGH)
 			fprintf(out, _(" [confidence %s]"), analysis_confidence_name(ra->conf[m]));

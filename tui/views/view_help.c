@@ -87,7 +87,7 @@ static void *create_docs(struct app *app)
 	for (int m = 0; m < M_COUNT; m++) {
 		const struct metric_def *d = &metric_defs[m];
 		add(tv, ST_NORMAL, 0, "%s", "");
-		add(tv, ST_HEADER, 0, "%s  (%s, %s)", d->label, d->key, d->unit);
+		add(tv, ST_HEADER, 0, "%s  (%s, %s)", _(d->label), d->key, d->unit);
 		add(tv, ST_NORMAL, 2, "%s", d->definition);
 		add(tv, ST_DIM, 2, _("formula: %s"), d->formula);
 		if (d->caveat[0])

@@ -96,13 +96,13 @@ static int draw_files(struct app *app, struct canvas *cv, int x, int y, int w, i
 static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, int max_rows)
 {
 	static const struct { const char *head; int width; enum metric_id m; } cols[] = {
-		{"Window", 11, M_WALL_US},          {"NPU busy", 9, M_NPU_BUSY_PCT},
-		{"Host-only", 10, M_HOST_ONLY_PCT}, {"Idle", 8, M_NPU_IDLE_PCT},
-		{"Comm exp.", 10, M_COMM_NOT_OVERLAPPED_PCT}, {"Steps", 7, M_STEPS},
-		{"Disp/step", 10, M_DISPATCH_PER_STEP},
+		{N_("Window"), 11, M_WALL_US},          {N_("NPU busy"), 9, M_NPU_BUSY_PCT},
+		{N_("Host-only"), 10, M_HOST_ONLY_PCT}, {N_("Idle"), 8, M_NPU_IDLE_PCT},
+		{N_("Comm exp."), 10, M_COMM_NOT_OVERLAPPED_PCT}, {N_("Steps"), 7, M_STEPS},
+		{N_("Disp/step"), 10, M_DISPATCH_PER_STEP},
 	};
 	/* the bottleneck's name whole: the columns on the right give way to it */
-	int need = 14; /* "Top bottleneck" */
+	int need = canvas_width(_("Top bottleneck"));
 	for (size_t i = 0; i < app->cap->n_ranks && (int)i < max_rows; i++) {
 		const struct rank_analysis *ra = app_rank_analysis_of(app, i);
 		const struct bottleneck *bn = ra ? top_bottleneck(ra) : NULL;
@@ -120,7 +120,7 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 	canvas_text(cv, cx, y, 6, ST_HEADER, _("Rank"));
 	cx += 6;
 	for (size_t c = 0; c < ncols; c++) {
-		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, cols[c].head);
+		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, _(cols[c].head));
 		cx += cols[c].width;
 	}
 	canvas_text(cv, cx + 1, y, w - (cx + 1 - x), ST_HEADER, _("Top bottleneck"));
