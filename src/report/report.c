@@ -186,11 +186,12 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			char start[32] = "-";
 			if (s->has_window)
 				snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-			fprintf(out, "  %-3zu %10s %9.3f  %-7s %11.3f %12.3f %9.3f %13.3f %9zu  %-10s  %s\n", i + 1,
-				start, (double)(s->end - s->start) / 1e6, analysis_phase_name(s->phase),
-				(double)s->compute_ns / 1e6, (double)s->comm_not_overlapped_ns / 1e6,
-				(double)s->free_ns / 1e6, (double)s->host_only_ns / 1e6, s->dispatch_ops,
-				analysis_phase_signal_name(s->phase_source), analysis_confidence_name(s->phase_conf));
+			fprintf(out, "  %-3zu %10s %9.3f  ", i + 1, start, (double)(s->end - s->start) / 1e6);
+			put_padded(out, _(analysis_phase_name(s->phase)), 7);
+			fprintf(out, " %11.3f %12.3f %9.3f %13.3f %9zu  %-10s  %s\n", (double)s->compute_ns / 1e6,
+				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
+				(double)s->host_only_ns / 1e6, s->dispatch_ops, analysis_phase_signal_name(s->phase_source),
+				analysis_confidence_name(s->phase_conf));
 		}
 		if (shown < ra->n_steps)
 			fprintf(out, _("  ... %zu more steps (see --json)\n"), ra->n_steps - shown);

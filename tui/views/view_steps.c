@@ -118,12 +118,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		char start[24] = "-";
 		if (s->has_window)
 			snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-		char line[512], win[24] = "-";
+		char line[512], win[24] = "-", phase[32];
 		if (s->has_window)
 			snprintf(win, sizeof win, "%.3f", (double)(s->win_end - s->win_start) / 1e6);
 		snprintf(line, sizeof line,
-			 "%4zu %9s %10.3f %10s  %-7s %11.3f %12.3f %10.3f %13.3f %9zu  %-10s  %-6s  %s", i + 1, start,
-			 (double)(s->end - s->start) / 1e6, win, analysis_phase_name(s->phase), (double)s->compute_ns / 1e6,
+			 "%4zu %9s %10.3f %10s  %s %11.3f %12.3f %10.3f %13.3f %9zu  %-10s  %-6s  %s", i + 1, start,
+			 (double)(s->end - s->start) / 1e6, win,
+			 view_padded(phase, sizeof phase, _(analysis_phase_name(s->phase)), 7), (double)s->compute_ns / 1e6,
 			 (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
 			 (double)s->host_only_ns / 1e6, s->dispatch_ops, analysis_phase_signal_name(s->phase_source),
 			 analysis_confidence_name(s->phase_conf), s->label ? s->label : "");

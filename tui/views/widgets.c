@@ -42,6 +42,16 @@ size_t view_op_events(const struct rank_store *rs, const char *name, int scope, 
 	return n;
 }
 
+const char *view_padded(char *buf, size_t size, const char *s, int width)
+{
+	int n = snprintf(buf, size, "%s", s);
+	for (int w = canvas_width(buf); w < width && n >= 0 && (size_t)n + 1 < size; w++) {
+		buf[n++] = ' ';
+		buf[n] = '\0';
+	}
+	return buf;
+}
+
 enum style category_style(int cat)
 {
 	switch (cat) {
