@@ -66,16 +66,17 @@ static void build(struct memory_view *v)
 	size_t cap = 0;
 	const struct mem_analysis *m = &v->ra->mem;
 	if (m->record) {
-		snprintf(v->head_comp, sizeof v->head_comp, PEAK_ROW_FMT "%s", "peak alloc", "peak reserved",
-			 "peak active", "samples", "peak at ms", "component");
+		/* the titles of PEAK_ROW_FMT's columns, whole: a translation keeps each column's cells */
+		snprintf(v->head_comp, sizeof v->head_comp, "%s",
+			 _("   peak alloc  peak reserved   peak active  samples   peak at ms  component"));
 		add(v, &cap, R_HEAD, 0, v->head_comp);
 		for (size_t i = 0; i < m->n_comps; i++)
 			add(v, &cap, R_COMP, i, NULL);
 		add(v, &cap, R_BLANK, 0, NULL);
 	}
 	if (m->modules) {
-		snprintf(v->head_mod, sizeof v->head_mod, PEAK_ROW_FMT "%s", "", "peak reserved", "", "samples",
-			 "peak at ms", "module");
+		snprintf(v->head_mod, sizeof v->head_mod, "%s",
+			 _("               peak reserved                samples   peak at ms  module"));
 		add(v, &cap, R_HEAD, 0, v->head_mod);
 		/* most driver modules hold nothing: they are counted, not listed */
 		size_t empty = 0;
@@ -94,7 +95,7 @@ static void build(struct memory_view *v)
 		add(v, &cap, R_BLANK, 0, NULL);
 	}
 	if (m->ops && m->n_top) {
-		add(v, &cap, R_HEAD, 0, "      size MB        held ms                 at ms            allocation");
+		add(v, &cap, R_HEAD, 0, _("      size MB        held ms                 at ms            allocation"));
 		for (size_t i = 0; i < m->n_top; i++)
 			add(v, &cap, R_ALLOC, i, NULL);
 	}
