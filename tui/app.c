@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "csvw.h"
+#include "i18n.h"
 #include "script.h"
 #include "sbuf.h"
 #include "summary.h"
@@ -318,12 +319,12 @@ static void draw_title(struct app *app, struct canvas *cv)
 	char tabs[VIEW_COUNT][32], r[96] = "";
 	int tabs_w = 0, rw = 0;
 	for (int v = 0; v < main_views(app); v++) {
-		snprintf(tabs[v], sizeof tabs[v], " %d %s ", v + 1, view_title((enum view_id)v));
+		snprintf(tabs[v], sizeof tabs[v], " %d %s ", v + 1, _(view_title((enum view_id)v)));
 		tabs_w += canvas_width(tabs[v]);
 	}
 	if (app->cap->n_ranks) {
 		const struct rank_plan *rp = app->cap->ranks[app->rank].plan;
-		snprintf(r, sizeof r, " rank %d (%zu/%zu) ", rp->rank, app->rank + 1, app->cap->n_ranks);
+		snprintf(r, sizeof r, _(" rank %d (%zu/%zu) "), rp->rank, app->rank + 1, app->cap->n_ranks);
 		rw = canvas_width(r);
 	}
 	/* the program's name gives way first, so that every tab (then the rank) fits */
@@ -352,13 +353,13 @@ static bool capture_loading(const struct capture *cap, const char *which, char *
 		uint64_t done = atomic_load(&((struct rank_data *)rd)->trace_bytes_done);
 		char b1[32], b2[32];
 		if (st == RANK_TRACE_LOADING && rd->trace_bytes_total)
-			snprintf(buf, size, "%sloading rank %d: trace %s of %s (%.0f%%), %zu/%zu ranks ready", which,
+			snprintf(buf, size, _("%sloading rank %d: trace %s of %s (%.0f%%), %zu/%zu ranks ready"), which,
 				 rd->plan->rank, summary_bytes(done, b1, sizeof b1),
 				 summary_bytes(rd->trace_bytes_total, b2, sizeof b2),
 				 100.0 * (double)done / (double)rd->trace_bytes_total, ready, cap->n_ranks);
 		else
-			snprintf(buf, size, "%sloading rank %d: %s, %zu/%zu ranks ready", which, rd->plan->rank,
-				 st == RANK_TRACE_LOADED ? "CSV tables" : "waiting for the trace", ready, cap->n_ranks);
+			snprintf(buf, size, _("%sloading rank %d: %s, %zu/%zu ranks ready"), which, rd->plan->rank,
+				 st == RANK_TRACE_LOADED ? _("CSV tables") : _("waiting for the trace"), ready, cap->n_ranks);
 		return true;
 	}
 	return false;
@@ -366,10 +367,10 @@ static bool capture_loading(const struct capture *cap, const char *which, char *
 
 static void loading_status(struct app *app, char *buf, size_t size)
 {
-	if (capture_loading(app->cap, app->cap_b ? "before: " : "", buf, size) ||
-	    (app->cap_b && capture_loading(app->cap_b, "after: ", buf, size)))
+	if (capture_loading(app->cap, app->cap_b ? _("before: ") : "", buf, size) ||
+	    (app->cap_b && capture_loading(app->cap_b, _("after: "), buf, size)))
 		return;
-	snprintf(buf, size, "analysing %zu rank(s)...", app->cap->n_ranks + (app->cap_b ? app->cap_b->n_ranks : 0));
+	snprintf(buf, size, _("analysing %zu rank(s)..."), app->cap->n_ranks + (app->cap_b ? app->cap_b->n_ranks : 0));
 }
 
 static void draw_status(struct app *app, struct canvas *cv)
@@ -391,9 +392,9 @@ static void draw_status(struct app *app, struct canvas *cv)
 		loading_status(app, left, sizeof left);
 	} else {
 		const char *hint = view_table[top_view(app)]->hint;
-		snprintf(left, sizeof left, "%s", hint ? hint : "");
+		snprintf(left, sizeof left, "%s", hint ? _(hint) : "");
 	}
-	const char *keys = at_first_view(app) ? "? help  q quit " : "? help  q back  Q quit ";
+	const char *keys = at_first_view(app) ? _("? help  q quit ") : _("? help  q back  Q quit ");
 	int kw = canvas_width(keys);
 	canvas_text(cv, 1, y, cv->w - kw - 2, st, left);
 	canvas_text_right(cv, cv->w - kw, y, kw, ST_STATUS, keys);
@@ -408,11 +409,11 @@ static void render(struct app *app)
 	struct canvas *cv = &app->cv;
 	canvas_clear(cv);
 	if (w < MIN_W || h < MIN_H) {
-		canvas_text(cv, 0, 0, w, ST_WARN, "terminal too small");
+		canvas_text(cv, 0, 0, w, ST_WARN, _("terminal too small"));
 		char need[64];
-		snprintf(need, sizeof need, "%dx%d, need %dx%d", w, h, MIN_W, MIN_H);
+		snprintf(need, sizeof need, _("%dx%d, need %dx%d"), w, h, MIN_W, MIN_H);
 		canvas_text(cv, 0, 1, w, ST_NORMAL, need);
-		canvas_text(cv, 0, 2, w, ST_DIM, "Q quits");
+		canvas_text(cv, 0, 2, w, ST_DIM, _("Q quits"));
 		app->frames++;
 		return;
 	}
@@ -432,11 +433,11 @@ static void export_table(struct app *app, const char *path, bool overwrite)
 	enum view_id v = top_view(app);
 	const struct view_ops *vo = view_table[v];
 	if (!*path) {
-		app_message(app, ST_WARN, "export wants a file name: :export FILE.csv");
+		app_message(app, ST_WARN, _("export wants a file name: :export FILE.csv"));
 		return;
 	}
 	if (!vo->export_csv || !app_pub(app)) {
-		app_message(app, ST_WARN, "%s has no table to export%s", vo->title, app_pub(app) ? "" : " yet");
+		app_message(app, ST_WARN, _("%s has no table to export%s"), _(vo->title), app_pub(app) ? "" : _(" yet"));
 		return;
 	}
 	const char *roots[2] = {app->cap->plan.path, app->cap_b ? app->cap_b->plan.path : NULL};
@@ -449,9 +450,9 @@ static void export_table(struct app *app, const char *path, bool overwrite)
 	size_t rows = vo->export_csv(app_view(app, v), app, f);
 	bool bad = ferror(f) != 0;
 	if (fclose(f) != 0 || bad)
-		app_message(app, ST_WARN, "writing %s failed", path);
+		app_message(app, ST_WARN, _("writing %s failed"), path);
 	else
-		app_message(app, ST_NORMAL, "%s: %zu row(s) written to %s", vo->title, rows, path);
+		app_message(app, ST_NORMAL, _("%s: %zu row(s) written to %s"), _(vo->title), rows, path);
 }
 
 /* Searches the top view for text (dir 0: from the selection on, 1 next, -1 previous) and
@@ -464,11 +465,11 @@ static void run_search(struct app *app, const char *text, int dir)
 		snprintf(app->last_search, sizeof app->last_search, "%s", text);
 	match_k = match_n = 0;
 	if (!vo->search) {
-		app_message(app, ST_WARN, "%s has no search", vo->title);
+		app_message(app, ST_WARN, _("%s has no search"), _(vo->title));
 	} else if (!vo->search(app_view(app, v), app, text, dir)) {
 		app_message(app, ST_WARN, dir ? "no more matches for %s" : "no match for %s", text);
 	} else if (match_n) {
-		app_message(app, ST_NORMAL, "match %zu of %zu for %s", match_k, match_n, text);
+		app_message(app, ST_NORMAL, _("match %zu of %zu for %s"), match_k, match_n, text);
 	}
 }
 
@@ -496,24 +497,24 @@ static void run_command(struct app *app, const char *line)
 				refresh_views(app);
 				return;
 			}
-		app_message(app, ST_WARN, "no rank %ld", r);
+		app_message(app, ST_WARN, _("no rank %ld"), r);
 	} else if (!strcmp(word, "view")) {
 		for (int v = 0; v < VIEW_COUNT; v++)
 			if (!strcasecmp(rest, view_title((enum view_id)v))) {
 				app_push(app, (enum view_id)v);
 				return;
 			}
-		app_message(app, ST_WARN, "no view named %s", rest);
+		app_message(app, ST_WARN, _("no view named %s"), rest);
 	} else if (!strcmp(word, "goto") || !strcmp(word, "zoom")) {
 		const struct rank_analysis *ra = app_rank_analysis(app);
 		if (!ra) {
-			app_message(app, ST_WARN, "still loading");
+			app_message(app, ST_WARN, _("still loading"));
 			return;
 		}
 		char *end;
 		double a = strtod(rest, &end), b = a + 1;
 		if (end == rest) {
-			app_message(app, ST_WARN, "%s wants milliseconds from the rank's start", word);
+			app_message(app, ST_WARN, _("%s wants milliseconds from the rank's start"), word);
 			return;
 		}
 		if (!strcmp(word, "zoom"))
@@ -529,7 +530,7 @@ static void run_command(struct app *app, const char *line)
 	} else if (!strcmp(word, "export") || !strcmp(word, "export!")) {
 		export_table(app, rest, word[6] == '!');
 	} else if (word[0]) {
-		app_message(app, ST_WARN, "unknown command: %s (try rank, view, goto, zoom, search, export, quit)", word);
+		app_message(app, ST_WARN, _("unknown command: %s (try rank, view, goto, zoom, search, export, quit)"), word);
 	}
 }
 
@@ -549,7 +550,7 @@ static void prompt_submit(struct app *app)
 		if (vo->filter)
 			vo->filter(app_view(app, v), app, text);
 		else
-			app_message(app, ST_WARN, "%s has no filter (the Ops view has)", vo->title);
+			app_message(app, ST_WARN, _("%s has no filter (the Ops view has)"), _(vo->title));
 	}
 	app->dirty = true;
 }
@@ -636,7 +637,7 @@ static void handle_key(struct app *app, int key)
 	const struct view_ops *vo = view_table[v];
 	enum action act = actions_lookup(key, vo->scopes | KS_GLOBAL);
 	if (act == ACT_NONE) {
-		app_message(app, ST_DIM, "%s: no action here (? for help)", actions_key_name(key));
+		app_message(app, ST_DIM, _("%s: no action here (? for help)"), actions_key_name(key));
 		return;
 	}
 	/* the view first: it may give a global key its own meaning */
@@ -672,7 +673,7 @@ static void handle_key(struct app *app, int key)
 		if (app_comparing(app))
 			app_push(app, VIEW_COMPARE);
 		else
-			app_message(app, ST_WARN, "no comparison: start with --compare BEFORE AFTER or --compare-ranks R1 R2");
+			app_message(app, ST_WARN, _("no comparison: start with --compare BEFORE AFTER or --compare-ranks R1 R2"));
 		break;
 	case ACT_NEXT_VIEW:
 	case ACT_PREV_VIEW: {
@@ -686,7 +687,7 @@ static void handle_key(struct app *app, int key)
 	case ACT_PREV_RANK: change_rank(app, -1); break;
 	case ACT_ALIGN_MODE:
 		app->align = (enum align_mode)((app->align + 1) % ALIGN_COUNT);
-		app_message(app, ST_NORMAL, "alignment: %s", analysis_align_name(app->align));
+		app_message(app, ST_NORMAL, _("alignment: %s"), analysis_align_name(app->align));
 		refresh_views(app);
 		break;
 	case ACT_REDRAW:
@@ -694,7 +695,7 @@ static void handle_key(struct app *app, int key)
 			clearok(curscr, TRUE);
 		break;
 	default:
-		app_message(app, ST_DIM, "%s does nothing in this view", action_defs[act].name);
+		app_message(app, ST_DIM, _("%s does nothing in this view"), action_defs[act].name);
 		break;
 	}
 	app->dirty = true;

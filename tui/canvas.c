@@ -202,7 +202,8 @@ int canvas_textf(struct canvas *cv, int x, int y, int maxw, enum style st, const
 
 int canvas_width(const char *s) { return width_n(s, strlen(s)); }
 
-/* Where a line may end: after a space, comma or semicolon (2), else inside a name (1). */
+/* Where a line may end: after a space, comma or semicolon (2), else inside a name (1);
+ * canvas_wrap also ends a line after any wide (CJK) character (2). */
 static int wrap_break(uint8_t c)
 {
 	return c == ' ' || c == ',' || c == ';' ? 2 : c == '/' || c == '_' || c == ':' ? 1 : 0;
@@ -225,8 +226,8 @@ int canvas_wrap(struct canvas *cv, int x, int y, int w, int max_lines, enum styl
 				break;
 			col += u.width;
 			q += u.len;
-			if (col * 3 > w)
-				brk[wrap_break(q[-1])] = q;
+			if (col * 3 > w) /* CJK text has no spaces: a line may end after any wide character */
+				brk[u.width == 2 ? 2 : wrap_break(q[-1])] = q;
 		}
 		if (q < end && (brk[2] || brk[1]))
 			q = brk[2] ? brk[2] : brk[1];

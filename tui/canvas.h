@@ -58,8 +58,9 @@ int canvas_text(struct canvas *cv, int x, int y, int maxw, enum style st, const 
 int canvas_textn(struct canvas *cv, int x, int y, int maxw, enum style st, const char *s, size_t len);
 int canvas_textf(struct canvas *cv, int x, int y, int maxw, enum style st, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
-/* Draws text wrapped at breaks (after a space, comma or semicolon, else / _ :) over at most max_lines lines of w
- * columns (0: as many as it takes; the last line ends with an ellipsis when text is left).
+/* Draws text wrapped at breaks (after a space, comma, semicolon or wide character, else
+ * / _ :) over at most max_lines lines of w columns (0: as many as it takes; the last line
+ * ends with an ellipsis when text is left).
  * With cv NULL only measures. Returns the lines used. */
 int canvas_wrap(struct canvas *cv, int x, int y, int w, int max_lines, enum style st, const char *s);
 /* Right-aligned in [x, x+w). */

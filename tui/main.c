@@ -17,6 +17,7 @@
 #include "app.h"
 #include "capture.h"
 #include "compare.h"
+#include "i18n.h"
 #include "report.h"
 #include "summary.h"
 
@@ -24,7 +25,7 @@ enum mode { MODE_TUI, MODE_SUMMARY, MODE_REPORT };
 
 static void usage(FILE *out)
 {
-	fputs("Usage: ascprof-tui [OPTIONS] [PATH]\n"
+	fputs(_("Usage: ascprof-tui [OPTIONS] [PATH]\n"
 	      "       ascprof-tui [OPTIONS] --compare BEFORE AFTER\n"
 	      "Explore an Ascend NPU profiling capture (torch_npu profiler or msprof).\n"
 	      "PATH is a torch_profiler_dir, a *_ascend_pt directory, its ASCEND_PROFILER_OUTPUT,\n"
@@ -46,7 +47,7 @@ static void usage(FILE *out)
 	      "      --source text|db     where a rank has a text and a Db export (*.db), read this\n"
 	      "                           one (default: text; a Db-only rank reads its Db)\n"
 	      "  -h, --help               show this help and exit\n"
-	      "  -V, --version            show the version and exit\n",
+	      "  -V, --version            show the version and exit\n"),
 	      out);
 }
 
@@ -83,7 +84,7 @@ static int take_compare_ranks(int *argc, char **argv, struct app_opts *ao)
 			continue;
 		if (i + 2 >= *argc || parse_rank(argv[i + 1], &ao->compare_ranks[0]) ||
 		    parse_rank(argv[i + 2], &ao->compare_ranks[1])) {
-			fputs("ascprof-tui: --compare-ranks wants two rank numbers, e.g. --compare-ranks 0 3\n", stderr);
+			fputs(_("ascprof-tui: --compare-ranks wants two rank numbers, e.g. --compare-ranks 0 3\n"), stderr);
 			return 2;
 		}
 		ao->compare = CMP_ARG_RANKS;
@@ -115,9 +116,9 @@ static int report_compare(const struct app_opts *ao, const char *const paths[2],
 		for (int i = 0; i < n; i++)
 			if (!cap[i]->usable)
 				summary_print_diags(&cap[i]->diags, stderr, "");
-		fputs("ascprof-tui: nothing to load for one of the captures; see the messages above\n", stderr);
+		fputs(_("ascprof-tui: nothing to load for one of the captures; see the messages above\n"), stderr);
 	} else if (!c) {
-		fprintf(stderr, "ascprof-tui: --compare-ranks %d %d: no such rank in %s\n", ao->compare_ranks[0],
+		fprintf(stderr, _("ascprof-tui: --compare-ranks %d %d: no such rank in %s\n"), ao->compare_ranks[0],
 			ao->compare_ranks[1], paths[0]);
 		rc = 1;
 	} else if (json) {
@@ -169,6 +170,7 @@ static void malloc_policy(void)
 int main(int argc, char **argv)
 {
 	malloc_policy();
+	i18n_init();
 	enum { OPT_MAX_TRACE = 1000, OPT_MAX_CSV, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE, OPT_SOURCE };
 	static const struct option longopts[] = {
 		{"summary", no_argument, NULL, 's'},
@@ -202,7 +204,7 @@ int main(int argc, char **argv)
 		case 'r':
 			if (mode != MODE_TUI && mode != (c == 's' ? MODE_SUMMARY : MODE_REPORT)) {
 				/* two outputs: neither silently wins */
-				fprintf(stderr, "ascprof-tui: --report and --summary are two different outputs; give one\n");
+				fprintf(stderr, _("ascprof-tui: --report and --summary are two different outputs; give one\n"));
 				return 2;
 			}
 			mode = c == 's' ? MODE_SUMMARY : MODE_REPORT;
@@ -210,7 +212,7 @@ int main(int argc, char **argv)
 		case 'j': json = true; break;
 		case 't':
 			if (parse_count(optarg, &v) || v > 64) {
-				fprintf(stderr, "ascprof-tui: --threads wants a number from 0 to 64\n");
+				fprintf(stderr, _("ascprof-tui: --threads wants a number from 0 to 64\n"));
 				return 2;
 			}
 			copts.threads = (int)v;
@@ -230,7 +232,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "db"))
 				copts.source = SOURCE_DB;
 			else {
-				fprintf(stderr, "ascprof-tui: --source wants text or db\n");
+				fprintf(stderr, _("ascprof-tui: --source wants text or db\n"));
 				return 2;
 			}
 			break;
@@ -239,7 +241,7 @@ int main(int argc, char **argv)
 		case OPT_TERM_OUT: aopts.term_out = optarg; break;
 		case OPT_COMPARE:
 			if (aopts.compare == CMP_ARG_RANKS) {
-				fputs("ascprof-tui: --compare and --compare-ranks exclude each other\n", stderr);
+				fputs(_("ascprof-tui: --compare and --compare-ranks exclude each other\n"), stderr);
 				return 2;
 			}
 			aopts.compare = CMP_ARG_CAPTURES;
@@ -247,7 +249,7 @@ int main(int argc, char **argv)
 		case OPT_SIZE:
 			if (sscanf(optarg, "%dx%d", &aopts.width, &aopts.height) != 2 || aopts.width < 1 ||
 			    aopts.height < 1) {
-				fprintf(stderr, "ascprof-tui: --size wants WxH, e.g. 100x30\n");
+				fprintf(stderr, _("ascprof-tui: --size wants WxH, e.g. 100x30\n"));
 				return 2;
 			}
 			break;
@@ -257,23 +259,25 @@ int main(int argc, char **argv)
 		}
 	}
 	if (aopts.compare == CMP_ARG_CAPTURES && argc - optind != 2) {
-		fprintf(stderr, "ascprof-tui: --compare wants two PATHs, BEFORE and AFTER\n");
+		fprintf(stderr, _("ascprof-tui: --compare wants two PATHs, BEFORE and AFTER\n"));
 		usage(stderr);
 		return 2;
 	}
 	if (aopts.compare != CMP_ARG_CAPTURES && argc - optind > 1) {
-		fprintf(stderr, "ascprof-tui: one PATH at most\n");
+		fprintf(stderr, _("ascprof-tui: one PATH at most\n"));
 		usage(stderr);
 		return 2;
 	}
 	if (aopts.compare && mode == MODE_SUMMARY) {
-		fprintf(stderr, "ascprof-tui: --summary describes one capture; use --report to compare\n");
+		fprintf(stderr, _("ascprof-tui: --summary describes one capture; use --report to compare\n"));
 		return 2;
 	}
 	const char *path = optind < argc ? argv[optind] : ".";
 	aopts.compare_path = aopts.compare == CMP_ARG_CAPTURES ? argv[optind + 1] : NULL;
 	aopts.capture = copts;
 
+	if (json)
+		i18n_english();
 	if (mode == MODE_TUI && !json) {
 		aopts.mode = aopts.script ? (aopts.term_out ? TERM_FILE : TERM_HEADLESS) : TERM_REAL;
 		return app_main(path, &aopts);
@@ -300,7 +304,7 @@ int main(int argc, char **argv)
 	}
 	int rc = cap->usable ? 0 : 1;
 	if (!cap->usable && !json) {
-		fputs("ascprof-tui: nothing to load; see the messages above\n", stderr);
+		fputs(_("ascprof-tui: nothing to load; see the messages above\n"), stderr);
 	}
 	capture_free(cap);
 	return rc;

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "analysis_priv.h"
+#include "i18n.h"
 #include "json_tok.h"
 #include "lanes.h"
 #include "num.h"
@@ -52,7 +53,11 @@ const char *analysis_step_source_name(enum step_source s)
 
 const char *analysis_phase_name(enum phase p)
 {
-	return p == PHASE_PREFILL ? "prefill" : p == PHASE_DECODE ? "decode" : p == PHASE_MIXED ? "mixed" : "unknown";
+	/* N_: shown translated (_()) in the Steps view and the text report, never in JSON */
+	return p == PHASE_PREFILL ? N_("prefill")
+	       : p == PHASE_DECODE ? N_("decode")
+	       : p == PHASE_MIXED  ? N_("mixed")
+				   : N_("unknown");
 }
 
 const char *analysis_phase_source_name(enum phase_source s)

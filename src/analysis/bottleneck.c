@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis_priv.h"
+#include "i18n.h"
 #include "xalloc.h"
 
 #define TRIGGER 40
@@ -22,25 +23,25 @@
 
 const struct threshold_def threshold_defs[] = {
 	{BN_HOST_DISPATCH, "host_bound_pct", 10.0, 50.0, true,
-	 "the device idles while the host dispatches ops or runs Python"},
+	 N_("the device idles while the host dispatches ops or runs Python")},
 	{BN_HOST_DISPATCH, "dispatch_per_step", 1200.0, 4800.0, false,
-	 "per-step op dispatch is a fixed cost paid every step"},
+	 N_("per-step op dispatch is a fixed cost paid every step")},
 	{BN_HOST_DISPATCH, "npu_idle_pct", 20.0, 60.0, false,
-	 "the device sits idle in gaps of 50 us or more (edges included)"},
-	{BN_NPU_COMPUTE, "compute_pct", 80.0, 98.0, true, "device compute fills most of the window"},
+	 N_("the device sits idle in gaps of 50 us or more (edges included)")},
+	{BN_NPU_COMPUTE, "compute_pct", 80.0, 98.0, true, N_("device compute fills most of the window")},
 	{BN_NPU_COMPUTE, "duration_over_aicore", 1.5, 4.0, false,
-	 "kernel Duration well above AICore time: scheduling waits inside kernels"},
-	{BN_COMMUNICATION, "comm_not_overlapped_pct", 10.0, 50.0, true, "communication is not hidden by compute"},
+	 N_("kernel Duration well above AICore time: scheduling waits inside kernels")},
+	{BN_COMMUNICATION, "comm_not_overlapped_pct", 10.0, 50.0, true, N_("communication is not hidden by compute")},
 	{BN_COMMUNICATION, "comm_share_of_device_pct", 30.0, 80.0, false,
-	 "collectives take much of the device time"},
+	 N_("collectives take much of the device time")},
 	{BN_COPY, "copy_exposed_pct", 5.0, 30.0, true,
-	 "copies and syncs run while no compute or collective hides them"},
-	{BN_COPY, "device_copy_pct", 5.0, 30.0, false, "device copies take device time"},
-	{BN_COPY, "sync_per_step", 1.0, 10.0, false, "each sync drains the device queue"},
+	 N_("copies and syncs run while no compute or collective hides them")},
+	{BN_COPY, "device_copy_pct", 5.0, 30.0, false, N_("device copies take device time")},
+	{BN_COPY, "sync_per_step", 1.0, 10.0, false, N_("each sync drains the device queue")},
 };
 const size_t n_threshold_defs = sizeof threshold_defs / sizeof threshold_defs[0];
 
-static const char *bn_names[BN_COUNT] = {"host dispatch", "NPU compute", "communication", "copy"};
+static const char *bn_names[BN_COUNT] = {N_("host dispatch"), N_("NPU compute"), N_("communication"), N_("copy")};
 
 /* The buckets each candidate draws on. */
 static const enum attr_bucket host_buckets[] = {ATTR_HOST_DISPATCH, ATTR_HOST_PYTHON};
@@ -79,9 +80,9 @@ static void add_evidence(struct bottleneck *b, const struct threshold_def *t, co
 	e->triggered = t->scores && v >= t->threshold;
 	const char *u = !strcmp(e->unit, "%") ? " %" : !strcmp(e->unit, "ratio") ? "" : " ";
 	const char *unit_word = !strcmp(e->unit, "%") || !strcmp(e->unit, "ratio") ? "" : e->unit;
-	e->text = xasprintf("%s = %.2f%s%s %s threshold %.2f%s%s: %s%s (source: %s)", e->metric, v, u, unit_word,
-			    v >= t->threshold ? ">=" : "<", t->threshold, u, unit_word, t->why,
-			    t->scores ? "" : " [context, not scored]", ra->source[m] ? ra->source[m] : "?");
+	e->text = xasprintf(_("%s = %.2f%s%s %s threshold %.2f%s%s: %s%s (source: %s)"), e->metric, v, u, unit_word,
+			    v >= t->threshold ? ">=" : "<", t->threshold, u, unit_word, _(t->why),
+			    t->scores ? "" : _(" [context, not scored]"), ra->source[m] ? ra->source[m] : "?");
 }
 
 /* A gain of lo..hi % of the window, each end capped at 70 % and at the buckets' share. */
@@ -157,16 +158,16 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 		struct bottleneck *b = &ra->bn[k];
 		reset(b);
 		b->kind = (enum bottleneck_kind)k;
-		b->name = bn_names[k];
+		b->name = _(bn_names[k]);
 	}
 	ra->combined_gain_low = ra->combined_gain_high = 0;
 	if (!a->valid) {
 		for (int k = 0; k < BN_COUNT; k++) {
 			ra->bn[k].insufficient = xstrdup(
-				"insufficient data: no trace and no kernel table rows with start times, so the window "
-				"cannot be attributed");
-			ra->bn[k].gain.basis = xstrdup("none: insufficient data");
-			ra->bn[k].advice = xstrdup("export with a trace (trace_view.json) or kernel_details.csv");
+				_("insufficient data: no trace and no kernel table rows with start times, so the window "
+				"cannot be attributed"));
+			ra->bn[k].gain.basis = xstrdup(_("none: insufficient data"));
+			ra->bn[k].advice = xstrdup(_("export with a trace (trace_view.json) or kernel_details.csv"));
 		}
 		return;
 	}
@@ -182,69 +183,69 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 	struct bottleneck *b = &ra->bn[BN_HOST_DISPATCH];
 	if (!a->host_known) {
 		double idle = pct_of(a, ATTR_IDLE);
-		b->insufficient = xasprintf("insufficient data: no host trace, so the %.2f %% of the window the device "
-					    "idles inside its span cannot be laid on the host or elsewhere",
+		b->insufficient = xasprintf(_("insufficient data: no host trace, so the %.2f %% of the window the device "
+					    "idles inside its span cannot be laid on the host or elsewhere"),
 					    idle);
-		set_gain(b, a, 0, 0, CONF_LOW, xstrdup("none: no host trace"));
+		set_gain(b, a, 0, 0, CONF_LOW, xstrdup(_("none: no host trace")));
 	} else {
 		double p = attribution_pct(a, b->bucket_ns);
 		set_gain(b, a, 0.5 * p, 0.9 * p, CONF_MEDIUM,
-			 xasprintf("50-90 %% of the host-bound time (dispatch %.2f %% + Python/other %.2f %% of the "
-				   "window)", pct_of(a, ATTR_HOST_DISPATCH), pct_of(a, ATTR_HOST_PYTHON)));
+			 xasprintf(_("50-90 %% of the host-bound time (dispatch %.2f %% + Python/other %.2f %% of the "
+				   "window)"), pct_of(a, ATTR_HOST_DISPATCH), pct_of(a, ATTR_HOST_PYTHON)));
 	}
 	b->advice = xstrdup(ra->workload == WORKLOAD_TRAINING
-				    ? "cut per-step Python and host ops (fused optimizers, fewer small ops), keep the data "
-				      "loader ahead of the device"
-				    : "capture the model in a graph (ACLGraph / torchair), cut per-step Python and host ops, "
-				      "overlap scheduling with execution (async scheduling)");
+				    ? _("cut per-step Python and host ops (fused optimizers, fewer small ops), keep the data "
+				      "loader ahead of the device")
+				    : _("capture the model in a graph (ACLGraph / torchair), cut per-step Python and host ops, "
+				      "overlap scheduling with execution (async scheduling)"));
 
 	/* compute: no mechanism in the data says how much faster kernels could be */
 	b = &ra->bn[BN_NPU_COMPUTE];
 	bool pmu = ra->have[M_PMU_MAC] || ra->have[M_PMU_MTE2];
 	double cp = pct_of(a, ATTR_COMPUTE);
 	set_gain(b, a, 0.05 * cp, 0.20 * cp, CONF_LOW,
-		 xasprintf("5-20 %% of the compute time (%.2f %% of the window), an empirical range for kernel "
-			   "tuning%s",
-			   cp, pmu ? "; see the PMU ratios for compute- or memory-bound" : " (no PMU columns: aic_metrics was off)"));
+		 xasprintf(_("5-20 %% of the compute time (%.2f %% of the window), an empirical range for kernel "
+			   "tuning%s"),
+			   cp, pmu ? _("; see the PMU ratios for compute- or memory-bound") : _(" (no PMU columns: aic_metrics was off)")));
 	b->advice = xstrdup(
-		"look at the top device ops: fused kernels, better tiling; high MTE2 with low MAC means memory bound");
+		_("look at the top device ops: fused kernels, better tiling; high MTE2 with low MAC means memory bound"));
 
 	/* communication: a transfer can be hidden behind compute; a wait for a late peer is
 	 * fixed on the peer (balance, find the slow rank), not by overlap or bandwidth */
 	b = &ra->bn[BN_COMMUNICATION];
 	double w = pct_of(a, ATTR_COMM_WAIT), tr = pct_of(a, ATTR_COMM_TRANSFER), un = pct_of(a, ATTR_COMM_UNSPLIT);
 	set_gain(b, a, 0.5 * w + 0.3 * (tr + un), 0.9 * w + 0.8 * (tr + un), CONF_MEDIUM,
-		 un > 0 ? xasprintf("30-80 %% of the exposed communication (%.2f %% of the window; not split into "
-				    "wait and transfer: %s)", un, a->comm_split)
-			: xasprintf("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
-				    "transfer (%.2f %% of the window); split: %s", w, tr, a->comm_split));
+		 un > 0 ? xasprintf(_("30-80 %% of the exposed communication (%.2f %% of the window; not split into "
+				    "wait and transfer: %s)"), un, a->comm_split)
+			: xasprintf(_("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
+				    "transfer (%.2f %% of the window); split: %s"), w, tr, a->comm_split));
 	if (w > tr && w > 0 && ra->late_rank >= 0 && ra->late_rank != ra->rank)
-		b->advice = xasprintf("exposed communication is mostly waiting for peers (%.2f %% wait against %.2f %% "
+		b->advice = xasprintf(_("exposed communication is mostly waiting for peers (%.2f %% wait against %.2f %% "
 				      "transfer): rank %d waits least and is the one the others wait for; look at its "
-				      "compute and host time and balance the work, not bandwidth or overlap",
+				      "compute and host time and balance the work, not bandwidth or overlap"),
 				      w, tr, ra->late_rank);
 	else if (w > tr && w > 0)
-		b->advice = xasprintf("exposed communication is mostly waiting, not moving data (%.2f %% wait against "
+		b->advice = xasprintf(_("exposed communication is mostly waiting, not moving data (%.2f %% wait against "
 				      "%.2f %% transfer): a peer arriving late or the collective waiting for its inputs, "
 				      "and no rank stands out as the one the others wait for; compare the ranks (slow-rank "
-				      "flags, alignment) and what precedes the collectives; bandwidth will not help",
+				      "flags, alignment) and what precedes the collectives; bandwidth will not help"),
 				      w, tr);
 	else if (ra->have[M_COLLECTIVE_MEDIAN_US] && ra->v[M_COLLECTIVE_MEDIAN_US] <= 60.0)
-		b->advice = xstrdup("collectives are small (latency bound): fuse them or change the parallel layout; "
-				    "bigger buffers will not help");
+		b->advice = xstrdup(_("collectives are small (latency bound): fuse them or change the parallel layout; "
+				    "bigger buffers will not help"));
 	else
-		b->advice = xstrdup("overlap collectives with compute, check slow links and rank skew");
+		b->advice = xstrdup(_("overlap collectives with compute, check slow links and rank skew"));
 
 	/* copies: exposed device copies, and the host blocked in syncs and copies while the
 	 * device has nothing to do */
 	b = &ra->bn[BN_COPY];
 	double yp = attribution_pct(a, b->bucket_ns);
 	set_gain(b, a, 0.5 * yp, yp, CONF_MEDIUM,
-		 xasprintf("50-100 %% of the exposed copy time (device copies %.2f %% + sync waits %.2f %% + host "
-			   "copies %.2f %% of the window)%s",
+		 xasprintf(_("50-100 %% of the exposed copy time (device copies %.2f %% + sync waits %.2f %% + host "
+			   "copies %.2f %% of the window)%s"),
 			   pct_of(a, ATTR_COPY), pct_of(a, ATTR_HOST_SYNC), pct_of(a, ATTR_HOST_COPY),
-			   a->host_known ? "" : "; no host trace: syncs unseen"));
-	b->advice = xstrdup("keep tensors on the device, batch small copies, remove .item()/tolist() from the step");
+			   a->host_known ? "" : _("; no host trace: syncs unseen")));
+	b->advice = xstrdup(_("keep tensors on the device, batch small copies, remove .item()/tolist() from the step"));
 
 	/* gains of candidates that did not trigger are not claimed; the triggered ones draw on
 	 * disjoint buckets, so their gains add */
@@ -278,31 +279,31 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 {
 	const struct attribution *a = &ra->attr;
 	if (!a->valid) {
-		snprintf(buf, size, "insufficient data: no trace and no kernel table rows with start times");
+		snprintf(buf, size, _("insufficient data: no trace and no kernel table rows with start times"));
 		return buf;
 	}
 	if (a->span_hi <= a->span_lo && a->ns[ATTR_EDGE_IDLE] == a->wall_ns) {
-		snprintf(buf, size, "insufficient data: no device task or collective in the window");
+		snprintf(buf, size, _("insufficient data: no device task or collective in the window"));
 		return buf;
 	}
 	int order[BN_COUNT];
 	analysis_bottleneck_order(ra, order);
 	const struct bottleneck *b0 = &ra->bn[order[0]], *b1 = &ra->bn[order[1]];
 	if (b0->score >= TRIGGER) {
-		int n = snprintf(buf, size, "%s (score %d; its buckets hold %.1f %% of the window)", b0->name, b0->score,
+		int n = snprintf(buf, size, _("%s (score %d; its buckets hold %.1f %% of the window)"), b0->name, b0->score,
 				 attribution_pct(a, b0->bucket_ns));
 		if (b1->score >= TRIGGER && n > 0 && (size_t)n < size)
-			snprintf(buf + n, size - (size_t)n, ", then %s (score %d; %.1f %%)", b1->name, b1->score,
+			snprintf(buf + n, size - (size_t)n, _(", then %s (score %d; %.1f %%)"), b1->name, b1->score,
 				 attribution_pct(a, b1->bucket_ns));
 		return buf;
 	}
 	double idle = attribution_pct(a, a->ns[ATTR_IDLE]);
 	if (!a->host_known && idle >= 20.0)
 		snprintf(buf, size,
-			 "insufficient data: the device idles %.1f %% of the window inside its span, and without a "
-			 "host trace the cause is unknown",
+			 _("insufficient data: the device idles %.1f %% of the window inside its span, and without a "
+			 "host trace the cause is unknown"),
 			 idle);
 	else
-		snprintf(buf, size, "no candidate reaches its threshold");
+		snprintf(buf, size, _("no candidate reaches its threshold"));
 	return buf;
 }

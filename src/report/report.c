@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Text and JSON reports over one analysis. */
 #include "config.h"
+#include "i18n.h"
 #include "report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uniwidth.h>
 
 #include "jsonw.h"
 #include "summary.h"
@@ -85,12 +87,12 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 {
 	const struct attribution *a = &ra->attr;
 	if (!a->valid) {
-		fputs("\nattribution: insufficient data (no trace and no kernel table rows with start times)\n", out);
+		fputs(_("\nattribution: insufficient data (no trace and no kernel table rows with start times)\n"), out);
 		return;
 	}
 	char barbuf[64];
 	report_attribution_bar(a, barbuf, 50);
-	fprintf(out, "\nattribution of the %.3f ms window (each ns in one bucket, by priority)\n  [%s]\n",
+	fprintf(out, _("\nattribution of the %.3f ms window (each ns in one bucket, by priority)\n  [%s]\n"),
 		(double)a->wall_ns / 1e6, barbuf);
 	for (int k = 0; k < ATTR_COUNT; k++) {
 		if (!a->ns[k])
@@ -100,12 +102,22 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 			report_value_text((double)a->ns[k] / 1e3, "us", false, v, sizeof v), attribution_pct(a, a->ns[k]));
 	}
 	if (a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_UNSPLIT]) {
-		fputs("  communication split: ", out);
+		fputs(_("  communication split: "), out);
 		summary_put_clean(out, a->comm_split);
 		fputc('\n', out);
 	}
 	if (!a->host_known)
-		fputs("  no host trace: idle inside the device span has no known cause, and syncs are unseen\n", out);
+		fputs(_("  no host trace: idle inside the device span has no known cause, and syncs are unseen\n"), out);
+}
+
+/* s, then spaces up to width columns of display width (a translated name has CJK
+ * characters of two columns each, which printf's %-14s would count in bytes). */
+static void put_padded(FILE *out, const char *s, int width)
+{
+	int w = u8_strwidth((const uint8_t *)s, "UTF-8");
+	fputs(s, out);
+	for (; w < width; w++)
+		fputc(' ', out);
 }
 
 static void bar(FILE *out, int score, int width)
@@ -120,7 +132,7 @@ static void bar(FILE *out, int score, int width)
 static void text_rank(const struct analysis *an, const struct rank_analysis *ra, FILE *out)
 {
 	char b[64];
-	fprintf(out, "\n== rank %d  ", ra->rank);
+	fprintf(out, _("\n== rank %d  "), ra->rank);
 	summary_put_clean(out, rank_label(an, ra));
 	fprintf(out, " ==\n");
 	const struct rank_data *rd = &an->cap->ranks[ra->rank_index];
@@ -130,38 +142,40 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		summary_put_clean(out, rd->db_path);
 		fputs("; see --summary for why. Insufficient data: no figure below comes from it)\n", out);
 	} else if (!ra->has_trace && ra->has_timeline)
-		fputs("   (no trace: device figures from the kernel table's rows)\n", out);
+		fputs(_("   (no trace: device figures from the kernel table's rows)\n"), out);
 	else if (!ra->has_trace && ra->attr.valid)
-		fputs("   (no trace and no kernel table rows: figures from step_trace_time.csv)\n", out);
+		fputs(_("   (no trace and no kernel table rows: figures from step_trace_time.csv)\n"), out);
 	else if (!ra->has_trace)
-		fputs("   (no trace and no kernel table rows: insufficient data for device figures)\n", out);
-	fputs("\nmetrics\n", out);
+		fputs(_("   (no trace and no kernel table rows: insufficient data for device figures)\n"), out);
+	fputs(_("\nmetrics\n"), out);
 	for (int mi = 0; mi < M_COUNT; mi++) {
 		enum metric_id m = (enum metric_id)mi;
 		if (!ra->have[m])
 			continue;
-		fprintf(out, "  %-26s %14s  %s", metric_defs[m].label, report_metric_text(ra, m, b, sizeof b),
+		fputs("  ", out);
+		put_padded(out, _(metric_defs[m].label), 26);
+		fprintf(out, " %14s  %s", report_metric_text(ra, m, b, sizeof b),
 			ra->source[m] ? ra->source[m] : "");
 		if (ra->conf[m] != CONF_HIGH)
-			fprintf(out, " [confidence %s]", analysis_confidence_name(ra->conf[m]));
+			fprintf(out, _(" [confidence %s]"), analysis_confidence_name(ra->conf[m]));
 		fputc('\n', out);
 	}
 	if (ra->have[M_DISPATCH_PER_STEP] && ra->v[M_DISPATCH_PER_STEP] > 1200)
-		fputs("  ! more than 1200 host ops per step: dispatch is a fixed per-step cost\n", out);
+		fputs(_("  ! more than 1200 host ops per step: dispatch is a fixed per-step cost\n"), out);
 
-	fprintf(out, "\nworkload: %s", analysis_workload_name(ra->workload));
+	fprintf(out, _("\nworkload: %s"), analysis_workload_name(ra->workload));
 	if (ra->workload_evidence) {
 		fputs(" (", out);
 		summary_put_clean(out, ra->workload_evidence);
 		fputc(')', out);
 	}
-	fprintf(out, "\nsteps: %zu from %s", ra->n_steps, analysis_step_source_name(ra->step_source));
+	fprintf(out, _("\nsteps: %zu from %s"), ra->n_steps, analysis_step_source_name(ra->step_source));
 	if (ra->step_evidence) {
 		fputs(" (", out);
 		summary_put_clean(out, ra->step_evidence);
 		fputc(')', out);
 	}
-	fprintf(out, "\nphases: %s, confidence %s", analysis_phase_source_name(ra->phase_source),
+	fprintf(out, _("\nphases: %s, confidence %s"), analysis_phase_source_name(ra->phase_source),
 		analysis_confidence_name(ra->phase_conf));
 	if (ra->phase_evidence) {
 		fputs(": ", out);
@@ -169,8 +183,8 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	}
 	fputc('\n', out);
 	if (ra->n_steps) {
-		fputs("  #    start ms    dur ms  phase    compute ms  comm-exp ms   free ms  host-only ms  dispatch  "
-		      "signal      confidence\n",
+		fputs(_("  #    start ms    dur ms  phase    compute ms  comm-exp ms   free ms  host-only ms  dispatch  "
+		      "signal      confidence\n"),
 		      out);
 		size_t shown = ra->n_steps > 40 ? 40 : ra->n_steps;
 		for (size_t i = 0; i < shown; i++) {
@@ -178,26 +192,27 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			char start[32] = "-";
 			if (s->has_window)
 				snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-			fprintf(out, "  %-3zu %10s %9.3f  %-7s %11.3f %12.3f %9.3f %13.3f %9zu  %-10s  %s\n", i + 1,
-				start, (double)(s->end - s->start) / 1e6, analysis_phase_name(s->phase),
-				(double)s->compute_ns / 1e6, (double)s->comm_not_overlapped_ns / 1e6,
-				(double)s->free_ns / 1e6, (double)s->host_only_ns / 1e6, s->dispatch_ops,
-				analysis_phase_signal_name(s->phase_source), analysis_confidence_name(s->phase_conf));
+			fprintf(out, "  %-3zu %10s %9.3f  ", i + 1, start, (double)(s->end - s->start) / 1e6);
+			put_padded(out, _(analysis_phase_name(s->phase)), 7);
+			fprintf(out, " %11.3f %12.3f %9.3f %13.3f %9zu  %-10s  %s\n", (double)s->compute_ns / 1e6,
+				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
+				(double)s->host_only_ns / 1e6, s->dispatch_ops, analysis_phase_signal_name(s->phase_source),
+				analysis_confidence_name(s->phase_conf));
 		}
 		if (shown < ra->n_steps)
-			fprintf(out, "  ... %zu more steps (see --json)\n", ra->n_steps - shown);
+			fprintf(out, _("  ... %zu more steps (see --json)\n"), ra->n_steps - shown);
 	}
 
 	for (size_t i = 0; i < ra->n_checks; i++) {
 		const struct crosscheck *c = &ra->checks[i];
-		fprintf(out, "\ncross-check with %s (window %.3f ms): %s\n", c->source,
+		fprintf(out, _("\ncross-check with %s (window %.3f ms): %s\n"), c->source,
 			(double)(c->win_end - c->win_start) / 1e6, c->agree ? "agrees within 2 %" : "DIFFERS");
 		static const char *what[3] = {"Computing", "Communication(Not Overlapped)", "Free"};
 		for (int k = 0; k < 3; k++)
-			fprintf(out, "  %-30s theirs %12.3f us  ours %12.3f us  diff %+7.2f %%\n", what[k],
+			fprintf(out, _("  %-30s theirs %12.3f us  ours %12.3f us  diff %+7.2f %%\n"), what[k],
 				(double)c->theirs[k] / 1e3, (double)c->ours[k] / 1e3, c->diff_pct[k]);
 		if (c->explanation) {
-			fputs("  why: ", out);
+			fputs(_("  why: "), out);
 			summary_put_clean(out, c->explanation);
 			fputc('\n', out);
 		}
@@ -205,14 +220,16 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 
 	report_attribution_text(ra, out);
 
-	fputs("\nbottlenecks (score 0-100, >= 40 triggers)\n", out);
+	fputs(_("\nbottlenecks (score 0-100, >= 40 triggers)\n"), out);
 	int order[BN_COUNT];
 	analysis_bottleneck_order(ra, order);
 	for (int i = 0; i < BN_COUNT; i++) {
 		const struct bottleneck *bn = &ra->bn[order[i]];
-		fprintf(out, "  %-14s %3d ", bn->name, bn->score);
+		fputs("  ", out);
+		put_padded(out, bn->name, 14);
+		fprintf(out, " %3d ", bn->score);
 		bar(out, bn->score, 20);
-		fprintf(out, "%s\n", bn->score >= 40 ? "  TRIGGERED" : "");
+		fprintf(out, "%s\n", bn->score >= 40 ? _("  TRIGGERED") : "");
 		if (bn->insufficient) {
 			fputs("      ", out);
 			summary_put_clean(out, bn->insufficient);
@@ -224,23 +241,23 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			fputc('\n', out);
 		}
 		if (bn->score >= 40) {
-			fprintf(out, "      expected gain %.1f-%.1f %% of the window (confidence %s): ", bn->gain.low_pct,
+			fprintf(out, _("      expected gain %.1f-%.1f %% of the window (confidence %s): "), bn->gain.low_pct,
 				bn->gain.high_pct, analysis_confidence_name(bn->gain.conf));
 			summary_put_clean(out, bn->gain.basis);
-			fputs("\n      try: ", out);
+			fputs(_("\n      try: "), out);
 			summary_put_clean(out, bn->advice);
 			fputc('\n', out);
 		}
 	}
-	fprintf(out, "  combined expected gain of the triggered candidates: %.1f-%.1f %% (capped at 70 %%)\n",
+	fprintf(out, _("  combined expected gain of the triggered candidates: %.1f-%.1f %% (capped at 70 %%)\n"),
 		ra->combined_gain_low, ra->combined_gain_high);
 	char verdict[256];
-	fprintf(out, "  verdict: %s\n", analysis_verdict(ra, verdict, sizeof verdict));
+	fprintf(out, _("  verdict: %s\n"), analysis_verdict(ra, verdict, sizeof verdict));
 
-	fputs("\ntop ops by total time (trace; CSV total beside it)\n", out);
+	fputs(_("\ntop ops by total time (trace; CSV total beside it)\n"), out);
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
 		fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
-		fputs("    count      total ms    avg us    p50 us    p95 us    max us  share  csv ms    name\n", out);
+		fputs(_("    count      total ms    avg us    p50 us    p95 us    max us  share  csv ms    name\n"), out);
 		size_t shown = 0;
 		for (size_t i = 0; i < ra->n_ops && shown < REPORT_TOP_OPS; i++) {
 			const struct op_stat *o = &ra->ops[i];
@@ -259,11 +276,11 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		}
 	}
 	if (ra->n_op_types) {
-		fputs("\ntop op types (Type, or the name without collective suffixes; busy = union for "
-		      "communication)\n", out);
+		fputs(_("\ntop op types (Type, or the name without collective suffixes; busy = union for "
+		      "communication)\n"), out);
 		for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
 			fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
-			fputs("     count      total ms       busy ms  share  names  type\n", out);
+			fputs(_("     count      total ms       busy ms  share  names  type\n"), out);
 			size_t shown = 0;
 			for (size_t i = 0; i < ra->n_op_types && shown < REPORT_TOP_OPS; i++) {
 				const struct op_type_stat *t = &ra->op_types[i];
@@ -284,12 +301,12 @@ void report_print_text(const struct analysis *an, FILE *out)
 {
 	fputs("ascprof-tui " PACKAGE_VERSION " report of ", out);
 	summary_put_clean(out, an->cap->plan.path);
-	fprintf(out, "\n%zu rank(s) analysed; times are each rank's own clock, relative to its first event\n",
+	fprintf(out, _("\n%zu rank(s) analysed; times are each rank's own clock, relative to its first event\n"),
 		an->n_ranks);
 	if (an->n_ranks > 1) {
-		fputs("\nrank alignment (clock offset vs rank ", out);
-		fprintf(out, "%d; subtract it to align)\n", an->ranks[0].rank);
-		fputs("  rank       first us         raw us  collective us   residual us  matched\n", out);
+		fputs(_("\nrank alignment (clock offset vs rank "), out);
+		fprintf(out, _("%d; subtract it to align)\n"), an->ranks[0].rank);
+		fputs(_("  rank       first us         raw us  collective us   residual us  matched\n"), out);
 		for (size_t i = 0; i < an->n_ranks; i++) {
 			const struct rank_analysis *ra = &an->ranks[i];
 			fprintf(out, "  %-4d %13.3f %13.3f %14.3f %13.3f  %zu%s\n", ra->rank,
@@ -298,20 +315,20 @@ void report_print_text(const struct analysis *an, FILE *out)
 				ra->matched_collectives, ra->collective_ok ? "" : " (no collectives matched)");
 		}
 		if (an->n_slow) {
-			fputs("slow-rank flags ((max - min) / mean above 5 %):\n", out);
+			fputs(_("slow-rank flags ((max - min) / mean above 5 %):\n"), out);
 			for (size_t i = 0; i < an->n_slow; i++)
-				fprintf(out, "  %s spread %.1f %%: highest on rank %d, lowest on rank %d\n",
+				fprintf(out, _("  %s spread %.1f %%: highest on rank %d, lowest on rank %d\n"),
 					an->slow[i].metric, an->slow[i].spread_pct, an->slow[i].max_rank,
 					an->slow[i].min_rank);
 		} else {
-			fputs("no slow-rank flags (compute, communication and free within 5 %)\n", out);
+			fputs(_("no slow-rank flags (compute, communication and free within 5 %)\n"), out);
 		}
 	}
 	for (size_t i = 0; i < an->n_ranks; i++)
 		text_rank(an, &an->ranks[i], out);
 	report_comm_text(an, out);
 	if (an->cap->diags.n || an->diags.n) {
-		fputs("\nmessages\n", out);
+		fputs(_("\nmessages\n"), out);
 		summary_print_diags((struct diag_list *)&an->cap->diags, out, "  ");
 		summary_print_diags((struct diag_list *)&an->diags, out, "  ");
 	}

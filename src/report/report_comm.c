@@ -2,6 +2,7 @@
 /* The communication section of the reports: groups and ops, transports against their
  * reference figures, slow links and a text heatmap of each group's matrix. Times are ms,
  * as in the communication files; sizes MB; bandwidths GB/s. */
+#include "i18n.h"
 #include "report.h"
 
 #include <math.h>
@@ -42,9 +43,9 @@ static void put_name(FILE *out, const char *s, int width)
 
 static void text_ops(const struct comm_analysis *ca, FILE *out)
 {
-	fputs("\n  groups and ops, summed over steps and ranks (times ms, sizes MB, bandwidth GB/s)\n", out);
-	fputs("    group                 kind        op                ranks steps count  elapse ms transit ms"
-	      "    wait ms    sync ms    idle ms   wait   sync    size MB     GB/s small %\n",
+	fputs(_("\n  groups and ops, summed over steps and ranks (times ms, sizes MB, bandwidth GB/s)\n"), out);
+	fputs(_("    group                 kind        op                ranks steps count  elapse ms transit ms"
+	      "    wait ms    sync ms    idle ms   wait   sync    size MB     GB/s small %\n"),
 	      out);
 	for (size_t i = 0; i < ca->n_ops && i < TEXT_OPS; i++) {
 		const struct comm_opagg *o = &ca->ops[i];
@@ -63,13 +64,13 @@ static void text_ops(const struct comm_analysis *ca, FILE *out)
 		fputc('\n', out);
 	}
 	if (ca->n_ops > TEXT_OPS)
-		fprintf(out, "    ... %zu more (see --json)\n", ca->n_ops - TEXT_OPS);
+		fprintf(out, _("    ... %zu more (see --json)\n"), ca->n_ops - TEXT_OPS);
 }
 
 static void text_transports(const struct comm_analysis *ca, FILE *out)
 {
-	fputs("\n  transports, all ranks (SDMA is the sum of HCCS, PCIE and SIO; reference figures: man page)\n", out);
-	fputs("    transport    size MB     time ms     GB/s  ref GB/s  of ref  entries   packets  small %  large %\n", out);
+	fputs(_("\n  transports, all ranks (SDMA is the sum of HCCS, PCIE and SIO; reference figures: man page)\n"), out);
+	fputs(_("    transport    size MB     time ms     GB/s  ref GB/s  of ref  entries   packets  small %  large %\n"), out);
 	for (int t = 0; t < COMM_TR_COUNT; t++) {
 		const struct comm_tstat *s = &ca->tr[t];
 		if (!s->entries)
@@ -90,8 +91,8 @@ static void text_transports(const struct comm_analysis *ca, FILE *out)
 
 static void text_slow(const struct comm_analysis *ca, FILE *out)
 {
-	fprintf(out, "\n  links: %zu in %zu group(s); %zu slow (below %.1f x the median of their group and transport, "
-		"%d links or more)\n",
+	fprintf(out, _("\n  links: %zu in %zu group(s); %zu slow (below %.1f x the median of their group and transport, "
+		"%d links or more)\n"),
 		ca->n_links, ca->n_groups, ca->n_slow, COMM_SLOW_LINK_FACTOR, COMM_SLOW_LINK_MIN);
 	size_t shown = 0;
 	for (size_t i = 0; i < ca->n_links && shown < TEXT_SLOW; i++) {
@@ -100,37 +101,37 @@ static void text_slow(const struct comm_analysis *ca, FILE *out)
 			continue;
 		fputs("    ", out);
 		put_name(out, l->group, 21);
-		fprintf(out, " %d -> %d %-5s %8.3f GB/s, median %.3f GB/s, %.3f MB in %.3f ms\n", l->src, l->dst,
+		fprintf(out, _(" %d -> %d %-5s %8.3f GB/s, median %.3f GB/s, %.3f MB in %.3f ms\n"), l->src, l->dst,
 			comm_transport_name((enum comm_transport)l->transport), l->bw_gbps, l->median_gbps, l->size_mb,
 			ms(l->time_ns));
 		shown++;
 	}
 	if (ca->n_slow > shown)
-		fprintf(out, "    ... %zu more (see --json)\n", ca->n_slow - shown);
+		fprintf(out, _("    ... %zu more (see --json)\n"), ca->n_slow - shown);
 }
 
 static void text_heatmap(const struct comm_analysis *ca, const struct comm_group *g, FILE *out)
 {
 	size_t n = g->n_ranks < TEXT_MATRIX_RANKS ? g->n_ranks : TEXT_MATRIX_RANKS;
 	bool numbers = n <= TEXT_NUMBER_RANKS;
-	fputs("\n  matrix of ", out);
+	fputs(_("\n  matrix of "), out);
 	put_name(out, g->name, (int)strlen(g->name));
-	fprintf(out, " (%s, %zu links; GB/s from the row's rank to the column's)\n", comm_kind_name((enum comm_kind)g->kind),
+	fprintf(out, _(" (%s, %zu links; GB/s from the row's rank to the column's)\n"), comm_kind_name((enum comm_kind)g->kind),
 		g->n_links);
 	bool mapped = false;
 	for (size_t i = 0; i < n; i++)
 		mapped |= g->global[i] >= 0 && g->global[i] != g->ranks[i];
 	if (mapped) {
-		fputs("    ids are local to the group:", out);
+		fputs(_("    ids are local to the group:"), out);
 		const char *sep = " ";
 		for (size_t i = 0; i < n; i++)
 			if (g->global[i] >= 0) {
-				fprintf(out, "%s%d = rank %d", sep, g->ranks[i], g->global[i]);
+				fprintf(out, _("%s%d = rank %d"), sep, g->ranks[i], g->global[i]);
 				sep = ", ";
 			}
 		fputc('\n', out);
 	}
-	fputs("    src\\dst", out);
+	fputs(_("    src\\dst"), out);
 	for (size_t c = 0; c < n; c++)
 		fprintf(out, numbers ? " %6d" : " %2d", g->ranks[c]);
 	fputc('\n', out);
@@ -163,9 +164,9 @@ static void text_heatmap(const struct comm_analysis *ca, const struct comm_group
 	}
 	sbuf_free(&line);
 	if (empty)
-		fprintf(out, "    (%zu rank(s) without a row: no link from them is in these files)\n", empty);
+		fprintf(out, _("    (%zu rank(s) without a row: no link from them is in these files)\n"), empty);
 	if (g->n_ranks > n)
-		fprintf(out, "    ... %zu more ranks (see --json)\n", g->n_ranks - n);
+		fprintf(out, _("    ... %zu more ranks (see --json)\n"), g->n_ranks - n);
 }
 
 void report_comm_text(const struct analysis *an, FILE *out)
@@ -173,22 +174,22 @@ void report_comm_text(const struct analysis *an, FILE *out)
 	const struct comm_analysis *ca = an->comm;
 	if (!ca || !ca->present)
 		return;
-	fputs("\n== communication: ", out);
+	fputs(_("\n== communication: "), out);
 	summary_put_clean(out, ca->source);
 	fputs(" ==\n", out);
 	if (ca->entries) {
-		fprintf(out, "  %zu rank(s), %zu step(s), %zu entries; all ranks: wait ratio", ca->n_ranks, ca->steps,
+		fprintf(out, _("  %zu rank(s), %zu step(s), %zu entries; all ranks: wait ratio"), ca->n_ranks, ca->steps,
 			ca->entries);
 		put_num(out, 0, 3, ca->wait_ratio);
-		fputs(", sync ratio", out);
+		fputs(_(", sync ratio"), out);
 		put_num(out, 0, 3, ca->sync_ratio);
-		fputs(", small packets (< 1 MB)", out);
+		fputs(_(", small packets (< 1 MB)"), out);
 		put_num(out, 0, 1, ca->small_pct);
-		fprintf(out, " %%, %zu slow link(s)\n", ca->n_slow);
-		fputs("  wait ratio = wait / (wait + transit), sync ratio = synchronization / (synchronization + transit)\n",
+		fprintf(out, _(" %%, %zu slow link(s)\n"), ca->n_slow);
+		fputs(_("  wait ratio = wait / (wait + transit), sync ratio = synchronization / (synchronization + transit)\n"),
 		      out);
 	} else {
-		fprintf(out, "  no time entries, links only; %zu slow link(s)\n", ca->n_slow);
+		fprintf(out, _("  no time entries, links only; %zu slow link(s)\n"), ca->n_slow);
 	}
 	if (ca->n_ops) {
 		text_ops(ca, out);
@@ -209,8 +210,8 @@ void report_comm_text(const struct analysis *an, FILE *out)
 		for (size_t i = 0; i < ca->n_groups && i < TEXT_GROUPS; i++)
 			text_heatmap(ca, order[i], out);
 		if (ca->n_groups > TEXT_GROUPS)
-			fprintf(out, "\n  ... %zu more group(s) (see --json)\n", ca->n_groups - TEXT_GROUPS);
-		fputs("  legend: ", out);
+			fprintf(out, _("\n  ... %zu more group(s) (see --json)\n"), ca->n_groups - TEXT_GROUPS);
+		fputs(_("  legend: "), out);
 		fputs(comm_heat_legend, out);
 		fputc('\n', out);
 		free(order);

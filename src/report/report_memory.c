@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The memory section of the text and JSON reports (memory.h has the figures). */
+#include "i18n.h"
 #include "report.h"
 
 #include <math.h>
@@ -29,7 +30,7 @@ static void text_curve(FILE *out, const struct mem_analysis *m, int width)
 		int level = hi > lo ? (int)lround((v - lo) / (hi - lo) * 9.0) : 9;
 		fputc(ramp[level < 0 ? 0 : level > 9 ? 9 : level], out);
 	}
-	fprintf(out, "|  %.1f .. %.1f MB over %.3f ms\n", lo, hi, (double)(m->curve_t1 - m->curve_t0) / 1e6);
+	fprintf(out, _("|  %.1f .. %.1f MB over %.3f ms\n"), lo, hi, (double)(m->curve_t1 - m->curve_t0) / 1e6);
 }
 
 static void text_mb(FILE *out, double v)
@@ -57,7 +58,7 @@ static void text_components(FILE *out, const struct mem_component *c, size_t n, 
 		fputc('\n', out);
 	}
 	if (n > TEXT_TOP)
-		fprintf(out, "    ... %zu more (see --json)\n", n - TEXT_TOP);
+		fprintf(out, _("    ... %zu more (see --json)\n"), n - TEXT_TOP);
 }
 
 void report_memory_text(const struct rank_analysis *ra, FILE *out)
@@ -65,30 +66,30 @@ void report_memory_text(const struct rank_analysis *ra, FILE *out)
 	const struct mem_analysis *m = &ra->mem;
 	if (!m->record && !m->modules && !m->ops)
 		return;
-	fputs("\nmemory (MB", out);
+	fputs(_("\nmemory (MB"), out);
 	if (m->record_in_kb || m->modules_in_kb)
-		fputs("; Class B tables in KB, converted", out);
+		fputs(_("; Class B tables in KB, converted"), out);
 	fputs(")\n", out);
 	if (m->record) {
-		fputs("  components (", out);
+		fputs(_("  components ("), out);
 		summary_put_clean(out, m->record->path);
 		fputs("):\n", out);
 		text_components(out, m->comps, m->n_comps, ra->t0, false);
 	}
 	if (m->n_curve) {
-		fprintf(out, "  %s %s over time:\n", m->curve_component, m->curve_field);
+		fprintf(out, _("  %s %s over time:\n"), m->curve_component, m->curve_field);
 		text_curve(out, m, 60);
 	}
 	if (m->modules) {
-		fputs("  modules (", out);
+		fputs(_("  modules ("), out);
 		summary_put_clean(out, m->modules->path);
 		fputs("):\n", out);
 		text_components(out, m->mods, m->n_mods, ra->t0, true);
 	}
 	if (m->ops) {
-		fprintf(out, "  allocations: %zu, %.1f MB in all, %zu negative sizes, %zu not released in the capture\n",
+		fprintf(out, _("  allocations: %zu, %.1f MB in all, %zu negative sizes, %zu not released in the capture\n"),
 			m->n_allocs, m->total_alloc_mb, m->negative_sizes, m->never_released);
-		fputs("         size MB   held ms  name\n", out);
+		fputs(_("         size MB   held ms  name\n"), out);
 		for (size_t i = 0; i < m->n_top && i < TEXT_TOP; i++) {
 			const struct mem_alloc *a = &m->top[i];
 			char held[32] = "-";

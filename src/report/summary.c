@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The --summary printer: counts per rank, lanes, counters, flows, CSV tables, warnings. */
 #include "config.h"
+#include "i18n.h"
 #include "summary.h"
 
 #include <stdlib.h>
@@ -60,7 +61,7 @@ void summary_print_diags(struct diag_list *dl, FILE *out, const char *indent)
 		free(line);
 	}
 	if (dl->dropped)
-		fprintf(out, "%s... and %zu more diagnostics\n", indent, dl->dropped);
+		fprintf(out, _("%s... and %zu more diagnostics\n"), indent, dl->dropped);
 	pthread_mutex_unlock(&dl->lock);
 }
 
@@ -120,12 +121,12 @@ static void text_comm(const struct comm_data *cd, const char *indent, FILE *out)
 {
 	for (size_t k = 0; k < cd->n_files; k++) {
 		const struct comm_file *f = &cd->files[k];
-		fprintf(out, "%scomm: ", indent);
+		fprintf(out, _("%scomm: "), indent);
 		summary_put_clean(out, file_base(f->path));
-		fprintf(out, "  %s%s, %zu step(s), %zu entries, %zu links", f->matrix ? "matrix" : "time and bandwidth",
+		fprintf(out, _("  %s%s, %zu step(s), %zu entries, %zu links"), f->matrix ? "matrix" : "time and bandwidth",
 			f->cluster ? " (cluster layout)" : "", f->n_steps, f->n_ops, f->n_links);
 		if (f->skipped)
-			fprintf(out, ", %zu skipped (see diagnostics)", f->skipped);
+			fprintf(out, _(", %zu skipped (see diagnostics)"), f->skipped);
 		fputc('\n', out);
 	}
 }
@@ -134,22 +135,22 @@ static void text_comm(const struct comm_data *cd, const char *indent, FILE *out)
  * tables read (db.h), or that it could not be read. */
 static void text_source(const struct rank_data *rd, FILE *out)
 {
-	fprintf(out, "  source: %s\n", rd->source_why);
+	fprintf(out, _("  source: %s\n"), rd->source_why);
 	if (!rd->db_path)
 		return;
-	fputs("  db: ", out);
+	fputs(_("  db: "), out);
 	summary_put_clean(out, file_base(rd->db_path));
 	if (rd->analysis_db_path) {
 		fputs(", ", out);
 		summary_put_clean(out, file_base(rd->analysis_db_path));
 	}
 	if (rd->trace_failed) {
-		fputs(": NOT READ (see the diagnostics)\n", out);
+		fputs(_(": NOT READ (see the diagnostics)\n"), out);
 		return;
 	}
 	const char *tables[64];
 	size_t n = db_tables_present(rd->db_path, rd->analysis_db_path, tables, 64);
-	fputs("; tables read:", out);
+	fputs(_("; tables read:"), out);
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%s %s", i ? "," : "", tables[i]);
 	fputc('\n', out);
@@ -160,35 +161,35 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 	const struct rank_plan *rp = rd->plan;
 	const struct rank_store *rs = &rd->store;
 	char b1[64], b2[64];
-	fprintf(out, "rank %d  ", rp->rank);
+	fprintf(out, _("rank %d  "), rp->rank);
 	summary_put_clean(out, rp->label);
-	fprintf(out, "  (class %s; rank from %s)\n", discover_class_name(rp->cls),
+	fprintf(out, _("  (class %s; rank from %s)\n"), discover_class_name(rp->cls),
 		discover_rank_source_name(rp->rank_source));
 	if (rp->info.loaded) {
 		/* Every field is capture text: sanitised like labels and lane names. */
-		fputs("  profiler_info: torch_npu ", out);
+		fputs(_("  profiler_info: torch_npu "), out);
 		summary_put_clean(out, rp->info.torch_npu_version ? rp->info.torch_npu_version : "?");
-		fputs(", CANN ", out);
+		fputs(_(", CANN "), out);
 		summary_put_clean(out, rp->info.cann_version ? rp->info.cann_version : "?");
 		fputs(", ", out);
 		summary_put_clean(out, rp->info.profiler_level ? rp->info.profiler_level : "level ?");
-		fputs(", aic_metrics ", out);
+		fputs(_(", aic_metrics "), out);
 		summary_put_clean(out, rp->info.aic_metrics ? rp->info.aic_metrics : "?");
 		fprintf(out, "%s\n", rp->info.has_schedule ? ", with schedule" : "");
 	}
 	if (rd->source_why)
 		text_source(rd, out);
 	if (rs->trace.path) {
-		fputs("  trace: ", out);
+		fputs(_("  trace: "), out);
 		summary_put_clean(out, file_base(rs->trace.path));
 		fprintf(out, "  %s", summary_bytes(rs->trace.size, b1, sizeof b1));
 		if (rs->has_events || rs->ph.by_char['M'])
-			fprintf(out, ", read in %.3f s (%d thread%s)%s%s", rs->trace.load_seconds,
+			fprintf(out, _(", read in %.3f s (%d thread%s)%s%s"), rs->trace.load_seconds,
 				rs->trace.threads_used, rs->trace.threads_used == 1 ? "" : "s",
 				rs->trace.wrapped ? ", traceEvents wrapper" : "",
 				rs->trace.truncated ? ", CUT SHORT" : "");
 		fputc('\n', out);
-		fputs("  events:", out);
+		fputs(_("  events:"), out);
 		const char *order = "XMsfCBEibenNODPt";
 		for (const char *p = order; *p; p++)
 			if (rs->ph.by_char[(unsigned char)*p])
@@ -197,16 +198,16 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 			if (rs->ph.by_char[c] && !strchr(order, c) && c > ' ' && c < 0x7f)
 				fprintf(out, " %c %llu", c, (unsigned long long)rs->ph.by_char[c]);
 		if (rs->ph.other)
-			fprintf(out, " other %llu", (unsigned long long)rs->ph.other);
+			fprintf(out, _(" other %llu"), (unsigned long long)rs->ph.other);
 		if (rs->ph.rejected)
-			fprintf(out, " (rejected %llu)", (unsigned long long)rs->ph.rejected);
+			fprintf(out, _(" (rejected %llu)"), (unsigned long long)rs->ph.rejected);
 		fputc('\n', out);
 		if (rs->has_events)
-			fprintf(out, "  window: %s\n",
+			fprintf(out, _("  window: %s\n"),
 				summary_duration(rs->window_end - rs->window_start, b2, sizeof b2));
 		uint32_t *order_l = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *order_l);
 		lanes_display_order(rs, order_l);
-		fputs("  lanes:\n", out);
+		fputs(_("  lanes:\n"), out);
 		for (size_t i = 0; i < rs->n_lanes; i++) {
 			const struct lane *l = &rs->lanes[order_l[i]];
 			fprintf(out, "    %-14s ", lanes_group_name(l->group));
@@ -214,27 +215,27 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 			fputs(" / ", out);
 			summary_put_clean(out, l->thread_name ? store_str(rs, l->thread_name)
 							      : store_str(rs, l->tid_text));
-			fprintf(out, ": %zu events\n", lane_x_events(l));
+			fprintf(out, _(": %zu events\n"), lane_x_events(l));
 		}
 		free(order_l);
 		if (rs->n_tracks) {
-			fprintf(out, "  counters: %zu tracks, %zu samples\n", rs->n_tracks, rs->n_ctr);
+			fprintf(out, _("  counters: %zu tracks, %zu samples\n"), rs->n_tracks, rs->n_ctr);
 		}
 		if (rs->n_flows)
-			fprintf(out, "  flows: %zu events, %zu links, %zu unmatched\n", rs->n_flows,
+			fprintf(out, _("  flows: %zu events, %zu links, %zu unmatched\n"), rs->n_flows,
 				rs->n_links, rs->unmatched_flows);
 		if (rs->n_ev)
-			fprintf(out, "  store: %s (%.1f bytes/event)\n",
+			fprintf(out, _("  store: %s (%.1f bytes/event)\n"),
 				summary_bytes(store_bytes(rs), b1, sizeof b1),
 				(double)store_bytes(rs) / (double)(rs->n_ev + rs->n_ctr + rs->n_flows));
 	} else {
-		fputs("  trace: none\n", out);
+		fputs(_("  trace: none\n"), out);
 	}
 	for (size_t k = 0; k < rd->n_csvs; k++) {
 		const struct csv_table *t = rd->csvs[k];
-		fputs("  csv: ", out);
+		fputs(_("  csv: "), out);
 		summary_put_clean(out, file_base(t->path));
-		fprintf(out, "  %s, %zu rows, %zu columns%s%s%s\n", csv_kind_name(t->kind), t->nrows,
+		fprintf(out, _("  %s, %zu rows, %zu columns%s%s%s\n"), csv_kind_name(t->kind), t->nrows,
 			t->ncols, t->gbk ? ", GB18030" : "", t->bom ? ", BOM" : "",
 			t->ragged_rows ? ", ragged rows" : "");
 	}
@@ -246,20 +247,20 @@ void summary_print_text(const struct capture *cap, FILE *out)
 	fputs("ascprof-tui " PACKAGE_VERSION " summary of ", out);
 	summary_put_clean(out, cap->plan.path);
 	fputc('\n', out);
-	fprintf(out, "%zu rank%s found", cap->n_ranks, cap->n_ranks == 1 ? "" : "s");
+	fprintf(out, _("%zu rank%s found"), cap->n_ranks, cap->n_ranks == 1 ? "" : "s");
 	if (cap->plan.raw_captures)
-		fprintf(out, ", %zu raw (not analysed)", cap->plan.raw_captures);
+		fprintf(out, _(", %zu raw (not analysed)"), cap->plan.raw_captures);
 	fputc('\n', out);
 	for (size_t i = 0; i < cap->n_ranks; i++)
 		text_rank(&cap->ranks[i], out);
 	if (cap->plan.cluster_dir) {
-		fputs("cluster ", out);
+		fputs(_("cluster "), out);
 		summary_put_clean(out, cap->plan.cluster_dir);
 		fputc('\n', out);
 		text_comm(&cap->cluster_comm, "  ", out);
 	}
 	if (cap->diags.n) {
-		fputs("diagnostics:\n", out);
+		fputs(_("diagnostics:\n"), out);
 		summary_print_diags((struct diag_list *)&cap->diags, out, "  ");
 	}
 }

@@ -88,7 +88,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	if (v->ra != app_rank_analysis(app))
 		rebuild(v, app);
 	if (!v->ra) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("loading..."));
 		return;
 	}
 	/* the selected evidence, its candidate's gain and what to try, in full below the list */
@@ -98,9 +98,9 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	if (sl && sl->kind == L_EVIDENCE) {
 		const struct bottleneck *b = &v->ra->bn[sl->bn];
 		paras[0] = b->ev[sl->ev].text;
-		snprintf(gain, sizeof gain, "%s: expected gain %.1f-%.1f %% of the window, confidence %s: %s", b->name,
+		snprintf(gain, sizeof gain, _("%s: expected gain %.1f-%.1f %% of the window, confidence %s: %s"), b->name,
 			 b->gain.low_pct, b->gain.high_pct, analysis_confidence_name(b->gain.conf), b->gain.basis);
-		snprintf(advice, sizeof advice, "try: %s", b->advice);
+		snprintf(advice, sizeof advice, _("try: %s"), b->advice);
 		paras[1] = gain;
 		paras[2] = advice;
 	}
@@ -128,8 +128,8 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		switch (l->kind) {
 		case L_SUMMARY:
 			canvas_textf(cv, x + 1, ry, w - 2, ST_BOLD,
-				     "rank %d: score 0-100 from thresholded evidence (40 triggers); combined expected gain "
-				     "%.1f-%.1f %% (capped at 70 %%)",
+				     _("rank %d: score 0-100 from thresholded evidence (40 triggers); combined expected gain "
+				     "%.1f-%.1f %% (capped at 70 %%)"),
 				     v->ra->rank, v->ra->combined_gain_low, v->ra->combined_gain_high);
 			break;
 		case L_ATTR:
@@ -143,11 +143,12 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			break;
 		case L_HEAD: {
 			int cx = x + 1;
-			cx += canvas_textf(cv, cx, ry, 16, b->score >= 40 ? ST_WARN : ST_BOLD, "%-15s", b->name);
+			canvas_text(cv, cx, ry, 15, b->score >= 40 ? ST_WARN : ST_BOLD, b->name);
+			cx += 15; /* by display width: a translated name is not padded in bytes */
 			cx += canvas_textf(cv, cx, ry, 5, ST_BOLD, "%3d ", b->score);
 			draw_bar(cv, cx, ry, 30, b->score / 100.0, b->score >= 40 ? ST_WARN : ST_GOOD);
 			canvas_text(cv, cx + 31, ry, w - (cx + 31 - x), b->score >= 40 ? ST_WARN : ST_DIM,
-				    b->score >= 40 ? "TRIGGERED" : "below threshold");
+				    b->score >= 40 ? _("TRIGGERED") : _("below threshold"));
 			break;
 		}
 		case L_EVIDENCE:
@@ -157,11 +158,11 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			break;
 		case L_GAIN:
 			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_GOOD,
-				     "expected gain %.1f-%.1f %% of the window, confidence %s: %s", b->gain.low_pct,
+				     _("expected gain %.1f-%.1f %% of the window, confidence %s: %s"), b->gain.low_pct,
 				     b->gain.high_pct, analysis_confidence_name(b->gain.conf), b->gain.basis);
 			break;
 		case L_ADVICE:
-			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, "try: %s", b->advice);
+			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, _("try: %s"), b->advice);
 			break;
 		case L_BLANK: break;
 		}
@@ -175,14 +176,14 @@ static bool jump_to(struct app *app, const struct rank_analysis *ra, enum landma
 	const int64_t *iv = lm == LANDMARK_IDLE ? ra->longest_idle : lm == LANDMARK_EXPOSED ? ra->longest_exposed
 			    : lm == LANDMARK_COPY ? ra->longest_copy : ra->longest_sync;
 	if (iv[1] <= iv[0]) {
-		app_message(app, ST_WARN, "no %s to show in this capture", what);
+		app_message(app, ST_WARN, _("no %s to show in this capture"), what);
 		return false;
 	}
 	const struct rank_data *rd = app_rank_data(app);
 	uint32_t ev = rd ? analysis_landmark_event(ra, &rd->store, lm) : UINT32_MAX;
 	int64_t pad = (iv[1] - iv[0]) / 2 + 1000;
 	app_goto_timeline(app, app->rank, iv[0] - pad, iv[1] + pad, ev);
-	app_message(app, ST_NORMAL, "the longest %s: %.3f ms%s%s", what, (double)(iv[1] - iv[0]) / 1e6,
+	app_message(app, ST_NORMAL, _("the longest %s: %.3f ms%s%s"), what, (double)(iv[1] - iv[0]) / 1e6,
 		    ev == UINT32_MAX ? "" : lm == LANDMARK_IDLE ? ", selected: the task after it, " : ", selected: ",
 		    ev == UINT32_MAX ? "" : store_ev_name(&rd->store, ev));
 	return true;
@@ -208,7 +209,7 @@ static int handle(void *p, struct app *app, enum action act)
 		return VH_UNHANDLED;
 	const struct bline *l = &v->lines[v->lb.sel];
 	if (l->kind != L_EVIDENCE) {
-		app_message(app, ST_DIM, "Enter on an evidence line shows where it can be seen");
+		app_message(app, ST_DIM, _("Enter on an evidence line shows where it can be seen"));
 		return VH_HANDLED;
 	}
 	const char *m = v->ra->bn[l->bn].ev[l->ev].metric;
@@ -259,13 +260,13 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 }
 
 const struct view_ops bottleneck_view_ops = {
-	.title = "Bottleneck",
+	.title = N_("Bottleneck"),
 	.scopes = KS_LIST,
 	.create = create,
 	.destroy = destroy,
 	.draw = draw,
 	.handle = handle,
 	.update = update,
-	.hint = "Enter on evidence: show where it is seen   < > rank",
+	.hint = N_("Enter on evidence: show where it is seen   < > rank"),
 	.export_csv = export_csv,
 };

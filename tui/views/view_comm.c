@@ -218,7 +218,7 @@ static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w
 		/* the selected row in full, wrapped: group names are long hashes */
 		const struct comm_opagg *o = &v->ca->ops[v->ops[lb->sel]];
 		char full[512];
-		snprintf(full, sizeof full, "%s (%s) in group %s: %zu rank(s), %zu step(s), %.3f MB in %.3f ms of transfers",
+		snprintf(full, sizeof full, _("%s (%s) in group %s: %zu rank(s), %zu step(s), %.3f MB in %.3f ms of transfers"),
 			 o->type, comm_kind_name((enum comm_kind)o->kind), o->group, o->n_ranks, o->n_steps, o->size_mb,
 			 (double)o->bw_time_ns / 1e6);
 		foot = canvas_wrap(NULL, 0, 0, w - 2, h > 8 ? 3 : 1, ST_DIM, full);
@@ -271,9 +271,9 @@ static void draw_transports(struct comm_view *v, struct canvas *cv, int x, int y
 		enum style st = row_style(cv, x, ry, w, sel);
 		char scope[24];
 		if (tr->rank_i < 0)
-			snprintf(scope, sizeof scope, "all");
+			snprintf(scope, sizeof scope, _("all"));
 		else
-			snprintf(scope, sizeof scope, "rank %d", v->ca->ranks[tr->rank_i].rank);
+			snprintf(scope, sizeof scope, _("rank %d"), v->ca->ranks[tr->rank_i].rank);
 		canvas_textf(cv, x + 1, ry, name_w, st, "%-7s%s", scope, comm_transport_name((enum comm_transport)tr->tr));
 		double ref = comm_refs[tr->tr].gbps > 0 ? comm_refs[tr->tr].gbps : NAN;
 		double large = s->packets > 0 && comm_refs[tr->tr].large_mb > 0 ? 100 * s->large_packets / s->packets : NAN;
@@ -322,7 +322,7 @@ static int window_start(int pos, int shown, int n)
 static int draw_heatmap(const struct comm_analysis *ca, const struct comm_group *g, size_t sel_link, struct canvas *cv,
 			int x, int y, int w, int h)
 {
-	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "matrix of %s (%s, %zu links): GB/s from the row's rank to the column's",
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("matrix of %s (%s, %zu links): GB/s from the row's rank to the column's"),
 		     g->name, comm_kind_name((enum comm_kind)g->kind), g->n_links);
 	int label_w = 8;
 	int cell = (int)g->n_ranks * 7 + label_w + 2 <= w ? 7 : 3;
@@ -334,7 +334,7 @@ static int draw_heatmap(const struct comm_analysis *ca, const struct comm_group 
 	const struct comm_linkagg *sl = &ca->links[sel_link];
 	int r0 = window_start(rank_pos(g, sl->src), nrows, (int)g->n_ranks);
 	int c0 = window_start(rank_pos(g, sl->dst), ncols, (int)g->n_ranks);
-	canvas_text(cv, x + 1, y + 1, label_w, ST_HEADER, "src\\dst");
+	canvas_text(cv, x + 1, y + 1, label_w, ST_HEADER, _("src\\dst"));
 	for (int c = 0; c < ncols; c++)
 		canvas_textf(cv, x + 1 + label_w + c * cell, y + 1, cell, ST_HEADER, "%*d", cell - 1, g->ranks[c0 + c]);
 	for (int r = 0; r < nrows; r++) {
@@ -359,11 +359,11 @@ static int draw_heatmap(const struct comm_analysis *ca, const struct comm_group 
 	int used = 2 + nrows;
 	if (nrows < (int)g->n_ranks || ncols < (int)g->n_ranks)
 		canvas_textf(cv, x + 1, y + used++, w - 2, ST_DIM,
-			     "rows %d-%d, columns %d-%d of %zu (around the selected link; --json has every link)", r0 + 1,
+			     _("rows %d-%d, columns %d-%d of %zu (around the selected link; --json has every link)"), r0 + 1,
 			     r0 + nrows, c0 + 1, c0 + ncols, g->n_ranks);
 	canvas_text(cv, x + 1, y + used++, w - 2, ST_DIM,
-		    "\u2588 >=80%  \u2593 >=50%  \u2592 >=25%  \u2591 <25% of the reference (else the median)  "
-		    "! slow  L local copy");
+		    _("\u2588 >=80%  \u2593 >=50%  \u2592 >=25%  \u2591 <25% of the reference (else the median)  "
+		    "! slow  L local copy"));
 	return used;
 }
 
@@ -402,7 +402,7 @@ static void draw_matrix(struct comm_view *v, struct canvas *cv, int x, int y, in
 			cx += cols[c + 1].width;
 		}
 		if (l->slow && cx + 5 <= x + w)
-			canvas_text(cv, cx + 1, ry, 5, sel ? ST_SELECTED : ST_WARN, "slow");
+			canvas_text(cv, cx + 1, ry, 5, sel ? ST_SELECTED : ST_WARN, _("slow"));
 	}
 }
 
@@ -413,26 +413,26 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		rebuild(v, app);
 	const struct comm_analysis *ca = v->ca;
 	if (!ca) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("loading..."));
 		return;
 	}
 	if (!ca->present) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_BOLD, "No communication files in this capture.");
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_BOLD, _("No communication files in this capture."));
 		canvas_text(cv, x + 1, y + 3, w - 2, ST_NORMAL,
-			    "torch_npu writes communication.json and communication_matrix.json to ASCEND_PROFILER_OUTPUT");
+			    _("torch_npu writes communication.json and communication_matrix.json to ASCEND_PROFILER_OUTPUT"));
 		canvas_text(cv, x + 1, y + 4, w - 2, ST_NORMAL,
-			    "with profiler_level Level1 or Level2 when more than one card takes part; msprof writes them");
-		canvas_text(cv, x + 1, y + 5, w - 2, ST_NORMAL, "to PROF_*/analyze with --analyze=on.");
+			    _("with profiler_level Level1 or Level2 when more than one card takes part; msprof writes them"));
+		canvas_text(cv, x + 1, y + 5, w - 2, ST_NORMAL, _("to PROF_*/analyze with --analyze=on."));
 		return;
 	}
 	char wr[16], sr[16], sp[16];
 	snprintf(wr, sizeof wr, isfinite(ca->wait_ratio) ? "%.3f" : "-", ca->wait_ratio);
 	snprintf(sr, sizeof sr, isfinite(ca->sync_ratio) ? "%.3f" : "-", ca->sync_ratio);
 	snprintf(sp, sizeof sp, isfinite(ca->small_pct) ? "%.1f %%" : "-", ca->small_pct);
-	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "%zu entries of %zu rank(s) in %zu step(s), from %s", ca->entries,
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("%zu entries of %zu rank(s) in %zu step(s), from %s"), ca->entries,
 		     ca->n_ranks, ca->steps, ca->source);
 	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL,
-		     "wait ratio %s   sync ratio %s   small packets %s   %zu slow link(s)   (times ms, MB, GB/s)", wr, sr,
+		     _("wait ratio %s   sync ratio %s   small packets %s   %zu slow link(s)   (times ms, MB, GB/s)"), wr, sr,
 		     sp, ca->n_slow);
 	int tx = x + 1;
 	for (int pn = 0; pn < PANE_COUNT; pn++) {
@@ -468,7 +468,7 @@ static void open_row(struct comm_view *v, struct app *app)
 	size_t n;
 	if (v->pane == PANE_OPS) {
 		const struct comm_opagg *o = &ca->ops[v->ops[lb->sel]];
-		snprintf(title, sizeof title, "%s (%s) in group %s: %zu entries", o->type, comm_kind_name((enum comm_kind)o->kind),
+		snprintf(title, sizeof title, _("%s (%s) in group %s: %zu entries"), o->type, comm_kind_name((enum comm_kind)o->kind),
 			 o->group, o->count);
 		items = &ca->items[o->item0];
 		n = o->n_items;
@@ -477,14 +477,14 @@ static void open_row(struct comm_view *v, struct app *app)
 		const struct comm_tstat *s = &(tr->rank_i < 0 ? ca->tr : ca->ranks[tr->rank_i].tr)[tr->tr];
 		char scope[32] = "every rank";
 		if (tr->rank_i >= 0)
-			snprintf(scope, sizeof scope, "rank %d", ca->ranks[tr->rank_i].rank);
-		snprintf(title, sizeof title, "entries with %s traffic, %s: %zu", comm_transport_name((enum comm_transport)tr->tr),
+			snprintf(scope, sizeof scope, _("rank %d"), ca->ranks[tr->rank_i].rank);
+		snprintf(title, sizeof title, _("entries with %s traffic, %s: %zu"), comm_transport_name((enum comm_transport)tr->tr),
 			 scope, s->n_items);
 		items = &ca->items[s->item0];
 		n = s->n_items;
 	} else {
 		const struct comm_linkagg *l = &ca->links[v->links[lb->sel]];
-		snprintf(title, sizeof title, "link %d -> %d (%s) in group %s: %zu matrix entries", l->src, l->dst,
+		snprintf(title, sizeof title, _("link %d -> %d (%s) in group %s: %zu matrix entries"), l->src, l->dst,
 			 comm_transport_name((enum comm_transport)l->transport), l->group, l->n_items);
 		items = &ca->items[l->item0];
 		n = l->n_items;
@@ -505,7 +505,7 @@ static int handle(void *p, struct app *app, enum action act)
 	case ACT_SORT_NEXT:
 	case ACT_SORT_REVERSE:
 		if (v->pane == PANE_TRANSPORTS) {
-			app_message(app, ST_DIM, "the transports keep their order");
+			app_message(app, ST_DIM, _("the transports keep their order"));
 			return VH_HANDLED;
 		}
 		if (act == ACT_SORT_REVERSE)
@@ -600,7 +600,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 			const struct trow *tr = &v->trs[i];
 			const struct comm_tstat *st = &(tr->rank_i < 0 ? v->ca->tr : v->ca->ranks[tr->rank_i].tr)[tr->tr];
 			if (tr->rank_i < 0)
-				snprintf(b[0], 40, "all");
+				snprintf(b[0], 40, _("all"));
 			else
 				snprintf(b[0], 40, "%d", v->ca->ranks[tr->rank_i].rank);
 			num(b[1], 40, 6, st->size_mb);
@@ -635,7 +635,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 }
 
 const struct view_ops comm_view_ops = {
-	.title = "Comm",
+	.title = N_("Comm"),
 	.scopes = KS_LIST | KS_COMM,
 	.create = create,
 	.destroy = destroy,
@@ -644,7 +644,7 @@ const struct view_ops comm_view_ops = {
 	.update = update,
 	.search = search,
 	.filter = filter,
-	.hint = "v pane  s sort  S reverse  / search  \\ filter  Enter: the file entries behind a row",
+	.hint = N_("v pane  s sort  S reverse  / search  \\ filter  Enter: the file entries behind a row"),
 	.export_csv = export_csv,
 };
 
@@ -718,7 +718,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 	struct comm_detail *d = p;
 	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, d->title[0] ? d->title : "(nothing selected)");
 	canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
-		    "the file entries (ms, MB and GB/s as the files give them); Enter: an entry's text and file");
+		    _("the file entries (ms, MB and GB/s as the files give them); Enter: an entry's text and file"));
 	canvas_fill(cv, x, y + 2, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, y + 2, w - 2, ST_HEADER, d->n && d->items[0].link ? link_header : op_header);
 	int body = h - 3;
@@ -747,7 +747,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 		}
 	}
 	if (!d->n)
-		canvas_text(cv, x + 1, y + 4, w - 2, ST_DIM, "no entries");
+		canvas_text(cv, x + 1, y + 4, w - 2, ST_DIM, _("no entries"));
 }
 
 static int detail_handle(void *p, struct app *app, enum action act)
@@ -779,7 +779,7 @@ static int detail_handle(void *p, struct app *app, enum action act)
 	if (comm_json_entry_lines(path, off, len, 1u << 16, &lines) != 0)
 		app_message(app, ST_WARN, "%s", sbuf_str(&lines));
 	sbuf_reset(&d->text);
-	sbuf_addf(&d->text, "%s, byte %lld, %u bytes:\n", path, (long long)off, len);
+	sbuf_addf(&d->text, _("%s, byte %lld, %u bytes:\n"), path, (long long)off, len);
 	sbuf_add(&d->text, lines.buf ? lines.buf : "", lines.len);
 	sbuf_free(&lines);
 	d->expanded = (long)d->lb.sel;
@@ -787,11 +787,11 @@ static int detail_handle(void *p, struct app *app, enum action act)
 }
 
 const struct view_ops comm_detail_view_ops = {
-	.title = "Comm detail",
+	.title = N_("Comm detail"),
 	.scopes = KS_LIST,
 	.create = detail_create,
 	.destroy = detail_destroy,
 	.draw = detail_draw,
 	.handle = detail_handle,
-	.hint = "Enter: the entry's text (file and byte offset)   q back",
+	.hint = N_("Enter: the entry's text (file and byte offset)   q back"),
 };

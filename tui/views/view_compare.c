@@ -155,22 +155,22 @@ static void draw_head(struct compare_view *v, struct app *app, struct canvas *cv
 {
 	const struct comparison *c = app_comparison(app);
 	if (c->mode == CMP_CAPTURES)
-		canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "before %s   after %s", c->an[0]->cap->plan.path,
+		canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("before %s   after %s"), c->an[0]->cap->plan.path,
 			     c->an[1]->cap->plan.path);
 	else
-		canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "%s against %s of %s", c->label[1], c->label[0],
+		canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("%s against %s of %s"), c->label[1], c->label[0],
 			     c->an[0]->cap->plan.path);
 	char sort[96] = "";
 	if (v->table != TBL_BOTTLENECKS)
-		snprintf(sort, sizeof sort, "   sort %s%s",
+		snprintf(sort, sizeof sort, _("   sort %s%s"),
 			 v->table == TBL_FIGURES ? fig_sort_names[v->sort[TBL_FIGURES]] : op_sort_names[v->sort[TBL_OPS]],
 			 v->reverse ? " (reversed)" : "");
 	char scope[256] = "";
 	if (v->table == TBL_OPS)
-		snprintf(scope, sizeof scope, "   scope %s   phase %s%s%s", analysis_scope_name((enum op_scope)v->scope),
+		snprintf(scope, sizeof scope, _("   scope %s   phase %s%s%s"), analysis_scope_name((enum op_scope)v->scope),
 			 v->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name((enum phase)v->phase),
 			 v->filter[0] ? "   filter: " : "", v->filter);
-	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL, "table %s%s%s   rank %d vs %d   %zu warning(s)",
+	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL, _("table %s%s%s   rank %d vs %d   %zu warning(s)"),
 		     table_names[v->table], sort, scope, v->pair->ra[0]->rank, v->pair->ra[1]->rank, c->n_warnings);
 }
 
@@ -181,7 +181,7 @@ static int draw_warnings(struct app *app, struct canvas *cv, int x, int y, int w
 	int used = 0;
 	for (size_t i = 0; i < c->n_warnings && used < max; i++, used++) {
 		if (used == max - 1 && i + 1 < c->n_warnings) {
-			canvas_textf(cv, x + 1, y + used, w - 2, ST_WARN, "! ... %zu more (--report --compare lists them)",
+			canvas_textf(cv, x + 1, y + used, w - 2, ST_WARN, _("! ... %zu more (--report --compare lists them)"),
 				     c->n_warnings - i);
 			return used + 1;
 		}
@@ -244,7 +244,7 @@ static void draw_figures(struct compare_view *v, struct app *app, struct canvas 
 		}
 	}
 	if (!v->n_rows)
-		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM, "no figures on either side");
+		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM, _("no figures on either side"));
 }
 
 /* Op columns, most telling first: as many as fit beside a name of 20 columns or more. */
@@ -271,10 +271,10 @@ static void draw_ops(struct compare_view *v, struct app *app, struct canvas *cv,
 	char t[OC_N][32];
 	snprintf(t[OC_COUNT_A], 32, "n %s", c->label[0]);
 	snprintf(t[OC_COUNT_B], 32, "n %s", c->label[1]);
-	snprintf(t[OC_TOTAL_A], 32, "ms %s", c->label[0]);
-	snprintf(t[OC_TOTAL_B], 32, "ms %s", c->label[1]);
-	snprintf(t[OC_AVG_A], 32, "avg %s", c->label[0]);
-	snprintf(t[OC_AVG_B], 32, "avg %s", c->label[1]);
+	snprintf(t[OC_TOTAL_A], 32, _("ms %s"), c->label[0]);
+	snprintf(t[OC_TOTAL_B], 32, _("ms %s"), c->label[1]);
+	snprintf(t[OC_AVG_A], 32, _("avg %s"), c->label[0]);
+	snprintf(t[OC_AVG_B], 32, _("avg %s"), c->label[1]);
 	struct column all[OC_N] = {{"change", 9},	 {"d total ms", 12}, {"d %", 9},	 {t[OC_COUNT_A], 10},
 				   {t[OC_COUNT_B], 10}, {t[OC_TOTAL_A], 12}, {t[OC_TOTAL_B], 12}, {"d avg us", 11},
 				   {t[OC_AVG_A], 12},	 {t[OC_AVG_B], 12}};
@@ -328,7 +328,7 @@ static void draw_bottlenecks(struct compare_view *v, struct app *app, struct can
 	if (p->have_gain && row < end) {
 		const struct compare_gain *g = &p->gain;
 		canvas_textf(cv, x + 1, row++, w - 2, g->verdict == GAIN_ACHIEVED ? ST_GOOD : ST_WARN,
-			     "top bottleneck of %s: %s, expected gain %.1f-%.1f %%: %s", c->label[0], g->name, g->low_pct,
+			     _("top bottleneck of %s: %s, expected gain %.1f-%.1f %%: %s"), c->label[0], g->name, g->low_pct,
 			     g->high_pct, compare_gain_verdict_name(g->verdict));
 		/* the basis, wrapped at spaces */
 		const char *s = g->basis;
@@ -349,7 +349,7 @@ static void draw_bottlenecks(struct compare_view *v, struct app *app, struct can
 		row++;
 	}
 	if (row < end)
-		canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER, "op time by category, %% of the scope (%s -> %s)",
+		canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER, _("op time by category, %% of the scope (%s -> %s)"),
 			     c->label[0], c->label[1]);
 	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST && row < end; s++, row++) {
 		char line[256];
@@ -359,7 +359,7 @@ static void draw_bottlenecks(struct compare_view *v, struct app *app, struct can
 	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST && row < end; s++, row++) {
 		const size_t *n = p->n_change[s][PHASE_UNKNOWN];
 		canvas_textf(cv, x + 1, row, w - 2, ST_NORMAL,
-			     "%s ops: %zu slower, %zu faster, %zu added, %zu removed, %zu same (t: the ops table)",
+			     _("%s ops: %zu slower, %zu faster, %zu added, %zu removed, %zu same (t: the ops table)"),
 			     analysis_scope_name((enum op_scope)s), n[OPC_SLOWER], n[OPC_FASTER], n[OPC_ADDED],
 			     n[OPC_REMOVED], n[OPC_SAME]);
 	}
@@ -372,7 +372,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		rebuild(v, app);
 	const struct published *pub = app_pub(app);
 	if (!pub) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading both sides...");
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("loading both sides..."));
 		return;
 	}
 	if (!v->pair) {
@@ -415,7 +415,7 @@ static int handle(void *p, struct app *app, enum action act)
 	case ACT_OP_SCOPE:
 	case ACT_PHASE:
 		if (v->table != TBL_OPS) {
-			app_message(app, ST_DIM, "scope and phase apply to the ops table (t)");
+			app_message(app, ST_DIM, _("scope and phase apply to the ops table (t)"));
 			return VH_HANDLED;
 		}
 		if (act == ACT_OP_SCOPE)
@@ -455,13 +455,13 @@ static bool filter(void *p, struct app *app, const char *text)
 	struct compare_view *v = p;
 	snprintf(v->filter, sizeof v->filter, "%s", text);
 	if (v->table != TBL_OPS)
-		app_message(app, ST_DIM, "the filter applies to the ops table (t)");
+		app_message(app, ST_DIM, _("the filter applies to the ops table (t)"));
 	rebuild(v, app);
 	return true;
 }
 
 const struct view_ops compare_view_ops = {
-	.title = "Compare",
+	.title = N_("Compare"),
 	.scopes = KS_LIST | KS_OPS | KS_COMPARE,
 	.create = create,
 	.destroy = destroy,
@@ -470,7 +470,7 @@ const struct view_ops compare_view_ops = {
 	.update = update,
 	.search = search,
 	.filter = filter,
-	.hint = "t table  s sort  S reverse  c scope  p phase  \\ filter  Enter: op in both",
+	.hint = N_("t table  s sort  S reverse  c scope  p phase  \\ filter  Enter: op in both"),
 };
 
 /* ---- one op in both ----------------------------------------------------------------- */
@@ -677,14 +677,14 @@ static int stacked_timelines(struct compare_op *o, struct canvas *cv, int x, int
 		const struct op_side *sd = &o->side[s];
 		const struct rank_analysis *ra = sd->ok ? sd->cs.ra : NULL;
 		if (!ra || k >= ra->n_steps || !ra->steps[k].has_window) {
-			canvas_textf(cv, x + 1, row, w - 2, ST_DIM, "%s: no step %zu with timestamps",
+			canvas_textf(cv, x + 1, row, w - 2, ST_DIM, _("%s: no step %zu with timestamps"),
 				     sd->ok ? sd->cs.label : "?", k + 1);
 			row += 4;
 			continue;
 		}
 		const struct step *st = &ra->steps[k];
 		char b1[24], b2[24];
-		canvas_textf(cv, x + 1, row++, w - 2, ST_BOLD, "%s, step %zu (%s): %s, the op %s in %zu call(s)%s",
+		canvas_textf(cv, x + 1, row++, w - 2, ST_BOLD, _("%s, step %zu (%s): %s, the op %s in %zu call(s)%s"),
 			     sd->cs.label, k + 1, analysis_phase_name(st->phase), app_fmt_dur(st->end - st->start, b1, sizeof b1),
 			     app_fmt_dur(sd->step_ns[k], b2, sizeof b2), sd->step_calls[k],
 			     sd->cs.lods ? "" : " (no trace)");
@@ -708,18 +708,18 @@ static void cop_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 		return;
 	char change[96];
 	if (d->s[0] && d->s[1])
-		snprintf(change, sizeof change, "%s by total, %s per call", compare_op_change_name(d->change),
+		snprintf(change, sizeof change, _("%s by total, %s per call"), compare_op_change_name(d->change),
 			 compare_op_change_name(d->avg_change));
 	else
-		snprintf(change, sizeof change, "only on %s", c->label[d->s[0] ? 0 : 1]);
-	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL, "%s scope, %s: %s", analysis_scope_name((enum op_scope)o->scope),
+		snprintf(change, sizeof change, _("only on %s"), c->label[d->s[0] ? 0 : 1]);
+	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL, _("%s scope, %s: %s"), analysis_scope_name((enum op_scope)o->scope),
 		     o->phase == PHASE_UNKNOWN ? "all phases" : analysis_phase_name((enum phase)o->phase), change);
 	stat_rows(d, c, cv, x, y + 2, w);
 	int row = y + 11;
 	row += stacked_timelines(o, cv, x, row, w);
 	int body = y + h - row - 1;
 	canvas_fill(cv, x, row, w, 1, ' ', ST_HEADER);
-	canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER, "step  phase    %-12s %-12s  op in %-12s op in %s", c->label[0],
+	canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER, _("step  phase    %-12s %-12s  op in %-12s op in %s"), c->label[0],
 		     c->label[1], c->label[0], c->label[1]);
 	listbox_clamp(&o->lb, body);
 	for (int r = 0; r < body && o->lb.top + (size_t)r < o->n_steps; r++) {
@@ -753,7 +753,7 @@ static int cop_handle(void *p, struct app *app, enum action act)
 		return VH_UNHANDLED;
 	const struct rank_analysis *ra = o->side[0].cs.ra;
 	if (o->lb.sel >= ra->n_steps || !ra->steps[o->lb.sel].has_window) {
-		app_message(app, ST_WARN, "%s has no step %zu with timestamps", o->side[0].cs.label, o->lb.sel + 1);
+		app_message(app, ST_WARN, _("%s has no step %zu with timestamps"), o->side[0].cs.label, o->lb.sel + 1);
 		return VH_HANDLED;
 	}
 	/* the explorer's timeline shows the first side's capture */
@@ -763,12 +763,12 @@ static int cop_handle(void *p, struct app *app, enum action act)
 }
 
 const struct view_ops compare_op_view_ops = {
-	.title = "Compare op",
+	.title = N_("Compare op"),
 	.scopes = KS_LIST,
 	.create = cop_create,
 	.destroy = cop_destroy,
 	.draw = cop_draw,
 	.handle = cop_handle,
 	.update = cop_update,
-	.hint = "j/k step: both timelines stacked   Enter: the step on the Timeline (first side)",
+	.hint = N_("j/k step: both timelines stacked   Enter: the step on the Timeline (first side)"),
 };

@@ -51,30 +51,30 @@ static void *create_help(struct app *app)
 	(void)app;
 	struct textview *tv = xcalloc(1, sizeof *tv);
 	static const struct { unsigned scope; const char *title; } groups[] = {
-		{KS_GLOBAL, "Everywhere"},
-		{KS_LIST, "Lists and tables (Ops, Steps, Ranks, Bottleneck, Comm, Compare, Help, Docs)"},
-		{KS_OPS, "Ops table (and Compare)"},
-		{KS_COMM, "Communication view"},
-		{KS_TIMELINE, "Timeline"},
-		{KS_RANKS, "Ranks"},
-		{KS_COMPARE, "Compare"},
+		{KS_GLOBAL, N_("Everywhere")},
+		{KS_LIST, N_("Lists and tables (Ops, Steps, Ranks, Bottleneck, Comm, Compare, Help, Docs)")},
+		{KS_OPS, N_("Ops table (and Compare)")},
+		{KS_COMM, N_("Communication view")},
+		{KS_TIMELINE, N_("Timeline")},
+		{KS_RANKS, N_("Ranks")},
+		{KS_COMPARE, N_("Compare")},
 	};
-	add(tv, ST_BOLD, 0, "Keys (the same table drives dispatch, this screen and --list-keys)");
+	add(tv, ST_BOLD, 0, "%s", _("Keys (the same table drives dispatch, this screen and --list-keys)"));
 	for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
 		add(tv, ST_NORMAL, 0, "%s", "");
-		add(tv, ST_HEADER, 0, "%s", groups[g].title);
+		add(tv, ST_HEADER, 0, "%s", _(groups[g].title));
 		for (int a = 1; a < ACT_COUNT; a++) {
 			if (!(action_defs[a].scope & groups[g].scope))
 				continue;
 			add(tv, ST_NORMAL, 2, "%-16s %-16s %s", action_defs[a].keys, action_defs[a].name,
-			    action_defs[a].help);
+			    _(action_defs[a].help));
 		}
 	}
 	add(tv, ST_NORMAL, 0, "%s", "");
-	add(tv, ST_HEADER, 0, "Prompt (after / \\ or :)");
-	add(tv, ST_NORMAL, 2, "Enter accepts, Esc cancels, Backspace deletes");
+	add(tv, ST_HEADER, 0, "%s", _("Prompt (after / \\ or :)"));
+	add(tv, ST_NORMAL, 2, "%s", _("Enter accepts, Esc cancels, Backspace deletes"));
 	add(tv, ST_NORMAL, 0, "%s", "");
-	add(tv, ST_DIM, 0, "Timeline glyphs: compute %s  communication %s  copy #  scheduling =  other :",
+	add(tv, ST_DIM, 0, _("Timeline glyphs: compute %s  communication %s  copy #  scheduling =  other :"),
 	    "\u2588", "\u2593");
 	return tv;
 }
@@ -83,23 +83,23 @@ static void *create_docs(struct app *app)
 {
 	(void)app;
 	struct textview *tv = xcalloc(1, sizeof *tv);
-	add(tv, ST_BOLD, 0, "Metrics (the same table feeds the report, --json and the man page)");
+	add(tv, ST_BOLD, 0, "%s", _("Metrics (the same table feeds the report, --json and the man page)"));
 	for (int m = 0; m < M_COUNT; m++) {
 		const struct metric_def *d = &metric_defs[m];
 		add(tv, ST_NORMAL, 0, "%s", "");
-		add(tv, ST_HEADER, 0, "%s  (%s, %s)", d->label, d->key, d->unit);
+		add(tv, ST_HEADER, 0, "%s  (%s, %s)", _(d->label), d->key, d->unit);
 		add(tv, ST_NORMAL, 2, "%s", d->definition);
-		add(tv, ST_DIM, 2, "formula: %s", d->formula);
+		add(tv, ST_DIM, 2, _("formula: %s"), d->formula);
 		if (d->caveat[0])
-			add(tv, ST_DIM, 2, "caveat: %s", d->caveat);
+			add(tv, ST_DIM, 2, _("caveat: %s"), d->caveat);
 	}
 	add(tv, ST_NORMAL, 0, "%s", "");
-	add(tv, ST_BOLD, 0, "Bottleneck thresholds (score 40 at the threshold, 100 at full)");
+	add(tv, ST_BOLD, 0, "%s", _("Bottleneck thresholds (score 40 at the threshold, 100 at full)"));
 	for (size_t i = 0; i < n_threshold_defs; i++)
 		add(tv, ST_NORMAL, 2, "%-26s >= %-8g full at %-8g %s", threshold_defs[i].metric, threshold_defs[i].threshold,
-		    threshold_defs[i].full, threshold_defs[i].why);
+		    threshold_defs[i].full, _(threshold_defs[i].why));
 	add(tv, ST_NORMAL, 0, "%s", "");
-	add(tv, ST_BOLD, 0, "Category rules (first match wins)");
+	add(tv, ST_BOLD, 0, "%s", _("Category rules (first match wins)"));
 	const char *rules = category_rules_text();
 	while (*rules) {
 		size_t n = strcspn(rules, "\n");
@@ -161,23 +161,23 @@ static bool search(void *p, struct app *app, const char *text, int dir)
 }
 
 const struct view_ops help_view_ops = {
-	.title = "Help",
+	.title = N_("Help"),
 	.scopes = KS_LIST,
 	.create = create_help,
 	.destroy = destroy,
 	.draw = draw,
 	.handle = handle,
 	.search = search,
-	.hint = "j/k scroll  / search  q back",
+	.hint = N_("j/k scroll  / search  q back"),
 };
 
 const struct view_ops docs_view_ops = {
-	.title = "Docs",
+	.title = N_("Docs"),
 	.scopes = KS_LIST,
 	.create = create_docs,
 	.destroy = destroy,
 	.draw = draw,
 	.handle = handle,
 	.search = search,
-	.hint = "metric definitions  j/k scroll  / search  q back",
+	.hint = N_("metric definitions  j/k scroll  / search  q back"),
 };

@@ -66,16 +66,17 @@ static void build(struct memory_view *v)
 	size_t cap = 0;
 	const struct mem_analysis *m = &v->ra->mem;
 	if (m->record) {
-		snprintf(v->head_comp, sizeof v->head_comp, PEAK_ROW_FMT "%s", "peak alloc", "peak reserved",
-			 "peak active", "samples", "peak at ms", "component");
+		/* the titles of PEAK_ROW_FMT's columns, whole: a translation keeps each column's cells */
+		snprintf(v->head_comp, sizeof v->head_comp, "%s",
+			 _("   peak alloc  peak reserved   peak active  samples   peak at ms  component"));
 		add(v, &cap, R_HEAD, 0, v->head_comp);
 		for (size_t i = 0; i < m->n_comps; i++)
 			add(v, &cap, R_COMP, i, NULL);
 		add(v, &cap, R_BLANK, 0, NULL);
 	}
 	if (m->modules) {
-		snprintf(v->head_mod, sizeof v->head_mod, PEAK_ROW_FMT "%s", "", "peak reserved", "", "samples",
-			 "peak at ms", "module");
+		snprintf(v->head_mod, sizeof v->head_mod, "%s",
+			 _("               peak reserved                samples   peak at ms  module"));
 		add(v, &cap, R_HEAD, 0, v->head_mod);
 		/* most driver modules hold nothing: they are counted, not listed */
 		size_t empty = 0;
@@ -87,14 +88,14 @@ static void build(struct memory_view *v)
 			add(v, &cap, R_MOD, i, NULL);
 		}
 		if (empty) {
-			snprintf(v->note_mod, sizeof v->note_mod, "%zu more module(s) below 0.05 MB at their peak, not listed",
+			snprintf(v->note_mod, sizeof v->note_mod, _("%zu more module(s) below 0.05 MB at their peak, not listed"),
 				 empty);
 			add(v, &cap, R_NOTE, 0, v->note_mod);
 		}
 		add(v, &cap, R_BLANK, 0, NULL);
 	}
 	if (m->ops && m->n_top) {
-		add(v, &cap, R_HEAD, 0, "      size MB        held ms                 at ms            allocation");
+		add(v, &cap, R_HEAD, 0, _("      size MB        held ms                 at ms            allocation"));
 		for (size_t i = 0; i < m->n_top; i++)
 			add(v, &cap, R_ALLOC, i, NULL);
 	}
@@ -140,7 +141,7 @@ static void curve(const struct mem_analysis *m, const struct rank_analysis *ra, 
 		lo = fmin(lo, m->curve[i]);
 		hi = fmax(hi, m->curve[i]);
 	}
-	canvas_textf(cv, x, y, w, ST_BOLD, "%s %s: %.1f .. %.1f MB, %.3f .. %.3f ms", m->curve_component,
+	canvas_textf(cv, x, y, w, ST_BOLD, _("%s %s: %.1f .. %.1f MB, %.3f .. %.3f ms"), m->curve_component,
 		     m->curve_field, lo, hi, (double)(m->curve_t0 - ra->t0) / 1e6, (double)(m->curve_t1 - ra->t0) / 1e6);
 	for (int c = 0; c < w; c++) {
 		int a = c * m->n_curve / w, b = (c + 1) * m->n_curve / w;
@@ -225,7 +226,7 @@ static void draw_detail(struct memory_view *v, struct canvas *cv, int x, int y, 
 	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
 	const char *path = csvt_row_path(t, row);
 	const char *base = strrchr(path, '/');
-	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, "%s line %u (Enter or q closes)", base ? base + 1 : path,
+	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, _("%s line %u (Enter or q closes)"), base ? base + 1 : path,
 		     csvt_line(t, row));
 	int cols = w >= 100 ? 2 : 1, colw = (w - 2) / cols;
 	for (size_t i = 0; i < v->cells.n && i < t->ncols; i++) {
@@ -243,18 +244,18 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	update(v, app);
 	const struct rank_analysis *ra = v->ra;
 	if (!ra) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("loading..."));
 		return;
 	}
 	const struct mem_analysis *m = &ra->mem;
 	if (!m->record && !m->modules && !m->ops) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_NORMAL, "no memory tables for this rank");
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_NORMAL, _("no memory tables for this rank"));
 		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM,
-			    "memory_record.csv and operator_memory.csv need profile_memory=True; npu_module_mem.csv "
-			    "comes with Level1 and above");
+			    _("memory_record.csv and operator_memory.csv need profile_memory=True; npu_module_mem.csv "
+			    "comes with Level1 and above"));
 		return;
 	}
-	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "device memory, MB%s", m->record_in_kb || m->modules_in_kb
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("device memory, MB%s"), m->record_in_kb || m->modules_in_kb
 			     ? " (Class B tables in KB, converted)" : "");
 	int top = y + 1;
 	if (m->n_curve) {
@@ -263,7 +264,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	}
 	if (m->ops)
 		canvas_textf(cv, x + 1, top++, w - 2, ST_DIM,
-			     "%zu allocations, %.1f MB in all, %zu negative sizes, %zu not released in the capture",
+			     _("%zu allocations, %.1f MB in all, %zu negative sizes, %zu not released in the capture"),
 			     m->n_allocs, m->total_alloc_mb, m->negative_sizes, m->never_released);
 	int detail_h = v->detail ? (h - (top - y)) / 2 : 0;
 	int body = h - (top - y) - detail_h;
@@ -405,7 +406,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 }
 
 const struct view_ops memory_view_ops = {
-	.title = "Memory",
+	.title = N_("Memory"),
 	.scopes = KS_LIST,
 	.create = create,
 	.destroy = destroy,
@@ -413,6 +414,6 @@ const struct view_ops memory_view_ops = {
 	.handle = handle,
 	.update = update,
 	.search = search,
-	.hint = "Enter: the CSV row behind the figure   / search names",
+	.hint = N_("Enter: the CSV row behind the figure   / search names"),
 	.export_csv = export_csv,
 };

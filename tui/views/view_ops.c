@@ -212,16 +212,16 @@ static int64_t op_self(const struct ops_view *v, const struct op_stat *o)
 static void draw_groups(struct ops_view *v, struct canvas *cv, int x, int y, int w, int h)
 {
 	static const struct { const char *title; int width; } cols[] = {
-		{"count", 9}, {"total ms", 12}, {"busy ms", 12}, {"share", 7}, {"names", 7}};
+		{N_("count"), 9}, {N_("total ms"), 12}, {N_("busy ms"), 12}, {N_("share"), 7}, {N_("names"), 7}};
 	int num_w = 0;
 	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
 		num_w += cols[c].width;
 	int name_w = w - num_w - 2 < 16 ? 16 : w - num_w - 2;
 	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
-	canvas_text(cv, x + 1, y, name_w, ST_HEADER, v->group == GROUP_TYPE ? "type" : "type [input shapes]");
+	canvas_text(cv, x + 1, y, name_w, ST_HEADER, v->group == GROUP_TYPE ? _("type") : _("type [input shapes]"));
 	int cx = x + 1 + name_w;
 	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
-		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, cols[c].title);
+		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, _(cols[c].title));
 		cx += cols[c].width;
 	}
 	size_t n;
@@ -252,7 +252,7 @@ static void draw_groups(struct ops_view *v, struct canvas *cv, int x, int y, int
 	}
 	if (!v->n_rows)
 		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM,
-			    v->group == GROUP_SHAPE ? "no kernel table with Input Shapes" : "no op types here");
+			    v->group == GROUP_SHAPE ? _("no kernel table with Input Shapes") : _("no op types here"));
 }
 
 static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
@@ -263,14 +263,14 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	char head[256];
 	char group[48] = ""; /* shown when not by name */
 	if (v->group != GROUP_NAME)
-		snprintf(group, sizeof group, "   group %s", group_names[v->group]);
-	snprintf(head, sizeof head, " scope %s   phase %s%s   sort %s%s   %zu %s%s%s", analysis_scope_name(v->scope),
+		snprintf(group, sizeof group, _("   group %s"), group_names[v->group]);
+	snprintf(head, sizeof head, _(" scope %s   phase %s%s   sort %s%s   %zu %s%s%s"), analysis_scope_name(v->scope),
 		 v->group != GROUP_NAME ? "all" : v->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name(v->phase),
-		 group, sort_names[v->sort], v->reverse ? " (reversed)" : "", v->n_rows,
-		 v->group == GROUP_NAME ? "ops" : "groups", v->filter[0] ? "   filter: " : "", v->filter);
+		 group, sort_names[v->sort], v->reverse ? _(" (reversed)") : "", v->n_rows,
+		 v->group == GROUP_NAME ? _("ops") : _("groups"), v->filter[0] ? _("   filter: ") : "", v->filter);
 	canvas_text(cv, x, y, w, ST_BOLD, head);
 	if (!v->ra) {
-		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM, "loading...");
+		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM, _("loading..."));
 		return;
 	}
 	if (v->group != GROUP_NAME) {
@@ -279,10 +279,10 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	}
 	/* keep: the lower, the longer a column stays when names need the room */
 	static const struct { const char *title; int width; enum sort_col col; int keep; } cols[] = {
-		{"count", 8, SORT_COUNT, 1}, {"total ms", 11, SORT_TOTAL, 0}, {"self ms", 10, SORT_N, 2},
-		{"avg us", 10, SORT_AVG, 3}, {"p50 us", 10, SORT_P50, 6},     {"p95 us", 10, SORT_P95, 5},
-		{"max us", 10, SORT_MAX, 4}, {"share", 7, SORT_N, 2},        {"csv ms", 10, SORT_N, 8},
-		{"dev %", 8, SORT_DEV, 7},
+		{N_("count"), 8, SORT_COUNT, 1}, {N_("total ms"), 11, SORT_TOTAL, 0}, {N_("self ms"), 10, SORT_N, 2},
+		{N_("avg us"), 10, SORT_AVG, 3}, {N_("p50 us"), 10, SORT_P50, 6},     {N_("p95 us"), 10, SORT_P95, 5},
+		{N_("max us"), 10, SORT_MAX, 4}, {N_("share"), 7, SORT_N, 2},        {N_("csv ms"), 10, SORT_N, 8},
+		{N_("dev %"), 8, SORT_DEV, 7},
 	};
 	enum { NCOLS = sizeof cols / sizeof cols[0] };
 	/* names matter more than numbers: the name column gets up to 40 % of the width (all
@@ -316,14 +316,14 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	int hy = y + 1;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	int cx = x + 1;
-	canvas_textf(cv, cx, hy, name_w, ST_HEADER, "name%s",
+	canvas_textf(cv, cx, hy, name_w, ST_HEADER, _("name%s"),
 		     v->sort == SORT_NAME ? (v->reverse ? " \u25B4" : " \u25BE") : "");
 	cx += name_w;
 	for (int c = 0; c < NCOLS && cx < x + w; c++) {
 		if (!shown[c])
 			continue;
 		char t[24];
-		snprintf(t, sizeof t, "%s%s", cols[c].title,
+		snprintf(t, sizeof t, "%s%s", _(cols[c].title),
 			 cols[c].col == v->sort ? (v->reverse ? "\u25B4" : "\u25BE") : "");
 		canvas_text_right(cv, cx, hy, cols[c].width - 1, ST_HEADER, t);
 		cx += cols[c].width;
@@ -471,7 +471,7 @@ static bool ops_filter(void *p, struct app *app, const char *text)
 }
 
 const struct view_ops ops_view_ops = {
-	.title = "Ops",
+	.title = N_("Ops"),
 	.scopes = KS_LIST | KS_OPS,
 	.create = ops_create,
 	.destroy = ops_destroy,
@@ -480,7 +480,7 @@ const struct view_ops ops_view_ops = {
 	.update = ops_update,
 	.search = ops_search,
 	.filter = ops_filter,
-	.hint = "s sort  S reverse  c scope  p phase  y group  / search  \\ filter  Enter detail",
+	.hint = N_("s sort  S reverse  c scope  p phase  y group  / search  \\ filter  Enter detail"),
 	.export_csv = ops_export,
 };
 
@@ -653,7 +653,7 @@ static int draw_histogram(struct op_detail *d, struct canvas *cv, int x, int y, 
 	for (int b = lo; b <= hi; b++)
 		if (counts[b] > maxc)
 			maxc = counts[b];
-	canvas_text(cv, x, y, w, ST_HEADER, "duration histogram (log2 buckets)");
+	canvas_text(cv, x, y, w, ST_HEADER, _("duration histogram (log2 buckets)"));
 	for (int b = lo, row = 1; b <= hi && row < h; b++, row++) {
 		char label[48], b1[24], b2[24];
 		app_fmt_dur(1LL << b, b1, sizeof b1);
@@ -681,7 +681,7 @@ static bool detail_line(const struct op_detail *d, const struct rank_analysis *r
 	if (dr->kind == ROW_INSTANCE) {
 		const struct instance *in = &d->inst[dr->index];
 		const struct lane *l = store_ev_lane(&rd->store, in->ev);
-		snprintf(line, size, "#%-6zu at %12.3f ms  %12s  %s / %s", in->ord + 1,
+		snprintf(line, size, _("#%-6zu at %12.3f ms  %12s  %s / %s"), in->ord + 1,
 			 ra ? (double)(in->ts - ra->t0) / 1e6 : 0.0, app_fmt_dur(in->dur, b1, sizeof b1),
 			 store_str(&rd->store, l->process_name), store_str(&rd->store, l->thread_name));
 		return false;
@@ -700,7 +700,7 @@ static bool detail_line(const struct op_detail *d, const struct rank_analysis *r
 	snprintf(nb[0], sizeof nb[0], isnan(blk) ? "-" : "%.0f", blk);
 	snprintf(nb[1], sizeof nb[1], isnan(mac) ? "-" : "%.3f", mac);
 	snprintf(nb[2], sizeof nb[2], isnan(vec) ? "-" : "%.3f", vec);
-	snprintf(line, size, "%s:%u  %s  shapes %s  block %s  mac %s  vec %s", base ? base + 1 : rpath,
+	snprintf(line, size, _("%s:%u  %s  shapes %s  block %s  mac %s  vec %s"), base ? base + 1 : rpath,
 		 csvt_line(t, dr->index), has_dur ? app_fmt_dur(dur, b1, sizeof b1) : "-", shapes[0] ? shapes : "-",
 		 nb[0], nb[1], nb[2]);
 	return false;
@@ -716,7 +716,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 	if (all) {
 		char b1[24], b2[24], b3[24], b4[24], b5[24];
 		canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL,
-			     "%s scope: %llu calls, total %s, avg %s, p50 %s, p95 %s, max %s, %.1f%% of the scope",
+			     _("%s scope: %llu calls, total %s, avg %s, p50 %s, p95 %s, max %s, %.1f%% of the scope"),
 			     analysis_scope_name(d->scope), (unsigned long long)all->count,
 			     app_fmt_dur(all->total_ns, b1, sizeof b1), app_fmt_dur((int64_t)all->avg_ns, b2, sizeof b2),
 			     app_fmt_dur(all->p50_ns, b3, sizeof b3), app_fmt_dur(all->p95_ns, b4, sizeof b4),
@@ -725,13 +725,13 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 			const struct op_stat *o = find_stat(ra, d->name, d->scope, ph);
 			if (!o)
 				continue;
-			canvas_textf(cv, x + 3, row++, w - 4, ST_DIM, "%s: %llu calls, p50 %s, p95 %s, max %s",
+			canvas_textf(cv, x + 3, row++, w - 4, ST_DIM, _("%s: %llu calls, p50 %s, p95 %s, max %s"),
 				     analysis_phase_name(ph), (unsigned long long)o->count,
 				     app_fmt_dur(o->p50_ns, b1, sizeof b1), app_fmt_dur(o->p95_ns, b2, sizeof b2),
 				     app_fmt_dur(o->max_ns, b3, sizeof b3));
 		}
 		if (all->csv_total_ns >= 0)
-			canvas_textf(cv, x + 3, row++, w - 4, ST_DIM, "CSV total %s (trace %+.1f%%)%s%s",
+			canvas_textf(cv, x + 3, row++, w - 4, ST_DIM, _("CSV total %s (trace %+.1f%%)%s%s"),
 				     app_fmt_dur(all->csv_total_ns, b1, sizeof b1), all->deviation_pct,
 				     all->type ? ", OP Type " : "", all->type ? all->type : "");
 	}
@@ -741,7 +741,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 	int body = y + h - row - 1;
 	canvas_fill(cv, x, row, w, 1, ' ', ST_HEADER);
 	canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER,
-		     "%zu instance(s) by %s%s (s, S; Enter: timeline)  and CSV rows (Enter: all cells)", d->n_inst,
+		     _("%zu instance(s) by %s%s (s, S; Enter: timeline)  and CSV rows (Enter: all cells)"), d->n_inst,
 		     d->by_dur ? "duration" : "time", d->reverse ? ", reversed" : "");
 	d->lb.n = disp_count(d);
 	const struct rank_data *rd = app_rank_data(app);
@@ -788,7 +788,7 @@ static void sort_instances(struct op_detail *d, struct app *app)
 	d->expanded = -1;
 	csvt_cells_free(&d->cells);
 	d->lb.sel = d->lb.top = 0;
-	app_message(app, ST_NORMAL, "instances by %s%s", d->by_dur ? "duration, longest first" : "time",
+	app_message(app, ST_NORMAL, _("instances by %s%s"), d->by_dur ? "duration, longest first" : "time",
 		    d->reverse ? ", reversed" : "");
 }
 
@@ -832,7 +832,7 @@ static int detail_handle(void *p, struct app *app, enum action act)
 		if (csvt_row_cells(dr->table, dr->index, &d->cells) == 0) {
 			d->expanded = (int)ri;
 		} else {
-			app_message(app, ST_WARN, "cannot read that row again (the file changed?)");
+			app_message(app, ST_WARN, _("cannot read that row again (the file changed?)"));
 		}
 	}
 	return VH_HANDLED;
@@ -862,13 +862,13 @@ static size_t detail_export(void *p, struct app *app, FILE *out)
 }
 
 const struct view_ops op_detail_view_ops = {
-	.title = "Op",
+	.title = N_("Op"),
 	.scopes = KS_LIST | KS_OPS,
 	.create = detail_create,
 	.destroy = detail_destroy,
 	.draw = detail_draw,
 	.handle = detail_handle,
 	.update = detail_update,
-	.hint = "Enter: instance on the timeline / CSV row cells   s by time or duration   q back",
+	.hint = N_("Enter: instance on the timeline / CSV row cells   s by time or duration   q back"),
 	.export_csv = detail_export,
 };

@@ -37,12 +37,12 @@ static int draw_capture(struct app *app, struct canvas *cv, int x, int y, int w)
 {
 	const struct capture *cap = app->cap;
 	const struct rank_plan *rp = cap->n_ranks ? cap->ranks[0].plan : NULL;
-	canvas_text(cv, x, y, 10, ST_HEADER, "Capture");
+	canvas_text(cv, x, y, 10, ST_HEADER, _("Capture"));
 	canvas_text(cv, x + 10, y, w - 10, ST_BOLD, cap->plan.path);
 	y++;
 	if (rp) {
 		char line[256];
-		snprintf(line, sizeof line, "class %s, %zu rank(s)%s%s%s%s%s", discover_class_name(rp->cls), cap->n_ranks,
+		snprintf(line, sizeof line, _("class %s, %zu rank(s)%s%s%s%s%s"), discover_class_name(rp->cls), cap->n_ranks,
 			 rp->info.torch_npu_version ? ", torch_npu " : "",
 			 rp->info.torch_npu_version ? rp->info.torch_npu_version : "",
 			 rp->info.cann_version ? ", CANN " : "", rp->info.cann_version ? rp->info.cann_version : "",
@@ -50,7 +50,7 @@ static int draw_capture(struct app *app, struct canvas *cv, int x, int y, int w)
 		canvas_text(cv, x + 10, y, w - 10, ST_NORMAL, line);
 		if (rp->info.profiler_level) {
 			char lv[128];
-			snprintf(lv, sizeof lv, "  %s, aic_metrics %s", rp->info.profiler_level,
+			snprintf(lv, sizeof lv, _("  %s, aic_metrics %s"), rp->info.profiler_level,
 				 rp->info.aic_metrics ? rp->info.aic_metrics : "none");
 			canvas_text(cv, x + 10 + canvas_width(line), y, w - 10 - canvas_width(line), ST_DIM, lv);
 		}
@@ -62,22 +62,22 @@ static int draw_capture(struct app *app, struct canvas *cv, int x, int y, int w)
 static int draw_files(struct app *app, struct canvas *cv, int x, int y, int w, int max_lines)
 {
 	const struct capture *cap = app->cap;
-	canvas_text(cv, x, y, 10, ST_HEADER, "Files");
+	canvas_text(cv, x, y, 10, ST_HEADER, _("Files"));
 	int lines = 0;
 	for (size_t i = 0; i < cap->n_ranks && lines < max_lines; i++, lines++) {
 		const struct rank_data *rd = &cap->ranks[i];
 		int st = capture_rank_state(rd);
 		struct sbuf sb = SBUF_INIT;
-		sbuf_addf(&sb, "rank %d: ", rd->plan->rank);
+		sbuf_addf(&sb, _("rank %d: "), rd->plan->rank);
 		const struct found_file *tf = discover_find(rd->plan, ROLE_TRACE);
 		char b[32];
 		if (tf)
-			sbuf_addf(&sb, "trace %s%s", summary_bytes(tf->size, b, sizeof b),
+			sbuf_addf(&sb, _("trace %s%s"), summary_bytes(tf->size, b, sizeof b),
 				  st == RANK_READY ? (rd->store.trace.truncated ? " (cut short)" : "") : " (loading)");
 		else
 			sbuf_adds(&sb, "no trace");
 		if (capture_rank_csv_ready(rd)) {
-			sbuf_addf(&sb, ", %zu CSV", rd->n_csvs);
+			sbuf_addf(&sb, _(", %zu CSV"), rd->n_csvs);
 			for (size_t k = 0; k < rd->n_csvs && k < 4; k++) {
 				const struct csv_table *t = rd->csvs[k];
 				sbuf_addf(&sb, "%s %s %zu", k ? "," : ":", csv_kind_name(t->kind), t->nrows);
@@ -96,13 +96,13 @@ static int draw_files(struct app *app, struct canvas *cv, int x, int y, int w, i
 static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, int max_rows)
 {
 	static const struct { const char *head; int width; enum metric_id m; } cols[] = {
-		{"Window", 11, M_WALL_US},          {"NPU busy", 9, M_NPU_BUSY_PCT},
-		{"Host-only", 10, M_HOST_ONLY_PCT}, {"Idle", 8, M_NPU_IDLE_PCT},
-		{"Comm exp.", 10, M_COMM_NOT_OVERLAPPED_PCT}, {"Steps", 7, M_STEPS},
-		{"Disp/step", 10, M_DISPATCH_PER_STEP},
+		{N_("Window"), 11, M_WALL_US},          {N_("NPU busy"), 9, M_NPU_BUSY_PCT},
+		{N_("Host-only"), 10, M_HOST_ONLY_PCT}, {N_("Idle"), 8, M_NPU_IDLE_PCT},
+		{N_("Comm exp."), 10, M_COMM_NOT_OVERLAPPED_PCT}, {N_("Steps"), 7, M_STEPS},
+		{N_("Disp/step"), 10, M_DISPATCH_PER_STEP},
 	};
 	/* the bottleneck's name whole: the columns on the right give way to it */
-	int need = 14; /* "Top bottleneck" */
+	int need = canvas_width(_("Top bottleneck"));
 	for (size_t i = 0; i < app->cap->n_ranks && (int)i < max_rows; i++) {
 		const struct rank_analysis *ra = app_rank_analysis_of(app, i);
 		const struct bottleneck *bn = ra ? top_bottleneck(ra) : NULL;
@@ -117,20 +117,20 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 	while (ncols > 3 && used + 1 + need > w)
 		used -= cols[--ncols].width;
 	int cx = x;
-	canvas_text(cv, cx, y, 6, ST_HEADER, "Rank");
+	canvas_text(cv, cx, y, 6, ST_HEADER, _("Rank"));
 	cx += 6;
 	for (size_t c = 0; c < ncols; c++) {
-		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, cols[c].head);
+		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, _(cols[c].head));
 		cx += cols[c].width;
 	}
-	canvas_text(cv, cx + 1, y, w - (cx + 1 - x), ST_HEADER, "Top bottleneck");
+	canvas_text(cv, cx + 1, y, w - (cx + 1 - x), ST_HEADER, _("Top bottleneck"));
 	y++;
 	for (size_t i = 0; i < app->cap->n_ranks && max_rows-- > 0; i++, y++) {
 		const struct rank_analysis *ra = app_rank_analysis_of(app, i);
 		enum style st = i == app->rank ? ST_BOLD : ST_NORMAL;
 		canvas_textf(cv, x, y, 6, st, "%d", app->cap->ranks[i].plan->rank);
 		if (!ra) {
-			canvas_text(cv, x + 6, y, w - 6, ST_DIM, "loading...");
+			canvas_text(cv, x + 6, y, w - 6, ST_DIM, _("loading..."));
 			continue;
 		}
 		cx = x + 6;
@@ -163,13 +163,13 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 	if (bn->score < 40) {
 		char verdict[256];
 		analysis_verdict(ra, verdict, sizeof verdict);
-		snprintf(head, sizeof head, "Verdict (rank %d): %s", ra->rank, verdict);
+		snprintf(head, sizeof head, _("Verdict (rank %d): %s"), ra->rank, verdict);
 		bool unknown = !strncmp(verdict, "insufficient", 12);
 		canvas_text(cv, x, y++, w, unknown ? ST_WARN : ST_GOOD, head);
 		y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 1, &ra->attr);
 		return y;
 	}
-	snprintf(head, sizeof head, "Verdict (rank %d): %s holds the run back (score %d)", ra->rank, bn->name,
+	snprintf(head, sizeof head, _("Verdict (rank %d): %s holds the run back (score %d)"), ra->rank, bn->name,
 		 bn->score);
 	canvas_text(cv, x, y++, w, ST_WARN, head);
 	y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 3, &ra->attr);
@@ -182,11 +182,11 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 		shown++;
 	}
 	char gain[200];
-	snprintf(gain, sizeof gain, "expected gain %.1f-%.1f %% of the window (%s confidence); all triggered: "
-		 "%.1f-%.1f %%", bn->gain.low_pct, bn->gain.high_pct, analysis_confidence_name(bn->gain.conf),
+	snprintf(gain, sizeof gain, _("expected gain %.1f-%.1f %% of the window (%s confidence); all triggered: "
+		 "%.1f-%.1f %%"), bn->gain.low_pct, bn->gain.high_pct, analysis_confidence_name(bn->gain.conf),
 		 ra->combined_gain_low, ra->combined_gain_high);
 	canvas_text(cv, x + 2, y++, w - 2, ST_NORMAL, gain);
-	canvas_text(cv, x + 2, y++, w - 2, ST_DIM, "6 evidence and gains   2 timeline   3 ops   4 steps   5 ranks");
+	canvas_text(cv, x + 2, y++, w - 2, ST_DIM, _("6 evidence and gains   2 timeline   3 ops   4 steps   5 ranks"));
 	return y;
 }
 
@@ -197,10 +197,10 @@ static int draw_warnings(struct app *app, struct canvas *cv, int x, int y, int w
 	if (max_lines < 1)
 		return y;
 	char head[64];
-	snprintf(head, sizeof head, "Warnings %zu", warn);
+	snprintf(head, sizeof head, _("Warnings %zu"), warn);
 	canvas_text(cv, x, y, 12, warn ? ST_WARN : ST_HEADER, head);
 	if (!warn) {
-		canvas_text(cv, x + 12, y, w - 12, ST_DIM, "none");
+		canvas_text(cv, x + 12, y, w - 12, ST_DIM, _("none"));
 		return y + 1;
 	}
 	int lines = 0;
@@ -234,10 +234,10 @@ static void draw(void *stp, struct app *app, struct canvas *cv, int x, int y, in
 }
 
 const struct view_ops overview_view_ops = {
-	.title = "Overview",
+	.title = N_("Overview"),
 	.scopes = 0,
 	.create = create,
 	.destroy = destroy,
 	.draw = draw,
-	.hint = "1-8 views  Tab next  < > rank  : command",
+	.hint = N_("1-8 views  Tab next  < > rank  : command"),
 };

@@ -50,17 +50,17 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	struct ranks_view *v = p;
 	const struct published *pub = app_pub(app);
 	if (!pub) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("loading..."));
 		return;
 	}
 	const struct analysis *an = pub->an;
 	v->lb.n = an->n_ranks;
-	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "alignment: %s (A to switch)   clock offsets vs rank %d; subtract to align",
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("alignment: %s (A to switch)   clock offsets vs rank %d; subtract to align"),
 		     analysis_align_name(app->align), an->n_ranks ? an->ranks[0].rank : 0);
 	int hy = y + 1;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
-		    "rank      first us        raw us  collective us  residual us  matched   compute / comm / free");
+		    _("rank      first us        raw us  collective us  residual us  matched   compute / comm / free"));
 	int rows = (int)an->n_ranks;
 	int table_h = rows < h / 2 ? rows : h / 2;
 	listbox_clamp(&v->lb, table_h);
@@ -100,12 +100,12 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int yy = hy + 1 + table_h;
 	if (an->n_slow) {
 		for (size_t i = 0; i < an->n_slow && yy < y + h; i++)
-			canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN, "slow-rank flag: %s spread %.1f %% (highest rank %d, lowest rank %d)",
+			canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN, _("slow-rank flag: %s spread %.1f %% (highest rank %d, lowest rank %d)"),
 				     an->slow[i].metric, an->slow[i].spread_pct, an->slow[i].max_rank, an->slow[i].min_rank);
 	} else if (an->n_ranks > 1) {
-		canvas_text(cv, x + 1, yy++, w - 2, ST_GOOD, "no slow-rank flag: compute, communication and free within 5 %");
+		canvas_text(cv, x + 1, yy++, w - 2, ST_GOOD, _("no slow-rank flag: compute, communication and free within 5 %"));
 	}
-	canvas_text(cv, x + 1, yy++, w - 2, ST_DIM, "legend: compute \u2588  exposed comm \u2593  free \u00b7   * no collectives matched");
+	canvas_text(cv, x + 1, yy++, w - 2, ST_DIM, _("legend: compute \u2588  exposed comm \u2593  free \u00b7   * no collectives matched"));
 	/* stacked device activity over one aligned window */
 	if (yy + 2 >= y + h || !an->n_ranks)
 		return;
@@ -124,12 +124,12 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	if (lo >= hi)
 		return;
 	char b1[24];
-	canvas_textf(cv, x + 1, yy++, w - 2, ST_HEADER, "device activity, all ranks aligned (%s), %s", analysis_align_name(app->align),
+	canvas_textf(cv, x + 1, yy++, w - 2, ST_HEADER, _("device activity, all ranks aligned (%s), %s"), analysis_align_name(app->align),
 		     app_fmt_dur(hi - lo, b1, sizeof b1));
 	int label_w = 9, tw = w - label_w - 2;
 	for (size_t i = 0; i < an->n_ranks && yy < y + h; i++, yy++) {
 		const struct rank_analysis *ra = &an->ranks[i];
-		canvas_textf(cv, x + 1, yy, label_w, i == v->lb.sel ? ST_BOLD : ST_NORMAL, "rank %d", ra->rank);
+		canvas_textf(cv, x + 1, yy, label_w, i == v->lb.sel ? ST_BOLD : ST_NORMAL, _("rank %d"), ra->rank);
 		int64_t off = ra->offset_ns[app->align];
 		for (int c = 0; c < tw; c++) {
 			int64_t a = lo + (hi - lo) * c / tw, b = lo + (hi - lo) * (c + 1) / tw;
@@ -157,11 +157,11 @@ static int handle(void *p, struct app *app, enum action act)
 }
 
 const struct view_ops ranks_view_ops = {
-	.title = "Ranks",
+	.title = N_("Ranks"),
 	.scopes = KS_LIST | KS_RANKS,
 	.create = create,
 	.destroy = destroy,
 	.draw = draw,
 	.handle = handle,
-	.hint = "A alignment mode   Enter: the rank's timeline",
+	.hint = N_("A alignment mode   Enter: the rank's timeline"),
 };

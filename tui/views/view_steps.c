@@ -77,21 +77,21 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	update(v, app);
 	const struct rank_analysis *ra = v->ra;
 	if (!ra) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("loading..."));
 		return;
 	}
-	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "%zu step(s) from %s", ra->n_steps,
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("%zu step(s) from %s"), ra->n_steps,
 		     analysis_step_source_name(ra->step_source));
 	canvas_text(cv, x + 3, y + 1, w - 4, ST_DIM, ra->step_evidence ? ra->step_evidence : "");
-	canvas_textf(cv, x + 1, y + 2, w - 2, ST_BOLD, "workload %s; phases from %s, confidence %s",
+	canvas_textf(cv, x + 1, y + 2, w - 2, ST_BOLD, _("workload %s; phases from %s, confidence %s"),
 	             analysis_workload_name(ra->workload), analysis_phase_source_name(ra->phase_source),
 	             analysis_confidence_name(ra->phase_conf));
 	canvas_text(cv, x + 3, y + 3, w - 4, ST_DIM, ra->phase_evidence ? ra->phase_evidence : "");
-	canvas_text(cv, x + 1, y + 4, 10, ST_DIM, "durations");
+	canvas_text(cv, x + 1, y + 4, 10, ST_DIM, _("durations"));
 	sparkline(ra, cv, x + 12, y + 4, w - 14, v->lb.sel);
 	if (v->lb.sel < ra->n_steps) { /* why the selected step has its phase */
 		const struct step *s = &ra->steps[v->lb.sel];
-		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, "step %zu: %s from %s, confidence %s: %s",
+		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, _("step %zu: %s from %s, confidence %s: %s"),
 		             v->lb.sel + 1, analysis_phase_name(s->phase),
 		             analysis_phase_source_name(s->phase_source),
 		             analysis_confidence_name(s->phase_conf),
@@ -100,12 +100,12 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int hy = y + 7;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
-		    "   #  start ms     dur ms  window ms  phase    compute ms  comm-exp ms    free ms  host-only ms  "
-		    "dispatch  signal      conf    label");
+		    _("   #  start ms     dur ms  window ms  phase    compute ms  comm-exp ms    free ms  host-only ms  "
+		    "dispatch  signal      conf    label"));
 	/* the figures cover the step's window, which runs to the next step's start: they add
 	 * up to it, not to the marker's duration */
 	canvas_text(cv, x + 1, y + 6, w - 2, ST_DIM,
-		    "compute + comm-exp + free = window ms (the step's start to the next step's)");
+		    _("compute + comm-exp + free = window ms (the step's start to the next step's)"));
 	int body = h - 8;
 	listbox_clamp(&v->lb, body);
 	for (int r = 0; r < body && v->lb.top + (size_t)r < ra->n_steps; r++) {
@@ -118,12 +118,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		char start[24] = "-";
 		if (s->has_window)
 			snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-		char line[512], win[24] = "-";
+		char line[512], win[24] = "-", phase[32];
 		if (s->has_window)
 			snprintf(win, sizeof win, "%.3f", (double)(s->win_end - s->win_start) / 1e6);
 		snprintf(line, sizeof line,
-			 "%4zu %9s %10.3f %10s  %-7s %11.3f %12.3f %10.3f %13.3f %9zu  %-10s  %-6s  %s", i + 1, start,
-			 (double)(s->end - s->start) / 1e6, win, analysis_phase_name(s->phase), (double)s->compute_ns / 1e6,
+			 "%4zu %9s %10.3f %10s  %s %11.3f %12.3f %10.3f %13.3f %9zu  %-10s  %-6s  %s", i + 1, start,
+			 (double)(s->end - s->start) / 1e6, win,
+			 view_padded(phase, sizeof phase, _(analysis_phase_name(s->phase)), 7), (double)s->compute_ns / 1e6,
 			 (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
 			 (double)s->host_only_ns / 1e6, s->dispatch_ops, analysis_phase_signal_name(s->phase_source),
 			 analysis_confidence_name(s->phase_conf), s->label ? s->label : "");
@@ -133,7 +134,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 				       s->phase == PHASE_MIXED ? ST_CAT_COPY : ST_CAT_COMM);
 	}
 	if (!ra->n_steps)
-		canvas_text(cv, x + 1, hy + 2, w - 2, ST_DIM, "no steps");
+		canvas_text(cv, x + 1, hy + 2, w - 2, ST_DIM, _("no steps"));
 }
 
 static int handle(void *p, struct app *app, enum action act)
@@ -145,7 +146,7 @@ static int handle(void *p, struct app *app, enum action act)
 		return VH_UNHANDLED;
 	const struct step *s = &v->ra->steps[v->lb.sel];
 	if (!s->has_window) {
-		app_message(app, ST_WARN, "this step has no timestamps (step table without a trace)");
+		app_message(app, ST_WARN, _("this step has no timestamps (step table without a trace)"));
 		return VH_HANDLED;
 	}
 	app_goto_timeline(app, app->rank, s->win_start, s->win_end, s->marker_ev);
@@ -194,7 +195,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 }
 
 const struct view_ops steps_view_ops = {
-	.title = "Steps",
+	.title = N_("Steps"),
 	.scopes = KS_LIST,
 	.create = create,
 	.destroy = destroy,
@@ -202,6 +203,6 @@ const struct view_ops steps_view_ops = {
 	.handle = handle,
 	.update = update,
 	.search = search,
-	.hint = "Enter: zoom the timeline to the step   / search labels or phases",
+	.hint = N_("Enter: zoom the timeline to the step   / search labels or phases"),
 	.export_csv = export_csv,
 };

@@ -322,7 +322,7 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 		analysis_range_free(&t->range);
 		if (keep) {
 			char b[32];
-			app_message(app, ST_NORMAL, "rank %d: the same window, aligned by %s (%s%s)", ra->rank,
+			app_message(app, ST_NORMAL, _("rank %d: the same window, aligned by %s (%s%s)"), ra->rank,
 				    analysis_align_name(app->align), shift < 0 ? "-" : "+",
 				    app_fmt_dur(shift < 0 ? -shift : shift, b, sizeof b));
 			t->t0 += shift;
@@ -432,7 +432,7 @@ static void step_event(struct timeline *t, struct app *app, int dir)
 {
 	const struct lane *l = sel_lane(t);
 	if (!l || !l->n_events) {
-		app_message(app, ST_DIM, "select a lane first (j/k)");
+		app_message(app, ST_DIM, _("select a lane first (j/k)"));
 		return;
 	}
 	uint32_t pos;
@@ -477,7 +477,7 @@ static void longest_in_view(struct timeline *t, struct app *app)
 		}
 	}
 	if (best == UINT32_MAX)
-		app_message(app, ST_DIM, "no event in view on this lane");
+		app_message(app, ST_DIM, _("no event in view on this lane"));
 	else
 		select_event(t, best, false);
 }
@@ -507,14 +507,14 @@ void app_goto_timeline(struct app *app, size_t rank_index, int64_t t0, int64_t t
 static void follow_flow(struct timeline *t, struct app *app, bool forward)
 {
 	if (t->sel_ev == UINT32_MAX) {
-		app_message(app, ST_DIM, "select an event first (. or , or l)");
+		app_message(app, ST_DIM, _("select an event first (. or , or l)"));
 		return;
 	}
 	uint32_t out[MAX_FLOWS];
 	size_t n = forward ? lanes_links_from(t->rs, t->sel_ev, out, MAX_FLOWS)
 			   : lanes_links_to(t->rs, t->sel_ev, out, MAX_FLOWS);
 	if (!n) {
-		app_message(app, ST_DIM, "no %s flow from this event", forward ? "outgoing" : "incoming");
+		app_message(app, ST_DIM, _("no %s flow from this event"), forward ? "outgoing" : "incoming");
 		return;
 	}
 	t->flow_src = t->sel_ev;
@@ -522,7 +522,7 @@ static void follow_flow(struct timeline *t, struct app *app, bool forward)
 	t->flow_k = 0;
 	select_event(t, out[0], false);
 	if (n > 1)
-		app_message(app, ST_NORMAL, "followed flow 1 of %zu (} next, { previous)", n);
+		app_message(app, ST_NORMAL, _("followed flow 1 of %zu (} next, { previous)"), n);
 }
 
 /* The next (dir 1) or previous (-1) of the flows the last ] or [ could follow. */
@@ -536,12 +536,12 @@ static void other_flow(struct timeline *t, struct app *app, int dir)
 	if (n > MAX_FLOWS)
 		n = MAX_FLOWS;
 	if (n < 2) {
-		app_message(app, ST_DIM, "no other flow to follow (] or [ first, on an event with several)");
+		app_message(app, ST_DIM, _("no other flow to follow (] or [ first, on an event with several)"));
 		return;
 	}
 	t->flow_k = (t->flow_k + n + (size_t)(dir > 0 ? 1 : n - 1)) % n;
 	select_event(t, out[t->flow_k], false);
-	app_message(app, ST_NORMAL, "followed flow %zu of %zu from %s", t->flow_k + 1, n,
+	app_message(app, ST_NORMAL, _("followed flow %zu of %zu from %s"), t->flow_k + 1, n,
 		    store_ev_name(t->rs, t->flow_src));
 }
 
@@ -555,13 +555,13 @@ static void range_key(struct timeline *t, struct app *app)
 	if (t->range_state == 2) {
 		t->range_state = 0;
 		analysis_range_free(&t->range);
-		app_message(app, ST_DIM, "range cleared");
+		app_message(app, ST_DIM, _("range cleared"));
 		return;
 	}
 	if (t->range_state == 0) {
 		t->range_a = sel ? store_ts(t->rs, t->sel_ev) : mid;
 		t->range_state = 1;
-		app_message(app, ST_NORMAL, "range starts at %s; select its end (. , l) and press v",
+		app_message(app, ST_NORMAL, _("range starts at %s; select its end (. , l) and press v"),
 			    app_fmt_dur(t->range_a - t->ra->t0, b1, sizeof b1));
 		return;
 	}
@@ -576,7 +576,7 @@ static void range_key(struct timeline *t, struct app *app)
 		t->range_b = t->range_a + 1;
 	analysis_range(t->rs, t->cls, t->range_a, t->range_b, &t->range);
 	t->range_state = 2;
-	app_message(app, ST_NORMAL, "range of %s: totals below (v clears it)",
+	app_message(app, ST_NORMAL, _("range of %s: totals below (v clears it)"),
 		    app_fmt_dur(t->range_b - t->range_a, b1, sizeof b1));
 }
 
@@ -785,7 +785,7 @@ static void draw_stack(struct timeline *t, const struct lane *l, struct canvas *
 	if (n > STACK_MAX_EVENTS) {
 		for (int d = 0; d < STACK_ROWS; d++)
 			if (ys[d] >= 0) {
-				canvas_textf(cv, x, ys[d], w, ST_DIM, "%zu events in view: zoom in to see the call stack", n);
+				canvas_textf(cv, x, ys[d], w, ST_DIM, _("%zu events in view: zoom in to see the call stack"), n);
 				break;
 			}
 		return;
@@ -817,7 +817,7 @@ static void draw_rank_row(struct timeline *t, struct app *app, size_t ri, enum r
 	const struct lane_lod *lods = app_lods(app, ri);
 	const struct rank_analysis *ra = app_rank_analysis_of(app, ri);
 	if (!lods || !ra || !rs->has_events) {
-		canvas_text(cv, x, y, w, ST_DIM, "(no trace)");
+		canvas_text(cv, x, y, w, ST_DIM, _("(no trace)"));
 		return;
 	}
 	int64_t shift = rank_shift(t, app, ri), span = t->t1 - t->t0;
@@ -882,7 +882,7 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
 	uint32_t ev = t->sel_ev;
 	if (ev == UINT32_MAX) {
-		canvas_text(cv, x + 1, y, w - 2, ST_HEADER, "detail: no event selected (. , l to select, ] [ follow flows)");
+		canvas_text(cv, x + 1, y, w - 2, ST_HEADER, _("detail: no event selected (. , l to select, ] [ follow flows)"));
 		return 1;
 	}
 	const struct rank_store *rs = t->rs;
@@ -890,7 +890,7 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	char lab[128], b1[32], b2[40];
 	lane_label(rs, l, lab, sizeof lab);
 	num_format_ns_as_us(store_ts(rs, ev), b2, sizeof b2);
-	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, "%s  [%s]  rank %d  %s / %s", store_ev_name(rs, ev),
+	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, _("%s  [%s]  rank %d  %s / %s"), store_ev_name(rs, ev),
 		     category_name((enum ev_category)t->cls[ev].cat), app->cap->ranks[t->rank].plan->rank,
 		     store_str(rs, l->process_name), lab);
 	int row = y + 1;
@@ -898,8 +898,8 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	 * file and line are in the args instead */
 	char off[48] = "";
 	if (!t->kt)
-		snprintf(off, sizeof off, "   file byte %llu", (unsigned long long)store_ev_off(rs, ev));
-	canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL, "start %.6f ms (ts %s us)   dur %s   cat %s%s",
+		snprintf(off, sizeof off, _("   file byte %llu"), (unsigned long long)store_ev_off(rs, ev));
+	canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL, _("start %.6f ms (ts %s us)   dur %s   cat %s%s"),
 		     (double)(store_ts(rs, ev) - t->ra->t0) / 1e6, b2, app_fmt_dur(store_dur(rs, ev), b1, sizeof b1),
 		     store_str(rs, store_ev_attr(rs, ev)->cat)[0] ? store_str(rs, store_ev_attr(rs, ev)->cat) : "-", off);
 	/* flows */
@@ -910,15 +910,15 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	if (nf || nb) {
 		struct sbuf sb = SBUF_INIT;
 		if (nf)
-			sbuf_addf(&sb, "flows out (]): %s", store_ev_name(rs, out[0]));
+			sbuf_addf(&sb, _("flows out (]): %s"), store_ev_name(rs, out[0]));
 		if (nf > 1)
-			sbuf_addf(&sb, " and %zu more (] then })", nf - 1);
+			sbuf_addf(&sb, _(" and %zu more (] then })"), nf - 1);
 		if (nf)
 			sbuf_adds(&sb, "  ");
 		if (nb)
-			sbuf_addf(&sb, "flows in ([): %s", store_ev_name(rs, in[0]));
+			sbuf_addf(&sb, _("flows in ([): %s"), store_ev_name(rs, in[0]));
 		if (nb > 1)
-			sbuf_addf(&sb, " and %zu more ([ then })", nb - 1);
+			sbuf_addf(&sb, _(" and %zu more ([ then })"), nb - 1);
 		canvas_text(cv, x + 1, row++, w - 2, ST_NORMAL, sbuf_str(&sb));
 		sbuf_free(&sb);
 	}
@@ -943,10 +943,10 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 			if (csvt_num(k, r, COL_BLOCK_DIM, &blk))
 				snprintf(block, sizeof block, "%.0f", blk);
 			if (csvt_num(k, r, COL_AIC_MAC_RATIO, &mac))
-				snprintf(extra, sizeof extra, "  mac %.3f", mac);
+				snprintf(extra, sizeof extra, _("  mac %.3f"), mac);
 			const char *rpath = csvt_row_path(k, r);
 			const char *base = strrchr(rpath, '/');
-			canvas_textf(cv, x + 1, row++, w - 2, ST_GOOD, "%s:%u  %s  %s  block %s%s  shapes %s",
+			canvas_textf(cv, x + 1, row++, w - 2, ST_GOOD, _("%s:%u  %s  %s  block %s%s  shapes %s"),
 				     base ? base + 1 : rpath, csvt_line(k, r), csvt_str(k, r, COL_TYPE),
 				     csvt_str(k, r, COL_ACCEL_CORE), block, extra, csvt_str(k, r, COL_INPUT_SHAPES));
 		}
@@ -959,7 +959,7 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	if (t->n_args < 0) {
 		canvas_text(cv, x + 1, row++, w - 2, ST_WARN, sbuf_str(&t->args));
 	} else if (t->n_args == 0) {
-		canvas_text(cv, x + 1, row++, w - 2, ST_DIM, "(no args)");
+		canvas_text(cv, x + 1, row++, w - 2, ST_DIM, _("(no args)"));
 	} else {
 		const char *s = sbuf_str(&t->args);
 		while (*s && row < y + h) {
@@ -986,7 +986,7 @@ static void draw_range(struct timeline *t, struct canvas *cv, int x, int y, int 
 	int64_t span = r->t1 - r->t0;
 	char b1[32], b2[32], b3[32], part[96];
 	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
-	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, "range %s .. %s (%s): %zu events   v clears it",
+	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, _("range %s .. %s (%s): %zu events   v clears it"),
 		     app_fmt_dur(r->t0 - t->ra->t0, b1, sizeof b1), app_fmt_dur(r->t1 - t->ra->t0, b2, sizeof b2),
 		     app_fmt_dur(span, b3, sizeof b3), r->n_events);
 	struct sbuf sb = SBUF_INIT;
@@ -1035,20 +1035,20 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	sbuf_addf(&info, "%s .. %s  (%s)", app_fmt_dur(t->t0 - t->ra->t0, b1, sizeof b1),
 		  app_fmt_dur(t->t1 - t->ra->t0, b2, sizeof b2), app_fmt_dur(t->t1 - t->t0, b3, sizeof b3));
 	if (t->per_op)
-		sbuf_addf(&info, "   rows: one per device op, by %s", op_sort_names[t->op_sort]);
+		sbuf_addf(&info, _("   rows: one per device op, by %s"), op_sort_names[t->op_sort]);
 	if (t->per_rank)
-		sbuf_addf(&info, "   rows: every rank, %s-aligned", analysis_align_name(app->align));
+		sbuf_addf(&info, _("   rows: every rank, %s-aligned"), analysis_align_name(app->align));
 	if (sl && !t->per_op) {
 		size_t before, m = lanes_events_in(t->rs, sl, t->t0, t->t1, &before);
 		char lab[128];
 		lane_label(t->rs, sl, lab, sizeof lab);
 		/* the lane's name here when its label column cut it */
 		if (canvas_width(lab) > label_w - 1)
-			sbuf_addf(&info, "   lane %s: %zu event%s in view", lab, m, m == 1 ? "" : "s");
+			sbuf_addf(&info, _("   lane %s: %zu event%s in view"), lab, m, m == 1 ? "" : "s");
 		else
-			sbuf_addf(&info, "   lane: %zu event%s in view", m, m == 1 ? "" : "s");
+			sbuf_addf(&info, _("   lane: %zu event%s in view"), m, m == 1 ? "" : "s");
 		if (before)
-			sbuf_addf(&info, " (%zu from before)", before);
+			sbuf_addf(&info, _(" (%zu from before)"), before);
 	}
 	if (t->lb.sel < t->n_rows && t->rows[t->lb.sel].kind == ROW_COUNTER) {
 		/* the selected counter: its range over the view and over the capture */
@@ -1057,15 +1057,15 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		double lo, hi, v;
 		counter_label(t->rs, tr, lab, sizeof lab);
 		if (store_track_minmax(t->rs, tr, &lo, &hi) && store_track_max_in(t->rs, tr, t->t0, t->t1, &v))
-			sbuf_addf(&info, "   %s: up to %.6g in view (%.6g .. %.6g in all)", lab, v, lo, hi);
+			sbuf_addf(&info, _("   %s: up to %.6g in view (%.6g .. %.6g in all)"), lab, v, lo, hi);
 	}
 	if (t->kt)
-		sbuf_addf(&info, "   from kernel_details.csv (no trace): %zu rows", t->kt->rows_used);
+		sbuf_addf(&info, _("   from kernel_details.csv (no trace): %zu rows"), t->kt->rows_used);
 	if (t->n_marks)
-		sbuf_addf(&info, "   %d mark(s)", t->n_marks);
+		sbuf_addf(&info, _("   %d mark(s)"), t->n_marks);
 	if (t->n_marks >= 2) {
 		int64_t d = t->marks[t->n_marks - 1] - t->marks[t->n_marks - 2];
-		sbuf_addf(&info, ", the last two %s apart", app_fmt_dur(d < 0 ? -d : d, b1, sizeof b1));
+		sbuf_addf(&info, _(", the last two %s apart"), app_fmt_dur(d < 0 ? -d : d, b1, sizeof b1));
 	}
 	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, sbuf_str(&info));
 	sbuf_free(&info);
@@ -1123,7 +1123,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		}
 		if (row->kind == ROW_RANK) {
 			char lab[64];
-			snprintf(lab, sizeof lab, "rank %d %s", t->app->cap->ranks[row->lane].plan->rank,
+			snprintf(lab, sizeof lab, _("rank %d %s"), t->app->cap->ranks[row->lane].plan->rank,
 				 row->op == RANK_ROW_DEVICE ? "device" : "comm");
 			canvas_text(cv, x + 1, ry, label_w - 1,
 				    sel ? ST_SELECTED : row->lane == t->rank ? ST_BOLD : ST_NORMAL, lab);
@@ -1209,7 +1209,7 @@ static int handle(void *p, struct app *app, enum action act)
 			t->n_undo--;
 			set_window(t, t->undo[t->n_undo][0], t->undo[t->n_undo][1]);
 		} else {
-			app_message(app, ST_DIM, "no earlier zoom");
+			app_message(app, ST_DIM, _("no earlier zoom"));
 		}
 		return VH_HANDLED;
 	case ACT_NEXT_EVENT: step_event(t, app, 1); return VH_HANDLED;
@@ -1229,27 +1229,27 @@ static int handle(void *p, struct app *app, enum action act)
 		t->lb.top = 0;
 		build_rows(t);
 		if (t->per_rank)
-			app_message(app, ST_NORMAL, "every rank on the %s-aligned clock; Enter opens the rank's lanes",
+			app_message(app, ST_NORMAL, _("every rank on the %s-aligned clock; Enter opens the rank's lanes"),
 				    analysis_align_name(app->align));
 		return VH_HANDLED;
 	case ACT_ROW_SORT:
 		if (!t->per_op) {
-			app_message(app, ST_DIM, "row sort applies to per-op rows (r)");
+			app_message(app, ST_DIM, _("row sort applies to per-op rows (r)"));
 			return VH_HANDLED;
 		}
 		t->op_sort = (t->op_sort + 1) % 4;
 		xqsort_r(t->ops, t->n_ops, sizeof *t->ops, cmp_op_rows, &t->op_sort);
-		app_message(app, ST_NORMAL, "op rows by %s", op_sort_names[t->op_sort]);
+		app_message(app, ST_NORMAL, _("op rows by %s"), op_sort_names[t->op_sort]);
 		return VH_HANDLED;
 	case ACT_MARK:
 		if (t->n_marks < MAX_MARKS) {
 			t->marks[t->n_marks++] = t->sel_ev != UINT32_MAX ? store_ts(t->rs, t->sel_ev) : mid;
-			app_message(app, ST_NORMAL, "mark %d set", t->n_marks);
+			app_message(app, ST_NORMAL, _("mark %d set"), t->n_marks);
 		}
 		return VH_HANDLED;
 	case ACT_NEXT_MARK:
 		if (!t->n_marks) {
-			app_message(app, ST_DIM, "no marks (m sets one)");
+			app_message(app, ST_DIM, _("no marks (m sets one)"));
 			return VH_HANDLED;
 		}
 		t->mark_pos = (t->mark_pos + 1) % t->n_marks;
@@ -1267,7 +1267,7 @@ static int handle(void *p, struct app *app, enum action act)
 		}
 		if (t->range_state == 2) {
 			/* the detail drawer is under the range's totals: clear the range first */
-			app_message(app, ST_DIM, "v clears the range, then Enter shows the detail");
+			app_message(app, ST_DIM, _("v clears the range, then Enter shows the detail"));
 			return VH_HANDLED;
 		}
 		t->drawer = !t->drawer;
@@ -1276,11 +1276,11 @@ static int handle(void *p, struct app *app, enum action act)
 	case ACT_STACK: {
 		const struct lane *l = sel_lane(t);
 		if (t->per_op || !l) {
-			app_message(app, ST_DIM, "select a lane first (j/k)");
+			app_message(app, ST_DIM, _("select a lane first (j/k)"));
 			return VH_HANDLED;
 		}
 		if (l->depth_max < 2) {
-			app_message(app, ST_DIM, "this lane's events do not nest");
+			app_message(app, ST_DIM, _("this lane's events do not nest"));
 			return VH_HANDLED;
 		}
 		uint32_t li = (uint32_t)(l - t->rs->lanes);
@@ -1293,7 +1293,7 @@ static int handle(void *p, struct app *app, enum action act)
 			t->lb.sel = r;
 		listbox_clamp(&t->lb, t->lb.height);
 		if (t->stacked[li])
-			app_message(app, ST_NORMAL, "%d nesting level(s) as rows%s; e folds them", l->depth_max,
+			app_message(app, ST_NORMAL, _("%d nesting level(s) as rows%s; e folds them"), l->depth_max,
 				    l->depth_max > STACK_ROWS ? " (the first 24)" : "");
 		return VH_HANDLED;
 	}
@@ -1348,7 +1348,7 @@ static bool search(void *p, struct app *app, const char *text, int dir)
 }
 
 const struct view_ops timeline_view_ops = {
-	.title = "Timeline",
+	.title = N_("Timeline"),
 	.scopes = KS_TIMELINE,
 	.create = create,
 	.destroy = destroy,
@@ -1356,5 +1356,5 @@ const struct view_ops timeline_view_ops = {
 	.handle = handle,
 	.update = update,
 	.search = search,
-	.hint = "w/s zoom  a/d pan  f fit  . , l select  Enter detail  ] [ flows  r rows",
+	.hint = N_("w/s zoom  a/d pan  f fit  . , l select  Enter detail  ] [ flows  r rows"),
 };

@@ -4,6 +4,7 @@
 #define ASCPROF_VIEWS_H
 
 #include "app.h"
+#include "i18n.h"
 
 /* Zooms the timeline to [t0, t1) of rank_index and selects ev (UINT32_MAX: none). */
 void timeline_focus(void *st, struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev);
@@ -30,6 +31,10 @@ size_t view_op_events(const struct rank_store *rs, const char *name, int scope, 
  * fits, at most 4), and the drawer itself, `lines` lines from y. */
 int view_text_drawer_lines(int w, int h, int shown, const char *text);
 void view_text_drawer(struct canvas *cv, int x, int y, int w, int lines, const char *text);
+/* s followed by spaces up to `width` columns of display width, in buf: for a translated
+ * word inside a printf row, where %-7s would count bytes (a CJK character is 3 bytes, 2
+ * columns). Returns buf. */
+const char *view_padded(char *buf, size_t size, const char *s, int width);
 /* The style of a category. */
 enum style category_style(int cat);
 /* A glyph per category, so that categories differ without colour too. */

@@ -42,6 +42,16 @@ size_t view_op_events(const struct rank_store *rs, const char *name, int scope, 
 	return n;
 }
 
+const char *view_padded(char *buf, size_t size, const char *s, int width)
+{
+	int n = snprintf(buf, size, "%s", s);
+	for (int w = canvas_width(buf); w < width && n >= 0 && (size_t)n + 1 < size; w++) {
+		buf[n++] = ' ';
+		buf[n] = '\0';
+	}
+	return buf;
+}
+
 enum style category_style(int cat)
 {
 	switch (cat) {
@@ -127,13 +137,13 @@ void draw_attribution_bar(struct canvas *cv, int x, int y, int w, const struct a
 	if (w < 12)
 		return;
 	if (!a->valid) {
-		canvas_text(cv, x, y, w, ST_DIM, "Time: insufficient data (no trace, no kernel rows with start times)");
+		canvas_text(cv, x, y, w, ST_DIM, _("Time: insufficient data (no trace, no kernel rows with start times)"));
 		return;
 	}
 	int bw = w - 8 > 100 ? 100 : w - 8;
 	char bar[104];
 	report_attribution_bar(a, bar, (size_t)bw);
-	canvas_text(cv, x, y, 6, ST_HEADER, "Time");
+	canvas_text(cv, x, y, 6, ST_HEADER, _("Time"));
 	canvas_set(cv, x + 6, y, '[', ST_DIM);
 	for (int i = 0; i < bw; i++) {
 		int k = 0;

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Text domain setup: see i18n.h. */
+#include "i18n.h"
+
+#include <locale.h>
+#include <stdlib.h>
+
+void i18n_init(void)
+{
+	setlocale(LC_CTYPE, "");
+	setlocale(LC_MESSAGES, "");
+#if ENABLE_NLS
+	const char *dir = getenv("ASCPROF_LOCALEDIR");
+	bindtextdomain(PACKAGE, dir && *dir ? dir : LOCALEDIR);
+	bind_textdomain_codeset(PACKAGE, "UTF-8");
+	textdomain(PACKAGE);
+#endif
+}
+
+void i18n_english(void) { setlocale(LC_MESSAGES, "C"); }

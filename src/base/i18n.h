@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Translations (gettext, po/): _() translates a string where it is used, N_() marks one
+ * in a static table for xgettext, to be translated with _() where it is shown. Only
+ * LC_MESSAGES and LC_CTYPE follow the environment (i18n_init): numbers keep the C format.
+ * A JSON run switches messages back to English (i18n_english), so JSON never changes. */
+#ifndef ASCPROF_I18N_H
+#define ASCPROF_I18N_H
+
+#include "config.h"
+
+#if ENABLE_NLS
+#include <libintl.h>
+#define _(s) gettext(s)
+#else
+#define _(s) (s)
+#endif
+#define N_(s) (s)
+
+/* Sets LC_MESSAGES and LC_CTYPE from the environment and binds the text domain to the
+ * installed catalogs, or to $ASCPROF_LOCALEDIR when it is set (the tests' build tree).
+ * Messages are always UTF-8, whatever the locale's charset. */
+void i18n_init(void);
+/* English from here on: JSON output is never translated, and texts the analysis writes
+ * (bottleneck evidence, advice) go into it, so a JSON run keeps every message in English. */
+void i18n_english(void);
+
+#endif

@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The Chinese catalog is complete and well formed: msgfmt --check is clean, and every
+# string marked in the sources listed in po/POTFILES.in (extracted afresh with po/Makevars'
+# keywords) has a translation in po/zh_CN.po that is neither empty nor fuzzy. Skipped
+# without gettext's tools (Debian: apt-get install gettext).
+srcdir=${ASCPROF_SRCDIR:-.}
+for t in xgettext msgmerge msgattrib msgfmt; do
+  if ! command -v "$t" >/dev/null 2>&1; then
+    echo "SKIP: $t not found (Debian: apt-get install gettext)"
+    exit 77
+  fi
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-po-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fail=0
+
+if ! msgfmt --check -o /dev/null "$srcdir/po/zh_CN.po" 2>"$tmp/check"; then
+  echo "FAIL: msgfmt --check po/zh_CN.po:"
+  cat "$tmp/check"
+  fail=1
+fi
+
+# the keywords of po/Makevars' XGETTEXT_OPTIONS
+opts=$(sed -n '/^XGETTEXT_OPTIONS *=/,/[^\\]$/p' "$srcdir/po/Makevars" | sed 's/^XGETTEXT_OPTIONS *=//; s/\\$//' | tr '\n' ' ')
+files=$(grep -v '^#' "$srcdir/po/POTFILES.in" | grep .)
+# shellcheck disable=SC2086 # words
+if ! (cd "$srcdir" && xgettext $opts -o "$tmp/all.pot" $files) 2>"$tmp/xg"; then
+  echo "FAIL: xgettext:"
+  cat "$tmp/xg"
+  exit 1
+fi
+n=$(grep -c '^msgid ' "$tmp/all.pot")
+msgmerge -q --no-wrap "$srcdir/po/zh_CN.po" "$tmp/all.pot" -o "$tmp/merged.po" || exit 1
+msgattrib --no-wrap --untranslated --no-obsolete "$tmp/merged.po" | grep -A3 '^msgid "[^"]' >"$tmp/untranslated"
+msgattrib --no-wrap --only-fuzzy --no-obsolete "$tmp/merged.po" | grep -A3 '^msgid "[^"]' >"$tmp/fuzzy"
+if [ -s "$tmp/untranslated" ]; then
+  echo "FAIL: strings without a zh_CN translation (add them to po/zh_CN.po, terms from po/GLOSSARY):"
+  cat "$tmp/untranslated"
+  fail=1
+fi
+if [ -s "$tmp/fuzzy" ]; then
+  echo "FAIL: fuzzy zh_CN translations (a msgid changed: check the translation, then drop the fuzzy flag):"
+  cat "$tmp/fuzzy"
+  fail=1
+fi
+[ "$fail" -eq 0 ] && echo "po: $((n - 1)) strings, all translated in zh_CN.po"
+exit "$fail"

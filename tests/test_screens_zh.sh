@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Chinese screen tests: the main views' key scripts (tests/screens/NAME.keys, on
+# fixtures/demo) run headless in Chinese at 80x24 and 160x48, and every dumped screen must
+# equal tests/screens_zh/NAME.WxH.N.txt. No system locale is needed: LANGUAGE=zh_CN with
+# LC_ALL=C.UTF-8 selects the catalog, compiled here from po/zh_CN.po into
+# $ASCPROF_LOCALEDIR. Each screen must also fit: no line wider than the terminal (display
+# width, a CJK character two cells), and in the Ops table every column title ends in the
+# cell where the numbers under it end. The same run checks that LANG=C stays English, that
+# the text report is translated with its score bars and metric values aligned, and that --report --json is
+# byte-identical in both languages.
+# ASCPROF_UPDATE_SCREENS=1 rewrites the expected screens (review the diff before committing).
+srcdir=${ASCPROF_SRCDIR:-.}
+bin=${ASCPROF_BIN:-./ascprof-tui}
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+if ! command -v msgfmt >/dev/null 2>&1; then
+  echo "SKIP: msgfmt not found (Debian: apt-get install gettext)"
+  exit 77
+fi
+out=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-zh-XXXXXX") || exit 1
+trap 'rm -rf "$out"' EXIT INT TERM
+mkdir -p "$out/locale/zh_CN/LC_MESSAGES"
+msgfmt -o "$out/locale/zh_CN/LC_MESSAGES/ascprof-tui.mo" "$srcdir/po/zh_CN.po" || exit 1
+export TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC ASCPROF_LOCALEDIR=$out/locale
+zh() { LANGUAGE=zh_CN "$bin" "$@"; }
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# display width of each character, cached
+declare -A cw
+width_of() { # the display width of $1 in $W
+  local s=$1 i c n=0
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    if [ -z "${cw[$c]+x}" ]; then
+      cw[$c]=$(printf '%s\n' "$c" | wc -L)
+    fi
+    n=$((n + cw[$c]))
+  done
+  W=$n
+}
+# the cells where a run of text ends: after a non-space followed by a space (or the end);
+# with $2 = 2, runs are separated by two spaces at least (column titles of two words)
+ends_of() {
+  local s=$1 sep=${2:-1} i c col=0 prev=' ' gap=0 last=-1
+  E=" "
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    if [ -z "${cw[$c]+x}" ]; then cw[$c]=$(printf '%s\n' "$c" | wc -L); fi
+    if [ "$c" = ' ' ]; then
+      gap=$((gap + 1))
+      if [ "$prev" != ' ' ]; then last=$col; fi
+      if [ "$gap" -eq "$sep" ] && [ "$last" -ge 0 ]; then E="$E$last "; last=-1; fi
+    else
+      gap=0
+    fi
+    col=$((col + cw[$c]))
+    prev=$c
+  done
+  [ "$prev" != ' ' ] && E="$E$col "
+}
+
+for size in 80x24 160x48; do
+  w=${size%x*}
+  for name in overview ops steps ranks bottleneck timeline memory comm help; do
+    keys=$srcdir/tests/screens/$name.keys
+    [ -f "$keys" ] || continue
+    # a script may :resize the terminal: its widest size bounds every line
+    maxw=$w
+    for rw in $(sed -n 's/^:resize \([0-9]*\)x.*/\1/p' "$keys"); do
+      [ "$rw" -gt "$maxw" ] && maxw=$rw
+    done
+    d=$out/$size/$name
+    mkdir -p "$d"
+    if ! (cd "$srcdir" && OUT=$d zh --script "$keys" --size "$size" fixtures/demo >"$d.stdout" 2>"$d.stderr"); then
+      bad "$name at $size: the explorer exited with an error"
+      cat "$d.stderr"
+      continue
+    fi
+    for got in "$d"/*.txt; do
+      base=$(basename "$got" .txt)
+      want=$srcdir/tests/screens_zh/$name.$size.${base#"$name".}.txt
+      [ "${ASCPROF_UPDATE_SCREENS:-0}" = 1 ] && mkdir -p "$srcdir/tests/screens_zh" && cp "$got" "$want"
+      if [ ! -f "$want" ]; then
+        bad "$name at $size: no expected screen $(basename "$want")"
+      elif diff -u "$want" "$got" >"$out/diff"; then
+        ok
+      else
+        bad "$name at $size: $(basename "$want") differs from the expected screen:"
+        cat "$out/diff"
+      fi
+      widest=$(wc -L <"$got")
+      if [ "$widest" -gt "$maxw" ]; then
+        bad "$name at $size: $(basename "$want") has a line $widest cells wide"
+      else
+        ok
+      fi
+      # the Ops table: line 3 holds the column titles, the rows below their numbers
+      if [ "$name" = ops ] && sed -n 3p "$got" | grep -q '次数'; then
+        ends_of "$(sed -n 3p "$got")" 2
+        heads=$E
+        for row in 4 5 6; do
+          sed -n ${row}p "$got" | grep -q '[0-9]' || continue
+          ends_of "$(sed -n ${row}p "$got")" 1
+          first=1
+          for e in $heads; do
+            [ "$first" = 1 ] && { first=0; continue; } # the name column is left-aligned
+            case "$E" in
+              *" $e "*) ;;
+              *) bad "$name at $size: $(basename "$want") row $row: no number ends in cell $e under its column title"; continue 2 ;;
+            esac
+          done
+          ok
+        done
+      fi
+    done
+  done
+done
+
+# translated at all, English under LANG=C, and the JSON report in either language the same
+zh_help=$(zh --help)
+case "$zh_help" in
+  *用法*) ok ;;
+  *) bad "--help is not in Chinese with LANGUAGE=zh_CN" ;;
+esac
+c_help=$(LC_ALL=C LANGUAGE=zh_CN "$bin" --help)
+case "$c_help" in
+  Usage:*) ok ;;
+  *) bad "--help is not English with LC_ALL=C" ;;
+esac
+(cd "$srcdir" && "$bin" --report --json fixtures/demo) >"$out/en.json" || bad "--report --json failed"
+(cd "$srcdir" && zh --report --json fixtures/demo) >"$out/zh.json" || bad "--report --json failed in Chinese"
+if cmp -s "$out/en.json" "$out/zh.json" && [ -s "$out/en.json" ]; then
+  ok
+else
+  bad "--report --json differs between English and Chinese"
+  diff "$out/en.json" "$out/zh.json" | head -20
+fi
+
+# the text report: in Chinese with the catalog, the bottleneck names padded by display width
+(cd "$srcdir" && zh --report fixtures/demo) >"$out/zh.txt" || bad "--report failed in Chinese"
+if grep -q '^瓶颈（得分 0-100' "$out/zh.txt" && grep -q '结论：NPU 计算' "$out/zh.txt"; then
+  ok
+else
+  bad "--report is not in Chinese with LANGUAGE=zh_CN"
+fi
+# "  NAME<pad to 14 columns> SCORE [": the bar starts in the same column on every line
+cols=$(grep '^  [^ ].* \[[#.]*\]' "$out/zh.txt" | while IFS= read -r l; do
+  width_of "${l%%\[*}"
+  echo "$W"
+done | sort -u)
+if [ "$cols" = 21 ]; then ok; else bad "--report: bottleneck bars start in columns $(echo $cols)"; fi
+# the metrics: "  LABEL<pad to 26 columns> VALUE<right-aligned in 14>  SOURCE", values end in column 43
+cols=$(sed -n '/^指标$/,/^$/p' "$out/zh.txt" | grep '^  ' | while IFS= read -r l; do
+  width_of "${l%  *}"
+  echo "$W"
+done | sort -u)
+if [ "$cols" = 43 ]; then ok; else bad "--report: metric values end in columns $(echo $cols)"; fi
+
+echo "screens_zh: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
