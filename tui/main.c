@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "compare.h"
 #include "report.h"
+#include "stagetime.h"
 #include "summary.h"
 
 enum mode { MODE_TUI, MODE_SUMMARY, MODE_REPORT };
@@ -165,6 +166,17 @@ static void malloc_policy(void)
 #endif
 }
 
+/* `make bench`: where the time went (stagetime.h), to ASCPROF_BENCH_OUT when set. */
+static void bench_stages(void)
+{
+	const char *path = getenv("ASCPROF_BENCH_OUT");
+	FILE *f = path && *path ? fopen(path, "w") : NULL;
+	if (!f)
+		return;
+	stagetime_print(f);
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	malloc_policy();
@@ -283,18 +295,27 @@ int main(int argc, char **argv)
 	struct capture *cap = capture_open(path, &copts);
 	if (cap->usable)
 		capture_load(cap);
+	double t_write;
 	if (mode == MODE_REPORT) {
 		struct analysis *an = analysis_run(cap);
+		t_write = stagetime_now();
 		if (json)
 			report_print_json(an, stdout);
 		else
 			report_print_text(an, stdout);
+		fflush(stdout);
+		stagetime_add(STAGE_WRITE, t_write);
 		analysis_free(an);
-	} else if (json) {
-		summary_print_json(cap, stdout);
 	} else {
-		summary_print_text(cap, stdout);
+		t_write = stagetime_now();
+		if (json)
+			summary_print_json(cap, stdout);
+		else
+			summary_print_text(cap, stdout);
+		fflush(stdout);
+		stagetime_add(STAGE_WRITE, t_write);
 	}
+	bench_stages();
 	int rc = cap->usable ? 0 : 1;
 	if (!cap->usable && !json) {
 		fputs("ascprof-tui: nothing to load; see the messages above\n", stderr);

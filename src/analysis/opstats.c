@@ -291,17 +291,18 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g)
 	uint32_t nk = k ? strtab_count(k->strs) : 0, no = o ? strtab_count(o->strs) : 0;
 	struct rec *recs = NULL;
 	size_t n = 0, cap = 0;
+	struct kernel_memo memo = {0};
 	for (size_t r = 0; k && r < k->nrows; r++) {
 		int64_t d;
 		if (!csvt_time(k, r, COL_DURATION, &d))
 			continue;
-		const char *name = csvt_str(k, r, COL_NAME);
-		struct ev_class c = category_of(LANE_DEVICE, name, "", csvt_str(k, r, COL_ACCEL_CORE));
+		struct ev_class c = analysis_kernel_class(&memo, k, r);
 		if (c.flags & EVF_WAIT)
 			continue;
 		xgrow(&recs, &cap, n + 1, sizeof *recs);
 		recs[n++] = (struct rec){d, csvt_str_id(k, r, COL_NAME), SCOPE_DEVICE, PHASE_UNKNOWN, c.cat};
 	}
+	analysis_kernel_memo_free(&memo);
 	for (size_t r = 0; o && r < o->nrows; r++) {
 		int64_t d;
 		if (!csvt_time(o, r, COL_HOST_TOTAL, &d))
@@ -916,16 +917,17 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 		/* op_statistic leaves the communication (HCCL) rows out by design: compare
 		 * with the kernel table's other rows */
 		int64_t comm = 0;
+		struct kernel_memo memo = {0};
 		for (size_t r = 0; r < kt->nrows; r++) {
 			int64_t v;
 			if (!csvt_time(kt, r, COL_DURATION, &v))
 				continue;
-			if (category_of(LANE_DEVICE, csvt_str(kt, r, COL_NAME), "", csvt_str(kt, r, COL_ACCEL_CORE)).cat ==
-			    CAT_COMM)
+			if (analysis_kernel_class(&memo, kt, r).cat == CAT_COMM)
 				comm = num_sat_add(comm, v);
 			else
 				b = num_sat_add(b, v);
 		}
+		analysis_kernel_memo_free(&memo);
 		if (b > 0 && fabs((double)a - (double)b) > 0.2 * (double)b)
 			diag_add(dl, DIAG_WARN, os->path, 0, -1,
 				 "rank %d: op_statistic totals %.3f ms but the kernel table's non-communication rows "

@@ -22,6 +22,7 @@
 #include "lanes.h"
 #include "mapguard.h"
 #include "num.h"
+#include "stagetime.h"
 #include "u64map.h"
 #include "xalloc.h"
 #include "xthread.h"
@@ -1669,11 +1670,13 @@ static int load_walks(struct rank_store *rs, struct part_walk *pws, size_t n_par
 	}
 	double t_walk = now_seconds();
 	rs->trace.walk_seconds = t_walk - t0;
+	stagetime_add(STAGE_WALK, t0);
 	if (!walked)
 		return -1;
 	merge_parts(rs, pws, n_parts, rs->trace.threads_used, rs->trace.parts[0].path, dl);
 	double t_merge = now_seconds();
 	rs->trace.merge_seconds = t_merge - t_walk;
+	stagetime_add(STAGE_MERGE, t_walk);
 	lanes_finish(rs, rs->trace.parts[0].path, dl);
 	report_bad_utf8(rs, rs->trace.parts[0].path, dl);
 	rs->trace.finish_seconds = now_seconds() - t_merge;
