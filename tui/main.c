@@ -17,6 +17,7 @@
 #include "app.h"
 #include "capture.h"
 #include "compare.h"
+#include "progress.h"
 #include "report.h"
 #include "stagetime.h"
 #include "summary.h"
@@ -293,11 +294,15 @@ int main(int argc, char **argv)
 	}
 
 	struct capture *cap = capture_open(path, &copts);
+	struct progress *prog = progress_start(cap); /* NULL unless stderr is a terminal */
 	if (cap->usable)
 		capture_load(cap);
 	double t_write;
 	if (mode == MODE_REPORT) {
-		struct analysis *an = analysis_run(cap);
+		progress_stage(prog, PROGRESS_ANALYSING);
+		struct analysis_hook hook = {.ranks_done = progress_ranks_counter(prog)};
+		struct analysis *an = analysis_run_with(cap, &hook);
+		progress_stop(prog);
 		t_write = stagetime_now();
 		if (json)
 			report_print_json(an, stdout);
@@ -307,6 +312,7 @@ int main(int argc, char **argv)
 		stagetime_add(STAGE_WRITE, t_write);
 		analysis_free(an);
 	} else {
+		progress_stop(prog);
 		t_write = stagetime_now();
 		if (json)
 			summary_print_json(cap, stdout);
