@@ -162,7 +162,14 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 		col->v.str[r] = intern_cell(ps, (size_t)(col - t->cols), s, len);
 		return;
 	}
-	if (is_timestamp_col(col->col) && num_has_exponent(s, len)) {
+	enum num_status st;
+	int64_t ns = 0;
+	bool exponent;
+	if (ty == CSVT_TIME)
+		st = num_time_ns_exp(s, len, &ns, &exponent); /* one pass for both */
+	else
+		exponent = is_timestamp_col(col->col) && num_has_exponent(s, len);
+	if (is_timestamp_col(col->col) && exponent) {
 		t->excel_numbers++;
 		if (ps->warn_excel++ < WARN_EACH)
 			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
@@ -170,10 +177,7 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 				 "kept as read",
 				 t->headers[idx], (int)(len > 32 ? 32 : len), s);
 	}
-	enum num_status st;
 	if (ty == CSVT_TIME) {
-		int64_t ns;
-		st = num_time_ns(s, len, &ns, NULL);
 		if (st == NUM_OK)
 			col->v.time[r] = ns;
 	} else {

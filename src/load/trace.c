@@ -442,14 +442,15 @@ static bool parse_ts(struct seg *sg, const struct espan *t, uint64_t off, int64_
 {
 	if (!t->p || (!t->is_str && (t->p[0] == '{' || t->p[0] == '[')))
 		return false;
-	enum num_status st = num_time_ns(t->p, t->len, out, NULL);
+	bool exponent;
+	enum num_status st = num_time_ns_exp(t->p, t->len, out, &exponent);
 	if (st != NUM_OK) {
 		seg_warn(sg, W_BAD_TS, off, "\"ts\" is %s (%.*s); event dropped",
 			 st == NUM_RANGE ? "out of range" : "not a number", (int)(t->len > 40 ? 40 : t->len), t->p);
 		return false;
 	}
 	/* 1.7364088836e15 µs holds a tenth of a millisecond at best: the digits are gone */
-	if (num_has_exponent(t->p, t->len))
+	if (exponent)
 		seg_warn(sg, W_TS_EXPONENT, off, "\"ts\" in exponent form (%.*s): the digits it dropped "
 			 "are lost; kept as read", (int)(t->len > 40 ? 40 : t->len), t->p);
 	return true;
