@@ -116,7 +116,7 @@ void progress_stage(struct progress *p, enum progress_stage s)
 		return;
 	atomic_store(&p->stage, (int)s);
 	pthread_mutex_lock(&p->lock);
-	pthread_cond_signal(&p->wake); /* redrawn now */
+	draw(p); /* at once, here: a short stage still shows */
 	pthread_mutex_unlock(&p->lock);
 }
 
