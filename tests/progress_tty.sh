@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The progress line of --report and --summary (src/report/progress.c): on stderr only, and
+# The progress line of --report, --summary and --report --compare (src/report/progress.c): on stderr only, and
 # only when stderr is a terminal. In a pipe or a file nothing at all reaches stderr and
 # stdout is the same bytes; on a pseudo-terminal (util-linux `script`) the line shows the
 # loading with bytes read of the total and the analysis with ranks done, is redrawn in
@@ -17,7 +17,7 @@ cap=$tmp/cap
 fail=0
 
 # not a terminal: stderr stays empty in every mode
-for mode in "--report --json" "--report" "--summary --json" "--summary"; do
+for mode in "--report --json" "--report" "--summary --json" "--summary" "--report --json --compare $cap"; do
   # shellcheck disable=SC2086
   "$bin" $mode "$cap" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: $mode exited with $?"; fail=1; }
   if [ -s "$tmp/err" ]; then
@@ -25,6 +25,7 @@ for mode in "--report --json" "--report" "--summary --json" "--summary"; do
   fi
 done
 "$bin" --report --json "$cap" >"$tmp/plain.json" 2>/dev/null
+"$bin" --report --json --compare "$cap" "$cap" >"$tmp/plain.compare.json" 2>/dev/null
 
 command -v script >/dev/null 2>&1 || { echo "SKIP: no script(1) for a pseudo-terminal"; exit 77; }
 script --version 2>/dev/null | grep -q util-linux || { echo "SKIP: script(1) is not util-linux's"; exit 77; }
@@ -54,4 +55,11 @@ for mode in report summary; do
     *) echo "FAIL: --$mode: the line is not cleared at the end (ends with:$tail)"; fail=1 ;;
   esac
 done
+# --report --compare: a line per capture, each cleared; the output as without a terminal
+script -qec "'$bin' --report --json --compare '$cap' '$cap' >'$tmp/tty.compare.json'" "$tmp/tty.compare" \
+  >/dev/null 2>&1 </dev/null || { echo "FAIL: --report --compare on a terminal exited with an error"; fail=1; }
+n=$(tr '\r' '\n' <"$tmp/tty.compare" | grep -c 'ascprof-tui: analysing: [0-2]/2 ranks done')
+[ "$n" -ge 2 ] || { echo "FAIL: --report --compare: $n analysing lines, want one per capture"; fail=1; }
+cmp -s "$tmp/tty.compare.json" "$tmp/plain.compare.json" ||
+  { echo "FAIL: --report --compare's stdout differs on a terminal"; fail=1; }
 exit $fail
