@@ -753,7 +753,8 @@ static void op_types(const struct rank_store *rs, struct rank_analysis *ra, bool
 
 struct shape_rec {
 	uint64_t key; /* type (or name) string id << 32 | shape string id */
-	int64_t dur;
+	int64_t dur;  /* the pair's total */
+	size_t count; /* its rows */
 };
 
 static int cmp_shape_rec(const void *a, const void *b)
@@ -771,35 +772,44 @@ static void op_shapes(const struct csv_table *k, struct rank_analysis *ra)
 	if (!k || !csvt_has(k, COL_INPUT_SHAPES) || !csvt_has(k, COL_DURATION))
 		return;
 	bool typed = csvt_has(k, COL_TYPE);
-	struct shape_rec *recs = xmalloc((k->nrows ? k->nrows : 1) * sizeof *recs);
-	size_t n = 0;
+	/* the rows summed per pair of string ids through a map (a table of a million rows has
+	 * a few hundred pairs; sorting the rows was a third of the op statistics), each pair's
+	 * total in row order, then the pairs in id order */
+	struct shape_rec *recs = NULL;
+	size_t n = 0, n_cap = 0;
+	struct u64map at = {0};
 	for (size_t r = 0; r < k->nrows; r++) {
 		int64_t d;
 		if (!csvt_time(k, r, COL_DURATION, &d))
 			continue;
 		uint64_t what = csvt_str_id(k, r, typed ? COL_TYPE : COL_NAME);
-		recs[n++] = (struct shape_rec){what << 32 | csvt_str_id(k, r, COL_INPUT_SHAPES), d};
+		uint64_t key = what << 32 | csvt_str_id(k, r, COL_INPUT_SHAPES);
+		bool found;
+		uint32_t *slot = u64map_slot(&at, key, &found);
+		if (!found) {
+			xgrow(&recs, &n_cap, n + 1, sizeof *recs);
+			recs[n] = (struct shape_rec){key, 0, 0};
+			*slot = (uint32_t)n++;
+		}
+		recs[*slot].dur = num_sat_add(recs[*slot].dur, d);
+		recs[*slot].count++;
 	}
+	u64map_free(&at);
 	xqsort(recs, n, sizeof *recs, cmp_shape_rec);
 	/* one text key per distinct pair, with its count and total */
 	struct type_ref *refs = NULL;
 	struct op_type_stat *pairs = NULL;
 	size_t np = 0, cap = 0, cap2 = 0;
 	char buf[512];
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		int64_t total = 0;
-		for (; j < n && recs[j].key == recs[i].key; j++)
-			total = num_sat_add(total, recs[j].dur);
+	for (size_t i = 0; i < n; i++) {
 		const char *what = strtab_str(k->strs, (uint32_t)(recs[i].key >> 32));
 		const char *shape = strtab_str(k->strs, (uint32_t)recs[i].key);
 		analysis_op_type_key(typed ? "" : what, typed ? what : NULL, buf, sizeof buf);
 		xgrow(&refs, &cap, np + 1, sizeof *refs);
 		xgrow(&pairs, &cap2, np + 1, sizeof *pairs);
 		refs[np] = (struct type_ref){xasprintf("%s [%s]", buf, shape && *shape ? shape : "-"), (uint32_t)np};
-		pairs[np] = (struct op_type_stat){.count = j - i, .total_ns = total};
+		pairs[np] = (struct op_type_stat){.count = recs[i].count, .total_ns = recs[i].dur};
 		np++;
-		i = j;
 	}
 	free(recs);
 	xqsort(refs, np, sizeof *refs, cmp_type_ref);
