@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "capture.h"
 #include "sbuf.h"
+#include "stagetime.h"
 #include "testutil.h"
 #include "xalloc.h"
 
@@ -190,6 +191,38 @@ static void test_bottleneck_follows_the_planted_cause(void **state)
 	assert_true(tu_close(best->gain.high_pct, 0.9 * ra->v[M_HOST_BOUND_PCT], 1e-6, 1e-6));
 	assert_true(ra->combined_gain_high <= 70.0);
 	tu_capture_free(&l);
+}
+
+/* `make bench` reads where the time went from stagetime.h: every stage of a load and an
+ * analysis of a capture with a trace adds to its counter (the timeline index and the
+ * writing are the explorer's and main's), and the progress counter of ranks analysed
+ * ends at the number of ranks. */
+static void test_stages_are_timed(void **state)
+{
+	(void)state;
+	char *dir = tu_generate("--ranks 2 --seed 3 --steps 4");
+	if (!dir)
+		skip();
+	double before[STAGE_COUNT];
+	for (int s = 0; s < STAGE_COUNT; s++)
+		before[s] = stagetime_seconds((enum stage)s);
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	_Atomic size_t done = 0;
+	struct analysis_hook hook = {.ranks_done = &done};
+	struct analysis *an = analysis_run_with(cap, &hook);
+	assert_int_equal(an->n_ranks, 2);
+	assert_int_equal(atomic_load(&done), 2);
+	static const enum stage timed[] = {STAGE_WALK, STAGE_MERGE, STAGE_LANES, STAGE_LINKS, STAGE_CSV,
+					   STAGE_CLASSIFY, STAGE_SETS, STAGE_STEPS, STAGE_METRICS,
+					   STAGE_OPSTATS, STAGE_CAPTURE};
+	for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++)
+		if (!(stagetime_seconds(timed[i]) > before[timed[i]]))
+			fail_msg("stage %s was not timed", stagetime_name(timed[i]));
+	assert_true(stagetime_seconds(STAGE_TIMELINE) == before[STAGE_TIMELINE]); /* no hook given */
+	analysis_free(an);
+	capture_free(cap);
+	free(dir);
 }
 
 /* ---- real fixtures ------------------------------------------------------------------ */
@@ -488,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_slow_rank_is_flagged),
 		cmocka_unit_test(test_step_sources),
 		cmocka_unit_test(test_bottleneck_follows_the_planted_cause),
+		cmocka_unit_test(test_stages_are_timed),
 		cmocka_unit_test(test_real_level0_level1_agree),
 		cmocka_unit_test(test_real_level2_without_traces),
 		cmocka_unit_test(test_single_op_instance),

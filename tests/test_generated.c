@@ -86,7 +86,7 @@ static void test_default_capture(void **state)
 	/* a kernel_details row's start is the trace event's ts on the same clock, exactly */
 	const struct rank_data *rd = &g.cap->ranks[0];
 	const struct csv_table *k = rd->by_kind[CSV_KERNEL];
-	int64_t start;
+	int64_t start = 0;
 	assert_true(csvt_time(k, 0, COL_START, &start));
 	bool found = false;
 	for (size_t e = 0; e < rd->store.n_ev && !found; e++)

@@ -232,6 +232,14 @@ static void time_ns_case(uint64_t rng)
 	if (st != ref || (st == NUM_OK && (got != want || got_r != want_r)))
 		fail_msg("%.*s: status %d value %lld rounded %d, general path %d %lld %d", (int)n, buf, (int)st,
 			 (long long)got, got_r, (int)ref, (long long)want, want_r);
+	/* the one-pass variant the loaders use: the same status and value, and the exponent
+	 * flag of a separate pass */
+	int64_t got_e = 0;
+	bool exp_e = false;
+	enum num_status st_e = num_time_ns_exp(buf, n, &got_e, &exp_e);
+	if (st_e != st || (st == NUM_OK && got_e != got) || exp_e != num_has_exponent(buf, n))
+		fail_msg("%.*s: num_time_ns_exp status %d value %lld exponent %d, num_time_ns %d %lld", (int)n, buf,
+			 (int)st_e, (long long)got_e, exp_e, (int)st, (long long)got);
 }
 
 /* num_time_ns reads "digits.ddd" on a path of its own: against num_scaled_int with the

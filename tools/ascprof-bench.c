@@ -177,10 +177,30 @@ static int ensure_capture(const char *gen, const char *data, const struct captur
 	return 0;
 }
 
-/* The floor: one memchr pass over every trace, counting '{', from the page cache. */
-static double memchr_floor(char paths[][4096], int n, unsigned long long *bytes)
+static double cpu_s(void)
 {
-	double t0 = now_s();
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void loadavg(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double a = 0, b = 0, c = 0;
+	if (!f || fscanf(f, "%lf %lf %lf", &a, &b, &c) != 3)
+		snprintf(buf, size, "unknown");
+	else
+		snprintf(buf, size, "%.2f %.2f %.2f", a, b, c);
+	if (f)
+		fclose(f);
+}
+
+/* The floor: one memchr pass over every trace, counting '{', from the page cache; *cpu is
+ * its CPU time. */
+static double memchr_floor(char paths[][4096], int n, unsigned long long *bytes, double *cpu)
+{
+	double t0 = now_s(), c0 = cpu_s();
 	*bytes = 0;
 	for (int i = 0; i < n; i++) {
 		int fd = open(paths[i], O_RDONLY);
@@ -202,6 +222,7 @@ static double memchr_floor(char paths[][4096], int n, unsigned long long *bytes)
 		}
 		close(fd);
 	}
+	*cpu = cpu_s() - c0;
 	return now_s() - t0;
 }
 
@@ -367,16 +388,17 @@ static void db_bench(const char *gen, const char *tui, const char *data, const s
 
 static void usage(FILE *out)
 {
-	fputs("usage: ascprof-bench --tui PATH --gen PATH --data DIR [--runs N] [--quick]\n"
+	fputs("usage: ascprof-bench --tui PATH --gen PATH --data DIR [--runs N] [--quick] [--only NAME]\n"
 	      "Generates the benchmark captures into DIR once (100 MB, 1 GB, 8 x 250 MB; --quick:\n"
 	      "10 MB, 100 MB, 8 x 25 MB), runs the explorer on each N times (default 3) and prints\n"
-	      "medians, each time also as a multiple of the memchr floor.\n",
+	      "medians, each time also as a multiple of the memchr floor. --only NAME: that capture\n"
+	      "alone (100MB, 1GB, 8x250MB; 10MB, 100MB, 8x25MB with --quick).\n",
 	      out);
 }
 
 int main(int argc, char **argv)
 {
-	const char *tui = NULL, *gen = NULL, *data = NULL;
+	const char *tui = NULL, *gen = NULL, *data = NULL, *only = NULL;
 	int runs = 3;
 	bool quick = false;
 	for (int i = 1; i < argc; i++) {
@@ -390,6 +412,8 @@ int main(int argc, char **argv)
 			runs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quick"))
 			quick = true;
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
 		else if (!strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
@@ -424,19 +448,46 @@ int main(int argc, char **argv)
 	double index_per_event[3] = {0};
 	for (size_t s = 0; s < n_specs; s++) {
 		char dir[4096];
+		if (only && strcmp(only, specs[s].name))
+			continue;
 		if (ensure_capture(gen, data, &specs[s], false, dir, sizeof dir) != 0)
 			return 1;
 		static char paths[64][4096];
 		int np = trace_paths(dir, paths, 64);
 		unsigned long long bytes = 0;
-		double floor_t[MAX_RUNS];
-		memchr_floor(paths, np, &bytes); /* warms the page cache */
+		double floor_t[MAX_RUNS], floor_c[MAX_RUNS], warm_c;
+		memchr_floor(paths, np, &bytes, &warm_c); /* warms the page cache */
 		for (int r = 0; r < runs; r++)
-			floor_t[r] = memchr_floor(paths, np, &bytes);
-		double floor_s = median(floor_t, runs);
+			floor_t[r] = memchr_floor(paths, np, &bytes, &floor_c[r]);
+		double floor_s = median(floor_t, runs), floor_cpu = median(floor_c, runs);
+
+		/* the index (--summary --json) and the report (--report --json), alternating
+		 * run by run so that both see the same load; the report's run gives the stages */
+		char load_before[64], load_after[64];
+		loadavg(load_before, sizeof load_before);
+		double idx_w[MAX_RUNS], idx_c[MAX_RUNS], rep_w[MAX_RUNS], rep_c[MAX_RUNS];
+		struct figures stage_runs[MAX_RUNS];
+		for (int r = 0; r < runs; r++) {
+			double rr, ra;
+			char *sargv[] = {(char *)tui, "--summary", "--json", dir, NULL};
+			char *rargv[] = {(char *)tui, "--report", "--json", dir, NULL};
+			run_measured(sargv, NULL, false, &idx_w[r], &idx_c[r], &rr, &ra);
+			unlink(out_path);
+			memset(&stage_runs[r], 0, sizeof stage_runs[r]);
+			run_measured(rargv, out_path, false, &rep_w[r], &rep_c[r], &rr, &ra);
+			read_bench_out(out_path, &stage_runs[r]);
+		}
+		loadavg(load_after, sizeof load_after);
+		double ratio_w[MAX_RUNS], ratio_c[MAX_RUNS];
+		for (int r = 0; r < runs; r++) {
+			ratio_w[r] = rep_w[r] / idx_w[r];
+			ratio_c[r] = rep_c[r] / idx_c[r];
+		}
+		double iw = median(idx_w, runs), ic = median(idx_c, runs), rw = median(rep_w, runs),
+		       rc = median(rep_c, runs), pair_w = median(ratio_w, runs), pair_c = median(ratio_c, runs);
 
 		struct figures per_run[MAX_RUNS];
-		double wall[MAX_RUNS], cpu[MAX_RUNS], rss[MAX_RUNS], anon[MAX_RUNS], report_wall[MAX_RUNS];
+		double wall[MAX_RUNS], cpu[MAX_RUNS], rss[MAX_RUNS], anon[MAX_RUNS];
 		for (int r = 0; r < runs; r++) {
 			memset(&per_run[r], 0, sizeof per_run[r]);
 			unlink(out_path);
@@ -446,8 +497,6 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bench: %s exited with an error on %s\n", tui, dir);
 			read_bench_out(out_path, &per_run[r]);
 			run_measured(targv, NULL, true, &w, &c, &rss[r], &anon[r]); /* the peaks */
-			char *rargv[] = {(char *)tui, "--report", "--json", dir, NULL};
-			run_measured(rargv, NULL, false, &report_wall[r], &c, &rr, &ra);
 		}
 		/* medians over runs of every figure the explorer gave */
 		struct figures med = {0};
@@ -486,13 +535,36 @@ int main(int argc, char **argv)
 			if (fig_get(&f, "indexed_ms", &alone_ms[alone_runs]))
 				alone_runs++;
 		}
-		double rep = median(report_wall, runs), rss_m = median(rss, runs), anon_m = median(anon, runs);
+		double rss_m = median(rss, runs), anon_m = median(anon, runs);
 		double cpu_m = median(cpu, runs);
 		double mb = (double)bytes / 1e6;
 		printf("== %s: %d trace file%s, %.0f MB, %.0f events (X, C and flow ends), %.0f lanes, "
 		       "%.0f op rows\n",
 		       specs[s].name, np, np == 1 ? "" : "s", mb, events, lanes, ops);
-		printf("  memchr floor          %9.3f s   %7.0f MB/s\n", floor_s, mb / floor_s);
+		printf("  load average %s before, %s after the index/report runs\n", load_before, load_after);
+		printf("  memchr floor          %9.3f s   %7.0f MB/s   CPU %.3f s\n", floor_s, mb / floor_s, floor_cpu);
+		printf("  index  --summary --json  %7.3f s wall  x%.1f floor    CPU %7.3f s  x%.1f floor CPU\n", iw,
+		       iw / floor_s, ic, ic / floor_cpu);
+		printf("  report --report --json   %7.3f s wall  x%.1f floor    CPU %7.3f s  x%.1f floor CPU\n", rw,
+		       rw / floor_s, rc, rc / floor_cpu);
+		printf("  report / index (paired runs, median)   x%.2f wall           x%.2f CPU\n", pair_w, pair_c);
+		printf("  where the time goes (the report's run; seconds summed over the threads that ran\n"
+		       "  each stage: the CSV tables load beside the walk, op statistics beside the sets):\n   ");
+		int shown = 0;
+		for (int i = 0; i < stage_runs[0].n; i++) {
+			if (strncmp(stage_runs[0].name[i], "stage_", 6))
+				continue;
+			double v[MAX_RUNS];
+			int k = 0;
+			for (int r = 0; r < runs; r++)
+				if (fig_get(&stage_runs[r], stage_runs[0].name[i], &v[k]))
+					k++;
+			const char *nm = stage_runs[0].name[i] + 6;
+			printf(" %.*s %.3f s;", (int)(strlen(nm) > 3 ? strlen(nm) - 3 : 0), nm, k ? median(v, k) / 1e3 : 0);
+			if (++shown % 5 == 0)
+				printf("\n   ");
+		}
+		printf("\n  the explorer, headless (200x60), from its own clock:\n");
 		printf("  loaded (store)        %9.3f s   %7.0f MB/s   x%.1f floor\n", loaded / 1e3,
 		       mb / (loaded / 1e3), loaded / 1e3 / floor_s);
 		printf("  fully indexed         %9.3f s   %7.0f MB/s   x%.1f floor   (store, analysis, "
@@ -509,8 +581,10 @@ int main(int argc, char **argv)
 		printf("  CPU of the whole run  %9.3f s   %7.0f MB per CPU-second (user + system, all threads:\n"
 		       "                                      robust to other load on the machine)\n",
 		       cpu_m, mb / cpu_m);
+		double tl = 0;
+		fig_get(&med, "stage_timeline_ms", &tl);
+		printf("  timeline index        %9.3f s   (built beside the op statistics)\n", tl / 1e3);
 		printf("  first frame           %9.1f ms\n", first);
-		printf("  full report (--json)  %9.3f s                 x%.1f floor\n", rep, rep / floor_s);
 		printf("  peak RSS              %9.0f MB   (includes the mapped trace pages)\n", rss_m);
 		printf("  peak private          %9.0f MB   %.3f x trace bytes\n", anon_m,
 		       anon_m * 1048576.0 / (double)bytes);
@@ -526,7 +600,7 @@ int main(int argc, char **argv)
 		if (s == 1)
 			db_bench(gen, tui, data, &specs[s], script, out_path, runs, bytes, indexed, anon_m);
 	}
-	if (index_per_event[0] > 0)
+	if (index_per_event[0] > 0 && index_per_event[1] > 0)
 		printf("scaling %s -> %s: %.2f x the time per event (1.00 = linear)\n", specs[0].name,
 		       specs[1].name, index_per_event[1] / index_per_event[0]);
 	return 0;

@@ -16,6 +16,7 @@
 #include "i18n.h"
 #include "script.h"
 #include "sbuf.h"
+#include "stagetime.h"
 #include "summary.h"
 #include "xalloc.h"
 
@@ -60,7 +61,7 @@ static void build_lod(void *ctx, size_t rank_index, const struct rank_store *rs,
 static struct analysis *analyse_and_index(const struct capture *cap, struct lane_lod ***lods)
 {
 	*lods = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof **lods);
-	struct analysis_hook hook = {build_lod, *lods};
+	struct analysis_hook hook = {.classified = build_lod, .ctx = *lods};
 	return analysis_run_with(cap, &hook);
 }
 
@@ -725,6 +726,7 @@ static void bench_published(struct app *app, const struct published *pub)
 		app->t_analysed * 1e3, app->t_indexed * 1e3);
 	fprintf(app->bench, "events %zu\nlanes %zu\nops %zu\nstore_bytes %zu\n", events, lanes, ops,
 		store);
+	stagetime_print(app->bench);
 }
 
 static int cmp_double(const void *a, const void *b)

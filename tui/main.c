@@ -18,7 +18,9 @@
 #include "capture.h"
 #include "compare.h"
 #include "i18n.h"
+#include "progress.h"
 #include "report.h"
+#include "stagetime.h"
 #include "summary.h"
 
 enum mode { MODE_TUI, MODE_SUMMARY, MODE_REPORT };
@@ -95,6 +97,23 @@ static int take_compare_ranks(int *argc, char **argv, struct app_opts *ao)
 	return 0;
 }
 
+/* Loads cap and, with `analyse`, analyses it (NULL otherwise), showing the progress on
+ * stderr when it is a terminal (progress.h): the non-interactive modes call this. */
+static struct analysis *load_with_progress(struct capture *cap, bool analyse)
+{
+	struct progress *prog = progress_start(cap); /* NULL unless stderr is a terminal */
+	if (cap->usable)
+		capture_load(cap);
+	struct analysis *an = NULL;
+	if (analyse) {
+		progress_stage(prog, PROGRESS_ANALYSING);
+		struct analysis_hook hook = {.ranks_done = progress_ranks_counter(prog)};
+		an = analysis_run_with(cap, &hook);
+	}
+	progress_stop(prog); /* cleared before anything is written */
+	return an;
+}
+
 /* --report with --compare or --compare-ranks. */
 static int report_compare(const struct app_opts *ao, const char *const paths[2], bool json)
 {
@@ -103,11 +122,9 @@ static int report_compare(const struct app_opts *ao, const char *const paths[2],
 	struct analysis *an[2] = {NULL, NULL};
 	for (int i = 0; i < n; i++) {
 		cap[i] = capture_open(paths[i], &ao->capture);
-		if (cap[i]->usable)
-			capture_load(cap[i]);
-		else
+		if (!cap[i]->usable)
 			rc = 1;
-		an[i] = analysis_run(cap[i]);
+		an[i] = load_with_progress(cap[i], true);
 	}
 	struct comparison *c = ao->compare == CMP_ARG_CAPTURES
 				       ? compare_captures(an[0], an[1])
@@ -165,6 +182,17 @@ static void malloc_policy(void)
 #if defined(HAVE_MALLOC_H) && defined(M_MMAP_THRESHOLD)
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
+}
+
+/* `make bench`: where the time went (stagetime.h), to ASCPROF_BENCH_OUT when set. */
+static void bench_stages(void)
+{
+	const char *path = getenv("ASCPROF_BENCH_OUT");
+	FILE *f = path && *path ? fopen(path, "w") : NULL;
+	if (!f)
+		return;
+	stagetime_print(f);
+	fclose(f);
 }
 
 int main(int argc, char **argv)
@@ -288,20 +316,27 @@ int main(int argc, char **argv)
 	}
 
 	struct capture *cap = capture_open(path, &copts);
-	if (cap->usable)
-		capture_load(cap);
+	struct analysis *an = load_with_progress(cap, mode == MODE_REPORT);
+	double t_write;
 	if (mode == MODE_REPORT) {
-		struct analysis *an = analysis_run(cap);
+		t_write = stagetime_now();
 		if (json)
 			report_print_json(an, stdout);
 		else
 			report_print_text(an, stdout);
+		fflush(stdout);
+		stagetime_add(STAGE_WRITE, t_write);
 		analysis_free(an);
-	} else if (json) {
-		summary_print_json(cap, stdout);
 	} else {
-		summary_print_text(cap, stdout);
+		t_write = stagetime_now();
+		if (json)
+			summary_print_json(cap, stdout);
+		else
+			summary_print_text(cap, stdout);
+		fflush(stdout);
+		stagetime_add(STAGE_WRITE, t_write);
 	}
+	bench_stages();
 	int rc = cap->usable ? 0 : 1;
 	if (!cap->usable && !json) {
 		fputs(_("ascprof-tui: nothing to load; see the messages above\n"), stderr);

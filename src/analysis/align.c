@@ -23,16 +23,18 @@ static size_t collect_csv(const struct csv_table *k, struct coll **out)
 {
 	size_t n = 0, cap = 0;
 	*out = NULL;
+	struct kernel_memo memo = {0};
 	for (size_t r = 0; k && r < k->nrows; r++) {
 		int64_t a, d;
 		const char *name = csvt_str(k, r, COL_NAME);
 		if (!csvt_time(k, r, COL_START, &a) || !csvt_time(k, r, COL_DURATION, &d))
 			continue;
-		if (category_of(LANE_DEVICE, name, "", csvt_str(k, r, COL_ACCEL_CORE)).cat != CAT_COMM)
+		if (analysis_kernel_class(&memo, k, r).cat != CAT_COMM)
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
 		(*out)[n++] = (struct coll){a + d, d, name};
 	}
+	analysis_kernel_memo_free(&memo);
 	return n;
 }
 

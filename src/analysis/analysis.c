@@ -17,6 +17,7 @@
 #include "lanes.h"
 #include "num.h"
 #include "sbuf.h"
+#include "stagetime.h"
 #include "trace.h"
 #include "xalloc.h"
 #include "xsort.h"
@@ -280,12 +281,12 @@ static bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, i
 	ivset_init(&s->d2h);
 	ivset_init(&s->compute_or_comm);
 	bool any = false;
+	struct kernel_memo memo = {0};
 	for (size_t r = 0; k && r < k->nrows; r++) {
 		int64_t a, d;
 		if (!csvt_time(k, r, COL_START, &a) || !csvt_time(k, r, COL_DURATION, &d) || d < 0)
 			continue;
-		struct ev_class c = category_of(LANE_DEVICE, csvt_str(k, r, COL_NAME), "",
-						csvt_str(k, r, COL_ACCEL_CORE));
+		struct ev_class c = analysis_kernel_class(&memo, k, r);
 		if (c.flags & EVF_WAIT)
 			continue;
 		if (!any || a < *lo)
@@ -305,6 +306,7 @@ static bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, i
 		else
 			ivset_add(&s->compute, a, a + d);
 	}
+	analysis_kernel_memo_free(&memo);
 	ivset_union(&s->compute, &s->comm, &s->compute_or_comm);
 	return any;
 }
@@ -316,8 +318,10 @@ static void rank_sets_derive(struct rank_sets *s, const struct rank_store *rs, c
 static void *build_pending_sets(void *arg)
 {
 	struct pending_sets *p = arg;
+	double t0 = stagetime_now();
 	rank_sets_build(p->rs, p->cls, p->sets);
 	rank_sets_derive(p->sets, p->rs, p->cls, true);
+	stagetime_add(STAGE_SETS, t0);
 	return NULL;
 }
 
@@ -539,6 +543,21 @@ static int cmp_i64(const void *a, const void *b)
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 	return x < y ? -1 : x > y;
 }
+
+struct ev_class analysis_kernel_class(struct kernel_memo *m, const struct csv_table *k, size_t row)
+{
+	uint64_t key = (uint64_t)csvt_str_id(k, row, COL_NAME) << 32 | csvt_str_id(k, row, COL_ACCEL_CORE);
+	bool found;
+	uint32_t *v = u64map_slot(&m->map, key, &found);
+	if (!found) {
+		struct ev_class c = category_of(LANE_DEVICE, csvt_str(k, row, COL_NAME), "",
+						csvt_str(k, row, COL_ACCEL_CORE));
+		*v = 1u << 16 | (uint32_t)c.flags << 8 | c.cat;
+	}
+	return (struct ev_class){.cat = (uint8_t)*v, .flags = (uint8_t)(*v >> 8)};
+}
+
+void analysis_kernel_memo_free(struct kernel_memo *m) { u64map_free(&m->map); }
 
 bool analysis_has_group_lanes(const struct rank_store *rs)
 {
@@ -1263,7 +1282,9 @@ static void *csv_metrics(void *arg)
 static void *op_stats(void *arg)
 {
 	struct rank_stage *st = arg;
+	double t0 = stagetime_now();
 	analysis_ops(st->cap, st->ri, st->ra, st->dl, st->threaded);
+	stagetime_add(STAGE_OPSTATS, t0);
 	return NULL;
 }
 
@@ -1284,7 +1305,9 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	struct xthread csv_helper, ops_helper;
 	xthread_start(&csv_helper, csv_metrics, &stage, threaded);
 	ra->cls = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *ra->cls);
+	double t = stagetime_now();
 	category_classify(rs, ra->cls);
+	t = stagetime_add(STAGE_CLASSIFY, t);
 
 	struct rank_sets s;
 	struct pending_sets pending = {.sets = &s, .rs = rs, .cls = ra->cls};
@@ -1303,9 +1326,12 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	}
 	ra->t0 = lo;
 	ra->has_timeline = have_timeline;
+	t = stagetime_now();
 	analysis_steps(cap, ri, ra, have_timeline ? &pending : NULL, dl);
+	stagetime_add(STAGE_STEPS, t);
 	xthread_start(&ops_helper, op_stats, &stage, threaded);
 	rank_sets_wait(&pending);
+	t = stagetime_now();
 	if (have_timeline) {
 		if (!ra->has_trace)
 			rank_sets_derive(&s, rs, ra->cls, false);
@@ -1321,9 +1347,12 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 		step_trace_attribution(rd->by_kind[CSV_STEP_TRACE], ra);
 	bool dir_from_device = s.dir_from_device;
 	rank_sets_free(&s); /* while the op records are built: the two were the analysis's peak */
+	t = stagetime_add(STAGE_METRICS, t);
 	/* after the sets are freed, so the timeline index does not add to them */
-	if (hook && hook->classified && rs->has_events)
+	if (hook && hook->classified && rs->has_events) {
 		hook->classified(hook->ctx, ri, rs, ra->cls); /* while the op statistics finish */
+		stagetime_add(STAGE_TIMELINE, t);
+	}
 	xthread_join(&csv_helper);
 	if (ra->n_steps)
 		step_summary_metrics(ra, dir_from_device);
@@ -1393,6 +1422,8 @@ static void *rank_worker(void *arg)
 			return NULL;
 		analyse_rank(pool->cap, pool->jobs[j].rank_index, &pool->an->ranks[j], &pool->jobs[j].diags,
 			     pool->split_ranks, pool->hook);
+		if (pool->hook && pool->hook->ranks_done)
+			atomic_fetch_add(pool->hook->ranks_done, 1);
 	}
 }
 
@@ -1435,6 +1466,7 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	}
 	an->n_ranks = pool.n_jobs;
 	free(pool.jobs);
+	double t0 = stagetime_now();
 	analysis_workload_peers(an->ranks, an->n_ranks);
 	analysis_align(cap, an->ranks, an->n_ranks);
 	analysis_slow_ranks(an);
@@ -1444,6 +1476,7 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	analysis_attribution_comm(an);
 	for (size_t i = 0; i < an->n_ranks; i++)
 		analysis_bottlenecks(&an->ranks[i]);
+	stagetime_add(STAGE_CAPTURE, t0);
 	return an;
 }
 

@@ -11,6 +11,7 @@
 #ifndef ASCPROF_ANALYSIS_H
 #define ASCPROF_ANALYSIS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -407,6 +408,7 @@ struct analysis_hook {
 	void (*classified)(void *ctx, size_t rank_index, const struct rank_store *rs,
 			   const struct ev_class *cls);
 	void *ctx;
+	_Atomic size_t *ranks_done; /* when not NULL, raised as each rank's analysis ends (progress) */
 };
 struct analysis *analysis_run_with(const struct capture *cap, const struct analysis_hook *hook);
 void analysis_free(struct analysis *an);

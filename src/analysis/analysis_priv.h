@@ -6,6 +6,7 @@
 
 #include "analysis.h"
 #include "intervals.h"
+#include "u64map.h"
 #include "xthread.h"
 
 struct rank_sets {
@@ -45,6 +46,16 @@ struct rank_sets *rank_sets_wait(struct pending_sets *p);
 bool analysis_has_group_lanes(const struct rank_store *rs);
 bool analysis_is_collective(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
 			    bool have_group_lanes);
+
+/* A kernel table row's class (category_of on its name and accelerator core), computed once
+ * per distinct (name, core) pair of string ids: category_of tries the rule table's
+ * substring rules, thousands of instructions a row on a table of a million rows. Start
+ * with {0}; analysis_kernel_memo_free after. */
+struct kernel_memo {
+	struct u64map map; /* name id << 32 | core id -> 1 << 16 | flags << 8 | cat */
+};
+struct ev_class analysis_kernel_class(struct kernel_memo *m, const struct csv_table *k, size_t row);
+void analysis_kernel_memo_free(struct kernel_memo *m);
 
 /* Sets a metric when v is finite. */
 void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,

@@ -291,17 +291,18 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g)
 	uint32_t nk = k ? strtab_count(k->strs) : 0, no = o ? strtab_count(o->strs) : 0;
 	struct rec *recs = NULL;
 	size_t n = 0, cap = 0;
+	struct kernel_memo memo = {0};
 	for (size_t r = 0; k && r < k->nrows; r++) {
 		int64_t d;
 		if (!csvt_time(k, r, COL_DURATION, &d))
 			continue;
-		const char *name = csvt_str(k, r, COL_NAME);
-		struct ev_class c = category_of(LANE_DEVICE, name, "", csvt_str(k, r, COL_ACCEL_CORE));
+		struct ev_class c = analysis_kernel_class(&memo, k, r);
 		if (c.flags & EVF_WAIT)
 			continue;
 		xgrow(&recs, &cap, n + 1, sizeof *recs);
 		recs[n++] = (struct rec){d, csvt_str_id(k, r, COL_NAME), SCOPE_DEVICE, PHASE_UNKNOWN, c.cat};
 	}
+	analysis_kernel_memo_free(&memo);
 	for (size_t r = 0; o && r < o->nrows; r++) {
 		int64_t d;
 		if (!csvt_time(o, r, COL_HOST_TOTAL, &d))
@@ -752,7 +753,8 @@ static void op_types(const struct rank_store *rs, struct rank_analysis *ra, bool
 
 struct shape_rec {
 	uint64_t key; /* type (or name) string id << 32 | shape string id */
-	int64_t dur;
+	int64_t dur;  /* the pair's total */
+	size_t count; /* its rows */
 };
 
 static int cmp_shape_rec(const void *a, const void *b)
@@ -770,35 +772,44 @@ static void op_shapes(const struct csv_table *k, struct rank_analysis *ra)
 	if (!k || !csvt_has(k, COL_INPUT_SHAPES) || !csvt_has(k, COL_DURATION))
 		return;
 	bool typed = csvt_has(k, COL_TYPE);
-	struct shape_rec *recs = xmalloc((k->nrows ? k->nrows : 1) * sizeof *recs);
-	size_t n = 0;
+	/* the rows summed per pair of string ids through a map (a table of a million rows has
+	 * a few hundred pairs; sorting the rows was a third of the op statistics), each pair's
+	 * total in row order, then the pairs in id order */
+	struct shape_rec *recs = NULL;
+	size_t n = 0, n_cap = 0;
+	struct u64map at = {0};
 	for (size_t r = 0; r < k->nrows; r++) {
 		int64_t d;
 		if (!csvt_time(k, r, COL_DURATION, &d))
 			continue;
 		uint64_t what = csvt_str_id(k, r, typed ? COL_TYPE : COL_NAME);
-		recs[n++] = (struct shape_rec){what << 32 | csvt_str_id(k, r, COL_INPUT_SHAPES), d};
+		uint64_t key = what << 32 | csvt_str_id(k, r, COL_INPUT_SHAPES);
+		bool found;
+		uint32_t *slot = u64map_slot(&at, key, &found);
+		if (!found) {
+			xgrow(&recs, &n_cap, n + 1, sizeof *recs);
+			recs[n] = (struct shape_rec){key, 0, 0};
+			*slot = (uint32_t)n++;
+		}
+		recs[*slot].dur = num_sat_add(recs[*slot].dur, d);
+		recs[*slot].count++;
 	}
+	u64map_free(&at);
 	xqsort(recs, n, sizeof *recs, cmp_shape_rec);
 	/* one text key per distinct pair, with its count and total */
 	struct type_ref *refs = NULL;
 	struct op_type_stat *pairs = NULL;
 	size_t np = 0, cap = 0, cap2 = 0;
 	char buf[512];
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		int64_t total = 0;
-		for (; j < n && recs[j].key == recs[i].key; j++)
-			total = num_sat_add(total, recs[j].dur);
+	for (size_t i = 0; i < n; i++) {
 		const char *what = strtab_str(k->strs, (uint32_t)(recs[i].key >> 32));
 		const char *shape = strtab_str(k->strs, (uint32_t)recs[i].key);
 		analysis_op_type_key(typed ? "" : what, typed ? what : NULL, buf, sizeof buf);
 		xgrow(&refs, &cap, np + 1, sizeof *refs);
 		xgrow(&pairs, &cap2, np + 1, sizeof *pairs);
 		refs[np] = (struct type_ref){xasprintf("%s [%s]", buf, shape && *shape ? shape : "-"), (uint32_t)np};
-		pairs[np] = (struct op_type_stat){.count = j - i, .total_ns = total};
+		pairs[np] = (struct op_type_stat){.count = recs[i].count, .total_ns = recs[i].dur};
 		np++;
-		i = j;
 	}
 	free(recs);
 	xqsort(refs, np, sizeof *refs, cmp_type_ref);
@@ -916,16 +927,17 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 		/* op_statistic leaves the communication (HCCL) rows out by design: compare
 		 * with the kernel table's other rows */
 		int64_t comm = 0;
+		struct kernel_memo memo = {0};
 		for (size_t r = 0; r < kt->nrows; r++) {
 			int64_t v;
 			if (!csvt_time(kt, r, COL_DURATION, &v))
 				continue;
-			if (category_of(LANE_DEVICE, csvt_str(kt, r, COL_NAME), "", csvt_str(kt, r, COL_ACCEL_CORE)).cat ==
-			    CAT_COMM)
+			if (analysis_kernel_class(&memo, kt, r).cat == CAT_COMM)
 				comm = num_sat_add(comm, v);
 			else
 				b = num_sat_add(b, v);
 		}
+		analysis_kernel_memo_free(&memo);
 		if (b > 0 && fabs((double)a - (double)b) > 0.2 * (double)b)
 			diag_add(dl, DIAG_WARN, os->path, 0, -1,
 				 "rank %d: op_statistic totals %.3f ms but the kernel table's non-communication rows "

@@ -131,6 +131,47 @@ static size_t host_spans(const struct rank_store *rs, const struct ev_class *cls
 	return outermost(*out, n);
 }
 
+enum { N_ENGINE = sizeof engine_patterns / sizeof engine_patterns[0] };
+
+/* Bit p set when text contains engine_patterns[p] (six bits: below NAME_KNOWN). */
+static uint8_t engine_words(const char *text, const char *unused)
+{
+	(void)unused;
+	uint8_t bits = 0;
+	for (size_t p = 0; p < N_ENGINE; p++)
+		if (strstr(text, engine_patterns[p]))
+			bits |= (uint8_t)(1u << p);
+	return bits;
+}
+
+/* host_spans for every engine pattern at once, in one pass over the events (a pass per
+ * pattern was most of the step detection): out[p] (owned) and its count of outermost
+ * spans, as host_spans(rs, cls, engine_patterns[p], false, &out[p]) gives them. */
+static void engine_spans(const struct rank_store *rs, struct span *out[N_ENGINE], size_t n_out[N_ENGINE])
+{
+	size_t cap[N_ENGINE] = {0};
+	struct name_memo names;
+	name_memo_init(&names, rs->strs, engine_words, NULL);
+	bool *host = host_lanes(rs);
+	for (size_t p = 0; p < N_ENGINE; p++) {
+		out[p] = NULL;
+		n_out[p] = 0;
+	}
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (!host[store_ev_lane_id(rs, ev)])
+			continue;
+		uint8_t bits = name_bits(&names, rs->ev_name[ev]);
+		for (size_t p = 0; bits; p++, bits >>= 1)
+			if (bits & 1)
+				push_span(&out[p], &n_out[p], &cap[p], store_ts(rs, ev), store_ts(rs, ev) + store_dur(rs, ev),
+					  (uint32_t)ev);
+	}
+	free(names.bits);
+	free(host);
+	for (size_t p = 0; p < N_ENGINE; p++)
+		n_out[p] = outermost(out[p], n_out[p]);
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -980,16 +1021,20 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			diag_add(dl, DIAG_INFO, st->path, 0, -1,
 				 "one row for the whole capture: it says nothing about engine steps (vLLM "
 				 "captures use no profiler schedule); steps come from the trace");
-		for (size_t p = 0; !n && p < sizeof engine_patterns / sizeof engine_patterns[0]; p++) {
-			struct span *e = NULL;
-			size_t ne = host_spans(rs, ra->cls, engine_patterns[p], false, &e);
-			if (ne >= 2) {
-				v = e;
-				n = ne;
-				ra->step_source = STEP_SRC_ENGINE;
-				why = xasprintf("%zu repeating host spans named like \"%s\"", ne, engine_patterns[p]);
-			} else {
-				free(e);
+		if (!n) {
+			struct span *e[N_ENGINE];
+			size_t ne[N_ENGINE];
+			engine_spans(rs, e, ne);
+			for (size_t p = 0; p < N_ENGINE; p++) {
+				if (!n && ne[p] >= 2) { /* the first pattern with two spans wins */
+					v = e[p];
+					n = ne[p];
+					ra->step_source = STEP_SRC_ENGINE;
+					why = xasprintf("%zu repeating host spans named like \"%s\"", ne[p],
+							engine_patterns[p]);
+				} else {
+					free(e[p]);
+				}
 			}
 		}
 		int64_t thr = 0;

@@ -349,6 +349,16 @@ enum num_status num_time_ns(const char *s, size_t len, int64_t *out, bool *round
 	return st;
 }
 
+enum num_status num_time_ns_exp(const char *s, size_t len, int64_t *out, bool *exponent)
+{
+	if (time_us3(s, len, out)) {
+		*exponent = false; /* its shape has no letter */
+		return NUM_OK;
+	}
+	*exponent = num_has_exponent(s, len);
+	return num_time_ns(s, len, out, NULL);
+}
+
 enum num_status num_double(const char *s, size_t len, double *out)
 {
 	trim(&s, &len);

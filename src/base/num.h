@@ -24,6 +24,9 @@ enum num_status num_us_to_ns(const char *s, size_t len, int64_t *out, bool *roun
  * years), so that a start plus a duration, or three parts of a step, never overflow. */
 #define NUM_TIME_MAX_NS INT64_C(3000000000000000000)
 enum num_status num_time_ns(const char *s, size_t len, int64_t *out, bool *rounded);
+/* num_time_ns, and *exponent = num_has_exponent(s, len), which the common shape (digits
+ * and a point) answers without a second pass over the text. */
+enum num_status num_time_ns_exp(const char *s, size_t len, int64_t *out, bool *exponent);
 /* a + b, held at INT64_MAX or INT64_MIN instead of overflowing: sums of values read
  * from files. */
 static inline int64_t num_sat_add(int64_t a, int64_t b)

@@ -13,6 +13,7 @@
 
 #include "db.h"
 #include "csv_check.h"
+#include "stagetime.h"
 #include "trace.h"
 #include "xalloc.h"
 #include "xthread.h"
@@ -484,8 +485,10 @@ static void *side_main(void *arg)
 {
 	struct side_load *sl = arg;
 	struct capture *cap = sl->cap;
+	double t0 = stagetime_now();
 	load_csvs(cap, &sl->diags);
 	load_comm(cap, &sl->diags);
+	stagetime_add(STAGE_CSV, t0);
 	for (size_t i = 0; i < cap->n_ranks; i++)
 		atomic_store_explicit(&cap->ranks[i].csv_ready, true, memory_order_release);
 	return NULL;

@@ -167,9 +167,10 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 		return;
 	}
 	enum num_status st;
+	bool exponent = false;
 	if (ty == CSVT_TIME) {
-		int64_t ns;
-		st = num_time_ns(s, len, &ns, NULL);
+		int64_t ns = 0;
+		st = num_time_ns_exp(s, len, &ns, &exponent); /* one pass for both */
 		if (st == NUM_OK)
 			col->v.time[r] = ns;
 	} else {
@@ -181,9 +182,10 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 			else
 				col->v.ratio[r] = (float)d;
 		}
+		exponent = st == NUM_OK && is_timestamp_col(col->col) && num_has_exponent(s, len);
 	}
 	/* only a value that was kept is "kept as read": 1e400 is out of range, one message */
-	if (st == NUM_OK && is_timestamp_col(col->col) && num_has_exponent(s, len)) {
+	if (st == NUM_OK && exponent && is_timestamp_col(col->col)) {
 		t->excel_numbers++;
 		if (ps->warn_excel++ < WARN_EACH)
 			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
@@ -981,53 +983,9 @@ const char *csvt_row_path(const struct csv_table *t, size_t row)
 	return p ? p->path : t->path;
 }
 
-static const struct csv_column *column(const struct csv_table *t, size_t row, enum csv_col c)
-{
-	if (row >= t->nrows || t->col_at[c] < 0)
-		return NULL;
-	return &t->cols[t->col_at[c]];
-}
-
-uint32_t csvt_str_id(const struct csv_table *t, size_t row, enum csv_col c)
-{
-	const struct csv_column *col = column(t, row, c);
-	return col && csv_schema_type(c) == CSVT_STR ? col->v.str[row] : 0;
-}
-
 const char *csvt_str(const struct csv_table *t, size_t row, enum csv_col c)
 {
 	return strtab_str(t->strs, csvt_str_id(t, row, c));
-}
-
-bool csvt_time(const struct csv_table *t, size_t row, enum csv_col c, int64_t *ns)
-{
-	const struct csv_column *col = column(t, row, c);
-	if (!col || csv_schema_type(c) != CSVT_TIME || col->v.time[row] == CSVT_MISSING_TIME)
-		return false;
-	*ns = col->v.time[row];
-	return true;
-}
-
-bool csvt_num(const struct csv_table *t, size_t row, enum csv_col c, double *v)
-{
-	const struct csv_column *col = column(t, row, c);
-	if (!col)
-		return false;
-	double d;
-	switch (csv_schema_type(c)) {
-	case CSVT_NUM: d = col->v.num[row]; break;
-	case CSVT_RATIO: d = col->v.ratio[row]; break;
-	case CSVT_TIME:
-		if (col->v.time[row] == CSVT_MISSING_TIME)
-			return false;
-		d = (double)col->v.time[row] / 1000.0; /* as µs */
-		break;
-	default: return false;
-	}
-	if (isnan(d))
-		return false;
-	*v = d;
-	return true;
 }
 
 struct row_collect {

@@ -22,6 +22,7 @@
 #include "lanes.h"
 #include "mapguard.h"
 #include "num.h"
+#include "stagetime.h"
 #include "u64map.h"
 #include "xalloc.h"
 #include "xthread.h"
@@ -441,14 +442,15 @@ static bool parse_ts(struct seg *sg, const struct espan *t, uint64_t off, int64_
 {
 	if (!t->p || (!t->is_str && (t->p[0] == '{' || t->p[0] == '[')))
 		return false;
-	enum num_status st = num_time_ns(t->p, t->len, out, NULL);
+	bool exponent;
+	enum num_status st = num_time_ns_exp(t->p, t->len, out, &exponent);
 	if (st != NUM_OK) {
 		seg_warn(sg, W_BAD_TS, off, "\"ts\" is %s (%.*s); event dropped",
 			 st == NUM_RANGE ? "out of range" : "not a number", (int)(t->len > 40 ? 40 : t->len), t->p);
 		return false;
 	}
 	/* 1.7364088836e15 µs holds a tenth of a millisecond at best: the digits are gone */
-	if (num_has_exponent(t->p, t->len))
+	if (exponent)
 		seg_warn(sg, W_TS_EXPONENT, off, "\"ts\" in exponent form (%.*s): the digits it dropped "
 			 "are lost; kept as read", (int)(t->len > 40 ? 40 : t->len), t->p);
 	return true;
@@ -1684,11 +1686,13 @@ static int load_walks(struct rank_store *rs, struct part_walk *pws, size_t n_par
 	}
 	double t_walk = now_seconds();
 	rs->trace.walk_seconds = t_walk - t0;
+	stagetime_add(STAGE_WALK, t0);
 	if (!walked)
 		return -1;
 	merge_parts(rs, pws, n_parts, rs->trace.threads_used, rs->trace.parts[0].path, dl);
 	double t_merge = now_seconds();
 	rs->trace.merge_seconds = t_merge - t_walk;
+	stagetime_add(STAGE_MERGE, t_walk);
 	lanes_finish(rs, rs->trace.parts[0].path, dl);
 	report_bad_utf8(rs, rs->trace.parts[0].path, dl);
 	rs->trace.finish_seconds = now_seconds() - t_merge;

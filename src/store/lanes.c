@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "stagetime.h"
 #include "xalloc.h"
 #include "xsort.h"
 #include "xthread.h"
@@ -613,6 +614,7 @@ void lanes_display_order(const struct rank_store *rs, uint32_t *order)
 void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
 {
 	/* a second thread when the walk used one and there is enough to share */
+	double t0 = stagetime_now();
 	bool threaded = rs->trace.threads_used > 1 && rs->n_ev + rs->n_flows >= FINISH_THREADED_MIN;
 	/* The flow ends are sorted before the lanes' event lists exist: the two with the
 	 * sort's index were the load's peak. */
@@ -629,7 +631,9 @@ void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
 	order_lanes(&work);
 	xthread_join(&helper);
 	classify(rs); /* reads the events of lanes without metadata: after every lane is ordered */
+	double t_links = stagetime_add(STAGE_LANES, t0);
 	build_links(rs, threaded);
+	stagetime_add(STAGE_LINKS, t_links);
 	free(work.by_size);
 	size_t guessed = 0;
 	for (size_t i = 0; i < rs->n_lanes; i++)
