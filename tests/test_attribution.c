@@ -669,6 +669,33 @@ static void test_idle_without_host_trace(void **state)
 	real_free(&pc);
 }
 
+/* vLLM-Ascend's default capture records no Python frames: the scheduler's time between
+ * steps is a gap where neither the device nor the traced host does anything. Two 600 us
+ * kernels 400 us apart (one aten op dispatches them): 25 % of the window is that gap,
+ * compute (75 %) is below its threshold, and "no candidate" would read as "nothing to
+ * gain". The honest verdict is insufficient data, with the idle share. The real full_db
+ * capture (device idle 99 %, 3 us of host events) is the same case. */
+static void test_idle_with_an_untraced_host(void **state)
+{
+	(void)state;
+	static const char *spec[] = {"h,aten::mm,0,1 d,MatMul,0,600 d,MatMul,1000,600"};
+	struct planted pc = {0};
+	planted_load(&pc, spec, 1);
+	const struct rank_analysis *ra = &pc.an->ranks[0];
+	assert_int_equal(ra->attr.ns[ATTR_IDLE], US(400));
+	for (int k = 0; k < BN_COUNT; k++)
+		assert_true(ra->bn[k].score < 40);
+	char v[384];
+	analysis_verdict(ra, v, sizeof v);
+	assert_non_null(strstr(v, "insufficient data: the device idles 25.0 % of the window"));
+	planted_free(&pc);
+	if (!real_load(&pc, "msinsight/server/src/test/test_data/full_db"))
+		return;
+	analysis_verdict(&pc.an->ranks[0], v, sizeof v);
+	assert_non_null(strstr(v, "insufficient data: the device idles 99.0 %"));
+	real_free(&pc);
+}
+
 /* The PROF_* capture of the issue: 4 syncs of 70 us in 702 ms used to read "copy 60
  * TRIGGERED, expected gain 0.0-0.0 %" (the count per step triggered it). Its syncs wait 25 us
  * with the device idle: copy stays below its threshold and claims nothing. */
@@ -725,6 +752,7 @@ int main(void)
 		cmocka_unit_test(test_csv_only_ranks),
 		cmocka_unit_test(test_op_statistic_without_hccl_rows),
 		cmocka_unit_test(test_idle_without_host_trace),
+		cmocka_unit_test(test_idle_with_an_untraced_host),
 		cmocka_unit_test(test_prof_syncs_do_not_trigger_copy),
 		cmocka_unit_test(test_level1_transfer_from_communication_json),
 	};
