@@ -67,9 +67,8 @@ static int severity(double v, double thr, double full)
 }
 
 static void add_evidence(struct bottleneck *b, const struct threshold_def *t, const struct rank_analysis *ra,
-			 int m)
+			 int m, double v, bool edges_out)
 {
-	double v = ra->v[m];
 	b->ev = xrealloc(b->ev, (b->n_ev + 1) * sizeof *b->ev);
 	struct evidence *e = &b->ev[b->n_ev++];
 	e->metric = metric_defs[m].key;
@@ -79,9 +78,10 @@ static void add_evidence(struct bottleneck *b, const struct threshold_def *t, co
 	e->triggered = t->scores && v >= t->threshold;
 	const char *u = !strcmp(e->unit, "%") ? " %" : !strcmp(e->unit, "ratio") ? "" : " ";
 	const char *unit_word = !strcmp(e->unit, "%") || !strcmp(e->unit, "ratio") ? "" : e->unit;
-	e->text = xasprintf("%s = %.2f%s%s %s threshold %.2f%s%s: %s%s (source: %s)", e->metric, v, u, unit_word,
+	e->text = xasprintf("%s = %.2f%s%s %s threshold %.2f%s%s: %s%s (source: %s%s)", e->metric, v, u, unit_word,
 			    v >= t->threshold ? ">=" : "<", t->threshold, u, unit_word, t->why,
-			    t->scores ? "" : " [context, not scored]", ra->source[m] ? ra->source[m] : "?");
+			    t->scores ? "" : " [context, not scored]", ra->source[m] ? ra->source[m] : "?",
+			    edges_out ? "; of the window less its edge idle" : "");
 }
 
 /* A gain of lo..hi % of the window, each end capped at 70 % and at the buckets' share. */
@@ -130,6 +130,12 @@ static void attribution_metrics(struct rank_analysis *ra)
 
 static void score(struct rank_analysis *ra, struct bottleneck *b)
 {
+	/* the scored metrics are shares of the window; the profiler's start and stop (edge
+	 * idle) would dilute them (200 ms of edges turned a host-bound run into "no
+	 * candidate"), so they are scored as shares of the window less its edges */
+	const struct attribution *a = &ra->attr;
+	int64_t inner = a->wall_ns - a->ns[ATTR_EDGE_IDLE];
+	double scale = a->ns[ATTR_EDGE_IDLE] > 0 && inner > 0 ? (double)a->wall_ns / (double)inner : 1.0;
 	for (size_t i = 0; i < n_threshold_defs; i++) {
 		const struct threshold_def *t = &threshold_defs[i];
 		if (t->kind != b->kind)
@@ -140,8 +146,9 @@ static void score(struct rank_analysis *ra, struct bottleneck *b)
 		/* a training step dispatches forward and backward: the serving limit does not apply */
 		if (ra->workload == WORKLOAD_TRAINING && m == M_DISPATCH_PER_STEP)
 			continue;
-		add_evidence(b, t, ra, m);
-		int sc = t->scores ? severity(ra->v[m], t->threshold, t->full) : 0;
+		double v = t->scores ? fmin(100.0, ra->v[m] * scale) : ra->v[m];
+		add_evidence(b, t, ra, m, v, t->scores && scale != 1.0);
+		int sc = t->scores ? severity(v, t->threshold, t->full) : 0;
 		if (sc > b->score)
 			b->score = sc;
 	}
@@ -283,6 +290,15 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 	}
 	if (a->span_hi <= a->span_lo && a->ns[ATTR_EDGE_IDLE] == a->wall_ns) {
 		snprintf(buf, size, "insufficient data: no device task or collective in the window");
+		return buf;
+	}
+	/* scores are shares of the span (edges left out): a span of a few kernels is no sample */
+	int64_t inner = a->wall_ns - a->ns[ATTR_EDGE_IDLE];
+	if (inner < 100000) {
+		snprintf(buf, size,
+			 "insufficient data: the device is active for only %.1f us (the window less its edges), too "
+			 "short a sample to judge",
+			 (double)inner / 1e3);
 		return buf;
 	}
 	int order[BN_COUNT];
