@@ -434,6 +434,17 @@ static void test_training(void **state)
 		struct analysis *an = analysis_run(cap);
 		assert_true(an->n_ranks >= 2);
 		check_training(an);
+		/* st/level2's ranks 1 and 3 have a step table only: "training" is their peers' word,
+		 * not their own evidence, so it is not stated with high confidence */
+		for (size_t r = 0; r < an->n_ranks; r++) {
+			const struct rank_analysis *ra = &an->ranks[r];
+			bool own = !strstr(ra->workload_evidence, "of the same capture trains");
+			assert_int_equal(ra->phase_conf, own ? CONF_HIGH : CONF_MEDIUM);
+			for (size_t k = 0; k < ra->n_steps; k++)
+				assert_int_equal(ra->steps[k].phase_conf, own ? CONF_HIGH : CONF_MEDIUM);
+			if (i == 2 && (ra->rank == 1 || ra->rank == 3))
+				assert_false(own);
+		}
 		analysis_free(an);
 		capture_free(cap);
 		free(dir);

@@ -886,6 +886,10 @@ void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
 		                                  "same capture trains",
 		                                  ranks[train].rank);
 		training_phases(ra);
+		/* the peers' word, not this rank's evidence: a folder may hold unrelated captures */
+		ra->phase_conf = CONF_MEDIUM;
+		for (size_t k = 0; k < ra->n_steps; k++)
+			ra->steps[k].phase_conf = CONF_MEDIUM;
 		ra->have[M_PREFILL_STEPS] = ra->have[M_DECODE_STEPS] = ra->have[M_MIXED_STEPS] = false;
 	}
 }
