@@ -262,6 +262,8 @@ static void test_generated_slow_rank(void **state)
 			assert_int_equal(ra->late_rank, slow);
 			if (ra->rank == slow) {
 				assert_true(ra->bn[BN_NPU_COMPUTE].score >= 40);
+				/* its own advice says it is the straggler, not only generic kernel tuning */
+				assert_non_null(strstr(ra->bn[BN_NPU_COMPUTE].advice, "the others wait for"));
 				continue;
 			}
 			assert_true(ra->attr.ns[ATTR_COMM_WAIT] > ra->attr.ns[ATTR_COMM_TRANSFER]);

@@ -213,8 +213,13 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 		 xasprintf("5-20 %% of the compute time (%.2f %% of the window), an empirical range for kernel "
 			   "tuning%s",
 			   cp, pmu ? "; see the PMU ratios for compute- or memory-bound" : " (no PMU columns: aic_metrics was off)"));
-	b->advice = xstrdup(
-		"look at the top device ops: fused kernels, better tiling; high MTE2 with low MAC means memory bound");
+	if (ra->late_rank >= 0 && ra->late_rank == ra->rank) /* the straggler: its peers' wait is its to fix */
+		b->advice = xstrdup("this rank is the one the others wait for in the collectives: compare its top device "
+				    "ops with a peer's (--compare-ranks) and balance the work; then fused kernels, better "
+				    "tiling; high MTE2 with low MAC means memory bound");
+	else
+		b->advice = xstrdup("look at the top device ops: fused kernels, better tiling; high MTE2 with low MAC "
+				    "means memory bound");
 
 	/* communication: a transfer can be hidden behind compute; a wait for a late peer is
 	 * fixed on the peer (balance, find the slow rank), not by overlap or bandwidth */
