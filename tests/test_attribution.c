@@ -309,6 +309,11 @@ static char *planted_trace(const char *spec)
 		char args[64] = "";
 		if (pid == 2)
 			snprintf(args, sizeof args, ", \"args\": {\"Task Type\": \"%s\"}", tt);
+		char *hash = strchr(name, '#'); /* NAME#COUNT: a collective of COUNT FP32 values */
+		if (pid == 3 && hash) {
+			*hash = 0;
+			snprintf(args, sizeof args, ", \"args\": {\"data_type\": \"FP32\", \"count\": %s}", hash + 1);
+		}
 		char *next = xasprintf("%s,\n{\"ph\": \"X\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, "
 				       "\"ts\": \"%.3f\", \"dur\": %.3f, \"cat\": \"%s\"%s}",
 				       text, name, pid, tid, ts, dur, cat, args);
@@ -451,6 +456,35 @@ static void test_exposed_copies(void **state)
 	assert_true(tu_close(ra->bn[BN_COPY].gain.low_pct, 20.0, 1e-9, 1e-9));
 	char v[256];
 	assert_non_null(strstr(analysis_verdict(ra, v, sizeof v), "copy (score 100"));
+	planted_free(&pc);
+}
+
+/* level0's trap (no communication.json): a 2-rank DDP's first allReduce of 16 MB takes
+ * 56 ms on the rank that arrives last. The least duration is no transfer: at 16 MB that
+ * would be 0.3 GB/s, slower than any link; it is the first collective's setup, a wait both
+ * ranks share. Transfer is at most the payload at 1 GB/s (16.4 ms); the rest is wait, and
+ * the advice is about waiting, not overlap. */
+static void test_spread_transfer_slower_than_any_link(void **state)
+{
+	(void)state;
+	static const char *spec[] = {
+		"h,aten::mm,0,100 d,MatMul,100,1000 c,hcom_allReduce__868_0_1#4097000,1100,73000 d,Add,74100,1000",
+		"h,aten::mm,0,100 d,MatMul,100,18000 c,hcom_allReduce__868_0_1#4097000,18100,56000 d,Add,74100,1000"};
+	struct planted pc = {0};
+	planted_load(&pc, spec, 2);
+	const struct rank_analysis *r0 = &pc.an->ranks[0], *r1 = &pc.an->ranks[1];
+	int64_t xfer = 4097000LL * 4; /* ns at 1 byte per ns */
+	assert_int_equal(r1->attr.ns[ATTR_COMM_TRANSFER], xfer);
+	assert_int_equal(r1->attr.ns[ATTR_COMM_WAIT], US(56000) - xfer);
+	assert_int_equal(r0->attr.ns[ATTR_COMM_TRANSFER], xfer);
+	assert_int_equal(r0->attr.ns[ATTR_COMM_WAIT], US(73000) - xfer);
+	assert_non_null(strstr(r0->attr.comm_split, "at most the payload at 1 GB/s"));
+	for (size_t i = 0; i < 2; i++) {
+		const struct bottleneck *b = &pc.an->ranks[i].bn[BN_COMMUNICATION];
+		assert_true(b->score >= 40);
+		assert_null(strstr(b->advice, "overlap collectives"));
+		assert_non_null(strstr(b->advice, "waiting"));
+	}
 	planted_free(&pc);
 }
 
@@ -769,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_one_sampled_token_sync_per_step),
 		cmocka_unit_test(test_edges_feed_no_score),
 		cmocka_unit_test(test_wait_from_the_spread_across_ranks),
+		cmocka_unit_test(test_spread_transfer_slower_than_any_link),
 		cmocka_unit_test(test_host_only_trace),
 		cmocka_unit_test(test_exposed_copies),
 		cmocka_unit_test(test_op_type_key),

@@ -575,7 +575,7 @@ static int dtype_bytes(const char *t)
 }
 
 /* Payload of a collective from its args ("count" and "data_type"), in bytes; 0 unknown. */
-static double collective_bytes(const struct rank_store *rs, uint32_t ev)
+double analysis_collective_bytes(const struct rank_store *rs, uint32_t ev)
 {
 	struct sbuf raw = SBUF_INIT;
 	double bytes = 0;
@@ -616,7 +616,7 @@ static void collective_metrics(const struct rank_store *rs, struct rank_analysis
 		xgrow(&sizes, &cap, n + 1, sizeof *sizes);
 		d[n] = store_dur(rs, ev);
 		if (n < 100000) {
-			double b = collective_bytes(rs, (uint32_t)ev);
+			double b = analysis_collective_bytes(rs, (uint32_t)ev);
 			if (b > 0)
 				sizes[nsize++] = b;
 		}

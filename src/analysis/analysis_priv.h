@@ -45,6 +45,8 @@ struct rank_sets *rank_sets_wait(struct pending_sets *p);
 bool analysis_has_group_lanes(const struct rank_store *rs);
 bool analysis_is_collective(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
 			    bool have_group_lanes);
+/* A collective's payload from its args (count x data_type size), in bytes; 0 unknown. */
+double analysis_collective_bytes(const struct rank_store *rs, uint32_t ev);
 
 /* Sets a metric when v is finite. */
 void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,

@@ -625,7 +625,10 @@ void analysis_attribution_comm(struct analysis *an)
 							       : "wait and transit time of communication.json");
 		else if (ra->coll_spread_ok)
 			attribution_split_comm(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
-					       "spread of the same collectives' durations across ranks (least = transfer)");
+					       ra->coll_spread_capped
+						       ? "spread of the same collectives' durations across ranks (least = "
+							 "transfer, at most the payload at 1 GB/s)"
+						       : "spread of the same collectives' durations across ranks (least = transfer)");
 	}
 	/* the rank the others wait for waits least itself: name it when the others wait at
 	 * least twice as long (shares of their windows) and it waits under half its exposed
