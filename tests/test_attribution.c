@@ -732,6 +732,19 @@ static void test_idle_with_an_untraced_host(void **state)
 	analysis_verdict(ra, v, sizeof v);
 	assert_non_null(strstr(v, "insufficient data: the device idles 25.0 % of the window"));
 	planted_free(&pc);
+	/* 15 % untraced idle beside 7 % dispatch and 78 % compute: no candidate triggers, yet
+	 * the device waits on the host for 22 % of the window; the idle alone is over the
+	 * host-bound threshold (10 %), so it is no "no candidate" either */
+	static const char *spec15[] = {"d,MatMul,0,700 h,aten::add,700,70 d,Add,920,80"};
+	planted_load(&pc, spec15, 1);
+	ra = &pc.an->ranks[0];
+	assert_int_equal(ra->attr.ns[ATTR_IDLE], US(150));
+	assert_int_equal(ra->attr.ns[ATTR_HOST_DISPATCH], US(70));
+	for (int k = 0; k < BN_COUNT; k++)
+		assert_true(ra->bn[k].score < 40);
+	analysis_verdict(ra, v, sizeof v);
+	assert_non_null(strstr(v, "insufficient data: the device idles 15.0 % of the window"));
+	planted_free(&pc);
 	if (!real_load(&pc, "msinsight/server/src/test/test_data/full_db"))
 		return;
 	analysis_verdict(&pc.an->ranks[0], v, sizeof v);

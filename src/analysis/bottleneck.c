@@ -323,7 +323,8 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 			 "insufficient data: the device idles %.1f %% of the window inside its span, and without a "
 			 "host trace the cause is unknown",
 			 idle);
-	else if (idle >= 20.0) /* vLLM's default capture: no Python frames, the scheduler unseen */
+	else if (idle >= 10.0) /* vLLM's default capture: no Python frames, the scheduler unseen;
+				 * as much as host_bound_pct's threshold is not "nothing to say" */
 		snprintf(buf, size,
 			 "insufficient data: the device idles %.1f %% of the window inside its span and the trace "
 			 "shows no host work there: likely host work it does not record (Python, the scheduler)",
