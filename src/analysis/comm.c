@@ -637,7 +637,12 @@ void analysis_attribution_comm(struct analysis *an)
 	double least = INFINITY, most = 0;
 	for (size_t i = 0; i < an->n_ranks; i++) {
 		const struct attribution *a = &an->ranks[i].attr;
-		if (!a->valid || a->ns[ATTR_COMM_UNSPLIT] || !(a->ns[ATTR_COMM_WAIT] + a->ns[ATTR_COMM_TRANSFER]))
+		const struct rank_analysis *ri = &an->ranks[i];
+		/* a rank whose collectives all hide under its compute waits 0: in training the slow
+		 * rank's allReduce runs beside its own late backward */
+		bool has_coll = ri->have[M_COLLECTIVES] && ri->v[M_COLLECTIVES] > 0;
+		if (!a->valid || a->ns[ATTR_COMM_UNSPLIT] ||
+		    (!(a->ns[ATTR_COMM_WAIT] + a->ns[ATTR_COMM_TRANSFER]) && !has_coll))
 			continue;
 		double w = attribution_pct(a, a->ns[ATTR_COMM_WAIT]);
 		if (w < least) {
