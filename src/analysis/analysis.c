@@ -1207,7 +1207,8 @@ static void step_summary_metrics(struct rank_analysis *ra, bool dir_from_device)
 			     : ra->step_source == STEP_SRC_OP_SEQUENCE ? CONF_MEDIUM : CONF_HIGH;
 	const char *ssrc = analysis_step_source_name(ra->step_source);
 	set_metric(ra, M_STEPS, n, sc, ssrc);
-	if (ra->workload != WORKLOAD_TRAINING) { /* training steps are neither */
+	/* training steps are neither; nor are the steps of an unknown workload that no signal read */
+	if (ra->workload != WORKLOAD_TRAINING && (ra->workload != WORKLOAD_UNKNOWN || prefill + decode + mixed)) {
 		const char *psrc = analysis_phase_source_name(ra->phase_source);
 		set_metric(ra, M_PREFILL_STEPS, (double)prefill, ra->phase_conf, psrc);
 		set_metric(ra, M_DECODE_STEPS, (double)decode, ra->phase_conf, psrc);
