@@ -734,6 +734,9 @@ static void test_idle_with_an_untraced_host(void **state)
 	char v[384];
 	analysis_verdict(ra, v, sizeof v);
 	assert_non_null(strstr(v, "insufficient data: the device idles 25.0 % of the window"));
+	/* the host dispatch row says so too, rather than a bare 0 beside 0 % host-bound */
+	assert_non_null(ra->bn[BN_HOST_DISPATCH].insufficient);
+	assert_non_null(strstr(ra->bn[BN_HOST_DISPATCH].insufficient, "25.00 %"));
 	planted_free(&pc);
 	/* 15 % untraced idle beside 7 % dispatch and 78 % compute: no candidate triggers, yet
 	 * the device waits on the host for 22 % of the window; the idle alone is over the

@@ -198,6 +198,14 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 		set_gain(b, a, 0.5 * p, 0.9 * p, CONF_MEDIUM,
 			 xasprintf("50-90 %% of the host-bound time (dispatch %.2f %% + Python/other %.2f %% of the "
 				   "window)", pct_of(a, ATTR_HOST_DISPATCH), pct_of(a, ATTR_HOST_PYTHON)));
+		/* idle with no host work traced (vLLM's default capture records no Python frames)
+		 * is no host-bound time of the data, nor nothing: say so beside the score */
+		double idle = pct_of(a, ATTR_IDLE);
+		if (idle >= 10.0)
+			b->insufficient = xasprintf("insufficient data: the device and the traced host are both idle "
+						    "%.2f %% of the window inside its span: host work the trace does not "
+						    "record (Python, the scheduler) or no work at all (waiting for requests)",
+						    idle);
 	}
 	b->advice = xstrdup(ra->workload == WORKLOAD_TRAINING
 				    ? "cut per-step Python and host ops (fused optimizers, fewer small ops), keep the data "
@@ -327,7 +335,8 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 				 * as much as host_bound_pct's threshold is not "nothing to say" */
 		snprintf(buf, size,
 			 "insufficient data: the device idles %.1f %% of the window inside its span and the trace "
-			 "shows no host work there: likely host work it does not record (Python, the scheduler)",
+			 "shows no host work there: host work it does not record (Python, the scheduler) or none "
+			 "(waiting for requests)",
 			 idle);
 	else
 		snprintf(buf, size, "no candidate reaches its threshold");
