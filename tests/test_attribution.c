@@ -279,6 +279,26 @@ static void test_generated_slow_rank(void **state)
 	}
 }
 
+/* A graph-mode capture (--shape vllm,graph: decode steps replay a captured graph) whose
+ * host sits in aclmdlRIExecuteAsync while the device idles: host dispatch is right, but
+ * "capture the model in a graph" contradicts the replays the steps already show. */
+static void test_graph_mode_host_advice(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--shape vllm,graph --ops 3000 --seed 2", true);
+	const struct rank_analysis *ra = &c.an->ranks[0];
+	size_t replays = 0;
+	for (size_t k = 0; k < ra->n_steps; k++)
+		replays += ra->steps[k].graph_replays;
+	assert_true(replays > 0);
+	const struct bottleneck *b = &ra->bn[BN_HOST_DISPATCH];
+	assert_true(b->score >= 40);
+	assert_null(strstr(b->advice, "capture the model in a graph"));
+	assert_non_null(strstr(b->advice, "already replay"));
+	tu_capture_free(&c);
+}
+
 /* ---- planted traps: small captures whose every nanosecond is known ------------------ */
 
 /* One rank's trace: Python (pid 1), Ascend Hardware stream 2 (pid 2) and an HCCL
@@ -817,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_generated_invariants),
 		cmocka_unit_test(test_generated_slow_rank),
 		cmocka_unit_test(test_generated_edges),
+		cmocka_unit_test(test_graph_mode_host_advice),
 		cmocka_unit_test(test_rank_alone),
 		cmocka_unit_test(test_sync_waiting_on_a_collective),
 		cmocka_unit_test(test_one_sampled_token_sync_per_step),

@@ -207,11 +207,17 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 						    "record (Python, the scheduler) or no work at all (waiting for requests)",
 						    idle);
 	}
+	size_t replays = 0; /* graph mode: "capture a graph" would contradict the replays seen */
+	for (size_t k = 0; k < ra->n_steps; k++)
+		replays += ra->steps[k].graph_replays;
 	b->advice = xstrdup(ra->workload == WORKLOAD_TRAINING
 				    ? "cut per-step Python and host ops (fused optimizers, fewer small ops), keep the data "
 				      "loader ahead of the device"
-				    : "capture the model in a graph (ACLGraph / torchair), cut per-step Python and host ops, "
-				      "overlap scheduling with execution (async scheduling)");
+			    : replays ? "the steps already replay captured graphs: look at the host time inside the replay "
+					"calls (aclmdlRIExecute) and in the steps not captured (prefill), cut per-step "
+					"Python and host ops, overlap scheduling with execution (async scheduling)"
+				      : "capture the model in a graph (ACLGraph / torchair), cut per-step Python and host ops, "
+					"overlap scheduling with execution (async scheduling)");
 
 	/* compute: no mechanism in the data says how much faster kernels could be */
 	b = &ra->bn[BN_NPU_COMPUTE];
