@@ -630,9 +630,9 @@ void analysis_attribution_comm(struct analysis *an)
 							 "transfer, at most the payload at 1 GB/s)"
 						       : "spread of the same collectives' durations across ranks (least = transfer)");
 	}
-	/* the rank the others wait for waits least itself: name it when the others wait at
-	 * least twice as long (shares of their windows) and it waits under half its exposed
-	 * communication */
+	/* the rank the others wait for waits least itself: name it when the rank that waits
+	 * most waits at least twice as long and 5 % of its window or more (shares of their
+	 * windows) */
 	int late = -1;
 	double least = INFINITY, most = 0;
 	for (size_t i = 0; i < an->n_ranks; i++) {
