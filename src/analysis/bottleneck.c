@@ -311,13 +311,16 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 		snprintf(buf, size, "insufficient data: no device task or collective in the window");
 		return buf;
 	}
-	/* scores are shares of the span (edges left out): a span of a few kernels is no sample */
-	int64_t inner = a->wall_ns - a->ns[ATTR_EDGE_IDLE];
-	if (inner < 100000) {
+	/* a few kernels are no sample of a run (an operator test, a toy trace): the shares of
+	 * so little device time would read as a confident verdict */
+	static const enum attr_bucket dev[] = {ATTR_COMPUTE, ATTR_COMM_WAIT, ATTR_COMM_TRANSFER,
+					       ATTR_COMM_UNSPLIT, ATTR_COPY, ATTR_DEVICE_OTHER};
+	int64_t busy = attribution_sum(a, dev, sizeof dev / sizeof dev[0]);
+	if (busy < 500000) {
 		snprintf(buf, size,
-			 "insufficient data: the device is active for only %.1f us (the window less its edges), too "
-			 "short a sample to judge",
-			 (double)inner / 1e3);
+			 "insufficient data: the device ran tasks for only %.1f us of the window, too small a "
+			 "sample to judge",
+			 (double)busy / 1e3);
 		return buf;
 	}
 	int order[BN_COUNT];
