@@ -394,7 +394,8 @@ static void test_bad_dbs(void **state)
 		} else {
 			damage(paths[0], bc->kind);
 		}
-		assert_int_equal(tu_sh("cd '%s' && find . -type f | sort > ../before.txt", root), 0);
+		/* the listing beside the unique temp dir, not in a shared place (tests run at once) */
+		assert_int_equal(tu_sh("cd '%s' && find . -type f | sort > '%s.before'", root, root), 0);
 		struct capture *cap = capture_open(root, NULL);
 		assert_true(cap->usable);
 		capture_load(cap);
@@ -437,8 +438,8 @@ static void test_bad_dbs(void **state)
 		}
 		/* nothing was created beside the files (no journal, WAL or shm of ours) */
 		if (bc->kind != BAD_LOCKED)
-			assert_int_equal(tu_sh("cd '%s' && find . -type f | sort | cmp -s - ../before.txt", root), 0);
-		tu_sh("rm -f '%s/../before.txt'", root);
+			assert_int_equal(tu_sh("cd '%s' && find . -type f | sort | cmp -s - '%s.before'", root, root), 0);
+		tu_sh("rm -f '%s.before'", root);
 		free(paths[0]);
 		free(paths[1]);
 		tu_rmtree(root);

@@ -434,6 +434,17 @@ static void test_training(void **state)
 		struct analysis *an = analysis_run(cap);
 		assert_true(an->n_ranks >= 2);
 		check_training(an);
+		/* st/level2's ranks 1 and 3 have a step table only: "training" is their peers' word,
+		 * not their own evidence, so it is not stated with high confidence */
+		for (size_t r = 0; r < an->n_ranks; r++) {
+			const struct rank_analysis *ra = &an->ranks[r];
+			bool own = !strstr(ra->workload_evidence, "of the same capture trains");
+			assert_int_equal(ra->phase_conf, own ? CONF_HIGH : CONF_MEDIUM);
+			for (size_t k = 0; k < ra->n_steps; k++)
+				assert_int_equal(ra->steps[k].phase_conf, own ? CONF_HIGH : CONF_MEDIUM);
+			if (i == 2 && (ra->rank == 1 || ra->rank == 3))
+				assert_false(own);
+		}
 		analysis_free(an);
 		capture_free(cap);
 		free(dir);
@@ -456,6 +467,32 @@ static void test_inference_counts(void **state)
 	tu_capture_free(&c);
 }
 
+/* A capture of neither serving nor training (vllm-ascend's PROF_Memory: an operator test of
+ * three kernels; msinsight's heatMap) used to read "Decode steps 1" from its one step's
+ * duration. Durations say prefill or decode only of a workload that serves: here the
+ * phase is unknown and no prefill/decode counts are claimed. */
+static void test_unknown_workload_has_no_phases(void **state)
+{
+	(void)state;
+	static const char *const real[] = {"vllm-ascend/prof_unpack/PROF_GROUP_20260823_165254/PROF_Memory",
+	                                   "msinsight/server/src/test/test_data/heatMap"};
+	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
+		TU_REAL_OR_SKIP(dir, real[i]);
+		struct capture *cap = capture_open(dir, NULL);
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		const struct rank_analysis *ra = &an->ranks[0];
+		assert_int_equal(ra->workload, WORKLOAD_UNKNOWN);
+		assert_true(ra->n_steps >= 1);
+		for (size_t k = 0; k < ra->n_steps; k++)
+			assert_int_equal(ra->steps[k].phase, PHASE_UNKNOWN);
+		assert_false(ra->have[M_PREFILL_STEPS] || ra->have[M_DECODE_STEPS] || ra->have[M_MIXED_STEPS]);
+		analysis_free(an);
+		capture_free(cap);
+		free(dir);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +508,7 @@ int main(void)
 	        cmocka_unit_test(test_signal_stage),
 	        cmocka_unit_test(test_training),
 	        cmocka_unit_test(test_inference_counts),
+	        cmocka_unit_test(test_unknown_workload_has_no_phases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 struct coll {
 	int64_t end, dur;
 	const char *name;
+	double bytes; /* payload from the args (the reference rank's only); 0 unknown */
 };
 
 /* Collectives of a rank exported without a trace: its kernel table's communication rows. */
@@ -32,13 +33,13 @@ static size_t collect_csv(const struct csv_table *k, struct coll **out)
 		if (analysis_kernel_class(&memo, k, r).cat != CAT_COMM)
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct coll){a + d, d, name};
+		(*out)[n++] = (struct coll){a + d, d, name, 0};
 	}
 	analysis_kernel_memo_free(&memo);
 	return n;
 }
 
-static size_t collect(const struct rank_data *rd, const struct ev_class *cls, struct coll **out)
+static size_t collect(const struct rank_data *rd, const struct ev_class *cls, bool sizes, struct coll **out)
 {
 	const struct rank_store *rs = &rd->store;
 	if (!rs->has_events)
@@ -51,7 +52,8 @@ static size_t collect(const struct rank_data *rd, const struct ev_class *cls, st
 		if (!analysis_is_collective(rs, cls, (uint32_t)ev, group))
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct coll){store_ts(rs, ev) + store_dur(rs, ev), store_dur(rs, ev), store_ev_name(rs, ev)};
+		double b = sizes && n < 100000 ? analysis_collective_bytes(rs, (uint32_t)ev) : 0;
+		(*out)[n++] = (struct coll){store_ts(rs, ev) + store_dur(rs, ev), store_dur(rs, ev), store_ev_name(rs, ev), b};
 	}
 	return n;
 }
@@ -176,10 +178,20 @@ static void collective_spread(const struct coll *rc, size_t nrc, struct coll **c
 			if (c[r][j].dur < least[i])
 				least[i] = c[r][j].dur;
 		}
+	/* the least duration bounds the transfer; when it would move the payload slower than
+	 * 1 GB/s (no HCCS, RoCE or PCIe link is that slow) the rest is a wait all ranks share,
+	 * such as the first collective's link setup: a 2-rank DDP capture's first allReduce
+	 * (16 MB, 56 ms on both ranks) read as 48 % "transfer" and drew "overlap" advice */
+	bool *capped = xcalloc(nrc ? nrc : 1, sizeof *capped);
+	for (size_t i = 0; i < nrc; i++)
+		if (rc[i].bytes > 0 && (double)least[i] > rc[i].bytes / 1.0) {
+			least[i] = (int64_t)(rc[i].bytes / 1.0); /* 1 GB/s is 1 byte per ns */
+			capped[i] = true;
+		}
 	for (size_t r = 0; r < n; r++) {
 		struct rank_analysis *ra = &ranks[r];
 		ra->coll_wait_ns = ra->coll_transfer_ns = 0;
-		ra->coll_spread_ok = false;
+		ra->coll_spread_ok = ra->coll_spread_capped = false;
 		for (size_t i = 0; i < nrc; i++) {
 			size_t j = i;
 			if (!seen[i] || (r > 0 && !matched_at(rc, i, c[r], nc[r], &pm[r], &j)))
@@ -188,8 +200,10 @@ static void collective_spread(const struct coll *rc, size_t nrc, struct coll **c
 			ra->coll_wait_ns += own - least[i];
 			ra->coll_transfer_ns += least[i];
 			ra->coll_spread_ok = true;
+			ra->coll_spread_capped |= capped[i];
 		}
 	}
+	free(capped);
 	free(least);
 	free(seen);
 }
@@ -200,7 +214,7 @@ void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size
 		return;
 	struct rank_analysis *ref = &ranks[0];
 	struct coll *rc = NULL;
-	size_t nrc = collect(&cap->ranks[ref->rank_index], ref->cls, &rc);
+	size_t nrc = collect(&cap->ranks[ref->rank_index], ref->cls, true, &rc);
 	xqsort(rc, nrc, sizeof *rc, cmp_coll);
 	struct coll **cs = xcalloc(n, sizeof *cs);
 	size_t *ncs = xcalloc(n, sizeof *ncs);
@@ -217,7 +231,7 @@ void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size
 			continue;
 		}
 		struct coll *c = NULL;
-		size_t nc = collect(&cap->ranks[ra->rank_index], ra->cls, &c);
+		size_t nc = collect(&cap->ranks[ra->rank_index], ra->cls, false, &c);
 		xqsort(c, nc, sizeof *c, cmp_coll);
 		if (nc && nrc)
 			align_pair(rc, nrc, c, nc, ra, &pm[i]);

@@ -599,7 +599,7 @@ static int dtype_bytes(const char *t)
 }
 
 /* Payload of a collective from its args ("count" and "data_type"), in bytes; 0 unknown. */
-static double collective_bytes(const struct rank_store *rs, uint32_t ev)
+double analysis_collective_bytes(const struct rank_store *rs, uint32_t ev)
 {
 	struct sbuf raw = SBUF_INIT;
 	double bytes = 0;
@@ -640,7 +640,7 @@ static void collective_metrics(const struct rank_store *rs, struct rank_analysis
 		xgrow(&sizes, &cap, n + 1, sizeof *sizes);
 		d[n] = store_dur(rs, ev);
 		if (n < 100000) {
-			double b = collective_bytes(rs, (uint32_t)ev);
+			double b = analysis_collective_bytes(rs, (uint32_t)ev);
 			if (b > 0)
 				sizes[nsize++] = b;
 		}
@@ -1231,7 +1231,8 @@ static void step_summary_metrics(struct rank_analysis *ra, bool dir_from_device)
 			     : ra->step_source == STEP_SRC_OP_SEQUENCE ? CONF_MEDIUM : CONF_HIGH;
 	const char *ssrc = analysis_step_source_name(ra->step_source);
 	set_metric(ra, M_STEPS, n, sc, ssrc);
-	if (ra->workload != WORKLOAD_TRAINING) { /* training steps are neither */
+	/* training steps are neither; nor are the steps of an unknown workload that no signal read */
+	if (ra->workload != WORKLOAD_TRAINING && (ra->workload != WORKLOAD_UNKNOWN || prefill + decode + mixed)) {
 		const char *psrc = analysis_phase_source_name(ra->phase_source);
 		set_metric(ra, M_PREFILL_STEPS, (double)prefill, ra->phase_conf, psrc);
 		set_metric(ra, M_DECODE_STEPS, (double)decode, ra->phase_conf, psrc);

@@ -374,6 +374,7 @@ struct rank_analysis {
 	 * (waiting for the last peer), summed over the matched ones */
 	int64_t coll_wait_ns, coll_transfer_ns;
 	bool coll_spread_ok;
+	bool coll_spread_capped; /* a least duration held more than its payload at 1 GB/s */
 	int late_rank; /* the rank that waits least in collectives while others wait (the one
 			* the others wait for), or -1 */
 

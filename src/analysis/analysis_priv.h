@@ -46,6 +46,8 @@ struct rank_sets *rank_sets_wait(struct pending_sets *p);
 bool analysis_has_group_lanes(const struct rank_store *rs);
 bool analysis_is_collective(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
 			    bool have_group_lanes);
+/* A collective's payload from its args (count x data_type size), in bytes; 0 unknown. */
+double analysis_collective_bytes(const struct rank_store *rs, uint32_t ev);
 
 /* A kernel table row's class (category_of on its name and accelerator core), computed once
  * per distinct (name, core) pair of string ids: category_of tries the rule table's

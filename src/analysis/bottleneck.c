@@ -68,9 +68,8 @@ static int severity(double v, double thr, double full)
 }
 
 static void add_evidence(struct bottleneck *b, const struct threshold_def *t, const struct rank_analysis *ra,
-			 int m)
+			 int m, double v, bool edges_out)
 {
-	double v = ra->v[m];
 	b->ev = xrealloc(b->ev, (b->n_ev + 1) * sizeof *b->ev);
 	struct evidence *e = &b->ev[b->n_ev++];
 	e->metric = metric_defs[m].key;
@@ -80,9 +79,10 @@ static void add_evidence(struct bottleneck *b, const struct threshold_def *t, co
 	e->triggered = t->scores && v >= t->threshold;
 	const char *u = !strcmp(e->unit, "%") ? " %" : !strcmp(e->unit, "ratio") ? "" : " ";
 	const char *unit_word = !strcmp(e->unit, "%") || !strcmp(e->unit, "ratio") ? "" : e->unit;
-	e->text = xasprintf(_("%s = %.2f%s%s %s threshold %.2f%s%s: %s%s (source: %s)"), e->metric, v, u, unit_word,
+	e->text = xasprintf(_("%s = %.2f%s%s %s threshold %.2f%s%s: %s%s (source: %s%s)"), e->metric, v, u, unit_word,
 			    v >= t->threshold ? ">=" : "<", t->threshold, u, unit_word, _(t->why),
-			    t->scores ? "" : _(" [context, not scored]"), ra->source[m] ? ra->source[m] : "?");
+			    t->scores ? "" : _(" [context, not scored]"), ra->source[m] ? ra->source[m] : "?",
+			    edges_out ? _("; of the window less its edge idle") : "");
 }
 
 /* A gain of lo..hi % of the window, each end capped at 70 % and at the buckets' share. */
@@ -131,6 +131,12 @@ static void attribution_metrics(struct rank_analysis *ra)
 
 static void score(struct rank_analysis *ra, struct bottleneck *b)
 {
+	/* the scored metrics are shares of the window; the profiler's start and stop (edge
+	 * idle) would dilute them (200 ms of edges turned a host-bound run into "no
+	 * candidate"), so they are scored as shares of the window less its edges */
+	const struct attribution *a = &ra->attr;
+	int64_t inner = a->wall_ns - a->ns[ATTR_EDGE_IDLE];
+	double scale = a->ns[ATTR_EDGE_IDLE] > 0 && inner > 0 ? (double)a->wall_ns / (double)inner : 1.0;
 	for (size_t i = 0; i < n_threshold_defs; i++) {
 		const struct threshold_def *t = &threshold_defs[i];
 		if (t->kind != b->kind)
@@ -141,8 +147,9 @@ static void score(struct rank_analysis *ra, struct bottleneck *b)
 		/* a training step dispatches forward and backward: the serving limit does not apply */
 		if (ra->workload == WORKLOAD_TRAINING && m == M_DISPATCH_PER_STEP)
 			continue;
-		add_evidence(b, t, ra, m);
-		int sc = t->scores ? severity(ra->v[m], t->threshold, t->full) : 0;
+		double v = t->scores ? fmin(100.0, ra->v[m] * scale) : ra->v[m];
+		add_evidence(b, t, ra, m, v, t->scores && scale != 1.0);
+		int sc = t->scores ? severity(v, t->threshold, t->full) : 0;
 		if (sc > b->score)
 			b->score = sc;
 	}
@@ -192,12 +199,26 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 		set_gain(b, a, 0.5 * p, 0.9 * p, CONF_MEDIUM,
 			 xasprintf(_("50-90 %% of the host-bound time (dispatch %.2f %% + Python/other %.2f %% of the "
 				   "window)"), pct_of(a, ATTR_HOST_DISPATCH), pct_of(a, ATTR_HOST_PYTHON)));
+		/* idle with no host work traced (vLLM's default capture records no Python frames)
+		 * is no host-bound time of the data, nor nothing: say so beside the score */
+		double idle = pct_of(a, ATTR_IDLE);
+		if (idle >= 10.0)
+			b->insufficient = xasprintf(_("insufficient data: the device and the traced host are both idle "
+						      "%.2f %% of the window inside its span: host work the trace does not "
+						      "record (Python, the scheduler) or no work at all (waiting for requests)"),
+						    idle);
 	}
+	size_t replays = 0; /* graph mode: "capture a graph" would contradict the replays seen */
+	for (size_t k = 0; k < ra->n_steps; k++)
+		replays += ra->steps[k].graph_replays;
 	b->advice = xstrdup(ra->workload == WORKLOAD_TRAINING
 				    ? _("cut per-step Python and host ops (fused optimizers, fewer small ops), keep the data "
 				      "loader ahead of the device")
-				    : _("capture the model in a graph (ACLGraph / torchair), cut per-step Python and host ops, "
-				      "overlap scheduling with execution (async scheduling)"));
+			    : replays ? _("the steps already replay captured graphs: look at the host time inside the replay "
+					  "calls (aclmdlRIExecute) and in the steps not captured (prefill), cut per-step "
+					  "Python and host ops, overlap scheduling with execution (async scheduling)")
+				      : _("capture the model in a graph (ACLGraph / torchair), cut per-step Python and host ops, "
+					  "overlap scheduling with execution (async scheduling)"));
 
 	/* compute: no mechanism in the data says how much faster kernels could be */
 	b = &ra->bn[BN_NPU_COMPUTE];
@@ -207,8 +228,13 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 		 xasprintf(_("5-20 %% of the compute time (%.2f %% of the window), an empirical range for kernel "
 			   "tuning%s"),
 			   cp, pmu ? _("; see the PMU ratios for compute- or memory-bound") : _(" (no PMU columns: aic_metrics was off)")));
-	b->advice = xstrdup(
-		_("look at the top device ops: fused kernels, better tiling; high MTE2 with low MAC means memory bound"));
+	if (ra->late_rank >= 0 && ra->late_rank == ra->rank) /* the straggler: its peers' wait is its to fix */
+		b->advice = xstrdup(_("this rank is the one the others wait for in the collectives: compare its top device "
+				      "ops with a peer's (--compare-ranks) and balance the work; then fused kernels, better "
+				      "tiling; high MTE2 with low MAC means memory bound"));
+	else
+		b->advice = xstrdup(_("look at the top device ops: fused kernels, better tiling; high MTE2 with low MAC "
+				      "means memory bound"));
 
 	/* communication: a transfer can be hidden behind compute; a wait for a late peer is
 	 * fixed on the peer (balance, find the slow rank), not by overlap or bandwidth */
@@ -286,6 +312,18 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 		snprintf(buf, size, _("insufficient data: no device task or collective in the window"));
 		return buf;
 	}
+	/* a few kernels are no sample of a run (an operator test, a toy trace): the shares of
+	 * so little device time would read as a confident verdict */
+	static const enum attr_bucket dev[] = {ATTR_COMPUTE, ATTR_COMM_WAIT, ATTR_COMM_TRANSFER,
+					       ATTR_COMM_UNSPLIT, ATTR_COPY, ATTR_DEVICE_OTHER};
+	int64_t busy = attribution_sum(a, dev, sizeof dev / sizeof dev[0]);
+	if (busy < 500000) {
+		snprintf(buf, size,
+			 _("insufficient data: the device ran tasks for only %.1f us of the window, too small a "
+			   "sample to judge"),
+			 (double)busy / 1e3);
+		return buf;
+	}
 	int order[BN_COUNT];
 	analysis_bottleneck_order(ra, order);
 	const struct bottleneck *b0 = &ra->bn[order[0]], *b1 = &ra->bn[order[1]];
@@ -302,6 +340,13 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 		snprintf(buf, size,
 			 _("insufficient data: the device idles %.1f %% of the window inside its span, and without a "
 			 "host trace the cause is unknown"),
+			 idle);
+	else if (idle >= 10.0) /* vLLM's default capture: no Python frames, the scheduler unseen;
+				 * as much as host_bound_pct's threshold is not "nothing to say" */
+		snprintf(buf, size,
+			 "insufficient data: the device idles %.1f %% of the window inside its span and the trace "
+			 "shows no host work there: host work it does not record (Python, the scheduler) or none "
+			 "(waiting for requests)",
 			 idle);
 	else
 		snprintf(buf, size, _("no candidate reaches its threshold"));

@@ -625,16 +625,24 @@ void analysis_attribution_comm(struct analysis *an)
 							       : "wait and transit time of communication.json");
 		else if (ra->coll_spread_ok)
 			attribution_split_comm(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
-					       "spread of the same collectives' durations across ranks (least = transfer)");
+					       ra->coll_spread_capped
+						       ? "spread of the same collectives' durations across ranks (least = "
+							 "transfer, at most the payload at 1 GB/s)"
+						       : "spread of the same collectives' durations across ranks (least = transfer)");
 	}
-	/* the rank the others wait for waits least itself: name it when the others wait at
-	 * least twice as long (shares of their windows) and it waits under half its exposed
-	 * communication */
+	/* the rank the others wait for waits least itself: name it when the rank that waits
+	 * most waits at least twice as long and 5 % of its window or more (shares of their
+	 * windows) */
 	int late = -1;
 	double least = INFINITY, most = 0;
 	for (size_t i = 0; i < an->n_ranks; i++) {
 		const struct attribution *a = &an->ranks[i].attr;
-		if (!a->valid || a->ns[ATTR_COMM_UNSPLIT] || !(a->ns[ATTR_COMM_WAIT] + a->ns[ATTR_COMM_TRANSFER]))
+		const struct rank_analysis *ri = &an->ranks[i];
+		/* a rank whose collectives all hide under its compute waits 0: in training the slow
+		 * rank's allReduce runs beside its own late backward */
+		bool has_coll = ri->have[M_COLLECTIVES] && ri->v[M_COLLECTIVES] > 0;
+		if (!a->valid || a->ns[ATTR_COMM_UNSPLIT] ||
+		    (!(a->ns[ATTR_COMM_WAIT] + a->ns[ATTR_COMM_TRANSFER]) && !has_coll))
 			continue;
 		double w = attribution_pct(a, a->ns[ATTR_COMM_WAIT]);
 		if (w < least) {

@@ -733,6 +733,19 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 {
 	if (n == 0)
 		return;
+	/* durations tell prefill from decode only in a workload that serves; of an unknown one
+	 * (an operator test, a toy trace) they say nothing: "decode" would be a guess */
+	if (ra->workload == WORKLOAD_UNKNOWN) {
+		for (size_t i = 0; i < n; i++) {
+			struct step *s = &ra->steps[sel[i]];
+			s->phase = PHASE_UNKNOWN;
+			s->phase_source = PHASE_SRC_NONE;
+			s->phase_conf = CONF_LOW;
+			s->phase_evidence = xstrdup("workload unknown (neither serving nor training kernels): a step's "
+			                            "duration alone does not make it prefill or decode");
+		}
+		return;
+	}
 	double *lg = xmalloc(n * sizeof *lg);
 	for (size_t i = 0; i < n; i++) {
 		int64_t d = ra->steps[sel[i]].end - ra->steps[sel[i]].start;
@@ -927,6 +940,10 @@ void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
 		                                  "same capture trains",
 		                                  ranks[train].rank);
 		training_phases(ra);
+		/* the peers' word, not this rank's evidence: a folder may hold unrelated captures */
+		ra->phase_conf = CONF_MEDIUM;
+		for (size_t k = 0; k < ra->n_steps; k++)
+			ra->steps[k].phase_conf = CONF_MEDIUM;
 		ra->have[M_PREFILL_STEPS] = ra->have[M_DECODE_STEPS] = ra->have[M_MIXED_STEPS] = false;
 	}
 }
