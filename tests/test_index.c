@@ -2,7 +2,7 @@
 /* The trace index (src/load/trace_index.c) at the store level: a store mapped from an index
  * answers every accessor exactly as the store read from the trace, on traces made to use
  * each column layout (start blocks over 4.29 s kept in full, durations over 4.29 s kept
- * aside, counters, flows, metadata, a cut-short file and its message); a damaged index is
+ * aside, counters, flows, metadata, a cut-short file and its message, two slices); a damaged index is
  * rebuilt; a disabled index reads and writes nothing. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,15 +114,21 @@ static char *make_trace(size_t n, bool cut)
 	return sbuf_detach(&sb);
 }
 
-static void load_twice(const char *text, bool expect_cut)
+/* The texts as the parts of one timeline (msprof slices when more than one). */
+static void load_twice(const char *const *texts, size_t n, bool expect_cut)
 {
 	char *dir = tu_tmpdir();
-	char *path = tu_write_str(dir, "cap/trace_view.json", text);
+	char *paths[4];
+	assert_true(n <= 4);
+	for (size_t i = 0; i < n; i++) {
+		char rel[64];
+		snprintf(rel, sizeof rel, n > 1 ? "cap/msprof_slice_%zu_20260101000000.json" : "cap/trace_view.json", i);
+		paths[i] = tu_write_str(dir, rel, texts[i]);
+	}
 	char idx[4200];
 	snprintf(idx, sizeof idx, "%s/idx", dir);
 	struct tindex_opts io = {.enabled = true, .dir = idx};
 	struct trace_load_opts topts = {.threads = 2};
-	const char *paths[] = {path};
 
 	struct rank_store plain, first, again;
 	struct diag_list d0, d1, d2;
@@ -133,10 +139,11 @@ static void load_twice(const char *text, bool expect_cut)
 	store_init(&first);
 	store_init(&again);
 	struct tindex_status st;
-	assert_int_equal(trace_load_parts(&plain, paths, 1, &topts, &d0), 0);
-	assert_int_equal(tindex_load_trace(&first, paths, 1, &topts, &io, &st, &d1), 0);
+	const char *const *pp = (const char *const *)paths;
+	assert_int_equal(trace_load_parts(&plain, pp, n, &topts, &d0), 0);
+	assert_int_equal(tindex_load_trace(&first, pp, n, &topts, &io, &st, &d1), 0);
 	assert_int_equal(st.state, TINDEX_WRITTEN);
-	assert_int_equal(tindex_load_trace(&again, paths, 1, &topts, &io, &st, &d2), 0);
+	assert_int_equal(tindex_load_trace(&again, pp, n, &topts, &io, &st, &d2), 0);
 	assert_int_equal(st.state, TINDEX_USED);
 	assert_non_null(again.map);
 	assert_null(first.map);
@@ -146,6 +153,7 @@ static void load_twice(const char *text, bool expect_cut)
 	assert_true(plain.n_links > 0);
 	assert_true(plain.n_ctr > 0);
 	assert_int_equal(plain.trace.truncated, expect_cut);
+	assert_int_equal(plain.trace.n_parts, n);
 	assert_same_store(&plain, &first);
 	assert_same_store(&plain, &again);
 	assert_int_equal(d0.n, d2.n);
@@ -167,7 +175,7 @@ static void load_twice(const char *text, bool expect_cut)
 	struct diag_list d3;
 	diag_init(&d3);
 	store_init(&fixed);
-	assert_int_equal(tindex_load_trace(&fixed, paths, 1, &topts, &io, &st, &d3), 0);
+	assert_int_equal(tindex_load_trace(&fixed, pp, n, &topts, &io, &st, &d3), 0);
 	assert_int_equal(st.state, TINDEX_REBUILT);
 	assert_non_null(strstr(d3.items[0].msg, "fails its checksum"));
 	assert_same_store(&plain, &fixed);
@@ -180,7 +188,8 @@ static void load_twice(const char *text, bool expect_cut)
 	diag_free(&d1);
 	diag_free(&d2);
 	diag_free(&d3);
-	free(path);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -189,7 +198,7 @@ static void test_index_layouts(void **state)
 {
 	(void)state;
 	char *t = make_trace(3000, false);
-	load_twice(t, false);
+	load_twice((const char *const[]){t}, 1, false);
 	free(t);
 }
 
@@ -197,8 +206,18 @@ static void test_index_cut_trace(void **state)
 {
 	(void)state;
 	char *t = make_trace(700, true);
-	load_twice(t, true);
+	load_twice((const char *const[]){t}, 1, true);
 	free(t);
+}
+
+/* Two slices of one timeline: the parts, their bases and paths come back from the index. */
+static void test_index_slices(void **state)
+{
+	(void)state;
+	char *a = make_trace(500, false), *b = make_trace(800, false);
+	load_twice((const char *const[]){a, b}, 2, false);
+	free(a);
+	free(b);
 }
 
 /* Disabled: the trace is read and nothing is written, even with a directory named. */
@@ -236,6 +255,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_index_layouts),
 		cmocka_unit_test(test_index_cut_trace),
+		cmocka_unit_test(test_index_slices),
 		cmocka_unit_test(test_index_disabled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
