@@ -111,6 +111,26 @@ static bool make_key(const char *const *paths, size_t n, struct sbuf *key, struc
 	return true;
 }
 
+/* A file system that keeps whole seconds (no nanoseconds in either time) cannot tell an
+ * edit in the same second as the read from the state the index was made of: such a trace
+ * gets an index only once its times are this many seconds old. */
+#define TINDEX_COARSE_WAIT 2
+
+static bool coarse_and_recent(const char *const *paths, size_t n)
+{
+	time_t now = time(NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (stat(paths[i], &st) != 0)
+			return true;
+		bool coarse = st.st_mtim.tv_nsec == 0 && st.st_ctim.tv_nsec == 0;
+		time_t latest = st.st_mtim.tv_sec > st.st_ctim.tv_sec ? st.st_mtim.tv_sec : st.st_ctim.tv_sec;
+		if (coarse && now - latest < TINDEX_COARSE_WAIT)
+			return true;
+	}
+	return false;
+}
+
 /* ---- writing ------------------------------------------------------------------------ */
 
 struct tix_writer {
@@ -859,6 +879,10 @@ int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
 		double t1 = now_seconds();
 		if (!same) {
 			snprintf(st->why, sizeof st->why, "the trace changed while it was read");
+		} else if (coarse_and_recent(paths, n)) {
+			snprintf(st->why, sizeof st->why, "the trace changed within the last %d s on a file system "
+							  "with whole-second times: a later edit could not be told",
+				 TINDEX_COARSE_WAIT);
 		} else if (make_dirs(dir) != 0) {
 			snprintf(st->why, sizeof st->why, "cannot create %s: %s", dir, strerror(errno));
 		} else if (write_index(dir, path, &key, rs, paths, n, dl, diag0, dropped0, st) == 0) {
