@@ -10,7 +10,7 @@
 #   rebuilt with a message;
 # - two opens at once both succeed with the right report and leave one whole index;
 # - a cache directory that cannot be written: the tool works, without an index, and says why;
-# - --no-index neither reads nor writes;
+# - --no-index neither reads nor writes; --max-trace-bytes refuses a trace as without an index;
 # - the cache is bounded: past the limit the least recently used index goes (ASCPROF_INDEX_MAX_BYTES).
 # Everything is written under a temporary directory; the fixtures are only read.
 gen=${ASCPROF_GEN:-tools/ascprof-gen}
@@ -133,6 +133,18 @@ leftover=$(find "$idx" -name '.tmp-*' | wc -l)
 "$bin" --report --index-dir "$idx" "$cap" >"$tmp/c3" 2>/dev/null
 st=$(state "$cap" --index-dir "$idx")
 if [ "$st" = used ] && cmp -s "$tmp/plain" "$tmp/c3"; then ok; else bad "after two opens at once: index '$st'"; fi
+
+# --max-trace-bytes under a trace's size: refused as without an index, though one is there
+"$bin" --report --max-trace-bytes 1000 --no-index "$cap" >"$tmp/plain" 2>/dev/null
+"$bin" --report --max-trace-bytes 1000 --index-dir "$idx" "$cap" >"$tmp/c1" 2>/dev/null
+"$bin" --summary --max-trace-bytes 1000 --index-dir "$idx" "$cap" >"$tmp/sum" 2>&1
+if cmp -s "$tmp/plain" "$tmp/c1" && [ "$(grep -c 'index: not written (a part of the trace is over' "$tmp/sum")" -eq 2 ]; then
+  ok
+else
+  bad "--max-trace-bytes with an index: not refused as without one"
+  grep index "$tmp/sum"
+fi
+"$bin" --report --no-index "$cap" >"$tmp/plain" 2>/dev/null
 
 # a cache that cannot be written: a read-only directory (root writes anyway, so a path
 # under a plain file too)

@@ -362,8 +362,11 @@ static uint64_t header_hash(const struct tix_header *h, const char *key)
 	return v;
 }
 
+#define TINDEX_TMP_AGE (24 * 3600)
+
 /* Removes the least recently used indexes (by mtime, which a reopen refreshes) until the
- * directory holds at most max bytes; `keep` (the one just written) stays. */
+ * directory holds at most max bytes; `keep` (the one just written) stays. Temporary files
+ * of writers that died are removed too. */
 static void evict(const char *dir, const char *keep, uint64_t max)
 {
 	DIR *d = opendir(dir);
@@ -377,14 +380,19 @@ static void evict(const char *dir, const char *keep, uint64_t max)
 	size_t n = 0, cap = 0;
 	uint64_t total = 0;
 	struct dirent *de;
+	time_t now = time(NULL);
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
-		if (len < 5 || strcmp(de->d_name + len - 4, ".idx"))
+		bool tmp = !strncmp(de->d_name, ".tmp-", 5);
+		if (!tmp && (len < 5 || strcmp(de->d_name + len - 4, ".idx")))
 			continue;
 		char *p = xmalloc(strlen(dir) + len + 2);
 		sprintf(p, "%s/%s", dir, de->d_name);
 		struct stat st;
-		if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+		if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || tmp) {
+			/* a temporary file a day old was left by a writer that died */
+			if (tmp && st.st_mtim.tv_sec < now - TINDEX_TMP_AGE)
+				unlink(p);
 			free(p);
 			continue;
 		}
@@ -843,7 +851,13 @@ int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
 	struct sbuf key = SBUF_INIT, name = SBUF_INIT;
 	int r = 0;
 	char *path = NULL;
-	bool keyed = make_key(paths, n, &key, &name);
+	bool keyed = make_key(paths, n, &key, &name), over = false;
+	for (size_t i = 0; keyed && topts && topts->max_file_bytes && i < n; i++) {
+		struct stat sb;
+		/* a part over the limit is refused, as without an index */
+		over |= stat(paths[i], &sb) == 0 && (uint64_t)sb.st_size > topts->max_file_bytes;
+	}
+	keyed &= !over;
 	bool stale = false;
 	if (keyed) {
 		XXH128_hash_t hn = XXH3_128bits(name.buf, name.len);
@@ -864,10 +878,16 @@ int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
 	size_t diag0 = dl->n, dropped0 = dl->dropped;
 	r = trace_load_parts(rs, paths, n, topts, dl);
 	st->state = TINDEX_NOT_WRITTEN;
-	if (!keyed) {
+	if (over) {
+		snprintf(st->why, sizeof st->why, "a part of the trace is over --max-trace-bytes");
+	} else if (!keyed) {
 		snprintf(st->why, sizeof st->why, "a trace file cannot be identified");
 	} else if (r != 0) {
 		snprintf(st->why, sizeof st->why, "the trace could not be read");
+	} else if (rs->trace.n_parts != n) {
+		/* a part refused (--max-trace-bytes) or unreadable: the index would keep the rest
+		 * under a key that does not say so */
+		snprintf(st->why, sizeof st->why, "a part of the trace was not read");
 	} else {
 		/* the trace must not have changed while it was read: else the index would keep
 		 * what was read under the key of what is there now */
