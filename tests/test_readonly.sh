@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Read-only: every mode leaves a capture exactly as it was. A generated capture (with
 # hostile names) is fingerprinted (path, type, mode, size, mtime, ctime and content of
-# every file and directory) before and after the report, the JSON report, the summary,
+# every file and directory) before and after the report (also with a trace index written,
+# then read back: the index goes to the cache directory, never the capture), the JSON report, the summary,
 # the JSON summary, and scripted explorer runs (headless and through curses) that visit
 # every view, open the drawer (args read again from the trace) and an op's detail (CSV
 # cells read again). Each run starts inside the capture, so a stray file written to the
@@ -75,6 +76,11 @@ run report --report
 run "report --json" --report --json
 run summary --summary
 run "summary --json" --summary --json
+run "report writing an index" --report --index-dir "$tmp/idx"
+run "report from the index" --report --index-dir "$tmp/idx"
+(cd "$cap" && "$bin" --summary --index-dir "$tmp/idx" . >"$tmp/out")
+grep -q 'index: used' "$tmp/out" || { echo "FAIL: the second open did not use the index"; fail=$((fail + 1)); }
+check "summary from the index"
 run "scripted explorer" --script "$tmp/keys" --size 120x40
 run "scripted explorer through curses" --script "$tmp/keys" --size 120x40 --term-out "$tmp/raw"
 [ -s "$tmp/dump.3" ] || { echo "FAIL: the script did not dump the op detail"; fail=$((fail + 1)); }

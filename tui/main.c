@@ -46,6 +46,9 @@ static void usage(FILE *out)
 	      "      --max-trace-bytes N  refuse trace files larger than N bytes (K, M, G; 0: no limit;\n"
 	      "                           default: what available memory allows)\n"
 	      "      --max-csv-bytes N    the same for CSV files\n"
+	      "      --index-dir DIR      keep trace indexes in DIR (default: $XDG_CACHE_HOME/ascprof-tui,\n"
+	      "                           else ~/.cache/ascprof-tui)\n"
+	      "      --no-index           neither read nor write a trace index\n"
 	      "      --source text|db     where a rank has a text and a Db export (*.db), read this\n"
 	      "                           one (default: text; a Db-only rank reads its Db)\n"
 	      "  -h, --help               show this help and exit\n"
@@ -199,7 +202,8 @@ int main(int argc, char **argv)
 {
 	malloc_policy();
 	i18n_init();
-	enum { OPT_MAX_TRACE = 1000, OPT_MAX_CSV, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE, OPT_SOURCE };
+	enum { OPT_MAX_TRACE = 1000, OPT_MAX_CSV, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE, OPT_SOURCE,
+	       OPT_INDEX_DIR, OPT_NO_INDEX };
 	static const struct option longopts[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"report", no_argument, NULL, 'r'},
@@ -213,13 +217,15 @@ int main(int argc, char **argv)
 		{"term-out", required_argument, NULL, OPT_TERM_OUT},
 		{"compare", no_argument, NULL, OPT_COMPARE},
 		{"source", required_argument, NULL, OPT_SOURCE},
+		{"index-dir", required_argument, NULL, OPT_INDEX_DIR},
+		{"no-index", no_argument, NULL, OPT_NO_INDEX},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	enum mode mode = MODE_TUI;
 	bool json = false;
-	struct capture_opts copts = {0};
+	struct capture_opts copts = {.index = {.enabled = true}};
 	struct app_opts aopts = {0};
 	aopts.script = getenv("ASCPROF_SCRIPT");
 	if (take_compare_ranks(&argc, argv, &aopts))
@@ -264,6 +270,8 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_INDEX_DIR: copts.index.dir = optarg; break;
+		case OPT_NO_INDEX: copts.index.enabled = false; break;
 		case OPT_LIST_KEYS: actions_print(stdout); return 0;
 		case OPT_SCRIPT: aopts.script = optarg; break;
 		case OPT_TERM_OUT: aopts.term_out = optarg; break;

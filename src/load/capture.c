@@ -450,7 +450,7 @@ static void load_trace_files(struct capture *cap, struct rank_data *rd, int thre
 		.progress = &rd->trace_bytes_done,
 		.max_file_bytes = limit == CAPTURE_NO_LIMIT ? 0 : limit,
 	};
-	rd->trace_failed = trace_load_parts(&rd->store, paths, n, &topts, dl) != 0;
+	rd->trace_failed = tindex_load_trace(&rd->store, paths, n, &topts, &cap->opts.index, &rd->index, dl) != 0;
 }
 
 /* Communication files are small (KB to MB): read after the CSV tables, by the same thread. */

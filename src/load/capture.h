@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "discover.h"
 #include "store.h"
+#include "trace_index.h"
 
 /* The trace's progress; the CSV tables load beside it and say so with csv_ready. */
 enum rank_state {
@@ -48,6 +49,7 @@ struct rank_data {
 	_Atomic uint64_t trace_bytes_done;
 	uint64_t trace_bytes_total;
 	bool trace_failed;
+	struct tindex_status index; /* whether the trace came from its index (trace_index.h) */
 	struct diag_list trace_diags; /* the trace loader's, until the capture's list takes them */
 };
 
@@ -60,6 +62,7 @@ struct capture_opts {
 	uint64_t max_trace_bytes; /* refuse larger trace files; 0 = automatic, see above */
 	enum capture_source source; /* --source: text or Db where a rank has both */
 	uint64_t max_csv_bytes;   /* refuse larger CSV files; 0 = automatic, see above */
+	struct tindex_opts index;   /* the persistent trace index; off unless enabled */
 };
 
 struct capture {

@@ -189,6 +189,18 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 				rs->trace.wrapped ? ", traceEvents wrapper" : "",
 				rs->trace.truncated ? ", CUT SHORT" : "");
 		fputc('\n', out);
+		if (rd->index.state != TINDEX_OFF) {
+			fprintf(out, "  index: %s", tindex_state_name(rd->index.state));
+			if (rd->index.bytes)
+				fprintf(out, ", %s in %.3f s", summary_bytes(rd->index.bytes, b1, sizeof b1),
+					rd->index.seconds);
+			if (rd->index.why[0]) {
+				fputs(" (", out);
+				summary_put_clean(out, rd->index.why);
+				fputc(')', out);
+			}
+			fputc('\n', out);
+		}
 		fputs(_("  events:"), out);
 		const char *order = "XMsfCBEibenNODPt";
 		for (const char *p = order; *p; p++)
@@ -384,6 +396,17 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 		jsonw_obj_end(w);
 		jsonw_key(w, "fast_elements");
 		jsonw_uint(w, rs->trace.fast_elements);
+		jsonw_key(w, "index");
+		jsonw_obj_begin(w);
+		jsonw_key(w, "state");
+		jsonw_str(w, tindex_state_name(rd->index.state));
+		jsonw_key(w, "bytes");
+		jsonw_uint(w, rd->index.bytes);
+		jsonw_key(w, "seconds");
+		jsonw_double(w, rd->index.seconds, 4);
+		jsonw_key(w, "why");
+		jsonw_str(w, rd->index.why);
+		jsonw_obj_end(w);
 		jsonw_obj_end(w);
 	} else {
 		jsonw_null(w);

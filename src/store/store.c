@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "xalloc.h"
 
@@ -14,11 +15,9 @@ void store_init(struct rank_store *rs)
 	rs->trace.cut_offset = -1;
 }
 
-void store_free(struct rank_store *rs)
+/* The arrays an index maps (store.h: map) when the store was read from one. */
+static void free_columns(struct rank_store *rs)
 {
-	if (!rs)
-		return;
-	strtab_free(rs->strs);
 	free(rs->ev_ts_lo);
 	free(rs->ev_ts_base);
 	free(rs->ev_ts_far);
@@ -36,16 +35,27 @@ void store_free(struct rank_store *rs)
 		free(rs->lanes[i].depth);
 		free(rs->lanes[i].block_end);
 	}
-	free(rs->lanes);
 	free(rs->ctr_ts);
 	free(rs->ctr_value);
 	free(rs->ctr_track);
 	free(rs->ctr_off);
 	for (size_t i = 0; i < rs->n_tracks; i++)
 		free(rs->tracks[i].samples);
-	free(rs->tracks);
 	free(rs->flows);
 	free(rs->links);
+}
+
+void store_free(struct rank_store *rs)
+{
+	if (!rs)
+		return;
+	strtab_free(rs->strs);
+	if (rs->map)
+		munmap((void *)rs->map, rs->map_len);
+	else
+		free_columns(rs);
+	free(rs->lanes);
+	free(rs->tracks);
 	free(rs->trace.path);
 	for (size_t i = 0; i < rs->trace.n_parts; i++)
 		free(rs->trace.parts[i].path);

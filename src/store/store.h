@@ -198,6 +198,12 @@ struct rank_store {
 
 	int64_t window_start, window_end; /* over X events; both 0 when there are none */
 	bool has_events;
+
+	/* The index file the columns, lane and track arrays and links are mapped from
+	 * (trace_index.h), read-only, or NULL when they are owned; strs, lanes, tracks and
+	 * the trace's paths are owned either way. */
+	const void *map;
+	size_t map_len;
 };
 
 void store_init(struct rank_store *rs);

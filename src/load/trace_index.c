@@ -1,0 +1,920 @@
+/* SPDX-License-Identifier: MIT */
+/* The persistent trace index: see trace_index.h. The file is a header, the key (text), then
+ * the payload: 8-byte aligned sections in a fixed order, the columns laid out exactly as the
+ * store holds them so that they are used in place from the mapping. */
+#include "trace_index.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "config.h"
+#include "xalloc.h"
+
+/* Raise on any change of the layout below or of what the loader puts in a store. */
+#define TINDEX_FORMAT 1
+#define TINDEX_MAGIC "ASCPIDX"
+#define TINDEX_ENDIAN 0x01020304u
+
+struct tix_header {
+	char magic[8];
+	uint32_t format, endian;
+	uint64_t key_len;
+	uint64_t payload_off, payload_len;
+	uint64_t payload_hash;
+	uint64_t header_hash; /* over the fields above and the key */
+};
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *tindex_state_name(enum tindex_state s)
+{
+	switch (s) {
+	case TINDEX_OFF: return "off";
+	case TINDEX_USED: return "used";
+	case TINDEX_WRITTEN: return "written";
+	case TINDEX_REBUILT: return "rebuilt";
+	case TINDEX_NOT_WRITTEN: return "not written";
+	}
+	return "?";
+}
+
+char *tindex_dir(const struct tindex_opts *io)
+{
+	if (io->dir && *io->dir)
+		return xstrdup(io->dir);
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char buf[4096];
+	if (xdg && *xdg == '/') /* the spec says a relative one is ignored */
+		snprintf(buf, sizeof buf, "%s/ascprof-tui", xdg);
+	else if (home && *home)
+		snprintf(buf, sizeof buf, "%s/.cache/ascprof-tui", home);
+	else
+		return NULL;
+	return xstrdup(buf);
+}
+
+/* mkdir -p, the last levels private. */
+static int make_dirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			if (mkdir(p, 0700) && errno != EEXIST) {
+				free(p);
+				return -1;
+			}
+			*s = '/';
+		}
+	int r = mkdir(p, 0700) && errno != EEXIST ? -1 : 0;
+	free(p);
+	return r;
+}
+
+/* ---- key ---------------------------------------------------------------------------- */
+
+/* The program's identity (a rebuilt binary may read traces differently) and each trace
+ * file's: the name from the identities alone, so a changed trace replaces its index. */
+static bool make_key(const char *const *paths, size_t n, struct sbuf *key, struct sbuf *name)
+{
+	struct stat st;
+	sbuf_reset(key);
+	sbuf_reset(name);
+	sbuf_addf(key, "ascprof-tui %s index %d\n", PACKAGE_VERSION, TINDEX_FORMAT);
+	if (stat("/proc/self/exe", &st) == 0)
+		sbuf_addf(name, "exe %ju %ju %jd %jd.%09ld\n", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
+			    (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	for (size_t i = 0; i < n; i++) {
+		if (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode))
+			return false;
+		sbuf_addf(name, "part %zu %ju %ju\n", i, (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+		sbuf_addf(key, "part %zu size %jd mtime %jd.%09ld ctime %jd.%09ld\n", i, (intmax_t)st.st_size,
+			    (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (intmax_t)st.st_ctim.tv_sec,
+			    st.st_ctim.tv_nsec);
+	}
+	sbuf_add(key, name->buf, name->len);
+	return true;
+}
+
+/* A file system that keeps whole seconds (no nanoseconds in either time) cannot tell an
+ * edit in the same second as the read from the state the index was made of: such a trace
+ * gets an index only once its times are this many seconds old. */
+#define TINDEX_COARSE_WAIT 2
+
+static bool coarse_and_recent(const char *const *paths, size_t n)
+{
+	time_t now = time(NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (stat(paths[i], &st) != 0)
+			return true;
+		bool coarse = st.st_mtim.tv_nsec == 0 && st.st_ctim.tv_nsec == 0;
+		time_t latest = st.st_mtim.tv_sec > st.st_ctim.tv_sec ? st.st_mtim.tv_sec : st.st_ctim.tv_sec;
+		if (coarse && now - latest < TINDEX_COARSE_WAIT)
+			return true;
+	}
+	return false;
+}
+
+/* ---- writing ------------------------------------------------------------------------ */
+
+struct tix_writer {
+	FILE *f;
+	uint64_t pos; /* payload bytes so far */
+	XXH3_state_t *hash;
+	bool failed;
+};
+
+static void w_raw(struct tix_writer *w, const void *p, size_t len)
+{
+	if (!len || w->failed)
+		return;
+	if (fwrite(p, 1, len, w->f) != len)
+		w->failed = true;
+	XXH3_64bits_update(w->hash, p, len);
+	w->pos += len;
+}
+
+static void w_align(struct tix_writer *w)
+{
+	static const char zero[8];
+	if (w->pos & 7)
+		w_raw(w, zero, 8 - (w->pos & 7));
+}
+
+/* An array: aligned, so the reader can use it in place. */
+static void w_arr(struct tix_writer *w, const void *p, size_t len)
+{
+	w_align(w);
+	w_raw(w, p, len);
+}
+
+static void w_u64(struct tix_writer *w, uint64_t v)
+{
+	w_arr(w, &v, sizeof v);
+}
+
+static void w_f64(struct tix_writer *w, double d)
+{
+	uint64_t v;
+	memcpy(&v, &d, sizeof v);
+	w_u64(w, v);
+}
+
+static void w_str(struct tix_writer *w, const char *s, size_t len)
+{
+	w_u64(w, len);
+	w_arr(w, s, len);
+}
+
+#define TIX_PATH_NONE UINT64_MAX
+#define TIX_PATH_TEXT (UINT64_MAX - 1)
+
+/* A path as the index of the trace part it names (so a reopen under another spelling of
+ * the capture's path shows that spelling), else its text. */
+static void w_path(struct tix_writer *w, const char *path, const char *const *paths, size_t n)
+{
+	if (!path) {
+		w_u64(w, TIX_PATH_NONE);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(path, paths[i])) {
+			w_u64(w, i);
+			return;
+		}
+	w_u64(w, TIX_PATH_TEXT);
+	w_str(w, path, strlen(path));
+}
+
+static void write_payload(struct tix_writer *w, const struct rank_store *rs, const char *const *paths, size_t n,
+			  const struct diag_list *dl, size_t diag0, size_t dropped0)
+{
+	size_t n_ev = rs->n_ev;
+	size_t n_ts_blocks = (n_ev + (1u << STORE_TS_SHIFT) - 1) >> STORE_TS_SHIFT;
+	size_t n_off_blocks = (n_ev + (1u << STORE_OFF_SHIFT) - 1) >> STORE_OFF_SHIFT;
+	const struct trace_file *tf = &rs->trace;
+	uint64_t head[] = {n_ev,
+			   rs->n_ts_far_blocks,
+			   rs->ev_off_wide != NULL,
+			   rs->n_long_durs,
+			   rs->n_kinds,
+			   rs->n_attrs,
+			   rs->n_lanes,
+			   rs->n_ctr,
+			   rs->n_tracks,
+			   rs->n_flows,
+			   rs->flows != NULL,
+			   rs->n_links,
+			   rs->unmatched_flows,
+			   (uint64_t)rs->window_start,
+			   (uint64_t)rs->window_end,
+			   rs->has_events,
+			   tf->size,
+			   tf->parsed_bytes,
+			   tf->truncated,
+			   (uint64_t)tf->cut_offset,
+			   tf->wrapped,
+			   (uint64_t)tf->threads_used,
+			   (uint64_t)tf->rewalked_ranges,
+			   tf->fast_elements,
+			   tf->n_parts};
+	w_arr(w, head, sizeof head);
+	w_f64(w, tf->load_seconds);
+	w_f64(w, tf->walk_seconds);
+	w_f64(w, tf->merge_seconds);
+	w_f64(w, tf->finish_seconds);
+	w_arr(w, &rs->ph, sizeof rs->ph);
+
+	/* strings: offsets, then the bytes (each NUL-terminated) */
+	uint32_t n_str = strtab_count(rs->strs);
+	w_u64(w, n_str);
+	uint64_t off = 0;
+	w_align(w);
+	for (uint32_t i = 0; i < n_str; i++) {
+		w_raw(w, &off, sizeof off);
+		off += strtab_len(rs->strs, i) + 1;
+	}
+	w_raw(w, &off, sizeof off);
+	w_align(w);
+	for (uint32_t i = 0; i < n_str; i++)
+		w_raw(w, strtab_str(rs->strs, i), strtab_len(rs->strs, i) + 1);
+
+	/* starts: a far block's ev_ts_lo holds only its first entry (the rest were never set) */
+	w_align(w);
+	for (size_t b = 0; b < n_ts_blocks; b++) {
+		uint32_t blk[1u << STORE_TS_SHIFT];
+		size_t first = b << STORE_TS_SHIFT, cnt = n_ev - first < sizeof blk / sizeof *blk
+								  ? n_ev - first
+								  : sizeof blk / sizeof *blk;
+		memcpy(blk, rs->ev_ts_lo + first, cnt * sizeof *blk);
+		if (rs->ev_ts_base[b] == STORE_TS_FAR)
+			memset(blk + 1, 0, (cnt - 1) * sizeof *blk);
+		w_raw(w, blk, cnt * sizeof *blk);
+	}
+	w_arr(w, rs->ev_ts_base, n_ts_blocks * sizeof *rs->ev_ts_base);
+	w_arr(w, rs->ev_ts_far, rs->n_ts_far_blocks * ((size_t)1 << STORE_TS_SHIFT) * sizeof *rs->ev_ts_far);
+	w_arr(w, rs->ev_name, n_ev * sizeof *rs->ev_name);
+	w_arr(w, rs->ev_kind, n_ev * sizeof *rs->ev_kind);
+	w_arr(w, rs->ev_dur, n_ev * sizeof *rs->ev_dur);
+	if (rs->ev_off_wide) {
+		w_arr(w, rs->ev_off_wide, n_ev * sizeof *rs->ev_off_wide);
+	} else {
+		w_arr(w, rs->ev_off_lo, n_ev * sizeof *rs->ev_off_lo);
+		w_arr(w, rs->ev_off_block, n_off_blocks * sizeof *rs->ev_off_block);
+	}
+	w_align(w);
+	for (size_t i = 0; i < rs->n_long_durs; i++) {
+		struct long_dur ld;
+		memset(&ld, 0, sizeof ld); /* no padding bytes of the heap in the file */
+		ld.ev = rs->long_durs[i].ev;
+		ld.dur = rs->long_durs[i].dur;
+		w_raw(w, &ld, sizeof ld);
+	}
+	w_arr(w, rs->kinds, rs->n_kinds * sizeof *rs->kinds);
+	w_arr(w, rs->attrs, rs->n_attrs * sizeof *rs->attrs);
+
+	for (size_t i = 0; i < rs->n_lanes; i++) {
+		const struct lane *l = &rs->lanes[i];
+		uint64_t f[] = {l->pid_text,
+				l->tid_text,
+				l->process_name,
+				l->thread_name,
+				l->process_labels,
+				(uint64_t)l->process_sort,
+				(uint64_t)l->thread_sort,
+				l->has_process_sort,
+				l->has_thread_sort,
+				(uint64_t)l->group,
+				l->group_guessed,
+				(uint64_t)(int64_t)l->stream,
+				l->n_events,
+				(uint64_t)l->first_ts,
+				(uint64_t)l->last_end,
+				(uint64_t)(int64_t)l->depth_max,
+				l->depth != NULL,
+				l->block_end != NULL};
+		w_arr(w, f, sizeof f);
+		w_arr(w, l->events, l->n_events * sizeof *l->events);
+		if (l->depth)
+			w_arr(w, l->depth, l->n_events);
+		if (l->block_end)
+			w_arr(w, l->block_end, (l->n_events + LANE_BLOCK - 1) / LANE_BLOCK * sizeof *l->block_end);
+	}
+
+	w_arr(w, rs->ctr_ts, rs->n_ctr * sizeof *rs->ctr_ts);
+	w_arr(w, rs->ctr_value, rs->n_ctr * sizeof *rs->ctr_value);
+	w_arr(w, rs->ctr_track, rs->n_ctr * sizeof *rs->ctr_track);
+	w_arr(w, rs->ctr_off, rs->n_ctr * sizeof *rs->ctr_off);
+	for (size_t i = 0; i < rs->n_tracks; i++) {
+		const struct counter_track *t = &rs->tracks[i];
+		uint64_t f[] = {t->pid_text, t->name, t->process_name, t->value_key, t->n_samples};
+		w_arr(w, f, sizeof f);
+		w_arr(w, t->samples, t->n_samples * sizeof *t->samples);
+	}
+	if (rs->flows)
+		w_arr(w, rs->flows, rs->n_flows * sizeof *rs->flows);
+	w_arr(w, rs->links, rs->n_links * sizeof *rs->links);
+
+	w_path(w, tf->path, paths, n);
+	for (size_t i = 0; i < tf->n_parts; i++) {
+		w_path(w, tf->parts[i].path, paths, n);
+		w_u64(w, tf->parts[i].base);
+		w_u64(w, tf->parts[i].size);
+		w_u64(w, tf->parts[i].truncated);
+	}
+
+	w_u64(w, dl->n - diag0);
+	w_u64(w, dl->dropped - dropped0);
+	for (size_t i = diag0; i < dl->n; i++) {
+		const struct diag *d = &dl->items[i];
+		w_u64(w, (uint64_t)d->level);
+		w_path(w, d->file, paths, n);
+		w_u64(w, (uint64_t)d->line);
+		w_u64(w, (uint64_t)d->offset);
+		w_str(w, d->msg, strlen(d->msg));
+	}
+}
+
+static uint64_t header_hash(const struct tix_header *h, const char *key)
+{
+	XXH3_state_t *s = XXH3_createState();
+	XXH3_64bits_reset(s);
+	XXH3_64bits_update(s, h, offsetof(struct tix_header, header_hash));
+	XXH3_64bits_update(s, key, h->key_len);
+	uint64_t v = XXH3_64bits_digest(s);
+	XXH3_freeState(s);
+	return v;
+}
+
+#define TINDEX_TMP_AGE (24 * 3600)
+
+/* Removes the least recently used indexes (by mtime, which a reopen refreshes) until the
+ * directory holds at most max bytes; `keep` (the one just written) stays. Temporary files
+ * of writers that died are removed too. */
+static void evict(const char *dir, const char *keep, uint64_t max)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct ent {
+		char *path;
+		uint64_t size;
+		struct timespec mtime;
+	} *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	struct dirent *de;
+	time_t now = time(NULL);
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		bool tmp = !strncmp(de->d_name, ".tmp-", 5);
+		if (!tmp && (len < 5 || strcmp(de->d_name + len - 4, ".idx")))
+			continue;
+		char *p = xmalloc(strlen(dir) + len + 2);
+		sprintf(p, "%s/%s", dir, de->d_name);
+		struct stat st;
+		if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || tmp) {
+			/* a temporary file a day old was left by a writer that died */
+			if (tmp && st.st_mtim.tv_sec < now - TINDEX_TMP_AGE)
+				unlink(p);
+			free(p);
+			continue;
+		}
+		xgrow(&v, &cap, n + 1, sizeof *v);
+		v[n++] = (struct ent){p, (uint64_t)st.st_size, st.st_mtim};
+		total += (uint64_t)st.st_size;
+	}
+	closedir(d);
+	while (total > max) {
+		size_t old = n;
+		for (size_t i = 0; i < n; i++) {
+			if (!v[i].path || !strcmp(v[i].path, keep))
+				continue;
+			if (old == n || v[i].mtime.tv_sec < v[old].mtime.tv_sec ||
+			    (v[i].mtime.tv_sec == v[old].mtime.tv_sec && v[i].mtime.tv_nsec < v[old].mtime.tv_nsec))
+				old = i;
+		}
+		if (old == n)
+			break;
+		unlink(v[old].path);
+		total -= v[old].size;
+		free(v[old].path);
+		v[old].path = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+/* The bound: the option, else ASCPROF_INDEX_MAX_BYTES (tests), else the default. */
+static uint64_t max_bytes(const struct tindex_opts *io)
+{
+	const char *env = getenv("ASCPROF_INDEX_MAX_BYTES");
+	if (io->max_bytes)
+		return io->max_bytes;
+	if (env && *env)
+		return strtoull(env, NULL, 10);
+	return TINDEX_DEFAULT_MAX_BYTES;
+}
+
+/* Writes the index to a temporary name in dir and renames it over path. 0, or -1 with why. */
+static int write_index(const char *dir, const char *path, const struct sbuf *key, const struct rank_store *rs,
+		       const char *const *paths, size_t n, const struct diag_list *dl, size_t diag0,
+		       size_t dropped0, struct tindex_status *st)
+{
+	char *tmp = xmalloc(strlen(dir) + 32);
+	sprintf(tmp, "%s/.tmp-XXXXXX", dir);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(st->why, sizeof st->why, "cannot write in %s: %s", dir, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	struct tix_header h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, TINDEX_MAGIC, sizeof TINDEX_MAGIC);
+	h.format = TINDEX_FORMAT;
+	h.endian = TINDEX_ENDIAN;
+	h.key_len = key->len;
+	h.payload_off = (sizeof h + key->len + 7) & ~(uint64_t)7;
+	FILE *f = fdopen(fd, "wb");
+	struct tix_writer w = {.f = f, .hash = XXH3_createState()};
+	XXH3_64bits_reset(w.hash);
+	if (!f) {
+		close(fd);
+		w.failed = true;
+	} else {
+		static const char zero[8];
+		w.failed = fwrite(&h, sizeof h, 1, f) != 1 || fwrite(key->buf, 1, key->len, f) != key->len ||
+			   fwrite(zero, 1, h.payload_off - sizeof h - key->len, f) != h.payload_off - sizeof h - key->len;
+		write_payload(&w, rs, paths, n, dl, diag0, dropped0);
+		h.payload_len = w.pos;
+		h.payload_hash = XXH3_64bits_digest(w.hash);
+		h.header_hash = header_hash(&h, key->buf);
+		if (fflush(f) || fseek(f, 0, SEEK_SET) || fwrite(&h, sizeof h, 1, f) != 1)
+			w.failed = true;
+		if (fclose(f))
+			w.failed = true;
+	}
+	XXH3_freeState(w.hash);
+	if (w.failed || rename(tmp, path) != 0) {
+		snprintf(st->why, sizeof st->why, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	st->bytes = h.payload_off + h.payload_len;
+	return 0;
+}
+
+/* ---- reading ------------------------------------------------------------------------ */
+
+struct tix_reader {
+	const uint8_t *p;
+	size_t len, pos;
+	bool bad;
+};
+
+/* cnt items of size bytes, aligned, in place; NULL (and bad) past the end. */
+static const void *r_arr(struct tix_reader *r, uint64_t cnt, size_t size)
+{
+	r->pos = (r->pos + 7) & ~(size_t)7;
+	if (r->bad || r->pos > r->len || (size && cnt > (r->len - r->pos) / size)) {
+		r->bad = true;
+		return NULL;
+	}
+	const void *p = r->p + r->pos;
+	r->pos += (size_t)cnt * size;
+	return p;
+}
+
+static uint64_t r_u64(struct tix_reader *r)
+{
+	const void *p = r_arr(r, 1, 8);
+	uint64_t v = 0;
+	if (p)
+		memcpy(&v, p, 8);
+	return v;
+}
+
+static double r_f64(struct tix_reader *r)
+{
+	uint64_t v = r_u64(r);
+	double d;
+	memcpy(&d, &v, sizeof d);
+	return d;
+}
+
+/* An owned, NUL-terminated copy. */
+static char *r_str(struct tix_reader *r)
+{
+	uint64_t len = r_u64(r);
+	const char *s = r_arr(r, len, 1);
+	if (!s)
+		return NULL;
+	char *c = xmalloc(len + 1);
+	memcpy(c, s, len);
+	c[len] = 0;
+	return c;
+}
+
+static char *r_path(struct tix_reader *r, const char *const *paths, size_t n)
+{
+	uint64_t k = r_u64(r);
+	if (k == TIX_PATH_NONE)
+		return NULL;
+	if (k == TIX_PATH_TEXT)
+		return r_str(r);
+	if (k >= n) {
+		r->bad = true;
+		return NULL;
+	}
+	return xstrdup(paths[k]);
+}
+
+/* Builds rs from a verified payload; the columns point into the mapping; the loader's
+ * messages go to dl (the caller's, given on only when everything holds). False when the
+ * payload does not hold together (the index is then rebuilt). */
+static bool read_payload(struct rank_store *rs, struct tix_reader *r, const char *const *paths, size_t n,
+			 struct diag_list *dl)
+{
+	const uint64_t *head = r_arr(r, 25, 8);
+	if (!head)
+		return false;
+	size_t n_ev = head[0];
+	if (n_ev > UINT32_MAX || head[6] > UINT32_MAX || head[8] > UINT32_MAX || head[24] > 4096)
+		return false;
+	rs->n_ev = n_ev;
+	rs->n_ts_far_blocks = head[1];
+	bool wide = head[2];
+	rs->n_long_durs = head[3];
+	rs->n_kinds = head[4];
+	rs->n_attrs = head[5];
+	size_t n_lanes = head[6];
+	rs->n_ctr = head[7];
+	size_t n_tracks = head[8];
+	rs->n_flows = head[9];
+	bool flows = head[10];
+	rs->n_links = head[11];
+	rs->unmatched_flows = head[12];
+	rs->window_start = (int64_t)head[13];
+	rs->window_end = (int64_t)head[14];
+	rs->has_events = head[15];
+	struct trace_file *tf = &rs->trace;
+	tf->size = head[16];
+	tf->parsed_bytes = head[17];
+	tf->truncated = head[18];
+	tf->cut_offset = (int64_t)head[19];
+	tf->wrapped = head[20];
+	tf->threads_used = (int)head[21];
+	tf->rewalked_ranges = (int)head[22];
+	tf->fast_elements = head[23];
+	size_t n_parts = head[24];
+	tf->load_seconds = r_f64(r);
+	tf->walk_seconds = r_f64(r);
+	tf->merge_seconds = r_f64(r);
+	tf->finish_seconds = r_f64(r);
+	const struct ph_counts *ph = r_arr(r, 1, sizeof *ph);
+	if (!ph)
+		return false;
+	rs->ph = *ph;
+
+	uint64_t n_str = r_u64(r);
+	if (n_str == 0 || n_str > UINT32_MAX)
+		return false;
+	const uint64_t *offs = r_arr(r, n_str + 1, 8);
+	const char *bytes = offs ? r_arr(r, offs[n_str], 1) : NULL;
+	if (!bytes)
+		return false;
+	for (uint64_t i = 0; i < n_str; i++) {
+		if (offs[i] >= offs[i + 1] || offs[i + 1] > offs[n_str] || bytes[offs[i + 1] - 1])
+			return false;
+		size_t len = (size_t)(offs[i + 1] - offs[i] - 1);
+		if (strtab_intern(rs->strs, bytes + offs[i], len) != i) /* ids are dense, in order */
+			return false;
+	}
+
+	size_t n_ts_blocks = (n_ev + (1u << STORE_TS_SHIFT) - 1) >> STORE_TS_SHIFT;
+	size_t n_off_blocks = (n_ev + (1u << STORE_OFF_SHIFT) - 1) >> STORE_OFF_SHIFT;
+	if (rs->n_ts_far_blocks > n_ts_blocks)
+		return false;
+	rs->ev_ts_lo = (uint32_t *)r_arr(r, n_ev, 4);
+	rs->ev_ts_base = (int64_t *)r_arr(r, n_ts_blocks, 8);
+	rs->ev_ts_far = (int64_t *)r_arr(r, rs->n_ts_far_blocks << STORE_TS_SHIFT, 8);
+	if (!rs->n_ts_far_blocks)
+		rs->ev_ts_far = NULL;
+	rs->ev_name = (uint32_t *)r_arr(r, n_ev, 4);
+	rs->ev_kind = (uint32_t *)r_arr(r, n_ev, 4);
+	rs->ev_dur = (uint32_t *)r_arr(r, n_ev, 4);
+	if (wide) {
+		rs->ev_off_wide = (uint64_t *)r_arr(r, n_ev, 8);
+	} else {
+		rs->ev_off_lo = (uint32_t *)r_arr(r, n_ev, 4);
+		rs->ev_off_block = (uint64_t *)r_arr(r, n_off_blocks, 8);
+	}
+	rs->long_durs = (struct long_dur *)r_arr(r, rs->n_long_durs, sizeof *rs->long_durs);
+	rs->kinds = (struct ev_kind *)r_arr(r, rs->n_kinds, sizeof *rs->kinds);
+	rs->attrs = (struct ev_attr *)r_arr(r, rs->n_attrs, sizeof *rs->attrs);
+	if (r->bad)
+		return false;
+
+	rs->lanes = xcalloc(n_lanes ? n_lanes : 1, sizeof *rs->lanes);
+	rs->n_lanes = n_lanes;
+	for (size_t i = 0; i < n_lanes; i++) {
+		const uint64_t *f = r_arr(r, 18, 8);
+		if (!f)
+			return false;
+		struct lane *l = &rs->lanes[i];
+		l->pid_text = (uint32_t)f[0];
+		l->tid_text = (uint32_t)f[1];
+		l->process_name = (uint32_t)f[2];
+		l->thread_name = (uint32_t)f[3];
+		l->process_labels = (uint32_t)f[4];
+		l->process_sort = (int64_t)f[5];
+		l->thread_sort = (int64_t)f[6];
+		l->has_process_sort = f[7];
+		l->has_thread_sort = f[8];
+		if (f[9] >= LANE_GROUP_COUNT)
+			return false;
+		l->group = (enum lane_group)f[9];
+		l->group_guessed = f[10];
+		l->stream = (int)(int64_t)f[11];
+		l->n_events = (uint32_t)f[12];
+		l->first_ts = (int64_t)f[13];
+		l->last_end = (int64_t)f[14];
+		l->depth_max = (int)(int64_t)f[15];
+		l->events = (uint32_t *)r_arr(r, l->n_events, 4);
+		if (f[16])
+			l->depth = (uint8_t *)r_arr(r, l->n_events, 1);
+		if (f[17])
+			l->block_end = (int64_t *)r_arr(r, (l->n_events + LANE_BLOCK - 1) / LANE_BLOCK, 8);
+		if (r->bad)
+			return false;
+	}
+
+	rs->ctr_ts = (int64_t *)r_arr(r, rs->n_ctr, 8);
+	rs->ctr_value = (double *)r_arr(r, rs->n_ctr, 8);
+	rs->ctr_track = (uint32_t *)r_arr(r, rs->n_ctr, 4);
+	rs->ctr_off = (uint64_t *)r_arr(r, rs->n_ctr, 8);
+	if (r->bad)
+		return false;
+	rs->tracks = xcalloc(n_tracks ? n_tracks : 1, sizeof *rs->tracks);
+	rs->n_tracks = n_tracks;
+	for (size_t i = 0; i < n_tracks; i++) {
+		const uint64_t *f = r_arr(r, 5, 8);
+		if (!f)
+			return false;
+		struct counter_track *t = &rs->tracks[i];
+		t->pid_text = (uint32_t)f[0];
+		t->name = (uint32_t)f[1];
+		t->process_name = (uint32_t)f[2];
+		t->value_key = (uint32_t)f[3];
+		t->n_samples = (uint32_t)f[4];
+		t->samples = (uint32_t *)r_arr(r, t->n_samples, 4);
+	}
+	if (flows)
+		rs->flows = (struct flow *)r_arr(r, rs->n_flows, sizeof *rs->flows);
+	rs->links = (struct flow_link *)r_arr(r, rs->n_links, sizeof *rs->links);
+	if (r->bad)
+		return false;
+
+	tf->path = r_path(r, paths, n);
+	tf->parts = xcalloc(n_parts ? n_parts : 1, sizeof *tf->parts);
+	for (size_t i = 0; i < n_parts && !r->bad; i++) {
+		struct trace_part *p = &tf->parts[i];
+		p->path = r_path(r, paths, n);
+		tf->n_parts = i + 1;
+		p->base = r_u64(r);
+		p->size = r_u64(r);
+		p->truncated = r_u64(r);
+	}
+
+	uint64_t n_diags = r_u64(r), dropped = r_u64(r);
+	if (r->bad || n_diags > DIAG_MAX)
+		return false;
+	for (uint64_t i = 0; i < n_diags && !r->bad; i++) {
+		uint64_t level = r_u64(r);
+		char *file = r_path(r, paths, n);
+		long line = (long)r_u64(r);
+		int64_t off = (int64_t)r_u64(r);
+		char *msg = r_str(r);
+		if (msg && level <= DIAG_ERROR)
+			diag_add(dl, (enum diag_level)level, file, line, off, "%s", msg);
+		else
+			r->bad = true;
+		free(file);
+		free(msg);
+	}
+	dl->dropped += (size_t)dropped;
+	return !r->bad;
+}
+
+static bool all_below(const uint32_t *v, size_t n, uint64_t limit)
+{
+	uint32_t hi = 0;
+	for (size_t i = 0; i < n; i++)
+		hi = v[i] > hi ? v[i] : hi;
+	return !n || hi < limit;
+}
+
+/* Every index the store holds points inside what it indexes: the checksum finds a damaged
+ * file, this keeps a well-formed but wrong one (another program's, a hand-made one) from
+ * sending the views out of bounds. */
+static bool store_sane(const struct rank_store *rs)
+{
+	uint32_t n_str = strtab_count(rs->strs);
+	if (!all_below(rs->ev_name, rs->n_ev, n_str) || !all_below(rs->ev_kind, rs->n_ev, rs->n_kinds) ||
+	    !all_below(rs->ctr_track, rs->n_ctr, rs->n_tracks))
+		return false;
+	for (size_t i = 0; i < rs->n_kinds; i++)
+		if (rs->kinds[i].lane >= rs->n_lanes || rs->kinds[i].attr >= rs->n_attrs)
+			return false;
+	for (size_t i = 0; i < rs->n_attrs; i++)
+		if (rs->attrs[i].cat >= n_str || rs->attrs[i].task_type >= n_str)
+			return false;
+	for (size_t i = 0; i < rs->n_long_durs; i++)
+		if (rs->long_durs[i].ev >= rs->n_ev)
+			return false;
+	for (size_t b = 0; b << STORE_TS_SHIFT < rs->n_ev; b++)
+		if (rs->ev_ts_base[b] == STORE_TS_FAR && rs->ev_ts_lo[b << STORE_TS_SHIFT] >= rs->n_ts_far_blocks)
+			return false;
+	for (size_t i = 0; i < rs->n_lanes; i++) {
+		const struct lane *l = &rs->lanes[i];
+		if (!all_below(l->events, l->n_events, rs->n_ev) || l->pid_text >= n_str || l->tid_text >= n_str ||
+		    l->process_name >= n_str || l->thread_name >= n_str || l->process_labels >= n_str ||
+		    (l->n_events && (!l->depth || !l->block_end)))
+			return false;
+	}
+	for (size_t i = 0; i < rs->n_tracks; i++) {
+		const struct counter_track *t = &rs->tracks[i];
+		if (!all_below(t->samples, t->n_samples, rs->n_ctr) || t->pid_text >= n_str || t->name >= n_str ||
+		    t->process_name >= n_str || t->value_key >= n_str)
+			return false;
+	}
+	for (size_t i = 0; i < rs->n_links; i++)
+		if (rs->links[i].from_ev >= rs->n_ev || rs->links[i].to_ev >= rs->n_ev)
+			return false;
+	return true;
+}
+
+/* Maps path and checks it against key. 1: rs holds the index; 0: no index there (or a
+ * stale one: why says so); -1: corrupt (why says how). */
+static int read_index(const char *path, const struct sbuf *key, struct rank_store *rs, const char *const *paths,
+		      size_t n, struct diag_list *dl, struct tindex_status *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	struct stat sb;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < (off_t)sizeof(struct tix_header)) {
+		close(fd);
+		snprintf(st->why, sizeof st->why, "the index %s is cut short", path);
+		return -1;
+	}
+	size_t len = (size_t)sb.st_size;
+	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return 0;
+	struct tix_header h;
+	memcpy(&h, map, sizeof h);
+	const char *kb = (const char *)map + sizeof h;
+	int ret = -1;
+	if (memcmp(h.magic, TINDEX_MAGIC, sizeof TINDEX_MAGIC) || h.endian != TINDEX_ENDIAN) {
+		snprintf(st->why, sizeof st->why, "%s is not an index of this format", path);
+	} else if (h.format != TINDEX_FORMAT) {
+		snprintf(st->why, sizeof st->why, "the index was written by another version");
+		ret = 0;
+	} else if (h.key_len > len - sizeof h || h.header_hash != header_hash(&h, kb)) {
+		snprintf(st->why, sizeof st->why, "the index %s fails its header checksum", path);
+	} else if (h.key_len != key->len || memcmp(kb, key->buf, key->len)) {
+		snprintf(st->why, sizeof st->why, "the trace or the program changed since the index was written");
+		ret = 0;
+	} else if (h.payload_off > len || h.payload_len != len - h.payload_off || (h.payload_off & 7)) {
+		snprintf(st->why, sizeof st->why, "the index %s is cut short", path);
+	} else if (XXH3_64bits((const char *)map + h.payload_off, h.payload_len) != h.payload_hash) {
+		snprintf(st->why, sizeof st->why, "the index %s fails its checksum", path);
+	} else {
+		struct rank_store tmp;
+		store_init(&tmp);
+		tmp.map = map;
+		tmp.map_len = len;
+		struct tix_reader r = {.p = (const uint8_t *)map + h.payload_off, .len = h.payload_len};
+		struct diag_list msgs;
+		diag_init(&msgs);
+		if (read_payload(&tmp, &r, paths, n, &msgs) && store_sane(&tmp)) {
+			for (size_t i = 0; i < msgs.n; i++) /* as the loader gave them: no count line */
+				diag_add(dl, msgs.items[i].level, msgs.items[i].file, msgs.items[i].line,
+					 msgs.items[i].offset, "%s", msgs.items[i].msg);
+			dl->dropped += msgs.dropped;
+			diag_free(&msgs);
+			store_free(rs);
+			*rs = tmp;
+			st->bytes = len;
+			return 1;
+		}
+		diag_free(&msgs);
+		store_free(&tmp); /* unmaps */
+		snprintf(st->why, sizeof st->why, "the index %s does not hold together", path);
+		return -1;
+	}
+	munmap(map, len);
+	return ret;
+}
+
+int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
+		      const struct trace_load_opts *topts, const struct tindex_opts *io,
+		      struct tindex_status *st, struct diag_list *dl)
+{
+	memset(st, 0, sizeof *st);
+	char *dir = io && io->enabled && n ? tindex_dir(io) : NULL;
+	if (!dir)
+		return trace_load_parts(rs, paths, n, topts, dl);
+	double t0 = now_seconds();
+	struct sbuf key = SBUF_INIT, name = SBUF_INIT;
+	int r = 0;
+	char *path = NULL;
+	bool keyed = make_key(paths, n, &key, &name), over = false;
+	for (size_t i = 0; keyed && topts && topts->max_file_bytes && i < n; i++) {
+		struct stat sb;
+		/* a part over the limit is refused, as without an index */
+		over |= stat(paths[i], &sb) == 0 && (uint64_t)sb.st_size > topts->max_file_bytes;
+	}
+	keyed &= !over;
+	bool stale = false;
+	if (keyed) {
+		XXH128_hash_t hn = XXH3_128bits(name.buf, name.len);
+		path = xmalloc(strlen(dir) + 48);
+		sprintf(path, "%s/%016" PRIx64 "%016" PRIx64 ".idx", dir, (uint64_t)hn.high64, (uint64_t)hn.low64);
+		int got = read_index(path, &key, rs, paths, n, dl, st);
+		if (got == 1) {
+			st->state = TINDEX_USED;
+			st->seconds = now_seconds() - t0;
+			utimensat(AT_FDCWD, path, NULL, 0); /* recently used; fails harmlessly when read-only */
+			goto out;
+		}
+		if (got < 0)
+			diag_add(dl, DIAG_INFO, paths[0], 0, -1, "%s; the trace is read again and the index rebuilt",
+				 st->why);
+		stale = st->why[0] != 0;
+	}
+	size_t diag0 = dl->n, dropped0 = dl->dropped;
+	r = trace_load_parts(rs, paths, n, topts, dl);
+	st->state = TINDEX_NOT_WRITTEN;
+	if (over) {
+		snprintf(st->why, sizeof st->why, "a part of the trace is over --max-trace-bytes");
+	} else if (!keyed) {
+		snprintf(st->why, sizeof st->why, "a trace file cannot be identified");
+	} else if (r != 0) {
+		snprintf(st->why, sizeof st->why, "the trace could not be read");
+	} else if (rs->trace.n_parts != n) {
+		/* a part refused (--max-trace-bytes) or unreadable: the index would keep the rest
+		 * under a key that does not say so */
+		snprintf(st->why, sizeof st->why, "a part of the trace was not read");
+	} else {
+		/* the trace must not have changed while it was read: else the index would keep
+		 * what was read under the key of what is there now */
+		struct sbuf key2 = SBUF_INIT, name2 = SBUF_INIT;
+		bool same = make_key(paths, n, &key2, &name2) && key2.len == key.len &&
+			    !memcmp(key2.buf, key.buf, key.len);
+		sbuf_free(&key2);
+		sbuf_free(&name2);
+		double t1 = now_seconds();
+		if (!same) {
+			snprintf(st->why, sizeof st->why, "the trace changed while it was read");
+		} else if (coarse_and_recent(paths, n)) {
+			snprintf(st->why, sizeof st->why, "the trace changed within the last %d s on a file system "
+							  "with whole-second times: a later edit could not be told",
+				 TINDEX_COARSE_WAIT);
+		} else if (make_dirs(dir) != 0) {
+			snprintf(st->why, sizeof st->why, "cannot create %s: %s", dir, strerror(errno));
+		} else if (write_index(dir, path, &key, rs, paths, n, dl, diag0, dropped0, st) == 0) {
+			st->state = stale ? TINDEX_REBUILT : TINDEX_WRITTEN;
+			st->seconds = now_seconds() - t1;
+			evict(dir, path, max_bytes(io));
+		}
+	}
+out:
+	sbuf_free(&key);
+	sbuf_free(&name);
+	free(path);
+	free(dir);
+	return st->state == TINDEX_USED ? 0 : r;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* The persistent trace index: a rank's loaded store (columns, strings, lanes, counters,
+ * flow links, the loader's messages) written once to a file in the user's cache and
+ * mapped read-only on the next open, so a second open of the same trace costs a map and a
+ * checksum instead of a parse.
+ *
+ * An index is named by the identity of the program and of the trace files (device and
+ * inode) and keyed by their size, mtime and ctime and the format version: anything that
+ * changed means it is rebuilt, never trusted stale. It is written to a temporary name and
+ * renamed, so two explorers opening the same capture each see a whole file; a file whose
+ * checksums fail is rebuilt with a message. The cache is bounded: past max_bytes the least
+ * recently used indexes are removed. Nothing is ever written beside the capture. */
+#ifndef ASCPROF_TRACE_INDEX_H
+#define ASCPROF_TRACE_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "store.h"
+#include "trace.h"
+
+/* The cache's default size bound. */
+#define TINDEX_DEFAULT_MAX_BYTES (UINT64_C(8) << 30)
+
+struct tindex_opts {
+	bool enabled;      /* false: neither read nor write an index (--no-index, the library's default) */
+	const char *dir;   /* borrowed; NULL: $XDG_CACHE_HOME/ascprof-tui, else ~/.cache/ascprof-tui */
+	uint64_t max_bytes; /* the cache's bound; 0: TINDEX_DEFAULT_MAX_BYTES */
+};
+
+enum tindex_state {
+	TINDEX_OFF,         /* not asked for, or the trace is not a text trace */
+	TINDEX_USED,        /* the store was mapped from the index */
+	TINDEX_WRITTEN,     /* read from the trace and written to a new index */
+	TINDEX_REBUILT,     /* an index was there but stale or corrupt: read afresh and written */
+	TINDEX_NOT_WRITTEN, /* read from the trace; no index could be written (see why) */
+};
+
+struct tindex_status {
+	enum tindex_state state;
+	char why[200];    /* what happened, for --summary ("" when nothing to say) */
+	double seconds;   /* mapping and checking the index, or writing it */
+	uint64_t bytes;   /* the index file's size */
+};
+
+/* Loads the trace parts into rs (store_init'd) through the index: maps a valid index, else
+ * reads the trace with trace_load_parts and writes the index. Returns what trace_load_parts
+ * would. The loader's messages are kept in the index and given again on reopen. */
+int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
+		      const struct trace_load_opts *topts, const struct tindex_opts *io,
+		      struct tindex_status *st, struct diag_list *dl);
+
+/* The directory indexes go to under io (NULL when none can be named); owned by the caller. */
+char *tindex_dir(const struct tindex_opts *io);
+const char *tindex_state_name(enum tindex_state s);
+
+#endif

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/* The trace index (src/load/trace_index.c) at the store level: a store mapped from an index
+ * answers every accessor exactly as the store read from the trace, on traces made to use
+ * each column layout (start blocks over 4.29 s kept in full, durations over 4.29 s kept
+ * aside, counters, flows, metadata, a cut-short file and its message, two slices); a damaged index is
+ * rebuilt; a disabled index reads and writes nothing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+#include "trace_index.h"
+
+/* Every accessor of a against b. */
+static void assert_same_store(const struct rank_store *a, const struct rank_store *b)
+{
+	assert_int_equal(a->n_ev, b->n_ev);
+	assert_int_equal(strtab_count(a->strs), strtab_count(b->strs));
+	for (uint32_t i = 0; i < strtab_count(a->strs); i++)
+		assert_string_equal(store_str(a, i), store_str(b, i));
+	for (size_t ev = 0; ev < a->n_ev; ev++) {
+		assert_int_equal(store_ts(a, ev), store_ts(b, ev));
+		assert_int_equal(store_dur(a, ev), store_dur(b, ev));
+		assert_int_equal(a->ev_name[ev], b->ev_name[ev]);
+		assert_int_equal(store_ev_lane_id(a, ev), store_ev_lane_id(b, ev));
+		assert_int_equal(store_ev_attr_id(a, ev), store_ev_attr_id(b, ev));
+		assert_int_equal(store_ev_off(a, ev), store_ev_off(b, ev));
+	}
+	assert_int_equal(a->n_attrs, b->n_attrs);
+	assert_memory_equal(a->attrs, b->attrs, a->n_attrs * sizeof *a->attrs);
+	assert_int_equal(a->n_lanes, b->n_lanes);
+	for (size_t i = 0; i < a->n_lanes; i++) {
+		const struct lane *x = &a->lanes[i], *y = &b->lanes[i];
+		assert_int_equal(x->n_events, y->n_events);
+		assert_int_equal(x->group, y->group);
+		assert_int_equal(x->stream, y->stream);
+		assert_int_equal(x->process_name, y->process_name);
+		assert_int_equal(x->thread_name, y->thread_name);
+		assert_int_equal(x->first_ts, y->first_ts);
+		assert_int_equal(x->last_end, y->last_end);
+		assert_int_equal(x->depth_max, y->depth_max);
+		assert_memory_equal(x->events, y->events, x->n_events * sizeof *x->events);
+		if (x->n_events) {
+			assert_memory_equal(x->depth, y->depth, x->n_events);
+			assert_memory_equal(x->block_end, y->block_end,
+					    (x->n_events + LANE_BLOCK - 1) / LANE_BLOCK * sizeof *x->block_end);
+		}
+	}
+	assert_int_equal(a->n_ctr, b->n_ctr);
+	for (size_t i = 0; i < a->n_ctr; i++) {
+		assert_int_equal(a->ctr_ts[i], b->ctr_ts[i]);
+		assert_memory_equal(&a->ctr_value[i], &b->ctr_value[i], sizeof(double));
+		assert_int_equal(a->ctr_track[i], b->ctr_track[i]);
+		assert_int_equal(a->ctr_off[i], b->ctr_off[i]);
+	}
+	assert_int_equal(a->n_tracks, b->n_tracks);
+	for (size_t i = 0; i < a->n_tracks; i++) {
+		assert_int_equal(a->tracks[i].name, b->tracks[i].name);
+		assert_int_equal(a->tracks[i].n_samples, b->tracks[i].n_samples);
+		assert_memory_equal(a->tracks[i].samples, b->tracks[i].samples,
+				    a->tracks[i].n_samples * sizeof(uint32_t));
+	}
+	assert_int_equal(a->n_flows, b->n_flows);
+	assert_int_equal(a->n_links, b->n_links);
+	assert_memory_equal(a->links, b->links, a->n_links * sizeof *a->links);
+	assert_int_equal(a->unmatched_flows, b->unmatched_flows);
+	assert_memory_equal(&a->ph, &b->ph, sizeof a->ph);
+	assert_int_equal(a->window_start, b->window_start);
+	assert_int_equal(a->window_end, b->window_end);
+	assert_int_equal(a->trace.size, b->trace.size);
+	assert_int_equal(a->trace.parsed_bytes, b->trace.parsed_bytes);
+	assert_int_equal(a->trace.truncated, b->trace.truncated);
+	assert_int_equal(a->trace.cut_offset, b->trace.cut_offset);
+	assert_string_equal(a->trace.path, b->trace.path);
+	assert_int_equal(a->trace.n_parts, b->trace.n_parts);
+	for (size_t i = 0; i < a->trace.n_parts; i++) {
+		assert_string_equal(a->trace.parts[i].path, b->trace.parts[i].path);
+		assert_int_equal(a->trace.parts[i].base, b->trace.parts[i].base);
+	}
+}
+
+/* A trace of n events per lane over two lanes, a process every 10 s apart (so start blocks
+ * span more than 4.29 s), every 7th event lasting 5 s (kept aside), counters, flows. */
+static char *make_trace(size_t n, bool cut)
+{
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"Python\"}},\n"
+		       "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"tid\":0,\"args\":{\"name\":\"Ascend Hardware\"}},\n"
+		       "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":2,\"tid\":3,\"args\":{\"name\":\"Stream 3\"}}");
+	for (size_t i = 0; i < n; i++) {
+		long long ts = 1000000 + (long long)(i / 100) * 10000000 + (long long)(i % 100) * 20;
+		sbuf_addf(&sb, ",\n{\"name\":\"op%zu\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":\"%lld.125\",\"dur\":%s,"
+			  "\"cat\":\"cpu_op\"}",
+			  i % 13, ts, i % 7 == 0 ? "5000000" : "3.5");
+		sbuf_addf(&sb, ",\n{\"name\":\"k%zu\",\"ph\":\"X\",\"pid\":2,\"tid\":3,\"ts\":\"%lld.5\",\"dur\":2,"
+			  "\"args\":{\"Task Type\":\"AI_CORE\"}}",
+			  i % 5, ts + 5);
+		sbuf_addf(&sb, ",\n{\"name\":\"link\",\"ph\":\"s\",\"id\":%zu,\"pid\":1,\"tid\":1,\"ts\":\"%lld.125\","
+			  "\"cat\":\"async_npu\"}",
+			  i, ts);
+		sbuf_addf(&sb, ",\n{\"name\":\"link\",\"ph\":\"f\",\"id\":%zu,\"bp\":\"e\",\"pid\":2,\"tid\":3,"
+			  "\"ts\":\"%lld.5\",\"cat\":\"async_npu\"}",
+			  i, ts + 5);
+		if (i % 10 == 0)
+			sbuf_addf(&sb, ",\n{\"name\":\"HBM\",\"ph\":\"C\",\"pid\":2,\"tid\":0,\"ts\":\"%lld\","
+				  "\"args\":{\"MB\":%zu.25}}",
+				  ts, i);
+	}
+	if (!cut)
+		sbuf_adds(&sb, "\n]\n");
+	else
+		sbuf_adds(&sb, ",\n{\"name\":\"half");
+	return sbuf_detach(&sb);
+}
+
+/* The texts as the parts of one timeline (msprof slices when more than one). */
+static void load_twice(const char *const *texts, size_t n, bool expect_cut)
+{
+	char *dir = tu_tmpdir();
+	char *paths[4];
+	assert_true(n <= 4);
+	for (size_t i = 0; i < n; i++) {
+		char rel[64];
+		snprintf(rel, sizeof rel, n > 1 ? "cap/msprof_slice_%zu_20260101000000.json" : "cap/trace_view.json", i);
+		paths[i] = tu_write_str(dir, rel, texts[i]);
+	}
+	char idx[4200];
+	snprintf(idx, sizeof idx, "%s/idx", dir);
+	struct tindex_opts io = {.enabled = true, .dir = idx};
+	struct trace_load_opts topts = {.threads = 2};
+
+	struct rank_store plain, first, again;
+	struct diag_list d0, d1, d2;
+	diag_init(&d0);
+	diag_init(&d1);
+	diag_init(&d2);
+	store_init(&plain);
+	store_init(&first);
+	store_init(&again);
+	struct tindex_status st;
+	const char *const *pp = (const char *const *)paths;
+	assert_int_equal(trace_load_parts(&plain, pp, n, &topts, &d0), 0);
+	assert_int_equal(tindex_load_trace(&first, pp, n, &topts, &io, &st, &d1), 0);
+	assert_int_equal(st.state, TINDEX_WRITTEN);
+	assert_int_equal(tindex_load_trace(&again, pp, n, &topts, &io, &st, &d2), 0);
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_non_null(again.map);
+	assert_null(first.map);
+
+	assert_true(plain.n_ts_far_blocks > 0); /* the layouts this test is for are there */
+	assert_true(plain.n_long_durs > 0);
+	assert_true(plain.n_links > 0);
+	assert_true(plain.n_ctr > 0);
+	assert_int_equal(plain.trace.truncated, expect_cut);
+	assert_int_equal(plain.trace.n_parts, n);
+	assert_same_store(&plain, &first);
+	assert_same_store(&plain, &again);
+	assert_int_equal(d0.n, d2.n);
+	assert_true(!expect_cut || d0.n > 0);
+	for (size_t i = 0; i < d0.n; i++) {
+		assert_string_equal(d0.items[i].msg, d2.items[i].msg);
+		assert_string_equal(d0.items[i].file, d2.items[i].file);
+		assert_int_equal(d0.items[i].offset, d2.items[i].offset);
+		assert_int_equal(d0.items[i].level, d2.items[i].level);
+	}
+
+	/* a damaged byte in the data: rebuilt with a message, and right again */
+	char cmd[8600];
+	snprintf(cmd, sizeof cmd, "f=$(ls %s/*.idx) && printf 'Z' | dd of=\"$f\" bs=1 seek=$(($(wc -c <\"$f\") - 9)) "
+				  "conv=notrunc 2>/dev/null",
+		 idx);
+	assert_int_equal(tu_sh("%s", cmd), 0);
+	struct rank_store fixed;
+	struct diag_list d3;
+	diag_init(&d3);
+	store_init(&fixed);
+	assert_int_equal(tindex_load_trace(&fixed, pp, n, &topts, &io, &st, &d3), 0);
+	assert_int_equal(st.state, TINDEX_REBUILT);
+	assert_non_null(strstr(d3.items[0].msg, "fails its checksum"));
+	assert_same_store(&plain, &fixed);
+
+	store_free(&plain);
+	store_free(&first);
+	store_free(&again);
+	store_free(&fixed);
+	diag_free(&d0);
+	diag_free(&d1);
+	diag_free(&d2);
+	diag_free(&d3);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_index_layouts(void **state)
+{
+	(void)state;
+	char *t = make_trace(3000, false);
+	load_twice((const char *const[]){t}, 1, false);
+	free(t);
+}
+
+static void test_index_cut_trace(void **state)
+{
+	(void)state;
+	char *t = make_trace(700, true);
+	load_twice((const char *const[]){t}, 1, true);
+	free(t);
+}
+
+/* Two slices of one timeline: the parts, their bases and paths come back from the index. */
+static void test_index_slices(void **state)
+{
+	(void)state;
+	char *a = make_trace(500, false), *b = make_trace(800, false);
+	load_twice((const char *const[]){a, b}, 2, false);
+	free(a);
+	free(b);
+}
+
+/* Disabled: the trace is read and nothing is written, even with a directory named. */
+static void test_index_disabled(void **state)
+{
+	(void)state;
+	char *t = make_trace(10, false);
+	char *dir = tu_tmpdir();
+	char *path = tu_write_str(dir, "trace_view.json", t);
+	char idx[4200];
+	snprintf(idx, sizeof idx, "%s/idx", dir);
+	struct tindex_opts io = {.enabled = false, .dir = idx};
+	struct trace_load_opts topts = {.threads = 1};
+	const char *paths[] = {path};
+	struct rank_store rs;
+	struct diag_list dl;
+	diag_init(&dl);
+	store_init(&rs);
+	struct tindex_status st;
+	assert_int_equal(tindex_load_trace(&rs, paths, 1, &topts, &io, &st, &dl), 0);
+	assert_int_equal(st.state, TINDEX_OFF);
+	assert_true(rs.n_ev > 0);
+	struct stat sb;
+	assert_int_not_equal(stat(idx, &sb), 0);
+	store_free(&rs);
+	diag_free(&dl);
+	free(path);
+	free(t);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_index_layouts),
+		cmocka_unit_test(test_index_cut_trace),
+		cmocka_unit_test(test_index_slices),
+		cmocka_unit_test(test_index_disabled),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,191 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The persistent trace index (src/load/trace_index.c), through the binary:
+# - a reopen maps the index ("index: used") and its reports (text and JSON) are byte for
+#   byte those of a first open without an index: on a generated capture of two ranks, the
+#   demo, a trace cut short (its loader's message given again), and real fixtures (torch_npu levels 0 and 1, a small trace_view.json, msprof of a vLLM run);
+# - a trace edited in place to the same size is read afresh (the index is rebuilt, the
+#   report is the edited trace's), even with its mtime put back;
+# - a corrupt index (a flipped byte, a cut-short file) is detected by its checksums and
+#   rebuilt with a message;
+# - two opens at once both succeed with the right report and leave one whole index;
+# - a cache directory that cannot be written: the tool works, without an index, and says why;
+# - --no-index neither reads nor writes; --max-trace-bytes refuses a trace as without an index;
+# - the cache is bounded: past the limit the least recently used index goes (ASCPROF_INDEX_MAX_BYTES).
+# Everything is written under a temporary directory; the fixtures are only read.
+gen=${ASCPROF_GEN:-tools/ascprof-gen}
+bin=${ASCPROF_BIN:-./ascprof-tui}
+srcdir=${ASCPROF_SRCDIR:-.}
+shared=${ASCPROF_SHARED:-$srcdir/../shared}
+[ -x "$gen" ] && [ -x "$bin" ] || { echo "SKIP: no generator or binary"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-index-XXXXXX") || exit 1
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+idx=$tmp/idx
+fail=0 passed=0
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+ok() { passed=$((passed + 1)); }
+
+# the index state the text summary gives for the first rank with a trace
+state() { # capture, index options...
+  c=$1
+  shift
+  "$bin" --summary "$@" "$c" 2>"$tmp/state.err" | sed -n 's/^  index: \([a-z ]*\).*/\1/p' | head -n 1 | sed 's/,$//'
+}
+
+# reports of a first open without an index, of an open writing it and of one reading it
+same_reports() { # name, capture
+  name=$1 c=$2
+  rm -rf "$idx"
+  for mode in "--report" "--report --json"; do
+    # shellcheck disable=SC2086 # the mode is one or two words
+    "$bin" $mode --no-index "$c" >"$tmp/plain" 2>/dev/null
+    # shellcheck disable=SC2086
+    "$bin" $mode --index-dir "$idx" "$c" >"$tmp/first" 2>/dev/null
+    # shellcheck disable=SC2086
+    "$bin" $mode --index-dir "$idx" "$c" >"$tmp/again" 2>/dev/null
+    if [ ! -s "$tmp/plain" ] || ! cmp -s "$tmp/plain" "$tmp/first" || ! cmp -s "$tmp/plain" "$tmp/again"; then
+      bad "$name: $mode differs with the index"
+      diff "$tmp/plain" "$tmp/again" | head -n 20
+    else
+      ok
+    fi
+  done
+  st=$(state "$c" --index-dir "$idx")
+  if [ "$st" = used ]; then ok; else bad "$name: a reopen says index '$st', not used"; fi
+}
+
+cap=$tmp/cap
+"$gen" --out "$cap" --ranks 2 --ops 30 --steps 4 --prefill 1 >/dev/null || exit 1
+same_reports generated "$cap"
+same_reports demo "$srcdir/fixtures/demo"
+# a trace cut short: its loader's message comes back from the index, in its place
+cut=$tmp/cut
+"$gen" --out "$cut" --ranks 1 --ops 30 --steps 4 >/dev/null || exit 1
+t=$(find "$cut" -name trace_view.json)
+head -c $(($(wc -c <"$t") * 2 / 3)) "$t" >"$tmp/part"
+cat "$tmp/part" >"$t"
+same_reports "a cut trace" "$cut"
+"$bin" --report --index-dir "$idx" "$cut" 2>&1 | grep -q 'the file is cut short' && ok ||
+  bad "a cut trace: no message from the index"
+real=$shared/fixtures-real
+if [ -d "$real" ]; then
+  for f in msinsight/test/data/pytorch/text/level0 msinsight/test/data/pytorch/text/level1 \
+    msinsight/server/src/test/test_data/heatMap vllm-ascend/prof_unpack/PROF_GROUP_20260823_165254/PROF_Memory; do
+    [ -d "$real/$f" ] && same_reports "$f" "$real/$f"
+  done
+else
+  echo "note: no $real; the real fixtures are not compared"
+fi
+
+# an edit in place to the same size, the mtime put back: ctime still tells
+trace=$(find "$cap" -name trace_view.json | LC_ALL=C sort | head -n 1)
+grep -q '"RmsNorm"' "$trace" || bad "no RmsNorm kernel in $trace to edit"
+rm -rf "$idx"
+"$bin" --report --index-dir "$idx" "$cap" >/dev/null 2>&1
+size0=$(wc -c <"$trace")
+touch -r "$trace" "$tmp/stamp"
+# a kernel renamed, same length, written over the same file (same inode)
+sed 's/"RmsNorm"/"XmsNorm"/g' "$trace" >"$tmp/edited"
+cat "$tmp/edited" >"$trace"
+touch -r "$tmp/stamp" "$trace"
+[ "$(wc -c <"$trace")" -eq "$size0" ] || bad "the edit changed the trace's size"
+"$bin" --summary --index-dir "$idx" "$cap" >"$tmp/sum" 2>&1
+n=$(grep -c 'index: rebuilt' "$tmp/sum")
+u=$(grep -c 'index: used' "$tmp/sum")
+[ "$n" -eq 1 ] && [ "$u" -eq 1 ] && ok || bad "an edited trace: $n ranks rebuilt (not 1), $u used (not 1)"
+"$bin" --report --json --no-index "$cap" >"$tmp/plain" 2>/dev/null
+"$bin" --report --json --index-dir "$idx" "$cap" >"$tmp/again" 2>/dev/null
+if cmp -s "$tmp/plain" "$tmp/again" && grep -q XmsNorm "$tmp/again"; then ok; else bad "an edited trace: the report is not the edited one"; fi
+
+# a corrupt index: a byte flipped in its payload, then one cut short
+for how in flip cut; do
+  one=$(ls -S "$idx"/*.idx | head -n 1)
+  sz=$(wc -c <"$one")
+  if [ $how = flip ]; then
+    at=$((sz / 2))
+    byte=$(od -An -tu1 -j "$at" -N1 "$one" | tr -d ' ')
+    printf "$(printf '\\%03o' $(((byte + 1) % 256)))" | dd of="$one" bs=1 seek="$at" conv=notrunc 2>/dev/null
+  else
+    truncate -s $((sz - 100)) "$one"
+  fi
+  "$bin" --summary --index-dir "$idx" "$cap" >"$tmp/sum" 2>&1
+  if grep -q 'index: rebuilt' "$tmp/sum" && grep -q -E 'fails its checksum|cut short' "$tmp/sum"; then
+    ok
+  else
+    bad "a corrupt index ($how) was not rebuilt with a message"
+    grep -i index "$tmp/sum"
+  fi
+  st=$(state "$cap" --index-dir "$idx")
+  if [ "$st" = used ]; then ok; else bad "after rebuilding ($how): index '$st', not used"; fi
+done
+
+# two opens at once, on an empty cache
+rm -rf "$idx"
+"$bin" --report --no-index "$cap" >"$tmp/plain" 2>/dev/null
+"$bin" --report --index-dir "$idx" "$cap" >"$tmp/c1" 2>"$tmp/e1" &
+p1=$!
+"$bin" --report --index-dir "$idx" "$cap" >"$tmp/c2" 2>"$tmp/e2" &
+p2=$!
+wait $p1 && wait $p2 || bad "two opens at once: an exit status"
+if cmp -s "$tmp/plain" "$tmp/c1" && cmp -s "$tmp/plain" "$tmp/c2"; then ok; else bad "two opens at once: a report differs"; fi
+leftover=$(find "$idx" -name '.tmp-*' | wc -l)
+[ "$leftover" -eq 0 ] && ok || bad "two opens at once left $leftover temporary files"
+"$bin" --report --index-dir "$idx" "$cap" >"$tmp/c3" 2>/dev/null
+st=$(state "$cap" --index-dir "$idx")
+if [ "$st" = used ] && cmp -s "$tmp/plain" "$tmp/c3"; then ok; else bad "after two opens at once: index '$st'"; fi
+
+# --max-trace-bytes under a trace's size: refused as without an index, though one is there
+"$bin" --report --max-trace-bytes 1000 --no-index "$cap" >"$tmp/plain" 2>/dev/null
+"$bin" --report --max-trace-bytes 1000 --index-dir "$idx" "$cap" >"$tmp/c1" 2>/dev/null
+"$bin" --summary --max-trace-bytes 1000 --index-dir "$idx" "$cap" >"$tmp/sum" 2>&1
+if cmp -s "$tmp/plain" "$tmp/c1" && [ "$(grep -c 'index: not written (a part of the trace is over' "$tmp/sum")" -eq 2 ]; then
+  ok
+else
+  bad "--max-trace-bytes with an index: not refused as without one"
+  grep index "$tmp/sum"
+fi
+"$bin" --report --no-index "$cap" >"$tmp/plain" 2>/dev/null
+
+# a cache that cannot be written: a read-only directory (root writes anyway, so a path
+# under a plain file too)
+mkdir -p "$tmp/ro"
+chmod 555 "$tmp/ro"
+: >"$tmp/plainfile"
+for dir in "$tmp/ro" "$tmp/plainfile/sub"; do
+  [ "$dir" = "$tmp/ro" ] && [ "$(id -u)" -eq 0 ] && continue
+  "$bin" --report --index-dir "$dir" "$cap" >"$tmp/c1" 2>/dev/null || bad "read-only cache $dir: exit status"
+  if cmp -s "$tmp/plain" "$tmp/c1"; then ok; else bad "read-only cache $dir: the report differs"; fi
+  "$bin" --summary --index-dir "$dir" "$cap" >"$tmp/sum" 2>&1
+  if grep -q 'index: not written (cannot' "$tmp/sum"; then ok; else bad "read-only cache $dir: no reason given"; grep index "$tmp/sum"; fi
+done
+
+# --no-index neither writes nor reads; XDG_CACHE_HOME names the default place
+rm -rf "$idx"
+XDG_CACHE_HOME=$tmp/xdg "$bin" --report --no-index "$cap" >/dev/null 2>&1
+[ ! -e "$tmp/xdg" ] && ok || bad "--no-index wrote $tmp/xdg"
+XDG_CACHE_HOME=$tmp/xdg "$bin" --report "$cap" >/dev/null 2>&1
+n=$(find "$tmp/xdg/ascprof-tui" -name '*.idx' 2>/dev/null | wc -l)
+[ "$n" -eq 2 ] && ok || bad "XDG_CACHE_HOME: $n indexes for two ranks"
+if XDG_CACHE_HOME=$tmp/xdg "$bin" --summary --no-index "$cap" | grep -q 'index:'; then
+  bad "--no-index: the summary names an index"
+else
+  ok
+fi
+
+# the bound: room for this capture's two indexes only; the demo's, used long ago, go
+lim=$(cat "$tmp/xdg/ascprof-tui"/*.idx | wc -c)
+rm -rf "$idx"
+"$bin" --report --index-dir "$idx" "$srcdir/fixtures/demo" >/dev/null 2>&1
+touch -d '2001-01-01' "$idx"/*.idx
+ASCPROF_INDEX_MAX_BYTES=$lim "$bin" --report --index-dir "$idx" "$cap" >/dev/null 2>&1
+left=$(find "$idx" -name '*.idx' | wc -l)
+total=$(cat "$idx"/*.idx | wc -c)
+used=$("$bin" --summary --index-dir "$idx" "$cap" | grep -c 'index: used')
+if [ "$left" -eq 2 ] && [ "$total" -le "$lim" ] && [ "$used" -eq 2 ]; then
+  ok
+else
+  bad "the bound: $left indexes, $total bytes over a limit of $lim, $used of 2 ranks used"
+fi
+
+echo "index: $passed passed, $fail failed"
+[ "$fail" -eq 0 ]
