@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "advice.h"
 #include "analysis_priv.h"
 #include "json_tok.h"
 #include "lanes.h"
@@ -1307,6 +1308,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 		window_metrics(rs, ra, &s, lo, hi, src_dev, src_host);
 		rank_attribution(&s, ra, lo, hi);
 		landmarks(&s, ra, lo, hi);
+		advice_rank(rs, ra, &s.occupied);
 		per_step_metrics(rs, ra, &s);
 		if (ra->has_trace)
 			overlap_lane_check(rs, &s, ra);
@@ -1361,6 +1363,7 @@ void analysis_rank_free(struct rank_analysis *ra)
 		free(ra->bn[b].insufficient);
 	}
 	memory_free(&ra->mem);
+	advice_free(ra);
 	memset(ra, 0, sizeof *ra);
 }
 

@@ -304,6 +304,23 @@ struct gain {
 	char *basis; /* owned */
 };
 
+/* One advice rule's finding on a rank (advice.h has the rules). */
+struct advice_finding {
+	int rule;          /* enum advice_rule_id */
+	bool triggered;    /* value >= the rule's threshold */
+	double value;      /* the thresholded figure, in the rule's unit */
+	uint64_t count;    /* instances */
+	int64_t total_ns;  /* their time: the union of their spans (device tasks: summed) */
+	double share_pct;  /* total over share_of's time (NAN when unknown) */
+	const char *share_of; /* static: "device busy", "host busy", "the steps", "device kernels" */
+	int64_t exposed_ns; /* the part with the device idle, inside its span: in `bucket` */
+	const char *bucket; /* static: the attribution bucket(s) that time sits in */
+	uint32_t event;     /* the event to show (the longest instance), or UINT32_MAX */
+	int64_t event_ts, event_end; /* its span (rank clock), INT64_MIN when none */
+	enum confidence conf;
+	char *evidence;     /* owned: one line with the figures and the top names */
+};
+
 enum bottleneck_kind { BN_HOST_DISPATCH, BN_NPU_COMPUTE, BN_COMMUNICATION, BN_COPY, BN_COUNT };
 
 struct bottleneck {
@@ -377,6 +394,9 @@ struct rank_analysis {
 			* the others wait for), or -1 */
 
 	struct mem_analysis mem; /* from the memory tables; empty without them */
+
+	struct advice_finding *advice; /* owned; one per rule that saw an instance (advice.c) */
+	size_t n_advice;
 };
 
 enum align_mode { ALIGN_FIRST, ALIGN_RAW, ALIGN_COLLECTIVE, ALIGN_COUNT };

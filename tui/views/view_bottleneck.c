@@ -2,16 +2,19 @@
 /* Bottleneck: the four candidates as scored bars, their evidence (metric, value,
  * threshold, source), expected gains with confidence and what to try. Enter on an evidence
  * line goes where it can be seen: the longest idle gap, the longest exposed collective,
- * the longest copy or sync on the timeline; the steps or ops for the others. */
+ * the longest copy or sync on the timeline; the steps or ops for the others. Below them
+ * the Ascend advice rules (advice.h): Enter on a finding shows its longest instance. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "advice.h"
 #include "csvw.h"
 #include "views.h"
 #include "xalloc.h"
 
-enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY, L_ATTR, L_ATTR_LEGEND, L_INSUFFICIENT };
+enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY, L_ATTR, L_ATTR_LEGEND, L_INSUFFICIENT,
+		L_ADV_HEAD, L_ADV, L_ADV_BELOW };
 
 struct bline {
 	enum line_kind kind;
@@ -71,6 +74,12 @@ static void rebuild(struct bn_view *v, struct app *app)
 		}
 		add(v, L_BLANK, -1, 0);
 	}
+	add(v, L_ADV_HEAD, -1, 0);
+	for (size_t i = 0; i < v->ra->n_advice; i++)
+		if (v->ra->advice[i].triggered)
+			add(v, L_ADV, -1, i);
+	if (advice_triggered(v->ra) < v->ra->n_advice)
+		add(v, L_ADV_BELOW, -1, 0);
 	v->lb.n = v->n;
 	/* start on the first evidence line */
 	for (size_t i = 0; i < v->n; i++)
@@ -101,6 +110,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		snprintf(gain, sizeof gain, "%s: expected gain %.1f-%.1f %% of the window, confidence %s: %s", b->name,
 			 b->gain.low_pct, b->gain.high_pct, analysis_confidence_name(b->gain.conf), b->gain.basis);
 		snprintf(advice, sizeof advice, "try: %s", b->advice);
+		paras[1] = gain;
+		paras[2] = advice;
+	} else if (sl && sl->kind == L_ADV) {
+		const struct advice_finding *f = &v->ra->advice[sl->ev];
+		paras[0] = f->evidence;
+		snprintf(gain, sizeof gain, "why: %s", advice_rules[f->rule].why);
+		snprintf(advice, sizeof advice, "try: %s", advice_rules[f->rule].try_this);
 		paras[1] = gain;
 		paras[2] = advice;
 	}
@@ -163,6 +179,35 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		case L_ADVICE:
 			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, "try: %s", b->advice);
 			break;
+		case L_ADV_HEAD: {
+			size_t n = advice_triggered(v->ra);
+			canvas_textf(cv, x + 1, ry, w - 2, n ? ST_WARN : ST_BOLD, "advice (Ascend rules): %s", n
+				     ? "time already in the buckets named, no extra gain; Enter shows the longest"
+				     : v->ra->n_advice ? "no rule reaches its threshold" : "no rule saw an instance");
+			break;
+		}
+		case L_ADV: {
+			const struct advice_finding *f = &v->ra->advice[l->ev];
+			canvas_text(cv, x + 3, ry, 2, sel ? ST_SELECTED : ST_WARN, "*");
+			int cx = x + 5;
+			cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_BOLD, "%s: ", advice_rules[f->rule].title);
+			if (cx < x + w - 1)
+				canvas_text(cv, cx, ry, x + w - 1 - cx, sel ? ST_SELECTED : ST_NORMAL, f->evidence);
+			break;
+		}
+		case L_ADV_BELOW: {
+			char buf[256] = "below threshold:";
+			size_t len = strlen(buf);
+			for (size_t j = 0, k = 0; j < v->ra->n_advice && len < sizeof buf; j++) {
+				const struct advice_finding *f = &v->ra->advice[j];
+				if (!f->triggered)
+					len += (size_t)snprintf(buf + len, sizeof buf - len, "%s %s %.1f %s < %.1f",
+								k++ ? ";" : "", advice_rules[f->rule].id, f->value,
+								advice_rules[f->rule].unit, advice_rules[f->rule].threshold);
+			}
+			canvas_text(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, buf);
+			break;
+		}
 		case L_BLANK: break;
 		}
 	}
@@ -195,7 +240,7 @@ static int handle(void *p, struct app *app, enum action act)
 		/* evidence lines are what Enter acts on: step from one to the next */
 		int dir = act == ACT_DOWN ? 1 : -1;
 		for (size_t i = v->lb.sel + (size_t)dir; i < v->n; i += (size_t)dir)
-			if (v->lines[i].kind == L_EVIDENCE) {
+			if (v->lines[i].kind == L_EVIDENCE || v->lines[i].kind == L_ADV) {
 				v->lb.sel = i;
 				listbox_clamp(&v->lb, v->lb.height);
 				break;
@@ -207,6 +252,19 @@ static int handle(void *p, struct app *app, enum action act)
 	if (act != ACT_OPEN || !v->ra || v->lb.sel >= v->n)
 		return VH_UNHANDLED;
 	const struct bline *l = &v->lines[v->lb.sel];
+	if (l->kind == L_ADV) {
+		const struct advice_finding *f = &v->ra->advice[l->ev];
+		const struct rank_data *rd = app_rank_data(app);
+		if (f->event == UINT32_MAX || !rd) {
+			app_message(app, ST_WARN, "no event to show for %s", advice_rules[f->rule].title);
+			return VH_HANDLED;
+		}
+		int64_t pad = (f->event_end - f->event_ts) / 2 + 1000;
+		app_goto_timeline(app, app->rank, f->event_ts - pad, f->event_end + pad, f->event);
+		app_message(app, ST_NORMAL, "%s: %.3f ms, selected: %s", advice_rules[f->rule].title,
+			    (double)(f->event_end - f->event_ts) / 1e6, store_ev_name(&rd->store, f->event));
+		return VH_HANDLED;
+	}
 	if (l->kind != L_EVIDENCE) {
 		app_message(app, ST_DIM, "Enter on an evidence line shows where it can be seen");
 		return VH_HANDLED;
