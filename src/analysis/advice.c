@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_table.h"
 #include "sbuf.h"
 #include "strtab.h"
 #include "xalloc.h"
@@ -219,9 +220,86 @@ static void storm_scan(const struct rank_store *rs, const struct ev_class *cls, 
 	}
 }
 
-void advice_rank(const struct rank_store *rs, struct rank_analysis *ra, struct ivset *occupied)
+/* A rank without a trace: AI CPU and TransData rows of the kernel table (Accelerator Core
+ * or Task Type AI_CPU; Type or Name TransData), each finding on the line of its longest. */
+static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 {
-	if (!rs->has_events || !ra->cls)
+	if (!k || !csvt_has(k, COL_DURATION) || !csvt_has(k, COL_NAME))
+		return;
+	uint32_t n_ids = strtab_count(k->strs);
+	struct {
+		uint64_t n;
+		int64_t sum, longest;
+		size_t row;
+		int64_t *by_name;
+	} x[2];
+	memset(x, 0, sizeof x);
+	for (int r = 0; r < 2; r++)
+		x[r].by_name = xcalloc(n_ids ? n_ids : 1, sizeof(int64_t));
+	for (size_t row = 0; row < k->nrows; row++) {
+		int64_t dur;
+		if (!csvt_time(k, row, COL_DURATION, &dur) || dur < 0)
+			continue;
+		const char *core = csvt_has(k, COL_ACCEL_CORE) ? csvt_str(k, row, COL_ACCEL_CORE) : NULL;
+		const char *name = csvt_str(k, row, COL_NAME);
+		const char *type = csvt_has(k, COL_TYPE) ? csvt_str(k, row, COL_TYPE) : NULL;
+		bool hit[2] = {core && !strcasecmp(core, "AI_CPU"),
+			       (name && strstr(name, "TransData")) || (type && strstr(type, "TransData"))};
+		for (int r = 0; r < 2; r++) {
+			if (!hit[r])
+				continue;
+			if (!x[r].n++ || dur > x[r].longest) {
+				x[r].longest = dur;
+				x[r].row = row;
+			}
+			x[r].sum += dur;
+			uint32_t id = csvt_str_id(k, row, COL_NAME);
+			if (id < n_ids)
+				x[r].by_name[id] += dur;
+		}
+	}
+	double dev_busy = ra->have[M_NPU_BUSY_US] ? ra->v[M_NPU_BUSY_US] * 1e3 : NAN;
+	struct sbuf sb = {0};
+	for (int r = 0; r < 2; r++) {
+		if (x[r].n) {
+			struct hits h = {.count = x[r].n};
+			struct advice_finding *f = add_finding(ra, r ? ADV_TRANSDATA : ADV_AICPU, &h, pct(x[r].sum, dev_busy));
+			f->event = UINT32_MAX;
+			f->total_ns = x[r].sum;
+			f->share_pct = f->value;
+			f->share_of = "device busy";
+			f->bucket = "compute";
+			f->conf = CONF_MEDIUM; /* device busy and its buckets come from the table alone */
+			f->csv_line = csvt_line(k, x[r].row);
+			f->event_ts = f->event_end = INT64_MIN;
+			int64_t ts;
+			if (csvt_has(k, COL_START) && csvt_time(k, x[r].row, COL_START, &ts)) {
+				f->event_ts = ts;
+				f->event_end = ts + x[r].longest;
+			}
+			sbuf_addf(&sb, "%llu %s rows, %.3f ms (%.1f %% of device busy)", (unsigned long long)x[r].n,
+				  r ? "TransData" : "AI_CPU", (double)x[r].sum / 1e6, f->share_pct);
+			uint32_t best = UINT32_MAX;
+			for (uint32_t i = 0; i < n_ids; i++)
+				if (x[r].by_name[i] > 0 && (best == UINT32_MAX || x[r].by_name[i] > x[r].by_name[best]))
+					best = i;
+			if (best != UINT32_MAX)
+				sbuf_addf(&sb, "; top: %s %.1f us", strtab_str(k->strs, best), (double)x[r].by_name[best] / 1e3);
+			sbuf_addf(&sb, " (kernel table line %u)", f->csv_line);
+			f->evidence = sbuf_detach(&sb);
+		}
+		free(x[r].by_name);
+	}
+}
+
+void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, struct rank_analysis *ra,
+		 struct ivset *occupied)
+{
+	if (!rs->has_events) {
+		advice_csv(ktable, ra);
+		return;
+	}
+	if (!ra->cls)
 		return;
 	const struct ev_class *cls = ra->cls;
 	uint32_t n_names = strtab_count(rs->strs);

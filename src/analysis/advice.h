@@ -42,9 +42,13 @@ extern const struct advice_rule advice_rules[ADV_COUNT];
 
 /* Evaluates every rule on one rank whose store, classes, steps and attribution are done.
  * occupied: the device busy or communicating (normalised; borrowed): host time outside it,
- * inside the device span, is what the host-bound buckets hold. Appends a finding per rule
- * that saw any instance to ra->advice (owned by ra; freed by analysis_rank_free). */
-void advice_rank(const struct rank_store *rs, struct rank_analysis *ra, struct ivset *occupied);
+ * inside the device span, is what the host-bound buckets hold. A rank without a trace is
+ * judged from its kernel table (kernels, may be NULL): the device rules only, each
+ * finding naming a CSV line. Appends a finding per rule that saw any instance to
+ * ra->advice (owned by ra; freed by analysis_rank_free). */
+struct csv_table;
+void advice_rank(const struct rank_store *rs, const struct csv_table *kernels, struct rank_analysis *ra,
+		 struct ivset *occupied);
 void advice_free(struct rank_analysis *ra);
 /* The findings that reach their threshold. */
 size_t advice_triggered(const struct rank_analysis *ra);

@@ -74,6 +74,11 @@ void report_advice_json(struct jsonw *w, const struct rank_analysis *ra)
 			jsonw_uint(w, f->event);
 		else
 			jsonw_null(w);
+		jsonw_key(w, "csv_line");
+		if (f->csv_line)
+			jsonw_uint(w, f->csv_line);
+		else
+			jsonw_null(w);
 		knum(w, "event_start_us", f->event_ts != INT64_MIN ? (double)(f->event_ts - ra->t0) / 1e3 : NAN);
 		jsonw_kstr(w, "confidence", analysis_confidence_name(f->conf));
 		jsonw_kstr(w, "evidence", f->evidence);

@@ -255,14 +255,19 @@ static int handle(void *p, struct app *app, enum action act)
 	if (l->kind == L_ADV) {
 		const struct advice_finding *f = &v->ra->advice[l->ev];
 		const struct rank_data *rd = app_rank_data(app);
-		if (f->event == UINT32_MAX || !rd) {
+		if (f->event_ts == INT64_MIN || !rd) {
 			app_message(app, ST_WARN, "no event to show for %s", advice_rules[f->rule].title);
 			return VH_HANDLED;
 		}
 		int64_t pad = (f->event_end - f->event_ts) / 2 + 1000;
+		/* without a trace the instance is a kernel table row: its time on the Timeline */
 		app_goto_timeline(app, app->rank, f->event_ts - pad, f->event_end + pad, f->event);
-		app_message(app, ST_NORMAL, "%s: %.3f ms, selected: %s", advice_rules[f->rule].title,
-			    (double)(f->event_end - f->event_ts) / 1e6, store_ev_name(&rd->store, f->event));
+		if (f->event == UINT32_MAX)
+			app_message(app, ST_NORMAL, "%s: %.3f ms at kernel table line %u", advice_rules[f->rule].title,
+				    (double)(f->event_end - f->event_ts) / 1e6, f->csv_line);
+		else
+			app_message(app, ST_NORMAL, "%s: %.3f ms, selected: %s", advice_rules[f->rule].title,
+				    (double)(f->event_end - f->event_ts) / 1e6, store_ev_name(&rd->store, f->event));
 		return VH_HANDLED;
 	}
 	if (l->kind != L_EVIDENCE) {
