@@ -290,7 +290,8 @@ static int handle(void *p, struct app *app, enum action act)
 	return VH_HANDLED;
 }
 
-/* One row per evidence line, with its candidate's score, gain and advice. */
+/* One row per evidence line, with its candidate's score, gain and advice; then one per
+ * advice finding. */
 static size_t export_csv(void *p, struct app *app, FILE *out)
 {
 	struct bn_view *v = p;
@@ -317,6 +318,20 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 			csvw_row(out, row, sizeof row / sizeof row[0]);
 			rows++;
 		}
+	}
+	/* then the advice findings: candidate "advice", the rule's id as the metric, no score
+	 * and no gain */
+	for (size_t i = 0; v->ra && i < v->ra->n_advice; i++) {
+		const struct advice_finding *f = &v->ra->advice[i];
+		const struct advice_rule *r = &advice_rules[f->rule];
+		char f0[32], f1[32], f2[32];
+		snprintf(f0, sizeof f0, "%d", v->ra->rank);
+		snprintf(f1, sizeof f1, "%.4f", f->value);
+		snprintf(f2, sizeof f2, "%.4f", r->threshold);
+		const char *row[] = {f0, "advice", "", r->id, f1, f2, r->unit, f->triggered ? "yes" : "no", f->evidence,
+				     "", "", analysis_confidence_name(f->conf), r->try_this};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+		rows++;
 	}
 	return rows;
 }
