@@ -438,7 +438,10 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 			if (ln->group != LANE_HOST_GC && !(at[store_ev_attr_id(rs, ev)] & AT_GC))
 				continue;
 			int64_t ts = store_ts(rs, ev), dur = store_dur(rs, ev);
-			if (ivset_total_in(&st, ts, ts + (dur > 0 ? dur : 1)) <= 0)
+			/* overlaps a step: the first step span ending after ts starts before its end
+			 * (a binary search: a GC event over many steps costs no more) */
+			size_t k = ivset_first_ending_after(&st, ts);
+			if (k >= st.n || st.start[k] >= ts + (dur > 0 ? dur : 1))
 				continue;
 			n_in++;
 			if (dur > best) {
