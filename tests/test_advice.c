@@ -141,7 +141,7 @@ static void test_online_compile(void **state)
 	fclose(out);
 	assert_non_null(strstr(buf, "  * on-the-fly operator compilation (83.3 % >= 1.0, confidence high)\n"
 				    "      1 aclopCompile* calls, 0.050 ms (83.3 % of host busy); 0.050 ms with the device "
-				    "idle (in host_dispatch)\n      why: "));
+				    "idle (in host_dispatch 0.050 ms)\n      why: "));
 	free(buf);
 	out = open_memstream(&buf, &len);
 	report_print_json(pc.an, out);
@@ -280,6 +280,21 @@ static void test_stream_sync(void **state)
 	assert_int_equal(f->exposed_ns, US(100));
 	assert_true(tu_close(f->value, 10.0, 1e-9, 1e-9));
 	assert_event_named(&pc, f, "Synchronize");
+	/* the category table flags any *synchronize* host call a sync: host_sync holds it */
+	assert_int_equal(f->host_ns[0], US(100));
+	assert_int_equal(pc.ra->attr.ns[ATTR_HOST_SYNC], US(100));
+	assert_string_equal(f->bucket, "host_sync");
+	planted_free(&pc);
+	/* a sync inside a framework op: the sync layer comes first, so still host_sync */
+	planted_load(&pc, "d,MatMul,0,500 h,aten::add,380,240 a,AscendCL@aclrtSynchronizeDevice,400,200 "
+			  "d,Add,620,380");
+	f = finding(pc.ra, ADV_STREAM_SYNC);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_int_equal(f->exposed_ns, US(100));
+	assert_int_equal(f->host_ns[0], US(100));
+	assert_int_equal(f->host_ns[2], 0);
+	assert_int_equal(pc.ra->attr.ns[ATTR_HOST_DISPATCH], US(20)); /* aten::add after the sync */
 	planted_free(&pc);
 	planted_load(&pc, "d,MatMul,0,500 a,AscendCL@aclrtSynchronizeStream,100,200 d,Add,500,500");
 	f = finding(pc.ra, ADV_STREAM_SYNC);
@@ -304,6 +319,16 @@ static void test_gc_in_steps(void **state)
 	assert_int_equal(f->count, 1);
 	assert_int_equal(f->total_ns, US(100));
 	assert_event_named(&pc, f, "GC");
+	assert_int_equal(f->exposed_ns, 0); /* the device computes meanwhile */
+	planted_free(&pc);
+	/* the same GC with the device idle: its 100 us are the host_python bucket's */
+	planted_load(&pc, "h,ProfilerStep#1,0,1000 d,MatMul,0,300 g,GC,300,100 d,MatMul,400,600");
+	f = finding(pc.ra, ADV_GC);
+	assert_non_null(f);
+	assert_int_equal(f->exposed_ns, US(100));
+	assert_int_equal(f->host_ns[3], US(100));
+	assert_int_equal(pc.ra->attr.ns[ATTR_HOST_PYTHON], US(100));
+	assert_string_equal(f->bucket, "host_python");
 	planted_free(&pc);
 	planted_load(&pc, "h,ProfilerStep#1,0,1000 d,MatMul,0,1000 g,GC,1050,100 h,ProfilerStep#2,1200,1000 "
 			  "d,MatMul,1200,1000");

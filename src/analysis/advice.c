@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_priv.h"
 #include "csv_table.h"
 #include "sbuf.h"
 #include "strtab.h"
@@ -129,17 +130,40 @@ static void hit(struct hits *h, const struct rank_store *rs, uint32_t ev)
 
 static double pct(int64_t part, double whole_ns) { return whole_ns > 0 ? 100.0 * (double)part / whole_ns : NAN; }
 
-/* The part of the spans with the device idle inside its span: host-bound time. */
-static int64_t exposed(struct hits *h, struct ivset *occupied, const struct attribution *a)
+const enum attr_bucket advice_host_buckets[4] = {ATTR_HOST_SYNC, ATTR_HOST_COPY, ATTR_HOST_DISPATCH,
+						 ATTR_HOST_PYTHON};
+
+/* The part of the spans with the device idle inside its span, split in the attribution's
+ * order: under a sync op, a host copy, a framework op or CANN call, else host_python. The
+ * finding's bucket is the largest part. */
+static void exposed(struct hits *h, struct rank_sets *s, const struct attribution *a, struct advice_finding *f)
 {
 	if (!a->valid || a->span_hi <= a->span_lo)
-		return 0;
-	struct ivset d;
-	ivset_init(&d);
-	ivset_subtract(&h->spans, occupied, &d);
-	int64_t n = ivset_total_in(&d, a->span_lo, a->span_hi);
-	ivset_free(&d);
-	return n;
+		return;
+	struct ivset rest, part, next;
+	ivset_init(&rest);
+	ivset_init(&part);
+	ivset_init(&next);
+	ivset_subtract(&h->spans, &s->occupied, &rest);
+	f->exposed_ns = ivset_total_in(&rest, a->span_lo, a->span_hi);
+	struct ivset *layers[3] = {&s->sync, &s->host_copy, &s->host_dispatch};
+	for (int k = 0; k < 3; k++) {
+		ivset_intersect(&rest, layers[k], &part);
+		f->host_ns[k] = ivset_total_in(&part, a->span_lo, a->span_hi);
+		ivset_subtract(&rest, layers[k], &next);
+		struct ivset t = rest;
+		rest = next;
+		next = t;
+	}
+	f->host_ns[3] = ivset_total_in(&rest, a->span_lo, a->span_hi);
+	int best = 3;
+	for (int k = 0; k < 4; k++)
+		if (f->host_ns[k] > f->host_ns[best])
+			best = k;
+	f->bucket = attr_bucket_defs[advice_host_buckets[best]].key;
+	ivset_free(&rest);
+	ivset_free(&part);
+	ivset_free(&next);
 }
 
 /* ", top: Cast 144.0 us, ArgMax 20.0 us" over the names with time, largest first. */
@@ -163,6 +187,18 @@ static void top_names(struct sbuf *sb, const struct rank_store *rs, const int64_
 	for (int j = 0; j < k; j++)
 		sbuf_addf(sb, "%s%s %.1f us", j ? ", " : "; top: ", store_str(rs, top[j]),
 			  (double)by_name[top[j]] / 1e3);
+}
+
+/* " (in host_dispatch 1.2 ms, host_python 0.3 ms)": where the exposed time sits */
+static void in_buckets(struct sbuf *sb, const struct advice_finding *f)
+{
+	int n = 0;
+	for (int k = 0; k < 4; k++)
+		if (f->host_ns[k] > 0)
+			sbuf_addf(sb, "%s%s %.3f ms", n++ ? ", " : " (in ", attr_bucket_defs[advice_host_buckets[k]].key,
+				  (double)f->host_ns[k] / 1e6);
+	if (n)
+		sbuf_addc(sb, ')');
 }
 
 static struct advice_finding *add_finding(struct rank_analysis *ra, enum advice_rule_id r, const struct hits *h,
@@ -293,7 +329,7 @@ static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 }
 
 void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, struct rank_analysis *ra,
-		 struct ivset *occupied)
+		 struct rank_sets *sets)
 {
 	if (!rs->has_events) {
 		advice_csv(ktable, ra);
@@ -340,7 +376,6 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 				hit(&h[ADV_STREAM_SYNC], rs, (uint32_t)ev);
 		}
 	}
-	ivset_normalize(occupied);
 	const struct attribution *attr = &ra->attr;
 	double wall = (double)attr->wall_ns, dev_busy = ra->have[M_NPU_BUSY_US] ? ra->v[M_NPU_BUSY_US] * 1e3 : NAN;
 	double host_busy = ra->have[M_HOST_BUSY_US] ? ra->v[M_HOST_BUSY_US] * 1e3 : NAN;
@@ -353,11 +388,10 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		f->total_ns = tot;
 		f->share_pct = f->value;
 		f->share_of = "host busy";
-		f->exposed_ns = exposed(x, occupied, attr);
-		f->bucket = "host_dispatch";
-		sbuf_addf(&sb, "%llu aclopCompile* calls, %.3f ms (%.1f %% of host busy); %.3f ms with the device idle "
-			  "(in host_dispatch)", (unsigned long long)x->count, (double)tot / 1e6, f->share_pct,
-			  (double)f->exposed_ns / 1e6);
+		exposed(x, sets, attr, f);
+		sbuf_addf(&sb, "%llu aclopCompile* calls, %.3f ms (%.1f %% of host busy); %.3f ms with the device idle",
+			  (unsigned long long)x->count, (double)tot / 1e6, f->share_pct, (double)f->exposed_ns / 1e6);
+		in_buckets(&sb, f);
 		f->evidence = sbuf_detach(&sb);
 	}
 	for (int r = ADV_AICPU; r <= ADV_TRANSDATA; r++) {
@@ -391,6 +425,7 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 			f->share_pct = f->value;
 			f->share_of = "device kernels";
 			f->exposed_ns = attr->ns[ATTR_HOST_DISPATCH];
+			f->host_ns[2] = f->exposed_ns;
 			f->bucket = "host_dispatch";
 			f->conf = CONF_MEDIUM; /* that the idle is for these kernels is inferred */
 			sbuf_addf(&sb, "%llu of %llu kernels under 10 us (%.1f %%), %.3f ms; device idle while the host "
@@ -402,18 +437,19 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 	}
 	if (h[ADV_STREAM_SYNC].count) {
 		struct hits *x = &h[ADV_STREAM_SYNC];
-		int64_t exp = exposed(x, occupied, attr);
-		struct advice_finding *f = add_finding(ra, ADV_STREAM_SYNC, x, pct(exp, wall));
+		struct advice_finding *f = add_finding(ra, ADV_STREAM_SYNC, x, NAN);
+		exposed(x, sets, attr, f);
+		f->value = pct(f->exposed_ns, wall);
+		f->triggered = isfinite(f->value) && f->value >= advice_rules[ADV_STREAM_SYNC].threshold;
 		f->total_ns = ivset_total(&x->spans);
 		f->share_pct = pct(f->total_ns, wall);
 		f->share_of = "the window";
-		f->exposed_ns = exp;
-		f->bucket = "host_sync, host_dispatch";
 		sbuf_addf(&sb, "%llu synchronize calls", (unsigned long long)x->count);
 		if (ra->n_steps)
 			sbuf_addf(&sb, " (%.1f per step)", (double)x->count / (double)ra->n_steps);
-		sbuf_addf(&sb, ", %.3f ms; exposed %.3f ms (%.1f %% of the window, in host_sync/host_dispatch)",
-			  (double)f->total_ns / 1e6, (double)exp / 1e6, f->value);
+		sbuf_addf(&sb, ", %.3f ms; exposed %.3f ms (%.1f %% of the window)", (double)f->total_ns / 1e6,
+			  (double)f->exposed_ns / 1e6, f->value);
+		in_buckets(&sb, f);
 		f->evidence = sbuf_detach(&sb);
 	}
 	if (h[ADV_GC].count) {
@@ -455,11 +491,11 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		f->total_ns = gc_in;
 		f->share_pct = f->value;
 		f->share_of = whole ? "the window" : "the steps";
-		f->exposed_ns = exposed(x, occupied, attr);
-		f->bucket = "host_python";
-		sbuf_addf(&sb, "%llu GC events in %s, %.3f ms (%.1f %% of %s); %.3f ms with the device idle "
-			  "(in host_python)", (unsigned long long)n_in, whole ? "the window (no step windows)" : "steps",
-			  (double)gc_in / 1e6, f->value, f->share_of, (double)f->exposed_ns / 1e6);
+		exposed(x, sets, attr, f);
+		sbuf_addf(&sb, "%llu GC events in %s, %.3f ms (%.1f %% of %s); %.3f ms with the device idle",
+			  (unsigned long long)n_in, whole ? "the window (no step windows)" : "steps", (double)gc_in / 1e6,
+			  f->value, f->share_of, (double)f->exposed_ns / 1e6);
+		in_buckets(&sb, f);
 		f->evidence = sbuf_detach(&sb);
 		ivset_free(&st);
 		ivset_free(&in);

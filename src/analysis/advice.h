@@ -41,14 +41,18 @@ extern const struct advice_rule advice_rules[ADV_COUNT];
 /* struct advice_finding is declared in analysis.h (rank_analysis holds them). */
 
 /* Evaluates every rule on one rank whose store, classes, steps and attribution are done.
- * occupied: the device busy or communicating (normalised; borrowed): host time outside it,
- * inside the device span, is what the host-bound buckets hold. A rank without a trace is
+ * sets: the rank's interval sets (analysis_priv.h; borrowed, normalised here): host time
+ * outside their occupied set, inside the device span, is what the host-bound buckets hold,
+ * split as the attribution splits it. A rank without a trace is
  * judged from its kernel table (kernels, may be NULL): the device rules only, each
  * finding naming a CSV line. Appends a finding per rule that saw any instance to
  * ra->advice (owned by ra; freed by analysis_rank_free). */
 struct csv_table;
+struct rank_sets;
 void advice_rank(const struct rank_store *rs, const struct csv_table *kernels, struct rank_analysis *ra,
-		 struct ivset *occupied);
+		 struct rank_sets *sets);
+/* The keys of advice_finding.host_ns: host_sync, host_copy, host_dispatch, host_python. */
+extern const enum attr_bucket advice_host_buckets[4];
 void advice_free(struct rank_analysis *ra);
 /* The findings that reach their threshold. */
 size_t advice_triggered(const struct rank_analysis *ra);

@@ -1308,7 +1308,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 		window_metrics(rs, ra, &s, lo, hi, src_dev, src_host);
 		rank_attribution(&s, ra, lo, hi);
 		landmarks(&s, ra, lo, hi);
-		advice_rank(rs, rd->by_kind[CSV_KERNEL], ra, &s.occupied);
+		advice_rank(rs, rd->by_kind[CSV_KERNEL], ra, &s);
 		per_step_metrics(rs, ra, &s);
 		if (ra->has_trace)
 			overlap_lane_check(rs, &s, ra);

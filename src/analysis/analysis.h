@@ -313,8 +313,11 @@ struct advice_finding {
 	int64_t total_ns;  /* their time: the union of their spans (device tasks: summed) */
 	double share_pct;  /* total over share_of's time (NAN when unknown) */
 	const char *share_of; /* static: "device busy", "host busy", "the steps", "device kernels" */
-	int64_t exposed_ns; /* the part with the device idle, inside its span: in `bucket` */
-	const char *bucket; /* static: the attribution bucket(s) that time sits in */
+	int64_t exposed_ns; /* the part with the device idle, inside its span */
+	int64_t host_ns[4]; /* exposed_ns by the bucket it sits in: host_sync, host_copy,
+			     * host_dispatch, host_python (the attribution's order) */
+	const char *bucket; /* static: the bucket that holds the time (host rules: the largest
+			     * of host_ns; device rules: the longest task's) */
 	uint32_t event;     /* the event to show (the longest instance), or UINT32_MAX */
 	int64_t event_ts, event_end; /* its span (rank clock), INT64_MIN when none */
 	uint32_t csv_line;  /* without a trace: the kernel table line (1-based) shown, else 0 */

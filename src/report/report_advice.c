@@ -69,6 +69,11 @@ void report_advice_json(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_kstr(w, "share_of", f->share_of);
 		jsonw_kdouble(w, "exposed_us", (double)f->exposed_ns / 1e3, 3);
 		jsonw_kstr(w, "bucket", f->bucket);
+		jsonw_key(w, "exposed_buckets_us");
+		jsonw_obj_begin(w);
+		for (int k = 0; k < 4; k++)
+			jsonw_kdouble(w, attr_bucket_defs[advice_host_buckets[k]].key, (double)f->host_ns[k] / 1e3, 3);
+		jsonw_obj_end(w);
 		jsonw_key(w, "event");
 		if (f->event != UINT32_MAX)
 			jsonw_uint(w, f->event);
