@@ -167,9 +167,9 @@ static void exposed(struct hits *h, struct rank_sets *s, const struct attributio
 }
 
 /* ", top: Cast 144.0 us, ArgMax 20.0 us" over the names with time, largest first. */
-static void top_names(struct sbuf *sb, const struct rank_store *rs, const int64_t *by_name)
+static void top_names(struct sbuf *sb, const struct strtab *strs, const int64_t *by_name)
 {
-	uint32_t n = strtab_count(rs->strs), top[3];
+	uint32_t n = strtab_count(strs), top[3];
 	int k = 0;
 	for (int pass = 0; pass < 3; pass++) {
 		uint32_t best = UINT32_MAX;
@@ -185,7 +185,7 @@ static void top_names(struct sbuf *sb, const struct rank_store *rs, const int64_
 		top[k++] = best;
 	}
 	for (int j = 0; j < k; j++)
-		sbuf_addf(sb, "%s%s %.1f us", j ? ", " : "; top: ", store_str(rs, top[j]),
+		sbuf_addf(sb, "%s%s %.1f us", j ? ", " : "; top: ", strtab_str(strs, top[j]),
 			  (double)by_name[top[j]] / 1e3);
 }
 
@@ -315,12 +315,7 @@ static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 			}
 			sbuf_addf(&sb, "%llu %s rows, %.3f ms (%.1f %% of device busy)", (unsigned long long)x[r].n,
 				  r ? "TransData" : "AI_CPU", (double)x[r].sum / 1e6, f->share_pct);
-			uint32_t best = UINT32_MAX;
-			for (uint32_t i = 0; i < n_ids; i++)
-				if (x[r].by_name[i] > 0 && (best == UINT32_MAX || x[r].by_name[i] > x[r].by_name[best]))
-					best = i;
-			if (best != UINT32_MAX)
-				sbuf_addf(&sb, "; top: %s %.1f us", strtab_str(k->strs, best), (double)x[r].by_name[best] / 1e3);
+			top_names(&sb, k->strs, x[r].by_name);
 			sbuf_addf(&sb, " (kernel table line %u)", f->csv_line);
 			f->evidence = sbuf_detach(&sb);
 		}
@@ -407,7 +402,7 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 			    : "device_other";
 		sbuf_addf(&sb, "%llu %s tasks, %.3f ms (%.1f %% of device busy, in %s)", (unsigned long long)x->count,
 			  r == ADV_AICPU ? "AI_CPU" : "TransData", (double)x->sum_ns / 1e6, f->share_pct, f->bucket);
-		top_names(&sb, rs, x->by_name);
+		top_names(&sb, rs->strs, x->by_name);
 		f->evidence = sbuf_detach(&sb);
 	}
 	{
