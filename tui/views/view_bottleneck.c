@@ -14,7 +14,7 @@
 #include "xalloc.h"
 
 enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY, L_ATTR, L_ATTR_LEGEND, L_INSUFFICIENT,
-		L_ADV_HEAD, L_ADV, L_ADV_BELOW };
+		L_ADV_HEAD, L_ADV };
 
 struct bline {
 	enum line_kind kind;
@@ -75,11 +75,11 @@ static void rebuild(struct bn_view *v, struct app *app)
 		add(v, L_BLANK, -1, 0);
 	}
 	add(v, L_ADV_HEAD, -1, 0);
-	for (size_t i = 0; i < v->ra->n_advice; i++)
-		if (v->ra->advice[i].triggered)
-			add(v, L_ADV, -1, i);
-	if (advice_triggered(v->ra) < v->ra->n_advice)
-		add(v, L_ADV_BELOW, -1, 0);
+	/* the problems first, then what was seen below its threshold (dimmed, as evidence) */
+	for (int pass = 1; pass >= 0; pass--)
+		for (size_t i = 0; i < v->ra->n_advice; i++)
+			if (v->ra->advice[i].triggered == (bool)pass)
+				add(v, L_ADV, -1, i);
 	v->lb.n = v->n;
 	/* start on the first evidence line */
 	for (size_t i = 0; i < v->n; i++)
@@ -103,7 +103,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	/* the selected evidence, its candidate's gain and what to try, in full below the list */
 	const struct bline *sl = v->lb.sel < v->n ? &v->lines[v->lb.sel] : NULL;
 	const char *paras[3] = {NULL, NULL, NULL};
-	char gain[512] = "", advice[512] = "";
+	char gain[512] = "", advice[512] = "", seen[1024] = "";
 	if (sl && sl->kind == L_EVIDENCE) {
 		const struct bottleneck *b = &v->ra->bn[sl->bn];
 		paras[0] = b->ev[sl->ev].text;
@@ -114,7 +114,10 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		paras[2] = advice;
 	} else if (sl && sl->kind == L_ADV) {
 		const struct advice_finding *f = &v->ra->advice[sl->ev];
-		paras[0] = f->evidence;
+		const struct advice_rule *r = &advice_rules[f->rule];
+		snprintf(seen, sizeof seen, "%s (%.1f %s %s %.1f, confidence %s): %s", r->title, f->value, r->unit,
+			 f->triggered ? ">=" : "< threshold", r->threshold, analysis_confidence_name(f->conf), f->evidence);
+		paras[0] = seen;
 		snprintf(gain, sizeof gain, "why: %s", advice_rules[f->rule].why);
 		snprintf(advice, sizeof advice, "try: %s", advice_rules[f->rule].try_this);
 		paras[1] = gain;
@@ -188,24 +191,18 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		}
 		case L_ADV: {
 			const struct advice_finding *f = &v->ra->advice[l->ev];
-			canvas_text(cv, x + 3, ry, 2, sel ? ST_SELECTED : ST_WARN, "*");
+			const struct advice_rule *rule = &advice_rules[f->rule];
+			canvas_text(cv, x + 3, ry, 2, sel ? ST_SELECTED : f->triggered ? ST_WARN : ST_DIM,
+				    f->triggered ? "*" : "-");
 			int cx = x + 5;
-			cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_BOLD, "%s: ", advice_rules[f->rule].title);
+			if (f->triggered)
+				cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_BOLD, "%s: ", rule->title);
+			else
+				cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_DIM, "%s (%.1f %s < %.1f): ",
+						   rule->title, f->value, rule->unit, rule->threshold);
 			if (cx < x + w - 1)
-				canvas_text(cv, cx, ry, x + w - 1 - cx, sel ? ST_SELECTED : ST_NORMAL, f->evidence);
-			break;
-		}
-		case L_ADV_BELOW: {
-			char buf[256] = "below threshold:";
-			size_t len = strlen(buf);
-			for (size_t j = 0, k = 0; j < v->ra->n_advice && len < sizeof buf; j++) {
-				const struct advice_finding *f = &v->ra->advice[j];
-				if (!f->triggered)
-					len += (size_t)snprintf(buf + len, sizeof buf - len, "%s %s %.1f %s < %.1f",
-								k++ ? ";" : "", advice_rules[f->rule].id, f->value,
-								advice_rules[f->rule].unit, advice_rules[f->rule].threshold);
-			}
-			canvas_text(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, buf);
+				canvas_text(cv, cx, ry, x + w - 1 - cx, sel ? ST_SELECTED : f->triggered ? ST_NORMAL : ST_DIM,
+					    f->evidence);
 			break;
 		}
 		case L_BLANK: break;
