@@ -153,6 +153,7 @@ static void test_online_compile(void **state)
 	assert_non_null(strstr(adv, "\"exposed_us\": 50,"));
 	assert_non_null(strstr(adv, "\"bucket\": \"host_dispatch\""));
 	assert_non_null(strstr(adv, "\"event_start_us\": 105,")); /* from the first event */
+	assert_non_null(strstr(adv, "\"event_name\": \"AscendCL@aclopCompileAndExecute\","));
 	free(buf);
 	planted_free(&pc);
 	/* absent: the same host op runs without compiling */

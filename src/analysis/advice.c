@@ -114,13 +114,23 @@ struct hits {
 	int64_t *by_name; /* per name id, for the top names (device rules), or NULL */
 };
 
+/* The instance to show: the longer, and of equal ones the earlier (a Db export orders the
+ * events differently: the choice must not depend on their order). */
+static bool better(const struct rank_store *rs, uint32_t cand, int64_t cand_key, uint32_t cur, int64_t cur_key)
+{
+	if (cur == UINT32_MAX || cand_key != cur_key)
+		return cur == UINT32_MAX || cand_key > cur_key;
+	int64_t a = store_ts(rs, cand), b = store_ts(rs, cur);
+	return a != b ? a < b : strcmp(store_ev_name(rs, cand), store_ev_name(rs, cur)) < 0;
+}
+
 static void hit(struct hits *h, const struct rank_store *rs, uint32_t ev)
 {
 	int64_t ts = store_ts(rs, ev), dur = store_dur(rs, ev);
 	ivset_add(&h->spans, ts, ts + dur);
 	h->count++;
 	h->sum_ns += dur;
-	if (h->count == 1 || dur > h->longest_ns) {
+	if (better(rs, ev, dur, h->count == 1 ? UINT32_MAX : h->longest, h->longest_ns)) {
 		h->longest = ev;
 		h->longest_ns = dur;
 	}
@@ -245,7 +255,7 @@ static void storm_scan(const struct rank_store *rs, const struct ev_class *cls, 
 			if (dur < SMALL_KERNEL_NS) {
 				(*small)++;
 				*small_ns += dur;
-				if (prev_end != INT64_MIN && ts - prev_end > worst) {
+				if (prev_end != INT64_MIN && better(rs, ev, ts - prev_end, *show, worst)) {
 					worst = ts - prev_end;
 					*show = ev;
 				}
@@ -307,6 +317,7 @@ static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 			f->bucket = "compute";
 			f->conf = CONF_MEDIUM; /* device busy and its buckets come from the table alone */
 			f->csv_line = csvt_line(k, x[r].row);
+			f->event_name = csvt_str(k, x[r].row, COL_NAME);
 			f->event_ts = f->event_end = INT64_MIN;
 			int64_t ts;
 			if (csvt_has(k, COL_START) && csvt_time(k, x[r].row, COL_START, &ts)) {
@@ -475,7 +486,7 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 			if (k >= st.n || st.start[k] >= ts + (dur > 0 ? dur : 1))
 				continue;
 			n_in++;
-			if (dur > best) {
+			if (better(rs, (uint32_t)ev, dur, show, best)) {
 				best = dur;
 				show = (uint32_t)ev;
 			}
@@ -501,6 +512,7 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		if (f->event != UINT32_MAX) {
 			f->event_ts = store_ts(rs, f->event);
 			f->event_end = f->event_ts + store_dur(rs, f->event);
+			f->event_name = store_ev_name(rs, f->event);
 		}
 	}
 	for (int r = 0; r < ADV_COUNT; r++) {

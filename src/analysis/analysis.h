@@ -320,6 +320,7 @@ struct advice_finding {
 			     * of host_ns; device rules: the longest task's) */
 	uint32_t event;     /* the event to show (the longest instance), or UINT32_MAX */
 	int64_t event_ts, event_end; /* its span (rank clock), INT64_MIN when none */
+	const char *event_name; /* its name (borrowed from the store or the kernel table), or NULL */
 	uint32_t csv_line;  /* without a trace: the kernel table line (1-based) shown, else 0 */
 	enum confidence conf;
 	char *evidence;     /* owned: one line with the figures and the top names */

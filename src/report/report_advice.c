@@ -74,9 +74,9 @@ void report_advice_json(struct jsonw *w, const struct rank_analysis *ra)
 		for (int k = 0; k < 4; k++)
 			jsonw_kdouble(w, attr_bucket_defs[advice_host_buckets[k]].key, (double)f->host_ns[k] / 1e3, 3);
 		jsonw_obj_end(w);
-		jsonw_key(w, "event");
-		if (f->event != UINT32_MAX)
-			jsonw_uint(w, f->event);
+		jsonw_key(w, "event_name"); /* not its index: a Db export orders events differently */
+		if (f->event_name)
+			jsonw_str(w, f->event_name);
 		else
 			jsonw_null(w);
 		jsonw_key(w, "csv_line");
