@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "advice.h"
 #include "analysis_priv.h"
 #include "i18n.h"
 #include "json_tok.h"
@@ -1339,6 +1340,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 		window_metrics(rs, ra, &s, lo, hi, src_dev, src_host);
 		rank_attribution(&s, ra, lo, hi);
 		landmarks(&s, ra, lo, hi);
+		advice_rank(rs, rd->by_kind[CSV_KERNEL], ra, &s);
 		per_step_metrics(rs, ra, &s);
 		if (ra->has_trace)
 			overlap_lane_check(rs, &s, ra);
@@ -1396,6 +1398,7 @@ void analysis_rank_free(struct rank_analysis *ra)
 		free(ra->bn[b].insufficient);
 	}
 	memory_free(&ra->mem);
+	advice_free(ra);
 	memset(ra, 0, sizeof *ra);
 }
 

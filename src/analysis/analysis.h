@@ -305,6 +305,28 @@ struct gain {
 	char *basis; /* owned */
 };
 
+/* One advice rule's finding on a rank (advice.h has the rules). */
+struct advice_finding {
+	int rule;          /* enum advice_rule_id */
+	bool triggered;    /* value >= the rule's threshold */
+	double value;      /* the thresholded figure, in the rule's unit */
+	uint64_t count;    /* instances */
+	int64_t total_ns;  /* their time: the union of their spans (device tasks: summed) */
+	double share_pct;  /* total over share_of's time (NAN when unknown) */
+	const char *share_of; /* static: "device busy", "host busy", "the steps", "device kernels" */
+	int64_t exposed_ns; /* the part with the device idle, inside its span */
+	int64_t host_ns[4]; /* exposed_ns by the bucket it sits in: host_sync, host_copy,
+			     * host_dispatch, host_python (the attribution's order) */
+	const char *bucket; /* static: the bucket that holds the time (host rules: the largest
+			     * of host_ns; device rules: the longest task's) */
+	uint32_t event;     /* the event to show (the longest instance), or UINT32_MAX */
+	int64_t event_ts, event_end; /* its span (rank clock), INT64_MIN when none */
+	const char *event_name; /* its name (borrowed from the store or the kernel table), or NULL */
+	uint32_t csv_line;  /* without a trace: the kernel table line (1-based) shown, else 0 */
+	enum confidence conf;
+	char *evidence;     /* owned: one line with the figures and the top names */
+};
+
 enum bottleneck_kind { BN_HOST_DISPATCH, BN_NPU_COMPUTE, BN_COMMUNICATION, BN_COPY, BN_COUNT };
 
 struct bottleneck {
@@ -379,6 +401,9 @@ struct rank_analysis {
 			* the others wait for), or -1 */
 
 	struct mem_analysis mem; /* from the memory tables; empty without them */
+
+	struct advice_finding *advice; /* owned; one per rule that saw an instance (advice.c) */
+	size_t n_advice;
 };
 
 enum align_mode { ALIGN_FIRST, ALIGN_RAW, ALIGN_COLLECTIVE, ALIGN_COUNT };

@@ -253,6 +253,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		ra->combined_gain_low, ra->combined_gain_high);
 	char verdict[256];
 	fprintf(out, _("  verdict: %s\n"), analysis_verdict(ra, verdict, sizeof verdict));
+	report_advice_text(ra, out);
 
 	fputs(_("\ntop ops by total time (trace; CSV total beside it)\n"), out);
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
@@ -671,6 +672,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 		json_checks(&w, ra);
 		json_attribution(&w, ra);
 		json_bottlenecks(&w, ra);
+		report_advice_json(&w, ra);
 		jsonw_key(&w, "align");
 		jsonw_obj_begin(&w);
 		jsonw_key(&w, "offset_us");

@@ -2,16 +2,19 @@
 /* Bottleneck: the four candidates as scored bars, their evidence (metric, value,
  * threshold, source), expected gains with confidence and what to try. Enter on an evidence
  * line goes where it can be seen: the longest idle gap, the longest exposed collective,
- * the longest copy or sync on the timeline; the steps or ops for the others. */
+ * the longest copy or sync on the timeline; the steps or ops for the others. Below them
+ * the Ascend advice rules (advice.h): Enter on a finding shows its longest instance. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "advice.h"
 #include "csvw.h"
 #include "views.h"
 #include "xalloc.h"
 
-enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY, L_ATTR, L_ATTR_LEGEND, L_INSUFFICIENT };
+enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY, L_ATTR, L_ATTR_LEGEND, L_INSUFFICIENT,
+		L_ADV_HEAD, L_ADV };
 
 struct bline {
 	enum line_kind kind;
@@ -71,6 +74,12 @@ static void rebuild(struct bn_view *v, struct app *app)
 		}
 		add(v, L_BLANK, -1, 0);
 	}
+	add(v, L_ADV_HEAD, -1, 0);
+	/* the problems first, then what was seen below its threshold (dimmed, as evidence) */
+	for (int pass = 1; pass >= 0; pass--)
+		for (size_t i = 0; i < v->ra->n_advice; i++)
+			if (v->ra->advice[i].triggered == (bool)pass)
+				add(v, L_ADV, -1, i);
 	v->lb.n = v->n;
 	/* start on the first evidence line */
 	for (size_t i = 0; i < v->n; i++)
@@ -94,13 +103,23 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	/* the selected evidence, its candidate's gain and what to try, in full below the list */
 	const struct bline *sl = v->lb.sel < v->n ? &v->lines[v->lb.sel] : NULL;
 	const char *paras[3] = {NULL, NULL, NULL};
-	char gain[512] = "", advice[512] = "";
+	char gain[512] = "", advice[512] = "", seen[1024] = "";
 	if (sl && sl->kind == L_EVIDENCE) {
 		const struct bottleneck *b = &v->ra->bn[sl->bn];
 		paras[0] = b->ev[sl->ev].text;
 		snprintf(gain, sizeof gain, _("%s: expected gain %.1f-%.1f %% of the window, confidence %s: %s"), b->name,
 			 b->gain.low_pct, b->gain.high_pct, analysis_confidence_name(b->gain.conf), b->gain.basis);
 		snprintf(advice, sizeof advice, _("try: %s"), b->advice);
+		paras[1] = gain;
+		paras[2] = advice;
+	} else if (sl && sl->kind == L_ADV) {
+		const struct advice_finding *f = &v->ra->advice[sl->ev];
+		const struct advice_rule *r = &advice_rules[f->rule];
+		snprintf(seen, sizeof seen, "%s (%.1f %s %s %.1f, confidence %s): %s", r->title, f->value, r->unit,
+			 f->triggered ? ">=" : "< threshold", r->threshold, analysis_confidence_name(f->conf), f->evidence);
+		paras[0] = seen;
+		snprintf(gain, sizeof gain, "why: %s", advice_rules[f->rule].why);
+		snprintf(advice, sizeof advice, "try: %s", advice_rules[f->rule].try_this);
 		paras[1] = gain;
 		paras[2] = advice;
 	}
@@ -164,6 +183,29 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		case L_ADVICE:
 			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, _("try: %s"), b->advice);
 			break;
+		case L_ADV_HEAD: {
+			size_t n = advice_triggered(v->ra);
+			canvas_textf(cv, x + 1, ry, w - 2, n ? ST_WARN : ST_BOLD, "advice (Ascend rules): %s", n
+				     ? "time already in the buckets named, no extra gain; Enter shows the longest"
+				     : v->ra->n_advice ? "no rule reaches its threshold" : "no rule saw an instance");
+			break;
+		}
+		case L_ADV: {
+			const struct advice_finding *f = &v->ra->advice[l->ev];
+			const struct advice_rule *rule = &advice_rules[f->rule];
+			canvas_text(cv, x + 3, ry, 2, sel ? ST_SELECTED : f->triggered ? ST_WARN : ST_DIM,
+				    f->triggered ? "*" : "-");
+			int cx = x + 5;
+			if (f->triggered)
+				cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_BOLD, "%s: ", rule->title);
+			else
+				cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_DIM, "%s (%.1f %s < %.1f): ",
+						   rule->title, f->value, rule->unit, rule->threshold);
+			if (cx < x + w - 1)
+				canvas_text(cv, cx, ry, x + w - 1 - cx, sel ? ST_SELECTED : f->triggered ? ST_NORMAL : ST_DIM,
+					    f->evidence);
+			break;
+		}
 		case L_BLANK: break;
 		}
 	}
@@ -196,7 +238,7 @@ static int handle(void *p, struct app *app, enum action act)
 		/* evidence lines are what Enter acts on: step from one to the next */
 		int dir = act == ACT_DOWN ? 1 : -1;
 		for (size_t i = v->lb.sel + (size_t)dir; i < v->n; i += (size_t)dir)
-			if (v->lines[i].kind == L_EVIDENCE) {
+			if (v->lines[i].kind == L_EVIDENCE || v->lines[i].kind == L_ADV) {
 				v->lb.sel = i;
 				listbox_clamp(&v->lb, v->lb.height);
 				break;
@@ -208,6 +250,24 @@ static int handle(void *p, struct app *app, enum action act)
 	if (act != ACT_OPEN || !v->ra || v->lb.sel >= v->n)
 		return VH_UNHANDLED;
 	const struct bline *l = &v->lines[v->lb.sel];
+	if (l->kind == L_ADV) {
+		const struct advice_finding *f = &v->ra->advice[l->ev];
+		const struct rank_data *rd = app_rank_data(app);
+		if (f->event_ts == INT64_MIN || !rd) {
+			app_message(app, ST_WARN, "no event to show for %s", advice_rules[f->rule].title);
+			return VH_HANDLED;
+		}
+		int64_t pad = (f->event_end - f->event_ts) / 2 + 1000;
+		/* without a trace the instance is a kernel table row: its time on the Timeline */
+		app_goto_timeline(app, app->rank, f->event_ts - pad, f->event_end + pad, f->event);
+		if (f->event == UINT32_MAX)
+			app_message(app, ST_NORMAL, "%s: %.3f ms at kernel table line %u", advice_rules[f->rule].title,
+				    (double)(f->event_end - f->event_ts) / 1e6, f->csv_line);
+		else
+			app_message(app, ST_NORMAL, "%s: %.3f ms, selected: %s", advice_rules[f->rule].title,
+				    (double)(f->event_end - f->event_ts) / 1e6, store_ev_name(&rd->store, f->event));
+		return VH_HANDLED;
+	}
 	if (l->kind != L_EVIDENCE) {
 		app_message(app, ST_DIM, _("Enter on an evidence line shows where it can be seen"));
 		return VH_HANDLED;
@@ -228,7 +288,8 @@ static int handle(void *p, struct app *app, enum action act)
 	return VH_HANDLED;
 }
 
-/* One row per evidence line, with its candidate's score, gain and advice. */
+/* One row per evidence line, with its candidate's score, gain and advice; then one per
+ * advice finding. */
 static size_t export_csv(void *p, struct app *app, FILE *out)
 {
 	struct bn_view *v = p;
@@ -255,6 +316,20 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 			csvw_row(out, row, sizeof row / sizeof row[0]);
 			rows++;
 		}
+	}
+	/* then the advice findings: candidate "advice", the rule's id as the metric, no score
+	 * and no gain */
+	for (size_t i = 0; v->ra && i < v->ra->n_advice; i++) {
+		const struct advice_finding *f = &v->ra->advice[i];
+		const struct advice_rule *r = &advice_rules[f->rule];
+		char f0[32], f1[32], f2[32];
+		snprintf(f0, sizeof f0, "%d", v->ra->rank);
+		snprintf(f1, sizeof f1, "%.4f", f->value);
+		snprintf(f2, sizeof f2, "%.4f", r->threshold);
+		const char *row[] = {f0, "advice", "", r->id, f1, f2, r->unit, f->triggered ? "yes" : "no", f->evidence,
+				     "", "", analysis_confidence_name(f->conf), r->try_this};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+		rows++;
 	}
 	return rows;
 }

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: MIT */
+/* Ascend advice rules (advice.h): one pass over the rank's events sorts them into the
+ * rules' instances (names and attribute pairs are judged once each, not per event), then
+ * each rule turns its instances into figures. Spans are unions (intervals.h): nested
+ * instances, an aclrtSynchronizeStreamWithTimeout inside a synchronize, count once. */
+#include "advice.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_priv.h"
+#include "csv_table.h"
+#include "sbuf.h"
+#include "strtab.h"
+#include "xalloc.h"
+
+#define SMALL_KERNEL_NS 10000 /* the storm rule's "small": 10 us */
+#define STORM_MIN_SMALL 100   /* fewer small kernels are no storm */
+#define STORM_MIN_DISPATCH_PCT 5.0 /* host_dispatch share of the window the storm needs */
+
+const struct advice_rule advice_rules[ADV_COUNT] = {
+	[ADV_ONLINE_COMPILE] = {"online_compile", "on-the-fly operator compilation",
+				"host events named aclopCompile* (AscendCL@aclopCompileAndExecute, aclopCompile)",
+				"their time over host busy time", "%", 1.0,
+				"single-operator mode compiles (or looks up) each op on the host at run time; at 1 % "
+				"of host time it delays dispatch measurably, and every new shape compiles again",
+				"keep shapes static; torch_npu.npu.set_compile_mode(jit_compile=False) and "
+				"torch_npu.npu.config.allow_internal_format=False to use the binary kernels"},
+	[ADV_AICPU] = {"aicpu", "AI CPU operators", "device tasks whose Task Type (trace) or Accelerator Core "
+		       "(kernel_details.csv) is AI_CPU",
+		       "their time over device busy time", "%", 1.0,
+		       "AI CPU tasks run on the NPU's control CPUs, often an order of magnitude slower than "
+		       "AI Core, and they serialise the stream; msprof-analyze flags them at any share, here from 1 %",
+		       "cast inputs to a dtype the AI Core kernel supports (int64 -> int32, double -> float), or "
+		       "replace the op with an equivalent that has an AI Core implementation"},
+	[ADV_TRANSDATA] = {"transdata", "TransData format conversions",
+			   "device tasks named *TransData* (TransData, TransDataRNN, *_TransDataSpecial_*)",
+			   "their time over device busy time", "%", 3.0,
+			   "TransData converts between private formats (NC1HWC0, FRACTAL_Z) and ND: pure data "
+			   "movement; above 3 % of device time the formats of neighbouring ops disagree",
+			   "keep tensors in one format (torch_npu.npu.config.allow_internal_format=False, or "
+			   "npu_format_cast once outside the loop); check the ops either side of each TransData"},
+	[ADV_DISPATCH_STORM] = {"dispatch_storm", "small-kernel dispatch storm",
+				"device compute kernels shorter than 10 us, with the device idle while the host "
+				"dispatches (the host_dispatch bucket)",
+				"kernels under 10 us over all device compute kernels", "%", 50.0,
+				"a kernel under 10 us costs less than its launch: when half the kernels are that "
+				"small, there are at least 100 of them and the device idles for dispatch at least "
+				"5 % of the window, the device waits for the host, not the other way round",
+				"fuse small ops (torch.compile / torchair graph mode, fused kernels such as "
+				"npu_rms_norm, npu_rotary_mul), capture the step as an ACL graph, bind the "
+				"dispatching thread to cores (CPU affinity), or use larger batches"},
+	[ADV_STREAM_SYNC] = {"stream_sync", "synchronous streams",
+			     "host calls that block on the device: aclrtSynchronizeStream*, aclrtSynchronizeDevice, "
+			     "StreamSynchronize, torch.npu.synchronize",
+			     "their exposed time (device idle, the host blocked) over the window", "%", 1.0,
+			     "each call drains the stream: the device runs dry until the host dispatches again; "
+			     "above 1 % of the window the drain shows as idle device time",
+			     "drop synchronize() from the loop (keep it for timing only); read results "
+			     "with non_blocking copies; set ASCEND_LAUNCH_BLOCKING=0"},
+	[ADV_GC] = {"gc", "Python GC inside steps", "events on the Python GC lane or with cat GC, inside step windows",
+		    "their time over the steps' time", "%", 1.0,
+		    "a full collection stops the dispatching thread for milliseconds at random steps; "
+		    "above 1 % of the steps' time it shows as jitter and host-bound time",
+		    "gc.freeze() after model load, raise the thresholds (gc.set_threshold) or run "
+		    "gc.collect() between steps yourself with gc.disable() during them"},
+};
+
+static bool contains_ci(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; s && *s; s++)
+		if (strncasecmp(s, needle, n) == 0)
+			return true;
+	return false;
+}
+
+/* What a name or attribute pair says, judged once per distinct id. */
+enum {
+	NM_DONE = 1 << 0,
+	NM_COMPILE = 1 << 1,
+	NM_SYNC = 1 << 2,
+	NM_TRANSDATA = 1 << 3,
+	AT_AICPU = 1 << 1,
+	AT_GC = 1 << 2,
+	AT_FRAME = 1 << 3, /* python_function call-stack frames: they wrap the real calls */
+};
+
+static uint8_t name_bits(const struct rank_store *rs, uint8_t *cache, uint32_t id)
+{
+	if (cache[id] & NM_DONE)
+		return cache[id];
+	const char *s = store_str(rs, id);
+	uint8_t b = NM_DONE;
+	if (s && strstr(s, "aclopCompile"))
+		b |= NM_COMPILE;
+	/* aclrtSynchronizeStream, StreamSynchronize, torch.npu.synchronize */
+	if (contains_ci(s, "synchronize"))
+		b |= NM_SYNC;
+	if (s && strstr(s, "TransData"))
+		b |= NM_TRANSDATA;
+	cache[id] = b;
+	return b;
+}
+
+struct hits {
+	struct ivset spans;
+	uint64_t count;
+	int64_t sum_ns;
+	uint32_t longest;
+	int64_t longest_ns;
+	int64_t *by_name; /* per name id, for the top names (device rules), or NULL */
+};
+
+/* The instance to show: the longer, and of equal ones the earlier (a Db export orders the
+ * events differently: the choice must not depend on their order). */
+static bool better(const struct rank_store *rs, uint32_t cand, int64_t cand_key, uint32_t cur, int64_t cur_key)
+{
+	if (cur == UINT32_MAX || cand_key != cur_key)
+		return cur == UINT32_MAX || cand_key > cur_key;
+	int64_t a = store_ts(rs, cand), b = store_ts(rs, cur);
+	return a != b ? a < b : strcmp(store_ev_name(rs, cand), store_ev_name(rs, cur)) < 0;
+}
+
+static void hit(struct hits *h, const struct rank_store *rs, uint32_t ev)
+{
+	int64_t ts = store_ts(rs, ev), dur = store_dur(rs, ev);
+	ivset_add(&h->spans, ts, ts + dur);
+	h->count++;
+	h->sum_ns += dur;
+	if (better(rs, ev, dur, h->count == 1 ? UINT32_MAX : h->longest, h->longest_ns)) {
+		h->longest = ev;
+		h->longest_ns = dur;
+	}
+	if (h->by_name)
+		h->by_name[rs->ev_name[ev]] += dur;
+}
+
+static double pct(int64_t part, double whole_ns) { return whole_ns > 0 ? 100.0 * (double)part / whole_ns : NAN; }
+
+const enum attr_bucket advice_host_buckets[4] = {ATTR_HOST_SYNC, ATTR_HOST_COPY, ATTR_HOST_DISPATCH,
+						 ATTR_HOST_PYTHON};
+
+/* The part of the spans with the device idle inside its span, split in the attribution's
+ * order: under a sync op, a host copy, a framework op or CANN call, else host_python. The
+ * finding's bucket is the largest part. */
+static void exposed(struct hits *h, struct rank_sets *s, const struct attribution *a, struct advice_finding *f)
+{
+	if (!a->valid || a->span_hi <= a->span_lo)
+		return;
+	struct ivset rest, part, next;
+	ivset_init(&rest);
+	ivset_init(&part);
+	ivset_init(&next);
+	ivset_subtract(&h->spans, &s->occupied, &rest);
+	f->exposed_ns = ivset_total_in(&rest, a->span_lo, a->span_hi);
+	struct ivset *layers[3] = {&s->sync, &s->host_copy, &s->host_dispatch};
+	for (int k = 0; k < 3; k++) {
+		ivset_intersect(&rest, layers[k], &part);
+		f->host_ns[k] = ivset_total_in(&part, a->span_lo, a->span_hi);
+		ivset_subtract(&rest, layers[k], &next);
+		struct ivset t = rest;
+		rest = next;
+		next = t;
+	}
+	f->host_ns[3] = ivset_total_in(&rest, a->span_lo, a->span_hi);
+	int best = 3;
+	for (int k = 0; k < 4; k++)
+		if (f->host_ns[k] > f->host_ns[best])
+			best = k;
+	f->bucket = attr_bucket_defs[advice_host_buckets[best]].key;
+	ivset_free(&rest);
+	ivset_free(&part);
+	ivset_free(&next);
+}
+
+/* ", top: Cast 144.0 us, ArgMax 20.0 us" over the names with time, largest first. */
+static void top_names(struct sbuf *sb, const struct strtab *strs, const int64_t *by_name)
+{
+	uint32_t n = strtab_count(strs), top[3];
+	int k = 0;
+	for (int pass = 0; pass < 3; pass++) {
+		uint32_t best = UINT32_MAX;
+		for (uint32_t i = 0; i < n; i++) {
+			bool taken = false;
+			for (int j = 0; j < k; j++)
+				taken |= top[j] == i;
+			if (by_name[i] > 0 && !taken && (best == UINT32_MAX || by_name[i] > by_name[best]))
+				best = i;
+		}
+		if (best == UINT32_MAX)
+			break;
+		top[k++] = best;
+	}
+	for (int j = 0; j < k; j++)
+		sbuf_addf(sb, "%s%s %.1f us", j ? ", " : "; top: ", strtab_str(strs, top[j]),
+			  (double)by_name[top[j]] / 1e3);
+}
+
+/* " (in host_dispatch 1.2 ms, host_python 0.3 ms)": where the exposed time sits */
+static void in_buckets(struct sbuf *sb, const struct advice_finding *f)
+{
+	int n = 0;
+	for (int k = 0; k < 4; k++)
+		if (f->host_ns[k] > 0)
+			sbuf_addf(sb, "%s%s %.3f ms", n++ ? ", " : " (in ", attr_bucket_defs[advice_host_buckets[k]].key,
+				  (double)f->host_ns[k] / 1e6);
+	if (n)
+		sbuf_addc(sb, ')');
+}
+
+static struct advice_finding *add_finding(struct rank_analysis *ra, enum advice_rule_id r, const struct hits *h,
+					  double value)
+{
+	ra->advice = xrealloc(ra->advice, (ra->n_advice + 1) * sizeof *ra->advice);
+	struct advice_finding *f = &ra->advice[ra->n_advice++];
+	memset(f, 0, sizeof *f);
+	f->rule = r;
+	f->value = value;
+	f->triggered = isfinite(value) && value >= advice_rules[r].threshold;
+	f->count = h->count;
+	f->event = h->count ? h->longest : UINT32_MAX;
+	f->share_pct = NAN;
+	f->conf = CONF_HIGH;
+	return f;
+}
+
+static int64_t steps_total(const struct rank_analysis *ra, struct ivset *out)
+{
+	for (size_t i = 0; i < ra->n_steps; i++)
+		if (ra->steps[i].has_window && ra->steps[i].end > ra->steps[i].start)
+			ivset_add(out, ra->steps[i].start, ra->steps[i].end); /* the marked span, not the
+									       * partition: GC between steps is not in one */
+	return ivset_total(out);
+}
+
+/* Small kernels per device lane, and the one after the longest wait on its own stream. */
+static void storm_scan(const struct rank_store *rs, const struct ev_class *cls, uint64_t *kernels, uint64_t *small,
+		       int64_t *small_ns, uint32_t *show)
+{
+	int64_t worst = -1;
+	for (size_t l = 0; l < rs->n_lanes; l++) {
+		const struct lane *ln = &rs->lanes[l];
+		if (ln->group != LANE_DEVICE)
+			continue;
+		int64_t prev_end = INT64_MIN;
+		for (uint32_t k = 0; k < ln->n_events; k++) {
+			uint32_t ev = ln->events[k];
+			if (cls[ev].cat != CAT_COMPUTE || (cls[ev].flags & EVF_WAIT))
+				continue;
+			int64_t ts = store_ts(rs, ev), dur = store_dur(rs, ev);
+			(*kernels)++;
+			if (dur < SMALL_KERNEL_NS) {
+				(*small)++;
+				*small_ns += dur;
+				if (prev_end != INT64_MIN && better(rs, ev, ts - prev_end, *show, worst)) {
+					worst = ts - prev_end;
+					*show = ev;
+				}
+			}
+			if (ts + dur > prev_end)
+				prev_end = ts + dur;
+		}
+	}
+}
+
+/* A rank without a trace: AI CPU and TransData rows of the kernel table (Accelerator Core
+ * or Task Type AI_CPU; Type or Name TransData), each finding on the line of its longest. */
+static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
+{
+	if (!k || !csvt_has(k, COL_DURATION) || !csvt_has(k, COL_NAME))
+		return;
+	uint32_t n_ids = strtab_count(k->strs);
+	struct {
+		uint64_t n;
+		int64_t sum, longest;
+		size_t row;
+		int64_t *by_name;
+	} x[2];
+	memset(x, 0, sizeof x);
+	for (int r = 0; r < 2; r++)
+		x[r].by_name = xcalloc(n_ids ? n_ids : 1, sizeof(int64_t));
+	for (size_t row = 0; row < k->nrows; row++) {
+		int64_t dur;
+		if (!csvt_time(k, row, COL_DURATION, &dur) || dur < 0)
+			continue;
+		const char *core = csvt_has(k, COL_ACCEL_CORE) ? csvt_str(k, row, COL_ACCEL_CORE) : NULL;
+		const char *name = csvt_str(k, row, COL_NAME);
+		const char *type = csvt_has(k, COL_TYPE) ? csvt_str(k, row, COL_TYPE) : NULL;
+		bool hit[2] = {core && !strcasecmp(core, "AI_CPU"),
+			       (name && strstr(name, "TransData")) || (type && strstr(type, "TransData"))};
+		for (int r = 0; r < 2; r++) {
+			if (!hit[r])
+				continue;
+			if (!x[r].n++ || dur > x[r].longest) {
+				x[r].longest = dur;
+				x[r].row = row;
+			}
+			x[r].sum += dur;
+			uint32_t id = csvt_str_id(k, row, COL_NAME);
+			if (id < n_ids)
+				x[r].by_name[id] += dur;
+		}
+	}
+	double dev_busy = ra->have[M_NPU_BUSY_US] ? ra->v[M_NPU_BUSY_US] * 1e3 : NAN;
+	struct sbuf sb = {0};
+	for (int r = 0; r < 2; r++) {
+		if (x[r].n) {
+			struct hits h = {.count = x[r].n};
+			struct advice_finding *f = add_finding(ra, r ? ADV_TRANSDATA : ADV_AICPU, &h, pct(x[r].sum, dev_busy));
+			f->event = UINT32_MAX;
+			f->total_ns = x[r].sum;
+			f->share_pct = f->value;
+			f->share_of = "device busy";
+			f->bucket = "compute";
+			f->conf = CONF_MEDIUM; /* device busy and its buckets come from the table alone */
+			f->csv_line = csvt_line(k, x[r].row);
+			f->event_name = csvt_str(k, x[r].row, COL_NAME);
+			f->event_ts = f->event_end = INT64_MIN;
+			int64_t ts;
+			if (csvt_has(k, COL_START) && csvt_time(k, x[r].row, COL_START, &ts)) {
+				f->event_ts = ts;
+				f->event_end = ts + x[r].longest;
+			}
+			sbuf_addf(&sb, "%llu %s rows, %.3f ms (%.1f %% of device busy)", (unsigned long long)x[r].n,
+				  r ? "TransData" : "AI_CPU", (double)x[r].sum / 1e6, f->share_pct);
+			top_names(&sb, k->strs, x[r].by_name);
+			sbuf_addf(&sb, " (kernel table line %u)", f->csv_line);
+			f->evidence = sbuf_detach(&sb);
+		}
+		free(x[r].by_name);
+	}
+}
+
+void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, struct rank_analysis *ra,
+		 struct rank_sets *sets)
+{
+	if (!rs->has_events) {
+		advice_csv(ktable, ra);
+		return;
+	}
+	if (!ra->cls)
+		return;
+	const struct ev_class *cls = ra->cls;
+	uint32_t n_names = strtab_count(rs->strs);
+	uint8_t *nm = xcalloc(n_names ? n_names : 1, 1);
+	uint8_t *at = xcalloc(rs->n_attrs ? rs->n_attrs : 1, 1);
+	for (size_t i = 0; i < rs->n_attrs; i++) {
+		const char *tt = store_str(rs, rs->attrs[i].task_type), *cat = store_str(rs, rs->attrs[i].cat);
+		if (tt && !strcasecmp(tt, "AI_CPU"))
+			at[i] |= AT_AICPU;
+		if (cat && !strcasecmp(cat, "GC"))
+			at[i] |= AT_GC;
+		if (cat && !strcmp(cat, "python_function"))
+			at[i] |= AT_FRAME;
+	}
+	struct hits h[ADV_COUNT];
+	memset(h, 0, sizeof h);
+	for (int r = 0; r < ADV_COUNT; r++)
+		ivset_init(&h[r].spans);
+	h[ADV_AICPU].by_name = xcalloc(n_names ? n_names : 1, sizeof(int64_t));
+	h[ADV_TRANSDATA].by_name = xcalloc(n_names ? n_names : 1, sizeof(int64_t));
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		const struct lane *ln = store_ev_lane(rs, ev);
+		uint8_t a = at[store_ev_attr_id(rs, ev)];
+		if (ln->group == LANE_DEVICE) {
+			if (cls[ev].flags & EVF_WAIT)
+				continue;
+			if (a & AT_AICPU)
+				hit(&h[ADV_AICPU], rs, (uint32_t)ev);
+			if (name_bits(rs, nm, rs->ev_name[ev]) & NM_TRANSDATA)
+				hit(&h[ADV_TRANSDATA], rs, (uint32_t)ev);
+		} else if (ln->group == LANE_HOST_GC || (a & AT_GC)) {
+			hit(&h[ADV_GC], rs, (uint32_t)ev);
+		} else if ((ln->group == LANE_HOST_PYTHON || ln->group == LANE_HOST_CANN) && !(a & AT_FRAME)) {
+			uint8_t b = name_bits(rs, nm, rs->ev_name[ev]);
+			if (b & NM_COMPILE)
+				hit(&h[ADV_ONLINE_COMPILE], rs, (uint32_t)ev);
+			else if (b & NM_SYNC)
+				hit(&h[ADV_STREAM_SYNC], rs, (uint32_t)ev);
+		}
+	}
+	const struct attribution *attr = &ra->attr;
+	double wall = (double)attr->wall_ns, dev_busy = ra->have[M_NPU_BUSY_US] ? ra->v[M_NPU_BUSY_US] * 1e3 : NAN;
+	double host_busy = ra->have[M_HOST_BUSY_US] ? ra->v[M_HOST_BUSY_US] * 1e3 : NAN;
+	struct sbuf sb = {0};
+
+	if (h[ADV_ONLINE_COMPILE].count) {
+		struct hits *x = &h[ADV_ONLINE_COMPILE];
+		int64_t tot = ivset_total(&x->spans);
+		struct advice_finding *f = add_finding(ra, ADV_ONLINE_COMPILE, x, pct(tot, host_busy));
+		f->total_ns = tot;
+		f->share_pct = f->value;
+		f->share_of = "host busy";
+		exposed(x, sets, attr, f);
+		sbuf_addf(&sb, "%llu aclopCompile* calls, %.3f ms (%.1f %% of host busy); %.3f ms with the device idle",
+			  (unsigned long long)x->count, (double)tot / 1e6, f->share_pct, (double)f->exposed_ns / 1e6);
+		in_buckets(&sb, f);
+		f->evidence = sbuf_detach(&sb);
+	}
+	for (int r = ADV_AICPU; r <= ADV_TRANSDATA; r++) {
+		struct hits *x = &h[r];
+		if (!x->count)
+			continue;
+		struct advice_finding *f = add_finding(ra, (enum advice_rule_id)r, x, pct(x->sum_ns, dev_busy));
+		f->total_ns = x->sum_ns; /* task time, as the share counts it */
+		f->share_pct = f->value;
+		f->share_of = "device busy";
+		/* device tasks: their time is device time, the bucket of the longest one's class */
+		f->bucket = cls[x->longest].cat == CAT_COMPUTE ? "compute" : cls[x->longest].cat == CAT_COPY ? "copy"
+			    : "device_other";
+		sbuf_addf(&sb, "%llu %s tasks, %.3f ms (%.1f %% of device busy, in %s)", (unsigned long long)x->count,
+			  r == ADV_AICPU ? "AI_CPU" : "TransData", (double)x->sum_ns / 1e6, f->share_pct, f->bucket);
+		top_names(&sb, rs->strs, x->by_name);
+		f->evidence = sbuf_detach(&sb);
+	}
+	{
+		uint64_t kernels = 0, small = 0;
+		int64_t small_ns = 0;
+		uint32_t show = UINT32_MAX;
+		storm_scan(rs, cls, &kernels, &small, &small_ns, &show);
+		if (small) {
+			struct hits x = {.count = small, .longest = show};
+			double disp_pct = attribution_pct(attr, attr->ns[ATTR_HOST_DISPATCH]);
+			struct advice_finding *f = add_finding(ra, ADV_DISPATCH_STORM, &x, pct((int64_t)small, (double)kernels));
+			f->event = show;
+			f->triggered = f->triggered && small >= STORM_MIN_SMALL && disp_pct >= STORM_MIN_DISPATCH_PCT;
+			f->total_ns = small_ns;
+			f->share_pct = f->value;
+			f->share_of = "device kernels";
+			f->exposed_ns = attr->ns[ATTR_HOST_DISPATCH];
+			f->host_ns[2] = f->exposed_ns;
+			f->bucket = "host_dispatch";
+			f->conf = CONF_MEDIUM; /* that the idle is for these kernels is inferred */
+			sbuf_addf(&sb, "%llu of %llu kernels under 10 us (%.1f %%), %.3f ms; device idle while the host "
+				  "dispatches %.3f ms (%.1f %% of the window, host_dispatch)", (unsigned long long)small,
+				  (unsigned long long)kernels, f->share_pct, (double)small_ns / 1e6,
+				  (double)f->exposed_ns / 1e6, disp_pct);
+			f->evidence = sbuf_detach(&sb);
+		}
+	}
+	if (h[ADV_STREAM_SYNC].count) {
+		struct hits *x = &h[ADV_STREAM_SYNC];
+		struct advice_finding *f = add_finding(ra, ADV_STREAM_SYNC, x, NAN);
+		exposed(x, sets, attr, f);
+		f->value = pct(f->exposed_ns, wall);
+		f->triggered = isfinite(f->value) && f->value >= advice_rules[ADV_STREAM_SYNC].threshold;
+		f->total_ns = ivset_total(&x->spans);
+		f->share_pct = pct(f->total_ns, wall);
+		f->share_of = "the window";
+		sbuf_addf(&sb, "%llu synchronize calls", (unsigned long long)x->count);
+		if (ra->n_steps)
+			sbuf_addf(&sb, " (%.1f per step)", (double)x->count / (double)ra->n_steps);
+		sbuf_addf(&sb, ", %.3f ms; exposed %.3f ms (%.1f %% of the window)", (double)f->total_ns / 1e6,
+			  (double)f->exposed_ns / 1e6, f->value);
+		in_buckets(&sb, f);
+		f->evidence = sbuf_detach(&sb);
+	}
+	if (h[ADV_GC].count) {
+		struct hits *x = &h[ADV_GC];
+		struct ivset st, in;
+		ivset_init(&st);
+		ivset_init(&in);
+		int64_t steps_ns = steps_total(ra, &st);
+		bool whole = steps_ns == 0;
+		if (whole) {
+			ivset_add(&st, rs->window_start, rs->window_end);
+			steps_ns = ivset_total(&st);
+		}
+		ivset_intersect(&x->spans, &st, &in);
+		int64_t gc_in = ivset_total(&in);
+		/* the instances inside, and the longest of them to show */
+		uint64_t n_in = 0;
+		int64_t best = -1;
+		uint32_t show = UINT32_MAX;
+		for (size_t ev = 0; ev < rs->n_ev; ev++) {
+			const struct lane *ln = store_ev_lane(rs, ev);
+			if (ln->group != LANE_HOST_GC && !(at[store_ev_attr_id(rs, ev)] & AT_GC))
+				continue;
+			int64_t ts = store_ts(rs, ev), dur = store_dur(rs, ev);
+			/* overlaps a step: the first step span ending after ts starts before its end
+			 * (a binary search: a GC event over many steps costs no more) */
+			size_t k = ivset_first_ending_after(&st, ts);
+			if (k >= st.n || st.start[k] >= ts + (dur > 0 ? dur : 1))
+				continue;
+			n_in++;
+			if (better(rs, (uint32_t)ev, dur, show, best)) {
+				best = dur;
+				show = (uint32_t)ev;
+			}
+		}
+		struct hits y = {.count = n_in, .longest = show};
+		struct advice_finding *f = add_finding(ra, ADV_GC, &y, pct(gc_in, (double)steps_ns));
+		f->event = show;
+		f->total_ns = gc_in;
+		f->share_pct = f->value;
+		f->share_of = whole ? "the window" : "the steps";
+		exposed(x, sets, attr, f);
+		sbuf_addf(&sb, "%llu GC events in %s, %.3f ms (%.1f %% of %s); %.3f ms with the device idle",
+			  (unsigned long long)n_in, whole ? "the window (no step windows)" : "steps", (double)gc_in / 1e6,
+			  f->value, f->share_of, (double)f->exposed_ns / 1e6);
+		in_buckets(&sb, f);
+		f->evidence = sbuf_detach(&sb);
+		ivset_free(&st);
+		ivset_free(&in);
+	}
+	for (size_t i = 0; i < ra->n_advice; i++) {
+		struct advice_finding *f = &ra->advice[i];
+		f->event_ts = f->event_end = INT64_MIN;
+		if (f->event != UINT32_MAX) {
+			f->event_ts = store_ts(rs, f->event);
+			f->event_end = f->event_ts + store_dur(rs, f->event);
+			f->event_name = store_ev_name(rs, f->event);
+		}
+	}
+	for (int r = 0; r < ADV_COUNT; r++) {
+		ivset_free(&h[r].spans);
+		free(h[r].by_name);
+	}
+	free(nm);
+	free(at);
+}
+
+void advice_free(struct rank_analysis *ra)
+{
+	for (size_t i = 0; i < ra->n_advice; i++)
+		free(ra->advice[i].evidence);
+	free(ra->advice);
+	ra->advice = NULL;
+	ra->n_advice = 0;
+}
+
+size_t advice_triggered(const struct rank_analysis *ra)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ra->n_advice; i++)
+		n += ra->advice[i].triggered;
+	return n;
+}

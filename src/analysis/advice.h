@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* Ascend-specific advice, like msprof-analyze's advisor: a table of rules (on-the-fly
+ * operator compilation, AI CPU tasks, TransData format casts, small-kernel dispatch storms,
+ * stream synchronisation, GC inside steps), each evaluated per rank over the store and the
+ * events' classes. A finding carries its evidence figures, the event to show and a
+ * confidence. These are advice items, not a fifth bottleneck score: where a finding quotes
+ * time it names the attribution bucket that time already sits in, and claims no gain. */
+#ifndef ASCPROF_ADVICE_H
+#define ASCPROF_ADVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "intervals.h"
+
+enum advice_rule_id {
+	ADV_ONLINE_COMPILE,
+	ADV_AICPU,
+	ADV_TRANSDATA,
+	ADV_DISPATCH_STORM,
+	ADV_STREAM_SYNC,
+	ADV_GC,
+	ADV_COUNT
+};
+
+/* One rule: what it looks for, the figure it thresholds and why that threshold. */
+struct advice_rule {
+	const char *id;        /* "online_compile": JSON key and CSV value */
+	const char *title;     /* "on-the-fly operator compilation" */
+	const char *looks_for; /* which events */
+	const char *figure;    /* what value is thresholded */
+	const char *unit;      /* "%", "count" */
+	double threshold;      /* the finding is a problem at value >= threshold */
+	const char *why;       /* why the threshold, and why it matters */
+	const char *try_this;  /* what to try */
+};
+extern const struct advice_rule advice_rules[ADV_COUNT];
+
+/* struct advice_finding is declared in analysis.h (rank_analysis holds them). */
+
+/* Evaluates every rule on one rank whose store, classes, steps and attribution are done.
+ * sets: the rank's interval sets (analysis_priv.h; borrowed, normalised here): host time
+ * outside their occupied set, inside the device span, is what the host-bound buckets hold,
+ * split as the attribution splits it. A rank without a trace is
+ * judged from its kernel table (kernels, may be NULL): the device rules only, each
+ * finding naming a CSV line. Appends a finding per rule that saw any instance to
+ * ra->advice (owned by ra; freed by analysis_rank_free). */
+struct csv_table;
+struct rank_sets;
+void advice_rank(const struct rank_store *rs, const struct csv_table *kernels, struct rank_analysis *ra,
+		 struct rank_sets *sets);
+/* The keys of advice_finding.host_ns: host_sync, host_copy, host_dispatch, host_python. */
+extern const enum attr_bucket advice_host_buckets[4];
+void advice_free(struct rank_analysis *ra);
+/* The findings that reach their threshold. */
+size_t advice_triggered(const struct rank_analysis *ra);
+
+#endif

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* The advice section of the report (advice.h): the findings that reach their rule's
+ * threshold as problems, the others as one line of what was seen below it. */
+#include "report.h"
+
+#include <math.h>
+
+#include "advice.h"
+#include "jsonw.h"
+#include "summary.h"
+
+void report_advice_text(const struct rank_analysis *ra, FILE *out)
+{
+	if (!ra->n_advice)
+		return;
+	fputs("\nadvice (Ascend rules; time already in the attribution buckets named, no extra gain)\n", out);
+	size_t below = 0;
+	for (size_t i = 0; i < ra->n_advice; i++) {
+		const struct advice_finding *f = &ra->advice[i];
+		const struct advice_rule *r = &advice_rules[f->rule];
+		if (!f->triggered) {
+			below++;
+			continue;
+		}
+		fprintf(out, "  * %s (%.1f %s >= %.1f, confidence %s)\n      ", r->title, f->value, r->unit,
+			r->threshold, analysis_confidence_name(f->conf));
+		summary_put_clean(out, f->evidence);
+		fprintf(out, "\n      why: %s\n      try: %s\n", r->why, r->try_this);
+	}
+	if (!below)
+		return;
+	fputs("  below threshold:", out);
+	for (size_t i = 0, k = 0; i < ra->n_advice; i++) {
+		const struct advice_finding *f = &ra->advice[i];
+		if (f->triggered)
+			continue;
+		fprintf(out, "%s %s (%.1f %s < %.1f)", k++ ? ";" : "", advice_rules[f->rule].id, f->value,
+			advice_rules[f->rule].unit, advice_rules[f->rule].threshold);
+	}
+	fputc('\n', out);
+}
+
+static void knum(struct jsonw *w, const char *key, double v)
+{
+	jsonw_key(w, key);
+	if (isfinite(v))
+		jsonw_double(w, v, 3);
+	else
+		jsonw_null(w);
+}
+
+void report_advice_json(struct jsonw *w, const struct rank_analysis *ra)
+{
+	jsonw_key(w, "advice");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < ra->n_advice; i++) {
+		const struct advice_finding *f = &ra->advice[i];
+		const struct advice_rule *r = &advice_rules[f->rule];
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "rule", r->id);
+		jsonw_kstr(w, "title", r->title);
+		jsonw_kbool(w, "triggered", f->triggered);
+		knum(w, "value", f->value);
+		jsonw_kstr(w, "unit", r->unit);
+		jsonw_kdouble(w, "threshold", r->threshold, 3);
+		jsonw_kuint(w, "count", f->count);
+		jsonw_kdouble(w, "total_us", (double)f->total_ns / 1e3, 3);
+		knum(w, "share_pct", f->share_pct);
+		jsonw_kstr(w, "share_of", f->share_of);
+		jsonw_kdouble(w, "exposed_us", (double)f->exposed_ns / 1e3, 3);
+		jsonw_kstr(w, "bucket", f->bucket);
+		jsonw_key(w, "exposed_buckets_us");
+		jsonw_obj_begin(w);
+		for (int k = 0; k < 4; k++)
+			jsonw_kdouble(w, attr_bucket_defs[advice_host_buckets[k]].key, (double)f->host_ns[k] / 1e3, 3);
+		jsonw_obj_end(w);
+		jsonw_key(w, "event_name"); /* not its index: a Db export orders events differently */
+		if (f->event_name)
+			jsonw_str(w, f->event_name);
+		else
+			jsonw_null(w);
+		jsonw_key(w, "csv_line");
+		if (f->csv_line)
+			jsonw_uint(w, f->csv_line);
+		else
+			jsonw_null(w);
+		knum(w, "event_start_us", f->event_ts != INT64_MIN ? (double)(f->event_ts - ra->t0) / 1e3 : NAN);
+		jsonw_kstr(w, "confidence", analysis_confidence_name(f->conf));
+		jsonw_kstr(w, "evidence", f->evidence);
+		jsonw_kstr(w, "why", r->why);
+		jsonw_kstr(w, "try", r->try_this);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}

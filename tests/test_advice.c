@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: MIT */
+/* The Ascend advice rules (advice.h) on planted traces: each rule fires when its pattern
+ * is planted above the threshold, with the figures the plant implies, and stays silent (or
+ * below its threshold) when the pattern is absent or small. On the real level1 capture the
+ * compile and TransData findings are checked against counts read from the trace by hand
+ * (19 AscendCL@aclopCompileAndExecute, 14.049 ms; 57 TransData tasks, 1.423 ms: their
+ * durations in ns are rounded each, so 57 x 0.5 ns is the tolerance). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advice.h"
+#include "analysis.h"
+#include "capture.h"
+#include "report.h"
+#include "testutil.h"
+#include "xalloc.h"
+
+/* Lanes: h Python (cat cpu_op), a CANN (AscendCL), g Python GC, d Ascend Hardware stream 2.
+ * Events are "lane,name,start_us,dur_us" with NAME/TASKTYPE on device lanes (AI_CORE when
+ * not given). */
+static char *planted_trace(const char *spec)
+{
+	struct {
+		char c;
+		int pid;
+		const char *process, *cat;
+	} lanes[] = {{'h', 1, "Python", "cpu_op"},
+		     {'a', 4, "CANN", "AscendCL"},
+		     {'g', 5, "Python GC", "GC"},
+		     {'d', 2, "Ascend Hardware", "kernel"}};
+	char *text = xstrdup("[{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 2, \"tid\": 2, "
+			     "\"args\": {\"name\": \"Stream 2\"}}");
+	for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++) {
+		char *next = xasprintf("%s,\n{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, "
+				       "\"args\": {\"name\": \"%s\"}}", text, lanes[i].pid, lanes[i].process);
+		free(text);
+		text = next;
+	}
+	char lane[4], name[96];
+	double ts, dur;
+	const char *p = spec;
+	int used;
+	while (sscanf(p, " %3[^,],%95[^,],%lf,%lf%n", lane, name, &ts, &dur, &used) == 4) {
+		p += used;
+		size_t k = 0;
+		while (k + 1 < sizeof lanes / sizeof lanes[0] && lanes[k].c != lane[0])
+			k++;
+		char *slash = strchr(name, '/');
+		const char *tt = "AI_CORE";
+		if (slash) {
+			*slash = 0;
+			tt = slash + 1;
+		}
+		char args[64] = "";
+		if (lanes[k].pid == 2)
+			snprintf(args, sizeof args, ", \"args\": {\"Task Type\": \"%s\"}", tt);
+		char *next = xasprintf("%s,\n{\"ph\": \"X\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, "
+				       "\"ts\": \"%.3f\", \"dur\": %.3f, \"cat\": \"%s\"%s}",
+				       text, name, lanes[k].pid, lanes[k].pid, ts, dur, lanes[k].cat, args);
+		free(text);
+		text = next;
+	}
+	char *out = xasprintf("%s]", text);
+	free(text);
+	return out;
+}
+
+struct planted {
+	char *dir;
+	struct capture *cap;
+	struct analysis *an;
+	const struct rank_analysis *ra;
+};
+
+static void planted_load(struct planted *pc, const char *spec)
+{
+	pc->dir = tu_tmpdir();
+	char *trace = planted_trace(spec);
+	free(tu_write_str(pc->dir, "trace_view.json", trace));
+	free(trace);
+	pc->cap = capture_open(pc->dir, NULL);
+	capture_load(pc->cap);
+	pc->an = analysis_run(pc->cap);
+	assert_int_equal(pc->an->n_ranks, 1);
+	pc->ra = &pc->an->ranks[0];
+}
+
+static void planted_free(struct planted *pc)
+{
+	analysis_free(pc->an);
+	capture_free(pc->cap);
+	tu_rmtree(pc->dir);
+	free(pc->dir);
+}
+
+static const struct advice_finding *finding(const struct rank_analysis *ra, enum advice_rule_id r)
+{
+	for (size_t i = 0; i < ra->n_advice; i++)
+		if (ra->advice[i].rule == (int)r)
+			return &ra->advice[i];
+	return NULL;
+}
+
+/* The finding's event is one the rule is about: its name contains want. */
+static void assert_event_named(const struct planted *pc, const struct advice_finding *f, const char *want)
+{
+	assert_true(f->event != UINT32_MAX);
+	const char *name = store_ev_name(&pc->cap->ranks[0].store, f->event);
+	assert_non_null(strstr(name, want));
+	assert_true(f->event_end > f->event_ts);
+}
+
+#define US(x) ((int64_t)(x) * 1000)
+
+/* One 50 us aclopCompileAndExecute while the device idles between two kernels: host busy
+ * is the aten::add around it (60 us), so 50 / 60 of host time; the 50 us are device idle
+ * with the host in a framework op, the host_dispatch bucket. */
+static void test_online_compile(void **state)
+{
+	(void)state;
+	struct planted pc;
+	planted_load(&pc, "d,MatMul,0,100 h,aten::add,100,60 a,AscendCL@aclopCompileAndExecute,105,50 "
+			  "d,Add,160,100");
+	const struct advice_finding *f = finding(pc.ra, ADV_ONLINE_COMPILE);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_int_equal(f->count, 1);
+	assert_int_equal(f->total_ns, US(50));
+	assert_true(tu_close(f->value, 100.0 * 50 / 60, 1e-9, 1e-9));
+	assert_int_equal(f->exposed_ns, US(50));
+	assert_true(pc.ra->attr.ns[ATTR_HOST_DISPATCH] >= f->exposed_ns); /* the time is that bucket's */
+	assert_string_equal(f->bucket, "host_dispatch");
+	assert_event_named(&pc, f, "aclopCompileAndExecute");
+	/* the reports carry it: text as a problem with why and try, JSON in the rank's advice */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	report_print_text(pc.an, out);
+	fclose(out);
+	assert_non_null(strstr(buf, "  * on-the-fly operator compilation (83.3 % >= 1.0, confidence high)\n"
+				    "      1 aclopCompile* calls, 0.050 ms (83.3 % of host busy); 0.050 ms with the device "
+				    "idle (in host_dispatch 0.050 ms)\n      why: "));
+	free(buf);
+	out = open_memstream(&buf, &len);
+	report_print_json(pc.an, out);
+	fclose(out);
+	const char *adv = strstr(buf, "\"advice\": [");
+	assert_non_null(adv);
+	assert_non_null(strstr(adv, "\"rule\": \"online_compile\""));
+	assert_non_null(strstr(adv, "\"count\": 1,"));
+	assert_non_null(strstr(adv, "\"exposed_us\": 50,"));
+	assert_non_null(strstr(adv, "\"bucket\": \"host_dispatch\""));
+	assert_non_null(strstr(adv, "\"event_start_us\": 105,")); /* from the first event */
+	assert_non_null(strstr(adv, "\"event_name\": \"AscendCL@aclopCompileAndExecute\","));
+	free(buf);
+	planted_free(&pc);
+	/* absent: the same host op runs without compiling */
+	planted_load(&pc, "d,MatMul,0,100 h,aten::add,100,60 a,AscendCL@aclopCreateAttr,105,50 d,Add,160,100");
+	assert_null(finding(pc.ra, ADV_ONLINE_COMPILE));
+	assert_int_equal(advice_triggered(pc.ra), 0);
+	planted_free(&pc);
+	/* small: 1 us of compile in 1000 us of host time is seen, not a problem */
+	planted_load(&pc, "h,aten::add,0,1000 a,AscendCL@aclopCompile,10,1 d,MatMul,0,1000");
+	f = finding(pc.ra, ADV_ONLINE_COMPILE);
+	assert_non_null(f);
+	assert_false(f->triggered);
+	assert_true(tu_close(f->value, 0.1, 1e-9, 1e-9));
+	planted_free(&pc);
+}
+
+/* A 100 us Cast on AI_CPU beside 900 us of AI Core work: 10 % of device busy. */
+static void test_aicpu(void **state)
+{
+	(void)state;
+	struct planted pc;
+	planted_load(&pc, "d,MatMul,0,900 d,Cast/AI_CPU,900,100");
+	const struct advice_finding *f = finding(pc.ra, ADV_AICPU);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_int_equal(f->count, 1);
+	assert_int_equal(f->total_ns, US(100));
+	assert_true(tu_close(f->value, 10.0, 1e-9, 1e-9));
+	assert_non_null(strstr(f->evidence, "top: Cast 100.0 us"));
+	assert_event_named(&pc, f, "Cast");
+	planted_free(&pc);
+	/* absent: the same Cast on AI Core */
+	planted_load(&pc, "d,MatMul,0,900 d,Cast,900,100");
+	assert_null(finding(pc.ra, ADV_AICPU));
+	planted_free(&pc);
+}
+
+/* TransData tasks: 2 x 50 us of 1000 us device busy is 10 %; a 1 us one in 1000 us is not
+ * a problem. */
+static void test_transdata(void **state)
+{
+	(void)state;
+	struct planted pc;
+	planted_load(&pc, "d,MatMul,0,450 d,trans_TransData_1,450,50 d,MatMul,500,450 "
+			  "d,aclnnMaxPool2dWithMask_TransDataSpecial_TransData,950,50");
+	const struct advice_finding *f = finding(pc.ra, ADV_TRANSDATA);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_int_equal(f->count, 2);
+	assert_true(tu_close(f->value, 10.0, 1e-9, 1e-9));
+	assert_string_equal(f->bucket, "compute");
+	assert_event_named(&pc, f, "TransData");
+	planted_free(&pc);
+	planted_load(&pc, "d,MatMul,0,999 d,trans_TransData_1,999,1");
+	f = finding(pc.ra, ADV_TRANSDATA);
+	assert_non_null(f);
+	assert_false(f->triggered);
+	planted_free(&pc);
+	planted_load(&pc, "d,MatMul,0,1000");
+	assert_null(finding(pc.ra, ADV_TRANSDATA));
+	planted_free(&pc);
+}
+
+/* n kernels of kernel_us every 20 us; with host ops covering the gaps (the device waits for
+ * dispatch) or not. */
+static char *storm_spec(int n, double kernel_us, bool host)
+{
+	char *s = xstrdup("");
+	for (int i = 0; i < n; i++) {
+		char *next = host ? xasprintf("%s d,Add,%d,%.1f h,aten::add,%.1f,%.1f", s, i * 20, kernel_us,
+					      i * 20 + kernel_us, 20 - kernel_us)
+				  : xasprintf("%s d,Add,%d,%.1f", s, i * 20, kernel_us);
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+/* 200 kernels of 5 us, each followed by 15 us of device idle inside a host op: all kernels
+ * small and the host_dispatch bucket holds 199 x 15 us (the last gap is after the last
+ * kernel, the window's edge). Without the host ops the device idles for no dispatch, and
+ * with 50 us kernels none is small. */
+static void test_dispatch_storm(void **state)
+{
+	(void)state;
+	struct planted pc;
+	char *spec = storm_spec(200, 5, true);
+	planted_load(&pc, spec);
+	free(spec);
+	const struct advice_finding *f = finding(pc.ra, ADV_DISPATCH_STORM);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_int_equal(f->count, 200);
+	assert_true(tu_close(f->value, 100.0, 1e-9, 1e-9));
+	assert_int_equal(f->exposed_ns, US(199 * 15));
+	assert_int_equal(pc.ra->attr.ns[ATTR_HOST_DISPATCH], f->exposed_ns);
+	assert_event_named(&pc, f, "Add");
+	planted_free(&pc);
+	spec = storm_spec(200, 5, false);
+	planted_load(&pc, spec);
+	free(spec);
+	f = finding(pc.ra, ADV_DISPATCH_STORM);
+	assert_non_null(f);
+	assert_false(f->triggered); /* small, but the device does not wait for the host */
+	planted_free(&pc);
+	spec = storm_spec(200, 19, true);
+	planted_load(&pc, spec);
+	free(spec);
+	assert_null(finding(pc.ra, ADV_DISPATCH_STORM));
+	planted_free(&pc);
+}
+
+/* A stream sync that outlasts the device's work by 100 us in a 1000 us window: 10 %
+ * exposed. Under device work it blocks nothing the device could do: 0 % exposed. */
+static void test_stream_sync(void **state)
+{
+	(void)state;
+	struct planted pc;
+	planted_load(&pc, "d,MatMul,0,500 a,AscendCL@aclrtSynchronizeStreamWithTimeout,400,200 d,Add,600,400");
+	const struct advice_finding *f = finding(pc.ra, ADV_STREAM_SYNC);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_int_equal(f->count, 1);
+	assert_int_equal(f->total_ns, US(200));
+	assert_int_equal(f->exposed_ns, US(100));
+	assert_true(tu_close(f->value, 10.0, 1e-9, 1e-9));
+	assert_event_named(&pc, f, "Synchronize");
+	/* the category table flags any *synchronize* host call a sync: host_sync holds it */
+	assert_int_equal(f->host_ns[0], US(100));
+	assert_int_equal(pc.ra->attr.ns[ATTR_HOST_SYNC], US(100));
+	assert_string_equal(f->bucket, "host_sync");
+	planted_free(&pc);
+	/* a sync inside a framework op: the sync layer comes first, so still host_sync */
+	planted_load(&pc, "d,MatMul,0,500 h,aten::add,380,240 a,AscendCL@aclrtSynchronizeDevice,400,200 "
+			  "d,Add,620,380");
+	f = finding(pc.ra, ADV_STREAM_SYNC);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_int_equal(f->exposed_ns, US(100));
+	assert_int_equal(f->host_ns[0], US(100));
+	assert_int_equal(f->host_ns[2], 0);
+	assert_int_equal(pc.ra->attr.ns[ATTR_HOST_DISPATCH], US(20)); /* aten::add after the sync */
+	planted_free(&pc);
+	planted_load(&pc, "d,MatMul,0,500 a,AscendCL@aclrtSynchronizeStream,100,200 d,Add,500,500");
+	f = finding(pc.ra, ADV_STREAM_SYNC);
+	assert_non_null(f);
+	assert_false(f->triggered);
+	assert_int_equal(f->exposed_ns, 0);
+	planted_free(&pc);
+}
+
+/* GC inside a ProfilerStep: 100 us of a 1000 us step is 10 %; the same GC between steps is
+ * not in a step. */
+static void test_gc_in_steps(void **state)
+{
+	(void)state;
+	struct planted pc;
+	planted_load(&pc, "h,ProfilerStep#1,0,1000 d,MatMul,0,1000 g,GC,300,100 h,ProfilerStep#2,1200,1000 "
+			  "d,MatMul,1200,1000");
+	assert_int_equal(pc.ra->n_steps, 2);
+	const struct advice_finding *f = finding(pc.ra, ADV_GC);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_int_equal(f->count, 1);
+	assert_int_equal(f->total_ns, US(100));
+	assert_event_named(&pc, f, "GC");
+	assert_int_equal(f->exposed_ns, 0); /* the device computes meanwhile */
+	planted_free(&pc);
+	/* the same GC with the device idle: its 100 us are the host_python bucket's */
+	planted_load(&pc, "h,ProfilerStep#1,0,1000 d,MatMul,0,300 g,GC,300,100 d,MatMul,400,600");
+	f = finding(pc.ra, ADV_GC);
+	assert_non_null(f);
+	assert_int_equal(f->exposed_ns, US(100));
+	assert_int_equal(f->host_ns[3], US(100));
+	assert_int_equal(pc.ra->attr.ns[ATTR_HOST_PYTHON], US(100));
+	assert_string_equal(f->bucket, "host_python");
+	planted_free(&pc);
+	planted_load(&pc, "h,ProfilerStep#1,0,1000 d,MatMul,0,1000 g,GC,1050,100 h,ProfilerStep#2,1200,1000 "
+			  "d,MatMul,1200,1000");
+	f = finding(pc.ra, ADV_GC);
+	assert_non_null(f);
+	assert_int_equal(f->count, 0);
+	assert_false(f->triggered);
+	planted_free(&pc);
+}
+
+/* The real level1 capture, both ranks: the figures counted from its trace with Python. */
+static void test_real_level1(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(dir, "msinsight/test/data/pytorch/text/level1");
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	assert_int_equal(an->n_ranks, 2);
+	const struct rank_analysis *ra = &an->ranks[0];
+	const struct advice_finding *c = finding(ra, ADV_ONLINE_COMPILE), *t = finding(ra, ADV_TRANSDATA);
+	assert_non_null(c);
+	assert_non_null(t);
+	assert_int_equal(c->count, 19);
+	assert_true(tu_close((double)c->total_ns / 1e6, 14.04923, 0, 1e-6));
+	assert_int_equal(t->count, 57);
+	assert_true(tu_close((double)t->total_ns / 1e6, 1.4232083, 0, 3e-5));
+	assert_true(c->triggered && t->triggered);
+	assert_null(finding(ra, ADV_AICPU)); /* no AI_CPU task type in the trace */
+	analysis_free(an);
+	capture_free(cap);
+	free(dir);
+}
+
+/* test_rank_0 has no trace: its kernel table's two AI_CPU Cast rows (72.1612 and 72.8611
+ * us, lines 9 and 12) over its 27132.428 us of device busy are 0.53 %: seen, below 1 %; the
+ * finding names the longer row's line and its start. */
+static void test_real_kernel_table(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(dir, "msinsight/server/src/test/test_data/test_rank_0");
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	const struct rank_analysis *ra = &an->ranks[0];
+	assert_false(ra->has_trace);
+	const struct advice_finding *f = finding(ra, ADV_AICPU);
+	assert_non_null(f);
+	assert_int_equal(f->count, 2);
+	assert_int_equal(f->total_ns, 72161 + 72861); /* each rounded to the ns */
+	assert_true(tu_close(f->value, 100.0 * 145.0223 / 27132.428, 1e-4, 0));
+	assert_false(f->triggered);
+	assert_int_equal(f->csv_line, 12);
+	assert_int_equal(f->event_end - f->event_ts, 72861);
+	assert_true(f->event == UINT32_MAX);
+	assert_non_null(strstr(f->evidence, "top: trans_Cast_15"));
+	analysis_free(an);
+	capture_free(cap);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_online_compile), cmocka_unit_test(test_aicpu),
+		cmocka_unit_test(test_transdata),      cmocka_unit_test(test_dispatch_storm),
+		cmocka_unit_test(test_stream_sync),    cmocka_unit_test(test_gc_in_steps),
+		cmocka_unit_test(test_real_level1),    cmocka_unit_test(test_real_kernel_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
