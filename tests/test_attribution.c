@@ -791,6 +791,13 @@ static void test_tiny_span_is_insufficient(void **state)
 	assert_int_equal(ra->attr.ns[ATTR_COMPUTE], US(28));
 	char v[256];
 	assert_non_null(strstr(analysis_verdict(ra, v, sizeof v), "insufficient data: the device ran tasks for only 28.0 us"));
+	/* and no candidate contradicts it: none triggered, nothing claimed, each says why */
+	for (int k = 0; k < BN_COUNT; k++) {
+		assert_true(ra->bn[k].score < 40);
+		assert_true(ra->bn[k].gain.high_pct == 0);
+		assert_non_null(ra->bn[k].insufficient);
+	}
+	assert_true(ra->combined_gain_high == 0);
 	planted_free(&pc);
 	/* vllm-ascend's PROF_Memory: an operator test of 3 kernels (187 us) in 702 ms, the host
 	 * in first-call workspace queries; it read "host dispatch (score 100)" with serving advice */
@@ -798,6 +805,8 @@ static void test_tiny_span_is_insufficient(void **state)
 		return;
 	assert_non_null(strstr(analysis_verdict(&pc.an->ranks[0], v, sizeof v), "insufficient data: the device ran "
 										       "tasks for only 186.7 us"));
+	for (int k = 0; k < BN_COUNT; k++) /* it showed "host dispatch 100 TRIGGERED" beside that verdict */
+		assert_true(pc.an->ranks[0].bn[k].score < 40);
 	real_free(&pc);
 }
 

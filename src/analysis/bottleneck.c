@@ -157,6 +157,16 @@ static void score(struct rank_analysis *ra, struct bottleneck *b)
 
 static double pct_of(const struct attribution *a, enum attr_bucket k) { return attribution_pct(a, a->ns[k]); }
 
+/* Under this much device time (tasks and collectives) a capture is no sample of a run. */
+#define MIN_DEVICE_SAMPLE_NS 500000
+
+static int64_t device_sample_ns(const struct attribution *a)
+{
+	static const enum attr_bucket dev[] = {ATTR_COMPUTE, ATTR_COMM_WAIT, ATTR_COMM_TRANSFER,
+					       ATTR_COMM_UNSPLIT, ATTR_COPY, ATTR_DEVICE_OTHER};
+	return attribution_sum(a, dev, sizeof dev / sizeof dev[0]);
+}
+
 void analysis_bottlenecks(struct rank_analysis *ra)
 {
 	const struct attribution *a = &ra->attr;
@@ -273,6 +283,20 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 			   a->host_known ? "" : _("; no host trace: syncs unseen")));
 	b->advice = xstrdup(_("keep tensors on the device, batch small copies, remove .item()/tolist() from the step"));
 
+	/* a few kernels are no sample of a run (the verdict says so): no candidate may then read
+	 * as triggered or claim a gain beside that verdict */
+	int64_t busy = device_sample_ns(a);
+	if (busy < MIN_DEVICE_SAMPLE_NS)
+		for (int k = 0; k < BN_COUNT; k++) {
+			b = &ra->bn[k];
+			b->score = 0;
+			b->gain.low_pct = b->gain.high_pct = 0;
+			free(b->insufficient);
+			b->insufficient = xasprintf(_("insufficient data: the device ran tasks for only %.1f us of the "
+						      "window, too small a sample to judge"),
+						    (double)busy / 1e3);
+		}
+
 	/* gains of candidates that did not trigger are not claimed; the triggered ones draw on
 	 * disjoint buckets, so their gains add */
 	double lo = 0, hi = 0;
@@ -314,10 +338,8 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 	}
 	/* a few kernels are no sample of a run (an operator test, a toy trace): the shares of
 	 * so little device time would read as a confident verdict */
-	static const enum attr_bucket dev[] = {ATTR_COMPUTE, ATTR_COMM_WAIT, ATTR_COMM_TRANSFER,
-					       ATTR_COMM_UNSPLIT, ATTR_COPY, ATTR_DEVICE_OTHER};
-	int64_t busy = attribution_sum(a, dev, sizeof dev / sizeof dev[0]);
-	if (busy < 500000) {
+	int64_t busy = device_sample_ns(a);
+	if (busy < MIN_DEVICE_SAMPLE_NS) {
 		snprintf(buf, size,
 			 _("insufficient data: the device ran tasks for only %.1f us of the window, too small a "
 			   "sample to judge"),
