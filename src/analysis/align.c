@@ -13,10 +13,7 @@
 
 #define MAX_SHIFT 64
 
-struct coll {
-	int64_t end, dur;
-	const char *name;
-};
+#define coll coll_inst
 
 /* Collectives of a rank exported without a trace: its kernel table's communication rows. */
 static size_t collect_csv(const struct csv_table *k, struct coll **out)
@@ -158,7 +155,7 @@ static bool matched_at(const struct coll *ref, size_t i, const struct coll *r, s
 /* msprof-analyze's cluster_time_summary: a collective's transfer is its least duration
  * across the ranks, the rest of each rank's duration is waiting for the last peer. Over
  * the reference's collectives matched on at least one other rank. */
-static void collective_spread(const struct coll *rc, size_t nrc, struct coll **c, const size_t *nc,
+static void collective_spread(const struct coll *rc, size_t nrc, struct coll *const *c, const size_t *nc,
 			      const struct pair_match *pm, struct rank_analysis *ranks, size_t n)
 {
 	int64_t *least = xmalloc((nrc ? nrc : 1) * sizeof *least);
@@ -192,16 +189,28 @@ static void collective_spread(const struct coll *rc, size_t nrc, struct coll **c
 	free(seen);
 }
 
-void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n)
+size_t analysis_collectives(const struct capture *cap, const struct rank_analysis *ra, struct coll_inst **out)
+{
+	size_t n = collect(&cap->ranks[ra->rank_index], ra->cls, out);
+	xqsort(*out, n, sizeof **out, cmp_coll);
+	return n;
+}
+
+void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n, struct coll_inst **cs,
+		    size_t *ncs)
+{
+	for (size_t i = 0; i < n; i++)
+		ncs[i] = analysis_collectives(cap, &ranks[i], &cs[i]);
+	analysis_align_lists(ranks, n, cs, ncs);
+}
+
+void analysis_align_lists(struct rank_analysis *ranks, size_t n, struct coll_inst *const *cs, const size_t *ncs)
 {
 	if (n == 0)
 		return;
 	struct rank_analysis *ref = &ranks[0];
-	struct coll *rc = NULL;
-	size_t nrc = collect(&cap->ranks[ref->rank_index], ref->cls, &rc);
-	xqsort(rc, nrc, sizeof *rc, cmp_coll);
-	struct coll **cs = xcalloc(n, sizeof *cs);
-	size_t *ncs = xcalloc(n, sizeof *ncs);
+	const struct coll *rc = cs[0];
+	size_t nrc = ncs[0];
 	struct pair_match *pm = xcalloc(n, sizeof *pm);
 	for (size_t i = 0; i < n; i++) {
 		struct rank_analysis *ra = &ranks[i];
@@ -214,24 +223,17 @@ void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size
 			ra->matched_collectives = nrc;
 			continue;
 		}
-		struct coll *c = NULL;
-		size_t nc = collect(&cap->ranks[ra->rank_index], ra->cls, &c);
-		xqsort(c, nc, sizeof *c, cmp_coll);
-		if (nc && nrc)
-			align_pair(rc, nrc, c, nc, ra, &pm[i]);
+		ra->collective_ok = false;
+		ra->matched_collectives = 0;
+		ra->residual_ns = ra->residual_max_ns = 0;
+		if (ncs[i] && nrc)
+			align_pair(rc, nrc, cs[i], ncs[i], ra, &pm[i]);
 		if (!ra->collective_ok) /* fall back to the first-event offset */
 			ra->offset_ns[ALIGN_COLLECTIVE] = ra->offset_ns[ALIGN_FIRST];
-		cs[i] = c;
-		ncs[i] = nc;
 	}
 	if (n > 1)
 		collective_spread(rc, nrc, cs, ncs, pm, ranks, n);
-	for (size_t i = 0; i < n; i++)
-		free(cs[i]);
-	free(cs);
-	free(ncs);
 	free(pm);
-	free(rc);
 }
 
 void analysis_slow_ranks(struct analysis *an)

@@ -71,7 +71,8 @@ void analysis_workload_peers(struct rank_analysis *ranks, size_t n);
 void analysis_ops(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		  struct diag_list *dl, bool threaded);
 /* Capture-level passes (align.c, bottleneck.c). */
-void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n);
+void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n, struct coll_inst **cs,
+		    size_t *ncs);
 void analysis_slow_ranks(struct analysis *an);
 void analysis_bottlenecks(struct rank_analysis *ra);
 

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* `--digest OUTDIR CAPTURE...` (digest_cmd.h). */
+#include "config.h"
+#include "digest_cmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analysis.h"
+#include "digest.h"
+#include "summary.h"
+
+/* True when dir is path or lies below it (both resolved). */
+static bool inside(const char *dir, const char *path)
+{
+	char *a = realpath(dir, NULL), *b = realpath(path, NULL);
+	bool in = false;
+	if (a && b) {
+		size_t n = strlen(b);
+		in = !strncmp(a, b, n) && (a[n] == 0 || a[n] == '/' || (n == 1 && b[0] == '/'));
+	}
+	free(a);
+	free(b);
+	return in;
+}
+
+int digest_command(const char *outdir, char *const *paths, size_t n, const struct capture_opts *opts, FILE *out,
+		   FILE *err)
+{
+	if (mkdir(outdir, 0777) && errno != EEXIST) {
+		fprintf(err, "ascprof-tui: cannot create %s: %s\n", outdir, strerror(errno));
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (inside(outdir, paths[i])) {
+			fprintf(err, "ascprof-tui: --digest %s lies inside the capture %s; digests never go into a "
+				     "capture: give a directory outside it\n",
+				outdir, paths[i]);
+			return 2;
+		}
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct capture *cap = capture_open(paths[i], opts);
+		if (!cap->usable) {
+			summary_print_diags(&cap->diags, err, "");
+			fprintf(err, "ascprof-tui: nothing to digest in %s\n", paths[i]);
+			capture_free(cap);
+			rc = 1;
+			continue;
+		}
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		struct diag_list dl;
+		diag_init(&dl);
+		for (size_t r = 0; r < an->n_ranks; r++) {
+			uint64_t bytes = 0, trace = cap->ranks[an->ranks[r].rank_index].trace_bytes_total;
+			if (digest_write(an, r, outdir, &dl, &bytes)) {
+				rc = 1;
+				continue;
+			}
+			fprintf(out, "rank %d: %llu bytes", an->ranks[r].rank, (unsigned long long)bytes);
+			if (trace)
+				fprintf(out, " (%.2f %% of its trace's %llu bytes)", 100.0 * (double)bytes / (double)trace,
+					(unsigned long long)trace);
+			fputc('\n', out);
+		}
+		if (an->n_ranks < cap->n_ranks) {
+			fprintf(err, "ascprof-tui: %s: %zu of %zu ranks could not be analysed; no digest for them\n",
+				paths[i], cap->n_ranks - an->n_ranks, cap->n_ranks);
+			rc = 1;
+		}
+		summary_print_diags(&dl, err, "");
+		diag_free(&dl);
+		analysis_free(an);
+		capture_free(cap);
+	}
+	return rc;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* `--digest OUTDIR CAPTURE...`: loads and analyses each capture and writes one digest per
+ * rank into OUTDIR (digest.h), never into a capture. */
+#ifndef ASCPROF_DIGEST_CMD_H
+#define ASCPROF_DIGEST_CMD_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "capture.h"
+
+/* One line per digest written to out, messages to err. Returns 0 when every rank of every
+ * capture was written, 1 otherwise, 2 when OUTDIR is inside a capture. */
+int digest_command(const char *outdir, char *const *paths, size_t n, const struct capture_opts *opts, FILE *out,
+		   FILE *err);
+
+#endif

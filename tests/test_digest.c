@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/* Digests (digest.h) and the cluster analysis (cluster.h): a generated 16-rank capture
+ * with a planted slow rank, its digests giving the same per-rank report (text and JSON) and
+ * the same cluster section; the slow rank found, and none on a balanced capture; broken
+ * digests (another version, truncated, damaged, a duplicated rank, a rank of another run)
+ * left out with a message while the rest open; 1,024 synthetic digests opened and reported
+ * in bounded time. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <time.h>
+
+#include "analysis.h"
+#include "capture.h"
+#include "cluster.h"
+#include "digest.h"
+#include "report.h"
+#include "testutil.h"
+#include "xalloc.h"
+
+#define SLOW 5
+#define GEN16 "--ranks 16 --comm --memory --steps 5 --ops 60 --slow-rank 5"
+
+__attribute__((noinline)) static char *render(const struct analysis *an, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (json)
+		report_print_json(an, f);
+	else
+		report_print_text(an, f);
+	fclose(f);
+	return buf;
+}
+
+/* The text between the first a and the first of the ends after it (owned). */
+static char *between(const char *s, const char *a, const char *const *ends, size_t n_ends)
+{
+	const char *p = strstr(s, a);
+	assert_non_null(p);
+	const char *e = p + strlen(p);
+	for (size_t i = 0; i < n_ends; i++) {
+		const char *q = strstr(p + 1, ends[i]);
+		if (q && q < e)
+			e = q;
+	}
+	while (e > p && e[-1] == '\n') /* the blank line before a next section */
+		e--;
+	return xstrndup(p, (size_t)(e - p));
+}
+
+static char *write_digests(const struct analysis *an)
+{
+	char *dir = tu_tmpdir();
+	struct diag_list dl;
+	diag_init(&dl);
+	for (size_t r = 0; r < an->n_ranks; r++)
+		assert_int_equal(digest_write(an, r, dir, &dl, NULL), 0);
+	assert_int_equal(dl.n, 0);
+	diag_free(&dl);
+	return dir;
+}
+
+static void assert_same_cluster(const struct cluster_analysis *a, const struct cluster_analysis *b)
+{
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(a->n_ranks, b->n_ranks);
+	assert_int_equal(a->n_steps, b->n_steps);
+	assert_int_equal(a->matched, b->matched);
+	assert_int_equal(a->n_slow, b->n_slow);
+	assert_int_equal(a->waited_rank, b->waited_rank);
+	assert_int_equal(a->own_median_ns, b->own_median_ns);
+	assert_int_equal(a->own_mad_ns, b->own_mad_ns);
+	for (size_t r = 0; r < a->n_ranks; r++) {
+		assert_int_equal(a->ranks[r].wait_ns, b->ranks[r].wait_ns);
+		assert_int_equal(a->ranks[r].own_ns, b->ranks[r].own_ns);
+		assert_int_equal(a->ranks[r].slow, b->ranks[r].slow);
+	}
+	assert_memory_equal(a->cells, b->cells, a->n_ranks * a->n_steps * sizeof *a->cells);
+}
+
+/* The 16-rank capture and its digests: the per-rank sections of the text report (alignment
+ * table, every rank's block) and of the JSON report (the ranks array) are byte-identical,
+ * every metric agrees to 0.01 % (here: exactly), and the cluster sections are the same. */
+static void test_identity_16(void **state)
+{
+	(void)state;
+	struct tu_capture c = {0};
+	tu_capture_load(&c, GEN16, true);
+	assert_int_equal(c.an->n_ranks, 16);
+	char *dir = write_digests(c.an);
+	struct analysis *dg = digest_open(dir);
+	assert_true(dg->from_digests);
+	assert_int_equal(dg->n_ranks, 16);
+	assert_int_equal(dg->cap->diags.n, 0);
+	for (size_t r = 0; r < 16; r++) {
+		const struct rank_analysis *x = &c.an->ranks[r], *y = &dg->ranks[r];
+		assert_int_equal(x->rank, y->rank);
+		for (int m = 0; m < M_COUNT; m++) {
+			assert_int_equal(x->have[m], y->have[m]);
+			if (x->have[m])
+				assert_true(tu_close(y->v[m], x->v[m], 1e-4, 0));
+		}
+		assert_memory_equal(x->attr.ns, y->attr.ns, sizeof x->attr.ns);
+		assert_int_equal(x->n_steps, y->n_steps);
+		assert_int_equal(x->offset_ns[ALIGN_COLLECTIVE], y->offset_ns[ALIGN_COLLECTIVE]);
+	}
+	char *tc = render(c.an, false), *td = render(dg, false);
+	static const char *const rank_end[] = {"\n== communication", "\ncluster:", "\nmessages"};
+	char *a = between(tc, "\nrank alignment", rank_end, 3), *b = between(td, "\nrank alignment", rank_end, 3);
+	assert_true(strlen(a) > 10000); /* 16 ranks' blocks */
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	static const char *const cl_end[] = {"\n  (read from digests", "\nmessages"};
+	a = between(tc, "\ncluster:", cl_end, 2);
+	b = between(td, "\ncluster:", cl_end, 2);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	free(tc);
+	free(td);
+
+	char *jc = render(c.an, true), *jd = render(dg, true);
+	static const char *const jr_end[] = {"\"slow_ranks\":"};
+	a = between(jc, "\"ranks\":", jr_end, 1);
+	b = between(jd, "\"ranks\":", jr_end, 1);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	free(jc);
+	free(jd);
+
+	assert_same_cluster(c.an->cluster, dg->cluster);
+	analysis_free(dg);
+	tu_rmtree(dir);
+	free(dir);
+	tu_capture_free(&c);
+}
+
+/* The planted slow rank (its compute kernels 1.5 x longer) is the one slow rank and the
+ * rank everyone waits for; every other rank waits in most collectives. */
+static void test_slow_rank_found(void **state)
+{
+	(void)state;
+	struct tu_capture c = {0};
+	tu_capture_load(&c, GEN16, true);
+	const struct cluster_analysis *ca = c.an->cluster;
+	assert_non_null(ca);
+	assert_int_equal(ca->judged, 16);
+	assert_int_equal(ca->n_slow, 1);
+	for (size_t r = 0; r < ca->n_ranks; r++) {
+		assert_int_equal(ca->ranks[r].slow, ca->ranks[r].rank == SLOW);
+		if (ca->ranks[r].rank != SLOW)
+			assert_true(ca->ranks[r].wait_ns > ca->ranks[r].transfer_ns); /* they wait for it */
+	}
+	assert_int_equal(ca->waited_rank, SLOW);
+	assert_true(ca->waited_count * 2 > ca->matched);
+	assert_true(ca->n_groups >= 1);
+	assert_int_equal(ca->groups[0].waited_rank, SLOW);
+	assert_true(ca->groups[0].wait_ns > ca->groups[0].transfer_ns);
+	char *t = render(c.an, false);
+	assert_non_null(strstr(t, "    rank 5: own work"));
+	assert_non_null(strstr(t, "the rank everyone waits for: rank 5 "));
+	free(t);
+	tu_capture_free(&c);
+}
+
+/* A balanced capture: no slow rank, and no rank everyone waits for. */
+static void test_balanced_no_slow(void **state)
+{
+	(void)state;
+	struct tu_capture c = {0};
+	tu_capture_load(&c, "--ranks 8 --comm --steps 5 --ops 60", true);
+	const struct cluster_analysis *ca = c.an->cluster;
+	assert_non_null(ca);
+	assert_int_equal(ca->judged, 8);
+	assert_int_equal(ca->n_slow, 0);
+	assert_int_equal(ca->waited_rank, -1);
+	char *t = render(c.an, false);
+	assert_non_null(strstr(t, "    no slow rank\n"));
+	free(t);
+	tu_capture_free(&c);
+}
+
+static void put_le(unsigned char *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static bool has_diag(const struct diag_list *dl, const char *file_part, const char *text)
+{
+	for (size_t i = 0; i < dl->n; i++) {
+		char *line = diag_format(&dl->items[i]);
+		bool yes = strstr(line, file_part) && strstr(line, text);
+		free(line);
+		if (yes)
+			return true;
+	}
+	return false;
+}
+
+/* Broken digests among good ones: each is left out with a message naming the file and what
+ * is wrong, and the other ranks open. */
+static void test_bad_digests(void **state)
+{
+	(void)state;
+	struct tu_capture c = {0};
+	tu_capture_load(&c, "--ranks 6 --comm --steps 4 --ops 40", true);
+	char *dir = write_digests(c.an);
+	struct {
+		int rank;
+		const char *what;
+	} cases[] = {{0, "version"}, {1, "truncated"}, {2, "damaged"}};
+	for (size_t k = 0; k < 3; k++) {
+		/* the rank's file: the only one starting rank0000<r> */
+		char *glob = xasprintf("%s/rank%05d.*", dir, cases[k].rank);
+		char *list = xasprintf("%s/list", dir);
+		assert_int_equal(tu_sh("ls %s > '%s'", glob, list), 0);
+		size_t n;
+		char *name = tu_read(list, &n);
+		assert_non_null(name);
+		name[strcspn(name, "\n")] = 0;
+		unlink(list);
+		size_t len;
+		char *buf = tu_read(name, &len);
+		assert_non_null(buf);
+		if (k == 0)
+			put_le((unsigned char *)buf + 8, 99, 4);
+		else if (k == 1)
+			len = len * 2 / 3;
+		else
+			buf[len - 3] ^= 0x5a;
+		FILE *f = fopen(name, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(buf, 1, len, f), len);
+		fclose(f);
+		free(buf);
+		free(name);
+		free(glob);
+		free(list);
+	}
+	/* rank 3 twice: a copy under another host's name */
+	assert_int_equal(tu_sh("cp %s/rank00003.* '%s/rank00003.otherhost.apdigest'", dir, dir), 0);
+	/* rank 4's analysis again as rank 40, started two hours later: another run */
+	struct rank_analysis *ra = &c.an->ranks[4];
+	int64_t t0 = ra->t0;
+	int rank = ra->rank;
+	ra->t0 += 7200LL * 1000000000;
+	ra->rank = 40;
+	struct diag_list dl;
+	diag_init(&dl);
+	assert_int_equal(digest_write(c.an, 4, dir, &dl, NULL), 0);
+	diag_free(&dl);
+	ra->t0 = t0;
+	ra->rank = rank;
+	/* something that is not a digest at all, named like one */
+	free(tu_write_str(dir, "rank00099.x.apdigest", "hello"));
+
+	struct analysis *dg = digest_open(dir);
+	const struct diag_list *d = &dg->cap->diags;
+	assert_true(has_diag(d, "rank00000", "digest format version 99; this build reads version 1"));
+	assert_true(has_diag(d, "rank00001", "truncated or padded"));
+	assert_true(has_diag(d, "rank00002", "checksum mismatch"));
+	assert_true(has_diag(d, "rank00003.otherhost", "rank 3 is already read from"));
+	assert_true(has_diag(d, "rank00040", "rank 40 is from another run"));
+	assert_true(has_diag(d, "rank00099", "not a digest"));
+	/* ranks 3, 4 and 5 open */
+	assert_int_equal(dg->n_ranks, 3);
+	assert_int_equal(dg->ranks[0].rank, 3);
+	assert_int_equal(dg->ranks[1].rank, 4);
+	assert_int_equal(dg->ranks[2].rank, 5);
+	char *t = render(dg, false);
+	assert_non_null(strstr(t, "\n== rank 5 "));
+	assert_non_null(strstr(t, "\nmessages\n"));
+	free(t);
+	analysis_free(dg);
+	tu_rmtree(dir);
+	free(dir);
+	tu_capture_free(&c);
+}
+
+/* 1,024 digests written by tools/ascprof-synth-digests from a 2-rank capture's rank 0,
+ * rank numbers 0..1023, rank 700 planted slow: its steps 30 % longer and its collectives
+ * 2 us shorter than everyone else's (so it arrives last). They open and report in bounded
+ * time, and the cluster analysis finds the planted rank and no other. */
+static void test_1024_digests(void **state)
+{
+	(void)state;
+	const char *gen = tu_gen();
+	if (!gen)
+		skip();
+	char *cap = tu_generate("--ranks 2 --comm --steps 6 --ops 60");
+	char *dir = tu_tmpdir();
+	char *tools = xstrdup(gen);
+	char *slash = strrchr(tools, '/');
+	if (slash)
+		slash[1] = 0;
+	assert_int_equal(tu_sh("'%s%s' '%s' '%s' 1024 700 >/dev/null", slash ? tools : "", "ascprof-synth-digests", cap,
+			       dir),
+			 0);
+	free(tools);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct analysis *dg = digest_open(dir);
+	char *t = render(dg, false);
+	char *j = render(dg, true);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double sec = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	fprintf(stderr, "1024 digests opened and reported (text and JSON) in %.3f s\n", sec);
+	assert_true(sec < 30); /* sanitizer builds; make bench prints the real figure */
+	assert_int_equal(dg->n_ranks, 1024);
+	const struct cluster_analysis *ca = dg->cluster;
+	assert_non_null(ca);
+	assert_int_equal(ca->n_slow, 1);
+	for (size_t r = 0; r < ca->n_ranks; r++)
+		assert_int_equal(ca->ranks[r].slow, ca->ranks[r].rank == 700);
+	assert_int_equal(ca->waited_rank, 700);
+	assert_non_null(strstr(t, "    rank 700: own work"));
+	free(t);
+	free(j);
+	analysis_free(dg);
+	tu_rmtree(dir);
+	free(dir);
+	*strrchr(cap, '/') = 0;
+	tu_rmtree(cap);
+	free(cap);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identity_16),
+		cmocka_unit_test(test_slow_rank_found),
+		cmocka_unit_test(test_balanced_no_slow),
+		cmocka_unit_test(test_bad_digests),
+		cmocka_unit_test(test_1024_digests),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
