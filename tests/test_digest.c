@@ -138,6 +138,32 @@ static void test_identity_16(void **state)
 
 	assert_same_cluster(c.an->cluster, dg->cluster);
 	analysis_free(dg);
+
+	/* the explorer on the digests, headless: the Cluster view names the slow rank, the
+	 * Timeline says where the raw events are, every view draws (ASCPROF_BIN: the program) */
+	const char *bin = getenv("ASCPROF_BIN");
+	if (bin) {
+		char *keys = tu_write_str(dir, "k.keys",
+					  "1\n2\n:dump $OUT/t.txt\n3\nEnter\n4\nEnter\n5\n6\n7\n8\n0\n:dump $OUT/c.txt\n");
+		assert_int_equal(tu_sh("cd '%s' && OUT='%s' '%s' --script k.keys --size 120x30 . >/dev/null 2>&1", dir, dir,
+				       bin),
+				 0);
+		size_t n;
+		char *tl = xasprintf("%s/t.txt", dir), *cl = xasprintf("%s/c.txt", dir);
+		char *t = tu_read(tl, &n), *cv = tu_read(cl, &n);
+		assert_non_null(t);
+		assert_non_null(cv);
+		assert_non_null(strstr(t, "rank 0 was read from a digest: no raw events here; open its capture: /"));
+		assert_non_null(strstr(cv, "16 ranks, up to 5 steps"));
+		assert_non_null(strstr(cv, "(from digests)"));
+		assert_non_null(strstr(cv, "slow ranks: 5 "));
+		assert_non_null(strstr(cv, "everyone waits for rank 5"));
+		free(t);
+		free(cv);
+		free(tl);
+		free(cl);
+		free(keys);
+	}
 	tu_rmtree(dir);
 	free(dir);
 	tu_capture_free(&c);

@@ -912,7 +912,9 @@ struct analysis *digest_open(const char *path)
 		if (x->id.cann_version)
 			rp->info.cann_version = xstrdup(x->id.cann_version);
 		struct rank_data *rd = &cap->ranks[k];
+		rp->export_done = true;
 		rd->plan = rp;
+		rd->store.strs = strtab_new(); /* no events, but views look names up */
 		rd->trace_bytes_total = x->id.trace_bytes;
 		atomic_init(&rd->state, RANK_READY);
 		atomic_init(&rd->csv_ready, true);
