@@ -169,6 +169,55 @@ static void test_identity_16(void **state)
 	tu_capture_free(&c);
 }
 
+/* Each rank digested on its own, as one node per rank would (no communication.json, so
+ * the wait/transfer split comes from the collectives across ranks): the digests opened
+ * together give the per-rank report of the whole capture, split, late rank and
+ * bottlenecks included. */
+static void test_per_node_digests(void **state)
+{
+	(void)state;
+	struct tu_capture c = {0};
+	tu_capture_load(&c, "--ranks 4 --steps 5 --ops 40 --slow-rank 1", true);
+	char *dir = tu_tmpdir();
+	for (size_t r = 0; r < c.cap->n_ranks; r++) {
+		const char *wd = c.cap->ranks[r].plan->worker_dir;
+		assert_non_null(wd);
+		struct capture *one = capture_open(wd, NULL);
+		assert_true(one->usable);
+		capture_load(one);
+		struct analysis *an = analysis_run(one);
+		assert_int_equal(an->n_ranks, 1);
+		/* alone, the rank has no peers to split its communication by */
+		assert_true(an->ranks[0].attr.ns[ATTR_COMM_UNSPLIT] > 0);
+		struct diag_list dl;
+		diag_init(&dl);
+		assert_int_equal(digest_write(an, 0, dir, &dl, NULL), 0);
+		diag_free(&dl);
+		analysis_free(an);
+		capture_free(one);
+	}
+	struct analysis *dg = digest_open(dir);
+	assert_int_equal(dg->n_ranks, 4);
+	for (size_t r = 0; r < 4; r++) {
+		assert_int_equal(dg->ranks[r].attr.ns[ATTR_COMM_UNSPLIT], 0);
+		assert_memory_equal(dg->ranks[r].attr.ns, c.an->ranks[r].attr.ns, sizeof dg->ranks[r].attr.ns);
+		assert_int_equal(dg->ranks[r].late_rank, c.an->ranks[r].late_rank);
+	}
+	char *tc = render(c.an, false), *td = render(dg, false);
+	static const char *const rank_end[] = {"\n== communication", "\ncluster:", "\nmessages"};
+	char *a = between(tc, "\nrank alignment", rank_end, 3), *b = between(td, "\nrank alignment", rank_end, 3);
+	assert_non_null(strstr(a, "spread of the same collectives"));
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	free(tc);
+	free(td);
+	analysis_free(dg);
+	tu_rmtree(dir);
+	free(dir);
+	tu_capture_free(&c);
+}
+
 /* The planted slow rank (its compute kernels 1.5 x longer) is the one slow rank and the
  * rank everyone waits for; every other rank waits in most collectives. */
 static void test_slow_rank_found(void **state)
@@ -363,6 +412,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identity_16),
+		cmocka_unit_test(test_per_node_digests),
 		cmocka_unit_test(test_slow_rank_found),
 		cmocka_unit_test(test_balanced_no_slow),
 		cmocka_unit_test(test_bad_digests),

@@ -55,6 +55,11 @@ void analysis_comm_metrics(struct analysis *an);
  * communication.json wait share, else by the spread of the same collectives' durations
  * across ranks (align.c's matches). */
 void analysis_attribution_comm(struct analysis *an);
+/* The split's source when it came from the collectives across ranks (a digest keeps that
+ * communication unsplit: the split is made again over every digest). */
+#define ANALYSIS_SPLIT_SPREAD "spread of the same collectives' durations across ranks (least = transfer)"
+/* Every rank's late_rank: the rank the others wait for, from the split attributions. */
+void analysis_late_rank(struct analysis *an);
 
 /* Step detection and phases (steps.c). */
 void analysis_steps(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,

@@ -625,8 +625,13 @@ void analysis_attribution_comm(struct analysis *an)
 							       : "wait and transit time of communication.json");
 		else if (ra->coll_spread_ok)
 			attribution_split_comm(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
-					       "spread of the same collectives' durations across ranks (least = transfer)");
+					       ANALYSIS_SPLIT_SPREAD);
 	}
+	analysis_late_rank(an);
+}
+
+void analysis_late_rank(struct analysis *an)
+{
 	/* the rank the others wait for waits least itself: name it when the others wait at
 	 * least twice as long (shares of their windows) and it waits under half its exposed
 	 * communication */

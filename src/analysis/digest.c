@@ -584,7 +584,15 @@ int digest_write(const struct analysis *an, size_t i, const char *outdir, struct
 	struct dio d = {.rd = false, .seen = strtab_new()};
 	struct coll_inst *colls = an->colls ? an->colls[i] : NULL;
 	size_t nc = an->n_colls ? an->n_colls[i] : 0;
-	io_rank(&d, (struct rank_analysis *)ra, &id, &colls, &nc);
+	/* a split drawn from the peers digested in this run is undone: the reader splits again
+	 * over every digest (the ranks of other nodes included) */
+	struct rank_analysis w = *ra;
+	if (w.attr.valid && w.attr.comm_split && !strcmp(w.attr.comm_split, ANALYSIS_SPLIT_SPREAD)) {
+		w.attr.ns[ATTR_COMM_UNSPLIT] += w.attr.ns[ATTR_COMM_WAIT] + w.attr.ns[ATTR_COMM_TRANSFER];
+		w.attr.ns[ATTR_COMM_WAIT] = w.attr.ns[ATTR_COMM_TRANSFER] = 0;
+		w.attr.comm_split = "none: no communication.json and no peer ranks";
+	}
+	io_rank(&d, &w, &id, &colls, &nc);
 
 	unsigned char hdr[DIGEST_HEADER];
 	memcpy(hdr, DIGEST_MAGIC, 8);
@@ -931,9 +939,21 @@ struct analysis *digest_open(const char *path)
 	atomic_init(&cap->done, true);
 	/* what spans ranks is computed again over every digest: the alignment from the
 	 * collectives, the slow-rank flags, the cluster analysis */
+	analysis_workload_peers(an->ranks, an->n_ranks);
 	analysis_align_lists(an->ranks, an->n_ranks, an->colls, an->n_colls);
 	analysis_slow_ranks(an);
 	an->comm = comm_analyse(cap);
+	/* then what draws on the peers: the wait/transfer split from the collectives (for the
+	 * ranks without communication.json), the late rank and the bottlenecks over it */
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		struct rank_analysis *ra = &an->ranks[i];
+		if (ra->attr.valid && ra->attr.ns[ATTR_COMM_UNSPLIT] && ra->coll_spread_ok)
+			attribution_split_comm(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
+					       ANALYSIS_SPLIT_SPREAD);
+	}
+	analysis_late_rank(an);
+	for (size_t i = 0; i < an->n_ranks; i++)
+		analysis_bottlenecks(&an->ranks[i]);
 	an->cluster = cluster_analyse(an);
 	return an;
 }
