@@ -408,6 +408,85 @@ static void test_1024_digests(void **state)
 	free(cap);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* msprof-analyze's cluster_analysis_output (msinsight's 16-rank test cluster): each rank's
+ * step is Computing + Communication(Not Overlapped) + Free of its row, read again here with
+ * sscanf; own work is Computing + Free, and the slow ranks are those the median/MAD rule
+ * gives on those values; the communication section comes from its cluster files. A table
+ * without the columns is refused with a message. */
+static void test_cluster_output(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(dir, "msinsight/server/src/test/test_data/cluster_analysis_output");
+	char *csv = xasprintf("%s/cluster_step_trace_time.csv", dir);
+	size_t len;
+	char *text = tu_read(csv, &len);
+	assert_non_null(text);
+	double comp[64], cno[64], fr[64], own[64];
+	int nr = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		int step, rank;
+		double a, b, c, d, e;
+		if (sscanf(line, "%d,rank,%d,%lf,%lf,%lf,%lf,%lf", &step, &rank, &a, &b, &c, &d, &e) == 7 && rank == nr &&
+		    nr < 64) {
+			comp[nr] = a;
+			cno[nr] = b;
+			fr[nr] = e;
+			own[nr] = a + e;
+			nr++;
+		}
+	}
+	free(text);
+	assert_int_equal(nr, 16);
+	struct analysis *an = digest_open_summaries(dir);
+	assert_non_null(an);
+	assert_int_equal(an->n_ranks, 16);
+	const struct cluster_analysis *ca = an->cluster;
+	assert_non_null(ca);
+	for (int r = 0; r < nr; r++) {
+		const struct step *s = &an->ranks[r].steps[0];
+		assert_true(tu_close((double)s->compute_ns / 1e3, comp[r], 1e-9, 0.001));
+		assert_true(tu_close((double)s->comm_not_overlapped_ns / 1e3, cno[r], 1e-9, 0.001));
+		assert_true(tu_close((double)(s->end - s->start) / 1e3, comp[r] + cno[r] + fr[r], 1e-9, 0.003));
+		assert_true(tu_close((double)ca->ranks[r].own_ns / 1e3, own[r], 1e-9, 0.002));
+	}
+	/* the rule again, on the values read here */
+	double sorted[64], dev[64];
+	memcpy(sorted, own, sizeof(double) * (size_t)nr);
+	qsort(sorted, (size_t)nr, sizeof *sorted, cmp_dbl);
+	double med = sorted[(nr + 1) / 2 - 1]; /* nearest rank */
+	for (int r = 0; r < nr; r++)
+		dev[r] = fabs(own[r] - med);
+	qsort(dev, (size_t)nr, sizeof *dev, cmp_dbl);
+	double mad = dev[(nr + 1) / 2 - 1];
+	for (int r = 0; r < nr; r++) {
+		bool slow = (own[r] - med) / (1.4826 * mad) > CLUSTER_Z_SLOW && own[r] > med * (1 + CLUSTER_MIN_EXCESS);
+		assert_int_equal(ca->ranks[r].slow, slow);
+	}
+	char *t = render(an, false);
+	assert_non_null(strstr(t, "step time - exposed communication (no collectives"));
+	assert_non_null(strstr(t, "== communication: cluster_communication.json"));
+	free(t);
+	analysis_free(an);
+	free(csv);
+
+	char *tmp = tu_tmpdir();
+	free(tu_write_str(tmp, "cluster_step_trace_time.csv", "Step,Kind,Rank\n1,rank,0\n"));
+	an = digest_open_summaries(tmp);
+	assert_non_null(an);
+	assert_int_equal(an->n_ranks, 0);
+	assert_true(has_diag(&an->cap->diags, "cluster_step_trace_time.csv", "not msprof-analyze's cluster step table"));
+	analysis_free(an);
+	tu_rmtree(tmp);
+	free(tmp);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_balanced_no_slow),
 		cmocka_unit_test(test_bad_digests),
 		cmocka_unit_test(test_1024_digests),
+		cmocka_unit_test(test_cluster_output),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

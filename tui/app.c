@@ -847,8 +847,7 @@ int app_main(const char *path, const struct app_opts *opts)
 			return 2;
 		}
 	}
-	if (opts->compare != CMP_ARG_CAPTURES && digest_path_is_digests(path)) {
-		app->digests = digest_open(path);
+	if (opts->compare != CMP_ARG_CAPTURES && (app->digests = digest_open_summaries(path))) {
 		app->cap = (struct capture *)app->digests->cap;
 	} else {
 		app->cap = capture_open(path, &opts->capture);

@@ -297,15 +297,16 @@ int main(int argc, char **argv)
 		return report_compare(&aopts, paths, json);
 	}
 
-	if (mode == MODE_REPORT && digest_path_is_digests(path)) {
-		struct analysis *an = digest_open(path);
+	struct analysis *sum_an = mode == MODE_REPORT ? digest_open_summaries(path) : NULL;
+	if (sum_an) {
+		struct analysis *an = sum_an;
 		if (json)
 			report_print_json(an, stdout);
 		else
 			report_print_text(an, stdout);
 		int drc = an->n_ranks ? 0 : 1;
 		if (!an->n_ranks)
-			fputs("ascprof-tui: no digest could be read; see the messages above\n", stderr);
+			fputs("ascprof-tui: no rank could be read; see the messages above\n", stderr);
 		analysis_free(an);
 		return drc;
 	}

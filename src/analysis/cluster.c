@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_priv.h"
+#include "capture.h"
+#include "cluster_out.h"
 #include "strtab.h"
 #include "xalloc.h"
 #include "xsort.h"
@@ -212,6 +215,13 @@ struct cluster_analysis *cluster_analyse(const struct analysis *an)
 		}
 	}
 	match_collectives(an, ca);
+	/* without collectives (msprof-analyze's cluster table) the wait is unknown: own work is
+	 * then the step time less its exposed communication, which holds the wait */
+	bool no_colls = true;
+	for (size_t r = 0; r < an->n_ranks; r++)
+		no_colls = no_colls && !an->n_colls[r];
+	ca->own_basis = no_colls ? "step time - exposed communication (no collectives to measure the wait by)"
+				 : "step time - collective wait in the step";
 	size_t most = 0;
 	int64_t *v = xmalloc((ca->n_steps ? ca->n_steps : 1) * sizeof *v);
 	for (size_t r = 0; r < an->n_ranks; r++) {
@@ -225,7 +235,7 @@ struct cluster_analysis *cluster_analyse(const struct analysis *an)
 			v[s] = row[s].dur_ns;
 		cr->step_ns = median_of(v, n);
 		for (size_t s = 0; s < n; s++)
-			v[s] = row[s].dur_ns - row[s].wait_ns;
+			v[s] = row[s].dur_ns - (no_colls ? row[s].exposed_ns : row[s].wait_ns);
 		cr->own_ns = median_of(v, n);
 		for (size_t s = 0; s < n; s++)
 			v[s] = ra->steps[s].compute_ns;
@@ -260,4 +270,113 @@ void cluster_free(struct cluster_analysis *ca)
 	free(ca->groups);
 	strtab_free(ca->strs);
 	free(ca);
+}
+
+/* ---- msprof-analyze's cluster_analysis_output ---------------------------------------- */
+
+bool cluster_output_is(const char *path)
+{
+	char *p = cluster_out_find(path);
+	if (!p)
+		return false;
+	free(p);
+	/* read as a cluster overview only where no rank of its own is found */
+	struct capture *cap = capture_open(path, NULL);
+	bool none = cap->n_ranks == 0;
+	capture_free(cap);
+	return none;
+}
+
+struct analysis *cluster_output_open(const char *path)
+{
+	/* discovery and loading read its cluster_communication*.json (the comm section) */
+	struct capture *cap = capture_open(path, NULL);
+	capture_load(cap);
+	struct analysis *an = xcalloc(1, sizeof *an);
+	an->cap = cap;
+	an->from_digests = true; /* no events: drill-down says so */
+	diag_init(&an->diags);
+	char *csv = cluster_out_find(path);
+	struct cluster_out_row *rows = NULL;
+	size_t nrows = 0;
+	if (csv)
+		cluster_out_read(csv, &rows, &nrows, &cap->diags);
+	size_t nr = 0;
+	for (size_t i = 0; i < nrows; i++)
+		nr += i == 0 || rows[i].rank != rows[i - 1].rank;
+	/* a bare cluster_analysis_output has no ranks of its own (cluster_output_is) */
+	free(cap->ranks);
+	free(cap->plan.ranks);
+	cap->plan.ranks = xcalloc(nr ? nr : 1, sizeof *cap->plan.ranks);
+	cap->ranks = xcalloc(nr ? nr : 1, sizeof *cap->ranks);
+	an->ranks = xcalloc(nr ? nr : 1, sizeof *an->ranks);
+	an->colls = xcalloc(nr ? nr : 1, sizeof *an->colls);
+	an->n_colls = xcalloc(nr ? nr : 1, sizeof *an->n_colls);
+	const char *src = CLUSTER_STEP_TRACE;
+	size_t k = 0;
+	for (size_t a = 0; a < nrows; k++) {
+		size_t b = a;
+		while (b < nrows && rows[b].rank == rows[a].rank)
+			b++;
+		struct rank_plan *rp = &cap->plan.ranks[k];
+		rp->rank = rows[a].rank;
+		rp->label = xasprintf("rank %d of %s", rows[a].rank, CLUSTER_STEP_TRACE);
+		rp->output_dir = xstrdup(path);
+		rp->device_id = -1;
+		rp->export_done = true;
+		struct rank_data *rd = &cap->ranks[k];
+		rd->plan = rp;
+		rd->store.strs = strtab_new();
+		atomic_init(&rd->state, RANK_READY);
+		atomic_init(&rd->csv_ready, true);
+		struct rank_analysis *ra = &an->ranks[k];
+		ra->rank = rows[a].rank;
+		ra->rank_index = k;
+		ra->late_rank = -1;
+		ra->step_source = STEP_SRC_STEP_TRACE;
+		ra->step_evidence = xasprintf("%s: one row per step", src);
+		ra->phase_source = PHASE_SRC_NONE;
+		ra->phase_conf = CONF_LOW;
+		ra->phase_evidence = xstrdup("no phase signal in the cluster table");
+		ra->ops_source = xstrdup("none: the cluster table has no ops");
+		ra->attr.comm_split = "none: no communication.json and no peer ranks";
+		ra->n_steps = b - a;
+		ra->steps = xcalloc(ra->n_steps, sizeof *ra->steps);
+		int64_t comp = 0, cno = 0, fr = 0, wall = 0;
+		for (size_t i = a; i < b; i++) {
+			struct step *s = &ra->steps[i - a];
+			s->index = (int)(i - a);
+			s->label = rows[i].step >= 0 ? xasprintf("Step %lld", (long long)rows[i].step) : xstrdup("capture");
+			s->start = s->win_start = 0;
+			s->end = s->win_end = rows[i].step_ns;
+			s->phase_source = PHASE_SRC_NONE;
+			s->phase_conf = CONF_LOW;
+			s->marker_ev = UINT32_MAX;
+			s->compute_ns = rows[i].computing_ns;
+			s->comm_not_overlapped_ns = rows[i].comm_not_overlapped_ns;
+			s->free_ns = rows[i].free_ns;
+			comp += s->compute_ns;
+			cno += s->comm_not_overlapped_ns;
+			fr += s->free_ns;
+			wall += rows[i].step_ns;
+		}
+		analysis_set_metric(ra, M_WALL_US, (double)wall / 1e3, CONF_MEDIUM, src);
+		analysis_set_metric(ra, M_COMPUTE_US, (double)comp / 1e3, CONF_MEDIUM, src);
+		analysis_set_metric(ra, M_COMM_NOT_OVERLAPPED_US, (double)cno / 1e3, CONF_MEDIUM, src);
+		analysis_set_metric(ra, M_FREE_US, (double)fr / 1e3, CONF_MEDIUM, src);
+		analysis_set_metric(ra, M_STEPS, (double)ra->n_steps, CONF_MEDIUM, src);
+		a = b;
+	}
+	free(rows);
+	free(csv);
+	cap->plan.n_ranks = cap->n_ranks = an->n_ranks = nr;
+	cap->usable = nr > 0;
+	analysis_slow_ranks(an);
+	comm_analysis_free(an->comm);
+	an->comm = comm_analyse(cap);
+	analysis_comm_metrics(an);
+	for (size_t i = 0; i < an->n_ranks; i++)
+		analysis_bottlenecks(&an->ranks[i]);
+	an->cluster = cluster_analyse(an);
+	return an;
 }

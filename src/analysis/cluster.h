@@ -67,6 +67,7 @@ struct cluster_analysis {
 	struct cluster_group *groups;
 	size_t n_groups;
 	size_t matched;          /* collective instances matched across ranks */
+	const char *own_basis;   /* static: what own work is (step time less what) */
 	int64_t own_median_ns, own_mad_ns;
 	size_t judged;           /* ranks with steps */
 	size_t n_slow;
@@ -85,6 +86,12 @@ static inline const struct cluster_cell *cluster_cell(const struct cluster_analy
 {
 	return &ca->cells[r * ca->n_steps + s];
 }
+/* msprof-analyze's cluster_analysis_output (cluster_out.h): true when path holds
+ * cluster_step_trace_time.csv; then an analysis of its rank rows (steps with Computing,
+ * Communication(Not Overlapped), Free, Stage as the step time; no events, from_digests set)
+ * with the communication section from its cluster_communication*.json. Never NULL. */
+bool cluster_output_is(const char *path);
+struct analysis *cluster_output_open(const char *path);
 /* The group key of a collective name, written to buf. */
 const char *cluster_group_of(const char *name, char *buf, size_t size);
 

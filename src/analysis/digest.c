@@ -957,3 +957,12 @@ struct analysis *digest_open(const char *path)
 	an->cluster = cluster_analyse(an);
 	return an;
 }
+
+struct analysis *digest_open_summaries(const char *path)
+{
+	if (digest_path_is_digests(path))
+		return digest_open(path);
+	if (cluster_output_is(path))
+		return cluster_output_open(path);
+	return NULL;
+}

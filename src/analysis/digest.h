@@ -58,6 +58,10 @@ bool digest_path_is_digests(const char *path);
  * with a message in the capture's diagnostics. Never NULL; n_ranks may be 0. */
 struct analysis *digest_open(const char *path);
 
+/* What opens without loading a capture: digests (digest_open), else msprof-analyze's
+ * cluster_analysis_output (cluster_output_open); NULL for anything else. */
+struct analysis *digest_open_summaries(const char *path);
+
 /* Buffers a digest-read analysis keeps, freed together. */
 struct digest_keep *digest_keep_new(void);
 void digest_keep_add(struct digest_keep *k, void *p); /* takes p (malloc'd) */

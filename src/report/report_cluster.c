@@ -31,10 +31,11 @@ static const char *z_text(double z, char *buf, size_t size)
 static void text_slow(const struct cluster_analysis *ca, FILE *out)
 {
 	fprintf(out,
-		"  slow ranks: x = own work per step, the median over a rank's steps of (step time - collective\n"
-		"  wait in the step); over %zu ranks median %.3f ms, MAD %.3f ms; robust z = (x - median) /\n"
-		"  (1.4826 x MAD); slow when z > %.1f and x > %.0f %% over the median\n",
-		ca->judged, ms(ca->own_median_ns), ms(ca->own_mad_ns), CLUSTER_Z_SLOW, CLUSTER_MIN_EXCESS * 100);
+		"  slow ranks: x = own work per step, the median over a rank's steps of\n"
+		"  (%s); over %zu ranks median %.3f ms, MAD %.3f ms; robust z = (x - median) / (1.4826 x MAD);\n"
+		"  slow when z > %.1f and x > %.0f %% over the median\n",
+		ca->own_basis, ca->judged, ms(ca->own_median_ns), ms(ca->own_mad_ns), CLUSTER_Z_SLOW,
+		CLUSTER_MIN_EXCESS * 100);
 	if (ca->judged < 3) {
 		fputs("    not judged: fewer than 3 ranks with steps\n", out);
 		return;
@@ -171,7 +172,7 @@ void report_cluster_json(struct jsonw *w, const struct analysis *an)
 	jsonw_key(w, "slow_rank_rule");
 	jsonw_obj_begin(w);
 	jsonw_key(w, "statistic");
-	jsonw_str(w, "own work per step: median over a rank's steps of (step time - collective wait in the step)");
+	jsonw_str(w, ca->own_basis);
 	jms(w, "median_us", ca->own_median_ns);
 	jms(w, "mad_us", ca->own_mad_ns);
 	jdbl(w, "z_above", CLUSTER_Z_SLOW, 2);
