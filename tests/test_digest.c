@@ -218,6 +218,40 @@ static void test_per_node_digests(void **state)
 	tu_capture_free(&c);
 }
 
+/* A directory holding ranks 0 and 1 as captures and ranks 2 and 3 as digests opens as the
+ * whole capture: the same per-rank report. */
+static void test_mix(void **state)
+{
+	(void)state;
+	struct tu_capture c = {0};
+	tu_capture_load(&c, "--ranks 4 --comm --steps 4 --ops 40", true);
+	char *dir = tu_tmpdir();
+	struct diag_list dl;
+	diag_init(&dl);
+	for (size_t r = 0; r < 4; r++) {
+		if (c.an->ranks[r].rank >= 2)
+			assert_int_equal(digest_write(c.an, r, dir, &dl, NULL), 0);
+		else
+			assert_int_equal(tu_sh("cp -r '%s' '%s/'", c.cap->ranks[c.an->ranks[r].rank_index].plan->worker_dir, dir), 0);
+	}
+	diag_free(&dl);
+	struct analysis *dg = digest_open(dir);
+	assert_int_equal(dg->n_ranks, 4);
+	char *tc = render(c.an, false), *td = render(dg, false);
+	static const char *const rank_end[] = {"\n== communication", "\ncluster:", "\nmessages"};
+	char *a = between(tc, "\nrank alignment", rank_end, 3), *b = between(td, "\nrank alignment", rank_end, 3);
+	/* the capture ranks' labels are their worker directories, as in the whole capture */
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	free(tc);
+	free(td);
+	analysis_free(dg);
+	tu_rmtree(dir);
+	free(dir);
+	tu_capture_free(&c);
+}
+
 /* The planted slow rank (its compute kernels 1.5 x longer) is the one slow rank and the
  * rank everyone waits for; every other rank waits in most collectives. */
 static void test_slow_rank_found(void **state)
@@ -492,6 +526,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identity_16),
 		cmocka_unit_test(test_per_node_digests),
+		cmocka_unit_test(test_mix),
 		cmocka_unit_test(test_slow_rank_found),
 		cmocka_unit_test(test_balanced_no_slow),
 		cmocka_unit_test(test_bad_digests),

@@ -560,15 +560,13 @@ static uint64_t rank_trace_bytes(const struct rank_data *rd)
 	return rd->trace_bytes_total;
 }
 
-int digest_write(const struct analysis *an, size_t i, const char *outdir, struct diag_list *dl, uint64_t *bytes_out)
+/* Rank i of an analysis as a whole digest file in memory (header and payload; owned,
+ * *len bytes). */
+static char *digest_encode(const struct analysis *an, size_t i, const char *host, size_t *len)
 {
 	const struct rank_analysis *ra = &an->ranks[i];
 	const struct rank_data *rd = &an->cap->ranks[ra->rank_index];
 	const struct rank_plan *rp = rd->plan;
-	char host[256] = "";
-	if (gethostname(host, sizeof host - 1))
-		snprintf(host, sizeof host, "unknown");
-	host[sizeof host - 1] = 0;
 	char *abs = realpath(rp->output_dir ? rp->output_dir : an->cap->plan.path, NULL);
 	struct digest_ident id = {
 		.rank = ra->rank,
@@ -582,6 +580,9 @@ int digest_write(const struct analysis *an, size_t i, const char *outdir, struct
 		.t0 = ra->t0,
 	};
 	struct dio d = {.rd = false, .seen = strtab_new()};
+	sbuf_add(&d.out, DIGEST_MAGIC, 8);
+	char zero[DIGEST_HEADER - 8] = {0};
+	sbuf_add(&d.out, zero, sizeof zero); /* the rest of the header, filled below */
 	struct coll_inst *colls = an->colls ? an->colls[i] : NULL;
 	size_t nc = an->n_colls ? an->n_colls[i] : 0;
 	/* a split drawn from the peers digested in this run is undone: the reader splits again
@@ -593,14 +594,34 @@ int digest_write(const struct analysis *an, size_t i, const char *outdir, struct
 		w.attr.comm_split = "none: no communication.json and no peer ranks";
 	}
 	io_rank(&d, &w, &id, &colls, &nc);
+	unsigned char *h = (unsigned char *)d.out.buf;
+	size_t plen = d.out.len - DIGEST_HEADER;
+	put_le(h + 8, DIGEST_VERSION, 4);
+	put_le(h + 12, 0, 4);
+	put_le(h + 16, plen, 8);
+	put_le(h + 24, XXH3_64bits(d.out.buf + DIGEST_HEADER, plen), 8);
+	strtab_free(d.seen);
+	free(d.seq);
+	free(abs);
+	*len = d.out.len;
+	return sbuf_detach(&d.out);
+}
 
-	unsigned char hdr[DIGEST_HEADER];
-	memcpy(hdr, DIGEST_MAGIC, 8);
-	put_le(hdr + 8, DIGEST_VERSION, 4);
-	put_le(hdr + 12, 0, 4);
-	put_le(hdr + 16, d.out.len, 8);
-	put_le(hdr + 24, XXH3_64bits(d.out.buf ? d.out.buf : "", d.out.len), 8);
+static void local_host(char *host, size_t size)
+{
+	if (gethostname(host, size - 1))
+		snprintf(host, size, "unknown");
+	host[size - 1] = 0;
+}
 
+int digest_write(const struct analysis *an, size_t i, const char *outdir, struct diag_list *dl, uint64_t *bytes_out)
+{
+	const struct rank_analysis *ra = &an->ranks[i];
+	const struct rank_plan *rp = an->cap->ranks[ra->rank_index].plan;
+	char host[256] = "";
+	local_host(host, sizeof host);
+	size_t len;
+	char *buf = digest_encode(an, i, host, &len);
 	int rc = -1;
 	char hname[128];
 	safe_name(host, hname, sizeof hname);
@@ -618,7 +639,7 @@ int digest_write(const struct analysis *an, size_t i, const char *outdir, struct
 		diag_add(dl, DIAG_ERROR, tmp, -1, -1, "cannot write: %s", strerror(errno));
 		goto out;
 	}
-	bool ok = fwrite(hdr, 1, sizeof hdr, f) == sizeof hdr && fwrite(d.out.buf ? d.out.buf : "", 1, d.out.len, f) == d.out.len;
+	bool ok = fwrite(buf, 1, len, f) == len;
 	ok = (fflush(f) == 0) && ok;
 	ok = (fsync(fileno(f)) == 0 || errno == EINVAL) && ok;
 	ok = (fclose(f) == 0) && ok;
@@ -628,15 +649,12 @@ int digest_write(const struct analysis *an, size_t i, const char *outdir, struct
 		goto out;
 	}
 	if (bytes_out)
-		*bytes_out = sizeof hdr + d.out.len;
+		*bytes_out = len;
 	rc = 0;
 out:
 	free(final);
 	free(tmp);
-	free(abs);
-	sbuf_free(&d.out);
-	strtab_free(d.seen);
-	free(d.seq);
+	free(buf);
 	return rc;
 }
 
@@ -872,6 +890,36 @@ struct analysis *digest_open(const char *path)
 		free(files[i]);
 	}
 	free(files);
+	/* captures beside the digests: analysed here, then read through the same encoding, so
+	 * every rank is held alike */
+	struct stat st;
+	if (nf && !stat(path, &st) && S_ISDIR(st.st_mode)) {
+		struct capture *mix = capture_open(path, NULL);
+		if (mix->usable && mix->n_ranks) {
+			capture_load(mix);
+			struct analysis *ma = analysis_run(mix);
+			char host[256];
+			local_host(host, sizeof host);
+			L = xrealloc(L, (nf + ma->n_ranks) * sizeof *L);
+			for (size_t r = 0; r < ma->n_ranks; r++) {
+				char why[256];
+				size_t len;
+				char *buf = digest_encode(ma, r, host, &len);
+				struct loaded *x = &L[n];
+				memset(x, 0, sizeof *x);
+				if (digest_parse(buf, len, an->keep, &x->ra, &x->id, &x->colls, &x->n_colls, why, sizeof why)) {
+					free(buf); /* cannot happen: the same walk wrote it */
+					continue;
+				}
+				keep_add(an->keep, buf);
+				x->path = xasprintf("%s (capture)", mix->ranks[ma->ranks[r].rank_index].plan->output_dir);
+				n++;
+			}
+			diag_append(&cap->diags, &mix->diags);
+			analysis_free(ma);
+		}
+		capture_free(mix);
+	}
 	if (!nf)
 		diag_add(&cap->diags, DIAG_ERROR, path, -1, -1, "no *%s files here", DIGEST_SUFFIX);
 	xqsort(L, n, sizeof *L, cmp_loaded);
