@@ -65,6 +65,20 @@ static char *write_digests(const struct analysis *an)
 	return dir;
 }
 
+/* The per-rank sections of two text reports (the alignment table and every rank's block)
+ * are the same bytes; returns them (owned) for further checks. */
+static char *assert_same_rank_sections(const struct analysis *x, const struct analysis *y)
+{
+	char *tx = render(x, false), *ty = render(y, false);
+	static const char *const rank_end[] = {"\n== communication", "\ncluster:", "\nmessages"};
+	char *a = between(tx, "\nrank alignment", rank_end, 3), *b = between(ty, "\nrank alignment", rank_end, 3);
+	assert_string_equal(a, b);
+	free(b);
+	free(tx);
+	free(ty);
+	return a;
+}
+
 static void assert_same_cluster(const struct cluster_analysis *a, const struct cluster_analysis *b)
 {
 	assert_non_null(a);
@@ -110,13 +124,10 @@ static void test_identity_16(void **state)
 		assert_int_equal(x->n_steps, y->n_steps);
 		assert_int_equal(x->offset_ns[ALIGN_COLLECTIVE], y->offset_ns[ALIGN_COLLECTIVE]);
 	}
-	char *tc = render(c.an, false), *td = render(dg, false);
-	static const char *const rank_end[] = {"\n== communication", "\ncluster:", "\nmessages"};
-	char *a = between(tc, "\nrank alignment", rank_end, 3), *b = between(td, "\nrank alignment", rank_end, 3);
+	char *a = assert_same_rank_sections(c.an, dg), *b;
 	assert_true(strlen(a) > 10000); /* 16 ranks' blocks */
-	assert_string_equal(a, b);
 	free(a);
-	free(b);
+	char *tc = render(c.an, false), *td = render(dg, false);
 	static const char *const cl_end[] = {"\n  (read from digests", "\nmessages"};
 	a = between(tc, "\ncluster:", cl_end, 2);
 	b = between(td, "\ncluster:", cl_end, 2);
@@ -203,15 +214,9 @@ static void test_per_node_digests(void **state)
 		assert_memory_equal(dg->ranks[r].attr.ns, c.an->ranks[r].attr.ns, sizeof dg->ranks[r].attr.ns);
 		assert_int_equal(dg->ranks[r].late_rank, c.an->ranks[r].late_rank);
 	}
-	char *tc = render(c.an, false), *td = render(dg, false);
-	static const char *const rank_end[] = {"\n== communication", "\ncluster:", "\nmessages"};
-	char *a = between(tc, "\nrank alignment", rank_end, 3), *b = between(td, "\nrank alignment", rank_end, 3);
+	char *a = assert_same_rank_sections(c.an, dg);
 	assert_non_null(strstr(a, "spread of the same collectives"));
-	assert_string_equal(a, b);
 	free(a);
-	free(b);
-	free(tc);
-	free(td);
 	analysis_free(dg);
 	tu_rmtree(dir);
 	free(dir);
@@ -237,15 +242,7 @@ static void test_mix(void **state)
 	diag_free(&dl);
 	struct analysis *dg = digest_open(dir);
 	assert_int_equal(dg->n_ranks, 4);
-	char *tc = render(c.an, false), *td = render(dg, false);
-	static const char *const rank_end[] = {"\n== communication", "\ncluster:", "\nmessages"};
-	char *a = between(tc, "\nrank alignment", rank_end, 3), *b = between(td, "\nrank alignment", rank_end, 3);
-	/* the capture ranks' labels are their worker directories, as in the whole capture */
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
-	free(tc);
-	free(td);
+	free(assert_same_rank_sections(c.an, dg));
 	analysis_free(dg);
 	tu_rmtree(dir);
 	free(dir);
