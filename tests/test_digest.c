@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <time.h>
 
 #include "analysis.h"
@@ -392,6 +393,76 @@ static void test_bad_digests(void **state)
 	tu_capture_free(&c);
 }
 
+/* A digest whose payload was changed and whose checksum was then made to match (what a
+ * checksum cannot catch: a crafted file): 3,000 random mutations (bytes flipped, the payload
+ * cut short or grown) are read without a crash, each either refused with the layout message
+ * or read whole; the sanitizer build checks every read stays in bounds. */
+static void test_crafted_payloads(void **state)
+{
+	(void)state;
+	struct tu_capture c = {0};
+	tu_capture_load(&c, "--ranks 2 --comm --memory --steps 3 --ops 30", true);
+	char *dir = write_digests(c.an);
+	char *list = xasprintf("%s/list", dir);
+	assert_int_equal(tu_sh("ls '%s'/rank00000.* > '%s'", dir, list), 0);
+	size_t n;
+	char *name = tu_read(list, &n);
+	assert_non_null(name);
+	name[strcspn(name, "\n")] = 0;
+	size_t len;
+	char *orig = tu_read(name, &len);
+	assert_non_null(orig);
+	uint64_t rng = 0x2545F4914F6CDD1DULL;
+	size_t refused = 0, read = 0;
+	struct digest_keep *keep = digest_keep_new();
+	for (int it = 0; it < 3000; it++) {
+		size_t blen = len + 64;
+		char *buf = xmalloc(blen);
+		memcpy(buf, orig, len);
+		blen = len;
+		int kind = it % 3;
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		if (kind == 0) { /* flip a few payload bytes */
+			for (int k = 0; k < 1 + (int)(rng % 4); k++) {
+				rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+				buf[DIGEST_HEADER + rng % (len - DIGEST_HEADER)] ^= (char)(1 + rng % 255);
+			}
+		} else if (kind == 1) { /* cut */
+			blen = DIGEST_HEADER + rng % (len - DIGEST_HEADER);
+		} else { /* grow by a few random bytes */
+			size_t more = 1 + rng % 60;
+			for (size_t k = 0; k < more; k++)
+				buf[len + k] = (char)(rng >> (k % 56));
+			blen = len + more;
+		}
+		put_le((unsigned char *)buf + 16, blen - DIGEST_HEADER, 8);
+		put_le((unsigned char *)buf + 24, XXH3_64bits(buf + DIGEST_HEADER, blen - DIGEST_HEADER), 8);
+		struct rank_analysis ra;
+		struct digest_ident id;
+		struct coll_inst *colls;
+		size_t nc;
+		char why[256];
+		if (digest_parse(buf, blen, keep, &ra, &id, &colls, &nc, why, sizeof why) == 0) {
+			read++;
+			analysis_rank_free(&ra);
+			free(colls);
+		} else {
+			assert_non_null(strstr(why, "does not follow the version 1 layout"));
+			refused++;
+		}
+		free(buf);
+	}
+	digest_keep_free(keep);
+	assert_true(refused > 1000); /* cuts and growths are always refused */
+	assert_int_equal(refused + read, 3000);
+	free(orig);
+	free(name);
+	free(list);
+	tu_rmtree(dir);
+	free(dir);
+	tu_capture_free(&c);
+}
+
 /* 1,024 digests written by tools/ascprof-synth-digests from a 2-rank capture's rank 0,
  * rank numbers 0..1023, rank 700 planted slow: its steps 30 % longer and its collectives
  * 2 us shorter than everyone else's (so it arrives last). They open and report in bounded
@@ -527,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_slow_rank_found),
 		cmocka_unit_test(test_balanced_no_slow),
 		cmocka_unit_test(test_bad_digests),
+		cmocka_unit_test(test_crafted_payloads),
 		cmocka_unit_test(test_1024_digests),
 		cmocka_unit_test(test_cluster_output),
 	};
