@@ -313,6 +313,20 @@ static bool has_diag(const struct diag_list *dl, const char *file_part, const ch
 	return false;
 }
 
+/* The path of rank r's digest in dir (owned): the one file named rank<r>.* */
+static char *digest_file_of(const char *dir, int r)
+{
+	char *list = xasprintf("%s/list", dir);
+	assert_int_equal(tu_sh("ls '%s'/rank%05d.* > '%s'", dir, r, list), 0);
+	size_t n;
+	char *name = tu_read(list, &n);
+	assert_non_null(name);
+	name[strcspn(name, "\n")] = 0;
+	unlink(list);
+	free(list);
+	return name;
+}
+
 /* Broken digests among good ones: each is left out with a message naming the file and what
  * is wrong, and the other ranks open. */
 static void test_bad_digests(void **state)
@@ -326,15 +340,7 @@ static void test_bad_digests(void **state)
 		const char *what;
 	} cases[] = {{0, "version"}, {1, "truncated"}, {2, "damaged"}};
 	for (size_t k = 0; k < 3; k++) {
-		/* the rank's file: the only one starting rank0000<r> */
-		char *glob = xasprintf("%s/rank%05d.*", dir, cases[k].rank);
-		char *list = xasprintf("%s/list", dir);
-		assert_int_equal(tu_sh("ls %s > '%s'", glob, list), 0);
-		size_t n;
-		char *name = tu_read(list, &n);
-		assert_non_null(name);
-		name[strcspn(name, "\n")] = 0;
-		unlink(list);
+		char *name = digest_file_of(dir, cases[k].rank);
 		size_t len;
 		char *buf = tu_read(name, &len);
 		assert_non_null(buf);
@@ -350,8 +356,6 @@ static void test_bad_digests(void **state)
 		fclose(f);
 		free(buf);
 		free(name);
-		free(glob);
-		free(list);
 	}
 	/* rank 3 twice: a copy under another host's name */
 	assert_int_equal(tu_sh("cp %s/rank00003.* '%s/rank00003.otherhost.apdigest'", dir, dir), 0);
@@ -403,12 +407,7 @@ static void test_crafted_payloads(void **state)
 	struct tu_capture c = {0};
 	tu_capture_load(&c, "--ranks 2 --comm --memory --steps 3 --ops 30", true);
 	char *dir = write_digests(c.an);
-	char *list = xasprintf("%s/list", dir);
-	assert_int_equal(tu_sh("ls '%s'/rank00000.* > '%s'", dir, list), 0);
-	size_t n;
-	char *name = tu_read(list, &n);
-	assert_non_null(name);
-	name[strcspn(name, "\n")] = 0;
+	char *name = digest_file_of(dir, 0);
 	size_t len;
 	char *orig = tu_read(name, &len);
 	assert_non_null(orig);
@@ -457,7 +456,6 @@ static void test_crafted_payloads(void **state)
 	assert_int_equal(refused + read, 3000);
 	free(orig);
 	free(name);
-	free(list);
 	tu_rmtree(dir);
 	free(dir);
 	tu_capture_free(&c);
