@@ -11,11 +11,48 @@
 #include "analysis.h"
 #include "digest.h"
 #include "summary.h"
+#include "xalloc.h"
 
-/* True when dir is path or lies below it (both resolved). */
+/* dir resolved, also when it does not exist yet: its nearest existing ancestor resolved,
+ * then the rest of it as given (owned; NULL when nothing resolves). */
+static char *resolve_future(const char *dir)
+{
+	char *copy = xstrdup(dir);
+	size_t cut = strlen(copy);
+	char *r = NULL;
+	for (;;) {
+		char saved = copy[cut];
+		copy[cut] = 0;
+		char *base = realpath(cut ? copy : ".", NULL);
+		copy[cut] = saved;
+		if (base) {
+			const char *rest = copy + cut;
+			while (*rest == '/')
+				rest++;
+			r = *rest ? xasprintf("%s/%s", strcmp(base, "/") ? base : "", rest) : xstrdup(base);
+			free(base);
+			break;
+		}
+		if (!cut)
+			break;
+		/* drop the last component */
+		while (cut > 0 && copy[cut - 1] == '/')
+			cut--;
+		while (cut > 0 && copy[cut - 1] != '/')
+			cut--;
+		if (cut == 1 && copy[0] == '/') /* keep the root */
+			;
+		else if (cut > 0)
+			cut--;
+	}
+	free(copy);
+	return r;
+}
+
+/* True when dir is path or lies below it (both resolved; dir may not exist yet). */
 static bool inside(const char *dir, const char *path)
 {
-	char *a = realpath(dir, NULL), *b = realpath(path, NULL);
+	char *a = resolve_future(dir), *b = realpath(path, NULL);
 	bool in = false;
 	if (a && b) {
 		size_t n = strlen(b);
@@ -29,10 +66,7 @@ static bool inside(const char *dir, const char *path)
 int digest_command(const char *outdir, char *const *paths, size_t n, const struct capture_opts *opts, FILE *out,
 		   FILE *err)
 {
-	if (mkdir(outdir, 0777) && errno != EEXIST) {
-		fprintf(err, "ascprof-tui: cannot create %s: %s\n", outdir, strerror(errno));
-		return 1;
-	}
+	/* checked before anything is created: nothing is ever written into a capture */
 	for (size_t i = 0; i < n; i++)
 		if (inside(outdir, paths[i])) {
 			fprintf(err, "ascprof-tui: --digest %s lies inside the capture %s; digests never go into a "
@@ -40,6 +74,10 @@ int digest_command(const char *outdir, char *const *paths, size_t n, const struc
 				outdir, paths[i]);
 			return 2;
 		}
+	if (mkdir(outdir, 0777) && errno != EEXIST) {
+		fprintf(err, "ascprof-tui: cannot create %s: %s\n", outdir, strerror(errno));
+		return 1;
+	}
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct capture *cap = capture_open(paths[i], opts);
