@@ -175,6 +175,15 @@ static void test_identity_16(void **state)
 		free(tl);
 		free(cl);
 		free(keys);
+		/* --summary lists the ranks and where their captures are */
+		assert_int_equal(tu_sh("'%s' --summary '%s' > '%s/s.txt' 2>&1", bin, dir, dir), 0);
+		char *sl = xasprintf("%s/s.txt", dir);
+		char *st = tu_read(sl, &n);
+		assert_non_null(st);
+		assert_non_null(strstr(st, "16 rank(s) read without their events"));
+		assert_non_null(strstr(st, "  rank 5        5 steps  trace "));
+		free(st);
+		free(sl);
 	}
 	tu_rmtree(dir);
 	free(dir);

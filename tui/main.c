@@ -297,10 +297,12 @@ int main(int argc, char **argv)
 		return report_compare(&aopts, paths, json);
 	}
 
-	struct analysis *sum_an = mode == MODE_REPORT ? digest_open_summaries(path) : NULL;
+	struct analysis *sum_an = digest_open_summaries(path);
 	if (sum_an) {
 		struct analysis *an = sum_an;
-		if (json)
+		if (mode != MODE_REPORT)
+			digest_summary(an, json, stdout);
+		else if (json)
 			report_print_json(an, stdout);
 		else
 			report_print_text(an, stdout);

@@ -10,6 +10,7 @@
 
 #include "analysis.h"
 #include "digest.h"
+#include "jsonw.h"
 #include "summary.h"
 #include "xalloc.h"
 
@@ -115,4 +116,56 @@ int digest_command(const char *outdir, char *const *paths, size_t n, const struc
 		capture_free(cap);
 	}
 	return rc;
+}
+
+void digest_summary(const struct analysis *an, bool json, FILE *out)
+{
+	const struct capture *cap = an->cap;
+	if (json) {
+		struct jsonw w;
+		jsonw_init(&w, out, true);
+		jsonw_obj_begin(&w);
+		jsonw_key(&w, "path");
+		jsonw_str(&w, cap->plan.path);
+		jsonw_key(&w, "kind");
+		jsonw_str(&w, "summaries");
+		jsonw_key(&w, "ranks");
+		jsonw_arr_begin(&w);
+		for (size_t i = 0; i < an->n_ranks; i++) {
+			const struct rank_analysis *ra = &an->ranks[i];
+			const struct rank_data *rd = &cap->ranks[ra->rank_index];
+			jsonw_obj_begin(&w);
+			jsonw_key(&w, "rank");
+			jsonw_int(&w, ra->rank);
+			jsonw_key(&w, "label");
+			jsonw_str(&w, rd->plan->label);
+			jsonw_key(&w, "capture");
+			jsonw_str(&w, rd->plan->output_dir);
+			jsonw_key(&w, "trace_bytes");
+			jsonw_uint(&w, rd->trace_bytes_total);
+			jsonw_key(&w, "steps");
+			jsonw_uint(&w, ra->n_steps);
+			jsonw_obj_end(&w);
+		}
+		jsonw_arr_end(&w);
+		summary_json_diags(&w, (struct diag_list *)&cap->diags);
+		jsonw_obj_end(&w);
+		fputc('\n', out);
+		return;
+	}
+	fputs("ascprof-tui " PACKAGE_VERSION " summary of ", out);
+	summary_put_clean(out, cap->plan.path);
+	fprintf(out, "\n%zu rank(s) read without their events (digests or a cluster table)\n", an->n_ranks);
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		const struct rank_data *rd = &cap->ranks[ra->rank_index];
+		fprintf(out, "  rank %-5d %4zu steps  trace %llu bytes  ", ra->rank, ra->n_steps,
+			(unsigned long long)rd->trace_bytes_total);
+		summary_put_clean(out, rd->plan->output_dir);
+		fputc('\n', out);
+	}
+	if (cap->diags.n) {
+		fputs("diagnostics:\n", out);
+		summary_print_diags((struct diag_list *)&cap->diags, out, "  ");
+	}
 }
