@@ -97,6 +97,22 @@ if ! head -n 1 "$tmp/ops.csv" | grep -q '^name,scope,phase,category,count,total_
   fail=$((fail + 1))
 fi
 
+# --digest: into a directory outside the capture, one digest per rank; into the capture
+# (a new directory there, or "." itself) refused with status 2 before anything is made
+run "--digest outside" --digest "$tmp/digests"
+[ "$(find "$tmp/digests" -name '*.apdigest' | wc -l)" -eq 2 ] ||
+  { echo "FAIL: --digest did not write two digests"; fail=$((fail + 1)); }
+for out in digests ./sub/digests .; do
+  (cd "$cap" && "$bin" --digest "$out" . >"$tmp/out" 2>"$tmp/err")
+  rc=$?
+  if [ "$rc" -ne 2 ] || ! grep -q 'digests never go into a capture' "$tmp/err"; then
+    echo "FAIL: --digest $out inside the capture: status $rc"
+    cat "$tmp/err"
+    fail=$((fail + 1))
+  fi
+  check "--digest $out (refused)"
+done
+
 # --report with --summary: two outputs, neither silently wins: refused (status 2, a message,
 # nothing on standard output), in either order
 for pair in "--report --summary" "--summary --report" "-s -r"; do

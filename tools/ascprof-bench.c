@@ -456,9 +456,118 @@ static void measure_reopen(const char *tui, const char *script, const char *out_
 	ro->ok = true;
 }
 
+/* Total size of the regular files under dir whose name ends with suffix (one level of
+ * digests, or every trace_view.json below a capture through trace_paths). */
+static unsigned long long dir_bytes(const char *dir, const char *suffix)
+{
+	unsigned long long total = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	size_t sl = strlen(suffix);
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (n < sl || strcmp(de->d_name + n - sl, suffix))
+			continue;
+		char p[4400];
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		struct stat st;
+		if (stat(p, &st) == 0)
+			total += (unsigned long long)st.st_size;
+	}
+	closedir(d);
+	return total;
+}
+
+/* Cluster scale: a 16-rank capture against its digests (the report's time against the
+ * bytes read), then 1,024 synthetic digests (tools/ascprof-synth-digests): the report and
+ * the Cluster view's frames at 1,024 ranks. */
+static void bench_cluster(const char *tui, const char *gen, const char *synth, const char *data, int runs,
+			  bool quick)
+{
+	struct capture_spec sp = {"cluster16", 16, quick ? 2ULL << 20 : 16ULL << 20};
+	char dir[4096];
+	if (ensure_capture(gen, data, &sp, false, dir, sizeof dir) != 0)
+		return;
+	char ddir[4200], script[4200], out_path[4200];
+	snprintf(ddir, sizeof ddir, "%s/cluster16-digests", data);
+	char *dargv[] = {(char *)tui, "--digest", ddir, dir, NULL};
+	double w, c, rr, ra, digest_s;
+	if (run_measured(dargv, NULL, false, &digest_s, &c, &rr, &ra) != 0) {
+		fprintf(stderr, "bench: --digest failed on %s\n", dir);
+		return;
+	}
+	static char paths[64][4096];
+	int np = trace_paths(dir, paths, 64);
+	unsigned long long tbytes = 0, dbytes = dir_bytes(ddir, ".apdigest");
+	double floor_cpu;
+	memchr_floor(paths, np, &tbytes, &floor_cpu);
+	double rc[MAX_RUNS], rd[MAX_RUNS];
+	for (int r = 0; r < runs; r++) {
+		char *a[] = {(char *)tui, "--no-index", "--report", "--json", dir, NULL};
+		char *b[] = {(char *)tui, "--no-index", "--report", "--json", ddir, NULL};
+		run_measured(a, NULL, false, &rc[r], &c, &rr, &ra);
+		run_measured(b, NULL, false, &rd[r], &c, &rr, &ra);
+	}
+	double mc = median(rc, runs), md = median(rd, runs);
+	printf("== cluster scale: 16 ranks, traces %.1f MB, digests %.3f MB (%.2f %% of the traces)\n",
+	       (double)tbytes / 1e6, (double)dbytes / 1e6, 100.0 * (double)dbytes / (double)(tbytes ? tbytes : 1));
+	printf("  --digest (all 16 ranks, one process)  %9.3f s\n", digest_s);
+	printf("  report from the captures   %9.3f s\n  report from the digests    %9.3f s   x%.0f faster "
+	       "(trace-to-digest ratio x%.0f)\n",
+	       mc, md, mc / md, (double)tbytes / (double)(dbytes ? dbytes : 1));
+
+	/* 1,024 synthetic digests */
+	char sdir[4200], s2[4200], stamp[4300];
+	snprintf(s2, sizeof s2, "%s/cluster-seed2", data);
+	snprintf(sdir, sizeof sdir, "%s/digests1024", data);
+	snprintf(stamp, sizeof stamp, "%s/.bench-complete", sdir);
+	if (access(stamp, F_OK) != 0) {
+		char *g[] = {(char *)gen, "--out", s2, "--force", "--ranks", "2", "--comm", "--steps", "12", NULL};
+		char *y[] = {(char *)synth, s2, sdir, "1024", "700", NULL};
+		if (run_quiet(g) != 0 || run_quiet(y) != 0) {
+			fprintf(stderr, "bench: could not make the 1,024 digests in %s\n", sdir);
+			return;
+		}
+		FILE *f = fopen(stamp, "w");
+		if (f)
+			fclose(f);
+	}
+	double rt[MAX_RUNS], rj[MAX_RUNS];
+	for (int r = 0; r < runs; r++) {
+		char *a[] = {(char *)tui, "--report", sdir, NULL};
+		char *b[] = {(char *)tui, "--report", "--json", sdir, NULL};
+		run_measured(a, NULL, false, &rt[r], &c, &rr, &ra);
+		run_measured(b, NULL, false, &rj[r], &c, &rr, &ra);
+	}
+	printf("== 1,024 digests (%.1f MB): report %.3f s, --json %.3f s (target: under 2 s)\n",
+	       (double)dir_bytes(sdir, ".apdigest") / 1e6, median(rt, runs), median(rj, runs));
+	snprintf(script, sizeof script, "%s/cluster.keys", data);
+	snprintf(out_path, sizeof out_path, "%s/cluster.out", data);
+	FILE *sf = fopen(script, "w");
+	if (!sf)
+		return;
+	fputs(":frames first 1\n0\n:frames cluster 15\nG\n:frames cluster-end 15\n", sf);
+	fclose(sf);
+	unlink(out_path);
+	char *t[] = {(char *)tui, "--script", script, "--size", "200x60", sdir, NULL};
+	struct figures f = {0};
+	run_measured(t, out_path, false, &w, &c, &rr, &ra);
+	read_bench_out(out_path, &f);
+	double fc = 0, fe = 0;
+	fig_get(&f, "frame:cluster", &fc);
+	fig_get(&f, "frame:cluster-end", &fe);
+	printf("  Cluster view at 1,024 ranks, 200x60: max of 15 frames %.3f ms (top), %.3f ms (last rank); "
+	       "explorer run %.3f s\n\n",
+	       fc, fe, w);
+}
+
 static void usage(FILE *out)
 {
-	fputs("usage: ascprof-bench --tui PATH --gen PATH --data DIR [--runs N] [--quick] [--only NAME]\n"
+	fputs("usage: ascprof-bench --tui PATH --gen PATH --data DIR [--synth PATH] [--runs N] [--quick]\n"
+	      "                     [--only NAME]\n"
+	      "--synth: tools/ascprof-synth-digests; adds the cluster-scale figures (digests).\n"
 	      "Generates the benchmark captures into DIR once (100 MB, 1 GB, 8 x 250 MB; --quick:\n"
 	      "10 MB, 100 MB, 8 x 25 MB), runs the explorer on each N times (default 3) and prints\n"
 	      "medians, each time also as a multiple of the memchr floor. --only NAME: that capture\n"
@@ -468,7 +577,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	const char *tui = NULL, *gen = NULL, *data = NULL, *only = NULL;
+	const char *tui = NULL, *gen = NULL, *data = NULL, *only = NULL, *synth = NULL;
 	int runs = 3;
 	bool quick = false;
 	for (int i = 1; i < argc; i++) {
@@ -478,6 +587,8 @@ int main(int argc, char **argv)
 			gen = argv[++i];
 		else if (!strcmp(argv[i], "--data") && i + 1 < argc)
 			data = argv[++i];
+		else if (!strcmp(argv[i], "--synth") && i + 1 < argc)
+			synth = argv[++i];
 		else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
 			runs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quick"))
@@ -686,5 +797,7 @@ int main(int argc, char **argv)
 	if (index_per_event[0] > 0 && index_per_event[1] > 0)
 		printf("scaling %s -> %s: %.2f x the time per event (1.00 = linear)\n", specs[0].name,
 		       specs[1].name, index_per_event[1] / index_per_event[0]);
+	if (synth)
+		bench_cluster(tui, gen, synth, data, runs, quick);
 	return 0;
 }

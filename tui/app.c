@@ -14,6 +14,7 @@
 
 #include "csvw.h"
 #include "i18n.h"
+#include "digest.h"
 #include "script.h"
 #include "sbuf.h"
 #include "stagetime.h"
@@ -38,6 +39,7 @@ static const struct view_ops *view_table[VIEW_COUNT] = {
 	[VIEW_COMPARE] = &compare_view_ops,
 	[VIEW_COMPARE_OP] = &compare_op_view_ops,
 	[VIEW_COMM_DETAIL] = &comm_detail_view_ops,
+	[VIEW_CLUSTER] = &cluster_view_ops,
 };
 
 static double now_s(void)
@@ -76,6 +78,21 @@ static void free_lods(const struct capture *cap, struct lane_lod **lods)
 static void *loader_main(void *arg)
 {
 	struct app *app = arg;
+	if (app->digests) { /* read already: nothing to load, no timeline index */
+		struct published *pub = xcalloc(1, sizeof *pub);
+		pub->an = app->digests;
+		pub->lods = xcalloc(app->cap->n_ranks ? app->cap->n_ranks : 1, sizeof *pub->lods);
+		if (app->opts.compare == CMP_ARG_RANKS) {
+			const int *r = app->opts.compare_ranks;
+			pub->cmp = compare_ranks(pub->an, r[0], r[1]);
+			if (!pub->cmp)
+				snprintf(pub->cmp_error, sizeof pub->cmp_error,
+					 "no comparison: rank %d or %d is not in the digests", r[0], r[1]);
+		}
+		app->t_loaded = app->t_analysed = app->t_indexed = now_s() - app->t_start;
+		atomic_store_explicit(&app->pub, pub, memory_order_release);
+		return NULL;
+	}
 	capture_load(app->cap);
 	if (app->cap_b && !atomic_load(&app->cap->cancel))
 		capture_load(app->cap_b);
@@ -670,6 +687,7 @@ static void handle_key(struct app *app, int key)
 	case ACT_VIEW_BOTTLENECK:
 	case ACT_VIEW_MEMORY:
 	case ACT_VIEW_COMM: app_push(app, (enum view_id)(act - ACT_VIEW_OVERVIEW)); break;
+	case ACT_VIEW_CLUSTER: app_push(app, VIEW_CLUSTER); break;
 	case ACT_VIEW_COMPARE:
 		if (app_comparing(app))
 			app_push(app, VIEW_COMPARE);
@@ -832,7 +850,11 @@ int app_main(const char *path, const struct app_opts *opts)
 			return 2;
 		}
 	}
-	app->cap = capture_open(path, &opts->capture);
+	if (opts->compare != CMP_ARG_CAPTURES && (app->digests = digest_open_summaries(path))) {
+		app->cap = (struct capture *)app->digests->cap;
+	} else {
+		app->cap = capture_open(path, &opts->capture);
+	}
 	if (opts->compare == CMP_ARG_CAPTURES)
 		app->cap_b = capture_open(opts->compare_path, &opts->capture);
 	if (!app->cap->usable || (app->cap_b && !app->cap_b->usable)) {
@@ -841,14 +863,20 @@ int app_main(const char *path, const struct app_opts *opts)
 		if (app->cap_b)
 			summary_print_diags(&app->cap_b->diags, stderr, "");
 		fputs("ascprof-tui: nothing to load here\n", stderr);
-		capture_free(app->cap);
+		if (app->digests)
+			analysis_free(app->digests);
+		else
+			capture_free(app->cap);
 		capture_free(app->cap_b);
 		script_free(sc);
 		free(app);
 		return 1;
 	}
 	if (term_open(opts->mode, opts->term_out, opts->width, opts->height) != 0) {
-		capture_free(app->cap);
+		if (app->digests)
+			analysis_free(app->digests);
+		else
+			capture_free(app->cap);
 		capture_free(app->cap_b);
 		script_free(sc);
 		free(app);
@@ -931,7 +959,8 @@ int app_main(const char *path, const struct app_opts *opts)
 		free(pub);
 	}
 	canvas_free(&app->cv);
-	capture_free(app->cap);
+	if (!app->digests) /* else freed with its analysis */
+		capture_free(app->cap);
 	capture_free(app->cap_b);
 	script_free(sc);
 	if (app->bench)

@@ -38,6 +38,7 @@ enum view_id {
 	VIEW_OP_DETAIL,
 	VIEW_COMPARE_OP,
 	VIEW_COMM_DETAIL,
+	VIEW_CLUSTER, /* key 0, outside the numbered cycle */
 	VIEW_COUNT
 };
 #define VIEW_MAIN_COUNT 8 /* the numbered views, 1..8 (9 with a comparison) */
@@ -78,7 +79,7 @@ struct view_ops {
 };
 
 extern const struct view_ops overview_view_ops, timeline_view_ops, ops_view_ops, steps_view_ops,
-	ranks_view_ops, bottleneck_view_ops, memory_view_ops, comm_view_ops, help_view_ops, docs_view_ops,
+	ranks_view_ops, cluster_view_ops, bottleneck_view_ops, memory_view_ops, comm_view_ops, help_view_ops, docs_view_ops,
 	op_detail_view_ops, compare_view_ops, compare_op_view_ops, comm_detail_view_ops;
 
 enum compare_arg { CMP_ARG_NONE, CMP_ARG_CAPTURES, CMP_ARG_RANKS };
@@ -97,6 +98,9 @@ struct app_opts {
 struct app {
 	struct capture *cap;
 	struct capture *cap_b; /* --compare: AFTER (cap is BEFORE); NULL otherwise */
+	/* a directory of digests: its analysis, published as is by the loader (cap is then
+	 * the analysis's own capture, freed with it) */
+	struct analysis *digests;
 	struct app_opts opts;
 	pthread_t loader;
 	bool loader_started;

@@ -19,6 +19,8 @@
 #include "compare.h"
 #include "i18n.h"
 #include "progress.h"
+#include "digest.h"
+#include "digest_cmd.h"
 #include "report.h"
 #include "stagetime.h"
 #include "summary.h"
@@ -36,6 +38,8 @@ static void usage(FILE *out)
 	      "  -r, --report             print the analysis (metrics, steps, bottlenecks, top ops)\n"
 	      "  -s, --summary            print what was found and loaded, then exit\n"
 	      "  -j, --json               with --report or --summary: print JSON\n"
+	      "      --digest OUTDIR      write one digest per rank of each PATH into OUTDIR (PATH may\n"
+	      "                           be given several times); open OUTDIR later like a capture\n"
 	      "      --compare            two PATHs, BEFORE and AFTER: explore or report how they differ\n"
 	      "      --compare-ranks R1 R2  rank R2 of PATH against rank R1 (put the fast rank first)\n"
 	      "  -t, --threads N          threads for reading traces (default: one per CPU)\n"
@@ -203,7 +207,7 @@ int main(int argc, char **argv)
 	malloc_policy();
 	i18n_init();
 	enum { OPT_MAX_TRACE = 1000, OPT_MAX_CSV, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE, OPT_SOURCE,
-	       OPT_INDEX_DIR, OPT_NO_INDEX };
+	       OPT_INDEX_DIR, OPT_NO_INDEX, OPT_DIGEST };
 	static const struct option longopts[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"report", no_argument, NULL, 'r'},
@@ -219,6 +223,7 @@ int main(int argc, char **argv)
 		{"source", required_argument, NULL, OPT_SOURCE},
 		{"index-dir", required_argument, NULL, OPT_INDEX_DIR},
 		{"no-index", no_argument, NULL, OPT_NO_INDEX},
+		{"digest", required_argument, NULL, OPT_DIGEST},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -227,6 +232,7 @@ int main(int argc, char **argv)
 	bool json = false;
 	struct capture_opts copts = {.index = {.enabled = true}};
 	struct app_opts aopts = {0};
+	const char *digest_dir = NULL;
 	aopts.script = getenv("ASCPROF_SCRIPT");
 	if (take_compare_ranks(&argc, argv, &aopts))
 		return 2;
@@ -272,6 +278,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_INDEX_DIR: copts.index.dir = optarg; break;
 		case OPT_NO_INDEX: copts.index.enabled = false; break;
+		case OPT_DIGEST: digest_dir = optarg; break;
 		case OPT_LIST_KEYS: actions_print(stdout); return 0;
 		case OPT_SCRIPT: aopts.script = optarg; break;
 		case OPT_TERM_OUT: aopts.term_out = optarg; break;
@@ -293,6 +300,15 @@ int main(int argc, char **argv)
 		case 'V': printf("ascprof-tui %s\n", PACKAGE_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (digest_dir) {
+		if (aopts.compare || mode != MODE_TUI || json) {
+			fputs("ascprof-tui: --digest writes digests; give it alone with its PATHs\n", stderr);
+			return 2;
+		}
+		char *dot[] = {(char *)"."};
+		return digest_command(digest_dir, optind < argc ? argv + optind : dot,
+				      optind < argc ? (size_t)(argc - optind) : 1, &copts, stdout, stderr);
 	}
 	if (aopts.compare == CMP_ARG_CAPTURES && argc - optind != 2) {
 		fprintf(stderr, _("ascprof-tui: --compare wants two PATHs, BEFORE and AFTER\n"));
@@ -323,6 +339,21 @@ int main(int argc, char **argv)
 		return report_compare(&aopts, paths, json);
 	}
 
+	struct analysis *sum_an = digest_open_summaries(path);
+	if (sum_an) {
+		struct analysis *an = sum_an;
+		if (mode != MODE_REPORT)
+			digest_summary(an, json, stdout);
+		else if (json)
+			report_print_json(an, stdout);
+		else
+			report_print_text(an, stdout);
+		int drc = an->n_ranks ? 0 : 1;
+		if (!an->n_ranks)
+			fputs("ascprof-tui: no rank could be read; see the messages above\n", stderr);
+		analysis_free(an);
+		return drc;
+	}
 	struct capture *cap = capture_open(path, &copts);
 	struct analysis *an = load_with_progress(cap, mode == MODE_REPORT);
 	double t_write;

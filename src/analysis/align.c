@@ -13,14 +13,9 @@
 
 #define MAX_SHIFT 64
 
-struct coll {
-	int64_t end, dur;
-	const char *name;
-	double bytes; /* payload from the args (the reference rank's only); 0 unknown */
-};
 
 /* Collectives of a rank exported without a trace: its kernel table's communication rows. */
-static size_t collect_csv(const struct csv_table *k, struct coll **out)
+static size_t collect_csv(const struct csv_table *k, struct coll_inst **out)
 {
 	size_t n = 0, cap = 0;
 	*out = NULL;
@@ -33,13 +28,13 @@ static size_t collect_csv(const struct csv_table *k, struct coll **out)
 		if (analysis_kernel_class(&memo, k, r).cat != CAT_COMM)
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct coll){a + d, d, name, 0};
+		(*out)[n++] = (struct coll_inst){a + d, d, name, 0};
 	}
 	analysis_kernel_memo_free(&memo);
 	return n;
 }
 
-static size_t collect(const struct rank_data *rd, const struct ev_class *cls, bool sizes, struct coll **out)
+static size_t collect(const struct rank_data *rd, const struct ev_class *cls, bool sizes, struct coll_inst **out)
 {
 	const struct rank_store *rs = &rd->store;
 	if (!rs->has_events)
@@ -53,14 +48,14 @@ static size_t collect(const struct rank_data *rd, const struct ev_class *cls, bo
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
 		double b = sizes && n < 100000 ? analysis_collective_bytes(rs, (uint32_t)ev) : 0;
-		(*out)[n++] = (struct coll){store_ts(rs, ev) + store_dur(rs, ev), store_dur(rs, ev), store_ev_name(rs, ev), b};
+		(*out)[n++] = (struct coll_inst){store_ts(rs, ev) + store_dur(rs, ev), store_dur(rs, ev), store_ev_name(rs, ev), b};
 	}
 	return n;
 }
 
 static int cmp_coll(const void *a, const void *b)
 {
-	const struct coll *x = a, *y = b;
+	const struct coll_inst *x = a, *y = b;
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
@@ -89,7 +84,7 @@ static bool same_name(const char *a, const char *b, bool loose)
 	}
 }
 
-static size_t count_matches(const struct coll *ref, size_t nref, const struct coll *r, size_t nr, long shift,
+static size_t count_matches(const struct coll_inst *ref, size_t nref, const struct coll_inst *r, size_t nr, long shift,
 			    bool loose)
 {
 	size_t m = 0;
@@ -108,7 +103,7 @@ struct pair_match {
 	bool loose, ok;
 };
 
-static void align_pair(const struct coll *ref, size_t nref, const struct coll *r, size_t nr,
+static void align_pair(const struct coll_inst *ref, size_t nref, const struct coll_inst *r, size_t nr,
 		       struct rank_analysis *ra, struct pair_match *pm)
 {
 	long best_shift = 0;
@@ -149,7 +144,7 @@ static void align_pair(const struct coll *ref, size_t nref, const struct coll *r
 	free(d);
 }
 
-static bool matched_at(const struct coll *ref, size_t i, const struct coll *r, size_t nr,
+static bool matched_at(const struct coll_inst *ref, size_t i, const struct coll_inst *r, size_t nr,
 		       const struct pair_match *pm, size_t *j)
 {
 	long k = (long)i + pm->shift;
@@ -162,7 +157,7 @@ static bool matched_at(const struct coll *ref, size_t i, const struct coll *r, s
 /* msprof-analyze's cluster_time_summary: a collective's transfer is its least duration
  * across the ranks, the rest of each rank's duration is waiting for the last peer. Over
  * the reference's collectives matched on at least one other rank. */
-static void collective_spread(const struct coll *rc, size_t nrc, struct coll **c, const size_t *nc,
+static void collective_spread(const struct coll_inst *rc, size_t nrc, struct coll_inst *const *c, const size_t *nc,
 			      const struct pair_match *pm, struct rank_analysis *ranks, size_t n)
 {
 	int64_t *least = xmalloc((nrc ? nrc : 1) * sizeof *least);
@@ -208,16 +203,29 @@ static void collective_spread(const struct coll *rc, size_t nrc, struct coll **c
 	free(seen);
 }
 
-void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n)
+size_t analysis_collectives(const struct capture *cap, const struct rank_analysis *ra, bool sizes,
+			    struct coll_inst **out)
+{
+	size_t n = collect(&cap->ranks[ra->rank_index], ra->cls, sizes, out);
+	xqsort(*out, n, sizeof **out, cmp_coll);
+	return n;
+}
+
+void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n, struct coll_inst **cs,
+		    size_t *ncs)
+{
+	for (size_t i = 0; i < n; i++)
+		ncs[i] = analysis_collectives(cap, &ranks[i], i == 0, &cs[i]); /* sizes: the reference's */
+	analysis_align_lists(ranks, n, cs, ncs);
+}
+
+void analysis_align_lists(struct rank_analysis *ranks, size_t n, struct coll_inst *const *cs, const size_t *ncs)
 {
 	if (n == 0)
 		return;
 	struct rank_analysis *ref = &ranks[0];
-	struct coll *rc = NULL;
-	size_t nrc = collect(&cap->ranks[ref->rank_index], ref->cls, true, &rc);
-	xqsort(rc, nrc, sizeof *rc, cmp_coll);
-	struct coll **cs = xcalloc(n, sizeof *cs);
-	size_t *ncs = xcalloc(n, sizeof *ncs);
+	const struct coll_inst *rc = cs[0];
+	size_t nrc = ncs[0];
 	struct pair_match *pm = xcalloc(n, sizeof *pm);
 	for (size_t i = 0; i < n; i++) {
 		struct rank_analysis *ra = &ranks[i];
@@ -230,24 +238,17 @@ void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size
 			ra->matched_collectives = nrc;
 			continue;
 		}
-		struct coll *c = NULL;
-		size_t nc = collect(&cap->ranks[ra->rank_index], ra->cls, false, &c);
-		xqsort(c, nc, sizeof *c, cmp_coll);
-		if (nc && nrc)
-			align_pair(rc, nrc, c, nc, ra, &pm[i]);
+		ra->collective_ok = false;
+		ra->matched_collectives = 0;
+		ra->residual_ns = ra->residual_max_ns = 0;
+		if (ncs[i] && nrc)
+			align_pair(rc, nrc, cs[i], ncs[i], ra, &pm[i]);
 		if (!ra->collective_ok) /* fall back to the first-event offset */
 			ra->offset_ns[ALIGN_COLLECTIVE] = ra->offset_ns[ALIGN_FIRST];
-		cs[i] = c;
-		ncs[i] = nc;
 	}
 	if (n > 1)
 		collective_spread(rc, nrc, cs, ncs, pm, ranks, n);
-	for (size_t i = 0; i < n; i++)
-		free(cs[i]);
-	free(cs);
-	free(ncs);
 	free(pm);
-	free(rc);
 }
 
 void analysis_slow_ranks(struct analysis *an)

@@ -14,6 +14,8 @@
 #include "advice.h"
 #include "analysis_priv.h"
 #include "i18n.h"
+#include "cluster.h"
+#include "digest.h"
 #include "json_tok.h"
 #include "lanes.h"
 #include "num.h"
@@ -1472,7 +1474,9 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	free(pool.jobs);
 	double t0 = stagetime_now();
 	analysis_workload_peers(an->ranks, an->n_ranks);
-	analysis_align(cap, an->ranks, an->n_ranks);
+	an->colls = xcalloc(an->n_ranks ? an->n_ranks : 1, sizeof *an->colls);
+	an->n_colls = xcalloc(an->n_ranks ? an->n_ranks : 1, sizeof *an->n_colls);
+	analysis_align(cap, an->ranks, an->n_ranks, an->colls, an->n_colls);
 	analysis_slow_ranks(an);
 	an->comm = comm_analyse(cap);
 	analysis_comm_metrics(an);
@@ -1481,6 +1485,7 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	for (size_t i = 0; i < an->n_ranks; i++)
 		analysis_bottlenecks(&an->ranks[i]);
 	stagetime_add(STAGE_CAPTURE, t0);
+	an->cluster = cluster_analyse(an);
 	return an;
 }
 
@@ -1490,8 +1495,16 @@ void analysis_free(struct analysis *an)
 		return;
 	for (size_t i = 0; i < an->n_ranks; i++)
 		analysis_rank_free(&an->ranks[i]);
+	for (size_t i = 0; an->colls && i < an->n_ranks; i++)
+		free(an->colls[i]);
+	free(an->colls);
+	free(an->n_colls);
 	free(an->ranks);
 	comm_analysis_free(an->comm);
+	cluster_free(an->cluster);
 	diag_free(&an->diags);
+	digest_keep_free(an->keep);
+	if (an->from_digests)
+		capture_free((struct capture *)an->cap);
 	free(an);
 }

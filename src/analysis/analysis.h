@@ -415,14 +415,37 @@ struct slow_flag {
 	int max_rank, min_rank;
 };
 
+/* One collective of a rank (align.c): its end and duration on the rank's clock and its
+ * name (borrowed from the store, or from a digest's buffer). */
+struct coll_inst {
+	int64_t end, dur;
+	const char *name;
+	double bytes; /* payload from the args (read for the reference rank only); 0 unknown */
+};
+/* A rank's collectives sorted by end (an owned array in *out); with sizes, their payloads. */
+size_t analysis_collectives(const struct capture *cap, const struct rank_analysis *ra, bool sizes,
+			    struct coll_inst **out);
+/* Alignment and the collective spread (offsets, residuals, coll_wait/transfer) of ranks
+ * from their collective lists; ranks[0] is the reference. */
+void analysis_align_lists(struct rank_analysis *ranks, size_t n, struct coll_inst *const *cs, const size_t *ncs);
+
+struct cluster_analysis;
+struct digest_keep;
+
 struct analysis {
-	const struct capture *cap; /* borrowed */
+	const struct capture *cap; /* borrowed (owned when from_digests) */
 	struct rank_analysis *ranks;
 	size_t n_ranks;
 	struct slow_flag slow[3];
 	size_t n_slow;
 	struct comm_analysis *comm; /* owned; never NULL (see comm.h) */
 	struct diag_list diags; /* analysis-level remarks (not input errors) */
+	/* per rank (parallel to ranks): its collectives, sorted by end (owned arrays) */
+	struct coll_inst **colls;
+	size_t *n_colls;
+	struct cluster_analysis *cluster; /* owned: ranks x steps, slow ranks, groups (cluster.h) */
+	bool from_digests;         /* read from digest files (digest.h): no events to drill into */
+	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */
 };
 
 /* Analyses every rank that finished loading. The capture must stay alive and unchanged. */

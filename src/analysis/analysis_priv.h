@@ -68,6 +68,13 @@ void analysis_comm_metrics(struct analysis *an);
  * communication.json wait share, else by the spread of the same collectives' durations
  * across ranks (align.c's matches). */
 void analysis_attribution_comm(struct analysis *an);
+/* The split's source when it came from the collectives across ranks (a digest keeps that
+ * communication unsplit: the split is made again over every digest). */
+#define ANALYSIS_SPLIT_SPREAD "spread of the same collectives' durations across ranks (least = transfer)"
+#define ANALYSIS_SPLIT_SPREAD_CAPPED                                                              \
+	"spread of the same collectives' durations across ranks (least = transfer, at most the payload at 1 GB/s)"
+/* Every rank's late_rank: the rank the others wait for, from the split attributions. */
+void analysis_late_rank(struct analysis *an);
 
 /* Step detection and phases (steps.c). */
 void analysis_steps(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
@@ -84,7 +91,8 @@ void analysis_workload_peers(struct rank_analysis *ranks, size_t n);
 void analysis_ops(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		  struct diag_list *dl, bool threaded);
 /* Capture-level passes (align.c, bottleneck.c). */
-void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n);
+void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n, struct coll_inst **cs,
+		    size_t *ncs);
 void analysis_slow_ranks(struct analysis *an);
 void analysis_bottlenecks(struct rank_analysis *ra);
 

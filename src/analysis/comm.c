@@ -625,11 +625,13 @@ void analysis_attribution_comm(struct analysis *an)
 							       : "wait and transit time of communication.json");
 		else if (ra->coll_spread_ok)
 			attribution_split_comm(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
-					       ra->coll_spread_capped
-						       ? "spread of the same collectives' durations across ranks (least = "
-							 "transfer, at most the payload at 1 GB/s)"
-						       : "spread of the same collectives' durations across ranks (least = transfer)");
+					       ra->coll_spread_capped ? ANALYSIS_SPLIT_SPREAD_CAPPED : ANALYSIS_SPLIT_SPREAD);
 	}
+	analysis_late_rank(an);
+}
+
+void analysis_late_rank(struct analysis *an)
+{
 	/* the rank the others wait for waits least itself: name it when the rank that waits
 	 * most waits at least twice as long and 5 % of its window or more (shares of their
 	 * windows) */

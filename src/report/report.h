@@ -28,6 +28,10 @@ void report_advice_json(struct jsonw *w, const struct rank_analysis *ra);
 /* The communication section (report_comm.c): nothing / null when the capture has none. */
 void report_comm_text(const struct analysis *an, FILE *out);
 void report_comm_json(struct jsonw *w, const struct analysis *an);
+/* The cluster section (report_cluster.c): ranks x steps, slow ranks, groups; nothing / null
+ * below two ranks. */
+void report_cluster_text(const struct analysis *an, FILE *out);
+void report_cluster_json(struct jsonw *w, const struct analysis *an);
 /* A metric's value as text with its unit ("12.345 ms", "34.5 %", "1234"), or "n/a". */
 const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size);
 /* A value in a metric unit as text; NaN is "n/a"; sign: a '+' before values >= 0. */

@@ -7,7 +7,7 @@ src=$1
 gen=$2
 out=$3
 rm -rf "$out"
-mkdir -p "$out/elem" "$out/trace" "$out/csv" "$out/discover" "$out/comm" "$out/profinfo"
+mkdir -p "$out/elem" "$out/trace" "$out/csv" "$out/discover" "$out/comm" "$out/profinfo" "$out/digest"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-seed-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -106,6 +106,19 @@ done
   byte 1; byte 8; printf 'F'; byte 0; byte 0; byte 3; byte 0; printf 'L'; byte 0; byte 0;
   byte 4; byte 0; printf 'S'; byte 0; byte 0; } >"$out/discover/odd"
 
-for h in elem trace csv discover comm profinfo; do
+# digest: the demo's digests (ascprof-tui beside the generator's tools/ directory), each
+# whole (a leading odd byte) and as a bare payload (a leading 0: the harness adds the header)
+tui=$(dirname "$gen")/../ascprof-tui
+if [ -x "$tui" ]; then
+	"$tui" --digest "$work/dg" "$src/fixtures/demo" >/dev/null
+	i=0
+	for f in "$work"/dg/*.apdigest; do
+		i=$((i + 1))
+		{ byte 1; cat "$f"; } >"$out/digest/whole$i"
+		{ byte 0; tail -c +33 "$f"; } >"$out/digest/payload$i"
+	done
+fi
+
+for h in elem trace csv discover comm profinfo digest; do
 	echo "seed: $h: $(find "$out/$h" -type f | wc -l) inputs"
 done

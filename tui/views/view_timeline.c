@@ -1017,6 +1017,12 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 {
 	struct timeline *t = p;
 	bind_rank(t, app, app->rank);
+	if (t->ra && app_pub(app)->an->from_digests) {
+		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
+			     "rank %d was read from a digest: no raw events here; open its capture: %s", t->ra->rank,
+			     app->cap->ranks[t->ra->rank_index].plan->output_dir);
+		return;
+	}
 	if (!t->ra || !t->rs->has_events) {
 		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
 			    !app_pub(app) ? "loading..."

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/* The cluster analysis (cluster.h). */
+#include "cluster.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_priv.h"
+#include "capture.h"
+#include "cluster_out.h"
+#include "strtab.h"
+#include "xalloc.h"
+#include "xsort.h"
+
+const char *cluster_group_of(const char *name, char *buf, size_t size)
+{
+	/* HCCL names a collective op__<group>_<index>_<n>: the group is the part after "__" */
+	const char *u = name ? strstr(name, "__") : NULL;
+	if (!u || !u[2]) {
+		snprintf(buf, size, "all");
+		return buf;
+	}
+	u += 2;
+	size_t n = strcspn(u, "_");
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, u, n);
+	buf[n] = 0;
+	return buf;
+}
+
+struct inst {
+	uint32_t name, occ, rank, group;
+	uint32_t step; /* UINT32_MAX: outside every step */
+	int64_t dur;
+};
+
+static int cmp_inst(const void *a, const void *b)
+{
+	const struct inst *x = a, *y = b;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	if (x->occ != y->occ)
+		return x->occ < y->occ ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static int64_t median_of(int64_t *v, size_t n)
+{
+	return n ? analysis_nearest_rank_select(v, n, 0.5) : 0;
+}
+
+/* Matches the ranks' collectives and adds wait and transfer to ranks, cells and groups. */
+static void match_collectives(const struct analysis *an, struct cluster_analysis *ca)
+{
+	struct strtab *names = strtab_new();
+	size_t total = 0;
+	for (size_t r = 0; r < an->n_ranks; r++)
+		total += an->n_colls[r];
+	struct inst *in = xmalloc((total ? total : 1) * sizeof *in);
+	uint32_t *occ = NULL;
+	size_t occ_cap = 0, k = 0;
+	char gb[64];
+	for (size_t r = 0; r < an->n_ranks; r++) {
+		const struct rank_analysis *ra = &an->ranks[r];
+		size_t hint = 0;
+		uint32_t *touched = xmalloc((an->n_colls[r] ? an->n_colls[r] : 1) * sizeof *touched);
+		for (size_t i = 0; i < an->n_colls[r]; i++) {
+			const struct coll_inst *c = &an->colls[r][i];
+			uint32_t id = strtab_intern_cstr(names, c->name);
+			if (id >= occ_cap) {
+				size_t old = occ_cap;
+				xgrow(&occ, &occ_cap, (size_t)id + 1, sizeof *occ);
+				memset(occ + old, 0, (occ_cap - old) * sizeof *occ);
+			}
+			touched[i] = id;
+			size_t st = ra->n_steps ? analysis_step_at_near(ra, c->end - c->dur, &hint) : SIZE_MAX;
+			in[k++] = (struct inst){id, occ[id]++, (uint32_t)r,
+						strtab_intern_cstr(ca->strs, cluster_group_of(c->name, gb, sizeof gb)),
+						st == SIZE_MAX ? UINT32_MAX : (uint32_t)st, c->dur};
+		}
+		for (size_t i = 0; i < an->n_colls[r]; i++)
+			occ[touched[i]] = 0;
+		free(touched);
+	}
+	free(occ);
+	xqsort(in, k, sizeof *in, cmp_inst);
+
+	ca->n_groups = strtab_count(ca->strs);
+	ca->groups = xcalloc(ca->n_groups ? ca->n_groups : 1, sizeof *ca->groups);
+	size_t *last_in_group = xcalloc(ca->n_groups * (an->n_ranks ? an->n_ranks : 1) + 1, sizeof *last_in_group);
+	int64_t *cost_in_group = xcalloc(ca->n_groups * (an->n_ranks ? an->n_ranks : 1) + 1, sizeof *cost_in_group);
+	bool *rank_in_group = xcalloc(ca->n_groups * (an->n_ranks ? an->n_ranks : 1) + 1, sizeof *rank_in_group);
+	for (size_t g = 0; g < ca->n_groups; g++) {
+		ca->groups[g].name = strtab_str(ca->strs, (uint32_t)g);
+		ca->groups[g].waited_rank = -1;
+	}
+	for (size_t a = 0; a < k;) {
+		size_t b = a + 1;
+		while (b < k && in[b].name == in[a].name && in[b].occ == in[a].occ)
+			b++;
+		if (b - a >= 2) {
+			int64_t least = in[a].dur;
+			size_t who = a;
+			for (size_t i = a + 1; i < b; i++)
+				if (in[i].dur < least) {
+					least = in[i].dur;
+					who = i;
+				}
+			int64_t waited = 0;
+			struct cluster_group *g = &ca->groups[in[a].group];
+			for (size_t i = a; i < b; i++) {
+				int64_t w = in[i].dur - least;
+				struct cluster_rank *cr = &ca->ranks[in[i].rank];
+				cr->wait_ns += w;
+				cr->transfer_ns += least;
+				if (in[i].step != UINT32_MAX && in[i].step < ca->n_steps)
+					ca->cells[in[i].rank * ca->n_steps + in[i].step].wait_ns += w;
+				g->wait_ns += w;
+				g->transfer_ns += least;
+				waited += w;
+				rank_in_group[in[a].group * an->n_ranks + in[i].rank] = true;
+			}
+			g->collectives++;
+			ca->matched++;
+			if (waited > 0) {
+				struct cluster_rank *cr = &ca->ranks[in[who].rank];
+				cr->last_count++;
+				cr->caused_ns += waited;
+				last_in_group[in[a].group * an->n_ranks + in[who].rank]++;
+				cost_in_group[in[a].group * an->n_ranks + in[who].rank] += waited;
+			}
+		}
+		a = b;
+	}
+	for (size_t g = 0; g < ca->n_groups; g++) {
+		struct cluster_group *cg = &ca->groups[g];
+		for (size_t r = 0; cg->collectives && r < an->n_ranks; r++) {
+			size_t c = last_in_group[g * an->n_ranks + r];
+			cg->n_ranks += rank_in_group[g * an->n_ranks + r];
+			if (c > cg->waited_count) {
+				cg->waited_count = c;
+				cg->waited_rank = an->ranks[r].rank;
+				cg->waited_ns = cost_in_group[g * an->n_ranks + r];
+			}
+		}
+		if (cg->waited_count * 2 <= cg->collectives) /* no rank is last in most */
+			cg->waited_rank = -1;
+	}
+	/* groups without a matched collective (and the string table's empty entry) go */
+	size_t kept = 0;
+	for (size_t g = 0; g < ca->n_groups; g++)
+		if (ca->groups[g].collectives)
+			ca->groups[kept++] = ca->groups[g];
+	ca->n_groups = kept;
+	free(last_in_group);
+	free(cost_in_group);
+	free(rank_in_group);
+	free(in);
+	strtab_free(names);
+}
+
+static void judge(struct cluster_analysis *ca)
+{
+	int64_t *x = xmalloc((ca->n_ranks ? ca->n_ranks : 1) * sizeof *x);
+	size_t n = 0;
+	for (size_t r = 0; r < ca->n_ranks; r++)
+		if (ca->ranks[r].has_x)
+			x[n++] = ca->ranks[r].own_ns;
+	ca->judged = n;
+	ca->own_median_ns = median_of(x, n);
+	for (size_t i = 0; i < n; i++)
+		x[i] = llabs(x[i] - ca->own_median_ns);
+	ca->own_mad_ns = median_of(x, n);
+	free(x);
+	for (size_t r = 0; r < ca->n_ranks; r++) {
+		struct cluster_rank *cr = &ca->ranks[r];
+		if (!cr->has_x || n < 3) {
+			cr->z = NAN;
+			cr->excess = NAN;
+			continue;
+		}
+		double d = (double)(cr->own_ns - ca->own_median_ns);
+		cr->excess = ca->own_median_ns > 0 ? d / (double)ca->own_median_ns : NAN;
+		cr->z = ca->own_mad_ns > 0 ? d / (1.4826 * (double)ca->own_mad_ns) : d > 0 ? INFINITY : d < 0 ? -INFINITY : 0;
+		cr->slow = cr->z > CLUSTER_Z_SLOW && cr->excess > CLUSTER_MIN_EXCESS;
+		ca->n_slow += cr->slow;
+	}
+}
+
+struct cluster_analysis *cluster_analyse(const struct analysis *an)
+{
+	if (!an || an->n_ranks < 2 || !an->colls)
+		return NULL;
+	struct cluster_analysis *ca = xcalloc(1, sizeof *ca);
+	ca->strs = strtab_new();
+	ca->n_ranks = an->n_ranks;
+	ca->waited_rank = ca->last_rank = -1;
+	ca->ranks = xcalloc(an->n_ranks, sizeof *ca->ranks);
+	for (size_t r = 0; r < an->n_ranks; r++)
+		if (an->ranks[r].n_steps > ca->n_steps)
+			ca->n_steps = an->ranks[r].n_steps;
+	ca->cells = xcalloc(an->n_ranks * (ca->n_steps ? ca->n_steps : 1), sizeof *ca->cells);
+	for (size_t r = 0; r < an->n_ranks; r++) {
+		const struct rank_analysis *ra = &an->ranks[r];
+		ca->ranks[r].rank = ra->rank;
+		ca->ranks[r].n_steps = ra->n_steps;
+		for (size_t s = 0; s < ca->n_steps; s++) {
+			struct cluster_cell *c = &ca->cells[r * ca->n_steps + s];
+			c->dur_ns = s < ra->n_steps ? ra->steps[s].end - ra->steps[s].start : -1;
+			c->exposed_ns = s < ra->n_steps ? ra->steps[s].comm_not_overlapped_ns : 0;
+			ca->ranks[r].exposed_ns += c->exposed_ns;
+		}
+	}
+	match_collectives(an, ca);
+	/* without collectives (msprof-analyze's cluster table) the wait is unknown: own work is
+	 * then the step time less its exposed communication, which holds the wait */
+	bool no_colls = true;
+	for (size_t r = 0; r < an->n_ranks; r++)
+		no_colls = no_colls && !an->n_colls[r];
+	ca->own_basis = no_colls ? "step time - exposed communication (no collectives to measure the wait by)"
+				 : "step time - collective wait in the step";
+	size_t most = 0;
+	int64_t *v = xmalloc((ca->n_steps ? ca->n_steps : 1) * sizeof *v);
+	for (size_t r = 0; r < an->n_ranks; r++) {
+		const struct rank_analysis *ra = &an->ranks[r];
+		struct cluster_rank *cr = &ca->ranks[r];
+		size_t n = ra->n_steps;
+		if (!n)
+			continue;
+		const struct cluster_cell *row = &ca->cells[r * ca->n_steps];
+		for (size_t s = 0; s < n; s++)
+			v[s] = row[s].dur_ns;
+		cr->step_ns = median_of(v, n);
+		for (size_t s = 0; s < n; s++)
+			v[s] = row[s].dur_ns - (no_colls ? row[s].exposed_ns : row[s].wait_ns);
+		cr->own_ns = median_of(v, n);
+		for (size_t s = 0; s < n; s++)
+			v[s] = ra->steps[s].compute_ns;
+		cr->compute_ns = median_of(v, n);
+		for (size_t s = 0; s < n; s++)
+			v[s] = row[s].wait_ns;
+		cr->wait_step_ns = median_of(v, n);
+		cr->has_x = true;
+	}
+	free(v);
+	for (size_t r = 0; r < an->n_ranks; r++)
+		if (ca->ranks[r].last_count > most) {
+			most = ca->ranks[r].last_count;
+			ca->last_rank = ca->ranks[r].rank;
+			ca->waited_count = most;
+			ca->waited_ns = ca->ranks[r].caused_ns;
+		}
+	/* everyone waits for it only when it is last in most collectives: on a balanced run
+	 * the last to arrive changes from one collective to the next */
+	if (most * 2 > ca->matched)
+		ca->waited_rank = ca->last_rank;
+	judge(ca);
+	return ca;
+}
+
+void cluster_free(struct cluster_analysis *ca)
+{
+	if (!ca)
+		return;
+	free(ca->ranks);
+	free(ca->cells);
+	free(ca->groups);
+	strtab_free(ca->strs);
+	free(ca);
+}
+
+/* ---- msprof-analyze's cluster_analysis_output ---------------------------------------- */
+
+bool cluster_output_is(const char *path)
+{
+	char *p = cluster_out_find(path);
+	if (!p)
+		return false;
+	free(p);
+	/* read as a cluster overview only where no rank of its own is found */
+	struct capture *cap = capture_open(path, NULL);
+	bool none = cap->n_ranks == 0;
+	capture_free(cap);
+	return none;
+}
+
+struct analysis *cluster_output_open(const char *path)
+{
+	/* discovery and loading read its cluster_communication*.json (the comm section) */
+	struct capture *cap = capture_open(path, NULL);
+	capture_load(cap);
+	struct analysis *an = xcalloc(1, sizeof *an);
+	an->cap = cap;
+	an->from_digests = true; /* no events: drill-down says so */
+	diag_init(&an->diags);
+	char *csv = cluster_out_find(path);
+	struct cluster_out_row *rows = NULL;
+	size_t nrows = 0;
+	if (csv)
+		cluster_out_read(csv, &rows, &nrows, &cap->diags);
+	size_t nr = 0;
+	for (size_t i = 0; i < nrows; i++)
+		nr += i == 0 || rows[i].rank != rows[i - 1].rank;
+	/* a bare cluster_analysis_output has no ranks of its own (cluster_output_is) */
+	free(cap->ranks);
+	free(cap->plan.ranks);
+	cap->plan.ranks = xcalloc(nr ? nr : 1, sizeof *cap->plan.ranks);
+	cap->ranks = xcalloc(nr ? nr : 1, sizeof *cap->ranks);
+	an->ranks = xcalloc(nr ? nr : 1, sizeof *an->ranks);
+	an->colls = xcalloc(nr ? nr : 1, sizeof *an->colls);
+	an->n_colls = xcalloc(nr ? nr : 1, sizeof *an->n_colls);
+	const char *src = CLUSTER_STEP_TRACE;
+	size_t k = 0;
+	for (size_t a = 0; a < nrows; k++) {
+		size_t b = a;
+		while (b < nrows && rows[b].rank == rows[a].rank)
+			b++;
+		struct rank_plan *rp = &cap->plan.ranks[k];
+		rp->rank = rows[a].rank;
+		rp->label = xasprintf("rank %d of %s", rows[a].rank, CLUSTER_STEP_TRACE);
+		rp->output_dir = xstrdup(path);
+		rp->device_id = -1;
+		rp->export_done = true;
+		struct rank_data *rd = &cap->ranks[k];
+		rd->plan = rp;
+		rd->store.strs = strtab_new();
+		atomic_init(&rd->state, RANK_READY);
+		atomic_init(&rd->csv_ready, true);
+		struct rank_analysis *ra = &an->ranks[k];
+		ra->rank = rows[a].rank;
+		ra->rank_index = k;
+		ra->late_rank = -1;
+		ra->step_source = STEP_SRC_STEP_TRACE;
+		ra->step_evidence = xasprintf("%s: one row per step", src);
+		ra->phase_source = PHASE_SRC_NONE;
+		ra->phase_conf = CONF_LOW;
+		ra->phase_evidence = xstrdup("no phase signal in the cluster table");
+		ra->ops_source = xstrdup("none: the cluster table has no ops");
+		ra->attr.comm_split = "none: no communication.json and no peer ranks";
+		ra->n_steps = b - a;
+		ra->steps = xcalloc(ra->n_steps, sizeof *ra->steps);
+		int64_t comp = 0, cno = 0, fr = 0, wall = 0;
+		for (size_t i = a; i < b; i++) {
+			struct step *s = &ra->steps[i - a];
+			s->index = (int)(i - a);
+			s->label = rows[i].step >= 0 ? xasprintf("Step %lld", (long long)rows[i].step) : xstrdup("capture");
+			s->start = s->win_start = 0;
+			s->end = s->win_end = rows[i].step_ns;
+			s->phase_source = PHASE_SRC_NONE;
+			s->phase_conf = CONF_LOW;
+			s->marker_ev = UINT32_MAX;
+			s->compute_ns = rows[i].computing_ns;
+			s->comm_not_overlapped_ns = rows[i].comm_not_overlapped_ns;
+			s->free_ns = rows[i].free_ns;
+			comp += s->compute_ns;
+			cno += s->comm_not_overlapped_ns;
+			fr += s->free_ns;
+			wall += rows[i].step_ns;
+		}
+		analysis_set_metric(ra, M_WALL_US, (double)wall / 1e3, CONF_MEDIUM, src);
+		analysis_set_metric(ra, M_COMPUTE_US, (double)comp / 1e3, CONF_MEDIUM, src);
+		analysis_set_metric(ra, M_COMM_NOT_OVERLAPPED_US, (double)cno / 1e3, CONF_MEDIUM, src);
+		analysis_set_metric(ra, M_FREE_US, (double)fr / 1e3, CONF_MEDIUM, src);
+		analysis_set_metric(ra, M_STEPS, (double)ra->n_steps, CONF_MEDIUM, src);
+		a = b;
+	}
+	free(rows);
+	free(csv);
+	cap->plan.n_ranks = cap->n_ranks = an->n_ranks = nr;
+	cap->usable = nr > 0;
+	analysis_slow_ranks(an);
+	comm_analysis_free(an->comm);
+	an->comm = comm_analyse(cap);
+	analysis_comm_metrics(an);
+	for (size_t i = 0; i < an->n_ranks; i++)
+		analysis_bottlenecks(&an->ranks[i]);
+	an->cluster = cluster_analyse(an);
+	return an;
+}

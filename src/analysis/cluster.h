@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* The cluster analysis: every rank side by side, from what a digest carries (steps,
+ * attribution, collectives), so it runs the same on captures and on digests.
+ *
+ * - Ranks x steps: each step's time, exposed communication and collective wait.
+ * - Collective wait and transfer (msprof-analyze's cluster_time_summary): the same
+ *   collective on every rank of its group (matched by name and occurrence: the k-th
+ *   hcom_allReduce__718_3_1 of each rank) takes transfer = its least duration across
+ *   those ranks; each rank's wait is its own duration minus that least. The rank with the
+ *   least duration arrived last: the others waited for it.
+ * - Slow ranks by a robust statistic: x = a rank's own work per step, the median over its
+ *   steps of (step time - collective wait in the step). A rank that computes longer makes
+ *   its peers wait, so its step time matches theirs while its own work stands out. With
+ *   the median and the MAD (median absolute deviation) of x over the ranks, the robust
+ *   z = (x - median) / (1.4826 x MAD) (1.4826 x MAD estimates the standard deviation of
+ *   normal data, and one slow rank among many moves neither). A rank is slow when z > 3.5
+ *   (Iglewicz and Hoaglin's outlier cut) and x exceeds the median by more than 5 % (so
+ *   nanosecond jitter on a balanced run, where the MAD is near 0, flags nothing). */
+#ifndef ASCPROF_CLUSTER_H
+#define ASCPROF_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+#define CLUSTER_Z_SLOW 3.5
+#define CLUSTER_MIN_EXCESS 0.05
+
+struct cluster_cell {
+	int64_t dur_ns;     /* -1: the rank has no such step */
+	int64_t exposed_ns; /* communication not hidden by compute */
+	int64_t wait_ns;    /* collective wait starting in the step */
+};
+
+struct cluster_rank {
+	int rank;
+	size_t n_steps;
+	bool has_x;          /* steps to judge it by */
+	int64_t step_ns;     /* median step time */
+	int64_t own_ns;      /* x: median of (step time - wait) */
+	int64_t compute_ns;  /* median compute per step */
+	int64_t wait_step_ns; /* median wait per step */
+	int64_t exposed_ns, wait_ns, transfer_ns; /* totals */
+	double z;            /* robust z of own_ns (INFINITY when the MAD is 0 and x differs) */
+	double excess;       /* own_ns / median - 1 */
+	bool slow;
+	size_t last_count;   /* matched collectives where it arrived last while others waited */
+	int64_t caused_ns;   /* the others' wait in those */
+};
+
+struct cluster_group {
+	const char *name;    /* from the collective names (hcom_allReduce__718_...: "718"), else "all" */
+	size_t collectives;  /* instances matched on two ranks or more */
+	size_t n_ranks;      /* ranks seen in it */
+	int64_t wait_ns, transfer_ns; /* summed over ranks and instances */
+	int waited_rank;     /* the rank last in more than half of its collectives, or -1 */
+	size_t waited_count;
+	int64_t waited_ns;   /* the others' wait where it was last */
+};
+
+struct cluster_analysis {
+	size_t n_ranks, n_steps; /* n_steps: the most steps of any rank */
+	struct cluster_rank *ranks; /* parallel to analysis.ranks */
+	struct cluster_cell *cells; /* n_ranks x n_steps, row per rank */
+	struct cluster_group *groups;
+	size_t n_groups;
+	size_t matched;          /* collective instances matched across ranks */
+	const char *own_basis;   /* static: what own work is (step time less what) */
+	int64_t own_median_ns, own_mad_ns;
+	size_t judged;           /* ranks with steps */
+	size_t n_slow;
+	int last_rank;           /* the rank last to arrive most often, or -1 */
+	size_t waited_count;     /* in how many matched collectives it was last */
+	int64_t waited_ns;       /* the others' wait in those */
+	int waited_rank;         /* last_rank when it is last in more than half: the rank everyone
+				  * waits for; else -1 */
+	struct strtab *strs;     /* owned: group names */
+};
+
+/* NULL below two ranks. */
+struct cluster_analysis *cluster_analyse(const struct analysis *an);
+void cluster_free(struct cluster_analysis *ca);
+static inline const struct cluster_cell *cluster_cell(const struct cluster_analysis *ca, size_t r, size_t s)
+{
+	return &ca->cells[r * ca->n_steps + s];
+}
+/* msprof-analyze's cluster_analysis_output (cluster_out.h): true when path holds
+ * cluster_step_trace_time.csv; then an analysis of its rank rows (steps with Computing,
+ * Communication(Not Overlapped), Free, Stage as the step time; no events, from_digests set)
+ * with the communication section from its cluster_communication*.json. Never NULL. */
+bool cluster_output_is(const char *path);
+struct analysis *cluster_output_open(const char *path);
+/* The group key of a collective name, written to buf. */
+const char *cluster_group_of(const char *name, char *buf, size_t size);
+
+#endif

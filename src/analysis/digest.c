@@ -1,0 +1,1049 @@
+/* SPDX-License-Identifier: MIT */
+/* Digest files (digest.h): one field walk serves the writer and the reader. */
+#include "config.h"
+#include "digest.h"
+#include "advice.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "analysis_priv.h"
+#include "cluster.h"
+#include "sbuf.h"
+#include "strtab.h"
+#include "xalloc.h"
+#include "xsort.h"
+
+struct digest_keep {
+	void **ptrs;
+	size_t n, cap;
+};
+
+static void keep_add(struct digest_keep *k, void *p)
+{
+	xgrow(&k->ptrs, &k->cap, k->n + 1, sizeof *k->ptrs);
+	k->ptrs[k->n++] = p;
+}
+
+void digest_keep_free(struct digest_keep *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->n; i++)
+		free(k->ptrs[i]);
+	free(k->ptrs);
+	free(k);
+}
+
+/* ---- the field walk ------------------------------------------------------------------ */
+
+struct dio {
+	bool rd;
+	struct sbuf out; /* writing */
+	struct strtab *seen; /* writing: strings written, by interned id ... */
+	uint32_t *seq;       /* ... to their order of writing (UINT32_MAX: not yet) */
+	size_t seq_cap;
+	uint32_t n_strs;     /* strings met so far (both directions) */
+	char *p, *end;       /* reading */
+	const char **strs;   /* reading: the strings met, in order */
+	size_t strs_cap;
+	bool bad;
+	struct digest_keep *keep; /* reading: stub tables */
+};
+
+/* Unsigned integers as LEB128 varints: 7 bits a byte, low first (most fields take 1-4
+ * bytes instead of 8). */
+static uint64_t io_u(struct dio *d, uint64_t v)
+{
+	if (!d->rd) {
+		uint64_t saved = v;
+		char b[10];
+		int n = 0;
+		do {
+			b[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+			v >>= 7;
+		} while (v);
+		sbuf_add(&d->out, b, (size_t)n);
+		return saved;
+	}
+	uint64_t x = 0;
+	for (int shift = 0; !d->bad; shift += 7) {
+		if (d->p >= d->end || shift > 63) {
+			d->bad = true;
+			break;
+		}
+		unsigned char c = (unsigned char)*d->p++;
+		x |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return x;
+	}
+	return 0;
+}
+
+/* Signed integers zigzag-coded: small negative values stay short. */
+static int64_t io_i(struct dio *d, int64_t v)
+{
+	uint64_t z = io_u(d, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+}
+static bool io_b(struct dio *d, bool v) { return io_u(d, v) != 0; }
+
+/* Doubles by their 8 bytes, little-endian. */
+static double io_d(struct dio *d, double v)
+{
+	uint64_t b;
+	memcpy(&b, &v, 8);
+	if (!d->rd) {
+		char c[8];
+		for (int i = 0; i < 8; i++)
+			c[i] = (char)(b >> (8 * i));
+		sbuf_add(&d->out, c, 8);
+		return v;
+	}
+	if (d->bad || d->end - d->p < 8) {
+		d->bad = true;
+		return 0;
+	}
+	b = 0;
+	for (int i = 0; i < 8; i++)
+		b |= (uint64_t)(unsigned char)d->p[i] << (8 * i);
+	d->p += 8;
+	memcpy(&v, &b, 8);
+	return v;
+}
+
+/* An enumeration: a read value outside [0, count) makes the digest bad (names are looked
+ * up by it). */
+static int io_e(struct dio *d, int v, int count)
+{
+	uint64_t x = io_u(d, (uint64_t)v);
+	if (d->rd && x >= (uint64_t)count) {
+		d->bad = true;
+		return 0;
+	}
+	return (int)x;
+}
+
+/* A string borrowed from the payload when read. Each distinct string is written once: a
+ * varint tag 0 is none, 1 a new string (varint length, the bytes, a NUL), k + 2 the k-th
+ * string met before (op names recur per phase and scope, sources and units per metric). */
+static const char *io_s(struct dio *d, const char *s)
+{
+	if (!d->rd) {
+		if (!s) {
+			io_u(d, 0);
+			return s;
+		}
+		size_t len = strlen(s);
+		uint32_t id = strtab_intern(d->seen, s, len);
+		if (id >= d->seq_cap) {
+			size_t old = d->seq_cap;
+			xgrow(&d->seq, &d->seq_cap, (size_t)id + 1, sizeof *d->seq);
+			for (size_t i = old; i < d->seq_cap; i++)
+				d->seq[i] = UINT32_MAX;
+		}
+		if (d->seq[id] != UINT32_MAX) {
+			io_u(d, (uint64_t)d->seq[id] + 2);
+			return s;
+		}
+		d->seq[id] = d->n_strs++;
+		io_u(d, 1);
+		io_u(d, len);
+		sbuf_add(&d->out, s, len);
+		sbuf_addc(&d->out, 0);
+		return s;
+	}
+	uint64_t tag = io_u(d, 0);
+	if (d->bad || tag == 0)
+		return NULL;
+	if (tag >= 2) {
+		if (tag - 2 >= d->n_strs) {
+			d->bad = true;
+			return NULL;
+		}
+		return d->strs[tag - 2];
+	}
+	uint64_t len = io_u(d, 0);
+	if (d->bad || (uint64_t)(d->end - d->p) < len + 1 || d->p[len] != 0) {
+		d->bad = true;
+		return NULL;
+	}
+	char *r = d->p;
+	d->p += len + 1;
+	xgrow(&d->strs, &d->strs_cap, d->n_strs + 1, sizeof *d->strs);
+	d->strs[d->n_strs++] = r;
+	return r;
+}
+
+/* A string the rank analysis owns (analysis_rank_free frees it). */
+static char *io_os(struct dio *d, char *s)
+{
+	const char *r = io_s(d, s);
+	if (!d->rd)
+		return s;
+	return r ? xstrdup(r) : NULL;
+}
+
+/* A count of elements of at least min bytes each: a read count the rest of the payload
+ * cannot hold makes the digest bad (no allocation from a hostile count). */
+static size_t io_n(struct dio *d, size_t n, size_t min)
+{
+	uint64_t v = io_u(d, n);
+	if (d->rd && v > (uint64_t)(d->end - d->p) / min) {
+		d->bad = true;
+		return 0;
+	}
+	return (size_t)v;
+}
+
+static void *io_array(struct dio *d, void *arr, size_t n, size_t elem)
+{
+	return d->rd ? xcalloc(n ? n : 1, elem) : arr;
+}
+
+/* A table the memory report names by its path: read back as a stub with the path only. */
+static const struct csv_table *io_table(struct dio *d, const struct csv_table *t)
+{
+	const char *path = io_s(d, t ? t->path : NULL);
+	if (!d->rd || !path)
+		return d->rd ? NULL : t;
+	struct csv_table *stub = xcalloc(1, sizeof *stub);
+	stub->path = (char *)path; /* borrowed from the payload; the stub is never csvt_free'd */
+	keep_add(d->keep, stub);
+	return stub;
+}
+
+static void io_comps(struct dio *d, struct mem_component **pc, size_t *pn, const struct csv_table *t)
+{
+	size_t n = io_n(d, *pn, 36);
+	struct mem_component *c = io_array(d, *pc, n, sizeof *c);
+	if (d->rd) {
+		*pc = c;
+		*pn = n;
+	}
+	for (size_t i = 0; i < n && !d->bad; i++) {
+		c[i].name = io_s(d, c[i].name);
+		c[i].samples = io_u(d, c[i].samples);
+		c[i].peak_allocated_mb = io_d(d, c[i].peak_allocated_mb);
+		c[i].peak_reserved_mb = io_d(d, c[i].peak_reserved_mb);
+		c[i].peak_active_mb = io_d(d, c[i].peak_active_mb);
+		c[i].last_reserved_mb = io_d(d, c[i].last_reserved_mb);
+		c[i].peak_ts = io_i(d, c[i].peak_ts);
+		/* the row as its file line: the stub table maps row to line one to one */
+		uint64_t line = io_u(d, !d->rd && t ? csvt_line(t, c[i].peak_row) : c[i].peak_row);
+		if (d->rd)
+			c[i].peak_row = (size_t)line;
+	}
+}
+
+static void io_mem(struct dio *d, struct mem_analysis *m)
+{
+	m->record = io_table(d, m->record);
+	m->modules = io_table(d, m->modules);
+	m->ops = io_table(d, m->ops);
+	m->record_in_kb = io_b(d, m->record_in_kb);
+	m->modules_in_kb = io_b(d, m->modules_in_kb);
+	io_comps(d, &m->comps, &m->n_comps, m->record);
+	io_comps(d, &m->mods, &m->n_mods, m->modules);
+	m->curve_component = io_s(d, m->curve_component);
+	m->curve_field = io_s(d, m->curve_field);
+	m->n_curve = io_e(d, m->n_curve, MEM_CURVE_POINTS + 1);
+	for (int i = 0; i < m->n_curve; i++)
+		m->curve[i] = io_d(d, m->curve[i]);
+	m->curve_t0 = io_i(d, m->curve_t0);
+	m->curve_t1 = io_i(d, m->curve_t1);
+	size_t n = io_n(d, m->n_top, 12);
+	struct mem_alloc *a = io_array(d, m->top, n, sizeof *a);
+	if (d->rd) {
+		m->top = a;
+		m->n_top = n;
+	}
+	for (size_t i = 0; i < n && !d->bad; i++) {
+		a[i].name = io_s(d, a[i].name);
+		a[i].size_mb = io_d(d, a[i].size_mb);
+		a[i].alloc_ts = io_i(d, a[i].alloc_ts);
+		a[i].duration_ns = io_i(d, a[i].duration_ns);
+		uint64_t line = io_u(d, !d->rd && m->ops ? csvt_line(m->ops, a[i].row) : a[i].row);
+		if (d->rd)
+			a[i].row = (size_t)line; /* as for the components: the stub's rows are lines */
+	}
+	m->n_allocs = io_u(d, m->n_allocs);
+	m->negative_sizes = io_u(d, m->negative_sizes);
+	m->never_released = io_u(d, m->never_released);
+	m->total_alloc_mb = io_d(d, m->total_alloc_mb);
+}
+
+static void io_steps(struct dio *d, struct rank_analysis *ra)
+{
+	size_t n = io_n(d, ra->n_steps, 20);
+	struct step *s = io_array(d, ra->steps, n, sizeof *s);
+	if (d->rd) {
+		ra->steps = s;
+		ra->n_steps = n;
+	}
+	for (size_t i = 0; i < n && !d->bad; i++) {
+		struct step *x = &s[i];
+		x->index = (int)io_i(d, x->index);
+		x->label = io_os(d, x->label);
+		x->start = io_i(d, x->start);
+		x->end = io_i(d, x->end);
+		x->has_window = io_b(d, x->has_window);
+		x->win_start = io_i(d, x->win_start);
+		x->win_end = io_i(d, x->win_end);
+		x->phase = (enum phase)io_e(d, x->phase, PHASE_MIXED + 1);
+		x->phase_source = (enum phase_source)io_e(d, x->phase_source, PHASE_SRC_COUNT);
+		x->phase_conf = (enum confidence)io_e(d, x->phase_conf, CONF_LOW + 1);
+		x->phase_evidence = io_os(d, x->phase_evidence);
+		x->marker_ev = UINT32_MAX; /* no events in a digest */
+		x->compute_ns = io_i(d, x->compute_ns);
+		x->comm_not_overlapped_ns = io_i(d, x->comm_not_overlapped_ns);
+		x->free_ns = io_i(d, x->free_ns);
+		x->host_only_ns = io_i(d, x->host_only_ns);
+		x->h2d_ns = io_i(d, x->h2d_ns);
+		x->d2h_ns = io_i(d, x->d2h_ns);
+		x->dispatch_ops = io_u(d, x->dispatch_ops);
+		x->graph_replays = io_u(d, x->graph_replays);
+	}
+}
+
+static void io_types(struct dio *d, struct op_type_stat **pt, size_t *pn)
+{
+	size_t n = io_n(d, *pn, 15);
+	struct op_type_stat *t = io_array(d, *pt, n, sizeof *t);
+	if (d->rd) {
+		*pt = t;
+		*pn = n;
+	}
+	for (size_t i = 0; i < n && !d->bad; i++) {
+		t[i].name = io_os(d, t[i].name);
+		t[i].scope = (uint8_t)io_e(d, t[i].scope, SCOPE_COUNT);
+		t[i].category = (uint8_t)io_e(d, t[i].category, CAT_COUNT);
+		t[i].count = io_u(d, t[i].count);
+		t[i].n_names = io_u(d, t[i].n_names);
+		t[i].total_ns = io_i(d, t[i].total_ns);
+		t[i].busy_ns = io_i(d, t[i].busy_ns);
+		t[i].share_pct = io_d(d, t[i].share_pct);
+	}
+}
+
+static void io_ops(struct dio *d, struct rank_analysis *ra)
+{
+	size_t n = io_n(d, ra->n_ops, 30);
+	struct op_stat *o = io_array(d, ra->ops, n, sizeof *o);
+	if (d->rd) {
+		ra->ops = o;
+		ra->n_ops = n;
+	}
+	for (size_t i = 0; i < n && !d->bad; i++) {
+		o[i].name = io_s(d, o[i].name);
+		if (d->rd && !o[i].name)
+			o[i].name = "";
+		o[i].scope = (uint8_t)io_e(d, o[i].scope, SCOPE_COUNT);
+		o[i].phase = (uint8_t)io_e(d, o[i].phase, PHASE_MIXED + 1);
+		o[i].category = (uint8_t)io_e(d, o[i].category, CAT_COUNT);
+		o[i].count = io_u(d, o[i].count);
+		o[i].total_ns = io_i(d, o[i].total_ns);
+		o[i].min_ns = io_i(d, o[i].min_ns);
+		o[i].max_ns = io_i(d, o[i].max_ns);
+		o[i].p50_ns = io_i(d, o[i].p50_ns);
+		o[i].p95_ns = io_i(d, o[i].p95_ns);
+		o[i].avg_ns = io_d(d, o[i].avg_ns);
+		o[i].share_pct = io_d(d, o[i].share_pct);
+		o[i].busy_ns = io_i(d, o[i].busy_ns);
+		o[i].csv_total_ns = io_i(d, o[i].csv_total_ns);
+		o[i].deviation_pct = io_d(d, o[i].deviation_pct);
+		o[i].type = io_s(d, o[i].type);
+	}
+	ra->ops_source = io_os(d, ra->ops_source);
+	io_types(d, &ra->op_types, &ra->n_op_types);
+	io_types(d, &ra->op_shapes, &ra->n_op_shapes);
+}
+
+static void io_metrics(struct dio *d, struct rank_analysis *ra)
+{
+	/* by key, so a build with more metrics reads an older digest's and leaves the new
+	 * ones absent */
+	size_t n = io_n(d, M_COUNT, 12);
+	for (size_t i = 0; i < n && !d->bad; i++) {
+		const char *key = io_s(d, i < M_COUNT ? metric_defs[i].key : NULL);
+		int m = (int)i;
+		if (d->rd) {
+			m = -1;
+			for (int k = 0; key && k < M_COUNT; k++)
+				if (!strcmp(metric_defs[k].key, key)) {
+					m = k;
+					break;
+				}
+		}
+		double v = io_d(d, m >= 0 ? ra->v[m] : 0);
+		bool have = io_b(d, m >= 0 && ra->have[m]);
+		int conf = io_e(d, m >= 0 ? (int)ra->conf[m] : 0, CONF_LOW + 1);
+		const char *src = io_s(d, m >= 0 ? ra->source[m] : NULL);
+		if (d->rd && m >= 0) {
+			ra->v[m] = v;
+			ra->have[m] = have;
+			ra->conf[m] = (enum confidence)conf;
+			ra->source[m] = src;
+		}
+	}
+}
+
+static void io_bottlenecks(struct dio *d, struct rank_analysis *ra)
+{
+	for (int k = 0; k < BN_COUNT && !d->bad; k++) {
+		struct bottleneck *b = &ra->bn[k];
+		b->kind = (enum bottleneck_kind)io_e(d, b->kind, BN_COUNT);
+		b->name = io_s(d, b->name);
+		if (d->rd && !b->name)
+			b->name = "";
+		b->score = (int)io_i(d, b->score);
+		b->bucket_ns = io_i(d, b->bucket_ns);
+		b->insufficient = io_os(d, b->insufficient);
+		size_t n = io_n(d, b->n_ev, 20);
+		struct evidence *e = io_array(d, b->ev, n, sizeof *e);
+		if (d->rd) {
+			b->ev = e;
+			b->n_ev = n;
+		}
+		for (size_t i = 0; i < n && !d->bad; i++) {
+			e[i].metric = io_s(d, e[i].metric);
+			e[i].value = io_d(d, e[i].value);
+			e[i].threshold = io_d(d, e[i].threshold);
+			e[i].unit = io_s(d, e[i].unit);
+			e[i].triggered = io_b(d, e[i].triggered);
+			e[i].text = io_os(d, e[i].text);
+		}
+		b->gain.low_pct = io_d(d, b->gain.low_pct);
+		b->gain.high_pct = io_d(d, b->gain.high_pct);
+		b->gain.conf = (enum confidence)io_e(d, b->gain.conf, CONF_LOW + 1);
+		b->gain.basis = io_os(d, b->gain.basis);
+		b->advice = io_os(d, b->advice);
+	}
+	ra->combined_gain_low = io_d(d, ra->combined_gain_low);
+	ra->combined_gain_high = io_d(d, ra->combined_gain_high);
+}
+
+static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident *id, struct coll_inst **pc,
+		    size_t *pnc)
+{
+	/* identity */
+	id->rank = (int)io_i(d, id->rank);
+	id->device_id = (int)io_i(d, id->device_id);
+	id->host = io_s(d, id->host);
+	id->label = io_s(d, id->label);
+	id->capture_path = io_s(d, id->capture_path);
+	id->torch_npu_version = io_s(d, id->torch_npu_version);
+	id->cann_version = io_s(d, id->cann_version);
+	id->trace_bytes = io_u(d, id->trace_bytes);
+	id->t0 = io_i(d, id->t0);
+
+	ra->rank = id->rank;
+	ra->has_trace = io_b(d, ra->has_trace);
+	ra->has_timeline = io_b(d, ra->has_timeline);
+	ra->t0 = id->t0;
+	io_metrics(d, ra);
+	ra->step_source = (enum step_source)io_e(d, ra->step_source, STEP_SRC_OP_SEQUENCE + 1);
+	ra->step_evidence = io_os(d, ra->step_evidence);
+	ra->phase_source = (enum phase_source)io_e(d, ra->phase_source, PHASE_SRC_COUNT);
+	ra->phase_conf = (enum confidence)io_e(d, ra->phase_conf, CONF_LOW + 1);
+	ra->phase_evidence = io_os(d, ra->phase_evidence);
+	for (int g = 0; g < PHASE_SRC_COUNT; g++)
+		ra->phase_steps[g] = io_u(d, ra->phase_steps[g]);
+	ra->workload = (enum workload)io_e(d, ra->workload, WORKLOAD_TRAINING + 1);
+	ra->workload_evidence = io_os(d, ra->workload_evidence);
+	io_steps(d, ra);
+	io_ops(d, ra);
+	int64_t *lm[4] = {ra->longest_idle, ra->longest_exposed, ra->longest_copy, ra->longest_sync};
+	for (int k = 0; k < 4; k++)
+		for (int j = 0; j < 2; j++)
+			lm[k][j] = io_i(d, lm[k][j]);
+
+	ra->n_checks = (size_t)io_e(d, (int)ra->n_checks, 3);
+	for (size_t i = 0; i < ra->n_checks && !d->bad; i++) {
+		struct crosscheck *c = &ra->checks[i];
+		c->source = io_s(d, c->source);
+		c->win_start = io_i(d, c->win_start);
+		c->win_end = io_i(d, c->win_end);
+		for (int k = 0; k < 3; k++) {
+			c->theirs[k] = io_i(d, c->theirs[k]);
+			c->ours[k] = io_i(d, c->ours[k]);
+			c->diff_pct[k] = io_d(d, c->diff_pct[k]);
+		}
+		c->agree = io_b(d, c->agree);
+		c->explanation = io_os(d, c->explanation);
+	}
+
+	struct attribution *a = &ra->attr;
+	a->valid = io_b(d, a->valid);
+	a->host_known = io_b(d, a->host_known);
+	a->wall_ns = io_i(d, a->wall_ns);
+	a->span_lo = io_i(d, a->span_lo);
+	a->span_hi = io_i(d, a->span_hi);
+	size_t nb = io_n(d, ATTR_COUNT, 1);
+	for (size_t k = 0; k < nb; k++) {
+		int64_t v = io_i(d, k < ATTR_COUNT ? a->ns[k] : 0);
+		if (k < ATTR_COUNT)
+			a->ns[k] = v;
+	}
+	if (d->rd && nb != ATTR_COUNT)
+		d->bad = true;
+	a->comm_split = io_s(d, a->comm_split);
+	io_bottlenecks(d, ra);
+
+	for (int m = 0; m < ALIGN_COUNT; m++)
+		ra->offset_ns[m] = io_i(d, ra->offset_ns[m]);
+	ra->residual_ns = io_i(d, ra->residual_ns);
+	ra->residual_max_ns = io_i(d, ra->residual_max_ns);
+	ra->matched_collectives = io_u(d, ra->matched_collectives);
+	ra->collective_ok = io_b(d, ra->collective_ok);
+	ra->coll_wait_ns = io_i(d, ra->coll_wait_ns);
+	ra->coll_transfer_ns = io_i(d, ra->coll_transfer_ns);
+	ra->coll_spread_ok = io_b(d, ra->coll_spread_ok);
+	ra->late_rank = (int)io_i(d, ra->late_rank);
+	io_mem(d, &ra->mem);
+
+	/* the Ascend advice findings (advice.h): their figures and evidence, not their events */
+	size_t na = io_n(d, ra->n_advice, 8);
+	struct advice_finding *av = io_array(d, ra->advice, na, sizeof *av);
+	if (d->rd) {
+		ra->advice = av;
+		ra->n_advice = na;
+	}
+	for (size_t i = 0; i < na && !d->bad; i++) {
+		struct advice_finding *f = &av[i];
+		f->rule = io_e(d, f->rule, ADV_COUNT);
+		f->triggered = io_b(d, f->triggered);
+		f->value = io_d(d, f->value);
+		f->count = io_u(d, f->count);
+		f->total_ns = io_i(d, f->total_ns);
+		f->share_pct = io_d(d, f->share_pct);
+		f->share_of = io_s(d, f->share_of);
+		f->exposed_ns = io_i(d, f->exposed_ns);
+		for (int k = 0; k < 4; k++)
+			f->host_ns[k] = io_i(d, f->host_ns[k]);
+		f->bucket = io_s(d, f->bucket);
+		if (d->rd)
+			f->event = UINT32_MAX; /* no events to show from a digest */
+		f->event_ts = io_i(d, f->event_ts);
+		f->event_end = io_i(d, f->event_end);
+		f->event_name = io_s(d, f->event_name);
+		f->csv_line = (uint32_t)io_u(d, f->csv_line);
+		f->conf = (enum confidence)io_e(d, (int)f->conf, 3);
+		f->evidence = io_os(d, f->evidence);
+	}
+
+	size_t nc = io_n(d, *pnc, 3);
+	struct coll_inst *c = io_array(d, *pc, nc, sizeof *c);
+	if (d->rd) {
+		*pc = c;
+		*pnc = nc;
+	}
+	for (size_t i = 0; i < nc && !d->bad; i++) {
+		c[i].name = io_s(d, c[i].name);
+		if (d->rd && !c[i].name)
+			c[i].name = "";
+		c[i].end = io_i(d, c[i].end);
+		c[i].dur = io_i(d, c[i].dur);
+		c[i].bytes = io_d(d, c[i].bytes);
+	}
+	if (d->rd && d->p != d->end)
+		d->bad = true;
+}
+
+/* ---- writing ------------------------------------------------------------------------- */
+
+static void put_le(unsigned char *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* Letters, digits, '-' and '_' only: a host name goes into a file name. */
+static void safe_name(const char *s, char *out, size_t size)
+{
+	size_t k = 0;
+	for (; s && *s && k + 1 < size; s++)
+		out[k++] = ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+			    *s == '-' || *s == '_')
+				   ? *s
+				   : '_';
+	if (!k)
+		out[k++] = '_';
+	out[k] = 0;
+}
+
+static uint64_t rank_trace_bytes(const struct rank_data *rd)
+{
+	return rd->trace_bytes_total;
+}
+
+/* Rank i of an analysis as a whole digest file in memory (header and payload; owned,
+ * *len bytes). */
+static char *digest_encode(const struct analysis *an, size_t i, const char *host, size_t *len)
+{
+	const struct rank_analysis *ra = &an->ranks[i];
+	const struct rank_data *rd = &an->cap->ranks[ra->rank_index];
+	const struct rank_plan *rp = rd->plan;
+	char *abs = realpath(rp->output_dir ? rp->output_dir : an->cap->plan.path, NULL);
+	struct digest_ident id = {
+		.rank = ra->rank,
+		.device_id = rp->device_id,
+		.host = host,
+		.label = rp->label,
+		.capture_path = abs ? abs : (rp->output_dir ? rp->output_dir : an->cap->plan.path),
+		.torch_npu_version = rp->info.torch_npu_version,
+		.cann_version = rp->info.cann_version,
+		.trace_bytes = rank_trace_bytes(rd),
+		.t0 = ra->t0,
+	};
+	struct dio d = {.rd = false, .seen = strtab_new()};
+	sbuf_add(&d.out, DIGEST_MAGIC, 8);
+	char zero[DIGEST_HEADER - 8] = {0};
+	sbuf_add(&d.out, zero, sizeof zero); /* the rest of the header, filled below */
+	struct coll_inst *colls = an->colls ? an->colls[i] : NULL;
+	size_t nc = an->n_colls ? an->n_colls[i] : 0;
+	/* a split drawn from the peers digested in this run is undone: the reader splits again
+	 * over every digest (the ranks of other nodes included) */
+	struct rank_analysis w = *ra;
+	if (w.attr.valid && w.attr.comm_split &&
+	    (!strcmp(w.attr.comm_split, ANALYSIS_SPLIT_SPREAD) || !strcmp(w.attr.comm_split, ANALYSIS_SPLIT_SPREAD_CAPPED))) {
+		w.attr.ns[ATTR_COMM_UNSPLIT] += w.attr.ns[ATTR_COMM_WAIT] + w.attr.ns[ATTR_COMM_TRANSFER];
+		w.attr.ns[ATTR_COMM_WAIT] = w.attr.ns[ATTR_COMM_TRANSFER] = 0;
+		w.attr.comm_split = "none: no communication.json and no peer ranks";
+	}
+	io_rank(&d, &w, &id, &colls, &nc);
+	unsigned char *h = (unsigned char *)d.out.buf;
+	size_t plen = d.out.len - DIGEST_HEADER;
+	put_le(h + 8, DIGEST_VERSION, 4);
+	put_le(h + 12, 0, 4);
+	put_le(h + 16, plen, 8);
+	put_le(h + 24, XXH3_64bits(d.out.buf + DIGEST_HEADER, plen), 8);
+	strtab_free(d.seen);
+	free(d.seq);
+	free(abs);
+	*len = d.out.len;
+	return sbuf_detach(&d.out);
+}
+
+static void local_host(char *host, size_t size)
+{
+	if (gethostname(host, size - 1))
+		snprintf(host, size, "unknown");
+	host[size - 1] = 0;
+}
+
+int digest_write(const struct analysis *an, size_t i, const char *outdir, struct diag_list *dl, uint64_t *bytes_out)
+{
+	const struct rank_analysis *ra = &an->ranks[i];
+	const struct rank_plan *rp = an->cap->ranks[ra->rank_index].plan;
+	char host[256] = "";
+	local_host(host, sizeof host);
+	size_t len;
+	char *buf = digest_encode(an, i, host, &len);
+	int rc = -1;
+	char hname[128];
+	safe_name(host, hname, sizeof hname);
+	char dev[24] = "";
+	if (rp->device_id >= 0)
+		snprintf(dev, sizeof dev, ".d%d", rp->device_id);
+	char *final = xasprintf("%s/rank%05d.%s%s%s", outdir, ra->rank, hname, dev, DIGEST_SUFFIX);
+	char *tmp = xasprintf("%s/.rank%05d.%s.%ld.tmp", outdir, ra->rank, hname, (long)getpid());
+	if (mkdir(outdir, 0777) && errno != EEXIST) {
+		diag_add(dl, DIAG_ERROR, outdir, -1, -1, "cannot create the digest directory: %s", strerror(errno));
+		goto out;
+	}
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		diag_add(dl, DIAG_ERROR, tmp, -1, -1, "cannot write: %s", strerror(errno));
+		goto out;
+	}
+	bool ok = fwrite(buf, 1, len, f) == len;
+	ok = (fflush(f) == 0) && ok;
+	ok = (fsync(fileno(f)) == 0 || errno == EINVAL) && ok;
+	ok = (fclose(f) == 0) && ok;
+	if (!ok || rename(tmp, final)) {
+		diag_add(dl, DIAG_ERROR, final, -1, -1, "cannot write: %s", strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	if (bytes_out)
+		*bytes_out = len;
+	rc = 0;
+out:
+	free(final);
+	free(tmp);
+	free(buf);
+	return rc;
+}
+
+/* ---- reading ------------------------------------------------------------------------- */
+
+int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_analysis *ra, struct digest_ident *id,
+		 struct coll_inst **colls, size_t *n_colls, char *why, size_t size)
+{
+	const unsigned char *h = (const unsigned char *)buf;
+	if (len < 8 || memcmp(buf, DIGEST_MAGIC, 8)) {
+		snprintf(why, size, "not a digest (no ASCPDIG magic)");
+		return -1;
+	}
+	if (len < DIGEST_HEADER) {
+		snprintf(why, size, "truncated: %zu bytes, shorter than the %d-byte header", len, DIGEST_HEADER);
+		return -1;
+	}
+	uint64_t version = get_le(h + 8, 4), plen = get_le(h + 16, 8), sum = get_le(h + 24, 8);
+	if (version != DIGEST_VERSION) {
+		snprintf(why, size, "digest format version %llu; this build reads version %u (write it again with this build)",
+			 (unsigned long long)version, DIGEST_VERSION);
+		return -1;
+	}
+	if (plen != len - DIGEST_HEADER) {
+		snprintf(why, size, "truncated or padded: the header says %llu payload bytes, the file has %zu",
+			 (unsigned long long)plen, len - DIGEST_HEADER);
+		return -1;
+	}
+	if (XXH3_64bits(buf + DIGEST_HEADER, plen) != sum) {
+		snprintf(why, size, "checksum mismatch: the file was changed or damaged after it was written");
+		return -1;
+	}
+	memset(ra, 0, sizeof *ra);
+	ra->late_rank = -1;
+	memset(id, 0, sizeof *id);
+	*colls = NULL;
+	*n_colls = 0;
+	struct dio d = {.rd = true, .p = buf + DIGEST_HEADER, .end = buf + len, .keep = keep};
+	io_rank(&d, ra, id, colls, n_colls);
+	free(d.strs);
+	if (d.bad) {
+		analysis_rank_free(ra);
+		free(*colls);
+		*colls = NULL;
+		*n_colls = 0;
+		snprintf(why, size, "the payload does not follow the version %u layout", DIGEST_VERSION);
+		return -1;
+	}
+	return 0;
+}
+
+struct digest_keep *digest_keep_new(void) { return xcalloc(1, sizeof(struct digest_keep)); }
+
+void digest_keep_add(struct digest_keep *k, void *p) { keep_add(k, p); }
+
+/* ---- a directory of digests ---------------------------------------------------------- */
+
+struct loaded {
+	struct rank_analysis ra;
+	struct digest_ident id;
+	struct coll_inst *colls;
+	size_t n_colls;
+	char *path;
+	bool drop;
+};
+
+static int cmp_loaded(const void *a, const void *b)
+{
+	const struct loaded *x = a, *y = b;
+	if (x->ra.rank != y->ra.rank)
+		return x->ra.rank < y->ra.rank ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static char *read_all(const char *path, size_t *len, char *why, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, size, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, size, "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	size_t n = (size_t)st.st_size, got = 0;
+	char *buf = xmalloc(n + 1);
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			break;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = 0;
+	*len = got;
+	return buf;
+}
+
+static char **list_digests(const char *path, size_t *n)
+{
+	char **out = NULL;
+	size_t cap = 0;
+	*n = 0;
+	struct stat st;
+	if (stat(path, &st))
+		return NULL;
+	if (!S_ISDIR(st.st_mode)) {
+		out = xmalloc(sizeof *out);
+		out[0] = xstrdup(path);
+		*n = 1;
+		return out;
+	}
+	DIR *dir = opendir(path);
+	if (!dir)
+		return NULL;
+	struct dirent *de;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.' || !has_suffix(de->d_name, DIGEST_SUFFIX))
+			continue;
+		xgrow(&out, &cap, *n + 1, sizeof *out);
+		out[(*n)++] = xasprintf("%s/%s", path, de->d_name);
+	}
+	closedir(dir);
+	return out;
+}
+
+bool digest_path_is_digests(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return false;
+	if (S_ISREG(st.st_mode)) {
+		char magic[8];
+		FILE *f = fopen(path, "rb");
+		bool yes = f && fread(magic, 1, 8, f) == 8 && !memcmp(magic, DIGEST_MAGIC, 8);
+		if (f)
+			fclose(f);
+		return yes;
+	}
+	size_t n;
+	char **list = list_digests(path, &n);
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+	return n > 0;
+}
+
+/* Ranks of one run start within minutes of each other; a gap of more than this between
+ * the sorted first-event times splits the digests into runs. */
+#define RUN_GAP_NS (10LL * 60 * 1000000000)
+
+static int cmp_i64p(const void *a, const void *b)
+{
+	int64_t x = **(int64_t *const *)a, y = **(int64_t *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Keeps the largest run (the latest of equal ones) and marks the others dropped. */
+static void keep_one_run(struct loaded *L, size_t n, struct diag_list *dl)
+{
+	if (n < 2)
+		return;
+	int64_t **t = xmalloc(n * sizeof *t);
+	for (size_t i = 0; i < n; i++)
+		t[i] = &L[i].id.t0;
+	xqsort(t, n, sizeof *t, cmp_i64p);
+	size_t best0 = 0, bestn = 0, start = 0, runs = 0;
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && *t[i] - *t[i - 1] <= RUN_GAP_NS)
+			continue;
+		runs++;
+		if (i - start >= bestn) {
+			bestn = i - start;
+			best0 = start;
+		}
+		start = i;
+	}
+	if (runs > 1) {
+		int64_t lo = *t[best0], hi = *t[best0 + bestn - 1];
+		for (size_t i = 0; i < n; i++) {
+			if (L[i].id.t0 >= lo && L[i].id.t0 <= hi)
+				continue;
+			L[i].drop = true;
+			diag_add(dl, DIAG_ERROR, L[i].path, -1, -1,
+				 "rank %d is from another run (it started %.0f s from the %zu ranks kept; "
+				 "ranks of one run start within %lld minutes); left out",
+				 L[i].ra.rank, (double)(L[i].id.t0 - lo) / 1e9, bestn, RUN_GAP_NS / 60000000000LL);
+		}
+	}
+	free(t);
+}
+
+struct analysis *digest_open(const char *path)
+{
+	struct capture *cap = xcalloc(1, sizeof *cap);
+	diag_init(&cap->diags);
+	cap->plan.path = xstrdup(path);
+	struct analysis *an = xcalloc(1, sizeof *an);
+	an->cap = cap;
+	an->from_digests = true;
+	an->keep = xcalloc(1, sizeof *an->keep);
+	diag_init(&an->diags);
+
+	size_t nf;
+	char **files = list_digests(path, &nf);
+	struct loaded *L = xcalloc(nf ? nf : 1, sizeof *L);
+	size_t n = 0;
+	for (size_t i = 0; i < nf; i++) {
+		char why[256];
+		size_t len = 0;
+		char *buf = read_all(files[i], &len, why, sizeof why);
+		struct loaded *x = &L[n];
+		if (buf && digest_parse(buf, len, an->keep, &x->ra, &x->id, &x->colls, &x->n_colls, why, sizeof why) == 0) {
+			keep_add(an->keep, buf);
+			x->path = files[i];
+			n++;
+			continue;
+		}
+		free(buf);
+		diag_add(&cap->diags, DIAG_ERROR, files[i], -1, -1, "%s; left out", why);
+		free(files[i]);
+	}
+	free(files);
+	/* captures beside the digests: analysed here, then read through the same encoding, so
+	 * every rank is held alike */
+	struct stat st;
+	if (nf && !stat(path, &st) && S_ISDIR(st.st_mode)) {
+		struct capture *mix = capture_open(path, NULL);
+		if (mix->usable && mix->n_ranks) {
+			capture_load(mix);
+			struct analysis *ma = analysis_run(mix);
+			char host[256];
+			local_host(host, sizeof host);
+			L = xrealloc(L, (nf + ma->n_ranks) * sizeof *L);
+			for (size_t r = 0; r < ma->n_ranks; r++) {
+				char why[256];
+				size_t len;
+				char *buf = digest_encode(ma, r, host, &len);
+				struct loaded *x = &L[n];
+				memset(x, 0, sizeof *x);
+				if (digest_parse(buf, len, an->keep, &x->ra, &x->id, &x->colls, &x->n_colls, why, sizeof why)) {
+					free(buf); /* cannot happen: the same walk wrote it */
+					continue;
+				}
+				keep_add(an->keep, buf);
+				x->path = xasprintf("%s (capture)", mix->ranks[ma->ranks[r].rank_index].plan->output_dir);
+				n++;
+			}
+			diag_append(&cap->diags, &mix->diags);
+			analysis_free(ma);
+		}
+		capture_free(mix);
+	}
+	if (!nf)
+		diag_add(&cap->diags, DIAG_ERROR, path, -1, -1, "no *%s files here", DIGEST_SUFFIX);
+	xqsort(L, n, sizeof *L, cmp_loaded);
+	keep_one_run(L, n, &cap->diags);
+	/* duplicated ranks: the first by file name stays */
+	for (size_t i = 1; i < n; i++) {
+		if (L[i].drop)
+			continue;
+		for (size_t j = i; j-- > 0;) {
+			if (L[j].ra.rank != L[i].ra.rank)
+				break;
+			if (L[j].drop)
+				continue;
+			L[i].drop = true;
+			diag_add(&cap->diags, DIAG_ERROR, L[i].path, -1, -1,
+				 "rank %d is already read from %s (host %s, capture %s); this one (host %s) left out",
+				 L[i].ra.rank, L[j].path, L[j].id.host ? L[j].id.host : "?",
+				 L[j].id.capture_path ? L[j].id.capture_path : "?", L[i].id.host ? L[i].id.host : "?");
+			break;
+		}
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		kept += !L[i].drop;
+	cap->plan.ranks = xcalloc(kept ? kept : 1, sizeof *cap->plan.ranks);
+	cap->ranks = xcalloc(kept ? kept : 1, sizeof *cap->ranks);
+	an->ranks = xcalloc(kept ? kept : 1, sizeof *an->ranks);
+	an->colls = xcalloc(kept ? kept : 1, sizeof *an->colls);
+	an->n_colls = xcalloc(kept ? kept : 1, sizeof *an->n_colls);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct loaded *x = &L[i];
+		if (x->drop) {
+			analysis_rank_free(&x->ra);
+			free(x->colls);
+			free(x->path);
+			continue;
+		}
+		struct rank_plan *rp = &cap->plan.ranks[k];
+		rp->rank = x->ra.rank;
+		rp->label = xstrdup(x->id.label ? x->id.label : "");
+		rp->output_dir = xstrdup(x->id.capture_path ? x->id.capture_path : "");
+		rp->device_id = x->id.device_id;
+		if (x->id.torch_npu_version)
+			rp->info.torch_npu_version = xstrdup(x->id.torch_npu_version);
+		if (x->id.cann_version)
+			rp->info.cann_version = xstrdup(x->id.cann_version);
+		struct rank_data *rd = &cap->ranks[k];
+		rp->export_done = true;
+		rd->plan = rp;
+		rd->store.strs = strtab_new(); /* no events, but views look names up */
+		rd->trace_bytes_total = x->id.trace_bytes;
+		atomic_init(&rd->state, RANK_READY);
+		atomic_init(&rd->csv_ready, true);
+		an->ranks[k] = x->ra;
+		an->ranks[k].rank_index = k;
+		an->colls[k] = x->colls;
+		an->n_colls[k] = x->n_colls;
+		free(x->path);
+		k++;
+	}
+	free(L);
+	cap->plan.n_ranks = cap->n_ranks = an->n_ranks = kept;
+	cap->usable = kept > 0;
+	atomic_init(&cap->done, true);
+	/* what spans ranks is computed again over every digest: the alignment from the
+	 * collectives, the slow-rank flags, the cluster analysis */
+	analysis_workload_peers(an->ranks, an->n_ranks);
+	analysis_align_lists(an->ranks, an->n_ranks, an->colls, an->n_colls);
+	analysis_slow_ranks(an);
+	an->comm = comm_analyse(cap);
+	/* then what draws on the peers: the wait/transfer split from the collectives (for the
+	 * ranks without communication.json), the late rank and the bottlenecks over it */
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		struct rank_analysis *ra = &an->ranks[i];
+		if (ra->attr.valid && ra->attr.ns[ATTR_COMM_UNSPLIT] && ra->coll_spread_ok)
+			attribution_split_comm(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
+					       ra->coll_spread_capped ? ANALYSIS_SPLIT_SPREAD_CAPPED : ANALYSIS_SPLIT_SPREAD);
+	}
+	analysis_late_rank(an);
+	for (size_t i = 0; i < an->n_ranks; i++)
+		analysis_bottlenecks(&an->ranks[i]);
+	an->cluster = cluster_analyse(an);
+	return an;
+}
+
+struct analysis *digest_open_summaries(const char *path)
+{
+	if (digest_path_is_digests(path))
+		return digest_open(path);
+	if (cluster_output_is(path))
+		return cluster_output_open(path);
+	return NULL;
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/* `--digest OUTDIR CAPTURE...` (digest_cmd.h). */
+#include "config.h"
+#include "digest_cmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analysis.h"
+#include "digest.h"
+#include "jsonw.h"
+#include "summary.h"
+#include "xalloc.h"
+
+/* dir resolved, also when it does not exist yet: its nearest existing ancestor resolved,
+ * then the rest of it as given (owned; NULL when nothing resolves). */
+static char *resolve_future(const char *dir)
+{
+	char *copy = xstrdup(dir);
+	size_t cut = strlen(copy);
+	char *r = NULL;
+	for (;;) {
+		char saved = copy[cut];
+		copy[cut] = 0;
+		char *base = realpath(cut ? copy : ".", NULL);
+		copy[cut] = saved;
+		if (base) {
+			const char *rest = copy + cut;
+			while (*rest == '/')
+				rest++;
+			r = *rest ? xasprintf("%s/%s", strcmp(base, "/") ? base : "", rest) : xstrdup(base);
+			free(base);
+			break;
+		}
+		if (!cut)
+			break;
+		/* drop the last component */
+		while (cut > 0 && copy[cut - 1] == '/')
+			cut--;
+		while (cut > 0 && copy[cut - 1] != '/')
+			cut--;
+		if (cut == 1 && copy[0] == '/') /* keep the root */
+			;
+		else if (cut > 0)
+			cut--;
+	}
+	free(copy);
+	return r;
+}
+
+/* True when dir is path or lies below it (both resolved; dir may not exist yet). */
+static bool inside(const char *dir, const char *path)
+{
+	char *a = resolve_future(dir), *b = realpath(path, NULL);
+	bool in = false;
+	if (a && b) {
+		size_t n = strlen(b);
+		in = !strncmp(a, b, n) && (a[n] == 0 || a[n] == '/' || (n == 1 && b[0] == '/'));
+	}
+	free(a);
+	free(b);
+	return in;
+}
+
+int digest_command(const char *outdir, char *const *paths, size_t n, const struct capture_opts *opts, FILE *out,
+		   FILE *err)
+{
+	/* checked before anything is created: nothing is ever written into a capture */
+	for (size_t i = 0; i < n; i++)
+		if (inside(outdir, paths[i])) {
+			fprintf(err, "ascprof-tui: --digest %s lies inside the capture %s; digests never go into a "
+				     "capture: give a directory outside it\n",
+				outdir, paths[i]);
+			return 2;
+		}
+	if (mkdir(outdir, 0777) && errno != EEXIST) {
+		fprintf(err, "ascprof-tui: cannot create %s: %s\n", outdir, strerror(errno));
+		return 1;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct capture *cap = capture_open(paths[i], opts);
+		if (!cap->usable) {
+			summary_print_diags(&cap->diags, err, "");
+			fprintf(err, "ascprof-tui: nothing to digest in %s\n", paths[i]);
+			capture_free(cap);
+			rc = 1;
+			continue;
+		}
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		struct diag_list dl;
+		diag_init(&dl);
+		for (size_t r = 0; r < an->n_ranks; r++) {
+			uint64_t bytes = 0, trace = cap->ranks[an->ranks[r].rank_index].trace_bytes_total;
+			if (digest_write(an, r, outdir, &dl, &bytes)) {
+				rc = 1;
+				continue;
+			}
+			fprintf(out, "rank %d: %llu bytes", an->ranks[r].rank, (unsigned long long)bytes);
+			if (trace)
+				fprintf(out, " (%.2f %% of its trace's %llu bytes)", 100.0 * (double)bytes / (double)trace,
+					(unsigned long long)trace);
+			fputc('\n', out);
+		}
+		if (an->n_ranks < cap->n_ranks) {
+			fprintf(err, "ascprof-tui: %s: %zu of %zu ranks could not be analysed; no digest for them\n",
+				paths[i], cap->n_ranks - an->n_ranks, cap->n_ranks);
+			rc = 1;
+		}
+		summary_print_diags(&dl, err, "");
+		diag_free(&dl);
+		analysis_free(an);
+		capture_free(cap);
+	}
+	return rc;
+}
+
+void digest_summary(const struct analysis *an, bool json, FILE *out)
+{
+	const struct capture *cap = an->cap;
+	if (json) {
+		struct jsonw w;
+		jsonw_init(&w, out, true);
+		jsonw_obj_begin(&w);
+		jsonw_key(&w, "path");
+		jsonw_str(&w, cap->plan.path);
+		jsonw_key(&w, "kind");
+		jsonw_str(&w, "summaries");
+		jsonw_key(&w, "ranks");
+		jsonw_arr_begin(&w);
+		for (size_t i = 0; i < an->n_ranks; i++) {
+			const struct rank_analysis *ra = &an->ranks[i];
+			const struct rank_data *rd = &cap->ranks[ra->rank_index];
+			jsonw_obj_begin(&w);
+			jsonw_key(&w, "rank");
+			jsonw_int(&w, ra->rank);
+			jsonw_key(&w, "label");
+			jsonw_str(&w, rd->plan->label);
+			jsonw_key(&w, "capture");
+			jsonw_str(&w, rd->plan->output_dir);
+			jsonw_key(&w, "trace_bytes");
+			jsonw_uint(&w, rd->trace_bytes_total);
+			jsonw_key(&w, "steps");
+			jsonw_uint(&w, ra->n_steps);
+			jsonw_obj_end(&w);
+		}
+		jsonw_arr_end(&w);
+		summary_json_diags(&w, (struct diag_list *)&cap->diags);
+		jsonw_obj_end(&w);
+		fputc('\n', out);
+		return;
+	}
+	fputs("ascprof-tui " PACKAGE_VERSION " summary of ", out);
+	summary_put_clean(out, cap->plan.path);
+	fprintf(out, "\n%zu rank(s) read without their events (digests or a cluster table)\n", an->n_ranks);
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		const struct rank_data *rd = &cap->ranks[ra->rank_index];
+		fprintf(out, "  rank %-5d %4zu steps  trace %llu bytes  ", ra->rank, ra->n_steps,
+			(unsigned long long)rd->trace_bytes_total);
+		summary_put_clean(out, rd->plan->output_dir);
+		fputc('\n', out);
+	}
+	if (cap->diags.n) {
+		fputs("diagnostics:\n", out);
+		summary_print_diags((struct diag_list *)&cap->diags, out, "  ");
+	}
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/* The report's cluster section (cluster.h): ranks x steps, slow ranks and their evidence,
+ * wait against transfer per communication group, the rank everyone waits for. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "jsonw.h"
+#include "report.h"
+#include "summary.h"
+
+/* Text tables stop here; --json has everything. */
+#define TEXT_STEPS 8
+#define TEXT_GROUPS 20
+
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+
+static const char *z_text(double z, char *buf, size_t size)
+{
+	if (isnan(z))
+		snprintf(buf, size, "-");
+	else if (isinf(z))
+		snprintf(buf, size, "%s", z > 0 ? "inf" : "-inf");
+	else
+		snprintf(buf, size, "%.1f", z);
+	return buf;
+}
+
+static void text_slow(const struct cluster_analysis *ca, FILE *out)
+{
+	fprintf(out,
+		"  slow ranks: x = own work per step, the median over a rank's steps of\n"
+		"  (%s); over %zu ranks median %.3f ms, MAD %.3f ms; robust z = (x - median) / (1.4826 x MAD);\n"
+		"  slow when z > %.1f and x > %.0f %% over the median\n",
+		ca->own_basis, ca->judged, ms(ca->own_median_ns), ms(ca->own_mad_ns), CLUSTER_Z_SLOW,
+		CLUSTER_MIN_EXCESS * 100);
+	if (ca->judged < 3) {
+		fputs("    not judged: fewer than 3 ranks with steps\n", out);
+		return;
+	}
+	if (!ca->n_slow) {
+		fputs("    no slow rank\n", out);
+		return;
+	}
+	/* the medians of the evidence across ranks */
+	for (size_t r = 0; r < ca->n_ranks; r++) {
+		const struct cluster_rank *cr = &ca->ranks[r];
+		if (!cr->slow)
+			continue;
+		char z[32];
+		fprintf(out,
+			"    rank %d: own work %.3f ms per step (+%.1f %% over the median, z %s); compute %.3f ms per "
+			"step, waits %.3f ms per step; last to arrive in %zu collectives (the others waited %.3f ms)\n",
+			cr->rank, ms(cr->own_ns), cr->excess * 100, z_text(cr->z, z, sizeof z), ms(cr->compute_ns),
+			ms(cr->wait_step_ns), cr->last_count, ms(cr->caused_ns));
+	}
+}
+
+void report_cluster_text(const struct analysis *an, FILE *out)
+{
+	const struct cluster_analysis *ca = an->cluster;
+	if (!ca)
+		return;
+	fprintf(out, "\ncluster: %zu ranks, up to %zu steps, %zu collectives matched across ranks (by name and "
+		     "occurrence)\n",
+		ca->n_ranks, ca->n_steps, ca->matched);
+	text_slow(ca, out);
+	if (ca->waited_rank >= 0)
+		fprintf(out, "  the rank everyone waits for: rank %d (last to arrive in %zu of %zu matched collectives; "
+			     "the others waited %.3f ms in them)\n",
+			ca->waited_rank, ca->waited_count, ca->matched, ms(ca->waited_ns));
+	else if (ca->last_rank >= 0)
+		fprintf(out, "  the rank everyone waits for: none (the last to arrive changes; most often rank %d, in %zu "
+			     "of %zu matched collectives)\n",
+			ca->last_rank, ca->waited_count, ca->matched);
+	else
+		fputs("  the rank everyone waits for: none (no matched collective with a wait)\n", out);
+	if (ca->n_groups) {
+		fputs("  communication groups (transfer = least duration of a collective across the group's ranks,\n"
+		      "  wait = own duration - least)\n"
+		      "    group             collectives  ranks   transfer ms       wait ms  wait %  waited for\n",
+		      out);
+		for (size_t g = 0; g < ca->n_groups && g < TEXT_GROUPS; g++) {
+			const struct cluster_group *cg = &ca->groups[g];
+			int64_t all = cg->wait_ns + cg->transfer_ns;
+			fputs("    ", out);
+			summary_put_clean(out, cg->name);
+			int pad = 18 - (int)strlen(cg->name);
+			fprintf(out, "%*s%11zu %6zu %13.3f %13.3f %6.1f  ", pad > 0 ? pad : 1, "", cg->collectives,
+				cg->n_ranks, ms(cg->transfer_ns), ms(cg->wait_ns),
+				all > 0 ? 100.0 * (double)cg->wait_ns / (double)all : 0.0);
+			if (cg->waited_rank >= 0)
+				fprintf(out, "rank %d (%zu times)\n", cg->waited_rank, cg->waited_count);
+			else
+				fputs("-\n", out);
+		}
+		if (ca->n_groups > TEXT_GROUPS)
+			fprintf(out, "    ... %zu more groups (see --json)\n", ca->n_groups - TEXT_GROUPS);
+	}
+	fputs("  ranks (medians per step; totals over the capture)\n"
+	      "    rank  steps   step ms    own ms  compute ms  exposed comm ms   wait ms  transfer ms      z  last\n",
+	      out);
+	for (size_t r = 0; r < ca->n_ranks; r++) {
+		const struct cluster_rank *cr = &ca->ranks[r];
+		char z[32];
+		fprintf(out, "    %-5d %5zu %9.3f %9.3f %11.3f %16.3f %9.3f %12.3f %6s %5zu%s\n", cr->rank, cr->n_steps,
+			ms(cr->step_ns), ms(cr->own_ns), ms(cr->compute_ns), ms(cr->exposed_ns), ms(cr->wait_ns),
+			ms(cr->transfer_ns), z_text(cr->z, z, sizeof z), cr->last_count, cr->slow ? "  SLOW" : "");
+	}
+	if (ca->n_steps) {
+		size_t shown = ca->n_steps < TEXT_STEPS ? ca->n_steps : TEXT_STEPS;
+		fprintf(out, "  ranks x steps: step ms / exposed comm ms / wait ms (the first %zu steps)\n    rank ", shown);
+		for (size_t s = 0; s < shown; s++)
+			fprintf(out, " %20zu", s + 1);
+		fputc('\n', out);
+		for (size_t r = 0; r < ca->n_ranks; r++) {
+			fprintf(out, "    %-5d", ca->ranks[r].rank);
+			for (size_t s = 0; s < shown; s++) {
+				const struct cluster_cell *c = cluster_cell(ca, r, s);
+				if (c->dur_ns < 0) {
+					fprintf(out, " %20s", "-");
+					continue;
+				}
+				char cell[64];
+				snprintf(cell, sizeof cell, "%.2f/%.2f/%.2f", ms(c->dur_ns), ms(c->exposed_ns), ms(c->wait_ns));
+				fprintf(out, " %20s", cell);
+			}
+			fputc('\n', out);
+		}
+	}
+	if (an->from_digests)
+		fputs("  (read from digests: the raw events stay in each rank's capture; open it there to drill down)\n",
+		      out);
+}
+
+static void jms(struct jsonw *w, const char *key, int64_t ns)
+{
+	jsonw_key(w, key);
+	jsonw_double(w, (double)ns / 1e3, 3);
+}
+
+static void jdbl(struct jsonw *w, const char *key, double v, int dec)
+{
+	jsonw_key(w, key);
+	if (isfinite(v))
+		jsonw_double(w, v, dec);
+	else if (isinf(v))
+		jsonw_str(w, v > 0 ? "inf" : "-inf");
+	else
+		jsonw_null(w);
+}
+
+void report_cluster_json(struct jsonw *w, const struct analysis *an)
+{
+	const struct cluster_analysis *ca = an->cluster;
+	jsonw_key(w, "cluster");
+	if (!ca) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_key(w, "from_digests");
+	jsonw_bool(w, an->from_digests);
+	jsonw_key(w, "ranks_n");
+	jsonw_uint(w, ca->n_ranks);
+	jsonw_key(w, "steps_n");
+	jsonw_uint(w, ca->n_steps);
+	jsonw_key(w, "matched_collectives");
+	jsonw_uint(w, ca->matched);
+	jsonw_key(w, "slow_rank_rule");
+	jsonw_obj_begin(w);
+	jsonw_key(w, "statistic");
+	jsonw_str(w, ca->own_basis);
+	jms(w, "median_us", ca->own_median_ns);
+	jms(w, "mad_us", ca->own_mad_ns);
+	jdbl(w, "z_above", CLUSTER_Z_SLOW, 2);
+	jdbl(w, "excess_above", CLUSTER_MIN_EXCESS, 3);
+	jsonw_key(w, "judged");
+	jsonw_uint(w, ca->judged);
+	jsonw_obj_end(w);
+	jsonw_key(w, "slow_ranks");
+	jsonw_arr_begin(w);
+	for (size_t r = 0; r < ca->n_ranks; r++)
+		if (ca->ranks[r].slow)
+			jsonw_int(w, ca->ranks[r].rank);
+	jsonw_arr_end(w);
+	jsonw_key(w, "waited_for_rank");
+	if (ca->waited_rank >= 0)
+		jsonw_int(w, ca->waited_rank);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "most_often_last_rank");
+	if (ca->last_rank >= 0)
+		jsonw_int(w, ca->last_rank);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "last_count");
+	jsonw_uint(w, ca->waited_count);
+	jms(w, "last_caused_wait_us", ca->waited_ns);
+	jsonw_key(w, "groups");
+	jsonw_arr_begin(w);
+	for (size_t g = 0; g < ca->n_groups; g++) {
+		const struct cluster_group *cg = &ca->groups[g];
+		jsonw_obj_begin(w);
+		jsonw_key(w, "group");
+		jsonw_str(w, cg->name);
+		jsonw_key(w, "collectives");
+		jsonw_uint(w, cg->collectives);
+		jsonw_key(w, "ranks");
+		jsonw_uint(w, cg->n_ranks);
+		jms(w, "transfer_us", cg->transfer_ns);
+		jms(w, "wait_us", cg->wait_ns);
+		jsonw_key(w, "waited_for_rank");
+		if (cg->waited_rank >= 0)
+			jsonw_int(w, cg->waited_rank);
+		else
+			jsonw_null(w);
+		jsonw_key(w, "waited_for_count");
+		jsonw_uint(w, cg->waited_count);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "ranks");
+	jsonw_arr_begin(w);
+	for (size_t r = 0; r < ca->n_ranks; r++) {
+		const struct cluster_rank *cr = &ca->ranks[r];
+		const struct rank_analysis *ra = &an->ranks[r];
+		jsonw_obj_begin(w);
+		jsonw_key(w, "rank");
+		jsonw_int(w, cr->rank);
+		jsonw_key(w, "capture");
+		jsonw_str(w, an->cap->ranks[ra->rank_index].plan->output_dir);
+		jsonw_key(w, "steps");
+		jsonw_uint(w, cr->n_steps);
+		jms(w, "step_us", cr->step_ns);
+		jms(w, "own_us", cr->own_ns);
+		jms(w, "compute_us", cr->compute_ns);
+		jms(w, "wait_per_step_us", cr->wait_step_ns);
+		jms(w, "exposed_comm_us", cr->exposed_ns);
+		jms(w, "wait_us", cr->wait_ns);
+		jms(w, "transfer_us", cr->transfer_ns);
+		jdbl(w, "z", cr->z, 3);
+		jdbl(w, "excess", cr->excess, 4);
+		jsonw_key(w, "slow");
+		jsonw_bool(w, cr->slow);
+		jsonw_key(w, "last_count");
+		jsonw_uint(w, cr->last_count);
+		jms(w, "caused_wait_us", cr->caused_ns);
+		jsonw_key(w, "per_step"); /* [step_us, exposed_comm_us, wait_us] */
+		jsonw_arr_begin(w);
+		for (size_t s = 0; s < cr->n_steps && s < ca->n_steps; s++) {
+			const struct cluster_cell *c = cluster_cell(ca, r, s);
+			jsonw_arr_begin(w);
+			jsonw_double(w, (double)c->dur_ns / 1e3, 3);
+			jsonw_double(w, (double)c->exposed_ns / 1e3, 3);
+			jsonw_double(w, (double)c->wait_ns / 1e3, 3);
+			jsonw_arr_end(w);
+		}
+		jsonw_arr_end(w);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+}

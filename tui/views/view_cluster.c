@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* Cluster: every rank side by side (cluster.h). One row per rank: median step time, own
+ * work, collective wait, robust z and SLOW, then its steps as cells (step time against the
+ * median of that step across ranks; the wait's share of the step as the colour). Below,
+ * the communication groups' wait against transfer. A frame draws only the rows in view, so
+ * a thousand ranks cost what a screenful does. Enter opens the rank's timeline. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "views.h"
+#include "xalloc.h"
+
+struct cluster_view {
+	struct listbox lb;
+	const struct cluster_analysis *seen; /* step medians are for this analysis */
+	int64_t *step_med;                   /* per step: median time across ranks */
+};
+
+static void *create(struct app *app)
+{
+	(void)app;
+	return xcalloc(1, sizeof(struct cluster_view));
+}
+
+static void destroy(void *p)
+{
+	struct cluster_view *v = p;
+	free(v->step_med);
+	free(v);
+}
+
+/* The median of each step's time across the ranks that have it (once per analysis). */
+static void step_medians(struct cluster_view *v, const struct cluster_analysis *ca)
+{
+	if (v->seen == ca)
+		return;
+	free(v->step_med);
+	v->step_med = xcalloc(ca->n_steps ? ca->n_steps : 1, sizeof *v->step_med);
+	int64_t *col = xmalloc((ca->n_ranks ? ca->n_ranks : 1) * sizeof *col);
+	for (size_t s = 0; s < ca->n_steps; s++) {
+		size_t n = 0;
+		for (size_t r = 0; r < ca->n_ranks; r++)
+			if (cluster_cell(ca, r, s)->dur_ns >= 0)
+				col[n++] = cluster_cell(ca, r, s)->dur_ns;
+		v->step_med[s] = n ? analysis_nearest_rank_select(col, n, 0.5) : 0;
+	}
+	free(col);
+	v->seen = ca;
+}
+
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+
+static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	struct cluster_view *v = p;
+	const struct published *pub = app_pub(app);
+	if (!pub) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
+		return;
+	}
+	const struct analysis *an = pub->an;
+	const struct cluster_analysis *ca = an->cluster;
+	if (!ca) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "one rank: the cluster view compares two ranks or more");
+		return;
+	}
+	step_medians(v, ca);
+	v->lb.n = ca->n_ranks;
+	int yy = y;
+	canvas_textf(cv, x + 1, yy++, w - 2, ST_BOLD, "%zu ranks, up to %zu steps, %zu collectives matched%s", ca->n_ranks,
+		     ca->n_steps, ca->matched, an->from_digests ? "   (from digests)" : "");
+	char slow[160] = "";
+	size_t k = 0;
+	for (size_t r = 0; r < ca->n_ranks && k + 12 < sizeof slow; r++)
+		if (ca->ranks[r].slow)
+			k += (size_t)snprintf(slow + k, sizeof slow - k, "%s%d", k ? ", " : "", ca->ranks[r].rank);
+	if (ca->judged < 3)
+		canvas_text(cv, x + 1, yy++, w - 2, ST_DIM, "slow ranks: not judged (fewer than 3 ranks with steps)");
+	else if (ca->n_slow)
+		canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN, "slow ranks: %s (own work per step, z > %.1f, > %.0f %% over the median %.3f ms)",
+			     slow, CLUSTER_Z_SLOW, CLUSTER_MIN_EXCESS * 100, ms(ca->own_median_ns));
+	else
+		canvas_textf(cv, x + 1, yy++, w - 2, ST_GOOD, "no slow rank (own work per step: median %.3f ms, MAD %.3f ms)",
+			     ms(ca->own_median_ns), ms(ca->own_mad_ns));
+	if (ca->waited_rank >= 0)
+		canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN, "everyone waits for rank %d: last in %zu of %zu collectives, %.3f ms of the others' wait",
+			     ca->waited_rank, ca->waited_count, ca->matched, ms(ca->waited_ns));
+	else
+		canvas_text(cv, x + 1, yy++, w - 2, ST_NORMAL, "no rank everyone waits for");
+
+	canvas_fill(cv, x, yy, w, 1, ' ', ST_HEADER);
+	const char *head = "rank    step ms    own ms   wait ms      z  ";
+	canvas_textf(cv, x + 1, yy, w - 2, ST_HEADER, "%ssteps: time vs the step's median (wait share: colour)", head);
+	yy++;
+	int groups = (int)(ca->n_groups < 4 ? ca->n_groups : 4);
+	int table_h = y + h - yy - (groups ? groups + 2 : 1);
+	if (table_h < 1)
+		table_h = 1;
+	listbox_clamp(&v->lb, table_h);
+	int cells_x = x + 1 + (int)strlen(head), cells_w = x + w - 1 - cells_x;
+	for (int r = 0; r < table_h && v->lb.top + (size_t)r < ca->n_ranks; r++) {
+		size_t i = v->lb.top + (size_t)r;
+		const struct cluster_rank *cr = &ca->ranks[i];
+		int ry = yy + r;
+		bool sel = i == v->lb.sel;
+		if (sel)
+			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
+		char z[16] = "-";
+		if (isinf(cr->z))
+			snprintf(z, sizeof z, "%s", cr->z > 0 ? "inf" : "-inf");
+		else if (!isnan(cr->z))
+			snprintf(z, sizeof z, "%.1f", cr->z);
+		canvas_textf(cv, x + 1, ry, cells_x - x - 1, sel ? ST_SELECTED : cr->slow ? ST_WARN : ST_NORMAL,
+			     "%-5d %9.3f %9.3f %9.3f %6s", cr->rank, ms(cr->step_ns), ms(cr->own_ns), ms(cr->wait_step_ns), z);
+		/* one cell per step: a height glyph for the time against the step's median, in
+		 * the colour of its wait share */
+		static const uint32_t level[] = {0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
+		for (int c = 0; c < cells_w && (size_t)c < ca->n_steps; c++) {
+			const struct cluster_cell *cell = cluster_cell(ca, i, (size_t)c);
+			if (cell->dur_ns < 0) {
+				canvas_set(cv, cells_x + c, ry, ' ', ST_DIM);
+				continue;
+			}
+			double rel = v->step_med[c] > 0 ? (double)cell->dur_ns / (double)v->step_med[c] : 1;
+			int lv = (int)((rel - 0.6) / 0.8 * 7 + 0.5); /* 0.6x .. 1.4x of the median */
+			lv = lv < 0 ? 0 : lv > 7 ? 7 : lv;
+			double wait = cell->dur_ns > 0 ? (double)cell->wait_ns / (double)cell->dur_ns : 0;
+			canvas_set(cv, cells_x + c, ry, level[lv],
+				   wait >= 0.3 ? ST_CAT_COMM : wait >= 0.1 ? ST_WARN : ST_CAT_COMPUTE);
+		}
+	}
+	yy += table_h;
+	if (!groups) {
+		canvas_text(cv, x + 1, yy, w - 2, ST_DIM, "no collective matched across ranks");
+		return;
+	}
+	canvas_fill(cv, x, yy, w, 1, ' ', ST_HEADER);
+	canvas_text(cv, x + 1, yy++, w - 2, ST_HEADER,
+		    "group              collectives  transfer ms      wait ms  wait %  waited for");
+	for (int g = 0; g < groups && yy < y + h; g++) {
+		const struct cluster_group *cg = &ca->groups[g];
+		int64_t all = cg->wait_ns + cg->transfer_ns;
+		char who[32] = "-";
+		if (cg->waited_rank >= 0)
+			snprintf(who, sizeof who, "rank %d", cg->waited_rank);
+		char name[20];
+		snprintf(name, sizeof name, "%s", cg->name);
+		canvas_textf(cv, x + 1, yy++, w - 2, ST_NORMAL, "%-18s %11zu %12.3f %12.3f %6.1f  %s", name, cg->collectives,
+			     ms(cg->transfer_ns), ms(cg->wait_ns), all > 0 ? 100.0 * (double)cg->wait_ns / (double)all : 0.0,
+			     who);
+	}
+}
+
+static int handle(void *p, struct app *app, enum action act)
+{
+	struct cluster_view *v = p;
+	if (listbox_handle(&v->lb, act))
+		return VH_HANDLED;
+	const struct published *pub = app_pub(app);
+	if (act == ACT_OPEN && pub && v->lb.sel < pub->an->n_ranks) {
+		const struct rank_analysis *ra = &pub->an->ranks[v->lb.sel];
+		if (pub->an->from_digests) {
+			app_message(app, ST_WARN, "rank %d was read from a digest: its raw events are in %s", ra->rank,
+				    app->cap->ranks[ra->rank_index].plan->output_dir);
+			return VH_HANDLED;
+		}
+		const struct rank_store *rs = &app->cap->ranks[ra->rank_index].store;
+		app_goto_timeline(app, ra->rank_index, rs->window_start, rs->window_end, UINT32_MAX);
+		return VH_HANDLED;
+	}
+	return VH_UNHANDLED;
+}
+
+const struct view_ops cluster_view_ops = {
+	.title = "Cluster",
+	.scopes = KS_LIST,
+	.create = create,
+	.destroy = destroy,
+	.draw = draw,
+	.handle = handle,
+	.hint = "Enter: the rank's timeline   steps: time vs the step's median, colour: wait share",
+};
