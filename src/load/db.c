@@ -1487,7 +1487,40 @@ struct pmu {
 	size_t n_slots, cap[PMU_WANTED];
 	bool present[PMU_WANTED];
 	int gtid_col;            /* the query column holding the task id */
+	int64_t dense_max;       /* >= 0: the slot is the task id itself, up to this; no map */
 };
+
+/* Task ids index the counters directly when COMPUTE_TASK_INFO's ids (the only ones a
+ * kernel row looks up) are dense, as the exporters number them: a map of half a million
+ * ids, built beside the events, was a tenth of a big Db load's peak. */
+static void pmu_dense(sqlite3 *h, struct pmu *pm)
+{
+	pm->dense_max = -1;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h, "SELECT min(rowid), max(rowid), count(*) FROM COMPUTE_TASK_INFO", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 1) == SQLITE_INTEGER) {
+		int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
+		int64_t n = sqlite3_column_int64(st, 2);
+		if (lo >= 0 && hi < 4 * n + 1024 && hi < (int64_t)UINT32_MAX)
+			pm->dense_max = hi;
+	}
+	sqlite3_finalize(st);
+}
+
+/* The counters' slot of task id gtid into *out; false when it has none. */
+static bool pmu_find(const struct pmu *pm, int64_t gtid, uint32_t *out)
+{
+	if (pm->dense_max >= 0) {
+		*out = (uint32_t)gtid;
+		return gtid >= 0 && gtid <= pm->dense_max;
+	}
+	const uint32_t *slot = u64map_get(&pm->slot, (uint64_t)gtid);
+	if (slot)
+		*out = *slot;
+	return slot != NULL;
+}
 
 static void pmu_load(sqlite3 *h, struct pmu *pm)
 {
@@ -1530,10 +1563,18 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 				k++;
 			if (k == PMU_WANTED || sqlite3_column_type(st, 2) == SQLITE_NULL)
 				continue;
-			bool found;
-			uint32_t *slot = u64map_slot(&pm->slot, (uint64_t)sqlite3_column_int64(st, 0), &found);
-			if (!found)
-				*slot = (uint32_t)pm->n_slots++;
+			int64_t gtid = sqlite3_column_int64(st, 0);
+			uint32_t *slot, direct = (uint32_t)gtid;
+			if (pm->dense_max >= 0) {
+				if (gtid < 0 || gtid > pm->dense_max)
+					continue;
+				slot = &direct;
+			} else {
+				bool found;
+				slot = u64map_slot(&pm->slot, (uint64_t)gtid, &found);
+				if (!found)
+					*slot = (uint32_t)pm->n_slots++;
+			}
 			if (*slot >= pm->cap[k]) {
 				size_t old = pm->cap[k];
 				xgrow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
@@ -1559,14 +1600,14 @@ static void pmu_free(struct pmu *pm)
 static void pmu_cells(void *ctx, sqlite3_stmt *st, struct sbuf *row)
 {
 	const struct pmu *pm = ctx;
-	const uint32_t *slot = NULL;
-	if (sqlite3_column_type(st, pm->gtid_col) != SQLITE_NULL)
-		slot = u64map_get(&pm->slot, (uint64_t)sqlite3_column_int64(st, pm->gtid_col));
+	uint32_t at = 0;
+	bool has = sqlite3_column_type(st, pm->gtid_col) != SQLITE_NULL &&
+		   pmu_find(pm, sqlite3_column_int64(st, pm->gtid_col), &at);
 	for (size_t k = 0; k < PMU_WANTED; k++) {
 		if (!pm->present[k])
 			continue;
 		sbuf_addc(row, ',');
-		double v = slot && *slot < pm->cap[k] ? pm->v[k][*slot] : NAN;
+		double v = has && at < pm->cap[k] ? pm->v[k][at] : NAN;
 		if (v != v)
 			continue;
 		if (!strcmp(pmu_wanted[k][0] + 4, "total_time") && fabs(v) < 9e18) {
@@ -1650,6 +1691,7 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 	/* the counters the analysis reads, one column each, from one pass over TASK_PMU_INFO
 	 * (stored by counter, not by task: no pivot in SQL, whose sort would hold it all) */
 	struct pmu pm = {0};
+	pmu_dense(h, &pm);
 	pmu_load(h, &pm);
 	for (size_t k = 0; k < PMU_WANTED; k++)
 		if (pm.present[k]) {
