@@ -1577,7 +1577,13 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 			}
 			if (*slot >= pm->cap[k]) {
 				size_t old = pm->cap[k];
-				xgrow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
+				if (pm->dense_max >= 0) {
+					/* every id's place at once: no doubling past them */
+					pm->cap[k] = (size_t)pm->dense_max + 1;
+					pm->v[k] = xrealloc(pm->v[k], pm->cap[k] * sizeof *pm->v[k]);
+				} else {
+					xgrow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
+				}
 				for (size_t i = old; i < pm->cap[k]; i++)
 					pm->v[k][i] = NAN;
 			}
