@@ -249,6 +249,7 @@ static bool col_i64(sqlite3_stmt *st, int c, int64_t *out)
 	}
 }
 
+
 /* ---- building a store ----------------------------------------------------------------- */
 
 struct bld {
@@ -912,70 +913,106 @@ static void read_mstx(struct bld *b)
 /* Flow ends are kept only where a start and a finish share (cat, id), and of several
  * finishes only the earliest: every CANN API and task carries a connection id, but the
  * text export draws one arrow per launch, to its first task, and no dangling ends (the
- * unmatched count stays meaningful). */
-struct fk {
-	uint64_t id;
-	int64_t ts;
-	uint32_t cat;
-	uint32_t pad;
-};
-
-static int cmp_fk(const void *a, const void *b)
+ * unmatched count stays meaningful). The ends are grouped by sorting 4-byte indices in
+ * the order lanes_finish sorts them (lanes.c FLOW_LESS, stable), and the kept ones are
+ * left in that order: read table by table they are far from it, and its sort would then
+ * copy them all beside a set-aside buffer, the Db load's peak. */
+static int cmp_flow_ix(const void *a, const void *b, void *ctx)
 {
-	const struct fk *x = a, *y = b;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct flow *f = ctx, *x = &f[i], *y = &f[j];
+	if (x->cat != y->cat)
+		return x->cat < y->cat ? -1 : 1;
+	if (x->id_is_text != y->id_is_text)
+		return x->id_is_text < y->id_is_text ? -1 : 1;
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
-	return x->cat < y->cat ? -1 : x->cat > y->cat;
+	if (x->ph != y->ph)
+		return x->ph < y->ph ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return i < j ? -1 : i > j;
 }
 
-static int cmp_fk_ts(const void *a, const void *b)
-{
-	int c = cmp_fk(a, b);
-	const struct fk *x = a, *y = b;
-	return c ? c : x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-/* The keys of one kind of end, sorted; for finishes only the earliest of each key. */
-static struct fk *flow_keys(const struct rank_store *rs, enum flow_ph ph, size_t *n)
-{
-	*n = 0;
-	for (size_t i = 0; i < rs->n_flows; i++)
-		*n += rs->flows[i].ph == ph;
-	struct fk *keys = xmalloc((*n ? *n : 1) * sizeof *keys);
-	size_t k = 0;
-	for (size_t i = 0; i < rs->n_flows; i++)
-		if (rs->flows[i].ph == ph)
-			keys[k++] = (struct fk){rs->flows[i].id, rs->flows[i].ts, rs->flows[i].cat, 0};
-	xqsort(keys, *n, sizeof *keys, cmp_fk_ts);
-	size_t out = 0;
-	for (size_t i = 0; i < *n; i++)
-		if (!out || cmp_fk(&keys[out - 1], &keys[i]) != 0)
-			keys[out++] = keys[i];
-	*n = out;
-	return keys;
-}
+#define BIT_SET(w, i) ((w)[(i) / 64] |= (uint64_t)1 << ((i) % 64))
+#define BIT_GET(w, i) ((w)[(i) / 64] >> ((i) % 64) & 1)
 
 static void drop_dangling_flows(struct bld *b)
 {
 	struct rank_store *rs = b->rs;
-	size_t ns, nf, out = 0;
-	struct fk *starts = flow_keys(rs, FLOW_START, &ns), *finishes = flow_keys(rs, FLOW_FINISH, &nf);
-	for (size_t i = 0; i < rs->n_flows; i++) {
-		struct flow f = rs->flows[i];
-		struct fk key = {f.id, f.ts, f.cat, 0};
-		if (f.ph == FLOW_START) {
-			if (!bsearch(&key, finishes, nf, sizeof key, cmp_fk))
-				continue;
-		} else {
-			const struct fk *first = bsearch(&key, finishes, nf, sizeof key, cmp_fk);
-			if (!first || first->ts != f.ts || !bsearch(&key, starts, ns, sizeof key, cmp_fk))
-				continue;
+	struct flow *fl = rs->flows;
+	size_t n = rs->n_flows;
+	if (!n || n >= UINT32_MAX)
+		return;
+	uint32_t *ix = xmalloc(n * sizeof *ix);
+	for (size_t i = 0; i < n; i++)
+		ix[i] = (uint32_t)i;
+	xqsort_r(ix, n, sizeof *ix, cmp_flow_ix, fl);
+	size_t words = (n + 63) / 64;
+	uint64_t *keep = xcalloc(words, sizeof *keep);
+	for (size_t g = 0; g < n;) {
+		const struct flow *first = &fl[ix[g]];
+		size_t e = g, fin;
+		while (e < n && fl[ix[e]].cat == first->cat && fl[ix[e]].id_is_text == first->id_is_text &&
+		       fl[ix[e]].id == first->id)
+			e++;
+		for (fin = g; fin < e && fl[ix[fin]].ph == FLOW_START; fin++)
+			;
+		/* a group with both: its starts, and the finishes at the earliest finish's time */
+		if (fin > g && fin < e) {
+			for (size_t k = g; k < fin; k++)
+				BIT_SET(keep, ix[k]);
+			int64_t ts0 = fl[ix[fin]].ts;
+			for (size_t k = fin; k < e && fl[ix[k]].ts == ts0; k++)
+				BIT_SET(keep, ix[k]);
 		}
-		rs->flows[out++] = f;
+		g = e;
 	}
+	/* the kept ends' places once compacted in read order: a count per 64 ends */
+	uint32_t *before = xmalloc(words * sizeof *before);
+	size_t out = 0;
+	for (size_t w = 0; w < words; w++) {
+		before[w] = (uint32_t)out;
+		out += (size_t)__builtin_popcountll(keep[w]);
+	}
+	/* ix becomes the permutation: sorted place k takes the compacted end ix[k] */
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t o = ix[i];
+		if (BIT_GET(keep, o))
+			ix[k++] = before[o / 64] +
+				  (uint32_t)__builtin_popcountll(keep[o / 64] & (((uint64_t)1 << (o % 64)) - 1));
+	}
+	free(before);
+	size_t c = 0;
+	for (size_t i = 0; i < n; i++)
+		if (BIT_GET(keep, i))
+			fl[c++] = fl[i];
+	/* then moved into sorted order in place, cycle by cycle (keep marks the places done) */
+	memset(keep, 0, words * sizeof *keep);
+	for (size_t s0 = 0; s0 < out; s0++) {
+		if (BIT_GET(keep, s0))
+			continue;
+		struct flow tmp = fl[s0];
+		size_t j = s0;
+		for (;;) {
+			BIT_SET(keep, j);
+			size_t src = ix[j];
+			if (src == s0) {
+				fl[j] = tmp;
+				break;
+			}
+			fl[j] = fl[src];
+			j = src;
+		}
+	}
+	free(keep);
+	free(ix);
 	rs->n_flows = out;
-	free(starts);
-	free(finishes);
+	/* the dropped ends' pages go back before the lanes are built (shrinking a big
+	 * block unmaps its tail) */
+	rs->flows = xrealloc(rs->flows, (out ? out : 1) * sizeof *rs->flows);
+	b->cap_flows = out ? out : 1;
 }
 
 /* The columns from the builder's arrays, then the lanes as the text loader leaves them. */
@@ -1450,7 +1487,40 @@ struct pmu {
 	size_t n_slots, cap[PMU_WANTED];
 	bool present[PMU_WANTED];
 	int gtid_col;            /* the query column holding the task id */
+	int64_t dense_max;       /* >= 0: the slot is the task id itself, up to this; no map */
 };
+
+/* Task ids index the counters directly when COMPUTE_TASK_INFO's ids (the only ones a
+ * kernel row looks up) are dense, as the exporters number them: a map of half a million
+ * ids, built beside the events, was a tenth of a big Db load's peak. */
+static void pmu_dense(sqlite3 *h, struct pmu *pm)
+{
+	pm->dense_max = -1;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h, "SELECT min(rowid), max(rowid), count(*) FROM COMPUTE_TASK_INFO", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 1) == SQLITE_INTEGER) {
+		int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
+		int64_t n = sqlite3_column_int64(st, 2);
+		if (lo >= 0 && hi < 4 * n + 1024 && hi < (int64_t)UINT32_MAX)
+			pm->dense_max = hi;
+	}
+	sqlite3_finalize(st);
+}
+
+/* The counters' slot of task id gtid into *out; false when it has none. */
+static bool pmu_find(const struct pmu *pm, int64_t gtid, uint32_t *out)
+{
+	if (pm->dense_max >= 0) {
+		*out = (uint32_t)gtid;
+		return gtid >= 0 && gtid <= pm->dense_max;
+	}
+	const uint32_t *slot = u64map_get(&pm->slot, (uint64_t)gtid);
+	if (slot)
+		*out = *slot;
+	return slot != NULL;
+}
 
 static void pmu_load(sqlite3 *h, struct pmu *pm)
 {
@@ -1493,13 +1563,27 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 				k++;
 			if (k == PMU_WANTED || sqlite3_column_type(st, 2) == SQLITE_NULL)
 				continue;
-			bool found;
-			uint32_t *slot = u64map_slot(&pm->slot, (uint64_t)sqlite3_column_int64(st, 0), &found);
-			if (!found)
-				*slot = (uint32_t)pm->n_slots++;
+			int64_t gtid = sqlite3_column_int64(st, 0);
+			uint32_t *slot, direct = (uint32_t)gtid;
+			if (pm->dense_max >= 0) {
+				if (gtid < 0 || gtid > pm->dense_max)
+					continue;
+				slot = &direct;
+			} else {
+				bool found;
+				slot = u64map_slot(&pm->slot, (uint64_t)gtid, &found);
+				if (!found)
+					*slot = (uint32_t)pm->n_slots++;
+			}
 			if (*slot >= pm->cap[k]) {
 				size_t old = pm->cap[k];
-				xgrow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
+				if (pm->dense_max >= 0) {
+					/* every id's place at once: no doubling past them */
+					pm->cap[k] = (size_t)pm->dense_max + 1;
+					pm->v[k] = xrealloc(pm->v[k], pm->cap[k] * sizeof *pm->v[k]);
+				} else {
+					xgrow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
+				}
 				for (size_t i = old; i < pm->cap[k]; i++)
 					pm->v[k][i] = NAN;
 			}
@@ -1522,14 +1606,14 @@ static void pmu_free(struct pmu *pm)
 static void pmu_cells(void *ctx, sqlite3_stmt *st, struct sbuf *row)
 {
 	const struct pmu *pm = ctx;
-	const uint32_t *slot = NULL;
-	if (sqlite3_column_type(st, pm->gtid_col) != SQLITE_NULL)
-		slot = u64map_get(&pm->slot, (uint64_t)sqlite3_column_int64(st, pm->gtid_col));
+	uint32_t at = 0;
+	bool has = sqlite3_column_type(st, pm->gtid_col) != SQLITE_NULL &&
+		   pmu_find(pm, sqlite3_column_int64(st, pm->gtid_col), &at);
 	for (size_t k = 0; k < PMU_WANTED; k++) {
 		if (!pm->present[k])
 			continue;
 		sbuf_addc(row, ',');
-		double v = slot && *slot < pm->cap[k] ? pm->v[k][*slot] : NAN;
+		double v = has && at < pm->cap[k] ? pm->v[k][at] : NAN;
 		if (v != v)
 			continue;
 		if (!strcmp(pmu_wanted[k][0] + 4, "total_time") && fabs(v) < 9e18) {
@@ -1613,25 +1697,28 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 	/* the counters the analysis reads, one column each, from one pass over TASK_PMU_INFO
 	 * (stored by counter, not by task: no pivot in SQL, whose sort would hold it all) */
 	struct pmu pm = {0};
+	pmu_dense(h, &pm);
 	pmu_load(h, &pm);
 	for (size_t k = 0; k < PMU_WANTED; k++)
 		if (pm.present[k]) {
 			sbuf_addf(&csv, ",%s", pmu_wanted[k][1]);
 		}
 	sbuf_addc(&csv, '\n');
-	/* compute tasks and collectives merged by start; the task id last, for the counters */
-	sbuf_adds(&sql, "SELECT ");
-	for (size_t i = 0; i < used; i++)
-		sbuf_addf(&sql, "%sc%zu", i ? ", " : "", i);
+	/* compute tasks and collectives merged by start; the task id after the cells, for the
+	 * counters, then the sort keys. A compound SELECT ordered by its own columns lets
+	 * SQLite merge TASK read through its (startNs, ...) index with the collectives, sorting
+	 * only rows of equal start by rowid; ordering a subquery instead sorted every row's
+	 * text at once (in memory: temp_store=MEMORY), the kernel table's peak. */
 	sbuf_addf(&sql,
-		  ", g_ FROM (SELECT t.startNs AS k_, 0 AS s_, t.rowid AS r_, t.globalTaskId AS g_%s FROM TASK t"
+		  "SELECT %s, t.globalTaskId AS g_, t.startNs AS k_, 0 AS s_, t.rowid AS r_ FROM TASK t"
 		  " JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId%s",
-		  sbuf_str(&task),
+		  sbuf_str(&task) + 2,
 		  /* a task without an op type is no kernel (a copy or an event named by its info) */
 		  cols_has(&cc, "opType") ? " WHERE c.opType IS NOT NULL" : "");
 	if (comm)
-		sbuf_addf(&sql, " UNION ALL SELECT o.startNs, 1, o.rowid, NULL%s FROM COMMUNICATION_OP o", sbuf_str(&ops));
-	sbuf_adds(&sql, ") ORDER BY k_, s_, r_");
+		sbuf_addf(&sql, " UNION ALL SELECT %s, NULL, o.startNs, 1, o.rowid FROM COMMUNICATION_OP o",
+			  sbuf_str(&ops) + 2);
+	sbuf_adds(&sql, " ORDER BY k_, s_, r_");
 	pm.gtid_col = (int)used;
 	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, used, &csv, buf, pmu_cells, &pm, dl);
 	pmu_free(&pm);
