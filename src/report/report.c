@@ -177,6 +177,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	}
 	fputc('\n', out);
 	if (ra->n_steps) {
+		/* TRANSLATORS: column titles: each keeps the cells of its column */
 		fputs(_("  #    start ms    dur ms  phase    compute ms  comm-exp ms   free ms  host-only ms  dispatch  "
 		      "signal      confidence\n"),
 		      out);
@@ -251,6 +252,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	fputs(_("\ntop ops by total time (trace; CSV total beside it)\n"), out);
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
 		fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
+		/* TRANSLATORS: column titles: each keeps the cells of its column */
 		fputs(_("    count      total ms    avg us    p50 us    p95 us    max us  share  csv ms    name\n"), out);
 		size_t shown = 0;
 		for (size_t i = 0; i < ra->n_ops && shown < REPORT_TOP_OPS; i++) {
@@ -274,6 +276,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		      "communication)\n"), out);
 		for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
 			fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
+			/* TRANSLATORS: column titles: each keeps the cells of its column */
 			fputs(_("     count      total ms       busy ms  share  names  type\n"), out);
 			size_t shown = 0;
 			for (size_t i = 0; i < ra->n_op_types && shown < REPORT_TOP_OPS; i++) {
@@ -300,6 +303,7 @@ void report_print_text(const struct analysis *an, FILE *out)
 	if (an->n_ranks > 1) {
 		fputs(_("\nrank alignment (clock offset vs rank "), out);
 		fprintf(out, _("%d; subtract it to align)\n"), an->ranks[0].rank);
+		/* TRANSLATORS: column titles: each keeps the cells of its column */
 		fputs(_("  rank       first us         raw us  collective us   residual us  matched\n"), out);
 		for (size_t i = 0; i < an->n_ranks; i++) {
 			const struct rank_analysis *ra = &an->ranks[i];

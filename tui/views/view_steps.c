@@ -100,6 +100,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int hy = y + 7;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
+		    /* TRANSLATORS: column titles: each keeps the cells of its column */
 		    _("   #  start ms     dur ms  window ms  phase    compute ms  comm-exp ms    free ms  host-only ms  "
 		    "dispatch  signal      conf    label"));
 	/* the figures cover the step's window, which runs to the next step's start: they add
