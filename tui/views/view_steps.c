@@ -92,7 +92,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	if (v->lb.sel < ra->n_steps) { /* why the selected step has its phase */
 		const struct step *s = &ra->steps[v->lb.sel];
 		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, _("step %zu: %s from %s, confidence %s: %s"),
-		             v->lb.sel + 1, analysis_phase_name(s->phase),
+		             v->lb.sel + 1, _(analysis_phase_name(s->phase)),
 		             analysis_phase_source_name(s->phase_source),
 		             analysis_confidence_name(s->phase_conf),
 		             s->phase_evidence ? s->phase_evidence : "");
