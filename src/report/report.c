@@ -110,9 +110,7 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 		fputs(_("  no host trace: idle inside the device span has no known cause, and syncs are unseen\n"), out);
 }
 
-/* s, then spaces up to width columns of display width (a translated name has CJK
- * characters of two columns each, which printf's %-14s would count in bytes). */
-static void put_padded(FILE *out, const char *s, int width)
+void report_put_padded(FILE *out, const char *s, int width)
 {
 	int w = u8_strwidth((const uint8_t *)s, "UTF-8");
 	fputs(s, out);
@@ -147,7 +145,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		if (!ra->have[m])
 			continue;
 		fputs("  ", out);
-		put_padded(out, _(metric_defs[m].label), 26);
+		report_put_padded(out, _(metric_defs[m].label), 26);
 		fprintf(out, " %14s  %s", report_metric_text(ra, m, b, sizeof b),
 			ra->source[m] ? ra->source[m] : "");
 		if (ra->conf[m] != CONF_HIGH)
@@ -188,7 +186,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			if (s->has_window)
 				snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
 			fprintf(out, "  %-3zu %10s %9.3f  ", i + 1, start, (double)(s->end - s->start) / 1e6);
-			put_padded(out, _(analysis_phase_name(s->phase)), 7);
+			report_put_padded(out, _(analysis_phase_name(s->phase)), 7);
 			fprintf(out, " %11.3f %12.3f %9.3f %13.3f %9zu  %-10s  %s\n", (double)s->compute_ns / 1e6,
 				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
 				(double)s->host_only_ns / 1e6, s->dispatch_ops, analysis_phase_signal_name(s->phase_source),
@@ -221,7 +219,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	for (int i = 0; i < BN_COUNT; i++) {
 		const struct bottleneck *bn = &ra->bn[order[i]];
 		fputs("  ", out);
-		put_padded(out, bn->name, 14);
+		report_put_padded(out, bn->name, 14);
 		fprintf(out, " %3d ", bn->score);
 		bar(out, bn->score, 20);
 		fprintf(out, "%s\n", bn->score >= 40 ? _("  TRIGGERED") : "");
