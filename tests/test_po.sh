@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 # The Chinese catalog is complete and well formed: msgfmt --check is clean, and every
 # string marked in the sources listed in po/POTFILES.in (extracted afresh with po/Makevars'
-# keywords) has a translation in po/zh_CN.po that is neither empty nor fuzzy. Skipped
-# without gettext's tools (Debian: apt-get install gettext).
+# keywords) has a translation in po/zh_CN.po that is neither empty nor fuzzy; a row of
+# column titles (marked "TRANSLATORS: column titles" in the source) translates to the same
+# display width. Skipped without gettext's tools (Debian: apt-get install gettext).
 srcdir=${ASCPROF_SRCDIR:-.}
-for t in xgettext msgmerge msgattrib msgfmt; do
+for t in xgettext msgmerge msgattrib msgfmt msgexec; do
   if ! command -v "$t" >/dev/null 2>&1; then
     echo "SKIP: $t not found (Debian: apt-get install gettext)"
     exit 77
@@ -44,5 +45,30 @@ if [ -s "$tmp/fuzzy" ]; then
   cat "$tmp/fuzzy"
   fail=1
 fi
-[ "$fail" -eq 0 ] && echo "po: $((n - 1)) strings, all translated in zh_CN.po"
+# column titles (a "TRANSLATORS: column titles" comment in the source): the translation
+# must take the same display width as the English, or the numbers below leave their titles
+awk '/^#\. TRANSLATORS: column titles/ { want = 1; next }
+     want && /^msgid "/ { s = substr($0, 8, length($0) - 8); sub(/\\n$/, "", s); print s; want = 0 }' \
+  "$tmp/all.pot" | sort >"$tmp/headers"
+nh=$(wc -l <"$tmp/headers")
+if [ "$nh" -lt 10 ]; then
+  echo "FAIL: found only $nh column-title strings (TRANSLATORS: column titles) in the sources"
+  fail=1
+fi
+LC_ALL=C.UTF-8 msgexec -i "$tmp/merged.po" sh -c \
+  'id=$(printf "%s" "$MSGEXEC_MSGID"); [ -n "$id" ] || exit 0
+   printf "%s\t%s\t%s\n" "$id" "$(printf "%s\n" "$id" | wc -L)" "$(wc -L)"' >"$tmp/widths" || fail=1
+sort -t "$(printf '\t')" -k1,1 "$tmp/widths" | join -t "$(printf '\t')" "$tmp/headers" - |
+  awk -F '\t' '$2 != $3 { print "  \"" $1 "\": English " $2 " columns, Chinese " $3 }' >"$tmp/badwidth"
+if [ -s "$tmp/badwidth" ]; then
+  echo "FAIL: column titles whose translation is not as wide as the English (po/zh_CN.po):"
+  cat "$tmp/badwidth"
+  fail=1
+fi
+[ "$(wc -l <"$tmp/badwidth")" -eq 0 ] && [ "$(sort -t "$(printf '\t')" -k1,1 "$tmp/widths" | join -t "$(printf '\t')" "$tmp/headers" - | wc -l)" -ne "$nh" ] && {
+  echo "FAIL: not every column-title string was found in the catalog"
+  fail=1
+}
+
+[ "$fail" -eq 0 ] && echo "po: $((n - 1)) strings, all translated in zh_CN.po; $nh column-title rows as wide as in English"
 exit "$fail"

@@ -43,14 +43,14 @@ const char *analysis_confidence_name(enum confidence c)
 const char *analysis_step_source_name(enum step_source s)
 {
 	switch (s) {
-	case STEP_SRC_STEP_TRACE: return "step_trace_time.csv";
-	case STEP_SRC_PROFILER_STEP: return "ProfilerStep#N";
-	case STEP_SRC_MSTX: return "mstx marks";
-	case STEP_SRC_ENGINE: return "engine ops";
-	case STEP_SRC_IDLE_GAPS: return "idle gaps";
-	case STEP_SRC_WINDOW: return "whole window";
-	case STEP_SRC_NONE: return "none";
-	case STEP_SRC_OP_SEQUENCE: return "op sequence";
+	case STEP_SRC_STEP_TRACE: return _("step_trace_time.csv");
+	case STEP_SRC_PROFILER_STEP: return _("ProfilerStep#N");
+	case STEP_SRC_MSTX: return _("mstx marks");
+	case STEP_SRC_ENGINE: return _("engine ops");
+	case STEP_SRC_IDLE_GAPS: return _("idle gaps");
+	case STEP_SRC_WINDOW: return _("whole window");
+	case STEP_SRC_NONE: return _("none");
+	case STEP_SRC_OP_SEQUENCE: return _("op sequence");
 	}
 	return "?";
 }
@@ -67,15 +67,15 @@ const char *analysis_phase_name(enum phase p)
 const char *analysis_phase_source_name(enum phase_source s)
 {
 	switch (s) {
-	case PHASE_SRC_STAGE: return "Stage column";
-	case PHASE_SRC_MSTX: return "mstx marks";
-	case PHASE_SRC_CLUSTERS: return "step duration clusters";
-	case PHASE_SRC_UNIFORM: return "uniform steps (decode only)";
-	case PHASE_SRC_NONE: return "none";
-	case PHASE_SRC_ANNOTATION: return "vLLM annotation ranges";
-	case PHASE_SRC_KERNELS: return "decode-only kernels";
-	case PHASE_SRC_SHAPES: return "attention shapes";
-	case PHASE_SRC_WORKLOAD: return "training workload";
+	case PHASE_SRC_STAGE: return _("Stage column");
+	case PHASE_SRC_MSTX: return _("mstx marks");
+	case PHASE_SRC_CLUSTERS: return _("step duration clusters");
+	case PHASE_SRC_UNIFORM: return _("uniform steps (decode only)");
+	case PHASE_SRC_NONE: return _("none");
+	case PHASE_SRC_ANNOTATION: return _("vLLM annotation ranges");
+	case PHASE_SRC_KERNELS: return _("decode-only kernels");
+	case PHASE_SRC_SHAPES: return _("attention shapes");
+	case PHASE_SRC_WORKLOAD: return _("training workload");
 	case PHASE_SRC_COUNT: break;
 	}
 	return "?";
@@ -95,7 +95,7 @@ const char *analysis_phase_signal_name(enum phase_source s)
 
 const char *analysis_workload_name(enum workload w)
 {
-	return w == WORKLOAD_INFERENCE ? "inference" : w == WORKLOAD_TRAINING ? "training" : "unknown";
+	return w == WORKLOAD_INFERENCE ? _("inference") : w == WORKLOAD_TRAINING ? _("training") : _("unknown");
 }
 
 const char *analysis_scope_name(enum op_scope s)

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "analysis_priv.h"
+#include "i18n.h"
 #include "lanes.h"
 #include "num.h"
 #include "sbuf.h"
@@ -335,9 +336,9 @@ static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cl
 			}
 	}
 	ivset_free(&active);
-	*why = xasprintf("%zu repeats of the per-step op sequence: \"%.40s\" opens each step and \"%.40s\" "
+	*why = xasprintf(_("%zu repeats of the per-step op sequence: \"%.40s\" opens each step and \"%.40s\" "
 	                 "closes it, alternating%s; %zu of %zu kernels outside them (no step markers or "
-	                 "engine ops)",
+	                 "engine ops)"),
 	                 steps, store_str(rs, open), store_str(rs, close),
 	                 lead + trail ? " (partial steps at the capture's ends)" : "", outside, ncomp);
 	*out = u;
@@ -365,8 +366,8 @@ static char *graph_replays(struct rank_analysis *ra, const struct rank_store *rs
 	free(host);
 	if (!calls)
 		return why;
-	char *more = xasprintf("%s; %zu of %zu step(s) replay a captured graph (%zu aclmdlRIExecute call(s): "
-	                       "their kernels have no launch flows)",
+	char *more = xasprintf(_("%s; %zu of %zu step(s) replay a captured graph (%zu aclmdlRIExecute call(s): "
+	                       "their kernels have no launch flows)"),
 	                       why, steps, ra->n_steps, calls);
 	free(why);
 	return more;
@@ -448,16 +449,16 @@ static void find_workload(struct rank_analysis *ra, const struct rank_store *rs,
 	if (train >= 2) {
 		ra->workload = WORKLOAD_TRAINING;
 		ra->workload_evidence =
-		        xasprintf("%zu backward, *Grad* or optimizer events in the %s", train, where);
+		        xasprintf(_("%zu backward, *Grad* or optimizer events in the %s"), train, where);
 	} else if (infer) {
 		ra->workload = WORKLOAD_INFERENCE;
-		ra->workload_evidence = xasprintf("%zu serving events (attention kernels of vLLM-Ascend, KV "
+		ra->workload_evidence = xasprintf(_("%zu serving events (attention kernels of vLLM-Ascend, KV "
 		                                  "cache writes, engine ops) and no "
-		                                  "backward in the %s",
+		                                  "backward in the %s"),
 		                                  infer, where);
 	} else {
 		ra->workload = WORKLOAD_UNKNOWN;
-		ra->workload_evidence = xasprintf("neither backward nor serving kernels in the %s", where);
+		ra->workload_evidence = xasprintf(_("neither backward nor serving kernels in the %s"), where);
 	}
 }
 
@@ -524,8 +525,8 @@ static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store 
 			size_t k = analysis_step_at_near(ra, a, &hint);
 			if (p && k != SIZE_MAX)
 				vote(&v[k][SIG_RANGES], p, CONF_HIGH, PHASE_SRC_ANNOTATION,
-				     xasprintf("annotation range: %ld context request(s) (%ld tokens), %ld "
-				               "generation",
+				     xasprintf(_("annotation range: %ld context request(s) (%ld tokens), %ld "
+				               "generation"),
 				               cr, ct, gr));
 			continue;
 		}
@@ -537,7 +538,7 @@ static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store 
 		for (size_t i = 0; p && i < ra->n_steps; i++)
 			if (a < ra->steps[i].win_end && b > ra->steps[i].win_start)
 				vote(&v[i][SIG_RANGES], p, CONF_HIGH, PHASE_SRC_MSTX,
-				     xasprintf("overlaps an mstx range named %s", analysis_phase_name(p)));
+				     xasprintf(_("overlaps an mstx range named %s"), analysis_phase_name(p)));
 	}
 	free(words.bits);
 	free(host);
@@ -682,28 +683,28 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 		const struct attn_tally *a = &t[k];
 		if (a->decode_only)
 			vote(&v[k][SIG_KERNELS], PHASE_DECODE, CONF_HIGH, PHASE_SRC_KERNELS,
-			     xasprintf("%zu %s kernel(s): they run only in decode-only batches", a->decode_only,
+			     xasprintf(_("%zu %s kernel(s): they run only in decode-only batches"), a->decode_only,
 			               a->decode_only_name));
 		if (a->dec && a->pre)
 			vote(&v[k][SIG_SHAPES], PHASE_MIXED, CONF_MEDIUM, PHASE_SRC_SHAPES,
-			     xasprintf("attention over one token per sequence (%ld sequences) and over %ld tokens "
-			               "of %ld sequence(s) in the same step: a decode part and a prefill part",
+			     xasprintf(_("attention over one token per sequence (%ld sequences) and over %ld tokens "
+			               "of %ld sequence(s) in the same step: a decode part and a prefill part"),
 			               a->dec_seqs, a->pre_tok, a->pre_seqs));
 		else if (a->dec)
 			vote(&v[k][SIG_SHAPES], PHASE_DECODE, CONF_MEDIUM, PHASE_SRC_SHAPES,
-			     xasprintf("attention query tokens equal its sequences (%ld): one new token each",
+			     xasprintf(_("attention query tokens equal its sequences (%ld): one new token each"),
 			               a->dec_seqs));
 		else if (a->pre && (a->pre_seqs == 1 || splits))
 			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, CONF_MEDIUM, PHASE_SRC_SHAPES,
-			     xasprintf("attention over %ld query tokens of %ld sequence(s)%s", a->pre_tok,
+			     xasprintf(_("attention over %ld query tokens of %ld sequence(s)%s"), a->pre_tok,
 			               a->pre_seqs,
 			               a->pre_seqs == 1 ? ": a prompt"
 			                                : ", and this model runs decode parts as calls of their "
 			                                  "own (MLA): prompts only"));
 		else if (a->pre)
 			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, CONF_LOW, PHASE_SRC_SHAPES,
-			     xasprintf("attention over %ld query tokens of %ld sequences: prompt tokens; the "
-			               "shapes cannot tell several prompts from a batch that also decodes",
+			     xasprintf(_("attention over %ld query tokens of %ld sequences: prompt tokens; the "
+			               "shapes cannot tell several prompts from a batch that also decodes"),
 			               a->pre_tok, a->pre_seqs));
 	}
 	free(t);
@@ -723,7 +724,7 @@ static void votes_from_stage(struct rank_analysis *ra, const struct csv_table *s
 		                                                                          : PHASE_UNKNOWN;
 		if (p)
 			vote(&v[i][SIG_STAGE], p, CONF_HIGH, PHASE_SRC_STAGE,
-			     xasprintf("Stage column reads %s", analysis_phase_name(p)));
+			     xasprintf(_("Stage column reads %s"), analysis_phase_name(p)));
 	}
 }
 
@@ -799,9 +800,9 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 			s->phase_source = PHASE_SRC_CLUSTERS;
 			s->phase_conf = c;
 			s->phase_evidence = xasprintf(
-			        "step durations form two clusters: %zu step(s) around %.3f ms read as "
+			        _("step durations form two clusters: %zu step(s) around %.3f ms read as "
 			        "prefill, %zu "
-			        "around %.3f ms as decode (ratio %.1f, separation %.1f sd of log duration)",
+			        "around %.3f ms as decode (ratio %.1f, separation %.1f sd of log duration)"),
 			        np, exp(m2) / 1e6, n - np, exp(m1) / 1e6, ratio, isfinite(sep) ? sep : 99.0);
 		}
 	} else {
@@ -810,9 +811,9 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 			s->phase = PHASE_DECODE;
 			s->phase_source = PHASE_SRC_UNIFORM;
 			s->phase_conf = CONF_LOW;
-			s->phase_evidence = xasprintf("%zu step(s) with durations from %.3f to %.3f ms show "
+			s->phase_evidence = xasprintf(_("%zu step(s) with durations from %.3f to %.3f ms show "
 			                              "no separate long cluster; read "
-			                              "as decode only",
+			                              "as decode only"),
 			                              n, exp(sorted[0]) / 1e6, exp(sorted[n - 1]) / 1e6);
 		}
 	}
@@ -848,7 +849,7 @@ static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT])
 			    (f->phase == PHASE_MIXED && o->phase == PHASE_PREFILL && o->conf == CONF_LOW))
 				continue;
 			s->phase_conf = CONF_LOW;
-			sbuf_addf(&why, "; but %s read %s (%s)", analysis_phase_source_name(o->source),
+			sbuf_addf(&why, _("; but %s read %s (%s)"), analysis_phase_source_name(o->source),
 			          analysis_phase_name(o->phase), o->why);
 		}
 		s->phase_evidence = sbuf_detach(&why);
@@ -878,7 +879,7 @@ static void phase_summary(struct rank_analysis *ra)
 			continue;
 		if (ra->phase_source == PHASE_SRC_NONE)
 			ra->phase_source = order[i];
-		sbuf_addf(&why, "%s%zu step(s) from %s", why.len ? ", " : "", n,
+		sbuf_addf(&why, _("%s%zu step(s) from %s"), why.len ? ", " : "", n,
 		          analysis_phase_source_name(order[i]));
 	}
 	enum phase_source only = ra->phase_source;
@@ -891,13 +892,13 @@ static void phase_summary(struct rank_analysis *ra)
 		size_t per[PHASE_MIXED + 1] = {0};
 		for (size_t k = 0; k < ra->n_steps; k++)
 			per[ra->steps[k].phase]++;
-		sbuf_addf(&why, ": %zu prefill, %zu decode, %zu mixed", per[PHASE_PREFILL], per[PHASE_DECODE],
+		sbuf_addf(&why, _(": %zu prefill, %zu decode, %zu mixed"), per[PHASE_PREFILL], per[PHASE_DECODE],
 		          per[PHASE_MIXED]);
 		if (per[PHASE_UNKNOWN])
-			sbuf_addf(&why, ", %zu unknown", per[PHASE_UNKNOWN]);
+			sbuf_addf(&why, _(", %zu unknown"), per[PHASE_UNKNOWN]);
 	}
 	if (low && low < ra->n_steps)
-		sbuf_addf(&why, "; %zu of %zu step(s) low confidence", low, ra->n_steps);
+		sbuf_addf(&why, _("; %zu of %zu step(s) low confidence"), low, ra->n_steps);
 	ra->phase_evidence = sbuf_detach(&why);
 }
 
@@ -917,7 +918,7 @@ static void training_phases(struct rank_analysis *ra)
 	ra->phase_conf = CONF_HIGH;
 	free(ra->phase_evidence);
 	ra->phase_evidence =
-	        xasprintf("training workload (%s): steps are not prefill or decode", ra->workload_evidence);
+	        xasprintf(_("training workload (%s): steps are not prefill or decode"), ra->workload_evidence);
 }
 
 void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
@@ -936,8 +937,8 @@ void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
 			continue; /* a rank with a trace speaks for itself */
 		ra->workload = WORKLOAD_TRAINING;
 		free(ra->workload_evidence);
-		ra->workload_evidence = xasprintf("no backward or serving kernels of its own; rank %d of the "
-		                                  "same capture trains",
+		ra->workload_evidence = xasprintf(_("no backward or serving kernels of its own; rank %d of the "
+		                                  "same capture trains"),
 		                                  ranks[train].rank);
 		training_phases(ra);
 		/* the peers' word, not this rank's evidence: a folder may hold unrelated captures */
@@ -1020,13 +1021,13 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			v = marks;
 			n = nmarks;
 			ra->step_source = STEP_SRC_STEP_TRACE;
-			why = xasprintf("step_trace_time.csv lists %zu steps; their windows are the trace's "
-					"ProfilerStep#N spans", st->nrows);
+			why = xasprintf(_("step_trace_time.csv lists %zu steps; their windows are the trace's "
+					"ProfilerStep#N spans"), st->nrows);
 		} else if (nmarks >= 1) {
 			v = marks;
 			n = nmarks;
 			ra->step_source = STEP_SRC_PROFILER_STEP;
-			why = xasprintf("%zu ProfilerStep#N span(s) on the host", nmarks);
+			why = xasprintf(_("%zu ProfilerStep#N span(s) on the host"), nmarks);
 			if (st && st->nrows >= 2)
 				diag_add(dl, DIAG_WARN, st->path, 0, -1,
 					 "lists %zu steps but the trace has %zu ProfilerStep#N spans; steps follow "
@@ -1047,7 +1048,7 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 					v = e[p];
 					n = ne[p];
 					ra->step_source = STEP_SRC_ENGINE;
-					why = xasprintf("%zu repeating host spans named like \"%s\"", ne[p],
+					why = xasprintf(_("%zu repeating host spans named like \"%s\""), ne[p],
 							engine_patterns[p]);
 				} else {
 					free(e[p]);
@@ -1059,8 +1060,8 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			ra->step_source = STEP_SRC_OP_SEQUENCE;
 		if (!n && sets && (n = idle_segments(rank_sets_wait(sets), &v, &thr)) > 0) {
 			ra->step_source = STEP_SRC_IDLE_GAPS;
-			why = xasprintf("device activity split at %zu idle gaps of %.3f ms or more (no step "
-					"markers in the trace)", n - 1, (double)thr / 1e6);
+			why = xasprintf(_("device activity split at %zu idle gaps of %.3f ms or more (no step "
+					"markers in the trace)"), n - 1, (double)thr / 1e6);
 		}
 		if (!n) {
 			v = xmalloc(sizeof *v);
@@ -1079,7 +1080,7 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 	} else if (st && st->nrows >= 1) {
 		steps_from_table(ra, st);
 		ra->step_source = STEP_SRC_STEP_TRACE;
-		why = xasprintf("step_trace_time.csv rows (no trace: durations only)");
+		why = xasprintf(_("step_trace_time.csv rows (no trace: durations only)"));
 	} else {
 		ra->step_source = STEP_SRC_NONE;
 		why = xstrdup("no trace and no step table");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The comparison as text and as JSON: the same numbers, capture strings sanitised. */
 #include "config.h"
+#include "i18n.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -47,17 +48,20 @@ static void text_bottlenecks(const struct compare_pair *p, const struct comparis
 {
 	fprintf(out, "\nbottleneck scores (0-100, >= 40 triggers)\n  %-16s %8s %8s %7s\n", "candidate", c->label[0],
 		c->label[1], "delta");
-	for (int k = 0; k < BN_COUNT; k++)
-		fprintf(out, "  %-16s %8d %8d %+7d\n", p->ra[0]->bn[k].name, p->bn_score[0][k], p->bn_score[1][k],
+	for (int k = 0; k < BN_COUNT; k++) {
+		fputs("  ", out);
+		report_put_padded(out, p->ra[0]->bn[k].name, 16);
+		fprintf(out, " %8d %8d %+7d\n", p->bn_score[0][k], p->bn_score[1][k],
 			p->bn_score[1][k] - p->bn_score[0][k]);
+	}
 	if (!p->have_gain)
 		return;
 	const struct compare_gain *g = &p->gain;
-	fprintf(out, "\ntop bottleneck of %s: %s, expected gain %.1f-%.1f %%: %s\n  basis: ", c->label[0], g->name,
+	fprintf(out, _("\ntop bottleneck of %s: %s, expected gain %.1f-%.1f %%: %s\n  basis: "), c->label[0], g->name,
 		g->low_pct, g->high_pct, compare_gain_verdict_name(g->verdict));
 	summary_put_clean(out, g->basis);
-	fputs("\n  (achieved: the improvement reaches the low end of the range; partly: above 0 but below it; "
-	      "missed: 0 or worse)\n",
+	fputs(_("\n  (achieved: the improvement reaches the low end of the range; partly: above 0 but below it; "
+	      "missed: 0 or worse)\n"),
 	      out);
 }
 
@@ -73,7 +77,7 @@ const char *report_compare_categories(const struct compare_pair *p, int scope, c
 
 static void text_categories(const struct compare_pair *p, const struct comparison *c, FILE *out)
 {
-	fprintf(out, "\nop time by category (%% of the scope's op time, %s -> %s)\n", c->label[0], c->label[1]);
+	fprintf(out, _("\nop time by category (%% of the scope's op time, %s -> %s)\n"), c->label[0], c->label[1]);
 	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
 		char line[256];
 		fprintf(out, "  %s\n", report_compare_categories(p, s, line, sizeof line));
@@ -144,7 +148,7 @@ static void op_group(const struct compare_pair *p, int scope, int phase, const c
 		total += p->ops[i].scope == scope && p->ops[i].phase == phase && keep(&p->ops[i], arg);
 	size_t n = select_ops(p, scope, phase, keep, arg, by_avg, v, max);
 	if (n) {
-		fprintf(out, "   %s (%zu%s)\n", title, total, n < total ? ", most changed first" : "");
+		fprintf(out, "   %s (%zu%s)\n", title, total, n < total ? _(", most changed first") : "");
 		for (size_t i = 0; i < n; i++)
 			op_row(v[i], out);
 	}
@@ -153,8 +157,8 @@ static void op_group(const struct compare_pair *p, int scope, int phase, const c
 
 static void text_ops(const struct compare_pair *p, const struct comparison *c, FILE *out)
 {
-	fprintf(out, "\nop changes (n: calls, ms: total time, us: average per call, d: %s - %s; a change within %.0f %% "
-		"of %s is \"same\")\n", c->label[1], c->label[0], COMPARE_NOISE_PCT, c->label[0]);
+	fprintf(out, _("\nop changes (n: calls, ms: total time, us: average per call, d: %s - %s; a change within %.0f %% "
+		"of %s is \"same\")\n"), c->label[1], c->label[0], COMPARE_NOISE_PCT, c->label[0]);
 	char head[256], t[6][32];
 	for (int s = 0; s < 2; s++) {
 		snprintf(t[s], sizeof t[s], "n %s", c->label[s]);
@@ -165,21 +169,21 @@ static void text_ops(const struct compare_pair *p, const struct comparison *c, F
 		 "d n", t[2], t[3], "d ms", "d %", t[4], t[5], "d us");
 	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
 		const size_t *n = p->n_change[s][PHASE_UNKNOWN];
-		fprintf(out, "  %s ops, all phases: %zu slower, %zu faster, %zu added, %zu removed, %zu same\n",
+		fprintf(out, _("  %s ops, all phases: %zu slower, %zu faster, %zu added, %zu removed, %zu same\n"),
 			analysis_scope_name((enum op_scope)s), n[OPC_SLOWER], n[OPC_FASTER], n[OPC_ADDED], n[OPC_REMOVED],
 			n[OPC_SAME]);
 		fputs(head, out);
-		op_group(p, s, PHASE_UNKNOWN, "slower by total", keep_change, OPC_SLOWER, false, COMPARE_TOP_OPS, out);
-		op_group(p, s, PHASE_UNKNOWN, "faster by total", keep_change, OPC_FASTER, false, COMPARE_TOP_OPS, out);
-		op_group(p, s, PHASE_UNKNOWN, "removed", keep_change, OPC_REMOVED, false, COMPARE_TOP_OPS, out);
-		op_group(p, s, PHASE_UNKNOWN, "added", keep_change, OPC_ADDED, false, COMPARE_TOP_OPS, out);
-		op_group(p, s, PHASE_UNKNOWN, "slower per call", keep_avg_change, OPC_SLOWER, true, COMPARE_PHASE_OPS,
+		op_group(p, s, PHASE_UNKNOWN, _("slower by total"), keep_change, OPC_SLOWER, false, COMPARE_TOP_OPS, out);
+		op_group(p, s, PHASE_UNKNOWN, _("faster by total"), keep_change, OPC_FASTER, false, COMPARE_TOP_OPS, out);
+		op_group(p, s, PHASE_UNKNOWN, _("removed"), keep_change, OPC_REMOVED, false, COMPARE_TOP_OPS, out);
+		op_group(p, s, PHASE_UNKNOWN, _("added"), keep_change, OPC_ADDED, false, COMPARE_TOP_OPS, out);
+		op_group(p, s, PHASE_UNKNOWN, _("slower per call"), keep_avg_change, OPC_SLOWER, true, COMPARE_PHASE_OPS,
 			 out);
-		op_group(p, s, PHASE_UNKNOWN, "faster per call", keep_avg_change, OPC_FASTER, true, COMPARE_PHASE_OPS,
+		op_group(p, s, PHASE_UNKNOWN, _("faster per call"), keep_avg_change, OPC_FASTER, true, COMPARE_PHASE_OPS,
 			 out);
 		for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
 			char title[64];
-			snprintf(title, sizeof title, "%s steps: largest changes", analysis_phase_name((enum phase)ph));
+			snprintf(title, sizeof title, _("%s steps: largest changes"), _(analysis_phase_name((enum phase)ph)));
 			op_group(p, s, ph, title, keep_changed, 0, false, COMPARE_PHASE_OPS, out);
 		}
 	}
@@ -195,24 +199,24 @@ void report_compare_text(const struct comparison *c, FILE *out)
 		if (c->mode == CMP_RANKS)
 			break;
 	}
-	fprintf(out, "delta = %s - %s, %% of %s; better or worse by each figure's direction; within %.0f %% is "
-		"\"same\"\n", c->label[1], c->label[0], c->label[0], COMPARE_NOISE_PCT);
+	fprintf(out, _("delta = %s - %s, %% of %s; better or worse by each figure's direction; within %.0f %% is "
+		"\"same\"\n"), c->label[1], c->label[0], c->label[0], COMPARE_NOISE_PCT);
 	if (c->n_warnings) {
-		fputs("\ncomparability warnings\n", out);
+		fputs(_("\ncomparability warnings\n"), out);
 		for (size_t i = 0; i < c->n_warnings; i++) {
 			fputs("  ! ", out);
 			summary_put_clean(out, c->warnings[i]);
 			fputc('\n', out);
 		}
 	} else {
-		fputs("\nno comparability warnings (ranks, steps, phases, versions, level, shapes alike)\n", out);
+		fputs(_("\nno comparability warnings (ranks, steps, phases, versions, level, shapes alike)\n"), out);
 	}
 	for (size_t i = 0; i < c->n_pairs; i++) {
 		const struct compare_pair *p = &c->pairs[i];
 		if (c->mode == CMP_RANKS)
-			fprintf(out, "\n== rank %d vs rank %d ==\n", p->ra[0]->rank, p->ra[1]->rank);
+			fprintf(out, _("\n== rank %d vs rank %d ==\n"), p->ra[0]->rank, p->ra[1]->rank);
 		else
-			fprintf(out, "\n== rank %d (%s) vs rank %d (%s) ==\n", p->ra[0]->rank, c->label[0],
+			fprintf(out, _("\n== rank %d (%s) vs rank %d (%s) ==\n"), p->ra[0]->rank, c->label[0],
 				p->ra[1]->rank, c->label[1]);
 		text_figures(p, c, out);
 		text_bottlenecks(p, c, out);
@@ -220,7 +224,7 @@ void report_compare_text(const struct comparison *c, FILE *out)
 		text_ops(p, c, out);
 	}
 	if (!c->n_pairs)
-		fputs("\nno ranks to compare\n", out);
+		fputs(_("\nno ranks to compare\n"), out);
 }
 
 /* ---- JSON --------------------------------------------------------------------------- */

@@ -110,9 +110,7 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 		fputs(_("  no host trace: idle inside the device span has no known cause, and syncs are unseen\n"), out);
 }
 
-/* s, then spaces up to width columns of display width (a translated name has CJK
- * characters of two columns each, which printf's %-14s would count in bytes). */
-static void put_padded(FILE *out, const char *s, int width)
+void report_put_padded(FILE *out, const char *s, int width)
 {
 	int w = u8_strwidth((const uint8_t *)s, "UTF-8");
 	fputs(s, out);
@@ -153,7 +151,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		if (!ra->have[m])
 			continue;
 		fputs("  ", out);
-		put_padded(out, _(metric_defs[m].label), 26);
+		report_put_padded(out, _(metric_defs[m].label), 26);
 		fprintf(out, " %14s  %s", report_metric_text(ra, m, b, sizeof b),
 			ra->source[m] ? ra->source[m] : "");
 		if (ra->conf[m] != CONF_HIGH)
@@ -183,6 +181,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	}
 	fputc('\n', out);
 	if (ra->n_steps) {
+		/* TRANSLATORS: column titles: each keeps the cells of its column */
 		fputs(_("  #    start ms    dur ms  phase    compute ms  comm-exp ms   free ms  host-only ms  dispatch  "
 		      "signal      confidence\n"),
 		      out);
@@ -193,7 +192,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			if (s->has_window)
 				snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
 			fprintf(out, "  %-3zu %10s %9.3f  ", i + 1, start, (double)(s->end - s->start) / 1e6);
-			put_padded(out, _(analysis_phase_name(s->phase)), 7);
+			report_put_padded(out, _(analysis_phase_name(s->phase)), 7);
 			fprintf(out, " %11.3f %12.3f %9.3f %13.3f %9zu  %-10s  %s\n", (double)s->compute_ns / 1e6,
 				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
 				(double)s->host_only_ns / 1e6, s->dispatch_ops, analysis_phase_signal_name(s->phase_source),
@@ -226,7 +225,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	for (int i = 0; i < BN_COUNT; i++) {
 		const struct bottleneck *bn = &ra->bn[order[i]];
 		fputs("  ", out);
-		put_padded(out, bn->name, 14);
+		report_put_padded(out, bn->name, 14);
 		fprintf(out, " %3d ", bn->score);
 		bar(out, bn->score, 20);
 		fprintf(out, "%s\n", bn->score >= 40 ? _("  TRIGGERED") : "");
@@ -258,6 +257,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	fputs(_("\ntop ops by total time (trace; CSV total beside it)\n"), out);
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
 		fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
+		/* TRANSLATORS: column titles: each keeps the cells of its column */
 		fputs(_("    count      total ms    avg us    p50 us    p95 us    max us  share  csv ms    name\n"), out);
 		size_t shown = 0;
 		for (size_t i = 0; i < ra->n_ops && shown < REPORT_TOP_OPS; i++) {
@@ -281,6 +281,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		      "communication)\n"), out);
 		for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
 			fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
+			/* TRANSLATORS: column titles: each keeps the cells of its column */
 			fputs(_("     count      total ms       busy ms  share  names  type\n"), out);
 			size_t shown = 0;
 			for (size_t i = 0; i < ra->n_op_types && shown < REPORT_TOP_OPS; i++) {
@@ -307,6 +308,7 @@ void report_print_text(const struct analysis *an, FILE *out)
 	if (an->n_ranks > 1) {
 		fputs(_("\nrank alignment (clock offset vs rank "), out);
 		fprintf(out, _("%d; subtract it to align)\n"), an->ranks[0].rank);
+		/* TRANSLATORS: column titles: each keeps the cells of its column */
 		fputs(_("  rank       first us         raw us  collective us   residual us  matched\n"), out);
 		for (size_t i = 0; i < an->n_ranks; i++) {
 			const struct rank_analysis *ra = &an->ranks[i];

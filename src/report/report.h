@@ -12,6 +12,10 @@
 /* How many ops per scope the reports list. */
 #define REPORT_TOP_OPS 15
 
+/* s, then spaces up to width columns of display width: a translated name has CJK
+ * characters of two columns each, which printf's %-14s would count in bytes. */
+void report_put_padded(FILE *out, const char *s, int width);
+
 void report_print_text(const struct analysis *an, FILE *out);
 void report_print_json(const struct analysis *an, FILE *out);
 struct jsonw;

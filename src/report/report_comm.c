@@ -44,6 +44,7 @@ static void put_name(FILE *out, const char *s, int width)
 static void text_ops(const struct comm_analysis *ca, FILE *out)
 {
 	fputs(_("\n  groups and ops, summed over steps and ranks (times ms, sizes MB, bandwidth GB/s)\n"), out);
+	/* TRANSLATORS: column titles: each keeps the cells of its column */
 	fputs(_("    group                 kind        op                ranks steps count  elapse ms transit ms"
 	      "    wait ms    sync ms    idle ms   wait   sync    size MB     GB/s small %\n"),
 	      out);
@@ -70,6 +71,7 @@ static void text_ops(const struct comm_analysis *ca, FILE *out)
 static void text_transports(const struct comm_analysis *ca, FILE *out)
 {
 	fputs(_("\n  transports, all ranks (SDMA is the sum of HCCS, PCIE and SIO; reference figures: man page)\n"), out);
+	/* TRANSLATORS: column titles: each keeps the cells of its column */
 	fputs(_("    transport    size MB     time ms     GB/s  ref GB/s  of ref  entries   packets  small %  large %\n"), out);
 	for (int t = 0; t < COMM_TR_COUNT; t++) {
 		const struct comm_tstat *s = &ca->tr[t];

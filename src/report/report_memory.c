@@ -89,6 +89,7 @@ void report_memory_text(const struct rank_analysis *ra, FILE *out)
 	if (m->ops) {
 		fprintf(out, _("  allocations: %zu, %.1f MB in all, %zu negative sizes, %zu not released in the capture\n"),
 			m->n_allocs, m->total_alloc_mb, m->negative_sizes, m->never_released);
+		/* TRANSLATORS: column titles: each keeps the cells of its column */
 		fputs(_("         size MB   held ms  name\n"), out);
 		for (size_t i = 0; i < m->n_top && i < TEXT_TOP; i++) {
 			const struct mem_alloc *a = &m->top[i];

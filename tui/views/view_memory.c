@@ -68,6 +68,7 @@ static void build(struct memory_view *v)
 	if (m->record) {
 		/* the titles of PEAK_ROW_FMT's columns, whole: a translation keeps each column's cells */
 		snprintf(v->head_comp, sizeof v->head_comp, "%s",
+			 /* TRANSLATORS: column titles: each keeps the cells of its column */
 			 _("   peak alloc  peak reserved   peak active  samples   peak at ms  component"));
 		add(v, &cap, R_HEAD, 0, v->head_comp);
 		for (size_t i = 0; i < m->n_comps; i++)
@@ -76,6 +77,7 @@ static void build(struct memory_view *v)
 	}
 	if (m->modules) {
 		snprintf(v->head_mod, sizeof v->head_mod, "%s",
+			 /* TRANSLATORS: column titles: each keeps the cells of its column */
 			 _("               peak reserved                samples   peak at ms  module"));
 		add(v, &cap, R_HEAD, 0, v->head_mod);
 		/* most driver modules hold nothing: they are counted, not listed */
@@ -95,6 +97,7 @@ static void build(struct memory_view *v)
 		add(v, &cap, R_BLANK, 0, NULL);
 	}
 	if (m->ops && m->n_top) {
+		/* TRANSLATORS: column titles: each keeps the cells of its column */
 		add(v, &cap, R_HEAD, 0, _("      size MB        held ms                 at ms            allocation"));
 		for (size_t i = 0; i < m->n_top; i++)
 			add(v, &cap, R_ALLOC, i, NULL);

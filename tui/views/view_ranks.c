@@ -60,6 +60,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int hy = y + 1;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
+		    /* TRANSLATORS: column titles: each keeps the cells of its column */
 		    _("rank      first us        raw us  collective us  residual us  matched   compute / comm / free"));
 	int rows = (int)an->n_ranks;
 	int table_h = rows < h / 2 ? rows : h / 2;

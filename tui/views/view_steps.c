@@ -92,7 +92,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	if (v->lb.sel < ra->n_steps) { /* why the selected step has its phase */
 		const struct step *s = &ra->steps[v->lb.sel];
 		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, _("step %zu: %s from %s, confidence %s: %s"),
-		             v->lb.sel + 1, analysis_phase_name(s->phase),
+		             v->lb.sel + 1, _(analysis_phase_name(s->phase)),
 		             analysis_phase_source_name(s->phase_source),
 		             analysis_confidence_name(s->phase_conf),
 		             s->phase_evidence ? s->phase_evidence : "");
@@ -100,6 +100,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int hy = y + 7;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
+		    /* TRANSLATORS: column titles: each keeps the cells of its column */
 		    _("   #  start ms     dur ms  window ms  phase    compute ms  comm-exp ms    free ms  host-only ms  "
 		    "dispatch  signal      conf    label"));
 	/* the figures cover the step's window, which runs to the next step's start: they add
