@@ -115,7 +115,7 @@ gen_capture "$tmp/cap" --ranks 1 --target-bytes 300000000
 log "generated a $(du -sm "$tmp/cap" | cut -f1) MB capture in $(($(now_ms) - t_gen)) ms"
 
 t_load=$(now_ms)
-start_tui "$tmp/cap"
+start_tui --no-index "$tmp/cap"
 # a fast machine may be done before the first look: the storm then hits the Overview
 wait_for_any "$W" '^ loading rank 0: ' '^ Verdict \(rank 0\)'
 storm="100x30 61x13 59x11 30x5 160x50 80x24 1x1 200x60 60x12 45x20 120x8 100x30 70x20 10x3 90x40 60x11 150x45 64x16 20x20 100x30"

@@ -55,38 +55,40 @@ at_analysis() {
   fi
 }
 
+# Every run reads the trace afresh (--no-index): a trace index written by an earlier run
+# would be mapped at once and the loading states never shown.
 # SIGINT while the trace is parsed (every core busy)
-start_tui "$tmp/cap"
+start_tui --no-index "$tmp/cap"
 wait_for_text "$tracing" 30
 phase="while the trace is read"
 stop INT 3 130
 
 # SIGTERM as early as possible: during discovery or the CSV tables
-start_tui "$tmp/cap"
+start_tui --no-index "$tmp/cap"
 wait_for_text "$loading" 30
 phase="while loading ($(sed -n 's/^ loading rank 0: \([a-zA-Z ]*\).*/\1/p' "$tmp/screen" | head -n 1))"
 stop TERM 3 143
 
 # Ctrl-C typed at the terminal (SIGINT to the foreground process group)
-start_tui "$tmp/cap"
+start_tui --no-index "$tmp/cap"
 wait_for_text "$tracing" 30
 phase="while the trace is read"
 stop C-c 3 130
 
 # Q while the trace is parsed: quits at once
-start_tui "$tmp/cap"
+start_tui --no-index "$tmp/cap"
 wait_for_text "$tracing" 30
 phase="while the trace is read"
 stop Q 1 0
 
 # Q during the analysis: quits at once too (it does not wait for the analysis)
-start_tui "$tmp/cap"
+start_tui --no-index "$tmp/cap"
 at_analysis
 stop Q 1 0
 
 # after loading: SIGINT and SIGTERM
 for sig in INT TERM; do
-  start_tui "$tmp/cap"
+  start_tui --no-index "$tmp/cap"
   wait_for_text "$loaded" 60
   phase="after loading"
   case $sig in

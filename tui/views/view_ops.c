@@ -50,13 +50,9 @@ static void ops_destroy(void *p)
 	free(v);
 }
 
-static const struct rank_analysis *cmp_ra;
-static enum sort_col cmp_sort;
-static bool cmp_reverse;
-
-static double sort_key(const struct op_stat *o)
+static double sort_key(const struct op_stat *o, enum sort_col sort)
 {
-	switch (cmp_sort) {
+	switch (sort) {
 	case SORT_TOTAL: return (double)o->total_ns;
 	case SORT_COUNT: return (double)o->count;
 	case SORT_AVG: return o->avg_ns;
@@ -68,17 +64,19 @@ static double sort_key(const struct op_stat *o)
 	}
 }
 
-static int cmp_rows(const void *a, const void *b)
+/* Row order of the view (ctx): its sort column and direction, names breaking ties. */
+static int cmp_rows(const void *a, const void *b, void *ctx)
 {
-	const struct op_stat *x = &cmp_ra->ops[*(const size_t *)a], *y = &cmp_ra->ops[*(const size_t *)b];
+	const struct ops_view *v = ctx;
+	const struct op_stat *x = &v->ra->ops[*(const size_t *)a], *y = &v->ra->ops[*(const size_t *)b];
 	int c;
-	if (cmp_sort == SORT_NAME) {
+	if (v->sort == SORT_NAME) {
 		c = strcmp(x->name, y->name);
 	} else {
-		double kx = sort_key(x), ky = sort_key(y);
+		double kx = sort_key(x, v->sort), ky = sort_key(y, v->sort);
 		c = kx > ky ? -1 : kx < ky ? 1 : strcmp(x->name, y->name); /* numbers: largest first */
 	}
-	return cmp_reverse ? -c : c;
+	return v->reverse ? -c : c;
 }
 
 /* The grouped rows of the current key: type (all phases) or type and shape (the kernel
@@ -89,19 +87,21 @@ static const struct op_type_stat *group_rows(const struct ops_view *v, size_t *n
 	return v->group == GROUP_TYPE ? v->ra->op_types : v->ra->op_shapes;
 }
 
-static const struct op_type_stat *cmp_groups;
-
-static int cmp_group_rows(const void *a, const void *b)
+/* Grouped row order of the view (ctx): name, count, or busy time. */
+static int cmp_group_rows(const void *a, const void *b, void *ctx)
 {
-	const struct op_type_stat *x = &cmp_groups[*(const size_t *)a], *y = &cmp_groups[*(const size_t *)b];
+	const struct ops_view *v = ctx;
+	size_t n;
+	const struct op_type_stat *g = group_rows(v, &n);
+	const struct op_type_stat *x = &g[*(const size_t *)a], *y = &g[*(const size_t *)b];
 	int c;
-	if (cmp_sort == SORT_NAME)
+	if (v->sort == SORT_NAME)
 		c = strcmp(x->name, y->name);
-	else if (cmp_sort == SORT_COUNT)
+	else if (v->sort == SORT_COUNT)
 		c = x->count > y->count ? -1 : x->count < y->count ? 1 : strcmp(x->name, y->name);
 	else
 		c = x->busy_ns > y->busy_ns ? -1 : x->busy_ns < y->busy_ns ? 1 : strcmp(x->name, y->name);
-	return cmp_reverse ? -c : c;
+	return v->reverse ? -c : c;
 }
 
 static void rebuild_groups(struct ops_view *v)
@@ -116,10 +116,7 @@ static void rebuild_groups(struct ops_view *v)
 			continue;
 		v->rows[v->n_rows++] = i;
 	}
-	cmp_groups = g;
-	cmp_sort = v->sort;
-	cmp_reverse = v->reverse;
-	xqsort(v->rows, v->n_rows, sizeof *v->rows, cmp_group_rows);
+	xqsort_r(v->rows, v->n_rows, sizeof *v->rows, cmp_group_rows, v);
 	v->lb.n = v->n_rows;
 	v->lb.sel = 0;
 	listbox_clamp(&v->lb, v->lb.height);
@@ -161,10 +158,7 @@ static void rebuild(struct ops_view *v, struct app *app)
 			continue;
 		v->rows[v->n_rows++] = i;
 	}
-	cmp_ra = v->ra;
-	cmp_sort = v->sort;
-	cmp_reverse = v->reverse;
-	xqsort(v->rows, v->n_rows, sizeof *v->rows, cmp_rows);
+	xqsort_r(v->rows, v->n_rows, sizeof *v->rows, cmp_rows, v);
 	v->lb.n = v->n_rows;
 	v->lb.sel = 0;
 	for (size_t i = 0; keep_name[0] && i < v->n_rows; i++)
