@@ -15,7 +15,7 @@ size_t jscan_skip_ws(const char *b, size_t len, size_t pos)
 }
 
 /* Offset just past the closing quote of a string whose body starts at pos. */
-static size_t string_end(const char *b, size_t len, size_t pos)
+static size_t array_string_end(const char *b, size_t len, size_t pos)
 {
 	for (;;) {
 		const char *q = memchr(b + pos, '"', len - pos);
@@ -43,7 +43,7 @@ size_t jscan_value_end(const char *b, size_t len, size_t pos)
 		return NOT_FOUND;
 	char c = b[pos];
 	if (c == '"')
-		return string_end(b, len, pos + 1);
+		return array_string_end(b, len, pos + 1);
 	if (c != '{' && c != '[') {
 		/* primitive: up to a delimiter */
 		while (pos < len) {
@@ -63,7 +63,7 @@ size_t jscan_value_end(const char *b, size_t len, size_t pos)
 			break;
 		c = b[pos];
 		if (c == '"') {
-			pos = string_end(b, len, pos + 1);
+			pos = array_string_end(b, len, pos + 1);
 			if (pos == NOT_FOUND)
 				return NOT_FOUND;
 			continue;
@@ -130,7 +130,7 @@ bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t
 			return false;
 		}
 		size_t key_start = pos;
-		size_t key_end = string_end(buf, len, pos + 1);
+		size_t key_end = array_string_end(buf, len, pos + 1);
 		if (key_end == NOT_FOUND) {
 			snprintf(err, errlen, "byte %zu: the file ends inside a member name", pos);
 			return false;
