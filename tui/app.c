@@ -587,7 +587,8 @@ static void run_command(struct app *app, const char *line)
 		cmd->run(app, word, rest);
 	} else if (word[0]) {
 		char names[256];
-		commands_names(names, sizeof names, ", ");
+		/* TRANSLATORS: between the command names of "unknown command: %s (try %s)" */
+		commands_names(names, sizeof names, _(", "));
 		app_message(app, ST_WARN, _("unknown command: %s (try %s)"), word, names);
 	}
 }
