@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # The man page: groff -man -ww must find nothing to warn about, it must fit 80 columns,
 # every option of `ascprof-tui --help` (each -x and --long form) must have an entry in
-# OPTIONS, and every action of `ascprof-tui --list-keys` must have an entry in KEYS that
-# names it and lists each of its keys ("q, Esc  (close)"). Skipped without groff.
+# OPTIONS, every action of `ascprof-tui --list-keys` must have an entry in KEYS that
+# names it and lists each of its keys ("q, Esc  (close)"), and every command of
+# `ascprof-tui --list-commands` an entry in VIEWS' Command line ("zoom MS MS") that names
+# its arguments, with its other names in the text. Skipped without groff.
 bin=${ASCPROF_BIN:-./ascprof-tui}
 builddir=${ASCPROF_BUILDDIR:-.}
 srcdir=${ASCPROF_SRCDIR:-.}
@@ -150,7 +152,62 @@ awk -F '\t' '
     exit bad
   }' "$tmp/man_keys" "$tmp/actions" || fail=1
 
+# 5. commands: --list-commands prints "%-16s %-8s %s" (names, arguments, help)
+if ! "$bin" --list-commands >"$tmp/clist" 2>&1; then
+  echo "FAIL: $bin --list-commands failed"
+  cat "$tmp/clist"
+  exit 1
+fi
+# the Command line subsection of VIEWS: from its heading to the next one
+section VIEWS | awk '/^   [^ ]/ { on = ($0 == "   Command line"); next } on' >"$tmp/cmdline"
+if [ ! -s "$tmp/cmdline" ]; then
+  echo "FAIL: no Command line subsection under VIEWS in $page"
+  exit 1
+fi
+awk '
+  FNR == NR {
+    if ($0 ~ /^       [^ ]/) { tag = $0; sub(/^ +/, "", tag); tags[++ntag] = tag }
+    line = $0; gsub(/[,;:.()]/, " ", line)
+    n = split(line, w, " ")
+    for (i = 1; i <= n; i++) words[w[i]] = 1
+    next
+  }
+  {
+    names = substr($0, 1, 16); args = substr($0, 18, 8)
+    sub(/ +$/, "", names); sub(/ +$/, "", args)
+    if (substr($0, 17, 1) != " " || substr($0, 26, 1) != " " || names !~ /^[a-z]/) {
+      print "cannot read this --list-commands line: " $0
+      bad = 1
+      next
+    }
+    ncmd++
+    n = split(names, name, " ")
+    want = args == "" ? name[1] : name[1] " " args
+    found = 0
+    for (t = 1; t <= ntag; t++)
+      # a short tag shares its line with the text that follows it ("rank N selects rank N;")
+      if (tags[t] == want || index(tags[t], want " ") == 1 || (args == "" && index(tags[t], name[1] ",") == 1))
+        found = 1
+    if (!found) {
+      print "FAIL: command " name[1] " has no entry \"" want "\" in the Command line subsection"
+      bad = 1
+    }
+    for (i = 2; i <= n; i++)
+      if (!(name[i] in words)) {
+        print "FAIL: name " name[i] " of command " name[1] " is not in the Command line subsection"
+        bad = 1
+      }
+  }
+  END {
+    if (ncmd < 5) {
+      print "FAIL: found only " ncmd " commands in --list-commands; has its layout changed?"
+      bad = 1
+    }
+    exit bad
+  }' "$tmp/cmdline" "$tmp/clist" || fail=1
+ncmd=$(wc -l <"$tmp/clist")
+
 if [ "$fail" -eq 0 ]; then
-  echo "man page: lint clean, 80 columns, $nopts options and $nact actions documented"
+  echo "man page: lint clean, 80 columns, $nopts options, $nact actions and $ncmd commands documented"
 fi
 exit "$fail"

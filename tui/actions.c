@@ -99,24 +99,30 @@ static int canonical(int key)
 	return key;
 }
 
+const char *actions_next_word(const char **p, size_t *n)
+{
+	while (**p == ' ')
+		(*p)++;
+	*n = strcspn(*p, " ");
+	if (*n == 0)
+		return NULL;
+	const char *w = *p;
+	*p += *n;
+	return w;
+}
+
 static bool bound(const char *keys, int key)
 {
 	char buf[64];
-	const char *p = keys;
-	while (*p) {
-		while (*p == ' ')
-			p++;
-		size_t n = strcspn(p, " ");
-		if (n == 0)
-			break;
+	const char *p = keys, *w;
+	size_t n;
+	while ((w = actions_next_word(&p, &n)))
 		if (n < sizeof buf) {
-			memcpy(buf, p, n);
+			memcpy(buf, w, n);
 			buf[n] = '\0';
 			if (actions_parse_key(buf) == key)
 				return true;
 		}
-		p += n;
-	}
 	return false;
 }
 

@@ -112,6 +112,9 @@ enum action actions_lookup(int key, unsigned scopes);
 int actions_parse_key(const char *name);
 /* The name of a key code (static buffer). */
 const char *actions_key_name(int key);
+/* The next space-separated word of a list such as keys (its length in *n), *p moved past
+ * it; NULL at the end. */
+const char *actions_next_word(const char **p, size_t *n);
 /* Prints the table: scope, keys, action, help (for --list-keys). */
 void actions_print(FILE *out);
 const char *actions_scope_name(unsigned scope);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "csvw.h"
 #include "i18n.h"
 #include "digest.h"
@@ -491,6 +492,82 @@ static void run_search(struct app *app, const char *text, int dir)
 	}
 }
 
+/* The `:` commands' handlers, one per row of the command table (commands.h). */
+void cmd_quit(struct app *app, const char *word, const char *rest)
+{
+	(void)word, (void)rest;
+	app->quit = true;
+}
+
+void cmd_rank(struct app *app, const char *word, const char *rest)
+{
+	(void)word;
+	long r = strtol(rest, NULL, 10);
+	for (size_t i = 0; i < app->cap->n_ranks; i++)
+		if (app->cap->ranks[i].plan->rank == r) {
+			app->rank = i;
+			refresh_views(app);
+			return;
+		}
+	app_message(app, ST_WARN, _("no rank %ld"), r);
+}
+
+void cmd_view(struct app *app, const char *word, const char *rest)
+{
+	(void)word;
+	for (int v = 0; v < VIEW_COUNT; v++)
+		if (!strcasecmp(rest, view_title((enum view_id)v))) {
+			app_push(app, (enum view_id)v);
+			return;
+		}
+	app_message(app, ST_WARN, _("no view named %s"), rest);
+}
+
+/* :goto MS and :zoom MS MS: a window of the Timeline in ms from the rank's first event */
+static void timeline_window(struct app *app, const char *word, const char *rest, bool zoom)
+{
+	const struct rank_analysis *ra = app_rank_analysis(app);
+	if (!ra) {
+		app_message(app, ST_WARN, _("still loading"));
+		return;
+	}
+	char *end;
+	double a = strtod(rest, &end), b = a + 1;
+	if (end == rest) {
+		app_message(app, ST_WARN, _("%s wants milliseconds from the rank's start"), word);
+		return;
+	}
+	if (zoom)
+		b = strtod(end, NULL);
+	int64_t t0 = ra->t0 + (int64_t)(a * 1e6), t1 = ra->t0 + (int64_t)(b * 1e6);
+	if (!zoom) {
+		t0 -= 500000;
+		t1 = t0 + 1000000;
+	}
+	app_goto_timeline(app, app->rank, t0, t1 > t0 ? t1 : t0 + 1000, UINT32_MAX);
+}
+
+void cmd_goto(struct app *app, const char *word, const char *rest)
+{
+	timeline_window(app, word, rest, false);
+}
+
+void cmd_zoom(struct app *app, const char *word, const char *rest)
+{
+	timeline_window(app, word, rest, true);
+}
+
+void cmd_search(struct app *app, const char *word, const char *rest)
+{
+	(void)word;
+	run_search(app, rest, 0);
+}
+
+void cmd_export(struct app *app, const char *word, const char *rest)
+{
+	export_table(app, rest, word[strlen(word) - 1] == '!');
+}
+
 static void run_command(struct app *app, const char *line)
 {
 	char word[64] = "";
@@ -505,50 +582,14 @@ static void run_command(struct app *app, const char *line)
 	rest += n;
 	while (*rest == ' ')
 		rest++;
-	if (!strcmp(word, "q") || !strcmp(word, "quit")) {
-		app->quit = true;
-	} else if (!strcmp(word, "rank")) {
-		long r = strtol(rest, NULL, 10);
-		for (size_t i = 0; i < app->cap->n_ranks; i++)
-			if (app->cap->ranks[i].plan->rank == r) {
-				app->rank = i;
-				refresh_views(app);
-				return;
-			}
-		app_message(app, ST_WARN, _("no rank %ld"), r);
-	} else if (!strcmp(word, "view")) {
-		for (int v = 0; v < VIEW_COUNT; v++)
-			if (!strcasecmp(rest, view_title((enum view_id)v))) {
-				app_push(app, (enum view_id)v);
-				return;
-			}
-		app_message(app, ST_WARN, _("no view named %s"), rest);
-	} else if (!strcmp(word, "goto") || !strcmp(word, "zoom")) {
-		const struct rank_analysis *ra = app_rank_analysis(app);
-		if (!ra) {
-			app_message(app, ST_WARN, _("still loading"));
-			return;
-		}
-		char *end;
-		double a = strtod(rest, &end), b = a + 1;
-		if (end == rest) {
-			app_message(app, ST_WARN, _("%s wants milliseconds from the rank's start"), word);
-			return;
-		}
-		if (!strcmp(word, "zoom"))
-			b = strtod(end, NULL);
-		int64_t t0 = ra->t0 + (int64_t)(a * 1e6), t1 = ra->t0 + (int64_t)(b * 1e6);
-		if (!strcmp(word, "goto")) {
-			t0 -= 500000;
-			t1 = t0 + 1000000;
-		}
-		app_goto_timeline(app, app->rank, t0, t1 > t0 ? t1 : t0 + 1000, UINT32_MAX);
-	} else if (!strcmp(word, "search")) {
-		run_search(app, rest, 0);
-	} else if (!strcmp(word, "export") || !strcmp(word, "export!")) {
-		export_table(app, rest, word[6] == '!');
+	const struct command_def *cmd = commands_lookup(word);
+	if (cmd) {
+		cmd->run(app, word, rest);
 	} else if (word[0]) {
-		app_message(app, ST_WARN, _("unknown command: %s (try rank, view, goto, zoom, search, export, quit)"), word);
+		char names[256];
+		/* TRANSLATORS: between the command names of "unknown command: %s (try %s)" */
+		commands_names(names, sizeof names, _(", "));
+		app_message(app, ST_WARN, _("unknown command: %s (try %s)"), word, names);
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "commands.h"
 #include "analysis.h"
 #include "app.h"
 #include "capture.h"
@@ -44,6 +45,7 @@ static void usage(FILE *out)
 	      "      --compare-ranks R1 R2  rank R2 of PATH against rank R1 (put the fast rank first)\n"
 	      "  -t, --threads N          threads for reading traces (default: one per CPU)\n"
 	      "      --list-keys          print every key of the explorer and exit\n"
+	      "      --list-commands      print every : command of the explorer and exit\n"
 	      "      --script FILE        run the explorer headless, keys and :dump steps from FILE\n"
 	      "      --size WxH           terminal size for --script (default 80x24)\n"
 	      "      --term-out FILE      with --script: drive curses and write its bytes to FILE\n"
@@ -206,8 +208,8 @@ int main(int argc, char **argv)
 {
 	malloc_policy();
 	i18n_init();
-	enum { OPT_MAX_TRACE = 1000, OPT_MAX_CSV, OPT_LIST_KEYS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE, OPT_SOURCE,
-	       OPT_INDEX_DIR, OPT_NO_INDEX, OPT_DIGEST };
+	enum { OPT_MAX_TRACE = 1000, OPT_MAX_CSV, OPT_LIST_KEYS, OPT_LIST_COMMANDS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE,
+	       OPT_SOURCE, OPT_INDEX_DIR, OPT_NO_INDEX, OPT_DIGEST };
 	static const struct option longopts[] = {
 		{"summary", no_argument, NULL, 's'},
 		{"report", no_argument, NULL, 'r'},
@@ -216,6 +218,7 @@ int main(int argc, char **argv)
 		{"max-trace-bytes", required_argument, NULL, OPT_MAX_TRACE},
 		{"max-csv-bytes", required_argument, NULL, OPT_MAX_CSV},
 		{"list-keys", no_argument, NULL, OPT_LIST_KEYS},
+		{"list-commands", no_argument, NULL, OPT_LIST_COMMANDS},
 		{"script", required_argument, NULL, OPT_SCRIPT},
 		{"size", required_argument, NULL, OPT_SIZE},
 		{"term-out", required_argument, NULL, OPT_TERM_OUT},
@@ -280,6 +283,7 @@ int main(int argc, char **argv)
 		case OPT_NO_INDEX: copts.index.enabled = false; break;
 		case OPT_DIGEST: digest_dir = optarg; break;
 		case OPT_LIST_KEYS: actions_print(stdout); return 0;
+		case OPT_LIST_COMMANDS: commands_print(stdout); return 0;
 		case OPT_SCRIPT: aopts.script = optarg; break;
 		case OPT_TERM_OUT: aopts.term_out = optarg; break;
 		case OPT_COMPARE:

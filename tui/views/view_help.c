@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "category.h"
+#include "commands.h"
 #include "sbuf.h"
 #include "views.h"
 #include "xalloc.h"
@@ -76,6 +77,11 @@ static void *create_help(struct app *app)
 	add(tv, ST_NORMAL, 0, "%s", "");
 	add(tv, ST_DIM, 0, _("Timeline glyphs: compute %s  communication %s  copy #  scheduling =  other :"),
 	    "\u2588", "\u2593");
+	/* after the legend, so that the screens of the pages above stay as they were */
+	add(tv, ST_NORMAL, 0, "%s", "");
+	add(tv, ST_HEADER, 0, "%s", _("Commands (after :, the same table drives dispatch, this screen and --list-commands)"));
+	for (int c = 0; c < CMD_COUNT; c++)
+		add(tv, ST_NORMAL, 2, "%-16s %-8s %s", command_defs[c].names, command_defs[c].args, _(command_defs[c].help));
 	return tv;
 }
 
