@@ -319,6 +319,31 @@ static void test_generated(void **state)
  * The later one wins, named with its byte offset and the first one's: a repeated entry,
  * a repeated step, a repeated transport and a repeated Bandwidth Info; and a matrix
  * link given twice. */
+/* fuzz_comm: a transport whose key has an escape (unescaped into a scratch buffer) and whose
+ * own fields have escaped keys too: the transport's key was read after those fields had
+ * reused the buffer (a use after free under ASan). Both transports are kept under their
+ * own names. */
+static void test_escaped_transport_keys(void **state)
+{
+	(void)state;
+	static const char t[] =
+		"{\"step1\": {\"collective\": {\"a@g\": {\"Communication Bandwidth Info\": {"
+		"\"HC\\u0043S\": {\"Transit\\u0020Size(MB)\": 2, \"Transit Time\\u0028ms)\": 1.0}, "
+		"\"RD\\u004dA\": {\"Transit\\u0020Size(MB)\": 3, \"Transit\\u0020Time(ms)\": 1.0}}}}}}";
+	struct comm_data cd = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	assert_int_equal(load(&cd, &dl, t, 0), 0);
+	assert_int_equal(cd.n_ops, 1);
+	assert_int_equal(cd.ops[0].n_bw, 2);
+	assert_int_equal(cd.bws[cd.ops[0].bw0].transport, COMM_TR_HCCS);
+	assert_int_equal(cd.bws[cd.ops[0].bw0 + 1].transport, COMM_TR_RDMA);
+	assert_true(cd.bws[cd.ops[0].bw0].size_mb == 2 && cd.bws[cd.ops[0].bw0 + 1].size_mb == 3);
+	assert_false(diag_has(&dl, "appears twice", -1));
+	comm_data_free(&cd);
+	diag_free(&dl);
+}
+
 static void test_repeated_keys(void **state)
 {
 	(void)state;
@@ -508,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_wide_json_linear),
 		cmocka_unit_test(test_repeated_keys),
+		cmocka_unit_test(test_escaped_transport_keys),
 		cmocka_unit_test(test_entry_text),
 		cmocka_unit_test(test_generated),
 	};

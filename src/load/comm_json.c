@@ -734,11 +734,14 @@ static void add_op(struct cj *c, const struct ectx *e, int obj, int rank)
 			size_t cap_keys = 0;
 			while (fiter_next(c, e, &it2, &tf)) {
 				uint32_t before = op.n_bw;
+				/* the key is taken first: an escaped key lives in c->key, which the
+				 * transport's own fields overwrite (fuzz_comm: a use after free) */
+				uint32_t key_id = strtab_intern(cd->strs, tf.k, tf.n);
+				size_t key_off = field_off(c, e, &tf);
 				parse_transport(c, e, &tf, &op);
 				if (op.n_bw > before) {
 					xgrow(&keys, &cap_keys, op.n_bw, sizeof *keys);
-					keys[op.n_bw - 1] = (struct bw_key){strtab_intern(cd->strs, tf.k, tf.n),
-									    op.n_bw - 1, field_off(c, e, &tf)};
+					keys[op.n_bw - 1] = (struct bw_key){key_id, op.n_bw - 1, key_off};
 				}
 			}
 			drop_repeated_transports(c, e, &op, keys);
