@@ -260,8 +260,8 @@ int main(int argc, char **argv)
 		case OPT_MAX_TRACE:
 		case OPT_MAX_CSV:
 			if (parse_bytes(optarg, &v)) {
-				fprintf(stderr, "ascprof-tui: --max-%s-bytes wants a number of bytes "
-						"(K, M, G suffixes; 0 for no limit)\n", c == OPT_MAX_CSV ? "csv" : "trace");
+				fprintf(stderr, _("ascprof-tui: --max-%s-bytes wants a number of bytes "
+						"(K, M, G suffixes; 0 for no limit)\n"), c == OPT_MAX_CSV ? "csv" : "trace");
 				return 2;
 			}
 			*(c == OPT_MAX_CSV ? &copts.max_csv_bytes : &copts.max_trace_bytes) = v ? v : CAPTURE_NO_LIMIT;

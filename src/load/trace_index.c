@@ -876,7 +876,7 @@ int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
 			goto out;
 		}
 		if (got < 0)
-			diag_add(dl, DIAG_INFO, paths[0], 0, -1, "%s; the trace is read again and the index rebuilt",
+			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the trace is read again and the index rebuilt"),
 				 st->why);
 		stale = st->why[0] != 0;
 	}
