@@ -205,5 +205,19 @@ else
   echo "no generator: the bad-input checks are skipped"
 fi
 
+# digests keep the analysis' texts for later JSON runs: one written in Chinese gives the
+# same --report --json as one written in English
+(cd "$srcdir" && zh --digest "$out/dg-zh" fixtures/demo) >/dev/null 2>&1 || bad "--digest failed in Chinese"
+(cd "$srcdir" && "$bin" --digest "$out/dg-en" fixtures/demo) >/dev/null 2>&1 || bad "--digest failed"
+for l in zh en; do
+  "$bin" --report --json "$out/dg-$l" 2>/dev/null | sed '/^  "path": /d' >"$out/dg-$l.json"
+done
+if cmp -s "$out/dg-zh.json" "$out/dg-en.json" && [ -s "$out/dg-en.json" ]; then
+  ok
+else
+  bad "--report --json from digests written in Chinese and in English differs"
+  diff "$out/dg-en.json" "$out/dg-zh.json" | head -10
+fi
+
 echo "screens_zh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
