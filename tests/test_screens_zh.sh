@@ -171,5 +171,55 @@ cols=$(sed -n '/^指标$/,/^$/p' "$out/zh.txt" | grep '^  ' | while IFS= read -r
 done | sort -u)
 if [ "$cols" = 43 ]; then ok; else bad "--report: metric values end in columns $(echo $cols)"; fi
 
+# bad input: the loaders' messages are in Chinese in the text summary, and --summary --json
+# stays English and the same in both languages, also after a Chinese run has written the
+# trace index (which keeps the loaders' messages)
+gen=${ASCPROF_GEN:-$(dirname "$bin")/tools/ascprof-gen}
+if [ -x "$gen" ]; then
+  export XDG_CACHE_HOME=$out/cache
+  cap=$out/bad
+  "$gen" --out "$cap" --ops 20 --steps 3 --prefill 1 --no-done >/dev/null || bad "ascprof-gen failed"
+  opd=$(echo "$cap"/*_ascend_pt/ASCEND_PROFILER_OUTPUT)
+  : >"$opd/communication.json"
+  head -c 4000 "$opd/trace_view.json" >"$out/cut" && mv "$out/cut" "$opd/trace_view.json"
+  zh --summary "$cap" >"$out/zh.sum" 2>&1
+  if grep -q '空文件（0 字节）；已跳过' "$out/zh.sum" && grep -q '此处没有 analyse.done' "$out/zh.sum"; then
+    ok
+  else
+    bad "--summary on bad input: the loaders' messages are not in Chinese"
+    head -20 "$out/zh.sum"
+  fi
+  # the first English run writes the English index, the next two use it
+  "$bin" --summary --json "$cap" >/dev/null 2>&1
+  "$bin" --summary --json "$cap" >"$out/en.json" 2>/dev/null
+  zh --summary --json "$cap" >"$out/zh.json" 2>/dev/null
+  for f in en zh; do
+    sed '/"phase_seconds"/,/}/d; /"load_seconds"/d; /"seconds"/d' "$out/$f.json" >"$out/$f.cmp"
+  done
+  if cmp -s "$out/en.cmp" "$out/zh.cmp" && grep -q 'empty file (0 bytes); skipped' "$out/en.cmp" &&
+     ! LC_ALL=C grep -q '[^ -~]' "$out/en.cmp"; then
+    ok
+  else
+    bad "--summary --json on bad input is not the same English in both languages"
+    diff "$out/en.cmp" "$out/zh.cmp" | head -20
+  fi
+else
+  echo "no generator: the bad-input checks are skipped"
+fi
+
+# digests keep the analysis' texts for later JSON runs: one written in Chinese gives the
+# same --report --json as one written in English
+(cd "$srcdir" && zh --digest "$out/dg-zh" fixtures/demo) >/dev/null 2>&1 || bad "--digest failed in Chinese"
+(cd "$srcdir" && "$bin" --digest "$out/dg-en" fixtures/demo) >/dev/null 2>&1 || bad "--digest failed"
+for l in zh en; do
+  "$bin" --report --json "$out/dg-$l" 2>/dev/null | sed '/^  "path": /d' >"$out/dg-$l.json"
+done
+if cmp -s "$out/dg-zh.json" "$out/dg-en.json" && [ -s "$out/dg-en.json" ]; then
+  ok
+else
+  bad "--report --json from digests written in Chinese and in English differs"
+  diff "$out/dg-en.json" "$out/dg-zh.json" | head -10
+fi
+
 echo "screens_zh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

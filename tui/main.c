@@ -263,8 +263,8 @@ int main(int argc, char **argv)
 		case OPT_MAX_TRACE:
 		case OPT_MAX_CSV:
 			if (parse_bytes(optarg, &v)) {
-				fprintf(stderr, "ascprof-tui: --max-%s-bytes wants a number of bytes "
-						"(K, M, G suffixes; 0 for no limit)\n", c == OPT_MAX_CSV ? "csv" : "trace");
+				fprintf(stderr, _("ascprof-tui: --max-%s-bytes wants a number of bytes "
+						"(K, M, G suffixes; 0 for no limit)\n"), c == OPT_MAX_CSV ? "csv" : "trace");
 				return 2;
 			}
 			*(c == OPT_MAX_CSV ? &copts.max_csv_bytes : &copts.max_trace_bytes) = v ? v : CAPTURE_NO_LIMIT;
@@ -310,6 +310,9 @@ int main(int argc, char **argv)
 			fputs("ascprof-tui: --digest writes digests; give it alone with its PATHs\n", stderr);
 			return 2;
 		}
+		/* a digest keeps the analysis' texts (evidence, advice) for later JSON runs:
+		 * written in English whatever the language, like JSON */
+		i18n_english();
 		char *dot[] = {(char *)"."};
 		return digest_command(digest_dir, optind < argc ? argv + optind : dot,
 				      optind < argc ? (size_t)(argc - optind) : 1, &copts, stdout, stderr);

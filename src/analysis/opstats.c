@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "analysis_priv.h"
+#include "i18n.h"
 #include "lanes.h"
 #include "num.h"
 #include "xalloc.h"
@@ -912,8 +913,8 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 	const struct csv_table *kt = rd->by_kind[CSV_KERNEL];
 	if (csv_dev > 0 && fabs((double)(trace_dev - csv_dev)) > 0.2 * (double)csv_dev)
 		diag_add(dl, DIAG_WARN, kt ? kt->path : NULL, 0, -1,
-			 "rank %d: device op time in the trace (%.3f ms) and in this table (%.3f ms) differ by "
-			 "more than 20 %%; the table's totals are shown beside the trace's, never added",
+			 _("rank %d: device op time in the trace (%.3f ms) and in this table (%.3f ms) differ by "
+			 "more than 20 %%; the table's totals are shown beside the trace's, never added"),
 			 ra->rank, (double)trace_dev / 1e6, (double)csv_dev / 1e6);
 	/* op_statistic and the kernel table describe the same kernels: compare them by type */
 	const struct csv_table *os = rd->by_kind[CSV_OP_STATISTIC];
@@ -940,9 +941,9 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 		analysis_kernel_memo_free(&memo);
 		if (b > 0 && fabs((double)a - (double)b) > 0.2 * (double)b)
 			diag_add(dl, DIAG_WARN, os->path, 0, -1,
-				 "rank %d: op_statistic totals %.3f ms but the kernel table's non-communication rows "
+				 _("rank %d: op_statistic totals %.3f ms but the kernel table's non-communication rows "
 				 "%.3f ms (more than 20 %% apart; its %.3f ms of communication rows are left out of "
-				 "op_statistic by design and not compared)",
+				 "op_statistic by design and not compared)"),
 				 ra->rank, (double)a / 1e6, (double)b / 1e6, (double)comm / 1e6);
 	}
 	if (from_csv)

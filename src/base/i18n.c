@@ -18,3 +18,10 @@ void i18n_init(void)
 }
 
 void i18n_english(void) { setlocale(LC_MESSAGES, "C"); }
+
+const char *i18n_language(void)
+{
+	/* TRANSLATORS: the language of this catalog's messages (its locale name), kept in the
+	 * trace index beside the messages it stores */
+	return _("en");
+}

@@ -13,6 +13,7 @@
 
 #include "db.h"
 #include "csv_check.h"
+#include "i18n.h"
 #include "stagetime.h"
 #include "trace.h"
 #include "xalloc.h"
@@ -39,15 +40,15 @@ static void choose_source(struct rank_data *rd, enum capture_source want, struct
 		if (!events && db_is_events_name(base_of(f->path)))
 			events = f->path;
 		else if (db_is_events_name(base_of(f->path)))
-			diag_add(dl, DIAG_WARN, f->path, 0, -1, "a second Db export beside %s; not read", events);
+			diag_add(dl, DIAG_WARN, f->path, 0, -1, _("a second Db export beside %s; not read"), events);
 		if (!analysis && db_is_analysis_name(base_of(f->path)))
 			analysis = f->path;
 	}
 	if (!events) {
 		if (want == SOURCE_DB && text)
 			diag_add(dl, DIAG_WARN, rd->plan->output_dir, 0, -1,
-				 "--source db: this rank has no Db export (ascend_pytorch_profiler*.db, "
-				 "msprof_*.db); its text export is read");
+				 _("--source db: this rank has no Db export (ascend_pytorch_profiler*.db, "
+				 "msprof_*.db); its text export is read"));
 		return;
 	}
 	if (text && want != SOURCE_DB) {
@@ -58,7 +59,7 @@ static void choose_source(struct rank_data *rd, enum capture_source want, struct
 	}
 	if (!text && want == SOURCE_TEXT) {
 		diag_add(dl, DIAG_WARN, events, 0, -1,
-			 "--source text: this rank has only a Db export; it is read all the same");
+			 _("--source text: this rank has only a Db export; it is read all the same"));
 	}
 	rd->db_path = events;
 	rd->analysis_db_path = analysis;
@@ -213,14 +214,14 @@ static struct csv_table *load_table(const char *path, uint64_t max_bytes, struct
 	if (max_bytes == CAPTURE_NO_LIMIT)
 		return csvt_load(path, dl);
 	if (max_bytes)
-		return csvt_load_limited(path, max_bytes, "set by --max-csv-bytes", dl);
+		return csvt_load_limited(path, max_bytes, _("set by --max-csv-bytes"), dl);
 	uint64_t avail = capture_mem_available();
 	uint64_t limit = capture_auto_csv_limit(avail);
 	if (!limit)
 		return csvt_load(path, dl);
 	char why[160];
-	snprintf(why, sizeof why, "that the %" PRIu64 " bytes of available memory allow (a table needs up to about "
-		 "%d%% of its file)", avail, CAPTURE_TABLE_PERCENT);
+	snprintf(why, sizeof why, _("that the %" PRIu64 " bytes of available memory allow (a table needs up to about "
+		 "%d%% of its file)"), avail, CAPTURE_TABLE_PERCENT);
 	return csvt_load_limited(path, limit, why, dl);
 }
 
@@ -267,7 +268,7 @@ static void attach_csv(struct diag_list *dl, struct rank_data *rd, struct csv_ta
 		return;
 	if (rd->by_kind[t->kind]) {
 		diag_add(dl, DIAG_WARN, t->path, 0, -1,
-			 "a second %s table (the first is %s); this one is not used",
+			 _("a second %s table (the first is %s); this one is not used"),
 			 csv_kind_name(t->kind), rd->by_kind[t->kind]->path);
 		return;
 	}
@@ -378,18 +379,18 @@ static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, cons
 		qsort(*out, n, sizeof **out, cmp_slice);
 		if (n_plain)
 			diag_add(dl, DIAG_WARN, plain, 0, -1,
-				 "a timeline beside %zu slices of another; only the slices are read", n);
+				 _("a timeline beside %zu slices of another; only the slices are read"), n);
 		/* slices are numbered from 0 without gaps: say which are missing */
 		long expect = 0;
 		size_t gaps = 0;
 		for (size_t i = 0; i < n; i++) {
 			long k = slice_number((*out)[i]);
 			if (k == expect + 1 && gaps++ < 5)
-				diag_add(dl, DIAG_WARN, (*out)[i], 0, -1, "slice %ld is missing (read on without it)",
+				diag_add(dl, DIAG_WARN, (*out)[i], 0, -1, _("slice %ld is missing (read on without it)"),
 					 expect);
 			else if (k > expect + 1 && gaps++ < 5)
 				diag_add(dl, DIAG_WARN, (*out)[i], 0, -1,
-					 "slices %ld to %ld are missing (read on without them)", expect, k - 1);
+					 _("slices %ld to %ld are missing (read on without them)"), expect, k - 1);
 			if (k >= expect)
 				expect = k + 1;
 		}
@@ -399,7 +400,7 @@ static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, cons
 		return 0;
 	if (n_plain > 1)
 		diag_add(dl, DIAG_WARN, plain, 0, -1,
-			 "%zu timeline files in this directory; only this one is read", n_plain);
+			 _("%zu timeline files in this directory; only this one is read"), n_plain);
 	(*out)[0] = plain;
 	return 1;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "i18n.h"
 #include "num.h"
 #include "xalloc.h"
 
@@ -58,7 +59,7 @@ int cluster_out_read(const char *path, struct cluster_out_row **rows, size_t *n,
 	*n = 0;
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		diag_add(dl, DIAG_ERROR, path, -1, -1, "cannot read");
+		diag_add(dl, DIAG_ERROR, path, -1, -1, _("cannot read"));
 		return -1;
 	}
 	char *line = NULL;
@@ -87,8 +88,8 @@ int cluster_out_read(const char *path, struct cluster_out_row **rows, size_t *n,
 						at[k] = (int)i;
 			if (at[C_TYPE] < 0 || at[C_INDEX] < 0 || at[C_COMP] < 0 || at[C_CNO] < 0 || at[C_FREE] < 0) {
 				diag_add(dl, DIAG_ERROR, path, 1, -1,
-					 "not msprof-analyze's cluster step table: no Type, Index, Computing, "
-					 "Communication(Not Overlapped) or Free column");
+					 _("not msprof-analyze's cluster step table: no Type, Index, Computing, "
+					 "Communication(Not Overlapped) or Free column"));
 				rc = -1;
 				break;
 			}
@@ -115,7 +116,7 @@ int cluster_out_read(const char *path, struct cluster_out_row **rows, size_t *n,
 			ok = st == NUM_OK && r.step >= 0;
 		}
 		if (!ok) {
-			diag_add(dl, DIAG_WARN, path, lineno, -1, "a rank row with a cell that is not a number; row left out");
+			diag_add(dl, DIAG_WARN, path, lineno, -1, _("a rank row with a cell that is not a number; row left out"));
 			continue;
 		}
 		/* the step's time is its parts (Stage is the pipeline stage's time: it can be
@@ -128,7 +129,7 @@ int cluster_out_read(const char *path, struct cluster_out_row **rows, size_t *n,
 	free(line);
 	fclose(f);
 	if (rc == 0 && !*n)
-		diag_add(dl, DIAG_WARN, path, -1, -1, "no rank rows");
+		diag_add(dl, DIAG_WARN, path, -1, -1, _("no rank rows"));
 	if (*n)
 		qsort(*rows, *n, sizeof **rows, cmp_row);
 	return rc;

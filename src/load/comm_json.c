@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "i18n.h"
 #include "json_scan.h"
 #include "json_tok.h"
 #include "num.h"
@@ -161,7 +162,7 @@ static void unknown_key(struct cj *c, size_t off, const char *where, const char 
 			return;
 	if (c->n_unknown < MAX_UNKNOWN_KEYS)
 		c->unknown[c->n_unknown++] = xstrndup(key, klen);
-	diag_add(c->dl, DIAG_INFO, c->path, 0, (int64_t)off, "unknown key \"%.*s\" in %s: ignored", (int)klen,
+	diag_add(c->dl, DIAG_INFO, c->path, 0, (int64_t)off, _("unknown key \"%.*s\" in %s: ignored"), (int)klen,
 		 key, where);
 }
 
@@ -191,14 +192,14 @@ struct objit {
 static void cut_short(struct cj *c, size_t off)
 {
 	if (!c->cut)
-		problem(c, off, "the file ends inside a value (cut short?); what came before is kept");
+		problem(c, off, _("the file ends inside a value (cut short?); what came before is kept"));
 	c->cut = true;
 }
 
 static bool obj_open(struct cj *c, size_t at, struct objit *it, const char *what)
 {
 	if (at >= c->len || c->buf[at] != '{') {
-		problem(c, at, "%s is not a JSON object; skipped", what);
+		problem(c, at, _("%s is not a JSON object; skipped"), what);
 		cur_file(c)->skipped++;
 		return false;
 	}
@@ -427,7 +428,7 @@ static bool val_num(struct cj *c, const struct ectx *e, const jsmntok_t *vt, con
 	if (st == NUM_OK)
 		return true;
 	if (st != NUM_MISSING) {
-		problem(c, tok_off(e, vt), "%s: not a number (%.*s); this value is skipped", what,
+		problem(c, tok_off(e, vt), _("%s: not a number (%.*s); this value is skipped"), what,
 			(int)(n > 40 ? 40 : n), s);
 		cur_file(c)->skipped++;
 	}
@@ -485,7 +486,7 @@ static bool want_object(struct cj *c, const struct ectx *e, int t, const char *w
 {
 	if (is_object(c, t))
 		return true;
-	problem(c, tok_off(e, &c->jt.t[t]), "%s is not an object; skipped", what);
+	problem(c, tok_off(e, &c->jt.t[t]), _("%s is not an object; skipped"), what);
 	cur_file(c)->skipped++;
 	return false;
 }
@@ -499,7 +500,7 @@ static size_t field_off(const struct cj *c, const struct ectx *e, const struct f
 static void dup_key(struct cj *c, size_t off, const char *key, size_t klen, const struct ectx *e)
 {
 	const char *name = strtab_str(c->cd->strs, e->name);
-	problem(c, off, "\"%.*s\" appears twice in entry \"%.80s\"; the later one is kept", (int)(klen > 60 ? 60 : klen),
+	problem(c, off, _("\"%.*s\" appears twice in entry \"%.80s\"; the later one is kept"), (int)(klen > 60 ? 60 : klen),
 		key, name);
 }
 
@@ -792,7 +793,7 @@ static void add_link(struct cj *c, const struct ectx *e, int obj, int src, int d
 		}
 	}
 	if (!have_type)
-		problem(c, (size_t)l.off, "link %d-%d has no Transport Type; kept as OTHER", src, dst);
+		problem(c, (size_t)l.off, _("link %d-%d has no Transport Type; kept as OTHER"), src, dst);
 	l.size_mb = t.size_mb;
 	l.bw_gbps = t.bw_gbps;
 	l.time_ns = t.time_ns;
@@ -827,7 +828,7 @@ static void entry(struct cj *c, struct ectx *e, const struct member *m)
 	e->base = m->vstart;
 	int r = jtok_parse(&c->jt, e->js, m->vend - m->vstart);
 	if (r <= 0 || c->jt.t[0].type != JSMN_OBJECT) {
-		problem(c, m->vstart, "entry \"%.*s\" is %s; skipped", (int)(m->klen > 80 ? 80 : m->klen), m->key,
+		problem(c, m->vstart, _("entry \"%.*s\" is %s; skipped"), (int)(m->klen > 80 ? 80 : m->klen), m->key,
 			r < 0 ? jtok_error_name(r) : "not an object");
 		cur_file(c)->skipped++;
 		return;
@@ -851,7 +852,7 @@ static void entry(struct cj *c, struct ectx *e, const struct member *m)
 			add_op(c, e, f.v, (int)strtol(f.k, NULL, 10));
 		} else {
 			problem(c, field_off(c, e, &f),
-				"entry \"%.*s\": \"%.*s\" is neither a rank's figures nor a <src>-<dst> link; skipped",
+				_("entry \"%.*s\": \"%.*s\" is neither a rank's figures nor a <src>-<dst> link; skipped"),
 				(int)(m->klen > 80 ? 80 : m->klen), m->key, (int)(f.n > 40 ? 40 : f.n), f.k);
 			cur_file(c)->skipped++;
 		}
@@ -945,7 +946,7 @@ static void walk(struct cj *c)
 		else if (starts_step(m.key, m.klen))
 			end = walk_rank_step(c, &m);
 		else {
-			problem(c, m.koff, "\"%.*s\" holds neither steps nor p2p/collective operations; skipped",
+			problem(c, m.koff, _("\"%.*s\" holds neither steps nor p2p/collective operations; skipped"),
 				(int)(m.klen > 80 ? 80 : m.klen), m.key);
 			cur_file(c)->skipped++;
 		}
@@ -953,7 +954,7 @@ static void walk(struct cj *c)
 			break;
 	}
 	if (top.closed && jscan_skip_ws(c->buf, c->len, top.pos) < c->len)
-		problem(c, top.pos, "bytes after the JSON object; ignored");
+		problem(c, top.pos, _("bytes after the JSON object; ignored"));
 }
 
 /* ---- repeated keys ------------------------------------------------------------------ */
@@ -1008,9 +1009,9 @@ static size_t mark_repeats(struct cj *c, struct ident *v, size_t n, bool *drop, 
 		const char *grp = strtab_str(c->cd->strs, v[i].group);
 		char link[40] = "";
 		if (links)
-			snprintf(link, sizeof link, "link %d-%d of ", v[i].src, v[i].dst);
+			snprintf(link, sizeof link, _("link %d-%d of "), v[i].src, v[i].dst);
 		problem(c, (size_t)offs[v[i + 1].idx],
-			"%sentry \"%.80s%s%.40s\" of %.40s appears again (first at byte %lld); the later one is kept",
+			_("%sentry \"%.80s%s%.40s\" of %.40s appears again (first at byte %lld); the later one is kept"),
 			link, nm, *grp ? "@" : "", grp, strtab_str(c->cd->strs, v[i].step), (long long)offs[v[i].idx]);
 	}
 	return dropped;
@@ -1068,7 +1069,7 @@ int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *bu
 	if (!cd->strs)
 		cd->strs = strtab_new();
 	if (cd->n_files >= UINT16_MAX) {
-		diag_add(dl, DIAG_WARN, name, 0, -1, "too many communication files; this one is not read");
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("too many communication files; this one is not read"));
 		return -1;
 	}
 	xgrow(&cd->files, &cd->cap_files, cd->n_files + 1, sizeof *cd->files);
@@ -1087,9 +1088,9 @@ int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *bu
 	f->matrix = f->n_links > 0;
 	f->n_steps = c.n_steps;
 	if (c.unlisted)
-		diag_add(dl, DIAG_WARN, name, 0, -1, "%zu more problems in this file (not listed)", c.unlisted);
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu more problems in this file (not listed)"), c.unlisted);
 	if (!f->n_ops && !f->n_links && !f->skipped && !c.listed)
-		diag_add(dl, DIAG_INFO, name, 0, -1, "no communication operations in this file");
+		diag_add(dl, DIAG_INFO, name, 0, -1, _("no communication operations in this file"));
 	jtok_free(&c.jt);
 	sbuf_free(&c.key);
 	for (size_t i = 0; i < c.n_unknown; i++)
@@ -1118,7 +1119,7 @@ int comm_json_load(struct comm_data *cd, const char *path, int owner_rank, struc
 	if (fd >= 0)
 		close(fd);
 	if (why) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot read: %s; skipped", why);
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot read: %s; skipped"), why);
 		return -1;
 	}
 	int r = comm_json_load_buffer(cd, path, map, (size_t)st.st_size, owner_rank, dl);

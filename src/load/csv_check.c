@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "num.h"
 #include "xalloc.h"
 
@@ -37,7 +38,7 @@ static void check_row(struct check *c, size_t row, const char *fmt, ...)
 static void check_done(struct check *c, const char *what)
 {
 	if (c->count > CHECK_EACH)
-		diag_add(c->dl, DIAG_WARN, c->t->path, 0, -1, "%zu rows in all with %s", c->count, what);
+		diag_add(c->dl, DIAG_WARN, c->t->path, 0, -1, _("%zu rows in all with %s"), c->count, what);
 }
 
 struct step_at {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <unistr.h>
 
+#include "i18n.h"
 #include "mapguard.h"
 #include "num.h"
 #include "sanitize.h"
@@ -189,8 +190,8 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 		t->excel_numbers++;
 		if (ps->warn_excel++ < WARN_EACH)
 			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
-				 "%s \"%.*s\" is in exponent form (rewritten by Excel?): precision lost, "
-				 "kept as read",
+				 _("%s \"%.*s\" is in exponent form (rewritten by Excel?): precision lost, "
+				 "kept as read"),
 				 t->headers[idx], (int)(len > 32 ? 32 : len), s);
 	}
 	if (st != NUM_OK && st != NUM_MISSING) {
@@ -198,8 +199,8 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 		if (ps->warn_bad++ < WARN_EACH) {
 			char *clean = sanitize_dup(s, len > 40 ? 40 : len);
 			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
-				 "%s \"%s\" is %s; read as missing", t->headers[idx], clean,
-				 st == NUM_RANGE ? "out of range" : "not a number");
+				 _("%s \"%s\" is %s; read as missing"), t->headers[idx], clean,
+				 st == NUM_RANGE ? _("out of range") : _("not a number"));
 			free(clean);
 		}
 	}
@@ -285,17 +286,17 @@ static void setup_columns(struct parse_state *ps)
 	char sep = n_known ? 0 : other_separator(t);
 	struct sbuf why = SBUF_INIT;
 	if (sep)
-		diag_add(ps->dl, DIAG_WARN, ps->name, 1, -1, "the header is separated by %s, not commas: "
-			 "the table is not read (export it comma-separated)", sep == ';' ? "';'" : "TABs");
+		diag_add(ps->dl, DIAG_WARN, ps->name, 1, -1, _("the header is separated by %s, not commas: "
+			 "the table is not read (export it comma-separated)"), sep == ';' ? "';'" : _("TABs"));
 	else if (csv_schema_name_mismatch(base ? base + 1 : ps->name, t->kind, present, &why))
 		diag_add(ps->dl, DIAG_WARN, ps->name, 1, -1, "%s", sbuf_str(&why));
 	sbuf_free(&why);
 	if (!sep && n_unknown && !n_known)
-		diag_add(ps->dl, DIAG_INFO, ps->name, 1, -1, "no known column in the first line (%zu "
-			 "cells): not a table this program reads; kept for drill-down", t->ncols);
+		diag_add(ps->dl, DIAG_INFO, ps->name, 1, -1, _("no known column in the first line (%zu "
+			 "cells): not a table this program reads; kept for drill-down"), t->ncols);
 	else if (!sep && n_unknown)
-		diag_add(ps->dl, DIAG_INFO, ps->name, 0, -1, "%zu column(s) not used by the analysis, kept "
-			 "for drill-down: %s%s", n_unknown, sbuf_str(&unknown),
+		diag_add(ps->dl, DIAG_INFO, ps->name, 0, -1, _("%zu column(s) not used by the analysis, kept "
+			 "for drill-down: %s%s"), n_unknown, sbuf_str(&unknown),
 			 n_unknown > UNKNOWN_LISTED ? ", ..." : "");
 	sbuf_free(&unknown);
 }
@@ -322,7 +323,7 @@ static void on_field(void *data, size_t len, void *ctx)
 					h[k++] = u[i];
 			h[k] = '\0';
 			diag_add(ps->dl, DIAG_WARN, ps->name, ps->row_line_now, -1,
-				 "header cell %zu holds a NUL byte; read without it", ps->nhdr + 1);
+				 _("header cell %zu holds a NUL byte; read without it"), ps->nhdr + 1);
 			ps->hdr[ps->nhdr++] = h;
 			ps->fields++;
 			return;
@@ -352,8 +353,8 @@ static void on_row(int term, void *ctx)
 		t->ragged_rows++;
 		if (ps->warn_ragged++ < WARN_EACH)
 			diag_add(ps->dl, DIAG_WARN, ps->name, (long)csvt_line(t, t->nrows - 1), -1,
-				 "%zu cells under a %zu-column header; row kept (%s)", ps->fields, t->ncols,
-				 ps->fields < t->ncols ? "missing cells read as missing" : "extra cells ignored");
+				 _("%zu cells under a %zu-column header; row kept (%s)"), ps->fields, t->ncols,
+				 ps->fields < t->ncols ? _("missing cells read as missing") : _("extra cells ignored"));
 	}
 	ps->fields = 0;
 }
@@ -572,12 +573,12 @@ static void parse_run_main(void *arg)
 			free(conv);
 			t->gbk = true;
 			diag_add(dl, DIAG_WARN, name, line, -1,
-				 "not UTF-8 (first bad byte 0x%02X at byte %zu); read as GB18030/GBK",
+				 _("not UTF-8 (first bad byte 0x%02X at byte %zu); read as GB18030/GBK"),
 				 (unsigned char)*bad, at);
 		} else {
 			diag_add(dl, DIAG_WARN, name, line, -1,
-				 "not UTF-8 and not GB18030 (first bad byte 0x%02X at byte %zu); bad bytes "
-				 "are shown escaped",
+				 _("not UTF-8 and not GB18030 (first bad byte 0x%02X at byte %zu); bad bytes "
+				 "are shown escaped"),
 				 (unsigned char)*bad, at);
 		}
 	}
@@ -628,14 +629,14 @@ static void parse_run_main(void *arg)
 			too_big = p->entry_pos > CSVT_CELL_MAX;
 		}
 		if (parse_error) {
-			diag_add(dl, DIAG_WARN, name, line, -1, "CSV parse error: %s; the rest is ignored",
+			diag_add(dl, DIAG_WARN, name, line, -1, _("CSV parse error: %s; the rest is ignored"),
 				 csv_strerror(csv_error(p)));
 			break;
 		}
 		if (too_big) {
 			diag_add(dl, DIAG_WARN, name, ps->pending_line, (int64_t)ps->pending_off,
-				 "a cell in the row that starts here runs past %u MB (an unclosed quote?): the "
-				 "rows before it are kept, the remaining %zu bytes are not read",
+				 _("a cell in the row that starts here runs past %u MB (an unclosed quote?): the "
+				 "rows before it are kept, the remaining %zu bytes are not read"),
 				 CSVT_CELL_MAX >> 20, len - (size_t)ps->pending_off);
 			break;
 		}
@@ -649,8 +650,8 @@ static void parse_run_main(void *arg)
 	r->parser_live = false;
 	if (open_quote)
 		diag_add(dl, DIAG_WARN, name, ps->pending_line, -1,
-			 "a quoted cell starting in the row at this line is never closed; it runs to the "
-			 "end of the file");
+			 _("a quoted cell starting in the row at this line is never closed; it runs to the "
+			 "end of the file"));
 	if (!ps->header_done && ps->nhdr) {
 		ps->header_done = true;
 		setup_columns(ps);
@@ -658,20 +659,20 @@ static void parse_run_main(void *arg)
 	parse_state_free(ps);
 	r->ps.t = NULL; /* from here on the table is the result */
 	if (!ps->header_done || t->ncols == 0) {
-		diag_add(dl, DIAG_WARN, name, 0, -1, "no header row; skipped");
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("no header row; skipped"));
 		csvt_free(t);
 		return;
 	}
 	if (t->nrows == 0)
-		diag_add(dl, DIAG_INFO, name, 0, -1, "a header and no data rows");
+		diag_add(dl, DIAG_INFO, name, 0, -1, _("a header and no data rows"));
 	if (t->ragged_rows > WARN_EACH)
-		diag_add(dl, DIAG_WARN, name, 0, -1, "%zu rows in all have the wrong number of cells",
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu rows in all have the wrong number of cells"),
 			 t->ragged_rows);
 	if (t->excel_numbers > WARN_EACH)
-		diag_add(dl, DIAG_WARN, name, 0, -1, "%zu timestamps in all are in exponent form",
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu timestamps in all are in exponent form"),
 			 t->excel_numbers);
 	if (t->bad_numbers > WARN_EACH)
-		diag_add(dl, DIAG_WARN, name, 0, -1, "%zu numeric cells in all could not be read",
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu numeric cells in all could not be read"),
 			 t->bad_numbers);
 	r->result = t;
 }
@@ -706,8 +707,8 @@ struct csv_table *csvt_load_map(const char *path, int fd, const char *map, size_
 			diag_free(&local);
 			if (len < size)
 				diag_add(dl, DIAG_WARN, path, 0, (int64_t)len,
-					 "the file shrank while it was read (from %zu to %llu bytes): kept the %zu "
-					 "rows of the whole lines before this offset; the rest was not read",
+					 _("the file shrank while it was read (from %zu to %llu bytes): kept the %zu "
+					 "rows of the whole lines before this offset; the rest was not read"),
 					 size, (unsigned long long)now, r.result ? r.result->nrows : 0);
 			return r.result;
 		}
@@ -723,14 +724,14 @@ struct csv_table *csvt_load_map(const char *path, int fd, const char *map, size_
 			cut = mc.at;
 		if (cut == 0) {
 			diag_add(dl, DIAG_WARN, path, 0, (int64_t)end,
-				 "the file shrank while it was read (from %zu to %llu bytes), leaving no whole "
-				 "line; skipped",
+				 _("the file shrank while it was read (from %zu to %llu bytes), leaving no whole "
+				 "line; skipped"),
 				 size, (unsigned long long)now);
 			return NULL;
 		}
 		len = cut;
 	}
-	diag_add(dl, DIAG_WARN, path, 0, -1, "the file kept shrinking while it was read; skipped");
+	diag_add(dl, DIAG_WARN, path, 0, -1, _("the file kept shrinking while it was read; skipped"));
 	return NULL;
 }
 
@@ -768,17 +769,17 @@ static bool load_utf16(const char *name, const char *buf, size_t len, struct dia
 	if (!mapguard_run(buf, len, copy_utf16, &c, &fault)) {
 		c.len = fault > 2 ? fault - 2 : 0;
 		diag_add(dl, DIAG_WARN, name, 0, (int64_t)fault,
-			 "the file shrank while it was read: its first %zu bytes kept", fault);
+			 _("the file shrank while it was read: its first %zu bytes kept"), fault);
 	}
 	size_t n = 0;
 	uint8_t *conv = u8_conv_from_encoding(enc, iconveh_escape_sequence, c.dst, c.len, NULL, NULL, &n);
 	free(c.dst);
 	if (!conv || n == 0) {
 		free(conv);
-		diag_add(dl, DIAG_WARN, name, 0, -1, "%s (byte order mark) that cannot be converted; skipped", enc);
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("%s (byte order mark) that cannot be converted; skipped"), enc);
 		return true;
 	}
-	diag_add(dl, DIAG_INFO, name, 0, -1, "%s (byte order mark): read converted to UTF-8", enc);
+	diag_add(dl, DIAG_INFO, name, 0, -1, _("%s (byte order mark): read converted to UTF-8"), enc);
 	struct csv_table *t = parse_bytes(name, (const char *)conv, n, dl);
 	if (!t) {
 		free(conv);
@@ -794,7 +795,7 @@ static bool load_utf16(const char *name, const char *buf, size_t len, struct dia
 struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len, struct diag_list *dl)
 {
 	if (len == 0) {
-		diag_add(dl, DIAG_WARN, name, 0, -1, "empty file (0 bytes); skipped");
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("empty file (0 bytes); skipped"));
 		return NULL;
 	}
 	struct csv_table *t;
@@ -815,32 +816,32 @@ struct csv_table *csvt_load_limited(const char *path, uint64_t max_bytes, const 
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot open: %s; skipped", strerror(errno));
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot open: %s; skipped"), strerror(errno));
 		return NULL;
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		diag_add(dl, DIAG_WARN, path, 0, -1, "not a regular file; skipped");
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("not a regular file; skipped"));
 		return NULL;
 	}
 	if (st.st_size == 0) {
 		close(fd);
-		diag_add(dl, DIAG_WARN, path, 0, -1, "empty file (0 bytes); skipped");
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("empty file (0 bytes); skipped"));
 		return NULL;
 	}
 	if (max_bytes && (uint64_t)st.st_size > max_bytes) {
 		close(fd);
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
-			 "%llu bytes is over the limit of %llu bytes %s; skipped. --max-csv-bytes N sets the "
-			 "limit (0: none)",
+			 _("%llu bytes is over the limit of %llu bytes %s; skipped. --max-csv-bytes N sets the "
+			 "limit (0: none)"),
 			 (unsigned long long)st.st_size, (unsigned long long)max_bytes, limit_why ? limit_why : "");
 		return NULL;
 	}
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		close(fd);
-		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot map: %s; skipped", strerror(errno));
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot map: %s; skipped"), strerror(errno));
 		return NULL;
 	}
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
@@ -857,13 +858,13 @@ struct csv_table *csvt_load_fd(int fd, const char *name, struct diag_list *dl)
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size == 0) {
 		close(fd);
-		diag_add(dl, DIAG_WARN, name, 0, -1, "empty table; skipped");
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("empty table; skipped"));
 		return NULL;
 	}
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		close(fd);
-		diag_add(dl, DIAG_WARN, name, 0, -1, "cannot map: %s; skipped", strerror(errno));
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("cannot map: %s; skipped"), strerror(errno));
 		return NULL;
 	}
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);

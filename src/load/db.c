@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "i18n.h"
 #include "lanes.h"
 #include "num.h"
 #include "u64map.h"
@@ -119,7 +120,7 @@ static sqlite3 *db_open(const char *path, struct diag_list *dl)
 	int rc = sqlite3_open_v2(uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
 	free(uri);
 	if (rc != SQLITE_OK) {
-		diag_add(dl, DIAG_ERROR, path, 0, -1, "cannot open as a database: %s; not read",
+		diag_add(dl, DIAG_ERROR, path, 0, -1, _("cannot open as a database: %s; not read"),
 			 h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
 		sqlite3_close(h);
 		return NULL;
@@ -133,7 +134,7 @@ static sqlite3 *db_open(const char *path, struct diag_list *dl)
 		rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
-			 "not a readable database (%s): corrupt, truncated or encrypted; not read",
+			 _("not a readable database (%s): corrupt, truncated or encrypted; not read"),
 			 sqlite3_errmsg(h));
 		sqlite3_finalize(st);
 		sqlite3_close(h);
@@ -147,8 +148,8 @@ static sqlite3 *db_open(const char *path, struct diag_list *dl)
 		struct stat sb;
 		if (stat(p, &sb) == 0 && sb.st_size > 0)
 			diag_add(dl, DIAG_WARN, path, 0, -1,
-				 "a %s file beside it: the database was being written (locked) when this "
-				 "was captured; read as it is on disk, changes still in %s are not seen",
+				 _("a %s file beside it: the database was being written (locked) when this "
+				 "was captured; read as it is on disk, changes still in %s are not seen"),
 				 sides[i] + 1, p);
 		free(p);
 	}
@@ -437,12 +438,12 @@ static bool q_open(struct bld *b, struct q *q, const char *table, const struct w
 	q->table = table;
 	if (!table_exists(b->h, table)) {
 		if (!optional_table)
-			diag_add(b->dl, DIAG_WARN, b->path, 0, -1, "no table %s: its events are missing", table);
+			diag_add(b->dl, DIAG_WARN, b->path, 0, -1, _("no table %s: its events are missing"), table);
 		return false;
 	}
 	struct cols c;
 	if (!cols_load(b->h, table, &c)) {
-		diag_add(b->dl, DIAG_WARN, b->path, 0, -1, "table %s cannot be read: %s; skipped", table,
+		diag_add(b->dl, DIAG_WARN, b->path, 0, -1, _("table %s cannot be read: %s; skipped"), table,
 			 sqlite3_errmsg(b->h));
 		return false;
 	}
@@ -462,8 +463,8 @@ static bool q_open(struct bld *b, struct q *q, const char *table, const struct w
 			sqlite3_free(q1);
 		} else if (w[i].required) {
 			diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
-				 "table %s has no column %s (a different schema version?); its events are "
-				 "missing", table, w[i].expr);
+				 _("table %s has no column %s (a different schema version?); its events are "
+				 "missing"), table, w[i].expr);
 			ok = false;
 			break;
 		} else {
@@ -477,7 +478,7 @@ static bool q_open(struct bld *b, struct q *q, const char *table, const struct w
 		if (from_extra)
 			sbuf_adds(&sql, from_extra);
 		if (sqlite3_prepare_v2(b->h, sbuf_str(&sql), -1, &q->st, NULL) != SQLITE_OK) {
-			diag_add(b->dl, DIAG_WARN, b->path, 0, -1, "table %s cannot be read: %s; skipped",
+			diag_add(b->dl, DIAG_WARN, b->path, 0, -1, _("table %s cannot be read: %s; skipped"),
 				 table, sqlite3_errmsg(b->h));
 			q->st = NULL;
 			ok = false;
@@ -498,7 +499,7 @@ static bool q_step(struct bld *b, struct q *q)
 		return true;
 	if (rc != SQLITE_DONE)
 		diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
-			 "table %s: %s; the rows before it were read, the rest are missing", q->table,
+			 _("table %s: %s; the rows before it were read, the rest are missing"), q->table,
 			 sqlite3_errmsg(b->h));
 	sqlite3_finalize(q->st);
 	q->st = NULL;
@@ -526,11 +527,11 @@ static void report_bad(struct bld *b, const char *table, const size_t *bad)
 {
 	if (bad[0])
 		diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
-			 "table %s: %zu row(s) without a usable start and end; skipped", table, bad[0]);
+			 _("table %s: %zu row(s) without a usable start and end; skipped"), table, bad[0]);
 	if (bad[1])
 		diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
-			 "table %s: %zu row(s) start outside SESSION_TIME_INFO's session (another run's "
-			 "clock?); skipped", table, bad[1]);
+			 _("table %s: %zu row(s) start outside SESSION_TIME_INFO's session (another run's "
+			 "clock?); skipped"), table, bad[1]);
 }
 
 /* SESSION_TIME_INFO's session, widened by a tenth and at least a second on each side:
@@ -796,7 +797,7 @@ static void read_task(struct bld *b)
 	report_bad(b, "TASK", bad);
 	if (no_stream)
 		diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
-			 "table TASK: %zu row(s) without a stream and not communication tasks; skipped", no_stream);
+			 _("table TASK: %zu row(s) without a stream and not communication tasks; skipped"), no_stream);
 }
 
 static uint32_t group_index(struct bld *b, uint32_t group)
@@ -1104,8 +1105,8 @@ static void read_schema_version(struct bld *b)
 		long major = strtol(v, NULL, 10);
 		if (major > DB_SCHEMA_MAJOR)
 			diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
-				 "META_DATA SCHEMA_VERSION %s is newer than the %d.x this reader knows: "
-				 "tables are read by column name; check the figures against the exporter's",
+				 _("META_DATA SCHEMA_VERSION %s is newer than the %d.x this reader knows: "
+				 "tables are read by column name; check the figures against the exporter's"),
 				 v, DB_SCHEMA_MAJOR);
 	}
 	sqlite3_finalize(st);
@@ -1154,7 +1155,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		*(uint32_t *)((char *)&b + names[i].at) = bld_str(&b, names[i].s);
 	if (!table_exists(b.h, "STRING_IDS")) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "no table STRING_IDS: names are missing, the events are read");
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("no table STRING_IDS: names are missing, the events are read"));
 		/* an empty stand-in in the in-memory temp schema keeps every join working; the
 		 * file itself is never written */
 		sqlite3_exec(b.h,
@@ -1351,7 +1352,7 @@ static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *ta
 	*buf = NULL;
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s cannot be read: %s", table, sqlite3_errmsg(h));
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), table, sqlite3_errmsg(h));
 		return NULL;
 	}
 	int fd = temp_fd(), wfd = fd >= 0 ? dup(fd) : -1;
@@ -1377,7 +1378,7 @@ static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *ta
 			fwrite_unlocked(row.buf, 1, row.len, out);
 	}
 	if (rc != SQLITE_DONE)
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s: %s; the rows before it were read", table,
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s: %s; the rows before it were read"), table,
 			 sqlite3_errmsg(h));
 	sqlite3_finalize(st);
 	sbuf_free(&row);
@@ -1416,11 +1417,11 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 	if (!table_exists(h, spec->table))
 		goto out; /* not collected: the text export has no such file either */
 	if (!cols_load(h, spec->table, &c)) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s cannot be read: %s", spec->table, sqlite3_errmsg(h));
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), spec->table, sqlite3_errmsg(h));
 		goto out;
 	}
 	if (!cols_has(&c, spec->needed)) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table %s has no column %s; not read", spec->table, spec->needed);
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s has no column %s; not read"), spec->table, spec->needed);
 		goto out;
 	}
 	bool strings = table_exists(h, "STRING_IDS"), modules = table_exists(h, "ENUM_MODULE");
@@ -1839,7 +1840,7 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 {
 	sqlite3_stmt *st = NULL, *bw = NULL;
 	if (sqlite3_prepare_v2(h, comm_time_sql, -1, &st, NULL) != SQLITE_OK) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerTime cannot be read: %s", sqlite3_errmsg(h));
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table CommAnalyzerTime cannot be read: %s"), sqlite3_errmsg(h));
 		return NULL;
 	}
 	bool have_bw = table_exists(h, "CommAnalyzerBandwidth") &&
@@ -1913,7 +1914,7 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 		sbuf_adds(&js, "}}");
 	}
 	if (rc != SQLITE_DONE)
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerTime: %s; the rows before it were read",
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table CommAnalyzerTime: %s; the rows before it were read"),
 			 sqlite3_errmsg(h));
 	nest_close(&js, &n);
 	sqlite3_finalize(st);
@@ -1926,7 +1927,7 @@ static char *comm_matrix_json(sqlite3 *h, const char *path, struct diag_list *dl
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(h, comm_matrix_sql, -1, &st, NULL) != SQLITE_OK) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerMatrix cannot be read: %s", sqlite3_errmsg(h));
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table CommAnalyzerMatrix cannot be read: %s"), sqlite3_errmsg(h));
 		return NULL;
 	}
 	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
@@ -1966,7 +1967,7 @@ static char *comm_matrix_json(sqlite3 *h, const char *path, struct diag_list *dl
 		sbuf_addc(&js, '}');
 	}
 	if (rc != SQLITE_DONE)
-		diag_add(dl, DIAG_WARN, path, 0, -1, "table CommAnalyzerMatrix: %s; the rows before it were read",
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table CommAnalyzerMatrix: %s; the rows before it were read"),
 			 sqlite3_errmsg(h));
 	if (op_open)
 		sbuf_addc(&js, '}');

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "i18n.h"
 #include "sanitize.h"
 #include "sbuf.h"
 #include "xalloc.h"
@@ -151,8 +152,8 @@ static bool leaves_root(struct walk *w, const char *path)
 	free(real);
 	if (!inside)
 		diag_add(w->dl, DIAG_WARN, path, 0, -1,
-			 "a symbolic link leads outside the capture here; not followed (only files "
-			 "under the opened directory are read)");
+			 _("a symbolic link leads outside the capture here; not followed (only files "
+			 "under the opened directory are read)"));
 	return !inside;
 }
 
@@ -172,7 +173,7 @@ static bool visited(struct walk *w, const char *path)
 			if (!w->loop_warned) {
 				char *clean = sanitize_dup(path, strlen(path));
 				diag_add(w->dl, DIAG_WARN, clean, 0, -1,
-					 "directory seen before (a symlink loop?); not walked again");
+					 _("directory seen before (a symlink loop?); not walked again"));
 				free(clean);
 				w->loop_warned = true;
 			}
@@ -197,7 +198,7 @@ static char **list_dir(const char *path, size_t *n, struct diag_list *dl)
 	DIR *d = opendir(path);
 	*n = 0;
 	if (!d) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot read directory: %s; skipped", strerror(errno));
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot read directory: %s; skipped"), strerror(errno));
 		return NULL;
 	}
 	char **names = NULL;
@@ -281,7 +282,7 @@ static bool comm_content_ok(const char *path, struct diag_list *dl)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot open: %s; skipped", strerror(errno));
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot open: %s; skipped"), strerror(errno));
 		return false;
 	}
 	int c;
@@ -292,7 +293,7 @@ static bool comm_content_ok(const char *path, struct diag_list *dl)
 	if (c == '{')
 		return true;
 	diag_add(dl, DIAG_WARN, path, 0, at,
-		 "not communication data (a JSON object keyed by step or group was expected); skipped");
+		 _("not communication data (a JSON object keyed by step or group was expected); skipped"));
 	return false;
 }
 
@@ -306,16 +307,16 @@ static bool push_file(struct walk *w, struct found_file **files, size_t *n, size
 		return false;
 	struct stat st;
 	if (stat(path, &st) != 0) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "cannot stat: %s; skipped", strerror(errno));
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot stat: %s; skipped"), strerror(errno));
 		return false;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "is a %s, not a file; skipped",
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("is a %s, not a file; skipped"),
 			 S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
 		return false;
 	}
 	if (st.st_size == 0 && role != ROLE_DONE) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "empty file (0 bytes); skipped");
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("empty file (0 bytes); skipped"));
 		return false;
 	}
 	if (is_comm_role(role) && !comm_content_ok(path, dl))
@@ -416,7 +417,7 @@ static void add_class_a(struct walk *w, const char *worker, const char *out_dir)
 	read_worker_info(w, rp);
 	if (!rp->export_done && dir_readable(out_dir)) /* else its listing was named */
 		diag_add(w->dl, DIAG_WARN, out_dir, 0, -1,
-			 "no analyse.done here: the export may be incomplete (interrupted analyse()?)");
+			 _("no analyse.done here: the export may be incomplete (interrupted analyse()?)"));
 }
 
 /* The id of a "device_<id>" directory name, or -1. */
@@ -467,7 +468,7 @@ static bool add_prof_db(struct walk *w, const char *prof_dir, char **names, size
 			continue;
 		if (found && w->plan->n_ranks != first_rank + 1) {
 			diag_add(w->dl, DIAG_WARN, prof_dir, 0, -1,
-				 "%s beside the exports of several devices: not read", names[i]);
+				 _("%s beside the exports of several devices: not read"), names[i]);
 			continue;
 		}
 		if (!found) {
@@ -523,8 +524,8 @@ static bool add_class_b(struct walk *w, const char *prof_dir)
 				if (has_timeline)
 					collect_output(w, rp, timeline);
 				diag_add(w->dl, DIAG_INFO, ddir, 0, -1,
-					 "no mindstudio_profiler_output/: read the legacy summary/ and timeline/ "
-					 "of this device");
+					 _("no mindstudio_profiler_output/: read the legacy summary/ and timeline/ "
+					 "of this device"));
 				found = true;
 			}
 			free(summary);
@@ -546,7 +547,7 @@ static bool add_class_b(struct walk *w, const char *prof_dir)
 		collect_comm(w, analyze, &rp->files, &rp->n_files, &cap);
 	} else if (found) {
 		diag_add(w->dl, DIAG_WARN, analyze, 0, -1,
-			 "communication files of several devices in one directory: not read");
+			 _("communication files of several devices in one directory: not read"));
 	}
 	free(analyze);
 	return found;
@@ -560,7 +561,7 @@ static void add_cluster_dir(struct walk *w, const char *dir)
 	struct capture_plan *plan = w->plan;
 	if (plan->cluster_dir) {
 		diag_add(w->dl, DIAG_WARN, dir, 0, -1,
-			 "a second cluster_analysis_output (the first is %s); not read", plan->cluster_dir);
+			 _("a second cluster_analysis_output (the first is %s); not read"), plan->cluster_dir);
 		return;
 	}
 	size_t cap = 0;
@@ -568,7 +569,7 @@ static void add_cluster_dir(struct walk *w, const char *dir)
 	if (plan->n_cluster_files)
 		plan->cluster_dir = xstrdup(dir);
 	else
-		diag_add(w->dl, DIAG_INFO, dir, 0, -1, "no cluster_communication*.json here; nothing read");
+		diag_add(w->dl, DIAG_INFO, dir, 0, -1, _("no cluster_communication*.json here; nothing read"));
 }
 
 static void raw_capture(struct walk *w, const char *dir)
@@ -576,9 +577,9 @@ static void raw_capture(struct walk *w, const char *dir)
 	w->plan->raw_captures++;
 	char *clean = sanitize_dup(dir, strlen(dir));
 	diag_add(w->dl, DIAG_ERROR, clean, 0, -1,
-		 "raw capture (FRAMEWORK/ and PROF_* but no ASCEND_PROFILER_OUTPUT/): it was never "
+		 _("raw capture (FRAMEWORK/ and PROF_* but no ASCEND_PROFILER_OUTPUT/): it was never "
 		 "analysed. Run: python3 -c \"from torch_npu.profiler.profiler import analyse; "
-		 "analyse('%s')\" and open it again",
+		 "analyse('%s')\" and open it again"),
 		 clean);
 	free(clean);
 }
@@ -655,8 +656,8 @@ static void walk_dir(struct walk *w, const char *dir, int depth)
 			}
 		if (exported)
 			diag_add(w->dl, DIAG_WARN, dir, 0, -1,
-				 "no ASCEND_PROFILER_OUTPUT/ (torch_npu's analyse() was not run): read msprof's "
-				 "export in PROF_* instead; framework (Python) events are missing");
+				 _("no ASCEND_PROFILER_OUTPUT/ (torch_npu's analyse() was not run): read msprof's "
+				 "export in PROF_* instead; framework (Python) events are missing"));
 		else
 			raw_capture(w, dir);
 		goto done;
@@ -771,7 +772,7 @@ static void assign_ranks(struct walk *w)
 	for (size_t i = 1; i < plan->n_ranks; i++)
 		if (plan->ranks[i].rank == plan->ranks[i - 1].rank)
 			diag_add(w->dl, DIAG_WARN, NULL, 0, -1,
-				 "two captures claim rank %d (%s and %s); both are kept",
+				 _("two captures claim rank %d (%s and %s); both are kept"),
 				 plan->ranks[i].rank, plan->ranks[i - 1].label, plan->ranks[i].label);
 }
 
@@ -785,7 +786,7 @@ int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
 	struct stat st;
 	int rc = -1;
 	if (stat(path, &st) != 0) {
-		diag_add(dl, DIAG_ERROR, path, 0, -1, "cannot open: %s", strerror(errno));
+		diag_add(dl, DIAG_ERROR, path, 0, -1, _("cannot open: %s"), strerror(errno));
 		goto out;
 	}
 	if (S_ISREG(st.st_mode)) {
@@ -800,7 +801,7 @@ int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
 		free(base);
 		walk_dir(w, path, 0);
 	} else {
-		diag_add(dl, DIAG_ERROR, path, 0, -1, "neither a file nor a directory");
+		diag_add(dl, DIAG_ERROR, path, 0, -1, _("neither a file nor a directory"));
 		goto out;
 	}
 	assign_ranks(w);
@@ -811,8 +812,8 @@ int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
 		rc = 0;
 	} else if (!plan->raw_captures) {
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
-			 "no profiling data found here (looked for *_ascend_pt/ASCEND_PROFILER_OUTPUT, "
-			 "trace_view.json, kernel_details.csv, PROF_*/mindstudio_profiler_output)");
+			 _("no profiling data found here (looked for *_ascend_pt/ASCEND_PROFILER_OUTPUT, "
+			 "trace_view.json, kernel_details.csv, PROF_*/mindstudio_profiler_output)"));
 	}
 out:
 	free(w->root);

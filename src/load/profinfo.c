@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "i18n.h"
 #include "json_tok.h"
 #include "num.h"
 #include "xalloc.h"
@@ -51,7 +52,7 @@ static char *read_small_file(const char *path, size_t *len, struct diag_list *dl
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
 		sbuf_add(&sb, chunk, n);
 		if (sb.len > MAX_INFO_BYTES) {
-			diag_add(dl, DIAG_WARN, path, 0, -1, "larger than %u bytes; ignored", MAX_INFO_BYTES);
+			diag_add(dl, DIAG_WARN, path, 0, -1, _("larger than %u bytes; ignored"), MAX_INFO_BYTES);
 			sbuf_free(&sb);
 			fclose(f);
 			return NULL;
@@ -118,11 +119,11 @@ int profinfo_load(struct profinfo *pi, const char *path, struct diag_list *dl)
 		r = jtok_parse(&jt, js, len);
 		if (r > 0)
 			diag_add(dl, DIAG_WARN, path, 0, -1,
-				 "%zu value%s nested more than %d deep not read; the rest is kept", n,
+				 _("%zu value%s nested more than %d deep not read; the rest is kept"), n,
 				 n == 1 ? "" : "s", JTOK_MAX_DEPTH);
 	}
 	if (r <= 0 || jt.t[0].type != JSMN_OBJECT) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, "not a JSON object (%s); ignored",
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("not a JSON object (%s); ignored"),
 			 r < 0 ? jtok_error_name(r) : "empty");
 		jtok_free(&jt);
 		free(js);
@@ -135,7 +136,7 @@ int profinfo_load(struct profinfo *pi, const char *path, struct diag_list *dl)
 			pi->has_rank = true;
 			pi->rank = (int)v;
 		} else {
-			diag_add(dl, DIAG_WARN, path, 0, -1, "rank_id \"%.40s\" is not a rank number; ignored",
+			diag_add(dl, DIAG_WARN, path, 0, -1, _("rank_id \"%.40s\" is not a rank number; ignored"),
 				 rank);
 		}
 		free(rank);

@@ -16,6 +16,7 @@
 #include <unistr.h>
 
 #include "db.h"
+#include "i18n.h"
 #include "json_scan.h"
 #include "json_tok.h"
 #include "trace_elem.h"
@@ -265,8 +266,8 @@ static __attribute__((noinline)) uint32_t seg_intern_escaped(struct seg *sg, con
 				sbuf_addc(&fixed, sg->scratch.buf[i]);
 			else
 				sbuf_adds(&fixed, "\xEF\xBF\xBD"); /* U+FFFD */
-		seg_warn(sg, W_NUL, sg->cur_off, "a string holds \\u0000 (\"%.40s\"...): shown as U+FFFD "
-			 "rather than cut there", fixed.buf);
+		seg_warn(sg, W_NUL, sg->cur_off, _("a string holds \\u0000 (\"%.40s\"...): shown as U+FFFD "
+			 "rather than cut there"), fixed.buf);
 		uint32_t id = strtab_intern(sg->strs, fixed.buf, fixed.len);
 		sbuf_free(&fixed);
 		return id;
@@ -445,14 +446,14 @@ static bool parse_ts(struct seg *sg, const struct espan *t, uint64_t off, int64_
 	bool exponent;
 	enum num_status st = num_time_ns_exp(t->p, t->len, out, &exponent);
 	if (st != NUM_OK) {
-		seg_warn(sg, W_BAD_TS, off, "\"ts\" is %s (%.*s); event dropped",
+		seg_warn(sg, W_BAD_TS, off, _("\"ts\" is %s (%.*s); event dropped"),
 			 st == NUM_RANGE ? "out of range" : "not a number", (int)(t->len > 40 ? 40 : t->len), t->p);
 		return false;
 	}
 	/* 1.7364088836e15 µs holds a tenth of a millisecond at best: the digits are gone */
 	if (exponent)
-		seg_warn(sg, W_TS_EXPONENT, off, "\"ts\" in exponent form (%.*s): the digits it dropped "
-			 "are lost; kept as read", (int)(t->len > 40 ? 40 : t->len), t->p);
+		seg_warn(sg, W_TS_EXPONENT, off, _("\"ts\" in exponent form (%.*s): the digits it dropped "
+			 "are lost; kept as read"), (int)(t->len > 40 ? 40 : t->len), t->p);
 	return true;
 }
 
@@ -504,7 +505,7 @@ static void parse_counter(struct seg *sg, const struct elem *e, uint64_t off)
 {
 	int64_t ts;
 	if (!e->f[EF_TS].p) {
-		seg_warn(sg, W_NO_TS, off, "counter event without \"ts\"; dropped");
+		seg_warn(sg, W_NO_TS, off, _("counter event without \"ts\"; dropped"));
 		sg->ph.rejected++;
 		return;
 	}
@@ -576,7 +577,7 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 {
 	int64_t ts, dur = 0;
 	if (!e->f[EF_TS].p) {
-		seg_warn(sg, W_NO_TS, off, "\"X\" event without \"ts\"; dropped");
+		seg_warn(sg, W_NO_TS, off, _("\"X\" event without \"ts\"; dropped"));
 		sg->ph.rejected++;
 		return;
 	}
@@ -589,16 +590,16 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 		enum num_status st = num_time_ns(d->p, d->len, &dur, NULL);
 		int shown = (int)(d->len > 40 ? 40 : d->len);
 		if (st != NUM_OK) {
-			seg_warn(sg, W_BAD_DUR, off, "\"dur\" is %s (%.*s); kept with duration 0",
+			seg_warn(sg, W_BAD_DUR, off, _("\"dur\" is %s (%.*s); kept with duration 0"),
 				 st == NUM_RANGE ? "out of range" : "not a number", shown, d->p);
 			dur = 0;
 		} else if (dur < 0) {
-			seg_warn(sg, W_NEG_DUR, off, "negative \"dur\" (%.*s); kept with duration 0", shown, d->p);
+			seg_warn(sg, W_NEG_DUR, off, _("negative \"dur\" (%.*s); kept with duration 0"), shown, d->p);
 			dur = 0;
 		} else if (dur > TRACE_DUR_MAX_NS) {
 			/* no profiled call lasts a day: such a value is a corrupt field, and
 			 * keeping it would stretch the window over years */
-			seg_warn(sg, W_BAD_DUR, off, "\"dur\" (%.*s us) is longer than a day; kept with duration 0",
+			seg_warn(sg, W_BAD_DUR, off, _("\"dur\" (%.*s us) is longer than a day; kept with duration 0"),
 				 shown, d->p);
 			dur = 0;
 		}
@@ -623,7 +624,7 @@ static bool parse_be_common(struct seg *sg, const struct elem *e, uint64_t off, 
 			    uint32_t *lane)
 {
 	if (!e->f[EF_TS].p) {
-		seg_warn(sg, W_NO_TS, off, "\"%c\" event without \"ts\"; dropped", ph);
+		seg_warn(sg, W_NO_TS, off, _("\"%c\" event without \"ts\"; dropped"), ph);
 		sg->ph.rejected++;
 		return false;
 	}
@@ -670,7 +671,7 @@ static void push_be_span(struct seg *sg, int64_t b_ts, uint64_t b_full_off, uint
 	int64_t dur;
 	if (__builtin_sub_overflow(e_ts, b_ts, &dur) || dur < 0) {
 		seg_warn(sg, W_END_BEFORE_BEGIN, e_off,
-			 "\"E\" event before its \"B\" (at byte %llu); the span is kept with duration 0",
+			 _("\"E\" event before its \"B\" (at byte %llu); the span is kept with duration 0"),
 			 (unsigned long long)b_full_off);
 		dur = 0;
 	}
@@ -730,13 +731,13 @@ static void parse_element(struct seg *sg, const char *buf, size_t start, size_t 
 	const char *js = buf + start;
 	size_t len = end - start;
 	if (len > (size_t)INT32_MAX) {
-		seg_warn(sg, W_BIG, start, "element of %zu bytes is beyond what can be tokenized; skipped",
+		seg_warn(sg, W_BIG, start, _("element of %zu bytes is beyond what can be tokenized; skipped"),
 			 len);
 		sg->ph.rejected++;
 		return;
 	}
 	if (buf[start] != '{') {
-		seg_warn(sg, W_NOT_OBJECT, start, "array element is not an object; skipped");
+		seg_warn(sg, W_NOT_OBJECT, start, _("array element is not an object; skipped"));
 		sg->ph.not_object++;
 		return;
 	}
@@ -753,11 +754,11 @@ static void parse_element(struct seg *sg, const char *buf, size_t start, size_t 
 		st = elem_from_jsmn(&sg->jt, flat, len, &e, &err);
 		if (st == ELEM_OK)
 			seg_warn(sg, W_BAD_JSON, start,
-				 "values nested more than %d deep in an element of %zu bytes; the event is kept without them",
+				 _("values nested more than %d deep in an element of %zu bytes; the event is kept without them"),
 				 JTOK_MAX_DEPTH, len);
 	}
 	if (st != ELEM_OK) {
-		seg_warn(sg, W_BAD_JSON, start, "%s in an element of %zu bytes; skipped", jtok_error_name(err), len);
+		seg_warn(sg, W_BAD_JSON, start, _("%s in an element of %zu bytes; skipped"), jtok_error_name(err), len);
 		sg->ph.rejected++;
 		free(flat);
 		return;
@@ -1148,7 +1149,7 @@ static void apply_meta(struct merge_state *ms, const char *name, struct diag_lis
 			if (m->kind == META_PROCESS_NAME) {
 				if (p->name && p->name != m->str && renamed++ < WARN_EACH)
 					diag_add(dl, DIAG_WARN, m->file, 0, (int64_t)m->off,
-						 "process %s is named both \"%s\" and \"%s\"; the later name is used",
+						 _("process %s is named both \"%s\" and \"%s\"; the later name is used"),
 						 store_str(rs, m->pid), store_str(rs, p->name),
 						 store_str(rs, m->str));
 				p->name = m->str;
@@ -1213,8 +1214,8 @@ static void report_bad_utf8(const struct rank_store *rs, const char *name, struc
 			off = (int64_t)store_ev_off(rs, e);
 	}
 	diag_add(dl, DIAG_WARN, name, 0, off,
-		 "%zu name(s) are not valid UTF-8%s; their bad bytes are shown as \\xNN", n_bad,
-		 off >= 0 ? " (the first event with one starts here)" : "");
+		 _("%zu name(s) are not valid UTF-8%s; their bad bytes are shown as \\xNN"), n_bad,
+		 off >= 0 ? _(" (the first event with one starts here)") : "");
 	free(bad);
 }
 
@@ -1232,17 +1233,17 @@ static void report_seg_counts(const struct seg *sg, const char *name, struct dia
 {
 	diag_append(dl, &sg->local);
 	static const char *what[W_KIND_COUNT] = {
-		[W_BAD_JSON] = "invalid elements", [W_NOT_OBJECT] = "non-object elements",
-		[W_BAD_TS] = "unusable \"ts\" values", [W_BAD_DUR] = "unusable \"dur\" values",
-		[W_NEG_DUR] = "negative \"dur\" values", [W_NO_TS] = "events without \"ts\"",
-		[W_BIG] = "oversized elements", [W_END_BEFORE_BEGIN] = "\"E\" events before their \"B\"",
-		[W_END_ALONE] = "\"E\" events without a \"B\"", [W_NUL] = "strings with \\u0000",
-		[W_TS_EXPONENT] = "\"ts\" values in exponent form",
+		[W_BAD_JSON] = N_("invalid elements"), [W_NOT_OBJECT] = N_("non-object elements"),
+		[W_BAD_TS] = N_("unusable \"ts\" values"), [W_BAD_DUR] = N_("unusable \"dur\" values"),
+		[W_NEG_DUR] = N_("negative \"dur\" values"), [W_NO_TS] = N_("events without \"ts\""),
+		[W_BIG] = N_("oversized elements"), [W_END_BEFORE_BEGIN] = N_("\"E\" events before their \"B\""),
+		[W_END_ALONE] = N_("\"E\" events without a \"B\""), [W_NUL] = N_("strings with \\u0000"),
+		[W_TS_EXPONENT] = N_("\"ts\" values in exponent form"),
 	};
 	for (int k = 0; k < W_KIND_COUNT; k++)
 		if (sg->warn_count[k] > WARN_EACH)
-			diag_add(dl, DIAG_WARN, name, 0, -1, "%llu more %s than listed above",
-				 (unsigned long long)(sg->warn_count[k] - WARN_EACH), what[k]);
+			diag_add(dl, DIAG_WARN, name, 0, -1, _("%llu more %s than listed above"),
+				 (unsigned long long)(sg->warn_count[k] - WARN_EACH), _(what[k]));
 }
 
 /* One buffer's walk: its ranges, each confirmed to start where the one before ended. */
@@ -1324,12 +1325,12 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 	size_t fault;
 	if (!mapguard_run(buf, len, open_guarded, &oc, &fault)) {
 		diag_add(dl, DIAG_ERROR, pw->name, 0, (int64_t)fault,
-			 "the file shrank while it was read (its bytes from this offset on are gone); "
-			 "nothing loaded");
+			 _("the file shrank while it was read (its bytes from this offset on are gone); "
+			 "nothing loaded"));
 		return false;
 	}
 	if (!oc.ok) {
-		diag_add(dl, DIAG_ERROR, pw->name, 0, -1, "not a Chrome trace: %s; nothing loaded", err);
+		diag_add(dl, DIAG_ERROR, pw->name, 0, -1, _("not a Chrome trace: %s; nothing loaded"), err);
 		return false;
 	}
 	rs->trace.wrapped |= js.shape == JSCAN_WRAPPED;
@@ -1451,11 +1452,11 @@ static void report_tail(struct part_walk *pw, size_t end, struct diag_list *dl)
 		return; /* shrank meanwhile: nothing after the events to speak of */
 	if (tc.extra_at != NOT_FOUND)
 		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)tc.extra_at,
-			 "%zu bytes after the closing ']' of the events are not read", pw->len - tc.extra_at);
+			 _("%zu bytes after the closing ']' of the events are not read"), pw->len - tc.extra_at);
 	if (tc.second_at != NOT_FOUND)
 		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)tc.second_at,
-			 "a second \"traceEvents\" key after the events that were read; its events are "
-			 "not read (only the first array is)");
+			 _("a second \"traceEvents\" key after the events that were read; its events are "
+			 "not read (only the first array is)"));
 }
 
 /* Says how the part ended when it did not end with its closing bracket. */
@@ -1478,27 +1479,27 @@ static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct 
 	struct stat st;
 	if (pw->mapped && stat(pw->name, &st) == 0 && (uint64_t)st.st_size < len) {
 		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->last_complete_end,
-			 "the file shrank while it was read (from %zu to %llu bytes): kept %zu events and "
+			 _("the file shrank while it was read (from %zu to %llu bytes): kept %zu events and "
 			 "%zu counter samples from the complete elements before byte %zu; the rest was "
-			 "not read",
+			 "not read"),
 			 len, (unsigned long long)st.st_size, pw->n_ev, pw->n_ctr, last->last_complete_end);
 		return;
 	}
 	if (last->how == RANGE_VANISHED)
 		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->end_pos,
-			 "the file shrank while it was read (its bytes from this offset on are gone): "
+			 _("the file shrank while it was read (its bytes from this offset on are gone): "
 			 "kept %zu events and %zu counter samples from the complete elements before byte "
-			 "%zu; the rest was not read",
+			 "%zu; the rest was not read"),
 			 pw->n_ev, pw->n_ctr, last->last_complete_end);
 	else if (last->how == RANGE_ERROR)
 		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->end_pos,
-			 "unexpected byte 0x%02X between elements: kept the %zu events before it, "
-			 "ignored the remaining %zu bytes",
+			 _("unexpected byte 0x%02X between elements: kept the %zu events before it, "
+			 "ignored the remaining %zu bytes"),
 			 last->err_byte, pw->n_ev, len - last->end_pos);
 	else
 		diag_add(dl, DIAG_WARN, pw->name, 0, (int64_t)last->end_pos,
-			 "the file is cut short (no closing ']'): kept %zu events and %zu counter samples "
-			 "from the complete elements before byte %zu; %zu trailing bytes dropped",
+			 _("the file is cut short (no closing ']'): kept %zu events and %zu counter samples "
+			 "from the complete elements before byte %zu; %zu trailing bytes dropped"),
 			 pw->n_ev, pw->n_ctr, last->last_complete_end, len - last->last_complete_end);
 }
 
@@ -1534,7 +1535,7 @@ static void pair_across_segments(struct part_walk *pws, size_t n_parts, struct d
 					*top = BE_NONE;
 				if (*top == BE_NONE) {
 					seg_warn(sg, W_END_ALONE, en->off,
-						 "\"E\" event with no \"B\" open on its thread (pid %s, tid %s); dropped",
+						 _("\"E\" event with no \"B\" open on its thread (pid %s, tid %s); dropped"),
 						 strtab_str(sg->strs, ln->pid), strtab_str(sg->strs, ln->tid));
 					continue;
 				}
@@ -1570,10 +1571,10 @@ static void pair_across_segments(struct part_walk *pws, size_t n_parts, struct d
 			continue;
 		if (unclosed++ < WARN_EACH)
 			diag_add(dl, DIAG_WARN, open[k].file, 0, (int64_t)open[k].off,
-				 "\"B\" event (\"%.60s\") never ended by an \"E\" on its thread; dropped", open[k].name);
+				 _("\"B\" event (\"%.60s\") never ended by an \"E\" on its thread; dropped"), open[k].name);
 	}
 	if (unclosed > WARN_EACH)
-		diag_add(dl, DIAG_WARN, pws[0].name, 0, -1, "%zu more \"B\" events never ended than listed above",
+		diag_add(dl, DIAG_WARN, pws[0].name, 0, -1, _("%zu more \"B\" events never ended than listed above"),
 			 unclosed - WARN_EACH);
 	free(open);
 	u64map_free(&tops);
@@ -1723,33 +1724,33 @@ static void *map_part(const char *path, const struct trace_load_opts *opts, uint
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		diag_add(dl, DIAG_ERROR, path, 0, -1, "cannot open: %s", strerror(errno));
+		diag_add(dl, DIAG_ERROR, path, 0, -1, _("cannot open: %s"), strerror(errno));
 		return NULL;
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		diag_add(dl, DIAG_ERROR, path, 0, -1, "not a regular file; skipped");
+		diag_add(dl, DIAG_ERROR, path, 0, -1, _("not a regular file; skipped"));
 		close(fd);
 		return NULL;
 	}
 	*size = (uint64_t)st.st_size;
 	if (st.st_size == 0) {
 		close(fd);
-		diag_add(dl, DIAG_WARN, path, 0, -1, "empty file (0 bytes); skipped");
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("empty file (0 bytes); skipped"));
 		return NULL;
 	}
 	if (opts && opts->max_file_bytes && (uint64_t)st.st_size > opts->max_file_bytes) {
 		close(fd);
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
-			 "%llu bytes is over the limit of %llu bytes set by --max-trace-bytes; skipped "
-			 "(a larger N, or 0 for no limit, reads it)",
+			 _("%llu bytes is over the limit of %llu bytes set by --max-trace-bytes; skipped "
+			 "(a larger N, or 0 for no limit, reads it)"),
 			 (unsigned long long)st.st_size, (unsigned long long)opts->max_file_bytes);
 		return NULL;
 	}
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
-		diag_add(dl, DIAG_ERROR, path, 0, -1, "cannot map: %s", strerror(errno));
+		diag_add(dl, DIAG_ERROR, path, 0, -1, _("cannot map: %s"), strerror(errno));
 		return NULL;
 	}
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);

@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "config.h"
+#include "i18n.h"
 #include "xalloc.h"
 
 /* Raise on any change of the layout below or of what the loader puts in a store. */
@@ -88,8 +89,9 @@ static int make_dirs(const char *dir)
 
 /* ---- key ---------------------------------------------------------------------------- */
 
-/* The program's identity (a rebuilt binary may read traces differently) and each trace
- * file's: the name from the identities alone, so a changed trace replaces its index. */
+/* The program's identity (a rebuilt binary may read traces differently), the messages'
+ * language and each trace file's: the name from the identities alone, so a changed trace
+ * replaces its index. */
 static bool make_key(const char *const *paths, size_t n, struct sbuf *key, struct sbuf *name)
 {
 	struct stat st;
@@ -99,6 +101,9 @@ static bool make_key(const char *const *paths, size_t n, struct sbuf *key, struc
 	if (stat("/proc/self/exe", &st) == 0)
 		sbuf_addf(name, "exe %ju %ju %jd %jd.%09ld\n", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
 			    (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	/* the index keeps the loaders' messages in the language of the run that wrote it: one
+	 * index per language, so a JSON run (always English) never shows a Chinese message */
+	sbuf_addf(name, "messages %s\n", i18n_language());
 	for (size_t i = 0; i < n; i++) {
 		if (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode))
 			return false;
@@ -871,7 +876,7 @@ int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
 			goto out;
 		}
 		if (got < 0)
-			diag_add(dl, DIAG_INFO, paths[0], 0, -1, "%s; the trace is read again and the index rebuilt",
+			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the trace is read again and the index rebuilt"),
 				 st->why);
 		stale = st->why[0] != 0;
 	}

@@ -136,9 +136,9 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	const struct rank_data *rd = &an->cap->ranks[ra->rank_index];
 	if (rd->db_path && rd->trace_failed) {
 		/* a Db-only rank must never read as a clean one */
-		fputs("   (Db export NOT READ: ", out);
+		fputs(_("   (Db export NOT READ: "), out);
 		summary_put_clean(out, rd->db_path);
-		fputs("; see --summary for why. Insufficient data: no figure below comes from it)\n", out);
+		fputs(_("; see --summary for why. Insufficient data: no figure below comes from it)\n"), out);
 	} else if (!ra->has_trace && ra->has_timeline)
 		fputs(_("   (no trace: device figures from the kernel table's rows)\n"), out);
 	else if (!ra->has_trace && ra->attr.valid)

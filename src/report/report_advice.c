@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "advice.h"
+#include "i18n.h"
 #include "jsonw.h"
 #include "summary.h"
 
@@ -13,7 +14,7 @@ void report_advice_text(const struct rank_analysis *ra, FILE *out)
 {
 	if (!ra->n_advice)
 		return;
-	fputs("\nadvice (Ascend rules; time already in the attribution buckets named, no extra gain)\n", out);
+	fputs(_("\nadvice (Ascend rules; time already in the attribution buckets named, no extra gain)\n"), out);
 	size_t below = 0;
 	for (size_t i = 0; i < ra->n_advice; i++) {
 		const struct advice_finding *f = &ra->advice[i];
@@ -22,14 +23,14 @@ void report_advice_text(const struct rank_analysis *ra, FILE *out)
 			below++;
 			continue;
 		}
-		fprintf(out, "  * %s (%.1f %s >= %.1f, confidence %s)\n      ", r->title, f->value, r->unit,
+		fprintf(out, _("  * %s (%.1f %s >= %.1f, confidence %s)\n      "), r->title, f->value, r->unit,
 			r->threshold, analysis_confidence_name(f->conf));
 		summary_put_clean(out, f->evidence);
-		fprintf(out, "\n      why: %s\n      try: %s\n", r->why, r->try_this);
+		fprintf(out, _("\n      why: %s\n      try: %s\n"), r->why, r->try_this);
 	}
 	if (!below)
 		return;
-	fputs("  below threshold:", out);
+	fputs(_("  below threshold:"), out);
 	for (size_t i = 0, k = 0; i < ra->n_advice; i++) {
 		const struct advice_finding *f = &ra->advice[i];
 		if (f->triggered)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "i18n.h"
 #include "stagetime.h"
 #include "xalloc.h"
 #include "xsort.h"
@@ -640,7 +641,7 @@ void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
 		guessed += rs->lanes[i].group_guessed && rs->lanes[i].n_events > 0;
 	if (guessed)
 		diag_add(dl, DIAG_INFO, name, 0, -1,
-			 "%zu lane(s) have no process_name metadata; grouped by their events' cat and "
-			 "Task Type",
+			 _("%zu lane(s) have no process_name metadata; grouped by their events' cat and "
+			 "Task Type"),
 			 guessed);
 }
