@@ -412,6 +412,38 @@ static void test_bad_digests(void **state)
  * checksum cannot catch: a crafted file): 3,000 random mutations (bytes flipped, the payload
  * cut short or grown) are read without a crash, each either refused with the layout message
  * or read whole; the sanitizer build checks every read stays in bounds. */
+/* fuzz_digest (CI): a string whose varint length is 2^64 - 1 wrapped "len + 1 bytes remain"
+ * to 0 and read a byte before the payload. The payload (tests/data, as the harness feeds it:
+ * a leading 0, then the payload the header is made for) is refused, not read. */
+static void test_string_length_wraps(void **state)
+{
+	(void)state;
+	const char *src = getenv("ASCPROF_SRCDIR");
+	char *path = xasprintf("%s/tests/data/digest_string_length_wraps.bin", src ? src : ".");
+	size_t size;
+	char *data = tu_read(path, &size);
+	assert_non_null(data);
+	assert_true(size > 1 && data[0] == 0);
+	size_t plen = size - 1, len = DIGEST_HEADER + plen;
+	char *buf = xcalloc(len, 1);
+	memcpy(buf, DIGEST_MAGIC, 8);
+	put_le((unsigned char *)buf + 8, DIGEST_VERSION, 4);
+	put_le((unsigned char *)buf + 16, plen, 8);
+	put_le((unsigned char *)buf + 24, XXH3_64bits(data + 1, plen), 8);
+	memcpy(buf + DIGEST_HEADER, data + 1, plen);
+	struct digest_keep *keep = digest_keep_new();
+	struct rank_analysis ra;
+	struct digest_ident id;
+	struct coll_inst *colls;
+	size_t nc;
+	char why[256];
+	assert_int_not_equal(digest_parse(buf, len, keep, &ra, &id, &colls, &nc, why, sizeof why), 0);
+	digest_keep_free(keep);
+	free(buf);
+	free(data);
+	free(path);
+}
+
 static void test_crafted_payloads(void **state)
 {
 	(void)state;
@@ -612,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_balanced_no_slow),
 		cmocka_unit_test(test_bad_digests),
 		cmocka_unit_test(test_crafted_payloads),
+		cmocka_unit_test(test_string_length_wraps),
 		cmocka_unit_test(test_1024_digests),
 		cmocka_unit_test(test_cluster_output),
 	};

@@ -171,7 +171,8 @@ static const char *io_s(struct dio *d, const char *s)
 		return d->strs[tag - 2];
 	}
 	uint64_t len = io_u(d, 0);
-	if (d->bad || (uint64_t)(d->end - d->p) < len + 1 || d->p[len] != 0) {
+	/* len + 1 bytes must remain (written as len < remaining: a length of 2^64 - 1 wraps) */
+	if (d->bad || len >= (uint64_t)(d->end - d->p) || d->p[len] != 0) {
 		d->bad = true;
 		return NULL;
 	}
