@@ -86,6 +86,24 @@ static inline bool eight_digits(const char *s, uint64_t *out)
 	return true;
 }
 
+/* A run of decimal digits from s[*i] into *v, eight at a time while they fit: false past 18
+ * digits (an int64 of ns holds no more). *ndig counts them, *i ends after the run. */
+static inline bool digit_run(const char *s, size_t len, size_t *i, uint64_t *v, size_t *ndig)
+{
+	uint64_t v8;
+	while (len - *i >= 8 && *ndig + 8 <= 18 && eight_digits(s + *i, &v8)) {
+		*v = *v * 100000000 + v8;
+		*ndig += 8;
+		*i += 8;
+	}
+	while (*i < len && s[*i] >= '0' && s[*i] <= '9') {
+		if (++*ndig > 18)
+			return false;
+		*v = *v * 10 + (uint64_t)(s[(*i)++] - '0');
+	}
+	return true;
+}
+
 static bool fast_decimal(const char *s, size_t len, int scale_exp, int64_t *out, bool *rounded)
 {
 	if (scale_exp < 0 || scale_exp > 9)
@@ -96,33 +114,13 @@ static bool fast_decimal(const char *s, size_t len, int scale_exp, int64_t *out,
 		neg = true;
 		i++;
 	}
-	uint64_t ip = 0, frac = 0, v8;
+	uint64_t ip = 0, frac = 0;
 	size_t idig = 0, fdig = 0;
-	while (len - i >= 8 && idig + 8 <= 18 && eight_digits(s + i, &v8)) {
-		ip = ip * 100000000 + v8;
-		idig += 8;
-		i += 8;
-	}
-	while (i < len && s[i] >= '0' && s[i] <= '9') {
-		if (++idig > 18)
-			return false;
-		ip = ip * 10 + (uint64_t)(s[i++] - '0');
-	}
-	if (idig == 0)
+	if (!digit_run(s, len, &i, &ip, &idig) || idig == 0)
 		return false;
 	if (i < len && s[i] == '.') {
 		i++;
-		while (len - i >= 8 && fdig + 8 <= 18 && eight_digits(s + i, &v8)) {
-			frac = frac * 100000000 + v8;
-			fdig += 8;
-			i += 8;
-		}
-		while (i < len && s[i] >= '0' && s[i] <= '9') {
-			if (++fdig > 18)
-				return false;
-			frac = frac * 10 + (uint64_t)(s[i++] - '0');
-		}
-		if (fdig == 0)
+		if (!digit_run(s, len, &i, &frac, &fdig) || fdig == 0)
 			return false;
 	}
 	if (i != len)
