@@ -563,15 +563,55 @@ static void bench_cluster(const char *tui, const char *gen, const char *synth, c
 	       fc, fe, w);
 }
 
+/* The index (--summary --json) and the report (--report --json) against the memchr floor of
+ * the same bytes, wall and CPU, the report over the index in paired runs, and the report
+ * run's stages. */
+static void print_index_figures(const char *load_before, const char *load_after, double mb, double floor_s,
+				double floor_cpu, double *idx_w, double *idx_c, double *rep_w, double *rep_c,
+				struct figures *stage_runs, int runs)
+{
+	double ratio_w[MAX_RUNS], ratio_c[MAX_RUNS];
+	for (int r = 0; r < runs; r++) {
+		ratio_w[r] = rep_w[r] / idx_w[r];
+		ratio_c[r] = rep_c[r] / idx_c[r];
+	}
+	double iw = median(idx_w, runs), ic = median(idx_c, runs), rw = median(rep_w, runs),
+	       rc = median(rep_c, runs), pair_w = median(ratio_w, runs), pair_c = median(ratio_c, runs);
+	printf("  load average %s before, %s after the index/report runs\n", load_before, load_after);
+	printf("  memchr floor          %9.3f s   %7.0f MB/s   CPU %.3f s\n", floor_s, mb / floor_s, floor_cpu);
+	printf("  index  --summary --json  %7.3f s wall  x%.1f floor    CPU %7.3f s  x%.1f floor CPU\n", iw,
+	       iw / floor_s, ic, ic / floor_cpu);
+	printf("  report --report --json   %7.3f s wall  x%.1f floor    CPU %7.3f s  x%.1f floor CPU\n", rw,
+	       rw / floor_s, rc, rc / floor_cpu);
+	printf("  report / index (paired runs, median)   x%.2f wall           x%.2f CPU\n", pair_w, pair_c);
+	printf("  where the time goes (the report's run; seconds summed over the threads that ran\n"
+	       "  each stage: the CSV tables load beside the walk, op statistics beside the sets):\n   ");
+	int shown = 0;
+	for (int i = 0; i < stage_runs[0].n; i++) {
+		if (strncmp(stage_runs[0].name[i], "stage_", 6))
+			continue;
+		double v[MAX_RUNS];
+		int k = 0;
+		for (int r = 0; r < runs; r++)
+			if (fig_get(&stage_runs[r], stage_runs[0].name[i], &v[k]))
+				k++;
+		const char *nm = stage_runs[0].name[i] + 6;
+		printf(" %.*s %.3f s;", (int)(strlen(nm) > 3 ? strlen(nm) - 3 : 0), nm, k ? median(v, k) / 1e3 : 0);
+		if (++shown % 5 == 0)
+			printf("\n   ");
+	}
+}
+
 static void usage(FILE *out)
 {
 	fputs("usage: ascprof-bench --tui PATH --gen PATH --data DIR [--synth PATH] [--runs N] [--quick]\n"
-	      "                     [--only NAME]\n"
+	      "                     [--only NAME] [--index-only]\n"
 	      "--synth: tools/ascprof-synth-digests; adds the cluster-scale figures (digests).\n"
 	      "Generates the benchmark captures into DIR once (100 MB, 1 GB, 8 x 250 MB; --quick:\n"
 	      "10 MB, 100 MB, 8 x 25 MB), runs the explorer on each N times (default 3) and prints\n"
 	      "medians, each time also as a multiple of the memchr floor. --only NAME: that capture\n"
-	      "alone (100MB, 1GB, 8x250MB; 10MB, 100MB, 8x25MB with --quick).\n",
+	      "alone (100MB, 1GB, 8x250MB; 10MB, 100MB, 8x25MB with --quick). --index-only: the\n"
+	      "index, the report and their stages only (no explorer runs, reopens, Db, cluster).\n",
 	      out);
 }
 
@@ -579,7 +619,7 @@ int main(int argc, char **argv)
 {
 	const char *tui = NULL, *gen = NULL, *data = NULL, *only = NULL, *synth = NULL;
 	int runs = 3;
-	bool quick = false;
+	bool quick = false, index_only = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tui") && i + 1 < argc)
 			tui = argv[++i];
@@ -593,6 +633,8 @@ int main(int argc, char **argv)
 			runs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quick"))
 			quick = true;
+		else if (!strcmp(argv[i], "--index-only"))
+			index_only = true;
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--help")) {
@@ -659,13 +701,15 @@ int main(int argc, char **argv)
 			read_bench_out(out_path, &stage_runs[r]);
 		}
 		loadavg(load_after, sizeof load_after);
-		double ratio_w[MAX_RUNS], ratio_c[MAX_RUNS];
-		for (int r = 0; r < runs; r++) {
-			ratio_w[r] = rep_w[r] / idx_w[r];
-			ratio_c[r] = rep_c[r] / idx_c[r];
+		double mb = (double)bytes / 1e6;
+		if (index_only) {
+			printf("== %s: %d trace file%s, %.0f MB (--index-only)\n", specs[s].name, np, np == 1 ? "" : "s", mb);
+			print_index_figures(load_before, load_after, mb, floor_s, floor_cpu, idx_w, idx_c, rep_w, rep_c,
+					    stage_runs, runs);
+			printf("\n\n");
+			fflush(stdout);
+			continue;
 		}
-		double iw = median(idx_w, runs), ic = median(idx_c, runs), rw = median(rep_w, runs),
-		       rc = median(rep_c, runs), pair_w = median(ratio_w, runs), pair_c = median(ratio_c, runs);
 
 		struct figures per_run[MAX_RUNS];
 		double wall[MAX_RUNS], cpu[MAX_RUNS], rss[MAX_RUNS], anon[MAX_RUNS];
@@ -719,34 +763,12 @@ int main(int argc, char **argv)
 				alone_runs++;
 		}
 		double rss_m = median(rss, runs), anon_m = median(anon, runs);
-		double cpu_m = median(cpu, runs);
-		double mb = (double)bytes / 1e6;
+		double cpu_m = median(cpu, runs), rw = median(rep_w, runs);
 		printf("== %s: %d trace file%s, %.0f MB, %.0f events (X, C and flow ends), %.0f lanes, "
 		       "%.0f op rows\n",
 		       specs[s].name, np, np == 1 ? "" : "s", mb, events, lanes, ops);
-		printf("  load average %s before, %s after the index/report runs\n", load_before, load_after);
-		printf("  memchr floor          %9.3f s   %7.0f MB/s   CPU %.3f s\n", floor_s, mb / floor_s, floor_cpu);
-		printf("  index  --summary --json  %7.3f s wall  x%.1f floor    CPU %7.3f s  x%.1f floor CPU\n", iw,
-		       iw / floor_s, ic, ic / floor_cpu);
-		printf("  report --report --json   %7.3f s wall  x%.1f floor    CPU %7.3f s  x%.1f floor CPU\n", rw,
-		       rw / floor_s, rc, rc / floor_cpu);
-		printf("  report / index (paired runs, median)   x%.2f wall           x%.2f CPU\n", pair_w, pair_c);
-		printf("  where the time goes (the report's run; seconds summed over the threads that ran\n"
-		       "  each stage: the CSV tables load beside the walk, op statistics beside the sets):\n   ");
-		int shown = 0;
-		for (int i = 0; i < stage_runs[0].n; i++) {
-			if (strncmp(stage_runs[0].name[i], "stage_", 6))
-				continue;
-			double v[MAX_RUNS];
-			int k = 0;
-			for (int r = 0; r < runs; r++)
-				if (fig_get(&stage_runs[r], stage_runs[0].name[i], &v[k]))
-					k++;
-			const char *nm = stage_runs[0].name[i] + 6;
-			printf(" %.*s %.3f s;", (int)(strlen(nm) > 3 ? strlen(nm) - 3 : 0), nm, k ? median(v, k) / 1e3 : 0);
-			if (++shown % 5 == 0)
-				printf("\n   ");
-		}
+		print_index_figures(load_before, load_after, mb, floor_s, floor_cpu, idx_w, idx_c, rep_w, rep_c,
+				    stage_runs, runs);
 		printf("\n  the explorer, headless (200x60), from its own clock:\n");
 		printf("  loaded (store)        %9.3f s   %7.0f MB/s   x%.1f floor\n", loaded / 1e3,
 		       mb / (loaded / 1e3), loaded / 1e3 / floor_s);
@@ -797,7 +819,7 @@ int main(int argc, char **argv)
 	if (index_per_event[0] > 0 && index_per_event[1] > 0)
 		printf("scaling %s -> %s: %.2f x the time per event (1.00 = linear)\n", specs[0].name,
 		       specs[1].name, index_per_event[1] / index_per_event[0]);
-	if (synth)
+	if (synth && !index_only)
 		bench_cluster(tui, gen, synth, data, runs, quick);
 	return 0;
 }
