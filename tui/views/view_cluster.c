@@ -168,7 +168,9 @@ static int handle(void *p, struct app *app, enum action act)
 			return VH_HANDLED;
 		}
 		const struct rank_store *rs = &app->cap->ranks[ra->rank_index].store;
-		app_goto_timeline(app, ra->rank_index, rs->window_start, rs->window_end, UINT32_MAX);
+		struct view_target tg = {.timeline = {ra->rank_index, rs->window_start, rs->window_end,
+						      UINT32_MAX}};
+		app_open(app, VIEW_TIMELINE, &tg);
 		return VH_HANDLED;
 	}
 	return VH_UNHANDLED;

@@ -151,7 +151,9 @@ static int handle(void *p, struct app *app, enum action act)
 	if (act == ACT_OPEN && pub && v->lb.sel < pub->an->n_ranks) {
 		const struct rank_analysis *ra = &pub->an->ranks[v->lb.sel];
 		const struct rank_store *rs = &app->cap->ranks[ra->rank_index].store;
-		app_goto_timeline(app, ra->rank_index, rs->window_start, rs->window_end, UINT32_MAX);
+		struct view_target tg = {.timeline = {ra->rank_index, rs->window_start, rs->window_end,
+						      UINT32_MAX}};
+		app_open(app, VIEW_TIMELINE, &tg);
 		return VH_HANDLED;
 	}
 	return VH_UNHANDLED;

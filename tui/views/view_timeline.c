@@ -482,24 +482,18 @@ static void longest_in_view(struct timeline *t, struct app *app)
 		select_event(t, best, false);
 }
 
-void timeline_focus(void *st, struct app *app, size_t rank_index, int64_t a, int64_t b, uint32_t ev)
+/* app_open: the rank becomes the selected one, zoomed to the target's window. */
+static void open_target(void *st, struct app *app, const struct view_target *target)
 {
 	struct timeline *t = st;
-	bind_rank(t, app, rank_index);
+	const struct timeline_target *tg = &target->timeline;
+	app->rank = tg->rank_index;
+	bind_rank(t, app, tg->rank_index);
 	push_undo(t);
-	set_window(t, a, b);
+	set_window(t, tg->t0, tg->t1);
 	t->have_window = true;
-	if (ev != UINT32_MAX)
-		select_event(t, ev, false);
-}
-
-void app_goto_timeline(struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev)
-{
-	if (app->rank != rank_index) {
-		app->rank = rank_index;
-	}
-	timeline_focus(app_view(app, VIEW_TIMELINE), app, rank_index, t0, t1, ev);
-	app_push(app, VIEW_TIMELINE);
+	if (tg->ev != UINT32_MAX)
+		select_event(t, tg->ev, false);
 }
 
 #define MAX_FLOWS 256
@@ -1268,7 +1262,8 @@ static int handle(void *p, struct app *app, enum action act)
 			int64_t shift = rank_shift(t, app, ri);
 			int64_t a = t->t0 + shift, b = t->t1 + shift;
 			t->per_rank = false;
-			app_goto_timeline(app, ri, a, b, UINT32_MAX);
+			struct view_target tg = {.timeline = {ri, a, b, UINT32_MAX}};
+			app_open(app, VIEW_TIMELINE, &tg);
 			return VH_HANDLED;
 		}
 		if (t->range_state == 2) {
@@ -1363,4 +1358,5 @@ const struct view_ops timeline_view_ops = {
 	.update = update,
 	.search = search,
 	.hint = N_("w/s zoom  a/d pan  f fit  . , l select  Enter detail  ] [ flows  r rows"),
+	.open = open_target,
 };
