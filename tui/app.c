@@ -119,6 +119,23 @@ static void *loader_main(void *arg)
 	return NULL;
 }
 
+const struct capture *app_capture(const struct app *app) { return app->cap; }
+
+size_t app_rank_count(const struct app *app) { return app->cap->n_ranks; }
+
+const struct rank_data *app_rank_data_of(const struct app *app, size_t rank_index)
+{
+	return &app->cap->ranks[rank_index];
+}
+
+struct diag_list *app_diags(struct app *app) { return &app->cap->diags; }
+
+size_t app_rank_index(const struct app *app) { return app->rank; }
+
+void app_select_rank(struct app *app, size_t rank_index) { app->rank = rank_index; }
+
+enum align_mode app_align(const struct app *app) { return app->align; }
+
 const struct published *app_pub(const struct app *app)
 {
 	return atomic_load_explicit(&((struct app *)app)->pub, memory_order_acquire);

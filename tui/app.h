@@ -168,7 +168,24 @@ struct app {
 /* Runs the explorer on path; returns the process exit status. */
 int app_main(const char *path, const struct app_opts *opts);
 
-/* ---- for views ---------------------------------------------------------------------- */
+/* ---- for views ----------------------------------------------------------------------
+ * Views read the model through these, never through struct app's fields. Every pointer
+ * returned is borrowed: the capture and its ranks live as long as the app; what the loader
+ * published (the analyses, indexes and comparison) lives from its publication to the end. */
+/* The capture shown (BEFORE in compare mode). */
+const struct capture *app_capture(const struct app *app);
+/* Its ranks, and rank_index's (an index into them). */
+size_t app_rank_count(const struct app *app);
+const struct rank_data *app_rank_data_of(const struct app *app, size_t rank_index);
+/* The capture's diagnostics: a thread-safe list the loader still appends to. */
+struct diag_list *app_diags(struct app *app);
+/* The selected rank, an index into the capture's ranks; selecting one refreshes nothing by
+ * itself (the view that selects updates itself; the others on their next push). */
+size_t app_rank_index(const struct app *app);
+void app_select_rank(struct app *app, size_t rank_index);
+/* How ranks' clocks are aligned (a global key cycles it). */
+enum align_mode app_align(const struct app *app);
+/* What the loader published, or NULL while loading. */
 const struct published *app_pub(const struct app *app);
 /* The analysis of the selected rank, or NULL while loading. */
 const struct rank_analysis *app_rank_analysis(const struct app *app);

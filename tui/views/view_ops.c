@@ -535,7 +535,7 @@ static void detail_load(struct op_detail *d, struct app *app)
 	d->n_inst = d->n_rows = 0;
 	d->expanded = -1;
 	csvt_cells_free(&d->cells);
-	d->rank = app->rank;
+	d->rank = app_rank_index(app);
 	const struct rank_data *rd = app_rank_data(app);
 	if (!rd)
 		return;
@@ -583,7 +583,7 @@ static void detail_open(void *st, struct app *app, const struct view_target *tar
 static void detail_update(void *p, struct app *app)
 {
 	struct op_detail *d = p;
-	if (d->name[0] && d->rank != app->rank)
+	if (d->name[0] && d->rank != app_rank_index(app))
 		detail_load(d, app);
 }
 
@@ -813,8 +813,8 @@ static int detail_handle(void *p, struct app *app, enum action act)
 	if (dr->kind == ROW_INSTANCE) {
 		const struct instance *in = &d->inst[dr->index];
 		int64_t pad = in->dur > 0 ? in->dur : 1000;
-		struct view_target tg = {.timeline = {app->rank, in->ts - pad * 2, in->ts + in->dur + pad * 2,
-						      in->ev}};
+		int64_t t0 = in->ts - pad * 2, t1 = in->ts + in->dur + pad * 2;
+		struct view_target tg = {.timeline = {app_rank_index(app), t0, t1, in->ev}};
 		app_open(app, VIEW_TIMELINE, &tg);
 	} else {
 		csvt_cells_free(&d->cells);
