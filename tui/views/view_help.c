@@ -94,10 +94,10 @@ static void *create_docs(struct app *app)
 		const struct metric_def *d = &metric_defs[m];
 		add(tv, ST_NORMAL, 0, "%s", "");
 		add(tv, ST_HEADER, 0, "%s  (%s, %s)", _(d->label), d->key, d->unit);
-		add(tv, ST_NORMAL, 2, "%s", d->definition);
-		add(tv, ST_DIM, 2, _("formula: %s"), d->formula);
+		add(tv, ST_NORMAL, 2, "%s", _(d->definition));
+		add(tv, ST_DIM, 2, _("formula: %s"), _(d->formula));
 		if (d->caveat[0])
-			add(tv, ST_DIM, 2, _("caveat: %s"), d->caveat);
+			add(tv, ST_DIM, 2, _("caveat: %s"), _(d->caveat));
 	}
 	add(tv, ST_NORMAL, 0, "%s", "");
 	add(tv, ST_BOLD, 0, "%s", _("Bottleneck thresholds (score 40 at the threshold, 100 at full)"));
