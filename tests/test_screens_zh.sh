@@ -7,8 +7,8 @@
 # $ASCPROF_LOCALEDIR. Each screen must also fit: no line wider than the terminal (display
 # width, a CJK character two cells), and in the Ops table every column title ends in the
 # cell where the numbers under it end. The same run checks that LANG=C stays English, that
-# the text report is translated with its score bars and metric values aligned, and that --report --json is
-# byte-identical in both languages.
+# the text report is translated with its score bars and metric values aligned (and its advice
+# section on a real capture), and that --report --json is byte-identical in both languages.
 # ASCPROF_UPDATE_SCREENS=1 rewrites the expected screens (review the diff before committing).
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
@@ -170,6 +170,24 @@ cols=$(sed -n '/^指标$/,/^$/p' "$out/zh.txt" | grep '^  ' | while IFS= read -r
   echo "$W"
 done | sort -u)
 if [ "$cols" = 43 ]; then ok; else bad "--report: metric values end in columns $(echo $cols)"; fi
+
+# the advice rules on a real capture (level1: on-the-fly compilation and TransData reach
+# their thresholds): titles, evidence, why and try in Chinese, no English left in the section
+real=${ASCPROF_SHARED:-$srcdir/../shared}/fixtures-real/msinsight/test/data/pytorch/text/level1
+if [ -d "$real" ]; then
+  zh --no-index --report "$real" 2>/dev/null | sed -n '/^建议（昇腾规则/,/^$/p' >"$out/zh.adv"
+  if grep -q '^  \* 算子在线编译（9.0 % >= 1.0，置信度 high）' "$out/zh.adv" &&
+     grep -q '次 aclopCompile\* 调用，.*（位于 host_dispatch ' "$out/zh.adv" &&
+     grep -q '^      原因：TransData 在私有格式' "$out/zh.adv" &&
+     ! grep -Eq 'on-the-fly|format conversions|why:|try:|top:|calls,|tasks,| of device busy' "$out/zh.adv"; then
+    ok
+  else
+    bad "--report on level1: the advice section is not all Chinese"
+    cat "$out/zh.adv"
+  fi
+else
+  echo "no ../shared/fixtures-real: the real-capture advice check is skipped"
+fi
 
 # bad input: the loaders' messages are in Chinese in the text summary, and --summary --json
 # stays English and the same in both languages, also after a Chinese run has written the
