@@ -189,7 +189,8 @@ else
   echo "no ../shared/fixtures-real: the real-capture advice check is skipped"
 fi
 
-# bad input: the loaders' messages are in Chinese in the text summary, and --summary --json
+# bad input: the loaders' messages (with diag.c's level names and byte offsets) are in
+# Chinese in the text summary, and --summary --json
 # stays English and the same in both languages, also after a Chinese run has written the
 # trace index (which keeps the loaders' messages)
 gen=${ASCPROF_GEN:-$(dirname "$bin")/tools/ascprof-gen}
@@ -201,7 +202,11 @@ if [ -x "$gen" ]; then
   : >"$opd/communication.json"
   head -c 4000 "$opd/trace_view.json" >"$out/cut" && mv "$out/cut" "$opd/trace_view.json"
   zh --summary "$cap" >"$out/zh.sum" 2>&1
-  if grep -q '空文件（0 字节）；已跳过' "$out/zh.sum" && grep -q '此处没有 analyse.done' "$out/zh.sum"; then
+  # the level names and the byte-offset prefix of diag.c too
+  if grep -q '^  警告：.*communication.json: 空文件（0 字节）；已跳过' "$out/zh.sum" &&
+     grep -q '此处没有 analyse.done' "$out/zh.sum" &&
+     grep -q '^  警告：.*trace_view.json: 第 [0-9]* 字节: 文件被截断' "$out/zh.sum" &&
+     ! grep -Eq '(warning|info|error):|: byte [0-9]' "$out/zh.sum"; then
     ok
   else
     bad "--summary on bad input: the loaders' messages are not in Chinese"
@@ -215,6 +220,7 @@ if [ -x "$gen" ]; then
     sed '/"phase_seconds"/,/}/d; /"load_seconds"/d; /"seconds"/d' "$out/$f.json" >"$out/$f.cmp"
   done
   if cmp -s "$out/en.cmp" "$out/zh.cmp" && grep -q 'empty file (0 bytes); skipped' "$out/en.cmp" &&
+     grep -q 'trace_view.json: byte [0-9]*: ' "$out/en.cmp" && grep -q '"level": "warning"' "$out/en.cmp" &&
      ! LC_ALL=C grep -q '[^ -~]' "$out/en.cmp"; then
     ok
   else

@@ -55,7 +55,7 @@ void summary_print_diags(struct diag_list *dl, FILE *out, const char *indent)
 	pthread_mutex_lock(&dl->lock);
 	for (size_t i = 0; i < dl->n; i++) {
 		char *line = diag_format(&dl->items[i]);
-		fprintf(out, "%s%s: ", indent, diag_level_name(dl->items[i].level));
+		fprintf(out, _("%s%s: "), indent, diag_level_text(dl->items[i].level));
 		summary_put_clean(out, line);
 		fputc('\n', out);
 		free(line);
