@@ -34,8 +34,9 @@ if ! (cd "$srcdir" && xgettext $opts -o "$tmp/all.pot" $files) 2>"$tmp/xg"; then
 fi
 n=$(grep -c '^msgid ' "$tmp/all.pot")
 msgmerge -q --no-wrap "$srcdir/po/zh_CN.po" "$tmp/all.pot" -o "$tmp/merged.po" || exit 1
-msgattrib --no-wrap --untranslated --no-obsolete "$tmp/merged.po" | grep -A3 '^msgid "[^"]' >"$tmp/untranslated"
-msgattrib --no-wrap --only-fuzzy --no-obsolete "$tmp/merged.po" | grep -A3 '^msgid "[^"]' >"$tmp/fuzzy"
+# every entry but the header (the first paragraph), also a msgid that starts with "\n"
+msgattrib --no-wrap --untranslated --no-obsolete "$tmp/merged.po" | awk 'BEGIN { RS = "" } NR > 1 { print; print "" }' >"$tmp/untranslated"
+msgattrib --no-wrap --only-fuzzy --no-obsolete "$tmp/merged.po" | awk 'BEGIN { RS = "" } NR > 1 { print; print "" }' >"$tmp/fuzzy"
 if [ -s "$tmp/untranslated" ]; then
   echo "FAIL: strings without a zh_CN translation (add them to po/zh_CN.po, terms from po/GLOSSARY):"
   cat "$tmp/untranslated"

@@ -232,9 +232,17 @@ else
 fi
 
 # digests keep the analysis' texts for later JSON runs: one written in Chinese gives the
-# same --report --json as one written in English
-(cd "$srcdir" && zh --digest "$out/dg-zh" fixtures/demo) >/dev/null 2>&1 || bad "--digest failed in Chinese"
-(cd "$srcdir" && "$bin" --digest "$out/dg-en" fixtures/demo) >/dev/null 2>&1 || bad "--digest failed"
+# same --report --json as one written in English; the command's own lines are in the
+# user's language
+(cd "$srcdir" && zh --digest "$out/dg-zh" fixtures/demo) >"$out/dg-zh.out" 2>&1 || bad "--digest failed in Chinese"
+(cd "$srcdir" && "$bin" --digest "$out/dg-en" fixtures/demo) >"$out/dg-en.out" 2>&1 || bad "--digest failed"
+if grep -q '^rank 1：[0-9]* 字节（占其 trace 的 [0-9.]* %，trace 为 [0-9]* 字节）$' "$out/dg-zh.out" &&
+   grep -q '^rank 1: [0-9]* bytes ([0-9.]* % of its trace' "$out/dg-en.out"; then
+  ok
+else
+  bad "--digest's lines are not in the user's language"
+  cat "$out/dg-zh.out" "$out/dg-en.out"
+fi
 for l in zh en; do
   "$bin" --report --json "$out/dg-$l" 2>/dev/null | sed '/^  "path": /d' >"$out/dg-$l.json"
 done

@@ -19,6 +19,8 @@ void i18n_init(void)
 
 void i18n_english(void) { setlocale(LC_MESSAGES, "C"); }
 
+void i18n_user(void) { setlocale(LC_MESSAGES, ""); }
+
 const char *i18n_language(void)
 {
 	/* TRANSLATORS: the language of this catalog's messages (its locale name), kept in the

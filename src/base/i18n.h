@@ -23,6 +23,8 @@ void i18n_init(void);
 /* English from here on: JSON output is never translated, and texts the analysis writes
  * (bottleneck evidence, advice) go into it, so a JSON run keeps every message in English. */
 void i18n_english(void);
+/* Back to the environment's language after i18n_english (not thread-safe: setlocale). */
+void i18n_user(void);
 /* The language messages are in now ("en", or the catalog's, e.g. "zh_CN"): the trace
  * index keeps the loaders' messages, and keeps them per language. Static. */
 const char *i18n_language(void);

@@ -191,7 +191,7 @@ static void text_ops(const struct compare_pair *p, const struct comparison *c, F
 
 void report_compare_text(const struct comparison *c, FILE *out)
 {
-	fputs("ascprof-tui " PACKAGE_VERSION " comparison\n", out);
+	fprintf(out, _("ascprof-tui %s comparison\n"), PACKAGE_VERSION);
 	for (int s = 0; s < 2; s++) {
 		fprintf(out, "  %-8s ", c->mode == CMP_RANKS ? "capture" : c->label[s]);
 		summary_put_clean(out, side_path(c, s));

@@ -301,7 +301,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 
 void report_print_text(const struct analysis *an, FILE *out)
 {
-	fputs("ascprof-tui " PACKAGE_VERSION " report of ", out);
+	fprintf(out, _("ascprof-tui %s report of "), PACKAGE_VERSION);
 	summary_put_clean(out, an->cap->plan.path);
 	fprintf(out, _("\n%zu rank(s) analysed; times are each rank's own clock, relative to its first event\n"),
 		an->n_ranks);

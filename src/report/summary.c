@@ -256,7 +256,7 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 
 void summary_print_text(const struct capture *cap, FILE *out)
 {
-	fputs("ascprof-tui " PACKAGE_VERSION " summary of ", out);
+	fprintf(out, _("ascprof-tui %s summary of "), PACKAGE_VERSION);
 	summary_put_clean(out, cap->plan.path);
 	fputc('\n', out);
 	fprintf(out, _("%zu rank%s found"), cap->n_ranks, cap->n_ranks == 1 ? "" : "s");
