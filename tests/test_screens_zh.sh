@@ -170,6 +170,24 @@ cols=$(sed -n '/^指标$/,/^$/p' "$out/zh.txt" | grep '^  ' | while IFS= read -r
   echo "$W"
 done | sort -u)
 if [ "$cols" = 43 ]; then ok; else bad "--report: metric values end in columns $(echo $cols)"; fi
+# the attribution: "  L LABEL<pad to 26 columns> VALUE<right-aligned in 14> PCT %", every line as wide
+cols=$(sed -n '/时间窗的归因/,/^$/p' "$out/zh.txt" | grep '^  [^ []  *[^ ].* %$' | while IFS= read -r l; do
+  width_of "$l"
+  echo "$W"
+done | sort -u)
+if [ "$cols" = 54 ] && grep -q '^  C Device 计算  ' "$out/zh.txt"; then
+  ok
+else
+  bad "--report: the attribution's lines are $(echo $cols) columns wide (or its labels are not translated)"
+fi
+# the cluster and memory sections
+if grep -q '^集群：2 个 rank，最多 14 步' "$out/zh.txt" && grep -q '^    rank   步数     步 ms   自身 ms' "$out/zh.txt" &&
+   grep -q '^内存（MB）$' "$out/zh.txt" && grep -q '^      分配峰值 MB       预留峰值' "$out/zh.txt" &&
+   ! grep -Eq 'slow ranks|everyone waits|peak alloc|communication groups' "$out/zh.txt"; then
+  ok
+else
+  bad "--report: the cluster or memory section is not in Chinese"
+fi
 
 # the advice rules on a real capture (level1: on-the-fly compilation and TransData reach
 # their thresholds): titles, evidence, why and try in Chinese, no English left in the section

@@ -98,12 +98,14 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 		if (!a->ns[k])
 			continue;
 		char v[32];
-		fprintf(out, "  %c %-26s %14s %6.2f %%\n", attr_bucket_defs[k].letter, attr_bucket_defs[k].label,
+		fprintf(out, "  %c ", attr_bucket_defs[k].letter);
+		report_put_padded(out, _(attr_bucket_defs[k].label), 26);
+		fprintf(out, " %14s %6.2f %%\n",
 			report_value_text((double)a->ns[k] / 1e3, "us", false, v, sizeof v), attribution_pct(a, a->ns[k]));
 	}
 	if (a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_UNSPLIT]) {
 		fputs(_("  communication split: "), out);
-		summary_put_clean(out, a->comm_split);
+		summary_put_clean(out, _(a->comm_split));
 		fputc('\n', out);
 	}
 	if (!a->host_known)
@@ -153,7 +155,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		fputs("  ", out);
 		report_put_padded(out, _(metric_defs[m].label), 26);
 		fprintf(out, " %14s  %s", report_metric_text(ra, m, b, sizeof b),
-			ra->source[m] ? ra->source[m] : "");
+			ra->source[m] ? _(ra->source[m]) : "");
 		if (ra->conf[m] != CONF_HIGH)
 			fprintf(out, _(" [confidence %s]"), analysis_confidence_name(ra->conf[m]));
 		fputc('\n', out);
