@@ -207,6 +207,21 @@ else
   echo "no ../shared/fixtures-real: the real-capture advice check is skipped"
 fi
 
+# the comparison report: figure labels and column titles in Chinese, the figures' values
+# in the same columns (labels padded by display width)
+(cd "$srcdir" && zh --no-index --report --compare fixtures/demo fixtures/demo) >"$out/zh.cmp.txt" 2>/dev/null ||
+  bad "--report --compare failed in Chinese"
+cols=$(sed -n '/^  指标  /,/^$/p' "$out/zh.cmp.txt" | grep ' %  same$' | while IFS= read -r l; do
+  width_of "$l"
+  echo "$W"
+done | sort -u)
+if [ "$cols" = 89 ] && grep -q '^  时间窗  ' "$out/zh.cmp.txt" && grep -q '^瓶颈得分（0-100' "$out/zh.cmp.txt" &&
+   ! grep -Eq '^  (figure|candidate) ' "$out/zh.cmp.txt"; then
+  ok
+else
+  bad "--report --compare: figures not in Chinese or not aligned (line widths: $(echo $cols))"
+fi
+
 # bad input: the loaders' messages (with diag.c's level names and byte offsets) are in
 # Chinese in the text summary, and --summary --json
 # stays English and the same in both languages, also after a Chinese run has written the

@@ -15,6 +15,10 @@
 #define _(s) (s)
 #endif
 #define N_(s) (s)
+/* A translation in a context, for a word that reads differently in different places ("ops"
+ * the Compare table, "ops" after a count): xgettext's C_:1c,2 keyword (po/Makevars). */
+#define C_(ctx, s) i18n_pgettext(ctx "\004" s, s)
+const char *i18n_pgettext(const char *ctx_and_msgid, const char *msgid);
 
 /* Sets LC_MESSAGES and LC_CTYPE from the environment and binds the text domain to the
  * installed catalogs, or to $ASCPROF_LOCALEDIR when it is set (the tests' build tree).

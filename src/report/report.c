@@ -120,6 +120,13 @@ void report_put_padded(FILE *out, const char *s, int width)
 		fputc(' ', out);
 }
 
+void report_put_right(FILE *out, const char *s, int width)
+{
+	for (int w = u8_strwidth((const uint8_t *)s, "UTF-8"); w < width; w++)
+		fputc(' ', out);
+	fputs(s, out);
+}
+
 static void bar(FILE *out, int score, int width)
 {
 	int filled = score * width / 100;

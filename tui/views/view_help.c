@@ -102,7 +102,7 @@ static void *create_docs(struct app *app)
 	add(tv, ST_NORMAL, 0, "%s", "");
 	add(tv, ST_BOLD, 0, "%s", _("Bottleneck thresholds (score 40 at the threshold, 100 at full)"));
 	for (size_t i = 0; i < n_threshold_defs; i++)
-		add(tv, ST_NORMAL, 2, "%-26s >= %-8g full at %-8g %s", threshold_defs[i].metric, threshold_defs[i].threshold,
+		add(tv, ST_NORMAL, 2, _("%-26s >= %-8g full at %-8g %s"), threshold_defs[i].metric, threshold_defs[i].threshold,
 		    threshold_defs[i].full, _(threshold_defs[i].why));
 	add(tv, ST_NORMAL, 0, "%s", "");
 	add(tv, ST_BOLD, 0, "%s", _("Category rules (first match wins)"));
