@@ -170,6 +170,13 @@ cols=$(sed -n '/^指标$/,/^$/p' "$out/zh.txt" | grep '^  ' | while IFS= read -r
   echo "$W"
 done | sort -u)
 if [ "$cols" = 43 ]; then ok; else bad "--report: metric values end in columns $(echo $cols)"; fi
+# the metrics' sources and the cross-checks, translated where they are shown (JSON keeps them)
+if grep -q '^  NPU 忙碌  .* Ascend Hardware 泳道$' "$out/zh.txt" && grep -q '：差异在 2 % 以内$' "$out/zh.txt" &&
+   ! grep -Eq '(Ascend Hardware|Python/CANN) lanes|agrees within|the table covers' "$out/zh.txt"; then
+  ok
+else
+  bad "--report: the metrics' sources or the cross-checks are not in Chinese"
+fi
 # the attribution: "  L LABEL<pad to 26 columns> VALUE<right-aligned in 14> PCT %", every line as wide
 cols=$(sed -n '/时间窗的归因/,/^$/p' "$out/zh.txt" | grep '^  [^ []  *[^ ].* %$' | while IFS= read -r l; do
   width_of "$l"

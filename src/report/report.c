@@ -214,7 +214,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	for (size_t i = 0; i < ra->n_checks; i++) {
 		const struct crosscheck *c = &ra->checks[i];
 		fprintf(out, _("\ncross-check with %s (window %.3f ms): %s\n"), c->source,
-			(double)(c->win_end - c->win_start) / 1e6, c->agree ? "agrees within 2 %" : "DIFFERS");
+			(double)(c->win_end - c->win_start) / 1e6, c->agree ? _("agrees within 2 %") : _("DIFFERS"));
 		static const char *what[3] = {"Computing", "Communication(Not Overlapped)", "Free"};
 		for (int k = 0; k < 3; k++)
 			fprintf(out, _("  %-30s theirs %12.3f us  ours %12.3f us  diff %+7.2f %%\n"), what[k],
