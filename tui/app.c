@@ -924,7 +924,7 @@ int app_main(const char *path, const struct app_opts *opts)
 		summary_print_diags(&app->cap->diags, stderr, "");
 		if (app->cap_b)
 			summary_print_diags(&app->cap_b->diags, stderr, "");
-		fputs("ascprof-tui: nothing to load here\n", stderr);
+		fputs(_("ascprof-tui: nothing to load here\n"), stderr);
 		if (app->digests)
 			analysis_free(app->digests);
 		else

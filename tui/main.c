@@ -307,12 +307,9 @@ int main(int argc, char **argv)
 	}
 	if (digest_dir) {
 		if (aopts.compare || mode != MODE_TUI || json) {
-			fputs("ascprof-tui: --digest writes digests; give it alone with its PATHs\n", stderr);
+			fputs(_("ascprof-tui: --digest writes digests; give it alone with its PATHs\n"), stderr);
 			return 2;
 		}
-		/* a digest keeps the analysis' texts (evidence, advice) for later JSON runs:
-		 * written in English whatever the language, like JSON */
-		i18n_english();
 		char *dot[] = {(char *)"."};
 		return digest_command(digest_dir, optind < argc ? argv + optind : dot,
 				      optind < argc ? (size_t)(argc - optind) : 1, &copts, stdout, stderr);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "comm_json.h"
+#include "i18n.h"
 
 /* Packets below this are latency bound: 1 MB at the 18 GB/s HCCS reference takes about
  * 56 us, under the 60 us that metrics-definitions.zh.md calls latency bound. */
@@ -159,9 +160,9 @@ void analysis_attribution_comm(struct analysis *an);
 void analysis_late_rank(struct analysis *an);
 /* The split's source when it came from the collectives across ranks (a digest keeps that
  * communication unsplit: the split is made again over every digest). */
-#define ANALYSIS_SPLIT_SPREAD "spread of the same collectives' durations across ranks (least = transfer)"
+#define ANALYSIS_SPLIT_SPREAD N_("spread of the same collectives' durations across ranks (least = transfer)")
 #define ANALYSIS_SPLIT_SPREAD_CAPPED                                                              \
-	"spread of the same collectives' durations across ranks (least = transfer, at most the payload at 1 GB/s)"
+	N_("spread of the same collectives' durations across ranks (least = transfer, at most the payload at 1 GB/s)")
 
 /* The heatmap legend in words (with the ASCII glyphs the text report uses). */
 extern const char comm_heat_ascii[5];

@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "cluster.h"
+#include "i18n.h"
 #include "sbuf.h"
 #include "strtab.h"
 #include "xalloc.h"
@@ -664,12 +665,12 @@ int digest_write(const struct analysis *an, size_t i, const char *outdir, struct
 	char *final = xasprintf("%s/rank%05d.%s%s%s", outdir, ra->rank, hname, dev, DIGEST_SUFFIX);
 	char *tmp = xasprintf("%s/.rank%05d.%s.%ld.tmp", outdir, ra->rank, hname, (long)getpid());
 	if (mkdir(outdir, 0777) && errno != EEXIST) {
-		diag_add(dl, DIAG_ERROR, outdir, -1, -1, "cannot create the digest directory: %s", strerror(errno));
+		diag_add(dl, DIAG_ERROR, outdir, -1, -1, _("cannot create the digest directory: %s"), strerror(errno));
 		goto out;
 	}
 	FILE *f = fopen(tmp, "wb");
 	if (!f) {
-		diag_add(dl, DIAG_ERROR, tmp, -1, -1, "cannot write: %s", strerror(errno));
+		diag_add(dl, DIAG_ERROR, tmp, -1, -1, _("cannot write: %s"), strerror(errno));
 		goto out;
 	}
 	bool ok = fwrite(buf, 1, len, f) == len;
@@ -677,7 +678,7 @@ int digest_write(const struct analysis *an, size_t i, const char *outdir, struct
 	ok = (fsync(fileno(f)) == 0 || errno == EINVAL) && ok;
 	ok = (fclose(f) == 0) && ok;
 	if (!ok || rename(tmp, final)) {
-		diag_add(dl, DIAG_ERROR, final, -1, -1, "cannot write: %s", strerror(errno));
+		diag_add(dl, DIAG_ERROR, final, -1, -1, _("cannot write: %s"), strerror(errno));
 		unlink(tmp);
 		goto out;
 	}
@@ -698,26 +699,27 @@ int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_an
 {
 	const unsigned char *h = (const unsigned char *)buf;
 	if (len < 8 || memcmp(buf, DIGEST_MAGIC, 8)) {
-		snprintf(why, size, "not a digest (no ASCPDIG magic)");
+		snprintf(why, size, "%s", _("not a digest (no ASCPDIG magic)"));
 		return -1;
 	}
 	if (len < DIGEST_HEADER) {
-		snprintf(why, size, "truncated: %zu bytes, shorter than the %d-byte header", len, DIGEST_HEADER);
+		snprintf(why, size, _("truncated: %zu bytes, shorter than the %d-byte header"), len, DIGEST_HEADER);
 		return -1;
 	}
 	uint64_t version = get_le(h + 8, 4), plen = get_le(h + 16, 8), sum = get_le(h + 24, 8);
 	if (version != DIGEST_VERSION) {
-		snprintf(why, size, "digest format version %llu; this build reads version %u (write it again with this build)",
+		snprintf(why, size,
+			 _("digest format version %llu; this build reads version %u (write it again with this build)"),
 			 (unsigned long long)version, DIGEST_VERSION);
 		return -1;
 	}
 	if (plen != len - DIGEST_HEADER) {
-		snprintf(why, size, "truncated or padded: the header says %llu payload bytes, the file has %zu",
+		snprintf(why, size, _("truncated or padded: the header says %llu payload bytes, the file has %zu"),
 			 (unsigned long long)plen, len - DIGEST_HEADER);
 		return -1;
 	}
 	if (XXH3_64bits(buf + DIGEST_HEADER, plen) != sum) {
-		snprintf(why, size, "checksum mismatch: the file was changed or damaged after it was written");
+		snprintf(why, size, "%s", _("checksum mismatch: the file was changed or damaged after it was written"));
 		return -1;
 	}
 	memset(ra, 0, sizeof *ra);
@@ -733,7 +735,7 @@ int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_an
 		free(*colls);
 		*colls = NULL;
 		*n_colls = 0;
-		snprintf(why, size, "the payload does not follow the version %u layout", DIGEST_VERSION);
+		snprintf(why, size, _("the payload does not follow the version %u layout"), DIGEST_VERSION);
 		return -1;
 	}
 	return 0;
@@ -772,12 +774,12 @@ static char *read_all(const char *path, size_t *len, char *why, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(why, size, "cannot open: %s", strerror(errno));
+		snprintf(why, size, _("cannot open: %s"), strerror(errno));
 		return NULL;
 	}
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(why, size, "not a regular file");
+		snprintf(why, size, "%s", _("not a regular file"));
 		close(fd);
 		return NULL;
 	}
@@ -884,8 +886,8 @@ static void keep_one_run(struct loaded *L, size_t n, struct diag_list *dl)
 				continue;
 			L[i].drop = true;
 			diag_add(dl, DIAG_ERROR, L[i].path, -1, -1,
-				 "rank %d is from another run (it started %.0f s from the %zu ranks kept; "
-				 "ranks of one run start within %lld minutes); left out",
+				 _("rank %d is from another run (it started %.0f s from the %zu ranks kept; "
+				   "ranks of one run start within %lld minutes); left out"),
 				 L[i].ra.rank, (double)(L[i].id.t0 - lo) / 1e9, bestn, RUN_GAP_NS / 60000000000LL);
 		}
 	}
@@ -920,7 +922,7 @@ struct analysis *digest_open(const char *path)
 			continue;
 		}
 		free(buf);
-		diag_add(&cap->diags, DIAG_ERROR, files[i], -1, -1, "%s; left out", why);
+		diag_add(&cap->diags, DIAG_ERROR, files[i], -1, -1, _("%s; left out"), why);
 		free(files[i]);
 	}
 	free(files);
@@ -955,7 +957,7 @@ struct analysis *digest_open(const char *path)
 		capture_free(mix);
 	}
 	if (!nf)
-		diag_add(&cap->diags, DIAG_ERROR, path, -1, -1, "no *%s files here", DIGEST_SUFFIX);
+		diag_add(&cap->diags, DIAG_ERROR, path, -1, -1, _("no *%s files here"), DIGEST_SUFFIX);
 	xqsort(L, n, sizeof *L, cmp_loaded);
 	keep_one_run(L, n, &cap->diags);
 	/* duplicated ranks: the first by file name stays */
@@ -969,7 +971,7 @@ struct analysis *digest_open(const char *path)
 				continue;
 			L[i].drop = true;
 			diag_add(&cap->diags, DIAG_ERROR, L[i].path, -1, -1,
-				 "rank %d is already read from %s (host %s, capture %s); this one (host %s) left out",
+				 _("rank %d is already read from %s (host %s, capture %s); this one (host %s) left out"),
 				 L[i].ra.rank, L[j].path, L[j].id.host ? L[j].id.host : "?",
 				 L[j].id.capture_path ? L[j].id.capture_path : "?", L[i].id.host ? L[i].id.host : "?");
 			break;

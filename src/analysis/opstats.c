@@ -949,11 +949,11 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 				 ra->rank, (double)a / 1e6, (double)b / 1e6, (double)comm / 1e6);
 	}
 	if (from_csv)
-		ra->ops_source = xstrdup("kernel table rows (device) and operator_details rows (host): no trace");
+		ra->ops_source = xstrdup(_("kernel table rows (device) and operator_details rows (host): no trace"));
 	else
-		ra->ops_source = xasprintf("trace events; CSV totals from %s (device) and %s (host)",
-					   dev_ct.present ? "kernel_details" : "none",
-					   host_ct.present ? "operator_details" : "none");
+		ra->ops_source = xasprintf(_("trace events; CSV totals from %s (device) and %s (host)"),
+					   dev_ct.present ? "kernel_details" : _("none"),
+					   host_ct.present ? "operator_details" : _("none"));
 	csv_totals_free(&dev_ct);
 	csv_totals_free(&host_ct);
 	groups_free(&g);

@@ -15,6 +15,8 @@
 /* s, then spaces up to width columns of display width: a translated name has CJK
  * characters of two columns each, which printf's %-14s would count in bytes. */
 void report_put_padded(FILE *out, const char *s, int width);
+/* s right-aligned in width display columns (CJK text takes two a character). */
+void report_put_right(FILE *out, const char *s, int width);
 
 void report_print_text(const struct analysis *an, FILE *out);
 void report_print_json(const struct analysis *an, FILE *out);

@@ -55,7 +55,7 @@ void summary_print_diags(struct diag_list *dl, FILE *out, const char *indent)
 	pthread_mutex_lock(&dl->lock);
 	for (size_t i = 0; i < dl->n; i++) {
 		char *line = diag_format(&dl->items[i]);
-		fprintf(out, "%s%s: ", indent, diag_level_name(dl->items[i].level));
+		fprintf(out, _("%s%s: "), indent, diag_level_text(dl->items[i].level));
 		summary_put_clean(out, line);
 		fputc('\n', out);
 		free(line);
@@ -244,7 +244,7 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 
 void summary_print_text(const struct capture *cap, FILE *out)
 {
-	fputs("ascprof-tui " PACKAGE_VERSION " summary of ", out);
+	fprintf(out, _("ascprof-tui %s summary of "), PACKAGE_VERSION);
 	summary_put_clean(out, cap->plan.path);
 	fputc('\n', out);
 	fprintf(out, _("%zu rank%s found"), cap->n_ranks, cap->n_ranks == 1 ? "" : "s");

@@ -148,7 +148,9 @@ static int display_group(enum lane_group g)
 	}
 }
 
-static const char *group_titles[] = {"Host", "Device", "Communication", "Overlap Analysis", "Other", "Counters"};
+/* "Overlap Analysis" is torch_npu's process name for those lanes: kept as users see it elsewhere */
+static const char *group_titles[] = {"Host", "Device", N_("Communication"), "Overlap Analysis", N_("Other"),
+				     N_("Counters")};
 #define GROUP_COUNTERS 5
 
 enum rank_row { RANK_ROW_DEVICE, RANK_ROW_COMM, RANK_ROW_COUNT };
@@ -508,7 +510,7 @@ static void follow_flow(struct timeline *t, struct app *app, bool forward)
 	size_t n = forward ? lanes_links_from(t->rs, t->sel_ev, out, MAX_FLOWS)
 			   : lanes_links_to(t->rs, t->sel_ev, out, MAX_FLOWS);
 	if (!n) {
-		app_message(app, ST_DIM, _("no %s flow from this event"), forward ? "outgoing" : "incoming");
+		app_message(app, ST_DIM, "%s", forward ? _("no outgoing flow from this event") : _("no incoming flow from this event"));
 		return;
 	}
 	t->flow_src = t->sel_ev;
@@ -885,7 +887,7 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	lane_label(rs, l, lab, sizeof lab);
 	num_format_ns_as_us(store_ts(rs, ev), b2, sizeof b2);
 	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, _("%s  [%s]  rank %d  %s / %s"), store_ev_name(rs, ev),
-		     category_name((enum ev_category)t->cls[ev].cat),
+		     _(category_name((enum ev_category)t->cls[ev].cat)),
 		     app_rank_data_of(app, t->rank)->plan->rank, store_str(rs, l->process_name), lab);
 	int row = y + 1;
 	/* a kernel-table timeline's byte offsets are into the trace made in memory: its row's
@@ -984,19 +986,20 @@ static void draw_range(struct timeline *t, struct canvas *cv, int x, int y, int 
 		     app_fmt_dur(r->t0 - t->ra->t0, b1, sizeof b1), app_fmt_dur(r->t1 - t->ra->t0, b2, sizeof b2),
 		     app_fmt_dur(span, b3, sizeof b3), r->n_events);
 	struct sbuf sb = SBUF_INIT;
-	pct_of(part, sizeof part, "device busy", r->device_busy_ns, span);
+	pct_of(part, sizeof part, _("device busy"), r->device_busy_ns, span);
 	sbuf_adds(&sb, part);
-	pct_of(part, sizeof part, "   host busy", r->host_busy_ns, span);
+	sbuf_adds(&sb, "   ");
+	pct_of(part, sizeof part, _("host busy"), r->host_busy_ns, span);
 	sbuf_adds(&sb, part);
 	canvas_text(cv, x + 1, y + 1, w - 2, ST_BOLD, sbuf_str(&sb));
 	sbuf_reset(&sb);
 	for (int k = 0; k < CAT_COUNT; k++) {
 		if (!r->cat_ns[k])
 			continue;
-		pct_of(part, sizeof part, category_name((enum ev_category)k), r->cat_ns[k], span);
+		pct_of(part, sizeof part, _(category_name((enum ev_category)k)), r->cat_ns[k], span);
 		sbuf_addf(&sb, "%s%s", sb.len ? "   " : "", part);
 	}
-	canvas_text(cv, x + 1, y + 2, w - 2, ST_NORMAL, sb.len ? sbuf_str(&sb) : "nothing runs in the range");
+	canvas_text(cv, x + 1, y + 2, w - 2, ST_NORMAL, sb.len ? sbuf_str(&sb) : _("nothing runs in the range"));
 	sbuf_free(&sb);
 	for (int i = 0, row = y + 3; (size_t)i < r->n_ops && row < y + h; i++, row++) {
 		const struct range_op *o = &r->ops[i];
@@ -1013,14 +1016,14 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	bind_rank(t, app, app_rank_index(app));
 	if (t->ra && app_pub(app)->an->from_digests) {
 		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
-			     "rank %d was read from a digest: no raw events here; open its capture: %s", t->ra->rank,
+			     _("rank %d was read from a digest: no raw events here; open its capture: %s"), t->ra->rank,
 			     app_rank_data_of(app, t->ra->rank_index)->plan->output_dir);
 		return;
 	}
 	if (!t->ra || !t->rs->has_events) {
 		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
-			    !app_pub(app) ? "loading..."
-					  : "no trace for this rank, nor kernel_details.csv rows with times: see Ops and Steps");
+			    !app_pub(app) ? _("loading...")
+					  : _("no trace for this rank, nor kernel_details.csv rows with times: see Ops and Steps"));
 		return;
 	}
 	/* the range's totals take the drawer's place while there is a range */
@@ -1118,7 +1121,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		}
 		if (row->kind == ROW_GROUP) {
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_HEADER);
-			canvas_text(cv, x + 1, ry, w - 2, ST_HEADER, t->per_op ? "Device ops" : group_titles[row->group]);
+			canvas_text(cv, x + 1, ry, w - 2, ST_HEADER, t->per_op ? _("Device ops") : _(group_titles[row->group]));
 			continue;
 		}
 		if (row->kind == ROW_RANK) {
@@ -1296,7 +1299,7 @@ static int handle(void *p, struct app *app, enum action act)
 		listbox_clamp(&t->lb, t->lb.height);
 		if (t->stacked[li])
 			app_message(app, ST_NORMAL, _("%d nesting level(s) as rows%s; e folds them"), l->depth_max,
-				    l->depth_max > STACK_ROWS ? " (the first 24)" : "");
+				    l->depth_max > STACK_ROWS ? _(" (the first 24)") : "");
 		return VH_HANDLED;
 	}
 	case ACT_FLOW_NEXT: follow_flow(t, app, true); return VH_HANDLED;
