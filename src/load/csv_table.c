@@ -19,6 +19,7 @@
 #include <unistr.h>
 
 #include "i18n.h"
+#include "lower_bound.h"
 #include "mapguard.h"
 #include "num.h"
 #include "sanitize.h"
@@ -89,16 +90,12 @@ static void steps_put(struct csvt_steps *s, size_t row, int64_t v)
 	s->at[s->n++] = (struct csvt_step){row, v};
 }
 
+#define STEP_BY_ROW(at, i, k) ((at)[i].row <= (k))
+LOWER_BOUND_DEFINE(step_upper_bound, const struct csvt_step *, size_t, STEP_BY_ROW)
+
 int64_t csvt_steps_at(const struct csvt_steps *s, size_t row)
 {
-	size_t lo = 0, hi = s->n; /* the first step after row */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->at[mid].row <= row)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = step_upper_bound(s->at, row, 0, s->n); /* the first step after row */
 	return lo ? s->at[lo - 1].v : 0;
 }
 

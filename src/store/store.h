@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lower_bound.h"
 #include "strtab.h"
 
 struct csv_table;
@@ -299,6 +300,27 @@ static inline const struct lane *store_ev_lane(const struct rank_store *rs, size
 	return &rs->lanes[store_ev_lane_id(rs, ev)];
 }
 
+/* Events in start order (a lane's, or any list of event indices sorted by start): the
+ * first of evs[lo, hi) starting at or after t (store_evs_lower_bound) or after t
+ * (store_evs_upper_bound); hi when none. evs is borrowed for the call. */
+struct store_evs {
+	const struct rank_store *rs; /* borrowed */
+	const uint32_t *evs;         /* borrowed */
+};
+#define STORE_EV_STARTS_BEFORE_(c, i, t) (store_ts((c).rs, (c).evs[i]) < (t))
+#define STORE_EV_STARTS_BY_(c, i, t) (store_ts((c).rs, (c).evs[i]) <= (t))
+LOWER_BOUND_DEFINE(store_evs_lower_bound_, struct store_evs, int64_t, STORE_EV_STARTS_BEFORE_)
+LOWER_BOUND_DEFINE(store_evs_upper_bound_, struct store_evs, int64_t, STORE_EV_STARTS_BY_)
+static inline size_t store_evs_lower_bound(const struct rank_store *rs, const uint32_t *evs, size_t lo, size_t hi,
+					   int64_t t)
+{
+	return store_evs_lower_bound_((struct store_evs){rs, evs}, t, lo, hi);
+}
+static inline size_t store_evs_upper_bound(const struct rank_store *rs, const uint32_t *evs, size_t lo, size_t hi,
+					   int64_t t)
+{
+	return store_evs_upper_bound_((struct store_evs){rs, evs}, t, lo, hi);
+}
 /* Index of the first lane event starting at or after t. */
 uint32_t store_lane_lower_bound(const struct rank_store *rs, const struct lane *lane, int64_t t);
 /* A counter track's samples: the first at or after t. */
