@@ -38,7 +38,7 @@ void diag_addv(struct diag_list *dl, enum diag_level level, const char *file, lo
 	       const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 /* "file:line: message", "file: byte N: message" or "message"; owned by the caller. */
 char *diag_format(const struct diag *d);
-const char *diag_level_name(enum diag_level level);
+const char *diag_level_name(enum diag_level level); /* static */
 /* Appends copies of src's messages to dst, in order (a worker's messages, once it is done). */
 void diag_append(struct diag_list *dst, const struct diag_list *src);
 /* Number of diagnostics at or above the level. */

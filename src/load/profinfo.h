@@ -15,7 +15,7 @@ struct profinfo {
 	bool has_rank;
 	int rank;
 	char *torch_npu_version; /* owned strings; NULL when absent */
-	char *cann_version;
+	char *cann_version;    /* owned, like the three below */
 	char *profiler_level; /* "Level0", "Level1", "Level2", "Level_none" */
 	char *aic_metrics;    /* "ACL_AICORE_PIPE_UTILIZATION" ... */
 	char *export_type;
