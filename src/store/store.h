@@ -190,7 +190,7 @@ struct rank_store {
 	struct counter_track *tracks; /* owned (their samples may be mapped) */
 	size_t n_tracks;
 
-	struct flow *flows; /* owned; NULL once links are resolved */
+	struct flow *flows; /* owned or mapped; NULL once links are resolved */
 	size_t n_flows;     /* flow ends read (kept after flows is freed) */
 	struct flow_link *links; /* owned or mapped: resolved s->f pairs, sorted by from_ev */
 	size_t n_links;
