@@ -35,7 +35,7 @@ enum compare_verdict { CMP_NA, CMP_SAME, CMP_BETTER, CMP_WORSE, CMP_CHANGED };
 #define COMPARE_NOISE_PCT 1.0
 
 struct compare_fig_def {
-	const char *key, *unit, *label; /* a metric's own, or the per-phase figure's */
+	const char *key, *unit, *label; /* static: a metric's own, or the per-phase figure's */
 	enum compare_dir dir;
 };
 /* Definition of a figure (0 <= fig < CF_COUNT). */
