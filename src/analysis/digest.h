@@ -39,7 +39,7 @@
 struct digest_ident {
 	int rank;
 	int device_id;
-	const char *host, *label, *capture_path, *torch_npu_version, *cann_version;
+	const char *host, *label, *capture_path, *torch_npu_version, *cann_version; /* borrowed (above) */
 	uint64_t trace_bytes; /* of the rank's trace when it was digested */
 	int64_t t0;           /* the rank's first event (ns, its clock) */
 };
@@ -55,11 +55,13 @@ bool digest_path_is_digests(const char *path);
 /* Opens the digests of path (a digest file or a directory of them): an analysis like
  * analysis_run's, with from_digests set and a capture of its own (freed with it).
  * Broken digests, other versions, duplicated ranks and ranks of another run are left out
- * with a message in the capture's diagnostics. Never NULL; n_ranks may be 0. */
+ * with a message in the capture's diagnostics. Never NULL (owned: analysis_free); n_ranks
+ * may be 0. */
 struct analysis *digest_open(const char *path);
 
 /* What opens without loading a capture: digests (digest_open), else msprof-analyze's
- * cluster_analysis_output (cluster_output_open); NULL for anything else. */
+ * cluster_analysis_output (cluster_output_open), owned (analysis_free); NULL for anything
+ * else. */
 struct analysis *digest_open_summaries(const char *path);
 
 /* Buffers a digest-read analysis keeps, freed together. */

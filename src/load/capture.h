@@ -35,7 +35,7 @@ struct rank_data {
 	const struct rank_plan *plan; /* borrowed from capture.plan */
 	/* The Db export read instead of the text one (db.h), or NULL; borrowed from plan. */
 	const char *db_path;
-	const char *analysis_db_path; /* analysis.db beside it (StepTraceTime), or NULL */
+	const char *analysis_db_path; /* borrowed from plan: analysis.db beside it (StepTraceTime), or NULL */
 	const char *source_why;       /* static: why this source was used */
 	char **db_csv_bufs;           /* owned: the bytes the tables read from a Db borrow */
 	size_t n_db_csv_bufs;
@@ -80,7 +80,8 @@ struct capture {
 	double load_seconds;
 };
 
-/* Discovers path (no data read yet). Never NULL; check `usable` and the diagnostics. */
+/* Discovers path (no data read yet; opts borrowed for the call). Never NULL; owned
+ * (capture_free); check `usable` and the diagnostics. */
 struct capture *capture_open(const char *path, const struct capture_opts *opts);
 /* Loads every rank: all CSV tables first, then the traces. */
 void capture_load(struct capture *cap);
@@ -94,7 +95,7 @@ uint64_t capture_auto_trace_limit(uint64_t avail);
 /* The largest CSV file whose table fits in avail bytes of memory (0 = unknown: none). */
 uint64_t capture_auto_csv_limit(uint64_t avail);
 
-/* The table of a kind for a rank, NULL when absent or not loaded yet. */
+/* The table of a kind for a rank (borrowed from cap), NULL when absent or not loaded yet. */
 const struct csv_table *capture_csv(const struct capture *cap, size_t rank_index, enum csv_kind kind);
 static inline int capture_rank_state(const struct rank_data *rd)
 {

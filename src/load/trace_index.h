@@ -54,6 +54,6 @@ int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
 
 /* The directory indexes go to under io (NULL when none can be named); owned by the caller. */
 char *tindex_dir(const struct tindex_opts *io);
-const char *tindex_state_name(enum tindex_state s);
+const char *tindex_state_name(enum tindex_state s); /* static */
 
 #endif

@@ -629,14 +629,7 @@ static void timeline_row(const struct op_side *sd, enum tl_row kind, int64_t t0,
 		uint8_t mask = 0;
 		if (kind == TL_OP) {
 			/* the instances overlapping [a, b): from the first starting at a - max_dur */
-			size_t lo = 0, hi = sd->n;
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				if (store_ts(rs, sd->evs[mid]) < a - sd->max_dur)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
+			size_t lo = store_evs_lower_bound(rs, sd->evs, 0, sd->n, a - sd->max_dur);
 			int64_t in = 0;
 			for (size_t i = lo; i < sd->n && store_ts(rs, sd->evs[i]) < b; i++) {
 				int64_t ea = store_ts(rs, sd->evs[i]), eb = ea + store_dur(rs, sd->evs[i]);

@@ -634,15 +634,7 @@ static void draw_op_row(struct timeline *t, const struct op_row *o, struct canva
 	for (int c = 0; c < w; c++) {
 		int64_t a = t->t0 + num_muldiv(span, c, w), b = t->t0 + num_muldiv(span, c + 1, w);
 		/* instances overlapping [a, b): start from the first starting at or after a - max */
-		size_t lo = 0, hi = o->n;
-		int64_t from = a - o->max;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (store_ts(t->rs, o->evs[mid]) < from)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = store_evs_lower_bound(t->rs, o->evs, 0, o->n, a - o->max);
 		int64_t cov = 0;
 		int seen = 0;
 		for (size_t k = lo; k < o->n && seen < 64; k++) {
@@ -922,14 +914,7 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	if (l->group == LANE_DEVICE) {
 		build_kidx(t, app);
 		const struct csv_table *k = t->kidx.table;
-		size_t lo = 0, hi = t->kidx.n;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (t->kidx.start[mid] < store_ts(rs, ev))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = i64_lower_bound(t->kidx.start, store_ts(rs, ev), 0, t->kidx.n);
 		for (size_t i = lo; k && i < t->kidx.n && t->kidx.start[i] == store_ts(rs, ev) && row < y + h; i++) {
 			size_t r = t->kidx.row[i];
 			if (strcmp(csvt_str(k, r, COL_NAME), store_ev_name(rs, ev)))
