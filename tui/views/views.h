@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* What views share besides the app (app.h): drawing helpers (widgets.c) and the op
- * lookups more than one view makes. A view opens another through app_open, never through
- * an entry point here. */
+/* What views share besides the app (app.h): drawing helpers (widgets.c). A view opens
+ * another through app_open, never through an entry point here; what views compute from
+ * the model lives in the core (op_rows.h, kernel_index.h). */
 #ifndef ASCPROF_VIEWS_H
 #define ASCPROF_VIEWS_H
 
@@ -16,11 +16,6 @@ void draw_bar(struct canvas *cv, int x, int y, int w, double frac, enum style st
 int draw_attribution(struct canvas *cv, int x, int y, int w, int rows, const struct attribution *a);
 void draw_attribution_bar(struct canvas *cv, int x, int y, int w, const struct attribution *a);
 void draw_attribution_legend(struct canvas *cv, int x, int y, int w, const struct attribution *a);
-/* Whether a lane of group g holds ops of a scope (enum op_scope). */
-bool view_lane_in_scope(int scope, enum lane_group g);
-/* The events named `name` on the lanes of a scope, sorted by start: *out is owned (NULL
- * when there are none); returns their count. */
-size_t view_op_events(const struct rank_store *rs, const char *name, int scope, uint32_t **out);
 /* The selected row's text in full, at the bottom of a list whose row cut it: the lines the
  * drawer takes in a list of h lines when the row shows `shown` columns of text (0 when it
  * fits, at most 4), and the drawer itself, `lines` lines from y. */
