@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* What views share besides the app (app.h): drawing helpers (widgets.c). A view opens
  * another through app_open, never through an entry point here; what views compute from
- * the model lives in the core (op_rows.h, kernel_index.h). */
+ * the model lives in the core (op_rows.h, kernel_index.h). Every pointer given to these
+ * is borrowed for the call; none is kept. */
 #ifndef ASCPROF_VIEWS_H
 #define ASCPROF_VIEWS_H
 
@@ -23,7 +24,7 @@ int view_text_drawer_lines(int w, int h, int shown, const char *text);
 void view_text_drawer(struct canvas *cv, int x, int y, int w, int lines, const char *text);
 /* s followed by spaces up to `width` columns of display width, in buf: for a translated
  * word inside a printf row, where %-7s would count bytes (a CJK character is 3 bytes, 2
- * columns). Returns buf. */
+ * columns). Returns buf (the caller's, size bytes). */
 const char *view_padded(char *buf, size_t size, const char *s, int width);
 /* The style of a category. */
 enum style category_style(int cat);
