@@ -20,6 +20,7 @@
 #include "canvas.h"
 #include "capture.h"
 #include "compare.h"
+#include "listbox.h"
 #include "lod.h"
 #include "term.h"
 
@@ -237,19 +238,5 @@ const char *app_fmt_dur(int64_t ns, char *buf, size_t size);
 
 /* A search landed on match k (from 1) of n: the status line says so. */
 void app_search_matches(struct app *app, size_t k, size_t n);
-
-/* Shared list behaviour for table views. */
-struct listbox {
-	size_t sel, top, n;
-	int height;
-};
-/* Moves for down, up, page up/down, top and bottom; VH_HANDLED when the action was one. */
-int listbox_handle(struct listbox *lb, enum action act);
-void listbox_clamp(struct listbox *lb, int height);
-/* Moves the selection to the next row (dir 1), previous row (-1) or first row from the
- * selection on (0), cyclically, whose text matches; false when none does. ctx and text
- * are borrowed for the call and passed to match as they are. */
-bool listbox_search(struct listbox *lb, int dir, bool (*match)(const void *ctx, size_t row, const char *text),
-		    const void *ctx, const char *text);
 
 #endif
