@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis.h"
+#include "result.h"
 #include "store.h"
 
 /* Whether a lane of group g holds ops of scope (enum op_scope): device lanes for device,
