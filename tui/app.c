@@ -454,6 +454,18 @@ static void handle_key(struct app *app, int key)
 
 /* ---- main loop ---------------------------------------------------------------------- */
 
+/* An app that never started (no terminal, nothing to load): its captures and script. */
+static void free_unstarted(struct app *app, struct script *sc)
+{
+	if (app->digests)
+		analysis_free(app->digests);
+	else
+		capture_free(app->cap);
+	capture_free(app->cap_b);
+	script_free(sc);
+	free(app);
+}
+
 int app_main(const char *path, const struct app_opts *opts)
 {
 	struct app *app = xcalloc(1, sizeof *app);
@@ -480,23 +492,11 @@ int app_main(const char *path, const struct app_opts *opts)
 		if (app->cap_b)
 			summary_print_diags(&app->cap_b->diags, stderr, "");
 		fputs("ascprof-tui: nothing to load here\n", stderr);
-		if (app->digests)
-			analysis_free(app->digests);
-		else
-			capture_free(app->cap);
-		capture_free(app->cap_b);
-		script_free(sc);
-		free(app);
+		free_unstarted(app, sc);
 		return 1;
 	}
 	if (term_open(opts->mode, opts->term_out, opts->width, opts->height) != 0) {
-		if (app->digests)
-			analysis_free(app->digests);
-		else
-			capture_free(app->cap);
-		capture_free(app->cap_b);
-		script_free(sc);
-		free(app);
+		free_unstarted(app, sc);
 		return 1;
 	}
 	const char *bench_path = getenv("ASCPROF_BENCH_OUT");

@@ -213,7 +213,8 @@ void app_message(struct app *app, enum style st, const char *fmt, ...) __attribu
 /* Brings view v to the top of the stack as it was left. */
 void app_push(struct app *app, enum view_id v);
 /* The one door between views: view v shows target (its view_ops' open; NULL: as it was
- * left), then comes to the top of the stack. */
+ * left), then comes to the top of the stack. target is borrowed for the call: the view
+ * copies what it keeps (names, titles), but a comm detail's items (see the target). */
 void app_open(struct app *app, enum view_id v, const struct view_target *target);
 /* Compare mode (--compare or --compare-ranks). */
 bool app_comparing(const struct app *app);
@@ -236,7 +237,8 @@ bool app_compare_side(const struct app *app, int side, struct compare_side *out)
  * bytes); returns buf. */
 const char *app_fmt_dur(int64_t ns, char *buf, size_t size);
 
-/* A search landed on match k (from 1) of n: the status line says so. */
+/* A search landed on match k (from 1) of n: the status line says so (for views whose
+ * search is not a listbox_search). */
 void app_search_matches(struct app *app, size_t k, size_t n);
 
 #endif

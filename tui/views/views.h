@@ -9,6 +9,8 @@
 #include "app.h"
 #include "i18n.h"
 
+/* Opens the Timeline on rank_index's whole window (its trace's first to last event). */
+void view_open_rank_timeline(struct app *app, size_t rank_index);
 /* Draws a labelled horizontal bar of `frac` (0..1) in w cells. */
 void draw_bar(struct canvas *cv, int x, int y, int w, double frac, enum style st);
 /* A rank's attribution as one bar (letters in their bucket's colour) on row y and, with

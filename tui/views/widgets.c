@@ -3,6 +3,13 @@
 #include "views.h"
 #include "report.h"
 
+void view_open_rank_timeline(struct app *app, size_t rank_index)
+{
+	const struct rank_store *rs = &app_rank_data_of(app, rank_index)->store;
+	struct view_target tg = {.timeline = {rank_index, rs->window_start, rs->window_end, UINT32_MAX}};
+	app_open(app, VIEW_TIMELINE, &tg);
+}
+
 const char *view_padded(char *buf, size_t size, const char *s, int width)
 {
 	int n = snprintf(buf, size, "%s", s);
