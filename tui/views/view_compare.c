@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "lanes.h"
+#include "op_rows.h"
 #include "report.h"
 #include "views.h"
 #include "xalloc.h"
@@ -531,7 +532,7 @@ static void cop_load(struct compare_op *o, struct app *app)
 			continue;
 		const struct rank_store *rs = &sd->cs.rd->store;
 		const struct rank_analysis *ra = sd->cs.ra;
-		sd->n = view_op_events(rs, o->name, o->scope, &sd->evs);
+		sd->n = op_rows_instances(rs, o->name, o->scope, &sd->evs);
 		sd->step_ns = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_ns);
 		sd->step_calls = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_calls);
 		for (size_t i = 0; i < sd->n; i++) {
