@@ -4,6 +4,8 @@
 # - a reopen maps the index ("index: used") and its reports (text and JSON) are byte for
 #   byte those of a first open without an index: on a generated capture of two ranks, the
 #   demo, a trace cut short (its loader's message given again), and real fixtures (torch_npu levels 0 and 1, a small trace_view.json, msprof of a vLLM run);
+# - CSV tables have indexes of their own (every table here: ASCPROF_INDEX_CSV_MIN_BYTES=0):
+#   a table edited in place to the same size is read afresh, the others still used;
 # - a trace edited in place to the same size is read afresh (the index is rebuilt, the
 #   report is the edited trace's), even with its mtime put back;
 # - a corrupt index (a flipped byte, a cut-short file) is detected by its checksums and
@@ -97,6 +99,25 @@ u=$(grep -c 'index: used' "$tmp/sum")
 "$bin" --report --json --index-dir "$idx" "$cap" >"$tmp/again" 2>/dev/null
 if cmp -s "$tmp/plain" "$tmp/again" && grep -q XmsNorm "$tmp/again"; then ok; else bad "an edited trace: the report is not the edited one"; fi
 
+# a CSV table edited in place to the same size: its index is rebuilt, the others used,
+# and the report is the edited table's (op_statistic's totals beside the trace's)
+csv=$(find "$cap" -name op_statistic.csv | LC_ALL=C sort | head -n 1)
+if [ -n "$csv" ]; then
+  "$bin" --report --index-dir "$idx" "$cap" >/dev/null 2>&1
+  touch -r "$csv" "$tmp/stamp"
+  sed '2s/^\([^,]*\),\([^,]*\),\([0-9]\)/\1,\2,9/' "$csv" >"$tmp/edited"
+  cmp -s "$csv" "$tmp/edited" && bad "the op_statistic.csv edit changed nothing"
+  cat "$tmp/edited" >"$csv"
+  touch -r "$tmp/stamp" "$csv"
+  "$bin" --summary --index-dir "$idx" "$cap" >"$tmp/sum" 2>&1
+  grep -q 'index: used.*tables:.* 1 rebuilt' "$tmp/sum" && ok || { bad "an edited table: no rebuilt table"; grep index: "$tmp/sum"; }
+  "$bin" --report --json --no-index "$cap" >"$tmp/plain" 2>/dev/null
+  "$bin" --report --json --index-dir "$idx" "$cap" >"$tmp/again" 2>/dev/null
+  cmp -s "$tmp/plain" "$tmp/again" && ok || bad "an edited table: the report is not the edited one"
+  "$bin" --summary --index-dir "$idx" "$cap" >"$tmp/sum" 2>&1
+  grep -q 'index: used.*tables: [0-9]* used$' "$tmp/sum" && ok || { bad "after an edited table: not every table used"; grep index: "$tmp/sum"; }
+fi
+
 # a corrupt index: a byte flipped in its payload, then one cut short
 for how in flip cut; do
   one=$(ls -S "$idx"/*.idx | head -n 1)
@@ -165,7 +186,9 @@ XDG_CACHE_HOME=$tmp/xdg "$bin" --report --no-index "$cap" >/dev/null 2>&1
 [ ! -e "$tmp/xdg" ] && ok || bad "--no-index wrote $tmp/xdg"
 XDG_CACHE_HOME=$tmp/xdg "$bin" --report "$cap" >/dev/null 2>&1
 n=$(find "$tmp/xdg/ascprof-tui" -name '*.idx' 2>/dev/null | wc -l)
-[ "$n" -eq 2 ] && ok || bad "XDG_CACHE_HOME: $n indexes for two ranks"
+# one per rank's trace, one per CSV table (the test environment indexes every table)
+ntab=$(find "$cap" -name '*.csv' | wc -l)
+[ "$n" -eq $((2 + ntab)) ] && ok || bad "XDG_CACHE_HOME: $n indexes for two ranks and $ntab tables"
 if XDG_CACHE_HOME=$tmp/xdg "$bin" --summary --no-index "$cap" | grep -q 'index:'; then
   bad "--no-index: the summary names an index"
 else
@@ -181,7 +204,7 @@ ASCPROF_INDEX_MAX_BYTES=$lim "$bin" --report --index-dir "$idx" "$cap" >/dev/nul
 left=$(find "$idx" -name '*.idx' | wc -l)
 total=$(cat "$idx"/*.idx | wc -c)
 used=$("$bin" --summary --index-dir "$idx" "$cap" | grep -c 'index: used')
-if [ "$left" -eq 2 ] && [ "$total" -le "$lim" ] && [ "$used" -eq 2 ]; then
+if [ "$left" -eq "$n" ] && [ "$total" -le "$lim" ] && [ "$used" -eq 2 ]; then
   ok
 else
   bad "the bound: $left indexes, $total bytes over a limit of $lim, $used of 2 ranks used"

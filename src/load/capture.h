@@ -50,6 +50,7 @@ struct rank_data {
 	uint64_t trace_bytes_total;
 	bool trace_failed;
 	struct tindex_status index; /* whether the trace came from its index (trace_index.h) */
+	size_t csv_index[TINDEX_NOT_WRITTEN + 1]; /* CSV tables by how their index served (per state) */
 	struct diag_list trace_diags; /* the trace loader's, until the capture's list takes them */
 };
 

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csv_table.h"
 #include "diag.h"
 #include "store.h"
 #include "trace.h"
@@ -51,6 +52,15 @@ struct tindex_status {
 int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
 		      const struct trace_load_opts *topts, const struct tindex_opts *io,
 		      struct tindex_status *st, struct diag_list *dl);
+
+/* A CSV table through its own index, as a trace's: a valid index gives the table with
+ * its typed columns and row offsets mapped from it (its cells are read again from the
+ * file, as ever), and the messages its load gave; else load(path, ctx, dl) reads it (and
+ * checks its rows) and the index is written. A file over max_file_bytes (0: none) is
+ * loaded (and refused) as without an index. Returns the table, or NULL as load would. */
+typedef struct csv_table *(*tindex_csv_loader)(const char *path, void *ctx, struct diag_list *dl);
+struct csv_table *tindex_load_csv(const char *path, tindex_csv_loader load, void *ctx, uint64_t max_file_bytes,
+				  const struct tindex_opts *io, struct tindex_status *st, struct diag_list *dl);
 
 /* The directory indexes go to under io (NULL when none can be named); owned by the caller. */
 char *tindex_dir(const struct tindex_opts *io);

@@ -199,6 +199,13 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 				summary_put_clean(out, rd->index.why);
 				fputc(')', out);
 			}
+			/* the CSV tables' own indexes (the larger tables have one) */
+			const char *sep = "; tables:";
+			for (int k = TINDEX_USED; k <= TINDEX_NOT_WRITTEN; k++)
+				if (rd->csv_index[k]) {
+					fprintf(out, "%s %zu %s", sep, rd->csv_index[k], tindex_state_name((enum tindex_state)k));
+					sep = ",";
+				}
 			fputc('\n', out);
 		}
 		fputs(_("  events:"), out);
@@ -406,6 +413,13 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 		jsonw_double(w, rd->index.seconds, 4);
 		jsonw_key(w, "why");
 		jsonw_str(w, rd->index.why);
+		jsonw_key(w, "tables"); /* CSV tables by their indexes' state */
+		jsonw_obj_begin(w);
+		for (int k = TINDEX_USED; k <= TINDEX_NOT_WRITTEN; k++) {
+			jsonw_key(w, tindex_state_name((enum tindex_state)k));
+			jsonw_uint(w, rd->csv_index[k]);
+		}
+		jsonw_obj_end(w);
 		jsonw_obj_end(w);
 		jsonw_obj_end(w);
 	} else {
