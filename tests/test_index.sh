@@ -9,7 +9,7 @@
 # - a trace edited in place to the same size is read afresh (the index is rebuilt, the
 #   report is the edited trace's), even with its mtime put back;
 # - a corrupt index (a flipped byte, a cut-short file) is detected by its checksums and
-#   rebuilt with a message;
+#   rebuilt with a message; the analysis' index (analysis_index.h) too, its message in the report;
 # - two opens at once both succeed with the right report and leave one whole index;
 # - a cache directory that cannot be written: the tool works, without an index, and says why;
 # - --no-index neither reads nor writes; --max-trace-bytes refuses a trace as without an index;
@@ -69,6 +69,26 @@ cat "$tmp/part" >"$t"
 same_reports "a cut trace" "$cut"
 "$bin" --report --index-dir "$idx" "$cut" 2>&1 | grep -q 'the file is cut short' && ok ||
   bad "a cut trace: no message from the index"
+# a Db export: its trace has no index, its analysis has
+dbc=$tmp/dbc
+if "$gen" --out "$dbc" --ranks 2 --ops 30 --steps 4 --comm --memory --export db >/dev/null 2>&1; then
+  rm -rf "$idx"
+  for mode in "--report" "--report --json"; do
+    # shellcheck disable=SC2086
+    "$bin" $mode --no-index "$dbc" >"$tmp/plain" 2>/dev/null
+    # shellcheck disable=SC2086
+    "$bin" $mode --index-dir "$idx" "$dbc" >"$tmp/first" 2>/dev/null
+    # shellcheck disable=SC2086
+    "$bin" $mode --index-dir "$idx" "$dbc" >"$tmp/again" 2>/dev/null
+    if [ -s "$tmp/plain" ] && cmp -s "$tmp/plain" "$tmp/first" && cmp -s "$tmp/plain" "$tmp/again"; then ok; else
+      bad "Db export: $mode differs with the index"
+      diff "$tmp/plain" "$tmp/again" | head -n 20
+    fi
+  done
+  [ -n "$(grep -l -a -x 'analysis.*' "$idx"/*.idx)" ] && ok || bad "Db export: no analysis index"
+else
+  bad "the generator cannot write a Db export"
+fi
 real=$shared/fixtures-real
 if [ -d "$real" ]; then
   for f in msinsight/test/data/pytorch/text/level0 msinsight/test/data/pytorch/text/level1 \
@@ -120,7 +140,9 @@ fi
 
 # a corrupt index: a byte flipped in its payload, then one cut short
 for how in flip cut; do
-  one=$(ls -S "$idx"/*.idx | head -n 1)
+  # the largest trace index (a line of its key names its kind)
+  # shellcheck disable=SC2046 # index names have no spaces
+  one=$(ls -S $(grep -l -a -x trace "$idx"/*.idx) | head -n 1)
   sz=$(wc -c <"$one")
   if [ $how = flip ]; then
     at=$((sz / 2))
@@ -139,6 +161,23 @@ for how in flip cut; do
   st=$(state "$cap" --index-dir "$idx")
   if [ "$st" = used ]; then ok; else bad "after rebuilding ($how): index '$st', not used"; fi
 done
+
+# the analysis' index: a byte flipped in it is found, said, and the analysis made again;
+# the next report is the plain one again
+"$bin" --report --no-index "$cap" >"$tmp/plain" 2>/dev/null
+"$bin" --report --index-dir "$idx" "$cap" >/dev/null 2>&1
+one=$(grep -l -a -x 'analysis.*' "$idx"/*.idx | head -n 1)
+if [ -n "$one" ]; then
+  at=$(($(wc -c <"$one") - 20))
+  printf 'Z' | dd of="$one" bs=1 seek="$at" conv=notrunc 2>/dev/null
+  "$bin" --report --index-dir "$idx" "$cap" >"$tmp/c1" 2>/dev/null
+  grep -q 'fails its checksum; the analysis is made again and its index rebuilt' "$tmp/c1" && ok ||
+    bad "a corrupt analysis index: no message in the report"
+  "$bin" --report --index-dir "$idx" "$cap" >"$tmp/c2" 2>/dev/null
+  cmp -s "$tmp/plain" "$tmp/c2" && ok || bad "after a corrupt analysis index: the report differs"
+else
+  bad "no analysis index was written"
+fi
 
 # two opens at once, on an empty cache
 rm -rf "$idx"
@@ -186,9 +225,10 @@ XDG_CACHE_HOME=$tmp/xdg "$bin" --report --no-index "$cap" >/dev/null 2>&1
 [ ! -e "$tmp/xdg" ] && ok || bad "--no-index wrote $tmp/xdg"
 XDG_CACHE_HOME=$tmp/xdg "$bin" --report "$cap" >/dev/null 2>&1
 n=$(find "$tmp/xdg/ascprof-tui" -name '*.idx' 2>/dev/null | wc -l)
-# one per rank's trace, one per CSV table (the test environment indexes every table)
+# one per rank's trace, one per CSV table (the test environment indexes every table), one
+# for the analysis
 ntab=$(find "$cap" -name '*.csv' | wc -l)
-[ "$n" -eq $((2 + ntab)) ] && ok || bad "XDG_CACHE_HOME: $n indexes for two ranks and $ntab tables"
+[ "$n" -eq $((2 + ntab + 1)) ] && ok || bad "XDG_CACHE_HOME: $n indexes for two ranks, $ntab tables and the analysis"
 if XDG_CACHE_HOME=$tmp/xdg "$bin" --summary --no-index "$cap" | grep -q 'index:'; then
   bad "--no-index: the summary names an index"
 else

@@ -20,6 +20,7 @@
 #include "compare.h"
 #include "i18n.h"
 #include "progress.h"
+#include "analysis_index.h"
 #include "digest.h"
 #include "digest_cmd.h"
 #include "report.h"
@@ -117,7 +118,7 @@ static struct analysis *load_with_progress(struct capture *cap, bool analyse)
 	if (analyse) {
 		progress_stage(prog, PROGRESS_ANALYSING);
 		struct analysis_hook hook = {.ranks_done = progress_ranks_counter(prog)};
-		an = analysis_run_with(cap, &hook);
+		an = analysis_index_run(cap, &hook, NULL); /* from the index when it holds it */
 	}
 	progress_stop(prog); /* cleared before anything is written */
 	return an;

@@ -595,6 +595,8 @@ static uint64_t rank_trace_bytes(const struct rank_data *rd)
 
 /* Rank i of an analysis as a whole digest file in memory (header and payload; owned,
  * *len bytes). */
+static void cross_ranks(struct analysis *an);
+
 static char *digest_encode(const struct analysis *an, size_t i, const char *host, size_t *len)
 {
 	const struct rank_analysis *ra = &an->ranks[i];
@@ -1019,6 +1021,13 @@ struct analysis *digest_open(const char *path)
 	cap->plan.n_ranks = cap->n_ranks = an->n_ranks = kept;
 	cap->usable = kept > 0;
 	atomic_init(&cap->done, true);
+	cross_ranks(an);
+	return an;
+}
+
+static void cross_ranks(struct analysis *an)
+{
+	const struct capture *cap = an->cap;
 	/* what spans ranks is computed again over every digest: the alignment from the
 	 * collectives, the slow-rank flags, the cluster analysis */
 	analysis_workload_peers(an->ranks, an->n_ranks);
@@ -1037,6 +1046,49 @@ struct analysis *digest_open(const char *path)
 	for (size_t i = 0; i < an->n_ranks; i++)
 		analysis_bottlenecks(&an->ranks[i]);
 	an->cluster = cluster_analyse(an);
+}
+
+char *digest_encode_rank(const struct analysis *an, size_t i, size_t *len)
+{
+	char host[256] = "";
+	local_host(host, sizeof host);
+	return digest_encode(an, i, host, len);
+}
+
+struct analysis *digest_analysis_over(const struct capture *cap, char **bufs, const size_t *lens,
+				      const size_t *rank_index, size_t n, char *why, size_t size)
+{
+	struct analysis *an = xcalloc(1, sizeof *an);
+	an->cap = cap;
+	an->keep = digest_keep_new();
+	diag_init(&an->diags);
+	an->ranks = xcalloc(n ? n : 1, sizeof *an->ranks);
+	an->colls = xcalloc(n ? n : 1, sizeof *an->colls);
+	an->n_colls = xcalloc(n ? n : 1, sizeof *an->n_colls);
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		if (!ok || rank_index[i] >= cap->n_ranks) {
+			snprintf(why, size, "rank %zu is not in the capture", rank_index[i]);
+			ok = false;
+			free(bufs[i]);
+			continue;
+		}
+		struct digest_ident id;
+		if (digest_parse(bufs[i], lens[i], an->keep, &an->ranks[i], &id, &an->colls[i], &an->n_colls[i], why,
+				 size)) {
+			ok = false;
+			free(bufs[i]);
+			continue;
+		}
+		keep_add(an->keep, bufs[i]);
+		an->ranks[i].rank_index = rank_index[i];
+		an->n_ranks = i + 1;
+	}
+	if (!ok) {
+		analysis_free(an);
+		return NULL;
+	}
+	cross_ranks(an);
 	return an;
 }
 

@@ -73,4 +73,13 @@ void digest_keep_free(struct digest_keep *k);
 int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_analysis *ra, struct digest_ident *id,
 		 struct coll_inst **colls, size_t *n_colls, char *why, size_t size);
 
+/* Rank i of an analysis as a digest in memory (owned, *len bytes): the trace index keeps
+ * a capture's analysis this way (analysis_index.h). */
+char *digest_encode_rank(const struct analysis *an, size_t i, size_t *len);
+/* An analysis of cap (borrowed; loaded) from the digests of its ranks: bufs[i] (taken,
+ * lens[i] bytes) is the rank at cap->ranks[rank_index[i]]; what spans ranks is computed
+ * again as over digest files. NULL, with why, when a digest does not read. */
+struct analysis *digest_analysis_over(const struct capture *cap, char **bufs, const size_t *lens,
+				      const size_t *rank_index, size_t n, char *why, size_t size);
+
 #endif

@@ -924,6 +924,8 @@ static int read_index(const char *path, const struct sbuf *key, const struct tix
 	return ret;
 }
 
+static int load_blob(void *ctx, struct diag_list *dl, char *why, size_t size);
+
 /* Loads through the index of kind k for the files paths: maps a valid index, else loads
  * afresh (k->load) and writes the index. 0 when the result is there (from either). */
 static int tindex_load(const struct tix_kind *k, void *ctx, const char *const *paths, size_t n,
@@ -960,6 +962,9 @@ static int tindex_load(const struct tix_kind *k, void *ctx, const char *const *p
 		}
 		if (got < 0 && k->table)
 			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the table is read again and its index rebuilt"),
+				 st->why);
+		else if (got < 0 && k->load == load_blob)
+			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the analysis is made again and its index rebuilt"),
 				 st->why);
 		else if (got < 0)
 			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the trace is read again and the index rebuilt"),
@@ -1214,4 +1219,60 @@ struct csv_table *tindex_load_csv(const char *path, tindex_csv_loader load, void
 	const char *paths[] = {path};
 	tindex_load(&csv_kind, &c, paths, 1, max_file_bytes, io, st, dl);
 	return c.t;
+}
+
+/* ---- blobs -------------------------------------------------------------------------- */
+
+struct blob_ctx {
+	tindex_blob_maker make;
+	void *make_ctx;
+	char *buf; /* the result: made, or copied from the index */
+	size_t len;
+	bool from_index;
+};
+
+static int load_blob(void *ctx, struct diag_list *dl, char *why, size_t size)
+{
+	(void)dl;
+	struct blob_ctx *c = ctx;
+	c->buf = c->make(c->make_ctx, &c->len, why, size);
+	return c->buf ? 0 : -1;
+}
+
+static void write_blob(struct tix_writer *w, void *ctx, const struct diag_list *dl, size_t diag0, size_t dropped0)
+{
+	(void)dl;
+	(void)diag0;
+	(void)dropped0;
+	struct blob_ctx *c = ctx;
+	w_u64(w, c->len);
+	w_arr(w, c->buf, c->len);
+}
+
+static bool read_blob(struct tix_reader *r, void *map, size_t len, void *ctx, struct diag_list *dl)
+{
+	(void)dl;
+	struct blob_ctx *c = ctx;
+	uint64_t n = r_u64(r);
+	const char *p = r_arr(r, n, 1);
+	if (p && r->pos == r->len) {
+		c->buf = xmalloc(n ? n : 1);
+		memcpy(c->buf, p, n);
+		c->len = n;
+		c->from_index = true;
+	}
+	munmap(map, len);
+	return c->from_index;
+}
+
+char *tindex_load_blob(const char *kind, const char *const *paths, size_t n, tindex_blob_maker make, void *ctx,
+		       size_t *len, bool *from_index, const struct tindex_opts *io, struct tindex_status *st,
+		       struct diag_list *dl)
+{
+	struct tix_kind k = {kind, "capture", "", false, load_blob, write_blob, read_blob};
+	struct blob_ctx c = {.make = make, .make_ctx = ctx};
+	tindex_load(&k, &c, paths, n, 0, io, st, dl);
+	*len = c.len;
+	*from_index = c.from_index;
+	return c.buf;
 }

@@ -62,6 +62,16 @@ typedef struct csv_table *(*tindex_csv_loader)(const char *path, void *ctx, stru
 struct csv_table *tindex_load_csv(const char *path, tindex_csv_loader load, void *ctx, uint64_t max_file_bytes,
 				  const struct tindex_opts *io, struct tindex_status *st, struct diag_list *dl);
 
+/* Bytes made from files (an analysis of a capture, in digest form) through an index of
+ * their own, named by kind and keyed by every file of paths as a trace's: a valid index
+ * gives its bytes (*from_index true); else make(ctx, len, why, size) makes them (NULL:
+ * nothing to index, why says so) and they are written. Returns the bytes (owned), NULL
+ * when make gave none. */
+typedef char *(*tindex_blob_maker)(void *ctx, size_t *len, char *why, size_t size);
+char *tindex_load_blob(const char *kind, const char *const *paths, size_t n, tindex_blob_maker make, void *ctx,
+		       size_t *len, bool *from_index, const struct tindex_opts *io, struct tindex_status *st,
+		       struct diag_list *dl);
+
 /* The directory indexes go to under io (NULL when none can be named); owned by the caller. */
 char *tindex_dir(const struct tindex_opts *io);
 const char *tindex_state_name(enum tindex_state s);
