@@ -221,15 +221,24 @@ static void test_index_slices(void **state)
 	free(b);
 }
 
+/* A trace of n events at rel in a new temporary *dir (owned), idx its index directory;
+ * returns the trace's path (owned). */
+static char *trace_in_tmp(size_t n, const char *rel, char **dir, char *idx, size_t idx_size)
+{
+	char *t = make_trace(n, false);
+	*dir = tu_tmpdir();
+	char *path = tu_write_str(*dir, rel, t);
+	free(t);
+	snprintf(idx, idx_size, "%s/idx", *dir);
+	return path;
+}
+
 /* Disabled: the trace is read and nothing is written, even with a directory named. */
 static void test_index_disabled(void **state)
 {
 	(void)state;
-	char *t = make_trace(10, false);
-	char *dir = tu_tmpdir();
-	char *path = tu_write_str(dir, "trace_view.json", t);
-	char idx[4200];
-	snprintf(idx, sizeof idx, "%s/idx", dir);
+	char *dir, idx[4200];
+	char *path = trace_in_tmp(10, "trace_view.json", &dir, idx, sizeof idx);
 	struct tindex_opts io = {.enabled = false, .dir = idx};
 	struct trace_load_opts topts = {.threads = 1};
 	const char *paths[] = {path};
@@ -246,7 +255,6 @@ static void test_index_disabled(void **state)
 	store_free(&rs);
 	diag_free(&dl);
 	free(path);
-	free(t);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -392,6 +400,76 @@ static void test_index_csv(void **state)
 	free(dir);
 }
 
+/* A lazy open (--report, --summary) maps the index without verifying the event columns:
+ * a byte damaged among them is not seen then; verifying them when they are first needed
+ * finds it, says so, and reads the trace afresh into a store equal to the plain one, with
+ * a new index that the next open uses. An undamaged lazy open verifies as a whole. */
+static void test_index_lazy(void **state)
+{
+	(void)state;
+	char *dir, idx[4200];
+	char *path = trace_in_tmp(20000, "cap/trace_view.json", &dir, idx, sizeof idx);
+	struct tindex_opts io = {.enabled = true, .dir = idx}, lazy = {.enabled = true, .dir = idx, .lazy = true};
+	struct trace_load_opts topts = {.threads = 2};
+	const char *pp[] = {path};
+	struct rank_store plain, a, b, c;
+	struct diag_list d0, d1, d2, d3;
+	diag_init(&d0);
+	diag_init(&d1);
+	diag_init(&d2);
+	diag_init(&d3);
+	store_init(&plain);
+	store_init(&a);
+	store_init(&b);
+	store_init(&c);
+	struct tindex_status st;
+	assert_int_equal(tindex_load_trace(&plain, pp, 1, &topts, &io, &st, &d0), 0);
+	assert_int_equal(st.state, TINDEX_WRITTEN);
+	assert_true(st.bytes > 8 * 65536); /* columns in chunks of their own */
+
+	assert_int_equal(tindex_load_trace(&a, pp, 1, &topts, &lazy, &st, &d1), 0);
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_true(st.pending);
+	assert_int_equal(tindex_verify_trace(&a, pp, 1, &topts, &lazy, &st, &d1), 0);
+	assert_false(st.pending);
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_int_equal(d1.n, d0.n);
+	assert_same_store(&plain, &a);
+
+	/* a byte in the middle of the file: among the columns */
+	assert_int_equal(tu_sh("f=$(ls %s/*.idx) && printf 'Z' | dd of=\"$f\" bs=1 seek=$(($(wc -c <\"$f\") / 2)) "
+			       "conv=notrunc 2>/dev/null",
+			       idx),
+			 0);
+	assert_int_equal(tindex_load_trace(&b, pp, 1, &topts, &lazy, &st, &d2), 0);
+	assert_int_equal(st.state, TINDEX_USED); /* not seen yet */
+	assert_true(st.pending);
+	assert_int_equal(d2.n, d0.n);
+	assert_int_equal(tindex_verify_trace(&b, pp, 1, &topts, &lazy, &st, &d2), 0);
+	assert_int_equal(st.state, TINDEX_REBUILT);
+	assert_false(st.pending);
+	assert_true(d2.n > d0.n);
+	assert_non_null(strstr(d2.items[d0.n].msg, "fails its checksum; the trace is read again"));
+	assert_null(b.map);
+	assert_same_store(&plain, &b);
+	/* and a whole index again */
+	assert_int_equal(tindex_load_trace(&c, pp, 1, &topts, &io, &st, &d3), 0);
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_same_store(&plain, &c);
+
+	store_free(&plain);
+	store_free(&a);
+	store_free(&b);
+	store_free(&c);
+	diag_free(&d0);
+	diag_free(&d1);
+	diag_free(&d2);
+	diag_free(&d3);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_index_slices),
 		cmocka_unit_test(test_index_disabled),
 		cmocka_unit_test(test_index_csv),
+		cmocka_unit_test(test_index_lazy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

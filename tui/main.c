@@ -342,6 +342,9 @@ int main(int argc, char **argv)
 		aopts.mode = aopts.script ? (aopts.term_out ? TERM_FILE : TERM_HEADLESS) : TERM_REAL;
 		return app_main(path, &aopts);
 	}
+	/* --report and --summary verify an index's event columns only if they read them (the
+	 * explorer's views read them from the start) */
+	copts.index.lazy = aopts.capture.index.lazy = true;
 	if (aopts.compare) {
 		const char *paths[2] = {path, aopts.compare_path};
 		return report_compare(&aopts, paths, json);

@@ -35,6 +35,7 @@ static void put_str(struct sbuf *b, const char *s)
 static char *make(void *ctx, size_t *len, char *why, size_t size)
 {
 	struct make_ctx *c = ctx;
+	capture_verify_columns(c->cap); /* the analysis reads the columns */
 	c->an = analysis_run_with(c->cap, c->hook);
 	for (size_t i = 0; i < c->cap->diags.n; i++)
 		if (c->cap->diags.items[i].level == DIAG_ERROR) {
@@ -167,8 +168,10 @@ struct analysis *analysis_index_run(struct capture *cap, const struct analysis_h
 	if (!st)
 		st = &scratch;
 	memset(st, 0, sizeof *st);
-	if (!cap->opts.index.enabled || !cap->n_ranks)
+	if (!cap->opts.index.enabled || !cap->n_ranks) {
+		capture_verify_columns(cap);
 		return analysis_run_with(cap, hook);
+	}
 	/* every file the analysis may have read */
 	const char **paths = NULL;
 	size_t n = 0, npc = 0;
@@ -195,6 +198,7 @@ struct analysis *analysis_index_run(struct capture *cap, const struct analysis_h
 	free(buf);
 	if (!an) { /* an index whose digests do not read (written by a program that checked less) */
 		st->state = TINDEX_NOT_WRITTEN;
+		capture_verify_columns(cap);
 		an = analysis_run_with(cap, hook);
 	}
 	return an;

@@ -477,6 +477,28 @@ static void load_trace_files(struct capture *cap, struct rank_data *rd, int thre
 	rd->trace_failed = tindex_load_trace(&rd->store, paths, n, &topts, &cap->opts.index, &rd->index, dl) != 0;
 }
 
+void capture_verify_columns(struct capture *cap)
+{
+	for (size_t i = 0; i < cap->n_ranks; i++) {
+		struct rank_data *rd = &cap->ranks[i];
+		if (!rd->index.pending)
+			continue;
+		struct diag_list scratch; /* the slices' messages were given when it loaded */
+		diag_init(&scratch);
+		const char **paths;
+		size_t n = trace_files(&scratch, rd, &paths);
+		diag_free(&scratch);
+		uint64_t limit = cap->opts.max_trace_bytes;
+		struct trace_load_opts topts = {
+			.threads = cap->opts.threads > 0 ? cap->opts.threads : xthread_cpus(),
+			.max_file_bytes = limit == CAPTURE_NO_LIMIT ? 0 : limit,
+		};
+		rd->trace_failed =
+			tindex_verify_trace(&rd->store, paths, n, &topts, &cap->opts.index, &rd->index, &cap->diags) != 0;
+		free(paths);
+	}
+}
+
 /* Communication files are small (KB to MB): read after the CSV tables, by the same thread. */
 static void load_comm(struct capture *cap, struct diag_list *dl)
 {

@@ -85,6 +85,10 @@ struct capture {
 struct capture *capture_open(const char *path, const struct capture_opts *opts);
 /* Loads every rank: all CSV tables first, then the traces. */
 void capture_load(struct capture *cap);
+/* With opts.index.lazy, verifies the trace columns that loading left unverified (the
+ * analysis reads them; --summary never does): a rank whose index fails is read afresh,
+ * with a message in cap->diags. Nothing to do otherwise. */
+void capture_verify_columns(struct capture *cap);
 void capture_free(struct capture *cap);
 /* Memory the program may still use, in bytes: MemAvailable from /proc/meminfo, lowered
  * to what the cgroup's memory.max leaves; ASCPROF_MEM_AVAILABLE (bytes) overrides both

@@ -31,9 +31,15 @@ struct tix_header {
 	uint32_t format, endian;
 	uint64_t key_len;
 	uint64_t payload_off, payload_len;
-	uint64_t payload_hash;
+	uint64_t table_hash;  /* over the chunk table, which follows the payload (8-aligned) */
 	uint64_t header_hash; /* over the fields above and the key */
 };
+
+/* The payload is checked in chunks of this size, each with its XXH3 in the table after
+ * it: a reader verifies what it reads as it reads it, and may leave the event columns
+ * (most of the bytes) until they are first needed (tindex_opts.lazy). */
+#define TIX_CHUNK_LOG2 16
+#define TIX_CHUNK ((size_t)1 << TIX_CHUNK_LOG2)
 
 static double now_seconds(void)
 {
@@ -142,9 +148,18 @@ static bool coarse_and_recent(const char *const *paths, size_t n)
 struct tix_writer {
 	FILE *f;
 	uint64_t pos; /* payload bytes so far */
-	XXH3_state_t *hash;
+	XXH3_state_t *hash; /* of the current chunk */
+	uint64_t *chunks;   /* the finished chunks' hashes */
+	size_t n_chunks, cap_chunks;
 	bool failed;
 };
+
+static void w_chunk_end(struct tix_writer *w)
+{
+	xgrow(&w->chunks, &w->cap_chunks, w->n_chunks + 1, sizeof *w->chunks);
+	w->chunks[w->n_chunks++] = XXH3_64bits_digest(w->hash);
+	XXH3_64bits_reset(w->hash);
+}
 
 static void w_raw(struct tix_writer *w, const void *p, size_t len)
 {
@@ -152,8 +167,16 @@ static void w_raw(struct tix_writer *w, const void *p, size_t len)
 		return;
 	if (fwrite(p, 1, len, w->f) != len)
 		w->failed = true;
-	XXH3_64bits_update(w->hash, p, len);
-	w->pos += len;
+	const char *c = p;
+	while (len) {
+		size_t room = TIX_CHUNK - (size_t)(w->pos & (TIX_CHUNK - 1)), k = len < room ? len : room;
+		XXH3_64bits_update(w->hash, c, k);
+		w->pos += k;
+		c += k;
+		len -= k;
+		if (!(w->pos & (TIX_CHUNK - 1)))
+			w_chunk_end(w);
+	}
 }
 
 static void w_align(struct tix_writer *w)
@@ -249,6 +272,7 @@ struct tix_kind {
 	const char *what;  /* in messages: "trace", "table" */
 	const char *limit; /* the option that limits a file's size */
 	bool table;        /* a CSV table (messages say so), else a trace */
+	bool deferrable;   /* its columns may be verified later (tindex_verify_trace) */
 	/* reads the inputs afresh; 0 when what was read may be indexed */
 	int (*load)(void *ctx, struct diag_list *dl, char *why, size_t size);
 	void (*write)(struct tix_writer *w, void *ctx, const struct diag_list *dl, size_t diag0, size_t dropped0);
@@ -508,7 +532,13 @@ static int write_index(const char *dir, const char *path, const struct sbuf *key
 			   fwrite(zero, 1, h.payload_off - sizeof h - key->len, f) != h.payload_off - sizeof h - key->len;
 		k->write(&w, ctx, dl, diag0, dropped0);
 		h.payload_len = w.pos;
-		h.payload_hash = XXH3_64bits_digest(w.hash);
+		if (w.pos & (TIX_CHUNK - 1))
+			w_chunk_end(&w);
+		/* the chunk table, 8-aligned after the payload */
+		if (fwrite(zero, 1, (8 - (w.pos & 7)) & 7, f) != ((8 - (w.pos & 7)) & 7) ||
+		    (w.n_chunks && fwrite(w.chunks, sizeof *w.chunks, w.n_chunks, f) != w.n_chunks))
+			w.failed = true;
+		h.table_hash = XXH3_64bits(w.chunks, w.n_chunks * sizeof *w.chunks);
 		h.header_hash = header_hash(&h, key->buf);
 		if (fflush(f) || fseek(f, 0, SEEK_SET) || fwrite(&h, sizeof h, 1, f) != 1)
 			w.failed = true;
@@ -516,6 +546,8 @@ static int write_index(const char *dir, const char *path, const struct sbuf *key
 			w.failed = true;
 	}
 	XXH3_freeState(w.hash);
+	size_t table_bytes = w.n_chunks * sizeof *w.chunks;
+	free(w.chunks);
 	if (w.failed || rename(tmp, path) != 0) {
 		snprintf(st->why, sizeof st->why, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
 		unlink(tmp);
@@ -523,7 +555,7 @@ static int write_index(const char *dir, const char *path, const struct sbuf *key
 		return -1;
 	}
 	free(tmp);
-	st->bytes = h.payload_off + h.payload_len;
+	st->bytes = ((h.payload_off + h.payload_len + 7) & ~(uint64_t)7) + table_bytes;
 	return 0;
 }
 
@@ -533,10 +565,36 @@ struct tix_reader {
 	const uint8_t *p;
 	size_t len, pos;
 	bool bad;
+	bool corrupt;           /* a chunk failed its checksum (then bad too) */
+	bool lazy;              /* columns (r_col) are left unverified */
+	const uint64_t *table;  /* the chunks' hashes */
+	uint8_t *checked;       /* per chunk: verified already */
 };
 
-/* cnt items of size bytes, aligned, in place; NULL (and bad) past the end. */
-static const void *r_arr(struct tix_reader *r, uint64_t cnt, size_t size)
+static bool chunk_ok(const uint8_t *payload, size_t len, const uint64_t *table, size_t c)
+{
+	size_t at = c << TIX_CHUNK_LOG2, n = len - at < TIX_CHUNK ? len - at : TIX_CHUNK;
+	return XXH3_64bits(payload + at, n) == table[c];
+}
+
+/* Verifies the chunks under [at, at + n) of the payload not verified yet. */
+static void r_verify(struct tix_reader *r, size_t at, size_t n)
+{
+	if (!n || r->bad)
+		return;
+	for (size_t c = at >> TIX_CHUNK_LOG2; c <= (at + n - 1) >> TIX_CHUNK_LOG2; c++) {
+		if (r->checked[c])
+			continue;
+		if (!chunk_ok(r->p, r->len, r->table, c)) {
+			r->bad = r->corrupt = true;
+			return;
+		}
+		r->checked[c] = 1;
+	}
+}
+
+/* cnt items of size bytes, aligned, in place, verified; NULL (and bad) past the end. */
+static const void *r_take(struct tix_reader *r, uint64_t cnt, size_t size, bool verify)
 {
 	r->pos = (r->pos + 7) & ~(size_t)7;
 	if (r->bad || r->pos > r->len || (size && cnt > (r->len - r->pos) / size)) {
@@ -544,9 +602,17 @@ static const void *r_arr(struct tix_reader *r, uint64_t cnt, size_t size)
 		return NULL;
 	}
 	const void *p = r->p + r->pos;
+	if (verify)
+		r_verify(r, r->pos, (size_t)cnt * size);
 	r->pos += (size_t)cnt * size;
-	return p;
+	return r->bad ? NULL : p;
 }
+
+static const void *r_arr(struct tix_reader *r, uint64_t cnt, size_t size) { return r_take(r, cnt, size, true); }
+
+/* An event column, used in place: verified now, or when first needed with a lazy reader
+ * (tindex_verify_trace), since a report from the index may never read it. */
+static const void *r_col(struct tix_reader *r, uint64_t cnt, size_t size) { return r_take(r, cnt, size, !r->lazy); }
 
 static uint64_t r_u64(struct tix_reader *r)
 {
@@ -688,18 +754,18 @@ static bool read_payload(struct rank_store *rs, struct tix_reader *r, const char
 	size_t n_off_blocks = (n_ev + (1u << STORE_OFF_SHIFT) - 1) >> STORE_OFF_SHIFT;
 	if (rs->n_ts_far_blocks > n_ts_blocks)
 		return false;
-	rs->ev_ts_lo = (uint32_t *)r_arr(r, n_ev, 4);
+	rs->ev_ts_lo = (uint32_t *)r_col(r, n_ev, 4);
 	rs->ev_ts_base = (int64_t *)r_arr(r, n_ts_blocks, 8);
-	rs->ev_ts_far = (int64_t *)r_arr(r, rs->n_ts_far_blocks << STORE_TS_SHIFT, 8);
+	rs->ev_ts_far = (int64_t *)r_col(r, rs->n_ts_far_blocks << STORE_TS_SHIFT, 8);
 	if (!rs->n_ts_far_blocks)
 		rs->ev_ts_far = NULL;
-	rs->ev_name = (uint32_t *)r_arr(r, n_ev, 4);
-	rs->ev_kind = (uint32_t *)r_arr(r, n_ev, 4);
-	rs->ev_dur = (uint32_t *)r_arr(r, n_ev, 4);
+	rs->ev_name = (uint32_t *)r_col(r, n_ev, 4);
+	rs->ev_kind = (uint32_t *)r_col(r, n_ev, 4);
+	rs->ev_dur = (uint32_t *)r_col(r, n_ev, 4);
 	if (wide) {
-		rs->ev_off_wide = (uint64_t *)r_arr(r, n_ev, 8);
+		rs->ev_off_wide = (uint64_t *)r_col(r, n_ev, 8);
 	} else {
-		rs->ev_off_lo = (uint32_t *)r_arr(r, n_ev, 4);
+		rs->ev_off_lo = (uint32_t *)r_col(r, n_ev, 4);
 		rs->ev_off_block = (uint64_t *)r_arr(r, n_off_blocks, 8);
 	}
 	rs->long_durs = (struct long_dur *)r_arr(r, rs->n_long_durs, sizeof *rs->long_durs);
@@ -733,19 +799,19 @@ static bool read_payload(struct rank_store *rs, struct tix_reader *r, const char
 		l->first_ts = (int64_t)f[13];
 		l->last_end = (int64_t)f[14];
 		l->depth_max = (int)(int64_t)f[15];
-		l->events = (uint32_t *)r_arr(r, l->n_events, 4);
+		l->events = (uint32_t *)r_col(r, l->n_events, 4);
 		if (f[16])
-			l->depth = (uint8_t *)r_arr(r, l->n_events, 1);
+			l->depth = (uint8_t *)r_col(r, l->n_events, 1);
 		if (f[17])
-			l->block_end = (int64_t *)r_arr(r, (l->n_events + LANE_BLOCK - 1) / LANE_BLOCK, 8);
+			l->block_end = (int64_t *)r_col(r, (l->n_events + LANE_BLOCK - 1) / LANE_BLOCK, 8);
 		if (r->bad)
 			return false;
 	}
 
-	rs->ctr_ts = (int64_t *)r_arr(r, rs->n_ctr, 8);
-	rs->ctr_value = (double *)r_arr(r, rs->n_ctr, 8);
-	rs->ctr_track = (uint32_t *)r_arr(r, rs->n_ctr, 4);
-	rs->ctr_off = (uint64_t *)r_arr(r, rs->n_ctr, 8);
+	rs->ctr_ts = (int64_t *)r_col(r, rs->n_ctr, 8);
+	rs->ctr_value = (double *)r_col(r, rs->n_ctr, 8);
+	rs->ctr_track = (uint32_t *)r_col(r, rs->n_ctr, 4);
+	rs->ctr_off = (uint64_t *)r_col(r, rs->n_ctr, 8);
 	if (r->bad)
 		return false;
 	rs->tracks = xcalloc(n_tracks ? n_tracks : 1, sizeof *rs->tracks);
@@ -760,11 +826,11 @@ static bool read_payload(struct rank_store *rs, struct tix_reader *r, const char
 		t->process_name = (uint32_t)f[2];
 		t->value_key = (uint32_t)f[3];
 		t->n_samples = (uint32_t)f[4];
-		t->samples = (uint32_t *)r_arr(r, t->n_samples, 4);
+		t->samples = (uint32_t *)r_col(r, t->n_samples, 4);
 	}
 	if (flows)
-		rs->flows = (struct flow *)r_arr(r, rs->n_flows, sizeof *rs->flows);
-	rs->links = (struct flow_link *)r_arr(r, rs->n_links, sizeof *rs->links);
+		rs->flows = (struct flow *)r_col(r, rs->n_flows, sizeof *rs->flows);
+	rs->links = (struct flow_link *)r_col(r, rs->n_links, sizeof *rs->links);
 	if (r->bad)
 		return false;
 
@@ -837,7 +903,7 @@ static bool read_trace(struct tix_reader *r, void *map, size_t len, void *ctx, s
 	store_init(&tmp);
 	tmp.map = map;
 	tmp.map_len = len;
-	if (read_payload(&tmp, r, c->paths, c->n, dl) && store_sane(&tmp)) {
+	if (read_payload(&tmp, r, c->paths, c->n, dl) && (r->lazy || store_sane(&tmp))) {
 		store_free(c->rs);
 		*c->rs = tmp;
 		return true;
@@ -864,11 +930,11 @@ static int load_trace(void *ctx, struct diag_list *dl, char *why, size_t size)
 }
 
 static const struct tix_kind trace_kind = {"trace", "trace", "--max-trace-bytes",
-false, load_trace, write_trace, read_trace};
+false, true, load_trace, write_trace, read_trace};
 
 /* Maps path and checks it against key. 1: rs holds the index; 0: no index there (or a
  * stale one: why says so); -1: corrupt (why says how). */
-static int read_index(const char *path, const struct sbuf *key, const struct tix_kind *k, void *ctx,
+static int read_index(const char *path, const struct sbuf *key, const struct tix_kind *k, void *ctx, bool lazy,
 		      struct diag_list *dl, struct tindex_status *st)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -881,7 +947,8 @@ static int read_index(const char *path, const struct sbuf *key, const struct tix
 		return -1;
 	}
 	size_t len = (size_t)sb.st_size;
-	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	/* lazily, only the pages read are read in (the columns may never be) */
+	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | (lazy ? 0 : MAP_POPULATE), fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
 		return 0;
@@ -889,6 +956,9 @@ static int read_index(const char *path, const struct sbuf *key, const struct tix
 	memcpy(&h, map, sizeof h);
 	const char *kb = (const char *)map + sizeof h;
 	int ret = -1;
+	uint64_t table_off = (h.payload_off + h.payload_len + 7) & ~(uint64_t)7;
+	uint64_t n_chunks = (h.payload_len + TIX_CHUNK - 1) >> TIX_CHUNK_LOG2;
+	const uint64_t *table = (const uint64_t *)((const char *)map + (table_off < len ? table_off : 0));
 	if (memcmp(h.magic, TINDEX_MAGIC, sizeof TINDEX_MAGIC) || h.endian != TINDEX_ENDIAN) {
 		snprintf(st->why, sizeof st->why, "%s is not an index of this format", path);
 	} else if (h.format != TINDEX_FORMAT) {
@@ -899,15 +969,30 @@ static int read_index(const char *path, const struct sbuf *key, const struct tix
 	} else if (h.key_len != key->len || memcmp(kb, key->buf, key->len)) {
 		snprintf(st->why, sizeof st->why, "the trace or the program changed since the index was written");
 		ret = 0;
-	} else if (h.payload_off > len || h.payload_len != len - h.payload_off || (h.payload_off & 7)) {
+	} else if (h.payload_off > len || (h.payload_off & 7) || h.payload_len > len - h.payload_off ||
+		   table_off > len || n_chunks != (len - table_off) / 8 || (len - table_off) % 8) {
 		snprintf(st->why, sizeof st->why, "the index %s is cut short", path);
-	} else if (XXH3_64bits((const char *)map + h.payload_off, h.payload_len) != h.payload_hash) {
+	} else if (XXH3_64bits(table, n_chunks * 8) != h.table_hash) {
 		snprintf(st->why, sizeof st->why, "the index %s fails its checksum", path);
 	} else {
-		struct tix_reader r = {.p = (const uint8_t *)map + h.payload_off, .len = h.payload_len};
+		struct tix_reader r = {.p = (const uint8_t *)map + h.payload_off,
+				       .len = h.payload_len,
+				       .lazy = lazy && k->deferrable,
+				       .table = table,
+				       .checked = xcalloc(n_chunks ? n_chunks : 1, 1)};
+		if (!r.lazy) /* all at once, as it is read in (the columns are used from the start) */
+			r_verify(&r, 0, r.len);
 		struct diag_list msgs;
 		diag_init(&msgs);
-		if (k->read(&r, map, len, ctx, &msgs)) {
+		bool called = !r.bad, ok = called && k->read(&r, map, len, ctx, &msgs);
+		free(r.checked);
+		if (ok) {
+			if (r.lazy) {
+				st->pending = true;
+				st->lazy_payload = r.p;
+				st->lazy_len = r.len;
+				st->lazy_table = table;
+			}
 			for (size_t i = 0; i < msgs.n; i++) /* as the loader gave them: no count line */
 				diag_add(dl, msgs.items[i].level, msgs.items[i].file, msgs.items[i].line,
 					 msgs.items[i].offset, "%s", msgs.items[i].msg);
@@ -916,8 +1001,13 @@ static int read_index(const char *path, const struct sbuf *key, const struct tix
 			st->bytes = len;
 			return 1;
 		}
-		diag_free(&msgs); /* the reader unmapped what it did not take */
-		snprintf(st->why, sizeof st->why, "the index %s does not hold together", path);
+		diag_free(&msgs);
+		if (r.corrupt)
+			snprintf(st->why, sizeof st->why, "the index %s fails its checksum", path);
+		else
+			snprintf(st->why, sizeof st->why, "the index %s does not hold together", path);
+		if (!called) /* else k->read unmapped what it did not take */
+			munmap(map, len);
 		return -1;
 	}
 	munmap(map, len);
@@ -925,6 +1015,15 @@ static int read_index(const char *path, const struct sbuf *key, const struct tix
 }
 
 static int load_blob(void *ctx, struct diag_list *dl, char *why, size_t size);
+
+/* The index's file, named by its name text (owned). */
+static char *index_path(const char *dir, const struct sbuf *name)
+{
+	XXH128_hash_t hn = XXH3_128bits(name->buf, name->len);
+	char *path = xmalloc(strlen(dir) + 48);
+	sprintf(path, "%s/%016" PRIx64 "%016" PRIx64 ".idx", dir, (uint64_t)hn.high64, (uint64_t)hn.low64);
+	return path;
+}
 
 /* Loads through the index of kind k for the files paths: maps a valid index, else loads
  * afresh (k->load) and writes the index. 0 when the result is there (from either). */
@@ -950,10 +1049,8 @@ static int tindex_load(const struct tix_kind *k, void *ctx, const char *const *p
 	keyed &= !over;
 	bool stale = false;
 	if (keyed) {
-		XXH128_hash_t hn = XXH3_128bits(name.buf, name.len);
-		path = xmalloc(strlen(dir) + 48);
-		sprintf(path, "%s/%016" PRIx64 "%016" PRIx64 ".idx", dir, (uint64_t)hn.high64, (uint64_t)hn.low64);
-		int got = read_index(path, &key, k, ctx, dl, st);
+		path = index_path(dir, &name);
+		int got = read_index(path, &key, k, ctx, io->lazy, dl, st);
 		if (got == 1) {
 			st->state = TINDEX_USED;
 			st->seconds = now_seconds() - t0;
@@ -1009,6 +1106,43 @@ out:
 	sbuf_free(&name);
 	free(path);
 	free(dir);
+	return r;
+}
+
+int tindex_verify_trace(struct rank_store *rs, const char *const *paths, size_t n,
+			const struct trace_load_opts *topts, const struct tindex_opts *io,
+			struct tindex_status *st, struct diag_list *dl)
+{
+	if (!st->pending)
+		return 0;
+	st->pending = false;
+	size_t n_chunks = (st->lazy_len + TIX_CHUNK - 1) >> TIX_CHUNK_LOG2;
+	bool sums = true;
+	for (size_t c = 0; c < n_chunks && sums; c++)
+		sums = chunk_ok(st->lazy_payload, st->lazy_len, st->lazy_table, c);
+	if (sums && store_sane(rs))
+		return 0;
+	char *dir = tindex_dir(io);
+	struct sbuf key = SBUF_INIT, name = SBUF_INIT;
+	char *path = dir && make_key(trace_kind.name, paths, n, &key, &name) ? index_path(dir, &name) : NULL;
+	if (sums)
+		snprintf(st->why, sizeof st->why, "the index %s does not hold together", path ? path : "?");
+	else
+		snprintf(st->why, sizeof st->why, "the index %s fails its checksum", path ? path : "?");
+	diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the trace is read again and the index rebuilt"), st->why);
+	if (path)
+		unlink(path);
+	free(path);
+	free(dir);
+	sbuf_free(&key);
+	sbuf_free(&name);
+	store_free(rs);
+	store_init(rs);
+	struct tindex_opts eager = *io;
+	eager.lazy = false;
+	int r = tindex_load_trace(rs, paths, n, topts, &eager, st, dl);
+	if (st->state == TINDEX_WRITTEN)
+		st->state = TINDEX_REBUILT;
 	return r;
 }
 
@@ -1210,7 +1344,7 @@ static bool read_csv(struct tix_reader *r, void *map, size_t len, void *ctx, str
 	return true;
 }
 
-static const struct tix_kind csv_kind = {"csv", "table", "--max-csv-bytes", true, load_csv, write_csv, read_csv};
+static const struct tix_kind csv_kind = {"csv", "table", "--max-csv-bytes", true, false, load_csv, write_csv, read_csv};
 
 struct csv_table *tindex_load_csv(const char *path, tindex_csv_loader load, void *ctx, uint64_t max_file_bytes,
 				  const struct tindex_opts *io, struct tindex_status *st, struct diag_list *dl)
@@ -1269,7 +1403,7 @@ char *tindex_load_blob(const char *kind, const char *const *paths, size_t n, tin
 		       size_t *len, bool *from_index, const struct tindex_opts *io, struct tindex_status *st,
 		       struct diag_list *dl)
 {
-	struct tix_kind k = {kind, "capture", "", false, load_blob, write_blob, read_blob};
+	struct tix_kind k = {kind, "capture", "", false, false, load_blob, write_blob, read_blob};
 	struct blob_ctx c = {.make = make, .make_ctx = ctx};
 	tindex_load(&k, &c, paths, n, 0, io, st, dl);
 	*len = c.len;
