@@ -10,6 +10,9 @@
 #   report is the edited trace's), even with its mtime put back;
 # - a corrupt index (a flipped byte, a cut-short file) is detected by its checksums and
 #   rebuilt with a message; the analysis' index (analysis_index.h) too, its message in the report;
+# - captures without a text trace (real Db exports, the CSV-only level2 capture, damaged
+#   tables, a generated Db export): reports byte-identical through the tables' and the
+#   analysis' indexes;
 # - two opens at once both succeed with the right report and leave one whole index;
 # - a cache directory that cannot be written: the tool works, without an index, and says why;
 # - --no-index neither reads nor writes; --max-trace-bytes refuses a trace as without an index;
@@ -35,7 +38,7 @@ state() { # capture, index options...
 }
 
 # reports of a first open without an index, of an open writing it and of one reading it
-same_reports() { # name, capture
+same_report_bytes() { # name, capture
   name=$1 c=$2
   rm -rf "$idx"
   for mode in "--report" "--report --json"; do
@@ -52,6 +55,11 @@ same_reports() { # name, capture
       ok
     fi
   done
+}
+
+# the same, and a reopen uses the trace's index
+same_reports() { # name, capture
+  same_report_bytes "$@"
   st=$(state "$c" --index-dir "$idx")
   if [ "$st" = used ]; then ok; else bad "$name: a reopen says index '$st', not used"; fi
 }
@@ -94,6 +102,12 @@ if [ -d "$real" ]; then
   for f in msinsight/test/data/pytorch/text/level0 msinsight/test/data/pytorch/text/level1 \
     msinsight/server/src/test/test_data/heatMap vllm-ascend/prof_unpack/PROF_GROUP_20260823_165254/PROF_Memory; do
     [ -d "$real/$f" ] && same_reports "$f" "$real/$f"
+  done
+  # no trace or no text trace: the tables' and the analysis' indexes only (Db exports, the
+  # CSV-only level2 capture, damaged tables beside a cluster_analysis_output)
+  for f in msinsight/test/data/pytorch/db/level0 msinsight/server/src/test/test_data/full_db \
+    msinsight/test/st/level2 msinsight/server/src/test/test_data; do
+    [ -d "$real/$f" ] && same_report_bytes "$f" "$real/$f"
   done
 else
   echo "note: no $real; the real fixtures are not compared"

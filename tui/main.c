@@ -20,7 +20,6 @@
 #include "compare.h"
 #include "i18n.h"
 #include "progress.h"
-#include "analysis_index.h"
 #include "digest.h"
 #include "digest_cmd.h"
 #include "report.h"
