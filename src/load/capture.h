@@ -50,6 +50,7 @@ struct rank_data {
 	uint64_t trace_bytes_total;
 	bool trace_failed;
 	struct tindex_status index; /* whether the trace came from its index (trace_index.h) */
+	size_t csv_index[TINDEX_NOT_WRITTEN + 1]; /* CSV tables by how their index served (per state) */
 	struct diag_list trace_diags; /* the trace loader's, until the capture's list takes them */
 };
 
@@ -85,6 +86,10 @@ struct capture {
 struct capture *capture_open(const char *path, const struct capture_opts *opts);
 /* Loads every rank: all CSV tables first, then the traces. */
 void capture_load(struct capture *cap);
+/* With opts.index.lazy, verifies the trace columns that loading left unverified (the
+ * analysis reads them; --summary never does): a rank whose index fails is read afresh,
+ * with a message in cap->diags. Nothing to do otherwise. */
+void capture_verify_columns(struct capture *cap);
 void capture_free(struct capture *cap);
 /* Memory the program may still use, in bytes: MemAvailable from /proc/meminfo, lowered
  * to what the cgroup's memory.max leaves; ASCPROF_MEM_AVAILABLE (bytes) overrides both

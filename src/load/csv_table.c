@@ -996,10 +996,13 @@ void csvt_free(struct csv_table *t)
 		free(t->headers[i]);
 	free(t->headers);
 	free(t->header_col);
-	for (size_t i = 0; i < t->n_typed; i++)
+	for (size_t i = 0; i < t->n_typed && !t->map; i++)
 		free(t->cols[i].v.str); /* the union's pointer, whatever its type */
 	free(t->cols);
-	free(t->row_off_lo);
+	if (!t->map)
+		free(t->row_off_lo);
+	else
+		munmap(t->map, t->map_len);
 	free(t->off_high.at);
 	free(t->line_skew.at);
 	strtab_free(t->strs);
@@ -1019,7 +1022,7 @@ static void add_part(struct csv_table *t, const char *path, size_t first_row, ui
 
 bool csvt_append(struct csv_table *dst, struct csv_table *src)
 {
-	if (dst->ncols != src->ncols || dst->mem || src->mem)
+	if (dst->ncols != src->ncols || dst->mem || src->mem || dst->map)
 		return false;
 	for (size_t i = 0; i < dst->ncols; i++)
 		if (strcmp(dst->headers[i], src->headers[i]) != 0)

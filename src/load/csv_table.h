@@ -77,6 +77,10 @@ struct csv_table {
 	 * lists them here, in row order; NULL/0 for a table from one file. */
 	struct csvt_part *parts; /* owned */
 	size_t n_parts;
+	/* A table mapped from its index (trace_index.h): the typed columns and row_off_lo
+	 * point into this read-only mapping, unmapped when the table is freed; else NULL. */
+	void *map;
+	size_t map_len;
 };
 
 struct csvt_part {
