@@ -780,6 +780,7 @@ int main(int argc, char **argv)
 		}
 		double rss_m = median(rss, runs), anon_m = median(anon, runs);
 		double cpu_m = median(cpu, runs), rw = median(rep_w, runs);
+		double iw = median(idx_w, runs), ic = median(idx_c, runs), rc = median(rep_c, runs);
 		printf("== %s: %d trace file%s, %.0f MB, %.0f events (X, C and flow ends), %.0f lanes, "
 		       "%.0f op rows\n",
 		       specs[s].name, np, np == 1 ? "" : "s", mb, events, lanes, ops);
