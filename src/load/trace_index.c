@@ -22,7 +22,7 @@
 #include "xalloc.h"
 
 /* Raise on any change of the layout below or of what the loader puts in a store. */
-#define TINDEX_FORMAT 2
+#define TINDEX_FORMAT 3
 #define TINDEX_MAGIC "ASCPIDX"
 #define TINDEX_ENDIAN 0x01020304u
 
