@@ -1067,6 +1067,7 @@ static struct analysis *analysis_over(const struct capture *cap, char **bufs, co
 	struct analysis *an = xcalloc(1, sizeof *an);
 	an->cap = cap;
 	an->keep = digest_keep_new();
+	an->keep_free = digest_keep_free;
 	diag_init(&an->diags);
 	an->ranks = xcalloc(n ? n : 1, sizeof *an->ranks);
 	an->colls = xcalloc(n ? n : 1, sizeof *an->colls);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The persistent trace index: see trace_index.h. The file is a header, the key (text), then
- * the payload: 8-byte aligned sections in a fixed order, the columns laid out exactly as the
- * store holds them so that they are used in place from the mapping. */
+/* The persistent trace index: see trace_index.h. The file is a header, the key (text), the
+ * payload, then the payload's chunk table (an XXH3 per 64 KiB). The payload is 8-byte
+ * aligned sections in a fixed order, per kind of index (a trace's store, a CSV table, a
+ * blob), the columns laid out exactly as the store or the table holds them so that they
+ * are used in place from the mapping. */
 #include "trace_index.h"
 
 #include <dirent.h>
@@ -22,7 +24,7 @@
 #include "xalloc.h"
 
 /* Raise on any change of the layout below or of what the loader puts in a store. */
-#define TINDEX_FORMAT 2
+#define TINDEX_FORMAT 3
 #define TINDEX_MAGIC "ASCPIDX"
 #define TINDEX_ENDIAN 0x01020304u
 

@@ -9,7 +9,10 @@
  * changed means it is rebuilt, never trusted stale. It is written to a temporary name and
  * renamed, so two explorers opening the same capture each see a whole file; a file whose
  * checksums fail is rebuilt with a message. The cache is bounded: past max_bytes the least
- * recently used indexes are removed. Nothing is ever written beside the capture. */
+ * recently used indexes are removed. Nothing is ever written beside the capture.
+ *
+ * The same files hold CSV tables (tindex_load_csv) and a capture's analysis (bytes made by
+ * the caller: tindex_load_blob), each named by its kind beside the files' identities. */
 #ifndef ASCPROF_TRACE_INDEX_H
 #define ASCPROF_TRACE_INDEX_H
 
