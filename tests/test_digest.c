@@ -99,9 +99,41 @@ static void assert_same_cluster(const struct cluster_analysis *a, const struct c
 	assert_memory_equal(a->cells, b->cells, a->n_ranks * a->n_steps * sizeof *a->cells);
 }
 
+/* The text from start to the first of ends is the same in x and y. */
+static void assert_same_between(const char *x, const char *y, const char *start, const char *const *ends,
+				size_t n_ends)
+{
+	char *a = between(x, start, ends, n_ends), *b = between(y, start, ends, n_ends);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+/* The whole text report but its first line (the path) and what follows the sections (the
+ * capture's messages; the digests' note), and the JSON report's ranks, communication and
+ * cluster figures: the same bytes from a capture and from its digests. */
+static void assert_same_reports(const struct analysis *x, const struct analysis *y)
+{
+	char *tx = render(x, false), *ty = render(y, false);
+	static const char *const end[] = {"\n\nmessages\n", "\n  (read from digests"};
+	assert_same_between(tx, ty, "\n", end, 2);
+	free(tx);
+	free(ty);
+	char *jx = render(x, true), *jy = render(y, true);
+	/* from the ranks to the cluster's from_digests flag, which says where it was read, then
+	 * the cluster's figures and the thresholds, up to the messages */
+	static const char *const jend[] = {"\"from_digests\":"};
+	static const char *const jend2[] = {"\"warnings\":", "\"diagnostics\":"};
+	assert_same_between(jx, jy, "\"ranks\":", jend, 1);
+	assert_same_between(jx, jy, "\"ranks_n\":", jend2, 2);
+	free(jx);
+	free(jy);
+}
+
 /* The 16-rank capture and its digests: the per-rank sections of the text report (alignment
  * table, every rank's block) and of the JSON report (the ranks array) are byte-identical,
- * every metric agrees to 0.01 % (here: exactly), and the cluster sections are the same. */
+ * every metric agrees to 0.01 % (here: exactly), and the cluster sections are the same; so
+ * is the communication section (communication.json carried in the digests). */
 static void test_identity_16(void **state)
 {
 	(void)state;
@@ -125,30 +157,16 @@ static void test_identity_16(void **state)
 		assert_int_equal(x->n_steps, y->n_steps);
 		assert_int_equal(x->offset_ns[ALIGN_COLLECTIVE], y->offset_ns[ALIGN_COLLECTIVE]);
 	}
-	char *a = assert_same_rank_sections(c.an, dg), *b;
+	char *a = assert_same_rank_sections(c.an, dg);
 	assert_true(strlen(a) > 10000); /* 16 ranks' blocks */
 	free(a);
-	char *tc = render(c.an, false), *td = render(dg, false);
-	static const char *const cl_end[] = {"\n  (read from digests", "\nmessages"};
-	a = between(tc, "\ncluster:", cl_end, 2);
-	b = between(td, "\ncluster:", cl_end, 2);
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
-	free(tc);
-	free(td);
-
-	char *jc = render(c.an, true), *jd = render(dg, true);
-	static const char *const jr_end[] = {"\"slow_ranks\":"};
-	a = between(jc, "\"ranks\":", jr_end, 1);
-	b = between(jd, "\"ranks\":", jr_end, 1);
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
-	free(jc);
-	free(jd);
 
 	assert_same_cluster(c.an->cluster, dg->cluster);
+	/* the whole report, the communication section included */
+	assert_true(c.an->comm->present);
+	assert_true(dg->comm->present);
+	assert_int_equal(dg->comm->n_ranks, 16);
+	assert_same_reports(c.an, dg);
 	analysis_free(dg);
 
 	/* the explorer on the digests, headless: the Cluster view names the slow rank, the
@@ -188,6 +206,51 @@ static void test_identity_16(void **state)
 	tu_rmtree(dir);
 	free(dir);
 	tu_capture_free(&c);
+}
+
+/* Real captures with communication.json (msinsight's level1: 2 ranks; its st/level2: 4
+ * ranks, 2 of them without a trace, so no first event to tell their run by): their digests
+ * give the same report, the communication section (read from communication*.json by the
+ * loader, carried in the digests) included. */
+static void test_identity_real(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *rel;
+		size_t ranks, comm_ranks;
+	} cases[] = {{"msinsight/test/data/pytorch/text/level1", 2, 2}, {"msinsight/test/st/level2", 4, 4}};
+	size_t ran = 0;
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		char *rel = tu_real(cases[k].rel);
+		/* resolved, as a digest names its capture (the cluster table shows it) */
+		char *path = rel ? realpath(rel, NULL) : NULL;
+		free(rel);
+		if (!path)
+			continue;
+		struct capture *cap = capture_open(path, NULL);
+		assert_true(cap->usable);
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		assert_int_equal(an->n_ranks, cases[k].ranks);
+		assert_true(an->comm->present);
+		char *dir = write_digests(an);
+		struct analysis *dg = digest_open(dir);
+		assert_int_equal(dg->n_ranks, cases[k].ranks);
+		assert_int_equal(dg->cap->diags.n, 0);
+		assert_true(dg->comm->present);
+		assert_int_equal(dg->comm->n_ranks, cases[k].comm_ranks);
+		assert_int_equal(dg->comm->n_links, an->comm->n_links);
+		assert_same_reports(an, dg);
+		analysis_free(dg);
+		analysis_free(an);
+		capture_free(cap);
+		tu_rmtree(dir);
+		free(dir);
+		free(path);
+		ran++;
+	}
+	if (!ran)
+		skip();
 }
 
 /* Each rank digested on its own, as one node per rank would (no communication.json, so
@@ -436,8 +499,9 @@ static void test_string_length_wraps(void **state)
 	struct digest_ident id;
 	struct coll_inst *colls;
 	size_t nc;
+	struct comm_data cm;
 	char why[256];
-	assert_int_not_equal(digest_parse(buf, len, keep, &ra, &id, &colls, &nc, why, sizeof why), 0);
+	assert_int_not_equal(digest_parse(buf, len, keep, &ra, &id, &colls, &nc, &cm, why, sizeof why), 0);
 	digest_keep_free(keep);
 	free(buf);
 	free(data);
@@ -483,11 +547,13 @@ static void test_crafted_payloads(void **state)
 		struct digest_ident id;
 		struct coll_inst *colls;
 		size_t nc;
+		struct comm_data cm;
 		char why[256];
-		if (digest_parse(buf, blen, keep, &ra, &id, &colls, &nc, why, sizeof why) == 0) {
+		if (digest_parse(buf, blen, keep, &ra, &id, &colls, &nc, &cm, why, sizeof why) == 0) {
 			read++;
 			analysis_rank_free(&ra);
 			free(colls);
+			comm_data_free(&cm);
 		} else {
 			{
 				char layout[64];
@@ -638,6 +704,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identity_16),
+		cmocka_unit_test(test_identity_real),
 		cmocka_unit_test(test_per_node_digests),
 		cmocka_unit_test(test_mix),
 		cmocka_unit_test(test_slow_rank_found),
