@@ -17,6 +17,7 @@
 #include "analysis_priv.h"
 #include "cluster.h"
 #include "sbuf.h"
+#include "stagetime.h"
 #include "strtab.h"
 #include "xalloc.h"
 #include "xsort.h"
@@ -1070,6 +1071,7 @@ struct analysis *digest_open(const char *path)
 	an->keep = xcalloc(1, sizeof *an->keep);
 	diag_init(&an->diags);
 
+	double t0 = stagetime_now();
 	size_t nf;
 	char **files = list_digests(path, &nf);
 	struct loaded *L = xcalloc(nf ? nf : 1, sizeof *L);
@@ -1090,6 +1092,7 @@ struct analysis *digest_open(const char *path)
 		free(files[i]);
 	}
 	free(files);
+	t0 = stagetime_add(STAGE_DIGEST, t0);
 	/* captures beside the digests: analysed here, then read through the same encoding, so
 	 * every rank is held alike */
 	struct stat st;
@@ -1119,6 +1122,7 @@ struct analysis *digest_open(const char *path)
 			analysis_free(ma);
 		}
 		capture_free(mix);
+		t0 = stagetime_now(); /* their load and analysis timed their own stages */
 	}
 	if (!nf)
 		diag_add(&cap->diags, DIAG_ERROR, path, -1, -1, "no *%s files here", DIGEST_SUFFIX);
@@ -1205,6 +1209,7 @@ struct analysis *digest_open(const char *path)
 	for (size_t i = 0; i < an->n_ranks; i++)
 		analysis_bottlenecks(&an->ranks[i]);
 	an->cluster = cluster_analyse(an);
+	stagetime_add(STAGE_CAPTURE, t0);
 	return an;
 }
 
