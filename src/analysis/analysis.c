@@ -2,6 +2,7 @@
 /* Per-rank metrics from interval sets, the cross-checks against the exporter's own
  * figures, and the capture-level driver. */
 #include "analysis.h"
+#include "cluster_db.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -1502,6 +1503,8 @@ void analysis_free(struct analysis *an)
 	free(an->ranks);
 	comm_analysis_free(an->comm);
 	cluster_free(an->cluster);
+	cluster_db_free(an->cluster_db);
+	free(an->cluster_db);
 	diag_free(&an->diags);
 	digest_keep_free(an->keep);
 	if (an->from_digests)

@@ -444,6 +444,8 @@ struct analysis {
 	struct coll_inst **colls;
 	size_t *n_colls;
 	struct cluster_analysis *cluster; /* owned: ranks x steps, slow ranks, groups (cluster.h) */
+	struct cluster_db *cluster_db; /* owned: msprof-analyze's cluster_analysis.db when a
+					 * cluster_analysis_output is opened (cluster_db.h), or NULL */
 	bool from_digests;         /* read from digest files (digest.h): no events to drill into */
 	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */
 };
