@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis_priv.h"
+#include "align.h"
+#include "bottleneck.h"
+#include "comm.h"
 #include "capture.h"
 #include "cluster_out.h"
 #include "db.h"

@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "analysis_priv.h"
 #include "cluster.h"
 #include "sbuf.h"
 #include "stagetime.h"
@@ -1069,6 +1068,7 @@ struct analysis *digest_open(const char *path)
 	an->cap = cap;
 	an->from_digests = true;
 	an->keep = xcalloc(1, sizeof *an->keep);
+	an->keep_free = digest_keep_free;
 	diag_init(&an->diags);
 
 	double t0 = stagetime_now();
