@@ -854,6 +854,47 @@ static void test_cluster_db(void **state)
 	free(dir);
 }
 
+/* The generator's cluster_analysis.db (--cluster-db): 8 ranks, rank 5 planted slow. The
+ * overview's rank rows are the planted steps of ground_truth.txt to the ns (REAL us read
+ * back), our rule finds rank 5 and no other, msprof-analyze's SlowRank names 5, and its
+ * group holds every rank. */
+static void test_cluster_db_generated(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	char *out = tu_generate("--ranks 8 --steps 4 --ops 40 --slow-rank 5 --cluster-db");
+	struct tu_truth *t = tu_truth_load(out);
+	char *dir = xasprintf("%s/cluster_analysis_output", out);
+	struct analysis *an = digest_open_summaries(dir);
+	assert_non_null(an);
+	assert_int_equal(an->cap->diags.n, 0);
+	assert_int_equal(an->n_ranks, 8);
+	for (int r = 0; r < 8; r++) {
+		const struct rank_analysis *ra = &an->ranks[r];
+		assert_int_equal(ra->rank, r);
+		assert_int_equal((long long)ra->n_steps, tu_truth_int(t, "rank.%d.steps", r));
+		for (int k = 0; k < (int)ra->n_steps; k++) {
+			const struct step *s = &ra->steps[k];
+			assert_int_equal(s->end - s->start, tu_truth_int(t, "rank.%d.step.%d.end_ns", r, k) -
+								     tu_truth_int(t, "rank.%d.step.%d.start_ns", r, k));
+			assert_int_equal(s->compute_ns, tu_truth_int(t, "rank.%d.step.%d.compute_ns", r, k));
+			assert_int_equal(s->comm_not_overlapped_ns,
+					 tu_truth_int(t, "rank.%d.step.%d.comm_not_overlapped_ns", r, k));
+		}
+		assert_int_equal(an->cluster->ranks[r].slow, r == 5);
+	}
+	assert_int_equal(an->cluster_db->n_slow, 1);
+	assert_int_equal(an->cluster_db->slow[0].rank, 5);
+	assert_int_equal(an->cluster_db->n_groups, 1);
+	assert_string_equal(an->cluster_db->groups[0].rank_set, "(0,1,2,3,4,5,6,7)");
+	analysis_free(an);
+	tu_truth_free(t);
+	tu_rmtree(out);
+	free(out);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -869,6 +910,7 @@ int main(void)
 		cmocka_unit_test(test_1024_digests),
 		cmocka_unit_test(test_cluster_output),
 		cmocka_unit_test(test_cluster_db),
+		cmocka_unit_test(test_cluster_db_generated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
