@@ -169,6 +169,9 @@ static bool table_exists(sqlite3 *h, const char *table)
 	return ok;
 }
 
+sqlite3 *db_open_readonly(const char *path, struct diag_list *dl) { return db_open(path, dl); }
+bool db_has_table(sqlite3 *h, const char *table) { return table_exists(h, table); }
+
 /* Column names of a table, case-insensitive lookup. */
 struct cols {
 	char **names;
@@ -1779,25 +1782,33 @@ struct nest {
 	bool open, first_op;
 };
 
+/* Two levels of objects, {"outer": {"inner": {...}}}: closes what changed (when open) and
+ * opens the new ones. */
+static void nest_emit(struct sbuf *js, bool open, bool new_outer, bool new_inner, const char *outer, const char *inner)
+{
+	if (open && new_inner)
+		sbuf_addc(js, '}');
+	if (open && new_outer)
+		sbuf_addc(js, '}');
+	if (new_outer) {
+		sbuf_adds(js, open ? "," : "{");
+		json_key(js, outer);
+		sbuf_addc(js, '{');
+	} else if (new_inner) {
+		sbuf_addc(js, ',');
+	}
+	if (new_inner) {
+		json_key(js, inner);
+		sbuf_addc(js, '{');
+	}
+}
+
 static void nest_row(struct sbuf *js, struct nest *n, const char *step, const char *type)
 {
 	bool new_step = !n->open || strcmp(n->step, step), new_type = new_step || strcmp(n->type, type);
-	if (n->open && new_type)
-		sbuf_adds(js, "}");
-	if (n->open && new_step)
-		sbuf_adds(js, "}");
-	if (new_step) {
-		sbuf_adds(js, n->open ? "," : "{");
-		json_key(js, step);
-		sbuf_addc(js, '{');
-	} else if (new_type) {
-		sbuf_addc(js, ',');
-	}
-	if (new_type) {
-		json_key(js, type);
-		sbuf_addc(js, '{');
+	nest_emit(js, n->open, new_step, new_type, step, type);
+	if (new_type)
 		n->first_op = true;
-	}
 	snprintf(n->step, sizeof n->step, "%s", step);
 	snprintf(n->type, sizeof n->type, "%s", type);
 	n->open = true;
@@ -1834,6 +1845,83 @@ static void json_ratio(struct sbuf *js, double part, double rest)
 	sbuf_addf(js, "%.4f", r);
 }
 
+/* One bandwidth row (columns from base: transport, transit size, time, bandwidth, large
+ * packet ratio, package size, count, total duration) into "Communication Bandwidth Info":
+ * a transport's object opens when the transport changes; each row with packets adds a
+ * "Size Distribution" entry. */
+struct bw_state {
+	char transport[64];
+	bool any, dist_open;
+};
+
+static void bw_row_json(struct sbuf *js, sqlite3_stmt *bw, int base, struct bw_state *b)
+{
+	const char *tt = col_text(bw, base);
+	if (!b->any || strcmp(tt, b->transport)) {
+		if (b->any)
+			sbuf_adds(js, "}},");
+		snprintf(b->transport, sizeof b->transport, "%s", tt);
+		json_key(js, tt);
+		static const char *const keys[4] = {"{\"Transit Size(MB)\":", ",\"Transit Time(ms)\":",
+						    ",\"Bandwidth(GB/s)\":", ",\"Large Packet Ratio\":"};
+		for (int i = 0; i < 4; i++) {
+			sbuf_adds(js, keys[i]);
+			json_num_col(js, bw, base + 1 + i);
+		}
+		sbuf_adds(js, ",\"Size Distribution\":{");
+		b->dist_open = false;
+		b->any = true;
+	}
+	/* a row without packets says only that the transport was there */
+	if (sqlite3_column_double(bw, base + 6) > 0) {
+		if (b->dist_open)
+			sbuf_addc(js, ',');
+		sbuf_addc(js, '"');
+		json_num_col(js, bw, base + 5);
+		sbuf_adds(js, "\":[");
+		json_num_col(js, bw, base + 6);
+		sbuf_addc(js, ',');
+		json_num_col(js, bw, base + 7);
+		sbuf_addc(js, ']');
+		b->dist_open = true;
+	}
+}
+
+/* A link "<src>-<dst>": {...} from columns 4 to 10 (src, dst, transport, transit size,
+ * time, bandwidth, op name) of a matrix row. */
+static void link_json(struct sbuf *js, struct sbuf *key, sqlite3_stmt *st)
+{
+	sbuf_reset(key);
+	sbuf_addf(key, "%s-%s", col_text(st, 4), col_text(st, 5));
+	json_key(js, sbuf_str(key));
+	sbuf_adds(js, "{\"Transport Type\":");
+	json_str(js, col_text(st, 6));
+	sbuf_adds(js, ",\"Transit Size(MB)\":");
+	json_num_col(js, st, 7);
+	sbuf_adds(js, ",\"Transit Time(ms)\":");
+	json_num_col(js, st, 8);
+	sbuf_adds(js, ",\"Bandwidth(GB/s)\":");
+	json_num_col(js, st, 9);
+	sbuf_adds(js, ",\"Op Name\":");
+	json_str(js, col_text(st, 10));
+	sbuf_addc(js, '}');
+}
+
+/* {"Communication Time Info":{ and its six times from columns base on (start us, elapse,
+ * transit, wait, synchronization, idle ms); the object is left open. */
+static void time_info_json(struct sbuf *js, sqlite3_stmt *st, int base)
+{
+	sbuf_adds(js, "{\"Communication Time Info\":{");
+	static const char *const names[] = {"Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)",
+					    "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)"};
+	for (int i = 0; i < 6; i++) {
+		if (i)
+			sbuf_addc(js, ',');
+		json_key(js, names[i]);
+		json_num_col(js, st, base + i);
+	}
+}
+
 static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 {
 	sqlite3_stmt *st = NULL, *bw = NULL;
@@ -1851,15 +1939,7 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 		sbuf_reset(&key);
 		sbuf_addf(&key, "%s@%s", col_text(st, 2), col_text(st, 3));
 		json_key(&js, sbuf_str(&key));
-		sbuf_adds(&js, "{\"Communication Time Info\":{");
-		static const char *const names[] = {"Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)",
-						    "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)"};
-		for (int i = 0; i < 6; i++) {
-			if (i)
-				sbuf_addc(&js, ',');
-			json_key(&js, names[i]);
-			json_num_col(&js, st, 4 + i);
-		}
+		time_info_json(&js, st, 4);
 		double transit = sqlite3_column_double(st, 6), wait = sqlite3_column_double(st, 7),
 		       sync = sqlite3_column_double(st, 8);
 		sbuf_adds(&js, ",\"Wait Time Ratio\":");
@@ -1871,42 +1951,10 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 			sqlite3_reset(bw);
 			for (int i = 0; i < 4; i++)
 				sqlite3_bind_value(bw, i + 1, sqlite3_column_value(st, i));
-			char transport[64] = "";
-			bool any = false, dist_open = false;
-			while (sqlite3_step(bw) == SQLITE_ROW) {
-				const char *tt = col_text(bw, 0);
-				if (!any || strcmp(tt, transport)) {
-					if (any)
-						sbuf_adds(&js, "}},");
-					snprintf(transport, sizeof transport, "%s", tt);
-					json_key(&js, tt);
-					sbuf_adds(&js, "{\"Transit Size(MB)\":");
-					json_num_col(&js, bw, 1);
-					sbuf_adds(&js, ",\"Transit Time(ms)\":");
-					json_num_col(&js, bw, 2);
-					sbuf_adds(&js, ",\"Bandwidth(GB/s)\":");
-					json_num_col(&js, bw, 3);
-					sbuf_adds(&js, ",\"Large Packet Ratio\":");
-					json_num_col(&js, bw, 4);
-					sbuf_adds(&js, ",\"Size Distribution\":{");
-					dist_open = false;
-					any = true;
-				}
-				/* a row without packets says only that the transport was there */
-				if (sqlite3_column_double(bw, 6) > 0) {
-					if (dist_open)
-						sbuf_addc(&js, ',');
-					sbuf_addc(&js, '"');
-					json_num_col(&js, bw, 5);
-					sbuf_adds(&js, "\":[");
-					json_num_col(&js, bw, 6);
-					sbuf_addc(&js, ',');
-					json_num_col(&js, bw, 7);
-					sbuf_addc(&js, ']');
-					dist_open = true;
-				}
-			}
-			if (any)
+			struct bw_state b = {"", false, false};
+			while (sqlite3_step(bw) == SQLITE_ROW)
+				bw_row_json(&js, bw, 0, &b);
+			if (b.any)
 				sbuf_adds(&js, "}}");
 		}
 		sbuf_adds(&js, "}}");
@@ -1949,20 +1997,7 @@ static char *comm_matrix_json(sqlite3 *h, const char *path, struct diag_list *dl
 			snprintf(op, sizeof op, "%s", sbuf_str(&key));
 			op_open = true;
 		}
-		sbuf_reset(&key);
-		sbuf_addf(&key, "%s-%s", col_text(st, 4), col_text(st, 5));
-		json_key(&js, sbuf_str(&key));
-		sbuf_adds(&js, "{\"Transport Type\":");
-		json_str(&js, col_text(st, 6));
-		sbuf_adds(&js, ",\"Transit Size(MB)\":");
-		json_num_col(&js, st, 7);
-		sbuf_adds(&js, ",\"Transit Time(ms)\":");
-		json_num_col(&js, st, 8);
-		sbuf_adds(&js, ",\"Bandwidth(GB/s)\":");
-		json_num_col(&js, st, 9);
-		sbuf_adds(&js, ",\"Op Name\":");
-		json_str(&js, col_text(st, 10));
-		sbuf_addc(&js, '}');
+		link_json(&js, &key, st);
 	}
 	if (rc != SQLITE_DONE)
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table CommAnalyzerMatrix: %s; the rows before it were read"),
@@ -2016,6 +2051,217 @@ int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **
 			continue;
 		char *name = xasprintf("%s:%s", path, tables[i]);
 		n += comm_json_load_buffer(cd, name, bufs[i], strlen(bufs[i]), owner_rank, dl) == 0;
+		free(name);
+	}
+	sqlite3_close(h);
+	return n ? 0 : -1;
+}
+
+/* ---- cluster_analysis.db's communication tables as cluster_communication*.json ------------- */
+
+/* The two outer levels of the cluster layout, {"<group ranks>": {"stepN": {...}}}, opened
+ * and closed as the rows' (group, step) change (rows come sorted by them). */
+struct cnest {
+	struct sbuf grp, step, op;
+	bool open, first, op_open;
+};
+
+static void step_key(struct sbuf *out, const char *step)
+{
+	sbuf_reset(out);
+	/* comm_json tells a group's steps by their "step" prefix */
+	sbuf_addf(out, "%s%s", strncasecmp(step, "step", 4) ? "step" : "", step);
+}
+
+static void cnest_row(struct sbuf *js, struct cnest *n, const char *grp, const char *step)
+{
+	struct sbuf sk = SBUF_INIT;
+	step_key(&sk, step);
+	bool new_grp = !n->open || strcmp(sbuf_str(&n->grp), grp),
+	     new_step = new_grp || strcmp(sbuf_str(&n->step), sbuf_str(&sk));
+	nest_emit(js, n->open, new_grp, new_step, grp, sbuf_str(&sk));
+	if (new_step)
+		n->first = true;
+	sbuf_reset(&n->grp);
+	sbuf_adds(&n->grp, grp);
+	sbuf_reset(&n->step);
+	sbuf_adds(&n->step, sbuf_str(&sk));
+	sbuf_free(&sk);
+	n->open = true;
+}
+
+/* The op object "<op>@<group>": {...} a row belongs to: a comma inside the open one, else
+ * the open one closed and a new one opened (with its group and step as they change). */
+static void cnest_op(struct sbuf *js, struct cnest *n, const char *grp, const char *step, const char *op)
+{
+	struct sbuf sk = SBUF_INIT;
+	step_key(&sk, step);
+	bool same = n->op_open && !strcmp(sbuf_str(&n->grp), grp) && !strcmp(sbuf_str(&n->step), sbuf_str(&sk)) &&
+		    !strcmp(sbuf_str(&n->op), op);
+	sbuf_free(&sk);
+	if (same) {
+		sbuf_addc(js, ',');
+		return;
+	}
+	if (n->op_open)
+		sbuf_addc(js, '}');
+	cnest_row(js, n, grp, step);
+	if (!n->first)
+		sbuf_addc(js, ',');
+	n->first = false;
+	json_key(js, op);
+	sbuf_addc(js, '{');
+	sbuf_reset(&n->op);
+	sbuf_adds(&n->op, op);
+	n->op_open = true;
+}
+
+static void cnest_close(struct sbuf *js, struct cnest *n)
+{
+	if (n->op_open)
+		sbuf_addc(js, '}');
+	sbuf_adds(js, n->open ? "}}}" : "{}");
+	sbuf_free(&n->grp);
+	sbuf_free(&n->step);
+	sbuf_free(&n->op);
+}
+
+/* The key columns (group ranks, step, op, group, rank) of two statements, compared as the
+ * ORDER BY of both sorts them: text by bytes, the rank as a number. */
+static int ckey_cmp(sqlite3_stmt *a, sqlite3_stmt *b)
+{
+	for (int i = 0; i < 5; i++) {
+		int c;
+		if (i == 4) {
+			int64_t x = sqlite3_column_int64(a, i), y = sqlite3_column_int64(b, i);
+			c = x < y ? -1 : x > y;
+		} else {
+			c = strcmp(col_text(a, i), col_text(b, i));
+		}
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/* ClusterCommAnalyzerTime (or ClusterCommunicationTime) with its Bandwidth table, merged
+ * in one pass over both sorted by (group ranks, step, op, group, rank). */
+static char *cluster_time_json(sqlite3 *h, const char *path, const char *tt, const char *bt, const char *grp,
+			       struct diag_list *dl)
+{
+	char *sql = sqlite3_mprintf("SELECT %s, step, hccl_op_name, group_name, rank_id, start_timestamp, elapsed_time,"
+				    " transit_time, wait_time, synchronization_time, idle_time FROM \"%w\""
+				    " ORDER BY 1, 2, 3, 4, 5, rowid",
+				    grp, tt);
+	sqlite3_stmt *st = NULL, *bw = NULL;
+	int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), tt, sqlite3_errmsg(h));
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	if (bt) {
+		sql = sqlite3_mprintf("SELECT %s, step, hccl_op_name, group_name, rank_id, band_type, transit_size,"
+				      " transit_time, bandwidth, large_packet_ratio, package_size, count, total_duration"
+				      " FROM \"%w\""
+				      " ORDER BY 1, 2, 3, 4, 5, band_type, rowid",
+				      grp, bt);
+		if (sqlite3_prepare_v2(h, sql, -1, &bw, NULL) != SQLITE_OK) {
+			diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), bt, sqlite3_errmsg(h));
+			sqlite3_finalize(bw);
+			bw = NULL;
+		}
+		sqlite3_free(sql);
+	}
+	int brc = bw ? sqlite3_step(bw) : SQLITE_DONE;
+	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	struct cnest n = {SBUF_INIT, SBUF_INIT, SBUF_INIT, false, false, false};
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%s@%s", col_text(st, 2), col_text(st, 3));
+		cnest_op(&js, &n, col_text(st, 0), col_text(st, 1), sbuf_str(&key));
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%lld", (long long)sqlite3_column_int64(st, 4));
+		json_key(&js, sbuf_str(&key));
+		time_info_json(&js, st, 5);
+		sbuf_adds(&js, "},\"Communication Bandwidth Info\":{");
+		while (brc == SQLITE_ROW && ckey_cmp(bw, st) < 0)
+			brc = sqlite3_step(bw);
+		struct bw_state b = {"", false, false};
+		for (; brc == SQLITE_ROW && ckey_cmp(bw, st) == 0; brc = sqlite3_step(bw))
+			bw_row_json(&js, bw, 5, &b);
+		if (b.any)
+			sbuf_adds(&js, "}}");
+		sbuf_adds(&js, "}}");
+	}
+	if (rc != SQLITE_DONE)
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s: %s; the rows before it were read"), tt, sqlite3_errmsg(h));
+	cnest_close(&js, &n);
+	sqlite3_finalize(st);
+	sqlite3_finalize(bw);
+	sbuf_free(&key);
+	return sbuf_detach(&js);
+}
+
+/* ClusterCommAnalyzerMatrix (or ClusterCommunicationMatrix): links per op. */
+static char *cluster_matrix_json(sqlite3 *h, const char *path, const char *mt, const char *grp,
+				 struct diag_list *dl)
+{
+	char *sql = sqlite3_mprintf("SELECT %s, step, hccl_op_name, group_name, src_rank, dst_rank, transport_type,"
+				    " transit_size, transit_time, bandwidth, op_name FROM \"%w\" ORDER BY 1, 2, 3, 4, rowid",
+				    grp, mt);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), mt, sqlite3_errmsg(h));
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	struct cnest n = {SBUF_INIT, SBUF_INIT, SBUF_INIT, false, false, false};
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%s@%s", col_text(st, 2), col_text(st, 3));
+		cnest_op(&js, &n, col_text(st, 0), col_text(st, 1), sbuf_str(&key));
+		link_json(&js, &key, st);
+	}
+	if (rc != SQLITE_DONE)
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s: %s; the rows before it were read"), mt, sqlite3_errmsg(h));
+	cnest_close(&js, &n);
+	sqlite3_finalize(st);
+	sbuf_free(&key);
+	return sbuf_detach(&js);
+}
+
+int db_cluster_comm_load(struct comm_data *cd, const char *path, char **bufs, struct diag_list *dl)
+{
+	bufs[0] = bufs[1] = NULL;
+	sqlite3 *h = db_open(path, dl);
+	if (!h)
+		return -1;
+	/* msprof-analyze's full names, else those of its simplified output */
+	static const char *const full[3] = {"ClusterCommAnalyzerTime", "ClusterCommAnalyzerBandwidth",
+					    "ClusterCommAnalyzerMatrix"};
+	static const char *const simple[3] = {"ClusterCommunicationTime", "ClusterCommunicationBandwidth",
+					      "ClusterCommunicationMatrix"};
+	int n = 0;
+	for (int i = 0; i < 2; i++) {
+		int k = i ? 2 : 0;
+		const char *const *names = table_exists(h, full[k]) ? full : table_exists(h, simple[k]) ? simple : NULL;
+		if (!names)
+			continue;
+		/* the group's ranks where the table gives them, else its name */
+		struct cols c;
+		const char *grp = cols_load(h, names[k], &c) && cols_has(&c, "rank_set") ? "rank_set" : "group_name";
+		cols_free(&c);
+		bufs[i] = i ? cluster_matrix_json(h, path, names[2], grp, dl)
+			    : cluster_time_json(h, path, names[0], table_exists(h, names[1]) ? names[1] : NULL, grp, dl);
+		if (!bufs[i])
+			continue;
+		char *name = xasprintf("%s:%s", path, names[k]);
+		n += comm_json_load_buffer(cd, name, bufs[i], strlen(bufs[i]), -1, dl) == 0;
 		free(name);
 	}
 	sqlite3_close(h);

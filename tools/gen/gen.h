@@ -103,6 +103,7 @@ struct opts {
 	int ragged, excel;
 	int ops; /* mean dispatch units per decode step */
 	bool comm; /* communication.json and communication_matrix.json */
+	bool cluster_db; /* cluster_analysis_output/cluster_analysis.db (gen_db.h) */
 	bool demo, self_check, force, check_only;
 	struct shape_opts shape;
 	int export_db; /* --export: 0 text, 1 db (the text replaced), 2 both (gen_db.h) */
