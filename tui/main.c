@@ -23,8 +23,10 @@
 #include "digest.h"
 #include "digest_cmd.h"
 #include "report.h"
+#include "spill.h"
 #include "stagetime.h"
 #include "summary.h"
+#include "trace_index.h"
 
 enum mode { MODE_TUI, MODE_SUMMARY, MODE_REPORT };
 
@@ -304,6 +306,13 @@ int main(int argc, char **argv)
 		case 'V': printf("ascprof-tui %s\n", PACKAGE_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (copts.index.enabled) {
+		/* the loader's big arrays go to files beside the indexes first: the user's disk,
+		 * where /tmp may be memory (spill.h) */
+		char *dir = tindex_dir(&copts.index);
+		spill_set_dir(dir);
+		free(dir);
 	}
 	if (digest_dir) {
 		if (aopts.compare || mode != MODE_TUI || json) {
