@@ -3,11 +3,13 @@
  * through growth and shrinking; their pages are file cache, not the process's private
  * memory (RssAnon does not grow with them); several columns of different element sizes
  * grown to one shared capacity (as the loader's segments and CSV tables do) all get it;
- * small arrays stay malloc'ed; spill_free frees either kind. */
+ * small arrays stay malloc'ed; spill_free frees either kind; the descriptors they hold
+ * stay within half the open-file limit. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
 
@@ -150,13 +152,45 @@ static void test_shared_capacity(void **state)
 	spill_free(tiny);
 }
 
+/* Each spilled array holds a descriptor: at most half the open-file limit (40 here, set
+ * before the first spill) go to them; the arrays past that stay in memory and work the
+ * same; a freed one makes room again. */
+#define FILE_LIMIT 40
+static void test_file_budget(void **state)
+{
+	(void)state;
+	if (!disk_dir())
+		skip();
+	enum { N = 30 };
+	unsigned char *a[N];
+	size_t spilled = 0;
+	for (size_t i = 0; i < N; i++) {
+		a[i] = spill_alloc(SPILL_MIN_BYTES);
+		memset(a[i], (int)i, SPILL_MIN_BYTES);
+		spilled += spill_is(a[i]);
+	}
+	assert_int_equal(spilled, FILE_LIMIT / 2);
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(a[i][SPILL_MIN_BYTES - 1], (unsigned char)i);
+	spill_free(a[0]);
+	a[0] = spill_alloc(SPILL_MIN_BYTES);
+	assert_true(spill_is(a[0]));
+	for (size_t i = 0; i < N; i++)
+		spill_free(a[i]);
+}
+
 int main(void)
 {
+	/* before any array spills: the budget is read once */
+	struct rlimit rl = {FILE_LIMIT, FILE_LIMIT};
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small_stays_malloc),
 		cmocka_unit_test(test_grows_into_file),
 		cmocka_unit_test(test_realloc_moves),
 		cmocka_unit_test(test_shared_capacity),
+		cmocka_unit_test(test_file_budget),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/uio.h>
@@ -35,6 +36,7 @@ static struct spill_ent *ents;
 static size_t n_ents, cap_ents, spilled_bytes;
 static char *pref_dir;
 static int enabled = -1; /* -1: not yet read from the environment */
+static size_t max_files;  /* spilled arrays at once: each holds a descriptor */
 
 static size_t page_size(void)
 {
@@ -67,8 +69,10 @@ static bool on_disk(const char *dir)
 
 static int open_in(const char *dir)
 {
-	if (!dir || !*dir || !on_disk(dir))
+	if (!dir || !*dir || !on_disk(dir)) {
+		errno = ENOENT;
 		return -1;
+	}
 	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_EXCL, 0600);
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
@@ -80,20 +84,40 @@ static int open_in(const char *dir)
 	return fd;
 }
 
+/* Each spilled array keeps its file open (to grow it): half the descriptors at most go to
+ * them, the soft limit raised towards the hard one first (a capture of many ranks holds
+ * a few dozen arrays per rank). Past that, arrays stay in memory. */
+static size_t file_budget(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 64;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 8192 && rl.rlim_cur < rl.rlim_max) {
+		rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 8192 ? 8192 : rl.rlim_max;
+		struct rlimit up = {want, rl.rlim_max};
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			rl.rlim_cur = want;
+	}
+	return rl.rlim_cur == RLIM_INFINITY ? 4096 : (size_t)rl.rlim_cur / 2;
+}
+
 /* Called with spill_mu held. */
 static int open_tmp(void)
 {
 	if (enabled < 0) {
 		const char *e = getenv("ASCPROF_SPILL");
 		enabled = !(e && !strcmp(e, "0"));
+		max_files = file_budget();
 	}
-	if (!enabled)
+	if (!enabled || n_ents >= max_files)
 		return -1;
 	const char *dirs[] = {getenv("ASCPROF_SPILL_DIR"), pref_dir, getenv("TMPDIR"), "/var/tmp", "/tmp"};
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
 		int fd = open_in(dirs[i]);
 		if (fd >= 0)
 			return fd;
+		if (errno == EMFILE || errno == ENFILE)
+			return -1; /* out of descriptors for now: this array stays in memory */
 	}
 	enabled = 0; /* nowhere to spill: not asked again */
 	return -1;

@@ -10,8 +10,10 @@
  * either, so a column's owner frees it with spill_free whatever it became. The space is
  * written (zeros) before it is mapped: a full disk falls back to malloc instead of a
  * SIGBUS on first write, and the mapping finds its pages in the file cache.
- * ASCPROF_SPILL=0 turns spilling off (comparisons, tests); ASCPROF_SPILL_DIR names the
- * directory to use first. Thread-safe. */
+ * Each spilled array keeps its file's descriptor: at most half the open-file limit go to
+ * them (the soft limit is raised towards the hard one, up to 8192, on first use); past
+ * that, new arrays stay in memory. ASCPROF_SPILL=0 turns spilling off (comparisons,
+ * tests); ASCPROF_SPILL_DIR names the directory to use first. Thread-safe. */
 #ifndef ASCPROF_SPILL_H
 #define ASCPROF_SPILL_H
 
