@@ -19,6 +19,7 @@
 #include "i18n.h"
 #include "lanes.h"
 #include "num.h"
+#include "spill.h"
 #include "u64map.h"
 #include "xalloc.h"
 
@@ -379,10 +380,11 @@ static void bld_event(struct bld *b, int64_t start, int64_t end, uint32_t name, 
 		xgrow(&b->name, &c, b->n + 1, sizeof *b->name);
 		xgrow(&b->kind, &b->cap, b->n + 1, sizeof *b->kind);
 		rs->n_ev = b->cap;
+		/* store_put_off_wide may have spilled the offsets (spill.h) */
 		if (rs->ev_off_wide) {
-			rs->ev_off_wide = xrealloc(rs->ev_off_wide, b->cap * sizeof *rs->ev_off_wide);
+			rs->ev_off_wide = spill_realloc(rs->ev_off_wide, b->cap * sizeof *rs->ev_off_wide);
 		} else {
-			rs->ev_off_lo = xrealloc(rs->ev_off_lo, b->cap * sizeof *rs->ev_off_lo);
+			rs->ev_off_lo = spill_realloc(rs->ev_off_lo, b->cap * sizeof *rs->ev_off_lo);
 			rs->ev_off_block = xrealloc(rs->ev_off_block,
 						    ((b->cap >> STORE_OFF_SHIFT) + 1) * sizeof *rs->ev_off_block);
 		}
