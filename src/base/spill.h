@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Big arrays in unlinked temporary files, mapped shared: their pages are the kernel's file
  * cache, which it writes out and drops under memory pressure, rather than private memory
- * it cannot. The loader keeps its event columns, flow ends, lane lists and links here, so
- * a trace larger than the memory given to the process still loads (trace.c, lanes.c).
+ * it cannot. The loaders keep their event columns, flow ends, lane lists, links, the CSV
+ * tables' typed columns and the Db reader's counters here, so a trace larger than the
+ * memory given to the process still loads (trace.c, db.c, lanes.c, csv_table.c).
  *
  * An array below SPILL_MIN_BYTES, or any array when no directory takes a temporary file
  * (none writable, or only memory file systems such as tmpfs, where a file would be
