@@ -23,8 +23,10 @@
 #include "digest.h"
 #include "digest_cmd.h"
 #include "report.h"
+#include "spill.h"
 #include "stagetime.h"
 #include "summary.h"
+#include "trace_index.h"
 
 enum mode { MODE_TUI, MODE_SUMMARY, MODE_REPORT };
 
@@ -49,9 +51,10 @@ static void usage(FILE *out)
 	      "      --script FILE        run the explorer headless, keys and :dump steps from FILE\n"
 	      "      --size WxH           terminal size for --script (default 80x24)\n"
 	      "      --term-out FILE      with --script: drive curses and write its bytes to FILE\n"
-	      "      --max-trace-bytes N  refuse trace files larger than N bytes (K, M, G; 0: no limit;\n"
-	      "                           default: what available memory allows)\n"
-	      "      --max-csv-bytes N    the same for CSV files\n"
+	      "      --max-trace-bytes N  refuse trace files larger than N bytes (K, M, G; 0, the\n"
+	      "                           default: no limit)\n"
+	      "      --max-csv-bytes N    refuse CSV files larger than N bytes (default: what\n"
+	      "                           available memory allows)\n"
 	      "      --index-dir DIR      keep trace indexes in DIR (default: $XDG_CACHE_HOME/ascprof-tui,\n"
 	      "                           else ~/.cache/ascprof-tui)\n"
 	      "      --no-index           neither read nor write a trace index\n"
@@ -312,6 +315,13 @@ int main(int argc, char **argv)
 		case 'V': printf("ascprof-tui %s\n", PACKAGE_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (copts.index.enabled) {
+		/* the loader's big arrays go to files beside the indexes first: the user's disk,
+		 * where /tmp may be memory (spill.h) */
+		char *dir = tindex_dir(&copts.index);
+		spill_set_dir(dir);
+		free(dir);
 	}
 	if (digest_dir) {
 		if (aopts.compare || mode != MODE_TUI || json) {

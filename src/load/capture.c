@@ -91,12 +91,6 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts)
 	return cap;
 }
 
-/* What a loaded trace holds in private memory per byte of file, in percent, with a
- * margin: 14 to 19 on the bench's generated captures, but up to about 45 on dense
- * minified traces of short events, which hold more events per byte; and ranks loaded at
- * the same time each check the memory left on their own. */
-#define CAPTURE_INDEX_PERCENT 75
-
 /* The same for a CSV table (typed known columns, row offsets, the distinct texts): 23 % of
  * the bench's operator_details and 34 % of its kernel_details in private memory, more for
  * tables of short rows; the same margin. */
@@ -165,8 +159,6 @@ static uint64_t limit_for(uint64_t avail, unsigned percent)
 		return UINT64_MAX;
 	return avail / percent * 100;
 }
-
-uint64_t capture_auto_trace_limit(uint64_t avail) { return limit_for(avail, CAPTURE_INDEX_PERCENT); }
 
 uint64_t capture_auto_csv_limit(uint64_t avail) { return limit_for(avail, CAPTURE_TABLE_PERCENT); }
 
@@ -448,27 +440,9 @@ static void load_trace(struct capture *cap, struct rank_data *rd, int threads, s
 static void load_trace_files(struct capture *cap, struct rank_data *rd, int threads, const char **paths,
 			     size_t n, struct diag_list *dl)
 {
-	uint64_t total = 0;
-	for (size_t i = 0; i < rd->plan->n_files; i++)
-		for (size_t k = 0; k < n; k++)
-			if (rd->plan->files[i].path == paths[k])
-				total += rd->plan->files[i].size;
+	/* No limit unless one is set: what grows with a trace is spilled to disk (spill.h),
+	 * so one larger than the memory available loads. */
 	uint64_t limit = cap->opts.max_trace_bytes;
-	if (limit == 0) {
-		/* Refused here with a message rather than killed by the kernel half-way. Read
-		 * for each trace: the ranks loaded before it hold memory too. */
-		uint64_t avail = capture_mem_available();
-		uint64_t auto_limit = capture_auto_trace_limit(avail);
-		if (auto_limit && total > auto_limit) {
-			diag_add(dl, DIAG_ERROR, paths[0], 0, -1,
-				 "%" PRIu64 " bytes%s is over the limit of %" PRIu64 " bytes that the %" PRIu64
-				 " bytes of available memory allow (the index needs about %d%% of the file); "
-				 "skipped. --max-trace-bytes N sets the limit (0: none)",
-				 total, n > 1 ? " (all slices)" : "", auto_limit, avail, CAPTURE_INDEX_PERCENT);
-			rd->trace_failed = true;
-			return;
-		}
-	}
 	struct trace_load_opts topts = {
 		.threads = threads,
 		.progress = &rd->trace_bytes_done,

@@ -20,6 +20,7 @@
 #include "lanes.h"
 #include "lower_bound.h"
 #include "num.h"
+#include "spill.h"
 #include "u64map.h"
 #include "xalloc.h"
 
@@ -376,17 +377,18 @@ static void bld_event(struct bld *b, int64_t start, int64_t end, uint32_t name, 
 	if (b->n == b->cap) {
 		/* more rows than counted (or no count): grow, the offsets' columns too */
 		size_t c = b->cap;
-		xgrow(&b->ts, &c, b->n + 1, sizeof *b->ts);
+		spill_grow(&b->ts, &c, b->n + 1, sizeof *b->ts);
 		c = b->cap;
-		xgrow(&b->dur, &c, b->n + 1, sizeof *b->dur);
+		spill_grow(&b->dur, &c, b->n + 1, sizeof *b->dur);
 		c = b->cap;
-		xgrow(&b->name, &c, b->n + 1, sizeof *b->name);
-		xgrow(&b->kind, &b->cap, b->n + 1, sizeof *b->kind);
+		spill_grow(&b->name, &c, b->n + 1, sizeof *b->name);
+		spill_grow(&b->kind, &b->cap, b->n + 1, sizeof *b->kind);
 		rs->n_ev = b->cap;
+		/* the columns are spilled (spill.h), the offsets too */
 		if (rs->ev_off_wide) {
-			rs->ev_off_wide = xrealloc(rs->ev_off_wide, b->cap * sizeof *rs->ev_off_wide);
+			rs->ev_off_wide = spill_realloc(rs->ev_off_wide, b->cap * sizeof *rs->ev_off_wide);
 		} else {
-			rs->ev_off_lo = xrealloc(rs->ev_off_lo, b->cap * sizeof *rs->ev_off_lo);
+			rs->ev_off_lo = spill_realloc(rs->ev_off_lo, b->cap * sizeof *rs->ev_off_lo);
 			rs->ev_off_block = xrealloc(rs->ev_off_block,
 						    ((b->cap >> STORE_OFF_SHIFT) + 1) * sizeof *rs->ev_off_block);
 		}
@@ -410,7 +412,7 @@ static void bld_event(struct bld *b, int64_t start, int64_t end, uint32_t name, 
 static void bld_flow(struct bld *b, enum flow_ph ph, uint32_t cat, uint64_t id, uint32_t lane, int64_t ts)
 {
 	struct rank_store *rs = b->rs;
-	xgrow(&rs->flows, &b->cap_flows, rs->n_flows + 1, sizeof *rs->flows);
+	spill_grow(&rs->flows, &b->cap_flows, rs->n_flows + 1, sizeof *rs->flows);
 	struct flow *f = &rs->flows[rs->n_flows++];
 	f->ts = ts;
 	f->id = id;
@@ -1013,7 +1015,7 @@ static void drop_dangling_flows(struct bld *b)
 	rs->n_flows = out;
 	/* the dropped ends' pages go back before the lanes are built (shrinking a big
 	 * block unmaps its tail) */
-	rs->flows = xrealloc(rs->flows, (out ? out : 1) * sizeof *rs->flows);
+	rs->flows = spill_realloc(rs->flows, (out ? out : 1) * sizeof *rs->flows);
 	b->cap_flows = out ? out : 1;
 }
 
@@ -1029,7 +1031,7 @@ static void bld_finish(struct bld *b)
 	store_ts_plan(rs, hi);
 	for (size_t ev = 0; ev < n; ev++)
 		store_put_ts(rs, ev, b->ts[ev]);
-	free(b->ts);
+	spill_free(b->ts);
 	b->ts = NULL;
 	rs->ev_dur = b->dur ? b->dur : xmalloc(sizeof *rs->ev_dur);
 	rs->ev_name = b->name ? b->name : xmalloc(sizeof *rs->ev_name);
@@ -1064,14 +1066,14 @@ static void reserve_events(struct bld *b)
 	}
 	if (!n)
 		return;
-	b->ts = xmalloc(n * sizeof *b->ts);
-	b->dur = xmalloc(n * sizeof *b->dur);
-	b->name = xmalloc(n * sizeof *b->name);
-	b->kind = xmalloc(n * sizeof *b->kind);
+	b->ts = spill_alloc(n * sizeof *b->ts);
+	b->dur = spill_alloc(n * sizeof *b->dur);
+	b->name = spill_alloc(n * sizeof *b->name);
+	b->kind = spill_alloc(n * sizeof *b->kind);
 	b->cap = n;
 	/* the offsets go straight into the store's columns (n_ev is the bound until the end) */
 	b->rs->n_ev = n;
-	b->rs->ev_off_lo = xmalloc(n * sizeof *b->rs->ev_off_lo);
+	b->rs->ev_off_lo = spill_alloc(n * sizeof *b->rs->ev_off_lo);
 	b->rs->ev_off_block = xcalloc((n >> STORE_OFF_SHIFT) + 1, sizeof *b->rs->ev_off_block);
 }
 
@@ -1582,9 +1584,9 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 				if (pm->dense_max >= 0) {
 					/* every id's place at once: no doubling past them */
 					pm->cap[k] = (size_t)pm->dense_max + 1;
-					pm->v[k] = xrealloc(pm->v[k], pm->cap[k] * sizeof *pm->v[k]);
+					pm->v[k] = spill_realloc(pm->v[k], pm->cap[k] * sizeof *pm->v[k]);
 				} else {
-					xgrow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
+					spill_grow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
 				}
 				for (size_t i = old; i < pm->cap[k]; i++)
 					pm->v[k][i] = NAN;
@@ -1601,7 +1603,7 @@ static void pmu_free(struct pmu *pm)
 {
 	u64map_free(&pm->slot);
 	for (size_t k = 0; k < PMU_WANTED; k++)
-		free(pm->v[k]);
+		spill_free(pm->v[k]);
 }
 
 /* A kernel row's counters: the totals (ns) as µs, the ratios exactly. */
