@@ -5,7 +5,11 @@
 #   src/base < src/json < src/store < src/load < src/analysis < src/report < tui (tui/views)
 # Includes name headers by basename (one -I per folder, Makefile.am), so basenames must be
 # unique. The core (src/) never includes curses: the report and the tests link it alone.
-# The check runs once on a copy with a planted upward include and must fail there, so a
+# Within src/analysis the driver sits on top: analysis.h (the driver, and the public entry
+# that includes every stage's header) and digest.h (which runs the driver on captures
+# beside digests) are included there only by the drivers themselves (analysis.[ch],
+# digest.[ch]); every stage includes result.h and lower stages, so none calls back up.
+# The check runs once on a copy with planted violations and must fail there, so a
 # checker that passes everything cannot go unnoticed.
 set -u
 srcdir=${ASCPROF_SRCDIR:-.}
@@ -41,6 +45,15 @@ check_tree() (
 			bad=1
 		fi
 		for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+			if [ "$dir" = src/analysis ]; then
+				case $(basename "$f"):$(basename "$h") in
+				analysis.[ch]:* | digest.[ch]:*) ;;
+				*:analysis.h | *:digest.h)
+					echo "FAIL: $f (an analysis stage) includes the driver's $h"
+					bad=1
+					;;
+				esac
+			fi
 			hdir=$(printf '%s\n' "$map" | awk -v h="$(basename "$h")" '$1 == h {print $2; exit}')
 			[ -n "$hdir" ] || continue # config.h, generated or test-only files
 			hl=$(level_of_dir "$hdir")
@@ -76,5 +89,12 @@ if check_tree "$tmp" > "$tmp/out2"; then
 	echo "FAIL: the checker missed curses in src/analysis"
 	exit 1
 fi
+sed -i '$d' "$tmp/src/analysis/steps.c"
+printf '#include "analysis.h"\n' >> "$tmp/src/analysis/opstats.c"
+if check_tree "$tmp" > "$tmp/out3"; then
+	echo "FAIL: the checker missed an analysis stage including the driver"
+	exit 1
+fi
+grep -q 'opstats.c (an analysis stage) includes the driver' "$tmp/out3" || { echo "FAIL: wrong complaint:"; cat "$tmp/out3"; exit 1; }
 n=$(cd "$srcdir" && find src tui -name '*.[ch]' | wc -l)
-echo "PASS: $n files in src/ and tui/ include only their own and lower folders; src/ is free of curses"
+echo "PASS: $n files in src/ and tui/ include only their own and lower folders; src/ is free of curses; no analysis stage includes the driver"

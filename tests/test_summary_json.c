@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* `ascprof-tui --summary --json` as a script would use it: run the binary, parse its
- * output with jsmn, check the documented keys and values; and the exit status for
- * unusable input. */
+ * output with jsmn, check the documented keys and values; the exit status for
+ * unusable input; and the exact text of jsonw's key-and-value writers. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "json_tok.h"
+#include "jsonw.h"
 #include "sbuf.h"
 #include "testutil.h"
 
@@ -78,6 +81,36 @@ static const char trace_json[] =
 	"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"Thread 1\"}},"
 	"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}},"
 	"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 2, \"tid\": 2, \"args\": {\"name\": \"Stream 2\"}}]";
+
+/* The key-and-value writers every JSON writer in src/ uses: their exact text. */
+static void test_jsonw_scalar_helpers(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	struct jsonw w;
+	jsonw_init(&w, f, false);
+	jsonw_obj_begin(&w);
+	jsonw_kus(&w, "a", 1234567);
+	jsonw_kus(&w, "b", -1);
+	jsonw_kus(&w, "c", 5000);
+	jsonw_knull(&w, "d");
+	jsonw_kint_or_null(&w, "e", -7, true);
+	jsonw_kint_or_null(&w, "f", 7, false);
+	jsonw_kdouble_inf(&w, "g", INFINITY, 2);
+	jsonw_kdouble_inf(&w, "h", -INFINITY, 2);
+	jsonw_kdouble_inf(&w, "i", NAN, 2);
+	jsonw_kdouble_inf(&w, "j", 2.125, 2);
+	jsonw_kdouble(&w, "k", INFINITY, 2);
+	jsonw_kstr(&w, "l", NULL);
+	jsonw_obj_end(&w);
+	fclose(f);
+	assert_string_equal(buf, "{\"a\":1234.567,\"b\":-0.001,\"c\":5,\"d\":null,\"e\":-7,\"f\":null,"
+				 "\"g\":\"inf\",\"h\":\"-inf\",\"i\":null,\"j\":2.12,\"k\":null,\"l\":null}");
+	free(buf);
+}
 
 static void test_summary_json_keys(void **state)
 {
@@ -163,6 +196,7 @@ static void test_real_level1_summary(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_jsonw_scalar_helpers),
 		cmocka_unit_test(test_summary_json_keys),
 		cmocka_unit_test(test_unusable_input_exits_non_zero),
 		cmocka_unit_test(test_real_level1_summary),

@@ -119,6 +119,23 @@ static void *loader_main(void *arg)
 	return NULL;
 }
 
+const struct capture *app_capture(const struct app *app) { return app->cap; }
+
+size_t app_rank_count(const struct app *app) { return app->cap->n_ranks; }
+
+const struct rank_data *app_rank_data_of(const struct app *app, size_t rank_index)
+{
+	return &app->cap->ranks[rank_index];
+}
+
+struct diag_list *app_diags(struct app *app) { return &app->cap->diags; }
+
+size_t app_rank_index(const struct app *app) { return app->rank; }
+
+void app_select_rank(struct app *app, size_t rank_index) { app->rank = rank_index; }
+
+enum align_mode app_align(const struct app *app) { return app->align; }
+
 const struct published *app_pub(const struct app *app)
 {
 	return atomic_load_explicit(&((struct app *)app)->pub, memory_order_acquire);
@@ -187,7 +204,7 @@ bool app_compare_side(const struct app *app, int side, struct compare_side *out)
 
 /* ---- views -------------------------------------------------------------------------- */
 
-void *app_view(struct app *app, enum view_id v)
+static void *app_view(struct app *app, enum view_id v)
 {
 	if (!app->view_state[v])
 		app->view_state[v] = view_table[v]->create(app);
@@ -225,6 +242,14 @@ void app_push(struct app *app, enum view_id v)
 	if (view_table[v]->update)
 		view_table[v]->update(st, app);
 	app->dirty = true;
+}
+
+void app_open(struct app *app, enum view_id v, const struct view_target *target)
+{
+	const struct view_ops *vo = view_table[v];
+	if (target && vo->open)
+		vo->open(app_view(app, v), app, target);
+	app_push(app, v);
 }
 
 static void refresh_views(struct app *app)
@@ -544,7 +569,8 @@ static void timeline_window(struct app *app, const char *word, const char *rest,
 		t0 -= 500000;
 		t1 = t0 + 1000000;
 	}
-	app_goto_timeline(app, app->rank, t0, t1 > t0 ? t1 : t0 + 1000, UINT32_MAX);
+	app_open(app, VIEW_TIMELINE,
+		 &(struct view_target){.timeline = {app->rank, t0, t1 > t0 ? t1 : t0 + 1000, UINT32_MAX}});
 }
 
 void cmd_goto(struct app *app, const char *word, const char *rest)
@@ -760,11 +786,6 @@ static void handle_key(struct app *app, int key)
 	}
 	app->dirty = true;
 }
-
-/* ---- navigation across views -------------------------------------------------------- */
-
-void app_goto_timeline(struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev);
-void app_open_op(struct app *app, const char *name, int scope);
 
 /* ---- main loop ---------------------------------------------------------------------- */
 

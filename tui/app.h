@@ -55,6 +55,36 @@ struct published {
 };
 
 struct app;
+struct comm_item;
+
+/* Where a view opens (app_open): one target per view that takes one, the view id its tag.
+ * Pointers in a target are borrowed for the call unless said otherwise. */
+struct timeline_target {
+	size_t rank_index; /* into cap->ranks; becomes the selected rank */
+	int64_t t0, t1;    /* the window shown, [t0, t1) on that rank's clock */
+	uint32_t ev;       /* the event selected (UINT32_MAX: none) */
+};
+struct op_target {
+	const char *name; /* copied */
+	int scope;        /* enum op_scope */
+};
+struct compare_op_target {
+	const char *name; /* copied */
+	int scope, phase; /* enum op_scope, enum step_phase */
+};
+struct comm_detail_target {
+	const char *title;             /* copied */
+	const struct comm_item *items; /* borrowed from the published analysis: kept while it lives */
+	size_t n;
+};
+struct view_target {
+	union {
+		struct timeline_target timeline;         /* VIEW_TIMELINE */
+		struct op_target op;                     /* VIEW_OP_DETAIL */
+		struct compare_op_target compare_op;     /* VIEW_COMPARE_OP */
+		struct comm_detail_target comm_detail;   /* VIEW_COMM_DETAIL */
+	};
+};
 
 /* Handler results. */
 enum { VH_UNHANDLED = 0, VH_HANDLED = 1 };
@@ -76,6 +106,8 @@ struct view_ops {
 	/* :export: writes the view's table as CSV rows (a header row first), every row and
 	 * column whatever fits on screen; returns the data rows written */
 	size_t (*export_csv)(void *st, struct app *app, FILE *out);
+	/* app_open with a target: show it (the member of target named for this view) */
+	void (*open)(void *st, struct app *app, const struct view_target *target);
 };
 
 extern const struct view_ops overview_view_ops, timeline_view_ops, ops_view_ops, steps_view_ops,
@@ -136,7 +168,24 @@ struct app {
 /* Runs the explorer on path; returns the process exit status. */
 int app_main(const char *path, const struct app_opts *opts);
 
-/* ---- for views ---------------------------------------------------------------------- */
+/* ---- for views ----------------------------------------------------------------------
+ * Views read the model through these, never through struct app's fields. Every pointer
+ * returned is borrowed: the capture and its ranks live as long as the app; what the loader
+ * published (the analyses, indexes and comparison) lives from its publication to the end. */
+/* The capture shown (BEFORE in compare mode). */
+const struct capture *app_capture(const struct app *app);
+/* Its ranks, and rank_index's (an index into them). */
+size_t app_rank_count(const struct app *app);
+const struct rank_data *app_rank_data_of(const struct app *app, size_t rank_index);
+/* The capture's diagnostics: a thread-safe list the loader still appends to. */
+struct diag_list *app_diags(struct app *app);
+/* The selected rank, an index into the capture's ranks; selecting one refreshes nothing by
+ * itself (the view that selects updates itself; the others on their next push). */
+size_t app_rank_index(const struct app *app);
+void app_select_rank(struct app *app, size_t rank_index);
+/* How ranks' clocks are aligned (a global key cycles it). */
+enum align_mode app_align(const struct app *app);
+/* What the loader published, or NULL while loading. */
 const struct published *app_pub(const struct app *app);
 /* The analysis of the selected rank, or NULL while loading. */
 const struct rank_analysis *app_rank_analysis(const struct app *app);
@@ -144,11 +193,11 @@ const struct rank_analysis *app_rank_analysis_of(const struct app *app, size_t r
 const struct rank_data *app_rank_data(const struct app *app);
 const struct lane_lod *app_lods(const struct app *app, size_t rank_index);
 void app_message(struct app *app, enum style st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Brings view v to the top of the stack as it was left. */
 void app_push(struct app *app, enum view_id v);
-void *app_view(struct app *app, enum view_id v);
-/* Shows the timeline on rank_index, zoomed to [t0, t1) with ev selected (UINT32_MAX: none). */
-void app_goto_timeline(struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev);
-void app_open_op(struct app *app, const char *name, int scope);
+/* The one door between views: view v shows target (its view_ops' open; NULL: as it was
+ * left), then comes to the top of the stack. */
+void app_open(struct app *app, enum view_id v, const struct view_target *target);
 /* Compare mode (--compare or --compare-ranks). */
 bool app_comparing(const struct app *app);
 /* The comparison, NULL while loading or without one. */
@@ -163,7 +212,6 @@ struct compare_side {
 	const struct lane_lod *lods; /* NULL without a trace */
 };
 bool app_compare_side(const struct app *app, int side, struct compare_side *out);
-void app_open_compare_op(struct app *app, const char *name, int scope, int phase);
 /* Time formatting for views: "12.345 ms", relative durations. */
 const char *app_fmt_dur(int64_t ns, char *buf, size_t size);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_priv.h"
+#include "rank_sets.h"
 #include "csv_table.h"
 #include "sbuf.h"
 #include "strtab.h"
@@ -521,15 +521,6 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 	}
 	free(nm);
 	free(at);
-}
-
-void advice_free(struct rank_analysis *ra)
-{
-	for (size_t i = 0; i < ra->n_advice; i++)
-		free(ra->advice[i].evidence);
-	free(ra->advice);
-	ra->advice = NULL;
-	ra->n_advice = 0;
 }
 
 size_t advice_triggered(const struct rank_analysis *ra)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis.h"
+#include "result.h"
 #include "intervals.h"
 
 enum advice_rule_id {
@@ -38,10 +38,10 @@ struct advice_rule {
 };
 extern const struct advice_rule advice_rules[ADV_COUNT];
 
-/* struct advice_finding is declared in analysis.h (rank_analysis holds them). */
+/* struct advice_finding is declared in result.h (rank_analysis holds them). */
 
 /* Evaluates every rule on one rank whose store, classes, steps and attribution are done.
- * sets: the rank's interval sets (analysis_priv.h; borrowed, normalised here): host time
+ * sets: the rank's interval sets (rank_sets.h; borrowed, normalised here): host time
  * outside their occupied set, inside the device span, is what the host-bound buckets hold,
  * split as the attribution splits it. A rank without a trace is
  * judged from its kernel table (kernels, may be NULL): the device rules only, each
@@ -53,7 +53,6 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *kernels, s
 		 struct rank_sets *sets);
 /* The keys of advice_finding.host_ns: host_sync, host_copy, host_dispatch, host_python. */
 extern const enum attr_bucket advice_host_buckets[4];
-void advice_free(struct rank_analysis *ra);
 /* The findings that reach their threshold. */
 size_t advice_triggered(const struct rank_analysis *ra);
 

@@ -4,11 +4,13 @@
  * the ranks' clocks. Collectives are matched by the sequence of their names (the best
  * shift of one list against the other), not by index, so a rank that recorded a few
  * more warm-up collectives still lines up. */
+#include "align.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_priv.h"
+#include "evkind.h"
 #include "xalloc.h"
 
 #define MAX_SHIFT 64

@@ -9,13 +9,15 @@
  * score, never moving it. Edge idle feeds no candidate. Each gain is capped at 70 % of the
  * window and at its buckets; the combined gain is the sum of the triggered candidates'
  * gains (their buckets are disjoint), at most 70 %. All thresholds are in the table. */
+#include "bottleneck.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_priv.h"
 #include "i18n.h"
+#include "result.h"
 #include "xalloc.h"
 
 #define TRIGGER 40

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_priv.h"
+#include "align.h"
+#include "bottleneck.h"
+#include "comm.h"
 #include "capture.h"
 #include "cluster_out.h"
 #include "strtab.h"

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis.h"
+#include "result.h"
 
 #define CLUSTER_Z_SLOW 3.5
 #define CLUSTER_MIN_EXCESS 0.05

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_priv.h"
+#include "result.h"
 #include "capture.h"
 #include "sbuf.h"
 #include "xalloc.h"

@@ -148,6 +148,21 @@ double comm_ratio(int64_t part, int64_t transit);
  * transport, else against the median of its group and transport: 1 below 25 %, 2 below
  * 50 %, 3 below 80 %, 4 from 80 %. */
 int comm_heat_level(const struct comm_linkagg *l);
+/* The capture-level passes over an analysis (comm.c): per-rank communication metrics from
+ * the communication analysis (an->comm); every rank's exposed communication split into
+ * wait and transfer, by the rank's communication.json wait share, else by the spread of
+ * the same collectives' durations across ranks (align.h's matches); every rank's
+ * late_rank, the rank the others wait for, from the split attributions. */
+struct analysis;
+void analysis_comm_metrics(struct analysis *an);
+void analysis_attribution_comm(struct analysis *an);
+void analysis_late_rank(struct analysis *an);
+/* The split's source when it came from the collectives across ranks (a digest keeps that
+ * communication unsplit: the split is made again over every digest). */
+#define ANALYSIS_SPLIT_SPREAD "spread of the same collectives' durations across ranks (least = transfer)"
+#define ANALYSIS_SPLIT_SPREAD_CAPPED                                                              \
+	"spread of the same collectives' durations across ranks (least = transfer, at most the payload at 1 GB/s)"
+
 /* The heatmap legend in words (with the ASCII glyphs the text report uses). */
 extern const char comm_heat_ascii[5];
 extern const char *const comm_heat_legend;

@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "analysis_priv.h"
 #include "cluster.h"
 #include "sbuf.h"
 #include "strtab.h"
@@ -902,6 +901,7 @@ struct analysis *digest_open(const char *path)
 	an->cap = cap;
 	an->from_digests = true;
 	an->keep = xcalloc(1, sizeof *an->keep);
+	an->keep_free = digest_keep_free;
 	diag_init(&an->diags);
 
 	size_t nf;

@@ -53,7 +53,7 @@ void ivset_add(struct ivset *s, int64_t start, int64_t end)
 	push(s, start, end);
 }
 
-/* Sets are small since host work is not kept as one (analysis.c host_work_minus): a copy
+/* Sets are small since host work is not kept as one (rank_sets.c host_work_minus): a copy
  * as pairs for the sort is the quick way. */
 struct pair { int64_t a, b; };
 

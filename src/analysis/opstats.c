@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Op statistics per scope and phase: count, total, avg, p50/p95 (nearest rank), max and
  * share; the trace's totals beside one CSV table's, never added together. */
+#include "opstats.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analysis_priv.h"
+#include "evkind.h"
 #include "i18n.h"
 #include "lanes.h"
 #include "num.h"

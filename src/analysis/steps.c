@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Step detection (what one engine step is, and where) and prefill/decode phases, each
  * with the source it came from and the evidence for it. */
+#include "steps.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "analysis_priv.h"
 #include "i18n.h"
 #include "lanes.h"
 #include "num.h"
+#include "rank_sets.h"
 #include "sbuf.h"
 #include "xalloc.h"
 

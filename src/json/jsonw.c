@@ -199,6 +199,31 @@ void jsonw_kbool(struct jsonw *w, const char *key, bool v)
 	jsonw_bool(w, v);
 }
 
+void jsonw_knull(struct jsonw *w, const char *key)
+{
+	jsonw_key(w, key);
+	jsonw_null(w);
+}
+
+void jsonw_kint_or_null(struct jsonw *w, const char *key, int64_t v, bool present)
+{
+	jsonw_key(w, key);
+	if (present)
+		jsonw_int(w, v);
+	else
+		jsonw_null(w);
+}
+
+void jsonw_kus(struct jsonw *w, const char *key, int64_t ns) { jsonw_kdouble(w, key, (double)ns / 1e3, 3); }
+
+void jsonw_kdouble_inf(struct jsonw *w, const char *key, double v, int decimals)
+{
+	if (isinf(v))
+		jsonw_kstr(w, key, v > 0 ? "inf" : "-inf");
+	else
+		jsonw_kdouble(w, key, v, decimals);
+}
+
 void jsonw_raw(struct jsonw *w, const char *json)
 {
 	before_item(w);

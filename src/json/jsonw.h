@@ -34,12 +34,21 @@ void jsonw_uint(struct jsonw *w, uint64_t v);
 void jsonw_double(struct jsonw *w, double v, int decimals);
 void jsonw_bool(struct jsonw *w, bool v);
 void jsonw_null(struct jsonw *w);
-/* A key and its value in one call. */
+/* A key and its value in one call: the writers in src/ write every key with a scalar
+ * value this way (a key before an object or array goes through jsonw_key). key is
+ * borrowed for the call, as are string values (s may be NULL: null). */
 void jsonw_kstr(struct jsonw *w, const char *key, const char *s);
 void jsonw_kint(struct jsonw *w, const char *key, int64_t v);
 void jsonw_kuint(struct jsonw *w, const char *key, uint64_t v);
 void jsonw_kdouble(struct jsonw *w, const char *key, double v, int decimals);
 void jsonw_kbool(struct jsonw *w, const char *key, bool v);
+void jsonw_knull(struct jsonw *w, const char *key);
+/* v when present, else null. */
+void jsonw_kint_or_null(struct jsonw *w, const char *key, int64_t v, bool present);
+/* A time or duration in integer ns written in us, to the ns (3 decimals). */
+void jsonw_kus(struct jsonw *w, const char *key, int64_t ns);
+/* As jsonw_kdouble, but an infinity is the string "inf" or "-inf" (NaN is null). */
+void jsonw_kdouble_inf(struct jsonw *w, const char *key, double v, int decimals);
 /* Writes an already-serialised JSON value verbatim. */
 void jsonw_raw(struct jsonw *w, const char *json);
 /* Escaped string body (no quotes) appended to a FILE: shared with other writers. */

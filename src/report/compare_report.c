@@ -339,7 +339,7 @@ static void json_op(struct jsonw *w, const struct op_diff *d)
 	jpair_num(w, "count", have, count, 0);
 	jsonw_kint(w, "delta_count", d->delta_count);
 	jpair_num(w, "total_us", have, total, 3);
-	jsonw_kdouble(w, "delta_total_us", (double)d->delta_total_ns / 1e3, 3);
+	jsonw_kus(w, "delta_total_us", d->delta_total_ns);
 	jsonw_kdouble(w, "delta_total_pct", d->delta_total_pct, 3);
 	jpair_num(w, "avg_us", have, avg, 3);
 	jsonw_kdouble(w, "delta_avg_us", have[0] && have[1] ? d->delta_avg_ns / 1e3 : NAN, 3);

@@ -125,26 +125,19 @@ void digest_summary(const struct analysis *an, bool json, FILE *out)
 		struct jsonw w;
 		jsonw_init(&w, out, true);
 		jsonw_obj_begin(&w);
-		jsonw_key(&w, "path");
-		jsonw_str(&w, cap->plan.path);
-		jsonw_key(&w, "kind");
-		jsonw_str(&w, "summaries");
+		jsonw_kstr(&w, "path", cap->plan.path);
+		jsonw_kstr(&w, "kind", "summaries");
 		jsonw_key(&w, "ranks");
 		jsonw_arr_begin(&w);
 		for (size_t i = 0; i < an->n_ranks; i++) {
 			const struct rank_analysis *ra = &an->ranks[i];
 			const struct rank_data *rd = &cap->ranks[ra->rank_index];
 			jsonw_obj_begin(&w);
-			jsonw_key(&w, "rank");
-			jsonw_int(&w, ra->rank);
-			jsonw_key(&w, "label");
-			jsonw_str(&w, rd->plan->label);
-			jsonw_key(&w, "capture");
-			jsonw_str(&w, rd->plan->output_dir);
-			jsonw_key(&w, "trace_bytes");
-			jsonw_uint(&w, rd->trace_bytes_total);
-			jsonw_key(&w, "steps");
-			jsonw_uint(&w, ra->n_steps);
+			jsonw_kint(&w, "rank", ra->rank);
+			jsonw_kstr(&w, "label", rd->plan->label);
+			jsonw_kstr(&w, "capture", rd->plan->output_dir);
+			jsonw_kuint(&w, "trace_bytes", rd->trace_bytes_total);
+			jsonw_kuint(&w, "steps", ra->n_steps);
 			jsonw_obj_end(&w);
 		}
 		jsonw_arr_end(&w);

@@ -340,34 +340,18 @@ void report_print_text(const struct analysis *an, FILE *out)
 
 /* ---- JSON --------------------------------------------------------------------------- */
 
-static void jnum(struct jsonw *w, const char *key, double v, int decimals)
-{
-	jsonw_key(w, key);
-	jsonw_double(w, v, decimals);
-}
 
-static void jus(struct jsonw *w, const char *key, int64_t ns)
-{
-	jnum(w, key, (double)ns / 1e3, 3);
-}
 
 static void json_metrics(struct jsonw *w, const struct rank_analysis *ra)
 {
 	jsonw_key(w, "metrics");
 	jsonw_obj_begin(w);
-	for (int m = 0; m < M_COUNT; m++) {
-		jsonw_key(w, metric_defs[m].key);
-		if (ra->have[m])
-			jsonw_double(w, ra->v[m], !strcmp(metric_defs[m].unit, "ratio") ? 4 : 3);
-		else
-			jsonw_null(w);
-	}
-	jsonw_key(w, "step_source");
-	jsonw_str(w, analysis_step_source_name(ra->step_source));
-	jsonw_key(w, "phase_source");
-	jsonw_str(w, analysis_phase_source_name(ra->phase_source));
-	jsonw_key(w, "workload");
-	jsonw_str(w, analysis_workload_name(ra->workload));
+	for (int m = 0; m < M_COUNT; m++)
+		jsonw_kdouble(w, metric_defs[m].key, ra->have[m] ? ra->v[m] : NAN,
+			      !strcmp(metric_defs[m].unit, "ratio") ? 4 : 3);
+	jsonw_kstr(w, "step_source", analysis_step_source_name(ra->step_source));
+	jsonw_kstr(w, "phase_source", analysis_phase_source_name(ra->phase_source));
+	jsonw_kstr(w, "workload", analysis_workload_name(ra->workload));
 	jsonw_obj_end(w);
 
 	jsonw_key(w, "metric_info");
@@ -377,12 +361,9 @@ static void json_metrics(struct jsonw *w, const struct rank_analysis *ra)
 			continue;
 		jsonw_key(w, metric_defs[m].key);
 		jsonw_obj_begin(w);
-		jsonw_key(w, "unit");
-		jsonw_str(w, metric_defs[m].unit);
-		jsonw_key(w, "source");
-		jsonw_str(w, ra->source[m]);
-		jsonw_key(w, "confidence");
-		jsonw_str(w, analysis_confidence_name(ra->conf[m]));
+		jsonw_kstr(w, "unit", metric_defs[m].unit);
+		jsonw_kstr(w, "source", ra->source[m]);
+		jsonw_kstr(w, "confidence", analysis_confidence_name(ra->conf[m]));
 		jsonw_obj_end(w);
 	}
 	jsonw_obj_end(w);
@@ -392,26 +373,18 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 {
 	jsonw_key(w, "steps");
 	jsonw_obj_begin(w);
-	jsonw_key(w, "source");
-	jsonw_str(w, analysis_step_source_name(ra->step_source));
-	jsonw_key(w, "evidence");
-	jsonw_str(w, ra->step_evidence);
-	jsonw_key(w, "phase_source");
-	jsonw_str(w, analysis_phase_source_name(ra->phase_source));
-	jsonw_key(w, "phase_confidence");
-	jsonw_str(w, analysis_confidence_name(ra->phase_conf));
-	jsonw_key(w, "phase_evidence");
-	jsonw_str(w, ra->phase_evidence);
-	jsonw_key(w, "workload");
-	jsonw_str(w, analysis_workload_name(ra->workload));
-	jsonw_key(w, "workload_evidence");
-	jsonw_str(w, ra->workload_evidence);
+	jsonw_kstr(w, "source", analysis_step_source_name(ra->step_source));
+	jsonw_kstr(w, "evidence", ra->step_evidence);
+	jsonw_kstr(w, "phase_source", analysis_phase_source_name(ra->phase_source));
+	jsonw_kstr(w, "phase_confidence", analysis_confidence_name(ra->phase_conf));
+	jsonw_kstr(w, "phase_evidence", ra->phase_evidence);
+	jsonw_kstr(w, "workload", analysis_workload_name(ra->workload));
+	jsonw_kstr(w, "workload_evidence", ra->workload_evidence);
 	jsonw_key(w, "phase_signals"); /* steps decided by each signal */
 	jsonw_obj_begin(w);
 	for (int g = 0; g < PHASE_SRC_COUNT; g++)
 		if (ra->phase_steps[g]) {
-			jsonw_key(w, analysis_phase_signal_name((enum phase_source)g));
-			jsonw_uint(w, ra->phase_steps[g]);
+			jsonw_kuint(w, analysis_phase_signal_name((enum phase_source)g), ra->phase_steps[g]);
 		}
 	jsonw_obj_end(w);
 	jsonw_key(w, "list");
@@ -419,34 +392,22 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 	for (size_t i = 0; i < ra->n_steps; i++) {
 		const struct step *s = &ra->steps[i];
 		jsonw_obj_begin(w);
-		jsonw_key(w, "index");
-		jsonw_int(w, s->index);
-		jsonw_key(w, "label");
-		jsonw_str(w, s->label);
-		jsonw_key(w, "start_us");
-		if (s->has_window)
-			jsonw_double(w, (double)(s->start - ra->t0) / 1e3, 3);
-		else
-			jsonw_null(w);
-		jus(w, "dur_us", s->end - s->start);
-		jsonw_key(w, "phase");
-		jsonw_str(w, analysis_phase_name(s->phase));
-		jsonw_key(w, "phase_signal");
-		jsonw_str(w, analysis_phase_signal_name(s->phase_source));
-		jsonw_key(w, "phase_confidence");
-		jsonw_str(w, analysis_confidence_name(s->phase_conf));
-		jsonw_key(w, "phase_evidence");
-		jsonw_str(w, s->phase_evidence);
-		jus(w, "compute_us", s->compute_ns);
-		jus(w, "comm_not_overlapped_us", s->comm_not_overlapped_ns);
-		jus(w, "free_us", s->free_ns);
-		jus(w, "host_only_us", s->host_only_ns);
-		jus(w, "h2d_us", s->h2d_ns);
-		jus(w, "d2h_us", s->d2h_ns);
-		jsonw_key(w, "dispatch_ops");
-		jsonw_uint(w, s->dispatch_ops);
-		jsonw_key(w, "graph_replays");
-		jsonw_uint(w, s->graph_replays);
+		jsonw_kint(w, "index", s->index);
+		jsonw_kstr(w, "label", s->label);
+		jsonw_kdouble(w, "start_us", s->has_window ? (double)(s->start - ra->t0) / 1e3 : NAN, 3);
+		jsonw_kus(w, "dur_us", s->end - s->start);
+		jsonw_kstr(w, "phase", analysis_phase_name(s->phase));
+		jsonw_kstr(w, "phase_signal", analysis_phase_signal_name(s->phase_source));
+		jsonw_kstr(w, "phase_confidence", analysis_confidence_name(s->phase_conf));
+		jsonw_kstr(w, "phase_evidence", s->phase_evidence);
+		jsonw_kus(w, "compute_us", s->compute_ns);
+		jsonw_kus(w, "comm_not_overlapped_us", s->comm_not_overlapped_ns);
+		jsonw_kus(w, "free_us", s->free_ns);
+		jsonw_kus(w, "host_only_us", s->host_only_ns);
+		jsonw_kus(w, "h2d_us", s->h2d_ns);
+		jsonw_kus(w, "d2h_us", s->d2h_ns);
+		jsonw_kuint(w, "dispatch_ops", s->dispatch_ops);
+		jsonw_kuint(w, "graph_replays", s->graph_replays);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -461,21 +422,18 @@ static void json_checks(struct jsonw *w, const struct rank_analysis *ra)
 	for (size_t i = 0; i < ra->n_checks; i++) {
 		const struct crosscheck *c = &ra->checks[i];
 		jsonw_obj_begin(w);
-		jsonw_key(w, "source");
-		jsonw_str(w, c->source);
-		jus(w, "window_us", c->win_end - c->win_start);
+		jsonw_kstr(w, "source", c->source);
+		jsonw_kus(w, "window_us", c->win_end - c->win_start);
 		for (int k = 0; k < 3; k++) {
 			jsonw_key(w, what[k]);
 			jsonw_obj_begin(w);
-			jus(w, "theirs_us", c->theirs[k]);
-			jus(w, "ours_us", c->ours[k]);
-			jnum(w, "diff_pct", c->diff_pct[k], 3);
+			jsonw_kus(w, "theirs_us", c->theirs[k]);
+			jsonw_kus(w, "ours_us", c->ours[k]);
+			jsonw_kdouble(w, "diff_pct", c->diff_pct[k], 3);
 			jsonw_obj_end(w);
 		}
-		jsonw_key(w, "agree");
-		jsonw_bool(w, c->agree);
-		jsonw_key(w, "explanation");
-		jsonw_str(w, c->explanation);
+		jsonw_kbool(w, "agree", c->agree);
+		jsonw_kstr(w, "explanation", c->explanation);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -490,27 +448,18 @@ static void json_attribution(struct jsonw *w, const struct rank_analysis *ra)
 	} else {
 		jsonw_obj_begin(w);
 		for (int k = 0; k < ATTR_COUNT; k++)
-			jus(w, attr_bucket_defs[k].key, a->ns[k]);
+			jsonw_kus(w, attr_bucket_defs[k].key, a->ns[k]);
 		jsonw_obj_end(w);
 	}
 	jsonw_key(w, "attribution_info");
 	jsonw_obj_begin(w);
-	jsonw_key(w, "valid");
-	jsonw_bool(w, a->valid);
-	jus(w, "wall_us", a->wall_ns);
-	jsonw_key(w, "host_known");
-	jsonw_bool(w, a->host_known);
-	jsonw_key(w, "comm_split");
-	jsonw_str(w, a->comm_split);
-	jsonw_key(w, "late_rank");
-	if (ra->late_rank >= 0)
-		jsonw_int(w, ra->late_rank);
-	else
-		jsonw_null(w);
-	jsonw_key(w, "span_start_us");
-	jsonw_double(w, (double)(a->span_lo - ra->t0) / 1e3, 3);
-	jsonw_key(w, "span_end_us");
-	jsonw_double(w, (double)(a->span_hi - ra->t0) / 1e3, 3);
+	jsonw_kbool(w, "valid", a->valid);
+	jsonw_kus(w, "wall_us", a->wall_ns);
+	jsonw_kbool(w, "host_known", a->host_known);
+	jsonw_kstr(w, "comm_split", a->comm_split);
+	jsonw_kint_or_null(w, "late_rank", ra->late_rank, ra->late_rank >= 0);
+	jsonw_kus(w, "span_start_us", a->span_lo - ra->t0);
+	jsonw_kus(w, "span_end_us", a->span_hi - ra->t0);
 	jsonw_obj_end(w);
 }
 
@@ -521,62 +470,49 @@ static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
 	for (int k = 0; k < BN_COUNT; k++) {
 		const struct bottleneck *b = &ra->bn[k];
 		jsonw_obj_begin(w);
-		jsonw_key(w, "name");
-		jsonw_str(w, b->name);
-		jsonw_key(w, "score");
-		jsonw_int(w, b->score);
-		jsonw_key(w, "triggered");
-		jsonw_bool(w, b->score >= 40);
-		jsonw_key(w, "insufficient");
-		jsonw_str(w, b->insufficient);
-		jus(w, "bucket_us", b->bucket_ns);
+		jsonw_kstr(w, "name", b->name);
+		jsonw_kint(w, "score", b->score);
+		jsonw_kbool(w, "triggered", b->score >= 40);
+		jsonw_kstr(w, "insufficient", b->insufficient);
+		jsonw_kus(w, "bucket_us", b->bucket_ns);
 		jsonw_key(w, "evidence");
 		jsonw_arr_begin(w);
 		for (size_t e = 0; e < b->n_ev; e++) {
 			jsonw_obj_begin(w);
-			jsonw_key(w, "metric");
-			jsonw_str(w, b->ev[e].metric);
-			jnum(w, "value", b->ev[e].value, 4);
-			jnum(w, "threshold", b->ev[e].threshold, 4);
-			jsonw_key(w, "unit");
-			jsonw_str(w, b->ev[e].unit);
-			jsonw_key(w, "triggered");
-			jsonw_bool(w, b->ev[e].triggered);
-			jsonw_key(w, "text");
-			jsonw_str(w, b->ev[e].text);
+			jsonw_kstr(w, "metric", b->ev[e].metric);
+			jsonw_kdouble(w, "value", b->ev[e].value, 4);
+			jsonw_kdouble(w, "threshold", b->ev[e].threshold, 4);
+			jsonw_kstr(w, "unit", b->ev[e].unit);
+			jsonw_kbool(w, "triggered", b->ev[e].triggered);
+			jsonw_kstr(w, "text", b->ev[e].text);
 			jsonw_obj_end(w);
 		}
 		jsonw_arr_end(w);
 		jsonw_key(w, "gain");
 		jsonw_obj_begin(w);
-		jnum(w, "low_pct", b->gain.low_pct, 2);
-		jnum(w, "high_pct", b->gain.high_pct, 2);
-		jsonw_key(w, "confidence");
-		jsonw_str(w, analysis_confidence_name(b->gain.conf));
-		jsonw_key(w, "basis");
-		jsonw_str(w, b->gain.basis);
+		jsonw_kdouble(w, "low_pct", b->gain.low_pct, 2);
+		jsonw_kdouble(w, "high_pct", b->gain.high_pct, 2);
+		jsonw_kstr(w, "confidence", analysis_confidence_name(b->gain.conf));
+		jsonw_kstr(w, "basis", b->gain.basis);
 		jsonw_obj_end(w);
-		jsonw_key(w, "advice");
-		jsonw_str(w, b->advice);
+		jsonw_kstr(w, "advice", b->advice);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
 	char verdict[256];
-	jsonw_key(w, "verdict");
-	jsonw_str(w, analysis_verdict(ra, verdict, sizeof verdict));
+	jsonw_kstr(w, "verdict", analysis_verdict(ra, verdict, sizeof verdict));
 	jsonw_key(w, "combined_gain");
 	jsonw_obj_begin(w);
-	jnum(w, "low_pct", ra->combined_gain_low, 2);
-	jnum(w, "high_pct", ra->combined_gain_high, 2);
-	jnum(w, "cap_pct", 70, 0);
+	jsonw_kdouble(w, "low_pct", ra->combined_gain_low, 2);
+	jsonw_kdouble(w, "high_pct", ra->combined_gain_high, 2);
+	jsonw_kdouble(w, "cap_pct", 70, 0);
 	jsonw_obj_end(w);
 }
 
 static void json_ops(struct jsonw *w, const struct analysis *an, const struct rank_analysis *ra)
 {
 	(void)an;
-	jsonw_key(w, "ops_source");
-	jsonw_str(w, ra->ops_source);
+	jsonw_kstr(w, "ops_source", ra->ops_source);
 	jsonw_key(w, "top_ops");
 	jsonw_arr_begin(w);
 	for (int scope = 0; scope < SCOPE_COUNT; scope++) {
@@ -587,30 +523,20 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 				continue;
 			shown++;
 			jsonw_obj_begin(w);
-			jsonw_key(w, "name");
-			jsonw_str(w, o->name);
-			jsonw_key(w, "scope");
-			jsonw_str(w, analysis_scope_name((enum op_scope)o->scope));
-			jsonw_key(w, "category");
-			jsonw_str(w, category_name((enum ev_category)o->category));
-			jsonw_key(w, "type");
-			jsonw_str(w, o->type);
-			jsonw_key(w, "count");
-			jsonw_uint(w, o->count);
-			jus(w, "total_us", o->total_ns);
-			jnum(w, "avg_us", o->avg_ns / 1e3, 3);
-			jus(w, "p50_us", o->p50_ns);
-			jus(w, "p95_us", o->p95_ns);
-			jus(w, "max_us", o->max_ns);
-			jus(w, "busy_us", o->busy_ns);
-			jnum(w, "share_pct", o->share_pct, 3);
-			jsonw_key(w, "csv_total_us");
-			if (o->csv_total_ns >= 0)
-				jsonw_double(w, (double)o->csv_total_ns / 1e3, 3);
-			else
-				jsonw_null(w);
-			jsonw_key(w, "deviation_pct");
-			jsonw_double(w, o->deviation_pct, 3);
+			jsonw_kstr(w, "name", o->name);
+			jsonw_kstr(w, "scope", analysis_scope_name((enum op_scope)o->scope));
+			jsonw_kstr(w, "category", category_name((enum ev_category)o->category));
+			jsonw_kstr(w, "type", o->type);
+			jsonw_kuint(w, "count", o->count);
+			jsonw_kus(w, "total_us", o->total_ns);
+			jsonw_kdouble(w, "avg_us", o->avg_ns / 1e3, 3);
+			jsonw_kus(w, "p50_us", o->p50_ns);
+			jsonw_kus(w, "p95_us", o->p95_ns);
+			jsonw_kus(w, "max_us", o->max_ns);
+			jsonw_kus(w, "busy_us", o->busy_ns);
+			jsonw_kdouble(w, "share_pct", o->share_pct, 3);
+			jsonw_kdouble(w, "csv_total_us", o->csv_total_ns >= 0 ? (double)o->csv_total_ns / 1e3 : NAN, 3);
+			jsonw_kdouble(w, "deviation_pct", o->deviation_pct, 3);
 			jsonw_obj_end(w);
 		}
 	}
@@ -625,19 +551,14 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 				continue;
 			shown++;
 			jsonw_obj_begin(w);
-			jsonw_key(w, "name");
-			jsonw_str(w, t->name);
-			jsonw_key(w, "scope");
-			jsonw_str(w, analysis_scope_name((enum op_scope)t->scope));
-			jsonw_key(w, "category");
-			jsonw_str(w, category_name((enum ev_category)t->category));
-			jsonw_key(w, "count");
-			jsonw_uint(w, t->count);
-			jsonw_key(w, "names");
-			jsonw_uint(w, t->n_names);
-			jus(w, "total_us", t->total_ns);
-			jus(w, "busy_us", t->busy_ns);
-			jnum(w, "share", t->share_pct, 3);
+			jsonw_kstr(w, "name", t->name);
+			jsonw_kstr(w, "scope", analysis_scope_name((enum op_scope)t->scope));
+			jsonw_kstr(w, "category", category_name((enum ev_category)t->category));
+			jsonw_kuint(w, "count", t->count);
+			jsonw_kuint(w, "names", t->n_names);
+			jsonw_kus(w, "total_us", t->total_ns);
+			jsonw_kus(w, "busy_us", t->busy_ns);
+			jsonw_kdouble(w, "share", t->share_pct, 3);
 			jsonw_obj_end(w);
 		}
 	}
@@ -649,27 +570,19 @@ void report_print_json(const struct analysis *an, FILE *out)
 	struct jsonw w;
 	jsonw_init(&w, out, true);
 	jsonw_obj_begin(&w);
-	jsonw_key(&w, "tool");
-	jsonw_str(&w, "ascprof-tui");
-	jsonw_key(&w, "version");
-	jsonw_str(&w, PACKAGE_VERSION);
-	jsonw_key(&w, "path");
-	jsonw_str(&w, an->cap->plan.path);
-	jsonw_key(&w, "time_base");
-	jsonw_str(&w, "each rank's own clock; *_us durations; start_us relative to the rank's first event");
+	jsonw_kstr(&w, "tool", "ascprof-tui");
+	jsonw_kstr(&w, "version", PACKAGE_VERSION);
+	jsonw_kstr(&w, "path", an->cap->plan.path);
+	jsonw_kstr(&w, "time_base", "each rank's own clock; *_us durations; start_us relative to the rank's first event");
 	jsonw_key(&w, "ranks");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < an->n_ranks; i++) {
 		const struct rank_analysis *ra = &an->ranks[i];
 		jsonw_obj_begin(&w);
-		jsonw_key(&w, "rank");
-		jsonw_int(&w, ra->rank);
-		jsonw_key(&w, "label");
-		jsonw_str(&w, rank_label(an, ra));
-		jsonw_key(&w, "has_trace");
-		jsonw_bool(&w, ra->has_trace);
-		jsonw_key(&w, "t0_ns");
-		jsonw_int(&w, ra->t0);
+		jsonw_kint(&w, "rank", ra->rank);
+		jsonw_kstr(&w, "label", rank_label(an, ra));
+		jsonw_kbool(&w, "has_trace", ra->has_trace);
+		jsonw_kint(&w, "t0_ns", ra->t0);
 		json_metrics(&w, ra);
 		json_steps(&w, ra);
 		json_checks(&w, ra);
@@ -681,14 +594,12 @@ void report_print_json(const struct analysis *an, FILE *out)
 		jsonw_key(&w, "offset_us");
 		jsonw_obj_begin(&w);
 		for (int m = 0; m < ALIGN_COUNT; m++)
-			jus(&w, analysis_align_name((enum align_mode)m), ra->offset_ns[m]);
+			jsonw_kus(&w, analysis_align_name((enum align_mode)m), ra->offset_ns[m]);
 		jsonw_obj_end(&w);
-		jus(&w, "residual_us", ra->residual_ns);
-		jus(&w, "residual_max_us", ra->residual_max_ns);
-		jsonw_key(&w, "matched_collectives");
-		jsonw_uint(&w, ra->matched_collectives);
-		jsonw_key(&w, "collective_ok");
-		jsonw_bool(&w, ra->collective_ok);
+		jsonw_kus(&w, "residual_us", ra->residual_ns);
+		jsonw_kus(&w, "residual_max_us", ra->residual_max_ns);
+		jsonw_kuint(&w, "matched_collectives", ra->matched_collectives);
+		jsonw_kbool(&w, "collective_ok", ra->collective_ok);
 		jsonw_obj_end(&w);
 		json_ops(&w, an, ra);
 		report_memory_json(&w, ra);
@@ -699,13 +610,10 @@ void report_print_json(const struct analysis *an, FILE *out)
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < an->n_slow; i++) {
 		jsonw_obj_begin(&w);
-		jsonw_key(&w, "metric");
-		jsonw_str(&w, an->slow[i].metric);
-		jnum(&w, "spread_pct", an->slow[i].spread_pct, 2);
-		jsonw_key(&w, "max_rank");
-		jsonw_int(&w, an->slow[i].max_rank);
-		jsonw_key(&w, "min_rank");
-		jsonw_int(&w, an->slow[i].min_rank);
+		jsonw_kstr(&w, "metric", an->slow[i].metric);
+		jsonw_kdouble(&w, "spread_pct", an->slow[i].spread_pct, 2);
+		jsonw_kint(&w, "max_rank", an->slow[i].max_rank);
+		jsonw_kint(&w, "min_rank", an->slow[i].min_rank);
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);
@@ -715,16 +623,13 @@ void report_print_json(const struct analysis *an, FILE *out)
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < n_threshold_defs; i++) {
 		jsonw_obj_begin(&w);
-		jsonw_key(&w, "candidate");
-		jsonw_str(&w, threshold_defs[i].kind == BN_HOST_DISPATCH ? "host dispatch"
-			      : threshold_defs[i].kind == BN_NPU_COMPUTE ? "NPU compute"
-			      : threshold_defs[i].kind == BN_COMMUNICATION ? "communication" : "copy");
-		jsonw_key(&w, "metric");
-		jsonw_str(&w, threshold_defs[i].metric);
-		jnum(&w, "threshold", threshold_defs[i].threshold, 3);
-		jnum(&w, "full_score_at", threshold_defs[i].full, 3);
-		jsonw_key(&w, "scored");
-		jsonw_bool(&w, threshold_defs[i].scores);
+		jsonw_kstr(&w, "candidate", threshold_defs[i].kind == BN_HOST_DISPATCH ? "host dispatch"
+			                    : threshold_defs[i].kind == BN_NPU_COMPUTE ? "NPU compute"
+			                    : threshold_defs[i].kind == BN_COMMUNICATION ? "communication" : "copy");
+		jsonw_kstr(&w, "metric", threshold_defs[i].metric);
+		jsonw_kdouble(&w, "threshold", threshold_defs[i].threshold, 3);
+		jsonw_kdouble(&w, "full_score_at", threshold_defs[i].full, 3);
+		jsonw_kbool(&w, "scored", threshold_defs[i].scores);
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);

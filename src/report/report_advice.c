@@ -41,14 +41,6 @@ void report_advice_text(const struct rank_analysis *ra, FILE *out)
 	fputc('\n', out);
 }
 
-static void knum(struct jsonw *w, const char *key, double v)
-{
-	jsonw_key(w, key);
-	if (isfinite(v))
-		jsonw_double(w, v, 3);
-	else
-		jsonw_null(w);
-}
 
 void report_advice_json(struct jsonw *w, const struct rank_analysis *ra)
 {
@@ -61,31 +53,23 @@ void report_advice_json(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_kstr(w, "rule", r->id);
 		jsonw_kstr(w, "title", r->title);
 		jsonw_kbool(w, "triggered", f->triggered);
-		knum(w, "value", f->value);
+		jsonw_kdouble(w, "value", f->value, 3);
 		jsonw_kstr(w, "unit", r->unit);
 		jsonw_kdouble(w, "threshold", r->threshold, 3);
 		jsonw_kuint(w, "count", f->count);
-		jsonw_kdouble(w, "total_us", (double)f->total_ns / 1e3, 3);
-		knum(w, "share_pct", f->share_pct);
+		jsonw_kus(w, "total_us", f->total_ns);
+		jsonw_kdouble(w, "share_pct", f->share_pct, 3);
 		jsonw_kstr(w, "share_of", f->share_of);
-		jsonw_kdouble(w, "exposed_us", (double)f->exposed_ns / 1e3, 3);
+		jsonw_kus(w, "exposed_us", f->exposed_ns);
 		jsonw_kstr(w, "bucket", f->bucket);
 		jsonw_key(w, "exposed_buckets_us");
 		jsonw_obj_begin(w);
 		for (int k = 0; k < 4; k++)
-			jsonw_kdouble(w, attr_bucket_defs[advice_host_buckets[k]].key, (double)f->host_ns[k] / 1e3, 3);
+			jsonw_kus(w, attr_bucket_defs[advice_host_buckets[k]].key, f->host_ns[k]);
 		jsonw_obj_end(w);
-		jsonw_key(w, "event_name"); /* not its index: a Db export orders events differently */
-		if (f->event_name)
-			jsonw_str(w, f->event_name);
-		else
-			jsonw_null(w);
-		jsonw_key(w, "csv_line");
-		if (f->csv_line)
-			jsonw_uint(w, f->csv_line);
-		else
-			jsonw_null(w);
-		knum(w, "event_start_us", f->event_ts != INT64_MIN ? (double)(f->event_ts - ra->t0) / 1e3 : NAN);
+		jsonw_kstr(w, "event_name", f->event_name); /* not its index: a Db export orders events differently */
+		jsonw_kint_or_null(w, "csv_line", f->csv_line, f->csv_line);
+		jsonw_kdouble(w, "event_start_us", f->event_ts != INT64_MIN ? (double)(f->event_ts - ra->t0) / 1e3 : NAN, 3);
 		jsonw_kstr(w, "confidence", analysis_confidence_name(f->conf));
 		jsonw_kstr(w, "evidence", f->evidence);
 		jsonw_kstr(w, "why", r->why);

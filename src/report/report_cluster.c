@@ -135,22 +135,7 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 		      out);
 }
 
-static void jms(struct jsonw *w, const char *key, int64_t ns)
-{
-	jsonw_key(w, key);
-	jsonw_double(w, (double)ns / 1e3, 3);
-}
 
-static void jdbl(struct jsonw *w, const char *key, double v, int dec)
-{
-	jsonw_key(w, key);
-	if (isfinite(v))
-		jsonw_double(w, v, dec);
-	else if (isinf(v))
-		jsonw_str(w, v > 0 ? "inf" : "-inf");
-	else
-		jsonw_null(w);
-}
 
 void report_cluster_json(struct jsonw *w, const struct analysis *an)
 {
@@ -161,24 +146,18 @@ void report_cluster_json(struct jsonw *w, const struct analysis *an)
 		return;
 	}
 	jsonw_obj_begin(w);
-	jsonw_key(w, "from_digests");
-	jsonw_bool(w, an->from_digests);
-	jsonw_key(w, "ranks_n");
-	jsonw_uint(w, ca->n_ranks);
-	jsonw_key(w, "steps_n");
-	jsonw_uint(w, ca->n_steps);
-	jsonw_key(w, "matched_collectives");
-	jsonw_uint(w, ca->matched);
+	jsonw_kbool(w, "from_digests", an->from_digests);
+	jsonw_kuint(w, "ranks_n", ca->n_ranks);
+	jsonw_kuint(w, "steps_n", ca->n_steps);
+	jsonw_kuint(w, "matched_collectives", ca->matched);
 	jsonw_key(w, "slow_rank_rule");
 	jsonw_obj_begin(w);
-	jsonw_key(w, "statistic");
-	jsonw_str(w, ca->own_basis);
-	jms(w, "median_us", ca->own_median_ns);
-	jms(w, "mad_us", ca->own_mad_ns);
-	jdbl(w, "z_above", CLUSTER_Z_SLOW, 2);
-	jdbl(w, "excess_above", CLUSTER_MIN_EXCESS, 3);
-	jsonw_key(w, "judged");
-	jsonw_uint(w, ca->judged);
+	jsonw_kstr(w, "statistic", ca->own_basis);
+	jsonw_kus(w, "median_us", ca->own_median_ns);
+	jsonw_kus(w, "mad_us", ca->own_mad_ns);
+	jsonw_kdouble_inf(w, "z_above", CLUSTER_Z_SLOW, 2);
+	jsonw_kdouble_inf(w, "excess_above", CLUSTER_MIN_EXCESS, 3);
+	jsonw_kuint(w, "judged", ca->judged);
 	jsonw_obj_end(w);
 	jsonw_key(w, "slow_ranks");
 	jsonw_arr_begin(w);
@@ -186,39 +165,22 @@ void report_cluster_json(struct jsonw *w, const struct analysis *an)
 		if (ca->ranks[r].slow)
 			jsonw_int(w, ca->ranks[r].rank);
 	jsonw_arr_end(w);
-	jsonw_key(w, "waited_for_rank");
-	if (ca->waited_rank >= 0)
-		jsonw_int(w, ca->waited_rank);
-	else
-		jsonw_null(w);
-	jsonw_key(w, "most_often_last_rank");
-	if (ca->last_rank >= 0)
-		jsonw_int(w, ca->last_rank);
-	else
-		jsonw_null(w);
-	jsonw_key(w, "last_count");
-	jsonw_uint(w, ca->waited_count);
-	jms(w, "last_caused_wait_us", ca->waited_ns);
+	jsonw_kint_or_null(w, "waited_for_rank", ca->waited_rank, ca->waited_rank >= 0);
+	jsonw_kint_or_null(w, "most_often_last_rank", ca->last_rank, ca->last_rank >= 0);
+	jsonw_kuint(w, "last_count", ca->waited_count);
+	jsonw_kus(w, "last_caused_wait_us", ca->waited_ns);
 	jsonw_key(w, "groups");
 	jsonw_arr_begin(w);
 	for (size_t g = 0; g < ca->n_groups; g++) {
 		const struct cluster_group *cg = &ca->groups[g];
 		jsonw_obj_begin(w);
-		jsonw_key(w, "group");
-		jsonw_str(w, cg->name);
-		jsonw_key(w, "collectives");
-		jsonw_uint(w, cg->collectives);
-		jsonw_key(w, "ranks");
-		jsonw_uint(w, cg->n_ranks);
-		jms(w, "transfer_us", cg->transfer_ns);
-		jms(w, "wait_us", cg->wait_ns);
-		jsonw_key(w, "waited_for_rank");
-		if (cg->waited_rank >= 0)
-			jsonw_int(w, cg->waited_rank);
-		else
-			jsonw_null(w);
-		jsonw_key(w, "waited_for_count");
-		jsonw_uint(w, cg->waited_count);
+		jsonw_kstr(w, "group", cg->name);
+		jsonw_kuint(w, "collectives", cg->collectives);
+		jsonw_kuint(w, "ranks", cg->n_ranks);
+		jsonw_kus(w, "transfer_us", cg->transfer_ns);
+		jsonw_kus(w, "wait_us", cg->wait_ns);
+		jsonw_kint_or_null(w, "waited_for_rank", cg->waited_rank, cg->waited_rank >= 0);
+		jsonw_kuint(w, "waited_for_count", cg->waited_count);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -228,26 +190,21 @@ void report_cluster_json(struct jsonw *w, const struct analysis *an)
 		const struct cluster_rank *cr = &ca->ranks[r];
 		const struct rank_analysis *ra = &an->ranks[r];
 		jsonw_obj_begin(w);
-		jsonw_key(w, "rank");
-		jsonw_int(w, cr->rank);
-		jsonw_key(w, "capture");
-		jsonw_str(w, an->cap->ranks[ra->rank_index].plan->output_dir);
-		jsonw_key(w, "steps");
-		jsonw_uint(w, cr->n_steps);
-		jms(w, "step_us", cr->step_ns);
-		jms(w, "own_us", cr->own_ns);
-		jms(w, "compute_us", cr->compute_ns);
-		jms(w, "wait_per_step_us", cr->wait_step_ns);
-		jms(w, "exposed_comm_us", cr->exposed_ns);
-		jms(w, "wait_us", cr->wait_ns);
-		jms(w, "transfer_us", cr->transfer_ns);
-		jdbl(w, "z", cr->z, 3);
-		jdbl(w, "excess", cr->excess, 4);
-		jsonw_key(w, "slow");
-		jsonw_bool(w, cr->slow);
-		jsonw_key(w, "last_count");
-		jsonw_uint(w, cr->last_count);
-		jms(w, "caused_wait_us", cr->caused_ns);
+		jsonw_kint(w, "rank", cr->rank);
+		jsonw_kstr(w, "capture", an->cap->ranks[ra->rank_index].plan->output_dir);
+		jsonw_kuint(w, "steps", cr->n_steps);
+		jsonw_kus(w, "step_us", cr->step_ns);
+		jsonw_kus(w, "own_us", cr->own_ns);
+		jsonw_kus(w, "compute_us", cr->compute_ns);
+		jsonw_kus(w, "wait_per_step_us", cr->wait_step_ns);
+		jsonw_kus(w, "exposed_comm_us", cr->exposed_ns);
+		jsonw_kus(w, "wait_us", cr->wait_ns);
+		jsonw_kus(w, "transfer_us", cr->transfer_ns);
+		jsonw_kdouble_inf(w, "z", cr->z, 3);
+		jsonw_kdouble_inf(w, "excess", cr->excess, 4);
+		jsonw_kbool(w, "slow", cr->slow);
+		jsonw_kuint(w, "last_count", cr->last_count);
+		jsonw_kus(w, "caused_wait_us", cr->caused_ns);
 		jsonw_key(w, "per_step"); /* [step_us, exposed_comm_us, wait_us] */
 		jsonw_arr_begin(w);
 		for (size_t s = 0; s < cr->n_steps && s < ca->n_steps; s++) {

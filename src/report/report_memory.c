@@ -103,14 +103,6 @@ void report_memory_text(const struct rank_analysis *ra, FILE *out)
 	}
 }
 
-static void jmb(struct jsonw *w, const char *key, double v)
-{
-	jsonw_key(w, key);
-	if (isnan(v))
-		jsonw_null(w);
-	else
-		jsonw_double(w, v, 3);
-}
 
 static void json_components(struct jsonw *w, const char *key, const struct mem_component *c, size_t n,
 			    const struct csv_table *t, int64_t t0)
@@ -119,20 +111,13 @@ static void json_components(struct jsonw *w, const char *key, const struct mem_c
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < n; i++) {
 		jsonw_obj_begin(w);
-		jsonw_key(w, "name");
-		jsonw_str(w, c[i].name);
-		jsonw_key(w, "samples");
-		jsonw_uint(w, c[i].samples);
-		jmb(w, "peak_allocated_mb", c[i].peak_allocated_mb);
-		jmb(w, "peak_reserved_mb", c[i].peak_reserved_mb);
-		jmb(w, "peak_active_mb", c[i].peak_active_mb);
-		jsonw_key(w, "peak_at_us");
-		if (c[i].peak_ts)
-			jsonw_double(w, (double)(c[i].peak_ts - t0) / 1e3, 3);
-		else
-			jsonw_null(w);
-		jsonw_key(w, "peak_line");
-		jsonw_uint(w, csvt_line(t, c[i].peak_row));
+		jsonw_kstr(w, "name", c[i].name);
+		jsonw_kuint(w, "samples", c[i].samples);
+		jsonw_kdouble(w, "peak_allocated_mb", c[i].peak_allocated_mb, 3);
+		jsonw_kdouble(w, "peak_reserved_mb", c[i].peak_reserved_mb, 3);
+		jsonw_kdouble(w, "peak_active_mb", c[i].peak_active_mb, 3);
+		jsonw_kdouble(w, "peak_at_us", c[i].peak_ts ? (double)(c[i].peak_ts - t0) / 1e3 : NAN, 3);
+		jsonw_kuint(w, "peak_line", csvt_line(t, c[i].peak_row));
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -147,10 +132,8 @@ void report_memory_json(struct jsonw *w, const struct rank_analysis *ra)
 		return;
 	}
 	jsonw_obj_begin(w);
-	jsonw_key(w, "unit");
-	jsonw_str(w, "MB");
-	jsonw_key(w, "converted_from_kb");
-	jsonw_bool(w, m->record_in_kb || m->modules_in_kb);
+	jsonw_kstr(w, "unit", "MB");
+	jsonw_kbool(w, "converted_from_kb", m->record_in_kb || m->modules_in_kb);
 	if (m->record)
 		json_components(w, "components", m->comps, m->n_comps, m->record, ra->t0);
 	if (m->modules)
@@ -158,14 +141,10 @@ void report_memory_json(struct jsonw *w, const struct rank_analysis *ra)
 	if (m->n_curve) {
 		jsonw_key(w, "curve");
 		jsonw_obj_begin(w);
-		jsonw_key(w, "component");
-		jsonw_str(w, m->curve_component);
-		jsonw_key(w, "field");
-		jsonw_str(w, m->curve_field);
-		jsonw_key(w, "start_us");
-		jsonw_double(w, (double)(m->curve_t0 - ra->t0) / 1e3, 3);
-		jsonw_key(w, "end_us");
-		jsonw_double(w, (double)(m->curve_t1 - ra->t0) / 1e3, 3);
+		jsonw_kstr(w, "component", m->curve_component);
+		jsonw_kstr(w, "field", m->curve_field);
+		jsonw_kus(w, "start_us", m->curve_t0 - ra->t0);
+		jsonw_kus(w, "end_us", m->curve_t1 - ra->t0);
 		jsonw_key(w, "max_mb_per_bucket");
 		jsonw_arr_begin(w);
 		for (int i = 0; i < m->n_curve; i++)
@@ -176,27 +155,18 @@ void report_memory_json(struct jsonw *w, const struct rank_analysis *ra)
 	if (m->ops) {
 		jsonw_key(w, "allocations");
 		jsonw_obj_begin(w);
-		jsonw_key(w, "count");
-		jsonw_uint(w, m->n_allocs);
-		jmb(w, "total_mb", m->total_alloc_mb);
-		jsonw_key(w, "negative_sizes");
-		jsonw_uint(w, m->negative_sizes);
-		jsonw_key(w, "never_released");
-		jsonw_uint(w, m->never_released);
+		jsonw_kuint(w, "count", m->n_allocs);
+		jsonw_kdouble(w, "total_mb", m->total_alloc_mb, 3);
+		jsonw_kuint(w, "negative_sizes", m->negative_sizes);
+		jsonw_kuint(w, "never_released", m->never_released);
 		jsonw_key(w, "largest");
 		jsonw_arr_begin(w);
 		for (size_t i = 0; i < m->n_top; i++) {
 			jsonw_obj_begin(w);
-			jsonw_key(w, "name");
-			jsonw_str(w, m->top[i].name);
-			jmb(w, "size_mb", m->top[i].size_mb);
-			jsonw_key(w, "held_us");
-			if (m->top[i].duration_ns >= 0)
-				jsonw_double(w, (double)m->top[i].duration_ns / 1e3, 3);
-			else
-				jsonw_null(w);
-			jsonw_key(w, "line");
-			jsonw_uint(w, csvt_line(m->ops, m->top[i].row));
+			jsonw_kstr(w, "name", m->top[i].name);
+			jsonw_kdouble(w, "size_mb", m->top[i].size_mb, 3);
+			jsonw_kdouble(w, "held_us", m->top[i].duration_ns >= 0 ? (double)m->top[i].duration_ns / 1e3 : NAN, 3);
+			jsonw_kuint(w, "line", csvt_line(m->ops, m->top[i].row));
 			jsonw_obj_end(w);
 		}
 		jsonw_arr_end(w);

@@ -83,27 +83,15 @@ void summary_json_diags(struct jsonw *w, struct diag_list *dl)
 	for (size_t i = 0; i < dl->n; i++) {
 		const struct diag *d = &dl->items[i];
 		jsonw_obj_begin(w);
-		jsonw_key(w, "level");
-		jsonw_str(w, diag_level_name(d->level));
-		jsonw_key(w, "file");
-		jsonw_str(w, d->file);
-		jsonw_key(w, "line");
-		if (d->line > 0)
-			jsonw_int(w, d->line);
-		else
-			jsonw_null(w);
-		jsonw_key(w, "offset");
-		if (d->offset >= 0)
-			jsonw_int(w, d->offset);
-		else
-			jsonw_null(w);
-		jsonw_key(w, "message");
-		jsonw_str(w, d->msg);
+		jsonw_kstr(w, "level", diag_level_name(d->level));
+		jsonw_kstr(w, "file", d->file);
+		jsonw_kint_or_null(w, "line", d->line, d->line > 0);
+		jsonw_kint_or_null(w, "offset", d->offset, d->offset >= 0);
+		jsonw_kstr(w, "message", d->msg);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	jsonw_key(w, "diagnostics_dropped");
-	jsonw_uint(w, dl->dropped);
+	jsonw_kuint(w, "diagnostics_dropped", dl->dropped);
 	pthread_mutex_unlock(&dl->lock);
 }
 
@@ -298,48 +286,28 @@ static void json_comm(struct jsonw *w, const char *key, const struct comm_data *
 	jsonw_arr_end(w);
 }
 
-static void json_str_or_null(struct jsonw *w, const char *key, const char *s)
-{
-	jsonw_key(w, key);
-	if (s)
-		jsonw_str(w, s);
-	else
-		jsonw_null(w);
-}
 
 static void json_rank(struct jsonw *w, const struct rank_data *rd)
 {
 	const struct rank_plan *rp = rd->plan;
 	const struct rank_store *rs = &rd->store;
 	jsonw_obj_begin(w);
-	jsonw_key(w, "rank");
-	jsonw_int(w, rp->rank);
-	jsonw_key(w, "rank_source");
-	jsonw_str(w, discover_rank_source_name(rp->rank_source));
-	jsonw_key(w, "label");
-	jsonw_str(w, rp->label);
-	jsonw_key(w, "path");
-	jsonw_str(w, rp->worker_dir ? rp->worker_dir : rp->output_dir);
-	jsonw_key(w, "class");
-	jsonw_str(w, rp->cls == CAPTURE_CLASS_A ? "A" : rp->cls == CAPTURE_CLASS_B ? "B" : "files");
-	jsonw_key(w, "export_done");
-	jsonw_bool(w, rp->export_done);
+	jsonw_kint(w, "rank", rp->rank);
+	jsonw_kstr(w, "rank_source", discover_rank_source_name(rp->rank_source));
+	jsonw_kstr(w, "label", rp->label);
+	jsonw_kstr(w, "path", rp->worker_dir ? rp->worker_dir : rp->output_dir);
+	jsonw_kstr(w, "class", rp->cls == CAPTURE_CLASS_A ? "A" : rp->cls == CAPTURE_CLASS_B ? "B" : "files");
+	jsonw_kbool(w, "export_done", rp->export_done);
 
 	jsonw_key(w, "profiler_info");
 	if (rp->info.loaded) {
 		jsonw_obj_begin(w);
-		jsonw_key(w, "path");
-		jsonw_str(w, rp->info.path);
-		jsonw_key(w, "torch_npu_version");
-		jsonw_str(w, rp->info.torch_npu_version);
-		jsonw_key(w, "cann_version");
-		jsonw_str(w, rp->info.cann_version);
-		jsonw_key(w, "profiler_level");
-		jsonw_str(w, rp->info.profiler_level);
-		jsonw_key(w, "aic_metrics");
-		jsonw_str(w, rp->info.aic_metrics);
-		jsonw_key(w, "schedule");
-		jsonw_bool(w, rp->info.has_schedule);
+		jsonw_kstr(w, "path", rp->info.path);
+		jsonw_kstr(w, "torch_npu_version", rp->info.torch_npu_version);
+		jsonw_kstr(w, "cann_version", rp->info.cann_version);
+		jsonw_kstr(w, "profiler_level", rp->info.profiler_level);
+		jsonw_kstr(w, "aic_metrics", rp->info.aic_metrics);
+		jsonw_kbool(w, "schedule", rp->info.has_schedule);
 		jsonw_obj_end(w);
 	} else {
 		jsonw_null(w);
@@ -347,13 +315,11 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 
 	jsonw_key(w, "source");
 	jsonw_obj_begin(w);
-	jsonw_key(w, "kind");
-	jsonw_str(w, rd->db_path ? "db" : "text");
-	json_str_or_null(w, "why", rd->source_why);
-	json_str_or_null(w, "db", rd->db_path);
-	json_str_or_null(w, "analysis_db", rd->analysis_db_path);
-	jsonw_key(w, "db_read");
-	jsonw_bool(w, rd->db_path && !rd->trace_failed);
+	jsonw_kstr(w, "kind", rd->db_path ? "db" : "text");
+	jsonw_kstr(w, "why", rd->source_why);
+	jsonw_kstr(w, "db", rd->db_path);
+	jsonw_kstr(w, "analysis_db", rd->analysis_db_path);
+	jsonw_kbool(w, "db_read", rd->db_path && !rd->trace_failed);
 	jsonw_key(w, "db_tables");
 	jsonw_arr_begin(w);
 	const char *tables[64];
@@ -366,46 +332,27 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 	jsonw_key(w, "trace");
 	if (rs->trace.path) {
 		jsonw_obj_begin(w);
-		jsonw_key(w, "path");
-		jsonw_str(w, rs->trace.path);
-		jsonw_key(w, "bytes");
-		jsonw_uint(w, rs->trace.size);
-		jsonw_key(w, "parsed_bytes");
-		jsonw_uint(w, rs->trace.parsed_bytes);
-		jsonw_key(w, "truncated");
-		jsonw_bool(w, rs->trace.truncated);
-		jsonw_key(w, "cut_offset");
-		if (rs->trace.cut_offset >= 0)
-			jsonw_int(w, rs->trace.cut_offset);
-		else
-			jsonw_null(w);
-		jsonw_key(w, "wrapped");
-		jsonw_bool(w, rs->trace.wrapped);
-		jsonw_key(w, "threads");
-		jsonw_int(w, rs->trace.threads_used);
-		jsonw_key(w, "load_seconds");
-		jsonw_double(w, rs->trace.load_seconds, 4);
+		jsonw_kstr(w, "path", rs->trace.path);
+		jsonw_kuint(w, "bytes", rs->trace.size);
+		jsonw_kuint(w, "parsed_bytes", rs->trace.parsed_bytes);
+		jsonw_kbool(w, "truncated", rs->trace.truncated);
+		jsonw_kint_or_null(w, "cut_offset", rs->trace.cut_offset, rs->trace.cut_offset >= 0);
+		jsonw_kbool(w, "wrapped", rs->trace.wrapped);
+		jsonw_kint(w, "threads", rs->trace.threads_used);
+		jsonw_kdouble(w, "load_seconds", rs->trace.load_seconds, 4);
 		jsonw_key(w, "phase_seconds");
 		jsonw_obj_begin(w);
-		jsonw_key(w, "walk");
-		jsonw_double(w, rs->trace.walk_seconds, 4);
-		jsonw_key(w, "merge");
-		jsonw_double(w, rs->trace.merge_seconds, 4);
-		jsonw_key(w, "finish");
-		jsonw_double(w, rs->trace.finish_seconds, 4);
+		jsonw_kdouble(w, "walk", rs->trace.walk_seconds, 4);
+		jsonw_kdouble(w, "merge", rs->trace.merge_seconds, 4);
+		jsonw_kdouble(w, "finish", rs->trace.finish_seconds, 4);
 		jsonw_obj_end(w);
-		jsonw_key(w, "fast_elements");
-		jsonw_uint(w, rs->trace.fast_elements);
+		jsonw_kuint(w, "fast_elements", rs->trace.fast_elements);
 		jsonw_key(w, "index");
 		jsonw_obj_begin(w);
-		jsonw_key(w, "state");
-		jsonw_str(w, tindex_state_name(rd->index.state));
-		jsonw_key(w, "bytes");
-		jsonw_uint(w, rd->index.bytes);
-		jsonw_key(w, "seconds");
-		jsonw_double(w, rd->index.seconds, 4);
-		jsonw_key(w, "why");
-		jsonw_str(w, rd->index.why);
+		jsonw_kstr(w, "state", tindex_state_name(rd->index.state));
+		jsonw_kuint(w, "bytes", rd->index.bytes);
+		jsonw_kdouble(w, "seconds", rd->index.seconds, 4);
+		jsonw_kstr(w, "why", rd->index.why);
 		jsonw_obj_end(w);
 		jsonw_obj_end(w);
 	} else {
@@ -418,15 +365,11 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 		if (!rs->ph.by_char[c])
 			continue;
 		char k[2] = {(char)c, 0};
-		jsonw_key(w, k);
-		jsonw_uint(w, rs->ph.by_char[c]);
+		jsonw_kuint(w, k, rs->ph.by_char[c]);
 	}
-	jsonw_key(w, "other");
-	jsonw_uint(w, rs->ph.other);
-	jsonw_key(w, "not_object");
-	jsonw_uint(w, rs->ph.not_object);
-	jsonw_key(w, "rejected");
-	jsonw_uint(w, rs->ph.rejected);
+	jsonw_kuint(w, "other", rs->ph.other);
+	jsonw_kuint(w, "not_object", rs->ph.not_object);
+	jsonw_kuint(w, "rejected", rs->ph.rejected);
 	jsonw_obj_end(w);
 
 	jsonw_key(w, "lanes");
@@ -436,27 +379,14 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 	for (size_t i = 0; i < rs->n_lanes; i++) {
 		const struct lane *l = &rs->lanes[order[i]];
 		jsonw_obj_begin(w);
-		jsonw_key(w, "process");
-		if (l->process_name)
-			jsonw_str(w, store_str(rs, l->process_name));
-		else
-			jsonw_null(w);
-		jsonw_key(w, "thread");
-		if (l->thread_name)
-			jsonw_str(w, store_str(rs, l->thread_name));
-		else
-			jsonw_null(w);
-		jsonw_key(w, "pid");
-		jsonw_str(w, store_str(rs, l->pid_text));
-		jsonw_key(w, "tid");
-		jsonw_str(w, store_str(rs, l->tid_text));
-		jsonw_key(w, "group");
-		jsonw_str(w, lanes_group_name(l->group));
-		jsonw_key(w, "events");
-		jsonw_uint(w, l->n_events);
+		jsonw_kstr(w, "process", l->process_name ? store_str(rs, l->process_name) : NULL);
+		jsonw_kstr(w, "thread", l->thread_name ? store_str(rs, l->thread_name) : NULL);
+		jsonw_kstr(w, "pid", store_str(rs, l->pid_text));
+		jsonw_kstr(w, "tid", store_str(rs, l->tid_text));
+		jsonw_kstr(w, "group", lanes_group_name(l->group));
+		jsonw_kuint(w, "events", l->n_events);
 		if (l->group == LANE_DEVICE) {
-			jsonw_key(w, "stream");
-			jsonw_int(w, l->stream);
+			jsonw_kint(w, "stream", l->stream);
 		}
 		jsonw_obj_end(w);
 	}
@@ -468,29 +398,19 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 	for (size_t i = 0; i < rs->n_tracks; i++) {
 		const struct counter_track *t = &rs->tracks[i];
 		jsonw_obj_begin(w);
-		jsonw_key(w, "process");
-		if (t->process_name)
-			jsonw_str(w, store_str(rs, t->process_name));
-		else
-			jsonw_null(w);
-		jsonw_key(w, "name");
-		jsonw_str(w, store_str(rs, t->name));
-		jsonw_key(w, "value_key");
-		jsonw_str(w, store_str(rs, t->value_key));
-		jsonw_key(w, "samples");
-		jsonw_uint(w, t->n_samples);
+		jsonw_kstr(w, "process", t->process_name ? store_str(rs, t->process_name) : NULL);
+		jsonw_kstr(w, "name", store_str(rs, t->name));
+		jsonw_kstr(w, "value_key", store_str(rs, t->value_key));
+		jsonw_kuint(w, "samples", t->n_samples);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
 
 	jsonw_key(w, "flows");
 	jsonw_obj_begin(w);
-	jsonw_key(w, "events");
-	jsonw_uint(w, rs->n_flows);
-	jsonw_key(w, "links");
-	jsonw_uint(w, rs->n_links);
-	jsonw_key(w, "unmatched");
-	jsonw_uint(w, rs->unmatched_flows);
+	jsonw_kuint(w, "events", rs->n_flows);
+	jsonw_kuint(w, "links", rs->n_links);
+	jsonw_kuint(w, "unmatched", rs->unmatched_flows);
 	jsonw_obj_end(w);
 
 	jsonw_key(w, "window_ns");
@@ -509,20 +429,13 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 		const struct csv_table *t = rd->csvs[k];
 		jsonw_key(w, file_base(t->path));
 		jsonw_obj_begin(w);
-		jsonw_key(w, "kind");
-		jsonw_str(w, csv_kind_name(t->kind));
-		jsonw_key(w, "rows");
-		jsonw_uint(w, t->nrows);
-		jsonw_key(w, "columns");
-		jsonw_uint(w, t->ncols);
-		jsonw_key(w, "ragged_rows");
-		jsonw_uint(w, t->ragged_rows);
-		jsonw_key(w, "encoding");
-		jsonw_str(w, t->gbk ? "gb18030" : "utf-8");
-		jsonw_key(w, "bom");
-		jsonw_bool(w, t->bom);
-		jsonw_key(w, "used");
-		jsonw_bool(w, t->kind != CSV_UNKNOWN && rd->by_kind[t->kind] == t);
+		jsonw_kstr(w, "kind", csv_kind_name(t->kind));
+		jsonw_kuint(w, "rows", t->nrows);
+		jsonw_kuint(w, "columns", t->ncols);
+		jsonw_kuint(w, "ragged_rows", t->ragged_rows);
+		jsonw_kstr(w, "encoding", t->gbk ? "gb18030" : "utf-8");
+		jsonw_kbool(w, "bom", t->bom);
+		jsonw_kbool(w, "used", t->kind != CSV_UNKNOWN && rd->by_kind[t->kind] == t);
 		jsonw_obj_end(w);
 	}
 	jsonw_obj_end(w);
@@ -531,11 +444,9 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 
 	jsonw_key(w, "memory");
 	jsonw_obj_begin(w);
-	jsonw_key(w, "store_bytes");
-	jsonw_uint(w, store_bytes(rs));
-	jsonw_key(w, "bytes_per_event");
+	jsonw_kuint(w, "store_bytes", store_bytes(rs));
 	size_t nev = rs->n_ev + rs->n_ctr + rs->n_flows;
-	jsonw_double(w, nev ? (double)store_bytes(rs) / (double)nev : 0.0, 1);
+	jsonw_kdouble(w, "bytes_per_event", nev ? (double)store_bytes(rs) / (double)nev : 0.0, 1);
 	jsonw_obj_end(w);
 	jsonw_obj_end(w);
 }
@@ -545,14 +456,10 @@ void summary_print_json(const struct capture *cap, FILE *out)
 	struct jsonw w;
 	jsonw_init(&w, out, true);
 	jsonw_obj_begin(&w);
-	jsonw_key(&w, "tool");
-	jsonw_str(&w, "ascprof-tui");
-	jsonw_key(&w, "version");
-	jsonw_str(&w, PACKAGE_VERSION);
-	jsonw_key(&w, "path");
-	jsonw_str(&w, cap->plan.path);
-	jsonw_key(&w, "raw_captures");
-	jsonw_uint(&w, cap->plan.raw_captures);
+	jsonw_kstr(&w, "tool", "ascprof-tui");
+	jsonw_kstr(&w, "version", PACKAGE_VERSION);
+	jsonw_kstr(&w, "path", cap->plan.path);
+	jsonw_kuint(&w, "raw_captures", cap->plan.raw_captures);
 	jsonw_key(&w, "ranks");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < cap->n_ranks; i++)

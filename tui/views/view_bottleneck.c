@@ -224,7 +224,8 @@ static bool jump_to(struct app *app, const struct rank_analysis *ra, enum landma
 	const struct rank_data *rd = app_rank_data(app);
 	uint32_t ev = rd ? analysis_landmark_event(ra, &rd->store, lm) : UINT32_MAX;
 	int64_t pad = (iv[1] - iv[0]) / 2 + 1000;
-	app_goto_timeline(app, app->rank, iv[0] - pad, iv[1] + pad, ev);
+	struct view_target tg = {.timeline = {app_rank_index(app), iv[0] - pad, iv[1] + pad, ev}};
+	app_open(app, VIEW_TIMELINE, &tg);
 	app_message(app, ST_NORMAL, _("the longest %s: %.3f ms%s%s"), what, (double)(iv[1] - iv[0]) / 1e6,
 		    ev == UINT32_MAX ? "" : lm == LANDMARK_IDLE ? ", selected: the task after it, " : ", selected: ",
 		    ev == UINT32_MAX ? "" : store_ev_name(&rd->store, ev));
@@ -259,7 +260,9 @@ static int handle(void *p, struct app *app, enum action act)
 		}
 		int64_t pad = (f->event_end - f->event_ts) / 2 + 1000;
 		/* without a trace the instance is a kernel table row: its time on the Timeline */
-		app_goto_timeline(app, app->rank, f->event_ts - pad, f->event_end + pad, f->event);
+		struct view_target tg = {
+			.timeline = {app_rank_index(app), f->event_ts - pad, f->event_end + pad, f->event}};
+		app_open(app, VIEW_TIMELINE, &tg);
 		if (f->event == UINT32_MAX)
 			app_message(app, ST_NORMAL, "%s: %.3f ms at kernel table line %u", advice_rules[f->rule].title,
 				    (double)(f->event_end - f->event_ts) / 1e6, f->csv_line);

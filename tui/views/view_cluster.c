@@ -164,11 +164,13 @@ static int handle(void *p, struct app *app, enum action act)
 		const struct rank_analysis *ra = &pub->an->ranks[v->lb.sel];
 		if (pub->an->from_digests) {
 			app_message(app, ST_WARN, "rank %d was read from a digest: its raw events are in %s", ra->rank,
-				    app->cap->ranks[ra->rank_index].plan->output_dir);
+				    app_rank_data_of(app, ra->rank_index)->plan->output_dir);
 			return VH_HANDLED;
 		}
-		const struct rank_store *rs = &app->cap->ranks[ra->rank_index].store;
-		app_goto_timeline(app, ra->rank_index, rs->window_start, rs->window_end, UINT32_MAX);
+		const struct rank_store *rs = &app_rank_data_of(app, ra->rank_index)->store;
+		struct view_target tg = {.timeline = {ra->rank_index, rs->window_start, rs->window_end,
+						      UINT32_MAX}};
+		app_open(app, VIEW_TIMELINE, &tg);
 		return VH_HANDLED;
 	}
 	return VH_UNHANDLED;

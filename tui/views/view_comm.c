@@ -489,8 +489,8 @@ static void open_row(struct comm_view *v, struct app *app)
 		items = &ca->items[l->item0];
 		n = l->n_items;
 	}
-	comm_detail_set(app_view(app, VIEW_COMM_DETAIL), app, title, items, n);
-	app_push(app, VIEW_COMM_DETAIL);
+	struct view_target tg = {.comm_detail = {title, items, n}};
+	app_open(app, VIEW_COMM_DETAIL, &tg);
 }
 
 static int handle(void *p, struct app *app, enum action act)
@@ -674,14 +674,16 @@ static void detail_destroy(void *p)
 	free(d);
 }
 
-void comm_detail_set(void *st, struct app *app, const char *title, const struct comm_item *items, size_t n)
+/* app_open: the entries of the target. */
+static void detail_open(void *st, struct app *app, const struct view_target *target)
 {
 	(void)app;
 	struct comm_detail *d = st;
-	snprintf(d->title, sizeof d->title, "%s", title);
-	d->items = items;
-	d->n = n;
-	d->lb = (struct listbox){.n = n, .height = d->lb.height};
+	const struct comm_detail_target *tg = &target->comm_detail;
+	snprintf(d->title, sizeof d->title, "%s", tg->title);
+	d->items = tg->items;
+	d->n = tg->n;
+	d->lb = (struct listbox){.n = tg->n, .height = d->lb.height};
 	d->expanded = -1;
 }
 
@@ -794,4 +796,5 @@ const struct view_ops comm_detail_view_ops = {
 	.draw = detail_draw,
 	.handle = detail_handle,
 	.hint = N_("Enter: the entry's text (file and byte offset)   q back"),
+	.open = detail_open,
 };

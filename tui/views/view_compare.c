@@ -427,7 +427,8 @@ static int handle(void *p, struct app *app, enum action act)
 		if (v->table != TBL_OPS || !v->n_rows)
 			return VH_UNHANDLED;
 		const struct op_diff *d = &v->pair->ops[v->rows[v->lb.sel]];
-		app_open_compare_op(app, d->name, d->scope, d->phase);
+		struct view_target tg = {.compare_op = {d->name, d->scope, d->phase}};
+		app_open(app, VIEW_COMPARE_OP, &tg);
 		return VH_HANDLED;
 	}
 	default: return VH_UNHANDLED;
@@ -548,12 +549,13 @@ static void cop_load(struct compare_op *o, struct app *app)
 	listbox_clamp(&o->lb, o->lb.height);
 }
 
-void app_open_compare_op(struct app *app, const char *name, int scope, int phase)
+/* app_open: the op of the target, on the step where its time differs most. */
+static void cop_open(void *st, struct app *app, const struct view_target *target)
 {
-	struct compare_op *o = app_view(app, VIEW_COMPARE_OP);
-	snprintf(o->name, sizeof o->name, "%s", name);
-	o->scope = scope;
-	o->phase = phase;
+	struct compare_op *o = st;
+	snprintf(o->name, sizeof o->name, "%s", target->compare_op.name);
+	o->scope = target->compare_op.scope;
+	o->phase = target->compare_op.phase;
 	o->lb.sel = o->lb.top = 0;
 	cop_load(o, app);
 	/* start on the first step where the op's time differs most */
@@ -568,7 +570,6 @@ void app_open_compare_op(struct app *app, const char *name, int scope, int phase
 			o->lb.sel = k;
 		}
 	}
-	app_push(app, VIEW_COMPARE_OP);
 }
 
 static void cop_update(void *p, struct app *app)
@@ -758,7 +759,9 @@ static int cop_handle(void *p, struct app *app, enum action act)
 	}
 	/* the explorer's timeline shows the first side's capture */
 	const struct step *st = &ra->steps[o->lb.sel];
-	app_goto_timeline(app, o->pair->rank_index[0], st->win_start, st->win_end, UINT32_MAX);
+	struct view_target tg = {.timeline = {o->pair->rank_index[0], st->win_start, st->win_end,
+					      UINT32_MAX}};
+	app_open(app, VIEW_TIMELINE, &tg);
 	return VH_HANDLED;
 }
 
@@ -771,4 +774,5 @@ const struct view_ops compare_op_view_ops = {
 	.handle = cop_handle,
 	.update = cop_update,
 	.hint = N_("j/k step: both timelines stacked   Enter: the step on the Timeline (first side)"),
+	.open = cop_open,
 };

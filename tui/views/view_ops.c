@@ -390,7 +390,8 @@ static int ops_handle(void *p, struct app *app, enum action act)
 			v->group = GROUP_NAME;
 			rebuild(v, app);
 		} else if (v->n_rows && v->ra) {
-			app_open_op(app, v->ra->ops[v->rows[v->lb.sel]].name, v->scope);
+			struct view_target tg = {.op = {v->ra->ops[v->rows[v->lb.sel]].name, v->scope}};
+			app_open(app, VIEW_OP_DETAIL, &tg);
 		}
 		return VH_HANDLED;
 	default: return VH_UNHANDLED;
@@ -534,7 +535,7 @@ static void detail_load(struct op_detail *d, struct app *app)
 	d->n_inst = d->n_rows = 0;
 	d->expanded = -1;
 	csvt_cells_free(&d->cells);
-	d->rank = app->rank;
+	d->rank = app_rank_index(app);
 	const struct rank_data *rd = app_rank_data(app);
 	if (!rd)
 		return;
@@ -570,24 +571,19 @@ static void detail_load(struct op_detail *d, struct app *app)
 	d->lb.sel = d->lb.top = 0;
 }
 
-void op_detail_set(void *st, struct app *app, const char *name, int scope)
+/* app_open: the op of the target. */
+static void detail_open(void *st, struct app *app, const struct view_target *target)
 {
 	struct op_detail *d = st;
-	snprintf(d->name, sizeof d->name, "%s", name);
-	d->scope = scope;
+	snprintf(d->name, sizeof d->name, "%s", target->op.name);
+	d->scope = target->op.scope;
 	detail_load(d, app);
-}
-
-void app_open_op(struct app *app, const char *name, int scope)
-{
-	op_detail_set(app_view(app, VIEW_OP_DETAIL), app, name, scope);
-	app_push(app, VIEW_OP_DETAIL);
 }
 
 static void detail_update(void *p, struct app *app)
 {
 	struct op_detail *d = p;
-	if (d->name[0] && d->rank != app->rank)
+	if (d->name[0] && d->rank != app_rank_index(app))
 		detail_load(d, app);
 }
 
@@ -817,7 +813,9 @@ static int detail_handle(void *p, struct app *app, enum action act)
 	if (dr->kind == ROW_INSTANCE) {
 		const struct instance *in = &d->inst[dr->index];
 		int64_t pad = in->dur > 0 ? in->dur : 1000;
-		app_goto_timeline(app, app->rank, in->ts - pad * 2, in->ts + in->dur + pad * 2, in->ev);
+		int64_t t0 = in->ts - pad * 2, t1 = in->ts + in->dur + pad * 2;
+		struct view_target tg = {.timeline = {app_rank_index(app), t0, t1, in->ev}};
+		app_open(app, VIEW_TIMELINE, &tg);
 	} else {
 		csvt_cells_free(&d->cells);
 		if (d->expanded >= 0 && ri > (size_t)d->expanded)
@@ -865,4 +863,5 @@ const struct view_ops op_detail_view_ops = {
 	.update = detail_update,
 	.hint = N_("Enter: instance on the timeline / CSV row cells   s by time or duration   q back"),
 	.export_csv = detail_export,
+	.open = detail_open,
 };

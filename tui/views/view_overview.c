@@ -35,7 +35,7 @@ static const struct bottleneck *top_bottleneck(const struct rank_analysis *ra)
 
 static int draw_capture(struct app *app, struct canvas *cv, int x, int y, int w)
 {
-	const struct capture *cap = app->cap;
+	const struct capture *cap = app_capture(app);
 	const struct rank_plan *rp = cap->n_ranks ? cap->ranks[0].plan : NULL;
 	canvas_text(cv, x, y, 10, ST_HEADER, _("Capture"));
 	canvas_text(cv, x + 10, y, w - 10, ST_BOLD, cap->plan.path);
@@ -61,7 +61,7 @@ static int draw_capture(struct app *app, struct canvas *cv, int x, int y, int w)
 
 static int draw_files(struct app *app, struct canvas *cv, int x, int y, int w, int max_lines)
 {
-	const struct capture *cap = app->cap;
+	const struct capture *cap = app_capture(app);
 	canvas_text(cv, x, y, 10, ST_HEADER, _("Files"));
 	int lines = 0;
 	for (size_t i = 0; i < cap->n_ranks && lines < max_lines; i++, lines++) {
@@ -103,7 +103,7 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 	};
 	/* the bottleneck's name whole: the columns on the right give way to it */
 	int need = canvas_width(_("Top bottleneck"));
-	for (size_t i = 0; i < app->cap->n_ranks && (int)i < max_rows; i++) {
+	for (size_t i = 0; i < app_rank_count(app) && (int)i < max_rows; i++) {
 		const struct rank_analysis *ra = app_rank_analysis_of(app, i);
 		const struct bottleneck *bn = ra ? top_bottleneck(ra) : NULL;
 		int bw = bn && bn->score >= 40 ? canvas_width(bn->name) + 4 : 6;
@@ -125,10 +125,10 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 	}
 	canvas_text(cv, cx + 1, y, w - (cx + 1 - x), ST_HEADER, _("Top bottleneck"));
 	y++;
-	for (size_t i = 0; i < app->cap->n_ranks && max_rows-- > 0; i++, y++) {
+	for (size_t i = 0; i < app_rank_count(app) && max_rows-- > 0; i++, y++) {
 		const struct rank_analysis *ra = app_rank_analysis_of(app, i);
-		enum style st = i == app->rank ? ST_BOLD : ST_NORMAL;
-		canvas_textf(cv, x, y, 6, st, "%d", app->cap->ranks[i].plan->rank);
+		enum style st = i == app_rank_index(app) ? ST_BOLD : ST_NORMAL;
+		canvas_textf(cv, x, y, 6, st, "%d", app_rank_data_of(app, i)->plan->rank);
 		if (!ra) {
 			canvas_text(cv, x + 6, y, w - 6, ST_DIM, _("loading..."));
 			continue;
@@ -192,7 +192,7 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 
 static int draw_warnings(struct app *app, struct canvas *cv, int x, int y, int w, int max_lines)
 {
-	struct diag_list *dl = &app->cap->diags;
+	struct diag_list *dl = app_diags(app);
 	size_t warn = diag_count(dl, DIAG_WARN);
 	if (max_lines < 1)
 		return y;
@@ -223,7 +223,7 @@ static void draw(void *stp, struct app *app, struct canvas *cv, int x, int y, in
 	x += 1;
 	w -= 2;
 	y = draw_capture(app, cv, x, y, w);
-	int nr = (int)app->cap->n_ranks;
+	int nr = (int)app_rank_count(app);
 	y = draw_files(app, cv, x, y, w, nr < 4 ? nr : 4) + 1;
 	if (y < bottom)
 		y = draw_table(app, cv, x, y, w, bottom - y - 6 > 1 ? bottom - y - 6 : 1) + 1;

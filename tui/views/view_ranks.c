@@ -26,7 +26,7 @@ static void destroy(void *p) { free(p); }
 /* A rank's device activity over [a, b) of its own clock: the union of its device lanes. */
 static void device_cell(struct app *app, size_t ri, int64_t a, int64_t b, struct lod_result *out)
 {
-	const struct rank_store *rs = &app->cap->ranks[ri].store;
+	const struct rank_store *rs = &app_rank_data_of(app, ri)->store;
 	const struct lane_lod *lods = app_lods(app, ri);
 	const struct rank_analysis *ra = app_rank_analysis_of(app, ri);
 	memset(out, 0, sizeof *out);
@@ -56,7 +56,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	const struct analysis *an = pub->an;
 	v->lb.n = an->n_ranks;
 	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("alignment: %s (A to switch)   clock offsets vs rank %d; subtract to align"),
-		     analysis_align_name(app->align), an->n_ranks ? an->ranks[0].rank : 0);
+		     analysis_align_name(app_align(app)), an->n_ranks ? an->ranks[0].rank : 0);
 	int hy = y + 1;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
@@ -113,10 +113,10 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (size_t i = 0; i < an->n_ranks; i++) {
 		const struct rank_analysis *ra = &an->ranks[i];
-		const struct rank_store *rs = &app->cap->ranks[ra->rank_index].store;
+		const struct rank_store *rs = &app_rank_data_of(app, ra->rank_index)->store;
 		if (!rs->has_events)
 			continue;
-		int64_t off = ra->offset_ns[app->align];
+		int64_t off = ra->offset_ns[app_align(app)];
 		if (rs->window_start - off < lo)
 			lo = rs->window_start - off;
 		if (rs->window_end - off > hi)
@@ -125,13 +125,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	if (lo >= hi)
 		return;
 	char b1[24];
-	canvas_textf(cv, x + 1, yy++, w - 2, ST_HEADER, _("device activity, all ranks aligned (%s), %s"), analysis_align_name(app->align),
-		     app_fmt_dur(hi - lo, b1, sizeof b1));
+	canvas_textf(cv, x + 1, yy++, w - 2, ST_HEADER, _("device activity, all ranks aligned (%s), %s"),
+		     analysis_align_name(app_align(app)), app_fmt_dur(hi - lo, b1, sizeof b1));
 	int label_w = 9, tw = w - label_w - 2;
 	for (size_t i = 0; i < an->n_ranks && yy < y + h; i++, yy++) {
 		const struct rank_analysis *ra = &an->ranks[i];
 		canvas_textf(cv, x + 1, yy, label_w, i == v->lb.sel ? ST_BOLD : ST_NORMAL, _("rank %d"), ra->rank);
-		int64_t off = ra->offset_ns[app->align];
+		int64_t off = ra->offset_ns[app_align(app)];
 		for (int c = 0; c < tw; c++) {
 			int64_t a = lo + (hi - lo) * c / tw, b = lo + (hi - lo) * (c + 1) / tw;
 			struct lod_result r;
@@ -150,8 +150,10 @@ static int handle(void *p, struct app *app, enum action act)
 	const struct published *pub = app_pub(app);
 	if (act == ACT_OPEN && pub && v->lb.sel < pub->an->n_ranks) {
 		const struct rank_analysis *ra = &pub->an->ranks[v->lb.sel];
-		const struct rank_store *rs = &app->cap->ranks[ra->rank_index].store;
-		app_goto_timeline(app, ra->rank_index, rs->window_start, rs->window_end, UINT32_MAX);
+		const struct rank_store *rs = &app_rank_data_of(app, ra->rank_index)->store;
+		struct view_target tg = {.timeline = {ra->rank_index, rs->window_start, rs->window_end,
+						      UINT32_MAX}};
+		app_open(app, VIEW_TIMELINE, &tg);
 		return VH_HANDLED;
 	}
 	return VH_UNHANDLED;

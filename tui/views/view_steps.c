@@ -150,7 +150,8 @@ static int handle(void *p, struct app *app, enum action act)
 		app_message(app, ST_WARN, _("this step has no timestamps (step table without a trace)"));
 		return VH_HANDLED;
 	}
-	app_goto_timeline(app, app->rank, s->win_start, s->win_end, s->marker_ev);
+	struct view_target tg = {.timeline = {app_rank_index(app), s->win_start, s->win_end, s->marker_ev}};
+	app_open(app, VIEW_TIMELINE, &tg);
 	return VH_HANDLED;
 }
 

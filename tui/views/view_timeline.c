@@ -229,7 +229,7 @@ static void build_rows(struct timeline *t)
 	if (t->per_rank) {
 		/* the cluster: each rank's device and communication lanes merged, on the clock
 		 * of the alignment mode */
-		for (size_t ri = 0; ri < t->app->cap->n_ranks; ri++)
+		for (size_t ri = 0; ri < app_rank_count(t->app); ri++)
 			for (uint32_t k = 0; k < RANK_ROW_COUNT; k++)
 				add_row(t, &cap, (struct tl_row){ROW_RANK, (uint32_t)ri, k, 0});
 	} else if (t->per_op) {
@@ -296,17 +296,17 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 	int64_t shift = 0;
 	bool keep = !same_rank && t->have_window && old_ra && ra && t->rs && t->rs->has_events;
 	if (keep)
-		shift = ra->offset_ns[app->align] - old_ra->offset_ns[app->align];
+		shift = ra->offset_ns[app_align(app)] - old_ra->offset_ns[app_align(app)];
 	t->app = app;
 	t->rank = rank;
 	t->ra = ra;
-	t->rs = &app->cap->ranks[rank].store;
+	t->rs = &app_rank_data_of(app, rank)->store;
 	t->cls = ra ? ra->cls : NULL;
 	t->lods = app_lods(app, rank);
 	kernel_timeline_free(t->kt);
 	t->kt = NULL;
 	if (ra && !t->rs->has_events && ra->has_timeline &&
-	    (t->kt = kernel_timeline_build(app->cap->ranks[rank].by_kind[CSV_KERNEL]))) {
+	    (t->kt = kernel_timeline_build(app_rank_data_of(app, rank)->by_kind[CSV_KERNEL]))) {
 		/* no trace: the kernel table's rows as device lanes */
 		t->rs = &t->kt->store;
 		t->cls = t->kt->cls;
@@ -323,7 +323,7 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 		if (keep) {
 			char b[32];
 			app_message(app, ST_NORMAL, _("rank %d: the same window, aligned by %s (%s%s)"), ra->rank,
-				    analysis_align_name(app->align), shift < 0 ? "-" : "+",
+				    analysis_align_name(app_align(app)), shift < 0 ? "-" : "+",
 				    app_fmt_dur(shift < 0 ? -shift : shift, b, sizeof b));
 			t->t0 += shift;
 			t->t1 += shift;
@@ -346,7 +346,7 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 		fit(t);
 }
 
-static void update(void *p, struct app *app) { bind_rank(p, app, app->rank); }
+static void update(void *p, struct app *app) { bind_rank(p, app, app_rank_index(app)); }
 
 /* ---- navigation --------------------------------------------------------------------- */
 
@@ -482,24 +482,18 @@ static void longest_in_view(struct timeline *t, struct app *app)
 		select_event(t, best, false);
 }
 
-void timeline_focus(void *st, struct app *app, size_t rank_index, int64_t a, int64_t b, uint32_t ev)
+/* app_open: the rank becomes the selected one, zoomed to the target's window. */
+static void open_target(void *st, struct app *app, const struct view_target *target)
 {
 	struct timeline *t = st;
-	bind_rank(t, app, rank_index);
+	const struct timeline_target *tg = &target->timeline;
+	app_select_rank(app, tg->rank_index);
+	bind_rank(t, app, tg->rank_index);
 	push_undo(t);
-	set_window(t, a, b);
+	set_window(t, tg->t0, tg->t1);
 	t->have_window = true;
-	if (ev != UINT32_MAX)
-		select_event(t, ev, false);
-}
-
-void app_goto_timeline(struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev)
-{
-	if (app->rank != rank_index) {
-		app->rank = rank_index;
-	}
-	timeline_focus(app_view(app, VIEW_TIMELINE), app, rank_index, t0, t1, ev);
-	app_push(app, VIEW_TIMELINE);
+	if (tg->ev != UINT32_MAX)
+		select_event(t, tg->ev, false);
 }
 
 #define MAX_FLOWS 256
@@ -804,7 +798,7 @@ static int64_t rank_shift(const struct timeline *t, struct app *app, size_t ri)
 	const struct rank_analysis *r = app_rank_analysis_of(app, ri);
 	if (!r || !t->ra)
 		return 0;
-	return r->offset_ns[app->align] - t->ra->offset_ns[app->align];
+	return r->offset_ns[app_align(app)] - t->ra->offset_ns[app_align(app)];
 }
 
 /* Rank ri's device (or communication) lanes merged into one row, on this rank's window
@@ -813,7 +807,7 @@ static int64_t rank_shift(const struct timeline *t, struct app *app, size_t ri)
 static void draw_rank_row(struct timeline *t, struct app *app, size_t ri, enum rank_row which, struct canvas *cv,
 			  int x, int y, int w)
 {
-	const struct rank_store *rs = &app->cap->ranks[ri].store;
+	const struct rank_store *rs = &app_rank_data_of(app, ri)->store;
 	const struct lane_lod *lods = app_lods(app, ri);
 	const struct rank_analysis *ra = app_rank_analysis_of(app, ri);
 	if (!lods || !ra || !rs->has_events) {
@@ -855,7 +849,7 @@ static void build_kidx(struct timeline *t, struct app *app)
 {
 	if (t->kidx.table)
 		return;
-	const struct csv_table *k = app->cap->ranks[t->rank].by_kind[CSV_KERNEL];
+	const struct csv_table *k = app_rank_data_of(app, t->rank)->by_kind[CSV_KERNEL];
 	if (!k)
 		return;
 	t->kidx.table = k;
@@ -891,8 +885,8 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	lane_label(rs, l, lab, sizeof lab);
 	num_format_ns_as_us(store_ts(rs, ev), b2, sizeof b2);
 	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, _("%s  [%s]  rank %d  %s / %s"), store_ev_name(rs, ev),
-		     category_name((enum ev_category)t->cls[ev].cat), app->cap->ranks[t->rank].plan->rank,
-		     store_str(rs, l->process_name), lab);
+		     category_name((enum ev_category)t->cls[ev].cat),
+		     app_rank_data_of(app, t->rank)->plan->rank, store_str(rs, l->process_name), lab);
 	int row = y + 1;
 	/* a kernel-table timeline's byte offsets are into the trace made in memory: its row's
 	 * file and line are in the args instead */
@@ -1016,11 +1010,11 @@ static void draw_range(struct timeline *t, struct canvas *cv, int x, int y, int 
 static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	struct timeline *t = p;
-	bind_rank(t, app, app->rank);
+	bind_rank(t, app, app_rank_index(app));
 	if (t->ra && app_pub(app)->an->from_digests) {
 		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
 			     "rank %d was read from a digest: no raw events here; open its capture: %s", t->ra->rank,
-			     app->cap->ranks[t->ra->rank_index].plan->output_dir);
+			     app_rank_data_of(app, t->ra->rank_index)->plan->output_dir);
 		return;
 	}
 	if (!t->ra || !t->rs->has_events) {
@@ -1043,7 +1037,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	if (t->per_op)
 		sbuf_addf(&info, _("   rows: one per device op, by %s"), op_sort_names[t->op_sort]);
 	if (t->per_rank)
-		sbuf_addf(&info, _("   rows: every rank, %s-aligned"), analysis_align_name(app->align));
+		sbuf_addf(&info, _("   rows: every rank, %s-aligned"), analysis_align_name(app_align(app)));
 	if (sl && !t->per_op) {
 		size_t before, m = lanes_events_in(t->rs, sl, t->t0, t->t1, &before);
 		char lab[128];
@@ -1129,7 +1123,8 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		}
 		if (row->kind == ROW_RANK) {
 			char lab[64];
-			snprintf(lab, sizeof lab, _("rank %d %s"), t->app->cap->ranks[row->lane].plan->rank,
+			snprintf(lab, sizeof lab, _("rank %d %s"),
+				 app_rank_data_of(t->app, row->lane)->plan->rank,
 				 row->op == RANK_ROW_DEVICE ? "device" : "comm");
 			canvas_text(cv, x + 1, ry, label_w - 1,
 				    sel ? ST_SELECTED : row->lane == t->rank ? ST_BOLD : ST_NORMAL, lab);
@@ -1227,7 +1222,7 @@ static int handle(void *p, struct app *app, enum action act)
 			t->per_rank = false;
 		} else if (t->per_op) {
 			t->per_op = false;
-			t->per_rank = app->cap->n_ranks > 1;
+			t->per_rank = app_rank_count(app) > 1;
 		} else {
 			t->per_op = true;
 		}
@@ -1236,7 +1231,7 @@ static int handle(void *p, struct app *app, enum action act)
 		build_rows(t);
 		if (t->per_rank)
 			app_message(app, ST_NORMAL, _("every rank on the %s-aligned clock; Enter opens the rank's lanes"),
-				    analysis_align_name(app->align));
+				    analysis_align_name(app_align(app)));
 		return VH_HANDLED;
 	case ACT_ROW_SORT:
 		if (!t->per_op) {
@@ -1268,7 +1263,8 @@ static int handle(void *p, struct app *app, enum action act)
 			int64_t shift = rank_shift(t, app, ri);
 			int64_t a = t->t0 + shift, b = t->t1 + shift;
 			t->per_rank = false;
-			app_goto_timeline(app, ri, a, b, UINT32_MAX);
+			struct view_target tg = {.timeline = {ri, a, b, UINT32_MAX}};
+			app_open(app, VIEW_TIMELINE, &tg);
 			return VH_HANDLED;
 		}
 		if (t->range_state == 2) {
@@ -1363,4 +1359,5 @@ const struct view_ops timeline_view_ops = {
 	.update = update,
 	.search = search,
 	.hint = N_("w/s zoom  a/d pan  f fit  . , l select  Enter detail  ] [ flows  r rows"),
+	.open = open_target,
 };

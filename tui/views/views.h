@@ -1,18 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Entry points one view offers the others (through the app). */
+/* What views share besides the app (app.h): drawing helpers (widgets.c) and the op
+ * lookups more than one view makes. A view opens another through app_open, never through
+ * an entry point here. */
 #ifndef ASCPROF_VIEWS_H
 #define ASCPROF_VIEWS_H
 
 #include "app.h"
 #include "i18n.h"
 
-/* Zooms the timeline to [t0, t1) of rank_index and selects ev (UINT32_MAX: none). */
-void timeline_focus(void *st, struct app *app, size_t rank_index, int64_t t0, int64_t t1, uint32_t ev);
-/* Shows op `name` (device/host/all scope) in the op detail view. */
-void op_detail_set(void *st, struct app *app, const char *name, int scope);
-/* Shows the entries behind a communication figure in the Communication detail view. */
-struct comm_item;
-void comm_detail_set(void *st, struct app *app, const char *title, const struct comm_item *items, size_t n);
 /* Draws a labelled horizontal bar of `frac` (0..1) in w cells. */
 void draw_bar(struct canvas *cv, int x, int y, int w, double frac, enum style st);
 /* A rank's attribution as one bar (letters in their bucket's colour) on row y and, with

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* Clock alignment across ranks (first event, raw, matched collectives), the collectives'
+ * spread (waiting versus transfer) and the slow-rank flags. */
+#ifndef ASCPROF_ALIGN_H
+#define ASCPROF_ALIGN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "capture.h"
+#include "result.h"
+
+/* Every rank's offsets from its collectives (cap borrowed); each rank's collective list
+ * is stored in cs[i] (owned by the caller after), its length in ncs[i]. */
+void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n, struct coll_inst **cs,
+		    size_t *ncs);
+/* A rank's collectives sorted by end (an owned array in *out); with sizes, their payloads. */
+size_t analysis_collectives(const struct capture *cap, const struct rank_analysis *ra, bool sizes,
+			    struct coll_inst **out);
+/* Alignment and the collective spread (offsets, residuals, coll_wait/transfer) of ranks
+ * from their collective lists; ranks[0] is the reference. */
+void analysis_align_lists(struct rank_analysis *ranks, size_t n, struct coll_inst *const *cs, const size_t *ncs);
+/* The figures that differ most across ranks (an->slow). */
+void analysis_slow_ranks(struct analysis *an);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Op statistics per scope and phase (counting-sort groups, percentiles by selection), by
+ * type and by shape, with the CSV tables' totals beside the trace's. */
+#ifndef ASCPROF_OPSTATS_H
+#define ASCPROF_OPSTATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "capture.h"
+#include "diag.h"
+#include "result.h"
+
+/* One rank's op statistics. With fewer ranks than cores they run on a helper thread
+ * beside the window and per-step metrics (analysis.c analyse_rank): they may read the
+ * store, the CSV tables, ra->rank, ra->cls and the steps' windows and phases, and write
+ * only ra->ops, ra->n_ops, ra->ops_source, ra->op_types, ra->op_shapes (and their counts)
+ * and their messages (dl). threaded: the rows of half the names are computed on a helper
+ * thread of their own (the caller's core is free by then); the rows come out in the same
+ * order either way. */
+void analysis_ops(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
+		  struct diag_list *dl, bool threaded);
+/* The type key of an op: its type when given, else its name without collective suffixes;
+ * written to buf (size bytes). */
+const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size);
+
+#endif

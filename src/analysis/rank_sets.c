@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/* A rank's interval sets and its host work (rank_sets.h). */
+#include "rank_sets.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "evkind.h"
+#include "lanes.h"
+#include "stagetime.h"
+#include "xalloc.h"
+
+/* Every set empty; the derived ones are set up by rank_sets_derive. */
+static void sets_init(struct rank_sets *s)
+{
+	memset(s, 0, sizeof *s);
+	ivset_init(&s->device_busy);
+	ivset_init(&s->compute);
+	ivset_init(&s->dev_copy);
+	ivset_init(&s->comm);
+	ivset_init(&s->host_copy);
+	ivset_init(&s->sync);
+	ivset_init(&s->h2d);
+	ivset_init(&s->d2h);
+	ivset_init(&s->compute_or_comm);
+}
+
+void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *s)
+{
+	struct ivset dev_comm, comm_lanes, h2d_host, d2h_host;
+	sets_init(s);
+	ivset_init(&dev_comm);
+	ivset_init(&comm_lanes);
+	ivset_init(&h2d_host);
+	ivset_init(&d2h_host);
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		bool host = lanes_group_is_host(l->group);
+		for (uint32_t k = 0; k < l->n_events; k++) {
+			uint32_t ev = l->events[k];
+			struct ev_class c = cls[ev];
+			/* host lanes give only their copies and syncs here (host work: host_work_minus) */
+			if (host && ((c.flags & EVF_STEP_MARK) || (c.cat != CAT_COPY && !(c.flags & EVF_SYNC))))
+				continue;
+			int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
+			if (l->group == LANE_DEVICE) {
+				if (c.flags & EVF_WAIT)
+					continue;
+				ivset_add(&s->device_busy, a, b);
+				if (c.cat == CAT_COMPUTE)
+					ivset_add(&s->compute, a, b);
+				else if (c.cat == CAT_COPY) {
+					ivset_add(&s->dev_copy, a, b);
+					if (c.flags & EVF_H2D)
+						ivset_add(&s->h2d, a, b);
+					if (c.flags & EVF_D2H)
+						ivset_add(&s->d2h, a, b);
+				} else if (c.cat == CAT_COMM)
+					ivset_add(&dev_comm, a, b);
+			} else if (l->group == LANE_COMM) {
+				ivset_add(&comm_lanes, a, b);
+			} else if (host) {
+				if (c.cat == CAT_COPY) {
+					ivset_add(&s->host_copy, a, b);
+					if (c.flags & EVF_H2D)
+						ivset_add(&h2d_host, a, b);
+					if (c.flags & EVF_D2H)
+						ivset_add(&d2h_host, a, b);
+				}
+				if (c.flags & EVF_SYNC)
+					ivset_add(&s->sync, a, b);
+			}
+		}
+	}
+	s->comm_from_lanes = comm_lanes.n > 0;
+	ivset_copy(&s->comm, s->comm_from_lanes ? &comm_lanes : &dev_comm);
+	s->dir_from_device = s->h2d.n || s->d2h.n;
+	if (!s->dir_from_device) {
+		ivset_copy(&s->h2d, &h2d_host);
+		ivset_copy(&s->d2h, &d2h_host);
+	}
+	ivset_union(&s->compute, &s->comm, &s->compute_or_comm);
+	ivset_free(&dev_comm);
+	ivset_free(&comm_lanes);
+	ivset_free(&h2d_host);
+	ivset_free(&d2h_host);
+}
+
+/* Sets from kernel_details.csv alone, for captures exported without a trace. */
+bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, int64_t *lo, int64_t *hi)
+{
+	sets_init(s);
+	bool any = false;
+	struct kernel_memo memo = {0};
+	for (size_t r = 0; k && r < k->nrows; r++) {
+		int64_t a, d;
+		if (!csvt_time(k, r, COL_START, &a) || !csvt_time(k, r, COL_DURATION, &d) || d < 0)
+			continue;
+		struct ev_class c = analysis_kernel_class(&memo, k, r);
+		if (c.flags & EVF_WAIT)
+			continue;
+		if (!any || a < *lo)
+			*lo = a;
+		if (!any || a + d > *hi)
+			*hi = a + d;
+		any = true;
+		/* a collective's row spans its wait for peers: communication, not busy, as
+		 * with a trace (where collectives sit on their own lanes) */
+		if (c.cat == CAT_COMM) {
+			ivset_add(&s->comm, a, a + d);
+			continue;
+		}
+		ivset_add(&s->device_busy, a, a + d);
+		if (c.cat == CAT_COPY)
+			ivset_add(&s->dev_copy, a, a + d);
+		else
+			ivset_add(&s->compute, a, a + d);
+	}
+	analysis_kernel_memo_free(&memo);
+	ivset_union(&s->compute, &s->comm, &s->compute_or_comm);
+	return any;
+}
+
+void rank_sets_free(struct rank_sets *s)
+{
+	ivset_free(&s->device_busy);
+	ivset_free(&s->compute);
+	ivset_free(&s->dev_copy);
+	ivset_free(&s->comm);
+	ivset_free(&s->host_copy);
+	ivset_free(&s->sync);
+	ivset_free(&s->h2d);
+	ivset_free(&s->d2h);
+	ivset_free(&s->compute_or_comm);
+	ivset_free(&s->occupied);
+	ivset_free(&s->host_only);
+	ivset_free(&s->host_dispatch);
+}
+
+/* ---- host work ---------------------------------------------------------------------- */
+
+/* A host lane's work as merged spans, in start order: its events (step marks and empty
+ * ones left out) with those that start within or at the end of the span so far joined to
+ * it. Nested calls cost a comparison each. */
+struct host_lane_spans {
+	const struct rank_store *rs;
+	const struct ev_class *cls;
+	const struct lane *l;
+	bool dispatch_only; /* only framework ops (cpu_op) and CANN API calls */
+	uint32_t k;        /* the lane's next event */
+	int64_t a, b;      /* the current span */
+	bool has;
+};
+
+static bool host_event(struct host_lane_spans *h, uint32_t k, int64_t *a, int64_t *b)
+{
+	uint32_t ev = h->l->events[k];
+	if (h->cls[ev].flags & EVF_STEP_MARK)
+		return false;
+	if (h->dispatch_only && !(h->cls[ev].flags & EVF_DISPATCH) && h->l->group != LANE_HOST_CANN)
+		return false;
+	*a = store_ts(h->rs, ev);
+	*b = *a + store_dur(h->rs, ev);
+	return *b > *a;
+}
+
+static void host_lane_next(struct host_lane_spans *h)
+{
+	int64_t a, b;
+	h->has = false;
+	while (h->k < h->l->n_events && !host_event(h, h->k, &a, &b))
+		h->k++;
+	if (h->k >= h->l->n_events)
+		return;
+	h->a = a;
+	h->b = b;
+	h->has = true;
+	for (h->k++; h->k < h->l->n_events; h->k++) {
+		if (!host_event(h, h->k, &a, &b))
+			continue;
+		if (a > h->b)
+			break;
+		if (b > h->b)
+			h->b = b;
+	}
+}
+
+/* The host lanes' heads as a binary min-heap on the start of their current span: a capture
+ * may have thousands of host threads (a lane each), and a scan of all of them per span
+ * made that quadratic (review: 10000 lanes took 10 s). Entries are small: the start and
+ * the lane's place in the state array. */
+struct head {
+	int64_t a;
+	uint32_t lane;
+};
+
+static void heads_sift_down(struct head *q, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && q[l].a < q[m].a)
+			m = l;
+		if (l + 1 < n && q[l + 1].a < q[m].a)
+			m = l + 1;
+		if (m == i)
+			return;
+		struct head t = q[i];
+		q[i] = q[m];
+		q[m] = t;
+		i = m;
+	}
+}
+
+/* The first head's lane moves to its next span; a lane that has none leaves the heap. */
+static void heads_advance(struct head *q, size_t *n, struct host_lane_spans *h)
+{
+	struct host_lane_spans *top = &h[q[0].lane];
+	host_lane_next(top);
+	if (top->has)
+		q[0].a = top->a;
+	else
+		q[0] = q[--*n];
+	if (*n)
+		heads_sift_down(q, *n, 0);
+}
+
+/* Host-only work: the union of the host lanes' spans, merged across lanes as they come in
+ * start order, minus `blocked` (normal), into out; returns the union's total. With
+ * dispatch_only, only framework ops and CANN API calls count as work. */
+static int64_t host_work_minus(const struct rank_store *rs, const struct ev_class *cls, struct ivset *blocked,
+			       struct ivset *out, bool dispatch_only)
+{
+	size_t n = 0;
+	struct host_lane_spans *h = xcalloc(rs->n_lanes ? rs->n_lanes : 1, sizeof *h);
+	struct head *q = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *q);
+	for (size_t li = 0; li < rs->n_lanes; li++)
+		if (lanes_group_is_host(rs->lanes[li].group) && rs->lanes[li].n_events) {
+			h[n] = (struct host_lane_spans){.rs = rs, .cls = cls, .l = &rs->lanes[li],
+							.dispatch_only = dispatch_only};
+			host_lane_next(&h[n]);
+			if (h[n].has) {
+				q[n] = (struct head){h[n].a, (uint32_t)n};
+				n++;
+			}
+		}
+	for (size_t i = n / 2; i-- > 0;)
+		heads_sift_down(q, n, i);
+	ivset_normalize(blocked);
+	ivset_clear(out);
+	int64_t total = 0, a = 0, b = 0;
+	bool open = false;
+	size_t j = 0; /* blocked intervals ending at or before the spans so far are passed */
+	for (;;) {
+		if (n && open && q[0].a <= b) {
+			if (h[q[0].lane].b > b)
+				b = h[q[0].lane].b;
+			heads_advance(q, &n, h);
+			continue;
+		}
+		if (open) {
+			/* [a, b) is one interval of the union: its part outside blocked */
+			total += b - a;
+			int64_t cur = a;
+			while (j < blocked->n && blocked->end[j] <= cur)
+				j++;
+			for (size_t k = j; k < blocked->n && blocked->start[k] < b; k++) {
+				if (blocked->start[k] > cur)
+					ivset_add(out, cur, blocked->start[k]);
+				if (blocked->end[k] > cur)
+					cur = blocked->end[k];
+			}
+			if (cur < b)
+				ivset_add(out, cur, b);
+		}
+		if (!n)
+			break;
+		a = q[0].a;
+		b = h[q[0].lane].b;
+		open = true;
+		heads_advance(q, &n, h);
+	}
+	free(q);
+	free(h);
+	out->normal = true;
+	return total;
+}
+
+/* Only outside the occupied set is the device idle, and only then can it be waiting for
+ * the host. Host time blocked in a sync op (.item, synchronize) is the host waiting for
+ * the device, not work the device waits for. */
+void rank_sets_derive(struct rank_sets *s, const struct rank_store *rs, const struct ev_class *cls,
+			     bool has_trace)
+{
+	struct ivset blocked;
+	ivset_init(&s->occupied);
+	ivset_init(&s->host_only);
+	ivset_init(&s->host_dispatch);
+	ivset_union(&s->device_busy, &s->comm, &s->occupied);
+	s->host_total = 0;
+	if (!has_trace)
+		return;
+	ivset_init(&blocked);
+	ivset_union(&s->sync, &s->occupied, &blocked);
+	s->host_total = host_work_minus(rs, cls, &blocked, &s->host_only, false);
+	/* the attribution's split of host-only time: what of it is dispatch */
+	host_work_minus(rs, cls, &blocked, &s->host_dispatch, true);
+	ivset_free(&blocked);
+}
+
+/* The sets of a rank with a trace, derived ones included (host work is the slow part). */
+static void *build_pending_sets(void *arg)
+{
+	struct pending_sets *p = arg;
+	double t0 = stagetime_now();
+	rank_sets_build(p->rs, p->cls, p->sets);
+	rank_sets_derive(p->sets, p->rs, p->cls, true);
+	stagetime_add(STAGE_SETS, t0);
+	return NULL;
+}
+
+void rank_sets_start(struct pending_sets *p, bool threaded)
+{
+	xthread_start(&p->builder, build_pending_sets, p, threaded);
+}
+
+struct rank_sets *rank_sets_wait(struct pending_sets *p)
+{
+	xthread_join(&p->builder);
+	return p->sets;
+}

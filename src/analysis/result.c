@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/* The result types' tables, names, lookups and destructor (result.h). */
+#include "result.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "i18n.h"
+#include "xsort.h"
+
+const struct metric_def metric_defs[M_COUNT] = {
+#define METRIC_DEF(id, key, unit, label, def, formula, caveat) [M_##id] = {key, unit, label, def, formula, caveat},
+	METRICS(METRIC_DEF)
+#undef METRIC_DEF
+};
+
+const char *analysis_confidence_name(enum confidence c)
+{
+	return c == CONF_HIGH ? "high" : c == CONF_MEDIUM ? "medium" : "low";
+}
+
+const char *analysis_step_source_name(enum step_source s)
+{
+	switch (s) {
+	case STEP_SRC_STEP_TRACE: return _("step_trace_time.csv");
+	case STEP_SRC_PROFILER_STEP: return _("ProfilerStep#N");
+	case STEP_SRC_MSTX: return _("mstx marks");
+	case STEP_SRC_ENGINE: return _("engine ops");
+	case STEP_SRC_IDLE_GAPS: return _("idle gaps");
+	case STEP_SRC_WINDOW: return _("whole window");
+	case STEP_SRC_NONE: return _("none");
+	case STEP_SRC_OP_SEQUENCE: return _("op sequence");
+	}
+	return "?";
+}
+
+const char *analysis_phase_name(enum phase p)
+{
+	/* N_: shown translated (_()) in the Steps view and the text report, never in JSON */
+	return p == PHASE_PREFILL ? N_("prefill")
+	       : p == PHASE_DECODE ? N_("decode")
+	       : p == PHASE_MIXED  ? N_("mixed")
+				   : N_("unknown");
+}
+
+const char *analysis_phase_source_name(enum phase_source s)
+{
+	switch (s) {
+	case PHASE_SRC_STAGE: return _("Stage column");
+	case PHASE_SRC_MSTX: return _("mstx marks");
+	case PHASE_SRC_CLUSTERS: return _("step duration clusters");
+	case PHASE_SRC_UNIFORM: return _("uniform steps (decode only)");
+	case PHASE_SRC_NONE: return _("none");
+	case PHASE_SRC_ANNOTATION: return _("vLLM annotation ranges");
+	case PHASE_SRC_KERNELS: return _("decode-only kernels");
+	case PHASE_SRC_SHAPES: return _("attention shapes");
+	case PHASE_SRC_WORKLOAD: return _("training workload");
+	case PHASE_SRC_COUNT: break;
+	}
+	return "?";
+}
+
+const char *analysis_phase_signal_name(enum phase_source s)
+{
+	static const char *const names[PHASE_SRC_COUNT] = {
+		[PHASE_SRC_STAGE] = "stage",     [PHASE_SRC_MSTX] = "mstx",
+		[PHASE_SRC_CLUSTERS] = "clusters", [PHASE_SRC_UNIFORM] = "uniform",
+		[PHASE_SRC_NONE] = "none",       [PHASE_SRC_ANNOTATION] = "annotation",
+		[PHASE_SRC_KERNELS] = "kernels", [PHASE_SRC_SHAPES] = "shapes",
+		[PHASE_SRC_WORKLOAD] = "workload",
+	};
+	return s < PHASE_SRC_COUNT ? names[s] : "?";
+}
+
+const char *analysis_workload_name(enum workload w)
+{
+	return w == WORKLOAD_INFERENCE ? _("inference") : w == WORKLOAD_TRAINING ? _("training") : _("unknown");
+}
+
+const char *analysis_scope_name(enum op_scope s)
+{
+	return s == SCOPE_DEVICE ? "device" : s == SCOPE_HOST ? "host" : "all";
+}
+
+const char *analysis_align_name(enum align_mode m)
+{
+	return m == ALIGN_FIRST ? "first" : m == ALIGN_RAW ? "raw" : "collective";
+}
+
+size_t analysis_step_at(const struct rank_analysis *ra, int64_t t)
+{
+	size_t lo = 0, hi = ra->n_steps;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ra->steps[mid].win_start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && t < ra->steps[lo - 1].win_end ? lo - 1 : SIZE_MAX;
+}
+
+/* Whether step c is the last one starting at or before t: what the search above finds. */
+static bool last_started(const struct rank_analysis *ra, size_t c, int64_t t)
+{
+	return c < ra->n_steps && ra->steps[c].win_start <= t &&
+	       (c + 1 == ra->n_steps || ra->steps[c + 1].win_start > t);
+}
+
+size_t analysis_step_at_near(const struct rank_analysis *ra, int64_t t, size_t *hint)
+{
+	size_t c = *hint;
+	if (!last_started(ra, c, t)) {
+		if (last_started(ra, c + 1, t)) {
+			c++;
+		} else {
+			size_t k = analysis_step_at(ra, t);
+			if (k != SIZE_MAX)
+				*hint = k;
+			return k;
+		}
+	}
+	*hint = c;
+	return t < ra->steps[c].win_end ? c : SIZE_MAX;
+}
+
+/* The 1-based nearest rank of quantile q among n values. */
+static size_t nearest_rank(size_t n, double q)
+{
+	double r = ceil(q * (double)n);
+	size_t k = r < 1 ? 1 : (size_t)r;
+	return k > n ? n : k;
+}
+
+int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q)
+{
+	return n ? sorted[nearest_rank(n, q) - 1] : 0;
+}
+
+#define I64_LESS(x, y) (*(x) < *(y))
+XSORT_DEFINE(sort_i64, int64_t, I64_LESS)
+
+int64_t analysis_nearest_rank_select(int64_t *v, size_t n, double q)
+{
+	if (n == 0)
+		return 0;
+	size_t k = nearest_rank(n, q) - 1, lo = 0, hi = n - 1;
+	/* quickselect (Hoare partition, median of three); a range that does not shrink fast
+	 * enough, as a crafted file could make it, is sorted instead */
+	for (int rounds = 0; lo < hi; rounds++) {
+		if (rounds > 64) {
+			sort_i64(v + lo, hi - lo + 1);
+			return v[k];
+		}
+		int64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];
+		int64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		size_t i = lo, j = hi;
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			int64_t t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+			i++;
+			j--;
+		}
+		/* [lo, j] <= pivot <= [j + 1, hi] */
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+	return v[k];
+}
+
+void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
+			 const char *source)
+{
+	if (!isfinite(v))
+		return;
+	ra->v[m] = v;
+	ra->have[m] = true;
+	ra->conf[m] = conf;
+	ra->source[m] = source;
+}
+
+void analysis_rank_free(struct rank_analysis *ra)
+{
+	free(ra->cls);
+	for (size_t i = 0; i < ra->n_steps; i++) {
+		free(ra->steps[i].label);
+		free(ra->steps[i].phase_evidence);
+	}
+	free(ra->steps);
+	free(ra->step_evidence);
+	free(ra->phase_evidence);
+	free(ra->workload_evidence);
+	free(ra->ops);
+	free(ra->ops_source);
+	for (size_t i = 0; i < ra->n_op_types; i++)
+		free(ra->op_types[i].name);
+	free(ra->op_types);
+	for (size_t i = 0; i < ra->n_op_shapes; i++)
+		free(ra->op_shapes[i].name);
+	free(ra->op_shapes);
+	for (size_t i = 0; i < ra->n_checks; i++)
+		free(ra->checks[i].explanation);
+	for (int b = 0; b < BN_COUNT; b++) {
+		for (size_t i = 0; i < ra->bn[b].n_ev; i++)
+			free(ra->bn[b].ev[i].text);
+		free(ra->bn[b].ev);
+		free(ra->bn[b].gain.basis);
+		free(ra->bn[b].advice);
+		free(ra->bn[b].insufficient);
+	}
+	memory_free(&ra->mem);
+	for (size_t i = 0; i < ra->n_advice; i++)
+		free(ra->advice[i].evidence);
+	free(ra->advice);
+	memset(ra, 0, sizeof *ra);
+}

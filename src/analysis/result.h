@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/* What an analysis is: the types its stages fill (per-rank metrics, steps and phases, op
+ * statistics, cross-checks against the exporter's own numbers, clock alignment across ranks
+ * and the bottleneck verdict), the metric setter and the lookups every stage shares (the
+ * step at a time, nearest-rank percentiles). The bottom of src/analysis: the stages
+ * (steps.h, opstats.h, align.h, ...) include this and lower stages, never the driver
+ * (analysis.h). Every metric is defined once (METRICS below: key, unit, definition,
+ * formula, source, caveat); the text report, the JSON report, the TUI and the man page
+ * all read that table, so they show the same numbers with the same meaning.
+ *
+ * Time base: each rank's own clock, in integer nanoseconds; relative times in reports
+ * are from the rank's first X event. Busy, idle and overlap figures are interval unions
+ * (intervals.h), never sums of durations. */
+#ifndef ASCPROF_RESULT_H
+#define ASCPROF_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attribution.h"
+#include "capture.h"
+#include "category.h"
+#include "memory.h"
+
+enum confidence { CONF_HIGH, CONF_MEDIUM, CONF_LOW };
+const char *analysis_confidence_name(enum confidence c);
+
+/* X(id, "key", "unit", "label", "definition", "formula", "caveat") */
+#define METRICS(X)                                                                                        \
+	X(WALL_US, "wall_us", "us", "Window",                                                                 \
+	  "Time covered by the rank's timeline events",                                                        \
+	  "max(ts+dur) - min(ts) over X events", "counter samples outside it are not counted")               \
+	X(NPU_BUSY_US, "npu_busy_us", "us", "NPU busy",                                                        \
+	  "Time at least one device task runs", "|union(Ascend Hardware tasks except waits)|",                \
+	  "wait and sync tasks (Notify Wait, EVENT_WAIT/RECORD) are not busy time")                            \
+	X(NPU_BUSY_PCT, "npu_busy_pct", "%", "NPU busy share", "NPU busy time over the window",                 \
+	  "npu_busy_us / wall_us", "low means the device waits for the host, peers or data")                  \
+	X(COMPUTE_US, "compute_us", "us", "Computing", "Time at least one compute task runs",                  \
+	  "|union(device compute tasks)|", "the exporter's Computing; copies and waits excluded")             \
+	X(HOST_BUSY_US, "host_busy_us", "us", "Host busy", "Time at least one host event runs",                 \
+	  "|union(Python, CANN, GC lane events except ProfilerStep marks)|", "python_function frames count")  \
+	X(HOST_BUSY_PCT, "host_busy_pct", "%", "Host busy share", "Host busy time over the window",             \
+	  "host_busy_us / wall_us", "a reference figure, no threshold")                                       \
+	X(HOST_ONLY_US, "host_only_us", "us", "Host-only", "Host working while the device is idle",             \
+	  "|union(host) - union(sync ops) - union(device busy | comm)|",                                      \
+	  "time in collectives (waiting for peers) and host time blocked in syncs are not counted")          \
+	X(HOST_ONLY_PCT, "host_only_pct", "%", "Host-only share", "Host-only time over the window",             \
+	  "host_only_us / wall_us", "")                                                                       \
+	X(NPU_IDLE_US, "npu_idle_us", "us", "NPU idle",                                                        \
+	  "Time the device neither runs a task nor takes part in a collective, in gaps of 50 us or more",     \
+	  "sum of gaps >= 50 us in union(device busy | comm) over the window",                                \
+	  "launch jitter (< 50 us) and collectives are not idle; the window's edges are (edge_idle_us)")      \
+	X(NPU_IDLE_PCT, "npu_idle_pct", "%", "NPU idle share", "NPU idle over the window",                      \
+	  "npu_idle_us / wall_us", "")                                                                        \
+	X(NPU_IDLE_GAPS, "npu_idle_gaps", "count", "Idle gaps", "Number of device idle gaps of 50 us or more",  \
+	  "count of those gaps", "many short gaps: dispatch cannot keep up; few long ones: a missing op")    \
+	X(NPU_IDLE_GAP_MEAN_US, "npu_idle_gap_mean_us", "us", "Mean idle gap", "Mean length of those gaps",      \
+	  "npu_idle_us / npu_idle_gaps", "")                                                                  \
+	X(COMM_US, "comm_us", "us", "Communication", "Time at least one collective runs",                      \
+	  "|union(HCCL/Communication lane events)|, else |union(device communication tasks)|",                \
+	  "includes the time a collective waits for its peers")                                               \
+	X(COMM_OVERLAPPED_US, "comm_overlapped_us", "us", "Comm overlapped",                                    \
+	  "Communication hidden behind compute", "|union(comm) & union(compute)|", "")                        \
+	X(COMM_NOT_OVERLAPPED_US, "comm_not_overlapped_us", "us", "Comm not overlapped",                        \
+	  "Communication not hidden by compute", "comm_us - comm_overlapped_us",                              \
+	  "the first thing to optimise, not comm_us")                                                         \
+	X(COMM_NOT_OVERLAPPED_PCT, "comm_not_overlapped_pct", "%", "Exposed comm share",                       \
+	  "Exposed communication over the window", "comm_not_overlapped_us / wall_us", "")                    \
+	X(COMM_SHARE_PCT, "comm_share_of_device_pct", "%", "Comm share of device time",                         \
+	  "Communication over the time the device is busy or communicating",                                  \
+	  "comm_us / |union(device busy) | union(comm)|",                                                     \
+	  "the reference divides by device busy alone, which exceeds 100 % when collectives wait")           \
+	X(FREE_US, "free_us", "us", "Free", "Window time with neither compute nor communication",               \
+	  "wall_us - |union(compute) | union(comm)|", "the exporter's Free, over our window")                 \
+	X(EDGE_IDLE_US, "edge_idle_us", "us", "Edge idle",                                                     \
+	  "Window time before the first and after the last device task or collective",                        \
+	  "wall_us - (last end - first start) of union(device busy | comm)",                                  \
+	  "profiler start and stop, setup: attributed to edge_idle, counted in no score")                     \
+	X(COMPUTE_PCT, "compute_pct", "%", "Compute share", "Device compute over the window",                  \
+	  "attribution compute / wall_us", "the same as compute_us / wall_us")                                \
+	X(HOST_BOUND_PCT, "host_bound_pct", "%", "Host-bound share",                                           \
+	  "Device idle while the host dispatches ops or runs Python, over the window",                        \
+	  "(attribution host_dispatch + host_python) / wall_us",                                              \
+	  "inside the device span; sync waits and host copies count for copy, not here")                      \
+	X(COPY_EXPOSED_PCT, "copy_exposed_pct", "%", "Exposed copy share",                                     \
+	  "Copies and syncs that no compute or collective hides, over the window",                            \
+	  "(attribution copy + host_sync + host_copy) / wall_us",                                             \
+	  "a sync waiting on a collective or on device work is that time, not copy time")                     \
+	X(COMM_WAIT_PCT, "comm_wait_pct", "%", "Exposed comm wait share",                                      \
+	  "Exposed communication spent waiting for peers, over the window",                                   \
+	  "attribution comm_wait / wall_us",                                                                  \
+	  "split by communication.json's Transit/Elapse Time, else by collective durations across ranks")     \
+	X(COLLECTIVES, "collectives", "count", "Collectives", "Collective operations seen",                    \
+	  "count of top-level collective events", "")                                                         \
+	X(COLLECTIVE_MEDIAN_US, "collective_median_us", "us", "Median collective",                              \
+	  "Median duration of one collective", "median(dur)",                                                 \
+	  "<= 60 us: latency bound (fixed HCCL cost); >= 16 MB: bandwidth bound")                             \
+	X(COLLECTIVE_MEDIAN_MB, "collective_median_mb", "MB", "Median collective size",                         \
+	  "Median payload of one collective where args give count and data type", "median(count * size(dtype))", \
+	  "absent when the trace carries no sizes")                                                          \
+	X(COMM_WAIT_RATIO, "comm_wait_ratio", "ratio", "Comm wait ratio",                                      \
+	  "Share of waiting in the communication ops' wait plus transfer time",                               \
+	  "sum(Wait Time) / (sum(Wait Time) + sum(Transit Time)) over the rank's communication.json ops",     \
+	  "the exporter's definition; above 0.2 (msprof's advisor) peers arrive late: a slow rank, not a slow link") \
+	X(COMM_SYNC_RATIO, "comm_sync_ratio", "ratio", "Comm sync ratio",                                      \
+	  "Share of the wait before the first transfer (waiting for every peer to arrive)",                  \
+	  "sum(Synchronization Time) / (sum(Synchronization Time) + sum(Transit Time))",                      \
+	  "high here and low on the peers: the peers start the collective late")                            \
+	X(COMM_TRANSIT_MB, "comm_transit_mb", "MB", "Comm transit size", "Data the communication ops moved",    \
+	  "sum(Transit Size) over transports; SDMA only where HCCS, PCIE and SIO are empty",                  \
+	  "MB as the exporter counts them (10^6 bytes in recent versions, 2^20 in older ones)")              \
+	X(COMM_SMALL_PACKET_PCT, "comm_small_packet_pct", "%", "Small packets",                                 \
+	  "Packets below 1 MB among all packets", "sum(counts of Size Distribution sizes < 1 MB) / sum(counts)", \
+	  "latency bound: 1 MB at the 18 GB/s HCCS reference takes ~56 us, under the 60 us limit")           \
+	X(COMM_SLOW_LINKS, "comm_slow_links", "count", "Slow links",                                            \
+	  "Links of this rank well below the others of their group and transport",                            \
+	  "links with bandwidth < 0.5 x the median of their group and transport (3 links or more)",           \
+	  "from communication_matrix.json; local copies are not compared")                                    \
+	X(DEVICE_COPY_US, "device_copy_us", "us", "Device copies", "Time device copy tasks run",               \
+	  "|union(device copy tasks)|", "MEMCPY_ASYNC, DMA tasks")                                            \
+	X(DEVICE_COPY_PCT, "device_copy_pct", "%", "Device copy share", "Device copies over device busy",       \
+	  "device_copy_us / npu_busy_us", "should be near 0 in steady-state inference")                      \
+	X(HOST_COPY_US, "host_copy_us", "us", "Host copies", "Time host copy ops run",                         \
+	  "|union(host copy ops)|", "aten::_to_copy, aten::copy_, .item, memcpy APIs")                       \
+	X(HOST_COPY_PCT, "host_copy_pct", "%", "Host copy share", "Host copies over host busy",                 \
+	  "host_copy_us / host_busy_us", "high usually means synchronous D2H")                               \
+	X(HOST_COPY_EXPOSED_PCT, "host_copy_exposed_pct", "%", "Exposed host copies",                           \
+	  "Host copy time while the device is idle, over the window",                                        \
+	  "|union(host copy ops) - (device busy | comm)| / wall_us",                                        \
+	  "a host copy that waits for a busy device costs nothing; this part does")                          \
+	X(H2D_PER_STEP_US, "h2d_per_step_us", "us", "H2D per step", "Host-to-device copy time per step",       \
+	  "sum(dur of H2D copies) / steps", "device copies take the direction of the host op that launched them") \
+	X(D2H_PER_STEP_US, "d2h_per_step_us", "us", "D2H per step", "Device-to-host copy time per step",       \
+	  "sum(dur of D2H copies) / steps", "")                                                               \
+	X(SYNC_OPS, "sync_ops", "count", "Sync ops", "Host ops that drain the device queue",                   \
+	  ".item, tolist, _local_scalar_dense, synchronize", "each one adds straight to the step time")     \
+	X(SYNC_US, "sync_us", "us", "Sync time", "Time in those ops", "|union(sync ops)|", "")                \
+	X(SYNC_PER_STEP, "sync_per_step", "count", "Sync ops per step", "Sync ops per step",                   \
+	  "sync_ops / steps", "")                                                                             \
+	X(STEPS, "steps", "count", "Steps", "Engine steps found", "see step_source", "")                      \
+	X(PREFILL_STEPS, "prefill_steps", "count", "Prefill steps", "Steps classified prefill",                \
+	  "see phase_source", "")                                                                             \
+	X(DECODE_STEPS, "decode_steps", "count", "Decode steps", "Steps classified decode",                    \
+	  "see phase_source", "")                                                                             \
+	X(MIXED_STEPS, "mixed_steps", "count", "Mixed steps",                                                  \
+	  "Steps classified mixed (chunked prefill: prefill and decode tokens in one batch)",                 \
+	  "see phase_source", "absent, like prefill and decode, for a training workload")                    \
+	X(STEP_P50_US, "step_p50_us", "us", "Step p50", "Median step duration", "nearest-rank p50", "")        \
+	X(STEP_P95_US, "step_p95_us", "us", "Step p95", "95th percentile step duration", "nearest-rank p95",  \
+	  "")                                                                                                 \
+	X(DISPATCH_OPS, "dispatch_ops", "count", "Dispatched ops", "Host framework ops (cat cpu_op)",           \
+	  "count of cpu_op events on Python lanes", "nested ops count too, as the profiler records them")    \
+	X(DISPATCH_PER_STEP, "dispatch_per_step", "ops", "Dispatch per step", "Host ops dispatched per step",  \
+	  "dispatch_ops in steps / steps", "above 1200 the per-step dispatch cost is a fixed overhead")      \
+	X(HOST_ONLY_PER_STEP_US, "host_only_per_step_us", "us", "Host-only per step",                          \
+	  "Device waiting on the host per step", "host_only_us / steps", "a core decode metric")             \
+	X(PMU_MAC, "pmu_mac_ratio", "ratio", "MAC (cube) ratio", "Cube pipe busy share", "sum(r*dur)/sum(dur)", \
+	  "needs aic_metrics=PipeUtilization (Level1+)")                                                      \
+	X(PMU_VEC, "pmu_vec_ratio", "ratio", "Vector ratio", "Vector pipe busy share", "sum(r*dur)/sum(dur)", "") \
+	X(PMU_SCALAR, "pmu_scalar_ratio", "ratio", "Scalar ratio", "Scalar pipe busy share",                   \
+	  "sum(r*dur)/sum(dur)", "")                                                                          \
+	X(PMU_MTE1, "pmu_mte1_ratio", "ratio", "MTE1 ratio", "L1->L0 move share", "sum(r*dur)/sum(dur)", "")  \
+	X(PMU_MTE2, "pmu_mte2_ratio", "ratio", "MTE2 ratio", "DDR->core move share", "sum(r*dur)/sum(dur)",   \
+	  "high with low MAC means memory bound")                                                             \
+	X(PMU_MTE3, "pmu_mte3_ratio", "ratio", "MTE3 ratio", "core->DDR move share", "sum(r*dur)/sum(dur)", "") \
+	X(PMU_ICACHE, "pmu_icache_miss_rate", "ratio", "I-cache miss", "Instruction cache miss rate",          \
+	  "sum(r*dur)/sum(dur)", "")                                                                          \
+	X(DUR_OVER_AICORE, "duration_over_aicore", "ratio", "Duration / AICore time",                          \
+	  "Kernel Duration over its AICore time", "sum(Duration) / sum(aicore_time)",                         \
+	  "much above 1: time goes to waiting and scheduling, not computing")                                \
+	X(MEM_PEAK_RESERVED_MB, "mem_peak_reserved_mb", "MB", "Peak reserved memory",                          \
+	  "Most device memory the process held", "max(Total Reserved) of APP, else of any component",        \
+	  "memory_record.csv (MB; Class B memory_record_*.csv in KB, converted)")                            \
+	X(MEM_PEAK_ALLOCATED_MB, "mem_peak_allocated_mb", "MB", "Peak allocated memory",                       \
+	  "Most memory the framework allocators had in use", "max(Total Allocated) of PTA+GE, PTA or GE",    \
+	  "memory_record.csv; needs profile_memory=True")
+
+enum metric_id {
+#define METRIC_ENUM(id, key, unit, label, def, formula, caveat) M_##id,
+	METRICS(METRIC_ENUM)
+#undef METRIC_ENUM
+	M_COUNT
+};
+
+struct metric_def {
+	const char *key, *unit, *label, *definition, *formula, *caveat;
+};
+extern const struct metric_def metric_defs[M_COUNT];
+
+enum step_source {
+	STEP_SRC_STEP_TRACE, /* step_trace_time.csv with one row per step */
+	STEP_SRC_PROFILER_STEP,
+	STEP_SRC_MSTX,
+	STEP_SRC_ENGINE,     /* repeating engine ops: execute_model, forward */
+	STEP_SRC_IDLE_GAPS,
+	STEP_SRC_WINDOW,
+	STEP_SRC_NONE,
+	STEP_SRC_OP_SEQUENCE, /* the first and last kernels repeat once per step, alternating */
+};
+const char *analysis_step_source_name(enum step_source s);
+
+enum phase { PHASE_UNKNOWN, PHASE_PREFILL, PHASE_DECODE, PHASE_MIXED };
+const char *analysis_phase_name(enum phase p);
+
+/* Where a step's phase came from. The signals are tried in this order per step (see
+ * steps.c): Stage, mstx or vLLM annotation ranges, decode-only kernels, attention shapes,
+ * then duration clusters (or uniform steps) for the steps none of those speak for. */
+enum phase_source {
+	PHASE_SRC_STAGE,
+	PHASE_SRC_MSTX,
+	PHASE_SRC_CLUSTERS,
+	PHASE_SRC_UNIFORM,
+	PHASE_SRC_NONE,
+	PHASE_SRC_ANNOTATION, /* execute_context_N(T)_generation_M(T) ranges */
+	PHASE_SRC_KERNELS,    /* PagedAttention, MLA preprocess: decode-only batches */
+	PHASE_SRC_SHAPES,     /* attention query tokens against sequences (Input Shapes) */
+	PHASE_SRC_WORKLOAD,   /* a training workload: no prefill or decode */
+	PHASE_SRC_COUNT
+};
+const char *analysis_phase_source_name(enum phase_source s);
+/* One word for it (step tables, JSON per-step phase_signal): stage, mstx, annotation,
+ * kernels, shapes, clusters, uniform, workload, none. */
+const char *analysis_phase_signal_name(enum phase_source s);
+
+/* What the capture runs: training shows backward ops, *Grad* kernels or an optimizer step;
+ * inference shows serving attention kernels or engine ops. */
+enum workload { WORKLOAD_UNKNOWN, WORKLOAD_INFERENCE, WORKLOAD_TRAINING };
+const char *analysis_workload_name(enum workload w);
+
+struct step {
+	int index;           /* 0-based */
+	char *label;         /* owned: "ProfilerStep#51", "execute_model #3", "Step 50" */
+	int64_t start, end;  /* the marker's span (ns, rank clock); a length only without has_window */
+	bool has_window;     /* false for steps read from a table without timestamps */
+	int64_t win_start, win_end; /* the partition used for per-step metrics */
+	enum phase phase;
+	enum phase_source phase_source; /* the signal that decided it */
+	enum confidence phase_conf;
+	char *phase_evidence; /* owned: what that signal saw (and any signal that disagreed) */
+	uint32_t marker_ev;  /* the event that marks the step, or UINT32_MAX */
+	int64_t compute_ns, comm_not_overlapped_ns, free_ns, host_only_ns, h2d_ns, d2h_ns;
+	size_t dispatch_ops;
+	size_t graph_replays; /* host aclmdlRIExecute* calls ending in the window: a captured graph
+			       * ran the step's model (its kernels have no launch flows) */
+};
+
+struct op_stat {
+	const char *name; /* borrowed from the store's or the CSV table's strings */
+	uint8_t scope;    /* enum op_scope */
+	uint8_t phase;    /* enum phase, PHASE_UNKNOWN = all phases */
+	uint8_t category; /* of the first instance */
+	uint64_t count;
+	int64_t total_ns, min_ns, max_ns, p50_ns, p95_ns;
+	double avg_ns;
+	double share_pct; /* busy_ns over the scope's (and phase's) summed busy_ns */
+	int64_t busy_ns;  /* total_ns, except device communication ops: the union of their
+			   * instances (SDMA tasks on parallel planes count once) */
+	int64_t csv_total_ns; /* the chosen CSV table's total for the same op; -1 when absent */
+	double deviation_pct;  /* (trace - csv) / csv */
+	const char *type; /* OP Type from the kernel table (borrowed from it), or NULL */
+};
+
+/* Ops grouped by type: the kernel table's Type (OP Type) where known, else the name with
+ * the numeric suffixes of collectives stripped (hcom_allReduce__428_5_1 -> hcom_allReduce).
+ * busy_ns is the union of the instances for communication types (parallel SDMA planes are
+ * not serial time), the summed durations for the others; share is busy over the scope's
+ * summed busy. */
+struct op_type_stat {
+	char *name; /* owned */
+	uint8_t scope; /* SCOPE_DEVICE or SCOPE_HOST */
+	uint8_t category;
+	uint64_t count;
+	size_t n_names;  /* distinct op names grouped here */
+	int64_t total_ns, busy_ns;
+	double share_pct;
+};
+
+enum op_scope { SCOPE_DEVICE, SCOPE_HOST, SCOPE_ALL, SCOPE_COUNT };
+const char *analysis_scope_name(enum op_scope s);
+
+/* The exporter's numbers beside ours. */
+struct crosscheck {
+	const char *source; /* "Overlap Analysis lane", "step_trace_time.csv" */
+	int64_t win_start, win_end; /* the window their figures cover (0,0 when unknown) */
+	int64_t theirs[3], ours[3];  /* computing, communication(not overlapped), free */
+	double diff_pct[3];
+	bool agree;       /* all within 2 % (or 1 us) */
+	char *explanation; /* owned; why they differ, when they do */
+};
+
+struct evidence {
+	const char *metric; /* metric key */
+	double value, threshold;
+	const char *unit;
+	bool triggered;
+	char *text; /* owned: one line with source */
+};
+
+struct gain {
+	double low_pct, high_pct; /* of the window */
+	enum confidence conf;
+	char *basis; /* owned */
+};
+
+/* One advice rule's finding on a rank (advice.h has the rules). */
+struct advice_finding {
+	int rule;          /* enum advice_rule_id */
+	bool triggered;    /* value >= the rule's threshold */
+	double value;      /* the thresholded figure, in the rule's unit */
+	uint64_t count;    /* instances */
+	int64_t total_ns;  /* their time: the union of their spans (device tasks: summed) */
+	double share_pct;  /* total over share_of's time (NAN when unknown) */
+	const char *share_of; /* static: "device busy", "host busy", "the steps", "device kernels" */
+	int64_t exposed_ns; /* the part with the device idle, inside its span */
+	int64_t host_ns[4]; /* exposed_ns by the bucket it sits in: host_sync, host_copy,
+			     * host_dispatch, host_python (the attribution's order) */
+	const char *bucket; /* static: the bucket that holds the time (host rules: the largest
+			     * of host_ns; device rules: the longest task's) */
+	uint32_t event;     /* the event to show (the longest instance), or UINT32_MAX */
+	int64_t event_ts, event_end; /* its span (rank clock), INT64_MIN when none */
+	const char *event_name; /* its name (borrowed from the store or the kernel table), or NULL */
+	uint32_t csv_line;  /* without a trace: the kernel table line (1-based) shown, else 0 */
+	enum confidence conf;
+	char *evidence;     /* owned: one line with the figures and the top names */
+};
+
+enum bottleneck_kind { BN_HOST_DISPATCH, BN_NPU_COMPUTE, BN_COMMUNICATION, BN_COPY, BN_COUNT };
+
+struct bottleneck {
+	enum bottleneck_kind kind;
+	const char *name;
+	int score; /* 0..100; >= 40 triggers */
+	int64_t bucket_ns;  /* the attribution buckets it draws on, summed */
+	char *insufficient; /* owned: why it cannot be judged, or NULL */
+	struct evidence *ev;
+	size_t n_ev;
+	struct gain gain;
+	char *advice; /* owned: what to try */
+};
+
+struct rank_analysis {
+	int rank;
+	size_t rank_index; /* in capture->ranks */
+	bool has_trace;
+	bool has_timeline; /* a trace, or kernel table rows with start times */
+	int64_t t0; /* the rank's first X event (relative times are from here) */
+	double v[M_COUNT];
+	bool have[M_COUNT];
+	enum confidence conf[M_COUNT];
+	const char *source[M_COUNT]; /* where the value came from, static text */
+
+	struct ev_class *cls; /* owned, per event */
+
+	struct step *steps;
+	size_t n_steps;
+	enum step_source step_source;
+	char *step_evidence; /* owned */
+	enum phase_source phase_source; /* the first signal in order that decided any step */
+	enum confidence phase_conf;     /* the lowest of the steps' */
+	char *phase_evidence; /* owned: steps per signal */
+	size_t phase_steps[PHASE_SRC_COUNT]; /* steps decided by each signal */
+	enum workload workload;
+	char *workload_evidence; /* owned */
+
+	struct op_stat *ops; /* owned; sorted by scope, phase, total desc */
+	size_t n_ops;
+	char *ops_source; /* owned: "trace; CSV totals from kernel_details.csv" */
+	struct op_type_stat *op_types; /* owned; by scope, then busy desc (analysis_op_type_key) */
+	size_t n_op_types;
+	struct op_type_stat *op_shapes; /* owned; kernel table rows by type and Input Shapes */
+	size_t n_op_shapes;
+
+	/* where the evidence can be seen: the longest idle gap, exposed communication
+	 * interval, device copy and host sync (0, 0 when none) */
+	int64_t longest_idle[2], longest_exposed[2], longest_copy[2], longest_sync[2];
+
+	struct crosscheck checks[2];
+	size_t n_checks;
+
+	struct attribution attr; /* the window in disjoint buckets (attribution.h) */
+
+	struct bottleneck bn[BN_COUNT];
+	double combined_gain_low, combined_gain_high;
+
+	/* alignment (filled for every rank by the capture-level pass) */
+	int64_t offset_ns[3]; /* first, raw, collective: the rank's clock minus the reference's;
+			       * subtract it from the rank's times to align them */
+	int64_t residual_ns;  /* collective mode: median |skew| after alignment */
+	int64_t residual_max_ns;
+	size_t matched_collectives;
+	bool collective_ok;
+	/* the same collectives across ranks: least duration (transfer) and own minus least
+	 * (waiting for the last peer), summed over the matched ones */
+	int64_t coll_wait_ns, coll_transfer_ns;
+	bool coll_spread_ok;
+	bool coll_spread_capped; /* a least duration held more than its payload at 1 GB/s */
+	int late_rank; /* the rank that waits least in collectives while others wait (the one
+			* the others wait for), or -1 */
+
+	struct mem_analysis mem; /* from the memory tables; empty without them */
+
+	struct advice_finding *advice; /* owned; one per rule that saw an instance (advice.c) */
+	size_t n_advice;
+};
+
+enum align_mode { ALIGN_FIRST, ALIGN_RAW, ALIGN_COLLECTIVE, ALIGN_COUNT };
+const char *analysis_align_name(enum align_mode m);
+
+struct slow_flag {
+	const char *metric; /* "compute_us", "comm_us", "free_us" */
+	double spread_pct;  /* (max - min) / mean */
+	int max_rank, min_rank;
+};
+
+/* One collective of a rank (align.c): its end and duration on the rank's clock and its
+ * name (borrowed from the store, or from a digest's buffer). */
+struct coll_inst {
+	int64_t end, dur;
+	const char *name;
+	double bytes; /* payload from the args (read for the reference rank only); 0 unknown */
+};
+
+struct comm_analysis;
+struct cluster_analysis;
+struct digest_keep;
+
+struct analysis {
+	const struct capture *cap; /* borrowed (owned when from_digests) */
+	struct rank_analysis *ranks;
+	size_t n_ranks;
+	struct slow_flag slow[3];
+	size_t n_slow;
+	struct comm_analysis *comm; /* owned; never NULL (see comm.h) */
+	struct diag_list diags; /* analysis-level remarks (not input errors) */
+	/* per rank (parallel to ranks): its collectives, sorted by end (owned arrays) */
+	struct coll_inst **colls;
+	size_t *n_colls;
+	struct cluster_analysis *cluster; /* owned: ranks x steps, slow ranks, groups (cluster.h) */
+	bool from_digests;         /* read from digest files (digest.h): no events to drill into */
+	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */
+	void (*keep_free)(struct digest_keep *keep); /* frees keep (set with it, by digest.c) */
+};
+
+/* Frees what a rank's analysis owns (steps, ops, checks, verdicts, memory, advice) and
+ * zeroes it. */
+void analysis_rank_free(struct rank_analysis *ra);
+/* Sets a metric when v is finite (source: static text). */
+void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
+			 const char *source);
+/* The step whose window [win_start, win_end) holds t, or SIZE_MAX. */
+size_t analysis_step_at(const struct rank_analysis *ra, int64_t t);
+/* The same, first trying *hint and the step after it (times that mostly rise); *hint is
+ * updated, start it at 0. */
+size_t analysis_step_at_near(const struct rank_analysis *ra, int64_t t, size_t *hint);
+/* Percentile by nearest rank of a sorted array: the ceil(q*n)-th smallest. */
+int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q);
+/* The same of unsorted values, in linear time (the values are reordered). */
+int64_t analysis_nearest_rank_select(int64_t *values, size_t n, double q);
+
+
+#endif

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/* ascprof-gen: the command line (options, usage), --target-bytes calibration and the driver. */
+#include "gen.h"
+#include "gen_db.h"
+
+/* clang-format off */
+static const char usage_text[] =
+	"usage: ascprof-gen --out DIR [options]\n"
+	"Writes a synthetic vLLM-Ascend torch_npu profiler capture (one *_ascend_pt dir per rank)\n"
+	"plus DIR/ground_truth.txt stating exactly what was planted.\n"
+	"\n"
+	"  --out DIR                where to write (created; must be empty unless --force)\n"
+	"  --force                  write into a non-empty DIR\n"
+	"  --ranks N                ranks (default 1, at most 64)\n"
+	"  --seed S                 PRNG seed (default 1)\n"
+	"  --steps N                engine steps (default 12)\n"
+	"  --prefill N              prefill steps among them (default 2; step 0 is prefill when N >= 1)\n"
+	"  --ops N                  mean dispatch units (kernel launches) per decode step (default 300;\n"
+	"                           prefill steps have about twice as many)\n"
+	"  --target-bytes N         grow the decode steps until each rank's trace_view.json is about N\n"
+	"                           bytes (+-10%; never fewer steps than --prefill + 1); overrides --steps\n"
+	"  --offsets-us LIST        per-rank clock offsets in us, comma separated, up to 3 decimals, may be\n"
+	"                           negative (default: rank r gets r*1234.567)\n"
+	"  --host-gap-us X          host-bound gap planted at the start of every decode step (default 150)\n"
+	"  --edge-us X              lengthen the leading and the trailing schedule() by X us: host work\n"
+	"                           at the window's edges, with no device task (default 0)\n"
+	"  --slow-rank R            rank R's compute kernels last --slow-factor times longer\n"
+	"  --slow-factor F          (default 1.5; up to 3 decimals)\n"
+	"  --kernel-scale NAME=F    compute kernel NAME (e.g. RmsNorm) lasts F times longer on every\n"
+	"                           rank (up to 3 decimals)\n"
+	"  --drop-op NAME           leave compute kernel NAME and its host ops out of every step\n"
+	"  --step-marks M           engine (execute_model python_function) | profilerstep (ProfilerStep#N\n"
+	"                           cpu_op, Step Id column, schedule in profiler_info) | none\n"
+	"  --step-trace M           one (single whole-capture row) | rows (one per step) | none (no file)\n"
+	"  --naming M               host (<host>_<pid>_<time>_ascend_pt) |\n"
+	"                           rank (dp0_pp0_tp<r>_dcp0_ep0_rank<r>_<time>_ascend_pt)\n"
+	"  --memory                 also write memory_record.csv, npu_module_mem.csv and\n"
+	"                           operator_memory.csv (as profile_memory=True does; --demo has them)\n"
+	"  --no-info                omit profiler_info_<rank>.json\n"
+	"  --no-done                omit ASCEND_PROFILER_OUTPUT/analyse.done\n"
+	"  --export text|db|both    db: torch_npu's Db export (ascend_pytorch_profiler_<rank>.db,\n"
+	"                           analysis.db) instead of the text one; both: beside it\n"
+	"  --raw                    raw capture: FRAMEWORK/ and PROF_*/ with a dummy file,\n"
+	"                           no ASCEND_PROFILER_OUTPUT\n"
+	"  --wrapper                trace as {\"displayTimeUnit\": \"ns\", \"traceEvents\": [...],\n"
+	"                           \"otherData\": {...}} instead of a bare array\n"
+	"  --minify | --pretty      no spaces, or the json.dump(indent=4) layout (default: Python's\n"
+	"                           separators, one line)\n"
+	"  --truncate-at BYTES      cut every rank's trace_view.json to its first BYTES bytes\n"
+	"  --call-stack             \"Call stack\" args on cpu_op events (and Call Stack in operator_details.csv)\n"
+	"  --bom                    UTF-8 BOM at the start of every CSV\n"
+	"  --crlf                   CRLF line ends in CSVs\n"
+	"  --tabs                   a TAB after every timestamp value in CSVs\n"
+	"  --gbk                    custom op names with Chinese, written in GBK in kernel_details.csv and\n"
+	"                           operator_details.csv (UTF-8 in the trace)\n"
+	"  --chinese                some op names in the trace and CSVs contain Chinese / fullwidth characters\n"
+	"  --hostile                a few names and args carry ESC, OSC 52, BEL, CR, U+009B, U+202E\n"
+	"  --ragged N               N kernel_details.csv rows one field short\n"
+	"  --excel N                N kernel_details.csv Start Time values Excel-mangled (1.73641E+15)\n"
+	"  --shape SPEC             capture shape: marked (default: step markers as above) | vllm (what\n"
+	"                           vLLM-Ascend's profiler wrapper writes: no ProfilerStep, mstx or\n"
+	"                           python_function, no Input Dims, one step_trace row, realistic\n"
+	"                           kernels by phase) | train (DDP training: backward *Grad* kernels,\n"
+	"                           AdamW, ProfilerStep marks). vllm takes modifiers after commas:\n"
+	"                           mla (MLA preprocess in decode-only steps), moe (MC2 dispatch and\n"
+	"                           combine; with several ranks, all-to-all collectives in steps of more\n"
+	"                           than 512 tokens), graph (decode-only steps replayed as graphs with\n"
+	"                           PagedAttention), annotate (execute_context_N(T)_generation_M(T)\n"
+	"                           ranges), short (every prefill as short as a decode), mixed=N\n"
+	"                           (chunked-prefill steps)\n"
+	"  --comm                   also communication.json and communication_matrix.json (needs --ranks 2 or\n"
+	"                           more; with 3 or more, the link from rank 0 to rank 1 runs at a third of\n"
+	"                           its peers' bandwidth)\n"
+	"  --demo                   the bundled demo (2 ranks, 14 steps, 2 prefill, seed 7, --naming rank,\n"
+	"                           --chinese, small); other options may not be combined with it except\n"
+	"                           --out, --force and --self-check\n"
+	"  --self-check             re-derive the ground truth from the written files with a generic sweep;\n"
+	"                           exit 1 on any mismatch\n"
+	"  --check                  only run that check on an existing DIR (written earlier); no output\n"
+	"  --help                   this text and the ground-truth key reference\n"
+	"\n"
+	"Exit status: 0 ok, 1 failure (I/O, self-check mismatch), 2 bad usage.\n";
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n\n%s", usage_text);
+	exit(2);
+}
+
+static const char *need_arg(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		usage_error("%s needs a value", argv[*i]);
+	return argv[++*i];
+}
+
+int64_t arg_int(const char *opt, const char *v, int64_t lo, int64_t hi)
+{
+	int64_t x;
+	if (!parse_i64(v, lo, hi, &x))
+		usage_error("%s: bad value '%s' (integer %" PRId64 "..%" PRId64 ")", opt, v, lo, hi);
+	return x;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->ranks = 1;
+	o->seed = 1;
+	o->steps = 12;
+	o->prefill = 2;
+	o->host_gap_ns = 150 * US;
+	o->slow_rank = -1;
+	o->slow_milli = 1500;
+	o->scale_kind = o->drop_kind = -1;
+	o->ops = 300;
+	bool others = false, slow_factor_set = false;
+	const char *offsets = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool other = true;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage_text, stdout);
+			fputs("\nGround-truth keys (DIR/ground_truth.txt):\n", stdout);
+			fputs(truth_doc, stdout);
+			exit(0);
+		} else if (!strcmp(a, "--out")) {
+			o->out = need_arg(argc, argv, &i);
+			other = false;
+		} else if (!strcmp(a, "--force")) {
+			o->force = true;
+			other = false;
+		} else if (!strcmp(a, "--self-check")) {
+			o->self_check = true;
+			other = false;
+		} else if (!strcmp(a, "--check")) {
+			o->check_only = true;
+			other = false;
+		} else if (!strcmp(a, "--demo")) {
+			o->demo = true;
+			other = false;
+		} else if (!strcmp(a, "--ranks")) {
+			o->ranks = (int)arg_int(a, need_arg(argc, argv, &i), 1, MAX_RANKS);
+		} else if (!strcmp(a, "--seed")) {
+			const char *v = need_arg(argc, argv, &i);
+			char *end;
+			errno = 0;
+			unsigned long long s = strtoull(v, &end, 10);
+			if (errno || end == v || *end || *v == '-')
+				usage_error("--seed: bad value '%s'", v);
+			o->seed = s;
+		} else if (!strcmp(a, "--steps")) {
+			o->steps = (int)arg_int(a, need_arg(argc, argv, &i), 1, 1000000);
+		} else if (!strcmp(a, "--prefill")) {
+			o->prefill = (int)arg_int(a, need_arg(argc, argv, &i), 0, 1000000);
+		} else if (!strcmp(a, "--ops")) {
+			o->ops = (int)arg_int(a, need_arg(argc, argv, &i), 8, 100000);
+		} else if (!strcmp(a, "--target-bytes")) {
+			o->target_bytes = arg_int(a, need_arg(argc, argv, &i), 1, INT64_MAX / 4);
+		} else if (!strcmp(a, "--offsets-us")) {
+			offsets = need_arg(argc, argv, &i);
+		} else if (!strcmp(a, "--host-gap-us")) {
+			const char *v = need_arg(argc, argv, &i);
+			if (!parse_scaled(v, 3, &o->host_gap_ns) || o->host_gap_ns < 0 ||
+			    o->host_gap_ns > 10000000 * US)
+				usage_error("--host-gap-us: bad value '%s'", v);
+		} else if (!strcmp(a, "--edge-us")) {
+			const char *v = need_arg(argc, argv, &i);
+			if (!parse_scaled(v, 3, &o->edge_ns) || o->edge_ns < 0 || o->edge_ns > 10000000 * US)
+				usage_error("--edge-us: bad value '%s'", v);
+		} else if (!strcmp(a, "--slow-rank")) {
+			o->slow_rank = (int)arg_int(a, need_arg(argc, argv, &i), 0, MAX_RANKS - 1);
+		} else if (!strcmp(a, "--slow-factor")) {
+			const char *v = need_arg(argc, argv, &i);
+			if (!parse_scaled(v, 3, &o->slow_milli) || o->slow_milli < 1 ||
+			    o->slow_milli > 100000)
+				usage_error("--slow-factor: bad value '%s' (0.001..100)", v);
+			slow_factor_set = true;
+		} else if (!strcmp(a, "--kernel-scale")) {
+			const char *v = need_arg(argc, argv, &i);
+			const char *eq = strrchr(v, '=');
+			if (!eq || eq == v || (size_t)(eq - v) >= sizeof o->scale_name ||
+			    !parse_scaled(eq + 1, 3, &o->scale_milli) || o->scale_milli < 1 || o->scale_milli > 100000)
+				usage_error("--kernel-scale: bad value '%s' (NAME=F, F 0.001..100)", v);
+			memcpy(o->scale_name, v, (size_t)(eq - v));
+			o->scale_name[eq - v] = '\0';
+		} else if (!strcmp(a, "--drop-op")) {
+			o->drop_name = need_arg(argc, argv, &i);
+		} else if (!strcmp(a, "--step-marks")) {
+			const char *v = need_arg(argc, argv, &i);
+			if (!strcmp(v, "engine"))
+				o->marks = MARKS_ENGINE;
+			else if (!strcmp(v, "profilerstep"))
+				o->marks = MARKS_PROFILERSTEP;
+			else if (!strcmp(v, "none"))
+				o->marks = MARKS_NONE;
+			else
+				usage_error("--step-marks: expected engine, profilerstep or none, not '%s'",
+				            v);
+		} else if (!strcmp(a, "--step-trace")) {
+			const char *v = need_arg(argc, argv, &i);
+			if (!strcmp(v, "one"))
+				o->step_trace = ST_ONE;
+			else if (!strcmp(v, "rows"))
+				o->step_trace = ST_ROWS;
+			else if (!strcmp(v, "none"))
+				o->step_trace = ST_NONE;
+			else
+				usage_error("--step-trace: expected one, rows or none, not '%s'", v);
+		} else if (!strcmp(a, "--naming")) {
+			const char *v = need_arg(argc, argv, &i);
+			if (!strcmp(v, "host"))
+				o->naming = NAME_HOST;
+			else if (!strcmp(v, "rank"))
+				o->naming = NAME_RANK;
+			else
+				usage_error("--naming: expected host or rank, not '%s'", v);
+		} else if (!strcmp(a, "--memory")) {
+			o->memory = true;
+		} else if (!strcmp(a, "--no-info")) {
+			o->no_info = true;
+		} else if (!strcmp(a, "--export")) {
+			const char *v = need_arg(argc, argv, &i);
+			o->export_db = !strcmp(v, "text") ? 0 : !strcmp(v, "db") ? 1 : !strcmp(v, "both") ? 2 : -1;
+			if (o->export_db < 0)
+				usage_error("--export: expected text, db or both, not '%s'", v);
+		} else if (!strcmp(a, "--no-done")) {
+			o->no_done = true;
+		} else if (!strcmp(a, "--raw")) {
+			o->raw = true;
+		} else if (!strcmp(a, "--wrapper")) {
+			o->wrapper = true;
+		} else if (!strcmp(a, "--minify")) {
+			if (o->style == JS_PRETTY)
+				usage_error("--minify and --pretty exclude each other");
+			o->style = JS_MIN;
+		} else if (!strcmp(a, "--pretty")) {
+			if (o->style == JS_MIN)
+				usage_error("--minify and --pretty exclude each other");
+			o->style = JS_PRETTY;
+		} else if (!strcmp(a, "--truncate-at")) {
+			o->truncate_at = arg_int(a, need_arg(argc, argv, &i), 1, INT64_MAX / 4);
+		} else if (!strcmp(a, "--call-stack")) {
+			o->call_stack = true;
+		} else if (!strcmp(a, "--bom")) {
+			o->bom = true;
+		} else if (!strcmp(a, "--crlf")) {
+			o->crlf = true;
+		} else if (!strcmp(a, "--tabs")) {
+			o->tabs = true;
+		} else if (!strcmp(a, "--gbk")) {
+			o->gbk = true;
+		} else if (!strcmp(a, "--chinese")) {
+			o->chinese = true;
+		} else if (!strcmp(a, "--hostile")) {
+			o->hostile = true;
+		} else if (!strcmp(a, "--ragged")) {
+			o->ragged = (int)arg_int(a, need_arg(argc, argv, &i), 0, 100000000);
+		} else if (!strcmp(a, "--excel")) {
+			o->excel = (int)arg_int(a, need_arg(argc, argv, &i), 0, 100000000);
+		} else if (!strcmp(a, "--comm")) {
+			o->comm = true;
+		} else if (!strcmp(a, "--shape")) {
+			parse_shape(need_arg(argc, argv, &i), &o->shape);
+		} else {
+			usage_error("unknown option '%s'", a);
+		}
+		others |= other;
+	}
+	if (!o->out)
+		usage_error("--out DIR is required");
+	if (o->export_db && (o->raw || o->self_check || o->truncate_at))
+		usage_error("--export db|both takes no --raw, --self-check or --truncate-at");
+	if (o->check_only && (others || o->demo || o->force))
+		usage_error("--check takes only --out DIR");
+	if (o->demo) {
+		if (others)
+			usage_error("--demo takes no options besides --out, --force and --self-check");
+		o->ranks = 2;
+		o->steps = 14;
+		o->prefill = 2;
+		o->seed = 7;
+		o->naming = NAME_RANK;
+		o->chinese = true;
+		o->ops = 3; /* the smallest steps (7 launches + 2 collectives): a small fixture */
+		o->memory = true;
+	}
+	if (o->prefill > o->steps && !o->target_bytes)
+		usage_error("--prefill %d exceeds --steps %d", o->prefill, o->steps);
+	if (o->slow_rank >= o->ranks)
+		usage_error("--slow-rank %d: only %d rank(s)", o->slow_rank, o->ranks);
+	if (o->comm && (o->ranks < 2 || o->raw))
+		usage_error("--comm needs --ranks 2 or more (collectives run between ranks) and no --raw");
+	if (slow_factor_set && o->slow_rank < 0)
+		usage_error("--slow-factor needs --slow-rank");
+	if (o->slow_rank < 0)
+		o->slow_milli = 1000;
+	if (o->scale_name[0])
+		o->scale_kind = kernel_kind("--kernel-scale", o->scale_name);
+	if (o->drop_name)
+		o->drop_kind = kernel_kind("--drop-op", o->drop_name);
+	if (o->drop_kind >= 0 && o->drop_kind == o->scale_kind)
+		usage_error("--drop-op and --kernel-scale name the same kernel");
+	shape_apply(o);
+	if (offsets) {
+		const char *p = offsets;
+		int n = 0;
+		while (*p) {
+			char tmp[64];
+			size_t l = strcspn(p, ",");
+			if (l == 0 || l >= sizeof tmp)
+				usage_error("--offsets-us: bad list '%s'", offsets);
+			memcpy(tmp, p, l);
+			tmp[l] = 0;
+			if (n >= o->ranks)
+				usage_error("--offsets-us: more values than --ranks %d", o->ranks);
+			if (!parse_scaled(tmp, 3, &o->offsets_ns[n]) ||
+			    o->offsets_ns[n] > 3600000000LL * US || o->offsets_ns[n] < -3600000000LL * US)
+				usage_error("--offsets-us: bad value '%s' (us, up to 3 decimals, |x| <= 1 h)",
+				            tmp);
+			n++;
+			p += l;
+			if (*p == ',') {
+				p++;
+				if (!*p)
+					usage_error("--offsets-us: trailing comma");
+			}
+		}
+		if (n != o->ranks)
+			usage_error("--offsets-us: %d value(s) for %d rank(s)", n, o->ranks);
+		o->offsets_set = true;
+	} else {
+		for (int r = 0; r < o->ranks; r++)
+			o->offsets_ns[r] = (int64_t)r * 1234567;
+	}
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+/* Trace bytes of the largest rank for a given step count (count-only run). */
+static uint64_t measure(const struct opts *o, int steps)
+{
+	struct gen G;
+	gen_init(&G, o, steps);
+	gen_simulate(&G);
+	uint64_t mx = 0;
+	for (int r = 0; r < o->ranks; r++) {
+		struct tw t;
+		uint64_t n = write_trace(&G, &G.rk[r], NULL, &t);
+		if (n > mx)
+			mx = n;
+	}
+	gen_free(&G);
+	return mx;
+}
+
+/* --target-bytes: trace size is linear in the decode-step count, so fit it on two short runs. */
+static int calibrate(const struct opts *o)
+{
+	int minsteps = (o->prefill > 0 ? o->prefill : 0) + 1;
+	int s0 = minsteps + 2, s1 = s0 + 24;
+	uint64_t b0 = measure(o, s0), b1 = measure(o, s1);
+	double per = (double)(b1 - b0) / (s1 - s0);
+	double want = (double)o->target_bytes;
+	long long steps = s0 + llround((want - (double)b0) / (per > 1 ? per : 1));
+	if (steps < minsteps)
+		steps = minsteps;
+	if (steps > 10000000)
+		die("--target-bytes %" PRId64 " needs more than 10^7 steps", o->target_bytes);
+	return (int)steps;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	parse_opts(argc, argv, &o);
+	if (o.check_only)
+		return self_check(o.out) ? 1 : 0;
+	int steps = o.steps;
+	if (o.target_bytes && !o.raw)
+		steps = calibrate(&o);
+	mkdir_p(o.out);
+	if (!o.force && !dir_empty(o.out))
+		usage_error("%s is not empty (use --force to write into it anyway)", o.out);
+	struct gen G;
+	gen_init(&G, &o, steps);
+	gen_simulate(&G);
+	struct rank_out *ro = xcalloc((size_t)o.ranks, sizeof *ro);
+	for (int r = 0; r < o.ranks; r++)
+		write_rank(&G, &G.rk[r], &ro[r]);
+	write_truth(&G, ro);
+	for (int r = 0; r < o.ranks && o.export_db; r++) {
+		char wd[4096];
+		path_join(wd, sizeof wd, o.out, G.rk[r].dir);
+		if (gen_db_export(wd, G.rk[r].r, o.export_db == 2) != 0)
+			die("the Db export of rank %d failed", r);
+	}
+	if (o.target_bytes && !o.raw) {
+		uint64_t mx = 0;
+		for (int r = 0; r < o.ranks; r++)
+			mx = ro[r].trace_bytes > mx ? ro[r].trace_bytes : mx;
+		if (!o.truncate_at &&
+		    (mx * 10 < (uint64_t)o.target_bytes * 9 || mx * 10 > (uint64_t)o.target_bytes * 11))
+			fprintf(stderr,
+			        "%s: note: trace is %" PRIu64 " bytes for --target-bytes %" PRId64
+			        " (%d steps; the smallest capture has %d)\n",
+			        prog, mx, o.target_bytes, steps, (o.prefill > 0 ? o.prefill : 0) + 1);
+	}
+	for (int r = 0; r < o.ranks; r++) {
+		free(ro[r].ragged.p);
+		free(ro[r].excel.p);
+	}
+	free(ro);
+	gen_free(&G);
+	if (o.self_check)
+		return self_check(o.out) ? 1 : 0;
+	return 0;
+}
