@@ -393,6 +393,13 @@ static void finish_rank(const struct gen *G, struct rank_model *R)
 	R->last_end = R->st[R->nst - 1].sch_end;
 	R->host_busy = R->sch0_end - R->sch0_ts;
 	if (G->o->shape.kind == SHAPE_VLLM) { /* the host starts and ends every step */
+		if (G->o->edge_ns > 0) { /* and the edges' cpu_ops (gen_trace.c), --edge-us: the
+					  * leading one before step 0, the trailing one in the last step */
+			list_push(&R->host_u, R->sch0_ts, R->sch0_end);
+			list_push(&R->host_u, R->st[R->nst - 1].sch_ts, R->st[R->nst - 1].sch_end);
+			R->cpu_ops++;
+			R->st[R->nst - 1].cpu_ops++;
+		}
 		shape_host_list(G, R);
 		R->first_ts = R->host_u.v[0].s;
 		R->last_end = R->host_u.v[R->host_u.n - 1].e;
