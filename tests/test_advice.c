@@ -190,6 +190,10 @@ static void test_aicpu(void **state)
 	planted_load(&pc, "d,MatMul,0,900 d,Cast,900,100");
 	assert_null(finding(pc.ra, ADV_AICPU));
 	planted_free(&pc);
+	/* absent: an MC2 kernel's AI CPU part drives communication, it is no slow operator */
+	planted_load(&pc, "d,MatMul,0,900 d,MatmulAllReduceAicpu/AI_CPU,900,100");
+	assert_null(finding(pc.ra, ADV_AICPU));
+	planted_free(&pc);
 }
 
 /* TransData tasks: 2 x 50 us of 1000 us device busy is 10 %; a 1 us one in 1000 us is not
