@@ -108,6 +108,19 @@ static void check_real_level(const char *rel)
 		/* launches: one arrow per launch, none dangling */
 		assert_true(rs->n_links > 0);
 		assert_int_equal(rs->unmatched_flows, 0);
+		/* forward to backward: one arrow per autograd sequence number with a forward op and
+		 * a backward op (on the autograd thread), as the text export draws fwdbwd flows;
+		 * the other Python-to-Python arrows leave Enqueue */
+		size_t fwdbwd = 0;
+		for (size_t i = 0; i < rs->n_links; i++) {
+			const struct lane *from = store_ev_lane(rs, rs->links[i].from_ev), *to = store_ev_lane(rs, rs->links[i].to_ev);
+			fwdbwd += from->group == LANE_HOST_PYTHON && to->group == LANE_HOST_PYTHON && from != to &&
+				  strncmp(store_ev_name(rs, rs->links[i].from_ev), "Enqueue", 7) != 0;
+		}
+		assert_int_equal(fwdbwd, (size_t)sql_num(h, "SELECT count(*) FROM (SELECT sequenceNumber FROM PYTORCH_API "
+							  "WHERE sequenceNumber >= 0 AND type IN (SELECT id FROM ENUM_API_TYPE "
+							  "WHERE name = 'op') GROUP BY sequenceNumber HAVING sum(fwdThreadId = 0) > 0 "
+							  "AND sum(fwdThreadId != 0) > 0)"));
 		/* steps: STEP_TIME's rows, found as ProfilerStep#N spans */
 		assert_int_equal(ra->n_steps, (size_t)sql_num(h, "SELECT count(*) FROM STEP_TIME"));
 		assert_int_equal(ra->step_source, STEP_SRC_PROFILER_STEP);

@@ -21,6 +21,7 @@
 #include "num.h"
 #include "u64map.h"
 #include "xalloc.h"
+#include "xsort.h"
 
 const char *const db_tables_read[] = {
 	"STRING_IDS", "ENUM_API_TYPE", "ENUM_HCCL_DATA_TYPE", "META_DATA", "PYTORCH_API",
@@ -268,7 +269,7 @@ struct bld {
 	struct u64map lane_map, kind_map, attr_map;
 	uint32_t s_python, s_cann, s_hw, s_hccl, s_overlap; /* process names */
 	uint32_t c_cpu_op, c_enqueue, c_dequeue, c_python_function, c_mstx;
-	uint32_t c_async_npu, c_h2d, c_queue; /* flow cats */
+	uint32_t c_async_npu, c_h2d, c_queue, c_fwdbwd; /* flow cats */
 	uint32_t groups[64]; /* HCCL group names in order of appearance */
 	size_t n_groups;
 	size_t per_src[SRC_COUNT];
@@ -702,20 +703,51 @@ static uint32_t host_lane(struct bld *b, sqlite3_stmt *st, int col, const char *
 	return b->last_host_lane = bld_lane(b, pid, tid, process, thread, psort, tidn);
 }
 
+/* A torch op with an autograd sequence number: the forward op (fwdThreadId 0) and the
+ * backward op of one number are joined by a fwdbwd flow, as the text export draws them. */
+struct fwdbwd_op {
+	int64_t seq, ts;
+	uint32_t lane;
+	bool bwd;
+};
+
+#define FWDBWD_LESS(x, y)                                                                          \
+	((x)->seq != (y)->seq ? (x)->seq < (y)->seq : (x)->bwd != (y)->bwd ? (x)->bwd < (y)->bwd : (x)->ts < (y)->ts)
+XSORT_DEFINE(sort_fwdbwd, struct fwdbwd_op, FWDBWD_LESS)
+
+/* Per sequence number, from the latest-starting forward op to the latest-starting backward
+ * op (the text exports' flows join exactly these: on the msinsight fixtures, where a number
+ * has two nested forward ops the arrow leaves the inner one), none when both are on one
+ * thread. ops is sorted here (stable: of equal starts the later row). */
+static void fwdbwd_flows(struct bld *b, struct fwdbwd_op *ops, size_t n)
+{
+	sort_fwdbwd(ops, n);
+	for (size_t i = 0; i < n;) {
+		size_t e = i, f = SIZE_MAX, k = SIZE_MAX;
+		for (; e < n && ops[e].seq == ops[i].seq; e++)
+			*(ops[e].bwd ? &k : &f) = e;
+		if (f != SIZE_MAX && k != SIZE_MAX && ops[f].lane != ops[k].lane) {
+			bld_flow(b, FLOW_START, b->c_fwdbwd, (uint64_t)ops[f].seq, ops[f].lane, ops[f].ts);
+			bld_flow(b, FLOW_FINISH, b->c_fwdbwd, (uint64_t)ops[k].seq, ops[k].lane, ops[k].ts);
+		}
+		i = e;
+	}
+}
+
 static void read_pytorch_api(struct bld *b)
 {
 	static const struct want w[] = {
 		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"name", false},
-		{"e.name", false}, {"connectionId", false},
+		{"e.name", false}, {"connectionId", false}, {"sequenceNumber", false}, {"fwdThreadId", false},
 	};
 	struct q q;
 	bool has_enum = table_exists(b->h, "ENUM_API_TYPE");
 	char *extra = xasprintf("%s", has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
-	struct want ww[6];
+	struct want ww[8];
 	memcpy(ww, w, sizeof ww);
 	if (!has_enum)
 		ww[4].expr = "CAST(m.type AS TEXT)";
-	bool ok = q_open(b, &q, "PYTORCH_API", ww, 6, extra, true);
+	bool ok = q_open(b, &q, "PYTORCH_API", ww, 8, extra, true);
 	free(extra);
 	if (!ok)
 		return;
@@ -755,6 +787,8 @@ static void read_pytorch_api(struct bld *b)
 		}
 	}
 	size_t bad[2] = {0, 0};
+	struct fwdbwd_op *fb = NULL;
+	size_t n_fb = 0, cap_fb = 0;
 	while (q_step(b, &q)) {
 		int64_t start, end;
 		if (!row_times(b, &q, &start, &end, bad))
@@ -781,6 +815,11 @@ static void read_pytorch_api(struct bld *b)
 		}
 		bld_event(b, start, end, name_id, bld_kind(b, lane, cat, 0), SRC_PYTORCH_API,
 			  sqlite3_column_int64(q.st, 0));
+		int64_t seq, fwd_tid;
+		if (cat == b->c_cpu_op && col_i64(q.st, 7, &seq) && seq >= 0) {
+			xgrow(&fb, &cap_fb, n_fb + 1, sizeof *fb);
+			fb[n_fb++] = (struct fwdbwd_op){seq, start, lane, col_i64(q.st, 8, &fwd_tid) && fwd_tid != 0};
+		}
 		int64_t key;
 		if (!flow_cat || !col_i64(q.st, 6, &key))
 			continue;
@@ -808,6 +847,8 @@ static void read_pytorch_api(struct bld *b)
 	}
 	sqlite3_finalize(conn);
 	free(conn_ids);
+	fwdbwd_flows(b, fb, n_fb);
+	free(fb);
 	report_bad(b, "PYTORCH_API", bad);
 }
 
@@ -1278,6 +1319,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 		{offsetof(struct bld, c_async_npu), "async_npu"},
 		{offsetof(struct bld, c_h2d), "HostToDevice"},
 		{offsetof(struct bld, c_queue), "async_task_queue"},
+		{offsetof(struct bld, c_fwdbwd), "fwdbwd"},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		*(uint32_t *)((char *)&b + names[i].at) = bld_str(&b, names[i].s);
