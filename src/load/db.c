@@ -27,7 +27,7 @@ const char *const db_tables_read[] = {
 	"STRING_IDS", "ENUM_API_TYPE", "ENUM_HCCL_DATA_TYPE", "META_DATA", "PYTORCH_API",
 	"CONNECTION_IDS", "CANN_API", "TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP",
 	"COMMUNICATION_TASK_INFO", "OVERLAP_ANALYSIS", "MSTX_EVENTS", "SESSION_TIME_INFO", "MEMORY_RECORD",
-	"OP_MEMORY", "NPU_MODULE_MEM", "NPU_MEM", "ENUM_MODULE", "TASK_PMU_INFO", "analysis.db StepTraceTime",
+	"OP_MEMORY", "NPU_MODULE_MEM", "NPU_MEM", "ENUM_MODULE", "TASK_PMU_INFO", "AICORE_FREQ", "analysis.db StepTraceTime",
 	"analysis.db CommAnalyzerTime", "analysis.db CommAnalyzerBandwidth", "analysis.db CommAnalyzerMatrix",
 };
 const size_t db_n_tables_read = sizeof db_tables_read / sizeof db_tables_read[0];
@@ -265,7 +265,7 @@ struct bld {
 	size_t cap_far;
 	uint32_t *dur, *name, *kind;
 	size_t n, cap;
-	size_t cap_long, cap_lanes, cap_kinds, cap_attrs, cap_flows;
+	size_t cap_long, cap_lanes, cap_kinds, cap_attrs, cap_flows, cap_tracks, cap_ctr;
 	struct u64map lane_map, kind_map, attr_map;
 	uint32_t s_python, s_cann, s_hw, s_hccl, s_overlap; /* process names */
 	uint32_t c_cpu_op, c_enqueue, c_dequeue, c_python_function, c_mstx;
@@ -1080,6 +1080,82 @@ static void read_mstx(struct bld *b)
 	report_bad(b, "MSTX_EVENTS", bad);
 }
 
+/* ---- counters ----------------------------------------------------------------------- */
+
+/* The counter track (process, name) with its value key, made on first use. */
+static uint32_t ctr_track(struct bld *b, const char *process, const char *name, const char *key)
+{
+	struct rank_store *rs = b->rs;
+	uint32_t p = bld_str(b, process), nm = bld_str(b, name);
+	for (size_t i = 0; i < rs->n_tracks; i++)
+		if (rs->tracks[i].process_name == p && rs->tracks[i].name == nm)
+			return (uint32_t)i;
+	xgrow(&rs->tracks, &b->cap_tracks, rs->n_tracks + 1, sizeof *rs->tracks);
+	struct counter_track *t = &rs->tracks[rs->n_tracks];
+	memset(t, 0, sizeof *t);
+	t->pid_text = p;
+	t->process_name = p;
+	t->name = nm;
+	t->value_key = bld_str(b, key);
+	return (uint32_t)rs->n_tracks++;
+}
+
+static void ctr_sample(struct bld *b, uint32_t track, int64_t ts, double v)
+{
+	struct rank_store *rs = b->rs;
+	if (rs->n_ctr == b->cap_ctr) {
+		size_t c = b->cap_ctr;
+		xgrow(&rs->ctr_ts, &c, rs->n_ctr + 1, sizeof *rs->ctr_ts);
+		c = b->cap_ctr;
+		xgrow(&rs->ctr_value, &c, rs->n_ctr + 1, sizeof *rs->ctr_value);
+		c = b->cap_ctr;
+		xgrow(&rs->ctr_off, &c, rs->n_ctr + 1, sizeof *rs->ctr_off);
+		xgrow(&rs->ctr_track, &b->cap_ctr, rs->n_ctr + 1, sizeof *rs->ctr_track);
+	}
+	rs->ctr_ts[rs->n_ctr] = ts;
+	rs->ctr_value[rs->n_ctr] = v;
+	rs->ctr_off[rs->n_ctr] = 0; /* no element to show: the row is the sample */
+	rs->ctr_track[rs->n_ctr] = track;
+	rs->n_ctr++;
+}
+
+/* AICORE_FREQ and NPU_MEM as the text export's counter lanes: "AI Core Freq" (MHz) and
+ * NPU MEM's APP/ and Device/ DDR, HBM and Memory (their sum), in KB. */
+static void read_counters(struct bld *b)
+{
+	struct want wf[] = {{"timestampNs", true}, {"freq", true}};
+	struct q q;
+	if (q_open(b, &q, "AICORE_FREQ", wf, 2, NULL, true)) {
+		uint32_t t = ctr_track(b, "AI Core Freq", "AI Core Freq", "MHz");
+		while (q_step(b, &q)) {
+			int64_t ts, f;
+			if (col_i64(q.st, 1, &ts) && col_i64(q.st, 2, &f))
+				ctr_sample(b, t, ts, (double)f);
+		}
+	}
+	if (!table_exists(b->h, "STRING_IDS"))
+		return;
+	struct want wm[] = {{"timestampNs", true}, {"s.value", false}, {"ddr", true}, {"hbm", true}};
+	if (!q_open(b, &q, "NPU_MEM", wm, 4, "LEFT JOIN STRING_IDS s ON s.id = m.type", true))
+		return;
+	static const char *const part[] = {"DDR", "HBM", "Memory"};
+	char name[64];
+	while (q_step(b, &q)) {
+		int64_t ts, v[3];
+		const char *type = col_text(q.st, 2);
+		if (!col_i64(q.st, 1, &ts) || !col_i64(q.st, 3, &v[0]) || !col_i64(q.st, 4, &v[1]))
+			continue;
+		v[2] = v[0] + v[1];
+		const char *who = !strcasecmp(type, "app") ? "APP" : !strcasecmp(type, "device") ? "Device" : NULL;
+		if (!who)
+			continue;
+		for (int k = 0; k < 3; k++) {
+			snprintf(name, sizeof name, "%s/%s", who, part[k]);
+			ctr_sample(b, ctr_track(b, "NPU MEM", name, "KB"), ts, (double)v[k] / 1024.0);
+		}
+	}
+}
+
 /* Flow ends are kept only where a start and a finish share (cat, id), and of several
  * finishes only the earliest: every CANN API and task carries a connection id, but the
  * text export draws one arrow per launch, to its first task, and no dangling ends (the
@@ -1342,6 +1418,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	read_comm(&b);
 	read_overlap(&b);
 	read_mstx(&b);
+	read_counters(&b);
 	sqlite3_finalize(b.sid_query);
 	sqlite3_close(b.h);
 	fin_free(b.fin);
