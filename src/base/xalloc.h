@@ -11,6 +11,8 @@
 /* Called once before exiting on allocation failure; may be NULL. */
 void xalloc_set_oom_hook(void (*hook)(void));
 
+/* Owned by the caller (free); they never return NULL: on failure the OOM hook runs and
+ * the program exits. xrealloc takes ptr. */
 void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *ptr, size_t size);
@@ -25,6 +27,7 @@ size_t xalloc_release(void *buf, size_t from, size_t to);
  * malloc_trim; nothing elsewhere): after a phase of many small allocations freed out of
  * order (SQLite's pages and statements) that would otherwise stay resident. */
 void xalloc_trim(void);
+/* Fresh copies, owned by the caller. */
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* printf into a fresh string (owned by the caller). */
