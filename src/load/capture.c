@@ -287,7 +287,7 @@ static void attach_csv(struct diag_list *dl, struct rank_data *rd, struct csv_ta
 	rd->by_kind[t->kind] = t;
 }
 
-static void load_csvs(struct capture *cap, struct diag_list *dl)
+static void load_csvs(struct capture *cap, bool wait_events, struct diag_list *dl)
 {
 	struct csv_pool pool = {.cancel = &cap->cancel, .max_bytes = cap->opts.max_csv_bytes, .index = &cap->opts.index};
 	const char *min = getenv("ASCPROF_INDEX_CSV_MIN_BYTES"); /* tests: every table */
@@ -342,7 +342,14 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 		if (!rd->db_path)
 			continue;
 		rd->db_csv_bufs = xcalloc(db_n_csv_specs + 1, sizeof *rd->db_csv_bufs);
-		struct csv_table *kernels = db_kernel_table(rd->db_path, &rd->db_csv_bufs[0], dl);
+		/* the kernel table once the rank's events are in: its counters (a double per
+		 * compute task and counter) would otherwise sit beside the event load's peak */
+		while (wait_events && atomic_load_explicit(&rd->state, memory_order_acquire) < RANK_TRACE_LOADED &&
+		       !atomic_load(&cap->cancel))
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
+		if (atomic_load(&cap->cancel))
+			break;
+		struct csv_table *kernels = db_kernel_table(rd->db_path, &rd->db_csv_bufs[rd->n_db_csv_bufs], dl);
 		if (kernels) {
 			rd->n_db_csv_bufs++;
 			size_t have = rd->n_csvs;
@@ -498,6 +505,7 @@ static void load_comm(struct capture *cap, struct diag_list *dl)
  * their own list, so that the capture's messages keep one order whatever the timing. */
 struct side_load {
 	struct capture *cap;
+	bool beside; /* on its own thread: it may wait for a rank's events */
 	struct diag_list diags;
 };
 
@@ -506,7 +514,7 @@ static void *side_main(void *arg)
 	struct side_load *sl = arg;
 	struct capture *cap = sl->cap;
 	double t0 = stagetime_now();
-	load_csvs(cap, &sl->diags);
+	load_csvs(cap, sl->beside, &sl->diags);
 	load_comm(cap, &sl->diags);
 	stagetime_add(STAGE_CSV, t0);
 	for (size_t i = 0; i < cap->n_ranks; i++)
@@ -569,9 +577,12 @@ void capture_load(struct capture *cap)
 	struct side_load side = {.cap = cap};
 	diag_init(&side.diags);
 	pthread_t tid;
+	side.beside = true;
 	bool threaded = pthread_create(&tid, NULL, side_main, &side) == 0;
-	if (!threaded)
+	if (!threaded) {
+		side.beside = false;
 		side_main(&side);
+	}
 	load_traces(cap);
 	if (threaded)
 		pthread_join(tid, NULL);

@@ -314,6 +314,12 @@ void report_print_text(const struct analysis *an, FILE *out)
 	summary_put_clean(out, an->cap->plan.path);
 	fprintf(out, _("\n%zu rank(s) analysed; times are each rank's own clock, relative to its first event\n"),
 		an->n_ranks);
+	/* before anything that treats the ranks as one job */
+	if (an->cap->plan.runs_note) {
+		fputs(_("WARNING: "), out);
+		summary_put_clean(out, an->cap->plan.runs_note);
+		fputc('\n', out);
+	}
 	if (an->n_ranks > 1) {
 		fputs(_("\nrank alignment (clock offset vs rank "), out);
 		fprintf(out, _("%d; subtract it to align)\n"), an->ranks[0].rank);

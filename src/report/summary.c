@@ -258,6 +258,11 @@ void summary_print_text(const struct capture *cap, FILE *out)
 	if (cap->plan.raw_captures)
 		fprintf(out, _(", %zu raw (not analysed)"), cap->plan.raw_captures);
 	fputc('\n', out);
+	if (cap->plan.runs_note) {
+		fputs(_("WARNING: "), out);
+		summary_put_clean(out, cap->plan.runs_note);
+		fputc('\n', out);
+	}
 	for (size_t i = 0; i < cap->n_ranks; i++)
 		text_rank(&cap->ranks[i], out);
 	if (cap->plan.cluster_dir) {

@@ -40,6 +40,19 @@ static const struct rule rules[] = {
 	{G_DEVICE, F_NAME, M_PREFIX, "PROFILING_", CAT_OTHER, EVF_WAIT, "profiler marker task"},
 	{G_DEVICE, F_NAME, M_PREFIX, "Notify", CAT_OTHER, EVF_WAIT, "device notify task"},
 
+	/* MC2: kernels that exchange data with the peers themselves (MoE token dispatch and
+	 * combine, matmul fused with a collective; "<op>Aicpu" on the communication stream):
+	 * their time includes waiting for the slowest peer, so they are communication, never
+	 * compute, whatever their task type */
+	{G_DEVICE, F_NAME, M_CONTAINS, "MoeDistribute", CAT_COMM, EVF_FUSED_COMM,
+	 "MC2 MoE dispatch/combine (token exchange with the peers inside the kernel)"},
+	{G_DEVICE, F_NAME, M_CONTAINS, "mc2", CAT_COMM, EVF_FUSED_COMM, "MC2 fused communication kernel"},
+	{G_DEVICE, F_NAME, M_CONTAINS, "MatmulAllReduce", CAT_COMM, EVF_FUSED_COMM,
+	 "MC2 matmul fused with an all-reduce"},
+	{G_DEVICE, F_NAME, M_CONTAINS, "AllGatherMatmul", CAT_COMM, EVF_FUSED_COMM,
+	 "MC2 all-gather fused with a matmul"},
+	{G_DEVICE, F_NAME, M_CONTAINS, "MatmulReduceScatter", CAT_COMM, EVF_FUSED_COMM,
+	 "MC2 matmul fused with a reduce-scatter"},
 	{G_DEVICE, F_TASK_TYPE, M_EXACT, "SDMA", CAT_COMM, 0, "HCCL data movement task"},
 	{G_DEVICE, F_TASK_TYPE, M_EXACT, "HCCL", CAT_COMM, 0, "collective (kernel_details)"},
 	{G_DEVICE, F_TASK_TYPE, M_EXACT, "COMMUNICATION", CAT_COMM, 0, "collective"},

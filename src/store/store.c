@@ -120,6 +120,35 @@ void store_ts_plan(struct rank_store *rs, int64_t *hi)
 		rs->ev_ts_far = xcalloc(rs->n_ts_far_blocks * BLOCK, sizeof *rs->ev_ts_far);
 }
 
+void store_ts_put_block(struct rank_store *rs, size_t first, const int64_t *ts, size_t count,
+			size_t *cap_far_blocks)
+{
+	enum { BLOCK = 1 << STORE_TS_SHIFT };
+	if (!count)
+		return;
+	int64_t lo = ts[0], hi = ts[0];
+	for (size_t i = 1; i < count; i++) {
+		lo = ts[i] < lo ? ts[i] : lo;
+		hi = ts[i] > hi ? ts[i] : hi;
+	}
+	size_t b = first >> STORE_TS_SHIFT;
+	if ((uint64_t)hi - (uint64_t)lo <= UINT32_MAX && lo != STORE_TS_FAR) {
+		rs->ev_ts_base[b] = lo;
+		for (size_t i = 0; i < count; i++)
+			rs->ev_ts_lo[first + i] = (uint32_t)(ts[i] - lo);
+		return;
+	}
+	/* as store_ts_plan: the block's starts in full, zeros past the last */
+	size_t cap = *cap_far_blocks * BLOCK;
+	xgrow(&rs->ev_ts_far, &cap, (rs->n_ts_far_blocks + 1) * BLOCK, sizeof *rs->ev_ts_far);
+	*cap_far_blocks = cap / BLOCK;
+	int64_t *dst = rs->ev_ts_far + rs->n_ts_far_blocks * BLOCK;
+	memcpy(dst, ts, count * sizeof *ts);
+	memset(dst + count, 0, (BLOCK - count) * sizeof *ts);
+	rs->ev_ts_base[b] = STORE_TS_FAR;
+	rs->ev_ts_lo[first] = (uint32_t)rs->n_ts_far_blocks++;
+}
+
 void store_put_off_wide(struct rank_store *rs, size_t ev, uint64_t off)
 {
 	if (!rs->ev_off_wide) {

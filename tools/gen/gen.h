@@ -87,6 +87,8 @@ struct opts {
 	int64_t offsets_ns[MAX_RANKS];
 	int64_t host_gap_ns;
 	int64_t edge_ns; /* --edge-us: host work before the first and after the last device task */
+/* --shape vllm: the edges' host work (a cpu_op of the scheduler's, no device task) */
+#define VLLM_EDGE_OP "aten::zeros"
 	int slow_rank;      /* -1: none */
 	int64_t slow_milli; /* kernel duration factor in 1/1000 */
 	char scale_name[128];     /* --kernel-scale NAME */
