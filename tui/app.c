@@ -88,7 +88,7 @@ static void *loader_main(void *arg)
 			pub->cmp = compare_ranks(pub->an, r[0], r[1]);
 			if (!pub->cmp)
 				snprintf(pub->cmp_error, sizeof pub->cmp_error,
-					 "no comparison: rank %d or %d is not in the digests", r[0], r[1]);
+					 _("no comparison: rank %d or %d is not in the digests"), r[0], r[1]);
 		}
 		app->t_loaded = app->t_analysed = app->t_indexed = now_s() - app->t_start;
 		atomic_store_explicit(&app->pub, pub, memory_order_release);
@@ -111,8 +111,8 @@ static void *loader_main(void *arg)
 		const int *r = app->opts.compare_ranks;
 		pub->cmp = compare_ranks(pub->an, r[0], r[1]);
 		if (!pub->cmp)
-			snprintf(pub->cmp_error, sizeof pub->cmp_error, "no comparison: rank %d or %d is not in the capture",
-				 r[0], r[1]);
+			snprintf(pub->cmp_error, sizeof pub->cmp_error,
+				 _("no comparison: rank %d or %d is not in the capture"), r[0], r[1]);
 	}
 	app->t_indexed = now_s() - app->t_start;
 	atomic_store_explicit(&app->pub, pub, memory_order_release);
@@ -511,7 +511,7 @@ static void run_search(struct app *app, const char *text, int dir)
 	if (!vo->search) {
 		app_message(app, ST_WARN, _("%s has no search"), _(vo->title));
 	} else if (!vo->search(app_view(app, v), app, text, dir)) {
-		app_message(app, ST_WARN, dir ? "no more matches for %s" : "no match for %s", text);
+		app_message(app, ST_WARN, dir ? _("no more matches for %s") : _("no match for %s"), text);
 	} else if (match_n) {
 		app_message(app, ST_NORMAL, _("match %zu of %zu for %s"), match_k, match_n, text);
 	}
@@ -852,7 +852,7 @@ static void dump_screen(struct app *app, const char *path)
 		fputs(text, f);
 		fclose(f);
 	} else {
-		fprintf(stderr, "ascprof-tui: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, _("ascprof-tui: cannot write %s: %s\n"), path, strerror(errno));
 	}
 	free(text);
 }
@@ -946,7 +946,7 @@ int app_main(const char *path, const struct app_opts *opts)
 	}
 	const char *bench_path = getenv("ASCPROF_BENCH_OUT");
 	if (bench_path && opts->script && !(app->bench = fopen(bench_path, "w")))
-		fprintf(stderr, "ascprof-tui: cannot write %s: %s\n", bench_path, strerror(errno));
+		fprintf(stderr, _("ascprof-tui: cannot write %s: %s\n"), bench_path, strerror(errno));
 	canvas_init(&app->cv, 80, 24);
 	app->stack[0] = first_view(app);
 	app->depth = 1;
