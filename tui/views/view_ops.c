@@ -732,7 +732,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 	canvas_fill(cv, x, row, w, 1, ' ', ST_HEADER);
 	canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER,
 		     _("%zu instance(s) by %s%s (s, S; Enter: timeline)  and CSV rows (Enter: all cells)"), d->n_inst,
-		     d->by_dur ? "duration" : "time", d->reverse ? ", reversed" : "");
+		     d->by_dur ? _("duration") : _("time"), d->reverse ? _(", reversed") : "");
 	d->lb.n = disp_count(d);
 	const struct rank_data *rd = app_rank_data(app);
 	char sel_line[600] = "";
