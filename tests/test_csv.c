@@ -507,10 +507,15 @@ static void test_plain_lines_match_libcsv(void **state)
 #define NEXT() next_rand(&rng)
 	char *buf = malloc(1 << 16);
 	for (int k = 0; k < 20000; k++) {
-		size_t n = (size_t)sprintf(buf, "Name,Start Time(us),Duration(us),Block Dim,Type\n");
+		/* the second header puts untyped columns between the typed ones (stepped over
+		 * comma by comma) and after the last (only counted) */
+		bool wide = NEXT() % 2;
+		int ncols = wide ? 9 : 5;
+		size_t n = (size_t)sprintf(buf, "%s\n", wide ? "Foo,Name,Bar,Baz,Start Time(us),Qux,Duration(us),Type,Zap"
+							 : "Name,Start Time(us),Duration(us),Block Dim,Type");
 		int rows = (int)(NEXT() % 12);
 		for (int r = 0; r < rows; r++) {
-			int ncells = 5 + (int)(NEXT() % 3) - 1;
+			int ncells = ncols + (int)(NEXT() % 3) - 1;
 			for (int c = 0; c < ncells; c++) {
 				if (c)
 					buf[n++] = ',';

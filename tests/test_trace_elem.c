@@ -169,6 +169,51 @@ static void check_file(const char *path, size_t mutations)
 	free(buf);
 }
 
+/* The instruction sets against each other at their widths' edges: a string and a number
+ * of every length up to 80 (16- and 32-byte loads end at every offset), with a quote,
+ * backslash escape, NUL, control byte or structural byte at every position, and the
+ * element cut at every length. elem_crosscheck runs every set the CPU has against the
+ * portable one and jsmn; the scanner must answer (not leave to jsmn) the plain cases. */
+static void test_isa_edges(void **state)
+{
+	(void)state;
+	assert_true(elem_isa_available(ELEM_ISA_SCALAR));
+	assert_true(elem_isa_available(elem_isa_used()));
+	static const char *const odd[] = {"\"", "\\\"", "\\n", "\\u00e9", "\\x", "\x01", "\x7f", "\xc3\xa9",
+					  ",", "}", "]", "{", "[", " ", "\t", "e", "."};
+	char body[128], buf[512];
+	size_t before = fast_answers;
+	for (size_t len = 0; len <= 80; len++) {
+		for (size_t at = 0; at <= len; at++) {
+			for (size_t k = 0; k <= sizeof odd / sizeof odd[0]; k++) {
+				size_t n = 0;
+				for (size_t i = 0; i < len; i++)
+					body[n++] = (char)('a' + i % 26);
+				if (k < sizeof odd / sizeof odd[0]) {
+					size_t ol = strlen(odd[k]);
+					memmove(body + at + ol, body + at, n - at);
+					memcpy(body + at, odd[k], ol);
+					n += ol;
+				}
+				/* a string value, a key, and a primitive of digits */
+				int m = snprintf(buf, sizeof buf, "{\"ph\": \"X\", \"name\": \"%.*s\", \"%.*s\": 1, \"ts\": 1%.*s}",
+						 (int)n, body, (int)n, body, (int)len, "01234567890123456789012345678901234567890123456789012345678901234567890123456789");
+				check_one(buf, (size_t)m);
+				if (k == sizeof odd / sizeof odd[0])
+					for (int cut = m - 1; cut > m - 40 && cut > 0; cut -= 3)
+						check_one(buf, (size_t)cut);
+				/* a number with the odd byte inside */
+				m = snprintf(buf, sizeof buf, "{\"ts\": 1%.*s%s%.*s, \"ph\": \"X\"}", (int)at,
+					     "01234567890123456789012345678901234567890123456789012345678901234567890123456789",
+					     k < sizeof odd / sizeof odd[0] ? odd[k] : "", (int)(len - at),
+					     "01234567890123456789012345678901234567890123456789012345678901234567890123456789");
+				check_one(buf, (size_t)m);
+			}
+		}
+	}
+	assert_true(fast_answers - before > 50000);
+}
+
 static void test_generated_traces(void **state)
 {
 	(void)state;
@@ -271,6 +316,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corner_cases),
+		cmocka_unit_test(test_isa_edges),
 		cmocka_unit_test(test_generated_traces),
 		cmocka_unit_test(test_real_traces),
 		cmocka_unit_test(test_loader_paths_agree),

@@ -395,6 +395,7 @@ static void db_bench(const char *gen, const char *tui, const char *data, const s
 struct reopen {
 	bool ok;
 	double write_ms, indexed_ms, first_ms, cpu, report_s, anon_mb, index_mb;
+	double report_cpu, summary_s, summary_cpu, summary_anon_mb, explorer_anon_mb;
 };
 
 static void clear_index_dir(const char *idx, double *mb)
@@ -426,6 +427,7 @@ static void measure_reopen(const char *tui, const char *script, const char *out_
 	char *targv[] = {(char *)tui, "--index-dir", idx, "--script", (char *)script, "--size", "200x60",
 			 (char *)dir, NULL};
 	char *rargv[] = {(char *)tui, "--index-dir", idx, "--report", "--json", (char *)dir, NULL};
+	char *sargv[] = {(char *)tui, "--index-dir", idx, "--summary", "--json", (char *)dir, NULL};
 	double w, c, rr, ra;
 	struct figures f = {0};
 	unlink(out_path);
@@ -433,7 +435,10 @@ static void measure_reopen(const char *tui, const char *script, const char *out_
 		return;
 	read_bench_out(out_path, &f);
 	fig_get(&f, "indexed_ms", &ro->write_ms);
-	double ix[MAX_RUNS], ff[MAX_RUNS], cpu[MAX_RUNS], rep[MAX_RUNS], anon[MAX_RUNS];
+	/* the report's first open writes the analysis' index (the explorer's does not) */
+	run_measured(rargv, NULL, false, &w, &c, &rr, &ra);
+	double ix[MAX_RUNS], ff[MAX_RUNS], cpu[MAX_RUNS], rep[MAX_RUNS], anon[MAX_RUNS], rcpu[MAX_RUNS];
+	double sw[MAX_RUNS], sc[MAX_RUNS], sa[MAX_RUNS], ea[MAX_RUNS];
 	for (int r = 0; r < runs; r++) {
 		memset(&f, 0, sizeof f);
 		unlink(out_path);
@@ -442,14 +447,22 @@ static void measure_reopen(const char *tui, const char *script, const char *out_
 		ix[r] = ff[r] = 0;
 		fig_get(&f, "indexed_ms", &ix[r]);
 		fig_get(&f, "first_frame_ms", &ff[r]);
+		run_measured(targv, NULL, true, &w, &c, &rr, &ea[r]); /* the peak */
 		run_measured(rargv, NULL, true, &rep[r], &c, &rr, &anon[r]);
-		run_measured(rargv, NULL, false, &rep[r], &c, &rr, &ra);
+		run_measured(rargv, NULL, false, &rep[r], &rcpu[r], &rr, &ra);
+		run_measured(sargv, NULL, true, &sw[r], &c, &rr, &sa[r]);
+		run_measured(sargv, NULL, false, &sw[r], &sc[r], &rr, &ra);
 	}
 	ro->indexed_ms = median(ix, runs);
 	ro->first_ms = median(ff, runs);
 	ro->cpu = median(cpu, runs);
 	ro->report_s = median(rep, runs);
+	ro->report_cpu = median(rcpu, runs);
 	ro->anon_mb = median(anon, runs);
+	ro->summary_s = median(sw, runs);
+	ro->summary_cpu = median(sc, runs);
+	ro->summary_anon_mb = median(sa, runs);
+	ro->explorer_anon_mb = median(ea, runs);
 	double mb;
 	clear_index_dir(idx, &mb);
 	ro->index_mb = mb;
@@ -563,15 +576,55 @@ static void bench_cluster(const char *tui, const char *gen, const char *synth, c
 	       fc, fe, w);
 }
 
+/* The index (--summary --json) and the report (--report --json) against the memchr floor of
+ * the same bytes, wall and CPU, the report over the index in paired runs, and the report
+ * run's stages. */
+static void print_index_figures(const char *load_before, const char *load_after, double mb, double floor_s,
+				double floor_cpu, double *idx_w, double *idx_c, double *rep_w, double *rep_c,
+				struct figures *stage_runs, int runs)
+{
+	double ratio_w[MAX_RUNS], ratio_c[MAX_RUNS];
+	for (int r = 0; r < runs; r++) {
+		ratio_w[r] = rep_w[r] / idx_w[r];
+		ratio_c[r] = rep_c[r] / idx_c[r];
+	}
+	double iw = median(idx_w, runs), ic = median(idx_c, runs), rw = median(rep_w, runs),
+	       rc = median(rep_c, runs), pair_w = median(ratio_w, runs), pair_c = median(ratio_c, runs);
+	printf("  load average %s before, %s after the index/report runs\n", load_before, load_after);
+	printf("  memchr floor          %9.3f s   %7.0f MB/s   CPU %.3f s\n", floor_s, mb / floor_s, floor_cpu);
+	printf("  index  --summary --json  %7.3f s wall  x%.1f floor    CPU %7.3f s  x%.1f floor CPU\n", iw,
+	       iw / floor_s, ic, ic / floor_cpu);
+	printf("  report --report --json   %7.3f s wall  x%.1f floor    CPU %7.3f s  x%.1f floor CPU\n", rw,
+	       rw / floor_s, rc, rc / floor_cpu);
+	printf("  report / index (paired runs, median)   x%.2f wall           x%.2f CPU\n", pair_w, pair_c);
+	printf("  where the time goes (the report's run; seconds summed over the threads that ran\n"
+	       "  each stage: the CSV tables load beside the walk, op statistics beside the sets):\n   ");
+	int shown = 0;
+	for (int i = 0; i < stage_runs[0].n; i++) {
+		if (strncmp(stage_runs[0].name[i], "stage_", 6))
+			continue;
+		double v[MAX_RUNS];
+		int k = 0;
+		for (int r = 0; r < runs; r++)
+			if (fig_get(&stage_runs[r], stage_runs[0].name[i], &v[k]))
+				k++;
+		const char *nm = stage_runs[0].name[i] + 6;
+		printf(" %.*s %.3f s;", (int)(strlen(nm) > 3 ? strlen(nm) - 3 : 0), nm, k ? median(v, k) / 1e3 : 0);
+		if (++shown % 5 == 0)
+			printf("\n   ");
+	}
+}
+
 static void usage(FILE *out)
 {
 	fputs("usage: ascprof-bench --tui PATH --gen PATH --data DIR [--synth PATH] [--runs N] [--quick]\n"
-	      "                     [--only NAME]\n"
+	      "                     [--only NAME] [--index-only]\n"
 	      "--synth: tools/ascprof-synth-digests; adds the cluster-scale figures (digests).\n"
 	      "Generates the benchmark captures into DIR once (100 MB, 1 GB, 8 x 250 MB; --quick:\n"
 	      "10 MB, 100 MB, 8 x 25 MB), runs the explorer on each N times (default 3) and prints\n"
 	      "medians, each time also as a multiple of the memchr floor. --only NAME: that capture\n"
-	      "alone (100MB, 1GB, 8x250MB; 10MB, 100MB, 8x25MB with --quick).\n",
+	      "alone (100MB, 1GB, 8x250MB; 10MB, 100MB, 8x25MB with --quick). --index-only: the\n"
+	      "index, the report and their stages only (no explorer runs, reopens, Db, cluster).\n",
 	      out);
 }
 
@@ -579,7 +632,7 @@ int main(int argc, char **argv)
 {
 	const char *tui = NULL, *gen = NULL, *data = NULL, *only = NULL, *synth = NULL;
 	int runs = 3;
-	bool quick = false;
+	bool quick = false, index_only = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tui") && i + 1 < argc)
 			tui = argv[++i];
@@ -593,6 +646,8 @@ int main(int argc, char **argv)
 			runs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quick"))
 			quick = true;
+		else if (!strcmp(argv[i], "--index-only"))
+			index_only = true;
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--help")) {
@@ -647,11 +702,14 @@ int main(int argc, char **argv)
 		char load_before[64], load_after[64];
 		loadavg(load_before, sizeof load_before);
 		double idx_w[MAX_RUNS], idx_c[MAX_RUNS], rep_w[MAX_RUNS], rep_c[MAX_RUNS];
+		double idx_a[MAX_RUNS], rep_a[MAX_RUNS];
 		struct figures stage_runs[MAX_RUNS];
 		for (int r = 0; r < runs; r++) {
-			double rr, ra;
+			double rr, ra, w, c;
 			char *sargv[] = {(char *)tui, "--no-index", "--summary", "--json", dir, NULL};
 			char *rargv[] = {(char *)tui, "--no-index", "--report", "--json", dir, NULL};
+			run_measured(sargv, NULL, true, &w, &c, &rr, &idx_a[r]); /* the peaks */
+			run_measured(rargv, NULL, true, &w, &c, &rr, &rep_a[r]);
 			run_measured(sargv, NULL, false, &idx_w[r], &idx_c[r], &rr, &ra);
 			unlink(out_path);
 			memset(&stage_runs[r], 0, sizeof stage_runs[r]);
@@ -659,13 +717,15 @@ int main(int argc, char **argv)
 			read_bench_out(out_path, &stage_runs[r]);
 		}
 		loadavg(load_after, sizeof load_after);
-		double ratio_w[MAX_RUNS], ratio_c[MAX_RUNS];
-		for (int r = 0; r < runs; r++) {
-			ratio_w[r] = rep_w[r] / idx_w[r];
-			ratio_c[r] = rep_c[r] / idx_c[r];
+		double mb = (double)bytes / 1e6;
+		if (index_only) {
+			printf("== %s: %d trace file%s, %.0f MB (--index-only)\n", specs[s].name, np, np == 1 ? "" : "s", mb);
+			print_index_figures(load_before, load_after, mb, floor_s, floor_cpu, idx_w, idx_c, rep_w, rep_c,
+					    stage_runs, runs);
+			printf("\n\n");
+			fflush(stdout);
+			continue;
 		}
-		double iw = median(idx_w, runs), ic = median(idx_c, runs), rw = median(rep_w, runs),
-		       rc = median(rep_c, runs), pair_w = median(ratio_w, runs), pair_c = median(ratio_c, runs);
 
 		struct figures per_run[MAX_RUNS];
 		double wall[MAX_RUNS], cpu[MAX_RUNS], rss[MAX_RUNS], anon[MAX_RUNS];
@@ -719,34 +779,13 @@ int main(int argc, char **argv)
 				alone_runs++;
 		}
 		double rss_m = median(rss, runs), anon_m = median(anon, runs);
-		double cpu_m = median(cpu, runs);
-		double mb = (double)bytes / 1e6;
+		double cpu_m = median(cpu, runs), rw = median(rep_w, runs);
+		double iw = median(idx_w, runs), ic = median(idx_c, runs), rc = median(rep_c, runs);
 		printf("== %s: %d trace file%s, %.0f MB, %.0f events (X, C and flow ends), %.0f lanes, "
 		       "%.0f op rows\n",
 		       specs[s].name, np, np == 1 ? "" : "s", mb, events, lanes, ops);
-		printf("  load average %s before, %s after the index/report runs\n", load_before, load_after);
-		printf("  memchr floor          %9.3f s   %7.0f MB/s   CPU %.3f s\n", floor_s, mb / floor_s, floor_cpu);
-		printf("  index  --summary --json  %7.3f s wall  x%.1f floor    CPU %7.3f s  x%.1f floor CPU\n", iw,
-		       iw / floor_s, ic, ic / floor_cpu);
-		printf("  report --report --json   %7.3f s wall  x%.1f floor    CPU %7.3f s  x%.1f floor CPU\n", rw,
-		       rw / floor_s, rc, rc / floor_cpu);
-		printf("  report / index (paired runs, median)   x%.2f wall           x%.2f CPU\n", pair_w, pair_c);
-		printf("  where the time goes (the report's run; seconds summed over the threads that ran\n"
-		       "  each stage: the CSV tables load beside the walk, op statistics beside the sets):\n   ");
-		int shown = 0;
-		for (int i = 0; i < stage_runs[0].n; i++) {
-			if (strncmp(stage_runs[0].name[i], "stage_", 6))
-				continue;
-			double v[MAX_RUNS];
-			int k = 0;
-			for (int r = 0; r < runs; r++)
-				if (fig_get(&stage_runs[r], stage_runs[0].name[i], &v[k]))
-					k++;
-			const char *nm = stage_runs[0].name[i] + 6;
-			printf(" %.*s %.3f s;", (int)(strlen(nm) > 3 ? strlen(nm) - 3 : 0), nm, k ? median(v, k) / 1e3 : 0);
-			if (++shown % 5 == 0)
-				printf("\n   ");
-		}
+		print_index_figures(load_before, load_after, mb, floor_s, floor_cpu, idx_w, idx_c, rep_w, rep_c,
+				    stage_runs, runs);
 		printf("\n  the explorer, headless (200x60), from its own clock:\n");
 		printf("  loaded (store)        %9.3f s   %7.0f MB/s   x%.1f floor\n", loaded / 1e3,
 		       mb / (loaded / 1e3), loaded / 1e3 / floor_s);
@@ -773,15 +812,26 @@ int main(int argc, char **argv)
 		       anon_m * 1048576.0 / (double)bytes);
 		printf("  store                 %9.1f bytes per event\n", events ? store / events : 0);
 		if (ro.ok) {
-			printf("  first open + index    %9.3f s   x%.2f the first open without   (trace index "
-			       "written: %.0f MB)\n",
-			       ro.write_ms / 1e3, indexed ? ro.write_ms / indexed : 0, ro.index_mb);
-			printf("  reopen (index)        %9.3f s   x%.3f the first open   first frame %.1f ms, "
-			       "CPU %.3f s\n",
-			       ro.indexed_ms / 1e3, indexed ? ro.indexed_ms / indexed : 0, ro.first_ms, ro.cpu);
-			printf("  reopen report         %9.3f s   x%.3f the first open's   peak private %.0f MB = "
-			       "%.3f x trace bytes\n",
-			       ro.report_s, rw > 0 ? ro.report_s / rw : 0, ro.anon_mb, ro.anon_mb * 1048576.0 / (double)bytes);
+			double tb = (double)bytes / 1048576.0;
+			printf("  first open + index    %9.3f s   x%.2f the first open without   (indexes written: "
+			       "%.0f MB = %.3f x trace bytes)\n",
+			       ro.write_ms / 1e3, indexed ? ro.write_ms / indexed : 0, ro.index_mb, ro.index_mb * 1e6 / (double)bytes);
+			printf("  first open vs reopen (index): wall, CPU (user + system) and peak private (RssAnon\n"
+			       "  sampled every ms) as x trace bytes; reopen / first open in brackets\n");
+			printf("    --summary --json     first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
+			       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
+			       iw, ic, median(idx_a, runs), median(idx_a, runs) / tb, ro.summary_s, iw > 0 ? ro.summary_s / iw : 0,
+			       ro.summary_cpu, ic > 0 ? ro.summary_cpu / ic : 0, ro.summary_anon_mb, ro.summary_anon_mb / tb);
+			printf("    --report --json      first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
+			       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
+			       rw, rc, median(rep_a, runs), median(rep_a, runs) / tb, ro.report_s, rw > 0 ? ro.report_s / rw : 0,
+			       ro.report_cpu, rc > 0 ? ro.report_cpu / rc : 0, ro.anon_mb, ro.anon_mb / tb);
+			printf("    explorer, fully indexed first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
+			       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
+			       indexed / 1e3, cpu_m, anon_m, anon_m / tb, ro.indexed_ms / 1e3,
+			       indexed ? ro.indexed_ms / indexed : 0, ro.cpu, cpu_m > 0 ? ro.cpu / cpu_m : 0, ro.explorer_anon_mb,
+			       ro.explorer_anon_mb / tb);
+			printf("    explorer first frame first %7.1f ms | reopen %7.1f ms\n", first, ro.first_ms);
 		}
 		printf("  slowest key           %9.3f ms   (handling plus the next frame)\n", keymax);
 		printf("  frame times (max of 15 draws, 200x60):");
@@ -797,7 +847,7 @@ int main(int argc, char **argv)
 	if (index_per_event[0] > 0 && index_per_event[1] > 0)
 		printf("scaling %s -> %s: %.2f x the time per event (1.00 = linear)\n", specs[0].name,
 		       specs[1].name, index_per_event[1] / index_per_event[0]);
-	if (synth)
+	if (synth && !index_only)
 		bench_cluster(tui, gen, synth, data, runs, quick);
 	return 0;
 }

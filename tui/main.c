@@ -117,7 +117,7 @@ static struct analysis *load_with_progress(struct capture *cap, bool analyse)
 	if (analyse) {
 		progress_stage(prog, PROGRESS_ANALYSING);
 		struct analysis_hook hook = {.ranks_done = progress_ranks_counter(prog)};
-		an = analysis_run_with(cap, &hook);
+		an = analysis_index_run(cap, &hook, NULL); /* from the index when it holds it */
 	}
 	progress_stop(prog); /* cleared before anything is written */
 	return an;
@@ -338,6 +338,9 @@ int main(int argc, char **argv)
 		aopts.mode = aopts.script ? (aopts.term_out ? TERM_FILE : TERM_HEADLESS) : TERM_REAL;
 		return app_main(path, &aopts);
 	}
+	/* --report and --summary verify an index's event columns only if they read them (the
+	 * explorer's views read them from the start) */
+	copts.index.lazy = aopts.capture.index.lazy = true;
 	if (aopts.compare) {
 		const char *paths[2] = {path, aopts.compare_path};
 		return report_compare(&aopts, paths, json);

@@ -54,7 +54,7 @@ enum attr_bucket {
 };
 
 struct attr_bucket_def {
-	const char *key, *label;
+	const char *key, *label; /* static */
 	char letter;
 };
 extern const struct attr_bucket_def attr_bucket_defs[ATTR_COUNT];
@@ -71,7 +71,7 @@ struct attribution {
 /* One layer of the priority order: the part of `set` not taken by earlier layers goes to
  * `bucket`. Sets are normalised in place. */
 struct attr_layer {
-	struct ivset *set;
+	struct ivset *set; /* borrowed for attribution_partition (normalised there) */
 	enum attr_bucket bucket;
 };
 
@@ -83,7 +83,7 @@ void attribution_partition(const struct attr_layer *layers, size_t n, int64_t lo
 
 /* Splits comm_unsplit into comm_wait and comm_transfer: wait gets round(unsplit * wait /
  * (wait + transfer)) and transfer the rest, so the sum is kept to the ns. Nothing happens
- * when wait + transfer is not positive. */
+ * when wait + transfer is not positive. source (static) is kept as a->comm_split. */
 void attribution_split_comm(struct attribution *a, double wait, double transfer, const char *source);
 
 /* Sum of some buckets, and that sum as a percentage of the window (0 when empty). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lower_bound.h"
 #include "result.h"
 #include "capture.h"
 #include "i18n.h"
@@ -536,18 +537,15 @@ struct comm_analysis *comm_analyse(const struct capture *cap)
 	return ca;
 }
 
+/* A group's links are sorted by (src, dst). */
+#define LINK_BEFORE(l, i, want) ((l)[i].src < (want)[0] || ((l)[i].src == (want)[0] && (l)[i].dst < (want)[1]))
+LOWER_BOUND_DEFINE(link_lower_bound, const struct comm_linkagg *, const int32_t *, LINK_BEFORE)
+
 const struct comm_linkagg *comm_group_link(const struct comm_analysis *ca, const struct comm_group *g, int32_t src,
 					   int32_t dst)
 {
-	size_t lo = g->link0, hi = g->link0 + g->n_links;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct comm_linkagg *l = &ca->links[mid];
-		if (l->src < src || (l->src == src && l->dst < dst))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	const int32_t want[2] = {src, dst};
+	size_t lo = link_lower_bound(ca->links, want, g->link0, g->link0 + g->n_links);
 	return lo < g->link0 + g->n_links && ca->links[lo].src == src && ca->links[lo].dst == dst ? &ca->links[lo]
 												  : NULL;
 }

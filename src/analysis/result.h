@@ -25,7 +25,7 @@
 #include "memory.h"
 
 enum confidence { CONF_HIGH, CONF_MEDIUM, CONF_LOW };
-const char *analysis_confidence_name(enum confidence c);
+const char *analysis_confidence_name(enum confidence c); /* static */
 
 /* X(id, "key", "unit", label, definition, formula, caveat): the last four marked N_() for the
  * catalog and shown through _() (never an empty one: _("") is the catalog header) */
@@ -206,7 +206,7 @@ enum metric_id {
 };
 
 struct metric_def {
-	const char *key, *unit, *label, *definition, *formula, *caveat;
+	const char *key, *unit, *label, *definition, *formula, *caveat; /* static */
 };
 extern const struct metric_def metric_defs[M_COUNT];
 
@@ -220,10 +220,10 @@ enum step_source {
 	STEP_SRC_NONE,
 	STEP_SRC_OP_SEQUENCE, /* the first and last kernels repeat once per step, alternating */
 };
-const char *analysis_step_source_name(enum step_source s);
+const char *analysis_step_source_name(enum step_source s); /* static */
 
 enum phase { PHASE_UNKNOWN, PHASE_PREFILL, PHASE_DECODE, PHASE_MIXED };
-const char *analysis_phase_name(enum phase p);
+const char *analysis_phase_name(enum phase p); /* static */
 
 /* Where a step's phase came from. The signals are tried in this order per step (see
  * steps.c): Stage, mstx or vLLM annotation ranges, decode-only kernels, attention shapes,
@@ -240,15 +240,15 @@ enum phase_source {
 	PHASE_SRC_WORKLOAD,   /* a training workload: no prefill or decode */
 	PHASE_SRC_COUNT
 };
-const char *analysis_phase_source_name(enum phase_source s);
+const char *analysis_phase_source_name(enum phase_source s); /* static */
 /* One word for it (step tables, JSON per-step phase_signal): stage, mstx, annotation,
  * kernels, shapes, clusters, uniform, workload, none. */
-const char *analysis_phase_signal_name(enum phase_source s);
+const char *analysis_phase_signal_name(enum phase_source s); /* static */
 
 /* What the capture runs: training shows backward ops, *Grad* kernels or an optimizer step;
  * inference shows serving attention kernels or engine ops. */
 enum workload { WORKLOAD_UNKNOWN, WORKLOAD_INFERENCE, WORKLOAD_TRAINING };
-const char *analysis_workload_name(enum workload w);
+const char *analysis_workload_name(enum workload w); /* static */
 
 struct step {
 	int index;           /* 0-based */
@@ -299,11 +299,11 @@ struct op_type_stat {
 };
 
 enum op_scope { SCOPE_DEVICE, SCOPE_HOST, SCOPE_ALL, SCOPE_COUNT };
-const char *analysis_scope_name(enum op_scope s);
+const char *analysis_scope_name(enum op_scope s); /* static */
 
 /* The exporter's numbers beside ours. */
 struct crosscheck {
-	const char *source; /* "Overlap Analysis lane", "step_trace_time.csv" */
+	const char *source; /* static (*): "Overlap Analysis lane", "step_trace_time.csv" */
 	int64_t win_start, win_end; /* the window their figures cover (0,0 when unknown) */
 	int64_t theirs[3], ours[3];  /* computing, communication(not overlapped), free */
 	double diff_pct[3];
@@ -312,9 +312,9 @@ struct crosscheck {
 };
 
 struct evidence {
-	const char *metric; /* metric key */
+	const char *metric; /* static (*): metric key */
 	double value, threshold;
-	const char *unit;
+	const char *unit;   /* static (*) */
 	bool triggered;
 	char *text; /* owned: one line with source */
 };
@@ -351,16 +351,20 @@ enum bottleneck_kind { BN_HOST_DISPATCH, BN_NPU_COMPUTE, BN_COMMUNICATION, BN_CO
 
 struct bottleneck {
 	enum bottleneck_kind kind;
-	const char *name;
+	const char *name;   /* static (*) */
 	int score; /* 0..100; >= 40 triggers */
 	int64_t bucket_ns;  /* the attribution buckets it draws on, summed */
 	char *insufficient; /* owned: why it cannot be judged, or NULL */
-	struct evidence *ev;
+	struct evidence *ev; /* owned */
 	size_t n_ev;
 	struct gain gain;
 	char *advice; /* owned: what to try */
 };
 
+/* A rank's analysis. (*) A string marked static is, in an analysis read from digests
+ * (digest.h), in the digest's buffers (struct analysis keep) instead; and so are the
+ * strings borrowed from the store or the CSV tables: either way they live as long as
+ * the analysis. */
 struct rank_analysis {
 	int rank;
 	size_t rank_index; /* in capture->ranks */
@@ -370,11 +374,11 @@ struct rank_analysis {
 	double v[M_COUNT];
 	bool have[M_COUNT];
 	enum confidence conf[M_COUNT];
-	const char *source[M_COUNT]; /* where the value came from, static text */
+	const char *source[M_COUNT]; /* static (*): where the value came from */
 
 	struct ev_class *cls; /* owned, per event */
 
-	struct step *steps;
+	struct step *steps; /* owned */
 	size_t n_steps;
 	enum step_source step_source;
 	char *step_evidence; /* owned */
@@ -427,10 +431,10 @@ struct rank_analysis {
 };
 
 enum align_mode { ALIGN_FIRST, ALIGN_RAW, ALIGN_COLLECTIVE, ALIGN_COUNT };
-const char *analysis_align_name(enum align_mode m);
+const char *analysis_align_name(enum align_mode m); /* static */
 
 struct slow_flag {
-	const char *metric; /* "compute_us", "comm_us", "free_us" */
+	const char *metric; /* static: "compute_us", "comm_us", "free_us" */
 	double spread_pct;  /* (max - min) / mean */
 	int max_rank, min_rank;
 };
@@ -439,7 +443,7 @@ struct slow_flag {
  * name (borrowed from the store, or from a digest's buffer). */
 struct coll_inst {
 	int64_t end, dur;
-	const char *name;
+	const char *name; /* borrowed (above) */
 	double bytes; /* payload from the args (read for the reference rank only); 0 unknown */
 };
 
@@ -449,15 +453,15 @@ struct digest_keep;
 
 struct analysis {
 	const struct capture *cap; /* borrowed (owned when from_digests) */
-	struct rank_analysis *ranks;
+	struct rank_analysis *ranks; /* owned */
 	size_t n_ranks;
 	struct slow_flag slow[3];
 	size_t n_slow;
 	struct comm_analysis *comm; /* owned; never NULL (see comm.h) */
 	struct diag_list diags; /* analysis-level remarks (not input errors) */
 	/* per rank (parallel to ranks): its collectives, sorted by end (owned arrays) */
-	struct coll_inst **colls;
-	size_t *n_colls;
+	struct coll_inst **colls; /* owned, and so is each */
+	size_t *n_colls;          /* owned */
 	struct cluster_analysis *cluster; /* owned: ranks x steps, slow ranks, groups (cluster.h) */
 	bool from_digests;         /* read from digest files (digest.h): no events to drill into */
 	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */

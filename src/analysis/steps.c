@@ -11,6 +11,7 @@
 
 #include "i18n.h"
 #include "lanes.h"
+#include "lower_bound.h"
 #include "num.h"
 #include "rank_sets.h"
 #include "sbuf.h"
@@ -45,6 +46,9 @@ static size_t outermost(struct span *v, size_t n)
 	}
 	return k;
 }
+
+#define SPAN_STARTS_BY(v, i, t) ((v)[i].start <= (t))
+LOWER_BOUND_DEFINE(span_upper_bound, const struct span *, int64_t, SPAN_STARTS_BY)
 
 static void push_span(struct span **v, size_t *n, size_t *cap, int64_t a, int64_t b, uint32_t ev)
 {
@@ -308,14 +312,7 @@ static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cl
 		if (cls[ev].cat != CAT_COMPUTE)
 			continue;
 		int64_t t = store_ts(rs, ev);
-		size_t lo = 0, hi = steps;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (u[mid].start <= t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = span_upper_bound(u, t, 0, steps);
 		outside += !(lo > 0 && t <= u[lo - 1].end);
 	}
 	free(v);

@@ -43,6 +43,14 @@ bool num_is_missing(const char *s, size_t len)
 	return len == 0 || ieq(s, len, "n/a") || ieq(s, len, "na") || ieq(s, len, "null");
 }
 
+/* A leading sign at s[*i]: skips it, true when it is '-'. */
+static bool sign(const char *s, size_t len, size_t *i)
+{
+	if (*i < len && (s[*i] == '-' || s[*i] == '+'))
+		return s[(*i)++] == '-';
+	return false;
+}
+
 bool num_has_exponent(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
@@ -160,11 +168,7 @@ enum num_status num_scaled_int(const char *s, size_t len, int scale_exp, int64_t
 	if (num_is_missing(s, len))
 		return NUM_MISSING;
 	size_t i = 0;
-	bool neg = false;
-	if (i < len && (s[i] == '-' || s[i] == '+')) {
-		neg = s[i] == '-';
-		i++;
-	}
+	bool neg = sign(s, len, &i);
 	unsigned __int128 mant = 0;
 	int ndig = 0;        /* significant digits kept in mant */
 	long exp10 = 0;      /* value = mant * 10^exp10 */
@@ -267,32 +271,25 @@ static bool fast_double(const char *s, size_t len, double *out)
 {
 	static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
 					 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-	size_t i = 0;
-	bool neg = false;
-	if (i < len && s[i] == '-') {
-		neg = true;
-		i++;
-	}
+	const char *p = s, *e = s + len;
+	bool neg = p < e && *p == '-';
+	p += neg;
+	/* the integer digits, then the fraction's into the same mantissa: at most 19 digits in
+	 * all (no overflow), and a mantissa below 10^15 (at most 15 significant digits) */
 	uint64_t mant = 0;
-	int digits = 0, frac = 0;
-	bool dot = false, any = false;
-	for (; i < len; i++) {
-		char c = s[i];
-		if (c >= '0' && c <= '9') {
-			any = true;
-			if (mant || c != '0')
-				digits++;
-			if (digits > 15)
-				return false;
-			mant = mant * 10 + (uint64_t)(c - '0');
-			frac += dot;
-		} else if (c == '.' && !dot) {
-			dot = true;
-		} else {
-			return false; /* exponents, signs and the rest go to strtod */
-		}
+	const char *first = p;
+	while (p < e && (unsigned)(*p - '0') < 10)
+		mant = mant * 10 + (uint64_t)(*p++ - '0');
+	size_t ndig = (size_t)(p - first), frac = 0;
+	if (p < e && *p == '.') {
+		const char *f0 = ++p;
+		while (p < e && (unsigned)(*p - '0') < 10 && ndig + (size_t)(p - f0) < 19)
+			mant = mant * 10 + (uint64_t)(*p++ - '0');
+		frac = (size_t)(p - f0);
+		ndig += frac;
 	}
-	if (!any || frac > 22)
+	/* exponents, signs, more digits and the rest go to strtod */
+	if (p != e || ndig == 0 || ndig > 19 || frac > 22 || mant >= 1000000000000000ULL)
 		return false;
 	double v = (double)mant / pow10[frac];
 	*out = neg ? -v : v;
@@ -359,7 +356,9 @@ enum num_status num_time_ns_exp(const char *s, size_t len, int64_t *out, bool *e
 
 enum num_status num_double(const char *s, size_t len, double *out)
 {
-	trim(&s, &len);
+	/* cells come trimmed: the loop only when an end is blank */
+	if (len && ((unsigned char)s[0] <= ' ' || (unsigned char)s[len - 1] <= ' '))
+		trim(&s, &len);
 	if (fast_double(s, len, out))
 		return NUM_OK;
 	if (num_is_missing(s, len))
@@ -392,11 +391,7 @@ enum num_status num_int64(const char *s, size_t len, int64_t *out)
 	if (num_is_missing(s, len))
 		return NUM_MISSING;
 	size_t i = 0;
-	bool neg = false;
-	if (i < len && (s[i] == '-' || s[i] == '+')) {
-		neg = s[i] == '-';
-		i++;
-	}
+	bool neg = sign(s, len, &i);
 	if (i == len)
 		return NUM_INVALID;
 	uint64_t v = 0;

@@ -16,7 +16,7 @@
 
 /* A value: its raw text (strings without their quotes, escapes still in), or absent. */
 struct espan {
-	const char *p; /* NULL when absent */
+	const char *p; /* borrowed: into the scanned element; NULL when absent */
 	unsigned len;
 	bool is_str;   /* a JSON string (may need unescaping) */
 	bool has_esc;  /* a string containing a backslash */
@@ -59,15 +59,32 @@ enum elem_status {
 enum elem_status elem_from_jsmn(struct jtok *jt, const char *js, size_t len, struct elem *out, int *jsmn_err);
 /* Fast extraction of the element starting at js[0] (a '{'), reading at most len bytes.
  * On ELEM_OK, *used is the element's length. ELEM_UNSURE also covers an input that ends
- * inside the element. */
+ * inside the element. Runs the instruction set elem_isa_used names. */
 enum elem_status elem_fast(const char *js, size_t len, struct elem *out, size_t *used);
+
+/* The scanner is one body compiled per instruction set; all must give the same record. */
+enum elem_isa {
+	ELEM_ISA_SCALAR, /* portable byte loops (every architecture) */
+	ELEM_ISA_SSE2,   /* 16 bytes at a time: the x86-64 baseline */
+	ELEM_ISA_AVX2,   /* 32 bytes at a time, where the CPU has AVX2 (slower on traces) */
+	ELEM_ISA_COUNT
+};
+/* True when this build and this CPU can run the set. */
+bool elem_isa_available(enum elem_isa isa);
+const char *elem_isa_name(enum elem_isa isa);
+/* The set elem_fast runs: SSE2 where built, else scalar; or $ASCPROF_SCAN (scalar, sse2,
+ * avx2) when that one is available. */
+enum elem_isa elem_isa_used(void);
+/* elem_fast through one set (which must be available). */
+enum elem_status elem_fast_isa(enum elem_isa isa, const char *js, size_t len, struct elem *out, size_t *used);
 /* Decodes a span: strings unescaped, primitives verbatim. */
 void elem_text(const struct espan *s, struct sbuf *out);
 /* True when two records carry the same fields (spans compared by decoded text). */
 bool elem_equal(const struct elem *a, const struct elem *b, char *why, size_t whylen);
 
 enum elem_verdict {
-	ELEM_AGREE,       /* the scanner answered, exactly as jsmn and the boundary scan */
+	ELEM_AGREE,       /* the scanner answered, exactly as jsmn and the boundary scan (and
+			   * every instruction set answered the same) */
 	ELEM_LEFT_TO_JSMN, /* the scanner was unsure */
 	ELEM_DISAGREE,    /* a bug: why says what differs */
 };

@@ -19,6 +19,7 @@
 #include <unistr.h>
 
 #include "i18n.h"
+#include "lower_bound.h"
 #include "mapguard.h"
 #include "num.h"
 #include "sanitize.h"
@@ -54,6 +55,8 @@ struct parse_state {
 	struct sbuf line_text;
 	/* per header position: the typed column its cells go to, NULL for cells read lazily */
 	struct csv_column **cell_col;
+	size_t keep_end; /* one past the last header position with a typed column */
+	size_t *skip_run; /* per header position before keep_end: untyped columns from there on */
 	/* per typed column: its last text and id (formats, dtypes, core types repeat row after row:
 	 * a compare is cheaper than a hash) */
 	struct cell_memo { const char *p; size_t len; uint32_t id; } *memo;
@@ -89,16 +92,12 @@ static void steps_put(struct csvt_steps *s, size_t row, int64_t v)
 	s->at[s->n++] = (struct csvt_step){row, v};
 }
 
+#define STEP_BY_ROW(at, i, k) ((at)[i].row <= (k))
+LOWER_BOUND_DEFINE(step_upper_bound, const struct csvt_step *, size_t, STEP_BY_ROW)
+
 int64_t csvt_steps_at(const struct csvt_steps *s, size_t row)
 {
-	size_t lo = 0, hi = s->n; /* the first step after row */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->at[mid].row <= row)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = step_upper_bound(s->at, row, 0, s->n); /* the first step after row */
 	return lo ? s->at[lo - 1].v : 0;
 }
 
@@ -275,8 +274,15 @@ static void setup_columns(struct parse_state *ps)
 	}
 	/* a repeated column's later copies, like unknown columns, are read lazily */
 	ps->cell_col = xcalloc(t->ncols ? t->ncols : 1, sizeof *ps->cell_col);
-	for (size_t k = 0; k < t->n_typed; k++)
+	ps->keep_end = 0;
+	for (size_t k = 0; k < t->n_typed; k++) {
 		ps->cell_col[t->cols[k].index] = &t->cols[k];
+		if ((size_t)t->cols[k].index + 1 > ps->keep_end)
+			ps->keep_end = (size_t)t->cols[k].index + 1;
+	}
+	ps->skip_run = xcalloc(ps->keep_end ? ps->keep_end : 1, sizeof *ps->skip_run);
+	for (size_t i = ps->keep_end; i-- > 0;)
+		ps->skip_run[i] = ps->cell_col[i] ? 0 : 1 + (i + 1 < ps->keep_end ? ps->skip_run[i + 1] : 0);
 	ps->memo = xcalloc(t->n_typed ? t->n_typed : 1, sizeof *ps->memo);
 	const char *base = strrchr(ps->name, '/');
 	enum csv_kind by_name = csv_schema_kind_by_name(base ? base + 1 : ps->name);
@@ -377,29 +383,120 @@ static bool simple_line(const char *p, size_t n)
 	return !looks_blank(p, n);
 }
 
-/* The first ',' or '"' in [b, end), else end. Loads may run past end up to limit (the end
- * of the file's bytes), never beyond. */
-static inline const char *find_comma_or_quote(const char *b, const char *end, const char *limit)
+/* A line's ',' and '"' as bit masks, 64 bytes at a time: a field costs a shift and a count
+ * of trailing zeros instead of a scan of its own (kernel_details rows have over 40 cells). */
+struct cq_block {
+	const char *base; /* bit k of each mask is base[k] */
+	uint64_t comma, quote;
+};
+
+/* The masks of the 64 bytes from b; bytes at or past limit (the end of the file's bytes)
+ * are never read and give no bit. */
+static inline void cq_load(struct cq_block *k, const char *b, const char *limit)
 {
+	uint64_t c = 0, q = 0;
+	k->base = b;
 #ifdef __SSE2__
-	const __m128i comma = _mm_set1_epi8(','), quote = _mm_set1_epi8('"');
-	while (b < end && limit - b >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
-		int bits = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, quote)));
-		if (bits) {
-			const char *hit = b + __builtin_ctz((unsigned)bits);
+	if (limit - b >= 64) {
+		const __m128i comma = _mm_set1_epi8(','), quote = _mm_set1_epi8('"');
+		for (int i = 0; i < 4; i++) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * i));
+			c |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma)) << (16 * i);
+			q |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) << (16 * i);
+		}
+		k->comma = c;
+		k->quote = q;
+		return;
+	}
+#endif
+	size_t n = limit - b < 64 ? (size_t)(limit - b) : 64;
+	for (size_t i = 0; i < n; i++) {
+		c |= (uint64_t)(b[i] == ',') << i;
+		q |= (uint64_t)(b[i] == '"') << i;
+	}
+	k->comma = c;
+	k->quote = q;
+}
+
+/* The first '"' (quotes_only) or ',' or '"' at or after f in [f, end), else end. f never
+ * goes back before the block's base (a line is walked forwards). */
+static inline const char *cq_find(struct cq_block *k, const char *f, const char *end, const char *limit,
+				  bool quotes_only)
+{
+	while (f < end) {
+		size_t d = (size_t)(f - k->base);
+		if (d >= 64) {
+			cq_load(k, f, limit);
+			d = 0;
+		}
+		uint64_t m = (quotes_only ? k->quote : k->comma | k->quote) >> d;
+		if (m) {
+			const char *hit = f + __builtin_ctzll(m);
 			return hit < end ? hit : end;
 		}
-		b += 16;
+		f = k->base + 64;
 	}
-	if (b >= end)
-		return end;
-#else
-	(void)limit;
-#endif
-	while (b < end && *b != ',' && *b != '"')
-		b++;
-	return b;
+	return end;
+}
+
+/* The commas in [f, end) into *commas; false when a quote is there too (the split then
+ * needs the field walk). */
+static inline bool cq_count(struct cq_block *k, const char *f, const char *end, const char *limit,
+			    size_t *commas)
+{
+	size_t n = 0;
+	while (f < end) {
+		size_t d = (size_t)(f - k->base);
+		if (d >= 64) {
+			cq_load(k, f, limit);
+			d = 0;
+		}
+		size_t upto = (size_t)(end - k->base) < 64 ? (size_t)(end - k->base) : 64;
+		uint64_t range = (upto == 64 ? ~0ULL : (1ULL << upto) - 1) & (~0ULL << d);
+		if (k->quote & range)
+			return false;
+		for (uint64_t c = k->comma & range; c; c &= c - 1) /* no popcnt in the x86-64 baseline */
+			n++;
+		f = k->base + 64;
+	}
+	*commas = n;
+	return true;
+}
+
+/* Steps over r fields from f (the start of one): *after is the start of the field r on, the
+ * byte after the r-th comma. False when a quote comes first (the fields must be walked one
+ * by one) or the line ends before (a short row). */
+static inline bool cq_skip(struct cq_block *k, const char *f, const char *end, const char *limit, size_t r,
+			   const char **after)
+{
+	while (f < end) {
+		size_t d = (size_t)(f - k->base);
+		if (d >= 64) {
+			cq_load(k, f, limit);
+			d = 0;
+		}
+		uint64_t c = k->comma >> d, q = k->quote >> d;
+		size_t left = (size_t)(end - f);
+		if (left < 64 - d) {
+			c &= (1ULL << left) - 1;
+			q &= (1ULL << left) - 1;
+		}
+		while (r > 1 && c) {
+			c &= c - 1;
+			r--;
+		}
+		if (c) {
+			unsigned at = (unsigned)__builtin_ctzll(c);
+			if (q & ((2ULL << at) - 1))
+				return false;
+			*after = f + at + 1;
+			return true;
+		}
+		if (q)
+			return false;
+		f = k->base + 64;
+	}
+	return false;
 }
 
 static inline const char *skip_blanks(const char *a, const char *end)
@@ -415,23 +512,39 @@ static inline const char *skip_blanks(const char *a, const char *end)
  * unquoted field, text after a closing quote. ASCPROF_LIBCSV_ONLY=1 turns it off. */
 static bool split_line(const char *p, size_t n, struct parse_state *ps)
 {
-	const char *end = p + n;
+	const char *end = p + n, *limit = ps->buf_end;
 	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
 		end--;
 	/* after the header only typed cells are kept; the others are stepped over, checked as
 	 * strictly as the kept ones (a line libcsv would read otherwise goes to libcsv) */
 	bool all = !ps->header_done;
-	size_t nf = 0, kept = 0;
+	size_t nf = 0, kept = 0, ncols = ps->t->ncols, keep_end = all ? SIZE_MAX : ps->keep_end;
+	struct csv_column *const *cell_col = ps->cell_col;
+	struct cq_block k;
+	cq_load(&k, p, limit);
 	sbuf_reset(&ps->line_text);
 	for (const char *f = p;;) {
-		size_t idx = nf++;
-		bool keep = all || (idx < ps->t->ncols && ps->cell_col[idx]);
-		const char *a = skip_blanks(f, end), *next;
+		size_t idx = nf++, commas;
+		/* past the last typed column the cells are only counted, when no quote can
+		 * change where they split */
+		if (idx >= keep_end && cq_count(&k, f, end, limit, &commas)) {
+			nf += commas;
+			break;
+		}
+		bool keep = all || (idx < ncols && cell_col[idx]);
+		/* a run of untyped cells before a typed one: stepped over comma by comma */
+		if (!keep && idx < keep_end && cq_skip(&k, f, end, limit, ps->skip_run[idx], &f)) {
+			nf += ps->skip_run[idx] - 1;
+			continue;
+		}
+		const char *a = f, *next;
+		if (a < end && (*a == ' ' || *a == '\t'))
+			a = skip_blanks(a, end);
 		struct line_field fl = {NULL, ps->line_text.len, 0, idx};
 		if (a < end && *a == '"') {
 			for (const char *q = a + 1;;) {
-				const char *quote = memchr(q, '"', (size_t)(end - q));
-				if (!quote)
+				const char *quote = cq_find(&k, q, end, limit, true);
+				if (quote >= end)
 					return false; /* continues on the next line */
 				if (keep)
 					sbuf_add(&ps->line_text, q, (size_t)(quote - q));
@@ -448,7 +561,7 @@ static bool split_line(const char *p, size_t n, struct parse_state *ps)
 			if (next < end && *next != ',')
 				return false;
 		} else {
-			const char *b = find_comma_or_quote(a, end, ps->buf_end);
+			const char *b = cq_find(&k, a, end, limit, false);
 			if (b < end && *b == '"')
 				return false;
 			next = b;
@@ -510,9 +623,11 @@ static void parse_state_free(struct parse_state *ps)
 	sbuf_free(&ps->line_text);
 	free(ps->lf);
 	free(ps->cell_col);
+	free(ps->skip_run);
 	free(ps->memo);
 	ps->lf = NULL;
 	ps->cell_col = NULL;
+	ps->skip_run = NULL;
 	ps->memo = NULL;
 }
 
@@ -814,41 +929,35 @@ struct csv_table *csvt_load(const char *path, struct diag_list *dl) { return csv
 struct csv_table *csvt_load_limited(const char *path, uint64_t max_bytes, const char *limit_why,
 				    struct diag_list *dl)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot open: %s; skipped"), strerror(errno));
+	void *map = NULL;
+	uint64_t size = 0;
+	int fd = -1, err = 0;
+	switch (mapguard_map_file(path, max_bytes, &map, &size, &fd, &err)) {
+	case MAP_FILE_OK:
+		break;
+	case MAP_FILE_CANNOT_OPEN:
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot open: %s; skipped"), strerror(err));
 		return NULL;
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	case MAP_FILE_NOT_REGULAR:
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("not a regular file; skipped"));
 		return NULL;
-	}
-	if (st.st_size == 0) {
-		close(fd);
+	case MAP_FILE_EMPTY:
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("empty file (0 bytes); skipped"));
 		return NULL;
-	}
-	if (max_bytes && (uint64_t)st.st_size > max_bytes) {
-		close(fd);
+	case MAP_FILE_TOO_BIG:
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
 			 _("%llu bytes is over the limit of %llu bytes %s; skipped. --max-csv-bytes N sets the "
 			 "limit (0: none)"),
-			 (unsigned long long)st.st_size, (unsigned long long)max_bytes, limit_why ? limit_why : "");
+			 (unsigned long long)size, (unsigned long long)max_bytes, limit_why ? limit_why : "");
+		return NULL;
+	case MAP_FILE_CANNOT_MAP:
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot map: %s; skipped"), strerror(err));
 		return NULL;
 	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		close(fd);
-		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot map: %s; skipped"), strerror(errno));
-		return NULL;
-	}
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
 	struct csv_table *t;
-	if (!load_utf16(path, map, (size_t)st.st_size, dl, &t))
-		t = csvt_load_map(path, fd, map, (size_t)st.st_size, dl);
-	munmap(map, (size_t)st.st_size);
+	if (!load_utf16(path, map, (size_t)size, dl, &t))
+		t = csvt_load_map(path, fd, map, (size_t)size, dl);
+	munmap(map, (size_t)size);
 	close(fd);
 	return t;
 }
@@ -887,10 +996,13 @@ void csvt_free(struct csv_table *t)
 		free(t->headers[i]);
 	free(t->headers);
 	free(t->header_col);
-	for (size_t i = 0; i < t->n_typed; i++)
+	for (size_t i = 0; i < t->n_typed && !t->map; i++)
 		free(t->cols[i].v.str); /* the union's pointer, whatever its type */
 	free(t->cols);
-	free(t->row_off_lo);
+	if (!t->map)
+		free(t->row_off_lo);
+	else
+		munmap(t->map, t->map_len);
 	free(t->off_high.at);
 	free(t->line_skew.at);
 	strtab_free(t->strs);
@@ -910,7 +1022,7 @@ static void add_part(struct csv_table *t, const char *path, size_t first_row, ui
 
 bool csvt_append(struct csv_table *dst, struct csv_table *src)
 {
-	if (dst->ncols != src->ncols || dst->mem || src->mem)
+	if (dst->ncols != src->ncols || dst->mem || src->mem || dst->map)
 		return false;
 	for (size_t i = 0; i < dst->ncols; i++)
 		if (strcmp(dst->headers[i], src->headers[i]) != 0)

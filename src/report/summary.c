@@ -187,6 +187,13 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 				summary_put_clean(out, rd->index.why);
 				fputc(')', out);
 			}
+			/* the CSV tables' own indexes (the larger tables have one) */
+			const char *sep = "; tables:";
+			for (int k = TINDEX_USED; k <= TINDEX_NOT_WRITTEN; k++)
+				if (rd->csv_index[k]) {
+					fprintf(out, "%s %zu %s", sep, rd->csv_index[k], tindex_state_name((enum tindex_state)k));
+					sep = ",";
+				}
 			fputc('\n', out);
 		}
 		fputs(_("  events:"), out);
@@ -353,6 +360,11 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 		jsonw_kuint(w, "bytes", rd->index.bytes);
 		jsonw_kdouble(w, "seconds", rd->index.seconds, 4);
 		jsonw_kstr(w, "why", rd->index.why);
+		jsonw_key(w, "tables"); /* CSV tables by their indexes' state */
+		jsonw_obj_begin(w);
+		for (int k = TINDEX_USED; k <= TINDEX_NOT_WRITTEN; k++)
+			jsonw_kuint(w, tindex_state_name((enum tindex_state)k), rd->csv_index[k]);
+		jsonw_obj_end(w);
 		jsonw_obj_end(w);
 		jsonw_obj_end(w);
 	} else {

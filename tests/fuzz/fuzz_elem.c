@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Differential fuzzing of the fast element scanner against jsmn (elem_crosscheck): any
- * input the scanner answers for must give jsmn's fields and the boundary scan's end. */
+ * input the scanner answers for must give jsmn's fields and the boundary scan's end, and
+ * every instruction set the CPU has (SSE2, AVX2) the portable scanner's status and record. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

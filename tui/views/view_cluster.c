@@ -171,10 +171,7 @@ static int handle(void *p, struct app *app, enum action act)
 				    app_rank_data_of(app, ra->rank_index)->plan->output_dir);
 			return VH_HANDLED;
 		}
-		const struct rank_store *rs = &app_rank_data_of(app, ra->rank_index)->store;
-		struct view_target tg = {.timeline = {ra->rank_index, rs->window_start, rs->window_end,
-						      UINT32_MAX}};
-		app_open(app, VIEW_TIMELINE, &tg);
+		view_open_rank_timeline(app, ra->rank_index);
 		return VH_HANDLED;
 	}
 	return VH_UNHANDLED;

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "lanes.h"
+#include "op_rows.h"
 #include "report.h"
 #include "views.h"
 #include "xalloc.h"
@@ -531,7 +532,7 @@ static void cop_load(struct compare_op *o, struct app *app)
 			continue;
 		const struct rank_store *rs = &sd->cs.rd->store;
 		const struct rank_analysis *ra = sd->cs.ra;
-		sd->n = view_op_events(rs, o->name, o->scope, &sd->evs);
+		sd->n = op_rows_instances(rs, o->name, o->scope, &sd->evs);
 		sd->step_ns = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_ns);
 		sd->step_calls = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_calls);
 		for (size_t i = 0; i < sd->n; i++) {
@@ -629,14 +630,7 @@ static void timeline_row(const struct op_side *sd, enum tl_row kind, int64_t t0,
 		uint8_t mask = 0;
 		if (kind == TL_OP) {
 			/* the instances overlapping [a, b): from the first starting at a - max_dur */
-			size_t lo = 0, hi = sd->n;
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				if (store_ts(rs, sd->evs[mid]) < a - sd->max_dur)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
+			size_t lo = store_evs_lower_bound(rs, sd->evs, 0, sd->n, a - sd->max_dur);
 			int64_t in = 0;
 			for (size_t i = lo; i < sd->n && store_ts(rs, sd->evs[i]) < b; i++) {
 				int64_t ea = store_ts(rs, sd->evs[i]), eb = ea + store_dur(rs, sd->evs[i]);
