@@ -461,10 +461,10 @@ static void load_trace_files(struct capture *cap, struct rank_data *rd, int thre
 		uint64_t auto_limit = capture_auto_trace_limit(avail);
 		if (auto_limit && total > auto_limit) {
 			diag_add(dl, DIAG_ERROR, paths[0], 0, -1,
-				 "%" PRIu64 " bytes%s is over the limit of %" PRIu64 " bytes that the %" PRIu64
-				 " bytes of available memory allow (the index needs about %d%% of the file); "
-				 "skipped. --max-trace-bytes N sets the limit (0: none)",
-				 total, n > 1 ? " (all slices)" : "", auto_limit, avail, CAPTURE_INDEX_PERCENT);
+				 _("%" PRIu64 " bytes%s is over the limit of %" PRIu64 " bytes that the %" PRIu64
+				   " bytes of available memory allow (the index needs about %d%% of the file); "
+				   "skipped. --max-trace-bytes N sets the limit (0: none)"),
+				 total, n > 1 ? _(" (all slices)") : "", auto_limit, avail, CAPTURE_INDEX_PERCENT);
 			rd->trace_failed = true;
 			return;
 		}
