@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 		bench_stages();
 		int drc = an->n_ranks ? 0 : 1;
 		if (!an->n_ranks)
-			fputs("ascprof-tui: no rank could be read; see the messages above\n", stderr);
+			fputs(_("ascprof-tui: no rank could be read; see the messages above\n"), stderr);
 		analysis_free(an);
 		return drc;
 	}

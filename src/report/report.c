@@ -330,7 +330,7 @@ void report_print_text(const struct analysis *an, FILE *out)
 			fprintf(out, "  %-4d %13.3f %13.3f %14.3f %13.3f  %zu%s\n", ra->rank,
 				(double)ra->offset_ns[ALIGN_FIRST] / 1e3, (double)ra->offset_ns[ALIGN_RAW] / 1e3,
 				(double)ra->offset_ns[ALIGN_COLLECTIVE] / 1e3, (double)ra->residual_ns / 1e3,
-				ra->matched_collectives, ra->collective_ok ? "" : " (no collectives matched)");
+				ra->matched_collectives, ra->collective_ok ? "" : _(" (no collectives matched)"));
 		}
 		if (an->n_slow) {
 			fputs(_("slow-rank flags ((max - min) / mean above 5 %):\n"), out);
