@@ -236,14 +236,37 @@ same_screens() { # name, outdir, the state every run's analysis index must have
   [ "$n" -ge 9 ] && ok || bad "$1: only $n screens"
   got=$(cat "$2"/*.bench | sed -n 's/^analysis_index //p' | sort -u | tr '\n' ' ')
   [ "$got" = "$3 " ] && ok || bad "$1: analysis index '$got', not '$3'"
+  if [ -n "${4:-}" ]; then
+    got=$(cat "$2"/*.bench | sed -n 's/^timeline_index //p' | sort -u | tr '\n' ' ')
+    [ "$got" = "$4 " ] && ok || bad "$1: timeline index '$got', not '$4'"
+  fi
 }
 eidx=$tmp/eidx
 explore "$tmp/xe0" --no-index
 OUT=$tmp/xe1 ASCPROF_BENCH_OUT=$tmp/xe1.bench TERM=xterm-256color "$bin" --script "$srcdir/tests/screens/overview.keys" \
   --size 100x30 --index-dir "$eidx" "$ecap" >/dev/null 2>&1
 grep -qx 'analysis_index written' "$tmp/xe1.bench" && ok || bad "explorer: the first open wrote no analysis index"
+grep -qx 'timeline_index written' "$tmp/xe1.bench" && ok || bad "explorer: the first open wrote no timeline index"
 explore "$tmp/xe2" --index-dir "$eidx"
-same_screens "explorer reopen" "$tmp/xe2" used
+same_screens "explorer reopen" "$tmp/xe2" used used
+# the timeline index (classes and per-lane index, mapped in place): a byte flipped in its
+# payload is caught by its checksum and the index built again, the screens the same
+tl=$(grep -l -a -x 'timeline.*' "$eidx"/*.idx | head -n 1)
+if [ -n "$tl" ]; then
+  at=$(($(wc -c <"$tl") / 2))
+  printf 'Z' | dd of="$tl" bs=1 seek="$at" conv=notrunc 2>/dev/null
+  mkdir -p "$tmp/xt0"
+  OUT=$tmp/xt0 ASCPROF_BENCH_OUT=$tmp/xt0.bench TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC "$bin" \
+    --script "$srcdir/tests/screens/timeline.keys" --size 100x30 --index-dir "$eidx" "$ecap" >/dev/null 2>&1
+  grep -qx 'timeline_index rebuilt' "$tmp/xt0.bench" && ok || bad "explorer: a corrupt timeline index was not rebuilt"
+  for f in "$tmp"/xt0/*.txt; do
+    cmp -s "$f" "$tmp/xe0/$(basename "$f")" || bad "explorer with a corrupt timeline index: $(basename "$f") differs"
+  done
+  explore "$tmp/xt1" --index-dir "$eidx"
+  same_screens "explorer after a rebuilt timeline index" "$tmp/xt1" used used
+else
+  bad "explorer: no timeline index"
+fi
 one=$(grep -l -a -x 'analysis.*' "$eidx"/*.idx | head -n 1)
 if [ -n "$one" ]; then
   at=$(($(wc -c <"$one") - 20))

@@ -56,6 +56,11 @@ struct published {
 	struct comparison *cmp;
 	char cmp_error[128]; /* why there is no comparison (--compare-ranks with a missing rank) */
 	enum tindex_state an_index; /* the analysis through the index cache (USED: read from it) */
+	/* the timeline indexes through the index cache: per capture rank index, the mappings
+	 * lods (and the analyses' classes) point into (owned); how they served, all ranks
+	 * together (USED: every one read from it) */
+	struct tindex_blob *tl_blobs, *tl_blobs_b;
+	enum tindex_state tl_index;
 };
 
 struct app;

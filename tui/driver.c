@@ -28,6 +28,7 @@ void driver_bench_published(struct app *app, const struct published *pub)
 	fprintf(app->bench, "events %zu\nlanes %zu\nops %zu\nstore_bytes %zu\n", events, lanes, ops,
 		store);
 	fprintf(app->bench, "analysis_index %s\n", tindex_state_name(pub->an_index));
+	fprintf(app->bench, "timeline_index %s\n", tindex_state_name(pub->tl_index));
 	stagetime_print(app->bench);
 }
 

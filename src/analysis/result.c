@@ -188,7 +188,8 @@ void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, e
 
 void analysis_rank_free(struct rank_analysis *ra)
 {
-	free(ra->cls);
+	if (!ra->cls_mapped)
+		free(ra->cls);
 	for (size_t i = 0; i < ra->n_steps; i++) {
 		free(ra->steps[i].label);
 		free(ra->steps[i].phase_evidence);

@@ -376,7 +376,10 @@ struct rank_analysis {
 	enum confidence conf[M_COUNT];
 	const char *source[M_COUNT]; /* static (*): where the value came from */
 
-	struct ev_class *cls; /* owned, per event */
+	struct ev_class *cls; /* owned, per event; borrowed when cls_mapped */
+	/* cls lies in a timeline index's mapping (the explorer's, lod_unpack), which outlives
+	 * the analysis: not freed here */
+	bool cls_mapped;
 
 	struct step *steps; /* owned */
 	size_t n_steps;

@@ -1017,6 +1017,7 @@ static int read_index(const char *path, const struct sbuf *key, const struct tix
 }
 
 static int load_blob(void *ctx, struct diag_list *dl, char *why, size_t size);
+static bool read_blob(struct tix_reader *r, void *map, size_t len, void *ctx, struct diag_list *dl);
 
 /* The index's file, named by its name text (owned). */
 static char *index_path(const char *dir, const struct sbuf *name)
@@ -1062,6 +1063,8 @@ static int tindex_load(const struct tix_kind *k, void *ctx, const char *const *p
 		if (got < 0 && k->table)
 			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the table is read again and its index rebuilt"),
 				 st->why);
+		else if (got < 0 && k->read == read_blob && !strcmp(k->what, "timeline"))
+			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the timeline index is built again"), st->why);
 		else if (got < 0 && k->load == load_blob)
 			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the analysis is made again and its index rebuilt"),
 				 st->why);
@@ -1365,6 +1368,10 @@ struct blob_ctx {
 	char *buf; /* the result: made, or copied from the index */
 	size_t len;
 	bool from_index;
+	bool in_place;      /* tindex_map_blob: the index's bytes are used from its mapping */
+	const char *mapped; /* then: the bytes, in map */
+	void *map;
+	size_t map_len;
 };
 
 static int load_blob(void *ctx, struct diag_list *dl, char *why, size_t size)
@@ -1391,6 +1398,14 @@ static bool read_blob(struct tix_reader *r, void *map, size_t len, void *ctx, st
 	struct blob_ctx *c = ctx;
 	uint64_t n = r_u64(r);
 	const char *p = r_arr(r, n, 1);
+	if (p && r->pos == r->len && c->in_place) {
+		c->mapped = p;
+		c->len = n;
+		c->map = map;
+		c->map_len = len;
+		c->from_index = true;
+		return true;
+	}
 	if (p && r->pos == r->len) {
 		c->buf = xmalloc(n ? n : 1);
 		memcpy(c->buf, p, n);
@@ -1411,4 +1426,32 @@ char *tindex_load_blob(const char *kind, const char *const *paths, size_t n, tin
 	*len = c.len;
 	*from_index = c.from_index;
 	return c.buf;
+}
+
+bool tindex_map_blob(struct tindex_blob *b, const char *kind, const char *const *paths, size_t n,
+		     tindex_blob_maker make, void *ctx, const struct tindex_opts *io, struct tindex_status *st,
+		     struct diag_list *dl)
+{
+	struct tix_kind k = {kind, "timeline", "", false, false, load_blob, write_blob, read_blob};
+	struct blob_ctx c = {.make = make, .make_ctx = ctx, .in_place = true};
+	tindex_load(&k, &c, paths, n, 0, io, st, dl);
+	memset(b, 0, sizeof *b);
+	b->from_index = c.from_index;
+	b->len = c.len;
+	if (c.from_index) {
+		b->bytes = c.mapped;
+		b->map = c.map;
+		b->map_len = c.map_len;
+	} else {
+		b->bytes = b->owned = c.buf;
+	}
+	return b->bytes != NULL;
+}
+
+void tindex_blob_free(struct tindex_blob *b)
+{
+	if (b->map)
+		munmap(b->map, b->map_len);
+	free(b->owned);
+	memset(b, 0, sizeof *b);
 }

@@ -12,7 +12,8 @@
  * recently used indexes are removed. Nothing is ever written beside the capture.
  *
  * The same files hold CSV tables (tindex_load_csv) and a capture's analysis (bytes made by
- * the caller: tindex_load_blob), each named by its kind beside the files' identities. */
+ * the caller: tindex_load_blob; used in place from the mapping: tindex_map_blob, the
+ * explorer's timeline index), each named by its kind beside the files' identities. */
 #ifndef ASCPROF_TRACE_INDEX_H
 #define ASCPROF_TRACE_INDEX_H
 
@@ -92,6 +93,26 @@ typedef char *(*tindex_blob_maker)(void *ctx, size_t *len, char *why, size_t siz
 char *tindex_load_blob(const char *kind, const char *const *paths, size_t n, tindex_blob_maker make, void *ctx,
 		       size_t *len, bool *from_index, const struct tindex_opts *io, struct tindex_status *st,
 		       struct diag_list *dl);
+
+/* A blob of tindex_map_blob: the index's bytes used in place (mapped read-only), or the
+ * bytes make gave. */
+struct tindex_blob {
+	const char *bytes; /* mapped (valid until tindex_blob_free), or owned: owned */
+	size_t len;
+	bool from_index;
+	void *map; /* owned: the index's mapping (from_index) */
+	size_t map_len;
+	char *owned; /* owned: the bytes make gave */
+};
+
+/* As tindex_load_blob, for bytes used in place (a timeline index, read where it lies): a
+ * valid index is mapped read-only, its checksums verified, and b->bytes points into the
+ * mapping (8-byte aligned); else make's bytes are written and kept in b. Messages name the
+ * kind "timeline". false when make gave none. */
+bool tindex_map_blob(struct tindex_blob *b, const char *kind, const char *const *paths, size_t n,
+		     tindex_blob_maker make, void *ctx, const struct tindex_opts *io, struct tindex_status *st,
+		     struct diag_list *dl);
+void tindex_blob_free(struct tindex_blob *b);
 
 /* The directory indexes go to under io (NULL when none can be named); owned by the caller. */
 char *tindex_dir(const struct tindex_opts *io);

@@ -157,6 +157,8 @@ void lod_free(struct lane_lod *lods, size_t n)
 	if (!lods)
 		return;
 	for (size_t i = 0; i < n; i++) {
+		if (lods[i].mapped)
+			continue;
 		free(lods[i].top);
 		free(lods[i].seg_end);
 		for (int L = 0; L < lods[i].levels; L++) {
@@ -238,4 +240,147 @@ void lod_query(const struct rank_store *rs, const struct ev_class *cls, const st
 	if (out->coverage > 1)
 		out->coverage = 1;
 	out->top_cat = lod_pick_category(out->mask);
+}
+
+/* ---- the index cache's form --------------------------------------------------------- */
+
+#define LOD_PACK_MAGIC UINT64_C(0x314c4e494c454d54) /* "TMELINL1" */
+
+_Static_assert(sizeof(struct ev_class) == 2, "the packed classes are two bytes an event");
+
+/* Appends len bytes at the next 8-byte boundary; with no buffer, only counts. */
+struct lod_packer {
+	char *p;
+	size_t len;
+};
+
+static void pk_put(struct lod_packer *pk, const void *src, size_t len)
+{
+	size_t at = (pk->len + 7) & ~(size_t)7;
+	if (pk->p) {
+		memset(pk->p + pk->len, 0, at - pk->len);
+		if (len)
+			memcpy(pk->p + at, src, len);
+	}
+	pk->len = at + len;
+}
+
+static void pk_u64(struct lod_packer *pk, uint64_t v) { pk_put(pk, &v, sizeof v); }
+
+static void pack_all(struct lod_packer *pk, const struct rank_store *rs, const struct ev_class *cls,
+		     const struct lane_lod *lods)
+{
+	pk_u64(pk, LOD_PACK_MAGIC);
+	pk_u64(pk, rs->n_ev);
+	pk_u64(pk, rs->n_lanes);
+	pk_put(pk, cls, rs->n_ev * sizeof *cls);
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane_lod *lod = &lods[li];
+		int64_t head[] = {lod->t0, lod->t1, lod->bucket0, lod->n_top, lod->levels, lod->nb0};
+		pk_put(pk, head, sizeof head);
+		pk_put(pk, lod->top, (size_t)lod->n_top * sizeof *lod->top);
+		pk_put(pk, lod->seg_end, (size_t)lod->n_top * sizeof *lod->seg_end);
+		uint32_t nb = lod->nb0;
+		for (int L = 0; L < lod->levels; L++, nb /= 2) {
+			pk_put(pk, lod->cov[L], (size_t)nb * sizeof *lod->cov[L]);
+			pk_put(pk, lod->mask[L], nb);
+		}
+	}
+	pk->len = (pk->len + 7) & ~(size_t)7;
+}
+
+char *lod_pack(const struct rank_store *rs, const struct ev_class *cls, const struct lane_lod *lods, size_t *len)
+{
+	struct lod_packer count = {0};
+	pack_all(&count, rs, cls, lods);
+	struct lod_packer pk = {.p = xmalloc(count.len ? count.len : 1)};
+	pack_all(&pk, rs, cls, lods);
+	*len = pk.len;
+	return pk.p;
+}
+
+struct lod_reader {
+	const char *p;
+	size_t len, pos;
+	bool bad;
+};
+
+/* cnt items of size bytes at the next 8-byte boundary, in place; NULL (and bad) past the end. */
+static const void *rd_take(struct lod_reader *r, uint64_t cnt, size_t size)
+{
+	r->pos = (r->pos + 7) & ~(size_t)7;
+	if (r->bad || r->pos > r->len || (size && cnt > (r->len - r->pos) / size)) {
+		r->bad = true;
+		return NULL;
+	}
+	const void *p = r->p + r->pos;
+	r->pos += (size_t)cnt * size;
+	return p;
+}
+
+/* A lane's pyramid as lod_build makes it: nb0 a power of two, levels halving it to one,
+ * buckets that cover [t0, t1). */
+static bool pyramid_sane(const struct lane_lod *lod)
+{
+	if (!lod->levels)
+		return true;
+	if (lod->levels > LOD_MAX_LEVELS || !lod->nb0 || lod->nb0 > LOD_MAX_BUCKETS || (lod->nb0 & (lod->nb0 - 1)) ||
+	    lod->bucket0 <= 0 || lod->t1 <= lod->t0)
+		return false;
+	int want = 1;
+	for (uint32_t nb = lod->nb0; nb > 1 && want < LOD_MAX_LEVELS; nb /= 2)
+		want++;
+	return lod->levels == want && ((uint64_t)lod->t1 - (uint64_t)lod->t0) / lod->nb0 < (uint64_t)lod->bucket0;
+}
+
+struct lane_lod *lod_unpack(const struct rank_store *rs, const void *bytes, size_t len, const struct ev_class **cls)
+{
+	struct lod_reader r = {.p = bytes, .len = len};
+	const uint64_t *head = rd_take(&r, 3, sizeof *head);
+	if (!head || head[0] != LOD_PACK_MAGIC || head[1] != rs->n_ev || head[2] != rs->n_lanes)
+		return NULL;
+	const struct ev_class *c = rd_take(&r, rs->n_ev, sizeof *c);
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < rs->n_ev; i++)
+		if (c[i].cat >= CAT_COUNT)
+			return NULL;
+	struct lane_lod *lods = xcalloc(rs->n_lanes ? rs->n_lanes : 1, sizeof *lods);
+	for (size_t li = 0; li < rs->n_lanes && !r.bad; li++) {
+		const struct lane *l = &rs->lanes[li];
+		struct lane_lod *lod = &lods[li];
+		lod->mapped = true;
+		const int64_t *h = rd_take(&r, 6, sizeof *h);
+		if (!h || h[3] < 0 || h[3] > l->n_events || h[4] < 0 || h[4] > LOD_MAX_LEVELS || h[5] < 0 ||
+		    h[5] > LOD_MAX_BUCKETS) {
+			r.bad = true;
+			break;
+		}
+		lod->t0 = h[0];
+		lod->t1 = h[1];
+		lod->bucket0 = h[2];
+		lod->n_top = (uint32_t)h[3];
+		lod->levels = (int)h[4];
+		lod->nb0 = (uint32_t)h[5];
+		lod->top = (uint32_t *)rd_take(&r, lod->n_top, sizeof *lod->top);
+		lod->seg_end = (int64_t *)rd_take(&r, lod->n_top, sizeof *lod->seg_end);
+		if (r.bad || !pyramid_sane(lod) || (lod->n_top && lod->top[0] != 0)) {
+			r.bad = true;
+			break;
+		}
+		/* segments in the lane's order, each a run of its events (lod_query walks them) */
+		for (uint32_t s = 1; s < lod->n_top && !r.bad; s++)
+			r.bad = lod->top[s] <= lod->top[s - 1] || lod->top[s] >= l->n_events;
+		uint32_t nb = lod->nb0;
+		for (int L = 0; L < lod->levels && !r.bad; L++, nb /= 2) {
+			lod->cov[L] = (uint16_t *)rd_take(&r, nb, sizeof *lod->cov[L]);
+			lod->mask[L] = (uint8_t *)rd_take(&r, nb, 1);
+		}
+	}
+	if (r.bad) {
+		lod_free(lods, rs->n_lanes);
+		return NULL;
+	}
+	*cls = c;
+	return lods;
 }

@@ -29,6 +29,9 @@ struct lane_lod {
 	int64_t bucket0; /* ns per level-0 bucket */
 	uint16_t *cov[LOD_MAX_LEVELS];  /* owned: covered fraction of the bucket, 0..65535 */
 	uint8_t *mask[LOD_MAX_LEVELS];  /* owned: categories present (1 << category) */
+	/* top, seg_end, cov and mask are mapped (lod_unpack: borrowed from the caller's
+	 * bytes until lod_free), not owned */
+	bool mapped;
 };
 
 struct lod_result {
@@ -47,5 +50,14 @@ void lod_query(const struct rank_store *rs, const struct ev_class *cls, const st
 /* The category shown when several occur: communication, copy, compute, scheduling, other. */
 uint8_t lod_pick_category(uint8_t mask);
 size_t lod_bytes(const struct lane_lod *lods, size_t n);
+
+/* The timeline index of every lane of rs and the events' classes as bytes, for the index
+ * cache (owned, *len of them): what lod_unpack reads. */
+char *lod_pack(const struct rank_store *rs, const struct ev_class *cls, const struct lane_lod *lods, size_t *len);
+/* The timeline index and the classes from lod_pack's bytes (8-byte aligned, kept by the
+ * caller until lod_free), used in place: the lanes' arrays and *cls are borrowed from
+ * bytes. NULL when the bytes do not hold together for rs (another store, cut short,
+ * indexes out of range). Returns rs->n_lanes entries (owned, lod_free). */
+struct lane_lod *lod_unpack(const struct rank_store *rs, const void *bytes, size_t len, const struct ev_class **cls);
 
 #endif
