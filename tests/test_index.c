@@ -4,14 +4,17 @@
  * each column layout (start blocks over 4.29 s kept in full, durations over 4.29 s kept
  * aside, counters, flows, metadata, a cut-short file and its message, two slices); a damaged index is
  * rebuilt; a disabled index reads and writes nothing. CSV tables through their own
- * indexes: every cell and message as read from the file. */
+ * indexes: every cell and message as read from the file. The explorer's timeline index,
+ * used in place from its mapping: the same lanes, classes and queries as built. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lod.h"
 #include "testutil.h"
 #include "trace_index.h"
+#include "xalloc.h"
 
 /* Every accessor of a against b. */
 static void assert_same_store(const struct rank_store *a, const struct rank_store *b)
@@ -470,6 +473,142 @@ static void test_index_lazy(void **state)
 	free(dir);
 }
 
+/* The explorer's timeline index through the index cache (tindex_map_blob, lod_pack,
+ * lod_unpack): written on the first call, then mapped and used in place, every lane's
+ * arrays and every event's class equal to the built ones and every query the same; a
+ * flipped byte is caught by its checksum and the index made again with a message; bytes
+ * that do not hold together for the store (cut short, another store, a segment past the
+ * lane) are refused. */
+struct tl_ctx {
+	const struct rank_store *rs;
+	const struct ev_class *cls;
+	const struct lane_lod *lods;
+	int made;
+};
+
+static char *tl_make(void *ctx, size_t *len, char *why, size_t size)
+{
+	(void)why;
+	(void)size;
+	struct tl_ctx *c = ctx;
+	c->made++;
+	return lod_pack(c->rs, c->cls, c->lods, len);
+}
+
+static void assert_same_lods(const struct rank_store *rs, const struct ev_class *cls_a, const struct lane_lod *a,
+			     const struct ev_class *cls_b, const struct lane_lod *b)
+{
+	assert_memory_equal(cls_a, cls_b, rs->n_ev * sizeof *cls_a);
+	bool pyramid = false;
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		assert_int_equal(a[li].n_top, b[li].n_top);
+		assert_int_equal(a[li].levels, b[li].levels);
+		assert_int_equal(a[li].nb0, b[li].nb0);
+		assert_true(a[li].t0 == b[li].t0 && a[li].t1 == b[li].t1 && a[li].bucket0 == b[li].bucket0);
+		if (a[li].n_top) {
+			assert_memory_equal(a[li].top, b[li].top, a[li].n_top * sizeof *a[li].top);
+			assert_memory_equal(a[li].seg_end, b[li].seg_end, a[li].n_top * sizeof *a[li].seg_end);
+		}
+		pyramid |= a[li].levels > 0;
+		int64_t span = a[li].t1 - a[li].t0;
+		for (int k = 0; k < 40; k++) { /* ranges from the whole lane down to a few ns */
+			int64_t w = span >> (k / 2), at = a[li].t0 + (span - w) / 3 * (k % 3);
+			struct lod_result ra, rb;
+			lod_query(rs, cls_a, l, &a[li], at, at + w + 1, &ra);
+			lod_query(rs, cls_b, l, &b[li], at, at + w + 1, &rb);
+			assert_true(ra.coverage == rb.coverage);
+			assert_int_equal(ra.mask, rb.mask);
+			assert_int_equal(ra.starts, rb.starts);
+		}
+	}
+	assert_true(pyramid); /* a lane long enough for its pyramid */
+}
+
+static void test_index_timeline(void **state)
+{
+	(void)state;
+	char *dir, idx[4200];
+	char *path = trace_in_tmp(20000, "cap/trace_view.json", &dir, idx, sizeof idx);
+	struct tindex_opts io = {.enabled = true, .dir = idx};
+	struct trace_load_opts topts = {.threads = 2};
+	const char *pp[] = {path};
+	struct rank_store rs;
+	struct diag_list dl;
+	diag_init(&dl);
+	store_init(&rs);
+	struct tindex_status st;
+	assert_int_equal(tindex_load_trace(&rs, pp, 1, &topts, &io, &st, &dl), 0);
+	struct ev_class *cls = xmalloc(rs.n_ev * sizeof *cls);
+	category_classify(&rs, cls);
+	struct lane_lod *lods = lod_build(&rs, cls);
+	struct tl_ctx c = {.rs = &rs, .cls = cls, .lods = lods};
+
+	struct tindex_blob b;
+	assert_true(tindex_map_blob(&b, "timeline test", pp, 1, tl_make, &c, &io, &st, &dl));
+	assert_int_equal(st.state, TINDEX_WRITTEN);
+	assert_false(b.from_index);
+	assert_int_equal(c.made, 1);
+	tindex_blob_free(&b);
+
+	assert_true(tindex_map_blob(&b, "timeline test", pp, 1, tl_make, &c, &io, &st, &dl));
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_true(b.from_index);
+	assert_int_equal(c.made, 1);
+	assert_non_null(b.map);
+	const struct ev_class *mcls = NULL;
+	struct lane_lod *mapped = lod_unpack(&rs, b.bytes, b.len, &mcls);
+	assert_non_null(mapped);
+	assert_true((const char *)mcls >= (const char *)b.map && (const char *)mcls < (const char *)b.map + b.map_len);
+	assert_same_lods(&rs, cls, lods, mcls, mapped);
+
+	/* bytes that do not hold together for the store */
+	const struct ev_class *dummy;
+	assert_null(lod_unpack(&rs, b.bytes, b.len - 8, &dummy));
+	rs.n_ev--;
+	assert_null(lod_unpack(&rs, b.bytes, b.len, &dummy));
+	rs.n_ev++;
+	uint64_t *copy = xmalloc(b.len);
+	memcpy(copy, b.bytes, b.len);
+	size_t lane0 = (24 + rs.n_ev * sizeof *cls + 7) / 8; /* the first lane's head: n_top at 3 */
+	copy[lane0 + 3] = rs.lanes[0].n_events + 1;
+	assert_null(lod_unpack(&rs, copy, b.len, &dummy));
+	memcpy(copy, b.bytes, b.len);
+	((struct ev_class *)(copy + 3))[0].cat = CAT_COUNT;
+	assert_null(lod_unpack(&rs, copy, b.len, &dummy));
+	free(copy);
+	lod_free(mapped, rs.n_lanes);
+	tindex_blob_free(&b);
+
+	/* a flipped byte in the middle: caught, made again, and right again */
+	assert_int_equal(tu_sh("f=$(grep -l -a -x 'timeline test' %s/*.idx) && printf 'Z' | dd of=\"$f\" bs=1 "
+			       "seek=$(($(wc -c <\"$f\") / 2)) conv=notrunc 2>/dev/null",
+			       idx),
+			 0);
+	size_t n0 = dl.n;
+	assert_true(tindex_map_blob(&b, "timeline test", pp, 1, tl_make, &c, &io, &st, &dl));
+	assert_int_equal(st.state, TINDEX_REBUILT);
+	assert_int_equal(c.made, 2);
+	assert_true(dl.n > n0);
+	assert_non_null(strstr(dl.items[n0].msg, "fails its checksum; the timeline index is built again"));
+	tindex_blob_free(&b);
+	assert_true(tindex_map_blob(&b, "timeline test", pp, 1, tl_make, &c, &io, &st, &dl));
+	assert_int_equal(st.state, TINDEX_USED);
+	mapped = lod_unpack(&rs, b.bytes, b.len, &mcls);
+	assert_non_null(mapped);
+	assert_same_lods(&rs, cls, lods, mcls, mapped);
+	lod_free(mapped, rs.n_lanes);
+	tindex_blob_free(&b);
+
+	lod_free(lods, rs.n_lanes);
+	free(cls);
+	store_free(&rs);
+	diag_free(&dl);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_index_disabled),
 		cmocka_unit_test(test_index_csv),
 		cmocka_unit_test(test_index_lazy),
+		cmocka_unit_test(test_index_timeline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
