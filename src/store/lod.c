@@ -286,7 +286,7 @@ static void pack_all(struct lod_packer *pk, const struct rank_store *rs, const s
 			pk_put(pk, lod->mask[L], nb);
 		}
 	}
-	pk->len = (pk->len + 7) & ~(size_t)7;
+	pk_put(pk, NULL, 0); /* the last padding, zeroed too: the bytes are written out */
 }
 
 char *lod_pack(const struct rank_store *rs, const struct ev_class *cls, const struct lane_lod *lods, size_t *len)
