@@ -179,7 +179,7 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The linear-time percentile equals the sorted one, for every size up to 300 with few or
+/* The linear-time percentile (and pair of percentiles) equals the sorted one, for every size up to 300 with few or
  * many distinct values, sorted, reversed and organ-pipe inputs included. */
 static void test_nearest_rank_select(void **state)
 {
@@ -201,10 +201,21 @@ static void test_nearest_rank_select(void **state)
 				int64_t c[300];
 				memcpy(c, a, n * sizeof *a);
 				assert_true(analysis_nearest_rank_select(c, n, qs[k]) == analysis_nearest_rank(b, n, qs[k]));
+				/* the pair: the lower rank first, the higher among the values above it */
+				for (size_t h = k; h < sizeof qs / sizeof qs[0]; h++) {
+					int64_t lo = -1, hi = -1;
+					memcpy(c, a, n * sizeof *a);
+					analysis_nearest_rank_select2(c, n, qs[k], qs[h], &lo, &hi);
+					assert_true(lo == analysis_nearest_rank(b, n, qs[k]));
+					assert_true(hi == analysis_nearest_rank(b, n, qs[h]));
+				}
 			}
 		}
 	}
 	assert_true(analysis_nearest_rank_select(a, 0, 0.5) == 0);
+	int64_t lo = -1, hi = -1;
+	analysis_nearest_rank_select2(a, 0, 0.5, 0.95, &lo, &hi);
+	assert_true(lo == 0 && hi == 0);
 }
 
 /* A lane's nested calls arrive sorted by start: they merge into the enclosing span as they

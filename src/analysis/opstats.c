@@ -232,8 +232,7 @@ static void add_op(struct op_list *out, int64_t *d, size_t k, uint8_t category,
 	o->min_ns = lo;
 	o->max_ns = hi;
 	o->avg_ns = (double)o->total_ns / (double)k;
-	o->p95_ns = analysis_nearest_rank_select(d, k, 0.95);
-	o->p50_ns = analysis_nearest_rank_select(d, k, 0.5);
+	analysis_nearest_rank_select2(d, k, 0.5, 0.95, &o->p50_ns, &o->p95_ns);
 	o->csv_total_ns = -1;
 	o->deviation_pct = NAN;
 	if (ct && store_id != STRTAB_NONE && store_id < ct->n) {

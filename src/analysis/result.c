@@ -141,13 +141,11 @@ int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q)
 #define I64_LESS(x, y) (*(x) < *(y))
 XSORT_DEFINE(sort_i64, int64_t, I64_LESS)
 
-int64_t analysis_nearest_rank_select(int64_t *v, size_t n, double q)
+/* The k-th smallest of v[lo..hi] (0-based k within the whole array) put at v[k], with
+ * v[lo..k) <= v[k] <= v(k..hi]: quickselect (Hoare partition, median of three); a range that
+ * does not shrink fast enough, as a crafted file could make it, is sorted instead. */
+static int64_t select_kth(int64_t *v, size_t lo, size_t hi, size_t k)
 {
-	if (n == 0)
-		return 0;
-	size_t k = nearest_rank(n, q) - 1, lo = 0, hi = n - 1;
-	/* quickselect (Hoare partition, median of three); a range that does not shrink fast
-	 * enough, as a crafted file could make it, is sorted instead */
 	for (int rounds = 0; lo < hi; rounds++) {
 		if (rounds > 64) {
 			sort_i64(v + lo, hi - lo + 1);
@@ -176,6 +174,25 @@ int64_t analysis_nearest_rank_select(int64_t *v, size_t n, double q)
 			lo = j + 1;
 	}
 	return v[k];
+}
+
+int64_t analysis_nearest_rank_select(int64_t *v, size_t n, double q)
+{
+	if (n == 0)
+		return 0;
+	return select_kth(v, 0, n - 1, nearest_rank(n, q) - 1);
+}
+
+void analysis_nearest_rank_select2(int64_t *v, size_t n, double q_lo, double q_hi, int64_t *lo, int64_t *hi)
+{
+	if (n == 0) {
+		*lo = *hi = 0;
+		return;
+	}
+	size_t k_lo = nearest_rank(n, q_lo) - 1, k_hi = nearest_rank(n, q_hi) - 1;
+	*lo = select_kth(v, 0, n - 1, k_lo);
+	/* everything after k_lo is at least v[k_lo]: the higher rank is among them */
+	*hi = k_hi > k_lo ? select_kth(v, k_lo + 1, n - 1, k_hi) : *lo;
 }
 
 void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
