@@ -44,7 +44,7 @@ struct op_groups {
 	size_t n;
 };
 
-static size_t group_key(const struct op_groups *g, const struct rec *r)
+static inline __attribute__((always_inline)) size_t group_key(const struct op_groups *g, const struct rec *r)
 {
 	return (size_t)r->scope * g->n_names + r->name;
 }
@@ -65,7 +65,7 @@ static void groups_init(struct op_groups *g, size_t n_names)
 }
 
 /* The first of two passes over the same records: counts them per key. */
-static void groups_count(struct op_groups *g, const struct rec *r)
+static inline __attribute__((always_inline)) void groups_count(struct op_groups *g, const struct rec *r)
 {
 	size_t key = group_key(g, r);
 	if (g->first[key] == UINT32_MAX)
@@ -92,7 +92,7 @@ static void groups_place_begin(struct op_groups *g)
 }
 
 /* The second pass: the same records in the same order. */
-static void groups_place(struct op_groups *g, const struct rec *r)
+static inline __attribute__((always_inline)) void groups_place(struct op_groups *g, const struct rec *r)
 {
 	size_t at = g->end[group_key(g, r)]++;
 	if (g->dur32)
@@ -125,7 +125,7 @@ static int cmp_op(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static uint8_t phase_at(const struct rank_analysis *ra, int64_t t, size_t *hint)
+static inline __attribute__((always_inline)) uint8_t phase_at(const struct rank_analysis *ra, int64_t t, size_t *hint)
 {
 	size_t k = analysis_step_at_near(ra, t, hint);
 	return k != SIZE_MAX ? (uint8_t)ra->steps[k].phase : PHASE_UNKNOWN;
@@ -333,8 +333,9 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g)
  * then per event only its class flags are read. */
 enum kind_rule { KIND_NOT_OP, KIND_DEVICE, KIND_HOST };
 
-static bool trace_op_scope(const struct rank_analysis *ra, const uint8_t *rule, const uint32_t *ev_kind,
-			   size_t ev, uint8_t *scope)
+/* Inline, as the helpers of the two passes below: they run once per event. */
+static inline __attribute__((always_inline)) bool trace_op_scope(const struct rank_analysis *ra, const uint8_t *rule,
+								  const uint32_t *ev_kind, size_t ev, uint8_t *scope)
 {
 	switch (rule[ev_kind[ev]]) {
 	case KIND_DEVICE:

@@ -101,30 +101,6 @@ size_t analysis_step_at(const struct rank_analysis *ra, int64_t t)
 	return lo > 0 && t < ra->steps[lo - 1].win_end ? lo - 1 : SIZE_MAX;
 }
 
-/* Whether step c is the last one starting at or before t: what the search above finds. */
-static bool last_started(const struct rank_analysis *ra, size_t c, int64_t t)
-{
-	return c < ra->n_steps && ra->steps[c].win_start <= t &&
-	       (c + 1 == ra->n_steps || ra->steps[c + 1].win_start > t);
-}
-
-size_t analysis_step_at_near(const struct rank_analysis *ra, int64_t t, size_t *hint)
-{
-	size_t c = *hint;
-	if (!last_started(ra, c, t)) {
-		if (last_started(ra, c + 1, t)) {
-			c++;
-		} else {
-			size_t k = analysis_step_at(ra, t);
-			if (k != SIZE_MAX)
-				*hint = k;
-			return k;
-		}
-	}
-	*hint = c;
-	return t < ra->steps[c].win_end ? c : SIZE_MAX;
-}
-
 /* The 1-based nearest rank of quantile q among n values. */
 static size_t nearest_rank(size_t n, double q)
 {
