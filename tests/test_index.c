@@ -3,7 +3,8 @@
  * answers every accessor exactly as the store read from the trace, on traces made to use
  * each column layout (start blocks over 4.29 s kept in full, durations over 4.29 s kept
  * aside, counters, flows, metadata, a cut-short file and its message, two slices); a damaged index is
- * rebuilt; a disabled index reads and writes nothing. */
+ * rebuilt; a disabled index reads and writes nothing. CSV tables through their own
+ * indexes: every cell and message as read from the file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,15 +221,24 @@ static void test_index_slices(void **state)
 	free(b);
 }
 
+/* A trace of n events at rel in a new temporary *dir (owned), idx its index directory;
+ * returns the trace's path (owned). */
+static char *trace_in_tmp(size_t n, const char *rel, char **dir, char *idx, size_t idx_size)
+{
+	char *t = make_trace(n, false);
+	*dir = tu_tmpdir();
+	char *path = tu_write_str(*dir, rel, t);
+	free(t);
+	snprintf(idx, idx_size, "%s/idx", *dir);
+	return path;
+}
+
 /* Disabled: the trace is read and nothing is written, even with a directory named. */
 static void test_index_disabled(void **state)
 {
 	(void)state;
-	char *t = make_trace(10, false);
-	char *dir = tu_tmpdir();
-	char *path = tu_write_str(dir, "trace_view.json", t);
-	char idx[4200];
-	snprintf(idx, sizeof idx, "%s/idx", dir);
+	char *dir, idx[4200];
+	char *path = trace_in_tmp(10, "trace_view.json", &dir, idx, sizeof idx);
 	struct tindex_opts io = {.enabled = false, .dir = idx};
 	struct trace_load_opts topts = {.threads = 1};
 	const char *paths[] = {path};
@@ -245,7 +255,217 @@ static void test_index_disabled(void **state)
 	store_free(&rs);
 	diag_free(&dl);
 	free(path);
-	free(t);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+
+/* Every typed cell, row offset, line and flag of a against b, and the cells read again. */
+static void assert_same_table(const struct csv_table *a, const struct csv_table *b)
+{
+	assert_int_equal(a->kind, b->kind);
+	assert_int_equal(a->ncols, b->ncols);
+	assert_int_equal(a->nrows, b->nrows);
+	assert_int_equal(a->n_typed, b->n_typed);
+	assert_int_equal(a->bom, b->bom);
+	assert_int_equal(a->crlf, b->crlf);
+	assert_int_equal(a->ragged_rows, b->ragged_rows);
+	assert_int_equal(a->bad_numbers, b->bad_numbers);
+	assert_int_equal(a->file_size, b->file_size);
+	assert_memory_equal(a->col_at, b->col_at, sizeof a->col_at);
+	for (size_t i = 0; i < a->ncols; i++) {
+		assert_string_equal(a->headers[i], b->headers[i]);
+		assert_int_equal(a->header_col[i], b->header_col[i]);
+	}
+	for (size_t r = 0; r < a->nrows; r++) {
+		assert_int_equal(csvt_line(a, r), csvt_line(b, r));
+		assert_int_equal(csvt_row_off(a, r), csvt_row_off(b, r));
+		for (int c = 0; c < CSV_COL_COUNT; c++) {
+			if (!csvt_has(a, (enum csv_col)c))
+				continue;
+			int64_t x = 0, y = 0;
+			double u = 0, v = 0;
+			assert_string_equal(csvt_str(a, r, (enum csv_col)c), csvt_str(b, r, (enum csv_col)c));
+			assert_int_equal(csvt_time(a, r, (enum csv_col)c, &x), csvt_time(b, r, (enum csv_col)c, &y));
+			assert_int_equal(x, y);
+			assert_int_equal(csvt_num(a, r, (enum csv_col)c, &u), csvt_num(b, r, (enum csv_col)c, &v));
+			assert_memory_equal(&u, &v, sizeof u);
+		}
+		struct csv_cells ca, cb;
+		assert_int_equal(csvt_row_cells(a, r, &ca), csvt_row_cells(b, r, &cb));
+		assert_int_equal(ca.n, cb.n);
+		for (size_t k = 0; k < ca.n; k++)
+			assert_string_equal(ca.cells[k], cb.cells[k]);
+		csvt_cells_free(&ca);
+		csvt_cells_free(&cb);
+	}
+}
+
+static struct csv_table *load_plain(const char *path, void *ctx, struct diag_list *dl)
+{
+	(*(int *)ctx)++;
+	return csvt_load(path, dl);
+}
+
+static void assert_same_diags(const struct diag_list *a, const struct diag_list *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		assert_string_equal(a->items[i].msg, b->items[i].msg);
+		assert_string_equal(a->items[i].file, b->items[i].file);
+		assert_int_equal(a->items[i].line, b->items[i].line);
+	}
+}
+
+/* A kernel table through its index: written, then mapped (its loader not called) with
+ * every cell, offset, line and message as read from the file (a BOM, CRLF, a ragged row, a
+ * bad number, a quoted cell over two lines); a damaged byte is rebuilt with a message; the
+ * file edited to the same size is read afresh. */
+static void test_index_csv(void **state)
+{
+	(void)state;
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "\xEF\xBB\xBFName,Type,Start Time(us),Duration(us),Input Shapes,aic_mac_ratio\r\n");
+	for (int i = 0; i < 400; i++)
+		sbuf_addf(&sb, "MatMul_%d,MatMulV2,%d.%03d\t,%d.5,\"%d,%d\",0.%d\r\n", i % 17, 1700000000 + i * 7, i, i % 9,
+			  i, i + 1, i % 10);
+	sbuf_adds(&sb, "Add_1,Add,1800000000.000,oops,\"a\r\nb\",0.5\r\nragged,Add\r\n");
+	char *dir = tu_tmpdir();
+	char *path = tu_write_str(dir, "cap/kernel_details.csv", sb.buf);
+	char idx[4200];
+	snprintf(idx, sizeof idx, "%s/idx", dir);
+	struct tindex_opts io = {.enabled = true, .dir = idx};
+	struct diag_list d0, d1, d2, d3;
+	diag_init(&d0);
+	diag_init(&d1);
+	diag_init(&d2);
+	diag_init(&d3);
+	int loads = 0;
+	struct tindex_status st;
+	struct csv_table *plain = csvt_load(path, &d0);
+	assert_non_null(plain);
+	assert_int_equal(plain->kind, CSV_KERNEL);
+	assert_true(plain->ragged_rows > 0 && plain->bom && d0.n > 0);
+	struct csv_table *first = tindex_load_csv(path, load_plain, &loads, 0, &io, &st, &d1);
+	assert_int_equal(st.state, TINDEX_WRITTEN);
+	assert_int_equal(loads, 1);
+	struct csv_table *again = tindex_load_csv(path, load_plain, &loads, 0, &io, &st, &d2);
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_int_equal(loads, 1);
+	assert_non_null(again->map);
+	assert_null(first->map);
+	assert_same_table(plain, first);
+	assert_same_table(plain, again);
+	assert_same_diags(&d0, &d2);
+
+	/* a damaged byte: rebuilt with a message, and right again */
+	assert_int_equal(tu_sh("f=$(ls %s/*.idx) && printf 'Z' | dd of=\"$f\" bs=1 seek=$(($(wc -c <\"$f\") / 2)) "
+			       "conv=notrunc 2>/dev/null",
+			       idx),
+			 0);
+	struct csv_table *fixed = tindex_load_csv(path, load_plain, &loads, 0, &io, &st, &d3);
+	assert_int_equal(st.state, TINDEX_REBUILT);
+	assert_int_equal(loads, 2);
+	assert_non_null(strstr(d3.items[0].msg, "fails its checksum"));
+	assert_non_null(strstr(d3.items[0].msg, "the table is read again"));
+	assert_same_table(plain, fixed);
+
+	/* the same size, one op renamed: read afresh */
+	char *p = strstr(sb.buf, "MatMul_3,");
+	p[0] = 'X';
+	FILE *f = fopen(path, "r+");
+	assert_non_null(f);
+	assert_int_equal(fwrite(sb.buf, 1, sb.len, f), sb.len);
+	fclose(f);
+	struct diag_list d4;
+	diag_init(&d4);
+	struct csv_table *edited = tindex_load_csv(path, load_plain, &loads, 0, &io, &st, &d4);
+	assert_int_equal(st.state, TINDEX_REBUILT);
+	assert_int_equal(loads, 3);
+	assert_string_equal(csvt_str(edited, 3, COL_NAME), "XatMul_3");
+
+	csvt_free(plain);
+	csvt_free(first);
+	csvt_free(again);
+	csvt_free(fixed);
+	csvt_free(edited);
+	diag_free(&d0);
+	diag_free(&d1);
+	diag_free(&d2);
+	diag_free(&d3);
+	diag_free(&d4);
+	sbuf_free(&sb);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A lazy open (--report, --summary) maps the index without verifying the event columns:
+ * a byte damaged among them is not seen then; verifying them when they are first needed
+ * finds it, says so, and reads the trace afresh into a store equal to the plain one, with
+ * a new index that the next open uses. An undamaged lazy open verifies as a whole. */
+static void test_index_lazy(void **state)
+{
+	(void)state;
+	char *dir, idx[4200];
+	char *path = trace_in_tmp(20000, "cap/trace_view.json", &dir, idx, sizeof idx);
+	struct tindex_opts io = {.enabled = true, .dir = idx}, lazy = {.enabled = true, .dir = idx, .lazy = true};
+	struct trace_load_opts topts = {.threads = 2};
+	const char *pp[] = {path};
+	struct rank_store plain, a, b, c;
+	struct diag_list d0, d1, d2, d3;
+	diag_init(&d0);
+	diag_init(&d1);
+	diag_init(&d2);
+	diag_init(&d3);
+	store_init(&plain);
+	store_init(&a);
+	store_init(&b);
+	store_init(&c);
+	struct tindex_status st;
+	assert_int_equal(tindex_load_trace(&plain, pp, 1, &topts, &io, &st, &d0), 0);
+	assert_int_equal(st.state, TINDEX_WRITTEN);
+	assert_true(st.bytes > 8 * 65536); /* columns in chunks of their own */
+
+	assert_int_equal(tindex_load_trace(&a, pp, 1, &topts, &lazy, &st, &d1), 0);
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_true(st.pending);
+	assert_int_equal(tindex_verify_trace(&a, pp, 1, &topts, &lazy, &st, &d1), 0);
+	assert_false(st.pending);
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_int_equal(d1.n, d0.n);
+	assert_same_store(&plain, &a);
+
+	/* a byte in the middle of the file: among the columns */
+	assert_int_equal(tu_sh("f=$(ls %s/*.idx) && printf 'Z' | dd of=\"$f\" bs=1 seek=$(($(wc -c <\"$f\") / 2)) "
+			       "conv=notrunc 2>/dev/null",
+			       idx),
+			 0);
+	assert_int_equal(tindex_load_trace(&b, pp, 1, &topts, &lazy, &st, &d2), 0);
+	assert_int_equal(st.state, TINDEX_USED); /* not seen yet */
+	assert_true(st.pending);
+	assert_int_equal(d2.n, d0.n);
+	assert_int_equal(tindex_verify_trace(&b, pp, 1, &topts, &lazy, &st, &d2), 0);
+	assert_int_equal(st.state, TINDEX_REBUILT);
+	assert_false(st.pending);
+	assert_true(d2.n > d0.n);
+	assert_non_null(strstr(d2.items[d0.n].msg, "fails its checksum; the trace is read again"));
+	assert_null(b.map);
+	assert_same_store(&plain, &b);
+	/* and a whole index again */
+	assert_int_equal(tindex_load_trace(&c, pp, 1, &topts, &io, &st, &d3), 0);
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_same_store(&plain, &c);
+
+	store_free(&plain);
+	store_free(&a);
+	store_free(&b);
+	store_free(&c);
+	diag_free(&d0);
+	diag_free(&d1);
+	diag_free(&d2);
+	diag_free(&d3);
+	free(path);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -257,6 +477,8 @@ int main(void)
 		cmocka_unit_test(test_index_cut_trace),
 		cmocka_unit_test(test_index_slices),
 		cmocka_unit_test(test_index_disabled),
+		cmocka_unit_test(test_index_csv),
+		cmocka_unit_test(test_index_lazy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,10 +4,15 @@
 # - a reopen maps the index ("index: used") and its reports (text and JSON) are byte for
 #   byte those of a first open without an index: on a generated capture of two ranks, the
 #   demo, a trace cut short (its loader's message given again), and real fixtures (torch_npu levels 0 and 1, a small trace_view.json, msprof of a vLLM run);
+# - CSV tables have indexes of their own (every table here: ASCPROF_INDEX_CSV_MIN_BYTES=0):
+#   a table edited in place to the same size is read afresh, the others still used;
 # - a trace edited in place to the same size is read afresh (the index is rebuilt, the
 #   report is the edited trace's), even with its mtime put back;
 # - a corrupt index (a flipped byte, a cut-short file) is detected by its checksums and
-#   rebuilt with a message;
+#   rebuilt with a message; the analysis' index (analysis_index.h) too, its message in the report;
+# - captures without a text trace (real Db exports, the CSV-only level2 capture, damaged
+#   tables, a generated Db export): reports byte-identical through the tables' and the
+#   analysis' indexes;
 # - two opens at once both succeed with the right report and leave one whole index;
 # - a cache directory that cannot be written: the tool works, without an index, and says why;
 # - --no-index neither reads nor writes; --max-trace-bytes refuses a trace as without an index;
@@ -33,7 +38,7 @@ state() { # capture, index options...
 }
 
 # reports of a first open without an index, of an open writing it and of one reading it
-same_reports() { # name, capture
+same_report_bytes() { # name, capture
   name=$1 c=$2
   rm -rf "$idx"
   for mode in "--report" "--report --json"; do
@@ -50,6 +55,11 @@ same_reports() { # name, capture
       ok
     fi
   done
+}
+
+# the same, and a reopen uses the trace's index
+same_reports() { # name, capture
+  same_report_bytes "$@"
   st=$(state "$c" --index-dir "$idx")
   if [ "$st" = used ]; then ok; else bad "$name: a reopen says index '$st', not used"; fi
 }
@@ -67,11 +77,37 @@ cat "$tmp/part" >"$t"
 same_reports "a cut trace" "$cut"
 "$bin" --report --index-dir "$idx" "$cut" 2>&1 | grep -q 'the file is cut short' && ok ||
   bad "a cut trace: no message from the index"
+# a Db export: its trace has no index, its analysis has
+dbc=$tmp/dbc
+if "$gen" --out "$dbc" --ranks 2 --ops 30 --steps 4 --comm --memory --export db >/dev/null 2>&1; then
+  rm -rf "$idx"
+  for mode in "--report" "--report --json"; do
+    # shellcheck disable=SC2086
+    "$bin" $mode --no-index "$dbc" >"$tmp/plain" 2>/dev/null
+    # shellcheck disable=SC2086
+    "$bin" $mode --index-dir "$idx" "$dbc" >"$tmp/first" 2>/dev/null
+    # shellcheck disable=SC2086
+    "$bin" $mode --index-dir "$idx" "$dbc" >"$tmp/again" 2>/dev/null
+    if [ -s "$tmp/plain" ] && cmp -s "$tmp/plain" "$tmp/first" && cmp -s "$tmp/plain" "$tmp/again"; then ok; else
+      bad "Db export: $mode differs with the index"
+      diff "$tmp/plain" "$tmp/again" | head -n 20
+    fi
+  done
+  [ -n "$(grep -l -a -x 'analysis.*' "$idx"/*.idx)" ] && ok || bad "Db export: no analysis index"
+else
+  bad "the generator cannot write a Db export"
+fi
 real=$shared/fixtures-real
 if [ -d "$real" ]; then
   for f in msinsight/test/data/pytorch/text/level0 msinsight/test/data/pytorch/text/level1 \
     msinsight/server/src/test/test_data/heatMap vllm-ascend/prof_unpack/PROF_GROUP_20260823_165254/PROF_Memory; do
     [ -d "$real/$f" ] && same_reports "$f" "$real/$f"
+  done
+  # no trace or no text trace: the tables' and the analysis' indexes only (Db exports, the
+  # CSV-only level2 capture, damaged tables beside a cluster_analysis_output)
+  for f in msinsight/test/data/pytorch/db/level0 msinsight/server/src/test/test_data/full_db \
+    msinsight/test/st/level2 msinsight/server/src/test/test_data; do
+    [ -d "$real/$f" ] && same_report_bytes "$f" "$real/$f"
   done
 else
   echo "note: no $real; the real fixtures are not compared"
@@ -97,9 +133,30 @@ u=$(grep -c 'index: used' "$tmp/sum")
 "$bin" --report --json --index-dir "$idx" "$cap" >"$tmp/again" 2>/dev/null
 if cmp -s "$tmp/plain" "$tmp/again" && grep -q XmsNorm "$tmp/again"; then ok; else bad "an edited trace: the report is not the edited one"; fi
 
+# a CSV table edited in place to the same size: its index is rebuilt, the others used,
+# and the report is the edited table's (op_statistic's totals beside the trace's)
+csv=$(find "$cap" -name op_statistic.csv | LC_ALL=C sort | head -n 1)
+if [ -n "$csv" ]; then
+  "$bin" --report --index-dir "$idx" "$cap" >/dev/null 2>&1
+  touch -r "$csv" "$tmp/stamp"
+  sed '2s/^\([^,]*\),\([^,]*\),\([0-9]\)/\1,\2,9/' "$csv" >"$tmp/edited"
+  cmp -s "$csv" "$tmp/edited" && bad "the op_statistic.csv edit changed nothing"
+  cat "$tmp/edited" >"$csv"
+  touch -r "$tmp/stamp" "$csv"
+  "$bin" --summary --index-dir "$idx" "$cap" >"$tmp/sum" 2>&1
+  grep -q 'index: used.*tables:.* 1 rebuilt' "$tmp/sum" && ok || { bad "an edited table: no rebuilt table"; grep index: "$tmp/sum"; }
+  "$bin" --report --json --no-index "$cap" >"$tmp/plain" 2>/dev/null
+  "$bin" --report --json --index-dir "$idx" "$cap" >"$tmp/again" 2>/dev/null
+  cmp -s "$tmp/plain" "$tmp/again" && ok || bad "an edited table: the report is not the edited one"
+  "$bin" --summary --index-dir "$idx" "$cap" >"$tmp/sum" 2>&1
+  grep -q 'index: used.*tables: [0-9]* used$' "$tmp/sum" && ok || { bad "after an edited table: not every table used"; grep index: "$tmp/sum"; }
+fi
+
 # a corrupt index: a byte flipped in its payload, then one cut short
 for how in flip cut; do
-  one=$(ls -S "$idx"/*.idx | head -n 1)
+  # the largest trace index (a line of its key names its kind)
+  # shellcheck disable=SC2046 # index names have no spaces
+  one=$(ls -S $(grep -l -a -x trace "$idx"/*.idx) | head -n 1)
   sz=$(wc -c <"$one")
   if [ $how = flip ]; then
     at=$((sz / 2))
@@ -118,6 +175,23 @@ for how in flip cut; do
   st=$(state "$cap" --index-dir "$idx")
   if [ "$st" = used ]; then ok; else bad "after rebuilding ($how): index '$st', not used"; fi
 done
+
+# the analysis' index: a byte flipped in it is found, said, and the analysis made again;
+# the next report is the plain one again
+"$bin" --report --no-index "$cap" >"$tmp/plain" 2>/dev/null
+"$bin" --report --index-dir "$idx" "$cap" >/dev/null 2>&1
+one=$(grep -l -a -x 'analysis.*' "$idx"/*.idx | head -n 1)
+if [ -n "$one" ]; then
+  at=$(($(wc -c <"$one") - 20))
+  printf 'Z' | dd of="$one" bs=1 seek="$at" conv=notrunc 2>/dev/null
+  "$bin" --report --index-dir "$idx" "$cap" >"$tmp/c1" 2>/dev/null
+  grep -q 'fails its checksum; the analysis is made again and its index rebuilt' "$tmp/c1" && ok ||
+    bad "a corrupt analysis index: no message in the report"
+  "$bin" --report --index-dir "$idx" "$cap" >"$tmp/c2" 2>/dev/null
+  cmp -s "$tmp/plain" "$tmp/c2" && ok || bad "after a corrupt analysis index: the report differs"
+else
+  bad "no analysis index was written"
+fi
 
 # two opens at once, on an empty cache
 rm -rf "$idx"
@@ -165,7 +239,10 @@ XDG_CACHE_HOME=$tmp/xdg "$bin" --report --no-index "$cap" >/dev/null 2>&1
 [ ! -e "$tmp/xdg" ] && ok || bad "--no-index wrote $tmp/xdg"
 XDG_CACHE_HOME=$tmp/xdg "$bin" --report "$cap" >/dev/null 2>&1
 n=$(find "$tmp/xdg/ascprof-tui" -name '*.idx' 2>/dev/null | wc -l)
-[ "$n" -eq 2 ] && ok || bad "XDG_CACHE_HOME: $n indexes for two ranks"
+# one per rank's trace, one per CSV table (the test environment indexes every table), one
+# for the analysis
+ntab=$(find "$cap" -name '*.csv' | wc -l)
+[ "$n" -eq $((2 + ntab + 1)) ] && ok || bad "XDG_CACHE_HOME: $n indexes for two ranks, $ntab tables and the analysis"
 if XDG_CACHE_HOME=$tmp/xdg "$bin" --summary --no-index "$cap" | grep -q 'index:'; then
   bad "--no-index: the summary names an index"
 else
@@ -181,7 +258,7 @@ ASCPROF_INDEX_MAX_BYTES=$lim "$bin" --report --index-dir "$idx" "$cap" >/dev/nul
 left=$(find "$idx" -name '*.idx' | wc -l)
 total=$(cat "$idx"/*.idx | wc -c)
 used=$("$bin" --summary --index-dir "$idx" "$cap" | grep -c 'index: used')
-if [ "$left" -eq 2 ] && [ "$total" -le "$lim" ] && [ "$used" -eq 2 ]; then
+if [ "$left" -eq "$n" ] && [ "$total" -le "$lim" ] && [ "$used" -eq 2 ]; then
   ok
 else
   bad "the bound: $left indexes, $total bytes over a limit of $lim, $used of 2 ranks used"

@@ -4,7 +4,8 @@
 # string marked in the sources listed in po/POTFILES.in (extracted afresh with po/Makevars'
 # keywords) has a translation in po/zh_CN.po that is neither empty nor fuzzy; a row of
 # column titles (marked "TRANSLATORS: column titles" in the source) translates to the same
-# display width. Skipped without gettext's tools (Debian: apt-get install gettext).
+# display width; the METRICS and ATTR_BUCKETS rows mark every text argument N_(). Skipped
+# without gettext's tools (Debian: apt-get install gettext).
 srcdir=${ASCPROF_SRCDIR:-.}
 for t in xgettext msgmerge msgattrib msgfmt msgexec; do
   if ! command -v "$t" >/dev/null 2>&1; then
@@ -33,8 +34,9 @@ if ! (cd "$srcdir" && xgettext $opts -o "$tmp/all.pot" $files) 2>"$tmp/xg"; then
 fi
 n=$(grep -c '^msgid ' "$tmp/all.pot")
 msgmerge -q --no-wrap "$srcdir/po/zh_CN.po" "$tmp/all.pot" -o "$tmp/merged.po" || exit 1
-msgattrib --no-wrap --untranslated --no-obsolete "$tmp/merged.po" | grep -A3 '^msgid "[^"]' >"$tmp/untranslated"
-msgattrib --no-wrap --only-fuzzy --no-obsolete "$tmp/merged.po" | grep -A3 '^msgid "[^"]' >"$tmp/fuzzy"
+# every entry but the header (the first paragraph), also a msgid that starts with "\n"
+msgattrib --no-wrap --untranslated --no-obsolete "$tmp/merged.po" | awk 'BEGIN { RS = "" } NR > 1 { print; print "" }' >"$tmp/untranslated"
+msgattrib --no-wrap --only-fuzzy --no-obsolete "$tmp/merged.po" | awk 'BEGIN { RS = "" } NR > 1 { print; print "" }' >"$tmp/fuzzy"
 if [ -s "$tmp/untranslated" ]; then
   echo "FAIL: strings without a zh_CN translation (add them to po/zh_CN.po, terms from po/GLOSSARY):"
   cat "$tmp/untranslated"
@@ -69,6 +71,26 @@ fi
   echo "FAIL: not every column-title string was found in the catalog"
   fail=1
 }
+
+# the X-macro tables (METRICS, ATTR_BUCKETS) whose text xgettext sees only through N_() in
+# each row: a plain literal in a text argument would be shown untranslated (xgettext takes
+# one argument of a keyword per run, so each is extracted alone, without N_: only unwrapped
+# ones come out). Each table: its file, the macro's argument count, its text arguments.
+for table in "src/analysis/analysis.h 7 4 5 6 7" "src/analysis/attribution.h 4 3"; do
+  # shellcheck disable=SC2086 # words
+  set -- $table
+  file=$1 total=$2
+  shift 2
+  for arg in "$@"; do
+    (cd "$srcdir" && xgettext -k --keyword="X:$arg,${total}t" --from-code=UTF-8 -o - "$file" 2>/dev/null) |
+      sed -n 's/^msgid "\(..*\)"$/\1/p' >"$tmp/plain"
+    if [ -s "$tmp/plain" ]; then
+      echo "FAIL: X-macro rows of $file with argument $arg not marked N_():"
+      cat "$tmp/plain"
+      fail=1
+    fi
+  done
+done
 
 [ "$fail" -eq 0 ] && echo "po: $((n - 1)) strings, all translated in zh_CN.po; $nh column-title rows as wide as in English"
 exit "$fail"

@@ -7,8 +7,8 @@
 # $ASCPROF_LOCALEDIR. Each screen must also fit: no line wider than the terminal (display
 # width, a CJK character two cells), and in the Ops table every column title ends in the
 # cell where the numbers under it end. The same run checks that LANG=C stays English, that
-# the text report is translated with its score bars and metric values aligned, and that --report --json is
-# byte-identical in both languages.
+# the text report is translated with its score bars and metric values aligned (and its advice
+# section on a real capture), and that --report --json is byte-identical in both languages.
 # ASCPROF_UPDATE_SCREENS=1 rewrites the expected screens (review the diff before committing).
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
@@ -170,8 +170,67 @@ cols=$(sed -n '/^指标$/,/^$/p' "$out/zh.txt" | grep '^  ' | while IFS= read -r
   echo "$W"
 done | sort -u)
 if [ "$cols" = 43 ]; then ok; else bad "--report: metric values end in columns $(echo $cols)"; fi
+# the metrics' sources and the cross-checks, translated where they are shown (JSON keeps them)
+if grep -q '^  NPU 忙碌  .* Ascend Hardware 泳道$' "$out/zh.txt" && grep -q '：差异在 2 % 以内$' "$out/zh.txt" &&
+   ! grep -Eq '(Ascend Hardware|Python/CANN) lanes|agrees within|the table covers' "$out/zh.txt"; then
+  ok
+else
+  bad "--report: the metrics' sources or the cross-checks are not in Chinese"
+fi
+# the attribution: "  L LABEL<pad to 26 columns> VALUE<right-aligned in 14> PCT %", every line as wide
+cols=$(sed -n '/时间窗的归因/,/^$/p' "$out/zh.txt" | grep '^  [^ []  *[^ ].* %$' | while IFS= read -r l; do
+  width_of "$l"
+  echo "$W"
+done | sort -u)
+if [ "$cols" = 54 ] && grep -q '^  C Device 计算  ' "$out/zh.txt"; then
+  ok
+else
+  bad "--report: the attribution's lines are $(echo $cols) columns wide (or its labels are not translated)"
+fi
+# the cluster and memory sections
+if grep -q '^集群：2 个 rank，最多 14 步' "$out/zh.txt" && grep -q '^    rank   步数     步 ms   自身 ms' "$out/zh.txt" &&
+   grep -q '^内存（MB）$' "$out/zh.txt" && grep -q '^      分配峰值 MB       预留峰值' "$out/zh.txt" &&
+   ! grep -Eq 'slow ranks|everyone waits|peak alloc|communication groups' "$out/zh.txt"; then
+  ok
+else
+  bad "--report: the cluster or memory section is not in Chinese"
+fi
 
-# bad input: the loaders' messages are in Chinese in the text summary, and --summary --json
+# the advice rules on a real capture (level1: on-the-fly compilation and TransData reach
+# their thresholds): titles, evidence, why and try in Chinese, no English left in the section
+real=${ASCPROF_SHARED:-$srcdir/../shared}/fixtures-real/msinsight/test/data/pytorch/text/level1
+if [ -d "$real" ]; then
+  zh --no-index --report "$real" 2>/dev/null | sed -n '/^建议（昇腾规则/,/^$/p' >"$out/zh.adv"
+  if grep -q '^  \* 算子在线编译（9.0 % >= 1.0，置信度 high）' "$out/zh.adv" &&
+     grep -q '次 aclopCompile\* 调用，.*（位于 host_dispatch ' "$out/zh.adv" &&
+     grep -q '^      原因：TransData 在私有格式' "$out/zh.adv" &&
+     ! grep -Eq 'on-the-fly|format conversions|why:|try:|top:|calls,|tasks,| of device busy' "$out/zh.adv"; then
+    ok
+  else
+    bad "--report on level1: the advice section is not all Chinese"
+    cat "$out/zh.adv"
+  fi
+else
+  echo "no ../shared/fixtures-real: the real-capture advice check is skipped"
+fi
+
+# the comparison report: figure labels and column titles in Chinese, the figures' values
+# in the same columns (labels padded by display width)
+(cd "$srcdir" && zh --no-index --report --compare fixtures/demo fixtures/demo) >"$out/zh.cmp.txt" 2>/dev/null ||
+  bad "--report --compare failed in Chinese"
+cols=$(sed -n '/^  指标  /,/^$/p' "$out/zh.cmp.txt" | grep ' %  same$' | while IFS= read -r l; do
+  width_of "$l"
+  echo "$W"
+done | sort -u)
+if [ "$cols" = 89 ] && grep -q '^  时间窗  ' "$out/zh.cmp.txt" && grep -q '^瓶颈得分（0-100' "$out/zh.cmp.txt" &&
+   ! grep -Eq '^  (figure|candidate) ' "$out/zh.cmp.txt"; then
+  ok
+else
+  bad "--report --compare: figures not in Chinese or not aligned (line widths: $(echo $cols))"
+fi
+
+# bad input: the loaders' messages (with diag.c's level names and byte offsets) are in
+# Chinese in the text summary, and --summary --json
 # stays English and the same in both languages, also after a Chinese run has written the
 # trace index (which keeps the loaders' messages)
 gen=${ASCPROF_GEN:-$(dirname "$bin")/tools/ascprof-gen}
@@ -183,7 +242,11 @@ if [ -x "$gen" ]; then
   : >"$opd/communication.json"
   head -c 4000 "$opd/trace_view.json" >"$out/cut" && mv "$out/cut" "$opd/trace_view.json"
   zh --summary "$cap" >"$out/zh.sum" 2>&1
-  if grep -q '空文件（0 字节）；已跳过' "$out/zh.sum" && grep -q '此处没有 analyse.done' "$out/zh.sum"; then
+  # the level names and the byte-offset prefix of diag.c too
+  if grep -q '^  警告：.*communication.json: 空文件（0 字节）；已跳过' "$out/zh.sum" &&
+     grep -q '此处没有 analyse.done' "$out/zh.sum" &&
+     grep -q '^  警告：.*trace_view.json: 第 [0-9]* 字节: 文件被截断' "$out/zh.sum" &&
+     ! grep -Eq '(warning|info|error):|: byte [0-9]' "$out/zh.sum"; then
     ok
   else
     bad "--summary on bad input: the loaders' messages are not in Chinese"
@@ -197,6 +260,7 @@ if [ -x "$gen" ]; then
     sed '/"phase_seconds"/,/}/d; /"load_seconds"/d; /"seconds"/d' "$out/$f.json" >"$out/$f.cmp"
   done
   if cmp -s "$out/en.cmp" "$out/zh.cmp" && grep -q 'empty file (0 bytes); skipped' "$out/en.cmp" &&
+     grep -q 'trace_view.json: byte [0-9]*: ' "$out/en.cmp" && grep -q '"level": "warning"' "$out/en.cmp" &&
      ! LC_ALL=C grep -q '[^ -~]' "$out/en.cmp"; then
     ok
   else
@@ -208,9 +272,17 @@ else
 fi
 
 # digests keep the analysis' texts for later JSON runs: one written in Chinese gives the
-# same --report --json as one written in English
-(cd "$srcdir" && zh --digest "$out/dg-zh" fixtures/demo) >/dev/null 2>&1 || bad "--digest failed in Chinese"
-(cd "$srcdir" && "$bin" --digest "$out/dg-en" fixtures/demo) >/dev/null 2>&1 || bad "--digest failed"
+# same --report --json as one written in English; the command's own lines are in the
+# user's language
+(cd "$srcdir" && zh --digest "$out/dg-zh" fixtures/demo) >"$out/dg-zh.out" 2>&1 || bad "--digest failed in Chinese"
+(cd "$srcdir" && "$bin" --digest "$out/dg-en" fixtures/demo) >"$out/dg-en.out" 2>&1 || bad "--digest failed"
+if grep -q '^rank 1：[0-9]* 字节（占其 trace 的 [0-9.]* %，trace 为 [0-9]* 字节）$' "$out/dg-zh.out" &&
+   grep -q '^rank 1: [0-9]* bytes ([0-9.]* % of its trace' "$out/dg-en.out"; then
+  ok
+else
+  bad "--digest's lines are not in the user's language"
+  cat "$out/dg-zh.out" "$out/dg-en.out"
+fi
 for l in zh en; do
   "$bin" --report --json "$out/dg-$l" 2>/dev/null | sed '/^  "path": /d' >"$out/dg-$l.json"
 done

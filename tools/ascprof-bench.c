@@ -395,6 +395,7 @@ static void db_bench(const char *gen, const char *tui, const char *data, const s
 struct reopen {
 	bool ok;
 	double write_ms, indexed_ms, first_ms, cpu, report_s, anon_mb, index_mb;
+	double report_cpu, summary_s, summary_cpu, summary_anon_mb, explorer_anon_mb;
 };
 
 static void clear_index_dir(const char *idx, double *mb)
@@ -426,6 +427,7 @@ static void measure_reopen(const char *tui, const char *script, const char *out_
 	char *targv[] = {(char *)tui, "--index-dir", idx, "--script", (char *)script, "--size", "200x60",
 			 (char *)dir, NULL};
 	char *rargv[] = {(char *)tui, "--index-dir", idx, "--report", "--json", (char *)dir, NULL};
+	char *sargv[] = {(char *)tui, "--index-dir", idx, "--summary", "--json", (char *)dir, NULL};
 	double w, c, rr, ra;
 	struct figures f = {0};
 	unlink(out_path);
@@ -433,7 +435,10 @@ static void measure_reopen(const char *tui, const char *script, const char *out_
 		return;
 	read_bench_out(out_path, &f);
 	fig_get(&f, "indexed_ms", &ro->write_ms);
-	double ix[MAX_RUNS], ff[MAX_RUNS], cpu[MAX_RUNS], rep[MAX_RUNS], anon[MAX_RUNS];
+	/* the report's first open writes the analysis' index (the explorer's does not) */
+	run_measured(rargv, NULL, false, &w, &c, &rr, &ra);
+	double ix[MAX_RUNS], ff[MAX_RUNS], cpu[MAX_RUNS], rep[MAX_RUNS], anon[MAX_RUNS], rcpu[MAX_RUNS];
+	double sw[MAX_RUNS], sc[MAX_RUNS], sa[MAX_RUNS], ea[MAX_RUNS];
 	for (int r = 0; r < runs; r++) {
 		memset(&f, 0, sizeof f);
 		unlink(out_path);
@@ -442,14 +447,22 @@ static void measure_reopen(const char *tui, const char *script, const char *out_
 		ix[r] = ff[r] = 0;
 		fig_get(&f, "indexed_ms", &ix[r]);
 		fig_get(&f, "first_frame_ms", &ff[r]);
+		run_measured(targv, NULL, true, &w, &c, &rr, &ea[r]); /* the peak */
 		run_measured(rargv, NULL, true, &rep[r], &c, &rr, &anon[r]);
-		run_measured(rargv, NULL, false, &rep[r], &c, &rr, &ra);
+		run_measured(rargv, NULL, false, &rep[r], &rcpu[r], &rr, &ra);
+		run_measured(sargv, NULL, true, &sw[r], &c, &rr, &sa[r]);
+		run_measured(sargv, NULL, false, &sw[r], &sc[r], &rr, &ra);
 	}
 	ro->indexed_ms = median(ix, runs);
 	ro->first_ms = median(ff, runs);
 	ro->cpu = median(cpu, runs);
 	ro->report_s = median(rep, runs);
+	ro->report_cpu = median(rcpu, runs);
 	ro->anon_mb = median(anon, runs);
+	ro->summary_s = median(sw, runs);
+	ro->summary_cpu = median(sc, runs);
+	ro->summary_anon_mb = median(sa, runs);
+	ro->explorer_anon_mb = median(ea, runs);
 	double mb;
 	clear_index_dir(idx, &mb);
 	ro->index_mb = mb;
@@ -689,11 +702,14 @@ int main(int argc, char **argv)
 		char load_before[64], load_after[64];
 		loadavg(load_before, sizeof load_before);
 		double idx_w[MAX_RUNS], idx_c[MAX_RUNS], rep_w[MAX_RUNS], rep_c[MAX_RUNS];
+		double idx_a[MAX_RUNS], rep_a[MAX_RUNS];
 		struct figures stage_runs[MAX_RUNS];
 		for (int r = 0; r < runs; r++) {
-			double rr, ra;
+			double rr, ra, w, c;
 			char *sargv[] = {(char *)tui, "--no-index", "--summary", "--json", dir, NULL};
 			char *rargv[] = {(char *)tui, "--no-index", "--report", "--json", dir, NULL};
+			run_measured(sargv, NULL, true, &w, &c, &rr, &idx_a[r]); /* the peaks */
+			run_measured(rargv, NULL, true, &w, &c, &rr, &rep_a[r]);
 			run_measured(sargv, NULL, false, &idx_w[r], &idx_c[r], &rr, &ra);
 			unlink(out_path);
 			memset(&stage_runs[r], 0, sizeof stage_runs[r]);
@@ -764,6 +780,7 @@ int main(int argc, char **argv)
 		}
 		double rss_m = median(rss, runs), anon_m = median(anon, runs);
 		double cpu_m = median(cpu, runs), rw = median(rep_w, runs);
+		double iw = median(idx_w, runs), ic = median(idx_c, runs), rc = median(rep_c, runs);
 		printf("== %s: %d trace file%s, %.0f MB, %.0f events (X, C and flow ends), %.0f lanes, "
 		       "%.0f op rows\n",
 		       specs[s].name, np, np == 1 ? "" : "s", mb, events, lanes, ops);
@@ -795,15 +812,26 @@ int main(int argc, char **argv)
 		       anon_m * 1048576.0 / (double)bytes);
 		printf("  store                 %9.1f bytes per event\n", events ? store / events : 0);
 		if (ro.ok) {
-			printf("  first open + index    %9.3f s   x%.2f the first open without   (trace index "
-			       "written: %.0f MB)\n",
-			       ro.write_ms / 1e3, indexed ? ro.write_ms / indexed : 0, ro.index_mb);
-			printf("  reopen (index)        %9.3f s   x%.3f the first open   first frame %.1f ms, "
-			       "CPU %.3f s\n",
-			       ro.indexed_ms / 1e3, indexed ? ro.indexed_ms / indexed : 0, ro.first_ms, ro.cpu);
-			printf("  reopen report         %9.3f s   x%.3f the first open's   peak private %.0f MB = "
-			       "%.3f x trace bytes\n",
-			       ro.report_s, rw > 0 ? ro.report_s / rw : 0, ro.anon_mb, ro.anon_mb * 1048576.0 / (double)bytes);
+			double tb = (double)bytes / 1048576.0;
+			printf("  first open + index    %9.3f s   x%.2f the first open without   (indexes written: "
+			       "%.0f MB = %.3f x trace bytes)\n",
+			       ro.write_ms / 1e3, indexed ? ro.write_ms / indexed : 0, ro.index_mb, ro.index_mb * 1e6 / (double)bytes);
+			printf("  first open vs reopen (index): wall, CPU (user + system) and peak private (RssAnon\n"
+			       "  sampled every ms) as x trace bytes; reopen / first open in brackets\n");
+			printf("    --summary --json     first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
+			       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
+			       iw, ic, median(idx_a, runs), median(idx_a, runs) / tb, ro.summary_s, iw > 0 ? ro.summary_s / iw : 0,
+			       ro.summary_cpu, ic > 0 ? ro.summary_cpu / ic : 0, ro.summary_anon_mb, ro.summary_anon_mb / tb);
+			printf("    --report --json      first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
+			       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
+			       rw, rc, median(rep_a, runs), median(rep_a, runs) / tb, ro.report_s, rw > 0 ? ro.report_s / rw : 0,
+			       ro.report_cpu, rc > 0 ? ro.report_cpu / rc : 0, ro.anon_mb, ro.anon_mb / tb);
+			printf("    explorer, fully indexed first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
+			       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
+			       indexed / 1e3, cpu_m, anon_m, anon_m / tb, ro.indexed_ms / 1e3,
+			       indexed ? ro.indexed_ms / indexed : 0, ro.cpu, cpu_m > 0 ? ro.cpu / cpu_m : 0, ro.explorer_anon_mb,
+			       ro.explorer_anon_mb / tb);
+			printf("    explorer first frame first %7.1f ms | reopen %7.1f ms\n", first, ro.first_ms);
 		}
 		printf("  slowest key           %9.3f ms   (handling plus the next frame)\n", keymax);
 		printf("  frame times (max of 15 draws, 200x60):");

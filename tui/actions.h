@@ -95,10 +95,11 @@ enum action {
 	ACT_COUNT
 };
 
+/* Every string is a static literal (help marked N_(): translate it where it is shown). */
 struct action_def {
 	const char *name;
 	unsigned scope;
-	const char *keys;
+	const char *keys; /* space-separated key names */
 	const char *help;
 };
 extern const struct action_def action_defs[ACT_COUNT];
@@ -110,13 +111,15 @@ extern const struct action_def action_defs[ACT_COUNT];
 enum action actions_lookup(int key, unsigned scopes);
 /* A key name ("j", "Enter", "C-f", "F1") to its code; -1 when unknown. */
 int actions_parse_key(const char *name);
-/* The name of a key code (static buffer). */
+/* The name of a key code: a static literal, or a static buffer the next call overwrites
+ * (main thread only). */
 const char *actions_key_name(int key);
 /* The next space-separated word of a list such as keys (its length in *n), *p moved past
- * it; NULL at the end. */
+ * it; NULL at the end. The word points into the list (borrowed, not NUL-terminated). */
 const char *actions_next_word(const char **p, size_t *n);
-/* Prints the table: scope, keys, action, help (for --list-keys). */
+/* Prints the table: scope, keys, action, help (for --list-keys). out is borrowed. */
 void actions_print(FILE *out);
+/* The name of a scope set, a static literal. */
 const char *actions_scope_name(unsigned scope);
 
 #endif

@@ -20,6 +20,7 @@
 #include "canvas.h"
 #include "capture.h"
 #include "compare.h"
+#include "listbox.h"
 #include "lod.h"
 #include "term.h"
 
@@ -43,9 +44,11 @@ enum view_id {
 };
 #define VIEW_MAIN_COUNT 8 /* the numbered views, 1..8 (9 with a comparison) */
 
-/* What the loader publishes when it is done: read-only for the main thread. */
+/* What the loader publishes when it is done: read-only for the main thread. The struct
+ * and everything it points to are owned by the app (freed by app_main as it returns);
+ * the loader hands them over with the publication. */
 struct published {
-	struct analysis *an;
+	struct analysis *an;    /* a digest directory's is app->digests itself */
 	struct lane_lod **lods; /* per capture rank index (NULL for ranks without a trace) */
 	/* compare mode: AFTER's analysis and indexes (--compare), and the comparison */
 	struct analysis *an_b;
@@ -89,6 +92,9 @@ struct view_target {
 /* Handler results. */
 enum { VH_UNHANDLED = 0, VH_HANDLED = 1 };
 
+/* A view: its state (st) is created once, on first use, owned by the app and passed back
+ * to every call; destroy frees it when the app ends. The app pointer is borrowed for the
+ * call, the canvas too. Strings are static literals (title and hint marked N_()). */
 struct view_ops {
 	const char *title;
 	unsigned scopes; /* key scopes (actions.h) besides GLOBAL */
@@ -98,13 +104,14 @@ struct view_ops {
 	int (*handle)(void *st, struct app *app, enum action act);
 	/* new data was published, or the selected rank changed */
 	void (*update)(void *st, struct app *app);
-	/* search or filter text entered (dir +1/-1 for next/previous, 0 for a new text) */
+	/* search or filter text entered (dir +1/-1 for next/previous, 0 for a new text; the
+	 * text is borrowed for the call) */
 	bool (*search)(void *st, struct app *app, const char *text, int dir);
 	bool (*filter)(void *st, struct app *app, const char *text);
 	/* a short hint for the status line */
 	const char *hint;
-	/* :export: writes the view's table as CSV rows (a header row first), every row and
-	 * column whatever fits on screen; returns the data rows written */
+	/* :export: writes the view's table as CSV rows (a header row first) to out (borrowed),
+	 * every row and column whatever fits on screen; returns the data rows written */
 	size_t (*export_csv)(void *st, struct app *app, FILE *out);
 	/* app_open with a target: show it (the member of target named for this view) */
 	void (*open)(void *st, struct app *app, const struct view_target *target);
@@ -116,32 +123,35 @@ extern const struct view_ops overview_view_ops, timeline_view_ops, ops_view_ops,
 
 enum compare_arg { CMP_ARG_NONE, CMP_ARG_CAPTURES, CMP_ARG_RANKS };
 
+/* The command line's choices; the strings are borrowed from argv (they outlive the app). */
 struct app_opts {
 	enum term_mode mode;
 	enum compare_arg compare;
 	const char *compare_path; /* CMP_ARG_CAPTURES: AFTER (the path given to app_main is BEFORE) */
 	int compare_ranks[2];     /* CMP_ARG_RANKS: the two rank numbers */
 	const char *term_out;  /* TERM_FILE: where curses' bytes go */
-	const char *script;    /* keys and :commands, for the headless modes */
+	const char *script;    /* keys and :commands, for the headless modes (a path) */
 	struct capture_opts capture;
 	int width, height;     /* headless size */
 };
 
+/* The explorer's state, owned by app_main (which frees everything below as it returns).
+ * Views do not read its fields: they go through the accessors below. */
 struct app {
-	struct capture *cap;
-	struct capture *cap_b; /* --compare: AFTER (cap is BEFORE); NULL otherwise */
-	/* a directory of digests: its analysis, published as is by the loader (cap is then
-	 * the analysis's own capture, freed with it) */
+	struct capture *cap;   /* owned; the loader thread fills it (capture.h's publication) */
+	struct capture *cap_b; /* owned: --compare's AFTER (cap is BEFORE); NULL otherwise */
+	/* a directory of digests: its analysis (owned), published as is by the loader (cap is
+	 * then the analysis's own capture, freed with it) */
 	struct analysis *digests;
 	struct app_opts opts;
 	pthread_t loader;
 	bool loader_started;
-	_Atomic(struct published *) pub;
-	const struct published *seen; /* what the views were last refreshed with */
+	_Atomic(struct published *) pub; /* owned; NULL until the loader publishes */
+	const struct published *seen;    /* borrowed: pub as the views were last refreshed with */
 	double t_start;
 
 	struct canvas cv;
-	void *view_state[VIEW_COUNT];
+	void *view_state[VIEW_COUNT]; /* owned, each its view's create's (NULL until first used) */
 	enum view_id stack[16];
 	int depth;
 	size_t rank;              /* index into cap->ranks */
@@ -159,13 +169,15 @@ struct app {
 	bool dirty;
 	int frames;
 
-	/* Benchmarks (ASCPROF_BENCH_OUT): timings as "name value" lines. The loader sets its
-	 * times before publishing, so the main thread reads them after the acquire. */
+	/* Benchmarks (ASCPROF_BENCH_OUT): timings as "name value" lines (owned, closed at the
+	 * end). The loader sets its times before publishing, so the main thread reads them
+	 * after the acquire. */
 	FILE *bench;
 	double t_loaded, t_analysed, t_indexed; /* seconds since t_start */
 };
 
-/* Runs the explorer on path; returns the process exit status. */
+/* Runs the explorer on path; returns the process exit status. path and opts are borrowed
+ * for the run. */
 int app_main(const char *path, const struct app_opts *opts);
 
 /* ---- for views ----------------------------------------------------------------------
@@ -187,48 +199,46 @@ void app_select_rank(struct app *app, size_t rank_index);
 enum align_mode app_align(const struct app *app);
 /* What the loader published, or NULL while loading. */
 const struct published *app_pub(const struct app *app);
-/* The analysis of the selected rank, or NULL while loading. */
+/* The analysis of the selected rank (or of rank_index), or NULL while loading or for a
+ * rank the analysis left out (published). */
 const struct rank_analysis *app_rank_analysis(const struct app *app);
 const struct rank_analysis *app_rank_analysis_of(const struct app *app, size_t rank_index);
+/* The selected rank's data; NULL for a capture without ranks. */
 const struct rank_data *app_rank_data(const struct app *app);
+/* The timeline index of rank_index's lanes (published): NULL while loading or without a
+ * trace. */
 const struct lane_lod *app_lods(const struct app *app, size_t rank_index);
+/* The status line's message, formatted into the app's own buffer. */
 void app_message(struct app *app, enum style st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Brings view v to the top of the stack as it was left. */
 void app_push(struct app *app, enum view_id v);
 /* The one door between views: view v shows target (its view_ops' open; NULL: as it was
- * left), then comes to the top of the stack. */
+ * left), then comes to the top of the stack. target is borrowed for the call: the view
+ * copies what it keeps (names, titles), but a comm detail's items (see the target). */
 void app_open(struct app *app, enum view_id v, const struct view_target *target);
 /* Compare mode (--compare or --compare-ranks). */
 bool app_comparing(const struct app *app);
-/* The comparison, NULL while loading or without one. */
+/* The comparison (published), NULL while loading or without one. */
 const struct comparison *app_comparison(const struct app *app);
-/* The pair of ranks shown: the selected rank's in --compare mode. NULL without one. */
+/* The pair of ranks shown (inside the comparison): the selected rank's in --compare mode.
+ * NULL without one. */
 const struct compare_pair *app_compare_pair(const struct app *app);
-/* One side of the pair shown (0: BEFORE or the first rank, 1: AFTER or the second). */
+/* One side of the pair shown (0: BEFORE or the first rank, 1: AFTER or the second). Every
+ * pointer is borrowed from the app (captures and published analyses). */
 struct compare_side {
 	const char *label;
 	const struct rank_data *rd;
 	const struct rank_analysis *ra;
 	const struct lane_lod *lods; /* NULL without a trace */
 };
+/* Fills *out (the caller's); false without a pair. */
 bool app_compare_side(const struct app *app, int side, struct compare_side *out);
-/* Time formatting for views: "12.345 ms", relative durations. */
+/* Time formatting for views: "12.345 ms", relative durations, into buf (the caller's, size
+ * bytes); returns buf. */
 const char *app_fmt_dur(int64_t ns, char *buf, size_t size);
 
-/* A search landed on match k (from 1) of n: the status line says so. */
+/* A search landed on match k (from 1) of n: the status line says so (for views whose
+ * search is not a listbox_search). */
 void app_search_matches(struct app *app, size_t k, size_t n);
-
-/* Shared list behaviour for table views. */
-struct listbox {
-	size_t sel, top, n;
-	int height;
-};
-/* Moves for down, up, page up/down, top and bottom; VH_HANDLED when the action was one. */
-int listbox_handle(struct listbox *lb, enum action act);
-void listbox_clamp(struct listbox *lb, int height);
-/* Moves the selection to the next row (dir 1), previous row (-1) or first row from the
- * selection on (0), cyclically, whose text matches; false when none does. */
-bool listbox_search(struct listbox *lb, int dir, bool (*match)(const void *ctx, size_t row, const char *text),
-		    const void *ctx, const char *text);
 
 #endif

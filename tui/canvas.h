@@ -40,9 +40,11 @@ struct cell {
 
 struct canvas {
 	int w, h;
-	struct cell *c; /* owned, w*h */
+	struct cell *c; /* owned, w*h; replaced by canvas_resize */
 };
 
+/* cv is the caller's (usually inside struct app); canvas_init allocates its cells and
+ * canvas_free releases them. No call keeps a pointer to the text it is given. */
 void canvas_init(struct canvas *cv, int w, int h);
 void canvas_free(struct canvas *cv);
 void canvas_resize(struct canvas *cv, int w, int h);
@@ -67,7 +69,8 @@ int canvas_wrap(struct canvas *cv, int x, int y, int w, int max_lines, enum styl
 void canvas_text_right(struct canvas *cv, int x, int y, int w, enum style st, const char *s);
 /* Display width of text as canvas_text would draw it. */
 int canvas_width(const char *s);
-/* The canvas as text, one line per row, trailing spaces trimmed (owned). */
+/* The canvas as text, one line per row, trailing spaces trimmed (owned by the caller:
+ * free it). */
 char *canvas_dump(const struct canvas *cv);
 
 #endif

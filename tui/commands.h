@@ -22,7 +22,7 @@ struct app;
 	X(QUIT, "quit q", "", cmd_quit, "Quit")
 
 /* A handler: word is the name typed (an alias says which), rest the arguments, trimmed
- * of leading blanks (both borrowed). Defined in app.c. */
+ * of leading blanks (both borrowed). Defined in prompt.c. */
 typedef void command_fn(struct app *app, const char *word, const char *rest);
 #define COMMAND_DECL(id, names, args, fn, help) command_fn fn;
 COMMANDS(COMMAND_DECL)
@@ -35,6 +35,8 @@ enum command {
 	CMD_COUNT
 };
 
+/* Every string is a static literal (help marked for translation: translate it where it
+ * is shown). */
 struct command_def {
 	const char *names;
 	const char *args;
@@ -43,11 +45,13 @@ struct command_def {
 };
 extern const struct command_def command_defs[CMD_COUNT];
 
-/* The command one of whose names is word; NULL when none is. */
+/* The command one of whose names is word (borrowed for the call); NULL when none is. The
+ * result points into command_defs (static). */
 const struct command_def *commands_lookup(const char *word);
-/* Writes the first name of every command, separated by sep, into buf (for messages). */
+/* Writes the first name of every command, separated by sep, into buf (the caller's, size
+ * bytes, always terminated; for messages). */
 void commands_names(char *buf, size_t size, const char *sep);
-/* Prints the table: names, arguments, help (for --list-commands). */
+/* Prints the table: names, arguments, help (for --list-commands). out is borrowed. */
 void commands_print(FILE *out);
 
 #endif

@@ -117,7 +117,7 @@ static struct analysis *load_with_progress(struct capture *cap, bool analyse)
 	if (analyse) {
 		progress_stage(prog, PROGRESS_ANALYSING);
 		struct analysis_hook hook = {.ranks_done = progress_ranks_counter(prog)};
-		an = analysis_run_with(cap, &hook);
+		an = analysis_index_run(cap, &hook, NULL); /* from the index when it holds it */
 	}
 	progress_stop(prog); /* cleared before anything is written */
 	return an;
@@ -307,12 +307,9 @@ int main(int argc, char **argv)
 	}
 	if (digest_dir) {
 		if (aopts.compare || mode != MODE_TUI || json) {
-			fputs("ascprof-tui: --digest writes digests; give it alone with its PATHs\n", stderr);
+			fputs(_("ascprof-tui: --digest writes digests; give it alone with its PATHs\n"), stderr);
 			return 2;
 		}
-		/* a digest keeps the analysis' texts (evidence, advice) for later JSON runs:
-		 * written in English whatever the language, like JSON */
-		i18n_english();
 		char *dot[] = {(char *)"."};
 		return digest_command(digest_dir, optind < argc ? argv + optind : dot,
 				      optind < argc ? (size_t)(argc - optind) : 1, &copts, stdout, stderr);
@@ -341,6 +338,9 @@ int main(int argc, char **argv)
 		aopts.mode = aopts.script ? (aopts.term_out ? TERM_FILE : TERM_HEADLESS) : TERM_REAL;
 		return app_main(path, &aopts);
 	}
+	/* --report and --summary verify an index's event columns only if they read them (the
+	 * explorer's views read them from the start) */
+	copts.index.lazy = aopts.capture.index.lazy = true;
 	if (aopts.compare) {
 		const char *paths[2] = {path, aopts.compare_path};
 		return report_compare(&aopts, paths, json);

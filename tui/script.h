@@ -20,21 +20,23 @@ enum script_kind { SCRIPT_KEY, SCRIPT_DUMP, SCRIPT_RESIZE, SCRIPT_WAIT, SCRIPT_N
 struct script_step {
 	enum script_kind kind;
 	int key;
-	const char *arg; /* borrowed from the script */
+	const char *arg; /* borrowed from the script's strings: valid until script_free */
 	int w, h;
 };
 
 struct script {
-	struct script_step *steps;
+	struct script_step *steps; /* owned, n of them; pos the next */
 	size_t n, pos;
-	char **strings;
+	char **strings; /* owned, each owned: the steps' arguments */
 	size_t n_strings;
 	bool nowait;
 };
 
-/* Reads the script; NULL with a message on stderr naming the line that is wrong. */
+/* Reads the script at path (borrowed for the call): owned by the caller (script_free), or
+ * NULL with a message on stderr naming the line that is wrong. */
 struct script *script_load(const char *path);
 void script_free(struct script *sc);
+/* The next step copied into *out (its arg borrowed from sc); false at the end. */
 bool script_next(struct script *sc, struct script_step *out);
 
 #endif

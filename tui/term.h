@@ -20,15 +20,17 @@ enum term_mode {
 /* Set from signal handlers to the signal number; the main loop quits when it sees it. */
 extern volatile sig_atomic_t term_quit_signal;
 
-/* Starts the terminal. For TERM_FILE, out_path receives curses' bytes. Returns 0, or -1
- * with a message on stderr (not a terminal, unknown TERM). */
+/* Starts the terminal. For TERM_FILE, out_path (borrowed for the call: the file is opened
+ * then) receives curses' bytes. Returns 0, or -1 with a message on stderr (not a terminal,
+ * unknown TERM). */
 int term_open(enum term_mode mode, const char *out_path, int headless_w, int headless_h);
 /* Restores the terminal; safe to call more than once and from atexit. */
 void term_close(void);
+/* The screen's size into *w and *h (the caller's). */
 void term_size(int *w, int *h);
 /* Headless modes: the size a script set. */
 void term_set_size(int w, int h);
-/* Copies the canvas to the screen (one doupdate). */
+/* Copies the canvas (borrowed for the call) to the screen (one doupdate). */
 void term_draw(const struct canvas *cv);
 /* The next key (see actions.h for codes), or -1 after timeout_ms (-1 = wait). A resize
  * comes as KEYCODE_FN(KEY_RESIZE). */

@@ -12,6 +12,7 @@
 
 #include "rank_sets.h"
 #include "csv_table.h"
+#include "i18n.h"
 #include "sbuf.h"
 #include "strtab.h"
 #include "xalloc.h"
@@ -21,51 +22,57 @@
 #define STORM_MIN_DISPATCH_PCT 5.0 /* host_dispatch share of the window the storm needs */
 
 const struct advice_rule advice_rules[ADV_COUNT] = {
-	[ADV_ONLINE_COMPILE] = {"online_compile", "on-the-fly operator compilation",
+	[ADV_ONLINE_COMPILE] = {"online_compile", N_("on-the-fly operator compilation"),
 				"host events named aclopCompile* (AscendCL@aclopCompileAndExecute, aclopCompile)",
 				"their time over host busy time", "%", 1.0,
-				"single-operator mode compiles (or looks up) each op on the host at run time; at 1 % "
-				"of host time it delays dispatch measurably, and every new shape compiles again",
-				"keep shapes static; torch_npu.npu.set_compile_mode(jit_compile=False) and "
-				"torch_npu.npu.config.allow_internal_format=False to use the binary kernels"},
-	[ADV_AICPU] = {"aicpu", "AI CPU operators", "device tasks whose Task Type (trace) or Accelerator Core "
+				/* xgettext:no-c-format */
+				N_("single-operator mode compiles (or looks up) each op on the host at run time; at 1 % "
+				"of host time it delays dispatch measurably, and every new shape compiles again"),
+				N_("keep shapes static; torch_npu.npu.set_compile_mode(jit_compile=False) and "
+				"torch_npu.npu.config.allow_internal_format=False to use the binary kernels")},
+	[ADV_AICPU] = {"aicpu", N_("AI CPU operators"), "device tasks whose Task Type (trace) or Accelerator Core "
 		       "(kernel_details.csv) is AI_CPU",
 		       "their time over device busy time", "%", 1.0,
-		       "AI CPU tasks run on the NPU's control CPUs, often an order of magnitude slower than "
-		       "AI Core, and they serialise the stream; msprof-analyze flags them at any share, here from 1 %",
-		       "cast inputs to a dtype the AI Core kernel supports (int64 -> int32, double -> float), or "
-		       "replace the op with an equivalent that has an AI Core implementation"},
-	[ADV_TRANSDATA] = {"transdata", "TransData format conversions",
+		       /* xgettext:no-c-format */
+		       N_("AI CPU tasks run on the NPU's control CPUs, often an order of magnitude slower than "
+		       "AI Core, and they serialise the stream; msprof-analyze flags them at any share, here from 1 %"),
+		       N_("cast inputs to a dtype the AI Core kernel supports (int64 -> int32, double -> float), or "
+		       "replace the op with an equivalent that has an AI Core implementation")},
+	[ADV_TRANSDATA] = {"transdata", N_("TransData format conversions"),
 			   "device tasks named *TransData* (TransData, TransDataRNN, *_TransDataSpecial_*)",
 			   "their time over device busy time", "%", 3.0,
-			   "TransData converts between private formats (NC1HWC0, FRACTAL_Z) and ND: pure data "
-			   "movement; above 3 % of device time the formats of neighbouring ops disagree",
-			   "keep tensors in one format (torch_npu.npu.config.allow_internal_format=False, or "
-			   "npu_format_cast once outside the loop); check the ops either side of each TransData"},
-	[ADV_DISPATCH_STORM] = {"dispatch_storm", "small-kernel dispatch storm",
+			   /* xgettext:no-c-format */
+			   N_("TransData converts between private formats (NC1HWC0, FRACTAL_Z) and ND: pure data "
+			   "movement; above 3 % of device time the formats of neighbouring ops disagree"),
+			   N_("keep tensors in one format (torch_npu.npu.config.allow_internal_format=False, or "
+			   "npu_format_cast once outside the loop); check the ops either side of each TransData")},
+	[ADV_DISPATCH_STORM] = {"dispatch_storm", N_("small-kernel dispatch storm"),
 				"device compute kernels shorter than 10 us, with the device idle while the host "
 				"dispatches (the host_dispatch bucket)",
 				"kernels under 10 us over all device compute kernels", "%", 50.0,
-				"a kernel under 10 us costs less than its launch: when half the kernels are that "
+				/* xgettext:no-c-format */
+				N_("a kernel under 10 us costs less than its launch: when half the kernels are that "
 				"small, there are at least 100 of them and the device idles for dispatch at least "
-				"5 % of the window, the device waits for the host, not the other way round",
-				"fuse small ops (torch.compile / torchair graph mode, fused kernels such as "
+				"5 % of the window, the device waits for the host, not the other way round"),
+				N_("fuse small ops (torch.compile / torchair graph mode, fused kernels such as "
 				"npu_rms_norm, npu_rotary_mul), capture the step as an ACL graph, bind the "
-				"dispatching thread to cores (CPU affinity), or use larger batches"},
-	[ADV_STREAM_SYNC] = {"stream_sync", "synchronous streams",
+				"dispatching thread to cores (CPU affinity), or use larger batches")},
+	[ADV_STREAM_SYNC] = {"stream_sync", N_("synchronous streams"),
 			     "host calls that block on the device: aclrtSynchronizeStream*, aclrtSynchronizeDevice, "
 			     "StreamSynchronize, torch.npu.synchronize",
 			     "their exposed time (device idle, the host blocked) over the window", "%", 1.0,
-			     "each call drains the stream: the device runs dry until the host dispatches again; "
-			     "above 1 % of the window the drain shows as idle device time",
-			     "drop synchronize() from the loop (keep it for timing only); read results "
-			     "with non_blocking copies; set ASCEND_LAUNCH_BLOCKING=0"},
-	[ADV_GC] = {"gc", "Python GC inside steps", "events on the Python GC lane or with cat GC, inside step windows",
+			     /* xgettext:no-c-format */
+			     N_("each call drains the stream: the device runs dry until the host dispatches again; "
+			     "above 1 % of the window the drain shows as idle device time"),
+			     N_("drop synchronize() from the loop (keep it for timing only); read results "
+			     "with non_blocking copies; set ASCEND_LAUNCH_BLOCKING=0")},
+	[ADV_GC] = {"gc", N_("Python GC inside steps"), "events on the Python GC lane or with cat GC, inside step windows",
 		    "their time over the steps' time", "%", 1.0,
-		    "a full collection stops the dispatching thread for milliseconds at random steps; "
-		    "above 1 % of the steps' time it shows as jitter and host-bound time",
-		    "gc.freeze() after model load, raise the thresholds (gc.set_threshold) or run "
-		    "gc.collect() between steps yourself with gc.disable() during them"},
+		    /* xgettext:no-c-format */
+		    N_("a full collection stops the dispatching thread for milliseconds at random steps; "
+		    "above 1 % of the steps' time it shows as jitter and host-bound time"),
+		    N_("gc.freeze() after model load, raise the thresholds (gc.set_threshold) or run "
+		    "gc.collect() between steps yourself with gc.disable() during them")},
 };
 
 static bool contains_ci(const char *s, const char *needle)
@@ -199,20 +206,21 @@ static void top_names(struct sbuf *sb, const struct strtab *strs, const int64_t 
 		top[k++] = best;
 	}
 	for (int j = 0; j < k; j++)
-		sbuf_addf(sb, "%s%s %.1f us", j ? ", " : "; top: ", strtab_str(strs, top[j]),
+		sbuf_addf(sb, "%s%s %.1f us", j ? ", " : _("; top: "), strtab_str(strs, top[j]),
 			  (double)by_name[top[j]] / 1e3);
 }
 
 /* " (in host_dispatch 1.2 ms, host_python 0.3 ms)": where the exposed time sits */
 static void in_buckets(struct sbuf *sb, const struct advice_finding *f)
 {
-	int n = 0;
+	struct sbuf list = {0};
 	for (int k = 0; k < 4; k++)
 		if (f->host_ns[k] > 0)
-			sbuf_addf(sb, "%s%s %.3f ms", n++ ? ", " : " (in ", attr_bucket_defs[advice_host_buckets[k]].key,
+			sbuf_addf(&list, "%s%s %.3f ms", list.len ? ", " : "", attr_bucket_defs[advice_host_buckets[k]].key,
 				  (double)f->host_ns[k] / 1e6);
-	if (n)
-		sbuf_addc(sb, ')');
+	if (list.len)
+		sbuf_addf(sb, _(" (in %s)"), list.buf);
+	sbuf_free(&list);
 }
 
 static struct advice_finding *add_finding(struct rank_analysis *ra, enum advice_rule_id r, const struct hits *h,
@@ -328,10 +336,10 @@ static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 				f->event_ts = ts;
 				f->event_end = ts + x[r].longest;
 			}
-			sbuf_addf(&sb, "%llu %s rows, %.3f ms (%.1f %% of device busy)", (unsigned long long)x[r].n,
+			sbuf_addf(&sb, _("%llu %s rows, %.3f ms (%.1f %% of device busy)"), (unsigned long long)x[r].n,
 				  r ? "TransData" : "AI_CPU", (double)x[r].sum / 1e6, f->share_pct);
 			top_names(&sb, k->strs, x[r].by_name);
-			sbuf_addf(&sb, " (kernel table line %u)", f->csv_line);
+			sbuf_addf(&sb, _(" (kernel table line %u)"), f->csv_line);
 			f->evidence = sbuf_detach(&sb);
 		}
 		free(x[r].by_name);
@@ -399,7 +407,7 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		f->share_pct = f->value;
 		f->share_of = "host busy";
 		exposed(x, sets, attr, f);
-		sbuf_addf(&sb, "%llu aclopCompile* calls, %.3f ms (%.1f %% of host busy); %.3f ms with the device idle",
+		sbuf_addf(&sb, _("%llu aclopCompile* calls, %.3f ms (%.1f %% of host busy); %.3f ms with the device idle"),
 			  (unsigned long long)x->count, (double)tot / 1e6, f->share_pct, (double)f->exposed_ns / 1e6);
 		in_buckets(&sb, f);
 		f->evidence = sbuf_detach(&sb);
@@ -415,7 +423,7 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		/* device tasks: their time is device time, the bucket of the longest one's class */
 		f->bucket = cls[x->longest].cat == CAT_COMPUTE ? "compute" : cls[x->longest].cat == CAT_COPY ? "copy"
 			    : "device_other";
-		sbuf_addf(&sb, "%llu %s tasks, %.3f ms (%.1f %% of device busy, in %s)", (unsigned long long)x->count,
+		sbuf_addf(&sb, _("%llu %s tasks, %.3f ms (%.1f %% of device busy, in %s)"), (unsigned long long)x->count,
 			  r == ADV_AICPU ? "AI_CPU" : "TransData", (double)x->sum_ns / 1e6, f->share_pct, f->bucket);
 		top_names(&sb, rs->strs, x->by_name);
 		f->evidence = sbuf_detach(&sb);
@@ -438,8 +446,8 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 			f->host_ns[2] = f->exposed_ns;
 			f->bucket = "host_dispatch";
 			f->conf = CONF_MEDIUM; /* that the idle is for these kernels is inferred */
-			sbuf_addf(&sb, "%llu of %llu kernels under 10 us (%.1f %%), %.3f ms; device idle while the host "
-				  "dispatches %.3f ms (%.1f %% of the window, host_dispatch)", (unsigned long long)small,
+			sbuf_addf(&sb, _("%llu of %llu kernels under 10 us (%.1f %%), %.3f ms; device idle while the host "
+				    "dispatches %.3f ms (%.1f %% of the window, host_dispatch)"), (unsigned long long)small,
 				  (unsigned long long)kernels, f->share_pct, (double)small_ns / 1e6,
 				  (double)f->exposed_ns / 1e6, disp_pct);
 			f->evidence = sbuf_detach(&sb);
@@ -454,10 +462,10 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		f->total_ns = ivset_total(&x->spans);
 		f->share_pct = pct(f->total_ns, wall);
 		f->share_of = "the window";
-		sbuf_addf(&sb, "%llu synchronize calls", (unsigned long long)x->count);
+		sbuf_addf(&sb, _("%llu synchronize calls"), (unsigned long long)x->count);
 		if (ra->n_steps)
-			sbuf_addf(&sb, " (%.1f per step)", (double)x->count / (double)ra->n_steps);
-		sbuf_addf(&sb, ", %.3f ms; exposed %.3f ms (%.1f %% of the window)", (double)f->total_ns / 1e6,
+			sbuf_addf(&sb, _(" (%.1f per step)"), (double)x->count / (double)ra->n_steps);
+		sbuf_addf(&sb, _(", %.3f ms; exposed %.3f ms (%.1f %% of the window)"), (double)f->total_ns / 1e6,
 			  (double)f->exposed_ns / 1e6, f->value);
 		in_buckets(&sb, f);
 		f->evidence = sbuf_detach(&sb);
@@ -502,9 +510,11 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		f->share_pct = f->value;
 		f->share_of = whole ? "the window" : "the steps";
 		exposed(x, sets, attr, f);
-		sbuf_addf(&sb, "%llu GC events in %s, %.3f ms (%.1f %% of %s); %.3f ms with the device idle",
-			  (unsigned long long)n_in, whole ? "the window (no step windows)" : "steps", (double)gc_in / 1e6,
-			  f->value, f->share_of, (double)f->exposed_ns / 1e6);
+		sbuf_addf(&sb,
+			  whole ? _("%llu GC events in the window (no step windows), %.3f ms (%.1f %% of the window); "
+				    "%.3f ms with the device idle")
+				: _("%llu GC events in steps, %.3f ms (%.1f %% of the steps); %.3f ms with the device idle"),
+			  (unsigned long long)n_in, (double)gc_in / 1e6, f->value, (double)f->exposed_ns / 1e6);
 		in_buckets(&sb, f);
 		f->evidence = sbuf_detach(&sb);
 		ivset_free(&st);

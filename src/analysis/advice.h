@@ -25,16 +25,17 @@ enum advice_rule_id {
 	ADV_COUNT
 };
 
-/* One rule: what it looks for, the figure it thresholds and why that threshold. */
+/* One rule: what it looks for, the figure it thresholds and why that threshold. The
+ * table is static, and so are its strings. */
 struct advice_rule {
-	const char *id;        /* "online_compile": JSON key and CSV value */
-	const char *title;     /* "on-the-fly operator compilation" */
-	const char *looks_for; /* which events */
-	const char *figure;    /* what value is thresholded */
-	const char *unit;      /* "%", "count" */
+	const char *id;        /* static: "online_compile": JSON key and CSV value */
+	const char *title;     /* static: "on-the-fly operator compilation" */
+	const char *looks_for; /* static: which events */
+	const char *figure;    /* static: what value is thresholded */
+	const char *unit;      /* static: "%", "count" */
 	double threshold;      /* the finding is a problem at value >= threshold */
-	const char *why;       /* why the threshold, and why it matters */
-	const char *try_this;  /* what to try */
+	const char *why;       /* static: why the threshold, and why it matters */
+	const char *try_this;  /* static: what to try */
 };
 extern const struct advice_rule advice_rules[ADV_COUNT];
 

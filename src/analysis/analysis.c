@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "i18n.h"
 #include "metrics.h"
 #include "rank_sets.h"
 #include "stagetime.h"
@@ -65,17 +66,17 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	struct rank_sets s;
 	struct pending_sets pending = {.sets = &s, .rs = rs, .cls = ra->cls};
 	int64_t lo = rs->window_start, hi = rs->window_end;
-	const char *src_dev = "Ascend Hardware lanes", *src_host = "Python/CANN lanes";
+	const char *src_dev = N_("Ascend Hardware lanes"), *src_host = N_("Python/CANN lanes");
 	bool have_timeline = ra->has_trace;
 	if (ra->has_trace) {
 		/* beside the steps, which need the sets only without step markers */
 		rank_sets_start(&pending, threaded);
 	} else {
 		have_timeline = rank_sets_from_csv(rd->by_kind[CSV_KERNEL], &s, &lo, &hi);
-		src_dev = "kernel_details.csv (no trace)";
+		src_dev = N_("kernel_details.csv (no trace)");
 		if (have_timeline)
 			diag_add(dl, DIAG_INFO, NULL, 0, -1,
-				 "rank %d has no trace: device figures come from the kernel table's rows", ra->rank);
+				 _("rank %d has no trace: device figures come from the kernel table's rows"), ra->rank);
 	}
 	ra->t0 = lo;
 	ra->has_timeline = have_timeline;

@@ -33,9 +33,12 @@ struct analysis *analysis_run(const struct capture *cap);
 struct analysis_hook {
 	void (*classified)(void *ctx, size_t rank_index, const struct rank_store *rs,
 			   const struct ev_class *cls);
-	void *ctx;
-	_Atomic size_t *ranks_done; /* when not NULL, raised as each rank's analysis ends (progress) */
+	void *ctx; /* borrowed: passed to classified; must outlive the run */
+	/* borrowed, until the run returns; when not NULL, raised as each rank's analysis ends
+	 * (progress) */
+	_Atomic size_t *ranks_done;
 };
+/* The same with a hook (borrowed for the run); owned like analysis_run's. */
 struct analysis *analysis_run_with(const struct capture *cap, const struct analysis_hook *hook);
 void analysis_free(struct analysis *an);
 /* Per-rank analysis alone (used by analysis_run; exposed for tests). */

@@ -27,22 +27,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "i18n.h"
 #include "intervals.h"
 
-/* X(id, "key", "label", bar letter) in priority order after edge_idle */
-#define ATTR_BUCKETS(X)                                              \
-	X(COMPUTE, "compute", "device compute", 'C')                    \
-	X(COMM_WAIT, "comm_wait", "exposed comm: wait", 'W')            \
-	X(COMM_TRANSFER, "comm_transfer", "exposed comm: transfer", 'T') \
-	X(COMM_UNSPLIT, "comm_unsplit", "exposed comm (unsplit)", 'M')  \
-	X(COPY, "copy", "exposed device copy", 'Y')                     \
-	X(DEVICE_OTHER, "device_other", "other device tasks", 'O')      \
-	X(HOST_SYNC, "host_sync", "host-bound: sync wait", 'S')         \
-	X(HOST_COPY, "host_copy", "host-bound: host copy", 'H')         \
-	X(HOST_DISPATCH, "host_dispatch", "host-bound: dispatch", 'D')  \
-	X(HOST_PYTHON, "host_python", "host-bound: Python/other", 'P')  \
-	X(IDLE, "idle", "idle (device and host)", '.')                  \
-	X(EDGE_IDLE, "edge_idle", "idle at the window's edges", '-')
+/* X(id, "key", label, bar letter) in priority order after edge_idle; the label marked N_() and
+ * shown through _() */
+#define ATTR_BUCKETS(X)                                                      \
+	X(COMPUTE, "compute", N_("device compute"), 'C')                     \
+	X(COMM_WAIT, "comm_wait", N_("exposed comm: wait"), 'W')             \
+	X(COMM_TRANSFER, "comm_transfer", N_("exposed comm: transfer"), 'T') \
+	X(COMM_UNSPLIT, "comm_unsplit", N_("exposed comm (unsplit)"), 'M')   \
+	X(COPY, "copy", N_("exposed device copy"), 'Y')                      \
+	X(DEVICE_OTHER, "device_other", N_("other device tasks"), 'O')       \
+	X(HOST_SYNC, "host_sync", N_("host-bound: sync wait"), 'S')          \
+	X(HOST_COPY, "host_copy", N_("host-bound: host copy"), 'H')          \
+	X(HOST_DISPATCH, "host_dispatch", N_("host-bound: dispatch"), 'D')   \
+	X(HOST_PYTHON, "host_python", N_("host-bound: Python/other"), 'P')   \
+	X(IDLE, "idle", N_("idle (device and host)"), '.')                   \
+	X(EDGE_IDLE, "edge_idle", N_("idle at the window's edges"), '-')
 
 enum attr_bucket {
 #define ATTR_ENUM(id, key, label, letter) ATTR_##id,
@@ -52,7 +54,7 @@ enum attr_bucket {
 };
 
 struct attr_bucket_def {
-	const char *key, *label;
+	const char *key, *label; /* static */
 	char letter;
 };
 extern const struct attr_bucket_def attr_bucket_defs[ATTR_COUNT];
@@ -69,7 +71,7 @@ struct attribution {
 /* One layer of the priority order: the part of `set` not taken by earlier layers goes to
  * `bucket`. Sets are normalised in place. */
 struct attr_layer {
-	struct ivset *set;
+	struct ivset *set; /* borrowed for attribution_partition (normalised there) */
 	enum attr_bucket bucket;
 };
 
@@ -81,7 +83,7 @@ void attribution_partition(const struct attr_layer *layers, size_t n, int64_t lo
 
 /* Splits comm_unsplit into comm_wait and comm_transfer: wait gets round(unsplit * wait /
  * (wait + transfer)) and transfer the rest, so the sum is kept to the ns. Nothing happens
- * when wait + transfer is not positive. */
+ * when wait + transfer is not positive. source (static) is kept as a->comm_split. */
 void attribution_split_comm(struct attribution *a, double wait, double transfer, const char *source);
 
 /* Sum of some buckets, and that sum as a percentage of the window (0 when empty). */

@@ -83,7 +83,7 @@ static void add_evidence(struct bottleneck *b, const struct threshold_def *t, co
 	const char *unit_word = !strcmp(e->unit, "%") || !strcmp(e->unit, "ratio") ? "" : e->unit;
 	e->text = xasprintf(_("%s = %.2f%s%s %s threshold %.2f%s%s: %s%s (source: %s%s)"), e->metric, v, u, unit_word,
 			    v >= t->threshold ? ">=" : "<", t->threshold, u, unit_word, _(t->why),
-			    t->scores ? "" : _(" [context, not scored]"), ra->source[m] ? ra->source[m] : "?",
+			    t->scores ? "" : _(" [context, not scored]"), ra->source[m] ? _(ra->source[m]) : "?",
 			    edges_out ? _("; of the window less its edge idle") : "");
 }
 
@@ -117,7 +117,7 @@ static void attribution_metrics(struct rank_analysis *ra)
 	const struct attribution *a = &ra->attr;
 	if (!a->valid)
 		return;
-	const char *src = "attribution of the window";
+	const char *src = N_("attribution of the window");
 	analysis_set_metric(ra, M_EDGE_IDLE_US, (double)a->ns[ATTR_EDGE_IDLE] / 1e3, CONF_HIGH, src);
 	analysis_set_metric(ra, M_COMPUTE_PCT, attribution_pct(a, a->ns[ATTR_COMPUTE]), CONF_HIGH, src);
 	if (a->host_known)
@@ -125,7 +125,7 @@ static void attribution_metrics(struct rank_analysis *ra)
 				    CONF_HIGH, src);
 	if (a->host_known || a->ns[ATTR_COPY])
 		analysis_set_metric(ra, M_COPY_EXPOSED_PCT, attribution_pct(a, attribution_sum(a, copy_buckets, 3)),
-				    CONF_HIGH, a->host_known ? src : "attribution (device copies only: no host trace)");
+				    CONF_HIGH, a->host_known ? src : N_("attribution (device copies only: no host trace)"));
 	if (!a->ns[ATTR_COMM_UNSPLIT] && (a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER]))
 		analysis_set_metric(ra, M_COMM_WAIT_PCT, attribution_pct(a, a->ns[ATTR_COMM_WAIT]), CONF_MEDIUM,
 				    a->comm_split);
@@ -254,9 +254,9 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 	double w = pct_of(a, ATTR_COMM_WAIT), tr = pct_of(a, ATTR_COMM_TRANSFER), un = pct_of(a, ATTR_COMM_UNSPLIT);
 	set_gain(b, a, 0.5 * w + 0.3 * (tr + un), 0.9 * w + 0.8 * (tr + un), CONF_MEDIUM,
 		 un > 0 ? xasprintf(_("30-80 %% of the exposed communication (%.2f %% of the window; not split into "
-				    "wait and transfer: %s)"), un, a->comm_split)
+				    "wait and transfer: %s)"), un, _(a->comm_split))
 			: xasprintf(_("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
-				    "transfer (%.2f %% of the window); split: %s"), w, tr, a->comm_split));
+				    "transfer (%.2f %% of the window); split: %s"), w, tr, _(a->comm_split)));
 	if (w > tr && w > 0 && ra->late_rank >= 0 && ra->late_rank != ra->rank)
 		b->advice = xasprintf(_("exposed communication is mostly waiting for peers (%.2f %% wait against %.2f %% "
 				      "transfer): rank %d waits least and is the one the others wait for; look at its "

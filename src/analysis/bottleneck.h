@@ -19,14 +19,14 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 /* The candidates by score, highest first (a stable order: ties keep the enum order). */
 void analysis_bottleneck_order(const struct rank_analysis *ra, int order[BN_COUNT]);
 
-/* The threshold table of the bottleneck scores (bottleneck.c). */
+/* The threshold table of the bottleneck scores (bottleneck.c; static). */
 struct threshold_def {
 	enum bottleneck_kind kind;
-	const char *metric; /* metric key */
+	const char *metric; /* static: metric key */
 	double threshold;   /* score 40 at this value */
 	double full;        /* score 100 at this value */
 	bool scores;        /* false: context shown beside the score, never moving it */
-	const char *why;
+	const char *why;    /* static */
 };
 extern const struct threshold_def threshold_defs[];
 extern const size_t n_threshold_defs;

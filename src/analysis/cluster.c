@@ -12,6 +12,7 @@
 #include "comm.h"
 #include "capture.h"
 #include "cluster_out.h"
+#include "i18n.h"
 #include "strtab.h"
 #include "xalloc.h"
 #include "xsort.h"
@@ -222,8 +223,9 @@ struct cluster_analysis *cluster_analyse(const struct analysis *an)
 	bool no_colls = true;
 	for (size_t r = 0; r < an->n_ranks; r++)
 		no_colls = no_colls && !an->n_colls[r];
-	ca->own_basis = no_colls ? "step time - exposed communication (no collectives to measure the wait by)"
-				 : "step time - collective wait in the step";
+	/* English (JSON); the text report shows it through _() */
+	ca->own_basis = no_colls ? N_("step time - exposed communication (no collectives to measure the wait by)")
+				 : N_("step time - collective wait in the step");
 	size_t most = 0;
 	int64_t *v = xmalloc((ca->n_steps ? ca->n_steps : 1) * sizeof *v);
 	for (size_t r = 0; r < an->n_ranks; r++) {
@@ -336,12 +338,12 @@ struct analysis *cluster_output_open(const char *path)
 		ra->rank_index = k;
 		ra->late_rank = -1;
 		ra->step_source = STEP_SRC_STEP_TRACE;
-		ra->step_evidence = xasprintf("%s: one row per step", src);
+		ra->step_evidence = xasprintf(_("%s: one row per step"), src);
 		ra->phase_source = PHASE_SRC_NONE;
 		ra->phase_conf = CONF_LOW;
-		ra->phase_evidence = xstrdup("no phase signal in the cluster table");
-		ra->ops_source = xstrdup("none: the cluster table has no ops");
-		ra->attr.comm_split = "none: no communication.json and no peer ranks";
+		ra->phase_evidence = xstrdup(_("no phase signal in the cluster table"));
+		ra->ops_source = xstrdup(_("none: the cluster table has no ops"));
+		ra->attr.comm_split = N_("none: no communication.json and no peer ranks");
 		ra->n_steps = b - a;
 		ra->steps = xcalloc(ra->n_steps, sizeof *ra->steps);
 		int64_t comp = 0, cno = 0, fr = 0, wall = 0;

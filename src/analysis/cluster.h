@@ -51,7 +51,9 @@ struct cluster_rank {
 };
 
 struct cluster_group {
-	const char *name;    /* from the collective names (hcom_allReduce__718_...: "718"), else "all" */
+	/* borrowed from cluster_analysis strs: from the collective names
+	 * (hcom_allReduce__718_...: "718"), else "all" */
+	const char *name;
 	size_t collectives;  /* instances matched on two ranks or more */
 	size_t n_ranks;      /* ranks seen in it */
 	int64_t wait_ns, transfer_ns; /* summed over ranks and instances */
@@ -62,9 +64,9 @@ struct cluster_group {
 
 struct cluster_analysis {
 	size_t n_ranks, n_steps; /* n_steps: the most steps of any rank */
-	struct cluster_rank *ranks; /* parallel to analysis.ranks */
-	struct cluster_cell *cells; /* n_ranks x n_steps, row per rank */
-	struct cluster_group *groups;
+	struct cluster_rank *ranks; /* owned; parallel to analysis.ranks */
+	struct cluster_cell *cells; /* owned: n_ranks x n_steps, row per rank */
+	struct cluster_group *groups; /* owned */
 	size_t n_groups;
 	size_t matched;          /* collective instances matched across ranks */
 	const char *own_basis;   /* static: what own work is (step time less what) */
@@ -79,7 +81,7 @@ struct cluster_analysis {
 	struct strtab *strs;     /* owned: group names */
 };
 
-/* NULL below two ranks. */
+/* Owned (cluster_free); it borrows an's ranks' strings. NULL below two ranks. */
 struct cluster_analysis *cluster_analyse(const struct analysis *an);
 void cluster_free(struct cluster_analysis *ca);
 static inline const struct cluster_cell *cluster_cell(const struct cluster_analysis *ca, size_t r, size_t s)
@@ -89,7 +91,8 @@ static inline const struct cluster_cell *cluster_cell(const struct cluster_analy
 /* msprof-analyze's cluster_analysis_output (cluster_out.h): true when path holds
  * cluster_step_trace_time.csv; then an analysis of its rank rows (steps with Computing,
  * Communication(Not Overlapped), Free, Stage as the step time; no events, from_digests set)
- * with the communication section from its cluster_communication*.json. Never NULL. */
+ * with the communication section from its cluster_communication*.json. Never NULL; owned
+ * (analysis_free). */
 bool cluster_output_is(const char *path);
 struct analysis *cluster_output_open(const char *path);
 /* The group key of a collective name, written to buf. */

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lower_bound.h"
 #include "result.h"
 #include "capture.h"
+#include "i18n.h"
 #include "sbuf.h"
 #include "xalloc.h"
 
@@ -507,10 +509,10 @@ struct comm_analysis *comm_analyse(const struct capture *cap)
 	struct sbuf src = SBUF_INIT;
 	if (ca->present)
 		sbuf_addf(&src, "%s%s%s", ops.n ? (ops_cluster ? "cluster_communication.json" : "communication.json") : "",
-			  ops.n && links.n ? " and " : "",
+			  ops.n && links.n ? _(" and ") : "",
 			  links.n ? (links_cluster ? "cluster_communication_matrix.json" : "communication_matrix.json") : "");
 	if (ca->present && !ca->from_cluster && cap->plan.n_cluster_files)
-		sbuf_adds(&src, " of each rank (the cluster's files repeat them and are not added)");
+		sbuf_adds(&src, _(" of each rank (the cluster's files repeat them and are not added)"));
 	ca->source = sbuf_detach(&src);
 
 	build_ops(ca, &ops);
@@ -534,18 +536,15 @@ struct comm_analysis *comm_analyse(const struct capture *cap)
 	return ca;
 }
 
+/* A group's links are sorted by (src, dst). */
+#define LINK_BEFORE(l, i, want) ((l)[i].src < (want)[0] || ((l)[i].src == (want)[0] && (l)[i].dst < (want)[1]))
+LOWER_BOUND_DEFINE(link_lower_bound, const struct comm_linkagg *, const int32_t *, LINK_BEFORE)
+
 const struct comm_linkagg *comm_group_link(const struct comm_analysis *ca, const struct comm_group *g, int32_t src,
 					   int32_t dst)
 {
-	size_t lo = g->link0, hi = g->link0 + g->n_links;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct comm_linkagg *l = &ca->links[mid];
-		if (l->src < src || (l->src == src && l->dst < dst))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	const int32_t want[2] = {src, dst};
+	size_t lo = link_lower_bound(ca->links, want, g->link0, g->link0 + g->n_links);
 	return lo < g->link0 + g->n_links && ca->links[lo].src == src && ca->links[lo].dst == dst ? &ca->links[lo]
 												  : NULL;
 }
@@ -593,8 +592,8 @@ void analysis_comm_metrics(struct analysis *an)
 			analysis_set_metric(ra, M_COMM_TRANSIT_MB, rs->size_mb, CONF_HIGH, src);
 			if (rs->packets > 0)
 				analysis_set_metric(ra, M_COMM_SMALL_PACKET_PCT, 100.0 * rs->small_packets / rs->packets,
-						    CONF_HIGH, ca->from_cluster ? "Size Distribution of cluster_communication.json"
-										: "Size Distribution of communication.json");
+						    CONF_HIGH, ca->from_cluster ? N_("Size Distribution of cluster_communication.json")
+										: N_("Size Distribution of communication.json"));
 		}
 		if (ca->n_links)
 			analysis_set_metric(ra, M_COMM_SLOW_LINKS, (double)comm_slow_links_of(ca, ra->rank),
@@ -606,8 +605,8 @@ void analysis_comm_metrics(struct analysis *an)
 void analysis_attribution_comm(struct analysis *an)
 {
 	const struct comm_analysis *ca = an->comm;
-	const char *src = ca->from_cluster ? "transit time of cluster_communication.json against its elapse time"
-					   : "transit time of communication.json against its elapse time";
+	const char *src = ca->from_cluster ? N_("transit time of cluster_communication.json against its elapse time")
+					   : N_("transit time of communication.json against its elapse time");
 	for (size_t i = 0; i < an->n_ranks; i++) {
 		struct rank_analysis *ra = &an->ranks[i];
 		if (!ra->attr.valid || !ra->attr.ns[ATTR_COMM_UNSPLIT])
@@ -621,8 +620,8 @@ void analysis_attribution_comm(struct analysis *an)
 					       (double)rs->t[COMM_T_TRANSIT], src);
 		else if (rs && rs->t[COMM_T_WAIT] + rs->t[COMM_T_TRANSIT] > 0)
 			attribution_split_comm(&ra->attr, (double)rs->t[COMM_T_WAIT], (double)rs->t[COMM_T_TRANSIT],
-					       ca->from_cluster ? "wait and transit time of cluster_communication.json"
-							       : "wait and transit time of communication.json");
+					       ca->from_cluster ? N_("wait and transit time of cluster_communication.json")
+							       : N_("wait and transit time of communication.json"));
 		else if (ra->coll_spread_ok)
 			attribution_split_comm(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
 					       ra->coll_spread_capped ? ANALYSIS_SPLIT_SPREAD_CAPPED : ANALYSIS_SPLIT_SPREAD);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "comm_json.h"
+#include "i18n.h"
 
 /* Packets below this are latency bound: 1 MB at the 18 GB/s HCCS reference takes about
  * 56 us, under the 60 us that metrics-definitions.zh.md calls latency bound. */
@@ -35,7 +36,7 @@
 struct comm_ref {
 	double gbps;     /* nominal bandwidth of one link, GB/s; 0 when there is no single figure */
 	double large_mb; /* msprof's large-packet threshold, MB; 0 when it defines none */
-	const char *basis;
+	const char *basis; /* static */
 };
 extern const struct comm_ref comm_refs[COMM_TR_COUNT];
 
@@ -59,8 +60,10 @@ struct comm_tstat {
 
 /* One (group, kind, op type) summed over steps and ranks. */
 struct comm_opagg {
-	const char *group;  /* the communication-domain hash (or a cluster file's rank list) */
-	const char *type;   /* "allReduce" */
+	/* borrowed from comm_analysis strs: the communication-domain hash (or a cluster
+	 * file's rank list) */
+	const char *group;
+	const char *type;   /* borrowed from comm_analysis strs: "allReduce" */
 	uint8_t kind;       /* enum comm_kind */
 	size_t count;       /* entries: one per op, rank and step */
 	size_t n_ranks, n_steps;
@@ -74,7 +77,7 @@ struct comm_opagg {
 
 /* A link summed over steps and ops. */
 struct comm_linkagg {
-	const char *group;
+	const char *group;    /* borrowed from comm_analysis strs */
 	int32_t src, dst;     /* as the matrix names them (local to the group in recent files) */
 	uint8_t transport, kind;
 	double size_mb;
@@ -88,7 +91,7 @@ struct comm_linkagg {
 
 /* The links of one group, ready for a heatmap. */
 struct comm_group {
-	const char *name;
+	const char *name;       /* borrowed from comm_analysis strs */
 	uint8_t kind;
 	size_t link0, n_links;  /* into comm_analysis.links (sorted by group, src, dst) */
 	int32_t *ranks;         /* owned: the src and dst ids, ascending */
@@ -111,16 +114,16 @@ struct comm_analysis {
 	bool from_cluster;      /* from cluster_communication*.json (no per-rank files) */
 	char *source;           /* owned: which files, in words */
 	struct strtab *strs;    /* owned: group and type names */
-	struct comm_opagg *ops;
+	struct comm_opagg *ops; /* owned, like the arrays below */
 	size_t n_ops;
 	struct comm_tstat tr[COMM_TR_COUNT]; /* every rank */
-	struct comm_rank_stat *ranks;        /* sorted by rank */
+	struct comm_rank_stat *ranks;        /* owned; sorted by rank */
 	size_t n_ranks;
-	struct comm_linkagg *links;
+	struct comm_linkagg *links;   /* owned */
 	size_t n_links, n_slow;
-	struct comm_group *groups;
+	struct comm_group *groups;    /* owned */
 	size_t n_groups;
-	struct comm_item *items;
+	struct comm_item *items;      /* owned */
 	size_t n_items, cap_items;
 	size_t entries, steps;
 	int64_t t[COMM_T_COUNT];
@@ -129,15 +132,18 @@ struct comm_analysis {
 
 struct capture;
 /* Builds the analysis from the capture's communication data (per-rank files, else the
- * cluster's). Never NULL; `present` says whether there was anything. */
+ * cluster's). Never NULL; owned (comm_analysis_free), borrowing strings of cap's
+ * communication data; `present` says whether there was anything. */
 struct comm_analysis *comm_analyse(const struct capture *cap);
 void comm_analysis_free(struct comm_analysis *ca);
+/* A rank's figures (borrowed from ca), or NULL. */
 const struct comm_rank_stat *comm_rank(const struct comm_analysis *ca, int rank);
 /* The rank a link belongs to: the owner of the matrix file that holds it, else (cluster
  * files, global ranks) its source. */
 static inline int comm_link_owner(const struct comm_linkagg *l) { return l->rank >= 0 ? l->rank : l->src; }
 size_t comm_slow_links_of(const struct comm_analysis *ca, int rank);
-/* The group's link from src to dst (the first transport when there are several), or NULL;
+/* The group's link from src to dst (the first transport when there are several; borrowed
+ * from ca), or NULL;
  * a binary search, links being sorted by group, src, dst. */
 const struct comm_linkagg *comm_group_link(const struct comm_analysis *ca, const struct comm_group *g, int32_t src,
 					   int32_t dst);
@@ -159,9 +165,9 @@ void analysis_attribution_comm(struct analysis *an);
 void analysis_late_rank(struct analysis *an);
 /* The split's source when it came from the collectives across ranks (a digest keeps that
  * communication unsplit: the split is made again over every digest). */
-#define ANALYSIS_SPLIT_SPREAD "spread of the same collectives' durations across ranks (least = transfer)"
+#define ANALYSIS_SPLIT_SPREAD N_("spread of the same collectives' durations across ranks (least = transfer)")
 #define ANALYSIS_SPLIT_SPREAD_CAPPED                                                              \
-	"spread of the same collectives' durations across ranks (least = transfer, at most the payload at 1 GB/s)"
+	N_("spread of the same collectives' durations across ranks (least = transfer, at most the payload at 1 GB/s)")
 
 /* The heatmap legend in words (with the ASCII glyphs the text report uses). */
 extern const char comm_heat_ascii[5];

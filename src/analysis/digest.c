@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <xxhash.h>
 
 #include "cluster.h"
+#include "i18n.h"
 #include "sbuf.h"
 #include "strtab.h"
 #include "xalloc.h"
@@ -594,6 +596,8 @@ static uint64_t rank_trace_bytes(const struct rank_data *rd)
 
 /* Rank i of an analysis as a whole digest file in memory (header and payload; owned,
  * *len bytes). */
+static void cross_ranks(struct analysis *an);
+
 static char *digest_encode(const struct analysis *an, size_t i, const char *host, size_t *len)
 {
 	const struct rank_analysis *ra = &an->ranks[i];
@@ -664,12 +668,12 @@ int digest_write(const struct analysis *an, size_t i, const char *outdir, struct
 	char *final = xasprintf("%s/rank%05d.%s%s%s", outdir, ra->rank, hname, dev, DIGEST_SUFFIX);
 	char *tmp = xasprintf("%s/.rank%05d.%s.%ld.tmp", outdir, ra->rank, hname, (long)getpid());
 	if (mkdir(outdir, 0777) && errno != EEXIST) {
-		diag_add(dl, DIAG_ERROR, outdir, -1, -1, "cannot create the digest directory: %s", strerror(errno));
+		diag_add(dl, DIAG_ERROR, outdir, -1, -1, _("cannot create the digest directory: %s"), strerror(errno));
 		goto out;
 	}
 	FILE *f = fopen(tmp, "wb");
 	if (!f) {
-		diag_add(dl, DIAG_ERROR, tmp, -1, -1, "cannot write: %s", strerror(errno));
+		diag_add(dl, DIAG_ERROR, tmp, -1, -1, _("cannot write: %s"), strerror(errno));
 		goto out;
 	}
 	bool ok = fwrite(buf, 1, len, f) == len;
@@ -677,7 +681,7 @@ int digest_write(const struct analysis *an, size_t i, const char *outdir, struct
 	ok = (fsync(fileno(f)) == 0 || errno == EINVAL) && ok;
 	ok = (fclose(f) == 0) && ok;
 	if (!ok || rename(tmp, final)) {
-		diag_add(dl, DIAG_ERROR, final, -1, -1, "cannot write: %s", strerror(errno));
+		diag_add(dl, DIAG_ERROR, final, -1, -1, _("cannot write: %s"), strerror(errno));
 		unlink(tmp);
 		goto out;
 	}
@@ -698,26 +702,27 @@ int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_an
 {
 	const unsigned char *h = (const unsigned char *)buf;
 	if (len < 8 || memcmp(buf, DIGEST_MAGIC, 8)) {
-		snprintf(why, size, "not a digest (no ASCPDIG magic)");
+		snprintf(why, size, "%s", _("not a digest (no ASCPDIG magic)"));
 		return -1;
 	}
 	if (len < DIGEST_HEADER) {
-		snprintf(why, size, "truncated: %zu bytes, shorter than the %d-byte header", len, DIGEST_HEADER);
+		snprintf(why, size, _("truncated: %zu bytes, shorter than the %d-byte header"), len, DIGEST_HEADER);
 		return -1;
 	}
 	uint64_t version = get_le(h + 8, 4), plen = get_le(h + 16, 8), sum = get_le(h + 24, 8);
 	if (version != DIGEST_VERSION) {
-		snprintf(why, size, "digest format version %llu; this build reads version %u (write it again with this build)",
+		snprintf(why, size,
+			 _("digest format version %llu; this build reads version %u (write it again with this build)"),
 			 (unsigned long long)version, DIGEST_VERSION);
 		return -1;
 	}
 	if (plen != len - DIGEST_HEADER) {
-		snprintf(why, size, "truncated or padded: the header says %llu payload bytes, the file has %zu",
+		snprintf(why, size, _("truncated or padded: the header says %llu payload bytes, the file has %zu"),
 			 (unsigned long long)plen, len - DIGEST_HEADER);
 		return -1;
 	}
 	if (XXH3_64bits(buf + DIGEST_HEADER, plen) != sum) {
-		snprintf(why, size, "checksum mismatch: the file was changed or damaged after it was written");
+		snprintf(why, size, "%s", _("checksum mismatch: the file was changed or damaged after it was written"));
 		return -1;
 	}
 	memset(ra, 0, sizeof *ra);
@@ -733,7 +738,7 @@ int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_an
 		free(*colls);
 		*colls = NULL;
 		*n_colls = 0;
-		snprintf(why, size, "the payload does not follow the version %u layout", DIGEST_VERSION);
+		snprintf(why, size, _("the payload does not follow the version %u layout"), DIGEST_VERSION);
 		return -1;
 	}
 	return 0;
@@ -772,12 +777,12 @@ static char *read_all(const char *path, size_t *len, char *why, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(why, size, "cannot open: %s", strerror(errno));
+		snprintf(why, size, _("cannot open: %s"), strerror(errno));
 		return NULL;
 	}
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(why, size, "not a regular file");
+		snprintf(why, size, "%s", _("not a regular file"));
 		close(fd);
 		return NULL;
 	}
@@ -884,8 +889,8 @@ static void keep_one_run(struct loaded *L, size_t n, struct diag_list *dl)
 				continue;
 			L[i].drop = true;
 			diag_add(dl, DIAG_ERROR, L[i].path, -1, -1,
-				 "rank %d is from another run (it started %.0f s from the %zu ranks kept; "
-				 "ranks of one run start within %lld minutes); left out",
+				 _("rank %d is from another run (it started %.0f s from the %zu ranks kept; "
+				   "ranks of one run start within %lld minutes); left out"),
 				 L[i].ra.rank, (double)(L[i].id.t0 - lo) / 1e9, bestn, RUN_GAP_NS / 60000000000LL);
 		}
 	}
@@ -920,7 +925,7 @@ struct analysis *digest_open(const char *path)
 			continue;
 		}
 		free(buf);
-		diag_add(&cap->diags, DIAG_ERROR, files[i], -1, -1, "%s; left out", why);
+		diag_add(&cap->diags, DIAG_ERROR, files[i], -1, -1, _("%s; left out"), why);
 		free(files[i]);
 	}
 	free(files);
@@ -955,7 +960,7 @@ struct analysis *digest_open(const char *path)
 		capture_free(mix);
 	}
 	if (!nf)
-		diag_add(&cap->diags, DIAG_ERROR, path, -1, -1, "no *%s files here", DIGEST_SUFFIX);
+		diag_add(&cap->diags, DIAG_ERROR, path, -1, -1, _("no *%s files here"), DIGEST_SUFFIX);
 	xqsort(L, n, sizeof *L, cmp_loaded);
 	keep_one_run(L, n, &cap->diags);
 	/* duplicated ranks: the first by file name stays */
@@ -969,7 +974,7 @@ struct analysis *digest_open(const char *path)
 				continue;
 			L[i].drop = true;
 			diag_add(&cap->diags, DIAG_ERROR, L[i].path, -1, -1,
-				 "rank %d is already read from %s (host %s, capture %s); this one (host %s) left out",
+				 _("rank %d is already read from %s (host %s, capture %s); this one (host %s) left out"),
 				 L[i].ra.rank, L[j].path, L[j].id.host ? L[j].id.host : "?",
 				 L[j].id.capture_path ? L[j].id.capture_path : "?", L[i].id.host ? L[i].id.host : "?");
 			break;
@@ -1019,6 +1024,13 @@ struct analysis *digest_open(const char *path)
 	cap->plan.n_ranks = cap->n_ranks = an->n_ranks = kept;
 	cap->usable = kept > 0;
 	atomic_init(&cap->done, true);
+	cross_ranks(an);
+	return an;
+}
+
+static void cross_ranks(struct analysis *an)
+{
+	const struct capture *cap = an->cap;
 	/* what spans ranks is computed again over every digest: the alignment from the
 	 * collectives, the slow-rank flags, the cluster analysis */
 	analysis_workload_peers(an->ranks, an->n_ranks);
@@ -1037,6 +1049,53 @@ struct analysis *digest_open(const char *path)
 	for (size_t i = 0; i < an->n_ranks; i++)
 		analysis_bottlenecks(&an->ranks[i]);
 	an->cluster = cluster_analyse(an);
+}
+
+static char *encode_rank(const struct analysis *an, size_t i, size_t *len)
+{
+	char host[256] = "";
+	local_host(host, sizeof host);
+	return digest_encode(an, i, host, len);
+}
+
+/* An analysis of cap (borrowed; loaded) from the digests of its ranks: bufs[i] (taken,
+ * lens[i] bytes) is the rank at cap->ranks[rank_index[i]]; what spans ranks is computed
+ * again as over digest files. NULL, with why, when a digest does not read. */
+static struct analysis *analysis_over(const struct capture *cap, char **bufs, const size_t *lens,
+				     const size_t *rank_index, size_t n, char *why, size_t size)
+{
+	struct analysis *an = xcalloc(1, sizeof *an);
+	an->cap = cap;
+	an->keep = digest_keep_new();
+	an->keep_free = digest_keep_free;
+	diag_init(&an->diags);
+	an->ranks = xcalloc(n ? n : 1, sizeof *an->ranks);
+	an->colls = xcalloc(n ? n : 1, sizeof *an->colls);
+	an->n_colls = xcalloc(n ? n : 1, sizeof *an->n_colls);
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		if (!ok || rank_index[i] >= cap->n_ranks) {
+			snprintf(why, size, "rank %zu is not in the capture", rank_index[i]);
+			ok = false;
+			free(bufs[i]);
+			continue;
+		}
+		struct digest_ident id;
+		if (digest_parse(bufs[i], lens[i], an->keep, &an->ranks[i], &id, &an->colls[i], &an->n_colls[i], why,
+				 size)) {
+			ok = false;
+			free(bufs[i]);
+			continue;
+		}
+		keep_add(an->keep, bufs[i]);
+		an->ranks[i].rank_index = rank_index[i];
+		an->n_ranks = i + 1;
+	}
+	if (!ok) {
+		analysis_free(an);
+		return NULL;
+	}
+	cross_ranks(an);
 	return an;
 }
 
@@ -1047,4 +1106,199 @@ struct analysis *digest_open_summaries(const char *path)
 	if (cluster_output_is(path))
 		return cluster_output_open(path);
 	return NULL;
+}
+
+/* ---- a capture's analysis in the index cache ---------------------------------------- */
+/* The index's bytes: the rank count, per rank its index in the capture and its digest,
+ * then the analysis' messages. */
+
+struct make_ctx {
+	struct capture *cap;
+	const struct analysis_hook *hook;
+	struct analysis *an; /* made here when the index could not give it */
+};
+
+static void put_u64(struct sbuf *b, uint64_t v) { sbuf_add(b, (const char *)&v, sizeof v); }
+
+static void put_str(struct sbuf *b, const char *s)
+{
+	if (!s) {
+		put_u64(b, UINT64_MAX);
+		return;
+	}
+	size_t n = strlen(s);
+	put_u64(b, n);
+	sbuf_add(b, s, n);
+}
+
+static char *make(void *ctx, size_t *len, char *why, size_t size)
+{
+	struct make_ctx *c = ctx;
+	capture_verify_columns(c->cap); /* the analysis reads the columns */
+	c->an = analysis_run_with(c->cap, c->hook);
+	for (size_t i = 0; i < c->cap->diags.n; i++)
+		if (c->cap->diags.items[i].level == DIAG_ERROR) {
+			/* a refused or unreadable file: the next open may read it */
+			snprintf(why, size, "the capture's load gave an error");
+			return NULL;
+		}
+	struct sbuf b = SBUF_INIT;
+	put_u64(&b, c->an->n_ranks);
+	for (size_t i = 0; i < c->an->n_ranks; i++) {
+		size_t n;
+		char *d = encode_rank(c->an, i, &n);
+		put_u64(&b, c->an->ranks[i].rank_index);
+		put_u64(&b, n);
+		sbuf_add(&b, d, n);
+		free(d);
+	}
+	const struct diag_list *dl = &c->an->diags;
+	put_u64(&b, dl->n);
+	put_u64(&b, dl->dropped);
+	for (size_t i = 0; i < dl->n; i++) {
+		const struct diag *d = &dl->items[i];
+		put_u64(&b, (uint64_t)d->level);
+		put_u64(&b, (uint64_t)(int64_t)d->line);
+		put_u64(&b, (uint64_t)d->offset);
+		put_str(&b, d->file);
+		put_str(&b, d->msg);
+	}
+	*len = b.len;
+	return sbuf_detach(&b);
+}
+
+struct rd {
+	const char *p;
+	size_t len, pos;
+	bool bad;
+};
+
+static uint64_t get_u64(struct rd *r)
+{
+	uint64_t v = 0;
+	if (r->bad || r->len - r->pos < sizeof v) {
+		r->bad = true;
+		return 0;
+	}
+	memcpy(&v, r->p + r->pos, sizeof v);
+	r->pos += sizeof v;
+	return v;
+}
+
+/* An owned copy of n bytes, NUL-terminated. */
+static char *get_bytes(struct rd *r, uint64_t n)
+{
+	if (r->bad || n > r->len - r->pos) {
+		r->bad = true;
+		return NULL;
+	}
+	char *s = xmalloc(n + 1);
+	memcpy(s, r->p + r->pos, n);
+	s[n] = 0;
+	r->pos += n;
+	return s;
+}
+
+static char *get_str(struct rd *r)
+{
+	uint64_t n = get_u64(r);
+	return n == UINT64_MAX ? NULL : get_bytes(r, n);
+}
+
+/* The analysis from the index's bytes, or NULL when they do not read. */
+static struct analysis *decode(const struct capture *cap, const char *buf, size_t len)
+{
+	struct rd r = {.p = buf, .len = len};
+	uint64_t n = get_u64(&r);
+	if (r.bad || n > cap->n_ranks)
+		return NULL;
+	char **bufs = xcalloc(n ? n : 1, sizeof *bufs);
+	size_t *lens = xcalloc(n ? n : 1, sizeof *lens), *idx = xcalloc(n ? n : 1, sizeof *idx);
+	for (size_t i = 0; i < n; i++) {
+		idx[i] = get_u64(&r);
+		lens[i] = get_u64(&r);
+		bufs[i] = get_bytes(&r, lens[i]);
+	}
+	struct diag_list msgs;
+	diag_init(&msgs);
+	uint64_t nd = get_u64(&r), dropped = get_u64(&r);
+	for (uint64_t i = 0; i < nd && !r.bad && nd <= DIAG_MAX; i++) {
+		uint64_t level = get_u64(&r), line = get_u64(&r), off = get_u64(&r);
+		char *file = get_str(&r), *msg = get_str(&r);
+		if (msg && level <= DIAG_ERROR)
+			diag_add(&msgs, (enum diag_level)level, file, (long)(int64_t)line, (int64_t)off, "%s", msg);
+		else
+			r.bad = true;
+		free(file);
+		free(msg);
+	}
+	struct analysis *an = NULL;
+	char why[256];
+	if (!r.bad && nd <= DIAG_MAX && r.pos == r.len) {
+		an = analysis_over(cap, bufs, lens, idx, n, why, sizeof why);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			free(bufs[i]);
+	}
+	if (an) { /* the analysis' own messages, as the first open gave them */
+		diag_free(&an->diags);
+		an->diags = msgs;
+		an->diags.dropped += (size_t)dropped;
+	} else {
+		diag_free(&msgs);
+	}
+	free(bufs);
+	free(lens);
+	free(idx);
+	return an;
+}
+
+static void add_path(const char ***v, size_t *n, size_t *cap, const char *p)
+{
+	if (!p)
+		return;
+	xgrow(v, cap, *n + 1, sizeof **v);
+	(*v)[(*n)++] = p;
+}
+
+struct analysis *analysis_index_run(struct capture *cap, const struct analysis_hook *hook, struct tindex_status *st)
+{
+	struct tindex_status scratch;
+	if (!st)
+		st = &scratch;
+	memset(st, 0, sizeof *st);
+	if (!cap->opts.index.enabled || !cap->n_ranks) {
+		capture_verify_columns(cap);
+		return analysis_run_with(cap, hook);
+	}
+	/* every file the analysis may have read */
+	const char **paths = NULL;
+	size_t n = 0, npc = 0;
+	for (size_t r = 0; r < cap->n_ranks; r++) {
+		const struct rank_plan *rp = cap->ranks[r].plan;
+		for (size_t i = 0; i < rp->n_files; i++)
+			add_path(&paths, &n, &npc, rp->files[i].path);
+		add_path(&paths, &n, &npc, rp->info.loaded ? rp->info.path : NULL);
+		add_path(&paths, &n, &npc, rp->metadata_path);
+	}
+	for (size_t i = 0; i < cap->plan.n_cluster_files; i++)
+		add_path(&paths, &n, &npc, cap->plan.cluster_files[i].path);
+	char kind[160];
+	snprintf(kind, sizeof kind, "analysis source %d trace limit %" PRIu64 " csv limit %" PRIu64 " ranks %zu",
+		 (int)cap->opts.source, cap->opts.max_trace_bytes, cap->opts.max_csv_bytes, cap->n_ranks);
+	struct make_ctx c = {.cap = cap, .hook = hook};
+	size_t len = 0;
+	bool from_index = false;
+	char *buf = tindex_load_blob(kind, paths, n, make, &c, &len, &from_index, &cap->opts.index, st, &cap->diags);
+	free(paths);
+	struct analysis *an = c.an;
+	if (!an && buf && from_index)
+		an = decode(cap, buf, len);
+	free(buf);
+	if (!an) { /* an index whose digests do not read (written by a program that checked less) */
+		st->state = TINDEX_NOT_WRITTEN;
+		capture_verify_columns(cap);
+		an = analysis_run_with(cap, hook);
+	}
+	return an;
 }

@@ -39,7 +39,7 @@
 struct digest_ident {
 	int rank;
 	int device_id;
-	const char *host, *label, *capture_path, *torch_npu_version, *cann_version;
+	const char *host, *label, *capture_path, *torch_npu_version, *cann_version; /* borrowed (above) */
 	uint64_t trace_bytes; /* of the rank's trace when it was digested */
 	int64_t t0;           /* the rank's first event (ns, its clock) */
 };
@@ -55,11 +55,13 @@ bool digest_path_is_digests(const char *path);
 /* Opens the digests of path (a digest file or a directory of them): an analysis like
  * analysis_run's, with from_digests set and a capture of its own (freed with it).
  * Broken digests, other versions, duplicated ranks and ranks of another run are left out
- * with a message in the capture's diagnostics. Never NULL; n_ranks may be 0. */
+ * with a message in the capture's diagnostics. Never NULL (owned: analysis_free); n_ranks
+ * may be 0. */
 struct analysis *digest_open(const char *path);
 
 /* What opens without loading a capture: digests (digest_open), else msprof-analyze's
- * cluster_analysis_output (cluster_output_open); NULL for anything else. */
+ * cluster_analysis_output (cluster_output_open), owned (analysis_free); NULL for anything
+ * else. */
 struct analysis *digest_open_summaries(const char *path);
 
 /* Buffers a digest-read analysis keeps, freed together. */
@@ -72,5 +74,18 @@ void digest_keep_free(struct digest_keep *k);
  * keep (it takes the stubs of the tables the memory report names). */
 int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_analysis *ra, struct digest_ident *id,
 		 struct coll_inst **colls, size_t *n_colls, char *why, size_t size);
+
+/* A capture's analysis through the index cache (trace_index.h): the first --report of a
+ * capture writes each rank's analysis in digest form with the analysis' own messages; the
+ * next one reads them back and computes again only what spans ranks (as over digest
+ * files), so a reopen neither parses nor analyses. The index is keyed by every file of the
+ * capture (traces, CSV tables, communication, profiler_info and metadata files: identity,
+ * size, mtime, ctime), the program, the messages' language and the options that change
+ * what is loaded: any change and the analysis is made afresh. A capture whose load gave an
+ * error (a refused or unreadable file) is not indexed. The explorer does not use it: its
+ * views need the per-event classes and the timeline index, which a digest does not hold.
+ * Returns analysis_run_with(cap, hook), or the same analysis from the index; st (may be
+ * NULL) says which; cap's messages get a corrupt index's message. */
+struct analysis *analysis_index_run(struct capture *cap, const struct analysis_hook *hook, struct tindex_status *st);
 
 #endif

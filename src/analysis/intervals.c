@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lower_bound.h"
 #include "xalloc.h"
 #include "xsort.h"
 
@@ -163,15 +164,7 @@ void ivset_subtract(struct ivset *a, struct ivset *b, struct ivset *out)
 
 size_t ivset_first_ending_after(const struct ivset *s, int64_t t)
 {
-	size_t lo = 0, hi = s->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->end[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return i64_upper_bound(s->end, t, 0, s->n);
 }
 
 int64_t ivset_total_in(struct ivset *s, int64_t lo, int64_t hi)

@@ -29,7 +29,7 @@ struct mem_component {
 
 /* One allocation from operator_memory. */
 struct mem_alloc {
-	const char *name;
+	const char *name; /* borrowed from operator_memory's strings */
 	double size_mb;
 	int64_t alloc_ts;     /* ns; INT64_MIN when missing */
 	int64_t duration_ns;  /* -1 when never released in the capture */
@@ -47,8 +47,8 @@ struct mem_analysis {
 
 	/* The curve of the component that best shows the steps' memory (PTA+GE, PTA or GE
 	 * allocated, else APP reserved): the maximum in each of n_curve equal time buckets. */
-	const char *curve_component;
-	const char *curve_field; /* "reserved" or "allocated" */
+	const char *curve_component; /* borrowed from the component's name, or NULL */
+	const char *curve_field; /* static: "reserved" or "allocated" */
 	double curve[MEM_CURVE_POINTS];
 	int n_curve;
 	int64_t curve_t0, curve_t1;
@@ -59,7 +59,7 @@ struct mem_analysis {
 	double total_alloc_mb; /* sum of positive sizes */
 };
 
-/* Fills m from the tables (any may be NULL). */
+/* Fills m from the tables (any may be NULL; borrowed, kept in m: they must outlive it). */
 void memory_analyse(const struct csv_table *record, const struct csv_table *modules,
 		    const struct csv_table *ops, struct mem_analysis *m);
 void memory_free(struct mem_analysis *m);

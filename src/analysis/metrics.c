@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "evkind.h"
+#include "i18n.h"
 #include "lanes.h"
 #include "num.h"
 #include "sbuf.h"
@@ -48,12 +49,12 @@ static void collective_metrics(const struct rank_store *rs, struct rank_analysis
 		n++;
 	}
 	analysis_set_metric(ra, M_COLLECTIVES, (double)n, CONF_HIGH,
-	                    group_lanes ? "HCCL group lanes" : "device communication tasks");
+	                    group_lanes ? N_("HCCL group lanes") : N_("device communication tasks"));
 	if (n) {
 		xqsort(d, n, sizeof *d, cmp_i64);
 		analysis_set_metric(ra, M_COLLECTIVE_MEDIAN_US, us(analysis_nearest_rank(d, n, 0.5)),
 		                    CONF_HIGH,
-		                    group_lanes ? "HCCL group lanes" : "device communication tasks");
+		                    group_lanes ? N_("HCCL group lanes") : N_("device communication tasks"));
 	}
 	if (nsize) {
 		/* sort doubles via their bit pattern: all positive */
@@ -63,7 +64,7 @@ static void collective_metrics(const struct rank_store *rs, struct rank_analysis
 		xqsort(b, nsize, sizeof *b, cmp_i64);
 		analysis_set_metric(ra, M_COLLECTIVE_MEDIAN_MB,
 		                    (double)analysis_nearest_rank(b, nsize, 0.5) / 1e6, CONF_MEDIUM,
-		                    "collective args count x data_type size");
+		                    N_("collective args count x data_type size"));
 		free(b);
 	}
 	free(d);
@@ -101,7 +102,8 @@ static void pmu_metrics(const struct csv_table *k, struct rank_analysis *ra)
 			}
 		}
 		if (den > 0)
-			analysis_set_metric(ra, map[i].m, num / den, CONF_HIGH, "kernel table PMU columns, weighted by Duration");
+			analysis_set_metric(ra, map[i].m, num / den, CONF_HIGH,
+					    N_("kernel table PMU columns, weighted by Duration"));
 	}
 	if (csvt_has(k, COL_AICORE_TIME) || csvt_has(k, COL_AIV_TIME)) {
 		double dsum = 0, asum = 0;
@@ -118,7 +120,7 @@ static void pmu_metrics(const struct csv_table *k, struct rank_analysis *ra)
 		}
 		if (asum > 0)
 			analysis_set_metric(ra, M_DUR_OVER_AICORE, dsum / asum, CONF_MEDIUM,
-			                    "kernel table Duration over aicore_time/aiv_time");
+			                    N_("kernel table Duration over aicore_time/aiv_time"));
 	}
 }
 
@@ -182,8 +184,8 @@ void metrics_overlap_lane_check(const struct rank_store *rs, struct rank_sets *s
 	fill_check(c, "Overlap Analysis lane", lo, hi, sums, s);
 	if (!c->agree)
 		c->explanation = xasprintf(
-			"the lane covers %.3f ms of the %.3f ms window; differences beyond 2 %% come from "
-			"tasks the exporter counts differently (it omits copies and waits from Computing)",
+			_("the lane covers %.3f ms of the %.3f ms window; differences beyond 2 %% come from "
+			  "tasks the exporter counts differently (it omits copies and waits from Computing)"),
 			us(hi - lo) / 1000, ra->v[M_WALL_US] / 1000);
 }
 
@@ -221,21 +223,21 @@ void metrics_step_trace_check(const struct csv_table *st, struct rank_sets *s, s
 	fill_check(c, "step_trace_time.csv", lo, hi, sums, s);
 	if (!c->agree) {
 		struct sbuf why = SBUF_INIT;
-		sbuf_addf(&why, "the table covers %zu step(s)", st->nrows);
+		sbuf_addf(&why, _("the table covers %zu step(s)"), st->nrows);
 		if (stage_numeric && stage_sum)
-			sbuf_addf(&why, " of %.3f ms (Stage)", us(stage_sum) / 1000);
-		sbuf_addf(&why, "; our window is the device span, %.3f ms", us(hi - lo) / 1000);
+			sbuf_addf(&why, _(" of %.3f ms (Stage)"), us(stage_sum) / 1000);
+		sbuf_addf(&why, _("; our window is the device span, %.3f ms"), us(hi - lo) / 1000);
 		if (c->ours[0] < c->theirs[0] / 2)
-			sbuf_addf(&why, "; our %s holds only %.3f ms of compute against its %.3f ms, so it covers "
-				  "part of the step (a partial or sampled export)",
-				  ra->has_trace ? "trace" : "kernel table", us(c->ours[0]) / 1000,
+			sbuf_addf(&why, _("; our %s holds only %.3f ms of compute against its %.3f ms, so it covers "
+					  "part of the step (a partial or sampled export)"),
+				  ra->has_trace ? "trace" : _("kernel table"), us(c->ours[0]) / 1000,
 				  us(c->theirs[0]) / 1000);
 		else if (stage_numeric && stage_sum &&
 			 fabs((double)stage_sum - (double)(hi - lo)) * 50 > (double)stage_sum)
-			sbuf_adds(&why, "; the step spans differ, so Free covers a different time");
+			sbuf_adds(&why, _("; the step spans differ, so Free covers a different time"));
 		else
-			sbuf_adds(&why, "; the exporter counts some tasks differently (copies and waits are not "
-				       "Computing for it)");
+			sbuf_adds(&why, _("; the exporter counts some tasks differently (copies and waits are not "
+					  "Computing for it)"));
 		c->explanation = sbuf_detach(&why);
 	}
 }
@@ -308,7 +310,7 @@ void metrics_window(const struct rank_store *rs, struct rank_analysis *ra, struc
 	int64_t compute = ivset_total(&s->compute), comm = ivset_total(&s->comm);
 	struct ivset tmp;
 	ivset_init(&tmp);
-	analysis_set_metric(ra, M_WALL_US, us(wall), CONF_HIGH, ra->has_trace ? "trace X events" : src_dev);
+	analysis_set_metric(ra, M_WALL_US, us(wall), CONF_HIGH, ra->has_trace ? N_("trace X events") : src_dev);
 	analysis_set_metric(ra, M_NPU_BUSY_US, us(busy), CONF_HIGH, src_dev);
 	analysis_set_metric(ra, M_NPU_BUSY_PCT, pct(busy, wall), CONF_HIGH, src_dev);
 	analysis_set_metric(ra, M_COMPUTE_US, us(compute), CONF_HIGH, src_dev);
@@ -324,11 +326,13 @@ void metrics_window(const struct rank_store *rs, struct rank_analysis *ra, struc
 		int64_t host_only = ivset_total(&s->host_only);
 		analysis_set_metric(ra, M_HOST_BUSY_US, us(host), CONF_HIGH, src_host);
 		analysis_set_metric(ra, M_HOST_BUSY_PCT, pct(host, wall), CONF_HIGH, src_host);
-		analysis_set_metric(ra, M_HOST_ONLY_US, us(host_only), CONF_HIGH, "host work minus device busy and collectives");
-		analysis_set_metric(ra, M_HOST_ONLY_PCT, pct(host_only, wall), CONF_HIGH, "host work minus device busy and collectives");
+		analysis_set_metric(ra, M_HOST_ONLY_US, us(host_only), CONF_HIGH,
+				    N_("host work minus device busy and collectives"));
+		analysis_set_metric(ra, M_HOST_ONLY_PCT, pct(host_only, wall), CONF_HIGH,
+				    N_("host work minus device busy and collectives"));
 	}
 	const char *src_comm = !ra->has_trace ? src_dev
-			       : s->comm_from_lanes ? "HCCL/Communication lanes" : "device communication tasks";
+			       : s->comm_from_lanes ? N_("HCCL/Communication lanes") : N_("device communication tasks");
 	ivset_intersect(&s->comm, &s->compute, &tmp);
 	int64_t overlapped = ivset_total(&tmp);
 	analysis_set_metric(ra, M_COMM_US, us(comm), CONF_HIGH, src_comm);
@@ -348,15 +352,18 @@ void metrics_window(const struct rank_store *rs, struct rank_analysis *ra, struc
 		ivset_init(&exposed);
 		ivset_subtract(&s->host_copy, &s->occupied, &exposed);
 		analysis_set_metric(ra, M_HOST_COPY_EXPOSED_PCT, pct(ivset_total(&exposed), wall), CONF_HIGH,
-		                    "host copy ops minus device busy and collectives");
+		                    N_("host copy ops minus device busy and collectives"));
 		ivset_free(&exposed);
 		ivset_normalize(&s->sync);
-		analysis_set_metric(ra, M_SYNC_OPS, (double)s->sync.n, CONF_MEDIUM, "host op names (.item, synchronize ...)");
-		analysis_set_metric(ra, M_SYNC_US, us(ivset_total(&s->sync)), CONF_MEDIUM, "host op names");
+		analysis_set_metric(ra, M_SYNC_OPS, (double)s->sync.n, CONF_MEDIUM,
+				    N_("host op names (.item, synchronize ...)"));
+		analysis_set_metric(ra, M_SYNC_US, us(ivset_total(&s->sync)), CONF_MEDIUM,
+				    N_("host op names"));
 		size_t dispatch = 0;
 		for (size_t ev = 0; ev < rs->n_ev; ev++)
 			dispatch += (ra->cls[ev].flags & EVF_DISPATCH) != 0;
-		analysis_set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH, "cpu_op events on Python lanes");
+		analysis_set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH,
+				    N_("cpu_op events on Python lanes"));
 		collective_metrics(rs, ra);
 	}
 	ivset_free(&tmp);
@@ -383,8 +390,8 @@ void metrics_attribution(struct rank_sets *s, struct rank_analysis *ra, int64_t 
 			      &ra->attr);
 	ra->attr.valid = true;
 	ra->attr.host_known = ra->has_trace;
-	ra->attr.comm_split = ra->attr.ns[ATTR_COMM_UNSPLIT] ? "none: no communication.json and no peer ranks"
-							     : "no exposed communication";
+	ra->attr.comm_split = ra->attr.ns[ATTR_COMM_UNSPLIT] ? N_("none: no communication.json and no peer ranks")
+							     : N_("no exposed communication");
 }
 
 /* A rank with neither a trace nor kernel rows with start times: step_trace_time.csv's
@@ -416,8 +423,8 @@ void metrics_step_trace_attribution(const struct csv_table *st, struct rank_anal
 	a->ns[ATTR_COMPUTE] = sums[0];
 	a->ns[ATTR_COMM_UNSPLIT] = sums[1];
 	a->ns[ATTR_IDLE] = sums[2];
-	a->comm_split = sums[1] ? "none: no communication.json and no peer ranks" : "no exposed communication";
-	const char *src = "step_trace_time.csv (no trace, no kernel rows)";
+	a->comm_split = sums[1] ? N_("none: no communication.json and no peer ranks") : N_("no exposed communication");
+	const char *src = N_("step_trace_time.csv (no trace, no kernel rows)");
 	analysis_set_metric(ra, M_WALL_US, us(wall), CONF_MEDIUM, src);
 	analysis_set_metric(ra, M_COMPUTE_US, us(sums[0]), CONF_HIGH, src);
 	analysis_set_metric(ra, M_COMM_NOT_OVERLAPPED_US, us(sums[1]), CONF_HIGH, src);
@@ -458,13 +465,16 @@ void metrics_step_summary(struct rank_analysis *ra, bool dir_from_device)
 	analysis_set_metric(ra, M_STEP_P95_US, us(analysis_nearest_rank(durs, ra->n_steps, 0.95)), sc, ssrc);
 	free(durs);
 	if (ra->has_trace) {
-		analysis_set_metric(ra, M_DISPATCH_PER_STEP, (double)dispatch / n, sc, "cpu_op events per step window");
+		analysis_set_metric(ra, M_DISPATCH_PER_STEP, (double)dispatch / n, sc,
+				    N_("cpu_op events per step window"));
 		if (ra->have[M_HOST_ONLY_US])
-			analysis_set_metric(ra, M_HOST_ONLY_PER_STEP_US, ra->v[M_HOST_ONLY_US] / n, sc, "host-only / steps");
+			analysis_set_metric(ra, M_HOST_ONLY_PER_STEP_US, ra->v[M_HOST_ONLY_US] / n, sc,
+					    N_("host-only / steps"));
 		if (ra->have[M_SYNC_OPS])
-			analysis_set_metric(ra, M_SYNC_PER_STEP, ra->v[M_SYNC_OPS] / n, sc, "sync ops / steps");
-		const char *dsrc = dir_from_device ? "device copies (direction from the launching host op)"
-						   : "host copy ops named by direction";
+			analysis_set_metric(ra, M_SYNC_PER_STEP, ra->v[M_SYNC_OPS] / n, sc,
+					    N_("sync ops / steps"));
+		const char *dsrc = dir_from_device ? N_("device copies (direction from the launching host op)")
+						   : N_("host copy ops named by direction");
 		analysis_set_metric(ra, M_H2D_PER_STEP_US, us(h2d) / n, CONF_MEDIUM, dsrc);
 		analysis_set_metric(ra, M_D2H_PER_STEP_US, us(d2h) / n, CONF_MEDIUM, dsrc);
 	}
@@ -475,7 +485,7 @@ void metrics_csv(const struct rank_data *rd, struct rank_analysis *ra)
 	pmu_metrics(rd->by_kind[CSV_KERNEL], ra);
 	memory_analyse(rd->by_kind[CSV_MEMORY_RECORD], rd->by_kind[CSV_NPU_MODULE_MEM],
 		       rd->by_kind[CSV_OPERATOR_MEMORY], &ra->mem);
-	const char *mem_src = ra->mem.record_in_kb ? "memory_record (KB, converted)" : "memory_record";
+	const char *mem_src = ra->mem.record_in_kb ? N_("memory_record (KB, converted)") : "memory_record";
 	analysis_set_metric(ra, M_MEM_PEAK_RESERVED_MB, memory_peak_reserved_mb(&ra->mem), CONF_HIGH, mem_src);
 	analysis_set_metric(ra, M_MEM_PEAK_ALLOCATED_MB, memory_peak_allocated_mb(&ra->mem), CONF_HIGH, mem_src);
 }

@@ -13,6 +13,7 @@
 #include "evkind.h"
 #include "i18n.h"
 #include "lanes.h"
+#include "lower_bound.h"
 #include "num.h"
 #include "xalloc.h"
 #include "xthread.h"
@@ -467,6 +468,9 @@ struct row_ref {
 	uint8_t phase;
 };
 
+#define ROW_REF_BEFORE(r, i, k) ((uintptr_t)(r)[i].name < (uintptr_t)(k))
+LOWER_BOUND_DEFINE(row_ref_lower_bound, const struct row_ref *, const char *, ROW_REF_BEFORE)
+
 static int cmp_row_ref(const void *a, const void *b)
 {
 	const struct row_ref *x = a, *y = b;
@@ -491,14 +495,7 @@ static void add_comm_row_instance(void *ctx, uint32_t ev)
 {
 	struct comm_busy_ctx *c = ctx;
 	const char *name = store_str(c->rs, c->rs->ev_name[ev]);
-	size_t lo = 0, hi = c->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if ((uintptr_t)c->refs[mid].name < (uintptr_t)name)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = row_ref_lower_bound(c->refs, name, 0, c->n);
 	int64_t a = store_ts(c->rs, ev), b = a + store_dur(c->rs, ev);
 	uint8_t phase = lo < c->n && c->refs[lo].name == name ? phase_at(c->ra, a, &c->hint) : PHASE_UNKNOWN;
 	for (size_t j = lo; j < c->n && c->refs[j].name == name; j++)
@@ -949,11 +946,11 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 				 ra->rank, (double)a / 1e6, (double)b / 1e6, (double)comm / 1e6);
 	}
 	if (from_csv)
-		ra->ops_source = xstrdup("kernel table rows (device) and operator_details rows (host): no trace");
+		ra->ops_source = xstrdup(_("kernel table rows (device) and operator_details rows (host): no trace"));
 	else
-		ra->ops_source = xasprintf("trace events; CSV totals from %s (device) and %s (host)",
-					   dev_ct.present ? "kernel_details" : "none",
-					   host_ct.present ? "operator_details" : "none");
+		ra->ops_source = xasprintf(_("trace events; CSV totals from %s (device) and %s (host)"),
+					   dev_ct.present ? "kernel_details" : _("none"),
+					   host_ct.present ? "operator_details" : _("none"));
 	csv_totals_free(&dev_ct);
 	csv_totals_free(&host_ct);
 	groups_free(&g);

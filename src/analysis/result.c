@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "lower_bound.h"
 #include "xsort.h"
 
 const struct metric_def metric_defs[M_COUNT] = {
@@ -88,16 +89,12 @@ const char *analysis_align_name(enum align_mode m)
 	return m == ALIGN_FIRST ? "first" : m == ALIGN_RAW ? "raw" : "collective";
 }
 
+#define STEP_STARTS_BY(s, i, t) ((s)[i].win_start <= (t))
+LOWER_BOUND_DEFINE(step_upper_bound, const struct step *, int64_t, STEP_STARTS_BY)
+
 size_t analysis_step_at(const struct rank_analysis *ra, int64_t t)
 {
-	size_t lo = 0, hi = ra->n_steps;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ra->steps[mid].win_start <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = step_upper_bound(ra->steps, t, 0, ra->n_steps);
 	return lo > 0 && t < ra->steps[lo - 1].win_end ? lo - 1 : SIZE_MAX;
 }
 

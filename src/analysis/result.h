@@ -21,160 +21,182 @@
 #include "attribution.h"
 #include "capture.h"
 #include "category.h"
+#include "i18n.h"
 #include "memory.h"
 
 enum confidence { CONF_HIGH, CONF_MEDIUM, CONF_LOW };
-const char *analysis_confidence_name(enum confidence c);
+const char *analysis_confidence_name(enum confidence c); /* static */
 
-/* X(id, "key", "unit", "label", "definition", "formula", "caveat") */
+/* X(id, "key", "unit", label, definition, formula, caveat): the last four marked N_() for the
+ * catalog and shown through _() (never an empty one: _("") is the catalog header) */
 #define METRICS(X)                                                                                        \
-	X(WALL_US, "wall_us", "us", "Window",                                                                 \
-	  "Time covered by the rank's timeline events",                                                        \
-	  "max(ts+dur) - min(ts) over X events", "counter samples outside it are not counted")               \
-	X(NPU_BUSY_US, "npu_busy_us", "us", "NPU busy",                                                        \
-	  "Time at least one device task runs", "|union(Ascend Hardware tasks except waits)|",                \
-	  "wait and sync tasks (Notify Wait, EVENT_WAIT/RECORD) are not busy time")                            \
-	X(NPU_BUSY_PCT, "npu_busy_pct", "%", "NPU busy share", "NPU busy time over the window",                 \
-	  "npu_busy_us / wall_us", "low means the device waits for the host, peers or data")                  \
-	X(COMPUTE_US, "compute_us", "us", "Computing", "Time at least one compute task runs",                  \
-	  "|union(device compute tasks)|", "the exporter's Computing; copies and waits excluded")             \
-	X(HOST_BUSY_US, "host_busy_us", "us", "Host busy", "Time at least one host event runs",                 \
-	  "|union(Python, CANN, GC lane events except ProfilerStep marks)|", "python_function frames count")  \
-	X(HOST_BUSY_PCT, "host_busy_pct", "%", "Host busy share", "Host busy time over the window",             \
-	  "host_busy_us / wall_us", "a reference figure, no threshold")                                       \
-	X(HOST_ONLY_US, "host_only_us", "us", "Host-only", "Host working while the device is idle",             \
-	  "|union(host) - union(sync ops) - union(device busy | comm)|",                                      \
-	  "time in collectives (waiting for peers) and host time blocked in syncs are not counted")          \
-	X(HOST_ONLY_PCT, "host_only_pct", "%", "Host-only share", "Host-only time over the window",             \
-	  "host_only_us / wall_us", "")                                                                       \
-	X(NPU_IDLE_US, "npu_idle_us", "us", "NPU idle",                                                        \
-	  "Time the device neither runs a task nor takes part in a collective, in gaps of 50 us or more",     \
-	  "sum of gaps >= 50 us in union(device busy | comm) over the window",                                \
-	  "launch jitter (< 50 us) and collectives are not idle; the window's edges are (edge_idle_us)")      \
-	X(NPU_IDLE_PCT, "npu_idle_pct", "%", "NPU idle share", "NPU idle over the window",                      \
-	  "npu_idle_us / wall_us", "")                                                                        \
-	X(NPU_IDLE_GAPS, "npu_idle_gaps", "count", "Idle gaps", "Number of device idle gaps of 50 us or more",  \
-	  "count of those gaps", "many short gaps: dispatch cannot keep up; few long ones: a missing op")    \
-	X(NPU_IDLE_GAP_MEAN_US, "npu_idle_gap_mean_us", "us", "Mean idle gap", "Mean length of those gaps",      \
-	  "npu_idle_us / npu_idle_gaps", "")                                                                  \
-	X(COMM_US, "comm_us", "us", "Communication", "Time at least one collective runs",                      \
-	  "|union(HCCL/Communication lane events)|, else |union(device communication tasks)|",                \
-	  "includes the time a collective waits for its peers")                                               \
-	X(COMM_OVERLAPPED_US, "comm_overlapped_us", "us", "Comm overlapped",                                    \
-	  "Communication hidden behind compute", "|union(comm) & union(compute)|", "")                        \
-	X(COMM_NOT_OVERLAPPED_US, "comm_not_overlapped_us", "us", "Comm not overlapped",                        \
-	  "Communication not hidden by compute", "comm_us - comm_overlapped_us",                              \
-	  "the first thing to optimise, not comm_us")                                                         \
-	X(COMM_NOT_OVERLAPPED_PCT, "comm_not_overlapped_pct", "%", "Exposed comm share",                       \
-	  "Exposed communication over the window", "comm_not_overlapped_us / wall_us", "")                    \
-	X(COMM_SHARE_PCT, "comm_share_of_device_pct", "%", "Comm share of device time",                         \
-	  "Communication over the time the device is busy or communicating",                                  \
-	  "comm_us / |union(device busy) | union(comm)|",                                                     \
-	  "the reference divides by device busy alone, which exceeds 100 % when collectives wait")           \
-	X(FREE_US, "free_us", "us", "Free", "Window time with neither compute nor communication",               \
-	  "wall_us - |union(compute) | union(comm)|", "the exporter's Free, over our window")                 \
-	X(EDGE_IDLE_US, "edge_idle_us", "us", "Edge idle",                                                     \
-	  "Window time before the first and after the last device task or collective",                        \
-	  "wall_us - (last end - first start) of union(device busy | comm)",                                  \
-	  "profiler start and stop, setup: attributed to edge_idle, counted in no score")                     \
-	X(COMPUTE_PCT, "compute_pct", "%", "Compute share", "Device compute over the window",                  \
-	  "attribution compute / wall_us", "the same as compute_us / wall_us")                                \
-	X(HOST_BOUND_PCT, "host_bound_pct", "%", "Host-bound share",                                           \
-	  "Device idle while the host dispatches ops or runs Python, over the window",                        \
-	  "(attribution host_dispatch + host_python) / wall_us",                                              \
-	  "inside the device span; sync waits and host copies count for copy, not here")                      \
-	X(COPY_EXPOSED_PCT, "copy_exposed_pct", "%", "Exposed copy share",                                     \
-	  "Copies and syncs that no compute or collective hides, over the window",                            \
-	  "(attribution copy + host_sync + host_copy) / wall_us",                                             \
-	  "a sync waiting on a collective or on device work is that time, not copy time")                     \
-	X(COMM_WAIT_PCT, "comm_wait_pct", "%", "Exposed comm wait share",                                      \
-	  "Exposed communication spent waiting for peers, over the window",                                   \
-	  "attribution comm_wait / wall_us",                                                                  \
-	  "split by communication.json's Transit/Elapse Time, else by collective durations across ranks")     \
-	X(COLLECTIVES, "collectives", "count", "Collectives", "Collective operations seen",                    \
-	  "count of top-level collective events", "")                                                         \
-	X(COLLECTIVE_MEDIAN_US, "collective_median_us", "us", "Median collective",                              \
-	  "Median duration of one collective", "median(dur)",                                                 \
-	  "<= 60 us: latency bound (fixed HCCL cost); >= 16 MB: bandwidth bound")                             \
-	X(COLLECTIVE_MEDIAN_MB, "collective_median_mb", "MB", "Median collective size",                         \
-	  "Median payload of one collective where args give count and data type", "median(count * size(dtype))", \
-	  "absent when the trace carries no sizes")                                                          \
-	X(COMM_WAIT_RATIO, "comm_wait_ratio", "ratio", "Comm wait ratio",                                      \
-	  "Share of waiting in the communication ops' wait plus transfer time",                               \
-	  "sum(Wait Time) / (sum(Wait Time) + sum(Transit Time)) over the rank's communication.json ops",     \
-	  "the exporter's definition; above 0.2 (msprof's advisor) peers arrive late: a slow rank, not a slow link") \
-	X(COMM_SYNC_RATIO, "comm_sync_ratio", "ratio", "Comm sync ratio",                                      \
-	  "Share of the wait before the first transfer (waiting for every peer to arrive)",                  \
-	  "sum(Synchronization Time) / (sum(Synchronization Time) + sum(Transit Time))",                      \
-	  "high here and low on the peers: the peers start the collective late")                            \
-	X(COMM_TRANSIT_MB, "comm_transit_mb", "MB", "Comm transit size", "Data the communication ops moved",    \
-	  "sum(Transit Size) over transports; SDMA only where HCCS, PCIE and SIO are empty",                  \
-	  "MB as the exporter counts them (10^6 bytes in recent versions, 2^20 in older ones)")              \
-	X(COMM_SMALL_PACKET_PCT, "comm_small_packet_pct", "%", "Small packets",                                 \
-	  "Packets below 1 MB among all packets", "sum(counts of Size Distribution sizes < 1 MB) / sum(counts)", \
-	  "latency bound: 1 MB at the 18 GB/s HCCS reference takes ~56 us, under the 60 us limit")           \
-	X(COMM_SLOW_LINKS, "comm_slow_links", "count", "Slow links",                                            \
-	  "Links of this rank well below the others of their group and transport",                            \
-	  "links with bandwidth < 0.5 x the median of their group and transport (3 links or more)",           \
-	  "from communication_matrix.json; local copies are not compared")                                    \
-	X(DEVICE_COPY_US, "device_copy_us", "us", "Device copies", "Time device copy tasks run",               \
-	  "|union(device copy tasks)|", "MEMCPY_ASYNC, DMA tasks")                                            \
-	X(DEVICE_COPY_PCT, "device_copy_pct", "%", "Device copy share", "Device copies over device busy",       \
-	  "device_copy_us / npu_busy_us", "should be near 0 in steady-state inference")                      \
-	X(HOST_COPY_US, "host_copy_us", "us", "Host copies", "Time host copy ops run",                         \
-	  "|union(host copy ops)|", "aten::_to_copy, aten::copy_, .item, memcpy APIs")                       \
-	X(HOST_COPY_PCT, "host_copy_pct", "%", "Host copy share", "Host copies over host busy",                 \
-	  "host_copy_us / host_busy_us", "high usually means synchronous D2H")                               \
-	X(HOST_COPY_EXPOSED_PCT, "host_copy_exposed_pct", "%", "Exposed host copies",                           \
-	  "Host copy time while the device is idle, over the window",                                        \
-	  "|union(host copy ops) - (device busy | comm)| / wall_us",                                        \
-	  "a host copy that waits for a busy device costs nothing; this part does")                          \
-	X(H2D_PER_STEP_US, "h2d_per_step_us", "us", "H2D per step", "Host-to-device copy time per step",       \
-	  "sum(dur of H2D copies) / steps", "device copies take the direction of the host op that launched them") \
-	X(D2H_PER_STEP_US, "d2h_per_step_us", "us", "D2H per step", "Device-to-host copy time per step",       \
-	  "sum(dur of D2H copies) / steps", "")                                                               \
-	X(SYNC_OPS, "sync_ops", "count", "Sync ops", "Host ops that drain the device queue",                   \
-	  ".item, tolist, _local_scalar_dense, synchronize", "each one adds straight to the step time")     \
-	X(SYNC_US, "sync_us", "us", "Sync time", "Time in those ops", "|union(sync ops)|", "")                \
-	X(SYNC_PER_STEP, "sync_per_step", "count", "Sync ops per step", "Sync ops per step",                   \
-	  "sync_ops / steps", "")                                                                             \
-	X(STEPS, "steps", "count", "Steps", "Engine steps found", "see step_source", "")                      \
-	X(PREFILL_STEPS, "prefill_steps", "count", "Prefill steps", "Steps classified prefill",                \
-	  "see phase_source", "")                                                                             \
-	X(DECODE_STEPS, "decode_steps", "count", "Decode steps", "Steps classified decode",                    \
-	  "see phase_source", "")                                                                             \
-	X(MIXED_STEPS, "mixed_steps", "count", "Mixed steps",                                                  \
-	  "Steps classified mixed (chunked prefill: prefill and decode tokens in one batch)",                 \
-	  "see phase_source", "absent, like prefill and decode, for a training workload")                    \
-	X(STEP_P50_US, "step_p50_us", "us", "Step p50", "Median step duration", "nearest-rank p50", "")        \
-	X(STEP_P95_US, "step_p95_us", "us", "Step p95", "95th percentile step duration", "nearest-rank p95",  \
-	  "")                                                                                                 \
-	X(DISPATCH_OPS, "dispatch_ops", "count", "Dispatched ops", "Host framework ops (cat cpu_op)",           \
-	  "count of cpu_op events on Python lanes", "nested ops count too, as the profiler records them")    \
-	X(DISPATCH_PER_STEP, "dispatch_per_step", "ops", "Dispatch per step", "Host ops dispatched per step",  \
-	  "dispatch_ops in steps / steps", "above 1200 the per-step dispatch cost is a fixed overhead")      \
-	X(HOST_ONLY_PER_STEP_US, "host_only_per_step_us", "us", "Host-only per step",                          \
-	  "Device waiting on the host per step", "host_only_us / steps", "a core decode metric")             \
-	X(PMU_MAC, "pmu_mac_ratio", "ratio", "MAC (cube) ratio", "Cube pipe busy share", "sum(r*dur)/sum(dur)", \
-	  "needs aic_metrics=PipeUtilization (Level1+)")                                                      \
-	X(PMU_VEC, "pmu_vec_ratio", "ratio", "Vector ratio", "Vector pipe busy share", "sum(r*dur)/sum(dur)", "") \
-	X(PMU_SCALAR, "pmu_scalar_ratio", "ratio", "Scalar ratio", "Scalar pipe busy share",                   \
-	  "sum(r*dur)/sum(dur)", "")                                                                          \
-	X(PMU_MTE1, "pmu_mte1_ratio", "ratio", "MTE1 ratio", "L1->L0 move share", "sum(r*dur)/sum(dur)", "")  \
-	X(PMU_MTE2, "pmu_mte2_ratio", "ratio", "MTE2 ratio", "DDR->core move share", "sum(r*dur)/sum(dur)",   \
-	  "high with low MAC means memory bound")                                                             \
-	X(PMU_MTE3, "pmu_mte3_ratio", "ratio", "MTE3 ratio", "core->DDR move share", "sum(r*dur)/sum(dur)", "") \
-	X(PMU_ICACHE, "pmu_icache_miss_rate", "ratio", "I-cache miss", "Instruction cache miss rate",          \
-	  "sum(r*dur)/sum(dur)", "")                                                                          \
-	X(DUR_OVER_AICORE, "duration_over_aicore", "ratio", "Duration / AICore time",                          \
-	  "Kernel Duration over its AICore time", "sum(Duration) / sum(aicore_time)",                         \
-	  "much above 1: time goes to waiting and scheduling, not computing")                                \
-	X(MEM_PEAK_RESERVED_MB, "mem_peak_reserved_mb", "MB", "Peak reserved memory",                          \
-	  "Most device memory the process held", "max(Total Reserved) of APP, else of any component",        \
-	  "memory_record.csv (MB; Class B memory_record_*.csv in KB, converted)")                            \
-	X(MEM_PEAK_ALLOCATED_MB, "mem_peak_allocated_mb", "MB", "Peak allocated memory",                       \
-	  "Most memory the framework allocators had in use", "max(Total Allocated) of PTA+GE, PTA or GE",    \
-	  "memory_record.csv; needs profile_memory=True")
+	X(WALL_US, "wall_us", "us", N_("Window"), N_("Time covered by the rank's timeline events"),       \
+	  N_("max(ts+dur) - min(ts) over X events"), N_("counter samples outside it are not counted"))    \
+	X(NPU_BUSY_US, "npu_busy_us", "us", N_("NPU busy"), N_("Time at least one device task runs"),     \
+	  N_("|union(Ascend Hardware tasks except waits)|"),                                              \
+	  N_("wait and sync tasks (Notify Wait, EVENT_WAIT/RECORD) are not busy time"))                   \
+	X(NPU_BUSY_PCT, "npu_busy_pct", "%", N_("NPU busy share"), N_("NPU busy time over the window"),   \
+	  N_("npu_busy_us / wall_us"), N_("low means the device waits for the host, peers or data"))      \
+	X(COMPUTE_US, "compute_us", "us", N_("Computing"), N_("Time at least one compute task runs"),     \
+	  N_("|union(device compute tasks)|"),                                                            \
+	  N_("the exporter's Computing; copies and waits excluded"))                                      \
+	X(HOST_BUSY_US, "host_busy_us", "us", N_("Host busy"), N_("Time at least one host event runs"),   \
+	  N_("|union(Python, CANN, GC lane events except ProfilerStep marks)|"),                          \
+	  N_("python_function frames count"))                                                             \
+	X(HOST_BUSY_PCT, "host_busy_pct", "%", N_("Host busy share"),                                     \
+	  N_("Host busy time over the window"), N_("host_busy_us / wall_us"),                             \
+	  N_("a reference figure, no threshold"))                                                         \
+	X(HOST_ONLY_US, "host_only_us", "us", N_("Host-only"),                                            \
+	  N_("Host working while the device is idle"),                                                    \
+	  N_("|union(host) - union(sync ops) - union(device busy | comm)|"),                              \
+	  N_("time in collectives (waiting for peers) and host time blocked in syncs are not counted"))   \
+	X(HOST_ONLY_PCT, "host_only_pct", "%", N_("Host-only share"),                                     \
+	  N_("Host-only time over the window"), N_("host_only_us / wall_us"), "")                         \
+	X(NPU_IDLE_US, "npu_idle_us", "us", N_("NPU idle"),                                               \
+	  N_("Time the device neither runs a task nor takes part in a collective, in gaps of 50 us or more"), \
+	  N_("sum of gaps >= 50 us in union(device busy | comm) over the window"),                        \
+	  N_("launch jitter (< 50 us) and collectives are not idle; the window's edges are (edge_idle_us)")) \
+	X(NPU_IDLE_PCT, "npu_idle_pct", "%", N_("NPU idle share"), N_("NPU idle over the window"),        \
+	  N_("npu_idle_us / wall_us"), "")                                                                \
+	X(NPU_IDLE_GAPS, "npu_idle_gaps", "count", N_("Idle gaps"),                                       \
+	  N_("Number of device idle gaps of 50 us or more"), N_("count of those gaps"),                   \
+	  N_("many short gaps: dispatch cannot keep up; few long ones: a missing op"))                    \
+	X(NPU_IDLE_GAP_MEAN_US, "npu_idle_gap_mean_us", "us", N_("Mean idle gap"),                        \
+	  N_("Mean length of those gaps"), N_("npu_idle_us / npu_idle_gaps"), "")                         \
+	X(COMM_US, "comm_us", "us", N_("Communication"), N_("Time at least one collective runs"),         \
+	  N_("|union(HCCL/Communication lane events)|, else |union(device communication tasks)|"),        \
+	  N_("includes the time a collective waits for its peers"))                                       \
+	X(COMM_OVERLAPPED_US, "comm_overlapped_us", "us", N_("Comm overlapped"),                          \
+	  N_("Communication hidden behind compute"), N_("|union(comm) & union(compute)|"), "")            \
+	X(COMM_NOT_OVERLAPPED_US, "comm_not_overlapped_us", "us", N_("Comm not overlapped"),              \
+	  N_("Communication not hidden by compute"), N_("comm_us - comm_overlapped_us"),                  \
+	  N_("the first thing to optimise, not comm_us"))                                                 \
+	X(COMM_NOT_OVERLAPPED_PCT, "comm_not_overlapped_pct", "%", N_("Exposed comm share"),              \
+	  N_("Exposed communication over the window"), N_("comm_not_overlapped_us / wall_us"), "")        \
+	X(COMM_SHARE_PCT, "comm_share_of_device_pct", "%", N_("Comm share of device time"),               \
+	  N_("Communication over the time the device is busy or communicating"),                          \
+	  N_("comm_us / |union(device busy) | union(comm)|"),                                             \
+	  N_("the reference divides by device busy alone, which exceeds 100 % when collectives wait"))    \
+	X(FREE_US, "free_us", "us", N_("Free"),                                                           \
+	  N_("Window time with neither compute nor communication"),                                       \
+	  N_("wall_us - |union(compute) | union(comm)|"), N_("the exporter's Free, over our window"))     \
+	X(EDGE_IDLE_US, "edge_idle_us", "us", N_("Edge idle"),                                            \
+	  N_("Window time before the first and after the last device task or collective"),                \
+	  N_("wall_us - (last end - first start) of union(device busy | comm)"),                          \
+	  N_("profiler start and stop, setup: attributed to edge_idle, counted in no score"))             \
+	X(COMPUTE_PCT, "compute_pct", "%", N_("Compute share"), N_("Device compute over the window"),     \
+	  N_("attribution compute / wall_us"), N_("the same as compute_us / wall_us"))                    \
+	X(HOST_BOUND_PCT, "host_bound_pct", "%", N_("Host-bound share"),                                  \
+	  N_("Device idle while the host dispatches ops or runs Python, over the window"),                \
+	  N_("(attribution host_dispatch + host_python) / wall_us"),                                      \
+	  N_("inside the device span; sync waits and host copies count for copy, not here"))              \
+	X(COPY_EXPOSED_PCT, "copy_exposed_pct", "%", N_("Exposed copy share"),                            \
+	  N_("Copies and syncs that no compute or collective hides, over the window"),                    \
+	  N_("(attribution copy + host_sync + host_copy) / wall_us"),                                     \
+	  N_("a sync waiting on a collective or on device work is that time, not copy time"))             \
+	X(COMM_WAIT_PCT, "comm_wait_pct", "%", N_("Exposed comm wait share"),                             \
+	  N_("Exposed communication spent waiting for peers, over the window"),                           \
+	  N_("attribution comm_wait / wall_us"),                                                          \
+	  N_("split by communication.json's Transit/Elapse Time, else by collective durations across ranks")) \
+	X(COLLECTIVES, "collectives", "count", N_("Collectives"), N_("Collective operations seen"),       \
+	  N_("count of top-level collective events"), "")                                                 \
+	X(COLLECTIVE_MEDIAN_US, "collective_median_us", "us", N_("Median collective"),                    \
+	  N_("Median duration of one collective"), N_("median(dur)"),                                     \
+	  N_("<= 60 us: latency bound (fixed HCCL cost); >= 16 MB: bandwidth bound"))                     \
+	X(COLLECTIVE_MEDIAN_MB, "collective_median_mb", "MB", N_("Median collective size"),               \
+	  N_("Median payload of one collective where args give count and data type"),                     \
+	  N_("median(count * size(dtype))"), N_("absent when the trace carries no sizes"))                \
+	X(COMM_WAIT_RATIO, "comm_wait_ratio", "ratio", N_("Comm wait ratio"),                             \
+	  N_("Share of waiting in the communication ops' wait plus transfer time"),                       \
+	  N_("sum(Wait Time) / (sum(Wait Time) + sum(Transit Time)) over the rank's communication.json ops"), \
+	  N_("the exporter's definition; above 0.2 (msprof's advisor) peers arrive late: a slow rank, not a slow link")) \
+	X(COMM_SYNC_RATIO, "comm_sync_ratio", "ratio", N_("Comm sync ratio"),                             \
+	  N_("Share of the wait before the first transfer (waiting for every peer to arrive)"),           \
+	  N_("sum(Synchronization Time) / (sum(Synchronization Time) + sum(Transit Time))"),              \
+	  N_("high here and low on the peers: the peers start the collective late"))                      \
+	X(COMM_TRANSIT_MB, "comm_transit_mb", "MB", N_("Comm transit size"),                              \
+	  N_("Data the communication ops moved"),                                                         \
+	  N_("sum(Transit Size) over transports; SDMA only where HCCS, PCIE and SIO are empty"),          \
+	  N_("MB as the exporter counts them (10^6 bytes in recent versions, 2^20 in older ones)"))       \
+	X(COMM_SMALL_PACKET_PCT, "comm_small_packet_pct", "%", N_("Small packets"),                       \
+	  N_("Packets below 1 MB among all packets"),                                                     \
+	  N_("sum(counts of Size Distribution sizes < 1 MB) / sum(counts)"),                              \
+	  N_("latency bound: 1 MB at the 18 GB/s HCCS reference takes ~56 us, under the 60 us limit"))    \
+	X(COMM_SLOW_LINKS, "comm_slow_links", "count", N_("Slow links"),                                  \
+	  N_("Links of this rank well below the others of their group and transport"),                    \
+	  N_("links with bandwidth < 0.5 x the median of their group and transport (3 links or more)"),   \
+	  N_("from communication_matrix.json; local copies are not compared"))                            \
+	X(DEVICE_COPY_US, "device_copy_us", "us", N_("Device copies"), N_("Time device copy tasks run"),  \
+	  N_("|union(device copy tasks)|"), N_("MEMCPY_ASYNC, DMA tasks"))                                \
+	X(DEVICE_COPY_PCT, "device_copy_pct", "%", N_("Device copy share"),                               \
+	  N_("Device copies over device busy"), N_("device_copy_us / npu_busy_us"),                       \
+	  N_("should be near 0 in steady-state inference"))                                               \
+	X(HOST_COPY_US, "host_copy_us", "us", N_("Host copies"), N_("Time host copy ops run"),            \
+	  N_("|union(host copy ops)|"), N_("aten::_to_copy, aten::copy_, .item, memcpy APIs"))            \
+	X(HOST_COPY_PCT, "host_copy_pct", "%", N_("Host copy share"), N_("Host copies over host busy"),   \
+	  N_("host_copy_us / host_busy_us"), N_("high usually means synchronous D2H"))                    \
+	X(HOST_COPY_EXPOSED_PCT, "host_copy_exposed_pct", "%", N_("Exposed host copies"),                 \
+	  N_("Host copy time while the device is idle, over the window"),                                 \
+	  N_("|union(host copy ops) - (device busy | comm)| / wall_us"),                                  \
+	  N_("a host copy that waits for a busy device costs nothing; this part does"))                   \
+	X(H2D_PER_STEP_US, "h2d_per_step_us", "us", N_("H2D per step"),                                   \
+	  N_("Host-to-device copy time per step"), N_("sum(dur of H2D copies) / steps"),                  \
+	  N_("device copies take the direction of the host op that launched them"))                       \
+	X(D2H_PER_STEP_US, "d2h_per_step_us", "us", N_("D2H per step"),                                   \
+	  N_("Device-to-host copy time per step"), N_("sum(dur of D2H copies) / steps"), "")              \
+	X(SYNC_OPS, "sync_ops", "count", N_("Sync ops"), N_("Host ops that drain the device queue"),      \
+	  N_(".item, tolist, _local_scalar_dense, synchronize"),                                          \
+	  N_("each one adds straight to the step time"))                                                  \
+	X(SYNC_US, "sync_us", "us", N_("Sync time"), N_("Time in those ops"), N_("|union(sync ops)|"),    \
+	  "")                                                                                             \
+	X(SYNC_PER_STEP, "sync_per_step", "count", N_("Sync ops per step"), N_("Sync ops per step"),      \
+	  N_("sync_ops / steps"), "")                                                                     \
+	X(STEPS, "steps", "count", N_("Steps"), N_("Engine steps found"), N_("see step_source"), "")      \
+	X(PREFILL_STEPS, "prefill_steps", "count", N_("Prefill steps"), N_("Steps classified prefill"),   \
+	  N_("see phase_source"), "")                                                                     \
+	X(DECODE_STEPS, "decode_steps", "count", N_("Decode steps"), N_("Steps classified decode"),       \
+	  N_("see phase_source"), "")                                                                     \
+	X(MIXED_STEPS, "mixed_steps", "count", N_("Mixed steps"),                                         \
+	  N_("Steps classified mixed (chunked prefill: prefill and decode tokens in one batch)"),         \
+	  N_("see phase_source"), N_("absent, like prefill and decode, for a training workload"))         \
+	X(STEP_P50_US, "step_p50_us", "us", N_("Step p50"), N_("Median step duration"),                   \
+	  N_("nearest-rank p50"), "")                                                                     \
+	X(STEP_P95_US, "step_p95_us", "us", N_("Step p95"), N_("95th percentile step duration"),          \
+	  N_("nearest-rank p95"), "")                                                                     \
+	X(DISPATCH_OPS, "dispatch_ops", "count", N_("Dispatched ops"),                                    \
+	  N_("Host framework ops (cat cpu_op)"), N_("count of cpu_op events on Python lanes"),            \
+	  N_("nested ops count too, as the profiler records them"))                                       \
+	X(DISPATCH_PER_STEP, "dispatch_per_step", "ops", N_("Dispatch per step"),                         \
+	  N_("Host ops dispatched per step"), N_("dispatch_ops in steps / steps"),                        \
+	  N_("above 1200 the per-step dispatch cost is a fixed overhead"))                                \
+	X(HOST_ONLY_PER_STEP_US, "host_only_per_step_us", "us", N_("Host-only per step"),                 \
+	  N_("Device waiting on the host per step"), N_("host_only_us / steps"),                          \
+	  N_("a core decode metric"))                                                                     \
+	X(PMU_MAC, "pmu_mac_ratio", "ratio", N_("MAC (cube) ratio"), N_("Cube pipe busy share"),          \
+	  N_("sum(r*dur)/sum(dur)"), N_("needs aic_metrics=PipeUtilization (Level1+)"))                   \
+	X(PMU_VEC, "pmu_vec_ratio", "ratio", N_("Vector ratio"), N_("Vector pipe busy share"),            \
+	  N_("sum(r*dur)/sum(dur)"), "")                                                                  \
+	X(PMU_SCALAR, "pmu_scalar_ratio", "ratio", N_("Scalar ratio"), N_("Scalar pipe busy share"),      \
+	  N_("sum(r*dur)/sum(dur)"), "")                                                                  \
+	X(PMU_MTE1, "pmu_mte1_ratio", "ratio", N_("MTE1 ratio"), N_("L1->L0 move share"),                 \
+	  N_("sum(r*dur)/sum(dur)"), "")                                                                  \
+	X(PMU_MTE2, "pmu_mte2_ratio", "ratio", N_("MTE2 ratio"), N_("DDR->core move share"),              \
+	  N_("sum(r*dur)/sum(dur)"), N_("high with low MAC means memory bound"))                          \
+	X(PMU_MTE3, "pmu_mte3_ratio", "ratio", N_("MTE3 ratio"), N_("core->DDR move share"),              \
+	  N_("sum(r*dur)/sum(dur)"), "")                                                                  \
+	X(PMU_ICACHE, "pmu_icache_miss_rate", "ratio", N_("I-cache miss"),                                \
+	  N_("Instruction cache miss rate"), N_("sum(r*dur)/sum(dur)"), "")                               \
+	X(DUR_OVER_AICORE, "duration_over_aicore", "ratio", N_("Duration / AICore time"),                 \
+	  N_("Kernel Duration over its AICore time"), N_("sum(Duration) / sum(aicore_time)"),             \
+	  N_("much above 1: time goes to waiting and scheduling, not computing"))                         \
+	X(MEM_PEAK_RESERVED_MB, "mem_peak_reserved_mb", "MB", N_("Peak reserved memory"),                 \
+	  N_("Most device memory the process held"),                                                      \
+	  N_("max(Total Reserved) of APP, else of any component"),                                        \
+	  N_("memory_record.csv (MB; Class B memory_record_*.csv in KB, converted)"))                     \
+	X(MEM_PEAK_ALLOCATED_MB, "mem_peak_allocated_mb", "MB", N_("Peak allocated memory"),              \
+	  N_("Most memory the framework allocators had in use"),                                          \
+	  N_("max(Total Allocated) of PTA+GE, PTA or GE"),                                                \
+	  N_("memory_record.csv; needs profile_memory=True"))
 
 enum metric_id {
 #define METRIC_ENUM(id, key, unit, label, def, formula, caveat) M_##id,
@@ -184,7 +206,7 @@ enum metric_id {
 };
 
 struct metric_def {
-	const char *key, *unit, *label, *definition, *formula, *caveat;
+	const char *key, *unit, *label, *definition, *formula, *caveat; /* static */
 };
 extern const struct metric_def metric_defs[M_COUNT];
 
@@ -198,10 +220,10 @@ enum step_source {
 	STEP_SRC_NONE,
 	STEP_SRC_OP_SEQUENCE, /* the first and last kernels repeat once per step, alternating */
 };
-const char *analysis_step_source_name(enum step_source s);
+const char *analysis_step_source_name(enum step_source s); /* static */
 
 enum phase { PHASE_UNKNOWN, PHASE_PREFILL, PHASE_DECODE, PHASE_MIXED };
-const char *analysis_phase_name(enum phase p);
+const char *analysis_phase_name(enum phase p); /* static */
 
 /* Where a step's phase came from. The signals are tried in this order per step (see
  * steps.c): Stage, mstx or vLLM annotation ranges, decode-only kernels, attention shapes,
@@ -218,15 +240,15 @@ enum phase_source {
 	PHASE_SRC_WORKLOAD,   /* a training workload: no prefill or decode */
 	PHASE_SRC_COUNT
 };
-const char *analysis_phase_source_name(enum phase_source s);
+const char *analysis_phase_source_name(enum phase_source s); /* static */
 /* One word for it (step tables, JSON per-step phase_signal): stage, mstx, annotation,
  * kernels, shapes, clusters, uniform, workload, none. */
-const char *analysis_phase_signal_name(enum phase_source s);
+const char *analysis_phase_signal_name(enum phase_source s); /* static */
 
 /* What the capture runs: training shows backward ops, *Grad* kernels or an optimizer step;
  * inference shows serving attention kernels or engine ops. */
 enum workload { WORKLOAD_UNKNOWN, WORKLOAD_INFERENCE, WORKLOAD_TRAINING };
-const char *analysis_workload_name(enum workload w);
+const char *analysis_workload_name(enum workload w); /* static */
 
 struct step {
 	int index;           /* 0-based */
@@ -277,11 +299,11 @@ struct op_type_stat {
 };
 
 enum op_scope { SCOPE_DEVICE, SCOPE_HOST, SCOPE_ALL, SCOPE_COUNT };
-const char *analysis_scope_name(enum op_scope s);
+const char *analysis_scope_name(enum op_scope s); /* static */
 
 /* The exporter's numbers beside ours. */
 struct crosscheck {
-	const char *source; /* "Overlap Analysis lane", "step_trace_time.csv" */
+	const char *source; /* static (*): "Overlap Analysis lane", "step_trace_time.csv" */
 	int64_t win_start, win_end; /* the window their figures cover (0,0 when unknown) */
 	int64_t theirs[3], ours[3];  /* computing, communication(not overlapped), free */
 	double diff_pct[3];
@@ -290,9 +312,9 @@ struct crosscheck {
 };
 
 struct evidence {
-	const char *metric; /* metric key */
+	const char *metric; /* static (*): metric key */
 	double value, threshold;
-	const char *unit;
+	const char *unit;   /* static (*) */
 	bool triggered;
 	char *text; /* owned: one line with source */
 };
@@ -329,16 +351,20 @@ enum bottleneck_kind { BN_HOST_DISPATCH, BN_NPU_COMPUTE, BN_COMMUNICATION, BN_CO
 
 struct bottleneck {
 	enum bottleneck_kind kind;
-	const char *name;
+	const char *name;   /* static (*) */
 	int score; /* 0..100; >= 40 triggers */
 	int64_t bucket_ns;  /* the attribution buckets it draws on, summed */
 	char *insufficient; /* owned: why it cannot be judged, or NULL */
-	struct evidence *ev;
+	struct evidence *ev; /* owned */
 	size_t n_ev;
 	struct gain gain;
 	char *advice; /* owned: what to try */
 };
 
+/* A rank's analysis. (*) A string marked static is, in an analysis read from digests
+ * (digest.h), in the digest's buffers (struct analysis keep) instead; and so are the
+ * strings borrowed from the store or the CSV tables: either way they live as long as
+ * the analysis. */
 struct rank_analysis {
 	int rank;
 	size_t rank_index; /* in capture->ranks */
@@ -348,11 +374,11 @@ struct rank_analysis {
 	double v[M_COUNT];
 	bool have[M_COUNT];
 	enum confidence conf[M_COUNT];
-	const char *source[M_COUNT]; /* where the value came from, static text */
+	const char *source[M_COUNT]; /* static (*): where the value came from */
 
 	struct ev_class *cls; /* owned, per event */
 
-	struct step *steps;
+	struct step *steps; /* owned */
 	size_t n_steps;
 	enum step_source step_source;
 	char *step_evidence; /* owned */
@@ -405,10 +431,10 @@ struct rank_analysis {
 };
 
 enum align_mode { ALIGN_FIRST, ALIGN_RAW, ALIGN_COLLECTIVE, ALIGN_COUNT };
-const char *analysis_align_name(enum align_mode m);
+const char *analysis_align_name(enum align_mode m); /* static */
 
 struct slow_flag {
-	const char *metric; /* "compute_us", "comm_us", "free_us" */
+	const char *metric; /* static: "compute_us", "comm_us", "free_us" */
 	double spread_pct;  /* (max - min) / mean */
 	int max_rank, min_rank;
 };
@@ -417,7 +443,7 @@ struct slow_flag {
  * name (borrowed from the store, or from a digest's buffer). */
 struct coll_inst {
 	int64_t end, dur;
-	const char *name;
+	const char *name; /* borrowed (above) */
 	double bytes; /* payload from the args (read for the reference rank only); 0 unknown */
 };
 
@@ -427,15 +453,15 @@ struct digest_keep;
 
 struct analysis {
 	const struct capture *cap; /* borrowed (owned when from_digests) */
-	struct rank_analysis *ranks;
+	struct rank_analysis *ranks; /* owned */
 	size_t n_ranks;
 	struct slow_flag slow[3];
 	size_t n_slow;
 	struct comm_analysis *comm; /* owned; never NULL (see comm.h) */
 	struct diag_list diags; /* analysis-level remarks (not input errors) */
 	/* per rank (parallel to ranks): its collectives, sorted by end (owned arrays) */
-	struct coll_inst **colls;
-	size_t *n_colls;
+	struct coll_inst **colls; /* owned, and so is each */
+	size_t *n_colls;          /* owned */
 	struct cluster_analysis *cluster; /* owned: ranks x steps, slow ranks, groups (cluster.h) */
 	bool from_digests;         /* read from digest files (digest.h): no events to drill into */
 	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */

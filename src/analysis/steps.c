@@ -11,6 +11,7 @@
 
 #include "i18n.h"
 #include "lanes.h"
+#include "lower_bound.h"
 #include "num.h"
 #include "rank_sets.h"
 #include "sbuf.h"
@@ -45,6 +46,9 @@ static size_t outermost(struct span *v, size_t n)
 	}
 	return k;
 }
+
+#define SPAN_STARTS_BY(v, i, t) ((v)[i].start <= (t))
+LOWER_BOUND_DEFINE(span_upper_bound, const struct span *, int64_t, SPAN_STARTS_BY)
 
 static void push_span(struct span **v, size_t *n, size_t *cap, int64_t a, int64_t b, uint32_t ev)
 {
@@ -314,14 +318,7 @@ static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cl
 		if (cls[ev].cat != CAT_COMPUTE)
 			continue;
 		int64_t t = store_ts(rs, ev);
-		size_t lo = 0, hi = steps;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (u[mid].start <= t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = span_upper_bound(u, t, 0, steps);
 		outside += !(lo > 0 && t <= u[lo - 1].end);
 	}
 	free(v);
@@ -773,8 +770,8 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 			s->phase = PHASE_UNKNOWN;
 			s->phase_source = PHASE_SRC_NONE;
 			s->phase_conf = CONF_LOW;
-			s->phase_evidence = xstrdup("workload unknown (neither serving nor training kernels): a step's "
-			                            "duration alone does not make it prefill or decode");
+			s->phase_evidence = xstrdup(_("workload unknown (neither serving nor training kernels): a step's "
+			                              "duration alone does not make it prefill or decode"));
 		}
 		return;
 	}
@@ -942,7 +939,7 @@ static void training_phases(struct rank_analysis *ra)
 		s->phase_source = PHASE_SRC_WORKLOAD;
 		s->phase_conf = CONF_HIGH;
 		free(s->phase_evidence);
-		s->phase_evidence = xstrdup("a training step: neither prefill nor decode");
+		s->phase_evidence = xstrdup(_("a training step: neither prefill nor decode"));
 	}
 	ra->phase_steps[PHASE_SRC_WORKLOAD] = ra->n_steps;
 	ra->phase_source = PHASE_SRC_WORKLOAD;
@@ -987,7 +984,7 @@ static void analysis_phases(const struct rank_data *rd, struct rank_analysis *ra
 	if (!ra->n_steps) {
 		ra->phase_source = PHASE_SRC_NONE;
 		ra->phase_conf = CONF_LOW;
-		ra->phase_evidence = xstrdup("no steps");
+		ra->phase_evidence = xstrdup(_("no steps"));
 		return;
 	}
 	if (ra->workload == WORKLOAD_TRAINING) {
@@ -1061,15 +1058,15 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			why = xasprintf(_("%zu ProfilerStep#N span(s) on the host"), nmarks);
 			if (st && st->nrows >= 2)
 				diag_add(dl, DIAG_WARN, st->path, 0, -1,
-					 "lists %zu steps but the trace has %zu ProfilerStep#N spans; steps follow "
-					 "the trace", st->nrows, nmarks);
+					 _("lists %zu steps but the trace has %zu ProfilerStep#N spans; steps follow "
+					   "the trace"), st->nrows, nmarks);
 		} else {
 			free(marks);
 		}
 		if (st && st->nrows == 1 && !n)
-			diag_add(dl, DIAG_INFO, st->path, 0, -1,
-				 "one row for the whole capture: it says nothing about engine steps (vLLM "
-				 "captures use no profiler schedule); steps come from the trace");
+			diag_add(dl, DIAG_INFO, st->path, 0, -1, "%s",
+				 _("one row for the whole capture: it says nothing about engine steps (vLLM "
+				   "captures use no profiler schedule); steps come from the trace"));
 		if (!n) {
 			struct span *e[N_ENGINE];
 			size_t ne[N_ENGINE];
@@ -1099,7 +1096,7 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			v[0] = (struct span){rs->window_start, rs->window_end, UINT32_MAX};
 			n = 1;
 			ra->step_source = STEP_SRC_WINDOW;
-			why = xstrdup("no step markers, engine ops or idle-gap structure: the whole window is one step");
+			why = xstrdup(_("no step markers, engine ops or idle-gap structure: the whole window is one step"));
 		}
 		const char *label = ra->step_source == STEP_SRC_IDLE_GAPS     ? "segment"
 		                    : ra->step_source == STEP_SRC_OP_SEQUENCE ? "step"
@@ -1114,7 +1111,7 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 		why = xasprintf(_("step_trace_time.csv rows (no trace: durations only)"));
 	} else {
 		ra->step_source = STEP_SRC_NONE;
-		why = xstrdup("no trace and no step table");
+		why = xstrdup(_("no trace and no step table"));
 	}
 	if (rs->has_events && ra->n_steps && ra->steps[0].has_window)
 		why = graph_replays(ra, rs, why);

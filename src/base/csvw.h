@@ -12,7 +12,7 @@
  * file; a file's own directory counts), both resolved through symlinks. */
 bool csvw_path_inside(const char *path, const char *root);
 /* Opens path for a CSV table: refused (NULL, why in err) when it lies inside any of the
- * n roots, or exists and overwrite is false. */
+ * n roots, or exists and overwrite is false. The caller owns the FILE (fclose). */
 FILE *csvw_open(const char *path, const char *const *roots, size_t n, bool overwrite, char *err, size_t err_size);
 /* One row of n cells (NULL cells are empty), quoted where a cell holds a comma, a quote,
  * a line break or leading/trailing spaces; ends with CRLF as RFC 4180 says. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "i18n.h"
 #include "sbuf.h"
 #include "xalloc.h"
 
@@ -76,23 +77,28 @@ char *diag_format(const struct diag *d)
 		sbuf_adds(&sb, d->file);
 		if (d->line > 0)
 			sbuf_addf(&sb, ":%ld", d->line);
-		else if (d->offset >= 0)
-			sbuf_addf(&sb, ": byte %lld", (long long)d->offset);
+		else if (d->offset >= 0) {
+			sbuf_adds(&sb, ": ");
+			sbuf_addf(&sb, _("byte %lld"), (long long)d->offset);
+		}
 		sbuf_adds(&sb, ": ");
 	}
 	sbuf_adds(&sb, d->msg);
 	return sbuf_detach(&sb);
 }
 
+/* English: the JSON's "level" (diag_level_text translates it for text) */
 const char *diag_level_name(enum diag_level level)
 {
 	switch (level) {
-	case DIAG_INFO: return "info";
-	case DIAG_WARN: return "warning";
-	case DIAG_ERROR: return "error";
+	case DIAG_INFO: return N_("info");
+	case DIAG_WARN: return N_("warning");
+	case DIAG_ERROR: return N_("error");
 	}
 	return "?";
 }
+
+const char *diag_level_text(enum diag_level level) { return _(diag_level_name(level)); }
 
 size_t diag_count(struct diag_list *dl, enum diag_level min_level)
 {
@@ -111,5 +117,5 @@ void diag_append(struct diag_list *dst, const struct diag_list *src)
 		diag_add(dst, d->level, d->file, d->line, d->offset, "%s", d->msg);
 	}
 	if (src->dropped)
-		diag_add(dst, DIAG_WARN, NULL, 0, -1, "%zu more messages were dropped", src->dropped);
+		diag_add(dst, DIAG_WARN, NULL, 0, -1, _("%zu more messages were dropped"), src->dropped);
 }

@@ -36,9 +36,13 @@ void diag_add(struct diag_list *dl, enum diag_level level, const char *file, lon
 /* The same with a va_list (for wrappers that filter or count before adding). */
 void diag_addv(struct diag_list *dl, enum diag_level level, const char *file, long line, int64_t offset,
 	       const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
-/* "file:line: message", "file: byte N: message" or "message"; owned by the caller. */
+/* "file:line: message", "file: byte N: message" or "message", in the messages' language (a
+ * JSON run's is English); owned by the caller. */
 char *diag_format(const struct diag *d);
+/* "info", "warning", "error": English, for JSON; static. */
 const char *diag_level_name(enum diag_level level);
+/* The same in the messages' language, for text; static. */
+const char *diag_level_text(enum diag_level level);
 /* Appends copies of src's messages to dst, in order (a worker's messages, once it is done). */
 void diag_append(struct diag_list *dst, const struct diag_list *src);
 /* Number of diagnostics at or above the level. */

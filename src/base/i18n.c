@@ -17,7 +17,21 @@ void i18n_init(void)
 #endif
 }
 
+const char *i18n_pgettext(const char *ctx_and_msgid, const char *msgid)
+{
+#if ENABLE_NLS
+	/* gettext hands back its argument when the catalog has no such entry */
+	const char *t = gettext(ctx_and_msgid);
+	return t == ctx_and_msgid ? msgid : t;
+#else
+	(void)ctx_and_msgid;
+	return msgid;
+#endif
+}
+
 void i18n_english(void) { setlocale(LC_MESSAGES, "C"); }
+
+void i18n_user(void) { setlocale(LC_MESSAGES, ""); }
 
 const char *i18n_language(void)
 {

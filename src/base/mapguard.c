@@ -2,11 +2,16 @@
 /* SIGBUS on a mapped range: a per-thread jump out of the reader. */
 #include "mapguard.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct guard {
 	sigjmp_buf jb;
@@ -82,4 +87,32 @@ bool mapguard_run(const void *base, size_t len, void (*fn)(void *), void *arg, s
 	current = g.outer;
 	uninstall();
 	return ok;
+}
+
+enum map_file_status mapguard_map_file(const char *path, uint64_t max_bytes, void **map, uint64_t *size, int *fd,
+				       int *err)
+{
+	int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (f < 0) {
+		*err = errno;
+		return MAP_FILE_CANNOT_OPEN;
+	}
+	struct stat st;
+	enum map_file_status r = MAP_FILE_OK;
+	if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode))
+		r = MAP_FILE_NOT_REGULAR;
+	else if ((*size = (uint64_t)st.st_size) == 0)
+		r = MAP_FILE_EMPTY;
+	else if (max_bytes && *size > max_bytes)
+		r = MAP_FILE_TOO_BIG;
+	else if ((*map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, f, 0)) == MAP_FAILED) {
+		*err = errno;
+		r = MAP_FILE_CANNOT_MAP;
+	} else
+		madvise(*map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	if (r == MAP_FILE_OK && fd)
+		*fd = f;
+	else
+		close(f);
+	return r;
 }

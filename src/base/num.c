@@ -43,6 +43,14 @@ bool num_is_missing(const char *s, size_t len)
 	return len == 0 || ieq(s, len, "n/a") || ieq(s, len, "na") || ieq(s, len, "null");
 }
 
+/* A leading sign at s[*i]: skips it, true when it is '-'. */
+static bool sign(const char *s, size_t len, size_t *i)
+{
+	if (*i < len && (s[*i] == '-' || s[*i] == '+'))
+		return s[(*i)++] == '-';
+	return false;
+}
+
 bool num_has_exponent(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
@@ -160,11 +168,7 @@ enum num_status num_scaled_int(const char *s, size_t len, int scale_exp, int64_t
 	if (num_is_missing(s, len))
 		return NUM_MISSING;
 	size_t i = 0;
-	bool neg = false;
-	if (i < len && (s[i] == '-' || s[i] == '+')) {
-		neg = s[i] == '-';
-		i++;
-	}
+	bool neg = sign(s, len, &i);
 	unsigned __int128 mant = 0;
 	int ndig = 0;        /* significant digits kept in mant */
 	long exp10 = 0;      /* value = mant * 10^exp10 */
@@ -387,11 +391,7 @@ enum num_status num_int64(const char *s, size_t len, int64_t *out)
 	if (num_is_missing(s, len))
 		return NUM_MISSING;
 	size_t i = 0;
-	bool neg = false;
-	if (i < len && (s[i] == '-' || s[i] == '+')) {
-		neg = s[i] == '-';
-		i++;
-	}
+	bool neg = sign(s, len, &i);
 	if (i == len)
 		return NUM_INVALID;
 	uint64_t v = 0;

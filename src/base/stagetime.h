@@ -31,7 +31,7 @@ double stagetime_now(void);
 /* Adds the time since t0 (a stagetime_now value) to stage s; returns now. Thread-safe. */
 double stagetime_add(enum stage s, double t0);
 double stagetime_seconds(enum stage s);
-const char *stagetime_name(enum stage s);
+const char *stagetime_name(enum stage s); /* static */
 /* "stage_NAME_ms VALUE" lines, one per stage (the bench's input). */
 void stagetime_print(FILE *out);
 

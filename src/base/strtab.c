@@ -106,17 +106,26 @@ void strtab_free(struct strtab *st)
 	free(st);
 }
 
-uint32_t strtab_find(const struct strtab *st, const char *s, size_t len)
+/* The slot holding s (hash h), else the empty slot where it would go; each occupied slot
+ * passed is counted in *probes when probes is not NULL. */
+static inline size_t slot_of(const struct strtab *st, const char *s, size_t len, uint32_t h, uint64_t *probes)
 {
-	uint32_t h = hash_bytes(s, len);
 	size_t i = h & (st->nslots - 1);
 	while (st->slots[i]) {
 		const struct strtab_entry *e = &st->entries[st->slots[i] - 1];
 		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
-			return st->slots[i] - 1;
+			return i;
 		i = (i + 1) & (st->nslots - 1);
+		if (probes)
+			(*probes)++;
 	}
-	return STRTAB_NONE;
+	return i;
+}
+
+uint32_t strtab_find(const struct strtab *st, const char *s, size_t len)
+{
+	size_t i = slot_of(st, s, len, hash_bytes(s, len), NULL);
+	return st->slots[i] ? st->slots[i] - 1 : STRTAB_NONE;
 }
 
 uint32_t strtab_intern(struct strtab *st, const char *s, size_t len)
@@ -124,14 +133,9 @@ uint32_t strtab_intern(struct strtab *st, const char *s, size_t len)
 	if (len > UINT32_MAX - 1)
 		len = UINT32_MAX - 1; /* a 4 GB name is an error elsewhere; never overflow here */
 	uint32_t h = hash_bytes(s, len);
-	size_t i = h & (st->nslots - 1);
-	while (st->slots[i]) {
-		const struct strtab_entry *e = &st->entries[st->slots[i] - 1];
-		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
-			return st->slots[i] - 1;
-		i = (i + 1) & (st->nslots - 1);
-		st->probes++;
-	}
+	size_t i = slot_of(st, s, len, h, &st->probes);
+	if (st->slots[i])
+		return st->slots[i] - 1;
 	char *copy = arena_alloc(st, len + 1);
 	memcpy(copy, s, len);
 	copy[len] = '\0';

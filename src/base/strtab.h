@@ -12,7 +12,7 @@
 
 struct strtab;
 
-struct strtab *strtab_new(void);
+struct strtab *strtab_new(void); /* owned: strtab_free */
 void strtab_free(struct strtab *st);
 uint32_t strtab_intern(struct strtab *st, const char *s, size_t len);
 uint32_t strtab_intern_cstr(struct strtab *st, const char *s);

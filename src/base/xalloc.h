@@ -11,6 +11,8 @@
 /* Called once before exiting on allocation failure; may be NULL. */
 void xalloc_set_oom_hook(void (*hook)(void));
 
+/* Owned by the caller (free); they never return NULL: on failure the OOM hook runs and
+ * the program exits. xrealloc takes ptr. */
 void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *ptr, size_t size);
@@ -21,6 +23,7 @@ void xgrow(void *ptr_to_ptr, size_t *cap, size_t need, size_t elem_size);
  * usual. Returns where the released pages end (from when none was whole), to be the next
  * call's `from`: a big buffer consumed front to back shrinks as it is read. */
 size_t xalloc_release(void *buf, size_t from, size_t to);
+/* Fresh copies, owned by the caller. */
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* printf into a fresh string (owned by the caller). */

@@ -93,17 +93,4 @@
 		free(set_aside_);                                                            \
 	}
 
-/* The first index in [lo, hi) of the ascending a[] whose value is above t (hi when none). */
-static inline uint32_t xsort_upper_bound_i64(const int64_t *a, uint32_t lo, uint32_t hi, int64_t t)
-{
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (a[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 #endif

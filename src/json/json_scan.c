@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n.h"
+
 #define NOT_FOUND ((size_t)-1)
 
 size_t jscan_skip_ws(const char *b, size_t len, size_t pos)
@@ -104,7 +106,7 @@ bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t
 		return true;
 	}
 	if (buf[pos] != '{') {
-		snprintf(err, errlen, "byte %zu: expected '[' or '{' at the start, found 0x%02X", pos,
+		snprintf(err, errlen, _("byte %zu: expected '[' or '{' at the start, found 0x%02X"), pos,
 			 (unsigned char)buf[pos]);
 		return false;
 	}
@@ -113,11 +115,11 @@ bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t
 	for (;;) {
 		pos = jscan_skip_ws(buf, len, pos);
 		if (pos >= len) {
-			snprintf(err, errlen, "byte %zu: the file ends before a \"traceEvents\" array", pos);
+			snprintf(err, errlen, _("byte %zu: the file ends before a \"traceEvents\" array"), pos);
 			return false;
 		}
 		if (buf[pos] == '}') {
-			snprintf(err, errlen, "byte %zu: JSON object without a \"traceEvents\" array", pos);
+			snprintf(err, errlen, _("byte %zu: JSON object without a \"traceEvents\" array"), pos);
 			return false;
 		}
 		if (buf[pos] == ',') {
@@ -125,26 +127,26 @@ bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t
 			continue;
 		}
 		if (buf[pos] != '"') {
-			snprintf(err, errlen, "byte %zu: expected a member name, found 0x%02X", pos,
+			snprintf(err, errlen, _("byte %zu: expected a member name, found 0x%02X"), pos,
 				 (unsigned char)buf[pos]);
 			return false;
 		}
 		size_t key_start = pos;
 		size_t key_end = array_string_end(buf, len, pos + 1);
 		if (key_end == NOT_FOUND) {
-			snprintf(err, errlen, "byte %zu: the file ends inside a member name", pos);
+			snprintf(err, errlen, _("byte %zu: the file ends inside a member name"), pos);
 			return false;
 		}
 		bool is_events = key_is(buf, len, key_start, "traceEvents");
 		pos = jscan_skip_ws(buf, len, key_end);
 		if (pos >= len || buf[pos] != ':') {
-			snprintf(err, errlen, "byte %zu: expected ':' after a member name", pos);
+			snprintf(err, errlen, _("byte %zu: expected ':' after a member name"), pos);
 			return false;
 		}
 		pos = jscan_skip_ws(buf, len, pos + 1);
 		if (is_events) {
 			if (pos >= len || buf[pos] != '[') {
-				snprintf(err, errlen, "byte %zu: \"traceEvents\" is not an array", pos);
+				snprintf(err, errlen, _("byte %zu: \"traceEvents\" is not an array"), pos);
 				return false;
 			}
 			js->shape = JSCAN_WRAPPED;
@@ -154,7 +156,7 @@ bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t
 		}
 		size_t vend = jscan_value_end(buf, len, pos);
 		if (vend == NOT_FOUND) {
-			snprintf(err, errlen, "byte %zu: the file ends before a \"traceEvents\" array", pos);
+			snprintf(err, errlen, _("byte %zu: the file ends before a \"traceEvents\" array"), pos);
 			return false;
 		}
 		pos = vend;

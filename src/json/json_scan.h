@@ -27,8 +27,9 @@ struct jscan {
 	enum jscan_shape shape;
 };
 
-/* Locates the event array. Returns false with a message in err (naming the byte
- * offset) when the input holds no event array. */
+/* Locates the event array in buf (borrowed, kept in js: it must outlive the scan).
+ * Returns false with a message in err (naming the byte offset) when the input holds no
+ * event array. */
 bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t errlen);
 /* Next element from js->pos. On JSCAN_ELEMENT, *start and *end bound it and pos moves on. */
 enum jscan_status jscan_next(struct jscan *js, size_t *start, size_t *end);

@@ -56,6 +56,6 @@ void jtok_unescape(const char *js, const jsmntok_t *t, struct sbuf *out);
 void json_unescape(const char *s, size_t len, struct sbuf *out);
 /* Whether a string token contains a backslash (needs unescaping). */
 bool jtok_has_escape(const char *js, const jsmntok_t *t);
-const char *jtok_error_name(int err);
+const char *jtok_error_name(int err); /* static */
 
 #endif

@@ -20,6 +20,7 @@ struct jsonw {
 	bool pretty;
 };
 
+/* out is borrowed, kept in w: it must stay open while w writes. */
 void jsonw_init(struct jsonw *w, FILE *out, bool pretty);
 void jsonw_obj_begin(struct jsonw *w);
 void jsonw_obj_end(struct jsonw *w);

@@ -16,7 +16,7 @@
 
 /* A value: its raw text (strings without their quotes, escapes still in), or absent. */
 struct espan {
-	const char *p; /* NULL when absent */
+	const char *p; /* borrowed: into the scanned element; NULL when absent */
 	unsigned len;
 	bool is_str;   /* a JSON string (may need unescaping) */
 	bool has_esc;  /* a string containing a backslash */

@@ -197,6 +197,7 @@ struct csv_job {
 	const struct found_file *file;
 	struct csv_table *table;
 	struct diag_list diags;
+	struct tindex_status index; /* whether the table came from its index */
 };
 
 struct csv_pool {
@@ -205,6 +206,8 @@ struct csv_pool {
 	atomic_size_t next;
 	_Atomic bool *cancel;
 	uint64_t max_bytes; /* capture_opts.max_csv_bytes */
+	const struct tindex_opts *index;
+	uint64_t index_min; /* smaller tables are read without an index */
 };
 
 /* Loads one table within the size limit: the one set, or the one the memory available now
@@ -225,6 +228,18 @@ static struct csv_table *load_table(const char *path, uint64_t max_bytes, struct
 	return csvt_load_limited(path, limit, why, dl);
 }
 
+static struct csv_table *load_checked(const char *path, void *ctx, struct diag_list *dl)
+{
+	const struct csv_pool *pool = ctx;
+	struct csv_table *t = load_table(path, pool->max_bytes, dl);
+	if (t)
+		csv_check_table(t, dl);
+	return t;
+}
+
+/* Tables below this size parse about as fast as their index maps: read as they are. */
+#define CAPTURE_CSV_INDEX_MIN (UINT64_C(64) << 10)
+
 static void *csv_worker(void *arg)
 {
 	struct csv_pool *pool = arg;
@@ -233,9 +248,14 @@ static void *csv_worker(void *arg)
 		if (i >= pool->n_jobs || atomic_load(pool->cancel))
 			return NULL;
 		struct csv_job *job = &pool->jobs[i];
-		job->table = load_table(job->file->path, pool->max_bytes, &job->diags);
-		if (job->table)
-			csv_check_table(job->table, &job->diags);
+		const char *path = job->file->path;
+		/* slices are joined into one table after loading: each is read as it is */
+		if (job->file->size >= pool->index_min && slice_number(path) < 0) {
+			uint64_t limit = pool->max_bytes == CAPTURE_NO_LIMIT ? 0 : pool->max_bytes;
+			job->table = tindex_load_csv(path, load_checked, pool, limit, pool->index, &job->index, &job->diags);
+		} else {
+			job->table = load_checked(path, pool, &job->diags);
+		}
 	}
 }
 
@@ -277,7 +297,9 @@ static void attach_csv(struct diag_list *dl, struct rank_data *rd, struct csv_ta
 
 static void load_csvs(struct capture *cap, struct diag_list *dl)
 {
-	struct csv_pool pool = {.cancel = &cap->cancel, .max_bytes = cap->opts.max_csv_bytes};
+	struct csv_pool pool = {.cancel = &cap->cancel, .max_bytes = cap->opts.max_csv_bytes, .index = &cap->opts.index};
+	const char *min = getenv("ASCPROF_INDEX_CSV_MIN_BYTES"); /* tests: every table */
+	pool.index_min = min && *min ? strtoull(min, NULL, 10) : CAPTURE_CSV_INDEX_MIN;
 	for (size_t r = 0; r < cap->n_ranks; r++)
 		for (size_t i = 0; i < cap->ranks[r].plan->n_files; i++)
 			pool.n_jobs += cap->ranks[r].plan->files[i].role == ROLE_CSV && !cap->ranks[r].db_path;
@@ -316,6 +338,7 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 		}
 		diag_append(dl, &job->diags);
 		diag_free(&job->diags);
+		job->rd->csv_index[job->index.state]++;
 		if (job->table)
 			attach_csv(dl, job->rd, job->table, &cap_csvs);
 	}
@@ -452,6 +475,28 @@ static void load_trace_files(struct capture *cap, struct rank_data *rd, int thre
 		.max_file_bytes = limit == CAPTURE_NO_LIMIT ? 0 : limit,
 	};
 	rd->trace_failed = tindex_load_trace(&rd->store, paths, n, &topts, &cap->opts.index, &rd->index, dl) != 0;
+}
+
+void capture_verify_columns(struct capture *cap)
+{
+	for (size_t i = 0; i < cap->n_ranks; i++) {
+		struct rank_data *rd = &cap->ranks[i];
+		if (!rd->index.pending)
+			continue;
+		struct diag_list scratch; /* the slices' messages were given when it loaded */
+		diag_init(&scratch);
+		const char **paths;
+		size_t n = trace_files(&scratch, rd, &paths);
+		diag_free(&scratch);
+		uint64_t limit = cap->opts.max_trace_bytes;
+		struct trace_load_opts topts = {
+			.threads = cap->opts.threads > 0 ? cap->opts.threads : xthread_cpus(),
+			.max_file_bytes = limit == CAPTURE_NO_LIMIT ? 0 : limit,
+		};
+		rd->trace_failed =
+			tindex_verify_trace(&rd->store, paths, n, &topts, &cap->opts.index, &rd->index, &cap->diags) != 0;
+		free(paths);
+	}
 }
 
 /* Communication files are small (KB to MB): read after the CSV tables, by the same thread. */

@@ -35,7 +35,7 @@ struct rank_data {
 	const struct rank_plan *plan; /* borrowed from capture.plan */
 	/* The Db export read instead of the text one (db.h), or NULL; borrowed from plan. */
 	const char *db_path;
-	const char *analysis_db_path; /* analysis.db beside it (StepTraceTime), or NULL */
+	const char *analysis_db_path; /* borrowed from plan: analysis.db beside it (StepTraceTime), or NULL */
 	const char *source_why;       /* static: why this source was used */
 	char **db_csv_bufs;           /* owned: the bytes the tables read from a Db borrow */
 	size_t n_db_csv_bufs;
@@ -50,6 +50,7 @@ struct rank_data {
 	uint64_t trace_bytes_total;
 	bool trace_failed;
 	struct tindex_status index; /* whether the trace came from its index (trace_index.h) */
+	size_t csv_index[TINDEX_NOT_WRITTEN + 1]; /* CSV tables by how their index served (per state) */
 	struct diag_list trace_diags; /* the trace loader's, until the capture's list takes them */
 };
 
@@ -80,10 +81,15 @@ struct capture {
 	double load_seconds;
 };
 
-/* Discovers path (no data read yet). Never NULL; check `usable` and the diagnostics. */
+/* Discovers path (no data read yet; opts borrowed for the call). Never NULL; owned
+ * (capture_free); check `usable` and the diagnostics. */
 struct capture *capture_open(const char *path, const struct capture_opts *opts);
 /* Loads every rank: all CSV tables first, then the traces. */
 void capture_load(struct capture *cap);
+/* With opts.index.lazy, verifies the trace columns that loading left unverified (the
+ * analysis reads them; --summary never does): a rank whose index fails is read afresh,
+ * with a message in cap->diags. Nothing to do otherwise. */
+void capture_verify_columns(struct capture *cap);
 void capture_free(struct capture *cap);
 /* Memory the program may still use, in bytes: MemAvailable from /proc/meminfo, lowered
  * to what the cgroup's memory.max leaves; ASCPROF_MEM_AVAILABLE (bytes) overrides both
@@ -94,7 +100,7 @@ uint64_t capture_auto_trace_limit(uint64_t avail);
 /* The largest CSV file whose table fits in avail bytes of memory (0 = unknown: none). */
 uint64_t capture_auto_csv_limit(uint64_t avail);
 
-/* The table of a kind for a rank, NULL when absent or not loaded yet. */
+/* The table of a kind for a rank (borrowed from cap), NULL when absent or not loaded yet. */
 const struct csv_table *capture_csv(const struct capture *cap, size_t rank_index, enum csv_kind kind);
 static inline int capture_rank_state(const struct rank_data *rd)
 {

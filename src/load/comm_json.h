@@ -41,11 +41,11 @@ enum comm_transport {
 	COMM_TR_OTHER,
 	COMM_TR_COUNT
 };
-const char *comm_transport_name(enum comm_transport t);
+const char *comm_transport_name(enum comm_transport t); /* static */
 enum comm_transport comm_transport_parse(const char *s, size_t len);
 
 enum comm_kind { COMM_KIND_P2P, COMM_KIND_COLLECTIVE, COMM_KIND_OTHER };
-const char *comm_kind_name(enum comm_kind k);
+const char *comm_kind_name(enum comm_kind k); /* static */
 
 /* What an "<op>@<group>" key stands for. */
 enum comm_entry {
@@ -109,16 +109,16 @@ struct comm_file {
 };
 
 struct comm_data {
-	struct strtab *strs; /* NULL until something is loaded */
-	struct comm_file *files;
+	struct strtab *strs; /* owned; NULL until something is loaded */
+	struct comm_file *files; /* owned, like the arrays below */
 	size_t n_files;
-	struct comm_op *ops;
+	struct comm_op *ops;     /* owned */
 	size_t n_ops;
-	struct comm_bw *bws;
+	struct comm_bw *bws;     /* owned */
 	size_t n_bws;
-	struct comm_bin *bins;
+	struct comm_bin *bins;   /* owned */
 	size_t n_bins;
-	struct comm_link *links;
+	struct comm_link *links; /* owned */
 	size_t n_links;
 	size_t cap_files, cap_ops, cap_bws, cap_bins, cap_links;
 };

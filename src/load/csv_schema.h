@@ -146,14 +146,14 @@ enum csv_type csv_schema_type(enum csv_col col);
  * keeps a large kernel table's cost to the columns that matter (tests/csv_columns_read.sh
  * checks this list against the code). */
 bool csv_schema_is_read(enum csv_col col);
-/* The first (preferred) spelling, for messages and table headers. */
+/* The first (preferred) spelling, for messages and table headers (static). */
 const char *csv_schema_label(enum csv_col col);
 /* The kind of a table holding these columns (present[c] true when column c exists). */
 enum csv_kind csv_schema_kind(const bool present[CSV_COL_COUNT]);
 /* The kind a file name says, for the few tables whose columns do not tell them apart
  * (communication_statistic has op_statistic's columns); CSV_UNKNOWN otherwise. */
 enum csv_kind csv_schema_kind_by_name(const char *base_name);
-const char *csv_kind_name(enum csv_kind kind);
+const char *csv_kind_name(enum csv_kind kind); /* static */
 struct sbuf;
 /* Whether a file's name says a known table (kernel_details*, op_statistic* ...) that its
  * header does not match (kind is what the header says); then *why gets the message: the

@@ -19,6 +19,7 @@
 #include <unistr.h>
 
 #include "i18n.h"
+#include "lower_bound.h"
 #include "mapguard.h"
 #include "num.h"
 #include "sanitize.h"
@@ -91,16 +92,12 @@ static void steps_put(struct csvt_steps *s, size_t row, int64_t v)
 	s->at[s->n++] = (struct csvt_step){row, v};
 }
 
+#define STEP_BY_ROW(at, i, k) ((at)[i].row <= (k))
+LOWER_BOUND_DEFINE(step_upper_bound, const struct csvt_step *, size_t, STEP_BY_ROW)
+
 int64_t csvt_steps_at(const struct csvt_steps *s, size_t row)
 {
-	size_t lo = 0, hi = s->n; /* the first step after row */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->at[mid].row <= row)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = step_upper_bound(s->at, row, 0, s->n); /* the first step after row */
 	return lo ? s->at[lo - 1].v : 0;
 }
 
@@ -932,41 +929,35 @@ struct csv_table *csvt_load(const char *path, struct diag_list *dl) { return csv
 struct csv_table *csvt_load_limited(const char *path, uint64_t max_bytes, const char *limit_why,
 				    struct diag_list *dl)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot open: %s; skipped"), strerror(errno));
+	void *map = NULL;
+	uint64_t size = 0;
+	int fd = -1, err = 0;
+	switch (mapguard_map_file(path, max_bytes, &map, &size, &fd, &err)) {
+	case MAP_FILE_OK:
+		break;
+	case MAP_FILE_CANNOT_OPEN:
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot open: %s; skipped"), strerror(err));
 		return NULL;
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	case MAP_FILE_NOT_REGULAR:
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("not a regular file; skipped"));
 		return NULL;
-	}
-	if (st.st_size == 0) {
-		close(fd);
+	case MAP_FILE_EMPTY:
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("empty file (0 bytes); skipped"));
 		return NULL;
-	}
-	if (max_bytes && (uint64_t)st.st_size > max_bytes) {
-		close(fd);
+	case MAP_FILE_TOO_BIG:
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
 			 _("%llu bytes is over the limit of %llu bytes %s; skipped. --max-csv-bytes N sets the "
 			 "limit (0: none)"),
-			 (unsigned long long)st.st_size, (unsigned long long)max_bytes, limit_why ? limit_why : "");
+			 (unsigned long long)size, (unsigned long long)max_bytes, limit_why ? limit_why : "");
+		return NULL;
+	case MAP_FILE_CANNOT_MAP:
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot map: %s; skipped"), strerror(err));
 		return NULL;
 	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		close(fd);
-		diag_add(dl, DIAG_WARN, path, 0, -1, _("cannot map: %s; skipped"), strerror(errno));
-		return NULL;
-	}
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
 	struct csv_table *t;
-	if (!load_utf16(path, map, (size_t)st.st_size, dl, &t))
-		t = csvt_load_map(path, fd, map, (size_t)st.st_size, dl);
-	munmap(map, (size_t)st.st_size);
+	if (!load_utf16(path, map, (size_t)size, dl, &t))
+		t = csvt_load_map(path, fd, map, (size_t)size, dl);
+	munmap(map, (size_t)size);
 	close(fd);
 	return t;
 }
@@ -1005,10 +996,13 @@ void csvt_free(struct csv_table *t)
 		free(t->headers[i]);
 	free(t->headers);
 	free(t->header_col);
-	for (size_t i = 0; i < t->n_typed; i++)
+	for (size_t i = 0; i < t->n_typed && !t->map; i++)
 		free(t->cols[i].v.str); /* the union's pointer, whatever its type */
 	free(t->cols);
-	free(t->row_off_lo);
+	if (!t->map)
+		free(t->row_off_lo);
+	else
+		munmap(t->map, t->map_len);
 	free(t->off_high.at);
 	free(t->line_skew.at);
 	strtab_free(t->strs);
@@ -1028,7 +1022,7 @@ static void add_part(struct csv_table *t, const char *path, size_t first_row, ui
 
 bool csvt_append(struct csv_table *dst, struct csv_table *src)
 {
-	if (dst->ncols != src->ncols || dst->mem || src->mem)
+	if (dst->ncols != src->ncols || dst->mem || src->mem || dst->map)
 		return false;
 	for (size_t i = 0; i < dst->ncols; i++)
 		if (strcmp(dst->headers[i], src->headers[i]) != 0)

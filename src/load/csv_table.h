@@ -31,10 +31,10 @@ struct csv_column {
 	enum csv_type type; /* csv_schema_type(col), kept at hand for the per-cell path */
 	int index; /* position in the header */
 	union {
-		uint32_t *str; /* strtab ids; 0 = empty or missing */
-		int64_t *time; /* ns; CSVT_MISSING_TIME when missing or unreadable */
-		double *num;   /* NaN when missing */
-		float *ratio;  /* NaN when missing */
+		uint32_t *str; /* owned (the union): strtab ids; 0 = empty or missing */
+		int64_t *time; /* owned: ns; CSVT_MISSING_TIME when missing or unreadable */
+		double *num;   /* owned: NaN when missing */
+		float *ratio;  /* owned: NaN when missing */
 	} v;
 };
 
@@ -43,7 +43,7 @@ struct csvt_steps {
 	struct csvt_step {
 		size_t row;
 		int64_t v;
-	} *at;
+	} *at; /* owned */
 	size_t n, cap;
 };
 /* The value at row (0 before the first step). */
@@ -54,18 +54,18 @@ struct csv_table {
 	enum csv_kind kind;
 	size_t ncols;
 	char **headers;   /* owned, as read (UTF-8 after conversion) */
-	int *header_col;  /* per header position: canonical column or -1 */
+	int *header_col;  /* owned: per header position: canonical column or -1 */
 	int col_at[CSV_COL_COUNT]; /* canonical column -> index into cols, or -1 */
-	struct csv_column *cols;
+	struct csv_column *cols; /* owned: the typed columns */
 	size_t n_typed;
 	size_t nrows, cap_rows;
 	/* Where each data row starts: the low 32 bits of its byte offset in its file, per row;
 	 * the high bits and the 1-based line (as line - row, which moves only after a blank
 	 * line or a cell over several lines) change rarely, so they are kept where they
 	 * change. 4 bytes a row instead of 12. Read them through csvt_row_off and csvt_line. */
-	uint32_t *row_off_lo;
+	uint32_t *row_off_lo; /* owned */
 	struct csvt_steps off_high, line_skew;
-	struct strtab *strs;
+	struct strtab *strs; /* owned: the cells' strings */
 	uint64_t file_size;
 	bool bom, crlf, gbk;
 	size_t ragged_rows, excel_numbers, bad_numbers;
@@ -75,8 +75,12 @@ struct csv_table {
 	char *mem_owned; /* a UTF-16 file converted to UTF-8 (then mem), owned; else NULL */
 	/* A table read from several files (msprof's op_summary_slice_0_*.csv, _slice_1_ ...)
 	 * lists them here, in row order; NULL/0 for a table from one file. */
-	struct csvt_part *parts;
+	struct csvt_part *parts; /* owned */
 	size_t n_parts;
+	/* A table mapped from its index (trace_index.h): the typed columns and row_off_lo
+	 * point into this read-only mapping, unmapped when the table is freed; else NULL. */
+	void *map;
+	size_t map_len;
 };
 
 struct csvt_part {
@@ -86,7 +90,8 @@ struct csvt_part {
 	bool gbk;
 };
 
-/* Reads a CSV file. NULL (with a diagnostic) when it cannot be read or holds no header. */
+/* Reads a CSV file: an owned table (csvt_free), like every csvt_load* below; NULL (with a
+ * diagnostic) when it cannot be read or holds no header. */
 struct csv_table *csvt_load(const char *path, struct diag_list *dl);
 /* The same, refusing a file over max_bytes (0: no limit) with an error; limit_why says
  * where the limit comes from ("set by --max-csv-bytes"). */
@@ -97,7 +102,8 @@ struct csv_table *csvt_load_limited(const char *path, uint64_t max_bytes, const 
  * warning gives the offset (tests map, truncate, then call this). */
 struct csv_table *csvt_load_map(const char *path, int fd, const char *map, size_t size,
 				struct diag_list *dl);
-/* The same over bytes in memory; `name` labels messages; buf is borrowed. */
+/* The same over bytes in memory; `name` labels messages; buf is borrowed and must
+ * outlive the table (cells are read from it). */
 struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len,
 				   struct diag_list *dl);
 /* The same over an open file (a temporary one: a table made from a Db), which the table
@@ -108,7 +114,7 @@ void csvt_free(struct csv_table *t);
 /* Appends src's rows to dst when both have the same header (slices of one table); src is
  * consumed on success. False, with both untouched, when the headers differ. */
 bool csvt_append(struct csv_table *dst, struct csv_table *src);
-/* The file a row was read from (the table's path unless it has parts). */
+/* The file a row was read from (the table's path unless it has parts; borrowed from t). */
 const char *csvt_row_path(const struct csv_table *t, size_t row);
 
 static inline bool csvt_has(const struct csv_table *t, enum csv_col c) { return t->col_at[c] >= 0; }
@@ -120,7 +126,7 @@ static inline const struct csv_column *csvt_column(const struct csv_table *t, si
 {
 	return row < t->nrows && t->col_at[c] >= 0 ? &t->cols[t->col_at[c]] : NULL;
 }
-const char *csvt_str(const struct csv_table *t, size_t row, enum csv_col c);
+const char *csvt_str(const struct csv_table *t, size_t row, enum csv_col c); /* borrowed from t's strs */
 static inline uint32_t csvt_str_id(const struct csv_table *t, size_t row, enum csv_col c)
 {
 	const struct csv_column *col = csvt_column(t, row, c);

@@ -18,6 +18,7 @@
 
 #include "i18n.h"
 #include "lanes.h"
+#include "lower_bound.h"
 #include "num.h"
 #include "u64map.h"
 #include "xalloc.h"
@@ -574,6 +575,10 @@ static uint32_t host_lane(struct bld *b, sqlite3_stmt *st, int col, const char *
 	return b->last_host_lane = bld_lane(b, pid, tid, process, thread, psort, tidn);
 }
 
+/* conn_ids holds (connection id, id) pairs sorted by id: pair i's id is [2i + 1]. */
+#define CONN_PAIR_BEFORE(c, i, key) ((int64_t)(c)[2 * (i) + 1] < (key))
+LOWER_BOUND_DEFINE(conn_pair_lower_bound, const uint64_t *, int64_t, CONN_PAIR_BEFORE)
+
 static void read_pytorch_api(struct bld *b)
 {
 	static const struct want w[] = {
@@ -666,14 +671,7 @@ static void read_pytorch_api(struct bld *b)
 			}
 		} else if (conn) {
 			/* the first pair of the key's run */
-			size_t lo = 0, hi = n_conn / 2;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if ((int64_t)conn_ids[2 * mid + 1] < key)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
+			size_t lo = conn_pair_lower_bound(conn_ids, key, 0, n_conn / 2);
 			for (size_t i = 2 * lo; i + 1 < n_conn && conn_ids[i + 1] == (uint64_t)key; i += 2)
 				bld_flow(b, ph, flow_cat, conn_ids[i], lane, start);
 		}

@@ -54,21 +54,22 @@ enum db_conv {
 	DBC_DEVICE,    /* a device id, as NPU:<id> */
 	DBC_NOT_SET,   /* UINT32_MAX as N/A, else as written */
 };
+/* The tables below are static, and so are their strings. */
 struct db_csv_col {
-	const char *header; /* the text export's */
-	const char *column; /* the Db's */
+	const char *header; /* static: the text export's */
+	const char *column; /* static: the Db's */
 	enum db_conv conv;
 };
 struct db_csv_spec {
-	const char *table;  /* the Db's */
-	const char *csv;    /* the text export's file name */
+	const char *table;  /* static: the Db's */
+	const char *csv;    /* static: the text export's file name */
 	bool in_analysis;   /* analysis.db, else the events Db */
-	const char *needed; /* a column without which the table is not read */
-	const struct db_csv_col *cols;
+	const char *needed; /* static: a column without which the table is not read */
+	const struct db_csv_col *cols; /* static */
 	size_t n_cols;
 	/* rows of another table in the same columns, when every column above exists and
 	 * extra_table does (NPU_MEM's application memory joins memory_record as APP) */
-	const char *extra_table, *extra_rows;
+	const char *extra_table, *extra_rows; /* static, or NULL */
 };
 extern const struct db_csv_spec db_csv_specs[];
 extern const size_t db_n_csv_specs;
@@ -80,7 +81,8 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 			       struct diag_list *dl);
 
 /* The compute tasks (TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO) as the text export's
- * kernel_details.csv, named "<path>:COMPUTE_TASK_INFO"; NULL when there are none. */
+ * kernel_details.csv, named "<path>:COMPUTE_TASK_INFO" (owned, *buf as db_csv_table's);
+ * NULL when there are none. */
 struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list *dl);
 
 /* analysis.db's CommAnalyzerTime with CommAnalyzerBandwidth, and CommAnalyzerMatrix, read

@@ -56,7 +56,7 @@ struct rank_plan {
 
 struct capture_plan {
 	char *path; /* owned: as given */
-	struct rank_plan *ranks;
+	struct rank_plan *ranks; /* owned */
 	size_t n_ranks;
 	size_t raw_captures; /* workers that were never exported (analyse() not run) */
 	/* msprof-analyze's cluster_analysis_output: communication files about every rank at
@@ -70,10 +70,10 @@ struct capture_plan {
  * an error diagnostic that says what was found and what to do. */
 int discover(const char *path, struct capture_plan *plan, struct diag_list *dl);
 void discover_free(struct capture_plan *plan);
-const char *discover_role_name(enum file_role role);
-const char *discover_class_name(enum capture_class cls);
-const char *discover_rank_source_name(enum rank_source src);
-/* The plan's file with this role (the first), or NULL. */
+const char *discover_role_name(enum file_role role); /* static */
+const char *discover_class_name(enum capture_class cls); /* static */
+const char *discover_rank_source_name(enum rank_source src); /* static */
+/* The plan's file with this role (the first; borrowed from rp), or NULL. */
 const struct found_file *discover_find(const struct rank_plan *rp, enum file_role role);
 /* The rank number in a worker name ("..._rank3_2026..._ascend_pt", "rank_3_ascend_pt"),
  * or -1. */

@@ -22,7 +22,8 @@ struct kernel_timeline {
 	size_t rows_used, rows_skipped; /* rows without a start or a duration are skipped */
 };
 
-/* NULL when the table has no row with a start and a duration. */
+/* Owned (kernel_timeline_free; k is borrowed for the call); NULL when the table has no
+ * row with a start and a duration. */
 struct kernel_timeline *kernel_timeline_build(const struct csv_table *k);
 void kernel_timeline_free(struct kernel_timeline *kt);
 

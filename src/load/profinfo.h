@@ -15,10 +15,10 @@ struct profinfo {
 	bool has_rank;
 	int rank;
 	char *torch_npu_version; /* owned strings; NULL when absent */
-	char *cann_version;
-	char *profiler_level; /* "Level0", "Level1", "Level2", "Level_none" */
-	char *aic_metrics;    /* "ACL_AICORE_PIPE_UTILIZATION" ... */
-	char *export_type;
+	char *cann_version;    /* owned */
+	char *profiler_level; /* owned: "Level0", "Level1", "Level2", "Level_none" */
+	char *aic_metrics;    /* owned: "ACL_AICORE_PIPE_UTILIZATION" ... */
+	char *export_type;    /* owned */
 	bool data_simplification;
 	bool has_schedule; /* a schedule means ProfilerStep#N markers and Step Id columns */
 	bool record_shapes, profile_memory, with_stack, with_modules;

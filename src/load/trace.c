@@ -1722,39 +1722,32 @@ int trace_load_buffer(struct rank_store *rs, const char *name, const char *buf, 
 static void *map_part(const char *path, const struct trace_load_opts *opts, uint64_t *size,
 		      struct diag_list *dl)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		diag_add(dl, DIAG_ERROR, path, 0, -1, _("cannot open: %s"), strerror(errno));
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	void *map = NULL;
+	int err = 0;
+	uint64_t max = opts ? opts->max_file_bytes : 0;
+	switch (mapguard_map_file(path, max, &map, size, NULL, &err)) {
+	case MAP_FILE_OK:
+		return map;
+	case MAP_FILE_CANNOT_OPEN:
+		diag_add(dl, DIAG_ERROR, path, 0, -1, _("cannot open: %s"), strerror(err));
+		break;
+	case MAP_FILE_NOT_REGULAR:
 		diag_add(dl, DIAG_ERROR, path, 0, -1, _("not a regular file; skipped"));
-		close(fd);
-		return NULL;
-	}
-	*size = (uint64_t)st.st_size;
-	if (st.st_size == 0) {
-		close(fd);
+		break;
+	case MAP_FILE_EMPTY:
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("empty file (0 bytes); skipped"));
-		return NULL;
-	}
-	if (opts && opts->max_file_bytes && (uint64_t)st.st_size > opts->max_file_bytes) {
-		close(fd);
+		break;
+	case MAP_FILE_TOO_BIG:
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
 			 _("%llu bytes is over the limit of %llu bytes set by --max-trace-bytes; skipped "
 			 "(a larger N, or 0 for no limit, reads it)"),
-			 (unsigned long long)st.st_size, (unsigned long long)opts->max_file_bytes);
-		return NULL;
+			 (unsigned long long)*size, (unsigned long long)max);
+		break;
+	case MAP_FILE_CANNOT_MAP:
+		diag_add(dl, DIAG_ERROR, path, 0, -1, _("cannot map: %s"), strerror(err));
+		break;
 	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		diag_add(dl, DIAG_ERROR, path, 0, -1, _("cannot map: %s"), strerror(errno));
-		return NULL;
-	}
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	return map;
+	return NULL;
 }
 
 int trace_load_parts(struct rank_store *rs, const char *const *paths, size_t n,

@@ -20,7 +20,7 @@
 
 struct trace_load_opts {
 	int threads;                  /* 0: one per online CPU */
-	_Atomic uint64_t *progress;   /* may be NULL: bytes walked so far, for a status line */
+	_Atomic uint64_t *progress;   /* borrowed for the load, may be NULL: bytes walked so far */
 	uint64_t max_file_bytes;      /* 0: no limit; larger files are refused with a message */
 	bool jsmn_only;               /* skip the fast scanner: every element through jsmn (tests) */
 };

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The persistent trace index: see trace_index.h. The file is a header, the key (text), then
- * the payload: 8-byte aligned sections in a fixed order, the columns laid out exactly as the
- * store holds them so that they are used in place from the mapping. */
+/* The persistent trace index: see trace_index.h. The file is a header, the key (text), the
+ * payload, then the payload's chunk table (an XXH3 per 64 KiB). The payload is 8-byte
+ * aligned sections in a fixed order, per kind of index (a trace's store, a CSV table, a
+ * blob), the columns laid out exactly as the store or the table holds them so that they
+ * are used in place from the mapping. */
 #include "trace_index.h"
 
 #include <dirent.h>
@@ -22,7 +24,7 @@
 #include "xalloc.h"
 
 /* Raise on any change of the layout below or of what the loader puts in a store. */
-#define TINDEX_FORMAT 1
+#define TINDEX_FORMAT 3
 #define TINDEX_MAGIC "ASCPIDX"
 #define TINDEX_ENDIAN 0x01020304u
 
@@ -31,9 +33,15 @@ struct tix_header {
 	uint32_t format, endian;
 	uint64_t key_len;
 	uint64_t payload_off, payload_len;
-	uint64_t payload_hash;
+	uint64_t table_hash;  /* over the chunk table, which follows the payload (8-aligned) */
 	uint64_t header_hash; /* over the fields above and the key */
 };
+
+/* The payload is checked in chunks of this size, each with its XXH3 in the table after
+ * it: a reader verifies what it reads as it reads it, and may leave the event columns
+ * (most of the bytes) until they are first needed (tindex_opts.lazy). */
+#define TIX_CHUNK_LOG2 16
+#define TIX_CHUNK ((size_t)1 << TIX_CHUNK_LOG2)
 
 static double now_seconds(void)
 {
@@ -92,12 +100,13 @@ static int make_dirs(const char *dir)
 /* The program's identity (a rebuilt binary may read traces differently), the messages'
  * language and each trace file's: the name from the identities alone, so a changed trace
  * replaces its index. */
-static bool make_key(const char *const *paths, size_t n, struct sbuf *key, struct sbuf *name)
+static bool make_key(const char *kind, const char *const *paths, size_t n, struct sbuf *key, struct sbuf *name)
 {
 	struct stat st;
 	sbuf_reset(key);
 	sbuf_reset(name);
 	sbuf_addf(key, "ascprof-tui %s index %d\n", PACKAGE_VERSION, TINDEX_FORMAT);
+	sbuf_addf(name, "%s\n", kind); /* a trace's index and a table's never share a name */
 	if (stat("/proc/self/exe", &st) == 0)
 		sbuf_addf(name, "exe %ju %ju %jd %jd.%09ld\n", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
 			    (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
@@ -141,9 +150,18 @@ static bool coarse_and_recent(const char *const *paths, size_t n)
 struct tix_writer {
 	FILE *f;
 	uint64_t pos; /* payload bytes so far */
-	XXH3_state_t *hash;
+	XXH3_state_t *hash; /* of the current chunk */
+	uint64_t *chunks;   /* the finished chunks' hashes */
+	size_t n_chunks, cap_chunks;
 	bool failed;
 };
+
+static void w_chunk_end(struct tix_writer *w)
+{
+	xgrow(&w->chunks, &w->cap_chunks, w->n_chunks + 1, sizeof *w->chunks);
+	w->chunks[w->n_chunks++] = XXH3_64bits_digest(w->hash);
+	XXH3_64bits_reset(w->hash);
+}
 
 static void w_raw(struct tix_writer *w, const void *p, size_t len)
 {
@@ -151,8 +169,16 @@ static void w_raw(struct tix_writer *w, const void *p, size_t len)
 		return;
 	if (fwrite(p, 1, len, w->f) != len)
 		w->failed = true;
-	XXH3_64bits_update(w->hash, p, len);
-	w->pos += len;
+	const char *c = p;
+	while (len) {
+		size_t room = TIX_CHUNK - (size_t)(w->pos & (TIX_CHUNK - 1)), k = len < room ? len : room;
+		XXH3_64bits_update(w->hash, c, k);
+		w->pos += k;
+		c += k;
+		len -= k;
+		if (!(w->pos & (TIX_CHUNK - 1)))
+			w_chunk_end(w);
+	}
 }
 
 static void w_align(struct tix_writer *w)
@@ -207,9 +233,69 @@ static void w_path(struct tix_writer *w, const char *path, const char *const *pa
 	w_str(w, path, strlen(path));
 }
 
-static void write_payload(struct tix_writer *w, const struct rank_store *rs, const char *const *paths, size_t n,
-			  const struct diag_list *dl, size_t diag0, size_t dropped0)
+/* Strings: offsets, then the bytes (each NUL-terminated); ids are dense from 0. */
+static void w_strtab(struct tix_writer *w, const struct strtab *strs)
 {
+	uint32_t n_str = strtab_count(strs);
+	w_u64(w, n_str);
+	uint64_t off = 0;
+	w_align(w);
+	for (uint32_t i = 0; i < n_str; i++) {
+		w_raw(w, &off, sizeof off);
+		off += strtab_len(strs, i) + 1;
+	}
+	w_raw(w, &off, sizeof off);
+	w_align(w);
+	for (uint32_t i = 0; i < n_str; i++)
+		w_raw(w, strtab_str(strs, i), strtab_len(strs, i) + 1);
+}
+
+/* The loader's messages since diag0 (given again on reopen, in their place). */
+static void w_diags(struct tix_writer *w, const char *const *paths, size_t n, const struct diag_list *dl,
+		    size_t diag0, size_t dropped0)
+{
+	w_u64(w, dl->n - diag0);
+	w_u64(w, dl->dropped - dropped0);
+	for (size_t i = diag0; i < dl->n; i++) {
+		const struct diag *d = &dl->items[i];
+		w_u64(w, (uint64_t)d->level);
+		w_path(w, d->file, paths, n);
+		w_u64(w, (uint64_t)d->line);
+		w_u64(w, (uint64_t)d->offset);
+		w_str(w, d->msg, strlen(d->msg));
+	}
+}
+
+struct tix_reader;
+
+/* What an index is of: loading it afresh, writing its payload, reading it back. */
+struct tix_kind {
+	const char *name;  /* in the index's name: "trace", "csv" */
+	const char *what;  /* in messages: "trace", "table" */
+	const char *limit; /* the option that limits a file's size */
+	bool table;        /* a CSV table (messages say so), else a trace */
+	bool deferrable;   /* its columns may be verified later (tindex_verify_trace) */
+	/* reads the inputs afresh; 0 when what was read may be indexed */
+	int (*load)(void *ctx, struct diag_list *dl, char *why, size_t size);
+	void (*write)(struct tix_writer *w, void *ctx, const struct diag_list *dl, size_t diag0, size_t dropped0);
+	/* builds the result from a verified payload (and takes the mapping) or returns false */
+	bool (*read)(struct tix_reader *r, void *map, size_t len, void *ctx, struct diag_list *dl);
+};
+
+struct trace_ctx {
+	struct rank_store *rs;
+	const char *const *paths;
+	size_t n;
+	const struct trace_load_opts *topts;
+	int ret; /* trace_load_parts' */
+};
+
+static void write_trace(struct tix_writer *w, void *ctx, const struct diag_list *dl, size_t diag0, size_t dropped0)
+{
+	struct trace_ctx *c = ctx;
+	const struct rank_store *rs = c->rs;
+	const char *const *paths = c->paths;
+	size_t n = c->n;
 	size_t n_ev = rs->n_ev;
 	size_t n_ts_blocks = (n_ev + (1u << STORE_TS_SHIFT) - 1) >> STORE_TS_SHIFT;
 	size_t n_off_blocks = (n_ev + (1u << STORE_OFF_SHIFT) - 1) >> STORE_OFF_SHIFT;
@@ -246,19 +332,7 @@ static void write_payload(struct tix_writer *w, const struct rank_store *rs, con
 	w_f64(w, tf->finish_seconds);
 	w_arr(w, &rs->ph, sizeof rs->ph);
 
-	/* strings: offsets, then the bytes (each NUL-terminated) */
-	uint32_t n_str = strtab_count(rs->strs);
-	w_u64(w, n_str);
-	uint64_t off = 0;
-	w_align(w);
-	for (uint32_t i = 0; i < n_str; i++) {
-		w_raw(w, &off, sizeof off);
-		off += strtab_len(rs->strs, i) + 1;
-	}
-	w_raw(w, &off, sizeof off);
-	w_align(w);
-	for (uint32_t i = 0; i < n_str; i++)
-		w_raw(w, strtab_str(rs->strs, i), strtab_len(rs->strs, i) + 1);
+	w_strtab(w, rs->strs);
 
 	/* starts: a far block's ev_ts_lo holds only its first entry (the rest were never set) */
 	w_align(w);
@@ -344,16 +418,7 @@ static void write_payload(struct tix_writer *w, const struct rank_store *rs, con
 		w_u64(w, tf->parts[i].truncated);
 	}
 
-	w_u64(w, dl->n - diag0);
-	w_u64(w, dl->dropped - dropped0);
-	for (size_t i = diag0; i < dl->n; i++) {
-		const struct diag *d = &dl->items[i];
-		w_u64(w, (uint64_t)d->level);
-		w_path(w, d->file, paths, n);
-		w_u64(w, (uint64_t)d->line);
-		w_u64(w, (uint64_t)d->offset);
-		w_str(w, d->msg, strlen(d->msg));
-	}
+	w_diags(w, paths, n, dl, diag0, dropped0);
 }
 
 static uint64_t header_hash(const struct tix_header *h, const char *key)
@@ -439,9 +504,8 @@ static uint64_t max_bytes(const struct tindex_opts *io)
 }
 
 /* Writes the index to a temporary name in dir and renames it over path. 0, or -1 with why. */
-static int write_index(const char *dir, const char *path, const struct sbuf *key, const struct rank_store *rs,
-		       const char *const *paths, size_t n, const struct diag_list *dl, size_t diag0,
-		       size_t dropped0, struct tindex_status *st)
+static int write_index(const char *dir, const char *path, const struct sbuf *key, const struct tix_kind *k,
+		       void *ctx, const struct diag_list *dl, size_t diag0, size_t dropped0, struct tindex_status *st)
 {
 	char *tmp = xmalloc(strlen(dir) + 32);
 	sprintf(tmp, "%s/.tmp-XXXXXX", dir);
@@ -468,9 +532,15 @@ static int write_index(const char *dir, const char *path, const struct sbuf *key
 		static const char zero[8];
 		w.failed = fwrite(&h, sizeof h, 1, f) != 1 || fwrite(key->buf, 1, key->len, f) != key->len ||
 			   fwrite(zero, 1, h.payload_off - sizeof h - key->len, f) != h.payload_off - sizeof h - key->len;
-		write_payload(&w, rs, paths, n, dl, diag0, dropped0);
+		k->write(&w, ctx, dl, diag0, dropped0);
 		h.payload_len = w.pos;
-		h.payload_hash = XXH3_64bits_digest(w.hash);
+		if (w.pos & (TIX_CHUNK - 1))
+			w_chunk_end(&w);
+		/* the chunk table, 8-aligned after the payload */
+		if (fwrite(zero, 1, (8 - (w.pos & 7)) & 7, f) != ((8 - (w.pos & 7)) & 7) ||
+		    (w.n_chunks && fwrite(w.chunks, sizeof *w.chunks, w.n_chunks, f) != w.n_chunks))
+			w.failed = true;
+		h.table_hash = XXH3_64bits(w.chunks, w.n_chunks * sizeof *w.chunks);
 		h.header_hash = header_hash(&h, key->buf);
 		if (fflush(f) || fseek(f, 0, SEEK_SET) || fwrite(&h, sizeof h, 1, f) != 1)
 			w.failed = true;
@@ -478,6 +548,8 @@ static int write_index(const char *dir, const char *path, const struct sbuf *key
 			w.failed = true;
 	}
 	XXH3_freeState(w.hash);
+	size_t table_bytes = w.n_chunks * sizeof *w.chunks;
+	free(w.chunks);
 	if (w.failed || rename(tmp, path) != 0) {
 		snprintf(st->why, sizeof st->why, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
 		unlink(tmp);
@@ -485,7 +557,7 @@ static int write_index(const char *dir, const char *path, const struct sbuf *key
 		return -1;
 	}
 	free(tmp);
-	st->bytes = h.payload_off + h.payload_len;
+	st->bytes = ((h.payload_off + h.payload_len + 7) & ~(uint64_t)7) + table_bytes;
 	return 0;
 }
 
@@ -495,10 +567,36 @@ struct tix_reader {
 	const uint8_t *p;
 	size_t len, pos;
 	bool bad;
+	bool corrupt;           /* a chunk failed its checksum (then bad too) */
+	bool lazy;              /* columns (r_col) are left unverified */
+	const uint64_t *table;  /* the chunks' hashes */
+	uint8_t *checked;       /* per chunk: verified already */
 };
 
-/* cnt items of size bytes, aligned, in place; NULL (and bad) past the end. */
-static const void *r_arr(struct tix_reader *r, uint64_t cnt, size_t size)
+static bool chunk_ok(const uint8_t *payload, size_t len, const uint64_t *table, size_t c)
+{
+	size_t at = c << TIX_CHUNK_LOG2, n = len - at < TIX_CHUNK ? len - at : TIX_CHUNK;
+	return XXH3_64bits(payload + at, n) == table[c];
+}
+
+/* Verifies the chunks under [at, at + n) of the payload not verified yet. */
+static void r_verify(struct tix_reader *r, size_t at, size_t n)
+{
+	if (!n || r->bad)
+		return;
+	for (size_t c = at >> TIX_CHUNK_LOG2; c <= (at + n - 1) >> TIX_CHUNK_LOG2; c++) {
+		if (r->checked[c])
+			continue;
+		if (!chunk_ok(r->p, r->len, r->table, c)) {
+			r->bad = r->corrupt = true;
+			return;
+		}
+		r->checked[c] = 1;
+	}
+}
+
+/* cnt items of size bytes, aligned, in place, verified; NULL (and bad) past the end. */
+static const void *r_take(struct tix_reader *r, uint64_t cnt, size_t size, bool verify)
 {
 	r->pos = (r->pos + 7) & ~(size_t)7;
 	if (r->bad || r->pos > r->len || (size && cnt > (r->len - r->pos) / size)) {
@@ -506,9 +604,17 @@ static const void *r_arr(struct tix_reader *r, uint64_t cnt, size_t size)
 		return NULL;
 	}
 	const void *p = r->p + r->pos;
+	if (verify)
+		r_verify(r, r->pos, (size_t)cnt * size);
 	r->pos += (size_t)cnt * size;
-	return p;
+	return r->bad ? NULL : p;
 }
+
+static const void *r_arr(struct tix_reader *r, uint64_t cnt, size_t size) { return r_take(r, cnt, size, true); }
+
+/* An event column, used in place: verified now, or when first needed with a lazy reader
+ * (tindex_verify_trace), since a report from the index may never read it. */
+static const void *r_col(struct tix_reader *r, uint64_t cnt, size_t size) { return r_take(r, cnt, size, !r->lazy); }
 
 static uint64_t r_u64(struct tix_reader *r)
 {
@@ -554,9 +660,51 @@ static char *r_path(struct tix_reader *r, const char *const *paths, size_t n)
 	return xstrdup(paths[k]);
 }
 
+/* The strings into strs (a new table: only its empty string), with the same ids. */
+static bool r_strtab(struct tix_reader *r, struct strtab *strs)
+{
+	uint64_t n_str = r_u64(r);
+	if (n_str == 0 || n_str > UINT32_MAX)
+		return false;
+	const uint64_t *offs = r_arr(r, n_str + 1, 8);
+	const char *bytes = offs ? r_arr(r, offs[n_str], 1) : NULL;
+	if (!bytes)
+		return false;
+	for (uint64_t i = 0; i < n_str; i++) {
+		if (offs[i] >= offs[i + 1] || offs[i + 1] > offs[n_str] || bytes[offs[i + 1] - 1])
+			return false;
+		size_t len = (size_t)(offs[i + 1] - offs[i] - 1);
+		if (strtab_intern(strs, bytes + offs[i], len) != i) /* ids are dense, in order */
+			return false;
+	}
+	return true;
+}
+
+static bool r_diags(struct tix_reader *r, const char *const *paths, size_t n, struct diag_list *dl)
+{
+	uint64_t n_diags = r_u64(r), dropped = r_u64(r);
+	if (r->bad || n_diags > DIAG_MAX)
+		return false;
+	for (uint64_t i = 0; i < n_diags && !r->bad; i++) {
+		uint64_t level = r_u64(r);
+		char *file = r_path(r, paths, n);
+		long line = (long)r_u64(r);
+		int64_t off = (int64_t)r_u64(r);
+		char *msg = r_str(r);
+		if (msg && level <= DIAG_ERROR)
+			diag_add(dl, (enum diag_level)level, file, line, off, "%s", msg);
+		else
+			r->bad = true;
+		free(file);
+		free(msg);
+	}
+	dl->dropped += (size_t)dropped;
+	return !r->bad;
+}
+
 /* Builds rs from a verified payload; the columns point into the mapping; the loader's
- * messages go to dl (the caller's, given on only when everything holds). False when the
- * payload does not hold together (the index is then rebuilt). */
+ * messages go to dl. False when the payload does not hold together (the index is then
+ * rebuilt). */
 static bool read_payload(struct rank_store *rs, struct tix_reader *r, const char *const *paths, size_t n,
 			 struct diag_list *dl)
 {
@@ -601,37 +749,25 @@ static bool read_payload(struct rank_store *rs, struct tix_reader *r, const char
 		return false;
 	rs->ph = *ph;
 
-	uint64_t n_str = r_u64(r);
-	if (n_str == 0 || n_str > UINT32_MAX)
+	if (!r_strtab(r, rs->strs))
 		return false;
-	const uint64_t *offs = r_arr(r, n_str + 1, 8);
-	const char *bytes = offs ? r_arr(r, offs[n_str], 1) : NULL;
-	if (!bytes)
-		return false;
-	for (uint64_t i = 0; i < n_str; i++) {
-		if (offs[i] >= offs[i + 1] || offs[i + 1] > offs[n_str] || bytes[offs[i + 1] - 1])
-			return false;
-		size_t len = (size_t)(offs[i + 1] - offs[i] - 1);
-		if (strtab_intern(rs->strs, bytes + offs[i], len) != i) /* ids are dense, in order */
-			return false;
-	}
 
 	size_t n_ts_blocks = (n_ev + (1u << STORE_TS_SHIFT) - 1) >> STORE_TS_SHIFT;
 	size_t n_off_blocks = (n_ev + (1u << STORE_OFF_SHIFT) - 1) >> STORE_OFF_SHIFT;
 	if (rs->n_ts_far_blocks > n_ts_blocks)
 		return false;
-	rs->ev_ts_lo = (uint32_t *)r_arr(r, n_ev, 4);
+	rs->ev_ts_lo = (uint32_t *)r_col(r, n_ev, 4);
 	rs->ev_ts_base = (int64_t *)r_arr(r, n_ts_blocks, 8);
-	rs->ev_ts_far = (int64_t *)r_arr(r, rs->n_ts_far_blocks << STORE_TS_SHIFT, 8);
+	rs->ev_ts_far = (int64_t *)r_col(r, rs->n_ts_far_blocks << STORE_TS_SHIFT, 8);
 	if (!rs->n_ts_far_blocks)
 		rs->ev_ts_far = NULL;
-	rs->ev_name = (uint32_t *)r_arr(r, n_ev, 4);
-	rs->ev_kind = (uint32_t *)r_arr(r, n_ev, 4);
-	rs->ev_dur = (uint32_t *)r_arr(r, n_ev, 4);
+	rs->ev_name = (uint32_t *)r_col(r, n_ev, 4);
+	rs->ev_kind = (uint32_t *)r_col(r, n_ev, 4);
+	rs->ev_dur = (uint32_t *)r_col(r, n_ev, 4);
 	if (wide) {
-		rs->ev_off_wide = (uint64_t *)r_arr(r, n_ev, 8);
+		rs->ev_off_wide = (uint64_t *)r_col(r, n_ev, 8);
 	} else {
-		rs->ev_off_lo = (uint32_t *)r_arr(r, n_ev, 4);
+		rs->ev_off_lo = (uint32_t *)r_col(r, n_ev, 4);
 		rs->ev_off_block = (uint64_t *)r_arr(r, n_off_blocks, 8);
 	}
 	rs->long_durs = (struct long_dur *)r_arr(r, rs->n_long_durs, sizeof *rs->long_durs);
@@ -665,19 +801,19 @@ static bool read_payload(struct rank_store *rs, struct tix_reader *r, const char
 		l->first_ts = (int64_t)f[13];
 		l->last_end = (int64_t)f[14];
 		l->depth_max = (int)(int64_t)f[15];
-		l->events = (uint32_t *)r_arr(r, l->n_events, 4);
+		l->events = (uint32_t *)r_col(r, l->n_events, 4);
 		if (f[16])
-			l->depth = (uint8_t *)r_arr(r, l->n_events, 1);
+			l->depth = (uint8_t *)r_col(r, l->n_events, 1);
 		if (f[17])
-			l->block_end = (int64_t *)r_arr(r, (l->n_events + LANE_BLOCK - 1) / LANE_BLOCK, 8);
+			l->block_end = (int64_t *)r_col(r, (l->n_events + LANE_BLOCK - 1) / LANE_BLOCK, 8);
 		if (r->bad)
 			return false;
 	}
 
-	rs->ctr_ts = (int64_t *)r_arr(r, rs->n_ctr, 8);
-	rs->ctr_value = (double *)r_arr(r, rs->n_ctr, 8);
-	rs->ctr_track = (uint32_t *)r_arr(r, rs->n_ctr, 4);
-	rs->ctr_off = (uint64_t *)r_arr(r, rs->n_ctr, 8);
+	rs->ctr_ts = (int64_t *)r_col(r, rs->n_ctr, 8);
+	rs->ctr_value = (double *)r_col(r, rs->n_ctr, 8);
+	rs->ctr_track = (uint32_t *)r_col(r, rs->n_ctr, 4);
+	rs->ctr_off = (uint64_t *)r_col(r, rs->n_ctr, 8);
 	if (r->bad)
 		return false;
 	rs->tracks = xcalloc(n_tracks ? n_tracks : 1, sizeof *rs->tracks);
@@ -692,11 +828,11 @@ static bool read_payload(struct rank_store *rs, struct tix_reader *r, const char
 		t->process_name = (uint32_t)f[2];
 		t->value_key = (uint32_t)f[3];
 		t->n_samples = (uint32_t)f[4];
-		t->samples = (uint32_t *)r_arr(r, t->n_samples, 4);
+		t->samples = (uint32_t *)r_col(r, t->n_samples, 4);
 	}
 	if (flows)
-		rs->flows = (struct flow *)r_arr(r, rs->n_flows, sizeof *rs->flows);
-	rs->links = (struct flow_link *)r_arr(r, rs->n_links, sizeof *rs->links);
+		rs->flows = (struct flow *)r_col(r, rs->n_flows, sizeof *rs->flows);
+	rs->links = (struct flow_link *)r_col(r, rs->n_links, sizeof *rs->links);
 	if (r->bad)
 		return false;
 
@@ -711,24 +847,7 @@ static bool read_payload(struct rank_store *rs, struct tix_reader *r, const char
 		p->truncated = r_u64(r);
 	}
 
-	uint64_t n_diags = r_u64(r), dropped = r_u64(r);
-	if (r->bad || n_diags > DIAG_MAX)
-		return false;
-	for (uint64_t i = 0; i < n_diags && !r->bad; i++) {
-		uint64_t level = r_u64(r);
-		char *file = r_path(r, paths, n);
-		long line = (long)r_u64(r);
-		int64_t off = (int64_t)r_u64(r);
-		char *msg = r_str(r);
-		if (msg && level <= DIAG_ERROR)
-			diag_add(dl, (enum diag_level)level, file, line, off, "%s", msg);
-		else
-			r->bad = true;
-		free(file);
-		free(msg);
-	}
-	dl->dropped += (size_t)dropped;
-	return !r->bad;
+	return r_diags(r, paths, n, dl);
 }
 
 static bool all_below(const uint32_t *v, size_t n, uint64_t limit)
@@ -779,10 +898,46 @@ static bool store_sane(const struct rank_store *rs)
 	return true;
 }
 
+static bool read_trace(struct tix_reader *r, void *map, size_t len, void *ctx, struct diag_list *dl)
+{
+	struct trace_ctx *c = ctx;
+	struct rank_store tmp;
+	store_init(&tmp);
+	tmp.map = map;
+	tmp.map_len = len;
+	if (read_payload(&tmp, r, c->paths, c->n, dl) && (r->lazy || store_sane(&tmp))) {
+		store_free(c->rs);
+		*c->rs = tmp;
+		return true;
+	}
+	store_free(&tmp); /* unmaps */
+	return false;
+}
+
+static int load_trace(void *ctx, struct diag_list *dl, char *why, size_t size)
+{
+	struct trace_ctx *c = ctx;
+	c->ret = trace_load_parts(c->rs, c->paths, c->n, c->topts, dl);
+	if (c->ret != 0) {
+		snprintf(why, size, "the trace could not be read");
+		return -1;
+	}
+	if (c->rs->trace.n_parts != c->n) {
+		/* a part refused (--max-trace-bytes) or unreadable: the index would keep the rest
+		 * under a key that does not say so */
+		snprintf(why, size, "a part of the trace was not read");
+		return -1;
+	}
+	return 0;
+}
+
+static const struct tix_kind trace_kind = {"trace", "trace", "--max-trace-bytes",
+false, true, load_trace, write_trace, read_trace};
+
 /* Maps path and checks it against key. 1: rs holds the index; 0: no index there (or a
  * stale one: why says so); -1: corrupt (why says how). */
-static int read_index(const char *path, const struct sbuf *key, struct rank_store *rs, const char *const *paths,
-		      size_t n, struct diag_list *dl, struct tindex_status *st)
+static int read_index(const char *path, const struct sbuf *key, const struct tix_kind *k, void *ctx, bool lazy,
+		      struct diag_list *dl, struct tindex_status *st)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -794,7 +949,8 @@ static int read_index(const char *path, const struct sbuf *key, struct rank_stor
 		return -1;
 	}
 	size_t len = (size_t)sb.st_size;
-	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	/* lazily, only the pages read are read in (the columns may never be) */
+	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | (lazy ? 0 : MAP_POPULATE), fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
 		return 0;
@@ -802,6 +958,9 @@ static int read_index(const char *path, const struct sbuf *key, struct rank_stor
 	memcpy(&h, map, sizeof h);
 	const char *kb = (const char *)map + sizeof h;
 	int ret = -1;
+	uint64_t table_off = (h.payload_off + h.payload_len + 7) & ~(uint64_t)7;
+	uint64_t n_chunks = (h.payload_len + TIX_CHUNK - 1) >> TIX_CHUNK_LOG2;
+	const uint64_t *table = (const uint64_t *)((const char *)map + (table_off < len ? table_off : 0));
 	if (memcmp(h.magic, TINDEX_MAGIC, sizeof TINDEX_MAGIC) || h.endian != TINDEX_ENDIAN) {
 		snprintf(st->why, sizeof st->why, "%s is not an index of this format", path);
 	} else if (h.format != TINDEX_FORMAT) {
@@ -812,114 +971,444 @@ static int read_index(const char *path, const struct sbuf *key, struct rank_stor
 	} else if (h.key_len != key->len || memcmp(kb, key->buf, key->len)) {
 		snprintf(st->why, sizeof st->why, "the trace or the program changed since the index was written");
 		ret = 0;
-	} else if (h.payload_off > len || h.payload_len != len - h.payload_off || (h.payload_off & 7)) {
+	} else if (h.payload_off > len || (h.payload_off & 7) || h.payload_len > len - h.payload_off ||
+		   table_off > len || n_chunks != (len - table_off) / 8 || (len - table_off) % 8) {
 		snprintf(st->why, sizeof st->why, "the index %s is cut short", path);
-	} else if (XXH3_64bits((const char *)map + h.payload_off, h.payload_len) != h.payload_hash) {
+	} else if (XXH3_64bits(table, n_chunks * 8) != h.table_hash) {
 		snprintf(st->why, sizeof st->why, "the index %s fails its checksum", path);
 	} else {
-		struct rank_store tmp;
-		store_init(&tmp);
-		tmp.map = map;
-		tmp.map_len = len;
-		struct tix_reader r = {.p = (const uint8_t *)map + h.payload_off, .len = h.payload_len};
+		struct tix_reader r = {.p = (const uint8_t *)map + h.payload_off,
+				       .len = h.payload_len,
+				       .lazy = lazy && k->deferrable,
+				       .table = table,
+				       .checked = xcalloc(n_chunks ? n_chunks : 1, 1)};
+		if (!r.lazy) /* all at once, as it is read in (the columns are used from the start) */
+			r_verify(&r, 0, r.len);
 		struct diag_list msgs;
 		diag_init(&msgs);
-		if (read_payload(&tmp, &r, paths, n, &msgs) && store_sane(&tmp)) {
+		bool called = !r.bad, ok = called && k->read(&r, map, len, ctx, &msgs);
+		free(r.checked);
+		if (ok) {
+			if (r.lazy) {
+				st->pending = true;
+				st->lazy_payload = r.p;
+				st->lazy_len = r.len;
+				st->lazy_table = table;
+			}
 			for (size_t i = 0; i < msgs.n; i++) /* as the loader gave them: no count line */
 				diag_add(dl, msgs.items[i].level, msgs.items[i].file, msgs.items[i].line,
 					 msgs.items[i].offset, "%s", msgs.items[i].msg);
 			dl->dropped += msgs.dropped;
 			diag_free(&msgs);
-			store_free(rs);
-			*rs = tmp;
 			st->bytes = len;
 			return 1;
 		}
 		diag_free(&msgs);
-		store_free(&tmp); /* unmaps */
-		snprintf(st->why, sizeof st->why, "the index %s does not hold together", path);
+		if (r.corrupt)
+			snprintf(st->why, sizeof st->why, "the index %s fails its checksum", path);
+		else
+			snprintf(st->why, sizeof st->why, "the index %s does not hold together", path);
+		if (!called) /* else k->read unmapped what it did not take */
+			munmap(map, len);
 		return -1;
 	}
 	munmap(map, len);
 	return ret;
 }
 
-int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
-		      const struct trace_load_opts *topts, const struct tindex_opts *io,
-		      struct tindex_status *st, struct diag_list *dl)
+static int load_blob(void *ctx, struct diag_list *dl, char *why, size_t size);
+
+/* The index's file, named by its name text (owned). */
+static char *index_path(const char *dir, const struct sbuf *name)
+{
+	XXH128_hash_t hn = XXH3_128bits(name->buf, name->len);
+	char *path = xmalloc(strlen(dir) + 48);
+	sprintf(path, "%s/%016" PRIx64 "%016" PRIx64 ".idx", dir, (uint64_t)hn.high64, (uint64_t)hn.low64);
+	return path;
+}
+
+/* Loads through the index of kind k for the files paths: maps a valid index, else loads
+ * afresh (k->load) and writes the index. 0 when the result is there (from either). */
+static int tindex_load(const struct tix_kind *k, void *ctx, const char *const *paths, size_t n,
+		       uint64_t max_file_bytes, const struct tindex_opts *io, struct tindex_status *st,
+		       struct diag_list *dl)
 {
 	memset(st, 0, sizeof *st);
 	char *dir = io && io->enabled && n ? tindex_dir(io) : NULL;
+	char why[200] = "";
 	if (!dir)
-		return trace_load_parts(rs, paths, n, topts, dl);
+		return k->load(ctx, dl, why, sizeof why);
 	double t0 = now_seconds();
 	struct sbuf key = SBUF_INIT, name = SBUF_INIT;
 	int r = 0;
 	char *path = NULL;
-	bool keyed = make_key(paths, n, &key, &name), over = false;
-	for (size_t i = 0; keyed && topts && topts->max_file_bytes && i < n; i++) {
+	bool keyed = make_key(k->name, paths, n, &key, &name), over = false;
+	for (size_t i = 0; keyed && max_file_bytes && i < n; i++) {
 		struct stat sb;
-		/* a part over the limit is refused, as without an index */
-		over |= stat(paths[i], &sb) == 0 && (uint64_t)sb.st_size > topts->max_file_bytes;
+		/* a file over the limit is refused, as without an index */
+		over |= stat(paths[i], &sb) == 0 && (uint64_t)sb.st_size > max_file_bytes;
 	}
 	keyed &= !over;
 	bool stale = false;
 	if (keyed) {
-		XXH128_hash_t hn = XXH3_128bits(name.buf, name.len);
-		path = xmalloc(strlen(dir) + 48);
-		sprintf(path, "%s/%016" PRIx64 "%016" PRIx64 ".idx", dir, (uint64_t)hn.high64, (uint64_t)hn.low64);
-		int got = read_index(path, &key, rs, paths, n, dl, st);
+		path = index_path(dir, &name);
+		int got = read_index(path, &key, k, ctx, io->lazy, dl, st);
 		if (got == 1) {
 			st->state = TINDEX_USED;
 			st->seconds = now_seconds() - t0;
 			utimensat(AT_FDCWD, path, NULL, 0); /* recently used; fails harmlessly when read-only */
 			goto out;
 		}
-		if (got < 0)
+		if (got < 0 && k->table)
+			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the table is read again and its index rebuilt"),
+				 st->why);
+		else if (got < 0 && k->load == load_blob)
+			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the analysis is made again and its index rebuilt"),
+				 st->why);
+		else if (got < 0)
 			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the trace is read again and the index rebuilt"),
 				 st->why);
 		stale = st->why[0] != 0;
 	}
 	size_t diag0 = dl->n, dropped0 = dl->dropped;
-	r = trace_load_parts(rs, paths, n, topts, dl);
+	r = k->load(ctx, dl, why, sizeof why);
 	st->state = TINDEX_NOT_WRITTEN;
 	if (over) {
-		snprintf(st->why, sizeof st->why, "a part of the trace is over --max-trace-bytes");
+		snprintf(st->why, sizeof st->why, "a part of the %s is over %s", k->what, k->limit);
 	} else if (!keyed) {
-		snprintf(st->why, sizeof st->why, "a trace file cannot be identified");
+		snprintf(st->why, sizeof st->why, "a %s file cannot be identified", k->what);
 	} else if (r != 0) {
-		snprintf(st->why, sizeof st->why, "the trace could not be read");
-	} else if (rs->trace.n_parts != n) {
-		/* a part refused (--max-trace-bytes) or unreadable: the index would keep the rest
-		 * under a key that does not say so */
-		snprintf(st->why, sizeof st->why, "a part of the trace was not read");
+		snprintf(st->why, sizeof st->why, "%s", why);
 	} else {
-		/* the trace must not have changed while it was read: else the index would keep
+		/* the files must not have changed while they were read: else the index would keep
 		 * what was read under the key of what is there now */
 		struct sbuf key2 = SBUF_INIT, name2 = SBUF_INIT;
-		bool same = make_key(paths, n, &key2, &name2) && key2.len == key.len &&
+		bool same = make_key(k->name, paths, n, &key2, &name2) && key2.len == key.len &&
 			    !memcmp(key2.buf, key.buf, key.len);
 		sbuf_free(&key2);
 		sbuf_free(&name2);
 		double t1 = now_seconds();
 		if (!same) {
-			snprintf(st->why, sizeof st->why, "the trace changed while it was read");
+			snprintf(st->why, sizeof st->why, "the %s changed while it was read", k->what);
 		} else if (coarse_and_recent(paths, n)) {
-			snprintf(st->why, sizeof st->why, "the trace changed within the last %d s on a file system "
+			snprintf(st->why, sizeof st->why, "the %s changed within the last %d s on a file system "
 							  "with whole-second times: a later edit could not be told",
-				 TINDEX_COARSE_WAIT);
+				 k->what, TINDEX_COARSE_WAIT);
 		} else if (make_dirs(dir) != 0) {
 			snprintf(st->why, sizeof st->why, "cannot create %s: %s", dir, strerror(errno));
-		} else if (write_index(dir, path, &key, rs, paths, n, dl, diag0, dropped0, st) == 0) {
+		} else if (write_index(dir, path, &key, k, ctx, dl, diag0, dropped0, st) == 0) {
 			st->state = stale ? TINDEX_REBUILT : TINDEX_WRITTEN;
 			st->seconds = now_seconds() - t1;
 			evict(dir, path, max_bytes(io));
 		}
 	}
+	r = r ? -1 : 0;
 out:
 	sbuf_free(&key);
 	sbuf_free(&name);
 	free(path);
 	free(dir);
-	return st->state == TINDEX_USED ? 0 : r;
+	return r;
+}
+
+int tindex_verify_trace(struct rank_store *rs, const char *const *paths, size_t n,
+			const struct trace_load_opts *topts, const struct tindex_opts *io,
+			struct tindex_status *st, struct diag_list *dl)
+{
+	if (!st->pending)
+		return 0;
+	st->pending = false;
+	size_t n_chunks = (st->lazy_len + TIX_CHUNK - 1) >> TIX_CHUNK_LOG2;
+	bool sums = true;
+	for (size_t c = 0; c < n_chunks && sums; c++)
+		sums = chunk_ok(st->lazy_payload, st->lazy_len, st->lazy_table, c);
+	if (sums && store_sane(rs))
+		return 0;
+	char *dir = tindex_dir(io);
+	struct sbuf key = SBUF_INIT, name = SBUF_INIT;
+	char *path = dir && make_key(trace_kind.name, paths, n, &key, &name) ? index_path(dir, &name) : NULL;
+	if (sums)
+		snprintf(st->why, sizeof st->why, "the index %s does not hold together", path ? path : "?");
+	else
+		snprintf(st->why, sizeof st->why, "the index %s fails its checksum", path ? path : "?");
+	diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the trace is read again and the index rebuilt"), st->why);
+	if (path)
+		unlink(path);
+	free(path);
+	free(dir);
+	sbuf_free(&key);
+	sbuf_free(&name);
+	store_free(rs);
+	store_init(rs);
+	struct tindex_opts eager = *io;
+	eager.lazy = false;
+	int r = tindex_load_trace(rs, paths, n, topts, &eager, st, dl);
+	if (st->state == TINDEX_WRITTEN)
+		st->state = TINDEX_REBUILT;
+	return r;
+}
+
+int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
+		      const struct trace_load_opts *topts, const struct tindex_opts *io,
+		      struct tindex_status *st, struct diag_list *dl)
+{
+	struct trace_ctx c = {.rs = rs, .paths = paths, .n = n, .topts = topts};
+	if (tindex_load(&trace_kind, &c, paths, n, topts ? topts->max_file_bytes : 0, io, st, dl) == 0)
+		return 0;
+	return c.ret; /* what trace_load_parts gave (0 with a part not read) */
+}
+
+/* ---- CSV tables --------------------------------------------------------------------- */
+
+struct csv_ctx {
+	const char *path;
+	tindex_csv_loader load_fn;
+	void *load_ctx;
+	struct csv_table *t; /* the result */
+};
+
+static int load_csv(void *ctx, struct diag_list *dl, char *why, size_t size)
+{
+	struct csv_ctx *c = ctx;
+	c->t = c->load_fn(c->path, c->load_ctx, dl);
+	if (!c->t) {
+		snprintf(why, size, "the table could not be read");
+		return -1;
+	}
+	/* cells are read again from the file itself: a table held in memory (converted from
+	 * UTF-16, made from a Db) or joined from slices is not indexed */
+	if (c->t->mem || c->t->mem_owned || c->t->data_fd >= 0 || c->t->n_parts || strcmp(c->t->path, c->path)) {
+		snprintf(why, size, "the table is not read from its file as it is");
+		return -1;
+	}
+	return 0;
+}
+
+static size_t csv_type_size(enum csv_type t)
+{
+	switch (t) {
+	case CSVT_STR: return sizeof(uint32_t);
+	case CSVT_TIME: return sizeof(int64_t);
+	case CSVT_NUM: return sizeof(double);
+	case CSVT_RATIO: return sizeof(float);
+	}
+	return 0;
+}
+
+static void w_steps(struct tix_writer *w, const struct csvt_steps *st)
+{
+	w_u64(w, st->n);
+	for (size_t i = 0; i < st->n; i++) {
+		w_u64(w, st->at[i].row);
+		w_u64(w, (uint64_t)st->at[i].v);
+	}
+}
+
+static void write_csv(struct tix_writer *w, void *ctx, const struct diag_list *dl, size_t diag0, size_t dropped0)
+{
+	struct csv_ctx *c = ctx;
+	const struct csv_table *t = c->t;
+	uint64_t head[] = {t->kind, t->ncols, t->n_typed, t->nrows, t->file_size, t->bom, t->crlf, t->gbk,
+			   t->ragged_rows, t->excel_numbers, t->bad_numbers};
+	w_arr(w, head, sizeof head);
+	for (size_t i = 0; i < t->ncols; i++)
+		w_str(w, t->headers[i], strlen(t->headers[i]));
+	w_align(w);
+	for (size_t i = 0; i < t->ncols; i++) {
+		int32_t v = t->header_col[i];
+		w_raw(w, &v, sizeof v);
+	}
+	w_align(w);
+	for (size_t i = 0; i < CSV_COL_COUNT; i++) {
+		int32_t v = t->col_at[i];
+		w_raw(w, &v, sizeof v);
+	}
+	for (size_t i = 0; i < t->n_typed; i++) {
+		const struct csv_column *col = &t->cols[i];
+		w_u64(w, (uint64_t)col->col);
+		w_u64(w, (uint64_t)col->type);
+		w_u64(w, (uint64_t)(int64_t)col->index);
+		w_arr(w, col->v.str, t->nrows * csv_type_size(col->type));
+	}
+	w_arr(w, t->row_off_lo, t->nrows * sizeof *t->row_off_lo);
+	w_steps(w, &t->off_high);
+	w_steps(w, &t->line_skew);
+	w_strtab(w, t->strs);
+	const char *paths[] = {c->path};
+	w_diags(w, paths, 1, dl, diag0, dropped0);
+}
+
+static bool r_steps(struct tix_reader *r, struct csvt_steps *st, size_t nrows)
+{
+	uint64_t n = r_u64(r);
+	if (r->bad || n > nrows + 1)
+		return false;
+	st->at = xcalloc(n ? n : 1, sizeof *st->at);
+	st->n = st->cap = n;
+	for (size_t i = 0; i < n; i++) {
+		st->at[i].row = r_u64(r);
+		st->at[i].v = (int64_t)r_u64(r);
+		if (i && st->at[i].row <= st->at[i - 1].row)
+			return false;
+	}
+	return !r->bad;
+}
+
+/* Every index the table holds points inside it (see store_sane). */
+static bool csv_sane(const struct csv_table *t)
+{
+	uint32_t n_str = strtab_count(t->strs);
+	for (size_t i = 0; i < t->ncols; i++)
+		if (t->header_col[i] < -1 || t->header_col[i] >= CSV_COL_COUNT)
+			return false;
+	for (size_t i = 0; i < CSV_COL_COUNT; i++)
+		if (t->col_at[i] < -1 || t->col_at[i] >= (int)t->n_typed)
+			return false;
+	for (size_t i = 0; i < t->n_typed; i++) {
+		const struct csv_column *col = &t->cols[i];
+		if (col->index < 0 || (size_t)col->index >= t->ncols || t->col_at[col->col] != (int)i)
+			return false;
+		if (col->type == CSVT_STR && !all_below(col->v.str, t->nrows, n_str))
+			return false;
+	}
+	return true;
+}
+
+static bool read_csv_payload(struct csv_table *t, struct tix_reader *r, const char *path, struct diag_list *dl)
+{
+	const uint64_t *head = r_arr(r, 11, 8);
+	if (!head || head[0] >= CSV_KIND_COUNT || head[1] > (1u << 20) || head[2] > head[1] || head[2] > CSV_COL_COUNT ||
+	    head[3] > UINT32_MAX * (uint64_t)16)
+		return false;
+	t->kind = (enum csv_kind)head[0];
+	t->ncols = head[1];
+	size_t n_typed = head[2];
+	t->nrows = t->cap_rows = head[3];
+	t->file_size = head[4];
+	t->bom = head[5];
+	t->crlf = head[6];
+	t->gbk = head[7];
+	t->ragged_rows = head[8];
+	t->excel_numbers = head[9];
+	t->bad_numbers = head[10];
+	t->headers = xcalloc(t->ncols ? t->ncols : 1, sizeof *t->headers);
+	for (size_t i = 0; i < t->ncols; i++)
+		if (!(t->headers[i] = r_str(r)))
+			return false;
+	const int32_t *hc = r_arr(r, t->ncols, 4);
+	const int32_t *ca = r_arr(r, CSV_COL_COUNT, 4);
+	if (!hc || !ca)
+		return false;
+	t->header_col = xcalloc(t->ncols ? t->ncols : 1, sizeof *t->header_col);
+	for (size_t i = 0; i < t->ncols; i++)
+		t->header_col[i] = hc[i];
+	for (size_t i = 0; i < CSV_COL_COUNT; i++)
+		t->col_at[i] = ca[i];
+	t->cols = xcalloc(n_typed ? n_typed : 1, sizeof *t->cols);
+	for (size_t i = 0; i < n_typed; i++) {
+		struct csv_column *col = &t->cols[i];
+		uint64_t cc = r_u64(r), type = r_u64(r), index = r_u64(r);
+		if (r->bad || cc >= CSV_COL_COUNT || type != (uint64_t)csv_schema_type((enum csv_col)cc) ||
+		    index > INT32_MAX)
+			return false;
+		col->col = (enum csv_col)cc;
+		col->type = (enum csv_type)type;
+		col->index = (int)index;
+		col->v.str = (uint32_t *)r_arr(r, t->nrows, csv_type_size(col->type));
+		if (!col->v.str)
+			return false;
+		t->n_typed = i + 1;
+	}
+	t->row_off_lo = (uint32_t *)r_arr(r, t->nrows, 4);
+	if (!t->row_off_lo || !r_steps(r, &t->off_high, t->nrows) || !r_steps(r, &t->line_skew, t->nrows) ||
+	    !r_strtab(r, t->strs))
+		return false;
+	const char *paths[] = {path};
+	return r_diags(r, paths, 1, dl) && csv_sane(t);
+}
+
+static bool read_csv(struct tix_reader *r, void *map, size_t len, void *ctx, struct diag_list *dl)
+{
+	struct csv_ctx *c = ctx;
+	struct csv_table *t = xcalloc(1, sizeof *t);
+	t->path = xstrdup(c->path);
+	t->strs = strtab_new();
+	t->data_fd = -1;
+	t->map = map;
+	t->map_len = len;
+	for (size_t i = 0; i < CSV_COL_COUNT; i++)
+		t->col_at[i] = -1;
+	if (!read_csv_payload(t, r, c->path, dl)) {
+		csvt_free(t); /* unmaps */
+		return false;
+	}
+	c->t = t;
+	return true;
+}
+
+static const struct tix_kind csv_kind = {"csv", "table", "--max-csv-bytes", true, false, load_csv, write_csv, read_csv};
+
+struct csv_table *tindex_load_csv(const char *path, tindex_csv_loader load, void *ctx, uint64_t max_file_bytes,
+				  const struct tindex_opts *io, struct tindex_status *st, struct diag_list *dl)
+{
+	struct csv_ctx c = {.path = path, .load_fn = load, .load_ctx = ctx};
+	const char *paths[] = {path};
+	tindex_load(&csv_kind, &c, paths, 1, max_file_bytes, io, st, dl);
+	return c.t;
+}
+
+/* ---- blobs -------------------------------------------------------------------------- */
+
+struct blob_ctx {
+	tindex_blob_maker make;
+	void *make_ctx;
+	char *buf; /* the result: made, or copied from the index */
+	size_t len;
+	bool from_index;
+};
+
+static int load_blob(void *ctx, struct diag_list *dl, char *why, size_t size)
+{
+	(void)dl;
+	struct blob_ctx *c = ctx;
+	c->buf = c->make(c->make_ctx, &c->len, why, size);
+	return c->buf ? 0 : -1;
+}
+
+static void write_blob(struct tix_writer *w, void *ctx, const struct diag_list *dl, size_t diag0, size_t dropped0)
+{
+	(void)dl;
+	(void)diag0;
+	(void)dropped0;
+	struct blob_ctx *c = ctx;
+	w_u64(w, c->len);
+	w_arr(w, c->buf, c->len);
+}
+
+static bool read_blob(struct tix_reader *r, void *map, size_t len, void *ctx, struct diag_list *dl)
+{
+	(void)dl;
+	struct blob_ctx *c = ctx;
+	uint64_t n = r_u64(r);
+	const char *p = r_arr(r, n, 1);
+	if (p && r->pos == r->len) {
+		c->buf = xmalloc(n ? n : 1);
+		memcpy(c->buf, p, n);
+		c->len = n;
+		c->from_index = true;
+	}
+	munmap(map, len);
+	return c->from_index;
+}
+
+char *tindex_load_blob(const char *kind, const char *const *paths, size_t n, tindex_blob_maker make, void *ctx,
+		       size_t *len, bool *from_index, const struct tindex_opts *io, struct tindex_status *st,
+		       struct diag_list *dl)
+{
+	struct tix_kind k = {kind, "capture", "", false, false, load_blob, write_blob, read_blob};
+	struct blob_ctx c = {.make = make, .make_ctx = ctx};
+	tindex_load(&k, &c, paths, n, 0, io, st, dl);
+	*len = c.len;
+	*from_index = c.from_index;
+	return c.buf;
 }

@@ -9,7 +9,10 @@
  * changed means it is rebuilt, never trusted stale. It is written to a temporary name and
  * renamed, so two explorers opening the same capture each see a whole file; a file whose
  * checksums fail is rebuilt with a message. The cache is bounded: past max_bytes the least
- * recently used indexes are removed. Nothing is ever written beside the capture. */
+ * recently used indexes are removed. Nothing is ever written beside the capture.
+ *
+ * The same files hold CSV tables (tindex_load_csv) and a capture's analysis (bytes made by
+ * the caller: tindex_load_blob), each named by its kind beside the files' identities. */
 #ifndef ASCPROF_TRACE_INDEX_H
 #define ASCPROF_TRACE_INDEX_H
 
@@ -17,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csv_table.h"
 #include "diag.h"
 #include "store.h"
 #include "trace.h"
@@ -28,6 +32,10 @@ struct tindex_opts {
 	bool enabled;      /* false: neither read nor write an index (--no-index, the library's default) */
 	const char *dir;   /* borrowed; NULL: $XDG_CACHE_HOME/ascprof-tui, else ~/.cache/ascprof-tui */
 	uint64_t max_bytes; /* the cache's bound; 0: TINDEX_DEFAULT_MAX_BYTES */
+	/* A trace's event columns (most of its index) are verified when first needed
+	 * (tindex_verify_trace) rather than when mapped: --summary and a report from the
+	 * analysis' index never read them. */
+	bool lazy;
 };
 
 enum tindex_state {
@@ -43,6 +51,12 @@ struct tindex_status {
 	char why[200];    /* what happened, for --summary ("" when nothing to say) */
 	double seconds;   /* mapping and checking the index, or writing it */
 	uint64_t bytes;   /* the index file's size */
+	/* USED lazily: the columns' chunks are not verified yet (the payload and its chunk
+	 * table, in the mapping) */
+	bool pending;
+	const uint8_t *lazy_payload;
+	size_t lazy_len;
+	const uint64_t *lazy_table;
 };
 
 /* Loads the trace parts into rs (store_init'd) through the index: maps a valid index, else
@@ -52,8 +66,35 @@ int tindex_load_trace(struct rank_store *rs, const char *const *paths, size_t n,
 		      const struct trace_load_opts *topts, const struct tindex_opts *io,
 		      struct tindex_status *st, struct diag_list *dl);
 
+/* Verifies what a lazy load left (st->pending): every chunk of the index against its
+ * checksum, and that the store's indexes point inside it. 0 when it holds (or nothing was
+ * pending); else says so in dl, removes the index and loads the trace afresh (writing a
+ * new index), returning what tindex_load_trace would. */
+int tindex_verify_trace(struct rank_store *rs, const char *const *paths, size_t n,
+			const struct trace_load_opts *topts, const struct tindex_opts *io,
+			struct tindex_status *st, struct diag_list *dl);
+
+/* A CSV table through its own index, as a trace's: a valid index gives the table with
+ * its typed columns and row offsets mapped from it (its cells are read again from the
+ * file, as ever), and the messages its load gave; else load(path, ctx, dl) reads it (and
+ * checks its rows) and the index is written. A file over max_file_bytes (0: none) is
+ * loaded (and refused) as without an index. Returns the table, or NULL as load would. */
+typedef struct csv_table *(*tindex_csv_loader)(const char *path, void *ctx, struct diag_list *dl);
+struct csv_table *tindex_load_csv(const char *path, tindex_csv_loader load, void *ctx, uint64_t max_file_bytes,
+				  const struct tindex_opts *io, struct tindex_status *st, struct diag_list *dl);
+
+/* Bytes made from files (an analysis of a capture, in digest form) through an index of
+ * their own, named by kind and keyed by every file of paths as a trace's: a valid index
+ * gives its bytes (*from_index true); else make(ctx, len, why, size) makes them (NULL:
+ * nothing to index, why says so) and they are written. Returns the bytes (owned), NULL
+ * when make gave none. */
+typedef char *(*tindex_blob_maker)(void *ctx, size_t *len, char *why, size_t size);
+char *tindex_load_blob(const char *kind, const char *const *paths, size_t n, tindex_blob_maker make, void *ctx,
+		       size_t *len, bool *from_index, const struct tindex_opts *io, struct tindex_status *st,
+		       struct diag_list *dl);
+
 /* The directory indexes go to under io (NULL when none can be named); owned by the caller. */
 char *tindex_dir(const struct tindex_opts *io);
-const char *tindex_state_name(enum tindex_state s);
+const char *tindex_state_name(enum tindex_state s); /* static */
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "xalloc.h"
 
 /* ---- figures ------------------------------------------------------------------------ */
@@ -89,10 +90,10 @@ static const struct {
 	enum phase phase;
 	double q;
 } phase_figs[CF_COUNT - M_COUNT] = {
-	[CF_PREFILL_STEP_P50 - M_COUNT] = {"prefill_step_p50_us", "Prefill step p50", PHASE_PREFILL, 0.5},
-	[CF_PREFILL_STEP_P95 - M_COUNT] = {"prefill_step_p95_us", "Prefill step p95", PHASE_PREFILL, 0.95},
-	[CF_DECODE_STEP_P50 - M_COUNT] = {"decode_step_p50_us", "Decode step p50", PHASE_DECODE, 0.5},
-	[CF_DECODE_STEP_P95 - M_COUNT] = {"decode_step_p95_us", "Decode step p95", PHASE_DECODE, 0.95},
+	[CF_PREFILL_STEP_P50 - M_COUNT] = {"prefill_step_p50_us", N_("Prefill step p50"), PHASE_PREFILL, 0.5},
+	[CF_PREFILL_STEP_P95 - M_COUNT] = {"prefill_step_p95_us", N_("Prefill step p95"), PHASE_PREFILL, 0.95},
+	[CF_DECODE_STEP_P50 - M_COUNT] = {"decode_step_p50_us", N_("Decode step p50"), PHASE_DECODE, 0.5},
+	[CF_DECODE_STEP_P95 - M_COUNT] = {"decode_step_p95_us", N_("Decode step p95"), PHASE_DECODE, 0.95},
 };
 
 struct compare_fig_def compare_fig(int fig)
@@ -331,11 +332,11 @@ static void gain_verdict(struct compare_pair *p)
 	/* the expected gain is a share of the window; per step it stands for the same work
 	 * even when the two captures hold different numbers of steps */
 	if (a->n_steps && b->n_steps) {
-		g->base_name = "mean step time";
+		g->base_name = N_("mean step time");
 		g->base[0] = mean_step_us(a);
 		g->base[1] = mean_step_us(b);
 	} else if (a->have[M_WALL_US] && b->have[M_WALL_US]) {
-		g->base_name = "window";
+		g->base_name = N_("window");
 		g->base[0] = a->v[M_WALL_US];
 		g->base[1] = b->v[M_WALL_US];
 	} else {
@@ -345,20 +346,21 @@ static void gain_verdict(struct compare_pair *p)
 	if (!(g->base[0] > 0)) {
 		g->verdict = GAIN_UNKNOWN;
 		g->actual_pct = NAN;
-		g->basis = xasprintf("neither steps nor a window on both sides: nothing to measure the gain on");
+		g->basis = xasprintf("%s", _("neither steps nor a window on both sides: nothing to measure the gain on"));
 		return;
 	}
 	g->actual_pct = 100.0 * (g->base[0] - g->base[1]) / g->base[0];
 	g->verdict = g->actual_pct <= 0 ? GAIN_MISSED : g->actual_pct >= g->low_pct ? GAIN_ACHIEVED : GAIN_PARTLY;
-	const char *why = g->verdict == GAIN_ACHIEVED ? "at least the low end of the expected range"
-			  : g->verdict == GAIN_PARTLY ? "an improvement, below the low end of the expected range"
-						      : "no improvement";
-	g->basis = xasprintf("%s (score %d%s) expected %.1f-%.1f %% of the window; the %s went from %.3f ms to "
-			     "%.3f ms, %.1f %% %s: %s",
-			     g->name, g->score[0],
-			     g->triggered ? "" : ", below the trigger", g->low_pct, g->high_pct, g->base_name,
-			     g->base[0] / 1e3, g->base[1] / 1e3, fabs(g->actual_pct),
-			     g->actual_pct >= 0 ? "shorter" : "longer", why);
+	/* built when the comparison is made: in English for JSON (i18n.h) */
+	const char *why = g->verdict == GAIN_ACHIEVED ? _("at least the low end of the expected range")
+			  : g->verdict == GAIN_PARTLY ? _("an improvement, below the low end of the expected range")
+						      : _("no improvement");
+	g->basis = xasprintf(g->actual_pct >= 0 ? _("%s (score %d%s) expected %.1f-%.1f %% of the window; the %s went "
+						    "from %.3f ms to %.3f ms, %.1f %% shorter: %s")
+						 : _("%s (score %d%s) expected %.1f-%.1f %% of the window; the %s went "
+						    "from %.3f ms to %.3f ms, %.1f %% longer: %s"),
+			     g->name, g->score[0], g->triggered ? "" : _(", below the trigger"), g->low_pct, g->high_pct,
+			     _(g->base_name), g->base[0] / 1e3, g->base[1] / 1e3, fabs(g->actual_pct), why);
 }
 
 /* ---- warnings ----------------------------------------------------------------------- */
@@ -391,7 +393,7 @@ static const struct rank_data *side_data(const struct comparison *c, const struc
 static void warn_text(struct comparison *c, const char *what, const char *a, const char *b)
 {
 	if (a && b && strcmp(a, b))
-		warn(c, "%s differ: %s on %s, %s on %s", what, a, c->label[0], b, c->label[1]);
+		warn(c, _("%s differ: %s on %s, %s on %s"), what, a, c->label[0], b, c->label[1]);
 }
 
 /* (name, input shapes) of a kernel table, one entry per distinct pair, sorted by name. */
@@ -495,8 +497,8 @@ static void warn_shapes(struct comparison *c, const struct compare_pair *p)
 		j++;
 	}
 	if (changed)
-		warn(c, "rank %d/%d: %zu op(s) ran with other input shapes (kernel table), e.g. %s: \"%s\" on %s, "
-		     "\"%s\" on %s", p->ra[0]->rank, p->ra[1]->rank, changed, ex_name, ex_a, c->label[0], ex_b,
+		warn(c, _("rank %d/%d: %zu op(s) ran with other input shapes (kernel table), e.g. %s: \"%s\" on %s, "
+		     "\"%s\" on %s"), p->ra[0]->rank, p->ra[1]->rank, changed, ex_name, ex_a, c->label[0], ex_b,
 		     c->label[1]);
 	shape_sets_free(s[0], n[0]);
 	shape_sets_free(s[1], n[1]);
@@ -508,13 +510,13 @@ static void pair_warnings(struct comparison *c, const struct compare_pair *p)
 	char who[64];
 	snprintf(who, sizeof who, "rank %d/%d", a->rank, b->rank);
 	if (a->n_steps != b->n_steps)
-		warn(c, "%s: %zu step(s) on %s, %zu on %s: compare per-step figures", who, a->n_steps, c->label[0],
+		warn(c, _("%s: %zu step(s) on %s, %zu on %s: compare per-step figures"), who, a->n_steps, c->label[0],
 		     b->n_steps, c->label[1]);
 	if (a->step_source != b->step_source)
-		warn(c, "%s: steps found from %s on %s, from %s on %s", who, analysis_step_source_name(a->step_source),
+		warn(c, _("%s: steps found from %s on %s, from %s on %s"), who, analysis_step_source_name(a->step_source),
 		     c->label[0], analysis_step_source_name(b->step_source), c->label[1]);
 	if (a->workload != b->workload)
-		warn(c, "%s: workload %s on %s, %s on %s", who, analysis_workload_name(a->workload), c->label[0],
+		warn(c, _("%s: workload %s on %s, %s on %s"), who, analysis_workload_name(a->workload), c->label[0],
 		     analysis_workload_name(b->workload), c->label[1]);
 	double pa = a->n_steps ? a->v[M_PREFILL_STEPS] / (double)a->n_steps : 0;
 	double pb = b->n_steps ? b->v[M_PREFILL_STEPS] / (double)b->n_steps : 0;
@@ -522,18 +524,18 @@ static void pair_warnings(struct comparison *c, const struct compare_pair *p)
 	double mb = b->n_steps ? b->v[M_MIXED_STEPS] / (double)b->n_steps : 0;
 	bool phased = a->have[M_PREFILL_STEPS] && b->have[M_PREFILL_STEPS]; /* training has no phase mix */
 	if (phased && a->n_steps && b->n_steps && (fabs(pa - pb) > 1e-9 || fabs(ma - mb) > 1e-9))
-		warn(c, "%s: phase mix differs: %.0f prefill + %.0f decode + %.0f mixed on %s, %.0f + %.0f + %.0f on %s",
+		warn(c, _("%s: phase mix differs: %.0f prefill + %.0f decode + %.0f mixed on %s, %.0f + %.0f + %.0f on %s"),
 		     who, a->v[M_PREFILL_STEPS], a->v[M_DECODE_STEPS], a->v[M_MIXED_STEPS], c->label[0],
 		     b->v[M_PREFILL_STEPS], b->v[M_DECODE_STEPS], b->v[M_MIXED_STEPS], c->label[1]);
 	if (a->has_trace != b->has_trace)
-		warn(c, "%s: a trace on %s only: the other side's figures come from its tables", who,
+		warn(c, _("%s: a trace on %s only: the other side's figures come from its tables"), who,
 		     a->has_trace ? c->label[0] : c->label[1]);
 	if (c->mode == CMP_CAPTURES) {
 		const struct profinfo *ia = &side_data(c, p, 0)->plan->info, *ib = &side_data(c, p, 1)->plan->info;
-		warn_text(c, "CANN versions", ia->cann_version, ib->cann_version);
-		warn_text(c, "torch_npu versions", ia->torch_npu_version, ib->torch_npu_version);
-		warn_text(c, "profiler levels", ia->profiler_level, ib->profiler_level);
-		warn_text(c, "AI Core metrics", ia->aic_metrics, ib->aic_metrics);
+		warn_text(c, _("CANN versions"), ia->cann_version, ib->cann_version);
+		warn_text(c, _("torch_npu versions"), ia->torch_npu_version, ib->torch_npu_version);
+		warn_text(c, _("profiler levels"), ia->profiler_level, ib->profiler_level);
+		warn_text(c, _("AI Core metrics"), ia->aic_metrics, ib->aic_metrics);
 	}
 	warn_shapes(c, p);
 }
@@ -591,12 +593,12 @@ struct comparison *compare_captures(const struct analysis *before, const struct 
 	c->label[0] = xstrdup("before");
 	c->label[1] = xstrdup("after");
 	if (before->n_ranks != after->n_ranks)
-		warn(c, "%zu rank(s) on before, %zu on after", before->n_ranks, after->n_ranks);
+		warn(c, _("%zu rank(s) on before, %zu on after"), before->n_ranks, after->n_ranks);
 	size_t matched = 0;
 	for (size_t i = 0; i < before->n_ranks; i++)
 		matched += rank_by_number(after, before->ranks[i].rank) != NULL;
 	if (!matched && before->n_ranks && after->n_ranks) {
-		warn(c, "no rank number is on both sides: ranks paired by position");
+		warn(c, "%s", _("no rank number is on both sides: ranks paired by position"));
 		for (size_t i = 0; i < before->n_ranks && i < after->n_ranks; i++)
 			fill_pair(c, &c->pairs[c->n_pairs++], &before->ranks[i], &after->ranks[i]);
 		return c;
@@ -606,11 +608,11 @@ struct comparison *compare_captures(const struct analysis *before, const struct 
 		if (b)
 			fill_pair(c, &c->pairs[c->n_pairs++], &before->ranks[i], b);
 		else
-			warn(c, "rank %d is on before only", before->ranks[i].rank);
+			warn(c, _("rank %d is on before only"), before->ranks[i].rank);
 	}
 	for (size_t i = 0; i < after->n_ranks; i++)
 		if (!rank_by_number(before, after->ranks[i].rank))
-			warn(c, "rank %d is on after only", after->ranks[i].rank);
+			warn(c, _("rank %d is on after only"), after->ranks[i].rank);
 	return c;
 }
 

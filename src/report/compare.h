@@ -35,13 +35,13 @@ enum compare_verdict { CMP_NA, CMP_SAME, CMP_BETTER, CMP_WORSE, CMP_CHANGED };
 #define COMPARE_NOISE_PCT 1.0
 
 struct compare_fig_def {
-	const char *key, *unit, *label; /* a metric's own, or the per-phase figure's */
+	const char *key, *unit, *label; /* static: a metric's own, or the per-phase figure's */
 	enum compare_dir dir;
 };
 /* Definition of a figure (0 <= fig < CF_COUNT). */
 struct compare_fig_def compare_fig(int fig);
-const char *compare_dir_name(enum compare_dir d);
-const char *compare_verdict_name(enum compare_verdict v);
+const char *compare_dir_name(enum compare_dir d); /* static */
+const char *compare_verdict_name(enum compare_verdict v); /* static */
 
 struct compare_value {
 	bool have[2];
@@ -52,12 +52,12 @@ struct compare_value {
 };
 
 enum op_change { OPC_SAME, OPC_SLOWER, OPC_FASTER, OPC_ADDED, OPC_REMOVED, OPC_COUNT };
-const char *compare_op_change_name(enum op_change c);
+const char *compare_op_change_name(enum op_change c); /* static */
 
 struct op_diff {
 	const char *name;            /* borrowed from a side's op statistics */
 	uint8_t scope, phase, category;
-	const struct op_stat *s[2];  /* per side, NULL where the op does not occur */
+	const struct op_stat *s[2];  /* borrowed from each side's analysis; NULL where absent */
 	int64_t delta_count;
 	int64_t delta_total_ns;
 	double delta_avg_ns;         /* 0 unless both sides have it */
@@ -68,16 +68,16 @@ struct op_diff {
 
 /* BEFORE's top bottleneck against what happened. */
 enum gain_verdict { GAIN_ACHIEVED, GAIN_PARTLY, GAIN_MISSED, GAIN_UNKNOWN };
-const char *compare_gain_verdict_name(enum gain_verdict v);
+const char *compare_gain_verdict_name(enum gain_verdict v); /* static */
 
 struct compare_gain {
 	enum bottleneck_kind kind;
-	const char *name;
+	const char *name;         /* borrowed from BEFORE's bottleneck */
 	int score[2];
 	bool triggered;           /* BEFORE's score reached the trigger */
 	double low_pct, high_pct; /* its expected gain, % of the window */
 	double base[2];           /* the figure compared, in us: mean step time, or the window */
-	const char *base_name;    /* "mean step time" or "window" */
+	const char *base_name;    /* static: "mean step time" or "window" */
 	double actual_pct;        /* (base[0] - base[1]) / base[0] */
 	enum gain_verdict verdict;
 	char *basis; /* owned: how the verdict was reached */
@@ -109,14 +109,17 @@ struct comparison {
 };
 
 /* BEFORE and AFTER: ranks paired by rank number (by position when no number matches). */
+/* Owned by the caller (compare_free); it borrows from both analyses, which must outlive it. */
 struct comparison *compare_captures(const struct analysis *before, const struct analysis *after);
-/* Rank rank_b of a capture against its rank rank_a; NULL when either rank is absent. */
+/* Rank rank_b of a capture against its rank rank_a, owned like compare_captures'; NULL
+ * when either rank is absent. */
 struct comparison *compare_ranks(const struct analysis *an, int rank_a, int rank_b);
 void compare_free(struct comparison *c);
 
-/* The pair holding rank_index of side 0 (its first pair when none does); NULL when empty. */
+/* The pair holding rank_index of side 0 (its first pair when none does; borrowed from c);
+ * NULL when empty. */
 const struct compare_pair *compare_pair_for(const struct comparison *c, size_t rank_index);
-/* One op's diff; NULL when neither side has it. */
+/* One op's diff (borrowed from p); NULL when neither side has it. */
 const struct op_diff *compare_find_op(const struct compare_pair *p, int scope, int phase, const char *name);
 /* The value of a figure on one rank (false when unknown): metrics and per-phase step times. */
 bool compare_fig_value(const struct rank_analysis *ra, int fig, double *out);

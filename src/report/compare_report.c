@@ -27,7 +27,13 @@ static const char *side_path(const struct comparison *c, int s)
 
 static void text_figures(const struct compare_pair *p, const struct comparison *c, FILE *out)
 {
-	fprintf(out, "\n  %-26s %14s %14s %14s %9s  verdict\n", "figure", c->label[0], c->label[1], "delta", "delta %");
+	fputs("\n  ", out);
+	report_put_padded(out, _("figure"), 26);
+	fprintf(out, " %14s %14s ", c->label[0], c->label[1]);
+	report_put_right(out, _("delta"), 14);
+	fputc(' ', out);
+	report_put_right(out, _("delta %"), 9);
+	fprintf(out, "  %s\n", _("verdict"));
 	for (int f = 0; f < CF_COUNT; f++) {
 		const struct compare_value *cv = &p->fig[f];
 		if ((!cv->have[0] || cv->v[0] == 0) && (!cv->have[1] || cv->v[1] == 0))
@@ -39,15 +45,20 @@ static void text_figures(const struct compare_pair *p, const struct comparison *
 		report_value_text(cv->delta, d.unit, true, dl, sizeof dl);
 		if (!isnan(cv->delta_pct))
 			snprintf(pct, sizeof pct, "%+.2f %%", cv->delta_pct);
-		fprintf(out, "  %-26s %14s %14s %14s %9s  %s\n", d.label, a, b, dl, pct,
-			compare_verdict_name(cv->verdict));
+		fputs("  ", out);
+		report_put_padded(out, _(d.label), 26);
+		fprintf(out, " %14s %14s %14s %9s  %s\n", a, b, dl, pct, compare_verdict_name(cv->verdict));
 	}
 }
 
 static void text_bottlenecks(const struct compare_pair *p, const struct comparison *c, FILE *out)
 {
-	fprintf(out, "\nbottleneck scores (0-100, >= 40 triggers)\n  %-16s %8s %8s %7s\n", "candidate", c->label[0],
-		c->label[1], "delta");
+	fputs(_("\nbottleneck scores (0-100, >= 40 triggers)\n"), out);
+	fputs("  ", out);
+	report_put_padded(out, _("candidate"), 16);
+	fprintf(out, " %8s %8s ", c->label[0], c->label[1]);
+	report_put_right(out, _("delta"), 7);
+	fputc('\n', out);
 	for (int k = 0; k < BN_COUNT; k++) {
 		fputs("  ", out);
 		report_put_padded(out, p->ra[0]->bn[k].name, 16);
@@ -191,7 +202,7 @@ static void text_ops(const struct compare_pair *p, const struct comparison *c, F
 
 void report_compare_text(const struct comparison *c, FILE *out)
 {
-	fputs("ascprof-tui " PACKAGE_VERSION " comparison\n", out);
+	fprintf(out, _("ascprof-tui %s comparison\n"), PACKAGE_VERSION);
 	for (int s = 0; s < 2; s++) {
 		fprintf(out, "  %-8s ", c->mode == CMP_RANKS ? "capture" : c->label[s]);
 		summary_put_clean(out, side_path(c, s));

@@ -10,6 +10,7 @@
 
 #include "analysis.h"
 #include "digest.h"
+#include "i18n.h"
 #include "jsonw.h"
 #include "summary.h"
 #include "xalloc.h"
@@ -70,13 +71,14 @@ int digest_command(const char *outdir, char *const *paths, size_t n, const struc
 	/* checked before anything is created: nothing is ever written into a capture */
 	for (size_t i = 0; i < n; i++)
 		if (inside(outdir, paths[i])) {
-			fprintf(err, "ascprof-tui: --digest %s lies inside the capture %s; digests never go into a "
-				     "capture: give a directory outside it\n",
+			fprintf(err,
+				_("ascprof-tui: --digest %s lies inside the capture %s; digests never go into a "
+				  "capture: give a directory outside it\n"),
 				outdir, paths[i]);
 			return 2;
 		}
 	if (mkdir(outdir, 0777) && errno != EEXIST) {
-		fprintf(err, "ascprof-tui: cannot create %s: %s\n", outdir, strerror(errno));
+		fprintf(err, _("ascprof-tui: cannot create %s: %s\n"), outdir, strerror(errno));
 		return 1;
 	}
 	int rc = 0;
@@ -84,13 +86,18 @@ int digest_command(const char *outdir, char *const *paths, size_t n, const struc
 		struct capture *cap = capture_open(paths[i], opts);
 		if (!cap->usable) {
 			summary_print_diags(&cap->diags, err, "");
-			fprintf(err, "ascprof-tui: nothing to digest in %s\n", paths[i]);
+			fprintf(err, _("ascprof-tui: nothing to digest in %s\n"), paths[i]);
 			capture_free(cap);
 			rc = 1;
 			continue;
 		}
 		capture_load(cap);
+		/* the analysis' texts (evidence, advice) go into the digests, which later JSON runs
+		 * read: written in English whatever the language, like JSON; this command's own
+		 * lines stay in the user's */
+		i18n_english();
 		struct analysis *an = analysis_run(cap);
+		i18n_user();
 		struct diag_list dl;
 		diag_init(&dl);
 		for (size_t r = 0; r < an->n_ranks; r++) {
@@ -99,14 +106,14 @@ int digest_command(const char *outdir, char *const *paths, size_t n, const struc
 				rc = 1;
 				continue;
 			}
-			fprintf(out, "rank %d: %llu bytes", an->ranks[r].rank, (unsigned long long)bytes);
+			fprintf(out, _("rank %d: %llu bytes"), an->ranks[r].rank, (unsigned long long)bytes);
 			if (trace)
-				fprintf(out, " (%.2f %% of its trace's %llu bytes)", 100.0 * (double)bytes / (double)trace,
+				fprintf(out, _(" (%.2f %% of its trace's %llu bytes)"), 100.0 * (double)bytes / (double)trace,
 					(unsigned long long)trace);
 			fputc('\n', out);
 		}
 		if (an->n_ranks < cap->n_ranks) {
-			fprintf(err, "ascprof-tui: %s: %zu of %zu ranks could not be analysed; no digest for them\n",
+			fprintf(err, _("ascprof-tui: %s: %zu of %zu ranks could not be analysed; no digest for them\n"),
 				paths[i], cap->n_ranks - an->n_ranks, cap->n_ranks);
 			rc = 1;
 		}
@@ -146,19 +153,19 @@ void digest_summary(const struct analysis *an, bool json, FILE *out)
 		fputc('\n', out);
 		return;
 	}
-	fputs("ascprof-tui " PACKAGE_VERSION " summary of ", out);
+	fprintf(out, _("ascprof-tui %s summary of "), PACKAGE_VERSION);
 	summary_put_clean(out, cap->plan.path);
-	fprintf(out, "\n%zu rank(s) read without their events (digests or a cluster table)\n", an->n_ranks);
+	fprintf(out, _("\n%zu rank(s) read without their events (digests or a cluster table)\n"), an->n_ranks);
 	for (size_t i = 0; i < an->n_ranks; i++) {
 		const struct rank_analysis *ra = &an->ranks[i];
 		const struct rank_data *rd = &cap->ranks[ra->rank_index];
-		fprintf(out, "  rank %-5d %4zu steps  trace %llu bytes  ", ra->rank, ra->n_steps,
+		fprintf(out, _("  rank %-5d %4zu steps  trace %llu bytes  "), ra->rank, ra->n_steps,
 			(unsigned long long)rd->trace_bytes_total);
 		summary_put_clean(out, rd->plan->output_dir);
 		fputc('\n', out);
 	}
 	if (cap->diags.n) {
-		fputs("diagnostics:\n", out);
+		fputs(_("diagnostics:\n"), out);
 		summary_print_diags((struct diag_list *)&cap->diags, out, "  ");
 	}
 }

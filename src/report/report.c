@@ -98,12 +98,14 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 		if (!a->ns[k])
 			continue;
 		char v[32];
-		fprintf(out, "  %c %-26s %14s %6.2f %%\n", attr_bucket_defs[k].letter, attr_bucket_defs[k].label,
+		fprintf(out, "  %c ", attr_bucket_defs[k].letter);
+		report_put_padded(out, _(attr_bucket_defs[k].label), 26);
+		fprintf(out, " %14s %6.2f %%\n",
 			report_value_text((double)a->ns[k] / 1e3, "us", false, v, sizeof v), attribution_pct(a, a->ns[k]));
 	}
 	if (a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_UNSPLIT]) {
 		fputs(_("  communication split: "), out);
-		summary_put_clean(out, a->comm_split);
+		summary_put_clean(out, _(a->comm_split));
 		fputc('\n', out);
 	}
 	if (!a->host_known)
@@ -116,6 +118,13 @@ void report_put_padded(FILE *out, const char *s, int width)
 	fputs(s, out);
 	for (; w < width; w++)
 		fputc(' ', out);
+}
+
+void report_put_right(FILE *out, const char *s, int width)
+{
+	for (int w = u8_strwidth((const uint8_t *)s, "UTF-8"); w < width; w++)
+		fputc(' ', out);
+	fputs(s, out);
 }
 
 static void bar(FILE *out, int score, int width)
@@ -153,7 +162,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		fputs("  ", out);
 		report_put_padded(out, _(metric_defs[m].label), 26);
 		fprintf(out, " %14s  %s", report_metric_text(ra, m, b, sizeof b),
-			ra->source[m] ? ra->source[m] : "");
+			ra->source[m] ? _(ra->source[m]) : "");
 		if (ra->conf[m] != CONF_HIGH)
 			fprintf(out, _(" [confidence %s]"), analysis_confidence_name(ra->conf[m]));
 		fputc('\n', out);
@@ -205,7 +214,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	for (size_t i = 0; i < ra->n_checks; i++) {
 		const struct crosscheck *c = &ra->checks[i];
 		fprintf(out, _("\ncross-check with %s (window %.3f ms): %s\n"), c->source,
-			(double)(c->win_end - c->win_start) / 1e6, c->agree ? "agrees within 2 %" : "DIFFERS");
+			(double)(c->win_end - c->win_start) / 1e6, c->agree ? _("agrees within 2 %") : _("DIFFERS"));
 		static const char *what[3] = {"Computing", "Communication(Not Overlapped)", "Free"};
 		for (int k = 0; k < 3; k++)
 			fprintf(out, _("  %-30s theirs %12.3f us  ours %12.3f us  diff %+7.2f %%\n"), what[k],
@@ -301,7 +310,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 
 void report_print_text(const struct analysis *an, FILE *out)
 {
-	fputs("ascprof-tui " PACKAGE_VERSION " report of ", out);
+	fprintf(out, _("ascprof-tui %s report of "), PACKAGE_VERSION);
 	summary_put_clean(out, an->cap->plan.path);
 	fprintf(out, _("\n%zu rank(s) analysed; times are each rank's own clock, relative to its first event\n"),
 		an->n_ranks);

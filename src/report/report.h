@@ -15,6 +15,8 @@
 /* s, then spaces up to width columns of display width: a translated name has CJK
  * characters of two columns each, which printf's %-14s would count in bytes. */
 void report_put_padded(FILE *out, const char *s, int width);
+/* s right-aligned in width display columns (CJK text takes two a character). */
+void report_put_right(FILE *out, const char *s, int width);
 
 void report_print_text(const struct analysis *an, FILE *out);
 void report_print_json(const struct analysis *an, FILE *out);
@@ -36,7 +38,8 @@ void report_comm_json(struct jsonw *w, const struct analysis *an);
  * below two ranks. */
 void report_cluster_text(const struct analysis *an, FILE *out);
 void report_cluster_json(struct jsonw *w, const struct analysis *an);
-/* A metric's value as text with its unit ("12.345 ms", "34.5 %", "1234"), or "n/a". */
+/* A metric's value as text with its unit ("12.345 ms", "34.5 %", "1234"), or "n/a";
+ * written to buf, which is returned (as by the text helpers below). */
 const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size);
 /* A value in a metric unit as text; NaN is "n/a"; sign: a '+' before values >= 0. */
 const char *report_value_text(double v, const char *unit, bool sign, char *buf, size_t size);
@@ -45,7 +48,8 @@ const char *report_value_text(double v, const char *unit, bool sign, char *buf, 
 struct comparison;
 void report_compare_text(const struct comparison *c, FILE *out);
 void report_compare_json(const struct comparison *c, FILE *out);
-/* "device  compute 95.1 -> 94.2  copy ..." for a scope: categories with a share on a side. */
+/* "device  compute 95.1 -> 94.2  copy ..." for a scope: categories with a share on a side
+ * (written to buf, which is returned). */
 struct compare_pair;
 const char *report_compare_categories(const struct compare_pair *p, int scope, char *buf, size_t size);
 

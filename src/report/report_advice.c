@@ -23,10 +23,10 @@ void report_advice_text(const struct rank_analysis *ra, FILE *out)
 			below++;
 			continue;
 		}
-		fprintf(out, _("  * %s (%.1f %s >= %.1f, confidence %s)\n      "), r->title, f->value, r->unit,
+		fprintf(out, _("  * %s (%.1f %s >= %.1f, confidence %s)\n      "), _(r->title), f->value, r->unit,
 			r->threshold, analysis_confidence_name(f->conf));
 		summary_put_clean(out, f->evidence);
-		fprintf(out, _("\n      why: %s\n      try: %s\n"), r->why, r->try_this);
+		fprintf(out, _("\n      why: %s\n      try: %s\n"), _(r->why), _(r->try_this));
 	}
 	if (!below)
 		return;

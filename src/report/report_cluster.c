@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "i18n.h"
 #include "jsonw.h"
 #include "report.h"
 #include "summary.h"
@@ -31,17 +32,17 @@ static const char *z_text(double z, char *buf, size_t size)
 static void text_slow(const struct cluster_analysis *ca, FILE *out)
 {
 	fprintf(out,
-		"  slow ranks: x = own work per step, the median over a rank's steps of\n"
-		"  (%s); over %zu ranks median %.3f ms, MAD %.3f ms; robust z = (x - median) / (1.4826 x MAD);\n"
-		"  slow when z > %.1f and x > %.0f %% over the median\n",
-		ca->own_basis, ca->judged, ms(ca->own_median_ns), ms(ca->own_mad_ns), CLUSTER_Z_SLOW,
+		_("  slow ranks: x = own work per step, the median over a rank's steps of\n"
+		  "  (%s); over %zu ranks median %.3f ms, MAD %.3f ms; robust z = (x - median) / (1.4826 x MAD);\n"
+		  "  slow when z > %.1f and x > %.0f %% over the median\n"),
+		_(ca->own_basis), ca->judged, ms(ca->own_median_ns), ms(ca->own_mad_ns), CLUSTER_Z_SLOW,
 		CLUSTER_MIN_EXCESS * 100);
 	if (ca->judged < 3) {
-		fputs("    not judged: fewer than 3 ranks with steps\n", out);
+		fputs(_("    not judged: fewer than 3 ranks with steps\n"), out);
 		return;
 	}
 	if (!ca->n_slow) {
-		fputs("    no slow rank\n", out);
+		fputs(_("    no slow rank\n"), out);
 		return;
 	}
 	/* the medians of the evidence across ranks */
@@ -51,8 +52,8 @@ static void text_slow(const struct cluster_analysis *ca, FILE *out)
 			continue;
 		char z[32];
 		fprintf(out,
-			"    rank %d: own work %.3f ms per step (+%.1f %% over the median, z %s); compute %.3f ms per "
-			"step, waits %.3f ms per step; last to arrive in %zu collectives (the others waited %.3f ms)\n",
+			_("    rank %d: own work %.3f ms per step (+%.1f %% over the median, z %s); compute %.3f ms per "
+			  "step, waits %.3f ms per step; last to arrive in %zu collectives (the others waited %.3f ms)\n"),
 			cr->rank, ms(cr->own_ns), cr->excess * 100, z_text(cr->z, z, sizeof z), ms(cr->compute_ns),
 			ms(cr->wait_step_ns), cr->last_count, ms(cr->caused_ns));
 	}
@@ -63,25 +64,28 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 	const struct cluster_analysis *ca = an->cluster;
 	if (!ca)
 		return;
-	fprintf(out, "\ncluster: %zu ranks, up to %zu steps, %zu collectives matched across ranks (by name and "
-		     "occurrence)\n",
+	fprintf(out, _("\ncluster: %zu ranks, up to %zu steps, %zu collectives matched across ranks (by name and "
+		       "occurrence)\n"),
 		ca->n_ranks, ca->n_steps, ca->matched);
 	text_slow(ca, out);
 	if (ca->waited_rank >= 0)
-		fprintf(out, "  the rank everyone waits for: rank %d (last to arrive in %zu of %zu matched collectives; "
-			     "the others waited %.3f ms in them)\n",
+		fprintf(out, _("  the rank everyone waits for: rank %d (last to arrive in %zu of %zu matched collectives; "
+			       "the others waited %.3f ms in them)\n"),
 			ca->waited_rank, ca->waited_count, ca->matched, ms(ca->waited_ns));
 	else if (ca->last_rank >= 0)
-		fprintf(out, "  the rank everyone waits for: none (the last to arrive changes; most often rank %d, in %zu "
-			     "of %zu matched collectives)\n",
+		fprintf(out, _("  the rank everyone waits for: none (the last to arrive changes; most often rank %d, in %zu "
+			       "of %zu matched collectives)\n"),
 			ca->last_rank, ca->waited_count, ca->matched);
 	else
-		fputs("  the rank everyone waits for: none (no matched collective with a wait)\n", out);
+		fputs(_("  the rank everyone waits for: none (no matched collective with a wait)\n"), out);
 	if (ca->n_groups) {
-		fputs("  communication groups (transfer = least duration of a collective across the group's ranks,\n"
-		      "  wait = own duration - least)\n"
-		      "    group             collectives  ranks   transfer ms       wait ms  wait %  waited for\n",
+		fputs(_("  communication groups (transfer = least duration of a collective across the group's ranks,\n"
+			"  wait = own duration - least)\n"),
 		      out);
+		fputs("    ", out);
+		/* TRANSLATORS: column titles: each keeps the cells of its column */
+		fputs(_("group             collectives  ranks   transfer ms       wait ms  wait %  waited for"), out);
+		fputc('\n', out);
 		for (size_t g = 0; g < ca->n_groups && g < TEXT_GROUPS; g++) {
 			const struct cluster_group *cg = &ca->groups[g];
 			int64_t all = cg->wait_ns + cg->transfer_ns;
@@ -92,26 +96,29 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 				cg->n_ranks, ms(cg->transfer_ns), ms(cg->wait_ns),
 				all > 0 ? 100.0 * (double)cg->wait_ns / (double)all : 0.0);
 			if (cg->waited_rank >= 0)
-				fprintf(out, "rank %d (%zu times)\n", cg->waited_rank, cg->waited_count);
+				fprintf(out, _("rank %d (%zu times)\n"), cg->waited_rank, cg->waited_count);
 			else
 				fputs("-\n", out);
 		}
 		if (ca->n_groups > TEXT_GROUPS)
-			fprintf(out, "    ... %zu more groups (see --json)\n", ca->n_groups - TEXT_GROUPS);
+			fprintf(out, _("    ... %zu more groups (see --json)\n"), ca->n_groups - TEXT_GROUPS);
 	}
-	fputs("  ranks (medians per step; totals over the capture)\n"
-	      "    rank  steps   step ms    own ms  compute ms  exposed comm ms   wait ms  transfer ms      z  last\n",
-	      out);
+	fputs(_("  ranks (medians per step; totals over the capture)\n"), out);
+	fputs("    ", out);
+	/* TRANSLATORS: column titles: each keeps the cells of its column */
+	fputs(_("rank  steps   step ms    own ms  compute ms  exposed comm ms   wait ms  transfer ms      z  last"), out);
+	fputc('\n', out);
 	for (size_t r = 0; r < ca->n_ranks; r++) {
 		const struct cluster_rank *cr = &ca->ranks[r];
 		char z[32];
 		fprintf(out, "    %-5d %5zu %9.3f %9.3f %11.3f %16.3f %9.3f %12.3f %6s %5zu%s\n", cr->rank, cr->n_steps,
 			ms(cr->step_ns), ms(cr->own_ns), ms(cr->compute_ns), ms(cr->exposed_ns), ms(cr->wait_ns),
-			ms(cr->transfer_ns), z_text(cr->z, z, sizeof z), cr->last_count, cr->slow ? "  SLOW" : "");
+			ms(cr->transfer_ns), z_text(cr->z, z, sizeof z), cr->last_count, cr->slow ? _("  SLOW") : "");
 	}
 	if (ca->n_steps) {
 		size_t shown = ca->n_steps < TEXT_STEPS ? ca->n_steps : TEXT_STEPS;
-		fprintf(out, "  ranks x steps: step ms / exposed comm ms / wait ms (the first %zu steps)\n    rank ", shown);
+		fprintf(out, _("  ranks x steps: step ms / exposed comm ms / wait ms (the first %zu steps)\n"), shown);
+		fputs("    rank ", out);
 		for (size_t s = 0; s < shown; s++)
 			fprintf(out, " %20zu", s + 1);
 		fputc('\n', out);
@@ -131,7 +138,7 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 		}
 	}
 	if (an->from_digests)
-		fputs("  (read from digests: the raw events stay in each rank's capture; open it there to drill down)\n",
+		fputs(_("  (read from digests: the raw events stay in each rank's capture; open it there to drill down)\n"),
 		      out);
 }
 

@@ -43,8 +43,10 @@ static void text_mb(FILE *out, double v)
 
 static void text_components(FILE *out, const struct mem_component *c, size_t n, int64_t t0, bool modules)
 {
-	fputs(modules ? "    peak reserved MB  samples  peak at ms  module\n"
-		      : "    peak alloc MB  peak reserved  peak active  samples  peak at ms  component\n",
+	fputs(modules ? /* TRANSLATORS: column titles: each keeps the cells of its column */
+		      _("    peak reserved MB  samples  peak at ms  module\n")
+		      : /* TRANSLATORS: column titles: each keeps the cells of its column */
+		      _("    peak alloc MB  peak reserved  peak active  samples  peak at ms  component\n"),
 	      out);
 	for (size_t i = 0; i < n && i < TEXT_TOP; i++) {
 		fputs("   ", out);
@@ -66,14 +68,14 @@ void report_memory_text(const struct rank_analysis *ra, FILE *out)
 	const struct mem_analysis *m = &ra->mem;
 	if (!m->record && !m->modules && !m->ops)
 		return;
-	fputs(_("\nmemory (MB"), out);
-	if (m->record_in_kb || m->modules_in_kb)
-		fputs(_("; Class B tables in KB, converted"), out);
-	fputs(")\n", out);
+	fputs(m->record_in_kb || m->modules_in_kb ? _("\nmemory (MB; Class B tables in KB, converted)\n")
+						  : _("\nmemory (MB)\n"),
+	      out);
 	if (m->record) {
 		fputs(_("  components ("), out);
 		summary_put_clean(out, m->record->path);
-		fputs("):\n", out);
+		/* TRANSLATORS: closes "  components (" and "  modules (" after the file's path */
+		fputs(_("):\n"), out);
 		text_components(out, m->comps, m->n_comps, ra->t0, false);
 	}
 	if (m->n_curve) {
@@ -83,7 +85,7 @@ void report_memory_text(const struct rank_analysis *ra, FILE *out)
 	if (m->modules) {
 		fputs(_("  modules ("), out);
 		summary_put_clean(out, m->modules->path);
-		fputs("):\n", out);
+		fputs(_("):\n"), out);
 		text_components(out, m->mods, m->n_mods, ra->t0, true);
 	}
 	if (m->ops) {

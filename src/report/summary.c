@@ -55,7 +55,7 @@ void summary_print_diags(struct diag_list *dl, FILE *out, const char *indent)
 	pthread_mutex_lock(&dl->lock);
 	for (size_t i = 0; i < dl->n; i++) {
 		char *line = diag_format(&dl->items[i]);
-		fprintf(out, "%s%s: ", indent, diag_level_name(dl->items[i].level));
+		fprintf(out, _("%s%s: "), indent, diag_level_text(dl->items[i].level));
 		summary_put_clean(out, line);
 		fputc('\n', out);
 		free(line);
@@ -187,6 +187,13 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 				summary_put_clean(out, rd->index.why);
 				fputc(')', out);
 			}
+			/* the CSV tables' own indexes (the larger tables have one) */
+			const char *sep = "; tables:";
+			for (int k = TINDEX_USED; k <= TINDEX_NOT_WRITTEN; k++)
+				if (rd->csv_index[k]) {
+					fprintf(out, "%s %zu %s", sep, rd->csv_index[k], tindex_state_name((enum tindex_state)k));
+					sep = ",";
+				}
 			fputc('\n', out);
 		}
 		fputs(_("  events:"), out);
@@ -244,7 +251,7 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 
 void summary_print_text(const struct capture *cap, FILE *out)
 {
-	fputs("ascprof-tui " PACKAGE_VERSION " summary of ", out);
+	fprintf(out, _("ascprof-tui %s summary of "), PACKAGE_VERSION);
 	summary_put_clean(out, cap->plan.path);
 	fputc('\n', out);
 	fprintf(out, _("%zu rank%s found"), cap->n_ranks, cap->n_ranks == 1 ? "" : "s");
@@ -353,6 +360,11 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 		jsonw_kuint(w, "bytes", rd->index.bytes);
 		jsonw_kdouble(w, "seconds", rd->index.seconds, 4);
 		jsonw_kstr(w, "why", rd->index.why);
+		jsonw_key(w, "tables"); /* CSV tables by their indexes' state */
+		jsonw_obj_begin(w);
+		for (int k = TINDEX_USED; k <= TINDEX_NOT_WRITTEN; k++)
+			jsonw_kuint(w, tindex_state_name((enum tindex_state)k), rd->csv_index[k]);
+		jsonw_obj_end(w);
 		jsonw_obj_end(w);
 		jsonw_obj_end(w);
 	} else {

@@ -16,7 +16,7 @@ void summary_print_diags(struct diag_list *dl, FILE *out, const char *indent);
 /* The diagnostics as JSON: "warnings" (strings) and "diagnostics" (objects). */
 struct jsonw;
 void summary_json_diags(struct jsonw *w, struct diag_list *dl);
-/* Human-friendly byte and duration strings into buf. */
+/* Human-friendly byte and duration strings written to buf, which is returned. */
 const char *summary_bytes(uint64_t bytes, char *buf, size_t size);
 const char *summary_duration(int64_t ns, char *buf, size_t size);
 

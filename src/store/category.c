@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "i18n.h"
 #include "lanes.h"
 #include "xalloc.h"
 
@@ -122,11 +123,12 @@ struct ev_class category_of(enum lane_group group, const char *name, const char 
 const char *category_name(enum ev_category c)
 {
 	switch (c) {
-	case CAT_COMPUTE: return "compute";
-	case CAT_COMM: return "communication";
-	case CAT_COPY: return "copy";
-	case CAT_SCHED: return "scheduling";
-	case CAT_OTHER: return "other";
+	/* English (JSON, CSV); marked for the views, which show them through _() */
+	case CAT_COMPUTE: return N_("compute");
+	case CAT_COMM: return N_("communication");
+	case CAT_COPY: return N_("copy");
+	case CAT_SCHED: return N_("scheduling");
+	case CAT_OTHER: return N_("other");
 	case CAT_COUNT: break;
 	}
 	return "?";

@@ -35,8 +35,9 @@ void category_classify(const struct rank_store *rs, struct ev_class *out);
 /* One event's class from its parts (the table itself; exposed for tests and docs). */
 struct ev_class category_of(enum lane_group group, const char *name, const char *cat,
 			    const char *task_type);
-const char *category_name(enum ev_category c);
-/* A human description of the rule table, one rule per line (for --help-metrics / docs). */
+const char *category_name(enum ev_category c); /* static */
+/* A human description of the rule table, one rule per line (for --help-metrics / docs;
+ * static). */
 const char *category_rules_text(void);
 
 #endif

@@ -351,14 +351,7 @@ uint32_t lanes_event_at(const struct rank_store *rs, uint32_t lane_idx, int64_t 
 		return UINT32_MAX;
 	const struct lane *l = &rs->lanes[lane_idx];
 	/* last event starting at or before ts */
-	uint32_t lo = 0, hi = l->n_events;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (store_ts(rs, l->events[mid]) <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo = (uint32_t)store_evs_upper_bound(rs, l->events, 0, l->n_events, ts);
 	return enclosing_event(rs, l, lo, ts);
 }
 
@@ -388,14 +381,7 @@ static uint32_t count_starts_upto(const struct rank_store *rs, const struct lane
 		}
 		lo = hi >= step ? hi - step + 1 : 0;
 	}
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (store_ts(rs, ev[mid]) <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)store_evs_upper_bound(rs, ev, lo, hi, t);
 }
 
 static int flow_id_cmp(const struct flow *a, const struct flow *b)
@@ -541,16 +527,12 @@ static void build_links(struct rank_store *rs, bool threaded)
 	rs->unmatched_flows += jobs[0].unmatched + jobs[1].unmatched;
 }
 
+#define LINK_BEFORE(links, i, k) ((links)[i].from_ev < (k))
+LOWER_BOUND_DEFINE(link_lower_bound, const struct flow_link *, uint32_t, LINK_BEFORE)
+
 size_t lanes_links_from(const struct rank_store *rs, uint32_t ev, uint32_t *out, size_t max)
 {
-	size_t lo = 0, hi = rs->n_links;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (rs->links[mid].from_ev < ev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = link_lower_bound(rs->links, ev, 0, rs->n_links);
 	size_t n = 0;
 	for (size_t i = lo; i < rs->n_links && rs->links[i].from_ev == ev; i++, n++)
 		if (n < max)

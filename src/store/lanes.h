@@ -13,7 +13,7 @@
 void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl);
 /* The group for a process name (the rule table); LANE_OTHER when unknown. */
 enum lane_group lanes_group_for_process(const char *process_name);
-const char *lanes_group_name(enum lane_group g);
+const char *lanes_group_name(enum lane_group g); /* static */
 /* Host groups (Python, CANN, GC). */
 bool lanes_group_is_host(enum lane_group g);
 /* A display order: groups Host, Device, Communication, Overlap, Other; then sort indices. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lower_bound.h"
 #include "num.h"
 #include "xalloc.h"
 #include "xsort.h"
@@ -212,7 +213,7 @@ void lod_query(const struct rank_store *rs, const struct ev_class *cls, const st
 	} else {
 		const int64_t *ends = lod->seg_end;
 		/* first segment ending after a */
-		uint32_t lo = xsort_upper_bound_i64(ends, 0, lod->n_top, a);
+		uint32_t lo = (uint32_t)i64_upper_bound(ends, a, 0, lod->n_top);
 		int64_t covered = 0;
 		for (uint32_t s = lo; s < lod->n_top; s++) {
 			uint32_t first = lod->top[s];

@@ -20,15 +20,15 @@ struct lane_lod {
 	int64_t t0, t1;    /* the lane's extent */
 	/* union segments of the lane's events: segment s starts with lane->events[top[s]],
 	 * holds the events up to the next segment's first, and ends at seg_end[s] */
-	uint32_t *top;
-	int64_t *seg_end;
+	uint32_t *top;     /* owned */
+	int64_t *seg_end;  /* owned, parallel to top */
 	uint32_t n_top;
 	/* pyramid over [t0, t1): level 0 has nb0 buckets, each level halves the count */
 	int levels;
 	uint32_t nb0;
 	int64_t bucket0; /* ns per level-0 bucket */
-	uint16_t *cov[LOD_MAX_LEVELS];  /* covered fraction of the bucket, 0..65535 */
-	uint8_t *mask[LOD_MAX_LEVELS];  /* categories present (1 << category) */
+	uint16_t *cov[LOD_MAX_LEVELS];  /* owned: covered fraction of the bucket, 0..65535 */
+	uint8_t *mask[LOD_MAX_LEVELS];  /* owned: categories present (1 << category) */
 };
 
 struct lod_result {

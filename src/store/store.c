@@ -85,16 +85,12 @@ size_t store_bytes(const struct rank_store *rs)
 	return b;
 }
 
+#define LONG_DUR_BEFORE(d, i, k) ((d)[i].ev < (k))
+LOWER_BOUND_DEFINE(long_dur_lower_bound, const struct long_dur *, size_t, LONG_DUR_BEFORE)
+
 int64_t store_long_dur(const struct rank_store *rs, size_t ev)
 {
-	size_t lo = 0, hi = rs->n_long_durs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (rs->long_durs[mid].ev < ev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = long_dur_lower_bound(rs->long_durs, ev, 0, rs->n_long_durs);
 	return lo < rs->n_long_durs && rs->long_durs[lo].ev == ev ? rs->long_durs[lo].dur : STORE_LONG_DUR;
 }
 
@@ -138,17 +134,17 @@ void store_put_off_wide(struct rank_store *rs, size_t ev, uint64_t off)
 	rs->ev_off_wide[ev] = off;
 }
 
+/* A track's samples: indices into the counter columns, in time order. */
+struct samples {
+	const int64_t *ts;
+	const uint32_t *idx;
+};
+#define SAMPLE_BEFORE(s, i, t) ((s).ts[(s).idx[i]] < (t))
+LOWER_BOUND_DEFINE(sample_lower_bound, struct samples, int64_t, SAMPLE_BEFORE)
+
 uint32_t store_track_lower_bound(const struct rank_store *rs, const struct counter_track *tr, int64_t t)
 {
-	uint32_t lo = 0, hi = tr->n_samples;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (rs->ctr_ts[tr->samples[mid]] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)sample_lower_bound((struct samples){rs->ctr_ts, tr->samples}, t, 0, tr->n_samples);
 }
 
 bool store_track_minmax(const struct rank_store *rs, const struct counter_track *tr, double *lo, double *hi)
@@ -187,13 +183,5 @@ bool store_track_max_in(const struct rank_store *rs, const struct counter_track 
 
 uint32_t store_lane_lower_bound(const struct rank_store *rs, const struct lane *lane, int64_t t)
 {
-	uint32_t lo = 0, hi = lane->n_events;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (store_ts(rs, lane->events[mid]) < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)store_evs_lower_bound(rs, lane->events, 0, lane->n_events, t);
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lower_bound.h"
 #include "strtab.h"
 
 struct csv_table;
@@ -148,48 +149,50 @@ struct long_dur {
 struct rank_store {
 	struct strtab *strs; /* owned: every name, cat, pid text ... */
 
-	/* X events: 16 bytes each. Read them through the accessors below. */
+	/* X events: 16 bytes each. Read them through the accessors below. The column, lane
+	 * event, track sample and link arrays below are owned by the store, or mapped from
+	 * its index file (map) and valid until store_free. */
 	size_t n_ev;
 	/* Starts: 32 bits over the least start of each block of 256 events. A block whose
 	 * starts span more than 4.29 s (where the file goes from one process's events to the
 	 * next) keeps its starts in full in ev_ts_far, and its first ev_ts_lo entry says
 	 * where. See store_ts. */
-	uint32_t *ev_ts_lo;
-	int64_t *ev_ts_base;
-	int64_t *ev_ts_far;
+	uint32_t *ev_ts_lo;   /* owned or mapped (above), n_ev */
+	int64_t *ev_ts_base;  /* owned or mapped, a block each */
+	int64_t *ev_ts_far;   /* owned or mapped, n_ts_far_blocks blocks */
 	size_t n_ts_far_blocks;
-	uint32_t *ev_name;
-	uint32_t *ev_kind; /* index into kinds */
-	uint32_t *ev_dur;  /* ns, or STORE_LONG_DUR */
+	uint32_t *ev_name; /* owned or mapped: strs ids */
+	uint32_t *ev_kind; /* owned or mapped: index into kinds */
+	uint32_t *ev_dur;  /* owned or mapped: ns, or STORE_LONG_DUR */
 	/* Byte offsets rise with the event index (events are in file order): each is its
 	 * block's first offset plus 32 bits. When a step does not fit, ev_off_wide holds them
 	 * all and the other two are NULL. */
-	uint32_t *ev_off_lo;
-	uint64_t *ev_off_block;
-	uint64_t *ev_off_wide;
-	struct long_dur *long_durs; /* sorted by ev */
+	uint32_t *ev_off_lo;    /* owned or mapped */
+	uint64_t *ev_off_block; /* owned or mapped */
+	uint64_t *ev_off_wide;  /* owned or mapped */
+	struct long_dur *long_durs; /* owned or mapped; sorted by ev */
 	size_t n_long_durs;
-	struct ev_kind *kinds;
+	struct ev_kind *kinds; /* owned or mapped */
 	size_t n_kinds;
 
-	struct ev_attr *attrs;
+	struct ev_attr *attrs; /* owned or mapped */
 	size_t n_attrs;
 
-	struct lane *lanes;
+	struct lane *lanes; /* owned (their event arrays may be mapped) */
 	size_t n_lanes;
 
 	/* C events */
 	size_t n_ctr;
-	int64_t *ctr_ts;
-	double *ctr_value;
-	uint32_t *ctr_track;
-	uint64_t *ctr_off;
-	struct counter_track *tracks;
+	int64_t *ctr_ts;       /* owned or mapped, n_ctr */
+	double *ctr_value;     /* owned or mapped, n_ctr */
+	uint32_t *ctr_track;   /* owned or mapped, n_ctr */
+	uint64_t *ctr_off;     /* owned or mapped, n_ctr */
+	struct counter_track *tracks; /* owned (their samples may be mapped) */
 	size_t n_tracks;
 
-	struct flow *flows; /* NULL once links are resolved */
+	struct flow *flows; /* owned or mapped; NULL once links are resolved */
 	size_t n_flows;     /* flow ends read (kept after flows is freed) */
-	struct flow_link *links; /* resolved s->f pairs, sorted by from_ev */
+	struct flow_link *links; /* owned or mapped: resolved s->f pairs, sorted by from_ev */
 	size_t n_links;
 	size_t unmatched_flows;
 
@@ -202,7 +205,7 @@ struct rank_store {
 	/* The index file the columns, lane and track arrays and links are mapped from
 	 * (trace_index.h), read-only, or NULL when they are owned; strs, lanes, tracks and
 	 * the trace's paths are owned either way. */
-	const void *map;
+	const void *map; /* owned mapping (munmap in store_free), or NULL */
 	size_t map_len;
 };
 
@@ -299,6 +302,27 @@ static inline const struct lane *store_ev_lane(const struct rank_store *rs, size
 	return &rs->lanes[store_ev_lane_id(rs, ev)];
 }
 
+/* Events in start order (a lane's, or any list of event indices sorted by start): the
+ * first of evs[lo, hi) starting at or after t (store_evs_lower_bound) or after t
+ * (store_evs_upper_bound); hi when none. evs is borrowed for the call. */
+struct store_evs {
+	const struct rank_store *rs; /* borrowed */
+	const uint32_t *evs;         /* borrowed */
+};
+#define STORE_EV_STARTS_BEFORE_(c, i, t) (store_ts((c).rs, (c).evs[i]) < (t))
+#define STORE_EV_STARTS_BY_(c, i, t) (store_ts((c).rs, (c).evs[i]) <= (t))
+LOWER_BOUND_DEFINE(store_evs_lower_bound_, struct store_evs, int64_t, STORE_EV_STARTS_BEFORE_)
+LOWER_BOUND_DEFINE(store_evs_upper_bound_, struct store_evs, int64_t, STORE_EV_STARTS_BY_)
+static inline size_t store_evs_lower_bound(const struct rank_store *rs, const uint32_t *evs, size_t lo, size_t hi,
+					   int64_t t)
+{
+	return store_evs_lower_bound_((struct store_evs){rs, evs}, t, lo, hi);
+}
+static inline size_t store_evs_upper_bound(const struct rank_store *rs, const uint32_t *evs, size_t lo, size_t hi,
+					   int64_t t)
+{
+	return store_evs_upper_bound_((struct store_evs){rs, evs}, t, lo, hi);
+}
 /* Index of the first lane event starting at or after t. */
 uint32_t store_lane_lower_bound(const struct rank_store *rs, const struct lane *lane, int64_t t);
 /* A counter track's samples: the first at or after t. */

@@ -115,11 +115,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	} else if (sl && sl->kind == L_ADV) {
 		const struct advice_finding *f = &v->ra->advice[sl->ev];
 		const struct advice_rule *r = &advice_rules[f->rule];
-		snprintf(seen, sizeof seen, "%s (%.1f %s %s %.1f, confidence %s): %s", r->title, f->value, r->unit,
-			 f->triggered ? ">=" : "< threshold", r->threshold, analysis_confidence_name(f->conf), f->evidence);
+		snprintf(seen, sizeof seen,
+			 f->triggered ? _("%s (%.1f %s >= %.1f, confidence %s): %s")
+				      : _("%s (%.1f %s < threshold %.1f, confidence %s): %s"),
+			 _(r->title), f->value, r->unit, r->threshold, analysis_confidence_name(f->conf), f->evidence);
 		paras[0] = seen;
-		snprintf(gain, sizeof gain, "why: %s", advice_rules[f->rule].why);
-		snprintf(advice, sizeof advice, "try: %s", advice_rules[f->rule].try_this);
+		snprintf(gain, sizeof gain, _("why: %s"), _(r->why));
+		snprintf(advice, sizeof advice, _("try: %s"), _(r->try_this));
 		paras[1] = gain;
 		paras[2] = advice;
 	}
@@ -185,9 +187,9 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			break;
 		case L_ADV_HEAD: {
 			size_t n = advice_triggered(v->ra);
-			canvas_textf(cv, x + 1, ry, w - 2, n ? ST_WARN : ST_BOLD, "advice (Ascend rules): %s", n
-				     ? "time already in the buckets named, no extra gain; Enter shows the longest"
-				     : v->ra->n_advice ? "no rule reaches its threshold" : "no rule saw an instance");
+			canvas_textf(cv, x + 1, ry, w - 2, n ? ST_WARN : ST_BOLD, _("advice (Ascend rules): %s"), n
+				     ? _("time already in the buckets named, no extra gain; Enter shows the longest")
+				     : v->ra->n_advice ? _("no rule reaches its threshold") : _("no rule saw an instance"));
 			break;
 		}
 		case L_ADV: {
@@ -197,10 +199,10 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 				    f->triggered ? "*" : "-");
 			int cx = x + 5;
 			if (f->triggered)
-				cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_BOLD, "%s: ", rule->title);
+				cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_BOLD, _("%s: "), _(rule->title));
 			else
-				cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_DIM, "%s (%.1f %s < %.1f): ",
-						   rule->title, f->value, rule->unit, rule->threshold);
+				cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_DIM, _("%s (%.1f %s < %.1f): "),
+						   _(rule->title), f->value, rule->unit, rule->threshold);
 			if (cx < x + w - 1)
 				canvas_text(cv, cx, ry, x + w - 1 - cx, sel ? ST_SELECTED : f->triggered ? ST_NORMAL : ST_DIM,
 					    f->evidence);
@@ -227,7 +229,9 @@ static bool jump_to(struct app *app, const struct rank_analysis *ra, enum landma
 	struct view_target tg = {.timeline = {app_rank_index(app), iv[0] - pad, iv[1] + pad, ev}};
 	app_open(app, VIEW_TIMELINE, &tg);
 	app_message(app, ST_NORMAL, _("the longest %s: %.3f ms%s%s"), what, (double)(iv[1] - iv[0]) / 1e6,
-		    ev == UINT32_MAX ? "" : lm == LANDMARK_IDLE ? ", selected: the task after it, " : ", selected: ",
+		    ev == UINT32_MAX      ? ""
+		    : lm == LANDMARK_IDLE ? _(", selected: the task after it, ")
+					  : _(", selected: "),
 		    ev == UINT32_MAX ? "" : store_ev_name(&rd->store, ev));
 	return true;
 }
@@ -255,7 +259,7 @@ static int handle(void *p, struct app *app, enum action act)
 		const struct advice_finding *f = &v->ra->advice[l->ev];
 		const struct rank_data *rd = app_rank_data(app);
 		if (f->event_ts == INT64_MIN || !rd) {
-			app_message(app, ST_WARN, "no event to show for %s", advice_rules[f->rule].title);
+			app_message(app, ST_WARN, _("no event to show for %s"), _(advice_rules[f->rule].title));
 			return VH_HANDLED;
 		}
 		int64_t pad = (f->event_end - f->event_ts) / 2 + 1000;
@@ -264,10 +268,10 @@ static int handle(void *p, struct app *app, enum action act)
 			.timeline = {app_rank_index(app), f->event_ts - pad, f->event_end + pad, f->event}};
 		app_open(app, VIEW_TIMELINE, &tg);
 		if (f->event == UINT32_MAX)
-			app_message(app, ST_NORMAL, "%s: %.3f ms at kernel table line %u", advice_rules[f->rule].title,
+			app_message(app, ST_NORMAL, _("%s: %.3f ms at kernel table line %u"), _(advice_rules[f->rule].title),
 				    (double)(f->event_end - f->event_ts) / 1e6, f->csv_line);
 		else
-			app_message(app, ST_NORMAL, "%s: %.3f ms, selected: %s", advice_rules[f->rule].title,
+			app_message(app, ST_NORMAL, _("%s: %.3f ms, selected: %s"), _(advice_rules[f->rule].title),
 				    (double)(f->event_end - f->event_ts) / 1e6, store_ev_name(&rd->store, f->event));
 		return VH_HANDLED;
 	}
@@ -277,13 +281,13 @@ static int handle(void *p, struct app *app, enum action act)
 	}
 	const char *m = v->ra->bn[l->bn].ev[l->ev].metric;
 	if (!strcmp(m, "host_bound_pct") || !strcmp(m, "host_only_pct") || !strcmp(m, "npu_idle_pct"))
-		jump_to(app, v->ra, LANDMARK_IDLE, "device idle gap");
+		jump_to(app, v->ra, LANDMARK_IDLE, _("device idle gap"));
 	else if (!strncmp(m, "comm_", 5))
-		jump_to(app, v->ra, LANDMARK_EXPOSED, "exposed communication");
+		jump_to(app, v->ra, LANDMARK_EXPOSED, _("exposed communication"));
 	else if (!strcmp(m, "device_copy_pct"))
-		jump_to(app, v->ra, LANDMARK_COPY, "device copy");
+		jump_to(app, v->ra, LANDMARK_COPY, _("device copy"));
 	else if (!strcmp(m, "copy_exposed_pct") || !strcmp(m, "host_copy_exposed_pct") || !strcmp(m, "sync_per_step"))
-		jump_to(app, v->ra, LANDMARK_SYNC, "host sync");
+		jump_to(app, v->ra, LANDMARK_SYNC, _("host sync"));
 	else if (!strcmp(m, "dispatch_per_step"))
 		app_push(app, VIEW_STEPS);
 	else

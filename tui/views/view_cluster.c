@@ -58,49 +58,52 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	struct cluster_view *v = p;
 	const struct published *pub = app_pub(app);
 	if (!pub) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "loading...");
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("loading..."));
 		return;
 	}
 	const struct analysis *an = pub->an;
 	const struct cluster_analysis *ca = an->cluster;
 	if (!ca) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, "one rank: the cluster view compares two ranks or more");
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("one rank: the cluster view compares two ranks or more"));
 		return;
 	}
 	step_medians(v, ca);
 	v->lb.n = ca->n_ranks;
 	int yy = y;
-	canvas_textf(cv, x + 1, yy++, w - 2, ST_BOLD, "%zu ranks, up to %zu steps, %zu collectives matched%s", ca->n_ranks,
-		     ca->n_steps, ca->matched, an->from_digests ? "   (from digests)" : "");
+	canvas_textf(cv, x + 1, yy++, w - 2, ST_BOLD, _("%zu ranks, up to %zu steps, %zu collectives matched%s"),
+		     ca->n_ranks, ca->n_steps, ca->matched, an->from_digests ? _("   (from digests)") : "");
 	char slow[160] = "";
 	size_t k = 0;
 	for (size_t r = 0; r < ca->n_ranks && k + 12 < sizeof slow; r++)
 		if (ca->ranks[r].slow)
 			k += (size_t)snprintf(slow + k, sizeof slow - k, "%s%d", k ? ", " : "", ca->ranks[r].rank);
 	if (ca->judged < 3)
-		canvas_text(cv, x + 1, yy++, w - 2, ST_DIM, "slow ranks: not judged (fewer than 3 ranks with steps)");
+		canvas_text(cv, x + 1, yy++, w - 2, ST_DIM, _("slow ranks: not judged (fewer than 3 ranks with steps)"));
 	else if (ca->n_slow)
-		canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN, "slow ranks: %s (own work per step, z > %.1f, > %.0f %% over the median %.3f ms)",
+		canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN,
+			     _("slow ranks: %s (own work per step, z > %.1f, > %.0f %% over the median %.3f ms)"),
 			     slow, CLUSTER_Z_SLOW, CLUSTER_MIN_EXCESS * 100, ms(ca->own_median_ns));
 	else
-		canvas_textf(cv, x + 1, yy++, w - 2, ST_GOOD, "no slow rank (own work per step: median %.3f ms, MAD %.3f ms)",
+		canvas_textf(cv, x + 1, yy++, w - 2, ST_GOOD, _("no slow rank (own work per step: median %.3f ms, MAD %.3f ms)"),
 			     ms(ca->own_median_ns), ms(ca->own_mad_ns));
 	if (ca->waited_rank >= 0)
-		canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN, "everyone waits for rank %d: last in %zu of %zu collectives, %.3f ms of the others' wait",
+		canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN,
+			     _("everyone waits for rank %d: last in %zu of %zu collectives, %.3f ms of the others' wait"),
 			     ca->waited_rank, ca->waited_count, ca->matched, ms(ca->waited_ns));
 	else
-		canvas_text(cv, x + 1, yy++, w - 2, ST_NORMAL, "no rank everyone waits for");
+		canvas_text(cv, x + 1, yy++, w - 2, ST_NORMAL, _("no rank everyone waits for"));
 
 	canvas_fill(cv, x, yy, w, 1, ' ', ST_HEADER);
-	const char *head = "rank    step ms    own ms   wait ms      z  ";
-	canvas_textf(cv, x + 1, yy, w - 2, ST_HEADER, "%ssteps: time vs the step's median (wait share: colour)", head);
+	/* TRANSLATORS: column titles: each keeps the cells of its column */
+	const char *head = _("rank    step ms    own ms   wait ms      z  ");
+	canvas_textf(cv, x + 1, yy, w - 2, ST_HEADER, _("%ssteps: time vs the step's median (wait share: colour)"), head);
 	yy++;
 	int groups = (int)(ca->n_groups < 4 ? ca->n_groups : 4);
 	int table_h = y + h - yy - (groups ? groups + 2 : 1);
 	if (table_h < 1)
 		table_h = 1;
 	listbox_clamp(&v->lb, table_h);
-	int cells_x = x + 1 + (int)strlen(head), cells_w = x + w - 1 - cells_x;
+	int cells_x = x + 1 + canvas_width(head), cells_w = x + w - 1 - cells_x;
 	for (int r = 0; r < table_h && v->lb.top + (size_t)r < ca->n_ranks; r++) {
 		size_t i = v->lb.top + (size_t)r;
 		const struct cluster_rank *cr = &ca->ranks[i];
@@ -134,12 +137,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	}
 	yy += table_h;
 	if (!groups) {
-		canvas_text(cv, x + 1, yy, w - 2, ST_DIM, "no collective matched across ranks");
+		canvas_text(cv, x + 1, yy, w - 2, ST_DIM, _("no collective matched across ranks"));
 		return;
 	}
 	canvas_fill(cv, x, yy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, yy++, w - 2, ST_HEADER,
-		    "group              collectives  transfer ms      wait ms  wait %  waited for");
+		    /* TRANSLATORS: column titles: each keeps the cells of its column */
+		    _("group              collectives  transfer ms      wait ms  wait %  waited for"));
 	for (int g = 0; g < groups && yy < y + h; g++) {
 		const struct cluster_group *cg = &ca->groups[g];
 		int64_t all = cg->wait_ns + cg->transfer_ns;
@@ -163,25 +167,22 @@ static int handle(void *p, struct app *app, enum action act)
 	if (act == ACT_OPEN && pub && v->lb.sel < pub->an->n_ranks) {
 		const struct rank_analysis *ra = &pub->an->ranks[v->lb.sel];
 		if (pub->an->from_digests) {
-			app_message(app, ST_WARN, "rank %d was read from a digest: its raw events are in %s", ra->rank,
+			app_message(app, ST_WARN, _("rank %d was read from a digest: its raw events are in %s"), ra->rank,
 				    app_rank_data_of(app, ra->rank_index)->plan->output_dir);
 			return VH_HANDLED;
 		}
-		const struct rank_store *rs = &app_rank_data_of(app, ra->rank_index)->store;
-		struct view_target tg = {.timeline = {ra->rank_index, rs->window_start, rs->window_end,
-						      UINT32_MAX}};
-		app_open(app, VIEW_TIMELINE, &tg);
+		view_open_rank_timeline(app, ra->rank_index);
 		return VH_HANDLED;
 	}
 	return VH_UNHANDLED;
 }
 
 const struct view_ops cluster_view_ops = {
-	.title = "Cluster",
+	.title = N_("Cluster"),
 	.scopes = KS_LIST,
 	.create = create,
 	.destroy = destroy,
 	.draw = draw,
 	.handle = handle,
-	.hint = "Enter: the rank's timeline   steps: time vs the step's median, colour: wait share",
+	.hint = N_("Enter: the rank's timeline   steps: time vs the step's median, colour: wait share"),
 };

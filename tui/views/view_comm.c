@@ -17,13 +17,13 @@
 #include "xalloc.h"
 
 enum pane { PANE_OPS, PANE_TRANSPORTS, PANE_MATRIX, PANE_COUNT };
-static const char *const pane_names[PANE_COUNT] = {"groups and ops", "transports", "matrix"};
+static const char *const pane_names[PANE_COUNT] = {N_("groups and ops"), N_("transports"), N_("matrix")};
 
 enum op_sort { OS_ELAPSE, OS_WAIT, OS_SYNC, OS_GBPS, OS_COUNT, OS_SMALL, OS_NAME, OS_N };
-static const char *const op_sort_names[OS_N] = {"elapse", "wait ratio", "sync ratio", "bandwidth",
-						"count",  "small packets", "name"};
+static const char *const op_sort_names[OS_N] = {N_("elapse"), N_("wait ratio"), N_("sync ratio"), N_("bandwidth"),
+						N_("count"),  N_("small packets"), N_("name")};
 enum link_sort { LS_ORDER, LS_GBPS, LS_N };
-static const char *const link_sort_names[LS_N] = {"group, src, dst", "bandwidth"};
+static const char *const link_sort_names[LS_N] = {N_("group, src, dst"), N_("bandwidth")};
 
 struct trow {
 	int rank_i; /* index into ca->ranks; -1: every rank */
@@ -185,11 +185,11 @@ static int header(struct canvas *cv, int x, int y, int w, const char *name, int 
 		  size_t n, int sort, bool reverse)
 {
 	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
-	canvas_textf(cv, x + 1, y, name_w, ST_HEADER, "%s%s", name, sort == OS_NAME ? (reverse ? " \u25B4" : " \u25BE") : "");
+	canvas_textf(cv, x + 1, y, name_w, ST_HEADER, "%s%s", _(name), sort == OS_NAME ? (reverse ? " \u25B4" : " \u25BE") : "");
 	int cx = x + 1 + name_w;
 	for (size_t c = 0; c < n && cx + cols[c].width <= x + w; c++) {
 		char t[32];
-		snprintf(t, sizeof t, "%s%s", cols[c].title,
+		snprintf(t, sizeof t, "%s%s", cols[c].title[0] ? _(cols[c].title) : "",
 			 sort >= 0 && cols[c].sort == sort ? (reverse ? "\u25B4" : "\u25BE") : "");
 		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, t);
 		cx += cols[c].width;
@@ -200,9 +200,10 @@ static int header(struct canvas *cv, int x, int y, int w, const char *name, int 
 static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w, int h)
 {
 	static const struct col cols[] = {
-		{"count", 6, OS_COUNT}, {"elapse ms", 11, OS_ELAPSE}, {"transit ms", 11, -1}, {"wait ms", 9, -1},
-		{"idle ms", 9, -1},     {"sync ms", 9, -1},          {"wait", 6, OS_WAIT},    {"sync", 6, OS_SYNC},
-		{"GB/s", 7, OS_GBPS},   {"small%", 7, OS_SMALL},
+		{N_("count"), 6, OS_COUNT}, {N_("elapse ms"), 11, OS_ELAPSE}, {N_("transit ms"), 11, -1},
+		{N_("wait ms"), 9, -1},     {N_("idle ms"), 9, -1},          {N_("sync ms"), 9, -1},
+		{N_("wait"), 6, OS_WAIT},   {N_("sync"), 6, OS_SYNC},        {"GB/s", 7, OS_GBPS},
+		{N_("small%"), 7, OS_SMALL},
 	};
 	static const int decimals[] = {0, 3, 3, 3, 3, 3, 3, 3, 2, 1};
 	int num_w = 0;
@@ -210,7 +211,7 @@ static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w
 		num_w += cols[c].width;
 	/* the name gets room first: the last columns fall off a narrow screen */
 	int name_w = w - 2 - num_w < 26 ? 26 : w - 2 - num_w;
-	header(cv, x, y, w, "op  kind  group", name_w, cols, sizeof cols / sizeof cols[0], v->sort[PANE_OPS],
+	header(cv, x, y, w, N_("op  kind  group"), name_w, cols, sizeof cols / sizeof cols[0], v->sort[PANE_OPS],
 	       v->reverse[PANE_OPS]);
 	struct listbox *lb = &v->lb[PANE_OPS];
 	int foot = 1;
@@ -248,18 +249,20 @@ static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w
 	}
 	if (!v->n_ops)
 		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM,
-			    v->filter[0] ? "no op matches the filter" : "no communication.json entries (the matrix pane may have links)");
+			    v->filter[0] ? _("no op matches the filter")
+					 : _("no communication.json entries (the matrix pane may have links)"));
 }
 
 static void draw_transports(struct comm_view *v, struct canvas *cv, int x, int y, int w, int h)
 {
 	static const struct col cols[] = {
-		{"size MB", 11, -1}, {"time ms", 10, -1}, {"GB/s", 9, -1},   {"ref GB/s", 10, -1}, {"of ref", 8, -1},
-		{"entries", 9, -1},  {"packets", 9, -1},  {"small%", 8, -1}, {"large%", 8, -1},
+		{N_("size MB"), 11, -1}, {N_("time ms"), 10, -1}, {"GB/s", 9, -1},     {N_("ref GB/s"), 10, -1},
+		{N_("of ref"), 8, -1},   {N_("entries"), 9, -1},  {N_("packets"), 9, -1}, {N_("small%"), 8, -1},
+		{N_("large%"), 8, -1},
 	};
 	static const int decimals[] = {3, 3, 3, 1, 1, 0, 0, 1, 1};
 	int name_w = 17;
-	int end = header(cv, x, y, w, "ranks  transport", name_w, cols, sizeof cols / sizeof cols[0], -1, false);
+	int end = header(cv, x, y, w, N_("ranks  transport"), name_w, cols, sizeof cols / sizeof cols[0], -1, false);
 	struct listbox *lb = &v->lb[PANE_TRANSPORTS];
 	listbox_clamp(lb, h - 1);
 	for (int r = 0; r < h - 1 && lb->top + (size_t)r < v->n_trs; r++) {
@@ -372,7 +375,8 @@ static void draw_matrix(struct comm_view *v, struct canvas *cv, int x, int y, in
 	struct listbox *lb = &v->lb[PANE_MATRIX];
 	if (!v->n_links) {
 		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
-			    v->filter[0] ? "no link matches the filter" : "no communication_matrix.json links in this capture");
+			    v->filter[0] ? _("no link matches the filter")
+					 : _("no communication_matrix.json links in this capture"));
 		return;
 	}
 	size_t sel_link = v->links[lb->sel < v->n_links ? lb->sel : 0];
@@ -381,10 +385,11 @@ static void draw_matrix(struct comm_view *v, struct canvas *cv, int x, int y, in
 	y += used;
 	h -= used;
 	static const struct col cols[] = {
-		{"transport", 11, -1}, {"size MB", 11, -1}, {"time ms", 10, -1}, {"GB/s", 9, -1}, {"med GB/s", 10, -1}, {"", 6, -1},
+		{N_("transport"), 11, -1}, {N_("size MB"), 11, -1}, {N_("time ms"), 10, -1}, {"GB/s", 9, -1},
+		{N_("med GB/s"), 10, -1},  {"", 6, -1},
 	};
 	int name_w = w - 2 - 57 < 24 ? 24 : w - 2 - 57;
-	header(cv, x, y, w, "src -> dst  group", name_w, cols, sizeof cols / sizeof cols[0], -1, false);
+	header(cv, x, y, w, N_("src -> dst  group"), name_w, cols, sizeof cols / sizeof cols[0], -1, false);
 	listbox_clamp(lb, h - 1);
 	for (int r = 0; r < h - 1 && lb->top + (size_t)r < v->n_links; r++) {
 		size_t idx = lb->top + (size_t)r;
@@ -437,14 +442,14 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int tx = x + 1;
 	for (int pn = 0; pn < PANE_COUNT; pn++) {
 		char t[40];
-		snprintf(t, sizeof t, " %s ", pane_names[pn]);
+		snprintf(t, sizeof t, " %s ", _(pane_names[pn]));
 		tx += canvas_text(cv, tx, y + 2, x + w - tx, pn == (int)v->pane ? ST_TAB : ST_DIM, t) + 1;
 	}
 	char right[200];
 	const char *sort = v->pane == PANE_OPS ? op_sort_names[v->sort[PANE_OPS]]
 			   : v->pane == PANE_MATRIX ? link_sort_names[v->sort[PANE_MATRIX]] : NULL;
-	snprintf(right, sizeof right, "%s%s%s%s%s", sort ? "sort " : "", sort ? sort : "",
-		 sort && v->reverse[v->pane] ? " (reversed)" : "", v->filter[0] ? "  filter: " : "", v->filter);
+	snprintf(right, sizeof right, "%s%s%s%s%s", sort ? _("sort ") : "", sort ? _(sort) : "",
+		 sort && v->reverse[v->pane] ? _(" (reversed)") : "", v->filter[0] ? _("  filter: ") : "", v->filter);
 	canvas_text_right(cv, tx, y + 2, x + w - tx - 1, ST_DIM, right);
 	int by = y + 3, bh = h - 3;
 	if (v->pane == PANE_OPS)
@@ -475,7 +480,8 @@ static void open_row(struct comm_view *v, struct app *app)
 	} else if (v->pane == PANE_TRANSPORTS) {
 		const struct trow *tr = &v->trs[lb->sel];
 		const struct comm_tstat *s = &(tr->rank_i < 0 ? ca->tr : ca->ranks[tr->rank_i].tr)[tr->tr];
-		char scope[32] = "every rank";
+		char scope[32];
+		snprintf(scope, sizeof scope, "%s", _("every rank"));
 		if (tr->rank_i >= 0)
 			snprintf(scope, sizeof scope, _("rank %d"), ca->ranks[tr->rank_i].rank);
 		snprintf(title, sizeof title, _("entries with %s traffic, %s: %zu"), comm_transport_name((enum comm_transport)tr->tr),
@@ -688,8 +694,10 @@ static void detail_open(void *st, struct app *app, const struct view_target *tar
 }
 
 /* One entry as a row under the header of its kind (a list holds ops or links, never both). */
-static const char *const op_header = "rank step    op                          elapse ms transit ms    wait ms    sync ms  byte";
-static const char *const link_header = "rank step    entry             src -> dst transport   size MB    time ms     GB/s  byte";
+/* TRANSLATORS: column titles: each keeps the cells of its column */
+static const char *const op_header = N_("rank step    op                          elapse ms transit ms    wait ms    sync ms  byte");
+/* TRANSLATORS: column titles: each keeps the cells of its column */
+static const char *const link_header = N_("rank step    entry             src -> dst transport   size MB    time ms     GB/s  byte");
 
 static void item_line(const struct comm_item *it, char *buf, size_t size)
 {
@@ -718,11 +726,11 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 {
 	(void)app;
 	struct comm_detail *d = p;
-	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, d->title[0] ? d->title : "(nothing selected)");
+	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, d->title[0] ? d->title : _("(nothing selected)"));
 	canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
 		    _("the file entries (ms, MB and GB/s as the files give them); Enter: an entry's text and file"));
 	canvas_fill(cv, x, y + 2, w, 1, ' ', ST_HEADER);
-	canvas_text(cv, x + 1, y + 2, w - 2, ST_HEADER, d->n && d->items[0].link ? link_header : op_header);
+	canvas_text(cv, x + 1, y + 2, w - 2, ST_HEADER, _(d->n && d->items[0].link ? link_header : op_header));
 	int body = h - 3;
 	listbox_clamp(&d->lb, body);
 	int row = y + 3;

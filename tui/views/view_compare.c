@@ -10,18 +10,19 @@
 #include <strings.h>
 
 #include "lanes.h"
+#include "op_rows.h"
 #include "report.h"
 #include "views.h"
 #include "xalloc.h"
 
 enum cmp_table { TBL_FIGURES, TBL_OPS, TBL_BOTTLENECKS, TBL_COUNT };
-static const char *table_names[TBL_COUNT] = {"figures", "ops", "bottlenecks"};
 
 enum fig_sort { FS_TABLE, FS_DELTA, FS_VERDICT, FS_NAME, FS_N };
-static const char *fig_sort_names[FS_N] = {"table order", "delta %", "verdict", "name"};
+static const char *fig_sort_names[FS_N] = {N_("table order"), N_("delta %"), N_("verdict"), N_("name")};
 
 enum op_sort { OS_DTOTAL, OS_DAVG, OS_DCOUNT, OS_DPCT, OS_CHANGE, OS_NAME, OS_N };
-static const char *op_sort_names[OS_N] = {"delta total", "delta avg", "delta count", "delta %", "change", "name"};
+static const char *op_sort_names[OS_N] = {N_("delta total"), N_("delta avg"), N_("delta count"), N_("delta %"),
+					  N_("change"),      N_("name")};
 
 struct compare_view {
 	enum cmp_table table;
@@ -163,15 +164,16 @@ static void draw_head(struct compare_view *v, struct app *app, struct canvas *cv
 	char sort[96] = "";
 	if (v->table != TBL_BOTTLENECKS)
 		snprintf(sort, sizeof sort, _("   sort %s%s"),
-			 v->table == TBL_FIGURES ? fig_sort_names[v->sort[TBL_FIGURES]] : op_sort_names[v->sort[TBL_OPS]],
-			 v->reverse ? " (reversed)" : "");
+			 _(v->table == TBL_FIGURES ? fig_sort_names[v->sort[TBL_FIGURES]] : op_sort_names[v->sort[TBL_OPS]]),
+			 v->reverse ? _(" (reversed)") : "");
 	char scope[256] = "";
 	if (v->table == TBL_OPS)
 		snprintf(scope, sizeof scope, _("   scope %s   phase %s%s%s"), analysis_scope_name((enum op_scope)v->scope),
 			 v->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name((enum phase)v->phase),
-			 v->filter[0] ? "   filter: " : "", v->filter);
+			 v->filter[0] ? _("   filter: ") : "", v->filter);
 	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL, _("table %s%s%s   rank %d vs %d   %zu warning(s)"),
-		     table_names[v->table], sort, scope, v->pair->ra[0]->rank, v->pair->ra[1]->rank, c->n_warnings);
+		     v->table == TBL_FIGURES ? _("figures") : v->table == TBL_OPS ? C_("compare table", "ops") : _("bottlenecks"),
+		     sort, scope, v->pair->ra[0]->rank, v->pair->ra[1]->rank, c->n_warnings);
 }
 
 /* Comparability warnings, at most max lines; returns the lines used. */
@@ -199,9 +201,10 @@ static void header_row(struct canvas *cv, int x, int y, int w, const char *first
 		       const struct column *cols, int n)
 {
 	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
-	canvas_text(cv, x + 1, y, first_w, ST_HEADER, first);
+	canvas_text(cv, x + 1, y, first_w, ST_HEADER, first[0] ? _(first) : "");
 	int cx = x + 1 + first_w;
 	for (int c = 0; c < n; c++) {
+		/* a column title is a run's label (as given) or a marked title */
 		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, cols[c].title);
 		cx += cols[c].width;
 	}
@@ -210,13 +213,13 @@ static void header_row(struct canvas *cv, int x, int y, int w, const char *first
 static void draw_figures(struct compare_view *v, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	const struct comparison *c = app_comparison(app);
-	struct column cols[] = {{c->label[0], 14}, {c->label[1], 14}, {"delta", 14}, {"delta %", 10}, {"verdict", 9}};
+	struct column cols[] = {{c->label[0], 14}, {c->label[1], 14}, {_("delta"), 14}, {_("delta %"), 10}, {_("verdict"), 9}};
 	int ncols = 5, num_w = 61, name_w = w - num_w - 2;
 	if (name_w < 18) {
 		ncols = 4;
 		name_w += 9;
 	}
-	header_row(cv, x, y, w, "figure", name_w, cols, ncols);
+	header_row(cv, x, y, w, N_("figure"), name_w, cols, ncols);
 	int body = h - 1;
 	listbox_clamp(&v->lb, body);
 	for (int r = 0; r < body && v->lb.top + (size_t)r < v->n_rows; r++) {
@@ -229,7 +232,7 @@ static void draw_figures(struct compare_view *v, struct app *app, struct canvas 
 		enum style st = sel ? ST_SELECTED : ST_NORMAL;
 		if (sel)
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
-		canvas_text(cv, x + 1, ry, name_w - 1, st, d.label);
+		canvas_text(cv, x + 1, ry, name_w - 1, st, _(d.label));
 		char b[5][32];
 		report_value_text(val->have[0] ? val->v[0] : NAN, d.unit, false, b[0], sizeof b[0]);
 		report_value_text(val->have[1] ? val->v[1] : NAN, d.unit, false, b[1], sizeof b[1]);
@@ -275,14 +278,14 @@ static void draw_ops(struct compare_view *v, struct app *app, struct canvas *cv,
 	snprintf(t[OC_TOTAL_B], 32, _("ms %s"), c->label[1]);
 	snprintf(t[OC_AVG_A], 32, _("avg %s"), c->label[0]);
 	snprintf(t[OC_AVG_B], 32, _("avg %s"), c->label[1]);
-	struct column all[OC_N] = {{"change", 9},	 {"d total ms", 12}, {"d %", 9},	 {t[OC_COUNT_A], 10},
-				   {t[OC_COUNT_B], 10}, {t[OC_TOTAL_A], 12}, {t[OC_TOTAL_B], 12}, {"d avg us", 11},
+	struct column all[OC_N] = {{_("change"), 9},	 {_("d total ms"), 12}, {"d %", 9},	 {t[OC_COUNT_A], 10},
+				   {t[OC_COUNT_B], 10}, {t[OC_TOTAL_A], 12}, {t[OC_TOTAL_B], 12}, {_("d avg us"), 11},
 				   {t[OC_AVG_A], 12},	 {t[OC_AVG_B], 12}};
 	int ncols = 0, num_w = 0;
 	while (ncols < OC_N && w - 2 - num_w - all[ncols].width >= 20)
 		num_w += all[ncols++].width;
 	int name_w = w - 2 - num_w;
-	header_row(cv, x, y, w, "name", name_w, all, ncols);
+	header_row(cv, x, y, w, N_("name"), name_w, all, ncols);
 	int body = h - 1;
 	listbox_clamp(&v->lb, body);
 	for (int r = 0; r < body && v->lb.top + (size_t)r < v->n_rows; r++) {
@@ -307,7 +310,7 @@ static void draw_ops(struct compare_view *v, struct app *app, struct canvas *cv,
 		}
 	}
 	if (!v->n_rows)
-		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM, v->filter[0] ? "no op matches the filter" : "no ops here");
+		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM, v->filter[0] ? _("no op matches the filter") : _("no ops here"));
 }
 
 static void draw_bottlenecks(struct compare_view *v, struct app *app, struct canvas *cv, int x, int y, int w, int h)
@@ -315,8 +318,8 @@ static void draw_bottlenecks(struct compare_view *v, struct app *app, struct can
 	const struct comparison *c = app_comparison(app);
 	const struct compare_pair *p = v->pair;
 	int row = y, end = y + h;
-	struct column cols[] = {{c->label[0], 10}, {c->label[1], 10}, {"delta", 8}};
-	header_row(cv, x, row++, w, "bottleneck score (>= 40 triggers)", 34, cols, 3);
+	struct column cols[] = {{c->label[0], 10}, {c->label[1], 10}, {_("delta"), 8}};
+	header_row(cv, x, row++, w, N_("bottleneck score (>= 40 triggers)"), 34, cols, 3);
 	for (int k = 0; k < BN_COUNT && row < end; k++, row++) {
 		canvas_text(cv, x + 1, row, 34, ST_NORMAL, p->ra[0]->bn[k].name);
 		int cx = x + 35;
@@ -377,7 +380,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	}
 	if (!v->pair) {
 		canvas_text(cv, x + 1, y + 1, w - 2, ST_WARN,
-			    pub->cmp_error[0] ? pub->cmp_error : "no ranks to compare (see the warnings of --report --compare)");
+			    pub->cmp_error[0] ? pub->cmp_error : _("no ranks to compare (see the warnings of --report --compare)"));
 		return;
 	}
 	draw_head(v, app, cv, x, y, w);
@@ -529,7 +532,7 @@ static void cop_load(struct compare_op *o, struct app *app)
 			continue;
 		const struct rank_store *rs = &sd->cs.rd->store;
 		const struct rank_analysis *ra = sd->cs.ra;
-		sd->n = view_op_events(rs, o->name, o->scope, &sd->evs);
+		sd->n = op_rows_instances(rs, o->name, o->scope, &sd->evs);
 		sd->step_ns = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_ns);
 		sd->step_calls = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_calls);
 		for (size_t i = 0; i < sd->n; i++) {
@@ -581,9 +584,9 @@ static void cop_update(void *p, struct app *app)
 
 static void stat_rows(const struct op_diff *d, const struct comparison *c, struct canvas *cv, int x, int y, int w)
 {
-	struct column cols[] = {{c->label[0], 14}, {c->label[1], 14}, {"delta", 14}, {"delta %", 10}};
+	struct column cols[] = {{c->label[0], 14}, {c->label[1], 14}, {_("delta"), 14}, {_("delta %"), 10}};
 	header_row(cv, x, y, w, "", 12, cols, 4);
-	static const char *names[] = {"calls", "total", "avg", "p50", "p95", "max", "share"};
+	static const char *names[] = {N_("calls"), N_("total"), N_("avg"), "p50", "p95", N_("max"), N_("share")};
 	for (int r = 0; r < 7; r++) {
 		double v[2] = {NAN, NAN};
 		for (int s = 0; s < 2; s++) {
@@ -604,7 +607,7 @@ static void stat_rows(const struct op_diff *d, const struct comparison *c, struc
 			 100.0 * (v[1] - v[0]) / v[0]);
 		if (isnan(v[1]))
 			snprintf(b[2], sizeof b[2], "-");
-		canvas_text(cv, x + 1, y + 1 + r, 12, ST_NORMAL, names[r]);
+		canvas_text(cv, x + 1, y + 1 + r, 12, ST_NORMAL, _(names[r]));
 		int cx = x + 13;
 		for (int i = 0; i < 4; i++, cx += cols[i - 1].width)
 			canvas_text_right(cv, cx, y + 1 + r, cols[i].width - 1, ST_NORMAL, b[i]);
@@ -627,14 +630,7 @@ static void timeline_row(const struct op_side *sd, enum tl_row kind, int64_t t0,
 		uint8_t mask = 0;
 		if (kind == TL_OP) {
 			/* the instances overlapping [a, b): from the first starting at a - max_dur */
-			size_t lo = 0, hi = sd->n;
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				if (store_ts(rs, sd->evs[mid]) < a - sd->max_dur)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
+			size_t lo = store_evs_lower_bound(rs, sd->evs, 0, sd->n, a - sd->max_dur);
 			int64_t in = 0;
 			for (size_t i = lo; i < sd->n && store_ts(rs, sd->evs[i]) < b; i++) {
 				int64_t ea = store_ts(rs, sd->evs[i]), eb = ea + store_dur(rs, sd->evs[i]);
@@ -686,9 +682,9 @@ static int stacked_timelines(struct compare_op *o, struct canvas *cv, int x, int
 		const struct step *st = &ra->steps[k];
 		char b1[24], b2[24];
 		canvas_textf(cv, x + 1, row++, w - 2, ST_BOLD, _("%s, step %zu (%s): %s, the op %s in %zu call(s)%s"),
-			     sd->cs.label, k + 1, analysis_phase_name(st->phase), app_fmt_dur(st->end - st->start, b1, sizeof b1),
+			     sd->cs.label, k + 1, _(analysis_phase_name(st->phase)), app_fmt_dur(st->end - st->start, b1, sizeof b1),
 			     app_fmt_dur(sd->step_ns[k], b2, sizeof b2), sd->step_calls[k],
-			     sd->cs.lods ? "" : " (no trace)");
+			     sd->cs.lods ? "" : _(" (no trace)"));
 		for (int t = 0; t < 3; t++, row++) {
 			canvas_text(cv, x + 2, row, 7, ST_DIM, labels[t]);
 			timeline_row(sd, (enum tl_row)t, st->start, st->end, span, cv, x + 9, row, w - 10);
@@ -704,7 +700,7 @@ static void cop_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 		cop_load(o, app);
 	const struct comparison *c = app_comparison(app);
 	const struct op_diff *d = compare_find_op(o->pair, o->scope, o->phase, o->name);
-	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "%s", o->name[0] ? o->name : "(no op selected)");
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "%s", o->name[0] ? o->name : _("(no op selected)"));
 	if (!d || !c)
 		return;
 	char change[96];
@@ -714,7 +710,7 @@ static void cop_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	else
 		snprintf(change, sizeof change, _("only on %s"), c->label[d->s[0] ? 0 : 1]);
 	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL, _("%s scope, %s: %s"), analysis_scope_name((enum op_scope)o->scope),
-		     o->phase == PHASE_UNKNOWN ? "all phases" : analysis_phase_name((enum phase)o->phase), change);
+		     o->phase == PHASE_UNKNOWN ? _("all phases") : _(analysis_phase_name((enum phase)o->phase)), change);
 	stat_rows(d, c, cv, x, y + 2, w);
 	int row = y + 11;
 	row += stacked_timelines(o, cv, x, row, w);
@@ -738,10 +734,11 @@ static void cop_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 			app_fmt_dur(st->end - st->start, dur[s], sizeof dur[s]);
 			char b[24];
 			snprintf(op[s], sizeof op[s], "%s / %zu", app_fmt_dur(sd->step_ns[k], b, sizeof b), sd->step_calls[k]);
-			phase = analysis_phase_name(st->phase);
+			phase = _(analysis_phase_name(st->phase));
 		}
-		canvas_textf(cv, x + 1, row + r, w - 2, sel ? ST_SELECTED : ST_NORMAL, "%4zu  %-7s  %-12s %-12s  %-18s %s",
-			     k + 1, phase, dur[0], dur[1], op[0], op[1]);
+		int pad = 7 - canvas_width(phase); /* by display width: a translated phase */
+		canvas_textf(cv, x + 1, row + r, w - 2, sel ? ST_SELECTED : ST_NORMAL, "%4zu  %s%*s  %-12s %-12s  %-18s %s",
+			     k + 1, phase, pad > 0 ? pad : 0, "", dur[0], dur[1], op[0], op[1]);
 	}
 }
 

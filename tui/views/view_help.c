@@ -94,15 +94,15 @@ static void *create_docs(struct app *app)
 		const struct metric_def *d = &metric_defs[m];
 		add(tv, ST_NORMAL, 0, "%s", "");
 		add(tv, ST_HEADER, 0, "%s  (%s, %s)", _(d->label), d->key, d->unit);
-		add(tv, ST_NORMAL, 2, "%s", d->definition);
-		add(tv, ST_DIM, 2, _("formula: %s"), d->formula);
+		add(tv, ST_NORMAL, 2, "%s", _(d->definition));
+		add(tv, ST_DIM, 2, _("formula: %s"), _(d->formula));
 		if (d->caveat[0])
-			add(tv, ST_DIM, 2, _("caveat: %s"), d->caveat);
+			add(tv, ST_DIM, 2, _("caveat: %s"), _(d->caveat));
 	}
 	add(tv, ST_NORMAL, 0, "%s", "");
 	add(tv, ST_BOLD, 0, "%s", _("Bottleneck thresholds (score 40 at the threshold, 100 at full)"));
 	for (size_t i = 0; i < n_threshold_defs; i++)
-		add(tv, ST_NORMAL, 2, "%-26s >= %-8g full at %-8g %s", threshold_defs[i].metric, threshold_defs[i].threshold,
+		add(tv, ST_NORMAL, 2, _("%-26s >= %-8g full at %-8g %s"), threshold_defs[i].metric, threshold_defs[i].threshold,
 		    threshold_defs[i].full, _(threshold_defs[i].why));
 	add(tv, ST_NORMAL, 0, "%s", "");
 	add(tv, ST_BOLD, 0, "%s", _("Category rules (first match wins)"));

@@ -10,6 +10,7 @@
 
 #include "csvw.h"
 #include "num.h"
+#include "op_rows.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -541,7 +542,7 @@ static void detail_load(struct op_detail *d, struct app *app)
 		return;
 	const struct rank_store *rs = &rd->store;
 	uint32_t *evs;
-	d->n_inst = view_op_events(rs, d->name, d->scope, &evs);
+	d->n_inst = op_rows_instances(rs, d->name, d->scope, &evs);
 	d->inst = xmalloc((d->n_inst ? d->n_inst : 1) * sizeof *d->inst);
 	for (size_t i = 0; i < d->n_inst; i++)
 		d->inst[i] = (struct instance){store_ts(rs, evs[i]), store_dur(rs, evs[i]), evs[i], i};

@@ -150,10 +150,7 @@ static int handle(void *p, struct app *app, enum action act)
 	const struct published *pub = app_pub(app);
 	if (act == ACT_OPEN && pub && v->lb.sel < pub->an->n_ranks) {
 		const struct rank_analysis *ra = &pub->an->ranks[v->lb.sel];
-		const struct rank_store *rs = &app_rank_data_of(app, ra->rank_index)->store;
-		struct view_target tg = {.timeline = {ra->rank_index, rs->window_start, rs->window_end,
-						      UINT32_MAX}};
-		app_open(app, VIEW_TIMELINE, &tg);
+		view_open_rank_timeline(app, ra->rank_index);
 		return VH_HANDLED;
 	}
 	return VH_UNHANDLED;

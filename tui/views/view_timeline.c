@@ -13,7 +13,9 @@
 #include "sbuf.h"
 #include "trace.h"
 #include "views.h"
+#include "kernel_index.h"
 #include "kernel_timeline.h"
+#include "op_rows.h"
 #include "xalloc.h"
 
 #define LABEL_W 22
@@ -33,21 +35,6 @@ struct tl_row {
 	int group;     /* ROW_GROUP */
 };
 
-struct op_row {
-	const char *name;
-	uint32_t *evs; /* sorted by start */
-	size_t n;
-	int64_t total, max;
-	int cat;
-};
-
-struct kernel_index {
-	int64_t *start;
-	uint32_t *row;
-	size_t n;
-	const struct csv_table *table;
-};
-
 struct timeline {
 	size_t rank;
 	const struct rank_analysis *ra;
@@ -63,8 +50,8 @@ struct timeline {
 	bool per_op;
 	bool per_rank; /* every rank's device and communication on the aligned clock */
 	struct app *app; /* for the ranks' rows (set when bound) */
-	int op_sort;
-	struct op_row *ops;
+	enum op_rows_sort op_sort;
+	struct op_row *ops; /* owned (op_rows_free) */
 	size_t n_ops;
 	bool drawer;
 	uint32_t drawer_ev;
@@ -90,7 +77,7 @@ struct timeline {
 	struct kernel_timeline *kt;
 };
 
-static const char *op_sort_names[] = {"total", "count", "name", "max"};
+static const char *op_sort_names[OP_ROWS_SORT_COUNT] = {"total", "count", "name", "max"};
 
 static void *create(struct app *app)
 {
@@ -105,18 +92,9 @@ static void *create(struct app *app)
 
 static void free_ops(struct timeline *t)
 {
-	for (size_t i = 0; i < t->n_ops; i++)
-		free(t->ops[i].evs);
-	free(t->ops);
+	op_rows_free(t->ops, t->n_ops);
 	t->ops = NULL;
 	t->n_ops = 0;
-}
-
-static void free_kidx(struct timeline *t)
-{
-	free(t->kidx.start);
-	free(t->kidx.row);
-	memset(&t->kidx, 0, sizeof t->kidx);
 }
 
 static void destroy(void *p)
@@ -124,7 +102,7 @@ static void destroy(void *p)
 	struct timeline *t = p;
 	free(t->rows);
 	free_ops(t);
-	free_kidx(t);
+	kernel_index_free(&t->kidx);
 	sbuf_free(&t->args);
 	analysis_range_free(&t->range);
 	free(t->stacked);
@@ -148,7 +126,9 @@ static int display_group(enum lane_group g)
 	}
 }
 
-static const char *group_titles[] = {"Host", "Device", "Communication", "Overlap Analysis", "Other", "Counters"};
+/* "Overlap Analysis" is torch_npu's process name for those lanes: kept as users see it elsewhere */
+static const char *group_titles[] = {"Host", "Device", N_("Communication"), "Overlap Analysis", N_("Other"),
+				     N_("Counters")};
 #define GROUP_COUNTERS 5
 
 enum rank_row { RANK_ROW_DEVICE, RANK_ROW_COMM, RANK_ROW_COUNT };
@@ -159,62 +139,12 @@ static void add_row(struct timeline *t, size_t *cap, struct tl_row r)
 	t->rows[t->n_rows++] = r;
 }
 
-static int cmp_op_rows(const void *a, const void *b, void *ctx)
-{
-	int sort = *(int *)ctx;
-	const struct op_row *x = a, *y = b;
-	switch (sort) {
-	case 1: if (x->n != y->n) return x->n > y->n ? -1 : 1; break;
-	case 2: return strcmp(x->name, y->name);
-	case 3: if (x->max != y->max) return x->max > y->max ? -1 : 1; break;
-	default: if (x->total != y->total) return x->total > y->total ? -1 : 1; break;
-	}
-	return strcmp(x->name, y->name);
-}
-
-static int cmp_ev_start(const void *a, const void *b, void *ctx)
-{
-	const struct rank_store *rs = ctx;
-	int64_t x = store_ts(rs, *(const uint32_t *)a), y = store_ts(rs, *(const uint32_t *)b);
-	return x < y ? -1 : x > y;
-}
-
 /* One row per device op (the busiest OP_ROWS), each holding its instances. */
 static void build_ops(struct timeline *t)
 {
 	free_ops(t);
-	const struct rank_analysis *ra = t->ra;
-	const struct rank_store *rs = t->rs;
-	if (!ra)
-		return;
-	uint32_t nstr = strtab_count(rs->strs);
-	int32_t *slot = xmalloc(nstr * sizeof *slot);
-	for (uint32_t i = 0; i < nstr; i++)
-		slot[i] = -1;
-	size_t cap = 0;
-	for (size_t i = 0; i < ra->n_ops && t->n_ops < OP_ROWS; i++) {
-		const struct op_stat *o = &ra->ops[i];
-		if (o->scope != SCOPE_DEVICE || o->phase != PHASE_UNKNOWN)
-			continue;
-		uint32_t id = strtab_find(rs->strs, o->name, strlen(o->name));
-		if (id == STRTAB_NONE)
-			continue;
-		xgrow(&t->ops, &cap, t->n_ops + 1, sizeof *t->ops);
-		t->ops[t->n_ops] = (struct op_row){o->name, xmalloc(o->count * sizeof(uint32_t)), 0, o->total_ns,
-						   o->max_ns, o->category};
-		slot[id] = (int32_t)t->n_ops++;
-	}
-	for (size_t ev = 0; ev < rs->n_ev; ev++) {
-		int32_t s = slot[rs->ev_name[ev]];
-		if (s < 0 || store_ev_lane(rs, ev)->group != LANE_DEVICE || (t->cls[ev].flags & EVF_WAIT))
-			continue;
-		struct op_row *o = &t->ops[s];
-		o->evs[o->n++] = (uint32_t)ev;
-	}
-	for (size_t i = 0; i < t->n_ops; i++)
-		xqsort_r(t->ops[i].evs, t->ops[i].n, sizeof(uint32_t), cmp_ev_start, (void *)rs);
-	xqsort_r(t->ops, t->n_ops, sizeof *t->ops, cmp_op_rows, &t->op_sort);
-	free(slot);
+	if (t->ra)
+		t->n_ops = op_rows_build(t->ra, t->rs, t->cls, OP_ROWS, t->op_sort, &t->ops);
 }
 
 static void build_rows(struct timeline *t)
@@ -313,7 +243,7 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 		t->lods = t->kt->lods;
 	}
 	free_ops(t);
-	free_kidx(t);
+	kernel_index_free(&t->kidx);
 	if (!same_rank) {
 		free(t->stacked);
 		t->stacked = NULL;
@@ -508,7 +438,7 @@ static void follow_flow(struct timeline *t, struct app *app, bool forward)
 	size_t n = forward ? lanes_links_from(t->rs, t->sel_ev, out, MAX_FLOWS)
 			   : lanes_links_to(t->rs, t->sel_ev, out, MAX_FLOWS);
 	if (!n) {
-		app_message(app, ST_DIM, _("no %s flow from this event"), forward ? "outgoing" : "incoming");
+		app_message(app, ST_DIM, "%s", forward ? _("no outgoing flow from this event") : _("no incoming flow from this event"));
 		return;
 	}
 	t->flow_src = t->sel_ev;
@@ -631,28 +561,8 @@ static void draw_op_row(struct timeline *t, const struct op_row *o, struct canva
 	int64_t span = t->t1 - t->t0;
 	for (int c = 0; c < w; c++) {
 		int64_t a = t->t0 + num_muldiv(span, c, w), b = t->t0 + num_muldiv(span, c + 1, w);
-		/* instances overlapping [a, b): start from the first starting at or after a - max */
-		size_t lo = 0, hi = o->n;
-		int64_t from = a - o->max;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (store_ts(t->rs, o->evs[mid]) < from)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		int64_t cov = 0;
-		int seen = 0;
-		for (size_t k = lo; k < o->n && seen < 64; k++) {
-			uint32_t ev = o->evs[k];
-			int64_t ea = store_ts(t->rs, ev), eb = ea + store_dur(t->rs, ev);
-			if (ea >= b)
-				break;
-			if (eb <= a)
-				continue;
-			seen++;
-			cov += (eb < b ? eb : b) - (ea > a ? ea : a);
-		}
+		int seen;
+		int64_t cov = op_row_cover(t->rs, o, a, b, 64, &seen);
 		double f = seen >= 64 ? 1.0 : (double)cov / (double)(b - a > 0 ? b - a : 1);
 		if (seen && f < 0.05)
 			f = 0.05; /* a short op still shows */
@@ -836,41 +746,6 @@ static void draw_rank_row(struct timeline *t, struct app *app, size_t ri, enum r
 	}
 }
 
-/* The CSV rows of the kernel table that start at the event's ts (same clock). */
-static const int64_t *kidx_sort_start;
-
-static int cmp_kidx(const void *a, const void *b)
-{
-	int64_t x = kidx_sort_start[*(const uint32_t *)a], y = kidx_sort_start[*(const uint32_t *)b];
-	return x < y ? -1 : x > y;
-}
-
-static void build_kidx(struct timeline *t, struct app *app)
-{
-	if (t->kidx.table)
-		return;
-	const struct csv_table *k = app_rank_data_of(app, t->rank)->by_kind[CSV_KERNEL];
-	if (!k)
-		return;
-	t->kidx.table = k;
-	int64_t *starts = xmalloc((k->nrows ? k->nrows : 1) * sizeof *starts);
-	t->kidx.row = xmalloc((k->nrows ? k->nrows : 1) * sizeof *t->kidx.row);
-	for (size_t r = 0; r < k->nrows; r++) {
-		int64_t s;
-		if (!csvt_time(k, r, COL_START, &s))
-			continue;
-		starts[r] = s;
-		t->kidx.row[t->kidx.n++] = (uint32_t)r;
-	}
-	/* real kernel tables are not in time order */
-	kidx_sort_start = starts;
-	xqsort(t->kidx.row, t->kidx.n, sizeof *t->kidx.row, cmp_kidx);
-	t->kidx.start = xmalloc((t->kidx.n ? t->kidx.n : 1) * sizeof *t->kidx.start);
-	for (size_t i = 0; i < t->kidx.n; i++)
-		t->kidx.start[i] = starts[t->kidx.row[i]];
-	free(starts);
-}
-
 static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
@@ -885,7 +760,7 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	lane_label(rs, l, lab, sizeof lab);
 	num_format_ns_as_us(store_ts(rs, ev), b2, sizeof b2);
 	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, _("%s  [%s]  rank %d  %s / %s"), store_ev_name(rs, ev),
-		     category_name((enum ev_category)t->cls[ev].cat),
+		     _(category_name((enum ev_category)t->cls[ev].cat)),
 		     app_rank_data_of(app, t->rank)->plan->rank, store_str(rs, l->process_name), lab);
 	int row = y + 1;
 	/* a kernel-table timeline's byte offsets are into the trace made in memory: its row's
@@ -918,16 +793,10 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	}
 	/* the CSV row(s) behind a device event */
 	if (l->group == LANE_DEVICE) {
-		build_kidx(t, app);
+		if (!t->kidx.table)
+			kernel_index_build(&t->kidx, app_rank_data_of(app, t->rank)->by_kind[CSV_KERNEL]);
 		const struct csv_table *k = t->kidx.table;
-		size_t lo = 0, hi = t->kidx.n;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (t->kidx.start[mid] < store_ts(rs, ev))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = kernel_index_at(&t->kidx, store_ts(rs, ev));
 		for (size_t i = lo; k && i < t->kidx.n && t->kidx.start[i] == store_ts(rs, ev) && row < y + h; i++) {
 			size_t r = t->kidx.row[i];
 			if (strcmp(csvt_str(k, r, COL_NAME), store_ev_name(rs, ev)))
@@ -984,19 +853,20 @@ static void draw_range(struct timeline *t, struct canvas *cv, int x, int y, int 
 		     app_fmt_dur(r->t0 - t->ra->t0, b1, sizeof b1), app_fmt_dur(r->t1 - t->ra->t0, b2, sizeof b2),
 		     app_fmt_dur(span, b3, sizeof b3), r->n_events);
 	struct sbuf sb = SBUF_INIT;
-	pct_of(part, sizeof part, "device busy", r->device_busy_ns, span);
+	pct_of(part, sizeof part, _("device busy"), r->device_busy_ns, span);
 	sbuf_adds(&sb, part);
-	pct_of(part, sizeof part, "   host busy", r->host_busy_ns, span);
+	sbuf_adds(&sb, "   ");
+	pct_of(part, sizeof part, _("host busy"), r->host_busy_ns, span);
 	sbuf_adds(&sb, part);
 	canvas_text(cv, x + 1, y + 1, w - 2, ST_BOLD, sbuf_str(&sb));
 	sbuf_reset(&sb);
 	for (int k = 0; k < CAT_COUNT; k++) {
 		if (!r->cat_ns[k])
 			continue;
-		pct_of(part, sizeof part, category_name((enum ev_category)k), r->cat_ns[k], span);
+		pct_of(part, sizeof part, _(category_name((enum ev_category)k)), r->cat_ns[k], span);
 		sbuf_addf(&sb, "%s%s", sb.len ? "   " : "", part);
 	}
-	canvas_text(cv, x + 1, y + 2, w - 2, ST_NORMAL, sb.len ? sbuf_str(&sb) : "nothing runs in the range");
+	canvas_text(cv, x + 1, y + 2, w - 2, ST_NORMAL, sb.len ? sbuf_str(&sb) : _("nothing runs in the range"));
 	sbuf_free(&sb);
 	for (int i = 0, row = y + 3; (size_t)i < r->n_ops && row < y + h; i++, row++) {
 		const struct range_op *o = &r->ops[i];
@@ -1013,14 +883,14 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	bind_rank(t, app, app_rank_index(app));
 	if (t->ra && app_pub(app)->an->from_digests) {
 		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
-			     "rank %d was read from a digest: no raw events here; open its capture: %s", t->ra->rank,
+			     _("rank %d was read from a digest: no raw events here; open its capture: %s"), t->ra->rank,
 			     app_rank_data_of(app, t->ra->rank_index)->plan->output_dir);
 		return;
 	}
 	if (!t->ra || !t->rs->has_events) {
 		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
-			    !app_pub(app) ? "loading..."
-					  : "no trace for this rank, nor kernel_details.csv rows with times: see Ops and Steps");
+			    !app_pub(app) ? _("loading...")
+					  : _("no trace for this rank, nor kernel_details.csv rows with times: see Ops and Steps"));
 		return;
 	}
 	/* the range's totals take the drawer's place while there is a range */
@@ -1118,7 +988,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		}
 		if (row->kind == ROW_GROUP) {
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_HEADER);
-			canvas_text(cv, x + 1, ry, w - 2, ST_HEADER, t->per_op ? "Device ops" : group_titles[row->group]);
+			canvas_text(cv, x + 1, ry, w - 2, ST_HEADER, t->per_op ? _("Device ops") : _(group_titles[row->group]));
 			continue;
 		}
 		if (row->kind == ROW_RANK) {
@@ -1238,8 +1108,8 @@ static int handle(void *p, struct app *app, enum action act)
 			app_message(app, ST_DIM, _("row sort applies to per-op rows (r)"));
 			return VH_HANDLED;
 		}
-		t->op_sort = (t->op_sort + 1) % 4;
-		xqsort_r(t->ops, t->n_ops, sizeof *t->ops, cmp_op_rows, &t->op_sort);
+		t->op_sort = (enum op_rows_sort)((t->op_sort + 1) % OP_ROWS_SORT_COUNT);
+		op_rows_sort(t->ops, t->n_ops, t->op_sort);
 		app_message(app, ST_NORMAL, _("op rows by %s"), op_sort_names[t->op_sort]);
 		return VH_HANDLED;
 	case ACT_MARK:
@@ -1296,7 +1166,7 @@ static int handle(void *p, struct app *app, enum action act)
 		listbox_clamp(&t->lb, t->lb.height);
 		if (t->stacked[li])
 			app_message(app, ST_NORMAL, _("%d nesting level(s) as rows%s; e folds them"), l->depth_max,
-				    l->depth_max > STACK_ROWS ? " (the first 24)" : "");
+				    l->depth_max > STACK_ROWS ? _(" (the first 24)") : "");
 		return VH_HANDLED;
 	}
 	case ACT_FLOW_NEXT: follow_flow(t, app, true); return VH_HANDLED;

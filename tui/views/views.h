@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* What views share besides the app (app.h): drawing helpers (widgets.c) and the op
- * lookups more than one view makes. A view opens another through app_open, never through
- * an entry point here. */
+/* What views share besides the app (app.h): drawing helpers (widgets.c). A view opens
+ * another through app_open, never through an entry point here; what views compute from
+ * the model lives in the core (op_rows.h, kernel_index.h). Every pointer given to these
+ * is borrowed for the call; none is kept. */
 #ifndef ASCPROF_VIEWS_H
 #define ASCPROF_VIEWS_H
 
 #include "app.h"
 #include "i18n.h"
 
+/* Opens the Timeline on rank_index's whole window (its trace's first to last event). */
+void view_open_rank_timeline(struct app *app, size_t rank_index);
 /* Draws a labelled horizontal bar of `frac` (0..1) in w cells. */
 void draw_bar(struct canvas *cv, int x, int y, int w, double frac, enum style st);
 /* A rank's attribution as one bar (letters in their bucket's colour) on row y and, with
@@ -16,11 +19,6 @@ void draw_bar(struct canvas *cv, int x, int y, int w, double frac, enum style st
 int draw_attribution(struct canvas *cv, int x, int y, int w, int rows, const struct attribution *a);
 void draw_attribution_bar(struct canvas *cv, int x, int y, int w, const struct attribution *a);
 void draw_attribution_legend(struct canvas *cv, int x, int y, int w, const struct attribution *a);
-/* Whether a lane of group g holds ops of a scope (enum op_scope). */
-bool view_lane_in_scope(int scope, enum lane_group g);
-/* The events named `name` on the lanes of a scope, sorted by start: *out is owned (NULL
- * when there are none); returns their count. */
-size_t view_op_events(const struct rank_store *rs, const char *name, int scope, uint32_t **out);
 /* The selected row's text in full, at the bottom of a list whose row cut it: the lines the
  * drawer takes in a list of h lines when the row shows `shown` columns of text (0 when it
  * fits, at most 4), and the drawer itself, `lines` lines from y. */
@@ -28,7 +26,7 @@ int view_text_drawer_lines(int w, int h, int shown, const char *text);
 void view_text_drawer(struct canvas *cv, int x, int y, int w, int lines, const char *text);
 /* s followed by spaces up to `width` columns of display width, in buf: for a translated
  * word inside a printf row, where %-7s would count bytes (a CJK character is 3 bytes, 2
- * columns). Returns buf. */
+ * columns). Returns buf (the caller's, size bytes). */
 const char *view_padded(char *buf, size_t size, const char *s, int width);
 /* The style of a category. */
 enum style category_style(int cat);

@@ -3,43 +3,11 @@
 #include "views.h"
 #include "report.h"
 
-#include <string.h>
-
-#include "lanes.h"
-#include "xalloc.h"
-
-bool view_lane_in_scope(int scope, enum lane_group g)
+void view_open_rank_timeline(struct app *app, size_t rank_index)
 {
-	if (scope == SCOPE_DEVICE)
-		return g == LANE_DEVICE;
-	if (scope == SCOPE_HOST)
-		return lanes_group_is_host(g);
-	return g == LANE_DEVICE || lanes_group_is_host(g);
-}
-
-static const struct rank_store *by_start_rs;
-
-static int cmp_by_start(const void *a, const void *b)
-{
-	uint32_t ea = *(const uint32_t *)a, eb = *(const uint32_t *)b;
-	int64_t x = store_ts(by_start_rs, ea), y = store_ts(by_start_rs, eb);
-	return x != y ? (x < y ? -1 : 1) : (ea > eb) - (ea < eb);
-}
-
-size_t view_op_events(const struct rank_store *rs, const char *name, int scope, uint32_t **out)
-{
-	size_t n = 0, cap = 0;
-	*out = NULL;
-	uint32_t id = strtab_find(rs->strs, name, strlen(name));
-	for (size_t ev = 0; id != STRTAB_NONE && ev < rs->n_ev; ev++) {
-		if (rs->ev_name[ev] != id || !view_lane_in_scope(scope, store_ev_lane(rs, ev)->group))
-			continue;
-		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (uint32_t)ev;
-	}
-	by_start_rs = rs; /* the main thread's views are the only callers */
-	xqsort(*out, n, sizeof **out, cmp_by_start);
-	return n;
+	const struct rank_store *rs = &app_rank_data_of(app, rank_index)->store;
+	struct view_target tg = {.timeline = {rank_index, rs->window_start, rs->window_end, UINT32_MAX}};
+	app_open(app, VIEW_TIMELINE, &tg);
 }
 
 const char *view_padded(char *buf, size_t size, const char *s, int width)

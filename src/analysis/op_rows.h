@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* An op's instances on a rank's timeline: the events of one name on the lanes of a scope,
+ * and the timeline's per-op rows (one row per busy device op, its instances by start) with
+ * what a row covers of a time span. Built on the main thread when a view asks; nothing
+ * here is shared between threads. */
+#ifndef ASCPROF_OP_ROWS_H
+#define ASCPROF_OP_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+#include "store.h"
+
+/* Whether a lane of group g holds ops of scope (enum op_scope): device lanes for device,
+ * host lanes for host, both for all. */
+bool op_rows_lane_in_scope(int scope, enum lane_group g);
+
+/* The events named `name` on the lanes of scope (enum op_scope), sorted by start (ties by
+ * event index): *out is owned by the caller (NULL when there are none); returns their
+ * count. */
+size_t op_rows_instances(const struct rank_store *rs, const char *name, int scope, uint32_t **out);
+
+/* One device op of the rank (all phases) as a timeline row. */
+struct op_row {
+	const char *name; /* borrowed from the rank's op statistics (lives as long as the analysis) */
+	uint32_t *evs;    /* owned: its instances on device lanes but wait tasks, sorted by start */
+	size_t n;
+	int64_t total, max; /* the op statistics' total and longest instance, ns */
+	int cat;            /* enum ev_category of the op */
+};
+
+enum op_rows_sort { OP_ROWS_BY_TOTAL, OP_ROWS_BY_COUNT, OP_ROWS_BY_NAME, OP_ROWS_BY_MAX, OP_ROWS_SORT_COUNT };
+
+/* Rows for the first max_rows device ops of ra's statistics (which are by total time) whose
+ * name is in rs, sorted by `sort` (then by name); cls is the events' classes (ra->cls, or a
+ * kernel-table timeline's). *out is owned by the caller (op_rows_free); returns the count. */
+size_t op_rows_build(const struct rank_analysis *ra, const struct rank_store *rs, const struct ev_class *cls,
+		     size_t max_rows, enum op_rows_sort sort, struct op_row **out);
+/* Sorts rows again (a stable order: ties by name). */
+void op_rows_sort(struct op_row *rows, size_t n, enum op_rows_sort sort);
+void op_rows_free(struct op_row *rows, size_t n);
+
+/* What row's instances cover of [a, b): the summed overlap in ns, and in *seen how many
+ * instances overlap, counting stops at cap (the sum then covers only those). */
+int64_t op_row_cover(const struct rank_store *rs, const struct op_row *row, int64_t a, int64_t b, int cap,
+		     int *seen);
+
+#endif
