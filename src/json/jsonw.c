@@ -69,10 +69,17 @@ void jsonw_escape(FILE *out, const char *s, size_t len)
 	while (p < end) {
 		uint8_t c = *p;
 		if (c >= 0x20 && c < 0x7f) {
-			if (c == '"' || c == '\\')
+			if (c == '"' || c == '\\') {
 				fputc('\\', out);
-			fputc(c, out);
-			p++;
+				fputc(c, out);
+				p++;
+				continue;
+			}
+			/* a run of printable ASCII that needs no escape: one write */
+			const uint8_t *run = p;
+			while (p < end && *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+				p++;
+			fwrite(run, 1, (size_t)(p - run), out);
 			continue;
 		}
 		ucs4_t uc;
