@@ -156,16 +156,83 @@ int64_t analysis_nearest_rank_select(int64_t *v, size_t n, double q)
 	return select_kth(v, 0, n - 1, nearest_rank(n, q) - 1);
 }
 
+/* Below this many values a pair is selected by quickselect; above, by a histogram. */
+enum { SELECT_RADIX_MIN = 4096, SELECT_BUCKETS = 2048 };
+
+/* The elements of v[from..n) in bucket b moved to v[from..), in any order; returns their end. */
+static size_t gather_bucket(int64_t *v, size_t from, size_t n, int64_t lo, int shift, size_t b)
+{
+	size_t w = from;
+	for (size_t i = from; i < n; i++)
+		if ((((uint64_t)v[i] - (uint64_t)lo) >> shift) == b) {
+			int64_t t = v[w];
+			v[w++] = v[i];
+			v[i] = t;
+		}
+	return w;
+}
+
+/* The k1-th and k2-th smallest of v[0..n) (k1 <= k2 < n; v reordered). Many values: a
+ * histogram of up to 2048 buckets over [min, max] finds the bucket of each rank (one pass,
+ * no data-dependent branch, where quickselect's comparisons mispredict half the time on
+ * durations), those buckets' values are gathered and the ranks taken among them; each level
+ * narrows the range 2048-fold, so a few levels end at one value or a small run. */
+static void select_pair(int64_t *v, size_t n, size_t k1, size_t k2, int64_t *r1, int64_t *r2)
+{
+	if (n < SELECT_RADIX_MIN) {
+		*r1 = select_kth(v, 0, n - 1, k1);
+		/* everything after k1 is at least v[k1]: the higher rank is among them */
+		*r2 = k2 > k1 ? select_kth(v, k1 + 1, n - 1, k2) : *r1;
+		return;
+	}
+	int64_t lo = v[0], hi = v[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	if (lo == hi) {
+		*r1 = *r2 = lo;
+		return;
+	}
+	uint64_t span = (uint64_t)hi - (uint64_t)lo; /* hi > lo: the true difference */
+	int shift = 0;
+	while ((span >> shift) >= SELECT_BUCKETS)
+		shift++;
+	size_t nb = (size_t)(span >> shift) + 1, count[SELECT_BUCKETS];
+	memset(count, 0, nb * sizeof *count);
+	for (size_t i = 0; i < n; i++)
+		count[((uint64_t)v[i] - (uint64_t)lo) >> shift]++;
+	size_t b1 = SIZE_MAX, b2 = 0, below1 = 0, below2 = 0, acc = 0;
+	for (size_t b = 0; b < nb; b++) {
+		if (b1 == SIZE_MAX && k1 < acc + count[b]) {
+			b1 = b;
+			below1 = acc;
+		}
+		if (k2 < acc + count[b]) {
+			b2 = b;
+			below2 = acc;
+			break;
+		}
+		acc += count[b];
+	}
+	size_t m1 = gather_bucket(v, 0, n, lo, shift, b1);
+	if (b1 == b2) {
+		select_pair(v, m1, k1 - below1, k2 - below1, r1, r2);
+		return;
+	}
+	size_t m2 = gather_bucket(v, m1, n, lo, shift, b2);
+	int64_t same;
+	select_pair(v, m1, k1 - below1, k1 - below1, r1, &same);
+	select_pair(v + m1, m2 - m1, k2 - below2, k2 - below2, r2, &same);
+}
+
 void analysis_nearest_rank_select2(int64_t *v, size_t n, double q_lo, double q_hi, int64_t *lo, int64_t *hi)
 {
 	if (n == 0) {
 		*lo = *hi = 0;
 		return;
 	}
-	size_t k_lo = nearest_rank(n, q_lo) - 1, k_hi = nearest_rank(n, q_hi) - 1;
-	*lo = select_kth(v, 0, n - 1, k_lo);
-	/* everything after k_lo is at least v[k_lo]: the higher rank is among them */
-	*hi = k_hi > k_lo ? select_kth(v, k_lo + 1, n - 1, k_hi) : *lo;
+	select_pair(v, n, nearest_rank(n, q_lo) - 1, nearest_rank(n, q_hi) - 1, lo, hi);
 }
 
 void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,

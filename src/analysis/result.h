@@ -504,8 +504,8 @@ static inline size_t analysis_step_at_near(const struct rank_analysis *ra, int64
 int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q);
 /* The same of unsorted values, in linear time (the values are reordered). */
 int64_t analysis_nearest_rank_select(int64_t *values, size_t n, double q);
-/* Two percentiles of unsorted values, q_lo <= q_hi, in one selection and a second over the
- * values above the first (the values are reordered); both 0 when n is 0. */
+/* Two percentiles of unsorted values, q_lo <= q_hi (the values are reordered; both 0 when
+ * n is 0): a histogram pass for many values, quickselect for few. */
 void analysis_nearest_rank_select2(int64_t *values, size_t n, double q_lo, double q_hi, int64_t *lo,
 				   int64_t *hi);
 
