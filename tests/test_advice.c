@@ -14,6 +14,7 @@
 #include "analysis.h"
 #include "capture.h"
 #include "report.h"
+#include "sbuf.h"
 #include "testutil.h"
 #include "xalloc.h"
 
@@ -187,6 +188,10 @@ static void test_aicpu(void **state)
 	planted_free(&pc);
 	/* absent: the same Cast on AI Core */
 	planted_load(&pc, "d,MatMul,0,900 d,Cast,900,100");
+	assert_null(finding(pc.ra, ADV_AICPU));
+	planted_free(&pc);
+	/* absent: an MC2 kernel's AI CPU part drives communication, it is no slow operator */
+	planted_load(&pc, "d,MatMul,0,900 d,MatmulAllReduceAicpu/AI_CPU,900,100");
 	assert_null(finding(pc.ra, ADV_AICPU));
 	planted_free(&pc);
 }
@@ -391,12 +396,55 @@ static void test_real_kernel_table(void **state)
 	free(dir);
 }
 
+/* The same host-bound plant (40 steps: 30 us of aten ops on the host with the device
+ * idle, then a 20 us kernel) under three sets of kernel names: serving kernels
+ * (FusedInferAttentionScore), backward kernels (MatMulGrad) and neither. Host dispatch
+ * triggers in all three; its advice follows the workload, and an unknown workload gets no
+ * serving advice (prefill, async scheduling, requests) stated as if it served. */
+static void plant_host_bound(struct planted *pc, const char *kernel)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (int k = 0; k < 40; k++)
+		sbuf_addf(&sb, "h,aten::linear,%d,30 d,%s,%d,20 ", k * 50, kernel, k * 50 + 30);
+	planted_load(pc, sbuf_str(&sb));
+	sbuf_free(&sb);
+}
+
+static void test_host_advice_follows_workload(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *kernel;
+		enum workload w;
+	} cases[] = {{"FusedInferAttentionScore", WORKLOAD_INFERENCE},
+		     {"MatMulGrad", WORKLOAD_TRAINING},
+		     {"MatMulV2", WORKLOAD_UNKNOWN}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct planted pc;
+		plant_host_bound(&pc, cases[i].kernel);
+		const struct rank_analysis *ra = pc.ra;
+		assert_int_equal(ra->workload, cases[i].w);
+		const struct bottleneck *b = &ra->bn[BN_HOST_DISPATCH];
+		assert_true(b->score >= 40);
+		assert_true(ra->attr.ns[ATTR_HOST_DISPATCH] >= US(39 * 30));
+		bool serving = strstr(b->advice, "async scheduling") || strstr(b->advice, "prefill") ||
+			       strstr(b->advice, "ACLGraph");
+		assert_int_equal(serving, cases[i].w == WORKLOAD_INFERENCE);
+		if (cases[i].w == WORKLOAD_TRAINING)
+			assert_non_null(strstr(b->advice, "data loader"));
+		if (cases[i].w == WORKLOAD_UNKNOWN)
+			assert_non_null(strstr(b->advice, "per-step Python and host ops"));
+		planted_free(&pc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_online_compile), cmocka_unit_test(test_aicpu),
 		cmocka_unit_test(test_transdata),      cmocka_unit_test(test_dispatch_storm),
 		cmocka_unit_test(test_stream_sync),    cmocka_unit_test(test_gc_in_steps),
+		cmocka_unit_test(test_host_advice_follows_workload),
 		cmocka_unit_test(test_real_level1),    cmocka_unit_test(test_real_kernel_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -153,6 +153,37 @@ static void test_slow_rank_is_flagged(void **state)
 	tu_capture_free(&l);
 }
 
+/* MoE through MC2 (--shape vllm,moe) with rank 1 slow: rank 0's dispatch and combine
+ * kernels wait inside for rank 1's tokens. That wait is communication (truth: comm_ns holds
+ * the MC2 kernels, compute_ns not): it read as compute, and rank 0's verdict said "NPU
+ * compute" at 90 % against a planted 61 %. */
+static void test_mc2_wait_is_communication(void **state)
+{
+	(void)state;
+	struct tu_capture l;
+	tu_capture_load(&l, "--shape vllm,moe --ranks 2 --steps 12 --prefill 1 --seed 4 --slow-rank 1", true);
+	assert_int_equal(tu_sh("'%s' --check --out '%s' 2>/dev/null", tu_gen(), l.dir), 0);
+	for (size_t i = 0; i < l.an->n_ranks; i++) {
+		const struct rank_analysis *ra = &l.an->ranks[i];
+		const struct tu_truth *t = l.truth;
+		int r = ra->rank;
+		/* the interval figures (the vllm shape's steps are found, not marked: not checked) */
+		check_us("wall", r, ra->v[M_WALL_US], tu_truth_int(t, "rank.%d.wall_ns", r));
+		check_us("npu busy", r, ra->v[M_NPU_BUSY_US], tu_truth_int(t, "rank.%d.npu_busy_ns", r));
+		check_us("compute", r, ra->v[M_COMPUTE_US], tu_truth_int(t, "rank.%d.compute_ns", r));
+		check_us("comm", r, ra->v[M_COMM_US], tu_truth_int(t, "rank.%d.comm_ns", r));
+		check_us("comm not overlapped", r, ra->v[M_COMM_NOT_OVERLAPPED_US],
+			 tu_truth_int(t, "rank.%d.comm_not_overlapped_ns", r));
+		check_us("attributed compute", r, (double)ra->attr.ns[ATTR_COMPUTE] / 1e3,
+			 tu_truth_int(t, "rank.%d.compute_ns", r));
+		int order[BN_COUNT];
+		analysis_bottleneck_order(ra, order);
+		assert_int_equal(order[0], ra->rank == 1 ? BN_NPU_COMPUTE : BN_COMMUNICATION);
+		assert_true(ra->bn[order[0]].score >= 40);
+	}
+	tu_capture_free(&l);
+}
+
 static void test_step_sources(void **state)
 {
 	(void)state;
@@ -516,6 +547,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_rank_seeds),
 		cmocka_unit_test(test_host_self_time),
+		cmocka_unit_test(test_mc2_wait_is_communication),
 		cmocka_unit_test(test_range_totals),
 		cmocka_unit_test(test_four_ranks_with_offsets),
 		cmocka_unit_test(test_slow_rank_is_flagged),

@@ -108,6 +108,42 @@ static void check_real_level(const char *rel)
 		/* launches: one arrow per launch, none dangling */
 		assert_true(rs->n_links > 0);
 		assert_int_equal(rs->unmatched_flows, 0);
+		/* forward to backward: one arrow per autograd sequence number with a forward op and
+		 * a backward op (on the autograd thread), as the text export draws fwdbwd flows;
+		 * the other Python-to-Python arrows leave Enqueue */
+		size_t fwdbwd = 0;
+		for (size_t i = 0; i < rs->n_links; i++) {
+			const struct lane *from = store_ev_lane(rs, rs->links[i].from_ev), *to = store_ev_lane(rs, rs->links[i].to_ev);
+			fwdbwd += from->group == LANE_HOST_PYTHON && to->group == LANE_HOST_PYTHON && from != to &&
+				  strncmp(store_ev_name(rs, rs->links[i].from_ev), "Enqueue", 7) != 0;
+		}
+		assert_int_equal(fwdbwd, (size_t)sql_num(h, "SELECT count(*) FROM (SELECT sequenceNumber FROM PYTORCH_API "
+							  "WHERE sequenceNumber >= 0 AND type IN (SELECT id FROM ENUM_API_TYPE "
+							  "WHERE name = 'op') GROUP BY sequenceNumber HAVING sum(fwdThreadId = 0) > 0 "
+							  "AND sum(fwdThreadId != 0) > 0)"));
+		/* counters: AICORE_FREQ and NPU_MEM as the text export's lanes ("AI Core Freq" in
+		 * MHz; NPU MEM's APP/HBM ... in KB, bytes / 1024: msinsight's text level1 has the
+		 * same names, its first APP/HBM sample 2160232 KB is this Db's first hbm, 2212077568) */
+		const struct counter_track *freq = NULL, *app_hbm = NULL;
+		for (size_t i = 0; i < rs->n_tracks; i++) {
+			const char *nm = store_str(rs, rs->tracks[i].name), *pn = store_str(rs, rs->tracks[i].process_name);
+			if (!strcmp(nm, "AI Core Freq") && !strcmp(pn, "AI Core Freq"))
+				freq = &rs->tracks[i];
+			if (!strcmp(nm, "APP/HBM") && !strcmp(pn, "NPU MEM"))
+				app_hbm = &rs->tracks[i];
+		}
+		assert_non_null(freq);
+		assert_non_null(app_hbm);
+		assert_string_equal(store_str(rs, app_hbm->value_key), "KB");
+		assert_int_equal(freq->n_samples, (size_t)sql_num(h, "SELECT count(*) FROM AICORE_FREQ"));
+		const char *app = "FROM NPU_MEM WHERE type IN (SELECT id FROM STRING_IDS WHERE value = 'app')";
+		char *q1 = xasprintf("SELECT count(*) %s", app), *q2 = xasprintf("SELECT max(hbm) / 1024.0 %s", app);
+		assert_int_equal(app_hbm->n_samples, (size_t)sql_num(h, q1));
+		double lo, hi;
+		assert_true(store_track_minmax(rs, app_hbm, &lo, &hi));
+		assert_true(hi == sql_num(h, q2));
+		free(q1);
+		free(q2);
 		/* steps: STEP_TIME's rows, found as ProfilerStep#N spans */
 		assert_int_equal(ra->n_steps, (size_t)sql_num(h, "SELECT count(*) FROM STEP_TIME"));
 		assert_int_equal(ra->step_source, STEP_SRC_PROFILER_STEP);

@@ -6,6 +6,7 @@
  * left out with a message while the rest open; 1,024 synthetic digests opened and reported
  * in bounded time. */
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,10 @@
 #include "analysis.h"
 #include "capture.h"
 #include "cluster.h"
+#include "cluster_db.h"
 #include "digest.h"
 #include "report.h"
+#include "sbuf.h"
 #include "testutil.h"
 #include "xalloc.h"
 
@@ -99,9 +102,41 @@ static void assert_same_cluster(const struct cluster_analysis *a, const struct c
 	assert_memory_equal(a->cells, b->cells, a->n_ranks * a->n_steps * sizeof *a->cells);
 }
 
+/* The text from start to the first of ends is the same in x and y. */
+static void assert_same_between(const char *x, const char *y, const char *start, const char *const *ends,
+				size_t n_ends)
+{
+	char *a = between(x, start, ends, n_ends), *b = between(y, start, ends, n_ends);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+/* The whole text report but its first line (the path) and what follows the sections (the
+ * capture's messages; the digests' note), and the JSON report's ranks, communication and
+ * cluster figures: the same bytes from a capture and from its digests. */
+static void assert_same_reports(const struct analysis *x, const struct analysis *y)
+{
+	char *tx = render(x, false), *ty = render(y, false);
+	static const char *const end[] = {"\n\nmessages\n", "\n  (read from digests"};
+	assert_same_between(tx, ty, "\n", end, 2);
+	free(tx);
+	free(ty);
+	char *jx = render(x, true), *jy = render(y, true);
+	/* from the ranks to the cluster's from_digests flag, which says where it was read, then
+	 * the cluster's figures and the thresholds, up to the messages */
+	static const char *const jend[] = {"\"from_digests\":"};
+	static const char *const jend2[] = {"\"warnings\":", "\"diagnostics\":"};
+	assert_same_between(jx, jy, "\"ranks\":", jend, 1);
+	assert_same_between(jx, jy, "\"ranks_n\":", jend2, 2);
+	free(jx);
+	free(jy);
+}
+
 /* The 16-rank capture and its digests: the per-rank sections of the text report (alignment
  * table, every rank's block) and of the JSON report (the ranks array) are byte-identical,
- * every metric agrees to 0.01 % (here: exactly), and the cluster sections are the same. */
+ * every metric agrees to 0.01 % (here: exactly), and the cluster sections are the same; so
+ * is the communication section (communication.json carried in the digests). */
 static void test_identity_16(void **state)
 {
 	(void)state;
@@ -125,30 +160,16 @@ static void test_identity_16(void **state)
 		assert_int_equal(x->n_steps, y->n_steps);
 		assert_int_equal(x->offset_ns[ALIGN_COLLECTIVE], y->offset_ns[ALIGN_COLLECTIVE]);
 	}
-	char *a = assert_same_rank_sections(c.an, dg), *b;
+	char *a = assert_same_rank_sections(c.an, dg);
 	assert_true(strlen(a) > 10000); /* 16 ranks' blocks */
 	free(a);
-	char *tc = render(c.an, false), *td = render(dg, false);
-	static const char *const cl_end[] = {"\n  (read from digests", "\nmessages"};
-	a = between(tc, "\ncluster:", cl_end, 2);
-	b = between(td, "\ncluster:", cl_end, 2);
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
-	free(tc);
-	free(td);
-
-	char *jc = render(c.an, true), *jd = render(dg, true);
-	static const char *const jr_end[] = {"\"slow_ranks\":"};
-	a = between(jc, "\"ranks\":", jr_end, 1);
-	b = between(jd, "\"ranks\":", jr_end, 1);
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
-	free(jc);
-	free(jd);
 
 	assert_same_cluster(c.an->cluster, dg->cluster);
+	/* the whole report, the communication section included */
+	assert_true(c.an->comm->present);
+	assert_true(dg->comm->present);
+	assert_int_equal(dg->comm->n_ranks, 16);
+	assert_same_reports(c.an, dg);
 	analysis_free(dg);
 
 	/* the explorer on the digests, headless: the Cluster view names the slow rank, the
@@ -188,6 +209,51 @@ static void test_identity_16(void **state)
 	tu_rmtree(dir);
 	free(dir);
 	tu_capture_free(&c);
+}
+
+/* Real captures with communication.json (msinsight's level1: 2 ranks; its st/level2: 4
+ * ranks, 2 of them without a trace, so no first event to tell their run by): their digests
+ * give the same report, the communication section (read from communication*.json by the
+ * loader, carried in the digests) included. */
+static void test_identity_real(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *rel;
+		size_t ranks, comm_ranks;
+	} cases[] = {{"msinsight/test/data/pytorch/text/level1", 2, 2}, {"msinsight/test/st/level2", 4, 4}};
+	size_t ran = 0;
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		char *rel = tu_real(cases[k].rel);
+		/* resolved, as a digest names its capture (the cluster table shows it) */
+		char *path = rel ? realpath(rel, NULL) : NULL;
+		free(rel);
+		if (!path)
+			continue;
+		struct capture *cap = capture_open(path, NULL);
+		assert_true(cap->usable);
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		assert_int_equal(an->n_ranks, cases[k].ranks);
+		assert_true(an->comm->present);
+		char *dir = write_digests(an);
+		struct analysis *dg = digest_open(dir);
+		assert_int_equal(dg->n_ranks, cases[k].ranks);
+		assert_int_equal(dg->cap->diags.n, 0);
+		assert_true(dg->comm->present);
+		assert_int_equal(dg->comm->n_ranks, cases[k].comm_ranks);
+		assert_int_equal(dg->comm->n_links, an->comm->n_links);
+		assert_same_reports(an, dg);
+		analysis_free(dg);
+		analysis_free(an);
+		capture_free(cap);
+		tu_rmtree(dir);
+		free(dir);
+		free(path);
+		ran++;
+	}
+	if (!ran)
+		skip();
 }
 
 /* Each rank digested on its own, as one node per rank would (no communication.json, so
@@ -436,8 +502,9 @@ static void test_string_length_wraps(void **state)
 	struct digest_ident id;
 	struct coll_inst *colls;
 	size_t nc;
+	struct comm_data cm;
 	char why[256];
-	assert_int_not_equal(digest_parse(buf, len, keep, &ra, &id, &colls, &nc, why, sizeof why), 0);
+	assert_int_not_equal(digest_parse(buf, len, keep, &ra, &id, &colls, &nc, &cm, why, sizeof why), 0);
 	digest_keep_free(keep);
 	free(buf);
 	free(data);
@@ -483,11 +550,13 @@ static void test_crafted_payloads(void **state)
 		struct digest_ident id;
 		struct coll_inst *colls;
 		size_t nc;
+		struct comm_data cm;
 		char why[256];
-		if (digest_parse(buf, blen, keep, &ra, &id, &colls, &nc, why, sizeof why) == 0) {
+		if (digest_parse(buf, blen, keep, &ra, &id, &colls, &nc, &cm, why, sizeof why) == 0) {
 			read++;
 			analysis_rank_free(&ra);
 			free(colls);
+			comm_data_free(&cm);
 		} else {
 			{
 				char layout[64];
@@ -634,10 +703,203 @@ static void test_cluster_output(void **state)
 	free(dir);
 }
 
+/* A cluster_analysis.db written here with SQLite: 8 ranks x 3 steps in ClusterTimeSummary
+ * (us, REAL), rank 3 computing 500 us longer per step; SlowRank, HcclTopOpStats and
+ * CommunicationGroupMapping rows. The overview takes its rank rows (exact to the ns), finds
+ * rank 3 slow by our rule, and shows msprof-analyze's own results beside it. */
+static char *cluster_db_dir(const char *sql)
+{
+	char *dir = tu_tmpdir();
+	char *path = xasprintf("%s/cluster_analysis.db", dir);
+	sqlite3 *h = NULL;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	char *err = NULL;
+	if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s", err);
+	sqlite3_close(h);
+	free(path);
+	return dir;
+}
+
+static void test_cluster_db(void **state)
+{
+	(void)state;
+	struct sbuf sql = SBUF_INIT;
+	sbuf_adds(&sql, "CREATE TABLE ClusterTimeSummary (rank INTEGER, step INTEGER, stepTime REAL, computation REAL, "
+			"communicationNotOverlapComputation REAL, communicationOverlapComputation REAL, communication REAL, "
+			"free REAL, communicationWaitStageTime REAL, communicationTransmitStageTime REAL, memory REAL, "
+			"memoryNotOverlapComputationCommunication REAL, taskLaunchDelayAvgTime REAL);\n");
+	for (int r = 0; r < 8; r++)
+		for (int s = 0; s < 3; s++) {
+			double comp = 1000.125 + (r == 3 ? 500 : 2 * r) + s, cno = 100.5, fr = 50.25;
+			sbuf_addf(&sql, "INSERT INTO ClusterTimeSummary VALUES (%d, %d, %.3f, %.3f, %.3f, 10, 110.5, %.3f, %d, 80, 0, 0, 3);\n",
+				  r, s, comp + cno + fr, comp, cno, fr, 20 + r);
+		}
+	sbuf_adds(&sql, "CREATE TABLE SlowRank (rankId INTEGER, slowAffectCount INTEGER);\n"
+			"INSERT INTO SlowRank VALUES (5, 2), (3, 12);\n"
+			"CREATE TABLE HcclTopOpStats (OpName TEXT, Count INTEGER, MeanNs REAL, StdNs REAL, MinNs REAL, "
+			"Q1Ns REAL, MedianNs REAL, Q3Ns REAL, MaxNs REAL, SumNs REAL, MinRank INTEGER, MaxRank INTEGER);\n"
+			"INSERT INTO HcclTopOpStats VALUES ('hcom_allReduce__718_3_1', 24, 5000000, 1, 1000000, 1, 1, 1, "
+			"9000000, 120000000, 3, 0);\n"
+			"CREATE TABLE CommunicationGroupMapping (type TEXT, rank_set TEXT, group_name TEXT, group_id TEXT, "
+			"pg_name TEXT);\n"
+			"INSERT INTO CommunicationGroupMapping VALUES ('collective', '(0,1,2,3,4,5,6,7)', '718', "
+			"'10.0.0.1%eth0_60000_0_1', 'dp');\n"
+			"CREATE TABLE ClusterCommAnalyzerTime (rank_set TEXT, step TEXT, rank_id INTEGER, hccl_op_name TEXT, "
+			"group_name TEXT, start_timestamp NUMERIC, elapsed_time NUMERIC, transit_time NUMERIC, wait_time "
+			"NUMERIC, synchronization_time NUMERIC, idle_time NUMERIC, synchronization_time_ratio NUMERIC, "
+			"wait_time_ratio NUMERIC);\n"
+			"CREATE TABLE ClusterCommAnalyzerBandwidth (rank_set TEXT, step TEXT, rank_id INTEGER, hccl_op_name "
+			"TEXT, group_name TEXT, band_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, "
+			"large_packet_ratio NUMERIC, package_size NUMERIC, count NUMERIC, total_duration NUMERIC);\n"
+			"CREATE TABLE ClusterCommAnalyzerMatrix (rank_set TEXT, step TEXT, hccl_op_name TEXT, group_name TEXT, "
+			"src_rank TEXT, dst_rank TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, "
+			"transport_type TEXT, op_name TEXT);\n"
+			"INSERT INTO ClusterCommAnalyzerMatrix VALUES ('(0,1,2,3,4,5,6,7)', 'step1', 'hcom_allReduce__718_3_1', "
+			"'718', '0', '1', 10, 0.5, 20, 'HCCS', 'hcom_allReduce__718_3_1'), ('(0,1,2,3,4,5,6,7)', 'step1', "
+			"'hcom_allReduce__718_3_1', '718', '1', '0', 10, 0.5, 20, 'HCCS', 'hcom_allReduce__718_3_1');\n");
+	/* every rank: one allReduce of 2 ms (0.5 transit, 1.2 wait), 10 MB over HCCS, rows in no
+	 * particular order */
+	for (int r = 7; r >= 0; r--) {
+		sbuf_addf(&sql, "INSERT INTO ClusterCommAnalyzerTime VALUES ('(0,1,2,3,4,5,6,7)', 'step1', %d, "
+				"'hcom_allReduce__718_3_1', '718', 1700000000000000.5, 2.0, 0.5, 1.2, 1.0, 0.3, 0.6, 0.7);\n", r);
+		sbuf_addf(&sql, "INSERT INTO ClusterCommAnalyzerBandwidth VALUES ('(0,1,2,3,4,5,6,7)', 'step1', %d, "
+				"'hcom_allReduce__718_3_1', '718', 'HCCS', 10, 0.5, 20, 0, 10, 1, 0.5);\n", r);
+	}
+	char *dir = cluster_db_dir(sbuf_str(&sql));
+	sbuf_free(&sql);
+	assert_true(cluster_output_is(dir));
+	struct analysis *an = digest_open_summaries(dir);
+	assert_non_null(an);
+	assert_int_equal(an->cap->diags.n, 0);
+	assert_int_equal(an->n_ranks, 8);
+	assert_non_null(an->cluster_db);
+	assert_string_equal(an->cluster_db->rows_table, "ClusterTimeSummary");
+	for (int r = 0; r < 8; r++) {
+		const struct rank_analysis *ra = &an->ranks[r];
+		assert_int_equal(ra->rank, r);
+		assert_int_equal(ra->n_steps, 3);
+		for (int s = 0; s < 3; s++) {
+			int64_t comp = 1000125 + (r == 3 ? 500000 : 2000 * r) + 1000 * s;
+			assert_int_equal(ra->steps[s].compute_ns, comp);
+			assert_int_equal(ra->steps[s].comm_not_overlapped_ns, 100500);
+			assert_int_equal(ra->steps[s].end - ra->steps[s].start, comp + 100500 + 50250);
+		}
+		assert_int_equal(an->cluster->ranks[r].slow, r == 3);
+	}
+	assert_int_equal(an->cluster->n_slow, 1);
+	/* the communication tables, as cluster_communication*.json would give them */
+	const struct comm_analysis *cm = an->comm;
+	assert_true(cm->present);
+	assert_true(cm->from_cluster);
+	assert_int_equal(cm->n_ranks, 8);
+	assert_int_equal(cm->entries, 8);
+	assert_int_equal(cm->t[COMM_T_ELAPSE], 16000000);
+	assert_int_equal(cm->t[COMM_T_TRANSIT], 4000000);
+	assert_int_equal(cm->t[COMM_T_WAIT], 9600000);
+	assert_true(tu_close(cm->tr[COMM_TR_HCCS].size_mb, 80, 1e-12, 0));
+	assert_int_equal(cm->n_links, 2);
+	char *t = render(an, false);
+	assert_non_null(strstr(t, "== communication: cluster_communication.json and cluster_communication_matrix.json"));
+	assert_non_null(strstr(t, "    rank rows from ClusterTimeSummary\n"));
+	assert_non_null(strstr(t, "its slow ranks (SlowRank: collectives each one slowed): rank 3 (12), rank 5 (2)\n"));
+	assert_non_null(strstr(t, "    rank 3     wait      0.069 ms  transmit      0.240 ms\n"));
+	assert_non_null(strstr(t, "         24      5.000      1.000 (   3)      9.000 (   0)  hcom_allReduce__718_3_1\n"));
+	assert_non_null(strstr(t, "      collective  dp  (0,1,2,3,4,5,6,7)\n"));
+	free(t);
+	char *j = render(an, true);
+	assert_non_null(strstr(j, "\"msprof_analyze_db\": {"));
+	assert_non_null(strstr(j, "\"rank\": 3,\n          \"slow_affect_count\": 12"));
+	assert_non_null(strstr(j, "\"group_id\": \"10.0.0.1%eth0_60000_0_1\""));
+	free(j);
+	analysis_free(an);
+	tu_rmtree(dir);
+	free(dir);
+
+	/* broken ones: each opens as an overview with the reason, nothing else read */
+	static const struct {
+		const char *sql, *want;
+		size_t ranks;
+	} bad[] = {
+		{"CREATE TABLE Other (a INTEGER);", "none of msprof-analyze's cluster tables", 0},
+		{"CREATE TABLE ClusterTimeSummary (rank INTEGER, step INTEGER, computation REAL, "
+		 "communicationNotOverlapComputation REAL);",
+		 "table ClusterTimeSummary has no column free; the table is not read", 0},
+		{"CREATE TABLE ClusterTimeSummary (rank, step, computation, communicationNotOverlapComputation, free);"
+		 "INSERT INTO ClusterTimeSummary VALUES ('x', 0, 1, 1, 1), (1, 0, 1, 1, 1);",
+		 "table ClusterTimeSummary: 1 row(s) with a cell that is not a number left out", 1},
+		{"CREATE TABLE SlowRank (rankId INTEGER, slowAffectCount INTEGER);",
+		 "no ClusterTimeSummary or ClusterStepTraceTime table: no per-rank steps from it", 0},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		dir = cluster_db_dir(bad[i].sql);
+		an = digest_open_summaries(dir);
+		assert_non_null(an);
+		assert_int_equal(an->n_ranks, bad[i].ranks);
+		if (!has_diag(&an->cap->diags, "cluster_analysis.db", bad[i].want))
+			fail_msg("case %zu: no message \"%s\"", i, bad[i].want);
+		analysis_free(an);
+		tu_rmtree(dir);
+		free(dir);
+	}
+	/* not a database at all */
+	dir = tu_tmpdir();
+	free(tu_write_str(dir, "cluster_analysis.db", "SQLite format 3\nthis is not a database file, only text\n"));
+	an = digest_open_summaries(dir);
+	assert_non_null(an);
+	assert_int_equal(an->n_ranks, 0);
+	assert_true(has_diag(&an->cap->diags, "cluster_analysis.db", "corrupt, truncated or encrypted"));
+	analysis_free(an);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The generator's cluster_analysis.db (--cluster-db): 8 ranks, rank 5 planted slow. The
+ * overview's rank rows are the planted steps of ground_truth.txt to the ns (REAL us read
+ * back), our rule finds rank 5 and no other, msprof-analyze's SlowRank names 5, and its
+ * group holds every rank. */
+static void test_cluster_db_generated(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	char *out = tu_generate("--ranks 8 --steps 4 --ops 40 --slow-rank 5 --cluster-db");
+	struct tu_truth *t = tu_truth_load(out);
+	char *dir = xasprintf("%s/cluster_analysis_output", out);
+	struct analysis *an = digest_open_summaries(dir);
+	assert_non_null(an);
+	assert_int_equal(an->cap->diags.n, 0);
+	assert_int_equal(an->n_ranks, 8);
+	for (int r = 0; r < 8; r++) {
+		const struct rank_analysis *ra = &an->ranks[r];
+		assert_int_equal(ra->rank, r);
+		assert_int_equal((long long)ra->n_steps, tu_truth_int(t, "rank.%d.steps", r));
+		for (int k = 0; k < (int)ra->n_steps; k++) {
+			const struct step *s = &ra->steps[k];
+			assert_int_equal(s->end - s->start, tu_truth_int(t, "rank.%d.step.%d.end_ns", r, k) -
+								     tu_truth_int(t, "rank.%d.step.%d.start_ns", r, k));
+			assert_int_equal(s->compute_ns, tu_truth_int(t, "rank.%d.step.%d.compute_ns", r, k));
+			assert_int_equal(s->comm_not_overlapped_ns,
+					 tu_truth_int(t, "rank.%d.step.%d.comm_not_overlapped_ns", r, k));
+		}
+		assert_int_equal(an->cluster->ranks[r].slow, r == 5);
+	}
+	assert_int_equal(an->cluster_db->n_slow, 1);
+	assert_int_equal(an->cluster_db->slow[0].rank, 5);
+	assert_int_equal(an->cluster_db->n_groups, 1);
+	assert_string_equal(an->cluster_db->groups[0].rank_set, "(0,1,2,3,4,5,6,7)");
+	analysis_free(an);
+	tu_truth_free(t);
+	tu_rmtree(out);
+	free(out);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identity_16),
+		cmocka_unit_test(test_identity_real),
 		cmocka_unit_test(test_per_node_digests),
 		cmocka_unit_test(test_mix),
 		cmocka_unit_test(test_slow_rank_found),
@@ -647,6 +909,8 @@ int main(void)
 		cmocka_unit_test(test_string_length_wraps),
 		cmocka_unit_test(test_1024_digests),
 		cmocka_unit_test(test_cluster_output),
+		cmocka_unit_test(test_cluster_db),
+		cmocka_unit_test(test_cluster_db_generated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

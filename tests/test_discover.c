@@ -9,6 +9,7 @@
 
 #include "discover.h"
 #include "testutil.h"
+#include "xalloc.h"
 
 static const char tiny_trace[] = "[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": \"1.0\", \"dur\": 1}]";
 
@@ -45,7 +46,7 @@ static void test_profiler_dir_with_both_name_shapes(void **state)
 	(void)state;
 	char *root = tu_tmpdir();
 	/* the hostname shape carries no rank: profiler_info says 1 */
-	make_worker(root, "localhost.localdomain_12345_20260119103000123_ascend_pt", 1, true);
+	make_worker(root, "localhost.localdomain_12345_20260305161830123_ascend_pt", 1, true);
 	/* the rank shape, no profiler_info: the name says 0 */
 	make_worker(root, "dp0_pp0_tp0_dcp0_ep0_rank0_20260305161834123_ascend_pt", -1, true);
 	/* a prefixed rank shape with profiler_info disagreeing with the name: info wins */
@@ -300,6 +301,62 @@ static void test_real_level1_two_ranks(void **state)
 	free(path);
 }
 
+/* A folder of unrelated captures is no job: two generated runs an hour apart side by side
+ * (and msinsight's level0, level1 and level2 captures, made hours apart, each of ranks 0
+ * and 1) are told apart and said loudly; one run's ranks stay one run. */
+static size_t runs_of(const char *path, char **note)
+{
+	struct capture_plan plan;
+	struct diag_list dl;
+	diag_init(&dl);
+	assert_int_equal(discover(path, &plan, &dl), 0);
+	size_t n = plan.n_runs;
+	*note = plan.runs_note ? xstrdup(plan.runs_note) : NULL;
+	if (n > 1) { /* said among the messages too */
+		bool said = false;
+		for (size_t i = 0; i < dl.n; i++)
+			said |= strstr(dl.items[i].msg, "separate profiling runs") != NULL;
+		assert_true(said);
+	}
+	discover_free(&plan);
+	diag_free(&dl);
+	return n;
+}
+
+static void test_separate_runs(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	char *a = tu_generate("--steps 3 --seed 2 --ranks 2");
+	char *b = tu_generate("--steps 3 --seed 2 --offsets-us 3500000000");
+	char *dir = tu_tmpdir();
+	assert_int_equal(tu_sh("cp -r '%s'/*_ascend_pt '%s'/*_ascend_pt '%s'/", a, b, dir), 0);
+	char *note;
+	assert_int_equal(runs_of(a, &note), 1);
+	assert_null(note);
+	assert_int_equal(runs_of(dir, &note), 2);
+	assert_non_null(note);
+	assert_non_null(strstr(note, "2 separate profiling runs"));
+	free(note);
+	tu_rmtree(a);
+	tu_rmtree(b);
+	tu_rmtree(dir);
+	free(a);
+	free(b);
+	free(dir);
+	char *real = tu_real("msinsight/test/data/pytorch/db");
+	if (!real)
+		return;
+	assert_int_equal(runs_of(real, &note), 3);
+	free(note);
+	free(real);
+	real = tu_real("msinsight/test/data/pytorch/db/level0");
+	assert_int_equal(runs_of(real, &note), 1);
+	assert_null(note);
+	free(real);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_communication_files),
 		cmocka_unit_test(test_rank_from_name),
 		cmocka_unit_test(test_real_level1_two_ranks),
+		cmocka_unit_test(test_separate_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

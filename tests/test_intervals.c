@@ -134,6 +134,12 @@ static void test_categories_of_real_tasks(void **state)
 		{LANE_HOST_CANN, "AscendCL@aclrtSynchronizeStreamWithTimeout", "", "", CAT_SCHED, EVF_SYNC},
 		{LANE_HOST_CANN, "HcclAllreduce", "", "", CAT_COMM, 0},
 		{LANE_HOST_PYTHON, "aten::broadcast_tensors", "cpu_op", "", CAT_SCHED, EVF_DISPATCH},
+		/* MC2: communication inside a compute-typed kernel */
+		{LANE_DEVICE, "MoeDistributeDispatchV2", "", "MIX_AIV", CAT_COMM, EVF_FUSED_COMM},
+		{LANE_DEVICE, "MoeDistributeCombineV2", "", "MIX_AIV", CAT_COMM, EVF_FUSED_COMM},
+		{LANE_DEVICE, "MatmulAllReduceAddRmsNormAicpu", "", "AI_CPU", CAT_COMM, EVF_FUSED_COMM},
+		{LANE_DEVICE, "AllGatherMatmul", "", "MIX_AIC", CAT_COMM, EVF_FUSED_COMM},
+		{LANE_DEVICE, "GroupedMatmul", "", "AI_CORE", CAT_COMPUTE, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct ev_class c = category_of(cases[i].g, cases[i].name, cases[i].cat, cases[i].tt);

@@ -120,6 +120,66 @@ static uint64_t next_case(uint64_t *rng)
 	return *rng;
 }
 
+/* The hand-written formatter against the printf it replaced: edges, generated values and
+ * short buffers (truncated as snprintf truncates). */
+/* num_format_g9 against "%.9g": whole numbers, decimals of up to six places (its fast
+ * paths and their edges) and any double (the fallback). */
+static void test_format_g9_matches_printf(void **state)
+{
+	(void)state;
+	static const double edge[] = {0.0, -0.0, 1, -1, 0.559, 0.05, 1e-4, 9.9999e-5, 0.000123, 999.999999,
+				      1000, 999999999, 1e9, -999999999, 123456.5, 0.1, 0.3, 2.5e-7, 1e300};
+	uint64_t rng = 0x2545f4914f6cdd1dULL;
+	for (size_t i = 0; i < 300000; i++) {
+		double v;
+		uint64_t r = next_case(&rng);
+		if (i < sizeof edge / sizeof edge[0])
+			v = edge[i];
+		else if (i % 4 == 0)
+			v = (double)(int64_t)(r % 2000000001) - 1e9; /* whole */
+		else if (i % 4 == 1)
+			v = (double)(int64_t)(r % 2000000000 - 1000000000) / 1e6; /* six places, |v| < 1000 */
+		else if (i % 4 == 2)
+			v = (double)(int64_t)(r % 20000) / (double)(1 + r % 7 * 100); /* short and not */
+		else {
+			memcpy(&v, &r, sizeof v);
+			if (v != v)
+				v = 0.5;
+		}
+		char want[48], got[48];
+		snprintf(want, sizeof want, "%.9g", v);
+		num_format_g9(v, got, sizeof got);
+		assert_string_equal(got, want);
+	}
+}
+
+static void test_format_us_matches_printf(void **state)
+{
+	(void)state;
+	static const int64_t edge[] = {0, 1, -1, 9, 10, 999, 1000, -999, -1000, 1001, 123456789,
+				       INT64_MAX, INT64_MIN, INT64_MIN + 1, 4294967295LL};
+	uint64_t rng = 0x9e3779b97f4a7c15ULL;
+	for (size_t i = 0; i < 200000; i++) {
+		int64_t v = i < sizeof edge / sizeof edge[0] ? edge[i] : (int64_t)next_case(&rng) >> (i % 60);
+		uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+		char want[48], got[48];
+		snprintf(want, sizeof want, "%s%llu.%03llu", v < 0 ? "-" : "", (unsigned long long)(a / 1000),
+			 (unsigned long long)(a % 1000));
+		num_format_ns_as_us(v, got, sizeof got);
+		assert_string_equal(got, want);
+		size_t small = i % 8;
+		memset(got, 'x', sizeof got);
+		num_format_ns_as_us(v, got, small);
+		if (small) {
+			/* snprintf keeps the first small - 1 bytes */
+			assert_int_equal(strlen(got), strlen(want) < small - 1 ? strlen(want) : small - 1);
+			assert_memory_equal(got, want, strlen(got));
+		} else {
+			assert_int_equal(got[0], 'x');
+		}
+	}
+}
+
 /* count digits at buf + n; returns the new length */
 static size_t put_digits(char *buf, size_t n, size_t count, uint64_t *r)
 {
@@ -322,6 +382,8 @@ int main(void)
 		cmocka_unit_test(test_time_ns_shape_matches_general_path),
 		cmocka_unit_test(test_u128_matches_reference),
 		cmocka_unit_test(test_muldiv),
+		cmocka_unit_test(test_format_us_matches_printf),
+		cmocka_unit_test(test_format_g9_matches_printf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,11 +139,12 @@ static void test_cover_brute_force(void **state)
 					}
 				}
 				int seen;
-				int64_t got = op_row_cover(rs, &rows[i], a, b, 1 << 30, &seen);
+				const struct op_row *o = &rows[i];
+				int64_t got = op_rows_cover(rs, o->evs, o->n, o->max, a, b, 1 << 30, &seen);
 				assert_int_equal(seen, want_n);
 				assert_int_equal(got, want);
 				/* a cap stops the count there */
-				op_row_cover(rs, &rows[i], a, b, 2, &seen);
+				op_rows_cover(rs, rows[i].evs, rows[i].n, rows[i].max, a, b, 2, &seen);
 				assert_int_equal(seen, want_n < 2 ? want_n : 2);
 				tried++;
 				hit += want_n > 0;
@@ -179,6 +180,52 @@ static void test_instances(void **state)
 	}
 	assert_int_equal(op_rows_instances(rs, "no such op", SCOPE_ALL, &evs), 0);
 	assert_null(evs);
+	tu_capture_free(&c);
+}
+
+/* An op's time and calls per step: each step's sums over the instances starting in its
+ * window, found by a scan of the windows; the longest instance. */
+static void test_by_step(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	const struct rank_store *rs;
+	const struct rank_analysis *ra = load_rank0(&c, 9, &rs);
+	assert_int_equal(ra->n_steps, tu_truth_int(c.truth, "rank.0.steps"));
+	uint32_t *evs;
+	size_t n = op_rows_instances(rs, "RmsNorm", SCOPE_DEVICE, &evs);
+	int64_t *ns = malloc(ra->n_steps * sizeof *ns);
+	size_t *calls = malloc(ra->n_steps * sizeof *calls);
+	memset(ns, 0xff, ra->n_steps * sizeof *ns); /* zeroed by the call */
+	int64_t max = op_rows_by_step(ra, rs, evs, n, ns, calls);
+	int64_t want_max = 0;
+	size_t in_steps = 0;
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		int64_t sum = 0;
+		size_t cnt = 0;
+		for (size_t i = 0; i < n; i++) {
+			int64_t ts = store_ts(rs, evs[i]);
+			if (ts >= ra->steps[k].win_start && ts < ra->steps[k].win_end) {
+				sum += store_dur(rs, evs[i]);
+				cnt++;
+			}
+		}
+		assert_int_equal(ns[k], sum);
+		assert_int_equal(calls[k], cnt);
+		assert_true(cnt > 0); /* every step runs the model's norms */
+		in_steps += cnt;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (store_dur(rs, evs[i]) > want_max)
+			want_max = store_dur(rs, evs[i]);
+	assert_int_equal(max, want_max);
+	assert_true(in_steps <= n && in_steps > n / 2);
+	assert_int_equal(op_rows_by_step(ra, rs, evs, 0, ns, calls), 0);
+	for (size_t k = 0; k < ra->n_steps; k++)
+		assert_true(ns[k] == 0 && calls[k] == 0);
+	free(ns);
+	free(calls);
+	free(evs);
 	tu_capture_free(&c);
 }
 
@@ -243,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_rows_against_truth),
 		cmocka_unit_test(test_cover_brute_force),
 		cmocka_unit_test(test_instances),
+		cmocka_unit_test(test_by_step),
 		cmocka_unit_test(test_kernel_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

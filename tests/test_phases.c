@@ -487,6 +487,8 @@ static void test_unknown_workload_has_no_phases(void **state)
 		for (size_t k = 0; k < ra->n_steps; k++)
 			assert_int_equal(ra->steps[k].phase, PHASE_UNKNOWN);
 		assert_false(ra->have[M_PREFILL_STEPS] || ra->have[M_DECODE_STEPS] || ra->have[M_MIXED_STEPS]);
+		/* nor serving advice (it read "async scheduling" here) */
+		assert_null(strstr(ra->bn[BN_HOST_DISPATCH].advice, "async scheduling"));
 		analysis_free(an);
 		capture_free(cap);
 		free(dir);

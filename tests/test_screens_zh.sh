@@ -267,8 +267,22 @@ if [ -x "$gen" ]; then
     bad "--summary --json on bad input is not the same English in both languages"
     diff "$out/en.cmp" "$out/zh.cmp" | head -20
   fi
+  # the Cluster view (0) on four generated ranks, rank 3 planted slow: translated, its step
+  # cells after the column titles, every line within 80 columns
+  "$gen" --out "$out/c4" --ranks 4 --comm --steps 4 --ops 20 --seed 5 --slow-rank 3 >/dev/null ||
+    bad "ascprof-gen failed"
+  printf '0\n:dump %s\n' "$out/cluster.txt" >"$out/cluster.keys"
+  zh --no-index --script "$out/cluster.keys" --size 80x24 "$out/c4" >/dev/null 2>&1 || bad "the Cluster view failed"
+  if [ "$(wc -L <"$out/cluster.txt")" -le 80 ] && grep -q '^ rank      步 ms   自身 ms   等待 ms      z  各步' "$out/cluster.txt" &&
+     grep -q '^ 3  .*[▁▂▃▄▅▆▇█]' "$out/cluster.txt" && grep -q '^ 慢卡：3（' "$out/cluster.txt" &&
+     ! grep -Eq 'slow ranks|waits for|collectives matched' "$out/cluster.txt"; then
+    ok
+  else
+    bad "the Cluster view is not in Chinese or not aligned"
+    cat "$out/cluster.txt"
+  fi
 else
-  echo "no generator: the bad-input checks are skipped"
+  echo "no generator: the bad-input and Cluster view checks are skipped"
 fi
 
 # digests keep the analysis' texts for later JSON runs: one written in Chinese gives the

@@ -685,6 +685,32 @@ static void test_compact_starts(void **state)
 			assert_true(store_ts(&rs, i) == want[i]);
 		if (n == 5000)
 			assert_true(rs.n_ts_far_blocks > 0 && rs.n_ts_far_blocks < 20);
+		/* the one-pass layout (the Db loader's, a block as it completes) is the same */
+		struct rank_store one;
+		store_init(&one);
+		one.n_ev = n;
+		one.ev_ts_lo = malloc((n ? n : 1) * sizeof *one.ev_ts_lo);
+		one.ev_ts_base = malloc(((n >> STORE_TS_SHIFT) + 1) * sizeof *one.ev_ts_base);
+		size_t cap_far = 0;
+		for (size_t first = 0; first < n; first += (size_t)1 << STORE_TS_SHIFT)
+			store_ts_put_block(&one, first, want + first,
+					   n - first < ((size_t)1 << STORE_TS_SHIFT) ? n - first : (size_t)1 << STORE_TS_SHIFT,
+					   &cap_far);
+		assert_int_equal(one.n_ts_far_blocks, rs.n_ts_far_blocks);
+		/* a far block's 32-bit entries past its first are not used (nor set) */
+		for (size_t i = 0; i < n; i++)
+			if (rs.ev_ts_base[i >> STORE_TS_SHIFT] != STORE_TS_FAR ||
+			    !(i & (((size_t)1 << STORE_TS_SHIFT) - 1)))
+				assert_int_equal(one.ev_ts_lo[i], rs.ev_ts_lo[i]);
+		if (n)
+			assert_memory_equal(one.ev_ts_base, rs.ev_ts_base,
+					    (((n - 1) >> STORE_TS_SHIFT) + 1) * sizeof *rs.ev_ts_base);
+		if (rs.n_ts_far_blocks)
+			assert_memory_equal(one.ev_ts_far, rs.ev_ts_far,
+					    (rs.n_ts_far_blocks << STORE_TS_SHIFT) * sizeof *rs.ev_ts_far);
+		for (size_t i = 0; i < n; i++)
+			assert_true(store_ts(&one, i) == want[i]);
+		store_free(&one);
 		store_free(&rs);
 		free(want);
 	}

@@ -46,6 +46,12 @@ int main(int argc, char **argv)
 				ra->steps[s].end += (ra->steps[s].end - ra->steps[s].start) * 3 / 10;
 		for (size_t i = 0; i < an->n_colls[0]; i++)
 			an->colls[0][i].dur += slow ? -1000 : 1000;
+		/* the communication records speak for rank r too */
+		struct comm_data *cm = &cap->ranks[ra->rank_index].comm;
+		for (size_t i = 0; i < cm->n_ops; i++)
+			cm->ops[i].rank = r;
+		for (size_t i = 0; i < cm->n_links; i++)
+			cm->links[i].rank = r;
 		uint64_t bytes = 0;
 		rc = digest_write(an, 0, argv[2], &dl, &bytes);
 		total += bytes;

@@ -501,7 +501,7 @@ int app_main(const char *path, const struct app_opts *opts)
 	}
 	const char *bench_path = getenv("ASCPROF_BENCH_OUT");
 	if (bench_path && opts->script && !(app->bench = fopen(bench_path, "w")))
-		fprintf(stderr, "ascprof-tui: cannot write %s: %s\n", bench_path, strerror(errno));
+		fprintf(stderr, _("ascprof-tui: cannot write %s: %s\n"), bench_path, strerror(errno));
 	canvas_init(&app->cv, 80, 24);
 	app->stack[0] = first_view(app);
 	app->depth = 1;

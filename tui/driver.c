@@ -62,7 +62,7 @@ static void dump_screen(struct app *app, const char *path)
 		fputs(text, f);
 		fclose(f);
 	} else {
-		fprintf(stderr, "ascprof-tui: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, _("ascprof-tui: cannot write %s: %s\n"), path, strerror(errno));
 	}
 	free(text);
 }

@@ -44,7 +44,7 @@ void *loader_main(void *arg)
 			pub->cmp = compare_ranks(pub->an, r[0], r[1]);
 			if (!pub->cmp)
 				snprintf(pub->cmp_error, sizeof pub->cmp_error,
-					 "no comparison: rank %d or %d is not in the digests", r[0], r[1]);
+					 _("no comparison: rank %d or %d is not in the digests"), r[0], r[1]);
 		}
 		app->t_loaded = app->t_analysed = app->t_indexed = app_clock() - app->t_start;
 		atomic_store_explicit(&app->pub, pub, memory_order_release);
@@ -67,7 +67,7 @@ void *loader_main(void *arg)
 		const int *r = app->opts.compare_ranks;
 		pub->cmp = compare_ranks(pub->an, r[0], r[1]);
 		if (!pub->cmp)
-			snprintf(pub->cmp_error, sizeof pub->cmp_error, "no comparison: rank %d or %d is not in the capture",
+			snprintf(pub->cmp_error, sizeof pub->cmp_error, _("no comparison: rank %d or %d is not in the capture"),
 				 r[0], r[1]);
 	}
 	app->t_indexed = app_clock() - app->t_start;

@@ -23,8 +23,10 @@
 #include "digest.h"
 #include "digest_cmd.h"
 #include "report.h"
+#include "spill.h"
 #include "stagetime.h"
 #include "summary.h"
+#include "trace_index.h"
 
 enum mode { MODE_TUI, MODE_SUMMARY, MODE_REPORT };
 
@@ -49,9 +51,10 @@ static void usage(FILE *out)
 	      "      --script FILE        run the explorer headless, keys and :dump steps from FILE\n"
 	      "      --size WxH           terminal size for --script (default 80x24)\n"
 	      "      --term-out FILE      with --script: drive curses and write its bytes to FILE\n"
-	      "      --max-trace-bytes N  refuse trace files larger than N bytes (K, M, G; 0: no limit;\n"
-	      "                           default: what available memory allows)\n"
-	      "      --max-csv-bytes N    the same for CSV files\n"
+	      "      --max-trace-bytes N  refuse trace files larger than N bytes (K, M, G; 0, the\n"
+	      "                           default: no limit)\n"
+	      "      --max-csv-bytes N    refuse CSV files larger than N bytes (default: what\n"
+	      "                           available memory allows)\n"
 	      "      --index-dir DIR      keep trace indexes in DIR (default: $XDG_CACHE_HOME/ascprof-tui,\n"
 	      "                           else ~/.cache/ascprof-tui)\n"
 	      "      --no-index           neither read nor write a trace index\n"
@@ -193,7 +196,12 @@ static void malloc_policy(void)
 #endif
 }
 
-/* `make bench`: where the time went (stagetime.h), to ASCPROF_BENCH_OUT when set. */
+/* The process's CPU time at main's start, once the capture or the digests are open, and
+ * once the report is written (bench_stages). */
+static double cpu_main, cpu_opened, cpu_written;
+
+/* `make bench`: where the time went (stagetime.h), to ASCPROF_BENCH_OUT when set: the
+ * stages, then the CPU before main (exec and the dynamic loader), to open, to write. */
 static void bench_stages(void)
 {
 	const char *path = getenv("ASCPROF_BENCH_OUT");
@@ -201,11 +209,14 @@ static void bench_stages(void)
 	if (!f)
 		return;
 	stagetime_print(f);
+	fprintf(f, "cpu_startup_ms %.3f\ncpu_open_ms %.3f\ncpu_write_ms %.3f\n", cpu_main * 1e3,
+		(cpu_opened - cpu_main) * 1e3, (cpu_written - cpu_opened) * 1e3);
 	fclose(f);
 }
 
 int main(int argc, char **argv)
 {
+	cpu_main = stagetime_cpu();
 	malloc_policy();
 	i18n_init();
 	enum { OPT_MAX_TRACE = 1000, OPT_MAX_CSV, OPT_LIST_KEYS, OPT_LIST_COMMANDS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE,
@@ -305,6 +316,13 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	if (copts.index.enabled) {
+		/* the loader's big arrays go to files beside the indexes first: the user's disk,
+		 * where /tmp may be memory (spill.h) */
+		char *dir = tindex_dir(&copts.index);
+		spill_set_dir(dir);
+		free(dir);
+	}
 	if (digest_dir) {
 		if (aopts.compare || mode != MODE_TUI || json) {
 			fputs(_("ascprof-tui: --digest writes digests; give it alone with its PATHs\n"), stderr);
@@ -349,20 +367,27 @@ int main(int argc, char **argv)
 	struct analysis *sum_an = digest_open_summaries(path);
 	if (sum_an) {
 		struct analysis *an = sum_an;
+		cpu_opened = stagetime_cpu();
+		double t_sum = stagetime_now();
 		if (mode != MODE_REPORT)
 			digest_summary(an, json, stdout);
 		else if (json)
 			report_print_json(an, stdout);
 		else
 			report_print_text(an, stdout);
+		fflush(stdout);
+		stagetime_add(STAGE_WRITE, t_sum);
+		cpu_written = stagetime_cpu();
+		bench_stages();
 		int drc = an->n_ranks ? 0 : 1;
 		if (!an->n_ranks)
-			fputs("ascprof-tui: no rank could be read; see the messages above\n", stderr);
+			fputs(_("ascprof-tui: no rank could be read; see the messages above\n"), stderr);
 		analysis_free(an);
 		return drc;
 	}
 	struct capture *cap = capture_open(path, &copts);
 	struct analysis *an = load_with_progress(cap, mode == MODE_REPORT);
+	cpu_opened = stagetime_cpu();
 	double t_write;
 	if (mode == MODE_REPORT) {
 		t_write = stagetime_now();
@@ -372,6 +397,7 @@ int main(int argc, char **argv)
 			report_print_text(an, stdout);
 		fflush(stdout);
 		stagetime_add(STAGE_WRITE, t_write);
+		cpu_written = stagetime_cpu();
 		analysis_free(an);
 	} else {
 		t_write = stagetime_now();
@@ -381,6 +407,7 @@ int main(int argc, char **argv)
 			summary_print_text(cap, stdout);
 		fflush(stdout);
 		stagetime_add(STAGE_WRITE, t_write);
+		cpu_written = stagetime_cpu();
 	}
 	bench_stages();
 	int rc = cap->usable ? 0 : 1;

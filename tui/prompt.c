@@ -55,7 +55,7 @@ void prompt_search(struct app *app, const char *text, int dir)
 	if (!vo->search) {
 		app_message(app, ST_WARN, _("%s has no search"), _(vo->title));
 	} else if (!vo->search(app_view_state(app, v), app, text, dir)) {
-		app_message(app, ST_WARN, dir ? "no more matches for %s" : "no match for %s", text);
+		app_message(app, ST_WARN, dir ? _("no more matches for %s") : _("no match for %s"), text);
 	} else if (listbox_matches(&match_k, &match_n), match_n) {
 		app_message(app, ST_NORMAL, _("match %zu of %zu for %s"), match_k, match_n, text);
 	}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "actions.h"
+#include "i18n.h"
 #include "xalloc.h"
 
 volatile sig_atomic_t term_quit_signal;
@@ -77,7 +78,7 @@ int term_open(enum term_mode m, const char *out_path, int headless_w, int headle
 	setlocale(LC_NUMERIC, "C");
 	if (m == TERM_REAL) {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-			fprintf(stderr, "ascprof-tui: not a terminal; use --report or --summary for text output\n");
+			fputs(_("ascprof-tui: not a terminal; use --report or --summary for text output\n"), stderr);
 			return -1;
 		}
 		screen = newterm(NULL, stdout, stdin);
@@ -85,14 +86,14 @@ int term_open(enum term_mode m, const char *out_path, int headless_w, int headle
 		out_file = fopen(out_path, "w");
 		in_file = fopen("/dev/null", "r");
 		if (!out_file || !in_file) {
-			fprintf(stderr, "ascprof-tui: cannot open %s: %s\n", out_path, strerror(errno));
+			fprintf(stderr, _("ascprof-tui: cannot open %s: %s\n"), out_path, strerror(errno));
 			return -1;
 		}
 		const char *t = getenv("TERM");
 		screen = newterm(t && *t ? t : "xterm-256color", out_file, in_file);
 	}
 	if (!screen) {
-		fprintf(stderr, "ascprof-tui: cannot start the terminal (TERM=%s)\n",
+		fprintf(stderr, _("ascprof-tui: cannot start the terminal (TERM=%s)\n"),
 			getenv("TERM") ? getenv("TERM") : "");
 		return -1;
 	}

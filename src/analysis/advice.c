@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evkind.h"
 #include "rank_sets.h"
 #include "csv_table.h"
 #include "i18n.h"
@@ -294,6 +295,7 @@ static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 	memset(x, 0, sizeof x);
 	for (int r = 0; r < 2; r++)
 		x[r].by_name = xcalloc(n_ids ? n_ids : 1, sizeof(int64_t));
+	struct kernel_memo memo = {0};
 	for (size_t row = 0; row < k->nrows; row++) {
 		int64_t dur;
 		if (!csvt_time(k, row, COL_DURATION, &dur) || dur < 0)
@@ -301,7 +303,8 @@ static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 		const char *core = csvt_has(k, COL_ACCEL_CORE) ? csvt_str(k, row, COL_ACCEL_CORE) : NULL;
 		const char *name = csvt_str(k, row, COL_NAME);
 		const char *type = csvt_has(k, COL_TYPE) ? csvt_str(k, row, COL_TYPE) : NULL;
-		bool hit[2] = {core && !strcasecmp(core, "AI_CPU"),
+		bool hit[2] = {core && !strcasecmp(core, "AI_CPU") &&
+				       !(analysis_kernel_class(&memo, k, row).flags & EVF_FUSED_COMM),
 			       (name && strstr(name, "TransData")) || (type && strstr(type, "TransData"))};
 		for (int r = 0; r < 2; r++) {
 			if (!hit[r])
@@ -316,6 +319,7 @@ static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 				x[r].by_name[id] += dur;
 		}
 	}
+	analysis_kernel_memo_free(&memo);
 	double dev_busy = ra->have[M_NPU_BUSY_US] ? ra->v[M_NPU_BUSY_US] * 1e3 : NAN;
 	struct sbuf sb = {0};
 	for (int r = 0; r < 2; r++) {
@@ -380,7 +384,8 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		if (ln->group == LANE_DEVICE) {
 			if (cls[ev].flags & EVF_WAIT)
 				continue;
-			if (a & AT_AICPU)
+			/* an MC2 kernel's AI CPU part ("<op>Aicpu") drives communication: not a slow op */
+			if ((a & AT_AICPU) && !(cls[ev].flags & EVF_FUSED_COMM))
 				hit(&h[ADV_AICPU], rs, (uint32_t)ev);
 			if (name_bits(rs, nm, rs->ev_name[ev]) & NM_TRANSDATA)
 				hit(&h[ADV_TRANSDATA], rs, (uint32_t)ev);

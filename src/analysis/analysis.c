@@ -2,6 +2,7 @@
 /* The driver: each rank's stages in order (some beside each other on a helper thread),
  * ranks on a pool of threads, then the capture-level passes, published as one analysis. */
 #include "analysis.h"
+#include "cluster_db.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -218,6 +219,8 @@ void analysis_free(struct analysis *an)
 	free(an->ranks);
 	comm_analysis_free(an->comm);
 	cluster_free(an->cluster);
+	cluster_db_free(an->cluster_db);
+	free(an->cluster_db);
 	diag_free(&an->diags);
 	if (an->keep_free)
 		an->keep_free(an->keep);

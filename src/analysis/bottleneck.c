@@ -214,23 +214,39 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 		/* idle with no host work traced (vLLM's default capture records no Python frames)
 		 * is no host-bound time of the data, nor nothing: say so beside the score */
 		double idle = pct_of(a, ATTR_IDLE);
-		if (idle >= 10.0)
+		if (idle >= 10.0 && ra->workload == WORKLOAD_INFERENCE)
 			b->insufficient = xasprintf(_("insufficient data: the device and the traced host are both idle "
 						      "%.2f %% of the window inside its span: host work the trace does not "
 						      "record (Python, the scheduler) or no work at all (waiting for requests)"),
+						    idle);
+		else if (idle >= 10.0)
+			b->insufficient = xasprintf(_("insufficient data: the device and the traced host are both idle "
+						      "%.2f %% of the window inside its span: host work the trace does not "
+						      "record (Python, data loading) or no work at all (waiting for input)"),
 						    idle);
 	}
 	size_t replays = 0; /* graph mode: "capture a graph" would contradict the replays seen */
 	for (size_t k = 0; k < ra->n_steps; k++)
 		replays += ra->steps[k].graph_replays;
-	b->advice = xstrdup(ra->workload == WORKLOAD_TRAINING
-				    ? _("cut per-step Python and host ops (fused optimizers, fewer small ops), keep the data "
-				      "loader ahead of the device")
-			    : replays ? _("the steps already replay captured graphs: look at the host time inside the replay "
-					  "calls (aclmdlRIExecute) and in the steps not captured (prefill), cut per-step "
-					  "Python and host ops, overlap scheduling with execution (async scheduling)")
-				      : _("capture the model in a graph (ACLGraph / torchair), cut per-step Python and host ops, "
-					  "overlap scheduling with execution (async scheduling)"));
+	/* the advice follows the workload: serving advice (prefill, async scheduling) for a
+	 * workload no signal showed to serve would be a confident guess */
+	if (ra->workload == WORKLOAD_TRAINING)
+		b->advice = xstrdup(_("cut per-step Python and host ops (fused optimizers, fewer small ops), keep the data "
+				      "loader ahead of the device"));
+	else if (ra->workload == WORKLOAD_INFERENCE)
+		b->advice = xstrdup(replays ? _("the steps already replay captured graphs: look at the host time inside the "
+						"replay calls (aclmdlRIExecute) and in the steps not captured (prefill), cut "
+						"per-step Python and host ops, overlap scheduling with execution (async "
+						"scheduling)")
+					    : _("capture the model in a graph (ACLGraph / torchair), cut per-step Python and host "
+						"ops, overlap scheduling with execution (async scheduling)"));
+	else
+		b->advice = xstrdup(replays ? _("the steps already replay captured graphs: look at the host time inside the "
+						"replay calls (aclmdlRIExecute) and between them, cut per-step Python and host "
+						"ops")
+					    : _("cut per-step Python and host ops (fused ops, fewer small ops), keep the host's "
+						"other work (data loading, preprocessing) ahead of the device; a graph mode "
+						"(torchair, ACL graph) removes per-op dispatch where shapes are static"));
 
 	/* compute: no mechanism in the data says how much faster kernels could be */
 	b = &ra->bn[BN_NPU_COMPUTE];
@@ -369,9 +385,10 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 				 * as much as host_bound_pct's threshold is not "nothing to say" */
 		snprintf(buf, size,
 			 "insufficient data: the device idles %.1f %% of the window inside its span and the trace "
-			 "shows no host work there: host work it does not record (Python, the scheduler) or none "
-			 "(waiting for requests)",
-			 idle);
+			 "shows no host work there: host work it does not record (Python, %s) or none "
+			 "(waiting for %s)",
+			 idle, ra->workload == WORKLOAD_INFERENCE ? "the scheduler" : "data loading",
+			 ra->workload == WORKLOAD_INFERENCE ? "requests" : "input");
 	else
 		snprintf(buf, size, _("no candidate reaches its threshold"));
 	return buf;

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* The cluster analysis (cluster.h). */
 #include "cluster.h"
+#include "cluster_db.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "align.h"
 #include "bottleneck.h"
 #include "comm.h"
 #include "capture.h"
 #include "cluster_out.h"
+#include "db.h"
 #include "i18n.h"
 #include "strtab.h"
 #include "xalloc.h"
@@ -282,6 +285,8 @@ bool cluster_output_is(const char *path)
 {
 	char *p = cluster_out_find(path);
 	if (!p)
+		p = cluster_db_find(path);
+	if (!p)
 		return false;
 	free(p);
 	/* read as a cluster overview only where no rank of its own is found */
@@ -291,20 +296,60 @@ bool cluster_output_is(const char *path)
 	return none;
 }
 
+/* A file name directly under dir exists. */
+static bool has_file(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	bool yes = access(p, F_OK) == 0;
+	free(p);
+	return yes;
+}
+
 struct analysis *cluster_output_open(const char *path)
 {
-	/* discovery and loading read its cluster_communication*.json (the comm section) */
-	struct capture *cap = capture_open(path, NULL);
-	capture_load(cap);
+	/* discovery and loading read its cluster_communication*.json (the comm section); a
+	 * directory holding only cluster_analysis.db has nothing for them */
+	struct capture *cap;
+	if (has_file(path, "cluster_communication.json") || has_file(path, "cluster_communication_matrix.json") ||
+	    has_file(path, CLUSTER_STEP_TRACE)) {
+		cap = capture_open(path, NULL);
+		capture_load(cap);
+	} else {
+		cap = xcalloc(1, sizeof *cap);
+		diag_init(&cap->diags);
+		cap->plan.path = xstrdup(path);
+		atomic_init(&cap->done, true);
+	}
 	struct analysis *an = xcalloc(1, sizeof *an);
 	an->cap = cap;
 	an->from_digests = true; /* no events: drill-down says so */
 	diag_init(&an->diags);
-	char *csv = cluster_out_find(path);
+	/* cluster_analysis.db's rank rows where it has them (ClusterTimeSummary also gives each
+	 * step's wait and transmit), else cluster_step_trace_time.csv's */
+	char *dbp = cluster_db_find(path);
+	if (dbp) {
+		an->cluster_db = xcalloc(1, sizeof *an->cluster_db);
+		if (cluster_db_read(dbp, an->cluster_db, &cap->diags) == 0 && !cap->cluster_comm.n_files) {
+			/* its communication tables, where no cluster_communication*.json gave them */
+			char *bufs[2];
+			db_cluster_comm_load(&cap->cluster_comm, dbp, bufs, &cap->diags);
+			free(bufs[0]); /* the records keep offsets, not pointers */
+			free(bufs[1]);
+		}
+		free(dbp);
+	}
+	char *csv = NULL;
 	struct cluster_out_row *rows = NULL;
 	size_t nrows = 0;
-	if (csv)
+	const char *src = CLUSTER_STEP_TRACE;
+	if (an->cluster_db && an->cluster_db->n_rows) {
+		nrows = an->cluster_db->n_rows;
+		rows = xmalloc(nrows * sizeof *rows);
+		memcpy(rows, an->cluster_db->rows, nrows * sizeof *rows);
+		src = an->cluster_db->rows_table;
+	} else if ((csv = cluster_out_find(path))) {
 		cluster_out_read(csv, &rows, &nrows, &cap->diags);
+	}
 	size_t nr = 0;
 	for (size_t i = 0; i < nrows; i++)
 		nr += i == 0 || rows[i].rank != rows[i - 1].rank;
@@ -316,7 +361,6 @@ struct analysis *cluster_output_open(const char *path)
 	an->ranks = xcalloc(nr ? nr : 1, sizeof *an->ranks);
 	an->colls = xcalloc(nr ? nr : 1, sizeof *an->colls);
 	an->n_colls = xcalloc(nr ? nr : 1, sizeof *an->n_colls);
-	const char *src = CLUSTER_STEP_TRACE;
 	size_t k = 0;
 	for (size_t a = 0; a < nrows; k++) {
 		size_t b = a;
@@ -324,7 +368,7 @@ struct analysis *cluster_output_open(const char *path)
 			b++;
 		struct rank_plan *rp = &cap->plan.ranks[k];
 		rp->rank = rows[a].rank;
-		rp->label = xasprintf("rank %d of %s", rows[a].rank, CLUSTER_STEP_TRACE);
+		rp->label = xasprintf("rank %d of %s", rows[a].rank, src);
 		rp->output_dir = xstrdup(path);
 		rp->device_id = -1;
 		rp->export_done = true;

@@ -30,10 +30,11 @@ const struct comm_ref comm_refs[COMM_TR_COUNT] = {
 };
 
 const char comm_heat_ascii[5] = {' ', '.', ':', '+', '#'};
+/* xgettext:no-c-format */
 const char *const comm_heat_legend =
-	"bandwidth against the transport's reference figure (else the median of the group's links of "
-	"that transport): '.' below 25 %, ':' below 50 %, '+' below 80 %, '#' from 80 %; "
-	"'!' a slow link (below 0.5 x that median), 'L' a local copy";
+	N_("bandwidth against the transport's reference figure (else the median of the group's links of "
+	   "that transport): '.' below 25 %, ':' below 50 %, '+' below 80 %, '#' from 80 %; "
+	   "'!' a slow link (below 0.5 x that median), 'L' a local copy");
 
 double comm_ratio(int64_t part, int64_t transit)
 {

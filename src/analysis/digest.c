@@ -18,6 +18,7 @@
 #include "cluster.h"
 #include "i18n.h"
 #include "sbuf.h"
+#include "stagetime.h"
 #include "strtab.h"
 #include "xalloc.h"
 #include "xsort.h"
@@ -432,8 +433,164 @@ static void io_bottlenecks(struct dio *d, struct rank_analysis *ra)
 	ra->combined_gain_high = io_d(d, ra->combined_gain_high);
 }
 
+/* Raw bytes with their length (a communication string may hold any byte); read: borrowed
+ * from the payload, not NUL-terminated. */
+static const char *io_bytes(struct dio *d, const char *s, size_t *len)
+{
+	*len = (size_t)io_u(d, *len);
+	if (!d->rd) {
+		sbuf_add(&d->out, s, *len);
+		return s;
+	}
+	if (d->bad || *len > (size_t)(d->end - d->p)) {
+		d->bad = true;
+		*len = 0;
+		return "";
+	}
+	const char *r = d->p;
+	d->p += *len;
+	return r;
+}
+
+/* An index into a table of n entries already read (strings, files, transports, bins). */
+static uint32_t io_ix(struct dio *d, uint32_t v, size_t n)
+{
+	uint64_t x = io_u(d, v);
+	if (d->rd && x >= n) {
+		d->bad = true;
+		return 0;
+	}
+	return (uint32_t)x;
+}
+
+/* A range [first, first + count) inside a table of n entries. */
+static void io_range(struct dio *d, uint32_t *first, uint32_t *count, size_t n)
+{
+	uint64_t a = io_u(d, *first), c = io_u(d, *count);
+	if (d->rd) {
+		if (a > n || c > n - a) {
+			d->bad = true;
+			a = c = 0;
+		}
+		*first = (uint32_t)a;
+		*count = (uint32_t)c;
+	}
+}
+
+/* A table of comm_data: its count, and when reading a zeroed array of that many (into
+ * *(T **)parr, with *n and *cap set). Returns the count. */
+static size_t io_vec(struct dio *d, void *parr, size_t *n, size_t *cap, size_t min, size_t elem)
+{
+	size_t k = io_n(d, *n, min);
+	if (d->rd) {
+		void *a = xcalloc(k ? k : 1, elem);
+		memcpy(parr, &a, sizeof a);
+		*n = *cap = k;
+	}
+	return k;
+}
+
+/* A rank's communication*.json as loaded (comm_json.h): its strings in id order, then its
+ * files, bins, transports, ops and links, each index checked against what precedes it. The
+ * reader builds the same comm_data, so the communication analysis over digests is the one
+ * over the captures (the files' byte offsets are kept for drill-down into the capture). */
+static void io_comm(struct dio *d, struct comm_data *cd)
+{
+	size_t ns = io_n(d, cd->strs ? strtab_count(cd->strs) : 0, 1);
+	if (d->rd && ns)
+		cd->strs = strtab_new();
+	for (size_t i = 1; i < ns && !d->bad; i++) {
+		size_t len = d->rd ? 0 : strtab_len(cd->strs, (uint32_t)i);
+		const char *s = io_bytes(d, d->rd ? NULL : strtab_str(cd->strs, (uint32_t)i), &len);
+		/* ids are dense and in order: a string met twice would shift the rest */
+		if (d->rd && !d->bad && strtab_intern(cd->strs, s, len) != i)
+			d->bad = true;
+	}
+	if (d->bad)
+		return;
+	size_t nf = io_vec(d, &cd->files, &cd->n_files, &cd->cap_files, 10, sizeof *cd->files);
+	struct comm_file *f = cd->files;
+	for (size_t i = 0; i < nf && !d->bad; i++) {
+		/* resolved: the reader may run elsewhere, and drill-down names the file */
+		char *abs = d->rd ? NULL : realpath(f[i].path, NULL);
+		const char *path = io_s(d, abs ? abs : f[i].path);
+		free(abs);
+		if (d->rd)
+			f[i].path = xstrdup(path ? path : "");
+		f[i].owner_rank = (int)io_i(d, f[i].owner_rank);
+		f[i].matrix = io_b(d, f[i].matrix);
+		f[i].cluster = io_b(d, f[i].cluster);
+		f[i].n_steps = io_u(d, f[i].n_steps);
+		f[i].n_ops = io_u(d, f[i].n_ops);
+		f[i].n_links = io_u(d, f[i].n_links);
+		f[i].skipped = io_u(d, f[i].skipped);
+	}
+	size_t nbin = io_vec(d, &cd->bins, &cd->n_bins, &cd->cap_bins, 17, sizeof *cd->bins);
+	struct comm_bin *bin = cd->bins;
+	for (size_t i = 0; i < nbin && !d->bad; i++) {
+		bin[i].size_mb = io_d(d, bin[i].size_mb);
+		bin[i].count = io_d(d, bin[i].count);
+		bin[i].time_ns = io_i(d, bin[i].time_ns);
+	}
+	size_t nbw = io_vec(d, &cd->bws, &cd->n_bws, &cd->cap_bws, 28, sizeof *cd->bws);
+	struct comm_bw *bw = cd->bws;
+	for (size_t i = 0; i < nbw && !d->bad; i++) {
+		bw[i].size_mb = io_d(d, bw[i].size_mb);
+		bw[i].bw_gbps = io_d(d, bw[i].bw_gbps);
+		bw[i].large_ratio = io_d(d, bw[i].large_ratio);
+		bw[i].time_ns = io_i(d, bw[i].time_ns);
+		io_range(d, &bw[i].bin0, &bw[i].n_bins, nbin);
+		bw[i].transport = (uint8_t)io_e(d, bw[i].transport, COMM_TR_COUNT);
+	}
+	size_t no = io_vec(d, &cd->ops, &cd->n_ops, &cd->cap_ops, 36, sizeof *cd->ops);
+	struct comm_op *op = cd->ops;
+	for (size_t i = 0; i < no && !d->bad; i++) {
+		struct comm_op *o = &op[i];
+		for (int k = 0; k < COMM_T_COUNT; k++)
+			o->t[k] = io_i(d, o->t[k]);
+		o->start_ns = io_i(d, o->start_ns);
+		o->off = io_i(d, o->off);
+		o->wait_ratio = io_d(d, o->wait_ratio);
+		o->sync_ratio = io_d(d, o->sync_ratio);
+		o->len = (uint32_t)io_u(d, o->len);
+		o->step = io_ix(d, o->step, ns);
+		o->name = io_ix(d, o->name, ns);
+		o->group = io_ix(d, o->group, ns);
+		o->members = io_ix(d, o->members, ns);
+		io_range(d, &o->bw0, &o->n_bw, nbw);
+		o->rank = (int32_t)io_i(d, o->rank);
+		o->file = (uint16_t)io_ix(d, o->file, nf);
+		o->kind = (uint8_t)io_e(d, o->kind, COMM_KIND_OTHER + 1);
+		o->entry = (uint8_t)io_e(d, o->entry, COMM_ENTRY_TOTAL + 1);
+		o->has = (uint8_t)io_e(d, o->has, 1 << COMM_T_COUNT);
+		o->has_start = io_b(d, o->has_start);
+	}
+	size_t nl = io_vec(d, &cd->links, &cd->n_links, &cd->cap_links, 32, sizeof *cd->links);
+	struct comm_link *l = cd->links;
+	for (size_t i = 0; i < nl && !d->bad; i++) {
+		struct comm_link *x = &l[i];
+		x->size_mb = io_d(d, x->size_mb);
+		x->bw_gbps = io_d(d, x->bw_gbps);
+		x->time_ns = io_i(d, x->time_ns);
+		x->off = io_i(d, x->off);
+		x->len = (uint32_t)io_u(d, x->len);
+		x->step = io_ix(d, x->step, ns);
+		x->name = io_ix(d, x->name, ns);
+		x->group = io_ix(d, x->group, ns);
+		x->members = io_ix(d, x->members, ns);
+		x->op_name = io_ix(d, x->op_name, ns);
+		x->src = (int32_t)io_i(d, x->src);
+		x->dst = (int32_t)io_i(d, x->dst);
+		x->rank = (int32_t)io_i(d, x->rank);
+		x->file = (uint16_t)io_ix(d, x->file, nf);
+		x->kind = (uint8_t)io_e(d, x->kind, COMM_KIND_OTHER + 1);
+		x->entry = (uint8_t)io_e(d, x->entry, COMM_ENTRY_TOTAL + 1);
+		x->transport = (uint8_t)io_e(d, x->transport, COMM_TR_COUNT);
+	}
+}
+
 static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident *id, struct coll_inst **pc,
-		    size_t *pnc)
+		    size_t *pnc, struct comm_data *cm)
 {
 	/* identity */
 	id->rank = (int)io_i(d, id->rank);
@@ -555,6 +712,7 @@ static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident
 		c[i].dur = io_i(d, c[i].dur);
 		c[i].bytes = io_d(d, c[i].bytes);
 	}
+	io_comm(d, cm);
 	if (d->rd && d->p != d->end)
 		d->bad = true;
 }
@@ -630,7 +788,7 @@ static char *digest_encode(const struct analysis *an, size_t i, const char *host
 		w.attr.ns[ATTR_COMM_WAIT] = w.attr.ns[ATTR_COMM_TRANSFER] = 0;
 		w.attr.comm_split = "none: no communication.json and no peer ranks";
 	}
-	io_rank(&d, &w, &id, &colls, &nc);
+	io_rank(&d, &w, &id, &colls, &nc, (struct comm_data *)&rd->comm);
 	unsigned char *h = (unsigned char *)d.out.buf;
 	size_t plen = d.out.len - DIGEST_HEADER;
 	put_le(h + 8, DIGEST_VERSION, 4);
@@ -698,7 +856,7 @@ out:
 /* ---- reading ------------------------------------------------------------------------- */
 
 int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_analysis *ra, struct digest_ident *id,
-		 struct coll_inst **colls, size_t *n_colls, char *why, size_t size)
+		 struct coll_inst **colls, size_t *n_colls, struct comm_data *comm, char *why, size_t size)
 {
 	const unsigned char *h = (const unsigned char *)buf;
 	if (len < 8 || memcmp(buf, DIGEST_MAGIC, 8)) {
@@ -730,14 +888,16 @@ int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_an
 	memset(id, 0, sizeof *id);
 	*colls = NULL;
 	*n_colls = 0;
+	memset(comm, 0, sizeof *comm);
 	struct dio d = {.rd = true, .p = buf + DIGEST_HEADER, .end = buf + len, .keep = keep};
-	io_rank(&d, ra, id, colls, n_colls);
+	io_rank(&d, ra, id, colls, n_colls, comm);
 	free(d.strs);
 	if (d.bad) {
 		analysis_rank_free(ra);
 		free(*colls);
 		*colls = NULL;
 		*n_colls = 0;
+		comm_data_free(comm);
 		snprintf(why, size, _("the payload does not follow the version %u layout"), DIGEST_VERSION);
 		return -1;
 	}
@@ -755,6 +915,7 @@ struct loaded {
 	struct digest_ident id;
 	struct coll_inst *colls;
 	size_t n_colls;
+	struct comm_data comm; /* moved into the capture's rank */
 	char *path;
 	bool drop;
 };
@@ -862,14 +1023,20 @@ static int cmp_i64p(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Keeps the largest run (the latest of equal ones) and marks the others dropped. */
-static void keep_one_run(struct loaded *L, size_t n, struct diag_list *dl)
+/* Keeps the largest run (the latest of equal ones) and marks the others dropped. A rank
+ * without a timeline (figures from step_trace_time.csv only) has no first event to tell
+ * its run by: it stays. */
+static void keep_one_run(struct loaded *L, size_t all, struct diag_list *dl)
 {
-	if (n < 2)
+	int64_t **t = xmalloc((all ? all : 1) * sizeof *t);
+	size_t n = 0;
+	for (size_t i = 0; i < all; i++)
+		if (L[i].ra.has_timeline)
+			t[n++] = &L[i].id.t0;
+	if (n < 2) {
+		free(t);
 		return;
-	int64_t **t = xmalloc(n * sizeof *t);
-	for (size_t i = 0; i < n; i++)
-		t[i] = &L[i].id.t0;
+	}
 	xqsort(t, n, sizeof *t, cmp_i64p);
 	size_t best0 = 0, bestn = 0, start = 0, runs = 0;
 	for (size_t i = 1; i <= n; i++) {
@@ -884,8 +1051,8 @@ static void keep_one_run(struct loaded *L, size_t n, struct diag_list *dl)
 	}
 	if (runs > 1) {
 		int64_t lo = *t[best0], hi = *t[best0 + bestn - 1];
-		for (size_t i = 0; i < n; i++) {
-			if (L[i].id.t0 >= lo && L[i].id.t0 <= hi)
+		for (size_t i = 0; i < all; i++) {
+			if (!L[i].ra.has_timeline || (L[i].id.t0 >= lo && L[i].id.t0 <= hi))
 				continue;
 			L[i].drop = true;
 			diag_add(dl, DIAG_ERROR, L[i].path, -1, -1,
@@ -909,6 +1076,7 @@ struct analysis *digest_open(const char *path)
 	an->keep_free = digest_keep_free;
 	diag_init(&an->diags);
 
+	double t0 = stagetime_now();
 	size_t nf;
 	char **files = list_digests(path, &nf);
 	struct loaded *L = xcalloc(nf ? nf : 1, sizeof *L);
@@ -918,7 +1086,7 @@ struct analysis *digest_open(const char *path)
 		size_t len = 0;
 		char *buf = read_all(files[i], &len, why, sizeof why);
 		struct loaded *x = &L[n];
-		if (buf && digest_parse(buf, len, an->keep, &x->ra, &x->id, &x->colls, &x->n_colls, why, sizeof why) == 0) {
+		if (buf && digest_parse(buf, len, an->keep, &x->ra, &x->id, &x->colls, &x->n_colls, &x->comm, why, sizeof why) == 0) {
 			keep_add(an->keep, buf);
 			x->path = files[i];
 			n++;
@@ -929,6 +1097,7 @@ struct analysis *digest_open(const char *path)
 		free(files[i]);
 	}
 	free(files);
+	t0 = stagetime_add(STAGE_DIGEST, t0);
 	/* captures beside the digests: analysed here, then read through the same encoding, so
 	 * every rank is held alike */
 	struct stat st;
@@ -946,7 +1115,7 @@ struct analysis *digest_open(const char *path)
 				char *buf = digest_encode(ma, r, host, &len);
 				struct loaded *x = &L[n];
 				memset(x, 0, sizeof *x);
-				if (digest_parse(buf, len, an->keep, &x->ra, &x->id, &x->colls, &x->n_colls, why, sizeof why)) {
+				if (digest_parse(buf, len, an->keep, &x->ra, &x->id, &x->colls, &x->n_colls, &x->comm, why, sizeof why)) {
 					free(buf); /* cannot happen: the same walk wrote it */
 					continue;
 				}
@@ -958,6 +1127,7 @@ struct analysis *digest_open(const char *path)
 			analysis_free(ma);
 		}
 		capture_free(mix);
+		t0 = stagetime_now(); /* their load and analysis timed their own stages */
 	}
 	if (!nf)
 		diag_add(&cap->diags, DIAG_ERROR, path, -1, -1, _("no *%s files here"), DIGEST_SUFFIX);
@@ -994,6 +1164,7 @@ struct analysis *digest_open(const char *path)
 		if (x->drop) {
 			analysis_rank_free(&x->ra);
 			free(x->colls);
+			comm_data_free(&x->comm);
 			free(x->path);
 			continue;
 		}
@@ -1011,6 +1182,7 @@ struct analysis *digest_open(const char *path)
 		rd->plan = rp;
 		rd->store.strs = strtab_new(); /* no events, but views look names up */
 		rd->trace_bytes_total = x->id.trace_bytes;
+		rd->comm = x->comm;
 		atomic_init(&rd->state, RANK_READY);
 		atomic_init(&rd->csv_ready, true);
 		an->ranks[k] = x->ra;
@@ -1025,6 +1197,7 @@ struct analysis *digest_open(const char *path)
 	cap->usable = kept > 0;
 	atomic_init(&cap->done, true);
 	cross_ranks(an);
+	stagetime_add(STAGE_CAPTURE, t0);
 	return an;
 }
 
@@ -1081,12 +1254,14 @@ static struct analysis *analysis_over(const struct capture *cap, char **bufs, co
 			continue;
 		}
 		struct digest_ident id;
-		if (digest_parse(bufs[i], lens[i], an->keep, &an->ranks[i], &id, &an->colls[i], &an->n_colls[i], why,
-				 size)) {
+		struct comm_data comm; /* the capture has its own communication data */
+		if (digest_parse(bufs[i], lens[i], an->keep, &an->ranks[i], &id, &an->colls[i], &an->n_colls[i], &comm,
+				 why, size)) {
 			ok = false;
 			free(bufs[i]);
 			continue;
 		}
+		comm_data_free(&comm);
 		keep_add(an->keep, bufs[i]);
 		an->ranks[i].rank_index = rank_index[i];
 		an->n_ranks = i + 1;

@@ -16,7 +16,8 @@
  * The writer and the reader run the same field walk (one function, two directions), so
  * they cannot disagree about the order. The payload starts with the identity (rank, host,
  * device, versions, capture path, trace bytes), then metrics, steps, op statistics, the
- * attribution, bottlenecks, memory and every collective (name, end, duration).
+ * attribution, bottlenecks, memory, every collective (name, end, duration) and the rank's
+ * communication*.json records as loaded (comm_json.h; version 3).
  *
  * Files are named rank<R>.<host>[.d<device>].apdigest and written under a temporary name,
  * then renamed: a reader never sees half a file, and two nodes never write the same name
@@ -31,7 +32,7 @@
 #include "analysis.h"
 
 #define DIGEST_MAGIC "ASCPDIG\n"
-#define DIGEST_VERSION 2u
+#define DIGEST_VERSION 3u
 #define DIGEST_HEADER 32
 #define DIGEST_SUFFIX ".apdigest"
 
@@ -69,11 +70,12 @@ struct digest_keep *digest_keep_new(void);
 void digest_keep_add(struct digest_keep *k, void *p); /* takes p (malloc'd) */
 void digest_keep_free(struct digest_keep *k);
 
-/* Reads one digest buffer into ra (and its collectives); 0, or -1 with a message in why
+/* Reads one digest buffer into ra (its collectives and its communication data, owned by
+ * the caller: comm_data_free); 0, or -1 with a message in why
  * (size bytes). The rank's strings point into buf, which must outlive ra, and so must
  * keep (it takes the stubs of the tables the memory report names). */
 int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_analysis *ra, struct digest_ident *id,
-		 struct coll_inst **colls, size_t *n_colls, char *why, size_t size);
+		 struct coll_inst **colls, size_t *n_colls, struct comm_data *comm, char *why, size_t size);
 
 /* A capture's analysis through the index cache (trace_index.h): the first --report of a
  * capture writes each rank's analysis in digest form with the analysis' own messages; the

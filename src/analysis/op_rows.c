@@ -41,6 +41,25 @@ size_t op_rows_instances(const struct rank_store *rs, const char *name, int scop
 	return n;
 }
 
+int64_t op_rows_by_step(const struct rank_analysis *ra, const struct rank_store *rs, const uint32_t *evs,
+			size_t n, int64_t *step_ns, size_t *calls)
+{
+	int64_t max_dur = 0;
+	memset(step_ns, 0, ra->n_steps * sizeof *step_ns);
+	memset(calls, 0, ra->n_steps * sizeof *calls);
+	for (size_t i = 0; i < n; i++) {
+		int64_t dur = store_dur(rs, evs[i]);
+		if (dur > max_dur)
+			max_dur = dur;
+		size_t k = analysis_step_at(ra, store_ts(rs, evs[i]));
+		if (k != SIZE_MAX) {
+			step_ns[k] += dur;
+			calls[k]++;
+		}
+	}
+	return max_dur;
+}
+
 static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	enum op_rows_sort sort = *(const enum op_rows_sort *)ctx;
@@ -113,15 +132,15 @@ void op_rows_free(struct op_row *rows, size_t n)
 	free(rows);
 }
 
-int64_t op_row_cover(const struct rank_store *rs, const struct op_row *row, int64_t a, int64_t b, int cap,
-		     int *seen)
+int64_t op_rows_cover(const struct rank_store *rs, const uint32_t *evs, size_t n, int64_t max_dur, int64_t a,
+		      int64_t b, int cap, int *seen)
 {
 	/* instances overlapping [a, b): start from the first starting at or after a - max */
-	size_t lo = store_evs_lower_bound(rs, row->evs, 0, row->n, a - row->max);
+	size_t lo = store_evs_lower_bound(rs, evs, 0, n, a - max_dur);
 	int64_t cov = 0;
 	*seen = 0;
-	for (size_t k = lo; k < row->n && *seen < cap; k++) {
-		uint32_t ev = row->evs[k];
+	for (size_t k = lo; k < n && *seen < cap; k++) {
+		uint32_t ev = evs[k];
 		int64_t ea = store_ts(rs, ev), eb = ea + store_dur(rs, ev);
 		if (ea >= b)
 			break;

@@ -21,6 +21,13 @@ bool op_rows_lane_in_scope(int scope, enum lane_group g);
  * count. */
 size_t op_rows_instances(const struct rank_store *rs, const char *name, int scope, uint32_t **out);
 
+/* Instances (evs, n of them, borrowed) by step of ra: step_ns[k] and calls[k] (the
+ * caller's arrays of ra->n_steps, zeroed here) sum the durations and count the instances
+ * starting in step k (analysis_step_at; others count in no step). Returns the longest
+ * instance's duration, 0 without any. */
+int64_t op_rows_by_step(const struct rank_analysis *ra, const struct rank_store *rs, const uint32_t *evs,
+			size_t n, int64_t *step_ns, size_t *calls);
+
 /* One device op of the rank (all phases) as a timeline row. */
 struct op_row {
 	const char *name; /* borrowed from the rank's op statistics (lives as long as the analysis) */
@@ -41,9 +48,10 @@ size_t op_rows_build(const struct rank_analysis *ra, const struct rank_store *rs
 void op_rows_sort(struct op_row *rows, size_t n, enum op_rows_sort sort);
 void op_rows_free(struct op_row *rows, size_t n);
 
-/* What row's instances cover of [a, b): the summed overlap in ns, and in *seen how many
- * instances overlap, counting stops at cap (the sum then covers only those). */
-int64_t op_row_cover(const struct rank_store *rs, const struct op_row *row, int64_t a, int64_t b, int cap,
-		     int *seen);
+/* What instances (evs, n of them by start, borrowed; none longer than max_dur) cover of
+ * [a, b): the summed overlap in ns, and in *seen how many overlap, counting stops at cap
+ * (the sum then covers only those). For a row: row->evs, row->n, row->max. */
+int64_t op_rows_cover(const struct rank_store *rs, const uint32_t *evs, size_t n, int64_t max_dur, int64_t a,
+		      int64_t b, int cap, int *seen);
 
 #endif

@@ -27,8 +27,9 @@ static void sets_init(struct rank_sets *s)
 
 void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *s)
 {
-	struct ivset dev_comm, comm_lanes, h2d_host, d2h_host;
+	struct ivset dev_comm, comm_lanes, h2d_host, d2h_host, fused;
 	sets_init(s);
+	ivset_init(&fused);
 	ivset_init(&dev_comm);
 	ivset_init(&comm_lanes);
 	ivset_init(&h2d_host);
@@ -55,8 +56,11 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 						ivset_add(&s->h2d, a, b);
 					if (c.flags & EVF_D2H)
 						ivset_add(&s->d2h, a, b);
-				} else if (c.cat == CAT_COMM)
+				} else if (c.cat == CAT_COMM) {
 					ivset_add(&dev_comm, a, b);
+					if (c.flags & EVF_FUSED_COMM)
+						ivset_add(&fused, a, b);
+				}
 			} else if (l->group == LANE_COMM) {
 				ivset_add(&comm_lanes, a, b);
 			} else if (host) {
@@ -74,6 +78,15 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 	}
 	s->comm_from_lanes = comm_lanes.n > 0;
 	ivset_copy(&s->comm, s->comm_from_lanes ? &comm_lanes : &dev_comm);
+	/* MC2 kernels communicate without a collective on the HCCL lanes: theirs too */
+	if (s->comm_from_lanes && fused.n) {
+		struct ivset both;
+		ivset_init(&both);
+		ivset_union(&s->comm, &fused, &both);
+		ivset_free(&s->comm);
+		s->comm = both;
+	}
+	ivset_free(&fused);
 	s->dir_from_device = s->h2d.n || s->d2h.n;
 	if (!s->dir_from_device) {
 		ivset_copy(&s->h2d, &h2d_host);

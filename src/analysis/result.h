@@ -449,6 +449,7 @@ struct coll_inst {
 
 struct comm_analysis;
 struct cluster_analysis;
+struct cluster_db;
 struct digest_keep;
 
 struct analysis {
@@ -463,6 +464,8 @@ struct analysis {
 	struct coll_inst **colls; /* owned, and so is each */
 	size_t *n_colls;          /* owned */
 	struct cluster_analysis *cluster; /* owned: ranks x steps, slow ranks, groups (cluster.h) */
+	struct cluster_db *cluster_db; /* owned: msprof-analyze's cluster_analysis.db when a
+					 * cluster_analysis_output is opened (cluster_db.h), or NULL */
 	bool from_digests;         /* read from digest files (digest.h): no events to drill into */
 	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */
 	void (*keep_free)(struct digest_keep *keep); /* frees keep (set with it, by digest.c) */

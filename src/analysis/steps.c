@@ -440,7 +440,7 @@ static void find_workload(struct rank_analysis *ra, const struct rank_store *rs,
 		}
 		free(m.bits);
 	} else if (kt && csvt_has(kt, COL_NAME)) {
-		where = "kernel table";
+		where = _("kernel table");
 		struct name_memo m;
 		name_memo_init(&m, kt->strs, workload_words, NULL);
 		for (size_t r = 0; r < kt->nrows; r++) {

@@ -456,7 +456,70 @@ enum num_status num_u128(const char *s, size_t len, unsigned __int128 *out)
 
 void num_format_ns_as_us(int64_t ns, char *buf, size_t size)
 {
-	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-	snprintf(buf, size, "%s%llu.%03llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000),
-		 (unsigned long long)(a % 1000));
+	/* "%s%llu.%03llu" by hand: a Db's kernel table writes millions of these */
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns, whole = a / 1000;
+	unsigned frac = (unsigned)(a % 1000);
+	char t[32];
+	size_t at = sizeof t;
+	t[--at] = (char)('0' + frac % 10);
+	t[--at] = (char)('0' + frac / 10 % 10);
+	t[--at] = (char)('0' + frac / 100);
+	t[--at] = '.';
+	do
+		t[--at] = (char)('0' + whole % 10);
+	while (whole /= 10);
+	if (ns < 0)
+		t[--at] = '-';
+	if (!size)
+		return;
+	size_t n = sizeof t - at < size - 1 ? sizeof t - at : size - 1;
+	memcpy(buf, t + at, n);
+	buf[n] = '\0';
+}
+
+/* digits of u before end; returns the first */
+static char *put_u64(char *end, uint64_t u)
+{
+	do
+		*--end = (char)('0' + u % 10);
+	while (u /= 10);
+	return end;
+}
+
+void num_format_g9(double v, char *buf, size_t size)
+{
+	double a = fabs(v);
+	char t[40], *end = t + sizeof t - 1, *p;
+	*end = '\0';
+	if (v == (double)(int64_t)v && a < 1e9 && (v != 0 || !signbit(v))) {
+		/* a whole number: %.9g writes it without a point */
+		p = put_u64(end, (uint64_t)(int64_t)a);
+	} else if (a >= 1e-4 && a < 1e3 && (double)llround(a * 1e6) / 1e6 == a) {
+		/* a = k / 10^6 to the nearest double: at most nine significant digits, which
+		 * %.9g writes in fixed notation with its trailing zeros dropped */
+		int64_t k = llround(a * 1e6);
+		int frac = (int)(k % 1000000), places = 6;
+		while (frac && frac % 10 == 0) {
+			frac /= 10;
+			places--;
+		}
+		p = end;
+		if (frac) {
+			for (int i = 0; i < places; i++, frac /= 10)
+				*--p = (char)('0' + frac % 10);
+			*--p = '.';
+		}
+		p = put_u64(p, (uint64_t)(k / 1000000));
+	} else {
+		snprintf(buf, size, "%.9g", v);
+		return;
+	}
+	if (v < 0)
+		*--p = '-';
+	size_t n = (size_t)(end - p);
+	if (!size)
+		return;
+	n = n < size - 1 ? n : size - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
 }

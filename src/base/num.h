@@ -59,5 +59,9 @@ bool num_is_missing(const char *s, size_t len);
 bool num_has_exponent(const char *s, size_t len);
 /* Writes ns as a decimal µs string with three decimals ("1736408883674584.732"). */
 void num_format_ns_as_us(int64_t ns, char *buf, size_t size);
+/* Writes what snprintf's "%.9g" writes (size at least 32), without its floating-point
+ * formatting for whole numbers below 1e9 and decimals of at most six places below 1000
+ * (a Db's counters and ratios); other values go through snprintf. */
+void num_format_g9(double v, char *buf, size_t size);
 
 #endif

@@ -12,13 +12,20 @@ static const char *const names[STAGE_COUNT] = {
 	[STAGE_LINKS] = "links",       [STAGE_CSV] = "csv",         [STAGE_CLASSIFY] = "classify",
 	[STAGE_SETS] = "sets",         [STAGE_STEPS] = "steps",     [STAGE_METRICS] = "metrics",
 	[STAGE_OPSTATS] = "opstats",   [STAGE_TIMELINE] = "timeline", [STAGE_CAPTURE] = "capture",
-	[STAGE_WRITE] = "write",
+	[STAGE_WRITE] = "write",       [STAGE_DIGEST] = "digest",
 };
 
 double stagetime_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double stagetime_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -41,5 +48,5 @@ const char *stagetime_name(enum stage s) { return (unsigned)s < STAGE_COUNT ? na
 void stagetime_print(FILE *out)
 {
 	for (int s = 0; s < STAGE_COUNT; s++)
-		fprintf(out, "stage_%s_ms %.1f\n", names[s], stagetime_seconds((enum stage)s) * 1e3);
+		fprintf(out, "stage_%s_ms %.3f\n", names[s], stagetime_seconds((enum stage)s) * 1e3);
 }

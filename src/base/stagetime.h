@@ -23,11 +23,16 @@ enum stage {
 	STAGE_TIMELINE,   /* the explorer's timeline index (the analysis hook) */
 	STAGE_CAPTURE,    /* capture-level passes: alignment, communication, bottlenecks */
 	STAGE_WRITE,      /* the report or summary written */
+	STAGE_DIGEST,     /* digest files read and parsed (the capture-level passes over them
+			   * count as STAGE_CAPTURE) */
 	STAGE_COUNT
 };
 
 /* Seconds on the monotonic clock. */
 double stagetime_now(void);
+/* CPU seconds of the process so far, every thread (the bench's figures on a loaded machine:
+ * a single-threaded run of a few milliseconds is measured in CPU, not wall, time). */
+double stagetime_cpu(void);
 /* Adds the time since t0 (a stagetime_now value) to stage s; returns now. Thread-safe. */
 double stagetime_add(enum stage s, double t0);
 double stagetime_seconds(enum stage s);

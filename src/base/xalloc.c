@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Allocation wrappers: fail loudly, once, after letting the front end clean up. */
+#include "config.h"
 #include "xalloc.h"
 
 #include <stdarg.h>
@@ -9,6 +10,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#ifdef HAVE_MALLOC_H
+#include <malloc.h>
+#endif
 
 static void (*oom_hook)(void);
 
@@ -20,6 +24,13 @@ static void out_of_memory(size_t size)
 		oom_hook();
 	fprintf(stderr, "ascprof-tui: out of memory (allocating %zu bytes)\n", size);
 	exit(3);
+}
+
+void xalloc_trim(void)
+{
+#ifdef HAVE_MALLOC_H
+	malloc_trim(0);
+#endif
 }
 
 size_t xalloc_release(void *buf, size_t from, size_t to)

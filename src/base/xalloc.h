@@ -23,6 +23,10 @@ void xgrow(void *ptr_to_ptr, size_t *cap, size_t need, size_t elem_size);
  * usual. Returns where the released pages end (from when none was whole), to be the next
  * call's `from`: a big buffer consumed front to back shrinks as it is read. */
 size_t xalloc_release(void *buf, size_t from, size_t to);
+/* Hands the free memory at the top of malloc's arenas back to the system (glibc's
+ * malloc_trim; nothing elsewhere): after a phase of many small allocations freed out of
+ * order (SQLite's pages and statements) that would otherwise stay resident. */
+void xalloc_trim(void);
 /* Fresh copies, owned by the caller. */
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);

@@ -8,6 +8,12 @@
 
 #include "sanitize.h"
 
+/* One writer per stream, on one thread: the unlocked calls spare a lock per character
+ * (the lock was the larger part of writing a report of digests). */
+#define fputc putc_unlocked
+#define fputs fputs_unlocked
+#define fwrite fwrite_unlocked
+
 void jsonw_init(struct jsonw *w, FILE *out, bool pretty)
 {
 	memset(w, 0, sizeof *w);
@@ -19,9 +25,9 @@ static void newline(struct jsonw *w)
 {
 	if (!w->pretty)
 		return;
-	fputc('\n', w->out);
-	for (int i = 0; i < w->depth; i++)
-		fputs("  ", w->out);
+	static const char indent[] = "\n                                                                "
+				     "                                                                ";
+	fwrite(indent, 1, 1 + 2 * (size_t)w->depth, w->out); /* depth < JSONW_MAX_DEPTH: 2 x 64 fit */
 }
 
 /* Separator and indentation before a value or key. */
@@ -69,17 +75,18 @@ void jsonw_escape(FILE *out, const char *s, size_t len)
 	while (p < end) {
 		uint8_t c = *p;
 		if (c >= 0x20 && c < 0x7f) {
-			if (c == '"' || c == '\\') {
-				fputc('\\', out);
-				fputc(c, out);
-				p++;
+			/* a run of plain ASCII in one write */
+			const uint8_t *q = p;
+			while (q < end && *q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\')
+				q++;
+			if (q > p) {
+				fwrite(p, 1, (size_t)(q - p), out);
+				p = q;
 				continue;
 			}
-			/* a run of printable ASCII that needs no escape: one write */
-			const uint8_t *run = p;
-			while (p < end && *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
-				p++;
-			fwrite(run, 1, (size_t)(p - run), out);
+			fputc('\\', out);
+			fputc(c, out);
+			p++;
 			continue;
 		}
 		ucs4_t uc;
@@ -129,16 +136,83 @@ void jsonw_str(struct jsonw *w, const char *s)
 	jsonw_strn(w, s, strlen(s));
 }
 
+/* Decimal digits of v, right-aligned ending at end; returns the first. */
+static char *utoa_end(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
 void jsonw_int(struct jsonw *w, int64_t v)
 {
 	before_item(w);
-	fprintf(w->out, "%lld", (long long)v);
+	char buf[24], *e = buf + sizeof buf;
+	char *p = utoa_end(e, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+	if (v < 0)
+		*--p = '-';
+	fwrite(p, 1, (size_t)(e - p), w->out);
 }
 
 void jsonw_uint(struct jsonw *w, uint64_t v)
 {
 	before_item(w);
-	fprintf(w->out, "%llu", (unsigned long long)v);
+	char buf[24], *e = buf + sizeof buf;
+	char *p = utoa_end(e, v);
+	fwrite(p, 1, (size_t)(e - p), w->out);
+}
+
+size_t jsonw_fixed(char *buf, size_t size, double v, int decimals)
+{
+	static const uint64_t pow10[10] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+					   1000000000};
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	int bexp = (int)((bits >> 52) & 0x7ff);
+	uint64_t m = bits & ((1ULL << 52) - 1);
+	bool exact = isfinite(v) && decimals >= 0 && decimals <= 9 && size >= 48;
+	uint64_t n = 0; /* v x 10^decimals, rounded to nearest, ties to even (as printf) */
+	if (exact) {
+		int e = bexp ? bexp - 1075 : -1074; /* v = m x 2^e */
+		if (bexp)
+			m |= 1ULL << 52;
+		unsigned __int128 x = (unsigned __int128)m * pow10[decimals];
+		if (e >= 0) {
+			if (e > 30 || (x << e) >> 64)
+				exact = false; /* beyond 64 bits: printf below */
+			else
+				n = (uint64_t)(x << e);
+		} else if (-e < 128) {
+			int sh = -e;
+			unsigned __int128 q = x >> sh, r = x - (q << sh), half = (unsigned __int128)1 << (sh - 1);
+			if (r > half || (r == half && (q & 1)))
+				q++;
+			if (q >> 64)
+				exact = false;
+			else
+				n = (uint64_t)q;
+		} /* else below 2^-74: rounds to 0 */
+	}
+	if (!exact)
+		return (size_t)snprintf(buf, size, "%.*f", decimals, v);
+	char tmp[48], *e = tmp + sizeof tmp, *p = e;
+	uint64_t ip = n / pow10[decimals], fp = n % pow10[decimals];
+	if (decimals) {
+		for (int i = 0; i < decimals; i++) {
+			*--p = (char)('0' + fp % 10);
+			fp /= 10;
+		}
+		*--p = '.';
+	}
+	p = utoa_end(p, ip);
+	if (bits >> 63)
+		*--p = '-'; /* printf keeps the sign of a negative value that rounds to 0 */
+	size_t len = (size_t)(e - p);
+	memcpy(buf, p, len);
+	buf[len] = 0;
+	return len;
 }
 
 void jsonw_double(struct jsonw *w, double v, int decimals)
@@ -149,7 +223,7 @@ void jsonw_double(struct jsonw *w, double v, int decimals)
 		return;
 	}
 	char buf[64];
-	snprintf(buf, sizeof buf, "%.*f", decimals, v);
+	jsonw_fixed(buf, sizeof buf, v, decimals);
 	/* trim trailing zeros of the fraction: 12.500 -> 12.5, 3.000 -> 3 */
 	char *dot = strchr(buf, '.');
 	if (dot) {

@@ -33,6 +33,10 @@ void jsonw_int(struct jsonw *w, int64_t v);
 void jsonw_uint(struct jsonw *w, uint64_t v);
 /* Finite values with up to `decimals` digits after the point; NaN/inf become null. */
 void jsonw_double(struct jsonw *w, double v, int decimals);
+/* v as snprintf's "%.*f" writes it, the same bytes (exact rounding, ties to even, the sign
+ * of a negative value rounding to 0), without printf's cost for up to 9 decimals; buf holds
+ * size bytes (48 or more for the fast path). Returns the length. */
+size_t jsonw_fixed(char *buf, size_t size, double v, int decimals);
 void jsonw_bool(struct jsonw *w, bool v);
 void jsonw_null(struct jsonw *w);
 /* A key and its value in one call: the writers in src/ write every key with a scalar

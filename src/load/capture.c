@@ -91,12 +91,6 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts)
 	return cap;
 }
 
-/* What a loaded trace holds in private memory per byte of file, in percent, with a
- * margin: 14 to 19 on the bench's generated captures, but up to about 45 on dense
- * minified traces of short events, which hold more events per byte; and ranks loaded at
- * the same time each check the memory left on their own. */
-#define CAPTURE_INDEX_PERCENT 75
-
 /* The same for a CSV table (typed known columns, row offsets, the distinct texts): 23 % of
  * the bench's operator_details and 34 % of its kernel_details in private memory, more for
  * tables of short rows; the same margin. */
@@ -165,8 +159,6 @@ static uint64_t limit_for(uint64_t avail, unsigned percent)
 		return UINT64_MAX;
 	return avail / percent * 100;
 }
-
-uint64_t capture_auto_trace_limit(uint64_t avail) { return limit_for(avail, CAPTURE_INDEX_PERCENT); }
 
 uint64_t capture_auto_csv_limit(uint64_t avail) { return limit_for(avail, CAPTURE_TABLE_PERCENT); }
 
@@ -295,7 +287,7 @@ static void attach_csv(struct diag_list *dl, struct rank_data *rd, struct csv_ta
 	rd->by_kind[t->kind] = t;
 }
 
-static void load_csvs(struct capture *cap, struct diag_list *dl)
+static void load_csvs(struct capture *cap, bool wait_events, struct diag_list *dl)
 {
 	struct csv_pool pool = {.cancel = &cap->cancel, .max_bytes = cap->opts.max_csv_bytes, .index = &cap->opts.index};
 	const char *min = getenv("ASCPROF_INDEX_CSV_MIN_BYTES"); /* tests: every table */
@@ -350,7 +342,14 @@ static void load_csvs(struct capture *cap, struct diag_list *dl)
 		if (!rd->db_path)
 			continue;
 		rd->db_csv_bufs = xcalloc(db_n_csv_specs + 1, sizeof *rd->db_csv_bufs);
-		struct csv_table *kernels = db_kernel_table(rd->db_path, &rd->db_csv_bufs[0], dl);
+		/* the kernel table once the rank's events are in: its counters (a double per
+		 * compute task and counter) would otherwise sit beside the event load's peak */
+		while (wait_events && atomic_load_explicit(&rd->state, memory_order_acquire) < RANK_TRACE_LOADED &&
+		       !atomic_load(&cap->cancel))
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
+		if (atomic_load(&cap->cancel))
+			break;
+		struct csv_table *kernels = db_kernel_table(rd->db_path, &rd->db_csv_bufs[rd->n_db_csv_bufs], dl);
 		if (kernels) {
 			rd->n_db_csv_bufs++;
 			size_t have = rd->n_csvs;
@@ -448,27 +447,9 @@ static void load_trace(struct capture *cap, struct rank_data *rd, int threads, s
 static void load_trace_files(struct capture *cap, struct rank_data *rd, int threads, const char **paths,
 			     size_t n, struct diag_list *dl)
 {
-	uint64_t total = 0;
-	for (size_t i = 0; i < rd->plan->n_files; i++)
-		for (size_t k = 0; k < n; k++)
-			if (rd->plan->files[i].path == paths[k])
-				total += rd->plan->files[i].size;
+	/* No limit unless one is set: what grows with a trace is spilled to disk (spill.h),
+	 * so one larger than the memory available loads. */
 	uint64_t limit = cap->opts.max_trace_bytes;
-	if (limit == 0) {
-		/* Refused here with a message rather than killed by the kernel half-way. Read
-		 * for each trace: the ranks loaded before it hold memory too. */
-		uint64_t avail = capture_mem_available();
-		uint64_t auto_limit = capture_auto_trace_limit(avail);
-		if (auto_limit && total > auto_limit) {
-			diag_add(dl, DIAG_ERROR, paths[0], 0, -1,
-				 "%" PRIu64 " bytes%s is over the limit of %" PRIu64 " bytes that the %" PRIu64
-				 " bytes of available memory allow (the index needs about %d%% of the file); "
-				 "skipped. --max-trace-bytes N sets the limit (0: none)",
-				 total, n > 1 ? " (all slices)" : "", auto_limit, avail, CAPTURE_INDEX_PERCENT);
-			rd->trace_failed = true;
-			return;
-		}
-	}
 	struct trace_load_opts topts = {
 		.threads = threads,
 		.progress = &rd->trace_bytes_done,
@@ -524,6 +505,7 @@ static void load_comm(struct capture *cap, struct diag_list *dl)
  * their own list, so that the capture's messages keep one order whatever the timing. */
 struct side_load {
 	struct capture *cap;
+	bool beside; /* on its own thread: it may wait for a rank's events */
 	struct diag_list diags;
 };
 
@@ -532,7 +514,7 @@ static void *side_main(void *arg)
 	struct side_load *sl = arg;
 	struct capture *cap = sl->cap;
 	double t0 = stagetime_now();
-	load_csvs(cap, &sl->diags);
+	load_csvs(cap, sl->beside, &sl->diags);
 	load_comm(cap, &sl->diags);
 	stagetime_add(STAGE_CSV, t0);
 	for (size_t i = 0; i < cap->n_ranks; i++)
@@ -595,9 +577,12 @@ void capture_load(struct capture *cap)
 	struct side_load side = {.cap = cap};
 	diag_init(&side.diags);
 	pthread_t tid;
+	side.beside = true;
 	bool threaded = pthread_create(&tid, NULL, side_main, &side) == 0;
-	if (!threaded)
+	if (!threaded) {
+		side.beside = false;
 		side_main(&side);
+	}
 	load_traces(cap);
 	if (threaded)
 		pthread_join(tid, NULL);

@@ -54,13 +54,14 @@ struct rank_data {
 	struct diag_list trace_diags; /* the trace loader's, until the capture's list takes them */
 };
 
-/* max_trace_bytes, max_csv_bytes: 0 sizes the limit from available memory
- * (capture_auto_trace_limit, capture_auto_csv_limit); this value means none. */
+/* max_trace_bytes: 0 or this value means none (a trace larger than memory loads: spill.h);
+ * max_csv_bytes: 0 sizes the limit from available memory (capture_auto_csv_limit), this
+ * value means none. */
 #define CAPTURE_NO_LIMIT UINT64_MAX
 
 struct capture_opts {
 	int threads;              /* trace walking threads; 0 = one per CPU */
-	uint64_t max_trace_bytes; /* refuse larger trace files; 0 = automatic, see above */
+	uint64_t max_trace_bytes; /* refuse larger trace files; 0 = no limit, see above */
 	enum capture_source source; /* --source: text or Db where a rank has both */
 	uint64_t max_csv_bytes;   /* refuse larger CSV files; 0 = automatic, see above */
 	struct tindex_opts index;   /* the persistent trace index; off unless enabled */
@@ -95,8 +96,6 @@ void capture_free(struct capture *cap);
  * to what the cgroup's memory.max leaves; ASCPROF_MEM_AVAILABLE (bytes) overrides both
  * (tests). 0 when unknown. */
 uint64_t capture_mem_available(void);
-/* The largest trace file whose index fits in avail bytes of memory (0 = unknown: none). */
-uint64_t capture_auto_trace_limit(uint64_t avail);
 /* The largest CSV file whose table fits in avail bytes of memory (0 = unknown: none). */
 uint64_t capture_auto_csv_limit(uint64_t avail);
 

@@ -97,7 +97,7 @@ int cluster_out_read(const char *path, struct cluster_out_row **rows, size_t *n,
 		}
 		if (!got || (size_t)at[C_TYPE] >= nc || lens[at[C_TYPE]] != 4 || strncmp(cells[at[C_TYPE]], "rank", 4))
 			continue; /* stage rows, blank lines */
-		struct cluster_out_row r = {.step = -1};
+		struct cluster_out_row r = {.step = -1, .wait_ns = -1, .transmit_ns = -1};
 		int64_t idx;
 		bool rounded, ok = (size_t)at[C_INDEX] < nc &&
 				   num_int64(cells[at[C_INDEX]], lens[at[C_INDEX]], &idx) == NUM_OK && idx >= 0 &&

@@ -20,6 +20,7 @@ struct cluster_out_row {
 	int64_t step; /* -1 when the Step cell is empty (one row for the whole capture) */
 	int64_t computing_ns, comm_not_overlapped_ns, overlapped_ns, comm_ns, free_ns, stage_ns;
 	int64_t step_ns; /* computing + comm_not_overlapped + free */
+	int64_t wait_ns, transmit_ns; /* cluster_analysis.db's ClusterTimeSummary; -1 elsewhere */
 };
 
 /* Reads path into *rows (owned), sorted by rank then step. Returns 0, or -1 with a

@@ -72,14 +72,14 @@ static void check_steps(const struct csv_table *t, struct diag_list *dl)
 			continue;
 		int64_t id;
 		if (num_int64(s, len, &id) != NUM_OK) {
-			check_row(&bad, r, "Step \"%.40s\" is not a step number; the row is kept", s);
+			check_row(&bad, r, _("Step \"%.40s\" is not a step number; the row is kept"), s);
 			continue;
 		}
 		if (id < 0)
-			check_row(&neg, r, "Step %lld is negative; the row is kept", (long long)id);
+			check_row(&neg, r, _("Step %lld is negative; the row is kept"), (long long)id);
 		if (have_prev && id < prev)
-			check_row(&back, r, "Step %lld comes after step %lld: the steps are out of order; the "
-				  "row is kept", (long long)id, (long long)prev);
+			check_row(&back, r, _("Step %lld comes after step %lld: the steps are out of order; the "
+				  "row is kept"), (long long)id, (long long)prev);
 		prev = id;
 		have_prev = true;
 		ids[n++] = (struct step_at){id, r};
@@ -87,13 +87,13 @@ static void check_steps(const struct csv_table *t, struct diag_list *dl)
 	qsort(ids, n, sizeof *ids, cmp_step_at);
 	for (size_t i = 1; i < n; i++)
 		if (ids[i].id == ids[i - 1].id)
-			check_row(&dup, ids[i].row, "Step %lld again (first at line %u): its times are counted "
-				  "twice", (long long)ids[i].id, csvt_line(t, ids[i - 1].row));
+			check_row(&dup, ids[i].row, _("Step %lld again (first at line %u): its times are counted "
+				  "twice"), (long long)ids[i].id, csvt_line(t, ids[i - 1].row));
 	free(ids);
-	check_done(&bad, "a step id that is not a number");
-	check_done(&neg, "a negative step id");
-	check_done(&back, "a step id lower than the one before");
-	check_done(&dup, "a repeated step id");
+	check_done(&bad, _("a step id that is not a number"));
+	check_done(&neg, _("a negative step id"));
+	check_done(&back, _("a step id lower than the one before"));
+	check_done(&dup, _("a repeated step id"));
 }
 
 /* A size in MB or KB below zero. */
@@ -101,7 +101,7 @@ static void check_sign(struct check *c, size_t r, enum csv_col col)
 {
 	double v;
 	if (csvt_has(c->t, col) && csvt_num(c->t, r, col, &v) && v < 0)
-		check_row(c, r, "%s is negative (%g); kept as read", c->t->headers[c->t->cols[c->t->col_at[col]].index], v);
+		check_row(c, r, _("%s is negative (%g); kept as read"), c->t->headers[c->t->cols[c->t->col_at[col]].index], v);
 }
 
 static void check_memory_record(const struct csv_table *t, struct diag_list *dl)
@@ -114,10 +114,10 @@ static void check_memory_record(const struct csv_table *t, struct diag_list *dl)
 			check_sign(&neg, r, sizes[k]);
 		int64_t ts;
 		if (csvt_has(t, COL_TIMESTAMP) && !csvt_time(t, r, COL_TIMESTAMP, &ts))
-			check_row(&no_time, r, "a sample without a readable Timestamp(us): a peak here has no time");
+			check_row(&no_time, r, _("a sample without a readable Timestamp(us): a peak here has no time"));
 	}
-	check_done(&neg, "a negative size");
-	check_done(&no_time, "no readable timestamp");
+	check_done(&neg, _("a negative size"));
+	check_done(&no_time, _("no readable timestamp"));
 }
 
 static void check_operator_memory(const struct csv_table *t, struct diag_list *dl)
@@ -128,10 +128,10 @@ static void check_operator_memory(const struct csv_table *t, struct diag_list *d
 	for (size_t r = 0; r < t->nrows; r++) {
 		int64_t a, b;
 		if (csvt_time(t, r, COL_ALLOCATION_TIME, &a) && csvt_time(t, r, COL_RELEASE_TIME, &b) && b < a)
-			check_row(&order, r, "released %.3f µs before it was allocated; kept as read",
+			check_row(&order, r, _("released %.3f µs before it was allocated; kept as read"),
 				  (double)(a - b) / 1e3);
 	}
-	check_done(&order, "a release before its allocation");
+	check_done(&order, _("a release before its allocation"));
 }
 
 void csv_check_table(const struct csv_table *t, struct diag_list *dl)

@@ -2,6 +2,7 @@
 /* Header normalisation, the alias lookup and table recognition. */
 #include "csv_schema.h"
 
+#include "i18n.h"
 #include "sbuf.h"
 
 #include <string.h>
@@ -204,7 +205,7 @@ bool csv_schema_name_mismatch(const char *base_name, enum csv_kind kind, const b
 		/* "kernel_details.csv", "op_summary_0_1.csv": the name, then a suffix or the end */
 		if (base_name[n] != '.' && base_name[n] != '_')
 			continue;
-		sbuf_addf(why, "named like a %s table, but its header does not match it (missing:",
+		sbuf_addf(why, _("named like a %s table, but its header does not match it (missing:"),
 			  csv_kind_name(named_tables[i].kind));
 		const char *sep = " ";
 		for (int k = 0; k < named_tables[i].n_needs; k++)
@@ -212,7 +213,7 @@ bool csv_schema_name_mismatch(const char *base_name, enum csv_kind kind, const b
 				sbuf_addf(why, "%s%s", sep, csv_schema_label(named_tables[i].needs[k]));
 				sep = ", ";
 			}
-		sbuf_addf(why, "); read as %s and not used as %s", kind == CSV_UNKNOWN ? "an unknown table" : csv_kind_name(kind),
+		sbuf_addf(why, _("); read as %s and not used as %s"), kind == CSV_UNKNOWN ? _("an unknown table") : csv_kind_name(kind),
 			  csv_kind_name(named_tables[i].kind));
 		return true;
 	}

@@ -24,6 +24,7 @@
 #include "num.h"
 #include "sanitize.h"
 #include "sbuf.h"
+#include "spill.h"
 #include "xalloc.h"
 
 /* libcsv's row state (csv.h documents the field; 0 is "row not begun"). */
@@ -106,15 +107,15 @@ static void start_row(struct parse_state *ps)
 	struct csv_table *t = ps->t;
 	if (t->nrows == t->cap_rows) {
 		size_t c = t->cap_rows;
-		xgrow(&t->row_off_lo, &c, t->nrows + 1, sizeof *t->row_off_lo);
+		spill_grow(&t->row_off_lo, &c, t->nrows + 1, sizeof *t->row_off_lo);
 		for (size_t i = 0; i < t->n_typed; i++) {
 			struct csv_column *col = &t->cols[i];
 			size_t cc = t->cap_rows;
 			switch (col->type) {
-			case CSVT_STR: xgrow(&col->v.str, &cc, t->nrows + 1, sizeof *col->v.str); break;
-			case CSVT_TIME: xgrow(&col->v.time, &cc, t->nrows + 1, sizeof *col->v.time); break;
-			case CSVT_NUM: xgrow(&col->v.num, &cc, t->nrows + 1, sizeof *col->v.num); break;
-			case CSVT_RATIO: xgrow(&col->v.ratio, &cc, t->nrows + 1, sizeof *col->v.ratio); break;
+			case CSVT_STR: spill_grow(&col->v.str, &cc, t->nrows + 1, sizeof *col->v.str); break;
+			case CSVT_TIME: spill_grow(&col->v.time, &cc, t->nrows + 1, sizeof *col->v.time); break;
+			case CSVT_NUM: spill_grow(&col->v.num, &cc, t->nrows + 1, sizeof *col->v.num); break;
+			case CSVT_RATIO: spill_grow(&col->v.ratio, &cc, t->nrows + 1, sizeof *col->v.ratio); break;
 			}
 		}
 		t->cap_rows = c;
@@ -997,10 +998,10 @@ void csvt_free(struct csv_table *t)
 	free(t->headers);
 	free(t->header_col);
 	for (size_t i = 0; i < t->n_typed && !t->map; i++)
-		free(t->cols[i].v.str); /* the union's pointer, whatever its type */
+		spill_free(t->cols[i].v.str); /* the union's pointer, whatever its type */
 	free(t->cols);
 	if (!t->map)
-		free(t->row_off_lo);
+		spill_free(t->row_off_lo);
 	else
 		munmap(t->map, t->map_len);
 	free(t->off_high.at);
@@ -1037,14 +1038,14 @@ bool csvt_append(struct csv_table *dst, struct csv_table *src)
 	size_t n = dst->nrows + src->nrows, cap = dst->cap_rows;
 	if (n > cap) {
 		cap = n;
-		dst->row_off_lo = xrealloc(dst->row_off_lo, cap * sizeof *dst->row_off_lo);
+		dst->row_off_lo = spill_realloc(dst->row_off_lo, cap * sizeof *dst->row_off_lo);
 		for (size_t i = 0; i < dst->n_typed; i++) {
 			struct csv_column *c = &dst->cols[i];
 			switch (csv_schema_type(c->col)) {
-			case CSVT_STR: c->v.str = xrealloc(c->v.str, cap * sizeof *c->v.str); break;
-			case CSVT_TIME: c->v.time = xrealloc(c->v.time, cap * sizeof *c->v.time); break;
-			case CSVT_NUM: c->v.num = xrealloc(c->v.num, cap * sizeof *c->v.num); break;
-			case CSVT_RATIO: c->v.ratio = xrealloc(c->v.ratio, cap * sizeof *c->v.ratio); break;
+			case CSVT_STR: c->v.str = spill_realloc(c->v.str, cap * sizeof *c->v.str); break;
+			case CSVT_TIME: c->v.time = spill_realloc(c->v.time, cap * sizeof *c->v.time); break;
+			case CSVT_NUM: c->v.num = spill_realloc(c->v.num, cap * sizeof *c->v.num); break;
+			case CSVT_RATIO: c->v.ratio = spill_realloc(c->v.ratio, cap * sizeof *c->v.ratio); break;
 			}
 		}
 		dst->cap_rows = cap;

@@ -20,14 +20,16 @@
 #include "lanes.h"
 #include "lower_bound.h"
 #include "num.h"
+#include "spill.h"
 #include "u64map.h"
 #include "xalloc.h"
+#include "xsort.h"
 
 const char *const db_tables_read[] = {
 	"STRING_IDS", "ENUM_API_TYPE", "ENUM_HCCL_DATA_TYPE", "META_DATA", "PYTORCH_API",
 	"CONNECTION_IDS", "CANN_API", "TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP",
 	"COMMUNICATION_TASK_INFO", "OVERLAP_ANALYSIS", "MSTX_EVENTS", "SESSION_TIME_INFO", "MEMORY_RECORD",
-	"OP_MEMORY", "NPU_MODULE_MEM", "NPU_MEM", "ENUM_MODULE", "TASK_PMU_INFO", "analysis.db StepTraceTime",
+	"OP_MEMORY", "NPU_MODULE_MEM", "NPU_MEM", "ENUM_MODULE", "TASK_PMU_INFO", "AICORE_FREQ", "analysis.db StepTraceTime",
 	"analysis.db CommAnalyzerTime", "analysis.db CommAnalyzerBandwidth", "analysis.db CommAnalyzerMatrix",
 };
 const size_t db_n_tables_read = sizeof db_tables_read / sizeof db_tables_read[0];
@@ -169,6 +171,9 @@ static bool table_exists(sqlite3 *h, const char *table)
 	return ok;
 }
 
+sqlite3 *db_open_readonly(const char *path, struct diag_list *dl) { return db_open(path, dl); }
+bool db_has_table(sqlite3 *h, const char *table) { return table_exists(h, table); }
+
 /* Column names of a table, case-insensitive lookup. */
 struct cols {
 	char **names;
@@ -259,14 +264,17 @@ struct bld {
 	const char *path;
 	struct diag_list *dl;
 	sqlite3 *h;
-	int64_t *ts;
+	/* the starts of the block being filled: a block is laid out in the store's 32-bit
+	 * column as it completes (a full-width column beside it was a twelfth of the peak) */
+	int64_t blk[1 << STORE_TS_SHIFT];
+	size_t cap_far;
 	uint32_t *dur, *name, *kind;
 	size_t n, cap;
-	size_t cap_long, cap_lanes, cap_kinds, cap_attrs, cap_flows;
+	size_t cap_long, cap_lanes, cap_kinds, cap_attrs, cap_flows, cap_tracks, cap_ctr;
 	struct u64map lane_map, kind_map, attr_map;
 	uint32_t s_python, s_cann, s_hw, s_hccl, s_overlap; /* process names */
 	uint32_t c_cpu_op, c_enqueue, c_dequeue, c_python_function, c_mstx;
-	uint32_t c_async_npu, c_h2d, c_queue; /* flow cats */
+	uint32_t c_async_npu, c_h2d, c_queue, c_fwdbwd; /* flow cats */
 	uint32_t groups[64]; /* HCCL group names in order of appearance */
 	size_t n_groups;
 	size_t per_src[SRC_COUNT];
@@ -277,6 +285,7 @@ struct bld {
 	uint32_t last_host_lane;
 	int64_t last_gtid;
 	uint32_t last_host_process;
+	struct finset *fin;
 };
 
 static uint32_t bld_str(struct bld *b, const char *s) { return strtab_intern_cstr(b->rs->strs, s ? s : ""); }
@@ -373,23 +382,24 @@ static void bld_event(struct bld *b, int64_t start, int64_t end, uint32_t name, 
 	if (b->n == b->cap) {
 		/* more rows than counted (or no count): grow, the offsets' columns too */
 		size_t c = b->cap;
-		xgrow(&b->ts, &c, b->n + 1, sizeof *b->ts);
+		spill_grow(&b->dur, &c, b->n + 1, sizeof *b->dur);
 		c = b->cap;
-		xgrow(&b->dur, &c, b->n + 1, sizeof *b->dur);
-		c = b->cap;
-		xgrow(&b->name, &c, b->n + 1, sizeof *b->name);
-		xgrow(&b->kind, &b->cap, b->n + 1, sizeof *b->kind);
+		spill_grow(&b->name, &c, b->n + 1, sizeof *b->name);
+		spill_grow(&b->kind, &b->cap, b->n + 1, sizeof *b->kind);
 		rs->n_ev = b->cap;
+		/* the columns are spilled (spill.h), the offsets too */
+		rs->ev_ts_lo = spill_realloc(rs->ev_ts_lo, b->cap * sizeof *rs->ev_ts_lo);
+		rs->ev_ts_base = xrealloc(rs->ev_ts_base, ((b->cap >> STORE_TS_SHIFT) + 1) * sizeof *rs->ev_ts_base);
 		if (rs->ev_off_wide) {
-			rs->ev_off_wide = xrealloc(rs->ev_off_wide, b->cap * sizeof *rs->ev_off_wide);
+			rs->ev_off_wide = spill_realloc(rs->ev_off_wide, b->cap * sizeof *rs->ev_off_wide);
 		} else {
-			rs->ev_off_lo = xrealloc(rs->ev_off_lo, b->cap * sizeof *rs->ev_off_lo);
+			rs->ev_off_lo = spill_realloc(rs->ev_off_lo, b->cap * sizeof *rs->ev_off_lo);
 			rs->ev_off_block = xrealloc(rs->ev_off_block,
 						    ((b->cap >> STORE_OFF_SHIFT) + 1) * sizeof *rs->ev_off_block);
 		}
 	}
 	int64_t d = end >= start ? end - start : 0;
-	b->ts[b->n] = start;
+	b->blk[b->n & ((1u << STORE_TS_SHIFT) - 1)] = start;
 	if (d >= (int64_t)STORE_LONG_DUR) {
 		xgrow(&b->rs->long_durs, &b->cap_long, b->rs->n_long_durs + 1, sizeof *b->rs->long_durs);
 		b->rs->long_durs[b->rs->n_long_durs++] = (struct long_dur){(uint32_t)b->n, d};
@@ -401,13 +411,137 @@ static void bld_event(struct bld *b, int64_t start, int64_t end, uint32_t name, 
 	b->kind[b->n] = kind;
 	store_put_off(rs, b->n, rs->trace.db_base[src] + (uint64_t)rowid);
 	b->n++;
+	if (!(b->n & ((1u << STORE_TS_SHIFT) - 1)))
+		store_ts_put_block(rs, b->n - (1u << STORE_TS_SHIFT), b->blk, 1u << STORE_TS_SHIFT, &b->cap_far);
 	b->per_src[src]++;
+}
+
+/* The connection ids a flow can finish at (TASK's and COMMUNICATION_OP's), read before
+ * the starts: an end whose (cat, id) has no partner cannot be kept (drop_dangling_flows),
+ * so it is not stored: every CANN API carries an id, half of them launched no task (on a
+ * generated 1 GB-equivalent capture a sixth of the ends, 12 MB, could never match). Dense
+ * ids (as TASK numbers them) are bits over their range, else a sorted array; a start per
+ * cat sets a bit at the id's place. */
+enum { FIN_H2D, FIN_ASYNC, FIN_CATS };
+struct finset {
+	uint64_t lo, range;        /* dense: bits over [lo, lo + range) */
+	uint64_t *member;          /* dense: the ids present */
+	uint64_t *ids;             /* sparse: sorted, unique */
+	size_t n;
+	uint64_t *started[FIN_CATS]; /* per cat, a bit per place: a start was read */
+};
+
+/* The place of id in the set, or -1 when no flow finishes at it. */
+static int64_t fin_place(const struct finset *fs, uint64_t id)
+{
+	if (fs->member) {
+		uint64_t k = id - fs->lo;
+		return id >= fs->lo && k < fs->range && (fs->member[k / 64] >> (k % 64) & 1) ? (int64_t)k : -1;
+	}
+	size_t lo = 0, hi = fs->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (fs->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < fs->n && fs->ids[lo] == id ? (int64_t)lo : -1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* NULL when the ids cannot be read (no column): every end is stored then. */
+static struct finset *fin_load(sqlite3 *h)
+{
+	struct sbuf sql = SBUF_INIT;
+	static const char *const tables[] = {"TASK", "COMMUNICATION_OP"};
+	for (size_t i = 0; i < 2; i++) {
+		if (!table_exists(h, tables[i]))
+			continue;
+		struct cols c;
+		if (!cols_load(h, tables[i], &c))
+			continue;
+		if (cols_has(&c, "connectionId"))
+			sbuf_addf(&sql, "%sSELECT connectionId FROM %s WHERE connectionId IS NOT NULL",
+				  sql.len ? " UNION ALL " : "", tables[i]);
+		cols_free(&c);
+	}
+	sqlite3_stmt *st = NULL;
+	if (!sql.len || sqlite3_prepare_v2(h, sbuf_str(&sql), -1, &st, NULL) != SQLITE_OK) {
+		sbuf_free(&sql);
+		return NULL;
+	}
+	sbuf_free(&sql);
+	struct finset *fs = xcalloc(1, sizeof *fs);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t v;
+		if (!col_i64(st, 0, &v))
+			continue;
+		xgrow(&fs->ids, &cap, fs->n + 1, sizeof *fs->ids);
+		fs->ids[fs->n++] = (uint64_t)v;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		/* a set read only in part would drop ends that match: keep them all */
+		free(fs->ids);
+		free(fs);
+		return NULL;
+	}
+	xqsort(fs->ids, fs->n, sizeof *fs->ids, cmp_u64);
+	size_t u = 0;
+	for (size_t i = 0; i < fs->n; i++)
+		if (!u || fs->ids[u - 1] != fs->ids[i])
+			fs->ids[u++] = fs->ids[i];
+	fs->n = u;
+	size_t places = u;
+	if (u && fs->ids[u - 1] - fs->ids[0] < 16 * (uint64_t)u + 4096) {
+		fs->lo = fs->ids[0];
+		fs->range = fs->ids[u - 1] - fs->lo + 1;
+		fs->member = xcalloc((size_t)(fs->range + 63) / 64, sizeof *fs->member);
+		for (size_t i = 0; i < u; i++)
+			fs->member[(fs->ids[i] - fs->lo) / 64] |= (uint64_t)1 << ((fs->ids[i] - fs->lo) % 64);
+		free(fs->ids);
+		fs->ids = NULL;
+		places = (size_t)fs->range;
+	}
+	for (int k = 0; k < FIN_CATS; k++)
+		fs->started[k] = xcalloc((places + 63) / 64 + 1, sizeof *fs->started[k]);
+	return fs;
+}
+
+static void fin_free(struct finset *fs)
+{
+	if (!fs)
+		return;
+	free(fs->member);
+	free(fs->ids);
+	for (int k = 0; k < FIN_CATS; k++)
+		free(fs->started[k]);
+	free(fs);
 }
 
 static void bld_flow(struct bld *b, enum flow_ph ph, uint32_t cat, uint64_t id, uint32_t lane, int64_t ts)
 {
 	struct rank_store *rs = b->rs;
-	xgrow(&rs->flows, &b->cap_flows, rs->n_flows + 1, sizeof *rs->flows);
+	int fc = cat == b->c_h2d ? FIN_H2D : cat == b->c_async_npu ? FIN_ASYNC : -1;
+	if (b->fin && fc >= 0) {
+		int64_t at = fin_place(b->fin, id);
+		if (at < 0)
+			return; /* no task or collective finishes at this id */
+		uint64_t *w = &b->fin->started[fc][at / 64], bit = (uint64_t)1 << (at % 64);
+		if (ph == FLOW_START)
+			*w |= bit;
+		else if (!(*w & bit))
+			return; /* a finish without a start (starts are all read before) */
+	}
+	spill_grow(&rs->flows, &b->cap_flows, rs->n_flows + 1, sizeof *rs->flows);
 	struct flow *f = &rs->flows[rs->n_flows++];
 	f->ts = ts;
 	f->id = id;
@@ -575,6 +709,36 @@ static uint32_t host_lane(struct bld *b, sqlite3_stmt *st, int col, const char *
 	return b->last_host_lane = bld_lane(b, pid, tid, process, thread, psort, tidn);
 }
 
+/* A torch op with an autograd sequence number: the forward op (fwdThreadId 0) and the
+ * backward op of one number are joined by a fwdbwd flow, as the text export draws them. */
+struct fwdbwd_op {
+	int64_t seq, ts;
+	uint32_t lane;
+	bool bwd;
+};
+
+#define FWDBWD_LESS(x, y)                                                                          \
+	((x)->seq != (y)->seq ? (x)->seq < (y)->seq : (x)->bwd != (y)->bwd ? (x)->bwd < (y)->bwd : (x)->ts < (y)->ts)
+XSORT_DEFINE(sort_fwdbwd, struct fwdbwd_op, FWDBWD_LESS)
+
+/* Per sequence number, from the latest-starting forward op to the latest-starting backward
+ * op (the text exports' flows join exactly these: on the msinsight fixtures, where a number
+ * has two nested forward ops the arrow leaves the inner one), none when both are on one
+ * thread. ops is sorted here (stable: of equal starts the later row). */
+static void fwdbwd_flows(struct bld *b, struct fwdbwd_op *ops, size_t n)
+{
+	sort_fwdbwd(ops, n);
+	for (size_t i = 0; i < n;) {
+		size_t e = i, f = SIZE_MAX, k = SIZE_MAX;
+		for (; e < n && ops[e].seq == ops[i].seq; e++)
+			*(ops[e].bwd ? &k : &f) = e;
+		if (f != SIZE_MAX && k != SIZE_MAX && ops[f].lane != ops[k].lane) {
+			bld_flow(b, FLOW_START, b->c_fwdbwd, (uint64_t)ops[f].seq, ops[f].lane, ops[f].ts);
+			bld_flow(b, FLOW_FINISH, b->c_fwdbwd, (uint64_t)ops[k].seq, ops[k].lane, ops[k].ts);
+		}
+		i = e;
+	}
+}
 /* conn_ids holds (connection id, id) pairs sorted by id: pair i's id is [2i + 1]. */
 #define CONN_PAIR_BEFORE(c, i, key) ((int64_t)(c)[2 * (i) + 1] < (key))
 LOWER_BOUND_DEFINE(conn_pair_lower_bound, const uint64_t *, int64_t, CONN_PAIR_BEFORE)
@@ -583,16 +747,16 @@ static void read_pytorch_api(struct bld *b)
 {
 	static const struct want w[] = {
 		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"name", false},
-		{"e.name", false}, {"connectionId", false},
+		{"e.name", false}, {"connectionId", false}, {"sequenceNumber", false}, {"fwdThreadId", false},
 	};
 	struct q q;
 	bool has_enum = table_exists(b->h, "ENUM_API_TYPE");
 	char *extra = xasprintf("%s", has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
-	struct want ww[6];
+	struct want ww[8];
 	memcpy(ww, w, sizeof ww);
 	if (!has_enum)
 		ww[4].expr = "CAST(m.type AS TEXT)";
-	bool ok = q_open(b, &q, "PYTORCH_API", ww, 6, extra, true);
+	bool ok = q_open(b, &q, "PYTORCH_API", ww, 8, extra, true);
 	free(extra);
 	if (!ok)
 		return;
@@ -632,6 +796,8 @@ static void read_pytorch_api(struct bld *b)
 		}
 	}
 	size_t bad[2] = {0, 0};
+	struct fwdbwd_op *fb = NULL;
+	size_t n_fb = 0, cap_fb = 0;
 	while (q_step(b, &q)) {
 		int64_t start, end;
 		if (!row_times(b, &q, &start, &end, bad))
@@ -658,6 +824,11 @@ static void read_pytorch_api(struct bld *b)
 		}
 		bld_event(b, start, end, name_id, bld_kind(b, lane, cat, 0), SRC_PYTORCH_API,
 			  sqlite3_column_int64(q.st, 0));
+		int64_t seq, fwd_tid;
+		if (cat == b->c_cpu_op && col_i64(q.st, 7, &seq) && seq >= 0) {
+			xgrow(&fb, &cap_fb, n_fb + 1, sizeof *fb);
+			fb[n_fb++] = (struct fwdbwd_op){seq, start, lane, col_i64(q.st, 8, &fwd_tid) && fwd_tid != 0};
+		}
 		int64_t key;
 		if (!flow_cat || !col_i64(q.st, 6, &key))
 			continue;
@@ -678,6 +849,8 @@ static void read_pytorch_api(struct bld *b)
 	}
 	sqlite3_finalize(conn);
 	free(conn_ids);
+	fwdbwd_flows(b, fb, n_fb);
+	free(fb);
 	report_bad(b, "PYTORCH_API", bad);
 }
 
@@ -909,6 +1082,82 @@ static void read_mstx(struct bld *b)
 	report_bad(b, "MSTX_EVENTS", bad);
 }
 
+/* ---- counters ----------------------------------------------------------------------- */
+
+/* The counter track (process, name) with its value key, made on first use. */
+static uint32_t ctr_track(struct bld *b, const char *process, const char *name, const char *key)
+{
+	struct rank_store *rs = b->rs;
+	uint32_t p = bld_str(b, process), nm = bld_str(b, name);
+	for (size_t i = 0; i < rs->n_tracks; i++)
+		if (rs->tracks[i].process_name == p && rs->tracks[i].name == nm)
+			return (uint32_t)i;
+	xgrow(&rs->tracks, &b->cap_tracks, rs->n_tracks + 1, sizeof *rs->tracks);
+	struct counter_track *t = &rs->tracks[rs->n_tracks];
+	memset(t, 0, sizeof *t);
+	t->pid_text = p;
+	t->process_name = p;
+	t->name = nm;
+	t->value_key = bld_str(b, key);
+	return (uint32_t)rs->n_tracks++;
+}
+
+static void ctr_sample(struct bld *b, uint32_t track, int64_t ts, double v)
+{
+	struct rank_store *rs = b->rs;
+	if (rs->n_ctr == b->cap_ctr) {
+		size_t c = b->cap_ctr;
+		xgrow(&rs->ctr_ts, &c, rs->n_ctr + 1, sizeof *rs->ctr_ts);
+		c = b->cap_ctr;
+		xgrow(&rs->ctr_value, &c, rs->n_ctr + 1, sizeof *rs->ctr_value);
+		c = b->cap_ctr;
+		xgrow(&rs->ctr_off, &c, rs->n_ctr + 1, sizeof *rs->ctr_off);
+		xgrow(&rs->ctr_track, &b->cap_ctr, rs->n_ctr + 1, sizeof *rs->ctr_track);
+	}
+	rs->ctr_ts[rs->n_ctr] = ts;
+	rs->ctr_value[rs->n_ctr] = v;
+	rs->ctr_off[rs->n_ctr] = 0; /* no element to show: the row is the sample */
+	rs->ctr_track[rs->n_ctr] = track;
+	rs->n_ctr++;
+}
+
+/* AICORE_FREQ and NPU_MEM as the text export's counter lanes: "AI Core Freq" (MHz) and
+ * NPU MEM's APP/ and Device/ DDR, HBM and Memory (their sum), in KB. */
+static void read_counters(struct bld *b)
+{
+	struct want wf[] = {{"timestampNs", true}, {"freq", true}};
+	struct q q;
+	if (q_open(b, &q, "AICORE_FREQ", wf, 2, NULL, true)) {
+		uint32_t t = ctr_track(b, "AI Core Freq", "AI Core Freq", "MHz");
+		while (q_step(b, &q)) {
+			int64_t ts, f;
+			if (col_i64(q.st, 1, &ts) && col_i64(q.st, 2, &f))
+				ctr_sample(b, t, ts, (double)f);
+		}
+	}
+	if (!table_exists(b->h, "STRING_IDS"))
+		return;
+	struct want wm[] = {{"timestampNs", true}, {"s.value", false}, {"ddr", true}, {"hbm", true}};
+	if (!q_open(b, &q, "NPU_MEM", wm, 4, "LEFT JOIN STRING_IDS s ON s.id = m.type", true))
+		return;
+	static const char *const part[] = {"DDR", "HBM", "Memory"};
+	char name[64];
+	while (q_step(b, &q)) {
+		int64_t ts, v[3];
+		const char *type = col_text(q.st, 2);
+		if (!col_i64(q.st, 1, &ts) || !col_i64(q.st, 3, &v[0]) || !col_i64(q.st, 4, &v[1]))
+			continue;
+		v[2] = v[0] + v[1];
+		const char *who = !strcasecmp(type, "app") ? "APP" : !strcasecmp(type, "device") ? "Device" : NULL;
+		if (!who)
+			continue;
+		for (int k = 0; k < 3; k++) {
+			snprintf(name, sizeof name, "%s/%s", who, part[k]);
+			ctr_sample(b, ctr_track(b, "NPU MEM", name, "KB"), ts, (double)v[k] / 1024.0);
+		}
+	}
+}
+
 /* Flow ends are kept only where a start and a finish share (cat, id), and of several
  * finishes only the earliest: every CANN API and task carries a connection id, but the
  * text export draws one arrow per launch, to its first task, and no dangling ends (the
@@ -1010,7 +1259,7 @@ static void drop_dangling_flows(struct bld *b)
 	rs->n_flows = out;
 	/* the dropped ends' pages go back before the lanes are built (shrinking a big
 	 * block unmaps its tail) */
-	rs->flows = xrealloc(rs->flows, (out ? out : 1) * sizeof *rs->flows);
+	rs->flows = spill_realloc(rs->flows, (out ? out : 1) * sizeof *rs->flows);
 	b->cap_flows = out ? out : 1;
 }
 
@@ -1020,14 +1269,12 @@ static void bld_finish(struct bld *b)
 	struct rank_store *rs = b->rs;
 	size_t n = b->n;
 	rs->n_ev = n;
-	int64_t *hi = store_ts_begin(rs);
-	for (size_t ev = 0; ev < n; ev++)
-		store_ts_bound(rs, hi, ev, b->ts[ev]);
-	store_ts_plan(rs, hi);
-	for (size_t ev = 0; ev < n; ev++)
-		store_put_ts(rs, ev, b->ts[ev]);
-	free(b->ts);
-	b->ts = NULL;
+	size_t tail = n & ((1u << STORE_TS_SHIFT) - 1);
+	store_ts_put_block(rs, n - tail, b->blk, tail, &b->cap_far);
+	if (!rs->ev_ts_lo) {
+		rs->ev_ts_lo = xmalloc(sizeof *rs->ev_ts_lo);
+		rs->ev_ts_base = xmalloc(sizeof *rs->ev_ts_base);
+	}
 	rs->ev_dur = b->dur ? b->dur : xmalloc(sizeof *rs->ev_dur);
 	rs->ev_name = b->name ? b->name : xmalloc(sizeof *rs->ev_name);
 	rs->ev_kind = b->kind ? b->kind : xmalloc(sizeof *rs->ev_kind);
@@ -1061,14 +1308,15 @@ static void reserve_events(struct bld *b)
 	}
 	if (!n)
 		return;
-	b->ts = xmalloc(n * sizeof *b->ts);
-	b->dur = xmalloc(n * sizeof *b->dur);
-	b->name = xmalloc(n * sizeof *b->name);
-	b->kind = xmalloc(n * sizeof *b->kind);
+	b->rs->ev_ts_lo = spill_alloc(n * sizeof *b->rs->ev_ts_lo);
+	b->rs->ev_ts_base = xmalloc(((n >> STORE_TS_SHIFT) + 1) * sizeof *b->rs->ev_ts_base);
+	b->dur = spill_alloc(n * sizeof *b->dur);
+	b->name = spill_alloc(n * sizeof *b->name);
+	b->kind = spill_alloc(n * sizeof *b->kind);
 	b->cap = n;
 	/* the offsets go straight into the store's columns (n_ev is the bound until the end) */
 	b->rs->n_ev = n;
-	b->rs->ev_off_lo = xmalloc(n * sizeof *b->rs->ev_off_lo);
+	b->rs->ev_off_lo = spill_alloc(n * sizeof *b->rs->ev_off_lo);
 	b->rs->ev_off_block = xcalloc((n >> STORE_OFF_SHIFT) + 1, sizeof *b->rs->ev_off_block);
 }
 
@@ -1149,6 +1397,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 		{offsetof(struct bld, c_async_npu), "async_npu"},
 		{offsetof(struct bld, c_h2d), "HostToDevice"},
 		{offsetof(struct bld, c_queue), "async_task_queue"},
+		{offsetof(struct bld, c_fwdbwd), "fwdbwd"},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		*(uint32_t *)((char *)&b + names[i].at) = bld_str(&b, names[i].s);
@@ -1163,6 +1412,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	}
 	sqlite3_prepare_v2(b.h, "SELECT value FROM STRING_IDS WHERE id = ?", -1, &b.sid_query, NULL);
 	table_bases(&b);
+	b.fin = fin_load(b.h);
 	reserve_events(&b);
 	read_pytorch_api(&b);
 	read_cann_api(&b);
@@ -1170,13 +1420,16 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	read_comm(&b);
 	read_overlap(&b);
 	read_mstx(&b);
+	read_counters(&b);
 	sqlite3_finalize(b.sid_query);
 	sqlite3_close(b.h);
+	fin_free(b.fin);
 	u64map_free(&b.sids);
 	u64map_free(&b.lane_map);
 	u64map_free(&b.kind_map);
 	u64map_free(&b.attr_map);
 	bld_finish(&b);
+	xalloc_trim(); /* the builder's maps and SQLite's pages, before the kernel table */
 	rs->trace.parsed_bytes = rs->trace.size;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rs->trace.load_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -1278,12 +1531,59 @@ static void exact_fraction(struct sbuf *csv, int64_t v, int shift)
 	}
 }
 
-static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv)
+/* STRING_IDS values as CSV cells, looked up once per id: the kernel table names a dozen
+ * strings per row, and a subquery per cell was a third of its time. */
+struct sid_cells {
+	sqlite3_stmt *q;    /* SELECT value FROM STRING_IDS WHERE id = ? */
+	struct u64map map;  /* id -> index into at */
+	struct sbuf text;   /* the cells, escaped, end to end */
+	uint32_t *at;       /* per index: offset into text; the next one's is its end */
+	size_t n, cap;
+};
+
+static void sid_cell(struct sbuf *csv, struct sid_cells *sc, int64_t id)
+{
+	bool found;
+	uint32_t *slot = u64map_slot(&sc->map, (uint64_t)id, &found);
+	if (!found) {
+		*slot = (uint32_t)sc->n;
+		xgrow(&sc->at, &sc->cap, sc->n + 2, sizeof *sc->at);
+		if (!sc->n)
+			sc->at[0] = 0;
+		sqlite3_reset(sc->q);
+		sqlite3_bind_int64(sc->q, 1, id);
+		/* an unknown id: an empty cell, as the subquery's NULL */
+		if (sqlite3_step(sc->q) == SQLITE_ROW && sqlite3_column_type(sc->q, 0) != SQLITE_NULL)
+			csv_cell(&sc->text, col_text(sc->q, 0));
+		sc->at[++sc->n] = (uint32_t)sc->text.len;
+	}
+	uint32_t k = *slot;
+	sbuf_add(csv, sc->text.buf + sc->at[k], sc->at[k + 1] - sc->at[k]);
+}
+
+static void sid_cells_free(struct sid_cells *sc)
+{
+	sqlite3_finalize(sc->q);
+	u64map_free(&sc->map);
+	sbuf_free(&sc->text);
+	free(sc->at);
+}
+
+/* sc: the STRING_IDS cache for DBC_STRING_ID columns holding the id itself (NULL where the
+ * query resolves them). */
+static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv, struct sid_cells *sc)
 {
 	int64_t v;
 	if (sqlite3_column_type(st, c) == SQLITE_NULL)
 		return;
 	switch (conv) {
+	case DBC_STRING_ID:
+		/* an id through the cache; text (a literal, or a schema writing names) as written */
+		if (sc && sqlite3_column_type(st, c) == SQLITE_INTEGER)
+			sid_cell(csv, sc, sqlite3_column_int64(st, c));
+		else
+			csv_cell(csv, col_text(st, c));
+		return;
 	case DBC_NS_US:
 		/* PMU times are REAL ns with fractions: to the nearest ns */
 		if (col_i64(st, c, &v) || (sqlite3_column_type(st, c) == SQLITE_FLOAT &&
@@ -1337,6 +1637,9 @@ static int temp_fd(void)
 
 /* Per row, extra cells after the query's columns (the kernel table's counters). */
 typedef void (*row_extra_fn)(void *ctx, sqlite3_stmt *st, struct sbuf *row);
+/* After the last row, before the table is read back (and when the query cannot be
+ * prepared): frees what the extra cells needed. */
+typedef void (*rows_done_fn)(void *ctx);
 
 /* The rows of sql (used columns, converted) after the header already in csv, as a CSV
  * table named "<path>:<table>". The rows stream to a temporary file, which the table
@@ -1344,13 +1647,16 @@ typedef void (*row_extra_fn)(void *ctx, sqlite3_stmt *st, struct sbuf *row);
  * no temporary file can be made they collect in memory and *buf receives the bytes the
  * table borrows (else NULL). */
 static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *table, const char *sql,
-				    const enum db_conv *conv, size_t used, struct sbuf *csv, char **buf,
-				    row_extra_fn extra, void *ctx, struct diag_list *dl)
+				    const enum db_conv *conv, struct sid_cells *sc, size_t used, struct sbuf *csv,
+				    char **buf, row_extra_fn extra, rows_done_fn done, void *ctx,
+				    struct diag_list *dl)
 {
 	*buf = NULL;
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), table, sqlite3_errmsg(h));
+		if (done)
+			done(ctx);
 		return NULL;
 	}
 	int fd = temp_fd(), wfd = fd >= 0 ? dup(fd) : -1;
@@ -1367,7 +1673,7 @@ static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *ta
 		for (size_t i = 0; i < used; i++) {
 			if (i)
 				sbuf_addc(dst, ',');
-			conv_cell(dst, st, (int)i, conv[i]);
+			conv_cell(dst, st, (int)i, conv[i], sc);
 		}
 		if (extra)
 			extra(ctx, st, dst);
@@ -1380,6 +1686,8 @@ static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *ta
 			 sqlite3_errmsg(h));
 	sqlite3_finalize(st);
 	sbuf_free(&row);
+	if (done)
+		done(ctx);
 	char *name = xasprintf("%s:%s", path, table);
 	struct csv_table *t = NULL;
 	if (out) {
@@ -1458,7 +1766,7 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 	sbuf_adds(&sql, from);
 	sqlite3_free(from);
 	sbuf_free(&sel);
-	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, used, &csv, buf, NULL, NULL, dl);
+	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, NULL, used, &csv, buf, NULL, NULL, NULL, dl);
 	sbuf_free(&sql);
 	sbuf_free(&csv);
 out:
@@ -1579,9 +1887,9 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 				if (pm->dense_max >= 0) {
 					/* every id's place at once: no doubling past them */
 					pm->cap[k] = (size_t)pm->dense_max + 1;
-					pm->v[k] = xrealloc(pm->v[k], pm->cap[k] * sizeof *pm->v[k]);
+					pm->v[k] = spill_realloc(pm->v[k], pm->cap[k] * sizeof *pm->v[k]);
 				} else {
-					xgrow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
+					spill_grow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
 				}
 				for (size_t i = old; i < pm->cap[k]; i++)
 					pm->v[k][i] = NAN;
@@ -1594,11 +1902,16 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 	sqlite3_free(sql);
 }
 
-static void pmu_free(struct pmu *pm)
+/* The counters go before the table's text is read back into typed columns: together
+ * they were the kernel table's peak. */
+static void pmu_done(void *ctx)
 {
+	struct pmu *pm = ctx;
 	u64map_free(&pm->slot);
-	for (size_t k = 0; k < PMU_WANTED; k++)
-		free(pm->v[k]);
+	for (size_t k = 0; k < PMU_WANTED; k++) {
+		spill_free(pm->v[k]);
+		pm->v[k] = NULL;
+	}
 }
 
 /* A kernel row's counters: the totals (ns) as µs, the ratios exactly. */
@@ -1621,7 +1934,9 @@ static void pmu_cells(void *ctx, sqlite3_stmt *st, struct sbuf *row)
 			sbuf_adds(row, b);
 		} else {
 			/* the analysis keeps ratios as floats: nine digits give the same one */
-			sbuf_addf(row, "%.9g", v);
+			char b[40];
+			num_format_g9(v, b, sizeof b);
+			sbuf_adds(row, b);
 		}
 	}
 }
@@ -1636,30 +1951,21 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 	 * listed as HCCL kernels as the text export does) */
 	static const struct { const char *header, *table, *column, *task, *comm; enum db_conv conv; } main_cols[] = {
 		{"Device_id", "TASK", "deviceId", "t.deviceId", "NULL", DBC_TEXT},
-		{"Name", "COMPUTE_TASK_INFO", "name", "(SELECT value FROM STRING_IDS WHERE id = c.name)",
-		 "(SELECT value FROM STRING_IDS WHERE id = o.opName)", DBC_TEXT},
-		{"Type", "COMPUTE_TASK_INFO", "opType", "(SELECT value FROM STRING_IDS WHERE id = c.opType)",
-		 "(SELECT value FROM STRING_IDS WHERE id = o.opType)", DBC_TEXT},
-		{"Accelerator Core", "COMPUTE_TASK_INFO", "taskType", "(SELECT value FROM STRING_IDS WHERE id = c.taskType)",
-		 "'HCCL'", DBC_TEXT},
+		{"Name", "COMPUTE_TASK_INFO", "name", "c.name", "o.opName", DBC_STRING_ID},
+		{"Type", "COMPUTE_TASK_INFO", "opType", "c.opType", "o.opType", DBC_STRING_ID},
+		{"Accelerator Core", "COMPUTE_TASK_INFO", "taskType", "c.taskType", "'HCCL'", DBC_STRING_ID},
 		{"Start Time(us)", "TASK", "startNs", "t.startNs", "o.startNs", DBC_NS_US},
 		{"Duration(us)", "TASK", "endNs", "t.endNs - t.startNs", "o.endNs - o.startNs", DBC_NS_US},
 		{"Wait Time(us)", "COMPUTE_TASK_INFO", "waitNs", "c.waitNs", "o.waitNs", DBC_NS_US},
 		{"Block Dim", "COMPUTE_TASK_INFO", "blockDim", "c.blockDim", "0", DBC_TEXT},
 		{"Block Dim", "COMPUTE_TASK_INFO", "block_dim", "c.block_dim", "0", DBC_TEXT},
 		{"Mix Block Dim", "COMPUTE_TASK_INFO", "mixBlockDim", "c.mixBlockDim", "NULL", DBC_TEXT},
-		{"Input Shapes", "COMPUTE_TASK_INFO", "inputShapes", "(SELECT value FROM STRING_IDS WHERE id = c.inputShapes)",
-		 "NULL", DBC_TEXT},
-		{"Input Data Types", "COMPUTE_TASK_INFO", "inputDataTypes",
-		 "(SELECT value FROM STRING_IDS WHERE id = c.inputDataTypes)", "NULL", DBC_TEXT},
-		{"Input Formats", "COMPUTE_TASK_INFO", "inputFormats",
-		 "(SELECT value FROM STRING_IDS WHERE id = c.inputFormats)", "NULL", DBC_TEXT},
-		{"Output Shapes", "COMPUTE_TASK_INFO", "outputShapes",
-		 "(SELECT value FROM STRING_IDS WHERE id = c.outputShapes)", "NULL", DBC_TEXT},
-		{"Output Data Types", "COMPUTE_TASK_INFO", "outputDataTypes",
-		 "(SELECT value FROM STRING_IDS WHERE id = c.outputDataTypes)", "NULL", DBC_TEXT},
-		{"Output Formats", "COMPUTE_TASK_INFO", "outputFormats",
-		 "(SELECT value FROM STRING_IDS WHERE id = c.outputFormats)", "NULL", DBC_TEXT},
+		{"Input Shapes", "COMPUTE_TASK_INFO", "inputShapes", "c.inputShapes", "NULL", DBC_STRING_ID},
+		{"Input Data Types", "COMPUTE_TASK_INFO", "inputDataTypes", "c.inputDataTypes", "NULL", DBC_STRING_ID},
+		{"Input Formats", "COMPUTE_TASK_INFO", "inputFormats", "c.inputFormats", "NULL", DBC_STRING_ID},
+		{"Output Shapes", "COMPUTE_TASK_INFO", "outputShapes", "c.outputShapes", "NULL", DBC_STRING_ID},
+		{"Output Data Types", "COMPUTE_TASK_INFO", "outputDataTypes", "c.outputDataTypes", "NULL", DBC_STRING_ID},
+		{"Output Formats", "COMPUTE_TASK_INFO", "outputFormats", "c.outputFormats", "NULL", DBC_STRING_ID},
 		{"Context ID", "TASK", "contextId", "t.contextId", "NULL", DBC_NOT_SET},
 	};
 	*buf = NULL;
@@ -1719,8 +2025,11 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 			  sbuf_str(&ops) + 2);
 	sbuf_adds(&sql, " ORDER BY k_, s_, r_");
 	pm.gtid_col = (int)used;
-	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, used, &csv, buf, pmu_cells, &pm, dl);
-	pmu_free(&pm);
+	struct sid_cells sc = {0};
+	sqlite3_prepare_v2(h, "SELECT value FROM STRING_IDS WHERE id = ?", -1, &sc.q, NULL);
+	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, sc.q ? &sc : NULL, used, &csv, buf,
+		       pmu_cells, pmu_done, &pm, dl);
+	sid_cells_free(&sc);
 	sbuf_free(&task);
 	sbuf_free(&ops);
 	sbuf_free(&sql);
@@ -1730,6 +2039,9 @@ out:
 	cols_free(&cc);
 	cols_free(&oc);
 	sqlite3_close(h);
+	/* SQLite's pages and the counters' small blocks, freed out of order, would stay in
+	 * malloc's arenas beside the analysis (a tenth of its peak) */
+	xalloc_trim();
 	return t;
 }
 
@@ -1779,25 +2091,33 @@ struct nest {
 	bool open, first_op;
 };
 
+/* Two levels of objects, {"outer": {"inner": {...}}}: closes what changed (when open) and
+ * opens the new ones. */
+static void nest_emit(struct sbuf *js, bool open, bool new_outer, bool new_inner, const char *outer, const char *inner)
+{
+	if (open && new_inner)
+		sbuf_addc(js, '}');
+	if (open && new_outer)
+		sbuf_addc(js, '}');
+	if (new_outer) {
+		sbuf_adds(js, open ? "," : "{");
+		json_key(js, outer);
+		sbuf_addc(js, '{');
+	} else if (new_inner) {
+		sbuf_addc(js, ',');
+	}
+	if (new_inner) {
+		json_key(js, inner);
+		sbuf_addc(js, '{');
+	}
+}
+
 static void nest_row(struct sbuf *js, struct nest *n, const char *step, const char *type)
 {
 	bool new_step = !n->open || strcmp(n->step, step), new_type = new_step || strcmp(n->type, type);
-	if (n->open && new_type)
-		sbuf_adds(js, "}");
-	if (n->open && new_step)
-		sbuf_adds(js, "}");
-	if (new_step) {
-		sbuf_adds(js, n->open ? "," : "{");
-		json_key(js, step);
-		sbuf_addc(js, '{');
-	} else if (new_type) {
-		sbuf_addc(js, ',');
-	}
-	if (new_type) {
-		json_key(js, type);
-		sbuf_addc(js, '{');
+	nest_emit(js, n->open, new_step, new_type, step, type);
+	if (new_type)
 		n->first_op = true;
-	}
 	snprintf(n->step, sizeof n->step, "%s", step);
 	snprintf(n->type, sizeof n->type, "%s", type);
 	n->open = true;
@@ -1834,6 +2154,83 @@ static void json_ratio(struct sbuf *js, double part, double rest)
 	sbuf_addf(js, "%.4f", r);
 }
 
+/* One bandwidth row (columns from base: transport, transit size, time, bandwidth, large
+ * packet ratio, package size, count, total duration) into "Communication Bandwidth Info":
+ * a transport's object opens when the transport changes; each row with packets adds a
+ * "Size Distribution" entry. */
+struct bw_state {
+	char transport[64];
+	bool any, dist_open;
+};
+
+static void bw_row_json(struct sbuf *js, sqlite3_stmt *bw, int base, struct bw_state *b)
+{
+	const char *tt = col_text(bw, base);
+	if (!b->any || strcmp(tt, b->transport)) {
+		if (b->any)
+			sbuf_adds(js, "}},");
+		snprintf(b->transport, sizeof b->transport, "%s", tt);
+		json_key(js, tt);
+		static const char *const keys[4] = {"{\"Transit Size(MB)\":", ",\"Transit Time(ms)\":",
+						    ",\"Bandwidth(GB/s)\":", ",\"Large Packet Ratio\":"};
+		for (int i = 0; i < 4; i++) {
+			sbuf_adds(js, keys[i]);
+			json_num_col(js, bw, base + 1 + i);
+		}
+		sbuf_adds(js, ",\"Size Distribution\":{");
+		b->dist_open = false;
+		b->any = true;
+	}
+	/* a row without packets says only that the transport was there */
+	if (sqlite3_column_double(bw, base + 6) > 0) {
+		if (b->dist_open)
+			sbuf_addc(js, ',');
+		sbuf_addc(js, '"');
+		json_num_col(js, bw, base + 5);
+		sbuf_adds(js, "\":[");
+		json_num_col(js, bw, base + 6);
+		sbuf_addc(js, ',');
+		json_num_col(js, bw, base + 7);
+		sbuf_addc(js, ']');
+		b->dist_open = true;
+	}
+}
+
+/* A link "<src>-<dst>": {...} from columns 4 to 10 (src, dst, transport, transit size,
+ * time, bandwidth, op name) of a matrix row. */
+static void link_json(struct sbuf *js, struct sbuf *key, sqlite3_stmt *st)
+{
+	sbuf_reset(key);
+	sbuf_addf(key, "%s-%s", col_text(st, 4), col_text(st, 5));
+	json_key(js, sbuf_str(key));
+	sbuf_adds(js, "{\"Transport Type\":");
+	json_str(js, col_text(st, 6));
+	sbuf_adds(js, ",\"Transit Size(MB)\":");
+	json_num_col(js, st, 7);
+	sbuf_adds(js, ",\"Transit Time(ms)\":");
+	json_num_col(js, st, 8);
+	sbuf_adds(js, ",\"Bandwidth(GB/s)\":");
+	json_num_col(js, st, 9);
+	sbuf_adds(js, ",\"Op Name\":");
+	json_str(js, col_text(st, 10));
+	sbuf_addc(js, '}');
+}
+
+/* {"Communication Time Info":{ and its six times from columns base on (start us, elapse,
+ * transit, wait, synchronization, idle ms); the object is left open. */
+static void time_info_json(struct sbuf *js, sqlite3_stmt *st, int base)
+{
+	sbuf_adds(js, "{\"Communication Time Info\":{");
+	static const char *const names[] = {"Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)",
+					    "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)"};
+	for (int i = 0; i < 6; i++) {
+		if (i)
+			sbuf_addc(js, ',');
+		json_key(js, names[i]);
+		json_num_col(js, st, base + i);
+	}
+}
+
 static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 {
 	sqlite3_stmt *st = NULL, *bw = NULL;
@@ -1851,15 +2248,7 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 		sbuf_reset(&key);
 		sbuf_addf(&key, "%s@%s", col_text(st, 2), col_text(st, 3));
 		json_key(&js, sbuf_str(&key));
-		sbuf_adds(&js, "{\"Communication Time Info\":{");
-		static const char *const names[] = {"Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)",
-						    "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)"};
-		for (int i = 0; i < 6; i++) {
-			if (i)
-				sbuf_addc(&js, ',');
-			json_key(&js, names[i]);
-			json_num_col(&js, st, 4 + i);
-		}
+		time_info_json(&js, st, 4);
 		double transit = sqlite3_column_double(st, 6), wait = sqlite3_column_double(st, 7),
 		       sync = sqlite3_column_double(st, 8);
 		sbuf_adds(&js, ",\"Wait Time Ratio\":");
@@ -1871,42 +2260,10 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 			sqlite3_reset(bw);
 			for (int i = 0; i < 4; i++)
 				sqlite3_bind_value(bw, i + 1, sqlite3_column_value(st, i));
-			char transport[64] = "";
-			bool any = false, dist_open = false;
-			while (sqlite3_step(bw) == SQLITE_ROW) {
-				const char *tt = col_text(bw, 0);
-				if (!any || strcmp(tt, transport)) {
-					if (any)
-						sbuf_adds(&js, "}},");
-					snprintf(transport, sizeof transport, "%s", tt);
-					json_key(&js, tt);
-					sbuf_adds(&js, "{\"Transit Size(MB)\":");
-					json_num_col(&js, bw, 1);
-					sbuf_adds(&js, ",\"Transit Time(ms)\":");
-					json_num_col(&js, bw, 2);
-					sbuf_adds(&js, ",\"Bandwidth(GB/s)\":");
-					json_num_col(&js, bw, 3);
-					sbuf_adds(&js, ",\"Large Packet Ratio\":");
-					json_num_col(&js, bw, 4);
-					sbuf_adds(&js, ",\"Size Distribution\":{");
-					dist_open = false;
-					any = true;
-				}
-				/* a row without packets says only that the transport was there */
-				if (sqlite3_column_double(bw, 6) > 0) {
-					if (dist_open)
-						sbuf_addc(&js, ',');
-					sbuf_addc(&js, '"');
-					json_num_col(&js, bw, 5);
-					sbuf_adds(&js, "\":[");
-					json_num_col(&js, bw, 6);
-					sbuf_addc(&js, ',');
-					json_num_col(&js, bw, 7);
-					sbuf_addc(&js, ']');
-					dist_open = true;
-				}
-			}
-			if (any)
+			struct bw_state b = {"", false, false};
+			while (sqlite3_step(bw) == SQLITE_ROW)
+				bw_row_json(&js, bw, 0, &b);
+			if (b.any)
 				sbuf_adds(&js, "}}");
 		}
 		sbuf_adds(&js, "}}");
@@ -1949,20 +2306,7 @@ static char *comm_matrix_json(sqlite3 *h, const char *path, struct diag_list *dl
 			snprintf(op, sizeof op, "%s", sbuf_str(&key));
 			op_open = true;
 		}
-		sbuf_reset(&key);
-		sbuf_addf(&key, "%s-%s", col_text(st, 4), col_text(st, 5));
-		json_key(&js, sbuf_str(&key));
-		sbuf_adds(&js, "{\"Transport Type\":");
-		json_str(&js, col_text(st, 6));
-		sbuf_adds(&js, ",\"Transit Size(MB)\":");
-		json_num_col(&js, st, 7);
-		sbuf_adds(&js, ",\"Transit Time(ms)\":");
-		json_num_col(&js, st, 8);
-		sbuf_adds(&js, ",\"Bandwidth(GB/s)\":");
-		json_num_col(&js, st, 9);
-		sbuf_adds(&js, ",\"Op Name\":");
-		json_str(&js, col_text(st, 10));
-		sbuf_addc(&js, '}');
+		link_json(&js, &key, st);
 	}
 	if (rc != SQLITE_DONE)
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table CommAnalyzerMatrix: %s; the rows before it were read"),
@@ -2016,6 +2360,217 @@ int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **
 			continue;
 		char *name = xasprintf("%s:%s", path, tables[i]);
 		n += comm_json_load_buffer(cd, name, bufs[i], strlen(bufs[i]), owner_rank, dl) == 0;
+		free(name);
+	}
+	sqlite3_close(h);
+	return n ? 0 : -1;
+}
+
+/* ---- cluster_analysis.db's communication tables as cluster_communication*.json ------------- */
+
+/* The two outer levels of the cluster layout, {"<group ranks>": {"stepN": {...}}}, opened
+ * and closed as the rows' (group, step) change (rows come sorted by them). */
+struct cnest {
+	struct sbuf grp, step, op;
+	bool open, first, op_open;
+};
+
+static void step_key(struct sbuf *out, const char *step)
+{
+	sbuf_reset(out);
+	/* comm_json tells a group's steps by their "step" prefix */
+	sbuf_addf(out, "%s%s", strncasecmp(step, "step", 4) ? "step" : "", step);
+}
+
+static void cnest_row(struct sbuf *js, struct cnest *n, const char *grp, const char *step)
+{
+	struct sbuf sk = SBUF_INIT;
+	step_key(&sk, step);
+	bool new_grp = !n->open || strcmp(sbuf_str(&n->grp), grp),
+	     new_step = new_grp || strcmp(sbuf_str(&n->step), sbuf_str(&sk));
+	nest_emit(js, n->open, new_grp, new_step, grp, sbuf_str(&sk));
+	if (new_step)
+		n->first = true;
+	sbuf_reset(&n->grp);
+	sbuf_adds(&n->grp, grp);
+	sbuf_reset(&n->step);
+	sbuf_adds(&n->step, sbuf_str(&sk));
+	sbuf_free(&sk);
+	n->open = true;
+}
+
+/* The op object "<op>@<group>": {...} a row belongs to: a comma inside the open one, else
+ * the open one closed and a new one opened (with its group and step as they change). */
+static void cnest_op(struct sbuf *js, struct cnest *n, const char *grp, const char *step, const char *op)
+{
+	struct sbuf sk = SBUF_INIT;
+	step_key(&sk, step);
+	bool same = n->op_open && !strcmp(sbuf_str(&n->grp), grp) && !strcmp(sbuf_str(&n->step), sbuf_str(&sk)) &&
+		    !strcmp(sbuf_str(&n->op), op);
+	sbuf_free(&sk);
+	if (same) {
+		sbuf_addc(js, ',');
+		return;
+	}
+	if (n->op_open)
+		sbuf_addc(js, '}');
+	cnest_row(js, n, grp, step);
+	if (!n->first)
+		sbuf_addc(js, ',');
+	n->first = false;
+	json_key(js, op);
+	sbuf_addc(js, '{');
+	sbuf_reset(&n->op);
+	sbuf_adds(&n->op, op);
+	n->op_open = true;
+}
+
+static void cnest_close(struct sbuf *js, struct cnest *n)
+{
+	if (n->op_open)
+		sbuf_addc(js, '}');
+	sbuf_adds(js, n->open ? "}}}" : "{}");
+	sbuf_free(&n->grp);
+	sbuf_free(&n->step);
+	sbuf_free(&n->op);
+}
+
+/* The key columns (group ranks, step, op, group, rank) of two statements, compared as the
+ * ORDER BY of both sorts them: text by bytes, the rank as a number. */
+static int ckey_cmp(sqlite3_stmt *a, sqlite3_stmt *b)
+{
+	for (int i = 0; i < 5; i++) {
+		int c;
+		if (i == 4) {
+			int64_t x = sqlite3_column_int64(a, i), y = sqlite3_column_int64(b, i);
+			c = x < y ? -1 : x > y;
+		} else {
+			c = strcmp(col_text(a, i), col_text(b, i));
+		}
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/* ClusterCommAnalyzerTime (or ClusterCommunicationTime) with its Bandwidth table, merged
+ * in one pass over both sorted by (group ranks, step, op, group, rank). */
+static char *cluster_time_json(sqlite3 *h, const char *path, const char *tt, const char *bt, const char *grp,
+			       struct diag_list *dl)
+{
+	char *sql = sqlite3_mprintf("SELECT %s, step, hccl_op_name, group_name, rank_id, start_timestamp, elapsed_time,"
+				    " transit_time, wait_time, synchronization_time, idle_time FROM \"%w\""
+				    " ORDER BY 1, 2, 3, 4, 5, rowid",
+				    grp, tt);
+	sqlite3_stmt *st = NULL, *bw = NULL;
+	int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), tt, sqlite3_errmsg(h));
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	if (bt) {
+		sql = sqlite3_mprintf("SELECT %s, step, hccl_op_name, group_name, rank_id, band_type, transit_size,"
+				      " transit_time, bandwidth, large_packet_ratio, package_size, count, total_duration"
+				      " FROM \"%w\""
+				      " ORDER BY 1, 2, 3, 4, 5, band_type, rowid",
+				      grp, bt);
+		if (sqlite3_prepare_v2(h, sql, -1, &bw, NULL) != SQLITE_OK) {
+			diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), bt, sqlite3_errmsg(h));
+			sqlite3_finalize(bw);
+			bw = NULL;
+		}
+		sqlite3_free(sql);
+	}
+	int brc = bw ? sqlite3_step(bw) : SQLITE_DONE;
+	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	struct cnest n = {SBUF_INIT, SBUF_INIT, SBUF_INIT, false, false, false};
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%s@%s", col_text(st, 2), col_text(st, 3));
+		cnest_op(&js, &n, col_text(st, 0), col_text(st, 1), sbuf_str(&key));
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%lld", (long long)sqlite3_column_int64(st, 4));
+		json_key(&js, sbuf_str(&key));
+		time_info_json(&js, st, 5);
+		sbuf_adds(&js, "},\"Communication Bandwidth Info\":{");
+		while (brc == SQLITE_ROW && ckey_cmp(bw, st) < 0)
+			brc = sqlite3_step(bw);
+		struct bw_state b = {"", false, false};
+		for (; brc == SQLITE_ROW && ckey_cmp(bw, st) == 0; brc = sqlite3_step(bw))
+			bw_row_json(&js, bw, 5, &b);
+		if (b.any)
+			sbuf_adds(&js, "}}");
+		sbuf_adds(&js, "}}");
+	}
+	if (rc != SQLITE_DONE)
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s: %s; the rows before it were read"), tt, sqlite3_errmsg(h));
+	cnest_close(&js, &n);
+	sqlite3_finalize(st);
+	sqlite3_finalize(bw);
+	sbuf_free(&key);
+	return sbuf_detach(&js);
+}
+
+/* ClusterCommAnalyzerMatrix (or ClusterCommunicationMatrix): links per op. */
+static char *cluster_matrix_json(sqlite3 *h, const char *path, const char *mt, const char *grp,
+				 struct diag_list *dl)
+{
+	char *sql = sqlite3_mprintf("SELECT %s, step, hccl_op_name, group_name, src_rank, dst_rank, transport_type,"
+				    " transit_size, transit_time, bandwidth, op_name FROM \"%w\" ORDER BY 1, 2, 3, 4, rowid",
+				    grp, mt);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), mt, sqlite3_errmsg(h));
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	struct cnest n = {SBUF_INIT, SBUF_INIT, SBUF_INIT, false, false, false};
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sbuf_reset(&key);
+		sbuf_addf(&key, "%s@%s", col_text(st, 2), col_text(st, 3));
+		cnest_op(&js, &n, col_text(st, 0), col_text(st, 1), sbuf_str(&key));
+		link_json(&js, &key, st);
+	}
+	if (rc != SQLITE_DONE)
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s: %s; the rows before it were read"), mt, sqlite3_errmsg(h));
+	cnest_close(&js, &n);
+	sqlite3_finalize(st);
+	sbuf_free(&key);
+	return sbuf_detach(&js);
+}
+
+int db_cluster_comm_load(struct comm_data *cd, const char *path, char **bufs, struct diag_list *dl)
+{
+	bufs[0] = bufs[1] = NULL;
+	sqlite3 *h = db_open(path, dl);
+	if (!h)
+		return -1;
+	/* msprof-analyze's full names, else those of its simplified output */
+	static const char *const full[3] = {"ClusterCommAnalyzerTime", "ClusterCommAnalyzerBandwidth",
+					    "ClusterCommAnalyzerMatrix"};
+	static const char *const simple[3] = {"ClusterCommunicationTime", "ClusterCommunicationBandwidth",
+					      "ClusterCommunicationMatrix"};
+	int n = 0;
+	for (int i = 0; i < 2; i++) {
+		int k = i ? 2 : 0;
+		const char *const *names = table_exists(h, full[k]) ? full : table_exists(h, simple[k]) ? simple : NULL;
+		if (!names)
+			continue;
+		/* the group's ranks where the table gives them, else its name */
+		struct cols c;
+		const char *grp = cols_load(h, names[k], &c) && cols_has(&c, "rank_set") ? "rank_set" : "group_name";
+		cols_free(&c);
+		bufs[i] = i ? cluster_matrix_json(h, path, names[2], grp, dl)
+			    : cluster_time_json(h, path, names[0], table_exists(h, names[1]) ? names[1] : NULL, grp, dl);
+		if (!bufs[i])
+			continue;
+		char *name = xasprintf("%s:%s", path, names[k]);
+		n += comm_json_load_buffer(cd, name, bufs[i], strlen(bufs[i]), -1, dl) == 0;
 		free(name);
 	}
 	sqlite3_close(h);

@@ -23,6 +23,13 @@
 #include "sbuf.h"
 #include "store.h"
 
+struct sqlite3;
+/* Opens path read-only and immutable (see above): NULL, with the reason in dl, when it is
+ * not a readable database (corrupt, truncated, encrypted). Other readers of SQLite files
+ * (cluster_db.c) open them here. Close with sqlite3_close. */
+struct sqlite3 *db_open_readonly(const char *path, struct diag_list *dl);
+bool db_has_table(struct sqlite3 *h, const char *table);
+
 /* The tables read, for --summary, README and the man page. */
 extern const char *const db_tables_read[];
 extern const size_t db_n_tables_read;
@@ -90,6 +97,12 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
  * of wait and synchronisation to transit computed as the text export does). bufs[2]
  * receive the JSON texts (owned by the caller). 0 when anything was read. */
 int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl);
+/* msprof-analyze's cluster_analysis.db communication tables (ClusterCommAnalyzerTime with
+ * its Bandwidth, ClusterCommAnalyzerMatrix; ClusterCommunication* in its simplified output)
+ * read into cd as cluster_communication.json and cluster_communication_matrix.json would be:
+ * the group's rank set, step, op and rank as the cluster layout nests them. bufs[0..1] get
+ * the JSON text the records' offsets point into (owned by the caller). 0 when any was read. */
+int db_cluster_comm_load(struct comm_data *cd, const char *path, char **bufs, struct diag_list *dl);
 
 /* The JSON text db_comm_load read for "<analysis.db>:CommAnalyzerTime" (or ...Matrix),
  * made again from the file for drill-down; NULL for any other name. Owned by the caller. */

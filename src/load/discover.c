@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "i18n.h"
 #include "sanitize.h"
@@ -776,6 +777,81 @@ static void assign_ranks(struct walk *w)
 				 plan->ranks[i].rank, plan->ranks[i - 1].label, plan->ranks[i].label);
 }
 
+/* When a rank's collection ended: profiler_info's collectionTimeEnd, else the stamp in a
+ * torch_npu worker name (<host>_<pid>_<YYYYMMDDhhmmssmmm>_ascend_pt, local time; its start,
+ * close enough for runs an hour apart); 0 when neither says. */
+static int64_t rank_time_ns(const struct rank_plan *rp)
+{
+	if (rp->info.loaded && rp->info.collection_end_ns > 0)
+		return rp->info.collection_end_ns;
+	const char *l = rp->label, *end = l ? strstr(l, "_ascend_pt") : NULL;
+	if (!end || end - l < 18 || end[-18] != '_')
+		return 0;
+	struct tm tm = {0};
+	int ms;
+	if (sscanf(end - 17, "%4d%2d%2d%2d%2d%2d%3d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+		   &tm.tm_min, &tm.tm_sec, &ms) != 7)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	time_t t = timegm(&tm);
+	return t > 0 ? (int64_t)t * 1000000000 + (int64_t)ms * 1000000 : 0;
+}
+
+struct run_key {
+	int64_t t;
+	size_t rank; /* index into plan->ranks */
+};
+
+static int cmp_run_key(const void *a, const void *b)
+{
+	const struct run_key *x = a, *y = b;
+	return x->t < y->t ? -1 : x->t > y->t ? 1 : x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Separate runs: the ranks' times (rank_time_ns) in groups split where two are more than
+ * DISCOVER_RUN_GAP_NS apart. A folder of unrelated captures would otherwise be analysed as
+ * one job (its ranks aligned, compared and waited for as peers). */
+static void find_runs(struct capture_plan *plan, struct diag_list *dl)
+{
+	plan->n_runs = plan->n_ranks ? 1 : 0;
+	struct run_key *k = xcalloc(plan->n_ranks + 1, sizeof *k);
+	size_t n = 0;
+	for (size_t i = 0; i < plan->n_ranks; i++) {
+		int64_t t = rank_time_ns(&plan->ranks[i]);
+		if (t > 0)
+			k[n++] = (struct run_key){t, i};
+	}
+	xqsort(k, n, sizeof *k, cmp_run_key);
+	size_t runs = n ? 1 : 0;
+	for (size_t i = 1; i < n; i++)
+		runs += k[i].t - k[i - 1].t > DISCOVER_RUN_GAP_NS;
+	if (runs < 2) {
+		free(k);
+		return;
+	}
+	plan->n_runs = runs;
+	struct sbuf sb = SBUF_INIT;
+	sbuf_addf(&sb, _("%zu separate profiling runs here, their collections ended %.1f hours apart in all: "), runs,
+		  (double)(k[n - 1].t - k[0].t) / 3.6e12);
+	for (size_t i = 0, run = 0; i < n; i++) {
+		bool first = !i || k[i].t - k[i - 1].t > DISCOVER_RUN_GAP_NS;
+		if (first)
+			sbuf_addf(&sb, "%s%s ", run++ ? "; " : "", _("run"));
+		else
+			sbuf_adds(&sb, ", ");
+		const struct rank_plan *rp = &plan->ranks[k[i].rank];
+		sbuf_addf(&sb, _("rank %d (%s)"), rp->rank, rp->worker_dir ? rp->worker_dir : rp->output_dir);
+	}
+	if (n < plan->n_ranks)
+		sbuf_addf(&sb, _("; %zu rank(s) without a time"), plan->n_ranks - n);
+	sbuf_adds(&sb, _(". They are analysed side by side as if one job (aligned, compared, waiting for each "
+			 "other), which they are not: open each run's folder on its own"));
+	plan->runs_note = sbuf_detach(&sb);
+	diag_add(dl, DIAG_WARN, NULL, 0, -1, "%s", plan->runs_note);
+	free(k);
+}
+
 int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
 {
 	memset(plan, 0, sizeof *plan);
@@ -805,6 +881,7 @@ int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
 		goto out;
 	}
 	assign_ranks(w);
+	find_runs(plan, dl);
 	size_t with_files = plan->n_cluster_files > 0;
 	for (size_t i = 0; i < plan->n_ranks; i++)
 		with_files += plan->ranks[i].n_files > 0;
@@ -840,6 +917,7 @@ void discover_free(struct capture_plan *plan)
 		free(plan->cluster_files[k].path);
 	free(plan->cluster_files);
 	free(plan->cluster_dir);
+	free(plan->runs_note);
 	free(plan->ranks);
 	free(plan->path);
 	memset(plan, 0, sizeof *plan);

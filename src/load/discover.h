@@ -54,6 +54,10 @@ struct rank_plan {
 	int device_id;          /* Class B: from the PROF_*'s one device_<id>/ directory, else -1 */
 };
 
+/* Ranks of one job end their collection within seconds of each other; runs of the same
+ * script an hour apart are other jobs. */
+#define DISCOVER_RUN_GAP_NS (600 * (int64_t)1000000000)
+
 struct capture_plan {
 	char *path; /* owned: as given */
 	struct rank_plan *ranks; /* owned */
@@ -61,6 +65,10 @@ struct capture_plan {
 	size_t raw_captures; /* workers that were never exported (analyse() not run) */
 	/* msprof-analyze's cluster_analysis_output: communication files about every rank at
 	 * once, attached to the capture rather than to a rank (only the first such directory) */
+	/* Separate profiling runs in one folder (their ranks' collections ended more than
+	 * DISCOVER_RUN_GAP_NS apart): more than 1 when the ranks are no one job. */
+	size_t n_runs;
+	char *runs_note; /* owned; what the runs are, NULL with one run */
 	char *cluster_dir;         /* owned; NULL when none */
 	struct found_file *cluster_files; /* owned */
 	size_t n_cluster_files;

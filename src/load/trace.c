@@ -23,6 +23,7 @@
 #include "lanes.h"
 #include "mapguard.h"
 #include "num.h"
+#include "spill.h"
 #include "stagetime.h"
 #include "u64map.h"
 #include "xalloc.h"
@@ -194,12 +195,12 @@ static void seg_init(struct seg *sg, const char *name)
 static void seg_free(struct seg *sg)
 {
 	strtab_free(sg->strs);
-	free(sg->ts_step);
+	spill_free(sg->ts_step);
 	free(sg->ts_jumps);
-	free(sg->dur);
-	free(sg->name);
-	free(sg->kind);
-	free(sg->off_step);
+	spill_free(sg->dur);
+	spill_free(sg->name);
+	spill_free(sg->kind);
+	spill_free(sg->off_step);
 	free(sg->long_durs);
 	free(sg->jumps);
 	free(sg->kinds);
@@ -214,7 +215,7 @@ static void seg_free(struct seg *sg)
 	free(sg->ctr_off);
 	free(sg->tracks);
 	u64map_free(&sg->track_map);
-	free(sg->flows);
+	spill_free(sg->flows);
 	free(sg->meta);
 	free(sg->opens);
 	free(sg->open_top);
@@ -377,15 +378,15 @@ static void seg_push_x(struct seg *sg, int64_t ts, int64_t dur, uint32_t name, u
 {
 	if (sg->n == sg->cap) {
 		size_t c = sg->cap;
-		xgrow(&sg->ts_step, &c, sg->n + 1, sizeof *sg->ts_step);
+		spill_grow(&sg->ts_step, &c, sg->n + 1, sizeof *sg->ts_step);
 		c = sg->cap;
-		xgrow(&sg->name, &c, sg->n + 1, sizeof *sg->name);
+		spill_grow(&sg->name, &c, sg->n + 1, sizeof *sg->name);
 		c = sg->cap;
-		xgrow(&sg->kind, &c, sg->n + 1, sizeof *sg->kind);
+		spill_grow(&sg->kind, &c, sg->n + 1, sizeof *sg->kind);
 		c = sg->cap;
-		xgrow(&sg->dur, &c, sg->n + 1, sizeof *sg->dur);
+		spill_grow(&sg->dur, &c, sg->n + 1, sizeof *sg->dur);
 		c = sg->cap;
-		xgrow(&sg->off_step, &c, sg->n + 1, sizeof *sg->off_step);
+		spill_grow(&sg->off_step, &c, sg->n + 1, sizeof *sg->off_step);
 		sg->cap = c;
 	}
 	size_t i = sg->n++;
@@ -569,7 +570,7 @@ static void parse_flow(struct seg *sg, const struct elem *e, char ph, uint64_t o
 		fl.id = seg_intern(sg, id);
 		fl.id_is_text = 1;
 	}
-	xgrow(&sg->flows, &sg->cap_flows, sg->n_flows + 1, sizeof *sg->flows);
+	spill_grow(&sg->flows, &sg->cap_flows, sg->n_flows + 1, sizeof *sg->flows);
 	sg->flows[sg->n_flows++] = fl;
 }
 
@@ -904,9 +905,9 @@ static size_t merge_chunk(size_t n) { return n / 8 > 32768 ? n / 8 : 32768; }
 		for (size_t o_ = 0; o_ < (n); o_ += chunk_) {                              \
 			size_t c_ = (n) - o_ < chunk_ ? (n) - o_ : chunk_;                 \
 			memcpy((dst) + o_, (src) + o_, c_ * sizeof *(src));                \
-			done_ = xalloc_release((src), done_, (o_ + c_) * sizeof *(src));  \
+			done_ = spill_release((src), done_, (o_ + c_) * sizeof *(src));   \
 		}                                                                          \
-		free(src);                                                                 \
+		spill_free(src);                                                           \
 		(src) = NULL;                                                              \
 	} while (0)
 #define MAP_COLUMN(dst, src, n, map)                                                       \
@@ -915,9 +916,9 @@ static size_t merge_chunk(size_t n) { return n / 8 > 32768 ? n / 8 : 32768; }
 		for (size_t i_ = 0; i_ < (n); i_++) {                                      \
 			(dst)[i_] = (map)[(src)[i_]];                                      \
 			if ((i_ + 1) % chunk_ == 0)                                        \
-				done_ = xalloc_release((src), done_, (i_ + 1) * sizeof *(src)); \
+				done_ = spill_release((src), done_, (i_ + 1) * sizeof *(src));  \
 		}                                                                          \
-		free(src);                                                                 \
+		spill_free(src);                                                           \
 		(src) = NULL;                                                              \
 	} while (0)
 
@@ -930,7 +931,7 @@ static size_t merge_chunk(size_t n) { return n / 8 > 32768 ? n / 8 : 32768; }
  * remaps its pages rather than copying them, so only the later segments are copied. */
 #define ADOPT_COLUMN(dst, src, total)                                              \
 	do {                                                                       \
-		(dst) = xrealloc((src), ((total) ? (total) : 1) * sizeof *(src));  \
+		(dst) = spill_realloc((src), ((total) ? (total) : 1) * sizeof *(src)); \
 		(src) = NULL;                                                      \
 	} while (0)
 
@@ -1064,9 +1065,9 @@ static void *merge_times_offsets(void *arg)
 			off = step != UINT32_MAX ? off + step : sg->jumps[j++].off;
 			store_put_off(rs, at + i, off);
 			if ((i + 1) % chunk == 0)
-				done_off = xalloc_release(sg->off_step, done_off, (i + 1) * sizeof *sg->off_step);
+				done_off = spill_release(sg->off_step, done_off, (i + 1) * sizeof *sg->off_step);
 		}
-		free(sg->off_step);
+		spill_free(sg->off_step);
 		sg->off_step = NULL;
 		int64_t ts = 0;
 		size_t done = 0;
@@ -1074,9 +1075,9 @@ static void *merge_times_offsets(void *arg)
 			ts = seg_next_ts(sg, i, ts, &j);
 			store_put_ts(rs, at + i, ts);
 			if ((i + 1) % chunk == 0)
-				done = xalloc_release(sg->ts_step, done, (i + 1) * sizeof *sg->ts_step);
+				done = spill_release(sg->ts_step, done, (i + 1) * sizeof *sg->ts_step);
 		}
-		free(sg->ts_step);
+		spill_free(sg->ts_step);
 		sg->ts_step = NULL;
 		for (size_t i = 0; i < sg->n_long; i++)
 			rs->long_durs[rs->n_long_durs++] =
@@ -1114,9 +1115,9 @@ static void *merge_ids_flows(void *arg)
 			for (size_t i = 0; i < sg->n_flows; i++) {
 				rs->flows[rs->n_flows++] = map_flow(sg->flows[i], m->smap, m->lmap);
 				if ((i + 1) % chunk == 0)
-					done = xalloc_release(sg->flows, done, (i + 1) * sizeof *sg->flows);
+					done = spill_release(sg->flows, done, (i + 1) * sizeof *sg->flows);
 			}
-			free(sg->flows);
+			spill_free(sg->flows);
 			sg->flows = NULL;
 		}
 	}
@@ -1603,7 +1604,7 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 	ADOPT_COLUMN(rs->ev_dur, adopt->dur, n_ev);
 	ADOPT_COLUMN(rs->ev_name, adopt->name, n_ev);
 	ADOPT_COLUMN(rs->ev_kind, adopt->kind, n_ev);
-	rs->ev_off_lo = xmalloc((n_ev ? n_ev : 1) * sizeof *rs->ev_off_lo);
+	rs->ev_off_lo = spill_alloc((n_ev ? n_ev : 1) * sizeof *rs->ev_off_lo);
 	rs->ev_off_block = xmalloc(((n_ev >> STORE_OFF_SHIFT) + 1) * sizeof *rs->ev_off_block);
 	rs->long_durs = xmalloc((n_long ? n_long : 1) * sizeof *rs->long_durs);
 	ADOPT_COLUMN(rs->ctr_ts, adopt->ctr_ts, n_ctr);

@@ -9,7 +9,10 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include <unistr.h>
+#include <uniwidth.h>
 
+#include "i18n.h"
 #include "summary.h"
 #include "xalloc.h"
 
@@ -40,14 +43,14 @@ void progress_format(const struct capture *cap, enum progress_stage s, size_t ra
 	switch (s) {
 	case PROGRESS_LOADING:
 		if (total)
-			snprintf(buf, size, "loading %zu files: %s of %s read (%.0f%%), %zu/%zu ranks loaded", files,
+			snprintf(buf, size, _("loading %zu files: %s of %s read (%.0f%%), %zu/%zu ranks loaded"), files,
 				 summary_bytes(done, b1, sizeof b1), summary_bytes(total, b2, sizeof b2),
 				 100.0 * (double)done / (double)total, ready, cap->n_ranks);
 		else
-			snprintf(buf, size, "loading %zu files: %zu/%zu ranks loaded", files, ready, cap->n_ranks);
+			snprintf(buf, size, _("loading %zu files: %zu/%zu ranks loaded"), files, ready, cap->n_ranks);
 		break;
 	case PROGRESS_ANALYSING:
-		snprintf(buf, size, "analysing: %zu/%zu ranks done", ranks_analysed, ready);
+		snprintf(buf, size, _("analysing: %zu/%zu ranks done"), ranks_analysed, ready);
 		break;
 	}
 }
@@ -58,6 +61,24 @@ static int term_columns(void)
 	return ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
 }
 
+/* The bytes of s's longest prefix within w display columns (a CJK character takes two,
+ * and is never cut in half). */
+static int fit_columns(const char *s, int w)
+{
+	const uint8_t *p = (const uint8_t *)s, *end = p + strlen(s);
+	int used = 0;
+	while (p < end) {
+		ucs4_t c;
+		int n = u8_mbtouc(&c, p, (size_t)(end - p));
+		int cw = uc_width(c, "UTF-8");
+		if (used + (cw < 0 ? 1 : cw) > w)
+			break;
+		used += cw < 0 ? 1 : cw;
+		p += n;
+	}
+	return (int)(p - (const uint8_t *)s);
+}
+
 /* "\r", the line cut to the terminal's width less one (no wrap), then clear to the end. */
 static void draw(struct progress *p)
 {
@@ -66,7 +87,7 @@ static void draw(struct progress *p)
 			line, sizeof line);
 	char out[300];
 	int cols = term_columns() - 1;
-	int n = snprintf(out, sizeof out, "\rascprof-tui: %.*s\033[K", cols > 13 ? cols - 13 : 0, line);
+	int n = snprintf(out, sizeof out, "\rascprof-tui: %.*s\033[K", fit_columns(line, cols > 13 ? cols - 13 : 0), line);
 	if (n > 0)
 		(void)!write(STDERR_FILENO, out, (size_t)n < sizeof out ? (size_t)n : sizeof out - 1);
 }

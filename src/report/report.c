@@ -314,6 +314,12 @@ void report_print_text(const struct analysis *an, FILE *out)
 	summary_put_clean(out, an->cap->plan.path);
 	fprintf(out, _("\n%zu rank(s) analysed; times are each rank's own clock, relative to its first event\n"),
 		an->n_ranks);
+	/* before anything that treats the ranks as one job */
+	if (an->cap->plan.runs_note) {
+		fputs(_("WARNING: "), out);
+		summary_put_clean(out, an->cap->plan.runs_note);
+		fputc('\n', out);
+	}
 	if (an->n_ranks > 1) {
 		fputs(_("\nrank alignment (clock offset vs rank "), out);
 		fprintf(out, _("%d; subtract it to align)\n"), an->ranks[0].rank);
@@ -324,7 +330,7 @@ void report_print_text(const struct analysis *an, FILE *out)
 			fprintf(out, "  %-4d %13.3f %13.3f %14.3f %13.3f  %zu%s\n", ra->rank,
 				(double)ra->offset_ns[ALIGN_FIRST] / 1e3, (double)ra->offset_ns[ALIGN_RAW] / 1e3,
 				(double)ra->offset_ns[ALIGN_COLLECTIVE] / 1e3, (double)ra->residual_ns / 1e3,
-				ra->matched_collectives, ra->collective_ok ? "" : " (no collectives matched)");
+				ra->matched_collectives, ra->collective_ok ? "" : _(" (no collectives matched)"));
 		}
 		if (an->n_slow) {
 			fputs(_("slow-rank flags ((max - min) / mean above 5 %):\n"), out);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "cluster_db.h"
 #include "i18n.h"
 #include "jsonw.h"
 #include "report.h"
@@ -27,6 +28,82 @@ static const char *z_text(double z, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.1f", z);
 	return buf;
+}
+
+/* Per rank, the summed wait and transmit of cluster_analysis.db's ClusterTimeSummary rows
+ * (rows sorted by rank): calls fn once per rank that has them. */
+static void db_rank_waits(const struct cluster_db *db, void (*fn)(void *, int, int64_t, int64_t), void *ctx)
+{
+	for (size_t a = 0; a < db->n_rows;) {
+		size_t b = a;
+		int64_t wait = 0, trans = 0;
+		bool any = false;
+		for (; b < db->n_rows && db->rows[b].rank == db->rows[a].rank; b++)
+			if (db->rows[b].wait_ns >= 0 && db->rows[b].transmit_ns >= 0) {
+				wait += db->rows[b].wait_ns;
+				trans += db->rows[b].transmit_ns;
+				any = true;
+			}
+		if (any)
+			fn(ctx, db->rows[a].rank, wait, trans);
+		a = b;
+	}
+}
+
+static void text_wait_row(void *ctx, int rank, int64_t wait, int64_t trans)
+{
+	fprintf((FILE *)ctx, "    rank %-5d wait %10.3f ms  transmit %10.3f ms\n", rank, ms(wait), ms(trans));
+}
+
+/* What msprof-analyze itself concluded, from its cluster_analysis.db: shown beside our own
+ * figures (which come from its rank rows), never merged into them. */
+static void text_db(const struct cluster_db *db, FILE *out)
+{
+	fputs("  msprof-analyze's own results: ", out);
+	summary_put_clean(out, db->path);
+	fputc('\n', out);
+	if (db->rows_table)
+		fprintf(out, "    rank rows from %s\n", db->rows_table);
+	if (db->has_slow) {
+		fputs("    its slow ranks (SlowRank: collectives each one slowed):", out);
+		if (!db->n_slow)
+			fputs(" none", out);
+		for (size_t i = 0; i < db->n_slow; i++)
+			fprintf(out, "%s rank %d (%lld)", i ? "," : "", db->slow[i].rank, (long long)db->slow[i].affect_count);
+		fputc('\n', out);
+	}
+	bool waits = false;
+	for (size_t i = 0; i < db->n_rows && !waits; i++)
+		waits = db->rows[i].wait_ns >= 0;
+	if (waits) {
+		fputs("    communication wait and transmit per rank (ClusterTimeSummary, summed over steps)\n", out);
+		db_rank_waits(db, text_wait_row, out);
+	}
+	if (db->n_top) {
+		fputs("    collectives with the longest mean (HcclTopOpStats)\n"
+		      "      count    mean ms     min ms (rank)     max ms (rank)  op\n",
+		      out);
+		for (size_t i = 0; i < db->n_top && i < TEXT_GROUPS; i++) {
+			const struct cluster_db_top *t = &db->top[i];
+			fprintf(out, "      %5lld %10.3f %10.3f (%4d) %10.3f (%4d)  ", (long long)t->count, t->mean_ns / 1e6,
+				t->min_ns / 1e6, t->min_rank, t->max_ns / 1e6, t->max_rank);
+			summary_put_clean(out, t->name);
+			fputc('\n', out);
+		}
+	}
+	if (db->n_groups) {
+		fputs("    communication groups (CommunicationGroupMapping): type, name, ranks\n", out);
+		for (size_t i = 0; i < db->n_groups && i < TEXT_GROUPS; i++) {
+			const struct cluster_db_group *g = &db->groups[i];
+			fputs("      ", out);
+			summary_put_clean(out, g->type);
+			fputs("  ", out);
+			summary_put_clean(out, g->pg_name[0] ? g->pg_name : g->name);
+			fputs("  ", out);
+			summary_put_clean(out, g->rank_set);
+			fputc('\n', out);
+		}
+	}
 }
 
 static void text_slow(const struct cluster_analysis *ca, FILE *out)
@@ -137,12 +214,79 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 			fputc('\n', out);
 		}
 	}
+	if (an->cluster_db)
+		text_db(an->cluster_db, out);
 	if (an->from_digests)
 		fputs(_("  (read from digests: the raw events stay in each rank's capture; open it there to drill down)\n"),
 		      out);
 }
 
 
+
+static void json_wait_row(void *ctx, int rank, int64_t wait, int64_t trans)
+{
+	struct jsonw *w = ctx;
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "rank", rank);
+	jsonw_kus(w, "wait_us", wait);
+	jsonw_kus(w, "transmit_us", trans);
+	jsonw_obj_end(w);
+}
+
+static void json_db(struct jsonw *w, const struct cluster_db *db)
+{
+	jsonw_key(w, "msprof_analyze_db");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "path", db->path);
+	jsonw_kstr(w, "rank_rows_table", db->rows_table);
+	jsonw_key(w, "slow_ranks");
+	if (!db->has_slow)
+		jsonw_null(w);
+	else {
+		jsonw_arr_begin(w);
+		for (size_t i = 0; i < db->n_slow; i++) {
+			jsonw_obj_begin(w);
+			jsonw_kint(w, "rank", db->slow[i].rank);
+			jsonw_kint(w, "slow_affect_count", db->slow[i].affect_count);
+			jsonw_obj_end(w);
+		}
+		jsonw_arr_end(w);
+	}
+	jsonw_key(w, "rank_waits");
+	jsonw_arr_begin(w);
+	db_rank_waits(db, json_wait_row, w);
+	jsonw_arr_end(w);
+	jsonw_key(w, "top_collectives");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < db->n_top; i++) {
+		const struct cluster_db_top *t = &db->top[i];
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "op", t->name);
+		jsonw_kint(w, "count", t->count);
+		jsonw_kdouble(w, "mean_us", t->mean_ns / 1e3, 3);
+		jsonw_kdouble(w, "min_us", t->min_ns / 1e3, 3);
+		jsonw_kdouble(w, "max_us", t->max_ns / 1e3, 3);
+		jsonw_kdouble(w, "sum_us", t->sum_ns / 1e3, 3);
+		jsonw_kint(w, "min_rank", t->min_rank);
+		jsonw_kint(w, "max_rank", t->max_rank);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "groups");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < db->n_groups; i++) {
+		const struct cluster_db_group *g = &db->groups[i];
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "type", g->type);
+		jsonw_kstr(w, "rank_set", g->rank_set);
+		jsonw_kstr(w, "group_name", g->name);
+		jsonw_kstr(w, "group_id", g->id);
+		jsonw_kstr(w, "pg_name", g->pg_name);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+}
 
 void report_cluster_json(struct jsonw *w, const struct analysis *an)
 {
@@ -226,5 +370,7 @@ void report_cluster_json(struct jsonw *w, const struct analysis *an)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
+	if (an->cluster_db)
+		json_db(w, an->cluster_db);
 	jsonw_obj_end(w);
 }

@@ -214,7 +214,7 @@ void report_comm_text(const struct analysis *an, FILE *out)
 		if (ca->n_groups > TEXT_GROUPS)
 			fprintf(out, _("\n  ... %zu more group(s) (see --json)\n"), ca->n_groups - TEXT_GROUPS);
 		fputs(_("  legend: "), out);
-		fputs(comm_heat_legend, out);
+		fputs(_(comm_heat_legend), out);
 		fputc('\n', out);
 		free(order);
 	}

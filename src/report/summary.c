@@ -111,8 +111,8 @@ static void text_comm(const struct comm_data *cd, const char *indent, FILE *out)
 		const struct comm_file *f = &cd->files[k];
 		fprintf(out, _("%scomm: "), indent);
 		summary_put_clean(out, file_base(f->path));
-		fprintf(out, _("  %s%s, %zu step(s), %zu entries, %zu links"), f->matrix ? "matrix" : "time and bandwidth",
-			f->cluster ? " (cluster layout)" : "", f->n_steps, f->n_ops, f->n_links);
+		fprintf(out, _("  %s%s, %zu step(s), %zu entries, %zu links"), f->matrix ? _("matrix") : _("time and bandwidth"),
+			f->cluster ? _(" (cluster layout)") : "", f->n_steps, f->n_ops, f->n_links);
 		if (f->skipped)
 			fprintf(out, _(", %zu skipped (see diagnostics)"), f->skipped);
 		fputc('\n', out);
@@ -163,7 +163,7 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 		summary_put_clean(out, rp->info.profiler_level ? rp->info.profiler_level : "level ?");
 		fputs(_(", aic_metrics "), out);
 		summary_put_clean(out, rp->info.aic_metrics ? rp->info.aic_metrics : "?");
-		fprintf(out, "%s\n", rp->info.has_schedule ? ", with schedule" : "");
+		fprintf(out, "%s\n", rp->info.has_schedule ? _(", with schedule") : "");
 	}
 	if (rd->source_why)
 		text_source(rd, out);
@@ -174,8 +174,8 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 		if (rs->has_events || rs->ph.by_char['M'])
 			fprintf(out, _(", read in %.3f s (%d thread%s)%s%s"), rs->trace.load_seconds,
 				rs->trace.threads_used, rs->trace.threads_used == 1 ? "" : "s",
-				rs->trace.wrapped ? ", traceEvents wrapper" : "",
-				rs->trace.truncated ? ", CUT SHORT" : "");
+				rs->trace.wrapped ? _(", traceEvents wrapper") : "",
+				rs->trace.truncated ? _(", CUT SHORT") : "");
 		fputc('\n', out);
 		if (rd->index.state != TINDEX_OFF) {
 			fprintf(out, "  index: %s", tindex_state_name(rd->index.state));
@@ -244,7 +244,7 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 		summary_put_clean(out, file_base(t->path));
 		fprintf(out, _("  %s, %zu rows, %zu columns%s%s%s\n"), csv_kind_name(t->kind), t->nrows,
 			t->ncols, t->gbk ? ", GB18030" : "", t->bom ? ", BOM" : "",
-			t->ragged_rows ? ", ragged rows" : "");
+			t->ragged_rows ? _(", ragged rows") : "");
 	}
 	text_comm(&rd->comm, "  ", out);
 }
@@ -258,6 +258,11 @@ void summary_print_text(const struct capture *cap, FILE *out)
 	if (cap->plan.raw_captures)
 		fprintf(out, _(", %zu raw (not analysed)"), cap->plan.raw_captures);
 	fputc('\n', out);
+	if (cap->plan.runs_note) {
+		fputs(_("WARNING: "), out);
+		summary_put_clean(out, cap->plan.runs_note);
+		fputc('\n', out);
+	}
 	for (size_t i = 0; i < cap->n_ranks; i++)
 		text_rank(&cap->ranks[i], out);
 	if (cap->plan.cluster_dir) {

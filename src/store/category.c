@@ -27,51 +27,64 @@ struct rule {
 
 /* First match wins. Keep the order: waits before communication before copies. */
 static const struct rule rules[] = {
-	{G_OVERLAP, F_NAME, M_PREFIX, "", CAT_OTHER, 0, "the exporter's own overlap analysis"},
-	{G_COMM, F_NAME, M_PREFIX, "", CAT_COMM, 0, "HCCL / Communication lanes"},
+	{G_OVERLAP, F_NAME, M_PREFIX, "", CAT_OTHER, 0, N_("the exporter's own overlap analysis")},
+	{G_COMM, F_NAME, M_PREFIX, "", CAT_COMM, 0, N_("HCCL / Communication lanes")},
 
-	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "WAIT", CAT_OTHER, EVF_WAIT, "device wait task"},
-	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "EVENT_RECORD", CAT_OTHER, EVF_WAIT, "device event record"},
-	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "NOTIFY", CAT_OTHER, EVF_WAIT, "device notify task"},
-	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "PLACE_HOLDER", CAT_OTHER, EVF_WAIT, "placeholder task"},
-	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "Write Value", CAT_OTHER, EVF_WAIT, "notify write"},
-	{G_DEVICE, F_NAME, M_EXACT, "EVENT_WAIT", CAT_OTHER, EVF_WAIT, "device wait task"},
-	{G_DEVICE, F_NAME, M_EXACT, "EVENT_RECORD", CAT_OTHER, EVF_WAIT, "device event record"},
-	{G_DEVICE, F_NAME, M_PREFIX, "PROFILING_", CAT_OTHER, EVF_WAIT, "profiler marker task"},
-	{G_DEVICE, F_NAME, M_PREFIX, "Notify", CAT_OTHER, EVF_WAIT, "device notify task"},
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "WAIT", CAT_OTHER, EVF_WAIT, N_("device wait task")},
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "EVENT_RECORD", CAT_OTHER, EVF_WAIT, N_("device event record")},
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "NOTIFY", CAT_OTHER, EVF_WAIT, N_("device notify task")},
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "PLACE_HOLDER", CAT_OTHER, EVF_WAIT, N_("placeholder task")},
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "Write Value", CAT_OTHER, EVF_WAIT, N_("notify write")},
+	{G_DEVICE, F_NAME, M_EXACT, "EVENT_WAIT", CAT_OTHER, EVF_WAIT, N_("device wait task")},
+	{G_DEVICE, F_NAME, M_EXACT, "EVENT_RECORD", CAT_OTHER, EVF_WAIT, N_("device event record")},
+	{G_DEVICE, F_NAME, M_PREFIX, "PROFILING_", CAT_OTHER, EVF_WAIT, N_("profiler marker task")},
+	{G_DEVICE, F_NAME, M_PREFIX, "Notify", CAT_OTHER, EVF_WAIT, N_("device notify task")},
 
-	{G_DEVICE, F_TASK_TYPE, M_EXACT, "SDMA", CAT_COMM, 0, "HCCL data movement task"},
-	{G_DEVICE, F_TASK_TYPE, M_EXACT, "HCCL", CAT_COMM, 0, "collective (kernel_details)"},
-	{G_DEVICE, F_TASK_TYPE, M_EXACT, "COMMUNICATION", CAT_COMM, 0, "collective"},
-	{G_DEVICE | G_HOST, F_NAME, M_PREFIX, "hcom_", CAT_COMM, 0, "HCCL collective"},
-	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "hccl", CAT_COMM, 0, "HCCL collective"},
-	{G_DEVICE, F_NAME, M_EXACT, "Reduce_Inline", CAT_COMM, 0, "HCCL reduce task"},
-	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "allreduce", CAT_COMM, 0, "collective"},
-	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "allgather", CAT_COMM, 0, "collective"},
-	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "all_gather", CAT_COMM, 0, "collective"},
-	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "reducescatter", CAT_COMM, 0, "collective"},
-	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "reduce_scatter", CAT_COMM, 0, "collective"},
-	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "alltoall", CAT_COMM, 0, "collective"},
-	{G_HOST, F_NAME, M_PREFIX, "c10d::", CAT_COMM, 0, "torch.distributed op"},
+	/* MC2: kernels that exchange data with the peers themselves (MoE token dispatch and
+	 * combine, matmul fused with a collective; "<op>Aicpu" on the communication stream):
+	 * their time includes waiting for the slowest peer, so they are communication, never
+	 * compute, whatever their task type */
+	{G_DEVICE, F_NAME, M_CONTAINS, "MoeDistribute", CAT_COMM, EVF_FUSED_COMM,
+	 N_("MC2 MoE dispatch/combine (token exchange with the peers inside the kernel)")},
+	{G_DEVICE, F_NAME, M_CONTAINS, "mc2", CAT_COMM, EVF_FUSED_COMM, N_("MC2 fused communication kernel")},
+	{G_DEVICE, F_NAME, M_CONTAINS, "MatmulAllReduce", CAT_COMM, EVF_FUSED_COMM,
+	 N_("MC2 matmul fused with an all-reduce")},
+	{G_DEVICE, F_NAME, M_CONTAINS, "AllGatherMatmul", CAT_COMM, EVF_FUSED_COMM,
+	 N_("MC2 all-gather fused with a matmul")},
+	{G_DEVICE, F_NAME, M_CONTAINS, "MatmulReduceScatter", CAT_COMM, EVF_FUSED_COMM,
+	 N_("MC2 matmul fused with a reduce-scatter")},
+	{G_DEVICE, F_TASK_TYPE, M_EXACT, "SDMA", CAT_COMM, 0, N_("HCCL data movement task")},
+	{G_DEVICE, F_TASK_TYPE, M_EXACT, "HCCL", CAT_COMM, 0, N_("collective (kernel_details)")},
+	{G_DEVICE, F_TASK_TYPE, M_EXACT, "COMMUNICATION", CAT_COMM, 0, N_("collective")},
+	{G_DEVICE | G_HOST, F_NAME, M_PREFIX, "hcom_", CAT_COMM, 0, N_("HCCL collective")},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "hccl", CAT_COMM, 0, N_("HCCL collective")},
+	{G_DEVICE, F_NAME, M_EXACT, "Reduce_Inline", CAT_COMM, 0, N_("HCCL reduce task")},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "allreduce", CAT_COMM, 0, N_("collective")},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "allgather", CAT_COMM, 0, N_("collective")},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "all_gather", CAT_COMM, 0, N_("collective")},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "reducescatter", CAT_COMM, 0, N_("collective")},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "reduce_scatter", CAT_COMM, 0, N_("collective")},
+	{G_DEVICE | G_HOST, F_NAME, M_CONTAINS, "alltoall", CAT_COMM, 0, N_("collective")},
+	{G_HOST, F_NAME, M_PREFIX, "c10d::", CAT_COMM, 0, N_("torch.distributed op")},
 
-	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "DMA", CAT_COPY, 0, "DMA copy task"},
-	{G_DEVICE, F_NAME, M_CONTAINS, "memcpy", CAT_COPY, 0, "copy task"},
+	{G_DEVICE, F_TASK_TYPE, M_CONTAINS, "DMA", CAT_COPY, 0, N_("DMA copy task")},
+	{G_DEVICE, F_NAME, M_CONTAINS, "memcpy", CAT_COPY, 0, N_("copy task")},
 
-	{G_HOST, F_NAME, M_PREFIX, "ProfilerStep#", CAT_OTHER, EVF_STEP_MARK, "step marker"},
-	{G_HOST, F_NAME, M_CONTAINS, ".item", CAT_COPY, EVF_SYNC | EVF_D2H, "synchronous D2H (.item)"},
-	{G_HOST, F_NAME, M_CONTAINS, "aten::item", CAT_COPY, EVF_SYNC | EVF_D2H, "synchronous D2H (.item)"},
-	{G_HOST, F_NAME, M_CONTAINS, "_local_scalar_dense", CAT_COPY, EVF_SYNC | EVF_D2H, "synchronous D2H"},
-	{G_HOST, F_NAME, M_CONTAINS, "tolist", CAT_COPY, EVF_SYNC | EVF_D2H, "synchronous D2H (tolist)"},
-	{G_HOST, F_NAME, M_CONTAINS, "synchronize", CAT_SCHED, EVF_SYNC, "stream/device synchronize"},
-	{G_HOST, F_NAME, M_CONTAINS, "host_to_device", CAT_COPY, EVF_H2D, "H2D copy"},
-	{G_HOST, F_NAME, M_CONTAINS, "device_to_host", CAT_COPY, EVF_D2H, "D2H copy"},
-	{G_HOST, F_NAME, M_CONTAINS, "_to_copy", CAT_COPY, 0, "host-side copy (aten::_to_copy)"},
-	{G_HOST, F_NAME, M_CONTAINS, "aten::copy_", CAT_COPY, 0, "host-side copy (aten::copy_)"},
-	{G_HOST, F_NAME, M_CONTAINS, "memcpy", CAT_COPY, 0, "host-side copy API"},
+	{G_HOST, F_NAME, M_PREFIX, "ProfilerStep#", CAT_OTHER, EVF_STEP_MARK, N_("step marker")},
+	{G_HOST, F_NAME, M_CONTAINS, ".item", CAT_COPY, EVF_SYNC | EVF_D2H, N_("synchronous D2H (.item)")},
+	{G_HOST, F_NAME, M_CONTAINS, "aten::item", CAT_COPY, EVF_SYNC | EVF_D2H, N_("synchronous D2H (.item)")},
+	{G_HOST, F_NAME, M_CONTAINS, "_local_scalar_dense", CAT_COPY, EVF_SYNC | EVF_D2H, N_("synchronous D2H")},
+	{G_HOST, F_NAME, M_CONTAINS, "tolist", CAT_COPY, EVF_SYNC | EVF_D2H, N_("synchronous D2H (tolist)")},
+	{G_HOST, F_NAME, M_CONTAINS, "synchronize", CAT_SCHED, EVF_SYNC, N_("stream/device synchronize")},
+	{G_HOST, F_NAME, M_CONTAINS, "host_to_device", CAT_COPY, EVF_H2D, N_("H2D copy")},
+	{G_HOST, F_NAME, M_CONTAINS, "device_to_host", CAT_COPY, EVF_D2H, N_("D2H copy")},
+	{G_HOST, F_NAME, M_CONTAINS, "_to_copy", CAT_COPY, 0, N_("host-side copy (aten::_to_copy)")},
+	{G_HOST, F_NAME, M_CONTAINS, "aten::copy_", CAT_COPY, 0, N_("host-side copy (aten::copy_)")},
+	{G_HOST, F_NAME, M_CONTAINS, "memcpy", CAT_COPY, 0, N_("host-side copy API")},
 
-	{G_DEVICE, F_NAME, M_PREFIX, "", CAT_COMPUTE, 0, "device kernel"},
-	{G_HOST, F_NAME, M_PREFIX, "", CAT_SCHED, 0, "host framework work"},
-	{G_ANY, F_NAME, M_PREFIX, "", CAT_OTHER, 0, "anything else"},
+	{G_DEVICE, F_NAME, M_PREFIX, "", CAT_COMPUTE, 0, N_("device kernel")},
+	{G_HOST, F_NAME, M_PREFIX, "", CAT_SCHED, 0, N_("host framework work")},
+	{G_ANY, F_NAME, M_PREFIX, "", CAT_OTHER, 0, N_("anything else")},
 };
 
 static unsigned group_bit(enum lane_group g)
@@ -136,7 +149,7 @@ const char *category_name(enum ev_category c)
 
 const char *category_rules_text(void)
 {
-	static char *text;
+	static char *text; /* built once, in the language of the first call */
 	if (text)
 		return text;
 	size_t cap = 8192, len = 0;
@@ -145,15 +158,17 @@ const char *category_rules_text(void)
 	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
 		const struct rule *r = &rules[i];
 		char line[256];
-		const char *where = r->groups == G_ANY ? "any lane"
-				    : r->groups == (G_DEVICE | G_HOST) ? "device or host"
+		/* in the messages' language: only the Docs view shows it (device, host and the
+		 * field names stay as the trace spells them) */
+		const char *where = r->groups == G_ANY ? _("any lane")
+				    : r->groups == (G_DEVICE | G_HOST) ? _("device or host")
 				    : r->groups == G_DEVICE ? "device" : r->groups == G_HOST ? "host"
-				    : r->groups == G_COMM ? "communication" : "overlap";
+				    : r->groups == G_COMM ? _("communication") : _("overlap");
 		const char *field = r->field == F_NAME ? "name" : r->field == F_CAT ? "cat" : "Task Type";
-		const char *how = r->how == M_EXACT ? "is" : r->how == M_PREFIX ? "starts with" : "contains";
-		int n = snprintf(line, sizeof line, "%2zu. %s, %s %s \"%s\" -> %s%s%s (%s)\n", i + 1, where,
-				 field, how, r->pattern, category_name(r->cat),
-				 r->flags & EVF_WAIT ? ", wait" : "", r->flags & EVF_SYNC ? ", sync" : "", r->why);
+		const char *how = r->how == M_EXACT ? _("is") : r->how == M_PREFIX ? _("starts with") : _("contains");
+		int n = snprintf(line, sizeof line, _("%2zu. %s, %s %s \"%s\" -> %s%s%s (%s)\n"), i + 1, where,
+				 field, how, r->pattern, _(category_name(r->cat)),
+				 r->flags & EVF_WAIT ? _(", wait") : "", r->flags & EVF_SYNC ? _(", sync") : "", _(r->why));
 		if (n < 0)
 			continue;
 		if (len + (size_t)n + 1 > cap) {

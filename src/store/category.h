@@ -21,6 +21,8 @@ enum {
 	EVF_D2H = 1 << 3,     /* a copy from device to host */
 	EVF_DISPATCH = 1 << 4, /* a host framework op (cat cpu_op): counts as one dispatch */
 	EVF_STEP_MARK = 1 << 5, /* ProfilerStep#N */
+	EVF_FUSED_COMM = 1 << 6, /* an MC2 kernel: communication inside a device kernel, not
+				  * mirrored on the HCCL lanes (its time includes waiting for peers) */
 };
 
 struct ev_class {

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "i18n.h"
+#include "spill.h"
 #include "stagetime.h"
 #include "xalloc.h"
 #include "xsort.h"
@@ -136,7 +137,7 @@ static void nest_lane(const struct rank_store *rs, struct lane *l)
 	enum { MAX_DEPTH = 255 };
 	int64_t stack[MAX_DEPTH];
 	int top = 0;
-	l->depth = xmalloc(l->n_events ? l->n_events : 1);
+	l->depth = spill_alloc(l->n_events ? l->n_events : 1);
 	free(l->block_end);
 	l->block_end = xmalloc(((l->n_events + LANE_BLOCK - 1) / LANE_BLOCK + 1) * sizeof *l->block_end);
 	l->depth_max = l->n_events ? 1 : 0;
@@ -171,7 +172,7 @@ static void fill_lane_events(struct rank_store *rs)
 {
 	for (size_t i = 0; i < rs->n_lanes; i++) {
 		struct lane *l = &rs->lanes[i];
-		l->events = xmalloc((l->n_events ? l->n_events : 1) * sizeof *l->events);
+		l->events = spill_alloc((l->n_events ? l->n_events : 1) * sizeof *l->events);
 		l->n_events = 0;
 	}
 	for (size_t e = 0; e < rs->n_ev; e++) {
@@ -455,7 +456,7 @@ static void *resolve_links(void *arg)
 		/* the ends behind are done with: their pages go back while the links grow (the
 		 * two together were the load's peak) */
 		if (i - last >= step) {
-			released = xalloc_release((void *)sorted, released, i * sizeof *sorted);
+			released = spill_release((void *)sorted, released, i * sizeof *sorted);
 			last = i;
 		}
 		size_t j = i + 1;
@@ -471,7 +472,7 @@ static void *resolve_links(void *arg)
 					continue;
 				uint32_t to = job_event_at(job, sorted[k].lane, sorted[k].ts);
 				if (from != UINT32_MAX && to != UINT32_MAX) {
-					xgrow(&job->links, &job->cap, job->n_links + 1, sizeof *job->links);
+					spill_grow(&job->links, &job->cap, job->n_links + 1, sizeof *job->links);
 					job->links[job->n_links++] = (struct flow_link){from, to};
 					linked = true;
 				}
@@ -507,23 +508,23 @@ static void build_links(struct rank_store *rs, bool threaded)
 	xthread_join(&helper);
 	/* the flow ends are needed only up to here: freed before the halves are joined, which
 	 * would otherwise be the load's peak */
-	free(rs->flows);
+	spill_free(rs->flows);
 	rs->flows = NULL;
 	const struct flow_link *a = jobs[0].links, *b = jobs[1].links;
 	size_t na = jobs[0].n_links, nb = jobs[1].n_links;
 	if (nb == 0) {
 		rs->links = jobs[0].links;
 	} else {
-		rs->links = xmalloc((na + nb) * sizeof *rs->links);
+		rs->links = spill_alloc((na + nb) * sizeof *rs->links);
 		size_t i = 0, j = 0, k = 0;
 		while (i < na && j < nb)
 			rs->links[k++] = LINK_LESS(&b[j], &a[i]) ? b[j++] : a[i++];
 		memcpy(rs->links + k, a + i, (na - i) * sizeof *a);
 		memcpy(rs->links + k + (na - i), b + j, (nb - j) * sizeof *b);
-		free(jobs[0].links);
+		spill_free(jobs[0].links);
 	}
 	rs->n_links = na + nb;
-	free(jobs[1].links);
+	spill_free(jobs[1].links);
 	rs->unmatched_flows += jobs[0].unmatched + jobs[1].unmatched;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "spill.h"
 #include "xalloc.h"
 
 void store_init(struct rank_store *rs)
@@ -18,31 +19,31 @@ void store_init(struct rank_store *rs)
 /* The arrays an index maps (store.h: map) when the store was read from one. */
 static void free_columns(struct rank_store *rs)
 {
-	free(rs->ev_ts_lo);
-	free(rs->ev_ts_base);
-	free(rs->ev_ts_far);
-	free(rs->ev_dur);
-	free(rs->ev_name);
-	free(rs->ev_kind);
-	free(rs->ev_off_lo);
-	free(rs->ev_off_block);
-	free(rs->ev_off_wide);
-	free(rs->long_durs);
-	free(rs->kinds);
-	free(rs->attrs);
+	spill_free(rs->ev_ts_lo);
+	spill_free(rs->ev_ts_base);
+	spill_free(rs->ev_ts_far);
+	spill_free(rs->ev_dur);
+	spill_free(rs->ev_name);
+	spill_free(rs->ev_kind);
+	spill_free(rs->ev_off_lo);
+	spill_free(rs->ev_off_block);
+	spill_free(rs->ev_off_wide);
+	spill_free(rs->long_durs);
+	spill_free(rs->kinds);
+	spill_free(rs->attrs);
 	for (size_t i = 0; i < rs->n_lanes; i++) {
-		free(rs->lanes[i].events);
-		free(rs->lanes[i].depth);
-		free(rs->lanes[i].block_end);
+		spill_free(rs->lanes[i].events);
+		spill_free(rs->lanes[i].depth);
+		spill_free(rs->lanes[i].block_end);
 	}
-	free(rs->ctr_ts);
-	free(rs->ctr_value);
-	free(rs->ctr_track);
-	free(rs->ctr_off);
+	spill_free(rs->ctr_ts);
+	spill_free(rs->ctr_value);
+	spill_free(rs->ctr_track);
+	spill_free(rs->ctr_off);
 	for (size_t i = 0; i < rs->n_tracks; i++)
-		free(rs->tracks[i].samples);
-	free(rs->flows);
-	free(rs->links);
+		spill_free(rs->tracks[i].samples);
+	spill_free(rs->flows);
+	spill_free(rs->links);
 }
 
 void store_free(struct rank_store *rs)
@@ -97,7 +98,7 @@ int64_t store_long_dur(const struct rank_store *rs, size_t ev)
 int64_t *store_ts_begin(struct rank_store *rs)
 {
 	size_t n = rs->n_ev, n_blocks = (n >> STORE_TS_SHIFT) + 1;
-	rs->ev_ts_lo = xmalloc((n ? n : 1) * sizeof *rs->ev_ts_lo);
+	rs->ev_ts_lo = spill_alloc((n ? n : 1) * sizeof *rs->ev_ts_lo);
 	rs->ev_ts_base = xmalloc(n_blocks * sizeof *rs->ev_ts_base);
 	rs->ev_ts_far = NULL;
 	rs->n_ts_far_blocks = 0;
@@ -119,14 +120,43 @@ void store_ts_plan(struct rank_store *rs, int64_t *hi)
 		rs->ev_ts_far = xcalloc(rs->n_ts_far_blocks * BLOCK, sizeof *rs->ev_ts_far);
 }
 
+void store_ts_put_block(struct rank_store *rs, size_t first, const int64_t *ts, size_t count,
+			size_t *cap_far_blocks)
+{
+	enum { BLOCK = 1 << STORE_TS_SHIFT };
+	if (!count)
+		return;
+	int64_t lo = ts[0], hi = ts[0];
+	for (size_t i = 1; i < count; i++) {
+		lo = ts[i] < lo ? ts[i] : lo;
+		hi = ts[i] > hi ? ts[i] : hi;
+	}
+	size_t b = first >> STORE_TS_SHIFT;
+	if ((uint64_t)hi - (uint64_t)lo <= UINT32_MAX && lo != STORE_TS_FAR) {
+		rs->ev_ts_base[b] = lo;
+		for (size_t i = 0; i < count; i++)
+			rs->ev_ts_lo[first + i] = (uint32_t)(ts[i] - lo);
+		return;
+	}
+	/* as store_ts_plan: the block's starts in full, zeros past the last */
+	size_t cap = *cap_far_blocks * BLOCK;
+	xgrow(&rs->ev_ts_far, &cap, (rs->n_ts_far_blocks + 1) * BLOCK, sizeof *rs->ev_ts_far);
+	*cap_far_blocks = cap / BLOCK;
+	int64_t *dst = rs->ev_ts_far + rs->n_ts_far_blocks * BLOCK;
+	memcpy(dst, ts, count * sizeof *ts);
+	memset(dst + count, 0, (BLOCK - count) * sizeof *ts);
+	rs->ev_ts_base[b] = STORE_TS_FAR;
+	rs->ev_ts_lo[first] = (uint32_t)rs->n_ts_far_blocks++;
+}
+
 void store_put_off_wide(struct rank_store *rs, size_t ev, uint64_t off)
 {
 	if (!rs->ev_off_wide) {
 		/* an element of gigabytes, or offsets out of order: every offset in full */
-		rs->ev_off_wide = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *rs->ev_off_wide);
+		rs->ev_off_wide = spill_alloc((rs->n_ev ? rs->n_ev : 1) * sizeof *rs->ev_off_wide);
 		for (size_t k = 0; k < ev; k++)
 			rs->ev_off_wide[k] = rs->ev_off_block[k >> STORE_OFF_SHIFT] + rs->ev_off_lo[k];
-		free(rs->ev_off_lo);
+		spill_free(rs->ev_off_lo);
 		free(rs->ev_off_block);
 		rs->ev_off_lo = NULL;
 		rs->ev_off_block = NULL;

@@ -228,6 +228,12 @@ static inline void store_ts_bound(struct rank_store *rs, int64_t *hi, size_t ev,
 		hi[b] = ts;
 }
 void store_ts_plan(struct rank_store *rs, int64_t *hi);
+/* The one-pass alternative for a loader that fills the events in index order: the starts
+ * of block first >> STORE_TS_SHIFT (count of them, a whole block but for the last) laid
+ * out as store_ts_plan and store_put_ts would; ev_ts_lo and ev_ts_base are sized by the
+ * caller, ev_ts_far grows here (*cap_far_blocks: its capacity in blocks). */
+void store_ts_put_block(struct rank_store *rs, size_t first, const int64_t *ts, size_t count,
+			size_t *cap_far_blocks);
 static inline void store_put_ts(struct rank_store *rs, size_t ev, int64_t ts)
 {
 	int64_t base = rs->ev_ts_base[ev >> STORE_TS_SHIFT];

@@ -106,13 +106,15 @@ done
   byte 1; byte 8; printf 'F'; byte 0; byte 0; byte 3; byte 0; printf 'L'; byte 0; byte 0;
   byte 4; byte 0; printf 'S'; byte 0; byte 0; } >"$out/discover/odd"
 
-# digest: the demo's digests (ascprof-tui beside the generator's tools/ directory), each
-# whole (a leading odd byte) and as a bare payload (a leading 0: the harness adds the header)
+# digest: the demo's digests and those of the 3-rank capture with communication.json
+# (ascprof-tui beside the generator's tools/ directory), each whole (a leading odd byte)
+# and as a bare payload (a leading 0: the harness adds the header)
 tui=$(dirname "$gen")/../ascprof-tui
 if [ -x "$tui" ]; then
 	"$tui" --digest "$work/dg" "$src/fixtures/demo" >/dev/null
+	"$tui" --digest "$work/dgc" "$work/g13" >/dev/null
 	i=0
-	for f in "$work"/dg/*.apdigest; do
+	for f in "$work"/dg/*.apdigest "$work"/dgc/*.apdigest; do
 		i=$((i + 1))
 		{ byte 1; cat "$f"; } >"$out/digest/whole$i"
 		{ byte 0; tail -c +33 "$f"; } >"$out/digest/payload$i"

@@ -87,6 +87,8 @@ struct opts {
 	int64_t offsets_ns[MAX_RANKS];
 	int64_t host_gap_ns;
 	int64_t edge_ns; /* --edge-us: host work before the first and after the last device task */
+/* --shape vllm: the edges' host work (a cpu_op of the scheduler's, no device task) */
+#define VLLM_EDGE_OP "aten::zeros"
 	int slow_rank;      /* -1: none */
 	int64_t slow_milli; /* kernel duration factor in 1/1000 */
 	char scale_name[128];     /* --kernel-scale NAME */
@@ -103,6 +105,7 @@ struct opts {
 	int ragged, excel;
 	int ops; /* mean dispatch units per decode step */
 	bool comm; /* communication.json and communication_matrix.json */
+	bool cluster_db; /* cluster_analysis_output/cluster_analysis.db (gen_db.h) */
 	bool demo, self_check, force, check_only;
 	struct shape_opts shape;
 	int export_db; /* --export: 0 text, 1 db (the text replaced), 2 both (gen_db.h) */

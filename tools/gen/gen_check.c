@@ -1286,7 +1286,11 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 			}
 			const char *nm = tv.names.s[x->name];
 			if (!strcmp(pname, "Ascend Hardware")) {
-				if (x->tt == TT_COMPUTE) {
+				/* MC2 dispatch and combine wait for the peers: communication */
+				if (x->tt == TT_COMPUTE && strstr(nm, "MoeDistribute")) {
+					list_push(&sw.comm, x->ts, x->end);
+					agg_add(agg_find(&ops, &nops, &opcap, nm, ""), x->end - x->ts);
+				} else if (x->tt == TT_COMPUTE) {
 					list_push(&sw.comp, x->ts, x->end);
 					agg_add(agg_find(&ops, &nops, &opcap, nm, ""), x->end - x->ts);
 				}

@@ -387,6 +387,19 @@ int64_t write_kernel_details(const struct gen *G, const struct rank_model *R, co
 	return row;
 }
 
+/* --shape vllm with --edge-us: the edges' cpu_op (gen_trace.c), a host op of its own */
+static void edge_row(struct cw *c, int64_t dur)
+{
+	cw_raw(c, VLLM_EDGE_OP);
+	cw_raw(c, "");
+	cw_raw(c, "");
+	cw_us(c, dur);
+	cw_us(c, dur);
+	for (int i = 0; i < 4; i++)
+		cw_us(c, 0);
+	cw_eol(c);
+}
+
 int64_t write_operator_details(const struct gen *G, const struct rank_model *R, const char *path)
 {
 	const struct opts *o = G->o;
@@ -398,6 +411,11 @@ int64_t write_operator_details(const struct gen *G, const struct rank_model *R, 
 	              "Device Self Duration(us),Device Total Duration(us),Device Self Duration With "
 	              "AICore(us),Device Total Duration With AICore(us)");
 	int64_t rows = 0;
+	bool edges = o->shape.kind == SHAPE_VLLM && o->edge_ns > 0;
+	if (edges) {
+		edge_row(&c, R->sch0_end - R->sch0_ts);
+		rows++;
+	}
 	for (int k = 0; k < R->nst; k++) {
 		const struct step *st = &R->st[k];
 		for (size_t i = 0; i < st->nu; i++) {
@@ -440,6 +458,10 @@ int64_t write_operator_details(const struct gen *G, const struct rank_model *R, 
 			cw_eol(&c);
 			rows++;
 		}
+	}
+	if (edges) {
+		edge_row(&c, R->st[R->nst - 1].sch_end - R->st[R->nst - 1].sch_ts);
+		rows++;
 	}
 	free(c.tmp.p);
 	out_close(&out);

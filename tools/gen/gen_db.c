@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "csv_table.h"
@@ -955,4 +956,104 @@ out:
 	free(dbp);
 	free(adb);
 	return rc;
+}
+
+/* ---- msprof-analyze's cluster_analysis.db (--cluster-db) ------------------------------ */
+
+/* The value of "key=" in the truth text, or def. */
+static int64_t truth_i64(const char *truth, const char *key, int64_t def)
+{
+	size_t kl = strlen(key);
+	for (const char *p = truth; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == '=')
+			return strtoll(p + kl + 1, NULL, 10);
+	return def;
+}
+
+int gen_cluster_db(const char *out, int slow_rank)
+{
+	char tp[4096], dir[4096], dbp[4200];
+	snprintf(tp, sizeof tp, "%s/ground_truth.txt", out);
+	size_t len;
+	char *truth = read_all(tp, &len);
+	if (!truth) {
+		fprintf(stderr, "ascprof-gen: cannot read %s\n", tp);
+		return -1;
+	}
+	snprintf(dir, sizeof dir, "%s/cluster_analysis_output", out);
+	snprintf(dbp, sizeof dbp, "%s/cluster_analysis.db", dir);
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "ascprof-gen: cannot create %s: %s\n", dir, strerror(errno));
+		free(truth);
+		return -1;
+	}
+	unlink(dbp);
+	struct w w = {.path = dbp};
+	if (sqlite3_open(dbp, &w.h) != SQLITE_OK ||
+	    sqlite3_exec(w.h,
+			 "PRAGMA journal_mode=OFF; BEGIN;"
+			 "CREATE TABLE ClusterTimeSummary (rank INTEGER, step INTEGER, stepTime REAL, computation REAL,"
+			 " communicationNotOverlapComputation REAL, communicationOverlapComputation REAL,"
+			 " communication REAL, free REAL, communicationWaitStageTime REAL,"
+			 " communicationTransmitStageTime REAL, memory REAL, memoryNotOverlapComputationCommunication REAL,"
+			 " taskLaunchDelayAvgTime REAL);"
+			 "CREATE TABLE SlowRank (rankId INTEGER, slowAffectCount INTEGER);"
+			 "CREATE TABLE CommunicationGroupMapping (type TEXT, rank_set TEXT, group_name TEXT, group_id TEXT,"
+			 " pg_name TEXT);",
+			 NULL, NULL, NULL) != SQLITE_OK) {
+		fprintf(stderr, "ascprof-gen: %s: %s\n", dbp, sqlite3_errmsg(w.h));
+		sqlite3_close(w.h);
+		free(truth);
+		return -1;
+	}
+	/* each rank's planted steps (ground_truth.txt), in us as msprof-analyze writes them: the
+	 * step from its start to the next one's, its compute and exposed communication, free the
+	 * rest; wait and transmit unknown (NULL) */
+	sqlite3_stmt *st = prep(&w, "INSERT INTO ClusterTimeSummary (rank, step, stepTime, computation,"
+				    " communicationNotOverlapComputation, free) VALUES (?, ?, ?, ?, ?, ?)");
+	int ranks = (int)truth_i64(truth, "ranks", 0);
+	struct sbuf set = SBUF_INIT;
+	char key[128];
+	for (int r = 0; r < ranks; r++) {
+		sbuf_addf(&set, "%s%d", r ? "," : "(", r);
+		snprintf(key, sizeof key, "rank.%d.steps", r);
+		int steps = (int)truth_i64(truth, key, 0);
+		for (int k = 0; k < steps; k++) {
+			int64_t v[4];
+			static const char *const f[4] = {"start_ns", "end_ns", "compute_ns", "comm_not_overlapped_ns"};
+			for (int i = 0; i < 4; i++) {
+				snprintf(key, sizeof key, "rank.%d.step.%d.%s", r, k, f[i]);
+				v[i] = truth_i64(truth, key, 0);
+			}
+			int64_t step = v[1] - v[0], fr = step - v[2] - v[3];
+			sqlite3_bind_int(st, 1, r);
+			sqlite3_bind_int(st, 2, k);
+			sqlite3_bind_double(st, 3, (double)step / 1e3);
+			sqlite3_bind_double(st, 4, (double)v[2] / 1e3);
+			sqlite3_bind_double(st, 5, (double)v[3] / 1e3);
+			sqlite3_bind_double(st, 6, (double)(fr > 0 ? fr : 0) / 1e3);
+			run(&w, st);
+		}
+	}
+	sqlite3_finalize(st);
+	sbuf_addc(&set, ')');
+	st = prep(&w, "INSERT INTO CommunicationGroupMapping VALUES ('collective', ?, 'generated', 'generated', 'world')");
+	sqlite3_bind_text(st, 1, sbuf_str(&set), -1, SQLITE_TRANSIENT);
+	run(&w, st);
+	sqlite3_finalize(st);
+	if (slow_rank >= 0 && slow_rank < ranks) {
+		/* msprof-analyze's verdict on the planted rank: every step's collectives */
+		snprintf(key, sizeof key, "rank.%d.steps", slow_rank);
+		st = prep(&w, "INSERT INTO SlowRank VALUES (?, ?)");
+		sqlite3_bind_int(st, 1, slow_rank);
+		sqlite3_bind_int64(st, 2, truth_i64(truth, key, 0));
+		run(&w, st);
+		sqlite3_finalize(st);
+	}
+	if (!w.failed && sqlite3_exec(w.h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		w.failed = 1;
+	sqlite3_close(w.h);
+	sbuf_free(&set);
+	free(truth);
+	return w.failed ? -1 : 0;
 }

@@ -13,4 +13,10 @@
  * profiler_info's _export_type. Returns 0, or -1 with a message on stderr. */
 int gen_db_export(const char *worker_dir, int rank, bool keep_text);
 
+/* --cluster-db: out/cluster_analysis_output/cluster_analysis.db as msprof-analyze writes it,
+ * from the planted truth (out/ground_truth.txt): ClusterTimeSummary (each rank's steps in
+ * us: stepTime, computation, communicationNotOverlapComputation, free), SlowRank (the
+ * planted slow rank, when there is one) and CommunicationGroupMapping (every rank). */
+int gen_cluster_db(const char *out, int slow_rank);
+
 #endif

@@ -23,7 +23,8 @@ static const char usage_text[] =
 	"                           negative (default: rank r gets r*1234.567)\n"
 	"  --host-gap-us X          host-bound gap planted at the start of every decode step (default 150)\n"
 	"  --edge-us X              lengthen the leading and the trailing schedule() by X us: host work\n"
-	"                           at the window's edges, with no device task (default 0)\n"
+	"                           at the window's edges, with no device task (default 0; --shape vllm,\n"
+	"                           which writes no schedule(): an aten::zeros cpu_op at each edge)\n"
 	"  --slow-rank R            rank R's compute kernels last --slow-factor times longer\n"
 	"  --slow-factor F          (default 1.5; up to 3 decimals)\n"
 	"  --kernel-scale NAME=F    compute kernel NAME (e.g. RmsNorm) lasts F times longer on every\n"
@@ -71,6 +72,9 @@ static const char usage_text[] =
 	"  --comm                   also communication.json and communication_matrix.json (needs --ranks 2 or\n"
 	"                           more; with 3 or more, the link from rank 0 to rank 1 runs at a third of\n"
 	"                           its peers' bandwidth)\n"
+	"  --cluster-db             also cluster_analysis_output/cluster_analysis.db as msprof-analyze writes\n"
+	"                           it: ClusterTimeSummary from the planted steps, SlowRank (the --slow-rank),\n"
+	"                           CommunicationGroupMapping (needs --ranks 2 or more)\n"
 	"  --demo                   the bundled demo (2 ranks, 14 steps, 2 prefill, seed 7, --naming rank,\n"
 	"                           --chinese, small); other options may not be combined with it except\n"
 	"                           --out, --force and --self-check\n"
@@ -264,6 +268,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->excel = (int)arg_int(a, need_arg(argc, argv, &i), 0, 100000000);
 		} else if (!strcmp(a, "--comm")) {
 			o->comm = true;
+		} else if (!strcmp(a, "--cluster-db")) {
+			o->cluster_db = true;
 		} else if (!strcmp(a, "--shape")) {
 			parse_shape(need_arg(argc, argv, &i), &o->shape);
 		} else {
@@ -293,6 +299,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("--prefill %d exceeds --steps %d", o->prefill, o->steps);
 	if (o->slow_rank >= o->ranks)
 		usage_error("--slow-rank %d: only %d rank(s)", o->slow_rank, o->ranks);
+	if (o->cluster_db && (o->ranks < 2 || o->raw))
+		usage_error("--cluster-db needs --ranks 2 or more and no --raw");
 	if (o->comm && (o->ranks < 2 || o->raw))
 		usage_error("--comm needs --ranks 2 or more (collectives run between ranks) and no --raw");
 	if (slow_factor_set && o->slow_rank < 0)
@@ -393,6 +401,8 @@ int main(int argc, char **argv)
 	for (int r = 0; r < o.ranks; r++)
 		write_rank(&G, &G.rk[r], &ro[r]);
 	write_truth(&G, ro);
+	if (o.cluster_db && gen_cluster_db(o.out, o.slow_rank) != 0)
+		die("the cluster_analysis.db failed");
 	for (int r = 0; r < o.ranks && o.export_db; r++) {
 		char wd[4096];
 		path_join(wd, sizeof wd, o.out, G.rk[r].dir);

@@ -170,6 +170,35 @@ static void host_phase(const struct gen *G, struct rank_model *R, int k, const s
 	st->cpu_ops += o->shape.annotate; /* the execute_context_... range is a cpu_op */
 }
 
+/* MoE dispatch and combine through MC2: each kernel exchanges tokens with the peers, so it
+ * ends when the last rank's kernel has its data (a late rank's peers wait inside it). */
+static bool mc2_kind(int kind) { return kind == K_MOE_DISP || kind == K_MOE_COMB; }
+
+/* Unit i of step k on every rank once placed: each kernel stretched to the latest end, the
+ * whole of it communication (exposed: the stream runs nothing beside it). */
+static void mc2_sync(struct gen *G, int k, int i)
+{
+	int64_t E = 0;
+	for (int ri = 0; ri < G->o->ranks; ri++) {
+		const struct unit *u = &G->rk[ri].u[G->rk[ri].st[k].u0 + (size_t)i];
+		E = max64(E, u->k_ts + u->k_dur);
+	}
+	for (int ri = 0; ri < G->o->ranks; ri++) {
+		struct rank_model *R = &G->rk[ri];
+		struct step *st = &R->st[k];
+		struct unit *u = &R->u[st->u0 + (size_t)i];
+		int64_t s = u->k_ts;
+		st->busy += E - (s + u->k_dur);
+		u->k_dur = E - s;
+		ul_add(&R->busy_u, s, E);
+		R->s2_end = max64(R->s2_end, E);
+		st->last_dev = max64(st->last_dev, E);
+		st->comm += E - s;
+		ul_add(&R->cc_u, s, E);
+		pl_add(&R->nov, s, E);
+	}
+}
+
 static void place_task(const struct gen *G, struct rank_model *R, struct step *st, struct unit *u,
                        const struct plan_unit *pu, struct rng *dr)
 {
@@ -211,9 +240,15 @@ static void place_task(const struct gen *G, struct rank_model *R, struct step *s
 			st->d2h += d;
 		return;
 	}
-	st->compute += d;
-	ul_add(&R->comp_m, s, s + d);
-	ul_add(&R->cc_u, s, s + d);
+	if (mc2_kind(u->kind)) {
+		/* communication, not compute: accounted by mc2_sync once the peers are placed */
+		if (R->ov_left > 0)
+			die("internal: an MC2 kernel inside a collective's overlap window");
+	} else {
+		st->compute += d;
+		ul_add(&R->comp_m, s, s + d);
+		ul_add(&R->cc_u, s, s + d);
+	}
 	if (R->ov_left > 0) {
 		/* runs while the collective is in flight: overlapped part and SDMA cover by clipping */
 		st->overlapped += clip_len(s, s + d, R->coll_a, R->coll_E);
@@ -225,7 +260,9 @@ static void place_task(const struct gen *G, struct rank_model *R, struct step *s
 			st->busy += R->coll_T - R->sdma_cov;
 		}
 	}
-	if (pu->s3 && d >= 10 * US) { /* strictly inside: adds nothing to any union */
+	/* strictly inside a compute kernel: adds nothing to any union (inside an MC2 kernel,
+	 * communication, it would be compute overlapping it: none there) */
+	if (pu->s3 && d >= 10 * US && !mc2_kind(u->kind)) {
 		u->s3_ts = s + d / 4;
 		u->s3_dur = (int32_t)(d / 3);
 		u->s3_wait = R->have_s3 ? u->s3_ts - R->s3_end : 0;
@@ -255,6 +292,8 @@ static void device_phase(struct gen *G, int k, const struct plan *P)
 				struct rank_model *R = &G->rk[ri];
 				place_task(G, R, &R->st[k], &R->u[R->st[k].u0 + (size_t)i], pu, &dr[ri]);
 			}
+			if (mc2_kind(pu->kind))
+				mc2_sync(G, k, i);
 			continue;
 		}
 		/* every rank arrives when its stream 2 gets there; all leave at E = max a + T */
@@ -354,6 +393,13 @@ static void finish_rank(const struct gen *G, struct rank_model *R)
 	R->last_end = R->st[R->nst - 1].sch_end;
 	R->host_busy = R->sch0_end - R->sch0_ts;
 	if (G->o->shape.kind == SHAPE_VLLM) { /* the host starts and ends every step */
+		if (G->o->edge_ns > 0) { /* and the edges' cpu_ops (gen_trace.c), --edge-us: the
+					  * leading one before step 0, the trailing one in the last step */
+			list_push(&R->host_u, R->sch0_ts, R->sch0_end);
+			list_push(&R->host_u, R->st[R->nst - 1].sch_ts, R->st[R->nst - 1].sch_end);
+			R->cpu_ops++;
+			R->st[R->nst - 1].cpu_ops++;
+		}
 		shape_host_list(G, R);
 		R->first_ts = R->host_u.v[0].s;
 		R->last_end = R->host_u.v[R->host_u.n - 1].e;

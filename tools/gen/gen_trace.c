@@ -365,8 +365,15 @@ static void write_host_section(struct tw *t)
 	const struct gen *G = t->G;
 	const struct rank_model *R = t->R;
 	char nm[64];
+	/* --shape vllm with --edge-us: no schedule() spans (with_stack=False), so the host work
+	 * at the window's edges is a torch op of the scheduler's, with no device task */
+	bool edges = G->o->shape.kind == SHAPE_VLLM && G->o->edge_ns > 0;
+	if (edges)
+		cpu_op(t, VLLM_EDGE_OP, R->sch0_ts, R->sch0_end - R->sch0_ts, -1, 0);
 	for (int k = 0; k < R->nst; k++) {
 		const struct step *st = &R->st[k];
+		if (edges && k == R->nst - 1)
+			cpu_op(t, VLLM_EDGE_OP, st->sch_ts, st->sch_end - st->sch_ts, -1, 0);
 		if (G->o->marks == MARKS_PROFILERSTEP) {
 			snprintf(nm, sizeof nm, "ProfilerStep#%d", k + 1);
 			cpu_op(t, nm, st->hs, st->he - st->hs, -1, 0);

@@ -41,12 +41,14 @@
  * rank.<r>.csv.<file>.rows=<n>              data records of <file>.csv (step_trace_time: only if written)
  * rank.<r>.kernel_details.ragged_lines=<l>  1-based kernel_details.csv lines one field short (l,l,...)
  * rank.<r>.kernel_details.excel_lines=<l>   1-based lines whose Start Time(us) is Excel-mangled
- * rank.<r>.compute_ns=<ns>                  |union of compute kernels| (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV)
+ * rank.<r>.compute_ns=<ns>                  |union of compute kernels| (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV;
+ *                                           not MC2 dispatch/combine: communication, comm_ns)
  * rank.<r>.copy_ns=<ns>                     sum of MEMCPY_ASYNC durations (device-side copies)
  * rank.<r>.copy_h2d_ns=<ns>                 host-to-device part of copy_ns
  * rank.<r>.copy_d2h_ns=<ns>                 device-to-host part of copy_ns
  * rank.<r>.collectives=<n>                  collective spans on HCCL/Group 0 Communication
- * rank.<r>.comm_ns=<ns>                     |union of collective spans|
+ * rank.<r>.comm_ns=<ns>                     |union of collective spans and MC2 kernels| (a late
+ *                                           rank's peers wait inside MC2 dispatch/combine)
  * rank.<r>.comm_overlapped_ns=<ns>          |comm intersect compute|
  * rank.<r>.comm_not_overlapped_ns=<ns>      comm_ns - comm_overlapped_ns (exposed communication)
  * rank.<r>.npu_busy_ns=<ns>                 |union of Ascend Hardware tasks but Notify Wait/EVENT_RECORD_SQE|
@@ -136,12 +138,14 @@ const char truth_doc[] =
 	"rank.<r>.csv.<file>.rows=<n>              data records of <file>.csv (step_trace_time: only if written)\n"
 	"rank.<r>.kernel_details.ragged_lines=<l>  1-based kernel_details.csv lines one field short (l,l,...)\n"
 	"rank.<r>.kernel_details.excel_lines=<l>   1-based lines whose Start Time(us) is Excel-mangled\n"
-	"rank.<r>.compute_ns=<ns>                  |union of compute kernels| (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV)\n"
+	"rank.<r>.compute_ns=<ns>                  |union of compute kernels| (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV;\n"
+	"                                          not MC2 dispatch/combine: communication, comm_ns)\n"
 	"rank.<r>.copy_ns=<ns>                     sum of MEMCPY_ASYNC durations (device-side copies)\n"
 	"rank.<r>.copy_h2d_ns=<ns>                 host-to-device part of copy_ns\n"
 	"rank.<r>.copy_d2h_ns=<ns>                 device-to-host part of copy_ns\n"
 	"rank.<r>.collectives=<n>                  collective spans on HCCL/Group 0 Communication\n"
-	"rank.<r>.comm_ns=<ns>                     |union of collective spans|\n"
+	"rank.<r>.comm_ns=<ns>                     |union of collective spans and MC2 kernels| (a late\n"
+	"                                          rank's peers wait inside MC2 dispatch/combine)\n"
 	"rank.<r>.comm_overlapped_ns=<ns>          |comm intersect compute|\n"
 	"rank.<r>.comm_not_overlapped_ns=<ns>      comm_ns - comm_overlapped_ns (exposed communication)\n"
 	"rank.<r>.npu_busy_ns=<ns>                 |union of Ascend Hardware tasks but Notify Wait/EVENT_RECORD_SQE|\n"

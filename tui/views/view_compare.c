@@ -3,6 +3,7 @@
  * three tables, figures, ops and bottlenecks, with two value columns and a delta, sortable
  * by delta. Enter on an op shows it in both: its statistics side by side, its time in each
  * step, and the two timelines of the selected step stacked on one time scale. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -535,16 +536,7 @@ static void cop_load(struct compare_op *o, struct app *app)
 		sd->n = op_rows_instances(rs, o->name, o->scope, &sd->evs);
 		sd->step_ns = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_ns);
 		sd->step_calls = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_calls);
-		for (size_t i = 0; i < sd->n; i++) {
-			int64_t dur = store_dur(rs, sd->evs[i]);
-			if (dur > sd->max_dur)
-				sd->max_dur = dur;
-			size_t k = analysis_step_at(ra, store_ts(rs, sd->evs[i]));
-			if (k != SIZE_MAX) {
-				sd->step_ns[k] += dur;
-				sd->step_calls[k]++;
-			}
-		}
+		sd->max_dur = op_rows_by_step(ra, rs, sd->evs, sd->n, sd->step_ns, sd->step_calls);
 		if (ra->n_steps > o->n_steps)
 			o->n_steps = ra->n_steps;
 	}
@@ -629,14 +621,8 @@ static void timeline_row(const struct op_side *sd, enum tl_row kind, int64_t t0,
 		double cov = 0;
 		uint8_t mask = 0;
 		if (kind == TL_OP) {
-			/* the instances overlapping [a, b): from the first starting at a - max_dur */
-			size_t lo = store_evs_lower_bound(rs, sd->evs, 0, sd->n, a - sd->max_dur);
-			int64_t in = 0;
-			for (size_t i = lo; i < sd->n && store_ts(rs, sd->evs[i]) < b; i++) {
-				int64_t ea = store_ts(rs, sd->evs[i]), eb = ea + store_dur(rs, sd->evs[i]);
-				if (eb > a)
-					in += (eb < b ? eb : b) - (ea > a ? ea : a);
-			}
+			int seen;
+			int64_t in = op_rows_cover(rs, sd->evs, sd->n, sd->max_dur, a, b, INT_MAX, &seen);
 			cov = (double)in / (double)(b - a);
 			if (in > 0 && cov < 0.05)
 				cov = 0.05;

@@ -259,7 +259,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		return;
 	}
 	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("device memory, MB%s"), m->record_in_kb || m->modules_in_kb
-			     ? " (Class B tables in KB, converted)" : "");
+			     ? _(" (Class B tables in KB, converted)") : "");
 	int top = y + 1;
 	if (m->n_curve) {
 		curve(m, ra, cv, x + 1, top, w - 2);

@@ -350,7 +350,7 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	}
 	view_text_drawer(cv, x, y + h - drawer, w, drawer, sel_name);
 	if (!v->n_rows)
-		canvas_text(cv, x + 1, y + 3, w - 2, ST_DIM, v->filter[0] ? "no op matches the filter" : "no ops here");
+		canvas_text(cv, x + 1, y + 3, w - 2, ST_DIM, v->filter[0] ? _("no op matches the filter") : _("no ops here"));
 }
 
 static int ops_handle(void *p, struct app *app, enum action act)
@@ -701,7 +701,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 {
 	struct op_detail *d = p;
 	const struct rank_analysis *ra = app_rank_analysis(app);
-	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, d->name[0] ? d->name : "(no op selected)");
+	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, d->name[0] ? d->name : _("(no op selected)"));
 	const struct op_stat *all = find_stat(ra, d->name, d->scope, PHASE_UNKNOWN);
 	int row = y + 1;
 	if (all) {
@@ -717,7 +717,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 			if (!o)
 				continue;
 			canvas_textf(cv, x + 3, row++, w - 4, ST_DIM, _("%s: %llu calls, p50 %s, p95 %s, max %s"),
-				     analysis_phase_name(ph), (unsigned long long)o->count,
+				     _(analysis_phase_name(ph)), (unsigned long long)o->count,
 				     app_fmt_dur(o->p50_ns, b1, sizeof b1), app_fmt_dur(o->p95_ns, b2, sizeof b2),
 				     app_fmt_dur(o->max_ns, b3, sizeof b3));
 		}
@@ -733,7 +733,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 	canvas_fill(cv, x, row, w, 1, ' ', ST_HEADER);
 	canvas_textf(cv, x + 1, row++, w - 2, ST_HEADER,
 		     _("%zu instance(s) by %s%s (s, S; Enter: timeline)  and CSV rows (Enter: all cells)"), d->n_inst,
-		     d->by_dur ? "duration" : "time", d->reverse ? ", reversed" : "");
+		     d->by_dur ? _("duration") : _("time"), d->reverse ? _(", reversed") : "");
 	d->lb.n = disp_count(d);
 	const struct rank_data *rd = app_rank_data(app);
 	char sel_line[600] = "";
@@ -779,8 +779,8 @@ static void sort_instances(struct op_detail *d, struct app *app)
 	d->expanded = -1;
 	csvt_cells_free(&d->cells);
 	d->lb.sel = d->lb.top = 0;
-	app_message(app, ST_NORMAL, _("instances by %s%s"), d->by_dur ? "duration, longest first" : "time",
-		    d->reverse ? ", reversed" : "");
+	app_message(app, ST_NORMAL, _("instances by %s%s"), d->by_dur ? _("duration, longest first") : _("time"),
+		    d->reverse ? _(", reversed") : "");
 }
 
 static int detail_handle(void *p, struct app *app, enum action act)

@@ -73,9 +73,9 @@ static int draw_files(struct app *app, struct canvas *cv, int x, int y, int w, i
 		char b[32];
 		if (tf)
 			sbuf_addf(&sb, _("trace %s%s"), summary_bytes(tf->size, b, sizeof b),
-				  st == RANK_READY ? (rd->store.trace.truncated ? " (cut short)" : "") : " (loading)");
+				  st == RANK_READY ? (rd->store.trace.truncated ? _(" (cut short)") : "") : _(" (loading)"));
 		else
-			sbuf_adds(&sb, "no trace");
+			sbuf_adds(&sb, _("no trace"));
 		if (capture_rank_csv_ready(rd)) {
 			sbuf_addf(&sb, _(", %zu CSV"), rd->n_csvs);
 			for (size_t k = 0; k < rd->n_csvs && k < 4; k++) {
@@ -86,7 +86,7 @@ static int draw_files(struct app *app, struct canvas *cv, int x, int y, int w, i
 				sbuf_adds(&sb, ", ...");
 		}
 		if (!rd->plan->export_done)
-			sbuf_adds(&sb, "  [no analyse.done]");
+			sbuf_adds(&sb, _("  [no analyse.done]"));
 		canvas_text(cv, x + 10, y + lines, w - 10, st == RANK_READY ? ST_NORMAL : ST_DIM, sbuf_str(&sb));
 		sbuf_free(&sb);
 	}

@@ -562,7 +562,7 @@ static void draw_op_row(struct timeline *t, const struct op_row *o, struct canva
 	for (int c = 0; c < w; c++) {
 		int64_t a = t->t0 + num_muldiv(span, c, w), b = t->t0 + num_muldiv(span, c + 1, w);
 		int seen;
-		int64_t cov = op_row_cover(t->rs, o, a, b, 64, &seen);
+		int64_t cov = op_rows_cover(t->rs, o->evs, o->n, o->max, a, b, 64, &seen);
 		double f = seen >= 64 ? 1.0 : (double)cov / (double)(b - a > 0 ? b - a : 1);
 		if (seen && f < 0.05)
 			f = 0.05; /* a short op still shows */
