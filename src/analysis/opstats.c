@@ -247,13 +247,25 @@ static void add_op(struct op_list *out, int64_t *d, size_t k, uint8_t category,
 	}
 }
 
+/* A buffer the groups of one job reuse: a fresh one per group was pages mapped, faulted in
+ * and unmapped again for each big group (tui/main.c's malloc policy). */
+struct scratch {
+	int64_t *d;
+	size_t cap;
+};
+
 /* The rows of one group: all its instances, then those of prefill and of decode steps. */
-static void emit_group(struct op_list *out, struct durs dur, const uint8_t *tag, size_t n, const char *name,
-		       uint32_t store_id, uint8_t scope, const struct csv_totals *ct)
+static void emit_group(struct op_list *out, struct scratch *sc, struct durs dur, const uint8_t *tag, size_t n,
+		       const char *name, uint32_t store_id, uint8_t scope, const struct csv_totals *ct)
 {
 	uint8_t category = group_category(dur, tag, n);
 	/* every duration, then prefill's from the front of the second half, decode's from its end */
-	int64_t *d = xmalloc(2 * n * sizeof *d), *half = d + n;
+	if (2 * n > sc->cap) { /* exactly: no more than a buffer per group held at its peak */
+		free(sc->d);
+		sc->cap = 2 * n;
+		sc->d = xmalloc(sc->cap * sizeof *sc->d);
+	}
+	int64_t *d = sc->d, *half = d + n;
 	size_t prefill = 0, decode = 0;
 	for (size_t i = 0; i < n; i++) {
 		d[i] = dur_at(dur, i);
@@ -267,7 +279,6 @@ static void emit_group(struct op_list *out, struct durs dur, const uint8_t *tag,
 		add_op(out, half, prefill, category, name, store_id, scope, PHASE_PREFILL, ct);
 	if (decode)
 		add_op(out, half + n - decode, decode, category, name, store_id, scope, PHASE_DECODE, ct);
-	free(d);
 }
 
 /* The "all" scope's rows of a name seen in one scope only: that scope's rows as they are,
@@ -412,6 +423,7 @@ static void *emit_names(void *arg)
 	struct emit_job *job = arg;
 	const struct op_groups *g = job->g;
 	size_t widest = 0;
+	struct scratch sc = {0};
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
 		const struct csv_totals *ct = scope == SCOPE_DEVICE ? job->dev_ct : job->host_ct;
 		size_t other = (size_t)(scope == SCOPE_DEVICE ? SCOPE_HOST : SCOPE_DEVICE) * g->n_names;
@@ -420,7 +432,7 @@ static void *emit_names(void *arg)
 			if (!n)
 				continue;
 			size_t from = job->out.n, n_other = g->end[other + name] - group_start(g, other + name);
-			emit_group(&job->out, group_durs(g, at), g->tag + at, n, g->names[name],
+			emit_group(&job->out, &sc, group_durs(g, at), g->tag + at, n, g->names[name],
 				   job->from_csv ? STRTAB_NONE : name, (uint8_t)scope, ct);
 			if (!n_other)
 				copy_as_all(&job->out, from);
@@ -436,11 +448,12 @@ static void *emit_names(void *arg)
 		if (g->end[kd] == group_start(g, kd) || g->end[kh] == group_start(g, kh))
 			continue;
 		size_t n = join_scopes(g, name, all_dur, all_tag);
-		emit_group(&job->out, (struct durs){NULL, all_dur}, all_tag, n, g->names[name], STRTAB_NONE,
+		emit_group(&job->out, &sc, (struct durs){NULL, all_dur}, all_tag, n, g->names[name], STRTAB_NONE,
 			   SCOPE_ALL, NULL);
 	}
 	free(all_dur);
 	free(all_tag);
+	free(sc.d);
 	return NULL;
 }
 
