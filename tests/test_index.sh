@@ -13,6 +13,10 @@
 # - captures without a text trace (real Db exports, the CSV-only level2 capture, damaged
 #   tables, a generated Db export): reports byte-identical through the tables' and the
 #   analysis' indexes;
+# - the explorer: every screen test gives its screens with --no-index, writing an index and
+#   reading it; on a generated capture the screens of a reopen (the analysis, the classes and
+#   the timeline index from the index) are byte for byte those of --no-index; a corrupt or
+#   stale analysis index is made again;
 # - two opens at once both succeed with the right report and leave one whole index;
 # - a cache directory that cannot be written: the tool works, without an index, and says why;
 # - --no-index neither reads nor writes; --max-trace-bytes refuses a trace as without an index;
@@ -192,6 +196,71 @@ if [ -n "$one" ]; then
 else
   bad "no analysis index was written"
 fi
+
+# the explorer through the index: every screen test with --no-index and twice with an index
+# (the first open writes it, the others read it) must give the expected screens
+for sargs in "--no-index" "--index-dir $tmp/sidx" "--index-dir $tmp/sidx"; do
+  if ASCPROF_SCREENS_ARGS="$sargs" sh "$srcdir/tests/test_screens.sh" >"$tmp/screens.log" 2>&1; then
+    ok
+  else
+    bad "screen tests with $sargs:"
+    grep -E 'FAIL|^[-+][^-+]' "$tmp/screens.log" | head -n 20
+  fi
+done
+
+# and a generated capture (memory tables, advice, two ranks) opened by the explorer: the
+# demo's screen scripts give byte for byte the screens of --no-index on a first open and
+# on a reopen, which reads the analysis from the index (the bench figures say); a corrupt
+# or stale analysis index is made again, the screens the same
+ecap=$tmp/ecap
+"$gen" --out "$ecap" --ranks 2 --ops 30 --steps 4 --prefill 1 --memory >/dev/null || exit 1
+scripts="bottleneck comm memory ops ops_group overview ranks steps timeline"
+explore() { # outdir, explorer options...
+  o=$1
+  shift
+  mkdir -p "$o"
+  for k in $scripts; do
+    if ! OUT=$o ASCPROF_BENCH_OUT=$o/$k.bench TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC \
+         "$bin" --script "$srcdir/tests/screens/$k.keys" --size 100x30 "$@" "$ecap" >/dev/null 2>"$o/$k.err"; then
+      bad "explorer $k $*: exit status"
+      head -n 5 "$o/$k.err"
+    fi
+  done
+}
+same_screens() { # name, outdir, the state every run's analysis index must have
+  n=0
+  for f in "$tmp/xe0"/*.txt; do
+    n=$((n + 1))
+    cmp -s "$f" "$2/$(basename "$f")" || { bad "$1: $(basename "$f") differs"; diff "$f" "$2/$(basename "$f")" | head -n 10; }
+  done
+  [ "$n" -ge 9 ] && ok || bad "$1: only $n screens"
+  got=$(cat "$2"/*.bench | sed -n 's/^analysis_index //p' | sort -u | tr '\n' ' ')
+  [ "$got" = "$3 " ] && ok || bad "$1: analysis index '$got', not '$3'"
+}
+eidx=$tmp/eidx
+explore "$tmp/xe0" --no-index
+OUT=$tmp/xe1 ASCPROF_BENCH_OUT=$tmp/xe1.bench TERM=xterm-256color "$bin" --script "$srcdir/tests/screens/overview.keys" \
+  --size 100x30 --index-dir "$eidx" "$ecap" >/dev/null 2>&1
+grep -qx 'analysis_index written' "$tmp/xe1.bench" && ok || bad "explorer: the first open wrote no analysis index"
+explore "$tmp/xe2" --index-dir "$eidx"
+same_screens "explorer reopen" "$tmp/xe2" used
+one=$(grep -l -a -x 'analysis.*' "$eidx"/*.idx | head -n 1)
+if [ -n "$one" ]; then
+  at=$(($(wc -c <"$one") - 20))
+  printf 'Z' | dd of="$one" bs=1 seek="$at" conv=notrunc 2>/dev/null
+  OUT=$tmp/xe3 ASCPROF_BENCH_OUT=$tmp/xe3.bench TERM=xterm-256color "$bin" --script "$srcdir/tests/screens/overview.keys" \
+    --size 100x30 --index-dir "$eidx" "$ecap" >/dev/null 2>&1
+  grep -qx 'analysis_index rebuilt' "$tmp/xe3.bench" && ok || bad "explorer: a corrupt analysis index was not rebuilt"
+  explore "$tmp/xe4" --index-dir "$eidx"
+  same_screens "explorer after a corrupt analysis index" "$tmp/xe4" used
+else
+  bad "explorer: no analysis index"
+fi
+# a table touched: its analysis is stale (the key has every file's mtime), made afresh
+touch -d '2002-02-02' "$(find "$ecap" -name 'memory_record.csv' | head -n 1)"
+explore "$tmp/xe0" --no-index
+explore "$tmp/xe5" --index-dir "$eidx"
+same_screens "explorer, a table touched" "$tmp/xe5" "rebuilt used"
 
 # two opens at once, on an empty cache
 rm -rf "$idx"

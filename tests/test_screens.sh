@@ -8,6 +8,8 @@
 #   #@ gen NAME ARGS   generate capture NAME with ascprof-gen ARGS, and run beside it
 #   #@ args ARGS       the command line instead of the capture path (e.g. --compare a b)
 # ASCPROF_UPDATE_SCREENS=1 rewrites the expected screens (review the diff before committing).
+# ASCPROF_SCREENS_ARGS: options put before every script's command line (test_index.sh runs
+# the scripts with --no-index and twice with --index-dir: the screens must not change).
 # ASCPROF_VALGRIND=1 runs every script under valgrind (memcheck, full leak check): any
 # error or leak fails the script (.ci/run does this in the plain build).
 srcdir=${ASCPROF_SRCDIR:-.}
@@ -68,7 +70,7 @@ for keys in "$srcdir"/tests/screens/*.keys; do
   args=$(sed -n 's/^#@ args //p' "$keys")
   [ -n "$args" ] || args=$capture
   # shellcheck disable=SC2086 # ARGS are words
-  if ! (cd "$rundir" && OUT="$out/$name" run_bin --script "$keys_abs" --size 100x30 $args \
+  if ! (cd "$rundir" && OUT="$out/$name" run_bin --script "$keys_abs" --size 100x30 ${ASCPROF_SCREENS_ARGS:-} $args \
         >"$out/$name/stdout" 2>"$out/$name/stderr"); then
     echo "FAIL: $name: the explorer exited with an error"
     cat "$out/$name/stderr"

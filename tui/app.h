@@ -55,6 +55,7 @@ struct published {
 	struct lane_lod **lods_b;
 	struct comparison *cmp;
 	char cmp_error[128]; /* why there is no comparison (--compare-ranks with a missing rank) */
+	enum tindex_state an_index; /* the analysis through the index cache (USED: read from it) */
 };
 
 struct app;

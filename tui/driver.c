@@ -27,6 +27,7 @@ void driver_bench_published(struct app *app, const struct published *pub)
 		app->t_analysed * 1e3, app->t_indexed * 1e3);
 	fprintf(app->bench, "events %zu\nlanes %zu\nops %zu\nstore_bytes %zu\n", events, lanes, ops,
 		store);
+	fprintf(app->bench, "analysis_index %s\n", tindex_state_name(pub->an_index));
 	stagetime_print(app->bench);
 }
 

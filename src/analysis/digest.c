@@ -304,7 +304,8 @@ static void io_steps(struct dio *d, struct rank_analysis *ra)
 		x->phase_source = (enum phase_source)io_e(d, x->phase_source, PHASE_SRC_COUNT);
 		x->phase_conf = (enum confidence)io_e(d, x->phase_conf, CONF_LOW + 1);
 		x->phase_evidence = io_os(d, x->phase_evidence);
-		x->marker_ev = UINT32_MAX; /* no events in a digest */
+		if (d->rd) /* writing leaves the analysis as it is (the explorer goes on with it) */
+			x->marker_ev = UINT32_MAX; /* no events in a digest */
 		x->compute_ns = io_i(d, x->compute_ns);
 		x->comm_not_overlapped_ns = io_i(d, x->comm_not_overlapped_ns);
 		x->free_ns = io_i(d, x->free_ns);
@@ -1306,6 +1307,29 @@ static void put_str(struct sbuf *b, const char *s)
 	sbuf_add(b, s, n);
 }
 
+/* What a digest leaves out because a digest file has no events, and the explorer shows
+ * (the index lies beside the events it was made from): each step's marker event, each
+ * finding's event, the memory tables' rows (by the capture's own tables). */
+static void put_events(struct sbuf *b, const struct rank_analysis *ra)
+{
+	put_u64(b, ra->n_steps);
+	for (size_t k = 0; k < ra->n_steps; k++)
+		put_u64(b, ra->steps[k].marker_ev);
+	put_u64(b, ra->n_advice);
+	for (size_t k = 0; k < ra->n_advice; k++)
+		put_u64(b, ra->advice[k].event);
+	const struct mem_analysis *m = &ra->mem;
+	put_u64(b, m->n_comps);
+	for (size_t k = 0; k < m->n_comps; k++)
+		put_u64(b, m->comps[k].peak_row);
+	put_u64(b, m->n_mods);
+	for (size_t k = 0; k < m->n_mods; k++)
+		put_u64(b, m->mods[k].peak_row);
+	put_u64(b, m->n_top);
+	for (size_t k = 0; k < m->n_top; k++)
+		put_u64(b, m->top[k].row);
+}
+
 static char *make(void *ctx, size_t *len, char *why, size_t size)
 {
 	struct make_ctx *c = ctx;
@@ -1338,6 +1362,8 @@ static char *make(void *ctx, size_t *len, char *why, size_t size)
 		put_str(&b, d->file);
 		put_str(&b, d->msg);
 	}
+	for (size_t i = 0; i < c->an->n_ranks; i++)
+		put_events(&b, &c->an->ranks[i]);
 	*len = b.len;
 	return sbuf_detach(&b);
 }
@@ -1380,6 +1406,61 @@ static char *get_str(struct rd *r)
 	return n == UINT64_MAX ? NULL : get_bytes(r, n);
 }
 
+/* An index of one of n things (UINT32_MAX/SIZE_MAX: none, when none_ok), else bad. */
+static uint64_t get_index(struct rd *r, uint64_t n, uint64_t none)
+{
+	uint64_t v = get_u64(r);
+	if (v >= n && v != none)
+		r->bad = true;
+	return v;
+}
+
+/* The capture's table a stub names by its path (NULL when none: bad). */
+static const struct csv_table *real_table(struct rd *r, const struct rank_data *rd, const struct csv_table *stub)
+{
+	if (!stub)
+		return NULL;
+	for (int k = 0; k < CSV_KIND_COUNT; k++)
+		if (rd->by_kind[k] && rd->by_kind[k]->path && !strcmp(rd->by_kind[k]->path, stub->path))
+			return rd->by_kind[k];
+	r->bad = true;
+	return NULL;
+}
+
+static size_t table_rows(const struct csv_table *t) { return t ? t->nrows : 0; }
+
+/* put_events' section read into a rank read from its digest: the events and rows again,
+ * and the memory report's stub tables replaced by the capture's. */
+static void get_events(struct rd *r, const struct capture *cap, struct rank_analysis *ra)
+{
+	const struct rank_data *rd = &cap->ranks[ra->rank_index];
+	uint64_t n_ev = rd->store.n_ev;
+	if (get_u64(r) != ra->n_steps)
+		r->bad = true;
+	for (size_t k = 0; k < ra->n_steps && !r->bad; k++)
+		ra->steps[k].marker_ev = (uint32_t)get_index(r, n_ev, UINT32_MAX);
+	if (get_u64(r) != ra->n_advice)
+		r->bad = true;
+	for (size_t k = 0; k < ra->n_advice && !r->bad; k++)
+		ra->advice[k].event = (uint32_t)get_index(r, n_ev, UINT32_MAX);
+	struct mem_analysis *m = &ra->mem;
+	m->record = real_table(r, rd, m->record);
+	m->modules = real_table(r, rd, m->modules);
+	m->ops = real_table(r, rd, m->ops);
+	if (get_u64(r) != m->n_comps)
+		r->bad = true;
+	for (size_t k = 0; k < m->n_comps && !r->bad; k++)
+		m->comps[k].peak_row = (size_t)get_index(r, table_rows(m->record), SIZE_MAX);
+	if (get_u64(r) != m->n_mods)
+		r->bad = true;
+	for (size_t k = 0; k < m->n_mods && !r->bad; k++)
+		m->mods[k].peak_row = (size_t)get_index(r, table_rows(m->modules), SIZE_MAX);
+	if (get_u64(r) != m->n_top)
+		r->bad = true;
+	for (size_t k = 0; k < m->n_top && !r->bad; k++)
+		m->top[k].row = (size_t)get_index(r, table_rows(m->ops), SIZE_MAX);
+}
+
 /* The analysis from the index's bytes, or NULL when they do not read. */
 static struct analysis *decode(const struct capture *cap, const char *buf, size_t len)
 {
@@ -1409,8 +1490,16 @@ static struct analysis *decode(const struct capture *cap, const char *buf, size_
 	}
 	struct analysis *an = NULL;
 	char why[256];
-	if (!r.bad && nd <= DIAG_MAX && r.pos == r.len) {
+	size_t events_at = r.pos; /* the events section, read once the digests are */
+	if (!r.bad && nd <= DIAG_MAX) {
 		an = analysis_over(cap, bufs, lens, idx, n, why, sizeof why);
+		r.pos = events_at;
+		for (size_t i = 0; an && i < an->n_ranks; i++)
+			get_events(&r, cap, &an->ranks[i]);
+		if (an && (r.bad || r.pos != r.len)) {
+			analysis_free(an);
+			an = NULL;
+		}
 	} else {
 		for (size_t i = 0; i < n; i++)
 			free(bufs[i]);
@@ -1444,7 +1533,8 @@ struct analysis *analysis_index_run(struct capture *cap, const struct analysis_h
 	memset(st, 0, sizeof *st);
 	if (!cap->opts.index.enabled || !cap->n_ranks) {
 		capture_verify_columns(cap);
-		return analysis_run_with(cap, hook);
+		struct analysis *an = analysis_run_with(cap, hook);
+		return an;
 	}
 	/* every file the analysis may have read */
 	const char **paths = NULL;
@@ -1459,7 +1549,7 @@ struct analysis *analysis_index_run(struct capture *cap, const struct analysis_h
 	for (size_t i = 0; i < cap->plan.n_cluster_files; i++)
 		add_path(&paths, &n, &npc, cap->plan.cluster_files[i].path);
 	char kind[160];
-	snprintf(kind, sizeof kind, "analysis source %d trace limit %" PRIu64 " csv limit %" PRIu64 " ranks %zu",
+	snprintf(kind, sizeof kind, "analysis events source %d trace limit %" PRIu64 " csv limit %" PRIu64 " ranks %zu",
 		 (int)cap->opts.source, cap->opts.max_trace_bytes, cap->opts.max_csv_bytes, cap->n_ranks);
 	struct make_ctx c = {.cap = cap, .hook = hook};
 	size_t len = 0;

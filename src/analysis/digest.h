@@ -84,8 +84,10 @@ int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_an
  * capture (traces, CSV tables, communication, profiler_info and metadata files: identity,
  * size, mtime, ctime), the program, the messages' language and the options that change
  * what is loaded: any change and the analysis is made afresh. A capture whose load gave an
- * error (a refused or unreadable file) is not indexed. The explorer does not use it: its
- * views need the per-event classes and the timeline index, which a digest does not hold.
+ * error (a refused or unreadable file) is not indexed. Beside the digests the index holds
+ * what a digest file leaves out and the explorer shows (the steps' marker events, the
+ * findings' events, the memory tables' rows, resolved to the capture's own tables). A
+ * rank read from the index has no classes (cls NULL): the explorer classifies again.
  * Returns analysis_run_with(cap, hook), or the same analysis from the index; st (may be
  * NULL) says which; cap's messages get a corrupt index's message. */
 struct analysis *analysis_index_run(struct capture *cap, const struct analysis_hook *hook, struct tindex_status *st);
