@@ -185,7 +185,7 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The linear-time percentile equals the sorted one, for every size up to 300 with few or
+/* The linear-time percentile (and pair of percentiles) equals the sorted one, for every size up to 300 with few or
  * many distinct values, sorted, reversed and organ-pipe inputs included. */
 static void test_nearest_rank_select(void **state)
 {
@@ -207,10 +207,72 @@ static void test_nearest_rank_select(void **state)
 				int64_t c[300];
 				memcpy(c, a, n * sizeof *a);
 				assert_true(analysis_nearest_rank_select(c, n, qs[k]) == analysis_nearest_rank(b, n, qs[k]));
+				/* the pair: the lower rank first, the higher among the values above it */
+				for (size_t h = k; h < sizeof qs / sizeof qs[0]; h++) {
+					int64_t lo = -1, hi = -1;
+					memcpy(c, a, n * sizeof *a);
+					analysis_nearest_rank_select2(c, n, qs[k], qs[h], &lo, &hi);
+					assert_true(lo == analysis_nearest_rank(b, n, qs[k]));
+					assert_true(hi == analysis_nearest_rank(b, n, qs[h]));
+				}
 			}
 		}
 	}
 	assert_true(analysis_nearest_rank_select(a, 0, 0.5) == 0);
+	int64_t lo = -1, hi = -1;
+	analysis_nearest_rank_select2(a, 0, 0.5, 0.95, &lo, &hi);
+	assert_true(lo == 0 && hi == 0);
+}
+
+/* The pair of percentiles over many values (the histogram path): equal to the sorted ones
+ * for random 63-bit values, few distinct values, sorted, reversed and organ-pipe input,
+ * negative ones, the int64 extremes, and a tight cluster with one far outlier (most values
+ * in one bucket: the levels below narrow it). */
+static void test_nearest_rank_select_many(void **state)
+{
+	(void)state;
+	const size_t sizes[] = {4095, 4096, 4097, 10007, 60000};
+	const double qs[][2] = {{0.5, 0.95}, {0, 1}, {0.5, 0.5}, {0.01, 0.999}, {0.95, 0.95}};
+	uint64_t seed = 99;
+	size_t nmax = 60000;
+	int64_t *a = malloc(nmax * sizeof *a), *b = malloc(nmax * sizeof *b), *c = malloc(nmax * sizeof *c);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+		size_t n = sizes[si];
+		for (int shape = 0; shape < 8; shape++) {
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+				int64_t r = (int64_t)(seed >> 1);
+				switch (shape) {
+				case 0: a[i] = r; break;
+				case 1: a[i] = r % 4; break;
+				case 2: a[i] = (int64_t)i; break;
+				case 3: a[i] = (int64_t)(n - i); break;
+				case 4: a[i] = (int64_t)(i < n / 2 ? i : n - i); break;
+				case 5: a[i] = (r % 2001) - 1000; break;
+				case 6: a[i] = r % 3 == 0 ? INT64_MIN : r % 3 == 1 ? INT64_MAX : r % 7; break;
+				default: a[i] = i == n / 3 ? (int64_t)1 << 50 : 5000 + r % 64; break;
+				}
+			}
+			memcpy(b, a, n * sizeof *a);
+			qsort(b, n, sizeof *b, cmp_i64);
+			for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++) {
+				int64_t lo = -1, hi = -1;
+				memcpy(c, a, n * sizeof *a);
+				analysis_nearest_rank_select2(c, n, qs[k][0], qs[k][1], &lo, &hi);
+				assert_true(lo == analysis_nearest_rank(b, n, qs[k][0]));
+				assert_true(hi == analysis_nearest_rank(b, n, qs[k][1]));
+				/* the values are only reordered */
+				qsort(c, n, sizeof *c, cmp_i64);
+				assert_memory_equal(b, c, n * sizeof *b);
+			}
+		}
+	}
+	free(a);
+	free(b);
+	free(c);
 }
 
 /* A lane's nested calls arrive sorted by start: they merge into the enclosing span as they
@@ -302,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_nearest_rank),
 		cmocka_unit_test(test_nested_adds_merge_in_place),
 		cmocka_unit_test(test_nearest_rank_select),
+		cmocka_unit_test(test_nearest_rank_select_many),
 		cmocka_unit_test(test_step_at_near),
 		cmocka_unit_test(test_normalize_many_runs),
 	};

@@ -112,6 +112,38 @@ static void test_jsonw_scalar_helpers(void **state)
 	free(buf);
 }
 
+/* jsonw_escape's exact text: runs of plain ASCII (written a run at a time) between quotes,
+ * backslashes, control bytes, valid and invalid UTF-8 and a bidi override, at the start,
+ * the middle and the end of a string. */
+static void test_jsonw_escape_text(void **state)
+{
+	(void)state;
+	static const struct { const char *in; size_t len; const char *out; } cases[] = {
+		{"", 0, ""},
+		{"plain text", 10, "plain text"},
+		{"\"q\"", 3, "\\\"q\\\""},
+		{"a\\b\\", 4, "a\\\\b\\\\"},
+		{"x\ny\tz\r", 6, "x\\ny\\tz\\r"},
+		{"\x1b[31mred", 8, "\\u001b[31mred"},
+		{"caf\xc3\xa9 ok", 8, "caf\xc3\xa9 ok"},
+		{"bad\xff!", 5, "bad\\\\xFF!"},
+		{"\xe2\x80\xae" "evil", 7, "\\u202eevil"},
+		{"nul\0in", 6, "nul\\u0000in"},
+		{"~\x7f~", 3, "~\\u007f~"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		assert_non_null(f);
+		jsonw_escape(f, cases[i].in, cases[i].len);
+		fclose(f);
+		if (strcmp(buf, cases[i].out))
+			fail_msg("case %zu: got [%s], want [%s]", i, buf, cases[i].out);
+		free(buf);
+	}
+}
+
 static void test_summary_json_keys(void **state)
 {
 	(void)state;
@@ -197,6 +229,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jsonw_scalar_helpers),
+		cmocka_unit_test(test_jsonw_escape_text),
 		cmocka_unit_test(test_summary_json_keys),
 		cmocka_unit_test(test_unusable_input_exits_non_zero),
 		cmocka_unit_test(test_real_level1_summary),

@@ -96,10 +96,9 @@ enum {
 	AT_FRAME = 1 << 3, /* python_function call-stack frames: they wrap the real calls */
 };
 
-static uint8_t name_bits(const struct rank_store *rs, uint8_t *cache, uint32_t id)
+/* The tests, once per name: out of line, so that the per-event lookup below inlines. */
+static __attribute__((noinline)) uint8_t name_bits_first(const struct rank_store *rs, uint8_t *cache, uint32_t id)
 {
-	if (cache[id] & NM_DONE)
-		return cache[id];
 	const char *s = store_str(rs, id);
 	uint8_t b = NM_DONE;
 	if (s && strstr(s, "aclopCompile"))
@@ -111,6 +110,11 @@ static uint8_t name_bits(const struct rank_store *rs, uint8_t *cache, uint32_t i
 		b |= NM_TRANSDATA;
 	cache[id] = b;
 	return b;
+}
+
+static inline uint8_t name_bits(const struct rank_store *rs, uint8_t *cache, uint32_t id)
+{
+	return cache[id] & NM_DONE ? cache[id] : name_bits_first(rs, cache, id);
 }
 
 struct hits {

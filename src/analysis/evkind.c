@@ -35,9 +35,10 @@ bool analysis_has_group_lanes(const struct rank_store *rs)
 	return false;
 }
 
-/* Is ev a whole collective (not one of its sub-tasks)? */
-bool analysis_is_collective(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
-			  bool have_group_lanes)
+/* Is ev a whole collective (not one of its sub-tasks)? The whole test; evkind.h asks the
+ * lane and the class inline first. */
+bool analysis_is_collective_named(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
+				  bool have_group_lanes)
 {
 	const struct lane *l = store_ev_lane(rs, ev);
 	if (have_group_lanes) {

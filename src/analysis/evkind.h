@@ -16,8 +16,18 @@
 
 /* Collectives: whole collective operations, not their sub-tasks. */
 bool analysis_has_group_lanes(const struct rank_store *rs);
-bool analysis_is_collective(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
-			    bool have_group_lanes);
+bool analysis_is_collective_named(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
+				  bool have_group_lanes);
+/* Lane and class first, inline: the scans over every event ask this of each one, and few
+ * are on a lane that can hold collectives. */
+static inline bool analysis_is_collective(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
+					  bool have_group_lanes)
+{
+	const struct lane *l = store_ev_lane(rs, ev);
+	if (have_group_lanes ? l->group != LANE_COMM : l->group != LANE_DEVICE || cls[ev].cat != CAT_COMM)
+		return false;
+	return analysis_is_collective_named(rs, cls, ev, have_group_lanes);
+}
 /* A collective's payload from its args (count x data_type size), in bytes; 0 unknown. */
 double analysis_collective_bytes(const struct rank_store *rs, uint32_t ev);
 

@@ -290,11 +290,13 @@ void metrics_per_step(const struct rank_store *rs, struct rank_analysis *ra, str
 		st->d2h_ns = ivset_total_in(&s->d2h, lo, hi);
 		st->dispatch_ops = 0;
 	}
-	/* dispatch ops by start time, each into the step window holding it */
+	/* dispatch ops by start time, each into the step window holding it (events come mostly
+	 * in time order: the search starts at the last one's step) */
+	size_t hint = 0;
 	for (size_t ev = 0; ev < rs->n_ev; ev++) {
 		if (!(ra->cls[ev].flags & EVF_DISPATCH))
 			continue;
-		size_t k = analysis_step_at(ra, store_ts(rs, ev));
+		size_t k = analysis_step_at_near(ra, store_ts(rs, ev), &hint);
 		if (k != SIZE_MAX)
 			ra->steps[k].dispatch_ops++;
 	}

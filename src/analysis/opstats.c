@@ -45,7 +45,7 @@ struct op_groups {
 	size_t n;
 };
 
-static size_t group_key(const struct op_groups *g, const struct rec *r)
+static inline __attribute__((always_inline)) size_t group_key(const struct op_groups *g, const struct rec *r)
 {
 	return (size_t)r->scope * g->n_names + r->name;
 }
@@ -66,7 +66,7 @@ static void groups_init(struct op_groups *g, size_t n_names)
 }
 
 /* The first of two passes over the same records: counts them per key. */
-static void groups_count(struct op_groups *g, const struct rec *r)
+static inline __attribute__((always_inline)) void groups_count(struct op_groups *g, const struct rec *r)
 {
 	size_t key = group_key(g, r);
 	if (g->first[key] == UINT32_MAX)
@@ -93,7 +93,7 @@ static void groups_place_begin(struct op_groups *g)
 }
 
 /* The second pass: the same records in the same order. */
-static void groups_place(struct op_groups *g, const struct rec *r)
+static inline __attribute__((always_inline)) void groups_place(struct op_groups *g, const struct rec *r)
 {
 	size_t at = g->end[group_key(g, r)]++;
 	if (g->dur32)
@@ -126,7 +126,7 @@ static int cmp_op(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static uint8_t phase_at(const struct rank_analysis *ra, int64_t t, size_t *hint)
+static inline __attribute__((always_inline)) uint8_t phase_at(const struct rank_analysis *ra, int64_t t, size_t *hint)
 {
 	size_t k = analysis_step_at_near(ra, t, hint);
 	return k != SIZE_MAX ? (uint8_t)ra->steps[k].phase : PHASE_UNKNOWN;
@@ -233,8 +233,7 @@ static void add_op(struct op_list *out, int64_t *d, size_t k, uint8_t category,
 	o->min_ns = lo;
 	o->max_ns = hi;
 	o->avg_ns = (double)o->total_ns / (double)k;
-	o->p95_ns = analysis_nearest_rank_select(d, k, 0.95);
-	o->p50_ns = analysis_nearest_rank_select(d, k, 0.5);
+	analysis_nearest_rank_select2(d, k, 0.5, 0.95, &o->p50_ns, &o->p95_ns);
 	o->csv_total_ns = -1;
 	o->deviation_pct = NAN;
 	if (ct && store_id != STRTAB_NONE && store_id < ct->n) {
@@ -248,13 +247,25 @@ static void add_op(struct op_list *out, int64_t *d, size_t k, uint8_t category,
 	}
 }
 
+/* A buffer the groups of one job reuse: a fresh one per group was pages mapped, faulted in
+ * and unmapped again for each big group (tui/main.c's malloc policy). */
+struct scratch {
+	int64_t *d;
+	size_t cap;
+};
+
 /* The rows of one group: all its instances, then those of prefill and of decode steps. */
-static void emit_group(struct op_list *out, struct durs dur, const uint8_t *tag, size_t n, const char *name,
-		       uint32_t store_id, uint8_t scope, const struct csv_totals *ct)
+static void emit_group(struct op_list *out, struct scratch *sc, struct durs dur, const uint8_t *tag, size_t n,
+		       const char *name, uint32_t store_id, uint8_t scope, const struct csv_totals *ct)
 {
 	uint8_t category = group_category(dur, tag, n);
 	/* every duration, then prefill's from the front of the second half, decode's from its end */
-	int64_t *d = xmalloc(2 * n * sizeof *d), *half = d + n;
+	if (2 * n > sc->cap) { /* exactly: no more than a buffer per group held at its peak */
+		free(sc->d);
+		sc->cap = 2 * n;
+		sc->d = xmalloc(sc->cap * sizeof *sc->d);
+	}
+	int64_t *d = sc->d, *half = d + n;
 	size_t prefill = 0, decode = 0;
 	for (size_t i = 0; i < n; i++) {
 		d[i] = dur_at(dur, i);
@@ -268,7 +279,6 @@ static void emit_group(struct op_list *out, struct durs dur, const uint8_t *tag,
 		add_op(out, half, prefill, category, name, store_id, scope, PHASE_PREFILL, ct);
 	if (decode)
 		add_op(out, half + n - decode, decode, category, name, store_id, scope, PHASE_DECODE, ct);
-	free(d);
 }
 
 /* The "all" scope's rows of a name seen in one scope only: that scope's rows as they are,
@@ -335,8 +345,9 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g)
  * then per event only its class flags are read. */
 enum kind_rule { KIND_NOT_OP, KIND_DEVICE, KIND_HOST };
 
-static bool trace_op_scope(const struct rank_analysis *ra, const uint8_t *rule, const uint32_t *ev_kind,
-			   size_t ev, uint8_t *scope)
+/* Inline, as the helpers of the two passes below: they run once per event. */
+static inline __attribute__((always_inline)) bool trace_op_scope(const struct rank_analysis *ra, const uint8_t *rule,
+								  const uint32_t *ev_kind, size_t ev, uint8_t *scope)
 {
 	switch (rule[ev_kind[ev]]) {
 	case KIND_DEVICE:
@@ -412,6 +423,7 @@ static void *emit_names(void *arg)
 	struct emit_job *job = arg;
 	const struct op_groups *g = job->g;
 	size_t widest = 0;
+	struct scratch sc = {0};
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
 		const struct csv_totals *ct = scope == SCOPE_DEVICE ? job->dev_ct : job->host_ct;
 		size_t other = (size_t)(scope == SCOPE_DEVICE ? SCOPE_HOST : SCOPE_DEVICE) * g->n_names;
@@ -420,7 +432,7 @@ static void *emit_names(void *arg)
 			if (!n)
 				continue;
 			size_t from = job->out.n, n_other = g->end[other + name] - group_start(g, other + name);
-			emit_group(&job->out, group_durs(g, at), g->tag + at, n, g->names[name],
+			emit_group(&job->out, &sc, group_durs(g, at), g->tag + at, n, g->names[name],
 				   job->from_csv ? STRTAB_NONE : name, (uint8_t)scope, ct);
 			if (!n_other)
 				copy_as_all(&job->out, from);
@@ -436,11 +448,12 @@ static void *emit_names(void *arg)
 		if (g->end[kd] == group_start(g, kd) || g->end[kh] == group_start(g, kh))
 			continue;
 		size_t n = join_scopes(g, name, all_dur, all_tag);
-		emit_group(&job->out, (struct durs){NULL, all_dur}, all_tag, n, g->names[name], STRTAB_NONE,
+		emit_group(&job->out, &sc, (struct durs){NULL, all_dur}, all_tag, n, g->names[name], STRTAB_NONE,
 			   SCOPE_ALL, NULL);
 	}
 	free(all_dur);
 	free(all_tag);
+	free(sc.d);
 	return NULL;
 }
 

@@ -165,7 +165,8 @@ struct host_lane_spans {
 	bool has;
 };
 
-static bool host_event(struct host_lane_spans *h, uint32_t k, int64_t *a, int64_t *b)
+static inline __attribute__((always_inline)) bool host_event(struct host_lane_spans *h, uint32_t k, int64_t *a,
+								 int64_t *b)
 {
 	uint32_t ev = h->l->events[k];
 	if (h->cls[ev].flags & EVF_STEP_MARK)

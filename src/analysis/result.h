@@ -482,13 +482,38 @@ void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, e
 			 const char *source);
 /* The step whose window [win_start, win_end) holds t, or SIZE_MAX. */
 size_t analysis_step_at(const struct rank_analysis *ra, int64_t t);
-/* The same, first trying *hint and the step after it (times that mostly rise); *hint is
- * updated, start it at 0. */
-size_t analysis_step_at_near(const struct rank_analysis *ra, int64_t t, size_t *hint);
+/* Whether step c is the last one starting at or before t: what analysis_step_at finds. */
+static inline bool analysis_last_started(const struct rank_analysis *ra, size_t c, int64_t t)
+{
+	return c < ra->n_steps && ra->steps[c].win_start <= t &&
+	       (c + 1 == ra->n_steps || ra->steps[c + 1].win_start > t);
+}
+/* The same as analysis_step_at, first trying *hint and the step after it (times that mostly
+ * rise); *hint is updated, start it at 0. Inline: scans over every event ask it of each. */
+static inline size_t analysis_step_at_near(const struct rank_analysis *ra, int64_t t, size_t *hint)
+{
+	size_t c = *hint;
+	if (!analysis_last_started(ra, c, t)) {
+		if (analysis_last_started(ra, c + 1, t)) {
+			c++;
+		} else {
+			size_t k = analysis_step_at(ra, t);
+			if (k != SIZE_MAX)
+				*hint = k;
+			return k;
+		}
+	}
+	*hint = c;
+	return t < ra->steps[c].win_end ? c : SIZE_MAX;
+}
 /* Percentile by nearest rank of a sorted array: the ceil(q*n)-th smallest. */
 int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q);
 /* The same of unsorted values, in linear time (the values are reordered). */
 int64_t analysis_nearest_rank_select(int64_t *values, size_t n, double q);
+/* Two percentiles of unsorted values, q_lo <= q_hi (the values are reordered; both 0 when
+ * n is 0): a histogram pass for many values, quickselect for few. */
+void analysis_nearest_rank_select2(int64_t *values, size_t n, double q_lo, double q_hi, int64_t *lo,
+				   int64_t *hi);
 
 
 #endif

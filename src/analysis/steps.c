@@ -96,11 +96,17 @@ static void name_memo_init(struct name_memo *m, const struct strtab *strs,
 	*m = (struct name_memo){strs, xcalloc(n ? n : 1, 1), test, arg};
 }
 
-static uint8_t name_bits(struct name_memo *m, uint32_t id)
+/* The test, once per name: out of line, so that the per-event lookup below inlines. */
+static __attribute__((noinline)) uint8_t name_bits_first(struct name_memo *m, uint32_t id)
 {
-	if (!(m->bits[id] & NAME_KNOWN))
-		m->bits[id] = (uint8_t)(NAME_KNOWN | m->test(strtab_str(m->strs, id), m->arg));
+	m->bits[id] = (uint8_t)(NAME_KNOWN | m->test(strtab_str(m->strs, id), m->arg));
 	return m->bits[id] & (uint8_t)~NAME_KNOWN;
+}
+
+static inline uint8_t name_bits(struct name_memo *m, uint32_t id)
+{
+	uint8_t b = m->bits[id];
+	return b & NAME_KNOWN ? b & (uint8_t)~NAME_KNOWN : name_bits_first(m, id);
 }
 
 static uint8_t contains_text(const char *text, const char *substr)
@@ -607,11 +613,31 @@ static uint8_t kernel_words(const char *s, const char *unused)
 	                          : 0));
 }
 
-static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, const char *shapes)
-{
+/* attention_tokens of one shapes string: asked once per distinct string of the kernel
+ * table (thousands of rows share a few shapes). */
+struct shape_memo {
+	uint8_t known, ok;
 	long tok, seqs;
-	bool sized = (bits & NAME_HIT) && shapes && attention_tokens(shapes, &tok, &seqs) && seqs > 0 &&
-	             tok >= seqs;
+};
+
+static const struct shape_memo *shape_of(struct shape_memo *memo, const struct strtab *strs, uint32_t id)
+{
+	static const struct shape_memo none = {1, 0, 0, 0}; /* no string: "" has no shape */
+	if (id >= strtab_count(strs))
+		return &none;
+	struct shape_memo *m = &memo[id];
+	if (!m->known) {
+		m->known = 1;
+		m->ok = attention_tokens(strtab_str(strs, id), &m->tok, &m->seqs);
+	}
+	return m;
+}
+
+/* shape: the row's input shapes (attention_tokens), or NULL without them. */
+static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, const struct shape_memo *shape)
+{
+	long tok = shape ? shape->tok : 0, seqs = shape ? shape->seqs : 0;
+	bool sized = (bits & NAME_HIT) && shape && shape->ok && seqs > 0 && tok >= seqs;
 	/* PagedAttention over more tokens than sequences is the split-fuse form (chunked prefill),
 	 * whatever its kernel is named: not decode-only */
 	if ((bits & NAME_DECODE) && !(sized && tok > seqs && !mla_preprocess(name))) {
@@ -645,6 +671,8 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 	if (table) {
 		name_memo_init(&m, kt->strs, kernel_words, NULL);
 		bool shapes = csvt_has(kt, COL_INPUT_SHAPES);
+		uint32_t n_strs = strtab_count(kt->strs);
+		struct shape_memo *sm = shapes ? xcalloc(n_strs ? n_strs : 1, sizeof *sm) : NULL;
 		for (size_t r = 0; r < kt->nrows; r++) {
 			uint32_t id = csvt_str_id(kt, r, COL_NAME);
 			int64_t ts;
@@ -654,8 +682,9 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			size_t k = analysis_step_at_near(ra, ts, &hint);
 			if (k != SIZE_MAX)
 				tally_kernel(&t[k], bits, strtab_str(kt->strs, id),
-				             shapes ? csvt_str(kt, r, COL_INPUT_SHAPES) : NULL);
+				             sm ? shape_of(sm, kt->strs, csvt_str_id(kt, r, COL_INPUT_SHAPES)) : NULL);
 		}
+		free(sm);
 	} else if (rs->has_events) {
 		name_memo_init(&m, rs->strs, kernel_words, NULL);
 		for (size_t ev = 0; ev < rs->n_ev; ev++) {
