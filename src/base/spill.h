@@ -21,7 +21,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SPILL_MIN_BYTES ((size_t)1 << 20)
+/* 64 KiB: at 1 MiB the arrays below it kept a 100 MB capture's first open at 0.13-0.17 x
+ * its trace in private memory; at 64 KiB 0.04-0.08 x, with the same CPU time. */
+#define SPILL_MIN_BYTES ((size_t)1 << 16)
 
 /* The directory tried first (the trace index's: on the user's disk), before $TMPDIR,
  * /var/tmp and /tmp; copied; NULL clears it. Used when it exists. */
