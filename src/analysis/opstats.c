@@ -15,6 +15,7 @@
 #include "lanes.h"
 #include "lower_bound.h"
 #include "num.h"
+#include "stagetime.h"
 #include "xalloc.h"
 #include "xthread.h"
 
@@ -457,6 +458,24 @@ static void *emit_names(void *arg)
 	return NULL;
 }
 
+/* The second half of the names on a helper thread: on the thread CPU clock its time is
+ * the stage's too (stagetime.h). */
+struct emit_helper {
+	struct emit_job *job;
+	pthread_t caller;
+};
+
+static void *emit_names_helper(void *arg)
+{
+	struct emit_helper *h = arg;
+	bool own = stagetime_thread_clock() && !pthread_equal(pthread_self(), h->caller);
+	double t0 = own ? stagetime_now() : 0;
+	emit_names(h->job);
+	if (own)
+		stagetime_add(STAGE_OPSTATS, t0);
+	return NULL;
+}
+
 /* ---- busy time of communication ops ------------------------------------------------- */
 
 /* Calls fn for each device communication task (waits left out), lane by lane. */
@@ -884,7 +903,8 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 			seen += g.end[(size_t)scope * g.n_names + name] - group_start(&g, (size_t)scope * g.n_names + name);
 	jobs[1].name_from = jobs[0].name_to;
 	struct xthread helper;
-	xthread_start(&helper, emit_names, &jobs[1], threaded);
+	struct emit_helper eh = {&jobs[1], pthread_self()};
+	xthread_start(&helper, emit_names_helper, &eh, threaded);
 	emit_names(&jobs[0]);
 	xthread_join(&helper);
 	size_t cap_ops = 0;
