@@ -212,16 +212,25 @@ static uint8_t group_category(struct durs dur, const uint8_t *tag, size_t n)
 	return (uint8_t)(tag[best] >> 2);
 }
 
-/* One op row from the durations d[0..k), k > 0 (d is reordered). */
-static void add_op(struct op_list *out, int64_t *d, size_t k, uint8_t category,
+/* The sum (saturating), least and greatest of a run of durations, gathered as they are
+ * copied. */
+struct dur_sum {
+	int64_t total, lo, hi;
+};
+#define DUR_SUM_INIT {0, INT64_MAX, INT64_MIN}
+
+static inline void dur_sum_add(struct dur_sum *s, int64_t d)
+{
+	s->total = num_sat_add(s->total, d);
+	s->lo = d < s->lo ? d : s->lo;
+	s->hi = d > s->hi ? d : s->hi;
+}
+
+/* One op row from the durations d[0..k), k > 0 (d is reordered), whose sum they are. */
+static void add_op(struct op_list *out, int64_t *d, size_t k, struct dur_sum sum, uint8_t category,
 		   const char *name, uint32_t store_id, uint8_t scope, uint8_t phase, const struct csv_totals *ct)
 {
-	int64_t total = 0, lo = INT64_MAX, hi = INT64_MIN;
-	for (size_t i = 0; i < k; i++) {
-		total = num_sat_add(total, d[i]);
-		lo = d[i] < lo ? d[i] : lo;
-		hi = d[i] > hi ? d[i] : hi;
-	}
+	int64_t total = sum.total, lo = sum.lo, hi = sum.hi;
 	xgrow(&out->ops, &out->cap, out->n + 1, sizeof *out->ops);
 	struct op_stat *o = &out->ops[out->n++];
 	memset(o, 0, sizeof *o);
@@ -234,7 +243,7 @@ static void add_op(struct op_list *out, int64_t *d, size_t k, uint8_t category,
 	o->min_ns = lo;
 	o->max_ns = hi;
 	o->avg_ns = (double)o->total_ns / (double)k;
-	analysis_nearest_rank_select2(d, k, 0.5, 0.95, &o->p50_ns, &o->p95_ns);
+	analysis_nearest_rank_select2_in(d, k, lo, hi, 0.5, 0.95, &o->p50_ns, &o->p95_ns);
 	o->csv_total_ns = -1;
 	o->deviation_pct = NAN;
 	if (ct && store_id != STRTAB_NONE && store_id < ct->n) {
@@ -268,18 +277,30 @@ static void emit_group(struct op_list *out, struct scratch *sc, struct durs dur,
 	}
 	int64_t *d = sc->d, *half = d + n;
 	size_t prefill = 0, decode = 0;
+	struct dur_sum all = DUR_SUM_INIT, pre = DUR_SUM_INIT, dec = DUR_SUM_INIT;
 	for (size_t i = 0; i < n; i++) {
-		d[i] = dur_at(dur, i);
-		if ((tag[i] & 3) == PHASE_PREFILL)
-			half[prefill++] = d[i];
-		else if ((tag[i] & 3) == PHASE_DECODE)
-			half[n - 1 - decode++] = d[i];
+		int64_t x = d[i] = dur_at(dur, i);
+		dur_sum_add(&all, x);
+		if ((tag[i] & 3) == PHASE_PREFILL) {
+			half[prefill++] = x;
+			dur_sum_add(&pre, x);
+		} else if ((tag[i] & 3) == PHASE_DECODE) {
+			half[n - 1 - decode++] = x;
+			dur_sum_add(&dec, x);
+		}
 	}
-	add_op(out, d, n, category, name, store_id, scope, PHASE_UNKNOWN, ct);
+	if (dec.lo < 0) {
+		/* a saturating sum is the same in any order only without negative terms: then
+		 * decode's, in the order its row reads them (the second half runs backwards) */
+		dec.total = 0;
+		for (size_t i = n - decode; i < n; i++)
+			dec.total = num_sat_add(dec.total, half[i]);
+	}
+	add_op(out, d, n, all, category, name, store_id, scope, PHASE_UNKNOWN, ct);
 	if (prefill)
-		add_op(out, half, prefill, category, name, store_id, scope, PHASE_PREFILL, ct);
+		add_op(out, half, prefill, pre, category, name, store_id, scope, PHASE_PREFILL, ct);
 	if (decode)
-		add_op(out, half + n - decode, decode, category, name, store_id, scope, PHASE_DECODE, ct);
+		add_op(out, half + n - decode, decode, dec, category, name, store_id, scope, PHASE_DECODE, ct);
 }
 
 /* The "all" scope's rows of a name seen in one scope only: that scope's rows as they are,
