@@ -253,20 +253,37 @@ static void longest_interval(struct ivset *s, int64_t out[2])
 		}
 }
 
+/* The longest gap of s inside [lo, hi) (edges count), the first of equal ones; [0, 0)
+ * when there is none: longest_interval of [lo, hi) minus s, without making that set. */
+static void longest_gap(struct ivset *s, int64_t lo, int64_t hi, int64_t out[2])
+{
+	ivset_normalize(s);
+	out[0] = out[1] = 0;
+	int64_t cur = lo;
+	for (size_t i = ivset_first_ending_after(s, lo); i < s->n && s->start[i] < hi; i++) {
+		if (s->start[i] > cur && s->start[i] - cur > out[1] - out[0]) {
+			out[0] = cur;
+			out[1] = s->start[i];
+		}
+		if (s->end[i] > cur)
+			cur = s->end[i];
+	}
+	if (cur < hi && hi - cur > out[1] - out[0]) {
+		out[0] = cur;
+		out[1] = hi;
+	}
+}
+
 /* The places the bottleneck view jumps to. */
 void metrics_landmarks(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi)
 {
-	struct ivset gaps, exposed;
-	ivset_init(&gaps);
+	struct ivset exposed;
 	ivset_init(&exposed);
-	ivset_add(&gaps, lo, hi);
-	ivset_subtract(&gaps, &s->occupied, &exposed); /* reuse: the idle gaps */
-	longest_interval(&exposed, ra->longest_idle);
+	longest_gap(&s->occupied, lo, hi, ra->longest_idle);
 	ivset_subtract(&s->comm, &s->compute, &exposed);
 	longest_interval(&exposed, ra->longest_exposed);
 	longest_interval(&s->dev_copy, ra->longest_copy);
 	longest_interval(&s->sync, ra->longest_sync);
-	ivset_free(&gaps);
 	ivset_free(&exposed);
 }
 

@@ -127,6 +127,20 @@ static void device_lanes(const struct rank_store *rs, const struct ev_class *cls
 	free(next);
 }
 
+/* out (initialised, empty) = a ∪ b; when b is empty out borrows a's arrays (*shared),
+ * where a copy would fault in fresh pages for nothing (the sets are read, never added to,
+ * once derived). */
+static void union_or_share(struct ivset *a, struct ivset *b, struct ivset *out, bool *shared)
+{
+	*shared = !b->n;
+	if (*shared) {
+		ivset_normalize(a);
+		*out = *a;
+	} else {
+		ivset_union(a, b, out);
+	}
+}
+
 void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *s)
 {
 	struct ivset dev_comm, comm_lanes, h2d_host, d2h_host, fused;
@@ -182,7 +196,7 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 		ivset_init(&h2d_host);
 		ivset_init(&d2h_host);
 	}
-	ivset_union(&s->compute, &s->comm, &s->compute_or_comm);
+	union_or_share(&s->compute, &s->comm, &s->compute_or_comm, &s->compute_or_comm_shared);
 	ivset_free(&dev_comm);
 	ivset_free(&comm_lanes);
 	ivset_free(&h2d_host);
@@ -220,7 +234,7 @@ bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, int64_t 
 			ivset_add(&s->compute, a, a + d);
 	}
 	analysis_kernel_memo_free(&memo);
-	ivset_union(&s->compute, &s->comm, &s->compute_or_comm);
+	union_or_share(&s->compute, &s->comm, &s->compute_or_comm, &s->compute_or_comm_shared);
 	return any;
 }
 
@@ -234,8 +248,10 @@ void rank_sets_free(struct rank_sets *s)
 	ivset_free(&s->sync);
 	ivset_free(&s->h2d);
 	ivset_free(&s->d2h);
-	ivset_free(&s->compute_or_comm);
-	ivset_free(&s->occupied);
+	if (!s->compute_or_comm_shared)
+		ivset_free(&s->compute_or_comm);
+	if (!s->occupied_shared)
+		ivset_free(&s->occupied);
 	ivset_free(&s->host_only);
 	ivset_free(&s->host_dispatch);
 }
@@ -370,19 +386,21 @@ void rank_sets_derive(struct rank_sets *s, const struct rank_store *rs, const st
 			     bool has_trace)
 {
 	struct ivset blocked;
+	bool blocked_shared;
 	ivset_init(&s->occupied);
 	ivset_init(&s->host_only);
 	ivset_init(&s->host_dispatch);
-	ivset_union(&s->device_busy, &s->comm, &s->occupied);
+	union_or_share(&s->device_busy, &s->comm, &s->occupied, &s->occupied_shared);
 	s->host_total = 0;
 	if (!has_trace)
 		return;
 	ivset_init(&blocked);
-	ivset_union(&s->sync, &s->occupied, &blocked);
+	union_or_share(&s->occupied, &s->sync, &blocked, &blocked_shared);
 	s->host_total = host_work_minus(rs, cls, &blocked, &s->host_only, false);
 	/* the attribution's split of host-only time: what of it is dispatch */
 	host_work_minus(rs, cls, &blocked, &s->host_dispatch, true);
-	ivset_free(&blocked);
+	if (!blocked_shared)
+		ivset_free(&blocked);
 }
 
 /* The sets of a rank with a trace, derived ones included (host work is the slow part). */
