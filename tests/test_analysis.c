@@ -745,6 +745,79 @@ static void test_sets_oracle_random(void **state)
 	}
 }
 
+/* ---- op rows against a brute-force oracle ------------------------------------------------ */
+
+static int cmp_i64_test(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* An op row's figures recomputed from the store: every instance of the name in the row's
+ * scope (device tasks but waits; host ops but step marks and python_function frames) and
+ * phase (the step its start falls in), sorted. */
+static void check_op_row(const struct rank_store *rs, const struct rank_analysis *ra, const struct op_stat *o,
+			 int64_t *buf)
+{
+	uint32_t name = strtab_find(rs->strs, o->name, strlen(o->name));
+	assert_int_not_equal(name, STRTAB_NONE);
+	size_t n = 0;
+	int64_t total = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (rs->ev_name[ev] != name)
+			continue;
+		const struct lane *l = store_ev_lane(rs, ev);
+		bool device = l->group == LANE_DEVICE && !(ra->cls[ev].flags & EVF_WAIT);
+		bool host = lanes_group_is_host(l->group) && !(ra->cls[ev].flags & EVF_STEP_MARK) &&
+			    strcmp(store_str(rs, store_ev_attr(rs, ev)->cat), "python_function") != 0;
+		if (o->scope == SCOPE_DEVICE ? !device : o->scope == SCOPE_HOST ? !host : !device && !host)
+			continue;
+		if (o->phase != PHASE_UNKNOWN) {
+			size_t k = analysis_step_at(ra, store_ts(rs, ev));
+			if (k == SIZE_MAX || ra->steps[k].phase != o->phase)
+				continue;
+		}
+		buf[n++] = store_dur(rs, ev);
+		total += store_dur(rs, ev);
+	}
+	qsort(buf, n, sizeof *buf, cmp_i64_test);
+	if (o->count != n || o->total_ns != total || o->min_ns != buf[0] || o->max_ns != buf[n - 1] ||
+	    o->p50_ns != analysis_nearest_rank(buf, n, 0.5) || o->p95_ns != analysis_nearest_rank(buf, n, 0.95))
+		fail_msg("%s (scope %d, phase %d): count %llu total %lld min %lld max %lld p50 %lld p95 %lld; the oracle "
+			 "%zu %lld %lld %lld %lld %lld",
+			 o->name, o->scope, o->phase, (unsigned long long)o->count, (long long)o->total_ns,
+			 (long long)o->min_ns, (long long)o->max_ns, (long long)o->p50_ns, (long long)o->p95_ns, n,
+			 (long long)total, (long long)buf[0], (long long)buf[n - 1],
+			 (long long)analysis_nearest_rank(buf, n, 0.5), (long long)analysis_nearest_rank(buf, n, 0.95));
+}
+
+/* Every op row of generated captures with prefill and decode steps (and groups past the
+ * histogram selection's 4096 values) against the oracle. */
+static void test_op_rows_oracle(void **state)
+{
+	(void)state;
+	static const char *const args[] = {"--seed 11 --steps 6 --prefill 2 --ops 900", "--shape vllm --seed 12",
+					   "--shape vllm,mixed=2 --seed 13 --steps 8"};
+	for (size_t a = 0; a < sizeof args / sizeof args[0]; a++) {
+		struct tu_capture l;
+		tu_capture_load(&l, args[a], true);
+		const struct rank_store *rs = &l.cap->ranks[0].store;
+		const struct rank_analysis *ra = &l.an->ranks[0];
+		int64_t *buf = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *buf);
+		size_t phases = 0, big = 0;
+		for (size_t i = 0; i < ra->n_ops; i++) {
+			check_op_row(rs, ra, &ra->ops[i], buf);
+			phases += ra->ops[i].phase != PHASE_UNKNOWN;
+			big += ra->ops[i].count >= 4096;
+		}
+		assert_true(phases > 0);
+		if (a == 0)
+			assert_true(big > 0);
+		free(buf);
+		tu_capture_free(&l);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -765,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_host_work_many_lanes),
 		cmocka_unit_test(test_sets_oracle_generated),
 		cmocka_unit_test(test_sets_oracle_random),
+		cmocka_unit_test(test_op_rows_oracle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
