@@ -153,7 +153,8 @@ const char *analysis_confidence_name(enum confidence c); /* static */
 	  N_("sync_ops / steps"), "")                                                                     \
 	X(STEPS, "steps", "count", N_("Steps"), N_("Engine steps found"), N_("see step_source"), "")      \
 	X(PREFILL_STEPS, "prefill_steps", "count", N_("Prefill steps"), N_("Steps classified prefill"),   \
-	  N_("see phase_source"), "")                                                                     \
+	  N_("see phase_source"),                                                                         \
+	  N_("one attention call over the prompt tokens of several sequences is several prompts or, with chunked prefill, prompt chunks beside decodes: such a step read by its shapes alone is unknown, not prefill")) \
 	X(DECODE_STEPS, "decode_steps", "count", N_("Decode steps"), N_("Steps classified decode"),       \
 	  N_("see phase_source"), "")                                                                     \
 	X(MIXED_STEPS, "mixed_steps", "count", N_("Mixed steps"),                                         \
