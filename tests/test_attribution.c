@@ -369,6 +369,37 @@ static void test_spread_against_planted_truth(void **state)
 	}
 }
 
+/* A 60 ms link setup on the first collective, with communication.json: its Elapse minus
+ * Transit Time is "wait" on every rank, and the spread shows the ranks did not differ there.
+ * The wait the ranks share is not claimed as gain (balancing them cannot give it back): the
+ * skew is the planted wait less the setup, to the ns, and the gain draws on it only. The
+ * same capture without the setup claims a medium-confidence gain on all of its wait. */
+static void test_shared_wait_claims_no_gain(void **state)
+{
+	(void)state;
+	struct tu_capture l, k;
+	tu_capture_load(&l, "--ranks 3 --seed 6 --steps 6 --link-setup-us 60000 --comm", true);
+	tu_capture_load(&k, "--ranks 3 --seed 6 --steps 6 --comm", true);
+	check_invariants(l.an);
+	for (size_t i = 0; i < l.an->n_ranks; i++) {
+		const struct rank_analysis *ra = &l.an->ranks[i], *rk = &k.an->ranks[i];
+		int r = ra->rank;
+		assert_int_equal(ra->coll_skew_ns, tu_truth_int(l.truth, "rank.%d.coll_wait_ns", r) - 60000000);
+		assert_int_equal(rk->coll_skew_ns, tu_truth_int(k.truth, "rank.%d.coll_wait_ns", r));
+		const struct bottleneck *b = &ra->bn[BN_COMMUNICATION], *bk = &rk->bn[BN_COMMUNICATION];
+		double w = attribution_pct(&ra->attr, ra->attr.ns[ATTR_COMM_WAIT]);
+		assert_int_equal(ra->attr.ns[ATTR_COMM_UNSPLIT], 0); /* split by communication.json */
+		assert_true(w > 20.0);                               /* the setup's wait is there... */
+		assert_true(b->gain.high_pct < 0.9 * w - 10.0);      /* ...and not claimed */
+		assert_non_null(strstr(b->gain.basis, "not counted"));
+		assert_int_equal(b->gain.conf, CONF_LOW);
+		assert_null(strstr(bk->gain.basis, "not counted"));
+		assert_int_equal(bk->gain.conf, CONF_MEDIUM);
+	}
+	tu_capture_free(&l);
+	tu_capture_free(&k);
+}
+
 /* A graph-mode capture (--shape vllm,graph: decode steps replay a captured graph) whose
  * host sits in aclmdlRIExecuteAsync while the device idles: host dispatch is right, but
  * "capture the model in a graph" contradicts the replays the steps already show. */
@@ -951,6 +982,7 @@ int main(void)
 		cmocka_unit_test(test_generated_invariants),
 		cmocka_unit_test(test_generated_slow_rank),
 		cmocka_unit_test(test_spread_against_planted_truth),
+		cmocka_unit_test(test_shared_wait_claims_no_gain),
 		cmocka_unit_test(test_generated_edges),
 		cmocka_unit_test(test_graph_mode_host_advice),
 		cmocka_unit_test(test_rank_alone),

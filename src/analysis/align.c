@@ -188,28 +188,32 @@ static void collective_spread(const struct coll_inst *rc, size_t nrc, struct col
 	 * allReduce (16 MB, 56 ms on both ranks) read as 48 % "transfer" and drew "overlap"
 	 * advice */
 	bool *capped = xcalloc(nrc ? nrc : 1, sizeof *capped);
+	int64_t *bound = xmalloc((nrc ? nrc : 1) * sizeof *bound); /* the least, capped */
 	for (size_t i = 0; i < nrc; i++) {
 		double most = SPREAD_LATENCY_NS + rc[i].bytes / SPREAD_FLOOR_BYTES_PER_NS;
+		bound[i] = least[i];
 		if (rc[i].bytes > 0 && (double)least[i] > most) {
-			least[i] = (int64_t)most;
+			bound[i] = (int64_t)most;
 			capped[i] = true;
 		}
 	}
 	for (size_t r = 0; r < n; r++) {
 		struct rank_analysis *ra = &ranks[r];
-		ra->coll_wait_ns = ra->coll_transfer_ns = 0;
+		ra->coll_wait_ns = ra->coll_transfer_ns = ra->coll_skew_ns = 0;
 		ra->coll_spread_ok = ra->coll_spread_capped = false;
 		for (size_t i = 0; i < nrc; i++) {
 			size_t j = i;
 			if (!seen[i] || (r > 0 && !matched_at(rc, i, c[r], nc[r], &pm[r], &j)))
 				continue;
 			int64_t own = r == 0 ? rc[i].dur : c[r][j].dur;
-			ra->coll_wait_ns += own - least[i];
-			ra->coll_transfer_ns += least[i];
+			ra->coll_wait_ns += own - bound[i];
+			ra->coll_transfer_ns += bound[i];
+			ra->coll_skew_ns += own - least[i];
 			ra->coll_spread_ok = true;
 			ra->coll_spread_capped |= capped[i];
 		}
 	}
+	free(bound);
 	free(capped);
 	free(least);
 	free(seen);

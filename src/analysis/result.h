@@ -425,6 +425,8 @@ struct rank_analysis {
 	 * a wait every rank shares); a least beyond 1 ms plus the payload at 1 GB/s counts its
 	 * excess as wait (align.c) */
 	int64_t coll_wait_ns, coll_transfer_ns;
+	int64_t coll_skew_ns; /* own minus the least, uncapped: the wait for a later captured
+			       * peer, all that balancing the captured ranks can give back */
 	bool coll_spread_ok;
 	bool coll_spread_capped; /* a least duration held more than 1 ms plus its payload at 1 GB/s */
 	int late_rank; /* the rank that waits least in collectives while others wait (the one
