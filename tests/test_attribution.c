@@ -845,6 +845,40 @@ static void test_level1_transfer_from_communication_json(void **state)
 	real_free(&pc);
 }
 
+/* text/level0: 2-rank DDP, no communication.json, four allReduces per rank. Their durations,
+ * read with Python's json module off the traces (us): rank 0 72994.438, 2193.584, 2489.530,
+ * 7839.337; rank 1 56083.721, 2191.164, 2493.950, 7836.877; payloads (count x FP32) 16.4, 67.1,
+ * 151.0 and 9.9 MB. The first least (56.08 ms) is beyond 1 ms + 16.388 ms (1 GB/s): capped at
+ * 17.388 ms; the others are not. So, summed: skew (own - least) 16915.6 and 4.4 us, wait (own
+ * - capped least) 55611.3 and 38700.1 us, transfer bound 29905.6 us on both. None of it is
+ * claimed as transfer; the wait dominates the bound, so the advice is about waiting; the
+ * gain counts the skew only. */
+static void test_level0_spread(void **state)
+{
+	(void)state;
+	struct planted pc = {0};
+	if (!real_load(&pc, "msinsight/test/data/pytorch/text/level0"))
+		skip();
+	static const double skew_us[] = {16915.597, 4.420}, wait_us[] = {55611.318, 38700.141};
+	assert_int_equal(pc.an->n_ranks, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct rank_analysis *ra = &pc.an->ranks[i];
+		assert_int_equal(ra->rank, (int)i);
+		assert_true(ra->coll_spread_ok && ra->coll_spread_capped);
+		assert_true(tu_close((double)ra->coll_skew_ns / 1e3, skew_us[i], 0, 0.002));
+		assert_true(tu_close((double)ra->coll_wait_ns / 1e3, wait_us[i], 0, 0.002));
+		assert_true(tu_close((double)ra->coll_transfer_ns / 1e3, 29905.571, 0, 0.002));
+		assert_int_equal(ra->attr.ns[ATTR_COMM_TRANSFER], 0);
+		assert_true(ra->attr.ns[ATTR_COMM_WAIT] > ra->attr.ns[ATTR_COMM_UNSPLIT]);
+		const struct bottleneck *b = &ra->bn[BN_COMMUNICATION];
+		assert_non_null(strstr(b->advice, "mostly waiting"));
+		assert_non_null(strstr(b->advice, "at most"));
+		assert_non_null(strstr(b->gain.basis, "not counted"));
+		assert_int_equal(b->gain.conf, CONF_LOW);
+	}
+	real_free(&pc);
+}
+
 /* test_rank_0 has a kernel table and no trace: its device idles 86 % of the window with
  * nothing to say why. That is "insufficient data", not host dispatch (scored 100 before)
  * and not "no candidate". */
@@ -1003,6 +1037,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_span_is_insufficient),
 		cmocka_unit_test(test_prof_syncs_do_not_trigger_copy),
 		cmocka_unit_test(test_level1_transfer_from_communication_json),
+		cmocka_unit_test(test_level0_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
