@@ -555,9 +555,17 @@ int app_main(const char *path, const struct app_opts *opts)
 			 * indexes (after publication): q lets it finish, so the next open has them;
 			 * a signal, now or while it writes, abandons them (no index, no partial one:
 			 * the temporary file goes) */
+			double t0 = app_clock();
+			bool said = false;
 			while (!atomic_load_explicit(&app->loader_done, memory_order_acquire)) {
 				if (term_quit_signal)
 					tindex_defer_abandon(defer);
+				if (!said && !term_quit_signal && app_clock() - t0 > 0.5 && isatty(STDERR_FILENO)) {
+					/* the prompt does not come back at once: say why */
+					fputs(_("ascprof-tui: finishing this capture's indexes (Ctrl-C leaves them unwritten)\n"),
+					      stderr);
+					said = true;
+				}
 				usleep(5000);
 			}
 			pthread_join(app->loader, NULL);

@@ -5,6 +5,11 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "app_parts.h"
 #include "digest.h"
@@ -214,6 +219,10 @@ void *loader_main(void *arg)
 	 * tables and the blobs they read are never changed after publication */
 	struct tindex_defer *defer = app->opts.capture.index.defer;
 	if (defer && tindex_defer_pending(defer)) {
+#ifdef __linux__
+		/* this thread only (Linux's nice is per thread): the views' frames come first */
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+#endif
 		double t0 = app_clock();
 		tindex_defer_run(defer);
 		app->index_write_s = app_clock() - t0;

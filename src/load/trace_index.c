@@ -1639,6 +1639,10 @@ size_t tindex_defer_run(struct tindex_defer *d)
 	size_t written = 0;
 	diag_free(&d->failed); /* the last run's only */
 	diag_init(&d->failed);
+	/* tests: the writes start this much later, so that a quit finds them pending */
+	const char *delay = getenv("ASCPROF_INDEX_WRITE_DELAY_MS");
+	for (long ms = delay ? strtol(delay, NULL, 10) : 0; ms > 0 && !atomic_load(&d->abandon); ms -= 10)
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
 	for (;;) {
 		pthread_mutex_lock(&d->lock);
 		struct defer_job *j = d->next < d->n ? d->jobs[d->next] : NULL;
