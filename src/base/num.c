@@ -356,6 +356,8 @@ enum num_status num_time_ns_exp(const char *s, size_t len, int64_t *out, bool *e
 
 enum num_status num_double(const char *s, size_t len, double *out)
 {
+	if (num_double_short(s, len, out))
+		return NUM_OK;
 	/* cells come trimmed: the loop only when an end is blank */
 	if (len && ((unsigned char)s[0] <= ' ' || (unsigned char)s[len - 1] <= ' '))
 		trim(&s, &len);
