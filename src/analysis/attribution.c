@@ -59,20 +59,33 @@ void attribution_partition(const struct attr_layer *layers, size_t n, int64_t lo
 	free(at);
 }
 
-void attribution_split_comm(struct attribution *a, double wait, double transfer, const char *source)
+static void split(struct attribution *a, double wait, double rest, const char *source, bool rest_is_transfer)
 {
-	if (!(wait >= 0) || !(transfer >= 0) || !(wait + transfer > 0))
+	if (!(wait >= 0) || !(rest >= 0) || !(wait + rest > 0))
 		return;
 	int64_t u = a->ns[ATTR_COMM_UNSPLIT];
-	int64_t w = (int64_t)llround((double)u * (wait / (wait + transfer)));
+	int64_t w = (int64_t)llround((double)u * (wait / (wait + rest)));
 	if (w > u)
 		w = u;
 	if (w < 0)
 		w = 0;
 	a->ns[ATTR_COMM_WAIT] += w;
-	a->ns[ATTR_COMM_TRANSFER] += u - w;
-	a->ns[ATTR_COMM_UNSPLIT] = 0;
+	a->ns[ATTR_COMM_UNSPLIT] = u - w;
+	if (rest_is_transfer) {
+		a->ns[ATTR_COMM_TRANSFER] += u - w;
+		a->ns[ATTR_COMM_UNSPLIT] = 0;
+	}
 	a->comm_split = source;
+}
+
+void attribution_split_comm(struct attribution *a, double wait, double transfer, const char *source)
+{
+	split(a, wait, transfer, source, true);
+}
+
+void attribution_split_wait(struct attribution *a, double wait, double rest, const char *source)
+{
+	split(a, wait, rest, source, false);
 }
 
 int64_t attribution_sum(const struct attribution *a, const enum attr_bucket *b, size_t n)

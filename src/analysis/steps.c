@@ -510,6 +510,7 @@ struct vote {
 	uint8_t phase;  /* enum phase; PHASE_UNKNOWN: the signal says nothing */
 	uint8_t conf;   /* enum confidence */
 	uint8_t source; /* enum phase_source */
+	bool unknown;   /* with PHASE_UNKNOWN: the signal read the step and cannot tell (why says why) */
 	char *why;      /* owned */
 };
 enum { SIG_STAGE, SIG_RANGES, SIG_KERNELS, SIG_SHAPES, SIG_COUNT };
@@ -520,7 +521,18 @@ static void vote(struct vote *v, enum phase p, enum confidence c, enum phase_sou
 		free(why);
 		return;
 	}
-	*v = (struct vote){(uint8_t)p, (uint8_t)c, (uint8_t)src, why};
+	*v = (struct vote){(uint8_t)p, (uint8_t)c, (uint8_t)src, false, why};
+}
+
+/* The signal saw the step and cannot tell its phase: the step stays unknown, with why, rather
+ * than going to the durations (which would make a guess of it). */
+static void vote_unknown(struct vote *v, enum phase_source src, char *why)
+{
+	if (v->phase || v->unknown) {
+		free(why);
+		return;
+	}
+	*v = (struct vote){PHASE_UNKNOWN, CONF_LOW, (uint8_t)src, true, why};
 }
 
 static uint8_t phase_words(const char *text, const char *unused)
@@ -760,11 +772,17 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			               a->pre_seqs == 1 ? ": a prompt"
 			                                : ", and this model runs decode parts as calls of their "
 			                                  "own (MLA): prompts only"));
+		/* one attention call over the prompt tokens of several sequences: several prompts, or
+		 * (chunked prefill, vLLM V1's default) prompt chunks and decodes in one batch; the
+		 * shapes give totals only. Neither prefill nor mixed would be more than a guess (a
+		 * generated capture's prefill after decode steps reads as mixed by "decodes keep
+		 * running"), and the durations would guess too: unknown, saying why */
 		else if (a->pre)
-			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, CONF_LOW, PHASE_SRC_SHAPES,
-			     xasprintf(_("attention over %ld query tokens of %ld sequences: prompt tokens; the "
-			               "shapes cannot tell several prompts from a batch that also decodes"),
-			               a->pre_tok, a->pre_seqs));
+			vote_unknown(&v[k][SIG_SHAPES], PHASE_SRC_SHAPES,
+			             xasprintf(_("unknown: attention over %ld query tokens of %ld sequences holds "
+			                       "prompt tokens, and the shapes cannot tell several prompts (prefill) "
+			                       "from prompt chunks batched with decodes (chunked prefill: mixed)"),
+			                       a->pre_tok, a->pre_seqs));
 	}
 	free(t);
 }
@@ -887,10 +905,19 @@ static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT])
 	size_t *rest = xmalloc((ra->n_steps ? ra->n_steps : 1) * sizeof *rest), nrest = 0;
 	for (size_t k = 0; k < ra->n_steps; k++) {
 		struct step *s = &ra->steps[k];
-		int first = -1;
+		int first = -1, unknown = -1;
 		for (int g = 0; g < SIG_COUNT && first < 0; g++)
 			if (v[k][g].phase)
 				first = g;
+			else if (v[k][g].unknown && unknown < 0)
+				unknown = g;
+		if (first < 0 && unknown >= 0) { /* a signal saw it and cannot tell: no guess by duration */
+			s->phase = PHASE_UNKNOWN;
+			s->phase_source = v[k][unknown].source;
+			s->phase_conf = CONF_LOW;
+			s->phase_evidence = xstrdup(v[k][unknown].why);
+			continue;
+		}
 		if (first < 0) {
 			rest[nrest++] = k;
 			continue;
