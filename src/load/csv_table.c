@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* libcsv-driven table reader with typed columns and lazy cells. */
+/* CSV tables: a mask splitter over the lines, libcsv for the lines it leaves; typed columns
+ * and lazy cells. */
 #include "csv_table.h"
 
 #include <csv.h>
