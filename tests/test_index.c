@@ -6,10 +6,14 @@
  * rebuilt; a disabled index reads and writes nothing. CSV tables through their own
  * indexes: every cell and message as read from the file. The explorer's timeline index,
  * used in place from its mapping: the same lanes, classes and queries as built. */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lod.h"
 #include "testutil.h"
@@ -609,6 +613,234 @@ static void test_index_timeline(void **state)
 	free(dir);
 }
 
+/* The index files (not temporary ones) in dir, and the temporary ones in *tmp. */
+static size_t count_indexes(const char *dir, size_t *tmp)
+{
+	size_t n = 0;
+	*tmp = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (!strncmp(de->d_name, ".tmp-", 5))
+			(*tmp)++;
+		else if (len > 4 && !strcmp(de->d_name + len - 4, ".idx"))
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+struct big_blob {
+	size_t len;
+	int made;
+};
+
+static char *make_big(void *ctx, size_t *len, char *why, size_t size)
+{
+	(void)why;
+	(void)size;
+	struct big_blob *b = ctx;
+	char *p = xmalloc(b->len);
+	for (size_t i = 0; i < b->len; i++)
+		p[i] = (char)(i * 131 + (i >> 12));
+	*len = b->len;
+	b->made++;
+	return p;
+}
+
+static void *run_defer(void *d)
+{
+	tindex_defer_run(d);
+	return NULL;
+}
+
+/* Writes put off (tindex_opts.defer): a trace's, a table's and a blob's index are queued as
+ * they are read (WRITTEN and deferred, nothing in the directory yet, the blob's bytes taken),
+ * written by tindex_defer_run (after the loader's message list is gone: the index keeps its
+ * messages) and used on the next open; a trace changed between its read and the write gets
+ * no index and a message; a write that cannot be made (a file where the directory was) a
+ * message naming the index and why; abandoned before it runs, or while it writes (a blob of
+ * 48 MB, abandoned once its temporary file is there), no index and no temporary file. */
+static void test_index_deferred(void **state)
+{
+	(void)state;
+	char *dir, idx[4200];
+	char *t = make_trace(700, true);
+	dir = tu_tmpdir();
+	char *path = tu_write_str(dir, "cap/trace_view.json", t);
+	free(t);
+	snprintf(idx, sizeof idx, "%s/idx", dir);
+	struct tindex_defer *d = tindex_defer_new();
+	struct tindex_opts io = {.enabled = true, .dir = idx}, dio = io;
+	dio.defer = d;
+	struct trace_load_opts topts = {.threads = 2};
+	const char *pp[] = {path};
+	struct tindex_status st;
+
+	struct rank_store plain, first, again;
+	struct diag_list d0, d1, d2;
+	struct rank_store *stores[] = {&plain, &first, &again};
+	struct diag_list *lists[] = {&d0, &d1, &d2};
+	for (int i = 0; i < 3; i++) { /* read plainly, through a deferred index, from it */
+		store_init(stores[i]);
+		diag_init(lists[i]);
+	}
+	assert_int_equal(trace_load_parts(&plain, pp, 1, &topts, &d0), 0);
+	assert_true(d0.n > 0); /* the cut's message, which the index must keep */
+	assert_int_equal(tindex_load_trace(&first, pp, 1, &topts, &dio, &st, &d1), 0);
+	assert_int_equal(st.state, TINDEX_WRITTEN);
+	assert_true(st.deferred);
+	assert_int_equal(st.bytes, 0);
+	diag_free(&d1); /* the capture takes its loader's messages: the write has its own copy */
+
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "Name,Start Time(us),Duration(us)\n");
+	for (int i = 0; i < 300; i++)
+		sbuf_addf(&sb, "k%d,%d.5,%d\n", i % 7, 1000 + i * 10, i % 5 + 1);
+	char *csv = tu_write_str(dir, "cap/kernel_details.csv", sb.buf);
+	sbuf_free(&sb);
+	int loads = 0;
+	struct diag_list dc;
+	diag_init(&dc);
+	struct csv_table *tab = tindex_load_csv(csv, load_plain, &loads, 0, &dio, &st, &dc);
+	assert_non_null(tab);
+	assert_int_equal(st.state, TINDEX_WRITTEN);
+	assert_true(st.deferred);
+
+	struct big_blob bb = {.len = 100000};
+	size_t len = 1;
+	bool from = true;
+	char *bytes = tindex_load_blob("deferred blob", pp, 1, make_big, &bb, &len, &from, &dio, &st, &dc);
+	assert_null(bytes); /* taken by the write */
+	assert_int_equal(len, 0);
+	assert_false(from);
+	assert_int_equal(st.state, TINDEX_WRITTEN);
+	assert_true(st.deferred);
+
+	size_t tmp;
+	assert_int_equal(count_indexes(idx, &tmp), 0);
+	assert_int_equal(tindex_defer_pending(d), 3);
+	assert_int_equal(tindex_defer_run(d), 3);
+	assert_int_equal(tindex_defer_failures(d)->n, 0);
+	assert_int_equal(tindex_defer_pending(d), 0);
+	assert_int_equal(count_indexes(idx, &tmp), 3);
+	assert_int_equal(tmp, 0);
+
+	/* the next open uses each, as written inline */
+	assert_int_equal(tindex_load_trace(&again, pp, 1, &topts, &io, &st, &d2), 0);
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_same_store(&plain, &again);
+	assert_same_diags(&d0, &d2);
+	struct diag_list dc2;
+	diag_init(&dc2);
+	struct csv_table *tab2 = tindex_load_csv(csv, load_plain, &loads, 0, &io, &st, &dc2);
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_int_equal(loads, 1);
+	assert_same_table(tab, tab2);
+	bytes = tindex_load_blob("deferred blob", pp, 1, make_big, &bb, &len, &from, &io, &st, &dc2);
+	assert_int_equal(st.state, TINDEX_USED);
+	assert_true(from);
+	assert_int_equal(bb.made, 1);
+	assert_int_equal(len, bb.len);
+	for (size_t i = 0; i < len; i++)
+		assert_int_equal(bytes[i], (char)(i * 131 + (i >> 12)));
+	free(bytes);
+
+	/* changed between the read and the write: no index, a message */
+	struct rank_store rs;
+	struct diag_list dl;
+	diag_init(&dl);
+	store_init(&rs);
+	bb.len = 5000;
+	bytes = tindex_load_blob("changed blob", pp, 1, make_big, &bb, &len, &from, &dio, &st, &dl);
+	assert_null(bytes);
+	assert_int_equal(tu_sh("touch -d '2003-03-03' '%s'", path), 0);
+	assert_int_equal(tindex_defer_run(d), 0);
+	struct diag_list *f = tindex_defer_failures(d);
+	assert_int_equal(f->n, 1);
+	assert_string_equal(f->items[0].file, path);
+	assert_non_null(strstr(f->items[0].msg, "the analysis' index "));
+	assert_non_null(strstr(f->items[0].msg, "was not written: the capture changed after it was read"));
+	assert_int_equal(count_indexes(idx, &tmp), 3);
+
+	/* a file where the directory was: the write fails, says which index and why */
+	assert_int_equal(tindex_load_trace(&rs, pp, 1, &topts, &dio, &st, &dl), 0);
+	assert_int_equal(st.state, TINDEX_REBUILT); /* the trace's mtime changed: its index is stale */
+	assert_true(st.deferred);
+	char moved[4300];
+	snprintf(moved, sizeof moved, "%s.away", idx);
+	assert_int_equal(rename(idx, moved), 0);
+	free(tu_write_str(dir, "idx", "not a directory"));
+	assert_int_equal(tindex_defer_run(d), 0);
+	f = tindex_defer_failures(d);
+	assert_int_equal(f->n, 1);
+	assert_string_equal(f->items[0].file, path);
+	assert_non_null(strstr(f->items[0].msg, "the trace's index "));
+	assert_non_null(strstr(f->items[0].msg, idx));
+	assert_non_null(strstr(f->items[0].msg, "was not written: cannot write in"));
+	assert_non_null(strstr(f->items[0].msg, strerror(ENOTDIR)));
+	assert_int_equal(unlink(idx), 0);
+	assert_int_equal(rename(moved, idx), 0);
+
+	/* abandoned before it runs: nothing written, nothing said */
+	store_free(&rs);
+	store_init(&rs);
+	assert_int_equal(tindex_load_trace(&rs, pp, 1, &topts, &dio, &st, &dl), 0);
+	assert_true(st.deferred);
+	size_t before = count_indexes(idx, &tmp);
+	tindex_defer_abandon(d);
+	assert_int_equal(tindex_defer_run(d), 0);
+	assert_int_equal(tindex_defer_failures(d)->n, 0);
+	assert_int_equal(count_indexes(idx, &tmp), before);
+	assert_int_equal(tmp, 0);
+	tindex_defer_free(d);
+
+	/* abandoned while it writes: its temporary file goes, no index */
+	d = tindex_defer_new();
+	dio.defer = d;
+	bb.len = (size_t)48 << 20;
+	bytes = tindex_load_blob("big blob", pp, 1, make_big, &bb, &len, &from, &dio, &st, &dl);
+	assert_null(bytes);
+	pthread_t tid;
+	assert_int_equal(pthread_create(&tid, NULL, run_defer, d), 0);
+	bool seen = false;
+	for (int i = 0; i < 2000000 && !seen; i++) {
+		size_t n = count_indexes(idx, &tmp);
+		if (tmp)
+			seen = true;
+		else if (n > before)
+			break; /* written before it was seen: too fast to abandon */
+	}
+	tindex_defer_abandon(d);
+	pthread_join(tid, NULL);
+	if (seen) {
+		assert_int_equal(count_indexes(idx, &tmp), before);
+		assert_int_equal(tmp, 0);
+		assert_int_equal(tindex_defer_failures(d)->n, 0);
+	} else {
+		print_message("note: the 48 MB write ended before it could be abandoned\n");
+	}
+	tindex_defer_free(d);
+
+	store_free(&rs);
+	store_free(&plain);
+	store_free(&first);
+	store_free(&again);
+	csvt_free(tab);
+	csvt_free(tab2);
+	diag_free(&d0);
+	diag_free(&d2);
+	diag_free(&dc);
+	diag_free(&dc2);
+	diag_free(&dl);
+	free(csv);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -619,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_index_csv),
 		cmocka_unit_test(test_index_lazy),
 		cmocka_unit_test(test_index_timeline),
+		cmocka_unit_test(test_index_deferred),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,10 @@
 #   reading it; on a generated capture the screens of a reopen (the analysis, the classes and
 #   the timeline index from the index) are byte for byte those of --no-index; a corrupt or
 #   stale analysis index is made again;
+# - the writes come after the result: a first --summary says "written after this output"
+#   (text and JSON) and the next open uses them; a report read by head (SIGPIPE) still
+#   leaves them written, its exit status SIGPIPE's as without an index; --digest writes
+#   them after its digests; the explorer on its loader's thread after publication (timed);
 # - two opens at once both succeed with the right report and leave one whole index;
 # - a cache directory that cannot be written: the tool works, without an index, and says why;
 # - --no-index neither reads nor writes; --max-trace-bytes refuses a trace as without an index;
@@ -72,6 +76,37 @@ cap=$tmp/cap
 "$gen" --out "$cap" --ranks 2 --ops 30 --steps 4 --prefill 1 >/dev/null || exit 1
 same_reports generated "$cap"
 same_reports demo "$srcdir/fixtures/demo"
+
+# the writes come after the output: a first --summary says so (no size yet), the next uses them
+rm -rf "$idx"
+"$bin" --summary --index-dir "$idx" "$cap" >"$tmp/sum" 2>"$tmp/sum.err"
+ntab=$(($(find "$cap" -name '*.csv' | wc -l) / 2)) # per rank (every table has an index here)
+n=$(grep -c "^  index: written after this output; tables: $ntab written ($ntab of them after this output)\$" "$tmp/sum")
+[ "$n" -eq 2 ] && [ ! -s "$tmp/sum.err" ] && ok || { bad "a first --summary: $n ranks say their writes come after it"; grep index: "$tmp/sum"; cat "$tmp/sum.err"; }
+[ "$(state "$cap" --index-dir "$idx")" = used ] && ok || bad "after a first --summary: the index is not used"
+rm -rf "$idx"
+"$bin" --summary --json --index-dir "$idx" "$cap" >"$tmp/sum.json" 2>/dev/null
+n=$(grep -c '"deferred": true' "$tmp/sum.json")
+k=$(grep -c "\"tables_deferred\": $ntab," "$tmp/sum.json")
+[ "$n" -eq 2 ] && [ "$k" -eq 2 ] && ok || bad "a first --summary --json: $n ranks with deferred writes, $k with their tables', not 2"
+"$bin" --summary --json --index-dir "$idx" "$cap" >"$tmp/sum.json" 2>/dev/null
+n=$(grep -c '"deferred": false' "$tmp/sum.json")
+[ "$n" -eq 2 ] && ok || bad "a second --summary --json: $n ranks without deferred writes, not 2"
+# a reader that stops early (head): the indexes are still written, and the exit is SIGPIPE's
+# as without them (a JSON report of 200 KB, more than a pipe holds)
+big=$tmp/big
+"$gen" --out "$big" --ranks 4 --ops 300 --steps 4 >/dev/null || exit 1
+rm -rf "$idx"
+( "$bin" --report --json --no-index "$big"; echo $? >"$tmp/rc0" ) | head -c 10 >/dev/null
+( "$bin" --report --json --index-dir "$idx" "$big"; echo $? >"$tmp/rc1" ) | head -c 10 >/dev/null
+[ "$(cat "$tmp/rc0")" = 141 ] && [ "$(cat "$tmp/rc1")" = 141 ] && ok ||
+  bad "a report read by head: exit $(cat "$tmp/rc1") with the index, $(cat "$tmp/rc0") without (not SIGPIPE's 141)"
+[ "$(state "$big" --index-dir "$idx")" = used ] && ok || bad "a report read by head: no trace index written"
+grep -l -a -x 'analysis.*' "$idx"/*.idx >/dev/null 2>&1 && ok || bad "a report read by head: no analysis index"
+# --digest writes the capture's indexes after its digests
+rm -rf "$idx"
+"$bin" --digest "$tmp/digests" --index-dir "$idx" "$cap" >/dev/null 2>&1 || bad "--digest: exit status"
+[ "$(state "$cap" --index-dir "$idx")" = used ] && ok || bad "--digest wrote no index"
 # a trace cut short: its loader's message comes back from the index, in its place
 cut=$tmp/cut
 "$gen" --out "$cut" --ranks 1 --ops 30 --steps 4 >/dev/null || exit 1
@@ -247,6 +282,8 @@ OUT=$tmp/xe1 ASCPROF_BENCH_OUT=$tmp/xe1.bench TERM=xterm-256color "$bin" --scrip
   --size 100x30 --index-dir "$eidx" "$ecap" >/dev/null 2>&1
 grep -qx 'analysis_index written' "$tmp/xe1.bench" && ok || bad "explorer: the first open wrote no analysis index"
 grep -qx 'timeline_index written' "$tmp/xe1.bench" && ok || bad "explorer: the first open wrote no timeline index"
+# written after publication, on the loader's thread; quitting waits for them (q)
+grep -qx 'index_write_ms [0-9.]*' "$tmp/xe1.bench" && ok || bad "explorer: no deferred index writes timed"
 explore "$tmp/xe2" --index-dir "$eidx"
 same_screens "explorer reopen" "$tmp/xe2" used used
 # the timeline index (classes and per-lane index, mapped in place): a byte flipped in its

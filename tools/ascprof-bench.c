@@ -478,6 +478,95 @@ static void measure_reopen(const char *tui, const char *script, const char *out_
 	ro->ok = true;
 }
 
+/* The first open with the index written against one without (--no-index), in pairs whose
+ * order alternates run by run, so both see the same load (issue 18: the writes come after
+ * the result). Per mode: the time to the result from the program's own clock (the
+ * explorer's views published; the report's or the summary's output flushed), the CPU the
+ * process had used by then (all threads), the process's exit (wall, as seen from here) and
+ * its CPU in all, and the deferred writes' time; ratios are medians of the pairs' ratios.
+ * The explorer's reopen from the index written is measured beside. */
+static double median_of(double *v, int n) { return n ? median(v, n) : 0; }
+
+static void bench_first_open(const char *tui, const char *script, const char *out_path, const char *data,
+			     const char *dir, int runs)
+{
+	char idx[4200];
+	snprintf(idx, sizeof idx, "%s/index", data);
+	static const char *const modes[] = {"explorer", "--report --json", "--summary --json"};
+	printf("  first open, index written after the result vs --no-index (%d pairs, order alternating;\n"
+	       "  result = published / output flushed, own clock; CPU by then, all threads):\n", runs);
+	for (int m = 0; m < 3; m++) {
+		double res[2][MAX_RUNS], rcpu[2][MAX_RUNS], wall[2][MAX_RUNS], cpu[2][MAX_RUNS], wr[MAX_RUNS];
+		double ratio_res[MAX_RUNS], ratio_cpu[MAX_RUNS], ratio_wall[MAX_RUNS], ratio_tcpu[MAX_RUNS];
+		double re_res[MAX_RUNS], re_cpu[MAX_RUNS], mb = 0;
+		for (int r = 0; r < runs; r++) {
+			for (int k = 0; k < 2; k++) {
+				int with = (r % 2) ? 1 - k : k; /* 1: with the index */
+				char *argv[12];
+				int a = 0;
+				argv[a++] = (char *)tui;
+				if (with) {
+					argv[a++] = "--index-dir";
+					argv[a++] = idx;
+				} else {
+					argv[a++] = "--no-index";
+				}
+				if (m == 0) {
+					argv[a++] = "--script";
+					argv[a++] = (char *)script;
+					argv[a++] = "--size";
+					argv[a++] = "200x60";
+				} else {
+					argv[a++] = m == 1 ? "--report" : "--summary";
+					argv[a++] = "--json";
+				}
+				argv[a++] = (char *)dir;
+				argv[a] = NULL;
+				if (with)
+					clear_index_dir(idx, &mb);
+				struct figures f = {0};
+				double rr, ra;
+				unlink(out_path);
+				run_measured(argv, out_path, false, &wall[with][r], &cpu[with][r], &rr, &ra);
+				read_bench_out(out_path, &f);
+				res[with][r] = rcpu[with][r] = 0;
+				fig_get(&f, m == 0 ? "indexed_ms" : "result_ms", &res[with][r]);
+				fig_get(&f, "result_cpu_ms", &rcpu[with][r]);
+				if (with) {
+					wr[r] = 0;
+					fig_get(&f, "index_write_ms", &wr[r]);
+				}
+				if (with && m == 0) { /* the reopen, from what this open wrote */
+					struct figures g = {0};
+					double w;
+					unlink(out_path);
+					run_measured(argv, out_path, false, &w, &re_cpu[r], &rr, &ra);
+					read_bench_out(out_path, &g);
+					re_res[r] = 0;
+					fig_get(&g, "indexed_ms", &re_res[r]);
+				}
+			}
+			ratio_res[r] = res[0][r] > 0 ? res[1][r] / res[0][r] : 0;
+			ratio_cpu[r] = rcpu[0][r] > 0 ? rcpu[1][r] / rcpu[0][r] : 0;
+			ratio_wall[r] = wall[0][r] > 0 ? wall[1][r] / wall[0][r] : 0;
+			ratio_tcpu[r] = cpu[0][r] > 0 ? cpu[1][r] / cpu[0][r] : 0;
+		}
+		clear_index_dir(idx, &mb);
+		printf("    %-16s result %7.3f s (CPU %7.3f s) vs %7.3f s (CPU %7.3f s): x%.3f wall, x%.3f CPU\n",
+		       modes[m], median_of(res[1], runs) / 1e3, median_of(rcpu[1], runs) / 1e3, median_of(res[0], runs) / 1e3,
+		       median_of(rcpu[0], runs) / 1e3, median_of(ratio_res, runs), median_of(ratio_cpu, runs));
+		printf("    %-16s exit   %7.3f s (CPU %7.3f s) vs %7.3f s (CPU %7.3f s): x%.3f wall, x%.3f CPU;"
+		       " writes %.3f s, %.0f MB\n",
+		       "", median_of(wall[1], runs), median_of(cpu[1], runs), median_of(wall[0], runs),
+		       median_of(cpu[0], runs), median_of(ratio_wall, runs), median_of(ratio_tcpu, runs),
+		       median_of(wr, runs) / 1e3, mb);
+		if (m == 0)
+			printf("    %-16s reopen %7.3f s (CPU %7.3f s in all)\n", "", median_of(re_res, runs) / 1e3,
+			       median_of(re_cpu, runs));
+		fflush(stdout);
+	}
+}
+
 /* Total size of the regular files under dir whose name ends with suffix (one level of
  * digests, or every trace_view.json below a capture through trace_paths). */
 static unsigned long long dir_bytes(const char *dir, const char *suffix)
@@ -702,7 +791,7 @@ static void print_index_figures(const char *load_before, const char *load_after,
 static void usage(FILE *out)
 {
 	fputs("usage: ascprof-bench --tui PATH --gen PATH --data DIR [--synth PATH] [--runs N] [--quick]\n"
-	      "                     [--only NAME] [--index-only] [--digests]\n"
+	      "                     [--only NAME] [--index-only] [--digests] [--first-open]\n"
 	      "--synth: tools/ascprof-synth-digests; adds the cluster-scale figures (digests).\n"
 	      "--digests (with --synth): those figures alone (the report from digests against\n"
 	      "captures for 1 GB, 8 x 250 MB and 16 ranks; the 1,024 digests).\n"
@@ -710,7 +799,10 @@ static void usage(FILE *out)
 	      "10 MB, 100 MB, 8 x 25 MB), runs the explorer on each N times (default 3) and prints\n"
 	      "medians, each time also as a multiple of the memchr floor. --only NAME: that capture\n"
 	      "alone (100MB, 1GB, 8x250MB; 10MB, 100MB, 8x25MB with --quick). --index-only: the\n"
-	      "index, the report and their stages only (no explorer runs, reopens, Db, cluster).\n",
+	      "index, the report and their stages only (no explorer runs, reopens, Db, cluster).\n"
+	      "--first-open: the first open writing the indexes against --no-index alone, in pairs\n"
+	      "(explorer, --report, --summary: time to the result and to the exit, CPU), and the\n"
+	      "explorer's reopen.\n",
 	      out);
 }
 
@@ -718,7 +810,7 @@ int main(int argc, char **argv)
 {
 	const char *tui = NULL, *gen = NULL, *data = NULL, *only = NULL, *synth = NULL;
 	int runs = 3;
-	bool quick = false, index_only = false, digests_only = false;
+	bool quick = false, index_only = false, digests_only = false, first_open = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tui") && i + 1 < argc)
 			tui = argv[++i];
@@ -738,6 +830,8 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--digests"))
 			digests_only = true;
+		else if (!strcmp(argv[i], "--first-open"))
+			first_open = true;
 		else if (!strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
@@ -779,6 +873,14 @@ int main(int argc, char **argv)
 		if (digests_only) {
 			if (synth && s >= 1)
 				bench_digest_speed(tui, specs[s].name, dir, data, runs);
+			continue;
+		}
+		if (first_open) {
+			char load[64];
+			loadavg(load, sizeof load);
+			printf("== %s (--first-open; load average %s)\n", specs[s].name, load);
+			bench_first_open(tui, script, out_path, data, dir, runs);
+			printf("\n");
 			continue;
 		}
 		static char paths[64][4096];
@@ -925,6 +1027,7 @@ int main(int argc, char **argv)
 			       indexed ? ro.indexed_ms / indexed : 0, ro.cpu, cpu_m > 0 ? ro.cpu / cpu_m : 0, ro.explorer_anon_mb,
 			       ro.explorer_anon_mb / tb);
 			printf("    explorer first frame first %7.1f ms | reopen %7.1f ms\n", first, ro.first_ms);
+			bench_first_open(tui, script, out_path, data, dir, runs);
 		}
 		printf("  slowest key           %9.3f ms   (handling plus the next frame)\n", keymax);
 		printf("  frame times (max of 15 draws, 200x60):");

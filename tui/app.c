@@ -548,9 +548,33 @@ int app_main(const char *path, const struct app_opts *opts)
 	}
 	term_close();
 	int rc = term_quit_signal ? 128 + term_quit_signal : 0;
+	struct tindex_defer *defer = opts->capture.index.defer;
 	if (app->loader_started) {
 		if (app_pub(app)) {
+			/* the terminal is the user's again; the loader may still be writing the
+			 * indexes (after publication): q lets it finish, so the next open has them;
+			 * a signal, now or while it writes, abandons them (no index, no partial one:
+			 * the temporary file goes) */
+			double t0 = app_clock();
+			bool said = false;
+			while (!atomic_load_explicit(&app->loader_done, memory_order_acquire)) {
+				if (term_quit_signal)
+					tindex_defer_abandon(defer);
+				if (!said && !term_quit_signal && app_clock() - t0 > 0.5 && isatty(STDERR_FILENO)) {
+					/* the prompt does not come back at once: say why */
+					fputs(_("ascprof-tui: finishing this capture's indexes (Ctrl-C leaves them unwritten)\n"),
+					      stderr);
+					said = true;
+				}
+				usleep(5000);
+			}
 			pthread_join(app->loader, NULL);
+			if (term_quit_signal)
+				rc = 128 + term_quit_signal;
+			if (defer)
+				summary_print_diags(tindex_defer_failures(defer), stderr, "");
+			if (app->bench)
+				fprintf(app->bench, "index_write_ms %.1f\n", app->index_write_s * 1e3);
 		} else {
 			/* Q during loading quits at once: the loader may be deep in a trace or, once
 			 * the capture is loaded (cap->done), in the analysis and the LOD indexes,

@@ -152,6 +152,9 @@ struct app {
 	struct app_opts opts;
 	pthread_t loader;
 	bool loader_started;
+	/* the loader is done: published, then the index writes put off until then
+	 * (tindex_opts.defer) written; the main thread waits for it at quit */
+	_Atomic bool loader_done;
 	_Atomic(struct published *) pub; /* owned; NULL until the loader publishes */
 	const struct published *seen;    /* borrowed: pub as the views were last refreshed with */
 	double t_start;
@@ -180,6 +183,8 @@ struct app {
 	 * after the acquire. */
 	FILE *bench;
 	double t_loaded, t_analysed, t_indexed; /* seconds since t_start */
+	double cpu_indexed;   /* the process's CPU seconds when the loader published */
+	double index_write_s; /* the deferred index writes' time (read after loader_done) */
 };
 
 /* Runs the explorer on path; returns the process exit status. path and opts are borrowed

@@ -25,6 +25,7 @@ void driver_bench_published(struct app *app, const struct published *pub)
 		ops += pub->an->ranks[i].n_ops;
 	fprintf(app->bench, "loaded_ms %.1f\nanalysed_ms %.1f\nindexed_ms %.1f\n", app->t_loaded * 1e3,
 		app->t_analysed * 1e3, app->t_indexed * 1e3);
+	fprintf(app->bench, "result_cpu_ms %.1f\n", app->cpu_indexed * 1e3);
 	fprintf(app->bench, "events %zu\nlanes %zu\nops %zu\nstore_bytes %zu\n", events, lanes, ops,
 		store);
 	fprintf(app->bench, "analysis_index %s\n", tindex_state_name(pub->an_index));

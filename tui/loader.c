@@ -5,9 +5,15 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "app_parts.h"
 #include "digest.h"
+#include "stagetime.h"
 #include "xalloc.h"
 #include "xthread.h"
 
@@ -182,6 +188,7 @@ void *loader_main(void *arg)
 		}
 		app->t_loaded = app->t_analysed = app->t_indexed = app_clock() - app->t_start;
 		atomic_store_explicit(&app->pub, pub, memory_order_release);
+		atomic_store_explicit(&app->loader_done, true, memory_order_release);
 		return NULL;
 	}
 	capture_load(app->cap);
@@ -206,7 +213,21 @@ void *loader_main(void *arg)
 				 r[0], r[1]);
 	}
 	app->t_indexed = app_clock() - app->t_start;
+	app->cpu_indexed = stagetime_cpu();
 	atomic_store_explicit(&app->pub, pub, memory_order_release);
+	/* the indexes, now that the views have what they show: read-only, the store, the
+	 * tables and the blobs they read are never changed after publication */
+	struct tindex_defer *defer = app->opts.capture.index.defer;
+	if (defer && tindex_defer_pending(defer)) {
+#ifdef __linux__
+		/* this thread only (Linux's nice is per thread): the views' frames come first */
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+#endif
+		double t0 = app_clock();
+		tindex_defer_run(defer);
+		app->index_write_s = app_clock() - t0;
+	}
+	atomic_store_explicit(&app->loader_done, true, memory_order_release);
 	return NULL;
 }
 

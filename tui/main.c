@@ -4,7 +4,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
 #ifdef HAVE_MALLOC_H
 #include <malloc.h>
 #endif
@@ -126,6 +129,49 @@ static struct analysis *load_with_progress(struct capture *cap, bool analyse)
 	return an;
 }
 
+/* The process's CPU time at main's start, once the capture or the digests are open, and
+ * once the report is written (bench_stages); the wall clock at main's start, the time to
+ * the output flushed and the time of the index writes after it. */
+static double cpu_main, cpu_opened, cpu_written;
+static double wall_main, result_s, index_write_s;
+
+static void run_deferred(struct tindex_defer *d, bool release);
+
+/* The index writes put off until the output is out (tindex_opts.defer): the output is
+ * flushed and, with release, let go (stdout becomes /dev/null, so a reader of a pipe sees
+ * its end now, not after the writes); then they run, and one that fails says so. */
+static void write_deferred(struct tindex_defer *d, bool release)
+{
+	fflush(stdout);
+	/* a reader that left early (| head): SIGPIPE was put off too (run_mode), so that
+	 * the indexes are still written; the process then ends by it as it would have */
+	struct pollfd pf = {.fd = STDOUT_FILENO, .events = POLLOUT};
+	bool broken = ferror(stdout) && poll(&pf, 1, 0) == 1 && (pf.revents & POLLERR);
+	if (d && tindex_defer_pending(d))
+		run_deferred(d, release);
+	if (broken) {
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
+}
+
+static void run_deferred(struct tindex_defer *d, bool release)
+{
+	if (release) {
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			close(fd);
+		}
+	}
+	double t0 = stagetime_now();
+	tindex_defer_run(d);
+	summary_print_diags(tindex_defer_failures(d), stderr, "");
+	index_write_s += stagetime_now() - t0;
+}
+
+/* `make bench`: where the time went (stagetime.h), to ASCPROF_BENCH_OUT when set: the
+ * stages, then the CPU before main (exec and the dynamic loader), to open, to write. */
 /* --report with --compare or --compare-ranks. */
 static int report_compare(const struct app_opts *ao, const char *const paths[2], bool json)
 {
@@ -155,6 +201,8 @@ static int report_compare(const struct app_opts *ao, const char *const paths[2],
 	} else {
 		report_compare_text(c, stdout);
 	}
+	result_s = stagetime_now() - wall_main;
+	write_deferred(ao->capture.index.defer, true);
 	compare_free(c);
 	for (int i = 0; i < n; i++) {
 		analysis_free(an[i]);
@@ -196,12 +244,9 @@ static void malloc_policy(void)
 #endif
 }
 
-/* The process's CPU time at main's start, once the capture or the digests are open, and
- * once the report is written (bench_stages). */
-static double cpu_main, cpu_opened, cpu_written;
+static int run_mode(const struct capture_opts *copts_in, const struct app_opts *aopts_in, enum mode mode, bool json,
+		    const char *digest_dir, int argc, char **argv);
 
-/* `make bench`: where the time went (stagetime.h), to ASCPROF_BENCH_OUT when set: the
- * stages, then the CPU before main (exec and the dynamic loader), to open, to write. */
 static void bench_stages(void)
 {
 	const char *path = getenv("ASCPROF_BENCH_OUT");
@@ -211,12 +256,15 @@ static void bench_stages(void)
 	stagetime_print(f);
 	fprintf(f, "cpu_startup_ms %.3f\ncpu_open_ms %.3f\ncpu_write_ms %.3f\n", cpu_main * 1e3,
 		(cpu_opened - cpu_main) * 1e3, (cpu_written - cpu_opened) * 1e3);
+	fprintf(f, "result_ms %.1f\nresult_cpu_ms %.1f\nindex_write_ms %.1f\n", result_s * 1e3, cpu_written * 1e3,
+		index_write_s * 1e3);
 	fclose(f);
 }
 
 int main(int argc, char **argv)
 {
 	cpu_main = stagetime_cpu();
+	wall_main = stagetime_now();
 	malloc_policy();
 	i18n_init();
 	enum { OPT_MAX_TRACE = 1000, OPT_MAX_CSV, OPT_LIST_KEYS, OPT_LIST_COMMANDS, OPT_SCRIPT, OPT_SIZE, OPT_TERM_OUT, OPT_COMPARE,
@@ -316,13 +364,27 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	struct tindex_defer *defer = NULL;
 	if (copts.index.enabled) {
 		/* the loader's big arrays go to files beside the indexes first: the user's disk,
 		 * where /tmp may be memory (spill.h) */
 		char *dir = tindex_dir(&copts.index);
 		spill_set_dir(dir);
 		free(dir);
+		/* no one waits for an index: it is written once the result is out */
+		copts.index.defer = defer = tindex_defer_new();
 	}
+	int rc = run_mode(&copts, &aopts, mode, json, digest_dir, argc, argv);
+	tindex_defer_free(defer);
+	return rc;
+}
+
+/* What main was asked for, once the options are read. */
+static int run_mode(const struct capture_opts *copts_in, const struct app_opts *aopts_in, enum mode mode, bool json,
+		    const char *digest_dir, int argc, char **argv)
+{
+	struct capture_opts copts = *copts_in;
+	struct app_opts aopts = *aopts_in;
 	if (digest_dir) {
 		if (aopts.compare || mode != MODE_TUI || json) {
 			fputs(_("ascprof-tui: --digest writes digests; give it alone with its PATHs\n"), stderr);
@@ -359,6 +421,10 @@ int main(int argc, char **argv)
 	/* --report and --summary verify an index's event columns only if they read them (the
 	 * explorer's views read them from the start) */
 	copts.index.lazy = aopts.capture.index.lazy = true;
+	/* a pipe's reader leaving early must not take the indexes with it: the output's
+	 * SIGPIPE waits until they are written (write_deferred) */
+	if (copts.index.defer)
+		signal(SIGPIPE, SIG_IGN);
 	if (aopts.compare) {
 		const char *paths[2] = {path, aopts.compare_path};
 		return report_compare(&aopts, paths, json);
@@ -378,6 +444,8 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		stagetime_add(STAGE_WRITE, t_sum);
 		cpu_written = stagetime_cpu();
+		result_s = stagetime_now() - wall_main;
+		write_deferred(copts.index.defer, true); /* nothing to write: a broken pipe's signal */
 		bench_stages();
 		int drc = an->n_ranks ? 0 : 1;
 		if (!an->n_ranks)
@@ -398,6 +466,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		stagetime_add(STAGE_WRITE, t_write);
 		cpu_written = stagetime_cpu();
+		result_s = stagetime_now() - wall_main;
 		analysis_free(an);
 	} else {
 		t_write = stagetime_now();
@@ -408,7 +477,9 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		stagetime_add(STAGE_WRITE, t_write);
 		cpu_written = stagetime_cpu();
+		result_s = stagetime_now() - wall_main;
 	}
+	write_deferred(copts.index.defer, true); /* the capture is still whole: they read it */
 	bench_stages();
 	int rc = cap->usable ? 0 : 1;
 	if (!cap->usable && !json) {

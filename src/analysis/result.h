@@ -519,6 +519,9 @@ int64_t analysis_nearest_rank_select(int64_t *values, size_t n, double q);
  * n is 0): a histogram pass for many values, quickselect for few. */
 void analysis_nearest_rank_select2(int64_t *values, size_t n, double q_lo, double q_hi, int64_t *lo,
 				   int64_t *hi);
+/* The same of values whose least and greatest are known (min, max: one pass fewer). */
+void analysis_nearest_rank_select2_in(int64_t *values, size_t n, int64_t min, int64_t max, double q_lo,
+				      double q_hi, int64_t *lo, int64_t *hi);
 
 
 #endif

@@ -331,6 +331,7 @@ static void load_csvs(struct capture *cap, bool wait_events, struct diag_list *d
 		diag_append(dl, &job->diags);
 		diag_free(&job->diags);
 		job->rd->csv_index[job->index.state]++;
+		job->rd->csv_deferred += job->index.deferred;
 		if (job->table)
 			attach_csv(dl, job->rd, job->table, &cap_csvs);
 	}

@@ -51,6 +51,7 @@ struct rank_data {
 	bool trace_failed;
 	struct tindex_status index; /* whether the trace came from its index (trace_index.h) */
 	size_t csv_index[TINDEX_NOT_WRITTEN + 1]; /* CSV tables by how their index served (per state) */
+	size_t csv_deferred; /* of them, written or rebuilt through a deferred write (tindex_opts.defer) */
 	struct diag_list trace_diags; /* the trace loader's, until the capture's list takes them */
 };
 

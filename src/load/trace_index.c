@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,10 +156,14 @@ struct tix_writer {
 	uint64_t *chunks;   /* the finished chunks' hashes */
 	size_t n_chunks, cap_chunks;
 	bool failed;
+	const _Atomic bool *abandon; /* set: stop at the next chunk (a deferred write given up) */
+	bool abandoned;
 };
 
 static void w_chunk_end(struct tix_writer *w)
 {
+	if (w->abandon && atomic_load_explicit(w->abandon, memory_order_relaxed))
+		w->failed = w->abandoned = true;
 	xgrow(&w->chunks, &w->cap_chunks, w->n_chunks + 1, sizeof *w->chunks);
 	w->chunks[w->n_chunks++] = XXH3_64bits_digest(w->hash);
 	XXH3_64bits_reset(w->hash);
@@ -267,6 +273,7 @@ static void w_diags(struct tix_writer *w, const char *const *paths, size_t n, co
 }
 
 struct tix_reader;
+struct defer_job;
 
 /* What an index is of: loading it afresh, writing its payload, reading it back. */
 struct tix_kind {
@@ -280,6 +287,8 @@ struct tix_kind {
 	void (*write)(struct tix_writer *w, void *ctx, const struct diag_list *dl, size_t diag0, size_t dropped0);
 	/* builds the result from a verified payload (and takes the mapping) or returns false */
 	bool (*read)(struct tix_reader *r, void *map, size_t len, void *ctx, struct diag_list *dl);
+	/* what a deferred write needs of ctx, kept in the job (a blob's bytes are taken) */
+	void (*keep)(struct defer_job *j, void *ctx);
 };
 
 struct trace_ctx {
@@ -503,9 +512,11 @@ static uint64_t max_bytes(const struct tindex_opts *io)
 	return TINDEX_DEFAULT_MAX_BYTES;
 }
 
-/* Writes the index to a temporary name in dir and renames it over path. 0, or -1 with why. */
+/* Writes the index to a temporary name in dir and renames it over path. 0, or -1 with why
+ * (abandon set meanwhile: -1, why empty). */
 static int write_index(const char *dir, const char *path, const struct sbuf *key, const struct tix_kind *k,
-		       void *ctx, const struct diag_list *dl, size_t diag0, size_t dropped0, struct tindex_status *st)
+		       void *ctx, const struct diag_list *dl, size_t diag0, size_t dropped0, struct tindex_status *st,
+		       const _Atomic bool *abandon)
 {
 	char *tmp = xmalloc(strlen(dir) + 32);
 	sprintf(tmp, "%s/.tmp-XXXXXX", dir);
@@ -523,7 +534,7 @@ static int write_index(const char *dir, const char *path, const struct sbuf *key
 	h.key_len = key->len;
 	h.payload_off = (sizeof h + key->len + 7) & ~(uint64_t)7;
 	FILE *f = fdopen(fd, "wb");
-	struct tix_writer w = {.f = f, .hash = XXH3_createState()};
+	struct tix_writer w = {.f = f, .hash = XXH3_createState(), .abandon = abandon};
 	XXH3_64bits_reset(w.hash);
 	if (!f) {
 		close(fd);
@@ -550,6 +561,12 @@ static int write_index(const char *dir, const char *path, const struct sbuf *key
 	XXH3_freeState(w.hash);
 	size_t table_bytes = w.n_chunks * sizeof *w.chunks;
 	free(w.chunks);
+	if (w.abandoned) {
+		st->why[0] = 0;
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
 	if (w.failed || rename(tmp, path) != 0) {
 		snprintf(st->why, sizeof st->why, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
 		unlink(tmp);
@@ -931,8 +948,10 @@ static int load_trace(void *ctx, struct diag_list *dl, char *why, size_t size)
 	return 0;
 }
 
+static void keep_trace(struct defer_job *j, void *ctx);
+
 static const struct tix_kind trace_kind = {"trace", "trace", "--max-trace-bytes",
-false, true, load_trace, write_trace, read_trace};
+false, true, load_trace, write_trace, read_trace, keep_trace};
 
 /* Maps path and checks it against key. 1: rs holds the index; 0: no index there (or a
  * stale one: why says so); -1: corrupt (why says how). */
@@ -1028,6 +1047,10 @@ static char *index_path(const char *dir, const struct sbuf *name)
 	return path;
 }
 
+static void defer_queue(struct tindex_defer *d, const struct tix_kind *k, void *ctx, const char *const *paths,
+			size_t n, const char *dir, const char *path, const struct sbuf *key, const struct diag_list *dl,
+			size_t diag0, size_t dropped0, uint64_t max);
+
 /* Loads through the index of kind k for the files paths: maps a valid index, else loads
  * afresh (k->load) and writes the index. 0 when the result is there (from either). */
 static int tindex_load(const struct tix_kind *k, void *ctx, const char *const *paths, size_t n,
@@ -1099,7 +1122,14 @@ static int tindex_load(const struct tix_kind *k, void *ctx, const char *const *p
 				 k->what, TINDEX_COARSE_WAIT);
 		} else if (make_dirs(dir) != 0) {
 			snprintf(st->why, sizeof st->why, "cannot create %s: %s", dir, strerror(errno));
-		} else if (write_index(dir, path, &key, k, ctx, dl, diag0, dropped0, st) == 0) {
+		} else if (io->defer && access(dir, W_OK | X_OK) != 0) {
+			/* said now, as an inline write's mkstemp would */
+			snprintf(st->why, sizeof st->why, "cannot write in %s: %s", dir, strerror(errno));
+		} else if (io->defer) {
+			defer_queue(io->defer, k, ctx, paths, n, dir, path, &key, dl, diag0, dropped0, max_bytes(io));
+			st->state = stale ? TINDEX_REBUILT : TINDEX_WRITTEN;
+			st->deferred = true;
+		} else if (write_index(dir, path, &key, k, ctx, dl, diag0, dropped0, st, NULL) == 0) {
 			st->state = stale ? TINDEX_REBUILT : TINDEX_WRITTEN;
 			st->seconds = now_seconds() - t1;
 			evict(dir, path, max_bytes(io));
@@ -1349,7 +1379,10 @@ static bool read_csv(struct tix_reader *r, void *map, size_t len, void *ctx, str
 	return true;
 }
 
-static const struct tix_kind csv_kind = {"csv", "table", "--max-csv-bytes", true, false, load_csv, write_csv, read_csv};
+static void keep_csv(struct defer_job *j, void *ctx);
+
+static const struct tix_kind csv_kind = {"csv", "table", "--max-csv-bytes", true, false, load_csv, write_csv, read_csv,
+					 keep_csv};
 
 struct csv_table *tindex_load_csv(const char *path, tindex_csv_loader load, void *ctx, uint64_t max_file_bytes,
 				  const struct tindex_opts *io, struct tindex_status *st, struct diag_list *dl)
@@ -1372,7 +1405,10 @@ struct blob_ctx {
 	const char *mapped; /* then: the bytes, in map */
 	void *map;
 	size_t map_len;
+	bool deferred; /* buf went to a deferred write */
 };
+
+static void keep_blob(struct defer_job *j, void *ctx);
 
 static int load_blob(void *ctx, struct diag_list *dl, char *why, size_t size)
 {
@@ -1420,10 +1456,10 @@ char *tindex_load_blob(const char *kind, const char *const *paths, size_t n, tin
 		       size_t *len, bool *from_index, const struct tindex_opts *io, struct tindex_status *st,
 		       struct diag_list *dl)
 {
-	struct tix_kind k = {kind, "capture", "", false, false, load_blob, write_blob, read_blob};
+	struct tix_kind k = {kind, "capture", "", false, false, load_blob, write_blob, read_blob, keep_blob};
 	struct blob_ctx c = {.make = make, .make_ctx = ctx};
 	tindex_load(&k, &c, paths, n, 0, io, st, dl);
-	*len = c.len;
+	*len = c.deferred ? 0 : c.len;
 	*from_index = c.from_index;
 	return c.buf;
 }
@@ -1432,7 +1468,7 @@ bool tindex_map_blob(struct tindex_blob *b, const char *kind, const char *const 
 		     tindex_blob_maker make, void *ctx, const struct tindex_opts *io, struct tindex_status *st,
 		     struct diag_list *dl)
 {
-	struct tix_kind k = {kind, "timeline", "", false, false, load_blob, write_blob, read_blob};
+	struct tix_kind k = {kind, "timeline", "", false, false, load_blob, write_blob, read_blob, keep_blob};
 	struct blob_ctx c = {.make = make, .make_ctx = ctx, .in_place = true};
 	tindex_load(&k, &c, paths, n, 0, io, st, dl);
 	memset(b, 0, sizeof *b);
@@ -1444,8 +1480,10 @@ bool tindex_map_blob(struct tindex_blob *b, const char *kind, const char *const 
 		b->map_len = c.map_len;
 	} else {
 		b->bytes = b->owned = c.buf;
+		if (c.deferred)
+			b->len = 0;
 	}
-	return b->bytes != NULL;
+	return b->bytes != NULL || c.deferred;
 }
 
 void tindex_blob_free(struct tindex_blob *b)
@@ -1454,4 +1492,196 @@ void tindex_blob_free(struct tindex_blob *b)
 		munmap(b->map, b->map_len);
 	free(b->owned);
 	memset(b, 0, sizeof *b);
+}
+
+/* ---- deferred writes ---------------------------------------------------------------- */
+
+struct defer_job {
+	struct tix_kind k; /* a copy: a blob's kind lives on its caller's stack */
+	char *name;        /* owned: k.name */
+	char *dir, *path;  /* owned */
+	struct sbuf key;   /* the files' key as they were read */
+	char **paths;      /* owned copies */
+	size_t n;
+	struct diag_list msgs; /* the loader's messages the index keeps */
+	uint64_t max_bytes;
+	void *ctx; /* one of: */
+	struct trace_ctx trace;
+	struct csv_ctx csv;
+	struct blob_ctx blob; /* its bytes owned */
+};
+
+struct tindex_defer {
+	pthread_mutex_t lock; /* loaders queue from several threads */
+	struct defer_job **jobs;
+	size_t n, cap, next; /* next: the first not run */
+	_Atomic bool abandon;
+	struct diag_list failed;
+};
+
+static void keep_trace(struct defer_job *j, void *ctx)
+{
+	const struct trace_ctx *c = ctx;
+	j->trace = (struct trace_ctx){.rs = c->rs, .paths = (const char *const *)j->paths, .n = j->n};
+	j->ctx = &j->trace;
+}
+
+static void keep_csv(struct defer_job *j, void *ctx)
+{
+	const struct csv_ctx *c = ctx;
+	j->csv = (struct csv_ctx){.path = j->paths[0], .t = c->t};
+	j->ctx = &j->csv;
+}
+
+static void keep_blob(struct defer_job *j, void *ctx)
+{
+	struct blob_ctx *c = ctx;
+	j->blob = (struct blob_ctx){.buf = c->buf, .len = c->len};
+	c->buf = NULL; /* the job's now */
+	c->deferred = true;
+	j->ctx = &j->blob;
+}
+
+static void defer_queue(struct tindex_defer *d, const struct tix_kind *k, void *ctx, const char *const *paths,
+			size_t n, const char *dir, const char *path, const struct sbuf *key, const struct diag_list *dl,
+			size_t diag0, size_t dropped0, uint64_t max)
+{
+	struct defer_job *j = xcalloc(1, sizeof *j);
+	j->k = *k;
+	j->k.name = j->name = xstrdup(k->name);
+	j->dir = xstrdup(dir);
+	j->path = xstrdup(path);
+	sbuf_add(&j->key, key->buf, key->len);
+	j->n = n;
+	j->paths = xcalloc(n ? n : 1, sizeof *j->paths);
+	for (size_t i = 0; i < n; i++)
+		j->paths[i] = xstrdup(paths[i]);
+	/* dl goes on (the capture's list takes it and frees it): the messages are copied */
+	diag_init(&j->msgs);
+	for (size_t i = diag0; i < dl->n; i++)
+		diag_add(&j->msgs, dl->items[i].level, dl->items[i].file, dl->items[i].line, dl->items[i].offset, "%s",
+			 dl->items[i].msg);
+	j->msgs.dropped = dl->dropped - dropped0;
+	j->max_bytes = max;
+	k->keep(j, ctx);
+	pthread_mutex_lock(&d->lock);
+	xgrow(&d->jobs, &d->cap, d->n + 1, sizeof *d->jobs);
+	d->jobs[d->n++] = j;
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void job_free(struct defer_job *j)
+{
+	free(j->name);
+	free(j->dir);
+	free(j->path);
+	sbuf_free(&j->key);
+	for (size_t i = 0; i < j->n; i++)
+		free(j->paths[i]);
+	free(j->paths);
+	diag_free(&j->msgs);
+	free(j->blob.buf);
+	free(j);
+}
+
+struct tindex_defer *tindex_defer_new(void)
+{
+	struct tindex_defer *d = xcalloc(1, sizeof *d);
+	pthread_mutex_init(&d->lock, NULL);
+	atomic_init(&d->abandon, false);
+	diag_init(&d->failed);
+	return d;
+}
+
+/* The message of a deferred write that failed: which index (its path), of which files
+ * (the message's file), and why. */
+static void defer_failed(struct tindex_defer *d, const struct defer_job *j, const char *why)
+{
+	const char *file = j->n ? j->paths[0] : NULL;
+	if (j->k.table)
+		diag_add(&d->failed, DIAG_WARN, file, 0, -1, _("the table's index %s was not written: %s"), j->path, why);
+	else if (j->k.keep == keep_trace)
+		diag_add(&d->failed, DIAG_WARN, file, 0, -1, _("the trace's index %s was not written: %s"), j->path, why);
+	else if (!strcmp(j->k.what, "timeline"))
+		diag_add(&d->failed, DIAG_WARN, file, 0, -1, _("the timeline index %s was not written: %s"), j->path, why);
+	else
+		diag_add(&d->failed, DIAG_WARN, file, 0, -1, _("the analysis' index %s was not written: %s"), j->path,
+			 why);
+}
+
+static bool defer_run_one(struct tindex_defer *d, struct defer_job *j)
+{
+	/* keyed again: a file changed since it was read would get an index it no longer matches
+	 * (harmless, a reopen rebuilds it, but a write for nothing) */
+	struct sbuf key2 = SBUF_INIT, name2 = SBUF_INIT;
+	bool same = make_key(j->k.name, (const char *const *)j->paths, j->n, &key2, &name2) &&
+		    key2.len == j->key.len && !memcmp(key2.buf, j->key.buf, j->key.len);
+	sbuf_free(&key2);
+	sbuf_free(&name2);
+	struct tindex_status st;
+	memset(&st, 0, sizeof st);
+	if (!same) {
+		snprintf(st.why, sizeof st.why, "the %s changed after it was read", j->k.what);
+		defer_failed(d, j, st.why);
+		return false;
+	}
+	if (write_index(j->dir, j->path, &j->key, &j->k, j->ctx, &j->msgs, 0, 0, &st, &d->abandon) != 0) {
+		if (st.why[0]) /* else abandoned: no index, nothing to say */
+			defer_failed(d, j, st.why);
+		return false;
+	}
+	evict(j->dir, j->path, j->max_bytes);
+	return true;
+}
+
+size_t tindex_defer_run(struct tindex_defer *d)
+{
+	size_t written = 0;
+	diag_free(&d->failed); /* the last run's only */
+	diag_init(&d->failed);
+	/* tests: the writes start this much later, so that a quit finds them pending */
+	const char *delay = getenv("ASCPROF_INDEX_WRITE_DELAY_MS");
+	for (long ms = delay ? strtol(delay, NULL, 10) : 0; ms > 0 && !atomic_load(&d->abandon); ms -= 10)
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	for (;;) {
+		pthread_mutex_lock(&d->lock);
+		struct defer_job *j = d->next < d->n ? d->jobs[d->next] : NULL;
+		if (j)
+			d->jobs[d->next++] = NULL;
+		pthread_mutex_unlock(&d->lock);
+		if (!j)
+			break;
+		if (!atomic_load(&d->abandon) && defer_run_one(d, j))
+			written++;
+		job_free(j);
+	}
+	return written;
+}
+
+void tindex_defer_abandon(struct tindex_defer *d)
+{
+	if (d)
+		atomic_store(&d->abandon, true);
+}
+
+size_t tindex_defer_pending(struct tindex_defer *d)
+{
+	pthread_mutex_lock(&d->lock);
+	size_t n = d->n - d->next;
+	pthread_mutex_unlock(&d->lock);
+	return n;
+}
+
+struct diag_list *tindex_defer_failures(struct tindex_defer *d) { return &d->failed; }
+
+void tindex_defer_free(struct tindex_defer *d)
+{
+	if (!d)
+		return;
+	for (size_t i = d->next; i < d->n; i++)
+		job_free(d->jobs[i]);
+	free(d->jobs);
+	diag_free(&d->failed);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
 }

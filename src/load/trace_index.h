@@ -29,6 +29,8 @@
 /* The cache's default size bound. */
 #define TINDEX_DEFAULT_MAX_BYTES (UINT64_C(8) << 30)
 
+struct tindex_defer;
+
 struct tindex_opts {
 	bool enabled;      /* false: neither read nor write an index (--no-index, the library's default) */
 	const char *dir;   /* borrowed; NULL: $XDG_CACHE_HOME/ascprof-tui, else ~/.cache/ascprof-tui */
@@ -37,6 +39,11 @@ struct tindex_opts {
 	 * (tindex_verify_trace) rather than when mapped: --summary and a report from the
 	 * analysis' index never read them. */
 	bool lazy;
+	/* borrowed; NULL: an index is written as soon as what it holds is read. Else its
+	 * writing is put off to tindex_defer_run, after the result the user waits for: the
+	 * files are keyed and checked as they are read, as ever, and what the index holds (a
+	 * store, a table: borrowed, never changed after its load; a blob: taken) waits. */
+	struct tindex_defer *defer;
 };
 
 enum tindex_state {
@@ -52,6 +59,9 @@ struct tindex_status {
 	char why[200];    /* what happened, for --summary ("" when nothing to say) */
 	double seconds;   /* mapping and checking the index, or writing it */
 	uint64_t bytes;   /* the index file's size */
+	/* WRITTEN or REBUILT through tindex_opts.defer: to be written by tindex_defer_run (no
+	 * bytes or seconds yet; a write that then fails says so there) */
+	bool deferred;
 	/* USED lazily: the columns' chunks are not verified yet (the payload and its chunk
 	 * table, in the mapping) */
 	bool pending;
@@ -84,11 +94,28 @@ typedef struct csv_table *(*tindex_csv_loader)(const char *path, void *ctx, stru
 struct csv_table *tindex_load_csv(const char *path, tindex_csv_loader load, void *ctx, uint64_t max_file_bytes,
 				  const struct tindex_opts *io, struct tindex_status *st, struct diag_list *dl);
 
+/* Index writes put off (tindex_opts.defer) until what the user waits for is out: a
+ * report written and flushed, the explorer's views published. Loaders queue from any
+ * thread; one thread runs the queue. Every store, table and blob a queued write reads
+ * must stay as it is until the queue has run (or is freed): the capture outlives it. */
+struct tindex_defer *tindex_defer_new(void); /* owned (tindex_defer_free) */
+/* Writes what is queued, in order, each as an inline write would (files keyed again
+ * first: one changed since it was read gets no index; temporary name, rename, the
+ * cache's bound). A write that fails leaves no index and a message (the files it is of,
+ * the index's path and why) in tindex_defer_failures. Returns the number written. */
+size_t tindex_defer_run(struct tindex_defer *d);
+/* From any thread: the write running stops at its next 64 KiB and removes its temporary
+ * file (so no index, never a partial one), the rest are dropped. */
+void tindex_defer_abandon(struct tindex_defer *d);
+size_t tindex_defer_pending(struct tindex_defer *d); /* queued, not yet run */
+struct diag_list *tindex_defer_failures(struct tindex_defer *d); /* the last run's; borrowed from d */
+void tindex_defer_free(struct tindex_defer *d);
+
 /* Bytes made from files (an analysis of a capture, in digest form) through an index of
  * their own, named by kind and keyed by every file of paths as a trace's: a valid index
  * gives its bytes (*from_index true); else make(ctx, len, why, size) makes them (NULL:
  * nothing to index, why says so) and they are written. Returns the bytes (owned), NULL
- * when make gave none. */
+ * when make gave none, or when they went to a deferred write (io->defer). */
 typedef char *(*tindex_blob_maker)(void *ctx, size_t *len, char *why, size_t size);
 char *tindex_load_blob(const char *kind, const char *const *paths, size_t n, tindex_blob_maker make, void *ctx,
 		       size_t *len, bool *from_index, const struct tindex_opts *io, struct tindex_status *st,
@@ -108,7 +135,8 @@ struct tindex_blob {
 /* As tindex_load_blob, for bytes used in place (a timeline index, read where it lies): a
  * valid index is mapped read-only, its checksums verified, and b->bytes points into the
  * mapping (8-byte aligned); else make's bytes are written and kept in b. Messages name the
- * kind "timeline". false when make gave none. */
+ * kind "timeline". false when make gave none. Bytes made for a deferred write (io->defer)
+ * go to it: true, b->bytes NULL. */
 bool tindex_map_blob(struct tindex_blob *b, const char *kind, const char *const *paths, size_t n,
 		     tindex_blob_maker make, void *ctx, const struct tindex_opts *io, struct tindex_status *st,
 		     struct diag_list *dl);

@@ -120,6 +120,12 @@ int digest_command(const char *outdir, char *const *paths, size_t n, const struc
 		summary_print_diags(&dl, err, "");
 		diag_free(&dl);
 		analysis_free(an);
+		/* the indexes once this capture's digests are out, while it is still whole */
+		fflush(out);
+		if (opts->index.defer && tindex_defer_pending(opts->index.defer)) {
+			tindex_defer_run(opts->index.defer);
+			summary_print_diags(tindex_defer_failures(opts->index.defer), err, "");
+		}
 		capture_free(cap);
 	}
 	return rc;

@@ -179,6 +179,8 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 		fputc('\n', out);
 		if (rd->index.state != TINDEX_OFF) {
 			fprintf(out, "  index: %s", tindex_state_name(rd->index.state));
+			if (rd->index.deferred) /* not yet: once this is written (trace_index.h) */
+				fputs(" after this output", out);
 			if (rd->index.bytes)
 				fprintf(out, ", %s in %.3f s", summary_bytes(rd->index.bytes, b1, sizeof b1),
 					rd->index.seconds);
@@ -194,6 +196,8 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 					fprintf(out, "%s %zu %s", sep, rd->csv_index[k], tindex_state_name((enum tindex_state)k));
 					sep = ",";
 				}
+			if (rd->csv_deferred)
+				fprintf(out, " (%zu of them after this output)", rd->csv_deferred);
 			fputc('\n', out);
 		}
 		fputs(_("  events:"), out);
@@ -365,6 +369,9 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 		jsonw_kuint(w, "bytes", rd->index.bytes);
 		jsonw_kdouble(w, "seconds", rd->index.seconds, 4);
 		jsonw_kstr(w, "why", rd->index.why);
+		/* written once this output is out: bytes and seconds are not known yet */
+		jsonw_kbool(w, "deferred", rd->index.deferred);
+		jsonw_kuint(w, "tables_deferred", rd->csv_deferred);
 		jsonw_key(w, "tables"); /* CSV tables by their indexes' state */
 		jsonw_obj_begin(w);
 		for (int k = TINDEX_USED; k <= TINDEX_NOT_WRITTEN; k++)
