@@ -148,6 +148,16 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		fputs(_("   (Db export NOT READ: "), out);
 		summary_put_clean(out, rd->db_path);
 		fputs(_("; see --summary for why. Insufficient data: no figure below comes from it)\n"), out);
+	} else if (rd->store.trace.path && !ra->has_trace) {
+		/* a trace that gave nothing must not read as a capture without one */
+		fputs(_("   (trace NOT READ: "), out);
+		summary_put_clean(out, rd->store.trace.path);
+		fputs(_("; see the messages below. No figure below comes from it)\n"), out);
+	} else if (rd->store.trace.truncated) {
+		/* the figures of a cut trace cover its start only: say so before any of them */
+		fprintf(out, _("   (trace CUT SHORT: the file ends inside its event array; every figure below "
+			       "covers only the events in its first %llu bytes, see the messages below)\n"),
+			(unsigned long long)rd->store.trace.parsed_bytes);
 	} else if (!ra->has_trace && ra->has_timeline)
 		fputs(_("   (no trace: device figures from the kernel table's rows)\n"), out);
 	else if (!ra->has_trace && ra->attr.valid)
