@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "capture.h"
+#include "lanes.h"
 #include "sbuf.h"
 #include "stagetime.h"
 #include "testutil.h"
@@ -542,6 +543,281 @@ static void test_host_work_many_lanes(void **state)
 	sbuf_free(&sb);
 }
 
+/* ---- the sets against an oracle -------------------------------------------------------- */
+
+/* The sets as they were first built: lane after lane, each set sorted afterwards, and host
+ * work as every host event of the lanes (step marks and empty ones left out) in one set:
+ * a differential check of rank_sets.c's merged walks, on generated and random captures. */
+static void oracle_sets(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *s)
+{
+	struct ivset dev_comm, comm_lanes, h2d_host, d2h_host, fused;
+	memset(s, 0, sizeof *s);
+	struct ivset *all[] = {&s->device_busy, &s->compute, &s->dev_copy, &s->comm, &s->host_copy, &s->sync,
+			       &s->h2d, &s->d2h, &s->compute_or_comm, &s->occupied, &s->host_only,
+			       &s->host_dispatch, &dev_comm, &comm_lanes, &h2d_host, &d2h_host, &fused};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		ivset_init(all[i]);
+	struct ivset work, dispatch, blocked, both;
+	ivset_init(&work);
+	ivset_init(&dispatch);
+	ivset_init(&blocked);
+	ivset_init(&both);
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		bool host = lanes_group_is_host(l->group);
+		for (uint32_t k = 0; k < l->n_events; k++) {
+			uint32_t ev = l->events[k];
+			struct ev_class c = cls[ev];
+			int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
+			if (host && !(c.flags & EVF_STEP_MARK)) {
+				ivset_add(&work, a, b);
+				if ((c.flags & EVF_DISPATCH) || l->group == LANE_HOST_CANN)
+					ivset_add(&dispatch, a, b);
+			}
+			if (host && ((c.flags & EVF_STEP_MARK) || (c.cat != CAT_COPY && !(c.flags & EVF_SYNC))))
+				continue;
+			if (l->group == LANE_DEVICE) {
+				if (c.flags & EVF_WAIT)
+					continue;
+				ivset_add(&s->device_busy, a, b);
+				if (c.cat == CAT_COMPUTE)
+					ivset_add(&s->compute, a, b);
+				else if (c.cat == CAT_COPY) {
+					ivset_add(&s->dev_copy, a, b);
+					if (c.flags & EVF_H2D)
+						ivset_add(&s->h2d, a, b);
+					if (c.flags & EVF_D2H)
+						ivset_add(&s->d2h, a, b);
+				} else if (c.cat == CAT_COMM) {
+					ivset_add(&dev_comm, a, b);
+					if (c.flags & EVF_FUSED_COMM)
+						ivset_add(&fused, a, b);
+				}
+			} else if (l->group == LANE_COMM) {
+				ivset_add(&comm_lanes, a, b);
+			} else if (host) {
+				if (c.cat == CAT_COPY) {
+					ivset_add(&s->host_copy, a, b);
+					if (c.flags & EVF_H2D)
+						ivset_add(&h2d_host, a, b);
+					if (c.flags & EVF_D2H)
+						ivset_add(&d2h_host, a, b);
+				}
+				if (c.flags & EVF_SYNC)
+					ivset_add(&s->sync, a, b);
+			}
+		}
+	}
+	s->comm_from_lanes = comm_lanes.n > 0;
+	ivset_union(s->comm_from_lanes ? &comm_lanes : &dev_comm, s->comm_from_lanes ? &fused : &both, &s->comm);
+	s->dir_from_device = s->h2d.n || s->d2h.n;
+	if (!s->dir_from_device) {
+		ivset_copy(&s->h2d, &h2d_host);
+		ivset_copy(&s->d2h, &d2h_host);
+	}
+	ivset_union(&s->compute, &s->comm, &s->compute_or_comm);
+	ivset_union(&s->device_busy, &s->comm, &s->occupied);
+	ivset_union(&s->sync, &s->occupied, &blocked);
+	s->host_total = ivset_total(&work);
+	ivset_subtract(&work, &blocked, &s->host_only);
+	ivset_subtract(&dispatch, &blocked, &s->host_dispatch);
+	for (size_t i = 12; i < sizeof all / sizeof all[0]; i++)
+		ivset_free(all[i]);
+	ivset_free(&work);
+	ivset_free(&dispatch);
+	ivset_free(&blocked);
+	ivset_free(&both);
+}
+
+static void assert_set_equal(const char *what, struct ivset *got, struct ivset *want)
+{
+	ivset_normalize(got);
+	ivset_normalize(want);
+	if (got->n != want->n)
+		fail_msg("%s: %zu intervals, the oracle %zu", what, got->n, want->n);
+	for (size_t i = 0; i < got->n; i++)
+		if (got->start[i] != want->start[i] || got->end[i] != want->end[i])
+			fail_msg("%s: interval %zu [%lld, %lld), the oracle's [%lld, %lld)", what, i,
+				 (long long)got->start[i], (long long)got->end[i], (long long)want->start[i],
+				 (long long)want->end[i]);
+}
+
+/* Every rank of the capture: rank_sets_build and rank_sets_derive against the oracle;
+ * returns the intervals compared, so a test knows it compared something. */
+static size_t check_sets(const struct capture *cap)
+{
+	size_t compared = 0;
+	for (size_t ri = 0; ri < cap->n_ranks; ri++) {
+		const struct rank_store *rs = &cap->ranks[ri].store;
+		if (!rs->has_events)
+			continue;
+		struct ev_class *cls = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *cls);
+		category_classify(rs, cls);
+		struct rank_sets got, want;
+		rank_sets_build(rs, cls, &got);
+		rank_sets_derive(&got, rs, cls, true);
+		oracle_sets(rs, cls, &want);
+		struct { const char *name; struct ivset *g, *w; } sets[] = {
+			{"device busy", &got.device_busy, &want.device_busy}, {"compute", &got.compute, &want.compute},
+			{"device copy", &got.dev_copy, &want.dev_copy}, {"comm", &got.comm, &want.comm},
+			{"host copy", &got.host_copy, &want.host_copy}, {"sync", &got.sync, &want.sync},
+			{"h2d", &got.h2d, &want.h2d}, {"d2h", &got.d2h, &want.d2h},
+			{"compute or comm", &got.compute_or_comm, &want.compute_or_comm},
+			{"occupied", &got.occupied, &want.occupied}, {"host only", &got.host_only, &want.host_only},
+			{"host dispatch", &got.host_dispatch, &want.host_dispatch}};
+		for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+			assert_set_equal(sets[i].name, sets[i].g, sets[i].w);
+			compared += sets[i].w->n;
+		}
+		assert_int_equal(got.host_total, want.host_total);
+		assert_int_equal(got.comm_from_lanes, want.comm_from_lanes);
+		assert_int_equal(got.dir_from_device, want.dir_from_device);
+		rank_sets_free(&got);
+		rank_sets_free(&want);
+		free(cls);
+	}
+	return compared;
+}
+
+/* Generated captures of every shape, several ranks, communication lanes and MC2 kernels. */
+static void test_sets_oracle_generated(void **state)
+{
+	(void)state;
+	static const char *const args[] = {
+		"--seed 3 --steps 4", "--ranks 2 --comm --seed 5 --steps 4", "--shape vllm,mla,moe --ranks 2 --seed 6",
+		"--shape train --seed 7 --steps 3", "--shape vllm,graph,annotate --seed 8", "--step-marks none --seed 9"};
+	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+		char *dir = tu_generate(args[i]);
+		struct capture *cap = capture_open(dir, NULL);
+		capture_load(cap);
+		if (check_sets(cap) < 20)
+			fail_msg("%s: too few intervals to compare", args[i]);
+		capture_free(cap);
+		tu_rmtree(dir);
+		free(dir);
+	}
+}
+
+/* Random events on many lanes of every group: device streams (kernels, copies, waits, MC2,
+ * collectives' tasks), HCCL lanes, Python and CANN threads (dispatches, frames, syncs,
+ * copies, step marks, empty events), nested, touching and overlapping. */
+static void test_sets_oracle_random(void **state)
+{
+	(void)state;
+	static const char *const dev_names[] = {"MatMul", "MemcpyAsync", "EVENT_WAIT", "MatmulAllReduce",
+						"hcom_allReduce_1", "Add", "Notify_Wait", "memcpy_h2d"};
+	static const char *const host_names[] = {"aten::mm", "aten::item", "aten::copy_", "ProfilerStep#3",
+						 "torch/nn/modules/module.py(1): forward", "aten::synchronize",
+						 "host_to_device", "aclnnAdd"};
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		uint64_t x = seed * 0x9e3779b97f4a7c15ULL;
+		struct sbuf sb = SBUF_INIT;
+		sbuf_addf(&sb, "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"Python\"}},\n"
+			       "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"args\": {\"name\": \"Ascend Hardware\"}},\n"
+			       "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 3, \"args\": {\"name\": \"HCCL\"}},\n"
+			       "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 4, \"args\": {\"name\": \"CANN\"}}");
+		int n = 400 + (int)(seed * 300);
+		for (int i = 0; i < n; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			int pid = 1 + (int)((x >> 60) & 3), tid = 1 + (int)((x >> 40) % (seed + 2));
+			int start = (int)((x >> 20) % 20000), dur = (int)((x >> 8) % (x & 1 ? 40 : 400));
+			if ((x >> 4) % 17 == 0)
+				dur = 0;
+			const char *name = pid == 2 ? dev_names[(x >> 33) % 8] : pid == 3 ? "hcom_allGather_2"
+										   : host_names[(x >> 33) % 8];
+			const char *cat = pid == 1 && strstr(name, ".py") ? "python_function" : "cpu_op";
+			sbuf_addf(&sb, ",\n{\"ph\": \"X\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": \"%d.%03d\", "
+				       "\"dur\": %d.%03d, \"cat\": \"%s\"}",
+				  name, pid, tid, start, (int)(x % 1000), dur, (int)((x >> 12) % 1000), cat);
+		}
+		sbuf_addf(&sb, "]");
+		char *dir = tu_tmpdir();
+		free(tu_write_str(dir, "trace_view.json", sb.buf));
+		struct capture *cap = capture_open(dir, NULL);
+		capture_load(cap);
+		assert_int_equal(cap->n_ranks, 1);
+		if (check_sets(cap) < 50)
+			fail_msg("seed %llu: too few intervals to compare", (unsigned long long)seed);
+		capture_free(cap);
+		tu_rmtree(dir);
+		free(dir);
+		sbuf_free(&sb);
+	}
+}
+
+/* ---- op rows against a brute-force oracle ------------------------------------------------ */
+
+static int cmp_i64_test(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* An op row's figures recomputed from the store: every instance of the name in the row's
+ * scope (device tasks but waits; host ops but step marks and python_function frames) and
+ * phase (the step its start falls in), sorted. */
+static void check_op_row(const struct rank_store *rs, const struct rank_analysis *ra, const struct op_stat *o,
+			 int64_t *buf)
+{
+	uint32_t name = strtab_find(rs->strs, o->name, strlen(o->name));
+	assert_int_not_equal(name, STRTAB_NONE);
+	size_t n = 0;
+	int64_t total = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (rs->ev_name[ev] != name)
+			continue;
+		const struct lane *l = store_ev_lane(rs, ev);
+		bool device = l->group == LANE_DEVICE && !(ra->cls[ev].flags & EVF_WAIT);
+		bool host = lanes_group_is_host(l->group) && !(ra->cls[ev].flags & EVF_STEP_MARK) &&
+			    strcmp(store_str(rs, store_ev_attr(rs, ev)->cat), "python_function") != 0;
+		if (o->scope == SCOPE_DEVICE ? !device : o->scope == SCOPE_HOST ? !host : !device && !host)
+			continue;
+		if (o->phase != PHASE_UNKNOWN) {
+			size_t k = analysis_step_at(ra, store_ts(rs, ev));
+			if (k == SIZE_MAX || ra->steps[k].phase != o->phase)
+				continue;
+		}
+		buf[n++] = store_dur(rs, ev);
+		total += store_dur(rs, ev);
+	}
+	qsort(buf, n, sizeof *buf, cmp_i64_test);
+	if (o->count != n || o->total_ns != total || o->min_ns != buf[0] || o->max_ns != buf[n - 1] ||
+	    o->p50_ns != analysis_nearest_rank(buf, n, 0.5) || o->p95_ns != analysis_nearest_rank(buf, n, 0.95))
+		fail_msg("%s (scope %d, phase %d): count %llu total %lld min %lld max %lld p50 %lld p95 %lld; the oracle "
+			 "%zu %lld %lld %lld %lld %lld",
+			 o->name, o->scope, o->phase, (unsigned long long)o->count, (long long)o->total_ns,
+			 (long long)o->min_ns, (long long)o->max_ns, (long long)o->p50_ns, (long long)o->p95_ns, n,
+			 (long long)total, (long long)buf[0], (long long)buf[n - 1],
+			 (long long)analysis_nearest_rank(buf, n, 0.5), (long long)analysis_nearest_rank(buf, n, 0.95));
+}
+
+/* Every op row of generated captures with prefill and decode steps (and groups past the
+ * histogram selection's 4096 values) against the oracle. */
+static void test_op_rows_oracle(void **state)
+{
+	(void)state;
+	static const char *const args[] = {"--seed 11 --steps 6 --prefill 2 --ops 900", "--shape vllm --seed 12",
+					   "--shape vllm,mixed=2 --seed 13 --steps 8"};
+	for (size_t a = 0; a < sizeof args / sizeof args[0]; a++) {
+		struct tu_capture l;
+		tu_capture_load(&l, args[a], true);
+		const struct rank_store *rs = &l.cap->ranks[0].store;
+		const struct rank_analysis *ra = &l.an->ranks[0];
+		int64_t *buf = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *buf);
+		size_t phases = 0, big = 0;
+		for (size_t i = 0; i < ra->n_ops; i++) {
+			check_op_row(rs, ra, &ra->ops[i], buf);
+			phases += ra->ops[i].phase != PHASE_UNKNOWN;
+			big += ra->ops[i].count >= 4096;
+		}
+		assert_true(phases > 0);
+		if (a == 0)
+			assert_true(big > 0);
+		free(buf);
+		tu_capture_free(&l);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -560,6 +836,9 @@ int main(void)
 		cmocka_unit_test(test_long_op_durations),
 		cmocka_unit_test(test_host_work_union_across_lanes),
 		cmocka_unit_test(test_host_work_many_lanes),
+		cmocka_unit_test(test_sets_oracle_generated),
+		cmocka_unit_test(test_sets_oracle_random),
+		cmocka_unit_test(test_op_rows_oracle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -494,25 +494,42 @@ static uint64_t next_rand(uint64_t *s)
 	return *s;
 }
 
+#define KERNEL_HEADER                                                                                        \
+	"Device_id,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim,"   \
+	"Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,Output Data "    \
+	"Types,Output Formats,Context ID,aicore_time(us),aic_total_cycles,aic_mac_time(us),aic_mac_ratio,"      \
+	"aic_scalar_time(us),aic_scalar_ratio,aic_mte1_time(us),aic_mte1_ratio,aic_mte2_time(us),"             \
+	"aic_mte2_ratio,aic_fixpipe_time(us),aic_fixpipe_ratio,aic_icache_miss_rate,aiv_time(us),"             \
+	"aiv_total_cycles,aiv_vec_time(us),aiv_vec_ratio,aiv_scalar_time(us),aiv_scalar_ratio,"                \
+	"aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,aiv_icache_miss_rate,"              \
+	"cube_utilization(%)"
+
 static void test_plain_lines_match_libcsv(void **state)
 {
 	(void)state;
 	static const char *const cells[] = {"MatMulV2", "1736408883674584.732", "12.5", "N/A", "", "42",
 					    "\xE9\x87\x8F\xE5\x8C\x96", "AI_CORE", "-0.25", "1.7E+15",
 					    "\"a,b\"", "\"x\"\"y\"", "x y", "\"ab\"c", "a\"b", "\" in quotes \"",
-					    "\"\"", "\"open", "\"12.5\"", "\"\"\"1,2\"\"\""};
+					    "\"\"", "\"open", "\"12.5\"", "\"\"\"1,2\"\"\"",
+					    "\"\"\"151936,4096;1857\"\"\"", "0.559", "0.000", "18.325", "007.50",
+					    "1.", ".5", "-3", "1234567890123456", "123456789012345.6", "\"a\" ,",
+					    "\"a\"\"\"", " \"b\"\"c\" "};
 	static const char *const pads[] = {"", "", "", " ", "\t", "  \t"};
 	static const char *const ends[] = {"\n", "\n", "\r\n", "\r\n", "\n\n", "\r", " \t\n"};
 	uint64_t rng = 777;
 #define NEXT() next_rand(&rng)
 	char *buf = malloc(1 << 16);
-	for (int k = 0; k < 20000; k++) {
+	for (int k = 0; k < 30000; k++) {
 		/* the second header puts untyped columns between the typed ones (stepped over
 		 * comma by comma) and after the last (only counted) */
-		bool wide = NEXT() % 2;
-		int ncols = wide ? 9 : 5;
-		size_t n = (size_t)sprintf(buf, "%s\n", wide ? "Foo,Name,Bar,Baz,Start Time(us),Qux,Duration(us),Type,Zap"
-							 : "Name,Start Time(us),Duration(us),Block Dim,Type");
+		int shape = (int)(NEXT() % 3);
+		bool wide = shape == 1;
+		int ncols = shape == 2 ? 43 : wide ? 9 : 5;
+		/* the third is a kernel table's header: rows of hundreds of bytes, cells and
+		 * quoted commas across the splitter's 64-byte blocks, typed cells past them */
+		size_t n = (size_t)sprintf(buf, "%s\n", shape == 2 ? KERNEL_HEADER
+							 : wide ? "Foo,Name,Bar,Baz,Start Time(us),Qux,Duration(us),Type,Zap"
+								: "Name,Start Time(us),Duration(us),Block Dim,Type");
 		int rows = (int)(NEXT() % 12);
 		for (int r = 0; r < rows; r++) {
 			int ncells = ncols + (int)(NEXT() % 3) - 1;
@@ -531,6 +548,57 @@ static void test_plain_lines_match_libcsv(void **state)
 	}
 #undef NEXT
 	free(buf);
+}
+
+/* Lines past what the splitter lists (more quotes than it keeps positions of, a header of
+ * more cells than it keeps separators of) read as libcsv reads them. */
+static void test_splitter_limits_match_libcsv(void **state)
+{
+	(void)state;
+	struct sbuf sb = SBUF_INIT;
+	sbuf_adds(&sb, "Name,Input Shapes,Duration(us)\nA,\"");
+	for (int i = 0; i < 5000; i++) /* 10,000 quotes in one cell */
+		sbuf_adds(&sb, "\"\",");
+	sbuf_adds(&sb, "\",1.5\nB,\"");
+	for (int i = 0; i < 5000; i++)
+		sbuf_adds(&sb, "\"\"");
+	sbuf_adds(&sb, "\",2\nC,\"s\",3\nD,a\"b,4\n");
+	check_same_tables(sbuf_str(&sb), sb.len);
+	struct diag_list dl;
+	diag_init(&dl);
+	struct csv_table *t = csvt_load_buffer("q.csv", sbuf_str(&sb), sb.len, &dl);
+	assert_non_null(t);
+	assert_int_equal(t->nrows, 4);
+	assert_int_equal(strlen(csvt_str(t, 0, COL_INPUT_SHAPES)), 10000);
+	assert_int_equal(strlen(csvt_str(t, 1, COL_INPUT_SHAPES)), 5000);
+	assert_int_equal(t->ragged_rows, 0);
+	assert_string_equal(csvt_str(t, 3, COL_INPUT_SHAPES), "a\"b"); /* libcsv's reading */
+	int64_t ns;
+	assert_true(csvt_time(t, 2, COL_DURATION, &ns));
+	assert_true(ns == 3000);
+	csvt_free(t);
+	diag_free(&dl);
+	sbuf_reset(&sb);
+	for (int i = 0; i < 70000; i++)
+		sbuf_addf(&sb, "c%d,", i);
+	sbuf_adds(&sb, "Name,Duration(us)\n");
+	for (int r = 0; r < 3; r++) {
+		for (int i = 0; i < 70000; i++)
+			sbuf_adds(&sb, ",");
+		sbuf_addf(&sb, "op%d,%d.5\n", r, r);
+	}
+	check_same_tables(sbuf_str(&sb), sb.len);
+	diag_init(&dl);
+	t = csvt_load_buffer("w.csv", sbuf_str(&sb), sb.len, &dl);
+	assert_non_null(t);
+	assert_int_equal(t->ncols, 70002);
+	assert_int_equal(t->nrows, 3);
+	assert_string_equal(csvt_str(t, 2, COL_NAME), "op2");
+	assert_true(csvt_time(t, 2, COL_DURATION, &ns));
+	assert_true(ns == 2500);
+	csvt_free(t);
+	diag_free(&dl);
+	sbuf_free(&sb);
 }
 
 /* Rows keep their own file's line and byte offset when a second slice is appended, with
@@ -660,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_real_level1_kernel_details),
 		cmocka_unit_test(test_utf8_check_matches_libunistring),
 		cmocka_unit_test(test_plain_lines_match_libcsv),
+		cmocka_unit_test(test_splitter_limits_match_libcsv),
 		cmocka_unit_test(test_appended_slices_keep_lines_and_offsets),
 		cmocka_unit_test(test_row_offset_steps),
 		cmocka_unit_test(test_late_gbk_byte_read_again),

@@ -267,6 +267,14 @@ static void test_nearest_rank_select_many(void **state)
 				/* the values are only reordered */
 				qsort(c, n, sizeof *c, cmp_i64);
 				assert_memory_equal(b, c, n * sizeof *b);
+				/* given the least and the greatest (the op statistics know them) */
+				memcpy(c, a, n * sizeof *a);
+				lo = hi = -1;
+				analysis_nearest_rank_select2_in(c, n, b[0], b[n - 1], qs[k][0], qs[k][1], &lo, &hi);
+				assert_true(lo == analysis_nearest_rank(b, n, qs[k][0]));
+				assert_true(hi == analysis_nearest_rank(b, n, qs[k][1]));
+				qsort(c, n, sizeof *c, cmp_i64);
+				assert_memory_equal(b, c, n * sizeof *b);
 			}
 		}
 	}

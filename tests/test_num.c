@@ -311,6 +311,56 @@ static void test_time_ns_shape_matches_general_path(void **state)
 	for_each_case(0x9E3779B97F4A7C15ULL, 1000000, time_ns_case);
 }
 
+/* The CSV tables' inline shapes (num_time_short, num_double_short) against the general
+ * paths over short strings of digits, points, signs, exponents and blanks: whatever a
+ * short reader takes, the general one reads the same (and finds no exponent); and it
+ * takes the plain decimals it is meant for. */
+static void test_short_shapes_match_general(void **state)
+{
+	(void)state;
+	static const char alphabet[] = "01234567890123456789012345678901234567890123456789..-+eE x";
+	uint64_t rng = 0x243F6A8885A308D3ULL;
+	char buf[32];
+	size_t taken_time = 0, taken_double = 0;
+	for (int k = 0; k < 2000000; k++) {
+		next_case(&rng);
+		size_t n = rng % 21;
+		uint64_t r = rng;
+		for (size_t i = 0; i < n; i++) {
+			buf[i] = alphabet[(r ^ (r >> 29)) % (sizeof alphabet - 1)];
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		}
+		buf[n] = '\0';
+		int64_t ns = 0, want_ns = 0;
+		bool exponent = true;
+		if (num_time_short(buf, n, &ns)) {
+			taken_time++;
+			assert_int_equal(num_time_ns_exp(buf, n, &want_ns, &exponent), NUM_OK);
+			if (ns != want_ns || exponent)
+				fail_msg("%s: %lld, general %lld", buf, (long long)ns, (long long)want_ns);
+		}
+		double d, want;
+		if (num_double_short(buf, n, &d)) {
+			taken_double++;
+			want = strtod(buf, NULL);
+			if (memcmp(&d, &want, sizeof d))
+				fail_msg("%s: %.17g, strtod %.17g", buf, d, want);
+		}
+	}
+	assert_true(taken_time > 1000 && taken_double > 1000);
+	int64_t ns;
+	double d;
+	assert_true(num_time_short("1736408883928021.846", 20, &ns) && ns == 1736408883928021846);
+	assert_true(!num_time_short("3000000000000000.001", 20, &ns)); /* past NUM_TIME_MAX_NS */
+	assert_true(!num_time_short("17364088839280211", 17, &ns));
+	assert_true(num_time_short("883928021.846", 13, &ns) && ns == 883928021846);
+	assert_true(num_time_short("0.0", 3, &ns) && ns == 0);
+	assert_true(num_time_short("18.83", 5, &ns) && ns == 18830);
+	assert_true(!num_time_short("1.2345", 6, &ns) && !num_time_short("1.", 2, &ns) && !num_time_short(".5", 2, &ns));
+	assert_true(num_double_short("0.559", 5, &d) && d == 0.559);
+	assert_true(!num_double_short("-0.5", 4, &d) && !num_double_short("1e5", 3, &d));
+}
+
 static void u128_case(uint64_t rng)
 {
 	char buf[48];
@@ -380,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_doubles_match_strtod),
 		cmocka_unit_test(test_us_to_ns_matches_reference),
 		cmocka_unit_test(test_time_ns_shape_matches_general_path),
+		cmocka_unit_test(test_short_shapes_match_general),
 		cmocka_unit_test(test_u128_matches_reference),
 		cmocka_unit_test(test_muldiv),
 		cmocka_unit_test(test_format_us_matches_printf),

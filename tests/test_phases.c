@@ -68,7 +68,19 @@ static void check_steps(const struct tu_capture *c)
 	}
 }
 
-/* Every step's phase as planted; returns how many steps each signal decided (all ranks). */
+/* A step whose attention shapes cannot tell its phase: planted prefill or mixed over several
+ * sequences (one call over all their tokens: several prompts or prompt chunks beside decodes).
+ * Read from the shapes alone it must be unknown, low, saying why; never prefill or decode. */
+static bool shapes_ambiguous(const struct tu_capture *c, int r, size_t k, const struct step *s)
+{
+	enum phase want = truth_phase(c->truth, r, k);
+	return s->phase == PHASE_UNKNOWN && s->phase_source == PHASE_SRC_SHAPES && s->phase_conf == CONF_LOW &&
+	       (want == PHASE_PREFILL || want == PHASE_MIXED) &&
+	       tu_truth_int(c->truth, "rank.%d.step.%zu.seqs", r, k) > 1 && !strncmp(s->phase_evidence, "unknown: ", 9);
+}
+
+/* Every step's phase as planted (or unknown where the shapes cannot tell); returns how many
+ * steps each signal decided (all ranks). */
 static void check_phases(const struct tu_capture *c, size_t per_signal[PHASE_SRC_COUNT])
 {
 	memset(per_signal, 0, PHASE_SRC_COUNT * sizeof *per_signal);
@@ -78,7 +90,7 @@ static void check_phases(const struct tu_capture *c, size_t per_signal[PHASE_SRC
 		for (size_t k = 0; k < ra->n_steps; k++) {
 			const struct step *s = &ra->steps[k];
 			enum phase want = truth_phase(c->truth, ra->rank, k);
-			if (s->phase != want)
+			if (s->phase != want && !shapes_ambiguous(c, ra->rank, k, s))
 				fail_msg("rank %d step %zu: %s from %s (%s: %s), planted %s", ra->rank, k,
 				         analysis_phase_name(s->phase),
 				         analysis_phase_signal_name(s->phase_source),
@@ -270,7 +282,8 @@ static void test_paged_attention_splitfuse(void **state)
 	const struct rank_analysis *ra = &c.an->ranks[0];
 	for (size_t k = 0; k < ra->n_steps; k++) {
 		enum phase want = truth_phase(c.truth, 0, k);
-		assert_int_equal(ra->steps[k].phase, want);
+		if (!shapes_ambiguous(&c, 0, k, &ra->steps[k]))
+			assert_int_equal(ra->steps[k].phase, want);
 		assert_int_equal(ra->steps[k].phase_source,
 		                 want == PHASE_DECODE ? PHASE_SRC_KERNELS : PHASE_SRC_SHAPES);
 	}
@@ -279,8 +292,9 @@ static void test_paged_attention_splitfuse(void **state)
 
 /* Signal: attention query tokens against sequences. Decode (tokens = sequences) and one
  * prompt (one sequence) are read with medium confidence; several sequences with more tokens
- * are prompt tokens but may hide decodes: a mixed step there is never called decode, and
- * what it is called is low confidence. */
+ * are prompt tokens but may hide decodes (chunked prefill): such a step, planted prefill or
+ * mixed, is unknown with low confidence, never prefill (a mixed step read as prefill before)
+ * nor decode. */
 static void check_shapes_signal(const struct tu_capture *c)
 {
 	check_steps(c);
@@ -290,13 +304,11 @@ static void check_shapes_signal(const struct tu_capture *c)
 		enum phase want = truth_phase(c->truth, 0, k);
 		long long seqs = tu_truth_int(c->truth, "rank.0.step.%zu.seqs", k);
 		assert_int_equal(s->phase_source, PHASE_SRC_SHAPES);
-		if (want == PHASE_MIXED) {
-			assert_int_equal(s->phase, PHASE_PREFILL);
-			assert_int_equal(s->phase_conf, CONF_LOW);
+		if (want == PHASE_MIXED || (want == PHASE_PREFILL && seqs > 1)) {
+			assert_true(shapes_ambiguous(c, 0, k, s));
 		} else {
 			assert_int_equal(s->phase, want);
-			assert_int_equal(s->phase_conf,
-			                 want == PHASE_PREFILL && seqs > 1 ? CONF_LOW : CONF_MEDIUM);
+			assert_int_equal(s->phase_conf, CONF_MEDIUM);
 		}
 	}
 }

@@ -156,9 +156,17 @@ static bool matched_at(const struct coll_inst *ref, size_t i, const struct coll_
 	return true;
 }
 
-/* msprof-analyze's cluster_time_summary: a collective's transfer is its least duration
- * across the ranks, the rest of each rank's duration is waiting for the last peer. Over
- * the reference's collectives matched on at least one other rank. */
+/* The least time a collective may take to move its payload before the rest of it must be a
+ * wait: 1 ms of fixed cost (an HCCL collective's latency, tens of us on one node and a few
+ * hundred across nodes) plus the payload at 1 GB/s (no HCCS, RoCE or PCIe link of an Ascend
+ * system is that slow). A bound chosen to be sound, not tight: what is left under it is not
+ * claimed to be transfer (comm.c keeps it unsplit). */
+#define SPREAD_LATENCY_NS 1000000
+#define SPREAD_FLOOR_BYTES_PER_NS 1.0
+
+/* msprof-analyze's cluster_time_summary: a collective's transfer is at most its least
+ * duration across the ranks, the rest of each rank's duration is waiting for the last
+ * peer. Over the reference's collectives matched on at least one other rank. */
 static void collective_spread(const struct coll_inst *rc, size_t nrc, struct coll_inst *const *c, const size_t *nc,
 			      const struct pair_match *pm, struct rank_analysis *ranks, size_t n)
 {
@@ -175,31 +183,37 @@ static void collective_spread(const struct coll_inst *rc, size_t nrc, struct col
 			if (c[r][j].dur < least[i])
 				least[i] = c[r][j].dur;
 		}
-	/* the least duration bounds the transfer; when it would move the payload slower than
-	 * 1 GB/s (no HCCS, RoCE or PCIe link is that slow) the rest is a wait all ranks share,
-	 * such as the first collective's link setup: a 2-rank DDP capture's first allReduce
-	 * (16 MB, 56 ms on both ranks) read as 48 % "transfer" and drew "overlap" advice */
+	/* a least duration beyond the time its payload may take (above) is partly a wait every
+	 * rank shares, such as the first collective's link setup: a 2-rank DDP capture's first
+	 * allReduce (16 MB, 56 ms on both ranks) read as 48 % "transfer" and drew "overlap"
+	 * advice */
 	bool *capped = xcalloc(nrc ? nrc : 1, sizeof *capped);
-	for (size_t i = 0; i < nrc; i++)
-		if (rc[i].bytes > 0 && (double)least[i] > rc[i].bytes / 1.0) {
-			least[i] = (int64_t)(rc[i].bytes / 1.0); /* 1 GB/s is 1 byte per ns */
+	int64_t *bound = xmalloc((nrc ? nrc : 1) * sizeof *bound); /* the least, capped */
+	for (size_t i = 0; i < nrc; i++) {
+		double most = SPREAD_LATENCY_NS + rc[i].bytes / SPREAD_FLOOR_BYTES_PER_NS;
+		bound[i] = least[i];
+		if (rc[i].bytes > 0 && (double)least[i] > most) {
+			bound[i] = (int64_t)most;
 			capped[i] = true;
 		}
+	}
 	for (size_t r = 0; r < n; r++) {
 		struct rank_analysis *ra = &ranks[r];
-		ra->coll_wait_ns = ra->coll_transfer_ns = 0;
+		ra->coll_wait_ns = ra->coll_transfer_ns = ra->coll_skew_ns = 0;
 		ra->coll_spread_ok = ra->coll_spread_capped = false;
 		for (size_t i = 0; i < nrc; i++) {
 			size_t j = i;
 			if (!seen[i] || (r > 0 && !matched_at(rc, i, c[r], nc[r], &pm[r], &j)))
 				continue;
 			int64_t own = r == 0 ? rc[i].dur : c[r][j].dur;
-			ra->coll_wait_ns += own - least[i];
-			ra->coll_transfer_ns += least[i];
+			ra->coll_wait_ns += own - bound[i];
+			ra->coll_transfer_ns += bound[i];
+			ra->coll_skew_ns += own - least[i];
 			ra->coll_spread_ok = true;
 			ra->coll_spread_capped |= capped[i];
 		}
 	}
+	free(bound);
 	free(capped);
 	free(least);
 	free(seen);

@@ -94,7 +94,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 		metrics_attribution(&s, ra, lo, hi);
 		metrics_landmarks(&s, ra, lo, hi);
 		advice_rank(rs, rd->by_kind[CSV_KERNEL], ra, &s);
-		metrics_per_step(rs, ra, &s);
+		metrics_per_step(ra, &s);
 		if (ra->has_trace)
 			metrics_overlap_lane_check(rs, &s, ra);
 		metrics_step_trace_check(rd->by_kind[CSV_STEP_TRACE], &s, ra, lo, hi);

@@ -3,7 +3,10 @@
 #include "attribution.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "xalloc.h"
 
 const struct attr_bucket_def attr_bucket_defs[ATTR_COUNT] = {
 #define ATTR_DEF(id, key, label, letter) [ATTR_##id] = {key, label, letter},
@@ -24,43 +27,65 @@ void attribution_partition(const struct attr_layer *layers, size_t n, int64_t lo
 	out->span_lo = a;
 	out->span_hi = b;
 	out->ns[ATTR_EDGE_IDLE] = (hi - lo) - (b - a);
-	struct ivset left, part, next;
-	ivset_init(&left);
-	ivset_init(&part);
-	ivset_init(&next);
-	ivset_add(&left, a, b);
-	ivset_normalize(&left);
-	for (size_t i = 0; i < n && left.n; i++) {
-		ivset_intersect(layers[i].set, &left, &part);
-		int64_t t = ivset_total(&part);
-		if (!t)
-			continue;
-		out->ns[layers[i].bucket] += t;
-		ivset_subtract(&left, &part, &next);
-		struct ivset swap = left;
-		left = next;
-		next = swap;
+	/* one sweep over every layer's boundaries: each piece of [a, b) goes to the first layer
+	 * holding it (a layer's intervals are sorted and disjoint once normalised); layer by
+	 * layer, an intersection and a difference of the sets each, made and faulted in copies
+	 * of the window's hundreds of thousands of gaps */
+	size_t *at = xmalloc((n ? n : 1) * sizeof *at); /* per layer: its first interval ending after t */
+	for (size_t i = 0; i < n; i++) {
+		ivset_normalize(layers[i].set);
+		at[i] = ivset_first_ending_after(layers[i].set, a);
 	}
-	out->ns[rest] += ivset_total(&left);
-	ivset_free(&left);
-	ivset_free(&part);
-	ivset_free(&next);
+	for (int64_t t = a; t < b;) {
+		int64_t next = b; /* the piece [t, next) has one owner */
+		size_t k = 0;
+		for (; k < n; k++) {
+			const struct ivset *s = layers[k].set;
+			size_t i = at[k];
+			while (i < s->n && s->end[i] <= t)
+				i++;
+			at[k] = i;
+			if (i == s->n)
+				continue;
+			if (s->start[i] <= t) { /* it holds t: it owns the piece until its interval ends */
+				next = s->end[i] < next ? s->end[i] : next;
+				break;
+			}
+			next = s->start[i] < next ? s->start[i] : next; /* an earlier layer takes over there */
+		}
+		out->ns[k < n ? layers[k].bucket : rest] += next - t;
+		t = next;
+	}
+	free(at);
 }
 
-void attribution_split_comm(struct attribution *a, double wait, double transfer, const char *source)
+static void split(struct attribution *a, double wait, double rest, const char *source, bool rest_is_transfer)
 {
-	if (!(wait >= 0) || !(transfer >= 0) || !(wait + transfer > 0))
+	if (!(wait >= 0) || !(rest >= 0) || !(wait + rest > 0))
 		return;
 	int64_t u = a->ns[ATTR_COMM_UNSPLIT];
-	int64_t w = (int64_t)llround((double)u * (wait / (wait + transfer)));
+	int64_t w = (int64_t)llround((double)u * (wait / (wait + rest)));
 	if (w > u)
 		w = u;
 	if (w < 0)
 		w = 0;
 	a->ns[ATTR_COMM_WAIT] += w;
-	a->ns[ATTR_COMM_TRANSFER] += u - w;
-	a->ns[ATTR_COMM_UNSPLIT] = 0;
+	a->ns[ATTR_COMM_UNSPLIT] = u - w;
+	if (rest_is_transfer) {
+		a->ns[ATTR_COMM_TRANSFER] += u - w;
+		a->ns[ATTR_COMM_UNSPLIT] = 0;
+	}
 	a->comm_split = source;
+}
+
+void attribution_split_comm(struct attribution *a, double wait, double transfer, const char *source)
+{
+	split(a, wait, transfer, source, true);
+}
+
+void attribution_split_wait(struct attribution *a, double wait, double rest, const char *source)
+{
+	split(a, wait, rest, source, false);
 }
 
 int64_t attribution_sum(const struct attribution *a, const enum attr_bucket *b, size_t n)

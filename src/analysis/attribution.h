@@ -8,7 +8,7 @@
  *   compute        a device compute task runs
  *   comm_wait      a collective runs, no compute: waiting for peers  } split of the exposed
  *   comm_transfer  the same: moving data                              } communication by
- *   comm_unsplit   the same, with nothing to split it by              } the wait share
+ *   comm_unsplit   the same, not split: transfer or wait unknown        } the wait share
  *   copy           a device copy task runs (no compute, no collective)
  *   device_other   another device task runs (scheduling, unknown)
  *   host_sync      device idle, the host in a sync op (.item, synchronize)
@@ -85,6 +85,9 @@ void attribution_partition(const struct attr_layer *layers, size_t n, int64_t lo
  * (wait + transfer)) and transfer the rest, so the sum is kept to the ns. Nothing happens
  * when wait + transfer is not positive. source (static) is kept as a->comm_split. */
 void attribution_split_comm(struct attribution *a, double wait, double transfer, const char *source);
+/* The same with only the wait known: comm_wait gets round(unsplit * wait / (wait + rest))
+ * and the rest stays comm_unsplit (transfer, or a wait the data cannot tell from it). */
+void attribution_split_wait(struct attribution *a, double wait, double rest, const char *source);
 
 /* Sum of some buckets, and that sum as a percentage of the window (0 when empty). */
 int64_t attribution_sum(const struct attribution *a, const enum attr_bucket *b, size_t n);

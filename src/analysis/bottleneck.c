@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "i18n.h"
 #include "result.h"
 #include "xalloc.h"
@@ -126,9 +127,12 @@ static void attribution_metrics(struct rank_analysis *ra)
 	if (a->host_known || a->ns[ATTR_COPY])
 		analysis_set_metric(ra, M_COPY_EXPOSED_PCT, attribution_pct(a, attribution_sum(a, copy_buckets, 3)),
 				    CONF_HIGH, a->host_known ? src : N_("attribution (device copies only: no host trace)"));
-	if (!a->ns[ATTR_COMM_UNSPLIT] && (a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER]))
-		analysis_set_metric(ra, M_COMM_WAIT_PCT, attribution_pct(a, a->ns[ATTR_COMM_WAIT]), CONF_MEDIUM,
-				    a->comm_split);
+	/* from the spread the wait is what a rank waited beyond its fastest peer, a lower bound
+	 * (the least may hold more): confidence low */
+	if ((a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_UNSPLIT]) &&
+	    analysis_comm_wait_known(ra))
+		analysis_set_metric(ra, M_COMM_WAIT_PCT, attribution_pct(a, a->ns[ATTR_COMM_WAIT]),
+				    a->ns[ATTR_COMM_UNSPLIT] ? CONF_LOW : CONF_MEDIUM, a->comm_split);
 }
 
 static void score(struct rank_analysis *ra, struct bottleneck *b)
@@ -265,30 +269,86 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 				      "means memory bound"));
 
 	/* communication: a transfer can be hidden behind compute; a wait for a late peer is
-	 * fixed on the peer (balance, find the slow rank), not by overlap or bandwidth */
+	 * fixed on the peer (balance, find the slow rank), not by overlap or bandwidth. What is
+	 * not split (no communication.json: the least duration across ranks, or one rank) is
+	 * transfer or a wait the data cannot tell apart: advice may rest on one side only when
+	 * it wins with all of that counted against it */
 	b = &ra->bn[BN_COMMUNICATION];
 	double w = pct_of(a, ATTR_COMM_WAIT), tr = pct_of(a, ATTR_COMM_TRANSFER), un = pct_of(a, ATTR_COMM_UNSPLIT);
-	set_gain(b, a, 0.5 * w + 0.3 * (tr + un), 0.9 * w + 0.8 * (tr + un), CONF_MEDIUM,
-		 un > 0 ? xasprintf(_("30-80 %% of the exposed communication (%.2f %% of the window; not split into "
-				    "wait and transfer: %s)"), un, _(a->comm_split))
-			: xasprintf(_("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
-				    "transfer (%.2f %% of the window); split: %s"), w, tr, _(a->comm_split)));
-	if (w > tr && w > 0 && ra->late_rank >= 0 && ra->late_rank != ra->rank)
-		b->advice = xasprintf(_("exposed communication is mostly waiting for peers (%.2f %% wait against %.2f %% "
-				      "transfer): rank %d waits least and is the one the others wait for; look at its "
-				      "compute and host time and balance the work, not bandwidth or overlap"),
-				      w, tr, ra->late_rank);
-	else if (w > tr && w > 0)
-		b->advice = xasprintf(_("exposed communication is mostly waiting, not moving data (%.2f %% wait against "
-				      "%.2f %% transfer): a peer arriving late or the collective waiting for its inputs, "
-				      "and no rank stands out as the one the others wait for; compare the ranks (slow-rank "
-				      "flags, alignment) and what precedes the collectives; bandwidth will not help"),
-				      w, tr);
-	else if (ra->have[M_COLLECTIVE_MEDIAN_US] && ra->v[M_COLLECTIVE_MEDIAN_US] <= 60.0)
+	const char *why = _(a->comm_split);
+	/* balancing the ranks gives back only the wait for a later captured peer: the spread's
+	 * skew (own minus least duration), as a share of the exposed communication. The rest of
+	 * the wait is the same on every captured rank (the first collective's setup, inputs not
+	 * ready, a rank outside the capture): no gain is claimed on it (2-rank DDP captures:
+	 * 55 % "wait for peers", 28-51 % of the window claimed, the ranks differing by 4 %).
+	 * Without peers the two cannot be told apart: counted, confidence low */
+	bool peers = ra->coll_spread_ok && ra->coll_wait_ns + ra->coll_transfer_ns > 0;
+	double skew = peers ? fmin(w, (w + tr + un) * (double)ra->coll_skew_ns /
+					  (double)(ra->coll_wait_ns + ra->coll_transfer_ns))
+			    : w;
+	double shared = w - skew;
+	char *basis = un > 0 && w > 0 && !(tr > 0)
+			      ? xasprintf(_("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
+					    "communication not split into wait and transfer (%.2f %% of the window: %s)"),
+					  skew, un, why)
+		      : un > 0 && w + tr > 0
+			      ? xasprintf(_("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
+					    "transfer (%.2f %%) and of the exposed communication not split into wait and "
+					    "transfer (%.2f %% of the window: %s)"),
+					  skew, tr, un, why)
+		      : un > 0 ? xasprintf(_("30-80 %% of the exposed communication (%.2f %% of the window; not split into "
+					     "wait and transfer: %s)"),
+					   un, why)
+			       : xasprintf(_("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
+					     "transfer (%.2f %% of the window); split: %s"),
+					   skew, tr, why);
+	if (shared >= 0.005) {
+		char *more = xasprintf(_("%s; not counted: %.2f %% of the window of wait the same on every captured rank "
+					 "(the first collective's setup, inputs not ready, a rank outside the capture), "
+					 "which balancing the ranks does not give back"),
+				       basis, shared);
+		free(basis);
+		basis = more;
+	} else if (!peers && w > 0) {
+		char *more = xasprintf(_("%s; no collective matched on a peer rank to tell a late peer from a wait every rank shares"), basis);
+		free(basis);
+		basis = more;
+	}
+	set_gain(b, a, 0.5 * skew + 0.3 * (tr + un), 0.9 * skew + 0.8 * (tr + un),
+		 un > 0 || shared >= 0.005 || (!peers && w > 0) ? CONF_LOW : CONF_MEDIUM, basis);
+	bool waiting = w > 0 && w > tr + un, moving = tr > 0 && tr >= w + un;
+	char *vs = un > 0 ? xasprintf(_("at least %.2f %% wait against at most %.2f %% transfer"), w, tr + un)
+			  : xasprintf(_("%.2f %% wait against %.2f %% transfer"), w, tr);
+	if (waiting && ra->late_rank >= 0 && ra->late_rank != ra->rank)
+		b->advice = xasprintf(_("exposed communication is mostly waiting for peers (%s): rank %d waits least and "
+				      "is the one the others wait for; look at its compute and host time and balance the "
+				      "work, not bandwidth or overlap"),
+				      vs, ra->late_rank);
+	else if (waiting)
+		b->advice = xasprintf(_("exposed communication is mostly waiting, not moving data (%s): a peer arriving "
+				      "late or the collective waiting for its inputs, and no rank stands out as the one "
+				      "the others wait for; compare the ranks (slow-rank flags, alignment) and what "
+				      "precedes the collectives; bandwidth will not help"),
+				      vs);
+	else if (un > 0 && !moving) {
+		if (b->score >= TRIGGER)
+			b->insufficient = xasprintf(_("insufficient data: %.2f %% of the window is exposed communication not "
+						      "split into waiting and moving data (%s), so whether peers or the link "
+						      "hold it is unknown"), un, why);
+		b->advice = xasprintf(_("whether the exposed communication waits for peers (at least %.2f %% of the "
+				      "window) or moves data (%.2f %%, and up to %.2f %% more) is unknown: export "
+				      "communication.json (profiler level 1 or higher, every rank) to split it; meanwhile "
+				      "compare the ranks (slow-rank flags, alignment)%s"),
+				      w, tr, un,
+				      ra->have[M_COLLECTIVE_MEDIAN_US] && ra->v[M_COLLECTIVE_MEDIAN_US] <= 60.0
+					      ? _("; the collectives are small (latency bound): fusing them helps either way")
+					      : "");
+	} else if (ra->have[M_COLLECTIVE_MEDIAN_US] && ra->v[M_COLLECTIVE_MEDIAN_US] <= 60.0)
 		b->advice = xstrdup(_("collectives are small (latency bound): fuse them or change the parallel layout; "
 				    "bigger buffers will not help"));
 	else
 		b->advice = xstrdup(_("overlap collectives with compute, check slow links and rank skew"));
+	free(vs);
 
 	/* copies: exposed device copies, and the host blocked in syncs and copies while the
 	 * device has nothing to do */

@@ -623,11 +623,29 @@ void analysis_attribution_comm(struct analysis *an)
 			attribution_split_comm(&ra->attr, (double)rs->t[COMM_T_WAIT], (double)rs->t[COMM_T_TRANSIT],
 					       ca->from_cluster ? N_("wait and transit time of cluster_communication.json")
 							       : N_("wait and transit time of communication.json"));
-		else if (ra->coll_spread_ok)
-			attribution_split_comm(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
-					       ra->coll_spread_capped ? ANALYSIS_SPLIT_SPREAD_CAPPED : ANALYSIS_SPLIT_SPREAD);
+		else
+			analysis_split_spread(ra);
 	}
 	analysis_late_rank(an);
+}
+
+void analysis_split_spread(struct rank_analysis *ra)
+{
+	if (ra->attr.valid && ra->attr.ns[ATTR_COMM_UNSPLIT] && ra->coll_spread_ok)
+		attribution_split_wait(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
+				       ra->coll_spread_capped ? ANALYSIS_SPLIT_SPREAD_CAPPED : ANALYSIS_SPLIT_SPREAD);
+}
+
+bool analysis_comm_wait_known(const struct rank_analysis *ra)
+{
+	const struct attribution *a = &ra->attr;
+	if (!a->valid)
+		return false;
+	if (!a->ns[ATTR_COMM_UNSPLIT])
+		return true;
+	/* a wait of 0 from the spread is known too: the rank the others wait for */
+	return ra->coll_spread_ok && a->comm_split &&
+	       (!strcmp(a->comm_split, ANALYSIS_SPLIT_SPREAD) || !strcmp(a->comm_split, ANALYSIS_SPLIT_SPREAD_CAPPED));
 }
 
 void analysis_late_rank(struct analysis *an)
@@ -643,8 +661,8 @@ void analysis_late_rank(struct analysis *an)
 		/* a rank whose collectives all hide under its compute waits 0: in training the slow
 		 * rank's allReduce runs beside its own late backward */
 		bool has_coll = ri->have[M_COLLECTIVES] && ri->v[M_COLLECTIVES] > 0;
-		if (!a->valid || a->ns[ATTR_COMM_UNSPLIT] ||
-		    (!(a->ns[ATTR_COMM_WAIT] + a->ns[ATTR_COMM_TRANSFER]) && !has_coll))
+		if (!analysis_comm_wait_known(ri) ||
+		    (!(a->ns[ATTR_COMM_WAIT] + a->ns[ATTR_COMM_TRANSFER] + a->ns[ATTR_COMM_UNSPLIT]) && !has_coll))
 			continue;
 		double w = attribution_pct(a, a->ns[ATTR_COMM_WAIT]);
 		if (w < least) {

@@ -164,10 +164,22 @@ void analysis_comm_metrics(struct analysis *an);
 void analysis_attribution_comm(struct analysis *an);
 void analysis_late_rank(struct analysis *an);
 /* The split's source when it came from the collectives across ranks (a digest keeps that
- * communication unsplit: the split is made again over every digest). */
-#define ANALYSIS_SPLIT_SPREAD N_("spread of the same collectives' durations across ranks (least = transfer)")
+ * communication unsplit: the split is made again over every digest). Only the wait is
+ * known then: the least duration across ranks is at most the transfer and may hold a wait
+ * every rank shares (a rank outside the capture, link setup), so it stays unsplit. */
+#define ANALYSIS_SPLIT_SPREAD                                                                     \
+	N_("spread of the same collectives across ranks: wait = own minus least duration; the least " \
+	   "(at most the transfer; it may hold a wait every rank shares) stays unsplit")
 #define ANALYSIS_SPLIT_SPREAD_CAPPED                                                              \
-	N_("spread of the same collectives' durations across ranks (least = transfer, at most the payload at 1 GB/s)")
+	N_("spread of the same collectives across ranks: wait = own minus least duration, and a "    \
+	   "least's excess over 1 ms plus the payload at 1 GB/s; the rest (at most the transfer) "  \
+	   "stays unsplit")
+/* Splits a rank's exposed communication by the spread (above), when it has one. */
+struct rank_analysis;
+void analysis_split_spread(struct rank_analysis *ra);
+/* The rank's exposed wait for peers is known (split by communication.json, or by the
+ * spread), though part of its exposed communication may stay unsplit. */
+bool analysis_comm_wait_known(const struct rank_analysis *ra);
 
 /* The heatmap legend in words (with the ASCII glyphs the text report uses). */
 extern const char comm_heat_ascii[5];

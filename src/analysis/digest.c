@@ -1213,12 +1213,8 @@ static void cross_ranks(struct analysis *an)
 	an->comm = comm_analyse(cap);
 	/* then what draws on the peers: the wait/transfer split from the collectives (for the
 	 * ranks without communication.json), the late rank and the bottlenecks over it */
-	for (size_t i = 0; i < an->n_ranks; i++) {
-		struct rank_analysis *ra = &an->ranks[i];
-		if (ra->attr.valid && ra->attr.ns[ATTR_COMM_UNSPLIT] && ra->coll_spread_ok)
-			attribution_split_comm(&ra->attr, (double)ra->coll_wait_ns, (double)ra->coll_transfer_ns,
-					       ra->coll_spread_capped ? ANALYSIS_SPLIT_SPREAD_CAPPED : ANALYSIS_SPLIT_SPREAD);
-	}
+	for (size_t i = 0; i < an->n_ranks; i++)
+		analysis_split_spread(&an->ranks[i]);
 	analysis_late_rank(an);
 	for (size_t i = 0; i < an->n_ranks; i++)
 		analysis_bottlenecks(&an->ranks[i]);

@@ -2,6 +2,7 @@
 /* What an event or a kernel row is beyond its category (evkind.h). */
 #include "evkind.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -9,21 +10,41 @@
 #include "num.h"
 #include "sbuf.h"
 #include "trace.h"
+#include "xalloc.h"
 
 struct ev_class analysis_kernel_class(struct kernel_memo *m, const struct csv_table *k, size_t row)
 {
-	uint64_t key = (uint64_t)csvt_str_id(k, row, COL_NAME) << 32 | csvt_str_id(k, row, COL_ACCEL_CORE);
-	bool found;
-	uint32_t *v = u64map_slot(&m->map, key, &found);
-	if (!found) {
-		struct ev_class c = category_of(LANE_DEVICE, csvt_str(k, row, COL_NAME), "",
-						csvt_str(k, row, COL_ACCEL_CORE));
-		*v = 1u << 16 | (uint32_t)c.flags << 8 | c.cat;
+	uint32_t name = csvt_str_id(k, row, COL_NAME), core = csvt_str_id(k, row, COL_ACCEL_CORE);
+	if (!m->by_name) {
+		m->n_names = strtab_count(k->strs);
+		m->by_name = xcalloc(m->n_names ? m->n_names : 1, sizeof *m->by_name);
 	}
-	return (struct ev_class){.cat = (uint8_t)*v, .flags = (uint8_t)(*v >> 8)};
+	uint64_t *last = name < m->n_names ? &m->by_name[name] : NULL;
+	uint32_t v32;
+	if (last && *last && (uint32_t)(*last >> 32) == core) {
+		v32 = (uint32_t)*last;
+	} else {
+		bool found;
+		uint32_t *v = u64map_slot(&m->map, (uint64_t)name << 32 | core, &found);
+		if (!found) {
+			struct ev_class c = category_of(LANE_DEVICE, csvt_str(k, row, COL_NAME), "",
+							csvt_str(k, row, COL_ACCEL_CORE));
+			*v = 1u << 16 | (uint32_t)c.flags << 8 | c.cat;
+		}
+		v32 = *v;
+		if (last)
+			*last = (uint64_t)core << 32 | v32;
+	}
+	return (struct ev_class){.cat = (uint8_t)v32, .flags = (uint8_t)(v32 >> 8)};
 }
 
-void analysis_kernel_memo_free(struct kernel_memo *m) { u64map_free(&m->map); }
+void analysis_kernel_memo_free(struct kernel_memo *m)
+{
+	u64map_free(&m->map);
+	free(m->by_name);
+	m->by_name = NULL;
+	m->n_names = 0;
+}
 
 bool analysis_has_group_lanes(const struct rank_store *rs)
 {

@@ -37,6 +37,10 @@ double analysis_collective_bytes(const struct rank_store *rs, uint32_t ev);
  * with {0}; analysis_kernel_memo_free after. */
 struct kernel_memo {
 	struct u64map map; /* name id << 32 | core id -> 1 << 16 | flags << 8 | cat */
+	/* owned: per name id, the last core id looked up with it << 32 | its map value (0:
+	 * none yet); most names run on one core, so most rows skip the map's hash */
+	uint64_t *by_name;
+	uint32_t n_names;
 };
 struct ev_class analysis_kernel_class(struct kernel_memo *m, const struct csv_table *k, size_t row);
 void analysis_kernel_memo_free(struct kernel_memo *m);

@@ -253,24 +253,41 @@ static void longest_interval(struct ivset *s, int64_t out[2])
 		}
 }
 
+/* The longest gap of s inside [lo, hi) (edges count), the first of equal ones; [0, 0)
+ * when there is none: longest_interval of [lo, hi) minus s, without making that set. */
+static void longest_gap(struct ivset *s, int64_t lo, int64_t hi, int64_t out[2])
+{
+	ivset_normalize(s);
+	out[0] = out[1] = 0;
+	int64_t cur = lo;
+	for (size_t i = ivset_first_ending_after(s, lo); i < s->n && s->start[i] < hi; i++) {
+		if (s->start[i] > cur && s->start[i] - cur > out[1] - out[0]) {
+			out[0] = cur;
+			out[1] = s->start[i];
+		}
+		if (s->end[i] > cur)
+			cur = s->end[i];
+	}
+	if (cur < hi && hi - cur > out[1] - out[0]) {
+		out[0] = cur;
+		out[1] = hi;
+	}
+}
+
 /* The places the bottleneck view jumps to. */
 void metrics_landmarks(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi)
 {
-	struct ivset gaps, exposed;
-	ivset_init(&gaps);
+	struct ivset exposed;
 	ivset_init(&exposed);
-	ivset_add(&gaps, lo, hi);
-	ivset_subtract(&gaps, &s->occupied, &exposed); /* reuse: the idle gaps */
-	longest_interval(&exposed, ra->longest_idle);
+	longest_gap(&s->occupied, lo, hi, ra->longest_idle);
 	ivset_subtract(&s->comm, &s->compute, &exposed);
 	longest_interval(&exposed, ra->longest_exposed);
 	longest_interval(&s->dev_copy, ra->longest_copy);
 	longest_interval(&s->sync, ra->longest_sync);
-	ivset_free(&gaps);
 	ivset_free(&exposed);
 }
 
-void metrics_per_step(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *s)
+void metrics_per_step(struct rank_analysis *ra, struct rank_sets *s)
 {
 	if (!ra->n_steps)
 		return;
@@ -288,19 +305,8 @@ void metrics_per_step(const struct rank_store *rs, struct rank_analysis *ra, str
 		st->host_only_ns = ivset_total_in(&s->host_only, lo, hi);
 		st->h2d_ns = ivset_total_in(&s->h2d, lo, hi);
 		st->d2h_ns = ivset_total_in(&s->d2h, lo, hi);
-		st->dispatch_ops = 0;
 	}
-	/* dispatch ops by start time, each into the step window holding it (events come mostly
-	 * in time order: the search starts at the last one's step) */
-	size_t hint = 0;
-	for (size_t ev = 0; ev < rs->n_ev; ev++) {
-		if (!(ra->cls[ev].flags & EVF_DISPATCH))
-			continue;
-		size_t k = analysis_step_at_near(ra, store_ts(rs, ev), &hint);
-		if (k != SIZE_MAX)
-			ra->steps[k].dispatch_ops++;
-	}
-	ivset_free(&exposed);
+	ivset_free(&exposed); /* the steps' dispatch ops were counted by metrics_window */
 }
 
 /* Device, host and communication figures over the whole window, from the sets. */
@@ -361,9 +367,20 @@ void metrics_window(const struct rank_store *rs, struct rank_analysis *ra, struc
 				    N_("host op names (.item, synchronize ...)"));
 		analysis_set_metric(ra, M_SYNC_US, us(ivset_total(&s->sync)), CONF_MEDIUM,
 				    N_("host op names"));
-		size_t dispatch = 0;
-		for (size_t ev = 0; ev < rs->n_ev; ev++)
-			dispatch += (ra->cls[ev].flags & EVF_DISPATCH) != 0;
+		/* dispatch ops, and each by start time into the step window holding it (events
+		 * come mostly in time order: the search starts at the last one's step), for
+		 * metrics_per_step */
+		size_t dispatch = 0, hint = 0;
+		for (size_t k = 0; k < ra->n_steps; k++)
+			ra->steps[k].dispatch_ops = 0;
+		for (size_t ev = 0; ev < rs->n_ev; ev++) {
+			if (!(ra->cls[ev].flags & EVF_DISPATCH))
+				continue;
+			dispatch++;
+			size_t k = ra->n_steps ? analysis_step_at_near(ra, store_ts(rs, ev), &hint) : SIZE_MAX;
+			if (k != SIZE_MAX)
+				ra->steps[k].dispatch_ops++;
+		}
 		analysis_set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH,
 				    N_("cpu_op events on Python lanes"));
 		collective_metrics(rs, ra);

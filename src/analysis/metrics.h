@@ -17,15 +17,16 @@
  * (rd borrowed): nothing of the trace, so it may run beside the rest. */
 void metrics_csv(const struct rank_data *rd, struct rank_analysis *ra);
 /* Device, host and communication figures over the window [lo, hi) (src_*: static text
- * naming where the figures come from). Normalises some of s. */
+ * naming where the figures come from), and each step's dispatched ops. Normalises some
+ * of s. */
 void metrics_window(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *s, int64_t lo,
 		    int64_t hi, const char *src_dev, const char *src_host);
 /* The window in disjoint buckets (attribution.h); exposed communication left unsplit. */
 void metrics_attribution(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi);
 /* The longest idle gap, exposed collective, device copy and host sync (ra->longest_*). */
 void metrics_landmarks(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi);
-/* Each step's figures over its window, and its dispatched ops. */
-void metrics_per_step(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *s);
+/* Each step's figures over its window (its dispatched ops: metrics_window, before). */
+void metrics_per_step(struct rank_analysis *ra, struct rank_sets *s);
 /* Cross-checks: the exporter's Overlap Analysis lane, and step_trace_time.csv (st
  * borrowed, may be NULL), each appended to ra->checks. */
 void metrics_overlap_lane_check(const struct rank_store *rs, struct rank_sets *s, struct rank_analysis *ra);

@@ -15,6 +15,7 @@
 #include "lanes.h"
 #include "lower_bound.h"
 #include "num.h"
+#include "stagetime.h"
 #include "xalloc.h"
 #include "xthread.h"
 
@@ -211,16 +212,37 @@ static uint8_t group_category(struct durs dur, const uint8_t *tag, size_t n)
 	return (uint8_t)(tag[best] >> 2);
 }
 
-/* One op row from the durations d[0..k), k > 0 (d is reordered). */
-static void add_op(struct op_list *out, int64_t *d, size_t k, uint8_t category,
+/* The sum (saturating), least and greatest of a run of durations, gathered as they are
+ * copied. */
+struct dur_sum {
+	int64_t total, lo, hi;
+};
+#define DUR_SUM_INIT {0, INT64_MAX, INT64_MIN}
+
+static inline void dur_sum_add(struct dur_sum *s, int64_t d)
+{
+	s->total = num_sat_add(s->total, d);
+	s->lo = d < s->lo ? d : s->lo;
+	s->hi = d > s->hi ? d : s->hi;
+}
+
+/* The median and 95th percentile of d[0..k), k > 0, whose sum they are (d is reordered). */
+struct pcts {
+	int64_t p50, p95;
+};
+
+static struct pcts op_pcts(int64_t *d, size_t k, struct dur_sum sum)
+{
+	struct pcts p;
+	analysis_nearest_rank_select2_in(d, k, sum.lo, sum.hi, 0.5, 0.95, &p.p50, &p.p95);
+	return p;
+}
+
+/* One op row from k > 0 durations: their sum and percentiles. */
+static void add_op(struct op_list *out, size_t k, struct dur_sum sum, struct pcts pc, uint8_t category,
 		   const char *name, uint32_t store_id, uint8_t scope, uint8_t phase, const struct csv_totals *ct)
 {
-	int64_t total = 0, lo = INT64_MAX, hi = INT64_MIN;
-	for (size_t i = 0; i < k; i++) {
-		total = num_sat_add(total, d[i]);
-		lo = d[i] < lo ? d[i] : lo;
-		hi = d[i] > hi ? d[i] : hi;
-	}
+	int64_t total = sum.total, lo = sum.lo, hi = sum.hi;
 	xgrow(&out->ops, &out->cap, out->n + 1, sizeof *out->ops);
 	struct op_stat *o = &out->ops[out->n++];
 	memset(o, 0, sizeof *o);
@@ -233,7 +255,8 @@ static void add_op(struct op_list *out, int64_t *d, size_t k, uint8_t category,
 	o->min_ns = lo;
 	o->max_ns = hi;
 	o->avg_ns = (double)o->total_ns / (double)k;
-	analysis_nearest_rank_select2(d, k, 0.5, 0.95, &o->p50_ns, &o->p95_ns);
+	o->p50_ns = pc.p50;
+	o->p95_ns = pc.p95;
 	o->csv_total_ns = -1;
 	o->deviation_pct = NAN;
 	if (ct && store_id != STRTAB_NONE && store_id < ct->n) {
@@ -259,26 +282,51 @@ static void emit_group(struct op_list *out, struct scratch *sc, struct durs dur,
 		       const char *name, uint32_t store_id, uint8_t scope, const struct csv_totals *ct)
 {
 	uint8_t category = group_category(dur, tag, n);
-	/* every duration, then prefill's from the front of the second half, decode's from its end */
-	if (2 * n > sc->cap) { /* exactly: no more than a buffer per group held at its peak */
+	/* every duration once: prefill's at the front, decode's from the end backwards, the
+	 * rest between; each phase's percentiles are selected within its part, then all of it */
+	if (n > sc->cap) { /* exactly: no more than a buffer per group held at its peak */
 		free(sc->d);
-		sc->cap = 2 * n;
+		sc->cap = n;
 		sc->d = xmalloc(sc->cap * sizeof *sc->d);
 	}
-	int64_t *d = sc->d, *half = d + n;
+	int64_t *d = sc->d;
 	size_t prefill = 0, decode = 0;
 	for (size_t i = 0; i < n; i++) {
-		d[i] = dur_at(dur, i);
-		if ((tag[i] & 3) == PHASE_PREFILL)
-			half[prefill++] = d[i];
-		else if ((tag[i] & 3) == PHASE_DECODE)
-			half[n - 1 - decode++] = d[i];
+		prefill += (tag[i] & 3) == PHASE_PREFILL;
+		decode += (tag[i] & 3) == PHASE_DECODE;
 	}
-	add_op(out, d, n, category, name, store_id, scope, PHASE_UNKNOWN, ct);
+	size_t pw = 0, dw = 0, rest = prefill;
+	struct dur_sum all = DUR_SUM_INIT, pre = DUR_SUM_INIT, dec = DUR_SUM_INIT;
+	for (size_t i = 0; i < n; i++) {
+		int64_t x = dur_at(dur, i);
+		dur_sum_add(&all, x);
+		if ((tag[i] & 3) == PHASE_PREFILL) {
+			d[pw++] = x;
+			dur_sum_add(&pre, x);
+		} else if ((tag[i] & 3) == PHASE_DECODE) {
+			d[n - 1 - dw++] = x;
+			dur_sum_add(&dec, x);
+		} else {
+			d[rest++] = x;
+		}
+	}
+	if (dec.lo < 0) {
+		/* a saturating sum is the same in any order only without negative terms: then
+		 * decode's, in the order its row reads them (its part runs backwards) */
+		dec.total = 0;
+		for (size_t i = n - decode; i < n; i++)
+			dec.total = num_sat_add(dec.total, d[i]);
+	}
+	struct pcts pc_pre = {0, 0}, pc_dec = {0, 0};
 	if (prefill)
-		add_op(out, half, prefill, category, name, store_id, scope, PHASE_PREFILL, ct);
+		pc_pre = op_pcts(d, prefill, pre);
 	if (decode)
-		add_op(out, half + n - decode, decode, category, name, store_id, scope, PHASE_DECODE, ct);
+		pc_dec = op_pcts(d + n - decode, decode, dec);
+	add_op(out, n, all, op_pcts(d, n, all), category, name, store_id, scope, PHASE_UNKNOWN, ct);
+	if (prefill)
+		add_op(out, prefill, pre, pc_pre, category, name, store_id, scope, PHASE_PREFILL, ct);
+	if (decode)
+		add_op(out, decode, dec, pc_dec, category, name, store_id, scope, PHASE_DECODE, ct);
 }
 
 /* The "all" scope's rows of a name seen in one scope only: that scope's rows as they are,
@@ -454,6 +502,24 @@ static void *emit_names(void *arg)
 	free(all_dur);
 	free(all_tag);
 	free(sc.d);
+	return NULL;
+}
+
+/* The second half of the names on a helper thread: on the thread CPU clock its time is
+ * the stage's too (stagetime.h). */
+struct emit_helper {
+	struct emit_job *job;
+	pthread_t caller;
+};
+
+static void *emit_names_helper(void *arg)
+{
+	struct emit_helper *h = arg;
+	bool own = stagetime_thread_clock() && !pthread_equal(pthread_self(), h->caller);
+	double t0 = own ? stagetime_now() : 0;
+	emit_names(h->job);
+	if (own)
+		stagetime_add(STAGE_OPSTATS, t0);
 	return NULL;
 }
 
@@ -884,7 +950,8 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 			seen += g.end[(size_t)scope * g.n_names + name] - group_start(&g, (size_t)scope * g.n_names + name);
 	jobs[1].name_from = jobs[0].name_to;
 	struct xthread helper;
-	xthread_start(&helper, emit_names, &jobs[1], threaded);
+	struct emit_helper eh = {&jobs[1], pthread_self()};
+	xthread_start(&helper, emit_names_helper, &eh, threaded);
 	emit_names(&jobs[0]);
 	xthread_join(&helper);
 	size_t cap_ops = 0;

@@ -25,6 +25,122 @@ static void sets_init(struct rank_sets *s)
 	ivset_init(&s->compute_or_comm);
 }
 
+/* Lanes' heads as a binary min-heap on their current start: the device lanes' events in
+ * start order (rank_sets_build), the host lanes' spans (host_work_minus). A capture may have
+ * thousands of host threads (a lane each), and a scan of all of them per span made that
+ * quadratic (review: 10000 lanes took 10 s). Entries are small: the start and the lane's
+ * place in the caller's array. */
+struct head {
+	int64_t a;
+	uint32_t lane;
+};
+
+static void heads_sift_down(struct head *q, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && q[l].a < q[m].a)
+			m = l;
+		if (l + 1 < n && q[l + 1].a < q[m].a)
+			m = l + 1;
+		if (m == i)
+			return;
+		struct head t = q[i];
+		q[i] = q[m];
+		q[m] = t;
+		i = m;
+	}
+}
+
+/* One device or communication event into the sets it belongs to. */
+static inline __attribute__((always_inline)) void device_event(struct rank_sets *s, const struct lane *l,
+							       struct ev_class c, int64_t a, int64_t b,
+							       struct ivset *dev_comm, struct ivset *comm_lanes,
+							       struct ivset *fused)
+{
+	if (l->group == LANE_COMM) {
+		ivset_add(comm_lanes, a, b);
+		return;
+	}
+	if (c.flags & EVF_WAIT)
+		return;
+	ivset_add(&s->device_busy, a, b);
+	if (c.cat == CAT_COMPUTE)
+		ivset_add(&s->compute, a, b);
+	else if (c.cat == CAT_COPY) {
+		ivset_add(&s->dev_copy, a, b);
+		if (c.flags & EVF_H2D)
+			ivset_add(&s->h2d, a, b);
+		if (c.flags & EVF_D2H)
+			ivset_add(&s->d2h, a, b);
+	} else if (c.cat == CAT_COMM) {
+		ivset_add(dev_comm, a, b);
+		if (c.flags & EVF_FUSED_COMM)
+			ivset_add(fused, a, b);
+	}
+}
+
+/* The device and communication lanes' events merged in start order across the lanes (each
+ * lane holds its events by start): every set built from them comes out sorted and disjoint
+ * as it is added to (ivset_add joins in place), where lane after lane left them to be sorted
+ * (a copy of each, a merge sort's buffer beside it, for a 1 GB trace's 400,000 tasks). */
+static void device_lanes(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *s,
+			 struct ivset *dev_comm, struct ivset *comm_lanes, struct ivset *fused)
+{
+	size_t n = 0;
+	uint32_t *next = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *next);
+	struct head *q = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *q);
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		next[li] = 0;
+		if ((l->group == LANE_DEVICE || l->group == LANE_COMM) && l->n_events)
+			q[n++] = (struct head){store_ts(rs, l->events[0]), (uint32_t)li};
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		heads_sift_down(q, n, i);
+	while (n) {
+		uint32_t li = q[0].lane;
+		const struct lane *l = &rs->lanes[li];
+		uint32_t k = next[li];
+		/* this lane's events while they come before every other head */
+		int64_t bound = n == 1 ? INT64_MAX : q[1].a;
+		if (n > 2 && q[2].a < bound)
+			bound = q[2].a;
+		for (;;) {
+			uint32_t ev = l->events[k];
+			int64_t a = store_ts(rs, ev);
+			if (a > bound)
+				break;
+			device_event(s, l, cls[ev], a, a + store_dur(rs, ev), dev_comm, comm_lanes, fused);
+			if (++k == l->n_events)
+				break;
+		}
+		next[li] = k;
+		if (k < l->n_events)
+			q[0].a = store_ts(rs, l->events[k]);
+		else
+			q[0] = q[--n];
+		if (n)
+			heads_sift_down(q, n, 0);
+	}
+	free(q);
+	free(next);
+}
+
+/* out (initialised, empty) = a ∪ b; when b is empty out borrows a's arrays (*shared),
+ * where a copy would fault in fresh pages for nothing (the sets are read, never added to,
+ * once derived). */
+static void union_or_share(struct ivset *a, struct ivset *b, struct ivset *out, bool *shared)
+{
+	*shared = !b->n;
+	if (*shared) {
+		ivset_normalize(a);
+		*out = *a;
+	} else {
+		ivset_union(a, b, out);
+	}
+}
+
 void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *s)
 {
 	struct ivset dev_comm, comm_lanes, h2d_host, d2h_host, fused;
@@ -34,50 +150,34 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 	ivset_init(&comm_lanes);
 	ivset_init(&h2d_host);
 	ivset_init(&d2h_host);
+	device_lanes(rs, cls, s, &dev_comm, &comm_lanes, &fused);
 	for (size_t li = 0; li < rs->n_lanes; li++) {
 		const struct lane *l = &rs->lanes[li];
-		bool host = lanes_group_is_host(l->group);
+		if (!lanes_group_is_host(l->group))
+			continue;
+		/* host lanes give only their copies and syncs here (host work: host_work_minus) */
 		for (uint32_t k = 0; k < l->n_events; k++) {
 			uint32_t ev = l->events[k];
 			struct ev_class c = cls[ev];
-			/* host lanes give only their copies and syncs here (host work: host_work_minus) */
-			if (host && ((c.flags & EVF_STEP_MARK) || (c.cat != CAT_COPY && !(c.flags & EVF_SYNC))))
+			if ((c.flags & EVF_STEP_MARK) || (c.cat != CAT_COPY && !(c.flags & EVF_SYNC)))
 				continue;
 			int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
-			if (l->group == LANE_DEVICE) {
-				if (c.flags & EVF_WAIT)
-					continue;
-				ivset_add(&s->device_busy, a, b);
-				if (c.cat == CAT_COMPUTE)
-					ivset_add(&s->compute, a, b);
-				else if (c.cat == CAT_COPY) {
-					ivset_add(&s->dev_copy, a, b);
-					if (c.flags & EVF_H2D)
-						ivset_add(&s->h2d, a, b);
-					if (c.flags & EVF_D2H)
-						ivset_add(&s->d2h, a, b);
-				} else if (c.cat == CAT_COMM) {
-					ivset_add(&dev_comm, a, b);
-					if (c.flags & EVF_FUSED_COMM)
-						ivset_add(&fused, a, b);
-				}
-			} else if (l->group == LANE_COMM) {
-				ivset_add(&comm_lanes, a, b);
-			} else if (host) {
-				if (c.cat == CAT_COPY) {
-					ivset_add(&s->host_copy, a, b);
-					if (c.flags & EVF_H2D)
-						ivset_add(&h2d_host, a, b);
-					if (c.flags & EVF_D2H)
-						ivset_add(&d2h_host, a, b);
-				}
-				if (c.flags & EVF_SYNC)
-					ivset_add(&s->sync, a, b);
+			if (c.cat == CAT_COPY) {
+				ivset_add(&s->host_copy, a, b);
+				if (c.flags & EVF_H2D)
+					ivset_add(&h2d_host, a, b);
+				if (c.flags & EVF_D2H)
+					ivset_add(&d2h_host, a, b);
 			}
+			if (c.flags & EVF_SYNC)
+				ivset_add(&s->sync, a, b);
 		}
 	}
 	s->comm_from_lanes = comm_lanes.n > 0;
-	ivset_copy(&s->comm, s->comm_from_lanes ? &comm_lanes : &dev_comm);
+	/* the one kept is moved, not copied */
+	struct ivset *keep = s->comm_from_lanes ? &comm_lanes : &dev_comm;
+	s->comm = *keep;
+	ivset_init(keep);
 	/* MC2 kernels communicate without a collective on the HCCL lanes: theirs too */
 	if (s->comm_from_lanes && fused.n) {
 		struct ivset both;
@@ -89,10 +189,14 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 	ivset_free(&fused);
 	s->dir_from_device = s->h2d.n || s->d2h.n;
 	if (!s->dir_from_device) {
-		ivset_copy(&s->h2d, &h2d_host);
-		ivset_copy(&s->d2h, &d2h_host);
+		ivset_free(&s->h2d);
+		ivset_free(&s->d2h);
+		s->h2d = h2d_host;
+		s->d2h = d2h_host;
+		ivset_init(&h2d_host);
+		ivset_init(&d2h_host);
 	}
-	ivset_union(&s->compute, &s->comm, &s->compute_or_comm);
+	union_or_share(&s->compute, &s->comm, &s->compute_or_comm, &s->compute_or_comm_shared);
 	ivset_free(&dev_comm);
 	ivset_free(&comm_lanes);
 	ivset_free(&h2d_host);
@@ -130,7 +234,7 @@ bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, int64_t 
 			ivset_add(&s->compute, a, a + d);
 	}
 	analysis_kernel_memo_free(&memo);
-	ivset_union(&s->compute, &s->comm, &s->compute_or_comm);
+	union_or_share(&s->compute, &s->comm, &s->compute_or_comm, &s->compute_or_comm_shared);
 	return any;
 }
 
@@ -144,8 +248,10 @@ void rank_sets_free(struct rank_sets *s)
 	ivset_free(&s->sync);
 	ivset_free(&s->h2d);
 	ivset_free(&s->d2h);
-	ivset_free(&s->compute_or_comm);
-	ivset_free(&s->occupied);
+	if (!s->compute_or_comm_shared)
+		ivset_free(&s->compute_or_comm);
+	if (!s->occupied_shared)
+		ivset_free(&s->occupied);
 	ivset_free(&s->host_only);
 	ivset_free(&s->host_dispatch);
 }
@@ -196,32 +302,6 @@ static void host_lane_next(struct host_lane_spans *h)
 			break;
 		if (b > h->b)
 			h->b = b;
-	}
-}
-
-/* The host lanes' heads as a binary min-heap on the start of their current span: a capture
- * may have thousands of host threads (a lane each), and a scan of all of them per span
- * made that quadratic (review: 10000 lanes took 10 s). Entries are small: the start and
- * the lane's place in the state array. */
-struct head {
-	int64_t a;
-	uint32_t lane;
-};
-
-static void heads_sift_down(struct head *q, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		if (l < n && q[l].a < q[m].a)
-			m = l;
-		if (l + 1 < n && q[l + 1].a < q[m].a)
-			m = l + 1;
-		if (m == i)
-			return;
-		struct head t = q[i];
-		q[i] = q[m];
-		q[m] = t;
-		i = m;
 	}
 }
 
@@ -306,19 +386,21 @@ void rank_sets_derive(struct rank_sets *s, const struct rank_store *rs, const st
 			     bool has_trace)
 {
 	struct ivset blocked;
+	bool blocked_shared;
 	ivset_init(&s->occupied);
 	ivset_init(&s->host_only);
 	ivset_init(&s->host_dispatch);
-	ivset_union(&s->device_busy, &s->comm, &s->occupied);
+	union_or_share(&s->device_busy, &s->comm, &s->occupied, &s->occupied_shared);
 	s->host_total = 0;
 	if (!has_trace)
 		return;
 	ivset_init(&blocked);
-	ivset_union(&s->sync, &s->occupied, &blocked);
+	union_or_share(&s->occupied, &s->sync, &blocked, &blocked_shared);
 	s->host_total = host_work_minus(rs, cls, &blocked, &s->host_only, false);
 	/* the attribution's split of host-only time: what of it is dispatch */
 	host_work_minus(rs, cls, &blocked, &s->host_dispatch, true);
-	ivset_free(&blocked);
+	if (!blocked_shared)
+		ivset_free(&blocked);
 }
 
 /* The sets of a rank with a trace, derived ones included (host work is the slow part). */

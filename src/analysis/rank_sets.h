@@ -32,6 +32,9 @@ struct rank_sets {
 	 * host-only. The host work itself is never held as a set: a million spans. */
 	struct ivset occupied, host_only;
 	struct ivset host_dispatch; /* host-only time inside framework ops or CANN API calls */
+	/* compute_or_comm (occupied) holds compute's (device_busy's) arrays, borrowed, when
+	 * comm is empty: no copy of a set of hundreds of thousands of intervals */
+	bool compute_or_comm_shared, occupied_shared;
 	bool comm_from_lanes;     /* comm came from HCCL/Communication lanes */
 	bool dir_from_device;
 };

@@ -172,11 +172,38 @@ static size_t gather_bucket(int64_t *v, size_t from, size_t n, int64_t lo, int s
 	return w;
 }
 
+/* Buckets b1 < b2 gathered in one pass: b1's elements to v[0..*m1), b2's to v[*m1..*m2),
+ * each in any order. */
+static void gather_buckets(int64_t *v, size_t n, int64_t lo, int shift, size_t b1, size_t b2, size_t *m1,
+			   size_t *m2)
+{
+	size_t w1 = 0, w2 = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t b = (size_t)(((uint64_t)v[i] - (uint64_t)lo) >> shift);
+		if (b == b2) {
+			int64_t t = v[w2];
+			v[w2++] = v[i];
+			v[i] = t;
+		} else if (b == b1) {
+			/* [w1, w2) holds b2's: its first moves to the end of the run, this one in front */
+			int64_t t = v[i];
+			v[i] = v[w2];
+			v[w2++] = v[w1];
+			v[w1++] = t;
+		}
+	}
+	*m1 = w1;
+	*m2 = w2;
+}
+
 /* The k1-th and k2-th smallest of v[0..n) (k1 <= k2 < n; v reordered). Many values: a
  * histogram of up to 2048 buckets over [min, max] finds the bucket of each rank (one pass,
  * no data-dependent branch, where quickselect's comparisons mispredict half the time on
  * durations), those buckets' values are gathered and the ranks taken among them; each level
  * narrows the range 2048-fold, so a few levels end at one value or a small run. */
+static void select_pair_in(int64_t *v, size_t n, size_t k1, size_t k2, int64_t lo, int64_t hi, int64_t *r1,
+			   int64_t *r2);
+
 static void select_pair(int64_t *v, size_t n, size_t k1, size_t k2, int64_t *r1, int64_t *r2)
 {
 	if (n < SELECT_RADIX_MIN) {
@@ -190,6 +217,13 @@ static void select_pair(int64_t *v, size_t n, size_t k1, size_t k2, int64_t *r1,
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
+	select_pair_in(v, n, k1, k2, lo, hi, r1, r2);
+}
+
+/* select_pair of many values whose least and greatest are lo and hi. */
+static void select_pair_in(int64_t *v, size_t n, size_t k1, size_t k2, int64_t lo, int64_t hi, int64_t *r1,
+			   int64_t *r2)
+{
 	if (lo == hi) {
 		*r1 = *r2 = lo;
 		return;
@@ -215,12 +249,13 @@ static void select_pair(int64_t *v, size_t n, size_t k1, size_t k2, int64_t *r1,
 		}
 		acc += count[b];
 	}
-	size_t m1 = gather_bucket(v, 0, n, lo, shift, b1);
 	if (b1 == b2) {
+		size_t m1 = gather_bucket(v, 0, n, lo, shift, b1);
 		select_pair(v, m1, k1 - below1, k2 - below1, r1, r2);
 		return;
 	}
-	size_t m2 = gather_bucket(v, m1, n, lo, shift, b2);
+	size_t m1, m2;
+	gather_buckets(v, n, lo, shift, b1, b2, &m1, &m2);
 	int64_t same;
 	select_pair(v, m1, k1 - below1, k1 - below1, r1, &same);
 	select_pair(v + m1, m2 - m1, k2 - below2, k2 - below2, r2, &same);
@@ -233,6 +268,16 @@ void analysis_nearest_rank_select2(int64_t *v, size_t n, double q_lo, double q_h
 		return;
 	}
 	select_pair(v, n, nearest_rank(n, q_lo) - 1, nearest_rank(n, q_hi) - 1, lo, hi);
+}
+
+void analysis_nearest_rank_select2_in(int64_t *v, size_t n, int64_t min, int64_t max, double q_lo, double q_hi,
+				      int64_t *lo, int64_t *hi)
+{
+	if (n < SELECT_RADIX_MIN) {
+		analysis_nearest_rank_select2(v, n, q_lo, q_hi, lo, hi);
+		return;
+	}
+	select_pair_in(v, n, nearest_rank(n, q_lo) - 1, nearest_rank(n, q_hi) - 1, min, max, lo, hi);
 }
 
 void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,

@@ -97,7 +97,7 @@ const char *analysis_confidence_name(enum confidence c); /* static */
 	X(COMM_WAIT_PCT, "comm_wait_pct", "%", N_("Exposed comm wait share"),                             \
 	  N_("Exposed communication spent waiting for peers, over the window"),                           \
 	  N_("attribution comm_wait / wall_us"),                                                          \
-	  N_("split by communication.json's Transit/Elapse Time, else by collective durations across ranks")) \
+	  N_("split by communication.json's Transit/Elapse Time; without it, own minus least duration of the same collective across ranks, a lower bound (confidence low)")) \
 	X(COLLECTIVES, "collectives", "count", N_("Collectives"), N_("Collective operations seen"),       \
 	  N_("count of top-level collective events"), "")                                                 \
 	X(COLLECTIVE_MEDIAN_US, "collective_median_us", "us", N_("Median collective"),                    \
@@ -153,7 +153,8 @@ const char *analysis_confidence_name(enum confidence c); /* static */
 	  N_("sync_ops / steps"), "")                                                                     \
 	X(STEPS, "steps", "count", N_("Steps"), N_("Engine steps found"), N_("see step_source"), "")      \
 	X(PREFILL_STEPS, "prefill_steps", "count", N_("Prefill steps"), N_("Steps classified prefill"),   \
-	  N_("see phase_source"), "")                                                                     \
+	  N_("see phase_source"),                                                                         \
+	  N_("one attention call over the prompt tokens of several sequences is several prompts or, with chunked prefill, prompt chunks beside decodes: such a step read by its shapes alone is unknown, not prefill")) \
 	X(DECODE_STEPS, "decode_steps", "count", N_("Decode steps"), N_("Steps classified decode"),       \
 	  N_("see phase_source"), "")                                                                     \
 	X(MIXED_STEPS, "mixed_steps", "count", N_("Mixed steps"),                                         \
@@ -419,11 +420,15 @@ struct rank_analysis {
 	int64_t residual_max_ns;
 	size_t matched_collectives;
 	bool collective_ok;
-	/* the same collectives across ranks: least duration (transfer) and own minus least
-	 * (waiting for the last peer), summed over the matched ones */
+	/* the same collectives across ranks, summed over the matched ones: own minus least
+	 * duration (waiting for the last peer) and the least (at most the transfer: it may hold
+	 * a wait every rank shares); a least beyond 1 ms plus the payload at 1 GB/s counts its
+	 * excess as wait (align.c) */
 	int64_t coll_wait_ns, coll_transfer_ns;
+	int64_t coll_skew_ns; /* own minus the least, uncapped: the wait for a later captured
+			       * peer, all that balancing the captured ranks can give back */
 	bool coll_spread_ok;
-	bool coll_spread_capped; /* a least duration held more than its payload at 1 GB/s */
+	bool coll_spread_capped; /* a least duration held more than 1 ms plus its payload at 1 GB/s */
 	int late_rank; /* the rank that waits least in collectives while others wait (the one
 			* the others wait for), or -1 */
 
@@ -514,6 +519,9 @@ int64_t analysis_nearest_rank_select(int64_t *values, size_t n, double q);
  * n is 0): a histogram pass for many values, quickselect for few. */
 void analysis_nearest_rank_select2(int64_t *values, size_t n, double q_lo, double q_hi, int64_t *lo,
 				   int64_t *hi);
+/* The same of values whose least and greatest are known (min, max: one pass fewer). */
+void analysis_nearest_rank_select2_in(int64_t *values, size_t n, int64_t min, int64_t max, double q_lo,
+				      double q_hi, int64_t *lo, int64_t *hi);
 
 
 #endif

@@ -114,36 +114,6 @@ static uint8_t contains_text(const char *text, const char *substr)
 	return strstr(text, substr) ? NAME_HIT : 0;
 }
 
-/* Per lane: is it a host lane (looked up per event by the scans below). */
-static bool *host_lanes(const struct rank_store *rs)
-{
-	bool *host = xmalloc(rs->n_lanes ? rs->n_lanes : 1);
-	for (size_t i = 0; i < rs->n_lanes; i++)
-		host[i] = lanes_group_is_host(rs->lanes[i].group);
-	return host;
-}
-
-/* Host events whose name contains substr (or the step marks), outermost only. */
-static size_t host_spans(const struct rank_store *rs, const struct ev_class *cls, const char *substr,
-			 bool step_marks, struct span **out)
-{
-	size_t n = 0, cap = 0;
-	struct name_memo names;
-	name_memo_init(&names, rs->strs, contains_text, substr);
-	bool *host = host_lanes(rs);
-	*out = NULL;
-	for (size_t ev = 0; ev < rs->n_ev; ev++) {
-		if (!host[store_ev_lane_id(rs, ev)])
-			continue;
-		if (step_marks ? !(cls[ev].flags & EVF_STEP_MARK) : !name_bits(&names, rs->ev_name[ev]))
-			continue;
-		push_span(out, &n, &cap, store_ts(rs, ev), store_ts(rs, ev) + store_dur(rs, ev), (uint32_t)ev);
-	}
-	free(names.bits);
-	free(host);
-	return outermost(*out, n);
-}
-
 enum { N_ENGINE = sizeof engine_patterns / sizeof engine_patterns[0] };
 
 /* Bit p set when text contains engine_patterns[p] (six bits: below NAME_KNOWN). */
@@ -157,30 +127,108 @@ static uint8_t engine_words(const char *text, const char *unused)
 	return bits;
 }
 
-/* host_spans for every engine pattern at once, in one pass over the events (a pass per
- * pattern was most of the step detection): out[p] (owned) and its count of outermost
- * spans, as host_spans(rs, cls, engine_patterns[p], false, &out[p]) gives them. */
-static void engine_spans(const struct rank_store *rs, struct span *out[N_ENGINE], size_t n_out[N_ENGINE])
+enum { W_TRAIN = 1, W_INFER = 2 };
+static uint8_t workload_words(const char *s, const char *unused);
+static uint8_t phase_words(const char *text, const char *unused);
+
+/* What the steps and their phases read of the trace's events, gathered in one pass over them
+ * (a pass per signal was most of the stage): the host's step marks, the host events named
+ * like an engine op, its graph replay calls and the ranges the phases may read, in event
+ * order, and the workload's counts over every event. */
+struct step_signals {
+	struct span *marks; /* owned: step marks as spans, not yet outermost */
+	size_t n_marks, cap_marks;
+	uint32_t *engine; /* owned: host events whose name has an engine pattern */
+	size_t n_engine, cap_engine;
+	uint32_t *graph; /* owned: host aclmdlRIExecute calls */
+	size_t n_graph, cap_graph;
+	uint32_t *ranges; /* owned: host events named execute_context_*, or mstx by name or category */
+	size_t n_ranges, cap_ranges;
+	size_t train, infer; /* events with workload_words' W_TRAIN, W_INFER */
+	struct name_memo engine_names, phase_names;
+};
+
+static void push_ev(uint32_t **v, size_t *n, size_t *cap, size_t ev)
+{
+	xgrow(v, cap, *n + 1, sizeof **v);
+	(*v)[(*n)++] = (uint32_t)ev;
+}
+
+enum { KIND_HOST = 1, KIND_MSTX = 2 }; /* per event kind: a host lane's, an mstx category */
+
+static void signals_gather(const struct rank_store *rs, const struct ev_class *cls, struct step_signals *sg)
+{
+	memset(sg, 0, sizeof *sg);
+	struct name_memo workload, graph;
+	name_memo_init(&workload, rs->strs, workload_words, NULL);
+	name_memo_init(&graph, rs->strs, contains_text, "aclmdlRIExecute");
+	name_memo_init(&sg->engine_names, rs->strs, engine_words, NULL);
+	name_memo_init(&sg->phase_names, rs->strs, phase_words, NULL);
+	uint8_t *kind = xmalloc(rs->n_kinds ? rs->n_kinds : 1);
+	for (size_t k = 0; k < rs->n_kinds; k++)
+		kind[k] = (uint8_t)((lanes_group_is_host(rs->lanes[rs->kinds[k].lane].group) ? KIND_HOST : 0) |
+				    (name_bits(&sg->phase_names, rs->attrs[rs->kinds[k].attr].cat) & NAME_MSTX
+					     ? KIND_MSTX
+					     : 0));
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		uint32_t name = rs->ev_name[ev];
+		uint8_t w = name_bits(&workload, name);
+		sg->train += (w & W_TRAIN) != 0;
+		sg->infer += (w & W_INFER) != 0;
+		uint8_t k = kind[rs->ev_kind[ev]];
+		if (!(k & KIND_HOST))
+			continue;
+		if (cls[ev].flags & EVF_STEP_MARK)
+			push_span(&sg->marks, &sg->n_marks, &sg->cap_marks, store_ts(rs, ev),
+				  store_ts(rs, ev) + store_dur(rs, ev), (uint32_t)ev);
+		if (name_bits(&sg->engine_names, name))
+			push_ev(&sg->engine, &sg->n_engine, &sg->cap_engine, ev);
+		if (name_bits(&graph, name))
+			push_ev(&sg->graph, &sg->n_graph, &sg->cap_graph, ev);
+		if ((name_bits(&sg->phase_names, name) & (NAME_HIT | NAME_MSTX)) || (k & KIND_MSTX))
+			push_ev(&sg->ranges, &sg->n_ranges, &sg->cap_ranges, ev);
+	}
+	free(kind);
+	free(workload.bits);
+	free(graph.bits);
+}
+
+static void signals_free(struct step_signals *sg)
+{
+	free(sg->marks);
+	free(sg->engine);
+	free(sg->graph);
+	free(sg->ranges);
+	free(sg->engine_names.bits);
+	free(sg->phase_names.bits);
+}
+
+/* The step marks' outermost spans (sg->marks is handed over: owned by *out). */
+static size_t mark_spans(struct step_signals *sg, struct span **out)
+{
+	*out = sg->marks;
+	sg->marks = NULL;
+	return outermost(*out, sg->n_marks);
+}
+
+/* The host spans named like each engine pattern: out[p] (owned) and its count of outermost
+ * spans, in event order before they are sorted. */
+static void engine_spans(const struct rank_store *rs, struct step_signals *sg, struct span *out[N_ENGINE],
+			 size_t n_out[N_ENGINE])
 {
 	size_t cap[N_ENGINE] = {0};
-	struct name_memo names;
-	name_memo_init(&names, rs->strs, engine_words, NULL);
-	bool *host = host_lanes(rs);
 	for (size_t p = 0; p < N_ENGINE; p++) {
 		out[p] = NULL;
 		n_out[p] = 0;
 	}
-	for (size_t ev = 0; ev < rs->n_ev; ev++) {
-		if (!host[store_ev_lane_id(rs, ev)])
-			continue;
-		uint8_t bits = name_bits(&names, rs->ev_name[ev]);
+	for (size_t i = 0; i < sg->n_engine; i++) {
+		uint32_t ev = sg->engine[i];
+		uint8_t bits = name_bits(&sg->engine_names, rs->ev_name[ev]);
 		for (size_t p = 0; bits; p++, bits >>= 1)
 			if (bits & 1)
 				push_span(&out[p], &n_out[p], &cap[p], store_ts(rs, ev), store_ts(rs, ev) + store_dur(rs, ev),
-					  (uint32_t)ev);
+					  ev);
 	}
-	free(names.bits);
-	free(host);
 	for (size_t p = 0; p < N_ENGINE; p++)
 		n_out[p] = outermost(out[p], n_out[p]);
 }
@@ -353,22 +401,17 @@ static size_t op_sequence(const struct rank_store *rs, const struct ev_class *cl
 /* Graph replays (ACLGraph: one aclmdlRIExecuteAsync call runs the captured model, so its
  * kernels have no launch flows) counted per step by where the call ends; the steps'
  * evidence says how many steps replayed a graph. Takes and returns the owned evidence. */
-static char *graph_replays(struct rank_analysis *ra, const struct rank_store *rs, char *why)
+static char *graph_replays(struct rank_analysis *ra, const struct rank_store *rs, const struct step_signals *sg,
+			   char *why)
 {
-	struct name_memo m;
-	name_memo_init(&m, rs->strs, contains_text, "aclmdlRIExecute");
-	bool *host = host_lanes(rs);
 	size_t hint = 0, calls = 0, steps = 0;
-	for (size_t ev = 0; ev < rs->n_ev; ev++) {
-		if (!host[store_ev_lane_id(rs, ev)] || !name_bits(&m, rs->ev_name[ev]))
-			continue;
+	for (size_t i = 0; i < sg->n_graph; i++) {
+		uint32_t ev = sg->graph[i];
 		size_t k = analysis_step_at_near(ra, store_ts(rs, ev) + store_dur(rs, ev), &hint);
 		calls++;
 		if (k != SIZE_MAX)
 			steps += ra->steps[k].graph_replays++ == 0;
 	}
-	free(m.bits);
-	free(host);
 	if (!calls)
 		return why;
 	char *more = xasprintf(_("%s; %zu of %zu step(s) replay a captured graph (%zu aclmdlRIExecute call(s): "
@@ -380,7 +423,6 @@ static char *graph_replays(struct rank_analysis *ra, const struct rank_store *rs
 
 /* ---- workload ----------------------------------------------------------------------- */
 
-enum { W_TRAIN = 1, W_INFER = 2 };
 
 /* w as the end of a word part: RmsNormGrad, ReluGrad_x, SwiGluGrad, MmBackward0; not "Gradual". */
 static bool word_end(const char *s, const char *w)
@@ -426,19 +468,13 @@ static uint8_t workload_words(const char *s, const char *unused)
 /* Training when at least two events (or kernel rows) are backward ops, *Grad* kernels or an
  * optimizer step: inference never runs them. Else inference when serving kernels or engine
  * ops show up. */
-static void find_workload(struct rank_analysis *ra, const struct rank_store *rs, const struct csv_table *kt)
+static void find_workload(struct rank_analysis *ra, const struct step_signals *sg, const struct csv_table *kt)
 {
 	size_t train = 0, infer = 0;
 	const char *where = "trace";
-	if (rs->has_events) {
-		struct name_memo m;
-		name_memo_init(&m, rs->strs, workload_words, NULL);
-		for (size_t ev = 0; ev < rs->n_ev; ev++) {
-			uint8_t b = name_bits(&m, rs->ev_name[ev]);
-			train += (b & W_TRAIN) != 0;
-			infer += (b & W_INFER) != 0;
-		}
-		free(m.bits);
+	if (sg) {
+		train = sg->train;
+		infer = sg->infer;
 	} else if (kt && csvt_has(kt, COL_NAME)) {
 		where = _("kernel table");
 		struct name_memo m;
@@ -474,6 +510,7 @@ struct vote {
 	uint8_t phase;  /* enum phase; PHASE_UNKNOWN: the signal says nothing */
 	uint8_t conf;   /* enum confidence */
 	uint8_t source; /* enum phase_source */
+	bool unknown;   /* with PHASE_UNKNOWN: the signal read the step and cannot tell (why says why) */
 	char *why;      /* owned */
 };
 enum { SIG_STAGE, SIG_RANGES, SIG_KERNELS, SIG_SHAPES, SIG_COUNT };
@@ -484,7 +521,18 @@ static void vote(struct vote *v, enum phase p, enum confidence c, enum phase_sou
 		free(why);
 		return;
 	}
-	*v = (struct vote){(uint8_t)p, (uint8_t)c, (uint8_t)src, why};
+	*v = (struct vote){(uint8_t)p, (uint8_t)c, (uint8_t)src, false, why};
+}
+
+/* The signal saw the step and cannot tell its phase: the step stays unknown, with why, rather
+ * than going to the durations (which would make a guess of it). */
+static void vote_unknown(struct vote *v, enum phase_source src, char *why)
+{
+	if (v->phase || v->unknown) {
+		free(why);
+		return;
+	}
+	*v = (struct vote){PHASE_UNKNOWN, CONF_LOW, (uint8_t)src, true, why};
 }
 
 static uint8_t phase_words(const char *text, const char *unused)
@@ -512,17 +560,14 @@ static enum phase annotation_phase(const char *name, long *cr, long *ct, long *g
 
 /* mstx ranges named prefill/decode mark every step they overlap; annotation ranges the step
  * they start in. */
-static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store *rs,
+static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store *rs, struct step_signals *sg,
                               struct vote (*v)[SIG_COUNT])
 {
-	struct name_memo words;
-	name_memo_init(&words, rs->strs, phase_words, NULL);
-	bool *host = host_lanes(rs);
+	struct name_memo *words = &sg->phase_names;
 	size_t hint = 0;
-	for (size_t ev = 0; ev < rs->n_ev; ev++) {
-		if (!host[store_ev_lane_id(rs, ev)])
-			continue;
-		uint8_t name = name_bits(&words, rs->ev_name[ev]);
+	for (size_t r = 0; r < sg->n_ranges; r++) {
+		uint32_t ev = sg->ranges[r];
+		uint8_t name = name_bits(words, rs->ev_name[ev]);
 		int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
 		if (name & NAME_HIT) {
 			long cr, ct, gr;
@@ -535,7 +580,7 @@ static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store 
 				               cr, ct, gr));
 			continue;
 		}
-		if (!(name & NAME_MSTX) && !(name_bits(&words, store_ev_attr(rs, ev)->cat) & NAME_MSTX))
+		if (!(name & NAME_MSTX) && !(name_bits(words, store_ev_attr(rs, ev)->cat) & NAME_MSTX))
 			continue;
 		enum phase p = name & NAME_PREFILL  ? PHASE_PREFILL
 		               : name & NAME_DECODE ? PHASE_DECODE
@@ -545,8 +590,6 @@ static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store 
 				vote(&v[i][SIG_RANGES], p, CONF_HIGH, PHASE_SRC_MSTX,
 				     xasprintf(_("overlaps an mstx range named %s"), analysis_phase_name(p)));
 	}
-	free(words.bits);
-	free(host);
 }
 
 /* A kernel's query tokens and sequences from its Input Shapes: a 4-D query (B,S,N,D) gives
@@ -729,11 +772,17 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			               a->pre_seqs == 1 ? ": a prompt"
 			                                : ", and this model runs decode parts as calls of their "
 			                                  "own (MLA): prompts only"));
+		/* one attention call over the prompt tokens of several sequences: several prompts, or
+		 * (chunked prefill, vLLM V1's default) prompt chunks and decodes in one batch; the
+		 * shapes give totals only. Neither prefill nor mixed would be more than a guess (a
+		 * generated capture's prefill after decode steps reads as mixed by "decodes keep
+		 * running"), and the durations would guess too: unknown, saying why */
 		else if (a->pre)
-			vote(&v[k][SIG_SHAPES], PHASE_PREFILL, CONF_LOW, PHASE_SRC_SHAPES,
-			     xasprintf(_("attention over %ld query tokens of %ld sequences: prompt tokens; the "
-			               "shapes cannot tell several prompts from a batch that also decodes"),
-			               a->pre_tok, a->pre_seqs));
+			vote_unknown(&v[k][SIG_SHAPES], PHASE_SRC_SHAPES,
+			             xasprintf(_("unknown: attention over %ld query tokens of %ld sequences holds "
+			                       "prompt tokens, and the shapes cannot tell several prompts (prefill) "
+			                       "from prompt chunks batched with decodes (chunked prefill: mixed)"),
+			                       a->pre_tok, a->pre_seqs));
 	}
 	free(t);
 }
@@ -856,10 +905,19 @@ static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT])
 	size_t *rest = xmalloc((ra->n_steps ? ra->n_steps : 1) * sizeof *rest), nrest = 0;
 	for (size_t k = 0; k < ra->n_steps; k++) {
 		struct step *s = &ra->steps[k];
-		int first = -1;
+		int first = -1, unknown = -1;
 		for (int g = 0; g < SIG_COUNT && first < 0; g++)
 			if (v[k][g].phase)
 				first = g;
+			else if (v[k][g].unknown && unknown < 0)
+				unknown = g;
+		if (first < 0 && unknown >= 0) { /* a signal saw it and cannot tell: no guess by duration */
+			s->phase = PHASE_UNKNOWN;
+			s->phase_source = v[k][unknown].source;
+			s->phase_conf = CONF_LOW;
+			s->phase_evidence = xstrdup(v[k][unknown].why);
+			continue;
+		}
 		if (first < 0) {
 			rest[nrest++] = k;
 			continue;
@@ -977,10 +1035,10 @@ void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
 	}
 }
 
-static void analysis_phases(const struct rank_data *rd, struct rank_analysis *ra)
+static void analysis_phases(const struct rank_data *rd, struct rank_analysis *ra, struct step_signals *sg)
 {
 	const struct rank_store *rs = &rd->store;
-	find_workload(ra, rs, rd->by_kind[CSV_KERNEL]);
+	find_workload(ra, sg, rd->by_kind[CSV_KERNEL]);
 	if (!ra->n_steps) {
 		ra->phase_source = PHASE_SRC_NONE;
 		ra->phase_conf = CONF_LOW;
@@ -993,8 +1051,8 @@ static void analysis_phases(const struct rank_data *rd, struct rank_analysis *ra
 	}
 	struct vote(*v)[SIG_COUNT] = xcalloc(ra->n_steps, sizeof *v);
 	votes_from_stage(ra, rd->by_kind[CSV_STEP_TRACE], v);
-	if (rs->has_events)
-		votes_from_ranges(ra, rs, v);
+	if (sg)
+		votes_from_ranges(ra, rs, sg, v);
 	votes_from_kernels(ra, rs, rd->by_kind[CSV_KERNEL], v);
 	decide_phases(ra, v);
 	for (size_t k = 0; k < ra->n_steps; k++)
@@ -1042,9 +1100,12 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 	size_t n = 0;
 	char *why = NULL;
 
+	struct step_signals signals, *sg = NULL;
 	if (rs->has_events) {
+		sg = &signals;
+		signals_gather(rs, ra->cls, sg);
 		struct span *marks = NULL;
-		size_t nmarks = host_spans(rs, ra->cls, NULL, true, &marks);
+		size_t nmarks = mark_spans(sg, &marks);
 		if (st && st->nrows >= 2 && nmarks == st->nrows) {
 			v = marks;
 			n = nmarks;
@@ -1070,7 +1131,7 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 		if (!n) {
 			struct span *e[N_ENGINE];
 			size_t ne[N_ENGINE];
-			engine_spans(rs, e, ne);
+			engine_spans(rs, sg, e, ne);
 			for (size_t p = 0; p < N_ENGINE; p++) {
 				if (!n && ne[p] >= 2) { /* the first pattern with two spans wins */
 					v = e[p];
@@ -1114,8 +1175,10 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 		why = xstrdup(_("no trace and no step table"));
 	}
 	if (rs->has_events && ra->n_steps && ra->steps[0].has_window)
-		why = graph_replays(ra, rs, why);
+		why = graph_replays(ra, rs, sg, why);
 	ra->step_evidence = why;
 
-	analysis_phases(rd, ra);
+	analysis_phases(rd, ra, sg);
+	if (sg)
+		signals_free(sg);
 }

@@ -356,6 +356,8 @@ enum num_status num_time_ns_exp(const char *s, size_t len, int64_t *out, bool *e
 
 enum num_status num_double(const char *s, size_t len, double *out)
 {
+	if (num_double_short(s, len, out))
+		return NUM_OK;
 	/* cells come trimmed: the loop only when an end is blank */
 	if (len && ((unsigned char)s[0] <= ' ' || (unsigned char)s[len - 1] <= ' '))
 		trim(&s, &len);
@@ -432,6 +434,14 @@ enum num_status num_u128(const char *s, size_t len, unsigned __int128 *out)
 		return NUM_MISSING;
 	if (len > 39)
 		return NUM_RANGE;
+	if (len <= 19) {
+		/* one part: the trace's flow ids (millions of them) */
+		uint64_t v;
+		if (!digits_u64(s, len, &v))
+			return NUM_INVALID;
+		*out = v;
+		return NUM_OK;
+	}
 	if (len <= 38) {
 		/* two uint64 parts of at most 19 digits: below 10^38, no overflow to check */
 		size_t high_len = len > 19 ? len - 19 : 0;

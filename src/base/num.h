@@ -24,6 +24,36 @@ enum num_status num_us_to_ns(const char *s, size_t len, int64_t *out, bool *roun
  * years), so that a start plus a duration, or three parts of a step, never overflow. */
 #define NUM_TIME_MAX_NS INT64_C(3000000000000000000)
 enum num_status num_time_ns(const char *s, size_t len, int64_t *out, bool *rounded);
+/* num_time_ns's common shapes inline, for the CSV tables (four cells a row of a kernel
+ * table): 1 to 16 digits, then maybe a point and 1 to 3 decimals: whole ns, nothing to
+ * round, no exponent. False for anything else and past NUM_TIME_MAX_NS, which num_time_ns
+ * reads. */
+static inline bool num_time_short(const char *s, size_t len, int64_t *out)
+{
+	static const uint32_t scale[4] = {1000, 100, 10, 1};
+	uint64_t v = 0;
+	size_t i = 0;
+	while (i < len && (unsigned)(unsigned char)s[i] - '0' <= 9)
+		v = v * 10 + ((unsigned)(unsigned char)s[i++] - '0');
+	if (i == 0 || i > 16)
+		return false;
+	size_t frac = 0;
+	if (i < len) {
+		if (s[i] != '.')
+			return false;
+		size_t f0 = ++i;
+		while (i < len && i - f0 < 3 && (unsigned)(unsigned char)s[i] - '0' <= 9)
+			v = v * 10 + ((unsigned)(unsigned char)s[i++] - '0');
+		frac = i - f0;
+		if (i != len || frac == 0)
+			return false;
+	}
+	v *= scale[frac]; /* below 10^19: no overflow */
+	if (v > (uint64_t)NUM_TIME_MAX_NS)
+		return false;
+	*out = (int64_t)v;
+	return true;
+}
 /* num_time_ns, and *exponent = num_has_exponent(s, len), which the common shape (digits
  * and a point) answers without a second pass over the text. */
 enum num_status num_time_ns_exp(const char *s, size_t len, int64_t *out, bool *exponent);
@@ -50,6 +80,34 @@ enum num_status num_scaled_int(const char *s, size_t len, int scale_exp, int64_t
 			       bool *rounded);
 /* A finite double. */
 enum num_status num_double(const char *s, size_t len, double *out);
+/* num_double's common case, inline for the CSV tables' ratios (ten cells a row of a
+ * kernel table): digits, then maybe a point and digits, 15 digits at most (the value,
+ * exact below 2^53, and an exact power of ten: one rounding, as strtod's). False for
+ * anything else, which num_double reads. */
+static inline bool num_double_short(const char *s, size_t len, double *out)
+{
+	static const double pow10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+					 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+	if (len == 0 || len > 16)
+		return false;
+	uint64_t mant = 0;
+	size_t i = 0, point = len;
+	for (; i < len; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+		if (d <= 9) {
+			mant = mant * 10 + d;
+		} else if (s[i] == '.' && point == len && i > 0 && i + 1 < len) {
+			point = i;
+		} else {
+			return false;
+		}
+	}
+	size_t frac = point == len ? 0 : len - point - 1, ndig = len - (point != len);
+	if (ndig > 15)
+		return false;
+	*out = (double)mant / pow10[frac];
+	return true;
+}
 /* A whole number (no fraction, no exponent). */
 enum num_status num_int64(const char *s, size_t len, int64_t *out);
 /* Unsigned decimal of up to 39 digits (flow ids reach 20 digits, beyond uint64). */

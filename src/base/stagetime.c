@@ -3,6 +3,8 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static _Atomic uint64_t stage_ns[STAGE_COUNT];
@@ -15,10 +17,27 @@ static const char *const names[STAGE_COUNT] = {
 	[STAGE_WRITE] = "write",       [STAGE_DIGEST] = "digest",
 };
 
+/* The clock stages are read on: 0 not chosen yet, else the clock's id plus one. Any thread
+ * may choose it first: they all choose the same. */
+static _Atomic int stage_clock;
+
+static clockid_t stage_clock_id(void)
+{
+	int c = atomic_load_explicit(&stage_clock, memory_order_relaxed);
+	if (!c) {
+		const char *e = getenv("ASCPROF_STAGE_CLOCK");
+		c = (e && !strcmp(e, "cpu") ? (int)CLOCK_THREAD_CPUTIME_ID : (int)CLOCK_MONOTONIC) + 1;
+		atomic_store_explicit(&stage_clock, c, memory_order_relaxed);
+	}
+	return (clockid_t)(c - 1);
+}
+
+bool stagetime_thread_clock(void) { return stage_clock_id() == CLOCK_THREAD_CPUTIME_ID; }
+
 double stagetime_now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(stage_clock_id(), &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 

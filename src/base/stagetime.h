@@ -3,10 +3,13 @@
  * wall time (monotonic clock, summed over the ranks and threads that ran it, so stages of
  * ranks analysed side by side can add up to more than the run) to a process-wide counter.
  * Two clock reads per stage and rank: always on, never printed unless asked
- * (ASCPROF_BENCH_OUT). */
+ * (ASCPROF_BENCH_OUT). With ASCPROF_STAGE_CLOCK=cpu the clock is the calling thread's CPU
+ * time instead (a stage begins and ends on one thread): CPU seconds per stage, what to
+ * trust on a shared machine. */
 #ifndef ASCPROF_STAGETIME_H
 #define ASCPROF_STAGETIME_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 enum stage {
@@ -28,11 +31,14 @@ enum stage {
 	STAGE_COUNT
 };
 
-/* Seconds on the monotonic clock. */
+/* Seconds on the monotonic clock (the thread's CPU clock with ASCPROF_STAGE_CLOCK=cpu). */
 double stagetime_now(void);
 /* CPU seconds of the process so far, every thread (the bench's figures on a loaded machine:
  * a single-threaded run of a few milliseconds is measured in CPU, not wall, time). */
 double stagetime_cpu(void);
+/* True when stages are read on the thread's CPU clock: then a helper thread a stage waits
+ * for adds its own time (on the wall clock the stage's span already holds it). */
+bool stagetime_thread_clock(void);
 /* Adds the time since t0 (a stagetime_now value) to stage s; returns now. Thread-safe. */
 double stagetime_add(enum stage s, double t0);
 double stagetime_seconds(enum stage s);

@@ -185,6 +185,8 @@ SCAN_INLINE void elem_clear(struct elem *out)
 #define SCAN_CAT2(a, b) a##_##b
 #define SCAN_CAT(a, b) SCAN_CAT2(a, b)
 #define SCAN_FN(name) SCAN_CAT(name, SCAN_SUFFIX)
+/* bytes of a primitive read one at a time before the vector loop (primitive_end) */
+#define SCAN_PRIM_BYTES 16
 
 #define SCAN_SUFFIX scalar
 #define SCAN_WIDTH 0

@@ -83,6 +83,13 @@ SCAN_INLINE const char *SCAN_FN(primitive_end)(const char *p, const char *end)
 		return NULL;
 	/* prim_end: 1 ends it, 2 is not allowed in it (jsmn: below 32 or 127 and up) */
 #if SCAN_WIDTH
+	/* Primitives are short (durations, ids, pids: 1 to 20 bytes): their first
+	 * SCAN_PRIM_BYTES bytes by the table, then vectors. With vectors from the first byte
+	 * the scanner alone read the 1 GB generated trace at 3.3 GB/s, a real one with call
+	 * stacks at 3.2-3.4; this way at 3.85 and 3.7-3.95 (one thread, min of 3 and 300). */
+	for (const char *q = end - p > SCAN_PRIM_BYTES ? p + SCAN_PRIM_BYTES : end; p < q; p++)
+		if (prim_end[(unsigned char)*p])
+			return prim_end[(unsigned char)*p] == 2 ? NULL : p;
 	for (; end - p >= SCAN_WIDTH; p += SCAN_WIDTH) {
 		unsigned bits = SCAN_FN(nonplain_bits)(p);
 		if (bits) {

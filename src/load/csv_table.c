@@ -49,19 +49,18 @@ struct parse_state {
 	long row_line_now;
 	size_t warn_ragged, warn_excel, warn_bad;
 	const char *name;
-	/* split_line's kept fields (all before the header is read, then the typed ones): quoted
-	 * ones unescaped into line_text */
-	struct line_field { const char *p; size_t off, len, idx; } *lf;
-	size_t cap_lf;
+	/* the separators of the line scan_line read last (offsets in it), and a quoted cell
+	 * with "" unescaped */
+	size_t *sep, *qpos;
+	size_t cap_sep, cap_qpos;
 	struct sbuf line_text;
 	/* per header position: the typed column its cells go to, NULL for cells read lazily */
 	struct csv_column **cell_col;
 	size_t keep_end; /* one past the last header position with a typed column */
-	size_t *skip_run; /* per header position before keep_end: untyped columns from there on */
-	/* per typed column: its last text and id (formats, dtypes, core types repeat row after row:
-	 * a compare is cheaper than a hash) */
-	struct cell_memo { const char *p; size_t len; uint32_t id; } *memo;
-	const char *buf_begin, *buf_end; /* the file's bytes (split_line may read up to the end) */
+	/* per typed column, STR_CACHE texts the splitter read (names, shapes, formats recur row
+	 * after row: a compare is cheaper than the unescape, hash and probe of an intern) */
+	struct str_cache { const char *p; size_t len; uint32_t id; } *memo;
+	const char *buf_begin, *buf_end; /* the file's bytes (masks64 may read up to the end) */
 };
 
 
@@ -140,18 +139,62 @@ static bool is_timestamp_col(enum csv_col c)
 	return c == COL_START || c == COL_TIMESTAMP || c == COL_ALLOCATION_TIME || c == COL_RELEASE_TIME;
 }
 
-/* Interns a text cell through its column's one-entry memo. */
-static uint32_t intern_cell(struct parse_state *ps, size_t typed, const char *s, size_t len)
+/* A text cell read by libcsv (in its buffer, so not cached), interned. */
+static uint32_t intern_cell(struct parse_state *ps, const char *s, size_t len)
 {
-	struct cell_memo *m = &ps->memo[typed];
-	if (m->p && m->len == len && !memcmp(m->p, s, len))
-		return m->id;
 	size_t n;
 	const char *u = cell_utf8(ps, s, len, &n);
-	uint32_t id = strtab_intern(ps->t->strs, u, n);
-	/* only bytes of the file stay put: unquoted text lives in scratch buffers */
-	if (s >= ps->buf_begin && s + len <= ps->buf_end)
-		*m = (struct cell_memo){s, len, id};
+	return strtab_intern(ps->t->strs, u, n);
+}
+
+/* Slots per text column in the splitter's cache (a power of two). */
+#define STR_CACHE 64
+
+static inline size_t str_slot(const char *s, size_t len)
+{
+	uint64_t a = 0, b = 0;
+	if (len >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + len - 8, 8);
+	} else {
+		for (size_t i = 0; i < len; i++)
+			a = a << 8 | (unsigned char)s[i];
+	}
+	uint64_t h = ((a * 0x9E3779B97F4A7C15ULL) ^ b ^ len) * 0xC2B2AE3D27D4EB4FULL;
+	return (size_t)(h >> 58); /* STR_CACHE == 64 */
+}
+
+/* "" as '"' in a quoted cell's text, into ps->line_text. */
+static const char *unescape_pairs(struct parse_state *ps, const char *s, size_t len, size_t *out_len)
+{
+	const char *end = s + len;
+	sbuf_reset(&ps->line_text);
+	while (s < end) {
+		const char *d = memchr(s, '"', (size_t)(end - s));
+		if (!d) {
+			sbuf_add(&ps->line_text, s, (size_t)(end - s));
+			break;
+		}
+		sbuf_add(&ps->line_text, s, (size_t)(d - s) + 1); /* one quote of the pair */
+		s = d + 2;
+	}
+	*out_len = ps->line_text.len;
+	return ps->line_text.buf ? ps->line_text.buf : "";
+}
+
+/* A text cell the splitter read: its bytes in the file (a quoted cell's without its
+ * quotes; pairs: with "" still in them), interned through the column's cache, keyed by
+ * those bytes. An unquoted cell never holds a quote, so bytes with "" come from a quoted
+ * cell alone and always stand for the same text. */
+static uint32_t intern_span(struct parse_state *ps, size_t typed, const char *s, size_t len, bool pairs)
+{
+	struct str_cache *c = &ps->memo[typed * STR_CACHE + str_slot(s, len)];
+	if (c->p && c->len == len && !memcmp(c->p, s, len))
+		return c->id;
+	size_t n = len;
+	const char *text = pairs ? unescape_pairs(ps, s, len, &n) : s;
+	uint32_t id = intern_cell(ps, text, n);
+	*c = (struct str_cache){s, len, id};
 	return id;
 }
 
@@ -164,8 +207,18 @@ static void store_cell(struct parse_state *ps, size_t idx, const char *s, size_t
 	size_t r = t->nrows - 1;
 	enum csv_type ty = col->type;
 	if (ty == CSVT_STR) {
-		col->v.str[r] = intern_cell(ps, (size_t)(col - t->cols), s, len);
+		col->v.str[r] = intern_cell(ps, s, len);
 		return;
+	}
+	if (ty != CSVT_TIME) { /* a plain decimal has no exponent and is never out of range */
+		double d;
+		if (num_double_short(s, len, &d)) {
+			if (ty == CSVT_NUM)
+				col->v.num[r] = d;
+			else
+				col->v.ratio[r] = (float)d;
+			return;
+		}
 	}
 	enum num_status st;
 	bool exponent = false;
@@ -281,10 +334,7 @@ static void setup_columns(struct parse_state *ps)
 		if ((size_t)t->cols[k].index + 1 > ps->keep_end)
 			ps->keep_end = (size_t)t->cols[k].index + 1;
 	}
-	ps->skip_run = xcalloc(ps->keep_end ? ps->keep_end : 1, sizeof *ps->skip_run);
-	for (size_t i = ps->keep_end; i-- > 0;)
-		ps->skip_run[i] = ps->cell_col[i] ? 0 : 1 + (i + 1 < ps->keep_end ? ps->skip_run[i + 1] : 0);
-	ps->memo = xcalloc(t->n_typed ? t->n_typed : 1, sizeof *ps->memo);
+	ps->memo = xcalloc((t->n_typed ? t->n_typed : 1) * STR_CACHE, sizeof *ps->memo);
 	const char *base = strrchr(ps->name, '/');
 	enum csv_kind by_name = csv_schema_kind_by_name(base ? base + 1 : ps->name);
 	t->kind = by_name != CSV_UNKNOWN ? by_name : csv_schema_kind(present);
@@ -374,130 +424,136 @@ static bool looks_blank(const char *p, size_t n)
 	return true;
 }
 
-/* A line the splitter below may take: not blank (libcsv skips those) and no CR but the one
- * before its LF (libcsv ends a row at a lone CR). */
-static bool simple_line(const char *p, size_t n)
-{
-	const char *cr = memchr(p, '\r', n);
-	if (cr && !(cr + 2 == p + n && cr[1] == '\n'))
-		return false;
-	return !looks_blank(p, n);
-}
-
-/* A line's ',' and '"' as bit masks, 64 bytes at a time: a field costs a shift and a count
- * of trailing zeros instead of a scan of its own (kernel_details rows have over 40 cells). */
-struct cq_block {
-	const char *base; /* bit k of each mask is base[k] */
-	uint64_t comma, quote;
+/* 64 bytes as bit masks of ',', '"', '\n' and '\r' (bit k: b[k]); bytes at or past limit
+ * (the end of the file's bytes) are never read and give no bit. */
+struct blk_masks {
+	uint64_t comma, quote, nl, cr;
 };
 
-/* The masks of the 64 bytes from b; bytes at or past limit (the end of the file's bytes)
- * are never read and give no bit. */
-static inline void cq_load(struct cq_block *k, const char *b, const char *limit)
+static inline void masks64(const char *b, const char *limit, struct blk_masks *m)
 {
-	uint64_t c = 0, q = 0;
-	k->base = b;
+	uint64_t c = 0, q = 0, n = 0, r = 0;
 #ifdef __SSE2__
 	if (limit - b >= 64) {
-		const __m128i comma = _mm_set1_epi8(','), quote = _mm_set1_epi8('"');
+		const __m128i comma = _mm_set1_epi8(','), quote = _mm_set1_epi8('"'), nl = _mm_set1_epi8('\n'),
+			      cr = _mm_set1_epi8('\r');
 		for (int i = 0; i < 4; i++) {
 			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * i));
 			c |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma)) << (16 * i);
 			q |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) << (16 * i);
+			n |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) << (16 * i);
+			r |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, cr)) << (16 * i);
 		}
-		k->comma = c;
-		k->quote = q;
+		*m = (struct blk_masks){c, q, n, r};
 		return;
 	}
 #endif
-	size_t n = limit - b < 64 ? (size_t)(limit - b) : 64;
-	for (size_t i = 0; i < n; i++) {
+	size_t len = limit - b < 64 ? (size_t)(limit - b) : 64;
+	for (size_t i = 0; i < len; i++) {
 		c |= (uint64_t)(b[i] == ',') << i;
 		q |= (uint64_t)(b[i] == '"') << i;
+		n |= (uint64_t)(b[i] == '\n') << i;
+		r |= (uint64_t)(b[i] == '\r') << i;
 	}
-	k->comma = c;
-	k->quote = q;
+	*m = (struct blk_masks){c, q, n, r};
 }
 
-/* The first '"' (quotes_only) or ',' or '"' at or after f in [f, end), else end. f never
- * goes back before the block's base (a line is walked forwards). */
-static inline const char *cq_find(struct cq_block *k, const char *f, const char *end, const char *limit,
-				  bool quotes_only)
+/* Bit k set when an odd number of bits at or below k are: with quote bits, the bytes
+ * inside quotes (the opening quote included, the closing one not). */
+static inline uint64_t prefix_xor(uint64_t x)
 {
-	while (f < end) {
-		size_t d = (size_t)(f - k->base);
-		if (d >= 64) {
-			cq_load(k, f, limit);
-			d = 0;
-		}
-		uint64_t m = (quotes_only ? k->quote : k->comma | k->quote) >> d;
-		if (m) {
-			const char *hit = f + __builtin_ctzll(m);
-			return hit < end ? hit : end;
-		}
-		f = k->base + 64;
-	}
-	return end;
+	x ^= x << 1;
+	x ^= x << 2;
+	x ^= x << 4;
+	x ^= x << 8;
+	x ^= x << 16;
+	x ^= x << 32;
+	return x;
 }
 
-/* The commas in [f, end) into *commas; false when a quote is there too (the split then
- * needs the field walk). */
-static inline bool cq_count(struct cq_block *k, const char *f, const char *end, const char *limit,
-			    size_t *commas)
-{
-	size_t n = 0;
-	while (f < end) {
-		size_t d = (size_t)(f - k->base);
-		if (d >= 64) {
-			cq_load(k, f, limit);
-			d = 0;
-		}
-		size_t upto = (size_t)(end - k->base) < 64 ? (size_t)(end - k->base) : 64;
-		uint64_t range = (upto == 64 ? ~0ULL : (1ULL << upto) - 1) & (~0ULL << d);
-		if (k->quote & range)
-			return false;
-		for (uint64_t c = k->comma & range; c; c &= c - 1) /* no popcnt in the x86-64 baseline */
-			n++;
-		f = k->base + 64;
-	}
-	*commas = n;
-	return true;
-}
+/* One line from p as the masks see it: its end, and its commas outside quotes (exactly
+ * the separators when its quotes are well formed, which split_scanned checks). */
+struct line_scan {
+	size_t n;     /* the line's bytes, its '\n' included (to the end of the bytes without one) */
+	size_t text;  /* the bytes before its line end ('\n', and a CR just before it) */
+	size_t nsep;  /* separators: the first min(nsep, kept) of them at ps->sep, as offsets */
+	size_t kept;
+	bool lone_cr; /* a CR elsewhere than just before the '\n' (libcsv ends a row there) */
+	bool quotes;  /* a '"' in the line */
+	size_t nq;    /* its quotes, at ps->qpos as offsets; SIZE_MAX: over CSVT_QUOTES_MAX */
+	bool open;    /* it ends inside quotes: a cell over several lines, or a stray quote */
+};
 
-/* Steps over r fields from f (the start of one): *after is the start of the field r on, the
- * byte after the r-th comma. False when a quote comes first (the fields must be walked one
- * by one) or the line ends before (a short row). */
-static inline bool cq_skip(struct cq_block *k, const char *f, const char *end, const char *limit, size_t r,
-			   const char **after)
+/* Separators recorded per line at most (the header's cells; a data row needs only those
+ * up to its last typed column): a header of more cells goes to libcsv. */
+#define CSVT_SEP_MAX ((size_t)1 << 16)
+/* Quotes listed per line at most (a line of more is checked by memchr). */
+#define CSVT_QUOTES_MAX ((size_t)1 << 12)
+
+static void scan_line(const char *p, const char *limit, size_t want, struct parse_state *ps,
+		      struct line_scan *ls)
 {
-	while (f < end) {
-		size_t d = (size_t)(f - k->base);
-		if (d >= 64) {
-			cq_load(k, f, limit);
-			d = 0;
+	size_t off = 0, nsep = 0, nq = 0, cr_at = SIZE_MAX;
+	uint64_t inside = 0, quotes = 0;
+	bool lone_cr = false, has_nl = false;
+	for (;;) {
+		struct blk_masks m;
+		masks64(p + off, limit, &m);
+		size_t avail = (size_t)(limit - (p + off));
+		uint64_t upto = avail >= 64 ? ~0ULL : (1ULL << avail) - 1; /* this line's bytes */
+		bool last = avail <= 64;
+		if (m.nl) {
+			unsigned at = (unsigned)__builtin_ctzll(m.nl);
+			upto = at == 63 ? ~0ULL : (2ULL << at) - 1;
+			last = has_nl = true;
+			ls->n = off + at + 1;
+		} else if (last) {
+			ls->n = off + avail;
 		}
-		uint64_t c = k->comma >> d, q = k->quote >> d;
-		size_t left = (size_t)(end - f);
-		if (left < 64 - d) {
-			c &= (1ULL << left) - 1;
-			q &= (1ULL << left) - 1;
+		uint64_t q = m.quote & upto, cr = m.cr & upto;
+		quotes |= q;
+		uint64_t in = prefix_xor(q) ^ inside;
+		inside = (uint64_t)((int64_t)in >> 63);
+		if (cr) {
+			if (cr_at != SIZE_MAX || (cr & (cr - 1)))
+				lone_cr = true;
+			cr_at = off + (size_t)__builtin_ctzll(cr);
 		}
-		while (r > 1 && c) {
-			c &= c - 1;
-			r--;
+		uint64_t seps = m.comma & upto & ~in;
+		if (q) {
+			if (nq + 64 > ps->cap_qpos && nq < CSVT_QUOTES_MAX)
+				xgrow(&ps->qpos, &ps->cap_qpos, nq + 64, sizeof *ps->qpos);
+			for (; q && nq < CSVT_QUOTES_MAX; q &= q - 1)
+				ps->qpos[nq++] = off + (size_t)__builtin_ctzll(q);
+			if (q)
+				nq = SIZE_MAX; /* too many to list: checked by memchr */
 		}
-		if (c) {
-			unsigned at = (unsigned)__builtin_ctzll(c);
-			if (q & ((2ULL << at) - 1))
-				return false;
-			*after = f + at + 1;
-			return true;
+		if (seps) {
+			size_t room = (nsep < want ? nsep : want) + 64;
+			if (room > ps->cap_sep)
+				xgrow(&ps->sep, &ps->cap_sep, room, sizeof *ps->sep);
+			for (; seps && nsep < want; seps &= seps - 1)
+				ps->sep[nsep++] = off + (size_t)__builtin_ctzll(seps);
+			for (; seps; seps &= seps - 1) /* no popcnt in the x86-64 baseline */
+				nsep++;
 		}
-		if (q)
-			return false;
-		f = k->base + 64;
+		if (last)
+			break;
+		off += 64;
 	}
-	return false;
+	ls->nsep = nsep;
+	ls->kept = nsep < want ? nsep : want;
+	ls->text = ls->n - has_nl;
+	if (cr_at != SIZE_MAX && !lone_cr) {
+		if (has_nl && cr_at + 2 == ls->n)
+			ls->text--;
+		else
+			lone_cr = true;
+	}
+	ls->lone_cr = lone_cr;
+	ls->quotes = quotes != 0;
+	ls->nq = nq;
+	ls->open = inside != 0;
 }
 
 static inline const char *skip_blanks(const char *a, const char *end)
@@ -507,96 +563,153 @@ static inline const char *skip_blanks(const char *a, const char *end)
 	return a;
 }
 
-/* What libcsv gives for one line that is a whole row: fields split at commas, spaces and
- * TABs trimmed around them, quoted fields with "" for a quote. False, having given nothing,
- * for what it leaves to libcsv: a quote that does not close on this line, a quote inside an
- * unquoted field, text after a closing quote. ASCPROF_LIBCSV_ONLY=1 turns it off. */
-static bool split_line(const char *p, size_t n, struct parse_state *ps)
+/* Whether every quote of [p, end) is where libcsv reads quoted cells the way the
+ * splitter does: a cell is blanks, '"', text with "" for a quote, '"', blanks; a quote
+ * elsewhere (inside an unquoted cell, text after a closing quote) and a quote that does
+ * not close on the line are libcsv's. Then the commas outside quotes are the separators. */
+static bool quotes_well_formed(const char *p, const char *end)
 {
-	const char *end = p + n, *limit = ps->buf_end;
-	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
-		end--;
-	/* after the header only typed cells are kept; the others are stepped over, checked as
-	 * strictly as the kept ones (a line libcsv would read otherwise goes to libcsv) */
-	bool all = !ps->header_done;
-	size_t nf = 0, kept = 0, ncols = ps->t->ncols, keep_end = all ? SIZE_MAX : ps->keep_end;
-	struct csv_column *const *cell_col = ps->cell_col;
-	struct cq_block k;
-	cq_load(&k, p, limit);
-	sbuf_reset(&ps->line_text);
-	for (const char *f = p;;) {
-		size_t idx = nf++, commas;
-		/* past the last typed column the cells are only counted, when no quote can
-		 * change where they split */
-		if (idx >= keep_end && cq_count(&k, f, end, limit, &commas)) {
-			nf += commas;
+	for (const char *q = memchr(p, '"', (size_t)(end - p)); q; q = memchr(q, '"', (size_t)(end - q))) {
+		const char *b = q;
+		while (b > p && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		if (b > p && b[-1] != ',')
+			return false;
+		for (q++;;) {
+			const char *c = memchr(q, '"', (size_t)(end - q));
+			if (!c)
+				return false;
+			if (c + 1 < end && c[1] == '"') {
+				q = c + 2;
+				continue;
+			}
+			q = skip_blanks(c + 1, end);
+			if (q < end && *q != ',')
+				return false;
 			break;
 		}
-		bool keep = all || (idx < ncols && cell_col[idx]);
-		/* a run of untyped cells before a typed one: stepped over comma by comma */
-		if (!keep && idx < keep_end && cq_skip(&k, f, end, limit, ps->skip_run[idx], &f)) {
-			nf += ps->skip_run[idx] - 1;
+		if (q >= end)
+			break;
+	}
+	return true;
+}
+
+/* quotes_well_formed over the line's quotes as scan_line listed them (offsets from p,
+ * in order): no search. */
+static bool quotes_listed_well_formed(const char *p, const char *end, const size_t *qpos, size_t nq)
+{
+	for (size_t i = 0; i < nq;) {
+		const char *b = p + qpos[i];
+		while (b > p && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		if (b > p && b[-1] != ',')
+			return false;
+		for (i++;; i += 2) { /* "" pairs, then the closing quote */
+			if (i >= nq)
+				return false;
+			if (i + 1 < nq && qpos[i + 1] == qpos[i] + 1)
+				continue;
+			const char *a = skip_blanks(p + qpos[i] + 1, end);
+			if (a < end && *a != ',')
+				return false;
+			i++;
+			break;
+		}
+	}
+	return true;
+}
+
+/* A cell of a well-formed line, [f, e) between its separators, as its bytes in the file:
+ * blanks trimmed, a quoted one's quotes left out; *pairs when "" stands for a quote in
+ * them. */
+static inline const char *cell_span(const char *f, const char *e, size_t *len, bool *pairs)
+{
+	if (f < e && (*f == ' ' || *f == '\t'))
+		f = skip_blanks(f, e);
+	if (f < e && *f == '"') {
+		while (e[-1] != '"') /* blanks after the closing quote */
+			e--;
+		f++;
+		e--;
+		*len = (size_t)(e - f);
+		*pairs = memchr(f, '"', *len) != NULL;
+		return f;
+	}
+	while (e > f && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	*len = (size_t)(e - f);
+	*pairs = false;
+	return f;
+}
+
+/* The cell as libcsv gives it: "" unescaped (into ps->line_text). */
+static inline const char *cell_text(struct parse_state *ps, const char *f, const char *e, size_t *len)
+{
+	bool pairs;
+	const char *s = cell_span(f, e, len, &pairs);
+	return pairs ? unescape_pairs(ps, s, *len, len) : s;
+}
+
+/* What libcsv gives for one scanned line that is a whole row (not blank, no lone CR, its
+ * quotes closed): cells at the separators, blanks trimmed around them, quoted ones with
+ * "" for a quote. False, having given nothing, for what it leaves to libcsv (see
+ * quotes_well_formed). After the header only typed cells are read; the others are
+ * counted. ASCPROF_LIBCSV_ONLY=1 turns it off. */
+static bool split_scanned(const char *p, const struct line_scan *ls, struct parse_state *ps)
+{
+	const char *end = p + ls->text;
+	if (ls->quotes && !(ls->nq != SIZE_MAX ? quotes_listed_well_formed(p, end, ps->qpos, ls->nq)
+					       : quotes_well_formed(p, end)))
+		return false;
+	const size_t *sep = ps->sep;
+	size_t nf = ls->nsep + 1;
+	if (!ps->header_done) {
+		if (ls->kept < ls->nsep)
+			return false; /* over CSVT_SEP_MAX cells */
+		for (size_t i = 0; i < nf; i++) {
+			const char *f = i ? p + sep[i - 1] + 1 : p, *e = i < ls->nsep ? p + sep[i] : end;
+			size_t len;
+			const char *s = cell_text(ps, f, e, &len);
+			on_field((void *)s, len, ps);
+		}
+		on_row('\n', ps);
+		return true;
+	}
+	start_row(ps);
+	const struct csv_table *t = ps->t;
+	for (size_t k = 0; k < t->n_typed; k++) {
+		size_t i = (size_t)t->cols[k].index;
+		if (i >= nf)
+			break;
+		/* a repeated column's later copy is not in cell_col: read lazily */
+		if (ps->cell_col[i] != &t->cols[k])
+			continue;
+		const char *f = i ? p + sep[i - 1] + 1 : p, *e = i < ls->nsep ? p + sep[i] : end;
+		size_t len, r = t->nrows - 1;
+		bool pairs;
+		const char *s = cell_span(f, e, &len, &pairs);
+		const struct csv_column *col = &t->cols[k];
+		/* the common shapes here; the rest, and every message, through store_cell */
+		if (col->type == CSVT_STR) {
+			col->v.str[r] = intern_span(ps, k, s, len, pairs);
 			continue;
 		}
-		const char *a = f, *next;
-		if (a < end && (*a == ' ' || *a == '\t'))
-			a = skip_blanks(a, end);
-		struct line_field fl = {NULL, ps->line_text.len, 0, idx};
-		if (a < end && *a == '"') {
-			for (const char *q = a + 1;;) {
-				const char *quote = cq_find(&k, q, end, limit, true);
-				if (quote >= end)
-					return false; /* continues on the next line */
-				if (keep)
-					sbuf_add(&ps->line_text, q, (size_t)(quote - q));
-				if (quote + 1 < end && quote[1] == '"') {
-					if (keep)
-						sbuf_add(&ps->line_text, "\"", 1);
-					q = quote + 2;
-					continue;
-				}
-				next = skip_blanks(quote + 1, end);
-				break;
+		if (!pairs) {
+			double d;
+			if (col->type == CSVT_TIME ? num_time_short(s, len, &col->v.time[r])
+			    : num_double_short(s, len, &d)) {
+				if (col->type == CSVT_RATIO)
+					col->v.ratio[r] = (float)d;
+				else if (col->type == CSVT_NUM)
+					col->v.num[r] = d;
+				continue;
 			}
-			fl.len = ps->line_text.len - fl.off;
-			if (next < end && *next != ',')
-				return false;
-		} else {
-			const char *b = cq_find(&k, a, end, limit, false);
-			if (b < end && *b == '"')
-				return false;
-			next = b;
-			while (keep && b > a && (b[-1] == ' ' || b[-1] == '\t'))
-				b--;
-			fl.p = a;
-			fl.len = (size_t)(b - a);
 		}
-		if (keep) {
-			if (kept == ps->cap_lf)
-				xgrow(&ps->lf, &ps->cap_lf, kept + 1, sizeof *ps->lf);
-			ps->lf[kept++] = fl;
-		}
-		if (next >= end)
-			break;
-		f = next + 1;
+		if (pairs)
+			s = unescape_pairs(ps, s, len, &len);
+		store_cell(ps, i, s, len);
 	}
-	for (size_t i = 0; i < kept; i++) {
-		const struct line_field *fl = &ps->lf[i];
-		const char *text = fl->p ? fl->p : ps->line_text.buf ? ps->line_text.buf + fl->off : "";
-		if (all) {
-			on_field((void *)text, fl->len, ps);
-		} else {
-			/* what on_field does per cell, without its per-cell checks */
-			if (i == 0)
-				start_row(ps);
-			store_cell(ps, fl->idx, text, fl->len);
-		}
-	}
-	if (!all) {
-		if (!kept)
-			start_row(ps);
-		ps->fields = nf;
-	}
+	ps->fields = nf;
 	on_row('\n', ps);
 	return true;
 }
@@ -622,13 +735,13 @@ static void parse_state_free(struct parse_state *ps)
 	sbuf_free(&ps->cell);
 	sbuf_free(&ps->header_acc);
 	sbuf_free(&ps->line_text);
-	free(ps->lf);
+	free(ps->sep);
+	free(ps->qpos);
+	ps->qpos = NULL;
 	free(ps->cell_col);
-	free(ps->skip_run);
 	free(ps->memo);
-	ps->lf = NULL;
+	ps->sep = NULL;
 	ps->cell_col = NULL;
-	ps->skip_run = NULL;
 	ps->memo = NULL;
 }
 
@@ -718,15 +831,25 @@ static void parse_run_main(void *arg)
 	long line = 1;
 	bool parse_error = false, too_big = false;
 	while (pos < len) {
-		const char *eol = memchr(buf + pos, '\n', len - pos);
-		size_t n = eol ? (size_t)(eol - (buf + pos)) + 1 : len - pos;
-		if (p->pstate == LIBCSV_ROW_NOT_BEGUN && !looks_blank(buf + pos, n)) {
+		/* a line that starts a row is scanned once for its end, its separators and
+		 * whether the splitter may take it; a row libcsv is in the middle of is its own */
+		bool fresh = p->pstate == LIBCSV_ROW_NOT_BEGUN;
+		struct line_scan ls = {0};
+		size_t n;
+		if (fast && fresh) {
+			scan_line(buf + pos, buf + len, ps->header_done ? ps->keep_end : CSVT_SEP_MAX, ps, &ls);
+			n = ls.n;
+		} else {
+			const char *eol = memchr(buf + pos, '\n', len - pos);
+			n = eol ? (size_t)(eol - (buf + pos)) + 1 : len - pos;
+		}
+		bool blank = fresh && looks_blank(buf + pos, n);
+		if (fresh && !blank) {
 			ps->pending_line = line;
 			ps->pending_off = pos;
 		}
 		ps->row_line_now = ps->pending_line;
-		if (fast && p->pstate == LIBCSV_ROW_NOT_BEGUN && simple_line(buf + pos, n) &&
-		    split_line(buf + pos, n, ps)) {
+		if (fast && fresh && !blank && !ls.lone_cr && !ls.open && split_scanned(buf + pos, &ls, ps)) {
 			pos += n;
 			line++;
 			continue;

@@ -41,6 +41,7 @@
 #define WARN_EACH 5
 #define INTERN_CACHE_BITS 9
 #define INTERN_CACHE_SIZE (1u << INTERN_CACHE_BITS)
+#define LANE_MEMO_BITS 6
 
 static uint64_t pair_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32) | b; }
 
@@ -161,6 +162,9 @@ struct seg {
 	/* texts interned lately (names, pids, tids, cats) by their bytes: a few hundred
 	 * distinct ones make up nearly every event, and this is cheaper than the table */
 	struct intern_cache { uint64_t w0, w1; const char *text; uint32_t len, id; } cache[INTERN_CACHE_SIZE];
+	/* lanes of recent (pid, tid) texts by their words (seg_lane_of); lens 0: empty, as
+	 * no entry is made for an empty text */
+	struct lane_memo { uint64_t p0, p1, t0, t1; uint32_t lens, lane; } lane_memo[1u << LANE_MEMO_BITS];
 	/* walk state */
 	struct jtok jt;
 	struct sbuf scratch;
@@ -276,10 +280,26 @@ static __attribute__((noinline)) uint32_t seg_intern_escaped(struct seg *sg, con
 	return strtab_intern(sg->strs, sg->scratch.buf ? sg->scratch.buf : "", sg->scratch.len);
 }
 
+/* Up to 16 bytes of text as two words and its length, which together are the text itself
+ * (overlapping loads that stay inside it); longer text gives its first and last 8 bytes. */
+static inline __attribute__((always_inline)) void text_words(const char *p, uint32_t len, uint64_t *w0, uint64_t *w1)
+{
+	*w0 = *w1 = 0;
+	if (len >= 8) {
+		*w0 = load_u64(p);
+		*w1 = load_u64(p + len - 8);
+	} else if (len >= 4) {
+		*w0 = load_u32(p) | load_u32(p + len - 4) << 32;
+	} else if (len) {
+		*w0 = (uint64_t)(unsigned char)p[0] | (uint64_t)(unsigned char)p[len / 2] << 8 |
+		      (uint64_t)(unsigned char)p[len - 1] << 16;
+	}
+}
+
 /* Interns the text of a field: strings unescaped, primitives verbatim. Unescaped text
  * goes through the cache: up to 16 bytes, the two words and the length are the text
- * itself (overlapping loads that stay inside it), so a hit needs no compare of bytes;
- * longer text is compared with the table's copy (the arena never moves). */
+ * itself (text_words), so a hit needs no compare of bytes; longer text is compared with
+ * the table's copy (the arena never moves). */
 static inline __attribute__((always_inline)) uint32_t seg_intern(struct seg *sg, const struct espan *sp)
 {
 	if (!sp->p)
@@ -288,16 +308,8 @@ static inline __attribute__((always_inline)) uint32_t seg_intern(struct seg *sg,
 		return seg_intern_escaped(sg, sp);
 	const char *p = sp->p;
 	uint32_t len = sp->len;
-	uint64_t w0 = 0, w1 = 0;
-	if (len >= 8) {
-		w0 = load_u64(p);
-		w1 = load_u64(p + len - 8);
-	} else if (len >= 4) {
-		w0 = load_u32(p) | load_u32(p + len - 4) << 32;
-	} else if (len) {
-		w0 = (uint64_t)(unsigned char)p[0] | (uint64_t)(unsigned char)p[len / 2] << 8 |
-		     (uint64_t)(unsigned char)p[len - 1] << 16;
-	}
+	uint64_t w0, w1;
+	text_words(p, len, &w0, &w1);
 	uint64_t h = (w0 ^ (w1 * 0x9E3779B97F4A7C15ULL) ^ len) * 0xFF51AFD7ED558CCDULL;
 	struct intern_cache *c = &sg->cache[h >> (64 - INTERN_CACHE_BITS)];
 	/* an unused entry reads as "", which is id 0 (the table's first string): right too */
@@ -324,6 +336,28 @@ static uint32_t seg_lane(struct seg *sg, uint32_t pid, uint32_t tid)
 	}
 	sg->lane_cache.key[at] = key + 1;
 	return sg->lane_cache.id[at] = *slot;
+}
+
+/* The lane of an event's "pid" and "tid" texts: through the lane memo when both are at
+ * most 16 bytes without escapes (their words and lengths are then the texts themselves),
+ * which saves interning both and the pair's look-up; else the long way. */
+static inline __attribute__((always_inline)) uint32_t seg_lane_of(struct seg *sg, const struct espan *pid,
+								   const struct espan *tid)
+{
+	/* an absent text has length 0 (and no pointer): the long way too */
+	if (pid->len - 1u >= 16 || tid->len - 1u >= 16 || (pid->has_esc | tid->has_esc))
+		return seg_lane(sg, seg_intern(sg, pid), seg_intern(sg, tid));
+	uint64_t p0, p1, t0, t1;
+	text_words(pid->p, pid->len, &p0, &p1);
+	text_words(tid->p, tid->len, &t0, &t1);
+	uint32_t lens = pid->len | tid->len << 8;
+	uint64_t h = ((p0 ^ p1 * 0x9E3779B97F4A7C15ULL) * 0xFF51AFD7ED558CCDULL) ^ (t0 ^ t1 * 0xC2B2AE3D27D4EB4FULL) ^ lens;
+	struct lane_memo *m = &sg->lane_memo[(h * 0x9E3779B97F4A7C15ULL) >> (64 - LANE_MEMO_BITS)];
+	if (!((m->p0 ^ p0) | (m->p1 ^ p1) | (m->t0 ^ t0) | (m->t1 ^ t1) | (m->lens ^ lens)))
+		return m->lane;
+	uint32_t lane = seg_lane(sg, seg_intern(sg, pid), seg_intern(sg, tid));
+	*m = (struct lane_memo){p0, p1, t0, t1, lens, lane};
+	return lane;
 }
 
 static uint32_t seg_attr(struct seg *sg, uint32_t cat, uint32_t task_type)
@@ -552,8 +586,7 @@ static void parse_flow(struct seg *sg, const struct elem *e, char ph, uint64_t o
 		return;
 	}
 	fl.ts = ts;
-	fl.lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]),
-			   seg_intern(sg, &e->f[EF_TID]));
+	fl.lane = seg_lane_of(sg, &e->f[EF_PID], &e->f[EF_TID]);
 	fl.cat = seg_intern(sg, &e->f[EF_CAT]);
 	const struct espan *id = &e->f[EF_ID];
 	unsigned __int128 num = 0;
@@ -609,8 +642,7 @@ static void parse_complete(struct seg *sg, const struct elem *e, uint64_t off)
 	if (dur > INT64_MAX - (ts > 0 ? ts : 0))
 		dur = INT64_MAX - (ts > 0 ? ts : 0);
 	uint32_t name = seg_intern(sg, &e->f[EF_NAME]);
-	uint32_t lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]),
-				 seg_intern(sg, &e->f[EF_TID]));
+	uint32_t lane = seg_lane_of(sg, &e->f[EF_PID], &e->f[EF_TID]);
 	uint32_t cat = seg_intern(sg, &e->f[EF_CAT]);
 	const struct espan *tt = &e->f[EF_ARG_TASK_TYPE];
 	uint32_t ttype = tt->p && (tt->is_str || (tt->p[0] != '{' && tt->p[0] != '['))
@@ -633,7 +665,7 @@ static bool parse_be_common(struct seg *sg, const struct elem *e, uint64_t off, 
 		sg->ph.rejected++;
 		return false;
 	}
-	*lane = seg_lane(sg, seg_intern(sg, &e->f[EF_PID]), seg_intern(sg, &e->f[EF_TID]));
+	*lane = seg_lane_of(sg, &e->f[EF_PID], &e->f[EF_TID]);
 	return true;
 }
 
@@ -798,21 +830,24 @@ static void range_walk_body(void *arg)
 	uint64_t reported = job->begin;
 	job->reported = reported;
 	job->last_complete_end = job->begin;
+	/* read once: the calls below could change them as far as the compiler knows */
+	const char *buf = job->buf;
+	size_t len = job->len, fast_stop = job->jsmn_only ? 0 : job->stop;
 	for (;;) {
 		/* the fast scanner reads an element and finds its end in one pass; anything it is
 		 * not sure of goes through the boundary scan and jsmn */
 		size_t at = js.pos;
-		if (job->len - at >= 3 && !memcmp(job->buf + at, ", {", 3)) {
+		if (len - at >= 3 && !memcmp(buf + at, ", {", 3)) {
 			at += 2; /* between python's elements: no call */
 		} else {
-			at = jscan_skip_ws(job->buf, job->len, at);
-			while (at < job->len && job->buf[at] == ',')
-				at = jscan_skip_ws(job->buf, job->len, at + 1);
+			at = jscan_skip_ws(buf, len, at);
+			while (at < len && buf[at] == ',')
+				at = jscan_skip_ws(buf, len, at + 1);
 		}
-		if (at < job->len && job->buf[at] == '{' && at < job->stop && !job->jsmn_only) {
+		if (at < fast_stop && at < len && buf[at] == '{') {
 			struct elem e;
 			size_t used;
-			if (elem_fast(job->buf + at, job->len - at, &e, &used) == ELEM_OK) {
+			if (elem_fast(buf + at, len - at, &e, &used) == ELEM_OK) {
 				take_element(&job->seg, &e, at);
 				js.pos = at + used;
 				job->last_complete_end = js.pos;

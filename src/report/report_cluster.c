@@ -157,7 +157,7 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 		fputs(_("  the rank everyone waits for: none (no matched collective with a wait)\n"), out);
 	if (ca->n_groups) {
 		fputs(_("  communication groups (transfer = least duration of a collective across the group's ranks,\n"
-			"  wait = own duration - least)\n"),
+			"  at most the transfer: it may hold a wait every rank shares; wait = own duration - least)\n"),
 		      out);
 		fputs("    ", out);
 		/* TRANSLATORS: column titles: each keeps the cells of its column */

@@ -94,6 +94,8 @@ struct opts {
 	char scale_name[128];     /* --kernel-scale NAME */
 	const char *drop_name;    /* --drop-op NAME */
 	int64_t scale_milli;
+	int64_t xfer_milli; /* --xfer-scale: every collective's transfer, in 1/1000 */
+	int64_t setup_ns;   /* --link-setup-us: the first collective's wait on every rank */
 	int scale_kind, drop_kind; /* the kinds they name (enum kind_id), -1: none */
 	enum step_marks marks;
 	enum step_trace step_trace;

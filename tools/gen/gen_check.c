@@ -1269,7 +1269,7 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 	bool trace_ok = !truncated && tv.complete;
 	if (trace_ok) {
 		/* classify by the process / thread names the trace itself declares */
-		int64_t copy = 0, ncoll = 0;
+		int64_t copy = 0, ncoll = 0, cxfer = 0, cspan = 0;
 		int64_t *cpu_ts = NULL;
 		size_t ncpu = 0, cpucap = 0;
 		struct agg *ops = NULL;
@@ -1298,11 +1298,14 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 					list_push(&sw.busy, x->ts, x->end);
 				if (!strcmp(nm, "MEMCPY_ASYNC"))
 					copy += x->end - x->ts;
+				if (!strcmp(nm, "SDMA")) /* a collective's transfer */
+					cxfer += x->end - x->ts;
 			} else if (!strcmp(pname, "HCCL")) {
 				int64_t tn = lookup_name(tv.tn, tv.ntn, x->pid, x->tid, true);
 				if (tn >= 0 && !strcmp(tv.names.s[tn], "Group 0 Communication")) {
 					list_push(&sw.comm, x->ts, x->end);
 					ncoll++;
+					cspan += x->end - x->ts;
 				}
 			} else if (!strcmp(pname, "Python") || !strcmp(pname, "CANN")) {
 				list_push(&sw.host, x->ts, x->end);
@@ -1401,6 +1404,8 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 		        {"compute_ns", sweep_total(&sw.comp)},
 		        {"copy_ns", copy},
 		        {"collectives", ncoll},
+		        {"coll_transfer_ns", cxfer},
+		        {"coll_wait_ns", cspan - cxfer},
 		        {"comm_ns", comm},
 		        {"comm_overlapped_ns", comm - expo},
 		        {"comm_not_overlapped_ns", expo},

@@ -29,6 +29,11 @@ static const char usage_text[] =
 	"  --slow-factor F          (default 1.5; up to 3 decimals)\n"
 	"  --kernel-scale NAME=F    compute kernel NAME (e.g. RmsNorm) lasts F times longer on every\n"
 	"                           rank (up to 3 decimals)\n"
+	"  --xfer-scale F           every collective's transfer lasts F times longer on every rank (a slow\n"
+	"                           link: the least duration across ranks grows, no rank waits more;\n"
+	"                           up to 3 decimals)\n"
+	"  --link-setup-us X        the capture's first collective waits X us more on every rank before\n"
+	"                           its transfer (link setup: a wait every rank shares)\n"
 	"  --drop-op NAME           leave compute kernel NAME and its host ops out of every step\n"
 	"  --step-marks M           engine (execute_model python_function) | profilerstep (ProfilerStep#N\n"
 	"                           cpu_op, Step Id column, schedule in profiler_info) | none\n"
@@ -121,6 +126,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->slow_rank = -1;
 	o->slow_milli = 1500;
 	o->scale_kind = o->drop_kind = -1;
+	o->xfer_milli = 1000;
 	o->ops = 300;
 	bool others = false, slow_factor_set = false;
 	const char *offsets = NULL;
@@ -192,6 +198,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				usage_error("--kernel-scale: bad value '%s' (NAME=F, F 0.001..100)", v);
 			memcpy(o->scale_name, v, (size_t)(eq - v));
 			o->scale_name[eq - v] = '\0';
+		} else if (!strcmp(a, "--xfer-scale")) {
+			const char *v = need_arg(argc, argv, &i);
+			if (!parse_scaled(v, 3, &o->xfer_milli) || o->xfer_milli < 1 || o->xfer_milli > 100000)
+				usage_error("--xfer-scale: bad value '%s' (0.001..100)", v);
+		} else if (!strcmp(a, "--link-setup-us")) {
+			const char *v = need_arg(argc, argv, &i);
+			if (!parse_scaled(v, 3, &o->setup_ns) || o->setup_ns < 0 || o->setup_ns > 10000000 * US)
+				usage_error("--link-setup-us: bad value '%s'", v);
 		} else if (!strcmp(a, "--drop-op")) {
 			o->drop_name = need_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--step-marks")) {

@@ -66,6 +66,7 @@ static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, 
 			pu->m_ov = i == p1 ? m1 : m2;
 			pu->xfer = P->prefill ? rng_range(&r, 200 * US, 1500 * US)
 			                      : rng_range(&r, 30 * US, 200 * US);
+			pu->xfer = pu->xfer * o->xfer_milli / 1000;
 			pu->host_dur = rng_range(&r, 20 * US, 40 * US);
 		}
 		plan_push(P, seq[i] & 63);

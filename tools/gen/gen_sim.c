@@ -304,7 +304,7 @@ static void device_phase(struct gen *G, int k, const struct plan *P)
 			u->k_ts = max64(u->nl_ts + u->nl_dur + KERNEL_LATENCY, R->s2_end);
 			E = max64(E, u->k_ts);
 		}
-		E += pu->xfer;
+		E += pu->xfer + (G->coll_counter == 0 ? G->o->setup_ns : 0);
 		for (int ri = 0; ri < nr; ri++) {
 			struct rank_model *R = &G->rk[ri];
 			struct step *st = &R->st[k];

@@ -51,6 +51,10 @@
  *                                           rank's peers wait inside MC2 dispatch/combine)
  * rank.<r>.comm_overlapped_ns=<ns>          |comm intersect compute|
  * rank.<r>.comm_not_overlapped_ns=<ns>      comm_ns - comm_overlapped_ns (exposed communication)
+ * rank.<r>.coll_transfer_ns=<ns>            summed transfer of the collective spans (SDMA; the same
+ *                                           on every rank, the last to arrive waits for nothing)
+ * rank.<r>.coll_wait_ns=<ns>                summed rest of their durations: waiting for peers, and
+ *                                           the --link-setup-us wait every rank shares
  * rank.<r>.npu_busy_ns=<ns>                 |union of Ascend Hardware tasks but Notify Wait/EVENT_RECORD_SQE|
  * rank.<r>.npu_idle_ns=<ns>                 gaps >= 50 us of (npu busy union collectives) in [first_ts, last_end]
  * rank.<r>.npu_idle_gaps=<n>                number of those gaps
@@ -82,6 +86,8 @@
  * optype.<r>.<Type>.count=<n>               kernel_details.csv rows of that Type (= an op_statistic.csv row)
  * optype.<r>.<Type>.total_ns=<ns>           their summed Duration(us)
  * kernel_scale.<kernel>=<milli>             --kernel-scale: that kernel's durations times milli/1000
+ * xfer_scale=<milli>                        --xfer-scale: every collective's transfer times milli/1000
+ * link_setup_ns=<ns>                        --link-setup-us: the first collective's shared wait
  * drop_op.<kernel>=1                        --drop-op: that kernel and its host ops were left out
  * comm=0|1                                  --comm: communication.json and communication_matrix.json written
  * comm.group=<id>                           the communication-domain id after '@' in every entry
@@ -148,6 +154,10 @@ const char truth_doc[] =
 	"                                          rank's peers wait inside MC2 dispatch/combine)\n"
 	"rank.<r>.comm_overlapped_ns=<ns>          |comm intersect compute|\n"
 	"rank.<r>.comm_not_overlapped_ns=<ns>      comm_ns - comm_overlapped_ns (exposed communication)\n"
+	"rank.<r>.coll_transfer_ns=<ns>            summed transfer of the collective spans (SDMA; the same\n"
+	"                                          on every rank, the last to arrive waits for nothing)\n"
+	"rank.<r>.coll_wait_ns=<ns>                summed rest of their durations: waiting for peers, and\n"
+	"                                          the --link-setup-us wait every rank shares\n"
 	"rank.<r>.npu_busy_ns=<ns>                 |union of Ascend Hardware tasks but Notify Wait/EVENT_RECORD_SQE|\n"
 	"rank.<r>.npu_idle_ns=<ns>                 gaps >= 50 us of (npu busy union collectives) in [first_ts, last_end]\n"
 	"rank.<r>.npu_idle_gaps=<n>                number of those gaps\n"
@@ -179,6 +189,8 @@ const char truth_doc[] =
 	"optype.<r>.<Type>.count=<n>               kernel_details.csv rows of that Type (= an op_statistic.csv row)\n"
 	"optype.<r>.<Type>.total_ns=<ns>           their summed Duration(us)\n"
 	"kernel_scale.<kernel>=<milli>             --kernel-scale: that kernel's durations times milli/1000\n"
+	"xfer_scale=<milli>                        --xfer-scale: every collective's transfer times milli/1000\n"
+	"link_setup_ns=<ns>                        --link-setup-us: the first collective's shared wait\n"
 	"drop_op.<kernel>=1                        --drop-op: that kernel and its host ops were left out\n"
 	"comm=0|1                                  --comm: communication.json and communication_matrix.json written\n"
 	"comm.group=<id>                           the communication-domain id after '@' in every entry\n"
@@ -290,6 +302,13 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 	       "rank.%d.collectives=%d\nrank.%d.comm_ns=%" PRId64 "\nrank.%d.comm_overlapped_ns=%" PRId64
 	       "\nrank.%d.comm_not_overlapped_ns=%" PRId64 "\n",
 	       r, R->ncoll, r, R->comm, r, R->overlapped, r, R->comm - R->overlapped);
+	int64_t cwait = 0, cxfer = 0;
+	for (size_t i = 0; i < R->nu; i++)
+		if (kinds[R->u[i].kind].dc == DC_COMM) {
+			cxfer += R->u[i].xfer;
+			cwait += R->u[i].k_dur - R->u[i].xfer;
+		}
+	sb_fmt(b, "rank.%d.coll_transfer_ns=%" PRId64 "\nrank.%d.coll_wait_ns=%" PRId64 "\n", r, cxfer, r, cwait);
 	sb_fmt(b,
 	       "rank.%d.npu_busy_ns=%" PRId64 "\nrank.%d.npu_idle_ns=%" PRId64
 	       "\nrank.%d.npu_idle_gaps=%" PRId64 "\nrank.%d.free_ns=%" PRId64
@@ -370,6 +389,10 @@ void write_truth(const struct gen *G, struct rank_out *ro)
 		sb_fmt(&b, "kernel_scale.%s=%" PRId64 "\n", kinds[o->scale_kind].kernel, o->scale_milli);
 	if (o->drop_kind >= 0)
 		sb_fmt(&b, "drop_op.%s=1\n", kinds[o->drop_kind].kernel);
+	if (o->xfer_milli != 1000)
+		sb_fmt(&b, "xfer_scale=%" PRId64 "\n", o->xfer_milli);
+	if (o->setup_ns)
+		sb_fmt(&b, "link_setup_ns=%" PRId64 "\n", o->setup_ns);
 	for (int r = 0; r < o->ranks; r++)
 		truth_rank(&b, G, &G->rk[r], &ro[r]);
 	if (o->comm)
