@@ -286,6 +286,55 @@ static void test_hostile_names_stay_escaped(void **state)
 	free(dir);
 }
 
+/* A trace cut short, or one that gave nothing, is said at the top of its rank, before any
+ * figure: read alone, "NPU busy 0.000 us" of a cut trace would look measured. The cut is
+ * planted by the generator at a known byte; the whole trace's device lanes come after it. */
+static void test_rank_header_says_trace_cut_or_unread(void **state)
+{
+	(void)state;
+	const char *bin = getenv("ASCPROF_BIN");
+	if (!tu_gen() || !bin)
+		skip();
+	char *dir = tu_generate("--ranks 1 --seed 3 --steps 6 --truncate-at 200000");
+	char out[4096];
+	snprintf(out, sizeof out, "%s.out", dir);
+	assert_int_equal(tu_sh("'%s' --no-index --report '%s' > '%s' 2>/dev/null", bin, dir, out), 0);
+	size_t len;
+	char *text = tu_read(out, &len);
+	assert_non_null(text);
+	const char *cut = strstr(text, "(trace CUT SHORT: the file ends inside its event array");
+	const char *metrics = strstr(text, "\nmetrics\n");
+	assert_non_null(cut);
+	assert_non_null(metrics);
+	assert_true(cut < metrics);
+	/* the bytes kept: the complete elements before the cut, so fewer than planted */
+	unsigned long long kept = strtoull(strstr(cut, "first ") + 6, NULL, 10);
+	assert_true(kept > 100000 && kept < 200000);
+	free(text);
+
+	/* a trace_view.json that is no trace at all */
+	char *bad = tu_tmpdir();
+	free(tu_write_str(bad, "trace_view.json", "hello, not a trace\n"));
+	assert_int_equal(tu_sh("'%s' --no-index --report '%s' > '%s' 2>/dev/null", bin, bad, out), 0);
+	text = tu_read(out, &len);
+	assert_non_null(text);
+	cut = strstr(text, "(trace NOT READ: ");
+	metrics = strstr(text, "\nmetrics\n");
+	assert_non_null(cut);
+	assert_non_null(metrics);
+	assert_true(cut < metrics);
+	assert_null(strstr(text, "insufficient data for device figures)"));
+	free(text);
+	remove(out);
+	tu_rmtree(bad);
+	free(bad);
+	char *parent = strdup(dir);
+	*strrchr(parent, '/') = '\0';
+	tu_rmtree(parent);
+	free(parent);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_json_attribution),
 		cmocka_unit_test(test_golden_text_report),
 		cmocka_unit_test(test_hostile_names_stay_escaped),
+		cmocka_unit_test(test_rank_header_says_trace_cut_or_unread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

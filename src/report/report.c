@@ -148,6 +148,16 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		fputs(_("   (Db export NOT READ: "), out);
 		summary_put_clean(out, rd->db_path);
 		fputs(_("; see --summary for why. Insufficient data: no figure below comes from it)\n"), out);
+	} else if (rd->store.trace.path && !ra->has_trace) {
+		/* a trace that gave nothing must not read as a capture without one */
+		fputs(_("   (trace NOT READ: "), out);
+		summary_put_clean(out, rd->store.trace.path);
+		fputs(_("; see the messages below. No figure below comes from it)\n"), out);
+	} else if (rd->store.trace.truncated) {
+		/* the figures of a cut trace cover its start only: say so before any of them */
+		fprintf(out, _("   (trace CUT SHORT: the file ends inside its event array; every figure below "
+			       "covers only the events in its first %llu bytes, see the messages below)\n"),
+			(unsigned long long)rd->store.trace.parsed_bytes);
 	} else if (!ra->has_trace && ra->has_timeline)
 		fputs(_("   (no trace: device figures from the kernel table's rows)\n"), out);
 	else if (!ra->has_trace && ra->attr.valid)
@@ -202,9 +212,15 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 				snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
 			fprintf(out, "  %-3zu %10s %9.3f  ", i + 1, start, (double)(s->end - s->start) / 1e6);
 			report_put_padded(out, _(analysis_phase_name(s->phase)), 7);
-			fprintf(out, " %11.3f %12.3f %9.3f %13.3f %9zu  %-10s  %s\n", (double)s->compute_ns / 1e6,
-				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
-				(double)s->host_only_ns / 1e6, s->dispatch_ops, analysis_phase_signal_name(s->phase_source),
+			/* without a host trace these are unknown, not zero (the metrics leave them out) */
+			char host[32] = "-", disp[32] = "-";
+			if (ra->have[M_HOST_ONLY_US])
+				snprintf(host, sizeof host, "%.3f", (double)s->host_only_ns / 1e6);
+			if (ra->have[M_DISPATCH_OPS])
+				snprintf(disp, sizeof disp, "%zu", s->dispatch_ops);
+			fprintf(out, " %11.3f %12.3f %9.3f %13s %9s  %-10s  %s\n", (double)s->compute_ns / 1e6,
+				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6, host, disp,
+				analysis_phase_signal_name(s->phase_source),
 				analysis_confidence_name(s->phase_conf));
 		}
 		if (shown < ra->n_steps)
@@ -418,10 +434,16 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_kus(w, "compute_us", s->compute_ns);
 		jsonw_kus(w, "comm_not_overlapped_us", s->comm_not_overlapped_ns);
 		jsonw_kus(w, "free_us", s->free_ns);
-		jsonw_kus(w, "host_only_us", s->host_only_ns);
+		if (ra->have[M_HOST_ONLY_US]) /* null without a host trace, as the metric */
+			jsonw_kus(w, "host_only_us", s->host_only_ns);
+		else
+			jsonw_knull(w, "host_only_us");
 		jsonw_kus(w, "h2d_us", s->h2d_ns);
 		jsonw_kus(w, "d2h_us", s->d2h_ns);
-		jsonw_kuint(w, "dispatch_ops", s->dispatch_ops);
+		if (ra->have[M_DISPATCH_OPS])
+			jsonw_kuint(w, "dispatch_ops", s->dispatch_ops);
+		else
+			jsonw_knull(w, "dispatch_ops");
 		jsonw_kuint(w, "graph_replays", s->graph_replays);
 		jsonw_obj_end(w);
 	}

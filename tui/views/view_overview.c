@@ -33,6 +33,16 @@ static const struct bottleneck *top_bottleneck(const struct rank_analysis *ra)
 	return best;
 }
 
+/* What the table says of a rank no candidate triggered on: "none" only when the analysis
+ * judged and found nothing; a verdict of insufficient data must not read as a clean run. */
+static const char *untriggered_text(const struct rank_analysis *ra, bool *insufficient)
+{
+	char verdict[256];
+	analysis_verdict(ra, verdict, sizeof verdict);
+	*insufficient = strcmp(verdict, _("no candidate reaches its threshold")) != 0;
+	return *insufficient ? _("insufficient data") : _("none");
+}
+
 static int draw_capture(struct app *app, struct canvas *cv, int x, int y, int w)
 {
 	const struct capture *cap = app_capture(app);
@@ -97,7 +107,7 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 {
 	static const struct { const char *head; int width; enum metric_id m; } cols[] = {
 		{N_("Window"), 11, M_WALL_US},          {N_("NPU busy"), 9, M_NPU_BUSY_PCT},
-		{N_("Host-only"), 10, M_HOST_ONLY_PCT}, {N_("Idle"), 8, M_NPU_IDLE_PCT},
+		{N_("Host-only"), 10, M_HOST_ONLY_PCT}, {N_("Idle"), 9, M_NPU_IDLE_PCT},
 		{N_("Comm exp."), 10, M_COMM_NOT_OVERLAPPED_PCT}, {N_("Steps"), 7, M_STEPS},
 		{N_("Disp/step"), 10, M_DISPATCH_PER_STEP},
 	};
@@ -106,7 +116,12 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 	for (size_t i = 0; i < app_rank_count(app) && (int)i < max_rows; i++) {
 		const struct rank_analysis *ra = app_rank_analysis_of(app, i);
 		const struct bottleneck *bn = ra ? top_bottleneck(ra) : NULL;
-		int bw = bn && bn->score >= 40 ? canvas_width(bn->name) + 4 : 6;
+		bool insufficient;
+		int bw = 6;
+		if (bn && bn->score >= 40)
+			bw = canvas_width(bn->name) + 4;
+		else if (ra)
+			bw = canvas_width(untriggered_text(ra, &insufficient));
 		if (bw > need)
 			need = bw;
 	}
@@ -147,8 +162,12 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 		}
 		const struct bottleneck *bn = top_bottleneck(ra);
 		char b[64];
-		snprintf(b, sizeof b, "%s %d", bn->score >= 40 ? bn->name : "none", bn->score >= 40 ? bn->score : 0);
-		canvas_text(cv, cx + 1, y, w - (cx + 1 - x), bn->score >= 40 ? ST_WARN : ST_GOOD, b);
+		bool insufficient = false;
+		if (bn->score >= 40)
+			snprintf(b, sizeof b, "%s %d", bn->name, bn->score);
+		else
+			snprintf(b, sizeof b, "%s", untriggered_text(ra, &insufficient));
+		canvas_text(cv, cx + 1, y, w - (cx + 1 - x), bn->score >= 40 || insufficient ? ST_WARN : ST_GOOD, b);
 	}
 	return y;
 }
@@ -164,7 +183,7 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 		char verdict[256];
 		analysis_verdict(ra, verdict, sizeof verdict);
 		snprintf(head, sizeof head, _("Verdict (rank %d): %s"), ra->rank, verdict);
-		bool unknown = !strncmp(verdict, "insufficient", 12);
+		bool unknown = strcmp(verdict, _("no candidate reaches its threshold")) != 0;
 		canvas_text(cv, x, y++, w, unknown ? ST_WARN : ST_GOOD, head);
 		y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 1, &ra->attr);
 		return y;

@@ -119,15 +119,20 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		char start[24] = "-";
 		if (s->has_window)
 			snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-		char line[512], win[24] = "-", phase[32];
+		char line[512], win[24] = "-", phase[32], host[24] = "-", disp[24] = "-";
 		if (s->has_window)
 			snprintf(win, sizeof win, "%.3f", (double)(s->win_end - s->win_start) / 1e6);
+		/* without a host trace these are unknown, not zero (the rank's metrics are n/a) */
+		if (ra->have[M_HOST_ONLY_US])
+			snprintf(host, sizeof host, "%.3f", (double)s->host_only_ns / 1e6);
+		if (ra->have[M_DISPATCH_OPS])
+			snprintf(disp, sizeof disp, "%zu", s->dispatch_ops);
 		snprintf(line, sizeof line,
-			 "%4zu %9s %10.3f %10s  %s %11.3f %12.3f %10.3f %13.3f %9zu  %-10s  %-6s  %s", i + 1, start,
+			 "%4zu %9s %10.3f %10s  %s %11.3f %12.3f %10.3f %13s %9s  %-10s  %-6s  %s", i + 1, start,
 			 (double)(s->end - s->start) / 1e6, win,
 			 view_padded(phase, sizeof phase, _(analysis_phase_name(s->phase)), 7), (double)s->compute_ns / 1e6,
-			 (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
-			 (double)s->host_only_ns / 1e6, s->dispatch_ops, analysis_phase_signal_name(s->phase_source),
+			 (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6, host, disp,
+			 analysis_phase_signal_name(s->phase_source),
 			 analysis_confidence_name(s->phase_conf), s->label ? s->label : "");
 		canvas_text(cv, x + 1, hy + 1 + r, w - 2, st, line);
 		if (!sel && (s->phase == PHASE_PREFILL || s->phase == PHASE_MIXED))
@@ -187,8 +192,8 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 		snprintf(b[5], 32, "%.6f", (double)s->compute_ns / 1e6);
 		snprintf(b[6], 32, "%.6f", (double)s->comm_not_overlapped_ns / 1e6);
 		snprintf(b[7], 32, "%.6f", (double)s->free_ns / 1e6);
-		snprintf(b[8], 32, "%.6f", (double)s->host_only_ns / 1e6);
-		snprintf(b[9], 32, "%zu", s->dispatch_ops);
+		snprintf(b[8], 32, v->ra->have[M_HOST_ONLY_US] ? "%.6f" : "", (double)s->host_only_ns / 1e6);
+		snprintf(b[9], 32, v->ra->have[M_DISPATCH_OPS] ? "%zu" : "", s->dispatch_ops);
 		const char *row[] = {b[0], s->label, analysis_phase_name(s->phase), b[1], b[2], b[3], b[4], b[5], b[6],
 				     b[7], b[8], b[9]};
 		csvw_row(out, row, sizeof row / sizeof row[0]);
