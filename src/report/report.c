@@ -28,7 +28,9 @@ const char *report_value_text(double v, const char *unit, bool sign, char *buf, 
 		else
 			snprintf(buf, size, "%s%.3f us", plus, v);
 	} else if (!strcmp(unit, "%")) {
-		snprintf(buf, size, "%s%.2f %%", plus, v);
+		/* a delta of a share is in percentage points: "-2.01 %" beside a "delta %" of
+		 * -3.38 % read as two different relative changes */
+		snprintf(buf, size, sign ? "%s%.2f pp" : "%s%.2f %%", plus, v);
 	} else if (!strcmp(unit, "count")) {
 		snprintf(buf, size, "%s%.0f", plus, v);
 	} else if (!strcmp(unit, "ratio")) {
