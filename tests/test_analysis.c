@@ -642,6 +642,21 @@ static void assert_set_equal(const char *what, struct ivset *got, struct ivset *
 				 (long long)want->end[i]);
 }
 
+/* category_classify (memoised per name, then per triple) against category_of on every
+ * event; device copies may add a direction from the host op that launched them. */
+static void check_classes(const struct rank_store *rs, const struct ev_class *cls)
+{
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		const struct ev_attr *a = store_ev_attr(rs, ev);
+		struct ev_class want = category_of(store_ev_lane(rs, ev)->group, store_ev_name(rs, ev),
+						   store_str(rs, a->cat), store_str(rs, a->task_type));
+		uint8_t dir = want.cat == CAT_COPY ? EVF_H2D | EVF_D2H : 0;
+		if (cls[ev].cat != want.cat || (cls[ev].flags & ~dir) != (want.flags & ~dir))
+			fail_msg("event %zu (%s): class %d/%#x, category_of %d/%#x", ev, store_ev_name(rs, ev),
+				 cls[ev].cat, cls[ev].flags, want.cat, want.flags);
+	}
+}
+
 /* Every rank of the capture: rank_sets_build and rank_sets_derive against the oracle;
  * returns the intervals compared, so a test knows it compared something. */
 static size_t check_sets(const struct capture *cap)
@@ -653,6 +668,7 @@ static size_t check_sets(const struct capture *cap)
 			continue;
 		struct ev_class *cls = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *cls);
 		category_classify(rs, cls);
+		check_classes(rs, cls);
 		struct rank_sets got, want;
 		rank_sets_build(rs, cls, &got);
 		rank_sets_derive(&got, rs, cls, true);

@@ -455,7 +455,17 @@ static void check_same_tables(const char *text, size_t len)
 	struct csv_table *b = csvt_load_buffer("t.csv", text, len, &d2);
 	unsetenv("ASCPROF_LIBCSV_ONLY");
 	assert_true((a == NULL) == (b == NULL));
+	/* the same messages, in the same order (the encoding's among them) */
+	if (d1.n != d2.n)
+		fail_msg("%zu messages, libcsv %zu, in:\n%.*s", d1.n, d2.n, (int)len, text);
+	for (size_t i = 0; i < d1.n; i++) {
+		char *x = diag_format(&d1.items[i]), *y = diag_format(&d2.items[i]);
+		assert_string_equal(x, y);
+		free(x);
+		free(y);
+	}
 	if (a) {
+		assert_int_equal(a->gbk, b->gbk);
 		assert_int_equal(a->ncols, b->ncols);
 		for (size_t c = 0; c < a->ncols; c++)
 			assert_string_equal(a->headers[c], b->headers[c]);
@@ -513,7 +523,8 @@ static void test_plain_lines_match_libcsv(void **state)
 					    "\"\"", "\"open", "\"12.5\"", "\"\"\"1,2\"\"\"",
 					    "\"\"\"151936,4096;1857\"\"\"", "0.559", "0.000", "18.325", "007.50",
 					    "1.", ".5", "-3", "1234567890123456", "123456789012345.6", "\"a\" ,",
-					    "\"a\"\"\"", " \"b\"\"c\" "};
+					    "\"a\"\"\"", " \"b\"\"c\" ", "x", "y", "z", "1", "2", "3", "4", "5", "6",
+					    "7", "8", "9", "0.5", "\xD6\xD0\xCE\xC4", "\"\xD6\xD0\n\xCE\xC4\"", "\xFF"};
 	static const char *const pads[] = {"", "", "", " ", "\t", "  \t"};
 	static const char *const ends[] = {"\n", "\n", "\r\n", "\r\n", "\n\n", "\r", " \t\n"};
 	uint64_t rng = 777;
@@ -576,6 +587,21 @@ static void test_splitter_limits_match_libcsv(void **state)
 	int64_t ns;
 	assert_true(csvt_time(t, 2, COL_DURATION, &ns));
 	assert_true(ns == 3000);
+	csvt_free(t);
+	diag_free(&dl);
+	/* a table cut short by an unclosed quote past 16 MB: its encoding still counts the
+	 * bytes after the cut (a GB18030 byte there makes it GB18030) */
+	sbuf_reset(&sb);
+	sbuf_adds(&sb, "Name,Duration(us)\nA,1\n\"");
+	for (int i = 0; i < (17 << 20) / 64; i++)
+		sbuf_adds(&sb, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	sbuf_adds(&sb, "\nB,2\n\xD6\xD0,3\n");
+	check_same_tables(sbuf_str(&sb), sb.len);
+	diag_init(&dl);
+	t = csvt_load_buffer("cut.csv", sbuf_str(&sb), sb.len, &dl);
+	assert_non_null(t);
+	assert_true(t->gbk);
+	assert_int_equal(t->nrows, 1);
 	csvt_free(t);
 	diag_free(&dl);
 	sbuf_reset(&sb);

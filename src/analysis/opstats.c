@@ -36,7 +36,8 @@ struct op_groups {
 	const char **names; /* borrowed strings, by name index */
 	bool own_names;
 	uint32_t *end;   /* per key (scope * n_names + name): one past its last record */
-	uint32_t *first; /* per key: the index of its first record as given, UINT32_MAX when none */
+	uint32_t *first; /* per key: the index of its first record as given plus one, 0 when none
+			  * (calloc'd: the pages of keys never seen are never written) */
 	/* the grouped instances, as two columns: 5 bytes each, 9 when some duration of the rank
 	 * does not fit 32 bits (then dur64 is used, dur32 is NULL) */
 	uint32_t *dur32;
@@ -62,16 +63,15 @@ static void groups_init(struct op_groups *g, size_t n_names)
 	g->n_names = n_names;
 	size_t keys = (size_t)SCOPE_COUNT * n_names;
 	g->end = xcalloc(keys ? keys : 1, sizeof *g->end);
-	g->first = xmalloc((keys ? keys : 1) * sizeof *g->first);
-	memset(g->first, 0xff, (keys ? keys : 1) * sizeof *g->first);
+	g->first = xcalloc(keys ? keys : 1, sizeof *g->first);
 }
 
 /* The first of two passes over the same records: counts them per key. */
 static inline __attribute__((always_inline)) void groups_count(struct op_groups *g, const struct rec *r)
 {
 	size_t key = group_key(g, r);
-	if (g->first[key] == UINT32_MAX)
-		g->first[key] = (uint32_t)g->n;
+	if (!g->first[key])
+		g->first[key] = (uint32_t)g->n + 1;
 	g->end[key]++;
 	if ((uint64_t)r->dur > UINT32_MAX) /* longer than 4.29 s, or negative */
 		g->wide = true;
@@ -135,20 +135,27 @@ static inline __attribute__((always_inline)) uint8_t phase_at(const struct rank_
 
 /* Sums of a CSV table's durations per op name, mapped onto the store's name ids. */
 struct csv_totals {
-	int64_t *total; /* by store name id; -1 = not in the table */
+	int64_t *total; /* by store name id, where `has` is set; < 0: not in the table */
+	uint8_t *has;   /* a bit per store name id: total is set (calloc'd, as total is: only
+			 * the pages of the table's names are written) */
 	const char **type;
 	uint32_t n;
 	bool present;
 };
 
+/* The table's total of a name, -1 when the table has none. */
+static inline int64_t csv_total(const struct csv_totals *ct, uint32_t id)
+{
+	return ct->has[id / 8] & (1u << id % 8) ? ct->total[id] : -1;
+}
+
 static void csv_totals_build(const struct rank_store *rs, const struct csv_table *t, enum csv_col dur_col,
 			     struct csv_totals *ct)
 {
 	ct->n = strtab_count(rs->strs);
-	ct->total = xmalloc(ct->n * sizeof *ct->total);
-	ct->type = xcalloc(ct->n, sizeof *ct->type);
-	for (uint32_t i = 0; i < ct->n; i++)
-		ct->total[i] = -1;
+	ct->total = xcalloc(ct->n ? ct->n : 1, sizeof *ct->total);
+	ct->has = xcalloc(ct->n / 8 + 1, 1);
+	ct->type = xcalloc(ct->n ? ct->n : 1, sizeof *ct->type);
 	ct->present = t != NULL && csvt_has(t, COL_NAME) && csvt_has(t, dur_col);
 	if (!ct->present)
 		return;
@@ -167,7 +174,8 @@ static void csv_totals_build(const struct rank_store *rs, const struct csv_table
 		int64_t d;
 		if (id == STRTAB_NONE || !csvt_time(t, r, dur_col, &d))
 			continue;
-		ct->total[id] = num_sat_add(ct->total[id] < 0 ? 0 : ct->total[id], d);
+		ct->total[id] = num_sat_add(csv_total(ct, id) < 0 ? 0 : ct->total[id], d);
+		ct->has[id / 8] |= (uint8_t)(1u << id % 8);
 		if (!ct->type[id] && csvt_has(t, COL_TYPE))
 			ct->type[id] = csvt_str(t, r, COL_TYPE);
 	}
@@ -177,6 +185,7 @@ static void csv_totals_build(const struct rank_store *rs, const struct csv_table
 static void csv_totals_free(struct csv_totals *ct)
 {
 	free(ct->total);
+	free(ct->has);
 	free(ct->type);
 }
 
@@ -260,7 +269,7 @@ static void add_op(struct op_list *out, size_t k, struct dur_sum sum, struct pct
 	o->csv_total_ns = -1;
 	o->deviation_pct = NAN;
 	if (ct && store_id != STRTAB_NONE && store_id < ct->n) {
-		if (ct->present && phase == PHASE_UNKNOWN && ct->total[store_id] >= 0) {
+		if (ct->present && phase == PHASE_UNKNOWN && csv_total(ct, store_id) >= 0) {
 			o->csv_total_ns = ct->total[store_id];
 			if (o->csv_total_ns > 0)
 				o->deviation_pct =
@@ -445,7 +454,7 @@ static void trace_groups(const struct rank_store *rs, const struct rank_analysis
 static size_t join_scopes(const struct op_groups *g, uint32_t name, int64_t *dur, uint8_t *tag)
 {
 	size_t kd = (size_t)SCOPE_DEVICE * g->n_names + name, kh = (size_t)SCOPE_HOST * g->n_names + name;
-	size_t first = g->first[kh] < g->first[kd] ? kh : kd, second = first == kd ? kh : kd;
+	size_t first = g->first[kh] - 1u < g->first[kd] - 1u ? kh : kd, second = first == kd ? kh : kd;
 	size_t a1 = group_start(g, first), n1 = g->end[first] - a1;
 	size_t a2 = group_start(g, second), n2 = g->end[second] - a2;
 	for (size_t i = 0; i < n1; i++)

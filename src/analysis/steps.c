@@ -870,7 +870,11 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 		size_t np = 0;
 		for (size_t i = 0; i < n; i++)
 			np += lg[i] > cut;
-		enum confidence c = n >= 4 && sep >= 6.0 ? CONF_MEDIUM : CONF_LOW;
+		/* never more than low: a short prompt takes about a decode step's time, and with
+		 * chunked prefill (vLLM V1's default) prompt chunks ride with decodes in steps of
+		 * either cluster (a generated vllm,mixed=3 capture without shapes, seed 1: prefill
+		 * and mixed steps read decode with confidence medium) */
+		enum confidence c = CONF_LOW;
 		for (size_t i = 0; i < n; i++) {
 			struct step *s = &ra->steps[sel[i]];
 			s->phase = lg[i] > cut ? PHASE_PREFILL : PHASE_DECODE;
@@ -879,7 +883,9 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 			s->phase_evidence = xasprintf(
 			        _("step durations form two clusters: %zu step(s) around %.3f ms read as "
 			        "prefill, %zu "
-			        "around %.3f ms as decode (ratio %.1f, separation %.1f sd of log duration)"),
+			        "around %.3f ms as decode (ratio %.1f, separation %.1f sd of log duration); a short "
+			        "prompt, or with chunked prefill prompt chunks beside decodes (mixed), can sit in "
+			        "either"),
 			        np, exp(m2) / 1e6, n - np, exp(m1) / 1e6, ratio, isfinite(sep) ? sep : 99.0);
 		}
 	} else {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* libcsv-driven table reader with typed columns and lazy cells. */
+/* CSV tables: a mask splitter over the lines, libcsv for the lines it leaves; typed columns
+ * and lazy cells. */
 #include "csv_table.h"
 
 #include <csv.h>
@@ -27,8 +28,11 @@
 #include "spill.h"
 #include "xalloc.h"
 
-/* libcsv's row state (csv.h documents the field; 0 is "row not begun"). */
+/* libcsv's row states (csv.h documents the field; libcsv.c names them): 0 is "row not
+ * begun", 2 "in a field" (3, "field might have ended", follows a quote in a quoted field:
+ * at the end of the input that quote closes it). */
 #define LIBCSV_ROW_NOT_BEGUN 0
+#define LIBCSV_FIELD_BEGUN 2
 /* The largest cell read (real cells are at most KBs), and how much libcsv is given at once
  * so that a larger one is seen early. */
 #define CSVT_CELL_MAX (16u << 20)
@@ -84,12 +88,17 @@ static const char *cell_utf8(struct parse_state *ps, const char *s, size_t len, 
 	return sbuf_str(&ps->cell);
 }
 
-static void steps_put(struct csvt_steps *s, size_t row, int64_t v)
+static void steps_add(struct csvt_steps *s, size_t row, int64_t v)
 {
-	if (s->n && s->at[s->n - 1].v == v)
-		return;
 	xgrow(&s->at, &s->cap, s->n + 1, sizeof *s->at);
 	s->at[s->n++] = (struct csvt_step){row, v};
+}
+
+/* Every row: inline while the value stays. */
+static inline void steps_put(struct csvt_steps *s, size_t row, int64_t v)
+{
+	if (!s->n || s->at[s->n - 1].v != v)
+		steps_add(s, row, v);
 }
 
 #define STEP_BY_ROW(at, i, k) ((at)[i].row <= (k))
@@ -101,7 +110,19 @@ int64_t csvt_steps_at(const struct csvt_steps *s, size_t row)
 	return lo ? s->at[lo - 1].v : 0;
 }
 
-static void start_row(struct parse_state *ps)
+/* A typed cell missing (or unreadable). */
+static inline void set_missing(const struct csv_column *col, size_t r)
+{
+	switch (col->type) {
+	case CSVT_STR: col->v.str[r] = 0; break;
+	case CSVT_TIME: col->v.time[r] = CSVT_MISSING_TIME; break;
+	case CSVT_NUM: col->v.num[r] = NAN; break;
+	case CSVT_RATIO: col->v.ratio[r] = NAN; break;
+	}
+}
+
+/* A new row, its typed cells not yet written (start_row writes them missing). */
+static void start_row_unset(struct parse_state *ps)
 {
 	struct csv_table *t = ps->t;
 	if (t->nrows == t->cap_rows) {
@@ -123,15 +144,13 @@ static void start_row(struct parse_state *ps)
 	t->row_off_lo[r] = (uint32_t)ps->pending_off;
 	steps_put(&t->off_high, r, (int64_t)(ps->pending_off >> 32));
 	steps_put(&t->line_skew, r, (int64_t)ps->pending_line - (int64_t)r);
-	for (size_t i = 0; i < t->n_typed; i++) {
-		struct csv_column *col = &t->cols[i];
-		switch (col->type) {
-		case CSVT_STR: col->v.str[r] = 0; break;
-		case CSVT_TIME: col->v.time[r] = CSVT_MISSING_TIME; break;
-		case CSVT_NUM: col->v.num[r] = NAN; break;
-		case CSVT_RATIO: col->v.ratio[r] = NAN; break;
-		}
-	}
+}
+
+static void start_row(struct parse_state *ps)
+{
+	start_row_unset(ps);
+	for (size_t i = 0; i < ps->t->n_typed; i++)
+		set_missing(&ps->t->cols[i], ps->t->nrows - 1);
 }
 
 static bool is_timestamp_col(enum csv_col c)
@@ -189,8 +208,19 @@ static const char *unescape_pairs(struct parse_state *ps, const char *s, size_t 
 static uint32_t intern_span(struct parse_state *ps, size_t typed, const char *s, size_t len, bool pairs)
 {
 	struct str_cache *c = &ps->memo[typed * STR_CACHE + str_slot(s, len)];
-	if (c->p && c->len == len && !memcmp(c->p, s, len))
-		return c->id;
+	if (c->p && c->len == len) {
+		if (len >= 8 && len <= 16) { /* most names: two words, not a call */
+			uint64_t a0, a1, b0, b1;
+			memcpy(&a0, s, 8);
+			memcpy(&a1, s + len - 8, 8);
+			memcpy(&b0, c->p, 8);
+			memcpy(&b1, c->p + len - 8, 8);
+			if (a0 == b0 && a1 == b1)
+				return c->id;
+		} else if (!memcmp(c->p, s, len)) {
+			return c->id;
+		}
+	}
 	size_t n = len;
 	const char *text = pairs ? unescape_pairs(ps, s, len, &n) : s;
 	uint32_t id = intern_cell(ps, text, n);
@@ -427,12 +457,12 @@ static bool looks_blank(const char *p, size_t n)
 /* 64 bytes as bit masks of ',', '"', '\n' and '\r' (bit k: b[k]); bytes at or past limit
  * (the end of the file's bytes) are never read and give no bit. */
 struct blk_masks {
-	uint64_t comma, quote, nl, cr;
+	uint64_t comma, quote, nl, cr, high; /* high: bytes past ASCII */
 };
 
 static inline void masks64(const char *b, const char *limit, struct blk_masks *m)
 {
-	uint64_t c = 0, q = 0, n = 0, r = 0;
+	uint64_t c = 0, q = 0, n = 0, r = 0, h = 0;
 #ifdef __SSE2__
 	if (limit - b >= 64) {
 		const __m128i comma = _mm_set1_epi8(','), quote = _mm_set1_epi8('"'), nl = _mm_set1_epi8('\n'),
@@ -443,8 +473,9 @@ static inline void masks64(const char *b, const char *limit, struct blk_masks *m
 			q |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) << (16 * i);
 			n |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) << (16 * i);
 			r |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, cr)) << (16 * i);
+			h |= (uint64_t)(unsigned)_mm_movemask_epi8(v) << (16 * i);
 		}
-		*m = (struct blk_masks){c, q, n, r};
+		*m = (struct blk_masks){c, q, n, r, h};
 		return;
 	}
 #endif
@@ -454,8 +485,9 @@ static inline void masks64(const char *b, const char *limit, struct blk_masks *m
 		q |= (uint64_t)(b[i] == '"') << i;
 		n |= (uint64_t)(b[i] == '\n') << i;
 		r |= (uint64_t)(b[i] == '\r') << i;
+		h |= (uint64_t)((unsigned char)b[i] >> 7) << i;
 	}
-	*m = (struct blk_masks){c, q, n, r};
+	*m = (struct blk_masks){c, q, n, r, h};
 }
 
 /* Bit k set when an odd number of bits at or below k are: with quote bits, the bytes
@@ -480,6 +512,7 @@ struct line_scan {
 	size_t kept;
 	bool lone_cr; /* a CR elsewhere than just before the '\n' (libcsv ends a row there) */
 	bool quotes;  /* a '"' in the line */
+	bool high;    /* a byte past ASCII in it */
 	size_t nq;    /* its quotes, at ps->qpos as offsets; SIZE_MAX: over CSVT_QUOTES_MAX */
 	bool open;    /* it ends inside quotes: a cell over several lines, or a stray quote */
 };
@@ -494,7 +527,7 @@ static void scan_line(const char *p, const char *limit, size_t want, struct pars
 		      struct line_scan *ls)
 {
 	size_t off = 0, nsep = 0, nq = 0, cr_at = SIZE_MAX;
-	uint64_t inside = 0, quotes = 0;
+	uint64_t inside = 0, quotes = 0, high = 0;
 	bool lone_cr = false, has_nl = false;
 	for (;;) {
 		struct blk_masks m;
@@ -512,6 +545,7 @@ static void scan_line(const char *p, const char *limit, size_t want, struct pars
 		}
 		uint64_t q = m.quote & upto, cr = m.cr & upto;
 		quotes |= q;
+		high |= m.high & upto;
 		uint64_t in = prefix_xor(q) ^ inside;
 		inside = (uint64_t)((int64_t)in >> 63);
 		if (cr) {
@@ -552,6 +586,7 @@ static void scan_line(const char *p, const char *limit, size_t want, struct pars
 	}
 	ls->lone_cr = lone_cr;
 	ls->quotes = quotes != 0;
+	ls->high = high != 0;
 	ls->nq = nq;
 	ls->open = inside != 0;
 }
@@ -675,17 +710,19 @@ static bool split_scanned(const char *p, const struct line_scan *ls, struct pars
 		on_row('\n', ps);
 		return true;
 	}
-	start_row(ps);
+	/* every typed cell is written below: read, or missing */
+	start_row_unset(ps);
 	const struct csv_table *t = ps->t;
+	size_t r = t->nrows - 1;
 	for (size_t k = 0; k < t->n_typed; k++) {
 		size_t i = (size_t)t->cols[k].index;
-		if (i >= nf)
+		if (i >= nf) { /* a short row */
+			for (; k < t->n_typed; k++)
+				set_missing(&t->cols[k], r);
 			break;
-		/* a repeated column's later copy is not in cell_col: read lazily */
-		if (ps->cell_col[i] != &t->cols[k])
-			continue;
+		}
 		const char *f = i ? p + sep[i - 1] + 1 : p, *e = i < ls->nsep ? p + sep[i] : end;
-		size_t len, r = t->nrows - 1;
+		size_t len;
 		bool pairs;
 		const char *s = cell_span(f, e, &len, &pairs);
 		const struct csv_column *col = &t->cols[k];
@@ -707,6 +744,7 @@ static bool split_scanned(const char *p, const struct line_scan *ls, struct pars
 		}
 		if (pairs)
 			s = unescape_pairs(ps, s, len, &len);
+		set_missing(col, r); /* what store_cell leaves when it cannot read the cell */
 		store_cell(ps, i, s, len);
 	}
 	ps->fields = nf;
@@ -723,6 +761,10 @@ struct parse_run {
 	struct parse_state ps;
 	struct csv_parser p;
 	bool parser_live;
+	/* a parse that checks UTF-8 line by line keeps its messages here until it ends: a bad
+	 * byte found on the way starts it again, checked first (and read as GB18030) */
+	struct diag_list local;
+	bool local_live;
 	struct csv_table *result;
 };
 
@@ -767,14 +809,31 @@ static void parse_run_abandon(struct parse_run *r)
 	parse_state_free(&r->ps);
 	csvt_free(r->ps.t);
 	r->ps.t = NULL;
+	if (r->local_live)
+		diag_free(&r->local);
+	r->local_live = false;
 }
 
-static void parse_run_main(void *arg)
+/* One parse of r's bytes. utf8_first: the bytes are checked for UTF-8 before (and a file
+ * that is not is read as GB18030); else line by line as they are read, the messages kept
+ * in r->local, and false (nothing kept) when a bad byte turns up: the caller parses again,
+ * checking first. Only ASCPROF_LIBCSV_ONLY=1 and that second parse check first: an ASCII
+ * or UTF-8 file is read once, not twice. */
+static bool parse_attempt(struct parse_run *r, bool utf8_first)
 {
-	struct parse_run *r = arg;
 	const char *name = r->name, *buf = r->buf;
 	size_t len = r->len;
+	/* ASCPROF_LIBCSV_ONLY=1 sends every line through libcsv (comparisons) */
+	const char *only = getenv("ASCPROF_LIBCSV_ONLY");
+	bool fast = !(only && !strcmp(only, "1"));
+	if (!fast)
+		utf8_first = true;
 	struct diag_list *dl = r->dl;
+	if (!utf8_first) {
+		diag_init(&r->local);
+		r->local_live = true;
+		dl = &r->local;
+	}
 	struct csv_table *t = xcalloc(1, sizeof *t);
 	r->ps.t = t;
 	t->path = xstrdup(name);
@@ -789,7 +848,7 @@ static void parse_run_main(void *arg)
 		t->bom = true;
 		pos = 3;
 	}
-	const uint8_t *bad = sanitize_utf8_first_bad((const uint8_t *)buf + pos, len - pos);
+	const uint8_t *bad = utf8_first ? sanitize_utf8_first_bad((const uint8_t *)buf + pos, len - pos) : NULL;
 	if (bad) {
 		size_t n = 0;
 		uint8_t *conv = u8_conv_from_encoding("GB18030", iconveh_error, buf + pos, len - pos, NULL,
@@ -825,11 +884,8 @@ static void parse_run_main(void *arg)
 	struct parse_state *ps = &r->ps;
 	*ps = (struct parse_state){.t = t, .dl = dl, .name = name, .pending_line = 1, .buf_begin = buf,
 				  .buf_end = buf + len};
-	/* ASCPROF_LIBCSV_ONLY=1 sends every line through libcsv (comparisons) */
-	const char *only = getenv("ASCPROF_LIBCSV_ONLY");
-	bool fast = !(only && !strcmp(only, "1"));
 	long line = 1;
-	bool parse_error = false, too_big = false;
+	bool parse_error = false, too_big = false, restart = false;
 	while (pos < len) {
 		/* a line that starts a row is scanned once for its end, its separators and
 		 * whether the splitter may take it; a row libcsv is in the middle of is its own */
@@ -842,6 +898,11 @@ static void parse_run_main(void *arg)
 		} else {
 			const char *eol = memchr(buf + pos, '\n', len - pos);
 			n = eol ? (size_t)(eol - (buf + pos)) + 1 : len - pos;
+		}
+		if (!utf8_first && (!(fast && fresh) || ls.high) &&
+		    sanitize_utf8_first_bad((const uint8_t *)buf + pos, n)) {
+			restart = true;
+			break;
 		}
 		bool blank = fresh && looks_blank(buf + pos, n);
 		if (fresh && !blank) {
@@ -882,7 +943,13 @@ static void parse_run_main(void *arg)
 		pos += n;
 		line++;
 	}
-	bool open_quote = !too_big && p->quoted && p->pstate != LIBCSV_ROW_NOT_BEGUN;
+	/* the bytes a parse cut short never read count too (they make the file GB18030) */
+	if (!utf8_first && !restart && pos < len &&
+	    sanitize_utf8_first_bad((const uint8_t *)buf + pos, len - pos))
+		restart = true;
+	if (restart)
+		return false;
+	bool open_quote = !too_big && p->quoted && p->pstate == LIBCSV_FIELD_BEGUN;
 	if (!too_big)
 		csv_fini(p, on_field, on_row, ps);
 	csv_free(p);
@@ -900,20 +967,35 @@ static void parse_run_main(void *arg)
 	if (!ps->header_done || t->ncols == 0) {
 		diag_add(dl, DIAG_WARN, name, 0, -1, _("no header row; skipped"));
 		csvt_free(t);
-		return;
+		t = NULL;
 	}
-	if (t->nrows == 0)
+	if (t && t->nrows == 0)
 		diag_add(dl, DIAG_INFO, name, 0, -1, _("a header and no data rows"));
-	if (t->ragged_rows > WARN_EACH)
+	if (t && t->ragged_rows > WARN_EACH)
 		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu rows in all have the wrong number of cells"),
 			 t->ragged_rows);
-	if (t->excel_numbers > WARN_EACH)
+	if (t && t->excel_numbers > WARN_EACH)
 		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu timestamps in all are in exponent form"),
 			 t->excel_numbers);
-	if (t->bad_numbers > WARN_EACH)
+	if (t && t->bad_numbers > WARN_EACH)
 		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu numeric cells in all could not be read"),
 			 t->bad_numbers);
+	if (r->local_live) {
+		diag_append(r->dl, &r->local);
+		diag_free(&r->local);
+		r->local_live = false;
+	}
 	r->result = t;
+	return true;
+}
+
+static void parse_run_main(void *arg)
+{
+	struct parse_run *r = arg;
+	if (parse_attempt(r, false))
+		return;
+	parse_run_abandon(r); /* a byte that is not UTF-8: again, checked first */
+	parse_attempt(r, true);
 }
 
 static struct csv_table *parse_bytes(const char *name, const char *buf, size_t len,

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* CSV tables from profiling exports, read with libcsv.
+/* CSV tables from profiling exports. A line is split by 64-byte masks of its commas and
+ * quotes (csv_table.c): typed cells are read straight from the file's bytes; a line the
+ * splitter leaves (a cell over several lines, a stray quote, a lone CR) goes to libcsv,
+ * which also reads every line when ASCPROF_LIBCSV_ONLY=1: the oracle of test_csv and
+ * fuzz_csv.
  *
  * Columns the schema knows (csv_schema.h) and something reads by name (csv_schema_is_read)
  * are kept typed per row: interned text, exact times in ns, numbers. Every other cell

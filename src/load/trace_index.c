@@ -1558,10 +1558,13 @@ static void defer_queue(struct tindex_defer *d, const struct tix_kind *k, void *
 		j->paths[i] = xstrdup(paths[i]);
 	/* dl goes on (the capture's list takes it and frees it): the messages are copied */
 	diag_init(&j->msgs);
+	pthread_mutex_t *lock = (pthread_mutex_t *)&dl->lock; /* another thread may add to it */
+	pthread_mutex_lock(lock);
 	for (size_t i = diag0; i < dl->n; i++)
 		diag_add(&j->msgs, dl->items[i].level, dl->items[i].file, dl->items[i].line, dl->items[i].offset, "%s",
 			 dl->items[i].msg);
 	j->msgs.dropped = dl->dropped - dropped0;
+	pthread_mutex_unlock(lock);
 	j->max_bytes = max;
 	k->keep(j, ctx);
 	pthread_mutex_lock(&d->lock);

@@ -250,10 +250,21 @@ void category_classify(const struct rank_store *rs, struct ev_class *out)
 	m.keys = xcalloc(m.cap, sizeof *m.keys);
 	m.vals = xcalloc(m.cap, sizeof *m.vals);
 	size_t used = 0;
+	/* per name id: the (group, attr) it was last classified with << 32 | 1 << 16 | its
+	 * class; a name nearly always comes with the same, so most events read one word
+	 * instead of probing the memo's two arrays */
+	uint32_t n_names = strtab_count(rs->strs);
+	uint64_t *last = xcalloc(n_names ? n_names : 1, sizeof *last);
 	for (size_t e = 0; e < rs->n_ev; e++) {
 		const struct lane *l = store_ev_lane(rs, e);
-		uint64_t key = ((uint64_t)l->group << 61) | ((uint64_t)(store_ev_attr_id(rs, e) & 0x1fffffff) << 32) |
-			       rs->ev_name[e];
+		uint32_t name = rs->ev_name[e];
+		uint64_t upper = ((uint64_t)l->group << 29) | (store_ev_attr_id(rs, e) & 0x1fffffff);
+		uint64_t *hot = name < n_names ? &last[name] : NULL;
+		if (hot && *hot && *hot >> 32 == upper) {
+			out[e] = (struct ev_class){.cat = (uint8_t)*hot, .flags = (uint8_t)(*hot >> 8)};
+			continue;
+		}
+		uint64_t key = upper << 32 | name;
 		uint64_t k1 = key + 1;
 		size_t i = (size_t)(k1 * 0x9E3779B97F4A7C15ULL >> 20) & (m.cap - 1);
 		while (m.keys[i] && m.keys[i] != k1)
@@ -288,7 +299,10 @@ void category_classify(const struct rank_store *rs, struct ev_class *out)
 			}
 		}
 		out[e] = m.vals[i];
+		if (hot)
+			*hot = upper << 32 | 1u << 16 | (uint32_t)out[e].flags << 8 | out[e].cat;
 	}
+	free(last);
 	free(m.keys);
 	free(m.vals);
 	/* device copies take their direction from the host op that launched them */
