@@ -126,6 +126,18 @@ static void test_raw_capture_says_what_to_run(void **state)
 	assert_true(diag_has(&dl, "no profiling data found"));
 	discover_free(&plan);
 	diag_free(&dl);
+	/* files that are there but empty (an interrupted export): not "found none" */
+	char *hollow = tu_tmpdir();
+	free(tu_write_str(hollow, "PROF_1/mindstudio_profiler_output/msprof_1.json", ""));
+	free(tu_write_str(hollow, "PROF_1/mindstudio_profiler_output/op_summary_1.csv", ""));
+	diag_init(&dl);
+	assert_int_equal(discover(hollow, &plan, &dl), -1);
+	assert_true(diag_has(&dl, "the 2 profiling file(s) found are all empty"));
+	assert_false(diag_has(&dl, "no profiling data found"));
+	discover_free(&plan);
+	diag_free(&dl);
+	tu_rmtree(hollow);
+	free(hollow);
 	diag_init(&dl);
 	assert_int_equal(discover("/nonexistent/ascprof", &plan, &dl), -1);
 	assert_true(diag_has(&dl, "No such file"));

@@ -226,6 +226,16 @@ static void test_golden_text_report(void **state)
 	free(text);
 }
 
+/* Removes a capture of tu_generate with the temp directory around it, and frees dir. */
+static void rm_generated(char *dir)
+{
+	char *parent = strdup(dir);
+	*strrchr(parent, '/') = '\0';
+	tu_rmtree(parent);
+	free(parent);
+	free(dir);
+}
+
 static void test_hostile_names_stay_escaped(void **state)
 {
 	(void)state;
@@ -279,11 +289,31 @@ static void test_hostile_names_stay_escaped(void **state)
 	assert_null(memmem(bytes, len, "\xC2\x9B", 2));
 	assert_null(memchr(bytes, 0x07, len)); /* the BEL after the OSC 52 in the op name */
 	free(bytes);
-	char *parent = strdup(dir);
-	*strrchr(parent, '/') = '\0';
-	tu_rmtree(parent);
-	free(parent);
-	free(dir);
+	rm_generated(dir);
+}
+
+/* The text report (--no-index) of path, as an owned string; the binary must exit 0. */
+static char *report_text_of(const char *path)
+{
+	const char *bin = getenv("ASCPROF_BIN");
+	char *tmp = tu_tmpdir();
+	char out[4096];
+	snprintf(out, sizeof out, "%s/report.txt", tmp);
+	assert_int_equal(tu_sh("'%s' --no-index --report '%s' > '%s' 2>/dev/null", bin, path, out), 0);
+	size_t len;
+	char *text = tu_read(out, &len);
+	assert_non_null(text);
+	tu_rmtree(tmp);
+	free(tmp);
+	return text;
+}
+
+/* what must come under the rank's heading, before its metrics */
+static void assert_before_metrics(const char *text, const char *needle)
+{
+	const char *at = strstr(text, needle), *metrics = strstr(text, "\nmetrics\n");
+	if (!at || !metrics || at > metrics)
+		fail_msg("\"%s\" is not before the metrics", needle);
 }
 
 /* A trace cut short, or one that gave nothing, is said at the top of its rank, before any
@@ -292,47 +322,49 @@ static void test_hostile_names_stay_escaped(void **state)
 static void test_rank_header_says_trace_cut_or_unread(void **state)
 {
 	(void)state;
-	const char *bin = getenv("ASCPROF_BIN");
-	if (!tu_gen() || !bin)
+	if (!tu_gen() || !getenv("ASCPROF_BIN"))
 		skip();
 	char *dir = tu_generate("--ranks 1 --seed 3 --steps 6 --truncate-at 200000");
-	char out[4096];
-	snprintf(out, sizeof out, "%s.out", dir);
-	assert_int_equal(tu_sh("'%s' --no-index --report '%s' > '%s' 2>/dev/null", bin, dir, out), 0);
-	size_t len;
-	char *text = tu_read(out, &len);
-	assert_non_null(text);
-	const char *cut = strstr(text, "(trace CUT SHORT: the file ends inside its event array");
-	const char *metrics = strstr(text, "\nmetrics\n");
-	assert_non_null(cut);
-	assert_non_null(metrics);
-	assert_true(cut < metrics);
+	char *text = report_text_of(dir);
+	const char *cut = "(trace CUT SHORT: the file ends inside its event array";
+	assert_before_metrics(text, cut);
 	/* the bytes kept: the complete elements before the cut, so fewer than planted */
-	unsigned long long kept = strtoull(strstr(cut, "first ") + 6, NULL, 10);
+	unsigned long long kept = strtoull(strstr(strstr(text, cut), "first ") + 6, NULL, 10);
 	assert_true(kept > 100000 && kept < 200000);
 	free(text);
+	rm_generated(dir);
 
 	/* a trace_view.json that is no trace at all */
 	char *bad = tu_tmpdir();
 	free(tu_write_str(bad, "trace_view.json", "hello, not a trace\n"));
-	assert_int_equal(tu_sh("'%s' --no-index --report '%s' > '%s' 2>/dev/null", bin, bad, out), 0);
-	text = tu_read(out, &len);
-	assert_non_null(text);
-	cut = strstr(text, "(trace NOT READ: ");
-	metrics = strstr(text, "\nmetrics\n");
-	assert_non_null(cut);
-	assert_non_null(metrics);
-	assert_true(cut < metrics);
+	text = report_text_of(bad);
+	assert_before_metrics(text, "(trace NOT READ: ");
 	assert_null(strstr(text, "insufficient data for device figures)"));
 	free(text);
-	remove(out);
 	tu_rmtree(bad);
 	free(bad);
-	char *parent = strdup(dir);
-	*strrchr(parent, '/') = '\0';
-	tu_rmtree(parent);
-	free(parent);
-	free(dir);
+}
+
+/* Ranks whose first events lie hours apart are other runs (a parent directory of several),
+ * and the report says so under the alignment table; ranks of one run (the generator's
+ * default offsets, about a millisecond) say nothing. The offset is planted. */
+static void test_ranks_hours_apart_are_flagged(void **state)
+{
+	(void)state;
+	if (!tu_gen() || !getenv("ASCPROF_BIN"))
+		skip();
+	static const char *args[] = {"--ranks 2 --seed 4 --steps 3 --ops 30 --offsets-us 0,3600000000",
+				     "--ranks 2 --seed 4 --steps 3 --ops 30"};
+	for (int k = 0; k < 2; k++) {
+		char *dir = tu_generate(args[k]);
+		char *text = report_text_of(dir);
+		if (k == 0)
+			assert_non_null(strstr(text, "! rank 1's first event is 1.0 hours from rank 0's"));
+		else
+			assert_null(strstr(text, "first event is"));
+		free(text);
+		rm_generated(dir);
+	}
 }
 
 int main(void)
@@ -343,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_golden_text_report),
 		cmocka_unit_test(test_hostile_names_stay_escaped),
 		cmocka_unit_test(test_rank_header_says_trace_cut_or_unread),
+		cmocka_unit_test(test_ranks_hours_apart_are_flagged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@ struct walk {
 	/* the capture's real path: a symbolic link that leads out of it is not followed, so that
 	 * nothing from elsewhere (/etc/shadow, /proc) is read or echoed into a report */
 	char *root; /* owned; NULL: no check (the root could not be resolved) */
+	size_t empty; /* profiling files skipped for being empty: "found none" would mislead */
 };
 
 const char *discover_role_name(enum file_role role)
@@ -318,6 +319,7 @@ static bool push_file(struct walk *w, struct found_file **files, size_t *n, size
 	}
 	if (st.st_size == 0 && role != ROLE_DONE) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("empty file (0 bytes); skipped"));
+		w->empty++;
 		return false;
 	}
 	if (is_comm_role(role) && !comm_content_ok(path, dl))
@@ -887,6 +889,11 @@ int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
 		with_files += plan->ranks[i].n_files > 0;
 	if (with_files > 0) {
 		rc = 0;
+	} else if (!plan->raw_captures && w->empty) {
+		diag_add(dl, DIAG_ERROR, path, 0, -1,
+			 _("nothing to read here: the %zu profiling file(s) found are all empty (0 bytes; an export "
+			   "that was interrupted or copied without its contents)"),
+			 w->empty);
 	} else if (!plan->raw_captures) {
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
 			 _("no profiling data found here (looked for *_ascend_pt/ASCEND_PROFILER_OUTPUT, "

@@ -28,7 +28,9 @@ const char *report_value_text(double v, const char *unit, bool sign, char *buf, 
 		else
 			snprintf(buf, size, "%s%.3f us", plus, v);
 	} else if (!strcmp(unit, "%")) {
-		snprintf(buf, size, "%s%.2f %%", plus, v);
+		/* a delta of a share is in percentage points: "-2.01 %" beside a "delta %" of
+		 * -3.38 % read as two different relative changes */
+		snprintf(buf, size, sign ? "%s%.2f pp" : "%s%.2f %%", plus, v);
 	} else if (!strcmp(unit, "count")) {
 		snprintf(buf, size, "%s%.0f", plus, v);
 	} else if (!strcmp(unit, "ratio")) {
@@ -347,6 +349,15 @@ void report_print_text(const struct analysis *an, FILE *out)
 				(double)ra->offset_ns[ALIGN_FIRST] / 1e3, (double)ra->offset_ns[ALIGN_RAW] / 1e3,
 				(double)ra->offset_ns[ALIGN_COLLECTIVE] / 1e3, (double)ra->residual_ns / 1e3,
 				ra->matched_collectives, ra->collective_ok ? "" : _(" (no collectives matched)"));
+		}
+		/* ranks of one job start within minutes: first events hours apart are other runs
+		 * (a parent directory of several), which no alignment puts on one clock */
+		for (size_t i = 1; i < an->n_ranks; i++) {
+			double h = fabs((double)an->ranks[i].offset_ns[ALIGN_FIRST]) / 3.6e12;
+			if (h >= 1.0)
+				fprintf(out, _("  ! rank %d's first event is %.1f hours from rank %d's: probably another "
+					       "profiling run, not a rank of this one\n"),
+					an->ranks[i].rank, h, an->ranks[0].rank);
 		}
 		if (an->n_slow) {
 			fputs(_("slow-rank flags ((max - min) / mean above 5 %):\n"), out);

@@ -156,12 +156,14 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 	else
 		fputs(_("  the rank everyone waits for: none (no matched collective with a wait)\n"), out);
 	if (ca->n_groups) {
-		fputs(_("  communication groups (transfer = least duration of a collective across the group's ranks,\n"
-			"  at most the transfer: it may hold a wait every rank shares; wait = own duration - least)\n"),
+		/* not "transfer": the fastest rank's duration may hold a wait every rank shares, and
+		 * the attribution's comm_transfer on the same report is another figure */
+		fputs(_("  communication groups (fastest = the shortest duration of each collective over the group's\n"
+			"  ranks: its transfer plus any wait every rank shares; wait = own duration - fastest)\n"),
 		      out);
 		fputs("    ", out);
 		/* TRANSLATORS: column titles: each keeps the cells of its column */
-		fputs(_("group             collectives  ranks   transfer ms       wait ms  wait %  waited for"), out);
+		fputs(_("group             collectives  ranks    fastest ms       wait ms  wait %  waited for"), out);
 		fputc('\n', out);
 		for (size_t g = 0; g < ca->n_groups && g < TEXT_GROUPS; g++) {
 			const struct cluster_group *cg = &ca->groups[g];
@@ -183,7 +185,7 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 	fputs(_("  ranks (medians per step; totals over the capture)\n"), out);
 	fputs("    ", out);
 	/* TRANSLATORS: column titles: each keeps the cells of its column */
-	fputs(_("rank  steps   step ms    own ms  compute ms  exposed comm ms   wait ms  transfer ms      z  last"), out);
+	fputs(_("rank  steps   step ms    own ms  compute ms  exposed comm ms   wait ms   fastest ms      z  last"), out);
 	fputc('\n', out);
 	for (size_t r = 0; r < ca->n_ranks; r++) {
 		const struct cluster_rank *cr = &ca->ranks[r];

@@ -143,7 +143,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	canvas_fill(cv, x, yy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, yy++, w - 2, ST_HEADER,
 		    /* TRANSLATORS: column titles: each keeps the cells of its column */
-		    _("group              collectives  transfer ms      wait ms  wait %  waited for"));
+		    _("group              collectives   fastest ms      wait ms  wait %  waited for"));
 	for (int g = 0; g < groups && yy < y + h; g++) {
 		const struct cluster_group *cg = &ca->groups[g];
 		int64_t all = cg->wait_ns + cg->transfer_ns;

@@ -170,6 +170,26 @@ static void rebuild(struct ops_view *v, struct app *app)
 
 static void ops_update(void *p, struct app *app) { rebuild(p, app); }
 
+/* A decimal number wider than its column loses decimals, rounded, rather than being cut
+ * to an ellipsis: "158553.2..." hid the digits that say how long a 158 ms collective took. */
+static void fit_number(char *s, size_t size, int width)
+{
+	const char *dot = strchr(s, '.');
+	if ((int)strlen(s) <= width || !dot || strchr(s, '%'))
+		return;
+	double v = strtod(s, NULL);
+	for (int d = (int)strlen(dot + 1) - 1; d >= 0; d--) {
+		char t[64];
+		snprintf(t, sizeof t, "%.*f", d, v);
+		size_t n = strlen(t);
+		if ((int)n <= width || d == 0) {
+			if (n < size) /* always: fewer decimals than s had */
+				memcpy(s, t, n + 1);
+			return;
+		}
+	}
+}
+
 /* The numbers of an op's row in column order: as shown, or for export (more decimals,
  * empty when absent, no signs or units). */
 static void op_numbers(const struct op_stat *o, int64_t self_ns, char b[10][32], bool exact)
@@ -241,6 +261,7 @@ static void draw_groups(struct ops_view *v, struct canvas *cv, int x, int y, int
 		snprintf(b[4], 32, "%zu", t->n_names);
 		cx = x + 1 + name_w;
 		for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx + cols[c].width <= x + w; c++) {
+			fit_number(b[c], sizeof b[c], cols[c].width - 1);
 			canvas_text_right(cv, cx, ry, cols[c].width - 1, st, b[c]);
 			cx += cols[c].width;
 		}
@@ -344,6 +365,7 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 			enum style cs = st;
 			if (c == 9 && !sel && !isnan(o->deviation_pct) && fabs(o->deviation_pct) > 20)
 				cs = ST_WARN;
+			fit_number(b[c], sizeof b[c], cols[c].width - 1);
 			canvas_text_right(cv, cx, ry, cols[c].width - 1, cs, b[c]);
 			cx += cols[c].width;
 		}

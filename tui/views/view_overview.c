@@ -74,7 +74,9 @@ static int draw_files(struct app *app, struct canvas *cv, int x, int y, int w, i
 	const struct capture *cap = app_capture(app);
 	canvas_text(cv, x, y, 10, ST_HEADER, _("Files"));
 	int lines = 0;
-	for (size_t i = 0; i < cap->n_ranks && lines < max_lines; i++, lines++) {
+	/* more ranks than lines: the last line counts the others rather than dropping them */
+	int shown = cap->n_ranks > (size_t)max_lines && max_lines > 1 ? max_lines - 1 : max_lines;
+	for (size_t i = 0; i < cap->n_ranks && lines < shown; i++, lines++) {
 		const struct rank_data *rd = &cap->ranks[i];
 		int st = capture_rank_state(rd);
 		struct sbuf sb = SBUF_INIT;
@@ -99,6 +101,11 @@ static int draw_files(struct app *app, struct canvas *cv, int x, int y, int w, i
 			sbuf_adds(&sb, _("  [no analyse.done]"));
 		canvas_text(cv, x + 10, y + lines, w - 10, st == RANK_READY ? ST_NORMAL : ST_DIM, sbuf_str(&sb));
 		sbuf_free(&sb);
+	}
+	if ((size_t)lines < cap->n_ranks && lines < max_lines) {
+		char more[128];
+		snprintf(more, sizeof more, _("... %zu more ranks (--summary lists every file)"), cap->n_ranks - (size_t)lines);
+		canvas_text(cv, x + 10, y + lines++, w - 10, ST_DIM, more);
 	}
 	return y + (lines ? lines : 1);
 }

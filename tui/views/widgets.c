@@ -2,6 +2,7 @@
 /* Small drawing helpers shared by the views. */
 #include "views.h"
 #include "report.h"
+#include <string.h>
 
 void view_open_rank_timeline(struct app *app, size_t rank_index)
 {
@@ -124,17 +125,51 @@ void draw_attribution_bar(struct canvas *cv, int x, int y, int w, const struct a
 
 void draw_attribution_legend(struct canvas *cv, int x, int y, int w, const struct attribution *a)
 {
-	int cx = x + 6;
-	for (int k = 0; a->valid && k < ATTR_COUNT && cx < x + w; k++) {
+	if (!a->valid)
+		return;
+	char item[ATTR_COUNT][64];
+	int n[ATTR_COUNT], need = 0, present = 0;
+	bool keep[ATTR_COUNT] = {0};
+	for (int k = 0; k < ATTR_COUNT; k++) {
+		n[k] = 0;
 		if (!a->ns[k])
 			continue;
-		char item[64];
-		int n = snprintf(item, sizeof item, "%c %s %.1f%%", attr_bucket_defs[k].letter, attr_bucket_defs[k].key,
-				 attribution_pct(a, a->ns[k]));
-		if (cx + n > x + w)
-			break;
-		canvas_text(cv, cx, y, n, bucket_style(k), item);
-		cx += n + 2;
+		n[k] = snprintf(item[k], sizeof item[k], "%c %s %.1f%%", attr_bucket_defs[k].letter,
+				attr_bucket_defs[k].key, attribution_pct(a, a->ns[k]));
+		need += n[k] + 2;
+		keep[k] = true;
+		present++;
+	}
+	/* Too narrow for all: the largest buckets, not the first ones, so that a letter that
+	 * fills much of the bar is never left unexplained; the rest are counted. */
+	int room = w - 6;
+	if (need - 2 > room) {
+		char more[48];
+		int used = snprintf(more, sizeof more, _("+%d more"), present);
+		memset(keep, 0, sizeof keep);
+		for (int kept = 0; kept < present; kept++) {
+			int best = -1;
+			for (int k = 0; k < ATTR_COUNT; k++)
+				if (a->ns[k] && !keep[k] && (best < 0 || a->ns[k] > a->ns[best]))
+					best = k;
+			if (used + n[best] + 2 > room)
+				break;
+			keep[best] = true;
+			used += n[best] + 2;
+		}
+	}
+	int cx = x + 6, shown = 0;
+	for (int k = 0; k < ATTR_COUNT; k++) {
+		if (!keep[k])
+			continue;
+		canvas_text(cv, cx, y, n[k], bucket_style(k), item[k]);
+		cx += n[k] + 2;
+		shown++;
+	}
+	if (shown < present) {
+		char more[48];
+		int m = snprintf(more, sizeof more, _("+%d more"), present - shown);
+		canvas_text(cv, cx, y, m, ST_DIM, more);
 	}
 }
 
