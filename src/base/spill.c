@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* File-backed arrays: see spill.h. Each spilled array is its own unlinked file, so growing
  * one is a write of zeros and mremap, and freeing it is munmap and close: the kernel
- * drops its pages without writing them when the load ends before its writeback does. */
+ * drops its pages without writing them when the load ends before its writeback does.
+ *
+ * Where the pages come from matters as much as how many there are: a page the kernel has
+ * not handed out lately costs several times one it just took back (on a virtual machine
+ * the host backs it on first touch: 0.4-0.7 GB/s of zeros written against 3-5 GB/s for
+ * pages freed a moment before, measured on the CI machine kind). So a copy from one
+ * spilled array into another gives the source's pages back as it goes (spill_release
+ * punches them out of its file) and writes the destination's space just ahead of its
+ * writes (spill_realloc_lazy, spill_ensure): the destination reuses the source's pages. */
 #include "spill.h"
 
 #include <errno.h>
@@ -27,7 +35,8 @@
 
 struct spill_ent {
 	char *p;
-	size_t len; /* mapped bytes: whole pages */
+	size_t len;    /* mapped bytes: whole pages */
+	size_t filled; /* bytes of the file written (reserve): whole pages, at most len */
 	int fd;
 };
 
@@ -177,15 +186,15 @@ size_t spill_bytes(void)
 	return r;
 }
 
-/* Moves a spilled array of len mapped bytes back to malloc memory (its file could not
- * grow). Called with spill_mu held. */
+/* Moves a spilled array back to malloc memory (its file could not grow): what its file
+ * holds is copied, the rest is left as malloc gives it. Called with spill_mu held. */
 static void *unspill(void *p, size_t size)
 {
 	struct spill_ent *e = find(p), gone = *e;
 	*e = ents[--n_ents];
 	spilled_bytes -= gone.len;
 	void *q = xmalloc(size);
-	memcpy(q, gone.p, gone.len < size ? gone.len : size);
+	memcpy(q, gone.p, gone.filled < size ? gone.filled : size);
 	munmap(gone.p, gone.len);
 	close(gone.fd);
 	return q;
@@ -193,14 +202,20 @@ static void *unspill(void *p, size_t size)
 
 /* Resizes a spilled array; its file is written outside the lock (the array is its
  * caller's alone, the registry is shared). */
-static void *respill(void *p, int fd, size_t old_len, size_t size)
+static void *respill(void *p, int fd, size_t old_len, size_t filled, size_t size, bool lazy)
 {
 	size_t len = round_pages(size);
-	if (len == old_len)
+	if (len == old_len && (lazy || filled == len))
 		return p;
-	bool ok = len < old_len ? ftruncate(fd, (off_t)len) == 0 : reserve(fd, old_len, len);
+	bool ok = true;
+	if (len < filled)
+		ok = ftruncate(fd, (off_t)len) == 0;
+	else if (!lazy)
+		ok = reserve(fd, filled, len);
+	if (ok && (len < filled || !lazy))
+		filled = len;
 	pthread_mutex_lock(&spill_mu);
-	void *q = ok ? mremap(p, old_len, len, MREMAP_MAYMOVE) : MAP_FAILED;
+	void *q = ok ? (len == old_len ? p : mremap(p, old_len, len, MREMAP_MAYMOVE)) : MAP_FAILED;
 	if (q == MAP_FAILED) {
 		q = unspill(p, size);
 	} else {
@@ -208,38 +223,42 @@ static void *respill(void *p, int fd, size_t old_len, size_t size)
 		spilled_bytes += len - old_len;
 		e->p = q;
 		e->len = len;
+		e->filled = filled;
 	}
 	pthread_mutex_unlock(&spill_mu);
 	return q;
 }
 
-void *spill_realloc(void *p, size_t size)
+/* lazy: the space past what p holds now is written only when spill_ensure asks for it. */
+static void *spill_resize(void *p, size_t size, bool lazy)
 {
 	if (!size)
 		size = 1;
 	pthread_mutex_lock(&spill_mu);
 	struct spill_ent *e = find(p);
 	int fd = e ? e->fd : -1;
-	size_t old_len = e ? e->len : 0;
+	size_t old_len = e ? e->len : 0, filled = e ? e->filled : 0;
 	if (!e && size >= SPILL_MIN_BYTES)
 		fd = open_tmp();
 	pthread_mutex_unlock(&spill_mu);
 	if (e)
-		return respill(p, fd, old_len, size);
+		return respill(p, fd, old_len, filled, size, lazy);
 	if (fd >= 0) {
 		size_t len = round_pages(size);
+		/* a malloc'ed array's contents are copied in: that much is written now */
+		size_t old = p ? malloc_usable_size(p) : 0;
+		filled = lazy ? round_pages(old < size ? old : size) : len;
 		void *q = MAP_FAILED;
-		if (reserve(fd, 0, len))
+		if (reserve(fd, 0, filled))
 			q = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (q != MAP_FAILED) {
 			if (p) {
-				size_t old = malloc_usable_size(p);
 				memcpy(q, p, old < size ? old : size);
 				free(p);
 			}
 			pthread_mutex_lock(&spill_mu);
 			xgrow(&ents, &cap_ents, n_ents + 1, sizeof *ents);
-			ents[n_ents++] = (struct spill_ent){q, len, fd};
+			ents[n_ents++] = (struct spill_ent){q, len, filled, fd};
 			spilled_bytes += len;
 			pthread_mutex_unlock(&spill_mu);
 			return q;
@@ -249,9 +268,38 @@ void *spill_realloc(void *p, size_t size)
 	return xrealloc(p, size);
 }
 
-void *spill_alloc(size_t size)
+void *spill_realloc(void *p, size_t size) { return spill_resize(p, size, false); }
+
+void *spill_realloc_lazy(void *p, size_t size) { return spill_resize(p, size, true); }
+
+void *spill_alloc(size_t size) { return spill_resize(NULL, size, false); }
+
+void *spill_alloc_lazy(size_t size) { return spill_resize(NULL, size, true); }
+
+void *spill_ensure(void *p, size_t upto)
 {
-	return spill_realloc(NULL, size);
+	pthread_mutex_lock(&spill_mu);
+	struct spill_ent *e = find(p);
+	if (!e || upto <= e->filled) {
+		pthread_mutex_unlock(&spill_mu);
+		return p;
+	}
+	int fd = e->fd;
+	size_t from = e->filled, to = round_pages(upto);
+	if (to > e->len)
+		to = e->len;
+	pthread_mutex_unlock(&spill_mu);
+	/* the array is its writer's alone: no one else moves it meanwhile */
+	bool ok = reserve(fd, from, to);
+	pthread_mutex_lock(&spill_mu);
+	e = find(p);
+	void *q = p;
+	if (ok)
+		e->filled = to;
+	else
+		q = unspill(p, e->len); /* a full disk: the array goes on in memory */
+	pthread_mutex_unlock(&spill_mu);
+	return q;
 }
 
 void spill_grow(void *ptr_to_ptr, size_t *cap, size_t need, size_t elem_size)
@@ -296,7 +344,17 @@ void spill_free(void *p)
 
 size_t spill_release(void *buf, size_t from, size_t to)
 {
-	/* A spilled array's pages are file cache already: cutting them out of the file
-	 * (punching a hole) cost more than it saved; they go when the array is freed. */
-	return spill_is(buf) ? from : xalloc_release(buf, from, to);
+	pthread_mutex_lock(&spill_mu);
+	struct spill_ent *e = find(buf);
+	int fd = e ? e->fd : -1;
+	pthread_mutex_unlock(&spill_mu);
+	if (fd < 0)
+		return xalloc_release(buf, from, to);
+	/* whole pages only: their neighbours' other bytes are still to be read */
+	size_t pg = page_size(), lo = (from + pg - 1) / pg * pg, hi = to / pg * pg;
+	if (hi <= lo)
+		return from;
+	/* advice, as madvise is: a file system without holes keeps the pages */
+	fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)lo, (off_t)(hi - lo));
+	return hi;
 }

@@ -33,12 +33,23 @@ void spill_set_dir(const char *dir);
  * on, the array moves to a file. p may be NULL, malloc'ed or spilled. */
 void *spill_realloc(void *p, size_t size);
 void *spill_alloc(size_t size);
+/* Lazy forms, for an array written front to back by one thread (the loader's merge): the
+ * space past what the array holds now is mapped but not yet written, and must be asked
+ * for with spill_ensure before it is touched (a touch past it is a SIGBUS). A malloc'ed
+ * result needs no asking; the calls cost nothing then. */
+void *spill_realloc_lazy(void *p, size_t size);
+void *spill_alloc_lazy(size_t size);
+/* Makes the first upto bytes of p usable (written, page-rounded); returns p, or where the
+ * array moved to in memory when its file could not grow (a full disk). */
+void *spill_ensure(void *p, size_t upto);
 /* xgrow over spill_realloc. */
 void spill_grow(void *ptr_to_ptr, size_t *cap, size_t need, size_t elem_size);
 /* Frees what spill_realloc or malloc gave (NULL is fine). */
 void spill_free(void *p);
-/* xalloc_release for a malloc'ed array (its pages in [from, to) read as zeros after);
- * nothing for a spilled one, whose pages are file cache already. */
+/* Gives back the whole pages in byte range [from, to) of an array whose bytes there are
+ * read no more (they read as zeros after): madvise for a malloc'ed array, a hole punched
+ * in a spilled one's file, whose pages a lazily grown array then reuses. Returns how far
+ * pages were given back (the next call's from). */
 size_t spill_release(void *buf, size_t from, size_t to);
 /* Whether p is a spilled array; the bytes spilled now (tests, measurements). */
 bool spill_is(const void *p);

@@ -931,27 +931,34 @@ static uint32_t global_lane(struct merge_state *ms, uint32_t pid, uint32_t tid)
 
 /* Columns move out of the segments a chunk at a time, each chunk's pages given back once
  * it is copied: moved whole, every column was held twice for a while, the load's peak.
+ * The rank's columns are grown lazily (spill.h) and their space written a chunk ahead of
+ * the copy, so it takes the pages the chunk before gave back rather than fresh ones.
  * An eighth of the column a chunk: each release is a round of TLB shootdowns on the other
  * cores, so not many more. */
 static size_t merge_chunk(size_t n) { return n / 8 > 32768 ? n / 8 : 32768; }
-#define MOVE_COLUMN(dst, src, n)                                                           \
+/* The rank's column col usable up to element n (see spill_ensure). */
+#define ENSURE_COLUMN(col, n) ((col) = spill_ensure((col), (n) * sizeof *(col)))
+#define MOVE_COLUMN(dst, at, src, n)                                                       \
 	do {                                                                               \
 		size_t done_ = 0, chunk_ = merge_chunk(n);                                 \
 		for (size_t o_ = 0; o_ < (n); o_ += chunk_) {                              \
 			size_t c_ = (n) - o_ < chunk_ ? (n) - o_ : chunk_;                 \
-			memcpy((dst) + o_, (src) + o_, c_ * sizeof *(src));                \
+			ENSURE_COLUMN(dst, (at) + o_ + c_);                                \
+			memcpy((dst) + (at) + o_, (src) + o_, c_ * sizeof *(src));         \
 			done_ = spill_release((src), done_, (o_ + c_) * sizeof *(src));   \
 		}                                                                          \
 		spill_free(src);                                                           \
 		(src) = NULL;                                                              \
 	} while (0)
-#define MAP_COLUMN(dst, src, n, map)                                                       \
+#define MAP_COLUMN(dst, at, src, n, map)                                                   \
 	do {                                                                               \
 		size_t done_ = 0, chunk_ = merge_chunk(n);                                 \
-		for (size_t i_ = 0; i_ < (n); i_++) {                                      \
-			(dst)[i_] = (map)[(src)[i_]];                                      \
-			if ((i_ + 1) % chunk_ == 0)                                        \
-				done_ = spill_release((src), done_, (i_ + 1) * sizeof *(src));  \
+		for (size_t o_ = 0; o_ < (n); o_ += chunk_) {                              \
+			size_t c_ = (n) - o_ < chunk_ ? (n) - o_ : chunk_;                 \
+			ENSURE_COLUMN(dst, (at) + o_ + c_);                                \
+			for (size_t i_ = o_; i_ < o_ + c_; i_++)                           \
+				(dst)[(at) + i_] = (map)[(src)[i_]];                       \
+			done_ = spill_release((src), done_, (o_ + c_) * sizeof *(src));   \
 		}                                                                          \
 		spill_free(src);                                                           \
 		(src) = NULL;                                                              \
@@ -964,10 +971,10 @@ static size_t merge_chunk(size_t n) { return n / 8 > 32768 ? n / 8 : 32768; }
 	} while (0)
 /* The first segment's columns become the rank's, grown in place: realloc of a large block
  * remaps its pages rather than copying them, so only the later segments are copied. */
-#define ADOPT_COLUMN(dst, src, total)                                              \
-	do {                                                                       \
-		(dst) = spill_realloc((src), ((total) ? (total) : 1) * sizeof *(src)); \
-		(src) = NULL;                                                      \
+#define ADOPT_COLUMN(dst, src, total)                                                   \
+	do {                                                                            \
+		(dst) = spill_realloc_lazy((src), ((total) ? (total) : 1) * sizeof *(src)); \
+		(src) = NULL;                                                           \
 	} while (0)
 
 static struct flow map_flow(struct flow fl, const uint32_t *smap, const uint32_t *lmap)
@@ -1096,6 +1103,8 @@ static void *merge_times_offsets(void *arg)
 		uint64_t off = 0;
 		size_t done_off = 0, chunk = merge_chunk(sg->n);
 		for (size_t i = 0, j = 0; i < sg->n; i++) {
+			if (i % chunk == 0)
+				ENSURE_COLUMN(rs->ev_off_lo, at + (sg->n - i < chunk ? sg->n : i + chunk));
 			uint32_t step = sg->off_step[i];
 			off = step != UINT32_MAX ? off + step : sg->jumps[j++].off;
 			store_put_off(rs, at + i, off);
@@ -1107,6 +1116,8 @@ static void *merge_times_offsets(void *arg)
 		int64_t ts = 0;
 		size_t done = 0;
 		for (size_t i = 0, j = 0; i < sg->n; i++) {
+			if (i % chunk == 0)
+				ENSURE_COLUMN(rs->ev_ts_lo, at + (sg->n - i < chunk ? sg->n : i + chunk));
 			ts = seg_next_ts(sg, i, ts, &j);
 			store_put_ts(rs, at + i, ts);
 			if ((i + 1) % chunk == 0)
@@ -1118,12 +1129,19 @@ static void *merge_times_offsets(void *arg)
 			rs->long_durs[rs->n_long_durs++] =
 				(struct long_dur){(uint32_t)(at + sg->long_durs[i].ev), sg->long_durs[i].dur};
 		if (!mc->maps[k].adopted) {
-			MOVE_COLUMN(rs->ev_dur + at, sg->dur, sg->n);
-			MOVE_COLUMN(rs->ctr_ts + c, sg->ctr_ts, sg->n_ctr);
-			MOVE_COLUMN(rs->ctr_value + c, sg->ctr_value, sg->n_ctr);
-			MOVE_COLUMN(rs->ctr_off + c, sg->ctr_off, sg->n_ctr);
+			MOVE_COLUMN(rs->ev_dur, at, sg->dur, sg->n);
+			MOVE_COLUMN(rs->ctr_ts, c, sg->ctr_ts, sg->n_ctr);
+			MOVE_COLUMN(rs->ctr_value, c, sg->ctr_value, sg->n_ctr);
+			MOVE_COLUMN(rs->ctr_off, c, sg->ctr_off, sg->n_ctr);
 		}
 	}
+	/* every column written to its end (the last chunk did): a guard, free when so */
+	ENSURE_COLUMN(rs->ev_off_lo, rs->n_ev);
+	ENSURE_COLUMN(rs->ev_ts_lo, rs->n_ev);
+	ENSURE_COLUMN(rs->ev_dur, rs->n_ev);
+	ENSURE_COLUMN(rs->ctr_ts, rs->n_ctr);
+	ENSURE_COLUMN(rs->ctr_value, rs->n_ctr);
+	ENSURE_COLUMN(rs->ctr_off, rs->n_ctr);
 	return NULL;
 }
 
@@ -1143,11 +1161,13 @@ static void *merge_ids_flows(void *arg)
 				rs->flows[i] = map_flow(rs->flows[i], m->smap, m->lmap);
 			rs->n_flows = sg->n_flows;
 		} else {
-			MAP_COLUMN(rs->ev_name + at, sg->name, sg->n, m->smap);
-			MAP_COLUMN(rs->ev_kind + at, sg->kind, sg->n, m->kmap);
-			MAP_COLUMN(rs->ctr_track + c, sg->ctr_track, sg->n_ctr, m->tmap);
+			MAP_COLUMN(rs->ev_name, at, sg->name, sg->n, m->smap);
+			MAP_COLUMN(rs->ev_kind, at, sg->kind, sg->n, m->kmap);
+			MAP_COLUMN(rs->ctr_track, c, sg->ctr_track, sg->n_ctr, m->tmap);
 			size_t done = 0, chunk = merge_chunk(sg->n_flows);
 			for (size_t i = 0; i < sg->n_flows; i++) {
+				if (i % chunk == 0)
+					ENSURE_COLUMN(rs->flows, rs->n_flows + (sg->n_flows - i < chunk ? sg->n_flows - i : chunk));
 				rs->flows[rs->n_flows++] = map_flow(sg->flows[i], m->smap, m->lmap);
 				if ((i + 1) % chunk == 0)
 					done = spill_release(sg->flows, done, (i + 1) * sizeof *sg->flows);
@@ -1156,6 +1176,10 @@ static void *merge_ids_flows(void *arg)
 			sg->flows = NULL;
 		}
 	}
+	ENSURE_COLUMN(rs->ev_name, rs->n_ev);
+	ENSURE_COLUMN(rs->ev_kind, rs->n_ev);
+	ENSURE_COLUMN(rs->ctr_track, rs->n_ctr);
+	ENSURE_COLUMN(rs->flows, rs->n_flows);
 	return NULL;
 }
 
@@ -1639,7 +1663,7 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 	ADOPT_COLUMN(rs->ev_dur, adopt->dur, n_ev);
 	ADOPT_COLUMN(rs->ev_name, adopt->name, n_ev);
 	ADOPT_COLUMN(rs->ev_kind, adopt->kind, n_ev);
-	rs->ev_off_lo = spill_alloc((n_ev ? n_ev : 1) * sizeof *rs->ev_off_lo);
+	rs->ev_off_lo = spill_alloc_lazy((n_ev ? n_ev : 1) * sizeof *rs->ev_off_lo);
 	rs->ev_off_block = xmalloc(((n_ev >> STORE_OFF_SHIFT) + 1) * sizeof *rs->ev_off_block);
 	rs->long_durs = xmalloc((n_long ? n_long : 1) * sizeof *rs->long_durs);
 	ADOPT_COLUMN(rs->ctr_ts, adopt->ctr_ts, n_ctr);

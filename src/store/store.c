@@ -98,7 +98,7 @@ int64_t store_long_dur(const struct rank_store *rs, size_t ev)
 int64_t *store_ts_begin(struct rank_store *rs)
 {
 	size_t n = rs->n_ev, n_blocks = (n >> STORE_TS_SHIFT) + 1;
-	rs->ev_ts_lo = spill_alloc((n ? n : 1) * sizeof *rs->ev_ts_lo);
+	rs->ev_ts_lo = spill_alloc_lazy((n ? n : 1) * sizeof *rs->ev_ts_lo);
 	rs->ev_ts_base = xmalloc(n_blocks * sizeof *rs->ev_ts_base);
 	rs->ev_ts_far = NULL;
 	rs->n_ts_far_blocks = 0;
@@ -113,6 +113,7 @@ void store_ts_plan(struct rank_store *rs, int64_t *hi)
 		 * clamp times to +-3e18 ns, so it cannot happen today) */
 		if ((uint64_t)hi[b] - (uint64_t)rs->ev_ts_base[b] > UINT32_MAX || rs->ev_ts_base[b] == STORE_TS_FAR) {
 			rs->ev_ts_base[b] = STORE_TS_FAR;
+			rs->ev_ts_lo = spill_ensure(rs->ev_ts_lo, (b * BLOCK + 1) * sizeof *rs->ev_ts_lo);
 			rs->ev_ts_lo[b * BLOCK] = (uint32_t)rs->n_ts_far_blocks++;
 		}
 	free(hi);

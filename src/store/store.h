@@ -214,7 +214,8 @@ void store_free(struct rank_store *rs);
 /* Memory held by the event columns, lanes and strings (for bytes per event). */
 size_t store_bytes(const struct rank_store *rs);
 /* The starts are laid out in two passes: store_ts_begin (n_ev set) allocates the columns
- * and returns a scratch array for store_ts_bound, called for every event in index order
+ * (ev_ts_lo lazily: the caller makes it usable ahead of its writes with spill_ensure) and
+ * returns a scratch array for store_ts_bound, called for every event in index order
  * (each block's least and greatest start), then store_ts_plan (which frees the scratch)
  * sets the far blocks aside, then store_put_ts writes each event's start, in any order. */
 int64_t *store_ts_begin(struct rank_store *rs);
