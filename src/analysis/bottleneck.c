@@ -434,7 +434,7 @@ static int verdict_cmp(const struct rank_analysis *ra, int x, int y)
 		if (kx != ky)
 			return kx ? -1 : 1;
 		if (kx) {
-			long gx = lround(analysis_gain_mid(bx) * 100), gy = lround(analysis_gain_mid(by) * 100);
+			double gx = round(analysis_gain_mid(bx) * 100), gy = round(analysis_gain_mid(by) * 100);
 			if (gx != gy)
 				return gx > gy ? -1 : 1;
 		}

@@ -58,7 +58,8 @@ static void rebuild(struct bn_view *v, struct app *app)
 	int order[BN_COUNT];
 	analysis_verdict_order(v->ra, order);
 	add(v, L_SUMMARY, -1, 0);
-	add(v, L_VERDICT, -1, 0);
+	if (BN_COUNT > 1 && v->ra->bn[order[1]].score >= 40) /* two triggered: say what ranks them */
+		add(v, L_VERDICT, -1, 0);
 	add(v, L_ATTR, -1, 0);
 	if (v->ra->attr.valid)
 		add(v, L_ATTR_LEGEND, -1, 0);
@@ -162,15 +163,9 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			/* the triggered candidates come in the verdict's order: say so, and name the first */
 			int order[BN_COUNT];
 			analysis_verdict_order(v->ra, order);
-			const struct bottleneck *f = &v->ra->bn[order[0]];
-			char verdict[VERDICT_MAX];
-			if (f->score >= 40)
-				canvas_textf(cv, x + 1, ry, w - 2, ST_WARN,
-					     _("verdict: %s first; the triggered candidates by expected gain, not by score"),
-					     f->name);
-			else
-				canvas_textf(cv, x + 1, ry, w - 2, ST_WARN, _("verdict: %s"),
-					     analysis_verdict(v->ra, verdict, sizeof verdict));
+			canvas_textf(cv, x + 1, ry, w - 2, ST_WARN,
+				     _("verdict: %s first; the triggered candidates by expected gain, not by score"),
+				     v->ra->bn[order[0]].name);
 			break;
 		}
 		case L_REASON: {
