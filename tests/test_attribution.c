@@ -534,11 +534,13 @@ static void test_sync_waiting_on_a_collective(void **state)
 	assert_true(ra->bn[BN_HOST_DISPATCH].score < 40); /* the edge does not feed it */
 	/* scored over the window less its edge (700 us): communication 86 us is 12.29 %,
 	 * severity 40 + 60 x (12.29 - 10) / (50 - 10) = 43; compute 610 us is 87.14 %, 40 + 60 x
-	 * 7.14 / 18 = 64; the buckets' shares stay of the whole window */
-	char v[256];
+	 * 7.14 / 18 = 64; the buckets' shares stay of the whole window. The gains, of the whole
+	 * window: compute 5-20 % of 76.25 % = 3.8-15.2 %; communication, unsplit (one rank), 30-80
+	 * % of 10.75 % = 3.2-8.6 %: compute first by expected gain too */
+	char v[VERDICT_MAX];
 	assert_string_equal(analysis_verdict(ra, v, sizeof v),
-			    "NPU compute (score 64; its buckets hold 76.2 % of the window), then communication "
-			    "(score 43; 10.8 %)");
+			    "NPU compute (expected gain 3.8-15.2 % of the window; score 64; its buckets hold 76.2 %), "
+			    "then communication (3.2-8.6 %; score 43; 10.8 %); ranked by expected gain");
 	planted_free(&pc);
 }
 
@@ -598,8 +600,8 @@ static void test_exposed_copies(void **state)
 	assert_int_equal(ra->bn[BN_COPY].score, 100); /* 40 % >= the full mark, 30 % */
 	assert_true(tu_close(ra->bn[BN_COPY].gain.high_pct, 40.0, 1e-9, 1e-9));
 	assert_true(tu_close(ra->bn[BN_COPY].gain.low_pct, 20.0, 1e-9, 1e-9));
-	char v[256];
-	assert_non_null(strstr(analysis_verdict(ra, v, sizeof v), "copy (score 100"));
+	char v[VERDICT_MAX];
+	assert_non_null(strstr(analysis_verdict(ra, v, sizeof v), "copy (expected gain 20.0-40.0 % of the window; score 100"));
 	planted_free(&pc);
 }
 

@@ -16,7 +16,7 @@ log "explorer started (pid $TUI_PID)"
 
 # Overview: the one-screen triage, once the demo is loaded (the status line says so)
 wait_for_text '^ 1-8 views  Tab next .* \? help  q quit$' 20
-wait_for_text '^ Verdict \(rank 0\): .* holds the run back' 5
+wait_for_text '^ Verdict \(rank 0\): NPU compute \(expected gain ' 5
 wait_for_text "$tabs" 5
 wait_for_text '^ Capture +fixtures/demo$' 5
 wait_for_text '^ Rank +Window +NPU busy +Host-only' 5

@@ -23,6 +23,12 @@
 
 #define TRIGGER 40
 #define GAIN_CAP 70.0
+/* communication's gain: these shares of the wait for a later peer (skew) and of the
+ * transfer and the unsplit time, low and high ends (the verdict's reason inverts the low) */
+#define COMM_SKEW_LO 0.5
+#define COMM_SKEW_HI 0.9
+#define COMM_MOVE_LO 0.3
+#define COMM_MOVE_HI 0.8
 
 const struct threshold_def threshold_defs[] = {
 	{BN_HOST_DISPATCH, "host_bound_pct", 10.0, 50.0, true,
@@ -314,7 +320,8 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 		free(basis);
 		basis = more;
 	}
-	set_gain(b, a, 0.5 * skew + 0.3 * (tr + un), 0.9 * skew + 0.8 * (tr + un),
+	set_gain(b, a, COMM_SKEW_LO * skew + COMM_MOVE_LO * (tr + un),
+		 COMM_SKEW_HI * skew + COMM_MOVE_HI * (tr + un),
 		 un > 0 || shared >= 0.005 || (!peers && w > 0) ? CONF_LOW : CONF_MEDIUM, basis);
 	bool waiting = w > 0 && w > tr + un, moving = tr > 0 && tr >= w + un;
 	char *vs = un > 0 ? xasprintf(_("at least %.2f %% wait against at most %.2f %% transfer"), w, tr + un)
@@ -403,6 +410,112 @@ void analysis_bottleneck_order(const struct rank_analysis *ra, int order[BN_COUN
 		}
 }
 
+bool analysis_gain_known(const struct rank_analysis *ra, int k)
+{
+	/* host dispatch without a host trace claims "none: no host trace", not a gain of 0 */
+	return ra->attr.valid && !(k == BN_HOST_DISPATCH && !ra->attr.host_known);
+}
+
+double analysis_gain_mid(const struct bottleneck *b) { return (b->gain.low_pct + b->gain.high_pct) / 2; }
+
+/* -1 when x goes before y in the verdict. The midpoint of the range weighs both ends the
+ * report states; the high end alone would favour the widest, least confident ranges
+ * (compute's 5-20 %, unsplit communication's 30-80 %). Ties are at the JSON report's 0.01 %. */
+static int verdict_cmp(const struct rank_analysis *ra, int x, int y)
+{
+	const struct bottleneck *bx = &ra->bn[x], *by = &ra->bn[y];
+	bool tx = bx->score >= TRIGGER, ty = by->score >= TRIGGER;
+	if (tx != ty)
+		return tx ? -1 : 1;
+	if (tx) {
+		/* a triggered candidate with no estimate of its gain goes after those with one
+		 * (it cannot be said to give back more) and before those that did not trigger */
+		bool kx = analysis_gain_known(ra, x), ky = analysis_gain_known(ra, y);
+		if (kx != ky)
+			return kx ? -1 : 1;
+		if (kx) {
+			double gx = round(analysis_gain_mid(bx) * 100), gy = round(analysis_gain_mid(by) * 100);
+			if (gx != gy)
+				return gx > gy ? -1 : 1;
+		}
+	}
+	if (bx->score != by->score)
+		return bx->score > by->score ? -1 : 1;
+	return x < y ? -1 : x > y; /* the enum's order */
+}
+
+void analysis_verdict_order(const struct rank_analysis *ra, int order[BN_COUNT])
+{
+	for (int k = 0; k < BN_COUNT; k++)
+		order[k] = k;
+	for (int i = 1; i < BN_COUNT; i++)
+		for (int j = i; j > 0 && verdict_cmp(ra, order[j], order[j - 1]) < 0; j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+}
+
+const char *analysis_verdict_reason(const struct rank_analysis *ra, int k, char *buf, size_t size)
+{
+	int order[BN_COUNT];
+	analysis_verdict_order(ra, order);
+	const struct bottleneck *b = &ra->bn[k], *first = &ra->bn[order[0]];
+	if (k == order[0] || b->score < TRIGGER || b->score <= first->score)
+		return NULL;
+	const struct attribution *a = &ra->attr;
+	double share = attribution_pct(a, b->bucket_ns);
+	/* each reason names the buckets' share: the verdict keeps it beside the score */
+	if (!analysis_gain_known(ra, k)) {
+		snprintf(buf, size, _("its buckets hold %.1f %%, and its gain cannot be estimated"), share);
+		return buf;
+	}
+	if (k == BN_COMMUNICATION) {
+		/* the wait the same on every rank is what the gain does not count: the wait less
+		 * the skew, the skew read back from the low end (never capped: at most half the
+		 * buckets, under 70 %) as analysis_bottlenecks set it; a digest keeps the gain,
+		 * not the skew */
+		double w = pct_of(a, ATTR_COMM_WAIT), move = pct_of(a, ATTR_COMM_TRANSFER) + pct_of(a, ATTR_COMM_UNSPLIT);
+		double skew = fmax(0, (b->gain.low_pct - COMM_MOVE_LO * move) / COMM_SKEW_LO);
+		if (w - skew >= share / 2) {
+			snprintf(buf, size, _("most of its %.1f %% is wait the same on every rank, not recoverable"), share);
+			return buf;
+		}
+	}
+	if (k == BN_NPU_COMPUTE)
+		snprintf(buf, size, _("kernel tuning gives back an estimated 5-20 %% of its %.1f %%"), share);
+	else
+		snprintf(buf, size, _("its buckets hold %.1f %%, but a score weighs the evidence, not the time to give back"),
+			 share);
+	return buf;
+}
+
+/* One candidate of the verdict line: the first names the figures, the others are short. */
+static int verdict_entry(const struct rank_analysis *ra, int k, bool first, char *buf, size_t size)
+{
+	const struct bottleneck *b = &ra->bn[k];
+	double share = attribution_pct(&ra->attr, b->bucket_ns);
+	char why[VERDICT_REASON_MAX];
+	const char *reason = analysis_verdict_reason(ra, k, why, sizeof why);
+	if (first)
+		return analysis_gain_known(ra, k)
+			       ? snprintf(buf, size,
+					  _("%s (expected gain %.1f-%.1f %% of the window; score %d; its buckets hold "
+					    "%.1f %%)"),
+					  b->name, b->gain.low_pct, b->gain.high_pct, b->score, share)
+			       : snprintf(buf, size,
+					  _("%s (expected gain unknown; score %d; its buckets hold %.1f %% of the window)"),
+					  b->name, b->score, share);
+	/* a reason names the share itself */
+	char gain[64];
+	if (analysis_gain_known(ra, k))
+		snprintf(gain, sizeof gain, _("%.1f-%.1f %%"), b->gain.low_pct, b->gain.high_pct);
+	else
+		snprintf(gain, sizeof gain, "%s", _("gain unknown"));
+	return reason ? snprintf(buf, size, _(", then %s (%s; score %d: %s)"), b->name, gain, b->score, reason)
+		      : snprintf(buf, size, _(", then %s (%s; score %d; %.1f %%)"), b->name, gain, b->score, share);
+}
+
 const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t size)
 {
 	const struct attribution *a = &ra->attr;
@@ -424,15 +537,21 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 			 (double)busy / 1e3);
 		return buf;
 	}
+	/* the triggered candidates by the time they give back (analysis_verdict_order), each
+	 * with its score and its buckets' share */
 	int order[BN_COUNT];
-	analysis_bottleneck_order(ra, order);
-	const struct bottleneck *b0 = &ra->bn[order[0]], *b1 = &ra->bn[order[1]];
-	if (b0->score >= TRIGGER) {
-		int n = snprintf(buf, size, _("%s (score %d; its buckets hold %.1f %% of the window)"), b0->name, b0->score,
-				 attribution_pct(a, b0->bucket_ns));
-		if (b1->score >= TRIGGER && n > 0 && (size_t)n < size)
-			snprintf(buf + n, size - (size_t)n, _(", then %s (score %d; %.1f %%)"), b1->name, b1->score,
-				 attribution_pct(a, b1->bucket_ns));
+	analysis_verdict_order(ra, order);
+	if (ra->bn[order[0]].score >= TRIGGER) {
+		size_t n = 0;
+		int i = 0;
+		for (; i < BN_COUNT && ra->bn[order[i]].score >= TRIGGER && n < size; i++) {
+			int m = verdict_entry(ra, order[i], i == 0, buf + n, size - n);
+			if (m < 0)
+				break;
+			n += (size_t)m;
+		}
+		if (i > 1 && n < size)
+			snprintf(buf + n, size - n, "%s", _("; ranked by expected gain"));
 		return buf;
 	}
 	double idle = attribution_pct(a, a->ns[ATTR_IDLE]);
@@ -444,11 +563,14 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 	else if (idle >= 10.0) /* vLLM's default capture: no Python frames, the scheduler unseen;
 				 * as much as host_bound_pct's threshold is not "nothing to say" */
 		snprintf(buf, size,
-			 "insufficient data: the device idles %.1f %% of the window inside its span and the trace "
-			 "shows no host work there: host work it does not record (Python, %s) or none "
-			 "(waiting for %s)",
-			 idle, ra->workload == WORKLOAD_INFERENCE ? "the scheduler" : "data loading",
-			 ra->workload == WORKLOAD_INFERENCE ? "requests" : "input");
+			 ra->workload == WORKLOAD_INFERENCE
+				 ? _("insufficient data: the device idles %.1f %% of the window inside its span and the "
+				     "trace shows no host work there: host work it does not record (Python, the "
+				     "scheduler) or none (waiting for requests)")
+				 : _("insufficient data: the device idles %.1f %% of the window inside its span and the "
+				     "trace shows no host work there: host work it does not record (Python, data "
+				     "loading) or none (waiting for input)"),
+			 idle);
 	else
 		snprintf(buf, size, _("no candidate reaches its threshold"));
 	return buf;

@@ -277,7 +277,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	}
 	fprintf(out, _("  combined expected gain of the triggered candidates: %.1f-%.1f %% (capped at 70 %%)\n"),
 		ra->combined_gain_low, ra->combined_gain_high);
-	char verdict[256];
+	char verdict[VERDICT_MAX];
 	fprintf(out, _("  verdict: %s\n"), analysis_verdict(ra, verdict, sizeof verdict));
 	report_advice_text(ra, out);
 
@@ -547,8 +547,34 @@ static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	char verdict[256];
+	char verdict[VERDICT_MAX];
 	jsonw_kstr(w, "verdict", analysis_verdict(ra, verdict, sizeof verdict));
+	/* the verdict's candidates in its order, with what the order is by */
+	jsonw_key(w, "verdict_order");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "rank_by", "expected_gain");
+	jsonw_kstr(w, "gain_point", "midpoint");
+	jsonw_key(w, "candidates");
+	jsonw_arr_begin(w);
+	int order[BN_COUNT];
+	analysis_verdict_order(ra, order);
+	for (int i = 0; i < BN_COUNT && ra->bn[order[i]].score >= 40; i++) {
+		const struct bottleneck *b = &ra->bn[order[i]];
+		bool known = analysis_gain_known(ra, order[i]);
+		char why[VERDICT_REASON_MAX];
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", b->name);
+		jsonw_kint(w, "score", b->score);
+		jsonw_kbool(w, "gain_known", known);
+		jsonw_kdouble(w, "gain_low_pct", b->gain.low_pct, 2);
+		jsonw_kdouble(w, "gain_high_pct", b->gain.high_pct, 2);
+		jsonw_kdouble(w, "gain_mid_pct", analysis_gain_mid(b), 2);
+		jsonw_kdouble(w, "bucket_pct", attribution_pct(&ra->attr, b->bucket_ns), 2);
+		jsonw_kstr(w, "reason", analysis_verdict_reason(ra, order[i], why, sizeof why));
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
 	jsonw_key(w, "combined_gain");
 	jsonw_obj_begin(w);
 	jsonw_kdouble(w, "low_pct", ra->combined_gain_low, 2);

@@ -13,8 +13,8 @@
 #include "views.h"
 #include "xalloc.h"
 
-enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY, L_ATTR, L_ATTR_LEGEND, L_INSUFFICIENT,
-		L_ADV_HEAD, L_ADV };
+enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY, L_VERDICT, L_ATTR, L_ATTR_LEGEND,
+		L_INSUFFICIENT, L_REASON, L_ADV_HEAD, L_ADV };
 
 struct bline {
 	enum line_kind kind;
@@ -54,16 +54,22 @@ static void rebuild(struct bn_view *v, struct app *app)
 	v->n = 0;
 	if (!v->ra)
 		return;
+	/* the candidates in the verdict's order: the triggered ones by expected gain */
 	int order[BN_COUNT];
-	analysis_bottleneck_order(v->ra, order);
+	analysis_verdict_order(v->ra, order);
 	add(v, L_SUMMARY, -1, 0);
+	if (BN_COUNT > 1 && v->ra->bn[order[1]].score >= 40) /* two triggered: say what ranks them */
+		add(v, L_VERDICT, -1, 0);
 	add(v, L_ATTR, -1, 0);
 	if (v->ra->attr.valid)
 		add(v, L_ATTR_LEGEND, -1, 0);
 	add(v, L_BLANK, -1, 0);
 	for (int i = 0; i < BN_COUNT; i++) {
 		const struct bottleneck *b = &v->ra->bn[order[i]];
+		char why[VERDICT_REASON_MAX];
 		add(v, L_HEAD, order[i], 0);
+		if (analysis_verdict_reason(v->ra, order[i], why, sizeof why))
+			add(v, L_REASON, order[i], 0);
 		if (b->insufficient)
 			add(v, L_INSUFFICIENT, order[i], 0);
 		for (size_t e = 0; e < b->n_ev; e++)
@@ -153,6 +159,23 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 				     "%.1f-%.1f %% (capped at 70 %%)"),
 				     v->ra->rank, v->ra->combined_gain_low, v->ra->combined_gain_high);
 			break;
+		case L_VERDICT: {
+			/* the triggered candidates come in the verdict's order: say so, and name the first */
+			int order[BN_COUNT];
+			analysis_verdict_order(v->ra, order);
+			canvas_textf(cv, x + 1, ry, w - 2, ST_WARN,
+				     _("verdict: %s first; the triggered candidates by expected gain, not by score"),
+				     v->ra->bn[order[0]].name);
+			break;
+		}
+		case L_REASON: {
+			int order[BN_COUNT];
+			analysis_verdict_order(v->ra, order);
+			char why[VERDICT_REASON_MAX];
+			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_NORMAL, _("after %s: %s"),
+				     v->ra->bn[order[0]].name, analysis_verdict_reason(v->ra, l->bn, why, sizeof why));
+			break;
+		}
 		case L_ATTR:
 			draw_attribution_bar(cv, x + 1, ry, w - 2, &v->ra->attr);
 			break;
@@ -168,8 +191,16 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			cx += 15; /* by display width: a translated name is not padded in bytes */
 			cx += canvas_textf(cv, cx, ry, 5, ST_BOLD, "%3d ", b->score);
 			draw_bar(cv, cx, ry, 30, b->score / 100.0, b->score >= 40 ? ST_WARN : ST_GOOD);
-			canvas_text(cv, cx + 31, ry, w - (cx + 31 - x), b->score >= 40 ? ST_WARN : ST_DIM,
-				    b->score >= 40 ? _("TRIGGERED") : _("below threshold"));
+			if (b->score < 40) {
+				canvas_text(cv, cx + 31, ry, w - (cx + 31 - x), ST_DIM, _("below threshold"));
+				break;
+			}
+			/* the figure the verdict orders by */
+			if (analysis_gain_known(v->ra, l->bn))
+				canvas_textf(cv, cx + 31, ry, w - (cx + 31 - x), ST_WARN,
+					     _("TRIGGERED, expected gain %.1f-%.1f %%"), b->gain.low_pct, b->gain.high_pct);
+			else
+				canvas_text(cv, cx + 31, ry, w - (cx + 31 - x), ST_WARN, _("TRIGGERED, gain unknown"));
 			break;
 		}
 		case L_EVIDENCE:

@@ -24,20 +24,19 @@ static void *create(struct app *app)
 
 static void destroy(void *st) { free(st); }
 
+/* The candidate the verdict names first: the most time to give back, not the top score. */
 static const struct bottleneck *top_bottleneck(const struct rank_analysis *ra)
 {
-	const struct bottleneck *best = &ra->bn[0];
-	for (int k = 1; k < BN_COUNT; k++)
-		if (ra->bn[k].score > best->score)
-			best = &ra->bn[k];
-	return best;
+	int order[BN_COUNT];
+	analysis_verdict_order(ra, order);
+	return &ra->bn[order[0]];
 }
 
 /* What the table says of a rank no candidate triggered on: "none" only when the analysis
  * judged and found nothing; a verdict of insufficient data must not read as a clean run. */
 static const char *untriggered_text(const struct rank_analysis *ra, bool *insufficient)
 {
-	char verdict[256];
+	char verdict[VERDICT_MAX];
 	analysis_verdict(ra, verdict, sizeof verdict);
 	*insufficient = strcmp(verdict, _("no candidate reaches its threshold")) != 0;
 	return *insufficient ? _("insufficient data") : _("none");
@@ -185,22 +184,22 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 	if (!ra || max_lines < 2)
 		return y;
 	const struct bottleneck *bn = top_bottleneck(ra);
-	char head[320];
+	char verdict[VERDICT_MAX], head[VERDICT_MAX + 64];
+	analysis_verdict(ra, verdict, sizeof verdict);
+	snprintf(head, sizeof head, _("Verdict (rank %d): %s"), ra->rank, verdict);
 	if (bn->score < 40) {
-		char verdict[256];
-		analysis_verdict(ra, verdict, sizeof verdict);
-		snprintf(head, sizeof head, _("Verdict (rank %d): %s"), ra->rank, verdict);
 		bool unknown = strcmp(verdict, _("no candidate reaches its threshold")) != 0;
 		canvas_text(cv, x, y++, w, unknown ? ST_WARN : ST_GOOD, head);
 		y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 1, &ra->attr);
 		return y;
 	}
-	snprintf(head, sizeof head, _("Verdict (rank %d): %s holds the run back (score %d)"), ra->rank, bn->name,
-		 bn->score);
-	canvas_text(cv, x, y++, w, ST_WARN, head);
-	y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 3, &ra->attr);
+	/* the verdict whole (its order, and why a higher score comes later), on up to three
+	 * lines when there is room; then the first candidate's evidence and gain */
+	int extra = canvas_wrap(cv, x, y, w, max_lines >= 8 ? 3 : 1, ST_WARN, head) - 1;
+	y += 1 + extra;
+	y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 3 - extra, &ra->attr);
 	int shown = 0;
-	for (size_t e = 0; e < bn->n_ev && shown < max_lines - 5; e++) {
+	for (size_t e = 0; e < bn->n_ev && shown < max_lines - 5 - extra; e++) {
 		if (!bn->ev[e].triggered)
 			continue;
 		canvas_text(cv, x + 2, y, 2, ST_WARN, "*");
