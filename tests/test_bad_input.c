@@ -122,9 +122,7 @@ static void mk_cut(struct ctx *c)
 static const char real_trace[] = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json";
 static void mk_cut_real(struct ctx *c)
 {
-	char *p = tu_real(real_trace);
-	if (!p)
-		skip();
+	char *p = tu_real(real_trace); /* there: test_case skipped the case otherwise */
 	size_t len;
 	char *t = tu_read(p, &len);
 	put(c->out, "trace_view.json", t, len * (size_t)c->param / 11);
@@ -840,6 +838,13 @@ static void test_case(void **state)
 	const struct bad_case *bc = *state;
 	if (!base)
 		skip();
+	/* before anything is allocated: a skip() leaves this function by longjmp */
+	if (bc->make == mk_cut_real) {
+		char *real = tu_real(real_trace);
+		free(real);
+		if (!real)
+			skip();
+	}
 	alarm(CASE_SECONDS); /* a hang ends the test program: the case fails */
 	/* inside workdir, so that a failed or skipped case leaves nothing behind */
 	char *dir;

@@ -318,10 +318,10 @@ static void gain_verdict(struct compare_pair *p)
 {
 	const struct rank_analysis *a = p->ra[0], *b = p->ra[1];
 	struct compare_gain *g = &p->gain;
-	const struct bottleneck *top = &a->bn[0];
-	for (int k = 1; k < BN_COUNT; k++)
-		if (a->bn[k].score > top->score)
-			top = &a->bn[k];
+	/* the first of the verdict (by expected gain), as the report and the explorer name it */
+	int order[BN_COUNT];
+	analysis_verdict_order(a, order);
+	const struct bottleneck *top = &a->bn[order[0]];
 	g->kind = top->kind;
 	g->name = top->name;
 	g->score[0] = top->score;
