@@ -446,6 +446,8 @@ static void check_training(const struct analysis *an)
 		for (size_t k = 0; k < ra->n_steps; k++) {
 			assert_int_equal(ra->steps[k].phase, PHASE_UNKNOWN);
 			assert_int_equal(ra->steps[k].phase_source, PHASE_SRC_WORKLOAD);
+			/* shown as training, not "unknown" beside confidence high */
+			assert_string_equal(analysis_step_phase_name(&ra->steps[k]), "training");
 		}
 		for (size_t e = 0; e < ra->bn[BN_HOST_DISPATCH].n_ev; e++)
 			assert_string_not_equal(ra->bn[BN_HOST_DISPATCH].ev[e].metric, "dispatch_per_step");

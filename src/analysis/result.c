@@ -45,6 +45,14 @@ const char *analysis_phase_name(enum phase p)
 				   : N_("unknown");
 }
 
+const char *analysis_step_phase_name(const struct step *s)
+{
+	/* a training step has no serving phase; "unknown" beside confidence high misread */
+	if (s->phase == PHASE_UNKNOWN && s->phase_source == PHASE_SRC_WORKLOAD)
+		return N_("training");
+	return analysis_phase_name((enum phase)s->phase);
+}
+
 const char *analysis_phase_source_name(enum phase_source s)
 {
 	switch (s) {

@@ -225,6 +225,10 @@ const char *analysis_step_source_name(enum step_source s); /* static */
 
 enum phase { PHASE_UNKNOWN, PHASE_PREFILL, PHASE_DECODE, PHASE_MIXED };
 const char *analysis_phase_name(enum phase p); /* static */
+/* A step's phase as shown: its phase, or "training" for a training workload's steps
+ * (phase unknown from the workload signal); static, N_ (translate with _()). */
+struct step;
+const char *analysis_step_phase_name(const struct step *s);
 
 /* Where a step's phase came from. The signals are tried in this order per step (see
  * steps.c): Stage, mstx or vLLM annotation ranges, decode-only kernels, attention shapes,

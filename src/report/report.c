@@ -213,14 +213,19 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			if (s->has_window)
 				snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
 			fprintf(out, "  %-3zu %10s %9.3f  ", i + 1, start, (double)(s->end - s->start) / 1e6);
-			report_put_padded(out, _(analysis_phase_name(s->phase)), 7);
+			/* "training" is a byte wider than the column: the compute figure's field,
+			 * wider than its values, gives the byte back so the columns stay put */
+			const char *phase = _(analysis_step_phase_name(s));
+			int over = u8_strwidth((const uint8_t *)phase, "UTF-8") - 7;
+			over = over < 0 ? 0 : over > 4 ? 4 : over;
+			report_put_padded(out, phase, 7);
 			/* without a host trace these are unknown, not zero (the metrics leave them out) */
 			char host[32] = "-", disp[32] = "-";
 			if (ra->have[M_HOST_ONLY_US])
 				snprintf(host, sizeof host, "%.3f", (double)s->host_only_ns / 1e6);
 			if (ra->have[M_DISPATCH_OPS])
 				snprintf(disp, sizeof disp, "%zu", s->dispatch_ops);
-			fprintf(out, " %11.3f %12.3f %9.3f %13s %9s  %-10s  %s\n", (double)s->compute_ns / 1e6,
+			fprintf(out, " %*.3f %12.3f %9.3f %13s %9s  %-10s  %s\n", 11 - over, (double)s->compute_ns / 1e6,
 				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6, host, disp,
 				analysis_phase_signal_name(s->phase_source),
 				analysis_confidence_name(s->phase_conf));
@@ -438,7 +443,7 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_kstr(w, "label", s->label);
 		jsonw_kdouble(w, "start_us", s->has_window ? (double)(s->start - ra->t0) / 1e3 : NAN, 3);
 		jsonw_kus(w, "dur_us", s->end - s->start);
-		jsonw_kstr(w, "phase", analysis_phase_name(s->phase));
+		jsonw_kstr(w, "phase", analysis_step_phase_name(s));
 		jsonw_kstr(w, "phase_signal", analysis_phase_signal_name(s->phase_source));
 		jsonw_kstr(w, "phase_confidence", analysis_confidence_name(s->phase_conf));
 		jsonw_kstr(w, "phase_evidence", s->phase_evidence);

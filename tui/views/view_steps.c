@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <uniwidth.h>
 
 #include "csvw.h"
 #include "views.h"
@@ -92,7 +93,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	if (v->lb.sel < ra->n_steps) { /* why the selected step has its phase */
 		const struct step *s = &ra->steps[v->lb.sel];
 		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, _("step %zu: %s from %s, confidence %s: %s"),
-		             v->lb.sel + 1, _(analysis_phase_name(s->phase)),
+		             v->lb.sel + 1, _(analysis_step_phase_name(s)),
 		             analysis_phase_source_name(s->phase_source),
 		             analysis_confidence_name(s->phase_conf),
 		             s->phase_evidence ? s->phase_evidence : "");
@@ -127,10 +128,14 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			snprintf(host, sizeof host, "%.3f", (double)s->host_only_ns / 1e6);
 		if (ra->have[M_DISPATCH_OPS])
 			snprintf(disp, sizeof disp, "%zu", s->dispatch_ops);
+		/* "training" is a byte wider than the column: the compute field gives it back */
+		const char *ph = _(analysis_step_phase_name(s));
+		int over = (int)u8_strwidth((const uint8_t *)ph, "UTF-8") - 7;
+		over = over < 0 ? 0 : over > 4 ? 4 : over;
 		snprintf(line, sizeof line,
-			 "%4zu %9s %10.3f %10s  %s %11.3f %12.3f %10.3f %13s %9s  %-10s  %-6s  %s", i + 1, start,
+			 "%4zu %9s %10.3f %10s  %s %*.3f %12.3f %10.3f %13s %9s  %-10s  %-6s  %s", i + 1, start,
 			 (double)(s->end - s->start) / 1e6, win,
-			 view_padded(phase, sizeof phase, _(analysis_phase_name(s->phase)), 7), (double)s->compute_ns / 1e6,
+			 view_padded(phase, sizeof phase, ph, 7), 11 - over, (double)s->compute_ns / 1e6,
 			 (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6, host, disp,
 			 analysis_phase_signal_name(s->phase_source),
 			 analysis_confidence_name(s->phase_conf), s->label ? s->label : "");
@@ -163,7 +168,7 @@ static int handle(void *p, struct app *app, enum action act)
 static bool step_matches(const void *ctx, size_t i, const char *text)
 {
 	const struct step *s = &((const struct steps_view *)ctx)->ra->steps[i];
-	return (s->label && strcasestr(s->label, text)) || strcasestr(analysis_phase_name(s->phase), text);
+	return (s->label && strcasestr(s->label, text)) || strcasestr(analysis_step_phase_name(s), text);
 }
 
 static bool search(void *p, struct app *app, const char *text, int dir)
