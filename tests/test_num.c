@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Exact decimal parsing: µs strings to int64 ns with no double in between. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,6 +360,11 @@ static void test_short_shapes_match_general(void **state)
 	assert_true(!num_time_short("1.2345", 6, &ns) && !num_time_short("1.", 2, &ns) && !num_time_short(".5", 2, &ns));
 	assert_true(num_double_short("0.559", 5, &d) && d == 0.559);
 	assert_true(!num_double_short("-0.5", 4, &d) && !num_double_short("1e5", 3, &d));
+	/* zeros and whole numbers skip the division: the same values, +0.0 not -0.0 */
+	assert_true(num_double_short("0.000", 5, &d) && d == 0 && !signbit(d));
+	assert_true(num_double_short("000", 3, &d) && d == 0 && !signbit(d));
+	assert_true(num_double_short("1319400", 7, &d) && d == 1319400.0);
+	assert_true(num_double_short("123456789012345", 15, &d) && d == 123456789012345.0);
 }
 
 static void u128_case(uint64_t rng)

@@ -105,7 +105,9 @@ static inline bool num_double_short(const char *s, size_t len, double *out)
 	size_t frac = point == len ? 0 : len - point - 1, ndig = len - (point != len);
 	if (ndig > 15)
 		return false;
-	*out = (double)mant / pow10[frac];
+	/* zeros and whole numbers (most of a kernel table's cells) skip the division, the
+	 * costliest step; the quotient would be the same value */
+	*out = mant == 0 || frac == 0 ? (double)mant : (double)mant / pow10[frac];
 	return true;
 }
 /* A whole number (no fraction, no exponent). */
