@@ -6,7 +6,8 @@
 # back (its own expected gain is a few %); host dispatch scores 54-56 and its expected gain
 # is 7.7-14.6 %. Each rank's verdict must name host dispatch first, then communication
 # with why; the order must follow the midpoints of the report's own "expected gain" lines;
-# the JSON report's verdict_order must say the same. Skipped (77) without ../shared.
+# the JSON report's verdict_order must say the same; compare names the same first as BEFORE's top
+# bottleneck. Skipped (77) without ../shared.
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
 shared=${ASCPROF_SHARED:-$srcdir/../shared}
@@ -56,5 +57,13 @@ for v in text db; do
   [ "$names" = "host dispatch;communication;|host dispatch;communication;|" ] ||
     { echo "FAIL: $v: JSON verdict_order names: $names"; fail=1; }
 done
+# compare names the first of BEFORE's verdict as its top bottleneck, not the highest score
+if [ -d "$base/db/level1" ]; then
+  "$bin" --report --compare "$base/text/level1" "$base/db/level1" >"$tmp/cmp.txt" 2>/dev/null ||
+    { echo "FAIL: --report --compare"; fail=1; }
+  n=$(grep -c '^top bottleneck of before: host dispatch, expected gain' "$tmp/cmp.txt")
+  [ "$n" -ge 1 ] && ! grep -q '^top bottleneck of before: communication' "$tmp/cmp.txt" ||
+    { echo "FAIL: compare's top bottleneck is not the verdict's first:"; grep '^top bottleneck' "$tmp/cmp.txt"; fail=1; }
+fi
 [ $fail = 0 ] && echo "PASS: the level1 verdicts lead with host dispatch"
 exit $fail
