@@ -12,6 +12,7 @@
 #include "cluster.h"
 #include "i18n.h"
 #include "metrics.h"
+#include "opstats.h"
 #include "rank_sets.h"
 #include "stagetime.h"
 #include "xalloc.h"
@@ -22,9 +23,22 @@ struct rank_stage {
 	size_t ri;
 	struct rank_analysis *ra;
 	struct diag_list *dl;
-	bool threaded;
+	const struct analysis_hook *hook;
+	/* the metrics wait for the steps (they may run on the sets' builder thread) */
+	pthread_mutex_t lock;
+	pthread_cond_t steps_known;
+	bool steps_done;
+	/* the metrics' inputs, set before the steps are known */
+	struct rank_sets *sets;
+	int64_t lo, hi;
+	const char *src_dev, *src_host;
+	bool have_timeline;
+	bool dir_from_device; /* out: the sets' (they are freed) */
 };
-/* Figures from the CSV tables alone (kernel PMU columns, memory): nothing of the trace. */
+
+/* Figures from the CSV tables alone (kernel PMU columns, memory): nothing of the trace and
+ * no message. On a third thread beside the classes' two halves: the two threads after them
+ * end together, and these figures would then be the last on one core. */
 static void *csv_metrics(void *arg)
 {
 	struct rank_stage *st = arg;
@@ -32,20 +46,76 @@ static void *csv_metrics(void *arg)
 	return NULL;
 }
 
-/* Op statistics read the classes and the steps' windows and phases, and write only the
- * ops: they run beside the window and per-step metrics (which write neither). */
-static void *op_stats(void *arg)
+/* The second half of the events' classes (the first is the caller's): on the thread CPU
+ * clock its time is the stage's too (stagetime.h). */
+struct classify_half {
+	const struct rank_store *rs;
+	struct ev_class *cls;
+	size_t from;
+	pthread_t caller;
+};
+
+static void *classify_half(void *arg)
 {
-	struct rank_stage *st = arg;
-	double t0 = stagetime_now();
-	analysis_ops(st->cap, st->ri, st->ra, st->dl, st->threaded);
-	stagetime_add(STAGE_OPSTATS, t0);
+	struct classify_half *h = arg;
+	bool own = stagetime_thread_clock() && !pthread_equal(pthread_self(), h->caller);
+	double t0 = own ? stagetime_now() : 0;
+	category_classify_range(h->rs, h->cls, h->from, h->rs->n_ev);
+	if (own)
+		stagetime_add(STAGE_CLASSIFY, t0);
 	return NULL;
 }
 
-/* threaded: a core is free (fewer ranks than cores), so independent stages share two.
- * Messages come in the same order either way: only the steps and the op statistics add
- * any once the sets are built. */
+/* The window, attribution, landmark, advice and per-step figures from the sets and the
+ * steps, then the sets freed; they add no message. */
+static void rank_metrics(struct rank_stage *st)
+{
+	const struct rank_data *rd = &st->cap->ranks[st->ri];
+	const struct rank_store *rs = &rd->store;
+	struct rank_analysis *ra = st->ra;
+	struct rank_sets *s = st->sets;
+	int64_t lo = st->lo, hi = st->hi;
+	double t = stagetime_now();
+	if (st->have_timeline) {
+		if (!ra->has_trace)
+			rank_sets_derive(s, rs, ra->cls, false);
+		metrics_window(rs, ra, s, lo, hi, st->src_dev, st->src_host);
+		metrics_attribution(s, ra, lo, hi);
+		metrics_landmarks(s, ra, lo, hi);
+		advice_rank(rs, rd->by_kind[CSV_KERNEL], ra, s);
+		metrics_per_step(ra, s);
+		if (ra->has_trace)
+			metrics_overlap_lane_check(rs, s, ra);
+		metrics_step_trace_check(rd->by_kind[CSV_STEP_TRACE], s, ra, lo, hi);
+	}
+	else
+		metrics_step_trace_attribution(rd->by_kind[CSV_STEP_TRACE], ra);
+	st->dir_from_device = s->dir_from_device;
+	rank_sets_free(s); /* while the op records are built: the two were the analysis's peak */
+	t = stagetime_add(STAGE_METRICS, t);
+	/* after the sets are freed, so the timeline index does not add to them */
+	if (st->hook && st->hook->classified && rs->has_events) {
+		st->hook->classified(st->hook->ctx, st->ri, rs, ra->cls); /* while the op statistics finish */
+		stagetime_add(STAGE_TIMELINE, t);
+	}
+}
+
+/* On the sets' builder thread once they are built: the metrics, when the steps are known. */
+static void metrics_after_steps(void *arg)
+{
+	struct rank_stage *st = arg;
+	pthread_mutex_lock(&st->lock);
+	while (!st->steps_done)
+		pthread_cond_wait(&st->steps_known, &st->lock);
+	pthread_mutex_unlock(&st->lock);
+	rank_metrics(st);
+}
+
+/* threaded: a core is free (fewer ranks than cores), so the stages share two: the events
+ * are classified in two halves, then one thread builds the sets and takes the metrics
+ * from them, the other finds the steps and the op statistics (whose first part needs only
+ * the classes). Messages come in the same order either way: only the steps and then the
+ * op statistics add any once the sets are built, both on the caller's thread. */
 static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
 			 bool threaded, const struct analysis_hook *hook)
 {
@@ -56,63 +126,68 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	ra->rank = rd->plan->rank;
 	ra->rank_index = ri;
 	ra->has_trace = rs->has_events;
-	struct rank_stage stage = {cap, ri, ra, dl, threaded};
-	struct xthread csv_helper, ops_helper;
+	struct rank_sets s;
+	struct rank_stage stage = {.cap = cap, .ri = ri, .ra = ra, .dl = dl, .hook = hook,
+				   .sets = &s,
+				   .src_dev = N_("Ascend Hardware lanes"), .src_host = N_("Python/CANN lanes")};
+	pthread_mutex_init(&stage.lock, NULL);
+	pthread_cond_init(&stage.steps_known, NULL);
+	struct xthread csv_helper;
 	xthread_start(&csv_helper, csv_metrics, &stage, threaded);
 	ra->cls = xmalloc((rs->n_ev ? rs->n_ev : 1) * sizeof *ra->cls);
 	double t = stagetime_now();
-	category_classify(rs, ra->cls);
+	/* each event's class depends on that event alone: the events in two halves, side by
+	 * side, then the copies' directions (which read the host ops' classes) */
+	struct classify_half half = {rs, ra->cls, rs->n_ev / 2, pthread_self()};
+	struct xthread classify_helper;
+	xthread_start(&classify_helper, classify_half, &half, threaded);
+	category_classify_range(rs, ra->cls, 0, half.from);
+	xthread_join(&classify_helper);
+	category_classify_links(rs, ra->cls);
 	t = stagetime_add(STAGE_CLASSIFY, t);
 
-	struct rank_sets s;
 	struct pending_sets pending = {.sets = &s, .rs = rs, .cls = ra->cls};
 	int64_t lo = rs->window_start, hi = rs->window_end;
-	const char *src_dev = N_("Ascend Hardware lanes"), *src_host = N_("Python/CANN lanes");
-	bool have_timeline = ra->has_trace;
+	bool have_timeline = ra->has_trace, metrics_beside = false;
 	if (ra->has_trace) {
-		/* beside the steps, which need the sets only without step markers */
-		rank_sets_start(&pending, threaded);
+		/* beside the steps, which need the sets only without step markers; the builder
+		 * takes the metrics on */
+		pending.then = metrics_after_steps;
+		pending.then_arg = &stage;
+		metrics_beside = rank_sets_start(&pending, threaded);
 	} else {
 		have_timeline = rank_sets_from_csv(rd->by_kind[CSV_KERNEL], &s, &lo, &hi);
-		src_dev = N_("kernel_details.csv (no trace)");
+		stage.src_dev = N_("kernel_details.csv (no trace)");
 		if (have_timeline)
 			diag_add(dl, DIAG_INFO, NULL, 0, -1,
 				 _("rank %d has no trace: device figures come from the kernel table's rows"), ra->rank);
 	}
 	ra->t0 = lo;
 	ra->has_timeline = have_timeline;
+	stage.lo = lo;
+	stage.hi = hi;
+	stage.have_timeline = have_timeline;
+	t = stagetime_now();
+	struct ops_prep *ops = analysis_ops_prepare(cap, ri, ra);
+	stagetime_add(STAGE_OPSTATS, t);
 	t = stagetime_now();
 	analysis_steps(cap, ri, ra, have_timeline ? &pending : NULL, dl);
 	stagetime_add(STAGE_STEPS, t);
-	xthread_start(&ops_helper, op_stats, &stage, threaded);
-	rank_sets_wait(&pending);
+	pthread_mutex_lock(&stage.lock);
+	stage.steps_done = true;
+	pthread_cond_signal(&stage.steps_known);
+	pthread_mutex_unlock(&stage.lock);
 	t = stagetime_now();
-	if (have_timeline) {
-		if (!ra->has_trace)
-			rank_sets_derive(&s, rs, ra->cls, false);
-		metrics_window(rs, ra, &s, lo, hi, src_dev, src_host);
-		metrics_attribution(&s, ra, lo, hi);
-		metrics_landmarks(&s, ra, lo, hi);
-		advice_rank(rs, rd->by_kind[CSV_KERNEL], ra, &s);
-		metrics_per_step(ra, &s);
-		if (ra->has_trace)
-			metrics_overlap_lane_check(rs, &s, ra);
-		metrics_step_trace_check(rd->by_kind[CSV_STEP_TRACE], &s, ra, lo, hi);
-	}
-	else
-		metrics_step_trace_attribution(rd->by_kind[CSV_STEP_TRACE], ra);
-	bool dir_from_device = s.dir_from_device;
-	rank_sets_free(&s); /* while the op records are built: the two were the analysis's peak */
-	t = stagetime_add(STAGE_METRICS, t);
-	/* after the sets are freed, so the timeline index does not add to them */
-	if (hook && hook->classified && rs->has_events) {
-		hook->classified(hook->ctx, ri, rs, ra->cls); /* while the op statistics finish */
-		stagetime_add(STAGE_TIMELINE, t);
-	}
-	xthread_join(&csv_helper);
+	analysis_ops_finish(cap, ri, ra, dl, threaded && !metrics_beside, ops);
+	stagetime_add(STAGE_OPSTATS, t);
+	if (!metrics_beside)
+		rank_metrics(&stage);
+	rank_sets_join(&pending); /* the metrics */
+	xthread_join(&csv_helper); /* the CSV figures: the step summary reads them */
+	pthread_cond_destroy(&stage.steps_known);
+	pthread_mutex_destroy(&stage.lock);
 	if (ra->n_steps)
-		metrics_step_summary(ra, dir_from_device);
-	xthread_join(&ops_helper);
+		metrics_step_summary(ra, stage.dir_from_device);
 }
 
 void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)

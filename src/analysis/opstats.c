@@ -419,7 +419,7 @@ static inline __attribute__((always_inline)) bool trace_op_scope(const struct ra
 
 /* Instances from the trace: two passes over the events (count, then place), so the only
  * per-instance memory is the grouped records themselves. */
-static void trace_groups(const struct rank_store *rs, const struct rank_analysis *ra, struct op_groups *g)
+static uint8_t *trace_groups_count(const struct rank_store *rs, const struct rank_analysis *ra, struct op_groups *g)
 {
 	uint8_t *rule = xmalloc(rs->n_kinds ? rs->n_kinds : 1);
 	for (size_t k = 0; k < rs->n_kinds; k++) {
@@ -437,11 +437,19 @@ static void trace_groups(const struct rank_store *rs, const struct rank_analysis
 	for (uint32_t i = 0; i < n_names; i++)
 		g->names[i] = store_str(rs, i);
 	uint8_t scope;
-	size_t step_hint = 0;
 	for (size_t ev = 0; ev < rs->n_ev; ev++)
 		if (trace_op_scope(ra, rule, rs->ev_kind, ev, &scope))
 			groups_count(g, &(struct rec){.name = rs->ev_name[ev], .scope = scope});
 	groups_place_begin(g);
+	return rule;
+}
+
+/* The second pass, which reads the steps' phases (rule: trace_groups_count's, freed). */
+static void trace_groups_place(const struct rank_store *rs, const struct rank_analysis *ra, struct op_groups *g,
+			       uint8_t *rule)
+{
+	uint8_t scope;
+	size_t step_hint = 0;
 	for (size_t ev = 0; ev < rs->n_ev; ev++)
 		if (trace_op_scope(ra, rule, rs->ev_kind, ev, &scope))
 			groups_place(g, &(struct rec){store_dur(rs, ev), rs->ev_name[ev], scope,
@@ -931,24 +939,54 @@ static void op_shapes(const struct csv_table *k, struct rank_analysis *ra)
 	ra->n_op_shapes = nr;
 }
 
-void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
-		  bool threaded)
+struct ops_prep {
+	struct op_groups g;
+	uint8_t *rule; /* the trace's kinds' rules, until the instances are placed */
+	bool from_csv;
+	struct csv_totals dev_ct, host_ct;
+};
+
+struct ops_prep *analysis_ops_prepare(const struct capture *cap, size_t ri, struct rank_analysis *ra)
 {
 	const struct rank_data *rd = &cap->ranks[ri];
 	const struct rank_store *rs = &rd->store;
-	bool from_csv = !rs->n_ev;
-	struct op_groups g;
-	if (from_csv)
-		csv_groups(rd, &g);
+	struct ops_prep *p = xcalloc(1, sizeof *p);
+	p->from_csv = !rs->n_ev;
+	if (p->from_csv)
+		csv_groups(rd, &p->g);
 	else
-		trace_groups(rs, ra, &g);
+		p->rule = trace_groups_count(rs, ra, &p->g);
+	if (p->g.n) {
+		csv_totals_build(rs, p->from_csv ? NULL : rd->by_kind[CSV_KERNEL], COL_DURATION, &p->dev_ct);
+		csv_totals_build(rs, p->from_csv ? NULL : rd->by_kind[CSV_OPERATOR_DETAILS], COL_HOST_TOTAL,
+				 &p->host_ct);
+		op_shapes(rd->by_kind[CSV_KERNEL], ra); /* the kernel table's alone */
+	}
+	return p;
+}
+
+void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
+		  bool threaded)
+{
+	analysis_ops_finish(cap, ri, ra, dl, threaded, analysis_ops_prepare(cap, ri, ra));
+}
+
+void analysis_ops_finish(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
+			 bool threaded, struct ops_prep *p)
+{
+	const struct rank_data *rd = &cap->ranks[ri];
+	const struct rank_store *rs = &rd->store;
+	bool from_csv = p->from_csv;
+	struct op_groups g = p->g;
+	if (p->rule)
+		trace_groups_place(rs, ra, &g, p->rule);
 	if (g.n == 0) {
 		groups_free(&g);
+		free(p);
 		return;
 	}
-	struct csv_totals dev_ct, host_ct;
-	csv_totals_build(rs, from_csv ? NULL : rd->by_kind[CSV_KERNEL], COL_DURATION, &dev_ct);
-	csv_totals_build(rs, from_csv ? NULL : rd->by_kind[CSV_OPERATOR_DETAILS], COL_HOST_TOTAL, &host_ct);
+	struct csv_totals dev_ct = p->dev_ct, host_ct = p->host_ct;
+	free(p);
 
 	/* the names in two halves of about equal instances, the second on a helper thread */
 	struct emit_job jobs[2] = {{&g, &dev_ct, &host_ct, from_csv, 0, 0, {0}},
@@ -987,7 +1025,6 @@ void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra
 	}
 	xqsort(ra->ops, ra->n_ops, sizeof *ra->ops, cmp_op);
 	op_types(rs, ra, from_csv);
-	op_shapes(rd->by_kind[CSV_KERNEL], ra);
 
 	/* the two sides never add up: compare them, warn beyond 20 % */
 	int64_t trace_dev = 0, csv_dev = 0;

@@ -20,6 +20,14 @@
  * order either way. */
 void analysis_ops(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		  struct diag_list *dl, bool threaded);
+/* analysis_ops in two parts: what needs only the classes and the CSV tables (the op
+ * instances counted per name, the tables' totals, the shapes), which may run before the
+ * steps are known, then the rest (which reads the steps and frees p). Neither part adds a
+ * message before the second's end. */
+struct ops_prep;
+struct ops_prep *analysis_ops_prepare(const struct capture *cap, size_t rank_index, struct rank_analysis *ra);
+void analysis_ops_finish(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
+			 struct diag_list *dl, bool threaded, struct ops_prep *p);
 /* The type key of an op: its type when given, else its name without collective suffixes;
  * written to buf (size bytes). */
 const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size);

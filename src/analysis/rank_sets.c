@@ -411,16 +411,52 @@ static void *build_pending_sets(void *arg)
 	rank_sets_build(p->rs, p->cls, p->sets);
 	rank_sets_derive(p->sets, p->rs, p->cls, true);
 	stagetime_add(STAGE_SETS, t0);
+	if (p->threaded) {
+		pthread_mutex_lock(&p->lock);
+		p->ready = true;
+		pthread_cond_broadcast(&p->built);
+		pthread_mutex_unlock(&p->lock);
+		if (p->then)
+			p->then(p->then_arg);
+	}
 	return NULL;
 }
 
-void rank_sets_start(struct pending_sets *p, bool threaded)
+bool rank_sets_start(struct pending_sets *p, bool threaded)
 {
-	xthread_start(&p->builder, build_pending_sets, p, threaded);
+	p->threaded = false;
+	if (threaded) {
+		pthread_mutex_init(&p->lock, NULL);
+		pthread_cond_init(&p->built, NULL);
+		p->ready = false;
+		p->threaded = true;
+		if (xthread_try_start(&p->builder, build_pending_sets, p))
+			return true;
+		pthread_cond_destroy(&p->built);
+		pthread_mutex_destroy(&p->lock);
+		p->threaded = false;
+	}
+	build_pending_sets(p);
+	return false;
 }
 
 struct rank_sets *rank_sets_wait(struct pending_sets *p)
 {
-	xthread_join(&p->builder);
+	if (p->threaded) {
+		pthread_mutex_lock(&p->lock);
+		while (!p->ready)
+			pthread_cond_wait(&p->built, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+	}
 	return p->sets;
+}
+
+void rank_sets_join(struct pending_sets *p)
+{
+	if (!p->threaded)
+		return;
+	xthread_join(&p->builder);
+	pthread_cond_destroy(&p->built);
+	pthread_mutex_destroy(&p->lock);
+	p->threaded = false;
 }

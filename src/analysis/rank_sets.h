@@ -6,6 +6,7 @@
 #ifndef ASCPROF_RANK_SETS_H
 #define ASCPROF_RANK_SETS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -57,10 +58,21 @@ struct pending_sets {
 	struct xthread builder;
 	const struct rank_store *rs;  /* borrowed, until rank_sets_wait */
 	const struct ev_class *cls;   /* borrowed, until rank_sets_wait */
+	/* with a builder thread: then(then_arg) runs on it once the sets are ready (work that
+	 * needs them and may wait for the caller; never run on the caller's thread) */
+	void (*then)(void *);
+	void *then_arg;
+	bool threaded; /* the builder is a thread of its own: the fields below are used */
+	pthread_mutex_t lock;
+	pthread_cond_t built;
+	bool ready;
 };
-/* Builds and derives p->sets on a helper thread (threaded) or at once. */
-void rank_sets_start(struct pending_sets *p, bool threaded);
-/* Waits for the builder; returns p->sets (borrowed). */
+/* Builds and derives p->sets on a helper thread (threaded, when one can be created) or at
+ * once. True when on a thread: then p->then runs there, and rank_sets_join is needed. */
+bool rank_sets_start(struct pending_sets *p, bool threaded);
+/* Waits for the sets (not for p->then); returns p->sets (borrowed). */
 struct rank_sets *rank_sets_wait(struct pending_sets *p);
+/* Waits for the builder thread, p->then included. */
+void rank_sets_join(struct pending_sets *p);
 
 #endif

@@ -11,6 +11,12 @@ void xthread_start(struct xthread *t, void *(*fn)(void *), void *arg, bool threa
 		fn(arg);
 }
 
+bool xthread_try_start(struct xthread *t, void *(*fn)(void *), void *arg)
+{
+	t->started = pthread_create(&t->tid, NULL, fn, arg) == 0;
+	return t->started;
+}
+
 void xthread_join(struct xthread *t)
 {
 	if (t->started)

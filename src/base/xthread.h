@@ -17,6 +17,9 @@ struct xthread {
 };
 
 void xthread_start(struct xthread *t, void *(*fn)(void *), void *arg, bool threaded);
+/* fn(arg) on a new thread, or nothing when none can be created (false): for work that
+ * waits for what the caller does next, which must not run on the caller's thread. */
+bool xthread_try_start(struct xthread *t, void *(*fn)(void *), void *arg);
 void xthread_join(struct xthread *t);
 /* Online CPUs (at least 1). */
 int xthread_cpus(void);

@@ -243,7 +243,7 @@ static uint8_t launch_direction(const struct rank_store *rs, const struct ev_cla
 	return 0;
 }
 
-void category_classify(const struct rank_store *rs, struct ev_class *out)
+void category_classify_range(const struct rank_store *rs, struct ev_class *out, size_t from, size_t to)
 {
 	struct memo m = {0};
 	m.cap = 1024;
@@ -255,7 +255,7 @@ void category_classify(const struct rank_store *rs, struct ev_class *out)
 	 * instead of probing the memo's two arrays */
 	uint32_t n_names = strtab_count(rs->strs);
 	uint64_t *last = xcalloc(n_names ? n_names : 1, sizeof *last);
-	for (size_t e = 0; e < rs->n_ev; e++) {
+	for (size_t e = from; e < to; e++) {
 		const struct lane *l = store_ev_lane(rs, e);
 		uint32_t name = rs->ev_name[e];
 		uint64_t upper = ((uint64_t)l->group << 29) | (store_ev_attr_id(rs, e) & 0x1fffffff);
@@ -305,6 +305,10 @@ void category_classify(const struct rank_store *rs, struct ev_class *out)
 	free(last);
 	free(m.keys);
 	free(m.vals);
+}
+
+void category_classify_links(const struct rank_store *rs, struct ev_class *out)
+{
 	/* device copies take their direction from the host op that launched them */
 	for (size_t i = 0; i < rs->n_links; i++) {
 		const struct flow_link *k = &rs->links[i];
@@ -312,4 +316,10 @@ void category_classify(const struct rank_store *rs, struct ev_class *out)
 			continue;
 		out[k->to_ev].flags |= launch_direction(rs, out, k->from_ev);
 	}
+}
+
+void category_classify(const struct rank_store *rs, struct ev_class *out)
+{
+	category_classify_range(rs, out, 0, rs->n_ev);
+	category_classify_links(rs, out);
 }

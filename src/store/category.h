@@ -34,6 +34,11 @@ struct ev_class {
  * decision depends on (lane group, name, attr) only, so it is computed once per distinct
  * triple. Direction flags of device copies come from the host op that launched them. */
 void category_classify(const struct rank_store *rs, struct ev_class *out);
+/* category_classify in two parts, so that ranges of events can be classified side by side:
+ * out[from..to) from each event's own (lane group, name, attr), then, once every event
+ * is, the direction of device copies from the host ops that launched them. */
+void category_classify_range(const struct rank_store *rs, struct ev_class *out, size_t from, size_t to);
+void category_classify_links(const struct rank_store *rs, struct ev_class *out);
 /* One event's class from its parts (the table itself; exposed for tests and docs). */
 struct ev_class category_of(enum lane_group group, const char *name, const char *cat,
 			    const char *task_type);
