@@ -600,15 +600,16 @@ void lanes_finish(struct rank_store *rs, const char *name, struct diag_list *dl)
 	/* a second thread when the walk used one and there is enough to share */
 	double t0 = stagetime_now();
 	bool threaded = rs->trace.threads_used > 1 && rs->n_ev + rs->n_flows >= FINISH_THREADED_MIN;
-	/* The flow ends are sorted before the lanes' event lists exist: the two with the
-	 * sort's index were the load's peak. */
+	/* The flow ends are sorted beside the lanes' event lists: both are spilled (spill.h),
+	 * so together they no longer make the peak of private memory they once did (the
+	 * lists were filled after the sort then, with a core idle). */
 	struct xthread helper;
 	xthread_start(&helper, sort_flows_job, rs, threaded);
 	count_lane_events(rs);
 	build_window(rs);
 	build_tracks(rs);
-	xthread_join(&helper);
 	fill_lane_events(rs);
+	xthread_join(&helper);
 	struct lane_work work;
 	lane_work_init(&work, rs);
 	xthread_start(&helper, order_lanes_job, &work, threaded);
