@@ -965,12 +965,6 @@ struct ops_prep *analysis_ops_prepare(const struct capture *cap, size_t ri, stru
 	return p;
 }
 
-void analysis_ops(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
-		  bool threaded)
-{
-	analysis_ops_finish(cap, ri, ra, dl, threaded, analysis_ops_prepare(cap, ri, ra));
-}
-
 void analysis_ops_finish(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
 			 bool threaded, struct ops_prep *p)
 {

@@ -11,19 +11,14 @@
 #include "diag.h"
 #include "result.h"
 
-/* One rank's op statistics. With fewer ranks than cores they run on a helper thread
- * beside the window and per-step metrics (analysis.c analyse_rank): they may read the
- * store, the CSV tables, ra->rank, ra->cls and the steps' windows and phases, and write
- * only ra->ops, ra->n_ops, ra->ops_source, ra->op_types, ra->op_shapes (and their counts)
- * and their messages (dl). threaded: the rows of half the names are computed on a helper
- * thread of their own (the caller's core is free by then); the rows come out in the same
- * order either way. */
-void analysis_ops(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
-		  struct diag_list *dl, bool threaded);
-/* analysis_ops in two parts: what needs only the classes and the CSV tables (the op
- * instances counted per name, the tables' totals, the shapes), which may run before the
- * steps are known, then the rest (which reads the steps and frees p). Neither part adds a
- * message before the second's end. */
+/* One rank's op statistics, in two parts: what needs only the classes and the CSV tables
+ * (the op instances counted per name, the tables' totals, the shapes), which may run
+ * before the steps are known, then the rest (which reads the steps' windows and phases and
+ * frees p). They may read the store, the CSV tables, ra->rank, ra->cls and the steps, and
+ * write only ra->ops, ra->n_ops, ra->ops_source, ra->op_types, ra->op_shapes (and their
+ * counts) and their messages (dl); neither part adds a message before the second's end.
+ * threaded: the rows of half the names are computed on a helper thread of their own; the
+ * rows come out in the same order either way. */
 struct ops_prep;
 struct ops_prep *analysis_ops_prepare(const struct capture *cap, size_t rank_index, struct rank_analysis *ra);
 void analysis_ops_finish(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,

@@ -936,13 +936,15 @@ static uint32_t global_lane(struct merge_state *ms, uint32_t pid, uint32_t tid)
  * An eighth of the column a chunk: each release is a round of TLB shootdowns on the other
  * cores, so not many more. */
 static size_t merge_chunk(size_t n) { return n / 8 > 32768 ? n / 8 : 32768; }
+/* Where the chunk that starts at i of n ends. */
+static size_t chunk_end(size_t i, size_t n, size_t chunk) { return n - i < chunk ? n : i + chunk; }
 /* The rank's column col usable up to element n (see spill_ensure). */
 #define ENSURE_COLUMN(col, n) ((col) = spill_ensure((col), (n) * sizeof *(col)))
 #define MOVE_COLUMN(dst, at, src, n)                                                       \
 	do {                                                                               \
 		size_t done_ = 0, chunk_ = merge_chunk(n);                                 \
 		for (size_t o_ = 0; o_ < (n); o_ += chunk_) {                              \
-			size_t c_ = (n) - o_ < chunk_ ? (n) - o_ : chunk_;                 \
+			size_t c_ = chunk_end(o_, (n), chunk_) - o_;                       \
 			ENSURE_COLUMN(dst, (at) + o_ + c_);                                \
 			memcpy((dst) + (at) + o_, (src) + o_, c_ * sizeof *(src));         \
 			done_ = spill_release((src), done_, (o_ + c_) * sizeof *(src));   \
@@ -954,7 +956,7 @@ static size_t merge_chunk(size_t n) { return n / 8 > 32768 ? n / 8 : 32768; }
 	do {                                                                               \
 		size_t done_ = 0, chunk_ = merge_chunk(n);                                 \
 		for (size_t o_ = 0; o_ < (n); o_ += chunk_) {                              \
-			size_t c_ = (n) - o_ < chunk_ ? (n) - o_ : chunk_;                 \
+			size_t c_ = chunk_end(o_, (n), chunk_) - o_;                       \
 			ENSURE_COLUMN(dst, (at) + o_ + c_);                                \
 			for (size_t i_ = o_; i_ < o_ + c_; i_++)                           \
 				(dst)[(at) + i_] = (map)[(src)[i_]];                       \
@@ -1115,7 +1117,7 @@ static void *merge_times_offsets(void *arg)
 		size_t done_off = 0, chunk = merge_chunk(sg->n);
 		for (size_t i = 0, j = 0; i < sg->n; i++) {
 			if (i % chunk == 0)
-				ENSURE_COLUMN(rs->ev_off_lo, at + (sg->n - i < chunk ? sg->n : i + chunk));
+				ENSURE_COLUMN(rs->ev_off_lo, at + chunk_end(i, sg->n, chunk));
 			uint32_t step = sg->off_step[i];
 			off = step != UINT32_MAX ? off + step : sg->jumps[j++].off;
 			store_put_off(rs, at + i, off);
@@ -1128,7 +1130,7 @@ static void *merge_times_offsets(void *arg)
 		size_t done = 0;
 		for (size_t i = 0, j = 0; i < sg->n; i++) {
 			if (i % chunk == 0)
-				ENSURE_COLUMN(rs->ev_ts_lo, at + (sg->n - i < chunk ? sg->n : i + chunk));
+				ENSURE_COLUMN(rs->ev_ts_lo, at + chunk_end(i, sg->n, chunk));
 			ts = seg_next_ts(sg, i, ts, &j);
 			store_put_ts(rs, at + i, ts);
 			if ((i + 1) % chunk == 0)
@@ -1196,7 +1198,7 @@ static void *merge_flows(void *arg)
 		size_t done = 0, chunk = merge_chunk(sg->n_flows);
 		for (size_t i = 0; i < sg->n_flows; i++) {
 			if (i % chunk == 0)
-				ENSURE_COLUMN(rs->flows, rs->n_flows + (sg->n_flows - i < chunk ? sg->n_flows - i : chunk));
+				ENSURE_COLUMN(rs->flows, rs->n_flows - i + chunk_end(i, sg->n_flows, chunk));
 			rs->flows[rs->n_flows++] = map_flow(sg->flows[i], m->smap, m->lmap);
 			if ((i + 1) % chunk == 0)
 				done = spill_release(sg->flows, done, (i + 1) * sizeof *sg->flows);
