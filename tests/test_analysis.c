@@ -259,6 +259,11 @@ static void test_verdict_ranks_by_expected_gain(void **state)
 	set_candidate(ra, BN_NPU_COMPUTE, "NPU compute", 0, 50000000, 0.25, 1.0);
 	set_candidate(ra, BN_COMMUNICATION, "communication", 100, 574000000, 2.12, 4.34);
 	set_candidate(ra, BN_COPY, "copy", 0, 0, 0, 0);
+	/* the collectives matched on the peer rank: 3.04 % of the window of skew */
+	ra->coll_spread_ok = true;
+	ra->coll_wait_ns = 554100000;
+	ra->coll_transfer_ns = 19900000;
+	ra->coll_skew_ns = 30400000;
 
 	int order[BN_COUNT];
 	analysis_verdict_order(ra, order);
@@ -273,6 +278,21 @@ static void test_verdict_ranks_by_expected_gain(void **state)
 			       "same on every rank, not recoverable); ranked by expected gain");
 	assert_null(analysis_verdict_reason(ra, BN_HOST_DISPATCH, why, sizeof why));
 	assert_non_null(analysis_verdict_reason(ra, BN_COMMUNICATION, why, sizeof why));
+	/* the same rank alone (no collective matched on a peer): its wait cannot be judged, so
+	 * its gain is unknown and it says why, not that the wait is the same on every rank */
+	ra->coll_spread_ok = false;
+	assert_false(analysis_gain_known(ra, BN_COMMUNICATION));
+	analysis_verdict(ra, v, sizeof v);
+	assert_string_equal(v, "host dispatch (expected gain 7.7-13.8 % of the window; score 54; its buckets hold "
+			       "15.3 %), then communication (gain unknown; score 100: most of its 57.4 % is wait no "
+			       "collective matched on a peer rank can judge); ranked by expected gain");
+	/* unless the transfer is most of it: then the transfer's part is an estimate */
+	a->ns[ATTR_COMM_TRANSFER] = 554100000;
+	a->ns[ATTR_COMM_WAIT] = 19900000;
+	assert_true(analysis_gain_known(ra, BN_COMMUNICATION));
+	a->ns[ATTR_COMM_WAIT] = 554100000;
+	a->ns[ATTR_COMM_TRANSFER] = 19900000;
+	ra->coll_spread_ok = true;
 
 	/* the same midpoint (10.73 %): the score breaks the tie, and no reason is owed */
 	ra->bn[BN_COMMUNICATION].gain.low_pct = 8.66;

@@ -400,6 +400,58 @@ static void test_shared_wait_claims_no_gain(void **state)
 	tu_capture_free(&k);
 }
 
+/* One rank of a job opened alone (its worker directory): its collectives match no peer's,
+ * so its exposed wait cannot be split into a wait for a late peer and a wait every rank
+ * shares. None of it is claimed (before, all of it was: one rank of the 2-rank level1
+ * capture claimed 28-51 % and led the verdict, against 2-4 % with both ranks), the
+ * candidate says what is missing, and the gain is unknown when the wait is most of the
+ * exposed communication. The same rank in the whole capture claims its skew. */
+static void test_rank_alone_claims_no_wait(void **state)
+{
+	(void)state;
+	struct tu_capture k;
+	/* a 60 ms link setup on the first collective: a wait on every rank, most of the exposed
+	 * communication */
+	tu_capture_load(&k, "--ranks 3 --seed 6 --steps 6 --link-setup-us 60000 --comm", true);
+	const struct rank_analysis *whole = &k.an->ranks[1];
+	assert_true(whole->coll_spread_ok);
+	const char *dir = k.cap->ranks[1].plan->worker_dir;
+	assert_non_null(dir);
+	struct capture *cap = capture_open(dir, NULL);
+	assert_true(cap->usable);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	assert_int_equal(an->n_ranks, 1);
+	const struct rank_analysis *ra = &an->ranks[0];
+	assert_int_equal(ra->rank, whole->rank);
+	assert_false(ra->coll_spread_ok);
+	const struct attribution *a = &ra->attr;
+	double w = attribution_pct(a, a->ns[ATTR_COMM_WAIT]);
+	double move = attribution_pct(a, a->ns[ATTR_COMM_TRANSFER] + a->ns[ATTR_COMM_UNSPLIT]);
+	assert_true(w > 20.0 && w > move); /* planted */
+	const struct bottleneck *b = &ra->bn[BN_COMMUNICATION];
+	/* the transfer's 30-80 % at most, none of the wait */
+	assert_true(b->gain.high_pct <= 0.8 * move + 0.01);
+	assert_true(b->gain.low_pct >= 0.3 * move - 0.01);
+	assert_non_null(strstr(b->gain.basis, "no collective matched on a peer rank can judge"));
+	assert_int_equal(b->gain.conf, CONF_LOW);
+	assert_false(analysis_gain_known(ra, BN_COMMUNICATION));
+	assert_true(b->score >= 40);
+	assert_non_null(b->insufficient);
+	assert_non_null(strstr(b->insufficient, "no collective of this rank was matched"));
+	char v[VERDICT_MAX];
+	assert_null(strstr(analysis_verdict(ra, v, sizeof v), "communication (expected gain 0"));
+	/* with its peers the skew is claimed, the setup's wait is not */
+	const struct bottleneck *bw = &whole->bn[BN_COMMUNICATION];
+	assert_true(analysis_gain_known(whole, BN_COMMUNICATION));
+	assert_null(bw->insufficient);
+	assert_null(strstr(bw->gain.basis, "can judge"));
+	assert_non_null(strstr(bw->gain.basis, "not counted"));
+	analysis_free(an);
+	capture_free(cap);
+	tu_capture_free(&k);
+}
+
 /* A graph-mode capture (--shape vllm,graph: decode steps replay a captured graph) whose
  * host sits in aclmdlRIExecuteAsync while the device idles: host dispatch is right, but
  * "capture the model in a graph" contradicts the replays the steps already show. */
@@ -1019,6 +1071,7 @@ int main(void)
 		cmocka_unit_test(test_generated_slow_rank),
 		cmocka_unit_test(test_spread_against_planted_truth),
 		cmocka_unit_test(test_shared_wait_claims_no_gain),
+		cmocka_unit_test(test_rank_alone_claims_no_wait),
 		cmocka_unit_test(test_generated_edges),
 		cmocka_unit_test(test_graph_mode_host_advice),
 		cmocka_unit_test(test_rank_alone),

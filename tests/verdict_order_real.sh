@@ -7,7 +7,8 @@
 # is 7.7-14.6 %. Each rank's verdict must name host dispatch first, then communication
 # with why; the order must follow the midpoints of the report's own "expected gain" lines;
 # the JSON report's verdict_order must say the same; compare names the same first as BEFORE's top
-# bottleneck. Skipped (77) without ../shared.
+# bottleneck. Each rank's directory opened alone must not lead with communication either
+# (its wait matches no peer, so no gain on it can be judged). Skipped (77) without ../shared.
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
 shared=${ASCPROF_SHARED:-$srcdir/../shared}
@@ -56,6 +57,23 @@ for v in text db; do
                on && /^      \},?$/ { on = 0; printf "|" }' "$tmp/$v.json")
   [ "$names" = "host dispatch;communication;|host dispatch;communication;|" ] ||
     { echo "FAIL: $v: JSON verdict_order names: $names"; fail=1; }
+done
+# one rank's directory opened alone: no collective matches a peer's, so the wait cannot be
+# judged; communication must not lead on it (it claimed 28-51 % of the window before) but
+# follow host dispatch with its gain unknown and why, in the text and the JSON
+for v in text db; do
+  for r in 0 1; do
+    dir=$base/$v/level1/rank${r}_ascend_pt
+    [ -d "$dir" ] || continue
+    "$bin" --report "$dir" >"$tmp/alone.txt" 2>/dev/null || { echo "FAIL: $v rank $r alone: --report"; fail=1; continue; }
+    grep -Eq '^  verdict: host dispatch \(expected gain [0-9.]+-[0-9.]+ % of the window; score [0-9]+; its buckets hold [0-9.]+ %\), then communication \(gain unknown; score 100: most of its [0-9.]+ % is wait no collective matched on a peer rank can judge\); ranked by expected gain$' "$tmp/alone.txt" ||
+      { echo "FAIL: $v rank $r alone: verdict:"; grep '^  verdict' "$tmp/alone.txt"; fail=1; }
+    grep -q '^      insufficient data: [0-9.]* % of the window is waiting in collectives, and no collective of this rank was matched on a peer rank' "$tmp/alone.txt" ||
+      { echo "FAIL: $v rank $r alone: communication does not say its wait is unjudged"; fail=1; }
+    "$bin" --report --json "$dir" >"$tmp/alone.json" 2>/dev/null || { echo "FAIL: $v rank $r alone: --report --json"; fail=1; continue; }
+    known=$(awk '/"verdict_order": \{/ { on = 1 } on && /"name": "communication"/ { c = 1 } c && /"gain_known":/ { gsub(/.*: |,$/, ""); print; exit }' "$tmp/alone.json")
+    [ "$known" = false ] || { echo "FAIL: $v rank $r alone: JSON communication gain_known $known"; fail=1; }
+  done
 done
 # compare names the first of BEFORE's verdict as its top bottleneck, not the highest score
 if [ -d "$base/db/level1" ]; then

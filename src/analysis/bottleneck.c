@@ -169,6 +169,16 @@ static void score(struct rank_analysis *ra, struct bottleneck *b)
 
 static double pct_of(const struct attribution *a, enum attr_bucket k) { return attribution_pct(a, a->ns[k]); }
 
+/* Exposed wait in collectives, but no collective matched on a peer rank (one rank of a job
+ * opened alone, or ranks whose collectives do not line up): whether a late peer or a wait
+ * every rank shares holds it is unknown. From fields a digest keeps, so that the verdict
+ * reads the same from one. */
+static bool comm_wait_unjudged(const struct rank_analysis *ra)
+{
+	bool peers = ra->coll_spread_ok && ra->coll_wait_ns + ra->coll_transfer_ns > 0;
+	return !peers && ra->attr.ns[ATTR_COMM_WAIT] > 0;
+}
+
 /* Under this much device time (tasks and collectives) a capture is no sample of a run. */
 #define MIN_DEVICE_SAMPLE_NS 500000
 
@@ -287,13 +297,24 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 	 * the wait is the same on every captured rank (the first collective's setup, inputs not
 	 * ready, a rank outside the capture): no gain is claimed on it (2-rank DDP captures:
 	 * 55 % "wait for peers", 28-51 % of the window claimed, the ranks differing by 4 %).
-	 * Without peers the two cannot be told apart: counted, confidence low */
-	bool peers = ra->coll_spread_ok && ra->coll_wait_ns + ra->coll_transfer_ns > 0;
-	double skew = peers ? fmin(w, (w + tr + un) * (double)ra->coll_skew_ns /
-					  (double)(ra->coll_wait_ns + ra->coll_transfer_ns))
-			    : w;
-	double shared = w - skew;
-	char *basis = un > 0 && w > 0 && !(tr > 0)
+	 * Without a peer the two cannot be told apart, so none of the wait is claimed either:
+	 * counted whole, one rank of that capture opened alone claimed 28-51 % and led the
+	 * verdict, where both ranks together give back 2-4 % (comm_wait_unjudged) */
+	bool unjudged = comm_wait_unjudged(ra);
+	double skew = unjudged ? 0
+			       : fmin(w, (w + tr + un) * (double)ra->coll_skew_ns /
+						 (double)(ra->coll_wait_ns + ra->coll_transfer_ns));
+	double shared = unjudged ? 0 : w - skew;
+	char *basis = unjudged ? (tr + un >= 0.005 ? xasprintf(_("30-80 %% of the exposed transfer and of the exposed communication "
+							     "not split into wait and transfer (%.2f %% of the window; "
+							     "split: %s); not counted: the exposed wait (%.2f %%), which "
+							     "no collective matched on a peer rank can judge"),
+							   tr + un, why, w)
+						: xasprintf(_("none counted: the exposed communication is wait (%.2f %% of the "
+							      "window; split: %s), which no collective matched on a peer "
+							      "rank can judge"),
+							    w, why))
+		      : un > 0 && w > 0 && !(tr > 0)
 			      ? xasprintf(_("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
 					    "communication not split into wait and transfer (%.2f %% of the window: %s)"),
 					  skew, un, why)
@@ -315,14 +336,10 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 				       basis, shared);
 		free(basis);
 		basis = more;
-	} else if (!peers && w > 0) {
-		char *more = xasprintf(_("%s; no collective matched on a peer rank to tell a late peer from a wait every rank shares"), basis);
-		free(basis);
-		basis = more;
 	}
 	set_gain(b, a, COMM_SKEW_LO * skew + COMM_MOVE_LO * (tr + un),
 		 COMM_SKEW_HI * skew + COMM_MOVE_HI * (tr + un),
-		 un > 0 || shared >= 0.005 || (!peers && w > 0) ? CONF_LOW : CONF_MEDIUM, basis);
+		 un > 0 || shared >= 0.005 || unjudged ? CONF_LOW : CONF_MEDIUM, basis);
 	bool waiting = w > 0 && w > tr + un, moving = tr > 0 && tr >= w + un;
 	char *vs = un > 0 ? xasprintf(_("at least %.2f %% wait against at most %.2f %% transfer"), w, tr + un)
 			  : xasprintf(_("%.2f %% wait against %.2f %% transfer"), w, tr);
@@ -331,6 +348,13 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 				      "is the one the others wait for; look at its compute and host time and balance the "
 				      "work, not bandwidth or overlap"),
 				      vs, ra->late_rank);
+	else if (waiting && unjudged)
+		b->advice = xasprintf(_("exposed communication is mostly waiting, not moving data (%s): a peer arriving "
+				      "late or the collective waiting for its inputs, and with no collective matched on a "
+				      "peer rank which one is unknown; load the rank with its peers (the directory that "
+				      "holds every rank of the job) and compare them (slow-rank flags, alignment); "
+				      "bandwidth will not help"),
+				      vs);
 	else if (waiting)
 		b->advice = xasprintf(_("exposed communication is mostly waiting, not moving data (%s): a peer arriving "
 				      "late or the collective waiting for its inputs, and no rank stands out as the one "
@@ -356,6 +380,12 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 	else
 		b->advice = xstrdup(_("overlap collectives with compute, check slow links and rank skew"));
 	free(vs);
+	if (unjudged && b->score >= TRIGGER && !b->insufficient)
+		b->insufficient = xasprintf(_("insufficient data: %.2f %% of the window is waiting in collectives, and "
+					      "no collective of this rank was matched on a peer rank, so a wait for a late "
+					      "peer (which balancing the ranks gives back) cannot be told from a wait every "
+					      "rank shares (which it does not)"),
+					    w);
 
 	/* copies: exposed device copies, and the host blocked in syncs and copies while the
 	 * device has nothing to do */
@@ -412,8 +442,13 @@ void analysis_bottleneck_order(const struct rank_analysis *ra, int order[BN_COUN
 
 bool analysis_gain_known(const struct rank_analysis *ra, int k)
 {
-	/* host dispatch without a host trace claims "none: no host trace", not a gain of 0 */
-	return ra->attr.valid && !(k == BN_HOST_DISPATCH && !ra->attr.host_known);
+	/* host dispatch without a host trace claims "none: no host trace", not a gain of 0;
+	 * communication that is mostly wait no peer can judge claims only its transfer, which
+	 * is no estimate of what it gives back */
+	const struct attribution *a = &ra->attr;
+	return a->valid && !(k == BN_HOST_DISPATCH && !a->host_known) &&
+	       !(k == BN_COMMUNICATION && comm_wait_unjudged(ra) &&
+		 a->ns[ATTR_COMM_WAIT] >= a->ns[ATTR_COMM_TRANSFER] + a->ns[ATTR_COMM_UNSPLIT]);
 }
 
 double analysis_gain_mid(const struct bottleneck *b) { return (b->gain.low_pct + b->gain.high_pct) / 2; }
@@ -466,6 +501,10 @@ const char *analysis_verdict_reason(const struct rank_analysis *ra, int k, char 
 	const struct attribution *a = &ra->attr;
 	double share = attribution_pct(a, b->bucket_ns);
 	/* each reason names the buckets' share: the verdict keeps it beside the score */
+	if (k == BN_COMMUNICATION && comm_wait_unjudged(ra) && pct_of(a, ATTR_COMM_WAIT) >= share / 2) {
+		snprintf(buf, size, _("most of its %.1f %% is wait no collective matched on a peer rank can judge"), share);
+		return buf;
+	}
 	if (!analysis_gain_known(ra, k)) {
 		snprintf(buf, size, _("its buckets hold %.1f %%, and its gain cannot be estimated"), share);
 		return buf;
