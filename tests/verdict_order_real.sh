@@ -83,5 +83,17 @@ if [ -d "$base/db/level1" ]; then
   [ "$n" -ge 1 ] && ! grep -q '^top bottleneck of before: communication' "$tmp/cmp.txt" ||
     { echo "FAIL: compare's top bottleneck is not the verdict's first:"; grep '^top bottleneck' "$tmp/cmp.txt"; fail=1; }
 fi
+# st/level2's rank 1 matches no collective of the others: opened alone its communication
+# (the only triggered candidate) has no gain estimate, and compare holds nothing against it
+st=$shared/fixtures-real/msinsight/test/st/level2
+if [ -d "$st/rank_1_ascend_pt" ] && [ -d "$st/rank_3_ascend_pt" ]; then
+  "$bin" --report --compare "$st/rank_1_ascend_pt" "$st/rank_3_ascend_pt" >"$tmp/cmp2.txt" 2>/dev/null ||
+    { echo "FAIL: st/level2 --report --compare"; fail=1; }
+  grep -q '^top bottleneck of before: communication, expected gain unknown: unknown$' "$tmp/cmp2.txt" &&
+    grep -q '^  basis: communication (score [0-9]*) has no estimate of its gain; ' "$tmp/cmp2.txt" ||
+    { echo "FAIL: compare judges a gain that has no estimate:"; grep -A1 '^top bottleneck' "$tmp/cmp2.txt"; fail=1; }
+  "$bin" --report --json --compare "$st/rank_1_ascend_pt" "$st/rank_3_ascend_pt" 2>/dev/null |
+    grep -q '"expected_known": false' || { echo "FAIL: compare JSON: expected_known is not false"; fail=1; }
+fi
 [ $fail = 0 ] && echo "PASS: the level1 verdicts lead with host dispatch"
 exit $fail

@@ -329,6 +329,7 @@ static void gain_verdict(struct compare_pair *p)
 	g->triggered = top->score >= 40;
 	g->low_pct = top->gain.low_pct;
 	g->high_pct = top->gain.high_pct;
+	g->gain_known = analysis_gain_known(a, order[0]);
 	/* the expected gain is a share of the window; per step it stands for the same work
 	 * even when the two captures hold different numbers of steps */
 	if (a->n_steps && b->n_steps) {
@@ -350,6 +351,16 @@ static void gain_verdict(struct compare_pair *p)
 		return;
 	}
 	g->actual_pct = 100.0 * (g->base[0] - g->base[1]) / g->base[0];
+	if (!g->gain_known) { /* nothing to hold the change against: any change would "achieve" 0 */
+		g->verdict = GAIN_UNKNOWN;
+		g->basis = xasprintf(g->actual_pct >= 0 ? _("%s (score %d%s) has no estimate of its gain; the %s went from "
+							   "%.3f ms to %.3f ms, %.1f %% shorter")
+							: _("%s (score %d%s) has no estimate of its gain; the %s went from "
+							   "%.3f ms to %.3f ms, %.1f %% longer"),
+				     g->name, g->score[0], g->triggered ? "" : _(", below the trigger"), _(g->base_name),
+				     g->base[0] / 1e3, g->base[1] / 1e3, fabs(g->actual_pct));
+		return;
+	}
 	g->verdict = g->actual_pct <= 0 ? GAIN_MISSED : g->actual_pct >= g->low_pct ? GAIN_ACHIEVED : GAIN_PARTLY;
 	/* built when the comparison is made: in English for JSON (i18n.h) */
 	const char *why = g->verdict == GAIN_ACHIEVED ? _("at least the low end of the expected range")

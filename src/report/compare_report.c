@@ -68,8 +68,12 @@ static void text_bottlenecks(const struct compare_pair *p, const struct comparis
 	if (!p->have_gain)
 		return;
 	const struct compare_gain *g = &p->gain;
-	fprintf(out, _("\ntop bottleneck of %s: %s, expected gain %.1f-%.1f %%: %s\n  basis: "), c->label[0], g->name,
-		g->low_pct, g->high_pct, compare_gain_verdict_name(g->verdict));
+	if (g->gain_known)
+		fprintf(out, _("\ntop bottleneck of %s: %s, expected gain %.1f-%.1f %%: %s\n  basis: "), c->label[0],
+			g->name, g->low_pct, g->high_pct, compare_gain_verdict_name(g->verdict));
+	else
+		fprintf(out, _("\ntop bottleneck of %s: %s, expected gain unknown: %s\n  basis: "), c->label[0], g->name,
+			compare_gain_verdict_name(g->verdict));
 	summary_put_clean(out, g->basis);
 	fputs(_("\n  (achieved: the improvement reaches the low end of the range; partly: above 0 but below it; "
 	      "missed: 0 or worse)\n"),
@@ -305,6 +309,7 @@ static void json_bottlenecks(struct jsonw *w, const struct compare_pair *p)
 	jsonw_kbool(w, "triggered", g->triggered);
 	jsonw_kdouble(w, "expected_low_pct", g->low_pct, 2);
 	jsonw_kdouble(w, "expected_high_pct", g->high_pct, 2);
+	jsonw_kbool(w, "expected_known", g->gain_known);
 	jsonw_kstr(w, "measured_on", g->base_name);
 	bool have[2] = {true, true};
 	jpair_num(w, "measured_us", have, g->base, 3);

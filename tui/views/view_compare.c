@@ -331,9 +331,13 @@ static void draw_bottlenecks(struct compare_view *v, struct app *app, struct can
 	row++;
 	if (p->have_gain && row < end) {
 		const struct compare_gain *g = &p->gain;
-		canvas_textf(cv, x + 1, row++, w - 2, g->verdict == GAIN_ACHIEVED ? ST_GOOD : ST_WARN,
-			     _("top bottleneck of %s: %s, expected gain %.1f-%.1f %%: %s"), c->label[0], g->name, g->low_pct,
-			     g->high_pct, compare_gain_verdict_name(g->verdict));
+		if (g->gain_known)
+			canvas_textf(cv, x + 1, row++, w - 2, g->verdict == GAIN_ACHIEVED ? ST_GOOD : ST_WARN,
+				     _("top bottleneck of %s: %s, expected gain %.1f-%.1f %%: %s"), c->label[0], g->name,
+				     g->low_pct, g->high_pct, compare_gain_verdict_name(g->verdict));
+		else
+			canvas_textf(cv, x + 1, row++, w - 2, ST_WARN, _("top bottleneck of %s: %s, expected gain unknown: %s"),
+				     c->label[0], g->name, compare_gain_verdict_name(g->verdict));
 		/* the basis, wrapped at spaces */
 		const char *s = g->basis;
 		while (*s && row < end) {
