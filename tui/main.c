@@ -134,6 +134,7 @@ static struct analysis *load_with_progress(struct capture *cap, bool analyse)
  * the output flushed and the time of the index writes after it. */
 static double cpu_main, cpu_opened, cpu_written;
 static double wall_main, result_s, index_write_s;
+static double open_s, load_s; /* the capture opened, loaded and analysed; its load alone */
 
 static void run_deferred(struct tindex_defer *d, bool release);
 
@@ -258,6 +259,7 @@ static void bench_stages(void)
 		(cpu_opened - cpu_main) * 1e3, (cpu_written - cpu_opened) * 1e3);
 	fprintf(f, "result_ms %.1f\nresult_cpu_ms %.1f\nindex_write_ms %.1f\n", result_s * 1e3, cpu_written * 1e3,
 		index_write_s * 1e3);
+	fprintf(f, "open_ms %.1f\nload_ms %.1f\n", open_s * 1e3, load_s * 1e3);
 	fclose(f);
 }
 
@@ -453,9 +455,12 @@ static int run_mode(const struct capture_opts *copts_in, const struct app_opts *
 		analysis_free(an);
 		return drc;
 	}
+	double t_open = stagetime_now();
 	struct capture *cap = capture_open(path, &copts);
 	struct analysis *an = load_with_progress(cap, mode == MODE_REPORT);
 	cpu_opened = stagetime_cpu();
+	open_s = stagetime_now() - t_open;
+	load_s = cap->load_seconds;
 	double t_write;
 	if (mode == MODE_REPORT) {
 		t_write = stagetime_now();

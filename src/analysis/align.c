@@ -227,14 +227,6 @@ size_t analysis_collectives(const struct capture *cap, const struct rank_analysi
 	return n;
 }
 
-void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n, struct coll_inst **cs,
-		    size_t *ncs)
-{
-	for (size_t i = 0; i < n; i++)
-		ncs[i] = analysis_collectives(cap, &ranks[i], i == 0, &cs[i]); /* sizes: the reference's */
-	analysis_align_lists(ranks, n, cs, ncs);
-}
-
 void analysis_align_lists(struct rank_analysis *ranks, size_t n, struct coll_inst *const *cs, const size_t *ncs)
 {
 	if (n == 0)

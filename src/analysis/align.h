@@ -10,11 +10,9 @@
 #include "capture.h"
 #include "result.h"
 
-/* Every rank's offsets from its collectives (cap borrowed); each rank's collective list
- * is stored in cs[i] (owned by the caller after), its length in ncs[i]. */
-void analysis_align(const struct capture *cap, struct rank_analysis *ranks, size_t n, struct coll_inst **cs,
-		    size_t *ncs);
-/* A rank's collectives sorted by end (an owned array in *out); with sizes, their payloads. */
+/* A rank's collectives sorted by end (an owned array in *out); with sizes, their payloads
+ * (the reference rank's, ranks[0] of analysis_align_lists). Each rank's analysis finds its
+ * own (analysis.c); thread-safe. */
 size_t analysis_collectives(const struct capture *cap, const struct rank_analysis *ra, bool sizes,
 			    struct coll_inst **out);
 /* Alignment and the collective spread (offsets, residuals, coll_wait/transfer) of ranks

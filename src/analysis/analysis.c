@@ -2,6 +2,7 @@
 /* The driver: each rank's stages in order (some beside each other on a helper thread),
  * ranks on a pool of threads, then the capture-level passes, published as one analysis. */
 #include "analysis.h"
+#include "align.h"
 #include "cluster_db.h"
 
 #include <pthread.h>
@@ -111,13 +112,33 @@ static void metrics_after_steps(void *arg)
 	rank_metrics(st);
 }
 
+/* A rank's collectives for the alignment across ranks (analysis_collectives): found once
+ * the events are classified, beside the rank's other stages rather than one rank after
+ * another once all are done (on one core, 5 % of a 1 GB capture's analysis). */
+struct collect_job {
+	const struct capture *cap;
+	const struct rank_analysis *ra;
+	bool sizes;
+	struct coll_inst *colls;
+	size_t n;
+};
+
+static void *collect_collectives(void *arg)
+{
+	struct collect_job *cj = arg;
+	double t0 = stagetime_now();
+	cj->n = analysis_collectives(cj->cap, cj->ra, cj->sizes, &cj->colls);
+	stagetime_add(STAGE_CAPTURE, t0); /* the alignment's, as before it moved here */
+	return NULL;
+}
+
 /* threaded: a core is free (fewer ranks than cores), so the stages share two: the events
  * are classified in two halves, then one thread builds the sets and takes the metrics
  * from them, the other finds the steps and the op statistics (whose first part needs only
  * the classes). Messages come in the same order either way: only the steps and then the
  * op statistics add any once the sets are built, both on the caller's thread. */
 static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
-			 bool threaded, const struct analysis_hook *hook)
+			 bool threaded, const struct analysis_hook *hook, struct collect_job *collect)
 {
 	memset(ra, 0, sizeof *ra);
 	ra->late_rank = -1; /* set by the capture-level pass (analysis_attribution_comm) */
@@ -145,6 +166,12 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	xthread_join(&classify_helper);
 	category_classify_links(rs, ra->cls);
 	t = stagetime_add(STAGE_CLASSIFY, t);
+	struct xthread collect_helper;
+	if (collect) {
+		collect->cap = cap;
+		collect->ra = ra;
+		xthread_start(&collect_helper, collect_collectives, collect, threaded);
+	}
 
 	struct pending_sets pending = {.sets = &s, .rs = rs, .cls = ra->cls};
 	int64_t lo = rs->window_start, hi = rs->window_end;
@@ -178,12 +205,16 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	pthread_cond_signal(&stage.steps_known);
 	pthread_mutex_unlock(&stage.lock);
 	t = stagetime_now();
-	analysis_ops_finish(cap, ri, ra, dl, threaded && !metrics_beside, ops);
+	/* split even when the metrics run beside: they end first, and the op statistics would
+	 * then finish on one core */
+	analysis_ops_finish(cap, ri, ra, dl, threaded, ops);
 	stagetime_add(STAGE_OPSTATS, t);
 	if (!metrics_beside)
 		rank_metrics(&stage);
 	rank_sets_join(&pending); /* the metrics */
 	xthread_join(&csv_helper); /* the CSV figures: the step summary reads them */
+	if (collect)
+		xthread_join(&collect_helper);
 	pthread_cond_destroy(&stage.steps_known);
 	pthread_mutex_destroy(&stage.lock);
 	if (ra->n_steps)
@@ -192,13 +223,14 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 
 void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
 {
-	analyse_rank(cap, ri, ra, dl, false, NULL);
+	analyse_rank(cap, ri, ra, dl, false, NULL, NULL);
 	analysis_bottlenecks(ra);
 }
 
 struct rank_job {
 	size_t rank_index;
 	struct diag_list diags;
+	struct collect_job collect;
 };
 
 struct rank_pool {
@@ -218,8 +250,9 @@ static void *rank_worker(void *arg)
 		size_t j = atomic_fetch_add(&pool->next, 1);
 		if (j >= pool->n_jobs)
 			return NULL;
+		pool->jobs[j].collect.sizes = j == 0; /* the reference's payloads (analysis_align_lists) */
 		analyse_rank(pool->cap, pool->jobs[j].rank_index, &pool->an->ranks[j], &pool->jobs[j].diags,
-			     pool->split_ranks, pool->hook);
+			     pool->split_ranks, pool->hook, &pool->jobs[j].collect);
 		if (pool->hook && pool->hook->ranks_done)
 			atomic_fetch_add(pool->hook->ranks_done, 1);
 	}
@@ -258,17 +291,19 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	rank_worker(&pool);
 	for (size_t t = 0; t < started; t++)
 		pthread_join(tids[t], NULL);
+	an->colls = xcalloc(pool.n_jobs ? pool.n_jobs : 1, sizeof *an->colls);
+	an->n_colls = xcalloc(pool.n_jobs ? pool.n_jobs : 1, sizeof *an->n_colls);
 	for (size_t j = 0; j < pool.n_jobs; j++) {
 		diag_append(&an->diags, &pool.jobs[j].diags);
 		diag_free(&pool.jobs[j].diags);
+		an->colls[j] = pool.jobs[j].collect.colls;
+		an->n_colls[j] = pool.jobs[j].collect.n;
 	}
 	an->n_ranks = pool.n_jobs;
 	free(pool.jobs);
 	double t0 = stagetime_now();
 	analysis_workload_peers(an->ranks, an->n_ranks);
-	an->colls = xcalloc(an->n_ranks ? an->n_ranks : 1, sizeof *an->colls);
-	an->n_colls = xcalloc(an->n_ranks ? an->n_ranks : 1, sizeof *an->n_colls);
-	analysis_align(cap, an->ranks, an->n_ranks, an->colls, an->n_colls);
+	analysis_align_lists(an->ranks, an->n_ranks, an->colls, an->n_colls);
 	analysis_slow_ranks(an);
 	an->comm = comm_analyse(cap);
 	analysis_comm_metrics(an);
