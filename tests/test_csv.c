@@ -444,7 +444,19 @@ static void test_utf8_check_matches_libunistring(void **state)
  * cells, CRLF and lone CR, blank lines, ragged rows, quoted cells (those lines go through
  * libcsv either way), numbers, times and text; every typed cell, row offset and line must
  * agree. */
+static void check_same_tables_isa(const char *text, size_t len, enum csvt_isa isa);
+
+/* With each instruction set of the line scan this CPU has (the same tables from each). */
 static void check_same_tables(const char *text, size_t len)
+{
+	enum csvt_isa used = csvt_isa_used();
+	for (int i = 0; i < CSVT_ISA_COUNT; i++)
+		if (csvt_isa_set((enum csvt_isa)i))
+			check_same_tables_isa(text, len, (enum csvt_isa)i);
+	csvt_isa_set(used);
+}
+
+static void check_same_tables_isa(const char *text, size_t len, enum csvt_isa isa)
 {
 	struct diag_list d1, d2;
 	diag_init(&d1);
@@ -457,7 +469,7 @@ static void check_same_tables(const char *text, size_t len)
 	assert_true((a == NULL) == (b == NULL));
 	/* the same messages, in the same order (the encoding's among them) */
 	if (d1.n != d2.n)
-		fail_msg("%zu messages, libcsv %zu, in:\n%.*s", d1.n, d2.n, (int)len, text);
+		fail_msg("%s: %zu messages, libcsv %zu, in:\n%.*s", csvt_isa_name(isa), d1.n, d2.n, (int)len, text);
 	for (size_t i = 0; i < d1.n; i++) {
 		char *x = diag_format(&d1.items[i]), *y = diag_format(&d2.items[i]);
 		assert_string_equal(x, y);
@@ -470,7 +482,8 @@ static void check_same_tables(const char *text, size_t len)
 		for (size_t c = 0; c < a->ncols; c++)
 			assert_string_equal(a->headers[c], b->headers[c]);
 		if (a->nrows != b->nrows)
-			fail_msg("%zu rows, libcsv %zu, in:\n%.*s", a->nrows, b->nrows, (int)len, text);
+			fail_msg("%s: %zu rows, libcsv %zu, in:\n%.*s", csvt_isa_name(isa), a->nrows, b->nrows, (int)len,
+				 text);
 		assert_int_equal(a->ragged_rows, b->ragged_rows);
 		assert_int_equal(a->bad_numbers, b->bad_numbers);
 		for (size_t r = 0; r < a->nrows; r++) {
@@ -559,6 +572,23 @@ static void test_plain_lines_match_libcsv(void **state)
 	}
 #undef NEXT
 	free(buf);
+}
+
+/* The line scan runs on AVX-512 where the CPU has it (unless $ASCPROF_CSV_SCAN says
+ * otherwise), the baseline always exists, and a set the CPU lacks cannot be chosen. */
+static void test_line_scan_isa_choice(void **state)
+{
+	(void)state;
+	assert_true(csvt_isa_available(CSVT_ISA_BASE));
+	assert_false(csvt_isa_available(CSVT_ISA_COUNT));
+	assert_false(csvt_isa_set(CSVT_ISA_COUNT));
+	if (!getenv("ASCPROF_CSV_SCAN"))
+		assert_int_equal(csvt_isa_used(),
+				 csvt_isa_available(CSVT_ISA_AVX512) ? CSVT_ISA_AVX512 : CSVT_ISA_BASE);
+	enum csvt_isa used = csvt_isa_used();
+	assert_int_equal(csvt_isa_set(CSVT_ISA_AVX512), csvt_isa_available(CSVT_ISA_AVX512));
+	assert_true(csvt_isa_set(used));
+	assert_string_equal(csvt_isa_name(CSVT_ISA_AVX512), "avx512");
 }
 
 /* Lines past what the splitter lists (more quotes than it keeps positions of, a header of
@@ -754,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_real_level1_kernel_details),
 		cmocka_unit_test(test_utf8_check_matches_libunistring),
 		cmocka_unit_test(test_plain_lines_match_libcsv),
+		cmocka_unit_test(test_line_scan_isa_choice),
 		cmocka_unit_test(test_splitter_limits_match_libcsv),
 		cmocka_unit_test(test_appended_slices_keep_lines_and_offsets),
 		cmocka_unit_test(test_row_offset_steps),

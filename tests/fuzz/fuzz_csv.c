@@ -3,7 +3,7 @@
  * again (the drill-down path) and the typed accessors. The one-pass time parser the
  * readers use (num_time_ns_exp) is held to num_time_ns and num_has_exponent on the
  * input's first bytes, and num_double's fast path to strtod (bit for bit when it reads a
- * number), and the line splitter to libcsv. */
+ * number), and the line splitter to libcsv, with each instruction set of its line scan. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +81,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	diag_init(&dl);
 	struct csv_table *t = csvt_load_buffer("fuzz.csv", (const char *)data, size, &dl);
 	compare_with_libcsv(t, (const char *)data, size);
+	/* the line scan's other instruction sets (where the CPU has them) against libcsv too */
+	enum csvt_isa used = csvt_isa_used();
+	for (int i = 0; i < CSVT_ISA_COUNT; i++) {
+		if ((enum csvt_isa)i == used || !csvt_isa_set((enum csvt_isa)i))
+			continue;
+		struct diag_list other;
+		diag_init(&other);
+		struct csv_table *u = csvt_load_buffer("fuzz.csv", (const char *)data, size, &other);
+		compare_with_libcsv(u, (const char *)data, size);
+		csvt_free(u);
+		diag_free(&other);
+		csvt_isa_set(used);
+	}
 	if (t) {
 		for (size_t r = 0; r < t->nrows && r < 16; r++) {
 			struct csv_cells cells;
