@@ -114,7 +114,7 @@ static void metrics_after_steps(void *arg)
 
 /* A rank's collectives for the alignment across ranks (analysis_collectives): found once
  * the events are classified, beside the rank's other stages rather than one rank after
- * another once all are done (on one core, 5 % of a 1 GB capture's analysis). */
+ * another once all are done (on one core, about 10 ms of the 1 GB capture's 145 ms). */
 struct collect_job {
 	const struct capture *cap;
 	const struct rank_analysis *ra;
