@@ -179,6 +179,15 @@ static bool comm_wait_unjudged(const struct rank_analysis *ra)
 	return !peers && ra->attr.ns[ATTR_COMM_WAIT] > 0;
 }
 
+/* ...and that wait is most of the exposed communication (at least its transfer and
+ * unsplit time together): then its gain is no estimate, only the transfer's part. */
+static bool comm_gain_unjudged(const struct rank_analysis *ra)
+{
+	const struct attribution *a = &ra->attr;
+	return comm_wait_unjudged(ra) &&
+	       a->ns[ATTR_COMM_WAIT] >= a->ns[ATTR_COMM_TRANSFER] + a->ns[ATTR_COMM_UNSPLIT];
+}
+
 /* Under this much device time (tasks and collectives) a capture is no sample of a run. */
 #define MIN_DEVICE_SAMPLE_NS 500000
 
@@ -445,10 +454,8 @@ bool analysis_gain_known(const struct rank_analysis *ra, int k)
 	/* host dispatch without a host trace claims "none: no host trace", not a gain of 0;
 	 * communication that is mostly wait no peer can judge claims only its transfer, which
 	 * is no estimate of what it gives back */
-	const struct attribution *a = &ra->attr;
-	return a->valid && !(k == BN_HOST_DISPATCH && !a->host_known) &&
-	       !(k == BN_COMMUNICATION && comm_wait_unjudged(ra) &&
-		 a->ns[ATTR_COMM_WAIT] >= a->ns[ATTR_COMM_TRANSFER] + a->ns[ATTR_COMM_UNSPLIT]);
+	return ra->attr.valid && !(k == BN_HOST_DISPATCH && !ra->attr.host_known) &&
+	       !(k == BN_COMMUNICATION && comm_gain_unjudged(ra));
 }
 
 double analysis_gain_mid(const struct bottleneck *b) { return (b->gain.low_pct + b->gain.high_pct) / 2; }
@@ -501,7 +508,7 @@ const char *analysis_verdict_reason(const struct rank_analysis *ra, int k, char 
 	const struct attribution *a = &ra->attr;
 	double share = attribution_pct(a, b->bucket_ns);
 	/* each reason names the buckets' share: the verdict keeps it beside the score */
-	if (k == BN_COMMUNICATION && comm_wait_unjudged(ra) && pct_of(a, ATTR_COMM_WAIT) >= share / 2) {
+	if (k == BN_COMMUNICATION && comm_gain_unjudged(ra)) {
 		snprintf(buf, size, _("most of its %.1f %% is wait no collective matched on a peer rank can judge"), share);
 		return buf;
 	}

@@ -2,10 +2,10 @@
 /* The CSV line scan's body, included by csv_table.c once per instruction set (no include
  * guard): CSV_SCAN_FN(name) gives each function the set's suffix, and CSV_SCAN_MASKS the
  * function that fills struct blk_masks for 64 bytes. Every set gives the same line_scan
- * for the same bytes (test_csv_table compares them). */
+ * for the same bytes (test_csv and fuzz_csv hold each to libcsv). */
 
 static void CSV_SCAN_FN(scan_line)(const char *p, const char *limit, size_t want, struct parse_state *ps,
-		      struct line_scan *ls)
+				   struct line_scan *ls)
 {
 	size_t off = 0, nsep = 0, nq = 0, cr_at = SIZE_MAX;
 	uint64_t inside = 0, quotes = 0, high = 0;

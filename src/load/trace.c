@@ -1769,7 +1769,6 @@ static void add_part(struct rank_store *rs, const char *path, uint64_t base, uin
 	rs->trace.parts[rs->trace.n_parts++] = (struct trace_part){xstrdup(path), base, size, false};
 }
 
-/* Walks the parts (already in memory) and merges them; 0 when at least one was a trace. */
 /* The parts a load mapped, unmapped (their buf then NULL). */
 struct unmap_job {
 	struct part_walk *pws;
@@ -1787,6 +1786,7 @@ static void *unmap_parts(void *arg)
 	return NULL;
 }
 
+/* Walks the parts (already in memory) and merges them; 0 when at least one was a trace. */
 static int load_walks(struct rank_store *rs, struct part_walk *pws, size_t n_parts,
 		      const struct trace_load_opts *opts, struct diag_list *dl)
 {
