@@ -33,10 +33,17 @@
 /* Below this size one thread is faster than splitting. */
 #define PARALLEL_MIN_BYTES (4u << 20)
 #define MAX_THREADS 16
-/* With several threads, two short ranges follow the long ones: whichever thread finishes
- * first takes them, so a thread slowed by others (the CSV tables load beside the traces)
- * does not leave the second core idle at the end. */
-#define MAX_RANGES (MAX_THREADS + 2)
+/* A part is walked in one range per thread at first. A thread slowed by others (the CSV
+ * tables load beside the traces) would leave the other cores idle at the end, so a
+ * thread left without a range asks the busiest one to give it the second half of what
+ * it has left (range_split), while that is worth a range more in the merge. Fixed tail
+ * ranges (80 % in long ranges, then 12 and 8 %) left the second core idle 10-80 ms at
+ * the end of a 1 GB trace's walk; split on demand, 1-22 ms. */
+#define MAX_RANGES (MAX_THREADS + 32)
+/* A walking thread looks for such a request every this many bytes, and gives half of its
+ * rest only when that rest is at least twice SPLIT_MIN_BYTES. */
+#define SPLIT_CHECK_BYTES ((size_t)256 << 10)
+#define SPLIT_MIN_BYTES ((size_t)4 << 20)
 /* Each kind of per-element complaint is listed this many times per range, then counted. */
 #define WARN_EACH 5
 #define INTERN_CACHE_BITS 9
@@ -805,11 +812,20 @@ static void parse_element(struct seg *sg, const char *buf, size_t start, size_t 
 /* RANGE_VANISHED: a read faulted, the file shrank while it was read (mapguard.h) */
 enum range_end { RANGE_STOPPED, RANGE_ARRAY_END, RANGE_TRUNCATED, RANGE_ERROR, RANGE_EMPTY, RANGE_VANISHED };
 
+struct range_queue;
+
 struct range_job {
 	const char *buf;
 	size_t len;
 	size_t begin;      /* first byte to walk from (element start or after '[') */
-	size_t stop;       /* elements starting at or after this belong to the next range */
+	/* elements starting at or after this belong to the next range; lowered by the
+	 * walking thread itself when it gives up the rest of its range (range_split) */
+	_Atomic size_t stop;
+	_Atomic size_t at;          /* how far the walk is, published every SPLIT_CHECK_BYTES */
+	_Atomic bool split_wanted;  /* an idle thread asks for the second half of the rest */
+	bool running;               /* under the queue's lock */
+	struct range_queue *queue;  /* NULL: walked alone (a re-walk), never split */
+	const char *name;
 	struct seg seg;
 	enum range_end how;
 	size_t next_start; /* RANGE_STOPPED: the first element not walked */
@@ -822,6 +838,89 @@ struct range_job {
 	size_t fast;    /* elements the fast scanner read */
 };
 
+/* The ranges of one part, handed out in file order to whichever thread is free; split
+ * further while they are walked (range_split). Under mu: n, next, and each job's
+ * running; cv is signalled when a range is added or ends. */
+struct range_queue {
+	struct range_job *jobs;
+	int n, next, cap, splits;
+	size_t split_min, check_bytes; /* SPLIT_MIN_BYTES and SPLIT_CHECK_BYTES but in tests */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static void seg_init(struct seg *sg, const char *name);
+
+/* jscan_resync reads the file too: under its own guard */
+struct resync_call {
+	const char *buf;
+	size_t len, guess, at;
+};
+
+static void resync_guarded(void *arg)
+{
+	struct resync_call *rc = arg;
+	rc->at = jscan_resync(rc->buf, rc->len, rc->guess);
+}
+
+
+static void job_start(struct range_job *job, const char *name, uint64_t base, size_t begin)
+{
+	seg_init(&job->seg, name);
+	job->seg.base = base;
+	job->begin = begin;
+	job->name = name;
+	atomic_store_explicit(&job->at, begin, memory_order_relaxed);
+}
+
+/* Called by the thread walking job, at pos, when an idle thread asked for work: gives
+ * the second half of what is left, from an element start found there, to a new range of
+ * the queue; returns the job's stop (lowered when it gave). The thread that walks the
+ * job is the only one that moves its stop, so no element is walked twice: if the guess
+ * was not an element start after all, the confirmation after the walk re-walks the new
+ * range from where this one really stopped, as for the first ranges. */
+static size_t range_split(struct range_job *job, size_t pos, size_t stop)
+{
+	struct range_queue *q = job->queue;
+	size_t end = stop < job->len ? stop : job->len;
+	size_t nb = NOT_FOUND;
+	atomic_store_explicit(&job->split_wanted, false, memory_order_relaxed);
+	/* the resync reads the file: outside the lock, and under a guard of its own (a
+	 * page vanished ahead is no reason to end this walk where the guess was) */
+	struct resync_call rc = {job->buf, job->len, pos + (end - pos) / 2, NOT_FOUND};
+	if (end > pos && end - pos >= 2 * q->split_min && mapguard_run(job->buf, job->len, resync_guarded, &rc, NULL))
+		nb = rc.at;
+	pthread_mutex_lock(&q->mu);
+	if (nb != NOT_FOUND && nb > pos && nb < end && q->n < q->cap) {
+		struct range_job *nj = &q->jobs[q->n];
+		memset(nj, 0, sizeof *nj);
+		nj->buf = job->buf;
+		nj->len = job->len;
+		nj->progress = job->progress;
+		nj->jsmn_only = job->jsmn_only;
+		nj->queue = q;
+		job_start(nj, job->name, job->seg.base, nb);
+		atomic_store_explicit(&nj->stop, stop, memory_order_relaxed);
+		atomic_store_explicit(&job->stop, nb, memory_order_relaxed);
+		stop = nb;
+		q->n++;
+		q->splits++;
+	}
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	return stop;
+}
+
+/* Every SPLIT_CHECK_BYTES of the walk: publishes how far it is, and gives half of the rest
+ * away when asked. Returns the job's stop. */
+static size_t range_checkpoint(struct range_job *job, size_t pos, size_t stop)
+{
+	atomic_store_explicit(&job->at, pos, memory_order_relaxed);
+	if (job->queue && atomic_load_explicit(&job->split_wanted, memory_order_relaxed))
+		stop = range_split(job, pos, stop);
+	return stop;
+}
+
 static void range_walk_body(void *arg)
 {
 	struct range_job *job = arg;
@@ -832,7 +931,10 @@ static void range_walk_body(void *arg)
 	job->last_complete_end = job->begin;
 	/* read once: the calls below could change them as far as the compiler knows */
 	const char *buf = job->buf;
-	size_t len = job->len, fast_stop = job->jsmn_only ? 0 : job->stop;
+	size_t len = job->len, stop = atomic_load_explicit(&job->stop, memory_order_relaxed);
+	size_t check_bytes = job->queue ? job->queue->check_bytes : SPLIT_CHECK_BYTES;
+	size_t check_at = job->begin + check_bytes;
+	bool fast_ok = !job->jsmn_only;
 	for (;;) {
 		/* the fast scanner reads an element and finds its end in one pass; anything it is
 		 * not sure of goes through the boundary scan and jsmn */
@@ -844,7 +946,11 @@ static void range_walk_body(void *arg)
 			while (at < len && buf[at] == ',')
 				at = jscan_skip_ws(buf, len, at + 1);
 		}
-		if (at < fast_stop && at < len && buf[at] == '{') {
+		if (at >= check_at) {
+			check_at = at + check_bytes;
+			stop = range_checkpoint(job, at, stop);
+		}
+		if (fast_ok && at < stop && at < len && buf[at] == '{') {
 			struct elem e;
 			size_t used;
 			if (elem_fast(buf + at, len - at, &e, &used) == ELEM_OK) {
@@ -862,7 +968,7 @@ static void range_walk_body(void *arg)
 		js.pos = at;
 		enum jscan_status st = jscan_next(&js, &start, &end);
 		if (st == JSCAN_ELEMENT) {
-			if (start >= job->stop) {
+			if (start >= stop) {
 				job->how = RANGE_STOPPED;
 				job->next_start = start;
 				break;
@@ -1358,7 +1464,8 @@ struct part_walk {
 	size_t len;
 	bool mapped;         /* a file's pages, which vanish if it shrinks */
 	bool wrapped;        /* the array is a wrapper object's "traceEvents" */
-	struct range_job jobs[MAX_RANGES];
+	struct range_job slots[MAX_RANGES]; /* the ranges, in the order they were made */
+	struct range_job *jobs[MAX_RANGES]; /* the same in file order */
 	int used;            /* confirmed ranges; 0 when the buffer is not a trace */
 	size_t n_ev, n_ctr;  /* what the confirmed ranges hold */
 };
@@ -1370,29 +1477,55 @@ static bool jsmn_only_wanted(const struct trace_load_opts *opts)
 	return (opts && opts->jsmn_only) || (env && !strcmp(env, "1"));
 }
 
-static void job_start(struct range_job *job, const char *name, uint64_t base, size_t begin)
+/* The running range with the most left to walk, if that is worth a split; under q->mu. */
+static struct range_job *busiest_range(struct range_queue *q)
 {
-	seg_init(&job->seg, name);
-	job->seg.base = base;
-	job->begin = begin;
+	struct range_job *best = NULL;
+	size_t most = 0;
+	for (int i = 0; i < q->next; i++) {
+		struct range_job *job = &q->jobs[i];
+		if (!job->running)
+			continue;
+		size_t stop = atomic_load_explicit(&job->stop, memory_order_relaxed);
+		size_t at = atomic_load_explicit(&job->at, memory_order_relaxed);
+		size_t end = stop < job->len ? stop : job->len;
+		/* a split gives half of the rest, and the rest shrinks until the walker looks */
+		if (end > at && end - at >= 2 * q->split_min + q->check_bytes && end - at > most) {
+			most = end - at;
+			best = job;
+		}
+	}
+	return best;
 }
 
-/* Ranges handed out in file order to whichever thread is free. */
-struct range_queue {
-	struct range_job *jobs;
-	int n;
-	_Atomic int next;
-};
-
+/* Takes ranges in file order; with none left, asks the busiest walker for half of its
+ * rest and waits for it, until no walker has enough left to be worth it. */
 static void *range_worker(void *arg)
 {
 	struct range_queue *q = arg;
-	for (int i; (i = atomic_fetch_add(&q->next, 1)) < q->n;)
-		range_walk(&q->jobs[i]);
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		if (q->next < q->n) {
+			struct range_job *job = &q->jobs[q->next++];
+			job->running = true;
+			pthread_mutex_unlock(&q->mu);
+			range_walk(job);
+			pthread_mutex_lock(&q->mu);
+			job->running = false;
+			pthread_cond_broadcast(&q->cv);
+			continue;
+		}
+		struct range_job *victim = q->n < q->cap ? busiest_range(q) : NULL;
+		if (!victim)
+			break;
+		atomic_store_explicit(&victim->split_wanted, true, memory_order_relaxed);
+		pthread_cond_wait(&q->cv, &q->mu);
+	}
+	pthread_mutex_unlock(&q->mu);
 	return NULL;
 }
 
-/* jscan_open and jscan_resync read the file too: each under its own guard */
+/* jscan_open reads the file too: under its own guard */
 struct open_call {
 	struct jscan *js;
 	const char *buf;
@@ -1406,17 +1539,6 @@ static void open_guarded(void *arg)
 {
 	struct open_call *oc = arg;
 	oc->ok = jscan_open(oc->js, oc->buf, oc->len, oc->err, oc->errlen);
-}
-
-struct resync_call {
-	const char *buf;
-	size_t len, guess, at;
-};
-
-static void resync_guarded(void *arg)
-{
-	struct resync_call *rc = arg;
-	rc->at = jscan_resync(rc->buf, rc->len, rc->guess);
 }
 
 static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base,
@@ -1447,49 +1569,52 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 	if (len < PARALLEL_MIN_BYTES)
 		nthreads = 1;
 	size_t body = js.pos;
-	struct range_job *jobs = pw->jobs;
-	/* range i starts at start_permille[i] / 1000 of the body: nthreads long ranges share
-	 * 80 %, then 12 % and 8 % */
-	int nranges = nthreads > 1 ? nthreads + 2 : 1;
-	unsigned start_permille[MAX_RANGES];
-	for (int i = 0; i < nthreads; i++)
-		start_permille[i] = (unsigned)(800 * i / nthreads);
-	if (nthreads > 1) {
-		start_permille[nthreads] = 800;
-		start_permille[nthreads + 1] = 920;
-	}
+	struct range_job *slots = pw->slots, **jobs = pw->jobs;
+	/* one range per thread to start with; a thread that ends first takes half of what
+	 * another has left (range_split) */
+	int nranges = opts && opts->initial_ranges > 0 && opts->initial_ranges < nthreads ? opts->initial_ranges
+											 : nthreads;
 	int njobs = 0;
 	size_t prev_begin = body;
+	struct range_queue q = {.jobs = slots, .cap = MAX_RANGES, .split_min = SPLIT_MIN_BYTES,
+				.check_bytes = SPLIT_CHECK_BYTES};
+	if (opts && opts->split_min_bytes) {
+		q.split_min = opts->split_min_bytes;
+		q.check_bytes = q.split_min / 4 ? q.split_min / 4 : 1;
+	}
 	for (int i = 0; i < nranges; i++) {
 		size_t begin;
 		if (i == 0) {
 			begin = body;
 		} else {
-			struct resync_call rc = {buf, len, body + (size_t)((unsigned __int128)(len - body) *
-									   start_permille[i] / 1000), NOT_FOUND};
+			struct resync_call rc = {
+				buf, len, body + (size_t)((unsigned __int128)(len - body) * (unsigned)i / (unsigned)nranges),
+				NOT_FOUND};
 			if (!mapguard_run(buf, len, resync_guarded, &rc, NULL))
 				break; /* the file shrank: the ranges so far cover what is left */
 			begin = rc.at;
 			if (begin == NOT_FOUND || begin <= prev_begin)
 				break;
 		}
-		struct range_job *job = &jobs[njobs++];
+		struct range_job *job = &slots[njobs++];
 		memset(job, 0, sizeof *job);
 		job->buf = buf;
 		job->len = len;
 		job->stop = len + 1;
 		job->progress = opts ? opts->progress : NULL;
 		job->jsmn_only = jsmn_only_wanted(opts);
+		job->queue = nthreads > 1 ? &q : NULL;
 		job_start(job, pw->name, base, begin);
 		if (njobs > 1)
-			jobs[njobs - 2].stop = begin;
+			slots[njobs - 2].stop = begin;
 		prev_begin = begin;
 	}
-	int workers = njobs < nthreads ? njobs : nthreads;
+	int workers = nthreads;
 	if (workers > rs->trace.threads_used)
 		rs->trace.threads_used = workers;
-	struct range_queue q = {.jobs = jobs, .n = njobs};
-	atomic_init(&q.next, 0);
+	q.n = njobs;
+	pthread_mutex_init(&q.mu, NULL);
+	pthread_cond_init(&q.cv, NULL);
 	pthread_t tids[MAX_THREADS];
 	bool started[MAX_THREADS] = {false};
 	for (int i = 1; i < workers; i++)
@@ -1498,14 +1623,26 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 	for (int i = 1; i < workers; i++)
 		if (started[i])
 			pthread_join(tids[i], NULL);
+	pthread_mutex_destroy(&q.mu);
+	pthread_cond_destroy(&q.cv);
+	/* ranges split off while walking were added at the end: in file order */
+	njobs = q.n;
+	rs->trace.split_ranges += q.splits;
+	for (int i = 0; i < njobs; i++) {
+		slots[i].queue = NULL; /* a re-walk below is not split */
+		int k = i;
+		for (; k > 0 && jobs[k - 1]->begin > slots[i].begin; k--)
+			jobs[k] = jobs[k - 1];
+		jobs[k] = &slots[i];
+	}
 	/* Confirm each guessed boundary against the exact walk before it; re-walk a range
 	 * from the exact boundary when the guess was wrong (e.g. "}, {" inside a string). */
 	int used = 1;
 	for (int i = 1; i < njobs; i++) {
-		struct range_job *prev = &jobs[used - 1];
+		struct range_job *prev = jobs[used - 1];
 		if (prev->how != RANGE_STOPPED)
 			break; /* the array ended, was cut or broke before this range */
-		struct range_job *job = &jobs[i];
+		struct range_job *job = jobs[i];
 		if (prev->next_start != job->begin) {
 			seg_free(&job->seg);
 			job_start(job, pw->name, base, prev->next_start);
@@ -1515,12 +1652,12 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 		used = i + 1;
 	}
 	for (int i = used; i < njobs; i++)
-		seg_free(&jobs[i].seg);
+		seg_free(&jobs[i]->seg);
 	pw->used = used;
 	for (int i = 0; i < used; i++) {
-		pw->n_ev += jobs[i].seg.n;
-		pw->n_ctr += jobs[i].seg.n_ctr;
-		rs->trace.fast_elements += jobs[i].fast;
+		pw->n_ev += jobs[i]->seg.n;
+		pw->n_ctr += jobs[i]->seg.n_ctr;
+		rs->trace.fast_elements += jobs[i]->fast;
 	}
 	return true;
 }
@@ -1568,7 +1705,7 @@ static void report_tail(struct part_walk *pw, size_t end, struct diag_list *dl)
 static void report_part_end(struct rank_store *rs, struct part_walk *pw, struct trace_part *part,
 			    struct diag_list *dl)
 {
-	struct range_job *last = &pw->jobs[pw->used - 1];
+	struct range_job *last = pw->jobs[pw->used - 1];
 	size_t len = pw->len;
 	rs->trace.parsed_bytes += last->last_complete_end;
 	if (last->how == RANGE_ARRAY_END)
@@ -1628,7 +1765,7 @@ static void pair_across_segments(struct part_walk *pws, size_t n_parts, struct d
 	size_t n_open = 0, cap_open = 0;
 	for (size_t p = 0; p < n_parts; p++)
 		for (int i = 0; i < pws[p].used; i++) {
-			struct seg *sg = &pws[p].jobs[i].seg;
+			struct seg *sg = &pws[p].jobs[i]->seg;
 			for (size_t k = 0; k < sg->n_ends; k++) {
 				const struct be_end *en = &sg->ends[k];
 				const struct seg_lane *ln = &sg->lanes[en->lane];
@@ -1686,24 +1823,47 @@ static void pair_across_segments(struct part_walk *pws, size_t n_parts, struct d
 	strtab_free(texts);
 }
 
+/* The parts a load mapped, unmapped (their buf then NULL). */
+struct unmap_job {
+	struct part_walk *pws;
+	size_t n;
+};
+
+static void *unmap_parts(void *arg)
+{
+	struct unmap_job *u = arg;
+	for (size_t i = 0; i < u->n; i++)
+		if (u->pws[i].mapped && u->pws[i].buf) {
+			munmap((void *)u->pws[i].buf, u->pws[i].len);
+			u->pws[i].buf = NULL;
+		}
+	return NULL;
+}
+
 /* Merges the confirmed ranges of every part, in file order, then resolves metadata, lanes
- * and flows over the whole. */
+ * and flows over the whole.
+ *
+ * unmap: the parts' mappings, unmapped on a helper thread (started here, joined by the
+ * caller) once the merge's columns are allocated. An munmap holds the address space's
+ * lock while it clears a 1 GB trace's page tables (20-40 ms), and every mmap and mremap
+ * waits for it: started before the merge, it held the merge's allocations up that long
+ * with the second core idle. The merge itself then only writes and faults pages in. */
 static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_parts, int threads,
-			const char *name, struct diag_list *dl)
+			const char *name, struct diag_list *dl, struct xthread *unmapper, struct unmap_job *unmap)
 {
 	pair_across_segments(pws, n_parts, dl);
 	size_t n_ev = 0, n_ctr = 0, n_flows = 0, n_long = 0;
 	for (size_t p = 0; p < n_parts; p++)
 		for (int i = 0; i < pws[p].used; i++) {
-			n_ev += pws[p].jobs[i].seg.n;
-			n_long += pws[p].jobs[i].seg.n_long;
-			n_ctr += pws[p].jobs[i].seg.n_ctr;
-			n_flows += pws[p].jobs[i].seg.n_flows;
+			n_ev += pws[p].jobs[i]->seg.n;
+			n_long += pws[p].jobs[i]->seg.n_long;
+			n_ctr += pws[p].jobs[i]->seg.n_ctr;
+			n_flows += pws[p].jobs[i]->seg.n_flows;
 		}
 	struct seg *first = NULL;
 	for (size_t p = 0; p < n_parts && !first; p++)
 		if (pws[p].used)
-			first = &pws[p].jobs[0].seg;
+			first = &pws[p].jobs[0]->seg;
 	struct seg none = {0}, *adopt = first ? first : &none;
 	ADOPT_COLUMN(rs->ev_dur, adopt->dur, n_ev);
 	ADOPT_COLUMN(rs->ev_name, adopt->name, n_ev);
@@ -1733,7 +1893,7 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 	mc.maps = xcalloc(n_segs ? n_segs : 1, sizeof *mc.maps);
 	for (size_t p = 0, k = 0; p < n_parts; p++)
 		for (int i = 0; i < pws[p].used; i++, k++) {
-			struct seg *sg = mc.segs[k] = &pws[p].jobs[i].seg;
+			struct seg *sg = mc.segs[k] = &pws[p].jobs[i]->seg;
 			mc.maps[k].ev_at = ev_at;
 			mc.maps[k].ctr_at = ctr_at;
 			mc.maps[k].adopted = sg == first;
@@ -1745,6 +1905,7 @@ static void merge_parts(struct rank_store *rs, struct part_walk *pws, size_t n_p
 	/* a large merge is memory traffic: its three jobs on two cores */
 	struct merge_queue q = {.mc = &mc};
 	atomic_init(&q.next, 0);
+	xthread_start(unmapper, unmap_parts, unmap, threads > 1);
 	struct xthread helper;
 	xthread_start(&helper, merge_worker, &q, threads > 1 && n_ev >= (1u << 18));
 	merge_worker(&q);
@@ -1769,23 +1930,6 @@ static void add_part(struct rank_store *rs, const char *path, uint64_t base, uin
 	rs->trace.parts[rs->trace.n_parts++] = (struct trace_part){xstrdup(path), base, size, false};
 }
 
-/* The parts a load mapped, unmapped (their buf then NULL). */
-struct unmap_job {
-	struct part_walk *pws;
-	size_t n;
-};
-
-static void *unmap_parts(void *arg)
-{
-	struct unmap_job *u = arg;
-	for (size_t i = 0; i < u->n; i++)
-		if (u->pws[i].mapped && u->pws[i].buf) {
-			munmap((void *)u->pws[i].buf, u->pws[i].len);
-			u->pws[i].buf = NULL;
-		}
-	return NULL;
-}
-
 /* Walks the parts (already in memory) and merges them; 0 when at least one was a trace. */
 static int load_walks(struct rank_store *rs, struct part_walk *pws, size_t n_parts,
 		      const struct trace_load_opts *opts, struct diag_list *dl)
@@ -1806,8 +1950,8 @@ static int load_walks(struct rank_store *rs, struct part_walk *pws, size_t n_par
 	/* nothing after the walk reads the files' bytes: their mappings go on a helper thread
 	 * while the merge runs (a 1 GB trace's unmap took 27 ms, on one core alone) */
 	struct xthread unmapper;
-	xthread_start(&unmapper, unmap_parts, &(struct unmap_job){pws, n_parts}, rs->trace.threads_used > 1);
-	merge_parts(rs, pws, n_parts, rs->trace.threads_used, rs->trace.parts[0].path, dl);
+	struct unmap_job unmap = {pws, n_parts};
+	merge_parts(rs, pws, n_parts, rs->trace.threads_used, rs->trace.parts[0].path, dl, &unmapper, &unmap);
 	double t_merge = now_seconds();
 	rs->trace.merge_seconds = t_merge - t_walk;
 	stagetime_add(STAGE_MERGE, t_walk);

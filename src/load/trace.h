@@ -23,6 +23,10 @@ struct trace_load_opts {
 	_Atomic uint64_t *progress;   /* borrowed for the load, may be NULL: bytes walked so far */
 	uint64_t max_file_bytes;      /* 0: no limit; larger files are refused with a message */
 	bool jsmn_only;               /* skip the fast scanner: every element through jsmn (tests) */
+	/* Tests: a range is split on demand from twice this size on (0: 4 MiB), looked at
+	 * every quarter of it; the walk starts in this many ranges (0: one per thread). */
+	size_t split_min_bytes;
+	int initial_ranges;
 };
 
 /* Returns 0 when the file gave an event array (possibly empty or cut short; the

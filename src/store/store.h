@@ -122,6 +122,7 @@ struct trace_file {
 	double walk_seconds, merge_seconds, finish_seconds; /* phases of load_seconds */
 	int threads_used;
 	int rewalked_ranges; /* guessed range starts that proved wrong (see trace.c) */
+	int split_ranges;    /* ranges split off while walking (see trace.c); not in the index */
 	uint64_t fast_elements; /* elements read by the fast scanner (the rest went to jsmn) */
 	const char *mem; /* borrowed: the buffer of trace_load_buffer, else NULL */
 	bool db; /* read from a Db export (db.h): offsets name rows, not bytes */
