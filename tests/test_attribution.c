@@ -707,6 +707,51 @@ static void test_host_only_trace(void **state)
 	planted_free(&pc);
 }
 
+/* Collectives of two communication groups line up when digits are ignored (torch_npu
+ * names the group in the first number): the clocks may be aligned by them, but one
+ * group's durations are not the other's wait. Rank 0's 86 us would have read as 80 us of
+ * waiting for rank 1's 6 us one. */
+static void test_spread_skips_another_groups_collective(void **state)
+{
+	(void)state;
+	static const char *spec[] = {"d,MatMul,0,1000 c,hcom_allReduce__111_1_1,1000,86 d,Add,1086,100",
+				     "d,MatMul,0,1080 c,hcom_allReduce__222_1_1,1080,6 d,Add,1086,100"};
+	struct planted pc = {0};
+	planted_load(&pc, spec, 2);
+	const struct rank_analysis *r0 = &pc.an->ranks[0], *r1 = &pc.an->ranks[1];
+	assert_true(r1->collective_ok); /* the loose match still aligns the clocks */
+	assert_int_equal(r1->matched_collectives, 1);
+	assert_false(r0->coll_spread_ok || r1->coll_spread_ok);
+	assert_int_equal(r0->coll_wait_ns + r0->coll_skew_ns, 0);
+	assert_int_equal(r0->attr.ns[ATTR_COMM_WAIT], 0);
+	planted_free(&pc);
+}
+
+/* Three collectives of the same names on two ranks; the third ends 4.9 ms apart on the
+ * two once their clocks are aligned by the other two (offset 0), so it is not one
+ * instance (a blocking collective ends at the same instant on every rank): rank 0 waits
+ * 80 + 40 us in the first two, and the third's 86 against 6 us is not counted. */
+static void test_spread_skips_pairs_that_do_not_end_together(void **state)
+{
+	(void)state;
+	static const char *spec[] = {
+		"d,MatMul,0,1000 c,hcom_allReduce__1_1_1,1000,86 d,Add,1086,100 c,hcom_allReduce__1_2_1,2000,50 "
+		"d,Mul,2050,100 c,hcom_allReduce__1_3_1,3000,86",
+		"d,MatMul,0,1080 c,hcom_allReduce__1_1_1,1080,6 d,Add,1086,100 c,hcom_allReduce__1_2_1,2040,10 "
+		"d,Mul,2050,100 c,hcom_allReduce__1_3_1,8000,6"};
+	struct planted pc = {0};
+	planted_load(&pc, spec, 2);
+	const struct rank_analysis *r0 = &pc.an->ranks[0], *r1 = &pc.an->ranks[1];
+	assert_true(r1->collective_ok);
+	assert_int_equal(r1->matched_collectives, 3);
+	assert_int_equal(r1->offset_ns[ALIGN_COLLECTIVE], 0);
+	assert_true(r0->coll_spread_ok && r1->coll_spread_ok);
+	assert_int_equal(r0->coll_skew_ns, US(120));
+	assert_int_equal(r0->coll_wait_ns, US(120));
+	assert_int_equal(r1->coll_skew_ns, 0);
+	planted_free(&pc);
+}
+
 /* Two ranks, the same collective: rank 0 spends 86 us in it, rank 1 (late) 6 us. By the
  * spread (msprof-analyze's cluster_time_summary), rank 0 waits 80; the 6 us are at most the
  * transfer and stay unsplit on both. */
@@ -1079,6 +1124,8 @@ int main(void)
 		cmocka_unit_test(test_one_sampled_token_sync_per_step),
 		cmocka_unit_test(test_edges_feed_no_score),
 		cmocka_unit_test(test_wait_from_the_spread_across_ranks),
+		cmocka_unit_test(test_spread_skips_another_groups_collective),
+		cmocka_unit_test(test_spread_skips_pairs_that_do_not_end_together),
 		cmocka_unit_test(test_spread_transfer_slower_than_any_link),
 		cmocka_unit_test(test_host_only_trace),
 		cmocka_unit_test(test_exposed_copies),

@@ -164,9 +164,29 @@ static bool matched_at(const struct coll_inst *ref, size_t i, const struct coll_
 #define SPREAD_LATENCY_NS 1000000
 #define SPREAD_FLOOR_BYTES_PER_NS 1.0
 
+/* Two ranks' instances of one collective, for its spread: matched by their exact name and
+ * ending within SAME_END_NS of each other once the clocks are aligned. Names matched with
+ * digits ignored align clocks well enough (when they agree: see the residual), but they are
+ * another communication group's ops: torch_npu names the group in the first number
+ * (hcom_allReduce__170_1_1 on every rank of one group, __691 on another's), and two
+ * groups' collectives of one kind line up under the loose match, each with its own waits.
+ * A blocking collective ends at the same instant on every rank of its group: a pair of one
+ * name that does not is two instances of a repeated name. Either pair would read one
+ * group's durations as another's wait. */
+#define SAME_END_NS 1000000
+
+static bool same_instance(const struct coll_inst *ref, size_t i, const struct coll_inst *r, size_t nr,
+			  const struct pair_match *pm, int64_t offset, size_t *j)
+{
+	if (pm->loose || !matched_at(ref, i, r, nr, pm, j))
+		return false;
+	int64_t dev = r[*j].end - offset - ref[i].end;
+	return dev >= -SAME_END_NS && dev <= SAME_END_NS;
+}
+
 /* msprof-analyze's cluster_time_summary: a collective's transfer is at most its least
  * duration across the ranks, the rest of each rank's duration is waiting for the last
- * peer. Over the reference's collectives matched on at least one other rank. */
+ * peer. Over the reference's collectives found on at least one other rank (same_instance). */
 static void collective_spread(const struct coll_inst *rc, size_t nrc, struct coll_inst *const *c, const size_t *nc,
 			      const struct pair_match *pm, struct rank_analysis *ranks, size_t n)
 {
@@ -177,7 +197,7 @@ static void collective_spread(const struct coll_inst *rc, size_t nrc, struct col
 	for (size_t r = 1; r < n; r++)
 		for (size_t i = 0; i < nrc; i++) {
 			size_t j;
-			if (!matched_at(rc, i, c[r], nc[r], &pm[r], &j))
+			if (!same_instance(rc, i, c[r], nc[r], &pm[r], ranks[r].offset_ns[ALIGN_COLLECTIVE], &j))
 				continue;
 			seen[i] = true;
 			if (c[r][j].dur < least[i])
@@ -203,7 +223,8 @@ static void collective_spread(const struct coll_inst *rc, size_t nrc, struct col
 		ra->coll_spread_ok = ra->coll_spread_capped = false;
 		for (size_t i = 0; i < nrc; i++) {
 			size_t j = i;
-			if (!seen[i] || (r > 0 && !matched_at(rc, i, c[r], nc[r], &pm[r], &j)))
+			if (!seen[i] ||
+			    (r > 0 && !same_instance(rc, i, c[r], nc[r], &pm[r], ra->offset_ns[ALIGN_COLLECTIVE], &j)))
 				continue;
 			int64_t own = r == 0 ? rc[i].dur : c[r][j].dur;
 			ra->coll_wait_ns += own - bound[i];
