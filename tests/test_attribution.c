@@ -752,6 +752,37 @@ static void test_spread_skips_pairs_that_do_not_end_together(void **state)
 	planted_free(&pc);
 }
 
+/* Three ranks in two communication groups: 0 and 1 share group 111, 1 and 2 group 222;
+ * rank 2's clock runs 500 us ahead. Rank 2 shares no name with the reference (rank 0),
+ * so its clock is aligned through rank 1 (its names with digits ignored would have paired
+ * it with group 111's collective, 1464 us off), and each group's collective gives its own
+ * ranks' waits: rank 0 waits 80 us for rank 1 in 111, rank 1 40 us for rank 2 in 222. */
+static void test_ranks_aligned_through_a_shared_group(void **state)
+{
+	(void)state;
+	static const char *spec[] = {
+		"d,MatMul,0,1000 c,hcom_allReduce__111_1_1,1000,86 d,Add,1086,100",
+		"d,MatMul,0,1080 c,hcom_allReduce__111_1_1,1080,6 d,Add,1086,100 c,hcom_allReduce__222_1_1,2000,50 "
+		"d,Mul,2050,100",
+		"d,MatMul,500,2040 c,hcom_allReduce__222_1_1,2540,10 d,Mul,2550,100"};
+	struct planted pc = {0};
+	planted_load(&pc, spec, 3);
+	const struct rank_analysis *r0 = &pc.an->ranks[0], *r1 = &pc.an->ranks[1], *r2 = &pc.an->ranks[2];
+	assert_true(r1->collective_ok && !r1->align_loose);
+	assert_int_equal(r1->aligned_via, -1);
+	assert_int_equal(r1->offset_ns[ALIGN_COLLECTIVE], 0);
+	assert_true(r2->collective_ok && !r2->align_loose);
+	assert_int_equal(r2->aligned_via, 1);
+	assert_int_equal(r2->offset_ns[ALIGN_COLLECTIVE], US(500));
+	assert_int_equal(r2->matched_collectives, 1);
+	assert_true(r0->coll_spread_ok && r1->coll_spread_ok && r2->coll_spread_ok);
+	assert_int_equal(r0->coll_skew_ns, US(80));
+	assert_int_equal(r1->coll_skew_ns, US(40));
+	assert_int_equal(r2->coll_skew_ns, 0);
+	assert_int_equal(r1->coll_transfer_ns, US(6) + US(10));
+	planted_free(&pc);
+}
+
 /* Two ranks, the same collective: rank 0 spends 86 us in it, rank 1 (late) 6 us. By the
  * spread (msprof-analyze's cluster_time_summary), rank 0 waits 80; the 6 us are at most the
  * transfer and stay unsplit on both. */
@@ -1126,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(test_wait_from_the_spread_across_ranks),
 		cmocka_unit_test(test_spread_skips_another_groups_collective),
 		cmocka_unit_test(test_spread_skips_pairs_that_do_not_end_together),
+		cmocka_unit_test(test_ranks_aligned_through_a_shared_group),
 		cmocka_unit_test(test_spread_transfer_slower_than_any_link),
 		cmocka_unit_test(test_host_only_trace),
 		cmocka_unit_test(test_exposed_copies),

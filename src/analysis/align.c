@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "evkind.h"
+#include "strtab.h"
 #include "xalloc.h"
 
 #define MAX_SHIFT 64
@@ -36,11 +37,37 @@ static size_t collect_csv(const struct csv_table *k, struct coll_inst **out)
 	return n;
 }
 
+/* Collectives of a rank exported with neither a trace nor a kernel table (msinsight's
+ * st/level2 ranks 1 and 3: analysis.db, communication.json and step_trace_time.csv only):
+ * its communication.json's operations. Their Start Timestamp and Elapse Time are the kernel
+ * table's Start Time and Duration of the same op (equal to the digit on the ranks that have
+ * both), so they line up with the other ranks' lists. */
+static size_t collect_comm(const struct comm_data *cd, struct coll_inst **out)
+{
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	for (size_t i = 0; i < cd->n_ops; i++) {
+		const struct comm_op *op = &cd->ops[i];
+		if (op->entry != COMM_ENTRY_OP || !op->has_start || !(op->has & (1u << COMM_T_ELAPSE)) ||
+		    cd->files[op->file].cluster)
+			continue;
+		xgrow(out, &cap, n + 1, sizeof **out);
+		(*out)[n++] = (struct coll_inst){op->start_ns + op->t[COMM_T_ELAPSE], op->t[COMM_T_ELAPSE],
+						 comm_str(cd, op->name), 0};
+	}
+	return n;
+}
+
 static size_t collect(const struct rank_data *rd, const struct ev_class *cls, bool sizes, struct coll_inst **out)
 {
 	const struct rank_store *rs = &rd->store;
-	if (!rs->has_events)
-		return collect_csv(rd->by_kind[CSV_KERNEL], out);
+	if (!rs->has_events) {
+		size_t n = collect_csv(rd->by_kind[CSV_KERNEL], out);
+		if (n || !rd->comm.n_ops)
+			return n;
+		free(*out);
+		return collect_comm(&rd->comm, out);
+	}
 	bool group = analysis_has_group_lanes(rs);
 	size_t n = 0, cap = 0;
 	*out = NULL;
@@ -99,19 +126,15 @@ static size_t count_matches(const struct coll_inst *ref, size_t nref, const stru
 	return m;
 }
 
-/* The match found: r[i + shift] is ref[i] where the names agree (loosely or not). */
-struct pair_match {
-	long shift;
-	bool loose, ok;
-};
-
+/* The rank's clock against the reference's, from their collectives at the best shift:
+ * exact names first, then, when no name matches exactly, names with digits ignored. */
 static void align_pair(const struct coll_inst *ref, size_t nref, const struct coll_inst *r, size_t nr,
-		       struct rank_analysis *ra, struct pair_match *pm)
+		       struct rank_analysis *ra)
 {
 	long best_shift = 0;
 	size_t best = 0;
 	bool loose = false;
-	for (int pass = 0; pass < 2 && best * 2 < (nref < nr ? nref : nr); pass++) {
+	for (int pass = 0; pass < 2 && best == 0; pass++) {
 		loose = pass == 1;
 		best = 0;
 		for (long s = -MAX_SHIFT; s <= MAX_SHIFT; s++) {
@@ -124,7 +147,6 @@ static void align_pair(const struct coll_inst *ref, size_t nref, const struct co
 	}
 	if (best == 0)
 		return;
-	*pm = (struct pair_match){best_shift, loose, true};
 	int64_t *d = xmalloc(best * sizeof *d);
 	size_t k = 0;
 	for (size_t i = 0; i < nref; i++) {
@@ -143,17 +165,153 @@ static void align_pair(const struct coll_inst *ref, size_t nref, const struct co
 	ra->residual_max_ns = d[k - 1];
 	ra->matched_collectives = k;
 	ra->collective_ok = true;
+	ra->align_loose = loose;
 	free(d);
 }
 
-static bool matched_at(const struct coll_inst *ref, size_t i, const struct coll_inst *r, size_t nr,
-		       const struct pair_match *pm, size_t *j)
+/* One rank's instance of a collective: its exact name (an id over every rank's names), the
+ * how-many-th of that name on its rank, and where it is in the rank's list. Sorted by
+ * (name, occ, rank), the instances of one collective on every rank are neighbours. */
+struct coll_key {
+	uint32_t name, occ, rank, idx;
+};
+
+static int cmp_key(const void *a, const void *b)
 {
-	long k = (long)i + pm->shift;
-	if (!pm->ok || k < 0 || (size_t)k >= nr || !same_name(ref[i].name, r[k].name, pm->loose))
-		return false;
-	*j = (size_t)k;
-	return true;
+	const struct coll_key *x = a, *y = b;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	if (x->occ != y->occ)
+		return x->occ < y->occ ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static struct coll_key *coll_keys(struct coll_inst *const *cs, const size_t *ncs, size_t n, size_t *nk)
+{
+	struct strtab *names = strtab_new();
+	size_t total = 0, k = 0;
+	for (size_t r = 0; r < n; r++)
+		total += ncs[r];
+	struct coll_key *keys = xmalloc((total ? total : 1) * sizeof *keys);
+	uint32_t *occ = NULL;
+	size_t occ_cap = 0;
+	for (size_t r = 0; r < n; r++) {
+		size_t first = k;
+		for (size_t i = 0; i < ncs[r]; i++) {
+			uint32_t id = strtab_intern_cstr(names, cs[r][i].name ? cs[r][i].name : "");
+			if (id >= occ_cap) {
+				size_t old = occ_cap;
+				xgrow(&occ, &occ_cap, (size_t)id + 1, sizeof *occ);
+				memset(occ + old, 0, (occ_cap - old) * sizeof *occ);
+			}
+			keys[k++] = (struct coll_key){id, occ[id]++, (uint32_t)r, (uint32_t)i};
+		}
+		for (size_t i = first; i < k; i++)
+			occ[keys[i].name] = 0;
+	}
+	free(occ);
+	strtab_free(names);
+	xqsort(keys, k, sizeof *keys, cmp_key);
+	*nk = k;
+	return keys;
+}
+
+/* The end of collective key on its rank's clock aligned to the reference's. */
+static int64_t aligned_end(struct coll_inst *const *cs, const struct rank_analysis *ranks, const struct coll_key *key)
+{
+	return cs[key->rank][key->idx].end - ranks[key->rank].offset_ns[ALIGN_COLLECTIVE];
+}
+
+/* Ranks that share no collective name with the reference (another communication group:
+ * torch_npu names the group in the first number, hcom_allReduce__170_1_1 on every rank of
+ * one group, __691 on another's) are aligned through the ranks they do share names with,
+ * once those are aligned: each collective shared with an aligned rank gives the offset
+ * its end time tells. exact[r]: rank r's clock is aligned by collectives of its exact
+ * names (the reference's own, or through peers); ranks aligned here become so, round
+ * after round, until no rank is left that shares a collective with an aligned one. */
+struct peer_est {
+	int64_t off;  /* the offset one shared collective tells */
+	uint32_t via; /* the aligned rank it was shared with (an index into ranks) */
+};
+
+static int cmp_via(const void *a, const void *b)
+{
+	const struct peer_est *x = a, *y = b;
+	return x->via < y->via ? -1 : x->via > y->via;
+}
+
+/* The offset of a rank from its estimates: their median, the residual, the rank most of
+ * them came through (ranks[].rank). Reorders e. */
+static void settle_offset(struct rank_analysis *ranks, struct rank_analysis *ra, struct peer_est *e, size_t m)
+{
+	xqsort(e, m, sizeof *e, cmp_via);
+	size_t best = 0;
+	for (size_t i = 0; i < m;) {
+		size_t j = i + 1;
+		while (j < m && e[j].via == e[i].via)
+			j++;
+		if (j - i > best) {
+			best = j - i;
+			ra->aligned_via = ranks[e[i].via].rank;
+		}
+		i = j;
+	}
+	int64_t *d = xmalloc(m * sizeof *d);
+	for (size_t i = 0; i < m; i++)
+		d[i] = e[i].off;
+	xqsort(d, m, sizeof *d, cmp_i64);
+	int64_t off = analysis_nearest_rank(d, m, 0.5);
+	for (size_t i = 0; i < m; i++)
+		d[i] = llabs(d[i] - off);
+	xqsort(d, m, sizeof *d, cmp_i64);
+	ra->offset_ns[ALIGN_COLLECTIVE] = off;
+	ra->residual_ns = analysis_nearest_rank(d, m, 0.5);
+	ra->residual_max_ns = d[m - 1];
+	ra->matched_collectives = m;
+	ra->collective_ok = true;
+	ra->align_loose = false;
+	free(d);
+}
+
+static void align_through_peers(struct rank_analysis *ranks, size_t n, struct coll_inst *const *cs,
+				const struct coll_key *keys, size_t nk, bool *exact)
+{
+	struct peer_est **est = xcalloc(n, sizeof *est);
+	size_t *n_est = xcalloc(n, sizeof *n_est), *cap_est = xcalloc(n, sizeof *cap_est);
+	for (bool progress = true; progress;) {
+		progress = false;
+		for (size_t a = 0; a < nk;) {
+			size_t b = a + 1;
+			while (b < nk && keys[b].name == keys[a].name && keys[b].occ == keys[a].occ)
+				b++;
+			/* the group's first aligned member stands for the aligned clock */
+			size_t u = a;
+			while (u < b && !exact[keys[u].rank])
+				u++;
+			for (size_t i = a; u < b && i < b; i++) {
+				uint32_t v = keys[i].rank;
+				if (exact[v])
+					continue;
+				xgrow(&est[v], &cap_est[v], n_est[v] + 1, sizeof *est[v]);
+				est[v][n_est[v]++] = (struct peer_est){
+					cs[v][keys[i].idx].end - aligned_end(cs, ranks, &keys[u]), keys[u].rank};
+			}
+			a = b;
+		}
+		/* settled after the round: a rank aligned in it counts as aligned from the next */
+		for (size_t v = 0; v < n; v++) {
+			if (exact[v] || !n_est[v])
+				continue;
+			settle_offset(ranks, &ranks[v], est[v], n_est[v]);
+			n_est[v] = 0;
+			exact[v] = progress = true;
+		}
+	}
+	for (size_t v = 0; v < n; v++)
+		free(est[v]);
+	free(est);
+	free(n_est);
+	free(cap_est);
 }
 
 /* The least time a collective may take to move its payload before the rest of it must be a
@@ -163,81 +321,77 @@ static bool matched_at(const struct coll_inst *ref, size_t i, const struct coll_
  * claimed to be transfer (comm.c keeps it unsplit). */
 #define SPREAD_LATENCY_NS 1000000
 #define SPREAD_FLOOR_BYTES_PER_NS 1.0
-
-/* Two ranks' instances of one collective, for its spread: matched by their exact name and
- * ending within SAME_END_NS of each other once the clocks are aligned. Names matched with
- * digits ignored align clocks well enough (when they agree: see the residual), but they are
- * another communication group's ops: torch_npu names the group in the first number
- * (hcom_allReduce__170_1_1 on every rank of one group, __691 on another's), and two
- * groups' collectives of one kind line up under the loose match, each with its own waits.
- * A blocking collective ends at the same instant on every rank of its group: a pair of one
- * name that does not is two instances of a repeated name. Either pair would read one
- * group's durations as another's wait. */
+/* A blocking collective ends at the same instant on every rank of its group: instances of
+ * one name whose aligned ends are further apart are different collectives (a repeated name
+ * paired with the wrong instance). */
 #define SAME_END_NS 1000000
-
-static bool same_instance(const struct coll_inst *ref, size_t i, const struct coll_inst *r, size_t nr,
-			  const struct pair_match *pm, int64_t offset, size_t *j)
-{
-	if (pm->loose || !matched_at(ref, i, r, nr, pm, j))
-		return false;
-	int64_t dev = r[*j].end - offset - ref[i].end;
-	return dev >= -SAME_END_NS && dev <= SAME_END_NS;
-}
 
 /* msprof-analyze's cluster_time_summary: a collective's transfer is at most its least
  * duration across the ranks, the rest of each rank's duration is waiting for the last
- * peer. Over the reference's collectives found on at least one other rank (same_instance). */
-static void collective_spread(const struct coll_inst *rc, size_t nrc, struct coll_inst *const *c, const size_t *nc,
-			      const struct pair_match *pm, struct rank_analysis *ranks, size_t n)
+ * peer. Over every collective found on two ranks or more: the same exact name (names
+ * matched with digits ignored are another group's ops, each with its own waits) on ranks
+ * whose clocks that kind of match aligned (exact[]), ending within SAME_END_NS of the
+ * instances' median end. Payloads are known from the reference's collectives only. */
+static void collective_spread(struct coll_inst *const *cs, struct rank_analysis *ranks, size_t n,
+			      const struct coll_key *keys, size_t nk, const bool *exact)
 {
-	int64_t *least = xmalloc((nrc ? nrc : 1) * sizeof *least);
-	bool *seen = xcalloc(nrc ? nrc : 1, sizeof *seen);
-	for (size_t i = 0; i < nrc; i++)
-		least[i] = rc[i].dur;
-	for (size_t r = 1; r < n; r++)
-		for (size_t i = 0; i < nrc; i++) {
-			size_t j;
-			if (!same_instance(rc, i, c[r], nc[r], &pm[r], ranks[r].offset_ns[ALIGN_COLLECTIVE], &j))
-				continue;
-			seen[i] = true;
-			if (c[r][j].dur < least[i])
-				least[i] = c[r][j].dur;
-		}
-	/* a least duration beyond the time its payload may take (above) is partly a wait every
-	 * rank shares, such as the first collective's link setup: a 2-rank DDP capture's first
-	 * allReduce (16 MB, 56 ms on both ranks) read as 48 % "transfer" and drew "overlap"
-	 * advice */
-	bool *capped = xcalloc(nrc ? nrc : 1, sizeof *capped);
-	int64_t *bound = xmalloc((nrc ? nrc : 1) * sizeof *bound); /* the least, capped */
-	for (size_t i = 0; i < nrc; i++) {
-		double most = SPREAD_LATENCY_NS + rc[i].bytes / SPREAD_FLOOR_BYTES_PER_NS;
-		bound[i] = least[i];
-		if (rc[i].bytes > 0 && (double)least[i] > most) {
-			bound[i] = (int64_t)most;
-			capped[i] = true;
-		}
-	}
 	for (size_t r = 0; r < n; r++) {
 		struct rank_analysis *ra = &ranks[r];
 		ra->coll_wait_ns = ra->coll_transfer_ns = ra->coll_skew_ns = 0;
 		ra->coll_spread_ok = ra->coll_spread_capped = false;
-		for (size_t i = 0; i < nrc; i++) {
-			size_t j = i;
-			if (!seen[i] ||
-			    (r > 0 && !same_instance(rc, i, c[r], nc[r], &pm[r], ra->offset_ns[ALIGN_COLLECTIVE], &j)))
-				continue;
-			int64_t own = r == 0 ? rc[i].dur : c[r][j].dur;
-			ra->coll_wait_ns += own - bound[i];
-			ra->coll_transfer_ns += bound[i];
-			ra->coll_skew_ns += own - least[i];
-			ra->coll_spread_ok = true;
-			ra->coll_spread_capped |= capped[i];
-		}
 	}
-	free(bound);
-	free(capped);
-	free(least);
-	free(seen);
+	int64_t *ends = xmalloc((n ? n : 1) * sizeof *ends);
+	for (size_t a = 0; a < nk;) {
+		size_t b = a + 1;
+		while (b < nk && keys[b].name == keys[a].name && keys[b].occ == keys[a].occ)
+			b++;
+		size_t m = 0;
+		for (size_t i = a; i < b; i++)
+			if (exact[keys[i].rank])
+				ends[m++] = aligned_end(cs, ranks, &keys[i]);
+		if (m < 2) {
+			a = b;
+			continue;
+		}
+		int64_t mid = analysis_nearest_rank_select(ends, m, 0.5);
+		int64_t least = INT64_MAX;
+		double bytes = 0;
+		size_t kept = 0;
+		for (size_t i = a; i < b; i++) {
+			const struct coll_inst *c = &cs[keys[i].rank][keys[i].idx];
+			if (!exact[keys[i].rank] || llabs(aligned_end(cs, ranks, &keys[i]) - mid) > SAME_END_NS)
+				continue;
+			kept++;
+			if (c->dur < least)
+				least = c->dur;
+			if (c->bytes > bytes)
+				bytes = c->bytes;
+		}
+		if (kept < 2) {
+			a = b;
+			continue;
+		}
+		/* a least duration beyond the time its payload may take (above) is partly a wait
+		 * every rank shares, such as the first collective's link setup: a 2-rank DDP
+		 * capture's first allReduce (16 MB, 56 ms on both ranks) read as 48 % "transfer"
+		 * and drew "overlap" advice */
+		double most = SPREAD_LATENCY_NS + bytes / SPREAD_FLOOR_BYTES_PER_NS;
+		bool capped = bytes > 0 && (double)least > most;
+		int64_t bound = capped ? (int64_t)most : least;
+		for (size_t i = a; i < b; i++) {
+			const struct coll_inst *c = &cs[keys[i].rank][keys[i].idx];
+			if (!exact[keys[i].rank] || llabs(aligned_end(cs, ranks, &keys[i]) - mid) > SAME_END_NS)
+				continue;
+			struct rank_analysis *ra = &ranks[keys[i].rank];
+			ra->coll_wait_ns += c->dur - bound;
+			ra->coll_transfer_ns += bound;
+			ra->coll_skew_ns += c->dur - least;
+			ra->coll_spread_ok = true;
+			ra->coll_spread_capped |= capped;
+		}
+		a = b;
+	}
+	free(ends);
 }
 
 size_t analysis_collectives(const struct capture *cap, const struct rank_analysis *ra, bool sizes,
@@ -255,15 +409,17 @@ void analysis_align_lists(struct rank_analysis *ranks, size_t n, struct coll_ins
 	struct rank_analysis *ref = &ranks[0];
 	const struct coll_inst *rc = cs[0];
 	size_t nrc = ncs[0];
-	struct pair_match *pm = xcalloc(n, sizeof *pm);
+	bool *exact = xcalloc(n, sizeof *exact);
 	for (size_t i = 0; i < n; i++) {
 		struct rank_analysis *ra = &ranks[i];
 		ra->offset_ns[ALIGN_RAW] = 0;
 		/* without a timeline on both sides there is nothing to align */
 		ra->offset_ns[ALIGN_FIRST] = ra->has_timeline && ref->has_timeline ? ra->t0 - ref->t0 : 0;
 		ra->offset_ns[ALIGN_COLLECTIVE] = 0;
+		ra->aligned_via = -1;
+		ra->align_loose = false;
 		if (i == 0) {
-			ra->collective_ok = nrc > 0;
+			ra->collective_ok = exact[0] = nrc > 0;
 			ra->matched_collectives = nrc;
 			continue;
 		}
@@ -271,13 +427,20 @@ void analysis_align_lists(struct rank_analysis *ranks, size_t n, struct coll_ins
 		ra->matched_collectives = 0;
 		ra->residual_ns = ra->residual_max_ns = 0;
 		if (ncs[i] && nrc)
-			align_pair(rc, nrc, cs[i], ncs[i], ra, &pm[i]);
-		if (!ra->collective_ok) /* fall back to the first-event offset */
-			ra->offset_ns[ALIGN_COLLECTIVE] = ra->offset_ns[ALIGN_FIRST];
+			align_pair(rc, nrc, cs[i], ncs[i], ra);
+		exact[i] = ra->collective_ok && !ra->align_loose;
 	}
-	if (n > 1)
-		collective_spread(rc, nrc, cs, ncs, pm, ranks, n);
-	free(pm);
+	size_t nk = 0;
+	struct coll_key *keys = n > 1 ? coll_keys(cs, ncs, n, &nk) : NULL;
+	if (n > 1) {
+		align_through_peers(ranks, n, cs, keys, nk, exact);
+		collective_spread(cs, ranks, n, keys, nk, exact);
+	}
+	for (size_t i = 1; i < n; i++)
+		if (!ranks[i].collective_ok) /* fall back to the first-event offset */
+			ranks[i].offset_ns[ALIGN_COLLECTIVE] = ranks[i].offset_ns[ALIGN_FIRST];
+	free(keys);
+	free(exact);
 }
 
 void analysis_slow_ranks(struct analysis *an)

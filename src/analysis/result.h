@@ -424,6 +424,9 @@ struct rank_analysis {
 	int64_t residual_max_ns;
 	size_t matched_collectives;
 	bool collective_ok;
+	bool align_loose; /* matched to the reference's collectives with digits ignored only */
+	int aligned_via;  /* the rank through whose collectives the clock was aligned (it shares
+			   * no name with the reference), or -1 */
 	/* the same collectives across ranks, summed over the matched ones: own minus least
 	 * duration (waiting for the last peer) and the least (at most the transfer: it may hold
 	 * a wait every rank shares); a least beyond 1 ms plus the payload at 1 GB/s counts its

@@ -350,10 +350,15 @@ void report_print_text(const struct analysis *an, FILE *out)
 		fputs(_("  rank       first us         raw us  collective us   residual us  matched\n"), out);
 		for (size_t i = 0; i < an->n_ranks; i++) {
 			const struct rank_analysis *ra = &an->ranks[i];
-			fprintf(out, "  %-4d %13.3f %13.3f %14.3f %13.3f  %zu%s\n", ra->rank,
+			fprintf(out, "  %-4d %13.3f %13.3f %14.3f %13.3f  %zu%s", ra->rank,
 				(double)ra->offset_ns[ALIGN_FIRST] / 1e3, (double)ra->offset_ns[ALIGN_RAW] / 1e3,
 				(double)ra->offset_ns[ALIGN_COLLECTIVE] / 1e3, (double)ra->residual_ns / 1e3,
 				ra->matched_collectives, ra->collective_ok ? "" : _(" (no collectives matched)"));
+			if (ra->aligned_via >= 0)
+				fprintf(out, _(" (through rank %d: no name shared with the reference)"), ra->aligned_via);
+			else if (ra->align_loose)
+				fputs(_(" (names matched with digits ignored: maybe another group's)"), out);
+			fputc('\n', out);
 		}
 		/* ranks of one job start within minutes: first events hours apart are other runs
 		 * (a parent directory of several), which no alignment puts on one clock */
@@ -679,6 +684,8 @@ void report_print_json(const struct analysis *an, FILE *out)
 		jsonw_kus(&w, "residual_max_us", ra->residual_max_ns);
 		jsonw_kuint(&w, "matched_collectives", ra->matched_collectives);
 		jsonw_kbool(&w, "collective_ok", ra->collective_ok);
+		jsonw_kint_or_null(&w, "aligned_via", ra->aligned_via, ra->aligned_via >= 0);
+		jsonw_kbool(&w, "names_loose", ra->align_loose);
 		jsonw_obj_end(&w);
 		json_ops(&w, an, ra);
 		report_memory_json(&w, ra);
