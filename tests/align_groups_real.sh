@@ -56,5 +56,12 @@ if grep -q "no collective of this rank was matched on a peer rank" "$tmp/r.txt";
 fi
 ok=$(grep -c '"collective_ok": true' "$tmp/r.json")
 [ "$ok" = 4 ] || { echo "FAIL: collective_ok true on $ok ranks, want 4"; fail=1; }
+# every rank of st/level2 shares a group with rank 0, and a cluster output's ranks have no
+# collective lists: no rank is said to be aligned through another
+cdir=$shared/fixtures-real/msinsight/server/src/test/test_data/cluster_analysis_output
+[ -d "$cdir" ] && "$bin" --no-index --report "$cdir" >"$tmp/c.txt" 2>/dev/null
+if grep -q "through rank" "$tmp/r.txt" "$tmp/c.txt" 2>/dev/null; then
+  echo "FAIL: a rank said aligned through another:"; grep -n "through rank" "$tmp/r.txt" "$tmp/c.txt" | head -3; fail=1
+fi
 [ $fail = 0 ] && echo "align groups: rank 1 offset $got us = $want us from the files ($n ops); ranks 1 and 3 aligned and judged"
 exit $fail

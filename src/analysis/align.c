@@ -126,6 +126,23 @@ static size_t count_matches(const struct coll_inst *ref, size_t nref, const stru
 	return m;
 }
 
+/* The collective offset of a rank from the k (> 0) offsets its matched collectives' ends
+ * tell (reordered): their median, and the residual around it. */
+static void set_offset(struct rank_analysis *ra, int64_t *d, size_t k, bool loose)
+{
+	xqsort(d, k, sizeof *d, cmp_i64);
+	int64_t off = analysis_nearest_rank(d, k, 0.5);
+	for (size_t i = 0; i < k; i++)
+		d[i] = llabs(d[i] - off);
+	xqsort(d, k, sizeof *d, cmp_i64);
+	ra->offset_ns[ALIGN_COLLECTIVE] = off;
+	ra->residual_ns = analysis_nearest_rank(d, k, 0.5);
+	ra->residual_max_ns = d[k - 1];
+	ra->matched_collectives = k;
+	ra->collective_ok = true;
+	ra->align_loose = loose;
+}
+
 /* The rank's clock against the reference's, from their collectives at the best shift:
  * exact names first, then, when no name matches exactly, names with digits ignored. */
 static void align_pair(const struct coll_inst *ref, size_t nref, const struct coll_inst *r, size_t nr,
@@ -155,17 +172,7 @@ static void align_pair(const struct coll_inst *ref, size_t nref, const struct co
 			continue;
 		d[k++] = r[j].end - ref[i].end;
 	}
-	xqsort(d, k, sizeof *d, cmp_i64);
-	int64_t off = analysis_nearest_rank(d, k, 0.5);
-	for (size_t i = 0; i < k; i++)
-		d[i] = llabs(d[i] - off);
-	xqsort(d, k, sizeof *d, cmp_i64);
-	ra->offset_ns[ALIGN_COLLECTIVE] = off;
-	ra->residual_ns = analysis_nearest_rank(d, k, 0.5);
-	ra->residual_max_ns = d[k - 1];
-	ra->matched_collectives = k;
-	ra->collective_ok = true;
-	ra->align_loose = loose;
+	set_offset(ra, d, k, loose);
 	free(d);
 }
 
@@ -259,17 +266,7 @@ static void settle_offset(struct rank_analysis *ranks, struct rank_analysis *ra,
 	int64_t *d = xmalloc(m * sizeof *d);
 	for (size_t i = 0; i < m; i++)
 		d[i] = e[i].off;
-	xqsort(d, m, sizeof *d, cmp_i64);
-	int64_t off = analysis_nearest_rank(d, m, 0.5);
-	for (size_t i = 0; i < m; i++)
-		d[i] = llabs(d[i] - off);
-	xqsort(d, m, sizeof *d, cmp_i64);
-	ra->offset_ns[ALIGN_COLLECTIVE] = off;
-	ra->residual_ns = analysis_nearest_rank(d, m, 0.5);
-	ra->residual_max_ns = d[m - 1];
-	ra->matched_collectives = m;
-	ra->collective_ok = true;
-	ra->align_loose = false;
+	set_offset(ra, d, m, false);
 	free(d);
 }
 

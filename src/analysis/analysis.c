@@ -142,6 +142,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 {
 	memset(ra, 0, sizeof *ra);
 	ra->late_rank = -1; /* set by the capture-level pass (analysis_attribution_comm) */
+	ra->aligned_via = -1; /* and this one by the alignment (analysis_align_lists) */
 	const struct rank_data *rd = &cap->ranks[ri];
 	const struct rank_store *rs = &rd->store;
 	ra->rank = rd->plan->rank;

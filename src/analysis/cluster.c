@@ -381,6 +381,7 @@ struct analysis *cluster_output_open(const char *path)
 		ra->rank = rows[a].rank;
 		ra->rank_index = k;
 		ra->late_rank = -1;
+		ra->aligned_via = -1;
 		ra->step_source = STEP_SRC_STEP_TRACE;
 		ra->step_evidence = xasprintf(_("%s: one row per step"), src);
 		ra->phase_source = PHASE_SRC_NONE;

@@ -886,6 +886,7 @@ int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_an
 	}
 	memset(ra, 0, sizeof *ra);
 	ra->late_rank = -1;
+	ra->aligned_via = -1;
 	memset(id, 0, sizeof *id);
 	*colls = NULL;
 	*n_colls = 0;
