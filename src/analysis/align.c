@@ -229,13 +229,7 @@ static int64_t aligned_end(struct coll_inst *const *cs, const struct rank_analys
 	return cs[key->rank][key->idx].end - ranks[key->rank].offset_ns[ALIGN_COLLECTIVE];
 }
 
-/* Ranks that share no collective name with the reference (another communication group:
- * torch_npu names the group in the first number, hcom_allReduce__170_1_1 on every rank of
- * one group, __691 on another's) are aligned through the ranks they do share names with,
- * once those are aligned: each collective shared with an aligned rank gives the offset
- * its end time tells. exact[r]: rank r's clock is aligned by collectives of its exact
- * names (the reference's own, or through peers); ranks aligned here become so, round
- * after round, until no rank is left that shares a collective with an aligned one. */
+/* One shared collective's word on a rank's offset (align_through_peers). */
 struct peer_est {
 	int64_t off;  /* the offset one shared collective tells */
 	uint32_t via; /* the aligned rank it was shared with (an index into ranks) */
@@ -270,6 +264,13 @@ static void settle_offset(struct rank_analysis *ranks, struct rank_analysis *ra,
 	free(d);
 }
 
+/* Ranks that share no collective name with the reference (another communication group:
+ * torch_npu names the group in the first number, hcom_allReduce__170_1_1 on every rank of
+ * one group, __691 on another's) are aligned through the ranks they do share names with,
+ * once those are aligned: each collective shared with an aligned rank gives the offset
+ * its end time tells. exact[r]: rank r's clock is aligned by collectives of its exact
+ * names (the reference's own, or through peers); ranks aligned here become so, round
+ * after round, until no rank is left that shares a collective with an aligned one. */
 static void align_through_peers(struct rank_analysis *ranks, size_t n, struct coll_inst *const *cs,
 				const struct coll_key *keys, size_t nk, bool *exact)
 {
@@ -281,7 +282,7 @@ static void align_through_peers(struct rank_analysis *ranks, size_t n, struct co
 			size_t b = a + 1;
 			while (b < nk && keys[b].name == keys[a].name && keys[b].occ == keys[a].occ)
 				b++;
-			/* the group's first aligned member stands for the aligned clock */
+			/* the instance's first aligned rank stands for the aligned clock */
 			size_t u = a;
 			while (u < b && !exact[keys[u].rank])
 				u++;
