@@ -255,6 +255,20 @@ static void assert_same_events(const struct rank_store *rs, const struct rank_st
 	}
 }
 
+/* Loads buf with o, checks its events are ref's, adds its re-walked and split ranges. */
+static void load_same_as(const char *buf, size_t len, const struct trace_load_opts *o, const struct rank_store *ref,
+			 struct diag_list *dl, int *rewalks, int *splits)
+{
+	struct rank_store rs;
+	store_init(&rs);
+	assert_int_equal(trace_load_buffer(&rs, "big", buf, len, o, dl), 0);
+	assert_same_events(&rs, ref);
+	assert_int_equal(rs.trace.threads_used, o->threads);
+	*rewalks += rs.trace.rewalked_ranges;
+	*splits += rs.trace.split_ranges;
+	store_free(&rs);
+}
+
 static void test_parallel_walk_matches_single_thread(void **state)
 {
 	(void)state;
@@ -268,17 +282,9 @@ static void test_parallel_walk_matches_single_thread(void **state)
 	struct trace_load_opts one = {.threads = 1};
 	assert_int_equal(trace_load_buffer(&ref, "big", buf, len, &one, &dl), 0);
 	assert_int_equal(ref.n_ev, 30000);
-	int rewalks = 0;
-	for (int threads = 2; threads <= 9; threads++) {
-		struct rank_store rs;
-		store_init(&rs);
-		struct trace_load_opts o = {.threads = threads};
-		assert_int_equal(trace_load_buffer(&rs, "big", buf, len, &o, &dl), 0);
-		assert_same_events(&rs, &ref);
-		assert_true(rs.trace.threads_used >= 2);
-		rewalks += rs.trace.rewalked_ranges;
-		store_free(&rs);
-	}
+	int rewalks = 0, splits = 0;
+	for (int threads = 2; threads <= 9; threads++)
+		load_same_as(buf, len, &(struct trace_load_opts){.threads = threads}, &ref, &dl, &rewalks, &splits);
 	/* the strings above make wrong guesses likely: the correction path ran */
 	assert_true(rewalks > 0);
 	assert_int_equal(diag_count(&dl, DIAG_WARN), 0);
@@ -305,17 +311,11 @@ static void test_walk_split_on_demand_matches_single_thread(void **state)
 	assert_int_equal(ref.trace.split_ranges, 0);
 	int splits = 0, rewalks = 0;
 	for (int round = 0; round < 3; round++)
-		for (int threads = 2; threads <= 6; threads++) {
-			struct rank_store rs;
-			store_init(&rs);
-			struct trace_load_opts o = {.threads = threads, .initial_ranges = 1, .split_min_bytes = 64 << 10};
-			assert_int_equal(trace_load_buffer(&rs, "big", buf, len, &o, &dl), 0);
-			assert_same_events(&rs, &ref);
-			assert_int_equal(rs.trace.threads_used, threads);
-			splits += rs.trace.split_ranges;
-			rewalks += rs.trace.rewalked_ranges;
-			store_free(&rs);
-		}
+		for (int threads = 2; threads <= 6; threads++)
+			load_same_as(buf, len,
+				     &(struct trace_load_opts){.threads = threads, .initial_ranges = 1,
+							       .split_min_bytes = 64 << 10},
+				     &ref, &dl, &rewalks, &splits);
 	/* 15 loads of one 6 MB range, checked every 16 KB by its walker, while 1 to 5 idle
 	 * threads ask for work: splits happened, and some at a wrong guess */
 	print_message("split %d ranges, %d re-walked\n", splits, rewalks);
