@@ -825,7 +825,6 @@ struct range_job {
 	_Atomic bool split_wanted;  /* an idle thread asks for the second half of the rest */
 	bool running;               /* under the queue's lock */
 	struct range_queue *queue;  /* NULL: walked alone (a re-walk), never split */
-	const char *name;
 	struct seg seg;
 	enum range_end how;
 	size_t next_start; /* RANGE_STOPPED: the first element not walked */
@@ -869,7 +868,6 @@ static void job_start(struct range_job *job, const char *name, uint64_t base, si
 	seg_init(&job->seg, name);
 	job->seg.base = base;
 	job->begin = begin;
-	job->name = name;
 	atomic_store_explicit(&job->at, begin, memory_order_relaxed);
 }
 
@@ -899,7 +897,7 @@ static size_t range_split(struct range_job *job, size_t pos, size_t stop)
 		nj->progress = job->progress;
 		nj->jsmn_only = job->jsmn_only;
 		nj->queue = q;
-		job_start(nj, job->name, job->seg.base, nb);
+		job_start(nj, job->seg.name_for_diag, job->seg.base, nb);
 		atomic_store_explicit(&nj->stop, stop, memory_order_relaxed);
 		atomic_store_explicit(&job->stop, nb, memory_order_relaxed);
 		stop = nb;
