@@ -783,6 +783,37 @@ static void test_ranks_aligned_through_a_shared_group(void **state)
 	planted_free(&pc);
 }
 
+/* test_spread_transfer_slower_than_any_link's trap in a group without the reference:
+ * ranks 1 and 2 share group 222 (rank 0 is not in it), whose 16 MB allReduce takes 73 and
+ * 56 ms. Its payload is read on the ranks of the group, so the least duration is capped at
+ * 1 ms plus the payload at 1 GB/s on both; with payloads read on the reference alone, the
+ * group's 56 ms all read as transfer on rank 2. */
+static void test_spread_caps_a_group_without_the_reference(void **state)
+{
+	(void)state;
+	static const char *spec[] = {
+		"d,MatMul,0,1000 c,hcom_allReduce__111_1_1,1000,86 d,Add,1086,100",
+		"d,MatMul,0,1080 c,hcom_allReduce__111_1_1,1080,6 d,Add,1086,100 "
+		"c,hcom_allReduce__222_1_1#4097000,2000,73000 d,Mul,75000,100",
+		"d,MatMul,0,18000 c,hcom_allReduce__222_1_1#4097000,19000,56000 d,Mul,75000,100"};
+	struct planted pc = {0};
+	planted_load(&pc, spec, 3);
+	const struct rank_analysis *r0 = &pc.an->ranks[0], *r1 = &pc.an->ranks[1], *r2 = &pc.an->ranks[2];
+	int64_t xfer = 1000000 + 4097000LL * 4; /* ns: 1 ms, then 1 byte per ns */
+	assert_int_equal(r2->aligned_via, 1);
+	assert_int_equal(r2->offset_ns[ALIGN_COLLECTIVE], 0);
+	assert_true(r0->coll_spread_ok && !r0->coll_spread_capped);
+	assert_true(r1->coll_spread_capped && r2->coll_spread_capped);
+	assert_int_equal(r2->coll_transfer_ns, xfer);
+	assert_int_equal(r2->coll_wait_ns, US(56000) - xfer);
+	assert_int_equal(r1->coll_transfer_ns, US(6) + xfer);
+	assert_int_equal(r1->coll_wait_ns, US(73000) - xfer);
+	assert_int_equal(r2->attr.ns[ATTR_COMM_TRANSFER], 0);
+	assert_int_equal(r2->attr.ns[ATTR_COMM_UNSPLIT], xfer);
+	assert_null(strstr(r2->bn[BN_COMMUNICATION].advice, "overlap collectives"));
+	planted_free(&pc);
+}
+
 /* Two ranks, the same collective: rank 0 spends 86 us in it, rank 1 (late) 6 us. By the
  * spread (msprof-analyze's cluster_time_summary), rank 0 waits 80; the 6 us are at most the
  * transfer and stay unsplit on both. */
@@ -1156,6 +1187,7 @@ int main(void)
 		cmocka_unit_test(test_edges_feed_no_score),
 		cmocka_unit_test(test_wait_from_the_spread_across_ranks),
 		cmocka_unit_test(test_spread_skips_another_groups_collective),
+		cmocka_unit_test(test_spread_caps_a_group_without_the_reference),
 		cmocka_unit_test(test_spread_skips_pairs_that_do_not_end_together),
 		cmocka_unit_test(test_ranks_aligned_through_a_shared_group),
 		cmocka_unit_test(test_spread_transfer_slower_than_any_link),

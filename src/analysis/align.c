@@ -58,7 +58,7 @@ static size_t collect_comm(const struct comm_data *cd, struct coll_inst **out)
 	return n;
 }
 
-static size_t collect(const struct rank_data *rd, const struct ev_class *cls, bool sizes, struct coll_inst **out)
+static size_t collect(const struct rank_data *rd, const struct ev_class *cls, struct coll_inst **out)
 {
 	const struct rank_store *rs = &rd->store;
 	if (!rs->has_events) {
@@ -76,7 +76,7 @@ static size_t collect(const struct rank_data *rd, const struct ev_class *cls, bo
 		if (!analysis_is_collective(rs, cls, (uint32_t)ev, group))
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
-		double b = sizes && n < 100000 ? analysis_collective_bytes(rs, (uint32_t)ev) : 0;
+		double b = n < 100000 ? analysis_collective_bytes(rs, (uint32_t)ev) : 0;
 		(*out)[n++] = (struct coll_inst){store_ts(rs, ev) + store_dur(rs, ev), store_dur(rs, ev), store_ev_name(rs, ev), b};
 	}
 	return n;
@@ -329,7 +329,8 @@ static void align_through_peers(struct rank_analysis *ranks, size_t n, struct co
  * peer. Over every collective found on two ranks or more: the same exact name (names
  * matched with digits ignored are another group's ops, each with its own waits) on ranks
  * whose clocks that kind of match aligned (exact[]), ending within SAME_END_NS of the
- * instances' median end. Payloads are known from the reference's collectives only. */
+ * instances' median end. An instance's payload is the greatest its ranks read: a group
+ * without the reference has its own (its first collective's link setup is capped too). */
 static void collective_spread(struct coll_inst *const *cs, struct rank_analysis *ranks, size_t n,
 			      const struct coll_key *keys, size_t nk, const bool *exact)
 {
@@ -392,10 +393,9 @@ static void collective_spread(struct coll_inst *const *cs, struct rank_analysis 
 	free(ends);
 }
 
-size_t analysis_collectives(const struct capture *cap, const struct rank_analysis *ra, bool sizes,
-			    struct coll_inst **out)
+size_t analysis_collectives(const struct capture *cap, const struct rank_analysis *ra, struct coll_inst **out)
 {
-	size_t n = collect(&cap->ranks[ra->rank_index], ra->cls, sizes, out);
+	size_t n = collect(&cap->ranks[ra->rank_index], ra->cls, out);
 	xqsort(*out, n, sizeof **out, cmp_coll);
 	return n;
 }

@@ -10,11 +10,10 @@
 #include "capture.h"
 #include "result.h"
 
-/* A rank's collectives sorted by end (an owned array in *out); with sizes, their payloads
- * (the reference rank's, ranks[0] of analysis_align_lists). Each rank's analysis finds its
- * own (analysis.c); thread-safe. */
-size_t analysis_collectives(const struct capture *cap, const struct rank_analysis *ra, bool sizes,
-			    struct coll_inst **out);
+/* A rank's collectives sorted by end (an owned array in *out), with their payloads (the
+ * first 100,000: each is read from the trace again). Each rank's analysis finds its own
+ * (analysis.c); thread-safe. */
+size_t analysis_collectives(const struct capture *cap, const struct rank_analysis *ra, struct coll_inst **out);
 /* Alignment and the collective spread (offsets, residuals, coll_wait/transfer) of ranks
  * from their collective lists; ranks[0] is the reference. */
 void analysis_align_lists(struct rank_analysis *ranks, size_t n, struct coll_inst *const *cs, const size_t *ncs);

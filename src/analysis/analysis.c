@@ -118,7 +118,6 @@ static void metrics_after_steps(void *arg)
 struct collect_job {
 	const struct capture *cap;
 	const struct rank_analysis *ra;
-	bool sizes;
 	struct coll_inst *colls;
 	size_t n;
 };
@@ -127,7 +126,7 @@ static void *collect_collectives(void *arg)
 {
 	struct collect_job *cj = arg;
 	double t0 = stagetime_now();
-	cj->n = analysis_collectives(cj->cap, cj->ra, cj->sizes, &cj->colls);
+	cj->n = analysis_collectives(cj->cap, cj->ra, &cj->colls);
 	stagetime_add(STAGE_CAPTURE, t0); /* the alignment's, as before it moved here */
 	return NULL;
 }
@@ -251,7 +250,6 @@ static void *rank_worker(void *arg)
 		size_t j = atomic_fetch_add(&pool->next, 1);
 		if (j >= pool->n_jobs)
 			return NULL;
-		pool->jobs[j].collect.sizes = j == 0; /* the reference's payloads (analysis_align_lists) */
 		analyse_rank(pool->cap, pool->jobs[j].rank_index, &pool->an->ranks[j], &pool->jobs[j].diags,
 			     pool->split_ranks, pool->hook, &pool->jobs[j].collect);
 		if (pool->hook && pool->hook->ranks_done)
