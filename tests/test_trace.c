@@ -269,18 +269,25 @@ static void load_same_as(const char *buf, size_t len, const struct trace_load_op
 	store_free(&rs);
 }
 
+/* big_trace, and its load on one thread into ref (the reference of the parallel loads). */
+static char *big_trace_reference(size_t *len, struct rank_store *ref, struct diag_list *dl)
+{
+	char *buf = big_trace(len);
+	diag_init(dl);
+	store_init(ref);
+	struct trace_load_opts one = {.threads = 1};
+	assert_int_equal(trace_load_buffer(ref, "big", buf, *len, &one, dl), 0);
+	return buf;
+}
+
 static void test_parallel_walk_matches_single_thread(void **state)
 {
 	(void)state;
 	size_t len;
-	char *buf = big_trace(&len);
-	assert_true(len > (6u << 20));
 	struct rank_store ref;
 	struct diag_list dl;
-	diag_init(&dl);
-	store_init(&ref);
-	struct trace_load_opts one = {.threads = 1};
-	assert_int_equal(trace_load_buffer(&ref, "big", buf, len, &one, &dl), 0);
+	char *buf = big_trace_reference(&len, &ref, &dl);
+	assert_true(len > (6u << 20));
 	assert_int_equal(ref.n_ev, 30000);
 	int rewalks = 0, splits = 0;
 	for (int threads = 2; threads <= 9; threads++)
@@ -301,13 +308,9 @@ static void test_walk_split_on_demand_matches_single_thread(void **state)
 {
 	(void)state;
 	size_t len;
-	char *buf = big_trace(&len);
 	struct rank_store ref;
 	struct diag_list dl;
-	diag_init(&dl);
-	store_init(&ref);
-	struct trace_load_opts one = {.threads = 1};
-	assert_int_equal(trace_load_buffer(&ref, "big", buf, len, &one, &dl), 0);
+	char *buf = big_trace_reference(&len, &ref, &dl);
 	assert_int_equal(ref.trace.split_ranges, 0);
 	int splits = 0, rewalks = 0;
 	for (int round = 0; round < 3; round++)

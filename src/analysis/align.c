@@ -229,6 +229,16 @@ static int64_t aligned_end(struct coll_inst *const *cs, const struct rank_analys
 	return cs[key->rank][key->idx].end - ranks[key->rank].offset_ns[ALIGN_COLLECTIVE];
 }
 
+/* keys[a] starts one collective's instances (one name and occurrence, every rank's);
+ * where they end. */
+static size_t instance_end(const struct coll_key *keys, size_t nk, size_t a)
+{
+	size_t b = a + 1;
+	while (b < nk && keys[b].name == keys[a].name && keys[b].occ == keys[a].occ)
+		b++;
+	return b;
+}
+
 /* One shared collective's word on a rank's offset (align_through_peers). */
 struct peer_est {
 	int64_t off;  /* the offset one shared collective tells */
@@ -279,9 +289,7 @@ static void align_through_peers(struct rank_analysis *ranks, size_t n, struct co
 	for (bool progress = true; progress;) {
 		progress = false;
 		for (size_t a = 0; a < nk;) {
-			size_t b = a + 1;
-			while (b < nk && keys[b].name == keys[a].name && keys[b].occ == keys[a].occ)
-				b++;
+			size_t b = instance_end(keys, nk, a);
 			/* the instance's first aligned rank stands for the aligned clock */
 			size_t u = a;
 			while (u < b && !exact[keys[u].rank])
@@ -324,6 +332,14 @@ static void align_through_peers(struct rank_analysis *ranks, size_t n, struct co
  * paired with the wrong instance). */
 #define SAME_END_NS 1000000
 
+/* Whether key's rank takes part in its collective's spread: its clock aligned by exact
+ * names, its end within SAME_END_NS of the instances' median end mid. */
+static bool in_spread(struct coll_inst *const *cs, const struct rank_analysis *ranks, const struct coll_key *key,
+		      const bool *exact, int64_t mid)
+{
+	return exact[key->rank] && llabs(aligned_end(cs, ranks, key) - mid) <= SAME_END_NS;
+}
+
 /* msprof-analyze's cluster_time_summary: a collective's transfer is at most its least
  * duration across the ranks, the rest of each rank's duration is waiting for the last
  * peer. Over every collective found on two ranks or more: the same exact name (names
@@ -341,9 +357,7 @@ static void collective_spread(struct coll_inst *const *cs, struct rank_analysis 
 	}
 	int64_t *ends = xmalloc((n ? n : 1) * sizeof *ends);
 	for (size_t a = 0; a < nk;) {
-		size_t b = a + 1;
-		while (b < nk && keys[b].name == keys[a].name && keys[b].occ == keys[a].occ)
-			b++;
+		size_t b = instance_end(keys, nk, a);
 		size_t m = 0;
 		for (size_t i = a; i < b; i++)
 			if (exact[keys[i].rank])
@@ -358,7 +372,7 @@ static void collective_spread(struct coll_inst *const *cs, struct rank_analysis 
 		size_t kept = 0;
 		for (size_t i = a; i < b; i++) {
 			const struct coll_inst *c = &cs[keys[i].rank][keys[i].idx];
-			if (!exact[keys[i].rank] || llabs(aligned_end(cs, ranks, &keys[i]) - mid) > SAME_END_NS)
+			if (!in_spread(cs, ranks, &keys[i], exact, mid))
 				continue;
 			kept++;
 			if (c->dur < least)
@@ -379,7 +393,7 @@ static void collective_spread(struct coll_inst *const *cs, struct rank_analysis 
 		int64_t bound = capped ? (int64_t)most : least;
 		for (size_t i = a; i < b; i++) {
 			const struct coll_inst *c = &cs[keys[i].rank][keys[i].idx];
-			if (!exact[keys[i].rank] || llabs(aligned_end(cs, ranks, &keys[i]) - mid) > SAME_END_NS)
+			if (!in_spread(cs, ranks, &keys[i], exact, mid))
 				continue;
 			struct rank_analysis *ra = &ranks[keys[i].rank];
 			ra->coll_wait_ns += c->dur - bound;

@@ -862,7 +862,6 @@ static void resync_guarded(void *arg)
 	rc->at = jscan_resync(rc->buf, rc->len, rc->guess);
 }
 
-
 static void job_start(struct range_job *job, const char *name, uint64_t base, size_t begin)
 {
 	seg_init(&job->seg, name);
