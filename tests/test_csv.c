@@ -440,6 +440,48 @@ static void test_utf8_check_matches_libunistring(void **state)
 	}
 }
 
+/* The fast UTF-8 check's 64-byte ASCII runs (SSE2 or NEON: sanitize_isa_name) at their
+ * edges, against u8_check: ASCII of every length up to 200 from every alignment; then one
+ * odd sequence (valid or not, cut by the end when it runs past it) at every position of
+ * ASCII of every length, alone and with a bad byte at the end (the runs resumed after it). */
+static void test_utf8_check_vector_edges(void **state)
+{
+	(void)state;
+	static const char *const odd[] = {"\x80", "\xBF", "\xFF", "\xC0\xAF", "\xC3\xA9", "\xC3",
+					  "\xE4\xB8\xAD", "\xE4\xB8", "\xED\xA0\x80", "\xF0\x9F\x98\x80",
+					  "\xF0\x9F\x98", "\xF4\x90\x80\x80", "\xD6\xD0", "\x7F", "\x01"};
+	enum { MAX = 200 };
+	static uint8_t room[16 + MAX];
+	for (size_t align = 0; align < 16; align++)
+		for (size_t len = 0; len <= MAX; len++) {
+			for (size_t i = 0; i < len; i++)
+				room[align + i] = (uint8_t)('a' + i % 26);
+			assert_null(sanitize_utf8_first_bad(room + align, len));
+		}
+	for (size_t len = 1; len <= MAX; len++) {
+		uint8_t *buf = room + len % 16;
+		for (size_t at = 0; at < len; at++)
+			for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++) {
+				size_t ol = strlen(odd[k]);
+				for (size_t i = 0; i < len; i++)
+					buf[i] = (uint8_t)('a' + i % 26);
+				memcpy(buf + at, odd[k], at + ol <= len ? ol : len - at);
+				const uint8_t *want = u8_check(buf, len);
+				assert_ptr_equal(sanitize_utf8_first_bad(buf, len), want);
+				if (at + ol < len) {
+					buf[len - 1] = 0xFF;
+					want = u8_check(buf, len);
+					assert_ptr_equal(sanitize_utf8_first_bad(buf, len), want);
+				}
+			}
+	}
+#if defined(__aarch64__)
+	assert_string_equal(sanitize_isa_name(), "neon");
+#elif defined(__x86_64__)
+	assert_string_equal(sanitize_isa_name(), "sse2");
+#endif
+}
+
 /* The plain-line fast path against libcsv: random tables with spaces and TABs around
  * cells, CRLF and lone CR, blank lines, ragged rows, quoted cells (those lines go through
  * libcsv either way), numbers, times and text; every typed cell, row offset and line must
@@ -574,21 +616,31 @@ static void test_plain_lines_match_libcsv(void **state)
 	free(buf);
 }
 
-/* The line scan runs on AVX-512 where the CPU has it (unless $ASCPROF_CSV_SCAN says
- * otherwise), the baseline always exists, and a set the CPU lacks cannot be chosen. */
+/* The line scan runs on AVX-512 where the CPU has it, on NEON on aarch64 (unless
+ * $ASCPROF_CSV_SCAN says otherwise), the baseline always exists, and a set the CPU lacks
+ * cannot be chosen. */
 static void test_line_scan_isa_choice(void **state)
 {
 	(void)state;
 	assert_true(csvt_isa_available(CSVT_ISA_BASE));
 	assert_false(csvt_isa_available(CSVT_ISA_COUNT));
 	assert_false(csvt_isa_set(CSVT_ISA_COUNT));
+#if defined(__aarch64__)
+	/* every aarch64 CPU has NEON: check_same_tables must run it */
+	assert_true(csvt_isa_available(CSVT_ISA_NEON));
+#else
+	assert_false(csvt_isa_available(CSVT_ISA_NEON));
+#endif
 	if (!getenv("ASCPROF_CSV_SCAN"))
-		assert_int_equal(csvt_isa_used(),
-				 csvt_isa_available(CSVT_ISA_AVX512) ? CSVT_ISA_AVX512 : CSVT_ISA_BASE);
+		assert_int_equal(csvt_isa_used(), csvt_isa_available(CSVT_ISA_AVX512) ? CSVT_ISA_AVX512
+						  : csvt_isa_available(CSVT_ISA_NEON) ? CSVT_ISA_NEON
+										      : CSVT_ISA_BASE);
 	enum csvt_isa used = csvt_isa_used();
 	assert_int_equal(csvt_isa_set(CSVT_ISA_AVX512), csvt_isa_available(CSVT_ISA_AVX512));
+	assert_int_equal(csvt_isa_set(CSVT_ISA_NEON), csvt_isa_available(CSVT_ISA_NEON));
 	assert_true(csvt_isa_set(used));
 	assert_string_equal(csvt_isa_name(CSVT_ISA_AVX512), "avx512");
+	assert_string_equal(csvt_isa_name(CSVT_ISA_NEON), "neon");
 }
 
 /* Lines past what the splitter lists (more quotes than it keeps positions of, a header of
@@ -783,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_range_exponent_one_message),
 		cmocka_unit_test(test_real_level1_kernel_details),
 		cmocka_unit_test(test_utf8_check_matches_libunistring),
+		cmocka_unit_test(test_utf8_check_vector_edges),
 		cmocka_unit_test(test_plain_lines_match_libcsv),
 		cmocka_unit_test(test_line_scan_isa_choice),
 		cmocka_unit_test(test_splitter_limits_match_libcsv),

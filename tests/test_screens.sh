@@ -16,6 +16,10 @@ srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
 gen=${ASCPROF_GEN:-./tools/ascprof-gen}
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+if [ "${ASCPROF_VALGRIND:-0}" = 1 ] && [ -n "${ASCPROF_EMULATOR:-}" ]; then
+  echo "SKIP: valgrind cannot run a program under the emulator (the native build runs it)"
+  exit 77
+fi
 run_bin() {
   if [ "${ASCPROF_VALGRIND:-0}" = 1 ]; then
     valgrind -q --error-exitcode=1 --leak-check=full --track-fds=no "$bin" "$@"

@@ -179,6 +179,18 @@ static void test_isa_edges(void **state)
 	(void)state;
 	assert_true(elem_isa_available(ELEM_ISA_SCALAR));
 	assert_true(elem_isa_available(elem_isa_used()));
+	assert_string_equal(elem_isa_name(ELEM_ISA_NEON), "neon");
+#if defined(__aarch64__)
+	/* every aarch64 CPU has NEON: elem_crosscheck below must run it */
+	assert_true(elem_isa_available(ELEM_ISA_NEON));
+#else
+	assert_false(elem_isa_available(ELEM_ISA_NEON));
+#endif
+	/* the default: SSE2 on x86-64, NEON on aarch64, else the byte loops */
+	if (!getenv("ASCPROF_SCAN"))
+		assert_int_equal(elem_isa_used(), elem_isa_available(ELEM_ISA_SSE2)   ? ELEM_ISA_SSE2
+						  : elem_isa_available(ELEM_ISA_NEON) ? ELEM_ISA_NEON
+										      : ELEM_ISA_SCALAR);
 	static const char *const odd[] = {"\"", "\\\"", "\\n", "\\u00e9", "\\x", "\x01", "\x7f", "\xc3\xa9",
 					  ",", "}", "]", "{", "[", " ", "\t", "e", "."};
 	char body[128], buf[512];

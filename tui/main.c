@@ -21,17 +21,29 @@
 #include "app.h"
 #include "capture.h"
 #include "compare.h"
+#include "csv_table.h"
 #include "i18n.h"
 #include "progress.h"
 #include "digest.h"
 #include "digest_cmd.h"
 #include "report.h"
+#include "sanitize.h"
 #include "spill.h"
 #include "stagetime.h"
 #include "summary.h"
+#include "trace_elem.h"
 #include "trace_index.h"
 
 enum mode { MODE_TUI, MODE_SUMMARY, MODE_REPORT };
+
+/* The version, then the instruction set each byte scanner runs (chosen at start, or fixed
+ * at build): what a bug report needs to be reproduced ($ASCPROF_SCAN, $ASCPROF_CSV_SCAN). */
+static void print_version(void)
+{
+	printf("ascprof-tui %s\n", PACKAGE_VERSION);
+	printf("scanners: trace elements %s, csv lines %s, sanitizer %s\n", elem_isa_name(elem_isa_used()),
+	       csvt_isa_name(csvt_isa_used()), sanitize_isa_name());
+}
 
 static void usage(FILE *out)
 {
@@ -362,7 +374,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'h': usage(stdout); return 0;
-		case 'V': printf("ascprof-tui %s\n", PACKAGE_VERSION); return 0;
+		case 'V': print_version(); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

@@ -5,6 +5,12 @@
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#define SANITIZE_ISA "sse2"
+#elif defined(__aarch64__) && defined(__ARM_NEON) /* every aarch64 CPU has it */
+#include <arm_neon.h>
+#define SANITIZE_ISA "neon"
+#else
+#define SANITIZE_ISA "scalar"
 #endif
 #include <unistr.h>
 
@@ -94,6 +100,8 @@ bool sanitize_is_clean(const char *s, size_t len)
 	return true;
 }
 
+const char *sanitize_isa_name(void) { return SANITIZE_ISA; }
+
 /* u8_check's answer, eight ASCII bytes at a time: profiling tables are mostly ASCII, and
  * libunistring validates byte by byte. Non-ASCII characters are checked by libunistring. */
 const uint8_t *sanitize_utf8_first_bad(const uint8_t *s, size_t n)
@@ -108,6 +116,17 @@ const uint8_t *sanitize_utf8_first_bad(const uint8_t *s, size_t n)
 			__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
 			__m128i d = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
 			if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))))
+				break;
+			p += 64;
+		}
+		if (p == end)
+			break;
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+		/* the same 64-byte ASCII runs: no movemask on NEON, the largest byte tells instead */
+		while (end - p >= 64) {
+			uint8x16_t a = vld1q_u8(p), b = vld1q_u8(p + 16);
+			uint8x16_t c = vld1q_u8(p + 32), d = vld1q_u8(p + 48);
+			if (vmaxvq_u8(vorrq_u8(vorrq_u8(a, b), vorrq_u8(c, d))) >= 0x80)
 				break;
 			p += 64;
 		}

@@ -22,5 +22,8 @@ bool sanitize_is_clean(const char *s, size_t len);
 bool sanitize_unsafe_codepoint(unsigned cp);
 /* The first byte of s that does not start valid UTF-8 (u8_check's answer), or NULL. */
 const uint8_t *sanitize_utf8_first_bad(const uint8_t *s, size_t n);
+/* The instruction set of sanitize_utf8_first_bad's ASCII runs, fixed at build: sse2,
+ * neon or scalar (--version names it). */
+const char *sanitize_isa_name(void); /* static */
 
 #endif

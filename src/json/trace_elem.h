@@ -67,13 +67,14 @@ enum elem_isa {
 	ELEM_ISA_SCALAR, /* portable byte loops (every architecture) */
 	ELEM_ISA_SSE2,   /* 16 bytes at a time: the x86-64 baseline */
 	ELEM_ISA_AVX2,   /* 32 bytes at a time, where the CPU has AVX2 (slower on traces) */
+	ELEM_ISA_NEON,   /* 16 bytes at a time: aarch64's Advanced SIMD, SSE2's twin */
 	ELEM_ISA_COUNT
 };
 /* True when this build and this CPU can run the set. */
 bool elem_isa_available(enum elem_isa isa);
 const char *elem_isa_name(enum elem_isa isa);
-/* The set elem_fast runs: SSE2 where built, else scalar; or $ASCPROF_SCAN (scalar, sse2,
- * avx2) when that one is available. */
+/* The set elem_fast runs: SSE2 where built, else NEON where built, else scalar; or
+ * $ASCPROF_SCAN (scalar, sse2, avx2, neon) when that one is available. */
 enum elem_isa elem_isa_used(void);
 /* elem_fast through one set (which must be available). */
 enum elem_status elem_fast_isa(enum elem_isa isa, const char *js, size_t len, struct elem *out, size_t *used);

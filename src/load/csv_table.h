@@ -184,11 +184,12 @@ void csvt_cells_free(struct csv_cells *c);
 /* Memory held (typed columns, row index, strings). */
 size_t csvt_bytes(const struct csv_table *t);
 
-/* The line scan's instruction sets: the baseline (SSE2 on x86-64, else byte loops) and
- * AVX-512 BW, chosen at start-up where the CPU has it ($ASCPROF_CSV_SCAN=base|avx512
- * picks one). Every set gives the same tables. csvt_isa_set is for tests and benchmarks:
- * call it before any parse, on one thread. */
-enum csvt_isa { CSVT_ISA_BASE, CSVT_ISA_AVX512, CSVT_ISA_COUNT };
+/* The line scan's instruction sets: the baseline (SSE2 on x86-64, else byte loops),
+ * AVX-512 BW, chosen at start-up where the CPU has it, and NEON, built and chosen on
+ * aarch64 ($ASCPROF_CSV_SCAN=base|avx512|neon picks one). Every set gives the same
+ * tables. csvt_isa_set is for tests and benchmarks: call it before any parse, on one
+ * thread. */
+enum csvt_isa { CSVT_ISA_BASE, CSVT_ISA_AVX512, CSVT_ISA_NEON, CSVT_ISA_COUNT };
 bool csvt_isa_available(enum csvt_isa isa);
 const char *csvt_isa_name(enum csvt_isa isa); /* static */
 enum csvt_isa csvt_isa_used(void);
