@@ -310,8 +310,9 @@ static void test_stream_sync(void **state)
 	planted_free(&pc);
 }
 
-/* GC inside a ProfilerStep: 100 us of a 1000 us step is 10 %; the same GC between steps is
- * not in a step. */
+/* GC inside a ProfilerStep: 100 us of a 1000 us step is 10 %. The same GC between two steps
+ * is in the steps' span, as it is without the markers (steps cut at the idle gap it makes);
+ * before the first step it is in none. */
 static void test_gc_in_steps(void **state)
 {
 	(void)state;
@@ -336,7 +337,31 @@ static void test_gc_in_steps(void **state)
 	assert_int_equal(pc.ra->attr.ns[ATTR_HOST_PYTHON], US(100));
 	assert_string_equal(f->bucket, "host_python");
 	planted_free(&pc);
-	planted_load(&pc, "h,ProfilerStep#1,0,1000 d,MatMul,0,1000 g,GC,1050,100 h,ProfilerStep#2,1200,1000 "
+	/* three steps of twelve 80 us kernels 5 us apart, 300 us between steps, GC in the first
+	 * gap: with ProfilerStep marks, then without (steps cut at the gaps) */
+	for (int marked = 1; marked >= 0; marked--) {
+		struct sbuf sb = {0};
+		for (int st = 0; st < 3; st++) {
+			int t0 = st * (12 * 85 + 295);
+			if (marked)
+				sbuf_addf(&sb, "h,ProfilerStep#%d,%d,%d ", st + 1, t0, 12 * 85 - 5);
+			for (int k = 0; k < 12; k++)
+				sbuf_addf(&sb, "d,MatMul,%d,80 ", t0 + k * 85);
+		}
+		sbuf_addf(&sb, "g,GC,%d,100", 12 * 85 + 50);
+		planted_load(&pc, sb.buf);
+		free(sb.buf);
+		assert_int_equal(pc.ra->n_steps, 3);
+		f = finding(pc.ra, ADV_GC);
+		assert_non_null(f);
+		assert_int_equal(f->count, 1);
+		assert_int_equal(f->total_ns, US(100));
+		assert_int_equal(f->exposed_ns, US(100)); /* the device idles between the steps */
+		assert_true(f->triggered);
+		planted_free(&pc);
+	}
+	/* before the first step: outside the steps' span */
+	planted_load(&pc, "g,GC,0,100 h,ProfilerStep#1,200,1000 d,MatMul,200,1000 h,ProfilerStep#2,1200,1000 "
 			  "d,MatMul,1200,1000");
 	f = finding(pc.ra, ADV_GC);
 	assert_non_null(f);

@@ -67,7 +67,7 @@ const struct advice_rule advice_rules[ADV_COUNT] = {
 			     "above 1 % of the window the drain shows as idle device time"),
 			     N_("drop synchronize() from the loop (keep it for timing only); read results "
 			     "with non_blocking copies; set ASCEND_LAUNCH_BLOCKING=0")},
-	[ADV_GC] = {"gc", N_("Python GC inside steps"), "events on the Python GC lane or with cat GC, inside step windows",
+	[ADV_GC] = {"gc", N_("Python GC inside steps"), "events on the Python GC lane or with cat GC, inside the steps' span (first start to last end)",
 		    "their time over the steps' time", "%", 1.0,
 		    /* xgettext:no-c-format */
 		    N_("a full collection stops the dispatching thread for milliseconds at random steps; "
@@ -240,12 +240,20 @@ static struct advice_finding *add_finding(struct rank_analysis *ra, enum advice_
 	return f;
 }
 
-static int64_t steps_total(const struct rank_analysis *ra, struct ivset *out)
+/* The steps' span: from the first step's start to the last one's end, gaps between steps
+ * included, so a rule counts the same with step markers and without. Marker-free steps are
+ * cut at device-idle gaps, and a GC pause that stalls dispatch makes exactly such a gap: the
+ * steps' own spans would leave it out whenever the markers are missing. */
+static int64_t steps_span(const struct rank_analysis *ra, struct ivset *out)
 {
+	int64_t first = INT64_MAX, last = INT64_MIN;
 	for (size_t i = 0; i < ra->n_steps; i++)
-		if (ra->steps[i].has_window && ra->steps[i].end > ra->steps[i].start)
-			ivset_add(out, ra->steps[i].start, ra->steps[i].end); /* the marked span, not the
-									       * partition: GC between steps is not in one */
+		if (ra->steps[i].has_window && ra->steps[i].end > ra->steps[i].start) {
+			first = ra->steps[i].start < first ? ra->steps[i].start : first;
+			last = ra->steps[i].end > last ? ra->steps[i].end : last;
+		}
+	if (first < last)
+		ivset_add(out, first, last);
 	return ivset_total(out);
 }
 
@@ -480,7 +488,7 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		struct ivset st, in;
 		ivset_init(&st);
 		ivset_init(&in);
-		int64_t steps_ns = steps_total(ra, &st);
+		int64_t steps_ns = steps_span(ra, &st);
 		bool whole = steps_ns == 0;
 		if (whole) {
 			ivset_add(&st, rs->window_start, rs->window_end);

@@ -44,6 +44,8 @@ static const char *const fz_names[] = {
 #define FZ_COUNT(a) (sizeof(a) / sizeof(a)[0])
 
 static char fz_root[4096];
+/* a path under the root: the root, the longest where and name, a slash and the NUL */
+#define FZ_PATH_MAX (sizeof fz_root + 128)
 
 static int fz_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -57,7 +59,7 @@ static int fz_rm(const char *path, const struct stat *st, int flag, struct FTW *
 /* Creates every parent directory of root/rel. */
 static void fz_mkdirs(const char *path)
 {
-	char buf[4096];
+	char buf[FZ_PATH_MAX];
 	snprintf(buf, sizeof buf, "%s", path);
 	for (char *p = buf + strlen(fz_root) + 1; *p; p++)
 		if (*p == '/') {
@@ -78,7 +80,7 @@ static void fz_build(const uint8_t *d, size_t n)
 		i += 5;
 		if (len > n - i)
 			len = n - i;
-		char path[4096];
+		char path[FZ_PATH_MAX];
 		snprintf(path, sizeof path, "%s/%s%s", fz_root, where, name);
 		fz_mkdirs(path);
 		switch (kind) {
