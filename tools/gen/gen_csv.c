@@ -411,7 +411,7 @@ int64_t write_operator_details(const struct gen *G, const struct rank_model *R, 
 	              "Device Self Duration(us),Device Total Duration(us),Device Self Duration With "
 	              "AICore(us),Device Total Duration With AICore(us)");
 	int64_t rows = 0;
-	bool edges = o->shape.kind == SHAPE_VLLM && o->edge_ns > 0;
+	bool edges = o->host_bare && o->edge_ns > 0;
 	if (edges) {
 		edge_row(&c, R->sch0_end - R->sch0_ts);
 		rows++;

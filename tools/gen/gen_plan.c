@@ -131,7 +131,8 @@ static void seq_add(uint8_t *seq, int *L, int kind, int part)
 }
 
 /* One transformer layer of a vLLM-Ascend step: attention by phase (FusedInferAttentionScore in
- * every state, PagedAttention in decode-only graph batches, a decode part and a prefill part in
+ * every state, PagedAttention in decode-only graph batches; in 0.7-0.9 eager (legacy)
+ * FlashAttentionScore in prefill and PagedAttention in decode, a decode part and a prefill part in
  * mixed MLA batches as mla_v1 splits them), MLA preprocess only without prefills, MoE through
  * MC2 dispatch and combine. */
 static void seq_run(uint8_t *seq, int *L, const uint8_t *kinds_, size_t n)
@@ -152,8 +153,10 @@ static void vllm_layer(const struct opts *o, const struct plan *P, uint8_t *seq,
 		seq_run(seq, L, mlapo, sizeof mlapo);
 	else
 		seq_run(seq, L, qkv, sizeof qkv);
-	if (decode_only && P->graph) {
+	if (decode_only && (P->graph || o->shape.legacy)) {
 		seq_add(seq, L, K_PAGED, 0);
+	} else if (o->shape.legacy) { /* 0.7-0.9: no single attention kernel runs in both states */
+		seq_add(seq, L, K_FLASH, 0);
 	} else if (P->phase == SP_MIXED && o->shape.mla) {
 		seq_add(seq, L, K_FIA, 1);
 		seq_add(seq, L, K_FIA, 2);
@@ -193,7 +196,13 @@ static void make_plan_shaped(const struct gen *G, int k, struct plan *P)
 	P->graph = o->shape.graph && P->phase == SP_DECODE;
 	P->a2a = false;
 	switch (P->phase) {
-	case SP_DECODE: P->seqs = rng_range(&r, 4, 64); P->tok = P->seqs; break;
+	/* the batch is the walk's (choose_phases); the draws stay so that the later draws keep
+	 * their values */
+	case SP_DECODE:
+		(void)rng_range(&r, 4, 64);
+		P->seqs = G->running[k];
+		P->tok = P->seqs;
+		break;
 	case SP_PREFILL:
 		P->seqs = rng_range(&r, 1, 3);
 		P->tok = P->seqs * rng_range(&r, 17, o->shape.short_prefill ? 200 : 1500);
@@ -201,7 +210,8 @@ static void make_plan_shaped(const struct gen *G, int k, struct plan *P)
 	case SP_MIXED:
 		P->seqs_p = 1;
 		P->tok_p = rng_range(&r, 64, 2048);
-		P->seqs = rng_range(&r, 4, 48) + P->seqs_p;
+		(void)rng_range(&r, 4, 48);
+		P->seqs = G->running[k] + P->seqs_p;
 		P->tok = P->seqs - P->seqs_p + P->tok_p;
 		break;
 	default: P->seqs = 4; P->tok = 4 * 4096; break;

@@ -361,7 +361,7 @@ static void finish_step(const struct gen *G, struct rank_model *R, int k, const 
 		die("internal: collective overlap window crosses a step end");
 }
 
-/* --shape vllm: no python_function spans cover the steps, so host busy is the union of what is
+/* --shape vllm, --default-export: no python_function spans cover the steps, so host busy is the union of what is
  * written: each eager unit's cpu_op and Dequeue (its CANN events lie inside), the annotation
  * ranges, the graph replays. */
 static void shape_host_list(const struct gen *G, struct rank_model *R)
@@ -370,6 +370,8 @@ static void shape_host_list(const struct gen *G, struct rank_model *R)
 		const struct step *st = &R->st[k];
 		if (G->o->shape.annotate)
 			list_push(&R->host_u, st->fwd_ts, st->fwd_end);
+		if (G->o->marks == MARKS_PROFILERSTEP)
+			list_push(&R->host_u, st->hs, st->he);
 		if (st->rp_end)
 			list_push(&R->host_u, st->rp_ts, st->rp_end);
 		for (size_t i = 0; i < st->nu; i++) {
@@ -392,7 +394,7 @@ static void finish_rank(const struct gen *G, struct rank_model *R)
 	R->first_ts = R->sch0_ts;
 	R->last_end = R->st[R->nst - 1].sch_end;
 	R->host_busy = R->sch0_end - R->sch0_ts;
-	if (G->o->shape.kind == SHAPE_VLLM) { /* the host starts and ends every step */
+	if (G->o->host_bare) { /* the host starts and ends every step */
 		if (G->o->edge_ns > 0) { /* and the edges' cpu_ops (gen_trace.c), --edge-us: the
 					  * leading one before step 0, the trailing one in the last step */
 			list_push(&R->host_u, R->sch0_ts, R->sch0_end);
@@ -502,6 +504,15 @@ static void choose_phases(struct gen *G)
 				break;
 			}
 		cand--;
+	}
+	/* requests keep decoding for many steps (continuous batching): the decode batch moves
+	 * by a few requests a step, and a chunked-prefill step carries it beside its prompt */
+	G->running = xcalloc((size_t)G->steps, sizeof *G->running);
+	int64_t running = rng_range(&r, 4, 64);
+	for (int k = 0; k < G->steps; k++) {
+		running += rng_range(&r, -4, 4);
+		running = running < 4 ? 4 : running > 64 ? 64 : running;
+		G->running[k] = running;
 	}
 }
 
@@ -663,6 +674,7 @@ void gen_free(struct gen *G)
 	free(G->rk);
 	free(G->is_prefill);
 	free(G->phase);
+	free(G->running);
 	for (int k = 0; k < K_COUNT; k++) {
 		for (int ph = 0; ph < 2; ph++) {
 			free(G->dims_trace[k][ph]);

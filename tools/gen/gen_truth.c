@@ -266,10 +266,11 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 		}
 		sb_fmt(b, "rank.%d.lanes.%s=%d\n", r, procs[p].name, nl);
 	}
-	sb_fmt(b,
-	       "rank.%d.csv.kernel_details.rows=%" PRId64 "\nrank.%d.csv.operator_details.rows=%" PRId64
-	       "\nrank.%d.csv.op_statistic.rows=%" PRId64 "\nrank.%d.csv.api_statistic.rows=%" PRId64 "\n",
-	       r, ro->rows_kernel, r, ro->rows_oper, r, ro->rows_opstat, r, ro->rows_api);
+	sb_fmt(b, "rank.%d.csv.kernel_details.rows=%" PRId64 "\n", r, ro->rows_kernel);
+	if (!o->default_export) /* --default-export writes no operator_details.csv */
+		sb_fmt(b, "rank.%d.csv.operator_details.rows=%" PRId64 "\n", r, ro->rows_oper);
+	sb_fmt(b, "rank.%d.csv.op_statistic.rows=%" PRId64 "\nrank.%d.csv.api_statistic.rows=%" PRId64 "\n", r,
+	       ro->rows_opstat, r, ro->rows_api);
 	if (o->step_trace != ST_NONE)
 		sb_fmt(b, "rank.%d.csv.step_trace_time.rows=%" PRId64 "\n", r, ro->rows_step);
 	if (o->memory)
@@ -382,9 +383,10 @@ void write_truth(const struct gen *G, struct rank_out *ro)
 	       traces[o->step_trace], o->naming == NAME_HOST ? "host" : "rank", o->raw);
 	static const char *const shapes[] = {"marked", "vllm", "train"};
 	if (o->shape.kind != SHAPE_MARKED) /* the marked shape's truth stays as it was */
-		sb_fmt(&b, "shape=%s%s%s%s%s%s\nworkload=%s\n", shapes[o->shape.kind], o->shape.mla ? ",mla" : "",
+		sb_fmt(&b, "shape=%s%s%s%s%s%s%s\nworkload=%s\n", shapes[o->shape.kind], o->shape.mla ? ",mla" : "",
 		       o->shape.moe ? ",moe" : "", o->shape.graph ? ",graph" : "", o->shape.annotate ? ",annotate" : "",
-		       o->shape.short_prefill ? ",short" : "", o->shape.kind == SHAPE_TRAIN ? "training" : "inference");
+		       o->shape.legacy ? ",legacy" : "", o->shape.short_prefill ? ",short" : "",
+		       o->shape.kind == SHAPE_TRAIN ? "training" : "inference");
 	if (o->scale_kind >= 0)
 		sb_fmt(&b, "kernel_scale.%s=%" PRId64 "\n", kinds[o->scale_kind].kernel, o->scale_milli);
 	if (o->drop_kind >= 0)
