@@ -973,13 +973,12 @@ static void reference_of(const struct rank_analysis *ra, const struct attn_tally
  * none, or where its attention holds prompt tokens. A phase none settled is a candidate only
  * where it is what the step is if not the settled ones: prefill in a marked capture, prefill
  * longer than settled decodes, decode shorter than settled prefills. PHASE_UNKNOWN when none. */
-static enum phase nearest_phase(const struct phase_ref ref[PHASE_MIXED + 1], double x, bool marked, bool prompt,
-                                double *dist)
+static enum phase nearest_phase(const struct phase_ref ref[PHASE_MIXED + 1], double x, bool marked,
+                                bool prompt, double *dist)
 {
 	bool may[PHASE_MIXED + 1] = {false, true, !marked && !prompt, true};
-	bool open[PHASE_MIXED + 1] = {
-	        false, marked || (ref[PHASE_DECODE].n && x > ref[PHASE_DECODE].mean),
-	        ref[PHASE_PREFILL].n && x < ref[PHASE_PREFILL].mean, false};
+	bool open[PHASE_MIXED + 1] = {false, marked || (ref[PHASE_DECODE].n && x > ref[PHASE_DECODE].mean),
+	                              ref[PHASE_PREFILL].n && x < ref[PHASE_PREFILL].mean, false};
 	enum phase best = PHASE_UNKNOWN;
 	*dist = INFINITY;
 	for (int p = PHASE_PREFILL; p <= PHASE_MIXED; p++) {
@@ -1001,7 +1000,8 @@ static enum phase nearest_phase(const struct phase_ref ref[PHASE_MIXED + 1], dou
  * step's duration is compared with each phase's settled steps. With nothing settled, the
  * durations' own clusters decide; a step only the shapes read stays unknown (prompt tokens:
  * not decode, and nothing tells prefill from mixed). */
-static void phases_by_reference(struct rank_analysis *ra, const struct attn_tally *t, const size_t *sel, size_t n)
+static void phases_by_reference(struct rank_analysis *ra, const struct attn_tally *t, const size_t *sel,
+                                size_t n)
 {
 	if (!n)
 		return;
@@ -1029,39 +1029,50 @@ static void phases_by_reference(struct rank_analysis *ra, const struct attn_tall
 		struct step *s = &ra->steps[sel[i]];
 		const struct attn_tally *a = &t[sel[i]];
 		double x = log_duration(s), dist;
+		if (a->pre && dec_seqs && a->pre_seqs >= dec_seqs) {
+			set_phase(
+			        s, PHASE_MIXED, PHASE_SRC_SHAPES, CONF_LOW,
+			        xasprintf(
+			                _("attention over %ld query tokens of %ld sequences, as many as this "
+			                  "capture's decode steps run (%ld or more): prompt chunks beside "
+			                  "running decodes"),
+			                a->pre_tok, a->pre_seqs, dec_seqs));
+			continue;
+		}
 		if (a->pre && dec_seqs) {
-			bool mixed = a->pre_seqs >= dec_seqs;
-			set_phase(s, mixed ? PHASE_MIXED : PHASE_PREFILL, PHASE_SRC_SHAPES, CONF_LOW,
-			          mixed ? xasprintf(_("attention over %ld query tokens of %ld sequences, as many as "
-			                              "this capture's decode steps run (%ld or more): prompt "
-			                              "chunks beside running decodes"),
-			                            a->pre_tok, a->pre_seqs, dec_seqs)
-			                : xasprintf(_("attention over %ld query tokens of %ld sequences, fewer than "
-			                              "any decode step of this capture runs (%ld): prompts only"),
-			                            a->pre_tok, a->pre_seqs, dec_seqs));
+			set_phase(
+			        s, PHASE_PREFILL, PHASE_SRC_SHAPES, CONF_LOW,
+			        xasprintf(
+			                _("attention over %ld query tokens of %ld sequences, fewer than any "
+			                  "decode step of this capture runs (%ld): prompts only"),
+			                a->pre_tok, a->pre_seqs, dec_seqs));
 			continue;
 		}
 		enum phase p = nearest_phase(ref, x, marked > 0, a->pre > 0, &dist);
 		if (p == PHASE_UNKNOWN) {
 			if (!s->phase_evidence)
-				s->phase_evidence = xstrdup(_("unknown: no signal reads this step, and the steps "
-				                              "others settled do not tell it"));
+				s->phase_evidence = xstrdup(
+				        _("unknown: no signal reads this step, and the steps others settled "
+				          "do not tell it"));
 			continue;
 		}
 		struct sbuf why = SBUF_INIT;
 		if (marked)
-			sbuf_addf(&why, _("no %s kernel, which marks decode in %zu step(s) of this capture: not a "
-			                  "decode-only batch; "),
+			sbuf_addf(&why,
+			          _("no %s kernel, which marks decode in %zu step(s) of this capture: not a "
+			            "decode-only batch; "),
 			          marker, marked);
 		if (ref[p].n)
-			sbuf_addf(&why, _("its duration (%.3f ms) is nearest the %zu settled %s step(s) (around "
-			                  "%.3f ms, %.1f spreads away)"),
-			          exp(x) / 1e6, ref[p].n, analysis_phase_name(p), exp(ref[p].mean) / 1e6, dist);
+			sbuf_addf(&why,
+			          _("its duration (%.3f ms) is nearest the %zu settled %s step(s) (around "
+			            "%.3f ms, %.1f spreads away)"),
+			          exp(x) / 1e6, ref[p].n, analysis_phase_name(p), exp(ref[p].mean) / 1e6,
+			          dist);
 		else
 			sbuf_addf(&why, _("its duration (%.3f ms) is like no settled step's: read as %s"),
 			          exp(x) / 1e6, analysis_phase_name(p));
-		set_phase(s, p, marked ? PHASE_SRC_KERNELS : PHASE_SRC_CLUSTERS, marked ? CONF_MEDIUM : CONF_LOW,
-		          sbuf_detach(&why));
+		set_phase(s, p, marked ? PHASE_SRC_KERNELS : PHASE_SRC_CLUSTERS,
+		          marked ? CONF_MEDIUM : CONF_LOW, sbuf_detach(&why));
 	}
 }
 

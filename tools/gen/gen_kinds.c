@@ -211,7 +211,9 @@ void parse_shape(const char *v, struct shape_opts *sh)
 		else if (!strncmp(w, "mixed=", 6))
 			sh->mixed = (int)arg_int("--shape mixed=", w + 6, 0, 1000000);
 		else
-			usage_error("--shape: unknown modifier '%s' (mla, moe, graph, annotate, legacy, short, mixed=N)", w);
+			usage_error("--shape: unknown modifier '%s' (mla, moe, graph, annotate, legacy, "
+			            "short, mixed=N)",
+			            w);
 	}
 }
 
@@ -224,7 +226,8 @@ void shape_apply(struct opts *o)
 		if (!o->marks_set)
 			o->marks = MARKS_NONE;
 		if (o->marks == MARKS_ENGINE)
-			usage_error("--shape vllm writes no python_function: --step-marks profilerstep or none");
+			usage_error(
+			        "--shape vllm writes no python_function: --step-marks profilerstep or none");
 		if (!o->step_trace_set)
 			o->step_trace = o->marks == MARKS_PROFILERSTEP ? ST_ROWS : ST_ONE;
 		o->host_bare = true;

@@ -361,9 +361,9 @@ static void finish_step(const struct gen *G, struct rank_model *R, int k, const 
 		die("internal: collective overlap window crosses a step end");
 }
 
-/* --shape vllm, --default-export: no python_function spans cover the steps, so host busy is the union of what is
- * written: each eager unit's cpu_op and Dequeue (its CANN events lie inside), the annotation
- * ranges, the graph replays. */
+/* --shape vllm, --default-export: no python_function spans cover the steps, so host busy is
+ * the union of what is written: each eager unit's cpu_op and Dequeue (its CANN events lie
+ * inside), the ProfilerStep and annotation ranges, the graph replays. */
 static void shape_host_list(const struct gen *G, struct rank_model *R)
 {
 	for (int k = 0; k < R->nst; k++) {
@@ -394,7 +394,7 @@ static void finish_rank(const struct gen *G, struct rank_model *R)
 	R->first_ts = R->sch0_ts;
 	R->last_end = R->st[R->nst - 1].sch_end;
 	R->host_busy = R->sch0_end - R->sch0_ts;
-	if (G->o->host_bare) { /* the host starts and ends every step */
+	if (G->o->host_bare) {           /* the host starts and ends every step */
 		if (G->o->edge_ns > 0) { /* and the edges' cpu_ops (gen_trace.c), --edge-us: the
 					  * leading one before step 0, the trailing one in the last step */
 			list_push(&R->host_u, R->sch0_ts, R->sch0_end);
