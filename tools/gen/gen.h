@@ -252,6 +252,8 @@ struct unit {
 	uint8_t long_id; /* HostToDevice id written as a 20-digit string */
 	uint8_t graph;   /* launched by a graph replay: no host events of its own */
 	uint8_t part;    /* --shape: 0 whole batch, 1 its decode part, 2 its prefill part */
+	int64_t rp_end;  /* the first unit of a run of graph units: the end of the run's replay call
+	                  * (from this unit's Dequeue to the run's last); 0 otherwise */
 };
 
 /* --shape: a step's phase as planted */
@@ -265,11 +267,13 @@ struct step {
 	int64_t evil_ts, evil_end; /* hostile python_function (0: none) */
 	size_t u0, nu;
 	bool prefill;
-	/* --shape: phase, batch tokens and sequences (the prefill part's of a mixed step),
-	 * graph replay (CANN aclmdlRIExecuteAsync span; 0: eager) */
+	/* --shape: phase, batch tokens and sequences (the prefill part's of a mixed step), the
+	 * whole model one graph replay (full graph), replays (CANN aclmdlRIExecuteAsync calls:
+	 * one full graph, or the pieces of a piecewise step) */
 	uint8_t phase;
 	bool graph;
-	int64_t tok, seqs, tok_p, seqs_p, rp_ts, rp_end;
+	int replays;
+	int64_t tok, seqs, tok_p, seqs_p;
 	/* by-construction sums */
 	int64_t compute, copy, h2d, d2h, comm, overlapped, busy, cpu_ops, first_dev, last_dev;
 	int ncoll;
@@ -321,6 +325,7 @@ struct plan {
 	bool prefill;
 	uint8_t phase; /* --shape: enum step_phase */
 	bool graph, a2a; /* a2a: the collectives are MoE all-to-alls */
+	bool piecewise;  /* graph pieces between eager attention (FULL_AND_PIECEWISE's other batches) */
 	int64_t tok, seqs, tok_p, seqs_p;
 	int n;
 	struct plan_unit *pu;

@@ -1532,7 +1532,7 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 		for (size_t u = 0; rest && u < sizeof unverifiable / sizeof unverifiable[0]; u++)
 			skip |= !strcmp(rest, unverifiable[u]);
 		static const char *const step_only[] = {".phase", ".dev_start_ns", ".dev_end_ns", ".tokens",
-		                                        ".seqs", ".graph"};
+		                                        ".seqs",  ".graph",        ".replays"};
 		for (size_t u = 0; rest && !strncmp(rest, "step.", 5) && u < sizeof step_only / sizeof *step_only; u++)
 			skip |= strlen(rest) > strlen(step_only[u]) &&
 			        !strcmp(rest + strlen(rest) - strlen(step_only[u]), step_only[u]);

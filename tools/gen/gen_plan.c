@@ -99,9 +99,14 @@ static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, 
 		case DC_COMM: pu->kdur = 0; break;
 		}
 	}
-	for (int i = 0; i < P->n; i++) /* a graph replays the model; inputs and sampling stay eager */
-		P->pu[i].graph = P->graph && kinds[P->pu[i].kind].dc != DC_H2D &&
-		                 kinds[P->pu[i].kind].dc != DC_D2H && P->pu[i].kind != K_ARGMAX;
+	/* a graph replays the model, or pieces of it between the eager attention calls; inputs
+	 * and sampling stay eager */
+	for (int i = 0; i < P->n; i++) {
+		uint8_t kind = P->pu[i].kind;
+		bool attention = kind == K_FIA || kind == K_PAGED || kind == K_FLASH;
+		P->pu[i].graph = (P->graph || (P->piecewise && !attention)) && kinds[kind].dc != DC_H2D &&
+		                 kinds[kind].dc != DC_D2H && kind != K_ARGMAX;
+	}
 	if (o->drop_kind >= 0)
 		drop_units(P, o->drop_kind);
 	P->prep = rng_range(&r, 300 * US, 600 * US);
@@ -193,7 +198,9 @@ static void make_plan_shaped(const struct gen *G, int k, struct plan *P)
 	P->n = 0;
 	P->phase = G->phase[k];
 	P->prefill = P->phase == SP_PREFILL;
+	/* ACLGraph FULL_AND_PIECEWISE: decode-only batches as one full graph, the others piecewise */
 	P->graph = o->shape.graph && P->phase == SP_DECODE;
+	P->piecewise = o->shape.graph && P->phase != SP_DECODE;
 	P->a2a = false;
 	switch (P->phase) {
 	/* the batch is the walk's (choose_phases); the draws stay so that the later draws keep

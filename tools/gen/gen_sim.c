@@ -125,6 +125,7 @@ static void host_phase(const struct gen *G, struct rank_model *R, int k, const s
 		st->fwd_ts = st->prep_end + US;
 	}
 	int64_t cur = st->fwd_ts + US, dq_free = 0;
+	struct unit *run = NULL; /* the first unit of the current run of graph units */
 	st->u0 = R->nu;
 	st->nu = (size_t)P->n;
 	grow((void **)&R->u, &R->ucap, R->nu + (size_t)P->n, sizeof *R->u);
@@ -159,12 +160,15 @@ static void host_phase(const struct gen *G, struct rank_model *R, int k, const s
 			st->evil_ts = u->c_ts - 400;
 			st->evil_end = u->c_ts + u->c_dur + 400;
 		}
-		if (!u->graph)
+		if (!u->graph) {
 			st->cpu_ops += kd->nest;
-		else if (!st->rp_ts)
-			st->rp_ts = u->dq_ts;
-		if (u->graph)
-			st->rp_end = u->dq_ts + u->dq_dur;
+		} else { /* one replay call per run of graph units */
+			if (!i || !u[-1].graph) {
+				run = u;
+				st->replays++;
+			}
+			run->rp_end = u->dq_ts + u->dq_dur;
+		}
 		cur = u->c_ts + u->c_dur + rng_range(&r, 1000, 4000);
 	}
 	st->cpu_ops += o->shape.annotate; /* the execute_context_... range is a cpu_op */
@@ -372,10 +376,10 @@ static void shape_host_list(const struct gen *G, struct rank_model *R)
 			list_push(&R->host_u, st->fwd_ts, st->fwd_end);
 		if (G->o->marks == MARKS_PROFILERSTEP)
 			list_push(&R->host_u, st->hs, st->he);
-		if (st->rp_end)
-			list_push(&R->host_u, st->rp_ts, st->rp_end);
 		for (size_t i = 0; i < st->nu; i++) {
 			const struct unit *u = &R->u[st->u0 + i];
+			if (u->rp_end)
+				list_push(&R->host_u, u->dq_ts, u->rp_end);
 			if (u->graph)
 				continue;
 			list_push(&R->host_u, u->c_ts, u->c_ts + u->c_dur);

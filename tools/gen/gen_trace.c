@@ -462,9 +462,9 @@ static void write_device_section(struct tw *t)
 			const struct unit *u = &R->u[st->u0 + i];
 			const struct kind *kd = &kinds[u->kind];
 			t->replayed = u->graph;
-			if (u->graph && st->rp_ts == u->dq_ts) /* one replay launches the whole graph */
-				cann_x(t, "AscendCL@aclmdlRIExecuteAsync", st->rp_ts, st->rp_end - st->rp_ts, "ACL_RTS",
-				       "acl", "aclmdlRIExecuteAsync", "0", u->acl_conn);
+			if (u->rp_end) /* one replay launches a run of graph units */
+				cann_x(t, "AscendCL@aclmdlRIExecuteAsync", u->dq_ts, u->rp_end - u->dq_ts,
+				       "ACL_RTS", "acl", "aclmdlRIExecuteAsync", "0", u->acl_conn);
 			snprintf(nm, sizeof nm, "AscendCL@%s", kd->acl);
 			if (!u->graph)
 				cann_x(t, nm, u->acl_ts, u->acl_dur, kd->acl_mode, "acl", kd->acl, "0", u->acl_conn);

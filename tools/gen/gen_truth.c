@@ -76,6 +76,8 @@
  * rank.<r>.step.<k>.tokens=<n>              --shape: the batch's query tokens (all parts)
  * rank.<r>.step.<k>.seqs=<n>                --shape: the batch's sequences
  * rank.<r>.step.<k>.graph=0|1               --shape vllm,graph: the model ran as one graph replay
+ * rank.<r>.step.<k>.replays=<n>             aclmdlRIExecuteAsync calls (1 full graph, or the pieces
+ *                                           of a piecewise step: prefill and mixed under graph)
  * rank.<r>.step.<k>.dispatch_ops=<n>        cat "cpu_op" events starting in the window, ProfilerStep excluded
  * rank.<r>.step.<k>.compute_ns=<ns>         compute union clipped to [start_k, start_k+1) (last: to last_end)
  * rank.<r>.step.<k>.comm_not_overlapped_ns=<ns> exposed communication clipped to that window
@@ -179,6 +181,8 @@ const char truth_doc[] =
 	"rank.<r>.step.<k>.tokens=<n>              --shape: the batch's query tokens (all parts)\n"
 	"rank.<r>.step.<k>.seqs=<n>                --shape: the batch's sequences\n"
 	"rank.<r>.step.<k>.graph=0|1               --shape vllm,graph: the model ran as one graph replay\n"
+	"rank.<r>.step.<k>.replays=<n>             aclmdlRIExecuteAsync calls (1 full graph, or the pieces\n"
+	"                                          of a piecewise step: prefill and mixed under graph)\n"
 	"rank.<r>.step.<k>.dispatch_ops=<n>        cat \"cpu_op\" events starting in the window, ProfilerStep excluded\n"
 	"rank.<r>.step.<k>.compute_ns=<ns>         compute union clipped to [start_k, start_k+1) (last: to last_end)\n"
 	"rank.<r>.step.<k>.comm_not_overlapped_ns=<ns> exposed communication clipped to that window\n"
@@ -343,9 +347,9 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 			sb_fmt(b,
 			       "rank.%d.step.%d.dev_start_ns=%" PRId64 "\nrank.%d.step.%d.dev_end_ns=%" PRId64
 			       "\nrank.%d.step.%d.tokens=%" PRId64 "\nrank.%d.step.%d.seqs=%" PRId64
-			       "\nrank.%d.step.%d.graph=%d\n",
+			       "\nrank.%d.step.%d.graph=%d\nrank.%d.step.%d.replays=%d\n",
 			       r, k, st->first_dev + R->off, r, k, st->last_dev + R->off, r, k, st->tok, r, k, st->seqs,
-			       r, k, st->graph);
+			       r, k, st->graph, r, k, st->replays);
 		sb_fmt(b,
 		       "rank.%d.step.%d.compute_ns=%" PRId64
 		       "\nrank.%d.step.%d.comm_not_overlapped_ns=%" PRId64
