@@ -205,6 +205,41 @@ static void test_marking_kernels_without_shapes(void **state)
 	}
 }
 
+/* A step whose attention is missing (a capture cut inside it, before its attention ran)
+ * shows nothing by lacking the decode-only kernels: a decode step of a legacy capture with
+ * its kernel table's attention rows deleted is read from its duration among the decode steps
+ * (low), not as prefill from the missing PagedAttention. */
+static void test_step_without_attention(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	struct tu_capture c;
+	c.dir = tu_generate("--shape vllm,legacy --steps 16 --prefill 4 --ops 40 --seed 4");
+	c.truth = tu_truth_load(c.dir);
+	size_t k = 1;
+	while (truth_phase(c.truth, 0, k) != PHASE_DECODE)
+		k++;
+	long long ds = tu_truth_int(c.truth, "rank.0.step.%zu.dev_start_ns", k) / 1000 - 1;
+	long long de = tu_truth_int(c.truth, "rank.0.step.%zu.dev_end_ns", k) / 1000 + 1;
+	char *kt = rank_file(&c, 0, "kernel_details.csv");
+	/* Name is the 2nd column, Start Time(us) the 6th */
+	assert_int_equal(tu_sh("awk -F, '!($2 ~ /Attention/ && $6 >= %lld && $6 <= %lld)' '%s' > '%s.new' && "
+	                       "! cmp -s '%s' '%s.new' && mv '%s.new' '%s'",
+	                       ds, de, kt, kt, kt, kt, kt, kt),
+	                 0);
+	free(kt);
+	tu_truth_free(c.truth);
+	load_generated(&c, c.dir);
+	const struct step *s = &c.an->ranks[0].steps[k];
+	assert_int_equal(s->phase, PHASE_DECODE);
+	assert_int_equal(s->phase_source, PHASE_SRC_CLUSTERS);
+	assert_int_equal(s->phase_conf, CONF_LOW);
+	size_t steps = 0;
+	assert_int_equal(phase_errors(&c, &steps), 0);
+	tu_capture_free(&c);
+}
+
 /* The default capture shape, several seeds: short prefills whose durations overlap the
  * decodes', mixed (chunked-prefill) steps, MoE (MC2) and MLA. Kernels decide the decode
  * steps, attention shapes the others; durations decide none. */
@@ -288,7 +323,8 @@ static void test_steps_without_markers(void **state)
 }
 
 /* A capture cut short ends inside a step: the op sequence keeps that partial step (an open
- * without its close) instead of giving up, at several cut points. */
+ * without its close) instead of giving up, at several cut points; a cut decode step is not
+ * read as prefill for the PagedAttention it lost. */
 static void test_op_sequence_partial_step(void **state)
 {
 	(void)state;
@@ -319,9 +355,16 @@ static void test_op_sequence_partial_step(void **state)
 		assert_true(begun >= 3 && begun < 12);
 		assert_int_equal(ra->step_source, STEP_SRC_OP_SEQUENCE);
 		assert_int_equal(ra->n_steps, begun);
-		for (size_t k = 0; k < ra->n_steps; k++)
+		for (size_t k = 0; k < ra->n_steps; k++) {
 			assert_true(llabs((long long)ra->steps[k].start -
 			                  tu_truth_int(c.truth, "rank.0.step.%zu.dev_start_ns", k)) <= 1000);
+			/* the cut step may have lost its attention: missing PagedAttention then says
+			 * nothing, and a decode step is never read otherwise from its absence */
+			const struct step *s = &ra->steps[k];
+			if (truth_phase(c.truth, 0, k) == PHASE_DECODE &&
+			    s->phase_source == PHASE_SRC_KERNELS)
+				assert_int_equal(s->phase, PHASE_DECODE);
+		}
 		tu_capture_free(&c);
 	}
 	tu_capture_free(&whole);
@@ -657,6 +700,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_every_shape),
 	        cmocka_unit_test(test_marking_kernels_without_shapes),
+	        cmocka_unit_test(test_step_without_attention),
 	        cmocka_unit_test(test_default_shape_seeds),
 	        cmocka_unit_test(test_graph_replays),
 	        cmocka_unit_test(test_steps_without_markers),

@@ -80,7 +80,7 @@ static void set_steps(struct rank_analysis *ra, const struct rank_store *rs, str
 
 /* Name tests are asked once per distinct string, not once per event (millions of events
  * share thousands of names): memo[id] holds NAME_KNOWN and the test's bits for strtab id. */
-enum { NAME_KNOWN = 0x80, NAME_HIT = 1, NAME_MSTX = 2, NAME_PREFILL = 4, NAME_DECODE = 8 };
+enum { NAME_KNOWN = 0x80, NAME_HIT = 1, NAME_MSTX = 2, NAME_PREFILL = 4, NAME_DECODE = 8, NAME_ATTN = 16 };
 
 struct name_memo {
 	const struct strtab *strs;
@@ -641,6 +641,7 @@ static bool attention_tokens(const char *shapes, long *tokens, long *seqs)
 struct attn_tally {
 	size_t dec, pre, decode_only; /* rows with tokens == sequences, more tokens; decode-only kernels */
 	size_t mla;                   /* MLA preprocess kernels */
+	size_t attn;                  /* attention kernels of any kind (NAME_ATTN) */
 	long pre_tok, pre_seqs, dec_seqs;
 	const char *decode_only_name;
 };
@@ -649,6 +650,7 @@ static uint8_t kernel_words(const char *s, const char *unused)
 {
 	(void)unused;
 	return (uint8_t)((paged_attention(s) || mla_preprocess(s) ? NAME_DECODE : 0) |
+	                 (strcasestr(s, "attention") || mla_preprocess(s) ? NAME_ATTN : 0) |
 	                 (strstr(s, "FusedInferAttentionScore") || paged_attention(s) ||
 	                                  strstr(s, "IncreFlashAttention") ||
 	                                  strstr(s, "PromptFlashAttention")
@@ -681,6 +683,7 @@ static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, c
 {
 	long tok = shape ? shape->tok : 0, seqs = shape ? shape->seqs : 0;
 	bool sized = (bits & NAME_HIT) && shape && shape->ok && seqs > 0 && tok >= seqs;
+	t->attn += (bits & NAME_ATTN) != 0;
 	/* PagedAttention over more tokens than sequences is the split-fuse form (chunked prefill),
 	 * whatever its kernel is named: not decode-only */
 	if ((bits & NAME_DECODE) && !(sized && tok > seqs && !mla_preprocess(name))) {
@@ -734,8 +737,7 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			if (ra->cls[ev].cat != CAT_COMPUTE)
 				continue;
 			uint8_t bits = name_bits(&m, rs->ev_name[ev]);
-			size_t k = bits & NAME_DECODE ? analysis_step_at_near(ra, store_ts(rs, ev), &hint)
-			                              : SIZE_MAX;
+			size_t k = bits ? analysis_step_at_near(ra, store_ts(rs, ev), &hint) : SIZE_MAX;
 			if (k != SIZE_MAX)
 				tally_kernel(&t[k], bits, store_ev_name(rs, ev), NULL);
 		}
@@ -994,12 +996,12 @@ static enum phase nearest_phase(const struct phase_ref ref[PHASE_MIXED + 1], dou
 }
 
 /* The steps no signal settled (sel), read against those it did. In a capture where
- * decode-only kernels (PagedAttention, MLA preprocess) mark decode, a step without them is
- * not decode. Prompt tokens over as many sequences as the capture's decode steps run hold
- * those decodes (chunked prefill: mixed), over fewer are prompts only (prefill). Otherwise a
- * step's duration is compared with each phase's settled steps. With nothing settled, the
- * durations' own clusters decide; a step only the shapes read stays unknown (prompt tokens:
- * not decode, and nothing tells prefill from mixed). */
+ * decode-only kernels (PagedAttention, MLA preprocess) mark decode, a step whose attention
+ * runs without them is not decode. Prompt tokens over as many sequences as the capture's decode steps run
+ * hold those decodes (chunked prefill: mixed), over fewer are prompts only (prefill). Otherwise a step's
+ * duration is compared with each phase's settled steps. With nothing settled, the durations' own clusters
+ * decide; a step only the shapes read stays unknown (prompt tokens: not decode, and nothing tells prefill
+ * from mixed). */
 static void phases_by_reference(struct rank_analysis *ra, const struct attn_tally *t, const size_t *sel,
                                 size_t n)
 {
@@ -1048,7 +1050,9 @@ static void phases_by_reference(struct rank_analysis *ra, const struct attn_tall
 			                a->pre_tok, a->pre_seqs, dec_seqs));
 			continue;
 		}
-		enum phase p = nearest_phase(ref, x, marked > 0, a->pre > 0, &dist);
+		/* a step that ran no attention (a capture's cut edge) shows nothing by missing them */
+		bool absent = marked && a->attn;
+		enum phase p = nearest_phase(ref, x, absent, a->pre > 0, &dist);
 		if (p == PHASE_UNKNOWN) {
 			if (!s->phase_evidence)
 				s->phase_evidence = xstrdup(
@@ -1057,7 +1061,7 @@ static void phases_by_reference(struct rank_analysis *ra, const struct attn_tall
 			continue;
 		}
 		struct sbuf why = SBUF_INIT;
-		if (marked)
+		if (absent)
 			sbuf_addf(&why,
 			          _("no %s kernel, which marks decode in %zu step(s) of this capture: not a "
 			            "decode-only batch; "),
@@ -1071,8 +1075,8 @@ static void phases_by_reference(struct rank_analysis *ra, const struct attn_tall
 		else
 			sbuf_addf(&why, _("its duration (%.3f ms) is like no settled step's: read as %s"),
 			          exp(x) / 1e6, analysis_phase_name(p));
-		set_phase(s, p, marked ? PHASE_SRC_KERNELS : PHASE_SRC_CLUSTERS,
-		          marked ? CONF_MEDIUM : CONF_LOW, sbuf_detach(&why));
+		set_phase(s, p, absent ? PHASE_SRC_KERNELS : PHASE_SRC_CLUSTERS,
+		          absent ? CONF_MEDIUM : CONF_LOW, sbuf_detach(&why));
 	}
 }
 
