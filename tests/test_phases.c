@@ -135,6 +135,8 @@ static void test_every_shape(void **state)
 	        "--shape vllm,graph,mixed=4",
 	        "--shape vllm,graph,mla,mixed=4",
 	        "--shape vllm,annotate,mixed=4",
+	        "--shape vllm,moe,mixed=4",
+	        "--shape vllm,mla,moe,graph,mixed=4",
 	        "--shape marked",
 	};
 	static const char *const exports[] = {"--step-marks profilerstep", "--step-marks none",

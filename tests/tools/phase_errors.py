@@ -17,7 +17,7 @@ import tempfile
 
 SHAPES = ["vllm", "vllm,short", "vllm,legacy", "vllm,mla", "vllm,mixed=4", "vllm,mla,mixed=4",
           "vllm,graph", "vllm,graph,short", "vllm,graph,mixed=4", "vllm,graph,mla,mixed=4",
-          "vllm,annotate,mixed=4", "marked"]
+          "vllm,annotate,mixed=4", "vllm,moe,mixed=4", "vllm,mla,moe,graph,mixed=4", "marked"]
 VARIANTS = [("markers", ["--step-marks", "profilerstep"]), ("none", ["--step-marks", "none"]),
             ("default-export", ["--step-marks", "profilerstep", "--default-export"]),
             ("no-shapes", ["--step-marks", "profilerstep", "--default-export"])]

@@ -35,6 +35,19 @@ static void drop_units(struct plan *P, int kind)
 
 static int64_t shape_budget(const struct opts *o, const struct plan *P, struct rng *r);
 
+/* MC2 dispatch and combine are communication of their own (gen_sim.c mc2_sync): a collective's
+ * m overlapped kernels from index *p start after them and end before the next one. */
+static void plain_window(const uint8_t *seq, int hi, int *p, int *m)
+{
+	while (*p < hi && ((seq[*p] & 63) == K_MOE_DISP || (seq[*p] & 63) == K_MOE_COMB))
+		++*p;
+	for (int i = 0; i < *m && *p + i <= hi; i++)
+		if ((seq[*p + i] & 63) == K_MOE_DISP || (seq[*p + i] & 63) == K_MOE_COMB) {
+			*m = i > 0 ? i : 1;
+			break;
+		}
+}
+
 /* The units of a step from its kernel sequence: two collectives on several ranks (each followed
  * by m_ov independent kernels, then one that needs its result), host and device sizes. */
 static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, int L, int head, struct rng *rp)
@@ -58,7 +71,11 @@ static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, 
 		p2 = p1 + m1 + 1;
 	if (p2 > hi - m2)
 		p2 = hi - m2;
-	bool colls = o->ranks > 1 && lo + m1 + 1 + m2 <= hi;
+	plain_window(seq, hi, &p1, &m1);
+	if (p2 < p1 + m1 + 1)
+		p2 = p1 + m1 + 1;
+	plain_window(seq, hi, &p2, &m2);
+	bool colls = o->ranks > 1 && lo + m1 + 1 + m2 <= hi && p2 + m2 <= hi;
 	for (int i = 0; i < L; i++) {
 		if (colls && (i == p1 || i == p2)) {
 			plan_push(P, P->a2a ? K_ALLTOALL : K_ALLREDUCE);
