@@ -1072,8 +1072,14 @@ static void phases_by_reference(struct rank_analysis *ra, const struct attn_tall
 			            "%.3f ms, %.1f spreads away)"),
 			          exp(x) / 1e6, ref[p].n, analysis_phase_name(p), exp(ref[p].mean) / 1e6,
 			          dist);
+		else if (absent)
+			sbuf_addf(&why,
+			          _("read as %s (%.3f ms): no settled step of that phase to compare with"),
+			          analysis_phase_name(p), exp(x) / 1e6);
 		else
-			sbuf_addf(&why, _("its duration (%.3f ms) is like no settled step's: read as %s"),
+			sbuf_addf(&why,
+			          _("its duration (%.3f ms) lies more than 3 spreads from every settled "
+			            "phase's steps: read as %s"),
 			          exp(x) / 1e6, analysis_phase_name(p));
 		set_phase(s, p, absent ? PHASE_SRC_KERNELS : PHASE_SRC_CLUSTERS,
 		          absent ? CONF_MEDIUM : CONF_LOW, sbuf_detach(&why));
