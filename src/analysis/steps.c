@@ -80,7 +80,7 @@ static void set_steps(struct rank_analysis *ra, const struct rank_store *rs, str
 
 /* Name tests are asked once per distinct string, not once per event (millions of events
  * share thousands of names): memo[id] holds NAME_KNOWN and the test's bits for strtab id. */
-enum { NAME_KNOWN = 0x80, NAME_HIT = 1, NAME_MSTX = 2, NAME_PREFILL = 4, NAME_DECODE = 8 };
+enum { NAME_KNOWN = 0x80, NAME_HIT = 1, NAME_MSTX = 2, NAME_PREFILL = 4, NAME_DECODE = 8, NAME_ATTN = 16 };
 
 struct name_memo {
 	const struct strtab *strs;
@@ -641,6 +641,7 @@ static bool attention_tokens(const char *shapes, long *tokens, long *seqs)
 struct attn_tally {
 	size_t dec, pre, decode_only; /* rows with tokens == sequences, more tokens; decode-only kernels */
 	size_t mla;                   /* MLA preprocess kernels */
+	size_t attn;                  /* attention kernels of any kind (NAME_ATTN) */
 	long pre_tok, pre_seqs, dec_seqs;
 	const char *decode_only_name;
 };
@@ -649,6 +650,7 @@ static uint8_t kernel_words(const char *s, const char *unused)
 {
 	(void)unused;
 	return (uint8_t)((paged_attention(s) || mla_preprocess(s) ? NAME_DECODE : 0) |
+	                 (strcasestr(s, "attention") || mla_preprocess(s) ? NAME_ATTN : 0) |
 	                 (strstr(s, "FusedInferAttentionScore") || paged_attention(s) ||
 	                                  strstr(s, "IncreFlashAttention") ||
 	                                  strstr(s, "PromptFlashAttention")
@@ -681,6 +683,7 @@ static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, c
 {
 	long tok = shape ? shape->tok : 0, seqs = shape ? shape->seqs : 0;
 	bool sized = (bits & NAME_HIT) && shape && shape->ok && seqs > 0 && tok >= seqs;
+	t->attn += (bits & NAME_ATTN) != 0;
 	/* PagedAttention over more tokens than sequences is the split-fuse form (chunked prefill),
 	 * whatever its kernel is named: not decode-only */
 	if ((bits & NAME_DECODE) && !(sized && tok > seqs && !mla_preprocess(name))) {
@@ -700,14 +703,14 @@ static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, c
 	}
 }
 
-/* Decode-only kernels and attention shapes per step: from the kernel table when it has start
+/* Decode-only kernels and attention shapes per step (t, one per step: kept for the reference
+ * the settled steps make, phases_by_reference): from the kernel table when it has start
  * times (same axis as the trace), else kernel names from the trace's device lanes. */
 static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store *rs,
-                               const struct csv_table *kt, struct vote (*v)[SIG_COUNT])
+                               const struct csv_table *kt, struct vote (*v)[SIG_COUNT], struct attn_tally *t)
 {
 	if (!ra->n_steps || !ra->steps[0].has_window)
 		return;
-	struct attn_tally *t = xcalloc(ra->n_steps, sizeof *t);
 	struct name_memo m;
 	size_t hint = 0;
 	bool table = kt && csvt_has(kt, COL_NAME) && csvt_has(kt, COL_START) && kt->nrows;
@@ -734,13 +737,11 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			if (ra->cls[ev].cat != CAT_COMPUTE)
 				continue;
 			uint8_t bits = name_bits(&m, rs->ev_name[ev]);
-			size_t k = bits & NAME_DECODE ? analysis_step_at_near(ra, store_ts(rs, ev), &hint)
-			                              : SIZE_MAX;
+			size_t k = bits ? analysis_step_at_near(ra, store_ts(rs, ev), &hint) : SIZE_MAX;
 			if (k != SIZE_MAX)
 				tally_kernel(&t[k], bits, store_ev_name(rs, ev), NULL);
 		}
 	} else {
-		free(t);
 		return;
 	}
 	free(m.bits);
@@ -774,9 +775,8 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			                                  "own (MLA): prompts only"));
 		/* one attention call over the prompt tokens of several sequences: several prompts, or
 		 * (chunked prefill, vLLM V1's default) prompt chunks and decodes in one batch; the
-		 * shapes give totals only. Neither prefill nor mixed would be more than a guess (a
-		 * generated capture's prefill after decode steps reads as mixed by "decodes keep
-		 * running"), and the durations would guess too: unknown, saying why */
+		 * shapes give totals only: unknown, saying why, unless the capture's decode steps
+		 * tell (phases_by_reference) */
 		else if (a->pre)
 			vote_unknown(&v[k][SIG_SHAPES], PHASE_SRC_SHAPES,
 			             xasprintf(_("unknown: attention over %ld query tokens of %ld sequences holds "
@@ -784,7 +784,6 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			                       "from prompt chunks batched with decodes (chunked prefill: mixed)"),
 			                       a->pre_tok, a->pre_seqs));
 	}
-	free(t);
 }
 
 static void votes_from_stage(struct rank_analysis *ra, const struct csv_table *st,
@@ -904,9 +903,193 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 	free(sorted);
 }
 
+/* The log durations of one phase's settled steps. */
+struct phase_ref {
+	size_t n;
+	double mean, sd;
+};
+
+static double log_duration(const struct step *s)
+{
+	int64_t d = s->end - s->start;
+	return log(d > 0 ? (double)d : 1.0);
+}
+
+static void set_phase(struct step *s, enum phase p, enum phase_source src, enum confidence c, char *why)
+{
+	free(s->phase_evidence);
+	s->phase = p;
+	s->phase_source = src;
+	s->phase_conf = c;
+	s->phase_evidence = why;
+}
+
+/* How far log duration x lies from a phase's settled steps, in their spread (at least 0.1, a
+ * tenth of the duration: a few near-equal steps do not make the next one far); a phase with
+ * none settled stands at 3, where a step stops belonging to a distribution. */
+static double ref_distance(const struct phase_ref *r, double x)
+{
+	if (!r->n)
+		return 3.0;
+	return fabs(x - r->mean) / (r->sd > 0.1 ? r->sd : 0.1);
+}
+
+/* The settled steps' durations per phase, the steps with decode-only kernels and the fewest
+ * sequences of a settled decode step's attention (0: none known). open: the unsettled steps. */
+static void reference_of(const struct rank_analysis *ra, const struct attn_tally *t, const bool *open,
+                         struct phase_ref ref[PHASE_MIXED + 1], size_t *marked, const char **marker,
+                         long *dec_seqs)
+{
+	memset(ref, 0, (PHASE_MIXED + 1) * sizeof *ref);
+	*marked = 0;
+	*marker = NULL;
+	*dec_seqs = 0;
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		const struct step *s = &ra->steps[k];
+		if (open[k] || s->phase == PHASE_UNKNOWN)
+			continue;
+		ref[s->phase].n++;
+		ref[s->phase].mean += log_duration(s);
+		if (t[k].decode_only) {
+			++*marked;
+			*marker = t[k].decode_only_name;
+		}
+		if (s->phase == PHASE_DECODE && t[k].dec && (!*dec_seqs || t[k].dec_seqs < *dec_seqs))
+			*dec_seqs = t[k].dec_seqs;
+	}
+	for (int p = PHASE_PREFILL; p <= PHASE_MIXED; p++)
+		ref[p].mean /= ref[p].n ? (double)ref[p].n : 1.0;
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		const struct step *s = &ra->steps[k];
+		if (open[k] || s->phase == PHASE_UNKNOWN)
+			continue;
+		double d = log_duration(s) - ref[s->phase].mean;
+		ref[s->phase].sd += d * d;
+	}
+	for (int p = PHASE_PREFILL; p <= PHASE_MIXED; p++)
+		ref[p].sd = ref[p].n > 1 ? sqrt(ref[p].sd / (double)(ref[p].n - 1)) : 0;
+}
+
+/* The phase of an unsettled step whose duration (log x) is nearest a phase's settled steps,
+ * among those it may be: not decode where decode-only kernels mark decode and the step has
+ * none, or where its attention holds prompt tokens. A phase none settled is a candidate only
+ * where it is what the step is if not the settled ones: prefill in a marked capture, prefill
+ * longer than settled decodes, decode shorter than settled prefills. PHASE_UNKNOWN when none. */
+static enum phase nearest_phase(const struct phase_ref ref[PHASE_MIXED + 1], double x, bool marked,
+                                bool prompt, double *dist)
+{
+	bool may[PHASE_MIXED + 1] = {false, true, !marked && !prompt, true};
+	bool open[PHASE_MIXED + 1] = {false, marked || (ref[PHASE_DECODE].n && x > ref[PHASE_DECODE].mean),
+	                              ref[PHASE_PREFILL].n && x < ref[PHASE_PREFILL].mean, false};
+	enum phase best = PHASE_UNKNOWN;
+	*dist = INFINITY;
+	for (int p = PHASE_PREFILL; p <= PHASE_MIXED; p++) {
+		if (!may[p] || (!ref[p].n && !open[p]))
+			continue;
+		double d = ref_distance(&ref[p], x);
+		if (d < *dist) {
+			*dist = d;
+			best = (enum phase)p;
+		}
+	}
+	return best;
+}
+
+/* The steps no signal settled (sel), read against those it did. In a capture where
+ * decode-only kernels (PagedAttention, MLA preprocess) mark decode, a step whose attention
+ * runs without them is not decode. Prompt tokens over as many sequences as the capture's decode steps run
+ * hold those decodes (chunked prefill: mixed), over fewer are prompts only (prefill). Otherwise a step's
+ * duration is compared with each phase's settled steps. With nothing settled, the durations' own clusters
+ * decide; a step only the shapes read stays unknown (prompt tokens: not decode, and nothing tells prefill
+ * from mixed). */
+static void phases_by_reference(struct rank_analysis *ra, const struct attn_tally *t, const size_t *sel,
+                                size_t n)
+{
+	if (!n)
+		return;
+	bool *open = xcalloc(ra->n_steps, sizeof *open);
+	for (size_t i = 0; i < n; i++)
+		open[sel[i]] = true;
+	struct phase_ref ref[PHASE_MIXED + 1];
+	size_t marked;
+	const char *marker;
+	long dec_seqs;
+	reference_of(ra, t, open, ref, &marked, &marker, &dec_seqs);
+	free(open);
+	if (!ref[PHASE_PREFILL].n && !ref[PHASE_DECODE].n && !ref[PHASE_MIXED].n) {
+		size_t *bare = xmalloc(n * sizeof *bare), nb = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!t[sel[i]].pre) {
+				free(ra->steps[sel[i]].phase_evidence);
+				bare[nb++] = sel[i];
+			}
+		phases_from_durations(ra, bare, nb);
+		free(bare);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct step *s = &ra->steps[sel[i]];
+		const struct attn_tally *a = &t[sel[i]];
+		double x = log_duration(s), dist;
+		if (a->pre && dec_seqs && a->pre_seqs >= dec_seqs) {
+			set_phase(
+			        s, PHASE_MIXED, PHASE_SRC_SHAPES, CONF_LOW,
+			        xasprintf(
+			                _("attention over %ld query tokens of %ld sequences, as many as this "
+			                  "capture's decode steps run (%ld or more): prompt chunks beside "
+			                  "running decodes"),
+			                a->pre_tok, a->pre_seqs, dec_seqs));
+			continue;
+		}
+		if (a->pre && dec_seqs) {
+			set_phase(
+			        s, PHASE_PREFILL, PHASE_SRC_SHAPES, CONF_LOW,
+			        xasprintf(
+			                _("attention over %ld query tokens of %ld sequences, fewer than any "
+			                  "decode step of this capture runs (%ld): prompts only"),
+			                a->pre_tok, a->pre_seqs, dec_seqs));
+			continue;
+		}
+		/* a step that ran no attention (a capture's cut edge) shows nothing by missing them */
+		bool absent = marked && a->attn;
+		enum phase p = nearest_phase(ref, x, absent, a->pre > 0, &dist);
+		if (p == PHASE_UNKNOWN) {
+			if (!s->phase_evidence)
+				s->phase_evidence = xstrdup(
+				        _("unknown: no signal reads this step, and the steps others settled "
+				          "do not tell it"));
+			continue;
+		}
+		struct sbuf why = SBUF_INIT;
+		if (absent)
+			sbuf_addf(&why,
+			          _("no %s kernel, which marks decode in %zu step(s) of this capture: not a "
+			            "decode-only batch; "),
+			          marker, marked);
+		if (ref[p].n)
+			sbuf_addf(&why,
+			          _("its duration (%.3f ms) is nearest the %zu settled %s step(s) (around "
+			            "%.3f ms, %.1f spreads away)"),
+			          exp(x) / 1e6, ref[p].n, analysis_phase_name(p), exp(ref[p].mean) / 1e6,
+			          dist);
+		else if (absent)
+			sbuf_addf(&why,
+			          _("read as %s (%.3f ms): no settled step of that phase to compare with"),
+			          analysis_phase_name(p), exp(x) / 1e6);
+		else
+			sbuf_addf(&why,
+			          _("its duration (%.3f ms) lies more than 3 spreads from every settled "
+			            "phase's steps: read as %s"),
+			          exp(x) / 1e6, analysis_phase_name(p));
+		set_phase(s, p, absent ? PHASE_SRC_KERNELS : PHASE_SRC_CLUSTERS,
+		          absent ? CONF_MEDIUM : CONF_LOW, sbuf_detach(&why));
+	}
+}
+
 /* Every step takes the first signal in order that reads it; a later signal that reads it
- * otherwise lowers the confidence to low and is named. */
-static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT])
+ * otherwise lowers the confidence to low and is named. The steps no signal settles are read
+ * against the settled ones (phases_by_reference). */
+static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT], const struct attn_tally *t)
 {
 	size_t *rest = xmalloc((ra->n_steps ? ra->n_steps : 1) * sizeof *rest), nrest = 0;
 	for (size_t k = 0; k < ra->n_steps; k++) {
@@ -917,14 +1100,12 @@ static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT])
 				first = g;
 			else if (v[k][g].unknown && unknown < 0)
 				unknown = g;
-		if (first < 0 && unknown >= 0) { /* a signal saw it and cannot tell: no guess by duration */
-			s->phase = PHASE_UNKNOWN;
-			s->phase_source = v[k][unknown].source;
-			s->phase_conf = CONF_LOW;
-			s->phase_evidence = xstrdup(v[k][unknown].why);
-			continue;
-		}
 		if (first < 0) {
+			/* a signal that saw it and cannot tell speaks unless the reference does */
+			s->phase = PHASE_UNKNOWN;
+			s->phase_source = unknown >= 0 ? v[k][unknown].source : PHASE_SRC_NONE;
+			s->phase_conf = CONF_LOW;
+			s->phase_evidence = unknown >= 0 ? xstrdup(v[k][unknown].why) : NULL;
 			rest[nrest++] = k;
 			continue;
 		}
@@ -946,7 +1127,7 @@ static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT])
 		}
 		s->phase_evidence = sbuf_detach(&why);
 	}
-	phases_from_durations(ra, rest, nrest);
+	phases_by_reference(ra, t, rest, nrest);
 	free(rest);
 }
 
@@ -1056,11 +1237,13 @@ static void analysis_phases(const struct rank_data *rd, struct rank_analysis *ra
 		return;
 	}
 	struct vote(*v)[SIG_COUNT] = xcalloc(ra->n_steps, sizeof *v);
+	struct attn_tally *t = xcalloc(ra->n_steps, sizeof *t);
 	votes_from_stage(ra, rd->by_kind[CSV_STEP_TRACE], v);
 	if (sg)
 		votes_from_ranges(ra, rs, sg, v);
-	votes_from_kernels(ra, rs, rd->by_kind[CSV_KERNEL], v);
-	decide_phases(ra, v);
+	votes_from_kernels(ra, rs, rd->by_kind[CSV_KERNEL], v, t);
+	decide_phases(ra, v, t);
+	free(t);
 	for (size_t k = 0; k < ra->n_steps; k++)
 		for (int g = 0; g < SIG_COUNT; g++)
 			free(v[k][g].why);

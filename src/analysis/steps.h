@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Step detection (markers, engine ops, the repeating op sequence, idle gaps), the workload
  * (inference or training) and each step's phase (prefill, decode, mixed) from the first
- * signal in order, with signal, confidence and evidence. */
+ * signal in order, with signal, confidence and evidence; the steps no signal settles are
+ * read against those it did. */
 #ifndef ASCPROF_STEPS_H
 #define ASCPROF_STEPS_H
 

@@ -73,6 +73,7 @@ enum shape_kind { SHAPE_MARKED, SHAPE_VLLM, SHAPE_TRAIN };
 struct shape_opts {
 	enum shape_kind kind;
 	bool mla, moe, graph, annotate, short_prefill;
+	bool legacy; /* vLLM-Ascend 0.7-0.9 eager: FlashAttentionScore in prefill, PagedAttention in decode */
 	int mixed; /* chunked-prefill (mixed) steps among the decode steps */
 };
 
@@ -98,6 +99,13 @@ struct opts {
 	int64_t setup_ns;   /* --link-setup-us: the first collective's wait on every rank */
 	int scale_kind, drop_kind; /* the kinds they name (enum kind_id), -1: none */
 	enum step_marks marks;
+	bool marks_set, step_trace_set; /* given on the command line (--shape vllm keeps them) */
+	/* no python_function events, no Input Dims or Input type args: --shape vllm and
+	 * --default-export (with_stack=False, record_shapes=False) */
+	bool host_bare;
+	/* --default-export: vLLM-Ascend's default export of any shape (host_bare, no ProfilerStep,
+	 * no Call stack, no operator_details.csv, one step_trace row without a step) */
+	bool default_export;
 	enum step_trace step_trace;
 	enum naming naming;
 	bool no_info, no_done, raw, wrapper, memory;
@@ -153,6 +161,7 @@ enum kind_id {
 	K_EMBED_GRAD,
 	K_ADAMW,
 	K_ALLTOALL,
+	K_FLASH, /* --shape vllm,legacy: prefill attention without a cache */
 	K_COUNT
 };
 #define HOSTILE_PYFUNC                                                                                       \
@@ -243,6 +252,8 @@ struct unit {
 	uint8_t long_id; /* HostToDevice id written as a 20-digit string */
 	uint8_t graph;   /* launched by a graph replay: no host events of its own */
 	uint8_t part;    /* --shape: 0 whole batch, 1 its decode part, 2 its prefill part */
+	int64_t rp_end;  /* the first unit of a run of graph units: the end of the run's replay call
+	                  * (from this unit's Dequeue to the run's last); 0 otherwise */
 };
 
 /* --shape: a step's phase as planted */
@@ -256,11 +267,13 @@ struct step {
 	int64_t evil_ts, evil_end; /* hostile python_function (0: none) */
 	size_t u0, nu;
 	bool prefill;
-	/* --shape: phase, batch tokens and sequences (the prefill part's of a mixed step),
-	 * graph replay (CANN aclmdlRIExecuteAsync span; 0: eager) */
+	/* --shape: phase, batch tokens and sequences (the prefill part's of a mixed step), the
+	 * whole model one graph replay (full graph), replays (CANN aclmdlRIExecuteAsync calls:
+	 * one full graph, or the pieces of a piecewise step) */
 	uint8_t phase;
 	bool graph;
-	int64_t tok, seqs, tok_p, seqs_p, rp_ts, rp_end;
+	int replays;
+	int64_t tok, seqs, tok_p, seqs_p;
 	/* by-construction sums */
 	int64_t compute, copy, h2d, d2h, comm, overlapped, busy, cpu_ops, first_dev, last_dev;
 	int ncoll;
@@ -312,6 +325,7 @@ struct plan {
 	bool prefill;
 	uint8_t phase; /* --shape: enum step_phase */
 	bool graph, a2a; /* a2a: the collectives are MoE all-to-alls */
+	bool piecewise;  /* graph pieces between eager attention (FULL_AND_PIECEWISE's other batches) */
 	int64_t tok, seqs, tok_p, seqs_p;
 	int n;
 	struct plan_unit *pu;
@@ -327,6 +341,7 @@ struct gen {
 	int coll_group; /* the <seq> in hcom_allReduce__<seq>_<n>_1 */
 	int64_t tok_decode, tok_prefill;
 	uint8_t *phase; /* --shape: per step, enum step_phase */
+	int64_t *running; /* --shape: per step, the requests decoding (continuous batching: a walk) */
 	const char *host;
 	struct rank_model *rk;
 	int coll_counter;
@@ -349,6 +364,7 @@ struct tw {
 	bool first[8];
 	bool first_elem;
 	int64_t py_id;
+	bool replayed; /* the unit being written runs in a graph replay: its tasks carry Model Id 1 */
 	/* tallies of the complete elements that survive --truncate-at */
 	uint64_t cut; /* 0: no cut */
 	int64_t n_ph[PH_COUNT];

@@ -411,7 +411,7 @@ int64_t write_operator_details(const struct gen *G, const struct rank_model *R, 
 	              "Device Self Duration(us),Device Total Duration(us),Device Self Duration With "
 	              "AICore(us),Device Total Duration With AICore(us)");
 	int64_t rows = 0;
-	bool edges = o->shape.kind == SHAPE_VLLM && o->edge_ns > 0;
+	bool edges = o->host_bare && o->edge_ns > 0;
 	if (edges) {
 		edge_row(&c, R->sch0_end - R->sch0_ts);
 		rows++;
@@ -576,6 +576,8 @@ int64_t write_api_statistic(const struct gen *G, const struct rank_model *R, con
 	for (size_t i = 0; i < R->nu; i++) {
 		const struct unit *u = &R->u[i];
 		const struct kind *kd = &kinds[u->kind];
+		if (u->rp_end)
+			agg_add(agg_find(&v, &n, &cap, "acl", "aclmdlRIExecuteAsync"), u->rp_end - u->dq_ts);
 		if (u->graph)
 			continue;
 		agg_add(agg_find(&v, &n, &cap, "acl", kd->acl), u->acl_dur);
@@ -584,9 +586,6 @@ int64_t write_api_statistic(const struct gen *G, const struct rank_model *R, con
 		else if (kd->dc == DC_COMM)
 			agg_add(agg_find(&v, &n, &cap, "hccl", "Launch_Ffts"), u->nl_dur);
 	}
-	for (int k = 0; k < R->nst; k++)
-		if (R->st[k].rp_end)
-			agg_add(agg_find(&v, &n, &cap, "acl", "aclmdlRIExecuteAsync"), R->st[k].rp_end - R->st[k].rp_ts);
 	qsort(v, n, sizeof *v, agg_by_level);
 	for (size_t i = 0; i < n; i++) {
 		const struct agg *a = &v[i];

@@ -23,7 +23,7 @@ static void write_profiler_info(const struct gen *G, const struct rank_model *R,
 	       "            \"record_shapes\": %s,\n            \"profile_memory\": false,\n"
 	       "            \"with_stack\": %s,\n            \"with_flops\": false,\n"
 	       "            \"with_modules\": false\n        },\n",
-	       o->shape.kind == SHAPE_VLLM ? "false" : "true", o->call_stack ? "true" : "false");
+	       o->host_bare ? "false" : "true", o->call_stack ? "true" : "false");
 	sb_str(&b, "        \"experimental_config\": {\n            \"_profiler_level\": \"Level1\",\n"
 	           "            \"_aic_metrics\": \"ACL_AICORE_PIPE_UTILIZATION\",\n"
 	           "            \"_l2_cache\": false,\n            \"_msprof_tx\": false,\n"
@@ -136,8 +136,10 @@ void write_rank(const struct gen *G, const struct rank_model *R, struct rank_out
 	}
 	path_join(p, sizeof p, od, "kernel_details.csv");
 	ro->rows_kernel = write_kernel_details(G, R, p, &ro->ragged, &ro->excel);
-	path_join(p, sizeof p, od, "operator_details.csv");
-	ro->rows_oper = write_operator_details(G, R, p);
+	if (!o->default_export) { /* vLLM-Ascend's default export (data_simplification) has none */
+		path_join(p, sizeof p, od, "operator_details.csv");
+		ro->rows_oper = write_operator_details(G, R, p);
+	}
 	path_join(p, sizeof p, od, "op_statistic.csv");
 	ro->rows_opstat = write_op_statistic(G, R, p);
 	path_join(p, sizeof p, od, "api_statistic.csv");

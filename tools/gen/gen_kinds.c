@@ -158,6 +158,12 @@ const struct kind kinds[K_COUNT] = {
 	[K_ALLTOALL] = {{"HcclAlltoAllV"}, 1, "HcclAlltoAllV", "HOST_HCCL", "HcclAlltoAllV", NULL, "hcom_alltoallv_",
 			"HCCL", DC_COMM, 0, 0, 0, "#,7168", "BF16", "ND", "#,7168", "BF16", "ND", "c10::BFloat16",
 			"vllm_ascend/ops/moe/token_dispatcher.py(402): token_dispatch"},
+	/* vLLM-Ascend 0.7-0.9 prefill without a cache: query, key, value (T,N,D), sequence lengths */
+	[K_FLASH] = {{"npu::_npu_flash_attention"}, 1, "aclnnFlashAttentionScore", "ACL_NN", "aclnnFlashAttentionScore",
+		     "FlashAttentionScore", "FlashAttentionScore", "MIX_AIC", DC_COMPUTE, 8, 24, 48,
+		     "#,32,128;#,8,128;#,8,128;@", "BF16;BF16;BF16;INT32", "ND;ND;ND;ND", "#,32,128", "BF16", "ND",
+		     "c10::BFloat16;c10::BFloat16;c10::BFloat16;int",
+		     "vllm_ascend/attention/attention_v1.py(372): _forward_prefill_no_cache"},
 };
 /* clang-format on */
 
@@ -198,12 +204,16 @@ void parse_shape(const char *v, struct shape_opts *sh)
 			sh->graph = true;
 		else if (!strcmp(w, "annotate"))
 			sh->annotate = true;
+		else if (!strcmp(w, "legacy"))
+			sh->legacy = true;
 		else if (!strcmp(w, "short"))
 			sh->short_prefill = true;
 		else if (!strncmp(w, "mixed=", 6))
 			sh->mixed = (int)arg_int("--shape mixed=", w + 6, 0, 1000000);
 		else
-			usage_error("--shape: unknown modifier '%s' (mla, moe, graph, annotate, short, mixed=N)", w);
+			usage_error("--shape: unknown modifier '%s' (mla, moe, graph, annotate, legacy, "
+			            "short, mixed=N)",
+			            w);
 	}
 }
 
@@ -211,16 +221,33 @@ void parse_shape(const char *v, struct shape_opts *sh)
 void shape_apply(struct opts *o)
 {
 	if (o->shape.kind == SHAPE_VLLM) {
-		/* no schedule, msprof_tx=False: no markers; one step_trace row without a step id */
-		o->marks = MARKS_NONE;
-		o->step_trace = ST_ONE;
+		/* no schedule, msprof_tx=False: no markers; one step_trace row without a step id.
+		 * A schedule given (--step-marks profilerstep) marks the steps as torch_npu does */
+		if (!o->marks_set)
+			o->marks = MARKS_NONE;
+		if (o->marks == MARKS_ENGINE)
+			usage_error(
+			        "--shape vllm writes no python_function: --step-marks profilerstep or none");
+		if (!o->step_trace_set)
+			o->step_trace = o->marks == MARKS_PROFILERSTEP ? ST_ROWS : ST_ONE;
+		o->host_bare = true;
 		if (o->hostile || o->demo)
 			usage_error("--shape vllm does not combine with --hostile or --demo");
+		if (o->shape.legacy && (o->shape.mixed || o->shape.graph || o->shape.mla))
+			usage_error("--shape vllm,legacy (0.7-0.9 eager) takes no mixed, graph or mla");
 	} else if (o->shape.kind == SHAPE_TRAIN) {
 		o->prefill = 0; /* training steps are neither prefill nor decode */
 		if (o->marks == MARKS_ENGINE)
 			o->marks = MARKS_PROFILERSTEP; /* training uses a schedule */
 		if (o->demo)
 			usage_error("--shape train does not combine with --demo");
+	}
+	if (o->default_export) {
+		if (o->demo)
+			usage_error("--default-export does not combine with --demo");
+		o->marks = MARKS_NONE;
+		o->step_trace = ST_ONE;
+		o->call_stack = false;
+		o->host_bare = true;
 	}
 }

@@ -70,10 +70,18 @@ static const char usage_text[] =
 	"                           AdamW, ProfilerStep marks). vllm takes modifiers after commas:\n"
 	"                           mla (MLA preprocess in decode-only steps), moe (MC2 dispatch and\n"
 	"                           combine; with several ranks, all-to-all collectives in steps of more\n"
-	"                           than 512 tokens), graph (decode-only steps replayed as graphs with\n"
-	"                           PagedAttention), annotate (execute_context_N(T)_generation_M(T)\n"
-	"                           ranges), short (every prefill as short as a decode), mixed=N\n"
-	"                           (chunked-prefill steps)\n"
+	"                           than 512 tokens), graph (ACLGraph FULL_AND_PIECEWISE: decode-only\n"
+	"                           steps replayed as one graph with PagedAttention, their tasks under\n"
+	"                           Model Id 1; the other steps as graph pieces between eager attention\n"
+	"                           calls), annotate (execute_context_N(T)_generation_M(T)\n"
+	"                           ranges), legacy (vLLM-Ascend 0.7-0.9 eager: FlashAttentionScore\n"
+	"                           in prefill, PagedAttention in decode), short (every prefill as short\n"
+	"                           as a decode), mixed=N (chunked-prefill steps). --step-marks\n"
+	"                           profilerstep adds ProfilerStep#N (a schedule) and step_trace rows\n"
+	"  --default-export         vLLM-Ascend's default export of any shape: no ProfilerStep, no\n"
+	"                           python_function, no Input Dims, Input type or Call stack args, no\n"
+	"                           operator_details.csv, one step_trace row without a step id;\n"
+	"                           kernel_details.csv (Input Shapes) unchanged\n"
 	"  --comm                   also communication.json and communication_matrix.json (needs --ranks 2 or\n"
 	"                           more; with 3 or more, the link from rank 0 to rank 1 runs at a third of\n"
 	"                           its peers' bandwidth)\n"
@@ -210,6 +218,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->drop_name = need_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--step-marks")) {
 			const char *v = need_arg(argc, argv, &i);
+			o->marks_set = true;
 			if (!strcmp(v, "engine"))
 				o->marks = MARKS_ENGINE;
 			else if (!strcmp(v, "profilerstep"))
@@ -221,6 +230,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				            v);
 		} else if (!strcmp(a, "--step-trace")) {
 			const char *v = need_arg(argc, argv, &i);
+			o->step_trace_set = true;
 			if (!strcmp(v, "one"))
 				o->step_trace = ST_ONE;
 			else if (!strcmp(v, "rows"))
@@ -237,6 +247,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				o->naming = NAME_RANK;
 			else
 				usage_error("--naming: expected host or rank, not '%s'", v);
+		} else if (!strcmp(a, "--default-export")) {
+			o->default_export = true;
 		} else if (!strcmp(a, "--memory")) {
 			o->memory = true;
 		} else if (!strcmp(a, "--no-info")) {

@@ -35,6 +35,19 @@ static void drop_units(struct plan *P, int kind)
 
 static int64_t shape_budget(const struct opts *o, const struct plan *P, struct rng *r);
 
+/* MC2 dispatch and combine are communication of their own (gen_sim.c mc2_sync): a collective's
+ * m overlapped kernels from index *p start after them and end before the next one. */
+static void plain_window(const uint8_t *seq, int hi, int *p, int *m)
+{
+	while (*p < hi && ((seq[*p] & 63) == K_MOE_DISP || (seq[*p] & 63) == K_MOE_COMB))
+		++*p;
+	for (int i = 0; i < *m && *p + i <= hi; i++)
+		if ((seq[*p + i] & 63) == K_MOE_DISP || (seq[*p + i] & 63) == K_MOE_COMB) {
+			*m = i > 0 ? i : 1;
+			break;
+		}
+}
+
 /* The units of a step from its kernel sequence: two collectives on several ranks (each followed
  * by m_ov independent kernels, then one that needs its result), host and device sizes. */
 static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, int L, int head, struct rng *rp)
@@ -58,7 +71,11 @@ static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, 
 		p2 = p1 + m1 + 1;
 	if (p2 > hi - m2)
 		p2 = hi - m2;
-	bool colls = o->ranks > 1 && lo + m1 + 1 + m2 <= hi;
+	plain_window(seq, hi, &p1, &m1);
+	if (p2 < p1 + m1 + 1)
+		p2 = p1 + m1 + 1;
+	plain_window(seq, hi, &p2, &m2);
+	bool colls = o->ranks > 1 && lo + m1 + 1 + m2 <= hi && p2 + m2 <= hi;
 	for (int i = 0; i < L; i++) {
 		if (colls && (i == p1 || i == p2)) {
 			plan_push(P, P->a2a ? K_ALLTOALL : K_ALLREDUCE);
@@ -99,9 +116,14 @@ static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, 
 		case DC_COMM: pu->kdur = 0; break;
 		}
 	}
-	for (int i = 0; i < P->n; i++) /* a graph replays the model; inputs and sampling stay eager */
-		P->pu[i].graph = P->graph && kinds[P->pu[i].kind].dc != DC_H2D &&
-		                 kinds[P->pu[i].kind].dc != DC_D2H && P->pu[i].kind != K_ARGMAX;
+	/* a graph replays the model, or pieces of it between the eager attention calls; inputs
+	 * and sampling stay eager */
+	for (int i = 0; i < P->n; i++) {
+		uint8_t kind = P->pu[i].kind;
+		bool attention = kind == K_FIA || kind == K_PAGED || kind == K_FLASH;
+		P->pu[i].graph = (P->graph || (P->piecewise && !attention)) && kinds[kind].dc != DC_H2D &&
+		                 kinds[kind].dc != DC_D2H && kind != K_ARGMAX;
+	}
 	if (o->drop_kind >= 0)
 		drop_units(P, o->drop_kind);
 	P->prep = rng_range(&r, 300 * US, 600 * US);
@@ -131,7 +153,8 @@ static void seq_add(uint8_t *seq, int *L, int kind, int part)
 }
 
 /* One transformer layer of a vLLM-Ascend step: attention by phase (FusedInferAttentionScore in
- * every state, PagedAttention in decode-only graph batches, a decode part and a prefill part in
+ * every state, PagedAttention in decode-only graph batches; in 0.7-0.9 eager (legacy)
+ * FlashAttentionScore in prefill and PagedAttention in decode, a decode part and a prefill part in
  * mixed MLA batches as mla_v1 splits them), MLA preprocess only without prefills, MoE through
  * MC2 dispatch and combine. */
 static void seq_run(uint8_t *seq, int *L, const uint8_t *kinds_, size_t n)
@@ -152,8 +175,10 @@ static void vllm_layer(const struct opts *o, const struct plan *P, uint8_t *seq,
 		seq_run(seq, L, mlapo, sizeof mlapo);
 	else
 		seq_run(seq, L, qkv, sizeof qkv);
-	if (decode_only && P->graph) {
+	if (decode_only && (P->graph || o->shape.legacy)) {
 		seq_add(seq, L, K_PAGED, 0);
+	} else if (o->shape.legacy) { /* 0.7-0.9: no single attention kernel runs in both states */
+		seq_add(seq, L, K_FLASH, 0);
 	} else if (P->phase == SP_MIXED && o->shape.mla) {
 		seq_add(seq, L, K_FIA, 1);
 		seq_add(seq, L, K_FIA, 2);
@@ -190,10 +215,18 @@ static void make_plan_shaped(const struct gen *G, int k, struct plan *P)
 	P->n = 0;
 	P->phase = G->phase[k];
 	P->prefill = P->phase == SP_PREFILL;
+	/* ACLGraph FULL_AND_PIECEWISE: decode-only batches as one full graph, the others piecewise */
 	P->graph = o->shape.graph && P->phase == SP_DECODE;
+	P->piecewise = o->shape.graph && P->phase != SP_DECODE;
 	P->a2a = false;
 	switch (P->phase) {
-	case SP_DECODE: P->seqs = rng_range(&r, 4, 64); P->tok = P->seqs; break;
+	/* the batch is the walk's (choose_phases); the draws stay so that the later draws keep
+	 * their values */
+	case SP_DECODE:
+		(void)rng_range(&r, 4, 64);
+		P->seqs = G->running[k];
+		P->tok = P->seqs;
+		break;
 	case SP_PREFILL:
 		P->seqs = rng_range(&r, 1, 3);
 		P->tok = P->seqs * rng_range(&r, 17, o->shape.short_prefill ? 200 : 1500);
@@ -201,7 +234,8 @@ static void make_plan_shaped(const struct gen *G, int k, struct plan *P)
 	case SP_MIXED:
 		P->seqs_p = 1;
 		P->tok_p = rng_range(&r, 64, 2048);
-		P->seqs = rng_range(&r, 4, 48) + P->seqs_p;
+		(void)rng_range(&r, 4, 48);
+		P->seqs = G->running[k] + P->seqs_p;
 		P->tok = P->seqs - P->seqs_p + P->tok_p;
 		break;
 	default: P->seqs = 4; P->tok = 4 * 4096; break;

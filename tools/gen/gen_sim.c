@@ -125,6 +125,7 @@ static void host_phase(const struct gen *G, struct rank_model *R, int k, const s
 		st->fwd_ts = st->prep_end + US;
 	}
 	int64_t cur = st->fwd_ts + US, dq_free = 0;
+	struct unit *run = NULL; /* the first unit of the current run of graph units */
 	st->u0 = R->nu;
 	st->nu = (size_t)P->n;
 	grow((void **)&R->u, &R->ucap, R->nu + (size_t)P->n, sizeof *R->u);
@@ -159,12 +160,15 @@ static void host_phase(const struct gen *G, struct rank_model *R, int k, const s
 			st->evil_ts = u->c_ts - 400;
 			st->evil_end = u->c_ts + u->c_dur + 400;
 		}
-		if (!u->graph)
+		if (!u->graph) {
 			st->cpu_ops += kd->nest;
-		else if (!st->rp_ts)
-			st->rp_ts = u->dq_ts;
-		if (u->graph)
-			st->rp_end = u->dq_ts + u->dq_dur;
+		} else { /* one replay call per run of graph units */
+			if (!i || !u[-1].graph) {
+				run = u;
+				st->replays++;
+			}
+			run->rp_end = u->dq_ts + u->dq_dur;
+		}
 		cur = u->c_ts + u->c_dur + rng_range(&r, 1000, 4000);
 	}
 	st->cpu_ops += o->shape.annotate; /* the execute_context_... range is a cpu_op */
@@ -361,19 +365,21 @@ static void finish_step(const struct gen *G, struct rank_model *R, int k, const 
 		die("internal: collective overlap window crosses a step end");
 }
 
-/* --shape vllm: no python_function spans cover the steps, so host busy is the union of what is
- * written: each eager unit's cpu_op and Dequeue (its CANN events lie inside), the annotation
- * ranges, the graph replays. */
+/* --shape vllm, --default-export: no python_function spans cover the steps, so host busy is
+ * the union of what is written: each eager unit's cpu_op and Dequeue (its CANN events lie
+ * inside), the ProfilerStep and annotation ranges, the graph replays. */
 static void shape_host_list(const struct gen *G, struct rank_model *R)
 {
 	for (int k = 0; k < R->nst; k++) {
 		const struct step *st = &R->st[k];
 		if (G->o->shape.annotate)
 			list_push(&R->host_u, st->fwd_ts, st->fwd_end);
-		if (st->rp_end)
-			list_push(&R->host_u, st->rp_ts, st->rp_end);
+		if (G->o->marks == MARKS_PROFILERSTEP)
+			list_push(&R->host_u, st->hs, st->he);
 		for (size_t i = 0; i < st->nu; i++) {
 			const struct unit *u = &R->u[st->u0 + i];
+			if (u->rp_end)
+				list_push(&R->host_u, u->dq_ts, u->rp_end);
 			if (u->graph)
 				continue;
 			list_push(&R->host_u, u->c_ts, u->c_ts + u->c_dur);
@@ -392,7 +398,7 @@ static void finish_rank(const struct gen *G, struct rank_model *R)
 	R->first_ts = R->sch0_ts;
 	R->last_end = R->st[R->nst - 1].sch_end;
 	R->host_busy = R->sch0_end - R->sch0_ts;
-	if (G->o->shape.kind == SHAPE_VLLM) { /* the host starts and ends every step */
+	if (G->o->host_bare) {           /* the host starts and ends every step */
 		if (G->o->edge_ns > 0) { /* and the edges' cpu_ops (gen_trace.c), --edge-us: the
 					  * leading one before step 0, the trailing one in the last step */
 			list_push(&R->host_u, R->sch0_ts, R->sch0_end);
@@ -502,6 +508,15 @@ static void choose_phases(struct gen *G)
 				break;
 			}
 		cand--;
+	}
+	/* requests keep decoding for many steps (continuous batching): the decode batch moves
+	 * by a few requests a step, and a chunked-prefill step carries it beside its prompt */
+	G->running = xcalloc((size_t)G->steps, sizeof *G->running);
+	int64_t running = rng_range(&r, 4, 64);
+	for (int k = 0; k < G->steps; k++) {
+		running += rng_range(&r, -4, 4);
+		running = running < 4 ? 4 : running > 64 ? 64 : running;
+		G->running[k] = running;
 	}
 }
 
@@ -663,6 +678,7 @@ void gen_free(struct gen *G)
 	free(G->rk);
 	free(G->is_prefill);
 	free(G->phase);
+	free(G->running);
 	for (int k = 0; k < K_COUNT; k++) {
 		for (int ph = 0; ph < 2; ph++) {
 			free(G->dims_trace[k][ph]);

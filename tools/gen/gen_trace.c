@@ -309,7 +309,7 @@ static void hw_task(struct tw *t, enum lane_id ln, const char *name, int64_t ts,
 	x_dev_begin(t, ln, name, ts, dur);
 	jk(t, "args");
 	jopen(t);
-	kv_i(t, "Model Id", 4294967295LL);
+	kv_i(t, "Model Id", t->replayed ? 1 : 4294967295LL);
 	kv_s(t, "Task Type", task_type);
 	kv_i(t, "Physic Stream Id", lanes[ln].tid);
 	kv_i(t, "Task Id", task);
@@ -367,7 +367,7 @@ static void write_host_section(struct tw *t)
 	char nm[64];
 	/* --shape vllm with --edge-us: no schedule() spans (with_stack=False), so the host work
 	 * at the window's edges is a torch op of the scheduler's, with no device task */
-	bool edges = G->o->shape.kind == SHAPE_VLLM && G->o->edge_ns > 0;
+	bool edges = G->o->host_bare && G->o->edge_ns > 0;
 	if (edges)
 		cpu_op(t, VLLM_EDGE_OP, R->sch0_ts, R->sch0_end - R->sch0_ts, -1, 0);
 	for (int k = 0; k < R->nst; k++) {
@@ -383,7 +383,7 @@ static void write_host_section(struct tw *t)
 			cpu_op(t, nm, st->fwd_ts, st->fwd_end - st->fwd_ts, -1, 0);
 		}
 		/* vLLM-Ascend records no shapes (record_shapes=False) */
-		bool dims = G->o->shape.kind != SHAPE_VLLM;
+		bool dims = !G->o->host_bare;
 		for (size_t i = 0; i < st->nu; i++) {
 			const struct unit *u = &R->u[st->u0 + i];
 			const struct kind *kd = &kinds[u->kind];
@@ -430,7 +430,7 @@ static void write_host_section(struct tw *t)
 	static const char *const exec = "vllm_ascend/worker/model_runner_v1.py(1520): execute_model";
 	static const char *const prep = "vllm_ascend/worker/model_runner_v1.py(1301): _prepare_inputs";
 	static const char *const fwd = "vllm_ascend/worker/model_runner_v1.py(1402): _model_forward";
-	if (G->o->shape.kind == SHAPE_VLLM)
+	if (G->o->host_bare)
 		return; /* with_stack=False */
 	pyfunc(t, sched, R->sch0_ts, R->sch0_end - R->sch0_ts, 0);
 	for (int k = 0; k < R->nst; k++) {
@@ -461,9 +461,10 @@ static void write_device_section(struct tw *t)
 		for (size_t i = 0; i < st->nu; i++) {
 			const struct unit *u = &R->u[st->u0 + i];
 			const struct kind *kd = &kinds[u->kind];
-			if (u->graph && st->rp_ts == u->dq_ts) /* one replay launches the whole graph */
-				cann_x(t, "AscendCL@aclmdlRIExecuteAsync", st->rp_ts, st->rp_end - st->rp_ts, "ACL_RTS",
-				       "acl", "aclmdlRIExecuteAsync", "0", u->acl_conn);
+			t->replayed = u->graph;
+			if (u->rp_end) /* one replay launches a run of graph units */
+				cann_x(t, "AscendCL@aclmdlRIExecuteAsync", u->dq_ts, u->rp_end - u->dq_ts,
+				       "ACL_RTS", "acl", "aclmdlRIExecuteAsync", "0", u->acl_conn);
 			snprintf(nm, sizeof nm, "AscendCL@%s", kd->acl);
 			if (!u->graph)
 				cann_x(t, nm, u->acl_ts, u->acl_dur, kd->acl_mode, "acl", kd->acl, "0", u->acl_conn);
@@ -507,6 +508,7 @@ static void write_device_section(struct tw *t)
 				hw_task(t, LN_S2, kd->kernel, u->k_ts, u->k_dur, kd->task_type, u->task,
 				        4294967295LL, u->conn);
 			}
+			t->replayed = false;
 		}
 		/* Overlap Analysis pieces that start inside this step's window */
 		int64_t wend = step_window_end(R, k);

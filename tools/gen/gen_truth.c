@@ -76,6 +76,8 @@
  * rank.<r>.step.<k>.tokens=<n>              --shape: the batch's query tokens (all parts)
  * rank.<r>.step.<k>.seqs=<n>                --shape: the batch's sequences
  * rank.<r>.step.<k>.graph=0|1               --shape vllm,graph: the model ran as one graph replay
+ * rank.<r>.step.<k>.replays=<n>             aclmdlRIExecuteAsync calls (1 full graph, or the pieces
+ *                                           of a piecewise step: prefill and mixed under graph)
  * rank.<r>.step.<k>.dispatch_ops=<n>        cat "cpu_op" events starting in the window, ProfilerStep excluded
  * rank.<r>.step.<k>.compute_ns=<ns>         compute union clipped to [start_k, start_k+1) (last: to last_end)
  * rank.<r>.step.<k>.comm_not_overlapped_ns=<ns> exposed communication clipped to that window
@@ -179,6 +181,8 @@ const char truth_doc[] =
 	"rank.<r>.step.<k>.tokens=<n>              --shape: the batch's query tokens (all parts)\n"
 	"rank.<r>.step.<k>.seqs=<n>                --shape: the batch's sequences\n"
 	"rank.<r>.step.<k>.graph=0|1               --shape vllm,graph: the model ran as one graph replay\n"
+	"rank.<r>.step.<k>.replays=<n>             aclmdlRIExecuteAsync calls (1 full graph, or the pieces\n"
+	"                                          of a piecewise step: prefill and mixed under graph)\n"
 	"rank.<r>.step.<k>.dispatch_ops=<n>        cat \"cpu_op\" events starting in the window, ProfilerStep excluded\n"
 	"rank.<r>.step.<k>.compute_ns=<ns>         compute union clipped to [start_k, start_k+1) (last: to last_end)\n"
 	"rank.<r>.step.<k>.comm_not_overlapped_ns=<ns> exposed communication clipped to that window\n"
@@ -266,10 +270,11 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 		}
 		sb_fmt(b, "rank.%d.lanes.%s=%d\n", r, procs[p].name, nl);
 	}
-	sb_fmt(b,
-	       "rank.%d.csv.kernel_details.rows=%" PRId64 "\nrank.%d.csv.operator_details.rows=%" PRId64
-	       "\nrank.%d.csv.op_statistic.rows=%" PRId64 "\nrank.%d.csv.api_statistic.rows=%" PRId64 "\n",
-	       r, ro->rows_kernel, r, ro->rows_oper, r, ro->rows_opstat, r, ro->rows_api);
+	sb_fmt(b, "rank.%d.csv.kernel_details.rows=%" PRId64 "\n", r, ro->rows_kernel);
+	if (!o->default_export) /* --default-export writes no operator_details.csv */
+		sb_fmt(b, "rank.%d.csv.operator_details.rows=%" PRId64 "\n", r, ro->rows_oper);
+	sb_fmt(b, "rank.%d.csv.op_statistic.rows=%" PRId64 "\nrank.%d.csv.api_statistic.rows=%" PRId64 "\n", r,
+	       ro->rows_opstat, r, ro->rows_api);
 	if (o->step_trace != ST_NONE)
 		sb_fmt(b, "rank.%d.csv.step_trace_time.rows=%" PRId64 "\n", r, ro->rows_step);
 	if (o->memory)
@@ -342,9 +347,9 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 			sb_fmt(b,
 			       "rank.%d.step.%d.dev_start_ns=%" PRId64 "\nrank.%d.step.%d.dev_end_ns=%" PRId64
 			       "\nrank.%d.step.%d.tokens=%" PRId64 "\nrank.%d.step.%d.seqs=%" PRId64
-			       "\nrank.%d.step.%d.graph=%d\n",
+			       "\nrank.%d.step.%d.graph=%d\nrank.%d.step.%d.replays=%d\n",
 			       r, k, st->first_dev + R->off, r, k, st->last_dev + R->off, r, k, st->tok, r, k, st->seqs,
-			       r, k, st->graph);
+			       r, k, st->graph, r, k, st->replays);
 		sb_fmt(b,
 		       "rank.%d.step.%d.compute_ns=%" PRId64
 		       "\nrank.%d.step.%d.comm_not_overlapped_ns=%" PRId64
@@ -382,9 +387,10 @@ void write_truth(const struct gen *G, struct rank_out *ro)
 	       traces[o->step_trace], o->naming == NAME_HOST ? "host" : "rank", o->raw);
 	static const char *const shapes[] = {"marked", "vllm", "train"};
 	if (o->shape.kind != SHAPE_MARKED) /* the marked shape's truth stays as it was */
-		sb_fmt(&b, "shape=%s%s%s%s%s%s\nworkload=%s\n", shapes[o->shape.kind], o->shape.mla ? ",mla" : "",
+		sb_fmt(&b, "shape=%s%s%s%s%s%s%s\nworkload=%s\n", shapes[o->shape.kind], o->shape.mla ? ",mla" : "",
 		       o->shape.moe ? ",moe" : "", o->shape.graph ? ",graph" : "", o->shape.annotate ? ",annotate" : "",
-		       o->shape.short_prefill ? ",short" : "", o->shape.kind == SHAPE_TRAIN ? "training" : "inference");
+		       o->shape.legacy ? ",legacy" : "", o->shape.short_prefill ? ",short" : "",
+		       o->shape.kind == SHAPE_TRAIN ? "training" : "inference");
 	if (o->scale_kind >= 0)
 		sb_fmt(&b, "kernel_scale.%s=%" PRId64 "\n", kinds[o->scale_kind].kernel, o->scale_milli);
 	if (o->drop_kind >= 0)
