@@ -79,7 +79,8 @@ static void fz_build(const uint8_t *d, size_t n)
 		if (len > n - i)
 			len = n - i;
 		char path[4096];
-		snprintf(path, sizeof path, "%s/%s%s", fz_root, where, name);
+		if (snprintf(path, sizeof path, "%s/%s%s", fz_root, where, name) >= (int)sizeof path)
+			continue; /* never: the root is a short temporary directory */
 		fz_mkdirs(path);
 		switch (kind) {
 		case 'D': mkdir(path, 0755); break;
