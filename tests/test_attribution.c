@@ -882,10 +882,12 @@ static void test_op_types_planted(void **state)
 	assert_int_equal(ar->total_ns, US(100));
 	assert_int_equal(ar->busy_ns, US(100));
 	assert_int_equal(mm->busy_ns, US(100));
-	/* collectives of the communication lane are device types too: 2 overlapping, 70 us busy */
+	/* collectives of the communication lane are device types too: 2 overlapping, 70 us busy,
+	 * the calls of one row (kind and group) */
 	const struct op_type_stat *ag = find_type(ra, "hcom_allGather");
 	assert_int_equal(ag->count, 2);
-	assert_int_equal(ag->n_names, 2);
+	assert_int_equal(ag->n_names, 1);
+	assert_string_equal(ag->group, "7");
 	assert_int_equal(ag->total_ns, US(100));
 	assert_int_equal(ag->busy_ns, US(70));
 	assert_true(tu_close(sdma->share_pct, 100.0 * 100 / 370, 1e-9, 1e-9));

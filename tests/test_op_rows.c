@@ -162,7 +162,7 @@ static void test_instances(void **state)
 	const struct rank_store *rs;
 	load_rank0(&c, 7, &rs);
 	uint32_t *evs;
-	size_t n = op_rows_instances(rs, "RmsNorm", SCOPE_DEVICE, &evs);
+	size_t n = op_rows_instances(rs, NULL, (struct op_key){.name = "RmsNorm"}, SCOPE_DEVICE, &evs);
 	assert_int_equal(n, tu_truth_int(c.truth, "op.0.RmsNorm.count"));
 	for (size_t k = 1; k < n; k++)
 		assert_true(store_ts(rs, evs[k - 1]) < store_ts(rs, evs[k]) ||
@@ -170,7 +170,7 @@ static void test_instances(void **state)
 	free(evs);
 	/* each scope's count by brute force */
 	for (int scope = SCOPE_DEVICE; scope < SCOPE_COUNT; scope++) {
-		n = op_rows_instances(rs, "RmsNorm", scope, &evs);
+		n = op_rows_instances(rs, NULL, (struct op_key){.name = "RmsNorm"}, scope, &evs);
 		size_t want = 0;
 		for (size_t ev = 0; ev < rs->n_ev; ev++)
 			want += !strcmp(store_ev_name(rs, ev), "RmsNorm") &&
@@ -178,7 +178,7 @@ static void test_instances(void **state)
 		assert_int_equal(n, want);
 		free(evs);
 	}
-	assert_int_equal(op_rows_instances(rs, "no such op", SCOPE_ALL, &evs), 0);
+	assert_int_equal(op_rows_instances(rs, NULL, (struct op_key){.name = "no such op"}, SCOPE_ALL, &evs), 0);
 	assert_null(evs);
 	tu_capture_free(&c);
 }
@@ -193,7 +193,7 @@ static void test_by_step(void **state)
 	const struct rank_analysis *ra = load_rank0(&c, 9, &rs);
 	assert_int_equal(ra->n_steps, tu_truth_int(c.truth, "rank.0.steps"));
 	uint32_t *evs;
-	size_t n = op_rows_instances(rs, "RmsNorm", SCOPE_DEVICE, &evs);
+	size_t n = op_rows_instances(rs, NULL, (struct op_key){.name = "RmsNorm"}, SCOPE_DEVICE, &evs);
 	int64_t *ns = malloc(ra->n_steps * sizeof *ns);
 	size_t *calls = malloc(ra->n_steps * sizeof *calls);
 	memset(ns, 0xff, ra->n_steps * sizeof *ns); /* zeroed by the call */

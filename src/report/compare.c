@@ -194,13 +194,17 @@ static void compare_value(struct compare_value *cv, enum compare_dir dir)
 
 /* ---- op diff ------------------------------------------------------------------------ */
 
+/* Rows pair up by name, and collectives by kind and group. */
 static int cmp_op_key(const struct op_stat *x, const struct op_stat *y)
 {
 	if (x->scope != y->scope)
 		return x->scope - y->scope;
 	if (x->phase != y->phase)
 		return x->phase - y->phase;
-	return strcmp(x->name, y->name);
+	if (x->collective != y->collective)
+		return x->collective - y->collective;
+	int c = strcmp(x->name, y->name);
+	return c ? c : analysis_group_cmp(x->group, y->group);
 }
 
 static int cmp_op_ptr(const void *a, const void *b)
@@ -218,7 +222,8 @@ static int cmp_diff(const void *a, const void *b)
 	int64_t dx = llabs(x->delta_total_ns), dy = llabs(y->delta_total_ns);
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
-	return strcmp(x->name, y->name);
+	int c = strcmp(x->name, y->name);
+	return c ? c : analysis_group_cmp(x->group, y->group);
 }
 
 static enum op_change change_of(double a, double delta)
@@ -233,6 +238,8 @@ static void fill_diff(struct op_diff *d, const struct op_stat *a, const struct o
 	const struct op_stat *any = a ? a : b;
 	memset(d, 0, sizeof *d);
 	d->name = any->name;
+	d->group = any->group;
+	d->collective = any->collective;
 	d->scope = any->scope;
 	d->phase = any->phase;
 	d->category = any->category;
@@ -281,11 +288,14 @@ static void diff_ops(struct compare_pair *p)
 	xqsort(p->ops, p->n_ops, sizeof *p->ops, cmp_diff);
 }
 
-const struct op_diff *compare_find_op(const struct compare_pair *p, int scope, int phase, const char *name)
+const struct op_diff *compare_find_op(const struct compare_pair *p, int scope, int phase, struct op_key key)
 {
-	for (size_t i = 0; p && i < p->n_ops; i++)
-		if (p->ops[i].scope == scope && p->ops[i].phase == phase && !strcmp(p->ops[i].name, name))
-			return &p->ops[i];
+	for (size_t i = 0; p && i < p->n_ops; i++) {
+		const struct op_diff *d = &p->ops[i];
+		if (d->scope == scope && d->phase == phase && d->collective == key.collective && !strcmp(d->name, key.name) &&
+		    !analysis_group_cmp(d->group, key.group))
+			return d;
+	}
 	return NULL;
 }
 

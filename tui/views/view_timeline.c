@@ -1011,7 +1011,9 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		}
 		if (row->kind == ROW_OP) {
 			const struct op_row *o = &t->ops[row->op];
-			canvas_text(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_NORMAL, o->name);
+			char lab[600];
+			canvas_text(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_NORMAL,
+				    op_rows_label(o->name, o->group, lab, sizeof lab));
 			draw_op_row(t, o, cv, tx, ry, tw);
 			continue;
 		}
