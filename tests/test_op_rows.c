@@ -415,6 +415,22 @@ static void test_collectives_real_level1(void **state)
 		assert_true(o->share_pct > 85);
 		assert_calls_found(ra, &rd->store, o);
 		assert_no_call_rows(ra);
+		/* the Timeline's range table over the whole window: the same row */
+		struct range_totals rt;
+		analysis_range(&rd->store, ra->cls, rd->store.window_start, rd->store.window_end + 1, &rt);
+		size_t in_range = 0;
+		for (size_t i = 0; i < rt.n_ops; i++) {
+			assert_false(strstr(rt.ops[i].name, "hcom_") && strstr(rt.ops[i].name, "__"));
+			if (!rt.ops[i].group)
+				continue;
+			assert_string_equal(rt.ops[i].name, "hcom_allReduce");
+			assert_string_equal(rt.ops[i].group, "586");
+			assert_int_equal(rt.ops[i].count, o->count);
+			assert_int_equal(rt.ops[i].in_ns, o->total_ns);
+			in_range++;
+		}
+		assert_int_equal(in_range, 1);
+		analysis_range_free(&rt);
 	}
 	real_free(an, cap, dir);
 }

@@ -870,10 +870,11 @@ static void draw_range(struct timeline *t, struct canvas *cv, int x, int y, int 
 	sbuf_free(&sb);
 	for (int i = 0, row = y + 3; (size_t)i < r->n_ops && row < y + h; i++, row++) {
 		const struct range_op *o = &r->ops[i];
+		char label[600];
 		canvas_set(cv, x + 1, row, category_glyph(o->category, 1), category_style(o->category));
 		canvas_textf(cv, x + 3, row, w - 4, ST_NORMAL, "%12s %6.1f%%  x%-6u %-6s %s",
 			     app_fmt_dur(o->in_ns, b1, sizeof b1), span > 0 ? 100.0 * (double)o->in_ns / (double)span : 0.0,
-			     o->count, o->device ? "device" : "host", o->name);
+			     o->count, o->device ? "device" : "host", op_rows_label(o->name, o->group, label, sizeof label));
 	}
 }
 
