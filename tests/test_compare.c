@@ -307,6 +307,22 @@ static void test_real_levels(void **state)
 	/* PMU ratios exist at Level1 only: no verdict without both sides */
 	assert_int_equal(c->pairs[0].fig[M_PMU_MAC].verdict, CMP_NA);
 	assert_true(c->pairs[0].fig[M_PMU_MAC].have[1]);
+	/* the allReduce of each run, its group renumbered (868 at Level0, 586 at Level1): one
+	 * diff of its kind, not one removed and one added */
+	for (size_t r = 0; r < 2; r++) {
+		const struct compare_pair *p = &c->pairs[r];
+		const struct op_diff *d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN,
+							  (struct op_key){"hcom_allReduce", "868/586", true});
+		assert_non_null(d);
+		assert_non_null(d->s[0]);
+		assert_non_null(d->s[1]);
+		assert_string_equal(d->s[0]->group, "868");
+		assert_string_equal(d->s[1]->group, "586");
+		assert_int_equal(d->delta_count, 0);
+		assert_int_equal(d->delta_total_ns, d->s[1]->total_ns - d->s[0]->total_ns);
+		assert_int_equal(p->n_change[SCOPE_DEVICE][PHASE_UNKNOWN][OPC_ADDED], 0);
+		assert_int_equal(p->n_change[SCOPE_DEVICE][PHASE_UNKNOWN][OPC_REMOVED], 0);
+	}
 	compare_free(c);
 	for (int s = 0; s < 2; s++) {
 		analysis_free(an[s]);

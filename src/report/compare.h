@@ -57,7 +57,10 @@ const char *compare_op_change_name(enum op_change c); /* static */
 
 struct op_diff {
 	const char *name;            /* borrowed from a side's op statistics */
-	const char *group;           /* a collective row's group, borrowed as name; else NULL */
+	/* a collective row's group, borrowed as name; "868/586" (before/after, from the pair's
+	 * strs) for the one row of a kind left on each side, paired across groups: torch_npu's
+	 * group number differs between runs of one job; else NULL */
+	const char *group;
 	bool collective;             /* whole collectives of one kind and group (op_stat's) */
 	uint8_t scope, phase, category;
 	const struct op_stat *s[2];  /* borrowed from each side's analysis; NULL where absent */
@@ -93,6 +96,7 @@ struct compare_pair {
 	struct compare_value fig[CF_COUNT];
 	struct op_diff *ops; /* owned; sorted by scope, phase, then |delta_total_ns| descending */
 	size_t n_ops;
+	struct strtab *strs; /* owned: groups of collectives paired across groups, or NULL */
 	size_t n_change[SCOPE_COUNT][3][OPC_COUNT]; /* per scope, phase and change */
 	double cat_share[2][SCOPE_COUNT][CAT_COUNT]; /* % of the scope's op time, all phases */
 	int bn_score[2][BN_COUNT];

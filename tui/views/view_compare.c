@@ -551,7 +551,10 @@ static void cop_load(struct compare_op *o, struct app *app)
 			continue;
 		const struct rank_store *rs = &sd->cs.rd->store;
 		const struct rank_analysis *ra = sd->cs.ra;
-		sd->n = op_rows_instances(rs, ra->cls, cop_key(o), o->scope, &sd->evs);
+		/* each side's own row: a collective paired across groups has a group per side */
+		const struct op_diff *d = compare_find_op(o->pair, o->scope, o->phase, cop_key(o));
+		struct op_key key = d && d->s[s] ? op_key_of(d->s[s]) : cop_key(o);
+		sd->n = op_rows_instances(rs, ra->cls, key, o->scope, &sd->evs);
 		sd->step_ns = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_ns);
 		sd->step_calls = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_calls);
 		sd->max_dur = op_rows_by_step(ra, rs, sd->evs, sd->n, sd->step_ns, sd->step_calls);
