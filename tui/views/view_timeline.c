@@ -1012,9 +1012,18 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		}
 		if (row->kind == ROW_OP) {
 			const struct op_row *o = &t->ops[row->op];
-			char lab[600];
-			canvas_text(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_NORMAL,
-				    op_rows_label(o->name, o->group, lab, sizeof lab));
+			char lab[600], grp[140];
+			enum style st = sel ? ST_SELECTED : ST_NORMAL;
+			/* a collective's group stays when the label is cut: its kind's rows differ by it */
+			snprintf(grp, sizeof grp, " (%s)", o->group ? o->group : "");
+			int gw = canvas_width(grp);
+			op_rows_label(o->name, o->group, lab, sizeof lab);
+			if (o->group && canvas_width(lab) > label_w - 1 && gw < label_w / 2) {
+				canvas_text(cv, x + 1, ry, label_w - 1 - gw, st, o->name);
+				canvas_text(cv, x + label_w - gw, ry, gw, st, grp);
+			} else {
+				canvas_text(cv, x + 1, ry, label_w - 1, st, lab);
+			}
 			draw_op_row(t, o, cv, tx, ry, tw);
 			continue;
 		}
