@@ -475,17 +475,21 @@ static void test_graph_mode_host_advice(void **state)
 /* ---- planted traps: small captures whose every nanosecond is known ------------------ */
 
 /* One rank's trace: Python (pid 1), Ascend Hardware stream 2 (pid 2) and an HCCL
- * Communication lane (pid 3); events are "lane,name,start_us,dur_us" lines. */
+ * Communication lane (pid 3, left out when the spec starts with '!'); events are
+ * "lane,name,start_us,dur_us" lines. */
 static char *planted_trace(const char *spec)
 {
-	char *text = xstrdup(
+	bool hccl = spec[0] != '!';
+	spec += !hccl;
+	char *text = xasprintf(
 		"[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"Python\"}},\n"
 		"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, \"args\": {\"name\": \"Ascend Hardware\"}},\n"
 		"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 2, \"tid\": 2, \"args\": {\"name\": \"Stream 2\"}},\n"
-		"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 2, \"tid\": 3, \"args\": {\"name\": \"Stream 3\"}},\n"
-		"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 3, \"args\": {\"name\": \"HCCL\"}},\n"
-		"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 3, \"tid\": 10, "
-		"\"args\": {\"name\": \"Group 1 Communication\"}}");
+		"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 2, \"tid\": 3, \"args\": {\"name\": \"Stream 3\"}}%s",
+		hccl ? ",\n{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 3, \"args\": {\"name\": \"HCCL\"}},\n"
+		       "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 3, \"tid\": 10, "
+		       "\"args\": {\"name\": \"Group 1 Communication\"}}"
+		     : "");
 	char lane[16], name[64];
 	double ts, dur;
 	const char *p = spec;
@@ -882,10 +886,12 @@ static void test_op_types_planted(void **state)
 	assert_int_equal(ar->total_ns, US(100));
 	assert_int_equal(ar->busy_ns, US(100));
 	assert_int_equal(mm->busy_ns, US(100));
-	/* collectives of the communication lane are device types too: 2 overlapping, 70 us busy */
+	/* collectives of the communication lane are device types too: 2 overlapping, 70 us busy,
+	 * the calls of one row (kind and group) */
 	const struct op_type_stat *ag = find_type(ra, "hcom_allGather");
 	assert_int_equal(ag->count, 2);
-	assert_int_equal(ag->n_names, 2);
+	assert_int_equal(ag->n_names, 1);
+	assert_string_equal(ag->group, "7");
 	assert_int_equal(ag->total_ns, US(100));
 	assert_int_equal(ag->busy_ns, US(70));
 	assert_true(tu_close(sdma->share_pct, 100.0 * 100 / 370, 1e-9, 1e-9));
@@ -903,6 +909,54 @@ static void test_op_types_planted(void **state)
 		hcom_rows += ra->ops[i].scope == SCOPE_DEVICE && ra->ops[i].phase == PHASE_UNKNOWN &&
 			     !strncmp(ra->ops[i].name, "hcom_allReduce", 14);
 	assert_int_equal(hcom_rows, 2);
+	planted_free(&pc);
+}
+
+/* Without HCCL's group lanes ('!': not even their metadata) the device's communication tasks named as collectives are the
+ * whole collectives: one row per kind and group, each call an instance, classed as
+ * communication; the SDMA task beside them stays a row of its name. */
+static void test_device_collectives_by_kind_and_group(void **state)
+{
+	(void)state;
+	static const char *spec[] = {"!d,hcom_allReduce__428_1_1,200,50 d,hcom_allReduce__428_2_1,300,50 "
+				     "e,hcom_allReduce__428_3_1,320,50 d,hcom_allReduce__9_1_1,400,20 "
+				     "d,SDMA/SDMA,500,10 d,MatMul,600,100"};
+	struct planted pc = {0};
+	planted_load(&pc, spec, 1);
+	const struct rank_analysis *ra = &pc.an->ranks[0];
+	size_t coll = 0;
+	for (size_t i = 0; i < ra->n_ops; i++) {
+		const struct op_stat *o = &ra->ops[i];
+		if (o->scope != SCOPE_DEVICE || o->phase != PHASE_UNKNOWN)
+			continue;
+		if (!strcmp(o->name, "SDMA") || !strcmp(o->name, "MatMul")) {
+			assert_false(o->collective);
+			assert_null(o->group);
+			continue;
+		}
+		assert_true(o->collective);
+		assert_string_equal(o->name, "hcom_allReduce");
+		assert_int_equal(o->category, CAT_COMM);
+		bool g428 = !strcmp(o->group, "428");
+		assert_true(g428 || !strcmp(o->group, "9"));
+		assert_int_equal(o->count, g428 ? 3 : 1);
+		assert_int_equal(o->total_ns, g428 ? US(150) : US(20));
+		assert_int_equal(o->busy_ns, g428 ? US(120) : US(20)); /* 300-350 and 320-370 overlap */
+		coll++;
+	}
+	assert_int_equal(coll, 2);
+	/* typed by kind and group too */
+	size_t types = 0;
+	for (size_t i = 0; i < ra->n_op_types; i++) {
+		const struct op_type_stat *t = &ra->op_types[i];
+		if (strcmp(t->name, "hcom_allReduce"))
+			continue;
+		bool g428 = !strcmp(t->group, "428");
+		assert_int_equal(t->count, g428 ? 3 : 1);
+		assert_int_equal(t->busy_ns, g428 ? US(120) : US(20));
+		types++;
+	}
+	assert_int_equal(types, 2);
 	planted_free(&pc);
 }
 
@@ -1195,6 +1249,7 @@ int main(void)
 		cmocka_unit_test(test_exposed_copies),
 		cmocka_unit_test(test_op_type_key),
 		cmocka_unit_test(test_op_types_planted),
+		cmocka_unit_test(test_device_collectives_by_kind_and_group),
 		cmocka_unit_test(test_real_invariants),
 		cmocka_unit_test(test_csv_only_ranks),
 		cmocka_unit_test(test_op_statistic_without_hccl_rows),

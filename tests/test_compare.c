@@ -48,7 +48,7 @@ static void check_kernel(const char *key, const char *value, void *ctx)
 		t[s] = tu_truth_int_or(k->truth[s], 0, "op.%d.%s.total_ns", k->rank[s], name);
 		n[s] = tu_truth_int_or(k->truth[s], 0, "op.%d.%s.count", k->rank[s], name);
 	}
-	const struct op_diff *d = compare_find_op(k->p, SCOPE_DEVICE, PHASE_UNKNOWN, name);
+	const struct op_diff *d = compare_find_op(k->p, SCOPE_DEVICE, PHASE_UNKNOWN, (struct op_key){.name = name});
 	if (!d)
 		fail_msg("kernel %s: not in the diff", name);
 	char what[300];
@@ -115,7 +115,7 @@ static void test_planted_differences(void **state)
 
 	/* a slower kernel: slower by total and per call, by what was planted */
 	assert_int_equal(tu_truth_int(b.truth, "kernel_scale.RmsNorm"), 1400);
-	const struct op_diff *d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN, "RmsNorm");
+	const struct op_diff *d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN, (struct op_key){.name = "RmsNorm"});
 	assert_non_null(d);
 	assert_int_equal(d->change, OPC_SLOWER);
 	assert_int_equal(d->avg_change, OPC_SLOWER);
@@ -126,12 +126,12 @@ static void test_planted_differences(void **state)
 	/* an op that disappears: gone from the device and from the host, nothing added */
 	assert_int_equal(tu_truth_int(b.truth, "drop_op.Silu"), 1);
 	assert_int_equal(tu_truth_int_or(b.truth, -1, "op.0.Silu.count"), -1);
-	d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN, "Silu");
+	d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN, (struct op_key){.name = "Silu"});
 	assert_non_null(d);
 	assert_int_equal(d->change, OPC_REMOVED);
 	assert_null(d->s[1]);
 	assert_int_equal(d->delta_count, -tu_truth_int(a.truth, "op.0.Silu.count"));
-	d = compare_find_op(p, SCOPE_HOST, PHASE_UNKNOWN, "aten::silu");
+	d = compare_find_op(p, SCOPE_HOST, PHASE_UNKNOWN, (struct op_key){.name = "aten::silu"});
 	assert_non_null(d);
 	assert_int_equal(d->change, OPC_REMOVED);
 	assert_int_equal(d->delta_count, -tu_truth_int(a.truth, "op.0.Silu.count")); /* one cpu_op per kernel */
@@ -184,7 +184,7 @@ static void test_rank_against_rank(void **state)
 	struct tu_capture b = s; /* the same capture's truth for both ranks */
 	check_kernels(p, &s, &b, 0, 1);
 	/* every compute kernel of the slow rank is slower, by the planted factor */
-	const struct op_diff *d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN, "MatMulV2");
+	const struct op_diff *d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN, (struct op_key){.name = "MatMulV2"});
 	assert_non_null(d);
 	assert_int_equal(d->change, OPC_SLOWER);
 	check_close("MatMulV2 delta %", d->delta_total_pct, 30.0, 0.5);
@@ -307,6 +307,22 @@ static void test_real_levels(void **state)
 	/* PMU ratios exist at Level1 only: no verdict without both sides */
 	assert_int_equal(c->pairs[0].fig[M_PMU_MAC].verdict, CMP_NA);
 	assert_true(c->pairs[0].fig[M_PMU_MAC].have[1]);
+	/* the allReduce of each run, its group renumbered (868 at Level0, 586 at Level1): one
+	 * diff of its kind, not one removed and one added */
+	for (size_t r = 0; r < 2; r++) {
+		const struct compare_pair *p = &c->pairs[r];
+		const struct op_diff *d = compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN,
+							  (struct op_key){"hcom_allReduce", "868/586", true});
+		assert_non_null(d);
+		assert_non_null(d->s[0]);
+		assert_non_null(d->s[1]);
+		assert_string_equal(d->s[0]->group, "868");
+		assert_string_equal(d->s[1]->group, "586");
+		assert_int_equal(d->delta_count, 0);
+		assert_int_equal(d->delta_total_ns, d->s[1]->total_ns - d->s[0]->total_ns);
+		assert_int_equal(p->n_change[SCOPE_DEVICE][PHASE_UNKNOWN][OPC_ADDED], 0);
+		assert_int_equal(p->n_change[SCOPE_DEVICE][PHASE_UNKNOWN][OPC_REMOVED], 0);
+	}
 	compare_free(c);
 	for (int s = 0; s < 2; s++) {
 		analysis_free(an[s]);

@@ -10,6 +10,7 @@
 
 #include "analysis.h"
 #include "capture.h"
+#include "compare.h"
 #include "kernel_index.h"
 #include "op_rows.h"
 #include "testutil.h"
@@ -162,7 +163,7 @@ static void test_instances(void **state)
 	const struct rank_store *rs;
 	load_rank0(&c, 7, &rs);
 	uint32_t *evs;
-	size_t n = op_rows_instances(rs, "RmsNorm", SCOPE_DEVICE, &evs);
+	size_t n = op_rows_instances(rs, NULL, (struct op_key){.name = "RmsNorm"}, SCOPE_DEVICE, &evs);
 	assert_int_equal(n, tu_truth_int(c.truth, "op.0.RmsNorm.count"));
 	for (size_t k = 1; k < n; k++)
 		assert_true(store_ts(rs, evs[k - 1]) < store_ts(rs, evs[k]) ||
@@ -170,7 +171,7 @@ static void test_instances(void **state)
 	free(evs);
 	/* each scope's count by brute force */
 	for (int scope = SCOPE_DEVICE; scope < SCOPE_COUNT; scope++) {
-		n = op_rows_instances(rs, "RmsNorm", scope, &evs);
+		n = op_rows_instances(rs, NULL, (struct op_key){.name = "RmsNorm"}, scope, &evs);
 		size_t want = 0;
 		for (size_t ev = 0; ev < rs->n_ev; ev++)
 			want += !strcmp(store_ev_name(rs, ev), "RmsNorm") &&
@@ -178,7 +179,7 @@ static void test_instances(void **state)
 		assert_int_equal(n, want);
 		free(evs);
 	}
-	assert_int_equal(op_rows_instances(rs, "no such op", SCOPE_ALL, &evs), 0);
+	assert_int_equal(op_rows_instances(rs, NULL, (struct op_key){.name = "no such op"}, SCOPE_ALL, &evs), 0);
 	assert_null(evs);
 	tu_capture_free(&c);
 }
@@ -193,7 +194,7 @@ static void test_by_step(void **state)
 	const struct rank_analysis *ra = load_rank0(&c, 9, &rs);
 	assert_int_equal(ra->n_steps, tu_truth_int(c.truth, "rank.0.steps"));
 	uint32_t *evs;
-	size_t n = op_rows_instances(rs, "RmsNorm", SCOPE_DEVICE, &evs);
+	size_t n = op_rows_instances(rs, NULL, (struct op_key){.name = "RmsNorm"}, SCOPE_DEVICE, &evs);
 	int64_t *ns = malloc(ra->n_steps * sizeof *ns);
 	size_t *calls = malloc(ra->n_steps * sizeof *calls);
 	memset(ns, 0xff, ra->n_steps * sizeof *ns); /* zeroed by the call */
@@ -284,6 +285,301 @@ static void test_kernel_index(void **state)
 	tu_capture_free(&c);
 }
 
+/* ---- whole collectives: one row per kind and group ------------------------------------ */
+
+/* A real capture loaded and analysed (*cap: its capture; free both with real_free). */
+static struct analysis *real_analysis(const char *dir, struct capture **cap)
+{
+	*cap = capture_open(dir, NULL);
+	capture_load(*cap);
+	return analysis_run(*cap);
+}
+
+static void real_free(struct analysis *an, struct capture *cap, char *dir)
+{
+	analysis_free(an);
+	capture_free(cap);
+	free(dir);
+}
+
+/* The device row of all phases of collectives of kind and group, or NULL. */
+static const struct op_stat *coll_row(const struct rank_analysis *ra, const char *kind, const char *group)
+{
+	for (size_t i = 0; i < ra->n_ops; i++) {
+		const struct op_stat *o = &ra->ops[i];
+		if (o->scope == SCOPE_DEVICE && o->phase == PHASE_UNKNOWN && o->collective && !strcmp(o->name, kind) &&
+		    o->group && !strcmp(o->group, group))
+			return o;
+	}
+	return NULL;
+}
+
+/* The calls named prefix* on the trace's HCCL group lanes (threads "Group N Communication"),
+ * by brute force over every event: their count and summed duration. */
+static size_t trace_calls(const struct rank_store *rs, const char *prefix, int64_t *total)
+{
+	size_t n = 0;
+	*total = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		const struct lane *l = store_ev_lane(rs, ev);
+		if (strncmp(store_ev_name(rs, ev), prefix, strlen(prefix)) ||
+		    !strstr(store_str(rs, l->thread_name), "Communication"))
+			continue;
+		n++;
+		*total += store_dur(rs, ev);
+	}
+	return n;
+}
+
+/* The same from the kernel table's rows (Name and Duration(us)). */
+static size_t csv_calls(const struct csv_table *k, const char *prefix, int64_t *total)
+{
+	size_t n = 0;
+	*total = 0;
+	for (size_t r = 0; r < k->nrows; r++) {
+		int64_t d;
+		if (strncmp(csvt_str(k, r, COL_NAME), prefix, strlen(prefix)) || !csvt_time(k, r, COL_DURATION, &d))
+			continue;
+		n++;
+		*total += d;
+	}
+	return n;
+}
+
+/* No row of one call: no collective row's name keeps a per-call suffix. */
+static void assert_no_call_rows(const struct rank_analysis *ra)
+{
+	for (size_t i = 0; i < ra->n_ops; i++)
+		if (strstr(ra->ops[i].name, "hcom_") && strstr(ra->ops[i].name, "__"))
+			fail_msg("a row of one call: %s", ra->ops[i].name);
+}
+
+/* A collective row's calls as the explorer finds them again (the op detail's instances, the
+ * Timeline's per-op row): as many as the row counts, summing to its total. */
+static void assert_calls_found(const struct rank_analysis *ra, const struct rank_store *rs, const struct op_stat *o)
+{
+	uint32_t *evs;
+	size_t n = op_rows_instances(rs, ra->cls, op_key_of(o), SCOPE_DEVICE, &evs);
+	assert_int_equal(n, o->count);
+	int64_t sum = 0;
+	for (size_t k = 0; k < n; k++) {
+		sum += store_dur(rs, evs[k]);
+		if (k)
+			assert_true(store_ts(rs, evs[k - 1]) <= store_ts(rs, evs[k]));
+	}
+	assert_int_equal(sum, o->total_ns);
+	free(evs);
+	assert_int_equal(op_rows_instances(rs, ra->cls, op_key_of(o), SCOPE_HOST, &evs), 0);
+	struct op_row *rows;
+	size_t nr = op_rows_build(ra, rs, ra->cls, 200, OP_ROWS_BY_TOTAL, &rows), seen = 0;
+	for (size_t i = 0; i < nr; i++) {
+		if (!rows[i].collective || strcmp(rows[i].name, o->name) || strcmp(rows[i].group, o->group))
+			continue;
+		assert_int_equal(rows[i].n, o->count);
+		seen++;
+	}
+	assert_int_equal(seen, 1);
+	op_rows_free(rows, nr);
+	/* what the Ops view shows and searches: "hcom" finds it */
+	char label[600];
+	assert_non_null(strstr(op_rows_label(o->name, o->group, label, sizeof label), "hcom"));
+	assert_non_null(strstr(label, o->group));
+}
+
+/* msinsight's text level1: the 86 ms first allReduce of each rank (issue 35) is in the Ops
+ * rows, one row of 4 calls named hcom_allReduce in group 586, counted and timed as the sum
+ * of its calls on the trace's group lane and of the kernel table's rows. */
+static void test_collectives_real_level1(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(dir, "msinsight/test/data/pytorch/text/level1");
+	struct capture *cap;
+	struct analysis *an = real_analysis(dir, &cap);
+	assert_int_equal(an->n_ranks, 2);
+	static const int64_t want_total[2] = {105991876, 100375284}; /* the CSV rows' sums, ns */
+	for (size_t r = 0; r < 2; r++) {
+		const struct rank_analysis *ra = &an->ranks[r];
+		const struct rank_data *rd = &cap->ranks[ra->rank_index];
+		const struct op_stat *o = coll_row(ra, "hcom_allReduce", "586");
+		assert_non_null(o);
+		assert_int_equal(o->category, CAT_COMM);
+		int64_t trace_total, csv_total;
+		assert_int_equal(o->count, trace_calls(&rd->store, "hcom_allReduce__586_", &trace_total));
+		assert_int_equal(o->count, csv_calls(rd->by_kind[CSV_KERNEL], "hcom_allReduce__586_", &csv_total));
+		assert_int_equal(o->count, 4);
+		assert_int_equal(o->total_ns, trace_total);
+		assert_int_equal(csv_total, want_total[r]);
+		assert_true(llabs(o->total_ns - csv_total) <= 4 * 1000); /* the two exports round apart */
+		/* the largest device row: 86.5 % and more of device busy */
+		assert_ptr_equal(o, &ra->ops[0]);
+		assert_true(o->share_pct > 85);
+		assert_calls_found(ra, &rd->store, o);
+		assert_no_call_rows(ra);
+		/* the Timeline's range table over the whole window: the same row */
+		struct range_totals rt;
+		analysis_range(&rd->store, ra->cls, rd->store.window_start, rd->store.window_end + 1, &rt);
+		size_t in_range = 0;
+		for (size_t i = 0; i < rt.n_ops; i++) {
+			assert_false(strstr(rt.ops[i].name, "hcom_") && strstr(rt.ops[i].name, "__"));
+			if (!rt.ops[i].group)
+				continue;
+			assert_string_equal(rt.ops[i].name, "hcom_allReduce");
+			assert_string_equal(rt.ops[i].group, "586");
+			assert_int_equal(rt.ops[i].count, o->count);
+			assert_int_equal(rt.ops[i].in_ns, o->total_ns);
+			in_range++;
+		}
+		assert_int_equal(in_range, 1);
+		analysis_range_free(&rt);
+	}
+	real_free(an, cap, dir);
+}
+
+/* A rank's kernel table as the test reads it: per (kind, group) of its collectives, parsed
+ * here from "hcom_<kind>__<group>_<n>_<m>", and per Type of its other rows. */
+struct csv_group {
+	char key[160];
+	size_t count;
+	int64_t total;
+};
+
+static void csv_group_add(struct csv_group *g, size_t *n, const char *key, int64_t d)
+{
+	size_t i = 0;
+	while (i < *n && strcmp(g[i].key, key))
+		i++;
+	if (i == *n) {
+		assert_true(*n < 512);
+		g[*n] = (struct csv_group){.count = 0};
+		snprintf(g[(*n)++].key, sizeof g->key, "%s", key);
+	}
+	g[i].count++;
+	g[i].total += d;
+}
+
+/* msinsight's st/level2, exported without a trace: rows by kind and group where the kernel
+ * table has one row per call (15 of rank 0's), and op types by the Type column
+ * (Add: 457 rows, 14,646.74 us), both equal to the sums read from the table here. */
+static void test_collectives_and_types_without_trace(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(dir, "msinsight/test/st/level2");
+	struct capture *cap;
+	struct analysis *an = real_analysis(dir, &cap);
+	size_t checked_ranks = 0;
+	for (size_t r = 0; r < an->n_ranks; r++) {
+		const struct rank_analysis *ra = &an->ranks[r];
+		const struct csv_table *k = cap->ranks[ra->rank_index].by_kind[CSV_KERNEL];
+		if (!k)
+			continue; /* ranks 1 and 3: communication.json and step_trace_time only */
+		assert_false(ra->has_trace);
+		static struct csv_group coll[512], types[512];
+		size_t n_coll = 0, n_types = 0, calls = 0;
+		for (size_t row = 0; row < k->nrows; row++) {
+			int64_t d;
+			if (!csvt_time(k, row, COL_DURATION, &d))
+				continue;
+			const char *name = csvt_str(k, row, COL_NAME), *dd = strstr(name, "__");
+			if (!strncmp(name, "hcom_", 5) && dd) {
+				char key[160];
+				snprintf(key, sizeof key, "%.*s|%.*s", (int)(dd - name), name, (int)strcspn(dd + 2, "_"), dd + 2);
+				csv_group_add(coll, &n_coll, key, d);
+				calls++;
+			} else {
+				csv_group_add(types, &n_types, csvt_str(k, row, COL_TYPE), d);
+			}
+		}
+		assert_true(n_coll >= 4 && calls > n_coll);
+		for (size_t i = 0; i < n_coll; i++) {
+			char kind[160];
+			snprintf(kind, sizeof kind, "%.*s", (int)strcspn(coll[i].key, "|"), coll[i].key);
+			const struct op_stat *o = coll_row(ra, kind, strchr(coll[i].key, '|') + 1);
+			if (!o)
+				fail_msg("rank %d: no row for %s", ra->rank, coll[i].key);
+			assert_int_equal(o->count, coll[i].count);
+			assert_int_equal(o->total_ns, coll[i].total);
+			assert_int_equal(o->category, CAT_COMM);
+		}
+		assert_no_call_rows(ra);
+		size_t typed = 0;
+		for (size_t i = 0; i < n_types; i++)
+			for (size_t t = 0; t < ra->n_op_types; t++) {
+				const struct op_type_stat *ty = &ra->op_types[t];
+				if (ty->scope != SCOPE_DEVICE || ty->group || strcmp(ty->name, types[i].key))
+					continue;
+				assert_int_equal(ty->count, types[i].count);
+				assert_int_equal(ty->total_ns, types[i].total);
+				typed++;
+			}
+		assert_int_equal(typed, n_types);
+		if (ra->rank == 0)
+			for (size_t t = 0; t < ra->n_op_types; t++)
+				if (!strcmp(ra->op_types[t].name, "Add")) {
+					assert_int_equal(ra->op_types[t].count, 457);
+					assert_int_equal(ra->op_types[t].total_ns, 14646740);
+					assert_int_equal(ra->op_types[t].n_names, 2);
+					checked_ranks += 100;
+				}
+		checked_ranks++;
+	}
+	assert_int_equal(checked_ranks, 102); /* ranks 0 and 2, Add on rank 0 */
+	real_free(an, cap, dir);
+}
+
+/* A generated 8-rank capture with collectives: each rank's 24 allReduces are one row (not
+ * 24 of one call), counted and timed as the ground truth's collectives (transfer plus wait)
+ * and as the group lane's events; rank against rank diffs that row. */
+static void test_collectives_generated(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--ranks 8 --comm --seed 3 --steps 6 --prefill 1 --ops 40", true);
+	assert_int_equal(c.an->n_ranks, 8);
+	for (size_t r = 0; r < 8; r++) {
+		const struct rank_analysis *ra = &c.an->ranks[r];
+		const struct rank_store *rs = &c.cap->ranks[ra->rank_index].store;
+		size_t rows = 0;
+		const struct op_stat *o = NULL;
+		for (size_t i = 0; i < ra->n_ops; i++)
+			if (ra->ops[i].scope == SCOPE_DEVICE && ra->ops[i].phase == PHASE_UNKNOWN && ra->ops[i].collective) {
+				rows++;
+				o = &ra->ops[i];
+			}
+		assert_int_equal(rows, 1);
+		assert_string_equal(o->name, "hcom_allReduce");
+		long long calls = tu_truth_int(c.truth, "rank.%d.collectives", ra->rank);
+		long long dur = tu_truth_int(c.truth, "rank.%d.coll_transfer_ns", ra->rank) +
+				tu_truth_int(c.truth, "rank.%d.coll_wait_ns", ra->rank);
+		assert_int_equal(o->count, calls);
+		assert_int_equal(o->total_ns, dur);
+		int64_t trace_total;
+		char prefix[64];
+		snprintf(prefix, sizeof prefix, "hcom_allReduce__%s_", o->group);
+		assert_int_equal(trace_calls(rs, prefix, &trace_total), calls);
+		assert_int_equal(trace_total, dur);
+		assert_no_call_rows(ra);
+		assert_calls_found(ra, rs, o);
+	}
+	struct comparison *cmp = compare_ranks(c.an, 0, 1);
+	assert_non_null(cmp);
+	const struct compare_pair *p = &cmp->pairs[0];
+	size_t coll_diffs = 0;
+	for (size_t i = 0; i < p->n_ops; i++)
+		coll_diffs += p->ops[i].collective && p->ops[i].scope == SCOPE_DEVICE && p->ops[i].phase == PHASE_UNKNOWN;
+	assert_int_equal(coll_diffs, 1);
+	const struct op_diff *d = NULL;
+	for (size_t i = 0; i < p->n_ops && !d; i++)
+		if (p->ops[i].collective && p->ops[i].scope == SCOPE_DEVICE && p->ops[i].phase == PHASE_UNKNOWN)
+			d = &p->ops[i];
+	assert_ptr_equal(compare_find_op(p, SCOPE_DEVICE, PHASE_UNKNOWN, (struct op_key){d->name, d->group, true}), d);
+	assert_non_null(d->s[0]);
+	assert_non_null(d->s[1]);
+	assert_int_equal(d->delta_count, 0);
+	assert_int_equal(d->delta_total_ns, d->s[1]->total_ns - d->s[0]->total_ns);
+	compare_free(cmp);
+	tu_capture_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +588,9 @@ int main(void)
 		cmocka_unit_test(test_instances),
 		cmocka_unit_test(test_by_step),
 		cmocka_unit_test(test_kernel_index),
+		cmocka_unit_test(test_collectives_real_level1),
+		cmocka_unit_test(test_collectives_and_types_without_trace),
+		cmocka_unit_test(test_collectives_generated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,6 +136,25 @@ static void test_json_report_keys_and_values(void **state)
 		assert_int_equal(d.jt.t[key(&d, op, "scope")].type, JSMN_STRING);
 		for (size_t i = 0; i < sizeof opkeys / sizeof opkeys[0]; i++)
 			num(&d, key(&d, op, opkeys[i]));
+		/* the collectives: one row of their kind with its group, every call counted (issue
+		 * 35); other ops have no group */
+		for (int list = 0; list < 2; list++) {
+			int arr = key(&d, rk, list ? "top_op_types" : "top_ops"), found = 0;
+			for (int i = 0; i < d.jt.t[arr].size; i++) {
+				int o = item(&d, arr, i), g = key(&d, o, "group"), nm = key(&d, o, "name");
+				bool is_coll = d.jt.t[nm].end - d.jt.t[nm].start == 14 && !strncmp(d.js + d.jt.t[nm].start, "hcom_allReduce", 14);
+				assert_int_equal(d.jt.t[g].type, is_coll ? JSMN_STRING : JSMN_PRIMITIVE);
+				int sc = key(&d, o, "scope");
+				if (!is_coll || strncmp(d.js + d.jt.t[sc].start, "device", 6))
+					continue; /* the "all" scope may repeat it */
+				found++;
+				assert_int_equal((long long)num(&d, key(&d, o, "count")), tu_truth_int(truth, "rank.%d.collectives", r));
+				assert_true(tu_close(num(&d, key(&d, o, "total_us")) * 1e3,
+						     (double)(tu_truth_int(truth, "rank.%d.coll_transfer_ns", r) +
+							      tu_truth_int(truth, "rank.%d.coll_wait_ns", r)), 1e-9, 1));
+			}
+			assert_int_equal(found, 1);
+		}
 	}
 	tu_truth_free(truth);
 	jtok_free(&d.jt);

@@ -76,10 +76,14 @@ struct timeline_target {
 struct op_target {
 	const char *name; /* copied */
 	int scope;        /* enum op_scope */
+	const char *group; /* copied: a collective row's group, or NULL */
+	bool collective;   /* the row of whole collectives of one kind (name) and group */
 };
 struct compare_op_target {
 	const char *name; /* copied */
 	int scope, phase; /* enum op_scope, enum step_phase */
+	const char *group; /* copied, as op_target's */
+	bool collective;
 };
 struct comm_detail_target {
 	const char *title;             /* copied */

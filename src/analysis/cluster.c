@@ -15,6 +15,7 @@
 #include "capture.h"
 #include "cluster_out.h"
 #include "db.h"
+#include "evkind.h"
 #include "i18n.h"
 #include "strtab.h"
 #include "xalloc.h"
@@ -22,18 +23,8 @@
 
 const char *cluster_group_of(const char *name, char *buf, size_t size)
 {
-	/* HCCL names a collective op__<group>_<index>_<n>: the group is the part after "__" */
-	const char *u = name ? strstr(name, "__") : NULL;
-	if (!u || !u[2]) {
+	if (!analysis_collective_group(name, buf, size))
 		snprintf(buf, size, "all");
-		return buf;
-	}
-	u += 2;
-	size_t n = strcspn(u, "_");
-	if (n >= size)
-		n = size - 1;
-	memcpy(buf, u, n);
-	buf[n] = 0;
 	return buf;
 }
 

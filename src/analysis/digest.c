@@ -327,6 +327,7 @@ static void io_types(struct dio *d, struct op_type_stat **pt, size_t *pn)
 	}
 	for (size_t i = 0; i < n && !d->bad; i++) {
 		t[i].name = io_os(d, t[i].name);
+		t[i].group = io_s(d, t[i].group);
 		t[i].scope = (uint8_t)io_e(d, t[i].scope, SCOPE_COUNT);
 		t[i].category = (uint8_t)io_e(d, t[i].category, CAT_COUNT);
 		t[i].count = io_u(d, t[i].count);
@@ -349,6 +350,8 @@ static void io_ops(struct dio *d, struct rank_analysis *ra)
 		o[i].name = io_s(d, o[i].name);
 		if (d->rd && !o[i].name)
 			o[i].name = "";
+		o[i].group = io_s(d, o[i].group);
+		o[i].collective = io_b(d, o[i].collective);
 		o[i].scope = (uint8_t)io_e(d, o[i].scope, SCOPE_COUNT);
 		o[i].phase = (uint8_t)io_e(d, o[i].phase, PHASE_MIXED + 1);
 		o[i].category = (uint8_t)io_e(d, o[i].category, CAT_COUNT);

@@ -2,6 +2,8 @@
 /* What an event or a kernel row is beyond its category (evkind.h). */
 #include "evkind.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -46,14 +48,24 @@ void analysis_kernel_memo_free(struct kernel_memo *m)
 	m->n_names = 0;
 }
 
+bool analysis_is_group_lane(const struct rank_store *rs, const struct lane *l)
+{
+	const char *tn = store_str(rs, l->thread_name);
+	return l->group == LANE_COMM && (strcasestr(tn, "Communication") || strcasestr(tn, "Group"));
+}
+
 bool analysis_has_group_lanes(const struct rank_store *rs)
 {
-	for (size_t i = 0; i < rs->n_lanes; i++) {
-		const char *tn = store_str(rs, rs->lanes[i].thread_name);
-		if (rs->lanes[i].group == LANE_COMM && (strcasestr(tn, "Communication") || strcasestr(tn, "Group")))
+	for (size_t i = 0; i < rs->n_lanes; i++)
+		if (analysis_is_group_lane(rs, &rs->lanes[i]))
 			return true;
-	}
 	return false;
+}
+
+bool analysis_collective_name(const char *n)
+{
+	return !strncasecmp(n, "hcom_", 5) || strcasestr(n, "hccl") || strcasestr(n, "allreduce") ||
+	       strcasestr(n, "allgather") || strcasestr(n, "reducescatter") || strcasestr(n, "alltoall");
 }
 
 /* Is ev a whole collective (not one of its sub-tasks)? The whole test; evkind.h asks the
@@ -62,15 +74,92 @@ bool analysis_is_collective_named(const struct rank_store *rs, const struct ev_c
 				  bool have_group_lanes)
 {
 	const struct lane *l = store_ev_lane(rs, ev);
-	if (have_group_lanes) {
-		const char *tn = store_str(rs, l->thread_name);
-		return l->group == LANE_COMM && (strcasestr(tn, "Communication") || strcasestr(tn, "Group"));
-	}
+	if (have_group_lanes)
+		return analysis_is_group_lane(rs, l);
 	if (l->group != LANE_DEVICE || cls[ev].cat != CAT_COMM)
 		return false;
-	const char *n = store_ev_name(rs, ev);
-	return !strncasecmp(n, "hcom_", 5) || strcasestr(n, "hccl") || strcasestr(n, "allreduce") ||
-	       strcasestr(n, "allgather") || strcasestr(n, "reducescatter") || strcasestr(n, "alltoall");
+	return analysis_collective_name(store_ev_name(rs, ev));
+}
+
+const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", type && *type ? type : name ? name : "");
+	if (strncasecmp(buf, "hcom_", 5) != 0)
+		return buf;
+	/* hcom_allReduce__428_5_1: the group's sequence and counters after "__" */
+	char *dd = strstr(buf + 5, "__");
+	if (dd)
+		*dd = 0;
+	for (size_t n = strlen(buf); n > 5;) {
+		size_t k = n;
+		while (k > 5 && isdigit((unsigned char)buf[k - 1]))
+			k--;
+		if (k < n && k > 5 && buf[k - 1] == '_') {
+			buf[--k] = 0; /* "_<digits>" */
+			n = k;
+		} else if (buf[n - 1] == '_') {
+			buf[--n] = 0;
+		} else {
+			break;
+		}
+	}
+	return buf;
+}
+
+const char *analysis_collective_group(const char *name, char *buf, size_t size)
+{
+	/* HCCL names a collective op__<group>_<index>_<n>: the group is the part after "__" */
+	const char *u = name ? strstr(name, "__") : NULL;
+	if (!u || !u[2] || !size)
+		return NULL;
+	u += 2;
+	size_t n = strcspn(u, "_");
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, u, n);
+	buf[n] = 0;
+	return buf;
+}
+
+void analysis_coll_rows_init(struct coll_rows *cr, uint32_t n_names, bool any_name, struct strtab *strs)
+{
+	memset(cr, 0, sizeof *cr);
+	cr->n_names = n_names;
+	cr->key_of = xcalloc(n_names ? n_names : 1, sizeof *cr->key_of);
+	cr->any_name = any_name;
+	cr->strs = strs;
+}
+
+uint32_t analysis_coll_row(struct coll_rows *cr, uint32_t id, const char *name)
+{
+	if (id >= cr->n_names)
+		return UINT32_MAX;
+	if (!cr->key_of[id]) {
+		cr->key_of[id] = 1;
+		if (cr->any_name || analysis_collective_name(name)) {
+			char kb[512], gb[128];
+			const char *kind = analysis_op_type_key(name, NULL, kb, sizeof kb);
+			const char *group = analysis_collective_group(name, gb, sizeof gb);
+			struct coll_row_key key = {strtab_str(cr->strs, strtab_intern_cstr(cr->strs, kind)),
+						   group ? strtab_str(cr->strs, strtab_intern_cstr(cr->strs, group)) : NULL};
+			size_t k = 0; /* a capture's collectives have a handful of kinds and groups */
+			while (k < cr->n_keys && (cr->keys[k].kind != key.kind || cr->keys[k].group != key.group))
+				k++;
+			if (k == cr->n_keys) {
+				xgrow(&cr->keys, &cr->cap, cr->n_keys + 1, sizeof *cr->keys);
+				cr->keys[cr->n_keys++] = key;
+			}
+			cr->key_of[id] = (uint32_t)k + 2;
+		}
+	}
+	return cr->key_of[id] >= 2 ? cr->key_of[id] - 2 : UINT32_MAX;
+}
+
+void analysis_coll_rows_free(struct coll_rows *cr)
+{
+	free(cr->key_of);
+	free(cr->keys);
+	memset(cr, 0, sizeof *cr);
 }
 
 static int dtype_bytes(const char *t)

@@ -8,14 +8,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "category.h"
 #include "csv_table.h"
 #include "store.h"
+#include "strtab.h"
 #include "u64map.h"
 
-/* Collectives: whole collective operations, not their sub-tasks. */
+/* Collectives: whole collective operations, not their sub-tasks. On a capture with HCCL's
+ * group lanes ("Group 0 Communication"), every event of those lanes; without them, device
+ * communication tasks named as collectives are (analysis_collective_name). */
+bool analysis_is_group_lane(const struct rank_store *rs, const struct lane *l);
 bool analysis_has_group_lanes(const struct rank_store *rs);
+bool analysis_collective_name(const char *name);
 bool analysis_is_collective_named(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
 				  bool have_group_lanes);
 /* Lane and class first, inline: the scans over every event ask this of each one, and few
@@ -28,6 +34,44 @@ static inline bool analysis_is_collective(const struct rank_store *rs, const str
 		return false;
 	return analysis_is_collective_named(rs, cls, ev, have_group_lanes);
 }
+/* The type key of an op: its type when given, else its name without collective suffixes
+ * (hcom_allReduce__428_5_1 -> hcom_allReduce); written to buf (size bytes). */
+const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size);
+/* The group a collective's name carries: the first number after "__" ("586" in
+ * hcom_allReduce__586_0_1; torch_npu's is the same on every rank of one group), written to
+ * buf; NULL when the name carries none. */
+const char *analysis_collective_group(const char *name, char *buf, size_t size);
+
+/* Groups in order: none first. */
+static inline int analysis_group_cmp(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
+}
+
+/* Whole collectives as op rows, keyed by kind and group (hcom_allReduce__586_0_1 and
+ * hcom_allReduce__586_1_1: the row hcom_allReduce of group 586), each call an instance of
+ * its row: not one row per call. Per name id of one string table, the key of its row,
+ * memoised: a name is parsed once however many calls carry it. */
+struct coll_row_key {
+	const char *kind;  /* borrowed from strs: "hcom_allReduce" */
+	const char *group; /* borrowed from strs: "586", or NULL */
+};
+struct coll_rows {
+	uint32_t *key_of; /* owned: per name id, 0 not asked yet, 1 no collective's, else 2 + key */
+	uint32_t n_names;
+	bool any_name;    /* every name asked is a collective's (group lanes); else by the name */
+	struct coll_row_key *keys; /* owned */
+	size_t n_keys, cap;
+	struct strtab *strs; /* borrowed: where kinds and groups are interned (must outlive them) */
+};
+/* n_names: the string table's count; any_name: the events asked are whole collectives
+ * whatever their names (analysis_has_group_lanes). */
+void analysis_coll_rows_init(struct coll_rows *cr, uint32_t n_names, bool any_name, struct strtab *strs);
+/* The key index of a collective's name (id in the table, name its text), UINT32_MAX when
+ * it names no collective. */
+uint32_t analysis_coll_row(struct coll_rows *cr, uint32_t id, const char *name);
+void analysis_coll_rows_free(struct coll_rows *cr);
+
 /* A collective's payload from its args (count x data_type size), in bytes; 0 unknown. */
 double analysis_collective_bytes(const struct rank_store *rs, uint32_t ev);
 

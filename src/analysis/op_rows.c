@@ -2,9 +2,12 @@
 /* An op's instances and the timeline's per-op rows (op_rows.h). */
 #include "op_rows.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "evkind.h"
+#include "i18n.h"
 #include "lanes.h"
 #include "xalloc.h"
 
@@ -26,19 +29,90 @@ static int cmp_by_start(const void *a, const void *b, void *ctx)
 	return x != y ? (x < y ? -1 : 1) : (ea > eb) - (ea < eb);
 }
 
-size_t op_rows_instances(const struct rank_store *rs, const char *name, int scope, uint32_t **out)
+const char *op_rows_label(const char *name, const char *group, char *buf, size_t size)
+{
+	if (group)
+		/* TRANSLATORS: a row of whole collectives: their kind, then their communication group */
+		snprintf(buf, size, _("%s (group %s)"), name, group);
+	else
+		snprintf(buf, size, "%s", name);
+	return buf;
+}
+
+/* The whole collectives of a rank by row: their names' keys memoised (evkind.h), kinds and
+ * groups interned in a table of its own. */
+struct coll_match {
+	struct coll_rows rows;
+	struct strtab *strs;
+	bool group_lanes;
+	const struct ev_class *cls;
+};
+
+static void coll_match_init(struct coll_match *m, const struct rank_store *rs, const struct ev_class *cls)
+{
+	m->strs = strtab_new();
+	m->group_lanes = analysis_has_group_lanes(rs);
+	m->cls = cls;
+	analysis_coll_rows_init(&m->rows, strtab_count(rs->strs), m->group_lanes, m->strs);
+}
+
+static void coll_match_free(struct coll_match *m)
+{
+	analysis_coll_rows_free(&m->rows);
+	strtab_free(m->strs);
+}
+
+/* The key of the collective row ev counts in, NULL when ev is no whole collective. */
+static const struct coll_row_key *coll_match_ev(struct coll_match *m, const struct rank_store *rs, uint32_t ev)
+{
+	if (!m->cls || !analysis_is_collective(rs, m->cls, ev, m->group_lanes))
+		return NULL;
+	uint32_t k = analysis_coll_row(&m->rows, rs->ev_name[ev], store_ev_name(rs, ev));
+	return k == UINT32_MAX ? NULL : &m->rows.keys[k];
+}
+
+static bool coll_key_is(const struct coll_row_key *k, const char *name, const char *group)
+{
+	return !strcmp(k->kind, name) && !analysis_group_cmp(k->group, group);
+}
+
+size_t op_rows_instances(const struct rank_store *rs, const struct ev_class *cls, struct op_key key, int scope,
+			 uint32_t **out)
 {
 	size_t n = 0, cap = 0;
 	*out = NULL;
-	uint32_t id = strtab_find(rs->strs, name, strlen(name));
-	for (size_t ev = 0; id != STRTAB_NONE && ev < rs->n_ev; ev++) {
-		if (rs->ev_name[ev] != id || !op_rows_lane_in_scope(scope, store_ev_lane(rs, ev)->group))
-			continue;
-		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (uint32_t)ev;
+	if (key.collective) {
+		/* on group lanes or device lanes alike: a collective is device work */
+		struct coll_match m;
+		coll_match_init(&m, rs, cls);
+		for (size_t ev = 0; scope != SCOPE_HOST && ev < rs->n_ev; ev++) {
+			const struct coll_row_key *k = coll_match_ev(&m, rs, (uint32_t)ev);
+			if (!k || !coll_key_is(k, key.name, key.group))
+				continue;
+			xgrow(out, &cap, n + 1, sizeof **out);
+			(*out)[n++] = (uint32_t)ev;
+		}
+		coll_match_free(&m);
+	} else {
+		uint32_t id = strtab_find(rs->strs, key.name, strlen(key.name));
+		for (size_t ev = 0; id != STRTAB_NONE && ev < rs->n_ev; ev++) {
+			if (rs->ev_name[ev] != id || !op_rows_lane_in_scope(scope, store_ev_lane(rs, ev)->group))
+				continue;
+			xgrow(out, &cap, n + 1, sizeof **out);
+			(*out)[n++] = (uint32_t)ev;
+		}
 	}
 	xqsort_r(*out, n, sizeof **out, cmp_by_start, (void *)rs);
 	return n;
+}
+
+bool op_rows_csv_name_in(struct op_key key, const char *name)
+{
+	if (!key.collective)
+		return !strcmp(name, key.name);
+	char kb[512], gb[128];
+	return !strcmp(analysis_op_type_key(name, NULL, kb, sizeof kb), key.name) &&
+	       !analysis_group_cmp(analysis_collective_group(name, gb, sizeof gb), key.group);
 }
 
 int64_t op_rows_by_step(const struct rank_analysis *ra, const struct rank_store *rs, const uint32_t *evs,
@@ -66,11 +140,12 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	const struct op_row *x = a, *y = b;
 	switch (sort) {
 	case OP_ROWS_BY_COUNT: if (x->n != y->n) return x->n > y->n ? -1 : 1; break;
-	case OP_ROWS_BY_NAME: return strcmp(x->name, y->name);
 	case OP_ROWS_BY_MAX: if (x->max != y->max) return x->max > y->max ? -1 : 1; break;
-	default: if (x->total != y->total) return x->total > y->total ? -1 : 1; break;
+	case OP_ROWS_BY_TOTAL: if (x->total != y->total) return x->total > y->total ? -1 : 1; break;
+	default: break;
 	}
-	return strcmp(x->name, y->name);
+	int c = strcmp(x->name, y->name);
+	return c ? c : analysis_group_cmp(x->group, y->group);
 }
 
 /* by start alone: instances of one op starting together keep the sort's order */
@@ -98,25 +173,43 @@ size_t op_rows_build(const struct rank_analysis *ra, const struct rank_store *rs
 	int32_t *slot = xmalloc((nstr ? nstr : 1) * sizeof *slot);
 	for (uint32_t i = 0; i < nstr; i++)
 		slot[i] = -1;
+	size_t n_coll = 0, *room = NULL, room_cap = 0; /* room: each row's instances allocated */
 	for (size_t i = 0; i < ra->n_ops && n < max_rows; i++) {
 		const struct op_stat *o = &ra->ops[i];
 		if (o->scope != SCOPE_DEVICE || o->phase != PHASE_UNKNOWN)
 			continue;
-		uint32_t id = strtab_find(rs->strs, o->name, strlen(o->name));
-		if (id == STRTAB_NONE)
+		uint32_t id = o->collective ? STRTAB_NONE : strtab_find(rs->strs, o->name, strlen(o->name));
+		if (id == STRTAB_NONE && !o->collective)
 			continue;
 		xgrow(&rows, &cap, n + 1, sizeof *rows);
-		rows[n] = (struct op_row){o->name, xmalloc((o->count ? o->count : 1) * sizeof(uint32_t)), 0,
-					  o->total_ns, o->max_ns, o->category};
-		slot[id] = (int32_t)n++;
+		xgrow(&room, &room_cap, n + 1, sizeof *room);
+		room[n] = o->count;
+		rows[n] = (struct op_row){o->name, o->group, xmalloc((o->count ? o->count : 1) * sizeof(uint32_t)), 0,
+					  o->total_ns, o->max_ns, o->category, o->collective};
+		if (o->collective)
+			n_coll++;
+		else
+			slot[id] = (int32_t)n;
+		n++;
 	}
+	/* collectives by their calls' kind and group, the rest by name */
+	struct coll_match m;
+	coll_match_init(&m, rs, n_coll ? cls : NULL);
 	for (size_t ev = 0; n && ev < rs->n_ev; ev++) {
+		const struct coll_row_key *k = coll_match_ev(&m, rs, (uint32_t)ev);
+		for (size_t r = 0; k && r < n; r++) {
+			struct op_row *o = &rows[r];
+			if (o->collective && o->n < room[r] && coll_key_is(k, o->name, o->group))
+				o->evs[o->n++] = (uint32_t)ev;
+		}
 		int32_t s = slot[rs->ev_name[ev]];
-		if (s < 0 || store_ev_lane(rs, ev)->group != LANE_DEVICE || (cls[ev].flags & EVF_WAIT))
+		if (k || s < 0 || store_ev_lane(rs, ev)->group != LANE_DEVICE || (cls[ev].flags & EVF_WAIT))
 			continue;
 		struct op_row *o = &rows[s];
 		o->evs[o->n++] = (uint32_t)ev;
 	}
+	coll_match_free(&m);
+	free(room);
 	for (size_t i = 0; i < n; i++)
 		xqsort_r(rows[i].evs, rows[i].n, sizeof(uint32_t), cmp_ev_start, (void *)rs);
 	op_rows_sort(rows, n, sort);

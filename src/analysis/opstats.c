@@ -3,7 +3,6 @@
  * share; the trace's totals beside one CSV table's, never added together. */
 #include "opstats.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +123,8 @@ static int cmp_op(const void *a, const void *b)
 		return x->phase - y->phase;
 	if (x->total_ns != y->total_ns)
 		return x->total_ns > y->total_ns ? -1 : 1;
-	return strcmp(x->name, y->name);
+	int c = strcmp(x->name, y->name);
+	return c ? c : analysis_group_cmp(x->group, y->group);
 }
 
 static inline __attribute__((always_inline)) uint8_t phase_at(const struct rank_analysis *ra, int64_t t, size_t *hint)
@@ -353,10 +353,48 @@ static void copy_as_all(struct op_list *out, size_t from)
 	}
 }
 
+/* Groups of n records read in one go (names: their names by index, n_names of them). */
+static void groups_of_recs(struct op_groups *g, const struct rec *recs, size_t n, size_t n_names)
+{
+	groups_init(g, n_names);
+	g->names = xmalloc((n_names ? n_names : 1) * sizeof *g->names);
+	g->own_names = true;
+	for (size_t i = 0; i < n; i++)
+		groups_count(g, &recs[i]);
+	groups_place_begin(g);
+	for (size_t i = 0; i < n; i++)
+		groups_place(g, &recs[i]);
+}
+
+/* The calls of whole collectives, apart from the other ops: their records name their rows'
+ * keys, known only once every name has been seen. */
+struct coll_calls {
+	struct coll_rows rows;
+	struct rec *recs;
+	int64_t *start; /* each record's start: collectives may overlap, busy is their union */
+	size_t n, cap, cap_start;
+};
+
+static void coll_call_add(struct coll_calls *cc, int64_t start, int64_t dur, uint32_t key, uint8_t phase)
+{
+	xgrow(&cc->recs, &cc->cap, cc->n + 1, sizeof *cc->recs);
+	xgrow(&cc->start, &cc->cap_start, cc->n + 1, sizeof *cc->start);
+	cc->start[cc->n] = start;
+	cc->recs[cc->n++] = (struct rec){dur, key, SCOPE_DEVICE, phase, CAT_COMM};
+}
+
+static void coll_calls_free(struct coll_calls *cc)
+{
+	free(cc->recs);
+	free(cc->start);
+	analysis_coll_rows_free(&cc->rows);
+}
+
 /* Instances from the CSV tables themselves, for ranks exported without a trace. A name's
  * index is its string id in the kernel table, or the kernel table's string count plus its id
- * in operator_details: dense, and equal names of one table share it. */
-static void csv_groups(const struct rank_data *rd, struct op_groups *g)
+ * in operator_details: dense, and equal names of one table share it. The kernel table's
+ * collectives go to cc, by kind and group. */
+static void csv_groups(const struct rank_data *rd, struct op_groups *g, struct coll_calls *cc)
 {
 	const struct csv_table *k = rd->by_kind[CSV_KERNEL], *o = rd->by_kind[CSV_OPERATOR_DETAILS];
 	uint32_t nk = k ? strtab_count(k->strs) : 0, no = o ? strtab_count(o->strs) : 0;
@@ -364,14 +402,20 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g)
 	size_t n = 0, cap = 0;
 	struct kernel_memo memo = {0};
 	for (size_t r = 0; k && r < k->nrows; r++) {
-		int64_t d;
+		int64_t d, a;
 		if (!csvt_time(k, r, COL_DURATION, &d))
 			continue;
 		struct ev_class c = analysis_kernel_class(&memo, k, r);
 		if (c.flags & EVF_WAIT)
 			continue;
+		uint32_t name = csvt_str_id(k, r, COL_NAME);
+		uint32_t key = c.cat == CAT_COMM ? analysis_coll_row(&cc->rows, name, csvt_str(k, r, COL_NAME)) : UINT32_MAX;
+		if (key != UINT32_MAX) {
+			coll_call_add(cc, csvt_time(k, r, COL_START, &a) ? a : 0, d, key, PHASE_UNKNOWN);
+			continue;
+		}
 		xgrow(&recs, &cap, n + 1, sizeof *recs);
-		recs[n++] = (struct rec){d, csvt_str_id(k, r, COL_NAME), SCOPE_DEVICE, PHASE_UNKNOWN, c.cat};
+		recs[n++] = (struct rec){d, name, SCOPE_DEVICE, PHASE_UNKNOWN, c.cat};
 	}
 	analysis_kernel_memo_free(&memo);
 	for (size_t r = 0; o && r < o->nrows; r++) {
@@ -383,33 +427,40 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g)
 		xgrow(&recs, &cap, n + 1, sizeof *recs);
 		recs[n++] = (struct rec){d, nk + csvt_str_id(o, r, COL_NAME), SCOPE_HOST, PHASE_UNKNOWN, c.cat};
 	}
-	groups_init(g, (size_t)nk + no);
-	g->names = xmalloc(((size_t)nk + no ? (size_t)nk + no : 1) * sizeof *g->names);
-	g->own_names = true;
+	groups_of_recs(g, recs, n, (size_t)nk + no);
 	for (uint32_t i = 0; i < nk; i++)
 		g->names[i] = strtab_str(k->strs, i);
 	for (uint32_t i = 0; i < no; i++)
 		g->names[nk + i] = strtab_str(o->strs, i);
-	for (size_t i = 0; i < n; i++)
-		groups_count(g, &recs[i]);
-	groups_place_begin(g);
-	for (size_t i = 0; i < n; i++)
-		groups_place(g, &recs[i]);
 	free(recs);
 }
 
 /* What makes an event of a kind (lane and attributes) an op instance: decided once per kind,
- * then per event only its class flags are read. */
-enum kind_rule { KIND_NOT_OP, KIND_DEVICE, KIND_HOST };
+ * then per event only its class flags are read. HCCL's group lanes hold whole collectives
+ * (evkind.h): instances of their collective rows, as the device lanes' collectives are
+ * without group lanes. */
+enum kind_rule { KIND_NOT_OP, KIND_DEVICE, KIND_HOST, KIND_COLLECTIVE };
 
-/* Inline, as the helpers of the two passes below: they run once per event. */
-static inline __attribute__((always_inline)) bool trace_op_scope(const struct rank_analysis *ra, const uint8_t *rule,
-								  const uint32_t *ev_kind, size_t ev, uint8_t *scope)
+/* Inline, as the helpers of the two passes below: they run once per event. *coll: the
+ * key of the event's collective row, UINT32_MAX for the other ops. */
+static inline __attribute__((always_inline)) bool trace_op_scope(const struct rank_store *rs,
+								  const struct rank_analysis *ra, const uint8_t *rule,
+								  struct coll_rows *cr, size_t ev, uint8_t *scope,
+								  uint32_t *coll)
 {
-	switch (rule[ev_kind[ev]]) {
+	*coll = UINT32_MAX;
+	switch (rule[rs->ev_kind[ev]]) {
+	case KIND_COLLECTIVE:
+		*scope = SCOPE_DEVICE;
+		*coll = analysis_coll_row(cr, rs->ev_name[ev], store_ev_name(rs, ev));
+		return true;
 	case KIND_DEVICE:
 		*scope = SCOPE_DEVICE;
-		return !(ra->cls[ev].flags & EVF_WAIT);
+		if (ra->cls[ev].flags & EVF_WAIT)
+			return false;
+		if (ra->cls[ev].cat == CAT_COMM && !cr->any_name) /* any_name: they are on group lanes */
+			*coll = analysis_coll_row(cr, rs->ev_name[ev], store_ev_name(rs, ev));
+		return true;
 	case KIND_HOST:
 		*scope = SCOPE_HOST;
 		return !(ra->cls[ev].flags & EVF_STEP_MARK); /* step marks are not ops */
@@ -418,16 +469,19 @@ static inline __attribute__((always_inline)) bool trace_op_scope(const struct ra
 }
 
 /* Instances from the trace: two passes over the events (count, then place), so the only
- * per-instance memory is the grouped records themselves. */
-static uint8_t *trace_groups_count(const struct rank_store *rs, const struct rank_analysis *ra, struct op_groups *g)
+ * per-instance memory is the grouped records themselves. The collectives go to cc. */
+static uint8_t *trace_groups_count(const struct rank_store *rs, const struct rank_analysis *ra, struct op_groups *g,
+				   struct coll_calls *cc)
 {
 	uint8_t *rule = xmalloc(rs->n_kinds ? rs->n_kinds : 1);
 	for (size_t k = 0; k < rs->n_kinds; k++) {
-		enum lane_group group = rs->lanes[rs->kinds[k].lane].group;
+		const struct lane *l = &rs->lanes[rs->kinds[k].lane];
 		/* call-stack frames (python_function) are not ops either */
 		bool frame = !strcmp(store_str(rs, rs->attrs[rs->kinds[k].attr].cat), "python_function");
-		rule[k] = group == LANE_DEVICE ? KIND_DEVICE
-			  : lanes_group_is_host(group) && !frame ? KIND_HOST : KIND_NOT_OP;
+		rule[k] = l->group == LANE_DEVICE		     ? KIND_DEVICE
+			  : lanes_group_is_host(l->group) && !frame ? KIND_HOST
+			  : cc->rows.any_name && analysis_is_group_lane(rs, l) ? KIND_COLLECTIVE
+								       : KIND_NOT_OP;
 	}
 	uint32_t n_names = strtab_count(rs->strs);
 	groups_init(g, n_names);
@@ -437,8 +491,9 @@ static uint8_t *trace_groups_count(const struct rank_store *rs, const struct ran
 	for (uint32_t i = 0; i < n_names; i++)
 		g->names[i] = store_str(rs, i);
 	uint8_t scope;
+	uint32_t coll;
 	for (size_t ev = 0; ev < rs->n_ev; ev++)
-		if (trace_op_scope(ra, rule, rs->ev_kind, ev, &scope))
+		if (trace_op_scope(rs, ra, rule, &cc->rows, ev, &scope, &coll) && coll == UINT32_MAX)
 			groups_count(g, &(struct rec){.name = rs->ev_name[ev], .scope = scope});
 	groups_place_begin(g);
 	return rule;
@@ -446,14 +501,20 @@ static uint8_t *trace_groups_count(const struct rank_store *rs, const struct ran
 
 /* The second pass, which reads the steps' phases (rule: trace_groups_count's, freed). */
 static void trace_groups_place(const struct rank_store *rs, const struct rank_analysis *ra, struct op_groups *g,
-			       uint8_t *rule)
+			       uint8_t *rule, struct coll_calls *cc)
 {
 	uint8_t scope;
+	uint32_t coll;
 	size_t step_hint = 0;
-	for (size_t ev = 0; ev < rs->n_ev; ev++)
-		if (trace_op_scope(ra, rule, rs->ev_kind, ev, &scope))
-			groups_place(g, &(struct rec){store_dur(rs, ev), rs->ev_name[ev], scope,
-						      phase_at(ra, store_ts(rs, ev), &step_hint), ra->cls[ev].cat});
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (!trace_op_scope(rs, ra, rule, &cc->rows, ev, &scope, &coll))
+			continue;
+		uint8_t phase = phase_at(ra, store_ts(rs, ev), &step_hint);
+		if (coll != UINT32_MAX)
+			coll_call_add(cc, store_ts(rs, ev), store_dur(rs, ev), coll, phase);
+		else
+			groups_place(g, &(struct rec){store_dur(rs, ev), rs->ev_name[ev], scope, phase, ra->cls[ev].cat});
+	}
 	free(rule);
 }
 
@@ -520,6 +581,48 @@ static void *emit_names(void *arg)
 	free(all_tag);
 	free(sc.d);
 	return NULL;
+}
+
+/* The busy time of a collective row: the union of its calls (of its phase). */
+static int64_t coll_row_busy(const struct coll_calls *cc, uint32_t key, uint8_t phase)
+{
+	struct ivset busy;
+	ivset_init(&busy);
+	for (size_t i = 0; i < cc->n; i++)
+		if (cc->recs[i].name == key && (phase == PHASE_UNKNOWN || cc->recs[i].phase == phase))
+			ivset_add(&busy, cc->start[i], cc->start[i] + cc->recs[i].dur);
+	int64_t t = ivset_total(&busy);
+	ivset_free(&busy);
+	return t;
+}
+
+/* The rows of whole collectives: one row per kind and group (and phase), named by its kind,
+ * with its group; busy as the union of its calls (collectives of a group may overlap on
+ * their lane). No CSV total beside them: a text export's kernel table lists them, a Db
+ * export's does not, and the two must read alike (tests/test_db_identity.sh). */
+static void emit_collectives(const struct coll_calls *cc, struct op_list *out)
+{
+	if (!cc->n)
+		return;
+	struct op_groups g;
+	groups_of_recs(&g, cc->recs, cc->n, cc->rows.n_keys);
+	for (size_t k = 0; k < cc->rows.n_keys; k++)
+		g.names[k] = cc->rows.keys[k].kind;
+	for (uint32_t k = 0; k < cc->rows.n_keys; k++) {
+		struct emit_job job = {&g, NULL, NULL, true, k, k + 1, {0}};
+		emit_names(&job);
+		for (size_t i = 0; i < job.out.n; i++) {
+			struct op_stat *o = &job.out.ops[i];
+			o->group = cc->rows.keys[k].group;
+			o->collective = true;
+			o->busy_ns = coll_row_busy(cc, k, o->phase);
+		}
+		xgrow(&out->ops, &out->cap, out->n + job.out.n, sizeof *out->ops);
+		xmemcpy(out->ops + out->n, job.out.ops, job.out.n * sizeof *out->ops);
+		out->n += job.out.n;
+		free(job.out.ops);
+	}
+	groups_free(&g);
 }
 
 /* The second half of the names on a helper thread: on the thread CPU clock its time is
@@ -607,7 +710,7 @@ static void device_comm_busy(const struct rank_store *rs, struct rank_analysis *
 	struct row_ref *refs = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < ra->n_ops; i++)
-		if (ra->ops[i].scope == SCOPE_DEVICE && ra->ops[i].category == CAT_COMM) {
+		if (ra->ops[i].scope == SCOPE_DEVICE && ra->ops[i].category == CAT_COMM && !ra->ops[i].collective) {
 			xgrow(&refs, &cap, n + 1, sizeof *refs);
 			refs[n++] = (struct row_ref){ra->ops[i].name, (uint32_t)i, ra->ops[i].phase};
 		}
@@ -630,31 +733,6 @@ static void device_comm_busy(const struct rank_store *rs, struct rank_analysis *
 
 /* ---- op types ------------------------------------------------------------------------ */
 
-const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s", type && *type ? type : name ? name : "");
-	if (strncasecmp(buf, "hcom_", 5) != 0)
-		return buf;
-	/* hcom_allReduce__428_5_1: the group's sequence and counters after "__" */
-	char *dd = strstr(buf + 5, "__");
-	if (dd)
-		*dd = 0;
-	for (size_t n = strlen(buf); n > 5;) {
-		size_t k = n;
-		while (k > 5 && isdigit((unsigned char)buf[k - 1]))
-			k--;
-		if (k < n && k > 5 && buf[k - 1] == '_') {
-			buf[--k] = 0; /* "_<digits>" */
-			n = k;
-		} else if (buf[n - 1] == '_') {
-			buf[--n] = 0;
-		} else {
-			break;
-		}
-	}
-	return buf;
-}
-
 struct type_ref {
 	char *key; /* owned until moved into a row */
 	uint32_t op;
@@ -673,7 +751,8 @@ static int cmp_type_row(const void *a, const void *b)
 		return x->scope - y->scope;
 	if (x->busy_ns != y->busy_ns)
 		return x->busy_ns > y->busy_ns ? -1 : 1;
-	return strcmp(x->name, y->name);
+	int c = strcmp(x->name, y->name);
+	return c ? c : analysis_group_cmp(x->group, y->group);
 }
 
 struct name_type {
@@ -724,67 +803,28 @@ static void comm_type_busy(const struct rank_store *rs, const struct rank_analys
 	free(sets);
 }
 
-/* Collectives recorded on the HCCL/Communication lanes are no device ops (those lanes are
- * not op lanes), so they would be missing from the types: each becomes a device row of its
- * type, busy as the union of its instances, unless the device lanes already gave that type. */
-static void lane_collective_types(const struct rank_store *rs, const struct rank_analysis *ra,
-				  struct op_type_stat **rows, size_t *nr)
+/* Without a trace the kernel table's rows are the device ops: each row of a name takes the
+ * Type of the name's first row, so that types group by the Type column as with a trace. */
+static void csv_op_types(const struct csv_table *k, struct rank_analysis *ra)
 {
-	bool group_lanes = analysis_has_group_lanes(rs);
-	struct coll_type {
-		char *name;
-		struct ivset busy;
-		uint64_t count;
-		int64_t total;
-		uint32_t last_name;
-		size_t n_names;
-	} *ct = NULL;
-	size_t n = 0, cap = 0;
-	char buf[512];
-	for (size_t li = 0; li < rs->n_lanes; li++) {
-		const struct lane *l = &rs->lanes[li];
-		if (l->group != LANE_COMM)
+	if (!k || !csvt_has(k, COL_TYPE))
+		return;
+	uint32_t n = strtab_count(k->strs);
+	const char **type_of = xcalloc(n ? n : 1, sizeof *type_of);
+	for (size_t r = 0; r < k->nrows; r++) {
+		uint32_t id = csvt_str_id(k, r, COL_NAME);
+		if (id < n && !type_of[id])
+			type_of[id] = csvt_str(k, r, COL_TYPE);
+	}
+	for (size_t i = 0; i < ra->n_ops; i++) {
+		struct op_stat *o = &ra->ops[i];
+		if (o->scope != SCOPE_DEVICE || o->collective)
 			continue;
-		for (uint32_t k = 0; k < l->n_events; k++) {
-			uint32_t ev = l->events[k];
-			if (!analysis_is_collective(rs, ra->cls, ev, group_lanes))
-				continue;
-			analysis_op_type_key(store_ev_name(rs, ev), NULL, buf, sizeof buf);
-			size_t i = 0;
-			while (i < n && strcmp(ct[i].name, buf))
-				i++;
-			if (i == n) {
-				xgrow(&ct, &cap, n + 1, sizeof *ct);
-				ct[n] = (struct coll_type){.name = xstrdup(buf), .last_name = UINT32_MAX};
-				ivset_init(&ct[n].busy);
-				n++;
-			}
-			int64_t a = store_ts(rs, ev), d = store_dur(rs, ev);
-			ct[i].count++;
-			ct[i].total = num_sat_add(ct[i].total, d);
-			ivset_add(&ct[i].busy, a, a + d);
-			if (rs->ev_name[ev] != ct[i].last_name) { /* distinct names, as they alternate rarely */
-				ct[i].last_name = rs->ev_name[ev];
-				ct[i].n_names++;
-			}
-		}
+		uint32_t id = strtab_find(k->strs, o->name, strlen(o->name));
+		if (id < n)
+			o->type = type_of[id];
 	}
-	for (size_t i = 0; i < n; i++) {
-		bool have = false;
-		for (size_t r = 0; r < *nr && !have; r++)
-			have = (*rows)[r].scope == SCOPE_DEVICE && !strcmp((*rows)[r].name, ct[i].name);
-		if (!have) {
-			*rows = xrealloc(*rows, (*nr + 1) * sizeof **rows);
-			(*rows)[(*nr)++] = (struct op_type_stat){.name = ct[i].name, .scope = SCOPE_DEVICE,
-								 .category = CAT_COMM, .count = ct[i].count,
-								 .n_names = ct[i].n_names, .total_ns = ct[i].total,
-								 .busy_ns = ivset_total(&ct[i].busy)};
-		} else {
-			free(ct[i].name);
-		}
-		ivset_free(&ct[i].busy);
-	}
-	free(ct);
+	free(type_of);
 }
 
 /* The op rows of all phases, device and host, grouped by type key. */
@@ -798,9 +838,11 @@ static void op_types(const struct rank_store *rs, struct rank_analysis *ra, bool
 		if (o->phase != PHASE_UNKNOWN || o->scope == SCOPE_ALL)
 			continue;
 		xgrow(&refs, &cap, n + 1, sizeof *refs);
-		char key[520];
-		snprintf(key, sizeof key, "%c%s", '0' + o->scope, analysis_op_type_key(o->name, o->type, buf, sizeof buf));
-		refs[n++] = (struct type_ref){xstrdup(key), (uint32_t)i};
+		/* collectives by type and group: the group after a separator no name holds */
+		refs[n++] = (struct type_ref){xasprintf("%c%s%s%s", '0' + o->scope,
+							analysis_op_type_key(o->name, o->type, buf, sizeof buf),
+							o->group ? "\x1f" : "", o->group ? o->group : ""),
+					      (uint32_t)i};
 	}
 	xqsort(refs, n, sizeof *refs, cmp_type_ref);
 	struct op_type_stat *rows = NULL;
@@ -813,17 +855,18 @@ static void op_types(const struct rank_store *rs, struct rank_analysis *ra, bool
 		struct op_type_stat *t = &rows[nr];
 		memset(t, 0, sizeof *t);
 		t->scope = (uint8_t)(refs[i].key[0] - '0');
-		t->name = xstrdup(refs[i].key + 1);
+		t->name = xstrndup(refs[i].key + 1, strcspn(refs[i].key + 1, "\x1f"));
+		t->group = ra->ops[refs[i].op].group;
 		t->category = ra->ops[refs[i].op].category;
 		for (; j < n && !strcmp(refs[j].key, refs[i].key); j++) {
 			const struct op_stat *o = &ra->ops[refs[j].op];
 			t->count += o->count;
 			t->total_ns = num_sat_add(t->total_ns, o->total_ns);
+			t->busy_ns = num_sat_add(t->busy_ns, o->busy_ns); /* a collective row's own union */
 			t->n_names++;
-			if (o->category == CAT_COMM && o->scope == SCOPE_DEVICE)
+			if (o->category == CAT_COMM && o->scope == SCOPE_DEVICE && !o->collective)
 				map[n_map++] = (struct name_type){o->name, (uint32_t)nr};
 		}
-		t->busy_ns = t->total_ns;
 		for (size_t k = i; k < j; k++)
 			free(refs[k].key);
 		nr++;
@@ -835,8 +878,6 @@ static void op_types(const struct rank_store *rs, struct rank_analysis *ra, bool
 		comm_type_busy(rs, ra, rows, nr, map, n_map);
 	}
 	free(map);
-	if (!from_csv)
-		lane_collective_types(rs, ra, &rows, &nr);
 	int64_t sum[SCOPE_COUNT] = {0};
 	for (size_t i = 0; i < nr; i++)
 		sum[rows[i].scope] = num_sat_add(sum[rows[i].scope], rows[i].busy_ns);
@@ -941,6 +982,7 @@ static void op_shapes(const struct csv_table *k, struct rank_analysis *ra)
 
 struct ops_prep {
 	struct op_groups g;
+	struct coll_calls cc; /* the whole collectives' calls, apart */
 	uint8_t *rule; /* the trace's kinds' rules, until the instances are placed */
 	bool from_csv;
 	struct csv_totals dev_ct, host_ct;
@@ -952,11 +994,16 @@ struct ops_prep *analysis_ops_prepare(const struct capture *cap, size_t ri, stru
 	const struct rank_store *rs = &rd->store;
 	struct ops_prep *p = xcalloc(1, sizeof *p);
 	p->from_csv = !rs->n_ev;
-	if (p->from_csv)
-		csv_groups(rd, &p->g);
-	else
-		p->rule = trace_groups_count(rs, ra, &p->g);
-	if (p->g.n) {
+	ra->op_keys = strtab_new();
+	if (p->from_csv) {
+		const struct csv_table *k = rd->by_kind[CSV_KERNEL];
+		analysis_coll_rows_init(&p->cc.rows, k ? strtab_count(k->strs) : 0, false, ra->op_keys);
+		csv_groups(rd, &p->g, &p->cc);
+	} else {
+		analysis_coll_rows_init(&p->cc.rows, strtab_count(rs->strs), analysis_has_group_lanes(rs), ra->op_keys);
+		p->rule = trace_groups_count(rs, ra, &p->g, &p->cc);
+	}
+	if (p->g.n || p->cc.rows.n_keys) {
 		csv_totals_build(rs, p->from_csv ? NULL : rd->by_kind[CSV_KERNEL], COL_DURATION, &p->dev_ct);
 		csv_totals_build(rs, p->from_csv ? NULL : rd->by_kind[CSV_OPERATOR_DETAILS], COL_HOST_TOTAL,
 				 &p->host_ct);
@@ -972,10 +1019,14 @@ void analysis_ops_finish(const struct capture *cap, size_t ri, struct rank_analy
 	const struct rank_store *rs = &rd->store;
 	bool from_csv = p->from_csv;
 	struct op_groups g = p->g;
+	struct coll_calls cc = p->cc;
 	if (p->rule)
-		trace_groups_place(rs, ra, &g, p->rule);
-	if (g.n == 0) {
+		trace_groups_place(rs, ra, &g, p->rule, &cc);
+	if (g.n == 0 && cc.n == 0) {
 		groups_free(&g);
+		coll_calls_free(&cc);
+		csv_totals_free(&p->dev_ct); /* zeroed when not built */
+		csv_totals_free(&p->host_ct);
 		free(p);
 		return;
 	}
@@ -995,17 +1046,22 @@ void analysis_ops_finish(const struct capture *cap, size_t ri, struct rank_analy
 	xthread_start(&helper, emit_names_helper, &eh, threaded);
 	emit_names(&jobs[0]);
 	xthread_join(&helper);
+	struct op_list coll_out = {0};
+	emit_collectives(&cc, &coll_out);
+	coll_calls_free(&cc);
 	size_t cap_ops = 0;
-	for (int j = 0; j < 2; j++) {
-		if (!jobs[j].out.n)
+	struct op_list *outs[3] = {&jobs[0].out, &jobs[1].out, &coll_out};
+	for (int j = 0; j < 3; j++) {
+		if (!outs[j]->n)
 			continue; /* a half without rows (one instance in all: fuzz_discover) */
-		xgrow(&ra->ops, &cap_ops, ra->n_ops + jobs[j].out.n, sizeof *ra->ops);
-		xmemcpy(ra->ops + ra->n_ops, jobs[j].out.ops, jobs[j].out.n * sizeof *ra->ops);
-		ra->n_ops += jobs[j].out.n;
-		free(jobs[j].out.ops);
+		xgrow(&ra->ops, &cap_ops, ra->n_ops + outs[j]->n, sizeof *ra->ops);
+		xmemcpy(ra->ops + ra->n_ops, outs[j]->ops, outs[j]->n * sizeof *ra->ops);
+		ra->n_ops += outs[j]->n;
+		free(outs[j]->ops);
 	}
 	for (size_t i = 0; i < ra->n_ops; i++)
-		ra->ops[i].busy_ns = ra->ops[i].total_ns;
+		if (!ra->ops[i].collective) /* theirs is set */
+			ra->ops[i].busy_ns = ra->ops[i].total_ns;
 	if (!from_csv)
 		device_comm_busy(rs, ra);
 	/* shares of each (scope, phase) busy total */
@@ -1018,6 +1074,8 @@ void analysis_ops_finish(const struct capture *cap, size_t ri, struct rank_analy
 		ra->ops[i].share_pct = t ? 100.0 * (double)ra->ops[i].busy_ns / (double)t : 0;
 	}
 	xqsort(ra->ops, ra->n_ops, sizeof *ra->ops, cmp_op);
+	if (from_csv)
+		csv_op_types(rd->by_kind[CSV_KERNEL], ra);
 	op_types(rs, ra, from_csv);
 
 	/* the two sides never add up: compare them, warn beyond 20 % */

@@ -9,6 +9,7 @@
 
 #include "capture.h"
 #include "diag.h"
+#include "evkind.h"
 #include "result.h"
 
 /* One rank's op statistics, in two parts: what needs only the classes and the CSV tables
@@ -23,8 +24,5 @@ struct ops_prep;
 struct ops_prep *analysis_ops_prepare(const struct capture *cap, size_t rank_index, struct rank_analysis *ra);
 void analysis_ops_finish(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 			 struct diag_list *dl, bool threaded, struct ops_prep *p);
-/* The type key of an op: its type when given, else its name without collective suffixes;
- * written to buf (size bytes). */
-const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size);
 
 #endif

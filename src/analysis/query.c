@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evkind.h"
 #include "intervals.h"
 #include "lanes.h"
 #include "strtab.h"
@@ -98,6 +99,8 @@ struct range_ctx {
 	int64_t *in_ns;    /* per name id */
 	uint8_t *cat_of;   /* per name id, of the first event */
 	bool *on_device;   /* per name id */
+	bool *collective;  /* per name id: named whole collectives (evkind.h), by kind and group */
+	bool group_lanes;
 	size_t n_events;
 	uint32_t frame_cat; /* the strtab id of cat "python_function": call-stack frames, not ops */
 };
@@ -125,6 +128,7 @@ static void range_event(void *p, uint32_t ev)
 	if (!c->count[id]) {
 		c->cat_of[id] = k.cat;
 		c->on_device[id] = c->lane->group == LANE_DEVICE;
+		c->collective[id] = analysis_is_collective(c->rs, c->cls, ev, c->group_lanes);
 	}
 	c->count[id]++;
 	c->in_ns[id] += b - a;
@@ -137,7 +141,8 @@ static int cmp_range_op(const void *x, const void *y)
 		return a->in_ns > b->in_ns ? -1 : 1;
 	if (a->count != b->count)
 		return a->count > b->count ? -1 : 1;
-	return strcmp(a->name, b->name);
+	int c = strcmp(a->name, b->name);
+	return c ? c : analysis_group_cmp(a->group, b->group);
 }
 
 void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int64_t t0, int64_t t1,
@@ -159,6 +164,8 @@ void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int
 	c.in_ns = xcalloc(n_names ? n_names : 1, sizeof *c.in_ns);
 	c.cat_of = xcalloc(n_names ? n_names : 1, 1);
 	c.on_device = xcalloc(n_names ? n_names : 1, sizeof *c.on_device);
+	c.collective = xcalloc(n_names ? n_names : 1, sizeof *c.collective);
+	c.group_lanes = analysis_has_group_lanes(rs);
 	for (size_t li = 0; li < rs->n_lanes; li++) {
 		c.lane = &rs->lanes[li];
 		if (c.lane->group == LANE_OVERLAP || !c.lane->n_events)
@@ -175,18 +182,41 @@ void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int
 	ivset_free(&c.host);
 	out->n_events = c.n_events;
 	size_t cap = 0;
+	struct coll_rows coll = {0};
+	size_t *key_op = NULL; /* per collective key: its op's index plus one, 0 none yet */
 	for (uint32_t id = 0; id < n_names; id++) {
 		if (!c.count[id])
 			continue;
+		uint32_t k = UINT32_MAX;
+		if (c.collective[id]) {
+			if (!out->keys) {
+				out->keys = strtab_new();
+				analysis_coll_rows_init(&coll, n_names, true, out->keys);
+				key_op = xcalloc(n_names, sizeof *key_op);
+			}
+			k = analysis_coll_row(&coll, id, store_str(rs, id));
+			if (key_op[k]) { /* another call of a collective row seen */
+				out->ops[key_op[k] - 1].count += c.count[id];
+				out->ops[key_op[k] - 1].in_ns += c.in_ns[id];
+				continue;
+			}
+		}
 		xgrow(&out->ops, &cap, out->n_ops + 1, sizeof *out->ops);
-		out->ops[out->n_ops++] = (struct range_op){store_str(rs, id), c.cat_of[id], c.on_device[id], c.count[id],
-							   c.in_ns[id]};
+		struct range_op *o = &out->ops[out->n_ops++];
+		*o = (struct range_op){store_str(rs, id), NULL, c.cat_of[id], c.on_device[id], c.count[id], c.in_ns[id]};
+		if (k != UINT32_MAX) {
+			*o = (struct range_op){coll.keys[k].kind, coll.keys[k].group, CAT_COMM, true, c.count[id], c.in_ns[id]};
+			key_op[k] = out->n_ops;
+		}
 	}
+	analysis_coll_rows_free(&coll);
+	free(key_op);
 	xqsort(out->ops, out->n_ops, sizeof *out->ops, cmp_range_op);
 	free(c.count);
 	free(c.in_ns);
 	free(c.cat_of);
 	free(c.on_device);
+	free(c.collective);
 }
 
 void analysis_range_free(struct range_totals *rt)
@@ -194,4 +224,7 @@ void analysis_range_free(struct range_totals *rt)
 	free(rt->ops);
 	rt->ops = NULL;
 	rt->n_ops = 0;
+	if (rt->keys)
+		strtab_free(rt->keys);
+	rt->keys = NULL;
 }

@@ -27,10 +27,12 @@ int64_t *analysis_host_self_ns(const struct rank_store *rs);
 /* What a time range of one rank holds (the Timeline's range selection): per category the
  * time at least one event of it runs (a union, lanes of the exporter's Overlap Analysis
  * and step marks left out), device and host busy time, and per op name (call-stack
- * frames, cat python_function, are not ops) the events overlapping the range with the part
- * of their durations inside it. */
+ * frames, cat python_function, are not ops; whole collectives by kind and group, as the op
+ * statistics count them) the events overlapping the range with the part of their durations
+ * inside it. */
 struct range_op {
-	const char *name; /* borrowed from the store */
+	const char *name;  /* borrowed from the store, or a collective's kind from the totals' keys */
+	const char *group; /* a collective's group, borrowed as name; else NULL */
 	uint8_t category; /* of the first event seen */
 	bool device;      /* on a device lane (else host or communication) */
 	uint32_t count;   /* events overlapping the range */
@@ -43,6 +45,7 @@ struct range_totals {
 	size_t n_events;
 	struct range_op *ops; /* owned; by in_ns, largest first, then name */
 	size_t n_ops;
+	struct strtab *keys; /* owned: the collectives' kinds and groups, or NULL */
 };
 void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int64_t t0, int64_t t1,
 		    struct range_totals *out);

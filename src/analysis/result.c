@@ -8,6 +8,7 @@
 
 #include "i18n.h"
 #include "lower_bound.h"
+#include "strtab.h"
 #include "xsort.h"
 
 const struct metric_def metric_defs[M_COUNT] = {
@@ -312,6 +313,8 @@ void analysis_rank_free(struct rank_analysis *ra)
 	free(ra->phase_evidence);
 	free(ra->workload_evidence);
 	free(ra->ops);
+	if (ra->op_keys)
+		strtab_free(ra->op_keys);
 	free(ra->ops_source);
 	for (size_t i = 0; i < ra->n_op_types; i++)
 		free(ra->op_types[i].name);

@@ -273,10 +273,18 @@ struct step {
 };
 
 struct op_stat {
-	const char *name; /* borrowed from the store's or the CSV table's strings */
+	/* borrowed from the store's or the CSV table's strings; a collective row's kind from
+	 * the rank's op_keys (or a digest's buffer) */
+	const char *name;
+	/* a collective row's group ("586" of hcom_allReduce__586_0_1), borrowed as its name;
+	 * NULL for other ops and for collectives whose names carry no group */
+	const char *group;
 	uint8_t scope;    /* enum op_scope */
 	uint8_t phase;    /* enum phase, PHASE_UNKNOWN = all phases */
 	uint8_t category; /* of the first instance */
+	/* whole collectives of one kind and group (evkind.h struct coll_rows), each call an
+	 * instance: the event names are the kind with per-call suffixes */
+	bool collective;
 	uint64_t count;
 	int64_t total_ns, min_ns, max_ns, p50_ns, p95_ns;
 	double avg_ns;
@@ -289,12 +297,14 @@ struct op_stat {
 };
 
 /* Ops grouped by type: the kernel table's Type (OP Type) where known, else the name with
- * the numeric suffixes of collectives stripped (hcom_allReduce__428_5_1 -> hcom_allReduce).
+ * the numeric suffixes of collectives stripped (hcom_allReduce__428_5_1 -> hcom_allReduce),
+ * collectives by type and group.
  * busy_ns is the union of the instances for communication types (parallel SDMA planes are
  * not serial time), the summed durations for the others; share is busy over the scope's
  * summed busy. */
 struct op_type_stat {
 	char *name; /* owned */
+	const char *group; /* collectives: their group, borrowed as op_stat's; else NULL */
 	uint8_t scope; /* SCOPE_DEVICE or SCOPE_HOST */
 	uint8_t category;
 	uint64_t count;
@@ -399,6 +409,7 @@ struct rank_analysis {
 
 	struct op_stat *ops; /* owned; sorted by scope, phase, total desc */
 	size_t n_ops;
+	struct strtab *op_keys; /* owned: the collective rows' kinds and groups, or NULL */
 	char *ops_source; /* owned: "trace; CSV totals from kernel_details.csv" */
 	struct op_type_stat *op_types; /* owned; by scope, then busy desc (analysis_op_type_key) */
 	size_t n_op_types;

@@ -194,13 +194,17 @@ static void compare_value(struct compare_value *cv, enum compare_dir dir)
 
 /* ---- op diff ------------------------------------------------------------------------ */
 
+/* Rows pair up by name, and collectives by kind and group. */
 static int cmp_op_key(const struct op_stat *x, const struct op_stat *y)
 {
 	if (x->scope != y->scope)
 		return x->scope - y->scope;
 	if (x->phase != y->phase)
 		return x->phase - y->phase;
-	return strcmp(x->name, y->name);
+	if (x->collective != y->collective)
+		return x->collective - y->collective;
+	int c = strcmp(x->name, y->name);
+	return c ? c : analysis_group_cmp(x->group, y->group);
 }
 
 static int cmp_op_ptr(const void *a, const void *b)
@@ -218,7 +222,8 @@ static int cmp_diff(const void *a, const void *b)
 	int64_t dx = llabs(x->delta_total_ns), dy = llabs(y->delta_total_ns);
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
-	return strcmp(x->name, y->name);
+	int c = strcmp(x->name, y->name);
+	return c ? c : analysis_group_cmp(x->group, y->group);
 }
 
 static enum op_change change_of(double a, double delta)
@@ -233,6 +238,8 @@ static void fill_diff(struct op_diff *d, const struct op_stat *a, const struct o
 	const struct op_stat *any = a ? a : b;
 	memset(d, 0, sizeof *d);
 	d->name = any->name;
+	d->group = any->group;
+	d->collective = any->collective;
 	d->scope = any->scope;
 	d->phase = any->phase;
 	d->category = any->category;
@@ -264,6 +271,43 @@ static const struct op_stat **sorted_ops(const struct rank_analysis *ra)
 	return v;
 }
 
+/* The collectives of a kind (in a scope and phase) left unpaired by their groups, one on
+ * each side: the same collective, its group renumbered (hcom_allReduce__868_... before,
+ * __586_... after on msinsight's level0 and level1): paired, named by both groups. The
+ * diffs are in cmp_op_key's order, so a kind's rows are adjacent. */
+static void pair_across_groups(struct compare_pair *p)
+{
+	size_t out = 0;
+	for (size_t i = 0; i < p->n_ops;) {
+		size_t j = i + 1, removed = 0, added = 0;
+		while (j < p->n_ops && p->ops[j].collective && p->ops[i].collective && p->ops[j].scope == p->ops[i].scope &&
+		       p->ops[j].phase == p->ops[i].phase && !strcmp(p->ops[j].name, p->ops[i].name))
+			j++;
+		for (size_t k = i; k < j; k++) {
+			removed += !p->ops[k].s[1];
+			added += !p->ops[k].s[0];
+		}
+		const struct op_stat *a = NULL, *b = NULL;
+		for (size_t k = i; removed == 1 && added == 1 && k < j; k++) {
+			a = p->ops[k].s[0] && !p->ops[k].s[1] ? p->ops[k].s[0] : a;
+			b = p->ops[k].s[1] && !p->ops[k].s[0] ? p->ops[k].s[1] : b;
+		}
+		for (size_t k = i; k < j; k++) /* the pair's two diffs become one, in the first's place */
+			if (!a || (p->ops[k].s[0] && p->ops[k].s[1]))
+				p->ops[out++] = p->ops[k];
+			else if (p->ops[k].s[0]) {
+				fill_diff(&p->ops[out], a, b);
+				if (!p->strs)
+					p->strs = strtab_new();
+				char both[300];
+				snprintf(both, sizeof both, "%s/%s", a->group ? a->group : "-", b->group ? b->group : "-");
+				p->ops[out++].group = strtab_str(p->strs, strtab_intern_cstr(p->strs, both));
+			}
+		i = j;
+	}
+	p->n_ops = out;
+}
+
 static void diff_ops(struct compare_pair *p)
 {
 	const struct op_stat **a = sorted_ops(p->ra[0]), **b = sorted_ops(p->ra[1]);
@@ -272,20 +316,24 @@ static void diff_ops(struct compare_pair *p)
 	while (i < na || j < nb) {
 		int c = i == na ? 1 : j == nb ? -1 : cmp_op_key(a[i], b[j]);
 		const struct op_stat *x = c <= 0 ? a[i++] : NULL, *y = c >= 0 ? b[j++] : NULL;
-		struct op_diff *d = &p->ops[p->n_ops++];
-		fill_diff(d, x, y);
-		p->n_change[d->scope][d->phase][d->change]++;
+		fill_diff(&p->ops[p->n_ops++], x, y);
 	}
+	pair_across_groups(p);
+	for (size_t k = 0; k < p->n_ops; k++)
+		p->n_change[p->ops[k].scope][p->ops[k].phase][p->ops[k].change]++;
 	free(a);
 	free(b);
 	xqsort(p->ops, p->n_ops, sizeof *p->ops, cmp_diff);
 }
 
-const struct op_diff *compare_find_op(const struct compare_pair *p, int scope, int phase, const char *name)
+const struct op_diff *compare_find_op(const struct compare_pair *p, int scope, int phase, struct op_key key)
 {
-	for (size_t i = 0; p && i < p->n_ops; i++)
-		if (p->ops[i].scope == scope && p->ops[i].phase == phase && !strcmp(p->ops[i].name, name))
-			return &p->ops[i];
+	for (size_t i = 0; p && i < p->n_ops; i++) {
+		const struct op_diff *d = &p->ops[i];
+		if (d->scope == scope && d->phase == phase && d->collective == key.collective && !strcmp(d->name, key.name) &&
+		    !analysis_group_cmp(d->group, key.group))
+			return d;
+	}
 	return NULL;
 }
 
@@ -645,6 +693,8 @@ void compare_free(struct comparison *c)
 		return;
 	for (size_t i = 0; i < c->n_pairs; i++) {
 		free(c->pairs[i].ops);
+		if (c->pairs[i].strs)
+			strtab_free(c->pairs[i].strs);
 		free(c->pairs[i].gain.basis);
 	}
 	free(c->pairs);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "op_rows.h"
 
 /* Figures compared: every metric of the metric table, then the step-time percentiles per
  * phase, which the metric table holds for all steps only. */
@@ -56,6 +57,11 @@ const char *compare_op_change_name(enum op_change c); /* static */
 
 struct op_diff {
 	const char *name;            /* borrowed from a side's op statistics */
+	/* a collective row's group, borrowed as name; "868/586" (before/after, from the pair's
+	 * strs) for the one row of a kind left on each side, paired across groups: torch_npu's
+	 * group number differs between runs of one job; else NULL */
+	const char *group;
+	bool collective;             /* whole collectives of one kind and group (op_stat's) */
 	uint8_t scope, phase, category;
 	const struct op_stat *s[2];  /* borrowed from each side's analysis; NULL where absent */
 	int64_t delta_count;
@@ -90,6 +96,7 @@ struct compare_pair {
 	struct compare_value fig[CF_COUNT];
 	struct op_diff *ops; /* owned; sorted by scope, phase, then |delta_total_ns| descending */
 	size_t n_ops;
+	struct strtab *strs; /* owned: groups of collectives paired across groups, or NULL */
 	size_t n_change[SCOPE_COUNT][3][OPC_COUNT]; /* per scope, phase and change */
 	double cat_share[2][SCOPE_COUNT][CAT_COUNT]; /* % of the scope's op time, all phases */
 	int bn_score[2][BN_COUNT];
@@ -121,7 +128,8 @@ void compare_free(struct comparison *c);
  * NULL when empty. */
 const struct compare_pair *compare_pair_for(const struct comparison *c, size_t rank_index);
 /* One op's diff (borrowed from p); NULL when neither side has it. */
-const struct op_diff *compare_find_op(const struct compare_pair *p, int scope, int phase, const char *name);
+/* The diff of key's rows (op_rows.h) in scope and phase, or NULL. */
+const struct op_diff *compare_find_op(const struct compare_pair *p, int scope, int phase, struct op_key key);
 /* The value of a figure on one rank (false when unknown): metrics and per-phase step times. */
 bool compare_fig_value(const struct rank_analysis *ra, int fig, double *out);
 

@@ -117,7 +117,8 @@ static void op_row(const struct op_diff *d, FILE *out)
 		snprintf(da, sizeof da, "%+.3f", d->delta_avg_ns / 1e3);
 	fprintf(out, "    %-7s %9s %9s %+7lld %11s %11s %+11.3f %8s %10s %10s %10s  ", compare_op_change_name(d->change),
 		ca, cb, (long long)d->delta_count, ta, tb, (double)d->delta_total_ns / 1e6, tp, aa, ab, da);
-	summary_put_clean(out, d->name);
+	char label[600];
+	summary_put_clean(out, op_rows_label(d->name, d->group, label, sizeof label));
 	fputc('\n', out);
 }
 
@@ -127,7 +128,8 @@ static int cmp_by_avg(const void *a, const void *b)
 	double dx = fabs(x->delta_avg_ns), dy = fabs(y->delta_avg_ns);
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
-	return strcmp(x->name, y->name);
+	int c = strcmp(x->name, y->name);
+	return c ? c : analysis_group_cmp(x->group, y->group);
 }
 
 /* The pair's ops of a scope and phase that pass keep(), most changed first (by total, or
@@ -340,6 +342,7 @@ static void json_op(struct jsonw *w, const struct op_diff *d)
 {
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "name", d->name);
+	jsonw_kstr(w, "group", d->group);
 	jsonw_kstr(w, "scope", analysis_scope_name((enum op_scope)d->scope));
 	jsonw_kstr(w, "phase", d->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name((enum phase)d->phase));
 	jsonw_kstr(w, "category", category_name((enum ev_category)d->category));

@@ -10,6 +10,7 @@
 #include <uniwidth.h>
 
 #include "jsonw.h"
+#include "op_rows.h"
 #include "summary.h"
 
 const char *report_value_text(double v, const char *unit, bool sign, char *buf, size_t size)
@@ -303,7 +304,8 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 				(unsigned long long)o->count, (double)o->total_ns / 1e6, o->avg_ns / 1e3,
 				(double)o->p50_ns / 1e3, (double)o->p95_ns / 1e3, (double)o->max_ns / 1e3,
 				o->share_pct, csv);
-			summary_put_clean(out, o->name);
+			char label[600];
+			summary_put_clean(out, op_rows_label(o->name, o->group, label, sizeof label));
 			fputc('\n', out);
 			shown++;
 		}
@@ -322,7 +324,8 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 					continue;
 				fprintf(out, "    %6llu %13.3f %13.3f %5.1f%% %6zu  ", (unsigned long long)t->count,
 					(double)t->total_ns / 1e6, (double)t->busy_ns / 1e6, t->share_pct, t->n_names);
-				summary_put_clean(out, t->name);
+				char label[600];
+				summary_put_clean(out, op_rows_label(t->name, t->group, label, sizeof label));
 				fputc('\n', out);
 				shown++;
 			}
@@ -608,6 +611,7 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 			shown++;
 			jsonw_obj_begin(w);
 			jsonw_kstr(w, "name", o->name);
+			jsonw_kstr(w, "group", o->group);
 			jsonw_kstr(w, "scope", analysis_scope_name((enum op_scope)o->scope));
 			jsonw_kstr(w, "category", category_name((enum ev_category)o->category));
 			jsonw_kstr(w, "type", o->type);
@@ -636,6 +640,7 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 			shown++;
 			jsonw_obj_begin(w);
 			jsonw_kstr(w, "name", t->name);
+			jsonw_kstr(w, "group", t->group);
 			jsonw_kstr(w, "scope", analysis_scope_name((enum op_scope)t->scope));
 			jsonw_kstr(w, "category", category_name((enum ev_category)t->category));
 			jsonw_kuint(w, "count", t->count);

@@ -107,6 +107,8 @@ static int cmp_op_rows(const void *a, const void *b, void *ctx)
 	}
 	if (!c)
 		c = strcmp(x->name, y->name);
+	if (!c)
+		c = analysis_group_cmp(x->group, y->group);
 	return v->reverse ? -c : c;
 }
 
@@ -131,7 +133,9 @@ static void rebuild(struct compare_view *v, struct app *app)
 		v->rows = xmalloc((p->n_ops ? p->n_ops : 1) * sizeof *v->rows);
 		for (size_t i = 0; i < p->n_ops; i++) {
 			const struct op_diff *d = &p->ops[i];
-			if (d->scope == v->scope && d->phase == v->phase && (!v->filter[0] || strcasestr(d->name, v->filter)))
+			char label[600];
+			if (d->scope == v->scope && d->phase == v->phase &&
+			    (!v->filter[0] || strcasestr(op_rows_label(d->name, d->group, label, sizeof label), v->filter)))
 				v->rows[v->n_rows++] = i;
 		}
 		xqsort_r(v->rows, v->n_rows, sizeof *v->rows, cmp_op_rows, v);
@@ -298,7 +302,8 @@ static void draw_ops(struct compare_view *v, struct app *app, struct canvas *cv,
 		if (sel)
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
 		canvas_set(cv, x, ry, category_glyph(d->category, 1), sel ? ST_SELECTED : category_style(d->category));
-		canvas_text(cv, x + 1, ry, name_w - 1, st, d->name);
+		char label[600];
+		canvas_text(cv, x + 1, ry, name_w - 1, st, op_rows_label(d->name, d->group, label, sizeof label));
 		char b[OC_N][32];
 		op_cells(d, b);
 		enum style cs = sel ? ST_SELECTED
@@ -435,7 +440,7 @@ static int handle(void *p, struct app *app, enum action act)
 		if (v->table != TBL_OPS || !v->n_rows)
 			return VH_UNHANDLED;
 		const struct op_diff *d = &v->pair->ops[v->rows[v->lb.sel]];
-		struct view_target tg = {.compare_op = {d->name, d->scope, d->phase}};
+		struct view_target tg = {.compare_op = {d->name, d->scope, d->phase, d->group, d->collective}};
 		app_open(app, VIEW_COMPARE_OP, &tg);
 		return VH_HANDLED;
 	}
@@ -448,7 +453,9 @@ static int handle(void *p, struct app *app, enum action act)
 static bool row_matches(const void *ctx, size_t i, const char *text)
 {
 	const struct compare_view *v = ctx;
-	const char *name = v->table == TBL_FIGURES ? compare_fig((int)v->rows[i]).label : v->pair->ops[v->rows[i]].name;
+	char label[600];
+	const struct op_diff *d = v->table == TBL_FIGURES ? NULL : &v->pair->ops[v->rows[i]];
+	const char *name = d ? op_rows_label(d->name, d->group, label, sizeof label) : compare_fig((int)v->rows[i]).label;
 	return strcasestr(name, text) != NULL;
 }
 
@@ -496,12 +503,19 @@ struct op_side {
 
 struct compare_op {
 	char name[512];
+	char group[128]; /* a collective row's group, "" none */
+	bool collective;
 	int scope, phase;
 	const struct compare_pair *pair;
 	struct op_side side[2];
 	size_t n_steps; /* the longer side's */
 	struct listbox lb; /* over steps, paired by index */
 };
+
+static struct op_key cop_key(const struct compare_op *o)
+{
+	return (struct op_key){o->name, o->group[0] ? o->group : NULL, o->collective};
+}
 
 static void *cop_create(struct app *app)
 {
@@ -537,7 +551,10 @@ static void cop_load(struct compare_op *o, struct app *app)
 			continue;
 		const struct rank_store *rs = &sd->cs.rd->store;
 		const struct rank_analysis *ra = sd->cs.ra;
-		sd->n = op_rows_instances(rs, o->name, o->scope, &sd->evs);
+		/* each side's own row: a collective paired across groups has a group per side */
+		const struct op_diff *d = compare_find_op(o->pair, o->scope, o->phase, cop_key(o));
+		struct op_key key = d && d->s[s] ? op_key_of(d->s[s]) : cop_key(o);
+		sd->n = op_rows_instances(rs, ra->cls, key, o->scope, &sd->evs);
 		sd->step_ns = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_ns);
 		sd->step_calls = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_calls);
 		sd->max_dur = op_rows_by_step(ra, rs, sd->evs, sd->n, sd->step_ns, sd->step_calls);
@@ -553,6 +570,8 @@ static void cop_open(void *st, struct app *app, const struct view_target *target
 {
 	struct compare_op *o = st;
 	snprintf(o->name, sizeof o->name, "%s", target->compare_op.name);
+	snprintf(o->group, sizeof o->group, "%s", target->compare_op.group ? target->compare_op.group : "");
+	o->collective = target->compare_op.collective;
 	o->scope = target->compare_op.scope;
 	o->phase = target->compare_op.phase;
 	o->lb.sel = o->lb.top = 0;
@@ -689,8 +708,10 @@ static void cop_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	if (o->pair != app_compare_pair(app))
 		cop_load(o, app);
 	const struct comparison *c = app_comparison(app);
-	const struct op_diff *d = compare_find_op(o->pair, o->scope, o->phase, o->name);
-	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "%s", o->name[0] ? o->name : _("(no op selected)"));
+	const struct op_diff *d = compare_find_op(o->pair, o->scope, o->phase, cop_key(o));
+	char label[700];
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, "%s",
+		     o->name[0] ? op_rows_label(o->name, cop_key(o).group, label, sizeof label) : _("(no op selected)"));
 	if (!d || !c)
 		return;
 	char change[96];

@@ -70,13 +70,12 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	const struct ops_view *v = ctx;
 	const struct op_stat *x = &v->ra->ops[*(const size_t *)a], *y = &v->ra->ops[*(const size_t *)b];
-	int c;
-	if (v->sort == SORT_NAME) {
+	double kx = sort_key(x, v->sort), ky = sort_key(y, v->sort);
+	int c = kx > ky ? -1 : kx < ky ? 1 : 0; /* numbers: largest first; the name sorts as 0 */
+	if (!c)
 		c = strcmp(x->name, y->name);
-	} else {
-		double kx = sort_key(x, v->sort), ky = sort_key(y, v->sort);
-		c = kx > ky ? -1 : kx < ky ? 1 : strcmp(x->name, y->name); /* numbers: largest first */
-	}
+	if (!c)
+		c = analysis_group_cmp(x->group, y->group);
 	return v->reverse ? -c : c;
 }
 
@@ -95,13 +94,15 @@ static int cmp_group_rows(const void *a, const void *b, void *ctx)
 	size_t n;
 	const struct op_type_stat *g = group_rows(v, &n);
 	const struct op_type_stat *x = &g[*(const size_t *)a], *y = &g[*(const size_t *)b];
-	int c;
-	if (v->sort == SORT_NAME)
+	int c = 0;
+	if (v->sort == SORT_COUNT)
+		c = x->count > y->count ? -1 : x->count < y->count;
+	else if (v->sort != SORT_NAME)
+		c = x->busy_ns > y->busy_ns ? -1 : x->busy_ns < y->busy_ns;
+	if (!c)
 		c = strcmp(x->name, y->name);
-	else if (v->sort == SORT_COUNT)
-		c = x->count > y->count ? -1 : x->count < y->count ? 1 : strcmp(x->name, y->name);
-	else
-		c = x->busy_ns > y->busy_ns ? -1 : x->busy_ns < y->busy_ns ? 1 : strcmp(x->name, y->name);
+	if (!c)
+		c = analysis_group_cmp(x->group, y->group);
 	return v->reverse ? -c : c;
 }
 
@@ -113,7 +114,8 @@ static void rebuild_groups(struct ops_view *v)
 	for (size_t i = 0; i < n; i++) {
 		if (v->scope != SCOPE_ALL && g[i].scope != v->scope)
 			continue;
-		if (v->filter[0] && !strcasestr(g[i].name, v->filter))
+		char label[600];
+		if (v->filter[0] && !strcasestr(op_rows_label(g[i].name, g[i].group, label, sizeof label), v->filter))
 			continue;
 		v->rows[v->n_rows++] = i;
 	}
@@ -123,13 +125,18 @@ static void rebuild_groups(struct ops_view *v)
 	listbox_clamp(&v->lb, v->lb.height);
 }
 
+/* A row's name as shown and searched: a collective's with its group. */
+static const char *row_label(const struct ops_view *v, size_t i, char *buf, size_t size)
+{
+	const struct op_stat *o = &v->ra->ops[v->rows[i]];
+	return op_rows_label(o->name, o->group, buf, size);
+}
+
 static void rebuild(struct ops_view *v, struct app *app)
 {
-	const char *keep = v->group == GROUP_NAME && v->n_rows && v->ra && v->lb.sel < v->n_rows
-				   ? v->ra->ops[v->rows[v->lb.sel]].name : NULL;
-	char keep_name[512] = "";
-	if (keep)
-		snprintf(keep_name, sizeof keep_name, "%s", keep);
+	char keep_name[600] = ""; /* the selected row's, kept selected */
+	if (v->group == GROUP_NAME && v->n_rows && v->ra && v->lb.sel < v->n_rows)
+		row_label(v, v->lb.sel, keep_name, sizeof keep_name);
 	v->ra = app_rank_analysis(app);
 	free(v->rows);
 	v->rows = NULL;
@@ -151,11 +158,12 @@ static void rebuild(struct ops_view *v, struct app *app)
 		return;
 	}
 	v->rows = xmalloc((v->ra->n_ops ? v->ra->n_ops : 1) * sizeof *v->rows);
+	char label[600];
 	for (size_t i = 0; i < v->ra->n_ops; i++) {
 		const struct op_stat *o = &v->ra->ops[i];
 		if (o->scope != v->scope || o->phase != v->phase)
 			continue;
-		if (v->filter[0] && !strcasestr(o->name, v->filter))
+		if (v->filter[0] && !strcasestr(op_rows_label(o->name, o->group, label, sizeof label), v->filter))
 			continue;
 		v->rows[v->n_rows++] = i;
 	}
@@ -163,7 +171,7 @@ static void rebuild(struct ops_view *v, struct app *app)
 	v->lb.n = v->n_rows;
 	v->lb.sel = 0;
 	for (size_t i = 0; keep_name[0] && i < v->n_rows; i++)
-		if (!strcmp(v->ra->ops[v->rows[i]].name, keep_name))
+		if (!strcmp(row_label(v, i, label, sizeof label), keep_name))
 			v->lb.sel = i;
 	listbox_clamp(&v->lb, v->lb.height);
 }
@@ -252,7 +260,8 @@ static void draw_groups(struct ops_view *v, struct canvas *cv, int x, int y, int
 		if (sel)
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
 		canvas_set(cv, x, ry, category_glyph(t->category, 1), sel ? ST_SELECTED : category_style(t->category));
-		canvas_text(cv, x + 1, ry, name_w - 1, st, t->name);
+		char label[600];
+		canvas_text(cv, x + 1, ry, name_w - 1, st, op_rows_label(t->name, t->group, label, sizeof label));
 		char b[5][32];
 		snprintf(b[0], 32, "%llu", (unsigned long long)t->count);
 		snprintf(b[1], 32, "%.3f", (double)t->total_ns / 1e6);
@@ -305,8 +314,9 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	 * of a name when shorter), numbers give way from the least telling one; the sorted
 	 * column stays */
 	int longest = 4;
+	char label[600];
 	for (size_t i = 0; i < v->n_rows; i++) {
-		int nw = canvas_width(v->ra->ops[v->rows[i]].name);
+		int nw = canvas_width(row_label(v, i, label, sizeof label));
 		if (nw > longest)
 			longest = nw;
 	}
@@ -327,7 +337,8 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 				num_w -= cols[c].width;
 			}
 	int name_w = w - num_w - 2;
-	const char *sel_name = v->lb.sel < v->n_rows ? v->ra->ops[v->rows[v->lb.sel]].name : NULL;
+	char sel_label[600];
+	const char *sel_name = v->lb.sel < v->n_rows ? row_label(v, v->lb.sel, sel_label, sizeof sel_label) : NULL;
 	int drawer = view_text_drawer_lines(w, h - 2, name_w - 1, sel_name);
 	int hy = y + 1;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
@@ -355,7 +366,7 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 		if (sel)
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
 		canvas_set(cv, x, ry, category_glyph(o->category, 1), sel ? ST_SELECTED : category_style(o->category));
-		canvas_text(cv, x + 1, ry, name_w - 1, st, o->name);
+		canvas_text(cv, x + 1, ry, name_w - 1, st, row_label(v, idx, label, sizeof label));
 		cx = x + 1 + name_w;
 		char b[NCOLS][32];
 		op_numbers(o, op_self(v, o), b, false);
@@ -413,7 +424,8 @@ static int ops_handle(void *p, struct app *app, enum action act)
 			v->group = GROUP_NAME;
 			rebuild(v, app);
 		} else if (v->n_rows && v->ra) {
-			struct view_target tg = {.op = {v->ra->ops[v->rows[v->lb.sel]].name, v->scope}};
+			const struct op_stat *o = &v->ra->ops[v->rows[v->lb.sel]];
+			struct view_target tg = {.op = {o->name, v->scope, o->group, o->collective}};
 			app_open(app, VIEW_OP_DETAIL, &tg);
 		}
 		return VH_HANDLED;
@@ -424,11 +436,13 @@ static int ops_handle(void *p, struct app *app, enum action act)
 static bool ops_row_matches(const void *ctx, size_t i, const char *text)
 {
 	const struct ops_view *v = ctx;
+	char label[600];
 	if (v->group != GROUP_NAME) {
 		size_t n;
-		return strcasestr(group_rows(v, &n)[v->rows[i]].name, text) != NULL;
+		const struct op_type_stat *t = &group_rows(v, &n)[v->rows[i]];
+		return strcasestr(op_rows_label(t->name, t->group, label, sizeof label), text) != NULL;
 	}
-	return strcasestr(v->ra->ops[v->rows[i]].name, text) != NULL;
+	return strcasestr(row_label(v, i, label, sizeof label), text) != NULL;
 }
 
 static bool ops_search(void *p, struct app *app, const char *text, int dir)
@@ -445,7 +459,7 @@ static size_t ops_export(void *p, struct app *app, FILE *out)
 		rebuild(v, app);
 	if (v->group != GROUP_NAME) { /* the grouped rows as shown */
 		static const char *const ghead[] = {"group", "scope", "category", "count", "total_ms", "busy_ms",
-						    "share_pct", "names"};
+						    "share_pct", "names", "comm_group"};
 		csvw_row(out, ghead, sizeof ghead / sizeof ghead[0]);
 		size_t n;
 		const struct op_type_stat *g = group_rows(v, &n);
@@ -458,14 +472,16 @@ static size_t ops_export(void *p, struct app *app, FILE *out)
 			snprintf(b[3], 32, "%.3f", t->share_pct);
 			snprintf(b[4], 32, "%zu", t->n_names);
 			const char *row[] = {t->name, analysis_scope_name(t->scope),
-					     category_name((enum ev_category)t->category), b[0], b[1], b[2], b[3], b[4]};
+					     category_name((enum ev_category)t->category), b[0], b[1], b[2], b[3], b[4],
+					     t->group ? t->group : ""};
 			csvw_row(out, row, sizeof row / sizeof row[0]);
 		}
 		return v->n_rows;
 	}
+	/* the collectives' group last: the columns before it keep their places */
 	static const char *const head[] = {"name",   "scope",  "phase",  "category",  "count",        "total_ms",
 					   "self_ms", "avg_us", "p50_us", "p95_us",    "max_us",       "share_pct",
-					   "csv_total_ms", "deviation_pct"};
+					   "csv_total_ms", "deviation_pct", "comm_group"};
 	csvw_row(out, head, sizeof head / sizeof head[0]);
 	for (size_t i = 0; i < v->n_rows; i++) {
 		const struct op_stat *o = &v->ra->ops[v->rows[i]];
@@ -474,7 +490,7 @@ static size_t ops_export(void *p, struct app *app, FILE *out)
 		const char *row[] = {o->name, analysis_scope_name(o->scope),
 				     o->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name(o->phase),
 				     category_name((enum ev_category)o->category), b[0], b[1], b[2], b[3], b[4], b[5], b[6],
-				     b[7], b[8], b[9]};
+				     b[7], b[8], b[9], o->group ? o->group : ""};
 		csvw_row(out, row, sizeof row / sizeof row[0]);
 	}
 	return v->n_rows;
@@ -520,6 +536,8 @@ struct detail_row {
 
 struct op_detail {
 	char name[512];
+	char group[128]; /* a collective row's group, "" none */
+	bool collective;
 	int scope;
 	size_t rank;
 	struct instance *inst;
@@ -549,6 +567,11 @@ static void detail_destroy(void *p)
 	free(d);
 }
 
+static struct op_key detail_key(const struct op_detail *d)
+{
+	return (struct op_key){d->name, d->group[0] ? d->group : NULL, d->collective};
+}
+
 static void detail_load(struct op_detail *d, struct app *app)
 {
 	free(d->inst);
@@ -563,8 +586,9 @@ static void detail_load(struct op_detail *d, struct app *app)
 	if (!rd)
 		return;
 	const struct rank_store *rs = &rd->store;
+	const struct rank_analysis *ra = app_rank_analysis(app);
 	uint32_t *evs;
-	d->n_inst = op_rows_instances(rs, d->name, d->scope, &evs);
+	d->n_inst = op_rows_instances(rs, ra ? ra->cls : NULL, detail_key(d), d->scope, &evs);
 	d->inst = xmalloc((d->n_inst ? d->n_inst : 1) * sizeof *d->inst);
 	for (size_t i = 0; i < d->n_inst; i++)
 		d->inst[i] = (struct instance){store_ts(rs, evs[i]), store_dur(rs, evs[i]), evs[i], i};
@@ -583,7 +607,7 @@ static void detail_load(struct op_detail *d, struct app *app)
 			continue;
 		size_t shown = 0;
 		for (size_t r = 0; r < tb->nrows && shown < 2000; r++) {
-			if (strcmp(csvt_str(tb, r, COL_NAME), d->name))
+			if (!op_rows_csv_name_in(detail_key(d), csvt_str(tb, r, COL_NAME)))
 				continue;
 			xgrow(&d->rows, &rcap, d->n_rows + 1, sizeof *d->rows);
 			d->rows[d->n_rows++] = (struct detail_row){ROW_CSV, r, tb};
@@ -599,6 +623,8 @@ static void detail_open(void *st, struct app *app, const struct view_target *tar
 {
 	struct op_detail *d = st;
 	snprintf(d->name, sizeof d->name, "%s", target->op.name);
+	snprintf(d->group, sizeof d->group, "%s", target->op.group ? target->op.group : "");
+	d->collective = target->op.collective;
 	d->scope = target->op.scope;
 	detail_load(d, app);
 }
@@ -631,11 +657,14 @@ static size_t disp_row(const struct op_detail *d, size_t i, long *cell)
 	return i - d->cells.n;
 }
 
-static const struct op_stat *find_stat(const struct rank_analysis *ra, const char *name, int scope, int phase)
+static const struct op_stat *find_stat(const struct rank_analysis *ra, struct op_key key, int scope, int phase)
 {
-	for (size_t i = 0; ra && i < ra->n_ops; i++)
-		if (ra->ops[i].scope == scope && ra->ops[i].phase == phase && !strcmp(ra->ops[i].name, name))
-			return &ra->ops[i];
+	for (size_t i = 0; ra && i < ra->n_ops; i++) {
+		const struct op_stat *o = &ra->ops[i];
+		if (o->scope == scope && o->phase == phase && o->collective == key.collective && !strcmp(o->name, key.name) &&
+		    !analysis_group_cmp(o->group, key.group))
+			return o;
+	}
 	return NULL;
 }
 
@@ -723,8 +752,10 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 {
 	struct op_detail *d = p;
 	const struct rank_analysis *ra = app_rank_analysis(app);
-	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, d->name[0] ? d->name : _("(no op selected)"));
-	const struct op_stat *all = find_stat(ra, d->name, d->scope, PHASE_UNKNOWN);
+	char label[700];
+	canvas_text(cv, x + 1, y, w - 2, ST_BOLD,
+		    d->name[0] ? op_rows_label(d->name, detail_key(d).group, label, sizeof label) : _("(no op selected)"));
+	const struct op_stat *all = find_stat(ra, detail_key(d), d->scope, PHASE_UNKNOWN);
 	int row = y + 1;
 	if (all) {
 		char b1[24], b2[24], b3[24], b4[24], b5[24];
@@ -735,7 +766,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 			     app_fmt_dur(all->p50_ns, b3, sizeof b3), app_fmt_dur(all->p95_ns, b4, sizeof b4),
 			     app_fmt_dur(all->max_ns, b5, sizeof b5), all->share_pct);
 		for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
-			const struct op_stat *o = find_stat(ra, d->name, d->scope, ph);
+			const struct op_stat *o = find_stat(ra, detail_key(d), d->scope, ph);
 			if (!o)
 				continue;
 			canvas_textf(cv, x + 3, row++, w - 4, ST_DIM, _("%s: %llu calls, p50 %s, p95 %s, max %s"),

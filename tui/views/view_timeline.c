@@ -870,10 +870,11 @@ static void draw_range(struct timeline *t, struct canvas *cv, int x, int y, int 
 	sbuf_free(&sb);
 	for (int i = 0, row = y + 3; (size_t)i < r->n_ops && row < y + h; i++, row++) {
 		const struct range_op *o = &r->ops[i];
+		char label[600];
 		canvas_set(cv, x + 1, row, category_glyph(o->category, 1), category_style(o->category));
 		canvas_textf(cv, x + 3, row, w - 4, ST_NORMAL, "%12s %6.1f%%  x%-6u %-6s %s",
 			     app_fmt_dur(o->in_ns, b1, sizeof b1), span > 0 ? 100.0 * (double)o->in_ns / (double)span : 0.0,
-			     o->count, o->device ? "device" : "host", o->name);
+			     o->count, o->device ? "device" : "host", op_rows_label(o->name, o->group, label, sizeof label));
 	}
 }
 
@@ -1011,7 +1012,18 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		}
 		if (row->kind == ROW_OP) {
 			const struct op_row *o = &t->ops[row->op];
-			canvas_text(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_NORMAL, o->name);
+			char lab[600], grp[140];
+			enum style st = sel ? ST_SELECTED : ST_NORMAL;
+			/* a collective's group stays when the label is cut: its kind's rows differ by it */
+			snprintf(grp, sizeof grp, " (%s)", o->group ? o->group : "");
+			int gw = canvas_width(grp);
+			op_rows_label(o->name, o->group, lab, sizeof lab);
+			if (o->group && canvas_width(lab) > label_w - 1 && gw < label_w / 2) {
+				canvas_text(cv, x + 1, ry, label_w - 1 - gw, st, o->name);
+				canvas_text(cv, x + label_w - gw, ry, gw, st, grp);
+			} else {
+				canvas_text(cv, x + 1, ry, label_w - 1, st, lab);
+			}
 			draw_op_row(t, o, cv, tx, ry, tw);
 			continue;
 		}
