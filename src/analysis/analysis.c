@@ -14,6 +14,7 @@
 #include "i18n.h"
 #include "metrics.h"
 #include "opstats.h"
+#include "phase_verdict.h"
 #include "rank_sets.h"
 #include "stagetime.h"
 #include "xalloc.h"
@@ -82,6 +83,7 @@ static void rank_metrics(struct rank_stage *st)
 			rank_sets_derive(s, rs, ra->cls, false);
 		metrics_window(rs, ra, s, lo, hi, st->src_dev, st->src_host);
 		metrics_attribution(s, ra, lo, hi);
+		phase_partition(s, ra);
 		metrics_landmarks(s, ra, lo, hi);
 		advice_rank(rs, rd->by_kind[CSV_KERNEL], ra, s);
 		metrics_per_step(ra, s);

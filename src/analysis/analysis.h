@@ -17,6 +17,7 @@
 #include "advice.h"
 #include "align.h"
 #include "bottleneck.h"
+#include "phase_verdict.h"
 #include "capture.h"
 #include "comm.h"
 #include "opstats.h"

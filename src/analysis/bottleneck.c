@@ -18,6 +18,7 @@
 
 #include "comm.h"
 #include "i18n.h"
+#include "phase_verdict.h"
 #include "result.h"
 #include "xalloc.h"
 
@@ -107,17 +108,6 @@ static void set_gain(struct bottleneck *b, const struct attribution *a, double l
 	b->gain.basis = basis;
 }
 
-static void reset(struct bottleneck *b)
-{
-	for (size_t i = 0; i < b->n_ev; i++)
-		free(b->ev[i].text);
-	free(b->ev);
-	free(b->gain.basis);
-	free(b->advice);
-	free(b->insufficient);
-	memset(b, 0, sizeof *b);
-}
-
 /* The attribution's shares as metrics: what the threshold table reads. */
 static void attribution_metrics(struct rank_analysis *ra)
 {
@@ -198,13 +188,26 @@ static int64_t device_sample_ns(const struct attribution *a)
 	return attribution_sum(a, dev, sizeof dev / sizeof dev[0]);
 }
 
+bool analysis_device_sampled(const struct attribution *a)
+{
+	return a->valid && device_sample_ns(a) >= MIN_DEVICE_SAMPLE_NS;
+}
+
+static void rank_bottlenecks(struct rank_analysis *ra);
+
 void analysis_bottlenecks(struct rank_analysis *ra)
+{
+	rank_bottlenecks(ra);
+	analysis_phase_verdicts(ra); /* the same rules over each phase's steps */
+}
+
+static void rank_bottlenecks(struct rank_analysis *ra)
 {
 	const struct attribution *a = &ra->attr;
 	attribution_metrics(ra);
 	for (int k = 0; k < BN_COUNT; k++) {
 		struct bottleneck *b = &ra->bn[k];
-		reset(b);
+		analysis_bottleneck_free(b);
 		b->kind = (enum bottleneck_kind)k;
 		b->name = _(bn_names[k]);
 	}

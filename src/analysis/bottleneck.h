@@ -12,6 +12,9 @@
 /* Scores every candidate of one rank (ra->bn, the attribution's share metrics): after its
  * metrics, steps and communication split are done. */
 void analysis_bottlenecks(struct rank_analysis *ra);
+/* Whether the attribution holds device time enough to be judged (the verdict says
+ * "insufficient data" below it). */
+bool analysis_device_sampled(const struct attribution *a);
 /* Room for a verdict line (four candidates, a reason, a translation's wider bytes). */
 #define VERDICT_MAX 1024
 /* Room for the reason of analysis_verdict_reason. */

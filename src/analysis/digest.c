@@ -317,6 +317,39 @@ static void io_steps(struct dio *d, struct rank_analysis *ra)
 	}
 }
 
+/* Each phase's partition as the sets gave it (phase_verdict.h); its split and verdict are
+ * made again with the rank's bottlenecks. After the rank's attribution, whose span and
+ * host knowledge it shares. */
+static void io_by_phase(struct dio *d, struct rank_analysis *ra)
+{
+	size_t n = io_n(d, ra->n_by_phase, 16);
+	struct phase_verdict *p = io_array(d, ra->by_phase, n, sizeof *p);
+	if (d->rd) {
+		ra->by_phase = p;
+		ra->n_by_phase = n;
+	}
+	for (size_t i = 0; i < n && !d->bad; i++) {
+		struct phase_verdict *x = &p[i];
+		x->phase = (enum phase)io_e(d, x->phase, PHASE_MIXED + 1);
+		x->training = io_b(d, x->training);
+		x->steps = io_u(d, x->steps);
+		x->p50_ns = io_i(d, x->p50_ns);
+		x->p95_ns = io_i(d, x->p95_ns);
+		x->short_gap_ns = io_i(d, x->short_gap_ns);
+		x->part.wall_ns = io_i(d, x->part.wall_ns);
+		for (int k = 0; k < ATTR_COUNT; k++)
+			x->part.ns[k] = io_i(d, x->part.ns[k]);
+		if (d->rd) {
+			x->part.valid = true;
+			x->part.host_known = ra->attr.host_known;
+			x->part.span_lo = ra->attr.span_lo;
+			x->part.span_hi = ra->attr.span_hi;
+			x->part.comm_split = ra->attr.comm_split;
+			x->first = -1;
+		}
+	}
+}
+
 static void io_types(struct dio *d, struct op_type_stat **pt, size_t *pn)
 {
 	size_t n = io_n(d, *pn, 15);
@@ -658,6 +691,7 @@ static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident
 	if (d->rd && nb != ATTR_COUNT)
 		d->bad = true;
 	a->comm_split = io_s(d, a->comm_split);
+	io_by_phase(d, ra);
 	io_bottlenecks(d, ra);
 
 	for (int m = 0; m < ALIGN_COUNT; m++)

@@ -16,8 +16,9 @@
  * The writer and the reader run the same field walk (one function, two directions), so
  * they cannot disagree about the order. The payload starts with the identity (rank, host,
  * device, versions, capture path, trace bytes), then metrics, steps, op statistics, the
- * attribution, bottlenecks, memory, every collective (name, end, duration) and the rank's
- * communication*.json records as loaded (comm_json.h; version 3).
+ * attribution, each phase's partition (version 9), bottlenecks, memory, every collective
+ * (name, end, duration) and the rank's communication*.json records as loaded (comm_json.h;
+ * version 3).
  *
  * Files are named rank<R>.<host>[.d<device>].apdigest and written under a temporary name,
  * then renamed: a reader never sees half a file, and two nodes never write the same name
@@ -32,7 +33,7 @@
 #include "analysis.h"
 
 #define DIGEST_MAGIC "ASCPDIG\n"
-#define DIGEST_VERSION 9u
+#define DIGEST_VERSION 10u
 #define DIGEST_HEADER 32
 #define DIGEST_SUFFIX ".apdigest"
 

@@ -15,8 +15,6 @@
 #include "xalloc.h"
 #include "xsort.h"
 
-/* Gaps shorter than this are launch jitter, not idleness. */
-#define IDLE_MIN_GAP_NS 50000
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
@@ -391,7 +389,8 @@ void metrics_window(const struct rank_store *rs, struct rank_analysis *ra, struc
 /* The window in disjoint buckets, from the sets (attribution.h has the priority order).
  * Exposed communication stays unsplit here: its wait share comes from communication.json
  * or the other ranks (analysis_attribution_comm). */
-void metrics_attribution(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi)
+void metrics_attribution_in(struct rank_sets *s, int64_t lo, int64_t hi, int64_t span_lo, int64_t span_hi,
+			    struct attribution *out)
 {
 	struct attr_layer layers[] = {
 		{&s->compute, ATTR_COMPUTE},        {&s->comm, ATTR_COMM_UNSPLIT},
@@ -399,14 +398,18 @@ void metrics_attribution(struct rank_sets *s, struct rank_analysis *ra, int64_t 
 		{&s->sync, ATTR_HOST_SYNC},         {&s->host_copy, ATTR_HOST_COPY},
 		{&s->host_dispatch, ATTR_HOST_DISPATCH}, {&s->host_only, ATTR_HOST_PYTHON},
 	};
+	attribution_partition(layers, sizeof layers / sizeof layers[0], lo, hi, span_lo, span_hi, ATTR_IDLE, out);
+}
+
+void metrics_attribution(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi)
+{
 	ivset_normalize(&s->occupied);
 	int64_t span_lo = lo, span_hi = lo;
 	if (s->occupied.n) {
 		span_lo = s->occupied.start[0];
 		span_hi = s->occupied.end[s->occupied.n - 1];
 	}
-	attribution_partition(layers, sizeof layers / sizeof layers[0], lo, hi, span_lo, span_hi, ATTR_IDLE,
-			      &ra->attr);
+	metrics_attribution_in(s, lo, hi, span_lo, span_hi, &ra->attr);
 	ra->attr.valid = true;
 	ra->attr.host_known = ra->has_trace;
 	ra->attr.comm_split = ra->attr.ns[ATTR_COMM_UNSPLIT] ? N_("none: no communication.json and no peer ranks")

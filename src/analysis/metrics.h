@@ -21,8 +21,14 @@ void metrics_csv(const struct rank_data *rd, struct rank_analysis *ra);
  * of s. */
 void metrics_window(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *s, int64_t lo,
 		    int64_t hi, const char *src_dev, const char *src_host);
+/* Gaps shorter than this are launch jitter, not idleness. */
+#define IDLE_MIN_GAP_NS 50000
 /* The window in disjoint buckets (attribution.h); exposed communication left unsplit. */
 void metrics_attribution(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi);
+/* The same partition of [lo, hi) with the device's span given (a part of the window keeps
+ * the window's edges): what a phase's steps are summed from (phase_verdict.h). */
+void metrics_attribution_in(struct rank_sets *s, int64_t lo, int64_t hi, int64_t span_lo, int64_t span_hi,
+			    struct attribution *out);
 /* The longest idle gap, exposed collective, device copy and host sync (ra->longest_*). */
 void metrics_landmarks(struct rank_sets *s, struct rank_analysis *ra, int64_t lo, int64_t hi);
 /* Each step's figures over its window (its dispatched ops: metrics_window, before). */

@@ -300,6 +300,17 @@ void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, e
 	ra->source[m] = source;
 }
 
+void analysis_bottleneck_free(struct bottleneck *b)
+{
+	for (size_t i = 0; i < b->n_ev; i++)
+		free(b->ev[i].text);
+	free(b->ev);
+	free(b->gain.basis);
+	free(b->advice);
+	free(b->insufficient);
+	memset(b, 0, sizeof *b);
+}
+
 void analysis_rank_free(struct rank_analysis *ra)
 {
 	if (!ra->cls_mapped)
@@ -324,14 +335,11 @@ void analysis_rank_free(struct rank_analysis *ra)
 	free(ra->op_shapes);
 	for (size_t i = 0; i < ra->n_checks; i++)
 		free(ra->checks[i].explanation);
-	for (int b = 0; b < BN_COUNT; b++) {
-		for (size_t i = 0; i < ra->bn[b].n_ev; i++)
-			free(ra->bn[b].ev[i].text);
-		free(ra->bn[b].ev);
-		free(ra->bn[b].gain.basis);
-		free(ra->bn[b].advice);
-		free(ra->bn[b].insufficient);
-	}
+	for (int b = 0; b < BN_COUNT; b++)
+		analysis_bottleneck_free(&ra->bn[b]);
+	for (size_t i = 0; i < ra->n_by_phase; i++)
+		free(ra->by_phase[i].verdict);
+	free(ra->by_phase);
 	memory_free(&ra->mem);
 	for (size_t i = 0; i < ra->n_advice; i++)
 		free(ra->advice[i].evidence);

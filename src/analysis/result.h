@@ -376,6 +376,23 @@ struct bottleneck {
 	char *advice; /* owned: what to try */
 };
 
+/* One phase of a rank's steps (phase_verdict.h): their windows in the attribution's buckets
+ * and the bottleneck rules over them. */
+struct phase_verdict {
+	enum phase phase;
+	bool training;            /* a training workload's steps (phase unknown): "training" */
+	size_t steps;
+	int64_t p50_ns, p95_ns;   /* of the steps' durations (end - start), as step_p50_us */
+	int64_t short_gap_ns;     /* device free in gaps under 50 us inside the windows */
+	struct attribution part;  /* the windows' partition, exposed communication unsplit */
+	struct attribution attr;  /* part with the rank's wait/transfer split laid on it */
+	char *verdict;            /* owned */
+	int first;                /* the verdict's first triggered candidate, or -1 */
+	bool judged;              /* enough steps and device time for a verdict */
+	double launch_pct;        /* the launch-bound share the verdict names, or 0 */
+	double gain_low_pct, gain_high_pct; /* the combined gain, of the phase's wall */
+};
+
 /* A rank's analysis. (*) A string marked static is, in an analysis read from digests
  * (digest.h), in the digest's buffers (struct analysis keep) instead; and so are the
  * strings borrowed from the store or the CSV tables: either way they live as long as
@@ -427,6 +444,8 @@ struct rank_analysis {
 
 	struct bottleneck bn[BN_COUNT];
 	double combined_gain_low, combined_gain_high;
+	struct phase_verdict *by_phase; /* owned: one per phase present (phase_verdict.h) */
+	size_t n_by_phase;
 
 	/* alignment (filled for every rank by the capture-level pass) */
 	int64_t offset_ns[3]; /* first, raw, collective: the rank's clock minus the reference's;
@@ -500,6 +519,8 @@ struct analysis {
 /* Frees what a rank's analysis owns (steps, ops, checks, verdicts, memory, advice) and
  * zeroes it. */
 void analysis_rank_free(struct rank_analysis *ra);
+/* Frees what a candidate owns and zeroes it. */
+void analysis_bottleneck_free(struct bottleneck *b);
 /* Sets a metric when v is finite (source: static text). */
 void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
 			 const char *source);

@@ -285,6 +285,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		ra->combined_gain_low, ra->combined_gain_high);
 	char verdict[VERDICT_MAX];
 	fprintf(out, _("  verdict: %s\n"), analysis_verdict(ra, verdict, sizeof verdict));
+	report_phase_text(ra, out);
 	report_advice_text(ra, out);
 
 	fputs(_("\ntop ops by total time (trace; CSV total beside it)\n"), out);
@@ -677,6 +678,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 		json_checks(&w, ra);
 		json_attribution(&w, ra);
 		json_bottlenecks(&w, ra);
+		report_phase_json(&w, ra);
 		report_advice_json(&w, ra);
 		jsonw_key(&w, "align");
 		jsonw_obj_begin(&w);

@@ -14,7 +14,7 @@
 #include "xalloc.h"
 
 enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY, L_VERDICT, L_ATTR, L_ATTR_LEGEND,
-		L_INSUFFICIENT, L_REASON, L_ADV_HEAD, L_ADV };
+		L_INSUFFICIENT, L_REASON, L_ADV_HEAD, L_ADV, L_PHASES, L_PHASE };
 
 struct bline {
 	enum line_kind kind;
@@ -63,6 +63,11 @@ static void rebuild(struct bn_view *v, struct app *app)
 	add(v, L_ATTR, -1, 0);
 	if (v->ra->attr.valid)
 		add(v, L_ATTR_LEGEND, -1, 0);
+	if (v->ra->n_by_phase) { /* a verdict per phase (phase_verdict.h) */
+		add(v, L_PHASES, -1, 0);
+		for (size_t i = 0; i < v->ra->n_by_phase; i++)
+			add(v, L_PHASE, -1, i);
+	}
 	add(v, L_BLANK, -1, 0);
 	for (int i = 0; i < BN_COUNT; i++) {
 		const struct bottleneck *b = &v->ra->bn[order[i]];
@@ -182,6 +187,19 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		case L_ATTR_LEGEND:
 			draw_attribution_legend(cv, x + 1, ry, w - 2, &v->ra->attr);
 			break;
+		case L_PHASES: {
+			char line[512];
+			canvas_text(cv, x + 1, ry, w - 2, ST_BOLD, view_phases_line(v->ra, line, sizeof line));
+			break;
+		}
+		case L_PHASE: {
+			const struct phase_verdict *pv = &v->ra->by_phase[l->ev];
+			int cx = x + 3 + canvas_textf(cv, x + 3, ry, w - 4, sel ? ST_SELECTED : ST_BOLD, _("%s: "),
+						      _(phase_verdict_name(pv)));
+			if (cx < x + w - 1)
+				canvas_text(cv, cx, ry, x + w - 1 - cx, sel ? ST_SELECTED : ST_NORMAL, pv->verdict);
+			break;
+		}
 		case L_INSUFFICIENT:
 			canvas_text(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, b->insufficient);
 			break;

@@ -98,7 +98,11 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		             analysis_confidence_name(s->phase_conf),
 		             s->phase_evidence ? s->phase_evidence : "");
 	}
-	int hy = y + 7;
+	char phases[512]; /* a verdict per phase, one line (phase_verdict.h) */
+	int by_phase = ra->n_by_phase ? 1 : 0;
+	if (by_phase)
+		canvas_text(cv, x + 1, y + 6, w - 2, ST_BOLD, view_phases_line(ra, phases, sizeof phases));
+	int hy = y + 7 + by_phase;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
 		    /* TRANSLATORS: column titles: each keeps the cells of its column */
@@ -106,9 +110,9 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		    "dispatch  signal      conf    label"));
 	/* the figures cover the step's window, which runs to the next step's start: they add
 	 * up to it, not to the marker's duration */
-	canvas_text(cv, x + 1, y + 6, w - 2, ST_DIM,
+	canvas_text(cv, x + 1, y + 6 + by_phase, w - 2, ST_DIM,
 		    _("compute + comm-exp + free = window ms (the step's start to the next step's)"));
-	int body = h - 8;
+	int body = h - 8 - by_phase;
 	listbox_clamp(&v->lb, body);
 	for (int r = 0; r < body && v->lb.top + (size_t)r < ra->n_steps; r++) {
 		size_t i = v->lb.top + (size_t)r;

@@ -28,6 +28,9 @@ void view_text_drawer(struct canvas *cv, int x, int y, int w, int lines, const c
  * word inside a printf row, where %-7s would count bytes (a CJK character is 3 bytes, 2
  * columns). Returns buf (the caller's, size bytes). */
 const char *view_padded(char *buf, size_t size, const char *s, int width);
+/* "by phase: prefill (6 step(s)): NPU compute; decode (24 step(s)): host dispatch, launch-bound
+ * 17 %" (phase_verdict.h), in buf (size bytes), which is returned; "" without phases. */
+const char *view_phases_line(const struct rank_analysis *ra, char *buf, size_t size);
 /* The style of a category. */
 enum style category_style(int cat);
 /* A glyph per category, so that categories differ without colour too. */

@@ -21,6 +21,23 @@ const char *view_padded(char *buf, size_t size, const char *s, int width)
 	return buf;
 }
 
+const char *view_phases_line(const struct rank_analysis *ra, char *buf, size_t size)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < ra->n_by_phase && n < size; i++) {
+		const struct phase_verdict *pv = &ra->by_phase[i];
+		int m = snprintf(buf + n, size - n, i ? _("; %s (%zu step(s)): %s") : _("by phase: %s (%zu step(s)): %s"),
+				 _(phase_verdict_name(pv)), pv->steps, phase_verdict_short(ra, pv));
+		if (m > 0 && (size_t)m < size - n && pv->launch_pct > 0)
+			m += snprintf(buf + n + m, size - n - (size_t)m, _(", launch-bound %.0f %%"), pv->launch_pct);
+		if (m < 0)
+			break;
+		n += (size_t)m;
+	}
+	return buf;
+}
+
 enum style category_style(int cat)
 {
 	switch (cat) {
