@@ -31,6 +31,9 @@ void report_memory_json(struct jsonw *w, const struct rank_analysis *ra);
 /* The advice section (report_advice.c): nothing / an empty array without findings. */
 void report_advice_text(const struct rank_analysis *ra, FILE *out);
 void report_advice_json(struct jsonw *w, const struct rank_analysis *ra);
+/* The gaps section (report_gaps.c): nothing / null without a timeline. */
+void report_gaps_text(const struct rank_analysis *ra, FILE *out);
+void report_gaps_json(struct jsonw *w, const struct rank_analysis *ra);
 /* The communication section (report_comm.c): nothing / null when the capture has none. */
 void report_comm_text(const struct analysis *an, FILE *out);
 void report_comm_json(struct jsonw *w, const struct analysis *an);
