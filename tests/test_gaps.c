@@ -148,6 +148,9 @@ static void test_causes_by_shape(void **state)
 	tu_capture_load(&l, "--seed 4 --steps 8 --ops 60", true);
 	check_totals(l.cap, &l.an->ranks[0]);
 	assert_true(l.an->ranks[0].gaps.by_cause[GAP_BETWEEN_STEPS] > 0);
+	/* a kernel launched before the device freed up waits its launch on (the generator's
+	 * queue latency) */
+	assert_true(l.an->ranks[0].gaps.by_cause[GAP_LAUNCH_LATENCY] > 0);
 	tu_capture_free(&l);
 	tu_capture_load(&l, "--shape vllm,graph --seed 4 --steps 12 --prefill 3 --ops 60", true);
 	const struct rank_analysis *ra = &l.an->ranks[0];
