@@ -463,9 +463,52 @@ static void test_host_advice_follows_workload(void **state)
 	}
 }
 
+/* The device-idle gaps' causes (gaps.h) on a planted trace, each gap exact: GC with the
+ * device idle is no_dispatch with host gc, a device notify wait is peer_wait, the time between
+ * two ProfilerSteps between_steps, an .item with the device idle no_dispatch with host sync,
+ * host work after the last kernel capture_edge; together the attribution's idle buckets. (Here
+ * for the planted traces; test_gaps reads generated and real captures.) */
+static void test_gap_causes(void **state)
+{
+	(void)state;
+	struct planted pc;
+	planted_load(&pc, "h,ProfilerStep#1,0,1000 h,ProfilerStep#2,1200,1000 d,MatMul,0,300 g,GC,300,100 "
+			  "d,MatMul,400,200 d,Notify_Wait/NOTIFY_WAIT,600,100 d,MatMul,700,300 d,MatMul,1200,300 "
+			  "h,aten::item,1500,200 d,MatMul,1700,500 h,aten::zeros,2200,100");
+	const struct gap_analysis *g = &pc.ra->gaps;
+	assert_int_equal(pc.ra->n_steps, 2);
+	assert_int_equal(g->count, 5);
+	assert_int_equal(g->total_ns, US(700));
+	assert_int_equal(g->by_cause[GAP_NO_DISPATCH], US(300));
+	assert_int_equal(g->no_dispatch_by_host[GAP_HOST_GC], US(100));
+	assert_int_equal(g->no_dispatch_by_host[GAP_HOST_SYNC], US(200));
+	assert_int_equal(g->by_cause[GAP_PEER_WAIT], US(100));
+	assert_int_equal(g->by_cause[GAP_BETWEEN_STEPS], US(200));
+	assert_int_equal(g->by_cause[GAP_CAPTURE_EDGE], US(100));
+	static const enum attr_bucket idle[] = {ATTR_HOST_SYNC, ATTR_HOST_COPY, ATTR_HOST_DISPATCH,
+						ATTR_HOST_PYTHON, ATTR_IDLE,      ATTR_EDGE_IDLE};
+	assert_int_equal(attribution_sum(&pc.ra->attr, idle, 6), g->total_ns);
+	/* the longest first, the earlier of equal ones first; each with its step */
+	static const struct {
+		int64_t start, dur;
+		int32_t step;
+		enum gap_cause cause;
+	} want[] = {{US(1000), US(200), 1, GAP_BETWEEN_STEPS}, {US(1500), US(200), 1, GAP_NO_DISPATCH},
+		    {US(300), US(100), 0, GAP_NO_DISPATCH},    {US(600), US(100), 0, GAP_PEER_WAIT}};
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(g->top[i].start - pc.ra->t0, want[i].start);
+		assert_int_equal(g->top[i].dur, want[i].dur);
+		assert_int_equal(g->top[i].step, want[i].step);
+		assert_int_equal(g->top[i].cause, want[i].cause);
+	}
+	assert_int_equal(g->top[4].cause, GAP_CAPTURE_EDGE);
+	planted_free(&pc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gap_causes),
 		cmocka_unit_test(test_online_compile), cmocka_unit_test(test_aicpu),
 		cmocka_unit_test(test_transdata),      cmocka_unit_test(test_dispatch_storm),
 		cmocka_unit_test(test_stream_sync),    cmocka_unit_test(test_gc_in_steps),

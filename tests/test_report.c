@@ -161,14 +161,31 @@ static void test_json_report_keys_and_values(void **state)
 	free(d.js);
 }
 
+/* `--report --json path` into d. */
+static void load_report_json(struct doc *d, const char *path)
+{
+	char args[4200];
+	snprintf(args, sizeof args, "--report --json '%s'", path);
+	load_doc(d, args);
+}
+
+/* The sum of an object's values in us, in ns (3 decimals: exact). */
+static long long obj_sum_ns(struct doc *d, int obj)
+{
+	long long sum = 0;
+	for (int i = obj + 1, k = 0; k < d->jt.t[obj].size; k++) {
+		sum += llround(num(d, i + 1) * 1e3); /* key at i, value at i + 1 */
+		i = jtok_skip(&d->jt, i + 1);
+	}
+	return sum;
+}
+
 /* --report --json: every rank's attribution sums to its wall_us (each bucket in us with 3
  * decimals, so to the ns), and every gain is at most 70 % and at most its buckets' share. */
 static void check_attribution_json(const char *path)
 {
 	struct doc d;
-	char args[4200];
-	snprintf(args, sizeof args, "--report --json '%s'", path);
-	load_doc(&d, args);
+	load_report_json(&d, path);
 	int ranks = key(&d, 0, "ranks");
 	for (int r = 0; r < d.jt.t[ranks].size; r++) {
 		int rk = item(&d, ranks, r);
@@ -177,13 +194,9 @@ static void check_attribution_json(const char *path)
 			assert_false(d.js[d.jt.t[key(&d, info, "valid")].start] == 't');
 			continue;
 		}
-		long long wall = llround(num(&d, key(&d, info, "wall_us")) * 1e3), sum = 0;
+		long long wall = llround(num(&d, key(&d, info, "wall_us")) * 1e3);
 		assert_int_equal(wall, llround(num(&d, key(&d, key(&d, rk, "metrics"), "wall_us")) * 1e3));
-		for (int i = at + 1, k = 0; k < d.jt.t[at].size; k++) {
-			sum += llround(num(&d, i + 1) * 1e3); /* key at i, value at i + 1 */
-			i = jtok_skip(&d.jt, i + 1);
-		}
-		assert_int_equal(sum, wall);
+		assert_int_equal(obj_sum_ns(&d, at), wall);
 		int bns = key(&d, rk, "bottlenecks");
 		for (int b = 0; b < d.jt.t[bns].size; b++) {
 			int bn = item(&d, bns, b);
@@ -198,18 +211,75 @@ static void check_attribution_json(const char *path)
 	free(d.js);
 }
 
-static void test_json_attribution(void **state)
+/* check on the demo and on the real level 1 and level 2 captures (those present) */
+static void check_demo_and_real(void (*check)(const char *path))
 {
-	(void)state;
-	check_attribution_json("fixtures/demo");
+	check("fixtures/demo");
 	static const char *real[] = {"msinsight/test/data/pytorch/text/level1", "msinsight/test/st/level2"};
 	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
 		char *dir = tu_real(real[i]);
 		if (!dir)
 			continue;
-		check_attribution_json(dir);
+		check(dir);
 		free(dir);
 	}
+}
+
+static void test_json_attribution(void **state)
+{
+	(void)state;
+	check_demo_and_real(check_attribution_json);
+}
+
+/* --report --json: every rank's gaps by cause sum to their total_us, which is the sum of
+ * the attribution's device-idle buckets (to the ns); the top gaps are longest first, each
+ * with a cause of by_cause's and a step in the steps' list or null. */
+static void check_gaps_json(const char *path)
+{
+	struct doc d;
+	load_report_json(&d, path);
+	int ranks = key(&d, 0, "ranks");
+	for (int r = 0; r < d.jt.t[ranks].size; r++) {
+		int rk = item(&d, ranks, r);
+		int gaps = key(&d, rk, "gaps"), at = key(&d, rk, "attribution");
+		if (d.jt.t[gaps].type != JSMN_OBJECT) /* no timeline (step_trace_time.csv may still
+							 * give an attribution) */
+			continue;
+		long long total = llround(num(&d, key(&d, gaps, "total_us")) * 1e3), idle = 0;
+		int by = key(&d, gaps, "by_cause");
+		assert_int_equal(obj_sum_ns(&d, by), total);
+		static const char *idle_keys[] = {"host_sync", "host_copy", "host_dispatch", "host_python", "idle",
+						  "edge_idle"};
+		for (size_t k = 0; k < sizeof idle_keys / sizeof idle_keys[0]; k++)
+			idle += llround(num(&d, key(&d, at, idle_keys[k])) * 1e3);
+		assert_int_equal(idle, total);
+		int top = key(&d, gaps, "top"), n_steps = d.jt.t[key(&d, key(&d, rk, "steps"), "list")].size;
+		double last = INFINITY;
+		for (int i = 0; i < d.jt.t[top].size; i++) {
+			int g = item(&d, top, i);
+			double dur = num(&d, key(&d, g, "dur_us"));
+			assert_true(dur > 0 && dur <= last);
+			last = dur;
+			num(&d, key(&d, g, "start_us"));
+			int c = key(&d, g, "cause");
+			char cause[32];
+			snprintf(cause, sizeof cause, "%.*s", d.jt.t[c].end - d.jt.t[c].start, d.js + d.jt.t[c].start);
+			assert_true(num(&d, key(&d, by, cause)) >= dur);
+			int st = key(&d, g, "step");
+			if (d.js[d.jt.t[st].start] != 'n')
+				assert_true(num(&d, st) >= 0 && num(&d, st) < n_steps);
+			else
+				assert_true(d.js[d.jt.t[key(&d, g, "phase")].start] == 'n');
+		}
+	}
+	jtok_free(&d.jt);
+	free(d.js);
+}
+
+static void test_json_gaps(void **state)
+{
+	(void)state;
+	check_demo_and_real(check_gaps_json);
 }
 
 static void test_golden_text_report(void **state)
@@ -391,6 +461,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_report_keys_and_values),
 		cmocka_unit_test(test_json_attribution),
+		cmocka_unit_test(test_json_gaps),
 		cmocka_unit_test(test_golden_text_report),
 		cmocka_unit_test(test_hostile_names_stay_escaped),
 		cmocka_unit_test(test_rank_header_says_trace_cut_or_unread),

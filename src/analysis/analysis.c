@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "gaps.h"
 #include "i18n.h"
 #include "metrics.h"
 #include "opstats.h"
@@ -84,6 +85,7 @@ static void rank_metrics(struct rank_stage *st)
 		metrics_window(rs, ra, s, lo, hi, st->src_dev, st->src_host);
 		metrics_attribution(s, ra, lo, hi);
 		phase_partition(s, ra);
+		gaps_rank(rs, ra->cls, s, ra, lo, hi);
 		metrics_landmarks(s, ra, lo, hi);
 		advice_rank(rs, rd->by_kind[CSV_KERNEL], ra, s);
 		metrics_per_step(ra, s);

@@ -626,6 +626,31 @@ static void io_comm(struct dio *d, struct comm_data *cd)
 	}
 }
 
+/* The device-idle gaps (gaps.h): the totals by cause and the longest, whose steps index
+ * the digest's steps. */
+static void io_gaps(struct dio *d, struct rank_analysis *ra)
+{
+	struct gap_analysis *g = &ra->gaps;
+	g->valid = io_b(d, g->valid);
+	g->count = io_u(d, g->count);
+	g->total_ns = io_i(d, g->total_ns);
+	for (int c = 0; c < GAP_CAUSE_COUNT; c++)
+		g->by_cause[c] = io_i(d, g->by_cause[c]);
+	for (int h = 0; h < GAP_HOST_COUNT; h++)
+		g->no_dispatch_by_host[h] = io_i(d, g->no_dispatch_by_host[h]);
+	g->n_top = (size_t)io_e(d, (int)g->n_top, GAPS_TOP + 1);
+	for (size_t i = 0; i < g->n_top && !d->bad; i++) {
+		struct gap *t = &g->top[i];
+		t->start = io_i(d, t->start);
+		t->dur = io_i(d, t->dur);
+		t->step = (int32_t)io_i(d, t->step);
+		t->cause = (uint8_t)io_e(d, t->cause, GAP_CAUSE_COUNT);
+		t->host = (uint8_t)io_e(d, t->host, GAP_HOST_COUNT);
+		if (d->rd && (t->step < -1 || (t->step >= 0 && (size_t)t->step >= ra->n_steps)))
+			d->bad = true;
+	}
+}
+
 static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident *id, struct coll_inst **pc,
 		    size_t *pnc, struct comm_data *cm)
 {
@@ -693,6 +718,7 @@ static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident
 	a->comm_split = io_s(d, a->comm_split);
 	io_by_phase(d, ra);
 	io_bottlenecks(d, ra);
+	io_gaps(d, ra);
 
 	for (int m = 0; m < ALIGN_COUNT; m++)
 		ra->offset_ns[m] = io_i(d, ra->offset_ns[m]);

@@ -21,6 +21,7 @@
 #include "attribution.h"
 #include "capture.h"
 #include "category.h"
+#include "gaps.h"
 #include "i18n.h"
 #include "memory.h"
 
@@ -441,6 +442,7 @@ struct rank_analysis {
 	size_t n_checks;
 
 	struct attribution attr; /* the window in disjoint buckets (attribution.h) */
+	struct gap_analysis gaps; /* the device-idle gaps and their causes (gaps.h) */
 
 	struct bottleneck bn[BN_COUNT];
 	double combined_gain_low, combined_gain_high;

@@ -251,6 +251,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	}
 
 	report_attribution_text(ra, out);
+	report_gaps_text(ra, out);
 
 	fputs(_("\nbottlenecks (score 0-100, >= 40 triggers)\n"), out);
 	int order[BN_COUNT];
@@ -696,6 +697,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 		jsonw_obj_end(&w);
 		json_ops(&w, an, ra);
 		report_memory_json(&w, ra);
+		report_gaps_json(&w, ra);
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);

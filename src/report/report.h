@@ -34,6 +34,9 @@ void report_advice_json(struct jsonw *w, const struct rank_analysis *ra);
 /* The per-phase section (report_phase.c): nothing / null without step windows. */
 void report_phase_text(const struct rank_analysis *ra, FILE *out);
 void report_phase_json(struct jsonw *w, const struct rank_analysis *ra);
+/* The gaps section (report_gaps.c): nothing / null without a timeline. */
+void report_gaps_text(const struct rank_analysis *ra, FILE *out);
+void report_gaps_json(struct jsonw *w, const struct rank_analysis *ra);
 /* The communication section (report_comm.c): nothing / null when the capture has none. */
 void report_comm_text(const struct analysis *an, FILE *out);
 void report_comm_json(struct jsonw *w, const struct analysis *an);

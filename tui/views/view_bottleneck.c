@@ -3,7 +3,9 @@
  * threshold, source), expected gains with confidence and what to try. Enter on an evidence
  * line goes where it can be seen: the longest idle gap, the longest exposed collective,
  * the longest copy or sync on the timeline; the steps or ops for the others. Below them
- * the Ascend advice rules (advice.h): Enter on a finding shows its longest instance. */
+ * the longest device-idle gaps with their causes (gaps.h): Enter shows the gap on the
+ * timeline; then the Ascend advice rules (advice.h): Enter on a finding shows its longest
+ * instance. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,7 @@
 #include "xalloc.h"
 
 enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY, L_VERDICT, L_ATTR, L_ATTR_LEGEND,
-		L_INSUFFICIENT, L_REASON, L_ADV_HEAD, L_ADV, L_PHASES, L_PHASE };
+		L_INSUFFICIENT, L_REASON, L_ADV_HEAD, L_ADV, L_PHASES, L_PHASE, L_GAP_HEAD, L_GAP };
 
 struct bline {
 	enum line_kind kind;
@@ -85,6 +87,12 @@ static void rebuild(struct bn_view *v, struct app *app)
 		}
 		add(v, L_BLANK, -1, 0);
 	}
+	if (v->ra->gaps.valid) {
+		add(v, L_GAP_HEAD, -1, 0);
+		for (size_t i = 0; i < v->ra->gaps.n_top; i++)
+			add(v, L_GAP, -1, i);
+		add(v, L_BLANK, -1, 0);
+	}
 	add(v, L_ADV_HEAD, -1, 0);
 	/* the problems first, then what was seen below its threshold (dimmed, as evidence) */
 	for (int pass = 1; pass >= 0; pass--)
@@ -101,6 +109,32 @@ static void rebuild(struct bn_view *v, struct app *app)
 }
 
 static void update(void *p, struct app *app) { rebuild(p, app); }
+
+/* The gaps' total and the causes that hold time, largest first as the cause table lists
+ * them (by its order). */
+static void draw_gaps_head(struct canvas *cv, int x, int y, int w, const struct rank_analysis *ra)
+{
+	const struct gap_analysis *g = &ra->gaps;
+	char causes[512] = "";
+	size_t len = 0;
+	for (int c = 0; c < GAP_CAUSE_COUNT && len < sizeof causes; c++)
+		if (g->by_cause[c])
+			len += (size_t)snprintf(causes + len, sizeof causes - len, "%s%s %.3f", len ? ", " : "",
+						gaps_cause_name((enum gap_cause)c), (double)g->by_cause[c] / 1e6);
+	canvas_textf(cv, x, y, w, ST_BOLD, _("device-idle gaps: %llu, %.3f ms (ms by cause: %s); Enter shows one"),
+		     (unsigned long long)g->count, (double)g->total_ns / 1e6, causes);
+}
+
+static void draw_gap_line(struct canvas *cv, int x, int y, int w, bool sel, const struct rank_analysis *ra,
+			  const struct gap *g)
+{
+	char step[48] = "-";
+	if (g->step >= 0 && (size_t)g->step < ra->n_steps)
+		snprintf(step, sizeof step, "%d %s", g->step + 1, _(analysis_step_phase_name(&ra->steps[g->step])));
+	canvas_textf(cv, x, y, w, sel ? ST_SELECTED : ST_NORMAL, _("%10.3f us at %.3f ms, step %s: %s (host: %s)"),
+		     (double)g->dur / 1e3, (double)(g->start - ra->t0) / 1e6, step, gaps_cause_name((enum gap_cause)g->cause),
+		     gaps_host_name((enum gap_host)g->host));
+}
 
 static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
@@ -257,6 +291,12 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 					    f->evidence);
 			break;
 		}
+		case L_GAP_HEAD:
+			draw_gaps_head(cv, x + 1, ry, w - 2, v->ra);
+			break;
+		case L_GAP:
+			draw_gap_line(cv, x + 3, ry, w - 4, sel, v->ra, &v->ra->gaps.top[l->ev]);
+			break;
 		case L_BLANK: break;
 		}
 	}
@@ -292,7 +332,7 @@ static int handle(void *p, struct app *app, enum action act)
 		/* evidence lines are what Enter acts on: step from one to the next */
 		int dir = act == ACT_DOWN ? 1 : -1;
 		for (size_t i = v->lb.sel + (size_t)dir; i < v->n; i += (size_t)dir)
-			if (v->lines[i].kind == L_EVIDENCE || v->lines[i].kind == L_ADV) {
+			if (v->lines[i].kind == L_EVIDENCE || v->lines[i].kind == L_ADV || v->lines[i].kind == L_GAP) {
 				v->lb.sel = i;
 				listbox_clamp(&v->lb, v->lb.height);
 				break;
@@ -322,6 +362,15 @@ static int handle(void *p, struct app *app, enum action act)
 		else
 			app_message(app, ST_NORMAL, _("%s: %.3f ms, selected: %s"), _(advice_rules[f->rule].title),
 				    (double)(f->event_end - f->event_ts) / 1e6, store_ev_name(&rd->store, f->event));
+		return VH_HANDLED;
+	}
+	if (l->kind == L_GAP) {
+		const struct gap *g = &v->ra->gaps.top[l->ev];
+		int64_t pad = g->dur / 2 + 1000;
+		struct view_target tg = {.timeline = {app_rank_index(app), g->start - pad, g->start + g->dur + pad, UINT32_MAX}};
+		app_open(app, VIEW_TIMELINE, &tg);
+		app_message(app, ST_NORMAL, _("device-idle gap of %.3f ms: %s (host: %s)"), (double)g->dur / 1e6,
+			    gaps_cause_name((enum gap_cause)g->cause), gaps_host_name((enum gap_host)g->host));
 		return VH_HANDLED;
 	}
 	if (l->kind != L_EVIDENCE) {
