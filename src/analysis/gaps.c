@@ -243,7 +243,8 @@ static void gap(struct gap_walk *g, int64_t a, int64_t b)
 static void walk(struct gap_walk *g, int64_t span_lo, int64_t span_hi)
 {
 	const struct ivset *occ = &g->s->occupied;
-	memset(g->cursor, 0, g->n_dev * sizeof *g->cursor);
+	if (g->n_dev) /* no device lane: no cursor array (memset of NULL is undefined, even for 0) */
+		memset(g->cursor, 0, g->n_dev * sizeof *g->cursor);
 	g->step_hint = 0;
 	for (size_t i = 0; i + 1 < occ->n; i++) {
 		int64_t a = occ->end[i] > span_lo ? occ->end[i] : span_lo;
