@@ -315,6 +315,53 @@ static void test_generated(void **state)
 	free(dir);
 }
 
+/* Issue 35 item 6 on the real st/level2 (4 ranks, 12 groups): whole, every group is
+ * captured whole (ranks_captured = ranks_in_group); with rank_2 and rank_3 left out, its
+ * one 4-rank group reads 4 ranks, 2 captured, and the 2-rank groups pairing rank 0 or 1
+ * with 2 or 3 read 2 ranks, 1 captured (8 groups left, 5 of them partial). */
+static void test_group_coverage_level2(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(real, "msinsight/test/st/level2");
+	for (int part = 0; part < 2; part++) {
+		char *tmp = NULL, *path = real;
+		if (part) {
+			tmp = tu_tmpdir();
+			/* copies: a symbolic link out of the capture is not followed */
+			assert_int_equal(tu_sh("cp -R '%s/rank_0_ascend_pt' '%s/rank_1_ascend_pt' '%s'", real, real, tmp), 0);
+			path = tmp;
+		}
+		struct capture *cap = capture_open(path, NULL);
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		const struct comm_analysis *ca = an->comm;
+		assert_true(ca->present);
+		size_t four = 0, partial = 0;
+		for (size_t i = 0; i < ca->n_groups; i++) {
+			const struct comm_group *g = &ca->groups[i];
+			assert_true(g->n_captured >= 1 && g->n_captured <= g->n_ranks);
+			if (g->n_ranks == 4) {
+				four++;
+				assert_int_equal(g->n_captured, part ? 2 : 4);
+			} else if (!part) {
+				assert_int_equal(g->n_captured, g->n_ranks);
+			}
+			partial += g->n_captured < g->n_ranks;
+		}
+		assert_int_equal(four, 1);
+		assert_int_equal(comm_groups_partial(ca, NULL), partial);
+		assert_int_equal(partial, part ? 5 : 0);
+		assert_int_equal(ca->n_groups, part ? 8 : 12);
+		analysis_free(an);
+		capture_free(cap);
+		if (tmp) {
+			tu_rmtree(tmp);
+			free(tmp);
+		}
+	}
+	free(real);
+}
+
 /* Issue 22: a key given twice was counted twice (transit 63.5 -> 127.1 MB, no message).
  * The later one wins, named with its byte offset and the first one's: a repeated entry,
  * a repeated step, a repeated transport and a repeated Bandwidth Info; and a matrix
@@ -536,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_escaped_transport_keys),
 		cmocka_unit_test(test_entry_text),
 		cmocka_unit_test(test_generated),
+		cmocka_unit_test(test_group_coverage_level2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

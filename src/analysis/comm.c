@@ -438,6 +438,53 @@ static void build_group(struct comm_analysis *ca, size_t a, size_t b, size_t *ca
 	slow_links(ca, a, b);
 }
 
+static bool captured_rank(const struct capture *cap, int32_t rank)
+{
+	for (size_t r = 0; r < cap->n_ranks; r++)
+		if (cap->ranks[r].plan->rank == rank)
+			return true;
+	return false;
+}
+
+/* How much of each group the capture holds: a group of 8 with 2 rank directories is not
+ * a group of 2, and its figures speak for those 2 only */
+static void count_captured(struct comm_analysis *ca, const struct capture *cap)
+{
+	for (size_t i = 0; i < ca->n_groups; i++) {
+		struct comm_group *g = &ca->groups[i];
+		int32_t *owners = xmalloc((g->n_links ? g->n_links : 1) * sizeof *owners);
+		size_t n = 0;
+		for (size_t k = g->link0; k < g->link0 + g->n_links; k++)
+			if (ca->links[k].rank >= 0)
+				owners[n++] = ca->links[k].rank;
+		xqsort(owners, n, sizeof *owners, cmp_i32);
+		g->n_captured = 0;
+		for (size_t k = 0; k < n; k++)
+			g->n_captured += !k || owners[k] != owners[k - 1];
+		free(owners);
+		if (!n) /* cluster files: the ids are global ranks */
+			for (size_t k = 0; k < g->n_ranks; k++)
+				g->n_captured += captured_rank(cap, g->ranks[k]);
+	}
+}
+
+size_t comm_groups_partial(const struct comm_analysis *ca, const struct comm_group **largest)
+{
+	size_t n = 0;
+	const struct comm_group *big = NULL;
+	for (size_t i = 0; ca && i < ca->n_groups; i++) {
+		const struct comm_group *g = &ca->groups[i];
+		if (g->n_captured >= g->n_ranks)
+			continue;
+		n++;
+		if (!big || g->n_ranks > big->n_ranks)
+			big = g;
+	}
+	if (largest)
+		*largest = big;
+	return n;
+}
+
 static void build_links(struct comm_analysis *ca, struct recs *links)
 {
 	xqsort(links->v, links->n, sizeof *links->v, cmp_link_rec);
@@ -519,6 +566,7 @@ struct comm_analysis *comm_analyse(const struct capture *cap)
 	build_ops(ca, &ops);
 	build_ranks(ca, &ops);
 	build_links(ca, &links);
+	count_captured(ca, cap);
 	double packets = 0, small = 0;
 	uint32_t *steps = xmalloc((ops.n ? ops.n : 1) * sizeof *steps);
 	for (size_t i = 0; i < ops.n; i++)
