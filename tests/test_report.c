@@ -346,6 +346,11 @@ static void test_json_group_coverage(void **state)
 	assert_memory_equal(d.js + d.jt.t[nm].start, want, strlen(want));
 	assert_int_equal((int)num(&d, key(&d, g, "ranks_in_group")), 4);
 	assert_int_equal((int)num(&d, key(&d, g, "ranks_captured")), 2);
+	/* no layout (issue 35 item 7): the metadata's tp [0, 1, 2, 3] is not matched by the
+	 * 2 members known */
+	int par = key(&d, g, "parallel");
+	assert_int_equal(d.jt.t[par].type, JSMN_PRIMITIVE);
+	assert_int_equal(d.js[d.jt.t[par].start], 'n');
 	/* the text report and its cluster section say it too */
 	size_t len;
 	char args[4200];
@@ -356,6 +361,18 @@ static void test_json_group_coverage(void **state)
 	assert_non_null(strstr(text, "  1 communication group(s) larger than the capture (the largest: group of 4 ranks, 2 captured)"));
 	free(text);
 	tu_truth_free(truth);
+	jtok_free(&d.jt);
+	free(d.js);
+	rm_generated(dir);
+
+	/* --naming rank: dp0_pp0_tp<r>_...: the group of all 4 differs in tp alone */
+	dir = tu_generate("--ranks 4 --comm --naming rank --steps 4 --ops 30 --seed 3");
+	load_report_json(&d, dir);
+	groups = key(&d, key(&d, 0, "communication"), "groups");
+	par = key(&d, item(&d, groups, 0), "parallel");
+	assert_int_equal(d.jt.t[par].type, JSMN_STRING);
+	assert_int_equal(d.jt.t[par].end - d.jt.t[par].start, 2);
+	assert_memory_equal(d.js + d.jt.t[par].start, "tp", 2);
 	jtok_free(&d.jt);
 	free(d.js);
 	rm_generated(dir);

@@ -101,6 +101,9 @@ struct comm_group {
 	 * (cluster files: the group's global ranks among the loaded ones); a group of 8 with
 	 * 2 captured is judged on those 2 */
 	size_t n_captured;
+	/* the layout dimension (enum parallel_dim) whose group this is, from the captured
+	 * members' directory names (they share every coordinate but that one), or -1 */
+	int parallel;
 	double max_gbps;        /* over its links other than LOCAL */
 };
 
