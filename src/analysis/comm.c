@@ -557,6 +557,21 @@ static void label_parallel(struct comm_analysis *ca, const struct capture *cap)
 	free(has);
 }
 
+char *comm_layout_text(const struct comm_analysis *ca, char *buf, size_t size)
+{
+	size_t count[PAR_COUNT] = {0};
+	for (size_t i = 0; ca && i < ca->n_groups; i++)
+		if (ca->groups[i].parallel >= 0)
+			count[ca->groups[i].parallel]++;
+	size_t k = 0;
+	buf[0] = '\0';
+	for (int d = 0; d < PAR_COUNT && k < size; d++)
+		if (count[d])
+			k += (size_t)snprintf(buf + k, size - k, "%s%s %zu", k ? ", " : "", parallel_dim_name((enum parallel_dim)d),
+					      count[d]);
+	return buf;
+}
+
 size_t comm_groups_partial(const struct comm_analysis *ca, const struct comm_group **largest)
 {
 	size_t n = 0;

@@ -158,6 +158,9 @@ const struct comm_linkagg *comm_group_link(const struct comm_analysis *ca, const
  * the one with the most ranks, borrowed from ca. Waits and slow ranks are then judged among
  * the captured ranks: a late rank outside the capture is not seen. */
 size_t comm_groups_partial(const struct comm_analysis *ca, const struct comm_group **largest);
+/* The layout as the groups show it: "tp 2, pp 6" (groups per dimension, in enum order),
+ * written to buf, which is returned; "" when no group has a dimension. */
+char *comm_layout_text(const struct comm_analysis *ca, char *buf, size_t size);
 /* wait / (wait + transit) and its kin, NAN when both are 0. */
 double comm_ratio(int64_t part, int64_t transit);
 

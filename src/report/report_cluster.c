@@ -151,6 +151,10 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 			       "captured): waits, the rank waited for and slow ranks are judged among the captured ranks; "
 			       "a late rank outside the capture is not seen\n"),
 			partial, big->n_ranks, big->n_captured);
+	char layout[96];
+	if (*comm_layout_text(an->comm, layout, sizeof layout))
+		/* TRANSLATORS: %s lists tp, dp, pp, ep, dcp with a count each, kept as they are */
+		fprintf(out, _("  communication groups by parallel dimension: %s\n"), layout);
 	text_slow(ca, out);
 	if (ca->waited_rank >= 0)
 		fprintf(out, _("  the rank everyone waits for: rank %d (last to arrive in %zu of %zu matched collectives; "
