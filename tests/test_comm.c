@@ -315,6 +315,133 @@ static void test_generated(void **state)
 	free(dir);
 }
 
+/* Issue 35 item 6 on the real st/level2 (4 ranks, 12 groups): whole, every group is
+ * captured whole (ranks_captured = ranks_in_group); with rank_2 and rank_3 left out, its
+ * one 4-rank group reads 4 ranks, 2 captured, and the 2-rank groups pairing rank 0 or 1
+ * with 2 or 3 read 2 ranks, 1 captured (8 groups left, 5 of them partial). */
+static void test_group_coverage_level2(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(real, "msinsight/test/st/level2");
+	for (int part = 0; part < 2; part++) {
+		char *tmp = NULL, *path = real;
+		if (part) {
+			tmp = tu_tmpdir();
+			/* copies: a symbolic link out of the capture is not followed */
+			assert_int_equal(tu_sh("cp -R '%s/rank_0_ascend_pt' '%s/rank_1_ascend_pt' '%s'", real, real, tmp), 0);
+			path = tmp;
+		}
+		struct capture *cap = capture_open(path, NULL);
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		const struct comm_analysis *ca = an->comm;
+		assert_true(ca->present);
+		size_t four = 0, partial = 0;
+		for (size_t i = 0; i < ca->n_groups; i++) {
+			const struct comm_group *g = &ca->groups[i];
+			assert_true(g->n_captured >= 1 && g->n_captured <= g->n_ranks);
+			if (g->n_ranks == 4) {
+				four++;
+				assert_int_equal(g->n_captured, part ? 2 : 4);
+			} else if (!part) {
+				assert_int_equal(g->n_captured, g->n_ranks);
+			}
+			partial += g->n_captured < g->n_ranks;
+		}
+		assert_int_equal(four, 1);
+		assert_int_equal(comm_groups_partial(ca, NULL), partial);
+		/* item 7: each rank's profiler_metadata.json names pp [0, 2] and [1, 3], dp [2, 3], tp
+		 * [r] (and mp, embd, dp_cp, default_group, no dimension): the groups whose global
+		 * ranks are those read so; [0, 1] (dp_cp alone) and [0, 1, 2, 3] read none */
+		for (size_t i = 0; !part && i < ca->n_groups; i++) {
+			const struct comm_group *g = &ca->groups[i];
+			int32_t a = g->global[0], b = g->n_ranks > 1 ? g->global[1] : -1;
+			int want = g->n_ranks == 1			   ? PAR_TP
+				   : g->n_ranks == 2 && b - a == 2	   ? PAR_PP
+				   : g->n_ranks == 2 && a == 2 && b == 3 ? PAR_DP
+									   : -1;
+			assert_int_equal(g->parallel, want);
+		}
+		/* left out, only the single-rank tp groups of ranks 0 and 1 are whole */
+		char layout[96];
+		assert_string_equal(comm_layout_text(ca, layout, sizeof layout), part ? "tp 2" : "tp 2, dp 2, pp 6");
+		assert_int_equal(partial, part ? 5 : 0);
+		assert_int_equal(ca->n_groups, part ? 8 : 12);
+		analysis_free(an);
+		capture_free(cap);
+		if (tmp) {
+			tu_rmtree(tmp);
+			free(tmp);
+		}
+	}
+	free(real);
+}
+
+/* Issue 35 item 7: a group's layout dimension from profiler_metadata.json's
+ * parallel_group_info, else from its members' directory names. The generator's one 4-rank
+ * group is tp in both (its metadata names tp [0, 1, 2, 3]; --naming rank writes
+ * dp0_pp0_tp<r>_dcp0_ep0_rank<r>); host-named, it is tp from the metadata alone. Without
+ * the metadata: renamed dp<r>_pp0_tp0 it is dp; renamed as tp 2 x dp 2 (dp<r/2>_tp<r%2>)
+ * both vary and it is no one dimension's; with 2 of its 4 directories dropped it is
+ * unknown. */
+static void test_parallel_layout(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	static const char *const renames[] = {
+		NULL,
+		NULL,
+		"mv \"$d\" \"dp${r}_pp0_tp0_dcp0_ep0_rank${r}_${d#*_rank*_}\"",
+		"mv \"$d\" \"dp$((r / 2))_pp0_tp$((r % 2))_dcp0_ep0_rank${r}_${d#*_rank*_}\"",
+		"[ $r -lt 2 ] || rm -rf \"$d\"",
+	};
+	static const int want[] = {PAR_TP, PAR_TP, PAR_DP, -1, -1};
+	for (size_t t = 0; t < sizeof want / sizeof want[0]; t++) {
+		char *dir = tu_generate(t == 1 ? "--ranks 4 --comm --steps 4 --ops 30 --seed 3"
+					       : "--ranks 4 --comm --naming rank --steps 4 --ops 30 --seed 3");
+		if (renames[t])
+			assert_int_equal(tu_sh("cd '%s' && rm */profiler_metadata.json && for d in *_ascend_pt; do "
+					       "r=${d#*_rank}; r=${r%%%%_*}; %s; done",
+					       dir, renames[t]),
+					 0);
+		struct capture *cap = capture_open(dir, NULL);
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		assert_int_equal(an->comm->n_groups, 1);
+		assert_int_equal(an->comm->groups[0].n_ranks, 4);
+		assert_int_equal(an->comm->groups[0].n_captured, t == 4 ? 2 : 4);
+		assert_int_equal(an->comm->groups[0].parallel, want[t]);
+		analysis_free(an);
+		capture_free(cap);
+		tu_rmtree(dir);
+		free(dir);
+	}
+	int c[PAR_COUNT];
+	assert_true(discover_parallel_coords("dp1_pp2_tp3_dcp4_ep5_rank9_20250109074807094_ascend_pt", c));
+	assert_int_equal(c[PAR_DP], 1);
+	assert_int_equal(c[PAR_PP], 2);
+	assert_int_equal(c[PAR_TP], 3);
+	assert_int_equal(c[PAR_DCP], 4);
+	assert_int_equal(c[PAR_EP], 5);
+	assert_false(discover_parallel_coords("dp1_pp2_tp3_ep5_rank9_x_ascend_pt", c));
+	assert_false(discover_parallel_coords("host_123_2025_ascend_pt", c));
+	assert_false(discover_parallel_coords("dp1_dp2_pp2_tp3_dcp4_ep5_rank9_x_ascend_pt", c));
+	/* what a digest keeps of the metadata's groups reads back as written */
+	size_t n;
+	struct parallel_group_info *g = parallel_groups_parse("tp:3;pp:0,2;dcp:1,5,9", &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(g[1].dim, PAR_PP);
+	assert_int_equal(g[2].n_ranks, 3);
+	assert_int_equal(g[2].ranks[2], 9);
+	char *text = parallel_groups_format(g, n);
+	assert_string_equal(text, "tp:3;pp:0,2;dcp:1,5,9");
+	free(text);
+	parallel_groups_free(g, n);
+	assert_null(parallel_groups_parse("mp:0,1", &n));
+	assert_int_equal(n, 0);
+}
+
 /* Issue 22: a key given twice was counted twice (transit 63.5 -> 127.1 MB, no message).
  * The later one wins, named with its byte offset and the first one's: a repeated entry,
  * a repeated step, a repeated transport and a repeated Bandwidth Info; and a matrix
@@ -536,6 +663,8 @@ int main(void)
 		cmocka_unit_test(test_escaped_transport_keys),
 		cmocka_unit_test(test_entry_text),
 		cmocka_unit_test(test_generated),
+		cmocka_unit_test(test_group_coverage_level2),
+		cmocka_unit_test(test_parallel_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -325,6 +325,59 @@ static void rm_generated(char *dir)
 	free(dir);
 }
 
+/* Issue 35 item 6: each communication group says how many ranks it has and how many the
+ * capture holds. 4 ranks written, the last 2 directories dropped: the matrices of ranks 0
+ * and 1 still name all 4 (the generator's one group, comm.group in the truth). */
+static void test_json_group_coverage(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	char *dir = tu_generate("--ranks 4 --comm --steps 4 --ops 30 --seed 3");
+	struct tu_truth *truth = tu_truth_load(dir);
+	assert_int_equal(tu_sh("cd '%s' && ls -d *_ascend_pt | tail -n 2 | xargs rm -rf", dir), 0);
+	struct doc d;
+	load_report_json(&d, dir);
+	int groups = key(&d, key(&d, 0, "communication"), "groups");
+	assert_int_equal(d.jt.t[groups].size, 1);
+	int g = item(&d, groups, 0), nm = key(&d, g, "name");
+	const char *want = tu_truth_str(truth, "comm.group");
+	assert_int_equal(d.jt.t[nm].end - d.jt.t[nm].start, (int)strlen(want));
+	assert_memory_equal(d.js + d.jt.t[nm].start, want, strlen(want));
+	assert_int_equal((int)num(&d, key(&d, g, "ranks_in_group")), 4);
+	assert_int_equal((int)num(&d, key(&d, g, "ranks_captured")), 2);
+	/* no layout (issue 35 item 7): the metadata's tp [0, 1, 2, 3] is not matched by the
+	 * 2 members known */
+	int par = key(&d, g, "parallel");
+	assert_int_equal(d.jt.t[par].type, JSMN_PRIMITIVE);
+	assert_int_equal(d.js[d.jt.t[par].start], 'n');
+	/* the text report and its cluster section say it too */
+	size_t len;
+	char args[4200];
+	snprintf(args, sizeof args, "--report '%s'", dir);
+	char *text = run(args, &len, NULL);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "    group of 4 ranks, 2 captured\n"));
+	assert_non_null(strstr(text, "  1 communication group(s) larger than the capture (the largest: group of 4 ranks, 2 captured)"));
+	free(text);
+	tu_truth_free(truth);
+	jtok_free(&d.jt);
+	free(d.js);
+	rm_generated(dir);
+
+	/* --naming rank: dp0_pp0_tp<r>_...: the group of all 4 differs in tp alone */
+	dir = tu_generate("--ranks 4 --comm --naming rank --steps 4 --ops 30 --seed 3");
+	load_report_json(&d, dir);
+	groups = key(&d, key(&d, 0, "communication"), "groups");
+	par = key(&d, item(&d, groups, 0), "parallel");
+	assert_int_equal(d.jt.t[par].type, JSMN_STRING);
+	assert_int_equal(d.jt.t[par].end - d.jt.t[par].start, 2);
+	assert_memory_equal(d.js + d.jt.t[par].start, "tp", 2);
+	jtok_free(&d.jt);
+	free(d.js);
+	rm_generated(dir);
+}
+
 static void test_hostile_names_stay_escaped(void **state)
 {
 	(void)state;
@@ -462,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_json_report_keys_and_values),
 		cmocka_unit_test(test_json_attribution),
 		cmocka_unit_test(test_json_gaps),
+		cmocka_unit_test(test_json_group_coverage),
 		cmocka_unit_test(test_golden_text_report),
 		cmocka_unit_test(test_hostile_names_stay_escaped),
 		cmocka_unit_test(test_rank_header_says_trace_cut_or_unread),

@@ -438,6 +438,157 @@ static void build_group(struct comm_analysis *ca, size_t a, size_t b, size_t *ca
 	slow_links(ca, a, b);
 }
 
+static bool captured_rank(const struct capture *cap, int32_t rank)
+{
+	for (size_t r = 0; r < cap->n_ranks; r++)
+		if (cap->ranks[r].plan && cap->ranks[r].plan->rank == rank)
+			return true;
+	return false;
+}
+
+/* How much of each group the capture holds: a group of 8 with 2 rank directories is not
+ * a group of 2, and its figures speak for those 2 only */
+static void count_captured(struct comm_analysis *ca, const struct capture *cap)
+{
+	for (size_t i = 0; i < ca->n_groups; i++) {
+		struct comm_group *g = &ca->groups[i];
+		int32_t *owners = xmalloc((g->n_links ? g->n_links : 1) * sizeof *owners);
+		size_t n = 0;
+		for (size_t k = g->link0; k < g->link0 + g->n_links; k++)
+			if (ca->links[k].rank >= 0)
+				owners[n++] = ca->links[k].rank;
+		xqsort(owners, n, sizeof *owners, cmp_i32);
+		g->n_captured = 0;
+		for (size_t k = 0; k < n; k++)
+			g->n_captured += !k || owners[k] != owners[k - 1];
+		free(owners);
+		if (!n) /* cluster files: the ids are global ranks */
+			for (size_t k = 0; k < g->n_ranks; k++)
+				g->n_captured += captured_rank(cap, g->ranks[k]);
+	}
+}
+
+/* The captured rank's coordinates from its directory name, or NULL */
+static const int *coords_of(const struct capture *cap, int (*coords)[PAR_COUNT], const bool *has, int32_t rank)
+{
+	for (size_t r = 0; r < cap->n_ranks; r++)
+		if (cap->ranks[r].plan && cap->ranks[r].plan->rank == rank)
+			return has[r] ? coords[r] : NULL;
+	return NULL;
+}
+
+/* A group is a layout dimension's when its members (all captured, two or more) share
+ * every coordinate but that one: tp1 and tp0 of dp0_pp0_dcp0_ep0 form a tp group */
+static int group_dim(const struct comm_analysis *ca, const struct comm_group *g, const struct capture *cap,
+		     int (*coords)[PAR_COUNT], const bool *has)
+{
+	const int *first = NULL;
+	bool differs[PAR_COUNT] = {false};
+	size_t known = 0;
+	for (size_t k = 0; k < g->n_ranks; k++) {
+		int32_t global = ca->from_cluster ? g->ranks[k] : g->global[k];
+		const int *c = global >= 0 ? coords_of(cap, coords, has, global) : NULL;
+		if (!c)
+			continue;
+		known++;
+		if (!first)
+			first = c;
+		for (int d = 0; d < PAR_COUNT; d++)
+			differs[d] |= c[d] != first[d];
+	}
+	int dim = -1;
+	for (int d = 0; d < PAR_COUNT; d++)
+		if (differs[d]) {
+			if (dim >= 0)
+				return -1; /* two dimensions vary: no one dimension's group */
+			dim = d;
+		}
+	/* every member known: two captured of 8 that differ in tp alone may span dp too */
+	return known >= 2 && known == g->n_ranks ? dim : -1;
+}
+
+/* The dimension a rank's profiler_metadata.json names for exactly the group's members
+ * (all of them known), or -1: mp, dp_cp and the like name no dimension, and one member
+ * set under two dimensions is neither */
+static int metadata_dim(const struct comm_analysis *ca, const struct comm_group *g, const struct capture *cap)
+{
+	int32_t *members = xmalloc((g->n_ranks ? g->n_ranks : 1) * sizeof *members);
+	size_t n = 0;
+	for (size_t k = 0; k < g->n_ranks; k++) {
+		int32_t global = ca->from_cluster ? g->ranks[k] : g->global[k];
+		if (global >= 0)
+			members[n++] = global;
+	}
+	int dim = -1;
+	if (n && n == g->n_ranks) {
+		xqsort(members, n, sizeof *members, cmp_i32);
+		for (size_t r = 0; r < cap->n_ranks; r++) {
+			const struct rank_plan *rp = cap->ranks[r].plan;
+			for (size_t k = 0; rp && k < rp->n_par_groups; k++) {
+				const struct parallel_group_info *pg = &rp->par_groups[k];
+				if (pg->n_ranks != n || memcmp(pg->ranks, members, n * sizeof *members))
+					continue;
+				if (dim >= 0 && dim != pg->dim) {
+					free(members);
+					return -1;
+				}
+				dim = pg->dim;
+			}
+		}
+	}
+	free(members);
+	return dim;
+}
+
+static void label_parallel(struct comm_analysis *ca, const struct capture *cap)
+{
+	int (*coords)[PAR_COUNT] = xmalloc((cap->n_ranks ? cap->n_ranks : 1) * sizeof *coords);
+	bool *has = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof *has);
+	for (size_t r = 0; r < cap->n_ranks; r++)
+		/* a digest's fuzz harness has no plan */
+		has[r] = cap->ranks[r].plan && discover_parallel_coords(cap->ranks[r].plan->label, coords[r]);
+	for (size_t i = 0; i < ca->n_groups; i++) {
+		struct comm_group *g = &ca->groups[i];
+		g->parallel = metadata_dim(ca, g, cap);
+		if (g->parallel < 0)
+			g->parallel = group_dim(ca, g, cap, coords, has);
+	}
+	free(coords);
+	free(has);
+}
+
+char *comm_layout_text(const struct comm_analysis *ca, char *buf, size_t size)
+{
+	size_t count[PAR_COUNT] = {0};
+	for (size_t i = 0; ca && i < ca->n_groups; i++)
+		if (ca->groups[i].parallel >= 0)
+			count[ca->groups[i].parallel]++;
+	size_t k = 0;
+	buf[0] = '\0';
+	for (int d = 0; d < PAR_COUNT && k < size; d++)
+		if (count[d])
+			k += (size_t)snprintf(buf + k, size - k, "%s%s %zu", k ? ", " : "", parallel_dim_name((enum parallel_dim)d),
+					      count[d]);
+	return buf;
+}
+
+size_t comm_groups_partial(const struct comm_analysis *ca, const struct comm_group **largest)
+{
+	size_t n = 0;
+	const struct comm_group *big = NULL;
+	for (size_t i = 0; ca && i < ca->n_groups; i++) {
+		const struct comm_group *g = &ca->groups[i];
+		if (g->n_captured >= g->n_ranks)
+			continue;
+		n++;
+		if (!big || g->n_ranks > big->n_ranks)
+			big = g;
+	}
+	if (largest)
+		*largest = big;
+	return n;
+}
+
 static void build_links(struct comm_analysis *ca, struct recs *links)
 {
 	xqsort(links->v, links->n, sizeof *links->v, cmp_link_rec);
@@ -519,6 +670,8 @@ struct comm_analysis *comm_analyse(const struct capture *cap)
 	build_ops(ca, &ops);
 	build_ranks(ca, &ops);
 	build_links(ca, &links);
+	count_captured(ca, cap);
+	label_parallel(ca, cap);
 	double packets = 0, small = 0;
 	uint32_t *steps = xmalloc((ops.n ? ops.n : 1) * sizeof *steps);
 	for (size_t i = 0; i < ops.n; i++)

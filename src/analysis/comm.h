@@ -96,7 +96,14 @@ struct comm_group {
 	size_t link0, n_links;  /* into comm_analysis.links (sorted by group, src, dst) */
 	int32_t *ranks;         /* owned: the src and dst ids, ascending */
 	int32_t *global;        /* owned, parallel: the global rank when a self-link tells it, else -1 */
-	size_t n_ranks;
+	size_t n_ranks;         /* the group's size as the matrix names it */
+	/* the ranks of the group this capture holds: owners of a matrix file naming the group
+	 * (cluster files: the group's global ranks among the loaded ones); a group of 8 with
+	 * 2 captured is judged on those 2 */
+	size_t n_captured;
+	/* the layout dimension (enum parallel_dim) whose group this is, from the captured
+	 * members' directory names (they share every coordinate but that one), or -1 */
+	int parallel;
 	double max_gbps;        /* over its links other than LOCAL */
 };
 
@@ -147,6 +154,13 @@ size_t comm_slow_links_of(const struct comm_analysis *ca, int rank);
  * a binary search, links being sorted by group, src, dst. */
 const struct comm_linkagg *comm_group_link(const struct comm_analysis *ca, const struct comm_group *g, int32_t src,
 					   int32_t dst);
+/* The groups the capture holds only part of (n_captured < n_ranks); *largest (may be NULL)
+ * the one with the most ranks, borrowed from ca. Waits and slow ranks are then judged among
+ * the captured ranks: a late rank outside the capture is not seen. */
+size_t comm_groups_partial(const struct comm_analysis *ca, const struct comm_group **largest);
+/* The layout as the groups show it: "tp 2, pp 6" (groups per dimension, in enum order),
+ * written to buf, which is returned; "" when no group has a dimension. */
+char *comm_layout_text(const struct comm_analysis *ca, char *buf, size_t size);
 /* wait / (wait + transit) and its kin, NAN when both are 0. */
 double comm_ratio(int64_t part, int64_t transit);
 

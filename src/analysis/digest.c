@@ -664,6 +664,7 @@ static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident
 	id->cann_version = io_s(d, id->cann_version);
 	id->trace_bytes = io_u(d, id->trace_bytes);
 	id->t0 = io_i(d, id->t0);
+	id->layout = io_s(d, id->layout);
 
 	ra->rank = id->rank;
 	ra->has_trace = io_b(d, ra->has_trace);
@@ -837,6 +838,8 @@ static char *digest_encode(const struct analysis *an, size_t i, const char *host
 		.trace_bytes = rank_trace_bytes(rd),
 		.t0 = ra->t0,
 	};
+	char *layout = parallel_groups_format(rp->par_groups, rp->n_par_groups);
+	id.layout = layout;
 	struct dio d = {.rd = false, .seen = strtab_new()};
 	sbuf_add(&d.out, DIGEST_MAGIC, 8);
 	char zero[DIGEST_HEADER - 8] = {0};
@@ -862,6 +865,7 @@ static char *digest_encode(const struct analysis *an, size_t i, const char *host
 	strtab_free(d.seen);
 	free(d.seq);
 	free(abs);
+	free(layout);
 	*len = d.out.len;
 	return sbuf_detach(&d.out);
 }
@@ -1236,6 +1240,7 @@ struct analysis *digest_open(const char *path)
 		struct rank_plan *rp = &cap->plan.ranks[k];
 		rp->rank = x->ra.rank;
 		rp->label = xstrdup(x->id.label ? x->id.label : "");
+		rp->par_groups = parallel_groups_parse(x->id.layout, &rp->n_par_groups);
 		rp->output_dir = xstrdup(x->id.capture_path ? x->id.capture_path : "");
 		rp->device_id = x->id.device_id;
 		if (x->id.torch_npu_version)

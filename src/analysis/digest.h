@@ -44,6 +44,9 @@ struct digest_ident {
 	const char *host, *label, *capture_path, *torch_npu_version, *cann_version; /* borrowed (above) */
 	uint64_t trace_bytes; /* of the rank's trace when it was digested */
 	int64_t t0;           /* the rank's first event (ns, its clock) */
+	/* borrowed: profiler_metadata.json's layout groups as parallel_groups_format writes
+	 * them, or NULL (the report labels communication groups by them) */
+	const char *layout;
 };
 
 /* Writes rank i of an analysis to outdir (created if missing). Returns 0, or -1 with a

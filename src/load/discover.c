@@ -394,8 +394,10 @@ static void read_worker_info(struct walk *w, struct rank_plan *rp)
 			char *p = join(rp->worker_dir, names[i]);
 			if (leaves_root(w, p))
 				free(p);
-			else
+			else {
 				rp->metadata_path = p;
+				rp->par_groups = parallel_groups_load(p, &rp->n_par_groups, w->dl);
+			}
 		}
 	}
 	free_names(names, n);
@@ -918,6 +920,7 @@ void discover_free(struct capture_plan *plan)
 		free(rp->worker_dir);
 		free(rp->output_dir);
 		free(rp->metadata_path);
+		parallel_groups_free(rp->par_groups, rp->n_par_groups);
 		profinfo_free(&rp->info);
 	}
 	for (size_t k = 0; k < plan->n_cluster_files; k++)
@@ -936,4 +939,31 @@ const struct found_file *discover_find(const struct rank_plan *rp, enum file_rol
 		if (rp->files[i].role == role)
 			return &rp->files[i];
 	return NULL;
+}
+
+bool discover_parallel_coords(const char *label, int coord[PAR_COUNT])
+{
+	bool seen[PAR_COUNT] = {false};
+	const char *p = label ? strrchr(label, '/') : NULL;
+	p = p ? p + 1 : label;
+	while (p && *p && strncmp(p, "rank", 4)) {
+		size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+		int d = -1;
+		for (int k = 0; k < PAR_COUNT; k++)
+			if (strlen(parallel_dim_name((enum parallel_dim)k)) == n && !strncmp(p, parallel_dim_name((enum parallel_dim)k), n))
+				d = k;
+		if (d < 0 || seen[d] || p[n] < '0' || p[n] > '9')
+			return false;
+		char *end;
+		long v = strtol(p + n, &end, 10);
+		if (*end != '_' || v > 1 << 20)
+			return false;
+		seen[d] = true;
+		coord[d] = (int)v;
+		p = end + 1;
+	}
+	for (int k = 0; k < PAR_COUNT; k++)
+		if (!seen[k])
+			return false;
+	return p && !strncmp(p, "rank", 4);
 }

@@ -51,8 +51,14 @@ struct rank_plan {
 	bool export_done;       /* analyse.done was found */
 	struct profinfo info;   /* loaded when a profiler_info file exists */
 	char *metadata_path;    /* owned; profiler_metadata.json or NULL */
+	struct parallel_group_info *par_groups; /* owned: its parallel_group_info's tp, dp, pp, ep, dcp */
+	size_t n_par_groups;
 	int device_id;          /* Class B: from the PROF_*'s one device_<id>/ directory, else -1 */
 };
+
+/* A directory name's coordinates: true when it names every dimension (dp, pp, tp, dcp and
+ * ep, each once, before rank<N>), filling coord[PAR_COUNT]. */
+bool discover_parallel_coords(const char *label, int coord[PAR_COUNT]);
 
 /* Ranks of one job end their collection within seconds of each other; runs of the same
  * script an hour apart are other jobs. */

@@ -13,6 +13,7 @@
 #include "i18n.h"
 #include "json_tok.h"
 #include "num.h"
+#include "sbuf.h"
 #include "xalloc.h"
 
 #define MAX_INFO_BYTES (16u << 20)
@@ -177,4 +178,131 @@ void profinfo_free(struct profinfo *pi)
 	free(pi->aic_metrics);
 	free(pi->export_type);
 	memset(pi, 0, sizeof *pi);
+}
+
+const char *parallel_dim_name(enum parallel_dim d)
+{
+	static const char *const names[PAR_COUNT] = {"tp", "dp", "pp", "ep", "dcp"};
+	return d < PAR_COUNT ? names[d] : NULL;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+struct parallel_group_info *parallel_groups_load(const char *path, size_t *n, struct diag_list *dl)
+{
+	*n = 0;
+	size_t len;
+	char *js = read_small_file(path, &len, dl);
+	if (!js)
+		return NULL;
+	struct jtok jt;
+	jtok_init(&jt);
+	struct parallel_group_info *out = NULL;
+	size_t cap = 0;
+	/* a broken metadata file says nothing of the layout: profinfo's own reader names it */
+	int info = jtok_parse(&jt, js, len) > 0 && jt.t[0].type == JSMN_OBJECT
+			   ? jtok_obj_get(&jt, js, 0, "parallel_group_info")
+			   : -1;
+	if (info >= 0 && jt.t[info].type == JSMN_OBJECT) {
+		int i = info + 1;
+		for (int k = 0; k < jt.t[info].size; k++) {
+			int v = i + 1; /* key at i */
+			i = jtok_skip(&jt, v);
+			if (jt.t[v].type != JSMN_OBJECT)
+				continue;
+			int name = jtok_obj_get(&jt, js, v, "group_name"), ranks = jtok_obj_get(&jt, js, v, "global_ranks");
+			if (name < 0 || ranks < 0 || jt.t[ranks].type != JSMN_ARRAY || !jt.t[ranks].size)
+				continue;
+			int dim = -1;
+			for (int d = 0; d < PAR_COUNT; d++)
+				if (jt.t[name].type == JSMN_STRING && jtok_eq(js, &jt.t[name], parallel_dim_name((enum parallel_dim)d)))
+					dim = d;
+			if (dim < 0)
+				continue;
+			xgrow(&out, &cap, *n + 1, sizeof *out);
+			struct parallel_group_info *g = &out[*n];
+			g->dim = dim;
+			g->ranks = xmalloc((size_t)jt.t[ranks].size * sizeof *g->ranks);
+			g->n_ranks = 0;
+			for (int e = 0, t = ranks + 1; e < jt.t[ranks].size; e++, t = jtok_skip(&jt, t)) {
+				int64_t r;
+				if (jt.t[t].type == JSMN_PRIMITIVE &&
+				    num_int64(js + jt.t[t].start, (size_t)(jt.t[t].end - jt.t[t].start), &r) == NUM_OK && r >= 0 &&
+				    r < INT32_MAX)
+					g->ranks[g->n_ranks++] = (int32_t)r;
+			}
+			if (!g->n_ranks) {
+				free(g->ranks);
+				continue;
+			}
+			xqsort(g->ranks, g->n_ranks, sizeof *g->ranks, cmp_rank);
+			(*n)++;
+		}
+	}
+	jtok_free(&jt);
+	free(js);
+	return out;
+}
+
+void parallel_groups_free(struct parallel_group_info *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(g[i].ranks);
+	free(g);
+}
+
+char *parallel_groups_format(const struct parallel_group_info *g, size_t n)
+{
+	if (!n)
+		return NULL;
+	struct sbuf b = SBUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		sbuf_addf(&b, "%s%s:", i ? ";" : "", parallel_dim_name((enum parallel_dim)g[i].dim));
+		for (size_t k = 0; k < g[i].n_ranks; k++)
+			sbuf_addf(&b, "%s%d", k ? "," : "", g[i].ranks[k]);
+	}
+	return sbuf_detach(&b);
+}
+
+struct parallel_group_info *parallel_groups_parse(const char *s, size_t *n)
+{
+	*n = 0;
+	struct parallel_group_info *out = NULL;
+	size_t cap = 0;
+	while (s && *s) {
+		const char *colon = strchr(s, ':');
+		if (!colon)
+			break;
+		int dim = -1;
+		for (int d = 0; d < PAR_COUNT; d++)
+			if (strlen(parallel_dim_name((enum parallel_dim)d)) == (size_t)(colon - s) &&
+			    !strncmp(s, parallel_dim_name((enum parallel_dim)d), (size_t)(colon - s)))
+				dim = d;
+		size_t end = strcspn(colon + 1, ";");
+		if (dim < 0 || !end)
+			break;
+		xgrow(&out, &cap, *n + 1, sizeof *out);
+		struct parallel_group_info *g = &out[(*n)++];
+		g->dim = dim;
+		g->ranks = xmalloc((end / 2 + 1) * sizeof *g->ranks);
+		g->n_ranks = 0;
+		for (const char *p = colon + 1; p < colon + 1 + end;) {
+			char *e;
+			long v = strtol(p, &e, 10);
+			if (e == p || v < 0 || v >= INT32_MAX)
+				break;
+			g->ranks[g->n_ranks++] = (int32_t)v;
+			p = *e == ',' ? e + 1 : e;
+			if (e == colon + 1 + end)
+				break;
+		}
+		s = colon + 1 + end;
+		if (*s == ';')
+			s++;
+	}
+	return out;
 }

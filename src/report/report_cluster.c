@@ -144,6 +144,17 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 	fprintf(out, _("\ncluster: %zu ranks, up to %zu steps, %zu collectives matched across ranks (by name and "
 		       "occurrence)\n"),
 		ca->n_ranks, ca->n_steps, ca->matched);
+	const struct comm_group *big;
+	size_t partial = comm_groups_partial(an->comm, &big);
+	if (partial)
+		fprintf(out, _("  %zu communication group(s) larger than the capture (the largest: group of %zu ranks, %zu "
+			       "captured): waits, the rank waited for and slow ranks are judged among the captured ranks; "
+			       "a late rank outside the capture is not seen\n"),
+			partial, big->n_ranks, big->n_captured);
+	char layout[96];
+	if (*comm_layout_text(an->comm, layout, sizeof layout))
+		/* TRANSLATORS: %s lists tp, dp, pp, ep, dcp with a count each, kept as they are */
+		fprintf(out, _("  communication groups by parallel dimension: %s\n"), layout);
 	text_slow(ca, out);
 	if (ca->waited_rank >= 0)
 		fprintf(out, _("  the rank everyone waits for: rank %d (last to arrive in %zu of %zu matched collectives; "

@@ -120,6 +120,12 @@ static void text_heatmap(const struct comm_analysis *ca, const struct comm_group
 	put_name(out, g->name, (int)strlen(g->name));
 	fprintf(out, _(" (%s, %zu links; GB/s from the row's rank to the column's)\n"), comm_kind_name((enum comm_kind)g->kind),
 		g->n_links);
+	if (g->parallel >= 0)
+		/* TRANSLATORS: %s is tp, dp, pp, ep or dcp, kept as it is */
+		fprintf(out, _("    %s group of %zu ranks, %zu captured\n"), parallel_dim_name((enum parallel_dim)g->parallel),
+			g->n_ranks, g->n_captured);
+	else
+		fprintf(out, _("    group of %zu ranks, %zu captured\n"), g->n_ranks, g->n_captured);
 	bool mapped = false;
 	for (size_t i = 0; i < n; i++)
 		mapped |= g->global[i] >= 0 && g->global[i] != g->ranks[i];
@@ -344,6 +350,12 @@ static void json_links(struct jsonw *w, const struct comm_analysis *ca)
 		jsonw_kstr(w, "name", g->name);
 		jsonw_kstr(w, "kind", comm_kind_name((enum comm_kind)g->kind));
 		jsonw_kuint(w, "links", g->n_links);
+		jsonw_kuint(w, "ranks_in_group", g->n_ranks);
+		jsonw_kuint(w, "ranks_captured", g->n_captured);
+		if (g->parallel >= 0)
+			jsonw_kstr(w, "parallel", parallel_dim_name((enum parallel_dim)g->parallel));
+		else
+			jsonw_knull(w, "parallel");
 		jsonw_key(w, "ranks");
 		jsonw_arr_begin(w);
 		for (size_t k = 0; k < g->n_ranks; k++)

@@ -72,6 +72,17 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int yy = y;
 	canvas_textf(cv, x + 1, yy++, w - 2, ST_BOLD, _("%zu ranks, up to %zu steps, %zu collectives matched%s"),
 		     ca->n_ranks, ca->n_steps, ca->matched, an->from_digests ? _("   (from digests)") : "");
+	const struct comm_group *big;
+	size_t partial = comm_groups_partial(an->comm, &big);
+	if (partial)
+		canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN,
+			     _("%zu communication group(s) larger than the capture (the largest: group of %zu ranks, %zu "
+			       "captured): judged among the captured ranks only"),
+			     partial, big->n_ranks, big->n_captured);
+	char layout[96];
+	if (*comm_layout_text(an->comm, layout, sizeof layout))
+		/* TRANSLATORS: %s lists tp, dp, pp, ep, dcp with a count each, kept as they are */
+		canvas_textf(cv, x + 1, yy++, w - 2, ST_NORMAL, _("communication groups by parallel dimension: %s"), layout);
 	char slow[160] = "";
 	size_t k = 0;
 	for (size_t r = 0; r < ca->n_ranks && k + 12 < sizeof slow; r++)

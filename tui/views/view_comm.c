@@ -325,8 +325,16 @@ static int window_start(int pos, int shown, int n)
 static int draw_heatmap(const struct comm_analysis *ca, const struct comm_group *g, size_t sel_link, struct canvas *cv,
 			int x, int y, int w, int h)
 {
-	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("matrix of %s (%s, %zu links): GB/s from the row's rank to the column's"),
-		     g->name, comm_kind_name((enum comm_kind)g->kind), g->n_links);
+	if (g->parallel >= 0)
+		canvas_textf(cv, x + 1, y, w - 2, ST_BOLD,
+			     /* TRANSLATORS: the second %s is tp, dp, pp, ep or dcp, kept as it is */
+			     _("matrix of %s (%s, %zu links; %s group of %zu ranks, %zu captured): GB/s from the row's rank to the column's"),
+			     g->name, comm_kind_name((enum comm_kind)g->kind), g->n_links,
+			     parallel_dim_name((enum parallel_dim)g->parallel), g->n_ranks, g->n_captured);
+	else
+		canvas_textf(cv, x + 1, y, w - 2, ST_BOLD,
+			     _("matrix of %s (%s, %zu links; group of %zu ranks, %zu captured): GB/s from the row's rank to the column's"),
+			     g->name, comm_kind_name((enum comm_kind)g->kind), g->n_links, g->n_ranks, g->n_captured);
 	int label_w = 8;
 	int cell = (int)g->n_ranks * 7 + label_w + 2 <= w ? 7 : 3;
 	int ncols = (w - label_w - 2) / cell;
