@@ -177,12 +177,12 @@ if grep -q '^  NPU 忙碌  .* Ascend Hardware 泳道$' "$out/zh.txt" && grep -q 
 else
   bad "--report: the metrics' sources or the cross-checks are not in Chinese"
 fi
-# the attribution: "  L LABEL<pad to 26 columns> VALUE<right-aligned in 14> PCT %", every line as wide
+# the attribution: "  L LABEL<pad to 34 columns> VALUE<right-aligned in 14> PCT %", every line as wide
 cols=$(sed -n '/时间窗的归因/,/^$/p' "$out/zh.txt" | grep '^  [^ []  *[^ ].* %$' | while IFS= read -r l; do
   width_of "$l"
   echo "$W"
 done | sort -u)
-if [ "$cols" = 54 ] && grep -q '^  C Device 计算  ' "$out/zh.txt"; then
+if [ "$cols" = 62 ] && grep -q '^  C Device 计算  ' "$out/zh.txt"; then
   ok
 else
   bad "--report: the attribution's lines are $(echo $cols) columns wide (or its labels are not translated)"

@@ -31,7 +31,7 @@ static size_t collect_csv(const struct csv_table *k, struct coll_inst **out)
 		if (analysis_kernel_class(&memo, k, r).cat != CAT_COMM)
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
-		(*out)[n++] = (struct coll_inst){a + d, d, name, 0};
+		(*out)[n++] = (struct coll_inst){a + d, d, name, 0, -1, -1, 0, -1, UINT32_MAX, 0};
 	}
 	analysis_kernel_memo_free(&memo);
 	return n;
@@ -53,7 +53,7 @@ static size_t collect_comm(const struct comm_data *cd, struct coll_inst **out)
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
 		(*out)[n++] = (struct coll_inst){op->start_ns + op->t[COMM_T_ELAPSE], op->t[COMM_T_ELAPSE],
-						 comm_str(cd, op->name), 0};
+						 comm_str(cd, op->name), 0, -1, -1, 0, -1, UINT32_MAX, 0};
 	}
 	return n;
 }
@@ -77,7 +77,8 @@ static size_t collect(const struct rank_data *rd, const struct ev_class *cls, st
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
 		double b = n < 100000 ? analysis_collective_bytes(rs, (uint32_t)ev) : 0;
-		(*out)[n++] = (struct coll_inst){store_ts(rs, ev) + store_dur(rs, ev), store_dur(rs, ev), store_ev_name(rs, ev), b};
+		(*out)[n++] = (struct coll_inst){store_ts(rs, ev) + store_dur(rs, ev), store_dur(rs, ev), store_ev_name(rs, ev),
+						 b, -1, -1, 0, -1, (uint32_t)ev, 0};
 	}
 	return n;
 }
@@ -355,6 +356,12 @@ static void collective_spread(struct coll_inst *const *cs, struct rank_analysis 
 		ra->coll_wait_ns = ra->coll_transfer_ns = ra->coll_skew_ns = 0;
 		ra->coll_spread_ok = ra->coll_spread_capped = false;
 	}
+	for (size_t i = 0; i < nk; i++) {
+		struct coll_inst *c = &cs[keys[i].rank][keys[i].idx];
+		c->skew = -1;
+		c->shared = 0;
+		c->last = -1;
+	}
 	int64_t *ends = xmalloc((n ? n : 1) * sizeof *ends);
 	for (size_t a = 0; a < nk;) {
 		size_t b = instance_end(keys, nk, a);
@@ -370,13 +377,16 @@ static void collective_spread(struct coll_inst *const *cs, struct rank_analysis 
 		int64_t least = INT64_MAX;
 		double bytes = 0;
 		size_t kept = 0;
+		int32_t last = -1;
 		for (size_t i = a; i < b; i++) {
 			const struct coll_inst *c = &cs[keys[i].rank][keys[i].idx];
 			if (!in_spread(cs, ranks, &keys[i], exact, mid))
 				continue;
 			kept++;
-			if (c->dur < least)
+			if (c->dur < least) {
 				least = c->dur;
+				last = (int32_t)keys[i].rank;
+			}
 			if (c->bytes > bytes)
 				bytes = c->bytes;
 		}
@@ -392,9 +402,12 @@ static void collective_spread(struct coll_inst *const *cs, struct rank_analysis 
 		bool capped = bytes > 0 && (double)least > most;
 		int64_t bound = capped ? (int64_t)most : least;
 		for (size_t i = a; i < b; i++) {
-			const struct coll_inst *c = &cs[keys[i].rank][keys[i].idx];
+			struct coll_inst *c = &cs[keys[i].rank][keys[i].idx];
 			if (!in_spread(cs, ranks, &keys[i], exact, mid))
 				continue;
+			c->skew = c->dur - least;
+			c->shared = capped ? least - bound : 0;
+			c->last = last;
 			struct rank_analysis *ra = &ranks[keys[i].rank];
 			ra->coll_wait_ns += c->dur - bound;
 			ra->coll_transfer_ns += bound;

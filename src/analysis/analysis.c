@@ -16,6 +16,7 @@
 #include "metrics.h"
 #include "opstats.h"
 #include "phase_verdict.h"
+#include "comm_split.h"
 #include "rank_sets.h"
 #include "stagetime.h"
 #include "xalloc.h"
@@ -84,6 +85,7 @@ static void rank_metrics(struct rank_stage *st)
 			rank_sets_derive(s, rs, ra->cls, false);
 		metrics_window(rs, ra, s, lo, hi, st->src_dev, st->src_host);
 		metrics_attribution(s, ra, lo, hi);
+		comm_split_keep(s, ra); /* each collective's exposed part, once they are listed */
 		phase_partition(s, ra);
 		gaps_rank(rs, ra->cls, s, ra, lo, hi);
 		metrics_landmarks(s, ra, lo, hi);
@@ -144,7 +146,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 			 bool threaded, const struct analysis_hook *hook, struct collect_job *collect)
 {
 	memset(ra, 0, sizeof *ra);
-	ra->late_rank = -1; /* set by the capture-level pass (analysis_attribution_comm) */
+	ra->late_rank = -1; /* set by the capture-level pass (analysis_late_rank) */
 	ra->aligned_via = -1; /* and this one by the alignment (analysis_align_lists) */
 	const struct rank_data *rd = &cap->ranks[ri];
 	const struct rank_store *rs = &rd->store;
@@ -228,6 +230,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
 {
 	analyse_rank(cap, ri, ra, dl, false, NULL, NULL);
+	comm_split_exposure(ra, NULL, 0); /* no collective list here: the kept sets go */
 	analysis_bottlenecks(ra);
 }
 
@@ -301,6 +304,7 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 		diag_free(&pool.jobs[j].diags);
 		an->colls[j] = pool.jobs[j].collect.colls;
 		an->n_colls[j] = pool.jobs[j].collect.n;
+		comm_split_exposure(&an->ranks[j], an->colls[j], an->n_colls[j]);
 	}
 	an->n_ranks = pool.n_jobs;
 	free(pool.jobs);
@@ -310,12 +314,14 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	analysis_slow_ranks(an);
 	an->comm = comm_analyse(cap);
 	analysis_comm_metrics(an);
-	/* the verdicts need every rank's exposed communication split into wait and transfer */
+	/* the late rank is the cluster analysis's; the verdicts need every rank's exposed
+	 * communication split (comm_split.h) */
+	an->cluster = cluster_analyse(an);
 	analysis_attribution_comm(an);
+	analysis_late_rank(an);
 	for (size_t i = 0; i < an->n_ranks; i++)
 		analysis_bottlenecks(&an->ranks[i]);
 	stagetime_add(STAGE_CAPTURE, t0);
-	an->cluster = cluster_analyse(an);
 	return an;
 }
 

@@ -6,9 +6,11 @@
  *   edge_idle      outside the span of device activity (before the first and after the
  *                  last device task or collective): profiler start and stop, setup
  *   compute        a device compute task runs
- *   comm_wait      a collective runs, no compute: waiting for peers  } split of the exposed
- *   comm_transfer  the same: moving data                              } communication by
- *   comm_unsplit   the same, not split: transfer or wait unknown        } the wait share
+ *   comm_wait      a collective runs, no compute: waiting for a late peer } the exposed
+ *   comm_transfer  the same: moving data                                  } communication,
+ *   comm_setup     the same: the group's first collective (link setup)    } split per
+ *   comm_unsplit   the same, what no data decides                         } collective
+ *                                                                           (comm_split.h)
  *   copy           a device copy task runs (no compute, no collective)
  *   device_other   another device task runs (scheduling, unknown)
  *   host_sync      device idle, the host in a sync op (.item, synchronize)
@@ -34,9 +36,10 @@
  * shown through _() */
 #define ATTR_BUCKETS(X)                                                      \
 	X(COMPUTE, "compute", N_("device compute"), 'C')                     \
-	X(COMM_WAIT, "comm_wait", N_("exposed comm: wait"), 'W')             \
-	X(COMM_TRANSFER, "comm_transfer", N_("exposed comm: transfer"), 'T') \
-	X(COMM_UNSPLIT, "comm_unsplit", N_("exposed comm (unsplit)"), 'M')   \
+	X(COMM_WAIT, "comm_wait", N_("exposed comm: waiting for a peer"), 'W') \
+	X(COMM_TRANSFER, "comm_transfer", N_("exposed comm: transfer"), 'T')   \
+	X(COMM_SETUP, "comm_setup", N_("exposed comm: setup"), 'U')            \
+	X(COMM_UNSPLIT, "comm_unsplit", N_("exposed comm: unsplit"), 'M')      \
 	X(COPY, "copy", N_("exposed device copy"), 'Y')                      \
 	X(DEVICE_OTHER, "device_other", N_("other device tasks"), 'O')       \
 	X(HOST_SYNC, "host_sync", N_("host-bound: sync wait"), 'S')          \

@@ -11,6 +11,9 @@
  * gains (their buckets are disjoint), at most 70 %. All thresholds are in the table. */
 #include "bottleneck.h"
 
+#include "comm_split.h"
+#include "sanitize.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +59,7 @@ static const char *bn_names[BN_COUNT] = {N_("host dispatch"), N_("NPU compute"),
 /* The buckets each candidate draws on. */
 static const enum attr_bucket host_buckets[] = {ATTR_HOST_DISPATCH, ATTR_HOST_PYTHON};
 static const enum attr_bucket compute_buckets[] = {ATTR_COMPUTE};
-static const enum attr_bucket comm_buckets[] = {ATTR_COMM_WAIT, ATTR_COMM_TRANSFER, ATTR_COMM_UNSPLIT};
+static const enum attr_bucket comm_buckets[] = {ATTR_COMM_WAIT, ATTR_COMM_TRANSFER, ATTR_COMM_SETUP, ATTR_COMM_UNSPLIT};
 static const enum attr_bucket copy_buckets[] = {ATTR_COPY, ATTR_HOST_SYNC, ATTR_HOST_COPY};
 
 static int metric_by_key(const char *key)
@@ -125,7 +128,7 @@ static void attribution_metrics(struct rank_analysis *ra)
 				    CONF_HIGH, a->host_known ? src : N_("attribution (device copies only: no host trace)"));
 	/* from the spread the wait is what a rank waited beyond its fastest peer, a lower bound
 	 * (the least may hold more): confidence low */
-	if ((a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_UNSPLIT]) &&
+	if ((a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_SETUP] || a->ns[ATTR_COMM_UNSPLIT]) &&
 	    analysis_comm_wait_known(ra))
 		analysis_set_metric(ra, M_COMM_WAIT_PCT, attribution_pct(a, a->ns[ATTR_COMM_WAIT]),
 				    a->ns[ATTR_COMM_UNSPLIT] ? CONF_LOW : CONF_MEDIUM, a->comm_split);
@@ -159,23 +162,14 @@ static void score(struct rank_analysis *ra, struct bottleneck *b)
 
 static double pct_of(const struct attribution *a, enum attr_bucket k) { return attribution_pct(a, a->ns[k]); }
 
-/* Exposed wait in collectives, but no collective matched on a peer rank (one rank of a job
- * opened alone, or ranks whose collectives do not line up): whether a late peer or a wait
- * every rank shares holds it is unknown. From fields a digest keeps, so that the verdict
- * reads the same from one. */
-static bool comm_wait_unjudged(const struct rank_analysis *ra)
-{
-	bool peers = ra->coll_spread_ok && ra->coll_wait_ns + ra->coll_transfer_ns > 0;
-	return !peers && ra->attr.ns[ATTR_COMM_WAIT] > 0;
-}
-
-/* ...and that wait is most of the exposed communication (at least its transfer and
- * unsplit time together): then its gain is no estimate, only the transfer's part. */
+/* Whether the exposed communication's gain is no estimate. The split (comm_split.h) names
+ * setup and what is neither transfer nor a wait for a captured peer, and claims nothing on
+ * them; what no data split is at most transfer or a wait, claimed at the transfer's 30-80 %
+ * with low confidence: every part has an estimate. */
 static bool comm_gain_unjudged(const struct rank_analysis *ra)
 {
-	const struct attribution *a = &ra->attr;
-	return comm_wait_unjudged(ra) &&
-	       a->ns[ATTR_COMM_WAIT] >= a->ns[ATTR_COMM_TRANSFER] + a->ns[ATTR_COMM_UNSPLIT];
+	(void)ra;
+	return false;
 }
 
 /* Under this much device time (tasks and collectives) a capture is no sample of a run. */
@@ -183,8 +177,8 @@ static bool comm_gain_unjudged(const struct rank_analysis *ra)
 
 static int64_t device_sample_ns(const struct attribution *a)
 {
-	static const enum attr_bucket dev[] = {ATTR_COMPUTE, ATTR_COMM_WAIT, ATTR_COMM_TRANSFER,
-					       ATTR_COMM_UNSPLIT, ATTR_COPY, ATTR_DEVICE_OTHER};
+	static const enum attr_bucket dev[] = {ATTR_COMPUTE,      ATTR_COMM_WAIT, ATTR_COMM_TRANSFER, ATTR_COMM_SETUP,
+					       ATTR_COMM_UNSPLIT, ATTR_COPY,      ATTR_DEVICE_OTHER};
 	return attribution_sum(a, dev, sizeof dev / sizeof dev[0]);
 }
 
@@ -224,7 +218,7 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 	}
 	ra->bn[BN_HOST_DISPATCH].bucket_ns = attribution_sum(a, host_buckets, 2);
 	ra->bn[BN_NPU_COMPUTE].bucket_ns = attribution_sum(a, compute_buckets, 1);
-	ra->bn[BN_COMMUNICATION].bucket_ns = attribution_sum(a, comm_buckets, 3);
+	ra->bn[BN_COMMUNICATION].bucket_ns = attribution_sum(a, comm_buckets, 4);
 	ra->bn[BN_COPY].bucket_ns = attribution_sum(a, copy_buckets, 3);
 	for (int k = 0; k < BN_COUNT; k++)
 		score(ra, &ra->bn[k]);
@@ -296,93 +290,82 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 		b->advice = xstrdup(_("look at the top device ops: fused kernels, better tiling; high MTE2 with low MAC "
 				      "means memory bound"));
 
-	/* communication: a transfer can be hidden behind compute; a wait for a late peer is
-	 * fixed on the peer (balance, find the slow rank), not by overlap or bandwidth. What is
-	 * not split (no communication.json: the least duration across ranks, or one rank) is
-	 * transfer or a wait the data cannot tell apart: advice may rest on one side only when
-	 * it wins with all of that counted against it */
+	/* communication, split per collective (comm_split.h): a wait for a late peer is given
+	 * back on the peer (balance the work), 50-90 %; a transfer can be hidden behind compute,
+	 * 30-80 %; so can what no data split (at most transfer or a wait), 30-80 %. Setup (the
+	 * group's first collective) and the unsplit time known to be neither (communication.json's
+	 * idle, a least every captured rank shares: inputs not ready, a rank outside the capture)
+	 * are given back by neither: no gain is claimed on them (2-rank DDP captures: 55 % read
+	 * as "wait for peers" and claimed 28-51 % of the window, the ranks differing by 4 %).
+	 * The collectives named on their own (ra->outliers) are their findings' time */
 	b = &ra->bn[BN_COMMUNICATION];
-	double w = pct_of(a, ATTR_COMM_WAIT), tr = pct_of(a, ATTR_COMM_TRANSFER), un = pct_of(a, ATTR_COMM_UNSPLIT);
+	int64_t o_part[4] = {0, 0, 0, 0}, o_all = 0;
+	for (size_t i = 0; i < ra->n_outliers; i++) {
+		for (int k = 0; k < 4; k++)
+			o_part[k] += ra->outliers[i].part_ns[k];
+		o_all += ra->outliers[i].exposed_ns;
+	}
+	int64_t idle_ns = ra->comm_unsplit_idle_ns, plain_ns = a->ns[ATTR_COMM_UNSPLIT] - idle_ns;
+	int64_t o_idle = o_part[3] < idle_ns ? o_part[3] : idle_ns;
+	double w = attribution_pct(a, a->ns[ATTR_COMM_WAIT] - o_part[0]);
+	double tr = attribution_pct(a, a->ns[ATTR_COMM_TRANSFER] - o_part[1]);
+	double un = attribution_pct(a, plain_ns - (o_part[3] - o_idle));
+	double su = attribution_pct(a, a->ns[ATTR_COMM_SETUP] - o_part[2]), ui = attribution_pct(a, idle_ns - o_idle);
+	double op = attribution_pct(a, o_all);
+	w = fmax(w, 0), tr = fmax(tr, 0), un = fmax(un, 0), su = fmax(su, 0), ui = fmax(ui, 0);
 	const char *why = _(a->comm_split);
-	/* balancing the ranks gives back only the wait for a later captured peer: the spread's
-	 * skew (own minus least duration), as a share of the exposed communication. The rest of
-	 * the wait is the same on every captured rank (the first collective's setup, inputs not
-	 * ready, a rank outside the capture): no gain is claimed on it (2-rank DDP captures:
-	 * 55 % "wait for peers", 28-51 % of the window claimed, the ranks differing by 4 %).
-	 * Without a peer the two cannot be told apart, so none of the wait is claimed either:
-	 * counted whole, one rank of that capture opened alone claimed 28-51 % and led the
-	 * verdict, where both ranks together give back 2-4 % (comm_wait_unjudged) */
-	bool unjudged = comm_wait_unjudged(ra);
-	double skew = unjudged ? 0
-			       : fmin(w, (w + tr + un) * (double)ra->coll_skew_ns /
-						 (double)(ra->coll_wait_ns + ra->coll_transfer_ns));
-	double shared = unjudged ? 0 : w - skew;
-	char *basis = unjudged ? (tr + un >= 0.005 ? xasprintf(_("30-80 %% of the exposed transfer and of the exposed communication "
-							     "not split into wait and transfer (%.2f %% of the window; "
-							     "split: %s); not counted: the exposed wait (%.2f %%), which "
-							     "no collective matched on a peer rank can judge"),
-							   tr + un, why, w)
-						: xasprintf(_("none counted: the exposed communication is wait (%.2f %% of the "
-							      "window; split: %s), which no collective matched on a peer "
-							      "rank can judge"),
-							    w, why))
-		      : un > 0 && w > 0 && !(tr > 0)
-			      ? xasprintf(_("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
-					    "communication not split into wait and transfer (%.2f %% of the window: %s)"),
-					  skew, un, why)
-		      : un > 0 && w + tr > 0
-			      ? xasprintf(_("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
-					    "transfer (%.2f %%) and of the exposed communication not split into wait and "
-					    "transfer (%.2f %% of the window: %s)"),
-					  skew, tr, un, why)
-		      : un > 0 ? xasprintf(_("30-80 %% of the exposed communication (%.2f %% of the window; not split into "
-					     "wait and transfer: %s)"),
-					   un, why)
-			       : xasprintf(_("50-90 %% of the exposed wait for peers (%.2f %%) and 30-80 %% of the exposed "
-					     "transfer (%.2f %% of the window); split: %s"),
-					   skew, tr, why);
-	if (shared >= 0.005) {
-		char *more = xasprintf(_("%s; not counted: %.2f %% of the window of wait the same on every captured rank "
-					 "(the first collective's setup, inputs not ready, a rank outside the capture), "
-					 "which balancing the ranks does not give back"),
-				       basis, shared);
+	bool unjudged = comm_gain_unjudged(ra);
+	char *basis = xasprintf(_("50-90 %% of the exposed waiting for a peer (%.2f %%), 30-80 %% of the exposed "
+				  "transfer (%.2f %%) and of the exposed communication no data splits (%.2f %% of the "
+				  "window); split: %s"),
+				w, tr, un, why);
+	if (su + ui + op >= 0.005) {
+		char *more = xasprintf(_("%s; not counted: setup %.2f %%, unsplit time that is neither transfer nor "
+					 "waiting for a captured peer %.2f %% (inputs not ready, a rank outside the "
+					 "capture), the collectives named on their own %.2f %%"),
+				       basis, su, ui, op);
 		free(basis);
 		basis = more;
 	}
-	set_gain(b, a, COMM_SKEW_LO * skew + COMM_MOVE_LO * (tr + un),
-		 COMM_SKEW_HI * skew + COMM_MOVE_HI * (tr + un),
-		 un > 0 || shared >= 0.005 || unjudged ? CONF_LOW : CONF_MEDIUM, basis);
+	set_gain(b, a, COMM_SKEW_LO * w + COMM_MOVE_LO * (tr + un), COMM_SKEW_HI * w + COMM_MOVE_HI * (tr + un),
+		 un > 0 || unjudged ? CONF_LOW : CONF_MEDIUM, basis);
 	bool waiting = w > 0 && w > tr + un, moving = tr > 0 && tr >= w + un;
-	char *vs = un > 0 ? xasprintf(_("at least %.2f %% wait against at most %.2f %% transfer"), w, tr + un)
-			  : xasprintf(_("%.2f %% wait against %.2f %% transfer"), w, tr);
-	if (waiting && ra->late_rank >= 0 && ra->late_rank != ra->rank)
-		b->advice = xasprintf(_("exposed communication is mostly waiting for peers (%s): rank %d waits least and "
-				      "is the one the others wait for; look at its compute and host time and balance the "
-				      "work, not bandwidth or overlap"),
+	bool stalled = su + ui > w + tr + un;
+	char *vs = un > 0 ? xasprintf(_("%.2f %% waiting for a peer and %.2f %% transfer, %.2f %% unsplit"), w, tr, un)
+			  : xasprintf(_("%.2f %% waiting for a peer against %.2f %% transfer"), w, tr);
+	if (o_all && w + tr + un + su + ui < 0.005)
+		b->advice = xstrdup(_("the exposed communication is the collectives named on their own (see the verdict): "
+				      "their setup or their wait is theirs to fix, not overlap or bandwidth"));
+	else if (stalled)
+		b->advice = xasprintf(_("exposed communication is mostly setup (%.2f %%) or time that is neither transfer "
+				      "nor waiting for a captured peer (%.2f %%): the group's first collective, inputs "
+				      "not ready, a rank outside the capture; profile after a warm-up step, and look at "
+				      "what precedes the collectives; bandwidth and balancing will not help"),
+				      su, ui);
+	else if (waiting && ra->late_rank >= 0 && ra->late_rank != ra->rank)
+		b->advice = xasprintf(_("exposed communication is mostly waiting for a peer (%s): rank %d is the one the "
+				      "others wait for (the cluster section says what it did before joining); look at its "
+				      "compute and host time and balance the work, not bandwidth or overlap"),
 				      vs, ra->late_rank);
-	else if (waiting && unjudged)
-		b->advice = xasprintf(_("exposed communication is mostly waiting, not moving data (%s): a peer arriving "
-				      "late or the collective waiting for its inputs, and with no collective matched on a "
-				      "peer rank which one is unknown; load the rank with its peers (the directory that "
-				      "holds every rank of the job) and compare them (slow-rank flags, alignment); "
-				      "bandwidth will not help"),
+	else if (waiting && ra->late_rank >= 0)
+		b->advice = xasprintf(_("exposed communication is mostly waiting for a peer (%s), and this rank is the one "
+				      "the others wait for: its waits are for peers that are late in other collectives; "
+				      "balance the work"),
 				      vs);
 	else if (waiting)
-		b->advice = xasprintf(_("exposed communication is mostly waiting, not moving data (%s): a peer arriving "
-				      "late or the collective waiting for its inputs, and no rank stands out as the one "
-				      "the others wait for; compare the ranks (slow-rank flags, alignment) and what "
-				      "precedes the collectives; bandwidth will not help"),
+		b->advice = xasprintf(_("exposed communication is mostly waiting for a peer (%s), and no rank stands out as "
+				      "the one the others wait for; compare the ranks (slow-rank flags, alignment) and "
+				      "what precedes the collectives; bandwidth will not help"),
 				      vs);
 	else if (un > 0 && !moving) {
-		if (b->score >= TRIGGER)
-			b->insufficient = xasprintf(_("insufficient data: %.2f %% of the window is exposed communication not "
-						      "split into waiting and moving data (%s), so whether peers or the link "
-						      "hold it is unknown"), un, why);
-		b->advice = xasprintf(_("whether the exposed communication waits for peers (at least %.2f %% of the "
-				      "window) or moves data (%.2f %%, and up to %.2f %% more) is unknown: export "
-				      "communication.json (profiler level 1 or higher, every rank) to split it; meanwhile "
-				      "compare the ranks (slow-rank flags, alignment)%s"),
-				      w, tr, un,
+		if (b->score >= TRIGGER && !analysis_comm_wait_known(ra))
+			b->insufficient = xasprintf(_("insufficient data: %.2f %% of the window is exposed communication no "
+						      "data splits (%s), so whether peers, setup or the link hold it is "
+						      "unknown"), un, why);
+		b->advice = xasprintf(_("whether the exposed communication waits for peers or moves data (%.2f %% no data "
+				      "splits) is unknown: export communication.json (profiler level 1 or higher, every "
+				      "rank) and load the ranks together to split it%s"),
+				      un,
 				      ra->have[M_COLLECTIVE_MEDIAN_US] && ra->v[M_COLLECTIVE_MEDIAN_US] <= 60.0
 					      ? _("; the collectives are small (latency bound): fusing them helps either way")
 					      : "");
@@ -392,12 +375,6 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 	else
 		b->advice = xstrdup(_("overlap collectives with compute, check slow links and rank skew"));
 	free(vs);
-	if (unjudged && b->score >= TRIGGER && !b->insufficient)
-		b->insufficient = xasprintf(_("insufficient data: %.2f %% of the window is waiting in collectives, and "
-					      "no collective of this rank was matched on a peer rank, so a wait for a late "
-					      "peer (which balancing the ranks gives back) cannot be told from a wait every "
-					      "rank shares (which it does not)"),
-					    w);
 
 	/* copies: exposed device copies, and the host blocked in syncs and copies while the
 	 * device has nothing to do */
@@ -511,23 +488,15 @@ const char *analysis_verdict_reason(const struct rank_analysis *ra, int k, char 
 	const struct attribution *a = &ra->attr;
 	double share = attribution_pct(a, b->bucket_ns);
 	/* each reason names the buckets' share: the verdict keeps it beside the score */
-	if (k == BN_COMMUNICATION && comm_gain_unjudged(ra)) {
-		snprintf(buf, size, _("most of its %.1f %% is wait no collective matched on a peer rank can judge"), share);
-		return buf;
-	}
 	if (!analysis_gain_known(ra, k)) {
 		snprintf(buf, size, _("its buckets hold %.1f %%, and its gain cannot be estimated"), share);
 		return buf;
 	}
 	if (k == BN_COMMUNICATION) {
-		/* the wait the same on every rank is what the gain does not count: the wait less
-		 * the skew, the skew read back from the low end (never capped: at most half the
-		 * buckets, under 70 %) as analysis_bottlenecks set it; a digest keeps the gain,
-		 * not the skew */
-		double w = pct_of(a, ATTR_COMM_WAIT), move = pct_of(a, ATTR_COMM_TRANSFER) + pct_of(a, ATTR_COMM_UNSPLIT);
-		double skew = fmax(0, (b->gain.low_pct - COMM_MOVE_LO * move) / COMM_SKEW_LO);
-		if (w - skew >= share / 2) {
-			snprintf(buf, size, _("most of its %.1f %% is wait the same on every rank, not recoverable"), share);
+		/* setup and the time neither transfer nor a wait for a captured peer: no gain */
+		double fixed = pct_of(a, ATTR_COMM_SETUP) + attribution_pct(a, ra->comm_unsplit_idle_ns);
+		if (fixed >= share / 2) {
+			snprintf(buf, size, _("most of its %.1f %% is setup or time neither transfer nor waiting for a captured peer, not recoverable"), share);
 			return buf;
 		}
 	}
@@ -565,6 +534,47 @@ static int verdict_entry(const struct rank_analysis *ra, int k, bool first, char
 		      : snprintf(buf, size, _(", then %s (%s; score %d; %.1f %%)"), b->name, gain, b->score, share);
 }
 
+bool analysis_verdict_leads_collective(const struct rank_analysis *ra)
+{
+	if (!ra->n_outliers || !ra->attr.valid)
+		return false;
+	/* a collective named on its own goes where what it costs ranks it among the gains */
+	int order[BN_COUNT];
+	analysis_verdict_order(ra, order);
+	double cost = attribution_pct(&ra->attr, ra->outliers[0].exposed_ns);
+	return ra->bn[order[0]].score < TRIGGER || !analysis_gain_known(ra, order[0]) ||
+	       cost >= analysis_gain_mid(&ra->bn[order[0]]);
+}
+
+/* The collective named on its own (the largest of ra->outliers) as a verdict entry: first,
+ * or after the candidates that give back more. */
+static int outlier_entry(const struct rank_analysis *ra, bool first, char *buf, size_t size)
+{
+	const struct coll_outlier *o = &ra->outliers[0];
+	const struct attribution *a = &ra->attr;
+	char *name = sanitize_dup(o->name ? o->name : "", o->name ? strlen(o->name) : 0);
+	const char *what = o->first_in_group		     ? _("its group's first collective: link setup")
+			   : o->part_ns[0] >= o->exposed_ns / 2 ? _("mostly waiting for a late peer")
+			   : o->source			     ? _("inputs not ready, or a peer outside the capture")
+							     : _("not split: no communication.json and no peer rank");
+	int n = first ? snprintf(buf, size,
+				 _("one collective, %s at %.3f ms, holds %.1f %% of the window (%s; setup %.1f %%, waiting "
+				   "for a peer %.1f %%, transfer %.1f %%, unsplit %.1f %%)"),
+				 name, (double)(o->start - ra->t0) / 1e6, attribution_pct(a, o->exposed_ns), what,
+				 attribution_pct(a, o->part_ns[2]), attribution_pct(a, o->part_ns[0]),
+				 attribution_pct(a, o->part_ns[1]), attribution_pct(a, o->part_ns[3]))
+		      : snprintf(buf, size, _(", then one collective, %s (%.1f %% of the window: %s)"), name,
+				 attribution_pct(a, o->exposed_ns), what);
+	free(name);
+	if (n >= 0 && (size_t)n < size && ra->n_outliers > 1) {
+		int m = snprintf(buf + n, size - (size_t)n, _(" (and %zu more of %.0f %% or more each)"), ra->n_outliers - 1,
+				 COMM_OUTLIER_PCT);
+		if (m > 0)
+			n += m;
+	}
+	return n;
+}
+
 const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t size)
 {
 	const struct attribution *a = &ra->attr;
@@ -590,17 +600,32 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 	 * with its score and its buckets' share */
 	int order[BN_COUNT];
 	analysis_verdict_order(ra, order);
-	if (ra->bn[order[0]].score >= TRIGGER) {
+	bool lead = analysis_verdict_leads_collective(ra);
+	if (ra->bn[order[0]].score >= TRIGGER || ra->n_outliers) {
 		size_t n = 0;
-		int i = 0;
-		for (; i < BN_COUNT && ra->bn[order[i]].score >= TRIGGER && n < size; i++) {
-			int m = verdict_entry(ra, order[i], i == 0, buf + n, size - n);
+		int i = 0, entries = 0;
+		if (lead) {
+			int m = outlier_entry(ra, true, buf, size);
+			n = m > 0 && (size_t)m < size ? (size_t)m : size - 1;
+			entries++;
+		}
+		for (; i < BN_COUNT && ra->bn[order[i]].score >= TRIGGER && n + 1 < size; i++) {
+			int m = verdict_entry(ra, order[i], entries == 0, buf + n, size - n);
 			if (m < 0)
 				break;
-			n += (size_t)m;
+			n += (size_t)m < size - n ? (size_t)m : size - n - 1;
+			entries++;
 		}
-		if (i > 1 && n < size)
-			snprintf(buf + n, size - n, "%s", _("; ranked by expected gain"));
+		if (ra->n_outliers && !lead && n + 1 < size) {
+			int m = outlier_entry(ra, false, buf + n, size - n);
+			if (m > 0)
+				n += (size_t)m < size - n ? (size_t)m : size - n - 1;
+			entries++;
+		}
+		if (entries > 1 && n + 1 < size)
+			snprintf(buf + n, size - n, "%s",
+				 ra->n_outliers ? _("; ranked by expected gain, a collective by what it costs")
+						: _("; ranked by expected gain"));
 		return buf;
 	}
 	double idle = attribution_pct(a, a->ns[ATTR_IDLE]);

@@ -25,6 +25,9 @@ bool analysis_device_sampled(const struct attribution *a);
  * threshold", or "insufficient data" and why (no timeline; the device idle with no host
  * trace to say why). Written to buf (VERDICT_MAX bytes hold it). */
 const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t size);
+/* Whether the verdict names a collective first (ra->outliers, comm_split.h): it costs more
+ * than the first candidate gives back, or no candidate triggered. */
+bool analysis_verdict_leads_collective(const struct rank_analysis *ra);
 /* The candidates by score, highest first (a stable order: ties keep the enum order): the
  * report's list of candidates. */
 void analysis_bottleneck_order(const struct rank_analysis *ra, int order[BN_COUNT]);

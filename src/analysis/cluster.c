@@ -32,6 +32,7 @@ struct inst {
 	uint32_t name, occ, rank, group;
 	uint32_t step; /* UINT32_MAX: outside every step */
 	int64_t dur;
+	uint8_t before; /* enum coll_before */
 };
 
 static int cmp_inst(const void *a, const void *b)
@@ -76,7 +77,7 @@ static void match_collectives(const struct analysis *an, struct cluster_analysis
 			size_t st = ra->n_steps ? analysis_step_at_near(ra, c->end - c->dur, &hint) : SIZE_MAX;
 			in[k++] = (struct inst){id, occ[id]++, (uint32_t)r,
 						strtab_intern_cstr(ca->strs, cluster_group_of(c->name, gb, sizeof gb)),
-						st == SIZE_MAX ? UINT32_MAX : (uint32_t)st, c->dur};
+						st == SIZE_MAX ? UINT32_MAX : (uint32_t)st, c->dur, c->before};
 		}
 		for (size_t i = 0; i < an->n_colls[r]; i++)
 			occ[touched[i]] = 0;
@@ -126,6 +127,7 @@ static void match_collectives(const struct analysis *an, struct cluster_analysis
 				struct cluster_rank *cr = &ca->ranks[in[who].rank];
 				cr->last_count++;
 				cr->caused_ns += waited;
+				cr->before_ns[in[who].before < BEFORE_COUNT ? in[who].before : BEFORE_UNKNOWN] += waited;
 				last_in_group[in[a].group * an->n_ranks + in[who].rank]++;
 				cost_in_group[in[a].group * an->n_ranks + in[who].rank] += waited;
 			}
@@ -187,6 +189,25 @@ static void judge(struct cluster_analysis *ca)
 	}
 }
 
+/* The others' wait for a rank matters when it is CLUSTER_WAIT_MATTERS of a waiting rank's
+ * window or more on average (the median window): a slow link makes the last to arrive
+ * change by nanoseconds, and a rank "everyone waits for" for 0.01 % of the window would
+ * send the user to balance ranks that are balanced. */
+static bool waits_matter(const struct analysis *an, int64_t waited_ns)
+{
+	if (an->n_ranks < 2)
+		return false;
+	int64_t *w = xmalloc(an->n_ranks * sizeof *w);
+	size_t n = 0;
+	for (size_t r = 0; r < an->n_ranks; r++)
+		if (an->ranks[r].attr.valid && an->ranks[r].attr.wall_ns > 0)
+			w[n++] = an->ranks[r].attr.wall_ns;
+	int64_t window = median_of(w, n);
+	free(w);
+	double per_rank = (double)waited_ns / (double)(an->n_ranks - 1);
+	return window > 0 && per_rank >= CLUSTER_WAIT_MATTERS * (double)window;
+}
+
 struct cluster_analysis *cluster_analyse(const struct analysis *an)
 {
 	if (!an || an->n_ranks < 2 || !an->colls)
@@ -194,7 +215,7 @@ struct cluster_analysis *cluster_analyse(const struct analysis *an)
 	struct cluster_analysis *ca = xcalloc(1, sizeof *ca);
 	ca->strs = strtab_new();
 	ca->n_ranks = an->n_ranks;
-	ca->waited_rank = ca->last_rank = -1;
+	ca->waited_rank = ca->last_rank = ca->waited_hidden_rank = -1;
 	ca->ranks = xcalloc(an->n_ranks, sizeof *ca->ranks);
 	for (size_t r = 0; r < an->n_ranks; r++)
 		if (an->ranks[r].n_steps > ca->n_steps)
@@ -253,8 +274,21 @@ struct cluster_analysis *cluster_analyse(const struct analysis *an)
 		}
 	/* everyone waits for it only when it is last in most collectives: on a balanced run
 	 * the last to arrive changes from one collective to the next */
-	if (most * 2 > ca->matched)
+	if (most * 2 > ca->matched && waits_matter(an, ca->waited_ns))
 		ca->waited_rank = ca->last_rank;
+	/* what the rank everyone waits for did just before it joined, weighed by the wait */
+	ca->waited_before = BEFORE_UNKNOWN;
+	for (size_t r = 0; ca->waited_rank >= 0 && r < ca->n_ranks; r++) {
+		if (ca->ranks[r].rank != ca->waited_rank)
+			continue;
+		int64_t best = 0;
+		for (int b = 0; b < BEFORE_COUNT; b++)
+			if (ca->ranks[r].before_ns[b] > best) {
+				best = ca->ranks[r].before_ns[b];
+				ca->waited_before = b;
+			}
+		ca->waited_before_pct = ca->ranks[r].caused_ns > 0 ? 100.0 * (double)best / (double)ca->ranks[r].caused_ns : 0;
+	}
 	judge(ca);
 	return ca;
 }

@@ -27,6 +27,10 @@
 
 #define CLUSTER_Z_SLOW 3.5
 #define CLUSTER_MIN_EXCESS 0.05
+/* the others' wait for the rank they wait for, per waiting rank, against the window */
+#define CLUSTER_WAIT_MATTERS 0.02
+/* ... and the others' exposed wait for it (the attribution's comm_wait), % of their window */
+#define CLUSTER_EXPOSED_MATTERS_PCT 1.0
 
 struct cluster_cell {
 	int64_t dur_ns;     /* -1: the rank has no such step */
@@ -48,6 +52,7 @@ struct cluster_rank {
 	bool slow;
 	size_t last_count;   /* matched collectives where it arrived last while others waited */
 	int64_t caused_ns;   /* the others' wait in those */
+	int64_t before_ns[BEFORE_COUNT]; /* caused_ns by what it did just before joining */
 };
 
 struct cluster_group {
@@ -76,8 +81,16 @@ struct cluster_analysis {
 	int last_rank;           /* the rank last to arrive most often, or -1 */
 	size_t waited_count;     /* in how many matched collectives it was last */
 	int64_t waited_ns;       /* the others' wait in those */
-	int waited_rank;         /* last_rank when it is last in more than half: the rank everyone
-				  * waits for; else -1 */
+	int waited_rank;         /* last_rank when it is last in more than half, and the others'
+				  * wait matters (CLUSTER_WAIT_MATTERS): the rank everyone waits
+				  * for; else -1. Every rank's late_rank is this one */
+	/* the rank last in most collectives whose peers' wait for it is exposed less than
+	 * CLUSTER_EXPOSED_MATTERS_PCT of their windows on average (it hides under their compute):
+	 * then waited_rank is -1 (analysis_late_rank decides it, after the split); else -1 */
+	int waited_hidden_rank;
+	double waited_exposed_pct; /* the others' mean exposed wait (comm_wait), % of their window */
+	int waited_before;       /* enum coll_before: what it did before joining, most of the wait */
+	double waited_before_pct; /* the share of the others' wait behind that */
 	struct strtab *strs;     /* owned: group names */
 };
 

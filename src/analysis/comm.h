@@ -170,29 +170,15 @@ double comm_ratio(int64_t part, int64_t transit);
 int comm_heat_level(const struct comm_linkagg *l);
 /* The capture-level passes over an analysis (comm.c): per-rank communication metrics from
  * the communication analysis (an->comm); every rank's exposed communication split into
- * wait and transfer, by the rank's communication.json wait share, else by the spread of
- * the same collectives' durations across ranks (align.h's matches); every rank's
- * late_rank, the rank the others wait for, from the split attributions. */
+ * wait, transfer, setup and unsplit (comm_split.h); every rank's late_rank, the cluster
+ * analysis's waited_for_rank (an->cluster, built before). */
 struct analysis;
 void analysis_comm_metrics(struct analysis *an);
 void analysis_attribution_comm(struct analysis *an);
 void analysis_late_rank(struct analysis *an);
-/* The split's source when it came from the collectives across ranks (a digest keeps that
- * communication unsplit: the split is made again over every digest). Only the wait is
- * known then: the least duration across ranks is at most the transfer and may hold a wait
- * every rank shares (a rank outside the capture, link setup), so it stays unsplit. */
-#define ANALYSIS_SPLIT_SPREAD                                                                     \
-	N_("spread of the same collectives across ranks: wait = own minus least duration; the least " \
-	   "(at most the transfer; it may hold a wait every rank shares) stays unsplit")
-#define ANALYSIS_SPLIT_SPREAD_CAPPED                                                              \
-	N_("spread of the same collectives across ranks: wait = own minus least duration, and a "    \
-	   "least's excess over 1 ms plus the payload at 1 GB/s; the rest (at most the transfer) "  \
-	   "stays unsplit")
-/* Splits a rank's exposed communication by the spread (above), when it has one. */
+/* The rank's exposed wait for peers is known (split per collective by communication.json
+ * or by the peers), though part of its exposed communication may stay unsplit. */
 struct rank_analysis;
-void analysis_split_spread(struct rank_analysis *ra);
-/* The rank's exposed wait for peers is known (split by communication.json, or by the
- * spread), though part of its exposed communication may stay unsplit. */
 bool analysis_comm_wait_known(const struct rank_analysis *ra);
 
 /* The heatmap legend in words (with the ASCII glyphs the text report uses). */

@@ -2,7 +2,9 @@
 /* Digest files (digest.h): one field walk serves the writer and the reader. */
 #include "config.h"
 #include "digest.h"
+
 #include "advice.h"
+#include "comm_split.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -776,6 +778,14 @@ static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident
 		c[i].end = io_i(d, c[i].end);
 		c[i].dur = io_i(d, c[i].dur);
 		c[i].bytes = io_d(d, c[i].bytes);
+		c[i].exposed = io_i(d, c[i].exposed);
+		c[i].before = (uint8_t)io_e(d, c[i].before, BEFORE_COUNT);
+		if (d->rd) { /* across the ranks: computed again over every digest */
+			c[i].skew = -1;
+			c[i].shared = 0;
+			c[i].last = -1;
+			c[i].event = UINT32_MAX;
+		}
 	}
 	io_comm(d, cm);
 	if (d->rd && d->p != d->end)
@@ -849,10 +859,8 @@ static char *digest_encode(const struct analysis *an, size_t i, const char *host
 	/* a split drawn from the peers digested in this run is undone: the reader splits again
 	 * over every digest (the ranks of other nodes included) */
 	struct rank_analysis w = *ra;
-	if (w.attr.valid && w.attr.comm_split &&
-	    (!strcmp(w.attr.comm_split, ANALYSIS_SPLIT_SPREAD) || !strcmp(w.attr.comm_split, ANALYSIS_SPLIT_SPREAD_CAPPED))) {
-		w.attr.ns[ATTR_COMM_UNSPLIT] += w.attr.ns[ATTR_COMM_WAIT] + w.attr.ns[ATTR_COMM_TRANSFER];
-		w.attr.ns[ATTR_COMM_WAIT] = w.attr.ns[ATTR_COMM_TRANSFER] = 0;
+	if (w.attr.valid) { /* the split reads the collectives and communication.json kept below */
+		comm_split_merge(&w.attr);
 		w.attr.comm_split = "none: no communication.json and no peer ranks";
 	}
 	io_rank(&d, &w, &id, &colls, &nc, (struct comm_data *)&rd->comm);
@@ -1280,14 +1288,13 @@ static void cross_ranks(struct analysis *an)
 	analysis_align_lists(an->ranks, an->n_ranks, an->colls, an->n_colls);
 	analysis_slow_ranks(an);
 	an->comm = comm_analyse(cap);
-	/* then what draws on the peers: the wait/transfer split from the collectives (for the
-	 * ranks without communication.json), the late rank and the bottlenecks over it */
-	for (size_t i = 0; i < an->n_ranks; i++)
-		analysis_split_spread(&an->ranks[i]);
+	/* then what draws on the peers: the late rank (the cluster analysis's), the split of
+	 * the exposed communication (comm_split.h) and the bottlenecks over it */
+	an->cluster = cluster_analyse(an);
+	analysis_attribution_comm(an);
 	analysis_late_rank(an);
 	for (size_t i = 0; i < an->n_ranks; i++)
 		analysis_bottlenecks(&an->ranks[i]);
-	an->cluster = cluster_analyse(an);
 }
 
 static char *encode_rank(const struct analysis *an, size_t i, size_t *len)

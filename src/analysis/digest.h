@@ -33,7 +33,7 @@
 #include "analysis.h"
 
 #define DIGEST_MAGIC "ASCPDIG\n"
-#define DIGEST_VERSION 9u
+#define DIGEST_VERSION 10u
 #define DIGEST_HEADER 32
 #define DIGEST_SUFFIX ".apdigest"
 

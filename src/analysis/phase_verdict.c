@@ -115,9 +115,9 @@ static void judge(const struct rank_analysis *ra, struct phase_verdict *pv)
 	t.attr = pv->attr;
 	for (size_t i = 0; i < sizeof of_attribution / sizeof of_attribution[0]; i++)
 		t.have[of_attribution[i]] = false;
-	static const enum attr_bucket comm[] = {ATTR_COMM_WAIT, ATTR_COMM_TRANSFER, ATTR_COMM_UNSPLIT};
+	static const enum attr_bucket comm[] = {ATTR_COMM_WAIT, ATTR_COMM_TRANSFER, ATTR_COMM_SETUP, ATTR_COMM_UNSPLIT};
 	if (ra->have[M_COMM_NOT_OVERLAPPED_PCT]) /* exposed communication is the comm buckets */
-		analysis_set_metric(&t, M_COMM_NOT_OVERLAPPED_PCT, attribution_pct(&t.attr, attribution_sum(&t.attr, comm, 3)),
+		analysis_set_metric(&t, M_COMM_NOT_OVERLAPPED_PCT, attribution_pct(&t.attr, attribution_sum(&t.attr, comm, 4)),
 				    ra->conf[M_COMM_NOT_OVERLAPPED_PCT], ra->source[M_COMM_NOT_OVERLAPPED_PCT]);
 	analysis_bottlenecks(&t);
 	char line[VERDICT_MAX];
@@ -151,29 +151,32 @@ void analysis_phase_verdicts(struct rank_analysis *ra)
 {
 	if (!ra->n_by_phase)
 		return;
-	/* the rank's exposed communication was split by a share of the whole (communication.json
-	 * or the peers): each phase gets that split of its own unsplit time */
+	/* the rank's exposed communication was split per collective (comm_split.h): each phase
+	 * gets the rank's shares of its own unsplit time, laid part by part by running sums so
+	 * the phases' parts add up to the rank's */
 	const struct attribution *r = &ra->attr;
-	int64_t w_all = r->ns[ATTR_COMM_WAIT], t_all = r->ns[ATTR_COMM_TRANSFER];
-	int64_t u_all = w_all + t_all + r->ns[ATTR_COMM_UNSPLIT];
-	int64_t u_cum = 0, w_prev = 0, rest_cum = 0, t_prev = 0;
+	static const enum attr_bucket parts[] = {ATTR_COMM_WAIT, ATTR_COMM_TRANSFER, ATTR_COMM_SETUP};
+	enum { NP = sizeof parts / sizeof parts[0] };
+	int64_t all = r->ns[ATTR_COMM_UNSPLIT], whole[NP], prev[NP] = {0}, cum[NP] = {0};
+	for (size_t k = 0; k < NP; k++)
+		all += whole[k] = r->ns[parts[k]];
 	for (size_t i = 0; i < ra->n_by_phase; i++) {
 		struct phase_verdict *pv = &ra->by_phase[i];
 		pv->attr = pv->part;
 		pv->attr.host_known = r->host_known;
 		pv->attr.comm_split = r->comm_split;
-		int64_t u = pv->part.ns[ATTR_COMM_UNSPLIT];
-		u_cum += u;
-		int64_t w_cum = share_of(u_cum, w_all, u_all);
-		int64_t w = clamp(w_cum - w_prev, u);
-		w_prev = w_cum;
-		rest_cum += u - w;
-		int64_t t_cum = share_of(rest_cum, t_all, u_all - w_all);
-		int64_t t = clamp(t_cum - t_prev, u - w);
-		t_prev = t_cum;
-		pv->attr.ns[ATTR_COMM_WAIT] = w;
-		pv->attr.ns[ATTR_COMM_TRANSFER] = t;
-		pv->attr.ns[ATTR_COMM_UNSPLIT] = u - w - t;
+		int64_t left = pv->part.ns[ATTR_COMM_UNSPLIT], rest = all;
+		for (size_t k = 0; k < NP; k++) {
+			/* part k of what the earlier parts left, as the rank's part k of its rest */
+			cum[k] += left;
+			int64_t c = share_of(cum[k], whole[k], rest);
+			int64_t v = clamp(c - prev[k], left);
+			prev[k] = c;
+			pv->attr.ns[parts[k]] = v;
+			left -= v;
+			rest -= whole[k];
+		}
+		pv->attr.ns[ATTR_COMM_UNSPLIT] = left;
 		judge(ra, pv);
 	}
 }

@@ -2,6 +2,8 @@
 /* The result types' tables, names, lookups and destructor (result.h). */
 #include "result.h"
 
+#include "comm_split.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,6 +343,9 @@ void analysis_rank_free(struct rank_analysis *ra)
 		free(ra->by_phase[i].verdict);
 	free(ra->by_phase);
 	memory_free(&ra->mem);
+	free(ra->outliers);
+	if (ra->comm_keep) /* never reached the capture-level pass */
+		comm_split_exposure(ra, NULL, 0);
 	for (size_t i = 0; i < ra->n_advice; i++)
 		free(ra->advice[i].evidence);
 	free(ra->advice);

@@ -50,7 +50,7 @@ const char *analysis_confidence_name(enum confidence c); /* static */
 	X(HOST_ONLY_US, "host_only_us", "us", N_("Host-only"),                                            \
 	  N_("Host working while the device is idle"),                                                    \
 	  N_("|union(host) - union(sync ops) - union(device busy | comm)|"),                              \
-	  N_("time in collectives (waiting for peers) and host time blocked in syncs are not counted"))   \
+	  N_("time in collectives (waiting for a peer included) and host time blocked in syncs are not counted"))   \
 	X(HOST_ONLY_PCT, "host_only_pct", "%", N_("Host-only share"),                                     \
 	  N_("Host-only time over the window"), N_("host_only_us / wall_us"), "")                         \
 	X(NPU_IDLE_US, "npu_idle_us", "us", N_("NPU idle"),                                               \
@@ -96,7 +96,7 @@ const char *analysis_confidence_name(enum confidence c); /* static */
 	  N_("(attribution copy + host_sync + host_copy) / wall_us"),                                     \
 	  N_("a sync waiting on a collective or on device work is that time, not copy time"))             \
 	X(COMM_WAIT_PCT, "comm_wait_pct", "%", N_("Exposed comm wait share"),                             \
-	  N_("Exposed communication spent waiting for peers, over the window"),                           \
+	  N_("Exposed communication spent waiting for a peer, over the window"),                           \
 	  N_("attribution comm_wait / wall_us"),                                                          \
 	  N_("split by communication.json's Transit/Elapse Time; without it, own minus least duration of the same collective across ranks, a lower bound (confidence low)")) \
 	X(COLLECTIVES, "collectives", "count", N_("Collectives"), N_("Collective operations seen"),       \
@@ -363,6 +363,19 @@ struct advice_finding {
 	char *evidence;     /* owned: one line with the figures and the top names */
 };
 
+/* One collective instance that holds COMM_OUTLIER_PCT of its rank's window or more in
+ * exposed communication: a finding of its own (comm_split.h), ranked by that cost. */
+struct coll_outlier {
+	const char *name;    /* borrowed from the rank's collective list */
+	int64_t start, end;  /* rank clock */
+	int64_t exposed_ns;  /* its exposed communication ... */
+	int64_t part_ns[4];  /* ... split: waiting for a peer, transfer, setup, unsplit */
+	bool first_in_group; /* its group's first collective (the index 0 in its name) */
+	uint8_t source;      /* what split it: 0 nothing, 1 communication.json, 2 the peers */
+	int last_rank;       /* the captured peer that arrived last, or -1 */
+	uint32_t event;      /* the event to show (from a trace), or UINT32_MAX */
+};
+
 enum bottleneck_kind { BN_HOST_DISPATCH, BN_NPU_COMPUTE, BN_COMMUNICATION, BN_COPY, BN_COUNT };
 
 struct bottleneck {
@@ -468,8 +481,17 @@ struct rank_analysis {
 			       * peer, all that balancing the captured ranks can give back */
 	bool coll_spread_ok;
 	bool coll_spread_capped; /* a least duration held more than 1 ms plus its payload at 1 GB/s */
-	int late_rank; /* the rank that waits least in collectives while others wait (the one
-			* the others wait for), or -1 */
+	int late_rank; /* the rank the others wait for: the cluster analysis's waited_for_rank
+			* (cluster.h), the same on every rank, or -1 */
+	/* the exposed communication known to be neither transfer nor a wait for a captured
+	 * peer (communication.json's idle outside setup, a least duration's excess shared by
+	 * every captured rank): inside comm_unsplit; no gain is claimed on it */
+	int64_t comm_unsplit_idle_ns;
+	/* the collective instances holding COMM_OUTLIER_PCT of the window or more
+	 * (comm_split.h), longest exposed first; owned */
+	struct coll_outlier *outliers;
+	size_t n_outliers;
+	struct comm_keep *comm_keep; /* owned: the sets the exposure is read from, until then */
 
 	struct mem_analysis mem; /* from the memory tables; empty without them */
 
@@ -492,7 +514,20 @@ struct coll_inst {
 	int64_t end, dur;
 	const char *name; /* borrowed (above) */
 	double bytes; /* payload from the args (read for the reference rank only); 0 unknown */
+	/* its part of the rank's exposed communication (each exposed ns goes to one instance,
+	 * the earliest started that covers it: comm_split.h); -1 when unknown (no timeline) */
+	int64_t exposed;
+	/* across the ranks (align.c): own minus the least duration of the same collective (the
+	 * wait for the last peer), -1 when matched on no peer; the least's excess over the time
+	 * its payload may take (1 ms plus the payload at 1 GB/s), 0 when within */
+	int64_t skew, shared;
+	int32_t last;   /* index into analysis.ranks of the rank with the least duration, -1 */
+	uint32_t event; /* its trace event, or UINT32_MAX */
+	uint8_t before; /* enum coll_before: the device just before it started */
 };
+
+/* What a rank's device did just before a collective started (comm_split.h). */
+enum coll_before { BEFORE_UNKNOWN, BEFORE_COMPUTE, BEFORE_COLLECTIVE, BEFORE_HOST, BEFORE_IDLE, BEFORE_COUNT };
 
 struct comm_analysis;
 struct cluster_analysis;

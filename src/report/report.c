@@ -102,11 +102,11 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 			continue;
 		char v[32];
 		fprintf(out, "  %c ", attr_bucket_defs[k].letter);
-		report_put_padded(out, _(attr_bucket_defs[k].label), 26);
+		report_put_padded(out, _(attr_bucket_defs[k].label), 34);
 		fprintf(out, " %14s %6.2f %%\n",
 			report_value_text((double)a->ns[k] / 1e3, "us", false, v, sizeof v), attribution_pct(a, a->ns[k]));
 	}
-	if (a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_UNSPLIT]) {
+	if (a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_SETUP] || a->ns[ATTR_COMM_UNSPLIT]) {
 		fputs(_("  communication split: "), out);
 		summary_put_clean(out, _(a->comm_split));
 		fputc('\n', out);
@@ -284,6 +284,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	}
 	fprintf(out, _("  combined expected gain of the triggered candidates: %.1f-%.1f %% (capped at 70 %%)\n"),
 		ra->combined_gain_low, ra->combined_gain_high);
+	report_outliers_text(ra, out);
 	char verdict[VERDICT_MAX];
 	fprintf(out, _("  verdict: %s\n"), analysis_verdict(ra, verdict, sizeof verdict));
 	report_phase_text(ra, out);
@@ -564,6 +565,8 @@ static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
 	jsonw_arr_end(w);
 	char verdict[VERDICT_MAX];
 	jsonw_kstr(w, "verdict", analysis_verdict(ra, verdict, sizeof verdict));
+	/* the verdict names a collective first (collective_outliers[0]) before its candidates */
+	jsonw_kbool(w, "verdict_leads_collective", analysis_verdict_leads_collective(ra));
 	/* the verdict's candidates in its order, with what the order is by */
 	jsonw_key(w, "verdict_order");
 	jsonw_obj_begin(w);
@@ -698,6 +701,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 		json_ops(&w, an, ra);
 		report_memory_json(&w, ra);
 		report_gaps_json(&w, ra);
+		report_outliers_json(&w, ra);
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);

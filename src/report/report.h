@@ -59,4 +59,8 @@ void report_compare_json(const struct comparison *c, FILE *out);
 struct compare_pair;
 const char *report_compare_categories(const struct compare_pair *p, int scope, char *buf, size_t size);
 
+/* The collectives named on their own (comm_split.h), text and JSON (report_comm.c). */
+void report_outliers_text(const struct rank_analysis *ra, FILE *out);
+void report_outliers_json(struct jsonw *w, const struct rank_analysis *ra);
+
 #endif

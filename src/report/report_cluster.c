@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "comm_split.h"
 #include "cluster_db.h"
 #include "i18n.h"
 #include "jsonw.h"
@@ -160,6 +161,20 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 		fprintf(out, _("  the rank everyone waits for: rank %d (last to arrive in %zu of %zu matched collectives; "
 			       "the others waited %.3f ms in them)\n"),
 			ca->waited_rank, ca->waited_count, ca->matched, ms(ca->waited_ns));
+	if (ca->waited_rank >= 0 && ca->waited_before != BEFORE_UNKNOWN)
+		fprintf(out, _("    just before it joined them it was running: %s (%.0f %% of that wait)\n"),
+			_(comm_before_name(ca->waited_before)), ca->waited_before_pct);
+	if (ca->waited_rank >= 0)
+		;
+	else if (ca->waited_hidden_rank >= 0)
+		fprintf(out, _("  the rank everyone waits for: none (rank %d is last to arrive in %zu of %zu matched "
+			       "collectives, but the others' wait for it hides under their compute: %.2f %% of their "
+			       "window exposed)\n"),
+			ca->waited_hidden_rank, ca->waited_count, ca->matched, ca->waited_exposed_pct);
+	else if (ca->waited_count && ca->last_rank >= 0 && ca->waited_count * 2 > ca->matched)
+		fprintf(out, _("  the rank everyone waits for: none (rank %d is last to arrive in %zu of %zu matched "
+			       "collectives, but the others wait for it under %.0f %% of their window)\n"),
+			ca->last_rank, ca->waited_count, ca->matched, 100 * CLUSTER_WAIT_MATTERS);
 	else if (ca->last_rank >= 0)
 		fprintf(out, _("  the rank everyone waits for: none (the last to arrive changes; most often rank %d, in %zu "
 			       "of %zu matched collectives)\n"),
@@ -330,6 +345,16 @@ void report_cluster_json(struct jsonw *w, const struct analysis *an)
 			jsonw_int(w, ca->ranks[r].rank);
 	jsonw_arr_end(w);
 	jsonw_kint_or_null(w, "waited_for_rank", ca->waited_rank, ca->waited_rank >= 0);
+	/* what it ran just before joining the collectives the others waited in */
+	if (ca->waited_rank >= 0 && ca->waited_before != BEFORE_UNKNOWN) {
+		jsonw_kstr(w, "waited_for_before", comm_before_key(ca->waited_before));
+		jsonw_kdouble(w, "waited_for_before_pct", ca->waited_before_pct, 1);
+	} else {
+		jsonw_key(w, "waited_for_before");
+		jsonw_null(w);
+	}
+	jsonw_kint_or_null(w, "waited_hidden_rank", ca->waited_hidden_rank, ca->waited_hidden_rank >= 0);
+	jsonw_kdouble(w, "waited_exposed_pct", ca->waited_exposed_pct, 2);
 	jsonw_kint_or_null(w, "most_often_last_rank", ca->last_rank, ca->last_rank >= 0);
 	jsonw_kuint(w, "last_count", ca->waited_count);
 	jsonw_kus(w, "last_caused_wait_us", ca->waited_ns);

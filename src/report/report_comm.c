@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm_split.h"
 #include "jsonw.h"
 #include "sanitize.h"
 #include "sbuf.h"
@@ -407,4 +408,55 @@ void report_comm_json(struct jsonw *w, const struct analysis *an)
 	json_ranks(w, ca);
 	json_links(w, ca);
 	jsonw_obj_end(w);
+}
+
+/* ---- the collectives named on their own ------------------------------------------------ */
+
+static const char *outlier_split_by(const struct coll_outlier *o)
+{
+	return o->source == 1 ? "communication.json" : o->source == 2 ? "peers" : "none";
+}
+
+void report_outliers_text(const struct rank_analysis *ra, FILE *out)
+{
+	if (!ra->n_outliers)
+		return;
+	fprintf(out, _("  collectives named on their own (%.0f %% of the window or more, %.0f x their kind's median):\n"),
+		COMM_OUTLIER_PCT, COMM_OUTLIER_FACTOR);
+	const struct attribution *a = &ra->attr;
+	for (size_t i = 0; i < ra->n_outliers; i++) {
+		const struct coll_outlier *o = &ra->outliers[i];
+		fputs("    ", out);
+		summary_put_clean(out, o->name ? o->name : "");
+		fprintf(out, _(" at %.3f ms: %.3f ms exposed, %.1f %% of the window (setup %.1f %%, waiting for a peer "
+			       "%.1f %%, transfer %.1f %%, unsplit %.1f %%)%s\n"),
+			(double)(o->start - ra->t0) / 1e6, (double)o->exposed_ns / 1e6, attribution_pct(a, o->exposed_ns),
+			attribution_pct(a, o->part_ns[2]), attribution_pct(a, o->part_ns[0]), attribution_pct(a, o->part_ns[1]),
+			attribution_pct(a, o->part_ns[3]), o->first_in_group ? _("; its group's first collective") : "");
+	}
+}
+
+void report_outliers_json(struct jsonw *w, const struct rank_analysis *ra)
+{
+	jsonw_key(w, "collective_outliers");
+	jsonw_arr_begin(w);
+	const struct attribution *a = &ra->attr;
+	for (size_t i = 0; i < ra->n_outliers; i++) {
+		const struct coll_outlier *o = &ra->outliers[i];
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "name", o->name ? o->name : "");
+		jsonw_kus(w, "start_us", o->start - ra->t0);
+		jsonw_kus(w, "end_us", o->end - ra->t0);
+		jsonw_kus(w, "exposed_us", o->exposed_ns);
+		jsonw_kdouble(w, "share_pct", attribution_pct(a, o->exposed_ns), 2);
+		jsonw_kus(w, "comm_wait_us", o->part_ns[0]);
+		jsonw_kus(w, "comm_transfer_us", o->part_ns[1]);
+		jsonw_kus(w, "comm_setup_us", o->part_ns[2]);
+		jsonw_kus(w, "comm_unsplit_us", o->part_ns[3]);
+		jsonw_kbool(w, "first_in_group", o->first_in_group);
+		jsonw_kstr(w, "split_by", outlier_split_by(o));
+		jsonw_kint_or_null(w, "last_rank", o->last_rank, o->last_rank >= 0);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
 }

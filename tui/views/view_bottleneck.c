@@ -11,12 +11,14 @@
 #include <string.h>
 
 #include "advice.h"
+#include "comm_split.h"
 #include "csvw.h"
+#include "sanitize.h"
 #include "views.h"
 #include "xalloc.h"
 
 enum line_kind { L_HEAD, L_EVIDENCE, L_GAIN, L_ADVICE, L_BLANK, L_SUMMARY, L_VERDICT, L_ATTR, L_ATTR_LEGEND,
-		L_INSUFFICIENT, L_REASON, L_ADV_HEAD, L_ADV, L_PHASES, L_PHASE, L_GAP_HEAD, L_GAP };
+		L_INSUFFICIENT, L_REASON, L_ADV_HEAD, L_ADV, L_PHASES, L_PHASE, L_GAP_HEAD, L_GAP, L_OUT_HEAD, L_OUT };
 
 struct bline {
 	enum line_kind kind;
@@ -71,6 +73,12 @@ static void rebuild(struct bn_view *v, struct app *app)
 			add(v, L_PHASE, -1, i);
 	}
 	add(v, L_BLANK, -1, 0);
+	if (v->ra->n_outliers) { /* the collectives named on their own (comm_split.h) */
+		add(v, L_OUT_HEAD, -1, 0);
+		for (size_t i = 0; i < v->ra->n_outliers; i++)
+			add(v, L_OUT, -1, i);
+		add(v, L_BLANK, -1, 0);
+	}
 	for (int i = 0; i < BN_COUNT; i++) {
 		const struct bottleneck *b = &v->ra->bn[order[i]];
 		char why[VERDICT_REASON_MAX];
@@ -134,6 +142,20 @@ static void draw_gap_line(struct canvas *cv, int x, int y, int w, bool sel, cons
 	canvas_textf(cv, x, y, w, sel ? ST_SELECTED : ST_NORMAL, _("%10.3f us at %.3f ms, step %s: %s (host: %s)"),
 		     (double)g->dur / 1e3, (double)(g->start - ra->t0) / 1e6, step, gaps_cause_name((enum gap_cause)g->cause),
 		     gaps_host_name((enum gap_host)g->host));
+}
+
+/* One collective named on its own: where, how much, and its parts. */
+static void draw_outlier_line(struct canvas *cv, int x, int y, int w, bool sel, const struct rank_analysis *ra,
+			      const struct coll_outlier *o)
+{
+	const struct attribution *a = &ra->attr;
+	char *name = sanitize_dup(o->name ? o->name : "", o->name ? strlen(o->name) : 0);
+	canvas_textf(cv, x, y, w, sel ? ST_SELECTED : ST_NORMAL,
+		     _("%5.1f %% %s at %.3f ms: setup %.1f %%, waiting for a peer %.1f %%, transfer %.1f %%, unsplit %.1f %%%s"),
+		     attribution_pct(a, o->exposed_ns), name, (double)(o->start - ra->t0) / 1e6,
+		     attribution_pct(a, o->part_ns[2]), attribution_pct(a, o->part_ns[0]), attribution_pct(a, o->part_ns[1]),
+		     attribution_pct(a, o->part_ns[3]), o->first_in_group ? _("; its group's first collective") : "");
+	free(name);
 }
 
 static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
@@ -297,6 +319,14 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		case L_GAP:
 			draw_gap_line(cv, x + 3, ry, w - 4, sel, v->ra, &v->ra->gaps.top[l->ev]);
 			break;
+		case L_OUT_HEAD:
+			canvas_textf(cv, x + 1, ry, w - 2, ST_HEADER,
+				     _("collectives named on their own (%.0f %% of the window or more, %.0f x their kind's median): Enter shows one"),
+				     COMM_OUTLIER_PCT, COMM_OUTLIER_FACTOR);
+			break;
+		case L_OUT:
+			draw_outlier_line(cv, x + 3, ry, w - 4, sel, v->ra, &v->ra->outliers[l->ev]);
+			break;
 		case L_BLANK: break;
 		}
 	}
@@ -332,7 +362,8 @@ static int handle(void *p, struct app *app, enum action act)
 		/* evidence lines are what Enter acts on: step from one to the next */
 		int dir = act == ACT_DOWN ? 1 : -1;
 		for (size_t i = v->lb.sel + (size_t)dir; i < v->n; i += (size_t)dir)
-			if (v->lines[i].kind == L_EVIDENCE || v->lines[i].kind == L_ADV || v->lines[i].kind == L_GAP) {
+			if (v->lines[i].kind == L_EVIDENCE || v->lines[i].kind == L_ADV || v->lines[i].kind == L_GAP ||
+			    v->lines[i].kind == L_OUT) {
 				v->lb.sel = i;
 				listbox_clamp(&v->lb, v->lb.height);
 				break;
@@ -362,6 +393,17 @@ static int handle(void *p, struct app *app, enum action act)
 		else
 			app_message(app, ST_NORMAL, _("%s: %.3f ms, selected: %s"), _(advice_rules[f->rule].title),
 				    (double)(f->event_end - f->event_ts) / 1e6, store_ev_name(&rd->store, f->event));
+		return VH_HANDLED;
+	}
+	if (l->kind == L_OUT) {
+		const struct coll_outlier *o = &v->ra->outliers[l->ev];
+		const struct rank_data *rd = app_rank_data(app);
+		uint32_t ev = rd && rd->store.has_events ? o->event : UINT32_MAX;
+		int64_t pad = (o->end - o->start) / 2 + 1000;
+		struct view_target tg = {.timeline = {app_rank_index(app), o->start - pad, o->end + pad, ev}};
+		app_open(app, VIEW_TIMELINE, &tg);
+		app_message(app, ST_NORMAL, _("a collective of %.3f ms, %.3f ms of it exposed"), (double)(o->end - o->start) / 1e6,
+			    (double)o->exposed_ns / 1e6);
 		return VH_HANDLED;
 	}
 	if (l->kind == L_GAP) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "comm_split.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -97,12 +98,23 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	else
 		canvas_textf(cv, x + 1, yy++, w - 2, ST_GOOD, _("no slow rank (own work per step: median %.3f ms, MAD %.3f ms)"),
 			     ms(ca->own_median_ns), ms(ca->own_mad_ns));
+	/* the one late-rank answer every view and report quotes (analysis_late_rank) */
 	if (ca->waited_rank >= 0)
 		canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN,
-			     _("everyone waits for rank %d: last in %zu of %zu collectives, %.3f ms of the others' wait"),
-			     ca->waited_rank, ca->waited_count, ca->matched, ms(ca->waited_ns));
+			     _("everyone waits for rank %d: last in %zu of %zu collectives, %.3f ms of the others' wait; "
+			       "before joining: %s"),
+			     ca->waited_rank, ca->waited_count, ca->matched, ms(ca->waited_ns),
+			     _(comm_before_name(ca->waited_before)));
+	else if (ca->waited_hidden_rank >= 0)
+		canvas_textf(cv, x + 1, yy++, w - 2, ST_NORMAL,
+			     _("no rank everyone waits for: rank %d is last in %zu of %zu collectives, but the wait hides "
+			       "under the others' compute (%.2f %% of their window exposed)"),
+			     ca->waited_hidden_rank, ca->waited_count, ca->matched, ca->waited_exposed_pct);
 	else
 		canvas_text(cv, x + 1, yy++, w - 2, ST_NORMAL, _("no rank everyone waits for"));
+	canvas_text(cv, x + 1, yy++, w - 2, ST_DIM,
+		    _("wait: waiting for a peer, a collective's time less the least of it across the ranks (median per "
+		      "step, hidden or exposed; the Bottleneck view's share is the exposed part)"));
 
 	canvas_fill(cv, x, yy, w, 1, ' ', ST_HEADER);
 	/* TRANSLATORS: column titles: each keeps the cells of its column */

@@ -419,6 +419,8 @@ static void draw_matrix(struct comm_view *v, struct canvas *cv, int x, int y, in
 	}
 }
 
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+
 static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	struct comm_view *v = p;
@@ -447,6 +449,19 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL,
 		     _("wait ratio %s   sync ratio %s   small packets %s   %zu slow link(s)   (times ms, MB, GB/s)"), wr, sr,
 		     sp, ca->n_slow);
+	/* the rank's exposed communication in the attribution's words (comm_split.h), the same
+	 * split the Bottleneck view and the reports give; the columns below are the files' */
+	const struct rank_analysis *ra = app_rank_analysis(app);
+	if (ra && ra->attr.valid) {
+		const struct attribution *a = &ra->attr;
+		canvas_textf(cv, x + 1, y + 2, w - 2, ST_NORMAL,
+			     _("rank %d exposed: waiting for a peer %.3f, transfer %.3f, setup %.3f, unsplit %.3f ms (the "
+			       "columns are communication.json's Wait, Idle, Synchronization Time)"),
+			     ra->rank, ms(a->ns[ATTR_COMM_WAIT]), ms(a->ns[ATTR_COMM_TRANSFER]), ms(a->ns[ATTR_COMM_SETUP]),
+			     ms(a->ns[ATTR_COMM_UNSPLIT]));
+	}
+	y++;
+	h--;
 	int tx = x + 1;
 	for (int pn = 0; pn < PANE_COUNT; pn++) {
 		char t[40];

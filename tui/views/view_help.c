@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "category.h"
+#include "comm_split.h"
 #include "commands.h"
 #include "sbuf.h"
 #include "views.h"
@@ -99,6 +100,12 @@ static void *create_docs(struct app *app)
 		if (d->caveat[0])
 			add(tv, ST_DIM, 2, _("caveat: %s"), _(d->caveat));
 	}
+	add(tv, ST_NORMAL, 0, "%s", "");
+	/* the one account of exposed communication every view and report uses (comm_split.h) */
+	add(tv, ST_BOLD, 0, "%s", _("Exposed communication, split one way (the parts sum to comm_not_overlapped_us)"));
+	for (size_t i = 0; i < sizeof comm_split_words / sizeof comm_split_words[0]; i++)
+		add(tv, ST_NORMAL, 2, "%s (%s): %s", _(comm_split_words[i].word), comm_split_words[i].bucket,
+		    _(comm_split_words[i].definition));
 	add(tv, ST_NORMAL, 0, "%s", "");
 	add(tv, ST_BOLD, 0, "%s", _("Bottleneck thresholds (score 40 at the threshold, 100 at full)"));
 	for (size_t i = 0; i < n_threshold_defs; i++)

@@ -124,7 +124,9 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 		const struct bottleneck *bn = ra ? top_bottleneck(ra) : NULL;
 		bool insufficient;
 		int bw = 6;
-		if (bn && bn->score >= 40)
+		if (ra && analysis_verdict_leads_collective(ra))
+			bw = canvas_width(_("one collective %.0f %%")) + 1;
+		else if (bn && bn->score >= 40)
 			bw = canvas_width(bn->name) + 4;
 		else if (ra)
 			bw = canvas_width(untriggered_text(ra, &insufficient));
@@ -169,11 +171,14 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 		const struct bottleneck *bn = top_bottleneck(ra);
 		char b[64];
 		bool insufficient = false;
-		if (bn->score >= 40)
+		if (analysis_verdict_leads_collective(ra))
+			snprintf(b, sizeof b, _("one collective %.0f %%"), attribution_pct(&ra->attr, ra->outliers[0].exposed_ns));
+		else if (bn->score >= 40)
 			snprintf(b, sizeof b, "%s %d", bn->name, bn->score);
 		else
 			snprintf(b, sizeof b, "%s", untriggered_text(ra, &insufficient));
-		canvas_text(cv, cx + 1, y, w - (cx + 1 - x), bn->score >= 40 || insufficient ? ST_WARN : ST_GOOD, b);
+		canvas_text(cv, cx + 1, y, w - (cx + 1 - x),
+			    bn->score >= 40 || insufficient || analysis_verdict_leads_collective(ra) ? ST_WARN : ST_GOOD, b);
 	}
 	return y;
 }
