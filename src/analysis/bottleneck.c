@@ -553,10 +553,13 @@ static int outlier_entry(const struct rank_analysis *ra, bool first, char *buf, 
 	const struct coll_outlier *o = &ra->outliers[0];
 	const struct attribution *a = &ra->attr;
 	char *name = sanitize_dup(o->name ? o->name : "", o->name ? strlen(o->name) : 0);
-	const char *what = o->first_in_group		     ? _("its group's first collective: link setup")
-			   : o->part_ns[0] >= o->exposed_ns / 2 ? _("mostly waiting for a late peer")
-			   : o->source			     ? _("inputs not ready, or a peer outside the capture")
-							     : _("not split: no communication.json and no peer rank");
+	/* named by its largest part that is not transfer (a collective mostly moving data is
+	 * never one of these: comm_split.c) */
+	int64_t wait = o->part_ns[0], setup = o->part_ns[2], rest = o->part_ns[3];
+	const char *what = o->first_in_group && setup >= wait && setup >= rest ? _("its group's first collective: link setup")
+			   : wait >= rest					? _("mostly waiting for a late peer")
+			   : o->source ? _("inputs not ready, or a peer outside the capture")
+				       : _("not split: no communication.json and no peer rank");
 	int n = first ? snprintf(buf, size,
 				 _("one collective, %s at %.3f ms, holds %.1f %% of the window (%s; setup %.1f %%, waiting "
 				   "for a peer %.1f %%, transfer %.1f %%, unsplit %.1f %%)"),

@@ -402,6 +402,10 @@ void comm_split_rank(struct analysis *an, size_t ri)
 			q[k] = f[k] * (double)c->exposed;
 		int64_t qn[P_COUNT];
 		to_ns(q, c->exposed, qn);
+		/* a long collective that mostly moves data (a prefill's large payload) is no setup
+		 * or stall: the communication candidate's transfer, not a finding of its own */
+		if (2 * qn[P_TRANSFER] >= c->exposed)
+			continue;
 		size_t k = ra->n_outliers;
 		ra->outliers = xrealloc(ra->outliers, (k + 1) * sizeof *ra->outliers);
 		ra->outliers[k] = (struct coll_outlier){
