@@ -110,6 +110,9 @@ static void test_by_phase_follows_planted_causes(void **state)
 			assert_int_equal(pv->first, p ? cases[n].decode_bn : cases[n].prefill_bn);
 			assert_true(pv->gain_high_pct > 0 && pv->gain_low_pct <= pv->gain_high_pct);
 			assert_non_null(strstr(pv->verdict, ra->bn[pv->first].name));
+			/* its gains are shares of the phase's steps, and it says so */
+			assert_non_null(strstr(pv->verdict, "of the steps' time"));
+			assert_null(strstr(pv->verdict, "of the window"));
 		}
 		assert_true(phase_of(ra, "prefill")->p50_ns > phase_of(ra, "decode")->p50_ns);
 		tu_capture_free(&c);

@@ -515,6 +515,16 @@ static int verdict_entry(const struct rank_analysis *ra, int k, bool first, char
 	double share = attribution_pct(&ra->attr, b->bucket_ns);
 	char why[VERDICT_REASON_MAX];
 	const char *reason = analysis_verdict_reason(ra, k, why, sizeof why);
+	if (first && ra->verdict_of_steps) /* a phase's verdict: shares of its steps' time */
+		return analysis_gain_known(ra, k)
+			       ? snprintf(buf, size,
+					  _("%s (expected gain %.1f-%.1f %% of the steps' time; score %d; its buckets "
+					    "hold %.1f %%)"),
+					  b->name, b->gain.low_pct, b->gain.high_pct, b->score, share)
+			       : snprintf(buf, size,
+					  _("%s (expected gain unknown; score %d; its buckets hold %.1f %% of the steps' "
+					    "time)"),
+					  b->name, b->score, share);
 	if (first)
 		return analysis_gain_known(ra, k)
 			       ? snprintf(buf, size,

@@ -112,6 +112,11 @@ static void judge(const struct rank_analysis *ra, struct phase_verdict *pv)
 	memset(t.bn, 0, sizeof t.bn);
 	t.by_phase = NULL;
 	t.n_by_phase = 0;
+	/* its gains are of the steps' time; the collectives named on their own are the rank's
+	 * findings, shares of the rank's window, not the phase's */
+	t.verdict_of_steps = true;
+	t.outliers = NULL;
+	t.n_outliers = 0;
 	t.attr = pv->attr;
 	for (size_t i = 0; i < sizeof of_attribution / sizeof of_attribution[0]; i++)
 		t.have[of_attribution[i]] = false;

@@ -460,6 +460,7 @@ struct rank_analysis {
 	struct bottleneck bn[BN_COUNT];
 	double combined_gain_low, combined_gain_high;
 	struct phase_verdict *by_phase; /* owned: one per phase present (phase_verdict.h) */
+	bool verdict_of_steps; /* a phase's copy (phase_verdict.c): gains are of its steps' time */
 	size_t n_by_phase;
 
 	/* alignment (filled for every rank by the capture-level pass) */
