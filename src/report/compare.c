@@ -250,6 +250,55 @@ static void compare_value(struct compare_value *cv, enum compare_dir dir)
 		cv->verdict = CMP_CHANGED;
 }
 
+/* A share moves with what it is a share of: a slower kernel lengthens the window and so
+ * lowers the host-only share with not a microsecond of host time saved. Shares are judged
+ * by their numerator (its own figure, or the share times the window): a share whose
+ * numerator is the same reads "changed", never better or worse. */
+static const struct {
+	int share, num; /* num: the numerator's figure, or -1 for share * window */
+} shares[] = {
+	{M_NPU_BUSY_PCT, M_NPU_BUSY_US},
+	{M_HOST_BUSY_PCT, M_HOST_BUSY_US},
+	{M_HOST_ONLY_PCT, M_HOST_ONLY_US},
+	{M_NPU_IDLE_PCT, M_NPU_IDLE_US},
+	{M_COMM_NOT_OVERLAPPED_PCT, M_COMM_NOT_OVERLAPPED_US},
+	{M_COMM_SHARE_PCT, M_COMM_US},
+	{M_COMPUTE_PCT, M_COMPUTE_US},
+	{M_DEVICE_COPY_PCT, M_DEVICE_COPY_US},
+	{M_HOST_COPY_PCT, M_HOST_COPY_US},
+	{M_HOST_BOUND_PCT, -1},
+	{M_COPY_EXPOSED_PCT, -1},
+	{M_COMM_WAIT_PCT, -1},
+	{M_HOST_COPY_EXPOSED_PCT, -1},
+};
+
+static void judge_shares(struct compare_pair *p)
+{
+	for (size_t i = 0; i < sizeof shares / sizeof shares[0]; i++) {
+		struct compare_value *cv = &p->fig[shares[i].share];
+		if (cv->verdict != CMP_BETTER && cv->verdict != CMP_WORSE)
+			continue;
+		double n[2];
+		for (int s = 0; s < 2; s++) {
+			const struct compare_value *w = &p->fig[shares[i].num >= 0 ? shares[i].num : M_WALL_US];
+			if (!w->have[s]) {
+				n[s] = NAN;
+				continue;
+			}
+			n[s] = shares[i].num >= 0 ? w->v[s] : cv->v[s] * w->v[s] / 100.0;
+		}
+		if (isnan(n[0]) || isnan(n[1]))
+			continue;
+		enum compare_dir dir = fig_dir[shares[i].share];
+		if (is_noise(n[0], n[1] - n[0]))
+			cv->verdict = CMP_CHANGED;
+		else if (dir == CMP_LOWER_BETTER)
+			cv->verdict = n[1] > n[0] ? CMP_WORSE : CMP_BETTER;
+		else if ((n[1] > n[0]) != (cv->delta > 0)) /* higher is better, the numerator disagrees */
+			cv->verdict = CMP_CHANGED;
+	}
+}
+
 /* ---- op diff ------------------------------------------------------------------------ */
 
 /* Rows pair up by name, and collectives by kind and group. */
@@ -870,6 +919,7 @@ static void fill_pair(struct comparison *c, struct compare_pair *p, const struct
 		if (!cv->comparable) /* the values stay, for reading; the verdict goes */
 			cv->verdict = CMP_NOT_COMPARABLE;
 	}
+	judge_shares(p);
 	diff_ops(p);
 	for (size_t i = 0; i < p->n_ops; i++) {
 		struct op_diff *d = &p->ops[i];
