@@ -556,14 +556,23 @@ static void test_default_export_copy(void **state)
 				assert_false(p->gain.comparable);
 				assert_non_null(p->gain.reason);
 				assert_non_null(strstr(p->gain.basis, "not comparable"));
-				/* ops: nothing slower, faster, added or removed; the phases' rows not comparable */
+				/* ops: nothing slower, faster, added or removed; the phases' rows not comparable;
+				 * collectives as one row per kind and group, on both sides (item 5) */
+				size_t collectives = 0;
 				for (size_t j = 0; j < p->n_ops; j++) {
 					const struct op_diff *d = &p->ops[j];
+					if (d->collective && d->scope == SCOPE_DEVICE && d->phase == PHASE_UNKNOWN) {
+						collectives++;
+						assert_true(d->s[0] && d->s[1]);
+						assert_int_equal(d->delta_count, 0);
+						assert_null(strstr(d->name, "__")); /* the kind, not a call's name */
+					}
 					if (d->phase != PHASE_UNKNOWN)
 						assert_false(d->comparable);
 					else if (d->change != OPC_SAME)
 						fail_msg("%s: op %s reads %s", args, d->name, compare_op_change_name(d->change));
 				}
+				assert_true(collectives >= 1);
 			}
 			compare_free(c);
 
