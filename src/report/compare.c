@@ -253,17 +253,15 @@ static void compare_value(struct compare_value *cv, enum compare_dir dir)
 /* A share moves with what it is a share of: a slower kernel lengthens the window and so
  * lowers the host-only share with not a microsecond of host time saved. Shares are judged
  * by their numerator (its own figure, or the share times the window): a share whose
- * numerator is the same reads "changed", never better or worse. */
+ * numerator is the same reads "changed", never better or worse. (The busy share, better
+ * higher, is judged as it is: its complement is the idle share, judged here.) */
 static const struct {
 	int share, num; /* num: the numerator's figure, or -1 for share * window */
 } shares[] = {
-	{M_NPU_BUSY_PCT, M_NPU_BUSY_US},
-	{M_HOST_BUSY_PCT, M_HOST_BUSY_US},
 	{M_HOST_ONLY_PCT, M_HOST_ONLY_US},
 	{M_NPU_IDLE_PCT, M_NPU_IDLE_US},
 	{M_COMM_NOT_OVERLAPPED_PCT, M_COMM_NOT_OVERLAPPED_US},
 	{M_COMM_SHARE_PCT, M_COMM_US},
-	{M_COMPUTE_PCT, M_COMPUTE_US},
 	{M_DEVICE_COPY_PCT, M_DEVICE_COPY_US},
 	{M_HOST_COPY_PCT, M_HOST_COPY_US},
 	{M_HOST_BOUND_PCT, -1},
@@ -289,13 +287,8 @@ static void judge_shares(struct compare_pair *p)
 		}
 		if (isnan(n[0]) || isnan(n[1]))
 			continue;
-		enum compare_dir dir = fig_dir[shares[i].share];
-		if (is_noise(n[0], n[1] - n[0]))
-			cv->verdict = CMP_CHANGED;
-		else if (dir == CMP_LOWER_BETTER)
-			cv->verdict = n[1] > n[0] ? CMP_WORSE : CMP_BETTER;
-		else if ((n[1] > n[0]) != (cv->delta > 0)) /* higher is better, the numerator disagrees */
-			cv->verdict = CMP_CHANGED;
+		/* every share here is better lower: the numerator's change decides */
+		cv->verdict = is_noise(n[0], n[1] - n[0]) ? CMP_CHANGED : n[1] > n[0] ? CMP_WORSE : CMP_BETTER;
 	}
 }
 
