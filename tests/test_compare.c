@@ -475,17 +475,19 @@ static void check_json_judges_nothing(const char *js)
 		int gain = jtok_obj_get(&jt, js, pair, "gain");
 		int gv = jtok_obj_get(&jt, js, gain, "verdict"), gc = jtok_obj_get(&jt, js, gain, "comparable");
 		assert_true(gv > 0 && jtok_eq(js, &jt.t[gv], "unknown"));
-		assert_true(gc > 0 && jtok_eq(js, &jt.t[gc], "false"));
-		assert_true(jtok_obj_get(&jt, js, gain, "reason") > 0);
+		assert_true(gc > 0);
+		int again = jtok_obj_get(&jt, js, pair, "steps_found_again");
+		assert_true(again > 0 && jt.t[again].size == 2 && jtok_eq(js, &jt.t[again + 1], "true"));
 	}
 	jtok_free(&jt);
 }
 
 /* A capture against its own copy in vLLM-Ascend's default export (issue 34's definition: no
  * ProfilerStep, no python_function, no shapes in the trace, no operator_details.csv): the
- * device work is identical, so no figure reads better or worse, no gain is judged, the step
- * and host figures are not comparable with their reasons, and every figure that is
- * comparable reads the same. */
+ * device work is identical, so no figure reads better or worse and no gain is judged; the
+ * side with markers has its steps found again without them, so the step figures compare
+ * under one definition; host figures and the window are not comparable, with their
+ * reasons; every figure that is comparable reads the same. */
 static void test_default_export_copy(void **state)
 {
 	(void)state;
@@ -530,13 +532,24 @@ static void test_default_export_copy(void **state)
 					else /* the same device work: what is comparable is the same */
 						assert_true(cv->verdict == CMP_SAME || cv->verdict == CMP_NA);
 				}
-				/* steps under two definitions: step figures are not comparable, and say so */
-				static const int step_figs[] = {M_STEPS, M_STEP_P50_US, M_STEP_P95_US, M_DECODE_STEPS,
-								CF_DECODE_STEP_P50, CF_DECODE_STEP_P95, M_DISPATCH_PER_STEP};
+				/* steps under one definition: the side with markers found them again without,
+				 * as the copy did, and every step figure is comparable and the same */
+				assert_true(p->steps_again[0]);
+				assert_false(p->steps_again[1]);
+				assert_int_equal(p->ra[0]->step_source, p->ra[1]->step_source);
+				assert_true(p->ra[0]->marker_free);
+				assert_int_equal(p->ra[0]->n_steps, p->ra[1]->n_steps);
+				assert_int_equal(p->ra[0]->n_steps, tu_truth_int(a.truth, "rank.%d.steps", p->ra[0]->rank));
+				static const int step_figs[] = {M_STEPS,	    M_STEP_P50_US,	   M_STEP_P95_US,
+								M_DECODE_STEPS,	    M_PREFILL_STEPS,	   CF_DECODE_STEP_P50,
+								CF_DECODE_STEP_P95, CF_PREFILL_STEP_P50, M_DISPATCH_PER_STEP};
 				for (size_t j = 0; j < sizeof step_figs / sizeof step_figs[0]; j++) {
-					assert_false(p->fig[step_figs[j]].comparable);
-					assert_non_null(strstr(p->fig[step_figs[j]].reason, "two step definitions"));
+					assert_true(p->fig[step_figs[j]].comparable);
+					assert_int_equal(p->fig[step_figs[j]].verdict, CMP_SAME);
 				}
+				/* the window, widened by host events on one side only, is not */
+				assert_false(p->fig[M_WALL_US].comparable);
+				assert_false(p->fig[M_FREE_US].comparable);
 				/* host figures that depend on recorded frames: not judged without them */
 				if (shapes[i].frames) {
 					assert_false(p->fig[M_HOST_ONLY_US].comparable);
@@ -550,14 +563,17 @@ static void test_default_export_copy(void **state)
 					assert_true(p->fig[device_figs[j]].comparable);
 					assert_int_equal(p->fig[device_figs[j]].verdict, CMP_SAME);
 				}
-				/* no gain judged on figures that are not comparable */
+				/* the gain: measured on the mean step time under one definition, which did not
+				 * move, and nothing else comparable did: no change to judge */
 				assert_true(p->have_gain);
 				assert_int_equal(p->gain.verdict, GAIN_UNKNOWN);
-				assert_false(p->gain.comparable);
-				assert_non_null(p->gain.reason);
-				assert_non_null(strstr(p->gain.basis, "not comparable"));
-				/* ops: nothing slower, faster, added or removed; the phases' rows not comparable;
-				 * collectives as one row per kind and group, on both sides (item 5) */
+				assert_true(p->gain.comparable);
+				assert_string_equal(p->gain.base_name, "mean step time");
+				check_close("mean step time", p->gain.base[1], p->gain.base[0], 0.001);
+				assert_non_null(strstr(p->gain.basis, "no change measured"));
+				/* ops: nothing slower, faster, added or removed, in any phase (the steps are one
+				 * definition now); collectives as one row per kind and group, on both sides
+				 * (item 5) */
 				size_t collectives = 0;
 				for (size_t j = 0; j < p->n_ops; j++) {
 					const struct op_diff *d = &p->ops[j];
@@ -567,10 +583,10 @@ static void test_default_export_copy(void **state)
 						assert_int_equal(d->delta_count, 0);
 						assert_null(strstr(d->name, "__")); /* the kind, not a call's name */
 					}
-					if (d->phase != PHASE_UNKNOWN)
-						assert_false(d->comparable);
-					else if (d->change != OPC_SAME)
-						fail_msg("%s: op %s reads %s", args, d->name, compare_op_change_name(d->change));
+					assert_true(d->comparable);
+					if (d->change != OPC_SAME)
+						fail_msg("%s: op %s (phase %d) reads %s", args, d->name, d->phase,
+							 compare_op_change_name(d->change));
 				}
 				assert_true(collectives >= 1);
 			}

@@ -462,6 +462,18 @@ static double mean_step_us(const struct rank_analysis *ra)
 	return sum / (double)ra->n_steps / 1e3;
 }
 
+/* Nothing comparable moved beyond the noise: no figure, no op. */
+static bool nothing_moved(const struct compare_pair *p)
+{
+	for (int f = 0; f < CF_COUNT; f++)
+		if (p->fig[f].comparable && p->fig[f].verdict != CMP_SAME && p->fig[f].verdict != CMP_NA)
+			return false;
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (p->ops[i].comparable && p->ops[i].change != OPC_SAME)
+			return false;
+	return true;
+}
+
 static void gain_verdict(struct compare_pair *p)
 {
 	const struct rank_analysis *a = p->ra[0], *b = p->ra[1];
@@ -517,6 +529,13 @@ static void gain_verdict(struct compare_pair *p)
 		return;
 	}
 	g->actual_pct = 100.0 * (g->base[0] - g->base[1]) / g->base[0];
+	if (nothing_moved(p)) { /* the same work recorded twice: no change to credit or blame */
+		g->verdict = GAIN_UNKNOWN;
+		g->basis = xasprintf(_("no change measured: every comparable figure and op is the same on both sides (the "
+				       "%s %.3f ms and %.3f ms), so there is no change to judge"),
+				     _(g->base_name), g->base[0] / 1e3, g->base[1] / 1e3);
+		return;
+	}
 	if (!g->gain_known) { /* nothing to hold the change against: any change would "achieve" 0 */
 		g->verdict = GAIN_UNKNOWN;
 		g->basis = xasprintf(g->actual_pct >= 0 ? _("%s (score %d%s) has no estimate of its gain; the %s went from "
@@ -854,13 +873,25 @@ static const char *only_on(const struct comparison *c, bool a, bool b)
 }
 
 /* Why the figures depending on each thing are not comparable on this pair (built in
- * English for JSON, like the basis). The step definition cannot be re-run here (the
- * analysis finds a rank's steps once): two definitions make step figures not comparable. */
+ * English for JSON, like the basis). Steps still found two ways after one_step_definition
+ * (a side without a trace, a digest, a second look that found another method) make the
+ * step figures not comparable. */
+/* A side's rank as first analysed (its step source tells whether it has markers). */
+static const struct rank_analysis *first_look(const struct comparison *c, const struct compare_pair *p, int s)
+{
+	for (size_t i = 0; i < c->an[s]->n_ranks; i++)
+		if (c->an[s]->ranks[i].rank_index == p->rank_index[s])
+			return &c->an[s]->ranks[i];
+	return p->ra[s];
+}
+
 static void pair_reasons(struct comparison *c, struct compare_pair *p)
 {
 	struct rec_rank r[2];
-	for (int s = 0; s < 2; s++)
-		rank_recorded(side_data(c, p, s), p->ra[s], &r[s]);
+	for (int s = 0; s < 2; s++) {
+		rank_recorded(side_data(c, p, s), first_look(c, p, s), &r[s]);
+		r[s].steps = step_method(p->ra[s], r[s].trace); /* as compared: perhaps found again */
+	}
 	if (strcmp(r[0].steps, r[1].steps))
 		p->why[CDEP_STEPS] = xasprintf(_("steps found from %s on %s and from %s on %s: two step definitions"),
 					       r[0].steps, c->label[0], r[1].steps, c->label[1]);
@@ -893,6 +924,47 @@ static const char *deps_reason(const struct compare_pair *p, unsigned deps)
 
 /* ---- pairs -------------------------------------------------------------------------- */
 
+/* Step definitions that rest on what the host recorded, and those found from the device's
+ * work alone (which a side with markers can be given too). */
+static bool from_markers(const char *method)
+{
+	return !strcmp(method, "markers (ProfilerStep#N)") || !strcmp(method, "engine ops") || !strcmp(method, "mstx marks");
+}
+
+static bool marker_free_method(const char *method)
+{
+	return !strcmp(method, "op sequence") || !strcmp(method, "idle-gap segments");
+}
+
+/* Steps under one definition: where one side found its steps from markers and the other
+ * without any, the marker side is analysed again with its markers set aside (once per
+ * side), and its rank from that second look stands in for it when the method then agrees. */
+static void one_step_definition(struct comparison *c, struct compare_pair *p)
+{
+	struct rec_rank r[2];
+	for (int s = 0; s < 2; s++)
+		rank_recorded(side_data(c, p, s), p->ra[s], &r[s]);
+	for (int s = 0; s < 2; s++) {
+		const struct analysis *an = c->an[s];
+		if (!from_markers(r[s].steps) || !marker_free_method(r[!s].steps) || an->from_digests || !r[s].trace)
+			continue;
+		if (!c->again[s]) {
+			struct analysis_hook hook = {.marker_free_steps = true};
+			c->again[s] = analysis_run_with(an->cap, &hook);
+		}
+		for (size_t i = 0; i < c->again[s]->n_ranks; i++) {
+			const struct rank_analysis *ra = &c->again[s]->ranks[i];
+			if (ra->rank_index == p->rank_index[s] && !strcmp(step_method(ra, true), r[!s].steps)) {
+				p->ra[s] = ra;
+				p->steps_again[s] = true;
+				warn(c, _("rank %d/%d: the steps of %s found again without its markers, from the %s as on %s: "
+					  "step figures compare under one definition"),
+				     p->ra[0]->rank, p->ra[1]->rank, c->label[s], r[!s].steps, c->label[!s]);
+			}
+		}
+	}
+}
+
 static void fill_pair(struct comparison *c, struct compare_pair *p, const struct rank_analysis *a,
 		      const struct rank_analysis *b)
 {
@@ -901,6 +973,8 @@ static void fill_pair(struct comparison *c, struct compare_pair *p, const struct
 	p->ra[1] = b;
 	p->rank_index[0] = a->rank_index;
 	p->rank_index[1] = b->rank_index;
+	if (c->mode == CMP_CAPTURES)
+		one_step_definition(c, p);
 	pair_reasons(c, p);
 	for (int f = 0; f < CF_COUNT; f++) {
 		struct compare_value *cv = &p->fig[f];
@@ -1011,6 +1085,9 @@ void compare_free(struct comparison *c)
 	for (int k = 0; k < REC_COUNT; k++)
 		for (int s = 0; s < 2; s++)
 			free(c->recorded[k].value[s]);
+	for (int s = 0; s < 2; s++)
+		if (c->again[s])
+			analysis_free(c->again[s]);
 	free(c->pairs);
 	for (size_t i = 0; i < c->n_warnings; i++)
 		free(c->warnings[i]);

@@ -118,7 +118,10 @@ struct compare_gain {
 };
 
 struct compare_pair {
-	const struct rank_analysis *ra[2]; /* borrowed */
+	/* borrowed: each side's rank, or its second look with the steps found without markers
+	 * (comparison.again) when only that gives both sides one step definition */
+	const struct rank_analysis *ra[2];
+	bool steps_again[2]; /* ra[s] is the second look */
 	size_t rank_index[2];              /* in each side's capture */
 	struct compare_value fig[CF_COUNT];
 	struct op_diff *ops; /* owned; sorted by scope, phase, then |delta_total_ns| descending */
@@ -165,6 +168,9 @@ struct comparison {
 	size_t n_warnings;
 	struct compare_recorded recorded[REC_COUNT];
 	size_t n_recorded_differ;
+	/* owned: a side analysed again with its steps found as without markers
+	 * (analysis_hook.marker_free_steps), where the other side has none; else NULL */
+	struct analysis *again[2];
 };
 
 /* BEFORE and AFTER: ranks paired by rank number (by position when no number matches). */

@@ -521,6 +521,12 @@ void report_compare_json(const struct comparison *c, FILE *out)
 		const struct compare_pair *p = &c->pairs[i];
 		jsonw_obj_begin(&w);
 		jpair_int(&w, "ranks", p->ra[0]->rank, p->ra[1]->rank);
+		/* a side whose steps were found again without its markers, as the other side's */
+		jsonw_key(&w, "steps_found_again");
+		jsonw_arr_begin(&w);
+		jsonw_bool(&w, p->steps_again[0]);
+		jsonw_bool(&w, p->steps_again[1]);
+		jsonw_arr_end(&w);
 		json_figures(&w, p);
 		json_bottlenecks(&w, p);
 		json_categories(&w, p);
