@@ -304,6 +304,17 @@ static void test_real_levels(void **state)
 	assert_int_equal(c->n_pairs, 2);
 	assert_true(has_warning(c, "profiler levels differ: Level0 on before, Level1 on after"));
 	assert_true(has_warning(c, "AI Core metrics differ: ACL_AICORE_NONE on before, ACL_AICORE_PIPE_UTILIZATION"));
+	/* what was recorded: the levels differ, so host figures are not judged (Level1 records
+	 * the CANN API on the host); the device's work still is */
+	assert_true(c->recorded[REC_LEVEL].differs);
+	assert_false(c->recorded[REC_STEPS].differs);
+	for (size_t r = 0; r < c->n_pairs; r++) {
+		assert_false(c->pairs[r].fig[M_HOST_BUSY_US].comparable);
+		assert_non_null(strstr(c->pairs[r].fig[M_HOST_BUSY_US].reason, "profiler level Level0 on before"));
+		assert_int_equal(c->pairs[r].fig[M_HOST_ONLY_US].verdict, CMP_NOT_COMPARABLE);
+		assert_true(c->pairs[r].fig[M_COMPUTE_US].comparable);
+		assert_true(c->pairs[r].fig[M_STEP_P50_US].comparable);
+	}
 	/* PMU ratios exist at Level1 only: no verdict without both sides */
 	assert_int_equal(c->pairs[0].fig[M_PMU_MAC].verdict, CMP_NA);
 	assert_true(c->pairs[0].fig[M_PMU_MAC].have[1]);

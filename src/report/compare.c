@@ -903,9 +903,15 @@ static void pair_reasons(struct comparison *c, struct compare_pair *p)
 		p->why[CDEP_PHASES] = xstrdup(p->why[CDEP_STEPS]); /* phases of other steps */
 	const char *frames = only_on(c, r[0].frames, r[1].frames), *mstx = only_on(c, r[0].mstx, r[1].mstx);
 	const char *marks = only_on(c, r[0].marks, r[1].marks);
+	const struct profinfo *info[2] = {&side_data(c, p, 0)->plan->info, &side_data(c, p, 1)->plan->info};
+	const char *level[2] = {info[0]->loaded ? info[0]->profiler_level : NULL,
+				info[1]->loaded ? info[1]->profiler_level : NULL};
 	if (frames || mstx)
 		p->why[CDEP_HOST] = xasprintf(_("%s recorded on %s only: the host time they cover is missing on the other side"),
 					      frames ? "python_function frames" : "mstx events", frames ? frames : mstx);
+	else if (level[0] && level[1] && strcmp(level[0], level[1])) /* Level1 adds the CANN API lanes */
+		p->why[CDEP_HOST] = xasprintf(_("profiler level %s on %s, %s on %s: the levels record different host events"),
+					      level[0], c->label[0], level[1], c->label[1]);
 	if (frames || mstx || marks)
 		p->why[CDEP_WINDOW] = xasprintf(_("%s recorded on %s only: host events the other side lacks widen the window "
 						  "past the device's work"),
