@@ -42,7 +42,8 @@ enum compare_verdict { CMP_NA, CMP_SAME, CMP_BETTER, CMP_WORSE, CMP_CHANGED, CMP
 enum compare_dep {
 	CDEP_STEPS,  /* the step definition: markers, engine ops, op sequence, idle gaps, table */
 	CDEP_PHASES, /* the signal the steps' phases were read from */
-	CDEP_HOST,   /* host events only some recordings hold (python_function frames, mstx) */
+	CDEP_HOST,   /* host events only some recordings hold (python_function frames, mstx, the
+		      * CANN API of Level1 and up) */
 	CDEP_WINDOW, /* the window, which host events recorded on one side only widen */
 	CDEP_COUNT
 };
