@@ -623,6 +623,57 @@ static void test_default_export_copy(void **state)
 	}
 }
 
+/* Where the steps cannot be found one way on both sides (the side with a step table has no
+ * trace to find them again in), they are not comparable, with the reason; a trace on one
+ * side only leaves nothing comparable at all (the other side's figures come from its
+ * tables), and nothing is judged, in text or JSON. */
+static void test_steps_two_definitions(void **state)
+{
+	(void)state;
+	struct tu_capture a, b;
+	const char *args = "--shape vllm,legacy --step-marks profilerstep --step-trace rows --steps 12 --prefill 3 "
+			   "--ops 40 --ranks 2 --seed 6";
+	tu_capture_load(&a, args, false);
+	assert_int_equal(tu_sh("find '%s' -name trace_view.json -delete", a.dir), 0);
+	capture_free(a.cap);
+	a.cap = capture_open(a.dir, NULL);
+	capture_load(a.cap);
+	a.an = analysis_run(a.cap);
+	char args_b[256];
+	snprintf(args_b, sizeof args_b, "%s --default-export", args);
+	tu_capture_load(&b, args_b, true);
+	struct comparison *c = compare_captures(a.an, b.an);
+	assert_string_equal(c->recorded[REC_STEPS].value[0], "step table (durations only)");
+	assert_string_equal(c->recorded[REC_EXPORT].value[0], "text, no trace");
+	assert_true(c->recorded[REC_EXPORT].differs);
+	assert_int_equal(c->n_pairs, 2);
+	for (size_t k = 0; k < c->n_pairs; k++) {
+		const struct compare_pair *p = &c->pairs[k];
+		assert_false(p->steps_again[0] || p->steps_again[1]);
+		assert_non_null(strstr(p->why[CDEP_STEPS], "two step definitions"));
+		for (int f = 0; f < CF_COUNT; f++) {
+			assert_false(p->fig[f].comparable);
+			assert_non_null(strstr(p->fig[f].reason, "a trace on after only"));
+		}
+		for (size_t j = 0; j < p->n_ops; j++)
+			assert_false(p->ops[j].comparable);
+		assert_int_equal(p->gain.verdict, GAIN_UNKNOWN);
+		assert_false(p->gain.comparable);
+	}
+	compare_free(c);
+	if (getenv("ASCPROF_BIN")) {
+		int rc;
+		char cmd[8192];
+		snprintf(cmd, sizeof cmd, "--report --compare '%s' '%s'", a.dir, b.dir);
+		char *text = run_bin(cmd, &rc);
+		assert_int_equal(rc, 0);
+		check_text_judges_nothing(text);
+		free(text);
+	}
+	tu_capture_free(&a);
+	tu_capture_free(&b);
+}
+
 /* Without markers on either side, the default export changes only what no figure reads
  * (operator_details.csv, Input Dims): every figure is comparable and the same, and the
  * gain is measured (a comparison is not made blind by being careful). */
@@ -743,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_reports),
 		cmocka_unit_test(test_default_export_copy),
 		cmocka_unit_test(test_default_export_alike),
+		cmocka_unit_test(test_steps_two_definitions),
 		cmocka_unit_test(test_planted_slowdown_found),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

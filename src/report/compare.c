@@ -496,8 +496,8 @@ static void gain_verdict(struct compare_pair *p)
 	 * even when the two captures hold different numbers of steps */
 	/* only on a comparable figure: mean step time under one step definition, else the
 	 * window where both sides recorded alike, else no verdict */
-	const char *steps_why = a->n_steps && b->n_steps ? p->why[CDEP_STEPS] : NULL;
-	const char *window_why = a->have[M_WALL_US] && b->have[M_WALL_US] ? p->why[CDEP_WINDOW] : NULL;
+	const char *steps_why = a->n_steps && b->n_steps ? compare_why(p, D_STEPS) : NULL;
+	const char *window_why = a->have[M_WALL_US] && b->have[M_WALL_US] ? compare_why(p, D_WINDOW) : NULL;
 	g->comparable = true;
 	if (a->n_steps && b->n_steps && !steps_why) {
 		g->base_name = N_("mean step time");
@@ -516,7 +516,7 @@ static void gain_verdict(struct compare_pair *p)
 		g->verdict = GAIN_UNKNOWN;
 		g->actual_pct = NAN;
 		g->reason = steps_why ? steps_why : window_why;
-		if (steps_why && window_why)
+		if (steps_why && window_why && steps_why != window_why)
 			g->basis = xasprintf(_("not comparable: the mean step time, because %s; the window, because %s"),
 					     steps_why, window_why);
 		else
@@ -827,7 +827,9 @@ static char *side_value(const struct analysis *an, int item)
 			break;
 		case REC_STEPS: text = r.steps; break;
 		case REC_MSTX: yes += r.mstx; break;
-		case REC_EXPORT: text = rd->db_path ? "Db" : "text"; break;
+		case REC_EXPORT:
+			text = rd->db_path ? (r.trace ? "Db" : "Db, no trace") : r.trace ? "text" : "text, no trace";
+			break;
 		case REC_RANKS:
 			snprintf(buf, sizeof buf, "%d", ra->rank);
 			if (i < 16)
@@ -914,6 +916,10 @@ static void pair_reasons(struct comparison *c, struct compare_pair *p)
 	else if (level[0] && level[1] && strcmp(level[0], level[1])) /* Level1 adds the CANN API lanes */
 		p->why[CDEP_HOST] = xasprintf(_("profiler level %s on %s, %s on %s: the levels record different host events"),
 					      level[0], c->label[0], level[1], c->label[1]);
+	if (r[0].trace != r[1].trace) /* tables hold other events: no copies, no host lanes */
+		p->why[CDEP_SOURCE] = xasprintf(_("a trace on %s only: the other side's figures come from its tables, "
+						  "which hold other events"),
+						c->label[r[0].trace ? 0 : 1]);
 	if (frames || mstx || marks)
 		p->why[CDEP_WINDOW] = xasprintf(_("%s recorded on %s only: host events the other side lacks widen the window "
 						  "past the device's work"),
@@ -921,9 +927,12 @@ static void pair_reasons(struct comparison *c, struct compare_pair *p)
 						frames ? frames : mstx ? mstx : marks);
 }
 
-/* The first reason among deps, or NULL when every one is comparable. */
-static const char *deps_reason(const struct compare_pair *p, unsigned deps)
+/* The first reason among deps (and the source, which every figure depends on), or NULL
+ * when every one is comparable. */
+const char *compare_why(const struct compare_pair *p, unsigned deps)
 {
+	if (p->why[CDEP_SOURCE])
+		return p->why[CDEP_SOURCE];
 	for (int d = 0; d < CDEP_COUNT; d++)
 		if ((deps & 1u << d) && p->why[d])
 			return p->why[d];
@@ -989,7 +998,7 @@ static void fill_pair(struct comparison *c, struct compare_pair *p, const struct
 		for (int s = 0; s < 2; s++)
 			cv->have[s] = compare_fig_value(p->ra[s], f, &cv->v[s]);
 		compare_value(cv, fig_dir[f]);
-		cv->reason = deps_reason(p, fig_deps[f]);
+		cv->reason = compare_why(p, fig_deps[f]);
 		cv->comparable = !cv->reason;
 		if (!cv->comparable) /* the values stay, for reading; the verdict goes */
 			cv->verdict = CMP_NOT_COMPARABLE;
@@ -998,7 +1007,7 @@ static void fill_pair(struct comparison *c, struct compare_pair *p, const struct
 	diff_ops(p);
 	for (size_t i = 0; i < p->n_ops; i++) {
 		struct op_diff *d = &p->ops[i];
-		d->reason = d->phase != PHASE_UNKNOWN ? deps_reason(p, D_STEPS | D_PHASES) : NULL;
+		d->reason = compare_why(p, d->phase != PHASE_UNKNOWN ? D_STEPS | D_PHASES : 0);
 		d->comparable = !d->reason;
 	}
 	for (int s = 0; s < 2; s++) {
@@ -1007,7 +1016,7 @@ static void fill_pair(struct comparison *c, struct compare_pair *p, const struct
 			p->bn_score[s][k] = p->ra[s]->bn[k].score;
 	}
 	for (int k = 0; k < BN_COUNT; k++) {
-		p->bn_reason[k] = deps_reason(p, bn_deps[k]);
+		p->bn_reason[k] = compare_why(p, bn_deps[k]);
 		p->bn_comparable[k] = !p->bn_reason[k];
 	}
 	if (c->mode == CMP_CAPTURES)

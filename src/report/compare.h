@@ -45,10 +45,15 @@ enum compare_dep {
 	CDEP_HOST,   /* host events only some recordings hold (python_function frames, mstx, the
 		      * CANN API of Level1 and up) */
 	CDEP_WINDOW, /* the window, which host events recorded on one side only widen */
+	CDEP_SOURCE, /* every figure: a trace on one side only (the other's come from its tables) */
 	CDEP_COUNT
 };
 /* A figure's dependencies, as bits (1 << enum compare_dep). */
 unsigned compare_fig_deps(int fig);
+struct compare_pair;
+/* Why what depends on deps (bits as above; the source always counts) is not comparable on
+ * p (borrowed from it), or NULL when it is. */
+const char *compare_why(const struct compare_pair *p, unsigned deps);
 
 /* Changes below this share of BEFORE (and below 1 ns or one count) are noise. */
 #define COMPARE_NOISE_PCT 1.0

@@ -233,6 +233,13 @@ static void text_ops(const struct compare_pair *p, const struct comparison *c, F
 	}
 	snprintf(head, sizeof head, "    %-7s %9s %9s %7s %11s %11s %11s %8s %10s %10s %10s  name\n", "change", t[0], t[1],
 		 "d n", t[2], t[3], "d ms", "d %", t[4], t[5], "d us");
+	const char *source = compare_why(p, 0);
+	if (source) { /* the op lists come from other files on each side */
+		fputs(_("  not comparable, because "), out);
+		summary_put_clean(out, source);
+		fputc('\n', out);
+		return;
+	}
 	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
 		const size_t *n = p->n_change[s][PHASE_UNKNOWN];
 		fprintf(out, _("  %s ops, all phases: %zu slower, %zu faster, %zu added, %zu removed, %zu same\n"),
@@ -247,7 +254,7 @@ static void text_ops(const struct compare_pair *p, const struct comparison *c, F
 			 out);
 		op_group(p, s, PHASE_UNKNOWN, _("faster per call"), keep_avg_change, OPC_FASTER, true, COMPARE_PHASE_OPS,
 			 out);
-		const char *why = p->why[CDEP_STEPS] ? p->why[CDEP_STEPS] : p->why[CDEP_PHASES];
+		const char *why = compare_why(p, 1u << CDEP_STEPS | 1u << CDEP_PHASES);
 		if (why) { /* no op is slower or faster in a phase of steps defined two ways */
 			fputs(_("   prefill and decode steps: not comparable, because "), out);
 			summary_put_clean(out, why);
@@ -449,7 +456,7 @@ static void json_ops(struct jsonw *w, const struct compare_pair *p)
 			for (int k = 0; k < OPC_COUNT; k++) {
 				jsonw_kuint(w, compare_op_change_name((enum op_change)k), p->n_change[s][ph][k]);
 			}
-			const char *why = ph ? (p->why[CDEP_STEPS] ? p->why[CDEP_STEPS] : p->why[CDEP_PHASES]) : NULL;
+			const char *why = compare_why(p, ph ? 1u << CDEP_STEPS | 1u << CDEP_PHASES : 0);
 			json_comparable(w, !why, why);
 			jsonw_obj_end(w);
 		}
