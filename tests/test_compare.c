@@ -493,6 +493,28 @@ static void check_json_judges_nothing(const char *js)
 	jtok_free(&jt);
 }
 
+/* The text report of before against after judges nothing, nor (with json) the JSON, whose
+ * before found its steps again without markers. */
+static void reports_judge_nothing(const char *before, const char *after, bool json)
+{
+	if (!getenv("ASCPROF_BIN"))
+		return;
+	int rc;
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, "--report --compare '%s' '%s'", before, after);
+	char *text = run_bin(cmd, &rc);
+	assert_int_equal(rc, 0);
+	check_text_judges_nothing(text);
+	free(text);
+	if (!json)
+		return;
+	snprintf(cmd, sizeof cmd, "--report --json --compare '%s' '%s'", before, after);
+	char *js = run_bin(cmd, &rc);
+	assert_int_equal(rc, 0);
+	check_json_judges_nothing(js);
+	free(js);
+}
+
 /* A capture against its own copy in vLLM-Ascend's default export (issue 34's definition: no
  * ProfilerStep, no python_function, no shapes in the trace, no operator_details.csv): the
  * device work is identical, so no figure reads better or worse and no gain is judged; the
@@ -603,20 +625,8 @@ static void test_default_export_copy(void **state)
 			}
 			compare_free(c);
 
-			if (ranks == 2 && getenv("ASCPROF_BIN")) { /* the reports as printed */
-				int rc;
-				char cmd[8192];
-				snprintf(cmd, sizeof cmd, "--report --compare '%s' '%s'", a.dir, b.dir);
-				char *text = run_bin(cmd, &rc);
-				assert_int_equal(rc, 0);
-				check_text_judges_nothing(text);
-				free(text);
-				snprintf(cmd, sizeof cmd, "--report --json --compare '%s' '%s'", a.dir, b.dir);
-				char *js = run_bin(cmd, &rc);
-				assert_int_equal(rc, 0);
-				check_json_judges_nothing(js);
-				free(js);
-			}
+			if (ranks == 2) /* the reports as printed */
+				reports_judge_nothing(a.dir, b.dir, true);
 			tu_capture_free(&a);
 			tu_capture_free(&b);
 		}
@@ -661,15 +671,7 @@ static void test_steps_two_definitions(void **state)
 		assert_false(p->gain.comparable);
 	}
 	compare_free(c);
-	if (getenv("ASCPROF_BIN")) {
-		int rc;
-		char cmd[8192];
-		snprintf(cmd, sizeof cmd, "--report --compare '%s' '%s'", a.dir, b.dir);
-		char *text = run_bin(cmd, &rc);
-		assert_int_equal(rc, 0);
-		check_text_judges_nothing(text);
-		free(text);
-	}
+	reports_judge_nothing(a.dir, b.dir, false);
 	tu_capture_free(&a);
 	tu_capture_free(&b);
 }
