@@ -153,6 +153,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	ra->rank = rd->plan->rank;
 	ra->rank_index = ri;
 	ra->has_trace = rs->has_events;
+	ra->marker_free = hook && hook->marker_free_steps;
 	struct rank_sets s;
 	struct rank_stage stage = {.cap = cap, .ri = ri, .ra = ra, .dl = dl, .hook = hook,
 				   .sets = &s,

@@ -38,6 +38,10 @@ struct analysis_hook {
 	/* borrowed, until the run returns; when not NULL, raised as each rank's analysis ends
 	 * (progress) */
 	_Atomic size_t *ranks_done;
+	/* find every rank's steps as if it had no markers (ProfilerStep#N, the step table,
+	 * engine ops set aside): the comparison's second look at a side with markers, so both
+	 * sides' steps have one definition (rank_analysis.marker_free) */
+	bool marker_free_steps;
 };
 /* The same with a hook (borrowed for the run); owned like analysis_run's. */
 struct analysis *analysis_run_with(const struct capture *cap, const struct analysis_hook *hook);

@@ -415,6 +415,7 @@ struct rank_analysis {
 	int rank;
 	size_t rank_index; /* in capture->ranks */
 	bool has_trace;
+	bool marker_free; /* steps found with the markers set aside, as asked (analysis_hook) */
 	bool has_timeline; /* a trace, or kernel table rows with start times */
 	int64_t t0; /* the rank's first X event (relative times are from here) */
 	double v[M_COUNT];

@@ -1294,7 +1294,10 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 		sg = &signals;
 		signals_gather(rs, ra->cls, sg);
 		struct span *marks = NULL;
-		size_t nmarks = mark_spans(sg, &marks);
+		/* set aside on request: the steps as a capture without markers would have them */
+		size_t nmarks = ra->marker_free ? 0 : mark_spans(sg, &marks);
+		if (ra->marker_free)
+			st = NULL;
 		if (st && st->nrows >= 2 && nmarks == st->nrows) {
 			v = marks;
 			n = nmarks;
@@ -1317,7 +1320,7 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 			diag_add(dl, DIAG_INFO, st->path, 0, -1, "%s",
 				 _("one row for the whole capture: it says nothing about engine steps (vLLM "
 				   "captures use no profiler schedule); steps come from the trace"));
-		if (!n) {
+		if (!n && !ra->marker_free) {
 			struct span *e[N_ENGINE];
 			size_t ne[N_ENGINE];
 			engine_spans(rs, sg, e, ne);

@@ -68,8 +68,10 @@ static const enum compare_dir fig_dir[CF_COUNT] = {
 	[M_DISPATCH_OPS] = CMP_NEUTRAL, /* grows with the step count */
 	[M_DISPATCH_PER_STEP] = CMP_LOWER_BETTER,
 	[M_HOST_ONLY_PER_STEP_US] = CMP_LOWER_BETTER,
-	[M_PMU_MAC] = CMP_HIGHER_BETTER,
-	[M_PMU_VEC] = CMP_HIGHER_BETTER,
+	/* duration-weighted mixes of the kernels: a kernel that runs longer moves them with
+	 * no pipe working better (a slower vector kernel raises the vector ratio) */
+	[M_PMU_MAC] = CMP_NEUTRAL,
+	[M_PMU_VEC] = CMP_NEUTRAL,
 	[M_PMU_SCALAR] = CMP_NEUTRAL,
 	[M_PMU_MTE1] = CMP_NEUTRAL,
 	[M_PMU_MTE2] = CMP_NEUTRAL,
@@ -83,6 +85,64 @@ static const enum compare_dir fig_dir[CF_COUNT] = {
 	[CF_DECODE_STEP_P50] = CMP_LOWER_BETTER,
 	[CF_DECODE_STEP_P95] = CMP_LOWER_BETTER,
 };
+
+/* What each figure depends on beyond the device work (bits of enum compare_dep): the step
+ * definition, the phases, host events only some recordings hold, and the window, which such
+ * host events (ProfilerStep spans, Python frames) widen past the device's work. Figures of
+ * device work alone depend on nothing recorded. */
+#define D_STEPS (1u << CDEP_STEPS)
+#define D_PHASES (1u << CDEP_PHASES)
+#define D_HOST (1u << CDEP_HOST)
+#define D_WINDOW (1u << CDEP_WINDOW)
+static const unsigned fig_deps[CF_COUNT] = {
+	[M_WALL_US] = D_WINDOW,
+	[M_NPU_BUSY_PCT] = D_WINDOW,
+	[M_HOST_BUSY_US] = D_HOST,
+	[M_HOST_BUSY_PCT] = D_HOST | D_WINDOW,
+	[M_HOST_ONLY_US] = D_HOST,
+	[M_HOST_ONLY_PCT] = D_HOST | D_WINDOW,
+	[M_NPU_IDLE_US] = D_WINDOW,
+	[M_NPU_IDLE_PCT] = D_WINDOW,
+	[M_NPU_IDLE_GAPS] = D_WINDOW,
+	[M_NPU_IDLE_GAP_MEAN_US] = D_WINDOW,
+	[M_COMM_NOT_OVERLAPPED_PCT] = D_WINDOW,
+	[M_FREE_US] = D_WINDOW,
+	[M_EDGE_IDLE_US] = D_WINDOW,
+	[M_COMPUTE_PCT] = D_WINDOW,
+	[M_HOST_BOUND_PCT] = D_HOST | D_WINDOW,
+	[M_COPY_EXPOSED_PCT] = D_WINDOW,
+	[M_COMM_WAIT_PCT] = D_WINDOW,
+	[M_HOST_COPY_PCT] = D_HOST, /* over host busy */
+	[M_HOST_COPY_EXPOSED_PCT] = D_WINDOW,
+	[M_H2D_PER_STEP_US] = D_STEPS,
+	[M_D2H_PER_STEP_US] = D_STEPS,
+	[M_SYNC_PER_STEP] = D_STEPS,
+	[M_STEPS] = D_STEPS,
+	[M_PREFILL_STEPS] = D_STEPS | D_PHASES,
+	[M_DECODE_STEPS] = D_STEPS | D_PHASES,
+	[M_MIXED_STEPS] = D_STEPS | D_PHASES,
+	[M_STEP_P50_US] = D_STEPS,
+	[M_STEP_P95_US] = D_STEPS,
+	[M_DISPATCH_PER_STEP] = D_STEPS,
+	[M_HOST_ONLY_PER_STEP_US] = D_STEPS | D_HOST,
+	[CF_PREFILL_STEP_P50] = D_STEPS | D_PHASES,
+	[CF_PREFILL_STEP_P95] = D_STEPS | D_PHASES,
+	[CF_DECODE_STEP_P50] = D_STEPS | D_PHASES,
+	[CF_DECODE_STEP_P95] = D_STEPS | D_PHASES,
+};
+
+/* The bottleneck scores: shares of the window; host dispatch reads the host's time too. */
+static const unsigned bn_deps[BN_COUNT] = {
+	[BN_HOST_DISPATCH] = D_HOST | D_WINDOW | D_STEPS,
+	[BN_NPU_COMPUTE] = D_WINDOW,
+	[BN_COMMUNICATION] = D_WINDOW,
+	[BN_COPY] = D_WINDOW,
+};
+
+unsigned compare_fig_deps(int fig)
+{
+	return fig >= 0 && fig < CF_COUNT ? fig_deps[fig] : 0;
+}
 
 /* The per-phase step times: key, label, phase, quantile. */
 static const struct {
@@ -121,7 +181,7 @@ const char *compare_dir_name(enum compare_dir d)
 
 const char *compare_verdict_name(enum compare_verdict v)
 {
-	static const char *names[] = {"n/a", "same", "better", "worse", "changed"};
+	static const char *names[] = {"n/a", "same", "better", "worse", "changed", "not comparable"};
 	return names[v];
 }
 
@@ -190,6 +250,48 @@ static void compare_value(struct compare_value *cv, enum compare_dir dir)
 		cv->verdict = cv->delta > 0 ? CMP_BETTER : CMP_WORSE;
 	else
 		cv->verdict = CMP_CHANGED;
+}
+
+/* A share moves with what it is a share of: a slower kernel lengthens the window and so
+ * lowers the host-only share with not a microsecond of host time saved. Shares are judged
+ * by their numerator (its own figure, or the share times the window): a share whose
+ * numerator is the same reads "changed", never better or worse. (The busy share, better
+ * higher, is judged as it is: its complement is the idle share, judged here.) */
+static const struct {
+	int share, num; /* num: the numerator's figure, or -1 for share * window */
+} shares[] = {
+	{M_HOST_ONLY_PCT, M_HOST_ONLY_US},
+	{M_NPU_IDLE_PCT, M_NPU_IDLE_US},
+	{M_COMM_NOT_OVERLAPPED_PCT, M_COMM_NOT_OVERLAPPED_US},
+	{M_COMM_SHARE_PCT, M_COMM_US},
+	{M_DEVICE_COPY_PCT, M_DEVICE_COPY_US},
+	{M_HOST_COPY_PCT, M_HOST_COPY_US},
+	{M_HOST_BOUND_PCT, -1},
+	{M_COPY_EXPOSED_PCT, -1},
+	{M_COMM_WAIT_PCT, -1},
+	{M_HOST_COPY_EXPOSED_PCT, -1},
+};
+
+static void judge_shares(struct compare_pair *p)
+{
+	for (size_t i = 0; i < sizeof shares / sizeof shares[0]; i++) {
+		struct compare_value *cv = &p->fig[shares[i].share];
+		if (cv->verdict != CMP_BETTER && cv->verdict != CMP_WORSE)
+			continue;
+		double n[2];
+		for (int s = 0; s < 2; s++) {
+			const struct compare_value *w = &p->fig[shares[i].num >= 0 ? shares[i].num : M_WALL_US];
+			if (!w->have[s]) {
+				n[s] = NAN;
+				continue;
+			}
+			n[s] = shares[i].num >= 0 ? w->v[s] : cv->v[s] * w->v[s] / 100.0;
+		}
+		if (isnan(n[0]) || isnan(n[1]))
+			continue;
+		/* every share here is better lower: the numerator's change decides */
+		cv->verdict = is_noise(n[0], n[1] - n[0]) ? CMP_CHANGED : n[1] > n[0] ? CMP_WORSE : CMP_BETTER;
+	}
 }
 
 /* ---- op diff ------------------------------------------------------------------------ */
@@ -362,6 +464,18 @@ static double mean_step_us(const struct rank_analysis *ra)
 	return sum / (double)ra->n_steps / 1e3;
 }
 
+/* Nothing comparable moved beyond the noise: no figure, no op. */
+static bool nothing_moved(const struct compare_pair *p)
+{
+	for (int f = 0; f < CF_COUNT; f++)
+		if (p->fig[f].comparable && p->fig[f].verdict != CMP_SAME && p->fig[f].verdict != CMP_NA)
+			return false;
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (p->ops[i].comparable && p->ops[i].change != OPC_SAME)
+			return false;
+	return true;
+}
+
 static void gain_verdict(struct compare_pair *p)
 {
 	const struct rank_analysis *a = p->ra[0], *b = p->ra[1];
@@ -380,18 +494,36 @@ static void gain_verdict(struct compare_pair *p)
 	g->gain_known = analysis_gain_known(a, order[0]);
 	/* the expected gain is a share of the window; per step it stands for the same work
 	 * even when the two captures hold different numbers of steps */
-	if (a->n_steps && b->n_steps) {
+	/* only on a comparable figure: mean step time under one step definition, else the
+	 * window where both sides recorded alike, else no verdict */
+	const char *steps_why = a->n_steps && b->n_steps ? compare_why(p, D_STEPS) : NULL;
+	const char *window_why = a->have[M_WALL_US] && b->have[M_WALL_US] ? compare_why(p, D_WINDOW) : NULL;
+	g->comparable = true;
+	if (a->n_steps && b->n_steps && !steps_why) {
 		g->base_name = N_("mean step time");
 		g->base[0] = mean_step_us(a);
 		g->base[1] = mean_step_us(b);
-	} else if (a->have[M_WALL_US] && b->have[M_WALL_US]) {
+	} else if (a->have[M_WALL_US] && b->have[M_WALL_US] && !window_why) {
 		g->base_name = N_("window");
 		g->base[0] = a->v[M_WALL_US];
 		g->base[1] = b->v[M_WALL_US];
 	} else {
 		g->base_name = "nothing";
+		g->comparable = !steps_why && !window_why;
 	}
 	p->have_gain = true;
+	if (!g->comparable) {
+		g->verdict = GAIN_UNKNOWN;
+		g->actual_pct = NAN;
+		g->reason = steps_why ? steps_why : window_why;
+		if (steps_why && window_why && steps_why != window_why)
+			g->basis = xasprintf(_("not comparable: the mean step time, because %s; the window, because %s"),
+					     steps_why, window_why);
+		else
+			g->basis = xasprintf(_("not comparable: the %s, because %s"), steps_why ? _("mean step time") : _("window"),
+					     g->reason);
+		return;
+	}
 	if (!(g->base[0] > 0)) {
 		g->verdict = GAIN_UNKNOWN;
 		g->actual_pct = NAN;
@@ -399,6 +531,13 @@ static void gain_verdict(struct compare_pair *p)
 		return;
 	}
 	g->actual_pct = 100.0 * (g->base[0] - g->base[1]) / g->base[0];
+	if (nothing_moved(p)) { /* the same work recorded twice: no change to credit or blame */
+		g->verdict = GAIN_UNKNOWN;
+		g->basis = xasprintf(_("no change measured: every comparable figure and op is the same on both sides (the "
+				       "%s %.3f ms and %.3f ms), so there is no change to judge"),
+				     _(g->base_name), g->base[0] / 1e3, g->base[1] / 1e3);
+		return;
+	}
 	if (!g->gain_known) { /* nothing to hold the change against: any change would "achieve" 0 */
 		g->verdict = GAIN_UNKNOWN;
 		g->basis = xasprintf(g->actual_pct >= 0 ? _("%s (score %d%s) has no estimate of its gain; the %s went from "
@@ -599,7 +738,249 @@ static void pair_warnings(struct comparison *c, const struct compare_pair *p)
 	warn_shapes(c, p);
 }
 
+/* ---- what each side recorded -------------------------------------------------------- */
+
+/* What one rank recorded, read from its files: the same device work exported another way
+ * (vLLM-Ascend's default export drops ProfilerStep, python_function and shapes) changes
+ * these, and every figure that depends on them. */
+struct rec_rank {
+	bool trace, frames, mstx, marks, kernel_shapes, op_table;
+	const char *steps; /* static, English: the step definition */
+};
+
+static bool store_has_cat(const struct rank_store *rs, const char *cat)
+{
+	if (!rs->has_events)
+		return false;
+	uint32_t id = strtab_find(rs->strs, cat, strlen(cat));
+	for (size_t k = 0; id && k < rs->n_kinds; k++)
+		if (rs->attrs[rs->kinds[k].attr].cat == id)
+			return true;
+	return false;
+}
+
+/* One name per step definition: sources that read the same spans share it. */
+static const char *step_method(const struct rank_analysis *ra, bool trace)
+{
+	switch (ra->step_source) {
+	case STEP_SRC_STEP_TRACE: return trace ? "markers (ProfilerStep#N)" : "step table (durations only)";
+	case STEP_SRC_PROFILER_STEP: return "markers (ProfilerStep#N)";
+	case STEP_SRC_MSTX: return "mstx marks";
+	case STEP_SRC_ENGINE: return "engine ops";
+	case STEP_SRC_IDLE_GAPS: return "idle-gap segments";
+	case STEP_SRC_OP_SEQUENCE: return "op sequence";
+	case STEP_SRC_WINDOW: return "whole window";
+	case STEP_SRC_NONE: break;
+	}
+	return "none";
+}
+
+static void rank_recorded(const struct rank_data *rd, const struct rank_analysis *ra, struct rec_rank *r)
+{
+	const struct rank_store *rs = &rd->store;
+	const struct csv_table *k = rd->by_kind[CSV_KERNEL];
+	memset(r, 0, sizeof *r);
+	r->trace = rs->has_events;
+	r->frames = store_has_cat(rs, "python_function");
+	r->mstx = store_has_cat(rs, "mstx") || ra->step_source == STEP_SRC_MSTX;
+	r->marks = r->trace && (ra->step_source == STEP_SRC_STEP_TRACE || ra->step_source == STEP_SRC_PROFILER_STEP);
+	for (size_t i = 0; k && csvt_has(k, COL_INPUT_SHAPES) && i < k->nrows && !r->kernel_shapes; i++)
+		r->kernel_shapes = csvt_str_id(k, i, COL_INPUT_SHAPES) != 0;
+	r->op_table = rd->by_kind[CSV_OPERATOR_DETAILS] != NULL;
+	r->steps = step_method(ra, r->trace);
+}
+
+/* "yes", "no" or "N of M ranks" */
+static char *count_text(size_t yes, size_t n)
+{
+	return yes == n ? xstrdup(n ? "yes" : "-") : !yes ? xstrdup("no") : xasprintf("%zu of %zu ranks", yes, n);
+}
+
+static void append(char **s, const char *sep, const char *add)
+{
+	char *t = *s ? xasprintf("%s%s%s", *s, sep, add) : xstrdup(add);
+	free(*s);
+	*s = t;
+}
+
+static char *side_value(const struct analysis *an, int item)
+{
+	size_t n = an->n_ranks, yes = 0;
+	char *out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		const struct rank_data *rd = &an->cap->ranks[ra->rank_index];
+		const struct profinfo *info = &rd->plan->info;
+		struct rec_rank r;
+		rank_recorded(rd, ra, &r);
+		char buf[64];
+		const char *text = NULL; /* the distinct texts, in rank order */
+		switch ((enum compare_rec)item) {
+		case REC_LEVEL: text = info->loaded && info->profiler_level ? info->profiler_level : "unknown"; break;
+		case REC_FRAMES: yes += r.frames; break;
+		case REC_STACK: text = !info->loaded ? "unknown" : info->with_stack ? "on" : "off"; break;
+		case REC_SHAPES:
+			text = r.kernel_shapes && r.op_table ? "kernel table, operator table"
+			       : r.kernel_shapes             ? "kernel table"
+			       : r.op_table                  ? "operator table"
+			                                     : "none";
+			break;
+		case REC_STEPS: text = r.steps; break;
+		case REC_MSTX: yes += r.mstx; break;
+		case REC_EXPORT:
+			text = rd->db_path ? (r.trace ? "Db" : "Db, no trace") : r.trace ? "text" : "text, no trace";
+			break;
+		case REC_RANKS:
+			snprintf(buf, sizeof buf, "%d", ra->rank);
+			if (i < 16)
+				append(&out, ",", buf);
+			else if (i == 16)
+				append(&out, "", ",...");
+			break;
+		case REC_COUNT: break;
+		}
+		if (text && (!out || !strstr(out, text)))
+			append(&out, " / ", text);
+	}
+	if (item == REC_FRAMES || item == REC_MSTX)
+		out = count_text(yes, n);
+	return out ? out : xstrdup("-");
+}
+
+static void read_recorded(struct comparison *c)
+{
+	static const char *const keys[REC_COUNT][2] = {
+		[REC_LEVEL] = {"profiler_level", N_("profiler level")},
+		[REC_FRAMES] = {"python_frames", N_("python_function frames")},
+		[REC_STACK] = {"with_stack", N_("with_stack")},
+		[REC_SHAPES] = {"shapes", N_("input shapes in")},
+		[REC_STEPS] = {"step_source", N_("steps from")},
+		[REC_MSTX] = {"mstx", N_("mstx events")},
+		[REC_EXPORT] = {"export", N_("export")},
+		[REC_RANKS] = {"ranks", N_("ranks")},
+	};
+	for (int k = 0; k < REC_COUNT; k++) {
+		struct compare_recorded *r = &c->recorded[k];
+		r->key = keys[k][0];
+		r->label = keys[k][1];
+		for (int s = 0; s < 2; s++)
+			r->value[s] = side_value(c->an[s], k);
+		r->differs = strcmp(r->value[0], r->value[1]) != 0;
+		c->n_recorded_differ += r->differs;
+	}
+}
+
+/* Whose side has a thing the other lacks: the label, or NULL when alike. */
+static const char *only_on(const struct comparison *c, bool a, bool b)
+{
+	return a == b ? NULL : c->label[a ? 0 : 1];
+}
+
+/* Why the figures depending on each thing are not comparable on this pair (built in
+ * English for JSON, like the basis). Steps still found two ways after one_step_definition
+ * (a side without a trace, a digest, a second look that found another method) make the
+ * step figures not comparable. */
+/* A side's rank as first analysed (its step source tells whether it has markers). */
+static const struct rank_analysis *first_look(const struct comparison *c, const struct compare_pair *p, int s)
+{
+	for (size_t i = 0; i < c->an[s]->n_ranks; i++)
+		if (c->an[s]->ranks[i].rank_index == p->rank_index[s])
+			return &c->an[s]->ranks[i];
+	return p->ra[s];
+}
+
+static void pair_reasons(struct comparison *c, struct compare_pair *p)
+{
+	struct rec_rank r[2];
+	for (int s = 0; s < 2; s++) {
+		rank_recorded(side_data(c, p, s), first_look(c, p, s), &r[s]);
+		r[s].steps = step_method(p->ra[s], r[s].trace); /* as compared: perhaps found again */
+	}
+	if (strcmp(r[0].steps, r[1].steps))
+		p->why[CDEP_STEPS] = xasprintf(_("steps found from %s on %s and from %s on %s: two step definitions"),
+					       r[0].steps, c->label[0], r[1].steps, c->label[1]);
+	else if (p->ra[0]->n_steps && p->ra[1]->n_steps && p->ra[0]->phase_source != p->ra[1]->phase_source)
+		p->why[CDEP_PHASES] = xasprintf(_("phases read from %s on %s and from %s on %s"),
+						analysis_phase_signal_name(p->ra[0]->phase_source), c->label[0],
+						analysis_phase_signal_name(p->ra[1]->phase_source), c->label[1]);
+	if (p->why[CDEP_STEPS])
+		p->why[CDEP_PHASES] = xstrdup(p->why[CDEP_STEPS]); /* phases of other steps */
+	const char *frames = only_on(c, r[0].frames, r[1].frames), *mstx = only_on(c, r[0].mstx, r[1].mstx);
+	const char *marks = only_on(c, r[0].marks, r[1].marks);
+	const struct profinfo *info[2] = {&side_data(c, p, 0)->plan->info, &side_data(c, p, 1)->plan->info};
+	const char *level[2] = {info[0]->loaded ? info[0]->profiler_level : NULL,
+				info[1]->loaded ? info[1]->profiler_level : NULL};
+	if (frames || mstx)
+		p->why[CDEP_HOST] = xasprintf(_("%s recorded on %s only: the host time they cover is missing on the other side"),
+					      frames ? "python_function frames" : "mstx events", frames ? frames : mstx);
+	else if (level[0] && level[1] && strcmp(level[0], level[1])) /* Level1 adds the CANN API lanes */
+		p->why[CDEP_HOST] = xasprintf(_("profiler level %s on %s, %s on %s: the levels record different host events"),
+					      level[0], c->label[0], level[1], c->label[1]);
+	if (r[0].trace != r[1].trace) /* tables hold other events: no copies, no host lanes */
+		p->why[CDEP_SOURCE] = xasprintf(_("a trace on %s only: the other side's figures come from its tables, "
+						  "which hold other events"),
+						c->label[r[0].trace ? 0 : 1]);
+	if (frames || mstx || marks)
+		p->why[CDEP_WINDOW] = xasprintf(_("%s recorded on %s only: host events the other side lacks widen the window "
+						  "past the device's work"),
+						frames ? "python_function frames" : mstx ? "mstx events" : "ProfilerStep#N spans",
+						frames ? frames : mstx ? mstx : marks);
+}
+
+/* The first reason among deps (and the source, which every figure depends on), or NULL
+ * when every one is comparable. */
+const char *compare_why(const struct compare_pair *p, unsigned deps)
+{
+	if (p->why[CDEP_SOURCE])
+		return p->why[CDEP_SOURCE];
+	for (int d = 0; d < CDEP_COUNT; d++)
+		if ((deps & 1u << d) && p->why[d])
+			return p->why[d];
+	return NULL;
+}
+
 /* ---- pairs -------------------------------------------------------------------------- */
+
+/* Step definitions that rest on what the host recorded, and those found from the device's
+ * work alone (which a side with markers can be given too). */
+static bool from_markers(const char *method)
+{
+	return !strcmp(method, "markers (ProfilerStep#N)") || !strcmp(method, "engine ops") || !strcmp(method, "mstx marks");
+}
+
+static bool marker_free_method(const char *method)
+{
+	return !strcmp(method, "op sequence") || !strcmp(method, "idle-gap segments");
+}
+
+/* Steps under one definition: where one side found its steps from markers and the other
+ * without any, the marker side is analysed again with its markers set aside (once per
+ * side), and its rank from that second look stands in for it when the method then agrees. */
+static void one_step_definition(struct comparison *c, struct compare_pair *p)
+{
+	struct rec_rank r[2];
+	for (int s = 0; s < 2; s++)
+		rank_recorded(side_data(c, p, s), p->ra[s], &r[s]);
+	for (int s = 0; s < 2; s++) {
+		const struct analysis *an = c->an[s];
+		if (!from_markers(r[s].steps) || !marker_free_method(r[!s].steps) || an->from_digests || !r[s].trace)
+			continue;
+		if (!c->again[s]) {
+			struct analysis_hook hook = {.marker_free_steps = true};
+			c->again[s] = analysis_run_with(an->cap, &hook);
+		}
+		for (size_t i = 0; i < c->again[s]->n_ranks; i++) {
+			const struct rank_analysis *ra = &c->again[s]->ranks[i];
+			if (ra->rank_index == p->rank_index[s] && !strcmp(step_method(ra, true), r[!s].steps)) {
+				p->ra[s] = ra;
+				p->steps_again[s] = true;
+				warn(c, _("rank %d/%d: the steps of %s found again without its markers, from the %s as on %s: "
+					  "step figures compare under one definition"),
+				     p->ra[0]->rank, p->ra[1]->rank, c->label[s], r[!s].steps, c->label[!s]);
+			}
+		}
+	}
+}
 
 static void fill_pair(struct comparison *c, struct compare_pair *p, const struct rank_analysis *a,
 		      const struct rank_analysis *b)
@@ -609,17 +990,34 @@ static void fill_pair(struct comparison *c, struct compare_pair *p, const struct
 	p->ra[1] = b;
 	p->rank_index[0] = a->rank_index;
 	p->rank_index[1] = b->rank_index;
+	if (c->mode == CMP_CAPTURES)
+		one_step_definition(c, p);
+	pair_reasons(c, p);
 	for (int f = 0; f < CF_COUNT; f++) {
 		struct compare_value *cv = &p->fig[f];
 		for (int s = 0; s < 2; s++)
 			cv->have[s] = compare_fig_value(p->ra[s], f, &cv->v[s]);
 		compare_value(cv, fig_dir[f]);
+		cv->reason = compare_why(p, fig_deps[f]);
+		cv->comparable = !cv->reason;
+		if (!cv->comparable) /* the values stay, for reading; the verdict goes */
+			cv->verdict = CMP_NOT_COMPARABLE;
 	}
+	judge_shares(p);
 	diff_ops(p);
+	for (size_t i = 0; i < p->n_ops; i++) {
+		struct op_diff *d = &p->ops[i];
+		d->reason = compare_why(p, d->phase != PHASE_UNKNOWN ? D_STEPS | D_PHASES : 0);
+		d->comparable = !d->reason;
+	}
 	for (int s = 0; s < 2; s++) {
 		category_shares(p->ra[s], p->cat_share[s]);
 		for (int k = 0; k < BN_COUNT; k++)
 			p->bn_score[s][k] = p->ra[s]->bn[k].score;
+	}
+	for (int k = 0; k < BN_COUNT; k++) {
+		p->bn_reason[k] = compare_why(p, bn_deps[k]);
+		p->bn_comparable[k] = !p->bn_reason[k];
 	}
 	if (c->mode == CMP_CAPTURES)
 		gain_verdict(p);
@@ -651,6 +1049,7 @@ struct comparison *compare_captures(const struct analysis *before, const struct 
 	struct comparison *c = comparison_new(CMP_CAPTURES, before, after);
 	c->label[0] = xstrdup("before");
 	c->label[1] = xstrdup("after");
+	read_recorded(c);
 	if (before->n_ranks != after->n_ranks)
 		warn(c, _("%zu rank(s) on before, %zu on after"), before->n_ranks, after->n_ranks);
 	size_t matched = 0;
@@ -683,6 +1082,7 @@ struct comparison *compare_ranks(const struct analysis *an, int rank_a, int rank
 	struct comparison *c = comparison_new(CMP_RANKS, an, an);
 	c->label[0] = xasprintf("rank %d", rank_a);
 	c->label[1] = xasprintf("rank %d", rank_b);
+	read_recorded(c);
 	fill_pair(c, &c->pairs[c->n_pairs++], a, b);
 	return c;
 }
@@ -696,7 +1096,15 @@ void compare_free(struct comparison *c)
 		if (c->pairs[i].strs)
 			strtab_free(c->pairs[i].strs);
 		free(c->pairs[i].gain.basis);
+		for (int d = 0; d < CDEP_COUNT; d++)
+			free(c->pairs[i].why[d]);
 	}
+	for (int k = 0; k < REC_COUNT; k++)
+		for (int s = 0; s < 2; s++)
+			free(c->recorded[k].value[s]);
+	for (int s = 0; s < 2; s++)
+		if (c->again[s])
+			analysis_free(c->again[s]);
 	free(c->pairs);
 	for (size_t i = 0; i < c->n_warnings; i++)
 		free(c->warnings[i]);

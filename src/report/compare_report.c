@@ -25,6 +25,54 @@ static const char *side_path(const struct comparison *c, int s)
 
 /* ---- text --------------------------------------------------------------------------- */
 
+/* What each side recorded, first: every figure below is judged only where it is alike. */
+static void text_recorded(const struct comparison *c, FILE *out)
+{
+	if (c->n_recorded_differ)
+		fprintf(out, _("\nwhat each side recorded: %zu difference(s); figures that depend on them are not "
+			"comparable\n"), c->n_recorded_differ);
+	else
+		fputs(_("\nwhat each side recorded: alike\n"), out);
+	fputs("  ", out);
+	report_put_padded(out, _("item"), 24);
+	fputc(' ', out);
+	report_put_padded(out, c->label[0], 28);
+	fputc(' ', out);
+	report_put_padded(out, c->label[1], 28);
+	fputc('\n', out);
+	for (int k = 0; k < REC_COUNT; k++) {
+		const struct compare_recorded *r = &c->recorded[k];
+		fputs(r->differs ? "! " : "  ", out);
+		report_put_padded(out, _(r->label), 24);
+		fputc(' ', out);
+		report_put_padded(out, r->value[0], 28);
+		fputc(' ', out);
+		report_put_padded(out, r->value[1], 28);
+		fputc('\n', out);
+	}
+}
+
+/* The reasons figures of a pair are not comparable, each once. */
+static void text_not_comparable(const struct compare_pair *p, FILE *out)
+{
+	const char *said[CDEP_COUNT];
+	size_t n = 0;
+	for (int f = 0; f < CF_COUNT; f++) {
+		const char *r = p->fig[f].reason;
+		bool seen = !r;
+		for (size_t i = 0; i < n && !seen; i++)
+			seen = said[i] == r;
+		if (seen)
+			continue;
+		if (!n)
+			fputs(_("\n  not comparable, because:\n"), out);
+		said[n++] = r;
+		fputs("    - ", out);
+		summary_put_clean(out, r);
+		fputc('\n', out);
+	}
+}
+
 static void text_figures(const struct compare_pair *p, const struct comparison *c, FILE *out)
 {
 	fputs("\n  ", out);
@@ -49,6 +97,7 @@ static void text_figures(const struct compare_pair *p, const struct comparison *
 		report_put_padded(out, _(d.label), 26);
 		fprintf(out, " %14s %14s %14s %9s  %s\n", a, b, dl, pct, compare_verdict_name(cv->verdict));
 	}
+	text_not_comparable(p, out);
 }
 
 static void text_bottlenecks(const struct compare_pair *p, const struct comparison *c, FILE *out)
@@ -62,8 +111,8 @@ static void text_bottlenecks(const struct compare_pair *p, const struct comparis
 	for (int k = 0; k < BN_COUNT; k++) {
 		fputs("  ", out);
 		report_put_padded(out, p->ra[0]->bn[k].name, 16);
-		fprintf(out, " %8d %8d %+7d\n", p->bn_score[0][k], p->bn_score[1][k],
-			p->bn_score[1][k] - p->bn_score[0][k]);
+		fprintf(out, " %8d %8d %+7d%s\n", p->bn_score[0][k], p->bn_score[1][k],
+			p->bn_score[1][k] - p->bn_score[0][k], p->bn_comparable[k] ? "" : _("  not comparable"));
 	}
 	if (!p->have_gain)
 		return;
@@ -184,6 +233,13 @@ static void text_ops(const struct compare_pair *p, const struct comparison *c, F
 	}
 	snprintf(head, sizeof head, "    %-7s %9s %9s %7s %11s %11s %11s %8s %10s %10s %10s  name\n", "change", t[0], t[1],
 		 "d n", t[2], t[3], "d ms", "d %", t[4], t[5], "d us");
+	const char *source = compare_why(p, 0);
+	if (source) { /* the op lists come from other files on each side */
+		fputs(_("  not comparable, because "), out);
+		summary_put_clean(out, source);
+		fputc('\n', out);
+		return;
+	}
 	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
 		const size_t *n = p->n_change[s][PHASE_UNKNOWN];
 		fprintf(out, _("  %s ops, all phases: %zu slower, %zu faster, %zu added, %zu removed, %zu same\n"),
@@ -198,6 +254,13 @@ static void text_ops(const struct compare_pair *p, const struct comparison *c, F
 			 out);
 		op_group(p, s, PHASE_UNKNOWN, _("faster per call"), keep_avg_change, OPC_FASTER, true, COMPARE_PHASE_OPS,
 			 out);
+		const char *why = compare_why(p, 1u << CDEP_STEPS | 1u << CDEP_PHASES);
+		if (why) { /* no op is slower or faster in a phase of steps defined two ways */
+			fputs(_("   prefill and decode steps: not comparable, because "), out);
+			summary_put_clean(out, why);
+			fputc('\n', out);
+			continue;
+		}
 		for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
 			char title[64];
 			snprintf(title, sizeof title, _("%s steps: largest changes"), _(analysis_phase_name((enum phase)ph)));
@@ -218,6 +281,7 @@ void report_compare_text(const struct comparison *c, FILE *out)
 	}
 	fprintf(out, _("delta = %s - %s, %% of %s; better or worse by each figure's direction; within %.0f %% is "
 		"\"same\"\n"), c->label[1], c->label[0], c->label[0], COMPARE_NOISE_PCT);
+	text_recorded(c, out);
 	if (c->n_warnings) {
 		fputs(_("\ncomparability warnings\n"), out);
 		for (size_t i = 0; i < c->n_warnings; i++) {
@@ -267,6 +331,14 @@ static void jpair_int(struct jsonw *w, const char *key, int a, int b)
 	jsonw_arr_end(w);
 }
 
+/* "comparable": true, or false with "reason" */
+static void json_comparable(struct jsonw *w, bool comparable, const char *reason)
+{
+	jsonw_kbool(w, "comparable", comparable);
+	if (!comparable)
+		jsonw_kstr(w, "reason", reason);
+}
+
 static void json_figures(struct jsonw *w, const struct compare_pair *p)
 {
 	jsonw_key(w, "figures");
@@ -283,6 +355,7 @@ static void json_figures(struct jsonw *w, const struct compare_pair *p)
 		jsonw_kdouble(w, "delta", cv->delta, dec);
 		jsonw_kdouble(w, "delta_pct", cv->delta_pct, 3);
 		jsonw_kstr(w, "verdict", compare_verdict_name(cv->verdict));
+		json_comparable(w, cv->comparable, cv->reason);
 		jsonw_obj_end(w);
 	}
 	jsonw_obj_end(w);
@@ -296,6 +369,7 @@ static void json_bottlenecks(struct jsonw *w, const struct compare_pair *p)
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "name", p->ra[0]->bn[k].name);
 		jpair_int(w, "scores", p->bn_score[0][k], p->bn_score[1][k]);
+		json_comparable(w, p->bn_comparable[k], p->bn_reason[k]);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -318,6 +392,7 @@ static void json_bottlenecks(struct jsonw *w, const struct compare_pair *p)
 	jsonw_kdouble(w, "actual_pct", g->actual_pct, 3);
 	jsonw_kstr(w, "verdict", compare_gain_verdict_name(g->verdict));
 	jsonw_kstr(w, "basis", g->basis);
+	json_comparable(w, g->comparable, g->reason);
 	jsonw_obj_end(w);
 }
 
@@ -363,6 +438,7 @@ static void json_op(struct jsonw *w, const struct op_diff *d)
 	jpair_num(w, "avg_us", have, avg, 3);
 	jsonw_kdouble(w, "delta_avg_us", have[0] && have[1] ? d->delta_avg_ns / 1e3 : NAN, 3);
 	jsonw_kdouble(w, "delta_avg_pct", d->delta_avg_pct, 3);
+	json_comparable(w, d->comparable, d->reason);
 	jsonw_obj_end(w);
 }
 
@@ -380,6 +456,8 @@ static void json_ops(struct jsonw *w, const struct compare_pair *p)
 			for (int k = 0; k < OPC_COUNT; k++) {
 				jsonw_kuint(w, compare_op_change_name((enum op_change)k), p->n_change[s][ph][k]);
 			}
+			const char *why = compare_why(p, ph ? 1u << CDEP_STEPS | 1u << CDEP_PHASES : 0);
+			json_comparable(w, !why, why);
 			jsonw_obj_end(w);
 		}
 		jsonw_obj_end(w);
@@ -424,6 +502,21 @@ void report_compare_json(const struct comparison *c, FILE *out)
 	jsonw_kstr(&w, "convention",
 		   "pairs of values are [first side, second side]; delta = second - first; *_pct of the first");
 	jsonw_kdouble(&w, "noise_pct", COMPARE_NOISE_PCT, 1);
+	jsonw_key(&w, "recorded");
+	jsonw_obj_begin(&w);
+	for (int k = 0; k < REC_COUNT; k++) {
+		const struct compare_recorded *r = &c->recorded[k];
+		jsonw_key(&w, r->key);
+		jsonw_obj_begin(&w);
+		jsonw_key(&w, "values");
+		jsonw_arr_begin(&w);
+		jsonw_str(&w, r->value[0]);
+		jsonw_str(&w, r->value[1]);
+		jsonw_arr_end(&w);
+		jsonw_kbool(&w, "differs", r->differs);
+		jsonw_obj_end(&w);
+	}
+	jsonw_obj_end(&w);
 	jsonw_key(&w, "warnings");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < c->n_warnings; i++)
@@ -435,6 +528,12 @@ void report_compare_json(const struct comparison *c, FILE *out)
 		const struct compare_pair *p = &c->pairs[i];
 		jsonw_obj_begin(&w);
 		jpair_int(&w, "ranks", p->ra[0]->rank, p->ra[1]->rank);
+		/* a side whose steps were found again without its markers, as the other side's */
+		jsonw_key(&w, "steps_found_again");
+		jsonw_arr_begin(&w);
+		jsonw_bool(&w, p->steps_again[0]);
+		jsonw_bool(&w, p->steps_again[1]);
+		jsonw_arr_end(&w);
 		json_figures(&w, p);
 		json_bottlenecks(&w, p);
 		json_categories(&w, p);

@@ -66,7 +66,8 @@ static double fig_change(const struct compare_value *cv)
 
 static int verdict_rank(enum compare_verdict v)
 {
-	static const int rank[] = {[CMP_WORSE] = 0, [CMP_BETTER] = 1, [CMP_CHANGED] = 2, [CMP_SAME] = 3, [CMP_NA] = 4};
+	static const int rank[] = {[CMP_WORSE] = 0, [CMP_BETTER] = 1,          [CMP_CHANGED] = 2,
+				   [CMP_SAME] = 3,  [CMP_NOT_COMPARABLE] = 4, [CMP_NA] = 5};
 	return rank[v];
 }
 
@@ -181,6 +182,26 @@ static void draw_head(struct compare_view *v, struct app *app, struct canvas *cv
 		     sort, scope, v->pair->ra[0]->rank, v->pair->ra[1]->rank, c->n_warnings);
 }
 
+/* What each side recorded, before any verdict: the items that differ (at most max lines),
+ * or one line saying they are alike; returns the lines used. */
+static int draw_recorded(struct app *app, struct canvas *cv, int x, int y, int w, int max)
+{
+	const struct comparison *c = app_comparison(app);
+	if (!c->n_recorded_differ) {
+		canvas_text(cv, x + 1, y, w - 2, ST_DIM,
+			    _("recorded alike: level, Python frames, stack, shapes, steps, mstx, export, ranks"));
+		return 1;
+	}
+	int used = 0;
+	for (int k = 0; k < REC_COUNT && used < max; k++) {
+		const struct compare_recorded *r = &c->recorded[k];
+		if (r->differs)
+			canvas_textf(cv, x + 1, y + used++, w - 2, ST_WARN, _("recorded: %s %s on %s, %s on %s"), _(r->label),
+				     r->value[0], c->label[0], r->value[1], c->label[1]);
+	}
+	return used;
+}
+
 /* Comparability warnings, at most max lines; returns the lines used. */
 static int draw_warnings(struct app *app, struct canvas *cv, int x, int y, int w, int max)
 {
@@ -218,11 +239,11 @@ static void header_row(struct canvas *cv, int x, int y, int w, const char *first
 static void draw_figures(struct compare_view *v, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	const struct comparison *c = app_comparison(app);
-	struct column cols[] = {{c->label[0], 14}, {c->label[1], 14}, {_("delta"), 14}, {_("delta %"), 10}, {_("verdict"), 9}};
-	int ncols = 5, num_w = 61, name_w = w - num_w - 2;
+	struct column cols[] = {{c->label[0], 14}, {c->label[1], 14}, {_("delta"), 14}, {_("delta %"), 10}, {_("verdict"), 15}};
+	int ncols = 5, num_w = 67, name_w = w - num_w - 2;
 	if (name_w < 18) {
 		ncols = 4;
-		name_w += 9;
+		name_w += 15;
 	}
 	header_row(cv, x, y, w, N_("figure"), name_w, cols, ncols);
 	int body = h - 1;
@@ -306,9 +327,11 @@ static void draw_ops(struct compare_view *v, struct app *app, struct canvas *cv,
 		canvas_text(cv, x + 1, ry, name_w - 1, st, op_rows_label(d->name, d->group, label, sizeof label));
 		char b[OC_N][32];
 		op_cells(d, b);
+		if (!d->comparable) /* a phase of steps defined two ways: no change to read */
+			snprintf(b[OC_CHANGE], sizeof b[OC_CHANGE], "%s", _("n/c"));
 		enum style cs = sel ? ST_SELECTED
-				: d->change == OPC_SLOWER || d->change == OPC_ADDED ? ST_WARN
-				: d->change == OPC_SAME ? ST_DIM : ST_GOOD;
+				: !d->comparable || d->change == OPC_SAME ? ST_DIM
+				: d->change == OPC_SLOWER || d->change == OPC_ADDED ? ST_WARN : ST_GOOD;
 		int cx = x + 1 + name_w;
 		for (int k = 0; k < ncols; k++) {
 			canvas_text_right(cv, cx, ry, all[k].width - 1, k < OC_COUNT_A ? cs : st, b[k]);
@@ -332,6 +355,8 @@ static void draw_bottlenecks(struct compare_view *v, struct app *app, struct can
 		for (int s = 0; s < 2; s++, cx += 10)
 			canvas_textf(cv, cx, row, 9, p->bn_score[s][k] >= 40 ? ST_WARN : ST_GOOD, "%9d", p->bn_score[s][k]);
 		canvas_textf(cv, cx, row, 7, ST_NORMAL, "%+7d", p->bn_score[1][k] - p->bn_score[0][k]);
+		if (!p->bn_comparable[k])
+			canvas_text(cv, cx + 9, row, x + w - cx - 10, ST_DIM, _("not comparable"));
 	}
 	row++;
 	if (p->have_gain && row < end) {
@@ -395,8 +420,10 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	}
 	draw_head(v, app, cv, x, y, w);
 	int top = y + 2;
-	if (v->table == TBL_FIGURES)
+	if (v->table == TBL_FIGURES) {
+		top += draw_recorded(app, cv, x, top, w, 3);
 		top += draw_warnings(app, cv, x, top, w, 3);
+	}
 	if (v->table == TBL_FIGURES)
 		draw_figures(v, app, cv, x, top, w, y + h - top);
 	else if (v->table == TBL_OPS)
