@@ -327,6 +327,7 @@ static void test_gc_in_steps(void **state)
 	assert_int_equal(f->total_ns, US(100));
 	assert_event_named(&pc, f, "GC");
 	assert_int_equal(f->exposed_ns, 0); /* the device computes meanwhile */
+	assert_int_equal(pc.ra->advice_status[ADV_GC], ADV_STATUS_TRIGGERED);
 	planted_free(&pc);
 	/* the same GC with the device idle: its 100 us are the host_python bucket's */
 	planted_load(&pc, "h,ProfilerStep#1,0,1000 d,MatMul,0,300 g,GC,300,100 d,MatMul,400,600");
@@ -389,6 +390,15 @@ static void test_real_level1(void **state)
 	assert_true(tu_close((double)t->total_ns / 1e6, 1.4232083, 0, 3e-5));
 	assert_true(c->triggered && t->triggered);
 	assert_null(finding(ra, ADV_AICPU)); /* no AI_CPU task type in the trace */
+	/* every rule has a status: the two findings triggered, AI CPU checked with no instance;
+	 * level1 records no GC events, so the GC rule is not applicable and says why */
+	assert_int_equal(ra->advice_status[ADV_ONLINE_COMPILE], ADV_STATUS_TRIGGERED);
+	assert_int_equal(ra->advice_status[ADV_TRANSDATA], ADV_STATUS_TRIGGERED);
+	assert_int_equal(ra->advice_status[ADV_AICPU], ADV_STATUS_CHECKED);
+	assert_int_equal(ra->advice_status[ADV_GC], ADV_STATUS_NOT_APPLICABLE);
+	assert_non_null(strstr(ra->advice_reason[ADV_GC], "gc_detect_threshold"));
+	for (int r = 0; r < ADV_COUNT; r++)
+		assert_true(ra->advice_status[r] != ADV_STATUS_UNKNOWN);
 	analysis_free(an);
 	capture_free(cap);
 	free(dir);
@@ -416,6 +426,14 @@ static void test_real_kernel_table(void **state)
 	assert_int_equal(f->event_end - f->event_ts, 72861);
 	assert_true(f->event == UINT32_MAX);
 	assert_non_null(strstr(f->evidence, "top: trans_Cast_15"));
+	/* the kernel table alone: the device rules checked, the host rules not applicable */
+	assert_int_equal(ra->advice_status[ADV_AICPU], ADV_STATUS_CHECKED);
+	assert_int_equal(ra->advice_status[ADV_TRANSDATA], ADV_STATUS_CHECKED);
+	static const enum advice_rule_id host[] = {ADV_ONLINE_COMPILE, ADV_DISPATCH_STORM, ADV_STREAM_SYNC, ADV_GC};
+	for (size_t i = 0; i < sizeof host / sizeof host[0]; i++) {
+		assert_int_equal(ra->advice_status[host[i]], ADV_STATUS_NOT_APPLICABLE);
+		assert_non_null(strstr(ra->advice_reason[host[i]], "no trace"));
+	}
 	analysis_free(an);
 	capture_free(cap);
 	free(dir);

@@ -289,6 +289,34 @@ static void storm_scan(const struct rank_store *rs, const struct ev_class *cls, 
 
 /* A rank without a trace: AI CPU and TransData rows of the kernel table (Accelerator Core
  * or Task Type AI_CPU; Type or Name TransData), each finding on the line of its longest. */
+const char *advice_status_name(int status)
+{
+	switch (status) {
+	case ADV_STATUS_TRIGGERED: return "triggered";
+	case ADV_STATUS_CHECKED: return "checked";
+	case ADV_STATUS_NOT_APPLICABLE: return "not applicable";
+	default: return "unknown";
+	}
+}
+
+_Static_assert(ADV_COUNT <= 16, "rank_analysis.advice_status holds 16 rules");
+
+/* Every rule's status once the findings are made: triggered or checked where a finding is,
+ * else checked (no instance) where the capture holds what the rule reads, else not
+ * applicable with why (reason[r], NULL: applicable). */
+static void set_statuses(struct rank_analysis *ra, const char *const reason[ADV_COUNT])
+{
+	for (int r = 0; r < ADV_COUNT; r++) {
+		ra->advice_status[r] = reason[r] ? ADV_STATUS_NOT_APPLICABLE : ADV_STATUS_CHECKED;
+		ra->advice_reason[r] = reason[r];
+	}
+	for (size_t i = 0; i < ra->n_advice; i++) {
+		const struct advice_finding *f = &ra->advice[i];
+		ra->advice_status[f->rule] = f->triggered ? ADV_STATUS_TRIGGERED : ADV_STATUS_CHECKED;
+		ra->advice_reason[f->rule] = NULL;
+	}
+}
+
 static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 {
 	if (!k || !csvt_has(k, COL_DURATION) || !csvt_has(k, COL_NAME))
@@ -363,6 +391,14 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 {
 	if (!rs->has_events) {
 		advice_csv(ktable, ra);
+		/* the kernel table holds the device tasks: the host rules have nothing to read */
+		const char *host = N_("no trace: the host rules read its host lanes");
+		const char *reason[ADV_COUNT] = {
+			[ADV_ONLINE_COMPILE] = host, [ADV_DISPATCH_STORM] = host, [ADV_STREAM_SYNC] = host, [ADV_GC] = host,
+		};
+		if (!ktable || !csvt_has(ktable, COL_DURATION) || !csvt_has(ktable, COL_NAME))
+			reason[ADV_AICPU] = reason[ADV_TRANSDATA] = N_("no kernel table with names and durations");
+		set_statuses(ra, reason);
 		return;
 	}
 	if (!ra->cls)
@@ -542,6 +578,23 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 			f->event_name = store_ev_name(rs, f->event);
 		}
 	}
+	/* what the trace holds for each rule to read: lanes by group, GC recording */
+	bool lanes[LANE_GROUP_COUNT] = {false};
+	for (size_t i = 0; i < rs->n_lanes; i++)
+		if ((size_t)rs->lanes[i].group < LANE_GROUP_COUNT)
+			lanes[rs->lanes[i].group] = true;
+	const char *reason[ADV_COUNT] = {0};
+	if (!lanes[LANE_HOST_CANN])
+		reason[ADV_ONLINE_COMPILE] = N_("no CANN API lane in the trace: aclopCompile calls are recorded there");
+	if (!lanes[LANE_DEVICE])
+		reason[ADV_AICPU] = reason[ADV_TRANSDATA] = reason[ADV_DISPATCH_STORM] =
+			N_("no device lane in the trace");
+	if (!lanes[LANE_HOST_PYTHON] && !lanes[LANE_HOST_CANN])
+		reason[ADV_STREAM_SYNC] = reason[ADV_DISPATCH_STORM] = N_("no host lane in the trace");
+	if (!lanes[LANE_HOST_GC] && !h[ADV_GC].count)
+		reason[ADV_GC] = N_("the trace records no GC events: torch_npu records them with experimental_config's "
+				    "gc_detect_threshold");
+	set_statuses(ra, reason);
 	for (int r = 0; r < ADV_COUNT; r++) {
 		ivset_free(&h[r].spans);
 		free(h[r].by_name);

@@ -41,6 +41,18 @@ extern const struct advice_rule advice_rules[ADV_COUNT];
 
 /* struct advice_finding is declared in result.h (rank_analysis holds them). */
 
+/* What each rule found on a rank (rank_analysis.advice_status): a user must tell "checked,
+ * fine" from "not checked". */
+enum advice_status {
+	ADV_STATUS_UNKNOWN,       /* the rules did not run (no timeline) */
+	ADV_STATUS_TRIGGERED,     /* a finding at or over its threshold */
+	ADV_STATUS_CHECKED,       /* checked: no instance, or a finding below its threshold */
+	ADV_STATUS_NOT_APPLICABLE, /* the capture lacks what the rule reads (advice_reason says what) */
+	ADV_STATUS_COUNT
+};
+/* "triggered", "checked", "not applicable" (JSON words), "unknown" */
+const char *advice_status_name(int status);
+
 /* Evaluates every rule on one rank whose store, classes, steps and attribution are done.
  * sets: the rank's interval sets (rank_sets.h; borrowed, normalised here): host time
  * outside their occupied set, inside the device span, is what the host-bound buckets hold,

@@ -735,6 +735,11 @@ static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident
 	ra->late_rank = (int)io_i(d, ra->late_rank);
 	io_mem(d, &ra->mem);
 
+	/* every rule's status, and why a rule was not applicable */
+	for (int k = 0; k < ADV_COUNT; k++) {
+		ra->advice_status[k] = (uint8_t)io_e(d, ra->advice_status[k], ADV_STATUS_COUNT);
+		ra->advice_reason[k] = io_s(d, ra->advice_reason[k]);
+	}
 	/* the Ascend advice findings (advice.h): their figures and evidence, not their events */
 	size_t na = io_n(d, ra->n_advice, 8);
 	struct advice_finding *av = io_array(d, ra->advice, na, sizeof *av);

@@ -499,6 +499,10 @@ struct rank_analysis {
 
 	struct advice_finding *advice; /* owned; one per rule that saw an instance (advice.c) */
 	size_t n_advice;
+	/* every rule's status (enum advice_status, by enum advice_rule_id), and for a rule not
+	 * applicable why (static, marked N_()); 0 (unknown) for a rank the rules never ran on */
+	uint8_t advice_status[16];
+	const char *advice_reason[16];
 };
 
 enum align_mode { ALIGN_FIRST, ALIGN_RAW, ALIGN_COLLECTIVE, ALIGN_COUNT };

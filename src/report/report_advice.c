@@ -7,12 +7,58 @@
 
 #include "advice.h"
 #include "i18n.h"
+#include <stdbool.h>
 #include "jsonw.h"
 #include "summary.h"
 
+static bool rule_has_finding(const struct rank_analysis *ra, int rule)
+{
+	for (size_t i = 0; i < ra->n_advice; i++)
+		if (ra->advice[i].rule == rule)
+			return true;
+	return false;
+}
+
+/* Why a rule without a finding was not applied (static): its recorded reason, or the rank
+ * had no timeline to run the rules on. */
+static const char *rule_reason(const struct rank_analysis *ra, int rule)
+{
+	if (ra->advice_status[rule] == ADV_STATUS_NOT_APPLICABLE && ra->advice_reason[rule])
+		return ra->advice_reason[rule];
+	return N_("no trace and no kernel table rows with start times: the rules did not run");
+}
+
+/* The rules that saw no instance, in one line each way: checked, and not applicable with why. */
+static void text_unfound(const struct rank_analysis *ra, FILE *out)
+{
+	size_t k = 0;
+	for (int r = 0; r < ADV_COUNT; r++)
+		if (!rule_has_finding(ra, r) && ra->advice_status[r] == ADV_STATUS_CHECKED)
+			fprintf(out, "%s%s", k++ ? ", " : _("  checked, no instance: "), advice_rules[r].id);
+	if (k)
+		fputc('\n', out);
+	/* not applicable, one line per reason */
+	bool done[ADV_COUNT] = {false};
+	for (int r = 0; r < ADV_COUNT; r++) {
+		if (done[r] || rule_has_finding(ra, r) || ra->advice_status[r] == ADV_STATUS_CHECKED)
+			continue;
+		const char *why = rule_reason(ra, r);
+		fputs(_("  not applicable: "), out);
+		for (int q = r, n = 0; q < ADV_COUNT; q++)
+			if (!done[q] && !rule_has_finding(ra, q) && ra->advice_status[q] != ADV_STATUS_CHECKED &&
+			    rule_reason(ra, q) == why) {
+				fprintf(out, "%s%s", n++ ? ", " : "", advice_rules[q].id);
+				done[q] = true;
+			}
+		fputs(" (", out);
+		summary_put_clean(out, _(why));
+		fputs(")\n", out);
+	}
+}
+
 void report_advice_text(const struct rank_analysis *ra, FILE *out)
 {
-	if (!ra->n_advice)
+	if (!ra->attr.valid && !ra->n_advice)
 		return;
 	fputs(_("\nadvice (Ascend rules; time already in the attribution buckets named, no extra gain)\n"), out);
 	size_t below = 0;
@@ -28,8 +74,10 @@ void report_advice_text(const struct rank_analysis *ra, FILE *out)
 		summary_put_clean(out, f->evidence);
 		fprintf(out, _("\n      why: %s\n      try: %s\n"), _(r->why), _(r->try_this));
 	}
-	if (!below)
+	if (!below) {
+		text_unfound(ra, out);
 		return;
+	}
 	fputs(_("  below threshold:"), out);
 	for (size_t i = 0, k = 0; i < ra->n_advice; i++) {
 		const struct advice_finding *f = &ra->advice[i];
@@ -39,6 +87,7 @@ void report_advice_text(const struct rank_analysis *ra, FILE *out)
 			advice_rules[f->rule].unit, advice_rules[f->rule].threshold);
 	}
 	fputc('\n', out);
+	text_unfound(ra, out);
 }
 
 
@@ -52,6 +101,7 @@ void report_advice_json(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "rule", r->id);
 		jsonw_kstr(w, "title", r->title);
+		jsonw_kstr(w, "status", f->triggered ? "triggered" : "checked");
 		jsonw_kbool(w, "triggered", f->triggered);
 		jsonw_kdouble(w, "value", f->value, 3);
 		jsonw_kstr(w, "unit", r->unit);
@@ -74,6 +124,24 @@ void report_advice_json(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_kstr(w, "evidence", f->evidence);
 		jsonw_kstr(w, "why", r->why);
 		jsonw_kstr(w, "try", r->try_this);
+		jsonw_obj_end(w);
+	}
+	/* the rules that saw no instance: checked, or not applicable and why (one entry per rule) */
+	for (int k = 0; k < ADV_COUNT; k++) {
+		if (rule_has_finding(ra, k))
+			continue;
+		const struct advice_rule *r = &advice_rules[k];
+		int st = ra->advice_status[k];
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "rule", r->id);
+		jsonw_kstr(w, "title", r->title);
+		jsonw_kstr(w, "status", st == ADV_STATUS_CHECKED ? "checked" : "not applicable");
+		jsonw_kbool(w, "triggered", false);
+		jsonw_kuint(w, "count", 0);
+		jsonw_kdouble(w, "threshold", r->threshold, 3);
+		jsonw_kstr(w, "unit", r->unit);
+		if (st != ADV_STATUS_CHECKED)
+			jsonw_kstr(w, "reason", rule_reason(ra, k));
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);

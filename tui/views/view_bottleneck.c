@@ -291,10 +291,17 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, _("try: %s"), b->advice);
 			break;
 		case L_ADV_HEAD: {
-			size_t n = advice_triggered(v->ra);
-			canvas_textf(cv, x + 1, ry, w - 2, n ? ST_WARN : ST_BOLD, _("advice (Ascend rules): %s"), n
+			/* every rule's status counted, so that "checked, fine" reads apart from "not checked" */
+			size_t n = advice_triggered(v->ra), by[ADV_STATUS_COUNT] = {0};
+			for (int k = 0; k < ADV_COUNT; k++)
+				by[v->ra->advice_status[k] < ADV_STATUS_COUNT ? v->ra->advice_status[k] : 0]++;
+			int cx = x + 1 + canvas_textf(cv, x + 1, ry, w - 2, n ? ST_WARN : ST_BOLD, _("advice (Ascend rules): %s"), n
 				     ? _("time already in the buckets named, no extra gain; Enter shows the longest")
 				     : v->ra->n_advice ? _("no rule reaches its threshold") : _("no rule saw an instance"));
+			if (cx < x + w - 1)
+				canvas_textf(cv, cx, ry, x + w - 1 - cx, ST_DIM, _(" (%zu triggered, %zu checked, %zu not applicable)"),
+					     by[ADV_STATUS_TRIGGERED], by[ADV_STATUS_CHECKED],
+					     by[ADV_STATUS_NOT_APPLICABLE] + by[ADV_STATUS_UNKNOWN]);
 			break;
 		}
 		case L_ADV: {
