@@ -439,6 +439,48 @@ static void test_real_kernel_table(void **state)
 	free(dir);
 }
 
+/* The environment the process ran with, from profiler_metadata.json: the generator plants
+ * ASCEND_LAUNCH_BLOCKING=1 and an allocator setting; the rule names the first, quotes the
+ * second as context, and is triggered on every rank. Without the plant it is checked (the
+ * watched variables are all empty); a capture without the file says not applicable. */
+static void test_env_variables(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--ranks 2 --steps 4 --env ASCEND_LAUNCH_BLOCKING=1 --env "
+			    "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True",
+			true);
+	for (size_t i = 0; i < c.an->n_ranks; i++) {
+		const struct rank_analysis *ra = &c.an->ranks[i];
+		const struct advice_finding *f = finding(ra, ADV_ENV_VARIABLES);
+		assert_non_null(f);
+		assert_true(f->triggered);
+		assert_int_equal(f->count, 1);
+		assert_int_equal(ra->advice_status[ADV_ENV_VARIABLES], ADV_STATUS_TRIGGERED);
+		assert_non_null(strstr(f->evidence, "ASCEND_LAUNCH_BLOCKING=1"));
+		assert_non_null(strstr(f->evidence, "also set: PYTORCH_NPU_ALLOC_CONF=expandable_segments:True"));
+	}
+	tu_capture_free(&c);
+	tu_capture_load(&c, "--ranks 2 --steps 4 --env ASCEND_GLOBAL_LOG_LEVEL=3", true);
+	for (size_t i = 0; i < c.an->n_ranks; i++) {
+		assert_null(finding(&c.an->ranks[i], ADV_ENV_VARIABLES)); /* level 3 (error) costs nothing */
+		assert_int_equal(c.an->ranks[i].advice_status[ADV_ENV_VARIABLES], ADV_STATUS_CHECKED);
+	}
+	tu_capture_free(&c);
+	/* a kernel table alone, no metadata beside it */
+	char *dir = tu_real("msinsight/server/src/test/test_data/test_rank_0");
+	if (!dir)
+		return;
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	assert_int_equal(an->ranks[0].advice_status[ADV_ENV_VARIABLES], ADV_STATUS_NOT_APPLICABLE);
+	assert_non_null(strstr(an->ranks[0].advice_reason[ADV_ENV_VARIABLES], "profiler_metadata.json"));
+	analysis_free(an);
+	capture_free(cap);
+	free(dir);
+}
+
 /* The same host-bound plant (40 steps: 30 us of aten ops on the host with the device
  * idle, then a 20 us kernel) under three sets of kernel names: serving kernels
  * (FusedInferAttentionScore), backward kernels (MatMulGrad) and neither. Host dispatch
@@ -526,7 +568,7 @@ static void test_gap_causes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gap_causes),
+		cmocka_unit_test(test_gap_causes),        cmocka_unit_test(test_env_variables),
 		cmocka_unit_test(test_online_compile), cmocka_unit_test(test_aicpu),
 		cmocka_unit_test(test_transdata),      cmocka_unit_test(test_dispatch_storm),
 		cmocka_unit_test(test_stream_sync),    cmocka_unit_test(test_gc_in_steps),

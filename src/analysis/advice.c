@@ -13,7 +13,10 @@
 #include "evkind.h"
 #include "rank_sets.h"
 #include "csv_table.h"
+#include "discover.h"
 #include "i18n.h"
+#include "profinfo.h"
+#include "sanitize.h"
 #include "sbuf.h"
 #include "strtab.h"
 #include "xalloc.h"
@@ -74,7 +77,17 @@ const struct advice_rule advice_rules[ADV_COUNT] = {
 		    "above 1 % of the steps' time it shows as jitter and host-bound time"),
 		    N_("gc.freeze() after model load, raise the thresholds (gc.set_threshold) or run "
 		    "gc.collect() between steps yourself with gc.disable() during them")},
+	[ADV_ENV_VARIABLES] = {"env_variables", N_("environment settings that cost performance"),
+			       "profiler_metadata.json's ENV_VARIABLES: ASCEND_LAUNCH_BLOCKING=1, "
+			       "ASCEND_GLOBAL_LOG_LEVEL 0 or 1, TASK_QUEUE_ENABLE=0",
+			       "settings known to cost performance", "count", 1.0,
+			       N_("a synchronous launch waits for every kernel (no host-device overlap), debug or "
+				  "info logging writes on the dispatch path, a disabled task queue dispatches on the "
+				  "Python thread: each makes the run, and its profile, slower than production"),
+			       N_("unset ASCEND_LAUNCH_BLOCKING, set ASCEND_GLOBAL_LOG_LEVEL=3 (error), leave "
+				  "TASK_QUEUE_ENABLE at its default (1 or 2), then profile again")},
 };
+
 
 static bool contains_ci(const char *s, const char *needle)
 {
@@ -609,4 +622,71 @@ size_t advice_triggered(const struct rank_analysis *ra)
 	for (size_t i = 0; i < ra->n_advice; i++)
 		n += ra->advice[i].triggered;
 	return n;
+}
+
+/* The settings that cost performance: the variable, the values that do, and why. */
+static const struct {
+	const char *key;
+	const char *values[3];
+	const char *why; /* N_() */
+} costly_env[] = {
+	{"ASCEND_LAUNCH_BLOCKING", {"1", NULL}, N_("every launch waits for its kernel")},
+	{"ASCEND_GLOBAL_LOG_LEVEL", {"0", "1", NULL}, N_("debug or info logging on the dispatch path")},
+	{"TASK_QUEUE_ENABLE", {"0", NULL}, N_("ops dispatched on the Python thread")},
+};
+
+void advice_env(const struct rank_plan *rp, struct rank_analysis *ra)
+{
+	if (!rp || !rp->has_env) {
+		ra->advice_status[ADV_ENV_VARIABLES] = ADV_STATUS_NOT_APPLICABLE;
+		ra->advice_reason[ADV_ENV_VARIABLES] = N_("no ENV_VARIABLES in a profiler_metadata.json beside the export");
+		return;
+	}
+	struct sbuf sb = SBUF_INIT, set = SBUF_INIT;
+	uint64_t n = 0;
+	const char *quoted[sizeof costly_env / sizeof costly_env[0]] = {NULL};
+	for (size_t i = 0; i < sizeof costly_env / sizeof costly_env[0]; i++) {
+		const char *v = env_vars_get(rp->env, rp->n_env, costly_env[i].key);
+		if (!v)
+			continue;
+		for (size_t k = 0; costly_env[i].values[k]; k++)
+			if (!strcmp(v, costly_env[i].values[k])) {
+				sbuf_addf(&sb, "%s%s=%s (%s)", n++ ? "; " : "", costly_env[i].key, costly_env[i].values[k],
+					  _(costly_env[i].why));
+				quoted[i] = costly_env[i].key;
+				break;
+			}
+	}
+	/* the other variables that are set, as context: the allocator, HCCL, caches */
+	for (size_t i = 0; i < rp->n_env; i++) {
+		bool said = false;
+		for (size_t q = 0; q < sizeof quoted / sizeof quoted[0]; q++)
+			said |= quoted[q] && !strcmp(quoted[q], rp->env[i].key);
+		if (rp->env[i].value[0] && !said) {
+			char *k = sanitize_dup(rp->env[i].key, strlen(rp->env[i].key));
+			char *v = sanitize_dup(rp->env[i].value, strlen(rp->env[i].value));
+			sbuf_addf(&set, "%s%s=%s", set.len ? ", " : "", k, v);
+			free(k);
+			free(v);
+		}
+	}
+	ra->advice_status[ADV_ENV_VARIABLES] = n ? ADV_STATUS_TRIGGERED : ADV_STATUS_CHECKED;
+	ra->advice_reason[ADV_ENV_VARIABLES] = NULL;
+	if (!n) {
+		sbuf_free(&sb);
+		sbuf_free(&set);
+		return;
+	}
+	struct hits x = {.count = n, .longest = UINT32_MAX};
+	struct advice_finding *f = add_finding(ra, ADV_ENV_VARIABLES, &x, (double)n);
+	f->event = UINT32_MAX;
+	f->event_ts = f->event_end = INT64_MIN;
+	f->share_pct = NAN;
+	f->share_of = "the environment";
+	f->bucket = "host_dispatch";
+	f->conf = CONF_HIGH; /* the process's own environment, as recorded */
+	if (set.len)
+		sbuf_addf(&sb, _("; also set: %s"), sbuf_str(&set));
+	f->evidence = sbuf_detach(&sb);
+	sbuf_free(&set);
 }

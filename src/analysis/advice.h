@@ -22,6 +22,7 @@ enum advice_rule_id {
 	ADV_DISPATCH_STORM,
 	ADV_STREAM_SYNC,
 	ADV_GC,
+	ADV_ENV_VARIABLES,
 	ADV_COUNT
 };
 
@@ -64,6 +65,11 @@ struct csv_table;
 struct rank_sets;
 void advice_rank(const struct rank_store *rs, const struct csv_table *kernels, struct rank_analysis *ra,
 		 struct rank_sets *sets);
+/* The environment the profiled process ran with (profiler_metadata.json's ENV_VARIABLES,
+ * rp->env): a finding when a setting known to cost performance is there, quoting it; every
+ * rank, timeline or not (it reads no event). Sets the rule's status. */
+struct rank_plan;
+void advice_env(const struct rank_plan *rp, struct rank_analysis *ra);
 /* The keys of advice_finding.host_ns: host_sync, host_copy, host_dispatch, host_python. */
 extern const enum attr_bucket advice_host_buckets[4];
 /* The findings that reach their threshold. */

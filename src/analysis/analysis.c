@@ -2,6 +2,8 @@
 /* The driver: each rank's stages in order (some beside each other on a helper thread),
  * ranks on a pool of threads, then the capture-level passes, published as one analysis. */
 #include "analysis.h"
+
+#include "advice.h"
 #include "align.h"
 #include "cluster_db.h"
 
@@ -226,6 +228,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	pthread_mutex_destroy(&stage.lock);
 	if (ra->n_steps)
 		metrics_step_summary(ra, stage.dir_from_device);
+	advice_env(rd->plan, ra); /* reads no event: every rank, timeline or not */
 }
 
 void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)

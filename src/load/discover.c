@@ -397,6 +397,7 @@ static void read_worker_info(struct walk *w, struct rank_plan *rp)
 			else {
 				rp->metadata_path = p;
 				rp->par_groups = parallel_groups_load(p, &rp->n_par_groups, w->dl);
+				rp->env = env_vars_load(p, &rp->n_env, &rp->has_env, NULL); /* its faults said once above */
 			}
 		}
 	}
@@ -921,6 +922,7 @@ void discover_free(struct capture_plan *plan)
 		free(rp->output_dir);
 		free(rp->metadata_path);
 		parallel_groups_free(rp->par_groups, rp->n_par_groups);
+		env_vars_free(rp->env, rp->n_env);
 		profinfo_free(&rp->info);
 	}
 	for (size_t k = 0; k < plan->n_cluster_files; k++)

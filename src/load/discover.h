@@ -53,6 +53,9 @@ struct rank_plan {
 	char *metadata_path;    /* owned; profiler_metadata.json or NULL */
 	struct parallel_group_info *par_groups; /* owned: its parallel_group_info's tp, dp, pp, ep, dcp */
 	size_t n_par_groups;
+	struct env_var *env; /* owned: profiler_metadata.json's ENV_VARIABLES */
+	size_t n_env;
+	bool has_env;        /* that object was there */
 	int device_id;          /* Class B: from the PROF_*'s one device_<id>/ directory, else -1 */
 };
 

@@ -248,6 +248,57 @@ struct parallel_group_info *parallel_groups_load(const char *path, size_t *n, st
 	return out;
 }
 
+struct env_var *env_vars_load(const char *path, size_t *n, bool *present, struct diag_list *dl)
+{
+	*n = 0;
+	*present = false;
+	size_t len;
+	char *js = read_small_file(path, &len, dl);
+	if (!js)
+		return NULL;
+	struct jtok jt;
+	jtok_init(&jt);
+	struct env_var *out = NULL;
+	size_t cap = 0;
+	int env = jtok_parse(&jt, js, len) > 0 && jt.t[0].type == JSMN_OBJECT ? jtok_obj_get(&jt, js, 0, "ENV_VARIABLES")
+									     : -1;
+	if (env >= 0 && jt.t[env].type == JSMN_OBJECT) {
+		*present = true;
+		int i = env + 1;
+		for (int k = 0; k < jt.t[env].size; k++) {
+			int key = i, v = i + 1;
+			i = jtok_skip(&jt, v);
+			/* a value that is no string (a number, an object) is no setting we can quote */
+			if (jt.t[key].type != JSMN_STRING || jt.t[v].type != JSMN_STRING)
+				continue;
+			xgrow(&out, &cap, *n + 1, sizeof *out);
+			out[*n].key = xstrndup(js + jt.t[key].start, (size_t)(jt.t[key].end - jt.t[key].start));
+			out[*n].value = xstrndup(js + jt.t[v].start, (size_t)(jt.t[v].end - jt.t[v].start));
+			(*n)++;
+		}
+	}
+	jtok_free(&jt);
+	free(js);
+	return out;
+}
+
+void env_vars_free(struct env_var *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].key);
+		free(v[i].value);
+	}
+	free(v);
+}
+
+const char *env_vars_get(const struct env_var *v, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].key, key))
+			return v[i].value;
+	return NULL;
+}
+
 void parallel_groups_free(struct parallel_group_info *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -49,6 +49,18 @@ char *parallel_groups_format(const struct parallel_group_info *g, size_t n);
 /* That text read back (owned array, *n of them; NULL when empty or malformed) */
 struct parallel_group_info *parallel_groups_parse(const char *s, size_t *n);
 
+/* One of profiler_metadata.json's ENV_VARIABLES: the environment the profiled process ran
+ * with, as torch_npu recorded it ("" where unset). */
+struct env_var {
+	char *key, *value; /* owned, as the file has them (capture bytes: sanitise to show) */
+};
+/* The ENV_VARIABLES of path; owned array (env_vars_free), *n of them; *present says the
+ * object was there (torch_npu writes every watched variable, set or not); NULL when none. */
+struct env_var *env_vars_load(const char *path, size_t *n, bool *present, struct diag_list *dl);
+void env_vars_free(struct env_var *v, size_t n);
+/* The value of key among v (borrowed), or NULL. */
+const char *env_vars_get(const struct env_var *v, size_t n, const char *key);
+
 int profinfo_load(struct profinfo *pi, const char *path, struct diag_list *dl);
 void profinfo_free(struct profinfo *pi);
 

@@ -94,6 +94,8 @@ struct opts {
 	int64_t slow_milli; /* kernel duration factor in 1/1000 */
 	char scale_name[128];     /* --kernel-scale NAME */
 	const char *drop_name;    /* --drop-op NAME */
+	const char *env[8];       /* --env NAME=VALUE: profiler_metadata.json ENV_VARIABLES set */
+	int n_env;
 	int64_t scale_milli;
 	int64_t xfer_milli; /* --xfer-scale: every collective's transfer, in 1/1000 */
 	int64_t setup_ns;   /* --link-setup-us: the first collective's wait on every rank */

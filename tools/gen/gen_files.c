@@ -52,11 +52,33 @@ static void write_metadata(const struct gen *G, const struct rank_model *R, cons
 {
 	int nr = G->o->ranks;
 	struct sbuf b = {0};
-	sb_str(&b, "{\n    \"ENV_VARIABLES\": {\n        \"ASCEND_GLOBAL_LOG_LEVEL\": \"\",\n"
-	           "        \"HCCL_RDMA_TC\": \"\",\n        \"HCCL_RDMA_SL\": \"\",\n"
-	           "        \"ACLNN_CACHE_LIMIT\": \"\",\n        \"HOST_CACHE_CAPACITY\": \"\",\n"
-	           "        \"ASCEND_ENHANCE_ENABLE\": \"\",\n        \"PYTORCH_NPU_ALLOC_CONF\": \"\",\n"
-	           "        \"ASCEND_LAUNCH_BLOCKING\": \"\"\n    }");
+	/* torch_npu writes every variable it watches, "" where unset; --env sets some (and adds
+	 * the ones it does not list, such as TASK_QUEUE_ENABLE) */
+	static const char *const watched[] = {"ASCEND_GLOBAL_LOG_LEVEL", "HCCL_RDMA_TC", "HCCL_RDMA_SL",
+	                                      "ACLNN_CACHE_LIMIT", "HOST_CACHE_CAPACITY", "ASCEND_ENHANCE_ENABLE",
+	                                      "PYTORCH_NPU_ALLOC_CONF", "ASCEND_LAUNCH_BLOCKING"};
+	const struct opts *o = G->o;
+	bool used[8] = {false};
+	sb_str(&b, "{\n    \"ENV_VARIABLES\": {");
+	for (size_t i = 0; i < sizeof watched / sizeof watched[0]; i++) {
+		const char *val = "";
+		size_t vl = 0;
+		for (int k = 0; k < o->n_env; k++) {
+			const char *eq = strchr(o->env[k], '=');
+			if ((size_t)(eq - o->env[k]) == strlen(watched[i]) && !strncmp(o->env[k], watched[i], strlen(watched[i]))) {
+				val = eq + 1;
+				vl = strlen(val);
+				used[k] = true;
+			}
+		}
+		sb_fmt(&b, "%s\n        \"%s\": \"%.*s\"", i ? "," : "", watched[i], (int)vl, val);
+	}
+	for (int k = 0; k < o->n_env; k++)
+		if (!used[k]) {
+			const char *eq = strchr(o->env[k], '=');
+			sb_fmt(&b, ",\n        \"%.*s\": \"%s\"", (int)(eq - o->env[k]), o->env[k], eq + 1);
+		}
+	sb_str(&b, "\n    }");
 	if (nr > 1) {
 		sb_fmt(&b,
 		       ",\n    \"distributed_args\": {\n        \"tensor_model_parallel_size\": %d,\n"

@@ -35,6 +35,8 @@ static const char usage_text[] =
 	"  --link-setup-us X        the capture's first collective waits X us more on every rank before\n"
 	"                           its transfer (link setup: a wait every rank shares)\n"
 	"  --drop-op NAME           leave compute kernel NAME and its host ops out of every step\n"
+	"  --env NAME=VALUE         the profiled process ran with NAME=VALUE: profiler_metadata.json's\n"
+	"                           ENV_VARIABLES say so (up to 8; NAME and VALUE plain text)\n"
 	"  --step-marks M           engine (execute_model python_function) | profilerstep (ProfilerStep#N\n"
 	"                           cpu_op, Step Id column, schedule in profiler_info) | none\n"
 	"  --step-trace M           one (single whole-capture row) | rows (one per step) | none (no file)\n"
@@ -216,6 +218,12 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				usage_error("--link-setup-us: bad value '%s'", v);
 		} else if (!strcmp(a, "--drop-op")) {
 			o->drop_name = need_arg(argc, argv, &i);
+		} else if (!strcmp(a, "--env")) {
+			const char *v = need_arg(argc, argv, &i);
+			const char *eq = strchr(v, '=');
+			if (!eq || eq == v || o->n_env >= 8 || strpbrk(v, "\"\\\n"))
+				usage_error("--env: want NAME=VALUE (at most 8, no quotes or backslashes): '%s'", v);
+			o->env[o->n_env++] = v;
 		} else if (!strcmp(a, "--step-marks")) {
 			const char *v = need_arg(argc, argv, &i);
 			o->marks_set = true;
