@@ -192,22 +192,29 @@ static int cmp_rank(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* profiler_metadata.json's top-level object under key: its token in *jt over the text *js
+ * (both owned by the caller, freed with jtok_free and free, also when -1 is returned). */
+static int metadata_object(const char *path, const char *key, struct jtok *jt, char **js, struct diag_list *dl)
+{
+	size_t len = 0;
+	jtok_init(jt);
+	*js = read_small_file(path, &len, dl);
+	if (!*js)
+		return -1;
+	int at = jtok_parse(jt, *js, len) > 0 && jt->t[0].type == JSMN_OBJECT ? jtok_obj_get(jt, *js, 0, key) : -1;
+	return at >= 0 && jt->t[at].type == JSMN_OBJECT ? at : -1;
+}
+
 struct parallel_group_info *parallel_groups_load(const char *path, size_t *n, struct diag_list *dl)
 {
 	*n = 0;
-	size_t len;
-	char *js = read_small_file(path, &len, dl);
-	if (!js)
-		return NULL;
 	struct jtok jt;
-	jtok_init(&jt);
+	char *js;
+	/* a broken metadata file says nothing of the layout: profinfo's own reader names it */
+	int info = metadata_object(path, "parallel_group_info", &jt, &js, dl);
 	struct parallel_group_info *out = NULL;
 	size_t cap = 0;
-	/* a broken metadata file says nothing of the layout: profinfo's own reader names it */
-	int info = jtok_parse(&jt, js, len) > 0 && jt.t[0].type == JSMN_OBJECT
-			   ? jtok_obj_get(&jt, js, 0, "parallel_group_info")
-			   : -1;
-	if (info >= 0 && jt.t[info].type == JSMN_OBJECT) {
+	if (info >= 0) {
 		int i = info + 1;
 		for (int k = 0; k < jt.t[info].size; k++) {
 			int v = i + 1; /* key at i */
@@ -252,17 +259,12 @@ struct env_var *env_vars_load(const char *path, size_t *n, bool *present, struct
 {
 	*n = 0;
 	*present = false;
-	size_t len;
-	char *js = read_small_file(path, &len, dl);
-	if (!js)
-		return NULL;
 	struct jtok jt;
-	jtok_init(&jt);
+	char *js;
+	int env = metadata_object(path, "ENV_VARIABLES", &jt, &js, dl);
 	struct env_var *out = NULL;
 	size_t cap = 0;
-	int env = jtok_parse(&jt, js, len) > 0 && jt.t[0].type == JSMN_OBJECT ? jtok_obj_get(&jt, js, 0, "ENV_VARIABLES")
-									     : -1;
-	if (env >= 0 && jt.t[env].type == JSMN_OBJECT) {
+	if (env >= 0) {
 		*present = true;
 		int i = env + 1;
 		for (int k = 0; k < jt.t[env].size; k++) {
