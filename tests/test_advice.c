@@ -481,6 +481,32 @@ static void test_env_variables(void **state)
 	free(dir);
 }
 
+/* A throttled AI Core: the generator plants 800 MHz (of 1800) over the middle 30 % of each
+ * rank's span (its routine 1650 MHz dips stay above 90 % and count for nothing). The rule
+ * finds that share of the window, one stretch, and a compute kernel inside it to show;
+ * without the plant it is checked and finds nothing. */
+static void test_aicore_freq(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--steps 20 --freq-drop 30", true);
+	const struct rank_analysis *ra = &c.an->ranks[0];
+	const struct advice_finding *f = finding(ra, ADV_AICORE_FREQ);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_int_equal(f->count, 1);
+	/* 30 % of the counters' span, which is the window less its few edge microseconds */
+	assert_true(f->value > 27.0 && f->value < 31.0);
+	assert_true(f->event != UINT32_MAX && f->event_end > f->event_ts);
+	assert_non_null(strstr(f->evidence, "lowest 800 MHz"));
+	assert_int_equal(ra->advice_status[ADV_AICORE_FREQ], ADV_STATUS_TRIGGERED);
+	tu_capture_free(&c);
+	tu_capture_load(&c, "--steps 20", true);
+	assert_null(finding(&c.an->ranks[0], ADV_AICORE_FREQ));
+	assert_int_equal(c.an->ranks[0].advice_status[ADV_AICORE_FREQ], ADV_STATUS_CHECKED);
+	tu_capture_free(&c);
+}
+
 /* The same host-bound plant (40 steps: 30 us of aten ops on the host with the device
  * idle, then a 20 us kernel) under three sets of kernel names: serving kernels
  * (FusedInferAttentionScore), backward kernels (MatMulGrad) and neither. Host dispatch
@@ -569,6 +595,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gap_causes),        cmocka_unit_test(test_env_variables),
+		cmocka_unit_test(test_aicore_freq),
 		cmocka_unit_test(test_online_compile), cmocka_unit_test(test_aicpu),
 		cmocka_unit_test(test_transdata),      cmocka_unit_test(test_dispatch_storm),
 		cmocka_unit_test(test_stream_sync),    cmocka_unit_test(test_gc_in_steps),

@@ -86,7 +86,20 @@ const struct advice_rule advice_rules[ADV_COUNT] = {
 				  "Python thread: each makes the run, and its profile, slower than production"),
 			       N_("unset ASCEND_LAUNCH_BLOCKING, set ASCEND_GLOBAL_LOG_LEVEL=3 (error), leave "
 				  "TASK_QUEUE_ENABLE at its default (1 or 2), then profile again")},
+	[ADV_AICORE_FREQ] = {"aicore_freq", N_("AI Core frequency drops"),
+			     "the AI Core Freq counter below 90 % of its highest value in the capture",
+			     "that time over the window", "%", 5.0,
+			     /* xgettext:no-c-format */
+			     N_("a throttled AI Core (power or thermal limits, a power-saving policy) runs every "
+				"kernel slower; above 5 % of the window the kernels' durations no longer measure "
+				"the code alone"),
+			     N_("check the device's power and temperature (npu-smi info) and its power mode; compare "
+				"the kernels that ran during the drop with the same kernels outside it")},
 };
+
+/* A frequency under this share of the capture's highest is a drop (the demo's 1650 of 1800
+ * MHz, a routine dip, is not). */
+#define FREQ_LOW 0.9
 
 
 static bool contains_ci(const char *s, const char *needle)
@@ -399,6 +412,82 @@ static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 	}
 }
 
+static const struct counter_track *freq_track(const struct rank_store *rs)
+{
+	for (size_t i = 0; i < rs->n_tracks; i++)
+		if (rs->tracks[i].n_samples && !strcmp(store_str(rs, rs->tracks[i].name), "AI Core Freq"))
+			return &rs->tracks[i];
+	return NULL;
+}
+
+/* The AI Core frequency below FREQ_LOW of its highest (a sample's value holds until the
+ * next one, the last until the window's end): that time, the compute that ran in it, the
+ * longest kernel of the longest drop to show. */
+static void aicore_freq(const struct rank_store *rs, const struct ev_class *cls, struct rank_analysis *ra,
+			struct rank_sets *sets)
+{
+	const struct counter_track *tr = freq_track(rs);
+	double lo, hi;
+	if (!tr || !store_track_minmax(rs, tr, &lo, &hi) || !(hi > 0))
+		return;
+	struct ivset low;
+	ivset_init(&low);
+	for (uint32_t i = 0; i < tr->n_samples; i++) {
+		if (!(rs->ctr_value[tr->samples[i]] < FREQ_LOW * hi))
+			continue;
+		int64_t a = rs->ctr_ts[tr->samples[i]];
+		int64_t b = i + 1 < tr->n_samples ? rs->ctr_ts[tr->samples[i + 1]] : rs->window_end;
+		ivset_add(&low, a > rs->window_start ? a : rs->window_start, b < rs->window_end ? b : rs->window_end);
+	}
+	ivset_normalize(&low);
+	int64_t low_ns = ivset_total(&low);
+	if (low_ns <= 0) {
+		ivset_free(&low);
+		return;
+	}
+	struct ivset in;
+	ivset_init(&in);
+	ivset_normalize(&sets->compute);
+	ivset_intersect(&sets->compute, &low, &in);
+	int64_t comp_ns = ivset_total(&in);
+	ivset_free(&in);
+	size_t longest = 0;
+	for (size_t i = 1; i < low.n; i++)
+		if (low.end[i] - low.start[i] > low.end[longest] - low.start[longest])
+			longest = i;
+	uint32_t show = UINT32_MAX;
+	int64_t best = -1;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		int64_t ts = store_ts(rs, ev), dur = store_dur(rs, ev);
+		if (store_ev_lane(rs, ev)->group != LANE_DEVICE || cls[ev].cat != CAT_COMPUTE || ts < low.start[longest] ||
+		    ts >= low.end[longest])
+			continue;
+		if (better(rs, (uint32_t)ev, dur, show, best)) {
+			best = dur;
+			show = (uint32_t)ev;
+		}
+	}
+	struct hits x = {.count = low.n, .longest = show};
+	struct advice_finding *f = add_finding(ra, ADV_AICORE_FREQ, &x, pct(low_ns, (double)ra->attr.wall_ns));
+	f->event = show;
+	f->event_ts = f->event_end = INT64_MIN;
+	if (show != UINT32_MAX) {
+		f->event_ts = store_ts(rs, show);
+		f->event_end = f->event_ts + store_dur(rs, show);
+		f->event_name = store_ev_name(rs, show);
+	}
+	f->total_ns = low_ns;
+	f->share_pct = f->value;
+	f->share_of = "the window";
+	f->bucket = "compute";
+	struct sbuf sb = SBUF_INIT;
+	sbuf_addf(&sb, _("AI Core below 90 %% of its highest %.0f MHz (lowest %.0f MHz) for %.3f ms in %zu stretch(es), "
+			 "%.1f %% of the window; %.3f ms of compute ran then"),
+		  hi, lo, (double)low_ns / 1e6, low.n, f->value, (double)comp_ns / 1e6);
+	f->evidence = sbuf_detach(&sb);
+	ivset_free(&low);
+}
+
 void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, struct rank_analysis *ra,
 		 struct rank_sets *sets)
 {
@@ -409,6 +498,7 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		const char *reason[ADV_COUNT] = {
 			[ADV_ONLINE_COMPILE] = host, [ADV_DISPATCH_STORM] = host, [ADV_STREAM_SYNC] = host, [ADV_GC] = host,
 		};
+		reason[ADV_AICORE_FREQ] = N_("no trace: the AI Core Freq counter is one of its lanes");
 		if (!ktable || !csvt_has(ktable, COL_DURATION) || !csvt_has(ktable, COL_NAME))
 			reason[ADV_AICPU] = reason[ADV_TRANSDATA] = N_("no kernel table with names and durations");
 		set_statuses(ra, reason);
@@ -591,6 +681,7 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 			f->event_name = store_ev_name(rs, f->event);
 		}
 	}
+	aicore_freq(rs, cls, ra, sets);
 	/* what the trace holds for each rule to read: lanes by group, GC recording */
 	bool lanes[LANE_GROUP_COUNT] = {false};
 	for (size_t i = 0; i < rs->n_lanes; i++)
@@ -604,6 +695,8 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 			N_("no device lane in the trace");
 	if (!lanes[LANE_HOST_PYTHON] && !lanes[LANE_HOST_CANN])
 		reason[ADV_STREAM_SYNC] = reason[ADV_DISPATCH_STORM] = N_("no host lane in the trace");
+	if (!freq_track(rs))
+		reason[ADV_AICORE_FREQ] = N_("no AI Core Freq counter in the trace");
 	if (!lanes[LANE_HOST_GC] && !h[ADV_GC].count)
 		reason[ADV_GC] = N_("the trace records no GC events: torch_npu records them with experimental_config's "
 				    "gc_detect_threshold");

@@ -23,6 +23,7 @@ enum advice_rule_id {
 	ADV_STREAM_SYNC,
 	ADV_GC,
 	ADV_ENV_VARIABLES,
+	ADV_AICORE_FREQ,
 	ADV_COUNT
 };
 

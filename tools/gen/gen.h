@@ -95,6 +95,7 @@ struct opts {
 	char scale_name[128];     /* --kernel-scale NAME */
 	const char *drop_name;    /* --drop-op NAME */
 	const char *env[8];       /* --env NAME=VALUE: profiler_metadata.json ENV_VARIABLES set */
+	int freq_drop_pct;        /* --freq-drop PCT: the AI Core at 800 MHz for PCT % of the span */
 	int n_env;
 	int64_t scale_milli;
 	int64_t xfer_milli; /* --xfer-scale: every collective's transfer, in 1/1000 */

@@ -70,6 +70,7 @@ static const char schema[] =
 	"transportType INTEGER,size INTEGER,dataType INTEGER,linkType INTEGER,opId INTEGER);"
 	"CREATE INDEX CommunicationTaskIndex ON COMMUNICATION_TASK_INFO (globalTaskId);"
 	"CREATE TABLE NPU_MEM (type INTEGER,ddr NUMERIC,hbm NUMERIC,timestampNs INTEGER,deviceId INTEGER);"
+	"CREATE TABLE AICORE_FREQ (deviceId INTEGER,timestampNs INTEGER,freq INTEGER);"
 	"CREATE TABLE ENUM_MODULE (id INTEGER PRIMARY KEY,name TEXT);"
 	"CREATE TABLE OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY AUTOINCREMENT, deviceId integer, "
 	"startNs integer, endNs integer, type integer);"
@@ -217,6 +218,23 @@ static int64_t data_type_id(sqlite3 *h, const char *name)
 		sqlite3_finalize(st);
 	}
 	return id;
+}
+
+/* The trace's AI Core Freq counter as torch_npu's Db holds it (AICORE_FREQ, MHz). */
+static void write_freq(struct w *w, struct rank_store *rs)
+{
+	sqlite3_stmt *st = prep(w, "INSERT INTO AICORE_FREQ VALUES (0,?,?)");
+	for (size_t i = 0; i < rs->n_tracks && !w->failed; i++) {
+		const struct counter_track *tr = &rs->tracks[i];
+		if (strcmp(store_str(rs, tr->name), "AI Core Freq"))
+			continue;
+		for (uint32_t k = 0; k < tr->n_samples; k++) {
+			sqlite3_bind_int64(st, 1, rs->ctr_ts[tr->samples[k]]);
+			sqlite3_bind_int64(st, 2, (int64_t)llround(rs->ctr_value[tr->samples[k]]));
+			run(w, st);
+		}
+	}
+	sqlite3_finalize(st);
 }
 
 static void write_events(struct w *w, struct rank_store *rs, int rank)
@@ -904,6 +922,7 @@ int gen_db_export(const char *worker_dir, int rank, bool keep_text)
 		goto out;
 	}
 	write_events(&w, &rs, rank);
+	write_freq(&w, &rs);
 	write_kernels(&w, od, rs.strs);
 	struct strtab *modules = strtab_new();
 	for (size_t i = 0; i < db_n_csv_specs; i++)

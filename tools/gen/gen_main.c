@@ -35,6 +35,8 @@ static const char usage_text[] =
 	"  --link-setup-us X        the capture's first collective waits X us more on every rank before\n"
 	"                           its transfer (link setup: a wait every rank shares)\n"
 	"  --drop-op NAME           leave compute kernel NAME and its host ops out of every step\n"
+	"  --freq-drop PCT          the AI Core Freq counter reads 800 MHz (of 1800) over the middle PCT %\n"
+	"                           of each rank's span (1-90; a throttled AI Core)\n"
 	"  --env NAME=VALUE         the profiled process ran with NAME=VALUE: profiler_metadata.json's\n"
 	"                           ENV_VARIABLES say so (up to 8; NAME and VALUE plain text)\n"
 	"  --step-marks M           engine (execute_model python_function) | profilerstep (ProfilerStep#N\n"
@@ -218,6 +220,13 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				usage_error("--link-setup-us: bad value '%s'", v);
 		} else if (!strcmp(a, "--drop-op")) {
 			o->drop_name = need_arg(argc, argv, &i);
+		} else if (!strcmp(a, "--freq-drop")) {
+			const char *v = need_arg(argc, argv, &i);
+			char *e;
+			long pct = strtol(v, &e, 10);
+			if (*e || pct < 1 || pct > 90)
+				usage_error("--freq-drop: want a percentage from 1 to 90: '%s'", v);
+			o->freq_drop_pct = (int)pct;
 		} else if (!strcmp(a, "--env")) {
 			const char *v = need_arg(argc, argv, &i);
 			const char *eq = strchr(v, '=');

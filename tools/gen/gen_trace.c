@@ -580,7 +580,13 @@ static void write_counter_section(struct tw *t)
 		kv_i(t, "tid", 0);
 		jk(t, "args");
 		jopen(t);
-		kv_i(t, "MHz", rng_permille(&r, 50) ? 1650 : 1800);
+		/* a routine dip now and then; --freq-drop: a throttled stretch in the middle (the
+		 * draw is made either way, so that the other values keep theirs) */
+		int64_t mhz = rng_permille(&r, 50) ? 1650 : 1800, span = R->last_end - R->first_ts;
+		int64_t mid = R->first_ts + span / 2, half = span * t->G->o->freq_drop_pct / 200;
+		if (t->G->o->freq_drop_pct && ts >= mid - half && ts < mid + half)
+			mhz = 800;
+		kv_i(t, "MHz", mhz);
 		jclose(t);
 		kv_s(t, "ph", "C");
 		el_end(t, PH_C, -1, 0, 0);
