@@ -313,7 +313,7 @@ static void test_generated_slow_rank(void **state)
 			}
 			assert_true(ra->attr.ns[ATTR_COMM_WAIT] > ra->attr.ns[ATTR_COMM_TRANSFER]);
 			assert_true(ra->bn[BN_COMMUNICATION].score >= 40);
-			char want[32];
+			char want[64];
 			snprintf(want, sizeof want, "rank %d is the one the others wait for", slow);
 			assert_non_null(strstr(ra->bn[BN_COMMUNICATION].advice, want));
 		}

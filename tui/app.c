@@ -163,11 +163,12 @@ void app_push(struct app *app, enum view_id v)
 	void *st = app_view_state(app, v);
 	if (app->depth && app_top_view(app) == v)
 		return;
-	/* a view already on the stack is brought forward rather than stacked twice */
+	/* a view reached again is not a new level: the history goes back to where it stood
+	 * (so it holds each view once, and the first view, always at the bottom, is reached
+	 * again as the root: q there quits, as at the start) */
 	for (int i = 0; i < app->depth; i++)
 		if (app->stack[i] == v) {
-			memmove(&app->stack[i], &app->stack[i + 1], (size_t)(app->depth - i - 1) * sizeof app->stack[0]);
-			app->depth--;
+			app->depth = i;
 			break;
 		}
 	if (app->depth == (int)(sizeof app->stack / sizeof app->stack[0])) {
