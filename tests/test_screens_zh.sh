@@ -64,7 +64,7 @@ ends_of() {
 
 for size in 80x24 160x48; do
   w=${size%x*}
-  for name in overview ops steps ranks bottleneck timeline memory comm help; do
+  for name in overview ops steps ranks bottleneck timeline timeline_input memory comm help; do
     keys=$srcdir/tests/screens/$name.keys
     [ -f "$keys" ] || continue
     # a script may :resize the terminal: its widest size bounds every line

@@ -473,7 +473,10 @@ static void other_flow(struct timeline *t, struct app *app, int dir)
  * selected event's end (or the middle), then clears it. */
 static void range_key(struct timeline *t, struct app *app)
 {
-	bool sel = t->sel_ev != UINT32_MAX;
+	/* a selected event the view has left (a search, then :zoom or panning) is not where
+	 * the user looks: the range takes the view's middle instead */
+	bool sel = t->sel_ev != UINT32_MAX && store_ts(t->rs, t->sel_ev) < t->t1 &&
+		   store_ts(t->rs, t->sel_ev) + store_dur(t->rs, t->sel_ev) > t->t0;
 	int64_t mid = t->t0 + (t->t1 - t->t0) / 2;
 	char b1[32];
 	if (t->range_state == 2) {
