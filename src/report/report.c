@@ -398,6 +398,13 @@ void report_print_text(const struct analysis *an, FILE *out)
 
 /* ---- JSON --------------------------------------------------------------------------- */
 
+static void json_warning(const struct diag *d, void *ctx)
+{
+	char *line = diag_format(d);
+	jsonw_str(ctx, line);
+	free(line);
+}
+
 
 
 static void json_metrics(struct jsonw *w, const struct rank_analysis *ra)
@@ -732,11 +739,19 @@ void report_print_json(const struct analysis *an, FILE *out)
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);
-	/* input diagnostics then analysis remarks, in one list */
-	summary_json_diags(&w, (struct diag_list *)&an->cap->diags);
+	/* the warnings, one list (analysis_warnings): the input's then the analysis'; the text
+	 * report prints each as one warning line, the Overview counts them */
+	jsonw_key(&w, "warnings");
+	jsonw_arr_begin(&w);
+	analysis_warnings(an, json_warning, &w);
+	jsonw_arr_end(&w);
+	summary_json_diagnostics(&w, (struct diag_list *)&an->cap->diags);
+	/* the analysis' remarks below warning level (its warnings are in "warnings") */
 	jsonw_key(&w, "analysis_notes");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < an->diags.n; i++) {
+		if (an->diags.items[i].level >= DIAG_WARN)
+			continue;
 		char *line = diag_format(&an->diags.items[i]);
 		jsonw_str(&w, line);
 		free(line);
