@@ -32,17 +32,19 @@ static void device_cell(struct app *app, size_t ri, int64_t a, int64_t b, struct
 	memset(out, 0, sizeof *out);
 	if (!lods || !ra)
 		return;
+	/* compute shown as compute: communication beside it counts only where uncovered */
+	struct lod_merge m = {0};
 	for (size_t li = 0; li < rs->n_lanes; li++) {
 		const struct lane *l = &rs->lanes[li];
 		if (l->group != LANE_DEVICE && l->group != LANE_COMM)
 			continue;
 		struct lod_result r;
 		lod_query(rs, ra->cls, l, &lods[li], a, b, &r);
-		if (r.coverage > out->coverage)
-			out->coverage = r.coverage;
-		out->mask |= r.mask;
+		lod_merge_add(&m, &r);
 	}
-	out->top_cat = lod_pick_category(out->mask);
+	uint8_t cat = lod_merge_pick(&m, &out->coverage);
+	out->mask = m.mask;
+	out->top_cat = cat == CAT_COUNT ? CAT_OTHER : cat;
 }
 
 static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
