@@ -220,7 +220,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 		snprintf(b[7], 32, "%.6f", (double)s->free_ns / 1e6);
 		snprintf(b[8], 32, v->ra->have[M_HOST_ONLY_US] ? "%.6f" : "", (double)s->host_only_ns / 1e6);
 		snprintf(b[9], 32, v->ra->have[M_DISPATCH_OPS] ? "%zu" : "", s->dispatch_ops);
-		const char *row[] = {b[0], s->label, analysis_phase_name(s->phase), b[1], b[2], b[3], b[4], b[5], b[6],
+		const char *row[] = {b[0], s->label, analysis_step_phase_name(s), b[1], b[2], b[3], b[4], b[5], b[6],
 				     b[7], b[8], b[9]};
 		csvw_row(out, row, sizeof row / sizeof row[0]);
 	}
