@@ -85,9 +85,9 @@ enum key_scope {
 	X(FLOW_NEXT, "flow-next", KS_TIMELINE, "]", "Follow the flow: host op to its device kernel") \
 	X(FLOW_PREV, "flow-prev", KS_TIMELINE, "[", "Follow the flow back: kernel to its host op")   \
 	X(FLOW_OTHER_NEXT, "flow-other-next", KS_TIMELINE, "}",                                          \
-	  "Of several flows the last ] or [ could follow, go to the next one")                         \
+	  "Next of the flows the last ] or [ could follow (when it had several)")                         \
 	X(FLOW_OTHER_PREV, "flow-other-prev", KS_TIMELINE, "{",                                          \
-	  "Of several flows the last ] or [ could follow, go to the previous one")                     \
+	  "Previous of the flows the last ] or [ could follow (when it had several)")                     \
 	X(ALIGN_MODE, "align-mode", KS_RANKS | KS_TIMELINE, "A", "Alignment: first, raw, collective")
 
 enum action {
