@@ -290,7 +290,10 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	report_phase_text(ra, out);
 	report_advice_text(ra, out);
 
-	fputs(_("\ntop ops by total time (trace; CSV total beside it)\n"), out);
+	/* without a trace the rows are the tables' own: no trace to set a CSV total beside */
+	fputs(ra->has_trace ? _("\ntop ops by total time (trace; CSV total beside it)\n")
+			    : _("\ntop ops by total time (kernel table and operator_details rows: no trace)\n"),
+	      out);
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
 		fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
 		/* TRANSLATORS: column titles: each keeps the cells of its column */
