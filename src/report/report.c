@@ -177,7 +177,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		fprintf(out, " %14s  %s", report_metric_text(ra, m, b, sizeof b),
 			ra->source[m] ? _(ra->source[m]) : "");
 		if (ra->conf[m] != CONF_HIGH)
-			fprintf(out, _(" [confidence %s]"), analysis_confidence_name(ra->conf[m]));
+			fprintf(out, _(" [confidence %s]"), analysis_confidence_text(ra->conf[m]));
 		fputc('\n', out);
 	}
 	if (ra->have[M_DISPATCH_PER_STEP] && ra->v[M_DISPATCH_PER_STEP] > 1200)
@@ -196,7 +196,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		fputc(')', out);
 	}
 	fprintf(out, _("\nphases: %s, confidence %s"), analysis_phase_source_name(ra->phase_source),
-		analysis_confidence_name(ra->phase_conf));
+		analysis_confidence_text(ra->phase_conf));
 	if (ra->phase_evidence) {
 		fputs(": ", out);
 		summary_put_clean(out, ra->phase_evidence);
@@ -229,7 +229,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			fprintf(out, " %*.3f %12.3f %9.3f %13s %9s  %-10s  %s\n", 11 - over, (double)s->compute_ns / 1e6,
 				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6, host, disp,
 				analysis_phase_signal_name(s->phase_source),
-				analysis_confidence_name(s->phase_conf));
+				analysis_confidence_text(s->phase_conf));
 		}
 		if (shown < ra->n_steps)
 			fprintf(out, _("  ... %zu more steps (see --json)\n"), ra->n_steps - shown);
@@ -275,7 +275,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		}
 		if (bn->score >= 40) {
 			fprintf(out, _("      expected gain %.1f-%.1f %% of the window (confidence %s): "), bn->gain.low_pct,
-				bn->gain.high_pct, analysis_confidence_name(bn->gain.conf));
+				bn->gain.high_pct, analysis_confidence_text(bn->gain.conf));
 			summary_put_clean(out, bn->gain.basis);
 			fputs(_("\n      try: "), out);
 			summary_put_clean(out, bn->advice);

@@ -214,7 +214,7 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 	}
 	char gain[200];
 	snprintf(gain, sizeof gain, _("expected gain %.1f-%.1f %% of the window (%s confidence); all triggered: "
-		 "%.1f-%.1f %%"), bn->gain.low_pct, bn->gain.high_pct, analysis_confidence_name(bn->gain.conf),
+		 "%.1f-%.1f %%"), bn->gain.low_pct, bn->gain.high_pct, analysis_confidence_text(bn->gain.conf),
 		 ra->combined_gain_low, ra->combined_gain_high);
 	canvas_text(cv, x + 2, y++, w - 2, ST_NORMAL, gain);
 	canvas_text(cv, x + 2, y++, w - 2, ST_DIM, _("6 evidence and gains   2 timeline   3 ops   4 steps   5 ranks"));

@@ -80,7 +80,7 @@ static char *step_line(const struct rank_analysis *ra, size_t i)
 	char start[24] = "-";
 	if (s->has_window)
 		snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-	char win[24] = "-", phase[32], host[24] = "-", disp[24] = "-";
+	char win[24] = "-", phase[32], conf[32], host[24] = "-", disp[24] = "-";
 	if (s->has_window)
 		snprintf(win, sizeof win, "%.3f", (double)(s->win_end - s->win_start) / 1e6);
 	/* without a host trace these are unknown, not zero (the rank's metrics are n/a) */
@@ -92,10 +92,11 @@ static char *step_line(const struct rank_analysis *ra, size_t i)
 	const char *ph = _(analysis_step_phase_name(s));
 	int over = (int)u8_strwidth((const uint8_t *)ph, "UTF-8") - 7;
 	over = over < 0 ? 0 : over > 4 ? 4 : over;
-	return xasprintf("%4zu %9s %10.3f %10s  %s %*.3f %12.3f %10.3f %13s %9s  %-10s  %-6s  %s", i + 1, start,
+	return xasprintf("%4zu %9s %10.3f %10s  %s %*.3f %12.3f %10.3f %13s %9s  %-10s  %s  %s", i + 1, start,
 			 (double)(s->end - s->start) / 1e6, win, view_padded(phase, sizeof phase, ph, 7), 11 - over,
 			 (double)s->compute_ns / 1e6, (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
-			 host, disp, analysis_phase_signal_name(s->phase_source), analysis_confidence_name(s->phase_conf),
+			 host, disp, analysis_phase_signal_name(s->phase_source),
+			 view_padded(conf, sizeof conf, analysis_confidence_text(s->phase_conf), 6),
 			 s->label ? s->label : "");
 }
 
@@ -113,7 +114,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	canvas_text(cv, x + 3, y + 1, w - 4, ST_DIM, ra->step_evidence ? ra->step_evidence : "");
 	canvas_textf(cv, x + 1, y + 2, w - 2, ST_BOLD, _("workload %s; phases from %s, confidence %s"),
 	             analysis_workload_name(ra->workload), analysis_phase_source_name(ra->phase_source),
-	             analysis_confidence_name(ra->phase_conf));
+	             analysis_confidence_text(ra->phase_conf));
 	canvas_text(cv, x + 3, y + 3, w - 4, ST_DIM, ra->phase_evidence ? ra->phase_evidence : "");
 	canvas_text(cv, x + 1, y + 4, 10, ST_DIM, _("durations"));
 	sparkline(ra, cv, x + 12, y + 4, w - 14, v->lb.sel);
@@ -122,7 +123,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, _("step %zu: %s from %s, confidence %s: %s"),
 		             v->lb.sel + 1, _(analysis_step_phase_name(s)),
 		             analysis_phase_source_name(s->phase_source),
-		             analysis_confidence_name(s->phase_conf),
+		             analysis_confidence_text(s->phase_conf),
 		             s->phase_evidence ? s->phase_evidence : "");
 	}
 	char phases[512]; /* a verdict per phase, one line (phase_verdict.h) */
