@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "bottleneck.h"
 #include "capture.h"
 #include "lanes.h"
 #include "sbuf.h"
@@ -134,6 +135,35 @@ static void test_four_ranks_with_offsets(void **state)
 	(void)state;
 	run_case("--ranks 4 --seed 11 --steps 8 --prefill 2 --offsets-us 0,-1500.250,2750.125,90000", 4);
 	run_case("--ranks 4 --seed 12 --steps 8 --prefill 1 --host-gap-us 400 --memory", 4);
+}
+
+/* Every evidence line states its rule the way its value lies (issue 40, item 10): below
+ * the threshold it says why_not, never the crossing's claim ("compute_pct = 6.59 % <
+ * threshold 80 %: device compute fills most of the window"). Both sides are seen. */
+static void test_evidence_states_rule_either_way(void **state)
+{
+	(void)state;
+	struct tu_capture l;
+	tu_capture_load(&l, "--ranks 2 --seed 3 --steps 8 --prefill 2", true);
+	size_t below = 0, above = 0;
+	for (size_t i = 0; i < l.an->n_ranks; i++)
+		for (int k = 0; k < BN_COUNT; k++) {
+			const struct bottleneck *b = &l.an->ranks[i].bn[k];
+			for (size_t e = 0; e < b->n_ev; e++) {
+				const struct threshold_def *t = NULL;
+				for (size_t d = 0; d < n_threshold_defs; d++)
+					if (!strcmp(threshold_defs[d].metric, b->ev[e].metric))
+						t = &threshold_defs[d];
+				assert_non_null(t);
+				bool at = b->ev[e].value >= b->ev[e].threshold;
+				const char *say = at ? t->why : t->why_not, *not_say = at ? t->why_not : t->why;
+				if (!strstr(b->ev[e].text, say) || strstr(b->ev[e].text, not_say))
+					fail_msg("%s: %s", at ? "at or above" : "below", b->ev[e].text);
+				*(at ? &above : &below) += 1;
+			}
+		}
+	assert_true(below > 0 && above > 0);
+	tu_capture_free(&l);
 }
 
 static void test_slow_rank_is_flagged(void **state)
@@ -933,6 +963,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_rank_seeds),
+		cmocka_unit_test(test_evidence_states_rule_either_way),
 		cmocka_unit_test(test_host_self_time),
 		cmocka_unit_test(test_mc2_wait_is_communication),
 		cmocka_unit_test(test_range_totals),

@@ -841,10 +841,47 @@ static void test_index_deferred(void **state)
 	free(dir);
 }
 
+/* Issue 40, item 4: a rank's merged device row draws compute as compute. A compute
+ * stream covering 90 % of a cell beside a collective's lane covering all of it is
+ * compute (the collective, under compute, is only 10 % exposed); a cell mostly exposed
+ * communication is communication; a short copy beside compute is compute, one holding
+ * more of the cell a copy; without compute, the usual order. */
+static void test_merged_cell_compute(void **state)
+{
+	(void)state;
+	struct lod_result comp = {.coverage = 0.9, .mask = 1u << CAT_COMPUTE};
+	struct lod_result comm = {.coverage = 1.0, .mask = 1u << CAT_COMM};
+	struct lod_result little = {.coverage = 0.2, .mask = 1u << CAT_COMPUTE};
+	struct lod_result copy = {.coverage = 0.1, .mask = 1u << CAT_COPY};
+	double cov;
+	struct lod_merge m = {0};
+	lod_merge_add(&m, &comp);
+	lod_merge_add(&m, &comm);
+	assert_int_equal(lod_merge_pick(&m, &cov), CAT_COMPUTE);
+	assert_true(cov == 1.0);
+	m = (struct lod_merge){0};
+	lod_merge_add(&m, &little);
+	lod_merge_add(&m, &comm);
+	assert_int_equal(lod_merge_pick(&m, &cov), CAT_COMM);
+	m = (struct lod_merge){0};
+	lod_merge_add(&m, &comm);
+	lod_merge_add(&m, &copy);
+	assert_int_equal(lod_merge_pick(&m, &cov), CAT_COMM);
+	lod_merge_add(&m, &comp); /* a short copy beside compute: compute */
+	assert_int_equal(lod_merge_pick(&m, &cov), CAT_COMPUTE);
+	m = (struct lod_merge){0};
+	lod_merge_add(&m, &little);
+	lod_merge_add(&m, &(struct lod_result){.coverage = 0.6, .mask = 1u << CAT_COPY});
+	assert_int_equal(lod_merge_pick(&m, &cov), CAT_COPY); /* a copy holding more: copy */
+	m = (struct lod_merge){0};
+	assert_int_equal(lod_merge_pick(&m, &cov), CAT_COUNT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_index_layouts),
+		cmocka_unit_test(test_merged_cell_compute),
 		cmocka_unit_test(test_index_cut_trace),
 		cmocka_unit_test(test_index_slices),
 		cmocka_unit_test(test_index_disabled),

@@ -207,6 +207,44 @@ awk '
   }' "$tmp/cmdline" "$tmp/clist" || fail=1
 ncmd=$(wc -l <"$tmp/clist")
 
+# 6. no words run together (issue 40, item 9): the alternating-font macros (.BR, .IR, ...)
+# join their arguments without a space, so ".BR advice ), Memory (components" renders
+# "advice),Memory(components". Each pair of adjacent arguments that are both plain words
+# (or a word after "),") is reported, in both pages, with how the page renders it.
+for p in "$srcdir/man/ascprof-tui.1.in" "$srcdir/man/zh_CN/ascprof-tui.1.in"; do
+  awk '
+    /^\.(BR|RB|BI|IB|IR|RI)[ \t]/ {
+      s = substr($0, 5); n = 0
+      while (length(s)) {
+        sub(/^[ \t]+/, "", s)
+        if (!length(s)) break
+        if (substr(s, 1, 1) == "\"") {
+          e = index(substr(s, 2), "\""); if (!e) e = length(s)
+          a[++n] = substr(s, 2, e - 1); s = substr(s, e + 2)
+        } else {
+          e = match(s, /[ \t]/); if (!e) e = length(s) + 1
+          a[++n] = substr(s, 1, e - 1); s = substr(s, e)
+        }
+      }
+      for (i = 1; i < n; i++)
+        if (a[i] ~ /^[A-Za-z()\047][A-Za-z0-9()\047,;:]*[A-Za-z,;:)]$/ && a[i+1] ~ /^[a-z][A-Za-z0-9\047(),;:-]*$/)
+          printf "  %s:%d: \"%s\" and \"%s\" render as \"%s%s\": %s\n", FILENAME, FNR, a[i], a[i+1], a[i], a[i+1], $0
+    }' "$p"
+done >"$tmp/glued"
+if [ -s "$tmp/glued" ]; then
+  echo "FAIL: words run together in an alternating-font macro (quote the text or put it on the next line):"
+  cat "$tmp/glued"
+  fail=1
+fi
+# and the rendered page (man(1) as a reader sees it) has none of those joins
+groff -man -Tascii -rLL=2000n -P-c -P-b -P-u "$page" 2>/dev/null >"$tmp/rendered"
+for glued in '),the' 'advice),Memory' 'theCSVtotal'; do
+  if grep -qF -- "$glued" "$tmp/rendered"; then
+    echo "FAIL: the rendered page runs words together: $glued"
+    fail=1
+  fi
+done
+
 if [ "$fail" -eq 0 ]; then
   echo "man page: lint clean, 80 columns, $nopts options, $nact actions and $ncmd commands documented"
 fi

@@ -398,6 +398,26 @@ static void test_kernel_table_timeline(void **state)
 	free(dir);
 }
 
+/* A lone kernel_details.csv (issue 40, item 7): the report's op heading says the rows are
+ * the tables' own, not "(trace; CSV total beside it)" without a trace. */
+static void test_lone_kernel_table_heading(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(dir, "msinsight/server/src/test/test_data/test_rank_1/ASCEND_PROFILER_OUTPUT/kernel_details.csv");
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	assert_int_equal(an->n_ranks, 1);
+	assert_false(an->ranks[0].has_trace);
+	char *text = tu_report_text(an);
+	assert_null(strstr(text, "(trace; CSV total beside it)"));
+	assert_non_null(strstr(text, "top ops by total time (kernel table and operator_details rows: no trace)"));
+	free(text);
+	analysis_free(an);
+	capture_free(cap);
+	free(dir);
+}
+
 static const struct real_comm *real_comm_of(const char *rel)
 {
 	for (size_t i = 0; i < sizeof real_comms / sizeof real_comms[0]; i++)
@@ -512,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_level1_communication),
 		cmocka_unit_test(test_level1_landmarks),
 		cmocka_unit_test(test_kernel_table_timeline),
+		cmocka_unit_test(test_lone_kernel_table_heading),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,7 +64,7 @@ ends_of() {
 
 for size in 80x24 160x48; do
   w=${size%x*}
-  for name in overview ops steps ranks bottleneck timeline memory comm help; do
+  for name in overview ops steps ranks bottleneck timeline timeline_input memory comm help; do
     keys=$srcdir/tests/screens/$name.keys
     [ -f "$keys" ] || continue
     # a script may :resize the terminal: its widest size bounds every line
@@ -201,7 +201,7 @@ fi
 real=${ASCPROF_SHARED:-$srcdir/../shared}/fixtures-real/msinsight/test/data/pytorch/text/level1
 if [ -d "$real" ]; then
   zh --no-index --report "$real" 2>/dev/null | sed -n '/^建议（昇腾规则/,/^$/p' >"$out/zh.adv"
-  if grep -q '^  \* 算子在线编译（9.0 % >= 1.0，置信度 high）' "$out/zh.adv" &&
+  if grep -q '^  \* 算子在线编译（9.0 % >= 1.0，置信度 高）' "$out/zh.adv" &&
      grep -q '次 aclopCompile\* 调用，.*（位于 host_dispatch ' "$out/zh.adv" &&
      grep -q '^      原因：TransData 在私有格式' "$out/zh.adv" &&
      ! grep -Eq 'on-the-fly|format conversions|why:|try:|top:|calls,|tasks,| of device busy' "$out/zh.adv"; then

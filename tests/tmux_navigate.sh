@@ -8,7 +8,7 @@
 
 t_start=$(now_ms)
 # at 100 columns the program's name gives way to the tabs and the rank
-tabs='^ 1 Overview  2 Timeline  3 Ops  4 Steps  5 Ranks  6 Bottleneck  7 Memory  8 Comm +rank 0 \(1/2\)$'
+tabs='^ 1 Overview  2 Timeline  3 Ops  4 Steps  5 Ranks  6 Bottleneck  7 Memory  8 Comm  0 +rank 0 \(1/2\)$'
 
 start_shell 100x30
 start_tui fixtures/demo

@@ -137,7 +137,7 @@ wait_for_text '^ Verdict \(rank 0\)' "$W"
 log "Overview drawn $(($(now_ms) - t_load)) ms after the start"
 # the Verdict may be on screen before the frame at the final size is whole: wait for each
 wait_for_text '^ Capture +/.*(/cap|…)$' "$W"
-wait_for_exact_line ' 1 Overview  2 Timeline  3 Ops  4 Steps  5 Ranks  6 Bottleneck  7 Memory  8 Comm       rank 0 (1/1)' "$W"
+wait_for_exact_line ' 1 Overview  2 Timeline  3 Ops  4 Steps  5 Ranks  6 Bottleneck  7 Memory  8 Comm  0    rank 0 (1/1)' "$W"
 expect_whole_frame 100 30 '^ Verdict \(rank 0\)'
 
 T0=$(now_ms)

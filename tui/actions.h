@@ -54,6 +54,9 @@ enum key_scope {
 	X(SEARCH_NEXT, "search-next", KS_LIST | KS_TIMELINE, "n", "Next match")                       \
 	X(SEARCH_PREV, "search-prev", KS_LIST | KS_TIMELINE, "N", "Previous match")                   \
 	X(FILTER, "filter", KS_LIST, "\\", "Keep only rows whose name contains a text")               \
+	X(COLUMN_RIGHT, "column-right", KS_LIST, "l Right",                                             \
+	  "Wide tables: scroll right by a column (the key columns stay)")                               \
+	X(COLUMN_LEFT, "column-left", KS_LIST, "h Left", "Wide tables: scroll left by a column")        \
 	X(SORT_NEXT, "sort-next", KS_OPS | KS_COMM, "s", "Sort by the next column")                   \
 	X(SORT_REVERSE, "sort-reverse", KS_OPS | KS_COMM, "S", "Reverse the sort order")              \
 	X(COMM_PANE, "comm-pane", KS_COMM, "v", "Communication pane: ops, transports, matrix")        \
@@ -82,9 +85,9 @@ enum key_scope {
 	X(FLOW_NEXT, "flow-next", KS_TIMELINE, "]", "Follow the flow: host op to its device kernel") \
 	X(FLOW_PREV, "flow-prev", KS_TIMELINE, "[", "Follow the flow back: kernel to its host op")   \
 	X(FLOW_OTHER_NEXT, "flow-other-next", KS_TIMELINE, "}",                                          \
-	  "Of several flows the last ] or [ could follow, go to the next one")                         \
+	  "Next of the flows the last ] or [ could follow (when it had several)")                         \
 	X(FLOW_OTHER_PREV, "flow-other-prev", KS_TIMELINE, "{",                                          \
-	  "Of several flows the last ] or [ could follow, go to the previous one")                     \
+	  "Previous of the flows the last ] or [ could follow (when it had several)")                     \
 	X(ALIGN_MODE, "align-mode", KS_RANKS | KS_TIMELINE, "A", "Alignment: first, raw, collective")
 
 enum action {

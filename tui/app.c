@@ -163,11 +163,12 @@ void app_push(struct app *app, enum view_id v)
 	void *st = app_view_state(app, v);
 	if (app->depth && app_top_view(app) == v)
 		return;
-	/* a view already on the stack is brought forward rather than stacked twice */
+	/* a view reached again is not a new level: the history goes back to where it stood
+	 * (so it holds each view once, and the first view, always at the bottom, is reached
+	 * again as the root: q there quits, as at the start) */
 	for (int i = 0; i < app->depth; i++)
 		if (app->stack[i] == v) {
-			memmove(&app->stack[i], &app->stack[i + 1], (size_t)(app->depth - i - 1) * sizeof app->stack[0]);
-			app->depth--;
+			app->depth = i;
 			break;
 		}
 	if (app->depth == (int)(sizeof app->stack / sizeof app->stack[0])) {
@@ -232,28 +233,51 @@ void app_publish_check(struct app *app)
 
 static const char *view_title(enum view_id v) { return view_table[v]->title; }
 
+/* The views in the tab bar and the Tab cycle: the numbered ones, then the Cluster view
+ * (key 0). Returns how many, filled into ids. */
+static int tab_views(const struct app *app, enum view_id ids[VIEW_COUNT])
+{
+	int n = 0;
+	for (int v = 0; v < main_views(app); v++)
+		ids[n++] = (enum view_id)v;
+	ids[n++] = VIEW_CLUSTER;
+	return n;
+}
+
 static void draw_title(struct app *app, struct canvas *cv)
 {
 	canvas_fill(cv, 0, 0, cv->w, 1, ' ', ST_TITLE);
-	enum view_id cur = app_top_view(app);
-	char tabs[VIEW_COUNT][32], r[96] = "";
+	enum view_id cur = app_top_view(app), ids[VIEW_COUNT];
+	int n = tab_views(app, ids);
+	char tabs[VIEW_COUNT][48], shorts[VIEW_COUNT][16], r[96] = "";
 	int tabs_w = 0, rw = 0;
-	for (int v = 0; v < main_views(app); v++) {
-		snprintf(tabs[v], sizeof tabs[v], " %d %s ", v + 1, _(view_title((enum view_id)v)));
-		tabs_w += canvas_width(tabs[v]);
+	for (int k = 0; k < n; k++) {
+		int key = ids[k] == VIEW_CLUSTER ? 0 : (int)ids[k] + 1;
+		snprintf(tabs[k], sizeof tabs[k], " %d %s ", key, _(view_title(ids[k])));
+		snprintf(shorts[k], sizeof shorts[k], " %d ", key);
+		tabs_w += canvas_width(tabs[k]);
 	}
 	if (app->cap->n_ranks) {
 		const struct rank_plan *rp = app->cap->ranks[app->rank].plan;
 		snprintf(r, sizeof r, _(" rank %d (%zu/%zu) "), rp->rank, app->rank + 1, app->cap->n_ranks);
 		rw = canvas_width(r);
 	}
-	/* the program's name gives way first, so that every tab (then the rank) fits */
+	/* the program's name gives way first, then the tabs' titles from the last one on (their
+	 * keys stay, and the current tab's title), so that every key and the rank fit */
 	static const char name[] = " ascprof-tui ";
 	int x = 0;
-	if (canvas_width(name) + tabs_w + rw <= cv->w || tabs_w > cv->w)
+	bool full[VIEW_COUNT];
+	for (int k = 0; k < n; k++)
+		full[k] = true;
+	if (canvas_width(name) + tabs_w + rw <= cv->w)
 		x = canvas_text(cv, 0, 0, cv->w, ST_TITLE, name);
-	for (int v = 0; v < main_views(app) && x < cv->w; v++)
-		x += canvas_text(cv, x, 0, cv->w - x, v == (int)cur ? ST_TAB : ST_TITLE, tabs[v]);
+	for (int k = n - 1; k >= 0 && tabs_w + rw > cv->w; k--)
+		if (ids[k] != cur) {
+			full[k] = false;
+			tabs_w -= canvas_width(tabs[k]) - canvas_width(shorts[k]);
+		}
+	for (int k = 0; k < n && x < cv->w; k++)
+		x += canvas_text(cv, x, 0, cv->w - x, ids[k] == cur ? ST_TAB : ST_TITLE, full[k] ? tabs[k] : shorts[k]);
 	if (rw && x + rw <= cv->w)
 		canvas_text(cv, cv->w - rw, 0, rw, ST_TITLE, r);
 }
@@ -427,11 +451,13 @@ static void handle_key(struct app *app, int key)
 			app_message(app, ST_WARN, _("no comparison: start with --compare BEFORE AFTER or --compare-ranks R1 R2"));
 		break;
 	case ACT_NEXT_VIEW:
-	case ACT_PREV_VIEW: {
-		int n = main_views(app);
-		int cur = (int)v < n ? (int)v : 0;
-		int next = (cur + (act == ACT_NEXT_VIEW ? 1 : n - 1)) % n;
-		app_push(app, (enum view_id)next);
+	case ACT_PREV_VIEW: { /* the tab bar's order, the Cluster view last */
+		enum view_id ids[VIEW_COUNT];
+		int n = tab_views(app, ids), cur = 0;
+		for (int k = 0; k < n; k++)
+			if (ids[k] == v)
+				cur = k;
+		app_push(app, ids[(cur + (act == ACT_NEXT_VIEW ? 1 : n - 1)) % n]);
 		break;
 	}
 	case ACT_NEXT_RANK: change_rank(app, 1); break;

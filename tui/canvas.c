@@ -202,6 +202,19 @@ int canvas_textf(struct canvas *cv, int x, int y, int maxw, enum style st, const
 
 int canvas_width(const char *s) { return width_n(s, strlen(s)); }
 
+size_t canvas_byte_at(const char *s, int col)
+{
+	const uint8_t *p = (const uint8_t *)s, *end = p + strlen(s);
+	int w = 0;
+	while (p < end && w < col) {
+		struct unit u;
+		next_unit(p, end, &u);
+		w += u.width;
+		p += u.len;
+	}
+	return (size_t)(p - (const uint8_t *)s);
+}
+
 /* Where a line may end: after a space, comma or semicolon (2), else inside a name (1);
  * canvas_wrap also ends a line after any wide (CJK) character (2). */
 static int wrap_break(uint8_t c)

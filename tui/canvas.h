@@ -67,6 +67,9 @@ int canvas_textf(struct canvas *cv, int x, int y, int maxw, enum style st, const
 int canvas_wrap(struct canvas *cv, int x, int y, int w, int max_lines, enum style st, const char *s);
 /* Right-aligned in [x, x+w). */
 void canvas_text_right(struct canvas *cv, int x, int y, int w, enum style st, const char *s);
+/* The byte offset in s of the first character at or after display column col (strlen(s)
+ * when the text is narrower). */
+size_t canvas_byte_at(const char *s, int col);
 /* Display width of text as canvas_text would draw it. */
 int canvas_width(const char *s);
 /* The canvas as text, one line per row, trailing spaces trimmed (owned by the caller:

@@ -3,6 +3,7 @@
 #include "prompt.h"
 
 #include <curses.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,15 +107,51 @@ static void timeline_window(struct app *app, const char *word, const char *rest,
 		app_message(app, ST_WARN, _("%s wants milliseconds from the rank's start"), word);
 		return;
 	}
-	if (zoom)
-		b = strtod(end, NULL);
+	if (zoom) {
+		char *end2;
+		b = strtod(end, &end2);
+		if (end2 == end) {
+			app_message(app, ST_WARN, _("%s wants two times in ms: where the view starts and ends"), word);
+			return;
+		}
+	}
+	if (!isfinite(a) || !isfinite(b) || fabs(a) > 1e9 || fabs(b) > 1e9) {
+		app_message(app, ST_WARN, _("%s wants milliseconds from the rank's start"), word);
+		return;
+	}
+	if (zoom && b == a) {
+		app_message(app, ST_WARN, _("%s %g %g is no interval: give a start and an end"), word, a, b);
+		return;
+	}
+	/* the ends given the other way round are swapped, and said to be (not a 1 us view) */
+	bool swapped = zoom && b < a;
+	if (swapped) {
+		double x = a;
+		a = b;
+		b = x;
+	}
 	int64_t t0 = ra->t0 + (int64_t)(a * 1e6), t1 = ra->t0 + (int64_t)(b * 1e6);
 	if (!zoom) {
 		t0 -= 500000;
 		t1 = t0 + 1000000;
 	}
-	app_open(app, VIEW_TIMELINE,
-		 &(struct view_target){.timeline = {app->rank, t0, t1 > t0 ? t1 : t0 + 1000, UINT32_MAX}});
+	/* a window that misses the rank's events would show nothing without a word: refused */
+	const struct rank_data *rd = app_rank_data(app);
+	if (rd && rd->store.has_events && (t1 <= rd->store.window_start || t0 >= rd->store.window_end)) {
+		char b1[32], b2[32];
+		app_fmt_dur(rd->store.window_start - ra->t0, b1, sizeof b1);
+		app_fmt_dur(rd->store.window_end - ra->t0, b2, sizeof b2);
+		if (zoom)
+			app_message(app, ST_WARN, _("%s %g %g: no events there (%s .. %s)"),
+				    word, a, b, b1, b2);
+		else
+			app_message(app, ST_WARN, _("%s %g: no events there (%s .. %s)"),
+				    word, a, b1, b2);
+		return;
+	}
+	app_open(app, VIEW_TIMELINE, &(struct view_target){.timeline = {app->rank, t0, t1 > t0 ? t1 : t0 + 1000, UINT32_MAX}});
+	if (swapped)
+		app_message(app, ST_NORMAL, _("%s: the ends swapped, %g .. %g ms"), word, a, b);
 }
 
 void cmd_goto(struct app *app, const char *word, const char *rest)

@@ -329,6 +329,27 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	return an;
 }
 
+static size_t warnings_of(struct diag_list *dl, void (*fn)(const struct diag *d, void *ctx), void *ctx)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&dl->lock);
+	for (size_t i = 0; i < dl->n; i++)
+		if (dl->items[i].level >= DIAG_WARN) {
+			n++;
+			if (fn)
+				fn(&dl->items[i], ctx);
+		}
+	pthread_mutex_unlock(&dl->lock);
+	return n;
+}
+
+size_t analysis_warnings(const struct analysis *an, void (*fn)(const struct diag *d, void *ctx), void *ctx)
+{
+	/* the lists are locked for their readers; the casts only take the lock */
+	size_t n = an->cap ? warnings_of((struct diag_list *)&an->cap->diags, fn, ctx) : 0;
+	return n + warnings_of((struct diag_list *)&an->diags, fn, ctx);
+}
+
 void analysis_free(struct analysis *an)
 {
 	if (!an)

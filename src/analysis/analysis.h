@@ -46,6 +46,11 @@ struct analysis_hook {
 /* The same with a hook (borrowed for the run); owned like analysis_run's. */
 struct analysis *analysis_run_with(const struct capture *cap, const struct analysis_hook *hook);
 void analysis_free(struct analysis *an);
+/* The capture's warnings, one list: the input's diagnostics at warning level or above,
+ * then the analysis' remarks at that level. JSON's "warnings", the text report's warning
+ * lines and the Overview's count all come from it, so they never disagree. Calls fn on
+ * each in order (fn may be NULL) with the list locked; returns how many there are. */
+size_t analysis_warnings(const struct analysis *an, void (*fn)(const struct diag *d, void *ctx), void *ctx);
 /* Per-rank analysis alone (used by analysis_run; exposed for tests). */
 void analysis_rank(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		   struct diag_list *dl);

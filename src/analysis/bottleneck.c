@@ -36,21 +36,30 @@
 
 const struct threshold_def threshold_defs[] = {
 	{BN_HOST_DISPATCH, "host_bound_pct", 10.0, 50.0, true,
-	 N_("the device idles while the host dispatches ops or runs Python")},
+	 N_("the device idles while the host dispatches ops or runs Python"),
+	 N_("the device seldom idles while the host dispatches ops or runs Python")},
 	{BN_HOST_DISPATCH, "dispatch_per_step", 1200.0, 4800.0, false,
-	 N_("per-step op dispatch is a fixed cost paid every step")},
+	 N_("per-step op dispatch is a fixed cost paid every step"),
+	 N_("per-step op dispatch is a small fixed cost")},
 	{BN_HOST_DISPATCH, "npu_idle_pct", 20.0, 60.0, false,
-	 N_("the device sits idle in gaps of 50 us or more (edges included)")},
-	{BN_NPU_COMPUTE, "compute_pct", 80.0, 98.0, true, N_("device compute fills most of the window")},
+	 N_("the device sits idle in gaps of 50 us or more (edges included)"),
+	 N_("the device seldom sits idle in gaps of 50 us or more (edges included)")},
+	{BN_NPU_COMPUTE, "compute_pct", 80.0, 98.0, true, N_("device compute fills most of the window"),
+	 N_("device compute does not fill most of the window")},
 	{BN_NPU_COMPUTE, "duration_over_aicore", 1.5, 4.0, false,
-	 N_("kernel Duration well above AICore time: scheduling waits inside kernels")},
-	{BN_COMMUNICATION, "comm_not_overlapped_pct", 10.0, 50.0, true, N_("communication is not hidden by compute")},
+	 N_("kernel Duration well above AICore time: scheduling waits inside kernels"),
+	 N_("kernel Duration close to AICore time: little waiting inside kernels")},
+	{BN_COMMUNICATION, "comm_not_overlapped_pct", 10.0, 50.0, true, N_("communication is not hidden by compute"),
+	 N_("little communication is left unhidden by compute")},
 	{BN_COMMUNICATION, "comm_share_of_device_pct", 30.0, 80.0, false,
-	 N_("collectives take much of the device time")},
+	 N_("collectives take much of the device time"), N_("collectives take little of the device time")},
 	{BN_COPY, "copy_exposed_pct", 5.0, 30.0, true,
-	 N_("copies and syncs run while no compute or collective hides them")},
-	{BN_COPY, "device_copy_pct", 5.0, 30.0, false, N_("device copies take device time")},
-	{BN_COPY, "sync_per_step", 1.0, 10.0, false, N_("each sync drains the device queue")},
+	 N_("copies and syncs run while no compute or collective hides them"),
+	 N_("little copy or sync time runs unhidden by compute or collectives")},
+	{BN_COPY, "device_copy_pct", 5.0, 30.0, false, N_("device copies take device time"),
+	 N_("device copies take little device time")},
+	{BN_COPY, "sync_per_step", 1.0, 10.0, false, N_("each sync drains the device queue"),
+	 N_("few syncs drain the device queue each step")},
 };
 const size_t n_threshold_defs = sizeof threshold_defs / sizeof threshold_defs[0];
 
@@ -93,7 +102,8 @@ static void add_evidence(struct bottleneck *b, const struct threshold_def *t, co
 	const char *u = !strcmp(e->unit, "%") ? " %" : !strcmp(e->unit, "ratio") ? "" : " ";
 	const char *unit_word = !strcmp(e->unit, "%") || !strcmp(e->unit, "ratio") ? "" : e->unit;
 	e->text = xasprintf(_("%s = %.2f%s%s %s threshold %.2f%s%s: %s%s (source: %s%s)"), e->metric, v, u, unit_word,
-			    v >= t->threshold ? ">=" : "<", t->threshold, u, unit_word, _(t->why),
+			    v >= t->threshold ? ">=" : "<", t->threshold, u, unit_word,
+			    v >= t->threshold ? _(t->why) : _(t->why_not),
 			    t->scores ? "" : _(" [context, not scored]"), ra->source[m] ? _(ra->source[m]) : "?",
 			    edges_out ? _("; of the window less its edge idle") : "");
 }

@@ -51,7 +51,9 @@ struct threshold_def {
 	double threshold;   /* score 40 at this value */
 	double full;        /* score 100 at this value */
 	bool scores;        /* false: context shown beside the score, never moving it */
-	const char *why;    /* static */
+	const char *why;    /* static: what a value at or above the threshold says */
+	const char *why_not; /* static: what a value below it says (the evidence states the rule
+			      * the way the value lies, not the crossing's claim when it fails) */
 };
 extern const struct threshold_def threshold_defs[];
 extern const size_t n_threshold_defs;

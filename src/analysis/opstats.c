@@ -900,6 +900,63 @@ static int cmp_shape_rec(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* The kernel table's communication Types (its CAT_COMM rows'), each once. */
+struct comm_types {
+	const char **v; /* borrowed from the table's strings */
+	size_t n, cap;
+};
+
+static bool comm_types_has(const struct comm_types *ct, const char *type)
+{
+	for (size_t i = 0; i < ct->n; i++)
+		if (!strcmp(ct->v[i], type))
+			return true;
+	return false;
+}
+
+/* Warns when op_statistic and the kernel table, each split into the communication Types'
+ * rows and the others, differ by more than 20 % in the others. */
+static void opstats_check_op_statistic(int rank, const struct csv_table *os, const struct csv_table *kt,
+				       struct diag_list *dl)
+{
+	struct comm_types ct = {0};
+	int64_t k_comm = 0, k_other = 0, s_comm = 0, s_other = 0;
+	struct kernel_memo memo = {0};
+	for (size_t r = 0; r < kt->nrows; r++) {
+		int64_t v;
+		if (!csvt_time(kt, r, COL_DURATION, &v))
+			continue;
+		if (analysis_kernel_class(&memo, kt, r).cat != CAT_COMM) {
+			k_other = num_sat_add(k_other, v);
+			continue;
+		}
+		k_comm = num_sat_add(k_comm, v);
+		const char *type = csvt_str(kt, r, COL_TYPE);
+		if (type && *type && !comm_types_has(&ct, type)) {
+			xgrow(&ct.v, &ct.cap, ct.n + 1, sizeof *ct.v);
+			ct.v[ct.n++] = type;
+		}
+	}
+	analysis_kernel_memo_free(&memo);
+	for (size_t r = 0; r < os->nrows; r++) {
+		int64_t v;
+		if (!csvt_time(os, r, COL_TOTAL, &v))
+			continue;
+		const char *type = csvt_str(os, r, COL_TYPE);
+		if (type && comm_types_has(&ct, type))
+			s_comm = num_sat_add(s_comm, v);
+		else
+			s_other = num_sat_add(s_other, v);
+	}
+	free(ct.v);
+	if (k_other > 0 && fabs((double)s_other - (double)k_other) > 0.2 * (double)k_other)
+		diag_add(dl, DIAG_WARN, os->path, 0, -1,
+			 _("rank %d: op_statistic's rows other than communication total %.3f ms but the kernel "
+			 "table's %.3f ms (more than 20 %% apart); the communication Types' rows, compared "
+			 "apart: %.3f ms and %.3f ms"),
+			 rank, (double)s_other / 1e6, (double)k_other / 1e6, (double)s_comm / 1e6, (double)k_comm / 1e6);
+}
+
 /* The kernel table's rows grouped by type and input shapes ("MatMulV2 [8,4096;4096,4096]"),
  * as msprof-analyze groups kernels: the same op on other shapes is another row. Rows are
  * grouped by string ids first (16 bytes a row), then the few distinct pairs by their text
@@ -1093,36 +1150,12 @@ void analysis_ops_finish(const struct capture *cap, size_t ri, struct rank_analy
 			 _("rank %d: device op time in the trace (%.3f ms) and in this table (%.3f ms) differ by "
 			 "more than 20 %%; the table's totals are shown beside the trace's, never added"),
 			 ra->rank, (double)trace_dev / 1e6, (double)csv_dev / 1e6);
-	/* op_statistic and the kernel table describe the same kernels: compare them by type */
+	/* op_statistic and the kernel table describe the same kernels, communication (hcom_*)
+	 * rows included: compare like with like, the rows of the kernel table's communication
+	 * Types apart from the others on both sides */
 	const struct csv_table *os = rd->by_kind[CSV_OP_STATISTIC];
-	if (os && kt && csvt_has(os, COL_TOTAL) && csvt_has(kt, COL_TYPE)) {
-		int64_t a = 0, b = 0;
-		for (size_t r = 0; r < os->nrows; r++) {
-			int64_t v;
-			if (csvt_time(os, r, COL_TOTAL, &v))
-				a = num_sat_add(a, v);
-		}
-		/* op_statistic leaves the communication (HCCL) rows out by design: compare
-		 * with the kernel table's other rows */
-		int64_t comm = 0;
-		struct kernel_memo memo = {0};
-		for (size_t r = 0; r < kt->nrows; r++) {
-			int64_t v;
-			if (!csvt_time(kt, r, COL_DURATION, &v))
-				continue;
-			if (analysis_kernel_class(&memo, kt, r).cat == CAT_COMM)
-				comm = num_sat_add(comm, v);
-			else
-				b = num_sat_add(b, v);
-		}
-		analysis_kernel_memo_free(&memo);
-		if (b > 0 && fabs((double)a - (double)b) > 0.2 * (double)b)
-			diag_add(dl, DIAG_WARN, os->path, 0, -1,
-				 _("rank %d: op_statistic totals %.3f ms but the kernel table's non-communication rows "
-				 "%.3f ms (more than 20 %% apart; its %.3f ms of communication rows are left out of "
-				 "op_statistic by design and not compared)"),
-				 ra->rank, (double)a / 1e6, (double)b / 1e6, (double)comm / 1e6);
-	}
+	if (os && kt && csvt_has(os, COL_TOTAL) && csvt_has(os, COL_TYPE) && csvt_has(kt, COL_TYPE))
+		opstats_check_op_statistic(ra->rank, os, kt, dl);
 	if (from_csv)
 		ra->ops_source = xstrdup(_("kernel table rows (device) and operator_details rows (host): no trace"));
 	else

@@ -24,6 +24,12 @@ const char *analysis_confidence_name(enum confidence c)
 	return c == CONF_HIGH ? "high" : c == CONF_MEDIUM ? "medium" : "low";
 }
 
+const char *analysis_confidence_text(enum confidence c)
+{
+	return c == CONF_HIGH ? C_("confidence", "high") : c == CONF_MEDIUM ? C_("confidence", "medium")
+								       : C_("confidence", "low");
+}
+
 const char *analysis_step_source_name(enum step_source s)
 {
 	switch (s) {

@@ -26,7 +26,9 @@
 #include "memory.h"
 
 enum confidence { CONF_HIGH, CONF_MEDIUM, CONF_LOW };
-const char *analysis_confidence_name(enum confidence c); /* static */
+const char *analysis_confidence_name(enum confidence c); /* static: English, for JSON */
+/* The same in the messages' language, for text and views (static). */
+const char *analysis_confidence_text(enum confidence c);
 
 /* X(id, "key", "unit", label, definition, formula, caveat): the last four marked N_() for the
  * catalog and shown through _() (never an empty one: _("") is the catalog header) */

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "i18n.h"
 #include "sbuf.h"
@@ -72,9 +73,20 @@ void diag_addv(struct diag_list *dl, enum diag_level level, const char *file, lo
 
 char *diag_format(const struct diag *d)
 {
+	return diag_format_under(d, NULL);
+}
+
+char *diag_format_under(const struct diag *d, const char *root)
+{
 	struct sbuf sb = SBUF_INIT;
 	if (d->file) {
-		sbuf_adds(&sb, d->file);
+		const char *f = d->file;
+		size_t n = root ? strlen(root) : 0;
+		while (n > 1 && root[n - 1] == '/')
+			n--;
+		if (n && !strncmp(f, root, n) && f[n] == '/' && f[n + 1])
+			f += n + 1;
+		sbuf_adds(&sb, f);
 		if (d->line > 0)
 			sbuf_addf(&sb, ":%ld", d->line);
 		else if (d->offset >= 0) {

@@ -39,6 +39,9 @@ void diag_addv(struct diag_list *dl, enum diag_level level, const char *file, lo
 /* "file:line: message", "file: byte N: message" or "message", in the messages' language (a
  * JSON run's is English); owned by the caller. */
 char *diag_format(const struct diag *d);
+/* The same with the file named relative to root (the capture's path as given) when it lies
+ * under it: what a screen shows, the capture's own path being said once above. */
+char *diag_format_under(const struct diag *d, const char *root);
 /* "info", "warning", "error": English, for JSON; static. */
 const char *diag_level_name(enum diag_level level);
 /* The same in the messages' language, for text; static. */

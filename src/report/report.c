@@ -177,7 +177,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		fprintf(out, " %14s  %s", report_metric_text(ra, m, b, sizeof b),
 			ra->source[m] ? _(ra->source[m]) : "");
 		if (ra->conf[m] != CONF_HIGH)
-			fprintf(out, _(" [confidence %s]"), analysis_confidence_name(ra->conf[m]));
+			fprintf(out, _(" [confidence %s]"), analysis_confidence_text(ra->conf[m]));
 		fputc('\n', out);
 	}
 	if (ra->have[M_DISPATCH_PER_STEP] && ra->v[M_DISPATCH_PER_STEP] > 1200)
@@ -196,7 +196,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		fputc(')', out);
 	}
 	fprintf(out, _("\nphases: %s, confidence %s"), analysis_phase_source_name(ra->phase_source),
-		analysis_confidence_name(ra->phase_conf));
+		analysis_confidence_text(ra->phase_conf));
 	if (ra->phase_evidence) {
 		fputs(": ", out);
 		summary_put_clean(out, ra->phase_evidence);
@@ -229,7 +229,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			fprintf(out, " %*.3f %12.3f %9.3f %13s %9s  %-10s  %s\n", 11 - over, (double)s->compute_ns / 1e6,
 				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6, host, disp,
 				analysis_phase_signal_name(s->phase_source),
-				analysis_confidence_name(s->phase_conf));
+				analysis_confidence_text(s->phase_conf));
 		}
 		if (shown < ra->n_steps)
 			fprintf(out, _("  ... %zu more steps (see --json)\n"), ra->n_steps - shown);
@@ -275,7 +275,7 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		}
 		if (bn->score >= 40) {
 			fprintf(out, _("      expected gain %.1f-%.1f %% of the window (confidence %s): "), bn->gain.low_pct,
-				bn->gain.high_pct, analysis_confidence_name(bn->gain.conf));
+				bn->gain.high_pct, analysis_confidence_text(bn->gain.conf));
 			summary_put_clean(out, bn->gain.basis);
 			fputs(_("\n      try: "), out);
 			summary_put_clean(out, bn->advice);
@@ -290,7 +290,10 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	report_phase_text(ra, out);
 	report_advice_text(ra, out);
 
-	fputs(_("\ntop ops by total time (trace; CSV total beside it)\n"), out);
+	/* without a trace the rows are the tables' own: no trace to set a CSV total beside */
+	fputs(ra->has_trace ? _("\ntop ops by total time (trace; CSV total beside it)\n")
+			    : _("\ntop ops by total time (kernel table and operator_details rows: no trace)\n"),
+	      out);
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
 		fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
 		/* TRANSLATORS: column titles: each keeps the cells of its column */
@@ -397,6 +400,13 @@ void report_print_text(const struct analysis *an, FILE *out)
 }
 
 /* ---- JSON --------------------------------------------------------------------------- */
+
+static void json_warning(const struct diag *d, void *ctx)
+{
+	char *line = diag_format(d);
+	jsonw_str(ctx, line);
+	free(line);
+}
 
 
 
@@ -732,11 +742,19 @@ void report_print_json(const struct analysis *an, FILE *out)
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);
-	/* input diagnostics then analysis remarks, in one list */
-	summary_json_diags(&w, (struct diag_list *)&an->cap->diags);
+	/* the warnings, one list (analysis_warnings): the input's then the analysis'; the text
+	 * report prints each as one warning line, the Overview counts them */
+	jsonw_key(&w, "warnings");
+	jsonw_arr_begin(&w);
+	analysis_warnings(an, json_warning, &w);
+	jsonw_arr_end(&w);
+	summary_json_diagnostics(&w, (struct diag_list *)&an->cap->diags);
+	/* the analysis' remarks below warning level (its warnings are in "warnings") */
 	jsonw_key(&w, "analysis_notes");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < an->diags.n; i++) {
+		if (an->diags.items[i].level >= DIAG_WARN)
+			continue;
 		char *line = diag_format(&an->diags.items[i]);
 		jsonw_str(&w, line);
 		free(line);

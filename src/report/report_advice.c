@@ -70,7 +70,7 @@ void report_advice_text(const struct rank_analysis *ra, FILE *out)
 			continue;
 		}
 		fprintf(out, _("  * %s (%.1f %s >= %.1f, confidence %s)\n      "), _(r->title), f->value, r->unit,
-			r->threshold, analysis_confidence_name(f->conf));
+			r->threshold, analysis_confidence_text(f->conf));
 		summary_put_clean(out, f->evidence);
 		fprintf(out, _("\n      why: %s\n      try: %s\n"), _(r->why), _(r->try_this));
 	}

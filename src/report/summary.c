@@ -78,6 +78,13 @@ void summary_json_diags(struct jsonw *w, struct diag_list *dl)
 		free(line);
 	}
 	jsonw_arr_end(w);
+	pthread_mutex_unlock(&dl->lock);
+	summary_json_diagnostics(w, dl);
+}
+
+void summary_json_diagnostics(struct jsonw *w, struct diag_list *dl)
+{
+	pthread_mutex_lock(&dl->lock);
 	jsonw_key(w, "diagnostics");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < dl->n; i++) {

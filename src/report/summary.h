@@ -13,9 +13,11 @@ void summary_print_json(const struct capture *cap, FILE *out);
 void summary_put_clean(FILE *out, const char *s);
 /* Diagnostics as "level: file:line: message" lines (sanitised). */
 void summary_print_diags(struct diag_list *dl, FILE *out, const char *indent);
-/* The diagnostics as JSON: "warnings" (strings) and "diagnostics" (objects). */
 struct jsonw;
+/* The diagnostics as JSON: "warnings" (strings) and "diagnostics" (objects). */
 void summary_json_diags(struct jsonw *w, struct diag_list *dl);
+/* "diagnostics" (objects, every level) and "diagnostics_dropped" alone. */
+void summary_json_diagnostics(struct jsonw *w, struct diag_list *dl);
 /* Human-friendly byte and duration strings written to buf, which is returned. */
 const char *summary_bytes(uint64_t bytes, char *buf, size_t size);
 const char *summary_duration(int64_t ns, char *buf, size_t size);

@@ -50,6 +50,43 @@ uint8_t lod_pick_category(uint8_t mask)
 	return CAT_OTHER;
 }
 
+void lod_merge_add(struct lod_merge *m, const struct lod_result *r)
+{
+	if (!r->mask)
+		return;
+	/* a lane's cell counts for the category it shows; a compute lane with a short
+	 * collective in the cell counts for both */
+	uint8_t cat = lod_pick_category(r->mask);
+	if (r->coverage > m->cov[cat])
+		m->cov[cat] = r->coverage;
+	if ((r->mask & (1u << CAT_COMPUTE)) && r->coverage > m->cov[CAT_COMPUTE])
+		m->cov[CAT_COMPUTE] = r->coverage;
+	if (r->coverage > m->any)
+		m->any = r->coverage;
+	m->mask |= r->mask;
+}
+
+uint8_t lod_merge_pick(const struct lod_merge *m, double *coverage)
+{
+	*coverage = m->any;
+	if (!m->mask)
+		return CAT_COUNT;
+	/* without compute in the cell, the usual order (lod_pick_category) */
+	if (!(m->mask & (1u << CAT_COMPUTE)))
+		return lod_pick_category(m->mask);
+	/* with it, the one the usual order shows among the others only where it holds more of
+	 * the cell than compute, and of communication only what compute leaves uncovered:
+	 * short copies and collectives beside compute no longer paint a computing rank as
+	 * something else */
+	double c = m->cov[CAT_COMPUTE];
+	uint8_t rest = m->mask & (uint8_t)~(1u << CAT_COMPUTE);
+	if (!rest)
+		return CAT_COMPUTE;
+	uint8_t other = lod_pick_category(rest);
+	double v = other == CAT_COMM ? (m->cov[other] > c ? m->cov[other] - c : 0) : m->cov[other];
+	return v > c ? other : CAT_COMPUTE;
+}
+
 static uint32_t pow2_at_least(uint32_t v)
 {
 	uint32_t p = 1;

@@ -49,6 +49,22 @@ void lod_query(const struct rank_store *rs, const struct ev_class *cls, const st
 	       const struct lane_lod *lod, int64_t a, int64_t b, struct lod_result *out);
 /* The category shown when several occur: communication, copy, compute, scheduling, other. */
 uint8_t lod_pick_category(uint8_t mask);
+
+/* Several lanes merged into one cell (a rank's device row): each lane's result added, then
+ * the category to show. Without compute in the cell, lod_pick_category's order; with it,
+ * compute unless the one that order shows among the others holds more of the cell,
+ * communication counting only what compute leaves uncovered: a collective running beside compute (its own stream, or
+ * a group lane spanning the step) or a short copy no longer paints a computing rank as
+ * something else. Each lane counts for the category it shows (and for compute when it
+ * has some). Start with {0}. */
+struct lod_merge {
+	double cov[CAT_COUNT]; /* per category, the greatest coverage of a lane showing it */
+	double any;            /* the greatest coverage of any lane */
+	uint8_t mask;          /* the categories present */
+};
+void lod_merge_add(struct lod_merge *m, const struct lod_result *r);
+/* The category to show (CAT_COUNT when no lane had an event there); *coverage the cell's. */
+uint8_t lod_merge_pick(const struct lod_merge *m, double *coverage);
 size_t lod_bytes(const struct lane_lod *lods, size_t n);
 
 /* The timeline index of every lane of rs and the events' classes as bytes, for the index

@@ -64,6 +64,13 @@ void store_free(struct rank_store *rs)
 	memset(rs, 0, sizeof *rs);
 }
 
+/* The figure store.h and the README give for a complete event's columns: change them with it. */
+#define STORE_EV_COL(f) sizeof(((const struct rank_store *)0)->f[0])
+_Static_assert(STORE_EV_COL(ev_ts_lo) + STORE_EV_COL(ev_name) + STORE_EV_COL(ev_kind) + STORE_EV_COL(ev_dur) +
+			       STORE_EV_COL(ev_off_lo) ==
+		       20,
+	       "an X event's columns are no longer 20 bytes: say so in store.h and README.md");
+
 size_t store_bytes(const struct rank_store *rs)
 {
 	size_t b = strtab_bytes(rs->strs);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The per-rank store: what the loaders produce and everything downstream reads.
  *
- * Events are columnar (struct-of-arrays) so an X event costs 16 bytes: the start in
- * nanoseconds on the file's own clock (exact: 32 bits over a block base), the duration in
- * 32 bits (longer ones aside), an interned name, one index for its lane and attribute pair
- * (cat, Task Type), and the element's byte offset in the file as 32 bits over a block
- * base, from which the full args are parsed lazily on drill-down. Lanes are (pid, tid) pairs named by
+ * Events are columnar (struct-of-arrays) so an X event costs 20 bytes of columns (and 4
+ * more as its lane's index): the start in nanoseconds on the file's own clock (exact: 32
+ * bits over a block base), the duration in 32 bits (longer ones aside), an interned name,
+ * one index for its lane and attribute pair (cat, Task Type), and the element's byte
+ * offset in the file as 32 bits over a block base, from which the full args are parsed lazily on drill-down. Lanes are (pid, tid) pairs named by
  * the trace's metadata; each holds its events sorted by start. Once published, a store is
  * immutable: readers on other threads need no locks. */
 #ifndef ASCPROF_STORE_H
@@ -150,7 +150,7 @@ struct long_dur {
 struct rank_store {
 	struct strtab *strs; /* owned: every name, cat, pid text ... */
 
-	/* X events: 16 bytes each. Read them through the accessors below. The column, lane
+	/* X events: 20 bytes each in these columns. Read them through the accessors below. The column, lane
 	 * event, track sample and link arrays below are owned by the store, or mapped from
 	 * its index file (map) and valid until store_free. */
 	size_t n_ev;

@@ -175,7 +175,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		const struct bottleneck *b = &v->ra->bn[sl->bn];
 		paras[0] = b->ev[sl->ev].text;
 		snprintf(gain, sizeof gain, _("%s: expected gain %.1f-%.1f %% of the window, confidence %s: %s"), b->name,
-			 b->gain.low_pct, b->gain.high_pct, analysis_confidence_name(b->gain.conf), b->gain.basis);
+			 b->gain.low_pct, b->gain.high_pct, analysis_confidence_text(b->gain.conf), b->gain.basis);
 		snprintf(advice, sizeof advice, _("try: %s"), b->advice);
 		paras[1] = gain;
 		paras[2] = advice;
@@ -185,7 +185,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		snprintf(seen, sizeof seen,
 			 f->triggered ? _("%s (%.1f %s >= %.1f, confidence %s): %s")
 				      : _("%s (%.1f %s < threshold %.1f, confidence %s): %s"),
-			 _(r->title), f->value, r->unit, r->threshold, analysis_confidence_name(f->conf), f->evidence);
+			 _(r->title), f->value, r->unit, r->threshold, analysis_confidence_text(f->conf), f->evidence);
 		paras[0] = seen;
 		snprintf(gain, sizeof gain, _("why: %s"), _(r->why));
 		snprintf(advice, sizeof advice, _("try: %s"), _(r->try_this));
@@ -285,7 +285,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		case L_GAIN:
 			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_GOOD,
 				     _("expected gain %.1f-%.1f %% of the window, confidence %s: %s"), b->gain.low_pct,
-				     b->gain.high_pct, analysis_confidence_name(b->gain.conf), b->gain.basis);
+				     b->gain.high_pct, analysis_confidence_text(b->gain.conf), b->gain.basis);
 			break;
 		case L_ADVICE:
 			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, _("try: %s"), b->advice);
@@ -466,7 +466,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 			snprintf(f[5], 32, "%.2f", b->gain.high_pct);
 			const char *row[] = {f[0], b->name, f[1], b->ev[e].metric, f[2], f[3], b->ev[e].unit,
 					     b->ev[e].triggered ? "yes" : "no", b->ev[e].text, f[4], f[5],
-					     analysis_confidence_name(b->gain.conf), b->advice};
+					     analysis_confidence_text(b->gain.conf), b->advice};
 			csvw_row(out, row, sizeof row / sizeof row[0]);
 			rows++;
 		}
@@ -481,7 +481,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 		snprintf(f1, sizeof f1, "%.4f", f->value);
 		snprintf(f2, sizeof f2, "%.4f", r->threshold);
 		const char *row[] = {f0, "advice", "", r->id, f1, f2, r->unit, f->triggered ? "yes" : "no", f->evidence,
-				     "", "", analysis_confidence_name(f->conf), r->try_this};
+				     "", "", analysis_confidence_text(f->conf), r->try_this};
 		csvw_row(out, row, sizeof row / sizeof row[0]);
 		rows++;
 	}

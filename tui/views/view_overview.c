@@ -13,7 +13,8 @@
 #include "xalloc.h"
 
 struct overview {
-	int scroll;
+	int scroll;    /* the first warning shown */
+	size_t n_warn; /* as last drawn */
 };
 
 static void *create(struct app *app)
@@ -213,42 +214,95 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 	}
 	char gain[200];
 	snprintf(gain, sizeof gain, _("expected gain %.1f-%.1f %% of the window (%s confidence); all triggered: "
-		 "%.1f-%.1f %%"), bn->gain.low_pct, bn->gain.high_pct, analysis_confidence_name(bn->gain.conf),
+		 "%.1f-%.1f %%"), bn->gain.low_pct, bn->gain.high_pct, analysis_confidence_text(bn->gain.conf),
 		 ra->combined_gain_low, ra->combined_gain_high);
 	canvas_text(cv, x + 2, y++, w - 2, ST_NORMAL, gain);
 	canvas_text(cv, x + 2, y++, w - 2, ST_DIM, _("6 evidence and gains   2 timeline   3 ops   4 steps   5 ranks"));
 	return y;
 }
 
-static int draw_warnings(struct app *app, struct canvas *cv, int x, int y, int w, int max_lines)
+struct warn_lines {
+	char **v;
+	size_t n, cap;
+	const char *root;
+};
+
+static void collect_warning(const struct diag *d, void *ctx)
 {
-	struct diag_list *dl = app_diags(app);
-	size_t warn = diag_count(dl, DIAG_WARN);
+	struct warn_lines *wl = ctx;
+	xgrow(&wl->v, &wl->cap, wl->n + 1, sizeof *wl->v);
+	wl->v[wl->n++] = diag_format_under(d, wl->root);
+}
+
+/* The warnings, one list (analysis_warnings, what JSON's "warnings" holds) once the
+ * analysis is out, the input's alone before; each whole, wrapped, its file named from the
+ * capture (whose path is said above); j k scroll them when they do not all fit. */
+static int draw_warnings(struct overview *ov, struct app *app, struct canvas *cv, int x, int y, int w,
+			 int max_lines)
+{
 	if (max_lines < 1)
 		return y;
+	struct warn_lines wl = {.root = app_capture(app)->plan.path};
+	const struct published *pub = app_pub(app);
+	if (pub && pub->an) {
+		analysis_warnings(pub->an, collect_warning, &wl);
+	} else {
+		struct diag_list *dl = app_diags(app);
+		pthread_mutex_lock(&dl->lock);
+		for (size_t i = 0; i < dl->n; i++)
+			if (dl->items[i].level >= DIAG_WARN)
+				collect_warning(&dl->items[i], &wl);
+		pthread_mutex_unlock(&dl->lock);
+	}
+	ov->n_warn = wl.n;
 	char head[64];
-	snprintf(head, sizeof head, _("Warnings %zu"), warn);
-	canvas_text(cv, x, y, 12, warn ? ST_WARN : ST_HEADER, head);
-	if (!warn) {
+	snprintf(head, sizeof head, _("Warnings %zu"), wl.n);
+	canvas_text(cv, x, y, 12, wl.n ? ST_WARN : ST_HEADER, head);
+	if (!wl.n) {
 		canvas_text(cv, x + 12, y, w - 12, ST_DIM, _("none"));
 		return y + 1;
 	}
-	int lines = 0;
-	pthread_mutex_lock(&dl->lock);
-	for (size_t i = 0; i < dl->n && lines < max_lines; i++) {
-		if (dl->items[i].level < DIAG_WARN)
-			continue;
-		char *s = diag_format(&dl->items[i]);
-		canvas_text(cv, x + 12, y + lines++, w - 12, dl->items[i].level == DIAG_ERROR ? ST_ERROR : ST_NORMAL, s);
-		free(s);
-	}
-	pthread_mutex_unlock(&dl->lock);
-	return y + lines;
+	if (ov->scroll >= (int)wl.n)
+		ov->scroll = (int)wl.n - 1;
+	int tw = w - 12 > 1 ? w - 12 : 1, lines = 0;
+	size_t i = (size_t)ov->scroll;
+	/* the whole list fits from the first: no scroll line */
+	int need = 0;
+	for (size_t k = 0; k < wl.n; k++)
+		need += canvas_wrap(NULL, 0, 0, tw, 0, ST_NORMAL, wl.v[k]);
+	bool all = ov->scroll == 0 && need <= max_lines;
+	int room = all ? max_lines : max_lines - 1;
+	for (; i < wl.n && lines < room; i++)
+		lines += canvas_wrap(cv, x + 12, y + lines, tw, room - lines, ST_NORMAL, wl.v[i]);
+	if (!all && room >= 0)
+		canvas_textf(cv, x + 12, y + lines, tw, ST_DIM, _("warnings %d-%zu of %zu   j k scroll them"),
+			     ov->scroll + 1, i, wl.n);
+	for (size_t k = 0; k < wl.n; k++)
+		free(wl.v[k]);
+	free(wl.v);
+	return y + lines + !all;
+}
+
+static int handle(void *stp, struct app *app, enum action act)
+{
+	struct overview *ov = stp;
+	(void)app;
+	if (act == ACT_DOWN && ov->scroll + 1 < (int)ov->n_warn)
+		ov->scroll++;
+	else if (act == ACT_UP && ov->scroll > 0)
+		ov->scroll--;
+	else if (act == ACT_TOP)
+		ov->scroll = 0;
+	else if (act == ACT_BOTTOM && ov->n_warn)
+		ov->scroll = (int)ov->n_warn - 1;
+	else
+		return VH_UNHANDLED;
+	return VH_HANDLED;
 }
 
 static void draw(void *stp, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
-	(void)stp;
+	struct overview *ov = stp;
 	int bottom = y + h;
 	x += 1;
 	w -= 2;
@@ -260,14 +314,15 @@ static void draw(void *stp, struct app *app, struct canvas *cv, int x, int y, in
 	if (y < bottom)
 		y = draw_verdict(app, cv, x, y, w, bottom - y - 2) + 1;
 	if (y < bottom)
-		draw_warnings(app, cv, x, y, w, bottom - y);
+		draw_warnings(ov, app, cv, x, y, w, bottom - y);
 }
 
 const struct view_ops overview_view_ops = {
 	.title = N_("Overview"),
-	.scopes = 0,
+	.scopes = KS_LIST,
 	.create = create,
 	.destroy = destroy,
+	.handle = handle,
 	.draw = draw,
 	.hint = N_("1-8 views  Tab next  < > rank  : command"),
 };

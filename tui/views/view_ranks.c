@@ -13,6 +13,7 @@
 
 struct ranks_view {
 	struct listbox lb;
+	int hskip; /* offset columns scrolled out after the rank (Right/l, Left/h) */
 };
 
 static void *create(struct app *app)
@@ -32,17 +33,19 @@ static void device_cell(struct app *app, size_t ri, int64_t a, int64_t b, struct
 	memset(out, 0, sizeof *out);
 	if (!lods || !ra)
 		return;
+	/* compute shown as compute: communication beside it counts only where uncovered */
+	struct lod_merge m = {0};
 	for (size_t li = 0; li < rs->n_lanes; li++) {
 		const struct lane *l = &rs->lanes[li];
 		if (l->group != LANE_DEVICE && l->group != LANE_COMM)
 			continue;
 		struct lod_result r;
 		lod_query(rs, ra->cls, l, &lods[li], a, b, &r);
-		if (r.coverage > out->coverage)
-			out->coverage = r.coverage;
-		out->mask |= r.mask;
+		lod_merge_add(&m, &r);
 	}
-	out->top_cat = lod_pick_category(out->mask);
+	uint8_t cat = lod_merge_pick(&m, &out->coverage);
+	out->mask = m.mask;
+	out->top_cat = cat == CAT_COUNT ? CAT_OTHER : cat;
 }
 
 static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
@@ -59,31 +62,41 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		     analysis_align_name(app_align(app)), an->n_ranks ? an->ranks[0].rank : 0);
 	int hy = y + 1;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
-	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
-		    /* TRANSLATORS: column titles: each keeps the cells of its column */
-		    _("rank      first us        raw us  collective us  residual us  matched   compute / comm / free"));
+	/* TRANSLATORS: column titles: each keeps the cells of its column */
+	const char *head = _("rank      first us        raw us  collective us  residual us  matched   compute / comm / free");
 	int rows = (int)an->n_ranks;
 	int table_h = rows < h / 2 ? rows : h / 2;
 	listbox_clamp(&v->lb, table_h);
+	int shown = 0;
+	while (shown < table_h && v->lb.top + (size_t)shown < an->n_ranks)
+		shown++;
+	char **lines = xcalloc(shown ? (size_t)shown : 1, sizeof *lines);
+	for (int r = 0; r < shown; r++) {
+		const struct rank_analysis *ra = &an->ranks[v->lb.top + (size_t)r];
+		lines[r] = xasprintf("%-4d %13.3f %13.3f %14.3f %12.3f %8zu%s", ra->rank,
+				     (double)ra->offset_ns[ALIGN_FIRST] / 1e3, (double)ra->offset_ns[ALIGN_RAW] / 1e3,
+				     (double)ra->offset_ns[ALIGN_COLLECTIVE] / 1e3, (double)ra->residual_ns / 1e3,
+				     ra->matched_collectives, ra->collective_ok ? "" : "*");
+	}
+	/* too narrow for the bars: Right/l and Left/h scroll the offsets out, the rank stays */
+	struct hscroll hs;
+	view_hscroll_setup(&hs, head, (const char *const *)lines, (size_t)shown, 1, &v->hskip, w - 2);
+	view_hscroll_text(cv, x + 1, hy, w - 2, ST_HEADER, head, &hs);
 	double maxwin = 1;
 	for (size_t i = 0; i < an->n_ranks; i++)
 		if (an->ranks[i].have[M_WALL_US] && an->ranks[i].v[M_WALL_US] > maxwin)
 			maxwin = an->ranks[i].v[M_WALL_US];
-	for (int r = 0; r < table_h && v->lb.top + (size_t)r < an->n_ranks; r++) {
+	for (int r = 0; r < shown; r++) {
 		size_t i = v->lb.top + (size_t)r;
 		const struct rank_analysis *ra = &an->ranks[i];
 		int ry = hy + 1 + r;
 		bool sel = i == v->lb.sel;
 		if (sel)
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
-		char line[256];
-		snprintf(line, sizeof line, "%-4d %13.3f %13.3f %14.3f %12.3f %8zu%s", ra->rank,
-			 (double)ra->offset_ns[ALIGN_FIRST] / 1e3, (double)ra->offset_ns[ALIGN_RAW] / 1e3,
-			 (double)ra->offset_ns[ALIGN_COLLECTIVE] / 1e3, (double)ra->residual_ns / 1e3,
-			 ra->matched_collectives, ra->collective_ok ? "" : "*");
-		canvas_text(cv, x + 1, ry, w - 2, sel ? ST_SELECTED : ST_NORMAL, line);
+		int lw = view_hscroll_text(cv, x + 1, ry, w - 2, sel ? ST_SELECTED : ST_NORMAL, lines[r], &hs);
+		free(lines[r]);
 		/* compute | exposed comm | free, scaled to the longest window */
-		int bx = x + 1 + canvas_width(line) + 3, bw = x + w - bx - 1;
+		int bx = x + 1 + lw + 3, bw = x + w - bx - 1;
 		if (bw > 6 && ra->have[M_WALL_US]) {
 			double scale = (double)bw / maxwin;
 			int c1 = (int)(ra->v[M_COMPUTE_US] * scale + 0.5);
@@ -98,6 +111,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 				canvas_set(cv, cx++, ry, 0x00B7, ST_DIM);
 		}
 	}
+	free(lines);
 	int yy = hy + 1 + table_h;
 	if (an->n_slow) {
 		for (size_t i = 0; i < an->n_slow && yy < y + h; i++)
@@ -145,7 +159,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 static int handle(void *p, struct app *app, enum action act)
 {
 	struct ranks_view *v = p;
-	if (listbox_handle(&v->lb, act))
+	if (listbox_handle(&v->lb, act) || view_hscroll_handle(&v->hskip, act))
 		return VH_HANDLED;
 	const struct published *pub = app_pub(app);
 	if (act == ACT_OPEN && pub && v->lb.sel < pub->an->n_ranks) {
@@ -163,5 +177,5 @@ const struct view_ops ranks_view_ops = {
 	.destroy = destroy,
 	.draw = draw,
 	.handle = handle,
-	.hint = N_("A alignment mode   Enter: the rank's timeline"),
+	.hint = N_("A alignment mode   Enter: the rank's timeline   h l columns"),
 };

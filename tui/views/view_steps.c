@@ -14,6 +14,7 @@
 struct steps_view {
 	struct listbox lb;
 	const struct rank_analysis *ra;
+	int hskip; /* columns scrolled out after the step number (Right/l, Left/h) */
 };
 
 static void *create(struct app *app)
@@ -72,6 +73,33 @@ static void sparkline(const struct rank_analysis *ra, struct canvas *cv, int x, 
 	}
 }
 
+/* Step i's row of the table, owned. */
+static char *step_line(const struct rank_analysis *ra, size_t i)
+{
+	const struct step *s = &ra->steps[i];
+	char start[24] = "-";
+	if (s->has_window)
+		snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
+	char win[24] = "-", phase[32], conf[32], host[24] = "-", disp[24] = "-";
+	if (s->has_window)
+		snprintf(win, sizeof win, "%.3f", (double)(s->win_end - s->win_start) / 1e6);
+	/* without a host trace these are unknown, not zero (the rank's metrics are n/a) */
+	if (ra->have[M_HOST_ONLY_US])
+		snprintf(host, sizeof host, "%.3f", (double)s->host_only_ns / 1e6);
+	if (ra->have[M_DISPATCH_OPS])
+		snprintf(disp, sizeof disp, "%zu", s->dispatch_ops);
+	/* "training" is a byte wider than the column: the compute field gives it back */
+	const char *ph = _(analysis_step_phase_name(s));
+	int over = (int)u8_strwidth((const uint8_t *)ph, "UTF-8") - 7;
+	over = over < 0 ? 0 : over > 4 ? 4 : over;
+	return xasprintf("%4zu %9s %10.3f %10s  %s %*.3f %12.3f %10.3f %13s %9s  %-10s  %s  %s", i + 1, start,
+			 (double)(s->end - s->start) / 1e6, win, view_padded(phase, sizeof phase, ph, 7), 11 - over,
+			 (double)s->compute_ns / 1e6, (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
+			 host, disp, analysis_phase_signal_name(s->phase_source),
+			 view_padded(conf, sizeof conf, analysis_confidence_text(s->phase_conf), 6),
+			 s->label ? s->label : "");
+}
+
 static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	struct steps_view *v = p;
@@ -86,7 +114,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	canvas_text(cv, x + 3, y + 1, w - 4, ST_DIM, ra->step_evidence ? ra->step_evidence : "");
 	canvas_textf(cv, x + 1, y + 2, w - 2, ST_BOLD, _("workload %s; phases from %s, confidence %s"),
 	             analysis_workload_name(ra->workload), analysis_phase_source_name(ra->phase_source),
-	             analysis_confidence_name(ra->phase_conf));
+	             analysis_confidence_text(ra->phase_conf));
 	canvas_text(cv, x + 3, y + 3, w - 4, ST_DIM, ra->phase_evidence ? ra->phase_evidence : "");
 	canvas_text(cv, x + 1, y + 4, 10, ST_DIM, _("durations"));
 	sparkline(ra, cv, x + 12, y + 4, w - 14, v->lb.sel);
@@ -95,7 +123,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, _("step %zu: %s from %s, confidence %s: %s"),
 		             v->lb.sel + 1, _(analysis_step_phase_name(s)),
 		             analysis_phase_source_name(s->phase_source),
-		             analysis_confidence_name(s->phase_conf),
+		             analysis_confidence_text(s->phase_conf),
 		             s->phase_evidence ? s->phase_evidence : "");
 	}
 	char phases[512]; /* a verdict per phase, one line (phase_verdict.h) */
@@ -104,50 +132,40 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		canvas_text(cv, x + 1, y + 6, w - 2, ST_BOLD, view_phases_line(ra, phases, sizeof phases));
 	int hy = y + 7 + by_phase;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
-	canvas_text(cv, x + 1, hy, w - 2, ST_HEADER,
-		    /* TRANSLATORS: column titles: each keeps the cells of its column */
-		    _("   #  start ms     dur ms  window ms  phase    compute ms  comm-exp ms    free ms  host-only ms  "
-		    "dispatch  signal      conf    label"));
+	/* TRANSLATORS: column titles: each keeps the cells of its column */
+	const char *head = _("   #  start ms     dur ms  window ms  phase    compute ms  comm-exp ms    free ms  "
+			     "host-only ms  dispatch  signal      conf    label");
 	/* the figures cover the step's window, which runs to the next step's start: they add
 	 * up to it, not to the marker's duration */
 	canvas_text(cv, x + 1, y + 6 + by_phase, w - 2, ST_DIM,
 		    _("compute + comm-exp + free = window ms (the step's start to the next step's)"));
 	int body = h - 8 - by_phase;
 	listbox_clamp(&v->lb, body);
-	for (int r = 0; r < body && v->lb.top + (size_t)r < ra->n_steps; r++) {
+	int shown = 0;
+	while (shown < body && v->lb.top + (size_t)shown < ra->n_steps)
+		shown++;
+	char **lines = xcalloc(shown ? (size_t)shown : 1, sizeof *lines);
+	for (int r = 0; r < shown; r++)
+		lines[r] = step_line(ra, v->lb.top + (size_t)r);
+	/* too wide: Right/l and Left/h scroll the columns after the step number */
+	struct hscroll hs;
+	view_hscroll_setup(&hs, head, (const char *const *)lines, (size_t)shown, 1, &v->hskip, w - 2);
+	view_hscroll_text(cv, x + 1, hy, w - 2, ST_HEADER, head, &hs);
+	for (int r = 0; r < shown; r++) {
 		size_t i = v->lb.top + (size_t)r;
 		const struct step *s = &ra->steps[i];
 		bool sel = i == v->lb.sel;
 		enum style st = sel ? ST_SELECTED : ST_NORMAL;
 		if (sel)
 			canvas_fill(cv, x, hy + 1 + r, w, 1, ' ', ST_SELECTED);
-		char start[24] = "-";
-		if (s->has_window)
-			snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-		char line[512], win[24] = "-", phase[32], host[24] = "-", disp[24] = "-";
-		if (s->has_window)
-			snprintf(win, sizeof win, "%.3f", (double)(s->win_end - s->win_start) / 1e6);
-		/* without a host trace these are unknown, not zero (the rank's metrics are n/a) */
-		if (ra->have[M_HOST_ONLY_US])
-			snprintf(host, sizeof host, "%.3f", (double)s->host_only_ns / 1e6);
-		if (ra->have[M_DISPATCH_OPS])
-			snprintf(disp, sizeof disp, "%zu", s->dispatch_ops);
-		/* "training" is a byte wider than the column: the compute field gives it back */
-		const char *ph = _(analysis_step_phase_name(s));
-		int over = (int)u8_strwidth((const uint8_t *)ph, "UTF-8") - 7;
-		over = over < 0 ? 0 : over > 4 ? 4 : over;
-		snprintf(line, sizeof line,
-			 "%4zu %9s %10.3f %10s  %s %*.3f %12.3f %10.3f %13s %9s  %-10s  %-6s  %s", i + 1, start,
-			 (double)(s->end - s->start) / 1e6, win,
-			 view_padded(phase, sizeof phase, ph, 7), 11 - over, (double)s->compute_ns / 1e6,
-			 (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6, host, disp,
-			 analysis_phase_signal_name(s->phase_source),
-			 analysis_confidence_name(s->phase_conf), s->label ? s->label : "");
-		canvas_text(cv, x + 1, hy + 1 + r, w - 2, st, line);
-		if (!sel && (s->phase == PHASE_PREFILL || s->phase == PHASE_MIXED))
-			canvas_restyle(cv, x + 1 + 38, hy + 1 + r, 7,
+		view_hscroll_text(cv, x + 1, hy + 1 + r, w - 2, st, lines[r], &hs);
+		int pc = view_hscroll_col(&hs, 38);
+		if (!sel && pc >= 0 && (s->phase == PHASE_PREFILL || s->phase == PHASE_MIXED))
+			canvas_restyle(cv, x + 1 + pc, hy + 1 + r, 7,
 				       s->phase == PHASE_MIXED ? ST_CAT_COPY : ST_CAT_COMM);
+		free(lines[r]);
 	}
+	free(lines);
 	if (!ra->n_steps)
 		canvas_text(cv, x + 1, hy + 2, w - 2, ST_DIM, _("no steps"));
 }
@@ -155,7 +173,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 static int handle(void *p, struct app *app, enum action act)
 {
 	struct steps_view *v = p;
-	if (listbox_handle(&v->lb, act))
+	if (listbox_handle(&v->lb, act) || view_hscroll_handle(&v->hskip, act))
 		return VH_HANDLED;
 	if (act != ACT_OPEN || !v->ra || !v->ra->n_steps)
 		return VH_UNHANDLED;
@@ -203,7 +221,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 		snprintf(b[7], 32, "%.6f", (double)s->free_ns / 1e6);
 		snprintf(b[8], 32, v->ra->have[M_HOST_ONLY_US] ? "%.6f" : "", (double)s->host_only_ns / 1e6);
 		snprintf(b[9], 32, v->ra->have[M_DISPATCH_OPS] ? "%zu" : "", s->dispatch_ops);
-		const char *row[] = {b[0], s->label, analysis_phase_name(s->phase), b[1], b[2], b[3], b[4], b[5], b[6],
+		const char *row[] = {b[0], s->label, analysis_step_phase_name(s), b[1], b[2], b[3], b[4], b[5], b[6],
 				     b[7], b[8], b[9]};
 		csvw_row(out, row, sizeof row / sizeof row[0]);
 	}
@@ -219,6 +237,6 @@ const struct view_ops steps_view_ops = {
 	.handle = handle,
 	.update = update,
 	.search = search,
-	.hint = N_("Enter: zoom the timeline to the step   / search labels or phases"),
+	.hint = N_("Enter: zoom the timeline to the step   h l columns   / search labels or phases"),
 	.export_csv = export_csv,
 };

@@ -473,7 +473,10 @@ static void other_flow(struct timeline *t, struct app *app, int dir)
  * selected event's end (or the middle), then clears it. */
 static void range_key(struct timeline *t, struct app *app)
 {
-	bool sel = t->sel_ev != UINT32_MAX;
+	/* a selected event the view has left (a search, then :zoom or panning) is not where
+	 * the user looks: the range takes the view's middle instead */
+	bool sel = t->sel_ev != UINT32_MAX && store_ts(t->rs, t->sel_ev) < t->t1 &&
+		   store_ts(t->rs, t->sel_ev) + store_dur(t->rs, t->sel_ev) > t->t0;
 	int64_t mid = t->t0 + (t->t1 - t->t0) / 2;
 	char b1[32];
 	if (t->range_state == 2) {
@@ -727,8 +730,7 @@ static void draw_rank_row(struct timeline *t, struct app *app, size_t ri, enum r
 	int64_t shift = rank_shift(t, app, ri), span = t->t1 - t->t0;
 	for (int c = 0; c < w; c++) {
 		int64_t a = t->t0 + shift + span * c / w, b = t->t0 + shift + span * (c + 1) / w;
-		uint8_t mask = 0;
-		double cov = 0;
+		struct lod_merge m = {0}; /* compute shown as compute (lod_merge_pick) */
 		for (size_t li = 0; li < rs->n_lanes; li++) {
 			const struct lane *l = &rs->lanes[li];
 			if (!l->n_events || l->group != (which == RANK_ROW_DEVICE ? LANE_DEVICE : LANE_COMM) ||
@@ -736,12 +738,12 @@ static void draw_rank_row(struct timeline *t, struct app *app, size_t ri, enum r
 				continue;
 			struct lod_result r;
 			lod_query(rs, ra->cls, l, &lods[li], a, b, &r);
-			mask |= r.mask;
-			cov = r.coverage > cov ? r.coverage : cov;
+			lod_merge_add(&m, &r);
 		}
-		if (!mask)
+		double cov;
+		uint8_t cat = lod_merge_pick(&m, &cov);
+		if (cat == CAT_COUNT)
 			continue;
-		uint8_t cat = lod_pick_category(mask);
 		canvas_set(cv, x + c, y, category_glyph(cat, cov < 0.05 ? 0.05 : cov), category_style(cat));
 	}
 }

@@ -31,6 +31,25 @@ const char *view_padded(char *buf, size_t size, const char *s, int width);
 /* "by phase: prefill (6 step(s)): NPU compute; decode (24 step(s)): host dispatch, launch-bound
  * 17 %" (phase_verdict.h), in buf (size bytes), which is returned; "" without phases. */
 const char *view_phases_line(const struct rank_analysis *ra, char *buf, size_t size);
+/* Horizontal scroll of a table drawn as fixed-width lines, one column at a time (Right/l,
+ * Left/h): its header's titles, two spaces or more apart, end its columns; the first
+ * `keys` columns stay, `skip` columns after them are left out of the header and of every
+ * row (the rows shown, given to setup, move a column's end right where a cell runs on
+ * past its title). view_hscroll_setup clamps *skip to what a width of w columns needs (0 when the
+ * table fits); view_hscroll_text draws a line of the table so cut; view_hscroll_col maps
+ * a display column of the whole line to the drawn one (-1 when cut out). */
+struct hscroll {
+	int from, to; /* the display columns [from, to) left out */
+	bool left, right; /* columns are hidden on that side */
+};
+void view_hscroll_setup(struct hscroll *hs, const char *header, const char *const *rows, size_t n_rows, int keys,
+			int *skip, int w);
+int view_hscroll_text(struct canvas *cv, int x, int y, int w, enum style st, const char *line,
+		      const struct hscroll *hs);
+int view_hscroll_col(const struct hscroll *hs, int col);
+/* Right/l and Left/h on a table with a horizontal scroll: *skip moved (setup clamps it);
+ * VH_HANDLED when act was one of them. */
+int view_hscroll_handle(int *skip, enum action act);
 /* The style of a category. */
 enum style category_style(int cat);
 /* A glyph per category, so that categories differ without colour too. */

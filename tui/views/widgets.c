@@ -11,6 +11,86 @@ void view_open_rank_timeline(struct app *app, size_t rank_index)
 	app_open(app, VIEW_TIMELINE, &tg);
 }
 
+/* Whether display column col of s is a space or past its end. */
+static bool blank_at(const char *s, int col)
+{
+	const char *c = s + canvas_byte_at(s, col);
+	return !*c || *c == ' ';
+}
+
+void view_hscroll_setup(struct hscroll *hs, const char *header, const char *const *rows, size_t n_rows, int keys,
+			int *skip, int w)
+{
+	/* the columns' ends: where a title ends (two spaces or more, or the end, after it),
+	 * moved right while a row's cell runs on (a left-aligned cell wider than its title),
+	 * so that a cut never splits a cell */
+	int ends[64], n = 0, col = 0, total = canvas_width(header);
+	for (const char *p = header; *p && n < 64;) {
+		size_t b = canvas_byte_at(p, 1);
+		if (!b)
+			break;
+		char one[16];
+		snprintf(one, sizeof one, "%.*s", (int)b, p);
+		bool title = *p != ' ';
+		p += b;
+		col += canvas_width(one);
+		if (!title || !(!*p || (p[0] == ' ' && (p[1] == ' ' || !p[1]))))
+			continue;
+		int e = col;
+		for (size_t r = 0; r < n_rows; r++)
+			while (e < col + 16 && !blank_at(rows[r], e - 1) && !blank_at(rows[r], e))
+				e++;
+		ends[n++] = e;
+	}
+	for (size_t r = 0; r < n_rows; r++) {
+		int rw = canvas_width(rows[r]);
+		total = rw > total ? rw : total;
+	}
+	*hs = (struct hscroll){0, 0, false, false};
+	/* the last column always stays; no more skipped than brings it in */
+	int max = total <= w || keys < 1 ? 0 : n - keys - 1, need = 0;
+	while (need < max && total - (ends[keys - 1 + need] - ends[keys - 1]) > w)
+		need++;
+	if (*skip > need)
+		*skip = need;
+	if (*skip < 0)
+		*skip = 0;
+	if (*skip) {
+		hs->from = ends[keys - 1];
+		hs->to = ends[keys - 1 + *skip];
+		hs->left = true;
+	}
+	hs->right = total - (hs->to - hs->from) > w;
+}
+
+int view_hscroll_text(struct canvas *cv, int x, int y, int w, enum style st, const char *line,
+		      const struct hscroll *hs)
+{
+	if (hs->to <= hs->from)
+		return canvas_text(cv, x, y, w, st, line);
+	size_t a = canvas_byte_at(line, hs->from), b = canvas_byte_at(line, hs->to);
+	int used = canvas_textn(cv, x, y, w < hs->from ? w : hs->from, st, line, a);
+	return used + canvas_text(cv, x + used, y, w - used, st, line + b);
+}
+
+int view_hscroll_col(const struct hscroll *hs, int col)
+{
+	if (hs->to <= hs->from || col < hs->from)
+		return col;
+	return col < hs->to ? -1 : col - (hs->to - hs->from);
+}
+
+int view_hscroll_handle(int *skip, enum action act)
+{
+	if (act == ACT_COLUMN_RIGHT)
+		(*skip)++;
+	else if (act == ACT_COLUMN_LEFT && *skip > 0)
+		(*skip)--;
+	else
+		return act == ACT_COLUMN_LEFT ? VH_HANDLED : VH_UNHANDLED;
+	return VH_HANDLED;
+}
+
 const char *view_padded(char *buf, size_t size, const char *s, int width)
 {
 	int n = snprintf(buf, size, "%s", s);
