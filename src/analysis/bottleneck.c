@@ -576,7 +576,8 @@ static int outlier_entry(const struct rank_analysis *ra, bool first, char *buf, 
 	/* named by its largest part that is not transfer (a collective mostly moving data is
 	 * never one of these: comm_split.c) */
 	int64_t wait = o->part_ns[0], setup = o->part_ns[2], rest = o->part_ns[3];
-	const char *what = o->first_in_group && setup >= wait && setup >= rest ? _("its group's first collective: link setup")
+	const char *what = o->first_in_group && !o->source ? _("its group's first collective: link setup or data, no data splits it")
+			   : o->first_in_group && setup >= wait && setup >= rest ? _("its group's first collective: link setup")
 			   : wait >= rest					? _("mostly waiting for a late peer")
 			   : o->source ? _("inputs not ready, or a peer outside the capture")
 				       : _("not split: no communication.json and no peer rank");

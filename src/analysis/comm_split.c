@@ -148,7 +148,7 @@ void comm_split_exposure(struct rank_analysis *ra, struct coll_inst *cs, size_t 
 
 long comm_split_group_index(const char *name)
 {
-	/* hcom_allReduce__586_0_1: group 586, index 0 */
+	/* hcom_allReduce__586_0_1: group 586, index 0; older CANN writes hcom_broadcast__483_0 */
 	const char *p = name ? strstr(name, "__") : NULL;
 	if (!p)
 		return -1;
@@ -160,7 +160,7 @@ long comm_split_group_index(const char *name)
 		return -1;
 	char *e;
 	long idx = strtol(q + 1, &e, 10);
-	if (e == q + 1 || *e != '_' || idx < 0)
+	if (e == q + 1 || (*e != '_' && *e) || idx < 0)
 		return -1;
 	return idx;
 }

@@ -55,7 +55,8 @@ void comm_split_keep(struct rank_sets *s, struct rank_analysis *ra);
 /* Each collective's exposed ns and "before" from the kept sets, which are then freed;
  * without them exposed stays -1 and before unknown. */
 void comm_split_exposure(struct rank_analysis *ra, struct coll_inst *cs, size_t n);
-/* The instance's index within its group when its name has the hcom form, else -1. */
+/* The instance's index within its group when its name has the hcom form
+ * (hcom_<kind>__<group>_<index>_<n>, or older CANN's hcom_<kind>__<group>_<index>), else -1. */
 long comm_split_group_index(const char *name);
 /* Splits the rank's exposed communication (all of it in comm_unsplit on entry, or moved
  * there: comm_split_merge) into the four parts, sets comm_split's source, the rank's
