@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -352,7 +353,7 @@ static void make_db(const char *path, const char *schema_version, bool with_star
 }
 
 enum bad_kind { BAD_CORRUPT, BAD_TRUNCATED, BAD_ENCRYPTED, BAD_NO_TABLE, BAD_NO_COLUMN, BAD_LOCKED, BAD_NEWER,
-		BAD_NO_STRINGS };
+		BAD_NO_STRINGS, BAD_VIEW_TASK, BAD_VIEW_STRINGS, BAD_VIRTUAL, BAD_GENERATED, BAD_BUDGET };
 
 struct bad_case {
 	const char *name;
@@ -370,7 +371,37 @@ static const struct bad_case bad_cases[] = {
 	{"locked mid-write", BAD_LOCKED, {"journal file beside it", "locked"}, true},
 	{"newer schema", BAD_NEWER, {"SCHEMA_VERSION 2.1.0 is newer", "read by column name"}, true},
 	{"no STRING_IDS", BAD_NO_STRINGS, {"no table STRING_IDS", "the events are read"}, true},
+	/* issue 41, item 1: a view runs what the file says (an endless recursive CTE, a 200 MB
+	 * string per row): never run, named, the other tables read */
+	{"TASK an endless view", BAD_VIEW_TASK, {"TASK is a view, not a plain table", "other tables are read"}, true},
+	{"STRING_IDS a view of huge strings", BAD_VIEW_STRINGS, {"STRING_IDS is a view", "not read"}, true},
+	{"TASK a virtual table", BAD_VIRTUAL, {"TASK is a virtual table", "not read"}, true},
+	{"TASK with a generated column", BAD_GENERATED, {"TASK is a table with generated columns", "not read"}, true},
+	/* the budget: a reader that takes more steps than the file's size allows stops, says so */
+	{"over the step budget", BAD_BUDGET, {"reading stopped", "what was read before is kept"}, true},
 };
+
+/* SQL that makes rank 0's file hostile (the file is written by the test, read by the tool). */
+static const char *hostile_sql(enum bad_kind kind)
+{
+	switch (kind) {
+	case BAD_NO_TABLE: return "DROP TABLE TASK";
+	case BAD_NO_STRINGS: return "DROP TABLE STRING_IDS";
+	case BAD_VIEW_TASK:
+		return "ALTER TABLE TASK RENAME TO TASK_REAL;"
+		       "CREATE VIEW TASK AS WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k)"
+		       " SELECT t.* FROM k, TASK_REAL t";
+	case BAD_VIEW_STRINGS:
+		return "ALTER TABLE STRING_IDS RENAME TO S_REAL;"
+		       "CREATE VIEW STRING_IDS AS SELECT id, printf('%.*c', 200000000, 'x') AS value FROM S_REAL";
+	case BAD_VIRTUAL:
+		return "ALTER TABLE TASK RENAME TO TASK_REAL;"
+		       "CREATE VIRTUAL TABLE TASK USING rtree(id, startNs, endNs)";
+	case BAD_GENERATED:
+		return "ALTER TABLE TASK ADD COLUMN big TEXT AS (printf('%.*c', 200000000, 'x'))";
+	default: return NULL;
+	}
+}
 
 static void damage(const char *path, enum bad_kind kind)
 {
@@ -414,11 +445,11 @@ static void test_bad_dbs(void **state)
 			free(dir);
 		}
 		sqlite3 *lock = NULL;
-		if (bc->kind == BAD_NO_TABLE || bc->kind == BAD_NO_STRINGS) {
+		if (hostile_sql(bc->kind)) {
 			sqlite3_open(paths[0], &lock);
-			assert_int_equal(sqlite3_exec(lock, bc->kind == BAD_NO_TABLE ? "DROP TABLE TASK" : "DROP TABLE STRING_IDS",
-						      NULL, NULL, NULL),
-					 SQLITE_OK);
+			char *err = NULL;
+			if (sqlite3_exec(lock, hostile_sql(bc->kind), NULL, NULL, &err) != SQLITE_OK)
+				fail_msg("%s: %s", bc->name, err);
 			sqlite3_close(lock);
 			lock = NULL;
 		} else if (bc->kind == BAD_LOCKED) {
@@ -427,6 +458,9 @@ static void test_bad_dbs(void **state)
 			assert_int_equal(sqlite3_exec(lock, "BEGIN EXCLUSIVE; DELETE FROM TASK WHERE rowid > 10;", NULL,
 						      NULL, NULL),
 					 SQLITE_OK);
+		} else if (bc->kind == BAD_BUDGET) {
+			/* a fifth of a step per byte: the first tables fit, the rest not (both ranks) */
+			setenv("ASCPROF_DB_STEPS_PER_BYTE", "0.2", 1);
 		} else {
 			damage(paths[0], bc->kind);
 		}
@@ -434,13 +468,18 @@ static void test_bad_dbs(void **state)
 		assert_int_equal(tu_sh("cd '%s' && find . -type f | sort > '%s.before'", root, root), 0);
 		struct capture *cap = capture_open(root, NULL);
 		assert_true(cap->usable);
+		time_t t0 = time(NULL);
 		capture_load(cap);
 		struct analysis *an = analysis_run(cap);
+		unsetenv("ASCPROF_DB_STEPS_PER_BYTE");
+		assert_true(time(NULL) - t0 < 30); /* no hang: the views are never run */
 		/* the other rank: everything */
 		assert_int_equal(cap->n_ranks, 2);
 		assert_false(cap->ranks[1].trace_failed);
-		assert_int_equal(cap->ranks[1].store.n_ev, 3 * BAD_ROWS);
-		assert_int_equal(group_events(&cap->ranks[1].store, LANE_DEVICE, NULL), BAD_ROWS);
+		if (bc->kind != BAD_BUDGET) {
+			assert_int_equal(cap->ranks[1].store.n_ev, 3 * BAD_ROWS);
+			assert_int_equal(group_events(&cap->ranks[1].store, LANE_DEVICE, NULL), BAD_ROWS);
+		}
 		/* the broken one: a message naming its file */
 		bool said = false;
 		for (size_t i = 0; i < cap->diags.n && !said; i++) {
@@ -464,8 +503,17 @@ static void test_bad_dbs(void **state)
 		}
 		if (bc->kind == BAD_LOCKED || bc->kind == BAD_NEWER || bc->kind == BAD_NO_STRINGS)
 			assert_int_equal(cap->ranks[0].store.n_ev, 3 * BAD_ROWS); /* as on disk */
-		if (bc->kind == BAD_NO_TABLE || bc->kind == BAD_NO_COLUMN)
+		if (bc->kind == BAD_NO_TABLE || bc->kind == BAD_NO_COLUMN || bc->kind == BAD_VIEW_TASK ||
+		    bc->kind == BAD_VIRTUAL || bc->kind == BAD_GENERATED)
 			assert_int_equal(cap->ranks[0].store.n_ev, 2 * BAD_ROWS); /* all but TASK */
+		if (bc->kind == BAD_VIEW_STRINGS) {
+			assert_int_equal(cap->ranks[0].store.n_ev, 3 * BAD_ROWS); /* nameless */
+			assert_int_equal(group_events(&cap->ranks[0].store, LANE_DEVICE, NULL), BAD_ROWS);
+		}
+		if (bc->kind == BAD_BUDGET) { /* some rows, not all */
+			fprintf(stderr, "budget: %zu events kept\n", cap->ranks[0].store.n_ev);
+			assert_true(cap->ranks[0].store.n_ev > 0 && cap->ranks[0].store.n_ev < 3 * BAD_ROWS);
+		}
 		analysis_free(an);
 		capture_free(cap);
 		if (lock) {

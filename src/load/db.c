@@ -68,7 +68,6 @@ size_t db_tables_present(const char *path, const char *analysis_path, const char
 	struct diag_list dl;
 	diag_init(&dl);
 	sqlite3 *h = path ? db_open(path, &dl) : NULL, *a = analysis_path ? db_open(analysis_path, &dl) : NULL;
-	diag_free(&dl);
 	for (size_t i = 0; i < db_n_tables_read && n < max; i++) {
 		const char *t = db_tables_read[i];
 		bool analysis = !strncmp(t, "analysis.db ", 12);
@@ -78,6 +77,7 @@ size_t db_tables_present(const char *path, const char *analysis_path, const char
 	}
 	sqlite3_close(h);
 	sqlite3_close(a);
+	diag_free(&dl); /* after the handles: their budgets report into it */
 	return n;
 }
 
@@ -113,9 +113,80 @@ static char *file_uri(const char *path)
 	return sbuf_detach(&sb);
 }
 
+/* A crafted Db is input like any other, and SQLite runs what its schema says: every
+ * statement on a handle runs under one budget of VM steps proportional to the file's size
+ * (a view over an endless recursive CTE, a join that a missing index makes quadratic end
+ * with a message, not a hang). Every reader of the real exports together takes under one
+ * step per byte (0.15 for the msinsight fixtures' Dbs); the budget allows 64, a few seconds
+ * for a 6 MB file ($ASCPROF_DB_STEPS_PER_BYTE sets it for tests). */
+#define DB_STEPS_PER_BYTE 64
+#define DB_STEPS_BASE (32u << 20)
+#define DB_STEPS_TICK 1000 /* steps between two calls of the handler */
+/* No value the loaders read is near this long; a computed one (printf('%.*c', ...)) stops. */
+#define DB_MAX_VALUE (16 << 20)
+
+struct db_budget {
+	uint64_t ticks_left;
+	bool tripped;
+	char *path;
+	struct diag_list *dl;
+};
+
+static int budget_tick(void *ctx)
+{
+	struct db_budget *bg = ctx;
+	if (bg->ticks_left) {
+		bg->ticks_left--;
+		return 0;
+	}
+	if (!bg->tripped && bg->dl)
+		diag_add(bg->dl, DIAG_ERROR, bg->path, 0, -1,
+			 _("reading stopped: the database needs more work than a file of its size can "
+			 "(a crafted view, table or query plan?); what was read before is kept"));
+	bg->tripped = true;
+	return 1; /* every later statement on the handle stops at once too */
+}
+
+static void budget_free(void *ctx)
+{
+	struct db_budget *bg = ctx;
+	free(bg->path);
+	free(bg);
+}
+
+/* The handle owns its budget: SQLite calls budget_free when it is closed (a function
+ * registered with a destructor), so every sqlite3_close frees it. */
+static void budget_fn(sqlite3_context *c, int n, sqlite3_value **v)
+{
+	(void)n;
+	(void)v;
+	sqlite3_result_null(c);
+}
+
+static void budget_set(sqlite3 *h, const char *path, struct diag_list *dl)
+{
+	struct stat sb;
+	uint64_t size = stat(path, &sb) == 0 && sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
+	struct db_budget *bg = xcalloc(1, sizeof *bg);
+	double per = DB_STEPS_PER_BYTE, base = DB_STEPS_BASE;
+	const char *e = getenv("ASCPROF_DB_STEPS_PER_BYTE");
+	if (e && *e) {
+		per = strtod(e, NULL);
+		base = 0;
+	}
+	double steps = (double)size * per + base;
+	bg->ticks_left = steps >= 1e18 ? (uint64_t)1e15 : steps > 0 ? (uint64_t)(steps / DB_STEPS_TICK) : 0;
+	bg->path = xstrdup(path);
+	bg->dl = dl;
+	sqlite3_create_function_v2(h, "ascprof_budget", 0, SQLITE_UTF8, bg, budget_fn, NULL, NULL, budget_free);
+	sqlite3_progress_handler(h, DB_STEPS_TICK, budget_tick, bg);
+}
+
 /* Opens read-only and immutable: SQLite then takes no locks and never looks for, creates
- * or replays a journal or WAL. NULL (with a message) when the file is not a readable
- * database (corrupt, truncated, encrypted). */
+ * or replays a journal or WAL. Views of the file are never run (TEMP views, the loader's
+ * own stand-ins, still are), nor functions with side effects from its schema. NULL (with
+ * a message) when the file is not a readable database (corrupt, truncated, encrypted).
+ * dl must outlive the handle (the budget reports into it). */
 static sqlite3 *db_open(const char *path, struct diag_list *dl)
 {
 	char *uri = file_uri(path);
@@ -129,6 +200,11 @@ static sqlite3 *db_open(const char *path, struct diag_list *dl)
 		return NULL;
 	}
 	sqlite3_extended_result_codes(h, 1);
+	sqlite3_db_config(h, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
+	sqlite3_db_config(h, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+	sqlite3_db_config(h, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	sqlite3_limit(h, SQLITE_LIMIT_LENGTH, DB_MAX_VALUE);
+	budget_set(h, path, dl);
 	/* temporary indexes of joins stay in memory, never in a temp file */
 	sqlite3_exec(h, "PRAGMA temp_store=MEMORY; PRAGMA query_only=1", NULL, NULL, NULL);
 	sqlite3_stmt *st = NULL;
@@ -159,16 +235,52 @@ static sqlite3 *db_open(const char *path, struct diag_list *dl)
 	return h;
 }
 
+/* A real table of the file: not a view, not a virtual table (its module runs code of its
+ * own), no generated columns (computed per row, unbounded). */
 static bool table_exists(sqlite3 *h, const char *table)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(h, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?",
+	if (sqlite3_prepare_v2(h,
+			       "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?1"
+			       " AND upper(substr(ltrim(sql), 1, 14)) <> 'CREATE VIRTUAL'"
+			       " AND NOT EXISTS (SELECT 1 FROM pragma_table_xinfo(?1, 'main') WHERE hidden IN (2, 3))",
 			       -1, &st, NULL) != SQLITE_OK)
 		return false;
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
 	bool ok = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
 	return ok;
+}
+
+/* Why a name of the file is not read as a table: "a view", "a virtual table", "a table
+ * with generated columns", or NULL when there is nothing by that name. */
+static const char *not_table_kind(sqlite3 *h, const char *table)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h,
+			       "SELECT type, upper(substr(ltrim(sql), 1, 14)) = 'CREATE VIRTUAL' FROM main.sqlite_master"
+			       " WHERE type IN ('table', 'view') AND name = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	const char *kind = NULL;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		kind = sqlite3_column_text(st, 0) && !strcmp((const char *)sqlite3_column_text(st, 0), "view")
+			       ? N_("a view")
+		       : sqlite3_column_int(st, 1)        ? N_("a virtual table")
+							  : N_("a table with generated columns");
+	sqlite3_finalize(st);
+	return kind;
+}
+
+/* The message for a name that is there but not read as a table (see table_exists). */
+static void not_table_note(sqlite3 *h, const char *path, const char *table, struct diag_list *dl)
+{
+	const char *kind = not_table_kind(h, table);
+	if (kind)
+		diag_add(dl, DIAG_WARN, path, 0, -1,
+			 _("%s is %s, not a plain table: not read (it would run code of the file's own); "
+			 "what it holds is missing, the other tables are read"), table, _(kind));
 }
 
 sqlite3 *db_open_readonly(const char *path, struct diag_list *dl) { return db_open(path, dl); }
@@ -572,7 +684,8 @@ static bool q_open(struct bld *b, struct q *q, const char *table, const struct w
 	q->st = NULL;
 	q->table = table;
 	if (!table_exists(b->h, table)) {
-		if (!optional_table)
+		not_table_note(b->h, b->path, table, b->dl);
+		if (!optional_table && !not_table_kind(b->h, table))
 			diag_add(b->dl, DIAG_WARN, b->path, 0, -1, _("no table %s: its events are missing"), table);
 		return false;
 	}
@@ -1402,7 +1515,10 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		*(uint32_t *)((char *)&b + names[i].at) = bld_str(&b, names[i].s);
 	if (!table_exists(b.h, "STRING_IDS")) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, _("no table STRING_IDS: names are missing, the events are read"));
+		if (not_table_kind(b.h, "STRING_IDS"))
+			not_table_note(b.h, path, "STRING_IDS", dl);
+		else
+			diag_add(dl, DIAG_WARN, path, 0, -1, _("no table STRING_IDS: names are missing, the events are read"));
 		/* an empty stand-in in the in-memory temp schema keeps every join working; the
 		 * file itself is never written */
 		sqlite3_exec(b.h,
@@ -2607,8 +2723,8 @@ static int read_row(const struct rank_store *rs, uint64_t off,
 	struct diag_list dl;
 	diag_init(&dl);
 	sqlite3 *h = db_open(rs->trace.path, &dl);
-	diag_free(&dl);
 	if (!h) {
+		diag_free(&dl);
 		sbuf_addf(err, "%s cannot be read again", rs->trace.path);
 		return -1;
 	}
@@ -2670,6 +2786,7 @@ static int read_row(const struct rank_store *rs, uint64_t off,
 	sqlite3_finalize(st);
 	sqlite3_free(sql);
 	sqlite3_close(h);
+	diag_free(&dl);
 	return n;
 }
 
