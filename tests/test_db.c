@@ -17,6 +17,7 @@
 #include "capture.h"
 #include "db.h"
 #include "lanes.h"
+#include "strtab.h"
 #include "trace.h"
 #include "xalloc.h"
 #include "testutil.h"
@@ -531,6 +532,102 @@ static void test_bad_dbs(void **state)
 	}
 }
 
+/* ---- joins the file does not index (issue 41, items 2 and 5) ----------------------------- */
+
+/* Seconds since some start. */
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A one-rank capture whose Db names every op and kernel by its own STRING_IDS id, the table
+ * without a primary key or index: each id is found by a scan unless the reader sorts. */
+static char *make_names_db(int n)
+{
+	char *root = tu_tmpdir();
+	char *dir = xasprintf("%s/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT", root);
+	assert_int_equal(tu_sh("mkdir -p '%s'", dir), 0);
+	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", dir);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	char *sql = sqlite3_mprintf(
+		"PRAGMA journal_mode=DELETE;"
+		"CREATE TABLE STRING_IDS (id INTEGER, value TEXT);"
+		"CREATE TABLE PYTORCH_API (startNs INTEGER, endNs INTEGER, globalTid INTEGER, connectionId INTEGER,"
+		" name INTEGER, type INTEGER);"
+		"CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,"
+		" globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, streamId INTEGER);"
+		"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, taskType INTEGER,"
+		" opType INTEGER);"
+		"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < %d)"
+		" INSERT INTO STRING_IDS SELECT 1000 + i, 'op_' || i FROM k ORDER BY random();"
+		"INSERT INTO STRING_IDS VALUES (1, 'AI_CORE'), (2, 'KERNEL_AICORE');"
+		"INSERT INTO PYTORCH_API SELECT 1700000000000000000 + (id - 1000) * 100000,"
+		" 1700000000000000000 + (id - 1000) * 100000 + 50000, (4242 << 32) | 4242, NULL, id, NULL"
+		" FROM STRING_IDS WHERE id >= 1000;"
+		"INSERT INTO TASK SELECT startNs + 60000, startNs + 90000, 0, NULL, rowid, 4242, 2, 2 FROM PYTORCH_API;"
+		"INSERT INTO COMPUTE_TASK_INFO SELECT p.name, t.globalTaskId, 1, 2 FROM TASK t"
+		" JOIN PYTORCH_API p ON p.rowid = t.globalTaskId;"
+		/* the first kernel's name id is in no row (item 9: its empty cell came from a NULL
+		 * buffer, undefined) */
+		"UPDATE COMPUTE_TASK_INFO SET name = 99999999 WHERE name = 1000;",
+		n);
+	char *err = NULL;
+	if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("make_names_db: %s", err);
+	sqlite3_free(sql);
+	sqlite3_close(h);
+	free(path);
+	free(dir);
+	return root;
+}
+
+/* Loads root (events and kernel table) under a budget of 4 SQLite steps per byte, a
+ * sixteenth of the default: a reader that scans STRING_IDS per name needs thousands. */
+static double load_names(const char *root, int n)
+{
+	setenv("ASCPROF_DB_STEPS_PER_BYTE", "4", 1);
+	double t0 = now_s();
+	struct capture *cap = capture_open(root, NULL);
+	assert_true(cap->usable);
+	capture_load(cap);
+	double t = now_s() - t0;
+	unsetenv("ASCPROF_DB_STEPS_PER_BYTE");
+	for (size_t i = 0; i < cap->diags.n; i++) {
+		if (strstr(cap->diags.items[i].msg, "reading stopped"))
+			fail_msg("%d names: %s", n, cap->diags.items[i].msg);
+	}
+	const struct rank_store *rs = &cap->ranks[0].store;
+	assert_int_equal(rs->n_ev, 2 * (size_t)n);
+	/* every name resolved: op_<i> interned, none left empty */
+	char want[32];
+	snprintf(want, sizeof want, "op_%d", n - 1);
+	assert_true(strtab_find(rs->strs, want, strlen(want)) != 0);
+	const struct csv_table *k = cap->ranks[0].by_kind[CSV_KERNEL];
+	assert_non_null(k);
+	assert_int_equal(k->nrows, (size_t)n);
+	/* the kernel without a name: an empty cell, the next one named */
+	assert_string_equal(csvt_str(k, 0, COL_NAME), "");
+	assert_string_equal(csvt_str(k, 1, COL_NAME), "op_1");
+	capture_free(cap);
+	return t;
+}
+
+static void test_strings_without_key(void **state)
+{
+	(void)state;
+	char *r1 = make_names_db(36000), *r2 = make_names_db(72000);
+	double t1 = load_names(r1, 36000), t2 = load_names(r2, 72000);
+	print_message("STRING_IDS without a key: 36k names %.2f s, 72k %.2f s (ratio %.2f)\n", t1, t2, t2 / t1);
+	assert_true(t2 < 20); /* was 119 s (and 18 s for 36k) */
+	tu_rmtree(r1);
+	tu_rmtree(r2);
+	free(r1);
+	free(r2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_real_msprof_db),
 		cmocka_unit_test(test_msprof_db_in_prof_dir),
 		cmocka_unit_test(test_bad_dbs),
+		cmocka_unit_test(test_strings_without_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

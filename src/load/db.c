@@ -286,6 +286,98 @@ static void not_table_note(sqlite3 *h, const char *path, const char *table, stru
 sqlite3 *db_open_readonly(const char *path, struct diag_list *dl) { return db_open(path, dl); }
 bool db_has_table(sqlite3 *h, const char *table) { return table_exists(h, table); }
 
+/* A value by key from a table the file may not index (STRING_IDS by id, ENUM_MODULE by
+ * id): one `WHERE id = ?` per key is a scan each without an index, quadratic (36k names
+ * took 18 s). The keys and rowids are read once and sorted; a value is then fetched by
+ * rowid, which every table indexes. The first row of a repeated key wins, as a scan's. */
+struct keyed {
+	sqlite3_stmt *by_rowid; /* SELECT value FROM table WHERE rowid = ?; NULL: nothing to look up */
+	int64_t (*pairs)[2];    /* (key, rowid), sorted; NULL when the key is the rowid */
+	size_t n;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static void keyed_open(struct keyed *k, sqlite3 *h, const char *table, const char *key, const char *value)
+{
+	*k = (struct keyed){0};
+	if (!table_exists(h, table))
+		return;
+	/* the key an INTEGER PRIMARY KEY: it is the rowid already */
+	sqlite3_stmt *st = NULL;
+	bool direct = false;
+	if (sqlite3_prepare_v2(h, "SELECT count(*), max(pk = 1 AND name = ?2 COLLATE NOCASE AND upper(type) = 'INTEGER')"
+			       " FROM pragma_table_info(?1, 'main') WHERE pk > 0", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+		direct = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1 && sqlite3_column_int(st, 1) == 1;
+	}
+	sqlite3_finalize(st);
+	char *sql = sqlite3_mprintf("SELECT \"%w\" FROM main.\"%w\" WHERE rowid = ?", value, table);
+	int rc = sqlite3_prepare_v2(h, sql, -1, &k->by_rowid, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK) {
+		k->by_rowid = NULL;
+		return;
+	}
+	if (direct)
+		return;
+	sql = sqlite3_mprintf("SELECT \"%w\", rowid FROM main.\"%w\"", key, table);
+	size_t cap = 0;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+				continue;
+			xgrow(&k->pairs, &cap, k->n + 1, sizeof *k->pairs);
+			k->pairs[k->n][0] = sqlite3_column_int64(st, 0);
+			k->pairs[k->n][1] = sqlite3_column_int64(st, 1);
+			k->n++;
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	if (!k->pairs)
+		k->pairs = xmalloc(sizeof *k->pairs); /* not the rowid, no integer keys: nothing found */
+	qsort(k->pairs, k->n, sizeof *k->pairs, cmp_pair);
+}
+
+/* The value of key (valid until the next call), NULL when there is none or it is NULL. */
+static const char *keyed_get(struct keyed *k, int64_t key)
+{
+	if (!k->by_rowid)
+		return NULL;
+	int64_t rowid = key;
+	if (k->pairs) {
+		size_t lo = 0, hi = k->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (k->pairs[mid][0] < key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == k->n || k->pairs[lo][0] != key)
+			return NULL;
+		rowid = k->pairs[lo][1];
+	}
+	sqlite3_reset(k->by_rowid);
+	sqlite3_bind_int64(k->by_rowid, 1, rowid);
+	if (sqlite3_step(k->by_rowid) != SQLITE_ROW)
+		return NULL;
+	return (const char *)sqlite3_column_text(k->by_rowid, 0);
+}
+
+static void keyed_close(struct keyed *k)
+{
+	sqlite3_finalize(k->by_rowid);
+	free(k->pairs);
+	*k = (struct keyed){0};
+}
+
 /* Column names of a table, case-insensitive lookup. */
 struct cols {
 	char **names;
@@ -393,7 +485,7 @@ struct bld {
 	int64_t session_lo, session_hi; /* rows outside are another session's; both 0: none */
 	uint32_t last_kind, last_kind_key[3];
 	struct u64map sids;      /* STRING_IDS id -> strtab id, filled as ids are met */
-	sqlite3_stmt *sid_query; /* SELECT value FROM STRING_IDS WHERE id = ? */
+	struct keyed strings;    /* STRING_IDS by id */
 	uint32_t last_host_lane;
 	int64_t last_gtid;
 	uint32_t last_host_process;
@@ -423,13 +515,7 @@ static uint32_t sid(struct bld *b, sqlite3_stmt *st, int c)
 	if (found)
 		return *slot;
 	uint32_t v = 0;
-	if (b->sid_query) {
-		sqlite3_reset(b->sid_query);
-		sqlite3_bind_int64(b->sid_query, 1, id);
-		v = bld_str(b, sqlite3_step(b->sid_query) == SQLITE_ROW ? col_text(b->sid_query, 0) : "");
-	} else {
-		v = bld_str(b, "");
-	}
+	v = bld_str(b, keyed_get(&b->strings, id));
 	/* the map may have grown while interning: look the slot up again */
 	*u64map_slot(&b->sids, (uint64_t)id, &found) = v;
 	return v;
@@ -1526,7 +1612,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 			     " PRAGMA query_only=1",
 			     NULL, NULL, NULL);
 	}
-	sqlite3_prepare_v2(b.h, "SELECT value FROM STRING_IDS WHERE id = ?", -1, &b.sid_query, NULL);
+	keyed_open(&b.strings, b.h, "STRING_IDS", "id", "value");
 	table_bases(&b);
 	b.fin = fin_load(b.h);
 	reserve_events(&b);
@@ -1537,7 +1623,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	read_overlap(&b);
 	read_mstx(&b);
 	read_counters(&b);
-	sqlite3_finalize(b.sid_query);
+	keyed_close(&b.strings);
 	sqlite3_close(b.h);
 	fin_free(b.fin);
 	u64map_free(&b.sids);
@@ -1650,7 +1736,7 @@ static void exact_fraction(struct sbuf *csv, int64_t v, int shift)
 /* STRING_IDS values as CSV cells, looked up once per id: the kernel table names a dozen
  * strings per row, and a subquery per cell was a third of its time. */
 struct sid_cells {
-	sqlite3_stmt *q;    /* SELECT value FROM STRING_IDS WHERE id = ? */
+	struct keyed k;     /* STRING_IDS (or ENUM_MODULE) by id */
 	struct u64map map;  /* id -> index into at */
 	struct sbuf text;   /* the cells, escaped, end to end */
 	uint32_t *at;       /* per index: offset into text; the next one's is its end */
@@ -1666,27 +1752,28 @@ static void sid_cell(struct sbuf *csv, struct sid_cells *sc, int64_t id)
 		xgrow(&sc->at, &sc->cap, sc->n + 2, sizeof *sc->at);
 		if (!sc->n)
 			sc->at[0] = 0;
-		sqlite3_reset(sc->q);
-		sqlite3_bind_int64(sc->q, 1, id);
 		/* an unknown id: an empty cell, as the subquery's NULL */
-		if (sqlite3_step(sc->q) == SQLITE_ROW && sqlite3_column_type(sc->q, 0) != SQLITE_NULL)
-			csv_cell(&sc->text, col_text(sc->q, 0));
+		const char *v = keyed_get(&sc->k, id);
+		if (v)
+			csv_cell(&sc->text, v);
 		sc->at[++sc->n] = (uint32_t)sc->text.len;
 	}
 	uint32_t k = *slot;
-	sbuf_add(csv, sc->text.buf + sc->at[k], sc->at[k + 1] - sc->at[k]);
+	/* no text yet (only unknown ids so far): no buffer to point into */
+	if (sc->at[k + 1] > sc->at[k])
+		sbuf_add(csv, sc->text.buf + sc->at[k], sc->at[k + 1] - sc->at[k]);
 }
 
 static void sid_cells_free(struct sid_cells *sc)
 {
-	sqlite3_finalize(sc->q);
+	keyed_close(&sc->k);
 	u64map_free(&sc->map);
 	sbuf_free(&sc->text);
 	free(sc->at);
 }
 
-/* sc: the STRING_IDS cache for DBC_STRING_ID columns holding the id itself (NULL where the
- * query resolves them). */
+/* sc: the STRING_IDS cache for DBC_STRING_ID columns and the ENUM_MODULE one for DBC_MODULE
+ * columns, each holding the id itself (NULL, or a cache not open: the value as written). */
 static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv, struct sid_cells *sc)
 {
 	int64_t v;
@@ -1695,11 +1782,14 @@ static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv co
 	switch (conv) {
 	case DBC_STRING_ID:
 		/* an id through the cache; text (a literal, or a schema writing names) as written */
-		if (sc && sqlite3_column_type(st, c) == SQLITE_INTEGER)
-			sid_cell(csv, sc, sqlite3_column_int64(st, c));
+	case DBC_MODULE: {
+		struct sid_cells *cache = sc ? &sc[conv == DBC_MODULE] : NULL;
+		if (cache && cache->k.by_rowid && sqlite3_column_type(st, c) == SQLITE_INTEGER)
+			sid_cell(csv, cache, sqlite3_column_int64(st, c));
 		else
 			csv_cell(csv, col_text(st, c));
 		return;
+	}
 	case DBC_NS_US:
 		/* PMU times are REAL ns with fractions: to the nearest ns */
 		if (col_i64(st, c, &v) || (sqlite3_column_type(st, c) == SQLITE_FLOAT &&
@@ -1855,13 +1945,8 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 		const char *have = cols_has(&c, spec->cols[i].column);
 		if (!have)
 			continue;
-		char *q;
-		if (spec->cols[i].conv == DBC_STRING_ID && strings)
-			q = sqlite3_mprintf(", (SELECT value FROM STRING_IDS WHERE id = m.\"%w\")", have);
-		else if (spec->cols[i].conv == DBC_MODULE && modules)
-			q = sqlite3_mprintf(", (SELECT name FROM ENUM_MODULE WHERE id = m.\"%w\")", have);
-		else
-			q = sqlite3_mprintf(", m.\"%w\"", have);
+		/* ids as they are: the cells look them up (sid_cells), not a subquery per row */
+		char *q = sqlite3_mprintf(", m.\"%w\"", have);
 		sbuf_adds(&sel, q);
 		sqlite3_free(q);
 		sbuf_addf(&sel, " AS c%zu", used);
@@ -1882,7 +1967,13 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 	sbuf_adds(&sql, from);
 	sqlite3_free(from);
 	sbuf_free(&sel);
-	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, NULL, used, &csv, buf, NULL, NULL, NULL, dl);
+	struct sid_cells sc[2] = {{.n = 0}, {.n = 0}};
+	keyed_open(&sc[0].k, h, "STRING_IDS", "id", "value");
+	if (modules)
+		keyed_open(&sc[1].k, h, "ENUM_MODULE", "id", "name");
+	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, sc, used, &csv, buf, NULL, NULL, NULL, dl);
+	sid_cells_free(&sc[0]);
+	sid_cells_free(&sc[1]);
 	sbuf_free(&sql);
 	sbuf_free(&csv);
 out:
@@ -2141,11 +2232,12 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 			  sbuf_str(&ops) + 2);
 	sbuf_adds(&sql, " ORDER BY k_, s_, r_");
 	pm.gtid_col = (int)used;
-	struct sid_cells sc = {0};
-	sqlite3_prepare_v2(h, "SELECT value FROM STRING_IDS WHERE id = ?", -1, &sc.q, NULL);
-	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, sc.q ? &sc : NULL, used, &csv, buf,
+	struct sid_cells sc[2] = {{.n = 0}, {.n = 0}};
+	keyed_open(&sc[0].k, h, "STRING_IDS", "id", "value");
+	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, sc, used, &csv, buf,
 		       pmu_cells, pmu_done, &pm, dl);
-	sid_cells_free(&sc);
+	sid_cells_free(&sc[0]);
+	sid_cells_free(&sc[1]);
 	sbuf_free(&task);
 	sbuf_free(&ops);
 	sbuf_free(&sql);
