@@ -628,6 +628,94 @@ static void test_strings_without_key(void **state)
 	free(r2);
 }
 
+/* An analysis.db with n collectives (CommAnalyzerTime), three bandwidth rows each and two
+ * links each (CommAnalyzerMatrix), none of its tables indexed, as the exporter writes it. */
+static char *make_comm_db(int n)
+{
+	char *root = tu_tmpdir();
+	char *path = xasprintf("%s/analysis.db", root);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	char *sql = sqlite3_mprintf(
+		"PRAGMA journal_mode=DELETE;"
+		"CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC,"
+		" elapse_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC,"
+		" idle_time NUMERIC, step TEXT, type TEXT);"
+		"CREATE TABLE CommAnalyzerBandwidth (hccl_op_name TEXT, group_name TEXT, transport_type TEXT,"
+		" transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio NUMERIC,"
+		" package_size NUMERIC, count NUMERIC, total_duration NUMERIC, step TEXT, type TEXT);"
+		"CREATE TABLE CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT,"
+		" transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, step TEXT,"
+		" type TEXT, op_name TEXT);"
+		"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < %d)"
+		" INSERT INTO CommAnalyzerTime SELECT 'hcom_allReduce__' || i, 'g' || (i %% 4),"
+		" 1700000000000000 + i * 1000, 0.5, 0.3, 0.1, 0.05, 0.1, 'step' || (i / 500), 'collective' FROM k;"
+		"INSERT INTO CommAnalyzerBandwidth SELECT hccl_op_name, group_name, t.column1, 1.5, 0.3, 5.0, 0.0,"
+		" 1.5, 1, 0.3, step, type FROM CommAnalyzerTime, (VALUES ('HCCS'), ('PCIE'), ('RDMA')) t"
+		" ORDER BY random();"
+		"INSERT INTO CommAnalyzerMatrix SELECT hccl_op_name, group_name, '0', '1', 'HCCS', 1.5, 0.3, 5.0,"
+		" step, type, hccl_op_name FROM CommAnalyzerTime;"
+		"INSERT INTO CommAnalyzerMatrix SELECT hccl_op_name, group_name, '1', '0', 'HCCS', 1.5, 0.3, 5.0,"
+		" step, type, hccl_op_name FROM CommAnalyzerTime ORDER BY random();",
+		n);
+	char *err = NULL;
+	if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("make_comm_db: %s", err);
+	sqlite3_free(sql);
+	sqlite3_close(h);
+	free(path);
+	return root;
+}
+
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* Both communication files of root's analysis.db, under 4 steps per byte (see load_names). */
+static double load_comm(const char *root, int n)
+{
+	setenv("ASCPROF_DB_STEPS_PER_BYTE", "4", 1);
+	char *t = xasprintf("%s/analysis.db:CommAnalyzerTime", root), *m = xasprintf("%s/analysis.db:CommAnalyzerMatrix", root);
+	double t0 = now_s();
+	char *time_js = db_comm_json(t), *matrix_js = db_comm_json(m);
+	double secs = now_s() - t0;
+	unsetenv("ASCPROF_DB_STEPS_PER_BYTE");
+	assert_non_null(time_js);
+	assert_non_null(matrix_js);
+	/* every collective, each with its three transports, and both links of each */
+	char last[64];
+	snprintf(last, sizeof last, "\"hcom_allReduce__%d@g%d\"", n - 1, (n - 1) % 4);
+	assert_non_null(strstr(time_js, last));
+	assert_non_null(strstr(matrix_js, last));
+	assert_int_equal(count_of(time_js, "\"Communication Time Info\""), (size_t)n);
+	assert_int_equal(count_of(time_js, "\"RDMA\":{\"Transit Size(MB)\""), (size_t)n);
+	assert_int_equal(count_of(time_js, "\"HCCS\":{\"Transit Size(MB)\""), (size_t)n);
+	assert_int_equal(count_of(matrix_js, "\"1-0\":{"), (size_t)n);
+	free(time_js);
+	free(matrix_js);
+	free(t);
+	free(m);
+	return secs;
+}
+
+static void test_comm_without_index(void **state)
+{
+	(void)state;
+	char *r1 = make_comm_db(4000), *r2 = make_comm_db(8000);
+	double t1 = load_comm(r1, 4000), t2 = load_comm(r2, 8000);
+	print_message("analysis.db communication: 4,000 collectives %.2f s, 8,000 %.2f s (ratio %.2f)\n", t1, t2,
+		      t2 / t1);
+	assert_true(t2 < 5); /* was 20-30 s */
+	tu_rmtree(r1);
+	tu_rmtree(r2);
+	free(r1);
+	free(r2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_msprof_db_in_prof_dir),
 		cmocka_unit_test(test_bad_dbs),
 		cmocka_unit_test(test_strings_without_key),
+		cmocka_unit_test(test_comm_without_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

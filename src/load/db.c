@@ -2340,17 +2340,19 @@ static void nest_close(struct sbuf *js, const struct nest *n)
 }
 
 /* "ORDER BY" the first appearance of the row's step, then of its type, then rowid. */
+/* window functions, not a subquery per row: those scanned the table each (quadratic) */
 #define APPEARANCE(t) \
-	" ORDER BY (SELECT min(rowid) FROM " t " x WHERE x.step IS m.step)," \
-	" (SELECT min(rowid) FROM " t " x WHERE x.step IS m.step AND x.type IS m.type), m.rowid"
+	" ORDER BY min(m.rowid) OVER (PARTITION BY m.step)," \
+	" min(m.rowid) OVER (PARTITION BY m.step, m.type), m.rowid"
 
 static const char comm_time_sql[] =
 	"SELECT step, type, hccl_op_name, group_name, start_timestamp, elapse_time, transit_time, wait_time,"
 	" synchronization_time, idle_time FROM CommAnalyzerTime m" APPEARANCE("CommAnalyzerTime");
 static const char comm_bw_sql[] =
 	"SELECT transport_type, transit_size, transit_time, bandwidth, large_packet_ratio, package_size, count,"
-	" total_duration FROM CommAnalyzerBandwidth WHERE step IS ?1 AND type IS ?2 AND hccl_op_name IS ?3"
-	" AND group_name IS ?4 ORDER BY rowid";
+	" total_duration FROM CommAnalyzerBandwidth WHERE rowid = ?";
+static const char comm_bw_keys_sql[] =
+	"SELECT step, type, hccl_op_name, group_name, rowid FROM CommAnalyzerBandwidth";
 static const char comm_matrix_sql[] =
 	"SELECT step, type, hccl_op_name, group_name, src_rank, dst_rank, transport_type, transit_size,"
 	" transit_time, bandwidth, op_name FROM CommAnalyzerMatrix m" APPEARANCE("CommAnalyzerMatrix");
@@ -2439,6 +2441,89 @@ static void time_info_json(struct sbuf *js, sqlite3_stmt *st, int base)
 	}
 }
 
+/* CommAnalyzerBandwidth's rows by (step, type, op, group): the exported file has no index,
+ * and a query per collective scanned the whole table (8,000 collectives took 20-30 s).
+ * The keys are read once and sorted; a collective's rows are found by binary search and
+ * read by rowid, in rowid order. */
+struct bw_index {
+	struct sbuf keys; /* the rows' keys end to end */
+	struct bw_key {
+		size_t at, len;
+		int64_t rowid;
+	} *rows;
+	size_t n;
+};
+
+/* The key of columns 0-3 of st: each value length-prefixed (NUL bytes and commas are data),
+ * NULL apart from every text ('IS' matches NULL to NULL only). */
+static void bw_key_of(struct sbuf *k, sqlite3_stmt *st)
+{
+	for (int i = 0; i < 4; i++) {
+		if (sqlite3_column_type(st, i) == SQLITE_NULL) {
+			sbuf_addc(k, 'N');
+			continue;
+		}
+		const char *t = (const char *)sqlite3_column_text(st, i);
+		size_t len = (size_t)sqlite3_column_bytes(st, i);
+		sbuf_addf(k, "%zu:", len);
+		if (len)
+			sbuf_add(k, t, len);
+	}
+}
+
+static int bw_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t m = alen < blen ? alen : blen;
+	int c = m ? memcmp(a, b, m) : 0;
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+static int bw_row_cmp(const void *x, const void *y, void *ctx)
+{
+	const struct bw_key *a = x, *b = y;
+	const char *base = ((const struct sbuf *)ctx)->buf;
+	int c = bw_key_cmp(base + a->at, a->len, base + b->at, b->len);
+	return c ? c : (a->rowid > b->rowid) - (a->rowid < b->rowid);
+}
+
+static void bw_index_load(struct bw_index *ix, sqlite3 *h)
+{
+	*ix = (struct bw_index){.keys = SBUF_INIT};
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(h, comm_bw_keys_sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	size_t cap = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		xgrow(&ix->rows, &cap, ix->n + 1, sizeof *ix->rows);
+		size_t at = ix->keys.len;
+		bw_key_of(&ix->keys, st);
+		ix->rows[ix->n++] = (struct bw_key){at, ix->keys.len - at, sqlite3_column_int64(st, 4)};
+	}
+	sqlite3_finalize(st);
+	if (ix->n)
+		xqsort_r(ix->rows, ix->n, sizeof *ix->rows, bw_row_cmp, &ix->keys);
+}
+
+/* The first of ix's rows with key k (len bytes), ix->n when none. */
+static size_t bw_index_find(const struct bw_index *ix, const char *k, size_t len)
+{
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bw_key_cmp(ix->keys.buf + ix->rows[mid].at, ix->rows[mid].len, k, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void bw_index_free(struct bw_index *ix)
+{
+	sbuf_free(&ix->keys);
+	free(ix->rows);
+}
+
 static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 {
 	sqlite3_stmt *st = NULL, *bw = NULL;
@@ -2448,7 +2533,10 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 	}
 	bool have_bw = table_exists(h, "CommAnalyzerBandwidth") &&
 		       sqlite3_prepare_v2(h, comm_bw_sql, -1, &bw, NULL) == SQLITE_OK;
-	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	struct bw_index bix = {.keys = SBUF_INIT};
+	if (have_bw)
+		bw_index_load(&bix, h);
+	struct sbuf js = SBUF_INIT, key = SBUF_INIT, want = SBUF_INIT;
 	struct nest n = {0};
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -2465,12 +2553,17 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 		json_ratio(&js, sync, transit);
 		sbuf_adds(&js, "},\"Communication Bandwidth Info\":{");
 		if (have_bw) {
-			sqlite3_reset(bw);
-			for (int i = 0; i < 4; i++)
-				sqlite3_bind_value(bw, i + 1, sqlite3_column_value(st, i));
+			sbuf_reset(&want);
+			bw_key_of(&want, st);
 			struct bw_state b = {"", false, false};
-			while (sqlite3_step(bw) == SQLITE_ROW)
-				bw_row_json(&js, bw, 0, &b);
+			for (size_t i = bw_index_find(&bix, want.buf, want.len);
+			     i < bix.n && !bw_key_cmp(bix.keys.buf + bix.rows[i].at, bix.rows[i].len, want.buf, want.len);
+			     i++) {
+				sqlite3_reset(bw);
+				sqlite3_bind_int64(bw, 1, bix.rows[i].rowid);
+				if (sqlite3_step(bw) == SQLITE_ROW)
+					bw_row_json(&js, bw, 0, &b);
+			}
 			if (b.any)
 				sbuf_adds(&js, "}}");
 		}
@@ -2482,6 +2575,8 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 	nest_close(&js, &n);
 	sqlite3_finalize(st);
 	sqlite3_finalize(bw);
+	bw_index_free(&bix);
+	sbuf_free(&want);
 	sbuf_free(&key);
 	return sbuf_detach(&js);
 }
