@@ -448,8 +448,14 @@ static void test_bad_digests(void **state)
 	ra->rank = rank;
 	/* something that is not a digest at all, named like one */
 	free(tu_write_str(dir, "rank00099.x.apdigest", "hello"));
+	/* a FIFO named like one (issue 41, item 6): opening it waited for a writer forever */
+	char *fifo = xasprintf("%s/rank00077.x.apdigest", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	free(fifo);
 
+	alarm(60);
 	struct analysis *dg = digest_open(dir);
+	alarm(0);
 	const struct diag_list *d = &dg->cap->diags;
 	char want[96];
 	snprintf(want, sizeof want, "digest format version 99; this build reads version %u", DIGEST_VERSION);
@@ -459,6 +465,7 @@ static void test_bad_digests(void **state)
 	assert_true(has_diag(d, "rank00003.otherhost", "rank 3 is already read from"));
 	assert_true(has_diag(d, "rank00040", "rank 40 is from another run"));
 	assert_true(has_diag(d, "rank00099", "not a digest"));
+	assert_true(has_diag(d, "rank00077", "not a regular file"));
 	/* ranks 3, 4 and 5 open */
 	assert_int_equal(dg->n_ranks, 3);
 	assert_int_equal(dg->ranks[0].rank, 3);

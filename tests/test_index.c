@@ -188,6 +188,24 @@ static void load_twice(const char *const *texts, size_t n, bool expect_cut)
 	assert_non_null(strstr(d3.items[0].msg, "fails its checksum"));
 	assert_same_store(&plain, &fixed);
 
+	/* a FIFO at the index's name (issue 41, item 6): opening it waited for a writer
+	 * forever; now it is no index, and the one written replaces it */
+	snprintf(cmd, sizeof cmd, "f=$(ls %s/*.idx) && rm \"$f\" && mkfifo \"$f\"", idx);
+	assert_int_equal(tu_sh("%s", cmd), 0);
+	struct rank_store past_fifo;
+	struct diag_list d4;
+	diag_init(&d4);
+	store_init(&past_fifo);
+	alarm(60);
+	assert_int_equal(tindex_load_trace(&past_fifo, pp, n, &topts, &io, &st, &d4), 0);
+	alarm(0);
+	assert_int_equal(st.state, TINDEX_REBUILT);
+	assert_same_store(&plain, &past_fifo);
+	snprintf(cmd, sizeof cmd, "test -f \"$(ls %s/*.idx)\"", idx);
+	assert_int_equal(tu_sh("%s", cmd), 0);
+	store_free(&past_fifo);
+	diag_free(&d4);
+
 	store_free(&plain);
 	store_free(&first);
 	store_free(&again);

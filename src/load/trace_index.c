@@ -958,7 +958,8 @@ false, true, load_trace, write_trace, read_trace, keep_trace};
 static int read_index(const char *path, const struct sbuf *key, const struct tix_kind *k, void *ctx, bool lazy,
 		      struct diag_list *dl, struct tindex_status *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO at an index's name opens at once (and is refused below) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
 	struct stat sb;
