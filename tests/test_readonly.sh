@@ -102,6 +102,10 @@ fi
 run "--digest outside" --digest "$tmp/digests"
 [ "$(find "$tmp/digests" -name '*.apdigest' | wc -l)" -eq 2 ] ||
   { echo "FAIL: --digest did not write two digests"; fail=$((fail + 1)); }
+# the man page: OUTDIR is created when missing, its parents too
+run "--digest with missing parents" --digest "$tmp/new/deep/digests"
+[ "$(find "$tmp/new/deep/digests" -name '*.apdigest' | wc -l)" -eq 2 ] ||
+  { echo "FAIL: --digest did not create missing parents"; fail=$((fail + 1)); }
 for out in digests ./sub/digests .; do
   (cd "$cap" && "$bin" --digest "$out" . >"$tmp/out" 2>"$tmp/err")
   rc=$?
