@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -710,6 +711,78 @@ static void test_cluster_output(void **state)
 	free(dir);
 }
 
+/* Issue 41, item 3: N one-step ranks beside one rank of N steps. The ranks x steps table
+ * held N x N cells (N = 20,000: 9.7 GB); now each rank's own steps. */
+static void test_cluster_square(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	char *dir = tu_tmpdir();
+	struct sbuf csv = SBUF_INIT;
+	sbuf_adds(&csv, "Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage\n");
+	for (int r = 0; r < N; r++)
+		sbuf_addf(&csv, "1,rank,%d,100.0,10.0,0,10.0,5.0,115.0\n", r);
+	for (int s = 2; s <= N; s++)
+		sbuf_addf(&csv, "%d,rank,0,100.0,10.0,0,10.0,5.0,115.0\n", s);
+	free(tu_write(dir, "cluster_step_trace_time.csv", csv.buf, csv.len));
+	sbuf_free(&csv);
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
+	struct analysis *an = digest_open_summaries(dir);
+	getrusage(RUSAGE_SELF, &ru1);
+	assert_non_null(an);
+	assert_int_equal(an->n_ranks, N);
+	const struct cluster_analysis *ca = an->cluster;
+	assert_non_null(ca);
+	assert_int_equal(ca->n_steps, N);
+	assert_int_equal(ca->cell_at[N], 2 * (size_t)N - 1); /* the steps there are */
+	assert_int_equal(cluster_cell(ca, 0, N - 1)->dur_ns, 115000);
+	assert_int_equal(cluster_cell(ca, 1, 1)->dur_ns, -1); /* rank 1 has one step */
+	/* the JSON report lists each rank's own steps */
+	char *js = render(an, true);
+	assert_non_null(strstr(js, "\"per_step\""));
+	free(js);
+	print_message("%d ranks, one of %d steps: peak resident %ld MB (was under %ld MB before the open)\n", N, N,
+		      ru1.ru_maxrss / 1024, ru0.ru_maxrss / 1024);
+	assert_true(ru1.ru_maxrss < 1024L * 1024); /* under 1 GB (in kB), sanitizers included */
+	analysis_free(an);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Issue 41, item 7: steps each within the accepted times whose sum is not: the totals are
+ * held at the largest time with a message, never wrapped negative. */
+static void test_cluster_sums_overflow(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	/* 2.9e15 us = 2.9e18 ns per part, three parts a step (8.7e18 ns), three steps */
+	const char *big = "2900000000000000.0";
+	struct sbuf csv = SBUF_INIT;
+	sbuf_adds(&csv, "Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage\n");
+	for (int s = 1; s <= 3; s++) {
+		sbuf_addf(&csv, "%d,rank,0,%s,%s,0,%s,%s,0\n", s, big, big, big, big);
+		sbuf_addf(&csv, "%d,rank,1,100.0,10.0,0,10.0,5.0,115.0\n", s);
+	}
+	free(tu_write(dir, "cluster_step_trace_time.csv", csv.buf, csv.len));
+	sbuf_free(&csv);
+	struct analysis *an = digest_open_summaries(dir);
+	assert_non_null(an);
+	assert_int_equal(an->n_ranks, 2);
+	assert_true(has_diag(&an->cap->diags, "cluster_step_trace_time.csv", "rank 0: its 3 steps' times add up past"));
+	assert_false(has_diag(&an->cap->diags, "cluster_step_trace_time.csv", "rank 1:"));
+	assert_int_equal(an->ranks[0].n_steps, 3); /* kept as written */
+	char *js = render(an, true);
+	assert_null(strstr(js, "\"wall_us\": -"));
+	free(js);
+	char *t = render(an, false);
+	assert_non_null(strstr(t, "add up past the largest time kept"));
+	free(t);
+	analysis_free(an);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* A cluster_analysis.db written here with SQLite: 8 ranks x 3 steps in ClusterTimeSummary
  * (us, REAL), rank 3 computing 500 us longer per step; SlowRank, HcclTopOpStats and
  * CommunicationGroupMapping rows. The overview takes its rank rows (exact to the ns), finds
@@ -905,6 +978,8 @@ static void test_cluster_db_generated(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* first: the peak resident size it checks is the process's so far */
+		cmocka_unit_test(test_cluster_square),
 		cmocka_unit_test(test_identity_16),
 		cmocka_unit_test(test_identity_real),
 		cmocka_unit_test(test_per_node_digests),
@@ -916,6 +991,7 @@ int main(void)
 		cmocka_unit_test(test_string_length_wraps),
 		cmocka_unit_test(test_1024_digests),
 		cmocka_unit_test(test_cluster_output),
+		cmocka_unit_test(test_cluster_sums_overflow),
 		cmocka_unit_test(test_cluster_db),
 		cmocka_unit_test(test_cluster_db_generated),
 	};
