@@ -354,7 +354,8 @@ static void make_db(const char *path, const char *schema_version, bool with_star
 }
 
 enum bad_kind { BAD_CORRUPT, BAD_TRUNCATED, BAD_ENCRYPTED, BAD_NO_TABLE, BAD_NO_COLUMN, BAD_LOCKED, BAD_NEWER,
-		BAD_NO_STRINGS, BAD_VIEW_TASK, BAD_VIEW_STRINGS, BAD_VIRTUAL, BAD_GENERATED, BAD_BUDGET };
+		BAD_NO_STRINGS, BAD_VIEW_TASK, BAD_VIEW_STRINGS, BAD_VIRTUAL, BAD_GENERATED, BAD_BUDGET,
+		BAD_NO_TABLES };
 
 struct bad_case {
 	const char *name;
@@ -380,6 +381,9 @@ static const struct bad_case bad_cases[] = {
 	{"TASK with a generated column", BAD_GENERATED, {"TASK is a table with generated columns", "not read"}, true},
 	/* the budget: a reader that takes more steps than the file's size allows stops, says so */
 	{"over the step budget", BAD_BUDGET, {"reading stopped", "what was read before is kept"}, true},
+	/* item 11: a Db of no tables: the report's "trace NOT READ ... see the messages below"
+	 * had no message to point to */
+	{"no tables at all", BAD_NO_TABLES, {"no events in any table read", "the Db holds no trace"}, true},
 };
 
 /* SQL that makes rank 0's file hostile (the file is written by the test, read by the tool). */
@@ -398,6 +402,9 @@ static const char *hostile_sql(enum bad_kind kind)
 	case BAD_VIRTUAL:
 		return "ALTER TABLE TASK RENAME TO TASK_REAL;"
 		       "CREATE VIRTUAL TABLE TASK USING rtree(id, startNs, endNs)";
+	case BAD_NO_TABLES:
+		return "DROP TABLE STRING_IDS; DROP TABLE ENUM_API_TYPE; DROP TABLE META_DATA; DROP TABLE PYTORCH_API;"
+		       "DROP TABLE CONNECTION_IDS; DROP TABLE CANN_API; DROP TABLE TASK; DROP TABLE COMPUTE_TASK_INFO";
 	case BAD_GENERATED:
 		return "ALTER TABLE TASK ADD COLUMN big TEXT AS (printf('%.*c', 200000000, 'x'))";
 	default: return NULL;
@@ -496,6 +503,23 @@ static void test_bad_dbs(void **state)
 				 bc->expect[1], paths[0]);
 		}
 		assert_int_equal(cap->ranks[0].trace_failed, !bc->rank0_read);
+		/* an error about the file said once, not by every reader of it (item 11) */
+		for (size_t i = 0; i < cap->diags.n; i++) {
+			const struct diag *d = &cap->diags.items[i];
+			if (d->level != DIAG_ERROR || !d->file || strcmp(d->file, paths[0]))
+				continue;
+			for (size_t j = i + 1; j < cap->diags.n; j++)
+				if (cap->diags.items[j].file && !strcmp(cap->diags.items[j].file, paths[0]) &&
+				    !strcmp(cap->diags.items[j].msg, d->msg))
+					fail_msg("%s: said twice: %s", bc->name, d->msg);
+		}
+		if (bc->kind == BAD_NO_TABLES) {
+			assert_int_equal(cap->ranks[0].store.n_ev, 0);
+			char *text = tu_report_text(an);
+			assert_non_null(strstr(text, "trace NOT READ"));
+			assert_non_null(strstr(text, "no events in any table read"));
+			free(text);
+		}
 		if (!bc->rank0_read) {
 			/* never a clean-looking rank: the report says the Db was not read */
 			char *text = tu_report_text(an);

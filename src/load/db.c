@@ -1631,6 +1631,11 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	u64map_free(&b.kind_map);
 	u64map_free(&b.attr_map);
 	bld_finish(&b);
+	/* say so, or the report's "trace NOT READ ... see the messages below" finds none */
+	if (!rs->n_ev)
+		diag_add(dl, DIAG_ERROR, path, 0, -1,
+			 _("no events in any table read (PYTORCH_API, CANN_API, TASK, COMMUNICATION_OP, "
+			 "OVERLAP_ANALYSIS, MSTX_EVENTS): the Db holds no trace; its other tables are read"));
 	xalloc_trim(); /* the builder's maps and SQLite's pages, before the kernel table */
 	rs->trace.parsed_bytes = rs->trace.size;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
