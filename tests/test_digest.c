@@ -801,6 +801,32 @@ static char *cluster_db_dir(const char *sql)
 	return dir;
 }
 
+/* Issue 41, item 11: a HcclTopOpStats time past what a trace holds (a mean of 1e308 printed
+ * 300 digits): its row left out with a message, an extreme min or max shown as missing. */
+static void test_cluster_db_extreme_times(void **state)
+{
+	(void)state;
+	char *dir = cluster_db_dir(
+		"CREATE TABLE ClusterTimeSummary (rank INTEGER, step INTEGER, stepTime REAL, computation REAL, "
+		"communicationNotOverlapComputation REAL, free REAL);\n"
+		"INSERT INTO ClusterTimeSummary VALUES (0, 1, 160, 100, 10, 50), (1, 1, 160, 100, 10, 50);\n"
+		"CREATE TABLE HcclTopOpStats (OpName TEXT, Count INTEGER, MeanNs REAL, MinNs REAL, MaxNs REAL, "
+		"SumNs REAL, MinRank INTEGER, MaxRank INTEGER);\n"
+		"INSERT INTO HcclTopOpStats VALUES ('hcom_huge_mean', 1, 1e308, 1, 1, 1, 0, 1), "
+		"('hcom_fine', 2, 5000000, 1000000, 1e300, 1e18, 0, 1);\n");
+	struct analysis *an = digest_open_summaries(dir);
+	assert_non_null(an);
+	assert_true(has_diag(&an->cap->diags, "cluster_analysis.db", "table HcclTopOpStats: 1 row(s)"));
+	char *t = render(an, false);
+	assert_non_null(strstr(t, "hcom_fine"));
+	assert_null(strstr(t, "hcom_huge_mean"));
+	assert_null(strstr(t, "0000000000000000000000")); /* no 300-digit figure */
+	free(t);
+	analysis_free(an);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_cluster_db(void **state)
 {
 	(void)state;
@@ -992,6 +1018,7 @@ int main(void)
 		cmocka_unit_test(test_1024_digests),
 		cmocka_unit_test(test_cluster_output),
 		cmocka_unit_test(test_cluster_sums_overflow),
+		cmocka_unit_test(test_cluster_db_extreme_times),
 		cmocka_unit_test(test_cluster_db),
 		cmocka_unit_test(test_cluster_db_generated),
 	};

@@ -139,6 +139,14 @@ static double cell_d(sqlite3_stmt *st, int c)
 	return c >= 0 && sqlite3_column_type(st, c) != SQLITE_NULL ? sqlite3_column_double(st, c) : NAN;
 }
 
+/* A time in ns as a double: NAN when absent or past the times a trace can hold (a mean
+ * of 1e308 printed 300 digits). */
+static double cell_ns(sqlite3_stmt *st, int c)
+{
+	double d = cell_d(st, c);
+	return fabs(d) <= (double)NUM_TIME_MAX_NS ? d : NAN;
+}
+
 static char *cell_s(sqlite3_stmt *st, int c)
 {
 	const unsigned char *t = c >= 0 ? sqlite3_column_text(st, c) : NULL;
@@ -283,7 +291,7 @@ static void read_top(sqlite3 *h, struct cluster_db *db, struct diag_list *dl)
 	int rc;
 	while ((rc = sqlite3_step(t.st)) == SQLITE_ROW) {
 		struct cluster_db_top x = {.count = -1, .min_rank = -1, .max_rank = -1};
-		x.mean_ns = cell_d(t.st, t.at[TO_MEAN]);
+		x.mean_ns = cell_ns(t.st, t.at[TO_MEAN]);
 		if (!isfinite(x.mean_ns)) {
 			t.bad++;
 			continue;
@@ -291,9 +299,9 @@ static void read_top(sqlite3 *h, struct cluster_db *db, struct diag_list *dl)
 		int64_t v;
 		if (cell_i64(t.st, t.at[TO_COUNT], &v))
 			x.count = v;
-		x.min_ns = cell_d(t.st, t.at[TO_MIN]);
-		x.max_ns = cell_d(t.st, t.at[TO_MAX]);
-		x.sum_ns = cell_d(t.st, t.at[TO_SUM]);
+		x.min_ns = cell_ns(t.st, t.at[TO_MIN]);
+		x.max_ns = cell_ns(t.st, t.at[TO_MAX]);
+		x.sum_ns = cell_ns(t.st, t.at[TO_SUM]);
 		if (cell_i64(t.st, t.at[TO_MINR], &v) && v >= 0 && v < 1000000)
 			x.min_rank = (int)v;
 		if (cell_i64(t.st, t.at[TO_MAXR], &v) && v >= 0 && v < 1000000)
