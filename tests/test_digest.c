@@ -777,6 +777,9 @@ static void test_cluster_sums_overflow(void **state)
 	free(js);
 	char *t = render(an, false);
 	assert_non_null(strstr(t, "add up past the largest time kept"));
+	/* item 11: said to be what it is, not digests */
+	assert_non_null(strstr(t, "(read from msprof-analyze's cluster output"));
+	assert_null(strstr(t, "read from digests"));
 	free(t);
 	analysis_free(an);
 	tu_rmtree(dir);

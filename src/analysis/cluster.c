@@ -321,6 +321,7 @@ struct analysis *cluster_output_open(const char *path)
 	struct analysis *an = xcalloc(1, sizeof *an);
 	an->cap = cap;
 	an->from_digests = true; /* no events: drill-down says so */
+	an->from_cluster_output = true; /* ... naming what it was read from */
 	diag_init(&an->diags);
 	/* cluster_analysis.db's rank rows where it has them (ClusterTimeSummary also gives each
 	 * step's wait and transmit), else cluster_step_trace_time.csv's */

@@ -87,7 +87,10 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	v->lb.n = ca->n_ranks;
 	int yy = y;
 	canvas_textf(cv, x + 1, yy++, w - 2, ST_BOLD, _("%zu ranks, up to %zu steps, %zu collectives matched%s"),
-		     ca->n_ranks, ca->n_steps, ca->matched, an->from_digests ? _("   (from digests)") : "");
+		     ca->n_ranks, ca->n_steps, ca->matched,
+		     an->from_cluster_output ? _("   (from the cluster output)")
+		     : an->from_digests      ? _("   (from digests)")
+					     : "");
 	const struct comm_group *big;
 	size_t partial = comm_groups_partial(an->comm, &big);
 	if (partial)
@@ -193,6 +196,13 @@ static int handle(void *p, struct app *app, enum action act)
 	const struct published *pub = app_pub(app);
 	if (act == ACT_OPEN && pub && v->lb.sel < pub->an->n_ranks) {
 		const struct rank_analysis *ra = &pub->an->ranks[v->lb.sel];
+		if (pub->an->from_cluster_output) {
+			app_message(app, ST_WARN,
+				    _("rank %d was read from msprof-analyze's cluster table: it holds no events; open "
+				      "the rank's own capture"),
+				    ra->rank);
+			return VH_HANDLED;
+		}
 		if (pub->an->from_digests) {
 			app_message(app, ST_WARN, _("rank %d was read from a digest: its raw events are in %s"), ra->rank,
 				    app_rank_data_of(app, ra->rank_index)->plan->output_dir);
