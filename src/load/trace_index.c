@@ -26,6 +26,8 @@
 #include "num.h"
 #include "xalloc.h"
 
+static char *files_dir(const char *const *paths, size_t n);
+
 /* Raise on any change of the layout below or of what the loader puts in a store. */
 #define TINDEX_FORMAT 3
 #define TINDEX_MAGIC "ASCPIDX"
@@ -1149,9 +1151,12 @@ static int tindex_load(const struct tix_kind *k, void *ctx, const char *const *p
 				 st->why);
 		else if (got < 0 && k->read == read_blob && !strcmp(k->what, "timeline"))
 			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the timeline index is built again"), st->why);
-		else if (got < 0 && k->load == load_blob)
-			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the analysis is made again and its index rebuilt"),
+		else if (got < 0 && k->load == load_blob) {
+			char *of = files_dir(paths, n);
+			diag_add(dl, DIAG_INFO, of, 0, -1, _("%s; the analysis is made again and its index rebuilt"),
 				 st->why);
+			free(of);
+		}
 		else if (got < 0)
 			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the trace is read again and the index rebuilt"),
 				 st->why);
@@ -1657,11 +1662,45 @@ struct tindex_defer *tindex_defer_new(void)
 	return d;
 }
 
+/* The deepest directory holding every one of paths (owned): what an analysis' index is of
+ * (a capture's files), named in its messages rather than the first of them, which read as
+ * if that one file were at fault (api_statistic.csv). One file: that file. */
+static char *files_dir(const char *const *paths, size_t n)
+{
+	if (!n || !paths[0])
+		return NULL;
+	if (n == 1) /* a blob of one file: that file */
+		return xstrdup(paths[0]);
+	size_t len = strlen(paths[0]);
+	for (size_t i = 1; i < n; i++) {
+		size_t k = 0;
+		while (k < len && paths[i][k] == paths[0][k])
+			k++;
+		len = k;
+	}
+	/* back to a whole directory: a common prefix may end inside a name */
+	bool whole = true;
+	for (size_t i = 0; i < n && whole; i++)
+		whole = paths[i][len] == '/';
+	if (!whole)
+		while (len > 0 && paths[0][len - 1] != '/')
+			len--;
+	while (len > 1 && paths[0][len - 1] == '/')
+		len--;
+	return len ? xstrndup(paths[0], len) : xstrdup(".");
+}
+
 /* The message of a deferred write that failed: which index (its path), of which files
  * (the message's file), and why. */
 static void defer_failed(struct tindex_defer *d, const struct defer_job *j, const char *why)
 {
 	const char *file = j->n ? j->paths[0] : NULL;
+	if (!j->k.table && j->k.keep != keep_trace && strcmp(j->k.what, "timeline")) {
+		char *dir = files_dir((const char *const *)j->paths, j->n);
+		diag_add(&d->failed, DIAG_WARN, dir, 0, -1, _("the analysis' index %s was not written: %s"), j->path, why);
+		free(dir);
+		return;
+	}
 	if (j->k.table)
 		diag_add(&d->failed, DIAG_WARN, file, 0, -1, _("the table's index %s was not written: %s"), j->path, why);
 	else if (j->k.keep == keep_trace)
