@@ -400,5 +400,16 @@ else
   bad "the bound: $left indexes, $total bytes over a limit of $lim, $used of 2 ranks used"
 fi
 
+# a cache directory that is a regular file: said to be no directory (it read "Permission
+# denied"), the report made without an index (issue 41, item 11)
+echo x >"$tmp/a-file"
+"$bin" --summary --index-dir "$tmp/a-file" "$cap" >"$tmp/f1" 2>&1
+if grep -q "index: not written (cannot create $tmp/a-file: Not a directory)" "$tmp/f1" &&
+   ! grep -q 'Permission denied' "$tmp/f1"; then
+  ok
+else
+  bad "--index-dir naming a file: $(grep 'index:' "$tmp/f1" | head -n 2)"
+fi
+
 echo "index: $passed passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -96,6 +96,13 @@ static int make_dirs(const char *dir)
 			*s = '/';
 		}
 	int r = mkdir(p, 0700) && errno != EEXIST ? -1 : 0;
+	/* something else by that name (a regular file): not a directory, said as such rather
+	 * than the "Permission denied" writing into it gave */
+	struct stat sb;
+	if (!r && (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+		errno = ENOTDIR;
+		r = -1;
+	}
 	free(p);
 	return r;
 }
