@@ -393,6 +393,15 @@ static void mk_fifo_info(struct ctx *c)
 	free(p);
 }
 
+/* issue 41, item 11: a FIFO at profiler_metadata.json was skipped without a word */
+static void mk_fifo_metadata(struct ctx *c)
+{
+	char *p = path_in(c->worker, "profiler_metadata.json");
+	remove(p);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	free(p);
+}
+
 static void mk_dir_trace(struct ctx *c)
 {
 	char *p = path_in(c->out, "trace_view.json");
@@ -722,6 +731,8 @@ static const struct bad_case cases[] = {
 	{.name = "FIFO as the trace", .make = mk_fifo, .file = "trace_view.json", .msg = "FIFO, not a file", .trace = EV_NONE},
 	{.name = "FIFO as a CSV", .make = mk_fifo, .param = 1, .file = "kernel_details.csv", .msg = "FIFO, not a file", .csv_lost = 1},
 	{.name = "FIFO as profiler_info", .make = mk_fifo_info, .file = "profiler_info_0.json", .msg = "not a regular file"},
+	{.name = "FIFO as profiler_metadata", .make = mk_fifo_metadata, .file = "profiler_metadata.json",
+	 .msg = "is a FIFO, not a file; skipped"},
 	{.name = "directory named trace_view.json", .make = mk_dir_trace, .file = "trace_view.json", .msg = "directory, not a file", .trace = EV_NONE},
 	{.name = "a broken profiler_info before a good one", .make = mk_two_infos, .file = "profiler_info.json", .msg = "not a JSON object"},
 	{.name = "broken profiler_info", .make = mk_bad_info, .file = "profiler_info_0.json", .msg = "not a JSON object"},

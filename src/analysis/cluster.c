@@ -283,7 +283,7 @@ bool cluster_output_is(const char *path)
 {
 	char *p = cluster_out_find(path);
 	if (!p)
-		p = cluster_db_find(path);
+		p = cluster_db_find(path, NULL);
 	if (!p)
 		return false;
 	free(p);
@@ -325,7 +325,7 @@ struct analysis *cluster_output_open(const char *path)
 	diag_init(&an->diags);
 	/* cluster_analysis.db's rank rows where it has them (ClusterTimeSummary also gives each
 	 * step's wait and transmit), else cluster_step_trace_time.csv's */
-	char *dbp = cluster_db_find(path);
+	char *dbp = cluster_db_find(path, &cap->diags);
 	if (dbp) {
 		an->cluster_db = xcalloc(1, sizeof *an->cluster_db);
 		if (cluster_db_read(dbp, an->cluster_db, &cap->diags) == 0 && !cap->cluster_comm.n_files) {

@@ -15,12 +15,15 @@
 #include "num.h"
 #include "xalloc.h"
 
-char *cluster_db_find(const char *dir)
+char *cluster_db_find(const char *dir, struct diag_list *dl)
 {
 	char *p = xasprintf("%s/%s", dir, CLUSTER_ANALYSIS_DB);
 	struct stat st;
 	if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
 		return p;
+	if (stat(p, &st) == 0) /* a FIFO, a directory: never opened (a FIFO would block), said */
+		diag_add(dl, DIAG_WARN, p, 0, -1, _("is a %s, not a file; skipped"),
+			 S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
 	free(p);
 	return NULL;
 }

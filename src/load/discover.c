@@ -392,9 +392,15 @@ static void read_worker_info(struct walk *w, struct rank_plan *rp)
 			free(p);
 		} else if (!strcmp(names[i], "profiler_metadata.json") && !rp->metadata_path) {
 			char *p = join(rp->worker_dir, names[i]);
-			if (leaves_root(w, p))
+			struct stat st;
+			if (leaves_root(w, p)) {
 				free(p);
-			else {
+			} else if (stat(p, &st) == 0 && !S_ISREG(st.st_mode)) {
+				/* a FIFO would block its reader; skipped, and said (it was silent) */
+				diag_add(w->dl, DIAG_WARN, p, 0, -1, _("is a %s, not a file; skipped"),
+					 S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
+				free(p);
+			} else {
 				rp->metadata_path = p;
 				rp->par_groups = parallel_groups_load(p, &rp->n_par_groups, w->dl);
 			}
