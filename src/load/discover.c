@@ -351,16 +351,26 @@ static void collect_comm(struct walk *w, const char *dir, struct found_file **fi
 	free_names(names, nn);
 }
 
+/* CSV tables one output directory gives its rank at most: an export writes a few dozen,
+ * sliced ones a few hundred; 100,000 two-line files took 1.1 GB (a table's fixed cost)
+ * and a summary line each. The rest are named in one message, not read. */
+#define DISCOVER_MAX_CSV 4096
+
 /* Collects the exported files of one output directory into rp. */
 static void collect_output(struct walk *w, struct rank_plan *rp, const char *out_dir)
 {
-	size_t n, cap = 0;
+	size_t n, cap = 0, n_csv = 0, csv_left = 0;
 	char **names = list_dir(out_dir, &n, w->dl);
 	bool have_trace_view = has_entry(names, n, "trace_view.json");
 	for (size_t i = 0; i < n; i++) {
 		enum file_role role = role_for_name(names[i], rp->cls);
 		if (role == ROLE_OTHER)
 			continue;
+		if (role == ROLE_CSV && n_csv >= DISCOVER_MAX_CSV) {
+			csv_left++;
+			continue;
+		}
+		n_csv += role == ROLE_CSV;
 		/* Class A exports may also hold msprof_*.json: trace_view.json is the full one */
 		if (role == ROLE_TRACE && have_trace_view && strcmp(names[i], "trace_view.json") != 0)
 			continue;
@@ -372,6 +382,11 @@ static void collect_output(struct walk *w, struct rank_plan *rp, const char *out
 		free(p);
 	}
 	free_names(names, n);
+	if (csv_left)
+		diag_add(w->dl, DIAG_WARN, out_dir, 0, -1,
+			 _("%zu more CSV files here are not read: a rank reads at most %d (an export writes a few "
+			 "dozen); the first %d by name are"),
+			 csv_left, DISCOVER_MAX_CSV, DISCOVER_MAX_CSV);
 }
 
 /* Reads the rank from profiler_info*.json in a worker directory. */
