@@ -200,9 +200,16 @@ static sqlite3 *db_open(const char *path, struct diag_list *dl)
 		return NULL;
 	}
 	sqlite3_extended_result_codes(h, 1);
+	/* (older SQLite lacks some: table_exists keeps views and virtual tables out anyway) */
+#if defined(SQLITE_DBCONFIG_ENABLE_VIEW) && SQLITE_VERSION_NUMBER >= 3035000 /* TEMP views still run */
 	sqlite3_db_config(h, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
+#endif
+#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA
 	sqlite3_db_config(h, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+#endif
+#ifdef SQLITE_DBCONFIG_DEFENSIVE
 	sqlite3_db_config(h, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+#endif
 	sqlite3_limit(h, SQLITE_LIMIT_LENGTH, DB_MAX_VALUE);
 	budget_set(h, path, dl);
 	/* temporary indexes of joins stay in memory, never in a temp file */
