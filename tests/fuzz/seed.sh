@@ -7,7 +7,7 @@ src=$1
 gen=$2
 out=$3
 rm -rf "$out"
-mkdir -p "$out/elem" "$out/trace" "$out/csv" "$out/discover" "$out/comm" "$out/profinfo" "$out/digest" "$out/db"
+mkdir -p "$out/elem" "$out/trace" "$out/csv" "$out/discover" "$out/comm" "$out/profinfo" "$out/digest" "$out/db" "$out/cluster"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-seed-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -210,6 +210,23 @@ INSERT INTO ClusterCommAnalyzerTime VALUES ('(0,1)', 'step1', 0, 'hcom_allReduce
  0.5, 1.2, 1.0, 0.3, 0.6, 0.7);
 SQL
 
-for h in elem trace csv discover comm profinfo digest db; do
+# cluster: msprof-analyze's cluster step table: a small one, sums past int64, one rank of
+# many steps beside ranks of one, ragged and odd rows
+H='Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage'
+{ echo "$H"; for r in 0 1 2 3; do echo "1,rank,$r,100.5,10.25,0,10.25,5,115.75"; done
+  echo "1,stage,(0;1),1,1,1,1,1,1"; } >"$out/cluster/small"
+{ echo "$H"; for s in 1 2 3; do echo "$s,rank,0,2900000000000000,2900000000000000,0,0,2900000000000000,0"
+  echo "$s,rank,1,1,1,0,1,1,3"; done; } >"$out/cluster/sums"
+{ echo "$H"; for r in 0 1 2 3 4 5 6 7; do echo "1,rank,$r,100,10,0,10,5,115"; done
+  for s in 2 3 4 5 6 7 8 9; do echo "$s,rank,0,100,10,0,10,5,115"; done; } >"$out/cluster/square"
+printf 'ï»¿%s
+,rank,999999,1e308,-1,,x,5
+2,rank,-3,1,1
+
+1,rank,5,"1",1,1,1,1,1,1,1,1
+' "$H" \
+	>"$out/cluster/odd"
+
+for h in elem trace csv discover comm profinfo digest db cluster; do
 	echo "seed: $h: $(find "$out/$h" -type f | wc -l) inputs"
 done
