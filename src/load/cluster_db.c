@@ -204,7 +204,7 @@ static void read_time_summary(sqlite3 *h, struct cluster_db *db, struct diag_lis
 		/* the step's time as msprof-analyze gives it; its parts when it gives none */
 		r.step_ns = cell_us(t.st, t.at[TS_TIME], &time) && time > 0
 				    ? time
-				    : r.computing_ns + r.comm_not_overlapped_ns + r.free_ns;
+				    : num_sat_add(num_sat_add(r.computing_ns, r.comm_not_overlapped_ns), r.free_ns);
 		add_row(db, &cap, &r);
 	}
 	tab_close(h, db->path, &t, rc, dl);
@@ -243,7 +243,7 @@ static void read_step_trace(sqlite3 *h, struct cluster_db *db, struct diag_list 
 		cell_us(t.st, t.at[ST_COMM], &r.comm_ns);
 		cell_us(t.st, t.at[ST_STAGE], &r.stage_ns);
 		r.rank = (int)rank;
-		r.step_ns = r.computing_ns + r.comm_not_overlapped_ns + r.free_ns;
+		r.step_ns = num_sat_add(num_sat_add(r.computing_ns, r.comm_not_overlapped_ns), r.free_ns);
 		add_row(db, &cap, &r);
 	}
 	tab_close(h, db->path, &t, rc, dl);
