@@ -16,7 +16,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-replay-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 sh "$srcdir/tests/fuzz/seed.sh" "$srcdir" "$gen" "$tmp/seeds" >/dev/null || { echo "FAIL: seed.sh"; exit 1; }
 fail=0
-for h in elem trace csv discover comm profinfo digest; do
+for h in elem trace csv discover comm profinfo digest db cluster; do
   prog=$build/tests/fuzz/replay_$h
   [ -x "$prog" ] || { echo "FAIL: no $prog"; fail=1; continue; }
   [ -n "$(ls "$tmp/seeds/$h")" ] || { echo "FAIL: no seeds for $h"; fail=1; continue; }

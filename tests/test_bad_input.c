@@ -393,6 +393,27 @@ static void mk_fifo_info(struct ctx *c)
 	free(p);
 }
 
+/* issue 41, item 11: a FIFO at profiler_metadata.json was skipped without a word */
+static void mk_fifo_metadata(struct ctx *c)
+{
+	char *p = path_in(c->worker, "profiler_metadata.json");
+	remove(p);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	free(p);
+}
+
+/* issue 41, item 10: thousands of tiny tables beside the export (100,000 two-line files
+ * took 1.1 GB and a summary line each): the first 4,096 CSV files by name are read */
+static void mk_many_csv(struct ctx *c)
+{
+	for (int i = 0; i < 4200; i++) {
+		char name[32], text[64];
+		snprintf(name, sizeof name, "zz_extra_%05d.csv", i);
+		snprintf(text, sizeof text, "Name,Duration(us)\nMatMul,%d\n", i);
+		put_str(c->out, name, text);
+	}
+}
+
 static void mk_dir_trace(struct ctx *c)
 {
 	char *p = path_in(c->out, "trace_view.json");
@@ -722,6 +743,10 @@ static const struct bad_case cases[] = {
 	{.name = "FIFO as the trace", .make = mk_fifo, .file = "trace_view.json", .msg = "FIFO, not a file", .trace = EV_NONE},
 	{.name = "FIFO as a CSV", .make = mk_fifo, .param = 1, .file = "kernel_details.csv", .msg = "FIFO, not a file", .csv_lost = 1},
 	{.name = "FIFO as profiler_info", .make = mk_fifo_info, .file = "profiler_info_0.json", .msg = "not a regular file"},
+	{.name = "4,200 tiny CSV files", .make = mk_many_csv, .file = "ASCEND_PROFILER_OUTPUT",
+	 .msg = "109 more CSV files here are not read: a rank reads at most 4096", .csv_lost = -(4096 - N_CSV)},
+	{.name = "FIFO as profiler_metadata", .make = mk_fifo_metadata, .file = "profiler_metadata.json",
+	 .msg = "is a FIFO, not a file; skipped"},
 	{.name = "directory named trace_view.json", .make = mk_dir_trace, .file = "trace_view.json", .msg = "directory, not a file", .trace = EV_NONE},
 	{.name = "a broken profiler_info before a good one", .make = mk_two_infos, .file = "profiler_info.json", .msg = "not a JSON object"},
 	{.name = "broken profiler_info", .make = mk_bad_info, .file = "profiler_info_0.json", .msg = "not a JSON object"},

@@ -91,11 +91,67 @@ static void test_paths(void **state)
 	free(dir);
 }
 
+/* Issue 41, item 4 (a): links that lead into the capture, or onto its files. */
+static void test_links(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	char *cap_file = tu_write_str(dir, "cap/rank0/kernel_details.csv", "Name\r\nMatMul\r\n");
+	tu_sh("mkdir -p '%s/out'", dir);
+	char root[4096], p[4200], target[4200];
+	snprintf(root, sizeof root, "%s/cap", dir);
+	const char *roots[1] = {root};
+	char err[512];
+	/* a dangling symlink outside that points into the capture: :export! followed it */
+	snprintf(p, sizeof p, "%s/out/dangling.csv", dir);
+	snprintf(target, sizeof target, "%s/cap/rank0/new.csv", dir);
+	assert_int_equal(symlink(target, p), 0);
+	assert_true(csvw_path_inside(p, root));
+	assert_null(csvw_open(p, roots, 1, true, err, sizeof err));
+	assert_non_null(strstr(err, "inside the capture"));
+	assert_int_equal(access(target, F_OK), -1);
+	/* the same through a relative link, several levels missing */
+	snprintf(p, sizeof p, "%s/out/deep.csv", dir);
+	assert_int_equal(symlink("../cap/rank0/a/b/c.csv", p), 0);
+	assert_null(csvw_open(p, roots, 1, true, err, sizeof err));
+	assert_non_null(strstr(err, "inside the capture"));
+	/* a symlink to a file outside: not followed either (the file itself is asked for) */
+	snprintf(p, sizeof p, "%s/out/link.csv", dir);
+	snprintf(target, sizeof target, "%s/out/real.csv", dir);
+	free(tu_write_str(dir, "out/real.csv", "keep"));
+	assert_int_equal(symlink(target, p), 0);
+	assert_null(csvw_open(p, roots, 1, true, err, sizeof err));
+	assert_non_null(strstr(err, "symbolic link"));
+	size_t len;
+	char *back = tu_read(target, &len);
+	assert_int_equal(len, 4); /* untouched */
+	free(back);
+	/* a hard link outside to a capture's file: truncating it would change the capture */
+	snprintf(p, sizeof p, "%s/out/hard.csv", dir);
+	assert_int_equal(link(cap_file, p), 0);
+	assert_null(csvw_open(p, roots, 1, true, err, sizeof err));
+	assert_non_null(strstr(err, "hard links"));
+	back = tu_read(cap_file, &len);
+	assert_int_equal(len, strlen("Name\r\nMatMul\r\n"));
+	free(back);
+	/* a FIFO: refused at once, never waiting for a reader */
+	snprintf(p, sizeof p, "%s/out/fifo.csv", dir);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	alarm(10);
+	assert_null(csvw_open(p, roots, 1, true, err, sizeof err));
+	alarm(0);
+	assert_non_null(strstr(err, "fifo.csv"));
+	free(cap_file);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quoting),
 		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_links),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

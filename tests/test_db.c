@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis.h"
 #include "capture.h"
 #include "db.h"
 #include "lanes.h"
+#include "strtab.h"
 #include "trace.h"
 #include "xalloc.h"
 #include "testutil.h"
@@ -352,7 +354,8 @@ static void make_db(const char *path, const char *schema_version, bool with_star
 }
 
 enum bad_kind { BAD_CORRUPT, BAD_TRUNCATED, BAD_ENCRYPTED, BAD_NO_TABLE, BAD_NO_COLUMN, BAD_LOCKED, BAD_NEWER,
-		BAD_NO_STRINGS };
+		BAD_NO_STRINGS, BAD_VIEW_TASK, BAD_VIEW_STRINGS, BAD_VIRTUAL, BAD_GENERATED, BAD_BUDGET,
+		BAD_NO_TABLES };
 
 struct bad_case {
 	const char *name;
@@ -370,7 +373,43 @@ static const struct bad_case bad_cases[] = {
 	{"locked mid-write", BAD_LOCKED, {"journal file beside it", "locked"}, true},
 	{"newer schema", BAD_NEWER, {"SCHEMA_VERSION 2.1.0 is newer", "read by column name"}, true},
 	{"no STRING_IDS", BAD_NO_STRINGS, {"no table STRING_IDS", "the events are read"}, true},
+	/* issue 41, item 1: a view runs what the file says (an endless recursive CTE, a 200 MB
+	 * string per row): never run, named, the other tables read */
+	{"TASK an endless view", BAD_VIEW_TASK, {"TASK is a view, not a plain table", "other tables are read"}, true},
+	{"STRING_IDS a view of huge strings", BAD_VIEW_STRINGS, {"STRING_IDS is a view", "not read"}, true},
+	{"TASK a virtual table", BAD_VIRTUAL, {"TASK is a virtual table", "not read"}, true},
+	{"TASK with a generated column", BAD_GENERATED, {"TASK is a table with generated columns", "not read"}, true},
+	/* the budget: a reader that takes more steps than the file's size allows stops, says so */
+	{"over the step budget", BAD_BUDGET, {"reading stopped", "what was read before is kept"}, true},
+	/* item 11: a Db of no tables: the report's "trace NOT READ ... see the messages below"
+	 * had no message to point to */
+	{"no tables at all", BAD_NO_TABLES, {"no events in any table read", "the Db holds no trace"}, true},
 };
+
+/* SQL that makes rank 0's file hostile (the file is written by the test, read by the tool). */
+static const char *hostile_sql(enum bad_kind kind)
+{
+	switch (kind) {
+	case BAD_NO_TABLE: return "DROP TABLE TASK";
+	case BAD_NO_STRINGS: return "DROP TABLE STRING_IDS";
+	case BAD_VIEW_TASK:
+		return "ALTER TABLE TASK RENAME TO TASK_REAL;"
+		       "CREATE VIEW TASK AS WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k)"
+		       " SELECT t.* FROM k, TASK_REAL t";
+	case BAD_VIEW_STRINGS:
+		return "ALTER TABLE STRING_IDS RENAME TO S_REAL;"
+		       "CREATE VIEW STRING_IDS AS SELECT id, printf('%.*c', 200000000, 'x') AS value FROM S_REAL";
+	case BAD_VIRTUAL:
+		return "ALTER TABLE TASK RENAME TO TASK_REAL;"
+		       "CREATE VIRTUAL TABLE TASK USING rtree(id, startNs, endNs)";
+	case BAD_NO_TABLES:
+		return "DROP TABLE STRING_IDS; DROP TABLE ENUM_API_TYPE; DROP TABLE META_DATA; DROP TABLE PYTORCH_API;"
+		       "DROP TABLE CONNECTION_IDS; DROP TABLE CANN_API; DROP TABLE TASK; DROP TABLE COMPUTE_TASK_INFO";
+	case BAD_GENERATED:
+		return "ALTER TABLE TASK ADD COLUMN big TEXT AS (printf('%.*c', 200000000, 'x'))";
+	default: return NULL;
+	}
+}
 
 static void damage(const char *path, enum bad_kind kind)
 {
@@ -414,11 +453,11 @@ static void test_bad_dbs(void **state)
 			free(dir);
 		}
 		sqlite3 *lock = NULL;
-		if (bc->kind == BAD_NO_TABLE || bc->kind == BAD_NO_STRINGS) {
+		if (hostile_sql(bc->kind)) {
 			sqlite3_open(paths[0], &lock);
-			assert_int_equal(sqlite3_exec(lock, bc->kind == BAD_NO_TABLE ? "DROP TABLE TASK" : "DROP TABLE STRING_IDS",
-						      NULL, NULL, NULL),
-					 SQLITE_OK);
+			char *err = NULL;
+			if (sqlite3_exec(lock, hostile_sql(bc->kind), NULL, NULL, &err) != SQLITE_OK)
+				fail_msg("%s: %s", bc->name, err);
 			sqlite3_close(lock);
 			lock = NULL;
 		} else if (bc->kind == BAD_LOCKED) {
@@ -427,6 +466,9 @@ static void test_bad_dbs(void **state)
 			assert_int_equal(sqlite3_exec(lock, "BEGIN EXCLUSIVE; DELETE FROM TASK WHERE rowid > 10;", NULL,
 						      NULL, NULL),
 					 SQLITE_OK);
+		} else if (bc->kind == BAD_BUDGET) {
+			/* a fifth of a step per byte: the first tables fit, the rest not (both ranks) */
+			setenv("ASCPROF_DB_STEPS_PER_BYTE", "0.2", 1);
 		} else {
 			damage(paths[0], bc->kind);
 		}
@@ -434,13 +476,18 @@ static void test_bad_dbs(void **state)
 		assert_int_equal(tu_sh("cd '%s' && find . -type f | sort > '%s.before'", root, root), 0);
 		struct capture *cap = capture_open(root, NULL);
 		assert_true(cap->usable);
+		time_t t0 = time(NULL);
 		capture_load(cap);
 		struct analysis *an = analysis_run(cap);
+		unsetenv("ASCPROF_DB_STEPS_PER_BYTE");
+		assert_true(time(NULL) - t0 < 30); /* no hang: the views are never run */
 		/* the other rank: everything */
 		assert_int_equal(cap->n_ranks, 2);
 		assert_false(cap->ranks[1].trace_failed);
-		assert_int_equal(cap->ranks[1].store.n_ev, 3 * BAD_ROWS);
-		assert_int_equal(group_events(&cap->ranks[1].store, LANE_DEVICE, NULL), BAD_ROWS);
+		if (bc->kind != BAD_BUDGET) {
+			assert_int_equal(cap->ranks[1].store.n_ev, 3 * BAD_ROWS);
+			assert_int_equal(group_events(&cap->ranks[1].store, LANE_DEVICE, NULL), BAD_ROWS);
+		}
 		/* the broken one: a message naming its file */
 		bool said = false;
 		for (size_t i = 0; i < cap->diags.n && !said; i++) {
@@ -456,6 +503,23 @@ static void test_bad_dbs(void **state)
 				 bc->expect[1], paths[0]);
 		}
 		assert_int_equal(cap->ranks[0].trace_failed, !bc->rank0_read);
+		/* an error about the file said once, not by every reader of it (item 11) */
+		for (size_t i = 0; i < cap->diags.n; i++) {
+			const struct diag *d = &cap->diags.items[i];
+			if (d->level != DIAG_ERROR || !d->file || strcmp(d->file, paths[0]))
+				continue;
+			for (size_t j = i + 1; j < cap->diags.n; j++)
+				if (cap->diags.items[j].file && !strcmp(cap->diags.items[j].file, paths[0]) &&
+				    !strcmp(cap->diags.items[j].msg, d->msg))
+					fail_msg("%s: said twice: %s", bc->name, d->msg);
+		}
+		if (bc->kind == BAD_NO_TABLES) {
+			assert_int_equal(cap->ranks[0].store.n_ev, 0);
+			char *text = tu_report_text(an);
+			assert_non_null(strstr(text, "trace NOT READ"));
+			assert_non_null(strstr(text, "no events in any table read"));
+			free(text);
+		}
 		if (!bc->rank0_read) {
 			/* never a clean-looking rank: the report says the Db was not read */
 			char *text = tu_report_text(an);
@@ -464,8 +528,17 @@ static void test_bad_dbs(void **state)
 		}
 		if (bc->kind == BAD_LOCKED || bc->kind == BAD_NEWER || bc->kind == BAD_NO_STRINGS)
 			assert_int_equal(cap->ranks[0].store.n_ev, 3 * BAD_ROWS); /* as on disk */
-		if (bc->kind == BAD_NO_TABLE || bc->kind == BAD_NO_COLUMN)
+		if (bc->kind == BAD_NO_TABLE || bc->kind == BAD_NO_COLUMN || bc->kind == BAD_VIEW_TASK ||
+		    bc->kind == BAD_VIRTUAL || bc->kind == BAD_GENERATED)
 			assert_int_equal(cap->ranks[0].store.n_ev, 2 * BAD_ROWS); /* all but TASK */
+		if (bc->kind == BAD_VIEW_STRINGS) {
+			assert_int_equal(cap->ranks[0].store.n_ev, 3 * BAD_ROWS); /* nameless */
+			assert_int_equal(group_events(&cap->ranks[0].store, LANE_DEVICE, NULL), BAD_ROWS);
+		}
+		if (bc->kind == BAD_BUDGET) { /* some rows, not all */
+			fprintf(stderr, "budget: %zu events kept\n", cap->ranks[0].store.n_ev);
+			assert_true(cap->ranks[0].store.n_ev > 0 && cap->ranks[0].store.n_ev < 3 * BAD_ROWS);
+		}
 		analysis_free(an);
 		capture_free(cap);
 		if (lock) {
@@ -483,6 +556,190 @@ static void test_bad_dbs(void **state)
 	}
 }
 
+/* ---- joins the file does not index (issue 41, items 2 and 5) ----------------------------- */
+
+/* Seconds since some start. */
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A one-rank capture whose Db names every op and kernel by its own STRING_IDS id, the table
+ * without a primary key or index: each id is found by a scan unless the reader sorts. */
+static char *make_names_db(int n)
+{
+	char *root = tu_tmpdir();
+	char *dir = xasprintf("%s/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT", root);
+	assert_int_equal(tu_sh("mkdir -p '%s'", dir), 0);
+	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", dir);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	char *sql = sqlite3_mprintf(
+		"PRAGMA journal_mode=DELETE;"
+		"CREATE TABLE STRING_IDS (id INTEGER, value TEXT);"
+		"CREATE TABLE PYTORCH_API (startNs INTEGER, endNs INTEGER, globalTid INTEGER, connectionId INTEGER,"
+		" name INTEGER, type INTEGER);"
+		"CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,"
+		" globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, streamId INTEGER);"
+		"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, taskType INTEGER,"
+		" opType INTEGER);"
+		"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < %d)"
+		" INSERT INTO STRING_IDS SELECT 1000 + i, 'op_' || i FROM k ORDER BY random();"
+		"INSERT INTO STRING_IDS VALUES (1, 'AI_CORE'), (2, 'KERNEL_AICORE');"
+		"INSERT INTO PYTORCH_API SELECT 1700000000000000000 + (id - 1000) * 100000,"
+		" 1700000000000000000 + (id - 1000) * 100000 + 50000, (4242 << 32) | 4242, NULL, id, NULL"
+		" FROM STRING_IDS WHERE id >= 1000;"
+		"INSERT INTO TASK SELECT startNs + 60000, startNs + 90000, 0, NULL, rowid, 4242, 2, 2 FROM PYTORCH_API;"
+		"INSERT INTO COMPUTE_TASK_INFO SELECT p.name, t.globalTaskId, 1, 2 FROM TASK t"
+		" JOIN PYTORCH_API p ON p.rowid = t.globalTaskId;"
+		/* the first kernel's name id is in no row (item 9: its empty cell came from a NULL
+		 * buffer, undefined) */
+		"UPDATE COMPUTE_TASK_INFO SET name = 99999999 WHERE name = 1000;",
+		n);
+	char *err = NULL;
+	if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("make_names_db: %s", err);
+	sqlite3_free(sql);
+	sqlite3_close(h);
+	free(path);
+	free(dir);
+	return root;
+}
+
+/* Loads root (events and kernel table) under a budget of 4 SQLite steps per byte, a
+ * sixteenth of the default: a reader that scans STRING_IDS per name needs thousands. */
+static double load_names(const char *root, int n)
+{
+	setenv("ASCPROF_DB_STEPS_PER_BYTE", "4", 1);
+	double t0 = now_s();
+	struct capture *cap = capture_open(root, NULL);
+	assert_true(cap->usable);
+	capture_load(cap);
+	double t = now_s() - t0;
+	unsetenv("ASCPROF_DB_STEPS_PER_BYTE");
+	for (size_t i = 0; i < cap->diags.n; i++) {
+		if (strstr(cap->diags.items[i].msg, "reading stopped"))
+			fail_msg("%d names: %s", n, cap->diags.items[i].msg);
+	}
+	const struct rank_store *rs = &cap->ranks[0].store;
+	assert_int_equal(rs->n_ev, 2 * (size_t)n);
+	/* every name resolved: op_<i> interned, none left empty */
+	char want[32];
+	snprintf(want, sizeof want, "op_%d", n - 1);
+	assert_true(strtab_find(rs->strs, want, strlen(want)) != 0);
+	const struct csv_table *k = cap->ranks[0].by_kind[CSV_KERNEL];
+	assert_non_null(k);
+	assert_int_equal(k->nrows, (size_t)n);
+	/* the kernel without a name: an empty cell, the next one named */
+	assert_string_equal(csvt_str(k, 0, COL_NAME), "");
+	assert_string_equal(csvt_str(k, 1, COL_NAME), "op_1");
+	capture_free(cap);
+	return t;
+}
+
+static void test_strings_without_key(void **state)
+{
+	(void)state;
+	char *r1 = make_names_db(36000), *r2 = make_names_db(72000);
+	double t1 = load_names(r1, 36000), t2 = load_names(r2, 72000);
+	print_message("STRING_IDS without a key: 36k names %.2f s, 72k %.2f s (ratio %.2f)\n", t1, t2, t2 / t1);
+	assert_true(t2 < 20); /* was 119 s (and 18 s for 36k) */
+	tu_rmtree(r1);
+	tu_rmtree(r2);
+	free(r1);
+	free(r2);
+}
+
+/* An analysis.db with n collectives (CommAnalyzerTime), three bandwidth rows each and two
+ * links each (CommAnalyzerMatrix), none of its tables indexed, as the exporter writes it. */
+static char *make_comm_db(int n)
+{
+	char *root = tu_tmpdir();
+	char *path = xasprintf("%s/analysis.db", root);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	char *sql = sqlite3_mprintf(
+		"PRAGMA journal_mode=DELETE;"
+		"CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC,"
+		" elapse_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC,"
+		" idle_time NUMERIC, step TEXT, type TEXT);"
+		"CREATE TABLE CommAnalyzerBandwidth (hccl_op_name TEXT, group_name TEXT, transport_type TEXT,"
+		" transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio NUMERIC,"
+		" package_size NUMERIC, count NUMERIC, total_duration NUMERIC, step TEXT, type TEXT);"
+		"CREATE TABLE CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT,"
+		" transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, step TEXT,"
+		" type TEXT, op_name TEXT);"
+		"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < %d)"
+		" INSERT INTO CommAnalyzerTime SELECT 'hcom_allReduce__' || i, 'g' || (i %% 4),"
+		" 1700000000000000 + i * 1000, 0.5, 0.3, 0.1, 0.05, 0.1, 'step' || (i / 500), 'collective' FROM k;"
+		"INSERT INTO CommAnalyzerBandwidth SELECT hccl_op_name, group_name, t.column1, 1.5, 0.3, 5.0, 0.0,"
+		" 1.5, 1, 0.3, step, type FROM CommAnalyzerTime, (VALUES ('HCCS'), ('PCIE'), ('RDMA')) t"
+		" ORDER BY random();"
+		"INSERT INTO CommAnalyzerMatrix SELECT hccl_op_name, group_name, '0', '1', 'HCCS', 1.5, 0.3, 5.0,"
+		" step, type, hccl_op_name FROM CommAnalyzerTime;"
+		"INSERT INTO CommAnalyzerMatrix SELECT hccl_op_name, group_name, '1', '0', 'HCCS', 1.5, 0.3, 5.0,"
+		" step, type, hccl_op_name FROM CommAnalyzerTime ORDER BY random();",
+		n);
+	char *err = NULL;
+	if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("make_comm_db: %s", err);
+	sqlite3_free(sql);
+	sqlite3_close(h);
+	free(path);
+	return root;
+}
+
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* Both communication files of root's analysis.db, under 4 steps per byte (see load_names). */
+static double load_comm(const char *root, int n)
+{
+	setenv("ASCPROF_DB_STEPS_PER_BYTE", "4", 1);
+	char *t = xasprintf("%s/analysis.db:CommAnalyzerTime", root), *m = xasprintf("%s/analysis.db:CommAnalyzerMatrix", root);
+	double t0 = now_s();
+	char *time_js = db_comm_json(t), *matrix_js = db_comm_json(m);
+	double secs = now_s() - t0;
+	unsetenv("ASCPROF_DB_STEPS_PER_BYTE");
+	assert_non_null(time_js);
+	assert_non_null(matrix_js);
+	/* every collective, each with its three transports, and both links of each */
+	char last[64];
+	snprintf(last, sizeof last, "\"hcom_allReduce__%d@g%d\"", n - 1, (n - 1) % 4);
+	assert_non_null(strstr(time_js, last));
+	assert_non_null(strstr(matrix_js, last));
+	assert_int_equal(count_of(time_js, "\"Communication Time Info\""), (size_t)n);
+	assert_int_equal(count_of(time_js, "\"RDMA\":{\"Transit Size(MB)\""), (size_t)n);
+	assert_int_equal(count_of(time_js, "\"HCCS\":{\"Transit Size(MB)\""), (size_t)n);
+	assert_int_equal(count_of(matrix_js, "\"1-0\":{"), (size_t)n);
+	free(time_js);
+	free(matrix_js);
+	free(t);
+	free(m);
+	return secs;
+}
+
+static void test_comm_without_index(void **state)
+{
+	(void)state;
+	char *r1 = make_comm_db(4000), *r2 = make_comm_db(8000);
+	double t1 = load_comm(r1, 4000), t2 = load_comm(r2, 8000);
+	print_message("analysis.db communication: 4,000 collectives %.2f s, 8,000 %.2f s (ratio %.2f)\n", t1, t2,
+		      t2 / t1);
+	assert_true(t2 < 5); /* was 20-30 s */
+	tu_rmtree(r1);
+	tu_rmtree(r2);
+	free(r1);
+	free(r2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -492,6 +749,8 @@ int main(void)
 		cmocka_unit_test(test_real_msprof_db),
 		cmocka_unit_test(test_msprof_db_in_prof_dir),
 		cmocka_unit_test(test_bad_dbs),
+		cmocka_unit_test(test_strings_without_key),
+		cmocka_unit_test(test_comm_without_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -448,8 +449,14 @@ static void test_bad_digests(void **state)
 	ra->rank = rank;
 	/* something that is not a digest at all, named like one */
 	free(tu_write_str(dir, "rank00099.x.apdigest", "hello"));
+	/* a FIFO named like one (issue 41, item 6): opening it waited for a writer forever */
+	char *fifo = xasprintf("%s/rank00077.x.apdigest", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	free(fifo);
 
+	alarm(60);
 	struct analysis *dg = digest_open(dir);
+	alarm(0);
 	const struct diag_list *d = &dg->cap->diags;
 	char want[96];
 	snprintf(want, sizeof want, "digest format version 99; this build reads version %u", DIGEST_VERSION);
@@ -459,6 +466,7 @@ static void test_bad_digests(void **state)
 	assert_true(has_diag(d, "rank00003.otherhost", "rank 3 is already read from"));
 	assert_true(has_diag(d, "rank00040", "rank 40 is from another run"));
 	assert_true(has_diag(d, "rank00099", "not a digest"));
+	assert_true(has_diag(d, "rank00077", "not a regular file"));
 	/* ranks 3, 4 and 5 open */
 	assert_int_equal(dg->n_ranks, 3);
 	assert_int_equal(dg->ranks[0].rank, 3);
@@ -707,6 +715,88 @@ static void test_cluster_output(void **state)
 	free(dir);
 }
 
+/* Issue 41, item 3: N one-step ranks beside one rank of N steps. The ranks x steps table
+ * held N x N cells (N = 20,000: 9.7 GB); now each rank's own steps. */
+static void test_cluster_square(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	char *dir = tu_tmpdir();
+	struct sbuf csv = SBUF_INIT;
+	sbuf_adds(&csv, "Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage\n");
+	for (int r = 0; r < N; r++)
+		sbuf_addf(&csv, "1,rank,%d,100.0,10.0,0,10.0,5.0,115.0\n", r);
+	for (int s = 2; s <= N; s++)
+		sbuf_addf(&csv, "%d,rank,0,100.0,10.0,0,10.0,5.0,115.0\n", s);
+	free(tu_write(dir, "cluster_step_trace_time.csv", csv.buf, csv.len));
+	sbuf_free(&csv);
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
+	struct analysis *an = digest_open_summaries(dir);
+	getrusage(RUSAGE_SELF, &ru1);
+	assert_non_null(an);
+	assert_int_equal(an->n_ranks, N);
+	const struct cluster_analysis *ca = an->cluster;
+	assert_non_null(ca);
+	assert_int_equal(ca->n_steps, N);
+	assert_int_equal(ca->cell_at[N], 2 * (size_t)N - 1); /* the steps there are */
+	assert_int_equal(cluster_cell(ca, 0, N - 1)->dur_ns, 115000);
+	assert_int_equal(cluster_cell(ca, 1, 1)->dur_ns, -1); /* rank 1 has one step */
+	/* the JSON report lists each rank's own steps */
+	char *js = render(an, true);
+	assert_non_null(strstr(js, "\"per_step\""));
+	free(js);
+	print_message("%d ranks, one of %d steps: peak resident %ld MB (was under %ld MB before the open)\n", N, N,
+		      ru1.ru_maxrss / 1024, ru0.ru_maxrss / 1024);
+	assert_true(ru1.ru_maxrss < 1024L * 1024); /* under 1 GB (in kB), sanitizers included */
+	analysis_free(an);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Issue 41, item 7: steps each within the accepted times whose sum is not: the totals are
+ * held at the largest time with a message, never wrapped negative. */
+static void test_cluster_sums_overflow(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	/* 2.9e15 us = 2.9e18 ns per part, three parts a step (8.7e18 ns), three steps */
+	const char *big = "2900000000000000.0";
+	struct sbuf csv = SBUF_INIT;
+	sbuf_adds(&csv, "Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage\n");
+	for (int s = 1; s <= 3; s++) {
+		sbuf_addf(&csv, "%d,rank,0,%s,%s,0,%s,%s,0\n", s, big, big, big, big);
+		sbuf_addf(&csv, "%d,rank,1,100.0,10.0,0,10.0,5.0,115.0\n", s);
+	}
+	free(tu_write(dir, "cluster_step_trace_time.csv", csv.buf, csv.len));
+	sbuf_free(&csv);
+	/* and a FIFO at cluster_analysis.db (item 11: skipped without a word; opening it blocks) */
+	char *fifo = xasprintf("%s/cluster_analysis.db", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	free(fifo);
+	alarm(60);
+	struct analysis *an = digest_open_summaries(dir);
+	alarm(0);
+	assert_non_null(an);
+	assert_int_equal(an->n_ranks, 2);
+	assert_true(has_diag(&an->cap->diags, "cluster_analysis.db", "is a FIFO, not a file; skipped"));
+	assert_true(has_diag(&an->cap->diags, "cluster_step_trace_time.csv", "rank 0: its 3 steps' times add up past"));
+	assert_false(has_diag(&an->cap->diags, "cluster_step_trace_time.csv", "rank 1:"));
+	assert_int_equal(an->ranks[0].n_steps, 3); /* kept as written */
+	char *js = render(an, true);
+	assert_null(strstr(js, "\"wall_us\": -"));
+	free(js);
+	char *t = render(an, false);
+	assert_non_null(strstr(t, "add up past the largest time kept"));
+	/* item 11: said to be what it is, not digests */
+	assert_non_null(strstr(t, "(read from msprof-analyze's cluster output"));
+	assert_null(strstr(t, "read from digests"));
+	free(t);
+	analysis_free(an);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* A cluster_analysis.db written here with SQLite: 8 ranks x 3 steps in ClusterTimeSummary
  * (us, REAL), rank 3 computing 500 us longer per step; SlowRank, HcclTopOpStats and
  * CommunicationGroupMapping rows. The overview takes its rank rows (exact to the ns), finds
@@ -723,6 +813,32 @@ static char *cluster_db_dir(const char *sql)
 	sqlite3_close(h);
 	free(path);
 	return dir;
+}
+
+/* Issue 41, item 11: a HcclTopOpStats time past what a trace holds (a mean of 1e308 printed
+ * 300 digits): its row left out with a message, an extreme min or max shown as missing. */
+static void test_cluster_db_extreme_times(void **state)
+{
+	(void)state;
+	char *dir = cluster_db_dir(
+		"CREATE TABLE ClusterTimeSummary (rank INTEGER, step INTEGER, stepTime REAL, computation REAL, "
+		"communicationNotOverlapComputation REAL, free REAL);\n"
+		"INSERT INTO ClusterTimeSummary VALUES (0, 1, 160, 100, 10, 50), (1, 1, 160, 100, 10, 50);\n"
+		"CREATE TABLE HcclTopOpStats (OpName TEXT, Count INTEGER, MeanNs REAL, MinNs REAL, MaxNs REAL, "
+		"SumNs REAL, MinRank INTEGER, MaxRank INTEGER);\n"
+		"INSERT INTO HcclTopOpStats VALUES ('hcom_huge_mean', 1, 1e308, 1, 1, 1, 0, 1), "
+		"('hcom_fine', 2, 5000000, 1000000, 1e300, 1e18, 0, 1);\n");
+	struct analysis *an = digest_open_summaries(dir);
+	assert_non_null(an);
+	assert_true(has_diag(&an->cap->diags, "cluster_analysis.db", "table HcclTopOpStats: 1 row(s)"));
+	char *t = render(an, false);
+	assert_non_null(strstr(t, "hcom_fine"));
+	assert_null(strstr(t, "hcom_huge_mean"));
+	assert_null(strstr(t, "0000000000000000000000")); /* no 300-digit figure */
+	free(t);
+	analysis_free(an);
+	tu_rmtree(dir);
+	free(dir);
 }
 
 static void test_cluster_db(void **state)
@@ -902,6 +1018,8 @@ static void test_cluster_db_generated(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* first: the peak resident size it checks is the process's so far */
+		cmocka_unit_test(test_cluster_square),
 		cmocka_unit_test(test_identity_16),
 		cmocka_unit_test(test_identity_real),
 		cmocka_unit_test(test_per_node_digests),
@@ -913,6 +1031,8 @@ int main(void)
 		cmocka_unit_test(test_string_length_wraps),
 		cmocka_unit_test(test_1024_digests),
 		cmocka_unit_test(test_cluster_output),
+		cmocka_unit_test(test_cluster_sums_overflow),
+		cmocka_unit_test(test_cluster_db_extreme_times),
 		cmocka_unit_test(test_cluster_db),
 		cmocka_unit_test(test_cluster_db_generated),
 	};

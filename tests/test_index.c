@@ -14,8 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
+#include <stddef.h>
 
 #include "lod.h"
+#include "store.h"
+#include "trace.h"
 #include "testutil.h"
 #include "trace_index.h"
 #include "xalloc.h"
@@ -187,6 +191,24 @@ static void load_twice(const char *const *texts, size_t n, bool expect_cut)
 	assert_int_equal(st.state, TINDEX_REBUILT);
 	assert_non_null(strstr(d3.items[0].msg, "fails its checksum"));
 	assert_same_store(&plain, &fixed);
+
+	/* a FIFO at the index's name (issue 41, item 6): opening it waited for a writer
+	 * forever; now it is no index, and the one written replaces it */
+	snprintf(cmd, sizeof cmd, "f=$(ls %s/*.idx) && rm \"$f\" && mkfifo \"$f\"", idx);
+	assert_int_equal(tu_sh("%s", cmd), 0);
+	struct rank_store past_fifo;
+	struct diag_list d4;
+	diag_init(&d4);
+	store_init(&past_fifo);
+	alarm(60);
+	assert_int_equal(tindex_load_trace(&past_fifo, pp, n, &topts, &io, &st, &d4), 0);
+	alarm(0);
+	assert_int_equal(st.state, TINDEX_REBUILT);
+	assert_same_store(&plain, &past_fifo);
+	snprintf(cmd, sizeof cmd, "test -f \"$(ls %s/*.idx)\"", idx);
+	assert_int_equal(tu_sh("%s", cmd), 0);
+	store_free(&past_fifo);
+	diag_free(&d4);
 
 	store_free(&plain);
 	store_free(&first);
@@ -877,6 +899,126 @@ static void test_merged_cell_compute(void **state)
 	assert_int_equal(lod_merge_pick(&m, &cov), CAT_COUNT);
 }
 
+/* Issue 41, item 8: an index with valid checksums whose header says something the events do
+ * not (a window of 1 ns around them, a window at the ends of int64): refused and rebuilt,
+ * lazily (--summary) and in full, never used. The header is rewritten here with its
+ * checksums made to match, as a crafted file in a shared --index-dir would be. */
+struct crafted_header { /* trace_index.c's struct tix_header */
+	char magic[8];
+	uint32_t format, endian;
+	uint64_t key_len, payload_off, payload_len, table_hash, header_hash;
+};
+
+static void craft_window(const char *idx_dir, const struct rank_store *rs, int64_t start, int64_t end)
+{
+	char *f = NULL;
+	DIR *d = opendir(idx_dir);
+	assert_non_null(d);
+	for (struct dirent *de; (de = readdir(d));)
+		if (strlen(de->d_name) > 4 && !strcmp(de->d_name + strlen(de->d_name) - 4, ".idx"))
+			f = xasprintf("%s/%s", idx_dir, de->d_name);
+	closedir(d);
+	assert_non_null(f);
+	size_t len;
+	char *buf = tu_read(f, &len);
+	assert_non_null(buf);
+	struct crafted_header h;
+	memcpy(&h, buf, sizeof h);
+	uint8_t *payload = (uint8_t *)buf + h.payload_off;
+	uint64_t head[25];
+	memcpy(head, payload, sizeof head);
+	/* the layout this test assumes: the store's scalars first */
+	assert_int_equal(head[0], rs->n_ev);
+	assert_int_equal((int64_t)head[13], rs->window_start);
+	assert_int_equal((int64_t)head[14], rs->window_end);
+	head[13] = (uint64_t)start;
+	head[14] = (uint64_t)end;
+	memcpy(payload, head, sizeof head);
+	size_t table_off = (h.payload_off + h.payload_len + 7) & ~(size_t)7;
+	uint64_t *table = (uint64_t *)(buf + table_off);
+	size_t n_chunks = (len - table_off) / 8;
+	table[0] = XXH3_64bits(payload, h.payload_len < 65536 ? h.payload_len : 65536);
+	h.table_hash = XXH3_64bits(table, n_chunks * 8);
+	XXH3_state_t *st = XXH3_createState();
+	XXH3_64bits_reset(st);
+	XXH3_64bits_update(st, &h, offsetof(struct crafted_header, header_hash));
+	XXH3_64bits_update(st, buf + sizeof h, h.key_len);
+	h.header_hash = XXH3_64bits_digest(st);
+	XXH3_freeState(st);
+	memcpy(buf, &h, sizeof h);
+	FILE *out = fopen(f, "wb");
+	assert_non_null(out);
+	assert_int_equal(fwrite(buf, 1, len, out), len);
+	fclose(out);
+	free(buf);
+	free(f);
+}
+
+static void test_index_crafted_window(void **state)
+{
+	(void)state;
+	char *text = make_trace(2000, false);
+	char *dir = tu_tmpdir();
+	char *path = tu_write_str(dir, "cap/trace_view.json", text);
+	free(text);
+	char idx[4200];
+	snprintf(idx, sizeof idx, "%s/idx", dir);
+	struct trace_load_opts topts = {.threads = 2};
+	const char *const pp[1] = {path};
+	struct rank_store plain;
+	struct diag_list d0;
+	diag_init(&d0);
+	store_init(&plain);
+	assert_int_equal(trace_load_parts(&plain, pp, 1, &topts, &d0), 0);
+	static const struct {
+		int64_t start, end; /* 0, 0: the last ns of the real window */
+		bool lazy;
+	} cases[] = {{0, 0, true}, {0, 0, false}, {INT64_MIN + 1, INT64_MAX, true}, {INT64_MIN + 1, INT64_MAX, false}};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct tindex_opts io = {.enabled = true, .dir = idx, .lazy = cases[c].lazy};
+		struct tindex_status st;
+		struct rank_store rs;
+		struct diag_list dl;
+		diag_init(&dl);
+		store_init(&rs);
+		assert_int_equal(tindex_load_trace(&rs, pp, 1, &topts, &io, &st, &dl), 0);
+		/* a good index there (written, or the last case's rebuilt one) */
+		assert_true(st.state == TINDEX_WRITTEN || st.state == TINDEX_USED);
+		if (st.state == TINDEX_USED && cases[c].lazy)
+			assert_int_equal(tindex_verify_trace(&rs, pp, 1, &topts, &io, &st, &dl), 0);
+		store_free(&rs);
+		store_init(&rs);
+		diag_free(&dl);
+		diag_init(&dl);
+		int64_t a = cases[c].start ? cases[c].start : plain.window_end - 1;
+		int64_t b = cases[c].start ? cases[c].end : plain.window_end;
+		craft_window(idx, &plain, a, b);
+		assert_int_equal(tindex_load_trace(&rs, pp, 1, &topts, &io, &st, &dl), 0);
+		if (cases[c].lazy && st.state == TINDEX_USED) /* what --report does before the views */
+			assert_int_equal(tindex_verify_trace(&rs, pp, 1, &topts, &io, &st, &dl), 0);
+		print_message("window %lld..%lld, %s: %s\n", (long long)a, (long long)b, cases[c].lazy ? "lazy" : "full",
+			      tindex_state_name(st.state));
+		assert_int_equal(st.state, TINDEX_REBUILT);
+		bool said = false;
+		for (size_t i = 0; i < dl.n; i++)
+			said |= strstr(dl.items[i].msg, "does not hold together") && strstr(dl.items[i].msg, "rebuilt");
+		if (!said)
+			for (size_t i = 0; i < dl.n; i++)
+				print_message("  %s\n", dl.items[i].msg);
+		assert_true(said);
+		assert_int_equal(rs.window_start, plain.window_start);
+		assert_int_equal(rs.window_end, plain.window_end);
+		assert_same_store(&plain, &rs);
+		store_free(&rs);
+		diag_free(&dl);
+	}
+	store_free(&plain);
+	diag_free(&d0);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -889,6 +1031,7 @@ int main(void)
 		cmocka_unit_test(test_index_lazy),
 		cmocka_unit_test(test_index_timeline),
 		cmocka_unit_test(test_index_deferred),
+		cmocka_unit_test(test_index_crafted_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -226,6 +226,12 @@ if [ -n "$one" ]; then
   "$bin" --report --index-dir "$idx" "$cap" >"$tmp/c1" 2>/dev/null
   grep -q 'fails its checksum; the analysis is made again and its index rebuilt' "$tmp/c1" && ok ||
     bad "a corrupt analysis index: no message in the report"
+  # named as the capture's, not as its first file's (issue 41, item 11: api_statistic.csv)
+  if grep 'the analysis is made again' "$tmp/c1" | grep -q '\.csv:'; then
+    bad "the analysis index's message names one CSV file: $(grep 'the analysis is made again' "$tmp/c1")"
+  else
+    ok
+  fi
   "$bin" --report --index-dir "$idx" "$cap" >"$tmp/c2" 2>/dev/null
   cmp -s "$tmp/plain" "$tmp/c2" && ok || bad "after a corrupt analysis index: the report differs"
 else
@@ -392,6 +398,17 @@ if [ "$left" -eq "$n" ] && [ "$total" -le "$lim" ] && [ "$used" -eq 2 ]; then
   ok
 else
   bad "the bound: $left indexes, $total bytes over a limit of $lim, $used of 2 ranks used"
+fi
+
+# a cache directory that is a regular file: said to be no directory (it read "Permission
+# denied"), the report made without an index (issue 41, item 11)
+echo x >"$tmp/a-file"
+"$bin" --summary --index-dir "$tmp/a-file" "$cap" >"$tmp/f1" 2>&1
+if grep -q "index: not written (cannot create $tmp/a-file: Not a directory)" "$tmp/f1" &&
+   ! grep -q 'Permission denied' "$tmp/f1"; then
+  ok
+else
+  bad "--index-dir naming a file: $(grep 'index:' "$tmp/f1" | head -n 2)"
 fi
 
 echo "index: $passed passed, $fail failed"

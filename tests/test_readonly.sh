@@ -102,6 +102,10 @@ fi
 run "--digest outside" --digest "$tmp/digests"
 [ "$(find "$tmp/digests" -name '*.apdigest' | wc -l)" -eq 2 ] ||
   { echo "FAIL: --digest did not write two digests"; fail=$((fail + 1)); }
+# the man page: OUTDIR is created when missing, its parents too
+run "--digest with missing parents" --digest "$tmp/new/deep/digests"
+[ "$(find "$tmp/new/deep/digests" -name '*.apdigest' | wc -l)" -eq 2 ] ||
+  { echo "FAIL: --digest did not create missing parents"; fail=$((fail + 1)); }
 for out in digests ./sub/digests .; do
   (cd "$cap" && "$bin" --digest "$out" . >"$tmp/out" 2>"$tmp/err")
   rc=$?
@@ -112,6 +116,38 @@ for out in digests ./sub/digests .; do
   fi
   check "--digest $out (refused)"
 done
+
+# Issue 41, item 4: the directories a run reads reach above the path given. Opened as an
+# ASCEND_PROFILER_OUTPUT, the run reads profiler_info in the worker directory above it:
+# --digest there is refused; --index-dir there, or a cache directory that is a symlink
+# into the capture, is refused before anything is made (the run goes on, without index).
+apo=$(find "$cap" -type d -name ASCEND_PROFILER_OUTPUT | LC_ALL=C sort | head -n 1)
+worker=$(dirname "$apo")
+"$bin" --digest "$worker/digests" "$apo" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -ne 2 ] || ! grep -q 'digests never go into a capture' "$tmp/err"; then
+  echo "FAIL: --digest into the worker above the output directory opened: status $rc"
+  cat "$tmp/err"
+  fail=$((fail + 1))
+fi
+check "--digest into the worker directory above (refused)"
+"$bin" --report --index-dir "$worker/idx" "$apo" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -ne 0 ] || ! cat "$tmp/out" "$tmp/err" | grep -q 'index directory lies inside the capture' ||
+   ! grep -q '1 rank(s) analysed' "$tmp/out"; then
+  echo "FAIL: --index-dir in the worker directory above: status $rc, stderr:"
+  cat "$tmp/err"
+  fail=$((fail + 1))
+fi
+check "--index-dir in the worker directory above (refused)"
+ln -s "$cap" "$tmp/xdg-into-capture"
+(cd "$cap" && XDG_CACHE_HOME="$tmp/xdg-into-capture" "$bin" --report . >"$tmp/out" 2>"$tmp/err")
+if ! cat "$tmp/out" "$tmp/err" | grep -q 'index directory lies inside the capture'; then
+  echo "FAIL: a cache directory linked into the capture was not refused:"
+  cat "$tmp/err"
+  fail=$((fail + 1))
+fi
+check "cache directory linked into the capture (refused)"
 
 # --report with --summary: two outputs, neither silently wins: refused (status 2, a message,
 # nothing on standard output), in either order

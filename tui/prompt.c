@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "csvw.h"
 #include "i18n.h"
+#include "xalloc.h"
 
 /* :export FILE: the top view's table as CSV, written only where the user said and never
  * inside a capture; an existing file only with :export! */
@@ -28,9 +29,16 @@ static void export_table(struct app *app, const char *path, bool overwrite)
 		app_message(app, ST_WARN, _("%s has no table to export%s"), _(vo->title), app_pub(app) ? "" : _(" yet"));
 		return;
 	}
-	const char *roots[2] = {app->cap->plan.path, app->cap_b ? app->cap_b->plan.path : NULL};
+	/* every directory either capture reads, also the worker above an output directory
+	 * opened alone (its profiler_info) */
+	size_t max = 4 + 2 * (app->cap->plan.n_ranks + (app->cap_b ? app->cap_b->plan.n_ranks : 0));
+	const char **roots = xcalloc(max, sizeof *roots);
+	size_t n = capture_read_dirs(&app->cap->plan, roots, max);
+	if (app->cap_b)
+		n += capture_read_dirs(&app->cap_b->plan, roots + n, max - n);
 	char err[512];
-	FILE *f = csvw_open(path, roots, 2, overwrite, err, sizeof err);
+	FILE *f = csvw_open(path, roots, n, overwrite, err, sizeof err);
+	free(roots);
 	if (!f) {
 		app_message(app, ST_WARN, "%s", err);
 		return;

@@ -17,6 +17,7 @@
 #include "db.h"
 #include "evkind.h"
 #include "i18n.h"
+#include "num.h"
 #include "strtab.h"
 #include "xalloc.h"
 #include "xsort.h"
@@ -27,6 +28,8 @@ const char *cluster_group_of(const char *name, char *buf, size_t size)
 		snprintf(buf, size, "all");
 	return buf;
 }
+
+const struct cluster_cell cluster_cell_none = {.dur_ns = -1};
 
 struct inst {
 	uint32_t name, occ, rank, group;
@@ -114,8 +117,8 @@ static void match_collectives(const struct analysis *an, struct cluster_analysis
 				struct cluster_rank *cr = &ca->ranks[in[i].rank];
 				cr->wait_ns += w;
 				cr->transfer_ns += least;
-				if (in[i].step != UINT32_MAX && in[i].step < ca->n_steps)
-					ca->cells[in[i].rank * ca->n_steps + in[i].step].wait_ns += w;
+				if (in[i].step != UINT32_MAX && in[i].step < ca->ranks[in[i].rank].n_steps)
+					ca->cells[ca->cell_at[in[i].rank] + in[i].step].wait_ns += w;
 				g->wait_ns += w;
 				g->transfer_ns += least;
 				waited += w;
@@ -220,16 +223,19 @@ struct cluster_analysis *cluster_analyse(const struct analysis *an)
 	for (size_t r = 0; r < an->n_ranks; r++)
 		if (an->ranks[r].n_steps > ca->n_steps)
 			ca->n_steps = an->ranks[r].n_steps;
-	ca->cells = xcalloc(an->n_ranks * (ca->n_steps ? ca->n_steps : 1), sizeof *ca->cells);
+	ca->cell_at = xcalloc(an->n_ranks + 1, sizeof *ca->cell_at);
+	for (size_t r = 0; r < an->n_ranks; r++)
+		ca->cell_at[r + 1] = ca->cell_at[r] + an->ranks[r].n_steps;
+	ca->cells = xcalloc(ca->cell_at[an->n_ranks] ? ca->cell_at[an->n_ranks] : 1, sizeof *ca->cells);
 	for (size_t r = 0; r < an->n_ranks; r++) {
 		const struct rank_analysis *ra = &an->ranks[r];
 		ca->ranks[r].rank = ra->rank;
 		ca->ranks[r].n_steps = ra->n_steps;
-		for (size_t s = 0; s < ca->n_steps; s++) {
-			struct cluster_cell *c = &ca->cells[r * ca->n_steps + s];
-			c->dur_ns = s < ra->n_steps ? ra->steps[s].end - ra->steps[s].start : -1;
-			c->exposed_ns = s < ra->n_steps ? ra->steps[s].comm_not_overlapped_ns : 0;
-			ca->ranks[r].exposed_ns += c->exposed_ns;
+		for (size_t s = 0; s < ra->n_steps; s++) {
+			struct cluster_cell *c = &ca->cells[ca->cell_at[r] + s];
+			c->dur_ns = ra->steps[s].end - ra->steps[s].start;
+			c->exposed_ns = ra->steps[s].comm_not_overlapped_ns;
+			ca->ranks[r].exposed_ns = num_sat_add(ca->ranks[r].exposed_ns, c->exposed_ns);
 		}
 	}
 	match_collectives(an, ca);
@@ -249,7 +255,7 @@ struct cluster_analysis *cluster_analyse(const struct analysis *an)
 		size_t n = ra->n_steps;
 		if (!n)
 			continue;
-		const struct cluster_cell *row = &ca->cells[r * ca->n_steps];
+		const struct cluster_cell *row = &ca->cells[ca->cell_at[r]];
 		for (size_t s = 0; s < n; s++)
 			v[s] = row[s].dur_ns;
 		cr->step_ns = median_of(v, n);
@@ -299,6 +305,7 @@ void cluster_free(struct cluster_analysis *ca)
 		return;
 	free(ca->ranks);
 	free(ca->cells);
+	free(ca->cell_at);
 	free(ca->groups);
 	strtab_free(ca->strs);
 	free(ca);
@@ -310,7 +317,7 @@ bool cluster_output_is(const char *path)
 {
 	char *p = cluster_out_find(path);
 	if (!p)
-		p = cluster_db_find(path);
+		p = cluster_db_find(path, NULL);
 	if (!p)
 		return false;
 	free(p);
@@ -348,10 +355,11 @@ struct analysis *cluster_output_open(const char *path)
 	struct analysis *an = xcalloc(1, sizeof *an);
 	an->cap = cap;
 	an->from_digests = true; /* no events: drill-down says so */
+	an->from_cluster_output = true; /* ... naming what it was read from */
 	diag_init(&an->diags);
 	/* cluster_analysis.db's rank rows where it has them (ClusterTimeSummary also gives each
 	 * step's wait and transmit), else cluster_step_trace_time.csv's */
-	char *dbp = cluster_db_find(path);
+	char *dbp = cluster_db_find(path, &cap->diags);
 	if (dbp) {
 		an->cluster_db = xcalloc(1, sizeof *an->cluster_db);
 		if (cluster_db_read(dbp, an->cluster_db, &cap->diags) == 0 && !cap->cluster_comm.n_files) {
@@ -429,11 +437,22 @@ struct analysis *cluster_output_open(const char *path)
 			s->compute_ns = rows[i].computing_ns;
 			s->comm_not_overlapped_ns = rows[i].comm_not_overlapped_ns;
 			s->free_ns = rows[i].free_ns;
-			comp += s->compute_ns;
-			cno += s->comm_not_overlapped_ns;
-			fr += s->free_ns;
-			wall += rows[i].step_ns;
+			/* each value is within the accepted times, their sum need not be */
+			comp = num_sat_add(comp, s->compute_ns);
+			cno = num_sat_add(cno, s->comm_not_overlapped_ns);
+			fr = num_sat_add(fr, s->free_ns);
+			wall = num_sat_add(wall, rows[i].step_ns);
 		}
+		bool held = false;
+		for (int q = 0; q < 4; q++) {
+			int64_t v = q == 0 ? comp : q == 1 ? cno : q == 2 ? fr : wall;
+			held |= v == INT64_MAX || v == INT64_MIN;
+		}
+		if (held)
+			diag_add(&cap->diags, DIAG_WARN, csv ? csv : an->cluster_db ? an->cluster_db->path : path, -1, -1,
+				 _("rank %d: its %zu steps' times add up past the largest time kept (about 292 years): "
+				 "its totals are held there, not wrapped; its steps are kept as written"),
+				 rows[a].rank, b - a);
 		analysis_set_metric(ra, M_WALL_US, (double)wall / 1e3, CONF_MEDIUM, src);
 		analysis_set_metric(ra, M_COMPUTE_US, (double)comp / 1e3, CONF_MEDIUM, src);
 		analysis_set_metric(ra, M_COMM_NOT_OVERLAPPED_US, (double)cno / 1e3, CONF_MEDIUM, src);

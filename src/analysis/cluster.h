@@ -70,7 +70,10 @@ struct cluster_group {
 struct cluster_analysis {
 	size_t n_ranks, n_steps; /* n_steps: the most steps of any rank */
 	struct cluster_rank *ranks; /* owned; parallel to analysis.ranks */
-	struct cluster_cell *cells; /* owned: n_ranks x n_steps, row per rank */
+	/* owned: each rank's own steps, row after row (ranks of one step beside one of many
+	 * cost their steps, not ranks x the most steps: 20,000 such ranks asked for 9.7 GB) */
+	struct cluster_cell *cells;
+	size_t *cell_at; /* owned: n_ranks + 1; rank r's row starts at cells + cell_at[r] */
 	struct cluster_group *groups; /* owned */
 	size_t n_groups;
 	size_t matched;          /* collective instances matched across ranks */
@@ -97,9 +100,11 @@ struct cluster_analysis {
 /* Owned (cluster_free); it borrows an's ranks' strings. NULL below two ranks. */
 struct cluster_analysis *cluster_analyse(const struct analysis *an);
 void cluster_free(struct cluster_analysis *ca);
+/* A step the rank does not have: dur_ns -1. */
+extern const struct cluster_cell cluster_cell_none;
 static inline const struct cluster_cell *cluster_cell(const struct cluster_analysis *ca, size_t r, size_t s)
 {
-	return &ca->cells[r * ca->n_steps + s];
+	return s < ca->cell_at[r + 1] - ca->cell_at[r] ? &ca->cells[ca->cell_at[r] + s] : &cluster_cell_none;
 }
 /* msprof-analyze's cluster_analysis_output (cluster_out.h): true when path holds
  * cluster_step_trace_time.csv; then an analysis of its rank rows (steps with Computing,

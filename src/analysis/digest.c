@@ -910,7 +910,13 @@ int digest_write(const struct analysis *an, size_t i, const char *outdir, struct
 		diag_add(dl, DIAG_ERROR, outdir, -1, -1, _("cannot create the digest directory: %s"), strerror(errno));
 		goto out;
 	}
-	FILE *f = fopen(tmp, "wb");
+	/* a new file of ours (O_EXCL: never through a link or over a file planted there) */
+	int tfd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	FILE *f = tfd >= 0 ? fdopen(tfd, "wb") : NULL;
+	if (!f && tfd >= 0) {
+		close(tfd);
+		unlink(tmp);
+	}
 	if (!f) {
 		diag_add(dl, DIAG_ERROR, tmp, -1, -1, _("cannot write: %s"), strerror(errno));
 		goto out;
@@ -1018,7 +1024,8 @@ static bool has_suffix(const char *s, const char *suf)
 
 static char *read_all(const char *path, size_t *len, char *why, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named *.apdigest opens at once (and is refused below) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(why, size, _("cannot open: %s"), strerror(errno));
 		return NULL;
@@ -1081,10 +1088,12 @@ bool digest_path_is_digests(const char *path)
 		return false;
 	if (S_ISREG(st.st_mode)) {
 		char magic[8];
-		FILE *f = fopen(path, "rb");
-		bool yes = f && fread(magic, 1, 8, f) == 8 && !memcmp(magic, DIGEST_MAGIC, 8);
-		if (f)
-			fclose(f);
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		struct stat fs;
+		bool yes = fd >= 0 && fstat(fd, &fs) == 0 && S_ISREG(fs.st_mode) && read(fd, magic, 8) == 8 &&
+			   !memcmp(magic, DIGEST_MAGIC, 8);
+		if (fd >= 0)
+			close(fd);
 		return yes;
 	}
 	size_t n;

@@ -557,6 +557,7 @@ struct analysis {
 	struct cluster_db *cluster_db; /* owned: msprof-analyze's cluster_analysis.db when a
 					 * cluster_analysis_output is opened (cluster_db.h), or NULL */
 	bool from_digests;         /* read from digest files (digest.h): no events to drill into */
+	bool from_cluster_output;  /* with from_digests: msprof-analyze's cluster output, no digests */
 	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */
 	void (*keep_free)(struct digest_keep *keep); /* frees keep (set with it, by digest.c) */
 };

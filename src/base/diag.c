@@ -3,6 +3,7 @@
 #include "diag.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,10 +123,28 @@ size_t diag_count(struct diag_list *dl, enum diag_level min_level)
 	return c;
 }
 
+/* Whether dl holds an error with this file and text already. */
+static bool has_error(struct diag_list *dl, const char *file, const char *msg)
+{
+	bool found = false;
+	pthread_mutex_lock(&dl->lock);
+	for (size_t i = 0; i < dl->n && !found; i++) {
+		const struct diag *d = &dl->items[i];
+		found = d->level == DIAG_ERROR && !strcmp(d->msg, msg) &&
+			(d->file && file ? !strcmp(d->file, file) : d->file == file);
+	}
+	pthread_mutex_unlock(&dl->lock);
+	return found;
+}
+
 void diag_append(struct diag_list *dst, const struct diag_list *src)
 {
 	for (size_t i = 0; i < src->n; i++) {
 		const struct diag *d = &src->items[i];
+		/* one error said once: every reader of a file that is no database (the events,
+		 * each table) met it and said so, four times */
+		if (d->level == DIAG_ERROR && has_error(dst, d->file, d->msg))
+			continue;
 		diag_add(dst, d->level, d->file, d->line, d->offset, "%s", d->msg);
 	}
 	if (src->dropped)

@@ -13,7 +13,9 @@
 
 #include "db.h"
 #include "csv_check.h"
+#include "csvw.h"
 #include "i18n.h"
+#include "spill.h"
 #include "stagetime.h"
 #include "trace.h"
 #include "xalloc.h"
@@ -66,6 +68,57 @@ static void choose_source(struct rank_data *rd, enum capture_source want, struct
 	rd->source_why = text ? "Db: --source db" : "Db: the only export of this rank";
 }
 
+size_t capture_read_dirs(const struct capture_plan *plan, const char **out, size_t max)
+{
+	size_t n = 0;
+#define READ_DIR(d)                                                                        \
+	do {                                                                               \
+		if ((d) && n < max)                                                        \
+			out[n++] = (d);                                                    \
+	} while (0)
+	READ_DIR(plan->path);
+	READ_DIR(plan->cluster_dir);
+	for (size_t i = 0; i < plan->n_ranks; i++) {
+		READ_DIR(plan->ranks[i].worker_dir);
+		READ_DIR(plan->ranks[i].output_dir);
+	}
+#undef READ_DIR
+	return n;
+}
+
+const char *capture_dir_inside(const struct capture_plan *plan, const char *path)
+{
+	size_t max = 2 + 2 * plan->n_ranks;
+	const char **dirs = xcalloc(max, sizeof *dirs);
+	size_t n = capture_read_dirs(plan, dirs, max);
+	const char *hit = NULL;
+	for (size_t i = 0; i < n && !hit; i++)
+		if (csvw_path_inside(path, dirs[i]))
+			hit = dirs[i];
+	free(dirs);
+	return hit;
+}
+
+/* The index cache inside a directory this capture reads (--index-dir in it, a cache
+ * directory linked into it): no index or spill file is ever made there; the run goes on
+ * without an index, saying why. Checked before anything is loaded. */
+static void refuse_index_inside(struct capture *cap)
+{
+	if (!cap->opts.index.enabled)
+		return;
+	char *dir = tindex_dir(&cap->opts.index);
+	const char *in = dir ? capture_dir_inside(&cap->plan, dir) : NULL;
+	if (in) {
+		diag_add(&cap->diags, DIAG_ERROR, dir, 0, -1,
+			 _("the index directory lies inside the capture (%s, which this run reads); indexes "
+			 "never go into a capture: no index is read or written, give --index-dir outside it"),
+			 in);
+		cap->opts.index.enabled = false;
+		spill_set_dir(NULL); /* spill files beside the indexes: not there either */
+	}
+	free(dir);
+}
+
 struct capture *capture_open(const char *path, const struct capture_opts *opts)
 {
 	struct capture *cap = xcalloc(1, sizeof *cap);
@@ -73,6 +126,7 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts)
 	if (opts)
 		cap->opts = *opts;
 	cap->usable = discover(path, &cap->plan, &cap->diags) == 0;
+	refuse_index_inside(cap);
 	cap->n_ranks = cap->plan.n_ranks;
 	cap->ranks = xcalloc(cap->n_ranks ? cap->n_ranks : 1, sizeof *cap->ranks);
 	for (size_t i = 0; i < cap->n_ranks; i++) {

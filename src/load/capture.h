@@ -86,6 +86,12 @@ struct capture {
 /* Discovers path (no data read yet; opts borrowed for the call). Never NULL; owned
  * (capture_free); check `usable` and the diagnostics. */
 struct capture *capture_open(const char *path, const struct capture_opts *opts);
+/* The directories a run on plan reads (the path given, the cluster output, each rank's
+ * worker and output directories, also a worker above an output directory opened alone),
+ * borrowed from plan, at most max into out. Nothing is ever written inside them. */
+size_t capture_read_dirs(const struct capture_plan *plan, const char **out, size_t max);
+/* The one of them path (existing or not, through symlinks) lies inside, or NULL. */
+const char *capture_dir_inside(const struct capture_plan *plan, const char *path);
 /* Loads every rank: all CSV tables first, then the traces. */
 void capture_load(struct capture *cap);
 /* With opts.index.lazy, verifies the trace columns that loading left unverified (the

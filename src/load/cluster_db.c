@@ -15,12 +15,15 @@
 #include "num.h"
 #include "xalloc.h"
 
-char *cluster_db_find(const char *dir)
+char *cluster_db_find(const char *dir, struct diag_list *dl)
 {
 	char *p = xasprintf("%s/%s", dir, CLUSTER_ANALYSIS_DB);
 	struct stat st;
 	if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
 		return p;
+	if (stat(p, &st) == 0) /* a FIFO, a directory: never opened (a FIFO would block), said */
+		diag_add(dl, DIAG_WARN, p, 0, -1, _("is a %s, not a file; skipped"),
+			 S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
 	free(p);
 	return NULL;
 }
@@ -139,6 +142,14 @@ static double cell_d(sqlite3_stmt *st, int c)
 	return c >= 0 && sqlite3_column_type(st, c) != SQLITE_NULL ? sqlite3_column_double(st, c) : NAN;
 }
 
+/* A time in ns as a double: NAN when absent or past the times a trace can hold (a mean
+ * of 1e308 printed 300 digits). */
+static double cell_ns(sqlite3_stmt *st, int c)
+{
+	double d = cell_d(st, c);
+	return fabs(d) <= (double)NUM_TIME_MAX_NS ? d : NAN;
+}
+
 static char *cell_s(sqlite3_stmt *st, int c)
 {
 	const unsigned char *t = c >= 0 ? sqlite3_column_text(st, c) : NULL;
@@ -193,7 +204,7 @@ static void read_time_summary(sqlite3 *h, struct cluster_db *db, struct diag_lis
 		/* the step's time as msprof-analyze gives it; its parts when it gives none */
 		r.step_ns = cell_us(t.st, t.at[TS_TIME], &time) && time > 0
 				    ? time
-				    : r.computing_ns + r.comm_not_overlapped_ns + r.free_ns;
+				    : num_sat_add(num_sat_add(r.computing_ns, r.comm_not_overlapped_ns), r.free_ns);
 		add_row(db, &cap, &r);
 	}
 	tab_close(h, db->path, &t, rc, dl);
@@ -232,7 +243,7 @@ static void read_step_trace(sqlite3 *h, struct cluster_db *db, struct diag_list 
 		cell_us(t.st, t.at[ST_COMM], &r.comm_ns);
 		cell_us(t.st, t.at[ST_STAGE], &r.stage_ns);
 		r.rank = (int)rank;
-		r.step_ns = r.computing_ns + r.comm_not_overlapped_ns + r.free_ns;
+		r.step_ns = num_sat_add(num_sat_add(r.computing_ns, r.comm_not_overlapped_ns), r.free_ns);
 		add_row(db, &cap, &r);
 	}
 	tab_close(h, db->path, &t, rc, dl);
@@ -283,7 +294,7 @@ static void read_top(sqlite3 *h, struct cluster_db *db, struct diag_list *dl)
 	int rc;
 	while ((rc = sqlite3_step(t.st)) == SQLITE_ROW) {
 		struct cluster_db_top x = {.count = -1, .min_rank = -1, .max_rank = -1};
-		x.mean_ns = cell_d(t.st, t.at[TO_MEAN]);
+		x.mean_ns = cell_ns(t.st, t.at[TO_MEAN]);
 		if (!isfinite(x.mean_ns)) {
 			t.bad++;
 			continue;
@@ -291,9 +302,9 @@ static void read_top(sqlite3 *h, struct cluster_db *db, struct diag_list *dl)
 		int64_t v;
 		if (cell_i64(t.st, t.at[TO_COUNT], &v))
 			x.count = v;
-		x.min_ns = cell_d(t.st, t.at[TO_MIN]);
-		x.max_ns = cell_d(t.st, t.at[TO_MAX]);
-		x.sum_ns = cell_d(t.st, t.at[TO_SUM]);
+		x.min_ns = cell_ns(t.st, t.at[TO_MIN]);
+		x.max_ns = cell_ns(t.st, t.at[TO_MAX]);
+		x.sum_ns = cell_ns(t.st, t.at[TO_SUM]);
 		if (cell_i64(t.st, t.at[TO_MINR], &v) && v >= 0 && v < 1000000)
 			x.min_rank = (int)v;
 		if (cell_i64(t.st, t.at[TO_MAXR], &v) && v >= 0 && v < 1000000)

@@ -60,7 +60,7 @@ struct cluster_db {
 };
 
 /* The cluster_analysis.db directly under dir, as an owned path, or NULL. */
-char *cluster_db_find(const char *dir);
+char *cluster_db_find(const char *dir, struct diag_list *dl);
 /* Reads path into db (zeroed first). Returns 0 when any table was read, -1 (with the
  * reason in dl) when the file cannot be opened or holds none of the tables. */
 int cluster_db_read(const char *path, struct cluster_db *db, struct diag_list *dl);

@@ -108,7 +108,9 @@ int cluster_out_read(const char *path, struct cluster_out_row **rows, size_t *n,
 		for (int k = C_COMP; ok && k < C_N; k++) {
 			if (at[k] < 0 || (size_t)at[k] >= nc)
 				continue;
-			enum num_status st = num_us_to_ns(cells[at[k]], lens[at[k]], dst[k], &rounded);
+			/* times a trace can hold (num_time_ns): three parts of a step never overflow
+			 * (fuzz_cluster: 2.9e18 + 5.8e18 + 2.9e18 ns did) */
+			enum num_status st = num_time_ns(cells[at[k]], lens[at[k]], dst[k], &rounded);
 			ok = st == NUM_OK || st == NUM_MISSING;
 		}
 		if (ok && at[C_STEP] >= 0 && (size_t)at[C_STEP] < nc && lens[at[C_STEP]]) {
@@ -121,7 +123,7 @@ int cluster_out_read(const char *path, struct cluster_out_row **rows, size_t *n,
 		}
 		/* the step's time is its parts (Stage is the pipeline stage's time: it can be
 		 * shorter, ranks 8-15 of msinsight's test cluster) */
-		r.step_ns = r.computing_ns + r.comm_not_overlapped_ns + r.free_ns;
+		r.step_ns = num_sat_add(num_sat_add(r.computing_ns, r.comm_not_overlapped_ns), r.free_ns);
 		r.rank = (int)idx;
 		xgrow(rows, &rcap, *n + 1, sizeof **rows);
 		(*rows)[(*n)++] = r;

@@ -68,7 +68,6 @@ size_t db_tables_present(const char *path, const char *analysis_path, const char
 	struct diag_list dl;
 	diag_init(&dl);
 	sqlite3 *h = path ? db_open(path, &dl) : NULL, *a = analysis_path ? db_open(analysis_path, &dl) : NULL;
-	diag_free(&dl);
 	for (size_t i = 0; i < db_n_tables_read && n < max; i++) {
 		const char *t = db_tables_read[i];
 		bool analysis = !strncmp(t, "analysis.db ", 12);
@@ -78,6 +77,7 @@ size_t db_tables_present(const char *path, const char *analysis_path, const char
 	}
 	sqlite3_close(h);
 	sqlite3_close(a);
+	diag_free(&dl); /* after the handles: their budgets report into it */
 	return n;
 }
 
@@ -113,9 +113,80 @@ static char *file_uri(const char *path)
 	return sbuf_detach(&sb);
 }
 
+/* A crafted Db is input like any other, and SQLite runs what its schema says: every
+ * statement on a handle runs under one budget of VM steps proportional to the file's size
+ * (a view over an endless recursive CTE, a join that a missing index makes quadratic end
+ * with a message, not a hang). Every reader of the real exports together takes under one
+ * step per byte (0.15 for the msinsight fixtures' Dbs); the budget allows 64, a few seconds
+ * for a 6 MB file ($ASCPROF_DB_STEPS_PER_BYTE sets it for tests). */
+#define DB_STEPS_PER_BYTE 64
+#define DB_STEPS_BASE (32u << 20)
+#define DB_STEPS_TICK 1000 /* steps between two calls of the handler */
+/* No value the loaders read is near this long; a computed one (printf('%.*c', ...)) stops. */
+#define DB_MAX_VALUE (16 << 20)
+
+struct db_budget {
+	uint64_t ticks_left;
+	bool tripped;
+	char *path;
+	struct diag_list *dl;
+};
+
+static int budget_tick(void *ctx)
+{
+	struct db_budget *bg = ctx;
+	if (bg->ticks_left) {
+		bg->ticks_left--;
+		return 0;
+	}
+	if (!bg->tripped && bg->dl)
+		diag_add(bg->dl, DIAG_ERROR, bg->path, 0, -1,
+			 _("reading stopped: the database needs more work than a file of its size can "
+			 "(a crafted view, table or query plan?); what was read before is kept"));
+	bg->tripped = true;
+	return 1; /* every later statement on the handle stops at once too */
+}
+
+static void budget_free(void *ctx)
+{
+	struct db_budget *bg = ctx;
+	free(bg->path);
+	free(bg);
+}
+
+/* The handle owns its budget: SQLite calls budget_free when it is closed (a function
+ * registered with a destructor), so every sqlite3_close frees it. */
+static void budget_fn(sqlite3_context *c, int n, sqlite3_value **v)
+{
+	(void)n;
+	(void)v;
+	sqlite3_result_null(c);
+}
+
+static void budget_set(sqlite3 *h, const char *path, struct diag_list *dl)
+{
+	struct stat sb;
+	uint64_t size = stat(path, &sb) == 0 && sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
+	struct db_budget *bg = xcalloc(1, sizeof *bg);
+	double per = DB_STEPS_PER_BYTE, base = DB_STEPS_BASE;
+	const char *e = getenv("ASCPROF_DB_STEPS_PER_BYTE");
+	if (e && *e) {
+		per = strtod(e, NULL);
+		base = 0;
+	}
+	double steps = (double)size * per + base;
+	bg->ticks_left = steps >= 1e18 ? (uint64_t)1e15 : steps > 0 ? (uint64_t)(steps / DB_STEPS_TICK) : 0;
+	bg->path = xstrdup(path);
+	bg->dl = dl;
+	sqlite3_create_function_v2(h, "ascprof_budget", 0, SQLITE_UTF8, bg, budget_fn, NULL, NULL, budget_free);
+	sqlite3_progress_handler(h, DB_STEPS_TICK, budget_tick, bg);
+}
+
 /* Opens read-only and immutable: SQLite then takes no locks and never looks for, creates
- * or replays a journal or WAL. NULL (with a message) when the file is not a readable
- * database (corrupt, truncated, encrypted). */
+ * or replays a journal or WAL. Views of the file are never run (TEMP views, the loader's
+ * own stand-ins, still are), nor functions with side effects from its schema. NULL (with
+ * a message) when the file is not a readable database (corrupt, truncated, encrypted).
+ * dl must outlive the handle (the budget reports into it). */
 static sqlite3 *db_open(const char *path, struct diag_list *dl)
 {
 	char *uri = file_uri(path);
@@ -129,6 +200,18 @@ static sqlite3 *db_open(const char *path, struct diag_list *dl)
 		return NULL;
 	}
 	sqlite3_extended_result_codes(h, 1);
+	/* (older SQLite lacks some: table_exists keeps views and virtual tables out anyway) */
+#if defined(SQLITE_DBCONFIG_ENABLE_VIEW) && SQLITE_VERSION_NUMBER >= 3035000 /* TEMP views still run */
+	sqlite3_db_config(h, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
+#endif
+#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA
+	sqlite3_db_config(h, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+#endif
+#ifdef SQLITE_DBCONFIG_DEFENSIVE
+	sqlite3_db_config(h, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+#endif
+	sqlite3_limit(h, SQLITE_LIMIT_LENGTH, DB_MAX_VALUE);
+	budget_set(h, path, dl);
 	/* temporary indexes of joins stay in memory, never in a temp file */
 	sqlite3_exec(h, "PRAGMA temp_store=MEMORY; PRAGMA query_only=1", NULL, NULL, NULL);
 	sqlite3_stmt *st = NULL;
@@ -159,10 +242,15 @@ static sqlite3 *db_open(const char *path, struct diag_list *dl)
 	return h;
 }
 
+/* A real table of the file: not a view, not a virtual table (its module runs code of its
+ * own), no generated columns (computed per row, unbounded). */
 static bool table_exists(sqlite3 *h, const char *table)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(h, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?",
+	if (sqlite3_prepare_v2(h,
+			       "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?1"
+			       " AND upper(substr(ltrim(sql), 1, 14)) <> 'CREATE VIRTUAL'"
+			       " AND NOT EXISTS (SELECT 1 FROM pragma_table_xinfo(?1, 'main') WHERE hidden IN (2, 3))",
 			       -1, &st, NULL) != SQLITE_OK)
 		return false;
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
@@ -171,8 +259,131 @@ static bool table_exists(sqlite3 *h, const char *table)
 	return ok;
 }
 
+/* Why a name of the file is not read as a table: "a view", "a virtual table", "a table
+ * with generated columns", or NULL when there is nothing by that name. */
+static const char *not_table_kind(sqlite3 *h, const char *table)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h,
+			       "SELECT type, upper(substr(ltrim(sql), 1, 14)) = 'CREATE VIRTUAL' FROM main.sqlite_master"
+			       " WHERE type IN ('table', 'view') AND name = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	const char *kind = NULL;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		kind = sqlite3_column_text(st, 0) && !strcmp((const char *)sqlite3_column_text(st, 0), "view")
+			       ? N_("a view")
+		       : sqlite3_column_int(st, 1)        ? N_("a virtual table")
+							  : N_("a table with generated columns");
+	sqlite3_finalize(st);
+	return kind;
+}
+
+/* The message for a name that is there but not read as a table (see table_exists). */
+static void not_table_note(sqlite3 *h, const char *path, const char *table, struct diag_list *dl)
+{
+	const char *kind = not_table_kind(h, table);
+	if (kind)
+		diag_add(dl, DIAG_WARN, path, 0, -1,
+			 _("%s is %s, not a plain table: not read (it would run code of the file's own); "
+			 "what it holds is missing, the other tables are read"), table, _(kind));
+}
+
 sqlite3 *db_open_readonly(const char *path, struct diag_list *dl) { return db_open(path, dl); }
 bool db_has_table(sqlite3 *h, const char *table) { return table_exists(h, table); }
+
+/* A value by key from a table the file may not index (STRING_IDS by id, ENUM_MODULE by
+ * id): one `WHERE id = ?` per key is a scan each without an index, quadratic (36k names
+ * took 18 s). The keys and rowids are read once and sorted; a value is then fetched by
+ * rowid, which every table indexes. The first row of a repeated key wins, as a scan's. */
+struct keyed {
+	sqlite3_stmt *by_rowid; /* SELECT value FROM table WHERE rowid = ?; NULL: nothing to look up */
+	int64_t (*pairs)[2];    /* (key, rowid), sorted; NULL when the key is the rowid */
+	size_t n;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static void keyed_open(struct keyed *k, sqlite3 *h, const char *table, const char *key, const char *value)
+{
+	*k = (struct keyed){0};
+	if (!table_exists(h, table))
+		return;
+	/* the key an INTEGER PRIMARY KEY: it is the rowid already */
+	sqlite3_stmt *st = NULL;
+	bool direct = false;
+	if (sqlite3_prepare_v2(h, "SELECT count(*), max(pk = 1 AND name = ?2 COLLATE NOCASE AND upper(type) = 'INTEGER')"
+			       " FROM pragma_table_info(?1, 'main') WHERE pk > 0", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+		direct = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1 && sqlite3_column_int(st, 1) == 1;
+	}
+	sqlite3_finalize(st);
+	char *sql = sqlite3_mprintf("SELECT \"%w\" FROM main.\"%w\" WHERE rowid = ?", value, table);
+	int rc = sqlite3_prepare_v2(h, sql, -1, &k->by_rowid, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK) {
+		k->by_rowid = NULL;
+		return;
+	}
+	if (direct)
+		return;
+	sql = sqlite3_mprintf("SELECT \"%w\", rowid FROM main.\"%w\"", key, table);
+	size_t cap = 0;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+				continue;
+			xgrow(&k->pairs, &cap, k->n + 1, sizeof *k->pairs);
+			k->pairs[k->n][0] = sqlite3_column_int64(st, 0);
+			k->pairs[k->n][1] = sqlite3_column_int64(st, 1);
+			k->n++;
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	if (!k->pairs)
+		k->pairs = xmalloc(sizeof *k->pairs); /* not the rowid, no integer keys: nothing found */
+	qsort(k->pairs, k->n, sizeof *k->pairs, cmp_pair);
+}
+
+/* The value of key (valid until the next call), NULL when there is none or it is NULL. */
+static const char *keyed_get(struct keyed *k, int64_t key)
+{
+	if (!k->by_rowid)
+		return NULL;
+	int64_t rowid = key;
+	if (k->pairs) {
+		size_t lo = 0, hi = k->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (k->pairs[mid][0] < key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == k->n || k->pairs[lo][0] != key)
+			return NULL;
+		rowid = k->pairs[lo][1];
+	}
+	sqlite3_reset(k->by_rowid);
+	sqlite3_bind_int64(k->by_rowid, 1, rowid);
+	if (sqlite3_step(k->by_rowid) != SQLITE_ROW)
+		return NULL;
+	return (const char *)sqlite3_column_text(k->by_rowid, 0);
+}
+
+static void keyed_close(struct keyed *k)
+{
+	sqlite3_finalize(k->by_rowid);
+	free(k->pairs);
+	*k = (struct keyed){0};
+}
 
 /* Column names of a table, case-insensitive lookup. */
 struct cols {
@@ -281,7 +492,7 @@ struct bld {
 	int64_t session_lo, session_hi; /* rows outside are another session's; both 0: none */
 	uint32_t last_kind, last_kind_key[3];
 	struct u64map sids;      /* STRING_IDS id -> strtab id, filled as ids are met */
-	sqlite3_stmt *sid_query; /* SELECT value FROM STRING_IDS WHERE id = ? */
+	struct keyed strings;    /* STRING_IDS by id */
 	uint32_t last_host_lane;
 	int64_t last_gtid;
 	uint32_t last_host_process;
@@ -311,13 +522,7 @@ static uint32_t sid(struct bld *b, sqlite3_stmt *st, int c)
 	if (found)
 		return *slot;
 	uint32_t v = 0;
-	if (b->sid_query) {
-		sqlite3_reset(b->sid_query);
-		sqlite3_bind_int64(b->sid_query, 1, id);
-		v = bld_str(b, sqlite3_step(b->sid_query) == SQLITE_ROW ? col_text(b->sid_query, 0) : "");
-	} else {
-		v = bld_str(b, "");
-	}
+	v = bld_str(b, keyed_get(&b->strings, id));
 	/* the map may have grown while interning: look the slot up again */
 	*u64map_slot(&b->sids, (uint64_t)id, &found) = v;
 	return v;
@@ -572,7 +777,8 @@ static bool q_open(struct bld *b, struct q *q, const char *table, const struct w
 	q->st = NULL;
 	q->table = table;
 	if (!table_exists(b->h, table)) {
-		if (!optional_table)
+		not_table_note(b->h, b->path, table, b->dl);
+		if (!optional_table && !not_table_kind(b->h, table))
 			diag_add(b->dl, DIAG_WARN, b->path, 0, -1, _("no table %s: its events are missing"), table);
 		return false;
 	}
@@ -1402,7 +1608,10 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		*(uint32_t *)((char *)&b + names[i].at) = bld_str(&b, names[i].s);
 	if (!table_exists(b.h, "STRING_IDS")) {
-		diag_add(dl, DIAG_WARN, path, 0, -1, _("no table STRING_IDS: names are missing, the events are read"));
+		if (not_table_kind(b.h, "STRING_IDS"))
+			not_table_note(b.h, path, "STRING_IDS", dl);
+		else
+			diag_add(dl, DIAG_WARN, path, 0, -1, _("no table STRING_IDS: names are missing, the events are read"));
 		/* an empty stand-in in the in-memory temp schema keeps every join working; the
 		 * file itself is never written */
 		sqlite3_exec(b.h,
@@ -1410,7 +1619,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 			     " PRAGMA query_only=1",
 			     NULL, NULL, NULL);
 	}
-	sqlite3_prepare_v2(b.h, "SELECT value FROM STRING_IDS WHERE id = ?", -1, &b.sid_query, NULL);
+	keyed_open(&b.strings, b.h, "STRING_IDS", "id", "value");
 	table_bases(&b);
 	b.fin = fin_load(b.h);
 	reserve_events(&b);
@@ -1421,7 +1630,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	read_overlap(&b);
 	read_mstx(&b);
 	read_counters(&b);
-	sqlite3_finalize(b.sid_query);
+	keyed_close(&b.strings);
 	sqlite3_close(b.h);
 	fin_free(b.fin);
 	u64map_free(&b.sids);
@@ -1429,6 +1638,11 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	u64map_free(&b.kind_map);
 	u64map_free(&b.attr_map);
 	bld_finish(&b);
+	/* say so, or the report's "trace NOT READ ... see the messages below" finds none */
+	if (!rs->n_ev)
+		diag_add(dl, DIAG_ERROR, path, 0, -1,
+			 _("no events in any table read (PYTORCH_API, CANN_API, TASK, COMMUNICATION_OP, "
+			 "OVERLAP_ANALYSIS, MSTX_EVENTS): the Db holds no trace; its other tables are read"));
 	xalloc_trim(); /* the builder's maps and SQLite's pages, before the kernel table */
 	rs->trace.parsed_bytes = rs->trace.size;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -1534,7 +1748,7 @@ static void exact_fraction(struct sbuf *csv, int64_t v, int shift)
 /* STRING_IDS values as CSV cells, looked up once per id: the kernel table names a dozen
  * strings per row, and a subquery per cell was a third of its time. */
 struct sid_cells {
-	sqlite3_stmt *q;    /* SELECT value FROM STRING_IDS WHERE id = ? */
+	struct keyed k;     /* STRING_IDS (or ENUM_MODULE) by id */
 	struct u64map map;  /* id -> index into at */
 	struct sbuf text;   /* the cells, escaped, end to end */
 	uint32_t *at;       /* per index: offset into text; the next one's is its end */
@@ -1550,27 +1764,28 @@ static void sid_cell(struct sbuf *csv, struct sid_cells *sc, int64_t id)
 		xgrow(&sc->at, &sc->cap, sc->n + 2, sizeof *sc->at);
 		if (!sc->n)
 			sc->at[0] = 0;
-		sqlite3_reset(sc->q);
-		sqlite3_bind_int64(sc->q, 1, id);
 		/* an unknown id: an empty cell, as the subquery's NULL */
-		if (sqlite3_step(sc->q) == SQLITE_ROW && sqlite3_column_type(sc->q, 0) != SQLITE_NULL)
-			csv_cell(&sc->text, col_text(sc->q, 0));
+		const char *v = keyed_get(&sc->k, id);
+		if (v)
+			csv_cell(&sc->text, v);
 		sc->at[++sc->n] = (uint32_t)sc->text.len;
 	}
 	uint32_t k = *slot;
-	sbuf_add(csv, sc->text.buf + sc->at[k], sc->at[k + 1] - sc->at[k]);
+	/* no text yet (only unknown ids so far): no buffer to point into */
+	if (sc->at[k + 1] > sc->at[k])
+		sbuf_add(csv, sc->text.buf + sc->at[k], sc->at[k + 1] - sc->at[k]);
 }
 
 static void sid_cells_free(struct sid_cells *sc)
 {
-	sqlite3_finalize(sc->q);
+	keyed_close(&sc->k);
 	u64map_free(&sc->map);
 	sbuf_free(&sc->text);
 	free(sc->at);
 }
 
-/* sc: the STRING_IDS cache for DBC_STRING_ID columns holding the id itself (NULL where the
- * query resolves them). */
+/* sc: the STRING_IDS cache for DBC_STRING_ID columns and the ENUM_MODULE one for DBC_MODULE
+ * columns, each holding the id itself (NULL, or a cache not open: the value as written). */
 static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv, struct sid_cells *sc)
 {
 	int64_t v;
@@ -1579,11 +1794,14 @@ static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv co
 	switch (conv) {
 	case DBC_STRING_ID:
 		/* an id through the cache; text (a literal, or a schema writing names) as written */
-		if (sc && sqlite3_column_type(st, c) == SQLITE_INTEGER)
-			sid_cell(csv, sc, sqlite3_column_int64(st, c));
+	case DBC_MODULE: {
+		struct sid_cells *cache = sc ? &sc[conv == DBC_MODULE] : NULL;
+		if (cache && cache->k.by_rowid && sqlite3_column_type(st, c) == SQLITE_INTEGER)
+			sid_cell(csv, cache, sqlite3_column_int64(st, c));
 		else
 			csv_cell(csv, col_text(st, c));
 		return;
+	}
 	case DBC_NS_US:
 		/* PMU times are REAL ns with fractions: to the nearest ns */
 		if (col_i64(st, c, &v) || (sqlite3_column_type(st, c) == SQLITE_FLOAT &&
@@ -1739,13 +1957,8 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 		const char *have = cols_has(&c, spec->cols[i].column);
 		if (!have)
 			continue;
-		char *q;
-		if (spec->cols[i].conv == DBC_STRING_ID && strings)
-			q = sqlite3_mprintf(", (SELECT value FROM STRING_IDS WHERE id = m.\"%w\")", have);
-		else if (spec->cols[i].conv == DBC_MODULE && modules)
-			q = sqlite3_mprintf(", (SELECT name FROM ENUM_MODULE WHERE id = m.\"%w\")", have);
-		else
-			q = sqlite3_mprintf(", m.\"%w\"", have);
+		/* ids as they are: the cells look them up (sid_cells), not a subquery per row */
+		char *q = sqlite3_mprintf(", m.\"%w\"", have);
 		sbuf_adds(&sel, q);
 		sqlite3_free(q);
 		sbuf_addf(&sel, " AS c%zu", used);
@@ -1766,7 +1979,13 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 	sbuf_adds(&sql, from);
 	sqlite3_free(from);
 	sbuf_free(&sel);
-	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, NULL, used, &csv, buf, NULL, NULL, NULL, dl);
+	struct sid_cells sc[2] = {{.n = 0}, {.n = 0}};
+	keyed_open(&sc[0].k, h, "STRING_IDS", "id", "value");
+	if (modules)
+		keyed_open(&sc[1].k, h, "ENUM_MODULE", "id", "name");
+	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, sc, used, &csv, buf, NULL, NULL, NULL, dl);
+	sid_cells_free(&sc[0]);
+	sid_cells_free(&sc[1]);
 	sbuf_free(&sql);
 	sbuf_free(&csv);
 out:
@@ -2025,11 +2244,12 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 			  sbuf_str(&ops) + 2);
 	sbuf_adds(&sql, " ORDER BY k_, s_, r_");
 	pm.gtid_col = (int)used;
-	struct sid_cells sc = {0};
-	sqlite3_prepare_v2(h, "SELECT value FROM STRING_IDS WHERE id = ?", -1, &sc.q, NULL);
-	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, sc.q ? &sc : NULL, used, &csv, buf,
+	struct sid_cells sc[2] = {{.n = 0}, {.n = 0}};
+	keyed_open(&sc[0].k, h, "STRING_IDS", "id", "value");
+	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, sc, used, &csv, buf,
 		       pmu_cells, pmu_done, &pm, dl);
-	sid_cells_free(&sc);
+	sid_cells_free(&sc[0]);
+	sid_cells_free(&sc[1]);
 	sbuf_free(&task);
 	sbuf_free(&ops);
 	sbuf_free(&sql);
@@ -2132,17 +2352,19 @@ static void nest_close(struct sbuf *js, const struct nest *n)
 }
 
 /* "ORDER BY" the first appearance of the row's step, then of its type, then rowid. */
+/* window functions, not a subquery per row: those scanned the table each (quadratic) */
 #define APPEARANCE(t) \
-	" ORDER BY (SELECT min(rowid) FROM " t " x WHERE x.step IS m.step)," \
-	" (SELECT min(rowid) FROM " t " x WHERE x.step IS m.step AND x.type IS m.type), m.rowid"
+	" ORDER BY min(m.rowid) OVER (PARTITION BY m.step)," \
+	" min(m.rowid) OVER (PARTITION BY m.step, m.type), m.rowid"
 
 static const char comm_time_sql[] =
 	"SELECT step, type, hccl_op_name, group_name, start_timestamp, elapse_time, transit_time, wait_time,"
 	" synchronization_time, idle_time FROM CommAnalyzerTime m" APPEARANCE("CommAnalyzerTime");
 static const char comm_bw_sql[] =
 	"SELECT transport_type, transit_size, transit_time, bandwidth, large_packet_ratio, package_size, count,"
-	" total_duration FROM CommAnalyzerBandwidth WHERE step IS ?1 AND type IS ?2 AND hccl_op_name IS ?3"
-	" AND group_name IS ?4 ORDER BY rowid";
+	" total_duration FROM CommAnalyzerBandwidth WHERE rowid = ?";
+static const char comm_bw_keys_sql[] =
+	"SELECT step, type, hccl_op_name, group_name, rowid FROM CommAnalyzerBandwidth";
 static const char comm_matrix_sql[] =
 	"SELECT step, type, hccl_op_name, group_name, src_rank, dst_rank, transport_type, transit_size,"
 	" transit_time, bandwidth, op_name FROM CommAnalyzerMatrix m" APPEARANCE("CommAnalyzerMatrix");
@@ -2231,6 +2453,89 @@ static void time_info_json(struct sbuf *js, sqlite3_stmt *st, int base)
 	}
 }
 
+/* CommAnalyzerBandwidth's rows by (step, type, op, group): the exported file has no index,
+ * and a query per collective scanned the whole table (8,000 collectives took 20-30 s).
+ * The keys are read once and sorted; a collective's rows are found by binary search and
+ * read by rowid, in rowid order. */
+struct bw_index {
+	struct sbuf keys; /* the rows' keys end to end */
+	struct bw_key {
+		size_t at, len;
+		int64_t rowid;
+	} *rows;
+	size_t n;
+};
+
+/* The key of columns 0-3 of st: each value length-prefixed (NUL bytes and commas are data),
+ * NULL apart from every text ('IS' matches NULL to NULL only). */
+static void bw_key_of(struct sbuf *k, sqlite3_stmt *st)
+{
+	for (int i = 0; i < 4; i++) {
+		if (sqlite3_column_type(st, i) == SQLITE_NULL) {
+			sbuf_addc(k, 'N');
+			continue;
+		}
+		const char *t = (const char *)sqlite3_column_text(st, i);
+		size_t len = (size_t)sqlite3_column_bytes(st, i);
+		sbuf_addf(k, "%zu:", len);
+		if (len)
+			sbuf_add(k, t, len);
+	}
+}
+
+static int bw_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t m = alen < blen ? alen : blen;
+	int c = m ? memcmp(a, b, m) : 0;
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+static int bw_row_cmp(const void *x, const void *y, void *ctx)
+{
+	const struct bw_key *a = x, *b = y;
+	const char *base = ((const struct sbuf *)ctx)->buf;
+	int c = bw_key_cmp(base + a->at, a->len, base + b->at, b->len);
+	return c ? c : (a->rowid > b->rowid) - (a->rowid < b->rowid);
+}
+
+static void bw_index_load(struct bw_index *ix, sqlite3 *h)
+{
+	*ix = (struct bw_index){.keys = SBUF_INIT};
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(h, comm_bw_keys_sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	size_t cap = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		xgrow(&ix->rows, &cap, ix->n + 1, sizeof *ix->rows);
+		size_t at = ix->keys.len;
+		bw_key_of(&ix->keys, st);
+		ix->rows[ix->n++] = (struct bw_key){at, ix->keys.len - at, sqlite3_column_int64(st, 4)};
+	}
+	sqlite3_finalize(st);
+	if (ix->n)
+		xqsort_r(ix->rows, ix->n, sizeof *ix->rows, bw_row_cmp, &ix->keys);
+}
+
+/* The first of ix's rows with key k (len bytes), ix->n when none. */
+static size_t bw_index_find(const struct bw_index *ix, const char *k, size_t len)
+{
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bw_key_cmp(ix->keys.buf + ix->rows[mid].at, ix->rows[mid].len, k, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void bw_index_free(struct bw_index *ix)
+{
+	sbuf_free(&ix->keys);
+	free(ix->rows);
+}
+
 static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 {
 	sqlite3_stmt *st = NULL, *bw = NULL;
@@ -2240,7 +2545,10 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 	}
 	bool have_bw = table_exists(h, "CommAnalyzerBandwidth") &&
 		       sqlite3_prepare_v2(h, comm_bw_sql, -1, &bw, NULL) == SQLITE_OK;
-	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	struct bw_index bix = {.keys = SBUF_INIT};
+	if (have_bw)
+		bw_index_load(&bix, h);
+	struct sbuf js = SBUF_INIT, key = SBUF_INIT, want = SBUF_INIT;
 	struct nest n = {0};
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -2257,12 +2565,17 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 		json_ratio(&js, sync, transit);
 		sbuf_adds(&js, "},\"Communication Bandwidth Info\":{");
 		if (have_bw) {
-			sqlite3_reset(bw);
-			for (int i = 0; i < 4; i++)
-				sqlite3_bind_value(bw, i + 1, sqlite3_column_value(st, i));
+			sbuf_reset(&want);
+			bw_key_of(&want, st);
 			struct bw_state b = {"", false, false};
-			while (sqlite3_step(bw) == SQLITE_ROW)
-				bw_row_json(&js, bw, 0, &b);
+			for (size_t i = bw_index_find(&bix, want.buf, want.len);
+			     i < bix.n && !bw_key_cmp(bix.keys.buf + bix.rows[i].at, bix.rows[i].len, want.buf, want.len);
+			     i++) {
+				sqlite3_reset(bw);
+				sqlite3_bind_int64(bw, 1, bix.rows[i].rowid);
+				if (sqlite3_step(bw) == SQLITE_ROW)
+					bw_row_json(&js, bw, 0, &b);
+			}
 			if (b.any)
 				sbuf_adds(&js, "}}");
 		}
@@ -2274,6 +2587,8 @@ static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
 	nest_close(&js, &n);
 	sqlite3_finalize(st);
 	sqlite3_finalize(bw);
+	bw_index_free(&bix);
+	sbuf_free(&want);
 	sbuf_free(&key);
 	return sbuf_detach(&js);
 }
@@ -2607,8 +2922,8 @@ static int read_row(const struct rank_store *rs, uint64_t off,
 	struct diag_list dl;
 	diag_init(&dl);
 	sqlite3 *h = db_open(rs->trace.path, &dl);
-	diag_free(&dl);
 	if (!h) {
+		diag_free(&dl);
 		sbuf_addf(err, "%s cannot be read again", rs->trace.path);
 		return -1;
 	}
@@ -2670,6 +2985,7 @@ static int read_row(const struct rank_store *rs, uint64_t off,
 	sqlite3_finalize(st);
 	sqlite3_free(sql);
 	sqlite3_close(h);
+	diag_free(&dl);
 	return n;
 }
 

@@ -351,16 +351,26 @@ static void collect_comm(struct walk *w, const char *dir, struct found_file **fi
 	free_names(names, nn);
 }
 
+/* CSV tables one output directory gives its rank at most: an export writes a few dozen,
+ * sliced ones a few hundred; 100,000 two-line files took 1.1 GB (a table's fixed cost)
+ * and a summary line each. The rest are named in one message, not read. */
+#define DISCOVER_MAX_CSV 4096
+
 /* Collects the exported files of one output directory into rp. */
 static void collect_output(struct walk *w, struct rank_plan *rp, const char *out_dir)
 {
-	size_t n, cap = 0;
+	size_t n, cap = 0, n_csv = 0, csv_left = 0;
 	char **names = list_dir(out_dir, &n, w->dl);
 	bool have_trace_view = has_entry(names, n, "trace_view.json");
 	for (size_t i = 0; i < n; i++) {
 		enum file_role role = role_for_name(names[i], rp->cls);
 		if (role == ROLE_OTHER)
 			continue;
+		if (role == ROLE_CSV && n_csv >= DISCOVER_MAX_CSV) {
+			csv_left++;
+			continue;
+		}
+		n_csv += role == ROLE_CSV;
 		/* Class A exports may also hold msprof_*.json: trace_view.json is the full one */
 		if (role == ROLE_TRACE && have_trace_view && strcmp(names[i], "trace_view.json") != 0)
 			continue;
@@ -372,6 +382,11 @@ static void collect_output(struct walk *w, struct rank_plan *rp, const char *out
 		free(p);
 	}
 	free_names(names, n);
+	if (csv_left)
+		diag_add(w->dl, DIAG_WARN, out_dir, 0, -1,
+			 _("%zu more CSV files here are not read: a rank reads at most %d (an export writes a few "
+			 "dozen); the first %d by name are"),
+			 csv_left, DISCOVER_MAX_CSV, DISCOVER_MAX_CSV);
 }
 
 /* Reads the rank from profiler_info*.json in a worker directory. */
@@ -392,9 +407,15 @@ static void read_worker_info(struct walk *w, struct rank_plan *rp)
 			free(p);
 		} else if (!strcmp(names[i], "profiler_metadata.json") && !rp->metadata_path) {
 			char *p = join(rp->worker_dir, names[i]);
-			if (leaves_root(w, p))
+			struct stat st;
+			if (leaves_root(w, p)) {
 				free(p);
-			else {
+			} else if (stat(p, &st) == 0 && !S_ISREG(st.st_mode)) {
+				/* a FIFO would block its reader; skipped, and said (it was silent) */
+				diag_add(w->dl, DIAG_WARN, p, 0, -1, _("is a %s, not a file; skipped"),
+					 S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
+				free(p);
+			} else {
 				rp->metadata_path = p;
 				rp->par_groups = parallel_groups_load(p, &rp->n_par_groups, w->dl);
 				rp->env = env_vars_load(p, &rp->n_env, &rp->has_env, NULL); /* its faults said once above */

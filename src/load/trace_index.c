@@ -23,7 +23,10 @@
 
 #include "config.h"
 #include "i18n.h"
+#include "num.h"
 #include "xalloc.h"
+
+static char *files_dir(const char *const *paths, size_t n);
 
 /* Raise on any change of the layout below or of what the loader puts in a store. */
 #define TINDEX_FORMAT 3
@@ -93,6 +96,13 @@ static int make_dirs(const char *dir)
 			*s = '/';
 		}
 	int r = mkdir(p, 0700) && errno != EEXIST ? -1 : 0;
+	/* something else by that name (a regular file): not a directory, said as such rather
+	 * than the "Permission denied" writing into it gave */
+	struct stat sb;
+	if (!r && (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+		errno = ENOTDIR;
+		r = -1;
+	}
 	free(p);
 	return r;
 }
@@ -719,6 +729,33 @@ static bool r_diags(struct tix_reader *r, const char *const *paths, size_t n, st
 	return !r->bad;
 }
 
+/* The header's scalars as the loader makes them (read_payload has set rs from head): flags
+ * 0 or 1, counts within what they count, the window over times a trace can hold (a start
+ * within NUM_TIME_MAX_NS, an end a duration later), empty when there are no events,
+ * times in seconds finite. Whether the window is the events' own is store_sane's. */
+static bool header_sane(const struct rank_store *rs, const uint64_t *head)
+{
+	const struct trace_file *tf = &rs->trace;
+	for (int f = 0; f < 4; f++)
+		if ((f == 0 ? head[2] : f == 1 ? head[10] : f == 2 ? head[15] : head[20]) > 1)
+			return false;
+	if (rs->has_events != (rs->n_ev > 0) || rs->n_long_durs > rs->n_ev || rs->unmatched_flows > rs->n_flows ||
+	    head[18] > 1 || tf->parsed_bytes > tf->size || tf->cut_offset < -1 || (tf->cut_offset >= 0 && (uint64_t)tf->cut_offset > tf->size) ||
+	    tf->threads_used < 0 || tf->threads_used > 4096 || tf->rewalked_ranges < 0)
+		return false;
+	if (!rs->n_ev)
+		return rs->window_start == 0 && rs->window_end == 0;
+	const int64_t lim = NUM_TIME_MAX_NS;
+	if (rs->window_start < -lim || rs->window_start > lim || rs->window_end < rs->window_start ||
+	    rs->window_end > 2 * lim)
+		return false;
+	double secs[4] = {tf->load_seconds, tf->walk_seconds, tf->merge_seconds, tf->finish_seconds};
+	for (int i = 0; i < 4; i++)
+		if (!(secs[i] >= 0 && secs[i] < 1e9))
+			return false;
+	return true;
+}
+
 /* Builds rs from a verified payload; the columns point into the mapping; the loader's
  * messages go to dl. False when the payload does not hold together (the index is then
  * rebuilt). */
@@ -761,6 +798,11 @@ static bool read_payload(struct rank_store *rs, struct tix_reader *r, const char
 	tf->walk_seconds = r_f64(r);
 	tf->merge_seconds = r_f64(r);
 	tf->finish_seconds = r_f64(r);
+	/* the header is input like the rest: a crafted one with valid checksums (a shared
+	 * --index-dir) must not put a window of 1 ns around events a year long, or flags
+	 * that are no flags, before the views do arithmetic on them */
+	if (!header_sane(rs, head))
+		return false;
 	const struct ph_counts *ph = r_arr(r, 1, sizeof *ph);
 	if (!ph)
 		return false;
@@ -792,6 +834,13 @@ static bool read_payload(struct rank_store *rs, struct tix_reader *r, const char
 	rs->attrs = (struct ev_attr *)r_arr(r, rs->n_attrs, sizeof *rs->attrs);
 	if (r->bad)
 		return false;
+	/* each block's least start (read and verified even when the columns wait) lies in the
+	 * window: a window narrower than the events is caught here too, before --summary
+	 * prints it (the exact check, over every event, is store_sane's) */
+	for (size_t b = 0; b < n_ts_blocks; b++)
+		if (rs->ev_ts_base[b] != STORE_TS_FAR &&
+		    (rs->ev_ts_base[b] < rs->window_start || rs->ev_ts_base[b] > rs->window_end))
+			return false;
 
 	rs->lanes = xcalloc(n_lanes ? n_lanes : 1, sizeof *rs->lanes);
 	rs->n_lanes = n_lanes;
@@ -912,7 +961,27 @@ static bool store_sane(const struct rank_store *rs)
 	for (size_t i = 0; i < rs->n_links; i++)
 		if (rs->links[i].from_ev >= rs->n_ev || rs->links[i].to_ev >= rs->n_ev)
 			return false;
-	return true;
+	/* the window is the events' own, as build_window makes it (the views place events
+	 * by it: a narrower one sent their arithmetic out of range) */
+	const int64_t lim = NUM_TIME_MAX_NS;
+	for (size_t b = 0; b << STORE_TS_SHIFT < rs->n_ev; b++)
+		if (rs->ev_ts_base[b] != STORE_TS_FAR && (rs->ev_ts_base[b] < -lim || rs->ev_ts_base[b] > lim))
+			return false;
+	for (size_t i = 0; i < rs->n_ts_far_blocks << STORE_TS_SHIFT; i++)
+		if (rs->ev_ts_far[i] < -lim || rs->ev_ts_far[i] > lim)
+			return false;
+	for (size_t i = 0; i < rs->n_long_durs; i++)
+		if (rs->long_durs[i].dur < 0 || rs->long_durs[i].dur > lim)
+			return false;
+	int64_t lo = 0, hi = 0;
+	for (size_t e = 0; e < rs->n_ev; e++) {
+		int64_t ts = store_ts(rs, e), end = ts + store_dur(rs, e); /* each within lim: no overflow */
+		if (e == 0 || ts < lo)
+			lo = ts;
+		if (e == 0 || end > hi)
+			hi = end;
+	}
+	return lo == rs->window_start && hi == rs->window_end;
 }
 
 static bool read_trace(struct tix_reader *r, void *map, size_t len, void *ctx, struct diag_list *dl)
@@ -958,7 +1027,8 @@ false, true, load_trace, write_trace, read_trace, keep_trace};
 static int read_index(const char *path, const struct sbuf *key, const struct tix_kind *k, void *ctx, bool lazy,
 		      struct diag_list *dl, struct tindex_status *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO at an index's name opens at once (and is refused below) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
 	struct stat sb;
@@ -1088,9 +1158,12 @@ static int tindex_load(const struct tix_kind *k, void *ctx, const char *const *p
 				 st->why);
 		else if (got < 0 && k->read == read_blob && !strcmp(k->what, "timeline"))
 			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the timeline index is built again"), st->why);
-		else if (got < 0 && k->load == load_blob)
-			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the analysis is made again and its index rebuilt"),
+		else if (got < 0 && k->load == load_blob) {
+			char *of = files_dir(paths, n);
+			diag_add(dl, DIAG_INFO, of, 0, -1, _("%s; the analysis is made again and its index rebuilt"),
 				 st->why);
+			free(of);
+		}
 		else if (got < 0)
 			diag_add(dl, DIAG_INFO, paths[0], 0, -1, _("%s; the trace is read again and the index rebuilt"),
 				 st->why);
@@ -1596,11 +1669,45 @@ struct tindex_defer *tindex_defer_new(void)
 	return d;
 }
 
+/* The deepest directory holding every one of paths (owned): what an analysis' index is of
+ * (a capture's files), named in its messages rather than the first of them, which read as
+ * if that one file were at fault (api_statistic.csv). One file: that file. */
+static char *files_dir(const char *const *paths, size_t n)
+{
+	if (!n || !paths[0])
+		return NULL;
+	if (n == 1) /* a blob of one file: that file */
+		return xstrdup(paths[0]);
+	size_t len = strlen(paths[0]);
+	for (size_t i = 1; i < n; i++) {
+		size_t k = 0;
+		while (k < len && paths[i][k] == paths[0][k])
+			k++;
+		len = k;
+	}
+	/* back to a whole directory: a common prefix may end inside a name */
+	bool whole = true;
+	for (size_t i = 0; i < n && whole; i++)
+		whole = paths[i][len] == '/';
+	if (!whole)
+		while (len > 0 && paths[0][len - 1] != '/')
+			len--;
+	while (len > 1 && paths[0][len - 1] == '/')
+		len--;
+	return len ? xstrndup(paths[0], len) : xstrdup(".");
+}
+
 /* The message of a deferred write that failed: which index (its path), of which files
  * (the message's file), and why. */
 static void defer_failed(struct tindex_defer *d, const struct defer_job *j, const char *why)
 {
 	const char *file = j->n ? j->paths[0] : NULL;
+	if (!j->k.table && j->k.keep != keep_trace && strcmp(j->k.what, "timeline")) {
+		char *dir = files_dir((const char *const *)j->paths, j->n);
+		diag_add(&d->failed, DIAG_WARN, dir, 0, -1, _("the analysis' index %s was not written: %s"), j->path, why);
+		free(dir);
+		return;
+	}
 	if (j->k.table)
 		diag_add(&d->failed, DIAG_WARN, file, 0, -1, _("the table's index %s was not written: %s"), j->path, why);
 	else if (j->k.keep == keep_trace)

@@ -9,75 +9,66 @@
 #include <sys/stat.h>
 
 #include "analysis.h"
+#include "capture.h"
+#include "csvw.h"
 #include "digest.h"
 #include "i18n.h"
 #include "jsonw.h"
 #include "summary.h"
 #include "xalloc.h"
 
-/* dir resolved, also when it does not exist yet: its nearest existing ancestor resolved,
- * then the rest of it as given (owned; NULL when nothing resolves). */
-static char *resolve_future(const char *dir)
+/* mkdir -p dir (the man page: created when missing, with its parents). */
+static int make_dirs(const char *dir)
 {
-	char *copy = xstrdup(dir);
-	size_t cut = strlen(copy);
-	char *r = NULL;
-	for (;;) {
-		char saved = copy[cut];
-		copy[cut] = 0;
-		char *base = realpath(cut ? copy : ".", NULL);
-		copy[cut] = saved;
-		if (base) {
-			const char *rest = copy + cut;
-			while (*rest == '/')
-				rest++;
-			r = *rest ? xasprintf("%s/%s", strcmp(base, "/") ? base : "", rest) : xstrdup(base);
-			free(base);
-			break;
+	char *p = xstrdup(dir);
+	int rc = 0;
+	for (char *s = p + 1; *s && !rc; s++)
+		if (*s == '/') {
+			*s = 0;
+			if (mkdir(p, 0777) && errno != EEXIST)
+				rc = -1;
+			*s = '/';
 		}
-		if (!cut)
-			break;
-		/* drop the last component */
-		while (cut > 0 && copy[cut - 1] == '/')
-			cut--;
-		while (cut > 0 && copy[cut - 1] != '/')
-			cut--;
-		if (cut == 1 && copy[0] == '/') /* keep the root */
-			;
-		else if (cut > 0)
-			cut--;
-	}
-	free(copy);
-	return r;
+	if (!rc && mkdir(p, 0777) && errno != EEXIST)
+		rc = -1;
+	free(p);
+	return rc;
 }
 
-/* True when dir is path or lies below it (both resolved; dir may not exist yet). */
-static bool inside(const char *dir, const char *path)
+/* The directory of a capture's that outdir lies inside (through symlinks, also where it
+ * does not exist yet), as discovery finds them: the path given and every directory the
+ * run reads (a worker above an output directory opened alone); owned, NULL when none. */
+static char *inside_capture(const char *outdir, const char *path)
 {
-	char *a = resolve_future(dir), *b = realpath(path, NULL);
-	bool in = false;
-	if (a && b) {
-		size_t n = strlen(b);
-		in = !strncmp(a, b, n) && (a[n] == 0 || a[n] == '/' || (n == 1 && b[0] == '/'));
-	}
-	free(a);
-	free(b);
-	return in;
+	struct capture_plan plan = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	discover(path, &plan, &dl);
+	const char *in = capture_dir_inside(&plan, outdir);
+	if (!in && csvw_path_inside(outdir, path))
+		in = path;
+	char *r = in ? xstrdup(in) : NULL;
+	discover_free(&plan);
+	diag_free(&dl);
+	return r;
 }
 
 int digest_command(const char *outdir, char *const *paths, size_t n, const struct capture_opts *opts, FILE *out,
 		   FILE *err)
 {
 	/* checked before anything is created: nothing is ever written into a capture */
-	for (size_t i = 0; i < n; i++)
-		if (inside(outdir, paths[i])) {
+	for (size_t i = 0; i < n; i++) {
+		char *in = inside_capture(outdir, paths[i]);
+		if (in) {
 			fprintf(err,
 				_("ascprof-tui: --digest %s lies inside the capture %s; digests never go into a "
 				  "capture: give a directory outside it\n"),
-				outdir, paths[i]);
+				outdir, in);
+			free(in);
 			return 2;
 		}
-	if (mkdir(outdir, 0777) && errno != EEXIST) {
+	}
+	if (make_dirs(outdir)) {
 		fprintf(err, _("ascprof-tui: cannot create %s: %s\n"), outdir, strerror(errno));
 		return 1;
 	}

@@ -244,7 +244,11 @@ void report_cluster_text(const struct analysis *an, FILE *out)
 	}
 	if (an->cluster_db)
 		text_db(an->cluster_db, out);
-	if (an->from_digests)
+	if (an->from_cluster_output)
+		fputs(_("  (read from msprof-analyze's cluster output: it holds no events; open each rank's own capture "
+			"to drill down)\n"),
+		      out);
+	else if (an->from_digests)
 		fputs(_("  (read from digests: the raw events stay in each rank's capture; open it there to drill down)\n"),
 		      out);
 }

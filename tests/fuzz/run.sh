@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Runs one fuzz harness (after `make fuzz`) for SECONDS, nice'd, one process:
-#   tests/fuzz/run.sh elem|trace|csv|discover|comm|profinfo SECONDS [libFuzzer options...]
+#   tests/fuzz/run.sh elem|trace|csv|discover|comm|profinfo|digest|db|cluster SECONDS [libFuzzer options...]
 # from the build directory. The growing corpus is tests/fuzz/corpus/<harness>/, crashes,
 # leaks and hangs land in tests/fuzz/artifacts/, the log in tests/fuzz/<harness>.log.
 set -eu

@@ -7,7 +7,7 @@ src=$1
 gen=$2
 out=$3
 rm -rf "$out"
-mkdir -p "$out/elem" "$out/trace" "$out/csv" "$out/discover" "$out/comm" "$out/profinfo" "$out/digest"
+mkdir -p "$out/elem" "$out/trace" "$out/csv" "$out/discover" "$out/comm" "$out/profinfo" "$out/digest" "$out/db" "$out/cluster"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-seed-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -121,6 +121,112 @@ if [ -x "$tui" ]; then
 	done
 fi
 
-for h in elem trace csv discover comm profinfo digest; do
+# db: SQL that makes a Db (the harness runs it, then reads the result with every Db
+# reader): a torch_npu export in small, its hostile shapes (views, no keys, virtual tables,
+# generated columns, extreme values), analysis.db's communication, a cluster_analysis.db
+cat >"$out/db/torch" <<'SQL'
+CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);
+INSERT INTO STRING_IDS VALUES (1,'aten::add'),(2,'KERNEL_AIVEC'),(3,'Add'),(4,'AI_VECTOR_CORE'),(5,'aclnnAdd');
+CREATE TABLE ENUM_API_TYPE (id INTEGER PRIMARY KEY, name TEXT);
+INSERT INTO ENUM_API_TYPE VALUES (50001,'op'),(20000,'acl');
+CREATE TABLE META_DATA (name TEXT, value TEXT);
+INSERT INTO META_DATA VALUES ('SCHEMA_VERSION','1.0.0');
+CREATE TABLE SESSION_TIME_INFO (startTimeNs INTEGER, endTimeNs INTEGER);
+INSERT INTO SESSION_TIME_INFO VALUES (1700000000000000000, 1700000001000000000);
+CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER,
+ type INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER);
+CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);
+CREATE TABLE CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER,
+ connectionId INTEGER PRIMARY KEY, name INTEGER);
+CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER,
+ globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER);
+CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER, taskType INTEGER,
+ opType INTEGER, inputShapes INTEGER);
+CREATE TABLE MEMORY_RECORD (component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER,
+ totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER);
+WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 20)
+ INSERT INTO PYTORCH_API SELECT CAST(1700000000000000000 + i * 100000 AS TEXT),
+ CAST(1700000000000000000 + i * 100000 + 50000 AS TEXT), (4242 << 32) | 4242, i, 1, 50001, i, 0 FROM k;
+INSERT INTO CONNECTION_IDS SELECT rowid - 1, 1000 + rowid FROM PYTORCH_API;
+INSERT INTO CANN_API SELECT CAST(startNs AS INTEGER) + 10000, CAST(startNs AS INTEGER) + 40000, 20000, globalTid,
+ 1000 + rowid, 5 FROM PYTORCH_API;
+INSERT INTO TASK SELECT CAST(startNs AS INTEGER) + 60000, CAST(startNs AS INTEGER) + 90000, 0, 1000 + rowid, rowid,
+ 4242, 2, 4294967295, 2 FROM PYTORCH_API;
+INSERT INTO COMPUTE_TASK_INFO SELECT 3, globalTaskId, 8, 4, 3, 99 FROM TASK;
+INSERT INTO MEMORY_RECORD SELECT 1, startNs, 1048576 * rowid, 2097152, 1048576, 0, 0 FROM TASK;
+SQL
+cat >"$out/db/hostile" <<'SQL'
+CREATE TABLE S_REAL (id INTEGER, value TEXT);
+INSERT INTO S_REAL VALUES (1,'a'),(1,'dup'),(2,'b');
+CREATE VIEW STRING_IDS AS SELECT id, printf('%.*c', 2000000, 'x') AS value FROM S_REAL;
+CREATE TABLE TASK_REAL (startNs INTEGER, endNs INTEGER, globalTaskId INTEGER, streamId INTEGER);
+INSERT INTO TASK_REAL VALUES (9223372036854775000, 9223372036854775807, 1, 2), (-5, -9, 2, 2), (1, 2, NULL, NULL);
+CREATE VIEW TASK AS WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k) SELECT t.* FROM k, TASK_REAL t;
+CREATE TABLE PYTORCH_API (startNs INTEGER, endNs INTEGER, globalTid INTEGER, name INTEGER,
+ big TEXT AS (printf('%.*c', 1000000, 'y')));
+INSERT INTO PYTORCH_API (startNs, endNs, globalTid, name) VALUES (1, 2, 3, 99999);
+CREATE VIRTUAL TABLE CANN_API USING rtree(id, startNs, endNs);
+CREATE TABLE COMPUTE_TASK_INFO (name TEXT, globalTaskId INTEGER, taskType BLOB);
+INSERT INTO COMPUTE_TASK_INFO VALUES ('Add', 1, x'00ff'), (NULL, 1, NULL);
+SQL
+cat >"$out/db/analysis" <<'SQL'
+CREATE TABLE StepTraceTime (deviceId INTEGER, step INTEGER, computing NUMERIC, communication_not_overlapped NUMERIC,
+ overlapped NUMERIC, communication NUMERIC, free NUMERIC, stage NUMERIC, bubble NUMERIC,
+ communication_not_overlapped_and_exclude_receive NUMERIC);
+INSERT INTO StepTraceTime VALUES (0, 1, 100.5, 10, 0, 10, 5, 115, 0, 10), (0, 2, 1e300, -1, 0, 0, 0, 0, 0, 0);
+CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC, elapse_time NUMERIC,
+ transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC, idle_time NUMERIC, step TEXT, type TEXT);
+INSERT INTO CommAnalyzerTime VALUES ('hcom_allReduce__1', 'g0', 1700000000000000, 0.5, 0.3, 0.1, 0.05, 0.1, 'step1',
+ 'collective'), (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+CREATE TABLE CommAnalyzerBandwidth (hccl_op_name TEXT, group_name TEXT, transport_type TEXT, transit_size NUMERIC,
+ transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio NUMERIC, package_size NUMERIC, count NUMERIC,
+ total_duration NUMERIC, step TEXT, type TEXT);
+INSERT INTO CommAnalyzerBandwidth VALUES ('hcom_allReduce__1', 'g0', 'HCCS', 1.5, 0.3, 5.0, 0.0, 1.5, 1, 0.3, 'step1',
+ 'collective'), ('hcom_allReduce__1', 'g0', 'RDMA', 1.5, 0.3, 5.0, 0.0, 1.5, 0, 0.3, 'step1', 'collective'),
+ (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+CREATE TABLE CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT,
+ transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, step TEXT, type TEXT,
+ op_name TEXT);
+INSERT INTO CommAnalyzerMatrix VALUES ('hcom_allReduce__1', 'g0', '0', '1', 'HCCS', 1.5, 0.3, 5.0, 'step1',
+ 'collective', 'hcom_allReduce__1');
+SQL
+cat >"$out/db/cluster" <<'SQL'
+CREATE TABLE ClusterTimeSummary (rank INTEGER, step INTEGER, stepTime REAL, computation REAL,
+ communicationNotOverlapComputation REAL, communicationOverlapComputation REAL, communication REAL, free REAL,
+ communicationWaitStageTime REAL, communicationTransmitStageTime REAL);
+INSERT INTO ClusterTimeSummary VALUES (0, 1, 160, 100, 10, 0, 10, 50, 1, 2), (1, 1, 3e15, 2.9e15, 2.9e15, 0, 0,
+ 2.9e15, 0, 0), (1, 2, 3e15, 2.9e15, 2.9e15, 0, 0, 2.9e15, 0, 0), (-1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+CREATE TABLE SlowRank (rankId INTEGER, slowAffectCount INTEGER);
+INSERT INTO SlowRank VALUES (1, 2), (99999999, -1);
+CREATE TABLE HcclTopOpStats (OpName TEXT, Count INTEGER, MeanNs REAL, MinNs REAL, MaxNs REAL, SumNs REAL,
+ MinRank INTEGER, MaxRank INTEGER);
+INSERT INTO HcclTopOpStats VALUES ('hcom_allReduce__1', 2, 1e308, 1, 1e300, 1, 0, 1), ('hcom_b', 1, 5, 1, 9, 5, -3, 7);
+CREATE TABLE CommunicationGroupMapping (type TEXT, rank_set TEXT, group_name TEXT, group_id TEXT, pg_name TEXT);
+INSERT INTO CommunicationGroupMapping VALUES ('collective', '(0,1)', 'g0', 'x', 'dp'), ('p2p', '(', NULL, NULL, NULL);
+CREATE TABLE ClusterCommAnalyzerTime (rank_set TEXT, step TEXT, rank_id INTEGER, hccl_op_name TEXT, group_name TEXT,
+ start_timestamp NUMERIC, elapsed_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC,
+ idle_time NUMERIC, synchronization_time_ratio NUMERIC, wait_time_ratio NUMERIC);
+INSERT INTO ClusterCommAnalyzerTime VALUES ('(0,1)', 'step1', 0, 'hcom_allReduce__1', 'g0', 1700000000000000.5, 2.0,
+ 0.5, 1.2, 1.0, 0.3, 0.6, 0.7);
+SQL
+
+# cluster: msprof-analyze's cluster step table: a small one, sums past int64, one rank of
+# many steps beside ranks of one, ragged and odd rows
+H='Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage'
+{ echo "$H"; for r in 0 1 2 3; do echo "1,rank,$r,100.5,10.25,0,10.25,5,115.75"; done
+  echo "1,stage,(0;1),1,1,1,1,1,1"; } >"$out/cluster/small"
+{ echo "$H"; for s in 1 2 3; do echo "$s,rank,0,2900000000000000,2900000000000000,0,0,2900000000000000,0"
+  echo "$s,rank,1,1,1,0,1,1,3"; done; } >"$out/cluster/sums"
+{ echo "$H"; for r in 0 1 2 3 4 5 6 7; do echo "1,rank,$r,100,10,0,10,5,115"; done
+  for s in 2 3 4 5 6 7 8 9; do echo "$s,rank,0,100,10,0,10,5,115"; done; } >"$out/cluster/square"
+printf 'ï»¿%s
+,rank,999999,1e308,-1,,x,5
+2,rank,-3,1,1
+
+1,rank,5,"1",1,1,1,1,1,1,1,1
+' "$H" \
+	>"$out/cluster/odd"
+
+for h in elem trace csv discover comm profinfo digest db cluster; do
 	echo "seed: $h: $(find "$out/$h" -type f | wc -l) inputs"
 done

@@ -40,14 +40,30 @@ static void step_medians(struct cluster_view *v, const struct cluster_analysis *
 		return;
 	free(v->step_med);
 	v->step_med = xcalloc(ca->n_steps ? ca->n_steps : 1, sizeof *v->step_med);
-	int64_t *col = xmalloc((ca->n_ranks ? ca->n_ranks : 1) * sizeof *col);
+	/* each step's column gathered from the ranks that have it: the cells there are, not
+	 * ranks x the most steps (one rank of 20,000 steps beside 20,000 of one) */
+	size_t *at = xcalloc(ca->n_steps + 1, sizeof *at), total = ca->cell_at[ca->n_ranks];
+	for (size_t r = 0; r < ca->n_ranks; r++)
+		for (size_t s = 0; s < ca->ranks[r].n_steps && s < ca->n_steps; s++)
+			at[s + 1]++;
+	for (size_t s = 0; s < ca->n_steps; s++)
+		at[s + 1] += at[s];
+	int64_t *col = xmalloc((total ? total : 1) * sizeof *col);
+	size_t *fill = xmalloc((ca->n_steps ? ca->n_steps : 1) * sizeof *fill);
+	memcpy(fill, at, ca->n_steps * sizeof *fill);
+	for (size_t r = 0; r < ca->n_ranks; r++)
+		for (size_t s = 0; s < ca->ranks[r].n_steps && s < ca->n_steps; s++)
+			col[fill[s]++] = cluster_cell(ca, r, s)->dur_ns;
 	for (size_t s = 0; s < ca->n_steps; s++) {
+		/* a step a rank has but that has no time (dur_ns < 0) is left out, as before */
 		size_t n = 0;
-		for (size_t r = 0; r < ca->n_ranks; r++)
-			if (cluster_cell(ca, r, s)->dur_ns >= 0)
-				col[n++] = cluster_cell(ca, r, s)->dur_ns;
-		v->step_med[s] = n ? analysis_nearest_rank_select(col, n, 0.5) : 0;
+		for (size_t i = at[s]; i < at[s + 1]; i++)
+			if (col[i] >= 0)
+				col[at[s] + n++] = col[i];
+		v->step_med[s] = n ? analysis_nearest_rank_select(col + at[s], n, 0.5) : 0;
 	}
+	free(fill);
+	free(at);
 	free(col);
 	v->seen = ca;
 }
@@ -72,7 +88,10 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	v->lb.n = ca->n_ranks;
 	int yy = y;
 	canvas_textf(cv, x + 1, yy++, w - 2, ST_BOLD, _("%zu ranks, up to %zu steps, %zu collectives matched%s"),
-		     ca->n_ranks, ca->n_steps, ca->matched, an->from_digests ? _("   (from digests)") : "");
+		     ca->n_ranks, ca->n_steps, ca->matched,
+		     an->from_cluster_output ? _("   (from the cluster output)")
+		     : an->from_digests      ? _("   (from digests)")
+					     : "");
 	const struct comm_group *big;
 	size_t partial = comm_groups_partial(an->comm, &big);
 	if (partial)
@@ -189,6 +208,13 @@ static int handle(void *p, struct app *app, enum action act)
 	const struct published *pub = app_pub(app);
 	if (act == ACT_OPEN && pub && v->lb.sel < pub->an->n_ranks) {
 		const struct rank_analysis *ra = &pub->an->ranks[v->lb.sel];
+		if (pub->an->from_cluster_output) {
+			app_message(app, ST_WARN,
+				    _("rank %d was read from msprof-analyze's cluster table: it holds no events; open "
+				      "the rank's own capture"),
+				    ra->rank);
+			return VH_HANDLED;
+		}
 		if (pub->an->from_digests) {
 			app_message(app, ST_WARN, _("rank %d was read from a digest: its raw events are in %s"), ra->rank,
 				    app_rank_data_of(app, ra->rank_index)->plan->output_dir);

@@ -884,6 +884,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 {
 	struct timeline *t = p;
 	bind_rank(t, app, app_rank_index(app));
+	if (t->ra && app_pub(app)->an->from_cluster_output) {
+		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
+			     _("rank %d was read from msprof-analyze's cluster table: it holds no events; open "
+			       "the rank's own capture"),
+			     t->ra->rank);
+		return;
+	}
 	if (t->ra && app_pub(app)->an->from_digests) {
 		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
 			     _("rank %d was read from a digest: no raw events here; open its capture: %s"), t->ra->rank,
