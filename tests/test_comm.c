@@ -636,17 +636,15 @@ static void test_wide_json_linear(void **state)
 	(void)state;
 	double s1 = wide_comm_seconds(100000, true), s2 = wide_comm_seconds(200000, true);
 	print_message("communication.json with 100k steps: %.4f s; 200k: %.4f s (ratio %.2f)\n", s1, s2, s2 / s1);
-	assert_true(s2 <= 3.0 * s1 + 0.02);
+	assert_true(tu_emulated() || s2 <= 3.0 * s1 + 0.02);
 	double c1 = wide_comm_seconds(20000, false), c2 = wide_comm_seconds(40000, false);
 	print_message("communication.json, one entry with 20k transports (2.5 MB): %.4f s; 40k: %.4f s (ratio %.2f)\n",
 		      c1, c2, c2 / c1);
-	assert_true(c2 <= 3.0 * c1 + 0.02);
-	assert_true(c1 < 1.0);
+	assert_true(tu_emulated() || (c2 <= 3.0 * c1 + 0.02 && c1 < 1.0));
 	char *dir = tu_tmpdir();
 	double i1 = wide_info_seconds(dir, 60000), i2 = wide_info_seconds(dir, 120000);
 	print_message("profiler_info with 60k objects (1.5 MB): %.4f s; 120k: %.4f s (ratio %.2f)\n", i1, i2, i2 / i1);
-	assert_true(i2 <= 3.0 * i1 + 0.02);
-	assert_true(i1 < 1.0);
+	assert_true(tu_emulated() || (i2 <= 3.0 * i1 + 0.02 && i1 < 1.0));
 	tu_rmtree(dir);
 	free(dir);
 }

@@ -641,8 +641,7 @@ static void test_deep_args_linear(void **state)
 	(void)state;
 	double t1 = deep_args_seconds(2000000), t2 = deep_args_seconds(4000000);
 	print_message("args nested 2M deep: %.4f s; 4M deep: %.4f s (ratio %.2f)\n", t1, t2, t2 / t1);
-	assert_true(t2 <= 3.0 * t1 + 0.02);
-	assert_true(t1 < 2.0);
+	assert_true(tu_emulated() || (t2 <= 3.0 * t1 + 0.02 && t1 < 2.0));
 }
 
 /* Durations of 2^32 ns and more live beside the 32-bit column; offsets are 32 bits over a

@@ -306,3 +306,9 @@ char *tu_report_text(const struct analysis *an)
 	fclose(f);
 	return text;
 }
+
+bool tu_emulated(void)
+{
+	const char *e = getenv("ASCPROF_EMULATED");
+	return e && *e && strcmp(e, "0") != 0;
+}

@@ -12,6 +12,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+/* Running under an emulator (tests/emu/run sets ASCPROF_EMULATED): CPU times and their
+ * ratios say nothing of the code there, so timing checks assert only natively. */
+bool tu_emulated(void);
 /* $ASCPROF_SHARED/fixtures-real/<rel>, or NULL when the real fixtures are absent. */
 char *tu_real(const char *rel);
 /* Skips the current test (cmocka skip) when the real fixtures are absent. */
