@@ -172,16 +172,6 @@ static void score(struct rank_analysis *ra, struct bottleneck *b)
 
 static double pct_of(const struct attribution *a, enum attr_bucket k) { return attribution_pct(a, a->ns[k]); }
 
-/* Whether the exposed communication's gain is no estimate. The split (comm_split.h) names
- * setup and what is neither transfer nor a wait for a captured peer, and claims nothing on
- * them; what no data split is at most transfer or a wait, claimed at the transfer's 30-80 %
- * with low confidence: every part has an estimate. */
-static bool comm_gain_unjudged(const struct rank_analysis *ra)
-{
-	(void)ra;
-	return false;
-}
-
 /* Under this much device time (tasks and collectives) a capture is no sample of a run. */
 #define MIN_DEVICE_SAMPLE_NS 500000
 
@@ -324,7 +314,6 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 	double op = attribution_pct(a, o_all);
 	w = fmax(w, 0), tr = fmax(tr, 0), un = fmax(un, 0), su = fmax(su, 0), ui = fmax(ui, 0);
 	const char *why = _(a->comm_split);
-	bool unjudged = comm_gain_unjudged(ra);
 	char *basis = xasprintf(_("50-90 %% of the exposed waiting for a peer (%.2f %%), 30-80 %% of the exposed "
 				  "transfer (%.2f %%) and of the exposed communication no data splits (%.2f %% of the "
 				  "window); split: %s"),
@@ -338,7 +327,7 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 		basis = more;
 	}
 	set_gain(b, a, COMM_SKEW_LO * w + COMM_MOVE_LO * (tr + un), COMM_SKEW_HI * w + COMM_MOVE_HI * (tr + un),
-		 un > 0 || unjudged ? CONF_LOW : CONF_MEDIUM, basis);
+		 un > 0 ? CONF_LOW : CONF_MEDIUM, basis);
 	bool waiting = w > 0 && w > tr + un, moving = tr > 0 && tr >= w + un;
 	bool stalled = su + ui > w + tr + un;
 	char *vs = un > 0 ? xasprintf(_("%.2f %% waiting for a peer and %.2f %% transfer, %.2f %% unsplit"), w, tr, un)
@@ -442,10 +431,8 @@ void analysis_bottleneck_order(const struct rank_analysis *ra, int order[BN_COUN
 bool analysis_gain_known(const struct rank_analysis *ra, int k)
 {
 	/* host dispatch without a host trace claims "none: no host trace", not a gain of 0;
-	 * communication that is mostly wait no peer can judge claims only its transfer, which
-	 * is no estimate of what it gives back */
-	return ra->attr.valid && !(k == BN_HOST_DISPATCH && !ra->attr.host_known) &&
-	       !(k == BN_COMMUNICATION && comm_gain_unjudged(ra));
+	 * every part of the communication split has an estimate, or claims none (comm_split.h) */
+	return ra->attr.valid && !(k == BN_HOST_DISPATCH && !ra->attr.host_known);
 }
 
 double analysis_gain_mid(const struct bottleneck *b) { return (b->gain.low_pct + b->gain.high_pct) / 2; }

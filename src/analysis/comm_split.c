@@ -335,7 +335,6 @@ void comm_split_rank(struct analysis *an, size_t ri)
 	xqsort(ops, n_ops, sizeof *ops, cmp_named);
 
 	double p[P_COUNT] = {0}, by_dur[P_COUNT] = {0};
-	int64_t covered = 0;
 	size_t from[3] = {0, 0, 0}; /* instances split by: nothing, communication.json, the peers */
 	bool exposure = false;
 	for (size_t i = 0; i < n; i++) {
@@ -346,7 +345,6 @@ void comm_split_rank(struct analysis *an, size_t ri)
 		exposure |= c->exposed >= 0;
 		if (c->exposed != 0)
 			from[src]++;
-		covered += c->exposed > 0 ? c->exposed : 0;
 		for (int k = 0; k < P_COUNT; k++) {
 			p[k] += wt * f[k];
 			by_dur[k] += (double)(c->dur > 0 ? c->dur : 0) * f[k];
@@ -372,7 +370,6 @@ void comm_split_rank(struct analysis *an, size_t ri)
 			}
 		}
 	}
-	(void)covered;
 	int64_t ns[P_COUNT];
 	to_ns(p, total, ns); /* what no instance covers stays in P_PLAIN */
 	a->ns[ATTR_COMM_WAIT] = ns[P_WAIT];
