@@ -990,3 +990,15 @@ bool discover_parallel_coords(const char *label, int coord[PAR_COUNT])
 			return false;
 	return p && !strncmp(p, "rank", 4);
 }
+
+long discover_slice_number(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *p = strstr(base, "_slice_");
+	if (!p)
+		return -1;
+	char *end;
+	long n = strtol(p + 7, &end, 10);
+	return end > p + 7 && n >= 0 ? n : -1;
+}

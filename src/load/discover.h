@@ -95,5 +95,8 @@ const struct found_file *discover_find(const struct rank_plan *rp, enum file_rol
 /* The rank number in a worker name ("..._rank3_2026..._ascend_pt", "rank_3_ascend_pt"),
  * or -1. */
 int discover_rank_from_name(const char *name);
+/* The slice number of msprof_slice_<n>_<ts>.json (or a CSV's _slice_<n>), or -1 for a
+ * file that is not a slice. */
+long discover_slice_number(const char *path);
 
 #endif

@@ -15,7 +15,6 @@
 #include <unistd.h>
 #include <unistr.h>
 
-#include "db.h"
 #include "i18n.h"
 #include "json_scan.h"
 #include "json_tok.h"
@@ -2047,8 +2046,6 @@ int trace_load(struct rank_store *rs, const char *path, const struct trace_load_
 
 int trace_element_json(const struct rank_store *rs, uint64_t off, struct sbuf *out)
 {
-	if (rs->trace.db)
-		return db_element_json(rs, off, out);
 	sbuf_reset(out);
 	if (rs->trace.mem) {
 		if (off >= rs->trace.mem_len)
@@ -2102,8 +2099,6 @@ gone:
 
 int trace_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out)
 {
-	if (rs->trace.db)
-		return db_event_args(rs, ev, out);
 	struct sbuf raw = SBUF_INIT;
 	if (ev >= rs->n_ev || trace_element_json(rs, store_ev_off(rs, ev), &raw) != 0) {
 		sbuf_reset(out);
