@@ -508,7 +508,7 @@ int app_main(const char *path, const struct app_opts *opts)
 	/* the Timeline draws a rank without a trace from its tables: made as it loads */
 	struct capture_opts copts = opts->capture;
 	copts.timelines = true;
-	if (opts->compare != CMP_ARG_CAPTURES && (app->digests = digest_open_summaries(path))) {
+	if (opts->compare != CMP_ARG_CAPTURES && (app->digests = analysis_open_summaries(path))) {
 		app->cap = (struct capture *)app->digests->cap;
 	} else {
 		app->cap = capture_open(path, &copts);
