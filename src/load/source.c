@@ -17,9 +17,7 @@ const struct source_ops *source_pick(struct rank_data *rd, enum capture_source w
 
 const struct source_ops *source_of(const struct rank_store *rs)
 {
-	/* a store without a timeline file (the tables' kernel timeline) was read from memory
-	 * by the text reader */
-	return rs->trace.db ? &source_db : &source_text;
+	return rs->trace.db ? &source_db : rs->trace.rows ? &source_tables : &source_text;
 }
 
 int source_entry_text(const struct rank_store *rs, uint64_t off, struct sbuf *out)

@@ -8,7 +8,6 @@
 
 #include "capture.h"
 #include "kernel_timeline.h"
-#include "trace.h"
 
 static bool source_tables_probe(struct rank_data *rd, enum capture_source want, struct diag_list *dl)
 {
@@ -36,7 +35,7 @@ const struct source_ops source_tables = {
 	.csv_files = true,
 	.comm_files = true,
 	.timeline = source_tables_timeline,
-	/* the kernel timeline's store, read from the trace it was written as */
-	.entry_text = trace_element_json,
-	.event_args = trace_event_args,
+	/* a kernel timeline's store: its offsets are the kernel table's rows */
+	.entry_text = kernel_timeline_row_json,
+	.event_args = kernel_timeline_row_args,
 };
