@@ -353,6 +353,14 @@ struct gen {
 	        *stack_json[K_COUNT], *stack_csv[K_COUNT];
 };
 
+/* The query tokens of a step's batch (--shape: the plan's, all parts), else its phase's: a
+ * tensor-parallel collective carries tokens x hidden (4096) elements, as the model's hidden
+ * states are reduced across the ranks. */
+static inline int64_t step_coll_tokens(const struct gen *G, const struct step *st)
+{
+	return st->tok > 0 ? st->tok : st->prefill ? G->tok_prefill : G->tok_decode;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* trace_view.json writer                                                                     */
 
