@@ -337,6 +337,7 @@ void analysis_cross_ranks(struct analysis *an, enum cross_from from)
 	analysis_workload_peers(an->ranks, an->n_ranks);
 	analysis_align_lists(an->ranks, an->n_ranks, an->colls, an->n_colls);
 	analysis_slow_ranks(an);
+	an->service = service_analyse(an->cap->serving);
 	an->comm = comm_analyse(an->cap);
 	if (from == CROSS_FROM_CAPTURE) /* a digest holds its rank's communication metrics */
 		analysis_comm_metrics(an);
@@ -516,6 +517,7 @@ void analysis_free(struct analysis *an)
 	free(an->ranks);
 	comm_analysis_free(an->comm);
 	cluster_free(an->cluster);
+	service_free(an->service);
 	cluster_db_free(an->cluster_db);
 	free(an->cluster_db);
 	diag_free(&an->diags);

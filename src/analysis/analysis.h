@@ -26,6 +26,7 @@
 #include "opstats.h"
 #include "query.h"
 #include "result.h"
+#include "service.h"
 #include "steps.h"
 
 /* Analyses every rank that finished loading (an owned analysis: analysis_free). The

@@ -405,6 +405,10 @@ static void *side_main(void *arg)
 	double t0 = stagetime_now();
 	load_csvs(cap, sl->beside, &sl->diags);
 	load_comm(cap, &sl->diags);
+	if (cap->plan.serving_path && !atomic_load(&cap->cancel)) {
+		cap->serving = xcalloc(1, sizeof *cap->serving);
+		serving_read(cap->plan.serving_path, cap->serving, &sl->diags);
+	}
 	stagetime_add(STAGE_CSV, t0);
 	for (size_t i = 0; i < cap->n_ranks; i++)
 		atomic_store_explicit(&cap->ranks[i].csv_ready, true, memory_order_release);
@@ -513,6 +517,8 @@ void capture_free(struct capture *cap)
 		kernel_timeline_free(rd->timeline);
 	}
 	comm_data_free(&cap->cluster_comm);
+	serving_free(cap->serving);
+	free(cap->serving);
 	free(cap->ranks);
 	discover_free(&cap->plan);
 	diag_free(&cap->diags);

@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "discover.h"
 #include "source.h"
+#include "serving.h"
 #include "store.h"
 #include "trace_index.h"
 
@@ -79,6 +80,9 @@ struct capture {
 	/* cluster_communication*.json (discovery's cluster_files), readable once the first
 	 * rank is csv_ready or the capture is done */
 	struct comm_data cluster_comm;
+	/* MS Service Profiler output (plan.serving_path), owned, readable once the first rank
+	 * is csv_ready or the capture is done; NULL when none */
+	struct serving *serving;
 	struct capture_opts opts;
 	bool usable;      /* discovery found something to load */
 	_Atomic bool cancel; /* set by a front end to stop loading between files */

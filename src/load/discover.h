@@ -79,6 +79,10 @@ struct capture_plan {
 	size_t n_runs;
 	char *runs_note; /* owned; what the runs are, NULL with one run */
 	char *cluster_dir;         /* owned; NULL when none */
+	/* MS Service Profiler output (serving.h): a directory, or chrome_tracing.json named
+	 * alone; owned, NULL when none. The ranks of the same run may lie beside it. */
+	char *serving_path;
+	int serving_gen; /* enum serving_gen */
 	struct found_file *cluster_files; /* owned */
 	size_t n_cluster_files;
 };

@@ -44,6 +44,9 @@ void report_comm_json(struct jsonw *w, const struct analysis *an);
  * below two ranks. */
 void report_cluster_text(const struct analysis *an, FILE *out);
 void report_cluster_json(struct jsonw *w, const struct analysis *an);
+/* The serving section (service.h), when the capture holds MS Service Profiler output. */
+void report_serving_text(const struct analysis *an, FILE *out);
+void report_serving_json(struct jsonw *w, const struct analysis *an);
 /* A metric's value as text with its unit ("12.345 ms", "34.5 %", "1234"), or "n/a";
  * written to buf, which is returned (as by the text helpers below). */
 const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size);

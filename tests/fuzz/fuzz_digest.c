@@ -9,6 +9,7 @@
 
 #include "capture.h"
 #include "comm.h"
+#include "analysis.h"
 #include "digest.h"
 #include "xalloc.h"
 

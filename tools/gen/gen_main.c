@@ -92,6 +92,9 @@ static const char usage_text[] =
 	"  --cluster-db             also cluster_analysis_output/cluster_analysis.db as msprof-analyze writes\n"
 	"                           it: ClusterTimeSummary from the planted steps, SlowRank (the --slow-rank),\n"
 	"                           CommunicationGroupMapping (needs --ranks 2 or more)\n"
+	"  --serving                also MS Service Profiler's current output of the run in DIR/serving/\n"
+	"                           (request, batch, forward, kvcache and request_status .csv): rank 0's\n"
+	"                           steps as batches and forwards, a request per prompt; truth serving.*\n"
 	"  --demo                   the bundled demo (2 ranks, 14 steps, 2 prefill, seed 7, --naming rank,\n"
 	"                           --chinese, small); other options may not be combined with it except\n"
 	"                           --out, --force and --self-check\n"
@@ -313,6 +316,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->comm = true;
 		} else if (!strcmp(a, "--cluster-db")) {
 			o->cluster_db = true;
+		} else if (!strcmp(a, "--serving")) {
+			o->serving = true;
 		} else if (!strcmp(a, "--shape")) {
 			parse_shape(need_arg(argc, argv, &i), &o->shape);
 		} else {
@@ -444,6 +449,8 @@ int main(int argc, char **argv)
 	for (int r = 0; r < o.ranks; r++)
 		write_rank(&G, &G.rk[r], &ro[r]);
 	write_truth(&G, ro);
+	if (o.serving && !o.raw)
+		gen_serving(&G);
 	if (o.cluster_db && gen_cluster_db(o.out, o.slow_rank) != 0)
 		die("the cluster_analysis.db failed");
 	for (int r = 0; r < o.ranks && o.export_db; r++) {
