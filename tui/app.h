@@ -99,9 +99,6 @@ struct view_target {
 	};
 };
 
-/* Handler results. */
-enum { VH_UNHANDLED = 0, VH_HANDLED = 1 };
-
 /* A view: its state (st) is created once, on first use, owned by the app and passed back
  * to every call; destroy frees it when the app ends. The app pointer is borrowed for the
  * call, the canvas too. Strings are static literals (title and hint marked N_()). */
