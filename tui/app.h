@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The interactive explorer: application state, the loader thread, the view stack and the
- * main loop.
+/* The interactive explorer: application state, the view stack and what views read the
+ * model through (the main loop is mainloop.h's, the loader thread loader.h's).
  *
  * Threads: the loader thread discovers nothing (capture_open already did), loads every
  * rank (CSV tables first, then traces), runs the analysis and builds the timeline index;
@@ -45,7 +45,7 @@ enum view_id {
 #define VIEW_MAIN_COUNT 8 /* the numbered views, 1..8 (9 with a comparison) */
 
 /* What the loader publishes when it is done: read-only for the main thread. The struct
- * and everything it points to are owned by the app (freed by app_main as it returns);
+ * and everything it points to are owned by the app (freed by mainloop_run as it returns);
  * the loader hands them over with the publication. */
 struct published {
 	struct analysis *an;    /* a digest directory's is app->digests itself */
@@ -134,7 +134,7 @@ enum compare_arg { CMP_ARG_NONE, CMP_ARG_CAPTURES, CMP_ARG_RANKS };
 struct app_opts {
 	enum term_mode mode;
 	enum compare_arg compare;
-	const char *compare_path; /* CMP_ARG_CAPTURES: AFTER (the path given to app_main is BEFORE) */
+	const char *compare_path; /* CMP_ARG_CAPTURES: AFTER (the path given to mainloop_run is BEFORE) */
 	int compare_ranks[2];     /* CMP_ARG_RANKS: the two rank numbers */
 	const char *term_out;  /* TERM_FILE: where curses' bytes go */
 	const char *script;    /* keys and :commands, for the headless modes (a path) */
@@ -142,8 +142,8 @@ struct app_opts {
 	int width, height;     /* headless size */
 };
 
-/* The explorer's state, owned by app_main (which frees everything below as it returns).
- * Views do not read its fields: they go through the accessors below. */
+/* The explorer's state, owned by mainloop_run (which frees everything below as it
+ * returns). Views do not read its fields: they go through the accessors below. */
 struct app {
 	struct capture *cap;   /* owned; the loader thread fills it (capture.h's publication) */
 	struct capture *cap_b; /* owned: --compare's AFTER (cap is BEFORE); NULL otherwise */
@@ -161,6 +161,9 @@ struct app {
 	double t_start;
 
 	struct canvas cv;
+	/* the view table (static), VIEW_COUNT entries: the main loop's, given at the start so
+	 * that the app never names a view (views call the app, not the other way) */
+	const struct view_ops *const *views;
 	void *view_state[VIEW_COUNT]; /* owned, each its view's create's (NULL until first used) */
 	enum view_id stack[16];
 	int depth;
@@ -187,10 +190,6 @@ struct app {
 	double cpu_indexed;   /* the process's CPU seconds when the loader published */
 	double index_write_s; /* the deferred index writes' time (read after loader_done) */
 };
-
-/* Runs the explorer on path; returns the process exit status. path and opts are borrowed
- * for the run. */
-int app_main(const char *path, const struct app_opts *opts);
 
 /* ---- for views ----------------------------------------------------------------------
  * Views read the model through these, never through struct app's fields. Every pointer

@@ -18,7 +18,7 @@
 #include "actions.h"
 #include "commands.h"
 #include "analysis.h"
-#include "app.h"
+#include "mainloop.h"
 #include "capture.h"
 #include "compare.h"
 #include "csv_table.h"
@@ -430,7 +430,7 @@ static int run_mode(const struct capture_opts *copts_in, const struct app_opts *
 		i18n_english();
 	if (mode == MODE_TUI && !json) {
 		aopts.mode = aopts.script ? (aopts.term_out ? TERM_FILE : TERM_HEADLESS) : TERM_REAL;
-		return app_main(path, &aopts);
+		return mainloop_run(path, &aopts);
 	}
 	/* --report and --summary verify an index's event columns only if they read them (the
 	 * explorer's views read them from the start) */
