@@ -5,7 +5,10 @@
 #   - views.h has no entry point taking a void * (a view opens another with app_open and
 #     a typed struct view_target);
 #   - no view includes app_parts.h (what app.c offers its own parts);
-#   - no view reads struct app's fields (app->...), only through the accessors.
+#   - no view reads struct app's fields (app->...), only through the accessors;
+#   - no view reads a rank's analysis fields (ra->..., v->ra->..., pair->ra[0]->...), only
+#     through app.h's app_ra_* accessors: what views depend on of struct rank_analysis is
+#     that list.
 # The check runs once more on a copy with each rule broken and must fail each time.
 set -u
 srcdir=${ASCPROF_SRCDIR:-.}
@@ -34,6 +37,11 @@ check_tree() (
 		printf 'FAIL: a view reads struct app directly:\n%s\n' "$fields"
 		bad=1
 	fi
+	ranks=$(grep -nE '(^|[^A-Za-z0-9_])([a-z0-9_]*_)?ra(\[[^]]*\])?->[a-z_]' tui/views/*.c)
+	if [ -n "$ranks" ]; then
+		printf 'FAIL: a view reads a rank analysis directly (use the app_ra_* accessors):\n%s\n' "$ranks"
+		bad=1
+	fi
 	exit $bad
 )
 
@@ -60,5 +68,7 @@ plant 'app_\* defined in a view' tui/views/view_steps.c 'void app_goto_steps(str
 plant 'views.h takes a void' tui/views/views.h 'void steps_focus(void *st, struct app *app);'
 plant 'includes app_parts.h' tui/views/view_ranks.c '#include "app_parts.h"'
 plant 'reads struct app directly' tui/views/view_memory.c 'static size_t peek(struct app *app) { return app->rank; }'
+plant 'reads a rank analysis directly' tui/views/view_steps.c 'static int64_t peek_t0(const struct rank_analysis *ra) { return ra->t0; }'
+plant 'reads a rank analysis directly' tui/views/view_compare.c 'static int peek_rank(const struct compare_pair *p) { return p->ra[1]->rank; }'
 n=$(ls "$srcdir"/tui/views/*.c | wc -l)
-echo "PASS: $n view files open views through app_open and read the model through accessors"
+echo "PASS: $n view files open views through app_open and read the model (the app, a rank's analysis) through accessors"

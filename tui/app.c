@@ -1,52 +1,26 @@
 /* SPDX-License-Identifier: MIT */
-/* The explorer's core: the view table and stack, the accessors views read the model
- * through, the title and status bars, key dispatch and the main loop. Its other parts:
- * loader.c (the loader thread), prompt.c (the prompt line and `:` commands), driver.c
- * (headless scripts and benchmarks), listbox.c (list behaviour). */
+/* The explorer's core: the view stack over the view table the main loop gives it, the
+ * accessors views read the model through, the title and status bars, key dispatch and
+ * search. It sits below its other parts and never calls them: mainloop.c (the loop,
+ * start and end), loader.c (the loader thread), prompt.c (the prompt line), commands.c
+ * (the `:` commands), driver.c (headless scripts and benchmarks) call into it. */
 #include "config.h"
 #include "app.h"
 #include "app_parts.h"
 
 #include <curses.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "i18n.h"
-#include "digest.h"
-#include "driver.h"
-#include "loader.h"
-#include "prompt.h"
-#include "script.h"
 #include "summary.h"
-#include "xalloc.h"
 
 #define MIN_W 60
 #define MIN_H 12
 
-static const struct view_ops *view_table[VIEW_COUNT] = {
-	[VIEW_OVERVIEW] = &overview_view_ops,
-	[VIEW_TIMELINE] = &timeline_view_ops,
-	[VIEW_OPS] = &ops_view_ops,
-	[VIEW_STEPS] = &steps_view_ops,
-	[VIEW_RANKS] = &ranks_view_ops,
-	[VIEW_BOTTLENECK] = &bottleneck_view_ops,
-	[VIEW_MEMORY] = &memory_view_ops,
-	[VIEW_COMM] = &comm_view_ops,
-	[VIEW_HELP] = &help_view_ops,
-	[VIEW_DOCS] = &docs_view_ops,
-	[VIEW_OP_DETAIL] = &op_detail_view_ops,
-	[VIEW_COMPARE] = &compare_view_ops,
-	[VIEW_COMPARE_OP] = &compare_op_view_ops,
-	[VIEW_COMM_DETAIL] = &comm_detail_view_ops,
-	[VIEW_CLUSTER] = &cluster_view_ops,
-};
-
-const struct view_ops *app_view_ops(enum view_id v) { return view_table[v]; }
+const struct view_ops *app_view_ops(const struct app *app, enum view_id v) { return app->views[v]; }
 
 double app_clock(void)
 {
@@ -143,7 +117,7 @@ bool app_compare_side(const struct app *app, int side, struct compare_side *out)
 void *app_view_state(struct app *app, enum view_id v)
 {
 	if (!app->view_state[v])
-		app->view_state[v] = view_table[v]->create(app);
+		app->view_state[v] = app->views[v]->create(app);
 	return app->view_state[v];
 }
 
@@ -176,14 +150,14 @@ void app_push(struct app *app, enum view_id v)
 		app->depth--;
 	}
 	app->stack[app->depth++] = v;
-	if (view_table[v]->update)
-		view_table[v]->update(st, app);
+	if (app->views[v]->update)
+		app->views[v]->update(st, app);
 	app->dirty = true;
 }
 
 void app_open(struct app *app, enum view_id v, const struct view_target *target)
 {
-	const struct view_ops *vo = view_table[v];
+	const struct view_ops *vo = app->views[v];
 	if (target && vo->open)
 		vo->open(app_view_state(app, v), app, target);
 	app_push(app, v);
@@ -192,8 +166,8 @@ void app_open(struct app *app, enum view_id v, const struct view_target *target)
 void app_refresh_views(struct app *app)
 {
 	for (int v = 0; v < VIEW_COUNT; v++)
-		if (app->view_state[v] && view_table[v]->update)
-			view_table[v]->update(app->view_state[v], app);
+		if (app->view_state[v] && app->views[v]->update)
+			app->views[v]->update(app->view_state[v], app);
 	app->dirty = true;
 }
 
@@ -218,20 +192,36 @@ void app_search_matches(struct app *app, size_t k, size_t n)
 	listbox_set_matches(k, n);
 }
 
-void app_publish_check(struct app *app)
+bool app_publish_check(struct app *app)
 {
 	const struct published *pub = app_pub(app);
-	if (pub != app->seen) {
-		app->seen = pub;
-		app_refresh_views(app);
-		if (app->bench && pub)
-			driver_bench_published(app, pub);
+	if (pub == app->seen)
+		return false;
+	app->seen = pub;
+	app_refresh_views(app);
+	return true;
+}
+
+void app_search(struct app *app, const char *text, int dir)
+{
+	enum view_id v = app_top_view(app);
+	const struct view_ops *vo = app->views[v];
+	if (dir == 0)
+		snprintf(app->last_search, sizeof app->last_search, "%s", text);
+	listbox_set_matches(0, 0);
+	size_t match_k, match_n;
+	if (!vo->search) {
+		app_message(app, ST_WARN, _("%s has no search"), _(vo->title));
+	} else if (!vo->search(app_view_state(app, v), app, text, dir)) {
+		app_message(app, ST_WARN, dir ? _("no more matches for %s") : _("no match for %s"), text);
+	} else if (listbox_matches(&match_k, &match_n), match_n) {
+		app_message(app, ST_NORMAL, _("match %zu of %zu for %s"), match_k, match_n, text);
 	}
 }
 
 /* ---- drawing ------------------------------------------------------------------------ */
 
-static const char *view_title(enum view_id v) { return view_table[v]->title; }
+static const char *view_title(const struct app *app, enum view_id v) { return app->views[v]->title; }
 
 /* The views in the tab bar and the Tab cycle: the numbered ones, then the Cluster view
  * (key 0). Returns how many, filled into ids. */
@@ -253,7 +243,7 @@ static void draw_title(struct app *app, struct canvas *cv)
 	int tabs_w = 0, rw = 0;
 	for (int k = 0; k < n; k++) {
 		int key = ids[k] == VIEW_CLUSTER ? 0 : (int)ids[k] + 1;
-		snprintf(tabs[k], sizeof tabs[k], " %d %s ", key, _(view_title(ids[k])));
+		snprintf(tabs[k], sizeof tabs[k], " %d %s ", key, _(view_title(app, ids[k])));
 		snprintf(shorts[k], sizeof shorts[k], " %d ", key);
 		tabs_w += canvas_width(tabs[k]);
 	}
@@ -335,7 +325,7 @@ static void draw_status(struct app *app, struct canvas *cv)
 	} else if (!app_pub(app)) {
 		loading_status(app, left, sizeof left);
 	} else {
-		const char *hint = view_table[app_top_view(app)]->hint;
+		const char *hint = app->views[app_top_view(app)]->hint;
 		snprintf(left, sizeof left, "%s", hint ? _(hint) : "");
 	}
 	const char *keys = at_first_view(app) ? _("? help  q quit ") : _("? help  q back  Q quit ");
@@ -363,7 +353,7 @@ void app_render(struct app *app)
 	}
 	draw_title(app, cv);
 	enum view_id v = app_top_view(app);
-	view_table[v]->draw(app_view_state(app, v), app, cv, 0, 1, w, h - 2);
+	app->views[v]->draw(app_view_state(app, v), app, cv, 0, 1, w, h - 2);
 	draw_status(app, cv);
 	app->frames++;
 }
@@ -392,13 +382,8 @@ static void change_rank(struct app *app, int dir)
 	app_refresh_views(app);
 }
 
-static void handle_key(struct app *app, int key)
+void app_handle_key(struct app *app, int key)
 {
-	app->message[0] = '\0';
-	if (app->prompt_kind) {
-		prompt_key(app, key);
-		return;
-	}
 	if (key == KEYCODE_FN(KEY_RESIZE)) {
 		/* the terminal may have cleared or reflowed what it showed (a storm of resizes
 		 * coalesces into one KEY_RESIZE): repaint every cell, not just the changes */
@@ -408,7 +393,7 @@ static void handle_key(struct app *app, int key)
 		return;
 	}
 	enum view_id v = app_top_view(app);
-	const struct view_ops *vo = view_table[v];
+	const struct view_ops *vo = app->views[v];
 	enum action act = actions_lookup(key, vo->scopes | KS_GLOBAL);
 	if (act == ACT_NONE) {
 		app_message(app, ST_DIM, _("%s: no action here (? for help)"), actions_key_name(key));
@@ -433,7 +418,7 @@ static void handle_key(struct app *app, int key)
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:
 		if (app->last_search[0])
-			prompt_search(app, app->last_search, act == ACT_SEARCH_NEXT ? 1 : -1);
+			app_search(app, app->last_search, act == ACT_SEARCH_NEXT ? 1 : -1);
 		break;
 	case ACT_VIEW_OVERVIEW:
 	case ACT_VIEW_TIMELINE:
@@ -478,153 +463,21 @@ static void handle_key(struct app *app, int key)
 	app->dirty = true;
 }
 
-/* ---- main loop ---------------------------------------------------------------------- */
+/* ---- start and end ------------------------------------------------------------------ */
 
-/* An app that never started (no terminal, nothing to load): its captures and script. */
-static void free_unstarted(struct app *app, struct script *sc)
+void app_start_views(struct app *app, const struct view_ops *const *views)
 {
-	if (app->digests)
-		analysis_free(app->digests);
-	else
-		capture_free(app->cap);
-	capture_free(app->cap_b);
-	script_free(sc);
-	free(app);
-}
-
-int app_main(const char *path, const struct app_opts *opts)
-{
-	struct app *app = xcalloc(1, sizeof *app);
-	app->opts = *opts;
-	app->t_start = app_clock();
-	struct script *sc = NULL;
-	if (opts->script) {
-		sc = script_load(opts->script);
-		if (!sc) {
-			free(app);
-			return 2;
-		}
-	}
-	/* the Timeline draws a rank without a trace from its tables: made as it loads */
-	struct capture_opts copts = opts->capture;
-	copts.timelines = true;
-	if (opts->compare != CMP_ARG_CAPTURES && (app->digests = analysis_open_summaries(path))) {
-		app->cap = (struct capture *)app->digests->cap;
-	} else {
-		app->cap = capture_open(path, &copts);
-	}
-	if (opts->compare == CMP_ARG_CAPTURES)
-		app->cap_b = capture_open(opts->compare_path, &copts);
-	if (!app->cap->usable || (app->cap_b && !app->cap_b->usable)) {
-		/* nothing to explore: say why, as the report would, and leave */
-		summary_print_diags(&app->cap->diags, stderr, "");
-		if (app->cap_b)
-			summary_print_diags(&app->cap_b->diags, stderr, "");
-		fputs(_("ascprof-tui: nothing to load here\n"), stderr);
-		free_unstarted(app, sc);
-		return 1;
-	}
-	if (term_open(opts->mode, opts->term_out, opts->width, opts->height) != 0) {
-		free_unstarted(app, sc);
-		return 1;
-	}
-	const char *bench_path = getenv("ASCPROF_BENCH_OUT");
-	if (bench_path && opts->script && !(app->bench = fopen(bench_path, "w")))
-		fprintf(stderr, _("ascprof-tui: cannot write %s: %s\n"), bench_path, strerror(errno));
+	app->views = views;
 	canvas_init(&app->cv, 80, 24);
 	app->stack[0] = first_view(app);
 	app->depth = 1;
 	app->align = ALIGN_COLLECTIVE;
-	app->loader_started = pthread_create(&app->loader, NULL, loader_main, app) == 0;
-	if (!app->loader_started)
-		loader_main(app);
-	app->dirty = true;
-	double last_progress = 0;
-	while (!app->quit && !term_quit_signal) {
-		app_publish_check(app);
-		bool loading = !app_pub(app);
-		if (loading && app_clock() - last_progress > 0.1) {
-			last_progress = app_clock();
-			app->dirty = true;
-		}
-		if (app->dirty) {
-			/* headless too: views settle their layout (scroll positions) as they draw,
-			 * so a dump must see the same sequence of frames a terminal would */
-			app_render(app);
-			if (opts->mode != TERM_HEADLESS)
-				term_draw(&app->cv);
-			app->dirty = false;
-		}
-		int key;
-		if (sc) {
-			key = driver_next_key(app, sc);
-			if (key < 0)
-				break;
-			if (app->bench) {
-				/* a key's cost as a user sees it: its handling and the next frame */
-				double a = app_clock();
-				handle_key(app, key);
-				app_render(app);
-				fprintf(app->bench, "key %s ms %.3f\n", actions_key_name(key), (app_clock() - a) * 1e3);
-				continue;
-			}
-		} else {
-			key = term_key(loading ? 100 : 1000);
-			if (key < 0)
-				continue;
-		}
-		handle_key(app, key);
-	}
-	term_close();
-	int rc = term_quit_signal ? 128 + term_quit_signal : 0;
-	struct tindex_defer *defer = opts->capture.index.defer;
-	if (app->loader_started) {
-		if (app_pub(app)) {
-			/* the terminal is the user's again; the loader may still be writing the
-			 * indexes (after publication): q lets it finish, so the next open has them;
-			 * a signal, now or while it writes, abandons them (no index, no partial one:
-			 * the temporary file goes) */
-			double t0 = app_clock();
-			bool said = false;
-			while (!atomic_load_explicit(&app->loader_done, memory_order_acquire)) {
-				if (term_quit_signal)
-					tindex_defer_abandon(defer);
-				if (!said && !term_quit_signal && app_clock() - t0 > 0.5 && isatty(STDERR_FILENO)) {
-					/* the prompt does not come back at once: say why */
-					fputs(_("ascprof-tui: finishing this capture's indexes (Ctrl-C leaves them unwritten)\n"),
-					      stderr);
-					said = true;
-				}
-				usleep(5000);
-			}
-			pthread_join(app->loader, NULL);
-			if (term_quit_signal)
-				rc = 128 + term_quit_signal;
-			if (defer)
-				summary_print_diags(tindex_defer_failures(defer), stderr, "");
-			if (app->bench)
-				fprintf(app->bench, "index_write_ms %.1f\n", app->index_write_s * 1e3);
-		} else {
-			/* Q during loading quits at once: the loader may be deep in a trace or, once
-			 * the capture is loaded (cap->done), in the analysis and the LOD indexes,
-			 * which it publishes only at the end; the process is ending anyway */
-			atomic_store(&app->cap->cancel, true);
-			if (app->cap_b)
-				atomic_store(&app->cap_b->cancel, true);
-			_exit(rc);
-		}
-	}
+}
+
+void app_end_views(struct app *app)
+{
 	for (int v = 0; v < VIEW_COUNT; v++)
 		if (app->view_state[v])
-			view_table[v]->destroy(app->view_state[v]);
-	loader_free_published(app, atomic_load(&app->pub));
+			app->views[v]->destroy(app->view_state[v]);
 	canvas_free(&app->cv);
-	if (!app->digests) /* else freed with its analysis */
-		capture_free(app->cap);
-	capture_free(app->cap_b);
-	script_free(sc);
-	if (app->bench)
-		fclose(app->bench);
-	free(app);
-	return rc;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The interactive explorer: application state, the loader thread, the view stack and the
- * main loop.
+/* The interactive explorer: application state, the view stack and what views read the
+ * model through (the main loop is mainloop.h's, the loader thread loader.h's).
  *
  * Threads: the loader thread discovers nothing (capture_open already did), loads every
  * rank (CSV tables first, then traces), runs the analysis and builds the timeline index;
@@ -45,7 +45,7 @@ enum view_id {
 #define VIEW_MAIN_COUNT 8 /* the numbered views, 1..8 (9 with a comparison) */
 
 /* What the loader publishes when it is done: read-only for the main thread. The struct
- * and everything it points to are owned by the app (freed by app_main as it returns);
+ * and everything it points to are owned by the app (freed by mainloop_run as it returns);
  * the loader hands them over with the publication. */
 struct published {
 	struct analysis *an;    /* a digest directory's is app->digests itself */
@@ -99,9 +99,6 @@ struct view_target {
 	};
 };
 
-/* Handler results. */
-enum { VH_UNHANDLED = 0, VH_HANDLED = 1 };
-
 /* A view: its state (st) is created once, on first use, owned by the app and passed back
  * to every call; destroy frees it when the app ends. The app pointer is borrowed for the
  * call, the canvas too. Strings are static literals (title and hint marked N_()). */
@@ -137,7 +134,7 @@ enum compare_arg { CMP_ARG_NONE, CMP_ARG_CAPTURES, CMP_ARG_RANKS };
 struct app_opts {
 	enum term_mode mode;
 	enum compare_arg compare;
-	const char *compare_path; /* CMP_ARG_CAPTURES: AFTER (the path given to app_main is BEFORE) */
+	const char *compare_path; /* CMP_ARG_CAPTURES: AFTER (the path given to mainloop_run is BEFORE) */
 	int compare_ranks[2];     /* CMP_ARG_RANKS: the two rank numbers */
 	const char *term_out;  /* TERM_FILE: where curses' bytes go */
 	const char *script;    /* keys and :commands, for the headless modes (a path) */
@@ -145,8 +142,8 @@ struct app_opts {
 	int width, height;     /* headless size */
 };
 
-/* The explorer's state, owned by app_main (which frees everything below as it returns).
- * Views do not read its fields: they go through the accessors below. */
+/* The explorer's state, owned by mainloop_run (which frees everything below as it
+ * returns). Views do not read its fields: they go through the accessors below. */
 struct app {
 	struct capture *cap;   /* owned; the loader thread fills it (capture.h's publication) */
 	struct capture *cap_b; /* owned: --compare's AFTER (cap is BEFORE); NULL otherwise */
@@ -164,6 +161,9 @@ struct app {
 	double t_start;
 
 	struct canvas cv;
+	/* the view table (static), VIEW_COUNT entries: the main loop's, given at the start so
+	 * that the app never names a view (views call the app, not the other way) */
+	const struct view_ops *const *views;
 	void *view_state[VIEW_COUNT]; /* owned, each its view's create's (NULL until first used) */
 	enum view_id stack[16];
 	int depth;
@@ -190,10 +190,6 @@ struct app {
 	double cpu_indexed;   /* the process's CPU seconds when the loader published */
 	double index_write_s; /* the deferred index writes' time (read after loader_done) */
 };
-
-/* Runs the explorer on path; returns the process exit status. path and opts are borrowed
- * for the run. */
-int app_main(const char *path, const struct app_opts *opts);
 
 /* ---- for views ----------------------------------------------------------------------
  * Views read the model through these, never through struct app's fields. Every pointer
@@ -251,6 +247,96 @@ bool app_compare_side(const struct app *app, int side, struct compare_side *out)
 /* Time formatting for views: "12.345 ms", relative durations, into buf (the caller's, size
  * bytes); returns buf. */
 const char *app_fmt_dur(int64_t ns, char *buf, size_t size);
+
+/* What views read of a rank's analysis (result.h's struct rank_analysis), field by field:
+ * views never write `ra->` (tests/views_door.sh), so what they depend on is this list, and
+ * a field that moves or becomes computed changes here, not in eleven views. They compute
+ * nothing; every pointer is borrowed from ra (arrays: their first element). */
+/* the rank number */
+static inline int app_ra_rank(const struct rank_analysis *ra) { return ra->rank; }
+/* its index in the capture's ranks */
+static inline size_t app_ra_rank_index(const struct rank_analysis *ra) { return ra->rank_index; }
+static inline bool app_ra_has_trace(const struct rank_analysis *ra) { return ra->has_trace; }
+static inline bool app_ra_has_timeline(const struct rank_analysis *ra) { return ra->has_timeline; }
+/* the first event: relative times are from here */
+static inline int64_t app_ra_t0(const struct rank_analysis *ra) { return ra->t0; }
+/* metric values, by enum metric (valid where have) */
+static inline const double *app_ra_v(const struct rank_analysis *ra) { return ra->v; }
+static inline const bool *app_ra_have(const struct rank_analysis *ra) { return ra->have; }
+/* per event of the rank's store */
+static inline const struct ev_class *app_ra_cls(const struct rank_analysis *ra) { return ra->cls; }
+static inline const struct step *app_ra_steps(const struct rank_analysis *ra) { return ra->steps; }
+static inline size_t app_ra_n_steps(const struct rank_analysis *ra) { return ra->n_steps; }
+static inline enum step_source app_ra_step_source(const struct rank_analysis *ra) { return ra->step_source; }
+static inline const char *app_ra_step_evidence(const struct rank_analysis *ra) { return ra->step_evidence; }
+static inline enum phase_source app_ra_phase_source(const struct rank_analysis *ra)
+{
+	return ra->phase_source;
+}
+static inline enum confidence app_ra_phase_conf(const struct rank_analysis *ra) { return ra->phase_conf; }
+static inline const char *app_ra_phase_evidence(const struct rank_analysis *ra) { return ra->phase_evidence; }
+static inline enum workload app_ra_workload(const struct rank_analysis *ra) { return ra->workload; }
+static inline const struct op_stat *app_ra_ops(const struct rank_analysis *ra) { return ra->ops; }
+static inline size_t app_ra_n_ops(const struct rank_analysis *ra) { return ra->n_ops; }
+static inline const struct op_type_stat *app_ra_op_types(const struct rank_analysis *ra)
+{
+	return ra->op_types;
+}
+static inline size_t app_ra_n_op_types(const struct rank_analysis *ra) { return ra->n_op_types; }
+static inline const struct op_type_stat *app_ra_op_shapes(const struct rank_analysis *ra)
+{
+	return ra->op_shapes;
+}
+static inline size_t app_ra_n_op_shapes(const struct rank_analysis *ra) { return ra->n_op_shapes; }
+/* each [start, end] */
+static inline const int64_t *app_ra_longest_idle(const struct rank_analysis *ra) { return ra->longest_idle; }
+static inline const int64_t *app_ra_longest_exposed(const struct rank_analysis *ra)
+{
+	return ra->longest_exposed;
+}
+static inline const int64_t *app_ra_longest_copy(const struct rank_analysis *ra) { return ra->longest_copy; }
+static inline const int64_t *app_ra_longest_sync(const struct rank_analysis *ra) { return ra->longest_sync; }
+static inline const struct attribution *app_ra_attr(const struct rank_analysis *ra) { return &ra->attr; }
+static inline const struct gap_analysis *app_ra_gaps(const struct rank_analysis *ra) { return &ra->gaps; }
+/* BN_COUNT of them */
+static inline const struct bottleneck *app_ra_bn(const struct rank_analysis *ra) { return ra->bn; }
+static inline double app_ra_combined_gain_low(const struct rank_analysis *ra)
+{
+	return ra->combined_gain_low;
+}
+static inline double app_ra_combined_gain_high(const struct rank_analysis *ra)
+{
+	return ra->combined_gain_high;
+}
+static inline const struct phase_verdict *app_ra_by_phase(const struct rank_analysis *ra)
+{
+	return ra->by_phase;
+}
+static inline size_t app_ra_n_by_phase(const struct rank_analysis *ra) { return ra->n_by_phase; }
+/* by enum align_mode */
+static inline const int64_t *app_ra_offset_ns(const struct rank_analysis *ra) { return ra->offset_ns; }
+static inline int64_t app_ra_residual_ns(const struct rank_analysis *ra) { return ra->residual_ns; }
+static inline size_t app_ra_matched_collectives(const struct rank_analysis *ra)
+{
+	return ra->matched_collectives;
+}
+static inline bool app_ra_collective_ok(const struct rank_analysis *ra) { return ra->collective_ok; }
+static inline const struct coll_outlier *app_ra_outliers(const struct rank_analysis *ra)
+{
+	return ra->outliers;
+}
+static inline size_t app_ra_n_outliers(const struct rank_analysis *ra) { return ra->n_outliers; }
+static inline const struct mem_analysis *app_ra_mem(const struct rank_analysis *ra) { return &ra->mem; }
+static inline const struct advice_finding *app_ra_advice(const struct rank_analysis *ra)
+{
+	return ra->advice;
+}
+static inline size_t app_ra_n_advice(const struct rank_analysis *ra) { return ra->n_advice; }
+/* by enum advice_rule_id */
+static inline const uint8_t *app_ra_advice_status(const struct rank_analysis *ra)
+{
+	return ra->advice_status;
+}
 
 /* A search landed on match k (from 1) of n: the status line says so (for views whose
  * search is not a listbox_search). */

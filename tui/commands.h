@@ -22,7 +22,7 @@ struct app;
 	X(QUIT, "quit q", "", cmd_quit, "Quit")
 
 /* A handler: word is the name typed (an alias says which), rest the arguments, trimmed
- * of leading blanks (both borrowed). Defined in prompt.c. */
+ * of leading blanks (both borrowed). Defined in commands.c. */
 typedef void command_fn(struct app *app, const char *word, const char *rest);
 #define COMMAND_DECL(id, names, args, fn, help) command_fn fn;
 COMMANDS(COMMAND_DECL)

@@ -12,7 +12,8 @@
 #include "stagetime.h"
 #include "xalloc.h"
 
-void driver_bench_published(struct app *app, const struct published *pub)
+/* The load's figures, once the loader has published pub. */
+static void bench_published(struct app *app, const struct published *pub)
 {
 	size_t events = 0, lanes = 0, store = 0, ops = 0;
 	for (size_t i = 0; i < app->cap->n_ranks; i++) {
@@ -31,6 +32,12 @@ void driver_bench_published(struct app *app, const struct published *pub)
 	fprintf(app->bench, "analysis_index %s\n", tindex_state_name(pub->an_index));
 	fprintf(app->bench, "timeline_index %s\n", tindex_state_name(pub->tl_index));
 	stagetime_print(app->bench);
+}
+
+void driver_publish_check(struct app *app)
+{
+	if (app_publish_check(app) && app->bench && app->seen)
+		bench_published(app, app->seen);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -74,7 +81,7 @@ static void wait_loaded(struct app *app)
 {
 	while (!app_pub(app) && app->loader_started)
 		usleep(2000);
-	app_publish_check(app);
+	driver_publish_check(app);
 }
 
 /* Executes script steps until one produces a key; returns the key or -1 at the end. */
@@ -105,7 +112,7 @@ int driver_next_key(struct app *app, struct script *sc)
 			sc->nowait = true;
 			break;
 		case SCRIPT_FRAMES:
-			app_publish_check(app);
+			driver_publish_check(app);
 			bench_frames(app, step.arg, step.w);
 			break;
 		}

@@ -12,7 +12,8 @@
 /* Runs sc's steps (sc borrowed, its position advanced) until one is a key: returns the
  * key, or -1 at the end of the script. */
 int driver_next_key(struct app *app, struct script *sc);
-/* Writes the load's figures to app->bench once the loader has published pub (borrowed). */
-void driver_bench_published(struct app *app, const struct published *pub);
+/* Takes what the loader published (app_publish_check) and, the first time, writes the
+ * load's figures when benchmarking: the main loop's and the script steps' check. */
+void driver_publish_check(struct app *app);
 
 #endif

@@ -2,8 +2,6 @@
 /* The list behaviour of table views (listbox.h). */
 #include "listbox.h"
 
-#include "app.h"
-
 void listbox_clamp(struct listbox *lb, int height)
 {
 	lb->height = height > 0 ? height : 1;

@@ -10,6 +10,9 @@
 
 #include "actions.h"
 
+/* What a view's or a listbox's key handler did with an action (view_ops' handle). */
+enum { VH_UNHANDLED = 0, VH_HANDLED = 1 };
+
 struct listbox {
 	size_t sel, top, n;
 	int height;

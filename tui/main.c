@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* ascprof-tui: command line entry. Non-interactive modes (--summary, --report) never
- * touch the terminal; the interactive explorer starts only when stdout is a terminal. */
+/* ascprof-tui: command line entry. It parses the options and dispatches: the report modes
+ * (--summary, --report, their comparisons) to report_cli.h, --digest to digest_cmd.h, which
+ * never touch the terminal, and the explorer to mainloop.h. */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
-#include <signal.h>
 #ifdef HAVE_MALLOC_H
 #include <malloc.h>
 #endif
@@ -16,21 +14,16 @@
 #include <string.h>
 
 #include "actions.h"
-#include "commands.h"
-#include "analysis.h"
-#include "app.h"
 #include "capture.h"
-#include "compare.h"
+#include "commands.h"
 #include "csv_table.h"
-#include "i18n.h"
-#include "progress.h"
-#include "digest.h"
 #include "digest_cmd.h"
-#include "report.h"
+#include "i18n.h"
+#include "mainloop.h"
+#include "report_cli.h"
 #include "sanitize.h"
 #include "spill.h"
 #include "stagetime.h"
-#include "summary.h"
 #include "trace_elem.h"
 #include "trace_index.h"
 
@@ -124,106 +117,6 @@ static int take_compare_ranks(int *argc, char **argv, struct app_opts *ao)
 	return 0;
 }
 
-/* Loads cap and, with `analyse`, analyses it (NULL otherwise), showing the progress on
- * stderr when it is a terminal (progress.h): the non-interactive modes call this. */
-static struct analysis *load_with_progress(struct capture *cap, bool analyse)
-{
-	struct progress *prog = progress_start(cap); /* NULL unless stderr is a terminal */
-	if (cap->usable)
-		capture_load(cap);
-	struct analysis *an = NULL;
-	if (analyse) {
-		progress_stage(prog, PROGRESS_ANALYSING);
-		struct analysis_hook hook = {.ranks_done = progress_ranks_counter(prog)};
-		an = analysis_index_run(cap, &hook, NULL); /* from the index when it holds it */
-	}
-	progress_stop(prog); /* cleared before anything is written */
-	return an;
-}
-
-/* The process's CPU time at main's start, once the capture or the digests are open, and
- * once the report is written (bench_stages); the wall clock at main's start, the time to
- * the output flushed and the time of the index writes after it. */
-static double cpu_main, cpu_opened, cpu_written;
-static double wall_main, result_s, index_write_s;
-static double open_s, load_s; /* the capture opened, loaded and analysed; its load alone */
-
-static void run_deferred(struct tindex_defer *d, bool release);
-
-/* The index writes put off until the output is out (tindex_opts.defer): the output is
- * flushed and, with release, let go (stdout becomes /dev/null, so a reader of a pipe sees
- * its end now, not after the writes); then they run, and one that fails says so. */
-static void write_deferred(struct tindex_defer *d, bool release)
-{
-	fflush(stdout);
-	/* a reader that left early (| head): SIGPIPE was put off too (run_mode), so that
-	 * the indexes are still written; the process then ends by it as it would have */
-	struct pollfd pf = {.fd = STDOUT_FILENO, .events = POLLOUT};
-	bool broken = ferror(stdout) && poll(&pf, 1, 0) == 1 && (pf.revents & POLLERR);
-	if (d && tindex_defer_pending(d))
-		run_deferred(d, release);
-	if (broken) {
-		signal(SIGPIPE, SIG_DFL);
-		raise(SIGPIPE);
-	}
-}
-
-static void run_deferred(struct tindex_defer *d, bool release)
-{
-	if (release) {
-		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			close(fd);
-		}
-	}
-	double t0 = stagetime_now();
-	tindex_defer_run(d);
-	summary_print_diags(tindex_defer_failures(d), stderr, "");
-	index_write_s += stagetime_now() - t0;
-}
-
-/* `make bench`: where the time went (stagetime.h), to ASCPROF_BENCH_OUT when set: the
- * stages, then the CPU before main (exec and the dynamic loader), to open, to write. */
-/* --report with --compare or --compare-ranks. */
-static int report_compare(const struct app_opts *ao, const char *const paths[2], bool json)
-{
-	int n = ao->compare == CMP_ARG_CAPTURES ? 2 : 1, rc = 0;
-	struct capture *cap[2] = {NULL, NULL};
-	struct analysis *an[2] = {NULL, NULL};
-	for (int i = 0; i < n; i++) {
-		cap[i] = capture_open(paths[i], &ao->capture);
-		if (!cap[i]->usable)
-			rc = 1;
-		an[i] = load_with_progress(cap[i], true);
-	}
-	struct comparison *c = ao->compare == CMP_ARG_CAPTURES
-				       ? compare_captures(an[0], an[1])
-				       : compare_ranks(an[0], ao->compare_ranks[0], ao->compare_ranks[1]);
-	if (rc) {
-		for (int i = 0; i < n; i++)
-			if (!cap[i]->usable)
-				summary_print_diags(&cap[i]->diags, stderr, "");
-		fputs(_("ascprof-tui: nothing to load for one of the captures; see the messages above\n"), stderr);
-	} else if (!c) {
-		fprintf(stderr, _("ascprof-tui: --compare-ranks %d %d: no such rank in %s\n"), ao->compare_ranks[0],
-			ao->compare_ranks[1], paths[0]);
-		rc = 1;
-	} else if (json) {
-		report_compare_json(c, stdout);
-	} else {
-		report_compare_text(c, stdout);
-	}
-	result_s = stagetime_now() - wall_main;
-	write_deferred(ao->capture.index.defer, true);
-	compare_free(c);
-	for (int i = 0; i < n; i++) {
-		analysis_free(an[i]);
-		capture_free(cap[i]);
-	}
-	return rc;
-}
-
 /* A byte count with an optional K, M or G suffix (powers of 1024). */
 static int parse_bytes(const char *s, unsigned long long *out)
 {
@@ -260,20 +153,9 @@ static void malloc_policy(void)
 static int run_mode(const struct capture_opts *copts_in, const struct app_opts *aopts_in, enum mode mode, bool json,
 		    const char *digest_dir, int argc, char **argv);
 
-static void bench_stages(void)
-{
-	const char *path = getenv("ASCPROF_BENCH_OUT");
-	FILE *f = path && *path ? fopen(path, "w") : NULL;
-	if (!f)
-		return;
-	stagetime_print(f);
-	fprintf(f, "cpu_startup_ms %.3f\ncpu_open_ms %.3f\ncpu_write_ms %.3f\n", cpu_main * 1e3,
-		(cpu_opened - cpu_main) * 1e3, (cpu_written - cpu_opened) * 1e3);
-	fprintf(f, "result_ms %.1f\nresult_cpu_ms %.1f\nindex_write_ms %.1f\n", result_s * 1e3, cpu_written * 1e3,
-		index_write_s * 1e3);
-	fprintf(f, "open_ms %.1f\nload_ms %.1f\n", open_s * 1e3, load_s * 1e3);
-	fclose(f);
-}
+/* The process's CPU time and the wall clock at main's start: the report modes' benchmark
+ * figures start there (report_cli.h). */
+static double cpu_main, wall_main;
 
 int main(int argc, char **argv)
 {
@@ -426,82 +308,21 @@ static int run_mode(const struct capture_opts *copts_in, const struct app_opts *
 	aopts.compare_path = aopts.compare == CMP_ARG_CAPTURES ? argv[optind + 1] : NULL;
 	aopts.capture = copts;
 
-	if (json)
-		i18n_english();
 	if (mode == MODE_TUI && !json) {
 		aopts.mode = aopts.script ? (aopts.term_out ? TERM_FILE : TERM_HEADLESS) : TERM_REAL;
-		return app_main(path, &aopts);
+		return mainloop_run(path, &aopts);
 	}
-	/* --report and --summary verify an index's event columns only if they read them (the
-	 * explorer's views read them from the start) */
-	copts.index.lazy = aopts.capture.index.lazy = true;
-	/* a pipe's reader leaving early must not take the indexes with it: the output's
-	 * SIGPIPE waits until they are written (write_deferred) */
-	if (copts.index.defer)
-		signal(SIGPIPE, SIG_IGN);
-	if (aopts.compare) {
-		const char *paths[2] = {path, aopts.compare_path};
-		return report_compare(&aopts, paths, json);
-	}
-
-	struct analysis *sum_an = analysis_open_summaries(path);
-	if (sum_an) {
-		struct analysis *an = sum_an;
-		cpu_opened = stagetime_cpu();
-		double t_sum = stagetime_now();
-		if (mode != MODE_REPORT)
-			digest_summary(an, json, stdout);
-		else if (json)
-			report_print_json(an, stdout);
-		else
-			report_print_text(an, stdout);
-		fflush(stdout);
-		stagetime_add(STAGE_WRITE, t_sum);
-		cpu_written = stagetime_cpu();
-		result_s = stagetime_now() - wall_main;
-		write_deferred(copts.index.defer, true); /* nothing to write: a broken pipe's signal */
-		bench_stages();
-		int drc = an->n_ranks ? 0 : 1;
-		if (!an->n_ranks)
-			fputs(_("ascprof-tui: no rank could be read; see the messages above\n"), stderr);
-		analysis_free(an);
-		return drc;
-	}
-	double t_open = stagetime_now();
-	struct capture *cap = capture_open(path, &copts);
-	struct analysis *an = load_with_progress(cap, mode == MODE_REPORT);
-	cpu_opened = stagetime_cpu();
-	open_s = stagetime_now() - t_open;
-	load_s = cap->load_seconds;
-	double t_write;
-	if (mode == MODE_REPORT) {
-		t_write = stagetime_now();
-		if (json)
-			report_print_json(an, stdout);
-		else
-			report_print_text(an, stdout);
-		fflush(stdout);
-		stagetime_add(STAGE_WRITE, t_write);
-		cpu_written = stagetime_cpu();
-		result_s = stagetime_now() - wall_main;
-		analysis_free(an);
-	} else {
-		t_write = stagetime_now();
-		if (json)
-			summary_print_json(cap, stdout);
-		else
-			summary_print_text(cap, stdout);
-		fflush(stdout);
-		stagetime_add(STAGE_WRITE, t_write);
-		cpu_written = stagetime_cpu();
-		result_s = stagetime_now() - wall_main;
-	}
-	write_deferred(copts.index.defer, true); /* the capture is still whole: they read it */
-	bench_stages();
-	int rc = cap->usable ? 0 : 1;
-	if (!cap->usable && !json) {
-		fputs(_("ascprof-tui: nothing to load; see the messages above\n"), stderr);
-	}
-	capture_free(cap);
-	return rc;
+	struct report_cli_opts ro = {
+		.mode = mode == MODE_REPORT ? REPORT_CLI_REPORT : REPORT_CLI_SUMMARY, /* --json alone: the summary */
+		.json = json,
+		.compare = aopts.compare == CMP_ARG_CAPTURES ? REPORT_CLI_CAPTURES
+			   : aopts.compare == CMP_ARG_RANKS ? REPORT_CLI_RANKS
+							    : REPORT_CLI_ONE,
+		.paths = {path, aopts.compare_path},
+		.ranks = {aopts.compare_ranks[0], aopts.compare_ranks[1]},
+		.capture = copts,
+		.cpu_start = cpu_main,
+		.wall_start = wall_main,
+	};
+	return report_cli_run(&ro);
 }

@@ -62,25 +62,25 @@ static void rebuild(struct bn_view *v, struct app *app)
 	int order[BN_COUNT];
 	analysis_verdict_order(v->ra, order);
 	add(v, L_SUMMARY, -1, 0);
-	if (BN_COUNT > 1 && v->ra->bn[order[1]].score >= 40) /* two triggered: say what ranks them */
+	if (BN_COUNT > 1 && app_ra_bn(v->ra)[order[1]].score >= 40) /* two triggered: say what ranks them */
 		add(v, L_VERDICT, -1, 0);
 	add(v, L_ATTR, -1, 0);
-	if (v->ra->attr.valid)
+	if (app_ra_attr(v->ra)->valid)
 		add(v, L_ATTR_LEGEND, -1, 0);
-	if (v->ra->n_by_phase) { /* a verdict per phase (phase_verdict.h) */
+	if (app_ra_n_by_phase(v->ra)) { /* a verdict per phase (phase_verdict.h) */
 		add(v, L_PHASES, -1, 0);
-		for (size_t i = 0; i < v->ra->n_by_phase; i++)
+		for (size_t i = 0; i < app_ra_n_by_phase(v->ra); i++)
 			add(v, L_PHASE, -1, i);
 	}
 	add(v, L_BLANK, -1, 0);
-	if (v->ra->n_outliers) { /* the collectives named on their own (comm_split.h) */
+	if (app_ra_n_outliers(v->ra)) { /* the collectives named on their own (comm_split.h) */
 		add(v, L_OUT_HEAD, -1, 0);
-		for (size_t i = 0; i < v->ra->n_outliers; i++)
+		for (size_t i = 0; i < app_ra_n_outliers(v->ra); i++)
 			add(v, L_OUT, -1, i);
 		add(v, L_BLANK, -1, 0);
 	}
 	for (int i = 0; i < BN_COUNT; i++) {
-		const struct bottleneck *b = &v->ra->bn[order[i]];
+		const struct bottleneck *b = &app_ra_bn(v->ra)[order[i]];
 		char why[VERDICT_REASON_MAX];
 		add(v, L_HEAD, order[i], 0);
 		if (analysis_verdict_reason(v->ra, order[i], why, sizeof why))
@@ -95,17 +95,17 @@ static void rebuild(struct bn_view *v, struct app *app)
 		}
 		add(v, L_BLANK, -1, 0);
 	}
-	if (v->ra->gaps.valid) {
+	if (app_ra_gaps(v->ra)->valid) {
 		add(v, L_GAP_HEAD, -1, 0);
-		for (size_t i = 0; i < v->ra->gaps.n_top; i++)
+		for (size_t i = 0; i < app_ra_gaps(v->ra)->n_top; i++)
 			add(v, L_GAP, -1, i);
 		add(v, L_BLANK, -1, 0);
 	}
 	add(v, L_ADV_HEAD, -1, 0);
 	/* the problems first, then what was seen below its threshold (dimmed, as evidence) */
 	for (int pass = 1; pass >= 0; pass--)
-		for (size_t i = 0; i < v->ra->n_advice; i++)
-			if (v->ra->advice[i].triggered == (bool)pass)
+		for (size_t i = 0; i < app_ra_n_advice(v->ra); i++)
+			if (app_ra_advice(v->ra)[i].triggered == (bool)pass)
 				add(v, L_ADV, -1, i);
 	v->lb.n = v->n;
 	/* start on the first evidence line */
@@ -122,7 +122,7 @@ static void update(void *p, struct app *app) { rebuild(p, app); }
  * them (by its order). */
 static void draw_gaps_head(struct canvas *cv, int x, int y, int w, const struct rank_analysis *ra)
 {
-	const struct gap_analysis *g = &ra->gaps;
+	const struct gap_analysis *g = app_ra_gaps(ra);
 	char causes[512] = "";
 	size_t len = 0;
 	for (int c = 0; c < GAP_CAUSE_COUNT && len < sizeof causes; c++)
@@ -137,10 +137,12 @@ static void draw_gap_line(struct canvas *cv, int x, int y, int w, bool sel, cons
 			  const struct gap *g)
 {
 	char step[48] = "-";
-	if (g->step >= 0 && (size_t)g->step < ra->n_steps)
-		snprintf(step, sizeof step, "%d %s", g->step + 1, _(analysis_step_phase_name(&ra->steps[g->step])));
+	if (g->step >= 0 && (size_t)g->step < app_ra_n_steps(ra))
+		snprintf(step, sizeof step, "%d %s", g->step + 1,
+			 _(analysis_step_phase_name(&app_ra_steps(ra)[g->step])));
 	canvas_textf(cv, x, y, w, sel ? ST_SELECTED : ST_NORMAL, _("%10.3f us at %.3f ms, step %s: %s (host: %s)"),
-		     (double)g->dur / 1e3, (double)(g->start - ra->t0) / 1e6, step, gaps_cause_name((enum gap_cause)g->cause),
+		     (double)g->dur / 1e3, (double)(g->start - app_ra_t0(ra)) / 1e6, step,
+		     gaps_cause_name((enum gap_cause)g->cause),
 		     gaps_host_name((enum gap_host)g->host));
 }
 
@@ -148,11 +150,11 @@ static void draw_gap_line(struct canvas *cv, int x, int y, int w, bool sel, cons
 static void draw_outlier_line(struct canvas *cv, int x, int y, int w, bool sel, const struct rank_analysis *ra,
 			      const struct coll_outlier *o)
 {
-	const struct attribution *a = &ra->attr;
+	const struct attribution *a = app_ra_attr(ra);
 	char *name = sanitize_dup(o->name ? o->name : "", o->name ? strlen(o->name) : 0);
 	canvas_textf(cv, x, y, w, sel ? ST_SELECTED : ST_NORMAL,
 		     _("%5.1f %% %s at %.3f ms: setup %.1f %%, waiting for a peer %.1f %%, transfer %.1f %%, unsplit %.1f %%%s"),
-		     attribution_pct(a, o->exposed_ns), name, (double)(o->start - ra->t0) / 1e6,
+		     attribution_pct(a, o->exposed_ns), name, (double)(o->start - app_ra_t0(ra)) / 1e6,
 		     attribution_pct(a, o->part_ns[2]), attribution_pct(a, o->part_ns[0]), attribution_pct(a, o->part_ns[1]),
 		     attribution_pct(a, o->part_ns[3]), o->first_in_group ? _("; its group's first collective") : "");
 	free(name);
@@ -172,7 +174,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	const char *paras[3] = {NULL, NULL, NULL};
 	char gain[512] = "", advice[512] = "", seen[1024] = "";
 	if (sl && sl->kind == L_EVIDENCE) {
-		const struct bottleneck *b = &v->ra->bn[sl->bn];
+		const struct bottleneck *b = &app_ra_bn(v->ra)[sl->bn];
 		paras[0] = b->ev[sl->ev].text;
 		snprintf(gain, sizeof gain, _("%s: expected gain %.1f-%.1f %% of the window, confidence %s: %s"), b->name,
 			 b->gain.low_pct, b->gain.high_pct, analysis_confidence_text(b->gain.conf), b->gain.basis);
@@ -180,7 +182,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		paras[1] = gain;
 		paras[2] = advice;
 	} else if (sl && sl->kind == L_ADV) {
-		const struct advice_finding *f = &v->ra->advice[sl->ev];
+		const struct advice_finding *f = &app_ra_advice(v->ra)[sl->ev];
 		const struct advice_rule *r = &advice_rules[f->rule];
 		snprintf(seen, sizeof seen,
 			 f->triggered ? _("%s (%.1f %s >= %.1f, confidence %s): %s")
@@ -212,13 +214,14 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		bool sel = i == v->lb.sel;
 		if (sel)
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
-		const struct bottleneck *b = l->bn >= 0 ? &v->ra->bn[l->bn] : NULL;
+		const struct bottleneck *b = l->bn >= 0 ? &app_ra_bn(v->ra)[l->bn] : NULL;
 		switch (l->kind) {
 		case L_SUMMARY:
 			canvas_textf(cv, x + 1, ry, w - 2, ST_BOLD,
 				     _("rank %d: score 0-100 from thresholded evidence (40 triggers); combined expected gain "
 				     "%.1f-%.1f %% (capped at 70 %%)"),
-				     v->ra->rank, v->ra->combined_gain_low, v->ra->combined_gain_high);
+				     app_ra_rank(v->ra), app_ra_combined_gain_low(v->ra),
+				     app_ra_combined_gain_high(v->ra));
 			break;
 		case L_VERDICT: {
 			/* the triggered candidates come in the verdict's order: say so, and name the first */
@@ -226,7 +229,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			analysis_verdict_order(v->ra, order);
 			canvas_textf(cv, x + 1, ry, w - 2, ST_WARN,
 				     _("verdict: %s first; the triggered candidates by expected gain, not by score"),
-				     v->ra->bn[order[0]].name);
+				     app_ra_bn(v->ra)[order[0]].name);
 			break;
 		}
 		case L_REASON: {
@@ -234,14 +237,15 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			analysis_verdict_order(v->ra, order);
 			char why[VERDICT_REASON_MAX];
 			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_NORMAL, _("after %s: %s"),
-				     v->ra->bn[order[0]].name, analysis_verdict_reason(v->ra, l->bn, why, sizeof why));
+				     app_ra_bn(v->ra)[order[0]].name,
+				     analysis_verdict_reason(v->ra, l->bn, why, sizeof why));
 			break;
 		}
 		case L_ATTR:
-			draw_attribution_bar(cv, x + 1, ry, w - 2, &v->ra->attr);
+			draw_attribution_bar(cv, x + 1, ry, w - 2, app_ra_attr(v->ra));
 			break;
 		case L_ATTR_LEGEND:
-			draw_attribution_legend(cv, x + 1, ry, w - 2, &v->ra->attr);
+			draw_attribution_legend(cv, x + 1, ry, w - 2, app_ra_attr(v->ra));
 			break;
 		case L_PHASES: {
 			char line[512];
@@ -249,7 +253,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			break;
 		}
 		case L_PHASE: {
-			const struct phase_verdict *pv = &v->ra->by_phase[l->ev];
+			const struct phase_verdict *pv = &app_ra_by_phase(v->ra)[l->ev];
 			int cx = x + 3 + canvas_textf(cv, x + 3, ry, w - 4, sel ? ST_SELECTED : ST_BOLD, _("%s: "),
 						      _(phase_verdict_name(pv)));
 			if (cx < x + w - 1)
@@ -293,11 +297,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		case L_ADV_HEAD: {
 			/* every rule's status counted, so that "checked, fine" reads apart from "not checked" */
 			size_t n = advice_triggered(v->ra), by[ADV_STATUS_COUNT] = {0};
+			const uint8_t *status = app_ra_advice_status(v->ra);
 			for (int k = 0; k < ADV_COUNT; k++)
-				by[v->ra->advice_status[k] < ADV_STATUS_COUNT ? v->ra->advice_status[k] : 0]++;
+				by[status[k] < ADV_STATUS_COUNT ? status[k] : 0]++;
 			int cx = x + 1 + canvas_textf(cv, x + 1, ry, w - 2, n ? ST_WARN : ST_BOLD, _("advice (Ascend rules): %s"), n
 				     ? _("time already in the buckets named, no extra gain; Enter shows the longest")
-				     : v->ra->n_advice ? _("no rule reaches its threshold") : _("no rule saw an instance"));
+				     : app_ra_n_advice(v->ra) ? _("no rule reaches its threshold")
+							      : _("no rule saw an instance"));
 			if (cx < x + w - 1)
 				canvas_textf(cv, cx, ry, x + w - 1 - cx, ST_DIM, _(" (%zu triggered, %zu checked, %zu not applicable)"),
 					     by[ADV_STATUS_TRIGGERED], by[ADV_STATUS_CHECKED],
@@ -305,7 +311,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			break;
 		}
 		case L_ADV: {
-			const struct advice_finding *f = &v->ra->advice[l->ev];
+			const struct advice_finding *f = &app_ra_advice(v->ra)[l->ev];
 			const struct advice_rule *rule = &advice_rules[f->rule];
 			canvas_text(cv, x + 3, ry, 2, sel ? ST_SELECTED : f->triggered ? ST_WARN : ST_DIM,
 				    f->triggered ? "*" : "-");
@@ -324,7 +330,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			draw_gaps_head(cv, x + 1, ry, w - 2, v->ra);
 			break;
 		case L_GAP:
-			draw_gap_line(cv, x + 3, ry, w - 4, sel, v->ra, &v->ra->gaps.top[l->ev]);
+			draw_gap_line(cv, x + 3, ry, w - 4, sel, v->ra, &app_ra_gaps(v->ra)->top[l->ev]);
 			break;
 		case L_OUT_HEAD:
 			canvas_textf(cv, x + 1, ry, w - 2, ST_HEADER,
@@ -332,7 +338,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 				     COMM_OUTLIER_PCT, COMM_OUTLIER_FACTOR);
 			break;
 		case L_OUT:
-			draw_outlier_line(cv, x + 3, ry, w - 4, sel, v->ra, &v->ra->outliers[l->ev]);
+			draw_outlier_line(cv, x + 3, ry, w - 4, sel, v->ra, &app_ra_outliers(v->ra)[l->ev]);
 			break;
 		case L_BLANK: break;
 		}
@@ -343,8 +349,10 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
  * there opens its detail. */
 static bool jump_to(struct app *app, const struct rank_analysis *ra, enum landmark lm, const char *what)
 {
-	const int64_t *iv = lm == LANDMARK_IDLE ? ra->longest_idle : lm == LANDMARK_EXPOSED ? ra->longest_exposed
-			    : lm == LANDMARK_COPY ? ra->longest_copy : ra->longest_sync;
+	const int64_t *iv = lm == LANDMARK_IDLE      ? app_ra_longest_idle(ra)
+			    : lm == LANDMARK_EXPOSED ? app_ra_longest_exposed(ra)
+			    : lm == LANDMARK_COPY    ? app_ra_longest_copy(ra)
+						     : app_ra_longest_sync(ra);
 	if (iv[1] <= iv[0]) {
 		app_message(app, ST_WARN, _("no %s to show in this capture"), what);
 		return false;
@@ -383,7 +391,7 @@ static int handle(void *p, struct app *app, enum action act)
 		return VH_UNHANDLED;
 	const struct bline *l = &v->lines[v->lb.sel];
 	if (l->kind == L_ADV) {
-		const struct advice_finding *f = &v->ra->advice[l->ev];
+		const struct advice_finding *f = &app_ra_advice(v->ra)[l->ev];
 		const struct rank_data *rd = app_rank_data(app);
 		if (f->event_ts == INT64_MIN || !rd) {
 			app_message(app, ST_WARN, _("no event to show for %s"), _(advice_rules[f->rule].title));
@@ -403,7 +411,7 @@ static int handle(void *p, struct app *app, enum action act)
 		return VH_HANDLED;
 	}
 	if (l->kind == L_OUT) {
-		const struct coll_outlier *o = &v->ra->outliers[l->ev];
+		const struct coll_outlier *o = &app_ra_outliers(v->ra)[l->ev];
 		const struct rank_data *rd = app_rank_data(app);
 		uint32_t ev = rd && rd->store.has_events ? o->event : UINT32_MAX;
 		int64_t pad = (o->end - o->start) / 2 + 1000;
@@ -414,7 +422,7 @@ static int handle(void *p, struct app *app, enum action act)
 		return VH_HANDLED;
 	}
 	if (l->kind == L_GAP) {
-		const struct gap *g = &v->ra->gaps.top[l->ev];
+		const struct gap *g = &app_ra_gaps(v->ra)->top[l->ev];
 		int64_t pad = g->dur / 2 + 1000;
 		struct view_target tg = {.timeline = {app_rank_index(app), g->start - pad, g->start + g->dur + pad, UINT32_MAX}};
 		app_open(app, VIEW_TIMELINE, &tg);
@@ -426,7 +434,7 @@ static int handle(void *p, struct app *app, enum action act)
 		app_message(app, ST_DIM, _("Enter on an evidence line shows where it can be seen"));
 		return VH_HANDLED;
 	}
-	const char *m = v->ra->bn[l->bn].ev[l->ev].metric;
+	const char *m = app_ra_bn(v->ra)[l->bn].ev[l->ev].metric;
 	if (!strcmp(m, "host_bound_pct") || !strcmp(m, "host_only_pct") || !strcmp(m, "npu_idle_pct"))
 		jump_to(app, v->ra, LANDMARK_IDLE, _("device idle gap"));
 	else if (!strncmp(m, "comm_", 5))
@@ -455,10 +463,10 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 	csvw_row(out, head, sizeof head / sizeof head[0]);
 	size_t rows = 0;
 	for (int k = 0; v->ra && k < BN_COUNT; k++) {
-		const struct bottleneck *b = &v->ra->bn[k];
+		const struct bottleneck *b = &app_ra_bn(v->ra)[k];
 		for (size_t e = 0; e < b->n_ev; e++) {
 			char f[6][32];
-			snprintf(f[0], 32, "%d", v->ra->rank);
+			snprintf(f[0], 32, "%d", app_ra_rank(v->ra));
 			snprintf(f[1], 32, "%d", b->score);
 			snprintf(f[2], 32, "%.4f", b->ev[e].value);
 			snprintf(f[3], 32, "%.4f", b->ev[e].threshold);
@@ -473,11 +481,11 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 	}
 	/* then the advice findings: candidate "advice", the rule's id as the metric, no score
 	 * and no gain */
-	for (size_t i = 0; v->ra && i < v->ra->n_advice; i++) {
-		const struct advice_finding *f = &v->ra->advice[i];
+	for (size_t i = 0; v->ra && i < app_ra_n_advice(v->ra); i++) {
+		const struct advice_finding *f = &app_ra_advice(v->ra)[i];
 		const struct advice_rule *r = &advice_rules[f->rule];
 		char f0[32], f1[32], f2[32];
-		snprintf(f0, sizeof f0, "%d", v->ra->rank);
+		snprintf(f0, sizeof f0, "%d", app_ra_rank(v->ra));
 		snprintf(f1, sizeof f1, "%.4f", f->value);
 		snprintf(f2, sizeof f2, "%.4f", r->threshold);
 		const char *row[] = {f0, "advice", "", r->id, f1, f2, r->unit, f->triggered ? "yes" : "no", f->evidence,

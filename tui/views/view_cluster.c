@@ -212,15 +212,17 @@ static int handle(void *p, struct app *app, enum action act)
 			app_message(app, ST_WARN,
 				    _("rank %d was read from msprof-analyze's cluster table: it holds no events; open "
 				      "the rank's own capture"),
-				    ra->rank);
+				    app_ra_rank(ra));
 			return VH_HANDLED;
 		}
 		if (pub->an->from_digests) {
-			app_message(app, ST_WARN, _("rank %d was read from a digest: its raw events are in %s"), ra->rank,
-				    app_rank_data_of(app, ra->rank_index)->plan->output_dir);
+			app_message(app, ST_WARN,
+				    _("rank %d was read from a digest: its raw events are in %s"),
+				    app_ra_rank(ra),
+				    app_rank_data_of(app, app_ra_rank_index(ra))->plan->output_dir);
 			return VH_HANDLED;
 		}
-		view_open_rank_timeline(app, ra->rank_index);
+		view_open_rank_timeline(app, app_ra_rank_index(ra));
 		return VH_HANDLED;
 	}
 	return VH_UNHANDLED;

@@ -452,12 +452,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	/* the rank's exposed communication in the attribution's words (comm_split.h), the same
 	 * split the Bottleneck view and the reports give; the columns below are the files' */
 	const struct rank_analysis *ra = app_rank_analysis(app);
-	if (ra && ra->attr.valid) {
-		const struct attribution *a = &ra->attr;
+	if (ra && app_ra_attr(ra)->valid) {
+		const struct attribution *a = app_ra_attr(ra);
 		canvas_textf(cv, x + 1, y + 2, w - 2, ST_NORMAL,
 			     _("rank %d exposed: waiting for a peer %.3f, transfer %.3f, setup %.3f, unsplit %.3f ms (the "
 			       "columns are communication.json's Wait, Idle, Synchronization Time)"),
-			     ra->rank, ms(a->ns[ATTR_COMM_WAIT]), ms(a->ns[ATTR_COMM_TRANSFER]), ms(a->ns[ATTR_COMM_SETUP]),
+			     app_ra_rank(ra), ms(a->ns[ATTR_COMM_WAIT]), ms(a->ns[ATTR_COMM_TRANSFER]),
+			     ms(a->ns[ATTR_COMM_SETUP]),
 			     ms(a->ns[ATTR_COMM_UNSPLIT]));
 	}
 	y++;

@@ -179,7 +179,7 @@ static void draw_head(struct compare_view *v, struct app *app, struct canvas *cv
 			 v->filter[0] ? _("   filter: ") : "", v->filter);
 	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL, _("table %s%s%s   rank %d vs %d   %zu warning(s)"),
 		     v->table == TBL_FIGURES ? _("figures") : v->table == TBL_OPS ? C_("compare table", "ops") : _("bottlenecks"),
-		     sort, scope, v->pair->ra[0]->rank, v->pair->ra[1]->rank, c->n_warnings);
+		     sort, scope, app_ra_rank(v->pair->ra[0]), app_ra_rank(v->pair->ra[1]), c->n_warnings);
 }
 
 /* What each side recorded, before any verdict: the items that differ (at most max lines),
@@ -350,7 +350,7 @@ static void draw_bottlenecks(struct compare_view *v, struct app *app, struct can
 	struct column cols[] = {{c->label[0], 10}, {c->label[1], 10}, {_("delta"), 8}};
 	header_row(cv, x, row++, w, N_("bottleneck score (>= 40 triggers)"), 34, cols, 3);
 	for (int k = 0; k < BN_COUNT && row < end; k++, row++) {
-		canvas_text(cv, x + 1, row, 34, ST_NORMAL, p->ra[0]->bn[k].name);
+		canvas_text(cv, x + 1, row, 34, ST_NORMAL, app_ra_bn(p->ra[0])[k].name);
 		int cx = x + 35;
 		for (int s = 0; s < 2; s++, cx += 10)
 			canvas_textf(cv, cx, row, 9, p->bn_score[s][k] >= 40 ? ST_WARN : ST_GOOD, "%9d", p->bn_score[s][k]);
@@ -581,12 +581,12 @@ static void cop_load(struct compare_op *o, struct app *app)
 		/* each side's own row: a collective paired across groups has a group per side */
 		const struct op_diff *d = compare_find_op(o->pair, o->scope, o->phase, cop_key(o));
 		struct op_key key = d && d->s[s] ? op_key_of(d->s[s]) : cop_key(o);
-		sd->n = op_rows_instances(rs, ra->cls, key, o->scope, &sd->evs);
-		sd->step_ns = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_ns);
-		sd->step_calls = xcalloc(ra->n_steps ? ra->n_steps : 1, sizeof *sd->step_calls);
+		sd->n = op_rows_instances(rs, app_ra_cls(ra), key, o->scope, &sd->evs);
+		sd->step_ns = xcalloc(app_ra_n_steps(ra) ? app_ra_n_steps(ra) : 1, sizeof *sd->step_ns);
+		sd->step_calls = xcalloc(app_ra_n_steps(ra) ? app_ra_n_steps(ra) : 1, sizeof *sd->step_calls);
 		sd->max_dur = op_rows_by_step(ra, rs, sd->evs, sd->n, sd->step_ns, sd->step_calls);
-		if (ra->n_steps > o->n_steps)
-			o->n_steps = ra->n_steps;
+		if (app_ra_n_steps(ra) > o->n_steps)
+			o->n_steps = app_ra_n_steps(ra);
 	}
 	o->lb.n = o->n_steps;
 	listbox_clamp(&o->lb, o->lb.height);
@@ -608,7 +608,7 @@ static void cop_open(void *st, struct app *app, const struct view_target *target
 	for (size_t k = 0; k < o->n_steps; k++) {
 		int64_t d[2] = {0, 0};
 		for (int s = 0; s < 2; s++)
-			if (o->side[s].ok && k < o->side[s].cs.ra->n_steps)
+			if (o->side[s].ok && k < app_ra_n_steps(o->side[s].cs.ra))
 				d[s] = o->side[s].step_ns[k];
 		if (llabs(d[1] - d[0]) > best) {
 			best = llabs(d[1] - d[0]);
@@ -684,7 +684,7 @@ static void timeline_row(const struct op_side *sd, enum tl_row kind, int64_t t0,
 			if (kind == TL_HOST ? !lanes_group_is_host(l->group) : l->group != LANE_DEVICE)
 				continue;
 			struct lod_result r;
-			lod_query(rs, sd->cs.ra->cls, l, &sd->cs.lods[li], a, b, &r);
+			lod_query(rs, app_ra_cls(sd->cs.ra), l, &sd->cs.lods[li], a, b, &r);
 			if (r.coverage > cov)
 				cov = r.coverage;
 			mask |= r.mask;
@@ -701,21 +701,22 @@ static int stacked_timelines(struct compare_op *o, struct canvas *cv, int x, int
 	int64_t span = 1;
 	for (int s = 0; s < 2; s++) {
 		const struct rank_analysis *ra = o->side[s].ok ? o->side[s].cs.ra : NULL;
-		if (ra && k < ra->n_steps && ra->steps[k].has_window && ra->steps[k].end - ra->steps[k].start > span)
-			span = ra->steps[k].end - ra->steps[k].start;
+		const struct step *st = ra && k < app_ra_n_steps(ra) ? &app_ra_steps(ra)[k] : NULL;
+		if (st && st->has_window && st->end - st->start > span)
+			span = st->end - st->start;
 	}
 	int row = y;
 	static const char *labels[] = {"host", "device", "op"};
 	for (int s = 0; s < 2; s++) {
 		const struct op_side *sd = &o->side[s];
 		const struct rank_analysis *ra = sd->ok ? sd->cs.ra : NULL;
-		if (!ra || k >= ra->n_steps || !ra->steps[k].has_window) {
+		if (!ra || k >= app_ra_n_steps(ra) || !app_ra_steps(ra)[k].has_window) {
 			canvas_textf(cv, x + 1, row, w - 2, ST_DIM, _("%s: no step %zu with timestamps"),
 				     sd->ok ? sd->cs.label : "?", k + 1);
 			row += 4;
 			continue;
 		}
-		const struct step *st = &ra->steps[k];
+		const struct step *st = &app_ra_steps(ra)[k];
 		char b1[24], b2[24];
 		canvas_textf(cv, x + 1, row++, w - 2, ST_BOLD, _("%s, step %zu (%s): %s, the op %s in %zu call(s)%s"),
 			     sd->cs.label, k + 1, _(analysis_phase_name(st->phase)), app_fmt_dur(st->end - st->start, b1, sizeof b1),
@@ -766,9 +767,9 @@ static void cop_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 		const char *phase = "-";
 		for (int s = 0; s < 2; s++) {
 			const struct op_side *sd = &o->side[s];
-			if (!sd->ok || k >= sd->cs.ra->n_steps)
+			if (!sd->ok || k >= app_ra_n_steps(sd->cs.ra))
 				continue;
-			const struct step *st = &sd->cs.ra->steps[k];
+			const struct step *st = &app_ra_steps(sd->cs.ra)[k];
 			app_fmt_dur(st->end - st->start, dur[s], sizeof dur[s]);
 			char b[24];
 			snprintf(op[s], sizeof op[s], "%s / %zu", app_fmt_dur(sd->step_ns[k], b, sizeof b), sd->step_calls[k]);
@@ -788,12 +789,12 @@ static int cop_handle(void *p, struct app *app, enum action act)
 	if (act != ACT_OPEN || !o->side[0].ok)
 		return VH_UNHANDLED;
 	const struct rank_analysis *ra = o->side[0].cs.ra;
-	if (o->lb.sel >= ra->n_steps || !ra->steps[o->lb.sel].has_window) {
+	if (o->lb.sel >= app_ra_n_steps(ra) || !app_ra_steps(ra)[o->lb.sel].has_window) {
 		app_message(app, ST_WARN, _("%s has no step %zu with timestamps"), o->side[0].cs.label, o->lb.sel + 1);
 		return VH_HANDLED;
 	}
 	/* the explorer's timeline shows the first side's capture */
-	const struct step *st = &ra->steps[o->lb.sel];
+	const struct step *st = &app_ra_steps(ra)[o->lb.sel];
 	struct view_target tg = {.timeline = {o->pair->rank_index[0], st->win_start, st->win_end,
 					      UINT32_MAX}};
 	app_open(app, VIEW_TIMELINE, &tg);

@@ -64,7 +64,7 @@ static void build(struct memory_view *v)
 	v->rows = NULL;
 	v->n_rows = 0;
 	size_t cap = 0;
-	const struct mem_analysis *m = &v->ra->mem;
+	const struct mem_analysis *m = app_ra_mem(v->ra);
 	if (m->record) {
 		/* the titles of PEAK_ROW_FMT's columns, whole: a translation keeps each column's cells */
 		snprintf(v->head_comp, sizeof v->head_comp, "%s",
@@ -126,7 +126,7 @@ static void update(void *p, struct app *app)
 /* The table and row behind a view row. */
 static const struct csv_table *row_source(const struct memory_view *v, const struct mrow *r, size_t *row)
 {
-	const struct mem_analysis *m = &v->ra->mem;
+	const struct mem_analysis *m = app_ra_mem(v->ra);
 	switch (r->kind) {
 	case R_COMP: *row = m->comps[r->index].peak_row; return m->record;
 	case R_MOD: *row = m->mods[r->index].peak_row; return m->modules;
@@ -145,7 +145,9 @@ static void curve(const struct mem_analysis *m, const struct rank_analysis *ra, 
 		hi = fmax(hi, m->curve[i]);
 	}
 	canvas_textf(cv, x, y, w, ST_BOLD, _("%s %s: %.1f .. %.1f MB, %.3f .. %.3f ms"), m->curve_component,
-		     m->curve_field, lo, hi, (double)(m->curve_t0 - ra->t0) / 1e6, (double)(m->curve_t1 - ra->t0) / 1e6);
+		     m->curve_field, lo, hi,
+		     (double)(m->curve_t0 - app_ra_t0(ra)) / 1e6,
+		     (double)(m->curve_t1 - app_ra_t0(ra)) / 1e6);
 	for (int c = 0; c < w; c++) {
 		int a = c * m->n_curve / w, b = (c + 1) * m->n_curve / w;
 		double val = -INFINITY;
@@ -167,8 +169,8 @@ static void mb_cell(char *buf, size_t size, double v)
 static void draw_row(const struct memory_view *v, const struct mrow *r, struct canvas *cv, int x, int y, int w,
 		     bool sel)
 {
-	const struct mem_analysis *m = &v->ra->mem;
-	int64_t t0 = v->ra->t0;
+	const struct mem_analysis *m = app_ra_mem(v->ra);
+	int64_t t0 = app_ra_t0(v->ra);
 	enum style st = sel ? ST_SELECTED : ST_NORMAL;
 	if (sel)
 		canvas_fill(cv, x, y, w, 1, ' ', ST_SELECTED);
@@ -250,7 +252,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("loading..."));
 		return;
 	}
-	const struct mem_analysis *m = &ra->mem;
+	const struct mem_analysis *m = app_ra_mem(ra);
 	if (!m->record && !m->modules && !m->ops) {
 		canvas_text(cv, x + 1, y + 1, w - 2, ST_NORMAL, _("no memory tables for this rank"));
 		canvas_text(cv, x + 1, y + 2, w - 2, ST_DIM,
@@ -276,7 +278,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int name_x = 0;
 	if (!v->detail && v->lb.sel < v->n_rows) {
 		const struct mrow *r = &v->rows[v->lb.sel];
-		const struct mem_analysis *ma = &v->ra->mem;
+		const struct mem_analysis *ma = app_ra_mem(v->ra);
 		sel_name = r->kind == R_COMP ? ma->comps[r->index].name : r->kind == R_MOD ? ma->mods[r->index].name
 			   : r->kind == R_ALLOC ? ma->top[r->index].name : NULL;
 		name_x = r->kind == R_ALLOC ? 62 : 66; /* the numbers' widths before the name */
@@ -327,7 +329,7 @@ static int handle(void *p, struct app *app, enum action act)
 
 static const char *row_name(const struct memory_view *v, const struct mrow *r)
 {
-	const struct mem_analysis *m = &v->ra->mem;
+	const struct mem_analysis *m = app_ra_mem(v->ra);
 	switch (r->kind) {
 	case R_COMP: return m->comps[r->index].name;
 	case R_MOD: return m->mods[r->index].name;
@@ -366,7 +368,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 	update(v, app);
 	if (!v->ra)
 		return 0;
-	const struct mem_analysis *m = &v->ra->mem;
+	const struct mem_analysis *m = app_ra_mem(v->ra);
 	static const char *const head[] = {"table", "name", "peak_allocated_mb", "peak_reserved_mb", "peak_active_mb",
 					   "samples", "peak_at_ms", "size_mb", "held_ms", "at_ms"};
 	csvw_row(out, head, sizeof head / sizeof head[0]);
@@ -381,7 +383,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 			mb_field(b[2], 32, k->peak_active_mb);
 			snprintf(b[3], 32, "%zu", k->samples);
 			if (k->peak_ts)
-				snprintf(b[4], 32, "%.6f", (double)(k->peak_ts - v->ra->t0) / 1e6);
+				snprintf(b[4], 32, "%.6f", (double)(k->peak_ts - app_ra_t0(v->ra)) / 1e6);
 			else
 				b[4][0] = '\0';
 			const char *row[] = {t == 0 ? "component" : "module", k->name, b[0], b[1], b[2], b[3], b[4],
@@ -398,7 +400,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 		else
 			b[6][0] = '\0';
 		if (al->alloc_ts != INT64_MIN)
-			snprintf(b[7], 32, "%.6f", (double)(al->alloc_ts - v->ra->t0) / 1e6);
+			snprintf(b[7], 32, "%.6f", (double)(al->alloc_ts - app_ra_t0(v->ra)) / 1e6);
 		else
 			b[7][0] = '\0';
 		const char *row[] = {"allocation", al->name, "", "", "", "", "", b[5], b[6], b[7]};

@@ -22,12 +22,12 @@ static const char *group_names[GROUP_N] = {"name", "type", "type+shape"};
 
 struct ops_view {
 	int scope;         /* enum op_scope */
-	enum group_key group; /* name: ra->ops; type: ra->op_types; type+shape: ra->op_shapes */
+	enum group_key group; /* name: the rank's ops; type: its op_types; type+shape: its op_shapes */
 	int phase;         /* enum phase: UNKNOWN = all */
 	enum sort_col sort;
 	bool reverse;
 	char filter[128];
-	size_t *rows;      /* indices into ra->ops */
+	size_t *rows;      /* indices into the rank's ops */
 	size_t n_rows;
 	const struct rank_analysis *ra;
 	struct listbox lb;
@@ -69,7 +69,8 @@ static double sort_key(const struct op_stat *o, enum sort_col sort)
 static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	const struct ops_view *v = ctx;
-	const struct op_stat *x = &v->ra->ops[*(const size_t *)a], *y = &v->ra->ops[*(const size_t *)b];
+	const struct op_stat *ops = app_ra_ops(v->ra);
+	const struct op_stat *x = &ops[*(const size_t *)a], *y = &ops[*(const size_t *)b];
 	double kx = sort_key(x, v->sort), ky = sort_key(y, v->sort);
 	int c = kx > ky ? -1 : kx < ky ? 1 : 0; /* numbers: largest first; the name sorts as 0 */
 	if (!c)
@@ -83,8 +84,8 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
  * table), in the scope (all: every scope), filtered, sorted by total, count or name. */
 static const struct op_type_stat *group_rows(const struct ops_view *v, size_t *n)
 {
-	*n = v->group == GROUP_TYPE ? v->ra->n_op_types : v->ra->n_op_shapes;
-	return v->group == GROUP_TYPE ? v->ra->op_types : v->ra->op_shapes;
+	*n = v->group == GROUP_TYPE ? app_ra_n_op_types(v->ra) : app_ra_n_op_shapes(v->ra);
+	return v->group == GROUP_TYPE ? app_ra_op_types(v->ra) : app_ra_op_shapes(v->ra);
 }
 
 /* Grouped row order of the view (ctx): name, count, or busy time. */
@@ -128,7 +129,7 @@ static void rebuild_groups(struct ops_view *v)
 /* A row's name as shown and searched: a collective's with its group. */
 static const char *row_label(const struct ops_view *v, size_t i, char *buf, size_t size)
 {
-	const struct op_stat *o = &v->ra->ops[v->rows[i]];
+	const struct op_stat *o = &app_ra_ops(v->ra)[v->rows[i]];
 	return op_rows_label(o->name, o->group, buf, size);
 }
 
@@ -149,7 +150,7 @@ static void rebuild(struct ops_view *v, struct app *app)
 	}
 	if (!v->ra)
 		return;
-	if (!v->self && v->scope == SCOPE_HOST && v->ra->has_trace) {
+	if (!v->self && v->scope == SCOPE_HOST && app_ra_has_trace(v->ra)) {
 		v->self = analysis_host_self_ns(&rd->store);
 		v->self_rs = &rd->store;
 	}
@@ -157,10 +158,10 @@ static void rebuild(struct ops_view *v, struct app *app)
 		rebuild_groups(v);
 		return;
 	}
-	v->rows = xmalloc((v->ra->n_ops ? v->ra->n_ops : 1) * sizeof *v->rows);
+	v->rows = xmalloc((app_ra_n_ops(v->ra) ? app_ra_n_ops(v->ra) : 1) * sizeof *v->rows);
 	char label[600];
-	for (size_t i = 0; i < v->ra->n_ops; i++) {
-		const struct op_stat *o = &v->ra->ops[i];
+	for (size_t i = 0; i < app_ra_n_ops(v->ra); i++) {
+		const struct op_stat *o = &app_ra_ops(v->ra)[i];
 		if (o->scope != v->scope || o->phase != v->phase)
 			continue;
 		if (v->filter[0] && !strcasestr(op_rows_label(o->name, o->group, label, sizeof label), v->filter))
@@ -359,7 +360,7 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	listbox_clamp(&v->lb, body);
 	for (int r = 0; r < body && v->lb.top + (size_t)r < v->n_rows; r++) {
 		size_t idx = v->lb.top + (size_t)r;
-		const struct op_stat *o = &v->ra->ops[v->rows[idx]];
+		const struct op_stat *o = &app_ra_ops(v->ra)[v->rows[idx]];
 		int ry = y + 2 + r;
 		bool sel = idx == v->lb.sel;
 		enum style st = sel ? ST_SELECTED : ST_NORMAL;
@@ -424,7 +425,7 @@ static int ops_handle(void *p, struct app *app, enum action act)
 			v->group = GROUP_NAME;
 			rebuild(v, app);
 		} else if (v->n_rows && v->ra) {
-			const struct op_stat *o = &v->ra->ops[v->rows[v->lb.sel]];
+			const struct op_stat *o = &app_ra_ops(v->ra)[v->rows[v->lb.sel]];
 			struct view_target tg = {.op = {o->name, v->scope, o->group, o->collective}};
 			app_open(app, VIEW_OP_DETAIL, &tg);
 		}
@@ -484,7 +485,7 @@ static size_t ops_export(void *p, struct app *app, FILE *out)
 					   "csv_total_ms", "deviation_pct", "comm_group"};
 	csvw_row(out, head, sizeof head / sizeof head[0]);
 	for (size_t i = 0; i < v->n_rows; i++) {
-		const struct op_stat *o = &v->ra->ops[v->rows[i]];
+		const struct op_stat *o = &app_ra_ops(v->ra)[v->rows[i]];
 		char b[10][32];
 		op_numbers(o, op_self(v, o), b, true);
 		const char *row[] = {o->name, analysis_scope_name(o->scope),
@@ -588,7 +589,7 @@ static void detail_load(struct op_detail *d, struct app *app)
 	const struct rank_store *rs = &rd->store;
 	const struct rank_analysis *ra = app_rank_analysis(app);
 	uint32_t *evs;
-	d->n_inst = op_rows_instances(rs, ra ? ra->cls : NULL, detail_key(d), d->scope, &evs);
+	d->n_inst = op_rows_instances(rs, ra ? app_ra_cls(ra) : NULL, detail_key(d), d->scope, &evs);
 	d->inst = xmalloc((d->n_inst ? d->n_inst : 1) * sizeof *d->inst);
 	for (size_t i = 0; i < d->n_inst; i++)
 		d->inst[i] = (struct instance){store_ts(rs, evs[i]), store_dur(rs, evs[i]), evs[i], i};
@@ -659,8 +660,8 @@ static size_t disp_row(const struct op_detail *d, size_t i, long *cell)
 
 static const struct op_stat *find_stat(const struct rank_analysis *ra, struct op_key key, int scope, int phase)
 {
-	for (size_t i = 0; ra && i < ra->n_ops; i++) {
-		const struct op_stat *o = &ra->ops[i];
+	for (size_t i = 0; ra && i < app_ra_n_ops(ra); i++) {
+		const struct op_stat *o = &app_ra_ops(ra)[i];
 		if (o->scope == scope && o->phase == phase && o->collective == key.collective && !strcmp(o->name, key.name) &&
 		    !analysis_group_cmp(o->group, key.group))
 			return o;
@@ -724,7 +725,8 @@ static bool detail_line(const struct op_detail *d, const struct rank_analysis *r
 		const struct instance *in = &d->inst[dr->index];
 		const struct lane *l = store_ev_lane(&rd->store, in->ev);
 		snprintf(line, size, _("#%-6zu at %12.3f ms  %12s  %s / %s"), in->ord + 1,
-			 ra ? (double)(in->ts - ra->t0) / 1e6 : 0.0, app_fmt_dur(in->dur, b1, sizeof b1),
+			 ra ? (double)(in->ts - app_ra_t0(ra)) / 1e6 : 0.0,
+			 app_fmt_dur(in->dur, b1, sizeof b1),
 			 store_str(&rd->store, l->process_name), store_str(&rd->store, l->thread_name));
 		return false;
 	}
@@ -897,7 +899,7 @@ static size_t detail_export(void *p, struct app *app, FILE *out)
 		const struct lane *l = store_ev_lane(&rd->store, in->ev);
 		char b[4][40];
 		snprintf(b[0], 40, "%zu", in->ord + 1);
-		snprintf(b[1], 40, "%.6f", ra ? (double)(in->ts - ra->t0) / 1e6 : 0.0);
+		snprintf(b[1], 40, "%.6f", ra ? (double)(in->ts - app_ra_t0(ra)) / 1e6 : 0.0);
 		snprintf(b[2], 40, "%.3f", (double)in->dur / 1e3);
 		num_format_ns_as_us(in->ts, b[3], sizeof b[3]);
 		const char *row[] = {d->name, b[0], b[1], b[2], b[3], store_str(&rd->store, l->process_name),

@@ -30,7 +30,7 @@ static const struct bottleneck *top_bottleneck(const struct rank_analysis *ra)
 {
 	int order[BN_COUNT];
 	analysis_verdict_order(ra, order);
-	return &ra->bn[order[0]];
+	return &app_ra_bn(ra)[order[0]];
 }
 
 /* What the table says of a rank no candidate triggered on: "none" only when the analysis
@@ -160,10 +160,10 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 		cx = x + 6;
 		for (size_t c = 0; c < ncols; c++) {
 			char b[32];
-			if (cols[c].m == M_STEPS && ra->have[M_STEPS])
-				snprintf(b, sizeof b, "%.0f", ra->v[M_STEPS]);
-			else if (cols[c].m == M_DISPATCH_PER_STEP && ra->have[cols[c].m])
-				snprintf(b, sizeof b, "%.0f", ra->v[cols[c].m]);
+			if (cols[c].m == M_STEPS && app_ra_have(ra)[M_STEPS])
+				snprintf(b, sizeof b, "%.0f", app_ra_v(ra)[M_STEPS]);
+			else if (cols[c].m == M_DISPATCH_PER_STEP && app_ra_have(ra)[cols[c].m])
+				snprintf(b, sizeof b, "%.0f", app_ra_v(ra)[cols[c].m]);
 			else
 				report_metric_text(ra, cols[c].m, b, sizeof b);
 			canvas_text_right(cv, cx, y, cols[c].width - 1, st, b);
@@ -173,7 +173,8 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 		char b[64];
 		bool insufficient = false;
 		if (analysis_verdict_leads_collective(ra))
-			snprintf(b, sizeof b, _("one collective %.0f %%"), attribution_pct(&ra->attr, ra->outliers[0].exposed_ns));
+			snprintf(b, sizeof b, _("one collective %.0f %%"),
+				 attribution_pct(app_ra_attr(ra), app_ra_outliers(ra)[0].exposed_ns));
 		else if (bn->score >= 40)
 			snprintf(b, sizeof b, "%s %d", bn->name, bn->score);
 		else
@@ -192,18 +193,18 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 	const struct bottleneck *bn = top_bottleneck(ra);
 	char verdict[VERDICT_MAX], head[VERDICT_MAX + 64];
 	analysis_verdict(ra, verdict, sizeof verdict);
-	snprintf(head, sizeof head, _("Verdict (rank %d): %s"), ra->rank, verdict);
+	snprintf(head, sizeof head, _("Verdict (rank %d): %s"), app_ra_rank(ra), verdict);
 	if (bn->score < 40) {
 		bool unknown = strcmp(verdict, _("no candidate reaches its threshold")) != 0;
 		canvas_text(cv, x, y++, w, unknown ? ST_WARN : ST_GOOD, head);
-		y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 1, &ra->attr);
+		y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 1, app_ra_attr(ra));
 		return y;
 	}
 	/* the verdict whole (its order, and why a higher score comes later), on up to three
 	 * lines when there is room; then the first candidate's evidence and gain */
 	int extra = canvas_wrap(cv, x, y, w, max_lines >= 8 ? 3 : 1, ST_WARN, head) - 1;
 	y += 1 + extra;
-	y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 3 - extra, &ra->attr);
+	y += draw_attribution(cv, x + 2, y, w - 2, max_lines - 3 - extra, app_ra_attr(ra));
 	int shown = 0;
 	for (size_t e = 0; e < bn->n_ev && shown < max_lines - 5 - extra; e++) {
 		if (!bn->ev[e].triggered)
@@ -215,7 +216,7 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 	char gain[200];
 	snprintf(gain, sizeof gain, _("expected gain %.1f-%.1f %% of the window (%s confidence); all triggered: "
 		 "%.1f-%.1f %%"), bn->gain.low_pct, bn->gain.high_pct, analysis_confidence_text(bn->gain.conf),
-		 ra->combined_gain_low, ra->combined_gain_high);
+		 app_ra_combined_gain_low(ra), app_ra_combined_gain_high(ra));
 	canvas_text(cv, x + 2, y++, w - 2, ST_NORMAL, gain);
 	canvas_text(cv, x + 2, y++, w - 2, ST_DIM, _("6 evidence and gains   2 timeline   3 ops   4 steps   5 ranks"));
 	return y;

@@ -40,7 +40,7 @@ static void device_cell(struct app *app, size_t ri, int64_t a, int64_t b, struct
 		if (l->group != LANE_DEVICE && l->group != LANE_COMM)
 			continue;
 		struct lod_result r;
-		lod_query(rs, ra->cls, l, &lods[li], a, b, &r);
+		lod_query(rs, app_ra_cls(ra), l, &lods[li], a, b, &r);
 		lod_merge_add(&m, &r);
 	}
 	uint8_t cat = lod_merge_pick(&m, &out->coverage);
@@ -73,10 +73,12 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	char **lines = xcalloc(shown ? (size_t)shown : 1, sizeof *lines);
 	for (int r = 0; r < shown; r++) {
 		const struct rank_analysis *ra = &an->ranks[v->lb.top + (size_t)r];
-		lines[r] = xasprintf("%-4d %13.3f %13.3f %14.3f %12.3f %8zu%s", ra->rank,
-				     (double)ra->offset_ns[ALIGN_FIRST] / 1e3, (double)ra->offset_ns[ALIGN_RAW] / 1e3,
-				     (double)ra->offset_ns[ALIGN_COLLECTIVE] / 1e3, (double)ra->residual_ns / 1e3,
-				     ra->matched_collectives, ra->collective_ok ? "" : "*");
+		lines[r] = xasprintf("%-4d %13.3f %13.3f %14.3f %12.3f %8zu%s", app_ra_rank(ra),
+				     (double)app_ra_offset_ns(ra)[ALIGN_FIRST] / 1e3,
+				     (double)app_ra_offset_ns(ra)[ALIGN_RAW] / 1e3,
+				     (double)app_ra_offset_ns(ra)[ALIGN_COLLECTIVE] / 1e3,
+				     (double)app_ra_residual_ns(ra) / 1e3,
+				     app_ra_matched_collectives(ra), app_ra_collective_ok(ra) ? "" : "*");
 	}
 	/* too narrow for the bars: Right/l and Left/h scroll the offsets out, the rank stays */
 	struct hscroll hs;
@@ -97,11 +99,11 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		free(lines[r]);
 		/* compute | exposed comm | free, scaled to the longest window */
 		int bx = x + 1 + lw + 3, bw = x + w - bx - 1;
-		if (bw > 6 && ra->have[M_WALL_US]) {
+		if (bw > 6 && app_ra_have(ra)[M_WALL_US]) {
 			double scale = (double)bw / maxwin;
-			int c1 = (int)(ra->v[M_COMPUTE_US] * scale + 0.5);
-			int c2 = (int)(ra->v[M_COMM_NOT_OVERLAPPED_US] * scale + 0.5);
-			int c3 = (int)(ra->v[M_FREE_US] * scale + 0.5);
+			int c1 = (int)(app_ra_v(ra)[M_COMPUTE_US] * scale + 0.5);
+			int c2 = (int)(app_ra_v(ra)[M_COMM_NOT_OVERLAPPED_US] * scale + 0.5);
+			int c3 = (int)(app_ra_v(ra)[M_FREE_US] * scale + 0.5);
 			int cx = bx;
 			for (int k = 0; k < c1 && cx < bx + bw; k++)
 				canvas_set(cv, cx++, ry, 0x2588, ST_CAT_COMPUTE);
@@ -127,10 +129,10 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (size_t i = 0; i < an->n_ranks; i++) {
 		const struct rank_analysis *ra = &an->ranks[i];
-		const struct rank_store *rs = &app_rank_data_of(app, ra->rank_index)->store;
+		const struct rank_store *rs = &app_rank_data_of(app, app_ra_rank_index(ra))->store;
 		if (!rs->has_events)
 			continue;
-		int64_t off = ra->offset_ns[app_align(app)];
+		int64_t off = app_ra_offset_ns(ra)[app_align(app)];
 		if (rs->window_start - off < lo)
 			lo = rs->window_start - off;
 		if (rs->window_end - off > hi)
@@ -144,12 +146,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int label_w = 9, tw = w - label_w - 2;
 	for (size_t i = 0; i < an->n_ranks && yy < y + h; i++, yy++) {
 		const struct rank_analysis *ra = &an->ranks[i];
-		canvas_textf(cv, x + 1, yy, label_w, i == v->lb.sel ? ST_BOLD : ST_NORMAL, _("rank %d"), ra->rank);
-		int64_t off = ra->offset_ns[app_align(app)];
+		canvas_textf(cv, x + 1, yy, label_w, i == v->lb.sel ? ST_BOLD : ST_NORMAL, _("rank %d"),
+			     app_ra_rank(ra));
+		int64_t off = app_ra_offset_ns(ra)[app_align(app)];
 		for (int c = 0; c < tw; c++) {
 			int64_t a = lo + (hi - lo) * c / tw, b = lo + (hi - lo) * (c + 1) / tw;
 			struct lod_result r;
-			device_cell(app, ra->rank_index, a + off, b + off, &r);
+			device_cell(app, app_ra_rank_index(ra), a + off, b + off, &r);
 			canvas_set(cv, x + 1 + label_w + c, yy, category_glyph(r.top_cat, r.coverage),
 				   category_style(r.top_cat));
 		}
@@ -164,7 +167,7 @@ static int handle(void *p, struct app *app, enum action act)
 	const struct published *pub = app_pub(app);
 	if (act == ACT_OPEN && pub && v->lb.sel < pub->an->n_ranks) {
 		const struct rank_analysis *ra = &pub->an->ranks[v->lb.sel];
-		view_open_rank_timeline(app, ra->rank_index);
+		view_open_rank_timeline(app, app_ra_rank_index(ra));
 		return VH_HANDLED;
 	}
 	return VH_UNHANDLED;

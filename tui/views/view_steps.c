@@ -33,32 +33,32 @@ static void update(void *p, struct app *app)
 		v->ra = ra;
 		v->lb.sel = v->lb.top = 0;
 	}
-	v->lb.n = ra ? ra->n_steps : 0;
+	v->lb.n = ra ? app_ra_n_steps(ra) : 0;
 }
 
 /* One cell per step (or per group of steps when they do not fit): height is duration. */
 static void sparkline(const struct rank_analysis *ra, struct canvas *cv, int x, int y, int w, size_t sel)
 {
 	static const uint32_t levels[8] = {0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
-	if (!ra->n_steps || w < 1)
+	if (!app_ra_n_steps(ra) || w < 1)
 		return;
 	int64_t maxd = 1;
-	for (size_t i = 0; i < ra->n_steps; i++)
-		if (ra->steps[i].end - ra->steps[i].start > maxd)
-			maxd = ra->steps[i].end - ra->steps[i].start;
-	size_t per = (ra->n_steps + (size_t)w - 1) / (size_t)w;
+	for (size_t i = 0; i < app_ra_n_steps(ra); i++)
+		if (app_ra_steps(ra)[i].end - app_ra_steps(ra)[i].start > maxd)
+			maxd = app_ra_steps(ra)[i].end - app_ra_steps(ra)[i].start;
+	size_t per = (app_ra_n_steps(ra) + (size_t)w - 1) / (size_t)w;
 	for (int c = 0; c < w; c++) {
 		size_t a = (size_t)c * per;
-		if (a >= ra->n_steps)
+		if (a >= app_ra_n_steps(ra))
 			break;
 		int64_t d = 0;
 		bool prefill = false, mixed = false, has_sel = false;
-		for (size_t i = a; i < a + per && i < ra->n_steps; i++) {
-			int64_t di = ra->steps[i].end - ra->steps[i].start;
+		for (size_t i = a; i < a + per && i < app_ra_n_steps(ra); i++) {
+			int64_t di = app_ra_steps(ra)[i].end - app_ra_steps(ra)[i].start;
 			if (di > d)
 				d = di;
-			prefill |= ra->steps[i].phase == PHASE_PREFILL;
-			mixed |= ra->steps[i].phase == PHASE_MIXED;
+			prefill |= app_ra_steps(ra)[i].phase == PHASE_PREFILL;
+			mixed |= app_ra_steps(ra)[i].phase == PHASE_MIXED;
 			has_sel |= i == sel;
 		}
 		int lv = (int)(d * 7 / maxd);
@@ -76,17 +76,17 @@ static void sparkline(const struct rank_analysis *ra, struct canvas *cv, int x, 
 /* Step i's row of the table, owned. */
 static char *step_line(const struct rank_analysis *ra, size_t i)
 {
-	const struct step *s = &ra->steps[i];
+	const struct step *s = &app_ra_steps(ra)[i];
 	char start[24] = "-";
 	if (s->has_window)
-		snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
+		snprintf(start, sizeof start, "%.3f", (double)(s->start - app_ra_t0(ra)) / 1e6);
 	char win[24] = "-", phase[32], conf[32], host[24] = "-", disp[24] = "-";
 	if (s->has_window)
 		snprintf(win, sizeof win, "%.3f", (double)(s->win_end - s->win_start) / 1e6);
 	/* without a host trace these are unknown, not zero (the rank's metrics are n/a) */
-	if (ra->have[M_HOST_ONLY_US])
+	if (app_ra_have(ra)[M_HOST_ONLY_US])
 		snprintf(host, sizeof host, "%.3f", (double)s->host_only_ns / 1e6);
-	if (ra->have[M_DISPATCH_OPS])
+	if (app_ra_have(ra)[M_DISPATCH_OPS])
 		snprintf(disp, sizeof disp, "%zu", s->dispatch_ops);
 	/* "training" is a byte wider than the column: the compute field gives it back */
 	const char *ph = _(analysis_step_phase_name(s));
@@ -109,17 +109,20 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("loading..."));
 		return;
 	}
-	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("%zu step(s) from %s"), ra->n_steps,
-		     analysis_step_source_name(ra->step_source));
-	canvas_text(cv, x + 3, y + 1, w - 4, ST_DIM, ra->step_evidence ? ra->step_evidence : "");
+	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("%zu step(s) from %s"), app_ra_n_steps(ra),
+		     analysis_step_source_name(app_ra_step_source(ra)));
+	canvas_text(cv, x + 3, y + 1, w - 4, ST_DIM,
+		    app_ra_step_evidence(ra) ? app_ra_step_evidence(ra) : "");
 	canvas_textf(cv, x + 1, y + 2, w - 2, ST_BOLD, _("workload %s; phases from %s, confidence %s"),
-	             analysis_workload_name(ra->workload), analysis_phase_source_name(ra->phase_source),
-	             analysis_confidence_text(ra->phase_conf));
-	canvas_text(cv, x + 3, y + 3, w - 4, ST_DIM, ra->phase_evidence ? ra->phase_evidence : "");
+	             analysis_workload_name(app_ra_workload(ra)),
+	             analysis_phase_source_name(app_ra_phase_source(ra)),
+	             analysis_confidence_text(app_ra_phase_conf(ra)));
+	canvas_text(cv, x + 3, y + 3, w - 4, ST_DIM,
+		    app_ra_phase_evidence(ra) ? app_ra_phase_evidence(ra) : "");
 	canvas_text(cv, x + 1, y + 4, 10, ST_DIM, _("durations"));
 	sparkline(ra, cv, x + 12, y + 4, w - 14, v->lb.sel);
-	if (v->lb.sel < ra->n_steps) { /* why the selected step has its phase */
-		const struct step *s = &ra->steps[v->lb.sel];
+	if (v->lb.sel < app_ra_n_steps(ra)) { /* why the selected step has its phase */
+		const struct step *s = &app_ra_steps(ra)[v->lb.sel];
 		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, _("step %zu: %s from %s, confidence %s: %s"),
 		             v->lb.sel + 1, _(analysis_step_phase_name(s)),
 		             analysis_phase_source_name(s->phase_source),
@@ -127,7 +130,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		             s->phase_evidence ? s->phase_evidence : "");
 	}
 	char phases[512]; /* a verdict per phase, one line (phase_verdict.h) */
-	int by_phase = ra->n_by_phase ? 1 : 0;
+	int by_phase = app_ra_n_by_phase(ra) ? 1 : 0;
 	if (by_phase)
 		canvas_text(cv, x + 1, y + 6, w - 2, ST_BOLD, view_phases_line(ra, phases, sizeof phases));
 	int hy = y + 7 + by_phase;
@@ -142,7 +145,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	int body = h - 8 - by_phase;
 	listbox_clamp(&v->lb, body);
 	int shown = 0;
-	while (shown < body && v->lb.top + (size_t)shown < ra->n_steps)
+	while (shown < body && v->lb.top + (size_t)shown < app_ra_n_steps(ra))
 		shown++;
 	char **lines = xcalloc(shown ? (size_t)shown : 1, sizeof *lines);
 	for (int r = 0; r < shown; r++)
@@ -153,7 +156,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	view_hscroll_text(cv, x + 1, hy, w - 2, ST_HEADER, head, &hs);
 	for (int r = 0; r < shown; r++) {
 		size_t i = v->lb.top + (size_t)r;
-		const struct step *s = &ra->steps[i];
+		const struct step *s = &app_ra_steps(ra)[i];
 		bool sel = i == v->lb.sel;
 		enum style st = sel ? ST_SELECTED : ST_NORMAL;
 		if (sel)
@@ -166,7 +169,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		free(lines[r]);
 	}
 	free(lines);
-	if (!ra->n_steps)
+	if (!app_ra_n_steps(ra))
 		canvas_text(cv, x + 1, hy + 2, w - 2, ST_DIM, _("no steps"));
 }
 
@@ -175,9 +178,9 @@ static int handle(void *p, struct app *app, enum action act)
 	struct steps_view *v = p;
 	if (listbox_handle(&v->lb, act) || view_hscroll_handle(&v->hskip, act))
 		return VH_HANDLED;
-	if (act != ACT_OPEN || !v->ra || !v->ra->n_steps)
+	if (act != ACT_OPEN || !v->ra || !app_ra_n_steps(v->ra))
 		return VH_UNHANDLED;
-	const struct step *s = &v->ra->steps[v->lb.sel];
+	const struct step *s = &app_ra_steps(v->ra)[v->lb.sel];
 	if (!s->has_window) {
 		app_message(app, ST_WARN, _("this step has no timestamps (step table without a trace)"));
 		return VH_HANDLED;
@@ -189,7 +192,7 @@ static int handle(void *p, struct app *app, enum action act)
 
 static bool step_matches(const void *ctx, size_t i, const char *text)
 {
-	const struct step *s = &((const struct steps_view *)ctx)->ra->steps[i];
+	const struct step *s = &app_ra_steps(((const struct steps_view *)ctx)->ra)[i];
 	return (s->label && strcasestr(s->label, text)) || strcasestr(analysis_step_phase_name(s), text);
 }
 
@@ -208,24 +211,26 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 					   "window_ms", "compute_ms", "comm_exposed_ms", "free_ms", "host_only_ms",
 					   "dispatch_ops"};
 	csvw_row(out, head, sizeof head / sizeof head[0]);
-	for (size_t i = 0; v->ra && i < v->ra->n_steps; i++) {
-		const struct step *s = &v->ra->steps[i];
+	for (size_t i = 0; v->ra && i < app_ra_n_steps(v->ra); i++) {
+		const struct step *s = &app_ra_steps(v->ra)[i];
 		char b[10][32];
 		snprintf(b[0], 32, "%zu", i + 1);
-		snprintf(b[1], 32, s->has_window ? "%.6f" : "", (double)(s->start - v->ra->t0) / 1e6);
+		snprintf(b[1], 32, s->has_window ? "%.6f" : "", (double)(s->start - app_ra_t0(v->ra)) / 1e6);
 		snprintf(b[2], 32, "%.6f", (double)(s->end - s->start) / 1e6);
-		snprintf(b[3], 32, s->has_window ? "%.6f" : "", (double)(s->win_start - v->ra->t0) / 1e6);
+		snprintf(b[3], 32, s->has_window ? "%.6f" : "",
+			 (double)(s->win_start - app_ra_t0(v->ra)) / 1e6);
 		snprintf(b[4], 32, s->has_window ? "%.6f" : "", (double)(s->win_end - s->win_start) / 1e6);
 		snprintf(b[5], 32, "%.6f", (double)s->compute_ns / 1e6);
 		snprintf(b[6], 32, "%.6f", (double)s->comm_not_overlapped_ns / 1e6);
 		snprintf(b[7], 32, "%.6f", (double)s->free_ns / 1e6);
-		snprintf(b[8], 32, v->ra->have[M_HOST_ONLY_US] ? "%.6f" : "", (double)s->host_only_ns / 1e6);
-		snprintf(b[9], 32, v->ra->have[M_DISPATCH_OPS] ? "%zu" : "", s->dispatch_ops);
+		snprintf(b[8], 32, app_ra_have(v->ra)[M_HOST_ONLY_US] ? "%.6f" : "",
+			 (double)s->host_only_ns / 1e6);
+		snprintf(b[9], 32, app_ra_have(v->ra)[M_DISPATCH_OPS] ? "%zu" : "", s->dispatch_ops);
 		const char *row[] = {b[0], s->label, analysis_step_phase_name(s), b[1], b[2], b[3], b[4], b[5], b[6],
 				     b[7], b[8], b[9]};
 		csvw_row(out, row, sizeof row / sizeof row[0]);
 	}
-	return v->ra ? v->ra->n_steps : 0;
+	return v->ra ? app_ra_n_steps(v->ra) : 0;
 }
 
 const struct view_ops steps_view_ops = {

@@ -225,15 +225,15 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 	int64_t shift = 0;
 	bool keep = !same_rank && t->have_window && old_ra && ra && t->rs && t->rs->has_events;
 	if (keep)
-		shift = ra->offset_ns[app_align(app)] - old_ra->offset_ns[app_align(app)];
+		shift = app_ra_offset_ns(ra)[app_align(app)] - app_ra_offset_ns(old_ra)[app_align(app)];
 	t->app = app;
 	t->rank = rank;
 	t->ra = ra;
 	t->rs = &app_rank_data_of(app, rank)->store;
-	t->cls = ra ? ra->cls : NULL;
+	t->cls = ra ? app_ra_cls(ra) : NULL;
 	t->lods = app_lods(app, rank);
 	t->kt = NULL;
-	if (ra && !t->rs->has_events && ra->has_timeline && (t->kt = app_rank_data_of(app, rank)->timeline)) {
+	if (ra && !t->rs->has_events && app_ra_has_timeline(ra) && (t->kt = app_rank_data_of(app, rank)->timeline)) {
 		/* no trace: the kernel table's rows as device lanes */
 		t->rs = &t->kt->store;
 		t->cls = t->kt->cls;
@@ -249,7 +249,8 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 		analysis_range_free(&t->range);
 		if (keep) {
 			char b[32];
-			app_message(app, ST_NORMAL, _("rank %d: the same window, aligned by %s (%s%s)"), ra->rank,
+			app_message(app, ST_NORMAL, _("rank %d: the same window, aligned by %s (%s%s)"),
+				    app_ra_rank(ra),
 				    analysis_align_name(app_align(app)), shift < 0 ? "-" : "+",
 				    app_fmt_dur(shift < 0 ? -shift : shift, b, sizeof b));
 			t->t0 += shift;
@@ -486,7 +487,7 @@ static void range_key(struct timeline *t, struct app *app)
 		t->range_a = sel ? store_ts(t->rs, t->sel_ev) : mid;
 		t->range_state = 1;
 		app_message(app, ST_NORMAL, _("range starts at %s; select its end (. , l) and press v"),
-			    app_fmt_dur(t->range_a - t->ra->t0, b1, sizeof b1));
+			    app_fmt_dur(t->range_a - app_ra_t0(t->ra), b1, sizeof b1));
 		return;
 	}
 	int64_t b = sel ? store_ts(t->rs, t->sel_ev) + store_dur(t->rs, t->sel_ev) : mid;
@@ -524,7 +525,7 @@ static void ruler(struct timeline *t, struct canvas *cv, int x, int y, int w)
 		s *= 10;
 	}
 	int64_t step = s > INT64_MAX ? INT64_MAX : (int64_t)s;
-	int64_t base = t->ra ? t->ra->t0 : t->rs->window_start;
+	int64_t base = t->ra ? app_ra_t0(t->ra) : t->rs->window_start;
 	int64_t first = ((t->t0 - base) / step) * step + base;
 	if (first < t->t0)
 		first += step;
@@ -708,7 +709,7 @@ static int64_t rank_shift(const struct timeline *t, struct app *app, size_t ri)
 	const struct rank_analysis *r = app_rank_analysis_of(app, ri);
 	if (!r || !t->ra)
 		return 0;
-	return r->offset_ns[app_align(app)] - t->ra->offset_ns[app_align(app)];
+	return app_ra_offset_ns(r)[app_align(app)] - app_ra_offset_ns(t->ra)[app_align(app)];
 }
 
 /* Rank ri's device (or communication) lanes merged into one row, on this rank's window
@@ -734,7 +735,7 @@ static void draw_rank_row(struct timeline *t, struct app *app, size_t ri, enum r
 			    l->last_end <= a || l->first_ts >= b)
 				continue;
 			struct lod_result r;
-			lod_query(rs, ra->cls, l, &lods[li], a, b, &r);
+			lod_query(rs, app_ra_cls(ra), l, &lods[li], a, b, &r);
 			lod_merge_add(&m, &r);
 		}
 		double cov;
@@ -768,7 +769,8 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	if (!t->kt)
 		snprintf(off, sizeof off, _("   file byte %llu"), (unsigned long long)store_ev_off(rs, ev));
 	canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL, _("start %.6f ms (ts %s us)   dur %s   cat %s%s"),
-		     (double)(store_ts(rs, ev) - t->ra->t0) / 1e6, b2, app_fmt_dur(store_dur(rs, ev), b1, sizeof b1),
+		     (double)(store_ts(rs, ev) - app_ra_t0(t->ra)) / 1e6, b2,
+		     app_fmt_dur(store_dur(rs, ev), b1, sizeof b1),
 		     store_str(rs, store_ev_attr(rs, ev)->cat)[0] ? store_str(rs, store_ev_attr(rs, ev)->cat) : "-", off);
 	/* flows */
 	uint32_t out[4];
@@ -849,7 +851,8 @@ static void draw_range(struct timeline *t, struct canvas *cv, int x, int y, int 
 	char b1[32], b2[32], b3[32], part[96];
 	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
 	canvas_textf(cv, x + 1, y, w - 2, ST_HEADER, _("range %s .. %s (%s): %zu events   v clears it"),
-		     app_fmt_dur(r->t0 - t->ra->t0, b1, sizeof b1), app_fmt_dur(r->t1 - t->ra->t0, b2, sizeof b2),
+		     app_fmt_dur(r->t0 - app_ra_t0(t->ra), b1, sizeof b1),
+		     app_fmt_dur(r->t1 - app_ra_t0(t->ra), b2, sizeof b2),
 		     app_fmt_dur(span, b3, sizeof b3), r->n_events);
 	struct sbuf sb = SBUF_INIT;
 	pct_of(part, sizeof part, _("device busy"), r->device_busy_ns, span);
@@ -885,13 +888,14 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
 			     _("rank %d was read from msprof-analyze's cluster table: it holds no events; open "
 			       "the rank's own capture"),
-			     t->ra->rank);
+			     app_ra_rank(t->ra));
 		return;
 	}
 	if (t->ra && app_pub(app)->an->from_digests) {
 		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
-			     _("rank %d was read from a digest: no raw events here; open its capture: %s"), t->ra->rank,
-			     app_rank_data_of(app, t->ra->rank_index)->plan->output_dir);
+			     _("rank %d was read from a digest: no raw events here; open its capture: %s"),
+			     app_ra_rank(t->ra),
+			     app_rank_data_of(app, app_ra_rank_index(t->ra))->plan->output_dir);
 		return;
 	}
 	if (!t->ra || !t->rs->has_events) {
@@ -909,8 +913,9 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	char b1[32], b2[32], b3[32];
 	const struct lane *sl = sel_lane(t);
 	struct sbuf info = SBUF_INIT;
-	sbuf_addf(&info, "%s .. %s  (%s)", app_fmt_dur(t->t0 - t->ra->t0, b1, sizeof b1),
-		  app_fmt_dur(t->t1 - t->ra->t0, b2, sizeof b2), app_fmt_dur(t->t1 - t->t0, b3, sizeof b3));
+	sbuf_addf(&info, "%s .. %s  (%s)", app_fmt_dur(t->t0 - app_ra_t0(t->ra), b1, sizeof b1),
+		  app_fmt_dur(t->t1 - app_ra_t0(t->ra), b2, sizeof b2),
+		  app_fmt_dur(t->t1 - t->t0, b3, sizeof b3));
 	if (t->per_op)
 		sbuf_addf(&info, _("   rows: one per device op, by %s"), op_sort_names[t->op_sort]);
 	if (t->per_rank)

@@ -105,8 +105,8 @@ const char *view_phases_line(const struct rank_analysis *ra, char *buf, size_t s
 {
 	size_t n = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < ra->n_by_phase && n < size; i++) {
-		const struct phase_verdict *pv = &ra->by_phase[i];
+	for (size_t i = 0; i < app_ra_n_by_phase(ra) && n < size; i++) {
+		const struct phase_verdict *pv = &app_ra_by_phase(ra)[i];
 		int m = snprintf(buf + n, size - n, i ? _("; %s (%zu step(s)): %s") : _("by phase: %s (%zu step(s)): %s"),
 				 _(phase_verdict_name(pv)), pv->steps, phase_verdict_short(ra, pv));
 		if (m > 0 && (size_t)m < size - n && pv->launch_pct > 0)
