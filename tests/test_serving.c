@@ -196,12 +196,58 @@ static void test_generations(void **state)
 	free(raw);
 }
 
+/* Tied to the device: each forward of the serving output goes to the device step at the same
+ * time (both on the epoch clock), and its batch type is that step's phase. A chunked-prefill
+ * capture in vLLM-Ascend's default export without shapes (where no kernel tells prefill from
+ * mixed: 10 % of steps wrong otherwise) reads every step on both ranks as planted, every one
+ * from the serving forwards, high. Forwards an hour off the trace's clock (another run) fall
+ * on no step: the signal says nothing rather than something wrong. */
+static void test_phases_from_forwards(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	char *dir = tu_generate("--ranks 2 --shape vllm,mixed=4 --steps 40 --prefill 8 --default-export --step-marks none "
+				"--serving --seed 3");
+	assert_int_equal(tu_sh("find '%s' -name kernel_details.csv -exec sed -i '1s/Input Shapes/Input Shapez/' {} +",
+			       dir),
+			 0);
+	struct tu_truth *t = tu_truth_load(dir);
+	struct opened o = open_path(dir);
+	for (size_t r = 0; r < o.an->n_ranks; r++) {
+		const struct rank_analysis *ra = &o.an->ranks[r];
+		assert_int_equal(ra->n_steps, tu_truth_int(t, "rank.%d.steps", ra->rank));
+		for (size_t k = 0; k < ra->n_steps; k++) {
+			const struct step *s = &ra->steps[k];
+			assert_int_equal(s->phase_source, PHASE_SRC_SERVING);
+			assert_int_equal(s->phase_conf, CONF_HIGH);
+			assert_string_equal(analysis_phase_name(s->phase),
+					    tu_truth_str(t, "rank.%d.step.%zu.phase", ra->rank, k));
+		}
+	}
+	close_opened(&o);
+	/* the forwards an hour later: no step is theirs */
+	assert_int_equal(tu_sh("cd '%s/serving' && awk -F, -v CONVFMT=%%.3f -v OFMT=%%.3f 'BEGIN{OFS=\",\"} NR>1{$13+=3600000; $14+=3600000} {print}' "
+			       "forward.csv >f.tmp && mv f.tmp forward.csv",
+			       dir),
+			 0);
+	o = open_path(dir);
+	for (size_t r = 0; r < o.an->n_ranks; r++)
+		for (size_t k = 0; k < o.an->ranks[r].n_steps; k++)
+			assert_int_not_equal(o.an->ranks[r].steps[k].phase_source, PHASE_SRC_SERVING);
+	close_opened(&o);
+	tu_truth_free(t);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_generated_current),
 		cmocka_unit_test(test_real_2024),
 		cmocka_unit_test(test_generations),
+		cmocka_unit_test(test_phases_from_forwards),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

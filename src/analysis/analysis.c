@@ -457,6 +457,9 @@ struct analysis *analysis_index_run(struct capture *cap, const struct analysis_h
 	}
 	for (size_t i = 0; i < cap->plan.n_cluster_files; i++)
 		add_path(&paths, &n, &npc, cap->plan.cluster_files[i].path);
+	/* the serving output's forwards decide the steps' phases */
+	for (size_t i = 0; cap->serving && i < cap->serving->n_files; i++)
+		add_path(&paths, &n, &npc, cap->serving->files[i]);
 	char kind[160];
 	snprintf(kind, sizeof kind, "analysis events source %d trace limit %" PRIu64 " csv limit %" PRIu64 " ranks %zu",
 		 (int)cap->opts.source, cap->opts.max_trace_bytes, cap->opts.max_csv_bytes, cap->n_ranks);

@@ -247,11 +247,12 @@ enum phase_source {
 	PHASE_SRC_SHAPES,     /* attention query tokens against sequences (Input Shapes) */
 	PHASE_SRC_WORKLOAD,   /* a training workload: no prefill or decode */
 	PHASE_SRC_PAYLOAD,    /* tokens from the tensor-parallel collectives' element counts */
+	PHASE_SRC_SERVING,    /* the serving output's forward at the step's time (serving.h) */
 	PHASE_SRC_COUNT
 };
 const char *analysis_phase_source_name(enum phase_source s); /* static */
 /* One word for it (step tables, JSON per-step phase_signal): stage, mstx, annotation,
- * kernels, shapes, payload, clusters, uniform, workload, none. */
+ * kernels, shapes, payload, serving, clusters, uniform, workload, none. */
 const char *analysis_phase_signal_name(enum phase_source s); /* static */
 
 /* What the capture runs: training shows backward ops, *Grad* kernels or an optimizer step;

@@ -514,7 +514,7 @@ struct vote {
 	bool unknown;   /* with PHASE_UNKNOWN: the signal read the step and cannot tell (why says why) */
 	char *why;      /* owned */
 };
-enum { SIG_STAGE, SIG_RANGES, SIG_KERNELS, SIG_SHAPES, SIG_COUNT };
+enum { SIG_SERVING, SIG_STAGE, SIG_RANGES, SIG_KERNELS, SIG_SHAPES, SIG_COUNT };
 
 static void vote(struct vote *v, enum phase p, enum confidence c, enum phase_source src, char *why)
 {
@@ -704,6 +704,74 @@ static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, c
 		t->pre_tok = tok;
 		t->pre_seqs = seqs > t->pre_seqs ? seqs : t->pre_seqs;
 	}
+}
+
+/* The serving output's forwards (else its executed batches), on the same epoch clock as
+ * the trace: each goes to the step it overlaps most, one forward per step, and its batch type
+ * is the step's phase, the strongest signal there is (the framework says what it ran).
+ * Nothing when fewer than half of the typed forwards fall on a step (another host's clock,
+ * another run). */
+static void votes_from_serving(struct rank_analysis *ra, const struct serving *sv, struct vote (*v)[SIG_COUNT])
+{
+	if (!sv || !ra->n_steps || !ra->steps[0].has_window)
+		return;
+	struct span_t {
+		int64_t a, b;
+		int size;
+		uint8_t type;
+	};
+	size_t n = 0;
+	struct span_t *f = xmalloc((sv->n_fwd + sv->n_batch + 1) * sizeof *f);
+	const char *what = sv->n_fwd ? "forward" : "batch execution";
+	for (size_t i = 0; i < sv->n_fwd; i++)
+		if (sv->fwd[i].type != SBT_UNKNOWN && sv->fwd[i].start_ns != SERVING_NONE_NS &&
+		    sv->fwd[i].end_ns != SERVING_NONE_NS)
+			f[n++] = (struct span_t){sv->fwd[i].start_ns, sv->fwd[i].end_ns, sv->fwd[i].size, sv->fwd[i].type};
+	for (size_t i = 0; !sv->n_fwd && i < sv->n_batch; i++)
+		if (sv->batch[i].exec && sv->batch[i].type != SBT_UNKNOWN && sv->batch[i].start_ns != SERVING_NONE_NS &&
+		    sv->batch[i].end_ns != SERVING_NONE_NS)
+			f[n++] = (struct span_t){sv->batch[i].start_ns, sv->batch[i].end_ns, sv->batch[i].size,
+						 sv->batch[i].type};
+	size_t *best = xmalloc(ra->n_steps * sizeof *best); /* per step: its forward, SIZE_MAX none */
+	int64_t *best_ov = xcalloc(ra->n_steps, sizeof *best_ov);
+	for (size_t k = 0; k < ra->n_steps; k++)
+		best[k] = SIZE_MAX;
+	size_t matched = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = analysis_step_at(ra, f[i].a + (f[i].b - f[i].a) / 2);
+		int64_t top = 0;
+		size_t at = SIZE_MAX;
+		for (size_t c = k == SIZE_MAX ? 0 : (k ? k - 1 : 0); k != SIZE_MAX && c <= k + 1 && c < ra->n_steps; c++) {
+			int64_t lo = f[i].a > ra->steps[c].win_start ? f[i].a : ra->steps[c].win_start;
+			int64_t hi = f[i].b < ra->steps[c].win_end ? f[i].b : ra->steps[c].win_end;
+			if (hi - lo > top) {
+				top = hi - lo;
+				at = c;
+			}
+		}
+		if (at == SIZE_MAX)
+			continue;
+		matched++;
+		if (top > best_ov[at]) {
+			best_ov[at] = top;
+			best[at] = i;
+		}
+	}
+	if (n && matched * 2 >= n)
+		for (size_t k = 0; k < ra->n_steps; k++) {
+			if (best[k] == SIZE_MAX)
+				continue;
+			const struct span_t *x = &f[best[k]];
+			enum phase p = x->type == SBT_PREFILL ? PHASE_PREFILL
+				       : x->type == SBT_DECODE ? PHASE_DECODE
+							       : PHASE_MIXED;
+			vote(&v[k][SIG_SERVING], p, CONF_HIGH, PHASE_SRC_SERVING,
+			     xasprintf(_("the serving output's %s at this step's time ran a %s batch (%d request(s))"), what,
+				       serving_batch_type_name((enum serving_batch_type)x->type), x->size));
+		}
+	free(best);
+	free(best_ov);
+	free(f);
 }
 
 /* Decode-only kernels and attention shapes per step (t, one per step: kept for the reference
@@ -1296,7 +1364,7 @@ static void phase_summary(struct rank_analysis *ra)
 {
 	ra->phase_source = PHASE_SRC_NONE;
 	ra->phase_conf = CONF_HIGH;
-	static const enum phase_source order[] = {PHASE_SRC_STAGE,  PHASE_SRC_MSTX,    PHASE_SRC_ANNOTATION,
+	static const enum phase_source order[] = {PHASE_SRC_SERVING, PHASE_SRC_STAGE, PHASE_SRC_MSTX, PHASE_SRC_ANNOTATION,
 	                                          PHASE_SRC_KERNELS, PHASE_SRC_SHAPES, PHASE_SRC_PAYLOAD,
 	                                          PHASE_SRC_CLUSTERS, PHASE_SRC_UNIFORM};
 	size_t low = 0;
@@ -1383,7 +1451,8 @@ void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
 	}
 }
 
-static void analysis_phases(const struct rank_data *rd, struct rank_analysis *ra, struct step_signals *sg)
+static void analysis_phases(const struct rank_data *rd, const struct serving *sv, struct rank_analysis *ra,
+                            struct step_signals *sg)
 {
 	const struct rank_store *rs = &rd->store;
 	find_workload(ra, sg, rd->by_kind[CSV_KERNEL]);
@@ -1399,6 +1468,7 @@ static void analysis_phases(const struct rank_data *rd, struct rank_analysis *ra
 	}
 	struct vote(*v)[SIG_COUNT] = xcalloc(ra->n_steps, sizeof *v);
 	struct attn_tally *t = xcalloc(ra->n_steps, sizeof *t);
+	votes_from_serving(ra, sv, v);
 	votes_from_stage(ra, rd->by_kind[CSV_STEP_TRACE], v);
 	if (sg)
 		votes_from_ranges(ra, rs, sg, v);
@@ -1531,7 +1601,7 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 		why = graph_replays(ra, rs, sg, why);
 	ra->step_evidence = why;
 
-	analysis_phases(rd, ra, sg);
+	analysis_phases(rd, cap->serving, ra, sg);
 	if (sg)
 		signals_free(sg);
 }

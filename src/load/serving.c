@@ -219,11 +219,13 @@ static void serving_keep_warnings(struct diag_list *dl, struct diag_list *scratc
 }
 
 /* Loads dir/name when it is there: NULL, quietly, when it is not. */
-static struct csv_table *serving_table(const char *dir, const char *name, struct diag_list *dl)
+static struct csv_table *serving_table(struct serving *sv, const char *dir, const char *name, struct diag_list *dl)
 {
 	if (!serving_is_file(dir, name))
 		return NULL;
 	char *p = serving_join(dir, name);
+	if (sv->n_files < sizeof sv->files / sizeof *sv->files)
+		sv->files[sv->n_files++] = xstrdup(p);
 	/* the tables' own remarks (columns no torch_npu table has) are not the user's concern
 	 * here: their warnings and errors are (rows with the wrong number of cells ...) */
 	struct diag_list scratch;
@@ -347,7 +349,7 @@ static void serving_read_tables(const char *dir, struct serving *sv, struct diag
 		{"request_status.csv", 0, serving_queue_row},
 	};
 	for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
-		struct csv_table *t = serving_table(dir, tables[i].name, dl);
+		struct csv_table *t = serving_table(sv, dir, tables[i].name, dl);
 		if (!t)
 			continue;
 		if (tables[i].have)
@@ -450,9 +452,12 @@ int serving_read(const char *path, struct serving *sv, struct diag_list *dl)
 	case SERVING_2024: {
 		char *trace = serving_join(sv->dir, "chrome_tracing.json");
 		struct stat ts;
-		if (stat(trace, &ts) == 0 && S_ISREG(ts.st_mode))
+		if (stat(trace, &ts) == 0 && S_ISREG(ts.st_mode)) {
 			serving_read_spans(trace, sv, dl);
-		free(trace);
+			sv->files[sv->n_files++] = trace;
+		} else {
+			free(trace);
+		}
 		break;
 	}
 	case SERVING_CANN81:
@@ -474,5 +479,7 @@ void serving_free(struct serving *sv)
 	free(sv->fwd);
 	free(sv->kv);
 	free(sv->queue);
+	for (size_t i = 0; i < sv->n_files; i++)
+		free(sv->files[i]);
 	memset(sv, 0, sizeof *sv);
 }

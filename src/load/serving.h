@@ -77,6 +77,8 @@ struct serving {
 	struct serving_sample *queue;
 	size_t n_queue, cap_queue;
 	int64_t first_ns, last_end_ns; /* over every record with a time; SERVING_NONE_NS */
+	char *files[8]; /* owned: the files read (what an analysis cached from them depends on) */
+	size_t n_files;
 };
 
 /* What generation of output dir (a directory, or chrome_tracing.json / a serving CSV)
