@@ -241,6 +241,55 @@ static void test_phases_from_forwards(void **state)
 	free(dir);
 }
 
+/* What bounds TTFT and TPOT, on outputs made to say it: requests that wait 80 ms in the
+ * queue for a 100 ms first token are bound by queueing; decode forwards of 10 ms with 30 ms
+ * bubbles between them by bubbles; where no part holds 40 %, no verdict. The parts of a
+ * TPOT partition the forwards' span (execution, prompt batches between, bubbles). */
+static void test_bounds(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	free(tu_write_str(dir, "request.csv",
+			  "http_rid,recv_token_size,reply_token_size,execution_time(ms),queue_wait_time(ms),"
+			  "first_token_latency(ms),start_time(ms)\n"
+			  "1,10,5,260.000,80.000,100.000,1736408890000.000\n"
+			  "2,10,5,260.000,80.000,100.000,1736408890010.000\n"
+			  "3,10,5,260.000,80.000,100.000,1736408890020.000\n"));
+	free(tu_write_str(dir, "forward.csv",
+			  "name,during_time(ms),bubble_time(ms),batch_size,batch_type,start_time(ms),end_time(ms)\n"
+			  "forward,10.000,0.000,3,Prefill,1736408890100.000,1736408890110.000\n"
+			  "forward,10.000,30.000,3,Decode,1736408890140.000,1736408890150.000\n"
+			  "forward,10.000,30.000,3,Decode,1736408890180.000,1736408890190.000\n"
+			  "forward,10.000,30.000,3,Decode,1736408890220.000,1736408890230.000\n"
+			  "forward,10.000,30.000,3,Decode,1736408890260.000,1736408890270.000\n"));
+	struct opened o = open_path(dir);
+	const struct service_analysis *sa = o.an->service;
+	assert_non_null(sa);
+	assert_true(sa->ttft_bound.valid);
+	assert_string_equal(sa->ttft_bound.part, "queue wait");
+	assert_int_equal((int)(sa->ttft_bound.share_pct + 0.5), 80);
+	assert_int_equal(sa->ttft_bound.parts[1], 10000000); /* the prefill forward */
+	assert_int_equal(sa->ttft_bound.parts[3], 10000000); /* 100 - 80 - 10 */
+	assert_true(sa->tpot_bound.valid);
+	assert_string_equal(sa->tpot_bound.part, "bubbles between forwards");
+	assert_int_equal(sa->tpot_bound.parts[0], 10000000);
+	assert_int_equal(sa->tpot_bound.parts[1], 10000000 / 4); /* one prefill over four decodes */
+	assert_int_equal(sa->tpot_bound.parts[2], 30000000);
+	assert_int_equal(sa->tpot_bound.median, 10000000 + 2500000 + 30000000);
+	assert_int_equal(sa->worst_forward, 1);
+	close_opened(&o);
+	/* queue 35, prefill execution 30 and 35 behind other batches of a 100 ms TTFT: no part
+	 * holds 40 %, no verdict */
+	tu_sh("sed -i 's/80.000,100.000/35.000,100.000/' '%s/request.csv'", dir);
+	tu_sh("sed -i 's/1736408890100.000,1736408890110.000/1736408890100.000,1736408890130.000/' '%s/forward.csv'", dir);
+	o = open_path(dir);
+	assert_false(o.an->service->ttft_bound.valid);
+	assert_non_null(o.an->service->ttft_bound.why);
+	close_opened(&o);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_real_2024),
 		cmocka_unit_test(test_generations),
 		cmocka_unit_test(test_phases_from_forwards),
+		cmocka_unit_test(test_bounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

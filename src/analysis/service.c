@@ -132,6 +132,125 @@ static void service_samples(struct service_analysis *sa, const struct serving *s
 	}
 }
 
+/* The median of n values (reordered), -1 with none. */
+static int64_t service_median(int64_t *v, size_t n) { return n ? analysis_nearest_rank_select(v, n, 0.5) : -1; }
+
+/* The part that holds 40 % or more of base (the parts partition it), by name; no verdict
+ * otherwise. */
+static void service_bound_of(struct service_bound *b, int64_t base, const int64_t parts[4],
+			     const char *const names[4], const char *missing)
+{
+	memset(b, 0, sizeof *b);
+	b->median = base;
+	memcpy(b->parts, parts, sizeof b->parts);
+	if (base <= 0) {
+		b->why = missing ? missing : N_("none of its parts is in the output");
+		return;
+	}
+	int top = -1;
+	for (int i = 0; i < 4; i++)
+		if (names[i] && parts[i] >= 0 && (top < 0 || parts[i] > parts[top]))
+			top = i;
+	b->part = names[top];
+	b->share_pct = 100.0 * (double)parts[top] / (double)base;
+	if (b->share_pct < 40.0) {
+		b->why = N_("no part holds 40 percent of it");
+		return;
+	}
+	b->valid = true;
+}
+
+static void service_bounds(struct service_analysis *sa, const struct serving *sv)
+{
+	size_t nb = sv->n_batch + sv->n_fwd + 1;
+	int64_t *pre = xmalloc(nb * sizeof *pre), *dec = xmalloc(nb * sizeof *dec), *form = xmalloc(nb * sizeof *form),
+		*pre_only = xmalloc(nb * sizeof *pre_only), *bub_all = xmalloc(nb * sizeof *bub_all),
+		*dsize = xmalloc(nb * sizeof *dsize), *q = xmalloc(nb * sizeof *q);
+	size_t npre = 0, ndec = 0, nform = 0, npre_only = 0, nbub_all = 0, nds = 0, nq = 0;
+	/* executions: the forwards where there are, else the executed batches. dec: those that
+	 * make decode tokens (decode and mixed); pre: those that carry prompts (prefill and
+	 * mixed); pre_only: prompts alone */
+	bool fwd = sv->n_fwd > 0;
+	size_t n = fwd ? sv->n_fwd : sv->n_batch;
+	for (size_t i = 0; i < n; i++) {
+		int64_t a = fwd ? sv->fwd[i].start_ns : sv->batch[i].start_ns, b = fwd ? sv->fwd[i].end_ns : sv->batch[i].end_ns;
+		uint8_t type = fwd ? sv->fwd[i].type : sv->batch[i].type;
+		int32_t size = fwd ? sv->fwd[i].size : sv->batch[i].size;
+		if (!fwd && !sv->batch[i].exec) {
+			if (a != SERVING_NONE_NS && b != SERVING_NONE_NS)
+				form[nform++] = b - a;
+			continue;
+		}
+		if (a == SERVING_NONE_NS || b == SERVING_NONE_NS)
+			continue;
+		if (type == SBT_DECODE || type == SBT_MIXED)
+			dec[ndec++] = b - a;
+		if (type == SBT_DECODE && size >= 0)
+			dsize[nds++] = size;
+		if (type == SBT_PREFILL || type == SBT_MIXED)
+			pre[npre++] = b - a;
+		if (type == SBT_PREFILL)
+			pre_only[npre_only++] = b - a;
+		if (fwd && sv->fwd[i].bubble_ns != SERVING_NONE_NS && sv->fwd[i].bubble_ns > 0) {
+			bub_all[nbub_all++] = sv->fwd[i].bubble_ns;
+			if (sa->worst_forward == SIZE_MAX || sv->fwd[i].bubble_ns > sv->fwd[sa->worst_forward].bubble_ns)
+				sa->worst_forward = i;
+		}
+	}
+	for (size_t i = 0; fwd && i < sv->n_batch; i++) /* the batches formed beside the forwards */
+		if (!sv->batch[i].exec && sv->batch[i].start_ns != SERVING_NONE_NS && sv->batch[i].end_ns != SERVING_NONE_NS)
+			form[nform++] = sv->batch[i].end_ns - sv->batch[i].start_ns;
+	for (size_t i = 0; i < sv->n_req; i++) {
+		if (sv->req[i].queue_ns != SERVING_NONE_NS)
+			q[nq++] = sv->req[i].queue_ns;
+		if (sv->req[i].ttft_ns != SERVING_NONE_NS &&
+		    (sa->worst_request == SIZE_MAX || sv->req[i].ttft_ns > sv->req[sa->worst_request].ttft_ns))
+			sa->worst_request = i;
+	}
+	static const char *const ttft_parts[4] = {N_("queue wait"), N_("prefill execution"), N_("scheduling"),
+						  N_("waiting behind other batches")};
+	static const char *const tpot_parts[4] = {N_("decode execution"), N_("prefill batches in between"),
+						  N_("bubbles between forwards"), NULL};
+	/* TTFT: its median's parts, the rest what none of them holds */
+	int64_t tp[4] = {service_median(q, nq), service_median(pre, npre), service_median(form, nform), -1};
+	int64_t ttft = sa->ttft.valid ? sa->ttft.p50 : -1, known = 0;
+	for (int i = 0; i < 3; i++)
+		known += tp[i] > 0 ? tp[i] : 0;
+	if (ttft > 0)
+		tp[3] = ttft > known ? ttft - known : 0;
+	service_bound_of(&sa->ttft_bound, ttft > known ? ttft : known, tp, ttft_parts,
+			 sa->ttft.valid ? NULL : sa->ttft.why);
+	if (ttft > 0)
+		sa->ttft_bound.median = ttft;
+	/* TPOT: a decode token is made once per decode or mixed forward; the time between two of
+	 * them is their execution, the prompt-only batches run between them and the bubbles, each
+	 * per token-making forward (the three partition the forwards' span) */
+	int64_t exec_sum = 0, pre_sum = 0, bub_sum = 0;
+	for (size_t i = 0; i < ndec; i++)
+		exec_sum += dec[i];
+	for (size_t i = 0; i < npre_only; i++)
+		pre_sum += pre_only[i];
+	for (size_t i = 0; i < nbub_all; i++)
+		bub_sum += bub_all[i];
+	int64_t dp[4] = {-1, -1, -1, -1}, per = 0;
+	if (ndec) {
+		dp[0] = exec_sum / (int64_t)ndec;
+		dp[1] = pre_sum / (int64_t)ndec;
+		dp[2] = nbub_all ? bub_sum / (int64_t)ndec : -1;
+		per = dp[0] + dp[1] + (dp[2] > 0 ? dp[2] : 0);
+	}
+	service_bound_of(&sa->tpot_bound, sa->tpot.valid ? per : -1, dp, tpot_parts,
+			 sa->tpot.valid ? NULL : sa->tpot.why);
+	sa->decode_size_p50 = service_median(dsize, nds);
+	free(pre);
+	free(dec);
+	free(form);
+	free(pre_only);
+	free(bub_all);
+	free(dsize);
+	free(q);
+}
+
 struct service_analysis *service_analyse(const struct serving *sv)
 {
 	if (!sv || sv->gen == SERVING_NONE || sv->gen == SERVING_RAW)
@@ -146,6 +265,8 @@ struct service_analysis *service_analyse(const struct serving *sv)
 	service_batches(sa, sv);
 	service_forwards(sa, sv);
 	service_samples(sa, sv);
+	sa->worst_request = sa->worst_forward = SIZE_MAX;
+	service_bounds(sa, sv);
 	return sa;
 }
 

@@ -10,6 +10,11 @@
  *   forwards   count, total and largest bubble (the idle gap before a forward), bubbles
  *              as a share of the window
  *   KV cache   peak usage and when; queues: the most waiting and running
+ *   bounds     what holds most of the median TTFT (queue wait, prefill execution: the
+ *              median prefill or mixed execution, scheduling: the median batch forming)
+ *              and of the median TPOT (decode execution, the prefill and mixed batches
+ *              run between decode forwards, per decode forward, bubbles before decode
+ *              forwards, scheduling): a part with 40 % or more of it; else no verdict
  * A figure the input does not give is not valid and says why, never 0. */
 #ifndef ASCPROF_SERVICE_H
 #define ASCPROF_SERVICE_H
@@ -51,6 +56,21 @@ struct service_analysis {
 	int64_t kv_max_at; /* epoch ns */
 	bool queue_valid;
 	double waiting_max, running_max;
+	/* What bounds TTFT and TPOT: each median's parts (ns, -1 unknown) and the part that holds
+	 * most of it, or none (why says: no part holds 40 %, or the figures are missing) */
+	struct service_bound {
+		bool valid;               /* a verdict; else why */
+		const char *part;         /* static: the bounding part's name */
+		double share_pct;         /* its share of the median */
+		int64_t median;           /* the median TTFT or TPOT */
+		int64_t parts[4];         /* TTFT: queue, prefill execution, scheduling (-1);
+					   * TPOT: decode execution, prefill batches in between (their
+					   * time per decode forward), bubbles, scheduling */
+		const char *why;          /* static, when not valid */
+	} ttft_bound, tpot_bound;
+	int64_t decode_size_p50;  /* the median decode batch's requests, -1 unknown */
+	size_t worst_request;     /* the request with the longest TTFT (index), SIZE_MAX none */
+	size_t worst_forward;     /* the forward with the longest bubble before it, SIZE_MAX none */
 	int64_t first_ns;  /* the first record's time (epoch ns) */
 	int64_t window_ns; /* first record to last end */
 };

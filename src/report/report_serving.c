@@ -7,6 +7,7 @@
 #include "i18n.h"
 #include "jsonw.h"
 #include "report.h"
+#include "serving.h"
 #include "service.h"
 #include "summary.h"
 
@@ -25,6 +26,29 @@ static void serving_dist_text(FILE *out, const char *label, const struct service
 	else
 		fprintf(out, _("p50 %lld  p90 %lld  p99 %lld  max %lld  (%zu)\n"), (long long)d->p50, (long long)d->p90,
 			(long long)d->p99, (long long)d->max, d->n);
+}
+
+static const char *const serving_ttft_keys[4] = {"queue_wait", "prefill_execution", "scheduling", "other"};
+static const char *const serving_tpot_keys[4] = {"decode_execution", "prefill_between", "bubbles", NULL};
+
+static void serving_bound_text(FILE *out, const char *what, const char *of, const struct service_bound *b,
+			       const char *const names[4])
+{
+	fprintf(out, _("  what bounds %-9s "), what);
+	if (b->valid)
+		fprintf(out, _("%s: %.0f %% of %s (%.3f ms)"), _(b->part), b->share_pct, _(of), service_ms(b->median));
+	else
+		fprintf(out, _("no verdict: %s"), _(b->why));
+	if (b->median > 0) {
+		fputs(";", out);
+		const char *sep = "";
+		for (int i = 0; i < 4; i++)
+			if (names[i] && b->parts[i] >= 0) {
+				fprintf(out, "%s %s %.3f ms", sep, _(names[i]), service_ms(b->parts[i]));
+				sep = ",";
+			}
+	}
+	fputc('\n', out);
 }
 
 void report_serving_text(const struct analysis *an, FILE *out)
@@ -64,6 +88,21 @@ void report_serving_text(const struct analysis *an, FILE *out)
 	if (sa->queue_valid)
 		fprintf(out, _("  queues                at most %.0f waiting, %.0f running\n"), sa->waiting_max,
 			sa->running_max);
+	static const char *const ttft_names[4] = {N_("queue wait"), N_("prefill execution"), N_("scheduling"),
+						  N_("waiting behind other batches")};
+	static const char *const tpot_names[4] = {N_("decode execution"), N_("prefill batches in between"),
+						  N_("bubbles between forwards"), NULL};
+	serving_bound_text(out, "TTFT", N_("the median TTFT"), &sa->ttft_bound, ttft_names);
+	serving_bound_text(out, "TPOT", N_("the time per token-making forward"), &sa->tpot_bound, tpot_names);
+	const struct serving *sv = an->cap->serving;
+	if (sa->worst_request != SIZE_MAX && sv)
+		fprintf(out, _("  worst request         request.csv line %u: TTFT %.3f ms, queue %.3f ms\n"),
+			sv->req[sa->worst_request].line, service_ms(sv->req[sa->worst_request].ttft_ns),
+			sv->req[sa->worst_request].queue_ns == SERVING_NONE_NS ? 0.0
+										: service_ms(sv->req[sa->worst_request].queue_ns));
+	if (sa->worst_forward != SIZE_MAX && sv)
+		fprintf(out, _("  longest bubble        before forward %zu: %.3f ms\n"), sa->worst_forward + 1,
+			service_ms(sv->fwd[sa->worst_forward].bubble_ns));
 }
 
 static void serving_dist_json(struct jsonw *w, const char *key, const struct service_dist *d, bool ms)
@@ -86,6 +125,37 @@ static void serving_dist_json(struct jsonw *w, const char *key, const struct ser
 		jsonw_kint(w, "max", d->max);
 	}
 	jsonw_kuint(w, "n", d->n);
+	jsonw_obj_end(w);
+}
+
+static void serving_bound_json(struct jsonw *w, const char *key, const struct service_bound *b,
+			       const char *const keys[4])
+{
+	jsonw_key(w, key);
+	jsonw_obj_begin(w);
+	jsonw_kbool(w, "verdict", b->valid);
+	jsonw_kstr(w, "part", b->valid ? b->part : NULL);
+	jsonw_key(w, "share_pct");
+	if (b->valid)
+		jsonw_double(w, b->share_pct, 1);
+	else
+		jsonw_null(w);
+	jsonw_kstr(w, "why", b->valid ? NULL : b->why);
+	jsonw_key(w, "of_ms");
+	if (b->median > 0)
+		jsonw_double(w, service_ms(b->median), 3);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "parts_ms");
+	jsonw_obj_begin(w);
+	for (int i = 0; i < 4 && keys[i]; i++) {
+		jsonw_key(w, keys[i]);
+		if (b->parts[i] >= 0)
+			jsonw_double(w, service_ms(b->parts[i]), 3);
+		else
+			jsonw_null(w);
+	}
+	jsonw_obj_end(w);
 	jsonw_obj_end(w);
 }
 
@@ -136,6 +206,28 @@ void report_serving_json(struct jsonw *w, const struct analysis *an)
 	else
 		jsonw_null(w);
 	jsonw_kus(w, "window_us", sa->window_ns);
+	serving_bound_json(w, "ttft_bound", &sa->ttft_bound, serving_ttft_keys);
+	serving_bound_json(w, "tpot_bound", &sa->tpot_bound, serving_tpot_keys);
+	jsonw_kint_or_null(w, "decode_batch_size_p50", sa->decode_size_p50, sa->decode_size_p50 >= 0);
+	const struct serving *sv = an->cap->serving;
+	jsonw_key(w, "worst_request");
+	if (sa->worst_request != SIZE_MAX && sv) {
+		jsonw_obj_begin(w);
+		jsonw_kuint(w, "line", sv->req[sa->worst_request].line);
+		jsonw_kdouble(w, "ttft_ms", service_ms(sv->req[sa->worst_request].ttft_ns), 3);
+		jsonw_obj_end(w);
+	} else {
+		jsonw_null(w);
+	}
+	jsonw_key(w, "worst_forward");
+	if (sa->worst_forward != SIZE_MAX && sv) {
+		jsonw_obj_begin(w);
+		jsonw_kuint(w, "index", sa->worst_forward);
+		jsonw_kdouble(w, "bubble_ms", service_ms(sv->fwd[sa->worst_forward].bubble_ns), 3);
+		jsonw_obj_end(w);
+	} else {
+		jsonw_null(w);
+	}
 	/* why each null figure is null */
 	jsonw_key(w, "missing");
 	jsonw_obj_begin(w);
