@@ -29,6 +29,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "xalloc.h"
+
 #define US             1000LL /* ns per microsecond */
 #define MS             1000000LL
 #define MAX_RANKS      64
@@ -421,7 +423,6 @@ void write_truth(const struct gen *G, struct rank_out *ro);
 /* gen_util.c */
 extern const char *prog;
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-void grow(void **v, size_t *cap, size_t need, size_t sz);
 void sb_add(struct sbuf *b, const void *s, size_t n);
 void sb_str(struct sbuf *b, const char *s);
 void sb_chr(struct sbuf *b, char c);
@@ -520,39 +521,7 @@ void write_rank(const struct gen *G, const struct rank_model *R, struct rank_out
 int self_check(const char *outdir);
 
 /* ------------------------------------------------------------------------------------------ */
-/* inline helpers: allocation, min/max, output                                               */
-
-static inline void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		die("out of memory (%zu bytes)", n);
-	return p;
-}
-
-static inline void *xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz ? sz : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static inline void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		die("out of memory (%zu bytes)", n);
-	return p;
-}
-
-static inline char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = xmalloc(n);
-	memcpy(p, s, n);
-	return p;
-}
+/* inline helpers: min/max, output (allocation is xalloc.h's)                                */
 
 static inline int64_t max64(int64_t a, int64_t b)
 {

@@ -13,7 +13,7 @@ struct kvs {
 
 static void kvs_add(struct kvs *m, const char *k, const char *v)
 {
-	grow((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v);
+	xgrow(&m->v, &m->cap, m->n + 1, sizeof *m->v);
 	m->v[m->n].k = xstrdup(k);
 	m->v[m->n].v = xstrdup(v);
 	m->n++;
@@ -358,7 +358,7 @@ static uint32_t intern(struct names *t, const char *s, size_t n)
 			return t->h[k] - 1;
 		k = (k + 1) & (t->hcap - 1);
 	}
-	grow((void **)&t->s, &t->cap, t->n + 1, sizeof *t->s);
+	xgrow(&t->s, &t->cap, t->n + 1, sizeof *t->s);
 	char *c = xmalloc(n + 1);
 	memcpy(c, s, n);
 	c[n] = 0;
@@ -501,7 +501,7 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 	case 'X':
 		if (!has_ts || !has_dur || name == UINT32_MAX)
 			return false;
-		grow((void **)&tv->x, &tv->xcap, tv->nx + 1, sizeof *tv->x);
+		xgrow(&tv->x, &tv->xcap, tv->nx + 1, sizeof *tv->x);
 		tv->x[tv->nx++] = (struct xe){ts, ts + dur, pid, tid, name, cat, tt};
 		tv->n_ph[PH_X]++;
 		break;
@@ -511,10 +511,10 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 			const char *what = tv->names.s[name];
 			uint32_t id = intern(&tv->names, aname->p, aname->n);
 			if (!strcmp(what, "process_name")) {
-				grow((void **)&tv->pn, &tv->pncap, tv->npn + 1, sizeof *tv->pn);
+				xgrow(&tv->pn, &tv->pncap, tv->npn + 1, sizeof *tv->pn);
 				tv->pn[tv->npn++] = (struct named_id){pid, 0, id};
 			} else if (!strcmp(what, "thread_name")) {
-				grow((void **)&tv->tn, &tv->tncap, tv->ntn + 1, sizeof *tv->tn);
+				xgrow(&tv->tn, &tv->tncap, tv->ntn + 1, sizeof *tv->tn);
 				tv->tn[tv->ntn++] = (struct named_id){pid, tid, id};
 			}
 		}
@@ -1225,7 +1225,7 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 			for (hit = 0; hit < nla && !(la[hit].pid == x->pid && la[hit].tid == x->tid); hit++)
 				;
 			if (hit == nla) {
-				grow((void **)&la, &lacap, nla + 1, sizeof *la);
+				xgrow(&la, &lacap, nla + 1, sizeof *la);
 				la[nla++] = (struct lane_acc){x->pid, x->tid, 0, -1};
 			}
 		}
@@ -1236,7 +1236,7 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 		     hit++)
 			;
 		if (hit == nla) {
-			grow((void **)&la, &lacap, nla + 1, sizeof *la);
+			xgrow(&la, &lacap, nla + 1, sizeof *la);
 			la[nla++] = (struct lane_acc){tv.tn[i].pid, tv.tn[i].tid, 0, -1};
 		}
 		la[hit].tname = tv.tn[i].name;
@@ -1312,7 +1312,7 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 				sw.cann_x += !strcmp(pname, "CANN");
 				bool pstep = x->cat == CAT_CPU_OP && !strncmp(nm, "ProfilerStep#", 13);
 				if (x->cat == CAT_CPU_OP && !pstep) {
-					grow((void **)&cpu_ts, &cpucap, ncpu + 1, sizeof *cpu_ts);
+					xgrow(&cpu_ts, &cpucap, ncpu + 1, sizeof *cpu_ts);
 					cpu_ts[ncpu++] = x->ts;
 				}
 				size_t nl = strlen(nm);

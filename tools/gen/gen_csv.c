@@ -473,7 +473,7 @@ struct agg *agg_find(struct agg **v, size_t *n, size_t *cap, const char *a, cons
 	for (size_t i = 0; i < *n; i++)
 		if (!strcmp((*v)[i].key, a) && !strcmp((*v)[i].key2, b))
 			return &(*v)[i];
-	grow((void **)v, cap, *n + 1, sizeof **v);
+	xgrow(v, cap, *n + 1, sizeof **v);
 	struct agg *g = &(*v)[(*n)++];
 	memset(g, 0, sizeof *g);
 	g->key = a;

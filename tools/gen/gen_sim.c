@@ -128,7 +128,7 @@ static void host_phase(const struct gen *G, struct rank_model *R, int k, const s
 	struct unit *run = NULL; /* the first unit of the current run of graph units */
 	st->u0 = R->nu;
 	st->nu = (size_t)P->n;
-	grow((void **)&R->u, &R->ucap, R->nu + (size_t)P->n, sizeof *R->u);
+	xgrow(&R->u, &R->ucap, R->nu + (size_t)P->n, sizeof *R->u);
 	R->nu += (size_t)P->n;
 	for (int i = 0; i < P->n; i++) {
 		const struct plan_unit *pu = &P->pu[i];

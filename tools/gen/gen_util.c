@@ -18,21 +18,9 @@ void die(const char *fmt, ...)
 	exit(1);
 }
 
-/* Grow *v (elements of size sz) so that index need-1 is valid. */
-void grow(void **v, size_t *cap, size_t need, size_t sz)
-{
-	if (need <= *cap)
-		return;
-	size_t c = *cap ? *cap : 16;
-	while (c < need)
-		c *= 2;
-	*v = xrealloc(*v, c * sz);
-	*cap = c;
-}
-
 void sb_add(struct sbuf *b, const void *s, size_t n)
 {
-	grow((void **)&b->p, &b->cap, b->n + n + 1, 1);
+	xgrow(&b->p, &b->cap, b->n + n + 1, 1);
 	memcpy(b->p + b->n, s, n);
 	b->n += n;
 	b->p[b->n] = 0;
@@ -407,7 +395,7 @@ void ul_add(struct ivl_list *l, int64_t s, int64_t e)
 			return;
 		}
 	}
-	grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v);
+	xgrow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
 	l->v[l->n++] = (struct ivl){s, e};
 }
 
@@ -416,7 +404,7 @@ void pl_add(struct ivl_list *l, int64_t s, int64_t e)
 {
 	if (e <= s)
 		return;
-	grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v);
+	xgrow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
 	l->v[l->n++] = (struct ivl){s, e};
 }
 
@@ -538,7 +526,7 @@ void sweep_merge(struct ivl_list *l)
 
 void list_push(struct ivl_list *l, int64_t s, int64_t e)
 {
-	grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v);
+	xgrow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
 	l->v[l->n++] = (struct ivl){s, e};
 }
 
