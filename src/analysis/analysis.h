@@ -2,8 +2,9 @@
 /* The analysis of a loaded capture, the driver: each rank's stages in order (steps.h,
  * opstats.h, metrics.h, advice.h), ranks on a pool of threads, then the capture-level
  * passes (align.h, comm.h, bottleneck.h, cluster.h), published as one struct analysis
- * (result.h has the types). The public entry of src/analysis: it includes every stage's
- * header, so a caller (report, explorer, tests) includes this one. Inside src/analysis
+ * (result.h has the types). The public entry of src/analysis: it brings in (directly or
+ * through them) every stage's header but cluster.h, comm_split.h, metrics.h, op_rows.h
+ * and kernel_index.h, which their few callers include themselves. Inside src/analysis
  * only the driver (analysis.c) and what runs the driver (digest.c) include it: the stages
  * include result.h and lower stages (tests/layering.sh). */
 #ifndef ASCPROF_ANALYSIS_H
