@@ -139,9 +139,9 @@ static void bar(FILE *out, int score, int width)
 	fputc(']', out);
 }
 
-static void text_rank(const struct analysis *an, const struct rank_analysis *ra, FILE *out)
+/* The rank's title, and what its figures cannot come from (a file not read or cut). */
+static void text_rank_title(const struct analysis *an, const struct rank_analysis *ra, FILE *out)
 {
-	char b[64];
 	fprintf(out, _("\n== rank %d  "), ra->rank);
 	summary_put_clean(out, rank_label(an, ra));
 	fprintf(out, " ==\n");
@@ -167,6 +167,11 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		fputs(_("   (no trace and no kernel table rows: figures from step_trace_time.csv)\n"), out);
 	else if (!ra->has_trace)
 		fputs(_("   (no trace and no kernel table rows: insufficient data for device figures)\n"), out);
+}
+
+static void text_metrics(const struct rank_analysis *ra, FILE *out)
+{
+	char b[64];
 	fputs(_("\nmetrics\n"), out);
 	for (int mi = 0; mi < M_COUNT; mi++) {
 		enum metric_id m = (enum metric_id)mi;
@@ -182,7 +187,11 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	}
 	if (ra->have[M_DISPATCH_PER_STEP] && ra->v[M_DISPATCH_PER_STEP] > 1200)
 		fputs(_("  ! more than 1200 host ops per step: dispatch is a fixed per-step cost\n"), out);
+}
 
+/* The workload, the steps and their phases, with what each was read from. */
+static void text_steps(const struct rank_analysis *ra, FILE *out)
+{
 	fprintf(out, _("\nworkload: %s"), analysis_workload_name(ra->workload));
 	if (ra->workload_evidence) {
 		fputs(" (", out);
@@ -234,7 +243,10 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		if (shown < ra->n_steps)
 			fprintf(out, _("  ... %zu more steps (see --json)\n"), ra->n_steps - shown);
 	}
+}
 
+static void text_crosschecks(const struct rank_analysis *ra, FILE *out)
+{
 	for (size_t i = 0; i < ra->n_checks; i++) {
 		const struct crosscheck *c = &ra->checks[i];
 		fprintf(out, _("\ncross-check with %s (window %.3f ms): %s\n"), c->source,
@@ -249,10 +261,11 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			fputc('\n', out);
 		}
 	}
+}
 
-	report_attribution_text(ra, out);
-	report_gaps_text(ra, out);
-
+/* The candidates by score, the combined gain, the collectives named alone, the verdict. */
+static void text_bottlenecks(const struct rank_analysis *ra, FILE *out)
+{
 	fputs(_("\nbottlenecks (score 0-100, >= 40 triggers)\n"), out);
 	int order[BN_COUNT];
 	analysis_bottleneck_order(ra, order);
@@ -287,9 +300,10 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	report_outliers_text(ra, out);
 	char verdict[VERDICT_MAX];
 	fprintf(out, _("  verdict: %s\n"), analysis_verdict(ra, verdict, sizeof verdict));
-	report_phase_text(ra, out);
-	report_advice_text(ra, out);
+}
 
+static void text_top_ops(const struct rank_analysis *ra, FILE *out)
+{
 	/* without a trace the rows are the tables' own: no trace to set a CSV total beside */
 	fputs(ra->has_trace ? _("\ntop ops by total time (trace; CSV total beside it)\n")
 			    : _("\ntop ops by total time (kernel table and operator_details rows: no trace)\n"),
@@ -316,6 +330,10 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			shown++;
 		}
 	}
+}
+
+static void text_top_op_types(const struct rank_analysis *ra, FILE *out)
+{
 	if (ra->n_op_types) {
 		fputs(_("\ntop op types (Type, or the name without collective suffixes; busy = union for "
 		      "communication)\n"), out);
@@ -337,6 +355,21 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			}
 		}
 	}
+}
+
+static void text_rank(const struct analysis *an, const struct rank_analysis *ra, FILE *out)
+{
+	text_rank_title(an, ra, out);
+	text_metrics(ra, out);
+	text_steps(ra, out);
+	text_crosschecks(ra, out);
+	report_attribution_text(ra, out);
+	report_gaps_text(ra, out);
+	text_bottlenecks(ra, out);
+	report_phase_text(ra, out);
+	report_advice_text(ra, out);
+	text_top_ops(ra, out);
+	text_top_op_types(ra, out);
 	report_memory_text(ra, out);
 }
 
