@@ -2,6 +2,8 @@
 /* ascprof-gen: --self-check: an independent, generic sweep over the files actually written. */
 #include "gen.h"
 
+#include "cmp.h"
+
 struct kv {
 	char *k, *v;
 };
@@ -780,15 +782,9 @@ static int64_t list_count(const char *list)
 	return n;
 }
 
-static int i64_cmp(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static bool i64_find(const int64_t *v, size_t n, int64_t x)
 {
-	return bsearch(&x, v, n, sizeof *v, i64_cmp) != NULL;
+	return bsearch(&x, v, n, sizeof *v, cmp_i64) != NULL;
 }
 
 /* Count of sorted values in [lo, hi). */
@@ -921,30 +917,36 @@ static void check_memory(struct chk *c, struct kvs *got, int r, const char *od)
 	}
 }
 
-static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, int r, const char *od,
-                       const struct sweep *sw, bool trace_ok)
+/* The kernel types kernel_details.csv holds, with their counts and times (op_statistic.csv
+ * must agree). */
+struct kernel_types {
+	struct agg *aggs;
+	size_t n, cap;
+	char **names; /* owned, n */
+};
+
+/* kernel_details.csv: rows, ragged and Excel-mangled lines where the ground truth lists
+ * them, starts on device events, durations by type (kt). bad: the CSV was malformed, kept
+ * from file to file; tmp: scratch. */
+static void check_kernel_details(struct chk *c, const struct kvs *truth, struct kvs *got, int r, const char *od,
+                                 const struct sweep *sw, bool trace_ok, struct kernel_types *kt, struct sbuf *tmp,
+                                 bool *bad)
 {
 	char path[4096], key[512], pre[32];
 	snprintf(pre, sizeof pre, "rank.%d.", r);
-	struct sbuf tmp = {0};
-	bool bad = false;
-	/* kernel_details.csv */
 	struct csv_file cf;
 	path_join(path, sizeof path, od, "kernel_details.csv");
 	snprintf(key, sizeof key, "%skernel_details.ragged_lines", pre);
 	const char *ragged = kvs_get(truth, key);
 	snprintf(key, sizeof key, "%skernel_details.excel_lines", pre);
 	const char *excel = kvs_get(truth, key);
-	struct agg *types = NULL;
-	size_t ntypes = 0, tcap = 0;
-	char **tnames = NULL;
 	if (csv_open(&cf, path, c)) {
 		int cst = csv_col(&cf, "Start Time(us)"), cdu = csv_col(&cf, "Duration(us)"),
 		    cty = csv_col(&cf, "Type");
 		if (cst < 0 || cdu < 0 || cty < 0)
 			chk_fail(c, "%s: missing columns", path);
 		int64_t rows = 0, nrag = 0, nexc = 0;
-		while (cst >= 0 && cdu >= 0 && cty >= 0 && csv_next(&cf.rd, &cf.rec, &bad)) {
+		while (cst >= 0 && cdu >= 0 && cty >= 0 && csv_next(&cf.rd, &cf.rec, bad)) {
 			rows++;
 			int64_t ln = cf.rec.line;
 			bool is_rag = in_list(ragged, ln), is_exc = in_list(excel, ln);
@@ -978,18 +980,18 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 				chk_fail(c, "%s line %" PRId64 ": bad Duration", path, ln);
 				continue;
 			}
-			const char *ty = cell_utf8(&cf.rec.f[cty], &tmp);
+			const char *ty = cell_utf8(&cf.rec.f[cty], tmp);
 			size_t t;
-			for (t = 0; t < ntypes && strcmp(tnames[t], ty); t++)
+			for (t = 0; t < kt->n && strcmp(kt->names[t], ty); t++)
 				;
-			if (t == ntypes) {
-				tnames = xrealloc(tnames, (ntypes + 1) * sizeof *tnames);
-				tnames[ntypes] = xstrdup(ty);
-				agg_find(&types, &ntypes, &tcap, tnames[ntypes], "");
+			if (t == kt->n) {
+				kt->names = xrealloc(kt->names, (kt->n + 1) * sizeof *kt->names);
+				kt->names[kt->n] = xstrdup(ty);
+				agg_find(&kt->aggs, &kt->n, &kt->cap, kt->names[kt->n], "");
 			}
-			agg_add(&types[t], d);
+			agg_add(&kt->aggs[t], d);
 		}
-		if (bad)
+		if (*bad)
 			chk_fail(c, "%s: malformed CSV", path);
 		if (nrag != list_count(ragged) || nexc != list_count(excel))
 			chk_fail(c,
@@ -998,27 +1000,34 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 			         path, nrag, nexc, list_count(ragged), list_count(excel));
 		snprintf(key, sizeof key, "%scsv.kernel_details.rows", pre);
 		kvs_addi(got, key, rows);
-		for (size_t t = 0; t < ntypes; t++) {
-			snprintf(key, sizeof key, "optype.%d.%s.count", r, tnames[t]);
-			kvs_addi(got, key, types[t].n);
-			snprintf(key, sizeof key, "optype.%d.%s.total_ns", r, tnames[t]);
-			kvs_addi(got, key, types[t].total);
+		for (size_t t = 0; t < kt->n; t++) {
+			snprintf(key, sizeof key, "optype.%d.%s.count", r, kt->names[t]);
+			kvs_addi(got, key, kt->aggs[t].n);
+			snprintf(key, sizeof key, "optype.%d.%s.total_ns", r, kt->names[t]);
+			kvs_addi(got, key, kt->aggs[t].total);
 		}
 		csv_close(&cf);
 	} else {
 		chk_fail(c, "%s missing", path);
 	}
-	/* operator_details.csv: one row per cpu_op instance */
+}
+
+/* operator_details.csv: one row per cpu_op instance */
+static void check_operator_details(struct chk *c, const struct kvs *truth, struct kvs *got, int r,
+                                   const char *od, const struct sweep *sw, bool trace_ok, bool *bad)
+{
+	char path[4096], key[512];
+	struct csv_file cf;
 	path_join(path, sizeof path, od, "operator_details.csv");
-	snprintf(key, sizeof key, "%scsv.operator_details.rows", pre);
+	snprintf(key, sizeof key, "rank.%d.csv.operator_details.rows", r);
 	if (csv_open(&cf, path, c)) {
 		int64_t rows = 0;
-		while (csv_next(&cf.rd, &cf.rec, &bad)) {
+		while (csv_next(&cf.rd, &cf.rec, bad)) {
 			rows++;
 			if (cf.rec.nf != cf.hdr.nf || cf.hdr.nf != 9)
 				chk_fail(c, "%s line %" PRId64 ": %zu fields", path, cf.rec.line, cf.rec.nf);
 		}
-		if (bad)
+		if (*bad)
 			chk_fail(c, "%s: malformed CSV", path);
 		kvs_addi(got, key, rows);
 		if (trace_ok && rows != sw->cpu_ops)
@@ -1028,39 +1037,53 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 	} else if (kvs_get(truth, key)) { /* --default-export writes none */
 		chk_fail(c, "%s missing", path);
 	}
-	/* op_statistic.csv: must agree with kernel_details.csv */
+}
+
+/* op_statistic.csv: must agree with kernel_details.csv */
+static void check_op_statistic(struct chk *c, struct kvs *got, int r, const char *od,
+                               const struct kernel_types *kt, struct sbuf *tmp, bool *bad)
+{
+	char path[4096], key[512];
+	struct csv_file cf;
 	path_join(path, sizeof path, od, "op_statistic.csv");
 	if (csv_open(&cf, path, c)) {
 		int64_t rows = 0;
-		while (csv_next(&cf.rd, &cf.rec, &bad)) {
+		while (csv_next(&cf.rd, &cf.rec, bad)) {
 			rows++;
 			if (cf.rec.nf != 8 || cf.hdr.nf != 8) {
 				chk_fail(c, "%s line %" PRId64 ": %zu fields", path, cf.rec.line, cf.rec.nf);
 				continue;
 			}
-			const char *ty = cell_utf8(&cf.rec.f[0], &tmp);
+			const char *ty = cell_utf8(&cf.rec.f[0], tmp);
 			int64_t cnt, tot;
 			size_t t;
-			for (t = 0; t < ntypes && strcmp(tnames[t], ty); t++)
+			for (t = 0; t < kt->n && strcmp(kt->names[t], ty); t++)
 				;
-			if (t == ntypes || !parse_i64(cf.rec.f[2].p, 0, INT64_MAX, &cnt) ||
-			    !dec_ns(cf.rec.f[3].p, &tot) || cnt != types[t].n || tot != types[t].total)
+			if (t == kt->n || !parse_i64(cf.rec.f[2].p, 0, INT64_MAX, &cnt) ||
+			    !dec_ns(cf.rec.f[3].p, &tot) || cnt != kt->aggs[t].n || tot != kt->aggs[t].total)
 				chk_fail(c, "%s line %" PRId64 ": %s disagrees with kernel_details.csv", path,
 				         cf.rec.line, ty);
 		}
-		if (rows != (int64_t)ntypes)
-			chk_fail(c, "%s: %" PRId64 " rows for %zu kernel types", path, rows, ntypes);
-		snprintf(key, sizeof key, "%scsv.op_statistic.rows", pre);
+		if (rows != (int64_t)kt->n)
+			chk_fail(c, "%s: %" PRId64 " rows for %zu kernel types", path, rows, kt->n);
+		snprintf(key, sizeof key, "rank.%d.csv.op_statistic.rows", r);
 		kvs_addi(got, key, rows);
 		csv_close(&cf);
 	} else {
 		chk_fail(c, "%s missing", path);
 	}
-	/* api_statistic.csv: counts add up to the CANN events */
+}
+
+/* api_statistic.csv: counts add up to the CANN events */
+static void check_api_statistic(struct chk *c, struct kvs *got, int r, const char *od, const struct sweep *sw,
+                                bool trace_ok, bool *bad)
+{
+	char path[4096], key[512];
+	struct csv_file cf;
 	path_join(path, sizeof path, od, "api_statistic.csv");
 	if (csv_open(&cf, path, c)) {
 		int64_t rows = 0, calls = 0;
-		while (csv_next(&cf.rd, &cf.rec, &bad)) {
+		while (csv_next(&cf.rd, &cf.rec, bad)) {
 			rows++;
 			int64_t cnt;
 			if (cf.rec.nf != 8 || !parse_i64(cf.rec.f[3].p, 1, INT64_MAX, &cnt))
@@ -1071,13 +1094,20 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 		if (trace_ok && calls != sw->cann_x)
 			chk_fail(c, "%s: %" PRId64 " calls but %" PRId64 " CANN events", path, calls,
 			         sw->cann_x);
-		snprintf(key, sizeof key, "%scsv.api_statistic.rows", pre);
+		snprintf(key, sizeof key, "rank.%d.csv.api_statistic.rows", r);
 		kvs_addi(got, key, rows);
 		csv_close(&cf);
 	} else {
 		chk_fail(c, "%s missing", path);
 	}
-	/* step_trace_time.csv */
+}
+
+/* step_trace_time.csv: per row (or the whole span) as the sweep splits it */
+static void check_step_trace_time(struct chk *c, const struct kvs *truth, struct kvs *got, int r,
+                                  const char *od, const struct sweep *sw, bool trace_ok, bool *bad)
+{
+	char path[4096], key[512];
+	struct csv_file cf;
 	path_join(path, sizeof path, od, "step_trace_time.csv");
 	const char *mode = kvs_get(truth, "step_trace");
 	bool want = mode && strcmp(mode, "none");
@@ -1085,7 +1115,7 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 		if (!want)
 			chk_fail(c, "%s exists although step_trace=none", path);
 		int64_t rows = 0;
-		while (csv_next(&cf.rd, &cf.rec, &bad)) {
+		while (csv_next(&cf.rd, &cf.rec, bad)) {
 			int64_t v[10];
 			bool okrow = cf.rec.nf == 10 && cf.hdr.nf == 10;
 			for (int i = 1; okrow && i < 10; i++)
@@ -1120,16 +1150,29 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 			}
 			rows++;
 		}
-		snprintf(key, sizeof key, "%scsv.step_trace_time.rows", pre);
+		snprintf(key, sizeof key, "rank.%d.csv.step_trace_time.rows", r);
 		kvs_addi(got, key, rows);
 		csv_close(&cf);
 	} else if (want) {
 		chk_fail(c, "%s missing", path);
 	}
-	for (size_t t = 0; t < ntypes; t++)
-		free(tnames[t]);
-	free(tnames);
-	free(types);
+}
+
+static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, int r, const char *od,
+                       const struct sweep *sw, bool trace_ok)
+{
+	struct sbuf tmp = {0};
+	bool bad = false;
+	struct kernel_types kt = {0};
+	check_kernel_details(c, truth, got, r, od, sw, trace_ok, &kt, &tmp, &bad);
+	check_operator_details(c, truth, got, r, od, sw, trace_ok, &bad);
+	check_op_statistic(c, got, r, od, &kt, &tmp, &bad);
+	check_api_statistic(c, got, r, od, sw, trace_ok, &bad);
+	check_step_trace_time(c, truth, got, r, od, sw, trace_ok, &bad);
+	for (size_t t = 0; t < kt.n; t++)
+		free(kt.names[t]);
+	free(kt.names);
+	free(kt.aggs);
 	free(tmp.p);
 }
 
@@ -1154,15 +1197,17 @@ static int64_t lookup_name(const struct named_id *v, size_t n, int64_t pid, int6
 	return -1;
 }
 
-static void check_rank(struct chk *c, const struct kvs *truth, int r, const char *outdir)
+/* The rank's directory and the files around its trace; false when no trace is to be read
+ * (no directory in the ground truth, or the raw layout). od receives the output folder. */
+static bool check_rank_dir(struct chk *c, const struct kvs *truth, int r, const char *outdir, char *od,
+                           size_t odsz)
 {
-	char key[512], pre[32], rdir[4096], od[4096], path[4096];
-	snprintf(pre, sizeof pre, "rank.%d.", r);
-	snprintf(key, sizeof key, "%sdir", pre);
+	char key[512], rdir[4096], path[4096];
+	snprintf(key, sizeof key, "rank.%d.dir", r);
 	const char *dir = kvs_get(truth, key);
 	if (!dir) {
 		chk_fail(c, "ground truth has no %s", key);
-		return;
+		return false;
 	}
 	path_join(rdir, sizeof rdir, outdir, dir);
 	snprintf(key, sizeof key, "profiler_info_%d.json", r);
@@ -1174,53 +1219,45 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 	const char *raw = kvs_get(truth, "raw");
 	if (raw && !strcmp(raw, "1")) {
 		path_join(path, sizeof path, rdir, "FRAMEWORK");
-		path_join(od, sizeof od, rdir, "ASCEND_PROFILER_OUTPUT");
+		path_join(od, odsz, rdir, "ASCEND_PROFILER_OUTPUT");
 		if (access(path, F_OK) != 0 || access(od, F_OK) == 0)
 			chk_fail(c, "%s: raw layout expected", rdir);
-		return;
+		return false;
 	}
-	path_join(od, sizeof od, rdir, "ASCEND_PROFILER_OUTPUT");
-	path_join(path, sizeof path, od, "trace_view.json");
-	struct mapped m = map_file(path);
-	if (!m.ok) {
-		chk_fail(c, "%s missing", path);
-		return;
-	}
-	snprintf(key, sizeof key, "%struncated", pre);
-	const char *tr = kvs_get(truth, key);
-	bool truncated = tr && !strcmp(tr, "1");
-	struct trace_view tv;
-	parse_trace(m.p, m.n, &tv);
-	if (!truncated && !tv.complete)
-		chk_fail(c, "%s is not valid JSON (or not a trace)", path);
-	if (truncated && tv.complete)
-		chk_fail(c, "%s should be cut but parses completely", path);
-	if (tv.other_ph)
-		chk_fail(c, "%s: %" PRId64 " elements with an unexpected ph", path, tv.other_ph);
-	struct kvs got = {0};
+	path_join(od, odsz, rdir, "ASCEND_PROFILER_OUTPUT");
+	return true;
+}
+
+/* The trace's size and its events by ph. */
+static void count_events(struct kvs *got, const char *pre, const struct trace_view *tv, size_t bytes)
+{
+	char key[512];
 	snprintf(key, sizeof key, "%strace_bytes", pre);
-	kvs_addi(&got, key, (int64_t)m.n);
+	kvs_addi(got, key, (int64_t)bytes);
 	int64_t total = 0;
 	for (int p = 0; p < PH_COUNT; p++) {
 		snprintf(key, sizeof key, "%sevents.%c", pre, ph_chars[p]);
-		kvs_addi(&got, key, tv.n_ph[p]);
-		total += tv.n_ph[p];
+		kvs_addi(got, key, tv->n_ph[p]);
+		total += tv->n_ph[p];
 	}
 	snprintf(key, sizeof key, "%sevents.total", pre);
-	kvs_addi(&got, key, total + tv.other_ph);
+	kvs_addi(got, key, total + tv->other_ph);
+}
 
-	struct sweep sw;
-	memset(&sw, 0, sizeof sw);
-	/* lanes: every (pid, tid) with X events or a thread_name, under a named process */
+/* lanes: every (pid, tid) with X events or a thread_name, under a named process; and the
+ * X events' span (sw->first, sw->last) */
+static void count_lanes(struct kvs *got, const char *pre, const struct trace_view *tv, struct sweep *sw)
+{
+	char key[512];
 	struct lane_acc *la = NULL;
 	size_t nla = 0, lacap = 0, hit = 0;
-	for (size_t i = 0; i < tv.nx; i++) {
-		const struct xe *x = &tv.x[i];
-		if (!sw.have_x || x->ts < sw.first)
-			sw.first = x->ts;
-		if (!sw.have_x || x->end > sw.last)
-			sw.last = x->end;
-		sw.have_x = true;
+	for (size_t i = 0; i < tv->nx; i++) {
+		const struct xe *x = &tv->x[i];
+		if (!sw->have_x || x->ts < sw->first)
+			sw->first = x->ts;
+		if (!sw->have_x || x->end > sw->last)
+			sw->last = x->end;
+		sw->have_x = true;
 		if (!(hit < nla && la[hit].pid == x->pid && la[hit].tid == x->tid)) {
 			for (hit = 0; hit < nla && !(la[hit].pid == x->pid && la[hit].tid == x->tid); hit++)
 				;
@@ -1231,274 +1268,320 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 		}
 		la[hit].nx++;
 	}
-	for (size_t i = 0; i < tv.ntn; i++) {
-		for (hit = 0; hit < nla && !(la[hit].pid == tv.tn[i].pid && la[hit].tid == tv.tn[i].tid);
+	for (size_t i = 0; i < tv->ntn; i++) {
+		for (hit = 0; hit < nla && !(la[hit].pid == tv->tn[i].pid && la[hit].tid == tv->tn[i].tid);
 		     hit++)
 			;
 		if (hit == nla) {
 			xgrow(&la, &lacap, nla + 1, sizeof *la);
-			la[nla++] = (struct lane_acc){tv.tn[i].pid, tv.tn[i].tid, 0, -1};
+			la[nla++] = (struct lane_acc){tv->tn[i].pid, tv->tn[i].tid, 0, -1};
 		}
-		la[hit].tname = tv.tn[i].name;
+		la[hit].tname = tv->tn[i].name;
 	}
-	for (size_t p = 0; p < tv.npn; p++) {
-		const char *pname = tv.names.s[tv.pn[p].name];
+	for (size_t p = 0; p < tv->npn; p++) {
+		const char *pname = tv->names.s[tv->pn[p].name];
 		int64_t n = 0;
 		for (size_t i = 0; i < nla; i++) {
-			if (la[i].pid != tv.pn[p].pid)
+			if (la[i].pid != tv->pn[p].pid)
 				continue;
 			n++;
 			if (la[i].tname >= 0) {
 				snprintf(key, sizeof key, "%slane.%s/%s", pre, pname,
-				         tv.names.s[la[i].tname]);
-				kvs_addi(&got, key, la[i].nx);
+				         tv->names.s[la[i].tname]);
+				kvs_addi(got, key, la[i].nx);
 			}
 		}
 		snprintf(key, sizeof key, "%slanes.%s", pre, pname);
-		kvs_addi(&got, key, n);
+		kvs_addi(got, key, n);
 	}
 	free(la);
-	if (sw.have_x) {
+	if (sw->have_x) {
 		snprintf(key, sizeof key, "%sfirst_ts_ns", pre);
-		kvs_addi(&got, key, sw.first);
+		kvs_addi(got, key, sw->first);
 		snprintf(key, sizeof key, "%slast_end_ns", pre);
-		kvs_addi(&got, key, sw.last);
+		kvs_addi(got, key, sw->last);
 		snprintf(key, sizeof key, "%swall_ns", pre);
-		kvs_addi(&got, key, sw.last - sw.first);
+		kvs_addi(got, key, sw->last - sw->first);
 	}
-	bool trace_ok = !truncated && tv.complete;
-	if (trace_ok) {
-		/* classify by the process / thread names the trace itself declares */
-		int64_t copy = 0, ncoll = 0, cxfer = 0, cspan = 0;
-		int64_t *cpu_ts = NULL;
-		size_t ncpu = 0, cpucap = 0;
-		struct agg *ops = NULL;
-		size_t nops = 0, opcap = 0;
-		const char *marks = kvs_get(truth, "step_marks");
-		int64_t last_pid = INT64_MIN;
-		const char *pname = "";
-		for (size_t i = 0; i < tv.nx; i++) {
-			const struct xe *x = &tv.x[i];
-			if (x->pid != last_pid) {
-				int64_t id = lookup_name(tv.pn, tv.npn, x->pid, 0, false);
-				pname = id >= 0 ? tv.names.s[id] : "";
-				last_pid = x->pid;
-			}
-			const char *nm = tv.names.s[x->name];
-			if (!strcmp(pname, "Ascend Hardware")) {
-				/* MC2 dispatch and combine wait for the peers: communication */
-				if (x->tt == TT_COMPUTE && strstr(nm, "MoeDistribute")) {
-					list_push(&sw.comm, x->ts, x->end);
-					agg_add(agg_find(&ops, &nops, &opcap, nm, ""), x->end - x->ts);
-				} else if (x->tt == TT_COMPUTE) {
-					list_push(&sw.comp, x->ts, x->end);
-					agg_add(agg_find(&ops, &nops, &opcap, nm, ""), x->end - x->ts);
-				}
-				if (x->tt != TT_WAIT)
-					list_push(&sw.busy, x->ts, x->end);
-				if (!strcmp(nm, "MEMCPY_ASYNC"))
-					copy += x->end - x->ts;
-				if (!strcmp(nm, "SDMA")) /* a collective's transfer */
-					cxfer += x->end - x->ts;
-			} else if (!strcmp(pname, "HCCL")) {
-				int64_t tn = lookup_name(tv.tn, tv.ntn, x->pid, x->tid, true);
-				if (tn >= 0 && !strcmp(tv.names.s[tn], "Group 0 Communication")) {
-					list_push(&sw.comm, x->ts, x->end);
-					ncoll++;
-					cspan += x->end - x->ts;
-				}
-			} else if (!strcmp(pname, "Python") || !strcmp(pname, "CANN")) {
-				list_push(&sw.host, x->ts, x->end);
-				sw.cann_x += !strcmp(pname, "CANN");
-				bool pstep = x->cat == CAT_CPU_OP && !strncmp(nm, "ProfilerStep#", 13);
-				if (x->cat == CAT_CPU_OP && !pstep) {
-					xgrow(&cpu_ts, &cpucap, ncpu + 1, sizeof *cpu_ts);
-					cpu_ts[ncpu++] = x->ts;
-				}
-				size_t nl = strlen(nm);
-				bool engine = x->cat == CAT_PYFUNC && nl > 15 &&
-				              !strcmp(nm + nl - 15, ": execute_model");
-				if ((marks && !strcmp(marks, "engine") && engine) ||
-				    (marks && !strcmp(marks, "profilerstep") && pstep)) {
-					sw.steps = xrealloc(sw.steps, (sw.nsteps + 1) * sizeof *sw.steps);
-					sw.steps[sw.nsteps++] = (struct ivl){x->ts, x->end};
-				}
-			}
-		}
-		/* device and HCCL start times, for matching kernel_details.csv rows */
-		sw.devts = xmalloc(sizeof *sw.devts * (tv.nx ? tv.nx : 1));
-		sw.ndevts = 0;
-		last_pid = INT64_MIN;
-		for (size_t i = 0; i < tv.nx; i++) {
-			const struct xe *x = &tv.x[i];
-			if (x->pid != last_pid) {
-				int64_t id = lookup_name(tv.pn, tv.npn, x->pid, 0, false);
-				pname = id >= 0 ? tv.names.s[id] : "";
-				last_pid = x->pid;
-			}
-			if (!strcmp(pname, "Ascend Hardware") || !strcmp(pname, "HCCL"))
-				sw.devts[sw.ndevts++] = x->ts;
-		}
-		qsort(sw.devts, sw.ndevts, sizeof *sw.devts, i64_cmp);
-		qsort(cpu_ts, ncpu, sizeof *cpu_ts, i64_cmp);
-		sw.cpu_ops = (int64_t)ncpu;
-		if (marks && !strcmp(marks, "none")) {
-			/* no markers in the file: take the windows the ground truth states */
-			snprintf(key, sizeof key, "%ssteps", pre);
-			const char *ns = kvs_get(truth, key);
-			int64_t n = 0;
-			if (ns)
-				parse_i64(ns, 0, INT32_MAX, &n);
-			for (int64_t k = 0; k < n; k++) {
-				int64_t s = 0, e = 0;
-				snprintf(key, sizeof key, "%sstep.%" PRId64 ".start_ns", pre, k);
-				const char *vs = kvs_get(truth, key);
-				snprintf(key, sizeof key, "%sstep.%" PRId64 ".end_ns", pre, k);
-				const char *ve = kvs_get(truth, key);
-				if (!vs || !ve || !parse_i64(vs, INT64_MIN, INT64_MAX, &s) ||
-				    !parse_i64(ve, INT64_MIN, INT64_MAX, &e)) {
-					chk_fail(c,
-					         "rank %d: step %" PRId64 " window missing from ground truth",
-					         r, k);
-					continue;
-				}
-				sw.steps = xrealloc(sw.steps, (sw.nsteps + 1) * sizeof *sw.steps);
-				sw.steps[sw.nsteps++] = (struct ivl){s, e};
-			}
-		}
-		if (sw.nsteps > 1)
-			qsort(sw.steps, sw.nsteps, sizeof *sw.steps, ivl_cmp);
-		sweep_merge(&sw.comp);
-		sweep_merge(&sw.comm);
-		sweep_merge(&sw.busy);
-		sweep_merge(&sw.host);
-		for (size_t i = 0; i < sw.comp.n; i++)
-			list_push(&sw.cc, sw.comp.v[i].s, sw.comp.v[i].e);
-		for (size_t i = 0; i < sw.comm.n; i++)
-			list_push(&sw.cc, sw.comm.v[i].s, sw.comm.v[i].e);
-		sweep_merge(&sw.cc);
-		sweep_subtract(&sw.comm, &sw.comp, &sw.expo);
-		/* occupied: busy or in a collective; idle and host-only are measured against it */
-		struct ivl_list occ = {0}, honly = {0};
-		for (size_t i = 0; i < sw.busy.n; i++)
-			list_push(&occ, sw.busy.v[i].s, sw.busy.v[i].e);
-		for (size_t i = 0; i < sw.comm.n; i++)
-			list_push(&occ, sw.comm.v[i].s, sw.comm.v[i].e);
-		sweep_merge(&occ);
-		sweep_subtract(&sw.host, &occ, &honly);
-		int64_t comm = sweep_total(&sw.comm), expo = sweep_total(&sw.expo);
-		int64_t idle = 0, gaps = 0, prev = sw.first;
-		for (size_t i = 0; i <= occ.n; i++) {
-			int64_t s = i < occ.n ? occ.v[i].s : sw.last;
-			if (s - prev >= IDLE_MIN) {
-				idle += s - prev;
-				gaps++;
-			}
-			if (i < occ.n)
-				prev = occ.v[i].e;
-		}
-		struct {
-			const char *k;
-			int64_t v;
-		} vals[] = {
-		        {"compute_ns", sweep_total(&sw.comp)},
-		        {"copy_ns", copy},
-		        {"collectives", ncoll},
-		        {"coll_transfer_ns", cxfer},
-		        {"coll_wait_ns", cspan - cxfer},
-		        {"comm_ns", comm},
-		        {"comm_overlapped_ns", comm - expo},
-		        {"comm_not_overlapped_ns", expo},
-		        {"npu_busy_ns", sweep_total(&sw.busy)},
-		        {"npu_idle_ns", idle},
-		        {"npu_idle_gaps", gaps},
-		        {"free_ns", (sw.last - sw.first) - sweep_total(&sw.cc)},
-		        {"host_busy_ns", sweep_total(&sw.host)},
-		        {"host_only_ns", sweep_total(&honly)},
-		        {"edge_idle_ns", occ.n ? (occ.v[0].s - sw.first) + (sw.last - occ.v[occ.n - 1].e)
-		                               : sw.last - sw.first},
-		        {"steps", (int64_t)sw.nsteps},
-		        {"dispatch_ops_total", (int64_t)ncpu},
-		};
-		for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
-			snprintf(key, sizeof key, "%s%s", pre, vals[i].k);
-			kvs_addi(&got, key, vals[i].v);
-		}
-		for (size_t k = 0; k < sw.nsteps; k++) {
-			int64_t lo = sw.steps[k].s, hi = window_end(&sw, k);
-			int64_t chi = min64(hi, sw.last);
-			snprintf(key, sizeof key, "%sstep.%zu.start_ns", pre, k);
-			kvs_addi(&got, key, sw.steps[k].s);
-			snprintf(key, sizeof key, "%sstep.%zu.end_ns", pre, k);
-			kvs_addi(&got, key, sw.steps[k].e);
-			snprintf(key, sizeof key, "%sstep.%zu.dispatch_ops", pre, k);
-			kvs_addi(&got, key, i64_count(cpu_ts, ncpu, lo, hi));
-			snprintf(key, sizeof key, "%sstep.%zu.compute_ns", pre, k);
-			kvs_addi(&got, key, sweep_clip(&sw.comp, lo, chi));
-			snprintf(key, sizeof key, "%sstep.%zu.comm_not_overlapped_ns", pre, k);
-			kvs_addi(&got, key, sweep_clip(&sw.expo, lo, chi));
-			snprintf(key, sizeof key, "%sstep.%zu.host_only_ns", pre, k);
-			kvs_addi(&got, key, sweep_clip(&honly, lo, chi));
-		}
-		for (size_t i = 0; i < nops; i++) {
-			snprintf(key, sizeof key, "op.%d.%s.count", r, ops[i].key);
-			kvs_addi(&got, key, ops[i].n);
-			snprintf(key, sizeof key, "op.%d.%s.total_ns", r, ops[i].key);
-			kvs_addi(&got, key, ops[i].total);
-		}
-		/* keys only the generator can state, checked for consistency */
-		int64_t a = 0, b = 0, s = 0, t = 0;
-		snprintf(key, sizeof key, "%scopy_h2d_ns", pre);
-		const char *v1 = kvs_get(truth, key);
-		snprintf(key, sizeof key, "%scopy_d2h_ns", pre);
-		const char *v2 = kvs_get(truth, key);
-		if (!v1 || !v2 || !parse_i64(v1, 0, INT64_MAX, &a) || !parse_i64(v2, 0, INT64_MAX, &b) ||
-		    a + b != copy)
-			chk_fail(c, "rank %d: copy_h2d_ns + copy_d2h_ns != copy_ns", r);
-		snprintf(key, sizeof key, "%sprefill_steps", pre);
-		v1 = kvs_get(truth, key);
-		snprintf(key, sizeof key, "%sdecode_steps", pre);
-		v2 = kvs_get(truth, key);
-		int64_t others = 0, x = 0; /* --shape: mixed and training steps */
-		for (int w = 0; w < 2; w++) {
-			snprintf(key, sizeof key, "%s%s_steps", pre, w ? "train" : "mixed");
-			const char *v3 = kvs_get(truth, key);
-			if (v3 && parse_i64(v3, 0, INT64_MAX, &x))
-				others += x;
-		}
-		if (!v1 || !v2 || !parse_i64(v1, 0, INT64_MAX, &s) || !parse_i64(v2, 0, INT64_MAX, &t) ||
-		    s + t + others != (int64_t)sw.nsteps)
-			chk_fail(c, "rank %d: prefill_steps + decode_steps (+ mixed, train) != steps", r);
-		int64_t np = 0;
-		for (size_t k = 0; k < sw.nsteps; k++) {
-			snprintf(key, sizeof key, "%sstep.%zu.phase", pre, k);
-			const char *ph = kvs_get(truth, key);
-			if (!ph || (strcmp(ph, "prefill") && strcmp(ph, "decode") && strcmp(ph, "mixed") &&
-			            strcmp(ph, "train")))
-				chk_fail(c, "rank %d: step %zu has no phase", r, k);
-			else
-				np += !strcmp(ph, "prefill");
-		}
-		if (np != s)
-			chk_fail(c, "rank %d: %" PRId64 " steps marked prefill, prefill_steps=%" PRId64, r,
-			         np, s);
-		free(honly.v);
-		free(occ.v);
-		free(cpu_ts);
-		free(ops);
+}
+
+/* What the classification of a complete trace's X events sums beside the sweep's lists. */
+struct trace_sums {
+	int64_t copy, ncoll, cxfer, cspan;
+	int64_t *cpu_ts; /* host cpu_op starts (not ProfilerStep#), sorted once classified */
+	size_t ncpu;
+	struct agg *ops; /* device compute ops by name */
+	size_t nops;
+};
+
+/* The last process looked up: the X events come a process at a time. */
+struct pname_cache {
+	int64_t pid;
+	const char *name;
+};
+
+/* The name a pid's process_name declares ("" for none). */
+static const char *process_name(const struct trace_view *tv, int64_t pid, struct pname_cache *pc)
+{
+	if (pid != pc->pid) {
+		int64_t id = lookup_name(tv->pn, tv->npn, pid, 0, false);
+		pc->name = id >= 0 ? tv->names.s[id] : "";
+		pc->pid = pid;
 	}
-	check_csvs(c, truth, &got, r, od, &sw, trace_ok);
-	check_memory(c, &got, r, od);
-	/* compare: everything the sweep derived must be in the ground truth with the same value, and
-	 * every verifiable truth key of this rank must have been derived */
-	qsort(got.v, got.n, sizeof *got.v, kv_cmp);
-	for (size_t i = 0; i < got.n; i++) {
-		const char *tv_ = kvs_get(truth, got.v[i].k);
+	return pc->name;
+}
+
+/* classify by the process / thread names the trace itself declares */
+static void classify_trace(const struct kvs *truth, const struct trace_view *tv, struct sweep *sw,
+                           struct trace_sums *t)
+{
+	size_t cpucap = 0, opcap = 0;
+	const char *marks = kvs_get(truth, "step_marks");
+	struct pname_cache pc = {INT64_MIN, ""};
+	for (size_t i = 0; i < tv->nx; i++) {
+		const struct xe *x = &tv->x[i];
+		const char *pname = process_name(tv, x->pid, &pc);
+		const char *nm = tv->names.s[x->name];
+		if (!strcmp(pname, "Ascend Hardware")) {
+			/* MC2 dispatch and combine wait for the peers: communication */
+			if (x->tt == TT_COMPUTE && strstr(nm, "MoeDistribute")) {
+				list_push(&sw->comm, x->ts, x->end);
+				agg_add(agg_find(&t->ops, &t->nops, &opcap, nm, ""), x->end - x->ts);
+			} else if (x->tt == TT_COMPUTE) {
+				list_push(&sw->comp, x->ts, x->end);
+				agg_add(agg_find(&t->ops, &t->nops, &opcap, nm, ""), x->end - x->ts);
+			}
+			if (x->tt != TT_WAIT)
+				list_push(&sw->busy, x->ts, x->end);
+			if (!strcmp(nm, "MEMCPY_ASYNC"))
+				t->copy += x->end - x->ts;
+			if (!strcmp(nm, "SDMA")) /* a collective's transfer */
+				t->cxfer += x->end - x->ts;
+		} else if (!strcmp(pname, "HCCL")) {
+			int64_t tn = lookup_name(tv->tn, tv->ntn, x->pid, x->tid, true);
+			if (tn >= 0 && !strcmp(tv->names.s[tn], "Group 0 Communication")) {
+				list_push(&sw->comm, x->ts, x->end);
+				t->ncoll++;
+				t->cspan += x->end - x->ts;
+			}
+		} else if (!strcmp(pname, "Python") || !strcmp(pname, "CANN")) {
+			list_push(&sw->host, x->ts, x->end);
+			sw->cann_x += !strcmp(pname, "CANN");
+			bool pstep = x->cat == CAT_CPU_OP && !strncmp(nm, "ProfilerStep#", 13);
+			if (x->cat == CAT_CPU_OP && !pstep) {
+				xgrow(&t->cpu_ts, &cpucap, t->ncpu + 1, sizeof *t->cpu_ts);
+				t->cpu_ts[t->ncpu++] = x->ts;
+			}
+			size_t nl = strlen(nm);
+			bool engine = x->cat == CAT_PYFUNC && nl > 15 &&
+			              !strcmp(nm + nl - 15, ": execute_model");
+			if ((marks && !strcmp(marks, "engine") && engine) ||
+			    (marks && !strcmp(marks, "profilerstep") && pstep)) {
+				sw->steps = xrealloc(sw->steps, (sw->nsteps + 1) * sizeof *sw->steps);
+				sw->steps[sw->nsteps++] = (struct ivl){x->ts, x->end};
+			}
+		}
+	}
+	/* device and HCCL start times, for matching kernel_details.csv rows */
+	sw->devts = xmalloc(sizeof *sw->devts * (tv->nx ? tv->nx : 1));
+	sw->ndevts = 0;
+	pc = (struct pname_cache){INT64_MIN, ""};
+	for (size_t i = 0; i < tv->nx; i++) {
+		const struct xe *x = &tv->x[i];
+		const char *pname = process_name(tv, x->pid, &pc);
+		if (!strcmp(pname, "Ascend Hardware") || !strcmp(pname, "HCCL"))
+			sw->devts[sw->ndevts++] = x->ts;
+	}
+	qsort(sw->devts, sw->ndevts, sizeof *sw->devts, cmp_i64);
+	qsort(t->cpu_ts, t->ncpu, sizeof *t->cpu_ts, cmp_i64);
+	sw->cpu_ops = (int64_t)t->ncpu;
+}
+
+/* no markers in the file: take the windows the ground truth states */
+static void truth_step_windows(struct chk *c, const struct kvs *truth, int r, const char *pre, struct sweep *sw)
+{
+	char key[512];
+	snprintf(key, sizeof key, "%ssteps", pre);
+	const char *ns = kvs_get(truth, key);
+	int64_t n = 0;
+	if (ns)
+		parse_i64(ns, 0, INT32_MAX, &n);
+	for (int64_t k = 0; k < n; k++) {
+		int64_t s = 0, e = 0;
+		snprintf(key, sizeof key, "%sstep.%" PRId64 ".start_ns", pre, k);
+		const char *vs = kvs_get(truth, key);
+		snprintf(key, sizeof key, "%sstep.%" PRId64 ".end_ns", pre, k);
+		const char *ve = kvs_get(truth, key);
+		if (!vs || !ve || !parse_i64(vs, INT64_MIN, INT64_MAX, &s) ||
+		    !parse_i64(ve, INT64_MIN, INT64_MAX, &e)) {
+			chk_fail(c,
+			         "rank %d: step %" PRId64 " window missing from ground truth",
+			         r, k);
+			continue;
+		}
+		sw->steps = xrealloc(sw->steps, (sw->nsteps + 1) * sizeof *sw->steps);
+		sw->steps[sw->nsteps++] = (struct ivl){s, e};
+	}
+}
+
+/* The sweep's figures: the lists merged, the rank's totals and each step's. */
+static void sweep_figures(struct kvs *got, const char *pre, struct sweep *sw, const struct trace_sums *t)
+{
+	char key[512];
+	if (sw->nsteps > 1)
+		qsort(sw->steps, sw->nsteps, sizeof *sw->steps, ivl_cmp);
+	sweep_merge(&sw->comp);
+	sweep_merge(&sw->comm);
+	sweep_merge(&sw->busy);
+	sweep_merge(&sw->host);
+	for (size_t i = 0; i < sw->comp.n; i++)
+		list_push(&sw->cc, sw->comp.v[i].s, sw->comp.v[i].e);
+	for (size_t i = 0; i < sw->comm.n; i++)
+		list_push(&sw->cc, sw->comm.v[i].s, sw->comm.v[i].e);
+	sweep_merge(&sw->cc);
+	sweep_subtract(&sw->comm, &sw->comp, &sw->expo);
+	/* occupied: busy or in a collective; idle and host-only are measured against it */
+	struct ivl_list occ = {0}, honly = {0};
+	for (size_t i = 0; i < sw->busy.n; i++)
+		list_push(&occ, sw->busy.v[i].s, sw->busy.v[i].e);
+	for (size_t i = 0; i < sw->comm.n; i++)
+		list_push(&occ, sw->comm.v[i].s, sw->comm.v[i].e);
+	sweep_merge(&occ);
+	sweep_subtract(&sw->host, &occ, &honly);
+	int64_t comm = sweep_total(&sw->comm), expo = sweep_total(&sw->expo);
+	int64_t idle = 0, gaps = 0, prev = sw->first;
+	for (size_t i = 0; i <= occ.n; i++) {
+		int64_t s = i < occ.n ? occ.v[i].s : sw->last;
+		if (s - prev >= IDLE_MIN) {
+			idle += s - prev;
+			gaps++;
+		}
+		if (i < occ.n)
+			prev = occ.v[i].e;
+	}
+	struct {
+		const char *k;
+		int64_t v;
+	} vals[] = {
+	        {"compute_ns", sweep_total(&sw->comp)},
+	        {"copy_ns", t->copy},
+	        {"collectives", t->ncoll},
+	        {"coll_transfer_ns", t->cxfer},
+	        {"coll_wait_ns", t->cspan - t->cxfer},
+	        {"comm_ns", comm},
+	        {"comm_overlapped_ns", comm - expo},
+	        {"comm_not_overlapped_ns", expo},
+	        {"npu_busy_ns", sweep_total(&sw->busy)},
+	        {"npu_idle_ns", idle},
+	        {"npu_idle_gaps", gaps},
+	        {"free_ns", (sw->last - sw->first) - sweep_total(&sw->cc)},
+	        {"host_busy_ns", sweep_total(&sw->host)},
+	        {"host_only_ns", sweep_total(&honly)},
+	        {"edge_idle_ns", occ.n ? (occ.v[0].s - sw->first) + (sw->last - occ.v[occ.n - 1].e)
+	                               : sw->last - sw->first},
+	        {"steps", (int64_t)sw->nsteps},
+	        {"dispatch_ops_total", (int64_t)t->ncpu},
+	};
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		snprintf(key, sizeof key, "%s%s", pre, vals[i].k);
+		kvs_addi(got, key, vals[i].v);
+	}
+	for (size_t k = 0; k < sw->nsteps; k++) {
+		int64_t lo = sw->steps[k].s, hi = window_end(sw, k);
+		int64_t chi = min64(hi, sw->last);
+		snprintf(key, sizeof key, "%sstep.%zu.start_ns", pre, k);
+		kvs_addi(got, key, sw->steps[k].s);
+		snprintf(key, sizeof key, "%sstep.%zu.end_ns", pre, k);
+		kvs_addi(got, key, sw->steps[k].e);
+		snprintf(key, sizeof key, "%sstep.%zu.dispatch_ops", pre, k);
+		kvs_addi(got, key, i64_count(t->cpu_ts, t->ncpu, lo, hi));
+		snprintf(key, sizeof key, "%sstep.%zu.compute_ns", pre, k);
+		kvs_addi(got, key, sweep_clip(&sw->comp, lo, chi));
+		snprintf(key, sizeof key, "%sstep.%zu.comm_not_overlapped_ns", pre, k);
+		kvs_addi(got, key, sweep_clip(&sw->expo, lo, chi));
+		snprintf(key, sizeof key, "%sstep.%zu.host_only_ns", pre, k);
+		kvs_addi(got, key, sweep_clip(&honly, lo, chi));
+	}
+	free(honly.v);
+	free(occ.v);
+}
+
+/* keys only the generator can state, checked for consistency */
+static void check_stated_keys(struct chk *c, const struct kvs *truth, int r, const char *pre, int64_t copy,
+                              size_t nsteps)
+{
+	char key[512];
+	int64_t a = 0, b = 0, s = 0, t = 0;
+	snprintf(key, sizeof key, "%scopy_h2d_ns", pre);
+	const char *v1 = kvs_get(truth, key);
+	snprintf(key, sizeof key, "%scopy_d2h_ns", pre);
+	const char *v2 = kvs_get(truth, key);
+	if (!v1 || !v2 || !parse_i64(v1, 0, INT64_MAX, &a) || !parse_i64(v2, 0, INT64_MAX, &b) ||
+	    a + b != copy)
+		chk_fail(c, "rank %d: copy_h2d_ns + copy_d2h_ns != copy_ns", r);
+	snprintf(key, sizeof key, "%sprefill_steps", pre);
+	v1 = kvs_get(truth, key);
+	snprintf(key, sizeof key, "%sdecode_steps", pre);
+	v2 = kvs_get(truth, key);
+	int64_t others = 0, x = 0; /* --shape: mixed and training steps */
+	for (int w = 0; w < 2; w++) {
+		snprintf(key, sizeof key, "%s%s_steps", pre, w ? "train" : "mixed");
+		const char *v3 = kvs_get(truth, key);
+		if (v3 && parse_i64(v3, 0, INT64_MAX, &x))
+			others += x;
+	}
+	if (!v1 || !v2 || !parse_i64(v1, 0, INT64_MAX, &s) || !parse_i64(v2, 0, INT64_MAX, &t) ||
+	    s + t + others != (int64_t)nsteps)
+		chk_fail(c, "rank %d: prefill_steps + decode_steps (+ mixed, train) != steps", r);
+	int64_t np = 0;
+	for (size_t k = 0; k < nsteps; k++) {
+		snprintf(key, sizeof key, "%sstep.%zu.phase", pre, k);
+		const char *ph = kvs_get(truth, key);
+		if (!ph || (strcmp(ph, "prefill") && strcmp(ph, "decode") && strcmp(ph, "mixed") &&
+		            strcmp(ph, "train")))
+			chk_fail(c, "rank %d: step %zu has no phase", r, k);
+		else
+			np += !strcmp(ph, "prefill");
+	}
+	if (np != s)
+		chk_fail(c, "rank %d: %" PRId64 " steps marked prefill, prefill_steps=%" PRId64, r,
+		         np, s);
+}
+
+/* A complete trace swept: its figures into got, the stated keys checked. */
+static void sweep_trace(struct chk *c, const struct kvs *truth, struct kvs *got, int r, const char *pre,
+                        const struct trace_view *tv, struct sweep *sw)
+{
+	char key[512];
+	struct trace_sums t = {0};
+	classify_trace(truth, tv, sw, &t);
+	const char *marks = kvs_get(truth, "step_marks");
+	if (marks && !strcmp(marks, "none"))
+		truth_step_windows(c, truth, r, pre, sw);
+	sweep_figures(got, pre, sw, &t);
+	for (size_t i = 0; i < t.nops; i++) {
+		snprintf(key, sizeof key, "op.%d.%s.count", r, t.ops[i].key);
+		kvs_addi(got, key, t.ops[i].n);
+		snprintf(key, sizeof key, "op.%d.%s.total_ns", r, t.ops[i].key);
+		kvs_addi(got, key, t.ops[i].total);
+	}
+	check_stated_keys(c, truth, r, pre, t.copy, sw->nsteps);
+	free(t.cpu_ts);
+	free(t.ops);
+}
+
+/* compare: everything the sweep derived must be in the ground truth with the same value, and
+ * every verifiable truth key of this rank must have been derived */
+static void compare_with_truth(struct chk *c, const struct kvs *truth, struct kvs *got, int r, const char *pre)
+{
+	qsort(got->v, got->n, sizeof *got->v, kv_cmp);
+	for (size_t i = 0; i < got->n; i++) {
+		const char *tv_ = kvs_get(truth, got->v[i].k);
 		if (!tv_)
-			chk_fail(c, "%s=%s found by the sweep, absent from ground truth", got.v[i].k,
-			         got.v[i].v);
-		else if (strcmp(tv_, got.v[i].v))
-			chk_fail(c, "%s: ground truth %s, sweep %s", got.v[i].k, tv_, got.v[i].v);
+			chk_fail(c, "%s=%s found by the sweep, absent from ground truth", got->v[i].k,
+			         got->v[i].v);
+		else if (strcmp(tv_, got->v[i].v))
+			chk_fail(c, "%s: ground truth %s, sweep %s", got->v[i].k, tv_, got->v[i].v);
 		else
 			c->verified++;
 	}
@@ -1536,10 +1619,47 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 		for (size_t u = 0; rest && !strncmp(rest, "step.", 5) && u < sizeof step_only / sizeof *step_only; u++)
 			skip |= strlen(rest) > strlen(step_only[u]) &&
 			        !strcmp(rest + strlen(rest) - strlen(step_only[u]), step_only[u]);
-		if (!skip && !kvs_get(&got, k))
+		if (!skip && !kvs_get(got, k))
 			chk_fail(c, "%s=%s in ground truth was not re-derived by the sweep", k,
 			         truth->v[i].v);
 	}
+}
+
+static void check_rank(struct chk *c, const struct kvs *truth, int r, const char *outdir)
+{
+	char key[512], pre[32], od[4096], path[4096];
+	snprintf(pre, sizeof pre, "rank.%d.", r);
+	if (!check_rank_dir(c, truth, r, outdir, od, sizeof od))
+		return;
+	path_join(path, sizeof path, od, "trace_view.json");
+	struct mapped m = map_file(path);
+	if (!m.ok) {
+		chk_fail(c, "%s missing", path);
+		return;
+	}
+	snprintf(key, sizeof key, "%struncated", pre);
+	const char *tr = kvs_get(truth, key);
+	bool truncated = tr && !strcmp(tr, "1");
+	struct trace_view tv;
+	parse_trace(m.p, m.n, &tv);
+	if (!truncated && !tv.complete)
+		chk_fail(c, "%s is not valid JSON (or not a trace)", path);
+	if (truncated && tv.complete)
+		chk_fail(c, "%s should be cut but parses completely", path);
+	if (tv.other_ph)
+		chk_fail(c, "%s: %" PRId64 " elements with an unexpected ph", path, tv.other_ph);
+	struct kvs got = {0};
+	count_events(&got, pre, &tv, m.n);
+
+	struct sweep sw;
+	memset(&sw, 0, sizeof sw);
+	count_lanes(&got, pre, &tv, &sw);
+	bool trace_ok = !truncated && tv.complete;
+	if (trace_ok)
+		sweep_trace(c, truth, &got, r, pre, &tv, &sw);
+	check_csvs(c, truth, &got, r, od, &sw, trace_ok);
+	check_memory(c, &got, r, od);
+	compare_with_truth(c, truth, &got, r, pre);
 	kvs_free(&got);
 	sweep_free(&sw);
 	tv_free(&tv);

@@ -127,7 +127,8 @@ int64_t arg_int(const char *opt, const char *v, int64_t lo, int64_t hi)
 	return x;
 }
 
-static void parse_opts(int argc, char **argv, struct opts *o)
+/* The defaults the options change. */
+static void opts_defaults(struct opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->ranks = 1;
@@ -140,186 +141,171 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->scale_kind = o->drop_kind = -1;
 	o->xfer_milli = 1000;
 	o->ops = 300;
-	bool others = false, slow_factor_set = false;
-	const char *offsets = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool other = true;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage_text, stdout);
-			fputs("\nGround-truth keys (DIR/ground_truth.txt):\n", stdout);
-			fputs(truth_doc, stdout);
-			exit(0);
-		} else if (!strcmp(a, "--out")) {
-			o->out = need_arg(argc, argv, &i);
-			other = false;
-		} else if (!strcmp(a, "--force")) {
-			o->force = true;
-			other = false;
-		} else if (!strcmp(a, "--self-check")) {
-			o->self_check = true;
-			other = false;
-		} else if (!strcmp(a, "--check")) {
-			o->check_only = true;
-			other = false;
-		} else if (!strcmp(a, "--demo")) {
-			o->demo = true;
-			other = false;
-		} else if (!strcmp(a, "--ranks")) {
-			o->ranks = (int)arg_int(a, need_arg(argc, argv, &i), 1, MAX_RANKS);
-		} else if (!strcmp(a, "--seed")) {
-			const char *v = need_arg(argc, argv, &i);
-			char *end;
-			errno = 0;
-			unsigned long long s = strtoull(v, &end, 10);
-			if (errno || end == v || *end || *v == '-')
-				usage_error("--seed: bad value '%s'", v);
-			o->seed = s;
-		} else if (!strcmp(a, "--steps")) {
-			o->steps = (int)arg_int(a, need_arg(argc, argv, &i), 1, 1000000);
-		} else if (!strcmp(a, "--prefill")) {
-			o->prefill = (int)arg_int(a, need_arg(argc, argv, &i), 0, 1000000);
-		} else if (!strcmp(a, "--ops")) {
-			o->ops = (int)arg_int(a, need_arg(argc, argv, &i), 8, 100000);
-		} else if (!strcmp(a, "--target-bytes")) {
-			o->target_bytes = arg_int(a, need_arg(argc, argv, &i), 1, INT64_MAX / 4);
-		} else if (!strcmp(a, "--offsets-us")) {
-			offsets = need_arg(argc, argv, &i);
-		} else if (!strcmp(a, "--host-gap-us")) {
-			const char *v = need_arg(argc, argv, &i);
-			if (!parse_scaled(v, 3, &o->host_gap_ns) || o->host_gap_ns < 0 ||
-			    o->host_gap_ns > 10000000 * US)
-				usage_error("--host-gap-us: bad value '%s'", v);
-		} else if (!strcmp(a, "--edge-us")) {
-			const char *v = need_arg(argc, argv, &i);
-			if (!parse_scaled(v, 3, &o->edge_ns) || o->edge_ns < 0 || o->edge_ns > 10000000 * US)
-				usage_error("--edge-us: bad value '%s'", v);
-		} else if (!strcmp(a, "--slow-rank")) {
-			o->slow_rank = (int)arg_int(a, need_arg(argc, argv, &i), 0, MAX_RANKS - 1);
-		} else if (!strcmp(a, "--slow-factor")) {
-			const char *v = need_arg(argc, argv, &i);
-			if (!parse_scaled(v, 3, &o->slow_milli) || o->slow_milli < 1 ||
-			    o->slow_milli > 100000)
-				usage_error("--slow-factor: bad value '%s' (0.001..100)", v);
-			slow_factor_set = true;
-		} else if (!strcmp(a, "--kernel-scale")) {
-			const char *v = need_arg(argc, argv, &i);
-			const char *eq = strrchr(v, '=');
-			if (!eq || eq == v || (size_t)(eq - v) >= sizeof o->scale_name ||
-			    !parse_scaled(eq + 1, 3, &o->scale_milli) || o->scale_milli < 1 || o->scale_milli > 100000)
-				usage_error("--kernel-scale: bad value '%s' (NAME=F, F 0.001..100)", v);
-			memcpy(o->scale_name, v, (size_t)(eq - v));
-			o->scale_name[eq - v] = '\0';
-		} else if (!strcmp(a, "--xfer-scale")) {
-			const char *v = need_arg(argc, argv, &i);
-			if (!parse_scaled(v, 3, &o->xfer_milli) || o->xfer_milli < 1 || o->xfer_milli > 100000)
-				usage_error("--xfer-scale: bad value '%s' (0.001..100)", v);
-		} else if (!strcmp(a, "--link-setup-us")) {
-			const char *v = need_arg(argc, argv, &i);
-			if (!parse_scaled(v, 3, &o->setup_ns) || o->setup_ns < 0 || o->setup_ns > 10000000 * US)
-				usage_error("--link-setup-us: bad value '%s'", v);
-		} else if (!strcmp(a, "--drop-op")) {
-			o->drop_name = need_arg(argc, argv, &i);
-		} else if (!strcmp(a, "--freq-drop")) {
-			const char *v = need_arg(argc, argv, &i);
-			char *e;
-			long pct = strtol(v, &e, 10);
-			if (*e || pct < 1 || pct > 90)
-				usage_error("--freq-drop: want a percentage from 1 to 90: '%s'", v);
-			o->freq_drop_pct = (int)pct;
-		} else if (!strcmp(a, "--env")) {
-			const char *v = need_arg(argc, argv, &i);
-			const char *eq = strchr(v, '=');
-			if (!eq || eq == v || o->n_env >= 8 || strpbrk(v, "\"\\\n"))
-				usage_error("--env: want NAME=VALUE (at most 8, no quotes or backslashes): '%s'", v);
-			o->env[o->n_env++] = v;
-		} else if (!strcmp(a, "--step-marks")) {
-			const char *v = need_arg(argc, argv, &i);
-			o->marks_set = true;
-			if (!strcmp(v, "engine"))
-				o->marks = MARKS_ENGINE;
-			else if (!strcmp(v, "profilerstep"))
-				o->marks = MARKS_PROFILERSTEP;
-			else if (!strcmp(v, "none"))
-				o->marks = MARKS_NONE;
-			else
-				usage_error("--step-marks: expected engine, profilerstep or none, not '%s'",
-				            v);
-		} else if (!strcmp(a, "--step-trace")) {
-			const char *v = need_arg(argc, argv, &i);
-			o->step_trace_set = true;
-			if (!strcmp(v, "one"))
-				o->step_trace = ST_ONE;
-			else if (!strcmp(v, "rows"))
-				o->step_trace = ST_ROWS;
-			else if (!strcmp(v, "none"))
-				o->step_trace = ST_NONE;
-			else
-				usage_error("--step-trace: expected one, rows or none, not '%s'", v);
-		} else if (!strcmp(a, "--naming")) {
-			const char *v = need_arg(argc, argv, &i);
-			if (!strcmp(v, "host"))
-				o->naming = NAME_HOST;
-			else if (!strcmp(v, "rank"))
-				o->naming = NAME_RANK;
-			else
-				usage_error("--naming: expected host or rank, not '%s'", v);
-		} else if (!strcmp(a, "--default-export")) {
-			o->default_export = true;
-		} else if (!strcmp(a, "--memory")) {
-			o->memory = true;
-		} else if (!strcmp(a, "--no-info")) {
-			o->no_info = true;
-		} else if (!strcmp(a, "--export")) {
-			const char *v = need_arg(argc, argv, &i);
-			o->export_db = !strcmp(v, "text") ? 0 : !strcmp(v, "db") ? 1 : !strcmp(v, "both") ? 2 : -1;
-			if (o->export_db < 0)
-				usage_error("--export: expected text, db or both, not '%s'", v);
-		} else if (!strcmp(a, "--no-done")) {
-			o->no_done = true;
-		} else if (!strcmp(a, "--raw")) {
-			o->raw = true;
-		} else if (!strcmp(a, "--wrapper")) {
-			o->wrapper = true;
-		} else if (!strcmp(a, "--minify")) {
-			if (o->style == JS_PRETTY)
-				usage_error("--minify and --pretty exclude each other");
-			o->style = JS_MIN;
-		} else if (!strcmp(a, "--pretty")) {
-			if (o->style == JS_MIN)
-				usage_error("--minify and --pretty exclude each other");
-			o->style = JS_PRETTY;
-		} else if (!strcmp(a, "--truncate-at")) {
-			o->truncate_at = arg_int(a, need_arg(argc, argv, &i), 1, INT64_MAX / 4);
-		} else if (!strcmp(a, "--call-stack")) {
-			o->call_stack = true;
-		} else if (!strcmp(a, "--bom")) {
-			o->bom = true;
-		} else if (!strcmp(a, "--crlf")) {
-			o->crlf = true;
-		} else if (!strcmp(a, "--tabs")) {
-			o->tabs = true;
-		} else if (!strcmp(a, "--gbk")) {
-			o->gbk = true;
-		} else if (!strcmp(a, "--chinese")) {
-			o->chinese = true;
-		} else if (!strcmp(a, "--hostile")) {
-			o->hostile = true;
-		} else if (!strcmp(a, "--ragged")) {
-			o->ragged = (int)arg_int(a, need_arg(argc, argv, &i), 0, 100000000);
-		} else if (!strcmp(a, "--excel")) {
-			o->excel = (int)arg_int(a, need_arg(argc, argv, &i), 0, 100000000);
-		} else if (!strcmp(a, "--comm")) {
-			o->comm = true;
-		} else if (!strcmp(a, "--cluster-db")) {
-			o->cluster_db = true;
-		} else if (!strcmp(a, "--shape")) {
-			parse_shape(need_arg(argc, argv, &i), &o->shape);
-		} else {
-			usage_error("unknown option '%s'", a);
-		}
-		others |= other;
+}
+
+/* A decimal with up to 3 places, scaled by 1000, in [lo, hi]; range is said after a bad one. */
+static void arg_scaled(const char *opt, const char *v, int64_t *out, int64_t lo, int64_t hi, const char *range)
+{
+	if (!parse_scaled(v, 3, out) || *out < lo || *out > hi)
+		usage_error("%s: bad value '%s'%s", opt, v, range);
+}
+
+/* An option with a number (a count, a time, a factor): false when a is none of them. */
+static bool parse_number_opt(const char *a, int argc, char **argv, int *i, struct opts *o,
+                             bool *slow_factor_set)
+{
+	if (!strcmp(a, "--ranks")) {
+		o->ranks = (int)arg_int(a, need_arg(argc, argv, i), 1, MAX_RANKS);
+	} else if (!strcmp(a, "--seed")) {
+		const char *v = need_arg(argc, argv, i);
+		char *end;
+		errno = 0;
+		unsigned long long s = strtoull(v, &end, 10);
+		if (errno || end == v || *end || *v == '-')
+			usage_error("--seed: bad value '%s'", v);
+		o->seed = s;
+	} else if (!strcmp(a, "--steps")) {
+		o->steps = (int)arg_int(a, need_arg(argc, argv, i), 1, 1000000);
+	} else if (!strcmp(a, "--prefill")) {
+		o->prefill = (int)arg_int(a, need_arg(argc, argv, i), 0, 1000000);
+	} else if (!strcmp(a, "--ops")) {
+		o->ops = (int)arg_int(a, need_arg(argc, argv, i), 8, 100000);
+	} else if (!strcmp(a, "--target-bytes")) {
+		o->target_bytes = arg_int(a, need_arg(argc, argv, i), 1, INT64_MAX / 4);
+	} else if (!strcmp(a, "--host-gap-us")) {
+		arg_scaled(a, need_arg(argc, argv, i), &o->host_gap_ns, 0, 10000000 * US, "");
+	} else if (!strcmp(a, "--edge-us")) {
+		arg_scaled(a, need_arg(argc, argv, i), &o->edge_ns, 0, 10000000 * US, "");
+	} else if (!strcmp(a, "--slow-rank")) {
+		o->slow_rank = (int)arg_int(a, need_arg(argc, argv, i), 0, MAX_RANKS - 1);
+	} else if (!strcmp(a, "--slow-factor")) {
+		arg_scaled(a, need_arg(argc, argv, i), &o->slow_milli, 1, 100000, " (0.001..100)");
+		*slow_factor_set = true;
+	} else if (!strcmp(a, "--xfer-scale")) {
+		arg_scaled(a, need_arg(argc, argv, i), &o->xfer_milli, 1, 100000, " (0.001..100)");
+	} else if (!strcmp(a, "--link-setup-us")) {
+		arg_scaled(a, need_arg(argc, argv, i), &o->setup_ns, 0, 10000000 * US, "");
+	} else if (!strcmp(a, "--freq-drop")) {
+		const char *v = need_arg(argc, argv, i);
+		char *e;
+		long pct = strtol(v, &e, 10);
+		if (*e || pct < 1 || pct > 90)
+			usage_error("--freq-drop: want a percentage from 1 to 90: '%s'", v);
+		o->freq_drop_pct = (int)pct;
+	} else if (!strcmp(a, "--truncate-at")) {
+		o->truncate_at = arg_int(a, need_arg(argc, argv, i), 1, INT64_MAX / 4);
+	} else if (!strcmp(a, "--ragged")) {
+		o->ragged = (int)arg_int(a, need_arg(argc, argv, i), 0, 100000000);
+	} else if (!strcmp(a, "--excel")) {
+		o->excel = (int)arg_int(a, need_arg(argc, argv, i), 0, 100000000);
+	} else {
+		return false;
 	}
+	return true;
+}
+
+/* The index of v in names (NULL-terminated); a usage error naming them all otherwise. */
+static int arg_choice(const char *opt, const char *v, const char *const *names)
+{
+	int n = 0;
+	while (names[n])
+		n++;
+	for (int k = 0; k < n; k++)
+		if (!strcmp(v, names[k]))
+			return k;
+	char list[256] = "";
+	size_t len = 0;
+	for (int k = 0; k < n && len < sizeof list; k++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k == 0 ? "" : k == n - 1 ? " or " : ", ",
+					names[k]);
+	usage_error("%s: expected %s, not '%s'", opt, list, v);
+}
+
+/* An option with a name, a list or a choice: false when a is none of them. */
+static bool parse_choice_opt(const char *a, int argc, char **argv, int *i, struct opts *o,
+                             const char **offsets)
+{
+	if (!strcmp(a, "--offsets-us")) {
+		*offsets = need_arg(argc, argv, i);
+	} else if (!strcmp(a, "--kernel-scale")) {
+		const char *v = need_arg(argc, argv, i);
+		const char *eq = strrchr(v, '=');
+		if (!eq || eq == v || (size_t)(eq - v) >= sizeof o->scale_name ||
+		    !parse_scaled(eq + 1, 3, &o->scale_milli) || o->scale_milli < 1 || o->scale_milli > 100000)
+			usage_error("--kernel-scale: bad value '%s' (NAME=F, F 0.001..100)", v);
+		memcpy(o->scale_name, v, (size_t)(eq - v));
+		o->scale_name[eq - v] = '\0';
+	} else if (!strcmp(a, "--drop-op")) {
+		o->drop_name = need_arg(argc, argv, i);
+	} else if (!strcmp(a, "--env")) {
+		const char *v = need_arg(argc, argv, i);
+		const char *eq = strchr(v, '=');
+		if (!eq || eq == v || o->n_env >= 8 || strpbrk(v, "\"\\\n"))
+			usage_error("--env: want NAME=VALUE (at most 8, no quotes or backslashes): '%s'", v);
+		o->env[o->n_env++] = v;
+	} else if (!strcmp(a, "--step-marks")) {
+		static const char *const marks[] = {"engine", "profilerstep", "none", NULL}; /* enum step_marks */
+		o->marks_set = true;
+		o->marks = (enum step_marks)arg_choice(a, need_arg(argc, argv, i), marks);
+	} else if (!strcmp(a, "--step-trace")) {
+		static const char *const traces[] = {"one", "rows", "none", NULL}; /* enum step_trace */
+		o->step_trace_set = true;
+		o->step_trace = (enum step_trace)arg_choice(a, need_arg(argc, argv, i), traces);
+	} else if (!strcmp(a, "--naming")) {
+		static const char *const namings[] = {"host", "rank", NULL}; /* enum naming */
+		o->naming = (enum naming)arg_choice(a, need_arg(argc, argv, i), namings);
+	} else if (!strcmp(a, "--export")) {
+		static const char *const exports[] = {"text", "db", "both", NULL};
+		o->export_db = arg_choice(a, need_arg(argc, argv, i), exports);
+	} else if (!strcmp(a, "--shape")) {
+		parse_shape(need_arg(argc, argv, i), &o->shape);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* A flag of what the capture holds or how it is written: false when a is none of them. */
+static bool parse_flag_opt(const char *a, struct opts *o)
+{
+	static const struct {
+		const char *name;
+		size_t off; /* of a bool in struct opts */
+	} flags[] = {
+	        {"--default-export", offsetof(struct opts, default_export)},
+	        {"--memory", offsetof(struct opts, memory)},
+	        {"--no-info", offsetof(struct opts, no_info)},
+	        {"--no-done", offsetof(struct opts, no_done)},
+	        {"--raw", offsetof(struct opts, raw)},
+	        {"--wrapper", offsetof(struct opts, wrapper)},
+	        {"--call-stack", offsetof(struct opts, call_stack)},
+	        {"--bom", offsetof(struct opts, bom)},
+	        {"--crlf", offsetof(struct opts, crlf)},
+	        {"--tabs", offsetof(struct opts, tabs)},
+	        {"--gbk", offsetof(struct opts, gbk)},
+	        {"--chinese", offsetof(struct opts, chinese)},
+	        {"--hostile", offsetof(struct opts, hostile)},
+	        {"--comm", offsetof(struct opts, comm)},
+	        {"--cluster-db", offsetof(struct opts, cluster_db)},
+	};
+	for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+		if (!strcmp(a, flags[k].name)) {
+			*(bool *)((char *)o + flags[k].off) = true;
+			return true;
+		}
+	bool minify = !strcmp(a, "--minify");
+	if (!minify && strcmp(a, "--pretty"))
+		return false;
+	if (o->style == (minify ? JS_PRETTY : JS_MIN))
+		usage_error("--minify and --pretty exclude each other");
+	o->style = minify ? JS_MIN : JS_PRETTY;
+	return true;
+}
+
+/* What the options say together: the combinations refused, --demo's settings, the kernels
+ * named, the shape. */
+static void opts_settle(struct opts *o, bool others, bool slow_factor_set)
+{
 	if (!o->out)
 		usage_error("--out DIR is required");
 	if (o->export_db && (o->raw || o->self_check || o->truncate_at))
@@ -357,6 +343,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->drop_kind >= 0 && o->drop_kind == o->scale_kind)
 		usage_error("--drop-op and --kernel-scale name the same kernel");
 	shape_apply(o);
+}
+
+/* --offsets-us, one clock offset a rank; by default rank r is r x 1.234567 ms off. */
+static void opts_offsets(struct opts *o, const char *offsets)
+{
 	if (offsets) {
 		const char *p = offsets;
 		int n = 0;
@@ -388,6 +379,44 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		for (int r = 0; r < o->ranks; r++)
 			o->offsets_ns[r] = (int64_t)r * 1234567;
 	}
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	opts_defaults(o);
+	bool others = false, slow_factor_set = false;
+	const char *offsets = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool other = true;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage_text, stdout);
+			fputs("\nGround-truth keys (DIR/ground_truth.txt):\n", stdout);
+			fputs(truth_doc, stdout);
+			exit(0);
+		} else if (!strcmp(a, "--out")) {
+			o->out = need_arg(argc, argv, &i);
+			other = false;
+		} else if (!strcmp(a, "--force")) {
+			o->force = true;
+			other = false;
+		} else if (!strcmp(a, "--self-check")) {
+			o->self_check = true;
+			other = false;
+		} else if (!strcmp(a, "--check")) {
+			o->check_only = true;
+			other = false;
+		} else if (!strcmp(a, "--demo")) {
+			o->demo = true;
+			other = false;
+		} else if (!parse_number_opt(a, argc, argv, &i, o, &slow_factor_set) &&
+		           !parse_choice_opt(a, argc, argv, &i, o, &offsets) && !parse_flag_opt(a, o)) {
+			usage_error("unknown option '%s'", a);
+		}
+		others |= other;
+	}
+	opts_settle(o, others, slow_factor_set);
+	opts_offsets(o, offsets);
 }
 
 /* ------------------------------------------------------------------------------------------ */

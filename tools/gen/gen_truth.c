@@ -215,18 +215,12 @@ static const char *style_name(enum jstyle s)
 	return s == JS_PY ? "python" : s == JS_MIN ? "minify" : "pretty";
 }
 
-static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_model *R,
-                       const struct rank_out *ro)
+/* The trace: its size, cut, window, events by ph and lanes. */
+static void truth_trace(struct sbuf *b, const struct gen *G, const struct rank_model *R,
+                        const struct rank_out *ro)
 {
 	const struct opts *o = G->o;
 	int r = R->r;
-	sb_fmt(b, "\n# ---- rank %d ----\n", r);
-	sb_fmt(b,
-	       "rank.%d.dir=%s\nrank.%d.offset_ns=%" PRId64 "\nrank.%d.pid=%" PRId64
-	       "\nrank.%d.device_id=%d\n",
-	       r, R->dir, r, R->off, r, R->pid, r, R->dev);
-	if (o->raw)
-		return;
 	const struct tw *t = &ro->t;
 	sb_fmt(b, "rank.%d.trace_bytes=%" PRIu64 "\nrank.%d.truncated=%d\n", r, ro->trace_bytes, r,
 	       ro->truncated);
@@ -270,6 +264,14 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 		}
 		sb_fmt(b, "rank.%d.lanes.%s=%d\n", r, procs[p].name, nl);
 	}
+}
+
+/* The CSV tables' rows, the memory figures, the broken lines, kernel types. */
+static void truth_tables(struct sbuf *b, const struct gen *G, const struct rank_model *R,
+                         const struct rank_out *ro)
+{
+	const struct opts *o = G->o;
+	int r = R->r;
 	sb_fmt(b, "rank.%d.csv.kernel_details.rows=%" PRId64 "\n", r, ro->rows_kernel);
 	if (!o->default_export) /* --default-export writes no operator_details.csv */
 		sb_fmt(b, "rank.%d.csv.operator_details.rows=%" PRId64 "\n", r, ro->rows_oper);
@@ -297,8 +299,12 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 		sb_fmt(b, "optype.%d.%s.count=%" PRId64 "\noptype.%d.%s.total_ns=%" PRId64 "\n", r,
 		       types[i].key, types[i].n, r, types[i].key, types[i].total);
 	free(types);
-	if (ro->truncated)
-		return;
+}
+
+/* The rank's totals by construction (a whole trace only). */
+static void truth_figures(struct sbuf *b, const struct rank_model *R)
+{
+	int r = R->r;
 	sb_fmt(b,
 	       "rank.%d.compute_ns=%" PRId64 "\nrank.%d.copy_ns=%" PRId64 "\nrank.%d.copy_h2d_ns=%" PRId64
 	       "\nrank.%d.copy_d2h_ns=%" PRId64 "\n",
@@ -321,6 +327,13 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 	       "\n",
 	       r, R->busy, r, R->idle, r, R->idle_gaps, r, R->free_ns, r, R->host_busy, r, R->host_only, r,
 	       R->edge_idle);
+}
+
+/* The steps: counts by phase, then each step's window and figures. */
+static void truth_steps(struct sbuf *b, const struct gen *G, const struct rank_model *R)
+{
+	const struct opts *o = G->o;
+	int r = R->r;
 	int nph[4] = {0, 0, 0, 0};
 	for (int k = 0; k < R->nst; k++)
 		nph[o->shape.kind == SHAPE_MARKED ? R->st[k].prefill : R->st[k].phase]++;
@@ -356,7 +369,12 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 		       "\nrank.%d.step.%d.host_only_ns=%" PRId64 "\n",
 		       r, k, st->compute, r, k, st->comm - st->overlapped, r, k, host_only);
 	}
-	/* compute kernels by trace name */
+}
+
+/* compute kernels by trace name */
+static void truth_ops(struct sbuf *b, const struct rank_model *R)
+{
+	int r = R->r;
 	struct agg *v = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < R->nu; i++) {
@@ -371,6 +389,27 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 		sb_fmt(b, "op.%d.%s.count=%" PRId64 "\nop.%d.%s.total_ns=%" PRId64 "\n", r, v[i].key, v[i].n,
 		       r, v[i].key, v[i].total);
 	free(v);
+}
+
+static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_model *R,
+                       const struct rank_out *ro)
+{
+	const struct opts *o = G->o;
+	int r = R->r;
+	sb_fmt(b, "\n# ---- rank %d ----\n", r);
+	sb_fmt(b,
+	       "rank.%d.dir=%s\nrank.%d.offset_ns=%" PRId64 "\nrank.%d.pid=%" PRId64
+	       "\nrank.%d.device_id=%d\n",
+	       r, R->dir, r, R->off, r, R->pid, r, R->dev);
+	if (o->raw)
+		return;
+	truth_trace(b, G, R, ro);
+	truth_tables(b, G, R, ro);
+	if (ro->truncated)
+		return;
+	truth_figures(b, R);
+	truth_steps(b, G, R);
+	truth_ops(b, R);
 }
 
 void write_truth(const struct gen *G, struct rank_out *ro)
