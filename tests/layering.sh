@@ -95,12 +95,6 @@ include src/analysis/bottleneck src/analysis/comm_split
 include src/analysis/phase_verdict src/analysis/metrics
 call src/analysis/bottleneck src/analysis/phase_verdict
 call src/analysis/phase_verdict src/analysis/bottleneck
-# report.c calls its sections and two sections call back into it (report_put_padded,
-# report_attribution_bar)
-call src/report/report src/report/report_gaps
-call src/report/report src/report/report_phase
-call src/report/report_gaps src/report/report
-call src/report/report_phase src/report/report
 # the front end: app.c calls driver.c, loader.c and prompt.c and they call back
 # (app_parts.h); listbox.h is included by app.h and includes it for VH_HANDLED;
 # prompt.c and commands.c call each other (the command table, its handlers)
