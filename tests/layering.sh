@@ -121,10 +121,6 @@ call tui/loader tui/app
 call tui/prompt tui/app
 call tui/prompt tui/commands
 call tui/commands tui/prompt
-# the generator: gen_main.c parses with gen_kinds.c, which reports through gen_main.c
-# (arg_int, usage_error)
-call tools/gen/gen_main tools/gen/gen_kinds
-call tools/gen/gen_kinds tools/gen/gen_main
 '
 
 # source_edges: "include FROM TO WHY" for every #include "x.h" naming a header of the tree

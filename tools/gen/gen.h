@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* ascprof-gen: writes a synthetic vLLM-Ascend torch_npu capture and the exact ground truth it
  * planted (gen_truth.c documents every key). The generator is one program in several files, by
- * section: gen_main.c (options, driver), gen_util.c (utilities), gen_kinds.c (op kinds),
- * gen_plan.c (the per-step plan), gen_sim.c (simulation), gen_trace.c (trace_view.json),
- * gen_csv.c (CSV tables), gen_files.c (the files around them), gen_truth.c (ground truth),
- * gen_comm.c (--comm), gen_check.c (--self-check), gen_db.c (--export db). This header is the
- * state they share: the options, the model (struct gen, struct rank_model), the writers'
- * types, and the functions one file calls in another. Nothing here is thread-safe: the
- * generator runs on one thread. */
+ * section: gen_main.c (calibration, driver), gen_opts.c (options), gen_util.c (utilities),
+ * gen_kinds.c (op kinds), gen_plan.c (the per-step plan), gen_sim.c (simulation),
+ * gen_trace.c (trace_view.json), gen_csv.c (CSV tables), gen_files.c (the files around
+ * them), gen_truth.c (ground truth), gen_comm.c (--comm), gen_check.c (--self-check),
+ * gen_db.c (--export db). This header is the state they share: the options, the model
+ * (struct gen, struct rank_model), the writers' types, and the functions one file calls in
+ * another. Nothing here is thread-safe: the generator runs on one thread. */
 #ifndef ASCPROF_GEN_H
 #define ASCPROF_GEN_H
 
@@ -423,6 +423,8 @@ void write_truth(const struct gen *G, struct rank_out *ro);
 /* gen_util.c */
 extern const char *prog;
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* "ascprof-gen: " and the message on stderr, no newline (die, usage_error). */
+void prog_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 void sb_add(struct sbuf *b, const void *s, size_t n);
 void sb_str(struct sbuf *b, const char *s);
 void sb_chr(struct sbuf *b, char c);
@@ -478,14 +480,15 @@ int64_t write_api_statistic(const struct gen *G, const struct rank_model *R, con
 int64_t write_step_trace(const struct gen *G, const struct rank_model *R, const char *path);
 void write_memory(const struct gen *G, const struct rank_model *R, const char *od, struct rank_out *ro);
 
-/* gen_main.c */
+/* gen_opts.c */
+void parse_opts(int argc, char **argv, struct opts *o);
 void usage_error(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 int64_t arg_int(const char *opt, const char *v, int64_t lo, int64_t hi);
-
-/* gen_kinds.c */
 int kernel_kind(const char *opt, const char *name);
 void parse_shape(const char *v, struct shape_opts *sh);
 void shape_apply(struct opts *o);
+
+/* gen_kinds.c */
 extern const struct kind kinds[K_COUNT];
 
 /* gen_sim.c */

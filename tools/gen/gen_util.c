@@ -7,12 +7,17 @@
 /* small utilities                                                                            */
 
 const char *prog = "ascprof-gen";
+void prog_vprintf(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
+	prog_vprintf(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
