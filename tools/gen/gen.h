@@ -29,6 +29,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "sbuf.h"
 #include "xalloc.h"
 
 #define US             1000LL /* ns per microsecond */
@@ -37,12 +38,6 @@
 #define KERNEL_LATENCY (20 * US) /* launch -> earliest kernel start */
 #define IDLE_MIN       (50 * US) /* device gaps shorter than this are jitter, not idle */
 #define BASE_NS        1736408883674584732LL
-
-/* Growable byte string. */
-struct sbuf {
-	char *p;
-	size_t n, cap;
-};
 
 /* ------------------------------------------------------------------------------------------ */
 /* PRNG: splitmix64 to seed, xoshiro256** to draw; all streams derive from (seed, purpose...). */
@@ -425,11 +420,6 @@ extern const char *prog;
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 /* "ascprof-gen: " and the message on stderr, no newline (die, usage_error). */
 void prog_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
-void sb_add(struct sbuf *b, const void *s, size_t n);
-void sb_str(struct sbuf *b, const char *s);
-void sb_chr(struct sbuf *b, char c);
-void sb_clear(struct sbuf *b);
-void sb_fmt(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int u64_digits(char *buf, uint64_t v);
 int fmt_us3(char *buf, int64_t ns);
 bool parse_scaled(const char *s, int scale, int64_t *out);
@@ -524,7 +514,7 @@ void write_rank(const struct gen *G, const struct rank_model *R, struct rank_out
 int self_check(const char *outdir);
 
 /* ------------------------------------------------------------------------------------------ */
-/* inline helpers: min/max, output (allocation is xalloc.h's)                                */
+/* inline helpers: min/max, output (allocation, strings: src/base's xalloc.h, sbuf.h)       */
 
 static inline int64_t max64(int64_t a, int64_t b)
 {

@@ -175,7 +175,7 @@ static void put_utf8(struct sbuf *b, unsigned cp)
 		u[3] = (char)(0x80 | (cp & 63));
 		n = 4;
 	}
-	sb_add(b, u, n);
+	sbuf_add(b, u, n);
 }
 
 /* A string; decoded into out when out is not NULL. */
@@ -186,19 +186,19 @@ static bool jstr(struct jp *j, struct sbuf *out)
 		return false;
 	j->p++;
 	if (out)
-		sb_clear(out);
+		sbuf_reset(out);
 	for (;;) {
 		const char *run = j->p;
 		while (j->p < j->e && *j->p != '"' && *j->p != '\\' && (unsigned char)*j->p >= 0x20)
 			j->p++;
 		if (out && j->p > run)
-			sb_add(out, run, (size_t)(j->p - run));
+			sbuf_add(out, run, (size_t)(j->p - run));
 		if (j->p >= j->e || (unsigned char)*j->p < 0x20)
 			return false;
 		if (*j->p == '"') {
 			j->p++;
-			if (out && !out->p)
-				sb_str(out, "");
+			if (out && !out->buf)
+				sbuf_adds(out, "");
 			return true;
 		}
 		j->p++; /* backslash */
@@ -416,20 +416,20 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 		for (;;) {
 			if (!jstr(j, key) || !jlit(j, ':'))
 				return false;
-			const char *k = key->p;
+			const char *k = key->buf;
 			if (!strcmp(k, "ph")) {
-				if (!jstr(j, val) || val->n != 1)
+				if (!jstr(j, val) || val->len != 1)
 					return false;
-				ph = val->p[0];
+				ph = val->buf[0];
 			} else if (!strcmp(k, "name") || !strcmp(k, "processName")) {
 				if (!jstr(j, val))
 					return false;
-				name = intern(&tv->names, val->p, val->n);
+				name = intern(&tv->names, val->buf, val->len);
 			} else if (!strcmp(k, "cat")) {
 				if (!jstr(j, val))
 					return false;
-				cat = !strcmp(val->p, "cpu_op")            ? CAT_CPU_OP
-				      : !strcmp(val->p, "python_function") ? CAT_PYFUNC
+				cat = !strcmp(val->buf, "cpu_op")            ? CAT_CPU_OP
+				      : !strcmp(val->buf, "python_function") ? CAT_PYFUNC
 				                                           : CAT_OTHER;
 			} else if (!strcmp(k, "pid") || !strcmp(k, "tid")) {
 				int64_t v;
@@ -439,9 +439,9 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 			} else if (!strcmp(k, "ts")) {
 				jws(j);
 				if (j->p < j->e && *j->p == '"') {
-					if (!jstr(j, val) || val->n >= sizeof num)
+					if (!jstr(j, val) || val->len >= sizeof num)
 						return false;
-					memcpy(num, val->p, val->n + 1);
+					memcpy(num, val->buf, val->len + 1);
 				} else if (!jnum(j, num, sizeof num)) {
 					return false;
 				}
@@ -459,23 +459,23 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 					for (;;) {
 						if (!jstr(j, key) || !jlit(j, ':'))
 							return false;
-						if (!strcmp(key->p, "name")) {
+						if (!strcmp(key->buf, "name")) {
 							if (!jstr(j, aname))
 								return false;
 							has_aname = true;
-						} else if (!strcmp(key->p, "Task Type")) {
+						} else if (!strcmp(key->buf, "Task Type")) {
 							if (!jstr(j, ttype))
 								return false;
-							tt = !strcmp(ttype->p, "AI_CORE") ||
-							                     !strcmp(ttype->p,
+							tt = !strcmp(ttype->buf, "AI_CORE") ||
+							                     !strcmp(ttype->buf,
 							                             "AI_VECTOR_CORE") ||
-							                     !strcmp(ttype->p, "MIX_AIC") ||
-							                     !strcmp(ttype->p, "MIX_AIV")
+							                     !strcmp(ttype->buf, "MIX_AIC") ||
+							                     !strcmp(ttype->buf, "MIX_AIV")
 							             ? TT_COMPUTE
-							     : !strcmp(ttype->p, "Notify Wait") ||
-							                     !strcmp(ttype->p,
+							     : !strcmp(ttype->buf, "Notify Wait") ||
+							                     !strcmp(ttype->buf,
 							                             "EVENT_RECORD_SQE") ||
-							                     !strcmp(ttype->p,
+							                     !strcmp(ttype->buf,
 							                             "EVENT_WAIT_SQE")
 							             ? TT_WAIT
 							             : TT_OTHER;
@@ -511,7 +511,7 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 		tv->n_ph[PH_M]++;
 		if (has_aname && name != UINT32_MAX) {
 			const char *what = tv->names.s[name];
-			uint32_t id = intern(&tv->names, aname->p, aname->n);
+			uint32_t id = intern(&tv->names, aname->buf, aname->len);
 			if (!strcmp(what, "process_name")) {
 				xgrow(&tv->pn, &tv->pncap, tv->npn + 1, sizeof *tv->pn);
 				tv->pn[tv->npn++] = (struct named_id){pid, 0, id};
@@ -541,7 +541,7 @@ static void parse_trace(const char *p, size_t n, struct trace_view *tv)
 		for (;;) { /* members before traceEvents */
 			if (!jstr(&j, &key) || !jlit(&j, ':'))
 				goto out;
-			if (!strcmp(key.p, "traceEvents"))
+			if (!strcmp(key.buf, "traceEvents"))
 				break;
 			if (!jskip(&j, 1) || !jlit(&j, ','))
 				goto out;
@@ -572,10 +572,10 @@ static void parse_trace(const char *p, size_t n, struct trace_view *tv)
 	ok = j.p == j.e;
 out:
 	tv->complete = ok;
-	free(key.p);
-	free(val.p);
-	free(an.p);
-	free(tt.p);
+	free(key.buf);
+	free(val.buf);
+	free(an.buf);
+	free(tt.buf);
 }
 
 /* --- CSV reading --- */
@@ -599,9 +599,9 @@ static void rec_field(struct csv_rec *r)
 		memset(r->f + r->cap, 0, (nc - r->cap) * sizeof *r->f);
 		r->cap = nc;
 	}
-	sb_clear(&r->f[r->nf]);
-	if (!r->f[r->nf].p)
-		sb_str(&r->f[r->nf], "");
+	sbuf_reset(&r->f[r->nf]);
+	if (!r->f[r->nf].buf)
+		sbuf_adds(&r->f[r->nf], "");
 	r->nf++;
 }
 
@@ -624,7 +624,7 @@ static bool csv_next(struct csvr *c, struct csv_rec *r, bool *bad)
 				}
 				if (*c->p == '"') {
 					if (c->p + 1 < c->e && c->p[1] == '"') {
-						sb_chr(f, '"');
+						sbuf_addc(f, '"');
 						c->p += 2;
 						continue;
 					}
@@ -633,13 +633,13 @@ static bool csv_next(struct csvr *c, struct csv_rec *r, bool *bad)
 				}
 				if (*c->p == '\n')
 					c->line++;
-				sb_chr(f, *c->p++);
+				sbuf_addc(f, *c->p++);
 			}
 		}
 		const char *s = c->p;
 		while (c->p < c->e && *c->p != ',' && *c->p != '\n' && *c->p != '\r')
 			c->p++;
-		sb_add(f, s, (size_t)(c->p - s));
+		sbuf_add(f, s, (size_t)(c->p - s));
 		if (c->p >= c->e)
 			return true;
 		if (*c->p == ',') {
@@ -663,7 +663,7 @@ static bool csv_next(struct csvr *c, struct csv_rec *r, bool *bad)
 static void rec_free(struct csv_rec *r)
 {
 	for (size_t i = 0; i < r->cap; i++)
-		free(r->f[i].p);
+		free(r->f[i].buf);
 	free(r->f);
 }
 
@@ -706,7 +706,7 @@ static void csv_close(struct csv_file *cf)
 static int csv_col(const struct csv_file *cf, const char *name)
 {
 	for (size_t i = 0; i < cf->hdr.nf; i++)
-		if (!strcmp(cf->hdr.f[i].p, name))
+		if (!strcmp(cf->hdr.f[i].buf, name))
 			return (int)i;
 	return -1;
 }
@@ -729,10 +729,10 @@ static bool valid_utf8(const char *s, size_t n)
 /* A CSV text cell as UTF-8: GBK cells (never valid UTF-8 here) are decoded. */
 static const char *cell_utf8(const struct sbuf *f, struct sbuf *tmp)
 {
-	if (valid_utf8(f->p, f->n))
-		return f->p;
-	from_gbk(tmp, f->p, f->n);
-	return tmp->p;
+	if (valid_utf8(f->buf, f->len))
+		return f->buf;
+	from_gbk(tmp, f->buf, f->len);
+	return tmp->buf;
 }
 
 static void strip_tab(char *s)
@@ -859,12 +859,12 @@ static void check_memory(struct chk *c, struct kvs *got, int r, const char *od)
 	int64_t rows = 0, pta_a = 0, pta_r = 0, app_r = 0, v;
 	while (csv_next(&cf.rd, &cf.rec, &bad)) {
 		rows++;
-		const char *cp = cf.rec.f[comp].p;
-		if (!strcmp(cp, "PTA") && parse_i64(cf.rec.f[al].p, 0, INT64_MAX, &v) && v > pta_a)
+		const char *cp = cf.rec.f[comp].buf;
+		if (!strcmp(cp, "PTA") && parse_i64(cf.rec.f[al].buf, 0, INT64_MAX, &v) && v > pta_a)
 			pta_a = v;
-		if (!strcmp(cp, "PTA") && parse_i64(cf.rec.f[re].p, 0, INT64_MAX, &v) && v > pta_r)
+		if (!strcmp(cp, "PTA") && parse_i64(cf.rec.f[re].buf, 0, INT64_MAX, &v) && v > pta_r)
 			pta_r = v;
-		if (!strcmp(cp, "APP") && parse_i64(cf.rec.f[re].p, 0, INT64_MAX, &v) && v > app_r)
+		if (!strcmp(cp, "APP") && parse_i64(cf.rec.f[re].buf, 0, INT64_MAX, &v) && v > app_r)
 			app_r = v;
 	}
 	csv_close(&cf);
@@ -881,7 +881,7 @@ static void check_memory(struct chk *c, struct kvs *got, int r, const char *od)
 		int64_t mrows = 0, hccl = 0;
 		while (csv_next(&cf.rd, &cf.rec, &bad)) {
 			mrows++;
-			if (!strcmp(cf.rec.f[mc].p, "HCCL") && parse_i64(cf.rec.f[mr].p, 0, INT64_MAX, &v) && v > hccl)
+			if (!strcmp(cf.rec.f[mc].buf, "HCCL") && parse_i64(cf.rec.f[mr].buf, 0, INT64_MAX, &v) && v > hccl)
 				hccl = v;
 		}
 		csv_close(&cf);
@@ -898,11 +898,11 @@ static void check_memory(struct chk *c, struct kvs *got, int r, const char *od)
 		int64_t orows = 0, allocs = 0, neg = 0, open_ = 0;
 		while (csv_next(&cf.rd, &cf.rec, &bad)) {
 			orows++;
-			if (!parse_i64(cf.rec.f[sz].p, INT64_MIN, INT64_MAX, &v))
+			if (!parse_i64(cf.rec.f[sz].buf, INT64_MIN, INT64_MAX, &v))
 				continue;
 			allocs++;
 			neg += v < 0;
-			open_ += cf.rec.f[rel].p[0] == '\0';
+			open_ += cf.rec.f[rel].buf[0] == '\0';
 		}
 		csv_close(&cf);
 		static const char *const onames[] = {"csv.operator_memory.rows", "mem.allocs", "mem.negative_sizes",
@@ -957,7 +957,7 @@ static void check_kernel_details(struct chk *c, const struct kvs *truth, struct 
 				continue;
 			}
 			nrag += is_rag;
-			char *st = cf.rec.f[cst].p;
+			char *st = cf.rec.f[cst].buf;
 			strip_tab(st);
 			if (is_exc) {
 				nexc++;
@@ -976,7 +976,7 @@ static void check_kernel_details(struct chk *c, const struct kvs *truth, struct 
 					         path, ln, st);
 			}
 			int64_t d;
-			if (!dec_ns(cf.rec.f[cdu].p, &d)) {
+			if (!dec_ns(cf.rec.f[cdu].buf, &d)) {
 				chk_fail(c, "%s line %" PRId64 ": bad Duration", path, ln);
 				continue;
 			}
@@ -1059,8 +1059,8 @@ static void check_op_statistic(struct chk *c, struct kvs *got, int r, const char
 			size_t t;
 			for (t = 0; t < kt->n && strcmp(kt->names[t], ty); t++)
 				;
-			if (t == kt->n || !parse_i64(cf.rec.f[2].p, 0, INT64_MAX, &cnt) ||
-			    !dec_ns(cf.rec.f[3].p, &tot) || cnt != kt->aggs[t].n || tot != kt->aggs[t].total)
+			if (t == kt->n || !parse_i64(cf.rec.f[2].buf, 0, INT64_MAX, &cnt) ||
+			    !dec_ns(cf.rec.f[3].buf, &tot) || cnt != kt->aggs[t].n || tot != kt->aggs[t].total)
 				chk_fail(c, "%s line %" PRId64 ": %s disagrees with kernel_details.csv", path,
 				         cf.rec.line, ty);
 		}
@@ -1086,7 +1086,7 @@ static void check_api_statistic(struct chk *c, struct kvs *got, int r, const cha
 		while (csv_next(&cf.rd, &cf.rec, bad)) {
 			rows++;
 			int64_t cnt;
-			if (cf.rec.nf != 8 || !parse_i64(cf.rec.f[3].p, 1, INT64_MAX, &cnt))
+			if (cf.rec.nf != 8 || !parse_i64(cf.rec.f[3].buf, 1, INT64_MAX, &cnt))
 				chk_fail(c, "%s line %" PRId64 ": bad row", path, cf.rec.line);
 			else
 				calls += cnt;
@@ -1119,7 +1119,7 @@ static void check_step_trace_time(struct chk *c, const struct kvs *truth, struct
 			int64_t v[10];
 			bool okrow = cf.rec.nf == 10 && cf.hdr.nf == 10;
 			for (int i = 1; okrow && i < 10; i++)
-				okrow = dec_ns(cf.rec.f[i].p, &v[i]);
+				okrow = dec_ns(cf.rec.f[i].buf, &v[i]);
 			if (!okrow) {
 				chk_fail(c, "%s line %" PRId64 ": bad row", path, cf.rec.line);
 				rows++;
@@ -1146,7 +1146,7 @@ static void check_step_trace_time(struct chk *c, const struct kvs *truth, struct
 						chk_fail(c,
 						         "%s line %" PRId64 " column %s: %" PRId64
 						         " ns, sweep says %" PRId64,
-						         path, cf.rec.line, cf.hdr.f[i].p, v[i], exp[i]);
+						         path, cf.rec.line, cf.hdr.f[i].buf, v[i], exp[i]);
 			}
 			rows++;
 		}
@@ -1173,7 +1173,7 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 		free(kt.names[t]);
 	free(kt.names);
 	free(kt.aggs);
-	free(tmp.p);
+	free(tmp.buf);
 }
 
 static void check_json_file(struct chk *c, const char *path)

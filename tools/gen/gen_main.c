@@ -75,8 +75,8 @@ int main(int argc, char **argv)
 			        prog, mx, o.target_bytes, steps, (o.prefill > 0 ? o.prefill : 0) + 1);
 	}
 	for (int r = 0; r < o.ranks; r++) {
-		free(ro[r].ragged.p);
-		free(ro[r].excel.p);
+		free(ro[r].ragged.buf);
+		free(ro[r].excel.buf);
 	}
 	free(ro);
 	gen_free(&G);

@@ -23,49 +23,6 @@ void die(const char *fmt, ...)
 	exit(1);
 }
 
-void sb_add(struct sbuf *b, const void *s, size_t n)
-{
-	xgrow(&b->p, &b->cap, b->n + n + 1, 1);
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-}
-
-void sb_str(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-void sb_chr(struct sbuf *b, char c)
-{
-	sb_add(b, &c, 1);
-}
-void sb_clear(struct sbuf *b)
-{
-	b->n = 0;
-	if (b->p)
-		b->p[0] = 0;
-}
-void sb_fmt(struct sbuf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		die("format error");
-	if ((size_t)n < sizeof tmp) {
-		sb_add(b, tmp, (size_t)n);
-		return;
-	}
-	char *big = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	sb_add(b, big, (size_t)n);
-	free(big);
-}
-
 /* Decimal digits of v (v >= 0) into buf (no terminator); returns the count. */
 int u64_digits(char *buf, uint64_t v)
 {
