@@ -145,7 +145,7 @@ static void test_identity_16(void **state)
 	tu_capture_load(&c, GEN16, true);
 	assert_int_equal(c.an->n_ranks, 16);
 	char *dir = write_digests(c.an);
-	struct analysis *dg = digest_open(dir);
+	struct analysis *dg = analysis_from_digests(dir);
 	assert_true(dg->from_digests);
 	assert_int_equal(dg->n_ranks, 16);
 	assert_int_equal(dg->cap->diags.n, 0);
@@ -238,7 +238,7 @@ static void test_identity_real(void **state)
 		assert_int_equal(an->n_ranks, cases[k].ranks);
 		assert_true(an->comm->present);
 		char *dir = write_digests(an);
-		struct analysis *dg = digest_open(dir);
+		struct analysis *dg = analysis_from_digests(dir);
 		assert_int_equal(dg->n_ranks, cases[k].ranks);
 		assert_int_equal(dg->cap->diags.n, 0);
 		assert_true(dg->comm->present);
@@ -284,7 +284,7 @@ static void test_per_node_digests(void **state)
 		analysis_free(an);
 		capture_free(one);
 	}
-	struct analysis *dg = digest_open(dir);
+	struct analysis *dg = analysis_from_digests(dir);
 	assert_int_equal(dg->n_ranks, 4);
 	for (size_t r = 0; r < 4; r++) {
 		assert_true(analysis_comm_wait_known(&dg->ranks[r])); /* split again over every digest */
@@ -317,7 +317,7 @@ static void test_mix(void **state)
 			assert_int_equal(tu_sh("cp -r '%s' '%s/'", c.cap->ranks[c.an->ranks[r].rank_index].plan->worker_dir, dir), 0);
 	}
 	diag_free(&dl);
-	struct analysis *dg = digest_open(dir);
+	struct analysis *dg = analysis_from_digests(dir);
 	assert_int_equal(dg->n_ranks, 4);
 	free(assert_same_rank_sections(c.an, dg));
 	analysis_free(dg);
@@ -455,7 +455,7 @@ static void test_bad_digests(void **state)
 	free(fifo);
 
 	alarm(60);
-	struct analysis *dg = digest_open(dir);
+	struct analysis *dg = analysis_from_digests(dir);
 	alarm(0);
 	const struct diag_list *d = &dg->cap->diags;
 	char want[96];
@@ -505,7 +505,7 @@ static void test_string_length_wraps(void **state)
 	put_le((unsigned char *)buf + 16, plen, 8);
 	put_le((unsigned char *)buf + 24, XXH3_64bits(data + 1, plen), 8);
 	memcpy(buf + DIGEST_HEADER, data + 1, plen);
-	struct digest_keep *keep = digest_keep_new();
+	struct digest_keep *keep = dio_keep_new();
 	struct rank_analysis ra;
 	struct digest_ident id;
 	struct coll_inst *colls;
@@ -513,7 +513,7 @@ static void test_string_length_wraps(void **state)
 	struct comm_data cm;
 	char why[256];
 	assert_int_not_equal(digest_parse(buf, len, keep, &ra, &id, &colls, &nc, &cm, why, sizeof why), 0);
-	digest_keep_free(keep);
+	dio_keep_free(keep);
 	free(buf);
 	free(data);
 	free(path);
@@ -531,7 +531,7 @@ static void test_crafted_payloads(void **state)
 	assert_non_null(orig);
 	uint64_t rng = 0x2545F4914F6CDD1DULL;
 	size_t refused = 0, read = 0;
-	struct digest_keep *keep = digest_keep_new();
+	struct digest_keep *keep = dio_keep_new();
 	for (int it = 0; it < 3000; it++) {
 		size_t blen = len + 64;
 		char *buf = xmalloc(blen);
@@ -575,7 +575,7 @@ static void test_crafted_payloads(void **state)
 		}
 		free(buf);
 	}
-	digest_keep_free(keep);
+	dio_keep_free(keep);
 	assert_true(refused > 1000); /* cuts and growths are always refused */
 	assert_int_equal(refused + read, 3000);
 	free(orig);
@@ -608,7 +608,7 @@ static void test_1024_digests(void **state)
 	free(tools);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct analysis *dg = digest_open(dir);
+	struct analysis *dg = analysis_from_digests(dir);
 	char *t = render(dg, false);
 	char *j = render(dg, true);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -671,7 +671,7 @@ static void test_cluster_output(void **state)
 	}
 	free(text);
 	assert_int_equal(nr, 16);
-	struct analysis *an = digest_open_summaries(dir);
+	struct analysis *an = analysis_open_summaries(dir);
 	assert_non_null(an);
 	assert_int_equal(an->n_ranks, 16);
 	const struct cluster_analysis *ca = an->cluster;
@@ -705,7 +705,7 @@ static void test_cluster_output(void **state)
 
 	char *tmp = tu_tmpdir();
 	free(tu_write_str(tmp, "cluster_step_trace_time.csv", "Step,Kind,Rank\n1,rank,0\n"));
-	an = digest_open_summaries(tmp);
+	an = analysis_open_summaries(tmp);
 	assert_non_null(an);
 	assert_int_equal(an->n_ranks, 0);
 	assert_true(has_diag(&an->cap->diags, "cluster_step_trace_time.csv", "not msprof-analyze's cluster step table"));
@@ -732,7 +732,7 @@ static void test_cluster_square(void **state)
 	sbuf_free(&csv);
 	struct rusage ru0, ru1;
 	getrusage(RUSAGE_SELF, &ru0);
-	struct analysis *an = digest_open_summaries(dir);
+	struct analysis *an = analysis_open_summaries(dir);
 	getrusage(RUSAGE_SELF, &ru1);
 	assert_non_null(an);
 	assert_int_equal(an->n_ranks, N);
@@ -775,7 +775,7 @@ static void test_cluster_sums_overflow(void **state)
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	free(fifo);
 	alarm(60);
-	struct analysis *an = digest_open_summaries(dir);
+	struct analysis *an = analysis_open_summaries(dir);
 	alarm(0);
 	assert_non_null(an);
 	assert_int_equal(an->n_ranks, 2);
@@ -828,7 +828,7 @@ static void test_cluster_db_extreme_times(void **state)
 		"SumNs REAL, MinRank INTEGER, MaxRank INTEGER);\n"
 		"INSERT INTO HcclTopOpStats VALUES ('hcom_huge_mean', 1, 1e308, 1, 1, 1, 0, 1), "
 		"('hcom_fine', 2, 5000000, 1000000, 1e300, 1e18, 0, 1);\n");
-	struct analysis *an = digest_open_summaries(dir);
+	struct analysis *an = analysis_open_summaries(dir);
 	assert_non_null(an);
 	assert_true(has_diag(&an->cap->diags, "cluster_analysis.db", "table HcclTopOpStats: 1 row(s)"));
 	char *t = render(an, false);
@@ -889,7 +889,7 @@ static void test_cluster_db(void **state)
 	char *dir = cluster_db_dir(sbuf_str(&sql));
 	sbuf_free(&sql);
 	assert_true(cluster_output_is(dir));
-	struct analysis *an = digest_open_summaries(dir);
+	struct analysis *an = analysis_open_summaries(dir);
 	assert_non_null(an);
 	assert_int_equal(an->cap->diags.n, 0);
 	assert_int_equal(an->n_ranks, 8);
@@ -953,7 +953,7 @@ static void test_cluster_db(void **state)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		dir = cluster_db_dir(bad[i].sql);
-		an = digest_open_summaries(dir);
+		an = analysis_open_summaries(dir);
 		assert_non_null(an);
 		assert_int_equal(an->n_ranks, bad[i].ranks);
 		if (!has_diag(&an->cap->diags, "cluster_analysis.db", bad[i].want))
@@ -965,7 +965,7 @@ static void test_cluster_db(void **state)
 	/* not a database at all */
 	dir = tu_tmpdir();
 	free(tu_write_str(dir, "cluster_analysis.db", "SQLite format 3\nthis is not a database file, only text\n"));
-	an = digest_open_summaries(dir);
+	an = analysis_open_summaries(dir);
 	assert_non_null(an);
 	assert_int_equal(an->n_ranks, 0);
 	assert_true(has_diag(&an->cap->diags, "cluster_analysis.db", "corrupt, truncated or encrypted"));
@@ -986,7 +986,7 @@ static void test_cluster_db_generated(void **state)
 	char *out = tu_generate("--ranks 8 --steps 4 --ops 40 --slow-rank 5 --cluster-db");
 	struct tu_truth *t = tu_truth_load(out);
 	char *dir = xasprintf("%s/cluster_analysis_output", out);
-	struct analysis *an = digest_open_summaries(dir);
+	struct analysis *an = analysis_open_summaries(dir);
 	assert_non_null(an);
 	assert_int_equal(an->cap->diags.n, 0);
 	assert_int_equal(an->n_ranks, 8);

@@ -13,6 +13,7 @@
 #include "capture.h"
 #include "comm_json.h"
 #include "kernel_timeline.h"
+#include "source.h"
 #include "lanes.h"
 #include "sbuf.h"
 #include "memory.h"
@@ -386,10 +387,18 @@ static void test_kernel_table_timeline(void **state)
 		assert_int_equal(l->group, LANE_DEVICE);
 		assert_true(!strncmp(store_str(&kt->store, l->thread_name), "Stream ", 7));
 	}
-	/* the args come back from the trace written in memory, with the row's line */
+	/* the args come back from the row, through the tables source, with the row's line;
+	 * the entry text is that row as the trace element it stands for */
 	struct sbuf args = SBUF_INIT;
-	assert_true(trace_event_args(&kt->store, 0, &args) >= 5);
+	assert_ptr_equal(source_of(&kt->store), &source_tables);
+	assert_int_equal(source_event_args(&kt->store, 0, &args), 5);
 	assert_non_null(strstr(sbuf_str(&args), "file: kernel_details.csv"));
+	char want_line[40];
+	snprintf(want_line, sizeof want_line, "line: %u\n", csvt_line(k, (size_t)store_ev_off(&kt->store, 0)));
+	assert_non_null(strstr(sbuf_str(&args), want_line));
+	assert_int_equal(source_entry_text(&kt->store, store_ev_off(&kt->store, 0), &args), 0);
+	assert_non_null(strstr(sbuf_str(&args), "\"cat\":\"kernel_details\""));
+	assert_non_null(strstr(sbuf_str(&args), store_ev_name(&kt->store, 0)));
 	sbuf_free(&args);
 	kernel_timeline_free(kt);
 	/* a rank whose kernel table is absent has none */

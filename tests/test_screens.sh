@@ -30,6 +30,8 @@ run_bin() {
 shared=${ASCPROF_SHARED:-$srcdir/../shared}
 real_rel=../shared/fixtures-real/msinsight/test/data/pytorch/text/level1
 out=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-screens-XXXXXX") || exit 1
+# the index cache of every run here lies in the temp dir, never the user's
+export XDG_CACHE_HOME=$out/cache
 trap 'rm -rf "$out"' EXIT INT TERM
 # real captures are opened as $real_rel from a directory whose ../shared is the shared tree:
 # the source tree when ../shared is beside it, else a temp directory with a link to it

@@ -18,6 +18,9 @@ if ! command -v msgfmt >/dev/null 2>&1; then
   exit 77
 fi
 out=$(mktemp -d "${TMPDIR:-/tmp}/ascprof-zh-XXXXXX") || exit 1
+# the index cache of every run here lies in the temp dir, never the user's (a run in
+# one language must not leave an analysis another reads)
+export XDG_CACHE_HOME=$out/cache
 trap 'rm -rf "$out"' EXIT INT TERM
 mkdir -p "$out/locale/zh_CN/LC_MESSAGES"
 msgfmt -o "$out/locale/zh_CN/LC_MESSAGES/ascprof-tui.mo" "$srcdir/po/zh_CN.po" || exit 1

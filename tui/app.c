@@ -505,13 +505,16 @@ int app_main(const char *path, const struct app_opts *opts)
 			return 2;
 		}
 	}
-	if (opts->compare != CMP_ARG_CAPTURES && (app->digests = digest_open_summaries(path))) {
+	/* the Timeline draws a rank without a trace from its tables: made as it loads */
+	struct capture_opts copts = opts->capture;
+	copts.timelines = true;
+	if (opts->compare != CMP_ARG_CAPTURES && (app->digests = analysis_open_summaries(path))) {
 		app->cap = (struct capture *)app->digests->cap;
 	} else {
-		app->cap = capture_open(path, &opts->capture);
+		app->cap = capture_open(path, &copts);
 	}
 	if (opts->compare == CMP_ARG_CAPTURES)
-		app->cap_b = capture_open(opts->compare_path, &opts->capture);
+		app->cap_b = capture_open(opts->compare_path, &copts);
 	if (!app->cap->usable || (app->cap_b && !app->cap_b->usable)) {
 		/* nothing to explore: say why, as the report would, and leave */
 		summary_print_diags(&app->cap->diags, stderr, "");

@@ -444,7 +444,7 @@ static int run_mode(const struct capture_opts *copts_in, const struct app_opts *
 		return report_compare(&aopts, paths, json);
 	}
 
-	struct analysis *sum_an = digest_open_summaries(path);
+	struct analysis *sum_an = analysis_open_summaries(path);
 	if (sum_an) {
 		struct analysis *an = sum_an;
 		cpu_opened = stagetime_cpu();

@@ -7,12 +7,16 @@
 #include "align.h"
 #include "cluster_db.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cluster.h"
+#include "cluster_output.h"
+#include "digest.h"
 #include "gaps.h"
 #include "i18n.h"
 #include "metrics.h"
@@ -313,11 +317,30 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	an->n_ranks = pool.n_jobs;
 	free(pool.jobs);
 	double t0 = stagetime_now();
+	analysis_cross_ranks(an, CROSS_FROM_CAPTURE);
+	stagetime_add(STAGE_CAPTURE, t0);
+	return an;
+}
+
+void analysis_cross_ranks(struct analysis *an, enum cross_from from)
+{
+	if (from == CROSS_FROM_CLUSTER_TABLE) {
+		/* ranks x steps from msprof-analyze's table: no timelines, no collectives */
+		analysis_slow_ranks(an);
+		an->comm = comm_analyse(an->cap);
+		analysis_comm_metrics(an);
+		for (size_t i = 0; i < an->n_ranks; i++)
+			analysis_bottlenecks(&an->ranks[i]);
+		an->cluster = cluster_analyse(an);
+		return;
+	}
 	analysis_workload_peers(an->ranks, an->n_ranks);
 	analysis_align_lists(an->ranks, an->n_ranks, an->colls, an->n_colls);
 	analysis_slow_ranks(an);
-	an->comm = comm_analyse(cap);
-	analysis_comm_metrics(an);
+	an->service = service_analyse(an->cap->serving);
+	an->comm = comm_analyse(an->cap);
+	if (from == CROSS_FROM_CAPTURE) /* a digest holds its rank's communication metrics */
+		analysis_comm_metrics(an);
 	/* the late rank is the cluster analysis's; the verdicts need every rank's exposed
 	 * communication split (comm_split.h) */
 	an->cluster = cluster_analyse(an);
@@ -325,7 +348,138 @@ struct analysis *analysis_run_with(const struct capture *cap, const struct analy
 	analysis_late_rank(an);
 	for (size_t i = 0; i < an->n_ranks; i++)
 		analysis_bottlenecks(&an->ranks[i]);
+}
+
+/* ---- opening: what a path holds, to an analysis ------------------------------------- */
+
+static void cross_from_digests(struct analysis *an) { analysis_cross_ranks(an, CROSS_FROM_DIGESTS); }
+
+struct analysis *analysis_from_digests(const char *path)
+{
+	/* a capture beside the digests is analysed as any capture, then taken in through the
+	 * digests' encoding, so every rank is held alike */
+	struct capture *mix = NULL;
+	struct analysis *ma = NULL;
+	struct stat st;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		mix = capture_open(path, NULL);
+		if (mix->usable && mix->n_ranks) {
+			capture_load(mix);
+			ma = analysis_run(mix);
+		}
+	}
+	struct analysis *an = digest_read_dir(path, mix, ma);
+	analysis_free(ma);
+	capture_free(mix);
+	double t0 = stagetime_now();
+	cross_from_digests(an);
 	stagetime_add(STAGE_CAPTURE, t0);
+	return an;
+}
+
+struct analysis *analysis_from_cluster_output(const char *path)
+{
+	struct cluster_output co;
+	cluster_output_read(path, &co);
+	struct analysis *an = xcalloc(1, sizeof *an);
+	an->cap = co.cap;
+	co.cap = NULL;
+	an->cluster_db = co.db;
+	co.db = NULL;
+	an->from_digests = true; /* no events: drill-down says so */
+	an->from_cluster_output = true; /* ... naming what it was read from */
+	diag_init(&an->diags);
+	cluster_output_ranks(an, &co);
+	cluster_output_free(&co);
+	analysis_cross_ranks(an, CROSS_FROM_CLUSTER_TABLE);
+	return an;
+}
+
+struct analysis *analysis_open_summaries(const char *path)
+{
+	if (digest_file_is(path))
+		return analysis_from_digests(path);
+	if (cluster_output_is(path))
+		return analysis_from_cluster_output(path);
+	return NULL;
+}
+
+/* ---- a capture's analysis in the index cache ---------------------------------------- */
+
+struct index_make {
+	struct capture *cap;
+	const struct analysis_hook *hook;
+	struct analysis *an; /* made here when the index could not give it */
+};
+
+static char *index_make(void *ctx, size_t *len, char *why, size_t size)
+{
+	struct index_make *c = ctx;
+	capture_verify_columns(c->cap); /* the analysis reads the columns */
+	c->an = analysis_run_with(c->cap, c->hook);
+	for (size_t i = 0; i < c->cap->diags.n; i++)
+		if (c->cap->diags.items[i].level == DIAG_ERROR) {
+			/* a refused or unreadable file: the next open may read it */
+			snprintf(why, size, "the capture's load gave an error");
+			return NULL;
+		}
+	return digest_index_encode(c->an, len);
+}
+
+static void add_path(const char ***v, size_t *n, size_t *cap, const char *p)
+{
+	if (!p)
+		return;
+	xgrow(v, cap, *n + 1, sizeof **v);
+	(*v)[(*n)++] = p;
+}
+
+struct analysis *analysis_index_run(struct capture *cap, const struct analysis_hook *hook, struct tindex_status *st)
+{
+	struct tindex_status scratch;
+	if (!st)
+		st = &scratch;
+	memset(st, 0, sizeof *st);
+	if (!cap->opts.index.enabled || !cap->n_ranks) {
+		capture_verify_columns(cap);
+		struct analysis *an = analysis_run_with(cap, hook);
+		return an;
+	}
+	/* every file the analysis may have read */
+	const char **paths = NULL;
+	size_t n = 0, npc = 0;
+	for (size_t r = 0; r < cap->n_ranks; r++) {
+		const struct rank_plan *rp = cap->ranks[r].plan;
+		for (size_t i = 0; i < rp->n_files; i++)
+			add_path(&paths, &n, &npc, rp->files[i].path);
+		add_path(&paths, &n, &npc, rp->info.loaded ? rp->info.path : NULL);
+		add_path(&paths, &n, &npc, rp->metadata_path);
+	}
+	for (size_t i = 0; i < cap->plan.n_cluster_files; i++)
+		add_path(&paths, &n, &npc, cap->plan.cluster_files[i].path);
+	char kind[160];
+	snprintf(kind, sizeof kind, "analysis events source %d trace limit %" PRIu64 " csv limit %" PRIu64 " ranks %zu",
+		 (int)cap->opts.source, cap->opts.max_trace_bytes, cap->opts.max_csv_bytes, cap->n_ranks);
+	struct index_make c = {.cap = cap, .hook = hook};
+	size_t len = 0;
+	bool from_index = false;
+	char *buf = tindex_load_blob(kind, paths, n, index_make, &c, &len, &from_index, &cap->opts.index, st, &cap->diags);
+	free(paths);
+	struct analysis *an = c.an;
+	if (!an && buf && from_index) {
+		bool bad;
+		an = digest_index_decode(cap, buf, len, cross_from_digests, &bad); /* as over digest files */
+		if (bad) {
+			analysis_free(an);
+			an = NULL;
+		}
+	}
+	free(buf);
+	if (!an) { /* an index whose digests do not read (written by a program that checked less) */
+		st->state = TINDEX_NOT_WRITTEN;
+		capture_verify_columns(cap);
+		an = analysis_run_with(cap, hook);
+	}
 	return an;
 }
 
@@ -363,6 +517,7 @@ void analysis_free(struct analysis *an)
 	free(an->ranks);
 	comm_analysis_free(an->comm);
 	cluster_free(an->cluster);
+	service_free(an->service);
 	cluster_db_free(an->cluster_db);
 	free(an->cluster_db);
 	diag_free(&an->diags);

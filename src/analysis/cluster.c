@@ -13,8 +13,6 @@
 #include "bottleneck.h"
 #include "comm.h"
 #include "capture.h"
-#include "cluster_out.h"
-#include "db.h"
 #include "evkind.h"
 #include "i18n.h"
 #include "num.h"
@@ -313,103 +311,17 @@ void cluster_free(struct cluster_analysis *ca)
 
 /* ---- msprof-analyze's cluster_analysis_output ---------------------------------------- */
 
-bool cluster_output_is(const char *path)
+void cluster_output_ranks(struct analysis *an, const struct cluster_output *co)
 {
-	char *p = cluster_out_find(path);
-	if (!p)
-		p = cluster_db_find(path, NULL);
-	if (!p)
-		return false;
-	free(p);
-	/* read as a cluster overview only where no rank of its own is found */
-	struct capture *cap = capture_open(path, NULL);
-	bool none = cap->n_ranks == 0;
-	capture_free(cap);
-	return none;
-}
-
-/* A file name directly under dir exists. */
-static bool has_file(const char *dir, const char *name)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	bool yes = access(p, F_OK) == 0;
-	free(p);
-	return yes;
-}
-
-struct analysis *cluster_output_open(const char *path)
-{
-	/* discovery and loading read its cluster_communication*.json (the comm section); a
-	 * directory holding only cluster_analysis.db has nothing for them */
-	struct capture *cap;
-	if (has_file(path, "cluster_communication.json") || has_file(path, "cluster_communication_matrix.json") ||
-	    has_file(path, CLUSTER_STEP_TRACE)) {
-		cap = capture_open(path, NULL);
-		capture_load(cap);
-	} else {
-		cap = xcalloc(1, sizeof *cap);
-		diag_init(&cap->diags);
-		cap->plan.path = xstrdup(path);
-		atomic_init(&cap->done, true);
-	}
-	struct analysis *an = xcalloc(1, sizeof *an);
-	an->cap = cap;
-	an->from_digests = true; /* no events: drill-down says so */
-	an->from_cluster_output = true; /* ... naming what it was read from */
-	diag_init(&an->diags);
-	/* cluster_analysis.db's rank rows where it has them (ClusterTimeSummary also gives each
-	 * step's wait and transmit), else cluster_step_trace_time.csv's */
-	char *dbp = cluster_db_find(path, &cap->diags);
-	if (dbp) {
-		an->cluster_db = xcalloc(1, sizeof *an->cluster_db);
-		if (cluster_db_read(dbp, an->cluster_db, &cap->diags) == 0 && !cap->cluster_comm.n_files) {
-			/* its communication tables, where no cluster_communication*.json gave them */
-			char *bufs[2];
-			db_cluster_comm_load(&cap->cluster_comm, dbp, bufs, &cap->diags);
-			free(bufs[0]); /* the records keep offsets, not pointers */
-			free(bufs[1]);
-		}
-		free(dbp);
-	}
-	char *csv = NULL;
-	struct cluster_out_row *rows = NULL;
-	size_t nrows = 0;
-	const char *src = CLUSTER_STEP_TRACE;
-	if (an->cluster_db && an->cluster_db->n_rows) {
-		nrows = an->cluster_db->n_rows;
-		rows = xmalloc(nrows * sizeof *rows);
-		memcpy(rows, an->cluster_db->rows, nrows * sizeof *rows);
-		src = an->cluster_db->rows_table;
-	} else if ((csv = cluster_out_find(path))) {
-		cluster_out_read(csv, &rows, &nrows, &cap->diags);
-	}
-	size_t nr = 0;
-	for (size_t i = 0; i < nrows; i++)
-		nr += i == 0 || rows[i].rank != rows[i - 1].rank;
-	/* a bare cluster_analysis_output has no ranks of its own (cluster_output_is) */
-	free(cap->ranks);
-	free(cap->plan.ranks);
-	cap->plan.ranks = xcalloc(nr ? nr : 1, sizeof *cap->plan.ranks);
-	cap->ranks = xcalloc(nr ? nr : 1, sizeof *cap->ranks);
+	struct capture *cap = (struct capture *)an->cap;
+	size_t nr = cap->n_ranks;
+	const struct cluster_out_row *rows = co->rows;
+	const char *src = co->rows_from, *csv = co->csv;
 	an->ranks = xcalloc(nr ? nr : 1, sizeof *an->ranks);
 	an->colls = xcalloc(nr ? nr : 1, sizeof *an->colls);
 	an->n_colls = xcalloc(nr ? nr : 1, sizeof *an->n_colls);
-	size_t k = 0;
-	for (size_t a = 0; a < nrows; k++) {
-		size_t b = a;
-		while (b < nrows && rows[b].rank == rows[a].rank)
-			b++;
-		struct rank_plan *rp = &cap->plan.ranks[k];
-		rp->rank = rows[a].rank;
-		rp->label = xasprintf("rank %d of %s", rows[a].rank, src);
-		rp->output_dir = xstrdup(path);
-		rp->device_id = -1;
-		rp->export_done = true;
-		struct rank_data *rd = &cap->ranks[k];
-		rd->plan = rp;
-		rd->store.strs = strtab_new();
-		atomic_init(&rd->state, RANK_READY);
-		atomic_init(&rd->csv_ready, true);
+	for (size_t k = 0; k < nr; k++) {
+		size_t a = co->rows_of[k], b = co->rows_of[k + 1];
 		struct rank_analysis *ra = &an->ranks[k];
 		ra->rank = rows[a].rank;
 		ra->rank_index = k;
@@ -449,7 +361,7 @@ struct analysis *cluster_output_open(const char *path)
 			held |= v == INT64_MAX || v == INT64_MIN;
 		}
 		if (held)
-			diag_add(&cap->diags, DIAG_WARN, csv ? csv : an->cluster_db ? an->cluster_db->path : path, -1, -1,
+			diag_add(&cap->diags, DIAG_WARN, csv ? csv : an->cluster_db ? an->cluster_db->path : cap->plan.path, -1, -1,
 				 _("rank %d: its %zu steps' times add up past the largest time kept (about 292 years): "
 				 "its totals are held there, not wrapped; its steps are kept as written"),
 				 rows[a].rank, b - a);
@@ -458,18 +370,6 @@ struct analysis *cluster_output_open(const char *path)
 		analysis_set_metric(ra, M_COMM_NOT_OVERLAPPED_US, (double)cno / 1e3, CONF_MEDIUM, src);
 		analysis_set_metric(ra, M_FREE_US, (double)fr / 1e3, CONF_MEDIUM, src);
 		analysis_set_metric(ra, M_STEPS, (double)ra->n_steps, CONF_MEDIUM, src);
-		a = b;
 	}
-	free(rows);
-	free(csv);
-	cap->plan.n_ranks = cap->n_ranks = an->n_ranks = nr;
-	cap->usable = nr > 0;
-	analysis_slow_ranks(an);
-	comm_analysis_free(an->comm);
-	an->comm = comm_analyse(cap);
-	analysis_comm_metrics(an);
-	for (size_t i = 0; i < an->n_ranks; i++)
-		analysis_bottlenecks(&an->ranks[i]);
-	an->cluster = cluster_analyse(an);
-	return an;
+	an->n_ranks = nr;
 }

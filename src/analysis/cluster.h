@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cluster_output.h"
 #include "result.h"
 
 #define CLUSTER_Z_SLOW 3.5
@@ -106,13 +107,10 @@ static inline const struct cluster_cell *cluster_cell(const struct cluster_analy
 {
 	return s < ca->cell_at[r + 1] - ca->cell_at[r] ? &ca->cells[ca->cell_at[r] + s] : &cluster_cell_none;
 }
-/* msprof-analyze's cluster_analysis_output (cluster_out.h): true when path holds
- * cluster_step_trace_time.csv; then an analysis of its rank rows (steps with Computing,
- * Communication(Not Overlapped), Free, Stage as the step time; no events, from_digests set)
- * with the communication section from its cluster_communication*.json. Never NULL; owned
- * (analysis_free). */
-bool cluster_output_is(const char *path);
-struct analysis *cluster_output_open(const char *path);
+/* The ranks of msprof-analyze's cluster_analysis_output (co, read by the load floor:
+ * cluster_output.h) as rank analyses of an, whose capture is co's: steps with Computing,
+ * Communication(Not Overlapped), Free, Stage as the step time, no events. */
+void cluster_output_ranks(struct analysis *an, const struct cluster_output *co);
 /* The group key of a collective name, written to buf. */
 const char *cluster_group_of(const char *name, char *buf, size_t size);
 

@@ -74,6 +74,7 @@ const char *analysis_phase_source_name(enum phase_source s)
 	case PHASE_SRC_KERNELS: return _("decode-only kernels");
 	case PHASE_SRC_SHAPES: return _("attention shapes");
 	case PHASE_SRC_WORKLOAD: return _("training workload");
+	case PHASE_SRC_PAYLOAD: return _("collective payload");
 	case PHASE_SRC_COUNT: break;
 	}
 	return "?";
@@ -86,7 +87,7 @@ const char *analysis_phase_signal_name(enum phase_source s)
 		[PHASE_SRC_CLUSTERS] = "clusters", [PHASE_SRC_UNIFORM] = "uniform",
 		[PHASE_SRC_NONE] = "none",       [PHASE_SRC_ANNOTATION] = "annotation",
 		[PHASE_SRC_KERNELS] = "kernels", [PHASE_SRC_SHAPES] = "shapes",
-		[PHASE_SRC_WORKLOAD] = "workload",
+		[PHASE_SRC_WORKLOAD] = "workload", [PHASE_SRC_PAYLOAD] = "payload",
 	};
 	return s < PHASE_SRC_COUNT ? names[s] : "?";
 }

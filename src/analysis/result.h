@@ -246,11 +246,12 @@ enum phase_source {
 	PHASE_SRC_KERNELS,    /* PagedAttention, MLA preprocess: decode-only batches */
 	PHASE_SRC_SHAPES,     /* attention query tokens against sequences (Input Shapes) */
 	PHASE_SRC_WORKLOAD,   /* a training workload: no prefill or decode */
+	PHASE_SRC_PAYLOAD,    /* tokens from the tensor-parallel collectives' element counts */
 	PHASE_SRC_COUNT
 };
 const char *analysis_phase_source_name(enum phase_source s); /* static */
 /* One word for it (step tables, JSON per-step phase_signal): stage, mstx, annotation,
- * kernels, shapes, clusters, uniform, workload, none. */
+ * kernels, shapes, payload, clusters, uniform, workload, none. */
 const char *analysis_phase_signal_name(enum phase_source s); /* static */
 
 /* What the capture runs: training shows backward ops, *Grad* kernels or an optimizer step;
@@ -541,6 +542,7 @@ struct comm_analysis;
 struct cluster_analysis;
 struct cluster_db;
 struct digest_keep;
+struct service_analysis;
 
 struct analysis {
 	const struct capture *cap; /* borrowed (owned when from_digests) */
@@ -558,6 +560,7 @@ struct analysis {
 					 * cluster_analysis_output is opened (cluster_db.h), or NULL */
 	bool from_digests;         /* read from digest files (digest.h): no events to drill into */
 	bool from_cluster_output;  /* with from_digests: msprof-analyze's cluster output, no digests */
+	struct service_analysis *service; /* owned: the serving output's figures (service.h), or NULL */
 	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */
 	void (*keep_free)(struct digest_keep *keep); /* frees keep (set with it, by digest.c) */
 };

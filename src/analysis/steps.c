@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "cmp.h"
+#include "evkind.h"
 #include "i18n.h"
 #include "lanes.h"
 #include "lower_bound.h"
@@ -637,6 +638,7 @@ struct attn_tally {
 	size_t dec, pre, decode_only; /* rows with tokens == sequences, more tokens; decode-only kernels */
 	size_t mla;                   /* MLA preprocess kernels */
 	size_t attn;                  /* attention kernels of any kind (NAME_ATTN) */
+	size_t calls;                 /* of them, attention calls proper (not an MLA preprocess) */
 	long pre_tok, pre_seqs, dec_seqs;
 	const char *decode_only_name;
 };
@@ -679,6 +681,7 @@ static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, c
 	long tok = shape ? shape->tok : 0, seqs = shape ? shape->seqs : 0;
 	bool sized = (bits & NAME_HIT) && shape && shape->ok && seqs > 0 && tok >= seqs;
 	t->attn += (bits & NAME_ATTN) != 0;
+	t->calls += (bits & NAME_ATTN) && !mla_preprocess(name);
 	/* PagedAttention over more tokens than sequences is the split-fuse form (chunked prefill),
 	 * whatever its kernel is named: not decode-only */
 	if ((bits & NAME_DECODE) && !(sized && tok > seqs && !mla_preprocess(name))) {
@@ -799,6 +802,55 @@ static void votes_from_stage(struct rank_analysis *ra, const struct csv_table *s
 	}
 }
 
+/* The best split of n logs into a low and a high group (1-D two-means, exact): the low
+ * group's size (0 below two values), the groups' means, the ratio of their exponentials
+ * and their distance in pooled spreads (infinite with no spread). sorted gets the logs in
+ * order. */
+struct split2 {
+	size_t n_low;
+	double m1, m2, ratio, sep;
+};
+
+static void split_two(const double *lg, size_t n, double *sorted, struct split2 *out)
+{
+	memcpy(sorted, lg, n * sizeof *sorted);
+	for (size_t i = 1; i < n; i++) /* insertion sort: n is the step count */
+		for (size_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+			double t = sorted[j];
+			sorted[j] = sorted[j - 1];
+			sorted[j - 1] = t;
+		}
+	size_t best_k = 0;
+	double best_ss = INFINITY, m1 = 0, m2 = 0, sd = 0;
+	for (size_t k = 1; k < n; k++) {
+		double a = 0, b = 0;
+		for (size_t i = 0; i < k; i++)
+			a += sorted[i];
+		for (size_t i = k; i < n; i++)
+			b += sorted[i];
+		a /= (double)k;
+		b /= (double)(n - k);
+		double ss = 0;
+		for (size_t i = 0; i < n; i++) {
+			double d = sorted[i] - (i < k ? a : b);
+			ss += d * d;
+		}
+		if (ss < best_ss) {
+			best_ss = ss;
+			best_k = k;
+			m1 = a;
+			m2 = b;
+		}
+	}
+	if (best_k)
+		sd = n > 2 ? sqrt(best_ss / (double)(n - 2)) : 0;
+	out->n_low = best_k;
+	out->m1 = m1;
+	out->m2 = m2;
+	out->ratio = best_k ? exp(m2 - m1) : 1.0;
+	out->sep = sd > 0 ? (m2 - m1) / sd : (out->ratio > 1.0 ? INFINITY : 0);
+}
+
 /* Two duration clusters among the steps no other signal decided (sel), else all read as
  * decode with low confidence. */
 static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, size_t n)
@@ -824,40 +876,10 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 		lg[i] = log(d > 0 ? (double)d : 1.0);
 	}
 	double *sorted = xmalloc(n * sizeof *sorted);
-	memcpy(sorted, lg, n * sizeof *sorted);
-	for (size_t i = 1; i < n; i++) /* insertion sort: n is the step count */
-		for (size_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-			double t = sorted[j];
-			sorted[j] = sorted[j - 1];
-			sorted[j - 1] = t;
-		}
-	/* best split of the sorted logs into two groups (1-D two-means, exact) */
-	size_t best_k = 0;
-	double best_ss = INFINITY, m1 = 0, m2 = 0, sd = 0;
-	for (size_t k = 1; k < n; k++) {
-		double a = 0, b = 0;
-		for (size_t i = 0; i < k; i++)
-			a += sorted[i];
-		for (size_t i = k; i < n; i++)
-			b += sorted[i];
-		a /= (double)k;
-		b /= (double)(n - k);
-		double ss = 0;
-		for (size_t i = 0; i < n; i++) {
-			double d = sorted[i] - (i < k ? a : b);
-			ss += d * d;
-		}
-		if (ss < best_ss) {
-			best_ss = ss;
-			best_k = k;
-			m1 = a;
-			m2 = b;
-		}
-	}
-	if (best_k)
-		sd = n > 2 ? sqrt(best_ss / (double)(n - 2)) : 0;
-	double ratio = best_k ? exp(m2 - m1) : 1.0;
-	double sep = sd > 0 ? (m2 - m1) / sd : (ratio > 1.0 ? INFINITY : 0);
+	struct split2 sp;
+	split_two(lg, n, sorted, &sp);
+	size_t best_k = sp.n_low;
+	double m1 = sp.m1, m2 = sp.m2, ratio = sp.ratio, sep = sp.sep;
 	bool two = best_k && ratio >= 1.6 && (n == 2 ? ratio >= 2.0 : sep >= 4.0);
 	if (two) {
 		double cut = (sorted[best_k - 1] + sorted[best_k]) / 2;
@@ -898,6 +920,104 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
 	free(sorted);
 }
 
+/* A step's tokens as its tensor-parallel collectives carry them: an allReduce of the hidden
+ * states moves tokens x hidden elements, so within one capture its payload follows the
+ * batch's tokens. Per step, the median payload of the first three whole allReduces in its
+ * window (out[k], bytes; 0 where it has none whose args give a count). */
+static void step_payloads(const struct rank_analysis *ra, const struct rank_store *rs, double *out)
+{
+	bool groups = analysis_has_group_lanes(rs);
+	double (*b)[3] = xcalloc(ra->n_steps, sizeof *b);
+	uint8_t *nb = xcalloc(ra->n_steps, 1);
+	for (size_t li = 0; li < rs->n_lanes; li++) {
+		const struct lane *l = &rs->lanes[li];
+		if (l->group != LANE_COMM && l->group != LANE_DEVICE)
+			continue;
+		size_t hint = 0;
+		for (uint32_t i = 0; i < l->n_events; i++) {
+			uint32_t ev = l->events[i];
+			if (!analysis_is_collective(rs, ra->cls, ev, groups) || !strcasestr(store_ev_name(rs, ev), "allreduce"))
+				continue;
+			size_t k = analysis_step_at_near(ra, store_ts(rs, ev), &hint);
+			if (k == SIZE_MAX || nb[k] >= 3)
+				continue;
+			double bytes = analysis_collective_bytes(rs, ev);
+			if (bytes > 0)
+				b[k][nb[k]++] = bytes;
+		}
+	}
+	for (size_t k = 0; k < ra->n_steps; k++) {
+		double *x = b[k];
+		if (nb[k] == 3) { /* the middle of three */
+			double lo = fmin(x[0], fmin(x[1], x[2])), hi = fmax(x[0], fmax(x[1], x[2]));
+			out[k] = x[0] + x[1] + x[2] - lo - hi;
+		} else {
+			out[k] = nb[k] ? x[0] : 0;
+		}
+	}
+	free(b);
+	free(nb);
+}
+
+/* The steps no signal settled (sel), by their tokens where the capture's collectives carry
+ * them (pay, per step: step_payloads): a decode step holds one token per running sequence,
+ * a prompt the prompt's tokens. Payloads in two groups far apart (3 times and more between
+ * their means, 4 spreads of log payload) read as decode (the low group) and as steps holding
+ * prompt tokens (the high group: prefill, or mixed where chunked prefill runs prompt chunks
+ * beside decodes, which the payload cannot tell). The steps it reads leave sel (*n is what
+ * remains); false when the payloads do not separate or a quarter of the steps has none. */
+static bool phases_from_payload(struct rank_analysis *ra, size_t *sel, size_t *n, const double *pay)
+{
+	size_t with = 0;
+	for (size_t i = 0; i < *n; i++)
+		with += pay[sel[i]] > 0;
+	if (with < 4 || with * 4 < *n * 3)
+		return false;
+	double *lg = xmalloc(with * sizeof *lg), *sorted = xmalloc(with * sizeof *sorted);
+	size_t j = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (pay[sel[i]] > 0)
+			lg[j++] = log(pay[sel[i]]);
+	struct split2 sp;
+	split_two(lg, with, sorted, &sp);
+	bool two = sp.n_low && sp.ratio >= 3.0 && sp.sep >= 4.0;
+	double cut = two ? (sorted[sp.n_low - 1] + sorted[sp.n_low]) / 2 : 0;
+	free(lg);
+	free(sorted);
+	if (!two)
+		return false;
+	size_t n_prompt = with - sp.n_low, rest = 0;
+	for (size_t i = 0; i < *n; i++) {
+		struct step *s = &ra->steps[sel[i]];
+		double p = pay[sel[i]];
+		if (p <= 0) {
+			sel[rest++] = sel[i];
+			continue;
+		}
+		bool prompt = log(p) > cut;
+		free(s->phase_evidence);
+		s->phase = prompt ? PHASE_PREFILL : PHASE_DECODE;
+		s->phase_source = PHASE_SRC_PAYLOAD;
+		/* a decode batch is what the low group holds; a prompt as short as a decode batch
+		 * sits in it too (one of twice the group's tokens: low), and a high step may hold
+		 * decodes beside its prompt chunk */
+		s->phase_conf = prompt || log(p) - sp.m1 > log(1.5) ? CONF_LOW : CONF_MEDIUM;
+		s->phase_evidence = xasprintf(
+		        _("its allReduce carries %.3f MB; the steps' payloads form two groups, %zu around %.3f MB "
+		          "(decode: a token per running sequence) and %zu around %.3f MB (prompt tokens: prefill, or "
+		          "mixed with chunked prefill), %.1f times apart"),
+		        p / 1e6, sp.n_low, exp(sp.m1) / 1e6, n_prompt, exp(sp.m2) / 1e6, sp.ratio);
+	}
+	*n = rest;
+	return true;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* The log durations of one phase's settled steps. */
 struct phase_ref {
 	size_t n;
@@ -933,8 +1053,9 @@ static double ref_distance(const struct phase_ref *r, double x)
  * sequences of a settled decode step's attention (0: none known). open: the unsettled steps. */
 static void reference_of(const struct rank_analysis *ra, const struct attn_tally *t, const bool *open,
                          struct phase_ref ref[PHASE_MIXED + 1], size_t *marked, const char **marker,
-                         long *dec_seqs)
+                         long *dec_seqs, size_t *dec_calls)
 {
+	size_t *calls = xmalloc((ra->n_steps ? ra->n_steps : 1) * sizeof *calls), n_calls = 0;
 	memset(ref, 0, (PHASE_MIXED + 1) * sizeof *ref);
 	*marked = 0;
 	*marker = NULL;
@@ -951,7 +1072,13 @@ static void reference_of(const struct rank_analysis *ra, const struct attn_tally
 		}
 		if (s->phase == PHASE_DECODE && t[k].dec && (!*dec_seqs || t[k].dec_seqs < *dec_seqs))
 			*dec_seqs = t[k].dec_seqs;
+		if (s->phase == PHASE_DECODE && t[k].calls)
+			calls[n_calls++] = t[k].calls;
 	}
+	/* the attention calls of a settled decode step (their median): one per layer */
+	xqsort(calls, n_calls, sizeof *calls, cmp_size);
+	*dec_calls = n_calls ? calls[(n_calls - 1) / 2] : 0;
+	free(calls);
 	for (int p = PHASE_PREFILL; p <= PHASE_MIXED; p++)
 		ref[p].mean /= ref[p].n ? (double)ref[p].n : 1.0;
 	for (size_t k = 0; k < ra->n_steps; k++) {
@@ -997,8 +1124,8 @@ static enum phase nearest_phase(const struct phase_ref ref[PHASE_MIXED + 1], dou
  * duration is compared with each phase's settled steps. With nothing settled, the durations' own clusters
  * decide; a step only the shapes read stays unknown (prompt tokens: not decode, and nothing tells prefill
  * from mixed). */
-static void phases_by_reference(struct rank_analysis *ra, const struct attn_tally *t, const size_t *sel,
-                                size_t n)
+static void phases_by_reference(struct rank_analysis *ra, const struct rank_store *rs, const struct attn_tally *t,
+                                const size_t *sel, size_t n)
 {
 	if (!n)
 		return;
@@ -1009,16 +1136,31 @@ static void phases_by_reference(struct rank_analysis *ra, const struct attn_tall
 	size_t marked;
 	const char *marker;
 	long dec_seqs;
-	reference_of(ra, t, open, ref, &marked, &marker, &dec_seqs);
+	size_t dec_calls;
+	reference_of(ra, t, open, ref, &marked, &marker, &dec_seqs, &dec_calls);
+	/* the model splits a mixed batch into a decode and a prefill attention call per layer
+	 * (MLA: mla_v1 runs _forward_decode and _forward_prefill) */
+	bool splits = false;
+	for (size_t k = 0; k < ra->n_steps; k++)
+		splits |= t[k].mla > 0;
 	free(open);
 	if (!ref[PHASE_PREFILL].n && !ref[PHASE_DECODE].n && !ref[PHASE_MIXED].n) {
 		size_t *bare = xmalloc(n * sizeof *bare), nb = 0;
 		for (size_t i = 0; i < n; i++)
 			if (!t[sel[i]].pre) {
 				free(ra->steps[sel[i]].phase_evidence);
+				ra->steps[sel[i]].phase_evidence = NULL;
 				bare[nb++] = sel[i];
 			}
-		phases_from_durations(ra, bare, nb);
+		/* nothing settled: the tokens the collectives carry, else the durations */
+		double *pay = nb && rs->has_events && ra->workload == WORKLOAD_INFERENCE
+		                      ? xcalloc(ra->n_steps, sizeof *pay)
+		                      : NULL;
+		if (pay)
+			step_payloads(ra, rs, pay);
+		if (!pay || !phases_from_payload(ra, bare, &nb, pay) || nb)
+			phases_from_durations(ra, bare, nb);
+		free(pay);
 		free(bare);
 		return;
 	}
@@ -1047,6 +1189,24 @@ static void phases_by_reference(struct rank_analysis *ra, const struct attn_tall
 		}
 		/* a step that ran no attention (a capture's cut edge) shows nothing by missing them */
 		bool absent = marked && a->attn;
+		/* not decode, and its attention calls against a decode step's (one per layer): twice
+		 * as many are a decode part and a prefill part (mixed); as many, where the model
+		 * splits mixed batches, a prompt part alone (prefill) */
+		if (absent && dec_calls && a->calls * 10 >= dec_calls * 16) {
+			set_phase(s, PHASE_MIXED, PHASE_SRC_KERNELS, CONF_MEDIUM,
+			          xasprintf(_("no %s kernel, and %zu attention calls where a decode step makes %zu "
+			                      "(one per layer): a decode part and a prompt part per layer (mixed)"),
+			                    marker, a->calls, dec_calls));
+			continue;
+		}
+		if (absent && splits && dec_calls && a->calls * 4 <= dec_calls * 5 && a->calls * 4 >= dec_calls * 3) {
+			set_phase(s, PHASE_PREFILL, PHASE_SRC_KERNELS, CONF_MEDIUM,
+			          xasprintf(_("no %s kernel, and %zu attention calls, as many as a decode step's "
+			                      "(%zu, one per layer), where this model runs a mixed batch's decode and "
+			                      "prompt parts as two calls: prompts only (prefill)"),
+			                    marker, a->calls, dec_calls));
+			continue;
+		}
 		enum phase p = nearest_phase(ref, x, absent, a->pre > 0, &dist);
 		if (p == PHASE_UNKNOWN) {
 			if (!s->phase_evidence)
@@ -1084,7 +1244,8 @@ static void phases_by_reference(struct rank_analysis *ra, const struct attn_tall
 /* Every step takes the first signal in order that reads it; a later signal that reads it
  * otherwise lowers the confidence to low and is named. The steps no signal settles are read
  * against the settled ones (phases_by_reference). */
-static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT], const struct attn_tally *t)
+static void decide_phases(struct rank_analysis *ra, const struct rank_store *rs, struct vote (*v)[SIG_COUNT],
+                          const struct attn_tally *t)
 {
 	size_t *rest = xmalloc((ra->n_steps ? ra->n_steps : 1) * sizeof *rest), nrest = 0;
 	for (size_t k = 0; k < ra->n_steps; k++) {
@@ -1122,7 +1283,7 @@ static void decide_phases(struct rank_analysis *ra, struct vote (*v)[SIG_COUNT],
 		}
 		s->phase_evidence = sbuf_detach(&why);
 	}
-	phases_by_reference(ra, t, rest, nrest);
+	phases_by_reference(ra, rs, t, rest, nrest);
 	free(rest);
 }
 
@@ -1130,9 +1291,9 @@ static void phase_summary(struct rank_analysis *ra)
 {
 	ra->phase_source = PHASE_SRC_NONE;
 	ra->phase_conf = CONF_HIGH;
-	static const enum phase_source order[] = {PHASE_SRC_STAGE,   PHASE_SRC_MSTX,   PHASE_SRC_ANNOTATION,
-	                                          PHASE_SRC_KERNELS, PHASE_SRC_SHAPES, PHASE_SRC_CLUSTERS,
-	                                          PHASE_SRC_UNIFORM};
+	static const enum phase_source order[] = {PHASE_SRC_STAGE,  PHASE_SRC_MSTX,    PHASE_SRC_ANNOTATION,
+	                                          PHASE_SRC_KERNELS, PHASE_SRC_SHAPES, PHASE_SRC_PAYLOAD,
+	                                          PHASE_SRC_CLUSTERS, PHASE_SRC_UNIFORM};
 	size_t low = 0;
 	for (size_t k = 0; k < ra->n_steps; k++) {
 		ra->phase_steps[ra->steps[k].phase_source]++;
@@ -1237,7 +1398,7 @@ static void analysis_phases(const struct rank_data *rd, struct rank_analysis *ra
 	if (sg)
 		votes_from_ranges(ra, rs, sg, v);
 	votes_from_kernels(ra, rs, rd->by_kind[CSV_KERNEL], v, t);
-	decide_phases(ra, v, t);
+	decide_phases(ra, rs, v, t);
 	free(t);
 	for (size_t k = 0; k < ra->n_steps; k++)
 		for (int g = 0; g < SIG_COUNT; g++)

@@ -11,62 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "db.h"
 #include "csv_check.h"
 #include "csvw.h"
 #include "i18n.h"
 #include "spill.h"
 #include "stagetime.h"
-#include "trace.h"
+#include "kernel_timeline.h"
 #include "xalloc.h"
 #include "xthread.h"
-
-static const char *base_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-/* Text or Db: a rank with both reads the text export unless --source db says otherwise
- * (the same run's data; the text one also carries the CSV and communication files); a
- * rank with a Db export only reads it. */
-static void choose_source(struct rank_data *rd, enum capture_source want, struct diag_list *dl)
-{
-	const char *events = NULL, *analysis = NULL;
-	bool text = false;
-	for (size_t k = 0; k < rd->plan->n_files; k++) {
-		const struct found_file *f = &rd->plan->files[k];
-		text |= f->role == ROLE_TRACE;
-		if (f->role != ROLE_DB)
-			continue;
-		if (!events && db_is_events_name(base_of(f->path)))
-			events = f->path;
-		else if (db_is_events_name(base_of(f->path)))
-			diag_add(dl, DIAG_WARN, f->path, 0, -1, _("a second Db export beside %s; not read"), events);
-		if (!analysis && db_is_analysis_name(base_of(f->path)))
-			analysis = f->path;
-	}
-	if (!events) {
-		if (want == SOURCE_DB && text)
-			diag_add(dl, DIAG_WARN, rd->plan->output_dir, 0, -1,
-				 _("--source db: this rank has no Db export (ascend_pytorch_profiler*.db, "
-				 "msprof_*.db); its text export is read"));
-		return;
-	}
-	if (text && want != SOURCE_DB) {
-		rd->source_why = want == SOURCE_TEXT ? "text: --source text"
-						     : "text: both exports hold the run; text is read "
-						       "(--source db reads the Db)";
-		return;
-	}
-	if (!text && want == SOURCE_TEXT) {
-		diag_add(dl, DIAG_WARN, events, 0, -1,
-			 _("--source text: this rank has only a Db export; it is read all the same"));
-	}
-	rd->db_path = events;
-	rd->analysis_db_path = analysis;
-	rd->source_why = text ? "Db: --source db" : "Db: the only export of this rank";
-}
 
 size_t capture_read_dirs(const struct capture_plan *plan, const char **out, size_t max)
 {
@@ -136,11 +88,8 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts)
 		diag_init(&rd->trace_diags);
 		atomic_init(&rd->state, RANK_PENDING);
 		atomic_init(&rd->csv_ready, false);
-		choose_source(rd, cap->opts.source, &cap->diags);
-		for (size_t k = 0; k < rd->plan->n_files; k++)
-			if (rd->db_path ? rd->plan->files[k].path == rd->db_path
-					: rd->plan->files[k].role == ROLE_TRACE)
-				rd->trace_bytes_total += rd->plan->files[k].size; /* progress, over slices */
+		rd->source = source_pick(rd, cap->opts.source, &cap->diags);
+		rd->trace_bytes_total = rd->source->load_bytes(rd);
 	}
 	return cap;
 }
@@ -223,19 +172,6 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The slice number of msprof_slice_<n>_<ts>.json, or -1 for a file that is not a slice. */
-static long slice_number(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	const char *p = strstr(base, "_slice_");
-	if (!p)
-		return -1;
-	char *end;
-	long n = strtol(p + 7, &end, 10);
-	return end > p + 7 && n >= 0 ? n : -1;
-}
-
 /* One CSV file to load; the tables are loaded by a small pool of threads, then attached to
  * their ranks in discovery order so the result and the messages never depend on timing. */
 struct csv_job {
@@ -296,7 +232,7 @@ static void *csv_worker(void *arg)
 		struct csv_job *job = &pool->jobs[i];
 		const char *path = job->file->path;
 		/* slices are joined into one table after loading: each is read as it is */
-		if (job->file->size >= pool->index_min && slice_number(path) < 0) {
+		if (job->file->size >= pool->index_min && discover_slice_number(path) < 0) {
 			uint64_t limit = pool->max_bytes == CAPTURE_NO_LIMIT ? 0 : pool->max_bytes;
 			job->table = tindex_load_csv(path, load_checked, pool, limit, pool->index, &job->index, &job->diags);
 		} else {
@@ -318,7 +254,7 @@ static int cmp_csv_job(const void *pa, const void *pb)
 	int c = strncmp(x, y, xl < yl ? xl : yl);
 	if (c || xl != yl)
 		return c ? c : xl < yl ? -1 : 1;
-	long sx = slice_number(x), sy = slice_number(y);
+	long sx = discover_slice_number(x), sy = discover_slice_number(y);
 	return sx < sy ? -1 : sx > sy;
 }
 
@@ -326,7 +262,7 @@ static void attach_csv(struct diag_list *dl, struct rank_data *rd, struct csv_ta
 {
 	struct csv_table *prev = t->kind != CSV_UNKNOWN ? rd->by_kind[t->kind] : NULL;
 	/* the next slice of a sliced table joins it */
-	if (prev && slice_number(t->path) > 0 && slice_number(prev->path) == 0 && csvt_append(prev, t))
+	if (prev && discover_slice_number(t->path) > 0 && discover_slice_number(prev->path) == 0 && csvt_append(prev, t))
 		return;
 	xgrow(&rd->csvs, cap_csvs, rd->n_csvs + 1, sizeof *rd->csvs);
 	rd->csvs[rd->n_csvs++] = t;
@@ -341,6 +277,9 @@ static void attach_csv(struct diag_list *dl, struct rank_data *rd, struct csv_ta
 	rd->by_kind[t->kind] = t;
 }
 
+/* at most this many tables a reader makes for one rank (the Db's: kernels and db_csv_specs) */
+#define CAPTURE_MADE_TABLES 32
+
 static void load_csvs(struct capture *cap, bool wait_events, struct diag_list *dl)
 {
 	struct csv_pool pool = {.cancel = &cap->cancel, .max_bytes = cap->opts.max_csv_bytes, .index = &cap->opts.index};
@@ -348,12 +287,12 @@ static void load_csvs(struct capture *cap, bool wait_events, struct diag_list *d
 	pool.index_min = min && *min ? strtoull(min, NULL, 10) : CAPTURE_CSV_INDEX_MIN;
 	for (size_t r = 0; r < cap->n_ranks; r++)
 		for (size_t i = 0; i < cap->ranks[r].plan->n_files; i++)
-			pool.n_jobs += cap->ranks[r].plan->files[i].role == ROLE_CSV && !cap->ranks[r].db_path;
+			pool.n_jobs += cap->ranks[r].plan->files[i].role == ROLE_CSV && cap->ranks[r].source->csv_files;
 	pool.jobs = xcalloc(pool.n_jobs ? pool.n_jobs : 1, sizeof *pool.jobs);
 	size_t k = 0;
 	for (size_t r = 0; r < cap->n_ranks; r++)
 		for (size_t i = 0; i < cap->ranks[r].plan->n_files; i++)
-			if (cap->ranks[r].plan->files[i].role == ROLE_CSV && !cap->ranks[r].db_path) {
+			if (cap->ranks[r].plan->files[i].role == ROLE_CSV && cap->ranks[r].source->csv_files) {
 				pool.jobs[k].rd = &cap->ranks[r];
 				pool.jobs[k].file = &cap->ranks[r].plan->files[i];
 				diag_init(&pool.jobs[k].diags);
@@ -390,148 +329,47 @@ static void load_csvs(struct capture *cap, bool wait_events, struct diag_list *d
 			attach_csv(dl, job->rd, job->table, &cap_csvs);
 	}
 	free(pool.jobs);
-	/* a Db rank's tables: analysis.db's StepTraceTime and the memory tables, in the text
-	 * export's form */
+	/* the tables a reader makes itself (a Db rank's: analysis.db's StepTraceTime, the
+	 * memory and the kernel tables, in the text export's form) */
 	for (size_t r = 0; r < cap->n_ranks && !atomic_load(&cap->cancel); r++) {
 		struct rank_data *rd = &cap->ranks[r];
-		if (!rd->db_path)
+		if (!rd->source->tables)
 			continue;
-		rd->db_csv_bufs = xcalloc(db_n_csv_specs + 1, sizeof *rd->db_csv_bufs);
-		/* the kernel table once the rank's events are in: its counters (a double per
-		 * compute task and counter) would otherwise sit beside the event load's peak */
-		while (wait_events && atomic_load_explicit(&rd->state, memory_order_acquire) < RANK_TRACE_LOADED &&
-		       !atomic_load(&cap->cancel))
-			nanosleep(&(struct timespec){0, 1000000}, NULL);
-		if (atomic_load(&cap->cancel))
-			break;
-		struct csv_table *kernels = db_kernel_table(rd->db_path, &rd->db_csv_bufs[rd->n_db_csv_bufs], dl);
-		if (kernels) {
-			rd->n_db_csv_bufs++;
-			size_t have = rd->n_csvs;
-			attach_csv(dl, rd, kernels, &have);
-		}
-		for (size_t i = 0; i < db_n_csv_specs; i++) {
-			const struct db_csv_spec *spec = &db_csv_specs[i];
-			const char *path = spec->in_analysis ? rd->analysis_db_path : rd->db_path;
-			if (!path)
-				continue;
-			struct csv_table *t = db_csv_table(path, spec, &rd->db_csv_bufs[rd->n_db_csv_bufs], dl);
-			if (!t)
-				continue;
-			rd->n_db_csv_bufs++;
-			size_t have = rd->n_csvs;
-			attach_csv(dl, rd, t, &have);
-		}
-	}
-}
-
-/* By slice number (numerically: slice 10 after slice 9), then by name. */
-static int cmp_slice(const void *a, const void *b)
-{
-	const char *pa = *(const char *const *)a, *pb = *(const char *const *)b;
-	long x = slice_number(pa), y = slice_number(pb);
-	if (x != y)
-		return x < y ? -1 : 1;
-	return strcmp(pa, pb);
-}
-
-/* The timeline files of a rank into *out (owned array of borrowed paths): every slice in
- * slice order when the export is sliced, else the one file (a second unsliced timeline is
- * reported and left out). */
-static size_t trace_files(struct diag_list *dl, const struct rank_data *rd, const char ***out)
-{
-	size_t n = 0, n_plain = 0;
-	const char *plain = NULL;
-	*out = xcalloc(rd->plan->n_files ? rd->plan->n_files : 1, sizeof **out);
-	for (size_t i = 0; i < rd->plan->n_files; i++) {
-		const struct found_file *f = &rd->plan->files[i];
-		if (f->role != ROLE_TRACE)
-			continue;
-		if (slice_number(f->path) >= 0)
-			(*out)[n++] = f->path;
-		else if (n_plain++ == 0)
-			plain = f->path;
-	}
-	if (n) {
-		qsort(*out, n, sizeof **out, cmp_slice);
-		if (n_plain)
-			diag_add(dl, DIAG_WARN, plain, 0, -1,
-				 _("a timeline beside %zu slices of another; only the slices are read"), n);
-		/* slices are numbered from 0 without gaps: say which are missing */
-		long expect = 0;
-		size_t gaps = 0;
+		struct csv_table *made[CAPTURE_MADE_TABLES];
+		size_t n = rd->source->tables(rd, &cap->cancel, wait_events, made, CAPTURE_MADE_TABLES, dl);
 		for (size_t i = 0; i < n; i++) {
-			long k = slice_number((*out)[i]);
-			if (k == expect + 1 && gaps++ < 5)
-				diag_add(dl, DIAG_WARN, (*out)[i], 0, -1, _("slice %ld is missing (read on without it)"),
-					 expect);
-			else if (k > expect + 1 && gaps++ < 5)
-				diag_add(dl, DIAG_WARN, (*out)[i], 0, -1,
-					 _("slices %ld to %ld are missing (read on without them)"), expect, k - 1);
-			if (k >= expect)
-				expect = k + 1;
+			size_t have = rd->n_csvs;
+			attach_csv(dl, rd, made[i], &have);
 		}
-		return n;
 	}
-	if (!plain)
-		return 0;
-	if (n_plain > 1)
-		diag_add(dl, DIAG_WARN, plain, 0, -1,
-			 _("%zu timeline files in this directory; only this one is read"), n_plain);
-	(*out)[0] = plain;
-	return 1;
 }
 
-static void load_trace_files(struct capture *cap, struct rank_data *rd, int threads, const char **paths,
-			     size_t n, struct diag_list *dl);
-
-static void load_trace(struct capture *cap, struct rank_data *rd, int threads, struct diag_list *dl)
-{
-	if (rd->db_path) {
-		rd->trace_failed = db_load_rank(&rd->store, rd->db_path, dl) != 0;
-		atomic_store(&rd->trace_bytes_done, rd->trace_bytes_total);
-		return;
-	}
-	const char **paths;
-	size_t n = trace_files(dl, rd, &paths);
-	if (n)
-		load_trace_files(cap, rd, threads, paths, n, dl);
-	free(paths);
-}
-
-static void load_trace_files(struct capture *cap, struct rank_data *rd, int threads, const char **paths,
-			     size_t n, struct diag_list *dl)
+static struct source_load_ctx load_ctx(struct capture *cap, int threads)
 {
 	/* No limit unless one is set: what grows with a trace is spilled to disk (spill.h),
 	 * so one larger than the memory available loads. */
 	uint64_t limit = cap->opts.max_trace_bytes;
-	struct trace_load_opts topts = {
+	return (struct source_load_ctx){
 		.threads = threads,
-		.progress = &rd->trace_bytes_done,
-		.max_file_bytes = limit == CAPTURE_NO_LIMIT ? 0 : limit,
+		.max_trace_bytes = limit == CAPTURE_NO_LIMIT ? 0 : limit,
+		.index = &cap->opts.index,
 	};
-	rd->trace_failed = tindex_load_trace(&rd->store, paths, n, &topts, &cap->opts.index, &rd->index, dl) != 0;
+}
+
+static void load_trace(struct capture *cap, struct rank_data *rd, int threads, struct diag_list *dl)
+{
+	struct source_load_ctx ctx = load_ctx(cap, threads);
+	if (rd->source->load)
+		rd->source->load(rd, &ctx, dl);
 }
 
 void capture_verify_columns(struct capture *cap)
 {
 	for (size_t i = 0; i < cap->n_ranks; i++) {
 		struct rank_data *rd = &cap->ranks[i];
-		if (!rd->index.pending)
-			continue;
-		struct diag_list scratch; /* the slices' messages were given when it loaded */
-		diag_init(&scratch);
-		const char **paths;
-		size_t n = trace_files(&scratch, rd, &paths);
-		diag_free(&scratch);
-		uint64_t limit = cap->opts.max_trace_bytes;
-		struct trace_load_opts topts = {
-			.threads = cap->opts.threads > 0 ? cap->opts.threads : xthread_cpus(),
-			.max_file_bytes = limit == CAPTURE_NO_LIMIT ? 0 : limit,
-		};
-		rd->trace_failed =
-			tindex_verify_trace(&rd->store, paths, n, &topts, &cap->opts.index, &rd->index, &cap->diags) != 0;
-		free(paths);
+		struct source_load_ctx ctx = load_ctx(cap, cap->opts.threads > 0 ? cap->opts.threads : xthread_cpus());
+		if (rd->index.pending && rd->source->verify)
+			rd->source->verify(rd, &ctx, &cap->diags);
 	}
 }
 
@@ -542,15 +380,11 @@ static void load_comm(struct capture *cap, struct diag_list *dl)
 		struct rank_data *rd = &cap->ranks[r];
 		for (size_t i = 0; i < rd->plan->n_files; i++) {
 			const struct found_file *f = &rd->plan->files[i];
-			if ((f->role == ROLE_COMM || f->role == ROLE_COMM_MATRIX) && !rd->db_path)
+			if ((f->role == ROLE_COMM || f->role == ROLE_COMM_MATRIX) && rd->source->comm_files)
 				comm_json_load(&rd->comm, f->path, rd->plan->rank, dl);
 		}
-		/* a Db rank's: analysis.db's CommAnalyzer tables */
-		if (rd->db_path && rd->analysis_db_path) {
-			rd->db_csv_bufs = xrealloc(rd->db_csv_bufs, (rd->n_db_csv_bufs + 2) * sizeof *rd->db_csv_bufs);
-			db_comm_load(&rd->comm, rd->analysis_db_path, rd->plan->rank, &rd->db_csv_bufs[rd->n_db_csv_bufs], dl);
-			rd->n_db_csv_bufs += 2;
-		}
+		if (rd->source->comm)
+			rd->source->comm(rd, dl);
 	}
 	for (size_t i = 0; i < cap->plan.n_cluster_files; i++)
 		comm_json_load(&cap->cluster_comm, cap->plan.cluster_files[i].path, -1, dl);
@@ -571,6 +405,10 @@ static void *side_main(void *arg)
 	double t0 = stagetime_now();
 	load_csvs(cap, sl->beside, &sl->diags);
 	load_comm(cap, &sl->diags);
+	if (cap->plan.serving_path && !atomic_load(&cap->cancel)) {
+		cap->serving = xcalloc(1, sizeof *cap->serving);
+		serving_read(cap->plan.serving_path, cap->serving, &sl->diags);
+	}
 	stagetime_add(STAGE_CSV, t0);
 	for (size_t i = 0; i < cap->n_ranks; i++)
 		atomic_store_explicit(&cap->ranks[i].csv_ready, true, memory_order_release);
@@ -652,6 +490,9 @@ void capture_load(struct capture *cap)
 		diag_free(&cap->ranks[i].trace_diags);
 		diag_init(&cap->ranks[i].trace_diags);
 	}
+	for (size_t i = 0; i < cap->n_ranks && cap->opts.timelines && !atomic_load(&cap->cancel); i++)
+		if (cap->ranks[i].source->timeline)
+			cap->ranks[i].timeline = cap->ranks[i].source->timeline(&cap->ranks[i]);
 	for (size_t i = 0; i < cap->n_ranks && !atomic_load(&cap->cancel); i++)
 		atomic_store_explicit(&cap->ranks[i].state, RANK_READY, memory_order_release);
 	cap->load_seconds = now_seconds() - t0;
@@ -673,8 +514,11 @@ void capture_free(struct capture *cap)
 			free(rd->db_csv_bufs[k]);
 		free(rd->db_csv_bufs);
 		comm_data_free(&rd->comm);
+		kernel_timeline_free(rd->timeline);
 	}
 	comm_data_free(&cap->cluster_comm);
+	serving_free(cap->serving);
+	free(cap->serving);
 	free(cap->ranks);
 	discover_free(&cap->plan);
 	diag_free(&cap->diags);

@@ -17,6 +17,8 @@
 #include "csv_table.h"
 #include "diag.h"
 #include "discover.h"
+#include "source.h"
+#include "serving.h"
 #include "store.h"
 #include "trace_index.h"
 
@@ -28,11 +30,9 @@ enum rank_state {
 	RANK_READY,         /* everything is loaded: the store and the tables are readable */
 };
 
-/* Which export a rank's data is read from when it has a text and a Db one. */
-enum capture_source { SOURCE_AUTO, SOURCE_TEXT, SOURCE_DB };
-
 struct rank_data {
 	const struct rank_plan *plan; /* borrowed from capture.plan */
+	const struct source_ops *source; /* static: the reader of this rank (source.h) */
 	/* The Db export read instead of the text one (db.h), or NULL; borrowed from plan. */
 	const char *db_path;
 	const char *analysis_db_path; /* borrowed from plan: analysis.db beside it (StepTraceTime), or NULL */
@@ -53,6 +53,9 @@ struct rank_data {
 	size_t csv_index[TINDEX_NOT_WRITTEN + 1]; /* CSV tables by how their index served (per state) */
 	size_t csv_deferred; /* of them, written or rebuilt through a deferred write (tindex_opts.defer) */
 	struct diag_list trace_diags; /* the trace loader's, until the capture's list takes them */
+	/* owned: with capture_opts.timelines, a rank without a timeline file's device lanes
+	 * from its tables (source_ops.timeline), readable once the capture is done; or NULL */
+	struct kernel_timeline *timeline;
 };
 
 /* max_trace_bytes: 0 or this value means none (a trace larger than memory loads: spill.h);
@@ -66,6 +69,7 @@ struct capture_opts {
 	enum capture_source source; /* --source: text or Db where a rank has both */
 	uint64_t max_csv_bytes;   /* refuse larger CSV files; 0 = automatic, see above */
 	struct tindex_opts index;   /* the persistent trace index; off unless enabled */
+	bool timelines; /* the explorer: make rank_data.timeline where a source can */
 };
 
 struct capture {
@@ -76,6 +80,9 @@ struct capture {
 	/* cluster_communication*.json (discovery's cluster_files), readable once the first
 	 * rank is csv_ready or the capture is done */
 	struct comm_data cluster_comm;
+	/* MS Service Profiler output (plan.serving_path), owned, readable once the first rank
+	 * is csv_ready or the capture is done; NULL when none */
+	struct serving *serving;
 	struct capture_opts opts;
 	bool usable;      /* discovery found something to load */
 	_Atomic bool cancel; /* set by a front end to stop loading between files */

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "i18n.h"
+#include "serving.h"
 #include "sanitize.h"
 #include "sbuf.h"
 #include "xalloc.h"
@@ -650,6 +651,30 @@ static void add_output_dir(struct walk *w, const char *worker, const char *out_d
 	collect_output(w, rp, out_dir);
 }
 
+/* MS Service Profiler output (serving.h): the first one found is the capture's. A raw one
+ * (never parsed) is named with the command that parses it. */
+static bool add_serving(struct walk *w, const char *path)
+{
+	enum serving_gen g = serving_probe(path);
+	if (g == SERVING_NONE)
+		return false;
+	if (g == SERVING_RAW) {
+		diag_add(w->dl, DIAG_ERROR, path, 0, -1,
+			 _("raw MS Service Profiler data (ms_service_*.db), never parsed: run msserviceprofiler "
+			   "parse --input-path %s --output-path OUT, then open OUT"),
+			 path);
+		return true;
+	}
+	if (w->plan->serving_path) {
+		diag_add(w->dl, DIAG_WARN, path, 0, -1, _("a second serving output (the first is %s); not read"),
+			 w->plan->serving_path);
+		return true;
+	}
+	w->plan->serving_path = xstrdup(path);
+	w->plan->serving_gen = g;
+	return true;
+}
+
 static void walk_dir(struct walk *w, const char *dir, int depth)
 {
 	if (depth > MAX_DEPTH || visited(w, dir))
@@ -701,6 +726,8 @@ static void walk_dir(struct walk *w, const char *dir, int depth)
 		free(parent);
 		goto done;
 	}
+	/* a serving output; the ranks of the same run may lie beside it, in subdirectories */
+	add_serving(w, dir);
 	for (size_t i = 0; i < n; i++) {
 		bool found;
 		enum capture_class cls = export_file_class(names[i], &found);
@@ -724,6 +751,8 @@ done:
 
 static void single_file(struct walk *w, const char *path)
 {
+	if (add_serving(w, path))
+		return;
 	struct rank_plan *rp = new_rank(w);
 	rp->cls = CAPTURE_LOOSE_FILES;
 	char *dir = parent_dir(path);
@@ -908,7 +937,7 @@ int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
 	}
 	assign_ranks(w);
 	find_runs(plan, dl);
-	size_t with_files = plan->n_cluster_files > 0;
+	size_t with_files = plan->n_cluster_files > 0 || plan->serving_path;
 	for (size_t i = 0; i < plan->n_ranks; i++)
 		with_files += plan->ranks[i].n_files > 0;
 	if (with_files > 0) {
@@ -918,7 +947,7 @@ int discover(const char *path, struct capture_plan *plan, struct diag_list *dl)
 			 _("nothing to read here: the %zu profiling file(s) found are all empty (0 bytes; an export "
 			   "that was interrupted or copied without its contents)"),
 			 w->empty);
-	} else if (!plan->raw_captures) {
+	} else if (!plan->raw_captures && !diag_count(dl, DIAG_ERROR)) {
 		diag_add(dl, DIAG_ERROR, path, 0, -1,
 			 _("no profiling data found here (looked for *_ascend_pt/ASCEND_PROFILER_OUTPUT, "
 			 "trace_view.json, kernel_details.csv, PROF_*/mindstudio_profiler_output)"));
@@ -948,6 +977,7 @@ void discover_free(struct capture_plan *plan)
 	}
 	for (size_t k = 0; k < plan->n_cluster_files; k++)
 		free(plan->cluster_files[k].path);
+	free(plan->serving_path);
 	free(plan->cluster_files);
 	free(plan->cluster_dir);
 	free(plan->runs_note);
@@ -989,4 +1019,16 @@ bool discover_parallel_coords(const char *label, int coord[PAR_COUNT])
 		if (!seen[k])
 			return false;
 	return p && !strncmp(p, "rank", 4);
+}
+
+long discover_slice_number(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *p = strstr(base, "_slice_");
+	if (!p)
+		return -1;
+	char *end;
+	long n = strtol(p + 7, &end, 10);
+	return end > p + 7 && n >= 0 ? n : -1;
 }

@@ -79,6 +79,10 @@ struct capture_plan {
 	size_t n_runs;
 	char *runs_note; /* owned; what the runs are, NULL with one run */
 	char *cluster_dir;         /* owned; NULL when none */
+	/* MS Service Profiler output (serving.h): a directory, or chrome_tracing.json named
+	 * alone; owned, NULL when none. The ranks of the same run may lie beside it. */
+	char *serving_path;
+	int serving_gen; /* enum serving_gen */
 	struct found_file *cluster_files; /* owned */
 	size_t n_cluster_files;
 };
@@ -95,5 +99,8 @@ const struct found_file *discover_find(const struct rank_plan *rp, enum file_rol
 /* The rank number in a worker name ("..._rank3_2026..._ascend_pt", "rank_3_ascend_pt"),
  * or -1. */
 int discover_rank_from_name(const char *name);
+/* The slice number of msprof_slice_<n>_<ts>.json (or a CSV's _slice_<n>), or -1 for a
+ * file that is not a slice. */
+long discover_slice_number(const char *path);
 
 #endif

@@ -344,6 +344,7 @@ void report_print_text(const struct analysis *an, FILE *out)
 		text_rank(an, &an->ranks[i], out);
 	report_comm_text(an, out);
 	report_cluster_text(an, out);
+	report_serving_text(an, out);
 	if (an->cap->diags.n || an->diags.n) {
 		fputs(_("\nmessages\n"), out);
 		summary_print_diags((struct diag_list *)&an->cap->diags, out, "  ");
@@ -680,6 +681,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 	jsonw_arr_end(&w);
 	report_comm_json(&w, an);
 	report_cluster_json(&w, an);
+	report_serving_json(&w, an);
 	jsonw_key(&w, "thresholds");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < n_threshold_defs; i++) {

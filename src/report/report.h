@@ -37,6 +37,9 @@ void report_comm_json(struct jsonw *w, const struct analysis *an);
  * below two ranks. */
 void report_cluster_text(const struct analysis *an, FILE *out);
 void report_cluster_json(struct jsonw *w, const struct analysis *an);
+/* The serving section (service.h), when the capture holds MS Service Profiler output. */
+void report_serving_text(const struct analysis *an, FILE *out);
+void report_serving_json(struct jsonw *w, const struct analysis *an);
 
 /* `--report --compare` and `--compare-ranks` (compare_report.c). */
 struct comparison;

@@ -282,6 +282,14 @@ void summary_print_text(const struct capture *cap, FILE *out)
 		fputc('\n', out);
 		text_comm(&cap->cluster_comm, "  ", out);
 	}
+	if (cap->serving) {
+		const struct serving *sv = cap->serving;
+		fprintf(out, _("serving (MS Service Profiler, %s) "), serving_gen_name(sv->gen));
+		summary_put_clean(out, cap->plan.serving_path);
+		fprintf(out, _(": %zu request row(s), %zu httpReq span(s), %zu batch(es), %zu forward(s), %zu KV cache "
+			       "and %zu queue sample(s)\n"),
+			sv->n_req, sv->http_spans, sv->n_batch, sv->n_fwd, sv->n_kv, sv->n_queue);
+	}
 	if (cap->diags.n) {
 		fputs(_("diagnostics:\n"), out);
 		summary_print_diags((struct diag_list *)&cap->diags, out, "  ");
@@ -534,6 +542,20 @@ void summary_print_json(const struct capture *cap, FILE *out)
 	jsonw_arr_end(&w);
 	jsonw_kstr(&w, "cluster_dir", cap->plan.cluster_dir);
 	json_comm(&w, "cluster_communication", &cap->cluster_comm);
+	if (cap->serving) { /* MS Service Profiler output: what was read of it */
+		const struct serving *sv = cap->serving;
+		jsonw_key(&w, "serving");
+		jsonw_obj_begin(&w);
+		jsonw_kstr(&w, "path", cap->plan.serving_path);
+		jsonw_kstr(&w, "generation", serving_gen_name(sv->gen));
+		jsonw_kuint(&w, "request_rows", sv->n_req);
+		jsonw_kuint(&w, "http_spans", sv->http_spans);
+		jsonw_kuint(&w, "batches", sv->n_batch);
+		jsonw_kuint(&w, "forwards", sv->n_fwd);
+		jsonw_kuint(&w, "kvcache_samples", sv->n_kv);
+		jsonw_kuint(&w, "queue_samples", sv->n_queue);
+		jsonw_obj_end(&w);
+	}
 	summary_json_diags(&w, (struct diag_list *)&cap->diags);
 	jsonw_obj_end(&w);
 	fputc('\n', out);

@@ -18,8 +18,6 @@
 #include "lower_bound.h"
 #include "strtab.h"
 
-struct csv_table;
-
 /* What a lane is, from its process name (see lanes.c for the rules). */
 enum lane_group {
 	LANE_HOST_PYTHON, /* "Python": framework ops, python_function frames */
@@ -126,6 +124,9 @@ struct trace_file {
 	uint64_t fast_elements; /* elements read by the fast scanner (the rest went to jsmn) */
 	const char *mem; /* borrowed: the buffer of trace_load_buffer, else NULL */
 	bool db; /* read from a Db export (db.h): offsets name rows, not bytes */
+	/* built from a table's rows (the tables source's kernel timeline): what the offsets
+	 * index, borrowed (a csv_table, which the store does not know); else NULL */
+	const void *rows;
 	uint64_t db_base[8]; /* Db: per table (db.c's order), the offset of its rowid 0 */
 	size_t mem_len;
 };

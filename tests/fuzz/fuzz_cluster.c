@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f || fwrite(data, 1, size, f) != size)
 		abort();
 	fclose(f);
-	struct analysis *an = cluster_output_open(dir);
+	struct analysis *an = analysis_from_cluster_output(dir);
 	FILE *null = fopen("/dev/null", "w");
 	if (!null)
 		abort();

@@ -9,6 +9,7 @@
 
 #include "capture.h"
 #include "comm.h"
+#include "analysis.h"
 #include "digest.h"
 #include "xalloc.h"
 
@@ -39,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		memcpy(buf + DIGEST_HEADER, data + 1, plen);
 	}
-	struct digest_keep *keep = digest_keep_new();
+	struct digest_keep *keep = dio_keep_new();
 	struct rank_analysis ra;
 	struct digest_ident id;
 	struct coll_inst *colls;
@@ -60,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		analysis_rank_free(&ra);
 		free(colls);
 	}
-	digest_keep_free(keep);
+	dio_keep_free(keep);
 	free(buf);
 	return 0;
 }

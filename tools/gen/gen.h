@@ -116,6 +116,7 @@ struct opts {
 	int ops; /* mean dispatch units per decode step */
 	bool comm; /* communication.json and communication_matrix.json */
 	bool cluster_db; /* cluster_analysis_output/cluster_analysis.db (gen_db.h) */
+	bool serving;    /* MS Service Profiler output in DIR/serving (gen_serving.c) */
 	bool demo, self_check, force, check_only;
 	struct shape_opts shape;
 	int export_db; /* --export: 0 text, 1 db (the text replaced), 2 both (gen_db.h) */
@@ -350,6 +351,14 @@ struct gen {
 	        *stack_json[K_COUNT], *stack_csv[K_COUNT];
 };
 
+/* The query tokens of a step's batch (--shape: the plan's, all parts), else its phase's: a
+ * tensor-parallel collective carries tokens x hidden (4096) elements, as the model's hidden
+ * states are reduced across the ranks. */
+static inline int64_t step_coll_tokens(const struct gen *G, const struct step *st)
+{
+	return st->tok > 0 ? st->tok : st->prefill ? G->tok_prefill : G->tok_decode;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* trace_view.json writer                                                                     */
 
@@ -414,6 +423,8 @@ struct rank_out {
 /* gen_truth.c */
 extern const char truth_doc[];
 void write_truth(const struct gen *G, struct rank_out *ro);
+/* --serving: DIR/serving/ and its truth (gen_serving.c) */
+void gen_serving(const struct gen *G);
 
 /* gen_util.c */
 extern const char *prog;

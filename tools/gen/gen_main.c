@@ -55,6 +55,8 @@ int main(int argc, char **argv)
 	for (int r = 0; r < o.ranks; r++)
 		write_rank(&G, &G.rk[r], &ro[r]);
 	write_truth(&G, ro);
+	if (o.serving && !o.raw)
+		gen_serving(&G);
 	if (o.cluster_db && gen_cluster_db(o.out, o.slow_rank) != 0)
 		die("the cluster_analysis.db failed");
 	for (int r = 0; r < o.ranks && o.export_db; r++) {

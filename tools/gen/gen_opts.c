@@ -91,6 +91,9 @@ static const char usage_text[] =
 	"  --cluster-db             also cluster_analysis_output/cluster_analysis.db as msprof-analyze writes\n"
 	"                           it: ClusterTimeSummary from the planted steps, SlowRank (the --slow-rank),\n"
 	"                           CommunicationGroupMapping (needs --ranks 2 or more)\n"
+	"  --serving                also MS Service Profiler's current output of the run in DIR/serving/\n"
+	"                           (request, batch, forward, kvcache and request_status .csv): rank 0's\n"
+	"                           steps as batches and forwards, a request per prompt; truth serving.*\n"
 	"  --demo                   the bundled demo (2 ranks, 14 steps, 2 prefill, seed 7, --naming rank,\n"
 	"                           --chinese, small); other options may not be combined with it except\n"
 	"                           --out, --force and --self-check\n"
@@ -299,6 +302,7 @@ static bool parse_flag_opt(const char *a, struct opts *o)
 	        {"--hostile", offsetof(struct opts, hostile)},
 	        {"--comm", offsetof(struct opts, comm)},
 	        {"--cluster-db", offsetof(struct opts, cluster_db)},
+	        {"--serving", offsetof(struct opts, serving)},
 	};
 	if (set_flag(a, o, flags, sizeof flags / sizeof flags[0]))
 		return true;

@@ -493,10 +493,10 @@ static void write_device_section(struct tw *t)
 				kv_i(t, "model id", 4294967295LL);
 				kv_s(t, "data_type", "FP16");
 				kv_s(t, "alg_type", "MESH-RING");
-				kv_i(t, "count", st->prefill ? G->tok_prefill * 4096 : G->tok_decode * 4096);
+				kv_i(t, "count", step_coll_tokens(G, st) * 4096);
 				jclose(t);
 				x_dev_end(t, LN_HCCL_G0, a, E - a);
-				int64_t bytes = (st->prefill ? G->tok_prefill : G->tok_decode) * 4096 * 2;
+				int64_t bytes = step_coll_tokens(G, st) * 4096 * 2;
 				plane_task(t, "Memcpy", E - T, T / 3, u, 1, bytes);
 				plane_task(t, "Reduce_Inline", E - T + T / 2, T / 4, u, 2, bytes);
 				if (E - T > a)

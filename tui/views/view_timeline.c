@@ -11,7 +11,7 @@
 #include "lanes.h"
 #include "num.h"
 #include "sbuf.h"
-#include "trace.h"
+#include "source.h"
 #include "views.h"
 #include "kernel_index.h"
 #include "kernel_timeline.h"
@@ -71,10 +71,10 @@ struct timeline {
 	struct range_totals range;
 	bool *stacked; /* per lane: its nesting levels shown as rows (e) */
 	/* what is drawn: the rank's trace, or for a rank without one a timeline from its
-	 * kernel table (kt, owned) */
+	 * kernel table (kt, the capture's: rank_data.timeline) */
 	const struct ev_class *cls;
 	const struct lane_lod *lods;
-	struct kernel_timeline *kt;
+	const struct kernel_timeline *kt;
 };
 
 static const char *op_sort_names[OP_ROWS_SORT_COUNT] = {"total", "count", "name", "max"};
@@ -106,7 +106,6 @@ static void destroy(void *p)
 	sbuf_free(&t->args);
 	analysis_range_free(&t->range);
 	free(t->stacked);
-	kernel_timeline_free(t->kt);
 	free(t);
 }
 
@@ -233,10 +232,8 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 	t->rs = &app_rank_data_of(app, rank)->store;
 	t->cls = ra ? ra->cls : NULL;
 	t->lods = app_lods(app, rank);
-	kernel_timeline_free(t->kt);
 	t->kt = NULL;
-	if (ra && !t->rs->has_events && ra->has_timeline &&
-	    (t->kt = kernel_timeline_build(app_rank_data_of(app, rank)->by_kind[CSV_KERNEL]))) {
+	if (ra && !t->rs->has_events && ra->has_timeline && (t->kt = app_rank_data_of(app, rank)->timeline)) {
 		/* no trace: the kernel table's rows as device lanes */
 		t->rs = &t->kt->store;
 		t->cls = t->kt->cls;
@@ -819,7 +816,7 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	/* args, parsed now from the file */
 	if (t->drawer_ev != ev) {
 		t->drawer_ev = ev;
-		t->n_args = trace_event_args(rs, ev, &t->args);
+		t->n_args = source_event_args(rs, ev, &t->args);
 	}
 	if (t->n_args < 0) {
 		canvas_text(cv, x + 1, row++, w - 2, ST_WARN, sbuf_str(&t->args));

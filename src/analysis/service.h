@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The serving analysis: what MS Service Profiler output (serving.h) says of the service,
+ * the figures a serving engineer judges a deployment by.
+ *   requests   the request table's rows, else (2024 dump) its httpReq spans
+ *   TTFT       first_token_latency; TPOT per request = (execution time - TTFT) /
+ *              (reply tokens - 1), over requests with 2 or more reply tokens; end-to-end =
+ *              execution time; queue wait: each with p50, p90, p99 (nearest rank) and max
+ *   batches    executions (modelExec, modelRunnerExec, Execute, specDecoding) by batch type,
+ *              their sizes, and the time forming batches against executing them
+ *   forwards   count, total and largest bubble (the idle gap before a forward), bubbles
+ *              as a share of the window
+ *   KV cache   peak usage and when; queues: the most waiting and running
+ * A figure the input does not give is not valid and says why, never 0. */
+#ifndef ASCPROF_SERVICE_H
+#define ASCPROF_SERVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "serving.h"
+
+/* Percentiles of a figure, in ns; valid false with why when the input lacks it. */
+struct service_dist {
+	bool valid;
+	const char *why; /* static, when not valid */
+	size_t n;
+	int64_t p50, p90, p99, max;
+};
+
+struct service_analysis {
+	enum serving_gen gen;
+	const char *path; /* borrowed from the capture: where the output lies */
+	bool requests_valid;
+	const char *requests_from; /* static */
+	size_t requests;
+	struct service_dist ttft, tpot, e2e, queue;
+	bool batches_valid;
+	const char *batches_why; /* static, when not valid */
+	size_t batches[SBT_COUNT]; /* executions by type */
+	size_t schedules;          /* batches formed */
+	struct service_dist batch_size; /* of the executions (counts, not ns) */
+	int64_t sched_ns, exec_ns;      /* total forming and executing */
+	bool forwards_valid;
+	const char *forwards_why;
+	size_t forwards;
+	int64_t bubble_ns, bubble_max_ns;
+	double bubble_pct; /* of the window */
+	bool kv_valid;
+	double kv_max_pct;
+	int64_t kv_max_at; /* epoch ns */
+	bool queue_valid;
+	double waiting_max, running_max;
+	int64_t first_ns;  /* the first record's time (epoch ns) */
+	int64_t window_ns; /* first record to last end */
+};
+
+/* Owned (service_free); NULL without serving output. */
+struct service_analysis *service_analyse(const struct serving *sv);
+void service_free(struct service_analysis *sa);
+
+#endif
