@@ -4,8 +4,9 @@
 # folders, lowest first, and the files inside a folder form no loop:
 #   src/base < src/json < src/store < src/load < src/analysis < src/report < tui (tui/views)
 #   (tools/ above all)
-# A file here is a module: a .c with its .h (a header alone is a module of its own). Two
-# kinds of edge between modules are checked:
+# A file here is a module: a .c with its .h and its private header (NAME_internal.h,
+# NAME_parts.h); a header alone is a module of its own. Two kinds of edge between modules
+# are checked:
 #   include  FROM includes TO's header, or declares a struct TO's header defines
 #            (`struct csv_table;`: a forward declaration hides a use from the includes)
 #   call     a function defined in TO's object is called in FROM's (nm on the build
@@ -98,20 +99,15 @@ call src/analysis/phase_verdict src/analysis/bottleneck
 # the front end: app.c calls driver.c, loader.c and prompt.c and they call back
 # (app_parts.h); listbox.h is included by app.h and includes it for VH_HANDLED;
 # prompt.c and commands.c call each other (the command table, its handlers)
-include tui/app tui/app_parts
 include tui/app tui/driver
 include tui/app tui/listbox
 include tui/app tui/loader
 include tui/app tui/prompt
-include tui/app_parts tui/app
 include tui/commands tui/app
 include tui/driver tui/app
-include tui/driver tui/app_parts
 include tui/listbox tui/app
 include tui/loader tui/app
-include tui/loader tui/app_parts
 include tui/prompt tui/app
-include tui/prompt tui/app_parts
 include tui/prompt tui/commands
 call tui/app tui/driver
 call tui/app tui/loader
@@ -127,7 +123,8 @@ call tui/commands tui/prompt
 # and every forward declaration `struct x;` of a struct a header defines (run in the root)
 source_edges() {
 	find src tui tools -name '*.[ch]' | sort | awk '
-	function mod(p) { sub(/\.[ch]$/, "", p); return p }
+	# a private header named after its module (trace_internal.h, app_parts.h) is that module
+	function mod(p) { sub(/\.[ch]$/, "", p); sub(/_(internal|parts)$/, "", p); return p }
 	function base(p) { sub(/.*\//, "", p); return p }
 	function dir(p) { sub(/\/[^\/]*$/, "", p); return p }
 	# the module defining struct s for a declaration in module m: its own, else one in
