@@ -34,18 +34,17 @@ include src/load/comm_json src/load/db
 include src/load/db src/load/comm_json
 call src/load/comm_json src/load/db
 call src/load/db src/load/comm_json
-# the store points into the load floor (store.h: struct csv_table;)
-include src/store/store src/load/csv_table
+# capture.h includes source.h, which names struct capture back
+include src/load/capture src/load/source
+include src/load/source src/load/capture
 # result.h, the bottom of the analysis, names stages above it: their types as fields
-# (gaps.h) and forward declarations (comm, cluster and digest, the driver: struct
-# digest_keep); result.c reads comm_split. Through digest -> analysis -> every stage
-# -> result the whole floor is one include loop: every edge on it
+# (gaps.h) and forward declarations (comm, cluster, service); result.c reads comm_split
+include src/analysis/result src/analysis/service
+include src/analysis/service src/analysis/result
 include src/analysis/result src/analysis/cluster
 include src/analysis/result src/analysis/comm
 include src/analysis/result src/analysis/comm_split
-include src/analysis/result src/analysis/digest
 include src/analysis/result src/analysis/gaps
-include src/analysis/advice src/analysis/result
 include src/analysis/align src/analysis/result
 include src/analysis/bottleneck src/analysis/result
 include src/analysis/cluster src/analysis/result
@@ -53,28 +52,8 @@ include src/analysis/comm src/analysis/result
 include src/analysis/comm_split src/analysis/result
 include src/analysis/gaps src/analysis/result
 include src/analysis/metrics src/analysis/result
-include src/analysis/opstats src/analysis/result
 include src/analysis/phase_verdict src/analysis/result
-include src/analysis/query src/analysis/result
-include src/analysis/steps src/analysis/result
-include src/analysis/analysis src/analysis/advice
-include src/analysis/analysis src/analysis/align
-include src/analysis/analysis src/analysis/bottleneck
-include src/analysis/analysis src/analysis/cluster
-include src/analysis/analysis src/analysis/comm
-include src/analysis/analysis src/analysis/comm_split
-include src/analysis/analysis src/analysis/gaps
-include src/analysis/analysis src/analysis/metrics
-include src/analysis/analysis src/analysis/opstats
-include src/analysis/analysis src/analysis/phase_verdict
-include src/analysis/analysis src/analysis/query
-include src/analysis/analysis src/analysis/result
-include src/analysis/analysis src/analysis/steps
-include src/analysis/digest src/analysis/advice
-include src/analysis/digest src/analysis/analysis
-include src/analysis/digest src/analysis/cluster
-include src/analysis/digest src/analysis/comm_split
-# cluster.c runs stages by hand; comm.c and cluster.h use each other
+# cluster.c includes the stages it reads; comm.c and cluster.h include each other
 include src/analysis/cluster src/analysis/align
 include src/analysis/cluster src/analysis/bottleneck
 include src/analysis/cluster src/analysis/comm
