@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "bottleneck.h"
 #include "capture.h"
+#include "cmp.h"
 #include "lanes.h"
 #include "sbuf.h"
 #include "stagetime.h"
@@ -888,12 +889,6 @@ static void test_sets_oracle_random(void **state)
 
 /* ---- op rows against a brute-force oracle ------------------------------------------------ */
 
-static int cmp_i64_test(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* An op row's figures recomputed from the store: every instance of the name in the row's
  * scope (device tasks but waits; host ops but step marks and python_function frames) and
  * phase (the step its start falls in), sorted. */
@@ -921,7 +916,7 @@ static void check_op_row(const struct rank_store *rs, const struct rank_analysis
 		buf[n++] = store_dur(rs, ev);
 		total += store_dur(rs, ev);
 	}
-	qsort(buf, n, sizeof *buf, cmp_i64_test);
+	qsort(buf, n, sizeof *buf, cmp_i64);
 	if (o->count != n || o->total_ns != total || o->min_ns != buf[0] || o->max_ns != buf[n - 1] ||
 	    o->p50_ns != analysis_nearest_rank(buf, n, 0.5) || o->p95_ns != analysis_nearest_rank(buf, n, 0.95))
 		fail_msg("%s (scope %d, phase %d): count %llu total %lld min %lld max %lld p50 %lld p95 %lld; the oracle "

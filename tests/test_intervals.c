@@ -6,6 +6,7 @@
 
 #include "analysis.h"
 #include "category.h"
+#include "cmp.h"
 #include "intervals.h"
 #include "testutil.h"
 
@@ -177,12 +178,6 @@ static void test_step_at_near(void **state)
 			assert_true(analysis_step_at_near(&ra, t, &hint) == analysis_step_at(&ra, t));
 		}
 	}
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
 }
 
 /* The linear-time percentile (and pair of percentiles) equals the sorted one, for every size up to 300 with few or

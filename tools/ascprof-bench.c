@@ -45,6 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmp.h"
+
 #define MAX_RUNS 9
 #define MAX_FIGS 64
 
@@ -100,12 +102,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 static double median(double *v, int n)

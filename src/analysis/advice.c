@@ -488,27 +488,24 @@ static void aicore_freq(const struct rank_store *rs, const struct ev_class *cls,
 	ivset_free(&low);
 }
 
-void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, struct rank_analysis *ra,
-		 struct rank_sets *sets)
+/* A rank with no trace: the kernel table's rules, and why the others read nothing. */
+static void advice_no_trace(const struct csv_table *ktable, struct rank_analysis *ra)
 {
-	if (!rs->has_events) {
-		advice_csv(ktable, ra);
-		/* the kernel table holds the device tasks: the host rules have nothing to read */
-		const char *host = N_("no trace: the host rules read its host lanes");
-		const char *reason[ADV_COUNT] = {
-			[ADV_ONLINE_COMPILE] = host, [ADV_DISPATCH_STORM] = host, [ADV_STREAM_SYNC] = host, [ADV_GC] = host,
-		};
-		reason[ADV_AICORE_FREQ] = N_("no trace: the AI Core Freq counter is one of its lanes");
-		if (!ktable || !csvt_has(ktable, COL_DURATION) || !csvt_has(ktable, COL_NAME))
-			reason[ADV_AICPU] = reason[ADV_TRANSDATA] = N_("no kernel table with names and durations");
-		set_statuses(ra, reason);
-		return;
-	}
-	if (!ra->cls)
-		return;
-	const struct ev_class *cls = ra->cls;
-	uint32_t n_names = strtab_count(rs->strs);
-	uint8_t *nm = xcalloc(n_names ? n_names : 1, 1);
+	advice_csv(ktable, ra);
+	/* the kernel table holds the device tasks: the host rules have nothing to read */
+	const char *host = N_("no trace: the host rules read its host lanes");
+	const char *reason[ADV_COUNT] = {
+		[ADV_ONLINE_COMPILE] = host, [ADV_DISPATCH_STORM] = host, [ADV_STREAM_SYNC] = host, [ADV_GC] = host,
+	};
+	reason[ADV_AICORE_FREQ] = N_("no trace: the AI Core Freq counter is one of its lanes");
+	if (!ktable || !csvt_has(ktable, COL_DURATION) || !csvt_has(ktable, COL_NAME))
+		reason[ADV_AICPU] = reason[ADV_TRANSDATA] = N_("no kernel table with names and durations");
+	set_statuses(ra, reason);
+}
+
+/* AT_* bits per attribute pair (owned: free). */
+static uint8_t *attr_bits(const struct rank_store *rs)
+{
 	uint8_t *at = xcalloc(rs->n_attrs ? rs->n_attrs : 1, 1);
 	for (size_t i = 0; i < rs->n_attrs; i++) {
 		const char *tt = store_str(rs, rs->attrs[i].task_type), *cat = store_str(rs, rs->attrs[i].cat);
@@ -519,8 +516,15 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		if (cat && !strcmp(cat, "python_function"))
 			at[i] |= AT_FRAME;
 	}
-	struct hits h[ADV_COUNT];
-	memset(h, 0, sizeof h);
+	return at;
+}
+
+/* One pass over the events: each rule's hits (h, initialised here). */
+static void scan_hits(const struct rank_store *rs, const struct ev_class *cls, uint8_t *nm, const uint8_t *at,
+		      struct hits h[ADV_COUNT])
+{
+	uint32_t n_names = strtab_count(rs->strs);
+	memset(h, 0, ADV_COUNT * sizeof *h);
 	for (int r = 0; r < ADV_COUNT; r++)
 		ivset_init(&h[r].spans);
 	h[ADV_AICPU].by_name = xcalloc(n_names ? n_names : 1, sizeof(int64_t));
@@ -546,143 +550,152 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 				hit(&h[ADV_STREAM_SYNC], rs, (uint32_t)ev);
 		}
 	}
-	const struct attribution *attr = &ra->attr;
-	double wall = (double)attr->wall_ns, dev_busy = ra->have[M_NPU_BUSY_US] ? ra->v[M_NPU_BUSY_US] * 1e3 : NAN;
-	double host_busy = ra->have[M_HOST_BUSY_US] ? ra->v[M_HOST_BUSY_US] * 1e3 : NAN;
-	struct sbuf sb = {0};
+}
 
-	if (h[ADV_ONLINE_COMPILE].count) {
-		struct hits *x = &h[ADV_ONLINE_COMPILE];
-		int64_t tot = ivset_total(&x->spans);
-		struct advice_finding *f = add_finding(ra, ADV_ONLINE_COMPILE, x, pct(tot, host_busy));
-		f->total_ns = tot;
-		f->share_pct = f->value;
-		f->share_of = "host busy";
-		exposed(x, sets, attr, f);
-		sbuf_addf(&sb, _("%llu aclopCompile* calls, %.3f ms (%.1f %% of host busy); %.3f ms with the device idle"),
-			  (unsigned long long)x->count, (double)tot / 1e6, f->share_pct, (double)f->exposed_ns / 1e6);
-		in_buckets(&sb, f);
-		f->evidence = sbuf_detach(&sb);
+static void find_online_compile(struct rank_analysis *ra, struct hits *x, struct rank_sets *sets)
+{
+	const struct attribution *attr = &ra->attr;
+	double host_busy = ra->have[M_HOST_BUSY_US] ? ra->v[M_HOST_BUSY_US] * 1e3 : NAN;
+	struct sbuf sb = SBUF_INIT;
+	int64_t tot = ivset_total(&x->spans);
+	struct advice_finding *f = add_finding(ra, ADV_ONLINE_COMPILE, x, pct(tot, host_busy));
+	f->total_ns = tot;
+	f->share_pct = f->value;
+	f->share_of = "host busy";
+	exposed(x, sets, attr, f);
+	sbuf_addf(&sb, _("%llu aclopCompile* calls, %.3f ms (%.1f %% of host busy); %.3f ms with the device idle"),
+		  (unsigned long long)x->count, (double)tot / 1e6, f->share_pct, (double)f->exposed_ns / 1e6);
+	in_buckets(&sb, f);
+	f->evidence = sbuf_detach(&sb);
+}
+
+/* AI_CPU or TransData (r): device tasks, whose time is device time. */
+static void find_device_tasks(const struct rank_store *rs, const struct ev_class *cls, struct rank_analysis *ra,
+			      int r, struct hits *x)
+{
+	double dev_busy = ra->have[M_NPU_BUSY_US] ? ra->v[M_NPU_BUSY_US] * 1e3 : NAN;
+	struct sbuf sb = SBUF_INIT;
+	struct advice_finding *f = add_finding(ra, (enum advice_rule_id)r, x, pct(x->sum_ns, dev_busy));
+	f->total_ns = x->sum_ns; /* task time, as the share counts it */
+	f->share_pct = f->value;
+	f->share_of = "device busy";
+	/* device tasks: their time is device time, the bucket of the longest one's class */
+	f->bucket = cls[x->longest].cat == CAT_COMPUTE ? "compute" : cls[x->longest].cat == CAT_COPY ? "copy"
+		    : "device_other";
+	sbuf_addf(&sb, _("%llu %s tasks, %.3f ms (%.1f %% of device busy, in %s)"), (unsigned long long)x->count,
+		  r == ADV_AICPU ? "AI_CPU" : "TransData", (double)x->sum_ns / 1e6, f->share_pct, f->bucket);
+	top_names(&sb, rs->strs, x->by_name);
+	f->evidence = sbuf_detach(&sb);
+}
+
+static void find_dispatch_storm(const struct rank_store *rs, const struct ev_class *cls, struct rank_analysis *ra)
+{
+	const struct attribution *attr = &ra->attr;
+	uint64_t kernels = 0, small = 0;
+	int64_t small_ns = 0;
+	uint32_t show = UINT32_MAX;
+	storm_scan(rs, cls, &kernels, &small, &small_ns, &show);
+	if (!small)
+		return;
+	struct sbuf sb = SBUF_INIT;
+	struct hits x = {.count = small, .longest = show};
+	double disp_pct = attribution_pct(attr, attr->ns[ATTR_HOST_DISPATCH]);
+	struct advice_finding *f = add_finding(ra, ADV_DISPATCH_STORM, &x, pct((int64_t)small, (double)kernels));
+	f->event = show;
+	f->triggered = f->triggered && small >= STORM_MIN_SMALL && disp_pct >= STORM_MIN_DISPATCH_PCT;
+	f->total_ns = small_ns;
+	f->share_pct = f->value;
+	f->share_of = "device kernels";
+	f->exposed_ns = attr->ns[ATTR_HOST_DISPATCH];
+	f->host_ns[2] = f->exposed_ns;
+	f->bucket = "host_dispatch";
+	f->conf = CONF_MEDIUM; /* that the idle is for these kernels is inferred */
+	sbuf_addf(&sb, _("%llu of %llu kernels under 10 us (%.1f %%), %.3f ms; device idle while the host "
+		    "dispatches %.3f ms (%.1f %% of the window, host_dispatch)"), (unsigned long long)small,
+		  (unsigned long long)kernels, f->share_pct, (double)small_ns / 1e6,
+		  (double)f->exposed_ns / 1e6, disp_pct);
+	f->evidence = sbuf_detach(&sb);
+}
+
+static void find_stream_sync(struct rank_analysis *ra, struct hits *x, struct rank_sets *sets)
+{
+	const struct attribution *attr = &ra->attr;
+	double wall = (double)attr->wall_ns;
+	struct sbuf sb = SBUF_INIT;
+	struct advice_finding *f = add_finding(ra, ADV_STREAM_SYNC, x, NAN);
+	exposed(x, sets, attr, f);
+	f->value = pct(f->exposed_ns, wall);
+	f->triggered = isfinite(f->value) && f->value >= advice_rules[ADV_STREAM_SYNC].threshold;
+	f->total_ns = ivset_total(&x->spans);
+	f->share_pct = pct(f->total_ns, wall);
+	f->share_of = "the window";
+	sbuf_addf(&sb, _("%llu synchronize calls"), (unsigned long long)x->count);
+	if (ra->n_steps)
+		sbuf_addf(&sb, _(" (%.1f per step)"), (double)x->count / (double)ra->n_steps);
+	sbuf_addf(&sb, _(", %.3f ms; exposed %.3f ms (%.1f %% of the window)"), (double)f->total_ns / 1e6,
+		  (double)f->exposed_ns / 1e6, f->value);
+	in_buckets(&sb, f);
+	f->evidence = sbuf_detach(&sb);
+}
+
+/* GC inside the steps (the window when there are none): at marks GC events' attributes. */
+static void find_gc(const struct rank_store *rs, const uint8_t *at, struct rank_analysis *ra, struct hits *x,
+		    struct rank_sets *sets)
+{
+	const struct attribution *attr = &ra->attr;
+	struct sbuf sb = SBUF_INIT;
+	struct ivset st, in;
+	ivset_init(&st);
+	ivset_init(&in);
+	int64_t steps_ns = steps_span(ra, &st);
+	bool whole = steps_ns == 0;
+	if (whole) {
+		ivset_add(&st, rs->window_start, rs->window_end);
+		steps_ns = ivset_total(&st);
 	}
-	for (int r = ADV_AICPU; r <= ADV_TRANSDATA; r++) {
-		struct hits *x = &h[r];
-		if (!x->count)
+	ivset_intersect(&x->spans, &st, &in);
+	int64_t gc_in = ivset_total(&in);
+	/* the instances inside, and the longest of them to show */
+	uint64_t n_in = 0;
+	int64_t best = -1;
+	uint32_t show = UINT32_MAX;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		const struct lane *ln = store_ev_lane(rs, ev);
+		if (ln->group != LANE_HOST_GC && !(at[store_ev_attr_id(rs, ev)] & AT_GC))
 			continue;
-		struct advice_finding *f = add_finding(ra, (enum advice_rule_id)r, x, pct(x->sum_ns, dev_busy));
-		f->total_ns = x->sum_ns; /* task time, as the share counts it */
-		f->share_pct = f->value;
-		f->share_of = "device busy";
-		/* device tasks: their time is device time, the bucket of the longest one's class */
-		f->bucket = cls[x->longest].cat == CAT_COMPUTE ? "compute" : cls[x->longest].cat == CAT_COPY ? "copy"
-			    : "device_other";
-		sbuf_addf(&sb, _("%llu %s tasks, %.3f ms (%.1f %% of device busy, in %s)"), (unsigned long long)x->count,
-			  r == ADV_AICPU ? "AI_CPU" : "TransData", (double)x->sum_ns / 1e6, f->share_pct, f->bucket);
-		top_names(&sb, rs->strs, x->by_name);
-		f->evidence = sbuf_detach(&sb);
-	}
-	{
-		uint64_t kernels = 0, small = 0;
-		int64_t small_ns = 0;
-		uint32_t show = UINT32_MAX;
-		storm_scan(rs, cls, &kernels, &small, &small_ns, &show);
-		if (small) {
-			struct hits x = {.count = small, .longest = show};
-			double disp_pct = attribution_pct(attr, attr->ns[ATTR_HOST_DISPATCH]);
-			struct advice_finding *f = add_finding(ra, ADV_DISPATCH_STORM, &x, pct((int64_t)small, (double)kernels));
-			f->event = show;
-			f->triggered = f->triggered && small >= STORM_MIN_SMALL && disp_pct >= STORM_MIN_DISPATCH_PCT;
-			f->total_ns = small_ns;
-			f->share_pct = f->value;
-			f->share_of = "device kernels";
-			f->exposed_ns = attr->ns[ATTR_HOST_DISPATCH];
-			f->host_ns[2] = f->exposed_ns;
-			f->bucket = "host_dispatch";
-			f->conf = CONF_MEDIUM; /* that the idle is for these kernels is inferred */
-			sbuf_addf(&sb, _("%llu of %llu kernels under 10 us (%.1f %%), %.3f ms; device idle while the host "
-				    "dispatches %.3f ms (%.1f %% of the window, host_dispatch)"), (unsigned long long)small,
-				  (unsigned long long)kernels, f->share_pct, (double)small_ns / 1e6,
-				  (double)f->exposed_ns / 1e6, disp_pct);
-			f->evidence = sbuf_detach(&sb);
+		int64_t ts = store_ts(rs, ev), dur = store_dur(rs, ev);
+		/* overlaps a step: the first step span ending after ts starts before its end
+		 * (a binary search: a GC event over many steps costs no more) */
+		size_t k = ivset_first_ending_after(&st, ts);
+		if (k >= st.n || st.start[k] >= ts + (dur > 0 ? dur : 1))
+			continue;
+		n_in++;
+		if (better(rs, (uint32_t)ev, dur, show, best)) {
+			best = dur;
+			show = (uint32_t)ev;
 		}
 	}
-	if (h[ADV_STREAM_SYNC].count) {
-		struct hits *x = &h[ADV_STREAM_SYNC];
-		struct advice_finding *f = add_finding(ra, ADV_STREAM_SYNC, x, NAN);
-		exposed(x, sets, attr, f);
-		f->value = pct(f->exposed_ns, wall);
-		f->triggered = isfinite(f->value) && f->value >= advice_rules[ADV_STREAM_SYNC].threshold;
-		f->total_ns = ivset_total(&x->spans);
-		f->share_pct = pct(f->total_ns, wall);
-		f->share_of = "the window";
-		sbuf_addf(&sb, _("%llu synchronize calls"), (unsigned long long)x->count);
-		if (ra->n_steps)
-			sbuf_addf(&sb, _(" (%.1f per step)"), (double)x->count / (double)ra->n_steps);
-		sbuf_addf(&sb, _(", %.3f ms; exposed %.3f ms (%.1f %% of the window)"), (double)f->total_ns / 1e6,
-			  (double)f->exposed_ns / 1e6, f->value);
-		in_buckets(&sb, f);
-		f->evidence = sbuf_detach(&sb);
-	}
-	if (h[ADV_GC].count) {
-		struct hits *x = &h[ADV_GC];
-		struct ivset st, in;
-		ivset_init(&st);
-		ivset_init(&in);
-		int64_t steps_ns = steps_span(ra, &st);
-		bool whole = steps_ns == 0;
-		if (whole) {
-			ivset_add(&st, rs->window_start, rs->window_end);
-			steps_ns = ivset_total(&st);
-		}
-		ivset_intersect(&x->spans, &st, &in);
-		int64_t gc_in = ivset_total(&in);
-		/* the instances inside, and the longest of them to show */
-		uint64_t n_in = 0;
-		int64_t best = -1;
-		uint32_t show = UINT32_MAX;
-		for (size_t ev = 0; ev < rs->n_ev; ev++) {
-			const struct lane *ln = store_ev_lane(rs, ev);
-			if (ln->group != LANE_HOST_GC && !(at[store_ev_attr_id(rs, ev)] & AT_GC))
-				continue;
-			int64_t ts = store_ts(rs, ev), dur = store_dur(rs, ev);
-			/* overlaps a step: the first step span ending after ts starts before its end
-			 * (a binary search: a GC event over many steps costs no more) */
-			size_t k = ivset_first_ending_after(&st, ts);
-			if (k >= st.n || st.start[k] >= ts + (dur > 0 ? dur : 1))
-				continue;
-			n_in++;
-			if (better(rs, (uint32_t)ev, dur, show, best)) {
-				best = dur;
-				show = (uint32_t)ev;
-			}
-		}
-		struct hits y = {.count = n_in, .longest = show};
-		struct advice_finding *f = add_finding(ra, ADV_GC, &y, pct(gc_in, (double)steps_ns));
-		f->event = show;
-		f->total_ns = gc_in;
-		f->share_pct = f->value;
-		f->share_of = whole ? "the window" : "the steps";
-		exposed(x, sets, attr, f);
-		sbuf_addf(&sb,
-			  whole ? _("%llu GC events in the window (no step windows), %.3f ms (%.1f %% of the window); "
-				    "%.3f ms with the device idle")
-				: _("%llu GC events in steps, %.3f ms (%.1f %% of the steps); %.3f ms with the device idle"),
-			  (unsigned long long)n_in, (double)gc_in / 1e6, f->value, (double)f->exposed_ns / 1e6);
-		in_buckets(&sb, f);
-		f->evidence = sbuf_detach(&sb);
-		ivset_free(&st);
-		ivset_free(&in);
-	}
-	for (size_t i = 0; i < ra->n_advice; i++) {
-		struct advice_finding *f = &ra->advice[i];
-		f->event_ts = f->event_end = INT64_MIN;
-		if (f->event != UINT32_MAX) {
-			f->event_ts = store_ts(rs, f->event);
-			f->event_end = f->event_ts + store_dur(rs, f->event);
-			f->event_name = store_ev_name(rs, f->event);
-		}
-	}
-	aicore_freq(rs, cls, ra, sets);
-	/* what the trace holds for each rule to read: lanes by group, GC recording */
+	struct hits y = {.count = n_in, .longest = show};
+	struct advice_finding *f = add_finding(ra, ADV_GC, &y, pct(gc_in, (double)steps_ns));
+	f->event = show;
+	f->total_ns = gc_in;
+	f->share_pct = f->value;
+	f->share_of = whole ? "the window" : "the steps";
+	exposed(x, sets, attr, f);
+	sbuf_addf(&sb,
+		  whole ? _("%llu GC events in the window (no step windows), %.3f ms (%.1f %% of the window); "
+			    "%.3f ms with the device idle")
+			: _("%llu GC events in steps, %.3f ms (%.1f %% of the steps); %.3f ms with the device idle"),
+		  (unsigned long long)n_in, (double)gc_in / 1e6, f->value, (double)f->exposed_ns / 1e6);
+	in_buckets(&sb, f);
+	f->evidence = sbuf_detach(&sb);
+	ivset_free(&st);
+	ivset_free(&in);
+}
+
+/* Why a rule read nothing: what the trace holds for each (lanes by group, GC recording). */
+static void trace_statuses(const struct rank_store *rs, struct rank_analysis *ra, bool gc_hits)
+{
 	bool lanes[LANE_GROUP_COUNT] = {false};
 	for (size_t i = 0; i < rs->n_lanes; i++)
 		if ((size_t)rs->lanes[i].group < LANE_GROUP_COUNT)
@@ -697,10 +710,48 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		reason[ADV_STREAM_SYNC] = reason[ADV_DISPATCH_STORM] = N_("no host lane in the trace");
 	if (!freq_track(rs))
 		reason[ADV_AICORE_FREQ] = N_("no AI Core Freq counter in the trace");
-	if (!lanes[LANE_HOST_GC] && !h[ADV_GC].count)
+	if (!lanes[LANE_HOST_GC] && !gc_hits)
 		reason[ADV_GC] = N_("the trace records no GC events: torch_npu records them with experimental_config's "
 				    "gc_detect_threshold");
 	set_statuses(ra, reason);
+}
+
+void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, struct rank_analysis *ra,
+		 struct rank_sets *sets)
+{
+	if (!rs->has_events) {
+		advice_no_trace(ktable, ra);
+		return;
+	}
+	if (!ra->cls)
+		return;
+	const struct ev_class *cls = ra->cls;
+	uint32_t n_names = strtab_count(rs->strs);
+	uint8_t *nm = xcalloc(n_names ? n_names : 1, 1);
+	uint8_t *at = attr_bits(rs);
+	struct hits h[ADV_COUNT];
+	scan_hits(rs, cls, nm, at, h);
+	if (h[ADV_ONLINE_COMPILE].count)
+		find_online_compile(ra, &h[ADV_ONLINE_COMPILE], sets);
+	for (int r = ADV_AICPU; r <= ADV_TRANSDATA; r++)
+		if (h[r].count)
+			find_device_tasks(rs, cls, ra, r, &h[r]);
+	find_dispatch_storm(rs, cls, ra);
+	if (h[ADV_STREAM_SYNC].count)
+		find_stream_sync(ra, &h[ADV_STREAM_SYNC], sets);
+	if (h[ADV_GC].count)
+		find_gc(rs, at, ra, &h[ADV_GC], sets);
+	for (size_t i = 0; i < ra->n_advice; i++) {
+		struct advice_finding *f = &ra->advice[i];
+		f->event_ts = f->event_end = INT64_MIN;
+		if (f->event != UINT32_MAX) {
+			f->event_ts = store_ts(rs, f->event);
+			f->event_end = f->event_ts + store_dur(rs, f->event);
+			f->event_name = store_ev_name(rs, f->event);
+		}
+	}
+	aicore_freq(rs, cls, ra, sets);
+	trace_statuses(rs, ra, h[ADV_GC].count != 0);
 	for (int r = 0; r < ADV_COUNT; r++) {
 		ivset_free(&h[r].spans);
 		free(h[r].by_name);

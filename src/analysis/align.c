@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmp.h"
 #include "evkind.h"
 #include "strtab.h"
 #include "xalloc.h"
@@ -87,12 +88,6 @@ static int cmp_coll(const void *a, const void *b)
 {
 	const struct coll_inst *x = a, *y = b;
 	return x->end < y->end ? -1 : x->end > y->end;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 /* Names equal, or equal once digits are ignored (loose). */

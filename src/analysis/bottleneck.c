@@ -195,10 +195,9 @@ void analysis_bottlenecks(struct rank_analysis *ra)
 	analysis_phase_verdicts(ra); /* the same rules over each phase's steps */
 }
 
-static void rank_bottlenecks(struct rank_analysis *ra)
+/* Every candidate named and emptied, before a rank is judged again. */
+static void reset_candidates(struct rank_analysis *ra)
 {
-	const struct attribution *a = &ra->attr;
-	attribution_metrics(ra);
 	for (int k = 0; k < BN_COUNT; k++) {
 		struct bottleneck *b = &ra->bn[k];
 		analysis_bottleneck_free(b);
@@ -206,25 +205,25 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 		b->name = _(bn_names[k]);
 	}
 	ra->combined_gain_low = ra->combined_gain_high = 0;
-	if (!a->valid) {
-		for (int k = 0; k < BN_COUNT; k++) {
-			ra->bn[k].insufficient = xstrdup(
-				_("insufficient data: no trace and no kernel table rows with start times, so the window "
-				"cannot be attributed"));
-			ra->bn[k].gain.basis = xstrdup(_("none: insufficient data"));
-			ra->bn[k].advice = xstrdup(_("export with a trace (trace_view.json) or kernel_details.csv"));
-		}
-		return;
-	}
-	ra->bn[BN_HOST_DISPATCH].bucket_ns = attribution_sum(a, host_buckets, 2);
-	ra->bn[BN_NPU_COMPUTE].bucket_ns = attribution_sum(a, compute_buckets, 1);
-	ra->bn[BN_COMMUNICATION].bucket_ns = attribution_sum(a, comm_buckets, 4);
-	ra->bn[BN_COPY].bucket_ns = attribution_sum(a, copy_buckets, 3);
-	for (int k = 0; k < BN_COUNT; k++)
-		score(ra, &ra->bn[k]);
+}
 
-	/* host dispatch: graph mode, fewer ops, async scheduling give back most of the time
-	 * the device waits for dispatch and Python; not all, some host work stays serial */
+/* No attribution (no trace, no timed kernel rows): every candidate says so. */
+static void all_insufficient(struct rank_analysis *ra)
+{
+	for (int k = 0; k < BN_COUNT; k++) {
+		ra->bn[k].insufficient = xstrdup(
+			_("insufficient data: no trace and no kernel table rows with start times, so the window "
+			"cannot be attributed"));
+		ra->bn[k].gain.basis = xstrdup(_("none: insufficient data"));
+		ra->bn[k].advice = xstrdup(_("export with a trace (trace_view.json) or kernel_details.csv"));
+	}
+}
+
+/* host dispatch: graph mode, fewer ops, async scheduling give back most of the time
+ * the device waits for dispatch and Python; not all, some host work stays serial */
+static void judge_host_dispatch(struct rank_analysis *ra)
+{
+	const struct attribution *a = &ra->attr;
 	struct bottleneck *b = &ra->bn[BN_HOST_DISPATCH];
 	if (!a->host_known) {
 		double idle = pct_of(a, ATTR_IDLE);
@@ -273,9 +272,13 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 					    : _("cut per-step Python and host ops (fused ops, fewer small ops), keep the host's "
 						"other work (data loading, preprocessing) ahead of the device; a graph mode "
 						"(torchair, ACL graph) removes per-op dispatch where shapes are static"));
+}
 
-	/* compute: no mechanism in the data says how much faster kernels could be */
-	b = &ra->bn[BN_NPU_COMPUTE];
+/* compute: no mechanism in the data says how much faster kernels could be */
+static void judge_npu_compute(struct rank_analysis *ra)
+{
+	const struct attribution *a = &ra->attr;
+	struct bottleneck *b = &ra->bn[BN_NPU_COMPUTE];
 	bool pmu = ra->have[M_PMU_MAC] || ra->have[M_PMU_MTE2];
 	double cp = pct_of(a, ATTR_COMPUTE);
 	set_gain(b, a, 0.05 * cp, 0.20 * cp, CONF_LOW,
@@ -289,16 +292,20 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 	else
 		b->advice = xstrdup(_("look at the top device ops: fused kernels, better tiling; high MTE2 with low MAC "
 				      "means memory bound"));
+}
 
-	/* communication, split per collective (comm_split.h): a wait for a late peer is given
-	 * back on the peer (balance the work), 50-90 %; a transfer can be hidden behind compute,
-	 * 30-80 %; so can what no data split (at most transfer or a wait), 30-80 %. Setup (the
-	 * group's first collective) and the unsplit time known to be neither (communication.json's
-	 * idle, a least every captured rank shares: inputs not ready, a rank outside the capture)
-	 * are given back by neither: no gain is claimed on them (2-rank DDP captures: 55 % read
-	 * as "wait for peers" and claimed 28-51 % of the window, the ranks differing by 4 %).
-	 * The collectives named on their own (ra->outliers) are their findings' time */
-	b = &ra->bn[BN_COMMUNICATION];
+/* The exposed communication's shares of the window (%), less the collectives named on
+ * their own: waiting for a peer, transfer, unsplit, setup, unsplit idle, the named ones. */
+struct comm_shares {
+	double w, tr, un, su, ui, op;
+	int64_t o_all; /* the named collectives' exposed time */
+	const char *why; /* the split's source, translated */
+};
+
+static struct comm_shares comm_shares_of(const struct rank_analysis *ra)
+{
+	const struct attribution *a = &ra->attr;
+	struct comm_shares s;
 	int64_t o_part[4] = {0, 0, 0, 0}, o_all = 0;
 	for (size_t i = 0; i < ra->n_outliers; i++) {
 		for (int k = 0; k < 4; k++)
@@ -312,27 +319,23 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 	double un = attribution_pct(a, plain_ns - (o_part[3] - o_idle));
 	double su = attribution_pct(a, a->ns[ATTR_COMM_SETUP] - o_part[2]), ui = attribution_pct(a, idle_ns - o_idle);
 	double op = attribution_pct(a, o_all);
-	w = fmax(w, 0), tr = fmax(tr, 0), un = fmax(un, 0), su = fmax(su, 0), ui = fmax(ui, 0);
-	const char *why = _(a->comm_split);
-	char *basis = xasprintf(_("50-90 %% of the exposed waiting for a peer (%.2f %%), 30-80 %% of the exposed "
-				  "transfer (%.2f %%) and of the exposed communication no data splits (%.2f %% of the "
-				  "window); split: %s"),
-				w, tr, un, why);
-	if (su + ui + op >= 0.005) {
-		char *more = xasprintf(_("%s; not counted: setup %.2f %%, unsplit time that is neither transfer nor "
-					 "waiting for a captured peer %.2f %% (inputs not ready, a rank outside the "
-					 "capture), the collectives named on their own %.2f %%"),
-				       basis, su, ui, op);
-		free(basis);
-		basis = more;
-	}
-	set_gain(b, a, COMM_SKEW_LO * w + COMM_MOVE_LO * (tr + un), COMM_SKEW_HI * w + COMM_MOVE_HI * (tr + un),
-		 un > 0 ? CONF_LOW : CONF_MEDIUM, basis);
+	s.w = fmax(w, 0), s.tr = fmax(tr, 0), s.un = fmax(un, 0), s.su = fmax(su, 0), s.ui = fmax(ui, 0);
+	s.op = op;
+	s.o_all = o_all;
+	s.why = _(a->comm_split);
+	return s;
+}
+
+/* The communication's advice from its shares (s) and the rank everyone waits for. */
+static void comm_advice(struct rank_analysis *ra, const struct comm_shares *s)
+{
+	struct bottleneck *b = &ra->bn[BN_COMMUNICATION];
+	double w = s->w, tr = s->tr, un = s->un, su = s->su, ui = s->ui;
 	bool waiting = w > 0 && w > tr + un, moving = tr > 0 && tr >= w + un;
 	bool stalled = su + ui > w + tr + un;
 	char *vs = un > 0 ? xasprintf(_("%.2f %% waiting for a peer and %.2f %% transfer, %.2f %% unsplit"), w, tr, un)
 			  : xasprintf(_("%.2f %% waiting for a peer against %.2f %% transfer"), w, tr);
-	if (o_all && w + tr + un + su + ui < 0.005)
+	if (s->o_all && w + tr + un + su + ui < 0.005)
 		b->advice = xstrdup(_("the exposed communication is the collectives named on their own (see the verdict): "
 				      "their setup or their wait is theirs to fix, not overlap or bandwidth"));
 	else if (stalled)
@@ -360,7 +363,7 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 		if (b->score >= TRIGGER && !analysis_comm_wait_known(ra))
 			b->insufficient = xasprintf(_("insufficient data: %.2f %% of the window is exposed communication no "
 						      "data splits (%s), so whether peers, setup or the link hold it is "
-						      "unknown"), un, why);
+						      "unknown"), un, s->why);
 		b->advice = xasprintf(_("whether the exposed communication waits for peers or moves data (%.2f %% no data "
 				      "splits) is unknown: export communication.json (profiler level 1 or higher, every "
 				      "rank) and load the ranks together to split it%s"),
@@ -374,10 +377,44 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 	else
 		b->advice = xstrdup(_("overlap collectives with compute, check slow links and rank skew"));
 	free(vs);
+}
 
-	/* copies: exposed device copies, and the host blocked in syncs and copies while the
-	 * device has nothing to do */
-	b = &ra->bn[BN_COPY];
+/* communication, split per collective (comm_split.h): a wait for a late peer is given
+ * back on the peer (balance the work), 50-90 %; a transfer can be hidden behind compute,
+ * 30-80 %; so can what no data split (at most transfer or a wait), 30-80 %. Setup (the
+ * group's first collective) and the unsplit time known to be neither (communication.json's
+ * idle, a least every captured rank shares: inputs not ready, a rank outside the capture)
+ * are given back by neither: no gain is claimed on them (2-rank DDP captures: 55 % read
+ * as "wait for peers" and claimed 28-51 % of the window, the ranks differing by 4 %).
+ * The collectives named on their own (ra->outliers) are their findings' time */
+static void judge_communication(struct rank_analysis *ra)
+{
+	const struct attribution *a = &ra->attr;
+	struct bottleneck *b = &ra->bn[BN_COMMUNICATION];
+	struct comm_shares s = comm_shares_of(ra);
+	char *basis = xasprintf(_("50-90 %% of the exposed waiting for a peer (%.2f %%), 30-80 %% of the exposed "
+				  "transfer (%.2f %%) and of the exposed communication no data splits (%.2f %% of the "
+				  "window); split: %s"),
+				s.w, s.tr, s.un, s.why);
+	if (s.su + s.ui + s.op >= 0.005) {
+		char *more = xasprintf(_("%s; not counted: setup %.2f %%, unsplit time that is neither transfer nor "
+					 "waiting for a captured peer %.2f %% (inputs not ready, a rank outside the "
+					 "capture), the collectives named on their own %.2f %%"),
+				       basis, s.su, s.ui, s.op);
+		free(basis);
+		basis = more;
+	}
+	set_gain(b, a, COMM_SKEW_LO * s.w + COMM_MOVE_LO * (s.tr + s.un),
+		 COMM_SKEW_HI * s.w + COMM_MOVE_HI * (s.tr + s.un), s.un > 0 ? CONF_LOW : CONF_MEDIUM, basis);
+	comm_advice(ra, &s);
+}
+
+/* copies: exposed device copies, and the host blocked in syncs and copies while the
+ * device has nothing to do */
+static void judge_copies(struct rank_analysis *ra)
+{
+	const struct attribution *a = &ra->attr;
+	struct bottleneck *b = &ra->bn[BN_COPY];
 	double yp = attribution_pct(a, b->bucket_ns);
 	set_gain(b, a, 0.5 * yp, yp, CONF_MEDIUM,
 		 xasprintf(_("50-100 %% of the exposed copy time (device copies %.2f %% + sync waits %.2f %% + host "
@@ -385,23 +422,30 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 			   pct_of(a, ATTR_COPY), pct_of(a, ATTR_HOST_SYNC), pct_of(a, ATTR_HOST_COPY),
 			   a->host_known ? "" : _("; no host trace: syncs unseen")));
 	b->advice = xstrdup(_("keep tensors on the device, batch small copies, remove .item()/tolist() from the step"));
+}
 
-	/* a few kernels are no sample of a run (the verdict says so): no candidate may then read
-	 * as triggered or claim a gain beside that verdict */
-	int64_t busy = device_sample_ns(a);
-	if (busy < MIN_DEVICE_SAMPLE_NS)
-		for (int k = 0; k < BN_COUNT; k++) {
-			b = &ra->bn[k];
-			b->score = 0;
-			b->gain.low_pct = b->gain.high_pct = 0;
-			free(b->insufficient);
-			b->insufficient = xasprintf(_("insufficient data: the device ran tasks for only %.1f us of the "
-						      "window, too small a sample to judge"),
-						    (double)busy / 1e3);
-		}
+/* a few kernels are no sample of a run (the verdict says so): no candidate may then read
+ * as triggered or claim a gain beside that verdict */
+static void judge_sample_size(struct rank_analysis *ra)
+{
+	int64_t busy = device_sample_ns(&ra->attr);
+	if (busy >= MIN_DEVICE_SAMPLE_NS)
+		return;
+	for (int k = 0; k < BN_COUNT; k++) {
+		struct bottleneck *b = &ra->bn[k];
+		b->score = 0;
+		b->gain.low_pct = b->gain.high_pct = 0;
+		free(b->insufficient);
+		b->insufficient = xasprintf(_("insufficient data: the device ran tasks for only %.1f us of the "
+					      "window, too small a sample to judge"),
+					    (double)busy / 1e3);
+	}
+}
 
-	/* gains of candidates that did not trigger are not claimed; the triggered ones draw on
-	 * disjoint buckets, so their gains add */
+/* gains of candidates that did not trigger are not claimed; the triggered ones draw on
+ * disjoint buckets, so their gains add */
+static void combine_gains(struct rank_analysis *ra)
+{
 	double lo = 0, hi = 0;
 	int64_t drawn = 0;
 	for (int k = 0; k < BN_COUNT; k++) {
@@ -411,9 +455,32 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 		hi += ra->bn[k].gain.high_pct;
 		drawn += ra->bn[k].bucket_ns;
 	}
-	double cap = fmin(GAIN_CAP, attribution_pct(a, drawn));
+	double cap = fmin(GAIN_CAP, attribution_pct(&ra->attr, drawn));
 	ra->combined_gain_high = fmin(cap, hi);
 	ra->combined_gain_low = fmin(ra->combined_gain_high, lo);
+}
+
+static void rank_bottlenecks(struct rank_analysis *ra)
+{
+	const struct attribution *a = &ra->attr;
+	attribution_metrics(ra);
+	reset_candidates(ra);
+	if (!a->valid) {
+		all_insufficient(ra);
+		return;
+	}
+	ra->bn[BN_HOST_DISPATCH].bucket_ns = attribution_sum(a, host_buckets, 2);
+	ra->bn[BN_NPU_COMPUTE].bucket_ns = attribution_sum(a, compute_buckets, 1);
+	ra->bn[BN_COMMUNICATION].bucket_ns = attribution_sum(a, comm_buckets, 4);
+	ra->bn[BN_COPY].bucket_ns = attribution_sum(a, copy_buckets, 3);
+	for (int k = 0; k < BN_COUNT; k++)
+		score(ra, &ra->bn[k]);
+	judge_host_dispatch(ra);
+	judge_npu_compute(ra);
+	judge_communication(ra);
+	judge_copies(ra);
+	judge_sample_size(ra);
+	combine_gains(ra);
 }
 
 void analysis_bottleneck_order(const struct rank_analysis *ra, int order[BN_COUNT])

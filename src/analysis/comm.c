@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmp.h"
 #include "lower_bound.h"
 #include "result.h"
 #include "capture.h"
@@ -216,12 +217,6 @@ static int cmp_link_rec(const void *pa, const void *pb)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Distinct values of v (reordered). */
 static size_t count_distinct(uint32_t *v, size_t n)
 {
@@ -353,12 +348,6 @@ static void build_ranks(struct comm_analysis *ca, struct recs *ops)
 
 /* ---- links ----------------------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static double median(double *v, size_t n)
 {
 	xqsort(v, n, sizeof *v, cmp_double);
@@ -393,12 +382,6 @@ static void slow_links(struct comm_analysis *ca, size_t a, size_t b)
 		}
 	}
 	free(v);
-}
-
-static int cmp_i32(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 static void build_group(struct comm_analysis *ca, size_t a, size_t b, size_t *cap)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "category.h"
+#include "cmp.h"
 #include "lanes.h"
 #include "lower_bound.h"
 #include "rank_sets.h"
@@ -252,12 +253,6 @@ static void walk(struct gap_walk *g, int64_t span_lo, int64_t span_hi)
 		if (a < b)
 			gap(g, a, b);
 	}
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return (a > b) - (a < b);
 }
 
 /* The helper sets and lanes read from the events: device waits, host communication calls,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmp.h"
 #include "evkind.h"
 #include "i18n.h"
 #include "lanes.h"
@@ -19,12 +20,6 @@
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : NAN; }
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
 
 static void collective_metrics(const struct rank_store *rs, struct rank_analysis *ra)
 {

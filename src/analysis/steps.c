@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmp.h"
 #include "evkind.h"
 #include "i18n.h"
 #include "lanes.h"
@@ -232,12 +233,6 @@ static void engine_spans(const struct rank_store *rs, struct step_signals *sg, s
 	}
 	for (size_t p = 0; p < N_ENGINE; p++)
 		n_out[p] = outermost(out[p], n_out[p]);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 /* Segments of device activity split at gaps much longer than the typical gap. */

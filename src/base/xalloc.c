@@ -3,6 +3,7 @@
 #include "config.h"
 #include "xalloc.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@ static void out_of_memory(size_t size)
 {
 	if (oom_hook)
 		oom_hook();
-	fprintf(stderr, "ascprof-tui: out of memory (allocating %zu bytes)\n", size);
+	/* the program's own name: the explorer, the generator and the tests share this */
+	fprintf(stderr, "%s: out of memory (allocating %zu bytes)\n", program_invocation_short_name, size);
 	exit(3);
 }
 

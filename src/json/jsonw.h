@@ -39,8 +39,10 @@ void jsonw_double(struct jsonw *w, double v, int decimals);
 size_t jsonw_fixed(char *buf, size_t size, double v, int decimals);
 void jsonw_bool(struct jsonw *w, bool v);
 void jsonw_null(struct jsonw *w);
-/* A key and its value in one call: the writers in src/ write every key with a scalar
- * value this way (a key before an object or array goes through jsonw_key). key is
+/* A key and its value in one call: every writer through jsonw (src/report) writes each
+ * key with a scalar value this way (a key before an object, an array or the null in
+ * their place goes through jsonw_key). Not yet through jsonw: src/load/kernel_timeline.c
+ * (fprintf with jsonw_escape) and src/load/db.c (its own json_str), issue 39. key is
  * borrowed for the call, as are string values (s may be NULL: null). */
 void jsonw_kstr(struct jsonw *w, const char *key, const char *s);
 void jsonw_kint(struct jsonw *w, const char *key, int64_t v);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmp.h"
 #include "i18n.h"
 #include "xalloc.h"
 
@@ -195,12 +196,6 @@ const char *compare_gain_verdict_name(enum gain_verdict v)
 {
 	static const char *names[] = {"achieved", "partly achieved", "missed", "unknown"};
 	return names[v];
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 bool compare_fig_value(const struct rank_analysis *ra, int fig, double *out)
@@ -600,12 +595,6 @@ struct shape_set {
 	const char **shapes; /* sorted */
 	size_t n;
 };
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
 
 static int cmp_str_ptr(const void *a, const void *b)
 {

@@ -13,78 +13,12 @@
 #include "op_rows.h"
 #include "summary.h"
 
-const char *report_value_text(double v, const char *unit, bool sign, char *buf, size_t size)
-{
-	if (isnan(v)) {
-		snprintf(buf, size, "n/a");
-		return buf;
-	}
-	const char *plus = sign && v >= 0 ? "+" : "";
-	if (!strcmp(unit, "us")) {
-		double a = fabs(v);
-		if (a >= 1e6)
-			snprintf(buf, size, "%s%.3f s", plus, v / 1e6);
-		else if (a >= 1e3)
-			snprintf(buf, size, "%s%.3f ms", plus, v / 1e3);
-		else
-			snprintf(buf, size, "%s%.3f us", plus, v);
-	} else if (!strcmp(unit, "%")) {
-		/* a delta of a share is in percentage points: "-2.01 %" beside a "delta %" of
-		 * -3.38 % read as two different relative changes */
-		snprintf(buf, size, sign ? "%s%.2f pp" : "%s%.2f %%", plus, v);
-	} else if (!strcmp(unit, "count")) {
-		snprintf(buf, size, "%s%.0f", plus, v);
-	} else if (!strcmp(unit, "ratio")) {
-		snprintf(buf, size, "%s%.3f", plus, v);
-	} else {
-		snprintf(buf, size, "%s%.2f %s", plus, v, unit);
-	}
-	return buf;
-}
-
-const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size)
-{
-	return report_value_text(ra->have[m] ? ra->v[m] : NAN, metric_defs[m].unit, false, buf, size);
-}
-
 static const char *rank_label(const struct analysis *an, const struct rank_analysis *ra)
 {
 	return an->cap->ranks[ra->rank_index].plan->label;
 }
 
 /* ---- text --------------------------------------------------------------------------- */
-
-void report_attribution_bar(const struct attribution *a, char *buf, size_t width)
-{
-	/* largest remainder: each bucket gets floor(share * width) cells, the cells left go to
-	 * the largest remainders, so the bar is always exactly width cells */
-	size_t cells[ATTR_COUNT], used = 0;
-	double rem[ATTR_COUNT];
-	for (int k = 0; k < ATTR_COUNT; k++) {
-		double x = a->wall_ns > 0 ? (double)a->ns[k] * (double)width / (double)a->wall_ns : 0;
-		cells[k] = (size_t)x;
-		rem[k] = x - (double)cells[k];
-		used += cells[k];
-	}
-	while (used < width && a->wall_ns > 0) {
-		int best = 0;
-		for (int k = 1; k < ATTR_COUNT; k++)
-			if (rem[k] > rem[best])
-				best = k;
-		cells[best]++;
-		rem[best] = -1;
-		used++;
-	}
-	size_t p = 0;
-	/* in time order as far as it is known: leading edge first would need the split; the
-	 * bar shows shares, edge idle last */
-	for (int k = 0; k < ATTR_COUNT; k++)
-		for (size_t i = 0; i < cells[k] && p < width; i++)
-			buf[p++] = attr_bucket_defs[k].letter;
-	while (p < width)
-		buf[p++] = ' ';
-	buf[p] = 0;
-}
 
 void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 {
@@ -115,21 +49,6 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 		fputs(_("  no host trace: idle inside the device span has no known cause, and syncs are unseen\n"), out);
 }
 
-void report_put_padded(FILE *out, const char *s, int width)
-{
-	int w = u8_strwidth((const uint8_t *)s, "UTF-8");
-	fputs(s, out);
-	for (; w < width; w++)
-		fputc(' ', out);
-}
-
-void report_put_right(FILE *out, const char *s, int width)
-{
-	for (int w = u8_strwidth((const uint8_t *)s, "UTF-8"); w < width; w++)
-		fputc(' ', out);
-	fputs(s, out);
-}
-
 static void bar(FILE *out, int score, int width)
 {
 	int filled = score * width / 100;
@@ -139,9 +58,9 @@ static void bar(FILE *out, int score, int width)
 	fputc(']', out);
 }
 
-static void text_rank(const struct analysis *an, const struct rank_analysis *ra, FILE *out)
+/* The rank's title, and what its figures cannot come from (a file not read or cut). */
+static void text_rank_title(const struct analysis *an, const struct rank_analysis *ra, FILE *out)
 {
-	char b[64];
 	fprintf(out, _("\n== rank %d  "), ra->rank);
 	summary_put_clean(out, rank_label(an, ra));
 	fprintf(out, " ==\n");
@@ -167,6 +86,11 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		fputs(_("   (no trace and no kernel table rows: figures from step_trace_time.csv)\n"), out);
 	else if (!ra->has_trace)
 		fputs(_("   (no trace and no kernel table rows: insufficient data for device figures)\n"), out);
+}
+
+static void text_metrics(const struct rank_analysis *ra, FILE *out)
+{
+	char b[64];
 	fputs(_("\nmetrics\n"), out);
 	for (int mi = 0; mi < M_COUNT; mi++) {
 		enum metric_id m = (enum metric_id)mi;
@@ -182,7 +106,11 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	}
 	if (ra->have[M_DISPATCH_PER_STEP] && ra->v[M_DISPATCH_PER_STEP] > 1200)
 		fputs(_("  ! more than 1200 host ops per step: dispatch is a fixed per-step cost\n"), out);
+}
 
+/* The workload, the steps and their phases, with what each was read from. */
+static void text_steps(const struct rank_analysis *ra, FILE *out)
+{
 	fprintf(out, _("\nworkload: %s"), analysis_workload_name(ra->workload));
 	if (ra->workload_evidence) {
 		fputs(" (", out);
@@ -234,7 +162,10 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 		if (shown < ra->n_steps)
 			fprintf(out, _("  ... %zu more steps (see --json)\n"), ra->n_steps - shown);
 	}
+}
 
+static void text_crosschecks(const struct rank_analysis *ra, FILE *out)
+{
 	for (size_t i = 0; i < ra->n_checks; i++) {
 		const struct crosscheck *c = &ra->checks[i];
 		fprintf(out, _("\ncross-check with %s (window %.3f ms): %s\n"), c->source,
@@ -249,10 +180,11 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			fputc('\n', out);
 		}
 	}
+}
 
-	report_attribution_text(ra, out);
-	report_gaps_text(ra, out);
-
+/* The candidates by score, the combined gain, the collectives named alone, the verdict. */
+static void text_bottlenecks(const struct rank_analysis *ra, FILE *out)
+{
 	fputs(_("\nbottlenecks (score 0-100, >= 40 triggers)\n"), out);
 	int order[BN_COUNT];
 	analysis_bottleneck_order(ra, order);
@@ -287,9 +219,10 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 	report_outliers_text(ra, out);
 	char verdict[VERDICT_MAX];
 	fprintf(out, _("  verdict: %s\n"), analysis_verdict(ra, verdict, sizeof verdict));
-	report_phase_text(ra, out);
-	report_advice_text(ra, out);
+}
 
+static void text_top_ops(const struct rank_analysis *ra, FILE *out)
+{
 	/* without a trace the rows are the tables' own: no trace to set a CSV total beside */
 	fputs(ra->has_trace ? _("\ntop ops by total time (trace; CSV total beside it)\n")
 			    : _("\ntop ops by total time (kernel table and operator_details rows: no trace)\n"),
@@ -316,6 +249,10 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			shown++;
 		}
 	}
+}
+
+static void text_top_op_types(const struct rank_analysis *ra, FILE *out)
+{
 	if (ra->n_op_types) {
 		fputs(_("\ntop op types (Type, or the name without collective suffixes; busy = union for "
 		      "communication)\n"), out);
@@ -337,6 +274,21 @@ static void text_rank(const struct analysis *an, const struct rank_analysis *ra,
 			}
 		}
 	}
+}
+
+static void text_rank(const struct analysis *an, const struct rank_analysis *ra, FILE *out)
+{
+	text_rank_title(an, ra, out);
+	text_metrics(ra, out);
+	text_steps(ra, out);
+	text_crosschecks(ra, out);
+	report_attribution_text(ra, out);
+	report_gaps_text(ra, out);
+	text_bottlenecks(ra, out);
+	report_phase_text(ra, out);
+	report_advice_text(ra, out);
+	text_top_ops(ra, out);
+	text_top_op_types(ra, out);
 	report_memory_text(ra, out);
 }
 

@@ -8,24 +8,17 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "report_text.h"
 
 /* How many ops per scope the reports list. */
 #define REPORT_TOP_OPS 15
-
-/* s, then spaces up to width columns of display width: a translated name has CJK
- * characters of two columns each, which printf's %-14s would count in bytes. */
-void report_put_padded(FILE *out, const char *s, int width);
-/* s right-aligned in width display columns (CJK text takes two a character). */
-void report_put_right(FILE *out, const char *s, int width);
 
 void report_print_text(const struct analysis *an, FILE *out);
 void report_print_json(const struct analysis *an, FILE *out);
 struct jsonw;
 /* The memory section (report_memory.c); nothing / null without memory tables. */
 void report_memory_text(const struct rank_analysis *ra, FILE *out);
-/* The attribution as a bar of width cells (one letter per bucket, shares by largest
- * remainder; buf holds width + 1 bytes) and as the report's text section. */
-void report_attribution_bar(const struct attribution *a, char *buf, size_t width);
+/* The report's attribution section (report_text.h draws its bar). */
 void report_attribution_text(const struct rank_analysis *ra, FILE *out);
 void report_memory_json(struct jsonw *w, const struct rank_analysis *ra);
 /* The advice section (report_advice.c): nothing / an empty array without findings. */
@@ -47,11 +40,6 @@ void report_cluster_json(struct jsonw *w, const struct analysis *an);
 /* The serving section (service.h), when the capture holds MS Service Profiler output. */
 void report_serving_text(const struct analysis *an, FILE *out);
 void report_serving_json(struct jsonw *w, const struct analysis *an);
-/* A metric's value as text with its unit ("12.345 ms", "34.5 %", "1234"), or "n/a";
- * written to buf, which is returned (as by the text helpers below). */
-const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size);
-/* A value in a metric unit as text; NaN is "n/a"; sign: a '+' before values >= 0. */
-const char *report_value_text(double v, const char *unit, bool sign, char *buf, size_t size);
 
 /* `--report --compare` and `--compare-ranks` (compare_report.c). */
 struct comparison;

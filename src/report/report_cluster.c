@@ -354,8 +354,7 @@ void report_cluster_json(struct jsonw *w, const struct analysis *an)
 		jsonw_kstr(w, "waited_for_before", comm_before_key(ca->waited_before));
 		jsonw_kdouble(w, "waited_for_before_pct", ca->waited_before_pct, 1);
 	} else {
-		jsonw_key(w, "waited_for_before");
-		jsonw_null(w);
+		jsonw_knull(w, "waited_for_before");
 	}
 	jsonw_kint_or_null(w, "waited_hidden_rank", ca->waited_hidden_rank, ca->waited_hidden_rank >= 0);
 	jsonw_kdouble(w, "waited_exposed_pct", ca->waited_exposed_pct, 2);

@@ -69,6 +69,49 @@ static void text_ops(const struct comm_analysis *ca, FILE *out)
 		fprintf(out, _("    ... %zu more (see --json)\n"), ca->n_ops - TEXT_OPS);
 }
 
+/* A transport's figures, in the order both reports give them: the text's column (width and
+ * decimals) and the JSON's key (decimals). */
+struct tr_field {
+	const char *key;
+	enum {
+		TRF_NUM,   /* "-" in the text where not a number */
+		TRF_FIXED, /* always a number */
+		TRF_COUNT, /* a whole count */
+		TRF_SHARE, /* a fraction: the text shows it as a percentage, "%" after */
+	} kind;
+	int width, text_decimals, json_decimals;
+	double (*get)(const struct comm_tstat *s, int t);
+};
+
+static double trf_size(const struct comm_tstat *s, int t) { return s->size_mb; }
+static double trf_time(const struct comm_tstat *s, int t) { return ms(s->time_ns); }
+static double trf_bw(const struct comm_tstat *s, int t) { return s->bw_gbps; }
+static double trf_ref(const struct comm_tstat *s, int t) { return comm_refs[t].gbps > 0 ? comm_refs[t].gbps : NAN; }
+static double trf_util(const struct comm_tstat *s, int t) { return s->util; }
+static double trf_entries(const struct comm_tstat *s, int t) { return (double)s->entries; }
+static double trf_packets(const struct comm_tstat *s, int t) { return s->packets; }
+static double trf_small(const struct comm_tstat *s, int t)
+{
+	return s->packets > 0 ? 100 * s->small_packets / s->packets : NAN;
+}
+static double trf_large(const struct comm_tstat *s, int t)
+{
+	return s->packets > 0 && comm_refs[t].large_mb > 0 ? 100 * s->large_packets / s->packets : NAN;
+}
+
+static const struct tr_field tr_fields[] = {
+	{"size_mb", TRF_NUM, 10, 3, 6, trf_size},
+	{"time_ms", TRF_NUM, 11, 3, 6, trf_time},
+	{"bandwidth_gbps", TRF_NUM, 8, 3, 4, trf_bw},
+	{"reference_gbps", TRF_NUM, 9, 1, 2, trf_ref},
+	{"of_reference", TRF_SHARE, 6, 1, 4, trf_util},
+	{"entries", TRF_COUNT, 8, 0, 0, trf_entries},
+	{"packets", TRF_FIXED, 9, 0, 0, trf_packets},
+	{"small_packet_pct", TRF_NUM, 8, 1, 3, trf_small},
+	{"large_packet_pct", TRF_NUM, 8, 1, 3, trf_large},
+};
+#define N_TR_FIELDS (sizeof tr_fields / sizeof tr_fields[0])
+
 static void text_transports(const struct comm_analysis *ca, FILE *out)
 {
 	fputs(_("\n  transports, all ranks (SDMA is the sum of HCCS, PCIE and SIO; reference figures: man page)\n"), out);
@@ -79,15 +122,19 @@ static void text_transports(const struct comm_analysis *ca, FILE *out)
 		if (!s->entries)
 			continue;
 		fprintf(out, "    %-9s", comm_transport_name((enum comm_transport)t));
-		put_num(out, 10, 3, s->size_mb);
-		put_num(out, 11, 3, ms(s->time_ns));
-		put_num(out, 8, 3, s->bw_gbps);
-		put_num(out, 9, 1, comm_refs[t].gbps > 0 ? comm_refs[t].gbps : NAN);
-		put_num(out, 6, 1, 100 * s->util);
-		fputs(isfinite(s->util) ? "%" : " ", out);
-		fprintf(out, " %8zu %9.0f", s->entries, s->packets);
-		put_num(out, 8, 1, s->packets > 0 ? 100 * s->small_packets / s->packets : NAN);
-		put_num(out, 8, 1, s->packets > 0 && comm_refs[t].large_mb > 0 ? 100 * s->large_packets / s->packets : NAN);
+		for (size_t k = 0; k < N_TR_FIELDS; k++) {
+			const struct tr_field *f = &tr_fields[k];
+			double v = f->get(s, t);
+			if (f->kind == TRF_COUNT)
+				fprintf(out, " %*zu", f->width, (size_t)v);
+			else if (f->kind == TRF_FIXED)
+				fprintf(out, " %*.*f", f->width, f->text_decimals, v);
+			else if (f->kind == TRF_SHARE) {
+				put_num(out, f->width, f->text_decimals, 100 * v);
+				fputs(isfinite(v) ? "%" : " ", out);
+			} else
+				put_num(out, f->width, f->text_decimals, v);
+		}
 		fputc('\n', out);
 	}
 }
@@ -246,16 +293,13 @@ static void json_transports(struct jsonw *w, const struct comm_tstat tr[COMM_TR_
 			continue;
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "transport", comm_transport_name((enum comm_transport)t));
-		jsonw_kdouble(w, "size_mb", s->size_mb, 6);
-		jsonw_kdouble(w, "time_ms", ms(s->time_ns), 6);
-		jsonw_kdouble(w, "bandwidth_gbps", s->bw_gbps, 4);
-		jsonw_kdouble(w, "reference_gbps", comm_refs[t].gbps > 0 ? comm_refs[t].gbps : NAN, 2);
-		jsonw_kdouble(w, "of_reference", s->util, 4);
-		jsonw_kuint(w, "entries", s->entries);
-		jsonw_kdouble(w, "packets", s->packets, 0);
-		jsonw_kdouble(w, "small_packet_pct", s->packets > 0 ? 100 * s->small_packets / s->packets : NAN, 3);
-		jsonw_kdouble(w, "large_packet_pct",
-				s->packets > 0 && comm_refs[t].large_mb > 0 ? 100 * s->large_packets / s->packets : NAN, 3);
+		for (size_t k = 0; k < N_TR_FIELDS; k++) {
+			const struct tr_field *f = &tr_fields[k];
+			if (f->kind == TRF_COUNT)
+				jsonw_kuint(w, f->key, (uint64_t)f->get(s, t));
+			else
+				jsonw_kdouble(w, f->key, f->get(s, t), f->json_decimals);
+		}
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);

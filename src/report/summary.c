@@ -318,18 +318,8 @@ static void json_comm(struct jsonw *w, const char *key, const struct comm_data *
 }
 
 
-static void json_rank(struct jsonw *w, const struct rank_data *rd)
+static void json_profiler_info(struct jsonw *w, const struct rank_plan *rp)
 {
-	const struct rank_plan *rp = rd->plan;
-	const struct rank_store *rs = &rd->store;
-	jsonw_obj_begin(w);
-	jsonw_kint(w, "rank", rp->rank);
-	jsonw_kstr(w, "rank_source", discover_rank_source_name(rp->rank_source));
-	jsonw_kstr(w, "label", rp->label);
-	jsonw_kstr(w, "path", rp->worker_dir ? rp->worker_dir : rp->output_dir);
-	jsonw_kstr(w, "class", rp->cls == CAPTURE_CLASS_A ? "A" : rp->cls == CAPTURE_CLASS_B ? "B" : "files");
-	jsonw_kbool(w, "export_done", rp->export_done);
-
 	jsonw_key(w, "profiler_info");
 	if (rp->info.loaded) {
 		jsonw_obj_begin(w);
@@ -343,7 +333,11 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 	} else {
 		jsonw_null(w);
 	}
+}
 
+/* What the rank was read from: text or a Db, and the Db's tables. */
+static void json_source(struct jsonw *w, const struct rank_data *rd)
+{
 	jsonw_key(w, "source");
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "kind", rd->db_path ? "db" : "text");
@@ -359,7 +353,12 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 		jsonw_str(w, tables[i]);
 	jsonw_arr_end(w);
 	jsonw_obj_end(w);
+}
 
+/* The trace's load (size, cut, threads, times) and its index. */
+static void json_trace(struct jsonw *w, const struct rank_data *rd)
+{
+	const struct rank_store *rs = &rd->store;
 	jsonw_key(w, "trace");
 	if (rs->trace.path) {
 		jsonw_obj_begin(w);
@@ -397,7 +396,11 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 	} else {
 		jsonw_null(w);
 	}
+}
 
+/* Events by their ph character. */
+static void json_events(struct jsonw *w, const struct rank_store *rs)
+{
 	jsonw_key(w, "events");
 	jsonw_obj_begin(w);
 	for (int c = 33; c < 127; c++) {
@@ -410,7 +413,11 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 	jsonw_kuint(w, "not_object", rs->ph.not_object);
 	jsonw_kuint(w, "rejected", rs->ph.rejected);
 	jsonw_obj_end(w);
+}
 
+/* The lanes in display order. */
+static void json_lanes(struct jsonw *w, const struct rank_store *rs)
+{
 	jsonw_key(w, "lanes");
 	jsonw_arr_begin(w);
 	uint32_t *order = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *order);
@@ -431,7 +438,10 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 	}
 	free(order);
 	jsonw_arr_end(w);
+}
 
+static void json_counters(struct jsonw *w, const struct rank_store *rs)
+{
 	jsonw_key(w, "counters");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < rs->n_tracks; i++) {
@@ -444,6 +454,47 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
+}
+
+/* The CSV tables by file name. */
+static void json_csvs(struct jsonw *w, const struct rank_data *rd)
+{
+	jsonw_key(w, "csv");
+	jsonw_obj_begin(w);
+	for (size_t k = 0; k < rd->n_csvs; k++) {
+		const struct csv_table *t = rd->csvs[k];
+		jsonw_key(w, file_base(t->path));
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "kind", csv_kind_name(t->kind));
+		jsonw_kuint(w, "rows", t->nrows);
+		jsonw_kuint(w, "columns", t->ncols);
+		jsonw_kuint(w, "ragged_rows", t->ragged_rows);
+		jsonw_kstr(w, "encoding", t->gbk ? "gb18030" : "utf-8");
+		jsonw_kbool(w, "bom", t->bom);
+		jsonw_kbool(w, "used", t->kind != CSV_UNKNOWN && rd->by_kind[t->kind] == t);
+		jsonw_obj_end(w);
+	}
+	jsonw_obj_end(w);
+}
+
+static void json_rank(struct jsonw *w, const struct rank_data *rd)
+{
+	const struct rank_plan *rp = rd->plan;
+	const struct rank_store *rs = &rd->store;
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "rank", rp->rank);
+	jsonw_kstr(w, "rank_source", discover_rank_source_name(rp->rank_source));
+	jsonw_kstr(w, "label", rp->label);
+	jsonw_kstr(w, "path", rp->worker_dir ? rp->worker_dir : rp->output_dir);
+	jsonw_kstr(w, "class", rp->cls == CAPTURE_CLASS_A ? "A" : rp->cls == CAPTURE_CLASS_B ? "B" : "files");
+	jsonw_kbool(w, "export_done", rp->export_done);
+
+	json_profiler_info(w, rp);
+	json_source(w, rd);
+	json_trace(w, rd);
+	json_events(w, rs);
+	json_lanes(w, rs);
+	json_counters(w, rs);
 
 	jsonw_key(w, "flows");
 	jsonw_obj_begin(w);
@@ -462,22 +513,7 @@ static void json_rank(struct jsonw *w, const struct rank_data *rd)
 		jsonw_null(w);
 	}
 
-	jsonw_key(w, "csv");
-	jsonw_obj_begin(w);
-	for (size_t k = 0; k < rd->n_csvs; k++) {
-		const struct csv_table *t = rd->csvs[k];
-		jsonw_key(w, file_base(t->path));
-		jsonw_obj_begin(w);
-		jsonw_kstr(w, "kind", csv_kind_name(t->kind));
-		jsonw_kuint(w, "rows", t->nrows);
-		jsonw_kuint(w, "columns", t->ncols);
-		jsonw_kuint(w, "ragged_rows", t->ragged_rows);
-		jsonw_kstr(w, "encoding", t->gbk ? "gb18030" : "utf-8");
-		jsonw_kbool(w, "bom", t->bom);
-		jsonw_kbool(w, "used", t->kind != CSV_UNKNOWN && rd->by_kind[t->kind] == t);
-		jsonw_obj_end(w);
-	}
-	jsonw_obj_end(w);
+	json_csvs(w, rd);
 
 	json_comm(w, "communication", &rd->comm);
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Every output of the report modes on a fixed set of captures, into OUTDIR, so that a
+# Every output of the report modes on a fixed set of captures, and the generator's own
+# (gen.NAME.*: each capture written again, as checksums), into OUTDIR, so that a
 # restructuring commit can show its outputs byte-identical to its parent's:
 #
 #   tests/tools/outputs_snapshot.sh BUILD_BEFORE /tmp/snap.before
@@ -24,11 +25,22 @@ mkdir -p "$out" "$caps"
 idx=$(mktemp -d)
 trap 'rm -rf "$idx"' EXIT
 
-# name: generator arguments (each capture written once)
+# name: generator arguments (each capture written once for the reports below); and the
+# same capture written again by this build's generator into the index directory, kept as
+# checksums with what the generator said (and its self-check where the options allow it),
+# so that a change to the generator shows too: the cached captures would hide it
 make_capture() {
 	name=$1
 	shift
 	[ -f "$caps/$name/ground_truth.txt" ] || "$gen" --out "$caps/$name" --force "$@" >/dev/null
+	case " $* " in
+	*" --export "* | *" --truncate-at "*) check= ;;
+	*) check=--self-check ;;
+	esac
+	rm -rf "$idx/gen"
+	"$gen" --out "$idx/gen" $check "$@" >"$out/gen.$name.out" 2>&1 || echo "exit $?" >>"$out/gen.$name.out"
+	(cd "$idx/gen" && find . -type f | LC_ALL=C sort | xargs sha256sum) >"$out/gen.$name.sums"
+	rm -rf "$idx/gen"
 }
 make_capture demo --demo
 make_capture vllm2 --ranks 2 --shape vllm --steps 20 --prefill 4 --comm --seed 3

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* ascprof-gen: writes a synthetic vLLM-Ascend torch_npu capture and the exact ground truth it
  * planted (gen_truth.c documents every key). The generator is one program in several files, by
- * section: gen_main.c (options, driver), gen_util.c (utilities), gen_kinds.c (op kinds),
- * gen_plan.c (the per-step plan), gen_sim.c (simulation), gen_trace.c (trace_view.json),
- * gen_csv.c (CSV tables), gen_files.c (the files around them), gen_truth.c (ground truth),
- * gen_comm.c (--comm), gen_check.c (--self-check), gen_db.c (--export db). This header is the
- * state they share: the options, the model (struct gen, struct rank_model), the writers'
- * types, and the functions one file calls in another. Nothing here is thread-safe: the
- * generator runs on one thread. */
+ * section: gen_main.c (calibration, driver), gen_opts.c (options), gen_util.c (utilities),
+ * gen_kinds.c (op kinds), gen_plan.c (the per-step plan), gen_sim.c (simulation),
+ * gen_trace.c (trace_view.json), gen_csv.c (CSV tables), gen_files.c (the files around
+ * them), gen_truth.c (ground truth), gen_comm.c (--comm), gen_check.c (--self-check),
+ * gen_db.c (--export db). This header is the state they share: the options, the model
+ * (struct gen, struct rank_model), the writers' types, and the functions one file calls in
+ * another. Nothing here is thread-safe: the generator runs on one thread. */
 #ifndef ASCPROF_GEN_H
 #define ASCPROF_GEN_H
 
@@ -29,18 +29,15 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "sbuf.h"
+#include "xalloc.h"
+
 #define US             1000LL /* ns per microsecond */
 #define MS             1000000LL
 #define MAX_RANKS      64
 #define KERNEL_LATENCY (20 * US) /* launch -> earliest kernel start */
 #define IDLE_MIN       (50 * US) /* device gaps shorter than this are jitter, not idle */
 #define BASE_NS        1736408883674584732LL
-
-/* Growable byte string. */
-struct sbuf {
-	char *p;
-	size_t n, cap;
-};
 
 /* ------------------------------------------------------------------------------------------ */
 /* PRNG: splitmix64 to seed, xoshiro256** to draw; all streams derive from (seed, purpose...). */
@@ -432,12 +429,8 @@ void gen_serving(const struct gen *G);
 /* gen_util.c */
 extern const char *prog;
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-void grow(void **v, size_t *cap, size_t need, size_t sz);
-void sb_add(struct sbuf *b, const void *s, size_t n);
-void sb_str(struct sbuf *b, const char *s);
-void sb_chr(struct sbuf *b, char c);
-void sb_clear(struct sbuf *b);
-void sb_fmt(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "ascprof-gen: " and the message on stderr, no newline (die, usage_error). */
+void prog_vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 int u64_digits(char *buf, uint64_t v);
 int fmt_us3(char *buf, int64_t ns);
 bool parse_scaled(const char *s, int scale, int64_t *out);
@@ -488,14 +481,15 @@ int64_t write_api_statistic(const struct gen *G, const struct rank_model *R, con
 int64_t write_step_trace(const struct gen *G, const struct rank_model *R, const char *path);
 void write_memory(const struct gen *G, const struct rank_model *R, const char *od, struct rank_out *ro);
 
-/* gen_main.c */
+/* gen_opts.c */
+void parse_opts(int argc, char **argv, struct opts *o);
 void usage_error(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 int64_t arg_int(const char *opt, const char *v, int64_t lo, int64_t hi);
-
-/* gen_kinds.c */
 int kernel_kind(const char *opt, const char *name);
 void parse_shape(const char *v, struct shape_opts *sh);
 void shape_apply(struct opts *o);
+
+/* gen_kinds.c */
 extern const struct kind kinds[K_COUNT];
 
 /* gen_sim.c */
@@ -531,39 +525,7 @@ void write_rank(const struct gen *G, const struct rank_model *R, struct rank_out
 int self_check(const char *outdir);
 
 /* ------------------------------------------------------------------------------------------ */
-/* inline helpers: allocation, min/max, output                                               */
-
-static inline void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		die("out of memory (%zu bytes)", n);
-	return p;
-}
-
-static inline void *xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz ? sz : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static inline void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		die("out of memory (%zu bytes)", n);
-	return p;
-}
-
-static inline char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = xmalloc(n);
-	memcpy(p, s, n);
-	return p;
-}
+/* inline helpers: min/max, output (allocation, strings: src/base's xalloc.h, sbuf.h)       */
 
 static inline int64_t max64(int64_t a, int64_t b)
 {

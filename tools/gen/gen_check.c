@@ -2,6 +2,8 @@
 /* ascprof-gen: --self-check: an independent, generic sweep over the files actually written. */
 #include "gen.h"
 
+#include "cmp.h"
+
 struct kv {
 	char *k, *v;
 };
@@ -13,7 +15,7 @@ struct kvs {
 
 static void kvs_add(struct kvs *m, const char *k, const char *v)
 {
-	grow((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v);
+	xgrow(&m->v, &m->cap, m->n + 1, sizeof *m->v);
 	m->v[m->n].k = xstrdup(k);
 	m->v[m->n].v = xstrdup(v);
 	m->n++;
@@ -173,7 +175,7 @@ static void put_utf8(struct sbuf *b, unsigned cp)
 		u[3] = (char)(0x80 | (cp & 63));
 		n = 4;
 	}
-	sb_add(b, u, n);
+	sbuf_add(b, u, n);
 }
 
 /* A string; decoded into out when out is not NULL. */
@@ -184,19 +186,19 @@ static bool jstr(struct jp *j, struct sbuf *out)
 		return false;
 	j->p++;
 	if (out)
-		sb_clear(out);
+		sbuf_reset(out);
 	for (;;) {
 		const char *run = j->p;
 		while (j->p < j->e && *j->p != '"' && *j->p != '\\' && (unsigned char)*j->p >= 0x20)
 			j->p++;
 		if (out && j->p > run)
-			sb_add(out, run, (size_t)(j->p - run));
+			sbuf_add(out, run, (size_t)(j->p - run));
 		if (j->p >= j->e || (unsigned char)*j->p < 0x20)
 			return false;
 		if (*j->p == '"') {
 			j->p++;
-			if (out && !out->p)
-				sb_str(out, "");
+			if (out && !out->buf)
+				sbuf_adds(out, "");
 			return true;
 		}
 		j->p++; /* backslash */
@@ -358,7 +360,7 @@ static uint32_t intern(struct names *t, const char *s, size_t n)
 			return t->h[k] - 1;
 		k = (k + 1) & (t->hcap - 1);
 	}
-	grow((void **)&t->s, &t->cap, t->n + 1, sizeof *t->s);
+	xgrow(&t->s, &t->cap, t->n + 1, sizeof *t->s);
 	char *c = xmalloc(n + 1);
 	memcpy(c, s, n);
 	c[n] = 0;
@@ -414,20 +416,20 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 		for (;;) {
 			if (!jstr(j, key) || !jlit(j, ':'))
 				return false;
-			const char *k = key->p;
+			const char *k = key->buf;
 			if (!strcmp(k, "ph")) {
-				if (!jstr(j, val) || val->n != 1)
+				if (!jstr(j, val) || val->len != 1)
 					return false;
-				ph = val->p[0];
+				ph = val->buf[0];
 			} else if (!strcmp(k, "name") || !strcmp(k, "processName")) {
 				if (!jstr(j, val))
 					return false;
-				name = intern(&tv->names, val->p, val->n);
+				name = intern(&tv->names, val->buf, val->len);
 			} else if (!strcmp(k, "cat")) {
 				if (!jstr(j, val))
 					return false;
-				cat = !strcmp(val->p, "cpu_op")            ? CAT_CPU_OP
-				      : !strcmp(val->p, "python_function") ? CAT_PYFUNC
+				cat = !strcmp(val->buf, "cpu_op")            ? CAT_CPU_OP
+				      : !strcmp(val->buf, "python_function") ? CAT_PYFUNC
 				                                           : CAT_OTHER;
 			} else if (!strcmp(k, "pid") || !strcmp(k, "tid")) {
 				int64_t v;
@@ -437,9 +439,9 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 			} else if (!strcmp(k, "ts")) {
 				jws(j);
 				if (j->p < j->e && *j->p == '"') {
-					if (!jstr(j, val) || val->n >= sizeof num)
+					if (!jstr(j, val) || val->len >= sizeof num)
 						return false;
-					memcpy(num, val->p, val->n + 1);
+					memcpy(num, val->buf, val->len + 1);
 				} else if (!jnum(j, num, sizeof num)) {
 					return false;
 				}
@@ -457,23 +459,23 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 					for (;;) {
 						if (!jstr(j, key) || !jlit(j, ':'))
 							return false;
-						if (!strcmp(key->p, "name")) {
+						if (!strcmp(key->buf, "name")) {
 							if (!jstr(j, aname))
 								return false;
 							has_aname = true;
-						} else if (!strcmp(key->p, "Task Type")) {
+						} else if (!strcmp(key->buf, "Task Type")) {
 							if (!jstr(j, ttype))
 								return false;
-							tt = !strcmp(ttype->p, "AI_CORE") ||
-							                     !strcmp(ttype->p,
+							tt = !strcmp(ttype->buf, "AI_CORE") ||
+							                     !strcmp(ttype->buf,
 							                             "AI_VECTOR_CORE") ||
-							                     !strcmp(ttype->p, "MIX_AIC") ||
-							                     !strcmp(ttype->p, "MIX_AIV")
+							                     !strcmp(ttype->buf, "MIX_AIC") ||
+							                     !strcmp(ttype->buf, "MIX_AIV")
 							             ? TT_COMPUTE
-							     : !strcmp(ttype->p, "Notify Wait") ||
-							                     !strcmp(ttype->p,
+							     : !strcmp(ttype->buf, "Notify Wait") ||
+							                     !strcmp(ttype->buf,
 							                             "EVENT_RECORD_SQE") ||
-							                     !strcmp(ttype->p,
+							                     !strcmp(ttype->buf,
 							                             "EVENT_WAIT_SQE")
 							             ? TT_WAIT
 							             : TT_OTHER;
@@ -501,7 +503,7 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 	case 'X':
 		if (!has_ts || !has_dur || name == UINT32_MAX)
 			return false;
-		grow((void **)&tv->x, &tv->xcap, tv->nx + 1, sizeof *tv->x);
+		xgrow(&tv->x, &tv->xcap, tv->nx + 1, sizeof *tv->x);
 		tv->x[tv->nx++] = (struct xe){ts, ts + dur, pid, tid, name, cat, tt};
 		tv->n_ph[PH_X]++;
 		break;
@@ -509,12 +511,12 @@ static bool parse_element(struct jp *j, struct trace_view *tv, struct sbuf *key,
 		tv->n_ph[PH_M]++;
 		if (has_aname && name != UINT32_MAX) {
 			const char *what = tv->names.s[name];
-			uint32_t id = intern(&tv->names, aname->p, aname->n);
+			uint32_t id = intern(&tv->names, aname->buf, aname->len);
 			if (!strcmp(what, "process_name")) {
-				grow((void **)&tv->pn, &tv->pncap, tv->npn + 1, sizeof *tv->pn);
+				xgrow(&tv->pn, &tv->pncap, tv->npn + 1, sizeof *tv->pn);
 				tv->pn[tv->npn++] = (struct named_id){pid, 0, id};
 			} else if (!strcmp(what, "thread_name")) {
-				grow((void **)&tv->tn, &tv->tncap, tv->ntn + 1, sizeof *tv->tn);
+				xgrow(&tv->tn, &tv->tncap, tv->ntn + 1, sizeof *tv->tn);
 				tv->tn[tv->ntn++] = (struct named_id){pid, tid, id};
 			}
 		}
@@ -539,7 +541,7 @@ static void parse_trace(const char *p, size_t n, struct trace_view *tv)
 		for (;;) { /* members before traceEvents */
 			if (!jstr(&j, &key) || !jlit(&j, ':'))
 				goto out;
-			if (!strcmp(key.p, "traceEvents"))
+			if (!strcmp(key.buf, "traceEvents"))
 				break;
 			if (!jskip(&j, 1) || !jlit(&j, ','))
 				goto out;
@@ -570,10 +572,10 @@ static void parse_trace(const char *p, size_t n, struct trace_view *tv)
 	ok = j.p == j.e;
 out:
 	tv->complete = ok;
-	free(key.p);
-	free(val.p);
-	free(an.p);
-	free(tt.p);
+	free(key.buf);
+	free(val.buf);
+	free(an.buf);
+	free(tt.buf);
 }
 
 /* --- CSV reading --- */
@@ -597,9 +599,9 @@ static void rec_field(struct csv_rec *r)
 		memset(r->f + r->cap, 0, (nc - r->cap) * sizeof *r->f);
 		r->cap = nc;
 	}
-	sb_clear(&r->f[r->nf]);
-	if (!r->f[r->nf].p)
-		sb_str(&r->f[r->nf], "");
+	sbuf_reset(&r->f[r->nf]);
+	if (!r->f[r->nf].buf)
+		sbuf_adds(&r->f[r->nf], "");
 	r->nf++;
 }
 
@@ -622,7 +624,7 @@ static bool csv_next(struct csvr *c, struct csv_rec *r, bool *bad)
 				}
 				if (*c->p == '"') {
 					if (c->p + 1 < c->e && c->p[1] == '"') {
-						sb_chr(f, '"');
+						sbuf_addc(f, '"');
 						c->p += 2;
 						continue;
 					}
@@ -631,13 +633,13 @@ static bool csv_next(struct csvr *c, struct csv_rec *r, bool *bad)
 				}
 				if (*c->p == '\n')
 					c->line++;
-				sb_chr(f, *c->p++);
+				sbuf_addc(f, *c->p++);
 			}
 		}
 		const char *s = c->p;
 		while (c->p < c->e && *c->p != ',' && *c->p != '\n' && *c->p != '\r')
 			c->p++;
-		sb_add(f, s, (size_t)(c->p - s));
+		sbuf_add(f, s, (size_t)(c->p - s));
 		if (c->p >= c->e)
 			return true;
 		if (*c->p == ',') {
@@ -661,7 +663,7 @@ static bool csv_next(struct csvr *c, struct csv_rec *r, bool *bad)
 static void rec_free(struct csv_rec *r)
 {
 	for (size_t i = 0; i < r->cap; i++)
-		free(r->f[i].p);
+		free(r->f[i].buf);
 	free(r->f);
 }
 
@@ -704,7 +706,7 @@ static void csv_close(struct csv_file *cf)
 static int csv_col(const struct csv_file *cf, const char *name)
 {
 	for (size_t i = 0; i < cf->hdr.nf; i++)
-		if (!strcmp(cf->hdr.f[i].p, name))
+		if (!strcmp(cf->hdr.f[i].buf, name))
 			return (int)i;
 	return -1;
 }
@@ -727,10 +729,10 @@ static bool valid_utf8(const char *s, size_t n)
 /* A CSV text cell as UTF-8: GBK cells (never valid UTF-8 here) are decoded. */
 static const char *cell_utf8(const struct sbuf *f, struct sbuf *tmp)
 {
-	if (valid_utf8(f->p, f->n))
-		return f->p;
-	from_gbk(tmp, f->p, f->n);
-	return tmp->p;
+	if (valid_utf8(f->buf, f->len))
+		return f->buf;
+	from_gbk(tmp, f->buf, f->len);
+	return tmp->buf;
 }
 
 static void strip_tab(char *s)
@@ -780,15 +782,9 @@ static int64_t list_count(const char *list)
 	return n;
 }
 
-static int i64_cmp(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static bool i64_find(const int64_t *v, size_t n, int64_t x)
 {
-	return bsearch(&x, v, n, sizeof *v, i64_cmp) != NULL;
+	return bsearch(&x, v, n, sizeof *v, cmp_i64) != NULL;
 }
 
 /* Count of sorted values in [lo, hi). */
@@ -863,12 +859,12 @@ static void check_memory(struct chk *c, struct kvs *got, int r, const char *od)
 	int64_t rows = 0, pta_a = 0, pta_r = 0, app_r = 0, v;
 	while (csv_next(&cf.rd, &cf.rec, &bad)) {
 		rows++;
-		const char *cp = cf.rec.f[comp].p;
-		if (!strcmp(cp, "PTA") && parse_i64(cf.rec.f[al].p, 0, INT64_MAX, &v) && v > pta_a)
+		const char *cp = cf.rec.f[comp].buf;
+		if (!strcmp(cp, "PTA") && parse_i64(cf.rec.f[al].buf, 0, INT64_MAX, &v) && v > pta_a)
 			pta_a = v;
-		if (!strcmp(cp, "PTA") && parse_i64(cf.rec.f[re].p, 0, INT64_MAX, &v) && v > pta_r)
+		if (!strcmp(cp, "PTA") && parse_i64(cf.rec.f[re].buf, 0, INT64_MAX, &v) && v > pta_r)
 			pta_r = v;
-		if (!strcmp(cp, "APP") && parse_i64(cf.rec.f[re].p, 0, INT64_MAX, &v) && v > app_r)
+		if (!strcmp(cp, "APP") && parse_i64(cf.rec.f[re].buf, 0, INT64_MAX, &v) && v > app_r)
 			app_r = v;
 	}
 	csv_close(&cf);
@@ -885,7 +881,7 @@ static void check_memory(struct chk *c, struct kvs *got, int r, const char *od)
 		int64_t mrows = 0, hccl = 0;
 		while (csv_next(&cf.rd, &cf.rec, &bad)) {
 			mrows++;
-			if (!strcmp(cf.rec.f[mc].p, "HCCL") && parse_i64(cf.rec.f[mr].p, 0, INT64_MAX, &v) && v > hccl)
+			if (!strcmp(cf.rec.f[mc].buf, "HCCL") && parse_i64(cf.rec.f[mr].buf, 0, INT64_MAX, &v) && v > hccl)
 				hccl = v;
 		}
 		csv_close(&cf);
@@ -902,11 +898,11 @@ static void check_memory(struct chk *c, struct kvs *got, int r, const char *od)
 		int64_t orows = 0, allocs = 0, neg = 0, open_ = 0;
 		while (csv_next(&cf.rd, &cf.rec, &bad)) {
 			orows++;
-			if (!parse_i64(cf.rec.f[sz].p, INT64_MIN, INT64_MAX, &v))
+			if (!parse_i64(cf.rec.f[sz].buf, INT64_MIN, INT64_MAX, &v))
 				continue;
 			allocs++;
 			neg += v < 0;
-			open_ += cf.rec.f[rel].p[0] == '\0';
+			open_ += cf.rec.f[rel].buf[0] == '\0';
 		}
 		csv_close(&cf);
 		static const char *const onames[] = {"csv.operator_memory.rows", "mem.allocs", "mem.negative_sizes",
@@ -921,30 +917,36 @@ static void check_memory(struct chk *c, struct kvs *got, int r, const char *od)
 	}
 }
 
-static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, int r, const char *od,
-                       const struct sweep *sw, bool trace_ok)
+/* The kernel types kernel_details.csv holds, with their counts and times (op_statistic.csv
+ * must agree). */
+struct kernel_types {
+	struct agg *aggs;
+	size_t n, cap;
+	char **names; /* owned, n */
+};
+
+/* kernel_details.csv: rows, ragged and Excel-mangled lines where the ground truth lists
+ * them, starts on device events, durations by type (kt). bad: the CSV was malformed, kept
+ * from file to file; tmp: scratch. */
+static void check_kernel_details(struct chk *c, const struct kvs *truth, struct kvs *got, int r, const char *od,
+                                 const struct sweep *sw, bool trace_ok, struct kernel_types *kt, struct sbuf *tmp,
+                                 bool *bad)
 {
 	char path[4096], key[512], pre[32];
 	snprintf(pre, sizeof pre, "rank.%d.", r);
-	struct sbuf tmp = {0};
-	bool bad = false;
-	/* kernel_details.csv */
 	struct csv_file cf;
 	path_join(path, sizeof path, od, "kernel_details.csv");
 	snprintf(key, sizeof key, "%skernel_details.ragged_lines", pre);
 	const char *ragged = kvs_get(truth, key);
 	snprintf(key, sizeof key, "%skernel_details.excel_lines", pre);
 	const char *excel = kvs_get(truth, key);
-	struct agg *types = NULL;
-	size_t ntypes = 0, tcap = 0;
-	char **tnames = NULL;
 	if (csv_open(&cf, path, c)) {
 		int cst = csv_col(&cf, "Start Time(us)"), cdu = csv_col(&cf, "Duration(us)"),
 		    cty = csv_col(&cf, "Type");
 		if (cst < 0 || cdu < 0 || cty < 0)
 			chk_fail(c, "%s: missing columns", path);
 		int64_t rows = 0, nrag = 0, nexc = 0;
-		while (cst >= 0 && cdu >= 0 && cty >= 0 && csv_next(&cf.rd, &cf.rec, &bad)) {
+		while (cst >= 0 && cdu >= 0 && cty >= 0 && csv_next(&cf.rd, &cf.rec, bad)) {
 			rows++;
 			int64_t ln = cf.rec.line;
 			bool is_rag = in_list(ragged, ln), is_exc = in_list(excel, ln);
@@ -955,7 +957,7 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 				continue;
 			}
 			nrag += is_rag;
-			char *st = cf.rec.f[cst].p;
+			char *st = cf.rec.f[cst].buf;
 			strip_tab(st);
 			if (is_exc) {
 				nexc++;
@@ -974,22 +976,22 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 					         path, ln, st);
 			}
 			int64_t d;
-			if (!dec_ns(cf.rec.f[cdu].p, &d)) {
+			if (!dec_ns(cf.rec.f[cdu].buf, &d)) {
 				chk_fail(c, "%s line %" PRId64 ": bad Duration", path, ln);
 				continue;
 			}
-			const char *ty = cell_utf8(&cf.rec.f[cty], &tmp);
+			const char *ty = cell_utf8(&cf.rec.f[cty], tmp);
 			size_t t;
-			for (t = 0; t < ntypes && strcmp(tnames[t], ty); t++)
+			for (t = 0; t < kt->n && strcmp(kt->names[t], ty); t++)
 				;
-			if (t == ntypes) {
-				tnames = xrealloc(tnames, (ntypes + 1) * sizeof *tnames);
-				tnames[ntypes] = xstrdup(ty);
-				agg_find(&types, &ntypes, &tcap, tnames[ntypes], "");
+			if (t == kt->n) {
+				kt->names = xrealloc(kt->names, (kt->n + 1) * sizeof *kt->names);
+				kt->names[kt->n] = xstrdup(ty);
+				agg_find(&kt->aggs, &kt->n, &kt->cap, kt->names[kt->n], "");
 			}
-			agg_add(&types[t], d);
+			agg_add(&kt->aggs[t], d);
 		}
-		if (bad)
+		if (*bad)
 			chk_fail(c, "%s: malformed CSV", path);
 		if (nrag != list_count(ragged) || nexc != list_count(excel))
 			chk_fail(c,
@@ -998,27 +1000,34 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 			         path, nrag, nexc, list_count(ragged), list_count(excel));
 		snprintf(key, sizeof key, "%scsv.kernel_details.rows", pre);
 		kvs_addi(got, key, rows);
-		for (size_t t = 0; t < ntypes; t++) {
-			snprintf(key, sizeof key, "optype.%d.%s.count", r, tnames[t]);
-			kvs_addi(got, key, types[t].n);
-			snprintf(key, sizeof key, "optype.%d.%s.total_ns", r, tnames[t]);
-			kvs_addi(got, key, types[t].total);
+		for (size_t t = 0; t < kt->n; t++) {
+			snprintf(key, sizeof key, "optype.%d.%s.count", r, kt->names[t]);
+			kvs_addi(got, key, kt->aggs[t].n);
+			snprintf(key, sizeof key, "optype.%d.%s.total_ns", r, kt->names[t]);
+			kvs_addi(got, key, kt->aggs[t].total);
 		}
 		csv_close(&cf);
 	} else {
 		chk_fail(c, "%s missing", path);
 	}
-	/* operator_details.csv: one row per cpu_op instance */
+}
+
+/* operator_details.csv: one row per cpu_op instance */
+static void check_operator_details(struct chk *c, const struct kvs *truth, struct kvs *got, int r,
+                                   const char *od, const struct sweep *sw, bool trace_ok, bool *bad)
+{
+	char path[4096], key[512];
+	struct csv_file cf;
 	path_join(path, sizeof path, od, "operator_details.csv");
-	snprintf(key, sizeof key, "%scsv.operator_details.rows", pre);
+	snprintf(key, sizeof key, "rank.%d.csv.operator_details.rows", r);
 	if (csv_open(&cf, path, c)) {
 		int64_t rows = 0;
-		while (csv_next(&cf.rd, &cf.rec, &bad)) {
+		while (csv_next(&cf.rd, &cf.rec, bad)) {
 			rows++;
 			if (cf.rec.nf != cf.hdr.nf || cf.hdr.nf != 9)
 				chk_fail(c, "%s line %" PRId64 ": %zu fields", path, cf.rec.line, cf.rec.nf);
 		}
-		if (bad)
+		if (*bad)
 			chk_fail(c, "%s: malformed CSV", path);
 		kvs_addi(got, key, rows);
 		if (trace_ok && rows != sw->cpu_ops)
@@ -1028,42 +1037,56 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 	} else if (kvs_get(truth, key)) { /* --default-export writes none */
 		chk_fail(c, "%s missing", path);
 	}
-	/* op_statistic.csv: must agree with kernel_details.csv */
+}
+
+/* op_statistic.csv: must agree with kernel_details.csv */
+static void check_op_statistic(struct chk *c, struct kvs *got, int r, const char *od,
+                               const struct kernel_types *kt, struct sbuf *tmp, bool *bad)
+{
+	char path[4096], key[512];
+	struct csv_file cf;
 	path_join(path, sizeof path, od, "op_statistic.csv");
 	if (csv_open(&cf, path, c)) {
 		int64_t rows = 0;
-		while (csv_next(&cf.rd, &cf.rec, &bad)) {
+		while (csv_next(&cf.rd, &cf.rec, bad)) {
 			rows++;
 			if (cf.rec.nf != 8 || cf.hdr.nf != 8) {
 				chk_fail(c, "%s line %" PRId64 ": %zu fields", path, cf.rec.line, cf.rec.nf);
 				continue;
 			}
-			const char *ty = cell_utf8(&cf.rec.f[0], &tmp);
+			const char *ty = cell_utf8(&cf.rec.f[0], tmp);
 			int64_t cnt, tot;
 			size_t t;
-			for (t = 0; t < ntypes && strcmp(tnames[t], ty); t++)
+			for (t = 0; t < kt->n && strcmp(kt->names[t], ty); t++)
 				;
-			if (t == ntypes || !parse_i64(cf.rec.f[2].p, 0, INT64_MAX, &cnt) ||
-			    !dec_ns(cf.rec.f[3].p, &tot) || cnt != types[t].n || tot != types[t].total)
+			if (t == kt->n || !parse_i64(cf.rec.f[2].buf, 0, INT64_MAX, &cnt) ||
+			    !dec_ns(cf.rec.f[3].buf, &tot) || cnt != kt->aggs[t].n || tot != kt->aggs[t].total)
 				chk_fail(c, "%s line %" PRId64 ": %s disagrees with kernel_details.csv", path,
 				         cf.rec.line, ty);
 		}
-		if (rows != (int64_t)ntypes)
-			chk_fail(c, "%s: %" PRId64 " rows for %zu kernel types", path, rows, ntypes);
-		snprintf(key, sizeof key, "%scsv.op_statistic.rows", pre);
+		if (rows != (int64_t)kt->n)
+			chk_fail(c, "%s: %" PRId64 " rows for %zu kernel types", path, rows, kt->n);
+		snprintf(key, sizeof key, "rank.%d.csv.op_statistic.rows", r);
 		kvs_addi(got, key, rows);
 		csv_close(&cf);
 	} else {
 		chk_fail(c, "%s missing", path);
 	}
-	/* api_statistic.csv: counts add up to the CANN events */
+}
+
+/* api_statistic.csv: counts add up to the CANN events */
+static void check_api_statistic(struct chk *c, struct kvs *got, int r, const char *od, const struct sweep *sw,
+                                bool trace_ok, bool *bad)
+{
+	char path[4096], key[512];
+	struct csv_file cf;
 	path_join(path, sizeof path, od, "api_statistic.csv");
 	if (csv_open(&cf, path, c)) {
 		int64_t rows = 0, calls = 0;
-		while (csv_next(&cf.rd, &cf.rec, &bad)) {
+		while (csv_next(&cf.rd, &cf.rec, bad)) {
 			rows++;
 			int64_t cnt;
-			if (cf.rec.nf != 8 || !parse_i64(cf.rec.f[3].p, 1, INT64_MAX, &cnt))
+			if (cf.rec.nf != 8 || !parse_i64(cf.rec.f[3].buf, 1, INT64_MAX, &cnt))
 				chk_fail(c, "%s line %" PRId64 ": bad row", path, cf.rec.line);
 			else
 				calls += cnt;
@@ -1071,13 +1094,20 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 		if (trace_ok && calls != sw->cann_x)
 			chk_fail(c, "%s: %" PRId64 " calls but %" PRId64 " CANN events", path, calls,
 			         sw->cann_x);
-		snprintf(key, sizeof key, "%scsv.api_statistic.rows", pre);
+		snprintf(key, sizeof key, "rank.%d.csv.api_statistic.rows", r);
 		kvs_addi(got, key, rows);
 		csv_close(&cf);
 	} else {
 		chk_fail(c, "%s missing", path);
 	}
-	/* step_trace_time.csv */
+}
+
+/* step_trace_time.csv: per row (or the whole span) as the sweep splits it */
+static void check_step_trace_time(struct chk *c, const struct kvs *truth, struct kvs *got, int r,
+                                  const char *od, const struct sweep *sw, bool trace_ok, bool *bad)
+{
+	char path[4096], key[512];
+	struct csv_file cf;
 	path_join(path, sizeof path, od, "step_trace_time.csv");
 	const char *mode = kvs_get(truth, "step_trace");
 	bool want = mode && strcmp(mode, "none");
@@ -1085,11 +1115,11 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 		if (!want)
 			chk_fail(c, "%s exists although step_trace=none", path);
 		int64_t rows = 0;
-		while (csv_next(&cf.rd, &cf.rec, &bad)) {
+		while (csv_next(&cf.rd, &cf.rec, bad)) {
 			int64_t v[10];
 			bool okrow = cf.rec.nf == 10 && cf.hdr.nf == 10;
 			for (int i = 1; okrow && i < 10; i++)
-				okrow = dec_ns(cf.rec.f[i].p, &v[i]);
+				okrow = dec_ns(cf.rec.f[i].buf, &v[i]);
 			if (!okrow) {
 				chk_fail(c, "%s line %" PRId64 ": bad row", path, cf.rec.line);
 				rows++;
@@ -1116,21 +1146,34 @@ static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, 
 						chk_fail(c,
 						         "%s line %" PRId64 " column %s: %" PRId64
 						         " ns, sweep says %" PRId64,
-						         path, cf.rec.line, cf.hdr.f[i].p, v[i], exp[i]);
+						         path, cf.rec.line, cf.hdr.f[i].buf, v[i], exp[i]);
 			}
 			rows++;
 		}
-		snprintf(key, sizeof key, "%scsv.step_trace_time.rows", pre);
+		snprintf(key, sizeof key, "rank.%d.csv.step_trace_time.rows", r);
 		kvs_addi(got, key, rows);
 		csv_close(&cf);
 	} else if (want) {
 		chk_fail(c, "%s missing", path);
 	}
-	for (size_t t = 0; t < ntypes; t++)
-		free(tnames[t]);
-	free(tnames);
-	free(types);
-	free(tmp.p);
+}
+
+static void check_csvs(struct chk *c, const struct kvs *truth, struct kvs *got, int r, const char *od,
+                       const struct sweep *sw, bool trace_ok)
+{
+	struct sbuf tmp = {0};
+	bool bad = false;
+	struct kernel_types kt = {0};
+	check_kernel_details(c, truth, got, r, od, sw, trace_ok, &kt, &tmp, &bad);
+	check_operator_details(c, truth, got, r, od, sw, trace_ok, &bad);
+	check_op_statistic(c, got, r, od, &kt, &tmp, &bad);
+	check_api_statistic(c, got, r, od, sw, trace_ok, &bad);
+	check_step_trace_time(c, truth, got, r, od, sw, trace_ok, &bad);
+	for (size_t t = 0; t < kt.n; t++)
+		free(kt.names[t]);
+	free(kt.names);
+	free(kt.aggs);
+	free(tmp.buf);
 }
 
 static void check_json_file(struct chk *c, const char *path)
@@ -1154,15 +1197,17 @@ static int64_t lookup_name(const struct named_id *v, size_t n, int64_t pid, int6
 	return -1;
 }
 
-static void check_rank(struct chk *c, const struct kvs *truth, int r, const char *outdir)
+/* The rank's directory and the files around its trace; false when no trace is to be read
+ * (no directory in the ground truth, or the raw layout). od receives the output folder. */
+static bool check_rank_dir(struct chk *c, const struct kvs *truth, int r, const char *outdir, char *od,
+                           size_t odsz)
 {
-	char key[512], pre[32], rdir[4096], od[4096], path[4096];
-	snprintf(pre, sizeof pre, "rank.%d.", r);
-	snprintf(key, sizeof key, "%sdir", pre);
+	char key[512], rdir[4096], path[4096];
+	snprintf(key, sizeof key, "rank.%d.dir", r);
 	const char *dir = kvs_get(truth, key);
 	if (!dir) {
 		chk_fail(c, "ground truth has no %s", key);
-		return;
+		return false;
 	}
 	path_join(rdir, sizeof rdir, outdir, dir);
 	snprintf(key, sizeof key, "profiler_info_%d.json", r);
@@ -1174,331 +1219,369 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 	const char *raw = kvs_get(truth, "raw");
 	if (raw && !strcmp(raw, "1")) {
 		path_join(path, sizeof path, rdir, "FRAMEWORK");
-		path_join(od, sizeof od, rdir, "ASCEND_PROFILER_OUTPUT");
+		path_join(od, odsz, rdir, "ASCEND_PROFILER_OUTPUT");
 		if (access(path, F_OK) != 0 || access(od, F_OK) == 0)
 			chk_fail(c, "%s: raw layout expected", rdir);
-		return;
+		return false;
 	}
-	path_join(od, sizeof od, rdir, "ASCEND_PROFILER_OUTPUT");
-	path_join(path, sizeof path, od, "trace_view.json");
-	struct mapped m = map_file(path);
-	if (!m.ok) {
-		chk_fail(c, "%s missing", path);
-		return;
-	}
-	snprintf(key, sizeof key, "%struncated", pre);
-	const char *tr = kvs_get(truth, key);
-	bool truncated = tr && !strcmp(tr, "1");
-	struct trace_view tv;
-	parse_trace(m.p, m.n, &tv);
-	if (!truncated && !tv.complete)
-		chk_fail(c, "%s is not valid JSON (or not a trace)", path);
-	if (truncated && tv.complete)
-		chk_fail(c, "%s should be cut but parses completely", path);
-	if (tv.other_ph)
-		chk_fail(c, "%s: %" PRId64 " elements with an unexpected ph", path, tv.other_ph);
-	struct kvs got = {0};
+	path_join(od, odsz, rdir, "ASCEND_PROFILER_OUTPUT");
+	return true;
+}
+
+/* The trace's size and its events by ph. */
+static void count_events(struct kvs *got, const char *pre, const struct trace_view *tv, size_t bytes)
+{
+	char key[512];
 	snprintf(key, sizeof key, "%strace_bytes", pre);
-	kvs_addi(&got, key, (int64_t)m.n);
+	kvs_addi(got, key, (int64_t)bytes);
 	int64_t total = 0;
 	for (int p = 0; p < PH_COUNT; p++) {
 		snprintf(key, sizeof key, "%sevents.%c", pre, ph_chars[p]);
-		kvs_addi(&got, key, tv.n_ph[p]);
-		total += tv.n_ph[p];
+		kvs_addi(got, key, tv->n_ph[p]);
+		total += tv->n_ph[p];
 	}
 	snprintf(key, sizeof key, "%sevents.total", pre);
-	kvs_addi(&got, key, total + tv.other_ph);
+	kvs_addi(got, key, total + tv->other_ph);
+}
 
-	struct sweep sw;
-	memset(&sw, 0, sizeof sw);
-	/* lanes: every (pid, tid) with X events or a thread_name, under a named process */
+/* lanes: every (pid, tid) with X events or a thread_name, under a named process; and the
+ * X events' span (sw->first, sw->last) */
+static void count_lanes(struct kvs *got, const char *pre, const struct trace_view *tv, struct sweep *sw)
+{
+	char key[512];
 	struct lane_acc *la = NULL;
 	size_t nla = 0, lacap = 0, hit = 0;
-	for (size_t i = 0; i < tv.nx; i++) {
-		const struct xe *x = &tv.x[i];
-		if (!sw.have_x || x->ts < sw.first)
-			sw.first = x->ts;
-		if (!sw.have_x || x->end > sw.last)
-			sw.last = x->end;
-		sw.have_x = true;
+	for (size_t i = 0; i < tv->nx; i++) {
+		const struct xe *x = &tv->x[i];
+		if (!sw->have_x || x->ts < sw->first)
+			sw->first = x->ts;
+		if (!sw->have_x || x->end > sw->last)
+			sw->last = x->end;
+		sw->have_x = true;
 		if (!(hit < nla && la[hit].pid == x->pid && la[hit].tid == x->tid)) {
 			for (hit = 0; hit < nla && !(la[hit].pid == x->pid && la[hit].tid == x->tid); hit++)
 				;
 			if (hit == nla) {
-				grow((void **)&la, &lacap, nla + 1, sizeof *la);
+				xgrow(&la, &lacap, nla + 1, sizeof *la);
 				la[nla++] = (struct lane_acc){x->pid, x->tid, 0, -1};
 			}
 		}
 		la[hit].nx++;
 	}
-	for (size_t i = 0; i < tv.ntn; i++) {
-		for (hit = 0; hit < nla && !(la[hit].pid == tv.tn[i].pid && la[hit].tid == tv.tn[i].tid);
+	for (size_t i = 0; i < tv->ntn; i++) {
+		for (hit = 0; hit < nla && !(la[hit].pid == tv->tn[i].pid && la[hit].tid == tv->tn[i].tid);
 		     hit++)
 			;
 		if (hit == nla) {
-			grow((void **)&la, &lacap, nla + 1, sizeof *la);
-			la[nla++] = (struct lane_acc){tv.tn[i].pid, tv.tn[i].tid, 0, -1};
+			xgrow(&la, &lacap, nla + 1, sizeof *la);
+			la[nla++] = (struct lane_acc){tv->tn[i].pid, tv->tn[i].tid, 0, -1};
 		}
-		la[hit].tname = tv.tn[i].name;
+		la[hit].tname = tv->tn[i].name;
 	}
-	for (size_t p = 0; p < tv.npn; p++) {
-		const char *pname = tv.names.s[tv.pn[p].name];
+	for (size_t p = 0; p < tv->npn; p++) {
+		const char *pname = tv->names.s[tv->pn[p].name];
 		int64_t n = 0;
 		for (size_t i = 0; i < nla; i++) {
-			if (la[i].pid != tv.pn[p].pid)
+			if (la[i].pid != tv->pn[p].pid)
 				continue;
 			n++;
 			if (la[i].tname >= 0) {
 				snprintf(key, sizeof key, "%slane.%s/%s", pre, pname,
-				         tv.names.s[la[i].tname]);
-				kvs_addi(&got, key, la[i].nx);
+				         tv->names.s[la[i].tname]);
+				kvs_addi(got, key, la[i].nx);
 			}
 		}
 		snprintf(key, sizeof key, "%slanes.%s", pre, pname);
-		kvs_addi(&got, key, n);
+		kvs_addi(got, key, n);
 	}
 	free(la);
-	if (sw.have_x) {
+	if (sw->have_x) {
 		snprintf(key, sizeof key, "%sfirst_ts_ns", pre);
-		kvs_addi(&got, key, sw.first);
+		kvs_addi(got, key, sw->first);
 		snprintf(key, sizeof key, "%slast_end_ns", pre);
-		kvs_addi(&got, key, sw.last);
+		kvs_addi(got, key, sw->last);
 		snprintf(key, sizeof key, "%swall_ns", pre);
-		kvs_addi(&got, key, sw.last - sw.first);
+		kvs_addi(got, key, sw->last - sw->first);
 	}
-	bool trace_ok = !truncated && tv.complete;
-	if (trace_ok) {
-		/* classify by the process / thread names the trace itself declares */
-		int64_t copy = 0, ncoll = 0, cxfer = 0, cspan = 0;
-		int64_t *cpu_ts = NULL;
-		size_t ncpu = 0, cpucap = 0;
-		struct agg *ops = NULL;
-		size_t nops = 0, opcap = 0;
-		const char *marks = kvs_get(truth, "step_marks");
-		int64_t last_pid = INT64_MIN;
-		const char *pname = "";
-		for (size_t i = 0; i < tv.nx; i++) {
-			const struct xe *x = &tv.x[i];
-			if (x->pid != last_pid) {
-				int64_t id = lookup_name(tv.pn, tv.npn, x->pid, 0, false);
-				pname = id >= 0 ? tv.names.s[id] : "";
-				last_pid = x->pid;
-			}
-			const char *nm = tv.names.s[x->name];
-			if (!strcmp(pname, "Ascend Hardware")) {
-				/* MC2 dispatch and combine wait for the peers: communication */
-				if (x->tt == TT_COMPUTE && strstr(nm, "MoeDistribute")) {
-					list_push(&sw.comm, x->ts, x->end);
-					agg_add(agg_find(&ops, &nops, &opcap, nm, ""), x->end - x->ts);
-				} else if (x->tt == TT_COMPUTE) {
-					list_push(&sw.comp, x->ts, x->end);
-					agg_add(agg_find(&ops, &nops, &opcap, nm, ""), x->end - x->ts);
-				}
-				if (x->tt != TT_WAIT)
-					list_push(&sw.busy, x->ts, x->end);
-				if (!strcmp(nm, "MEMCPY_ASYNC"))
-					copy += x->end - x->ts;
-				if (!strcmp(nm, "SDMA")) /* a collective's transfer */
-					cxfer += x->end - x->ts;
-			} else if (!strcmp(pname, "HCCL")) {
-				int64_t tn = lookup_name(tv.tn, tv.ntn, x->pid, x->tid, true);
-				if (tn >= 0 && !strcmp(tv.names.s[tn], "Group 0 Communication")) {
-					list_push(&sw.comm, x->ts, x->end);
-					ncoll++;
-					cspan += x->end - x->ts;
-				}
-			} else if (!strcmp(pname, "Python") || !strcmp(pname, "CANN")) {
-				list_push(&sw.host, x->ts, x->end);
-				sw.cann_x += !strcmp(pname, "CANN");
-				bool pstep = x->cat == CAT_CPU_OP && !strncmp(nm, "ProfilerStep#", 13);
-				if (x->cat == CAT_CPU_OP && !pstep) {
-					grow((void **)&cpu_ts, &cpucap, ncpu + 1, sizeof *cpu_ts);
-					cpu_ts[ncpu++] = x->ts;
-				}
-				size_t nl = strlen(nm);
-				bool engine = x->cat == CAT_PYFUNC && nl > 15 &&
-				              !strcmp(nm + nl - 15, ": execute_model");
-				if ((marks && !strcmp(marks, "engine") && engine) ||
-				    (marks && !strcmp(marks, "profilerstep") && pstep)) {
-					sw.steps = xrealloc(sw.steps, (sw.nsteps + 1) * sizeof *sw.steps);
-					sw.steps[sw.nsteps++] = (struct ivl){x->ts, x->end};
-				}
-			}
-		}
-		/* device and HCCL start times, for matching kernel_details.csv rows */
-		sw.devts = xmalloc(sizeof *sw.devts * (tv.nx ? tv.nx : 1));
-		sw.ndevts = 0;
-		last_pid = INT64_MIN;
-		for (size_t i = 0; i < tv.nx; i++) {
-			const struct xe *x = &tv.x[i];
-			if (x->pid != last_pid) {
-				int64_t id = lookup_name(tv.pn, tv.npn, x->pid, 0, false);
-				pname = id >= 0 ? tv.names.s[id] : "";
-				last_pid = x->pid;
-			}
-			if (!strcmp(pname, "Ascend Hardware") || !strcmp(pname, "HCCL"))
-				sw.devts[sw.ndevts++] = x->ts;
-		}
-		qsort(sw.devts, sw.ndevts, sizeof *sw.devts, i64_cmp);
-		qsort(cpu_ts, ncpu, sizeof *cpu_ts, i64_cmp);
-		sw.cpu_ops = (int64_t)ncpu;
-		if (marks && !strcmp(marks, "none")) {
-			/* no markers in the file: take the windows the ground truth states */
-			snprintf(key, sizeof key, "%ssteps", pre);
-			const char *ns = kvs_get(truth, key);
-			int64_t n = 0;
-			if (ns)
-				parse_i64(ns, 0, INT32_MAX, &n);
-			for (int64_t k = 0; k < n; k++) {
-				int64_t s = 0, e = 0;
-				snprintf(key, sizeof key, "%sstep.%" PRId64 ".start_ns", pre, k);
-				const char *vs = kvs_get(truth, key);
-				snprintf(key, sizeof key, "%sstep.%" PRId64 ".end_ns", pre, k);
-				const char *ve = kvs_get(truth, key);
-				if (!vs || !ve || !parse_i64(vs, INT64_MIN, INT64_MAX, &s) ||
-				    !parse_i64(ve, INT64_MIN, INT64_MAX, &e)) {
-					chk_fail(c,
-					         "rank %d: step %" PRId64 " window missing from ground truth",
-					         r, k);
-					continue;
-				}
-				sw.steps = xrealloc(sw.steps, (sw.nsteps + 1) * sizeof *sw.steps);
-				sw.steps[sw.nsteps++] = (struct ivl){s, e};
-			}
-		}
-		if (sw.nsteps > 1)
-			qsort(sw.steps, sw.nsteps, sizeof *sw.steps, ivl_cmp);
-		sweep_merge(&sw.comp);
-		sweep_merge(&sw.comm);
-		sweep_merge(&sw.busy);
-		sweep_merge(&sw.host);
-		for (size_t i = 0; i < sw.comp.n; i++)
-			list_push(&sw.cc, sw.comp.v[i].s, sw.comp.v[i].e);
-		for (size_t i = 0; i < sw.comm.n; i++)
-			list_push(&sw.cc, sw.comm.v[i].s, sw.comm.v[i].e);
-		sweep_merge(&sw.cc);
-		sweep_subtract(&sw.comm, &sw.comp, &sw.expo);
-		/* occupied: busy or in a collective; idle and host-only are measured against it */
-		struct ivl_list occ = {0}, honly = {0};
-		for (size_t i = 0; i < sw.busy.n; i++)
-			list_push(&occ, sw.busy.v[i].s, sw.busy.v[i].e);
-		for (size_t i = 0; i < sw.comm.n; i++)
-			list_push(&occ, sw.comm.v[i].s, sw.comm.v[i].e);
-		sweep_merge(&occ);
-		sweep_subtract(&sw.host, &occ, &honly);
-		int64_t comm = sweep_total(&sw.comm), expo = sweep_total(&sw.expo);
-		int64_t idle = 0, gaps = 0, prev = sw.first;
-		for (size_t i = 0; i <= occ.n; i++) {
-			int64_t s = i < occ.n ? occ.v[i].s : sw.last;
-			if (s - prev >= IDLE_MIN) {
-				idle += s - prev;
-				gaps++;
-			}
-			if (i < occ.n)
-				prev = occ.v[i].e;
-		}
-		struct {
-			const char *k;
-			int64_t v;
-		} vals[] = {
-		        {"compute_ns", sweep_total(&sw.comp)},
-		        {"copy_ns", copy},
-		        {"collectives", ncoll},
-		        {"coll_transfer_ns", cxfer},
-		        {"coll_wait_ns", cspan - cxfer},
-		        {"comm_ns", comm},
-		        {"comm_overlapped_ns", comm - expo},
-		        {"comm_not_overlapped_ns", expo},
-		        {"npu_busy_ns", sweep_total(&sw.busy)},
-		        {"npu_idle_ns", idle},
-		        {"npu_idle_gaps", gaps},
-		        {"free_ns", (sw.last - sw.first) - sweep_total(&sw.cc)},
-		        {"host_busy_ns", sweep_total(&sw.host)},
-		        {"host_only_ns", sweep_total(&honly)},
-		        {"edge_idle_ns", occ.n ? (occ.v[0].s - sw.first) + (sw.last - occ.v[occ.n - 1].e)
-		                               : sw.last - sw.first},
-		        {"steps", (int64_t)sw.nsteps},
-		        {"dispatch_ops_total", (int64_t)ncpu},
-		};
-		for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
-			snprintf(key, sizeof key, "%s%s", pre, vals[i].k);
-			kvs_addi(&got, key, vals[i].v);
-		}
-		for (size_t k = 0; k < sw.nsteps; k++) {
-			int64_t lo = sw.steps[k].s, hi = window_end(&sw, k);
-			int64_t chi = min64(hi, sw.last);
-			snprintf(key, sizeof key, "%sstep.%zu.start_ns", pre, k);
-			kvs_addi(&got, key, sw.steps[k].s);
-			snprintf(key, sizeof key, "%sstep.%zu.end_ns", pre, k);
-			kvs_addi(&got, key, sw.steps[k].e);
-			snprintf(key, sizeof key, "%sstep.%zu.dispatch_ops", pre, k);
-			kvs_addi(&got, key, i64_count(cpu_ts, ncpu, lo, hi));
-			snprintf(key, sizeof key, "%sstep.%zu.compute_ns", pre, k);
-			kvs_addi(&got, key, sweep_clip(&sw.comp, lo, chi));
-			snprintf(key, sizeof key, "%sstep.%zu.comm_not_overlapped_ns", pre, k);
-			kvs_addi(&got, key, sweep_clip(&sw.expo, lo, chi));
-			snprintf(key, sizeof key, "%sstep.%zu.host_only_ns", pre, k);
-			kvs_addi(&got, key, sweep_clip(&honly, lo, chi));
-		}
-		for (size_t i = 0; i < nops; i++) {
-			snprintf(key, sizeof key, "op.%d.%s.count", r, ops[i].key);
-			kvs_addi(&got, key, ops[i].n);
-			snprintf(key, sizeof key, "op.%d.%s.total_ns", r, ops[i].key);
-			kvs_addi(&got, key, ops[i].total);
-		}
-		/* keys only the generator can state, checked for consistency */
-		int64_t a = 0, b = 0, s = 0, t = 0;
-		snprintf(key, sizeof key, "%scopy_h2d_ns", pre);
-		const char *v1 = kvs_get(truth, key);
-		snprintf(key, sizeof key, "%scopy_d2h_ns", pre);
-		const char *v2 = kvs_get(truth, key);
-		if (!v1 || !v2 || !parse_i64(v1, 0, INT64_MAX, &a) || !parse_i64(v2, 0, INT64_MAX, &b) ||
-		    a + b != copy)
-			chk_fail(c, "rank %d: copy_h2d_ns + copy_d2h_ns != copy_ns", r);
-		snprintf(key, sizeof key, "%sprefill_steps", pre);
-		v1 = kvs_get(truth, key);
-		snprintf(key, sizeof key, "%sdecode_steps", pre);
-		v2 = kvs_get(truth, key);
-		int64_t others = 0, x = 0; /* --shape: mixed and training steps */
-		for (int w = 0; w < 2; w++) {
-			snprintf(key, sizeof key, "%s%s_steps", pre, w ? "train" : "mixed");
-			const char *v3 = kvs_get(truth, key);
-			if (v3 && parse_i64(v3, 0, INT64_MAX, &x))
-				others += x;
-		}
-		if (!v1 || !v2 || !parse_i64(v1, 0, INT64_MAX, &s) || !parse_i64(v2, 0, INT64_MAX, &t) ||
-		    s + t + others != (int64_t)sw.nsteps)
-			chk_fail(c, "rank %d: prefill_steps + decode_steps (+ mixed, train) != steps", r);
-		int64_t np = 0;
-		for (size_t k = 0; k < sw.nsteps; k++) {
-			snprintf(key, sizeof key, "%sstep.%zu.phase", pre, k);
-			const char *ph = kvs_get(truth, key);
-			if (!ph || (strcmp(ph, "prefill") && strcmp(ph, "decode") && strcmp(ph, "mixed") &&
-			            strcmp(ph, "train")))
-				chk_fail(c, "rank %d: step %zu has no phase", r, k);
-			else
-				np += !strcmp(ph, "prefill");
-		}
-		if (np != s)
-			chk_fail(c, "rank %d: %" PRId64 " steps marked prefill, prefill_steps=%" PRId64, r,
-			         np, s);
-		free(honly.v);
-		free(occ.v);
-		free(cpu_ts);
-		free(ops);
+}
+
+/* What the classification of a complete trace's X events sums beside the sweep's lists. */
+struct trace_sums {
+	int64_t copy, ncoll, cxfer, cspan;
+	int64_t *cpu_ts; /* host cpu_op starts (not ProfilerStep#), sorted once classified */
+	size_t ncpu;
+	struct agg *ops; /* device compute ops by name */
+	size_t nops;
+};
+
+/* The last process looked up: the X events come a process at a time. */
+struct pname_cache {
+	int64_t pid;
+	const char *name;
+};
+
+/* The name a pid's process_name declares ("" for none). */
+static const char *process_name(const struct trace_view *tv, int64_t pid, struct pname_cache *pc)
+{
+	if (pid != pc->pid) {
+		int64_t id = lookup_name(tv->pn, tv->npn, pid, 0, false);
+		pc->name = id >= 0 ? tv->names.s[id] : "";
+		pc->pid = pid;
 	}
-	check_csvs(c, truth, &got, r, od, &sw, trace_ok);
-	check_memory(c, &got, r, od);
-	/* compare: everything the sweep derived must be in the ground truth with the same value, and
-	 * every verifiable truth key of this rank must have been derived */
-	qsort(got.v, got.n, sizeof *got.v, kv_cmp);
-	for (size_t i = 0; i < got.n; i++) {
-		const char *tv_ = kvs_get(truth, got.v[i].k);
+	return pc->name;
+}
+
+/* classify by the process / thread names the trace itself declares */
+static void classify_trace(const struct kvs *truth, const struct trace_view *tv, struct sweep *sw,
+                           struct trace_sums *t)
+{
+	size_t cpucap = 0, opcap = 0;
+	const char *marks = kvs_get(truth, "step_marks");
+	struct pname_cache pc = {INT64_MIN, ""};
+	for (size_t i = 0; i < tv->nx; i++) {
+		const struct xe *x = &tv->x[i];
+		const char *pname = process_name(tv, x->pid, &pc);
+		const char *nm = tv->names.s[x->name];
+		if (!strcmp(pname, "Ascend Hardware")) {
+			/* MC2 dispatch and combine wait for the peers: communication */
+			if (x->tt == TT_COMPUTE && strstr(nm, "MoeDistribute")) {
+				list_push(&sw->comm, x->ts, x->end);
+				agg_add(agg_find(&t->ops, &t->nops, &opcap, nm, ""), x->end - x->ts);
+			} else if (x->tt == TT_COMPUTE) {
+				list_push(&sw->comp, x->ts, x->end);
+				agg_add(agg_find(&t->ops, &t->nops, &opcap, nm, ""), x->end - x->ts);
+			}
+			if (x->tt != TT_WAIT)
+				list_push(&sw->busy, x->ts, x->end);
+			if (!strcmp(nm, "MEMCPY_ASYNC"))
+				t->copy += x->end - x->ts;
+			if (!strcmp(nm, "SDMA")) /* a collective's transfer */
+				t->cxfer += x->end - x->ts;
+		} else if (!strcmp(pname, "HCCL")) {
+			int64_t tn = lookup_name(tv->tn, tv->ntn, x->pid, x->tid, true);
+			if (tn >= 0 && !strcmp(tv->names.s[tn], "Group 0 Communication")) {
+				list_push(&sw->comm, x->ts, x->end);
+				t->ncoll++;
+				t->cspan += x->end - x->ts;
+			}
+		} else if (!strcmp(pname, "Python") || !strcmp(pname, "CANN")) {
+			list_push(&sw->host, x->ts, x->end);
+			sw->cann_x += !strcmp(pname, "CANN");
+			bool pstep = x->cat == CAT_CPU_OP && !strncmp(nm, "ProfilerStep#", 13);
+			if (x->cat == CAT_CPU_OP && !pstep) {
+				xgrow(&t->cpu_ts, &cpucap, t->ncpu + 1, sizeof *t->cpu_ts);
+				t->cpu_ts[t->ncpu++] = x->ts;
+			}
+			size_t nl = strlen(nm);
+			bool engine = x->cat == CAT_PYFUNC && nl > 15 &&
+			              !strcmp(nm + nl - 15, ": execute_model");
+			if ((marks && !strcmp(marks, "engine") && engine) ||
+			    (marks && !strcmp(marks, "profilerstep") && pstep)) {
+				sw->steps = xrealloc(sw->steps, (sw->nsteps + 1) * sizeof *sw->steps);
+				sw->steps[sw->nsteps++] = (struct ivl){x->ts, x->end};
+			}
+		}
+	}
+	/* device and HCCL start times, for matching kernel_details.csv rows */
+	sw->devts = xmalloc(sizeof *sw->devts * (tv->nx ? tv->nx : 1));
+	sw->ndevts = 0;
+	pc = (struct pname_cache){INT64_MIN, ""};
+	for (size_t i = 0; i < tv->nx; i++) {
+		const struct xe *x = &tv->x[i];
+		const char *pname = process_name(tv, x->pid, &pc);
+		if (!strcmp(pname, "Ascend Hardware") || !strcmp(pname, "HCCL"))
+			sw->devts[sw->ndevts++] = x->ts;
+	}
+	qsort(sw->devts, sw->ndevts, sizeof *sw->devts, cmp_i64);
+	qsort(t->cpu_ts, t->ncpu, sizeof *t->cpu_ts, cmp_i64);
+	sw->cpu_ops = (int64_t)t->ncpu;
+}
+
+/* no markers in the file: take the windows the ground truth states */
+static void truth_step_windows(struct chk *c, const struct kvs *truth, int r, const char *pre, struct sweep *sw)
+{
+	char key[512];
+	snprintf(key, sizeof key, "%ssteps", pre);
+	const char *ns = kvs_get(truth, key);
+	int64_t n = 0;
+	if (ns)
+		parse_i64(ns, 0, INT32_MAX, &n);
+	for (int64_t k = 0; k < n; k++) {
+		int64_t s = 0, e = 0;
+		snprintf(key, sizeof key, "%sstep.%" PRId64 ".start_ns", pre, k);
+		const char *vs = kvs_get(truth, key);
+		snprintf(key, sizeof key, "%sstep.%" PRId64 ".end_ns", pre, k);
+		const char *ve = kvs_get(truth, key);
+		if (!vs || !ve || !parse_i64(vs, INT64_MIN, INT64_MAX, &s) ||
+		    !parse_i64(ve, INT64_MIN, INT64_MAX, &e)) {
+			chk_fail(c,
+			         "rank %d: step %" PRId64 " window missing from ground truth",
+			         r, k);
+			continue;
+		}
+		sw->steps = xrealloc(sw->steps, (sw->nsteps + 1) * sizeof *sw->steps);
+		sw->steps[sw->nsteps++] = (struct ivl){s, e};
+	}
+}
+
+/* The sweep's figures: the lists merged, the rank's totals and each step's. */
+static void sweep_figures(struct kvs *got, const char *pre, struct sweep *sw, const struct trace_sums *t)
+{
+	char key[512];
+	if (sw->nsteps > 1)
+		qsort(sw->steps, sw->nsteps, sizeof *sw->steps, ivl_cmp);
+	sweep_merge(&sw->comp);
+	sweep_merge(&sw->comm);
+	sweep_merge(&sw->busy);
+	sweep_merge(&sw->host);
+	for (size_t i = 0; i < sw->comp.n; i++)
+		list_push(&sw->cc, sw->comp.v[i].s, sw->comp.v[i].e);
+	for (size_t i = 0; i < sw->comm.n; i++)
+		list_push(&sw->cc, sw->comm.v[i].s, sw->comm.v[i].e);
+	sweep_merge(&sw->cc);
+	sweep_subtract(&sw->comm, &sw->comp, &sw->expo);
+	/* occupied: busy or in a collective; idle and host-only are measured against it */
+	struct ivl_list occ = {0}, honly = {0};
+	for (size_t i = 0; i < sw->busy.n; i++)
+		list_push(&occ, sw->busy.v[i].s, sw->busy.v[i].e);
+	for (size_t i = 0; i < sw->comm.n; i++)
+		list_push(&occ, sw->comm.v[i].s, sw->comm.v[i].e);
+	sweep_merge(&occ);
+	sweep_subtract(&sw->host, &occ, &honly);
+	int64_t comm = sweep_total(&sw->comm), expo = sweep_total(&sw->expo);
+	int64_t idle = 0, gaps = 0, prev = sw->first;
+	for (size_t i = 0; i <= occ.n; i++) {
+		int64_t s = i < occ.n ? occ.v[i].s : sw->last;
+		if (s - prev >= IDLE_MIN) {
+			idle += s - prev;
+			gaps++;
+		}
+		if (i < occ.n)
+			prev = occ.v[i].e;
+	}
+	struct {
+		const char *k;
+		int64_t v;
+	} vals[] = {
+	        {"compute_ns", sweep_total(&sw->comp)},
+	        {"copy_ns", t->copy},
+	        {"collectives", t->ncoll},
+	        {"coll_transfer_ns", t->cxfer},
+	        {"coll_wait_ns", t->cspan - t->cxfer},
+	        {"comm_ns", comm},
+	        {"comm_overlapped_ns", comm - expo},
+	        {"comm_not_overlapped_ns", expo},
+	        {"npu_busy_ns", sweep_total(&sw->busy)},
+	        {"npu_idle_ns", idle},
+	        {"npu_idle_gaps", gaps},
+	        {"free_ns", (sw->last - sw->first) - sweep_total(&sw->cc)},
+	        {"host_busy_ns", sweep_total(&sw->host)},
+	        {"host_only_ns", sweep_total(&honly)},
+	        {"edge_idle_ns", occ.n ? (occ.v[0].s - sw->first) + (sw->last - occ.v[occ.n - 1].e)
+	                               : sw->last - sw->first},
+	        {"steps", (int64_t)sw->nsteps},
+	        {"dispatch_ops_total", (int64_t)t->ncpu},
+	};
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		snprintf(key, sizeof key, "%s%s", pre, vals[i].k);
+		kvs_addi(got, key, vals[i].v);
+	}
+	for (size_t k = 0; k < sw->nsteps; k++) {
+		int64_t lo = sw->steps[k].s, hi = window_end(sw, k);
+		int64_t chi = min64(hi, sw->last);
+		snprintf(key, sizeof key, "%sstep.%zu.start_ns", pre, k);
+		kvs_addi(got, key, sw->steps[k].s);
+		snprintf(key, sizeof key, "%sstep.%zu.end_ns", pre, k);
+		kvs_addi(got, key, sw->steps[k].e);
+		snprintf(key, sizeof key, "%sstep.%zu.dispatch_ops", pre, k);
+		kvs_addi(got, key, i64_count(t->cpu_ts, t->ncpu, lo, hi));
+		snprintf(key, sizeof key, "%sstep.%zu.compute_ns", pre, k);
+		kvs_addi(got, key, sweep_clip(&sw->comp, lo, chi));
+		snprintf(key, sizeof key, "%sstep.%zu.comm_not_overlapped_ns", pre, k);
+		kvs_addi(got, key, sweep_clip(&sw->expo, lo, chi));
+		snprintf(key, sizeof key, "%sstep.%zu.host_only_ns", pre, k);
+		kvs_addi(got, key, sweep_clip(&honly, lo, chi));
+	}
+	free(honly.v);
+	free(occ.v);
+}
+
+/* keys only the generator can state, checked for consistency */
+static void check_stated_keys(struct chk *c, const struct kvs *truth, int r, const char *pre, int64_t copy,
+                              size_t nsteps)
+{
+	char key[512];
+	int64_t a = 0, b = 0, s = 0, t = 0;
+	snprintf(key, sizeof key, "%scopy_h2d_ns", pre);
+	const char *v1 = kvs_get(truth, key);
+	snprintf(key, sizeof key, "%scopy_d2h_ns", pre);
+	const char *v2 = kvs_get(truth, key);
+	if (!v1 || !v2 || !parse_i64(v1, 0, INT64_MAX, &a) || !parse_i64(v2, 0, INT64_MAX, &b) ||
+	    a + b != copy)
+		chk_fail(c, "rank %d: copy_h2d_ns + copy_d2h_ns != copy_ns", r);
+	snprintf(key, sizeof key, "%sprefill_steps", pre);
+	v1 = kvs_get(truth, key);
+	snprintf(key, sizeof key, "%sdecode_steps", pre);
+	v2 = kvs_get(truth, key);
+	int64_t others = 0, x = 0; /* --shape: mixed and training steps */
+	for (int w = 0; w < 2; w++) {
+		snprintf(key, sizeof key, "%s%s_steps", pre, w ? "train" : "mixed");
+		const char *v3 = kvs_get(truth, key);
+		if (v3 && parse_i64(v3, 0, INT64_MAX, &x))
+			others += x;
+	}
+	if (!v1 || !v2 || !parse_i64(v1, 0, INT64_MAX, &s) || !parse_i64(v2, 0, INT64_MAX, &t) ||
+	    s + t + others != (int64_t)nsteps)
+		chk_fail(c, "rank %d: prefill_steps + decode_steps (+ mixed, train) != steps", r);
+	int64_t np = 0;
+	for (size_t k = 0; k < nsteps; k++) {
+		snprintf(key, sizeof key, "%sstep.%zu.phase", pre, k);
+		const char *ph = kvs_get(truth, key);
+		if (!ph || (strcmp(ph, "prefill") && strcmp(ph, "decode") && strcmp(ph, "mixed") &&
+		            strcmp(ph, "train")))
+			chk_fail(c, "rank %d: step %zu has no phase", r, k);
+		else
+			np += !strcmp(ph, "prefill");
+	}
+	if (np != s)
+		chk_fail(c, "rank %d: %" PRId64 " steps marked prefill, prefill_steps=%" PRId64, r,
+		         np, s);
+}
+
+/* A complete trace swept: its figures into got, the stated keys checked. */
+static void sweep_trace(struct chk *c, const struct kvs *truth, struct kvs *got, int r, const char *pre,
+                        const struct trace_view *tv, struct sweep *sw)
+{
+	char key[512];
+	struct trace_sums t = {0};
+	classify_trace(truth, tv, sw, &t);
+	const char *marks = kvs_get(truth, "step_marks");
+	if (marks && !strcmp(marks, "none"))
+		truth_step_windows(c, truth, r, pre, sw);
+	sweep_figures(got, pre, sw, &t);
+	for (size_t i = 0; i < t.nops; i++) {
+		snprintf(key, sizeof key, "op.%d.%s.count", r, t.ops[i].key);
+		kvs_addi(got, key, t.ops[i].n);
+		snprintf(key, sizeof key, "op.%d.%s.total_ns", r, t.ops[i].key);
+		kvs_addi(got, key, t.ops[i].total);
+	}
+	check_stated_keys(c, truth, r, pre, t.copy, sw->nsteps);
+	free(t.cpu_ts);
+	free(t.ops);
+}
+
+/* compare: everything the sweep derived must be in the ground truth with the same value, and
+ * every verifiable truth key of this rank must have been derived */
+static void compare_with_truth(struct chk *c, const struct kvs *truth, struct kvs *got, int r, const char *pre)
+{
+	qsort(got->v, got->n, sizeof *got->v, kv_cmp);
+	for (size_t i = 0; i < got->n; i++) {
+		const char *tv_ = kvs_get(truth, got->v[i].k);
 		if (!tv_)
-			chk_fail(c, "%s=%s found by the sweep, absent from ground truth", got.v[i].k,
-			         got.v[i].v);
-		else if (strcmp(tv_, got.v[i].v))
-			chk_fail(c, "%s: ground truth %s, sweep %s", got.v[i].k, tv_, got.v[i].v);
+			chk_fail(c, "%s=%s found by the sweep, absent from ground truth", got->v[i].k,
+			         got->v[i].v);
+		else if (strcmp(tv_, got->v[i].v))
+			chk_fail(c, "%s: ground truth %s, sweep %s", got->v[i].k, tv_, got->v[i].v);
 		else
 			c->verified++;
 	}
@@ -1536,10 +1619,47 @@ static void check_rank(struct chk *c, const struct kvs *truth, int r, const char
 		for (size_t u = 0; rest && !strncmp(rest, "step.", 5) && u < sizeof step_only / sizeof *step_only; u++)
 			skip |= strlen(rest) > strlen(step_only[u]) &&
 			        !strcmp(rest + strlen(rest) - strlen(step_only[u]), step_only[u]);
-		if (!skip && !kvs_get(&got, k))
+		if (!skip && !kvs_get(got, k))
 			chk_fail(c, "%s=%s in ground truth was not re-derived by the sweep", k,
 			         truth->v[i].v);
 	}
+}
+
+static void check_rank(struct chk *c, const struct kvs *truth, int r, const char *outdir)
+{
+	char key[512], pre[32], od[4096], path[4096];
+	snprintf(pre, sizeof pre, "rank.%d.", r);
+	if (!check_rank_dir(c, truth, r, outdir, od, sizeof od))
+		return;
+	path_join(path, sizeof path, od, "trace_view.json");
+	struct mapped m = map_file(path);
+	if (!m.ok) {
+		chk_fail(c, "%s missing", path);
+		return;
+	}
+	snprintf(key, sizeof key, "%struncated", pre);
+	const char *tr = kvs_get(truth, key);
+	bool truncated = tr && !strcmp(tr, "1");
+	struct trace_view tv;
+	parse_trace(m.p, m.n, &tv);
+	if (!truncated && !tv.complete)
+		chk_fail(c, "%s is not valid JSON (or not a trace)", path);
+	if (truncated && tv.complete)
+		chk_fail(c, "%s should be cut but parses completely", path);
+	if (tv.other_ph)
+		chk_fail(c, "%s: %" PRId64 " elements with an unexpected ph", path, tv.other_ph);
+	struct kvs got = {0};
+	count_events(&got, pre, &tv, m.n);
+
+	struct sweep sw;
+	memset(&sw, 0, sizeof sw);
+	count_lanes(&got, pre, &tv, &sw);
+	bool trace_ok = !truncated && tv.complete;
+	if (trace_ok)
+		sweep_trace(c, truth, &got, r, pre, &tv, &sw);
+	check_csvs(c, truth, &got, r, od, &sw, trace_ok);
+	check_memory(c, &got, r, od);
+	compare_with_truth(c, truth, &got, r, pre);
 	kvs_free(&got);
 	sweep_free(&sw);
 	tv_free(&tv);

@@ -11,7 +11,7 @@ static uint64_t comm_group_id(const struct gen *G)
 /* n / 10^6 with six decimals: ns as ms, bytes as MB (exact). */
 static void sb_e6(struct sbuf *b, int64_t n)
 {
-	sb_fmt(b, "%" PRId64 ".%06" PRId64, (int64_t)(n / MS), (int64_t)(n % MS));
+	sbuf_addf(b, "%" PRId64 ".%06" PRId64, (int64_t)(n / MS), (int64_t)(n % MS));
 }
 
 static bool comm_slow(const struct gen *G, int src, int dst)
@@ -54,7 +54,7 @@ static void comm_coll(const struct gen *G, const struct rank_model *R, const str
 
 static void comm_bw_zero(struct sbuf *b, const char *name, bool comma)
 {
-	sb_fmt(b, "%s\"%s\": {\"Transit Size(MB)\": 0, \"Transit Time(ms)\": 0, \"Bandwidth(GB/s)\": 0, "
+	sbuf_addf(b, "%s\"%s\": {\"Transit Size(MB)\": 0, \"Transit Time(ms)\": 0, \"Bandwidth(GB/s)\": 0, "
 	          "\"Large Packet Ratio\": 0, \"Size Distribution\": {}}",
 	       comma ? ", " : "", name);
 }
@@ -62,20 +62,20 @@ static void comm_bw_zero(struct sbuf *b, const char *name, bool comma)
 static void comm_bw(struct sbuf *b, const char *name, int64_t bytes, int64_t time_ns, int64_t pkt_bytes,
 		    int64_t pkts)
 {
-	sb_fmt(b, ", \"%s\": {\"Transit Size(MB)\": ", name);
+	sbuf_addf(b, ", \"%s\": {\"Transit Size(MB)\": ", name);
 	sb_e6(b, bytes);
-	sb_str(b, ", \"Transit Time(ms)\": ");
+	sbuf_adds(b, ", \"Transit Time(ms)\": ");
 	sb_e6(b, time_ns);
-	sb_fmt(b, ", \"Bandwidth(GB/s)\": %.4f, \"Large Packet Ratio\": 0.0, \"Size Distribution\": {",
+	sbuf_addf(b, ", \"Bandwidth(GB/s)\": %.4f, \"Large Packet Ratio\": 0.0, \"Size Distribution\": {",
 	       time_ns ? (double)bytes / (double)time_ns : 0.0);
 	if (pkts) {
-		sb_chr(b, '"');
+		sbuf_addc(b, '"');
 		sb_e6(b, pkt_bytes);
-		sb_fmt(b, "\": [%" PRId64 ", ", pkts);
+		sbuf_addf(b, "\": [%" PRId64 ", ", pkts);
 		sb_e6(b, time_ns);
-		sb_chr(b, ']');
+		sbuf_addc(b, ']');
 	}
-	sb_str(b, "}}");
+	sbuf_adds(b, "}}");
 }
 
 /* An entry: its time info (the start is omitted for "Total Op Info") and bandwidth info. */
@@ -83,37 +83,37 @@ static void comm_entry(struct sbuf *b, const char *key, bool first, int64_t star
 		       int64_t bytes, int64_t hccs_time, int64_t pkt_bytes, int64_t pkts)
 {
 	static const char *const names[5] = {"Elapse", "Transit", "Wait", "Synchronization", "Idle"};
-	sb_fmt(b, "%s\"%s\": {\"Communication Time Info\": {", first ? "" : ", ", key);
+	sbuf_addf(b, "%s\"%s\": {\"Communication Time Info\": {", first ? "" : ", ", key);
 	if (start >= 0) {
 		char us[32];
 		fmt_us3(us, start);
-		sb_fmt(b, "\"Start Timestamp(us)\": %s, ", us);
+		sbuf_addf(b, "\"Start Timestamp(us)\": %s, ", us);
 	}
 	for (int k = 0; k < 5; k++) {
-		sb_fmt(b, "\"%s Time(ms)\": ", names[k]);
+		sbuf_addf(b, "\"%s Time(ms)\": ", names[k]);
 		sb_e6(b, t[k]);
-		sb_str(b, ", ");
+		sbuf_adds(b, ", ");
 	}
 	double w = t[1] + t[2] ? (double)t[2] / (double)(t[1] + t[2]) : 0;
 	double y = t[1] + t[3] ? (double)t[3] / (double)(t[1] + t[3]) : 0;
-	sb_fmt(b, "\"Wait Time Ratio\": %.4f, \"Synchronization Time Ratio\": %.4f}, ", w, y);
-	sb_str(b, "\"Communication Bandwidth Info\": {");
+	sbuf_addf(b, "\"Wait Time Ratio\": %.4f, \"Synchronization Time Ratio\": %.4f}, ", w, y);
+	sbuf_adds(b, "\"Communication Bandwidth Info\": {");
 	comm_bw_zero(b, "RDMA", false);
 	comm_bw(b, "HCCS", bytes, hccs_time, pkt_bytes, pkts);
 	comm_bw_zero(b, "PCIE", true);
 	comm_bw(b, "SDMA", bytes, hccs_time, 0, 0);
 	comm_bw_zero(b, "SIO", true);
-	sb_str(b, "}}");
+	sbuf_adds(b, "}}");
 }
 
 static void comm_link(struct sbuf *b, int src, int dst, int64_t bytes, int64_t time_ns, const char *op, bool first)
 {
-	sb_fmt(b, "%s\"%d-%d\": {\"Transport Type\": \"%s\", \"Transit Size(MB)\": ", first ? "" : ", ", src, dst,
+	sbuf_addf(b, "%s\"%d-%d\": {\"Transport Type\": \"%s\", \"Transit Size(MB)\": ", first ? "" : ", ", src, dst,
 	       src == dst ? "LOCAL" : "HCCS");
 	sb_e6(b, bytes);
-	sb_str(b, ", \"Transit Time(ms)\": ");
+	sbuf_adds(b, ", \"Transit Time(ms)\": ");
 	sb_e6(b, time_ns);
-	sb_fmt(b, ", \"Bandwidth(GB/s)\": %.4f, \"Op Name\": \"%s\"}", time_ns ? (double)bytes / (double)time_ns : 0.0,
+	sbuf_addf(b, ", \"Bandwidth(GB/s)\": %.4f, \"Op Name\": \"%s\"}", time_ns ? (double)bytes / (double)time_ns : 0.0,
 	       op);
 }
 
@@ -124,8 +124,8 @@ void write_comm(const struct gen *G, const struct rank_model *R, const char *od,
 	struct sbuf cj = {0}, mj = {0};
 	struct comm_coll *cc = xcalloc(64, sizeof *cc);
 	size_t cap = 64;
-	sb_chr(&cj, '{');
-	sb_chr(&mj, '{');
+	sbuf_addc(&cj, '{');
+	sbuf_addc(&mj, '{');
 	for (int k = 0; k < R->nst; k++) {
 		const struct step *st = &R->st[k];
 		struct rng rr;
@@ -141,7 +141,7 @@ void write_comm(const struct gen *G, const struct rank_model *R, const char *od,
 			}
 			comm_coll(G, R, st, u, &rr, &cc[nc++]);
 		}
-		sb_fmt(&cj, "%s\"step%d\": {\"p2p\": {}, \"collective\": {", k ? ", " : "", k + 1);
+		sbuf_addf(&cj, "%s\"step%d\": {\"p2p\": {}, \"collective\": {", k ? ", " : "", k + 1);
 		int64_t tot[5] = {0}, tot_bytes = 0, tot_time = 0;
 		size_t longest = 0;
 		for (size_t i = 0; i < nc; i++) {
@@ -171,17 +171,17 @@ void write_comm(const struct gen *G, const struct rank_model *R, const char *od,
 		}
 		if (nc)
 			comm_entry(&cj, "Total Op Info", false, -1, tot, tot_bytes, tot_time, 0, 0);
-		sb_str(&cj, "}}");
+		sbuf_adds(&cj, "}}");
 		/* the matrix: the longest collective's links (a pick, never added) and the step's sum */
-		sb_fmt(&mj, "%s\"step%d\": {\"p2p\": {}, \"collective\": {", k ? ", " : "", k + 1);
+		sbuf_addf(&mj, "%s\"step%d\": {\"p2p\": {}, \"collective\": {", k ? ", " : "", k + 1);
 		if (nc) {
 			char op[64];
 			coll_name(op, sizeof op, G, cc[longest].u);
 			const char *type = cc[longest].u->kind == K_ALLTOALL ? "alltoallv" : "allreduce";
-			sb_fmt(&mj, "\"%s-top1@%" PRIu64 "\": {", type, gid);
+			sbuf_addf(&mj, "\"%s-top1@%" PRIu64 "\": {", type, gid);
 			for (int j = 0; j < n; j++)
 				comm_link(&mj, R->r, j, cc[longest].peer_bytes, cc[longest].link_time[j], op, j == 0);
-			sb_fmt(&mj, "}, \"%s-total@%" PRIu64 "\": {", type, gid);
+			sbuf_addf(&mj, "}, \"%s-total@%" PRIu64 "\": {", type, gid);
 			for (int j = 0; j < n; j++) {
 				int64_t bytes = 0, time = 0;
 				for (size_t i = 0; i < nc; i++) {
@@ -192,41 +192,41 @@ void write_comm(const struct gen *G, const struct rank_model *R, const char *od,
 				ct->link_bytes[j] += bytes;
 				ct->link_time[j] += time;
 			}
-			sb_chr(&mj, '}');
+			sbuf_addc(&mj, '}');
 		}
-		sb_str(&mj, "}}");
+		sbuf_adds(&mj, "}}");
 	}
-	sb_chr(&cj, '}');
-	sb_chr(&mj, '}');
+	sbuf_addc(&cj, '}');
+	sbuf_addc(&mj, '}');
 	char p[4096];
 	path_join(p, sizeof p, od, "communication.json");
-	write_file(p, cj.p, cj.n);
+	write_file(p, cj.buf, cj.len);
 	path_join(p, sizeof p, od, "communication_matrix.json");
-	write_file(p, mj.p, mj.n);
-	free(cj.p);
-	free(mj.p);
+	write_file(p, mj.buf, mj.len);
+	free(cj.buf);
+	free(mj.buf);
 	free(cc);
 }
 
 void truth_comm(struct sbuf *b, const struct gen *G, const struct rank_out *ro)
 {
 	int n = G->o->ranks;
-	sb_fmt(b, "\n# ---- communication files ----\ncomm=1\ncomm.group=%" PRIu64 "\n", comm_group_id(G));
-	sb_str(b, n >= 3 ? "comm.slow_link=0-1\n" : "comm.slow_link=none\n");
-	sb_fmt(b, "comm.links=%d\n", n * n);
+	sbuf_addf(b, "\n# ---- communication files ----\ncomm=1\ncomm.group=%" PRIu64 "\n", comm_group_id(G));
+	sbuf_adds(b, n >= 3 ? "comm.slow_link=0-1\n" : "comm.slow_link=none\n");
+	sbuf_addf(b, "comm.links=%d\n", n * n);
 	static const char *const tn[5] = {"elapse", "transit", "wait", "sync", "idle"};
 	for (int r = 0; r < n; r++) {
 		const struct comm_truth *ct = &ro[r].comm;
-		sb_fmt(b, "comm.%d.ops=%" PRId64 "\n", r, ct->ops);
+		sbuf_addf(b, "comm.%d.ops=%" PRId64 "\n", r, ct->ops);
 		for (int x = 0; x < 5; x++)
-			sb_fmt(b, "comm.%d.%s_ns=%" PRId64 "\n", r, tn[x], ct->t[x]);
-		sb_fmt(b, "comm.%d.hccs_bytes=%" PRId64 "\ncomm.%d.hccs_time_ns=%" PRId64 "\n", r, ct->hccs_bytes, r,
+			sbuf_addf(b, "comm.%d.%s_ns=%" PRId64 "\n", r, tn[x], ct->t[x]);
+		sbuf_addf(b, "comm.%d.hccs_bytes=%" PRId64 "\ncomm.%d.hccs_time_ns=%" PRId64 "\n", r, ct->hccs_bytes, r,
 		       ct->hccs_time);
-		sb_fmt(b, "comm.%d.packets=%" PRId64 "\ncomm.%d.small_packets=%" PRId64 "\n", r, ct->packets, r,
+		sbuf_addf(b, "comm.%d.packets=%" PRId64 "\ncomm.%d.small_packets=%" PRId64 "\n", r, ct->packets, r,
 		       ct->small_packets);
 		for (int j = 0; j < n; j++)
 			if (j != r)
-				sb_fmt(b, "comm.link.%d-%d.bytes=%" PRId64 "\ncomm.link.%d-%d.time_ns=%" PRId64 "\n", r, j,
+				sbuf_addf(b, "comm.link.%d-%d.bytes=%" PRId64 "\ncomm.link.%d-%d.time_ns=%" PRId64 "\n", r, j,
 				       ct->link_bytes[j], r, j, ct->link_time[j]);
 	}
 }

@@ -22,14 +22,14 @@ static const struct gbk_map gbk_table[] = {
 /* UTF-8 -> GBK for the table above; other bytes pass through unchanged. */
 static void to_gbk(struct sbuf *dst, const char *s)
 {
-	sb_clear(dst);
+	sbuf_reset(dst);
 	while (*s) {
 		bool hit = false;
 		if ((unsigned char)*s >= 0x80) {
 			for (size_t i = 0; i < sizeof gbk_table / sizeof gbk_table[0]; i++) {
 				size_t l = strlen(gbk_table[i].utf8);
 				if (!strncmp(s, gbk_table[i].utf8, l)) {
-					sb_add(dst, gbk_table[i].gbk, 2);
+					sbuf_add(dst, (const char *)gbk_table[i].gbk, 2);
 					s += l;
 					hit = true;
 					break;
@@ -37,14 +37,14 @@ static void to_gbk(struct sbuf *dst, const char *s)
 			}
 		}
 		if (!hit)
-			sb_chr(dst, *s++);
+			sbuf_addc(dst, *s++);
 	}
 }
 
 /* GBK -> UTF-8 for the same table (self-check reads the CSVs back). */
 void from_gbk(struct sbuf *dst, const char *s, size_t n)
 {
-	sb_clear(dst);
+	sbuf_reset(dst);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
 		if (c >= 0x81 && i + 1 < n) {
@@ -52,7 +52,7 @@ void from_gbk(struct sbuf *dst, const char *s, size_t n)
 			for (size_t k = 0; k < sizeof gbk_table / sizeof gbk_table[0]; k++) {
 				if (gbk_table[k].gbk[0] == c &&
 				    gbk_table[k].gbk[1] == (unsigned char)s[i + 1]) {
-					sb_str(dst, gbk_table[k].utf8);
+					sbuf_adds(dst, gbk_table[k].utf8);
 					hit = true;
 					break;
 				}
@@ -62,7 +62,7 @@ void from_gbk(struct sbuf *dst, const char *s, size_t n)
 				continue;
 			}
 		}
-		sb_chr(dst, (char)c);
+		sbuf_addc(dst, (char)c);
 		i++;
 	}
 }
@@ -103,7 +103,7 @@ static void cw_text(struct cw *c, const char *s, bool gbk)
 {
 	if (gbk) {
 		to_gbk(&c->tmp, s);
-		s = c->tmp.p;
+		s = c->tmp.buf;
 	}
 	cw_sep(c);
 	if (!strpbrk(s, ",\"\r\n")) {
@@ -367,9 +367,9 @@ int64_t write_kernel_details(const struct gen *G, const struct rank_model *R, co
 				uint8_t d = dmg[row];
 				if (d) {
 					struct sbuf *l = d == MARK_RAGGED ? ragged : excel;
-					if (l->n)
-						sb_chr(l, ',');
-					sb_fmt(l, "%" PRId64, row + 2);
+					if (l->len)
+						sbuf_addc(l, ',');
+					sbuf_addf(l, "%" PRId64, row + 2);
 				}
 				if (pass)
 					kernel_row(&c, G, R, k, &kinds[K_S3], K_S3, u->s3_ts, u->s3_dur,
@@ -382,7 +382,7 @@ int64_t write_kernel_details(const struct gen *G, const struct rank_model *R, co
 		}
 	}
 	free(dmg);
-	free(c.tmp.p);
+	free(c.tmp.buf);
 	out_close(&out);
 	return row;
 }
@@ -463,7 +463,7 @@ int64_t write_operator_details(const struct gen *G, const struct rank_model *R, 
 		edge_row(&c, R->st[R->nst - 1].sch_end - R->st[R->nst - 1].sch_ts);
 		rows++;
 	}
-	free(c.tmp.p);
+	free(c.tmp.buf);
 	out_close(&out);
 	return rows;
 }
@@ -473,7 +473,7 @@ struct agg *agg_find(struct agg **v, size_t *n, size_t *cap, const char *a, cons
 	for (size_t i = 0; i < *n; i++)
 		if (!strcmp((*v)[i].key, a) && !strcmp((*v)[i].key2, b))
 			return &(*v)[i];
-	grow((void **)v, cap, *n + 1, sizeof **v);
+	xgrow(v, cap, *n + 1, sizeof **v);
 	struct agg *g = &(*v)[(*n)++];
 	memset(g, 0, sizeof *g);
 	g->key = a;
@@ -545,7 +545,7 @@ int64_t write_op_statistic(const struct gen *G, const struct rank_model *R, cons
 		cw_eol(&c);
 	}
 	free(v);
-	free(c.tmp.p);
+	free(c.tmp.buf);
 	out_close(&out);
 	return (int64_t)n;
 }
@@ -605,7 +605,7 @@ int64_t write_api_statistic(const struct gen *G, const struct rank_model *R, con
 		cw_eol(&c);
 	}
 	free(v);
-	free(c.tmp.p);
+	free(c.tmp.buf);
 	out_close(&out);
 	return (int64_t)n;
 }
@@ -650,7 +650,7 @@ int64_t write_step_trace(const struct gen *G, const struct rank_model *R, const 
 			rows++;
 		}
 	}
-	free(c.tmp.p);
+	free(c.tmp.buf);
 	out_close(&out);
 	return rows;
 }
@@ -768,5 +768,5 @@ void write_memory(const struct gen *G, const struct rank_model *R, const char *o
 	ro->negative = 1;
 	ro->never_released = 2;
 	out_close(&out);
-	free(c.tmp.p);
+	free(c.tmp.buf);
 }

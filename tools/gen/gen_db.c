@@ -237,144 +237,181 @@ static void write_freq(struct w *w, struct rank_store *rs)
 	sqlite3_finalize(st);
 }
 
+/* One rank's events as they go into the Db: the statements, the ids handed out, the flow
+ * pairs walked beside the events. */
+struct ev_writer {
+	struct w *w;
+	struct rank_store *rs;
+	int64_t *conn; /* owned: per event, its connection id or 0 */
+	struct pair *pairs; /* owned: (event, connection) pairs, by event */
+	size_t n_pairs, pi;
+	int64_t pid; /* the host Python lane's pid */
+	sqlite3_stmt *py, *ids, *cann, *task, *compute, *op, *ctask, *ov, *step;
+	struct sbuf args;
+	char tsb[32], teb[32], vb[64];
+	int64_t task_id, op_id;
+	uint32_t group_name;
+};
+
+/* A PYTORCH_API row (with its connection ids), and a ProfilerStep's STEP_TIME row. */
+static void put_python(struct ev_writer *x, size_t ev, const struct lane *l, int64_t s, int64_t e, int64_t tid)
+{
+	struct rank_store *rs = x->rs;
+	const char *name = store_ev_name(rs, ev);
+	const struct ev_attr *a = store_ev_attr(rs, ev);
+	snprintf(x->tsb, sizeof x->tsb, "%" PRId64, s);
+	snprintf(x->teb, sizeof x->teb, "%" PRId64, e);
+	sqlite3_bind_text(x->py, 1, x->tsb, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(x->py, 2, x->teb, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(x->py, 3, (num_text(store_str(rs, l->pid_text)) << 32) | tid);
+	if (x->pi < x->n_pairs && x->pairs[x->pi].ev == ev) {
+		sqlite3_bind_int64(x->py, 4, (int64_t)ev);
+		for (; x->pi < x->n_pairs && x->pairs[x->pi].ev == ev; x->pi++) {
+			sqlite3_bind_int64(x->ids, 1, (int64_t)ev);
+			sqlite3_bind_int64(x->ids, 2, x->pairs[x->pi].conn);
+			run(x->w, x->ids);
+		}
+	}
+	sqlite3_bind_int64(x->py, 5, rs->ev_name[ev]);
+	sqlite3_bind_int64(x->py, 6, api_type(store_str(rs, a->cat)));
+	run(x->w, x->py);
+	if (!strncmp(name, "ProfilerStep#", 13)) {
+		sqlite3_bind_int64(x->step, 1, num_text(name + 13));
+		sqlite3_bind_int64(x->step, 2, s);
+		sqlite3_bind_int64(x->step, 3, e);
+		run(x->w, x->step);
+	}
+}
+
+static void put_cann(struct ev_writer *x, size_t ev, int64_t s, int64_t e, int64_t tid)
+{
+	struct rank_store *rs = x->rs;
+	const char *name = store_ev_name(rs, ev);
+	const char *at = strchr(name, '@');
+	sqlite3_bind_int64(x->cann, 1, s);
+	sqlite3_bind_int64(x->cann, 2, e);
+	sqlite3_bind_int64(x->cann, 3, cann_type(name));
+	sqlite3_bind_int64(x->cann, 4, (x->pid << 32) | tid);
+	/* every CANN API has an id (the primary key); unlaunched ones get their own */
+	sqlite3_bind_int64(x->cann, 5, x->conn[ev] ? x->conn[ev] : ((int64_t)3 << 40) + (int64_t)ev);
+	sqlite3_bind_int64(x->cann, 6, strtab_intern_cstr(rs->strs, at ? at + 1 : name));
+	run(x->w, x->cann);
+}
+
+/* A device task (TASK, with COMPUTE_TASK_INFO or a plane's COMMUNICATION_TASK_INFO), or a
+ * collective's COMMUNICATION_OP row. */
+static void put_device(struct ev_writer *x, size_t ev, const struct lane *l, int64_t s, int64_t e)
+{
+	struct rank_store *rs = x->rs;
+	const struct ev_attr *a = store_ev_attr(rs, ev);
+	bool plane = is_plane(rs, l);
+	if (l->group == LANE_COMM && !plane) {
+		trace_event_args(rs, ev, &x->args);
+		const char *dt = arg_value(sbuf_str(&x->args), "data_type", x->vb, sizeof x->vb);
+		int64_t dti = dt ? data_type_id(x->w->h, dt) : 65535;
+		const char *count = arg_value(sbuf_str(&x->args), "count", x->vb, sizeof x->vb);
+		sqlite3_bind_int64(x->op, 1, rs->ev_name[ev]);
+		sqlite3_bind_int64(x->op, 2, s);
+		sqlite3_bind_int64(x->op, 3, e);
+		if (x->conn[ev])
+			sqlite3_bind_int64(x->op, 4, x->conn[ev]);
+		sqlite3_bind_int64(x->op, 5, x->group_name);
+		sqlite3_bind_int64(x->op, 6, ++x->op_id);
+		sqlite3_bind_int64(x->op, 7, dti);
+		if (count)
+			sqlite3_bind_int64(x->op, 8, num_text(count));
+		run(x->w, x->op);
+		return;
+	}
+	uint32_t tt = a->task_type ? a->task_type : rs->ev_name[ev];
+	sqlite3_bind_int64(x->task, 1, s);
+	sqlite3_bind_int64(x->task, 2, e);
+	if (x->conn[ev])
+		sqlite3_bind_int64(x->task, 3, x->conn[ev]);
+	sqlite3_bind_int64(x->task, 4, ++x->task_id);
+	sqlite3_bind_int64(x->task, 5, x->pid);
+	sqlite3_bind_int64(x->task, 6, plane ? rs->ev_name[ev] : tt);
+	/* a plane task of the text export is on no stream: its TASK row says none */
+	if (!plane)
+		sqlite3_bind_int64(x->task, 7, l->stream);
+	sqlite3_bind_int64(x->task, 8, x->task_id);
+	run(x->w, x->task);
+	if (plane) {
+		sqlite3_bind_int64(x->ctask, 1, rs->ev_name[ev]);
+		sqlite3_bind_int64(x->ctask, 2, x->task_id);
+		sqlite3_bind_int64(x->ctask, 3, rs->ev_name[ev]);
+		sqlite3_bind_int64(x->ctask, 4, num_text(store_str(rs, l->thread_name) + 6));
+		sqlite3_bind_int64(x->ctask, 5, x->group_name);
+		sqlite3_bind_int64(x->ctask, 6, x->op_id);
+		run(x->w, x->ctask);
+	} else if (tt != rs->ev_name[ev]) {
+		sqlite3_bind_int64(x->compute, 1, rs->ev_name[ev]);
+		sqlite3_bind_int64(x->compute, 2, x->task_id);
+		sqlite3_bind_int64(x->compute, 3, tt);
+		run(x->w, x->compute);
+	}
+}
+
+/* An OVERLAP_ANALYSIS row; false when the lane is none of its four types. */
+static bool put_overlap(struct ev_writer *x, const struct lane *l, int64_t s, int64_t e)
+{
+	static const char *const ov_names[] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
+	struct rank_store *rs = x->rs;
+	int type = -1;
+	for (int k = 0; k < 4; k++)
+		if (!strcmp(store_str(rs, l->thread_name), ov_names[k]))
+			type = k;
+	if (type < 0) {
+		return false;
+	}
+	sqlite3_bind_int64(x->ov, 1, s);
+	sqlite3_bind_int64(x->ov, 2, e);
+	sqlite3_bind_int64(x->ov, 3, type);
+	run(x->w, x->ov);
+	return true;
+}
+
 static void write_events(struct w *w, struct rank_store *rs, int rank)
 {
-	struct pair *pairs;
-	size_t n_pairs;
-	int64_t *conn = connections(rs, &pairs, &n_pairs);
-	int64_t pid = 0;
-	for (size_t i = 0; i < rs->n_lanes && !pid; i++)
+	struct ev_writer x = {.w = w, .rs = rs, .args = SBUF_INIT};
+	x.conn = connections(rs, &x.pairs, &x.n_pairs);
+	for (size_t i = 0; i < rs->n_lanes && !x.pid; i++)
 		if (rs->lanes[i].group == LANE_HOST_PYTHON)
-			pid = num_text(store_str(rs, rs->lanes[i].pid_text));
-	sqlite3_stmt *py = prep(w, "INSERT INTO PYTORCH_API (startNs,endNs,globalTid,connectionId,name,type) "
-				   "VALUES (?,?,?,?,?,?)");
-	sqlite3_stmt *ids = prep(w, "INSERT INTO CONNECTION_IDS VALUES (?,?)");
-	sqlite3_stmt *cann = prep(w, "INSERT INTO CANN_API VALUES (?,?,?,?,?,?)");
-	sqlite3_stmt *task = prep(w, "INSERT INTO TASK VALUES (?,?,0,?,?,?,?,4294967295,?,?,4294967295)");
-	sqlite3_stmt *compute = prep(w, "INSERT INTO COMPUTE_TASK_INFO (name,globalTaskId,taskType) VALUES (?,?,?)");
-	sqlite3_stmt *op = prep(w, "INSERT INTO COMMUNICATION_OP (opName,startNs,endNs,connectionId,groupName,"
-				   "opId,dataType,count) VALUES (?,?,?,?,?,?,?,?)");
-	sqlite3_stmt *ctask = prep(w, "INSERT INTO COMMUNICATION_TASK_INFO (name,globalTaskId,taskType,planeId,"
-				      "groupName,opId) VALUES (?,?,?,?,?,?)");
-	sqlite3_stmt *ov = prep(w, "INSERT INTO OVERLAP_ANALYSIS (deviceId,startNs,endNs,type) VALUES (0,?,?,?)");
-	sqlite3_stmt *step = prep(w, "INSERT INTO STEP_TIME VALUES (?,?,?)");
-	static const char *const ov_names[] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
-	struct sbuf args = SBUF_INIT;
-	char tsb[32], teb[32], vb[64];
-	int64_t task_id = 0, op_id = 0, skipped = 0;
-	size_t pi = 0;
-	uint32_t group_name = strtab_intern_cstr(rs->strs, "group 0");
+			x.pid = num_text(store_str(rs, rs->lanes[i].pid_text));
+	x.py = prep(w, "INSERT INTO PYTORCH_API (startNs,endNs,globalTid,connectionId,name,type) "
+		       "VALUES (?,?,?,?,?,?)");
+	x.ids = prep(w, "INSERT INTO CONNECTION_IDS VALUES (?,?)");
+	x.cann = prep(w, "INSERT INTO CANN_API VALUES (?,?,?,?,?,?)");
+	x.task = prep(w, "INSERT INTO TASK VALUES (?,?,0,?,?,?,?,4294967295,?,?,4294967295)");
+	x.compute = prep(w, "INSERT INTO COMPUTE_TASK_INFO (name,globalTaskId,taskType) VALUES (?,?,?)");
+	x.op = prep(w, "INSERT INTO COMMUNICATION_OP (opName,startNs,endNs,connectionId,groupName,"
+		       "opId,dataType,count) VALUES (?,?,?,?,?,?,?,?)");
+	x.ctask = prep(w, "INSERT INTO COMMUNICATION_TASK_INFO (name,globalTaskId,taskType,planeId,"
+			  "groupName,opId) VALUES (?,?,?,?,?,?)");
+	x.ov = prep(w, "INSERT INTO OVERLAP_ANALYSIS (deviceId,startNs,endNs,type) VALUES (0,?,?,?)");
+	x.step = prep(w, "INSERT INTO STEP_TIME VALUES (?,?,?)");
+	int64_t skipped = 0;
+	x.group_name = strtab_intern_cstr(rs->strs, "group 0");
 	for (size_t ev = 0; ev < rs->n_ev && !w->failed; ev++) {
 		const struct lane *l = ev_lane(rs, ev);
 		int64_t s = store_ts(rs, ev), e = s + store_dur(rs, ev);
-		const char *name = store_ev_name(rs, ev);
-		const struct ev_attr *a = store_ev_attr(rs, ev);
 		int64_t tid = num_text(store_str(rs, l->tid_text));
-		while (pi < n_pairs && pairs[pi].ev < ev)
-			pi++;
+		while (x.pi < x.n_pairs && x.pairs[x.pi].ev < ev)
+			x.pi++;
 		switch (l->group) {
-		case LANE_HOST_PYTHON: {
-			snprintf(tsb, sizeof tsb, "%" PRId64, s);
-			snprintf(teb, sizeof teb, "%" PRId64, e);
-			sqlite3_bind_text(py, 1, tsb, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_text(py, 2, teb, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int64(py, 3, (num_text(store_str(rs, l->pid_text)) << 32) | tid);
-			if (pi < n_pairs && pairs[pi].ev == ev) {
-				sqlite3_bind_int64(py, 4, (int64_t)ev);
-				for (; pi < n_pairs && pairs[pi].ev == ev; pi++) {
-					sqlite3_bind_int64(ids, 1, (int64_t)ev);
-					sqlite3_bind_int64(ids, 2, pairs[pi].conn);
-					run(w, ids);
-				}
-			}
-			sqlite3_bind_int64(py, 5, rs->ev_name[ev]);
-			sqlite3_bind_int64(py, 6, api_type(store_str(rs, a->cat)));
-			run(w, py);
-			if (!strncmp(name, "ProfilerStep#", 13)) {
-				sqlite3_bind_int64(step, 1, num_text(name + 13));
-				sqlite3_bind_int64(step, 2, s);
-				sqlite3_bind_int64(step, 3, e);
-				run(w, step);
-			}
+		case LANE_HOST_PYTHON:
+			put_python(&x, ev, l, s, e, tid);
 			break;
-		}
-		case LANE_HOST_CANN: {
-			const char *at = strchr(name, '@');
-			sqlite3_bind_int64(cann, 1, s);
-			sqlite3_bind_int64(cann, 2, e);
-			sqlite3_bind_int64(cann, 3, cann_type(name));
-			sqlite3_bind_int64(cann, 4, (pid << 32) | tid);
-			/* every CANN API has an id (the primary key); unlaunched ones get their own */
-			sqlite3_bind_int64(cann, 5, conn[ev] ? conn[ev] : ((int64_t)3 << 40) + (int64_t)ev);
-			sqlite3_bind_int64(cann, 6, strtab_intern_cstr(rs->strs, at ? at + 1 : name));
-			run(w, cann);
+		case LANE_HOST_CANN:
+			put_cann(&x, ev, s, e, tid);
 			break;
-		}
 		case LANE_DEVICE:
-		case LANE_COMM: {
-			bool plane = is_plane(rs, l);
-			if (l->group == LANE_COMM && !plane) {
-				trace_event_args(rs, ev, &args);
-				const char *dt = arg_value(sbuf_str(&args), "data_type", vb, sizeof vb);
-				int64_t dti = dt ? data_type_id(w->h, dt) : 65535;
-				const char *count = arg_value(sbuf_str(&args), "count", vb, sizeof vb);
-				sqlite3_bind_int64(op, 1, rs->ev_name[ev]);
-				sqlite3_bind_int64(op, 2, s);
-				sqlite3_bind_int64(op, 3, e);
-				if (conn[ev])
-					sqlite3_bind_int64(op, 4, conn[ev]);
-				sqlite3_bind_int64(op, 5, group_name);
-				sqlite3_bind_int64(op, 6, ++op_id);
-				sqlite3_bind_int64(op, 7, dti);
-				if (count)
-					sqlite3_bind_int64(op, 8, num_text(count));
-				run(w, op);
-				break;
-			}
-			uint32_t tt = a->task_type ? a->task_type : rs->ev_name[ev];
-			sqlite3_bind_int64(task, 1, s);
-			sqlite3_bind_int64(task, 2, e);
-			if (conn[ev])
-				sqlite3_bind_int64(task, 3, conn[ev]);
-			sqlite3_bind_int64(task, 4, ++task_id);
-			sqlite3_bind_int64(task, 5, pid);
-			sqlite3_bind_int64(task, 6, plane ? rs->ev_name[ev] : tt);
-			/* a plane task of the text export is on no stream: its TASK row says none */
-			if (!plane)
-				sqlite3_bind_int64(task, 7, l->stream);
-			sqlite3_bind_int64(task, 8, task_id);
-			run(w, task);
-			if (plane) {
-				sqlite3_bind_int64(ctask, 1, rs->ev_name[ev]);
-				sqlite3_bind_int64(ctask, 2, task_id);
-				sqlite3_bind_int64(ctask, 3, rs->ev_name[ev]);
-				sqlite3_bind_int64(ctask, 4, num_text(store_str(rs, l->thread_name) + 6));
-				sqlite3_bind_int64(ctask, 5, group_name);
-				sqlite3_bind_int64(ctask, 6, op_id);
-				run(w, ctask);
-			} else if (tt != rs->ev_name[ev]) {
-				sqlite3_bind_int64(compute, 1, rs->ev_name[ev]);
-				sqlite3_bind_int64(compute, 2, task_id);
-				sqlite3_bind_int64(compute, 3, tt);
-				run(w, compute);
-			}
+		case LANE_COMM:
+			put_device(&x, ev, l, s, e);
 			break;
-		}
-		case LANE_OVERLAP: {
-			int type = -1;
-			for (int k = 0; k < 4; k++)
-				if (!strcmp(store_str(rs, l->thread_name), ov_names[k]))
-					type = k;
-			if (type < 0) {
-				skipped++;
-				break;
-			}
-			sqlite3_bind_int64(ov, 1, s);
-			sqlite3_bind_int64(ov, 2, e);
-			sqlite3_bind_int64(ov, 3, type);
-			run(w, ov);
+		case LANE_OVERLAP:
+			skipped += !put_overlap(&x, l, s, e);
 			break;
-		}
 		default:
 			skipped++;
 			break;
@@ -390,12 +427,12 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 	sqlite3_stmt *map = prep(w, "INSERT INTO RANK_DEVICE_MAP VALUES (?,0)");
 	sqlite3_bind_int64(map, 1, rank);
 	run(w, map);
-	sqlite3_stmt *all[] = {py, ids, cann, task, compute, op, ctask, ov, step, sess, map};
+	sqlite3_stmt *all[] = {x.py, x.ids, x.cann, x.task, x.compute, x.op, x.ctask, x.ov, x.step, sess, map};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		sqlite3_finalize(all[i]);
-	sbuf_free(&args);
-	free(conn);
-	free(pairs);
+	sbuf_free(&x.args);
+	free(x.conn);
+	free(x.pairs);
 }
 
 /* od/name when the text export has it (its messages are the reader's business), or NULL. */

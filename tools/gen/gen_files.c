@@ -9,43 +9,43 @@ static void write_profiler_info(const struct gen *G, const struct rank_model *R,
 	int64_t mono0 = 172163581670080LL + 1000003LL * R->r;
 	int64_t start_unix = R->first_ts + R->off - 10 * MS;
 	int64_t end_unix = R->last_end + R->off + 30 * MS;
-	sb_str(&b, "{\n    \"config\": {\n        \"common_config\": {\n            \"activities\": [\n"
+	sbuf_adds(&b, "{\n    \"config\": {\n        \"common_config\": {\n            \"activities\": [\n"
 	           "                \"ProfilerActivity.CPU\",\n                \"ProfilerActivity.NPU\"\n"
 	           "            ],\n");
 	if (o->marks == MARKS_PROFILERSTEP)
-		sb_fmt(&b,
+		sbuf_addf(&b,
 		       "            \"schedule\": {\n                \"wait\": 0,\n                "
 		       "\"active\": %d,\n"
 		       "                \"warmup\": 0,\n                \"repeat\": 1,\n"
 		       "                \"skip_first\": 0\n            },\n",
 		       R->nst);
-	sb_fmt(&b,
+	sbuf_addf(&b,
 	       "            \"record_shapes\": %s,\n            \"profile_memory\": false,\n"
 	       "            \"with_stack\": %s,\n            \"with_flops\": false,\n"
 	       "            \"with_modules\": false\n        },\n",
 	       o->host_bare ? "false" : "true", o->call_stack ? "true" : "false");
-	sb_str(&b, "        \"experimental_config\": {\n            \"_profiler_level\": \"Level1\",\n"
+	sbuf_adds(&b, "        \"experimental_config\": {\n            \"_profiler_level\": \"Level1\",\n"
 	           "            \"_aic_metrics\": \"ACL_AICORE_PIPE_UTILIZATION\",\n"
 	           "            \"_l2_cache\": false,\n            \"_msprof_tx\": false,\n"
 	           "            \"_data_simplification\": true,\n            \"record_op_args\": false,\n"
 	           "            \"_export_type\": \"text\",\n            \"_op_attr\": false,\n"
 	           "            \"_gc_detect_threshold\": null\n        }\n    },\n");
-	sb_fmt(&b,
+	sbuf_addf(&b,
 	       "    \"start_info\": {\n        \"syscnt_enable\": true,\n        \"freq\": 100,\n"
 	       "        \"start_cnt\": %" PRId64 ",\n        \"start_monotonic\": %" PRId64 "\n    },\n",
 	       mono0 / 10, mono0);
-	sb_fmt(&b,
+	sbuf_addf(&b,
 	       "    \"end_info\": {\n        \"collectionTimeEnd\": %" PRId64 ",\n"
 	       "        \"MonotonicTimeEnd\": %" PRId64 "\n    },\n",
 	       end_unix, mono0 + (end_unix - start_unix));
-	sb_str(&b, "    \"torch_npu_version\": \"2.7.1\",\n    \"cann_version\": \"8.3.RC1\",\n");
+	sbuf_adds(&b, "    \"torch_npu_version\": \"2.7.1\",\n    \"cann_version\": \"8.3.RC1\",\n");
 	/* both spellings occur in the wild */
 	if (o->naming == NAME_RANK)
-		sb_fmt(&b, "    \"rank_id\": \"%d\"\n}", R->r);
+		sbuf_addf(&b, "    \"rank_id\": \"%d\"\n}", R->r);
 	else
-		sb_fmt(&b, "    \"rank_id\": %d\n}", R->r);
-	write_file(path, b.p, b.n);
-	free(b.p);
+		sbuf_addf(&b, "    \"rank_id\": %d\n}", R->r);
+	write_file(path, b.buf, b.len);
+	free(b.buf);
 }
 
 static void write_metadata(const struct gen *G, const struct rank_model *R, const char *path)
@@ -59,7 +59,7 @@ static void write_metadata(const struct gen *G, const struct rank_model *R, cons
 	                                      "PYTORCH_NPU_ALLOC_CONF", "ASCEND_LAUNCH_BLOCKING"};
 	const struct opts *o = G->o;
 	bool used[8] = {false};
-	sb_str(&b, "{\n    \"ENV_VARIABLES\": {");
+	sbuf_adds(&b, "{\n    \"ENV_VARIABLES\": {");
 	for (size_t i = 0; i < sizeof watched / sizeof watched[0]; i++) {
 		const char *val = "";
 		size_t vl = 0;
@@ -71,16 +71,16 @@ static void write_metadata(const struct gen *G, const struct rank_model *R, cons
 				used[k] = true;
 			}
 		}
-		sb_fmt(&b, "%s\n        \"%s\": \"%.*s\"", i ? "," : "", watched[i], (int)vl, val);
+		sbuf_addf(&b, "%s\n        \"%s\": \"%.*s\"", i ? "," : "", watched[i], (int)vl, val);
 	}
 	for (int k = 0; k < o->n_env; k++)
 		if (!used[k]) {
 			const char *eq = strchr(o->env[k], '=');
-			sb_fmt(&b, ",\n        \"%.*s\": \"%s\"", (int)(eq - o->env[k]), o->env[k], eq + 1);
+			sbuf_addf(&b, ",\n        \"%.*s\": \"%s\"", (int)(eq - o->env[k]), o->env[k], eq + 1);
 		}
-	sb_str(&b, "\n    }");
+	sbuf_adds(&b, "\n    }");
 	if (nr > 1) {
-		sb_fmt(&b,
+		sbuf_addf(&b,
 		       ",\n    \"distributed_args\": {\n        \"tensor_model_parallel_size\": %d,\n"
 		       "        \"pipeline_model_parallel_size\": 1,\n        \"data_parallel_size\": 1,\n"
 		       "        \"rank\": %d,\n        \"world_size\": %d\n    },\n"
@@ -90,12 +90,12 @@ static void write_metadata(const struct gen *G, const struct rank_model *R, cons
 		       "            \"global_ranks\": [",
 		       nr, R->r, nr, G->coll_group, R->r);
 		for (int i = 0; i < nr; i++)
-			sb_fmt(&b, "%s%d", i ? ", " : "", i);
-		sb_str(&b, "]\n        }\n    }");
+			sbuf_addf(&b, "%s%d", i ? ", " : "", i);
+		sbuf_adds(&b, "]\n        }\n    }");
 	}
-	sb_str(&b, "\n}");
-	write_file(path, b.p, b.n);
-	free(b.p);
+	sbuf_adds(&b, "\n}");
+	write_file(path, b.buf, b.len);
+	free(b.buf);
 }
 
 static void write_raw_parts(const struct gen *G, const struct rank_model *R, const char *rdir)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ascprof-gen: op kinds (what one host dispatch unit looks like on every lane) and --shape parsing. */
+/* ascprof-gen: op kinds (what one host dispatch unit looks like on every lane). */
 #include "gen.h"
 
 /* ESC [31m, OSC 52 clipboard write, BEL, CR, C1 CSI (U+009B), RTL override (U+202E). Split
@@ -166,88 +166,3 @@ const struct kind kinds[K_COUNT] = {
 		     "vllm_ascend/attention/attention_v1.py(372): _forward_prefill_no_cache"},
 };
 /* clang-format on */
-
-/* --kernel-scale and --drop-op name a compute kernel that has a host unit of its own. */
-int kernel_kind(const char *opt, const char *name)
-{
-	for (int k = 0; k < K_COUNT; k++)
-		if (kinds[k].dc == DC_COMPUTE && kinds[k].nest > 0 && !strcmp(kinds[k].kernel, name))
-			return k;
-	usage_error("%s: no compute kernel named '%s' (e.g. RmsNorm, MatMulV2, Silu)", opt, name);
-}
-
-void parse_shape(const char *v, struct shape_opts *sh)
-{
-	memset(sh, 0, sizeof *sh);
-	char buf[256];
-	if (strlen(v) >= sizeof buf)
-		usage_error("--shape: '%s' is too long", v);
-	strcpy(buf, v);
-	char *save = NULL;
-	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		bool first = w == buf;
-		if (first && !strcmp(w, "marked"))
-			sh->kind = SHAPE_MARKED;
-		else if (first && !strcmp(w, "vllm"))
-			sh->kind = SHAPE_VLLM;
-		else if (first && !strcmp(w, "train"))
-			sh->kind = SHAPE_TRAIN;
-		else if (first)
-			usage_error("--shape: expected marked, vllm or train first, not '%s'", w);
-		else if (sh->kind != SHAPE_VLLM)
-			usage_error("--shape: modifiers ('%s') apply to vllm only", w);
-		else if (!strcmp(w, "mla"))
-			sh->mla = true;
-		else if (!strcmp(w, "moe"))
-			sh->moe = true;
-		else if (!strcmp(w, "graph"))
-			sh->graph = true;
-		else if (!strcmp(w, "annotate"))
-			sh->annotate = true;
-		else if (!strcmp(w, "legacy"))
-			sh->legacy = true;
-		else if (!strcmp(w, "short"))
-			sh->short_prefill = true;
-		else if (!strncmp(w, "mixed=", 6))
-			sh->mixed = (int)arg_int("--shape mixed=", w + 6, 0, 1000000);
-		else
-			usage_error("--shape: unknown modifier '%s' (mla, moe, graph, annotate, legacy, "
-			            "short, mixed=N)",
-			            w);
-	}
-}
-
-/* What the shape implies for the other options. */
-void shape_apply(struct opts *o)
-{
-	if (o->shape.kind == SHAPE_VLLM) {
-		/* no schedule, msprof_tx=False: no markers; one step_trace row without a step id.
-		 * A schedule given (--step-marks profilerstep) marks the steps as torch_npu does */
-		if (!o->marks_set)
-			o->marks = MARKS_NONE;
-		if (o->marks == MARKS_ENGINE)
-			usage_error(
-			        "--shape vllm writes no python_function: --step-marks profilerstep or none");
-		if (!o->step_trace_set)
-			o->step_trace = o->marks == MARKS_PROFILERSTEP ? ST_ROWS : ST_ONE;
-		o->host_bare = true;
-		if (o->hostile || o->demo)
-			usage_error("--shape vllm does not combine with --hostile or --demo");
-		if (o->shape.legacy && (o->shape.mixed || o->shape.graph || o->shape.mla))
-			usage_error("--shape vllm,legacy (0.7-0.9 eager) takes no mixed, graph or mla");
-	} else if (o->shape.kind == SHAPE_TRAIN) {
-		o->prefill = 0; /* training steps are neither prefill nor decode */
-		if (o->marks == MARKS_ENGINE)
-			o->marks = MARKS_PROFILERSTEP; /* training uses a schedule */
-		if (o->demo)
-			usage_error("--shape train does not combine with --demo");
-	}
-	if (o->default_export) {
-		if (o->demo)
-			usage_error("--default-export does not combine with --demo");
-		o->marks = MARKS_NONE;
-		o->step_trace = ST_ONE;
-		o->call_stack = false;
-		o->host_bare = true;
-	}
-}

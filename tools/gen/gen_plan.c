@@ -4,7 +4,7 @@
 
 static void plan_push(struct plan *P, uint8_t kind)
 {
-	grow((void **)&P->pu, &P->cap, (size_t)P->n + 1, sizeof *P->pu);
+	xgrow(&P->pu, &P->cap, (size_t)P->n + 1, sizeof *P->pu);
 	memset(&P->pu[P->n], 0, sizeof P->pu[P->n]);
 	P->pu[P->n++].kind = kind;
 }

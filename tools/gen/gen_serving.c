@@ -44,7 +44,7 @@ static int64_t sv_rank(int64_t *v, size_t n, double q)
 static void sv_ms(struct sbuf *b, int64_t ns)
 {
 	int64_t us = ns / 1000;
-	sb_fmt(b, "%s%" PRId64 ".%03" PRId64, us < 0 ? "-" : "", (us < 0 ? -us : us) / 1000,
+	sbuf_addf(b, "%s%" PRId64 ".%03" PRId64, us < 0 ? "-" : "", (us < 0 ? -us : us) / 1000,
 	       (us < 0 ? -us : us) % 1000);
 }
 
@@ -53,14 +53,14 @@ static void sv_write(const char *dir, const char *name, const struct sbuf *b)
 	char path[4096];
 	path_join(path, sizeof path, dir, name);
 	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(b->p, 1, b->n, f) != b->n || fclose(f) != 0)
+	if (!f || fwrite(b->buf, 1, b->len, f) != b->len || fclose(f) != 0)
 		die("cannot write %s", path);
 }
 
 static void sv_truth_dist(struct sbuf *t, const char *key, int64_t *v, size_t n)
 {
 	if (!n) {
-		sb_fmt(t, "serving.%s=null\n", key);
+		sbuf_addf(t, "serving.%s=null\n", key);
 		return;
 	}
 	static const struct {
@@ -68,7 +68,7 @@ static void sv_truth_dist(struct sbuf *t, const char *key, int64_t *v, size_t n)
 		double q;
 	} qs[] = {{"p50", 0.50}, {"p90", 0.90}, {"p99", 0.99}, {"max", 1.0}};
 	for (size_t i = 0; i < sizeof qs / sizeof *qs; i++)
-		sb_fmt(t, "serving.%s.%s=%.3f\n", key, qs[i].name, (double)sv_rank(v, n, qs[i].q) / 1e6);
+		sbuf_addf(t, "serving.%s.%s=%.3f\n", key, qs[i].name, (double)sv_rank(v, n, qs[i].q) / 1e6);
 }
 
 void gen_serving(const struct gen *G)
@@ -84,13 +84,13 @@ void gen_serving(const struct gen *G)
 	struct sv_req *req = xcalloc((size_t)K * 4 + 1, sizeof *req);
 	size_t nreq = 0;
 	struct sbuf batch = {0}, fwd = {0}, kv = {0}, qs = {0}, rq = {0};
-	sb_str(&batch, "name,res_list,start_datetime,end_datetime,during_time(ms),batch_type,prof_id,batch_size,"
+	sbuf_adds(&batch, "name,res_list,start_datetime,end_datetime,during_time(ms),batch_type,prof_id,batch_size,"
 	               "prefill_batch_size,decode_batch_size,kvcache_usage_rate,start_time(ms),end_time(ms)\n");
-	sb_str(&fwd, "name,relative_start_time(ms),start_datetime,end_datetime,during_time(ms),bubble_time(ms),"
+	sbuf_adds(&fwd, "name,relative_start_time(ms),start_datetime,end_datetime,during_time(ms),bubble_time(ms),"
 	             "batch_size,batch_type,forward_iter,dp_rank,prof_id,hostname,start_time(ms),end_time(ms)\n");
-	sb_str(&kv, "name,start_time,total_blocks,used_blocks,free_blocks,blocks_allocated,blocks_freed,"
+	sbuf_adds(&kv, "name,start_time,total_blocks,used_blocks,free_blocks,blocks_allocated,blocks_freed,"
 	            "kvcache_usage_rate\n");
-	sb_str(&qs, "hostuid,pid,start_datetime,relative_timestamp(ms),waiting,running,swapped,timestamp(ms)\n");
+	sbuf_adds(&qs, "hostuid,pid,start_datetime,relative_timestamp(ms),waiting,running,swapped,timestamp(ms)\n");
 	size_t n_type[3] = {0};
 	int64_t prev_end = 0, bubble_total = 0, first = 0;
 	int64_t kv_max = -1; /* per mille */
@@ -106,39 +106,39 @@ void gen_serving(const struct gen *G)
 		int64_t seqs = st->seqs > 0 ? st->seqs : phase == SP_PREFILL ? rng_range(&r, 1, 3) : rng_range(&r, 4, 32);
 		int64_t form = rng_range(&r, 100, 300) * 1000;
 		/* forming, then executing: the forming span ends where the execution starts */
-		sb_fmt(&batch, "batchFrameworkProcessing,[],,,");
+		sbuf_addf(&batch, "batchFrameworkProcessing,[],,,");
 		sv_ms(&batch, form);
-		sb_fmt(&batch, ",%s,%d,%" PRId64 ",,,,%" PRId64 ".000,%" PRId64 ".000\n", type, k, seqs, (a - form) / 1000,
+		sbuf_addf(&batch, ",%s,%d,%" PRId64 ",,,,%" PRId64 ".000,%" PRId64 ".000\n", type, k, seqs, (a - form) / 1000,
 		       a / 1000);
 		int64_t used = rng_range(&r, 100, 900); /* per mille */
 		kv_max = used > kv_max ? used : kv_max;
-		sb_fmt(&batch, "modelExec,[],,,");
+		sbuf_addf(&batch, "modelExec,[],,,");
 		sv_ms(&batch, e - a);
-		sb_fmt(&batch, ",%s,%d,%" PRId64 ",,,0.%03" PRId64 ",%" PRId64 ".000,%" PRId64 ".000\n", type, k, seqs, used,
+		sbuf_addf(&batch, ",%s,%d,%" PRId64 ",,,0.%03" PRId64 ",%" PRId64 ".000,%" PRId64 ".000\n", type, k, seqs, used,
 		       a / 1000, e / 1000);
 		int64_t bubble = k ? a - prev_end : 0;
 		bubble_total += bubble > 0 ? bubble / 1000 : 0; /* µs, as written */
-		sb_fmt(&fwd, "forward,");
+		sbuf_addf(&fwd, "forward,");
 		sv_ms(&fwd, a - first);
-		sb_fmt(&fwd, ",,,");
+		sbuf_addf(&fwd, ",,,");
 		sv_ms(&fwd, e - a);
-		sb_fmt(&fwd, ",");
+		sbuf_addf(&fwd, ",");
 		sv_ms(&fwd, bubble);
-		sb_fmt(&fwd, ",%" PRId64 ",%s,%d,0,%d,node0,", seqs, type, k, k);
+		sbuf_addf(&fwd, ",%" PRId64 ",%s,%d,0,%d,node0,", seqs, type, k, k);
 		sv_ms(&fwd, a);
-		sb_fmt(&fwd, ",");
+		sbuf_addf(&fwd, ",");
 		sv_ms(&fwd, e);
-		sb_fmt(&fwd, "\n");
+		sbuf_addf(&fwd, "\n");
 		prev_end = e;
-		sb_fmt(&kv, "kvcache,");
+		sbuf_addf(&kv, "kvcache,");
 		sv_ms(&kv, a);
-		sb_fmt(&kv, ",1000,%" PRId64 ",%" PRId64 ",0,0,0.%03" PRId64 "\n", used, 1000 - used, used);
+		sbuf_addf(&kv, ",1000,%" PRId64 ",%" PRId64 ",0,0,0.%03" PRId64 "\n", used, 1000 - used, used);
 		int64_t waiting = rng_range(&r, 0, 6);
-		sb_fmt(&qs, "node0,1,,");
+		sbuf_addf(&qs, "node0,1,,");
 		sv_ms(&qs, a - first);
-		sb_fmt(&qs, ",%" PRId64 ",%" PRId64 ",0,", waiting, seqs);
+		sbuf_addf(&qs, ",%" PRId64 ",%" PRId64 ",0,", waiting, seqs);
 		sv_ms(&qs, a);
-		sb_fmt(&qs, "\n");
+		sbuf_addf(&qs, "\n");
 		/* the prompts this step admits: each a request */
 		int64_t prompts = phase == SP_PREFILL ? seqs : phase == SP_MIXED ? (st->seqs_p > 0 ? st->seqs_p : 1) : 0;
 		for (int64_t p = 0; p < prompts; p++) {
@@ -152,19 +152,19 @@ void gen_serving(const struct gen *G)
 			q->recv = rng_range(&r, 16, 2048);
 		}
 	}
-	sb_str(&rq, "http_rid,start_datetime,recv_token_size,reply_token_size,execution_time(ms),queue_wait_time(ms),"
+	sbuf_adds(&rq, "http_rid,start_datetime,recv_token_size,reply_token_size,execution_time(ms),queue_wait_time(ms),"
 	            "first_token_latency(ms),cache_hit_rate,start_time(ms)\n");
 	for (size_t i = 0; i < nreq; i++) {
 		const struct sv_req *q = &req[i];
-		sb_fmt(&rq, "%zu,,%" PRId64 ",%" PRId64 ",", i, q->recv, q->reply);
+		sbuf_addf(&rq, "%zu,,%" PRId64 ",%" PRId64 ",", i, q->recv, q->reply);
 		sv_ms(&rq, q->exec);
-		sb_fmt(&rq, ",");
+		sbuf_addf(&rq, ",");
 		sv_ms(&rq, q->queue);
-		sb_fmt(&rq, ",");
+		sbuf_addf(&rq, ",");
 		sv_ms(&rq, q->ttft);
-		sb_fmt(&rq, ",0.0,");
+		sbuf_addf(&rq, ",0.0,");
 		sv_ms(&rq, q->arrive);
-		sb_fmt(&rq, "\n");
+		sbuf_addf(&rq, "\n");
 	}
 	sv_write(dir, "request.csv", &rq);
 	sv_write(dir, "batch.csv", &batch);
@@ -176,7 +176,7 @@ void gen_serving(const struct gen *G)
 	struct sbuf t = {0};
 	int64_t *v = xcalloc(nreq + 1, sizeof *v);
 	size_t n = 0;
-	sb_fmt(&t, "serving.dir=serving\nserving.requests=%zu\n", nreq);
+	sbuf_addf(&t, "serving.dir=serving\nserving.requests=%zu\n", nreq);
 	for (size_t i = 0; i < nreq; i++)
 		v[i] = req[i].ttft / 1000 * 1000;
 	sv_truth_dist(&t, "ttft_ms", v, nreq);
@@ -191,21 +191,21 @@ void gen_serving(const struct gen *G)
 	for (size_t i = 0; i < nreq; i++)
 		v[i] = req[i].queue;
 	sv_truth_dist(&t, "queue_wait_ms", v, nreq);
-	sb_fmt(&t,
+	sbuf_addf(&t,
 	       "serving.batches.prefill=%zu\nserving.batches.decode=%zu\nserving.batches.mixed=%zu\n"
 	       "serving.forwards=%d\nserving.forward_bubble_ms=%.3f\nserving.kvcache_usage_max_pct=%.2f\n",
 	       n_type[0], n_type[1], n_type[2], K, (double)bubble_total / 1e3, (double)kv_max / 10.0);
 	char path[4096];
 	path_join(path, sizeof path, o->out, "ground_truth.txt");
 	FILE *f = fopen(path, "ab");
-	if (!f || fwrite(t.p, 1, t.n, f) != t.n || fclose(f) != 0)
+	if (!f || fwrite(t.buf, 1, t.len, f) != t.len || fclose(f) != 0)
 		die("cannot append to %s", path);
 	free(v);
 	free(req);
-	free(batch.p);
-	free(fwd.p);
-	free(kv.p);
-	free(qs.p);
-	free(rq.p);
-	free(t.p);
+	free(batch.buf);
+	free(fwd.buf);
+	free(kv.buf);
+	free(qs.buf);
+	free(rq.buf);
+	free(t.buf);
 }

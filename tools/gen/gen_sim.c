@@ -50,15 +50,15 @@ static char *subst_tokens(const char *pat, int64_t tok, const char *sep)
 	int nl = u64_digits(num, (uint64_t)tok);
 	for (const char *p = pat; *p; p++) {
 		if (*p == '#')
-			sb_add(&b, num, (size_t)nl);
+			sbuf_add(&b, num, (size_t)nl);
 		else if (*p == ';' && sep)
-			sb_str(&b, sep);
+			sbuf_adds(&b, sep);
 		else
-			sb_chr(&b, *p);
+			sbuf_addc(&b, *p);
 	}
-	if (!b.p)
-		sb_str(&b, "");
-	return b.p;
+	if (!b.buf)
+		sbuf_adds(&b, "");
+	return b.buf;
 }
 
 static void gen_strings(struct gen *G)
@@ -83,14 +83,14 @@ static void gen_strings(struct gen *G)
 			                 : f == depth - 1 ? "<string>(1): <module>"
 			                                  : common_frames[(size_t)(f - 1) % N_COMMON_FRAMES];
 			if (f) {
-				sb_str(&js, ";\r\n");
-				sb_str(&cs, csep);
+				sbuf_adds(&js, ";\r\n");
+				sbuf_adds(&cs, csep);
 			}
-			sb_str(&js, fr);
-			sb_str(&cs, fr);
+			sbuf_adds(&js, fr);
+			sbuf_adds(&cs, fr);
 		}
-		G->stack_json[k] = js.p;
-		G->stack_csv[k] = cs.p;
+		G->stack_json[k] = js.buf;
+		G->stack_csv[k] = cs.buf;
 	}
 }
 
@@ -128,7 +128,7 @@ static void host_phase(const struct gen *G, struct rank_model *R, int k, const s
 	struct unit *run = NULL; /* the first unit of the current run of graph units */
 	st->u0 = R->nu;
 	st->nu = (size_t)P->n;
-	grow((void **)&R->u, &R->ucap, R->nu + (size_t)P->n, sizeof *R->u);
+	xgrow(&R->u, &R->ucap, R->nu + (size_t)P->n, sizeof *R->u);
 	R->nu += (size_t)P->n;
 	for (int i = 0; i < P->n; i++) {
 		const struct plan_unit *pu = &P->pu[i];
@@ -536,13 +536,13 @@ char *shape_text(const struct gen *G, const struct step *st, const struct unit *
 	struct sbuf b = {0};
 	for (const char *p = pat; *p; p++) {
 		if (*p == '#' || *p == '@')
-			sb_fmt(&b, "%" PRId64, *p == '#' ? tok : seqs);
+			sbuf_addf(&b, "%" PRId64, *p == '#' ? tok : seqs);
 		else
-			sb_chr(&b, *p);
+			sbuf_addc(&b, *p);
 	}
-	if (!b.p)
-		sb_str(&b, "");
-	return b.p;
+	if (!b.buf)
+		sbuf_adds(&b, "");
+	return b.buf;
 }
 
 /* Upstream vLLM's per-step range: execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>). */

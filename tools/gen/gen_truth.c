@@ -215,23 +215,17 @@ static const char *style_name(enum jstyle s)
 	return s == JS_PY ? "python" : s == JS_MIN ? "minify" : "pretty";
 }
 
-static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_model *R,
-                       const struct rank_out *ro)
+/* The trace: its size, cut, window, events by ph and lanes. */
+static void truth_trace(struct sbuf *b, const struct gen *G, const struct rank_model *R,
+                        const struct rank_out *ro)
 {
 	const struct opts *o = G->o;
 	int r = R->r;
-	sb_fmt(b, "\n# ---- rank %d ----\n", r);
-	sb_fmt(b,
-	       "rank.%d.dir=%s\nrank.%d.offset_ns=%" PRId64 "\nrank.%d.pid=%" PRId64
-	       "\nrank.%d.device_id=%d\n",
-	       r, R->dir, r, R->off, r, R->pid, r, R->dev);
-	if (o->raw)
-		return;
 	const struct tw *t = &ro->t;
-	sb_fmt(b, "rank.%d.trace_bytes=%" PRIu64 "\nrank.%d.truncated=%d\n", r, ro->trace_bytes, r,
+	sbuf_addf(b, "rank.%d.trace_bytes=%" PRIu64 "\nrank.%d.truncated=%d\n", r, ro->trace_bytes, r,
 	       ro->truncated);
 	if (ro->truncated)
-		sb_fmt(b, "rank.%d.cut_at=%" PRId64 "\n", r, o->truncate_at);
+		sbuf_addf(b, "rank.%d.cut_at=%" PRId64 "\n", r, o->truncate_at);
 	/* window: by construction, or from the kept elements when cut */
 	int64_t first = R->first_ts + R->off, last = R->last_end + R->off;
 	if (ro->truncated) {
@@ -243,16 +237,16 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 		    r, first, last, t->x_min, t->x_max);
 	}
 	if (!ro->truncated || t->have_x)
-		sb_fmt(b,
+		sbuf_addf(b,
 		       "rank.%d.first_ts_ns=%" PRId64 "\nrank.%d.last_end_ns=%" PRId64
 		       "\nrank.%d.wall_ns=%" PRId64 "\n",
 		       r, first, r, last, r, last - first);
 	int64_t total = 0;
 	for (int p = 0; p < PH_COUNT; p++) {
-		sb_fmt(b, "rank.%d.events.%c=%" PRId64 "\n", r, ph_chars[p], t->n_ph[p]);
+		sbuf_addf(b, "rank.%d.events.%c=%" PRId64 "\n", r, ph_chars[p], t->n_ph[p]);
 		total += t->n_ph[p];
 	}
-	sb_fmt(b, "rank.%d.events.total=%" PRId64 "\n", r, total);
+	sbuf_addf(b, "rank.%d.events.total=%" PRId64 "\n", r, total);
 	for (int p = 0; p < PR_COUNT; p++) {
 		if (!t->proc_named[p])
 			continue; /* a lane is only identifiable through its process_name */
@@ -266,19 +260,27 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 				continue;
 			char nm[64];
 			thread_label(R, (enum lane_id)ln, nm, sizeof nm);
-			sb_fmt(b, "rank.%d.lane.%s/%s=%" PRId64 "\n", r, procs[p].name, nm, t->lane_x[ln]);
+			sbuf_addf(b, "rank.%d.lane.%s/%s=%" PRId64 "\n", r, procs[p].name, nm, t->lane_x[ln]);
 		}
-		sb_fmt(b, "rank.%d.lanes.%s=%d\n", r, procs[p].name, nl);
+		sbuf_addf(b, "rank.%d.lanes.%s=%d\n", r, procs[p].name, nl);
 	}
-	sb_fmt(b, "rank.%d.csv.kernel_details.rows=%" PRId64 "\n", r, ro->rows_kernel);
+}
+
+/* The CSV tables' rows, the memory figures, the broken lines, kernel types. */
+static void truth_tables(struct sbuf *b, const struct gen *G, const struct rank_model *R,
+                         const struct rank_out *ro)
+{
+	const struct opts *o = G->o;
+	int r = R->r;
+	sbuf_addf(b, "rank.%d.csv.kernel_details.rows=%" PRId64 "\n", r, ro->rows_kernel);
 	if (!o->default_export) /* --default-export writes no operator_details.csv */
-		sb_fmt(b, "rank.%d.csv.operator_details.rows=%" PRId64 "\n", r, ro->rows_oper);
-	sb_fmt(b, "rank.%d.csv.op_statistic.rows=%" PRId64 "\nrank.%d.csv.api_statistic.rows=%" PRId64 "\n", r,
+		sbuf_addf(b, "rank.%d.csv.operator_details.rows=%" PRId64 "\n", r, ro->rows_oper);
+	sbuf_addf(b, "rank.%d.csv.op_statistic.rows=%" PRId64 "\nrank.%d.csv.api_statistic.rows=%" PRId64 "\n", r,
 	       ro->rows_opstat, r, ro->rows_api);
 	if (o->step_trace != ST_NONE)
-		sb_fmt(b, "rank.%d.csv.step_trace_time.rows=%" PRId64 "\n", r, ro->rows_step);
+		sbuf_addf(b, "rank.%d.csv.step_trace_time.rows=%" PRId64 "\n", r, ro->rows_step);
 	if (o->memory)
-		sb_fmt(b,
+		sbuf_addf(b,
 		       "rank.%d.csv.memory_record.rows=%" PRId64 "\nrank.%d.csv.npu_module_mem.rows=%" PRId64
 		       "\nrank.%d.csv.operator_memory.rows=%" PRId64 "\nrank.%d.mem.pta_peak_allocated_mb=%" PRId64
 		       "\nrank.%d.mem.pta_peak_reserved_mb=%" PRId64 "\nrank.%d.mem.app_peak_reserved_mb=%" PRId64
@@ -288,22 +290,26 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 		       ro->pta_peak_reserved_mb, r, ro->app_peak_reserved_mb, r, MEM_HCCL_MB, r, ro->allocs, r,
 		       ro->negative, r, ro->never_released);
 	if (o->ragged)
-		sb_fmt(b, "rank.%d.kernel_details.ragged_lines=%s\n", r, ro->ragged.p ? ro->ragged.p : "");
+		sbuf_addf(b, "rank.%d.kernel_details.ragged_lines=%s\n", r, ro->ragged.buf ? ro->ragged.buf : "");
 	if (o->excel)
-		sb_fmt(b, "rank.%d.kernel_details.excel_lines=%s\n", r, ro->excel.p ? ro->excel.p : "");
+		sbuf_addf(b, "rank.%d.kernel_details.excel_lines=%s\n", r, ro->excel.buf ? ro->excel.buf : "");
 	size_t nt;
 	struct agg *types = op_types(R, &nt);
 	for (size_t i = 0; i < nt; i++)
-		sb_fmt(b, "optype.%d.%s.count=%" PRId64 "\noptype.%d.%s.total_ns=%" PRId64 "\n", r,
+		sbuf_addf(b, "optype.%d.%s.count=%" PRId64 "\noptype.%d.%s.total_ns=%" PRId64 "\n", r,
 		       types[i].key, types[i].n, r, types[i].key, types[i].total);
 	free(types);
-	if (ro->truncated)
-		return;
-	sb_fmt(b,
+}
+
+/* The rank's totals by construction (a whole trace only). */
+static void truth_figures(struct sbuf *b, const struct rank_model *R)
+{
+	int r = R->r;
+	sbuf_addf(b,
 	       "rank.%d.compute_ns=%" PRId64 "\nrank.%d.copy_ns=%" PRId64 "\nrank.%d.copy_h2d_ns=%" PRId64
 	       "\nrank.%d.copy_d2h_ns=%" PRId64 "\n",
 	       r, R->compute, r, R->copy, r, R->h2d, r, R->d2h);
-	sb_fmt(b,
+	sbuf_addf(b,
 	       "rank.%d.collectives=%d\nrank.%d.comm_ns=%" PRId64 "\nrank.%d.comm_overlapped_ns=%" PRId64
 	       "\nrank.%d.comm_not_overlapped_ns=%" PRId64 "\n",
 	       r, R->ncoll, r, R->comm, r, R->overlapped, r, R->comm - R->overlapped);
@@ -313,23 +319,30 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 			cxfer += R->u[i].xfer;
 			cwait += R->u[i].k_dur - R->u[i].xfer;
 		}
-	sb_fmt(b, "rank.%d.coll_transfer_ns=%" PRId64 "\nrank.%d.coll_wait_ns=%" PRId64 "\n", r, cxfer, r, cwait);
-	sb_fmt(b,
+	sbuf_addf(b, "rank.%d.coll_transfer_ns=%" PRId64 "\nrank.%d.coll_wait_ns=%" PRId64 "\n", r, cxfer, r, cwait);
+	sbuf_addf(b,
 	       "rank.%d.npu_busy_ns=%" PRId64 "\nrank.%d.npu_idle_ns=%" PRId64
 	       "\nrank.%d.npu_idle_gaps=%" PRId64 "\nrank.%d.free_ns=%" PRId64
 	       "\nrank.%d.host_busy_ns=%" PRId64 "\nrank.%d.host_only_ns=%" PRId64 "\nrank.%d.edge_idle_ns=%" PRId64
 	       "\n",
 	       r, R->busy, r, R->idle, r, R->idle_gaps, r, R->free_ns, r, R->host_busy, r, R->host_only, r,
 	       R->edge_idle);
+}
+
+/* The steps: counts by phase, then each step's window and figures. */
+static void truth_steps(struct sbuf *b, const struct gen *G, const struct rank_model *R)
+{
+	const struct opts *o = G->o;
+	int r = R->r;
 	int nph[4] = {0, 0, 0, 0};
 	for (int k = 0; k < R->nst; k++)
 		nph[o->shape.kind == SHAPE_MARKED ? R->st[k].prefill : R->st[k].phase]++;
-	sb_fmt(b,
+	sbuf_addf(b,
 	       "rank.%d.steps=%d\nrank.%d.prefill_steps=%d\nrank.%d.decode_steps=%d\nrank.%d.dispatch_ops_"
 	       "total=%" PRId64 "\n",
 	       r, R->nst, r, nph[SP_PREFILL], r, nph[SP_DECODE], r, R->cpu_ops);
 	if (o->shape.kind != SHAPE_MARKED)
-		sb_fmt(b, "rank.%d.mixed_steps=%d\nrank.%d.train_steps=%d\n", r, nph[SP_MIXED], r, nph[SP_TRAIN]);
+		sbuf_addf(b, "rank.%d.mixed_steps=%d\nrank.%d.train_steps=%d\n", r, nph[SP_MIXED], r, nph[SP_TRAIN]);
 	static const char *const phase_names[] = {"decode", "prefill", "mixed", "train"};
 	for (int k = 0; k < R->nst; k++) {
 		const struct step *st = &R->st[k];
@@ -338,25 +351,30 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 		int64_t host_only = (st->he - st->hs - ul_clip(&R->occ_u, st->hs, st->he)) + (st->sch_end - st->sch_ts);
 		if (R->honly_u.n)
 			host_only = ul_clip(&R->honly_u, st->hs, k + 1 < R->nst ? R->st[k + 1].hs : R->last_end);
-		sb_fmt(b,
+		sbuf_addf(b,
 		       "rank.%d.step.%d.start_ns=%" PRId64 "\nrank.%d.step.%d.end_ns=%" PRId64
 		       "\nrank.%d.step.%d.phase=%s\nrank.%d.step.%d.dispatch_ops=%" PRId64 "\n",
 		       r, k, st->hs + R->off, r, k, st->he + R->off, r, k,
 		       phase_names[o->shape.kind == SHAPE_MARKED ? st->prefill : st->phase], r, k, st->cpu_ops);
 		if (o->shape.kind != SHAPE_MARKED)
-			sb_fmt(b,
+			sbuf_addf(b,
 			       "rank.%d.step.%d.dev_start_ns=%" PRId64 "\nrank.%d.step.%d.dev_end_ns=%" PRId64
 			       "\nrank.%d.step.%d.tokens=%" PRId64 "\nrank.%d.step.%d.seqs=%" PRId64
 			       "\nrank.%d.step.%d.graph=%d\nrank.%d.step.%d.replays=%d\n",
 			       r, k, st->first_dev + R->off, r, k, st->last_dev + R->off, r, k, st->tok, r, k, st->seqs,
 			       r, k, st->graph, r, k, st->replays);
-		sb_fmt(b,
+		sbuf_addf(b,
 		       "rank.%d.step.%d.compute_ns=%" PRId64
 		       "\nrank.%d.step.%d.comm_not_overlapped_ns=%" PRId64
 		       "\nrank.%d.step.%d.host_only_ns=%" PRId64 "\n",
 		       r, k, st->compute, r, k, st->comm - st->overlapped, r, k, host_only);
 	}
-	/* compute kernels by trace name */
+}
+
+/* compute kernels by trace name */
+static void truth_ops(struct sbuf *b, const struct rank_model *R)
+{
+	int r = R->r;
 	struct agg *v = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < R->nu; i++) {
@@ -368,43 +386,64 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 	}
 	qsort(v, n, sizeof *v, agg_by_total);
 	for (size_t i = 0; i < n; i++)
-		sb_fmt(b, "op.%d.%s.count=%" PRId64 "\nop.%d.%s.total_ns=%" PRId64 "\n", r, v[i].key, v[i].n,
+		sbuf_addf(b, "op.%d.%s.count=%" PRId64 "\nop.%d.%s.total_ns=%" PRId64 "\n", r, v[i].key, v[i].n,
 		       r, v[i].key, v[i].total);
 	free(v);
+}
+
+static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_model *R,
+                       const struct rank_out *ro)
+{
+	const struct opts *o = G->o;
+	int r = R->r;
+	sbuf_addf(b, "\n# ---- rank %d ----\n", r);
+	sbuf_addf(b,
+	       "rank.%d.dir=%s\nrank.%d.offset_ns=%" PRId64 "\nrank.%d.pid=%" PRId64
+	       "\nrank.%d.device_id=%d\n",
+	       r, R->dir, r, R->off, r, R->pid, r, R->dev);
+	if (o->raw)
+		return;
+	truth_trace(b, G, R, ro);
+	truth_tables(b, G, R, ro);
+	if (ro->truncated)
+		return;
+	truth_figures(b, R);
+	truth_steps(b, G, R);
+	truth_ops(b, R);
 }
 
 void write_truth(const struct gen *G, struct rank_out *ro)
 {
 	const struct opts *o = G->o;
 	struct sbuf b = {0};
-	sb_str(&b, "# ascprof-gen ground truth: key=value, times in integer ns on each rank's clock.\n"
+	sbuf_adds(&b, "# ascprof-gen ground truth: key=value, times in integer ns on each rank's clock.\n"
 	           "# Keys are documented by `ascprof-gen --help`.\n");
-	sb_fmt(&b, "ranks=%d\nseed=%" PRIu64 "\nsteps=%d\nbase_ns=%" PRId64 "\nformat=%s\nwrapper=%d\n",
+	sbuf_addf(&b, "ranks=%d\nseed=%" PRIu64 "\nsteps=%d\nbase_ns=%" PRId64 "\nformat=%s\nwrapper=%d\n",
 	       o->ranks, o->seed, G->steps, G->base, style_name(o->style), o->wrapper);
 	static const char *const marks[] = {"engine", "profilerstep", "none"};
 	static const char *const traces[] = {"one", "rows", "none"};
-	sb_fmt(&b, "step_marks=%s\nstep_trace=%s\nnaming=%s\nraw=%d\n", marks[o->marks],
+	sbuf_addf(&b, "step_marks=%s\nstep_trace=%s\nnaming=%s\nraw=%d\n", marks[o->marks],
 	       traces[o->step_trace], o->naming == NAME_HOST ? "host" : "rank", o->raw);
 	static const char *const shapes[] = {"marked", "vllm", "train"};
 	if (o->shape.kind != SHAPE_MARKED) /* the marked shape's truth stays as it was */
-		sb_fmt(&b, "shape=%s%s%s%s%s%s%s\nworkload=%s\n", shapes[o->shape.kind], o->shape.mla ? ",mla" : "",
+		sbuf_addf(&b, "shape=%s%s%s%s%s%s%s\nworkload=%s\n", shapes[o->shape.kind], o->shape.mla ? ",mla" : "",
 		       o->shape.moe ? ",moe" : "", o->shape.graph ? ",graph" : "", o->shape.annotate ? ",annotate" : "",
 		       o->shape.legacy ? ",legacy" : "", o->shape.short_prefill ? ",short" : "",
 		       o->shape.kind == SHAPE_TRAIN ? "training" : "inference");
 	if (o->scale_kind >= 0)
-		sb_fmt(&b, "kernel_scale.%s=%" PRId64 "\n", kinds[o->scale_kind].kernel, o->scale_milli);
+		sbuf_addf(&b, "kernel_scale.%s=%" PRId64 "\n", kinds[o->scale_kind].kernel, o->scale_milli);
 	if (o->drop_kind >= 0)
-		sb_fmt(&b, "drop_op.%s=1\n", kinds[o->drop_kind].kernel);
+		sbuf_addf(&b, "drop_op.%s=1\n", kinds[o->drop_kind].kernel);
 	if (o->xfer_milli != 1000)
-		sb_fmt(&b, "xfer_scale=%" PRId64 "\n", o->xfer_milli);
+		sbuf_addf(&b, "xfer_scale=%" PRId64 "\n", o->xfer_milli);
 	if (o->setup_ns)
-		sb_fmt(&b, "link_setup_ns=%" PRId64 "\n", o->setup_ns);
+		sbuf_addf(&b, "link_setup_ns=%" PRId64 "\n", o->setup_ns);
 	for (int r = 0; r < o->ranks; r++)
 		truth_rank(&b, G, &G->rk[r], &ro[r]);
 	if (o->comm)
 		truth_comm(&b, G, ro);
 	char path[4096];
 	path_join(path, sizeof path, o->out, "ground_truth.txt");
-	write_file(path, b.p, b.n);
-	free(b.p);
+	write_file(path, b.buf, b.len);
+	free(b.buf);
 }

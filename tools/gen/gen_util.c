@@ -7,70 +7,20 @@
 /* small utilities                                                                            */
 
 const char *prog = "ascprof-gen";
+void prog_vprintf(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
+	prog_vprintf(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
-}
-
-/* Grow *v (elements of size sz) so that index need-1 is valid. */
-void grow(void **v, size_t *cap, size_t need, size_t sz)
-{
-	if (need <= *cap)
-		return;
-	size_t c = *cap ? *cap : 16;
-	while (c < need)
-		c *= 2;
-	*v = xrealloc(*v, c * sz);
-	*cap = c;
-}
-
-void sb_add(struct sbuf *b, const void *s, size_t n)
-{
-	grow((void **)&b->p, &b->cap, b->n + n + 1, 1);
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-}
-
-void sb_str(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-void sb_chr(struct sbuf *b, char c)
-{
-	sb_add(b, &c, 1);
-}
-void sb_clear(struct sbuf *b)
-{
-	b->n = 0;
-	if (b->p)
-		b->p[0] = 0;
-}
-void sb_fmt(struct sbuf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		die("format error");
-	if ((size_t)n < sizeof tmp) {
-		sb_add(b, tmp, (size_t)n);
-		return;
-	}
-	char *big = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	sb_add(b, big, (size_t)n);
-	free(big);
 }
 
 /* Decimal digits of v (v >= 0) into buf (no terminator); returns the count. */
@@ -407,7 +357,7 @@ void ul_add(struct ivl_list *l, int64_t s, int64_t e)
 			return;
 		}
 	}
-	grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v);
+	xgrow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
 	l->v[l->n++] = (struct ivl){s, e};
 }
 
@@ -416,7 +366,7 @@ void pl_add(struct ivl_list *l, int64_t s, int64_t e)
 {
 	if (e <= s)
 		return;
-	grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v);
+	xgrow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
 	l->v[l->n++] = (struct ivl){s, e};
 }
 
@@ -538,7 +488,7 @@ void sweep_merge(struct ivl_list *l)
 
 void list_push(struct ivl_list *l, int64_t s, int64_t e)
 {
-	grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v);
+	xgrow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
 	l->v[l->n++] = (struct ivl){s, e};
 }
 

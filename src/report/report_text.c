@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* The reports' text helpers: padding by display width, values with their units, the
+ * attribution bar. Below report.c and its sections, which all call them. */
+#include "report_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <uniwidth.h>
+
+const char *report_value_text(double v, const char *unit, bool sign, char *buf, size_t size)
+{
+	if (isnan(v)) {
+		snprintf(buf, size, "n/a");
+		return buf;
+	}
+	const char *plus = sign && v >= 0 ? "+" : "";
+	if (!strcmp(unit, "us")) {
+		double a = fabs(v);
+		if (a >= 1e6)
+			snprintf(buf, size, "%s%.3f s", plus, v / 1e6);
+		else if (a >= 1e3)
+			snprintf(buf, size, "%s%.3f ms", plus, v / 1e3);
+		else
+			snprintf(buf, size, "%s%.3f us", plus, v);
+	} else if (!strcmp(unit, "%")) {
+		/* a delta of a share is in percentage points: "-2.01 %" beside a "delta %" of
+		 * -3.38 % read as two different relative changes */
+		snprintf(buf, size, sign ? "%s%.2f pp" : "%s%.2f %%", plus, v);
+	} else if (!strcmp(unit, "count")) {
+		snprintf(buf, size, "%s%.0f", plus, v);
+	} else if (!strcmp(unit, "ratio")) {
+		snprintf(buf, size, "%s%.3f", plus, v);
+	} else {
+		snprintf(buf, size, "%s%.2f %s", plus, v, unit);
+	}
+	return buf;
+}
+
+const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m, char *buf, size_t size)
+{
+	return report_value_text(ra->have[m] ? ra->v[m] : NAN, metric_defs[m].unit, false, buf, size);
+}
+
+void report_attribution_bar(const struct attribution *a, char *buf, size_t width)
+{
+	/* largest remainder: each bucket gets floor(share * width) cells, the cells left go to
+	 * the largest remainders, so the bar is always exactly width cells */
+	size_t cells[ATTR_COUNT], used = 0;
+	double rem[ATTR_COUNT];
+	for (int k = 0; k < ATTR_COUNT; k++) {
+		double x = a->wall_ns > 0 ? (double)a->ns[k] * (double)width / (double)a->wall_ns : 0;
+		cells[k] = (size_t)x;
+		rem[k] = x - (double)cells[k];
+		used += cells[k];
+	}
+	while (used < width && a->wall_ns > 0) {
+		int best = 0;
+		for (int k = 1; k < ATTR_COUNT; k++)
+			if (rem[k] > rem[best])
+				best = k;
+		cells[best]++;
+		rem[best] = -1;
+		used++;
+	}
+	size_t p = 0;
+	/* in time order as far as it is known: leading edge first would need the split; the
+	 * bar shows shares, edge idle last */
+	for (int k = 0; k < ATTR_COUNT; k++)
+		for (size_t i = 0; i < cells[k] && p < width; i++)
+			buf[p++] = attr_bucket_defs[k].letter;
+	while (p < width)
+		buf[p++] = ' ';
+	buf[p] = 0;
+}
+
+void report_put_padded(FILE *out, const char *s, int width)
+{
+	int w = u8_strwidth((const uint8_t *)s, "UTF-8");
+	fputs(s, out);
+	for (; w < width; w++)
+		fputc(' ', out);
+}
+
+void report_put_right(FILE *out, const char *s, int width)
+{
+	for (int w = u8_strwidth((const uint8_t *)s, "UTF-8"); w < width; w++)
+		fputc(' ', out);
+	fputs(s, out);
+}
