@@ -75,27 +75,6 @@ include src/analysis/bottleneck src/analysis/comm_split
 include src/analysis/phase_verdict src/analysis/metrics
 call src/analysis/bottleneck src/analysis/phase_verdict
 call src/analysis/phase_verdict src/analysis/bottleneck
-# the front end: app.c calls driver.c, loader.c and prompt.c and they call back
-# (app_parts.h); listbox.h is included by app.h and includes it for VH_HANDLED;
-# prompt.c and commands.c call each other (the command table, its handlers)
-include tui/app tui/driver
-include tui/app tui/listbox
-include tui/app tui/loader
-include tui/app tui/prompt
-include tui/commands tui/app
-include tui/driver tui/app
-include tui/listbox tui/app
-include tui/loader tui/app
-include tui/prompt tui/app
-include tui/prompt tui/commands
-call tui/app tui/driver
-call tui/app tui/loader
-call tui/app tui/prompt
-call tui/driver tui/app
-call tui/loader tui/app
-call tui/prompt tui/app
-call tui/prompt tui/commands
-call tui/commands tui/prompt
 '
 
 # source_edges: "include FROM TO WHY" for every #include "x.h" naming a header of the tree
