@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Db exports (src/load/db.c). The real torch_npu Db fixtures load with every rank, and
+/* Db exports (src/load/db_*.c). The real torch_npu Db fixtures load with every rank, and
  * their events, steps, computing and exposed communication agree with what SQL reads from
  * the same files (counted here, independently of the loader) and with each file's own
  * analysis.db StepTraceTime within 2 %; msprof_0.db loads. Broken Db files (built here
