@@ -196,11 +196,11 @@ static void check_real_level(const char *rel)
 		assert_int_equal(rd->comm.n_ops, comm_ops);
 		assert_int_equal(rd->comm.n_links, table_rows(a, "CommAnalyzerMatrix"));
 		assert_int_equal(ra->have[M_COMM_WAIT_RATIO], comm_ops > 0);
-		/* an entry's text, for the Comm view's drill-down, is made again from the Db */
+		/* an entry's text, for the Comm view's drill-down, is kept from the Db's tables */
 		if (comm_ops) {
 			const struct comm_op *op = &rd->comm.ops[0];
 			struct sbuf text = SBUF_INIT;
-			assert_int_equal(comm_json_entry_text(rd->comm.files[op->file].path, op->off, op->len, 1 << 20, &text), 0);
+			assert_int_equal(comm_json_entry_text(&rd->comm, rd->comm.files[op->file].path, op->off, op->len, 1 << 20, &text), 0);
 			assert_non_null(strstr(sbuf_str(&text), "\"Communication Time Info\""));
 			sbuf_free(&text);
 		}
@@ -703,14 +703,26 @@ static size_t count_of(const char *s, const char *what)
 static double load_comm(const char *root, int n)
 {
 	setenv("ASCPROF_DB_STEPS_PER_BYTE", "4", 1);
-	char *t = xasprintf("%s/analysis.db:CommAnalyzerTime", root), *m = xasprintf("%s/analysis.db:CommAnalyzerMatrix", root);
+	char *path = xasprintf("%s/analysis.db", root);
+	struct comm_data cd = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	char *bufs[2];
 	double t0 = now_s();
-	char *time_js = db_comm_json(t), *matrix_js = db_comm_json(m);
+	assert_int_equal(db_comm_load(&cd, path, 0, bufs, &dl), 0);
 	double secs = now_s() - t0;
 	unsetenv("ASCPROF_DB_STEPS_PER_BYTE");
+	assert_null(bufs[0]);
+	assert_null(bufs[1]);
+	assert_int_equal(dl.n, 0);
+	assert_int_equal(cd.n_files, 2);
+	/* every collective, each with its three transports, and both links of each */
+	assert_int_equal(cd.n_ops, (size_t)n);
+	assert_int_equal(cd.n_bws, (size_t)n * 3);
+	assert_int_equal(cd.n_links, (size_t)n * 2);
+	const char *time_js = cd.files[0].text, *matrix_js = cd.files[1].text;
 	assert_non_null(time_js);
 	assert_non_null(matrix_js);
-	/* every collective, each with its three transports, and both links of each */
 	char last[64];
 	snprintf(last, sizeof last, "\"hcom_allReduce__%d@g%d\"", n - 1, (n - 1) % 4);
 	assert_non_null(strstr(time_js, last));
@@ -719,10 +731,9 @@ static double load_comm(const char *root, int n)
 	assert_int_equal(count_of(time_js, "\"RDMA\":{\"Transit Size(MB)\""), (size_t)n);
 	assert_int_equal(count_of(time_js, "\"HCCS\":{\"Transit Size(MB)\""), (size_t)n);
 	assert_int_equal(count_of(matrix_js, "\"1-0\":{"), (size_t)n);
-	free(time_js);
-	free(matrix_js);
-	free(t);
-	free(m);
+	comm_data_free(&cd);
+	diag_free(&dl);
+	free(path);
 	return secs;
 }
 

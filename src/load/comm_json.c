@@ -2,8 +2,6 @@
 /* Communication files: a member walk over the upper levels (json_scan), jsmn per entry. */
 #include "comm_json.h"
 
-#include "db.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -1127,23 +1125,48 @@ int comm_json_load(struct comm_data *cd, const char *path, int owner_rank, struc
 	return r;
 }
 
-int comm_json_entry_text(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out)
+int comm_json_load_text(struct comm_data *cd, const char *name, char *text, size_t len, int owner_rank,
+			struct diag_list *dl)
+{
+	size_t before = cd->n_files;
+	int r = comm_json_load_buffer(cd, name, text, len, owner_rank, dl);
+	if (cd->n_files > before) {
+		cd->files[before].text = text;
+		cd->files[before].text_len = len;
+	} else {
+		free(text);
+	}
+	return r;
+}
+
+/* The file of cd named path (the records' own pointer, or an equal name); NULL if none. */
+static const struct comm_file *file_named(const struct comm_data *cd, const char *path)
+{
+	for (size_t i = 0; cd && i < cd->n_files; i++)
+		if (cd->files[i].path == path || !strcmp(cd->files[i].path, path))
+			return &cd->files[i];
+	return NULL;
+}
+
+int comm_json_entry_text(const struct comm_data *cd, const char *path, int64_t off, uint32_t len,
+			 size_t max_bytes, struct sbuf *out)
 {
 	sbuf_reset(out);
 	size_t want = len < max_bytes ? len : max_bytes;
 	char *buf = xmalloc(want ? want : 1);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n = fd < 0 ? -1 : pread(fd, buf, want, (off_t)off);
-	if (fd >= 0)
-		close(fd);
-	/* no such file: a Db table read as a communication file (db.h), made again */
-	char *made = fd < 0 ? db_comm_json(path) : NULL;
-	if (made) {
-		size_t ml = strlen(made);
-		n = off >= 0 && (size_t)off <= ml ? (ssize_t)(ml - (size_t)off < want ? ml - (size_t)off : want) : -1;
+	const struct comm_file *f = file_named(cd, path);
+	ssize_t n = -1;
+	if (f && f->text) {
+		/* text kept in memory (a Db's tables): no file to read */
+		size_t tl = f->text_len;
+		n = off >= 0 && (size_t)off <= tl ? (ssize_t)(tl - (size_t)off < want ? tl - (size_t)off : want) : -1;
 		if (n > 0)
-			memcpy(buf, made + off, (size_t)n);
-		free(made);
+			memcpy(buf, f->text + off, (size_t)n);
+	} else {
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		n = fd < 0 ? -1 : pread(fd, buf, want, (off_t)off);
+		if (fd >= 0)
+			close(fd);
 	}
 	/* the entry must still be where it was: an object that ends where it ended */
 	bool ok = n == (ssize_t)want && want > 0 && (buf[0] == '{' || buf[0] == '[') &&
@@ -1190,10 +1213,11 @@ static int put_lines(const struct jtok *jt, const char *js, int i, int depth, st
 	return k;
 }
 
-int comm_json_entry_lines(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out)
+int comm_json_entry_lines(const struct comm_data *cd, const char *path, int64_t off, uint32_t len,
+			  size_t max_bytes, struct sbuf *out)
 {
 	struct sbuf raw = SBUF_INIT;
-	int r = comm_json_entry_text(path, off, len, max_bytes, &raw);
+	int r = comm_json_entry_text(cd, path, off, len, max_bytes, &raw);
 	struct jtok jt;
 	jtok_init(&jt);
 	sbuf_reset(out);
@@ -1210,8 +1234,10 @@ void comm_data_free(struct comm_data *cd)
 {
 	if (!cd)
 		return;
-	for (size_t i = 0; i < cd->n_files; i++)
+	for (size_t i = 0; i < cd->n_files; i++) {
 		free(cd->files[i].path);
+		free(cd->files[i].text);
+	}
 	free(cd->files);
 	free(cd->ops);
 	free(cd->bws);

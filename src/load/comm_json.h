@@ -106,6 +106,10 @@ struct comm_file {
 	bool cluster;     /* the group -> step -> op layout */
 	size_t n_steps, n_ops, n_links;
 	size_t skipped;   /* entries or values not kept; each named in the diagnostics */
+	/* owned: the file's text when it is no file on disk (a Db's tables as the text export
+	 * writes them, db_comm.c); drill-down reads the entries here */
+	char *text;
+	size_t text_len;
 };
 
 struct comm_data {
@@ -136,12 +140,19 @@ int comm_json_load(struct comm_data *cd, const char *path, int owner_rank, struc
 /* The same over bytes in memory (tests, fuzzing); `name` labels the diagnostics. */
 int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *buf, size_t len,
 			  int owner_rank, struct diag_list *dl);
-/* The raw JSON text of an entry, read again from its file, for drill-down (at most
- * max_bytes; a note says what was left out). Returns 0, or -1 with a message in out. */
-int comm_json_entry_text(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out);
+/* comm_json_load_buffer over text that is no file on disk (owned: cd keeps it, for
+ * drill-down, and frees it). */
+int comm_json_load_text(struct comm_data *cd, const char *name, char *text, size_t len, int owner_rank,
+			struct diag_list *dl);
+/* The raw JSON text of an entry of file path of cd, for drill-down (at most max_bytes; a
+ * note says what was left out): from the text cd keeps for it (comm_json_load_text), else
+ * read again from the file (cd may be NULL). Returns 0, or -1 with a message in out. */
+int comm_json_entry_text(const struct comm_data *cd, const char *path, int64_t off, uint32_t len,
+			 size_t max_bytes, struct sbuf *out);
 /* The same, one "key: value" line per value, nested objects indented by two spaces; values
  * are the file's text as written (arrays of numbers stay on one line). */
-int comm_json_entry_lines(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out);
+int comm_json_entry_lines(const struct comm_data *cd, const char *path, int64_t off, uint32_t len,
+			  size_t max_bytes, struct sbuf *out);
 /* The op type in an op name: "allReduce" in "hcom_allReduce__586_0_1", "allreduce" in
  * "allreduce-top1"; the whole name when it follows neither pattern. */
 void comm_op_type(const char *name, size_t len, size_t *type_start, size_t *type_len);

@@ -380,24 +380,6 @@ static char *comm_matrix_json(sqlite3 *h, const char *path, struct diag_list *dl
 	return sbuf_detach(&js);
 }
 
-char *db_comm_json(const char *name)
-{
-	const char *colon = strrchr(name, ':');
-	if (!colon || (strcmp(colon + 1, "CommAnalyzerTime") && strcmp(colon + 1, "CommAnalyzerMatrix")))
-		return NULL;
-	char *path = xstrndup(name, (size_t)(colon - name));
-	struct diag_list dl;
-	diag_init(&dl);
-	sqlite3 *h = db_open_readonly(path, &dl);
-	char *js = NULL;
-	if (h)
-		js = !strcmp(colon + 1, "CommAnalyzerTime") ? comm_time_json(h, path, &dl) : comm_matrix_json(h, path, &dl);
-	sqlite3_close(h);
-	diag_free(&dl);
-	free(path);
-	return js;
-}
-
 int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl)
 {
 	bufs[0] = bufs[1] = NULL;
@@ -416,11 +398,12 @@ int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **
 		sqlite3_free(any);
 		if (!rows)
 			continue;
-		bufs[i] = i ? comm_matrix_json(h, path, dl) : comm_time_json(h, path, dl);
-		if (!bufs[i])
+		char *js = i ? comm_matrix_json(h, path, dl) : comm_time_json(h, path, dl);
+		if (!js)
 			continue;
+		/* cd keeps the text: the records' drill-down reads it there */
 		char *name = xasprintf("%s:%s", path, tables[i]);
-		n += comm_json_load_buffer(cd, name, bufs[i], strlen(bufs[i]), owner_rank, dl) == 0;
+		n += comm_json_load_text(cd, name, js, strlen(js), owner_rank, dl) == 0;
 		free(name);
 	}
 	sqlite3_close(h);
@@ -626,12 +609,12 @@ int db_cluster_comm_load(struct comm_data *cd, const char *path, char **bufs, st
 		struct db_cols c;
 		const char *grp = db_cols_load(h, names[k], &c) && db_cols_has(&c, "rank_set") ? "rank_set" : "group_name";
 		db_cols_free(&c);
-		bufs[i] = i ? cluster_matrix_json(h, path, names[2], grp, dl)
-			    : cluster_time_json(h, path, names[0], db_has_table(h, names[1]) ? names[1] : NULL, grp, dl);
-		if (!bufs[i])
+		char *js = i ? cluster_matrix_json(h, path, names[2], grp, dl)
+			     : cluster_time_json(h, path, names[0], db_has_table(h, names[1]) ? names[1] : NULL, grp, dl);
+		if (!js)
 			continue;
 		char *name = xasprintf("%s:%s", path, names[k]);
-		n += comm_json_load_buffer(cd, name, bufs[i], strlen(bufs[i]), -1, dl) == 0;
+		n += comm_json_load_text(cd, name, js, strlen(js), -1, dl) == 0;
 		free(name);
 	}
 	sqlite3_close(h);
