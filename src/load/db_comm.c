@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The communication tables of analysis.db (CommAnalyzer*) and of cluster_analysis.db
- * (ClusterCommAnalyzer*, ClusterCommunication*) as the text export's JSON files. */
+ * (ClusterCommAnalyzer*, ClusterCommunication*) read into communication records through
+ * comm_json's record building: the records the text export's communication*.json of the
+ * same rows gives. The text that file would hold is written beside them, for drill-down:
+ * the records' offsets point into it, and the Comm view shows their entries from it. */
 #include "db_internal.h"
 
 #include <stdio.h>
@@ -12,6 +15,45 @@
 #include "num.h"
 #include "xalloc.h"
 #include "xsort.h"
+
+/* One communication file made from a Db's table: its text and its records (b, from when
+ * the table's query is ready: a table that cannot be read makes no file). The messages
+ * about its rows (its reader's) go to rows, after those about the table. */
+struct cw {
+	struct sbuf js;
+	struct comm_json_build *b;
+	struct comm_data *cd;
+	char *name; /* "<path>:<table>" */
+	int owner;
+	struct diag_list rows;
+};
+
+static void cw_init(struct cw *w, struct comm_data *cd, const char *path, const char *table, int owner)
+{
+	*w = (struct cw){.js = SBUF_INIT, .cd = cd, .name = xasprintf("%s:%s", path, table), .owner = owner};
+	diag_init(&w->rows);
+}
+
+static bool cw_begin(struct cw *w)
+{
+	w->b = comm_json_build_begin(w->cd, w->name, w->owner, &w->rows);
+	return w->b != NULL;
+}
+
+/* The file complete (cd keeps its text), its messages after dl's; 0, or -1 when no file was made. */
+static int cw_end(struct cw *w, struct diag_list *dl)
+{
+	int r = -1;
+	if (w->b) {
+		size_t len = w->js.len;
+		r = comm_json_build_end(w->b, sbuf_detach(&w->js), len);
+	}
+	sbuf_free(&w->js);
+	free(w->name);
+	diag_append(dl, &w->rows);
+	diag_free(&w->rows);
+	return r;
+}
 
 /* A number column as JSON (REAL exactly, with 17 digits; NULL or text that is no number: 0). */
 static void json_num_col(struct sbuf *js, sqlite3_stmt *st, int c)
@@ -44,6 +86,33 @@ static void json_num_col(struct sbuf *js, sqlite3_stmt *st, int c)
 	sbuf_addc(js, '0');
 }
 
+/* The value a reader of the text takes from the number written at js[at..] (its token at
+ * off: a key's opening quote): an integer at 10^scale into *ns, else a double into *d.
+ * False, the problem named as that reader names it, when it is no number: a value the
+ * text export writes from a double is read back through its shortest decimal text, as
+ * exactly as from the text export's file. */
+static bool num_take(struct cw *w, size_t off, size_t at, const char *what, int scale, int64_t *ns, double *d)
+{
+	const char *s = w->js.buf + at;
+	size_t n = w->js.len - at;
+	enum num_status st = ns ? num_scaled_int(s, n, scale, ns, NULL) : num_double(s, n, d);
+	if (st == NUM_OK)
+		return true;
+	if (st != NUM_MISSING)
+		comm_json_build_problem(w->b, (int64_t)off, true, _("%s: not a number (%.*s); this value is skipped"),
+					what, (int)(n > 40 ? 40 : n), s);
+	return false;
+}
+
+/* Column c as the text export's number, taken back as above when take (a record wants it). */
+static bool num_col(struct cw *w, sqlite3_stmt *st, int c, bool take, const char *what, int scale, int64_t *ns,
+		    double *d)
+{
+	size_t at = w->js.len;
+	json_num_col(&w->js, st, c);
+	return take && num_take(w, at, at, what, scale, ns, d);
+}
+
 static void json_key(struct sbuf *js, const char *k)
 {
 	db_json_str(js, k);
@@ -55,11 +124,14 @@ static void json_key(struct sbuf *js, const char *k)
 struct nest {
 	char step[256], type[64];
 	bool open, first_op;
+	size_t type_off;        /* the open type's key */
+	enum comm_step_as as;   /* how the open step is read */
 };
 
 /* Two levels of objects, {"outer": {"inner": {...}}}: closes what changed (when open) and
- * opens the new ones. */
-static void nest_emit(struct sbuf *js, bool open, bool new_outer, bool new_inner, const char *outer, const char *inner)
+ * opens the new ones; *outer_off and *inner_off: where their keys start. */
+static void nest_emit(struct sbuf *js, bool open, bool new_outer, bool new_inner, const char *outer, const char *inner,
+		      size_t *outer_off, size_t *inner_off)
 {
 	if (open && new_inner)
 		sbuf_addc(js, '}');
@@ -67,29 +139,40 @@ static void nest_emit(struct sbuf *js, bool open, bool new_outer, bool new_inner
 		sbuf_addc(js, '}');
 	if (new_outer) {
 		sbuf_adds(js, open ? "," : "{");
+		*outer_off = js->len;
 		json_key(js, outer);
 		sbuf_addc(js, '{');
 	} else if (new_inner) {
 		sbuf_addc(js, ',');
 	}
 	if (new_inner) {
+		*inner_off = js->len;
 		json_key(js, inner);
 		sbuf_addc(js, '{');
 	}
 }
 
-static void nest_row(struct sbuf *js, struct nest *n, const char *step, const char *type)
+/* A row of (step, type) into the nesting; a new step is read as the step's first type
+ * says (comm_json_build_step), and the row's entry begins under it unless it is skipped. */
+static void nest_row(struct cw *w, struct nest *n, const char *step, const char *type, const char *key)
 {
 	bool new_step = !n->open || strcmp(n->step, step), new_type = new_step || strcmp(n->type, type);
-	nest_emit(js, n->open, new_step, new_type, step, type);
+	size_t step_off = 0;
+	nest_emit(&w->js, n->open, new_step, new_type, step, type, &step_off, &n->type_off);
+	if (new_step)
+		n->as = comm_json_build_step(w->b, step, type, (int64_t)step_off);
 	if (new_type)
 		n->first_op = true;
 	snprintf(n->step, sizeof n->step, "%s", step);
 	snprintf(n->type, sizeof n->type, "%s", type);
 	n->open = true;
 	if (!n->first_op)
-		sbuf_addc(js, ',');
+		sbuf_addc(&w->js, ',');
 	n->first_op = false;
+	if (n->as == COMM_STEP_RANK)
+		comm_json_build_entry(w->b, NULL, step, type, (int64_t)n->type_off, key);
+	else if (n->as == COMM_STEP_GROUPS)
+		comm_json_build_entry(w->b, step, type, NULL, -1, key);
 }
 
 static void nest_close(struct sbuf *js, const struct nest *n)
@@ -115,87 +198,151 @@ static const char comm_matrix_sql[] =
 	"SELECT step, type, hccl_op_name, group_name, src_rank, dst_rank, transport_type, transit_size,"
 	" transit_time, bandwidth, op_name FROM CommAnalyzerMatrix m" APPEARANCE("CommAnalyzerMatrix");
 
-/* A ratio with four decimals, as the text export writes Wait Time Ratio. */
-static void json_ratio(struct sbuf *js, double part, double rest)
+/* A ratio with four decimals, as the text export writes Wait Time Ratio, into *out as its
+ * reader takes it (when out). */
+static void ratio_put(struct cw *w, double part, double rest, const char *what, double *out)
 {
-	double r = part + rest > 0 ? part / (part + rest) : 0;
-	sbuf_addf(js, "%.4f", r);
+	double r = part + rest > 0 ? part / (part + rest) : 0, v;
+	size_t at = w->js.len;
+	sbuf_addf(&w->js, "%.4f", r);
+	if (out && num_take(w, at, at, what, -1, NULL, &v))
+		*out = v;
 }
 
 /* One bandwidth row (columns from base: transport, transit size, time, bandwidth, large
  * packet ratio, package size, count, total duration) into "Communication Bandwidth Info":
  * a transport's object opens when the transport changes; each row with packets adds a
- * "Size Distribution" entry. */
+ * "Size Distribution" entry. op: whether the rows have an op to fill. */
 struct bw_state {
 	char transport[64];
 	bool any, dist_open;
+	struct comm_bw *bw; /* the open transport's record; NULL without an op */
 };
 
-static void bw_row_json(struct sbuf *js, sqlite3_stmt *bw, int base, struct bw_state *b)
+static void bw_transport(struct cw *w, sqlite3_stmt *st, int base, struct bw_state *b, bool op)
 {
-	const char *tt = db_col_text(bw, base);
-	if (!b->any || strcmp(tt, b->transport)) {
-		if (b->any)
-			sbuf_adds(js, "}},");
-		snprintf(b->transport, sizeof b->transport, "%s", tt);
-		json_key(js, tt);
-		static const char *const keys[4] = {"{\"Transit Size(MB)\":", ",\"Transit Time(ms)\":",
-						    ",\"Bandwidth(GB/s)\":", ",\"Large Packet Ratio\":"};
-		for (int i = 0; i < 4; i++) {
-			sbuf_adds(js, keys[i]);
-			json_num_col(js, bw, base + 1 + i);
-		}
-		sbuf_adds(js, ",\"Size Distribution\":{");
-		b->dist_open = false;
-		b->any = true;
-	}
-	/* a row without packets says only that the transport was there */
-	if (sqlite3_column_double(bw, base + 6) > 0) {
-		if (b->dist_open)
-			sbuf_addc(js, ',');
-		sbuf_addc(js, '"');
-		json_num_col(js, bw, base + 5);
-		sbuf_adds(js, "\":[");
-		json_num_col(js, bw, base + 6);
+	struct sbuf *js = &w->js;
+	const char *tt = db_col_text(st, base);
+	if (b->any)
+		sbuf_adds(js, "}},");
+	snprintf(b->transport, sizeof b->transport, "%s", tt);
+	size_t koff = js->len;
+	json_key(js, tt);
+	struct comm_bw *bw = b->bw = op ? comm_json_build_transport(w->b, tt, (int64_t)koff) : NULL;
+	double d;
+	sbuf_adds(js, "{\"Transit Size(MB)\":");
+	if (num_col(w, st, base + 1, bw, "Transit Size", -1, NULL, &d))
+		bw->size_mb = d;
+	sbuf_adds(js, ",\"Transit Time(ms)\":");
+	if (bw && !num_col(w, st, base + 2, true, "Transit Time", 6, &bw->time_ns, NULL))
+		bw->time_ns = -1;
+	else if (!bw)
+		json_num_col(js, st, base + 2);
+	sbuf_adds(js, ",\"Bandwidth(GB/s)\":");
+	if (num_col(w, st, base + 3, bw, "Bandwidth(GB/s)", -1, NULL, &d))
+		bw->bw_gbps = d;
+	sbuf_adds(js, ",\"Large Packet Ratio\":");
+	if (num_col(w, st, base + 4, bw, "Large Packet Ratio", -1, NULL, &d))
+		bw->large_ratio = d;
+	sbuf_adds(js, ",\"Size Distribution\":{");
+	b->dist_open = false;
+	b->any = true;
+}
+
+/* A "Size Distribution" entry "<size MB>": [count, ms]: a bin when all three read back
+ * (the time may not: -1), as the text's reader takes them in that order. */
+static void bw_bin(struct cw *w, sqlite3_stmt *st, int base, struct bw_state *b)
+{
+	struct sbuf *js = &w->js;
+	if (b->dist_open)
 		sbuf_addc(js, ',');
-		json_num_col(js, bw, base + 7);
-		sbuf_addc(js, ']');
-		b->dist_open = true;
-	}
+	size_t q = js->len;
+	sbuf_addc(js, '"');
+	json_num_col(js, st, base + 5);
+	struct comm_bin bin = {.time_ns = -1};
+	bool size_ok = b->bw && num_take(w, q, q + 1, "Size Distribution size (MB)", -1, NULL, &bin.size_mb);
+	sbuf_adds(js, "\":[");
+	size_t at = js->len;
+	json_num_col(js, st, base + 6);
+	bool count_ok = size_ok && num_take(w, at, at, "Size Distribution count", -1, NULL, &bin.count);
+	sbuf_addc(js, ',');
+	at = js->len;
+	json_num_col(js, st, base + 7);
+	if (count_ok && !num_take(w, at, at, "Size Distribution time (ms)", 6, &bin.time_ns, NULL))
+		bin.time_ns = -1;
+	sbuf_addc(js, ']');
+	if (count_ok)
+		comm_json_build_bin(w->b, &bin);
+	b->dist_open = true;
+}
+
+static void bw_row(struct cw *w, sqlite3_stmt *st, int base, struct bw_state *b, bool op)
+{
+	if (!b->any || strcmp(db_col_text(st, base), b->transport))
+		bw_transport(w, st, base, b, op);
+	/* a row without packets says only that the transport was there */
+	if (sqlite3_column_double(st, base + 6) > 0)
+		bw_bin(w, st, base, b);
 }
 
 /* A link "<src>-<dst>": {...} from columns 4 to 10 (src, dst, transport, transit size,
- * time, bandwidth, op name) of a matrix row. */
-static void link_json(struct sbuf *js, struct sbuf *key, sqlite3_stmt *st)
+ * time, bandwidth, op name) of a matrix row, and its record when the entry is read (rec). */
+static void link_row(struct cw *w, struct sbuf *key, sqlite3_stmt *st, bool rec)
 {
+	struct sbuf *js = &w->js;
 	sbuf_reset(key);
 	sbuf_addf(key, "%s-%s", db_col_text(st, 4), db_col_text(st, 5));
+	size_t koff = js->len;
 	json_key(js, sbuf_str(key));
+	size_t off = js->len;
+	struct comm_link *l = rec ? comm_json_build_link(w->b, sbuf_str(key), (int64_t)koff, (int64_t)off) : NULL;
 	sbuf_adds(js, "{\"Transport Type\":");
+	size_t toff = js->len;
 	db_json_str(js, db_col_text(st, 6));
+	if (l) /* as written, between the quotes */
+		comm_json_build_link_type(w->b, js->buf + toff + 1, js->len - toff - 2, (int64_t)toff);
+	double d;
 	sbuf_adds(js, ",\"Transit Size(MB)\":");
-	json_num_col(js, st, 7);
+	if (num_col(w, st, 7, l, "Transit Size", -1, NULL, &d))
+		l->size_mb = d;
 	sbuf_adds(js, ",\"Transit Time(ms)\":");
-	json_num_col(js, st, 8);
+	if (l && !num_col(w, st, 8, true, "Transit Time", 6, &l->time_ns, NULL))
+		l->time_ns = -1;
+	else if (!l)
+		json_num_col(js, st, 8);
 	sbuf_adds(js, ",\"Bandwidth(GB/s)\":");
-	json_num_col(js, st, 9);
+	if (num_col(w, st, 9, l, "Bandwidth(GB/s)", -1, NULL, &d))
+		l->bw_gbps = d;
 	sbuf_adds(js, ",\"Op Name\":");
 	db_json_str(js, db_col_text(st, 10));
 	sbuf_addc(js, '}');
+	if (l)
+		comm_json_build_link_end(w->b, (uint32_t)(js->len - off), db_col_text(st, 10));
 }
 
 /* {"Communication Time Info":{ and its six times from columns base on (start us, elapse,
- * transit, wait, synchronization, idle ms); the object is left open. */
-static void time_info_json(struct sbuf *js, sqlite3_stmt *st, int base)
+ * transit, wait, synchronization, idle ms), into op when there is one; the object is left
+ * open. */
+static void time_info(struct cw *w, sqlite3_stmt *st, int base, struct comm_op *op)
 {
-	sbuf_adds(js, "{\"Communication Time Info\":{");
+	sbuf_adds(&w->js, "{\"Communication Time Info\":{");
 	static const char *const names[] = {"Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)",
 					    "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)"};
 	for (int i = 0; i < 6; i++) {
 		if (i)
-			sbuf_addc(js, ',');
-		json_key(js, names[i]);
-		json_num_col(js, st, base + i);
+			sbuf_addc(&w->js, ',');
+		json_key(&w->js, names[i]);
+		int64_t ns;
+		if (!num_col(w, st, base + i, op, names[i], i ? 6 : 3, &ns, NULL))
+			continue;
+		if (!i) {
+			op->start_ns = ns;
+			op->has_start = true;
+		} else {
+			/* the times after the start in enum comm_time's order */
+			op->t[i - 1] = ns;
+			op->has |= (uint8_t)(1u << (i - 1));
+		}
 	}
 }
 
@@ -282,71 +429,83 @@ static void bw_index_free(struct bw_index *ix)
 	free(ix->rows);
 }
 
-static char *comm_time_json(sqlite3 *h, const char *path, struct diag_list *dl)
+static bool comm_time_read(struct cw *w, sqlite3 *h, const char *path, struct diag_list *dl)
 {
 	sqlite3_stmt *st = NULL, *bw = NULL;
 	if (sqlite3_prepare_v2(h, comm_time_sql, -1, &st, NULL) != SQLITE_OK) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table CommAnalyzerTime cannot be read: %s"), sqlite3_errmsg(h));
-		return NULL;
+		return false;
+	}
+	if (!cw_begin(w)) {
+		sqlite3_finalize(st);
+		return false;
 	}
 	bool have_bw = db_has_table(h, "CommAnalyzerBandwidth") &&
 		       sqlite3_prepare_v2(h, comm_bw_sql, -1, &bw, NULL) == SQLITE_OK;
 	struct bw_index bix = {.keys = SBUF_INIT};
 	if (have_bw)
 		bw_index_load(&bix, h);
-	struct sbuf js = SBUF_INIT, key = SBUF_INIT, want = SBUF_INIT;
+	struct sbuf *js = &w->js, key = SBUF_INIT, want = SBUF_INIT;
 	struct nest n = {0};
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		nest_row(&js, &n, db_col_text(st, 0), db_col_text(st, 1));
 		sbuf_reset(&key);
 		sbuf_addf(&key, "%s@%s", db_col_text(st, 2), db_col_text(st, 3));
-		json_key(&js, sbuf_str(&key));
-		time_info_json(&js, st, 4);
+		nest_row(w, &n, db_col_text(st, 0), db_col_text(st, 1), sbuf_str(&key));
+		json_key(js, sbuf_str(&key));
+		size_t off = js->len;
+		struct comm_op *op = n.as != COMM_STEP_SKIP ? comm_json_build_op(w->b, NULL, -1, (int64_t)off) : NULL;
+		time_info(w, st, 4, op);
 		double transit = sqlite3_column_double(st, 6), wait = sqlite3_column_double(st, 7),
 		       sync = sqlite3_column_double(st, 8);
-		sbuf_adds(&js, ",\"Wait Time Ratio\":");
-		json_ratio(&js, wait, transit);
-		sbuf_adds(&js, ",\"Synchronization Time Ratio\":");
-		json_ratio(&js, sync, transit);
-		sbuf_adds(&js, "},\"Communication Bandwidth Info\":{");
+		sbuf_adds(js, ",\"Wait Time Ratio\":");
+		ratio_put(w, wait, transit, "Wait Time Ratio", op ? &op->wait_ratio : NULL);
+		sbuf_adds(js, ",\"Synchronization Time Ratio\":");
+		ratio_put(w, sync, transit, "Synchronization Time Ratio", op ? &op->sync_ratio : NULL);
+		sbuf_adds(js, "},\"Communication Bandwidth Info\":{");
 		if (have_bw) {
 			sbuf_reset(&want);
 			bw_key_of(&want, st);
-			struct bw_state b = {"", false, false};
+			struct bw_state b = {"", false, false, NULL};
 			for (size_t i = bw_index_find(&bix, want.buf, want.len);
 			     i < bix.n && !bw_key_cmp(bix.keys.buf + bix.rows[i].at, bix.rows[i].len, want.buf, want.len);
 			     i++) {
 				sqlite3_reset(bw);
 				sqlite3_bind_int64(bw, 1, bix.rows[i].rowid);
 				if (sqlite3_step(bw) == SQLITE_ROW)
-					bw_row_json(&js, bw, 0, &b);
+					bw_row(w, bw, 0, &b, op != NULL);
 			}
 			if (b.any)
-				sbuf_adds(&js, "}}");
+				sbuf_adds(js, "}}");
 		}
-		sbuf_adds(&js, "}}");
+		sbuf_adds(js, "}}");
+		if (op)
+			comm_json_build_op_end(w->b, (uint32_t)(js->len - off));
 	}
 	if (rc != SQLITE_DONE)
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table CommAnalyzerTime: %s; the rows before it were read"),
 			 sqlite3_errmsg(h));
-	nest_close(&js, &n);
+	nest_close(js, &n);
 	sqlite3_finalize(st);
 	sqlite3_finalize(bw);
 	bw_index_free(&bix);
 	sbuf_free(&want);
 	sbuf_free(&key);
-	return sbuf_detach(&js);
+	return true;
 }
 
-static char *comm_matrix_json(sqlite3 *h, const char *path, struct diag_list *dl)
+static bool comm_matrix_read(struct cw *w, sqlite3 *h, const char *path, struct diag_list *dl)
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(h, comm_matrix_sql, -1, &st, NULL) != SQLITE_OK) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table CommAnalyzerMatrix cannot be read: %s"), sqlite3_errmsg(h));
-		return NULL;
+		return false;
 	}
-	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	if (!cw_begin(w)) {
+		sqlite3_finalize(st);
+		return false;
+	}
+	struct sbuf *js = &w->js, key = SBUF_INIT;
 	struct nest n = {0};
 	char op[512] = "";
 	bool op_open = false;
@@ -354,30 +513,30 @@ static char *comm_matrix_json(sqlite3 *h, const char *path, struct diag_list *dl
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		sbuf_reset(&key);
 		sbuf_addf(&key, "%s@%s", db_col_text(st, 2), db_col_text(st, 3));
-		bool same = op_open && n.open && !strcmp(n.step, db_col_text(st, 0)) && !strcmp(n.type, db_col_text(st, 1)) &&
-			    !strcmp(op, sbuf_str(&key));
+		bool same = op_open && n.open && !strcmp(n.step, db_col_text(st, 0)) &&
+			    !strcmp(n.type, db_col_text(st, 1)) && !strcmp(op, sbuf_str(&key));
 		if (same) {
-			sbuf_addc(&js, ',');
+			sbuf_addc(js, ',');
 		} else {
 			if (op_open)
-				sbuf_addc(&js, '}');
-			nest_row(&js, &n, db_col_text(st, 0), db_col_text(st, 1));
-			json_key(&js, sbuf_str(&key));
-			sbuf_addc(&js, '{');
+				sbuf_addc(js, '}');
+			nest_row(w, &n, db_col_text(st, 0), db_col_text(st, 1), sbuf_str(&key));
+			json_key(js, sbuf_str(&key));
+			sbuf_addc(js, '{');
 			snprintf(op, sizeof op, "%s", sbuf_str(&key));
 			op_open = true;
 		}
-		link_json(&js, &key, st);
+		link_row(w, &key, st, n.as != COMM_STEP_SKIP);
 	}
 	if (rc != SQLITE_DONE)
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table CommAnalyzerMatrix: %s; the rows before it were read"),
 			 sqlite3_errmsg(h));
 	if (op_open)
-		sbuf_addc(&js, '}');
-	nest_close(&js, &n);
+		sbuf_addc(js, '}');
+	nest_close(js, &n);
 	sqlite3_finalize(st);
 	sbuf_free(&key);
-	return sbuf_detach(&js);
+	return true;
 }
 
 int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl)
@@ -398,13 +557,13 @@ int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **
 		sqlite3_free(any);
 		if (!rows)
 			continue;
-		char *js = i ? comm_matrix_json(h, path, dl) : comm_time_json(h, path, dl);
-		if (!js)
-			continue;
-		/* cd keeps the text: the records' drill-down reads it there */
-		char *name = xasprintf("%s:%s", path, tables[i]);
-		n += comm_json_load_text(cd, name, js, strlen(js), owner_rank, dl) == 0;
-		free(name);
+		struct cw w;
+		cw_init(&w, cd, path, tables[i], owner_rank);
+		if (i)
+			comm_matrix_read(&w, h, path, dl);
+		else
+			comm_time_read(&w, h, path, dl);
+		n += cw_end(&w, dl) == 0;
 	}
 	sqlite3_close(h);
 	return n ? 0 : -1;
@@ -432,7 +591,8 @@ static void cnest_row(struct sbuf *js, struct cnest *n, const char *grp, const c
 	step_key(&sk, step);
 	bool new_grp = !n->open || strcmp(sbuf_str(&n->grp), grp),
 	     new_step = new_grp || strcmp(sbuf_str(&n->step), sbuf_str(&sk));
-	nest_emit(js, n->open, new_grp, new_step, grp, sbuf_str(&sk));
+	size_t unused;
+	nest_emit(js, n->open, new_grp, new_step, grp, sbuf_str(&sk), &unused, &unused);
 	if (new_step)
 		n->first = true;
 	sbuf_reset(&n->grp);
@@ -444,29 +604,31 @@ static void cnest_row(struct sbuf *js, struct cnest *n, const char *grp, const c
 }
 
 /* The op object "<op>@<group>": {...} a row belongs to: a comma inside the open one, else
- * the open one closed and a new one opened (with its group and step as they change). */
-static void cnest_op(struct sbuf *js, struct cnest *n, const char *grp, const char *step, const char *op)
+ * the open one closed and a new one opened (with its group and step as they change). The
+ * row's entry begins under the group and step. */
+static void cnest_op(struct cw *w, struct cnest *n, const char *grp, const char *step, const char *op)
 {
-	struct sbuf sk = SBUF_INIT;
+	struct sbuf *js = &w->js, sk = SBUF_INIT;
 	step_key(&sk, step);
 	bool same = n->op_open && !strcmp(sbuf_str(&n->grp), grp) && !strcmp(sbuf_str(&n->step), sbuf_str(&sk)) &&
 		    !strcmp(sbuf_str(&n->op), op);
 	sbuf_free(&sk);
 	if (same) {
 		sbuf_addc(js, ',');
-		return;
+	} else {
+		if (n->op_open)
+			sbuf_addc(js, '}');
+		cnest_row(js, n, grp, step);
+		if (!n->first)
+			sbuf_addc(js, ',');
+		n->first = false;
+		json_key(js, op);
+		sbuf_addc(js, '{');
+		sbuf_reset(&n->op);
+		sbuf_adds(&n->op, op);
+		n->op_open = true;
 	}
-	if (n->op_open)
-		sbuf_addc(js, '}');
-	cnest_row(js, n, grp, step);
-	if (!n->first)
-		sbuf_addc(js, ',');
-	n->first = false;
-	json_key(js, op);
-	sbuf_addc(js, '{');
-	sbuf_reset(&n->op);
-	sbuf_adds(&n->op, op);
-	n->op_open = true;
+	comm_json_build_entry(w->b, grp, sbuf_str(&n->step), NULL, -1, op);
 }
 
 static void cnest_close(struct sbuf *js, struct cnest *n)
@@ -499,8 +661,8 @@ static int ckey_cmp(sqlite3_stmt *a, sqlite3_stmt *b)
 
 /* ClusterCommAnalyzerTime (or ClusterCommunicationTime) with its Bandwidth table, merged
  * in one pass over both sorted by (group ranks, step, op, group, rank). */
-static char *cluster_time_json(sqlite3 *h, const char *path, const char *tt, const char *bt, const char *grp,
-			       struct diag_list *dl)
+static bool cluster_time_read(struct cw *w, sqlite3 *h, const char *path, const char *tt, const char *bt,
+			      const char *grp, struct diag_list *dl)
 {
 	char *sql = sqlite3_mprintf("SELECT %s, step, hccl_op_name, group_name, rank_id, start_timestamp, elapsed_time,"
 				    " transit_time, wait_time, synchronization_time, idle_time FROM \"%w\""
@@ -512,7 +674,7 @@ static char *cluster_time_json(sqlite3 *h, const char *path, const char *tt, con
 	if (rc != SQLITE_OK) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), tt, sqlite3_errmsg(h));
 		sqlite3_finalize(st);
-		return NULL;
+		return false;
 	}
 	if (bt) {
 		sql = sqlite3_mprintf("SELECT %s, step, hccl_op_name, group_name, rank_id, band_type, transit_size,"
@@ -527,39 +689,49 @@ static char *cluster_time_json(sqlite3 *h, const char *path, const char *tt, con
 		}
 		sqlite3_free(sql);
 	}
+	if (!cw_begin(w)) {
+		sqlite3_finalize(st);
+		sqlite3_finalize(bw);
+		return false;
+	}
 	int brc = bw ? sqlite3_step(bw) : SQLITE_DONE;
-	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	struct sbuf *js = &w->js, key = SBUF_INIT;
 	struct cnest n = {SBUF_INIT, SBUF_INIT, SBUF_INIT, false, false, false};
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		sbuf_reset(&key);
 		sbuf_addf(&key, "%s@%s", db_col_text(st, 2), db_col_text(st, 3));
-		cnest_op(&js, &n, db_col_text(st, 0), db_col_text(st, 1), sbuf_str(&key));
+		cnest_op(w, &n, db_col_text(st, 0), db_col_text(st, 1), sbuf_str(&key));
 		sbuf_reset(&key);
 		sbuf_addf(&key, "%lld", (long long)sqlite3_column_int64(st, 4));
-		json_key(&js, sbuf_str(&key));
-		time_info_json(&js, st, 5);
-		sbuf_adds(&js, "},\"Communication Bandwidth Info\":{");
+		size_t koff = js->len;
+		json_key(js, sbuf_str(&key));
+		size_t off = js->len;
+		struct comm_op *op = comm_json_build_op(w->b, sbuf_str(&key), (int64_t)koff, (int64_t)off);
+		time_info(w, st, 5, op);
+		sbuf_adds(js, "},\"Communication Bandwidth Info\":{");
 		while (brc == SQLITE_ROW && ckey_cmp(bw, st) < 0)
 			brc = sqlite3_step(bw);
-		struct bw_state b = {"", false, false};
+		struct bw_state b = {"", false, false, NULL};
 		for (; brc == SQLITE_ROW && ckey_cmp(bw, st) == 0; brc = sqlite3_step(bw))
-			bw_row_json(&js, bw, 5, &b);
+			bw_row(w, bw, 5, &b, op != NULL);
 		if (b.any)
-			sbuf_adds(&js, "}}");
-		sbuf_adds(&js, "}}");
+			sbuf_adds(js, "}}");
+		sbuf_adds(js, "}}");
+		if (op)
+			comm_json_build_op_end(w->b, (uint32_t)(js->len - off));
 	}
 	if (rc != SQLITE_DONE)
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s: %s; the rows before it were read"), tt, sqlite3_errmsg(h));
-	cnest_close(&js, &n);
+	cnest_close(js, &n);
 	sqlite3_finalize(st);
 	sqlite3_finalize(bw);
 	sbuf_free(&key);
-	return sbuf_detach(&js);
+	return true;
 }
 
 /* ClusterCommAnalyzerMatrix (or ClusterCommunicationMatrix): links per op. */
-static char *cluster_matrix_json(sqlite3 *h, const char *path, const char *mt, const char *grp,
-				 struct diag_list *dl)
+static bool cluster_matrix_read(struct cw *w, sqlite3 *h, const char *path, const char *mt, const char *grp,
+				struct diag_list *dl)
 {
 	char *sql = sqlite3_mprintf("SELECT %s, step, hccl_op_name, group_name, src_rank, dst_rank, transport_type,"
 				    " transit_size, transit_time, bandwidth, op_name FROM \"%w\" ORDER BY 1, 2, 3, 4, rowid",
@@ -570,22 +742,26 @@ static char *cluster_matrix_json(sqlite3 *h, const char *path, const char *mt, c
 	if (rc != SQLITE_OK) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), mt, sqlite3_errmsg(h));
 		sqlite3_finalize(st);
-		return NULL;
+		return false;
 	}
-	struct sbuf js = SBUF_INIT, key = SBUF_INIT;
+	if (!cw_begin(w)) {
+		sqlite3_finalize(st);
+		return false;
+	}
+	struct sbuf key = SBUF_INIT;
 	struct cnest n = {SBUF_INIT, SBUF_INIT, SBUF_INIT, false, false, false};
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		sbuf_reset(&key);
 		sbuf_addf(&key, "%s@%s", db_col_text(st, 2), db_col_text(st, 3));
-		cnest_op(&js, &n, db_col_text(st, 0), db_col_text(st, 1), sbuf_str(&key));
-		link_json(&js, &key, st);
+		cnest_op(w, &n, db_col_text(st, 0), db_col_text(st, 1), sbuf_str(&key));
+		link_row(w, &key, st, true);
 	}
 	if (rc != SQLITE_DONE)
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s: %s; the rows before it were read"), mt, sqlite3_errmsg(h));
-	cnest_close(&js, &n);
+	cnest_close(&w->js, &n);
 	sqlite3_finalize(st);
 	sbuf_free(&key);
-	return sbuf_detach(&js);
+	return true;
 }
 
 int db_cluster_comm_load(struct comm_data *cd, const char *path, char **bufs, struct diag_list *dl)
@@ -609,13 +785,13 @@ int db_cluster_comm_load(struct comm_data *cd, const char *path, char **bufs, st
 		struct db_cols c;
 		const char *grp = db_cols_load(h, names[k], &c) && db_cols_has(&c, "rank_set") ? "rank_set" : "group_name";
 		db_cols_free(&c);
-		char *js = i ? cluster_matrix_json(h, path, names[2], grp, dl)
-			     : cluster_time_json(h, path, names[0], db_has_table(h, names[1]) ? names[1] : NULL, grp, dl);
-		if (!js)
-			continue;
-		char *name = xasprintf("%s:%s", path, names[k]);
-		n += comm_json_load_text(cd, name, js, strlen(js), -1, dl) == 0;
-		free(name);
+		struct cw w;
+		cw_init(&w, cd, path, names[k], -1);
+		if (i)
+			cluster_matrix_read(&w, h, path, names[2], grp, dl);
+		else
+			cluster_time_read(&w, h, path, names[0], db_has_table(h, names[1]) ? names[1] : NULL, grp, dl);
+		n += cw_end(&w, dl) == 0;
 	}
 	sqlite3_close(h);
 	return n ? 0 : -1;
