@@ -4,7 +4,8 @@
  * the same files (counted here, independently of the loader) and with each file's own
  * analysis.db StepTraceTime within 2 %; msprof_0.db loads. Broken Db files (built here
  * with SQLite, then damaged) give a message naming the file and table, and the other rank
- * loads in full. */
+ * loads in full. The communication records built from analysis.db's and
+ * cluster_analysis.db's tables are those the text export's files of the same rows give. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1068,7 +1068,8 @@ static void drop_repeats(struct cj *c, size_t op0, size_t link0)
 
 /* A new file of cd for c (the walk's state, c->buf and c->len set by the caller); false,
  * named, when cd holds as many as it can. */
-static bool file_begin(struct cj *c, struct comm_data *cd, const char *name, int owner_rank, struct diag_list *dl)
+static bool file_begin(struct cj *c, struct comm_data *cd, const char *name, int owner_rank,
+		       struct diag_list *dl)
 {
 	if (!cd->strs)
 		cd->strs = strtab_new();
@@ -1100,7 +1101,8 @@ static void file_end(struct cj *c, size_t op0, size_t link0)
 	f->matrix = f->n_links > 0;
 	f->n_steps = c->n_steps;
 	if (c->unlisted)
-		diag_add(c->dl, DIAG_WARN, c->path, 0, -1, _("%zu more problems in this file (not listed)"), c->unlisted);
+		diag_add(c->dl, DIAG_WARN, c->path, 0, -1, _("%zu more problems in this file (not listed)"),
+			 c->unlisted);
 	if (!f->n_ops && !f->n_links && !f->skipped && !c->listed)
 		diag_add(c->dl, DIAG_INFO, c->path, 0, -1, _("no communication operations in this file"));
 	jtok_free(&c->jt);
@@ -1173,7 +1175,8 @@ enum comm_step_as comm_json_build_step(struct comm_json_build *b, const char *st
 		return COMM_STEP_GROUPS;
 	if (starts_step(step, sn))
 		return COMM_STEP_RANK;
-	comm_json_build_problem(b, step_off, true, _("\"%.*s\" holds neither steps nor p2p/collective operations; skipped"),
+	comm_json_build_problem(b, step_off, true,
+				_("\"%.*s\" holds neither steps nor p2p/collective operations; skipped"),
 				(int)(sn > 80 ? 80 : sn), step);
 	return COMM_STEP_SKIP;
 }
@@ -1214,7 +1217,8 @@ static void build_neither(struct comm_json_build *b, const char *k, int64_t off)
 				(int)(n > 80 ? 80 : n), b->key, (int)(kn > 40 ? 40 : kn), k);
 }
 
-struct comm_op *comm_json_build_op(struct comm_json_build *b, const char *rank_key, int64_t key_off, int64_t off)
+struct comm_op *comm_json_build_op(struct comm_json_build *b, const char *rank_key, int64_t key_off,
+				   int64_t off)
 {
 	struct comm_data *cd = b->c.cd;
 	int rank = b->c.owner;
@@ -1294,7 +1298,8 @@ void comm_json_build_op_end(struct comm_json_build *b, uint32_t len)
 	b->in_op = false;
 }
 
-struct comm_link *comm_json_build_link(struct comm_json_build *b, const char *key, int64_t key_off, int64_t off)
+struct comm_link *comm_json_build_link(struct comm_json_build *b, const char *key, int64_t key_off,
+				       int64_t off)
 {
 	int src, dst;
 	if (!link_key(key, strlen(key), &src, &dst)) {

@@ -168,7 +168,8 @@ void comm_json_build_entry(struct comm_json_build *b, const char *members, const
 /* An op of the entry whose figures' text starts at off: the file owner's (rank_key NULL)
  * or the rank named by rank_key (at key_off; NULL, named, when it names none). The caller
  * sets its times and ratios; transports follow; comm_json_build_op_end ends it. */
-struct comm_op *comm_json_build_op(struct comm_json_build *b, const char *rank_key, int64_t key_off, int64_t off);
+struct comm_op *comm_json_build_op(struct comm_json_build *b, const char *rank_key, int64_t key_off,
+				   int64_t off);
 /* A transport of the op (its key at key_off): the caller sets its figures; its bins follow. */
 struct comm_bw *comm_json_build_transport(struct comm_json_build *b, const char *name, int64_t key_off);
 void comm_json_build_bin(struct comm_json_build *b, const struct comm_bin *bin);
@@ -176,7 +177,8 @@ void comm_json_build_bin(struct comm_json_build *b, const struct comm_bin *bin);
 void comm_json_build_op_end(struct comm_json_build *b, uint32_t len);
 /* A link "<src>-<dst>" (key at key_off, its text from off) of the entry; NULL, named, when
  * key is none. Its transport type (as written, at off) and figures follow, then its end. */
-struct comm_link *comm_json_build_link(struct comm_json_build *b, const char *key, int64_t key_off, int64_t off);
+struct comm_link *comm_json_build_link(struct comm_json_build *b, const char *key, int64_t key_off,
+				       int64_t off);
 void comm_json_build_link_type(struct comm_json_build *b, const char *type, size_t len, int64_t off);
 void comm_json_build_link_end(struct comm_json_build *b, uint32_t len, const char *op_name);
 /* The file complete: repeats dropped (as a file's reader drops them), counts set; it keeps

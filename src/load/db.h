@@ -97,8 +97,8 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
  * give (ratios of wait and synchronisation to transit computed as the text export does),
  * named "<path>:CommAnalyzerTime" and "<path>:CommAnalyzerMatrix", built from the rows
  * (comm_json_build_*); cd keeps the text those files would hold, which the records'
- * offsets point into, for drill-down (comm_json_entry_text). bufs[0..1] are set to NULL (the callers' slots
- * for texts they no longer own). 0 when anything was read. */
+ * offsets point into, for drill-down (comm_json_entry_text). bufs[0..1] are set to NULL
+ * (the callers' slots for texts they no longer own). 0 when anything was read. */
 int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl);
 /* msprof-analyze's cluster_analysis.db communication tables (ClusterCommAnalyzerTime with
  * its Bandwidth, ClusterCommAnalyzerMatrix; ClusterCommunication* in its simplified output)

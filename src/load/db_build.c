@@ -30,7 +30,10 @@ unsigned db_off_src(const struct rank_store *rs, uint64_t off, int64_t *rowid)
 	return SRC_NONE;
 }
 
-uint32_t db_build_str(struct db_build *b, const char *s) { return strtab_intern_cstr(b->rs->strs, s ? s : ""); }
+uint32_t db_build_str(struct db_build *b, const char *s)
+{
+	return strtab_intern_cstr(b->rs->strs, s ? s : "");
+}
 
 
 /* The name behind a STRING_IDS id in column c (resolved once per id: names repeat on

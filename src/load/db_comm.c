@@ -130,8 +130,8 @@ struct nest {
 
 /* Two levels of objects, {"outer": {"inner": {...}}}: closes what changed (when open) and
  * opens the new ones; *outer_off and *inner_off: where their keys start. */
-static void nest_emit(struct sbuf *js, bool open, bool new_outer, bool new_inner, const char *outer, const char *inner,
-		      size_t *outer_off, size_t *inner_off)
+static void nest_emit(struct sbuf *js, bool open, bool new_outer, bool new_inner, const char *outer,
+		      const char *inner, size_t *outer_off, size_t *inner_off)
 {
 	if (open && new_inner)
 		sbuf_addc(js, '}');
