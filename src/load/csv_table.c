@@ -894,6 +894,35 @@ static void parse_state_free(struct parse_state *ps)
 	ps->memo = NULL;
 }
 
+/* After the last row: the header when it was all there was, the closing messages. The
+ * table, or NULL (freed) when there was no header. */
+static struct csv_table *parse_close(struct parse_state *ps, struct diag_list *dl, const char *name)
+{
+	struct csv_table *t = ps->t;
+	if (!ps->header_done && ps->nhdr) {
+		ps->header_done = true;
+		setup_columns(ps);
+	}
+	parse_state_free(ps);
+	if (!ps->header_done || t->ncols == 0) {
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("no header row; skipped"));
+		csvt_free(t);
+		t = NULL;
+	}
+	if (t && t->nrows == 0)
+		diag_add(dl, DIAG_INFO, name, 0, -1, _("a header and no data rows"));
+	if (t && t->ragged_rows > WARN_EACH)
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu rows in all have the wrong number of cells"),
+			 t->ragged_rows);
+	if (t && t->excel_numbers > WARN_EACH)
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu timestamps in all are in exponent form"),
+			 t->excel_numbers);
+	if (t && t->bad_numbers > WARN_EACH)
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu numeric cells in all could not be read"),
+			 t->bad_numbers);
+	return t;
+}
+
 /* The end of the last complete line in buf[0, len) (after its '\n'), 0 when none. */
 struct memrchr_call {
 	const char *buf;
@@ -1065,28 +1094,8 @@ static bool parse_attempt(struct parse_run *r, bool utf8_first)
 		diag_add(dl, DIAG_WARN, name, ps->pending_line, -1,
 			 _("a quoted cell starting in the row at this line is never closed; it runs to the "
 			 "end of the file"));
-	if (!ps->header_done && ps->nhdr) {
-		ps->header_done = true;
-		setup_columns(ps);
-	}
-	parse_state_free(ps);
+	t = parse_close(ps, dl, name);
 	r->ps.t = NULL; /* from here on the table is the result */
-	if (!ps->header_done || t->ncols == 0) {
-		diag_add(dl, DIAG_WARN, name, 0, -1, _("no header row; skipped"));
-		csvt_free(t);
-		t = NULL;
-	}
-	if (t && t->nrows == 0)
-		diag_add(dl, DIAG_INFO, name, 0, -1, _("a header and no data rows"));
-	if (t && t->ragged_rows > WARN_EACH)
-		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu rows in all have the wrong number of cells"),
-			 t->ragged_rows);
-	if (t && t->excel_numbers > WARN_EACH)
-		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu timestamps in all are in exponent form"),
-			 t->excel_numbers);
-	if (t && t->bad_numbers > WARN_EACH)
-		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu numeric cells in all could not be read"),
-			 t->bad_numbers);
 	if (r->local_live) {
 		diag_append(r->dl, &r->local);
 		diag_free(&r->local);
@@ -1324,6 +1333,7 @@ void csvt_free(struct csv_table *t)
 		free(t->parts[i].path);
 	free(t->parts);
 	free(t->mem_owned);
+	spill_free(t->cells);
 	free(t);
 }
 
@@ -1414,6 +1424,24 @@ const char *csvt_str(const struct csv_table *t, size_t row, enum csv_col c)
 	return strtab_str(t->strs, csvt_str_id(t, row, c));
 }
 
+/* A drill-down cell onto out (converted from GB18030 in a table that is). */
+static void cells_add(struct csv_cells *out, size_t *cap, const char *s, size_t len, bool gbk)
+{
+	char *cell = NULL;
+	if (gbk) {
+		size_t n = 0;
+		uint8_t *conv = u8_conv_from_encoding("GB18030", iconveh_escape_sequence, s, len, NULL, NULL, &n);
+		if (conv) {
+			cell = xstrndup((const char *)conv, n);
+			free(conv);
+		}
+	}
+	if (!cell)
+		cell = xstrndup(s, len);
+	xgrow(&out->cells, cap, out->n + 1, sizeof *out->cells);
+	out->cells[out->n++] = cell;
+}
+
 struct row_collect {
 	struct csv_cells *out;
 	size_t cap;
@@ -1426,26 +1454,242 @@ static void collect_field(void *data, size_t len, void *ctx)
 	struct row_collect *rc = ctx;
 	if (rc->done)
 		return;
-	const char *s = data ? data : "";
-	char *cell = NULL;
-	if (rc->gbk) {
-		size_t n = 0;
-		uint8_t *conv = u8_conv_from_encoding("GB18030", iconveh_escape_sequence, s, len, NULL, NULL, &n);
-		if (conv) {
-			cell = xstrndup((const char *)conv, n);
-			free(conv);
-		}
-	}
-	if (!cell)
-		cell = xstrndup(s, len);
-	xgrow(&rc->out->cells, &rc->cap, rc->out->n + 1, sizeof *rc->out->cells);
-	rc->out->cells[rc->out->n++] = cell;
+	cells_add(rc->out, &rc->cap, data ? data : "", len, rc->gbk);
 }
 
 static void collect_row(int term, void *ctx)
 {
 	(void)term;
 	((struct row_collect *)ctx)->done = true;
+}
+
+/* ---- tables from cells ------------------------------------------------------------ */
+
+/* The cells of a built table: per cell a tag byte, its text, a NUL (no cell holds one: the
+ * callers' cells are C strings); a row ends with its tag. */
+#define CELL_TAG 'c'
+#define ROW_TAG 'r'
+
+struct csvt_build {
+	char *name;
+	struct diag_list *dl;
+	char *cells; /* spilled */
+	size_t len, cap;
+};
+
+struct csvt_build *csvt_build_begin(const char *name, struct diag_list *dl)
+{
+	struct csvt_build *b = xcalloc(1, sizeof *b);
+	b->name = xstrdup(name);
+	b->dl = dl;
+	return b;
+}
+
+static void build_put(struct csvt_build *b, const char *s, size_t len)
+{
+	spill_grow(&b->cells, &b->cap, b->len + len, 1);
+	memcpy(b->cells + b->len, s, len);
+	b->len += len;
+}
+
+void csvt_build_cell(struct csvt_build *b, const char *s, size_t len)
+{
+	const char *nul = memchr(s, '\0', len);
+	if (nul)
+		len = (size_t)(nul - s);
+	build_put(b, (const char[]){CELL_TAG}, 1);
+	build_put(b, s, len);
+	build_put(b, "", 1);
+}
+
+void csvt_build_row(struct csvt_build *b) { build_put(b, (const char[]){ROW_TAG}, 1); }
+
+/* A cell as a CSV file of it holds it: quoted when it holds a comma, quote, CR or LF. */
+static bool cell_quoted(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+			return true;
+	return false;
+}
+
+/* Its bytes in that file. */
+static size_t cell_file_len(const char *s, size_t len, bool quoted)
+{
+	if (!quoted)
+		return len;
+	size_t n = len + 2;
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '"';
+	return n;
+}
+
+/* The cell as that file's reader gives it: an unquoted one's blanks trimmed. */
+static const char *cell_read(const char *s, size_t *len, bool quoted)
+{
+	if (quoted)
+		return s;
+	const char *e = s + *len;
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	*len = (size_t)(e - s);
+	return s;
+}
+
+/* Walks the cells of a built table: the next cell of the row at *pos (false at its end,
+ * *pos then past it). */
+static bool next_cell(const char *cells, size_t *pos, const char **s, size_t *len)
+{
+	if (cells[*pos] != CELL_TAG) {
+		(*pos)++;
+		return false;
+	}
+	*s = cells + *pos + 1;
+	*len = strlen(*s);
+	*pos += *len + 2;
+	return true;
+}
+
+/* The first byte that is not UTF-8 as parse_attempt finds it in the file of these cells:
+ * the byte, its offset and its line there. False when every cell is UTF-8. */
+static bool build_first_bad(const struct csvt_build *b, unsigned char *byte, uint64_t *at, long *line)
+{
+	uint64_t off = 0;
+	long ln = 1;
+	for (size_t pos = 0; pos < b->len;) {
+		const char *s;
+		size_t len, row = pos;
+		while (next_cell(b->cells, &pos, &s, &len)) {
+			bool q = cell_quoted(s, len);
+			const uint8_t *bad = sanitize_utf8_first_bad((const uint8_t *)s, len);
+			if (bad) {
+				size_t k = (size_t)(bad - (const uint8_t *)s);
+				uint64_t o = off + q;
+				for (size_t i = 0; i < k; i++) {
+					o += 1 + (s[i] == '"');
+					ln += s[i] == '\n';
+				}
+				*byte = *bad;
+				*at = o;
+				*line = ln;
+				return true;
+			}
+			for (size_t i = 0; i < len; i++)
+				ln += s[i] == '\n';
+			off += cell_file_len(s, len, q) + 1; /* and the comma or line end */
+		}
+		off += pos == row + 1; /* a row without cells: its line end */
+		ln++;
+	}
+	return false;
+}
+
+/* Whether every cell reads as GB18030 (the file would: its separators are ASCII). */
+static bool build_gb18030(const struct csvt_build *b)
+{
+	for (size_t pos = 0; pos < b->len;) {
+		const char *s;
+		size_t len;
+		while (next_cell(b->cells, &pos, &s, &len)) {
+			size_t n = 0;
+			uint8_t *conv = len ? u8_conv_from_encoding("GB18030", iconveh_error, s, len, NULL, NULL, &n) : NULL;
+			if (len && !conv)
+				return false;
+			free(conv);
+		}
+	}
+	return true;
+}
+
+struct csv_table *csvt_build_end(struct csvt_build *b)
+{
+	struct csv_table *t = xcalloc(1, sizeof *t);
+	t->path = xstrdup(b->name);
+	t->data_fd = -1;
+	t->strs = strtab_new();
+	for (int c = 0; c < CSV_COL_COUNT; c++)
+		t->col_at[c] = -1;
+	uint64_t bad_at;
+	long line;
+	unsigned char byte;
+	/* a cell that is not UTF-8 makes the whole table GB18030 when it reads as such, as a
+	 * file's bad byte does (parse_attempt) */
+	if (build_first_bad(b, &byte, &bad_at, &line)) {
+		t->gbk = build_gb18030(b);
+		if (t->gbk)
+			diag_add(b->dl, DIAG_WARN, b->name, line, -1,
+				 _("not UTF-8 (first bad byte 0x%02X at byte %zu); read as GB18030/GBK"), byte,
+				 (size_t)bad_at);
+		else
+			diag_add(b->dl, DIAG_WARN, b->name, line, -1,
+				 _("not UTF-8 and not GB18030 (first bad byte 0x%02X at byte %zu); bad bytes "
+				 "are shown escaped"),
+				 byte, (size_t)bad_at);
+	}
+	struct parse_state ps = {.t = t, .dl = b->dl, .name = b->name, .pending_line = 1};
+	uint64_t file_off = 0;
+	line = 1;
+	for (size_t pos = 0; pos < b->len;) {
+		size_t row_pos = pos, n = 0, nl = 0, row_len = 0;
+		bool blank = true;
+		const char *s;
+		size_t len;
+		/* the row's line in the file: blank (skipped) when it holds nothing but blanks */
+		for (size_t p = pos; next_cell(b->cells, &p, &s, &len); n++) {
+			bool q = cell_quoted(s, len);
+			size_t rl = len;
+			cell_read(s, &rl, q);
+			blank = blank && !q && !rl;
+			for (size_t i = 0; i < len; i++)
+				nl += s[i] == '\n';
+			row_len += cell_file_len(s, len, q) + 1;
+		}
+		blank = blank && n <= 1;
+		if (!blank) {
+			ps.pending_line = line;
+			ps.pending_off = row_pos;
+			ps.row_line_now = line;
+			while (next_cell(b->cells, &pos, &s, &len)) {
+				bool q = cell_quoted(s, len);
+				const char *r = cell_read(s, &len, q);
+				on_field((void *)r, len, &ps);
+			}
+			on_row('\n', &ps);
+		} else {
+			while (next_cell(b->cells, &pos, &s, &len))
+				;
+		}
+		file_off += row_len ? row_len : 1;
+		line += 1 + (long)nl;
+	}
+	t->file_size = file_off;
+	t = parse_close(&ps, b->dl, b->name);
+	if (t) {
+		t->cells = b->cells;
+		t->mem = b->cells;
+		t->mem_len = b->len;
+	} else {
+		spill_free(b->cells);
+	}
+	free(b->name);
+	free(b);
+	return t;
+}
+
+/* A built table's row (its cells at start, len bytes) as its file's reader gives it. */
+static int build_row_cells(const struct csv_table *t, uint64_t start, size_t len, struct csv_cells *out)
+{
+	size_t cap = 0, pos = (size_t)start, end = (size_t)start + len;
+	const char *s;
+	size_t n;
+	while (pos < end && next_cell(t->cells, &pos, &s, &n)) {
+		bool q = cell_quoted(s, n);
+		const char *r = cell_read(s, &n, q);
+		cells_add(out, &cap, r, n, t->gbk);
+	}
+	return 0;
 }
 
 int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out)
@@ -1461,9 +1705,13 @@ int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out)
 	bool next_same_file = row + 1 < t->nrows && (!part || row_part(t, row + 1) == part);
 	uint64_t start = csvt_row_off(t, row);
 	uint64_t end = next_same_file ? csvt_row_off(t, row + 1) : size;
+	if (t->cells)
+		end = row + 1 < t->nrows ? csvt_row_off(t, row + 1) : t->mem_len;
 	if (end <= start || end - start > (64u << 20))
 		return -1;
 	size_t len = (size_t)(end - start);
+	if (t->cells)
+		return build_row_cells(t, start, len, out);
 	char *buf = NULL;
 	const char *src;
 	if (t->mem) {

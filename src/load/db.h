@@ -82,14 +82,15 @@ extern const struct db_csv_spec db_csv_specs[];
 extern const size_t db_n_csv_specs;
 
 /* The table of spec in the Db at path as a CSV table of the text export's form, named
- * "<path>:<table>". NULL when absent (quietly) or unreadable (with a message). *buf
- * receives the CSV bytes the table borrows: the caller frees it after the table. */
+ * "<path>:<table>", built from its cells (csvt_build_*: no CSV text to parse). NULL when
+ * absent (quietly) or unreadable (with a message). *buf receives NULL (the callers' slot
+ * for bytes a table borrowed once). */
 struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, char **buf,
 			       struct diag_list *dl);
 
 /* The compute tasks (TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO) as the text export's
- * kernel_details.csv, named "<path>:COMPUTE_TASK_INFO" (owned, *buf as db_csv_table's);
- * NULL when there are none. */
+ * kernel_details.csv, named "<path>:COMPUTE_TASK_INFO" (owned, built and *buf as
+ * db_csv_table's); NULL when there are none. */
 struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list *dl);
 
 /* analysis.db's CommAnalyzerTime with CommAnalyzerBandwidth, and CommAnalyzerMatrix, read

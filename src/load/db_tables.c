@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Db tables as the text export's CSV tables: StepTraceTime, the memory tables, and the
- * kernel table (TASK with COMPUTE_TASK_INFO and TASK_PMU_INFO's counters). */
+ * kernel table (TASK with COMPUTE_TASK_INFO and TASK_PMU_INFO's counters), built from
+ * their cells as the text export writes them (csvt_build_*), no CSV text between. */
 #include "db_internal.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "i18n.h"
 #include "num.h"
@@ -72,22 +71,6 @@ const struct db_csv_spec db_csv_specs[] = {
 };
 const size_t db_n_csv_specs = sizeof db_csv_specs / sizeof db_csv_specs[0];
 
-/* A CSV cell, quoted when it must be. */
-static void csv_cell(struct sbuf *csv, const char *v)
-{
-	if (!strpbrk(v, ",\"\r\n")) {
-		sbuf_adds(csv, v);
-		return;
-	}
-	sbuf_addc(csv, '"');
-	for (const char *p = v; *p; p++) {
-		if (*p == '"')
-			sbuf_addc(csv, '"');
-		sbuf_addc(csv, *p);
-	}
-	sbuf_addc(csv, '"');
-}
-
 /* bytes / 2^shift written exactly (a binary fraction has a finite decimal expansion). */
 static void exact_fraction(struct sbuf *csv, int64_t v, int shift)
 {
@@ -129,7 +112,7 @@ static void sid_cell(struct sbuf *csv, struct sid_cells *sc, int64_t id)
 		/* an unknown id: an empty cell, as the subquery's NULL */
 		const char *v = db_keyed_get(&sc->k, id);
 		if (v)
-			csv_cell(&sc->text, v);
+			sbuf_adds(&sc->text, v);
 		sc->at[++sc->n] = (uint32_t)sc->text.len;
 	}
 	uint32_t k = *slot;
@@ -161,7 +144,7 @@ static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv co
 		if (cache && cache->k.by_rowid && sqlite3_column_type(st, c) == SQLITE_INTEGER)
 			sid_cell(csv, cache, sqlite3_column_int64(st, c));
 		else
-			csv_cell(csv, db_col_text(st, c));
+			sbuf_adds(csv, db_col_text(st, c));
 		return;
 	}
 	case DBC_NS_US:
@@ -179,59 +162,39 @@ static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv co
 		if (db_col_i64(st, c, &v) && v == UINT32_MAX)
 			sbuf_adds(csv, "N/A");
 		else
-			csv_cell(csv, db_col_text(st, c));
+			sbuf_adds(csv, db_col_text(st, c));
 		return;
 	case DBC_BYTES_MB:
 	case DBC_BYTES_KB:
 		if (db_col_i64(st, c, &v))
 			exact_fraction(csv, v, conv == DBC_BYTES_MB ? 20 : 10);
 		else
-			csv_cell(csv, db_col_text(st, c)); /* a REAL: as written */
+			sbuf_adds(csv, db_col_text(st, c)); /* a REAL: as written */
 		return;
 	case DBC_DEVICE:
 		sbuf_addf(csv, "NPU:%s", db_col_text(st, c));
 		return;
 	default:
-		csv_cell(csv, db_col_text(st, c));
+		sbuf_adds(csv, db_col_text(st, c));
 		return;
 	}
 }
 
-/* A temporary file that vanishes with its descriptor, in $TMPDIR (else /tmp), never beside
- * the capture; -1 when none can be made. */
-static int temp_fd(void)
-{
-	const char *dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	char *tmpl = xasprintf("%s/ascprof-db-XXXXXX", dir);
-	fd = mkostemp(tmpl, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(tmpl);
-	free(tmpl);
-	return fd;
-}
-
-/* Per row, extra cells after the query's columns (the kernel table's counters). */
-typedef void (*row_extra_fn)(void *ctx, sqlite3_stmt *st, struct sbuf *row);
-/* After the last row, before the table is read back (and when the query cannot be
+/* Per row, extra cells after the query's columns (the kernel table's counters), each
+ * written into cell (reset) and added to b. */
+typedef void (*row_extra_fn)(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct sbuf *cell);
+/* After the last row, before the table's cells are typed (and when the query cannot be
  * prepared): frees what the extra cells needed. */
 typedef void (*rows_done_fn)(void *ctx);
 
-/* The rows of sql (used columns, converted) after the header already in csv, as a CSV
- * table named "<path>:<table>". The rows stream to a temporary file, which the table
- * keeps to read cells again, so a big table costs its typed columns, not its text; where
- * no temporary file can be made they collect in memory and *buf receives the bytes the
- * table borrows (else NULL). */
+/* The rows of sql (used columns, converted) under the header hdr, as a table named
+ * "<path>:<table>" built from its cells (csvt_build_*: no CSV text), which the table
+ * keeps spilled for drill-down, so a big table costs its typed columns, not its text. */
 static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *table, const char *sql,
-				    const enum db_conv *conv, struct sid_cells *sc, size_t used, struct sbuf *csv,
-				    char **buf, row_extra_fn extra, rows_done_fn done, void *ctx,
-				    struct diag_list *dl)
+				    const enum db_conv *conv, struct sid_cells *sc, size_t used,
+				    const char *const *hdr, size_t n_hdr, row_extra_fn extra, rows_done_fn done,
+				    void *ctx, struct diag_list *dl)
 {
-	*buf = NULL;
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), table, sqlite3_errmsg(h));
@@ -239,56 +202,32 @@ static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *ta
 			done(ctx);
 		return NULL;
 	}
-	int fd = temp_fd(), wfd = fd >= 0 ? dup(fd) : -1;
-	FILE *out = wfd >= 0 ? fdopen(wfd, "w") : NULL;
-	if (!out && wfd >= 0)
-		close(wfd);
-	if (out)
-		fwrite(csv->buf, 1, csv->len, out);
-	struct sbuf row = SBUF_INIT, *dst = out ? &row : csv;
+	char *name = xasprintf("%s:%s", path, table);
+	struct csvt_build *b = csvt_build_begin(name, dl);
+	free(name);
+	for (size_t i = 0; i < n_hdr; i++)
+		csvt_build_cell(b, hdr[i], strlen(hdr[i]));
+	csvt_build_row(b);
+	struct sbuf cell = SBUF_INIT;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (out)
-			sbuf_reset(&row);
 		for (size_t i = 0; i < used; i++) {
-			if (i)
-				sbuf_addc(dst, ',');
-			conv_cell(dst, st, (int)i, conv[i], sc);
+			sbuf_reset(&cell);
+			conv_cell(&cell, st, (int)i, conv[i], sc);
+			csvt_build_cell(b, sbuf_str(&cell), cell.len);
 		}
 		if (extra)
-			extra(ctx, st, dst);
-		sbuf_addc(dst, '\n');
-		if (out)
-			fwrite_unlocked(row.buf, 1, row.len, out);
+			extra(ctx, st, b, &cell);
+		csvt_build_row(b);
 	}
 	if (rc != SQLITE_DONE)
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s: %s; the rows before it were read"), table,
 			 sqlite3_errmsg(h));
 	sqlite3_finalize(st);
-	sbuf_free(&row);
+	sbuf_free(&cell);
 	if (done)
 		done(ctx);
-	char *name = xasprintf("%s:%s", path, table);
-	struct csv_table *t = NULL;
-	if (out) {
-		bool ok = fclose(out) == 0;
-		if (ok)
-			t = csvt_load_fd(fd, name, dl);
-		else
-			close(fd);
-	} else {
-		if (fd >= 0)
-			close(fd);
-		size_t len = csv->len;
-		*buf = sbuf_detach(csv);
-		t = csvt_load_buffer(name, *buf, len, dl);
-		if (!t) {
-			free(*buf);
-			*buf = NULL;
-		}
-	}
-	free(name);
-	return t;
+	return csvt_build_end(b);
 }
 
 struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, char **buf,
@@ -312,8 +251,9 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 	}
 	bool strings = db_has_table(h, "STRING_IDS"), modules = db_has_table(h, "ENUM_MODULE");
 	/* the text export's header for the columns this table has */
-	struct sbuf sel = SBUF_INIT, sql = SBUF_INIT, csv = SBUF_INIT;
+	struct sbuf sel = SBUF_INIT, sql = SBUF_INIT;
 	enum db_conv conv[32];
+	const char *hdr[32];
 	size_t used = 0;
 	for (size_t i = 0; i < spec->n_cols && used < 32; i++) {
 		const char *have = db_cols_has(&c, spec->cols[i].column);
@@ -324,10 +264,9 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 		sbuf_adds(&sel, q);
 		sqlite3_free(q);
 		sbuf_addf(&sel, " AS c%zu", used);
-		sbuf_addf(&csv, "%s%s", used ? "," : "", spec->cols[i].header);
+		hdr[used] = spec->cols[i].header;
 		conv[used++] = spec->cols[i].conv;
 	}
-	sbuf_addc(&csv, '\n');
 	/* the columns; with extra rows (every column there), both merged by time, the extra
 	 * rows first at equal times, then by rowid */
 	bool extra = spec->extra_rows && used == spec->n_cols && strings && db_has_table(h, spec->extra_table);
@@ -345,11 +284,10 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 	db_keyed_open(&sc[0].k, h, "STRING_IDS", "id", "value");
 	if (modules)
 		db_keyed_open(&sc[1].k, h, "ENUM_MODULE", "id", "name");
-	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, sc, used, &csv, buf, NULL, NULL, NULL, dl);
+	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, sc, used, hdr, used, NULL, NULL, NULL, dl);
 	sid_cells_free(&sc[0]);
 	sid_cells_free(&sc[1]);
 	sbuf_free(&sql);
-	sbuf_free(&csv);
 out:
 	db_cols_free(&c);
 	sqlite3_close(h);
@@ -495,8 +433,8 @@ static void pmu_done(void *ctx)
 	}
 }
 
-/* A kernel row's counters: the totals (ns) as µs, the ratios exactly. */
-static void pmu_cells(void *ctx, sqlite3_stmt *st, struct sbuf *row)
+/* A kernel row's counters, a cell each: the totals (ns) as µs, the ratios exactly. */
+static void pmu_cells(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct sbuf *cell)
 {
 	const struct pmu *pm = ctx;
 	uint32_t at = 0;
@@ -505,20 +443,19 @@ static void pmu_cells(void *ctx, sqlite3_stmt *st, struct sbuf *row)
 	for (size_t k = 0; k < PMU_WANTED; k++) {
 		if (!pm->present[k])
 			continue;
-		sbuf_addc(row, ',');
+		sbuf_reset(cell);
 		double v = has && at < pm->cap[k] ? pm->v[k][at] : NAN;
-		if (v != v)
-			continue;
-		if (!strcmp(pmu_wanted[k][0] + 4, "total_time") && fabs(v) < 9e18) {
-			char b[48];
-			num_format_ns_as_us(llround(v), b, sizeof b);
-			sbuf_adds(row, b);
-		} else {
+		if (v == v && !strcmp(pmu_wanted[k][0] + 4, "total_time") && fabs(v) < 9e18) {
+			char buf[48];
+			num_format_ns_as_us(llround(v), buf, sizeof buf);
+			sbuf_adds(cell, buf);
+		} else if (v == v) {
 			/* the analysis keeps ratios as floats: nine digits give the same one */
-			char b[40];
-			num_format_g9(v, b, sizeof b);
-			sbuf_adds(row, b);
+			char buf[40];
+			num_format_g9(v, buf, sizeof buf);
+			sbuf_adds(cell, buf);
 		}
+		csvt_build_cell(b, sbuf_str(cell), cell->len);
 	}
 }
 
@@ -562,12 +499,14 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 		goto out; /* no kernels to list (the events say why, if anything is missing) */
 	bool comm = db_has_table(h, "COMMUNICATION_OP") && db_cols_load(h, "COMMUNICATION_OP", &oc) &&
 		    db_cols_has(&oc, "startNs") && db_cols_has(&oc, "endNs") && db_cols_has(&oc, "opName");
-	struct sbuf task = SBUF_INIT, ops = SBUF_INIT, sql = SBUF_INIT, csv = SBUF_INIT;
+	/* head: the header as the text export writes it, which says when a Block Dim is there */
+	struct sbuf task = SBUF_INIT, ops = SBUF_INIT, sql = SBUF_INIT, head = SBUF_INIT;
 	enum db_conv conv[96];
-	size_t used = 0;
+	const char *hdr[96];
+	size_t used = 0, n_hdr = 0;
 	for (size_t i = 0; i < sizeof main_cols / sizeof main_cols[0]; i++) {
 		if (!db_cols_has(!strcmp(main_cols[i].table, "TASK") ? &tc : &cc, main_cols[i].column) ||
-		    (used && !strcmp(main_cols[i].header, "Block Dim") && strstr(csv.buf, "Block Dim,")))
+		    (used && !strcmp(main_cols[i].header, "Block Dim") && strstr(head.buf, "Block Dim,")))
 			continue;
 		const char *oexpr = main_cols[i].comm;
 		/* a collective's column the Db lacks (no waitNs, no opType): NULL */
@@ -577,7 +516,8 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 			oexpr = "NULL";
 		sbuf_addf(&task, ", %s AS c%zu", main_cols[i].task, used);
 		sbuf_addf(&ops, ", %s", oexpr);
-		sbuf_addf(&csv, "%s%s", used ? "," : "", main_cols[i].header);
+		sbuf_addf(&head, "%s%s", used ? "," : "", main_cols[i].header);
+		hdr[n_hdr++] = main_cols[i].header;
 		conv[used++] = main_cols[i].conv;
 	}
 	/* the counters the analysis reads, one column each, from one pass over TASK_PMU_INFO
@@ -586,10 +526,8 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 	pmu_dense(h, &pm);
 	pmu_load(h, &pm);
 	for (size_t k = 0; k < PMU_WANTED; k++)
-		if (pm.present[k]) {
-			sbuf_addf(&csv, ",%s", pmu_wanted[k][1]);
-		}
-	sbuf_addc(&csv, '\n');
+		if (pm.present[k])
+			hdr[n_hdr++] = pmu_wanted[k][1];
 	/* compute tasks and collectives merged by start; the task id after the cells, for the
 	 * counters, then the sort keys. A compound SELECT ordered by its own columns lets
 	 * SQLite merge TASK read through its (startNs, ...) index with the collectives, sorting
@@ -608,14 +546,14 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 	pm.gtid_col = (int)used;
 	struct sid_cells sc[2] = {{.n = 0}, {.n = 0}};
 	db_keyed_open(&sc[0].k, h, "STRING_IDS", "id", "value");
-	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, sc, used, &csv, buf,
-		       pmu_cells, pmu_done, &pm, dl);
+	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, sc, used, hdr, n_hdr, pmu_cells, pmu_done,
+		       &pm, dl);
 	sid_cells_free(&sc[0]);
 	sid_cells_free(&sc[1]);
 	sbuf_free(&task);
 	sbuf_free(&ops);
 	sbuf_free(&sql);
-	sbuf_free(&csv);
+	sbuf_free(&head);
 out:
 	db_cols_free(&tc);
 	db_cols_free(&cc);
