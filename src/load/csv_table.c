@@ -792,6 +792,33 @@ static inline const char *cell_text(struct parse_state *ps, const char *f, const
 	return pairs ? unescape_pairs(ps, s, *len, len) : s;
 }
 
+/* Typed cell k of row r (its header position's text s; pairs: with "" still in it): the
+ * common shapes here; the rest, and every message, through store_cell. Always inlined:
+ * it is the splitter's per-cell loop, the text tables' hot path. */
+static inline __attribute__((always_inline)) void put_typed(struct parse_state *ps, size_t k, size_t r, const char *s,
+							  size_t len, bool pairs)
+{
+	const struct csv_column *col = &ps->t->cols[k];
+	if (col->type == CSVT_STR) {
+		col->v.str[r] = intern_span(ps, k, s, len, pairs);
+		return;
+	}
+	if (!pairs) {
+		double d;
+		if (col->type == CSVT_TIME ? num_time_short(s, len, &col->v.time[r]) : num_double_short(s, len, &d)) {
+			if (col->type == CSVT_RATIO)
+				col->v.ratio[r] = (float)d;
+			else if (col->type == CSVT_NUM)
+				col->v.num[r] = d;
+			return;
+		}
+	}
+	if (pairs)
+		s = unescape_pairs(ps, s, len, &len);
+	set_missing(col, r); /* what store_cell leaves when it cannot read the cell */
+	store_cell(ps, (size_t)col->index, s, len);
+}
+
 /* What libcsv gives for one scanned line that is a whole row (not blank, no lone CR, its
  * quotes closed): cells at the separators, blanks trimmed around them, quoted ones with
  * "" for a quote. False, having given nothing, for what it leaves to libcsv (see
@@ -832,27 +859,7 @@ static bool split_scanned(const char *p, const struct line_scan *ls, struct pars
 		size_t len;
 		bool pairs;
 		const char *s = cell_span(f, e, &len, &pairs);
-		const struct csv_column *col = &t->cols[k];
-		/* the common shapes here; the rest, and every message, through store_cell */
-		if (col->type == CSVT_STR) {
-			col->v.str[r] = intern_span(ps, k, s, len, pairs);
-			continue;
-		}
-		if (!pairs) {
-			double d;
-			if (col->type == CSVT_TIME ? num_time_short(s, len, &col->v.time[r])
-			    : num_double_short(s, len, &d)) {
-				if (col->type == CSVT_RATIO)
-					col->v.ratio[r] = (float)d;
-				else if (col->type == CSVT_NUM)
-					col->v.num[r] = d;
-				continue;
-			}
-		}
-		if (pairs)
-			s = unescape_pairs(ps, s, len, &len);
-		set_missing(col, r); /* what store_cell leaves when it cannot read the cell */
-		store_cell(ps, i, s, len);
+		put_typed(ps, k, r, s, len, pairs);
 	}
 	ps->fields = nf;
 	on_row('\n', ps);
@@ -1465,44 +1472,85 @@ static void collect_row(int term, void *ctx)
 
 /* ---- tables from cells ------------------------------------------------------------ */
 
-/* The cells of a built table: per cell a tag byte, its text, a NUL (no cell holds one: the
- * callers' cells are C strings); a row ends with its tag. */
+/* The cells of a built table, row after row: per cell a tag (quoted in its file or not),
+ * its length (4 bytes) and its bytes; a row ends with its own tag. */
 #define CELL_TAG 'c'
+#define QUOTED_TAG 'q'
 #define ROW_TAG 'r'
+#define CELL_HEAD 5
+
+struct row_cell {
+	const char *s;
+	size_t len;
+};
 
 struct csvt_build {
 	char *name;
 	struct diag_list *dl;
 	char *cells; /* spilled */
 	size_t len, cap;
+	size_t kept;   /* cells[0, kept) are out of the process (build_release) */
+	size_t row;    /* where the row being added starts */
+	bool not_utf8; /* a cell is not UTF-8: the rows are typed again at the end */
+	/* the rows typed as they come, their messages held until the end: a cell that is not
+	 * UTF-8 starts the table again, as a file's bad byte starts its parse again */
+	struct csv_table *t;
+	struct parse_state ps;
+	struct diag_list local;
+	struct row_cell *rc;
+	size_t cap_rc;
+	long line;
+	uint64_t file_off;
 };
+
+/* The pages the cells were written to (or read from) up to upto leave the process once
+ * there are a few MB of them: a spilled store's file keeps them (drill-down reads them
+ * back), so the cells cost no more memory than the temporary file of the CSV text did. */
+#define BUILD_RELEASE ((size_t)4 << 20)
+static void build_release(struct csvt_build *b, size_t upto, bool all)
+{
+	if (!spill_is(b->cells) || upto < b->kept + (all ? 1 : BUILD_RELEASE))
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), from = b->kept & ~(page - 1);
+	size_t to = all ? upto : upto & ~(page - 1);
+	madvise(b->cells + from, to - from, MADV_DONTNEED);
+	b->kept = to;
+}
+
+/* An empty table and its parse state, its messages into dl. */
+static void build_table(struct csvt_build *b, struct diag_list *dl)
+{
+	struct csv_table *t = xcalloc(1, sizeof *t);
+	t->path = xstrdup(b->name);
+	t->data_fd = -1;
+	t->strs = strtab_new();
+	for (int c = 0; c < CSV_COL_COUNT; c++)
+		t->col_at[c] = -1;
+	b->t = t;
+	b->ps = (struct parse_state){.t = t, .dl = dl, .name = b->name, .pending_line = 1};
+	b->line = 1;
+	b->file_off = 0;
+}
 
 struct csvt_build *csvt_build_begin(const char *name, struct diag_list *dl)
 {
 	struct csvt_build *b = xcalloc(1, sizeof *b);
 	b->name = xstrdup(name);
 	b->dl = dl;
+	diag_init(&b->local);
+	build_table(b, &b->local);
 	return b;
 }
 
-static void build_put(struct csvt_build *b, const char *s, size_t len)
+/* Room for n more bytes; the splitter's text cache points into the cells: forgotten when
+ * they move. */
+static void build_room(struct csvt_build *b, size_t n)
 {
-	spill_grow(&b->cells, &b->cap, b->len + len, 1);
-	memcpy(b->cells + b->len, s, len);
-	b->len += len;
+	char *before = b->cells;
+	spill_grow(&b->cells, &b->cap, b->len + n, 1);
+	if (b->cells != before && b->ps.memo)
+		memset(b->ps.memo, 0, (b->t->n_typed ? b->t->n_typed : 1) * STR_CACHE * sizeof *b->ps.memo);
 }
-
-void csvt_build_cell(struct csvt_build *b, const char *s, size_t len)
-{
-	const char *nul = memchr(s, '\0', len);
-	if (nul)
-		len = (size_t)(nul - s);
-	build_put(b, (const char[]){CELL_TAG}, 1);
-	build_put(b, s, len);
-	build_put(b, "", 1);
-}
-
-void csvt_build_row(struct csvt_build *b) { build_put(b, (const char[]){ROW_TAG}, 1); }
 
 /* A cell as a CSV file of it holds it: quoted when it holds a comma, quote, CR or LF. */
 static bool cell_quoted(const char *s, size_t len)
@@ -1511,6 +1559,42 @@ static bool cell_quoted(const char *s, size_t len)
 		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
 			return true;
 	return false;
+}
+
+void csvt_build_cell(struct csvt_build *b, const char *s, size_t len)
+{
+	if (len > UINT32_MAX)
+		len = UINT32_MAX;
+	build_room(b, CELL_HEAD + len);
+	char *p = b->cells + b->len;
+	p[0] = cell_quoted(s, len) ? QUOTED_TAG : CELL_TAG;
+	uint32_t n = (uint32_t)len;
+	memcpy(p + 1, &n, 4);
+	memcpy(p + CELL_HEAD, s, len);
+	b->len += CELL_HEAD + len;
+	if (!b->not_utf8) {
+		bool high = false;
+		for (size_t i = 0; i < len && !high; i++)
+			high = (unsigned char)s[i] >= 0x80;
+		b->not_utf8 = high && sanitize_utf8_first_bad((const uint8_t *)s, len);
+	}
+}
+
+/* The next cell of the row at *pos (false at the row's end, *pos then past it). */
+static bool next_cell(const char *cells, size_t *pos, const char **s, size_t *len, bool *quoted)
+{
+	char tag = cells[*pos];
+	if (tag == ROW_TAG) {
+		(*pos)++;
+		return false;
+	}
+	uint32_t n;
+	memcpy(&n, cells + *pos + 1, 4);
+	*quoted = tag == QUOTED_TAG;
+	*s = cells + *pos + CELL_HEAD;
+	*len = n;
+	*pos += CELL_HEAD + n;
+	return true;
 }
 
 /* Its bytes in that file. */
@@ -1538,18 +1622,69 @@ static const char *cell_read(const char *s, size_t *len, bool quoted)
 	return s;
 }
 
-/* Walks the cells of a built table: the next cell of the row at *pos (false at its end,
- * *pos then past it). */
-static bool next_cell(const char *cells, size_t *pos, const char **s, size_t *len)
+/* A row into the table: the header's cells, or a data row's typed cells as split_scanned
+ * reads them (put_typed), the others left in the cells. */
+static void build_row(struct parse_state *ps, const struct row_cell *rc, size_t n)
 {
-	if (cells[*pos] != CELL_TAG) {
-		(*pos)++;
-		return false;
+	if (!ps->header_done) {
+		for (size_t i = 0; i < n; i++)
+			on_field((void *)rc[i].s, rc[i].len, ps);
+		on_row('\n', ps);
+		return;
 	}
-	*s = cells + *pos + 1;
-	*len = strlen(*s);
-	*pos += *len + 2;
-	return true;
+	start_row_unset(ps);
+	const struct csv_table *t = ps->t;
+	size_t r = t->nrows - 1;
+	for (size_t k = 0; k < t->n_typed; k++) {
+		size_t i = (size_t)t->cols[k].index;
+		if (i >= n) { /* a short row */
+			for (; k < t->n_typed; k++)
+				set_missing(&t->cols[k], r);
+			break;
+		}
+		put_typed(ps, k, r, rc[i].s, rc[i].len, false);
+	}
+	ps->fields = n;
+	on_row('\n', ps);
+}
+
+/* The row of cells at pos into the table, at its line of the file (a line of nothing but
+ * blanks is no row, as in the file); the position after it. */
+static size_t build_type_row(struct csvt_build *b, size_t pos)
+{
+	size_t row = pos, n = 0, nl = 0, row_len = 0;
+	bool blank = true, q;
+	const char *s;
+	size_t len;
+	while (next_cell(b->cells, &pos, &s, &len, &q)) {
+		for (size_t k = 0; q && k < len; k++)
+			nl += s[k] == '\n';
+		row_len += cell_file_len(s, len, q) + 1;
+		if (n == b->cap_rc)
+			xgrow(&b->rc, &b->cap_rc, n + 1, sizeof *b->rc);
+		b->rc[n].s = cell_read(s, &len, q);
+		b->rc[n++].len = len;
+		blank = blank && !q && !len;
+	}
+	if (!blank || n > 1) {
+		b->ps.pending_line = b->line;
+		b->ps.pending_off = row;
+		b->ps.row_line_now = b->line;
+		build_row(&b->ps, b->rc, n);
+	}
+	b->file_off += row_len ? row_len : 1;
+	b->line += 1 + (long)nl;
+	return pos;
+}
+
+void csvt_build_row(struct csvt_build *b)
+{
+	build_room(b, 1);
+	b->cells[b->len++] = ROW_TAG;
+	if (!b->not_utf8)
+		build_type_row(b, b->row);
+	b->row = b->len;
+	build_release(b, b->row, false);
 }
 
 /* The first byte that is not UTF-8 as parse_attempt finds it in the file of these cells:
@@ -1561,8 +1696,8 @@ static bool build_first_bad(const struct csvt_build *b, unsigned char *byte, uin
 	for (size_t pos = 0; pos < b->len;) {
 		const char *s;
 		size_t len, row = pos;
-		while (next_cell(b->cells, &pos, &s, &len)) {
-			bool q = cell_quoted(s, len);
+		bool q;
+		while (next_cell(b->cells, &pos, &s, &len, &q)) {
 			const uint8_t *bad = sanitize_utf8_first_bad((const uint8_t *)s, len);
 			if (bad) {
 				size_t k = (size_t)(bad - (const uint8_t *)s);
@@ -1576,7 +1711,7 @@ static bool build_first_bad(const struct csvt_build *b, unsigned char *byte, uin
 				*line = ln;
 				return true;
 			}
-			for (size_t i = 0; i < len; i++)
+			for (size_t i = 0; q && i < len; i++)
 				ln += s[i] == '\n';
 			off += cell_file_len(s, len, q) + 1; /* and the comma or line end */
 		}
@@ -1592,7 +1727,8 @@ static bool build_gb18030(const struct csvt_build *b)
 	for (size_t pos = 0; pos < b->len;) {
 		const char *s;
 		size_t len;
-		while (next_cell(b->cells, &pos, &s, &len)) {
+		bool q;
+		while (next_cell(b->cells, &pos, &s, &len, &q)) {
 			size_t n = 0;
 			uint8_t *conv = len ? u8_conv_from_encoding("GB18030", iconveh_error, s, len, NULL, NULL, &n) : NULL;
 			if (len && !conv)
@@ -1603,76 +1739,56 @@ static bool build_gb18030(const struct csvt_build *b)
 	return true;
 }
 
-struct csv_table *csvt_build_end(struct csvt_build *b)
+/* A cell that is not UTF-8: the table starts again from the cells, read as GB18030 when
+ * they all read as such, said first (parse_attempt's second run). */
+static void build_again(struct csvt_build *b)
 {
-	struct csv_table *t = xcalloc(1, sizeof *t);
-	t->path = xstrdup(b->name);
-	t->data_fd = -1;
-	t->strs = strtab_new();
-	for (int c = 0; c < CSV_COL_COUNT; c++)
-		t->col_at[c] = -1;
+	parse_state_free(&b->ps);
+	csvt_free(b->t);
+	diag_free(&b->local);
+	diag_init(&b->local);
+	build_table(b, b->dl);
 	uint64_t bad_at;
 	long line;
 	unsigned char byte;
-	/* a cell that is not UTF-8 makes the whole table GB18030 when it reads as such, as a
-	 * file's bad byte does (parse_attempt) */
-	if (build_first_bad(b, &byte, &bad_at, &line)) {
-		t->gbk = build_gb18030(b);
-		if (t->gbk)
-			diag_add(b->dl, DIAG_WARN, b->name, line, -1,
-				 _("not UTF-8 (first bad byte 0x%02X at byte %zu); read as GB18030/GBK"), byte,
-				 (size_t)bad_at);
-		else
-			diag_add(b->dl, DIAG_WARN, b->name, line, -1,
-				 _("not UTF-8 and not GB18030 (first bad byte 0x%02X at byte %zu); bad bytes "
-				 "are shown escaped"),
-				 byte, (size_t)bad_at);
-	}
-	struct parse_state ps = {.t = t, .dl = b->dl, .name = b->name, .pending_line = 1};
-	uint64_t file_off = 0;
-	line = 1;
+	if (!build_first_bad(b, &byte, &bad_at, &line))
+		return;
+	b->t->gbk = build_gb18030(b);
+	if (b->t->gbk)
+		diag_add(b->dl, DIAG_WARN, b->name, line, -1,
+			 _("not UTF-8 (first bad byte 0x%02X at byte %zu); read as GB18030/GBK"), byte, (size_t)bad_at);
+	else
+		diag_add(b->dl, DIAG_WARN, b->name, line, -1,
+			 _("not UTF-8 and not GB18030 (first bad byte 0x%02X at byte %zu); bad bytes are shown "
+			 "escaped"),
+			 byte, (size_t)bad_at);
+	b->kept = 0; /* read again, and given back behind the reading */
 	for (size_t pos = 0; pos < b->len;) {
-		size_t row_pos = pos, n = 0, nl = 0, row_len = 0;
-		bool blank = true;
-		const char *s;
-		size_t len;
-		/* the row's line in the file: blank (skipped) when it holds nothing but blanks */
-		for (size_t p = pos; next_cell(b->cells, &p, &s, &len); n++) {
-			bool q = cell_quoted(s, len);
-			size_t rl = len;
-			cell_read(s, &rl, q);
-			blank = blank && !q && !rl;
-			for (size_t i = 0; i < len; i++)
-				nl += s[i] == '\n';
-			row_len += cell_file_len(s, len, q) + 1;
-		}
-		blank = blank && n <= 1;
-		if (!blank) {
-			ps.pending_line = line;
-			ps.pending_off = row_pos;
-			ps.row_line_now = line;
-			while (next_cell(b->cells, &pos, &s, &len)) {
-				bool q = cell_quoted(s, len);
-				const char *r = cell_read(s, &len, q);
-				on_field((void *)r, len, &ps);
-			}
-			on_row('\n', &ps);
-		} else {
-			while (next_cell(b->cells, &pos, &s, &len))
-				;
-		}
-		file_off += row_len ? row_len : 1;
-		line += 1 + (long)nl;
+		pos = build_type_row(b, pos);
+		build_release(b, pos, false);
 	}
-	t->file_size = file_off;
-	t = parse_close(&ps, b->dl, b->name);
+}
+
+struct csv_table *csvt_build_end(struct csvt_build *b)
+{
+	if (b->row < b->len)
+		csvt_build_row(b); /* a last row not ended */
+	if (b->not_utf8)
+		build_again(b);
+	struct diag_list *dl = b->not_utf8 ? b->dl : &b->local;
+	b->t->file_size = b->file_off;
+	struct csv_table *t = parse_close(&b->ps, dl, b->name);
+	diag_append(b->dl, &b->local);
+	diag_free(&b->local);
 	if (t) {
 		t->cells = b->cells;
 		t->mem = b->cells;
 		t->mem_len = b->len;
+		build_release(b, b->len, true); /* read again only on drill-down */
 	} else {
 		spill_free(b->cells);
 	}
+	free(b->rc);
 	free(b->name);
 	free(b);
 	return t;
@@ -1684,8 +1800,8 @@ static int build_row_cells(const struct csv_table *t, uint64_t start, size_t len
 	size_t cap = 0, pos = (size_t)start, end = (size_t)start + len;
 	const char *s;
 	size_t n;
-	while (pos < end && next_cell(t->cells, &pos, &s, &n)) {
-		bool q = cell_quoted(s, n);
+	bool q;
+	while (pos < end && next_cell(t->cells, &pos, &s, &n, &q)) {
 		const char *r = cell_read(s, &n, q);
 		cells_add(out, &cap, r, n, t->gbk);
 	}
