@@ -73,7 +73,7 @@ struct csv_table {
 	uint64_t file_size;
 	bool bom, crlf, gbk;
 	size_t ragged_rows, excel_numbers, bad_numbers;
-	const char *mem; /* borrowed buffer for csvt_load_buffer, else NULL */
+	const char *mem; /* borrowed buffer for csvt_load_buffer, or a built table's cells; else NULL */
 	int data_fd;     /* owned, for csvt_load_fd: cells are read again from it; else -1 */
 	size_t mem_len;
 	char *mem_owned; /* a UTF-16 file converted to UTF-8 (then mem), owned; else NULL */
