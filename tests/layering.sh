@@ -28,12 +28,6 @@ builddir=${ASCPROF_BUILDDIR:-}
 # printed as notes; any other such edge fails, and so does a line here that is no longer
 # a loop (delete it: the list only shrinks).
 KNOWN_LOOPS='
-# db.c and comm_json.c use each other: a Db table read as a communication file
-# (db_comm_json), a communication file read from a Db (comm_json_load_buffer)
-include src/load/comm_json src/load/db
-include src/load/db src/load/comm_json
-call src/load/comm_json src/load/db
-call src/load/db src/load/comm_json
 # capture.h includes source.h, which names struct capture back
 include src/load/capture src/load/source
 include src/load/source src/load/capture

@@ -223,15 +223,15 @@ static void test_entry_text(void **state)
 	assert_int_equal(comm_json_load(&cd, path, 0, &dl), 0);
 	assert_int_equal(cd.n_ops, 1);
 	struct sbuf out = SBUF_INIT;
-	assert_int_equal(comm_json_entry_text(path, cd.ops[0].off, cd.ops[0].len, 4096, &out), 0);
+	assert_int_equal(comm_json_entry_text(&cd, path, cd.ops[0].off, cd.ops[0].len, 4096, &out), 0);
 	assert_string_equal(sbuf_str(&out), "{\"Communication Time Info\": {\"Elapse Time(ms)\": 1}}");
-	assert_int_equal(comm_json_entry_lines(path, cd.ops[0].off, cd.ops[0].len, 4096, &out), 0);
+	assert_int_equal(comm_json_entry_lines(&cd, path, cd.ops[0].off, cd.ops[0].len, 4096, &out), 0);
 	assert_string_equal(sbuf_str(&out), "Communication Time Info:\n  Elapse Time(ms): 1\n");
-	assert_int_equal(comm_json_entry_text(path, cd.ops[0].off, cd.ops[0].len, 10, &out), 0);
+	assert_int_equal(comm_json_entry_text(&cd, path, cd.ops[0].off, cd.ops[0].len, 10, &out), 0);
 	assert_non_null(strstr(sbuf_str(&out), "more bytes"));
 	/* the file changed under us */
 	free(tu_write_str(dir, "communication.json", "{}"));
-	assert_int_equal(comm_json_entry_text(path, cd.ops[0].off, cd.ops[0].len, 4096, &out), -1);
+	assert_int_equal(comm_json_entry_text(&cd, path, cd.ops[0].off, cd.ops[0].len, 4096, &out), -1);
 	assert_non_null(strstr(sbuf_str(&out), "can no longer be read"));
 	sbuf_free(&out);
 	comm_data_free(&cd);

@@ -824,6 +824,149 @@ static void test_nul_in_header_cell(void **state)
 	diag_free(&dl);
 }
 
+/* ---- tables built from cells ------------------------------------------------------- */
+
+/* The CSV text of rows of cells (NULL ends a row, a second NULL the table), each cell quoted
+ * when it holds a comma, quote, CR or LF: what db_tables.c wrote before it built tables. */
+static void cells_csv(const char *const *cells, struct sbuf *out)
+{
+	for (size_t i = 0; cells[i] || cells[i + 1]; i++) {
+		if (!cells[i]) {
+			sbuf_addc(out, '\n');
+			continue;
+		}
+		const char *v = cells[i];
+		if (i && cells[i - 1])
+			sbuf_addc(out, ',');
+		if (!strpbrk(v, ",\"\r\n")) {
+			sbuf_adds(out, v);
+			continue;
+		}
+		sbuf_addc(out, '"');
+		for (const char *p = v; *p; p++) {
+			if (*p == '"')
+				sbuf_addc(out, '"');
+			sbuf_addc(out, *p);
+		}
+		sbuf_addc(out, '"');
+	}
+	sbuf_addc(out, '\n');
+}
+
+/* The table built from cells is the table its CSV text gives: columns, typed cells, lines,
+ * every row's cells for drill-down, and the messages. */
+static void check_built(const char *name, const char *const *cells)
+{
+	struct sbuf text = SBUF_INIT;
+	cells_csv(cells, &text);
+	struct diag_list dt, db;
+	diag_init(&dt);
+	diag_init(&db);
+	struct csv_table *a = csvt_load_buffer(name, text.buf, text.len, &dt);
+	struct csvt_build *b = csvt_build_begin(name, &db);
+	for (size_t i = 0; cells[i] || cells[i + 1]; i++) {
+		if (cells[i])
+			csvt_build_cell(b, cells[i], strlen(cells[i]));
+		else
+			csvt_build_row(b);
+	}
+	csvt_build_row(b);
+	struct csv_table *t = csvt_build_end(b);
+	assert_int_equal(dt.n, db.n);
+	for (size_t i = 0; i < dt.n; i++) {
+		char *x = diag_format(&dt.items[i]), *y = diag_format(&db.items[i]);
+		if (strcmp(x, y))
+			fail_msg("%s: message %zu \"%s\", the text's \"%s\"", name, i, y, x);
+		free(x);
+		free(y);
+	}
+	assert_true(!a == !t);
+	if (a) {
+		assert_int_equal(a->kind, t->kind);
+		assert_int_equal(a->ncols, t->ncols);
+		assert_int_equal(a->nrows, t->nrows);
+		assert_int_equal(a->n_typed, t->n_typed);
+		assert_int_equal(a->gbk, t->gbk);
+		assert_int_equal(a->file_size, t->file_size);
+		for (size_t c = 0; c < a->ncols; c++)
+			assert_string_equal(a->headers[c], t->headers[c]);
+		for (size_t r = 0; r < a->nrows; r++) {
+			assert_int_equal(csvt_line(a, r), csvt_line(t, r));
+			for (size_t k = 0; k < a->n_typed; k++) {
+				enum csv_col c = a->cols[k].col;
+				assert_string_equal(csvt_str(a, r, c), csvt_str(t, r, c));
+				double x = 0, y = 0;
+				bool hx = csvt_num(a, r, c, &x), hy = csvt_num(t, r, c, &y);
+				assert_int_equal(hx, hy);
+				if (hx && x != y)
+					fail_msg("%s: row %zu column %zu: %.17g, the text's %.17g", name, r, k, y, x);
+			}
+			struct csv_cells ca, cb;
+			assert_int_equal(csvt_row_cells(a, r, &ca), csvt_row_cells(t, r, &cb));
+			assert_int_equal(ca.n, cb.n);
+			for (size_t k = 0; k < ca.n; k++)
+				assert_string_equal(ca.cells[k], cb.cells[k]);
+			csvt_cells_free(&ca);
+			csvt_cells_free(&cb);
+		}
+	}
+	csvt_free(a);
+	csvt_free(t);
+	diag_free(&dt);
+	diag_free(&db);
+	sbuf_free(&text);
+}
+
+static void test_built_tables(void **state)
+{
+	(void)state;
+	/* a kernel table: names with commas, quotes and line ends, blanks, numbers in every form */
+	static const char *const kernels[] = {
+		"Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)", "Wait Time(us)", "Block Dim",
+		"Input Shapes", "aic_mac_ratio", NULL,
+		"MatMul", "MatMul", "AI_CORE", "1700000000000000.125", "12.5", "0", "20", "\"1,2\";\"3\"", "0.5", NULL,
+		"  Add  ", "Add", "AI_VECTOR_CORE", "1700000000000013.000", "1.000", "", "8", "", "", NULL,
+		"a,b", "Line\nEnd", "\tAI_CORE", "1.7e15", "x", "N/A", "1", "\"", "1e-3", NULL,
+		"cr\ronly", "T", "AI_CORE", "1700000000000020", "2", "3", "4", "5", "0.123456789", NULL,
+		"two\nlines\nhere", "T", "AI_CORE", "1700000000000030", "-1", "1e400", "4", "\r\n", "nan", NULL,
+		"", "", "", "", "", "", "", "", "", NULL,
+		"last", "T", "AI_CORE", "1700000000000040", "3", "4", "5", "6", "0.25", NULL, NULL,
+	};
+	check_built("k.db:COMPUTE_TASK_INFO", kernels);
+	/* not UTF-8: GB18030 ("测试" in GBK), and bytes that are neither */
+	static const char *const gbk[] = {
+		"Name", "Type", "Start Time(us)", NULL,
+		"ok", "A", "1", NULL,
+		"\xb2\xe2\xca\xd4", "B,\xb2\xe2", "2", NULL, NULL,
+	};
+	check_built("g.db:COMPUTE_TASK_INFO", gbk);
+	static const char *const bad[] = {
+		"Name", "Type", "Start Time(us)", NULL,
+		"a\nb", "A", "1", NULL,
+		"\"q\"\xff", "x\xff\xfe", "2", NULL, NULL,
+	};
+	check_built("b.db:COMPUTE_TASK_INFO", bad);
+	/* one column: a blank row is no row; more cells than the header, fewer */
+	static const char *const one[] = {
+		"Step", NULL, "1", NULL, "  ", NULL, "", NULL, "\" \"", NULL, "2", "extra", NULL, NULL,
+	};
+	check_built("s.db:StepTraceTime", one);
+	/* the memory record: exponent timestamps (warned five times, then counted) */
+	static const char *const mem[] = {
+		"Component", "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)", "Device Type", NULL,
+		"APP", "1.7e15", "1", "2", "NPU:0", NULL, "APP", "1.7e15", "1", "2", "NPU:0", NULL,
+		"APP", "1.7e15", "1", "2", "NPU:0", NULL, "APP", "1.7e15", "1", "2", "NPU:0", NULL,
+		"APP", "1.7e15", "1", "2", "NPU:0", NULL, "APP", "1.7e15", "x", "2", "NPU:0", NULL,
+		"APP", "1.7e15", "1", "2", "NPU:0", NULL, NULL,
+	};
+	check_built("m.db:MEMORY_RECORD", mem);
+	/* a header alone, and nothing at all */
+	static const char *const head[] = {"Name", "Type", NULL, NULL};
+	check_built("h.db:COMPUTE_TASK_INFO", head);
+	static const char *const none[] = {NULL, NULL};
+	check_built("n.db:COMPUTE_TASK_INFO", none);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -847,6 +990,7 @@ int main(void)
 		cmocka_unit_test(test_late_gbk_byte_read_again),
 		cmocka_unit_test(test_file_shrinking_under_the_parse),
 		cmocka_unit_test(test_nul_in_header_cell),
+		cmocka_unit_test(test_built_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

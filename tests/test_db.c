@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Db exports (src/load/db.c). The real torch_npu Db fixtures load with every rank, and
+/* Db exports (src/load/db_*.c). The real torch_npu Db fixtures load with every rank, and
  * their events, steps, computing and exposed communication agree with what SQL reads from
  * the same files (counted here, independently of the loader) and with each file's own
  * analysis.db StepTraceTime within 2 %; msprof_0.db loads. Broken Db files (built here
  * with SQLite, then damaged) give a message naming the file and table, and the other rank
- * loads in full. */
+ * loads in full. The communication records built from analysis.db's and
+ * cluster_analysis.db's tables are those the text export's files of the same rows give. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,11 +197,11 @@ static void check_real_level(const char *rel)
 		assert_int_equal(rd->comm.n_ops, comm_ops);
 		assert_int_equal(rd->comm.n_links, table_rows(a, "CommAnalyzerMatrix"));
 		assert_int_equal(ra->have[M_COMM_WAIT_RATIO], comm_ops > 0);
-		/* an entry's text, for the Comm view's drill-down, is made again from the Db */
+		/* an entry's text, for the Comm view's drill-down, is kept from the Db's tables */
 		if (comm_ops) {
 			const struct comm_op *op = &rd->comm.ops[0];
 			struct sbuf text = SBUF_INIT;
-			assert_int_equal(comm_json_entry_text(rd->comm.files[op->file].path, op->off, op->len, 1 << 20, &text), 0);
+			assert_int_equal(comm_json_entry_text(&rd->comm, rd->comm.files[op->file].path, op->off, op->len, 1 << 20, &text), 0);
 			assert_non_null(strstr(sbuf_str(&text), "\"Communication Time Info\""));
 			sbuf_free(&text);
 		}
@@ -652,6 +653,18 @@ static void test_strings_without_key(void **state)
 	free(r2);
 }
 
+/* The CommAnalyzer tables as the exporter writes them (no index). */
+#define COMM_TABLES_SQL                                                                                    \
+	"CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC,"      \
+	" elapse_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC,"     \
+	" idle_time NUMERIC, step TEXT, type TEXT);"                                                       \
+	"CREATE TABLE CommAnalyzerBandwidth (hccl_op_name TEXT, group_name TEXT, transport_type TEXT,"     \
+	" transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio NUMERIC,"      \
+	" package_size NUMERIC, count NUMERIC, total_duration NUMERIC, step TEXT, type TEXT);"             \
+	"CREATE TABLE CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT," \
+	" transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, step TEXT,"  \
+	" type TEXT, op_name TEXT);"
+
 /* An analysis.db with n collectives (CommAnalyzerTime), three bandwidth rows each and two
  * links each (CommAnalyzerMatrix), none of its tables indexed, as the exporter writes it. */
 static char *make_comm_db(int n)
@@ -662,15 +675,7 @@ static char *make_comm_db(int n)
 	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
 	char *sql = sqlite3_mprintf(
 		"PRAGMA journal_mode=DELETE;"
-		"CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC,"
-		" elapse_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC,"
-		" idle_time NUMERIC, step TEXT, type TEXT);"
-		"CREATE TABLE CommAnalyzerBandwidth (hccl_op_name TEXT, group_name TEXT, transport_type TEXT,"
-		" transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio NUMERIC,"
-		" package_size NUMERIC, count NUMERIC, total_duration NUMERIC, step TEXT, type TEXT);"
-		"CREATE TABLE CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT,"
-		" transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, step TEXT,"
-		" type TEXT, op_name TEXT);"
+		COMM_TABLES_SQL
 		"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < %d)"
 		" INSERT INTO CommAnalyzerTime SELECT 'hcom_allReduce__' || i, 'g' || (i %% 4),"
 		" 1700000000000000 + i * 1000, 0.5, 0.3, 0.1, 0.05, 0.1, 'step' || (i / 500), 'collective' FROM k;"
@@ -703,14 +708,26 @@ static size_t count_of(const char *s, const char *what)
 static double load_comm(const char *root, int n)
 {
 	setenv("ASCPROF_DB_STEPS_PER_BYTE", "4", 1);
-	char *t = xasprintf("%s/analysis.db:CommAnalyzerTime", root), *m = xasprintf("%s/analysis.db:CommAnalyzerMatrix", root);
+	char *path = xasprintf("%s/analysis.db", root);
+	struct comm_data cd = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	char *bufs[2];
 	double t0 = now_s();
-	char *time_js = db_comm_json(t), *matrix_js = db_comm_json(m);
+	assert_int_equal(db_comm_load(&cd, path, 0, bufs, &dl), 0);
 	double secs = now_s() - t0;
 	unsetenv("ASCPROF_DB_STEPS_PER_BYTE");
+	assert_null(bufs[0]);
+	assert_null(bufs[1]);
+	assert_int_equal(dl.n, 0);
+	assert_int_equal(cd.n_files, 2);
+	/* every collective, each with its three transports, and both links of each */
+	assert_int_equal(cd.n_ops, (size_t)n);
+	assert_int_equal(cd.n_bws, (size_t)n * 3);
+	assert_int_equal(cd.n_links, (size_t)n * 2);
+	const char *time_js = cd.files[0].text, *matrix_js = cd.files[1].text;
 	assert_non_null(time_js);
 	assert_non_null(matrix_js);
-	/* every collective, each with its three transports, and both links of each */
 	char last[64];
 	snprintf(last, sizeof last, "\"hcom_allReduce__%d@g%d\"", n - 1, (n - 1) % 4);
 	assert_non_null(strstr(time_js, last));
@@ -719,10 +736,9 @@ static double load_comm(const char *root, int n)
 	assert_int_equal(count_of(time_js, "\"RDMA\":{\"Transit Size(MB)\""), (size_t)n);
 	assert_int_equal(count_of(time_js, "\"HCCS\":{\"Transit Size(MB)\""), (size_t)n);
 	assert_int_equal(count_of(matrix_js, "\"1-0\":{"), (size_t)n);
-	free(time_js);
-	free(matrix_js);
-	free(t);
-	free(m);
+	comm_data_free(&cd);
+	diag_free(&dl);
+	free(path);
 	return secs;
 }
 
@@ -741,6 +757,219 @@ static void test_comm_without_index(void **state)
 	free(r2);
 }
 
+/* ---- communication records: the same as the text export's files give ----------------- */
+
+static bool same_double(double a, double b) { return (a != a && b != b) || a == b; }
+
+/* ops[i] of x and y the same record (strings by id: both tables intern in one order). */
+static void same_op(const struct comm_data *x, const struct comm_data *y, size_t i)
+{
+	const struct comm_op *a = &x->ops[i], *b = &y->ops[i];
+	bool same = a->has == b->has && a->has_start == b->has_start && (!a->has_start || a->start_ns == b->start_ns) &&
+		    a->off == b->off && a->len == b->len && same_double(a->wait_ratio, b->wait_ratio) &&
+		    same_double(a->sync_ratio, b->sync_ratio) && a->step == b->step && a->name == b->name &&
+		    a->group == b->group && a->members == b->members && a->n_bw == b->n_bw && a->rank == b->rank &&
+		    a->file == b->file && a->kind == b->kind && a->entry == b->entry;
+	for (int k = 0; k < COMM_T_COUNT; k++)
+		same = same && (!(a->has & (1 << k)) || a->t[k] == b->t[k]);
+	for (uint32_t k = 0; same && k < a->n_bw; k++) {
+		const struct comm_bw *p = &x->bws[a->bw0 + k], *q = &y->bws[b->bw0 + k];
+		same = same_double(p->size_mb, q->size_mb) && same_double(p->bw_gbps, q->bw_gbps) &&
+		       same_double(p->large_ratio, q->large_ratio) && p->time_ns == q->time_ns &&
+		       p->n_bins == q->n_bins && p->transport == q->transport;
+		for (uint32_t m = 0; same && m < p->n_bins; m++) {
+			const struct comm_bin *u = &x->bins[p->bin0 + m], *v = &y->bins[q->bin0 + m];
+			same = same_double(u->size_mb, v->size_mb) && same_double(u->count, v->count) &&
+			       u->time_ns == v->time_ns;
+		}
+	}
+	if (!same)
+		fail_msg("op %zu (%s@%s of %s) differs from the text's", i, comm_str(x, a->name), comm_str(x, a->group),
+			 comm_str(x, a->step));
+}
+
+static void same_link(const struct comm_data *x, const struct comm_data *y, size_t i)
+{
+	const struct comm_link *a = &x->links[i], *b = &y->links[i];
+	if (!(same_double(a->size_mb, b->size_mb) && same_double(a->bw_gbps, b->bw_gbps) && a->time_ns == b->time_ns &&
+	      a->off == b->off && a->len == b->len && a->step == b->step && a->name == b->name && a->group == b->group &&
+	      a->members == b->members && a->op_name == b->op_name && a->src == b->src && a->dst == b->dst &&
+	      a->rank == b->rank && a->file == b->file && a->kind == b->kind && a->entry == b->entry &&
+	      a->transport == b->transport))
+		fail_msg("link %zu (%d-%d of %s) differs from the text's", i, a->src, a->dst, comm_str(x, a->name));
+}
+
+/* The records in cd (read from a Db) are those that its kept texts give to the text
+ * export's reader (in one comm_data, in the same order), with the same messages (those of
+ * dl naming the texts). Returns how many records there were. */
+static size_t check_comm_records(const struct comm_data *cd, const struct diag_list *dl)
+{
+	struct comm_data tx = {0};
+	struct diag_list tl;
+	diag_init(&tl);
+	for (size_t f = 0; f < cd->n_files; f++) {
+		const struct comm_file *a = &cd->files[f];
+		assert_non_null(a->text);
+		assert_int_equal(comm_json_load_buffer(&tx, a->path, a->text, a->text_len, a->owner_rank, &tl), 0);
+		const struct comm_file *b = &tx.files[f];
+		if (a->matrix != b->matrix || a->cluster != b->cluster || a->n_steps != b->n_steps ||
+		    a->n_ops != b->n_ops || a->n_links != b->n_links || a->skipped != b->skipped)
+			fail_msg("%s: counts differ from the text's (%zu steps %zu ops %zu links %zu skipped; text %zu %zu "
+				 "%zu %zu)", a->path, a->n_steps, a->n_ops, a->n_links, a->skipped, b->n_steps, b->n_ops,
+				 b->n_links, b->skipped);
+	}
+	assert_int_equal(cd->n_ops, tx.n_ops);
+	assert_int_equal(cd->n_links, tx.n_links);
+	for (size_t i = 0; i < cd->n_ops; i++)
+		same_op(cd, &tx, i);
+	for (size_t i = 0; i < cd->n_links; i++)
+		same_link(cd, &tx, i);
+	/* the messages about the texts, in order */
+	size_t k = 0;
+	for (size_t i = 0; i < dl->n; i++) {
+		const struct diag *d = &dl->items[i];
+		bool ours = false;
+		for (size_t f = 0; f < cd->n_files; f++)
+			ours = ours || !strcmp(d->file, cd->files[f].path);
+		if (!ours)
+			continue;
+		char *m = diag_format(d), *want = k < tl.n ? diag_format(&tl.items[k]) : xstrdup("(none)");
+		if (strcmp(m, want))
+			fail_msg("message %zu: \"%s\", the text's: \"%s\"", k, m, want);
+		free(m);
+		free(want);
+		k++;
+	}
+	if (k != tl.n)
+		fail_msg("%zu messages, the text's %zu (the first missing: %s)", k, tl.n, diag_format(&tl.items[k]));
+	size_t n = cd->n_ops + cd->n_links;
+	comm_data_free(&tx);
+	diag_free(&tl);
+	return n;
+}
+
+/* db_comm_load (or db_cluster_comm_load) of path, checked as above. */
+static size_t comm_records_of(const char *path, bool cluster)
+{
+	struct comm_data cd = {0};
+	struct diag_list dl;
+	diag_init(&dl);
+	char *bufs[2];
+	if (cluster)
+		db_cluster_comm_load(&cd, path, bufs, &dl);
+	else
+		db_comm_load(&cd, path, 3, bufs, &dl);
+	size_t n = check_comm_records(&cd, &dl);
+	comm_data_free(&cd);
+	diag_free(&dl);
+	return n;
+}
+
+static char *sql_db(const char *name, const char *sql)
+{
+	char *root = tu_tmpdir();
+	char *path = xasprintf("%s/%s", root, name);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	char *err = NULL;
+	if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", name, err);
+	sqlite3_close(h);
+	free(root);
+	return path;
+}
+
+/* Odd rows as a hostile or drifted analysis.db may hold them. */
+static const char odd_comm_sql[] =
+	COMM_TABLES_SQL
+	"INSERT INTO CommAnalyzerTime VALUES"
+	" ('hcom_a__1', 'g1', 1700000000000000.25, 0.5, 0.3, 0.1, 0.05, 0.1, 'step1', 'collective'),"
+	" ('hcom_a__1', 'g1', 1700000000000001, 0.6, 0.3, 0.2, 0.05, 0.1, 'step1', 'collective'),"
+	" ('hcom_b__2', 'g@x', 1e30, 1e20, 'abc', NULL, 1e999, -0.5, 'step1', 'collective'),"
+	" ('a@b@c', 'g2', 1, 2, 3, 4, 5, 6, 'step1', 'p2p'),"
+	" ('hcom_c__3', 'g1', 1, 2, 0, 0, 0, 0, 'step2', 'weird'),"
+	" ('hcom_d__4', 'g1', 1, 2, 3, 4, 5, 6, '7', 'other'),"
+	" ('hcom_e__5', 'g1', 1, 2, 3, 4, 5, 6, 'x', 'step9'),"
+	" ('allreduce-top1', 'g1', 1, 2, 3, 4, 5, 6, 'x', 'collective'),"
+	" ('Total Op Info', '', 1, 2, 3, 4, 5, 6, 'step1', 'collective'),"
+	" ('hcom_f__6', 'g1', 1, 2, 3, 4, 5, 6, 'step1', 'COLLECTIVE');"
+	"INSERT INTO CommAnalyzerBandwidth VALUES"
+	" ('hcom_a__1', 'g1', 'HCCS', 1.5, 0.3, 5.0, 0.0, 1.5, 1, 0.3, 'step1', 'collective'),"
+	" ('hcom_a__1', 'g1', 'RDMA', 1.5, 0.3, 5.0, 0.0, 1.5, 0, 0.3, 'step1', 'collective'),"
+	" ('hcom_a__1', 'g1', 'HCCS', 2.5, 0.4, 6.0, 0.5, 2.5, 2, 0.4, 'step1', 'collective'),"
+	" ('hcom_a__1', 'g1', 'FOO', 1, 1e25, 1, 1, 'big', 3, 1e25, 'step1', 'collective'),"
+	" ('hcom_b__2', 'g@x', 'SDMA', NULL, NULL, NULL, NULL, 4.0, 5, NULL, 'step1', 'collective'),"
+	" ('hcom_b__2', 'g@x', 'SDMA', 1, 1, 1, 1, 8.0, 5, 1, 'step1', 'collective');"
+	"INSERT INTO CommAnalyzerMatrix VALUES"
+	" ('hcom_a__1', 'g1', '0', '1', 'HCCS', 1.5, 0.3, 5.0, 'step1', 'collective', 'hcom_a__1'),"
+	" ('hcom_a__1', 'g1', '0', '1', 'HCCS', 2.5, 0.3, 5.0, 'step1', 'collective', 'hcom_a__1'),"
+	" ('hcom_a__1', 'g1', '-1', '1', 'HCCS', 1.5, 0.3, 5.0, 'step1', 'collective', 'x'),"
+	" ('hcom_a__1', 'g1', '1', '', 'ZZZ', 1.5, 1e30, 5.0, 'step1', 'collective', 'x'),"
+	" ('hcom_b__2', 'g1', '12345678901', '1', 'RDMA', 'n', 0.3, 5.0, 'step1', 'collective', NULL),"
+	" ('hcom_b__2', 'g1', '2', '3', 'ROCE', 1, 0.3, 5.0, 'x', 'stepz', 'y'),"
+	" ('hcom_a__1', 'g1', '3', '2', 'SIO', 1, 0.3, 5.0, 'step1', 'collective', 'x'),"
+	" ('hcom_c__3', 'g1', '4', '5', 'PCIE', 1, 0.3, 5.0, 'q', 'p2p', 'x'),"
+	" ('hcom_c__3', 'g1', '4', '5', 'PCIE', 1, 0.3, 5.0, 'r', 'nope', 'x');";
+
+static const char odd_cluster_sql[] =
+	"CREATE TABLE ClusterCommAnalyzerTime (rank_set TEXT, step TEXT, rank_id INTEGER, hccl_op_name TEXT,"
+	" group_name TEXT, start_timestamp NUMERIC, elapsed_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC,"
+	" synchronization_time NUMERIC, idle_time NUMERIC);"
+	"CREATE TABLE ClusterCommAnalyzerBandwidth (rank_set TEXT, step TEXT, rank_id INTEGER, hccl_op_name TEXT,"
+	" group_name TEXT, band_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC,"
+	" large_packet_ratio NUMERIC, package_size NUMERIC, count NUMERIC, total_duration NUMERIC);"
+	"CREATE TABLE ClusterCommAnalyzerMatrix (rank_set TEXT, step TEXT, hccl_op_name TEXT, group_name TEXT,"
+	" src_rank TEXT, dst_rank TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC,"
+	" transport_type TEXT, op_name TEXT);"
+	"INSERT INTO ClusterCommAnalyzerTime VALUES"
+	" ('(0,1)', 'step1', 1, 'hcom_a__1', '718', 1700000000000000.5, 2.0, 0.5, 1.2, 1.0, 0.3),"
+	" ('(0,1)', 'step1', 0, 'hcom_a__1', '718', 1700000000000000.5, 2.0, 0.5, 1.2, 1.0, 0.3),"
+	" ('(0,1)', 'step1', 0, 'hcom_a__1', '718', 1, 2.5, 0.5, 1.2, 1.0, 0.3),"
+	" ('(0,1)', '2', -1, 'hcom_b__2', '718', 1, 1e22, 0.5, 'x', NULL, 0.3),"
+	" ('p2p', 'step3', 12345678901, 'hcom_send__3', '9', 1, 2, 3, 4, 5, 6),"
+	" ('p2p', 'step3', 4, 'hcom_send__3', '9', 1, 2, 3, 4, 5, 6);"
+	"INSERT INTO ClusterCommAnalyzerBandwidth VALUES"
+	" ('(0,1)', 'step1', 0, 'hcom_a__1', '718', 'HCCS', 10, 0.5, 20, 0, 10, 1, 0.5),"
+	" ('(0,1)', 'step1', 0, 'hcom_a__1', '718', 'HCCS', 11, 0.5, 20, 0, 12, 2, 0.5),"
+	" ('(0,1)', 'step1', 0, 'hcom_a__1', '718', 'BAR', 11, 0.5, 20, 0, 12, 0, 0.5),"
+	" ('(0,1)', '2', -1, 'hcom_b__2', '718', 'RDMA', 1, 1, 1, 1, 1, 1, 1),"
+	" ('p2p', 'step3', 4, 'hcom_send__3', '9', 'RDMA', 1, 1e40, 1, 1, 1, 1, 1);"
+	"INSERT INTO ClusterCommAnalyzerMatrix VALUES"
+	" ('(0,1)', 'step1', 'hcom_a__1', '718', '0', '1', 10, 0.5, 20, 'HCCS', 'hcom_a__1'),"
+	" ('(0,1)', 'step1', 'hcom_a__1', '718', '0', '1', 10, 0.5, 20, 'HCCS', 'hcom_a__1'),"
+	" ('(0,1)', 'step1', 'hcom_a__1', '718', 'x', '1', 10, 0.5, 20, 'QQ', 'hcom_a__1'),"
+	" ('p2p', '4', 'hcom_send__3', '9', '1', '0', 10, 0.5, 20, 'RDMA', NULL);";
+
+static void test_comm_records(void **state)
+{
+	(void)state;
+	/* the real fixtures' (where they are) */
+	static const char *const dirs[] = {
+		"data/pytorch/db/level1/rank0_ascend_pt", "data/pytorch/db/level2/rank1_ascend_pt",
+		"st/level2/rank_0_ascend_pt", "st/level2/rank_3_ascend_pt",
+	};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		char *rel = xasprintf("msinsight/test/%s/ASCEND_PROFILER_OUTPUT/analysis.db", dirs[i]);
+		char *real = tu_real(rel);
+		if (real)
+			assert_true(comm_records_of(real, false) > 0);
+		free(real);
+		free(rel);
+	}
+	char *r = make_comm_db(300);
+	char *p = xasprintf("%s/analysis.db", r);
+	assert_int_equal(comm_records_of(p, false), 900);
+	free(p);
+	tu_rmtree(r);
+	free(r);
+	p = sql_db("analysis.db", odd_comm_sql);
+	assert_true(comm_records_of(p, false) > 0);
+	free(p);
+	p = sql_db("cluster_analysis.db", odd_cluster_sql);
+	assert_true(comm_records_of(p, true) > 0);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -752,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_bad_dbs),
 		cmocka_unit_test(test_strings_without_key),
 		cmocka_unit_test(test_comm_without_index),
+		cmocka_unit_test(test_comm_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* msprof-analyze's cluster_analysis.db, opened read-only and immutable as db.c opens a Db
+/* msprof-analyze's cluster_analysis.db, opened read-only and immutable as db_open.c opens a Db
  * export. Tables are found by name and columns by name (case-insensitive: schemas drift):
  *   ClusterTimeSummary (us): rank, step, stepTime, computation,
  *       communicationNotOverlapComputation, free, communicationWaitStageTime,

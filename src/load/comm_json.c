@@ -2,8 +2,6 @@
 /* Communication files: a member walk over the upper levels (json_scan), jsmn per entry. */
 #include "comm_json.h"
 
-#include "db.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -140,18 +138,23 @@ struct cj {
 
 static struct comm_file *cur_file(struct cj *c) { return &c->cd->files[c->fi]; }
 
-static void problem(struct cj *c, size_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void problem(struct cj *c, size_t off, const char *fmt, ...)
+static void problemv(struct cj *c, size_t off, const char *fmt, va_list ap)
 {
 	if (c->listed >= MAX_LISTED) {
 		c->unlisted++;
 		return;
 	}
+	diag_addv(c->dl, DIAG_WARN, c->path, 0, (int64_t)off, fmt, ap);
+	c->listed++;
+}
+
+static void problem(struct cj *c, size_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void problem(struct cj *c, size_t off, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	diag_addv(c->dl, DIAG_WARN, c->path, 0, (int64_t)off, fmt, ap);
+	problemv(c, off, fmt, ap);
 	va_end(ap);
-	c->listed++;
 }
 
 /* Names an unknown key once per file (a newer exporter adds fields; they are not errors). */
@@ -1063,41 +1066,297 @@ static void drop_repeats(struct cj *c, size_t op0, size_t link0)
 	free(drop);
 }
 
-int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *buf, size_t len, int owner_rank,
-			  struct diag_list *dl)
+/* A new file of cd for c (the walk's state, c->buf and c->len set by the caller); false,
+ * named, when cd holds as many as it can. */
+static bool file_begin(struct cj *c, struct comm_data *cd, const char *name, int owner_rank,
+		       struct diag_list *dl)
 {
 	if (!cd->strs)
 		cd->strs = strtab_new();
 	if (cd->n_files >= UINT16_MAX) {
 		diag_add(dl, DIAG_WARN, name, 0, -1, _("too many communication files; this one is not read"));
-		return -1;
+		return false;
 	}
 	xgrow(&cd->files, &cd->cap_files, cd->n_files + 1, sizeof *cd->files);
 	struct comm_file *f = &cd->files[cd->n_files];
 	memset(f, 0, sizeof *f);
 	f->path = xstrdup(name);
 	f->owner_rank = owner_rank;
-	struct cj c = {.cd = cd, .path = name, .buf = buf, .len = len, .dl = dl, .fi = (uint16_t)cd->n_files,
-		       .owner = owner_rank};
+	c->cd = cd;
+	c->path = f->path;
+	c->dl = dl;
+	c->fi = (uint16_t)cd->n_files;
+	c->owner = owner_rank;
 	cd->n_files++;
-	jtok_init(&c.jt);
+	jtok_init(&c->jt);
+	return true;
+}
+
+/* The file's records complete (op0, link0: its first): repeats dropped, counts set, the
+ * closing messages; c's own memory freed. */
+static void file_end(struct cj *c, size_t op0, size_t link0)
+{
+	drop_repeats(c, op0, link0);
+	struct comm_file *f = cur_file(c);
+	f->matrix = f->n_links > 0;
+	f->n_steps = c->n_steps;
+	if (c->unlisted)
+		diag_add(c->dl, DIAG_WARN, c->path, 0, -1, _("%zu more problems in this file (not listed)"),
+			 c->unlisted);
+	if (!f->n_ops && !f->n_links && !f->skipped && !c->listed)
+		diag_add(c->dl, DIAG_INFO, c->path, 0, -1, _("no communication operations in this file"));
+	jtok_free(&c->jt);
+	sbuf_free(&c->key);
+	for (size_t i = 0; i < c->n_unknown; i++)
+		free(c->unknown[i]);
+	free(c->step_seen);
+}
+
+int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *buf, size_t len, int owner_rank,
+			  struct diag_list *dl)
+{
+	struct cj c = {.buf = buf, .len = len};
+	if (!file_begin(&c, cd, name, owner_rank, dl))
+		return -1;
 	size_t op0 = cd->n_ops, link0 = cd->n_links;
 	walk(&c);
-	drop_repeats(&c, op0, link0);
-	f = cur_file(&c);
-	f->matrix = f->n_links > 0;
-	f->n_steps = c.n_steps;
-	if (c.unlisted)
-		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu more problems in this file (not listed)"), c.unlisted);
-	if (!f->n_ops && !f->n_links && !f->skipped && !c.listed)
-		diag_add(dl, DIAG_INFO, name, 0, -1, _("no communication operations in this file"));
-	jtok_free(&c.jt);
-	sbuf_free(&c.key);
-	for (size_t i = 0; i < c.n_unknown; i++)
-		free(c.unknown[i]);
-	free(c.step_seen);
+	file_end(&c, op0, link0);
 	size_t p = jscan_skip_ws(buf, len, 0);
 	return p < len && buf[p] == '{' ? 0 : -1;
+}
+
+/* ---- records from another reader ------------------------------------------------------ */
+
+struct comm_json_build {
+	struct cj c;
+	struct ectx e;          /* the current entry */
+	char *key;              /* its "<op>@<group>", for messages */
+	struct comm_op op;      /* the op being filled (in_op), its transport (in_bw) */
+	struct comm_bw bw;
+	struct comm_link link;  /* the link being filled (in_link) */
+	bool in_op, in_bw, in_link, link_typed;
+	struct bw_key *keys;    /* the op's transports, to find repeats */
+	size_t cap_keys;
+	size_t op0, link0;
+};
+
+struct comm_json_build *comm_json_build_begin(struct comm_data *cd, const char *name, int owner_rank,
+					      struct diag_list *dl)
+{
+	struct comm_json_build *b = xcalloc(1, sizeof *b);
+	b->c.buf = "";
+	if (!file_begin(&b->c, cd, name, owner_rank, dl)) {
+		free(b);
+		return NULL;
+	}
+	b->op0 = cd->n_ops;
+	b->link0 = cd->n_links;
+	return b;
+}
+
+void comm_json_build_problem(struct comm_json_build *b, int64_t off, bool skipped, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	problemv(&b->c, (size_t)off, fmt, ap);
+	va_end(ap);
+	if (skipped)
+		cur_file(&b->c)->skipped++;
+}
+
+enum comm_step_as comm_json_build_step(struct comm_json_build *b, const char *step, const char *first_kind,
+				       int64_t step_off)
+{
+	/* walk()'s reading of a top-level member by its first key */
+	size_t n = strlen(first_kind), sn = strlen(step);
+	if (is_kind_key(first_kind, n))
+		return COMM_STEP_RANK;
+	if (starts_step(first_kind, n))
+		return COMM_STEP_GROUPS;
+	if (starts_step(step, sn))
+		return COMM_STEP_RANK;
+	comm_json_build_problem(b, step_off, true,
+				_("\"%.*s\" holds neither steps nor p2p/collective operations; skipped"),
+				(int)(sn > 80 ? 80 : sn), step);
+	return COMM_STEP_SKIP;
+}
+
+void comm_json_build_entry(struct comm_json_build *b, const char *members, const char *step, const char *kind,
+			   int64_t kind_off, const char *key)
+{
+	struct cj *c = &b->c;
+	struct strtab *s = c->cd->strs;
+	b->e = (struct ectx){0};
+	if (members) {
+		b->e.members = strtab_intern_cstr(s, members);
+		b->e.kind = strcasecmp(members, "p2p") ? COMM_KIND_COLLECTIVE : COMM_KIND_P2P;
+		cur_file(c)->cluster = true;
+	}
+	b->e.step = strtab_intern_cstr(s, step);
+	note_step(c, b->e.step);
+	if (!members) {
+		b->e.kind = kind_of(kind, strlen(kind));
+		if (b->e.kind == COMM_KIND_OTHER)
+			unknown_key(c, (size_t)kind_off, "a step (taken as a kind of operation)", kind, strlen(kind));
+	}
+	const char *at = strrchr(key, '@');
+	size_t nlen = at ? (size_t)(at - key) : strlen(key);
+	b->e.name = strtab_intern(s, key, nlen);
+	b->e.group = at ? strtab_intern_cstr(s, at + 1) : 0;
+	b->e.entry = (uint8_t)comm_entry_of(key, nlen);
+	free(b->key);
+	b->key = xstrdup(key);
+}
+
+/* A member of the entry that is neither a rank's figures nor a link (entry()'s message). */
+static void build_neither(struct comm_json_build *b, const char *k, int64_t off)
+{
+	size_t n = strlen(b->key), kn = strlen(k);
+	comm_json_build_problem(b, off, true,
+				_("entry \"%.*s\": \"%.*s\" is neither a rank's figures nor a <src>-<dst> link; skipped"),
+				(int)(n > 80 ? 80 : n), b->key, (int)(kn > 40 ? 40 : kn), k);
+}
+
+struct comm_op *comm_json_build_op(struct comm_json_build *b, const char *rank_key, int64_t key_off,
+				   int64_t off)
+{
+	struct comm_data *cd = b->c.cd;
+	int rank = b->c.owner;
+	if (rank_key) {
+		size_t n = strlen(rank_key);
+		if (!n || n >= 10 || !all_digits(rank_key, n)) {
+			build_neither(b, rank_key, key_off);
+			return NULL;
+		}
+		rank = (int)strtol(rank_key, NULL, 10);
+	}
+	const struct ectx *e = &b->e;
+	b->op = (struct comm_op){
+		.off = off,
+		.wait_ratio = NAN,
+		.sync_ratio = NAN,
+		.step = e->step, .name = e->name, .group = e->group, .members = e->members,
+		.bw0 = (uint32_t)cd->n_bws,
+		.rank = rank,
+		.file = b->c.fi,
+		.kind = e->kind, .entry = e->entry,
+	};
+	b->in_op = true;
+	b->in_bw = false;
+	return &b->op;
+}
+
+/* The transport being filled, with its bins, onto the op's. */
+static void build_bw_done(struct comm_json_build *b)
+{
+	struct comm_data *cd = b->c.cd;
+	if (!b->in_bw)
+		return;
+	b->bw.n_bins = (uint32_t)(cd->n_bins - b->bw.bin0);
+	xgrow(&cd->bws, &cd->cap_bws, cd->n_bws + 1, sizeof *cd->bws);
+	cd->bws[cd->n_bws++] = b->bw;
+	b->op.n_bw++;
+	b->in_bw = false;
+}
+
+struct comm_bw *comm_json_build_transport(struct comm_json_build *b, const char *name, int64_t key_off)
+{
+	struct cj *c = &b->c;
+	struct comm_data *cd = c->cd;
+	build_bw_done(b);
+	size_t n = strlen(name);
+	uint32_t key_id = strtab_intern(cd->strs, name, n);
+	b->bw = (struct comm_bw){.size_mb = NAN, .bw_gbps = NAN, .large_ratio = NAN, .time_ns = -1,
+				 .bin0 = (uint32_t)cd->n_bins};
+	b->bw.transport = (uint8_t)comm_transport_parse(name, n);
+	if (b->bw.transport == COMM_TR_OTHER)
+		unknown_key(c, (size_t)key_off, "Communication Bandwidth Info (a transport, kept as OTHER)", name, n);
+	xgrow(&b->keys, &b->cap_keys, b->op.n_bw + 1, sizeof *b->keys);
+	b->keys[b->op.n_bw] = (struct bw_key){key_id, b->op.n_bw, (size_t)key_off};
+	b->in_bw = true;
+	return &b->bw;
+}
+
+void comm_json_build_bin(struct comm_json_build *b, const struct comm_bin *bin)
+{
+	struct comm_data *cd = b->c.cd;
+	xgrow(&cd->bins, &cd->cap_bins, cd->n_bins + 1, sizeof *cd->bins);
+	cd->bins[cd->n_bins++] = *bin;
+}
+
+void comm_json_build_op_end(struct comm_json_build *b, uint32_t len)
+{
+	struct comm_data *cd = b->c.cd;
+	if (!b->in_op)
+		return;
+	build_bw_done(b);
+	b->op.len = len;
+	drop_repeated_transports(&b->c, &b->e, &b->op, b->keys);
+	xgrow(&cd->ops, &cd->cap_ops, cd->n_ops + 1, sizeof *cd->ops);
+	cd->ops[cd->n_ops++] = b->op;
+	cur_file(&b->c)->n_ops++;
+	b->in_op = false;
+}
+
+struct comm_link *comm_json_build_link(struct comm_json_build *b, const char *key, int64_t key_off,
+				       int64_t off)
+{
+	int src, dst;
+	if (!link_key(key, strlen(key), &src, &dst)) {
+		build_neither(b, key, key_off);
+		return NULL;
+	}
+	const struct ectx *e = &b->e;
+	b->link = (struct comm_link){
+		.size_mb = NAN, .bw_gbps = NAN, .time_ns = -1,
+		.off = off,
+		.step = e->step, .name = e->name, .group = e->group, .members = e->members,
+		.src = src, .dst = dst,
+		.rank = b->c.owner,
+		.file = b->c.fi,
+		.kind = e->kind, .entry = e->entry, .transport = COMM_TR_OTHER,
+	};
+	b->in_link = true;
+	b->link_typed = false;
+	return &b->link;
+}
+
+void comm_json_build_link_type(struct comm_json_build *b, const char *type, size_t len, int64_t off)
+{
+	b->link.transport = (uint8_t)comm_transport_parse(type, len);
+	b->link_typed = true;
+	if (b->link.transport == COMM_TR_OTHER)
+		unknown_key(&b->c, (size_t)off, "Transport Type (kept as OTHER)", type, len);
+}
+
+void comm_json_build_link_end(struct comm_json_build *b, uint32_t len, const char *op_name)
+{
+	struct comm_data *cd = b->c.cd;
+	if (!b->in_link)
+		return;
+	b->link.len = len;
+	if (op_name)
+		b->link.op_name = strtab_intern_cstr(cd->strs, op_name);
+	if (!b->link_typed)
+		problem(&b->c, (size_t)b->link.off, _("link %d-%d has no Transport Type; kept as OTHER"), b->link.src,
+			b->link.dst);
+	xgrow(&cd->links, &cd->cap_links, cd->n_links + 1, sizeof *cd->links);
+	cd->links[cd->n_links++] = b->link;
+	cur_file(&b->c)->n_links++;
+	b->in_link = false;
+}
+
+int comm_json_build_end(struct comm_json_build *b, char *text, size_t len)
+{
+	comm_json_build_op_end(b, 0);
+	struct comm_file *f = cur_file(&b->c);
+	f->text = text;
+	f->text_len = len;
+	file_end(&b->c, b->op0, b->link0);
+	free(b->keys);
+	free(b->key);
+	free(b);
+	return 0;
 }
 
 int comm_json_load(struct comm_data *cd, const char *path, int owner_rank, struct diag_list *dl)
@@ -1127,23 +1386,34 @@ int comm_json_load(struct comm_data *cd, const char *path, int owner_rank, struc
 	return r;
 }
 
-int comm_json_entry_text(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out)
+/* The file of cd named path (the records' own pointer, or an equal name); NULL if none. */
+static const struct comm_file *file_named(const struct comm_data *cd, const char *path)
+{
+	for (size_t i = 0; cd && i < cd->n_files; i++)
+		if (cd->files[i].path == path || !strcmp(cd->files[i].path, path))
+			return &cd->files[i];
+	return NULL;
+}
+
+int comm_json_entry_text(const struct comm_data *cd, const char *path, int64_t off, uint32_t len,
+			 size_t max_bytes, struct sbuf *out)
 {
 	sbuf_reset(out);
 	size_t want = len < max_bytes ? len : max_bytes;
 	char *buf = xmalloc(want ? want : 1);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n = fd < 0 ? -1 : pread(fd, buf, want, (off_t)off);
-	if (fd >= 0)
-		close(fd);
-	/* no such file: a Db table read as a communication file (db.h), made again */
-	char *made = fd < 0 ? db_comm_json(path) : NULL;
-	if (made) {
-		size_t ml = strlen(made);
-		n = off >= 0 && (size_t)off <= ml ? (ssize_t)(ml - (size_t)off < want ? ml - (size_t)off : want) : -1;
+	const struct comm_file *f = file_named(cd, path);
+	ssize_t n = -1;
+	if (f && f->text) {
+		/* text kept in memory (a Db's tables): no file to read */
+		size_t tl = f->text_len;
+		n = off >= 0 && (size_t)off <= tl ? (ssize_t)(tl - (size_t)off < want ? tl - (size_t)off : want) : -1;
 		if (n > 0)
-			memcpy(buf, made + off, (size_t)n);
-		free(made);
+			memcpy(buf, f->text + off, (size_t)n);
+	} else {
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		n = fd < 0 ? -1 : pread(fd, buf, want, (off_t)off);
+		if (fd >= 0)
+			close(fd);
 	}
 	/* the entry must still be where it was: an object that ends where it ended */
 	bool ok = n == (ssize_t)want && want > 0 && (buf[0] == '{' || buf[0] == '[') &&
@@ -1190,10 +1460,11 @@ static int put_lines(const struct jtok *jt, const char *js, int i, int depth, st
 	return k;
 }
 
-int comm_json_entry_lines(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out)
+int comm_json_entry_lines(const struct comm_data *cd, const char *path, int64_t off, uint32_t len,
+			  size_t max_bytes, struct sbuf *out)
 {
 	struct sbuf raw = SBUF_INIT;
-	int r = comm_json_entry_text(path, off, len, max_bytes, &raw);
+	int r = comm_json_entry_text(cd, path, off, len, max_bytes, &raw);
 	struct jtok jt;
 	jtok_init(&jt);
 	sbuf_reset(out);
@@ -1210,8 +1481,10 @@ void comm_data_free(struct comm_data *cd)
 {
 	if (!cd)
 		return;
-	for (size_t i = 0; i < cd->n_files; i++)
+	for (size_t i = 0; i < cd->n_files; i++) {
 		free(cd->files[i].path);
+		free(cd->files[i].text);
+	}
 	free(cd->files);
 	free(cd->ops);
 	free(cd->bws);

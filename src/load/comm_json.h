@@ -16,7 +16,8 @@
  * bandwidths GB/s, as the exporter wrote them (doubles): recent exporters count 10^6 bytes
  * per MB, older ones 2^20. The upper levels are walked with json_scan (strings and nesting
  * only) and each entry is tokenised alone with jsmn, so memory follows the largest entry,
- * not the file. A damaged entry is skipped and named with its byte offset; the rest is kept. */
+ * not the file. A damaged entry is skipped and named with its byte offset; the rest is kept.
+ * Another reader (a Db's tables) builds the same records without text (comm_json_build_*). */
 #ifndef ASCPROF_COMM_JSON_H
 #define ASCPROF_COMM_JSON_H
 
@@ -106,6 +107,10 @@ struct comm_file {
 	bool cluster;     /* the group -> step -> op layout */
 	size_t n_steps, n_ops, n_links;
 	size_t skipped;   /* entries or values not kept; each named in the diagnostics */
+	/* owned: the file's text when it is no file on disk (a Db's tables as the text export
+	 * writes them, db_comm.c); drill-down reads the entries here */
+	char *text;
+	size_t text_len;
 };
 
 struct comm_data {
@@ -136,12 +141,59 @@ int comm_json_load(struct comm_data *cd, const char *path, int owner_rank, struc
 /* The same over bytes in memory (tests, fuzzing); `name` labels the diagnostics. */
 int comm_json_load_buffer(struct comm_data *cd, const char *name, const char *buf, size_t len,
 			  int owner_rank, struct diag_list *dl);
-/* The raw JSON text of an entry, read again from its file, for drill-down (at most
- * max_bytes; a note says what was left out). Returns 0, or -1 with a message in out. */
-int comm_json_entry_text(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out);
+/* Records made by a reader of another form (a Db's communication tables, db_comm.c): the
+ * records a communication file of the same content gives, without text to parse. Entries
+ * come in the file's order, each with the offset of its text in the file's text, which
+ * the reader writes beside them for drill-down and hands over at the end; messages go to
+ * dl as the file's reader words them (values that are no number are the caller's to name
+ * through comm_json_build_problem). One file at a time per comm_data. */
+struct comm_json_build;
+/* NULL, named, when cd holds as many files as it can. */
+struct comm_json_build *comm_json_build_begin(struct comm_data *cd, const char *name, int owner_rank,
+					      struct diag_list *dl);
+/* A problem at byte off of the file's text (listed up to a limit, then counted); skipped:
+ * what it names is not kept. */
+void comm_json_build_problem(struct comm_json_build *b, int64_t off, bool skipped, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* How a step of a per-rank file is read, from the first kind below it: as the rank's step
+ * holding kinds, as a cluster file's group holding steps (the kinds), or skipped (named). */
+enum comm_step_as { COMM_STEP_RANK, COMM_STEP_GROUPS, COMM_STEP_SKIP };
+enum comm_step_as comm_json_build_step(struct comm_json_build *b, const char *step, const char *first_kind,
+				       int64_t step_off);
+/* The entry "<op>@<group>" (key) that the next op or links belong to: under kind (its key
+ * at kind_off) of step in a per-rank file (members NULL), or under step of group members
+ * in a cluster file (kind unused). */
+void comm_json_build_entry(struct comm_json_build *b, const char *members, const char *step, const char *kind,
+			   int64_t kind_off, const char *key);
+/* An op of the entry whose figures' text starts at off: the file owner's (rank_key NULL)
+ * or the rank named by rank_key (at key_off; NULL, named, when it names none). The caller
+ * sets its times and ratios; transports follow; comm_json_build_op_end ends it. */
+struct comm_op *comm_json_build_op(struct comm_json_build *b, const char *rank_key, int64_t key_off,
+				   int64_t off);
+/* A transport of the op (its key at key_off): the caller sets its figures; its bins follow. */
+struct comm_bw *comm_json_build_transport(struct comm_json_build *b, const char *name, int64_t key_off);
+void comm_json_build_bin(struct comm_json_build *b, const struct comm_bin *bin);
+/* len: the length of the op's text. */
+void comm_json_build_op_end(struct comm_json_build *b, uint32_t len);
+/* A link "<src>-<dst>" (key at key_off, its text from off) of the entry; NULL, named, when
+ * key is none. Its transport type (as written, at off) and figures follow, then its end. */
+struct comm_link *comm_json_build_link(struct comm_json_build *b, const char *key, int64_t key_off,
+				       int64_t off);
+void comm_json_build_link_type(struct comm_json_build *b, const char *type, size_t len, int64_t off);
+void comm_json_build_link_end(struct comm_json_build *b, uint32_t len, const char *op_name);
+/* The file complete: repeats dropped (as a file's reader drops them), counts set; it keeps
+ * text (owned) for drill-down. Frees b; 0. */
+int comm_json_build_end(struct comm_json_build *b, char *text, size_t len);
+
+/* The raw JSON text of an entry of file path of cd, for drill-down (at most max_bytes; a
+ * note says what was left out): from the text cd keeps for it (comm_json_build_end), else
+ * read again from the file (cd may be NULL). Returns 0, or -1 with a message in out. */
+int comm_json_entry_text(const struct comm_data *cd, const char *path, int64_t off, uint32_t len,
+			 size_t max_bytes, struct sbuf *out);
 /* The same, one "key: value" line per value, nested objects indented by two spaces; values
  * are the file's text as written (arrays of numbers stay on one line). */
-int comm_json_entry_lines(const char *path, int64_t off, uint32_t len, size_t max_bytes, struct sbuf *out);
+int comm_json_entry_lines(const struct comm_data *cd, const char *path, int64_t off, uint32_t len,
+			  size_t max_bytes, struct sbuf *out);
 /* The op type in an op name: "allReduce" in "hcom_allReduce__586_0_1", "allreduce" in
  * "allreduce-top1"; the whole name when it follows neither pattern. */
 void comm_op_type(const char *name, size_t len, size_t *type_start, size_t *type_len);

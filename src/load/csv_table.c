@@ -792,6 +792,33 @@ static inline const char *cell_text(struct parse_state *ps, const char *f, const
 	return pairs ? unescape_pairs(ps, s, *len, len) : s;
 }
 
+/* Typed cell k of row r (its header position's text s; pairs: with "" still in it): the
+ * common shapes here; the rest, and every message, through store_cell. Always inlined:
+ * it is the splitter's per-cell loop, the text tables' hot path. */
+static inline __attribute__((always_inline)) void put_typed(struct parse_state *ps, size_t k, size_t r, const char *s,
+							  size_t len, bool pairs)
+{
+	const struct csv_column *col = &ps->t->cols[k];
+	if (col->type == CSVT_STR) {
+		col->v.str[r] = intern_span(ps, k, s, len, pairs);
+		return;
+	}
+	if (!pairs) {
+		double d;
+		if (col->type == CSVT_TIME ? num_time_short(s, len, &col->v.time[r]) : num_double_short(s, len, &d)) {
+			if (col->type == CSVT_RATIO)
+				col->v.ratio[r] = (float)d;
+			else if (col->type == CSVT_NUM)
+				col->v.num[r] = d;
+			return;
+		}
+	}
+	if (pairs)
+		s = unescape_pairs(ps, s, len, &len);
+	set_missing(col, r); /* what store_cell leaves when it cannot read the cell */
+	store_cell(ps, (size_t)col->index, s, len);
+}
+
 /* What libcsv gives for one scanned line that is a whole row (not blank, no lone CR, its
  * quotes closed): cells at the separators, blanks trimmed around them, quoted ones with
  * "" for a quote. False, having given nothing, for what it leaves to libcsv (see
@@ -832,27 +859,7 @@ static bool split_scanned(const char *p, const struct line_scan *ls, struct pars
 		size_t len;
 		bool pairs;
 		const char *s = cell_span(f, e, &len, &pairs);
-		const struct csv_column *col = &t->cols[k];
-		/* the common shapes here; the rest, and every message, through store_cell */
-		if (col->type == CSVT_STR) {
-			col->v.str[r] = intern_span(ps, k, s, len, pairs);
-			continue;
-		}
-		if (!pairs) {
-			double d;
-			if (col->type == CSVT_TIME ? num_time_short(s, len, &col->v.time[r])
-			    : num_double_short(s, len, &d)) {
-				if (col->type == CSVT_RATIO)
-					col->v.ratio[r] = (float)d;
-				else if (col->type == CSVT_NUM)
-					col->v.num[r] = d;
-				continue;
-			}
-		}
-		if (pairs)
-			s = unescape_pairs(ps, s, len, &len);
-		set_missing(col, r); /* what store_cell leaves when it cannot read the cell */
-		store_cell(ps, i, s, len);
+		put_typed(ps, k, r, s, len, pairs);
 	}
 	ps->fields = nf;
 	on_row('\n', ps);
@@ -892,6 +899,35 @@ static void parse_state_free(struct parse_state *ps)
 	ps->sep = NULL;
 	ps->cell_col = NULL;
 	ps->memo = NULL;
+}
+
+/* After the last row: the header when it was all there was, the closing messages. The
+ * table, or NULL (freed) when there was no header. */
+static struct csv_table *parse_close(struct parse_state *ps, struct diag_list *dl, const char *name)
+{
+	struct csv_table *t = ps->t;
+	if (!ps->header_done && ps->nhdr) {
+		ps->header_done = true;
+		setup_columns(ps);
+	}
+	parse_state_free(ps);
+	if (!ps->header_done || t->ncols == 0) {
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("no header row; skipped"));
+		csvt_free(t);
+		t = NULL;
+	}
+	if (t && t->nrows == 0)
+		diag_add(dl, DIAG_INFO, name, 0, -1, _("a header and no data rows"));
+	if (t && t->ragged_rows > WARN_EACH)
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu rows in all have the wrong number of cells"),
+			 t->ragged_rows);
+	if (t && t->excel_numbers > WARN_EACH)
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu timestamps in all are in exponent form"),
+			 t->excel_numbers);
+	if (t && t->bad_numbers > WARN_EACH)
+		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu numeric cells in all could not be read"),
+			 t->bad_numbers);
+	return t;
 }
 
 /* The end of the last complete line in buf[0, len) (after its '\n'), 0 when none. */
@@ -1065,28 +1101,8 @@ static bool parse_attempt(struct parse_run *r, bool utf8_first)
 		diag_add(dl, DIAG_WARN, name, ps->pending_line, -1,
 			 _("a quoted cell starting in the row at this line is never closed; it runs to the "
 			 "end of the file"));
-	if (!ps->header_done && ps->nhdr) {
-		ps->header_done = true;
-		setup_columns(ps);
-	}
-	parse_state_free(ps);
+	t = parse_close(ps, dl, name);
 	r->ps.t = NULL; /* from here on the table is the result */
-	if (!ps->header_done || t->ncols == 0) {
-		diag_add(dl, DIAG_WARN, name, 0, -1, _("no header row; skipped"));
-		csvt_free(t);
-		t = NULL;
-	}
-	if (t && t->nrows == 0)
-		diag_add(dl, DIAG_INFO, name, 0, -1, _("a header and no data rows"));
-	if (t && t->ragged_rows > WARN_EACH)
-		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu rows in all have the wrong number of cells"),
-			 t->ragged_rows);
-	if (t && t->excel_numbers > WARN_EACH)
-		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu timestamps in all are in exponent form"),
-			 t->excel_numbers);
-	if (t && t->bad_numbers > WARN_EACH)
-		diag_add(dl, DIAG_WARN, name, 0, -1, _("%zu numeric cells in all could not be read"),
-			 t->bad_numbers);
 	if (r->local_live) {
 		diag_append(r->dl, &r->local);
 		diag_free(&r->local);
@@ -1324,6 +1340,7 @@ void csvt_free(struct csv_table *t)
 		free(t->parts[i].path);
 	free(t->parts);
 	free(t->mem_owned);
+	spill_free(t->cells);
 	free(t);
 }
 
@@ -1414,6 +1431,24 @@ const char *csvt_str(const struct csv_table *t, size_t row, enum csv_col c)
 	return strtab_str(t->strs, csvt_str_id(t, row, c));
 }
 
+/* A drill-down cell onto out (converted from GB18030 in a table that is). */
+static void cells_add(struct csv_cells *out, size_t *cap, const char *s, size_t len, bool gbk)
+{
+	char *cell = NULL;
+	if (gbk) {
+		size_t n = 0;
+		uint8_t *conv = u8_conv_from_encoding("GB18030", iconveh_escape_sequence, s, len, NULL, NULL, &n);
+		if (conv) {
+			cell = xstrndup((const char *)conv, n);
+			free(conv);
+		}
+	}
+	if (!cell)
+		cell = xstrndup(s, len);
+	xgrow(&out->cells, cap, out->n + 1, sizeof *out->cells);
+	out->cells[out->n++] = cell;
+}
+
 struct row_collect {
 	struct csv_cells *out;
 	size_t cap;
@@ -1426,26 +1461,351 @@ static void collect_field(void *data, size_t len, void *ctx)
 	struct row_collect *rc = ctx;
 	if (rc->done)
 		return;
-	const char *s = data ? data : "";
-	char *cell = NULL;
-	if (rc->gbk) {
-		size_t n = 0;
-		uint8_t *conv = u8_conv_from_encoding("GB18030", iconveh_escape_sequence, s, len, NULL, NULL, &n);
-		if (conv) {
-			cell = xstrndup((const char *)conv, n);
-			free(conv);
-		}
-	}
-	if (!cell)
-		cell = xstrndup(s, len);
-	xgrow(&rc->out->cells, &rc->cap, rc->out->n + 1, sizeof *rc->out->cells);
-	rc->out->cells[rc->out->n++] = cell;
+	cells_add(rc->out, &rc->cap, data ? data : "", len, rc->gbk);
 }
 
 static void collect_row(int term, void *ctx)
 {
 	(void)term;
 	((struct row_collect *)ctx)->done = true;
+}
+
+/* ---- tables from cells ------------------------------------------------------------ */
+
+/* The cells of a built table, row after row: per cell a tag (quoted in its file or not),
+ * its length (4 bytes) and its bytes; a row ends with its own tag. */
+#define CELL_TAG 'c'
+#define QUOTED_TAG 'q'
+#define ROW_TAG 'r'
+#define CELL_HEAD 5
+
+struct row_cell {
+	const char *s;
+	size_t len;
+};
+
+struct csvt_build {
+	char *name;
+	struct diag_list *dl;
+	char *cells; /* spilled */
+	size_t len, cap;
+	size_t kept;   /* cells[0, kept) are out of the process (build_release) */
+	size_t row;    /* where the row being added starts */
+	bool not_utf8; /* a cell is not UTF-8: the rows are typed again at the end */
+	/* the rows typed as they come, their messages held until the end: a cell that is not
+	 * UTF-8 starts the table again, as a file's bad byte starts its parse again */
+	struct csv_table *t;
+	struct parse_state ps;
+	struct diag_list local;
+	struct row_cell *rc;
+	size_t cap_rc;
+	long line;
+	uint64_t file_off;
+};
+
+/* The pages the cells were written to (or read from) up to upto leave the process once
+ * there are a few MB of them: a spilled store's file keeps them (drill-down reads them
+ * back), so the cells cost no more memory than the temporary file of the CSV text did. */
+#define BUILD_RELEASE ((size_t)4 << 20)
+static void build_release(struct csvt_build *b, size_t upto, bool all)
+{
+	if (!spill_is(b->cells) || upto < b->kept + (all ? 1 : BUILD_RELEASE))
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), from = b->kept & ~(page - 1);
+	size_t to = all ? upto : upto & ~(page - 1);
+	madvise(b->cells + from, to - from, MADV_DONTNEED);
+	b->kept = to;
+}
+
+/* An empty table and its parse state, its messages into dl. */
+static void build_table(struct csvt_build *b, struct diag_list *dl)
+{
+	struct csv_table *t = xcalloc(1, sizeof *t);
+	t->path = xstrdup(b->name);
+	t->data_fd = -1;
+	t->strs = strtab_new();
+	for (int c = 0; c < CSV_COL_COUNT; c++)
+		t->col_at[c] = -1;
+	b->t = t;
+	b->ps = (struct parse_state){.t = t, .dl = dl, .name = b->name, .pending_line = 1};
+	b->line = 1;
+	b->file_off = 0;
+}
+
+struct csvt_build *csvt_build_begin(const char *name, struct diag_list *dl)
+{
+	struct csvt_build *b = xcalloc(1, sizeof *b);
+	b->name = xstrdup(name);
+	b->dl = dl;
+	diag_init(&b->local);
+	build_table(b, &b->local);
+	return b;
+}
+
+/* Room for n more bytes; the splitter's text cache points into the cells: forgotten when
+ * they move. */
+static void build_room(struct csvt_build *b, size_t n)
+{
+	char *before = b->cells;
+	spill_grow(&b->cells, &b->cap, b->len + n, 1);
+	if (b->cells != before && b->ps.memo)
+		memset(b->ps.memo, 0, (b->t->n_typed ? b->t->n_typed : 1) * STR_CACHE * sizeof *b->ps.memo);
+}
+
+/* A cell as a CSV file of it holds it: quoted when it holds a comma, quote, CR or LF. */
+static bool cell_quoted(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+			return true;
+	return false;
+}
+
+void csvt_build_cell(struct csvt_build *b, const char *s, size_t len)
+{
+	if (len > UINT32_MAX)
+		len = UINT32_MAX;
+	build_room(b, CELL_HEAD + len);
+	char *p = b->cells + b->len;
+	p[0] = cell_quoted(s, len) ? QUOTED_TAG : CELL_TAG;
+	uint32_t n = (uint32_t)len;
+	memcpy(p + 1, &n, 4);
+	memcpy(p + CELL_HEAD, s, len);
+	b->len += CELL_HEAD + len;
+	if (!b->not_utf8) {
+		bool high = false;
+		for (size_t i = 0; i < len && !high; i++)
+			high = (unsigned char)s[i] >= 0x80;
+		b->not_utf8 = high && sanitize_utf8_first_bad((const uint8_t *)s, len);
+	}
+}
+
+/* The next cell of the row at *pos (false at the row's end, *pos then past it). */
+static bool next_cell(const char *cells, size_t *pos, const char **s, size_t *len, bool *quoted)
+{
+	char tag = cells[*pos];
+	if (tag == ROW_TAG) {
+		(*pos)++;
+		return false;
+	}
+	uint32_t n;
+	memcpy(&n, cells + *pos + 1, 4);
+	*quoted = tag == QUOTED_TAG;
+	*s = cells + *pos + CELL_HEAD;
+	*len = n;
+	*pos += CELL_HEAD + n;
+	return true;
+}
+
+/* Its bytes in that file. */
+static size_t cell_file_len(const char *s, size_t len, bool quoted)
+{
+	if (!quoted)
+		return len;
+	size_t n = len + 2;
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '"';
+	return n;
+}
+
+/* The cell as that file's reader gives it: an unquoted one's blanks trimmed. */
+static const char *cell_read(const char *s, size_t *len, bool quoted)
+{
+	if (quoted)
+		return s;
+	const char *e = s + *len;
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	*len = (size_t)(e - s);
+	return s;
+}
+
+/* A row into the table: the header's cells, or a data row's typed cells as split_scanned
+ * reads them (put_typed), the others left in the cells. */
+static void build_row(struct parse_state *ps, const struct row_cell *rc, size_t n)
+{
+	if (!ps->header_done) {
+		for (size_t i = 0; i < n; i++)
+			on_field((void *)rc[i].s, rc[i].len, ps);
+		on_row('\n', ps);
+		return;
+	}
+	start_row_unset(ps);
+	const struct csv_table *t = ps->t;
+	size_t r = t->nrows - 1;
+	for (size_t k = 0; k < t->n_typed; k++) {
+		size_t i = (size_t)t->cols[k].index;
+		if (i >= n) { /* a short row */
+			for (; k < t->n_typed; k++)
+				set_missing(&t->cols[k], r);
+			break;
+		}
+		put_typed(ps, k, r, rc[i].s, rc[i].len, false);
+	}
+	ps->fields = n;
+	on_row('\n', ps);
+}
+
+/* The row of cells at pos into the table, at its line of the file (a line of nothing but
+ * blanks is no row, as in the file); the position after it. */
+static size_t build_type_row(struct csvt_build *b, size_t pos)
+{
+	size_t row = pos, n = 0, nl = 0, row_len = 0;
+	bool blank = true, q;
+	const char *s;
+	size_t len;
+	while (next_cell(b->cells, &pos, &s, &len, &q)) {
+		for (size_t k = 0; q && k < len; k++)
+			nl += s[k] == '\n';
+		row_len += cell_file_len(s, len, q) + 1;
+		if (n == b->cap_rc)
+			xgrow(&b->rc, &b->cap_rc, n + 1, sizeof *b->rc);
+		b->rc[n].s = cell_read(s, &len, q);
+		b->rc[n++].len = len;
+		blank = blank && !q && !len;
+	}
+	if (!blank || n > 1) {
+		b->ps.pending_line = b->line;
+		b->ps.pending_off = row;
+		b->ps.row_line_now = b->line;
+		build_row(&b->ps, b->rc, n);
+	}
+	b->file_off += row_len ? row_len : 1;
+	b->line += 1 + (long)nl;
+	return pos;
+}
+
+void csvt_build_row(struct csvt_build *b)
+{
+	build_room(b, 1);
+	b->cells[b->len++] = ROW_TAG;
+	if (!b->not_utf8)
+		build_type_row(b, b->row);
+	b->row = b->len;
+	build_release(b, b->row, false);
+}
+
+/* The first byte that is not UTF-8 as parse_attempt finds it in the file of these cells:
+ * the byte, its offset and its line there. False when every cell is UTF-8. */
+static bool build_first_bad(const struct csvt_build *b, unsigned char *byte, uint64_t *at, long *line)
+{
+	uint64_t off = 0;
+	long ln = 1;
+	for (size_t pos = 0; pos < b->len;) {
+		const char *s;
+		size_t len, row = pos;
+		bool q;
+		while (next_cell(b->cells, &pos, &s, &len, &q)) {
+			const uint8_t *bad = sanitize_utf8_first_bad((const uint8_t *)s, len);
+			if (bad) {
+				size_t k = (size_t)(bad - (const uint8_t *)s);
+				uint64_t o = off + q;
+				for (size_t i = 0; i < k; i++) {
+					o += 1 + (s[i] == '"');
+					ln += s[i] == '\n';
+				}
+				*byte = *bad;
+				*at = o;
+				*line = ln;
+				return true;
+			}
+			for (size_t i = 0; q && i < len; i++)
+				ln += s[i] == '\n';
+			off += cell_file_len(s, len, q) + 1; /* and the comma or line end */
+		}
+		off += pos == row + 1; /* a row without cells: its line end */
+		ln++;
+	}
+	return false;
+}
+
+/* Whether every cell reads as GB18030 (the file would: its separators are ASCII). */
+static bool build_gb18030(const struct csvt_build *b)
+{
+	for (size_t pos = 0; pos < b->len;) {
+		const char *s;
+		size_t len;
+		bool q;
+		while (next_cell(b->cells, &pos, &s, &len, &q)) {
+			size_t n = 0;
+			uint8_t *conv = len ? u8_conv_from_encoding("GB18030", iconveh_error, s, len, NULL, NULL, &n) : NULL;
+			if (len && !conv)
+				return false;
+			free(conv);
+		}
+	}
+	return true;
+}
+
+/* A cell that is not UTF-8: the table starts again from the cells, read as GB18030 when
+ * they all read as such, said first (parse_attempt's second run). */
+static void build_again(struct csvt_build *b)
+{
+	parse_state_free(&b->ps);
+	csvt_free(b->t);
+	diag_free(&b->local);
+	diag_init(&b->local);
+	build_table(b, b->dl);
+	uint64_t bad_at;
+	long line;
+	unsigned char byte;
+	if (!build_first_bad(b, &byte, &bad_at, &line))
+		return;
+	b->t->gbk = build_gb18030(b);
+	if (b->t->gbk)
+		diag_add(b->dl, DIAG_WARN, b->name, line, -1,
+			 _("not UTF-8 (first bad byte 0x%02X at byte %zu); read as GB18030/GBK"), byte, (size_t)bad_at);
+	else
+		diag_add(b->dl, DIAG_WARN, b->name, line, -1,
+			 _("not UTF-8 and not GB18030 (first bad byte 0x%02X at byte %zu); bad bytes are shown "
+			 "escaped"),
+			 byte, (size_t)bad_at);
+	b->kept = 0; /* read again, and given back behind the reading */
+	for (size_t pos = 0; pos < b->len;) {
+		pos = build_type_row(b, pos);
+		build_release(b, pos, false);
+	}
+}
+
+struct csv_table *csvt_build_end(struct csvt_build *b)
+{
+	if (b->row < b->len)
+		csvt_build_row(b); /* a last row not ended */
+	if (b->not_utf8)
+		build_again(b);
+	struct diag_list *dl = b->not_utf8 ? b->dl : &b->local;
+	b->t->file_size = b->file_off;
+	struct csv_table *t = parse_close(&b->ps, dl, b->name);
+	diag_append(b->dl, &b->local);
+	diag_free(&b->local);
+	if (t) {
+		t->cells = b->cells;
+		t->mem = b->cells;
+		t->mem_len = b->len;
+		build_release(b, b->len, true); /* read again only on drill-down */
+	} else {
+		spill_free(b->cells);
+	}
+	free(b->rc);
+	free(b->name);
+	free(b);
+	return t;
+}
+
+/* A built table's row (its cells at start, len bytes) as its file's reader gives it. */
+static int build_row_cells(const struct csv_table *t, uint64_t start, size_t len, struct csv_cells *out)
+{
+	size_t cap = 0, pos = (size_t)start, end = (size_t)start + len;
+	const char *s;
+	size_t n;
+	bool q;
+	while (pos < end && next_cell(t->cells, &pos, &s, &n, &q)) {
+		const char *r = cell_read(s, &n, q);
+		cells_add(out, &cap, r, n, t->gbk);
+	}
+	return 0;
 }
 
 int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out)
@@ -1461,9 +1821,13 @@ int csvt_row_cells(const struct csv_table *t, size_t row, struct csv_cells *out)
 	bool next_same_file = row + 1 < t->nrows && (!part || row_part(t, row + 1) == part);
 	uint64_t start = csvt_row_off(t, row);
 	uint64_t end = next_same_file ? csvt_row_off(t, row + 1) : size;
+	if (t->cells)
+		end = row + 1 < t->nrows ? csvt_row_off(t, row + 1) : t->mem_len;
 	if (end <= start || end - start > (64u << 20))
 		return -1;
 	size_t len = (size_t)(end - start);
+	if (t->cells)
+		return build_row_cells(t, start, len, out);
 	char *buf = NULL;
 	const char *src;
 	if (t->mem) {

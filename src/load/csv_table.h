@@ -73,10 +73,13 @@ struct csv_table {
 	uint64_t file_size;
 	bool bom, crlf, gbk;
 	size_t ragged_rows, excel_numbers, bad_numbers;
-	const char *mem; /* borrowed buffer for csvt_load_buffer, else NULL */
+	const char *mem; /* borrowed buffer for csvt_load_buffer, or a built table's cells; else NULL */
 	int data_fd;     /* owned, for csvt_load_fd: cells are read again from it; else -1 */
 	size_t mem_len;
 	char *mem_owned; /* a UTF-16 file converted to UTF-8 (then mem), owned; else NULL */
+	/* A table built from cells (csvt_build_*): its cells (spilled, owned; then mem too),
+	 * row after row, which the row offsets point into; else NULL. */
+	char *cells;
 	/* A table read from several files (msprof's op_summary_slice_0_*.csv, _slice_1_ ...)
 	 * lists them here, in row order; NULL/0 for a table from one file. */
 	struct csvt_part *parts; /* owned */
@@ -115,6 +118,16 @@ struct csv_table *csvt_load_buffer(const char *name, const char *buf, size_t len
  * when nothing could be read. */
 struct csv_table *csvt_load_fd(int fd, const char *name, struct diag_list *dl);
 void csvt_free(struct csv_table *t);
+/* A table built from cells in memory (a Db's tables, db_tables.c), row by row, the header
+ * first: the table a CSV file of the same cells gives (a cell quoted when it holds a comma,
+ * a quote, CR or LF, else its blanks trimmed as the file's reader trims them), with its
+ * lines and messages, but no text to parse. The cells are kept (spilled) for drill-down. */
+struct csvt_build;
+struct csvt_build *csvt_build_begin(const char *name, struct diag_list *dl);
+void csvt_build_cell(struct csvt_build *b, const char *s, size_t len);
+void csvt_build_row(struct csvt_build *b); /* ends the row */
+/* The table (owned), or NULL (with a message) when it has no header; frees b. */
+struct csv_table *csvt_build_end(struct csvt_build *b);
 /* Appends src's rows to dst when both have the same header (slices of one table); src is
  * consumed on success. False, with both untouched, when the headers differ. */
 bool csvt_append(struct csv_table *dst, struct csv_table *src);

@@ -54,11 +54,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		struct sbuf out = SBUF_INIT;
 		for (size_t i = 0; i < cd.n_ops && i < 4; i++) {
-			comm_json_entry_text(path, cd.ops[i].off, cd.ops[i].len, 4096, &out);
-			comm_json_entry_lines(path, cd.ops[i].off, cd.ops[i].len, 4096, &out);
+			comm_json_entry_text(&cd, path, cd.ops[i].off, cd.ops[i].len, 4096, &out);
+			comm_json_entry_lines(&cd, path, cd.ops[i].off, cd.ops[i].len, 4096, &out);
 		}
 		for (size_t i = 0; i < cd.n_links && i < 4; i++)
-			comm_json_entry_lines(path, cd.links[i].off, cd.links[i].len, 4096, &out);
+			comm_json_entry_lines(&cd, path, cd.links[i].off, cd.links[i].len, 4096, &out);
 		sbuf_free(&out);
 	}
 	for (size_t i = 0; i < dl.n; i++)

@@ -810,7 +810,7 @@ static int detail_handle(void *p, struct app *app, enum action act)
 		len = cd->ops[it->index].len;
 	}
 	struct sbuf lines = SBUF_INIT;
-	if (comm_json_entry_lines(path, off, len, 1u << 16, &lines) != 0)
+	if (comm_json_entry_lines(cd, path, off, len, 1u << 16, &lines) != 0)
 		app_message(app, ST_WARN, "%s", sbuf_str(&lines));
 	sbuf_reset(&d->text);
 	sbuf_addf(&d->text, _("%s, byte %lld, %u bytes:\n"), path, (long long)off, len);

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* Drill-down: an event's row read again from the Db, as JSON or as lines, and its name. */
+#include "db_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+void db_row_name(const struct rank_store *rs, uint64_t off, char *buf, size_t size)
+{
+	int64_t rowid;
+	unsigned src = db_off_src(rs, off, &rowid);
+	snprintf(buf, size, "%s rowid %" PRId64, db_src_table[src], rowid);
+}
+
+/* Strings behind integer columns that name things (STRING_IDS ids). */
+static bool is_string_col(unsigned src, const char *col)
+{
+	static const char *const names[] = {"name", "opName", "groupName", "opType", "algType", "message",
+					    "inputShapes", "inputDataTypes", "inputFormats", "outputShapes",
+					    "outputDataTypes", "outputFormats", "attrInfo", "inputDtypes"};
+	if (!strcasecmp(col, "taskType"))
+		return src != SRC_NONE;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcasecmp(col, names[i]))
+			return true;
+	return false;
+}
+
+/* Reads the row; calls emit(key, text, is_number) per column (strings resolved). */
+static int read_row(const struct rank_store *rs, uint64_t off,
+		    void (*emit)(void *ctx, const char *key, const char *val, bool number), void *ctx,
+		    struct sbuf *err)
+{
+	int64_t rowid;
+	unsigned src = rs->trace.db ? db_off_src(rs, off, &rowid) : SRC_NONE;
+	if (src == SRC_NONE) {
+		sbuf_adds(err, "not a Db row");
+		return -1;
+	}
+	struct diag_list dl;
+	diag_init(&dl);
+	sqlite3 *h = db_open_readonly(rs->trace.path, &dl);
+	if (!h) {
+		diag_free(&dl);
+		sbuf_addf(err, "%s cannot be read again", rs->trace.path);
+		return -1;
+	}
+	char *sql = sqlite3_mprintf("SELECT * FROM \"%w\" WHERE rowid = ?", db_src_table[src]);
+	sqlite3_stmt *st = NULL, *str = NULL;
+	int n = -1;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, rowid);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			bool strings = sqlite3_prepare_v2(h, "SELECT value FROM STRING_IDS WHERE id = ?", -1, &str, NULL) ==
+				       SQLITE_OK;
+			n = sqlite3_column_count(st);
+			char rowbuf[64];
+			db_row_name(rs, off, rowbuf, sizeof rowbuf);
+			emit(ctx, "Db row", rowbuf, false);
+			for (int i = 0; i < n; i++) {
+				const char *col = sqlite3_column_name(st, i);
+				int type = sqlite3_column_type(st, i);
+				if (type == SQLITE_NULL) {
+					emit(ctx, col, "", false);
+					continue;
+				}
+				if (strings && type == SQLITE_INTEGER && is_string_col(src, col)) {
+					sqlite3_reset(str);
+					sqlite3_bind_int64(str, 1, sqlite3_column_int64(st, i));
+					if (sqlite3_step(str) == SQLITE_ROW) {
+						emit(ctx, col, db_col_text(str, 0), false);
+						continue;
+					}
+				}
+				emit(ctx, col, db_col_text(st, i), type == SQLITE_INTEGER || type == SQLITE_FLOAT);
+			}
+			/* the keys the text export gives a collective ("count", "data_type") */
+			if (src == SRC_COMM_OP) {
+				for (int i = 0; i < sqlite3_column_count(st); i++) {
+					const char *col = sqlite3_column_name(st, i);
+					if (!strcasecmp(col, "count") && sqlite3_column_type(st, i) != SQLITE_NULL)
+						emit(ctx, "count", db_col_text(st, i), true);
+					if (!strcasecmp(col, "dataType") && sqlite3_column_type(st, i) == SQLITE_INTEGER) {
+						sqlite3_stmt *dt;
+						if (sqlite3_prepare_v2(h, "SELECT name FROM ENUM_HCCL_DATA_TYPE WHERE id = ?", -1,
+								       &dt, NULL) == SQLITE_OK) {
+							sqlite3_bind_int64(dt, 1, sqlite3_column_int64(st, i));
+							if (sqlite3_step(dt) == SQLITE_ROW)
+								emit(ctx, "data_type", db_col_text(dt, 0), false);
+							sqlite3_finalize(dt);
+						}
+					}
+				}
+			}
+		} else {
+			sbuf_addf(err, "%s: no row %" PRId64 " in %s (the file changed?)", rs->trace.path, rowid,
+				  db_src_table[src]);
+		}
+	} else {
+		sbuf_addf(err, "%s: %s", rs->trace.path, sqlite3_errmsg(h));
+	}
+	sqlite3_finalize(str);
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	sqlite3_close(h);
+	diag_free(&dl);
+	return n;
+}
+
+struct json_ctx {
+	struct sbuf *out;
+	int n;
+};
+
+void db_json_str(struct sbuf *o, const char *s)
+{
+	sbuf_addc(o, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sbuf_addf(o, "\\%c", *p);
+		else if (*p < 0x20)
+			sbuf_addf(o, "\\u%04x", *p);
+		else
+			sbuf_addc(o, (char)*p);
+	}
+	sbuf_addc(o, '"');
+}
+
+static void emit_json(void *ctx, const char *key, const char *val, bool number)
+{
+	struct json_ctx *j = ctx;
+	if (j->n++)
+		sbuf_addc(j->out, ',');
+	db_json_str(j->out, key);
+	sbuf_addc(j->out, ':');
+	if (number && *val)
+		sbuf_adds(j->out, val);
+	else
+		db_json_str(j->out, val);
+}
+
+int db_element_json(const struct rank_store *rs, uint64_t off, struct sbuf *out)
+{
+	struct sbuf body = SBUF_INIT, err = SBUF_INIT;
+	struct json_ctx j = {&body, 0};
+	int n = read_row(rs, off, emit_json, &j, &err);
+	sbuf_reset(out);
+	if (n < 0) {
+		sbuf_adds(out, sbuf_str(&err));
+	} else {
+		sbuf_adds(out, "{\"args\":{");
+		sbuf_adds(out, sbuf_str(&body));
+		sbuf_adds(out, "}}");
+	}
+	sbuf_free(&body);
+	sbuf_free(&err);
+	return n < 0 ? -1 : 0;
+}
+
+struct lines_ctx {
+	struct sbuf *out;
+	int n;
+};
+
+static void emit_line(void *ctx, const char *key, const char *val, bool number)
+{
+	(void)number;
+	struct lines_ctx *l = ctx;
+	sbuf_addf(l->out, "%s: %s\n", key, val);
+	l->n++;
+}
+
+int db_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out)
+{
+	struct sbuf err = SBUF_INIT;
+	struct lines_ctx l = {out, 0};
+	sbuf_reset(out);
+	int n = read_row(rs, store_ev_off(rs, ev), emit_line, &l, &err);
+	if (n < 0) {
+		sbuf_reset(out);
+		sbuf_adds(out, sbuf_str(&err));
+	}
+	sbuf_free(&err);
+	return n < 0 ? -1 : l.n;
+}

@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: MIT */
+/* Db tables as the text export's CSV tables: StepTraceTime, the memory tables, and the
+ * kernel table (TASK with COMPUTE_TASK_INFO and TASK_PMU_INFO's counters), built from
+ * their cells as the text export writes them (csvt_build_*), no CSV text between. */
+#include "db_internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "i18n.h"
+#include "num.h"
+#include "spill.h"
+#include "xalloc.h"
+
+static const struct db_csv_col step_cols[] = {
+	{"Step", "step", DBC_TEXT},
+	{"Computing", "computing", DBC_TEXT},
+	{"Communication(Not Overlapped)", "communication_not_overlapped", DBC_TEXT},
+	{"Overlapped", "overlapped", DBC_TEXT},
+	{"Communication", "communication", DBC_TEXT},
+	{"Free", "free", DBC_TEXT},
+	{"Stage", "stage", DBC_TEXT},
+	{"Bubble", "bubble", DBC_TEXT},
+	{"Communication(Not Overlapped and Exclude Receive)", "communication_not_overlapped_and_exclude_receive",
+	 DBC_TEXT},
+	{"Preparing", "preparing", DBC_TEXT},
+};
+static const struct db_csv_col record_cols[] = {
+	{"Component", "component", DBC_STRING_ID},
+	{"Timestamp(us)", "timestamp", DBC_NS_US},
+	{"Total Allocated(MB)", "totalAllocated", DBC_BYTES_MB},
+	{"Total Reserved(MB)", "totalReserved", DBC_BYTES_MB},
+	{"Total Active(MB)", "totalActive", DBC_BYTES_MB},
+	{"Stream Ptr", "streamPtr", DBC_TEXT},
+	{"Device Type", "deviceId", DBC_DEVICE},
+};
+static const struct db_csv_col op_mem_cols[] = {
+	{"Name", "name", DBC_STRING_ID},
+	{"Size(KB)", "size", DBC_BYTES_KB},
+	{"Allocation Time(us)", "allocationTime", DBC_NS_US},
+	{"Release Time(us)", "releaseTime", DBC_NS_US},
+	{"Active Release Time(us)", "activeReleaseTime", DBC_NS_US},
+	{"Duration(us)", "duration", DBC_NS_US},
+	{"Active Duration(us)", "activeDuration", DBC_NS_US},
+	{"Allocation Total Allocated(MB)", "allocationTotalAllocated", DBC_BYTES_MB},
+	{"Allocation Total Reserved(MB)", "allocationTotalReserved", DBC_BYTES_MB},
+	{"Allocation Total Active(MB)", "allocationTotalActive", DBC_BYTES_MB},
+	{"Release Total Allocated(MB)", "releaseTotalAllocated", DBC_BYTES_MB},
+	{"Release Total Reserved(MB)", "releaseTotalReserved", DBC_BYTES_MB},
+	{"Release Total Active(MB)", "releaseTotalActive", DBC_BYTES_MB},
+	{"Stream Ptr", "streamPtr", DBC_TEXT},
+	{"Device Type", "deviceId", DBC_DEVICE},
+};
+static const struct db_csv_col module_cols[] = {
+	{"Component", "moduleId", DBC_MODULE},
+	{"Timestamp(us)", "timestampNs", DBC_NS_US},
+	{"Total Reserved(MB)", "totalReserved", DBC_BYTES_MB},
+	{"Device", "deviceId", DBC_DEVICE},
+};
+#define SPEC_COLS(c) c, sizeof c / sizeof c[0]
+const struct db_csv_spec db_csv_specs[] = {
+	{"StepTraceTime", "step_trace_time.csv", true, "computing", SPEC_COLS(step_cols), NULL, NULL},
+	{"MEMORY_RECORD", "memory_record.csv", false, "timestamp", SPEC_COLS(record_cols), "NPU_MEM",
+	 "SELECT timestampNs, 0, rowid, 'APP', timestampNs, NULL, hbm, NULL, NULL, deviceId FROM NPU_MEM"
+	 " WHERE type IN (SELECT id FROM STRING_IDS WHERE lower(value) = 'app')"},
+	{"OP_MEMORY", "operator_memory.csv", false, "size", SPEC_COLS(op_mem_cols), NULL, NULL},
+	{"NPU_MODULE_MEM", "npu_module_mem.csv", false, "timestampNs", SPEC_COLS(module_cols), NULL, NULL},
+};
+const size_t db_n_csv_specs = sizeof db_csv_specs / sizeof db_csv_specs[0];
+
+/* bytes / 2^shift written exactly (a binary fraction has a finite decimal expansion). */
+static void exact_fraction(struct sbuf *csv, int64_t v, int shift)
+{
+	if (v < 0) {
+		sbuf_addc(csv, '-');
+		v = -v;
+	}
+	uint64_t u = (uint64_t)v, mask = (UINT64_C(1) << shift) - 1, frac = u & mask;
+	sbuf_addf(csv, "%" PRIu64, u >> shift);
+	if (!frac)
+		return;
+	sbuf_addc(csv, '.');
+	while (frac) {
+		frac *= 10;
+		sbuf_addc(csv, (char)('0' + (frac >> shift)));
+		frac &= mask;
+	}
+}
+
+/* STRING_IDS values as CSV cells, looked up once per id: the kernel table names a dozen
+ * strings per row, and a subquery per cell was a third of its time. */
+struct sid_cells {
+	struct db_keyed k;     /* STRING_IDS (or ENUM_MODULE) by id */
+	struct u64map map;  /* id -> index into at */
+	struct sbuf text;   /* the cells, escaped, end to end */
+	uint32_t *at;       /* per index: offset into text; the next one's is its end */
+	size_t n, cap;
+};
+
+static void sid_cell(struct sbuf *csv, struct sid_cells *sc, int64_t id)
+{
+	bool found;
+	uint32_t *slot = u64map_slot(&sc->map, (uint64_t)id, &found);
+	if (!found) {
+		*slot = (uint32_t)sc->n;
+		xgrow(&sc->at, &sc->cap, sc->n + 2, sizeof *sc->at);
+		if (!sc->n)
+			sc->at[0] = 0;
+		/* an unknown id: an empty cell, as the subquery's NULL */
+		const char *v = db_keyed_get(&sc->k, id);
+		if (v)
+			sbuf_adds(&sc->text, v);
+		sc->at[++sc->n] = (uint32_t)sc->text.len;
+	}
+	uint32_t k = *slot;
+	/* no text yet (only unknown ids so far): no buffer to point into */
+	if (sc->at[k + 1] > sc->at[k])
+		sbuf_add(csv, sc->text.buf + sc->at[k], sc->at[k + 1] - sc->at[k]);
+}
+
+static void sid_cells_free(struct sid_cells *sc)
+{
+	db_keyed_close(&sc->k);
+	u64map_free(&sc->map);
+	sbuf_free(&sc->text);
+	free(sc->at);
+}
+
+/* sc: the STRING_IDS cache for DBC_STRING_ID columns and the ENUM_MODULE one for DBC_MODULE
+ * columns, each holding the id itself (NULL, or a cache not open: the value as written). */
+static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv, struct sid_cells *sc)
+{
+	int64_t v;
+	if (sqlite3_column_type(st, c) == SQLITE_NULL)
+		return;
+	switch (conv) {
+	case DBC_STRING_ID:
+		/* an id through the cache; text (a literal, or a schema writing names) as written */
+	case DBC_MODULE: {
+		struct sid_cells *cache = sc ? &sc[conv == DBC_MODULE] : NULL;
+		if (cache && cache->k.by_rowid && sqlite3_column_type(st, c) == SQLITE_INTEGER)
+			sid_cell(csv, cache, sqlite3_column_int64(st, c));
+		else
+			sbuf_adds(csv, db_col_text(st, c));
+		return;
+	}
+	case DBC_NS_US:
+		/* PMU times are REAL ns with fractions: to the nearest ns */
+		if (db_col_i64(st, c, &v) || (sqlite3_column_type(st, c) == SQLITE_FLOAT &&
+					   fabs(sqlite3_column_double(st, c)) < 9e18 &&
+					   ((v = llround(sqlite3_column_double(st, c))), true))) {
+			char b[48];
+			num_format_ns_as_us(v, b, sizeof b);
+			sbuf_adds(csv, b);
+		}
+		return;
+	case DBC_NOT_SET:
+		/* UINT32_MAX is how the Db says "none" (the text export writes N/A) */
+		if (db_col_i64(st, c, &v) && v == UINT32_MAX)
+			sbuf_adds(csv, "N/A");
+		else
+			sbuf_adds(csv, db_col_text(st, c));
+		return;
+	case DBC_BYTES_MB:
+	case DBC_BYTES_KB:
+		if (db_col_i64(st, c, &v))
+			exact_fraction(csv, v, conv == DBC_BYTES_MB ? 20 : 10);
+		else
+			sbuf_adds(csv, db_col_text(st, c)); /* a REAL: as written */
+		return;
+	case DBC_DEVICE:
+		sbuf_addf(csv, "NPU:%s", db_col_text(st, c));
+		return;
+	default:
+		sbuf_adds(csv, db_col_text(st, c));
+		return;
+	}
+}
+
+/* Per row, extra cells after the query's columns (the kernel table's counters), each
+ * written into cell (reset) and added to b. */
+typedef void (*row_extra_fn)(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct sbuf *cell);
+/* After the last row, before the table's cells are typed (and when the query cannot be
+ * prepared): frees what the extra cells needed. */
+typedef void (*rows_done_fn)(void *ctx);
+
+/* The rows of sql (used columns, converted) under the header hdr, as a table named
+ * "<path>:<table>" built from its cells (csvt_build_*: no CSV text), which the table
+ * keeps spilled for drill-down, so a big table costs its typed columns, not its text. */
+static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *table, const char *sql,
+				    const enum db_conv *conv, struct sid_cells *sc, size_t used,
+				    const char *const *hdr, size_t n_hdr, row_extra_fn extra, rows_done_fn done,
+				    void *ctx, struct diag_list *dl)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), table, sqlite3_errmsg(h));
+		if (done)
+			done(ctx);
+		return NULL;
+	}
+	char *name = xasprintf("%s:%s", path, table);
+	struct csvt_build *b = csvt_build_begin(name, dl);
+	free(name);
+	for (size_t i = 0; i < n_hdr; i++)
+		csvt_build_cell(b, hdr[i], strlen(hdr[i]));
+	csvt_build_row(b);
+	struct sbuf cell = SBUF_INIT;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (size_t i = 0; i < used; i++) {
+			sbuf_reset(&cell);
+			conv_cell(&cell, st, (int)i, conv[i], sc);
+			csvt_build_cell(b, sbuf_str(&cell), cell.len);
+		}
+		if (extra)
+			extra(ctx, st, b, &cell);
+		csvt_build_row(b);
+	}
+	if (rc != SQLITE_DONE)
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s: %s; the rows before it were read"), table,
+			 sqlite3_errmsg(h));
+	sqlite3_finalize(st);
+	sbuf_free(&cell);
+	if (done)
+		done(ctx);
+	return csvt_build_end(b);
+}
+
+struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, char **buf,
+			       struct diag_list *dl)
+{
+	*buf = NULL;
+	sqlite3 *h = db_open_readonly(path, dl);
+	if (!h)
+		return NULL;
+	struct csv_table *t = NULL;
+	struct db_cols c = {0};
+	if (!db_has_table(h, spec->table))
+		goto out; /* not collected: the text export has no such file either */
+	if (!db_cols_load(h, spec->table, &c)) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s cannot be read: %s"), spec->table, sqlite3_errmsg(h));
+		goto out;
+	}
+	if (!db_cols_has(&c, spec->needed)) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s has no column %s; not read"), spec->table, spec->needed);
+		goto out;
+	}
+	bool strings = db_has_table(h, "STRING_IDS"), modules = db_has_table(h, "ENUM_MODULE");
+	/* the text export's header for the columns this table has */
+	struct sbuf sel = SBUF_INIT, sql = SBUF_INIT;
+	enum db_conv conv[32];
+	const char *hdr[32];
+	size_t used = 0;
+	for (size_t i = 0; i < spec->n_cols && used < 32; i++) {
+		const char *have = db_cols_has(&c, spec->cols[i].column);
+		if (!have)
+			continue;
+		/* ids as they are: the cells look them up (sid_cells), not a subquery per row */
+		char *q = sqlite3_mprintf(", m.\"%w\"", have);
+		sbuf_adds(&sel, q);
+		sqlite3_free(q);
+		sbuf_addf(&sel, " AS c%zu", used);
+		hdr[used] = spec->cols[i].header;
+		conv[used++] = spec->cols[i].conv;
+	}
+	/* the columns; with extra rows (every column there), both merged by time, the extra
+	 * rows first at equal times, then by rowid */
+	bool extra = spec->extra_rows && used == spec->n_cols && strings && db_has_table(h, spec->extra_table);
+	sbuf_adds(&sql, "SELECT ");
+	for (size_t i = 0; i < used; i++)
+		sbuf_addf(&sql, "%sc%zu", i ? ", " : "", i);
+	char *from = extra ? sqlite3_mprintf(" FROM (SELECT m.\"%w\" AS k_, 1 AS s_, m.rowid AS r_%s FROM \"%w\" m"
+					     " UNION ALL %s) ORDER BY k_, s_, r_",
+					     db_cols_has(&c, spec->needed), sbuf_str(&sel), spec->table, spec->extra_rows)
+			   : sqlite3_mprintf(" FROM (SELECT 0%s FROM \"%w\" m)", sbuf_str(&sel), spec->table);
+	sbuf_adds(&sql, from);
+	sqlite3_free(from);
+	sbuf_free(&sel);
+	struct sid_cells sc[2] = {{.n = 0}, {.n = 0}};
+	db_keyed_open(&sc[0].k, h, "STRING_IDS", "id", "value");
+	if (modules)
+		db_keyed_open(&sc[1].k, h, "ENUM_MODULE", "id", "name");
+	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, sc, used, hdr, used, NULL, NULL, NULL, dl);
+	sid_cells_free(&sc[0]);
+	sid_cells_free(&sc[1]);
+	sbuf_free(&sql);
+out:
+	db_cols_free(&c);
+	sqlite3_close(h);
+	return t;
+}
+
+/* TASK_PMU_INFO's counters that the analysis reads, under the text export's headers (the
+ * totals are ns; aiv_mac_* and aiv_mte1_*, which the vector core lacks, are not wanted). */
+static const char *const pmu_wanted[][2] = {
+	{"aic_total_time", "aicore_time(us)"}, {"aic_mac_ratio", "aic_mac_ratio"},
+	{"aic_vec_ratio", "aic_vec_ratio"}, {"aic_scalar_ratio", "aic_scalar_ratio"},
+	{"aic_mte1_ratio", "aic_mte1_ratio"}, {"aic_mte2_ratio", "aic_mte2_ratio"},
+	{"aic_mte3_ratio", "aic_mte3_ratio"}, {"aic_icache_miss_rate", "aic_icache_miss_rate"},
+	{"aiv_total_time", "aiv_time(us)"}, {"aiv_vec_ratio", "aiv_vec_ratio"},
+	{"aiv_scalar_ratio", "aiv_scalar_ratio"}, {"aiv_mte2_ratio", "aiv_mte2_ratio"},
+	{"aiv_mte3_ratio", "aiv_mte3_ratio"}, {"aiv_icache_miss_rate", "aiv_icache_miss_rate"},
+};
+#define PMU_WANTED (sizeof pmu_wanted / sizeof pmu_wanted[0])
+
+struct pmu {
+	struct u64map slot;      /* globalTaskId -> slot */
+	double *v[PMU_WANTED];   /* per counter, per slot; NaN when absent */
+	size_t n_slots, cap[PMU_WANTED];
+	bool present[PMU_WANTED];
+	int gtid_col;            /* the query column holding the task id */
+	int64_t dense_max;       /* >= 0: the slot is the task id itself, up to this; no map */
+};
+
+/* Task ids index the counters directly when COMPUTE_TASK_INFO's ids (the only ones a
+ * kernel row looks up) are dense, as the exporters number them: a map of half a million
+ * ids, built beside the events, was a tenth of a big Db load's peak. */
+static void pmu_dense(sqlite3 *h, struct pmu *pm)
+{
+	pm->dense_max = -1;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h, "SELECT min(rowid), max(rowid), count(*) FROM COMPUTE_TASK_INFO", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 1) == SQLITE_INTEGER) {
+		int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
+		int64_t n = sqlite3_column_int64(st, 2);
+		if (lo >= 0 && hi < 4 * n + 1024 && hi < (int64_t)UINT32_MAX)
+			pm->dense_max = hi;
+	}
+	sqlite3_finalize(st);
+}
+
+/* The counters' slot of task id gtid into *out; false when it has none. */
+static bool pmu_find(const struct pmu *pm, int64_t gtid, uint32_t *out)
+{
+	if (pm->dense_max >= 0) {
+		*out = (uint32_t)gtid;
+		return gtid >= 0 && gtid <= pm->dense_max;
+	}
+	const uint32_t *slot = u64map_get(&pm->slot, (uint64_t)gtid);
+	if (slot)
+		*out = *slot;
+	return slot != NULL;
+}
+
+static void pmu_load(sqlite3 *h, struct pmu *pm)
+{
+	if (!db_has_table(h, "TASK_PMU_INFO"))
+		return;
+	/* the wanted counters' STRING_IDS ids */
+	int64_t id[PMU_WANTED];
+	struct sbuf in = SBUF_INIT;
+	for (size_t k = 0; k < PMU_WANTED; k++) {
+		id[k] = INT64_MIN;
+		char *q = sqlite3_mprintf("%s%Q", k ? "," : "", pmu_wanted[k][0]);
+		sbuf_adds(&in, q);
+		sqlite3_free(q);
+	}
+	char *sql = sqlite3_mprintf("SELECT id, value FROM STRING_IDS WHERE value IN (%s)", sbuf_str(&in));
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW)
+			for (size_t k = 0; k < PMU_WANTED; k++)
+				if (!strcmp(db_col_text(st, 1), pmu_wanted[k][0]))
+					id[k] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_free(sql);
+	sbuf_reset(&in);
+	for (size_t k = 0; k < PMU_WANTED; k++)
+		if (id[k] != INT64_MIN)
+			sbuf_addf(&in, "%s%lld", in.len ? "," : "", (long long)id[k]);
+	if (!in.len) {
+		sbuf_free(&in);
+		return;
+	}
+	sql = sqlite3_mprintf("SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE name IN (%s)", sbuf_str(&in));
+	sbuf_free(&in);
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t name = sqlite3_column_int64(st, 1);
+			size_t k = 0;
+			while (k < PMU_WANTED && id[k] != name)
+				k++;
+			if (k == PMU_WANTED || sqlite3_column_type(st, 2) == SQLITE_NULL)
+				continue;
+			int64_t gtid = sqlite3_column_int64(st, 0);
+			uint32_t *slot, direct = (uint32_t)gtid;
+			if (pm->dense_max >= 0) {
+				if (gtid < 0 || gtid > pm->dense_max)
+					continue;
+				slot = &direct;
+			} else {
+				bool found;
+				slot = u64map_slot(&pm->slot, (uint64_t)gtid, &found);
+				if (!found)
+					*slot = (uint32_t)pm->n_slots++;
+			}
+			if (*slot >= pm->cap[k]) {
+				size_t old = pm->cap[k];
+				if (pm->dense_max >= 0) {
+					/* every id's place at once: no doubling past them */
+					pm->cap[k] = (size_t)pm->dense_max + 1;
+					pm->v[k] = spill_realloc(pm->v[k], pm->cap[k] * sizeof *pm->v[k]);
+				} else {
+					spill_grow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
+				}
+				for (size_t i = old; i < pm->cap[k]; i++)
+					pm->v[k][i] = NAN;
+			}
+			pm->v[k][*slot] = sqlite3_column_double(st, 2);
+			pm->present[k] = true;
+		}
+		sqlite3_finalize(st);
+	}
+	sqlite3_free(sql);
+}
+
+/* The counters go before the table's text is read back into typed columns: together
+ * they were the kernel table's peak. */
+static void pmu_done(void *ctx)
+{
+	struct pmu *pm = ctx;
+	u64map_free(&pm->slot);
+	for (size_t k = 0; k < PMU_WANTED; k++) {
+		spill_free(pm->v[k]);
+		pm->v[k] = NULL;
+	}
+}
+
+/* A kernel row's counters, a cell each: the totals (ns) as µs, the ratios exactly. */
+static void pmu_cells(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct sbuf *cell)
+{
+	const struct pmu *pm = ctx;
+	uint32_t at = 0;
+	bool has = sqlite3_column_type(st, pm->gtid_col) != SQLITE_NULL &&
+		   pmu_find(pm, sqlite3_column_int64(st, pm->gtid_col), &at);
+	for (size_t k = 0; k < PMU_WANTED; k++) {
+		if (!pm->present[k])
+			continue;
+		sbuf_reset(cell);
+		double v = has && at < pm->cap[k] ? pm->v[k][at] : NAN;
+		if (v == v && !strcmp(pmu_wanted[k][0] + 4, "total_time") && fabs(v) < 9e18) {
+			char buf[48];
+			num_format_ns_as_us(llround(v), buf, sizeof buf);
+			sbuf_adds(cell, buf);
+		} else if (v == v) {
+			/* the analysis keeps ratios as floats: nine digits give the same one */
+			char buf[40];
+			num_format_g9(v, buf, sizeof buf);
+			sbuf_adds(cell, buf);
+		}
+		csvt_build_cell(b, sbuf_str(cell), cell->len);
+	}
+}
+
+/* TASK with COMPUTE_TASK_INFO, and TASK_PMU_INFO's counters as columns, as the text
+ * export's kernel_details.csv: one row per compute task in start order, names through
+ * STRING_IDS, ns as µs; a counter named *_time (ns) becomes "<name>(us)", the totals
+ * aic_total_time and aiv_total_time "aicore_time(us)" and "aiv_time(us)". */
+struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list *dl)
+{
+	/* per column: the compute task's expression and the collective's (COMMUNICATION_OP,
+	 * listed as HCCL kernels as the text export does) */
+	static const struct { const char *header, *table, *column, *task, *comm; enum db_conv conv; } main_cols[] = {
+		{"Device_id", "TASK", "deviceId", "t.deviceId", "NULL", DBC_TEXT},
+		{"Name", "COMPUTE_TASK_INFO", "name", "c.name", "o.opName", DBC_STRING_ID},
+		{"Type", "COMPUTE_TASK_INFO", "opType", "c.opType", "o.opType", DBC_STRING_ID},
+		{"Accelerator Core", "COMPUTE_TASK_INFO", "taskType", "c.taskType", "'HCCL'", DBC_STRING_ID},
+		{"Start Time(us)", "TASK", "startNs", "t.startNs", "o.startNs", DBC_NS_US},
+		{"Duration(us)", "TASK", "endNs", "t.endNs - t.startNs", "o.endNs - o.startNs", DBC_NS_US},
+		{"Wait Time(us)", "COMPUTE_TASK_INFO", "waitNs", "c.waitNs", "o.waitNs", DBC_NS_US},
+		{"Block Dim", "COMPUTE_TASK_INFO", "blockDim", "c.blockDim", "0", DBC_TEXT},
+		{"Block Dim", "COMPUTE_TASK_INFO", "block_dim", "c.block_dim", "0", DBC_TEXT},
+		{"Mix Block Dim", "COMPUTE_TASK_INFO", "mixBlockDim", "c.mixBlockDim", "NULL", DBC_TEXT},
+		{"Input Shapes", "COMPUTE_TASK_INFO", "inputShapes", "c.inputShapes", "NULL", DBC_STRING_ID},
+		{"Input Data Types", "COMPUTE_TASK_INFO", "inputDataTypes", "c.inputDataTypes", "NULL", DBC_STRING_ID},
+		{"Input Formats", "COMPUTE_TASK_INFO", "inputFormats", "c.inputFormats", "NULL", DBC_STRING_ID},
+		{"Output Shapes", "COMPUTE_TASK_INFO", "outputShapes", "c.outputShapes", "NULL", DBC_STRING_ID},
+		{"Output Data Types", "COMPUTE_TASK_INFO", "outputDataTypes", "c.outputDataTypes", "NULL", DBC_STRING_ID},
+		{"Output Formats", "COMPUTE_TASK_INFO", "outputFormats", "c.outputFormats", "NULL", DBC_STRING_ID},
+		{"Context ID", "TASK", "contextId", "t.contextId", "NULL", DBC_NOT_SET},
+	};
+	*buf = NULL;
+	sqlite3 *h = db_open_readonly(path, dl);
+	if (!h)
+		return NULL;
+	struct csv_table *t = NULL;
+	struct db_cols tc = {0}, cc = {0}, oc = {0};
+	if (!db_has_table(h, "TASK") || !db_has_table(h, "COMPUTE_TASK_INFO") || !db_has_table(h, "STRING_IDS") ||
+	    !db_cols_load(h, "TASK", &tc) || !db_cols_load(h, "COMPUTE_TASK_INFO", &cc) || !db_cols_has(&tc, "startNs") ||
+	    !db_cols_has(&tc, "endNs") || !db_cols_has(&tc, "globalTaskId") || !db_cols_has(&cc, "globalTaskId") ||
+	    !db_cols_has(&cc, "name"))
+		goto out; /* no kernels to list (the events say why, if anything is missing) */
+	bool comm = db_has_table(h, "COMMUNICATION_OP") && db_cols_load(h, "COMMUNICATION_OP", &oc) &&
+		    db_cols_has(&oc, "startNs") && db_cols_has(&oc, "endNs") && db_cols_has(&oc, "opName");
+	/* head: the header as the text export writes it, which says when a Block Dim is there */
+	struct sbuf task = SBUF_INIT, ops = SBUF_INIT, sql = SBUF_INIT, head = SBUF_INIT;
+	enum db_conv conv[96];
+	const char *hdr[96];
+	size_t used = 0, n_hdr = 0;
+	for (size_t i = 0; i < sizeof main_cols / sizeof main_cols[0]; i++) {
+		if (!db_cols_has(!strcmp(main_cols[i].table, "TASK") ? &tc : &cc, main_cols[i].column) ||
+		    (used && !strcmp(main_cols[i].header, "Block Dim") && strstr(head.buf, "Block Dim,")))
+			continue;
+		const char *oexpr = main_cols[i].comm;
+		/* a collective's column the Db lacks (no waitNs, no opType): NULL */
+		if (!strncmp(oexpr, "o.", 2) && !db_cols_has(&oc, oexpr + 2))
+			oexpr = "NULL";
+		if (strstr(oexpr, "o.opType") && !db_cols_has(&oc, "opType"))
+			oexpr = "NULL";
+		sbuf_addf(&task, ", %s AS c%zu", main_cols[i].task, used);
+		sbuf_addf(&ops, ", %s", oexpr);
+		sbuf_addf(&head, "%s%s", used ? "," : "", main_cols[i].header);
+		hdr[n_hdr++] = main_cols[i].header;
+		conv[used++] = main_cols[i].conv;
+	}
+	/* the counters the analysis reads, one column each, from one pass over TASK_PMU_INFO
+	 * (stored by counter, not by task: no pivot in SQL, whose sort would hold it all) */
+	struct pmu pm = {0};
+	pmu_dense(h, &pm);
+	pmu_load(h, &pm);
+	for (size_t k = 0; k < PMU_WANTED; k++)
+		if (pm.present[k])
+			hdr[n_hdr++] = pmu_wanted[k][1];
+	/* compute tasks and collectives merged by start; the task id after the cells, for the
+	 * counters, then the sort keys. A compound SELECT ordered by its own columns lets
+	 * SQLite merge TASK read through its (startNs, ...) index with the collectives, sorting
+	 * only rows of equal start by rowid; ordering a subquery instead sorted every row's
+	 * text at once (in memory: temp_store=MEMORY), the kernel table's peak. */
+	sbuf_addf(&sql,
+		  "SELECT %s, t.globalTaskId AS g_, t.startNs AS k_, 0 AS s_, t.rowid AS r_ FROM TASK t"
+		  " JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId%s",
+		  sbuf_str(&task) + 2,
+		  /* a task without an op type is no kernel (a copy or an event named by its info) */
+		  db_cols_has(&cc, "opType") ? " WHERE c.opType IS NOT NULL" : "");
+	if (comm)
+		sbuf_addf(&sql, " UNION ALL SELECT %s, NULL, o.startNs, 1, o.rowid FROM COMMUNICATION_OP o",
+			  sbuf_str(&ops) + 2);
+	sbuf_adds(&sql, " ORDER BY k_, s_, r_");
+	pm.gtid_col = (int)used;
+	struct sid_cells sc[2] = {{.n = 0}, {.n = 0}};
+	db_keyed_open(&sc[0].k, h, "STRING_IDS", "id", "value");
+	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, sc, used, hdr, n_hdr, pmu_cells, pmu_done,
+		       &pm, dl);
+	sid_cells_free(&sc[0]);
+	sid_cells_free(&sc[1]);
+	sbuf_free(&task);
+	sbuf_free(&ops);
+	sbuf_free(&sql);
+	sbuf_free(&head);
+out:
+	db_cols_free(&tc);
+	db_cols_free(&cc);
+	db_cols_free(&oc);
+	sqlite3_close(h);
+	/* SQLite's pages and the counters' small blocks, freed out of order, would stay in
+	 * malloc's arenas beside the analysis (a tenth of its peak) */
+	xalloc_trim();
+	return t;
+}
