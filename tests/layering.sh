@@ -28,9 +28,6 @@ builddir=${ASCPROF_BUILDDIR:-}
 # printed as notes; any other such edge fails, and so does a line here that is no longer
 # a loop (delete it: the list only shrinks).
 KNOWN_LOOPS='
-# capture.h includes source.h, which names struct capture back
-include src/load/capture src/load/source
-include src/load/source src/load/capture
 # result.h, the bottom of the analysis, names stages above it: their types as fields
 # (gaps.h) and forward declarations (comm, cluster, service); result.c reads comm_split
 include src/analysis/result src/analysis/service

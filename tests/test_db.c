@@ -224,7 +224,7 @@ static void check_real_level(const char *rel)
 				[LANE_HOST_PYTHON] = "PYTORCH_API", [LANE_HOST_CANN] = "CANN_API", [LANE_DEVICE] = "TASK",
 				[LANE_COMM] = "COMMUNICATION_", [LANE_OVERLAP] = "OVERLAP_ANALYSIS"};
 			struct sbuf args = SBUF_INIT;
-			assert_true(source_event_args(rs, ev, &args) > 0);
+			assert_true(capture_event_args(rs, ev, &args) > 0);
 			char want[96];
 			snprintf(want, sizeof want, "Db row: %s", table[l->group] ? table[l->group] : "?");
 			if (!strstr(sbuf_str(&args), want))

@@ -13,7 +13,6 @@
 #include "capture.h"
 #include "comm_json.h"
 #include "kernel_timeline.h"
-#include "source.h"
 #include "lanes.h"
 #include "sbuf.h"
 #include "memory.h"
@@ -390,13 +389,13 @@ static void test_kernel_table_timeline(void **state)
 	/* the args come back from the row, through the tables source, with the row's line;
 	 * the entry text is that row as the trace element it stands for */
 	struct sbuf args = SBUF_INIT;
-	assert_ptr_equal(source_of(&kt->store), &source_tables);
-	assert_int_equal(source_event_args(&kt->store, 0, &args), 5);
+	assert_ptr_equal(capture_source_of(&kt->store), &source_tables);
+	assert_int_equal(capture_event_args(&kt->store, 0, &args), 5);
 	assert_non_null(strstr(sbuf_str(&args), "file: kernel_details.csv"));
 	char want_line[40];
 	snprintf(want_line, sizeof want_line, "line: %u\n", csvt_line(k, (size_t)store_ev_off(&kt->store, 0)));
 	assert_non_null(strstr(sbuf_str(&args), want_line));
-	assert_int_equal(source_entry_text(&kt->store, store_ev_off(&kt->store, 0), &args), 0);
+	assert_int_equal(capture_entry_text(&kt->store, store_ev_off(&kt->store, 0), &args), 0);
 	assert_non_null(strstr(sbuf_str(&args), "\"cat\":\"kernel_details\""));
 	assert_non_null(strstr(sbuf_str(&args), store_ev_name(&kt->store, 0)));
 	sbuf_free(&args);

@@ -38,6 +38,8 @@ const struct rank_data *app_rank_data_of(const struct app *app, size_t rank_inde
 	return &app->cap->ranks[rank_index];
 }
 
+int app_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out) { return capture_event_args(rs, ev, out); }
+
 struct diag_list *app_diags(struct app *app) { return &app->cap->diags; }
 
 size_t app_rank_index(const struct app *app) { return app->rank; }

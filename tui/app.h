@@ -200,6 +200,9 @@ const struct capture *app_capture(const struct app *app);
 /* Its ranks, and rank_index's (an index into them). */
 size_t app_rank_count(const struct app *app);
 const struct rank_data *app_rank_data_of(const struct app *app, size_t rank_index);
+/* Event ev's args (of a rank's store, or a kernel timeline's) as "key: value" lines, read
+ * back through the reader that filled the store; their number, or -1 with a message. */
+int app_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out);
 /* The capture's diagnostics: a thread-safe list the loader still appends to. */
 struct diag_list *app_diags(struct app *app);
 /* The selected rank, an index into the capture's ranks; selecting one refreshes nothing by

@@ -11,7 +11,7 @@
 #include "json_tok.h"
 #include "num.h"
 #include "sbuf.h"
-#include "source.h"
+#include "capture.h"
 #include "xalloc.h"
 
 struct ev_class analysis_kernel_class(struct kernel_memo *m, const struct csv_table *k, size_t row)
@@ -180,7 +180,7 @@ double analysis_collective_bytes(const struct rank_store *rs, uint32_t ev)
 {
 	struct sbuf raw = SBUF_INIT;
 	double bytes = 0;
-	if (source_entry_text(rs, store_ev_off(rs, ev), &raw) == 0) {
+	if (capture_entry_text(rs, store_ev_off(rs, ev), &raw) == 0) {
 		struct jtok jt;
 		jtok_init(&jt);
 		if (jtok_parse(&jt, raw.buf, raw.len) > 0) {

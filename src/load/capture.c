@@ -20,6 +20,35 @@
 #include "xalloc.h"
 #include "xthread.h"
 
+/* ---- sources ------------------------------------------------------------------------ */
+
+/* Db first: a rank with both exports reads the text one unless --source db says so,
+ * which the Db probe decides (source_db.c); then a timeline; else the tables alone. */
+static const struct source_ops *const capture_source_order[] = {&source_db, &source_text, &source_tables};
+
+static const struct source_ops *capture_source_pick(struct rank_data *rd, enum capture_source want, struct diag_list *dl)
+{
+	for (size_t i = 0; i < sizeof capture_source_order / sizeof *capture_source_order; i++)
+		if (capture_source_order[i]->probe(rd, want, dl))
+			return capture_source_order[i];
+	return &source_tables;
+}
+
+const struct source_ops *capture_source_of(const struct rank_store *rs)
+{
+	return rs->trace.db ? &source_db : rs->trace.rows ? &source_tables : &source_text;
+}
+
+int capture_entry_text(const struct rank_store *rs, uint64_t off, struct sbuf *out)
+{
+	return capture_source_of(rs)->entry_text(rs, off, out);
+}
+
+int capture_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out)
+{
+	return capture_source_of(rs)->event_args(rs, ev, out);
+}
+
 size_t capture_read_dirs(const struct capture_plan *plan, const char **out, size_t max)
 {
 	size_t n = 0;
@@ -88,7 +117,7 @@ struct capture *capture_open(const char *path, const struct capture_opts *opts)
 		diag_init(&rd->trace_diags);
 		atomic_init(&rd->state, RANK_PENDING);
 		atomic_init(&rd->csv_ready, false);
-		rd->source = source_pick(rd, cap->opts.source, &cap->diags);
+		rd->source = capture_source_pick(rd, cap->opts.source, &cap->diags);
 		rd->trace_bytes_total = rd->source->load_bytes(rd);
 	}
 	return cap;

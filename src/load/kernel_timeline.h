@@ -4,7 +4,7 @@
  * built straight into a store (store_build.h), so that the Timeline draws, indexes and
  * details it as it does a trace: an event's offset is its row, its args the row's cells
  * that matter with the row's file and line (read back through the tables source,
- * source.h). The rank's analysis is not changed by it. */
+ * capture.h). The rank's analysis is not changed by it. */
 #ifndef ASCPROF_KERNEL_TIMELINE_H
 #define ASCPROF_KERNEL_TIMELINE_H
 

@@ -2,13 +2,12 @@
 /* The Db source: a torch_npu or msprof Db export (and analysis.db beside it) read through
  * db.h: the events, the tables in the text export's form, the CommAnalyzer tables. */
 #include "config.h"
-#include "source.h"
+#include "capture.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "capture.h"
 #include "db.h"
 #include "i18n.h"
 #include "xalloc.h"

@@ -4,9 +4,8 @@
  * the tables; the explorer's device lanes come from the kernel table (kernel_timeline.h),
  * made while the capture loads when the front end asks for them (capture_opts.timelines). */
 #include "config.h"
-#include "source.h"
-
 #include "capture.h"
+
 #include "kernel_timeline.h"
 
 static bool source_tables_probe(struct rank_data *rd, enum capture_source want, struct diag_list *dl)

@@ -3,12 +3,11 @@
  * one trace), through the persistent index; its CSV tables and communication files are
  * the plan's. */
 #include "config.h"
-#include "source.h"
+#include "capture.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
 #include "i18n.h"
 #include "trace.h"
 #include "xalloc.h"

@@ -4,7 +4,7 @@
  * pair per event, events in the order given with their starts laid out a block at a time,
  * then the lanes as the trace loader leaves them (lanes_finish). An event's offset is the
  * reader's name for its record (a row number), read back through the reader's source
- * (source.h). */
+ * (capture.h). */
 #ifndef ASCPROF_STORE_BUILD_H
 #define ASCPROF_STORE_BUILD_H
 

@@ -11,7 +11,6 @@
 #include "lanes.h"
 #include "num.h"
 #include "sbuf.h"
-#include "source.h"
 #include "views.h"
 #include "kernel_index.h"
 #include "kernel_timeline.h"
@@ -818,7 +817,7 @@ static int draw_drawer(struct timeline *t, struct app *app, struct canvas *cv, i
 	/* args, parsed now from the file */
 	if (t->drawer_ev != ev) {
 		t->drawer_ev = ev;
-		t->n_args = source_event_args(rs, ev, &t->args);
+		t->n_args = app_event_args(rs, ev, &t->args);
 	}
 	if (t->n_args < 0) {
 		canvas_text(cv, x + 1, row++, w - 2, ST_WARN, sbuf_str(&t->args));
