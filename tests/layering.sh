@@ -43,7 +43,6 @@ include src/analysis/comm src/analysis/result
 include src/analysis/comm_split src/analysis/result
 include src/analysis/gaps src/analysis/result
 include src/analysis/metrics src/analysis/result
-include src/analysis/phase_verdict src/analysis/result
 # cluster.c includes the stages it reads; comm.c and cluster.h include each other
 include src/analysis/cluster src/analysis/align
 include src/analysis/cluster src/analysis/bottleneck
@@ -58,14 +57,9 @@ call src/analysis/comm src/analysis/comm_split
 call src/analysis/comm_split src/analysis/comm
 call src/analysis/result src/analysis/comm_split
 call src/analysis/comm src/analysis/result
-# bottleneck and phase_verdict call each other (the per-phase verdicts, the verdict rules)
-include src/analysis/bottleneck src/analysis/phase_verdict
-include src/analysis/phase_verdict src/analysis/bottleneck
+# bottleneck reads comm and comm_split
 include src/analysis/bottleneck src/analysis/comm
 include src/analysis/bottleneck src/analysis/comm_split
-include src/analysis/phase_verdict src/analysis/metrics
-call src/analysis/bottleneck src/analysis/phase_verdict
-call src/analysis/phase_verdict src/analysis/bottleneck
 '
 
 # source_edges: "include FROM TO WHY" for every #include "x.h" naming a header of the tree

@@ -235,11 +235,19 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	advice_env(rd->plan, ra); /* reads no event: every rank, timeline or not */
 }
 
+/* A rank's verdicts: the bottleneck rules over its window, then the same rules over each
+ * phase's steps (phase_verdict.h). */
+static void judge_rank(struct rank_analysis *ra)
+{
+	analysis_bottlenecks(ra);
+	analysis_phase_verdicts(ra);
+}
+
 void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
 {
 	analyse_rank(cap, ri, ra, dl, false, NULL, NULL);
 	comm_split_exposure(ra, NULL, 0); /* no collective list here: the kept sets go */
-	analysis_bottlenecks(ra);
+	judge_rank(ra);
 }
 
 struct rank_job {
@@ -330,7 +338,7 @@ void analysis_cross_ranks(struct analysis *an, enum cross_from from)
 		an->comm = comm_analyse(an->cap);
 		analysis_comm_metrics(an);
 		for (size_t i = 0; i < an->n_ranks; i++)
-			analysis_bottlenecks(&an->ranks[i]);
+			judge_rank(&an->ranks[i]);
 		an->cluster = cluster_analyse(an);
 		return;
 	}
@@ -347,7 +355,7 @@ void analysis_cross_ranks(struct analysis *an, enum cross_from from)
 	analysis_attribution_comm(an);
 	analysis_late_rank(an);
 	for (size_t i = 0; i < an->n_ranks; i++)
-		analysis_bottlenecks(&an->ranks[i]);
+		judge_rank(&an->ranks[i]);
 }
 
 /* ---- opening: what a path holds, to an analysis ------------------------------------- */

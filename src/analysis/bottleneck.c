@@ -21,7 +21,6 @@
 
 #include "comm.h"
 #include "i18n.h"
-#include "phase_verdict.h"
 #include "result.h"
 #include "xalloc.h"
 
@@ -189,11 +188,7 @@ bool analysis_device_sampled(const struct attribution *a)
 
 static void rank_bottlenecks(struct rank_analysis *ra);
 
-void analysis_bottlenecks(struct rank_analysis *ra)
-{
-	rank_bottlenecks(ra);
-	analysis_phase_verdicts(ra); /* the same rules over each phase's steps */
-}
+void analysis_bottlenecks(struct rank_analysis *ra) { rank_bottlenecks(ra); }
 
 /* Every candidate named and emptied, before a rank is judged again. */
 static void reset_candidates(struct rank_analysis *ra)
