@@ -29,12 +29,11 @@ builddir=${ASCPROF_BUILDDIR:-}
 # a loop (delete it: the list only shrinks).
 KNOWN_LOOPS='
 # result.h, the bottom of the analysis, names stages above it: their types as fields
-# (gaps.h) and forward declarations (comm, cluster, service); result.c reads comm_split
+# (gaps.h) and forward declarations (comm, cluster, service)
 include src/analysis/result src/analysis/service
 include src/analysis/service src/analysis/result
 include src/analysis/result src/analysis/cluster
 include src/analysis/result src/analysis/comm
-include src/analysis/result src/analysis/comm_split
 include src/analysis/result src/analysis/gaps
 include src/analysis/align src/analysis/result
 include src/analysis/bottleneck src/analysis/result
@@ -48,15 +47,10 @@ include src/analysis/cluster src/analysis/align
 include src/analysis/cluster src/analysis/bottleneck
 include src/analysis/cluster src/analysis/comm
 include src/analysis/comm src/analysis/cluster
-# comm and comm_split call each other (comm_rank, comm_split_rank); result.c calls
-# comm_split_exposure and comm sets its metrics through result (analysis_set_metric)
+# comm.h and comm_split.h include each other (their types)
 include src/analysis/comm src/analysis/comm_split
 include src/analysis/comm_split src/analysis/comm
 include src/analysis/comm_split src/analysis/metrics
-call src/analysis/comm src/analysis/comm_split
-call src/analysis/comm_split src/analysis/comm
-call src/analysis/result src/analysis/comm_split
-call src/analysis/comm src/analysis/result
 # bottleneck reads comm and comm_split
 include src/analysis/bottleneck src/analysis/comm
 include src/analysis/bottleneck src/analysis/comm_split

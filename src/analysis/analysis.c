@@ -352,7 +352,8 @@ void analysis_cross_ranks(struct analysis *an, enum cross_from from)
 	/* the late rank is the cluster analysis's; the verdicts need every rank's exposed
 	 * communication split (comm_split.h) */
 	an->cluster = cluster_analyse(an);
-	analysis_attribution_comm(an);
+	for (size_t i = 0; i < an->n_ranks; i++) /* each rank's exposed communication split */
+		comm_split_rank(an, i);
 	analysis_late_rank(an);
 	for (size_t i = 0; i < an->n_ranks; i++)
 		judge_rank(&an->ranks[i]);

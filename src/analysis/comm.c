@@ -741,12 +741,6 @@ void analysis_comm_metrics(struct analysis *an)
 	}
 }
 
-void analysis_attribution_comm(struct analysis *an)
-{
-	for (size_t i = 0; i < an->n_ranks; i++)
-		comm_split_rank(an, i);
-}
-
 bool analysis_comm_wait_known(const struct rank_analysis *ra)
 {
 	const struct attribution *a = &ra->attr;

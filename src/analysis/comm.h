@@ -169,12 +169,11 @@ double comm_ratio(int64_t part, int64_t transit);
  * 50 %, 3 below 80 %, 4 from 80 %. */
 int comm_heat_level(const struct comm_linkagg *l);
 /* The capture-level passes over an analysis (comm.c): per-rank communication metrics from
- * the communication analysis (an->comm); every rank's exposed communication split into
- * wait, transfer, setup and unsplit (comm_split.h); every rank's late_rank, the cluster
- * analysis's waited_for_rank (an->cluster, built before). */
+ * the communication analysis (an->comm); every rank's late_rank, the cluster analysis's
+ * waited_for_rank (an->cluster, built before). The driver splits each rank's exposed
+ * communication between them (comm_split_rank). */
 struct analysis;
 void analysis_comm_metrics(struct analysis *an);
-void analysis_attribution_comm(struct analysis *an);
 void analysis_late_rank(struct analysis *an);
 /* The rank's exposed wait for peers is known (split per collective by communication.json
  * or by the peers), though part of its exposed communication may stay unsplit. */

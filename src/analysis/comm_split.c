@@ -95,17 +95,6 @@ void comm_split_keep(struct rank_sets *s, struct rank_analysis *ra)
 	ra->comm_keep = k;
 }
 
-static void keep_free(struct rank_analysis *ra)
-{
-	if (!ra->comm_keep)
-		return;
-	ivset_free(&ra->comm_keep->exposed);
-	ivset_free(&ra->comm_keep->comm);
-	free(ra->comm_keep->before);
-	free(ra->comm_keep);
-	ra->comm_keep = NULL;
-}
-
 struct by_start {
 	int64_t start;
 	size_t i;
@@ -143,7 +132,7 @@ void comm_split_exposure(struct rank_analysis *ra, struct coll_inst *cs, size_t 
 			c->before = o[j].start - k->comm.start[ci] <= 1000 ? k->before[ci] : BEFORE_COLLECTIVE;
 	}
 	free(o);
-	keep_free(ra);
+	analysis_comm_keep_free(ra);
 }
 
 long comm_split_group_index(const char *name)

@@ -41,13 +41,7 @@ extern const struct comm_split_word comm_split_words[4];
 /* ... and stands out among its kind and group: this many times their median duration */
 #define COMM_OUTLIER_FACTOR 3.0
 
-/* The sets a rank's exposure and each collective's "before" are read from, kept from the
- * rank's metrics until the capture-level pass (the sets themselves are freed by then). */
-struct comm_keep {
-	struct ivset exposed; /* communication not under compute, inside the device span */
-	struct ivset comm;    /* every collective, merged */
-	uint8_t *before;      /* per comm interval: enum coll_before at its start */
-};
+/* struct comm_keep (result.h): what comm_split_keep keeps for comm_split_exposure. */
 
 struct rank_sets;
 /* Keeps what comm_split_exposure needs from the rank's sets (after its attribution). */

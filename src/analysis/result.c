@@ -2,7 +2,6 @@
 /* The result types' tables, names, lookups and destructor (result.h). */
 #include "result.h"
 
-#include "comm_split.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -353,10 +352,20 @@ void analysis_rank_free(struct rank_analysis *ra)
 	free(ra->by_phase);
 	memory_free(&ra->mem);
 	free(ra->outliers);
-	if (ra->comm_keep) /* never reached the capture-level pass */
-		comm_split_exposure(ra, NULL, 0);
+	analysis_comm_keep_free(ra); /* when it never reached the capture-level pass */
 	for (size_t i = 0; i < ra->n_advice; i++)
 		free(ra->advice[i].evidence);
 	free(ra->advice);
 	memset(ra, 0, sizeof *ra);
+}
+
+void analysis_comm_keep_free(struct rank_analysis *ra)
+{
+	if (!ra->comm_keep)
+		return;
+	ivset_free(&ra->comm_keep->exposed);
+	ivset_free(&ra->comm_keep->comm);
+	free(ra->comm_keep->before);
+	free(ra->comm_keep);
+	ra->comm_keep = NULL;
 }

@@ -22,6 +22,7 @@
 #include "capture.h"
 #include "category.h"
 #include "gaps.h"
+#include "intervals.h"
 #include "i18n.h"
 #include "memory.h"
 
@@ -415,6 +416,16 @@ struct phase_verdict {
  * (digest.h), in the digest's buffers (struct analysis keep) instead; and so are the
  * strings borrowed from the store or the CSV tables: either way they live as long as
  * the analysis. */
+/* The sets a rank's exposure and each collective's "before" are read from, kept from the
+ * rank's metrics until the capture-level pass (comm_split.h; the sets themselves are freed
+ * by then); freed with the rank if it never reaches that pass. */
+struct comm_keep {
+	struct ivset exposed; /* communication not under compute, inside the device span */
+	struct ivset comm;    /* every collective, merged */
+	uint8_t *before;      /* per comm interval: enum coll_before at its start */
+};
+void analysis_comm_keep_free(struct rank_analysis *ra);
+
 struct rank_analysis {
 	int rank;
 	size_t rank_index; /* in capture->ranks */
