@@ -467,11 +467,18 @@ struct small_capture {
 	struct analysis *an;
 };
 
-static const struct rank_analysis *analyse_python_ops(struct small_capture *sc, const char *events)
+/* events on a Python lane (and, with device, a device lane idle but for one task before
+ * everything: host-only is measured against a device the trace shows, unknown without one) */
+static const struct rank_analysis *analyse_host_ops(struct small_capture *sc, const char *events, bool device)
 {
 	sc->dir = tu_tmpdir();
 	char *text = xasprintf("[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, "
-			       "\"args\": {\"name\": \"Python\"}},\n%s]",
+			       "\"args\": {\"name\": \"Python\"}},\n%s%s]",
+			       device ? "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 2, "
+					"\"args\": {\"name\": \"Ascend Hardware\"}},\n"
+					"{\"ph\": \"X\", \"name\": \"probe\", \"pid\": 2, \"tid\": 1, \"ts\": \"-100\", "
+					"\"dur\": 1, \"cat\": \"kernel\"},\n"
+				      : "",
 			       events);
 	free(tu_write_str(sc->dir, "trace_view.json", text));
 	free(text);
@@ -480,6 +487,11 @@ static const struct rank_analysis *analyse_python_ops(struct small_capture *sc, 
 	sc->an = analysis_run(sc->cap);
 	assert_int_equal(sc->an->n_ranks, 1);
 	return &sc->an->ranks[0];
+}
+
+static const struct rank_analysis *analyse_python_ops(struct small_capture *sc, const char *events)
+{
+	return analyse_host_ops(sc, events, false);
 }
 
 static void small_capture_free(struct small_capture *sc)
@@ -556,11 +568,11 @@ static void test_host_work_union_across_lanes(void **state)
 {
 	(void)state;
 	struct small_capture sc;
-	const struct rank_analysis *ra = analyse_python_ops(
+	const struct rank_analysis *ra = analyse_host_ops(
 		&sc, EV("ProfilerStep#1", 1, 0, 1000) ",\n" EV("A", 1, 10, 40) ",\n" EV("B", 1, 20, 10) ",\n"
 		     EV("C", 1, 40, 30) ",\n" EV("Z", 1, 100, 0) ",\n" EV("D", 1, 200, 100) ",\n"
 		     EV("E", 2, 60, 60) ",\n" EV("F", 2, 120, 30) ",\n" EV("G", 2, 290, 110) ",\n"
-		     EV("aten::synchronize", 2, 350, 30) ",\n" EV("ProfilerStep#2", 3, 500, 100));
+		     EV("aten::synchronize", 2, 350, 30) ",\n" EV("ProfilerStep#2", 3, 500, 100), true);
 	assert_true(ra->have[M_HOST_BUSY_US] && ra->have[M_HOST_ONLY_US]);
 	assert_true(tu_close(ra->v[M_HOST_BUSY_US], 340.0, 1e-9, 1e-9));
 	assert_true(tu_close(ra->v[M_HOST_ONLY_US], 310.0, 1e-9, 1e-9));
@@ -661,7 +673,7 @@ static void test_host_work_many_lanes(void **state)
 	for (int k = 0; k < SPAN_US + 64; k++)
 		want += busy[k];
 	struct small_capture sc;
-	const struct rank_analysis *ra = analyse_python_ops(&sc, sb.buf);
+	const struct rank_analysis *ra = analyse_host_ops(&sc, sb.buf, true);
 	assert_true(ra->have[M_HOST_BUSY_US] && ra->have[M_HOST_ONLY_US]);
 	assert_true(tu_close(ra->v[M_HOST_BUSY_US], (double)want, 1e-9, 1e-9));
 	assert_true(tu_close(ra->v[M_HOST_ONLY_US], (double)want, 1e-9, 1e-9)); /* no device, no sync */

@@ -290,6 +290,42 @@ static void test_bounds(void **state)
 	free(dir);
 }
 
+/* No false device figures: a trace without one device lane (a host-only trace, a service
+ * trace read as a trace) gives its host's figures and leaves every device figure unknown
+ * (the text leaves them out, the steps table shows "-", JSON says null), and the verdict
+ * says why there is none, not "NPU idle 100 %". */
+static void test_no_device_lanes(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	free(tu_write_str(dir, "trace_view.json",
+			  "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"Python\"}},\n"
+			  "{\"ph\":\"X\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":\"1700000000000000.000\","
+			  "\"dur\":\"100.000\",\"cat\":\"cpu_op\"},\n"
+			  "{\"ph\":\"X\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":\"1700000000000500.000\","
+			  "\"dur\":\"50.000\",\"cat\":\"cpu_op\"}]\n"));
+	struct opened o = open_path(dir);
+	assert_int_equal(o.an->n_ranks, 1);
+	const struct rank_analysis *ra = &o.an->ranks[0];
+	assert_true(ra->have[M_HOST_BUSY_US]);
+	assert_int_equal((int64_t)(ra->v[M_HOST_BUSY_US] * 1000 + 0.5), 150000);
+	static const enum metric_id device[] = {M_NPU_BUSY_US, M_NPU_BUSY_PCT, M_COMPUTE_US, M_NPU_IDLE_US,
+						M_NPU_IDLE_PCT, M_FREE_US, M_COMM_US, M_DEVICE_COPY_US};
+	for (size_t i = 0; i < sizeof device / sizeof *device; i++)
+		assert_false(ra->have[device[i]]);
+	assert_false(ra->have[M_HOST_ONLY_US]); /* host work minus a device nobody saw */
+	assert_false(ra->attr.valid);
+	assert_non_null(strstr(analysis_attribution_why(&ra->attr), "no device lane"));
+	char *text = tu_report_text(o.an);
+	assert_null(strstr(text, "NPU idle"));
+	assert_null(strstr(text, "100.00 %"));
+	assert_non_null(strstr(text, "verdict: insufficient data: the trace has no device lane"));
+	free(text);
+	close_opened(&o);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_generations),
 		cmocka_unit_test(test_phases_from_forwards),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_no_device_lanes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

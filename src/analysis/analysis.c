@@ -86,14 +86,23 @@ static void rank_metrics(struct rank_stage *st)
 	struct rank_sets *s = st->sets;
 	int64_t lo = st->lo, hi = st->hi;
 	double t = stagetime_now();
+	/* a trace without one device lane (a host-only or a service trace) says nothing of
+	 * the device: its device figures stay unknown, never 0 or 100 % */
+	bool device = !ra->has_trace;
+	for (size_t i = 0; i < rs->n_lanes && !device; i++)
+		device = rs->lanes[i].group == LANE_DEVICE || rs->lanes[i].group == LANE_COMM;
 	if (st->have_timeline) {
 		if (!ra->has_trace)
 			rank_sets_derive(s, rs, ra->cls, false);
-		metrics_window(rs, ra, s, lo, hi, st->src_dev, st->src_host);
-		metrics_attribution(s, ra, lo, hi);
-		comm_split_keep(s, ra); /* each collective's exposed part, once they are listed */
-		phase_partition(s, ra);
-		gaps_rank(rs, ra->cls, s, ra, lo, hi);
+		metrics_window(rs, ra, s, lo, hi, device ? st->src_dev : NULL, st->src_host);
+		if (device) {
+			metrics_attribution(s, ra, lo, hi);
+			comm_split_keep(s, ra); /* each collective's exposed part, once they are listed */
+			phase_partition(s, ra);
+			gaps_rank(rs, ra->cls, s, ra, lo, hi);
+		} else {
+			ra->attr.invalid_why = N_("the trace has no device lane (Ascend Hardware, HCCL)");
+		}
 		metrics_landmarks(s, ra, lo, hi);
 		advice_rank(rs, rd->by_kind[CSV_KERNEL], ra, s);
 		metrics_per_step(ra, s);

@@ -2,6 +2,8 @@
 /* The attribution of a window to disjoint buckets (attribution.h). */
 #include "attribution.h"
 
+#include "i18n.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,4 +101,9 @@ int64_t attribution_sum(const struct attribution *a, const enum attr_bucket *b, 
 double attribution_pct(const struct attribution *a, int64_t ns)
 {
 	return a->wall_ns > 0 ? 100.0 * (double)ns / (double)a->wall_ns : 0.0;
+}
+
+const char *analysis_attribution_why(const struct attribution *a)
+{
+	return a->invalid_why ? a->invalid_why : N_("no trace and no kernel table rows with start times");
 }

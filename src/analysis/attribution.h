@@ -69,7 +69,10 @@ struct attribution {
 	int64_t span_lo, span_hi; /* device activity's span (inside the window; lo == hi: none) */
 	int64_t ns[ATTR_COUNT];
 	const char *comm_split; /* static: where the wait/transfer split came from, or why none */
+	const char *invalid_why; /* static, when not valid: why (NULL: no timeline at all) */
 };
+/* Why an attribution is not valid (static, untranslated: N_). */
+const char *analysis_attribution_why(const struct attribution *a);
 
 /* One layer of the priority order: the part of `set` not taken by earlier layers goes to
  * `bucket`. Sets are normalised in place. */

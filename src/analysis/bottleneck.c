@@ -206,9 +206,8 @@ static void reset_candidates(struct rank_analysis *ra)
 static void all_insufficient(struct rank_analysis *ra)
 {
 	for (int k = 0; k < BN_COUNT; k++) {
-		ra->bn[k].insufficient = xstrdup(
-			_("insufficient data: no trace and no kernel table rows with start times, so the window "
-			"cannot be attributed"));
+		ra->bn[k].insufficient = xasprintf(_("insufficient data: %s, so the window cannot be attributed"),
+						   _(analysis_attribution_why(&ra->attr)));
 		ra->bn[k].gain.basis = xstrdup(_("none: insufficient data"));
 		ra->bn[k].advice = xstrdup(_("export with a trace (trace_view.json) or kernel_details.csv"));
 	}
@@ -652,7 +651,7 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 {
 	const struct attribution *a = &ra->attr;
 	if (!a->valid) {
-		snprintf(buf, size, _("insufficient data: no trace and no kernel table rows with start times"));
+		snprintf(buf, size, _("insufficient data: %s"), _(analysis_attribution_why(a)));
 		return buf;
 	}
 	if (a->span_hi <= a->span_lo && a->ns[ATTR_EDGE_IDLE] == a->wall_ns) {

@@ -302,6 +302,35 @@ void metrics_per_step(struct rank_analysis *ra, struct rank_sets *s)
 	ivset_free(&exposed); /* the steps' dispatch ops were counted by metrics_window */
 }
 
+/* The host's figures of a window whose trace has no device lane (metrics_window): the
+ * host's work and its parts, which need no device to be measured; host-only stays unknown
+ * (host work minus a device busy nobody saw). */
+static void metrics_host_window(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *s,
+				int64_t wall, const char *src_host)
+{
+	int64_t host = s->host_total;
+	analysis_set_metric(ra, M_HOST_BUSY_US, us(host), CONF_HIGH, src_host);
+	analysis_set_metric(ra, M_HOST_BUSY_PCT, pct(host, wall), CONF_HIGH, src_host);
+	int64_t hcopy = ivset_total(&s->host_copy);
+	analysis_set_metric(ra, M_HOST_COPY_US, us(hcopy), CONF_HIGH, src_host);
+	analysis_set_metric(ra, M_HOST_COPY_PCT, pct(hcopy, host), CONF_HIGH, src_host);
+	ivset_normalize(&s->sync);
+	analysis_set_metric(ra, M_SYNC_OPS, (double)s->sync.n, CONF_MEDIUM, N_("host op names (.item, synchronize ...)"));
+	analysis_set_metric(ra, M_SYNC_US, us(ivset_total(&s->sync)), CONF_MEDIUM, N_("host op names"));
+	size_t dispatch = 0, hint = 0;
+	for (size_t k = 0; k < ra->n_steps; k++)
+		ra->steps[k].dispatch_ops = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (!(ra->cls[ev].flags & EVF_DISPATCH))
+			continue;
+		dispatch++;
+		size_t k = ra->n_steps ? analysis_step_at_near(ra, store_ts(rs, ev), &hint) : SIZE_MAX;
+		if (k != SIZE_MAX)
+			ra->steps[k].dispatch_ops++;
+	}
+	analysis_set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH, N_("cpu_op events on Python lanes"));
+}
+
 /* Device, host and communication figures over the whole window, from the sets. */
 void metrics_window(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *s,
 			   int64_t lo, int64_t hi, const char *src_dev, const char *src_host)
@@ -312,6 +341,10 @@ void metrics_window(const struct rank_store *rs, struct rank_analysis *ra, struc
 	struct ivset tmp;
 	ivset_init(&tmp);
 	analysis_set_metric(ra, M_WALL_US, us(wall), CONF_HIGH, ra->has_trace ? N_("trace X events") : src_dev);
+	if (!src_dev) { /* no device lane: the host's figures only */
+		metrics_host_window(rs, ra, s, wall, src_host);
+		return;
+	}
 	analysis_set_metric(ra, M_NPU_BUSY_US, us(busy), CONF_HIGH, src_dev);
 	analysis_set_metric(ra, M_NPU_BUSY_PCT, pct(busy, wall), CONF_HIGH, src_dev);
 	analysis_set_metric(ra, M_COMPUTE_US, us(compute), CONF_HIGH, src_dev);

@@ -24,7 +24,7 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 {
 	const struct attribution *a = &ra->attr;
 	if (!a->valid) {
-		fputs(_("\nattribution: insufficient data (no trace and no kernel table rows with start times)\n"), out);
+		fprintf(out, _("\nattribution: insufficient data (%s)\n"), _(analysis_attribution_why(a)));
 		return;
 	}
 	char barbuf[64];
@@ -154,10 +154,15 @@ static void text_steps(const struct rank_analysis *ra, FILE *out)
 				snprintf(host, sizeof host, "%.3f", (double)s->host_only_ns / 1e6);
 			if (ra->have[M_DISPATCH_OPS])
 				snprintf(disp, sizeof disp, "%zu", s->dispatch_ops);
-			fprintf(out, " %*.3f %12.3f %9.3f %13s %9s  %-10s  %s\n", 11 - over, (double)s->compute_ns / 1e6,
-				(double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6, host, disp,
-				analysis_phase_signal_name(s->phase_source),
-				analysis_confidence_text(s->phase_conf));
+			/* without device lanes the device's figures are unknown too */
+			char comp[32] = "-", comm[32] = "-", free_[32] = "-";
+			if (ra->have[M_COMPUTE_US]) {
+				snprintf(comp, sizeof comp, "%.3f", (double)s->compute_ns / 1e6);
+				snprintf(comm, sizeof comm, "%.3f", (double)s->comm_not_overlapped_ns / 1e6);
+				snprintf(free_, sizeof free_, "%.3f", (double)s->free_ns / 1e6);
+			}
+			fprintf(out, " %*s %12s %9s %13s %9s  %-10s  %s\n", 11 - over, comp, comm, free_, host, disp,
+				analysis_phase_signal_name(s->phase_source), analysis_confidence_text(s->phase_conf));
 		}
 		if (shown < ra->n_steps)
 			fprintf(out, _("  ... %zu more steps (see --json)\n"), ra->n_steps - shown);
@@ -421,9 +426,15 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_kstr(w, "phase_signal", analysis_phase_signal_name(s->phase_source));
 		jsonw_kstr(w, "phase_confidence", analysis_confidence_name(s->phase_conf));
 		jsonw_kstr(w, "phase_evidence", s->phase_evidence);
-		jsonw_kus(w, "compute_us", s->compute_ns);
-		jsonw_kus(w, "comm_not_overlapped_us", s->comm_not_overlapped_ns);
-		jsonw_kus(w, "free_us", s->free_ns);
+		if (ra->have[M_COMPUTE_US]) { /* null without device lanes, as the metrics */
+			jsonw_kus(w, "compute_us", s->compute_ns);
+			jsonw_kus(w, "comm_not_overlapped_us", s->comm_not_overlapped_ns);
+			jsonw_kus(w, "free_us", s->free_ns);
+		} else {
+			jsonw_knull(w, "compute_us");
+			jsonw_knull(w, "comm_not_overlapped_us");
+			jsonw_knull(w, "free_us");
+		}
 		if (ra->have[M_HOST_ONLY_US]) /* null without a host trace, as the metric */
 			jsonw_kus(w, "host_only_us", s->host_only_ns);
 		else

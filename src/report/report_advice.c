@@ -25,7 +25,8 @@ static const char *rule_reason(const struct rank_analysis *ra, int rule)
 {
 	if (ra->advice_status[rule] == ADV_STATUS_NOT_APPLICABLE && ra->advice_reason[rule])
 		return ra->advice_reason[rule];
-	return N_("no trace and no kernel table rows with start times: the rules did not run");
+	return ra->attr.invalid_why ? N_("the trace has no device lane: the rules did not run")
+				    : N_("no trace and no kernel table rows with start times: the rules did not run");
 }
 
 /* The rules that saw no instance, in one line each way: checked, and not applicable with why. */

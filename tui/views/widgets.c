@@ -203,7 +203,9 @@ void draw_attribution_bar(struct canvas *cv, int x, int y, int w, const struct a
 	if (w < 12)
 		return;
 	if (!a->valid) {
-		canvas_text(cv, x, y, w, ST_DIM, _("Time: insufficient data (no trace, no kernel rows with start times)"));
+		char why[200];
+		snprintf(why, sizeof why, _("Time: insufficient data (%s)"), _(analysis_attribution_why(a)));
+		canvas_text(cv, x, y, w, ST_DIM, why);
 		return;
 	}
 	int bw = w - 8 > 100 ? 100 : w - 8;
