@@ -302,6 +302,24 @@ void metrics_per_step(struct rank_analysis *ra, struct rank_sets *s)
 	ivset_free(&exposed); /* the steps' dispatch ops were counted by metrics_window */
 }
 
+/* Dispatch ops, and each by start time into the step window holding it (events come
+ * mostly in time order: the search starts at the last one's step), for metrics_per_step. */
+static void count_dispatch(const struct rank_store *rs, struct rank_analysis *ra)
+{
+	size_t dispatch = 0, hint = 0;
+	for (size_t k = 0; k < ra->n_steps; k++)
+		ra->steps[k].dispatch_ops = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		if (!(ra->cls[ev].flags & EVF_DISPATCH))
+			continue;
+		dispatch++;
+		size_t k = ra->n_steps ? analysis_step_at_near(ra, store_ts(rs, ev), &hint) : SIZE_MAX;
+		if (k != SIZE_MAX)
+			ra->steps[k].dispatch_ops++;
+	}
+	analysis_set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH, N_("cpu_op events on Python lanes"));
+}
+
 /* The host's figures of a window whose trace has no device lane (metrics_window): the
  * host's work and its parts, which need no device to be measured; host-only stays unknown
  * (host work minus a device busy nobody saw). */
@@ -317,18 +335,7 @@ static void metrics_host_window(const struct rank_store *rs, struct rank_analysi
 	ivset_normalize(&s->sync);
 	analysis_set_metric(ra, M_SYNC_OPS, (double)s->sync.n, CONF_MEDIUM, N_("host op names (.item, synchronize ...)"));
 	analysis_set_metric(ra, M_SYNC_US, us(ivset_total(&s->sync)), CONF_MEDIUM, N_("host op names"));
-	size_t dispatch = 0, hint = 0;
-	for (size_t k = 0; k < ra->n_steps; k++)
-		ra->steps[k].dispatch_ops = 0;
-	for (size_t ev = 0; ev < rs->n_ev; ev++) {
-		if (!(ra->cls[ev].flags & EVF_DISPATCH))
-			continue;
-		dispatch++;
-		size_t k = ra->n_steps ? analysis_step_at_near(ra, store_ts(rs, ev), &hint) : SIZE_MAX;
-		if (k != SIZE_MAX)
-			ra->steps[k].dispatch_ops++;
-	}
-	analysis_set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH, N_("cpu_op events on Python lanes"));
+	count_dispatch(rs, ra);
 }
 
 /* Device, host and communication figures over the whole window, from the sets. */
@@ -393,22 +400,7 @@ void metrics_window(const struct rank_store *rs, struct rank_analysis *ra, struc
 				    N_("host op names (.item, synchronize ...)"));
 		analysis_set_metric(ra, M_SYNC_US, us(ivset_total(&s->sync)), CONF_MEDIUM,
 				    N_("host op names"));
-		/* dispatch ops, and each by start time into the step window holding it (events
-		 * come mostly in time order: the search starts at the last one's step), for
-		 * metrics_per_step */
-		size_t dispatch = 0, hint = 0;
-		for (size_t k = 0; k < ra->n_steps; k++)
-			ra->steps[k].dispatch_ops = 0;
-		for (size_t ev = 0; ev < rs->n_ev; ev++) {
-			if (!(ra->cls[ev].flags & EVF_DISPATCH))
-				continue;
-			dispatch++;
-			size_t k = ra->n_steps ? analysis_step_at_near(ra, store_ts(rs, ev), &hint) : SIZE_MAX;
-			if (k != SIZE_MAX)
-				ra->steps[k].dispatch_ops++;
-		}
-		analysis_set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH,
-				    N_("cpu_op events on Python lanes"));
+		count_dispatch(rs, ra);
 		collective_metrics(rs, ra);
 	}
 	ivset_free(&tmp);
