@@ -29,9 +29,7 @@ builddir=${ASCPROF_BUILDDIR:-}
 # a loop (delete it: the list only shrinks).
 KNOWN_LOOPS='
 # result.h, the bottom of the analysis, names stages above it: their types as fields
-# (gaps.h) and forward declarations (comm, cluster, service)
-include src/analysis/result src/analysis/service
-include src/analysis/service src/analysis/result
+# (gaps.h) and forward declarations (comm, cluster)
 include src/analysis/result src/analysis/cluster
 include src/analysis/result src/analysis/comm
 include src/analysis/result src/analysis/gaps

@@ -930,13 +930,13 @@ static void check_op_row(const struct rank_store *rs, const struct rank_analysis
 	}
 	qsort(buf, n, sizeof *buf, cmp_i64);
 	if (o->count != n || o->total_ns != total || o->min_ns != buf[0] || o->max_ns != buf[n - 1] ||
-	    o->p50_ns != analysis_nearest_rank(buf, n, 0.5) || o->p95_ns != analysis_nearest_rank(buf, n, 0.95))
+	    o->p50_ns != nearest_rank(buf, n, 0.5) || o->p95_ns != nearest_rank(buf, n, 0.95))
 		fail_msg("%s (scope %d, phase %d): count %llu total %lld min %lld max %lld p50 %lld p95 %lld; the oracle "
 			 "%zu %lld %lld %lld %lld %lld",
 			 o->name, o->scope, o->phase, (unsigned long long)o->count, (long long)o->total_ns,
 			 (long long)o->min_ns, (long long)o->max_ns, (long long)o->p50_ns, (long long)o->p95_ns, n,
 			 (long long)total, (long long)buf[0], (long long)buf[n - 1],
-			 (long long)analysis_nearest_rank(buf, n, 0.5), (long long)analysis_nearest_rank(buf, n, 0.95));
+			 (long long)nearest_rank(buf, n, 0.5), (long long)nearest_rank(buf, n, 0.95));
 }
 
 /* Every op row of generated captures with prefill and decode steps (and groups past the

@@ -201,21 +201,21 @@ static void test_nearest_rank_select(void **state)
 			for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++) {
 				int64_t c[300];
 				memcpy(c, a, n * sizeof *a);
-				assert_true(analysis_nearest_rank_select(c, n, qs[k]) == analysis_nearest_rank(b, n, qs[k]));
+				assert_true(nearest_rank_select(c, n, qs[k]) == nearest_rank(b, n, qs[k]));
 				/* the pair: the lower rank first, the higher among the values above it */
 				for (size_t h = k; h < sizeof qs / sizeof qs[0]; h++) {
 					int64_t lo = -1, hi = -1;
 					memcpy(c, a, n * sizeof *a);
-					analysis_nearest_rank_select2(c, n, qs[k], qs[h], &lo, &hi);
-					assert_true(lo == analysis_nearest_rank(b, n, qs[k]));
-					assert_true(hi == analysis_nearest_rank(b, n, qs[h]));
+					nearest_rank_select2(c, n, qs[k], qs[h], &lo, &hi);
+					assert_true(lo == nearest_rank(b, n, qs[k]));
+					assert_true(hi == nearest_rank(b, n, qs[h]));
 				}
 			}
 		}
 	}
-	assert_true(analysis_nearest_rank_select(a, 0, 0.5) == 0);
+	assert_true(nearest_rank_select(a, 0, 0.5) == 0);
 	int64_t lo = -1, hi = -1;
-	analysis_nearest_rank_select2(a, 0, 0.5, 0.95, &lo, &hi);
+	nearest_rank_select2(a, 0, 0.5, 0.95, &lo, &hi);
 	assert_true(lo == 0 && hi == 0);
 }
 
@@ -256,18 +256,18 @@ static void test_nearest_rank_select_many(void **state)
 			for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++) {
 				int64_t lo = -1, hi = -1;
 				memcpy(c, a, n * sizeof *a);
-				analysis_nearest_rank_select2(c, n, qs[k][0], qs[k][1], &lo, &hi);
-				assert_true(lo == analysis_nearest_rank(b, n, qs[k][0]));
-				assert_true(hi == analysis_nearest_rank(b, n, qs[k][1]));
+				nearest_rank_select2(c, n, qs[k][0], qs[k][1], &lo, &hi);
+				assert_true(lo == nearest_rank(b, n, qs[k][0]));
+				assert_true(hi == nearest_rank(b, n, qs[k][1]));
 				/* the values are only reordered */
 				qsort(c, n, sizeof *c, cmp_i64);
 				assert_memory_equal(b, c, n * sizeof *b);
 				/* given the least and the greatest (the op statistics know them) */
 				memcpy(c, a, n * sizeof *a);
 				lo = hi = -1;
-				analysis_nearest_rank_select2_in(c, n, b[0], b[n - 1], qs[k][0], qs[k][1], &lo, &hi);
-				assert_true(lo == analysis_nearest_rank(b, n, qs[k][0]));
-				assert_true(hi == analysis_nearest_rank(b, n, qs[k][1]));
+				nearest_rank_select2_in(c, n, b[0], b[n - 1], qs[k][0], qs[k][1], &lo, &hi);
+				assert_true(lo == nearest_rank(b, n, qs[k][0]));
+				assert_true(hi == nearest_rank(b, n, qs[k][1]));
 				qsort(c, n, sizeof *c, cmp_i64);
 				assert_memory_equal(b, c, n * sizeof *b);
 			}
@@ -308,11 +308,11 @@ static void test_nearest_rank(void **state)
 	int64_t v[20];
 	for (int i = 0; i < 20; i++)
 		v[i] = (i + 1) * 10;
-	assert_int_equal(analysis_nearest_rank(v, 20, 0.5), 100);  /* ceil(10) = 10th */
-	assert_int_equal(analysis_nearest_rank(v, 20, 0.95), 190); /* ceil(19) = 19th */
-	assert_int_equal(analysis_nearest_rank(v, 19, 0.95), 190); /* ceil(18.05) = 19th */
-	assert_int_equal(analysis_nearest_rank(v, 1, 0.5), 10);
-	assert_int_equal(analysis_nearest_rank(v, 0, 0.5), 0);
+	assert_int_equal(nearest_rank(v, 20, 0.5), 100);  /* ceil(10) = 10th */
+	assert_int_equal(nearest_rank(v, 20, 0.95), 190); /* ceil(19) = 19th */
+	assert_int_equal(nearest_rank(v, 19, 0.95), 190); /* ceil(18.05) = 19th */
+	assert_int_equal(nearest_rank(v, 1, 0.5), 10);
+	assert_int_equal(nearest_rank(v, 0, 0.5), 0);
 }
 
 /* Big sets made of several sorted runs (one per lane) and of random intervals: the

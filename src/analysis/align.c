@@ -127,12 +127,12 @@ static size_t count_matches(const struct coll_inst *ref, size_t nref, const stru
 static void set_offset(struct rank_analysis *ra, int64_t *d, size_t k, bool loose)
 {
 	xqsort(d, k, sizeof *d, cmp_i64);
-	int64_t off = analysis_nearest_rank(d, k, 0.5);
+	int64_t off = nearest_rank(d, k, 0.5);
 	for (size_t i = 0; i < k; i++)
 		d[i] = llabs(d[i] - off);
 	xqsort(d, k, sizeof *d, cmp_i64);
 	ra->offset_ns[ALIGN_COLLECTIVE] = off;
-	ra->residual_ns = analysis_nearest_rank(d, k, 0.5);
+	ra->residual_ns = nearest_rank(d, k, 0.5);
 	ra->residual_max_ns = d[k - 1];
 	ra->matched_collectives = k;
 	ra->collective_ok = true;
@@ -368,7 +368,7 @@ static void collective_spread(struct coll_inst *const *cs, struct rank_analysis 
 			a = b;
 			continue;
 		}
-		int64_t mid = analysis_nearest_rank_select(ends, m, 0.5);
+		int64_t mid = nearest_rank_select(ends, m, 0.5);
 		int64_t least = INT64_MAX;
 		double bytes = 0;
 		size_t kept = 0;

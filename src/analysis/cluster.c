@@ -48,7 +48,7 @@ static int cmp_inst(const void *a, const void *b)
 
 static int64_t median_of(int64_t *v, size_t n)
 {
-	return n ? analysis_nearest_rank_select(v, n, 0.5) : 0;
+	return n ? nearest_rank_select(v, n, 0.5) : 0;
 }
 
 /* Matches the ranks' collectives and adds wait and transfer to ranks, cells and groups. */

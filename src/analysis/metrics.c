@@ -45,7 +45,7 @@ static void collective_metrics(const struct rank_store *rs, struct rank_analysis
 	                    group_lanes ? N_("HCCL group lanes") : N_("device communication tasks"));
 	if (n) {
 		xqsort(d, n, sizeof *d, cmp_i64);
-		analysis_set_metric(ra, M_COLLECTIVE_MEDIAN_US, us(analysis_nearest_rank(d, n, 0.5)),
+		analysis_set_metric(ra, M_COLLECTIVE_MEDIAN_US, us(nearest_rank(d, n, 0.5)),
 		                    CONF_HIGH,
 		                    group_lanes ? N_("HCCL group lanes") : N_("device communication tasks"));
 	}
@@ -56,7 +56,7 @@ static void collective_metrics(const struct rank_store *rs, struct rank_analysis
 			b[i] = (int64_t)sizes[i];
 		xqsort(b, nsize, sizeof *b, cmp_i64);
 		analysis_set_metric(ra, M_COLLECTIVE_MEDIAN_MB,
-		                    (double)analysis_nearest_rank(b, nsize, 0.5) / 1e6, CONF_MEDIUM,
+		                    (double)nearest_rank(b, nsize, 0.5) / 1e6, CONF_MEDIUM,
 		                    N_("collective args count x data_type size"));
 		free(b);
 	}
@@ -503,8 +503,8 @@ void metrics_step_summary(struct rank_analysis *ra, bool dir_from_device)
 		analysis_set_metric(ra, M_DECODE_STEPS, (double)decode, ra->phase_conf, psrc);
 		analysis_set_metric(ra, M_MIXED_STEPS, (double)mixed, ra->phase_conf, psrc);
 	}
-	analysis_set_metric(ra, M_STEP_P50_US, us(analysis_nearest_rank(durs, ra->n_steps, 0.5)), sc, ssrc);
-	analysis_set_metric(ra, M_STEP_P95_US, us(analysis_nearest_rank(durs, ra->n_steps, 0.95)), sc, ssrc);
+	analysis_set_metric(ra, M_STEP_P50_US, us(nearest_rank(durs, ra->n_steps, 0.5)), sc, ssrc);
+	analysis_set_metric(ra, M_STEP_P95_US, us(nearest_rank(durs, ra->n_steps, 0.95)), sc, ssrc);
 	free(durs);
 	if (ra->has_trace) {
 		analysis_set_metric(ra, M_DISPATCH_PER_STEP, (double)dispatch / n, sc,

@@ -243,7 +243,7 @@ struct pcts {
 static struct pcts op_pcts(int64_t *d, size_t k, struct dur_sum sum)
 {
 	struct pcts p;
-	analysis_nearest_rank_select2_in(d, k, sum.lo, sum.hi, 0.5, 0.95, &p.p50, &p.p95);
+	nearest_rank_select2_in(d, k, sum.lo, sum.hi, 0.5, 0.95, &p.p50, &p.p95);
 	return p;
 }
 

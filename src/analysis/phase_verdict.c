@@ -72,7 +72,7 @@ void phase_partition(struct rank_sets *s, struct rank_analysis *ra)
 		pv->part.span_lo = r->span_lo;
 		pv->part.span_hi = r->span_hi;
 		pv->part.comm_split = r->comm_split;
-		analysis_nearest_rank_select2(durs, pv->steps, 0.5, 0.95, &pv->p50_ns, &pv->p95_ns);
+		nearest_rank_select2(durs, pv->steps, 0.5, 0.95, &pv->p50_ns, &pv->p95_ns);
 		pv->first = -1;
 		ra->n_by_phase++;
 	}

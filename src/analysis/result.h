@@ -25,6 +25,7 @@
 #include "intervals.h"
 #include "i18n.h"
 #include "memory.h"
+#include "nearest_rank.h"
 
 enum confidence { CONF_HIGH, CONF_MEDIUM, CONF_LOW };
 const char *analysis_confidence_name(enum confidence c); /* static: English, for JSON */
@@ -611,17 +612,6 @@ static inline size_t analysis_step_at_near(const struct rank_analysis *ra, int64
 	*hint = c;
 	return t < ra->steps[c].win_end ? c : SIZE_MAX;
 }
-/* Percentile by nearest rank of a sorted array: the ceil(q*n)-th smallest. */
-int64_t analysis_nearest_rank(const int64_t *sorted, size_t n, double q);
-/* The same of unsorted values, in linear time (the values are reordered). */
-int64_t analysis_nearest_rank_select(int64_t *values, size_t n, double q);
-/* Two percentiles of unsorted values, q_lo <= q_hi (the values are reordered; both 0 when
- * n is 0): a histogram pass for many values, quickselect for few. */
-void analysis_nearest_rank_select2(int64_t *values, size_t n, double q_lo, double q_hi, int64_t *lo,
-				   int64_t *hi);
-/* The same of values whose least and greatest are known (min, max: one pass fewer). */
-void analysis_nearest_rank_select2_in(int64_t *values, size_t n, int64_t min, int64_t max, double q_lo,
-				      double q_hi, int64_t *lo, int64_t *hi);
 
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "i18n.h"
-#include "result.h"
+#include "nearest_rank.h"
 #include "xalloc.h"
 
 /* The percentiles of v (n values, reordered), or why when there are none. */
@@ -20,9 +20,9 @@ static struct service_dist service_dist_of(int64_t *v, size_t n, const char *why
 		return d;
 	}
 	d.valid = true;
-	analysis_nearest_rank_select2(v, n, 0.50, 0.90, &d.p50, &d.p90);
-	d.p99 = analysis_nearest_rank_select(v, n, 0.99);
-	d.max = analysis_nearest_rank_select(v, n, 1.0);
+	nearest_rank_select2(v, n, 0.50, 0.90, &d.p50, &d.p90);
+	d.p99 = nearest_rank_select(v, n, 0.99);
+	d.max = nearest_rank_select(v, n, 1.0);
 	return d;
 }
 
@@ -133,7 +133,7 @@ static void service_samples(struct service_analysis *sa, const struct serving *s
 }
 
 /* The median of n values (reordered), -1 with none. */
-static int64_t service_median(int64_t *v, size_t n) { return n ? analysis_nearest_rank_select(v, n, 0.5) : -1; }
+static int64_t service_median(int64_t *v, size_t n) { return n ? nearest_rank_select(v, n, 0.5) : -1; }
 
 /* The part that holds 40 % or more of base (the parts partition it), by name; no verdict
  * otherwise. */

@@ -251,7 +251,7 @@ static size_t idle_segments(struct rank_sets *sets, struct span **out, int64_t *
 	for (size_t i = 0; i < ng; i++)
 		g[i] = active.start[i + 1] - active.end[i];
 	xqsort(g, ng, sizeof *g, cmp_i64);
-	int64_t p90 = analysis_nearest_rank(g, ng, 0.9);
+	int64_t p90 = nearest_rank(g, ng, 0.9);
 	int64_t thr = 4 * p90 > 200000 ? 4 * p90 : 200000;
 	free(g);
 	*threshold = thr;

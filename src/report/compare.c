@@ -212,7 +212,7 @@ bool compare_fig_value(const struct rank_analysis *ra, int fig, double *out)
 		if (ra->steps[i].phase == phase_figs[fig - M_COUNT].phase)
 			d[n++] = ra->steps[i].end - ra->steps[i].start;
 	xqsort(d, n, sizeof *d, cmp_i64);
-	*out = (double)analysis_nearest_rank(d, n, phase_figs[fig - M_COUNT].q) / 1e3;
+	*out = (double)nearest_rank(d, n, phase_figs[fig - M_COUNT].q) / 1e3;
 	free(d);
 	return n > 0;
 }

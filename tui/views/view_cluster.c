@@ -60,7 +60,7 @@ static void step_medians(struct cluster_view *v, const struct cluster_analysis *
 		for (size_t i = at[s]; i < at[s + 1]; i++)
 			if (col[i] >= 0)
 				col[at[s] + n++] = col[i];
-		v->step_med[s] = n ? analysis_nearest_rank_select(col + at[s], n, 0.5) : 0;
+		v->step_med[s] = n ? nearest_rank_select(col + at[s], n, 0.5) : 0;
 	}
 	free(fill);
 	free(at);
