@@ -29,28 +29,25 @@ builddir=${ASCPROF_BUILDDIR:-}
 # a loop (delete it: the list only shrinks).
 KNOWN_LOOPS='
 # result.h, the bottom of the analysis, names stages above it: their types as fields
-# (gaps.h) and forward declarations (comm, cluster)
+# (gaps.h) and forward declarations (cluster)
 include src/analysis/result src/analysis/cluster
-include src/analysis/result src/analysis/comm
 include src/analysis/result src/analysis/gaps
 include src/analysis/align src/analysis/result
 include src/analysis/bottleneck src/analysis/result
 include src/analysis/cluster src/analysis/result
-include src/analysis/comm src/analysis/result
 include src/analysis/comm_split src/analysis/result
 include src/analysis/gaps src/analysis/result
 include src/analysis/metrics src/analysis/result
-# cluster.c includes the stages it reads; comm.c and cluster.h include each other
+# cluster.c includes the stages it reads
 include src/analysis/cluster src/analysis/align
 include src/analysis/cluster src/analysis/bottleneck
-include src/analysis/cluster src/analysis/comm
-include src/analysis/comm src/analysis/cluster
-# comm.h and comm_split.h include each other (their types)
-include src/analysis/comm src/analysis/comm_split
-include src/analysis/comm_split src/analysis/comm
+# comm_ranks puts the comm and cluster analyses into the ranks: on the result cycle
+include src/analysis/bottleneck src/analysis/comm_ranks
+include src/analysis/comm_ranks src/analysis/cluster
+include src/analysis/comm_ranks src/analysis/comm_split
+include src/analysis/comm_ranks src/analysis/result
 include src/analysis/comm_split src/analysis/metrics
-# bottleneck reads comm and comm_split
-include src/analysis/bottleneck src/analysis/comm
+# bottleneck reads comm_split
 include src/analysis/bottleneck src/analysis/comm_split
 '
 

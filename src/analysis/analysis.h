@@ -22,6 +22,7 @@
 #include "phase_verdict.h"
 #include "capture.h"
 #include "comm.h"
+#include "comm_ranks.h"
 #include "digest.h"
 #include "opstats.h"
 #include "query.h"

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "comm_ranks.h"
 #include "i18n.h"
 #include "result.h"
 #include "xalloc.h"

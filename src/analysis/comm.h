@@ -168,18 +168,6 @@ double comm_ratio(int64_t part, int64_t transit);
  * transport, else against the median of its group and transport: 1 below 25 %, 2 below
  * 50 %, 3 below 80 %, 4 from 80 %. */
 int comm_heat_level(const struct comm_linkagg *l);
-/* The capture-level passes over an analysis (comm.c): per-rank communication metrics from
- * the communication analysis (an->comm); every rank's late_rank, the cluster analysis's
- * waited_for_rank (an->cluster, built before). The driver splits each rank's exposed
- * communication between them (comm_split_rank). */
-struct analysis;
-void analysis_comm_metrics(struct analysis *an);
-void analysis_late_rank(struct analysis *an);
-/* The rank's exposed wait for peers is known (split per collective by communication.json
- * or by the peers), though part of its exposed communication may stay unsplit. */
-struct rank_analysis;
-bool analysis_comm_wait_known(const struct rank_analysis *ra);
-
 /* The heatmap legend in words (with the ASCII glyphs the text report uses). */
 extern const char comm_heat_ascii[5];
 extern const char *const comm_heat_legend;
