@@ -29,14 +29,12 @@ builddir=${ASCPROF_BUILDDIR:-}
 # a loop (delete it: the list only shrinks).
 KNOWN_LOOPS='
 # result.h, the bottom of the analysis, names stages above it: their types as fields
-# (gaps.h) and forward declarations (cluster)
+# (gap_types.h is below it) and forward declarations (cluster)
 include src/analysis/result src/analysis/cluster
-include src/analysis/result src/analysis/gaps
 include src/analysis/align src/analysis/result
 include src/analysis/bottleneck src/analysis/result
 include src/analysis/cluster src/analysis/result
 include src/analysis/comm_split src/analysis/result
-include src/analysis/gaps src/analysis/result
 include src/analysis/metrics src/analysis/result
 # cluster.c includes the stages it reads
 include src/analysis/cluster src/analysis/align

@@ -21,7 +21,7 @@
 #include "attribution.h"
 #include "capture.h"
 #include "category.h"
-#include "gaps.h"
+#include "gap_types.h"
 #include "intervals.h"
 #include "i18n.h"
 #include "memory.h"
@@ -425,6 +425,7 @@ struct comm_keep {
 	struct ivset comm;    /* every collective, merged */
 	uint8_t *before;      /* per comm interval: enum coll_before at its start */
 };
+struct rank_analysis;
 void analysis_comm_keep_free(struct rank_analysis *ra);
 
 struct rank_analysis {
