@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "align.h"
-#include "bottleneck.h"
 #include "comm.h"
 #include "capture.h"
 #include "evkind.h"

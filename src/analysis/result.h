@@ -21,6 +21,7 @@
 #include "attribution.h"
 #include "capture.h"
 #include "category.h"
+#include "cluster_types.h"
 #include "gap_types.h"
 #include "intervals.h"
 #include "i18n.h"
@@ -549,11 +550,8 @@ struct coll_inst {
 	uint8_t before; /* enum coll_before: the device just before it started */
 };
 
-/* What a rank's device did just before a collective started (comm_split.h). */
-enum coll_before { BEFORE_UNKNOWN, BEFORE_COMPUTE, BEFORE_COLLECTIVE, BEFORE_HOST, BEFORE_IDLE, BEFORE_COUNT };
 
 struct comm_analysis;
-struct cluster_analysis;
 struct cluster_db;
 struct digest_keep;
 struct service_analysis;
