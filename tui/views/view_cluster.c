@@ -11,6 +11,7 @@
 
 #include "cluster.h"
 #include "comm_split.h"
+#include "csvw.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -264,6 +265,42 @@ static int handle(void *p, struct app *app, enum action act)
 	return VH_UNHANDLED;
 }
 
+/* One row per rank and step (a rank without steps: one row, its step fields empty): the
+ * step's time, its wait and the step's median across ranks beside the rank's figures. */
+static size_t export_csv(void *p, struct app *app, FILE *out)
+{
+	struct cluster_view *v = p;
+	const struct published *pub = app_pub(app);
+	const struct cluster_analysis *ca = pub ? pub->an->cluster : NULL;
+	static const char *const head[] = {"rank",      "step",        "step_ms",     "step_wait_ms", "step_median_ms",
+					   "rank_step_ms", "rank_own_ms", "rank_wait_ms", "z",            "slow"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	if (!ca)
+		return 0;
+	step_medians(v, ca);
+	size_t rows = 0;
+	for (size_t r = 0; r < ca->n_ranks; r++) {
+		const struct cluster_rank *cr = &ca->ranks[r];
+		char b[9][40];
+		snprintf(b[0], 40, "%d", cr->rank);
+		snprintf(b[5], 40, "%.6f", ms(cr->step_ns));
+		snprintf(b[6], 40, "%.6f", ms(cr->own_ns));
+		snprintf(b[7], 40, "%.6f", ms(cr->wait_step_ns));
+		snprintf(b[8], 40, isnan(cr->z) ? "" : isinf(cr->z) ? (cr->z > 0 ? "inf" : "-inf") : "%.3f", cr->z);
+		for (size_t s = 0; s < cr->n_steps || (s == 0 && !cr->n_steps); s++, rows++) {
+			const struct cluster_cell *cell = s < cr->n_steps && s < ca->n_steps ? cluster_cell(ca, r, s) : NULL;
+			bool timed = cell && cell->dur_ns >= 0;
+			snprintf(b[1], 40, cell ? "%zu" : "", s + 1);
+			snprintf(b[2], 40, timed ? "%.6f" : "", timed ? ms(cell->dur_ns) : 0.0);
+			snprintf(b[3], 40, timed ? "%.6f" : "", timed ? ms(cell->wait_ns) : 0.0);
+			snprintf(b[4], 40, cell ? "%.6f" : "", cell ? ms(v->step_med[s]) : 0.0);
+			const char *row[] = {b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], cr->slow ? "yes" : "no"};
+			csvw_row(out, row, sizeof row / sizeof row[0]);
+		}
+	}
+	return rows;
+}
+
 const struct view_ops cluster_view_ops = {
 	.title = N_("Cluster"),
 	.scopes = KS_LIST,
@@ -272,4 +309,5 @@ const struct view_ops cluster_view_ops = {
 	.draw = draw,
 	.handle = handle,
 	.hint = N_("Enter: the rank's timeline   h l columns   steps: time vs the step's median, colour: wait share"),
+	.export_csv = export_csv,
 };
