@@ -123,7 +123,7 @@ static void *create_docs(struct app *app)
 	for (size_t i = 0; i < n_threshold_defs; i++) {
 		add(tv, ST_NORMAL, 2, _("%-26s >= %-8g full at %-8g %s"), threshold_defs[i].metric, threshold_defs[i].threshold,
 		    threshold_defs[i].full, _(threshold_defs[i].why));
-		hang(tv, 26);
+		hang(tv, 56); /* under the why, after "%-26s >= %-8g full at %-8g " */
 	}
 	add(tv, ST_NORMAL, 0, "%s", "");
 	add(tv, ST_BOLD, 0, "%s", _("Category rules (first match wins)"));
