@@ -333,7 +333,7 @@ static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident
 	ra->has_timeline = dio_b(d, ra->has_timeline);
 	ra->t0 = id->t0;
 	io_metrics(d, ra);
-	ra->step_source = (enum step_source)dio_e(d, ra->step_source, STEP_SRC_OP_SEQUENCE + 1);
+	ra->step_source = (enum step_source)dio_e(d, ra->step_source, STEP_SRC_KERNEL_STEP + 1);
 	ra->step_evidence = dio_os(d, ra->step_evidence);
 	ra->phase_source = (enum phase_source)dio_e(d, ra->phase_source, PHASE_SRC_COUNT);
 	ra->phase_conf = (enum confidence)dio_e(d, ra->phase_conf, CONF_LOW + 1);

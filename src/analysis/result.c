@@ -40,6 +40,7 @@ const char *analysis_step_source_name(enum step_source s)
 	case STEP_SRC_WINDOW: return _("whole window");
 	case STEP_SRC_NONE: return _("none");
 	case STEP_SRC_OP_SEQUENCE: return _("op sequence");
+	case STEP_SRC_KERNEL_STEP: return _("the kernel table's Step Id");
 	}
 	return "?";
 }

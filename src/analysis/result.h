@@ -226,6 +226,7 @@ enum step_source {
 	STEP_SRC_WINDOW,
 	STEP_SRC_NONE,
 	STEP_SRC_OP_SEQUENCE, /* the first and last kernels repeat once per step, alternating */
+	STEP_SRC_KERNEL_STEP, /* no trace: the kernel table's Step Id column */
 };
 const char *analysis_step_source_name(enum step_source s); /* static */
 

@@ -1504,6 +1504,43 @@ static void steps_from_table(struct rank_analysis *ra, const struct csv_table *s
 	}
 }
 
+/* A rank without a trace: a step per value of the kernel table's Step Id, from its first
+ * kernel's start to its last one's end, in time order (values by the table's string ids:
+ * linear in the rows however many there are). The spans' ev holds the value's string id. */
+static size_t kernel_step_spans(const struct csv_table *kt, struct span **out)
+{
+	*out = NULL;
+	if (!kt || !csvt_has(kt, COL_STEP_ID))
+		return 0;
+	uint32_t n_ids = strtab_count(kt->strs);
+	struct span *by_id = xcalloc(n_ids ? n_ids : 1, sizeof *by_id);
+	size_t n = 0;
+	for (size_t r = 0; r < kt->nrows; r++) {
+		uint32_t id = csvt_str_id(kt, r, COL_STEP_ID);
+		const char *s = strtab_str(kt->strs, id);
+		int64_t a, d = 0;
+		if (!*s || !strcmp(s, "N/A") || !csvt_time(kt, r, COL_START, &a))
+			continue;
+		if (!csvt_time(kt, r, COL_DURATION, &d) || d < 0)
+			d = 0;
+		struct span *sp = &by_id[id];
+		if (!sp->ev) {
+			*sp = (struct span){a, a + d, 1};
+			n++;
+		}
+		sp->start = a < sp->start ? a : sp->start;
+		sp->end = a + d > sp->end ? a + d : sp->end;
+	}
+	*out = xmalloc((n ? n : 1) * sizeof **out);
+	n = 0;
+	for (uint32_t id = 0; id < n_ids; id++)
+		if (by_id[id].ev)
+			(*out)[n++] = (struct span){by_id[id].start, by_id[id].end, id};
+	free(by_id);
+	xqsort(*out, n, sizeof **out, cmp_span);
+	return n;
+}
+
 void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct pending_sets *sets,
 		    struct diag_list *dl)
 {
@@ -1588,6 +1625,22 @@ void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *
 		steps_from_table(ra, st);
 		ra->step_source = STEP_SRC_STEP_TRACE;
 		why = xasprintf(_("step_trace_time.csv rows (no trace: durations only)"));
+	} else if (sets && (n = kernel_step_spans(rd->by_kind[CSV_KERNEL], &v)) > 0) {
+		/* the kernel table's own steps, with windows its timeline and figures share */
+		const struct csv_table *kt = rd->by_kind[CSV_KERNEL];
+		int64_t end = v[n - 1].end;
+		for (size_t i = 0; i < n; i++)
+			end = v[i].end > end ? v[i].end : end;
+		set_steps(ra, rs, v, n, "Step", end);
+		for (size_t i = 0; i < n; i++) {
+			free(ra->steps[i].label);
+			ra->steps[i].label = xasprintf("Step %s", strtab_str(kt->strs, v[i].ev));
+			ra->steps[i].marker_ev = UINT32_MAX;
+		}
+		free(v);
+		ra->step_source = STEP_SRC_KERNEL_STEP;
+		why = xasprintf(_("%zu Step Id value(s) in kernel_details.csv (no trace): each step from its first "
+				  "kernel's start to its last one's end"), n);
 	} else {
 		ra->step_source = STEP_SRC_NONE;
 		why = xstrdup(_("no trace and no step table"));

@@ -104,6 +104,7 @@ static const bool col_read[CSV_COL_COUNT] = {
 	[COL_NAME] = true,
 	[COL_RELEASE_TIME] = true,
 	[COL_SIZE_KB] = true,
+	[COL_STEP_ID] = true,
 	[COL_STAGE] = true,
 	[COL_START] = true,
 	[COL_STEP] = true,

@@ -29,7 +29,7 @@
 static char *files_dir(const char *const *paths, size_t n);
 
 /* Raise on any change of the layout below or of what the loader puts in a store. */
-#define TINDEX_FORMAT 3
+#define TINDEX_FORMAT 4 /* 4: the kernel table keeps Step Id */
 #define TINDEX_MAGIC "ASCPIDX"
 #define TINDEX_ENDIAN 0x01020304u
 

@@ -758,6 +758,7 @@ static const char *step_method(const struct rank_analysis *ra, bool trace)
 	case STEP_SRC_ENGINE: return "engine ops";
 	case STEP_SRC_IDLE_GAPS: return "idle-gap segments";
 	case STEP_SRC_OP_SEQUENCE: return "op sequence";
+	case STEP_SRC_KERNEL_STEP: return "kernel table Step Id";
 	case STEP_SRC_WINDOW: return "whole window";
 	case STEP_SRC_NONE: break;
 	}

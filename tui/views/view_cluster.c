@@ -11,6 +11,7 @@
 
 #include "cluster.h"
 #include "comm_split.h"
+#include "csvw.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -18,6 +19,9 @@ struct cluster_view {
 	struct listbox lb;
 	const struct cluster_analysis *seen; /* step medians are for this analysis */
 	int64_t *step_med;                   /* per step: median time across ranks */
+	int hskip;                           /* figure columns scrolled out after the rank (h l) */
+	size_t step0;                        /* the first step shown, once no figure is left to scroll */
+	bool steps_cut;                      /* the figures are all out and steps are cut on the right */
 };
 
 static void *create(struct app *app)
@@ -138,14 +142,33 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	canvas_fill(cv, x, yy, w, 1, ' ', ST_HEADER);
 	/* TRANSLATORS: column titles: each keeps the cells of its column */
 	const char *head = _("rank    step ms    own ms   wait ms      z  ");
-	canvas_textf(cv, x + 1, yy, w - 2, ST_HEADER, _("%ssteps: time vs the step's median (wait share: colour)"), head);
+	int head_w = canvas_width(head);
+	/* too narrow for the steps: h l scroll the figures out (the rank stays), then the
+	 * steps one at a time */
+	int widths[] = {5, 10, 10, 10, head_w - 35, 0}, skip_more;
+	widths[5] = (int)ca->n_steps;
+	struct hscroll hs, probe;
+	view_hscroll_setup_cols(&hs, widths, 6, 1, &v->hskip, w - 2);
+	skip_more = v->hskip + 1;
+	view_hscroll_setup_cols(&probe, widths, 6, 1, &skip_more, w - 2);
+	int cells_x = x + 1 + view_hscroll_col(&hs, head_w), cells_w = x + w - 1 - cells_x;
+	size_t fit = cells_w > 0 ? (size_t)cells_w : 0;
+	if (v->step0 + fit > ca->n_steps)
+		v->step0 = ca->n_steps > fit ? ca->n_steps - fit : 0;
+	v->steps_cut = skip_more == v->hskip && v->step0 + fit < ca->n_steps;
+	char title[256];
+	if (v->step0 || v->step0 + fit < ca->n_steps)
+		snprintf(title, sizeof title, _("%ssteps %zu-%zu of %zu: time vs the step's median (wait share: colour)"),
+			 head, v->step0 + 1, v->step0 + fit, ca->n_steps);
+	else
+		snprintf(title, sizeof title, _("%ssteps: time vs the step's median (wait share: colour)"), head);
+	view_hscroll_text(cv, x + 1, yy, w - 2, ST_HEADER, title, &hs);
 	yy++;
 	int groups = (int)(ca->n_groups < 4 ? ca->n_groups : 4);
 	int table_h = y + h - yy - (groups ? groups + 2 : 1);
 	if (table_h < 1)
 		table_h = 1;
 	listbox_clamp(&v->lb, table_h);
-	int cells_x = x + 1 + canvas_width(head), cells_w = x + w - 1 - cells_x;
 	for (int r = 0; r < table_h && v->lb.top + (size_t)r < ca->n_ranks; r++) {
 		size_t i = v->lb.top + (size_t)r;
 		const struct cluster_rank *cr = &ca->ranks[i];
@@ -153,23 +176,26 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		bool sel = i == v->lb.sel;
 		if (sel)
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
-		char z[16] = "-";
+		char z[16] = "-", line[96];
 		if (isinf(cr->z))
 			snprintf(z, sizeof z, "%s", cr->z > 0 ? "inf" : "-inf");
 		else if (!isnan(cr->z))
 			snprintf(z, sizeof z, "%.1f", cr->z);
-		canvas_textf(cv, x + 1, ry, cells_x - x - 1, sel ? ST_SELECTED : cr->slow ? ST_WARN : ST_NORMAL,
-			     "%-5d %9.3f %9.3f %9.3f %6s", cr->rank, ms(cr->step_ns), ms(cr->own_ns), ms(cr->wait_step_ns), z);
+		snprintf(line, sizeof line, "%-5d %9.3f %9.3f %9.3f %6s", cr->rank, ms(cr->step_ns), ms(cr->own_ns),
+			 ms(cr->wait_step_ns), z);
+		view_hscroll_text(cv, x + 1, ry, cells_x - x - 1, sel ? ST_SELECTED : cr->slow ? ST_WARN : ST_NORMAL, line,
+				  &hs);
 		/* one cell per step: a height glyph for the time against the step's median, in
 		 * the colour of its wait share */
 		static const uint32_t level[] = {0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
-		for (int c = 0; c < cells_w && (size_t)c < ca->n_steps; c++) {
-			const struct cluster_cell *cell = cluster_cell(ca, i, (size_t)c);
+		for (int c = 0; c < cells_w && v->step0 + (size_t)c < ca->n_steps; c++) {
+			size_t s = v->step0 + (size_t)c;
+			const struct cluster_cell *cell = cluster_cell(ca, i, s);
 			if (cell->dur_ns < 0) {
 				canvas_set(cv, cells_x + c, ry, ' ', ST_DIM);
 				continue;
 			}
-			double rel = v->step_med[c] > 0 ? (double)cell->dur_ns / (double)v->step_med[c] : 1;
+			double rel = v->step_med[s] > 0 ? (double)cell->dur_ns / (double)v->step_med[s] : 1;
 			int lv = (int)((rel - 0.6) / 0.8 * 7 + 0.5); /* 0.6x .. 1.4x of the median */
 			lv = lv < 0 ? 0 : lv > 7 ? 7 : lv;
 			double wait = cell->dur_ns > 0 ? (double)cell->wait_ns / (double)cell->dur_ns : 0;
@@ -205,6 +231,17 @@ static int handle(void *p, struct app *app, enum action act)
 	struct cluster_view *v = p;
 	if (listbox_handle(&v->lb, act))
 		return VH_HANDLED;
+	/* Right past the figures moves the steps; Left brings the steps back first */
+	if (act == ACT_COLUMN_RIGHT && v->steps_cut) {
+		v->step0++;
+		return VH_HANDLED;
+	}
+	if (act == ACT_COLUMN_LEFT && v->step0) {
+		v->step0--;
+		return VH_HANDLED;
+	}
+	if (view_hscroll_handle(&v->hskip, act))
+		return VH_HANDLED;
 	const struct published *pub = app_pub(app);
 	if (act == ACT_OPEN && pub && v->lb.sel < pub->an->n_ranks) {
 		const struct rank_analysis *ra = &pub->an->ranks[v->lb.sel];
@@ -228,6 +265,42 @@ static int handle(void *p, struct app *app, enum action act)
 	return VH_UNHANDLED;
 }
 
+/* One row per rank and step (a rank without steps: one row, its step fields empty): the
+ * step's time, its wait and the step's median across ranks beside the rank's figures. */
+static size_t export_csv(void *p, struct app *app, FILE *out)
+{
+	struct cluster_view *v = p;
+	const struct published *pub = app_pub(app);
+	const struct cluster_analysis *ca = pub ? pub->an->cluster : NULL;
+	static const char *const head[] = {"rank",      "step",        "step_ms",     "step_wait_ms", "step_median_ms",
+					   "rank_step_ms", "rank_own_ms", "rank_wait_ms", "z",            "slow"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	if (!ca)
+		return 0;
+	step_medians(v, ca);
+	size_t rows = 0;
+	for (size_t r = 0; r < ca->n_ranks; r++) {
+		const struct cluster_rank *cr = &ca->ranks[r];
+		char b[9][40];
+		snprintf(b[0], 40, "%d", cr->rank);
+		snprintf(b[5], 40, "%.6f", ms(cr->step_ns));
+		snprintf(b[6], 40, "%.6f", ms(cr->own_ns));
+		snprintf(b[7], 40, "%.6f", ms(cr->wait_step_ns));
+		snprintf(b[8], 40, isnan(cr->z) ? "" : isinf(cr->z) ? (cr->z > 0 ? "inf" : "-inf") : "%.3f", cr->z);
+		for (size_t s = 0; s < cr->n_steps || (s == 0 && !cr->n_steps); s++, rows++) {
+			const struct cluster_cell *cell = s < cr->n_steps && s < ca->n_steps ? cluster_cell(ca, r, s) : NULL;
+			bool timed = cell && cell->dur_ns >= 0;
+			snprintf(b[1], 40, cell ? "%zu" : "", s + 1);
+			snprintf(b[2], 40, timed ? "%.6f" : "", timed ? ms(cell->dur_ns) : 0.0);
+			snprintf(b[3], 40, timed ? "%.6f" : "", timed ? ms(cell->wait_ns) : 0.0);
+			snprintf(b[4], 40, cell ? "%.6f" : "", cell ? ms(v->step_med[s]) : 0.0);
+			const char *row[] = {b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], cr->slow ? "yes" : "no"};
+			csvw_row(out, row, sizeof row / sizeof row[0]);
+		}
+	}
+	return rows;
+}
+
 const struct view_ops cluster_view_ops = {
 	.title = N_("Cluster"),
 	.scopes = KS_LIST,
@@ -235,5 +308,6 @@ const struct view_ops cluster_view_ops = {
 	.destroy = destroy,
 	.draw = draw,
 	.handle = handle,
-	.hint = N_("Enter: the rank's timeline   steps: time vs the step's median, colour: wait share"),
+	.hint = N_("Enter: the rank's timeline   h l columns   steps: time vs the step's median, colour: wait share"),
+	.export_csv = export_csv,
 };

@@ -41,6 +41,7 @@ struct comm_view {
 	size_t n_ops, n_links;
 	struct trow *trs;
 	size_t n_trs;
+	int hskip; /* number columns scrolled out after the name (Right/l, Left/h) */
 };
 
 static const struct comm_analysis *analysis_of(struct app *app)
@@ -181,20 +182,41 @@ struct col {
 	int sort; /* the sort it shows, -1 none */
 };
 
-static int header(struct canvas *cv, int x, int y, int w, const char *name, int name_w, const struct col *cols,
-		  size_t n, int sort, bool reverse)
+/* The screen column of column c of a table drawn from x in w columns, its name column
+ * name_w wide, scrolled as hs says; -1 when c is scrolled out or does not fit. */
+static int col_x(const struct hscroll *hs, int x, int w, int name_w, const struct col *cols, size_t c)
 {
+	int at = name_w;
+	for (size_t k = 0; k < c; k++)
+		at += cols[k].width;
+	at = view_hscroll_col(hs, at);
+	return at < 0 || 1 + at + cols[c].width > w ? -1 : x + 1 + at;
+}
+
+/* The header of a table of a name column and n number columns, which scroll by column
+ * (h l: v->hskip) when they do not fit in w; *hs says where each column is drawn
+ * (col_x). Returns the screen column after the last one drawn. */
+static int header(struct comm_view *v, struct hscroll *hs, struct canvas *cv, int x, int y, int w, const char *name,
+		  int name_w, const struct col *cols, size_t n, int sort, bool reverse)
+{
+	int widths[16] = {name_w}, nw = 1;
+	for (size_t c = 0; c < n && nw < 16; c++)
+		widths[nw++] = cols[c].width;
+	view_hscroll_setup_cols(hs, widths, nw, 1, &v->hskip, w - 2);
 	canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
 	canvas_textf(cv, x + 1, y, name_w, ST_HEADER, "%s%s", _(name), sort == OS_NAME ? (reverse ? " \u25B4" : " \u25BE") : "");
-	int cx = x + 1 + name_w;
-	for (size_t c = 0; c < n && cx + cols[c].width <= x + w; c++) {
+	int end = x + 1 + name_w;
+	for (size_t c = 0; c < n; c++) {
+		int cx = col_x(hs, x, w, name_w, cols, c);
+		if (cx < 0)
+			continue;
 		char t[32];
 		snprintf(t, sizeof t, "%s%s", cols[c].title[0] ? _(cols[c].title) : "",
 			 sort >= 0 && cols[c].sort == sort ? (reverse ? "\u25B4" : "\u25BE") : "");
 		canvas_text_right(cv, cx, y, cols[c].width - 1, ST_HEADER, t);
-		cx += cols[c].width;
+		end = cx + cols[c].width;
 	}
-	return cx;
+	return end;
 }
 
 static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w, int h)
@@ -211,7 +233,8 @@ static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w
 		num_w += cols[c].width;
 	/* the name gets room first: the last columns fall off a narrow screen */
 	int name_w = w - 2 - num_w < 26 ? 26 : w - 2 - num_w;
-	header(cv, x, y, w, N_("op  kind  group"), name_w, cols, sizeof cols / sizeof cols[0], v->sort[PANE_OPS],
+	struct hscroll hs;
+	header(v, &hs, cv, x, y, w, N_("op  kind  group"), name_w, cols, sizeof cols / sizeof cols[0], v->sort[PANE_OPS],
 	       v->reverse[PANE_OPS]);
 	struct listbox *lb = &v->lb[PANE_OPS];
 	int foot = 1;
@@ -235,16 +258,16 @@ static void draw_ops(struct comm_view *v, struct canvas *cv, int x, int y, int w
 		char name[512];
 		snprintf(name, sizeof name, "%s  %s  %s", o->type, o->kind == COMM_KIND_P2P ? "p2p " : "coll", o->group);
 		canvas_text(cv, x + 1, ry, name_w - 1, st, name);
-		int cx = x + 1 + name_w;
 		double vals[] = {(double)o->count,       (double)o->t[COMM_T_ELAPSE] / 1e6,
 				 (double)o->t[COMM_T_TRANSIT] / 1e6, (double)o->t[COMM_T_WAIT] / 1e6,
 				 (double)o->t[COMM_T_IDLE] / 1e6, (double)o->t[COMM_T_SYNC] / 1e6, o->wait_ratio,
 				 o->sync_ratio, o->bw_gbps, o->small_pct};
-		for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx + cols[c].width <= x + w; c++) {
+		for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
 			/* msprof's advisor flags a wait ratio above 0.2 */
 			enum style cs = !sel && c == 6 && vals[c] > 0.2 ? ST_WARN : st;
-			num_cell(cv, cx, ry, cols[c].width, cs, decimals[c], false, vals[c]);
-			cx += cols[c].width;
+			int cx = col_x(&hs, x, w, name_w, cols, c);
+			if (cx >= 0)
+				num_cell(cv, cx, ry, cols[c].width, cs, decimals[c], false, vals[c]);
 		}
 	}
 	if (!v->n_ops)
@@ -262,7 +285,8 @@ static void draw_transports(struct comm_view *v, struct canvas *cv, int x, int y
 	};
 	static const int decimals[] = {3, 3, 3, 1, 1, 0, 0, 1, 1};
 	int name_w = 17;
-	int end = header(cv, x, y, w, N_("ranks  transport"), name_w, cols, sizeof cols / sizeof cols[0], -1, false);
+	struct hscroll hs;
+	int end = header(v, &hs, cv, x, y, w, N_("ranks  transport"), name_w, cols, sizeof cols / sizeof cols[0], -1, false);
 	struct listbox *lb = &v->lb[PANE_TRANSPORTS];
 	listbox_clamp(lb, h - 1);
 	for (int r = 0; r < h - 1 && lb->top + (size_t)r < v->n_trs; r++) {
@@ -282,10 +306,10 @@ static void draw_transports(struct comm_view *v, struct canvas *cv, int x, int y
 		double large = s->packets > 0 && comm_refs[tr->tr].large_mb > 0 ? 100 * s->large_packets / s->packets : NAN;
 		double vals[] = {s->size_mb, (double)s->time_ns / 1e6, s->bw_gbps, ref, 100 * s->util, (double)s->entries,
 				 s->packets, s->packets > 0 ? 100 * s->small_packets / s->packets : NAN, large};
-		int cx = x + 1 + name_w;
-		for (size_t c = 0; c < sizeof cols / sizeof cols[0] && cx + cols[c].width <= x + w; c++) {
-			num_cell(cv, cx, ry, cols[c].width, st, decimals[c], c == 4, vals[c]);
-			cx += cols[c].width;
+		for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+			int cx = col_x(&hs, x, w, name_w, cols, c);
+			if (cx >= 0)
+				num_cell(cv, cx, ry, cols[c].width, st, decimals[c], c == 4, vals[c]);
 		}
 		/* the share of the reference as a bar, where there is room */
 		if (end + 8 <= x + w && isfinite(s->util))
@@ -397,7 +421,8 @@ static void draw_matrix(struct comm_view *v, struct canvas *cv, int x, int y, in
 		{N_("med GB/s"), 10, -1},  {"", 6, -1},
 	};
 	int name_w = w - 2 - 57 < 24 ? 24 : w - 2 - 57;
-	header(cv, x, y, w, N_("src -> dst  group"), name_w, cols, sizeof cols / sizeof cols[0], -1, false);
+	struct hscroll hs;
+	header(v, &hs, cv, x, y, w, N_("src -> dst  group"), name_w, cols, sizeof cols / sizeof cols[0], -1, false);
 	listbox_clamp(lb, h - 1);
 	for (int r = 0; r < h - 1 && lb->top + (size_t)r < v->n_links; r++) {
 		size_t idx = lb->top + (size_t)r;
@@ -406,15 +431,15 @@ static void draw_matrix(struct comm_view *v, struct canvas *cv, int x, int y, in
 		bool sel = idx == lb->sel;
 		enum style st = row_style(cv, x, ry, w, sel);
 		canvas_textf(cv, x + 1, ry, name_w - 1, st, "%d -> %d  %s", l->src, l->dst, l->group);
-		int cx = x + 1 + name_w;
-		canvas_text_right(cv, cx, ry, cols[0].width - 1, st, comm_transport_name((enum comm_transport)l->transport));
-		cx += cols[0].width;
+		int cx = col_x(&hs, x, w, name_w, cols, 0);
+		if (cx >= 0)
+			canvas_text_right(cv, cx, ry, cols[0].width - 1, st,
+					  comm_transport_name((enum comm_transport)l->transport));
 		double vals[] = {l->size_mb, (double)l->time_ns / 1e6, l->bw_gbps, l->median_gbps};
-		for (size_t c = 0; c < 4 && cx + cols[c + 1].width <= x + w; c++) {
-			num_cell(cv, cx, ry, cols[c + 1].width, st, c < 2 ? 3 : 2, false, vals[c]);
-			cx += cols[c + 1].width;
-		}
-		if (l->slow && cx + 5 <= x + w)
+		for (size_t c = 0; c < 4; c++)
+			if ((cx = col_x(&hs, x, w, name_w, cols, c + 1)) >= 0)
+				num_cell(cv, cx, ry, cols[c + 1].width, st, c < 2 ? 3 : 2, false, vals[c]);
+		if (l->slow && (cx = col_x(&hs, x, w, name_w, cols, 5)) >= 0)
 			canvas_text(cv, cx + 1, ry, 5, sel ? ST_SELECTED : ST_WARN, _("slow"));
 	}
 }
@@ -526,11 +551,12 @@ static void open_row(struct comm_view *v, struct app *app)
 static int handle(void *p, struct app *app, enum action act)
 {
 	struct comm_view *v = p;
-	if (listbox_handle(&v->lb[v->pane], act))
+	if (listbox_handle(&v->lb[v->pane], act) || view_hscroll_handle(&v->hskip, act))
 		return VH_HANDLED;
 	switch (act) {
 	case ACT_COMM_PANE:
 		v->pane = (enum pane)((v->pane + 1) % PANE_COUNT);
+		v->hskip = 0; /* another table: its columns from the first */
 		return VH_HANDLED;
 	case ACT_SORT_NEXT:
 	case ACT_SORT_REVERSE:
@@ -674,7 +700,7 @@ const struct view_ops comm_view_ops = {
 	.update = update,
 	.search = search,
 	.filter = filter,
-	.hint = N_("v pane  s sort  S reverse  / search  \\ filter  Enter: the file entries behind a row"),
+	.hint = N_("v pane  s sort  S reverse  h l columns  / search  \\ filter  Enter: the file entries behind a row"),
 	.export_csv = export_csv,
 };
 

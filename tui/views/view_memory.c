@@ -27,6 +27,7 @@ struct memory_view {
 	struct mrow *rows;
 	size_t n_rows;
 	bool detail;            /* the CSV row of the selection is shown */
+	int hskip;              /* columns scrolled out after each table's first (Right/l, Left/h) */
 	struct csv_cells cells; /* of that row */
 	const struct csv_table *cells_table;
 	size_t cells_row;
@@ -166,24 +167,14 @@ static void mb_cell(char *buf, size_t size, double v)
 		snprintf(buf, size, "%13.1f", v);
 }
 
-static void draw_row(const struct memory_view *v, const struct mrow *r, struct canvas *cv, int x, int y, int w,
-		     bool sel)
+/* A figure row's text, its name last; "" for headings, notes and blanks. */
+static void row_line(const struct memory_view *v, const struct mrow *r, char *line, size_t size)
 {
 	const struct mem_analysis *m = app_ra_mem(v->ra);
 	int64_t t0 = app_ra_t0(v->ra);
-	enum style st = sel ? ST_SELECTED : ST_NORMAL;
-	if (sel)
-		canvas_fill(cv, x, y, w, 1, ' ', ST_SELECTED);
-	char a[24], b[24], c[24], line[512];
-	switch (r->kind) {
-	case R_HEAD:
-		canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
-		canvas_text(cv, x + 1, y, w - 2, ST_HEADER, r->head);
-		return;
-	case R_BLANK: return;
-	case R_NOTE: canvas_text(cv, x + 1, y, w - 2, ST_DIM, r->head); return;
-	case R_COMP:
-	case R_MOD: {
+	char a[24], b[24], c[24];
+	line[0] = '\0';
+	if (r->kind == R_COMP || r->kind == R_MOD) {
 		const struct mem_component *k = r->kind == R_COMP ? &m->comps[r->index] : &m->mods[r->index];
 		mb_cell(a, sizeof a, k->peak_allocated_mb);
 		mb_cell(b, sizeof b, k->peak_reserved_mb);
@@ -193,24 +184,59 @@ static void draw_row(const struct memory_view *v, const struct mrow *r, struct c
 		char n[24], at[24];
 		snprintf(n, sizeof n, "%zu", k->samples);
 		snprintf(at, sizeof at, "%.3f", k->peak_ts ? (double)(k->peak_ts - t0) / 1e6 : 0.0);
-		snprintf(line, sizeof line, PEAK_ROW_FMT, a, b, c, n, at);
-		int used = canvas_text(cv, x + 1, y, w - 2, st, line);
-		canvas_text(cv, x + 1 + used, y, w - 2 - used, st, k->name);
-		return;
-	}
-	case R_ALLOC: {
+		snprintf(line, size, PEAK_ROW_FMT "%s", a, b, c, n, at, k->name);
+	} else if (r->kind == R_ALLOC) {
 		const struct mem_alloc *al = &m->top[r->index];
 		char held[24] = "-", at[24] = "-";
 		if (al->duration_ns >= 0)
 			snprintf(held, sizeof held, "%.3f", (double)al->duration_ns / 1e6);
 		if (al->alloc_ts != INT64_MIN)
 			snprintf(at, sizeof at, "%.3f", (double)(al->alloc_ts - t0) / 1e6);
-		snprintf(line, sizeof line, "%13.3f  %13s %21s            ", al->size_mb, held, at);
-		int used = canvas_text(cv, x + 1, y, w - 2, st, line);
-		canvas_text(cv, x + 1 + used, y, w - 2 - used, st, al->name);
+		snprintf(line, size, "%13.3f  %13s %21s            %s", al->size_mb, held, at, al->name);
+	}
+}
+
+static void draw_row(const struct memory_view *v, const struct mrow *r, struct canvas *cv, int x, int y, int w,
+		     bool sel, const struct hscroll *hs)
+{
+	enum style st = sel ? ST_SELECTED : ST_NORMAL;
+	if (sel)
+		canvas_fill(cv, x, y, w, 1, ' ', ST_SELECTED);
+	char line[768];
+	switch (r->kind) {
+	case R_HEAD:
+		canvas_fill(cv, x, y, w, 1, ' ', ST_HEADER);
+		view_hscroll_text(cv, x + 1, y, w - 2, ST_HEADER, r->head, hs);
 		return;
+	case R_BLANK: return;
+	case R_NOTE: canvas_text(cv, x + 1, y, w - 2, ST_DIM, r->head); return;
+	default:
+		row_line(v, r, line, sizeof line);
+		view_hscroll_text(cv, x + 1, y, w - 2, st, line, hs);
 	}
-	}
+}
+
+/* Each table's column scroll (h l), headed by rows[from]: its own clamp of v->hskip,
+ * which ends as the most any table takes. Returns the row after the table. */
+static size_t table_scroll(struct memory_view *v, size_t from, int w, int *skip_max, struct hscroll *hs)
+{
+	size_t to = from + 1, n = 0;
+	while (to < v->n_rows && v->rows[to].kind != R_HEAD)
+		to++;
+	char **lines = xcalloc(to - from, sizeof *lines);
+	for (size_t i = from + 1; i < to; i++)
+		if (v->rows[i].kind != R_BLANK && v->rows[i].kind != R_NOTE) {
+			char line[768];
+			row_line(v, &v->rows[i], line, sizeof line);
+			lines[n++] = xstrdup(line);
+		}
+	int skip = v->hskip;
+	view_hscroll_setup(hs, v->rows[from].head, (const char *const *)lines, n, 1, &skip, w);
+	*skip_max = skip > *skip_max ? skip : *skip_max;
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	return to;
 }
 
 /* The selected row's CSV cells, header by header. */
@@ -283,13 +309,32 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			   : r->kind == R_ALLOC ? ma->top[r->index].name : NULL;
 		name_x = r->kind == R_ALLOC ? 62 : 66; /* the numbers' widths before the name */
 	}
-	int drawer = view_text_drawer_lines(w, body, w - 2 - name_x, sel_name);
+	/* too wide: h l scroll each table's columns after its first, the names last */
+	struct hscroll hs[8], none = {0, 0, false, false};
+	size_t table_of[8];
+	int n_tables = 0, skip_max = 0;
+	for (size_t i = 0; i < v->n_rows && n_tables < 8;)
+		if (v->rows[i].kind == R_HEAD) {
+			table_of[n_tables] = i;
+			i = table_scroll(v, i, w - 2, &skip_max, &hs[n_tables++]);
+		} else {
+			i++;
+		}
+	v->hskip = skip_max;
+	const struct hscroll *sel_hs = &none;
+	for (int t = 0; t < n_tables; t++)
+		if (table_of[t] < v->lb.sel)
+			sel_hs = &hs[t];
+	int name_at = view_hscroll_col(sel_hs, name_x);
+	int drawer = view_text_drawer_lines(w, body, w - 2 - (name_at < 0 ? 0 : name_at), sel_name);
 	body -= drawer;
 	view_text_drawer(cv, x, top + body, w, drawer, sel_name);
 	listbox_clamp(&v->lb, body);
-	for (int r = 0; r < body && v->lb.top + (size_t)r < v->n_rows; r++) {
+	for (int r = 0, t = -1; r < body && v->lb.top + (size_t)r < v->n_rows; r++) {
 		size_t i = v->lb.top + (size_t)r;
-		draw_row(v, &v->rows[i], cv, x, top + r, w, i == v->lb.sel);
+		while (t + 1 < n_tables && table_of[t + 1] <= i)
+			t++;
+		draw_row(v, &v->rows[i], cv, x, top + r, w, i == v->lb.sel, t < 0 ? &none : &hs[t]);
 	}
 	if (v->detail && v->lb.sel < v->n_rows)
 		draw_detail(v, cv, x, top + body, w, detail_h);
@@ -308,6 +353,8 @@ static int handle(void *p, struct app *app, enum action act)
 		v->detail = !v->detail;
 		return VH_HANDLED;
 	}
+	if (view_hscroll_handle(&v->hskip, act))
+		return VH_HANDLED;
 	size_t before = v->lb.sel;
 	if (!listbox_handle(&v->lb, act))
 		return VH_UNHANDLED;
@@ -419,6 +466,6 @@ const struct view_ops memory_view_ops = {
 	.handle = handle,
 	.update = update,
 	.search = search,
-	.hint = N_("Enter: the CSV row behind the figure   / search names"),
+	.hint = N_("Enter: the CSV row behind the figure   h l columns   / search names"),
 	.export_csv = export_csv,
 };

@@ -31,6 +31,7 @@ struct ops_view {
 	size_t n_rows;
 	const struct rank_analysis *ra;
 	struct listbox lb;
+	int hskip; /* columns scrolled out after the name (Right/l, Left/h) */
 	int64_t *self; /* host self time per name id of self_rs (analysis_host_self_ns), or NULL */
 	const struct rank_store *self_rs;
 };
@@ -303,17 +304,15 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 		draw_groups(v, cv, x, y + 1, w, h - 1);
 		return;
 	}
-	/* keep: the lower, the longer a column stays when names need the room */
-	static const struct { const char *title; int width; enum sort_col col; int keep; } cols[] = {
-		{N_("count"), 8, SORT_COUNT, 1}, {N_("total ms"), 11, SORT_TOTAL, 0}, {N_("self ms"), 10, SORT_N, 2},
-		{N_("avg us"), 10, SORT_AVG, 3}, {N_("p50 us"), 10, SORT_P50, 6},     {N_("p95 us"), 10, SORT_P95, 5},
-		{N_("max us"), 10, SORT_MAX, 4}, {N_("share"), 7, SORT_N, 2},        {N_("csv ms"), 10, SORT_N, 8},
-		{N_("dev %"), 8, SORT_DEV, 7},
+	static const struct { const char *title; int width; enum sort_col col; } cols[] = {
+		{N_("count"), 8, SORT_COUNT}, {N_("total ms"), 11, SORT_TOTAL}, {N_("self ms"), 10, SORT_N},
+		{N_("avg us"), 10, SORT_AVG}, {N_("p50 us"), 10, SORT_P50},     {N_("p95 us"), 10, SORT_P95},
+		{N_("max us"), 10, SORT_MAX}, {N_("share"), 7, SORT_N},        {N_("csv ms"), 10, SORT_N},
+		{N_("dev %"), 8, SORT_DEV},
 	};
 	enum { NCOLS = sizeof cols / sizeof cols[0] };
 	/* names matter more than numbers: the name column gets up to 40 % of the width (all
-	 * of a name when shorter), numbers give way from the least telling one; the sorted
-	 * column stays */
+	 * of a name when shorter); the numbers that do not fit scroll by column (h l) */
 	int longest = 4;
 	char label[600];
 	for (size_t i = 0; i < v->n_rows; i++) {
@@ -325,19 +324,23 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	if (want > longest + 2)
 		want = longest + 2;
 	bool shown[NCOLS];
-	int num_w = 0;
+	int num_w = 0, widths[NCOLS + 1], n_w = 1, start[NCOLS];
 	for (int c = 0; c < NCOLS; c++) {
 		/* self time is a host figure (host ops nest, kernels do not), over all phases */
 		shown[c] = c != 2 || (v->scope == SCOPE_HOST && v->phase == PHASE_UNKNOWN && v->self);
 		num_w += shown[c] ? cols[c].width : 0;
 	}
-	for (int keep = 8; keep > 0 && w - 2 - num_w < want; keep--)
-		for (int c = 0; c < NCOLS; c++)
-			if (shown[c] && cols[c].keep == keep && cols[c].col != v->sort) {
-				shown[c] = false;
-				num_w -= cols[c].width;
-			}
-	int name_w = w - num_w - 2;
+	int name_w = w - num_w - 2 > want ? w - num_w - 2 : want;
+	widths[0] = name_w;
+	for (int c = 0, at = name_w; c < NCOLS; c++) {
+		start[c] = at;
+		if (shown[c]) {
+			widths[n_w++] = cols[c].width;
+			at += cols[c].width;
+		}
+	}
+	struct hscroll hs;
+	view_hscroll_setup_cols(&hs, widths, n_w, 1, &v->hskip, w - 2);
 	char sel_label[600];
 	const char *sel_name = v->lb.sel < v->n_rows ? row_label(v, v->lb.sel, sel_label, sizeof sel_label) : NULL;
 	int drawer = view_text_drawer_lines(w, h - 2, name_w - 1, sel_name);
@@ -346,15 +349,14 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	int cx = x + 1;
 	canvas_textf(cv, cx, hy, name_w, ST_HEADER, _("name%s"),
 		     v->sort == SORT_NAME ? (v->reverse ? " \u25B4" : " \u25BE") : "");
-	cx += name_w;
-	for (int c = 0; c < NCOLS && cx < x + w; c++) {
-		if (!shown[c])
+	for (int c = 0; c < NCOLS; c++) {
+		cx = view_hscroll_col(&hs, start[c]);
+		if (!shown[c] || cx < 0 || 1 + cx + cols[c].width > w)
 			continue;
 		char t[24];
 		snprintf(t, sizeof t, "%s%s", _(cols[c].title),
 			 cols[c].col == v->sort ? (v->reverse ? "\u25B4" : "\u25BE") : "");
-		canvas_text_right(cv, cx, hy, cols[c].width - 1, ST_HEADER, t);
-		cx += cols[c].width;
+		canvas_text_right(cv, x + 1 + cx, hy, cols[c].width - 1, ST_HEADER, t);
 	}
 	int body = h - 2 - drawer;
 	listbox_clamp(&v->lb, body);
@@ -368,18 +370,17 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
 		canvas_set(cv, x, ry, category_glyph(o->category, 1), sel ? ST_SELECTED : category_style(o->category));
 		canvas_text(cv, x + 1, ry, name_w - 1, st, row_label(v, idx, label, sizeof label));
-		cx = x + 1 + name_w;
 		char b[NCOLS][32];
 		op_numbers(o, op_self(v, o), b, false);
 		for (int c = 0; c < NCOLS; c++) {
-			if (!shown[c] || cx + cols[c].width > x + w)
+			cx = view_hscroll_col(&hs, start[c]);
+			if (!shown[c] || cx < 0 || 1 + cx + cols[c].width > w)
 				continue;
 			enum style cs = st;
 			if (c == 9 && !sel && !isnan(o->deviation_pct) && fabs(o->deviation_pct) > 20)
 				cs = ST_WARN;
 			fit_number(b[c], sizeof b[c], cols[c].width - 1);
-			canvas_text_right(cv, cx, ry, cols[c].width - 1, cs, b[c]);
-			cx += cols[c].width;
+			canvas_text_right(cv, x + 1 + cx, ry, cols[c].width - 1, cs, b[c]);
 		}
 	}
 	view_text_drawer(cv, x, y + h - drawer, w, drawer, sel_name);
@@ -390,7 +391,7 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 static int ops_handle(void *p, struct app *app, enum action act)
 {
 	struct ops_view *v = p;
-	if (listbox_handle(&v->lb, act))
+	if (listbox_handle(&v->lb, act) || view_hscroll_handle(&v->hskip, act))
 		return VH_HANDLED;
 	switch (act) {
 	case ACT_SORT_NEXT:
@@ -515,7 +516,7 @@ const struct view_ops ops_view_ops = {
 	.update = ops_update,
 	.search = ops_search,
 	.filter = ops_filter,
-	.hint = N_("s sort  S reverse  c scope  p phase  y group  / search  \\ filter  Enter detail"),
+	.hint = N_("s sort  S reverse  c scope  p phase  y group  h l columns  / search  \\ filter  Enter detail"),
 	.export_csv = ops_export,
 };
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvw.h"
 #include "lanes.h"
 #include "views.h"
 #include "xalloc.h"
@@ -173,6 +174,35 @@ static int handle(void *p, struct app *app, enum action act)
 	return VH_UNHANDLED;
 }
 
+/* Every rank: its clock offsets in each mode and its balance, the figures the rows and bars
+ * show (empty where the rank has none). */
+static size_t export_csv(void *p, struct app *app, FILE *out)
+{
+	(void)p;
+	const struct published *pub = app_pub(app);
+	static const char *const head[] = {"rank",       "first_us",    "raw_us",          "collective_us",
+					   "residual_us", "matched",    "collective_ok",   "compute_ms",
+					   "comm_exposed_ms", "free_ms", "wall_ms"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	for (size_t i = 0; pub && i < pub->an->n_ranks; i++) {
+		const struct rank_analysis *ra = &pub->an->ranks[i];
+		char b[10][40];
+		snprintf(b[0], 40, "%d", app_ra_rank(ra));
+		for (int m = 0; m < 3; m++)
+			snprintf(b[1 + m], 40, "%.3f",
+				 (double)app_ra_offset_ns(ra)[m == 0 ? ALIGN_FIRST : m == 1 ? ALIGN_RAW : ALIGN_COLLECTIVE] / 1e3);
+		snprintf(b[4], 40, "%.3f", (double)app_ra_residual_ns(ra) / 1e3);
+		snprintf(b[5], 40, "%zu", app_ra_matched_collectives(ra));
+		static const int ms_of[] = {M_COMPUTE_US, M_COMM_NOT_OVERLAPPED_US, M_FREE_US, M_WALL_US};
+		for (int m = 0; m < 4; m++)
+			snprintf(b[6 + m], 40, app_ra_have(ra)[ms_of[m]] ? "%.6f" : "", app_ra_v(ra)[ms_of[m]] / 1e3);
+		const char *row[] = {b[0], b[1], b[2], b[3], b[4], b[5], app_ra_collective_ok(ra) ? "yes" : "no",
+				     b[6], b[7], b[8], b[9]};
+		csvw_row(out, row, sizeof row / sizeof row[0]);
+	}
+	return pub ? pub->an->n_ranks : 0;
+}
+
 const struct view_ops ranks_view_ops = {
 	.title = N_("Ranks"),
 	.scopes = KS_LIST | KS_RANKS,
@@ -181,4 +211,5 @@ const struct view_ops ranks_view_ops = {
 	.draw = draw,
 	.handle = handle,
 	.hint = N_("A alignment mode   Enter: the rank's timeline   h l columns"),
+	.export_csv = export_csv,
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "csvw.h"
 #include "lanes.h"
 #include "num.h"
 #include "sbuf.h"
@@ -1241,6 +1242,54 @@ static bool search(void *p, struct app *app, const char *text, int dir)
 	return found;
 }
 
+/* ---- export ------------------------------------------------------------------------ */
+
+struct export_ctx {
+	FILE *out;
+	const struct timeline *t;
+	const struct lane *l;
+	int64_t t0; /* the rank's first event, as the views' ms count from it */
+	char rank[16];
+	size_t n;
+};
+
+static void export_event(void *p, uint32_t ev)
+{
+	struct export_ctx *c = p;
+	const struct rank_store *rs = c->t->rs;
+	char b[3][40];
+	int64_t ts = store_ts(rs, ev);
+	snprintf(b[0], 40, "%.6f", (double)(ts - c->t0) / 1e6);
+	snprintf(b[1], 40, "%.3f", (double)store_dur(rs, ev) / 1e3);
+	num_format_ns_as_us(ts, b[2], sizeof b[2]);
+	const char *row[] = {c->rank, store_str(rs, c->l->process_name), store_str(rs, c->l->thread_name),
+			     store_ev_name(rs, ev),
+			     c->t->cls ? category_name((enum ev_category)c->t->cls[ev].cat) : "", b[0], b[1], b[2]};
+	csvw_row(c->out, row, sizeof row / sizeof row[0]);
+	c->n++;
+}
+
+/* The selected rank's events in the range (v) when one is set, else in the view: every
+ * lane's, in lane order, each lane's by start. */
+static size_t export_csv(void *p, struct app *app, FILE *out)
+{
+	struct timeline *t = p;
+	bind_rank(t, app, app_rank_index(app));
+	static const char *const head[] = {"rank", "process", "thread", "name", "category", "start_ms", "dur_us", "ts_us"};
+	csvw_row(out, head, sizeof head / sizeof head[0]);
+	if (!t->rs || !t->ra)
+		return 0;
+	int64_t a = t->range_state == 2 ? t->range_a : t->t0, b = t->range_state == 2 ? t->range_b : t->t1;
+	struct export_ctx c = {.out = out, .t = t, .t0 = app_ra_t0(t->ra)};
+	snprintf(c.rank, sizeof c.rank, "%d", app_ra_rank(t->ra));
+	for (size_t li = 0; li < t->rs->n_lanes; li++) {
+		c.l = &t->rs->lanes[li];
+		if (c.l->n_events)
+			lanes_visit_in(t->rs, c.l, a, b, export_event, &c, NULL);
+	}
+	return c.n;
+}
+
 const struct view_ops timeline_view_ops = {
 	.title = N_("Timeline"),
 	.scopes = KS_TIMELINE,
@@ -1251,5 +1300,6 @@ const struct view_ops timeline_view_ops = {
 	.update = update,
 	.search = search,
 	.hint = N_("w/s zoom  a/d pan  f fit  . , l select  Enter detail  ] [ flows  r rows"),
+	.export_csv = export_csv,
 	.open = open_target,
 };

@@ -44,6 +44,10 @@ struct hscroll {
 };
 void view_hscroll_setup(struct hscroll *hs, const char *header, const char *const *rows, size_t n_rows, int keys,
 			int *skip, int w);
+/* The same for a table drawn cell by cell: n columns of widths[] display columns each
+ * (the key columns first); a cell starting at display column c of the whole row is drawn
+ * at view_hscroll_col(hs, c) when that is not -1 and the cell fits in w. */
+void view_hscroll_setup_cols(struct hscroll *hs, const int *widths, int n, int keys, int *skip, int w);
 int view_hscroll_text(struct canvas *cv, int x, int y, int w, enum style st, const char *line,
 		      const struct hscroll *hs);
 int view_hscroll_col(const struct hscroll *hs, int col);

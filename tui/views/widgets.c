@@ -18,6 +18,27 @@ static bool blank_at(const char *s, int col)
 	return !*c || *c == ' ';
 }
 
+/* What setup and setup_cols share: n columns ending at ends[] (display columns), the
+ * widest line `total` columns, w columns to draw them in. */
+static void hscroll_clamp(struct hscroll *hs, const int *ends, int n, int keys, int total, int *skip, int w)
+{
+	*hs = (struct hscroll){0, 0, false, false};
+	/* the last column always stays; no more skipped than brings it in */
+	int max = total <= w || keys < 1 || n <= keys ? 0 : n - keys - 1, need = 0;
+	while (need < max && total - (ends[keys - 1 + need] - ends[keys - 1]) > w)
+		need++;
+	if (*skip > need)
+		*skip = need;
+	if (*skip < 0)
+		*skip = 0;
+	if (*skip) {
+		hs->from = ends[keys - 1];
+		hs->to = ends[keys - 1 + *skip];
+		hs->left = true;
+	}
+	hs->right = total - (hs->to - hs->from) > w;
+}
+
 void view_hscroll_setup(struct hscroll *hs, const char *header, const char *const *rows, size_t n_rows, int keys,
 			int *skip, int w)
 {
@@ -46,21 +67,16 @@ void view_hscroll_setup(struct hscroll *hs, const char *header, const char *cons
 		int rw = canvas_width(rows[r]);
 		total = rw > total ? rw : total;
 	}
-	*hs = (struct hscroll){0, 0, false, false};
-	/* the last column always stays; no more skipped than brings it in */
-	int max = total <= w || keys < 1 ? 0 : n - keys - 1, need = 0;
-	while (need < max && total - (ends[keys - 1 + need] - ends[keys - 1]) > w)
-		need++;
-	if (*skip > need)
-		*skip = need;
-	if (*skip < 0)
-		*skip = 0;
-	if (*skip) {
-		hs->from = ends[keys - 1];
-		hs->to = ends[keys - 1 + *skip];
-		hs->left = true;
-	}
-	hs->right = total - (hs->to - hs->from) > w;
+	hscroll_clamp(hs, ends, n, keys, total, skip, w);
+}
+
+void view_hscroll_setup_cols(struct hscroll *hs, const int *widths, int n, int keys, int *skip, int w)
+{
+	int ends[64], total = 0;
+	n = n > 64 ? 64 : n;
+	for (int c = 0; c < n; c++)
+		ends[c] = total += widths[c];
+	hscroll_clamp(hs, ends, n, keys, total, skip, w);
 }
 
 int view_hscroll_text(struct canvas *cv, int x, int y, int w, enum style st, const char *line,
