@@ -40,6 +40,12 @@ const struct rank_data *app_rank_data_of(const struct app *app, size_t rank_inde
 
 int app_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out) { return capture_event_args(rs, ev, out); }
 
+const struct service_analysis *app_service(const struct app *app)
+{
+	const struct published *pub = app_pub(app);
+	return pub && pub->an ? pub->an->service : NULL;
+}
+
 struct diag_list *app_diags(struct app *app) { return &app->cap->diags; }
 
 size_t app_rank_index(const struct app *app) { return app->rank; }

@@ -203,6 +203,8 @@ const struct rank_data *app_rank_data_of(const struct app *app, size_t rank_inde
 /* Event ev's args (of a rank's store, or a kernel timeline's) as "key: value" lines, read
  * back through the reader that filled the store; their number, or -1 with a message. */
 int app_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out);
+/* The serving output's figures (service.h), NULL while loading or without serving output. */
+const struct service_analysis *app_service(const struct app *app);
 /* The capture's diagnostics: a thread-safe list the loader still appends to. */
 struct diag_list *app_diags(struct app *app);
 /* The selected rank, an index into the capture's ranks; selecting one refreshes nothing by

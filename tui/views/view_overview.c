@@ -2,6 +2,7 @@
 /* Overview: one screen of triage. What was found, what loaded, the headline figures per
  * rank and the top bottleneck with its evidence. Shows what the CSV tables say while the
  * traces are still loading. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +302,32 @@ static int handle(void *stp, struct app *app, enum action act)
 	return VH_HANDLED;
 }
 
+/* The serving output's figures in three lines (the report has them all): what the
+ * requests saw, the batches and forwards, what bounds TTFT and TPOT. Nothing without one. */
+static int draw_serving(struct app *app, struct canvas *cv, int x, int y, int w)
+{
+	const struct service_analysis *sa = app_service(app);
+	if (!sa)
+		return y;
+	char line[320];
+	canvas_text(cv, x, y, 10, ST_HEADER, _("Serving"));
+	if (sa->ttft.valid)
+		snprintf(line, sizeof line, _("%zu requests; TTFT p50 %.3f p99 %.3f ms; TPOT p50 %.3f ms"), sa->requests,
+			 (double)sa->ttft.p50 / 1e6, (double)sa->ttft.p99 / 1e6,
+			 sa->tpot.valid ? (double)sa->tpot.p50 / 1e6 : NAN);
+	else
+		snprintf(line, sizeof line, _("%zu requests; TTFT n/a: %s"), sa->requests, _(sa->ttft.why));
+	canvas_text(cv, x + 10, y++, w - 10, ST_NORMAL, line);
+	snprintf(line, sizeof line, _("batches %zu prefill, %zu decode, %zu mixed; %zu forwards"),
+		 sa->batches[SBT_PREFILL], sa->batches[SBT_DECODE], sa->batches[SBT_MIXED], sa->forwards);
+	canvas_text(cv, x + 10, y++, w - 10, ST_NORMAL, line);
+	snprintf(line, sizeof line, _("TTFT: %s; TPOT: %s (--report: serving)"),
+		 _(sa->ttft_bound.valid ? sa->ttft_bound.part : N_("no verdict")),
+		 _(sa->tpot_bound.valid ? sa->tpot_bound.part : N_("no verdict")));
+	canvas_text(cv, x + 10, y++, w - 10, ST_DIM, line);
+	return y;
+}
+
 static void draw(void *stp, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	struct overview *ov = stp;
@@ -310,6 +337,8 @@ static void draw(void *stp, struct app *app, struct canvas *cv, int x, int y, in
 	y = draw_capture(app, cv, x, y, w);
 	int nr = (int)app_rank_count(app);
 	y = draw_files(app, cv, x, y, w, nr < 4 ? nr : 4) + 1;
+	int sy = draw_serving(app, cv, x, y, w);
+	y = sy > y ? sy + 1 : y;
 	if (y < bottom)
 		y = draw_table(app, cv, x, y, w, bottom - y - 6 > 1 ? bottom - y - 6 : 1) + 1;
 	if (y < bottom)
