@@ -165,7 +165,7 @@ static void service_bounds(struct service_analysis *sa, const struct serving *sv
 	size_t nb = sv->n_batch + sv->n_fwd + 1;
 	int64_t *pre = xmalloc(nb * sizeof *pre), *dec = xmalloc(nb * sizeof *dec), *form = xmalloc(nb * sizeof *form),
 		*pre_only = xmalloc(nb * sizeof *pre_only), *bub_all = xmalloc(nb * sizeof *bub_all),
-		*dsize = xmalloc(nb * sizeof *dsize), *q = xmalloc(nb * sizeof *q);
+		*dsize = xmalloc(nb * sizeof *dsize), *q = xmalloc((sv->n_req + 1) * sizeof *q); /* per request */
 	size_t npre = 0, ndec = 0, nform = 0, npre_only = 0, nbub_all = 0, nds = 0, nq = 0;
 	/* executions: the forwards where there are, else the executed batches. dec: those that
 	 * make decode tokens (decode and mixed); pre: those that carry prompts (prefill and
