@@ -132,6 +132,11 @@ static void service_samples(struct service_analysis *sa, const struct serving *s
 	}
 }
 
+const char *const service_ttft_parts[4] = {N_("queue wait"), N_("prefill execution"), N_("scheduling"),
+					   N_("waiting behind other batches")};
+const char *const service_tpot_parts[4] = {N_("decode execution"), N_("prefill batches in between"),
+					   N_("bubbles between forwards"), NULL};
+
 /* The median of n values (reordered), -1 with none. */
 static int64_t service_median(int64_t *v, size_t n) { return n ? nearest_rank_select(v, n, 0.5) : -1; }
 
@@ -207,10 +212,6 @@ static void service_bounds(struct service_analysis *sa, const struct serving *sv
 		    (sa->worst_request == SIZE_MAX || sv->req[i].ttft_ns > sv->req[sa->worst_request].ttft_ns))
 			sa->worst_request = i;
 	}
-	static const char *const ttft_parts[4] = {N_("queue wait"), N_("prefill execution"), N_("scheduling"),
-						  N_("waiting behind other batches")};
-	static const char *const tpot_parts[4] = {N_("decode execution"), N_("prefill batches in between"),
-						  N_("bubbles between forwards"), NULL};
 	/* TTFT: its median's parts, the rest what none of them holds */
 	int64_t tp[4] = {service_median(q, nq), service_median(pre, npre), service_median(form, nform), -1};
 	int64_t ttft = sa->ttft.valid ? sa->ttft.p50 : -1, known = 0;
@@ -218,7 +219,7 @@ static void service_bounds(struct service_analysis *sa, const struct serving *sv
 		known += tp[i] > 0 ? tp[i] : 0;
 	if (ttft > 0)
 		tp[3] = ttft > known ? ttft - known : 0;
-	service_bound_of(&sa->ttft_bound, ttft > known ? ttft : known, tp, ttft_parts,
+	service_bound_of(&sa->ttft_bound, ttft > known ? ttft : known, tp, service_ttft_parts,
 			 sa->ttft.valid ? NULL : sa->ttft.why);
 	if (ttft > 0)
 		sa->ttft_bound.median = ttft;
@@ -239,7 +240,7 @@ static void service_bounds(struct service_analysis *sa, const struct serving *sv
 		dp[2] = nbub_all ? bub_sum / (int64_t)ndec : -1;
 		per = dp[0] + dp[1] + (dp[2] > 0 ? dp[2] : 0);
 	}
-	service_bound_of(&sa->tpot_bound, sa->tpot.valid ? per : -1, dp, tpot_parts,
+	service_bound_of(&sa->tpot_bound, sa->tpot.valid ? per : -1, dp, service_tpot_parts,
 			 sa->tpot.valid ? NULL : sa->tpot.why);
 	sa->decode_size_p50 = service_median(dsize, nds);
 	free(pre);

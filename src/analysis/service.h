@@ -75,6 +75,9 @@ struct service_analysis {
 	int64_t window_ns; /* first record to last end */
 };
 
+/* The names of the parts of service_bound.parts (static, untranslated: N_; NULL: no such part). */
+extern const char *const service_ttft_parts[4], *const service_tpot_parts[4];
+
 /* Owned (service_free); NULL without serving output. */
 struct service_analysis *service_analyse(const struct serving *sv);
 void service_free(struct service_analysis *sa);

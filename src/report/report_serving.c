@@ -88,12 +88,8 @@ void report_serving_text(const struct analysis *an, FILE *out)
 	if (sa->queue_valid)
 		fprintf(out, _("  queues                at most %.0f waiting, %.0f running\n"), sa->waiting_max,
 			sa->running_max);
-	static const char *const ttft_names[4] = {N_("queue wait"), N_("prefill execution"), N_("scheduling"),
-						  N_("waiting behind other batches")};
-	static const char *const tpot_names[4] = {N_("decode execution"), N_("prefill batches in between"),
-						  N_("bubbles between forwards"), NULL};
-	serving_bound_text(out, "TTFT", N_("the median TTFT"), &sa->ttft_bound, ttft_names);
-	serving_bound_text(out, "TPOT", N_("the time per token-making forward"), &sa->tpot_bound, tpot_names);
+	serving_bound_text(out, "TTFT", N_("the median TTFT"), &sa->ttft_bound, service_ttft_parts);
+	serving_bound_text(out, "TPOT", N_("the time per token-making forward"), &sa->tpot_bound, service_tpot_parts);
 	const struct serving *sv = an->cap->serving;
 	if (sa->worst_request != SIZE_MAX && sv)
 		fprintf(out, _("  worst request         request.csv line %u: TTFT %.3f ms, queue %.3f ms\n"),
