@@ -903,7 +903,7 @@ static void test_merged_cell_compute(void **state)
  * not (a window of 1 ns around them, a window at the ends of int64): refused and rebuilt,
  * lazily (--summary) and in full, never used. The header is rewritten here with its
  * checksums made to match, as a crafted file in a shared --index-dir would be. */
-struct crafted_header { /* trace_index.c's struct tix_header */
+struct crafted_header { /* trace_index_internal.h's struct tix_header */
 	char magic[8];
 	uint32_t format, endian;
 	uint64_t key_len, payload_off, payload_len, table_hash, header_hash;
