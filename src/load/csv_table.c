@@ -875,6 +875,7 @@ struct parse_run {
 	struct parse_state ps;
 	struct csv_parser p;
 	bool parser_live;
+	bool too_big; /* a cell ran past CSVT_CELL_MAX: libcsv is not finished */
 	/* a parse that checks UTF-8 line by line keeps its messages here until it ends: a bad
 	 * byte found on the way starts it again, checked first (and read as GB18030) */
 	struct diag_list local;
@@ -957,6 +958,65 @@ static void parse_run_abandon(struct parse_run *r)
 	r->local_live = false;
 }
 
+/* Bytes that are not UTF-8 from pos on: the table reads as GB18030 (t->gbk) when they
+ * convert, else with the bad bytes escaped; said once, at the first bad byte. */
+static void check_encoding(struct csv_table *t, struct diag_list *dl, const char *name, const char *buf,
+			   size_t len, size_t pos)
+{
+	const uint8_t *bad = sanitize_utf8_first_bad((const uint8_t *)buf + pos, len - pos);
+	if (!bad)
+		return;
+	size_t n = 0;
+	uint8_t *conv = u8_conv_from_encoding("GB18030", iconveh_error, buf + pos, len - pos, NULL, NULL, &n);
+	size_t at = (size_t)((const char *)bad - buf);
+	long line = 1;
+	for (size_t i = 0; i < at; i++)
+		line += buf[i] == '\n';
+	if (conv) {
+		free(conv);
+		t->gbk = true;
+		diag_add(dl, DIAG_WARN, name, line, -1,
+			 _("not UTF-8 (first bad byte 0x%02X at byte %zu); read as GB18030/GBK"),
+			 (unsigned char)*bad, at);
+	} else {
+		diag_add(dl, DIAG_WARN, name, line, -1,
+			 _("not UTF-8 and not GB18030 (first bad byte 0x%02X at byte %zu); bad bytes "
+			 "are shown escaped"),
+			 (unsigned char)*bad, at);
+	}
+}
+
+/* A line the splitter leaves, through libcsv. libcsv holds the cell it is in (twice over as
+ * its buffer doubles): fed a piece at a time, a cell past CSVT_CELL_MAX ends the table (an
+ * unclosed quote in a large file would otherwise cost twice the file). False when the
+ * table ends here (said in dl). */
+static bool feed_libcsv(struct parse_run *r, struct diag_list *dl, size_t pos, size_t n, long line)
+{
+	struct csv_parser *p = &r->p;
+	struct parse_state *ps = &r->ps;
+	size_t fed = 0;
+	bool too_big = false;
+	while (fed < n && !too_big) {
+		size_t piece = n - fed < CSVT_FEED ? n - fed : CSVT_FEED;
+		if (csv_parse(p, r->buf + pos + fed, piece, on_field, on_row, ps) != piece) {
+			diag_add(dl, DIAG_WARN, r->name, line, -1, _("CSV parse error: %s; the rest is ignored"),
+				 csv_strerror(csv_error(p)));
+			return false;
+		}
+		fed += piece;
+		too_big = p->entry_pos > CSVT_CELL_MAX;
+	}
+	if (too_big) {
+		r->too_big = true;
+		diag_add(dl, DIAG_WARN, r->name, ps->pending_line, (int64_t)ps->pending_off,
+			 _("a cell in the row that starts here runs past %u MB (an unclosed quote?): the "
+			 "rows before it are kept, the remaining %zu bytes are not read"),
+			 CSVT_CELL_MAX >> 20, r->len - (size_t)ps->pending_off);
+		return false;
+	}
+	return true;
+}
+
 /* One parse of r's bytes. utf8_first: the bytes are checked for UTF-8 before (and a file
  * that is not is read as GB18030); else line by line as they are read, the messages kept
  * in r->local, and false (nothing kept) when a bad byte turns up: the caller parses again,
@@ -991,28 +1051,8 @@ static bool parse_attempt(struct parse_run *r, bool utf8_first)
 		t->bom = true;
 		pos = 3;
 	}
-	const uint8_t *bad = utf8_first ? sanitize_utf8_first_bad((const uint8_t *)buf + pos, len - pos) : NULL;
-	if (bad) {
-		size_t n = 0;
-		uint8_t *conv = u8_conv_from_encoding("GB18030", iconveh_error, buf + pos, len - pos, NULL,
-						       NULL, &n);
-		size_t at = (size_t)((const char *)bad - buf);
-		long line = 1;
-		for (size_t i = 0; i < at; i++)
-			line += buf[i] == '\n';
-		if (conv) {
-			free(conv);
-			t->gbk = true;
-			diag_add(dl, DIAG_WARN, name, line, -1,
-				 _("not UTF-8 (first bad byte 0x%02X at byte %zu); read as GB18030/GBK"),
-				 (unsigned char)*bad, at);
-		} else {
-			diag_add(dl, DIAG_WARN, name, line, -1,
-				 _("not UTF-8 and not GB18030 (first bad byte 0x%02X at byte %zu); bad bytes "
-				 "are shown escaped"),
-				 (unsigned char)*bad, at);
-		}
-	}
+	if (utf8_first)
+		check_encoding(t, dl, name, buf, len, pos);
 	const char *nl = memchr(buf + pos, '\n', len - pos);
 	t->crlf = nl && nl > buf + pos && nl[-1] == '\r';
 
@@ -1028,7 +1068,8 @@ static bool parse_attempt(struct parse_run *r, bool utf8_first)
 	*ps = (struct parse_state){.t = t, .dl = dl, .name = name, .pending_line = 1, .buf_begin = buf,
 				  .buf_end = buf + len};
 	long line = 1;
-	bool parse_error = false, too_big = false, restart = false;
+	bool restart = false;
+	r->too_big = false;
 	while (pos < len) {
 		/* a line that starts a row is scanned once for its end, its separators and
 		 * whether the splitter may take it; a row libcsv is in the middle of is its own */
@@ -1058,31 +1099,8 @@ static bool parse_attempt(struct parse_run *r, bool utf8_first)
 			line++;
 			continue;
 		}
-		/* libcsv holds the cell it is in (twice over as its buffer doubles): fed a piece at a
-		 * time, a cell past CSVT_CELL_MAX ends the table (an unclosed quote in a large file
-		 * would otherwise cost twice the file) */
-		size_t fed = 0;
-		while (fed < n && !too_big) {
-			size_t piece = n - fed < CSVT_FEED ? n - fed : CSVT_FEED;
-			if (csv_parse(p, buf + pos + fed, piece, on_field, on_row, ps) != piece) {
-				parse_error = true;
-				break;
-			}
-			fed += piece;
-			too_big = p->entry_pos > CSVT_CELL_MAX;
-		}
-		if (parse_error) {
-			diag_add(dl, DIAG_WARN, name, line, -1, _("CSV parse error: %s; the rest is ignored"),
-				 csv_strerror(csv_error(p)));
+		if (!feed_libcsv(r, dl, pos, n, line))
 			break;
-		}
-		if (too_big) {
-			diag_add(dl, DIAG_WARN, name, ps->pending_line, (int64_t)ps->pending_off,
-				 _("a cell in the row that starts here runs past %u MB (an unclosed quote?): the "
-				 "rows before it are kept, the remaining %zu bytes are not read"),
-				 CSVT_CELL_MAX >> 20, len - (size_t)ps->pending_off);
-			break;
-		}
 		pos += n;
 		line++;
 	}
@@ -1092,8 +1110,8 @@ static bool parse_attempt(struct parse_run *r, bool utf8_first)
 		restart = true;
 	if (restart)
 		return false;
-	bool open_quote = !too_big && p->quoted && p->pstate == LIBCSV_FIELD_BEGUN;
-	if (!too_big)
+	bool open_quote = !r->too_big && p->quoted && p->pstate == LIBCSV_FIELD_BEGUN;
+	if (!r->too_big)
 		csv_fini(p, on_field, on_row, ps);
 	csv_free(p);
 	r->parser_live = false;
