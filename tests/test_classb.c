@@ -59,8 +59,8 @@ static int teardown(void **state)
 static void split_trace(const struct demo *d, double at, char **a, char **b)
 {
 	struct jscan js;
-	char err[128];
-	assert_true(jscan_open(&js, d->trace, d->trace_len, err, sizeof err));
+	struct sbuf err = SBUF_INIT;
+	assert_true(jscan_open(&js, d->trace, d->trace_len, &err));
 	size_t starts[1 << 14], n = 0, s, e;
 	while (jscan_next(&js, &s, &e) == JSCAN_ELEMENT && n < sizeof starts / sizeof starts[0])
 		starts[n++] = s;

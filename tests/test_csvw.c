@@ -21,6 +21,13 @@ static char *row_text(const char *const *cells, size_t n)
 	return buf;
 }
 
+/* csvw_open with err holding this call's reason only */
+static FILE *open_csv(const char *path, const char *const *roots, size_t n, bool overwrite, struct sbuf *err)
+{
+	sbuf_reset(err);
+	return csvw_open(path, roots, n, overwrite, err);
+}
+
 static void test_quoting(void **state)
 {
 	(void)state;
@@ -61,20 +68,20 @@ static void test_paths(void **state)
 	assert_true(csvw_path_inside(inside, cap));
 
 	const char *roots[2] = {root, NULL};
-	char err[512];
-	FILE *f = csvw_open(via, roots, 2, true, err, sizeof err);
+	struct sbuf err = SBUF_INIT;
+	FILE *f = open_csv(via, roots, 2, true, &err);
 	assert_null(f);
-	assert_non_null(strstr(err, "inside the capture"));
+	assert_non_null(strstr(err.buf, "inside the capture"));
 	assert_int_equal(access(via, F_OK), -1); /* nothing was created */
-	f = csvw_open(out, roots, 2, false, err, sizeof err);
+	f = open_csv(out, roots, 2, false, &err);
 	assert_non_null(f);
 	const char *cells[] = {"x"};
 	csvw_row(f, cells, 1);
 	assert_int_equal(fclose(f), 0);
 	/* an existing file is kept unless overwriting */
-	assert_null(csvw_open(out, roots, 2, false, err, sizeof err));
-	assert_non_null(strstr(err, "exists"));
-	f = csvw_open(out, roots, 2, true, err, sizeof err);
+	assert_null(open_csv(out, roots, 2, false, &err));
+	assert_non_null(strstr(err.buf, "exists"));
+	f = open_csv(out, roots, 2, true, &err);
 	assert_non_null(f);
 	fclose(f);
 	size_t len = 99;
@@ -84,8 +91,9 @@ static void test_paths(void **state)
 	/* a directory that does not exist */
 	char missing[4200];
 	snprintf(missing, sizeof missing, "%s/no/such/dir.csv", dir);
-	assert_null(csvw_open(missing, roots, 2, false, err, sizeof err));
-	assert_non_null(strstr(err, "cannot write"));
+	assert_null(open_csv(missing, roots, 2, false, &err));
+	assert_non_null(strstr(err.buf, "cannot write"));
+	sbuf_free(&err);
 	free(cap);
 	tu_rmtree(dir);
 	free(dir);
@@ -101,27 +109,27 @@ static void test_links(void **state)
 	char root[4096], p[4200], target[4200];
 	snprintf(root, sizeof root, "%s/cap", dir);
 	const char *roots[1] = {root};
-	char err[512];
+	struct sbuf err = SBUF_INIT;
 	/* a dangling symlink outside that points into the capture: :export! followed it */
 	snprintf(p, sizeof p, "%s/out/dangling.csv", dir);
 	snprintf(target, sizeof target, "%s/cap/rank0/new.csv", dir);
 	assert_int_equal(symlink(target, p), 0);
 	assert_true(csvw_path_inside(p, root));
-	assert_null(csvw_open(p, roots, 1, true, err, sizeof err));
-	assert_non_null(strstr(err, "inside the capture"));
+	assert_null(open_csv(p, roots, 1, true, &err));
+	assert_non_null(strstr(err.buf, "inside the capture"));
 	assert_int_equal(access(target, F_OK), -1);
 	/* the same through a relative link, several levels missing */
 	snprintf(p, sizeof p, "%s/out/deep.csv", dir);
 	assert_int_equal(symlink("../cap/rank0/a/b/c.csv", p), 0);
-	assert_null(csvw_open(p, roots, 1, true, err, sizeof err));
-	assert_non_null(strstr(err, "inside the capture"));
+	assert_null(open_csv(p, roots, 1, true, &err));
+	assert_non_null(strstr(err.buf, "inside the capture"));
 	/* a symlink to a file outside: not followed either (the file itself is asked for) */
 	snprintf(p, sizeof p, "%s/out/link.csv", dir);
 	snprintf(target, sizeof target, "%s/out/real.csv", dir);
 	free(tu_write_str(dir, "out/real.csv", "keep"));
 	assert_int_equal(symlink(target, p), 0);
-	assert_null(csvw_open(p, roots, 1, true, err, sizeof err));
-	assert_non_null(strstr(err, "symbolic link"));
+	assert_null(open_csv(p, roots, 1, true, &err));
+	assert_non_null(strstr(err.buf, "symbolic link"));
 	size_t len;
 	char *back = tu_read(target, &len);
 	assert_int_equal(len, 4); /* untouched */
@@ -129,8 +137,8 @@ static void test_links(void **state)
 	/* a hard link outside to a capture's file: truncating it would change the capture */
 	snprintf(p, sizeof p, "%s/out/hard.csv", dir);
 	assert_int_equal(link(cap_file, p), 0);
-	assert_null(csvw_open(p, roots, 1, true, err, sizeof err));
-	assert_non_null(strstr(err, "hard links"));
+	assert_null(open_csv(p, roots, 1, true, &err));
+	assert_non_null(strstr(err.buf, "hard links"));
 	back = tu_read(cap_file, &len);
 	assert_int_equal(len, strlen("Name\r\nMatMul\r\n"));
 	free(back);
@@ -138,9 +146,10 @@ static void test_links(void **state)
 	snprintf(p, sizeof p, "%s/out/fifo.csv", dir);
 	assert_int_equal(mkfifo(p, 0600), 0);
 	alarm(10);
-	assert_null(csvw_open(p, roots, 1, true, err, sizeof err));
+	assert_null(open_csv(p, roots, 1, true, &err));
 	alarm(0);
-	assert_non_null(strstr(err, "fifo.csv"));
+	assert_non_null(strstr(err.buf, "fifo.csv"));
+	sbuf_free(&err);
 	free(cap_file);
 	tu_rmtree(dir);
 	free(dir);

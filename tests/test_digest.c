@@ -511,8 +511,9 @@ static void test_string_length_wraps(void **state)
 	struct coll_inst *colls;
 	size_t nc;
 	struct comm_data cm;
-	char why[256];
-	assert_int_not_equal(digest_parse(buf, len, keep, &ra, &id, &colls, &nc, &cm, why, sizeof why), 0);
+	struct sbuf why = SBUF_INIT;
+	assert_int_not_equal(digest_parse(buf, len, keep, &ra, &id, &colls, &nc, &cm, &why), 0);
+	sbuf_free(&why);
 	dio_keep_free(keep);
 	free(buf);
 	free(data);
@@ -559,8 +560,8 @@ static void test_crafted_payloads(void **state)
 		struct coll_inst *colls;
 		size_t nc;
 		struct comm_data cm;
-		char why[256];
-		if (digest_parse(buf, blen, keep, &ra, &id, &colls, &nc, &cm, why, sizeof why) == 0) {
+		struct sbuf why = SBUF_INIT;
+		if (digest_parse(buf, blen, keep, &ra, &id, &colls, &nc, &cm, &why) == 0) {
 			read++;
 			analysis_rank_free(&ra);
 			free(colls);
@@ -569,10 +570,11 @@ static void test_crafted_payloads(void **state)
 			{
 				char layout[64];
 				snprintf(layout, sizeof layout, "does not follow the version %u layout", DIGEST_VERSION);
-				assert_non_null(strstr(why, layout));
+				assert_non_null(strstr(why.buf, layout));
 			}
 			refused++;
 		}
+		sbuf_free(&why);
 		free(buf);
 	}
 	dio_keep_free(keep);

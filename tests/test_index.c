@@ -512,10 +512,9 @@ struct tl_ctx {
 	int made;
 };
 
-static char *tl_make(void *ctx, size_t *len, char *why, size_t size)
+static char *tl_make(void *ctx, size_t *len, struct sbuf *why)
 {
 	(void)why;
-	(void)size;
 	struct tl_ctx *c = ctx;
 	c->made++;
 	return lod_pack(c->rs, c->cls, c->lods, len);
@@ -659,10 +658,9 @@ struct big_blob {
 	int made;
 };
 
-static char *make_big(void *ctx, size_t *len, char *why, size_t size)
+static char *make_big(void *ctx, size_t *len, struct sbuf *why)
 {
 	(void)why;
-	(void)size;
 	struct big_blob *b = ctx;
 	char *p = xmalloc(b->len);
 	for (size_t i = 0; i < b->len; i++)

@@ -10,8 +10,8 @@
 static enum jscan_status walk(const char *s, size_t *starts, size_t *ends, size_t *n, size_t *pos)
 {
 	struct jscan js;
-	char err[200];
-	assert_true(jscan_open(&js, s, strlen(s), err, sizeof err));
+	struct sbuf err = SBUF_INIT;
+	assert_true(jscan_open(&js, s, strlen(s), &err));
 	*n = 0;
 	for (;;) {
 		size_t a, b;
@@ -51,16 +51,19 @@ static void test_wrapper_found_after_other_members(void **state)
 	const char *w = "{\"otherData\": {\"x\": \"}]{[\\\"\", \"y\": [1,2]}, \"displayTimeUnit\": \"ns\","
 			" \"traceEvents\": [{\"ph\": \"X\"}], \"more\": {\"z\": \"}, {\"}}";
 	struct jscan js;
-	char err[200];
-	assert_true(jscan_open(&js, w, strlen(w), err, sizeof err));
+	struct sbuf err = SBUF_INIT;
+	assert_true(jscan_open(&js, w, strlen(w), &err));
 	assert_int_equal(js.shape, JSCAN_WRAPPED);
 	assert_int_equal(walk(w, s, e, &n, NULL), JSCAN_END);
 	assert_int_equal(n, 1);
-	assert_false(jscan_open(&js, "{\"a\": 1}", 8, err, sizeof err));
-	assert_non_null(strstr(err, "traceEvents"));
-	assert_false(jscan_open(&js, "   ", 3, err, sizeof err));
-	assert_false(jscan_open(&js, "\x01\x02", 2, err, sizeof err));
-	assert_non_null(strstr(err, "byte 0"));
+	assert_false(jscan_open(&js, "{\"a\": 1}", 8, &err));
+	assert_non_null(strstr(err.buf, "traceEvents"));
+	sbuf_reset(&err);
+	assert_false(jscan_open(&js, "   ", 3, &err));
+	sbuf_reset(&err);
+	assert_false(jscan_open(&js, "\x01\x02", 2, &err));
+	assert_non_null(strstr(err.buf, "byte 0"));
+	sbuf_free(&err);
 }
 
 static void test_strings_that_look_like_structure(void **state)

@@ -19,11 +19,11 @@ static size_t fast_answers, unsure;
 /* The contract for one input buffer (an element at its start): elem_crosscheck. */
 static void check_one(const char *buf, size_t len)
 {
-	char why[1024];
-	switch (elem_crosscheck(&jt, buf, len, why, sizeof why)) {
+	struct sbuf why = SBUF_INIT;
+	switch (elem_crosscheck(&jt, buf, len, &why)) {
 	case ELEM_LEFT_TO_JSMN: unsure++; return;
 	case ELEM_AGREE: fast_answers++; return;
-	case ELEM_DISAGREE: fail_msg("%s", why);
+	case ELEM_DISAGREE: fail_msg("%s", why.buf);
 	}
 }
 
@@ -130,8 +130,8 @@ static void check_file(const char *path, size_t mutations)
 	char *buf = tu_read(path, &len);
 	assert_non_null(buf);
 	struct jscan js;
-	char err[256];
-	assert_true(jscan_open(&js, buf, len, err, sizeof err));
+	struct sbuf err = SBUF_INIT;
+	assert_true(jscan_open(&js, buf, len, &err));
 	size_t start, end, n = 0;
 	char *m = malloc(1 << 20);
 	while (jscan_next(&js, &start, &end) == JSCAN_ELEMENT) {

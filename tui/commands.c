@@ -84,11 +84,12 @@ static void export_table(struct app *app, const char *path, bool overwrite)
 	size_t n = capture_read_dirs(&app->cap->plan, roots, max);
 	if (app->cap_b)
 		n += capture_read_dirs(&app->cap_b->plan, roots + n, max - n);
-	char err[512];
-	FILE *f = csvw_open(path, roots, n, overwrite, err, sizeof err);
+	struct sbuf err = SBUF_INIT;
+	FILE *f = csvw_open(path, roots, n, overwrite, &err);
 	free(roots);
 	if (!f) {
-		app_message(app, ST_WARN, "%s", err);
+		app_message(app, ST_WARN, "%s", err.buf ? err.buf : "");
+		sbuf_free(&err);
 		return;
 	}
 	size_t rows = vo->export_csv(app_view_state(app, v), app, f);

@@ -33,10 +33,9 @@ struct tl_make {
 	struct lane_lod *lods; /* NULL: build here */
 };
 
-static char *make_timeline(void *ctx, size_t *len, char *why, size_t size)
+static char *make_timeline(void *ctx, size_t *len, struct sbuf *why)
 {
 	(void)why;
-	(void)size;
 	struct tl_make *m = ctx;
 	if (!m->cls) {
 		m->cls = xmalloc((m->rs->n_ev ? m->rs->n_ev : 1) * sizeof *m->cls);

@@ -430,7 +430,7 @@ struct index_make {
 	struct analysis *an; /* made here when the index could not give it */
 };
 
-static char *index_make(void *ctx, size_t *len, char *why, size_t size)
+static char *index_make(void *ctx, size_t *len, struct sbuf *why)
 {
 	struct index_make *c = ctx;
 	capture_verify_columns(c->cap); /* the analysis reads the columns */
@@ -438,7 +438,7 @@ static char *index_make(void *ctx, size_t *len, char *why, size_t size)
 	for (size_t i = 0; i < c->cap->diags.n; i++)
 		if (c->cap->diags.items[i].level == DIAG_ERROR) {
 			/* a refused or unreadable file: the next open may read it */
-			snprintf(why, size, "the capture's load gave an error");
+			sbuf_adds(why, "the capture's load gave an error");
 			return NULL;
 		}
 	return digest_index_encode(c->an, len);

@@ -524,9 +524,9 @@ int digest_write(const struct analysis *an, size_t i, const char *outdir, struct
 /* ---- reading ------------------------------------------------------------------------- */
 
 int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_analysis *ra, struct digest_ident *id,
-		 struct coll_inst **colls, size_t *n_colls, struct comm_data *comm, char *why, size_t size)
+		 struct coll_inst **colls, size_t *n_colls, struct comm_data *comm, struct sbuf *why)
 {
-	if (digest_file_check(buf, len, why, size))
+	if (digest_file_check(buf, len, why))
 		return -1;
 	memset(ra, 0, sizeof *ra);
 	ra->late_rank = -1;
@@ -544,7 +544,7 @@ int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_an
 		*colls = NULL;
 		*n_colls = 0;
 		comm_data_free(comm);
-		snprintf(why, size, _("the payload does not follow the version %u layout"), DIGEST_VERSION);
+		sbuf_addf(why, _("the payload does not follow the version %u layout"), DIGEST_VERSION);
 		return -1;
 	}
 	return 0;
@@ -639,18 +639,20 @@ struct analysis *digest_read_dir(const char *path, struct capture *beside, const
 	struct loaded *L = xcalloc(nf ? nf : 1, sizeof *L);
 	size_t n = 0;
 	for (size_t i = 0; i < nf; i++) {
-		char why[256];
+		struct sbuf why = SBUF_INIT;
 		size_t len = 0;
-		char *buf = digest_file_read(files[i], &len, why, sizeof why);
+		char *buf = digest_file_read(files[i], &len, &why);
 		struct loaded *x = &L[n];
-		if (buf && digest_parse(buf, len, an->keep, &x->ra, &x->id, &x->colls, &x->n_colls, &x->comm, why, sizeof why) == 0) {
+		if (buf && digest_parse(buf, len, an->keep, &x->ra, &x->id, &x->colls, &x->n_colls, &x->comm, &why) == 0) {
 			dio_keep_add(an->keep, buf);
 			x->path = files[i];
 			n++;
+			sbuf_free(&why);
 			continue;
 		}
 		free(buf);
-		diag_add(&cap->diags, DIAG_ERROR, files[i], -1, -1, _("%s; left out"), why);
+		diag_add(&cap->diags, DIAG_ERROR, files[i], -1, -1, _("%s; left out"), why.buf ? why.buf : "");
+		sbuf_free(&why);
 		free(files[i]);
 	}
 	free(files);
@@ -663,12 +665,14 @@ struct analysis *digest_read_dir(const char *path, struct capture *beside, const
 		digest_file_host(host, sizeof host);
 		L = xrealloc(L, (nf + ma->n_ranks) * sizeof *L);
 		for (size_t r = 0; r < ma->n_ranks; r++) {
-			char why[256];
+			struct sbuf why = SBUF_INIT;
 			size_t len;
 			char *buf = digest_encode(ma, r, host, &len);
 			struct loaded *x = &L[n];
 			memset(x, 0, sizeof *x);
-			if (digest_parse(buf, len, an->keep, &x->ra, &x->id, &x->colls, &x->n_colls, &x->comm, why, sizeof why)) {
+			int bad = digest_parse(buf, len, an->keep, &x->ra, &x->id, &x->colls, &x->n_colls, &x->comm, &why);
+			sbuf_free(&why);
+			if (bad) {
 				free(buf); /* cannot happen: the same walk wrote it */
 				continue;
 			}
@@ -777,7 +781,7 @@ static void digest_discard(struct analysis *an)
 }
 
 static struct analysis *analysis_over(const struct capture *cap, char **bufs, const size_t *lens,
-				     const size_t *rank_index, size_t n, char *why, size_t size)
+				     const size_t *rank_index, size_t n, struct sbuf *why)
 {
 	struct analysis *an = xcalloc(1, sizeof *an);
 	an->cap = cap;
@@ -790,7 +794,8 @@ static struct analysis *analysis_over(const struct capture *cap, char **bufs, co
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
 		if (!ok || rank_index[i] >= cap->n_ranks) {
-			snprintf(why, size, "rank %zu is not in the capture", rank_index[i]);
+			sbuf_reset(why); /* the last reason is the one kept */
+			sbuf_addf(why, "rank %zu is not in the capture", rank_index[i]);
 			ok = false;
 			free(bufs[i]);
 			continue;
@@ -798,7 +803,7 @@ static struct analysis *analysis_over(const struct capture *cap, char **bufs, co
 		struct digest_ident id;
 		struct comm_data comm; /* the capture has its own communication data */
 		if (digest_parse(bufs[i], lens[i], an->keep, &an->ranks[i], &id, &an->colls[i], &an->n_colls[i], &comm,
-				 why, size)) {
+				 why)) {
 			ok = false;
 			free(bufs[i]);
 			continue;
@@ -1007,10 +1012,11 @@ struct analysis *digest_index_decode(const struct capture *cap, const char *buf,
 		free(msg);
 	}
 	struct analysis *an = NULL;
-	char why[256];
+	struct sbuf why = SBUF_INIT;
 	size_t events_at = r.pos; /* the events section, read once the digests are */
 	if (!r.bad && nd <= DIAG_MAX) {
-		an = analysis_over(cap, bufs, lens, idx, n, why, sizeof why);
+		an = analysis_over(cap, bufs, lens, idx, n, &why); /* why: for a debugger; NULL is "rebuild" */
+		sbuf_free(&why);
 		if (an)
 			cross_ranks(an);
 		r.pos = events_at;

@@ -50,7 +50,7 @@ struct analysis *digest_read_dir(const char *path, struct capture *beside, const
  * (size bytes). The rank's strings point into buf, which must outlive ra, and so must
  * keep (it takes the stubs of the tables the memory report names). */
 int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_analysis *ra, struct digest_ident *id,
-		 struct coll_inst **colls, size_t *n_colls, struct comm_data *comm, char *why, size_t size);
+		 struct coll_inst **colls, size_t *n_colls, struct comm_data *comm, struct sbuf *why);
 
 /* A capture's analysis in the index cache (the driver's analysis_index_run): each rank's
  * analysis in digest form with the analysis' own messages, then what a digest file leaves

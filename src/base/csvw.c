@@ -79,11 +79,11 @@ static const char *inside_any(const char *path, const char *const *roots, size_t
 	return NULL;
 }
 
-FILE *csvw_open(const char *path, const char *const *roots, size_t n, bool overwrite, char *err, size_t err_size)
+FILE *csvw_open(const char *path, const char *const *roots, size_t n, bool overwrite, struct sbuf *err)
 {
 	const char *root = inside_any(path, roots, n);
 	if (root) {
-		snprintf(err, err_size, "%s is inside the capture %s: give a path outside it", path, root);
+		sbuf_addf(err, "%s is inside the capture %s: give a path outside it", path, root);
 		return NULL;
 	}
 	/* never through a symlink (O_NOFOLLOW; O_EXCL refuses one too), never a FIFO or a
@@ -97,11 +97,11 @@ FILE *csvw_open(const char *path, const char *const *roots, size_t n, bool overw
 	}
 	if (fd < 0) {
 		if (errno == EEXIST && !overwrite)
-			snprintf(err, err_size, "%s exists (:export! overwrites it)", path);
+			sbuf_addf(err, "%s exists (:export! overwrites it)", path);
 		else if (errno == ELOOP || errno == EEXIST)
-			snprintf(err, err_size, "%s is a symbolic link: give the file itself", path);
+			sbuf_addf(err, "%s is a symbolic link: give the file itself", path);
 		else
-			snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+			sbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	/* what was opened, checked again: a regular file of its own (another hard link to it
@@ -122,7 +122,7 @@ FILE *csvw_open(const char *path, const char *const *roots, size_t n, bool overw
 	if (!why && (fcntl(fd, F_SETFL, 0) != 0 || (!created && ftruncate(fd, 0) != 0)))
 		why = strerror(errno);
 	if (why) {
-		snprintf(err, err_size, "%s %s", path, why);
+		sbuf_addf(err, "%s %s", path, why);
 		if (created)
 			unlink(path);
 		close(fd);
@@ -130,7 +130,7 @@ FILE *csvw_open(const char *path, const char *const *roots, size_t n, bool overw
 	}
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
-		snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+		sbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
 		close(fd);
 	}
 	return f;

@@ -86,7 +86,7 @@ static bool key_is(const char *b, size_t len, size_t start, const char *key)
 	return start + kl + 1 < len && memcmp(b + start + 1, key, kl) == 0 && b[start + 1 + kl] == '"';
 }
 
-bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t errlen)
+bool jscan_open(struct jscan *js, const char *buf, size_t len, struct sbuf *err)
 {
 	memset(js, 0, sizeof *js);
 	js->buf = buf;
@@ -96,7 +96,7 @@ bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t
 		pos = 3;
 	pos = jscan_skip_ws(buf, len, pos);
 	if (pos >= len) {
-		snprintf(err, errlen, "empty file (no JSON value)");
+		sbuf_addf(err, "empty file (no JSON value)");
 		return false;
 	}
 	if (buf[pos] == '[') {
@@ -106,7 +106,7 @@ bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t
 		return true;
 	}
 	if (buf[pos] != '{') {
-		snprintf(err, errlen, _("byte %zu: expected '[' or '{' at the start, found 0x%02X"), pos,
+		sbuf_addf(err, _("byte %zu: expected '[' or '{' at the start, found 0x%02X"), pos,
 			 (unsigned char)buf[pos]);
 		return false;
 	}
@@ -115,11 +115,11 @@ bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t
 	for (;;) {
 		pos = jscan_skip_ws(buf, len, pos);
 		if (pos >= len) {
-			snprintf(err, errlen, _("byte %zu: the file ends before a \"traceEvents\" array"), pos);
+			sbuf_addf(err, _("byte %zu: the file ends before a \"traceEvents\" array"), pos);
 			return false;
 		}
 		if (buf[pos] == '}') {
-			snprintf(err, errlen, _("byte %zu: JSON object without a \"traceEvents\" array"), pos);
+			sbuf_addf(err, _("byte %zu: JSON object without a \"traceEvents\" array"), pos);
 			return false;
 		}
 		if (buf[pos] == ',') {
@@ -127,26 +127,26 @@ bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t
 			continue;
 		}
 		if (buf[pos] != '"') {
-			snprintf(err, errlen, _("byte %zu: expected a member name, found 0x%02X"), pos,
+			sbuf_addf(err, _("byte %zu: expected a member name, found 0x%02X"), pos,
 				 (unsigned char)buf[pos]);
 			return false;
 		}
 		size_t key_start = pos;
 		size_t key_end = array_string_end(buf, len, pos + 1);
 		if (key_end == NOT_FOUND) {
-			snprintf(err, errlen, _("byte %zu: the file ends inside a member name"), pos);
+			sbuf_addf(err, _("byte %zu: the file ends inside a member name"), pos);
 			return false;
 		}
 		bool is_events = key_is(buf, len, key_start, "traceEvents");
 		pos = jscan_skip_ws(buf, len, key_end);
 		if (pos >= len || buf[pos] != ':') {
-			snprintf(err, errlen, _("byte %zu: expected ':' after a member name"), pos);
+			sbuf_addf(err, _("byte %zu: expected ':' after a member name"), pos);
 			return false;
 		}
 		pos = jscan_skip_ws(buf, len, pos + 1);
 		if (is_events) {
 			if (pos >= len || buf[pos] != '[') {
-				snprintf(err, errlen, _("byte %zu: \"traceEvents\" is not an array"), pos);
+				sbuf_addf(err, _("byte %zu: \"traceEvents\" is not an array"), pos);
 				return false;
 			}
 			js->shape = JSCAN_WRAPPED;
@@ -156,7 +156,7 @@ bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t
 		}
 		size_t vend = jscan_value_end(buf, len, pos);
 		if (vend == NOT_FOUND) {
-			snprintf(err, errlen, _("byte %zu: the file ends before a \"traceEvents\" array"), pos);
+			sbuf_addf(err, _("byte %zu: the file ends before a \"traceEvents\" array"), pos);
 			return false;
 		}
 		pos = vend;

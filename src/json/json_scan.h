@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sbuf.h"
+
 enum jscan_shape { JSCAN_BARE_ARRAY, JSCAN_WRAPPED };
 
 enum jscan_status {
@@ -30,7 +32,7 @@ struct jscan {
 /* Locates the event array in buf (borrowed, kept in js: it must outlive the scan).
  * Returns false with a message in err (naming the byte offset) when the input holds no
  * event array. */
-bool jscan_open(struct jscan *js, const char *buf, size_t len, char *err, size_t errlen);
+bool jscan_open(struct jscan *js, const char *buf, size_t len, struct sbuf *err);
 /* Next element from js->pos. On JSCAN_ELEMENT, *start and *end bound it and pos moves on. */
 enum jscan_status jscan_next(struct jscan *js, size_t *start, size_t *end);
 /* End (exclusive) of the JSON value at buf[pos] (no leading whitespace), or (size_t)-1

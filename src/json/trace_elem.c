@@ -402,13 +402,13 @@ void elem_text(const struct espan *s, struct sbuf *out)
 		sbuf_add(out, s->p, s->len);
 }
 
-bool elem_equal(const struct elem *a, const struct elem *b, char *why, size_t whylen)
+bool elem_equal(const struct elem *a, const struct elem *b, struct sbuf *why)
 {
 	static const char *names[EF_COUNT] = {"ph", "name", "pid", "tid", "ts", "dur", "cat", "id", "bp",
 					      "processName", "args.Task Type", "args.name", "args.labels",
 					      "args.sort_index", "args number key", "args number value"};
 	if (a->is_object != b->is_object || a->args_object != b->args_object) {
-		snprintf(why, whylen, "object/args shape differs");
+		sbuf_addf(why, "object/args shape differs");
 		return false;
 	}
 	/* the first numeric args member is defined for counters only ("ph": "C") */
@@ -419,14 +419,14 @@ bool elem_equal(const struct elem *a, const struct elem *b, char *why, size_t wh
 			continue;
 		const struct espan *x = &a->f[f], *y = &b->f[f];
 		if (!x->p != !y->p || x->is_str != y->is_str) {
-			snprintf(why, whylen, "%s: present/kind differs", names[f]);
+			sbuf_addf(why, "%s: present/kind differs", names[f]);
 			return false;
 		}
 		if (!x->p)
 			continue;
 		/* raw text is what the loader reads (numbers are parsed from it): compare raw */
 		if (x->len != y->len || memcmp(x->p, y->p, x->len)) {
-			snprintf(why, whylen, "%s: \"%.*s\" vs \"%.*s\"", names[f], (int)(x->len > 40 ? 40 : x->len), x->p,
+			sbuf_addf(why, "%s: \"%.*s\" vs \"%.*s\"", names[f], (int)(x->len > 40 ? 40 : x->len), x->p,
 				 (int)(y->len > 40 ? 40 : y->len), y->p);
 			return false;
 		}
@@ -449,7 +449,7 @@ static bool same_record(const struct elem *a, const struct elem *b)
 
 /* Every instruction set this CPU has against the portable one: the same status, length
  * and record. */
-static bool isas_agree(const char *buf, size_t len, char *why, size_t whylen)
+static bool isas_agree(const char *buf, size_t len, struct sbuf *why)
 {
 	struct elem ref, got;
 	size_t ref_used = 0, got_used = 0;
@@ -459,7 +459,7 @@ static bool isas_agree(const char *buf, size_t len, char *why, size_t whylen)
 			continue;
 		enum elem_status gs = elem_fast_isa((enum elem_isa)i, buf, len, &got, &got_used);
 		if (gs != rs || (rs == ELEM_OK && (got_used != ref_used || !same_record(&ref, &got)))) {
-			snprintf(why, whylen, "%s and scalar scanners differ (status %d/%d, length %zu/%zu): %.*s",
+			sbuf_addf(why, "%s and scalar scanners differ (status %d/%d, length %zu/%zu): %.*s",
 				 elem_isa_name((enum elem_isa)i), (int)gs, (int)rs, got_used, ref_used,
 				 (int)(len > 200 ? 200 : len), buf);
 			return false;
@@ -468,33 +468,34 @@ static bool isas_agree(const char *buf, size_t len, char *why, size_t whylen)
 	return true;
 }
 
-enum elem_verdict elem_crosscheck(struct jtok *jt, const char *buf, size_t len, char *why, size_t whylen)
+enum elem_verdict elem_crosscheck(struct jtok *jt, const char *buf, size_t len, struct sbuf *why)
 {
 	struct elem a, b;
 	size_t used = 0;
 	int shown = (int)(len > 200 ? 200 : len);
-	if (!isas_agree(buf, len, why, whylen))
+	if (!isas_agree(buf, len, why))
 		return ELEM_DISAGREE;
 	enum elem_status fs = elem_fast(buf, len, &a, &used);
 	if (fs == ELEM_UNSURE)
 		return ELEM_LEFT_TO_JSMN;
 	if (fs != ELEM_OK) {
-		snprintf(why, whylen, "the scanner claimed an error itself (%d): %.*s", (int)fs, shown, buf);
+		sbuf_addf(why, "the scanner claimed an error itself (%d): %.*s", (int)fs, shown, buf);
 		return ELEM_DISAGREE;
 	}
 	size_t end = jscan_value_end(buf, len, 0);
 	if (end != used) {
-		snprintf(why, whylen, "element end: fast %zu, boundary scan %zu: %.*s", used, end, shown, buf);
+		sbuf_addf(why, "element end: fast %zu, boundary scan %zu: %.*s", used, end, shown, buf);
 		return ELEM_DISAGREE;
 	}
 	int err;
 	if (elem_from_jsmn(jt, buf, used, &b, &err) != ELEM_OK) {
-		snprintf(why, whylen, "fast accepted what jsmn rejects (%d): %.*s", err, shown, buf);
+		sbuf_addf(why, "fast accepted what jsmn rejects (%d): %.*s", err, shown, buf);
 		return ELEM_DISAGREE;
 	}
-	char what[256];
-	if (!elem_equal(&a, &b, what, sizeof what)) {
-		snprintf(why, whylen, "fields differ: %s in %.*s", what, shown, buf);
+	struct sbuf what = SBUF_INIT;
+	if (!elem_equal(&a, &b, &what)) {
+		sbuf_addf(why, "fields differ: %s in %.*s", what.buf ? what.buf : "?", shown, buf);
+		sbuf_free(&what);
 		return ELEM_DISAGREE;
 	}
 	return ELEM_AGREE;

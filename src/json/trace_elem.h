@@ -81,7 +81,7 @@ enum elem_status elem_fast_isa(enum elem_isa isa, const char *js, size_t len, st
 /* Decodes a span: strings unescaped, primitives verbatim. */
 void elem_text(const struct espan *s, struct sbuf *out);
 /* True when two records carry the same fields (spans compared by decoded text). */
-bool elem_equal(const struct elem *a, const struct elem *b, char *why, size_t whylen);
+bool elem_equal(const struct elem *a, const struct elem *b, struct sbuf *why);
 
 enum elem_verdict {
 	ELEM_AGREE,       /* the scanner answered, exactly as jsmn and the boundary scan (and
@@ -91,6 +91,6 @@ enum elem_verdict {
 };
 /* The scanner's contract for one input (an element at its start), checked against jsmn:
  * shared by tests/test_trace_elem.c and the fuzz harness tests/fuzz/fuzz_elem.c. */
-enum elem_verdict elem_crosscheck(struct jtok *jt, const char *buf, size_t len, char *why, size_t whylen);
+enum elem_verdict elem_crosscheck(struct jtok *jt, const char *buf, size_t len, struct sbuf *why);
 
 #endif

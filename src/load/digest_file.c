@@ -69,32 +69,31 @@ void digest_file_seal(char *buf, size_t len)
 	digest_file_put_le(h + 24, XXH3_64bits(buf + DIGEST_HEADER, plen), 8);
 }
 
-int digest_file_check(const char *buf, size_t len, char *why, size_t size)
+int digest_file_check(const char *buf, size_t len, struct sbuf *why)
 {
 	const unsigned char *h = (const unsigned char *)buf;
 	if (len < 8 || memcmp(buf, DIGEST_MAGIC, 8)) {
-		snprintf(why, size, "%s", _("not a digest (no ASCPDIG magic)"));
+		sbuf_addf(why, "%s", _("not a digest (no ASCPDIG magic)"));
 		return -1;
 	}
 	if (len < DIGEST_HEADER) {
-		snprintf(why, size, _("truncated: %zu bytes, shorter than the %d-byte header"), len, DIGEST_HEADER);
+		sbuf_addf(why, _("truncated: %zu bytes, shorter than the %d-byte header"), len, DIGEST_HEADER);
 		return -1;
 	}
 	uint64_t version = digest_file_get_le(h + 8, 4), plen = digest_file_get_le(h + 16, 8),
 		 sum = digest_file_get_le(h + 24, 8);
 	if (version != DIGEST_VERSION) {
-		snprintf(why, size,
-			 _("digest format version %llu; this build reads version %u (write it again with this build)"),
+		sbuf_addf(why, _("digest format version %llu; this build reads version %u (write it again with this build)"),
 			 (unsigned long long)version, DIGEST_VERSION);
 		return -1;
 	}
 	if (plen != len - DIGEST_HEADER) {
-		snprintf(why, size, _("truncated or padded: the header says %llu payload bytes, the file has %zu"),
+		sbuf_addf(why, _("truncated or padded: the header says %llu payload bytes, the file has %zu"),
 			 (unsigned long long)plen, len - DIGEST_HEADER);
 		return -1;
 	}
 	if (XXH3_64bits(buf + DIGEST_HEADER, plen) != sum) {
-		snprintf(why, size, "%s", _("checksum mismatch: the file was changed or damaged after it was written"));
+		sbuf_addf(why, "%s", _("checksum mismatch: the file was changed or damaged after it was written"));
 		return -1;
 	}
 	return 0;
@@ -106,17 +105,17 @@ static bool digest_file_has_suffix(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
-char *digest_file_read(const char *path, size_t *len, char *why, size_t size)
+char *digest_file_read(const char *path, size_t *len, struct sbuf *why)
 {
 	/* O_NONBLOCK: a FIFO named *.apdigest opens at once (and is refused below) */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		snprintf(why, size, _("cannot open: %s"), strerror(errno));
+		sbuf_addf(why, _("cannot open: %s"), strerror(errno));
 		return NULL;
 	}
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(why, size, "%s", _("not a regular file"));
+		sbuf_addf(why, "%s", _("not a regular file"));
 		close(fd);
 		return NULL;
 	}

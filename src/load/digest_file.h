@@ -36,9 +36,9 @@ void digest_file_begin(struct sbuf *out);
 void digest_file_seal(char *buf, size_t len);
 /* 0 when buf holds a whole digest of this version (its payload at buf + DIGEST_HEADER),
  * else -1 with the reason in why (size bytes). */
-int digest_file_check(const char *buf, size_t len, char *why, size_t size);
+int digest_file_check(const char *buf, size_t len, struct sbuf *why);
 /* A digest file read whole (owned, NUL-terminated, *len bytes), or NULL with why. */
-char *digest_file_read(const char *path, size_t *len, char *why, size_t size);
+char *digest_file_read(const char *path, size_t *len, struct sbuf *why);
 /* The *.apdigest files of a directory (or the file itself), owned, *n of them. */
 char **digest_file_list(const char *path, size_t *n);
 /* True when path is a digest file, or a directory holding at least one *.apdigest. */

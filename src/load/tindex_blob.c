@@ -24,11 +24,11 @@ struct blob_ctx {
 	bool deferred; /* buf went to a deferred write */
 };
 
-static int load_blob(void *ctx, struct diag_list *dl, char *why, size_t size)
+static int load_blob(void *ctx, struct diag_list *dl, struct sbuf *why)
 {
 	(void)dl;
 	struct blob_ctx *c = ctx;
-	c->buf = c->make(c->make_ctx, &c->len, why, size);
+	c->buf = c->make(c->make_ctx, &c->len, why);
 	return c->buf ? 0 : -1;
 }
 

@@ -167,9 +167,12 @@ int tix_load(const struct tix_kind *k, void *ctx, const char *const *paths, size
 {
 	memset(st, 0, sizeof *st);
 	char *dir = io && io->enabled && n ? tindex_dir(io) : NULL;
-	char why[200] = "";
-	if (!dir)
-		return k->load(ctx, dl, why, sizeof why);
+	struct sbuf why = SBUF_INIT;
+	if (!dir) {
+		int direct = k->load(ctx, dl, &why);
+		sbuf_free(&why);
+		return direct;
+	}
 	double t0 = tix_now_seconds();
 	struct sbuf key = SBUF_INIT, name = SBUF_INIT;
 	int r = 0;
@@ -199,14 +202,14 @@ int tix_load(const struct tix_kind *k, void *ctx, const char *const *paths, size
 		stale = st->why[0] != 0;
 	}
 	size_t diag0 = dl->n, dropped0 = dl->dropped;
-	r = k->load(ctx, dl, why, sizeof why);
+	r = k->load(ctx, dl, &why);
 	st->state = TINDEX_NOT_WRITTEN;
 	if (over) {
 		snprintf(st->why, sizeof st->why, "a part of the %s is over %s", k->what, k->limit);
 	} else if (!keyed) {
 		snprintf(st->why, sizeof st->why, "a %s file cannot be identified", k->what);
 	} else if (r != 0) {
-		snprintf(st->why, sizeof st->why, "%s", why);
+		snprintf(st->why, sizeof st->why, "%s", why.buf ? why.buf : "");
 	} else {
 		/* the files must not have changed while they were read: else the index would keep
 		 * what was read under the key of what is there now */
@@ -239,6 +242,7 @@ int tix_load(const struct tix_kind *k, void *ctx, const char *const *paths, size
 	}
 	r = r ? -1 : 0;
 out:
+	sbuf_free(&why);
 	sbuf_free(&key);
 	sbuf_free(&name);
 	free(path);

@@ -18,18 +18,18 @@ struct csv_ctx {
 	struct csv_table *t; /* the result */
 };
 
-static int load_csv(void *ctx, struct diag_list *dl, char *why, size_t size)
+static int load_csv(void *ctx, struct diag_list *dl, struct sbuf *why)
 {
 	struct csv_ctx *c = ctx;
 	c->t = c->load_fn(c->path, c->load_ctx, dl);
 	if (!c->t) {
-		snprintf(why, size, "the table could not be read");
+		sbuf_addf(why, "the table could not be read");
 		return -1;
 	}
 	/* cells are read again from the file itself: a table held in memory (converted from
 	 * UTF-16, made from a Db) or joined from slices is not indexed */
 	if (c->t->mem || c->t->mem_owned || c->t->data_fd >= 0 || c->t->n_parts || strcmp(c->t->path, c->path)) {
-		snprintf(why, size, "the table is not read from its file as it is");
+		sbuf_addf(why, "the table is not read from its file as it is");
 		return -1;
 	}
 	return 0;

@@ -103,15 +103,14 @@ struct open_call {
 	struct jscan *js;
 	const char *buf;
 	size_t len;
-	char *err;
-	size_t errlen;
+	struct sbuf *err;
 	bool ok;
 };
 
 static void open_guarded(void *arg)
 {
 	struct open_call *oc = arg;
-	oc->ok = jscan_open(oc->js, oc->buf, oc->len, oc->err, oc->errlen);
+	oc->ok = jscan_open(oc->js, oc->buf, oc->len, oc->err);
 }
 
 static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base,
@@ -119,20 +118,23 @@ static bool walk_part(struct rank_store *rs, struct part_walk *pw, uint64_t base
 {
 	const char *buf = pw->buf;
 	size_t len = pw->len;
-	char err[256];
+	struct sbuf err = SBUF_INIT;
 	struct jscan js;
-	struct open_call oc = {&js, buf, len, err, sizeof err, false};
+	struct open_call oc = {&js, buf, len, &err, false};
 	size_t fault;
 	if (!mapguard_run(buf, len, open_guarded, &oc, &fault)) {
 		diag_add(dl, DIAG_ERROR, pw->name, 0, (int64_t)fault,
 			 _("the file shrank while it was read (its bytes from this offset on are gone); "
 			 "nothing loaded"));
+		sbuf_free(&err);
 		return false;
 	}
 	if (!oc.ok) {
-		diag_add(dl, DIAG_ERROR, pw->name, 0, -1, _("not a Chrome trace: %s; nothing loaded"), err);
+		diag_add(dl, DIAG_ERROR, pw->name, 0, -1, _("not a Chrome trace: %s; nothing loaded"), err.buf ? err.buf : "");
+		sbuf_free(&err);
 		return false;
 	}
+	sbuf_free(&err);
 	rs->trace.wrapped |= js.shape == JSCAN_WRAPPED;
 	pw->wrapped = js.shape == JSCAN_WRAPPED;
 

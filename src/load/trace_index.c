@@ -428,18 +428,18 @@ static bool read_trace(struct tix_reader *r, void *map, size_t len, void *ctx, s
 	return false;
 }
 
-static int load_trace(void *ctx, struct diag_list *dl, char *why, size_t size)
+static int load_trace(void *ctx, struct diag_list *dl, struct sbuf *why)
 {
 	struct trace_ctx *c = ctx;
 	c->ret = trace_load_parts(c->rs, c->paths, c->n, c->topts, dl);
 	if (c->ret != 0) {
-		snprintf(why, size, "the trace could not be read");
+		sbuf_addf(why, "the trace could not be read");
 		return -1;
 	}
 	if (c->rs->trace.n_parts != c->n) {
 		/* a part refused (--max-trace-bytes) or unreadable: the index would keep the rest
 		 * under a key that does not say so */
-		snprintf(why, size, "a part of the trace was not read");
+		sbuf_addf(why, "a part of the trace was not read");
 		return -1;
 	}
 	return 0;

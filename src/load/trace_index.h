@@ -23,6 +23,7 @@
 
 #include "csv_table.h"
 #include "diag.h"
+#include "sbuf.h"
 #include "store.h"
 #include "trace.h"
 
@@ -116,7 +117,7 @@ void tindex_defer_free(struct tindex_defer *d);
  * gives its bytes (*from_index true); else make(ctx, len, why, size) makes them (NULL:
  * nothing to index, why says so) and they are written. Returns the bytes (owned), NULL
  * when make gave none, or when they went to a deferred write (io->defer). */
-typedef char *(*tindex_blob_maker)(void *ctx, size_t *len, char *why, size_t size);
+typedef char *(*tindex_blob_maker)(void *ctx, size_t *len, struct sbuf *why);
 char *tindex_load_blob(const char *kind, const char *const *paths, size_t n, tindex_blob_maker make, void *ctx,
 		       size_t *len, bool *from_index, const struct tindex_opts *io, struct tindex_status *st,
 		       struct diag_list *dl);

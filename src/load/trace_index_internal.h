@@ -84,7 +84,7 @@ struct tix_kind {
 	void (*say)(struct diag_list *dl, const char *file, const char *index, const char *why);
 	bool at_dir;
 	/* reads the inputs afresh; 0 when what was read may be indexed */
-	int (*load)(void *ctx, struct diag_list *dl, char *why, size_t size);
+	int (*load)(void *ctx, struct diag_list *dl, struct sbuf *why);
 	void (*write)(struct tix_writer *w, void *ctx, const struct diag_list *dl, size_t diag0, size_t dropped0);
 	/* builds the result from a verified payload (and takes the mapping) or returns false */
 	bool (*read)(struct tix_reader *r, void *map, size_t len, void *ctx, struct diag_list *dl);

@@ -46,8 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct coll_inst *colls;
 	size_t nc;
 	struct comm_data cm;
-	char why[256];
-	if (digest_parse(buf, len, keep, &ra, &id, &colls, &nc, &cm, why, sizeof why) == 0) {
+	struct sbuf why = SBUF_INIT;
+	if (digest_parse(buf, len, keep, &ra, &id, &colls, &nc, &cm, &why) == 0) {
 		/* what the report reads of it */
 		char verdict[256];
 		(void)analysis_verdict(&ra, verdict, sizeof verdict);
@@ -61,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		analysis_rank_free(&ra);
 		free(colls);
 	}
+	sbuf_free(&why);
 	dio_keep_free(keep);
 	free(buf);
 	return 0;

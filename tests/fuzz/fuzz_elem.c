@@ -18,9 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		jtok_init(&jt);
 		ready = 1;
 	}
-	char why[1024];
-	if (elem_crosscheck(&jt, (const char *)data, size, why, sizeof why) == ELEM_DISAGREE) {
-		fprintf(stderr, "fast scanner and jsmn disagree: %s\n", why);
+	struct sbuf why = SBUF_INIT;
+	if (elem_crosscheck(&jt, (const char *)data, size, &why) == ELEM_DISAGREE) {
+		fprintf(stderr, "fast scanner and jsmn disagree: %s\n", why.buf);
 		abort();
 	}
 	return 0;
