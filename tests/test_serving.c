@@ -4,6 +4,7 @@
  * real 2024 dump's spans, and what a raw or a missing figure says. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -93,6 +94,21 @@ static void test_generated_current(void **state)
 		assert_string_equal(buf, tu_truth_str(t, "serving.kvcache_usage_max_pct"));
 		/* the batches are on the epoch clock in ns whatever their columns say */
 		const struct serving *sv = o.cap->serving;
+		/* a request's executions (the Serving view's Enter): the generator gives each request
+		 * one reply token per step from the one that admits it (its first token at that
+		 * step's end) to its last, so they number its reply tokens, the first a prompt batch
+		 * ending at its first token */
+		for (size_t i = 0; i < sv->n_req; i++) {
+			const struct serving_request *q = &sv->req[i];
+			size_t got[64], n = service_request_batches(sv, i, got, 64);
+			if ((int64_t)n != q->reply_tokens)
+				fail_msg("request %zu: %zu executions, %" PRId64 " reply tokens", i, n, q->reply_tokens);
+			assert_true(n >= 1 && n <= 64);
+			assert_true(llabs(sv->batch[got[0]].end_ns - (q->start_ns + q->ttft_ns)) <= 1000);
+			assert_int_not_equal(sv->batch[got[0]].type, SBT_DECODE);
+			for (size_t k = 1; k < n; k++)
+				assert_true(sv->batch[got[k]].start_ns >= sv->batch[got[k - 1]].end_ns);
+		}
 		for (size_t i = 0; i < sv->n_batch; i++)
 			assert_true(sv->batch[i].start_ns > 1600000000LL * 1000000000LL &&
 				    sv->batch[i].start_ns < 2000000000LL * 1000000000LL);

@@ -272,3 +272,33 @@ struct service_analysis *service_analyse(const struct serving *sv)
 }
 
 void service_free(struct service_analysis *sa) { free(sa); }
+
+/* batch order for service_request_batches: by start, then index */
+static int service_batch_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct serving *sv = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int64_t x = sv->batch[i].start_ns, y = sv->batch[j].start_ns;
+	return x < y ? -1 : x > y ? 1 : (i > j) - (i < j);
+}
+
+size_t service_request_batches(const struct serving *sv, size_t req, size_t *out, size_t max)
+{
+	if (req >= sv->n_req)
+		return 0;
+	const struct serving_request *q = &sv->req[req];
+	if (q->start_ns == SERVING_NONE_NS || q->queue_ns == SERVING_NONE_NS || q->exec_ns == SERVING_NONE_NS)
+		return 0;
+	/* 1 µs either side: three decimals of ms, a sum of two truncated values */
+	int64_t from = q->start_ns + q->queue_ns - 1000, to = q->start_ns + q->exec_ns + 1000;
+	size_t n = 0, *all = xmalloc((sv->n_batch ? sv->n_batch : 1) * sizeof *all);
+	for (size_t i = 0; i < sv->n_batch; i++) {
+		const struct serving_batch *b = &sv->batch[i];
+		if (b->exec && b->start_ns >= from && b->end_ns <= to)
+			all[n++] = i;
+	}
+	xqsort_r(all, n, sizeof *all, service_batch_cmp, (void *)sv);
+	memcpy(out, all, (n < max ? n : max) * sizeof *out);
+	free(all);
+	return n;
+}
