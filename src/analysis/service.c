@@ -26,6 +26,14 @@ static struct service_dist service_dist_of(int64_t *v, size_t n, const char *why
 	return d;
 }
 
+int64_t service_request_tpot(const struct serving_request *q)
+{
+	if (q->ttft_ns == SERVING_NONE_NS || q->exec_ns == SERVING_NONE_NS || q->reply_tokens < 2 ||
+	    q->exec_ns < q->ttft_ns)
+		return SERVING_NONE_NS;
+	return (q->exec_ns - q->ttft_ns) / (q->reply_tokens - 1);
+}
+
 static void service_requests(struct service_analysis *sa, const struct serving *sv)
 {
 	static const char *const no_table = N_("no request table in this output (the 2024 dump has none)");
@@ -50,9 +58,8 @@ static void service_requests(struct service_analysis *sa, const struct serving *
 			e2e[ne++] = q->exec_ns;
 		if (q->queue_ns != SERVING_NONE_NS)
 			queue[nq++] = q->queue_ns;
-		if (q->ttft_ns != SERVING_NONE_NS && q->exec_ns != SERVING_NONE_NS && q->reply_tokens >= 2 &&
-		    q->exec_ns >= q->ttft_ns)
-			tpot[np++] = (q->exec_ns - q->ttft_ns) / (q->reply_tokens - 1);
+		if (service_request_tpot(q) != SERVING_NONE_NS)
+			tpot[np++] = service_request_tpot(q);
 	}
 	const char *why_col = N_("the request table has no such column");
 	sa->ttft = service_dist_of(ttft, nt, sv->have_requests ? why_col : no_table);
@@ -298,7 +305,8 @@ size_t service_request_batches(const struct serving *sv, size_t req, size_t *out
 			all[n++] = i;
 	}
 	xqsort_r(all, n, sizeof *all, service_batch_cmp, (void *)sv);
-	memcpy(out, all, (n < max ? n : max) * sizeof *out);
+	if (max)
+		memcpy(out, all, (n < max ? n : max) * sizeof *out);
 	free(all);
 	return n;
 }
