@@ -300,12 +300,13 @@ static void sv_draw_detail(struct serving_view *v, struct canvas *cv, int x, int
 	canvas_text(cv, x + 1, y + 1, w - 2, ST_BOLD, _("     #     start ms       ms  type      size"));
 	for (int r = 0; r + 2 < h && (size_t)r < v->n_bat; r++) {
 		const struct serving_batch *b = &v->sv->batch[v->bat[r]];
-		char size[16] = "-";
+		char size[16] = "-", type[48];
 		if (b->size >= 0)
 			snprintf(size, sizeof size, "%d", b->size);
-		canvas_textf(cv, x + 1, y + 2 + r, w - 2, ST_NORMAL, "%6d %12.3f %8.3f  %-8s %5s", r + 1,
-			     sv_ms(b->start_ns - v->sa->first_ns), sv_ms(b->end_ns - b->start_ns),
-			     serving_batch_type_name((enum serving_batch_type)b->type), size);
+		/* the type's name is a phase's (translated there) */
+		view_padded(type, sizeof type, _(serving_batch_type_name((enum serving_batch_type)b->type)), 8);
+		canvas_textf(cv, x + 1, y + 2 + r, w - 2, ST_NORMAL, "%6d %12.3f %8.3f  %s %5s", r + 1,
+			     sv_ms(b->start_ns - v->sa->first_ns), sv_ms(b->end_ns - b->start_ns), type, size);
 	}
 }
 
