@@ -183,38 +183,6 @@ static int sv_col_of(const struct service_analysis *sa, int64_t t, int w)
 	return c < 0 ? 0 : c >= w ? w - 1 : c;
 }
 
-static const char sv_type_letter[SBT_COUNT] = {'?', 'P', 'D', 'M'};
-
-/* Executions by type (the type that holds most of the column's time) and their sizes. */
-static void sv_batch_lanes(const struct serving_view *v, struct canvas *cv, int x, int y, int w, double *col)
-{
-	const struct serving *sv = v->sv;
-	double *held = xcalloc((size_t)w * SBT_COUNT, sizeof *held);
-	for (int c = 0; c < w; c++)
-		col[c] = -1;
-	for (size_t i = 0; i < sv->n_batch; i++) {
-		const struct serving_batch *b = &sv->batch[i];
-		if (!b->exec || b->start_ns == SERVING_NONE_NS)
-			continue;
-		int a = sv_col_of(v->sa, b->start_ns, w), e = sv_col_of(v->sa, b->end_ns, w);
-		for (int c = a; c <= e; c++) {
-			held[c * SBT_COUNT + b->type] += (double)(b->end_ns - b->start_ns) + 1;
-			col[c] = fmax(col[c], b->size);
-		}
-	}
-	static const enum style type_style[SBT_COUNT] = {ST_DIM, ST_CAT_COMPUTE, ST_CAT_COMM, ST_CAT_SCHED};
-	for (int c = 0; c < w; c++) {
-		int best = -1;
-		for (int t = 0; t < SBT_COUNT; t++)
-			if (held[c * SBT_COUNT + t] > 0 && (best < 0 || held[c * SBT_COUNT + t] > held[c * SBT_COUNT + best]))
-				best = t;
-		if (best >= 0)
-			canvas_set(cv, x + c, y, (uint32_t)sv_type_letter[best], type_style[best]);
-	}
-	free(held);
-	sv_spark(cv, x, y + 1, w, col, ST_NORMAL);
-}
-
 /* The lanes: label, then the window's columns; returns the rows drawn. */
 static int sv_lanes(const struct serving_view *v, struct canvas *cv, int x, int y, int w)
 {
@@ -229,7 +197,8 @@ static int sv_lanes(const struct serving_view *v, struct canvas *cv, int x, int 
 	for (int r = 0; r < 6; r++)
 		canvas_text(cv, x, y + r, LABEL - 1, ST_DIM, _(labels[r]));
 	double *col = xmalloc((size_t)lw * sizeof *col);
-	sv_batch_lanes(v, cv, x + LABEL, y, lw, col);
+	view_serving_batches(cv, x + LABEL, y, lw, sv, sa->first_ns, sa->first_ns + sa->window_ns + 1, col);
+	sv_spark(cv, x + LABEL, y + 1, lw, col, ST_NORMAL);
 	for (int c = 0; c < lw; c++)
 		col[c] = -1;
 	for (size_t i = 0; i < sv->n_fwd; i++)
