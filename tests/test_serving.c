@@ -121,6 +121,31 @@ static void test_generated_current(void **state)
 		assert_int_equal(s.an->service->ttft.p99, sa->ttft.p99);
 		close_opened(&s);
 		free(alone);
+		/* its chrome_tracing.json alone (a bare array: the current generation): requests
+		 * from its httpReq spans, executions by type from its modelExec spans' args, each
+		 * at the time batch.csv gives it (the trace in µs, the table's "(ms)" column in µs
+		 * too, both since the epoch); TTFT is not in the spans: null */
+		assert_int_equal(tu_sh("mkdir '%s/ct' && cp '%s/%s/chrome_tracing.json' '%s/ct/'", dir, dir,
+				       tu_truth_str(t, "serving.dir"), dir),
+				 0);
+		char *ct = xasprintf("%s/ct/chrome_tracing.json", dir);
+		struct opened c = open_path(ct);
+		assert_non_null(c.an);
+		assert_int_equal(c.an->service->gen, SERVING_CURRENT);
+		assert_int_equal(c.an->service->requests, tu_truth_int(t, "serving.requests"));
+		assert_int_equal(c.an->service->batches[SBT_PREFILL], tu_truth_int(t, "serving.batches.prefill"));
+		assert_int_equal(c.an->service->batches[SBT_DECODE], tu_truth_int(t, "serving.batches.decode"));
+		assert_int_equal(c.an->service->batches[SBT_MIXED], tu_truth_int(t, "serving.batches.mixed"));
+		assert_false(c.an->service->ttft.valid);
+		const struct serving *cs = c.cap->serving;
+		assert_int_equal(cs->n_batch, sv->n_batch);
+		for (size_t i = 0; i < cs->n_batch; i++) {
+			assert_int_equal(cs->batch[i].exec, sv->batch[i].exec);
+			assert_true(llabs(cs->batch[i].start_ns - sv->batch[i].start_ns) <= 1000);
+			assert_int_equal(cs->batch[i].size, sv->batch[i].size);
+		}
+		close_opened(&c);
+		free(ct);
 		close_opened(&o);
 		tu_truth_free(t);
 		tu_rmtree(dir);
