@@ -137,6 +137,7 @@ static void test_generated_current(void **state)
 		assert_int_equal(c.an->service->batches[SBT_DECODE], tu_truth_int(t, "serving.batches.decode"));
 		assert_int_equal(c.an->service->batches[SBT_MIXED], tu_truth_int(t, "serving.batches.mixed"));
 		assert_false(c.an->service->ttft.valid);
+		assert_non_null(strstr(c.an->service->ttft.why, "a service trace alone has none"));
 		const struct serving *cs = c.cap->serving;
 		assert_int_equal(cs->n_batch, sv->n_batch);
 		for (size_t i = 0; i < cs->n_batch; i++) {

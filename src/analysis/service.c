@@ -36,7 +36,9 @@ int64_t service_request_tpot(const struct serving_request *q)
 
 static void service_requests(struct service_analysis *sa, const struct serving *sv)
 {
-	static const char *const no_table = N_("no request table in this output (the 2024 dump has none)");
+	/* the 2024 dump, or a current chrome_tracing.json read alone (its spans only) */
+	const char *no_table = sv->gen == SERVING_2024 ? N_("no request table in this output (the 2024 dump has none)")
+						       : N_("no request table in this output (a service trace alone has none)");
 	if (sv->have_requests) {
 		sa->requests_valid = true;
 		sa->requests_from = N_("request table");
