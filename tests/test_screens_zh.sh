@@ -284,8 +284,26 @@ if [ -x "$gen" ]; then
     bad "the Cluster view is not in Chinese or not aligned"
     cat "$out/cluster.txt"
   fi
+  # the Serving view (V) on generated serving output beside its ranks, at 80x24: its screens
+  # (the view, a request's executions) against tests/screens_zh/serving.80x24.N.txt, every
+  # line within 80 columns, the request table's column titles translated
+  "$gen" --out "$out/sv" --ranks 2 --steps 12 --prefill 3 --ops 40 --serving --seed 2 >/dev/null ||
+    bad "ascprof-gen failed"
+  printf 'V\n:dump %s\nEnter\n:dump %s\n' "$out/serving.1.txt" "$out/serving.2.txt" >"$out/serving.keys"
+  (cd "$out" && zh --no-index --script "$out/serving.keys" --size 80x24 sv >/dev/null 2>&1) ||
+    bad "the Serving view failed"
+  for n in 1 2; do
+    want=$srcdir/tests/screens_zh/serving.80x24.$n.txt
+    [ "${ASCPROF_UPDATE_SCREENS:-0}" = 1 ] && cp "$out/serving.$n.txt" "$want"
+    if [ -f "$want" ] && diff -u "$want" "$out/serving.$n.txt" && [ "$(wc -L <"$out/serving.$n.txt")" -le 80 ] &&
+       grep -q '排队 ms' "$out/serving.$n.txt" && ! grep -Eq 'arrival ms|bound by|worst request' "$out/serving.$n.txt"; then
+      ok
+    else
+      bad "the Serving view's screen $n is not in Chinese, not within 80 columns or not as expected"
+    fi
+  done
 else
-  echo "no generator: the bad-input and Cluster view checks are skipped"
+  echo "no generator: the bad-input, Cluster and Serving view checks are skipped"
 fi
 
 # digests keep the analysis' texts for later JSON runs: one written in Chinese gives the

@@ -4,6 +4,7 @@
  * real 2024 dump's spans, and what a raw or a missing figure says. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -93,6 +94,21 @@ static void test_generated_current(void **state)
 		assert_string_equal(buf, tu_truth_str(t, "serving.kvcache_usage_max_pct"));
 		/* the batches are on the epoch clock in ns whatever their columns say */
 		const struct serving *sv = o.cap->serving;
+		/* a request's executions (the Serving view's Enter): the generator gives each request
+		 * one reply token per step from the one that admits it (its first token at that
+		 * step's end) to its last, so they number its reply tokens, the first a prompt batch
+		 * ending at its first token */
+		for (size_t i = 0; i < sv->n_req; i++) {
+			const struct serving_request *q = &sv->req[i];
+			size_t got[64], n = service_request_batches(sv, i, got, 64);
+			if ((int64_t)n != q->reply_tokens)
+				fail_msg("request %zu: %zu executions, %" PRId64 " reply tokens", i, n, q->reply_tokens);
+			assert_true(n >= 1 && n <= 64);
+			assert_true(llabs(sv->batch[got[0]].end_ns - (q->start_ns + q->ttft_ns)) <= 1000);
+			assert_int_not_equal(sv->batch[got[0]].type, SBT_DECODE);
+			for (size_t k = 1; k < n; k++)
+				assert_true(sv->batch[got[k]].start_ns >= sv->batch[got[k - 1]].end_ns);
+		}
 		for (size_t i = 0; i < sv->n_batch; i++)
 			assert_true(sv->batch[i].start_ns > 1600000000LL * 1000000000LL &&
 				    sv->batch[i].start_ns < 2000000000LL * 1000000000LL);
@@ -105,6 +121,32 @@ static void test_generated_current(void **state)
 		assert_int_equal(s.an->service->ttft.p99, sa->ttft.p99);
 		close_opened(&s);
 		free(alone);
+		/* its chrome_tracing.json alone (a bare array: the current generation): requests
+		 * from its httpReq spans, executions by type from its modelExec spans' args, each
+		 * at the time batch.csv gives it (the trace in µs, the table's "(ms)" column in µs
+		 * too, both since the epoch); TTFT is not in the spans: null */
+		assert_int_equal(tu_sh("mkdir '%s/ct' && cp '%s/%s/chrome_tracing.json' '%s/ct/'", dir, dir,
+				       tu_truth_str(t, "serving.dir"), dir),
+				 0);
+		char *ct = xasprintf("%s/ct/chrome_tracing.json", dir);
+		struct opened c = open_path(ct);
+		assert_non_null(c.an);
+		assert_int_equal(c.an->service->gen, SERVING_CURRENT);
+		assert_int_equal(c.an->service->requests, tu_truth_int(t, "serving.requests"));
+		assert_int_equal(c.an->service->batches[SBT_PREFILL], tu_truth_int(t, "serving.batches.prefill"));
+		assert_int_equal(c.an->service->batches[SBT_DECODE], tu_truth_int(t, "serving.batches.decode"));
+		assert_int_equal(c.an->service->batches[SBT_MIXED], tu_truth_int(t, "serving.batches.mixed"));
+		assert_false(c.an->service->ttft.valid);
+		assert_non_null(strstr(c.an->service->ttft.why, "a service trace alone has none"));
+		const struct serving *cs = c.cap->serving;
+		assert_int_equal(cs->n_batch, sv->n_batch);
+		for (size_t i = 0; i < cs->n_batch; i++) {
+			assert_int_equal(cs->batch[i].exec, sv->batch[i].exec);
+			assert_true(llabs(cs->batch[i].start_ns - sv->batch[i].start_ns) <= 1000);
+			assert_int_equal(cs->batch[i].size, sv->batch[i].size);
+		}
+		close_opened(&c);
+		free(ct);
 		close_opened(&o);
 		tu_truth_free(t);
 		tu_rmtree(dir);
@@ -116,7 +158,7 @@ static void test_generated_current(void **state)
  * end and queue wait are null with the reason; its one request counted from its httpReq
  * span; 250 batches formed (BatchSchedule) and 250 executed (modelExec), the first a
  * prefill and the other 249 decodes, as their args say (batchType). Opened as the directory
- * and as its chrome_tracing.json alone. */
+ * and as its chrome_tracing.json alone. Without TTFT, no verdict on what bounds it. */
 static void test_real_2024(void **state)
 {
 	(void)state;
@@ -143,6 +185,10 @@ static void test_real_2024(void **state)
 		assert_int_equal(sa->batches[SBT_DECODE], 249);
 		assert_int_equal(sa->batches[SBT_MIXED] + sa->batches[SBT_UNKNOWN], 0);
 		assert_false(sa->forwards_valid);
+		/* no TTFT, so nothing bounds it: the medians of its parts (scheduling 0.12 ms,
+		 * prefill 0.03 ms) are not a first token's latency */
+		assert_false(sa->ttft_bound.valid);
+		assert_non_null(strstr(sa->ttft_bound.why, "no request table"));
 		/* the report says n/a with the reason, never a figure of 0 */
 		char *text = tu_report_text(o.an);
 		assert_non_null(strstr(text, "time to first token   n/a: no request table"));

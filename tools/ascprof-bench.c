@@ -439,6 +439,51 @@ static void db_bench(const char *gen, const char *tui, const char *data, const s
 	fflush(stdout);
 }
 
+/* A serving trace against a rank's trace, byte for byte (issue 37): rank 0's trace_view.json
+ * of the capture in dir, opened alone, and the same bytes as a serving output's
+ * chrome_tracing.json (a link in a directory of the data dir's own; a bare array reads as
+ * the current generation's), each with --report --json: wall, CPU and peak private memory,
+ * and their ratio. */
+static void serving_bench(const char *tui, const char *data, const char *name, const char *dir, int runs)
+{
+	static char paths[64][4096];
+	if (trace_paths(dir, paths, 64) < 1)
+		return;
+	struct stat st;
+	if (stat(paths[0], &st) != 0)
+		return;
+	char sdir[4096], link_path[4200];
+	snprintf(sdir, sizeof sdir, "%s/serving-%s", data, name);
+	snprintf(link_path, sizeof link_path, "%s/chrome_tracing.json", sdir);
+	mkdir(sdir, 0755);
+	unlink(link_path);
+	if (symlink(paths[0], link_path) != 0)
+		return;
+	const char *inputs[2] = {paths[0], link_path};
+	double wall[2][MAX_RUNS], cpu[2][MAX_RUNS], anon[2][MAX_RUNS], rss;
+	for (int r = 0; r < runs; r++)
+		for (int k = 0; k < 2; k++) {
+			char *argv[] = {(char *)tui, "--no-index", "--report", "--json", (char *)inputs[k], NULL};
+			if (run_measured(argv, NULL, true, &wall[k][r], &cpu[k][r], &rss, &anon[k][r]) > 1)
+				fprintf(stderr, "bench: %s failed on %s\n", tui, inputs[k]);
+		}
+	double mb = (double)st.st_size / 1048576.0, w[2], c[2], a[2];
+	for (int k = 0; k < 2; k++) {
+		w[k] = median(wall[k], runs);
+		c[k] = median(cpu[k], runs);
+		a[k] = median(anon[k], runs);
+	}
+	printf("== serving: %s's rank 0 trace (%.0f MB) as chrome_tracing.json against as trace_view.json "
+	       "(--report --json)\n", name, mb);
+	printf("  trace_view.json       %9.3f s   CPU %.3f s   peak private %5.0f MB = %.3f x its bytes\n", w[0], c[0],
+	       a[0], a[0] / mb);
+	printf("  chrome_tracing.json   %9.3f s   CPU %.3f s   peak private %5.0f MB = %.3f x its bytes\n", w[1], c[1],
+	       a[1], a[1] / mb);
+	printf("  serving / trace       time x%.2f   CPU x%.2f   memory x%.2f (1.00: the same per byte)\n\n",
+	       w[0] > 0 ? w[1] / w[0] : 0, c[0] > 0 ? c[1] / c[0] : 0, a[0] > 0 ? a[1] / a[0] : 0);
+	fflush(stdout);
+}
+
 /* First open writing the trace index, then reopens from it (issue 18), in an index
  * directory of its own under the data directory, emptied first. */
 struct reopen {
@@ -850,6 +895,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: ascprof-bench --tui PATH --gen PATH --data DIR [--synth PATH] [--runs N] [--quick]\n"
 	      "                     [--only NAME] [--index-only] [--digests] [--first-open]\n"
+	      "                     [--serving]\n"
 	      "--synth: tools/ascprof-synth-digests; adds the cluster-scale figures (digests).\n"
 	      "--digests (with --synth): those figures alone (the report from digests against\n"
 	      "captures for 1 GB, 8 x 250 MB and 16 ranks; the 1,024 digests).\n"
@@ -860,7 +906,9 @@ static void usage(FILE *out)
 	      "index, the report and their stages only (no explorer runs, reopens, Db, cluster).\n"
 	      "--first-open: the first open writing the indexes against --no-index alone, in pairs\n"
 	      "(explorer, --report, --summary: time to the result and to the exit, CPU), and the\n"
-	      "explorer's reopen.\n",
+	      "explorer's reopen. --serving: a rank's trace read as a serving output's\n"
+	      "chrome_tracing.json against as trace_view.json, time and memory per byte (100 MB\n"
+	      "and up).\n",
 	      out);
 }
 
@@ -868,7 +916,7 @@ int main(int argc, char **argv)
 {
 	const char *tui = NULL, *gen = NULL, *data = NULL, *only = NULL, *synth = NULL;
 	int runs = 3;
-	bool quick = false, index_only = false, digests_only = false, first_open = false;
+	bool quick = false, index_only = false, digests_only = false, first_open = false, serving_only = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tui") && i + 1 < argc)
 			tui = argv[++i];
@@ -888,6 +936,8 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--digests"))
 			digests_only = true;
+		else if (!strcmp(argv[i], "--serving"))
+			serving_only = true;
 		else if (!strcmp(argv[i], "--first-open"))
 			first_open = true;
 		else if (!strcmp(argv[i], "--help")) {
@@ -931,6 +981,11 @@ int main(int argc, char **argv)
 		if (digests_only) {
 			if (synth && s >= 1)
 				bench_digest_speed(tui, specs[s].name, dir, data, runs);
+			continue;
+		}
+		if (serving_only) {
+			if (s >= 1)
+				serving_bench(tui, data, specs[s].name, dir, runs);
 			continue;
 		}
 		if (first_open) {
@@ -1097,8 +1152,10 @@ int main(int argc, char **argv)
 		printf("\n\n");
 		index_per_event[s] = events ? indexed / events : 0;
 		fflush(stdout);
-		if (s == 1)
+		if (s == 1) {
 			db_bench(gen, tui, data, &specs[s], script, out_path, runs, bytes, indexed, anon_m);
+			serving_bench(tui, data, specs[s].name, dir, runs);
+		}
 		if (synth && s >= 1) /* the one big rank, the eight big ranks */
 			bench_digest_speed(tui, specs[s].name, dir, data, runs);
 	}

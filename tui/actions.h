@@ -18,6 +18,7 @@ enum key_scope {
 	KS_PROMPT = 1 << 5,   /* while typing a search or a command */
 	KS_COMPARE = 1 << 6,  /* the Compare view */
 	KS_COMM = 1 << 7,     /* the Communication view */
+	KS_SERVING = 1 << 8,  /* the Serving view */
 };
 
 /* X(id, "name", scope, "keys", "help") */
@@ -38,6 +39,8 @@ enum key_scope {
 	X(VIEW_COMM, "view-comm", KS_GLOBAL, "8", "Communication: groups and ops, transports, matrix")  \
 	X(VIEW_COMPARE, "view-compare", KS_GLOBAL, "9", "Compare: two captures or two ranks side by side") \
 	X(VIEW_CLUSTER, "view-cluster", KS_GLOBAL, "0", "Cluster: ranks x steps, slow ranks, wait vs transfer") \
+	X(VIEW_SERVING, "view-serving", KS_GLOBAL, "V",                                               \
+	  "Serving: requests, batches, forwards, KV cache (MS Service Profiler)")                       \
 	X(NEXT_VIEW, "next-view", KS_GLOBAL, "Tab", "Next view")                                      \
 	X(PREV_VIEW, "prev-view", KS_GLOBAL, "BackTab", "Previous view")                              \
 	X(NEXT_RANK, "next-rank", KS_GLOBAL, ">", "Next rank")                                        \
@@ -57,8 +60,8 @@ enum key_scope {
 	X(COLUMN_RIGHT, "column-right", KS_LIST, "l Right",                                             \
 	  "Wide tables: scroll right by a column (the key columns stay)")                               \
 	X(COLUMN_LEFT, "column-left", KS_LIST, "h Left", "Wide tables: scroll left by a column")        \
-	X(SORT_NEXT, "sort-next", KS_OPS | KS_COMM, "s", "Sort by the next column")                   \
-	X(SORT_REVERSE, "sort-reverse", KS_OPS | KS_COMM, "S", "Reverse the sort order")              \
+	X(SORT_NEXT, "sort-next", KS_OPS | KS_COMM | KS_SERVING, "s", "Sort by the next column")                   \
+	X(SORT_REVERSE, "sort-reverse", KS_OPS | KS_COMM | KS_SERVING, "S", "Reverse the sort order")              \
 	X(COMM_PANE, "comm-pane", KS_COMM, "v", "Communication pane: ops, transports, matrix")        \
 	X(OP_SCOPE, "op-scope", KS_OPS, "c", "Scope: device, host, all")                              \
 	X(PHASE, "phase", KS_OPS, "p", "Phase: all, prefill, decode")                                 \

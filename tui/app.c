@@ -46,6 +46,12 @@ const struct service_analysis *app_service(const struct app *app)
 	return pub && pub->an ? pub->an->service : NULL;
 }
 
+const struct serving *app_serving(const struct app *app)
+{
+	/* published: the capture is loaded, its serving output read */
+	return app_pub(app) ? app->cap->serving : NULL;
+}
+
 struct diag_list *app_diags(struct app *app) { return &app->cap->diags; }
 
 size_t app_rank_index(const struct app *app) { return app->rank; }
@@ -232,13 +238,16 @@ void app_search(struct app *app, const char *text, int dir)
 static const char *view_title(const struct app *app, enum view_id v) { return app->views[v]->title; }
 
 /* The views in the tab bar and the Tab cycle: the numbered ones, then the Cluster view
- * (key 0). Returns how many, filled into ids. */
+ * (key 0), then the Serving view (key V) when the capture holds serving output. Returns
+ * how many, filled into ids. */
 static int tab_views(const struct app *app, enum view_id ids[VIEW_COUNT])
 {
 	int n = 0;
 	for (int v = 0; v < main_views(app); v++)
 		ids[n++] = (enum view_id)v;
 	ids[n++] = VIEW_CLUSTER;
+	if (app_serving(app))
+		ids[n++] = VIEW_SERVING;
 	return n;
 }
 
@@ -250,9 +259,11 @@ static void draw_title(struct app *app, struct canvas *cv)
 	char tabs[VIEW_COUNT][48], shorts[VIEW_COUNT][16], r[96] = "";
 	int tabs_w = 0, rw = 0;
 	for (int k = 0; k < n; k++) {
-		int key = ids[k] == VIEW_CLUSTER ? 0 : (int)ids[k] + 1;
-		snprintf(tabs[k], sizeof tabs[k], " %d %s ", key, _(view_title(app, ids[k])));
-		snprintf(shorts[k], sizeof shorts[k], " %d ", key);
+		char key[8] = "V";
+		if (ids[k] != VIEW_SERVING)
+			snprintf(key, sizeof key, "%d", ids[k] == VIEW_CLUSTER ? 0 : (int)ids[k] + 1);
+		snprintf(tabs[k], sizeof tabs[k], " %s %s ", key, _(view_title(app, ids[k])));
+		snprintf(shorts[k], sizeof shorts[k], " %s ", key);
 		tabs_w += canvas_width(tabs[k]);
 	}
 	if (app->cap->n_ranks) {
@@ -437,6 +448,7 @@ void app_handle_key(struct app *app, int key)
 	case ACT_VIEW_MEMORY:
 	case ACT_VIEW_COMM: app_push(app, (enum view_id)(act - ACT_VIEW_OVERVIEW)); break;
 	case ACT_VIEW_CLUSTER: app_push(app, VIEW_CLUSTER); break;
+	case ACT_VIEW_SERVING: app_push(app, VIEW_SERVING); break;
 	case ACT_VIEW_COMPARE:
 		if (app_comparing(app))
 			app_push(app, VIEW_COMPARE);

@@ -40,6 +40,7 @@ enum view_id {
 	VIEW_COMPARE_OP,
 	VIEW_COMM_DETAIL,
 	VIEW_CLUSTER, /* key 0, outside the numbered cycle */
+	VIEW_SERVING, /* key V, in the cycle when the capture holds serving output */
 	VIEW_COUNT
 };
 #define VIEW_MAIN_COUNT 8 /* the numbered views, 1..8 (9 with a comparison) */
@@ -126,7 +127,7 @@ struct view_ops {
 
 extern const struct view_ops overview_view_ops, timeline_view_ops, ops_view_ops, steps_view_ops,
 	ranks_view_ops, cluster_view_ops, bottleneck_view_ops, memory_view_ops, comm_view_ops, help_view_ops, docs_view_ops,
-	op_detail_view_ops, compare_view_ops, compare_op_view_ops, comm_detail_view_ops;
+	op_detail_view_ops, compare_view_ops, compare_op_view_ops, comm_detail_view_ops, serving_view_ops;
 
 enum compare_arg { CMP_ARG_NONE, CMP_ARG_CAPTURES, CMP_ARG_RANKS };
 
@@ -205,6 +206,9 @@ const struct rank_data *app_rank_data_of(const struct app *app, size_t rank_inde
 int app_event_args(const struct rank_store *rs, size_t ev, struct sbuf *out);
 /* The serving output's figures (service.h), NULL while loading or without serving output. */
 const struct service_analysis *app_service(const struct app *app);
+/* The serving output itself (serving.h: requests, batches, forwards, samples), NULL while
+ * loading or without one. */
+const struct serving *app_serving(const struct app *app);
 /* The capture's diagnostics: a thread-safe list the loader still appends to. */
 struct diag_list *app_diags(struct app *app);
 /* The selected rank, an index into the capture's ranks; selecting one refreshes nothing by

@@ -26,9 +26,19 @@ static struct service_dist service_dist_of(int64_t *v, size_t n, const char *why
 	return d;
 }
 
+int64_t service_request_tpot(const struct serving_request *q)
+{
+	if (q->ttft_ns == SERVING_NONE_NS || q->exec_ns == SERVING_NONE_NS || q->reply_tokens < 2 ||
+	    q->exec_ns < q->ttft_ns)
+		return SERVING_NONE_NS;
+	return (q->exec_ns - q->ttft_ns) / (q->reply_tokens - 1);
+}
+
 static void service_requests(struct service_analysis *sa, const struct serving *sv)
 {
-	static const char *const no_table = N_("no request table in this output (the 2024 dump has none)");
+	/* the 2024 dump, or a current chrome_tracing.json read alone (its spans only) */
+	const char *no_table = sv->gen == SERVING_2024 ? N_("no request table in this output (the 2024 dump has none)")
+						       : N_("no request table in this output (a service trace alone has none)");
 	if (sv->have_requests) {
 		sa->requests_valid = true;
 		sa->requests_from = N_("request table");
@@ -50,9 +60,8 @@ static void service_requests(struct service_analysis *sa, const struct serving *
 			e2e[ne++] = q->exec_ns;
 		if (q->queue_ns != SERVING_NONE_NS)
 			queue[nq++] = q->queue_ns;
-		if (q->ttft_ns != SERVING_NONE_NS && q->exec_ns != SERVING_NONE_NS && q->reply_tokens >= 2 &&
-		    q->exec_ns >= q->ttft_ns)
-			tpot[np++] = (q->exec_ns - q->ttft_ns) / (q->reply_tokens - 1);
+		if (service_request_tpot(q) != SERVING_NONE_NS)
+			tpot[np++] = service_request_tpot(q);
 	}
 	const char *why_col = N_("the request table has no such column");
 	sa->ttft = service_dist_of(ttft, nt, sv->have_requests ? why_col : no_table);
@@ -219,7 +228,9 @@ static void service_bounds(struct service_analysis *sa, const struct serving *sv
 		known += tp[i] > 0 ? tp[i] : 0;
 	if (ttft > 0)
 		tp[3] = ttft > known ? ttft - known : 0;
-	service_bound_of(&sa->ttft_bound, ttft > known ? ttft : known, tp, service_ttft_parts,
+	/* without TTFT no verdict: the parts' sum is not a first token's latency (the 2024 dump's
+	 * one request waited seconds, its parts' medians add to 0.15 ms) */
+	service_bound_of(&sa->ttft_bound, ttft > 0 ? (ttft > known ? ttft : known) : 0, tp, service_ttft_parts,
 			 sa->ttft.valid ? NULL : sa->ttft.why);
 	if (ttft > 0)
 		sa->ttft_bound.median = ttft;
@@ -272,3 +283,34 @@ struct service_analysis *service_analyse(const struct serving *sv)
 }
 
 void service_free(struct service_analysis *sa) { free(sa); }
+
+/* batch order for service_request_batches: by start, then index */
+static int service_batch_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct serving *sv = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int64_t x = sv->batch[i].start_ns, y = sv->batch[j].start_ns;
+	return x < y ? -1 : x > y ? 1 : (i > j) - (i < j);
+}
+
+size_t service_request_batches(const struct serving *sv, size_t req, size_t *out, size_t max)
+{
+	if (req >= sv->n_req)
+		return 0;
+	const struct serving_request *q = &sv->req[req];
+	if (q->start_ns == SERVING_NONE_NS || q->queue_ns == SERVING_NONE_NS || q->exec_ns == SERVING_NONE_NS)
+		return 0;
+	/* 1 µs either side: three decimals of ms, a sum of two truncated values */
+	int64_t from = q->start_ns + q->queue_ns - 1000, to = q->start_ns + q->exec_ns + 1000;
+	size_t n = 0, *all = xmalloc((sv->n_batch ? sv->n_batch : 1) * sizeof *all);
+	for (size_t i = 0; i < sv->n_batch; i++) {
+		const struct serving_batch *b = &sv->batch[i];
+		if (b->exec && b->start_ns >= from && b->end_ns <= to)
+			all[n++] = i;
+	}
+	xqsort_r(all, n, sizeof *all, service_batch_cmp, (void *)sv);
+	if (max)
+		memcpy(out, all, (n < max ? n : max) * sizeof *out);
+	free(all);
+	return n;
+}

@@ -78,6 +78,16 @@ struct service_analysis {
 /* The names of the parts of service_bound.parts (static, untranslated: N_; NULL: no such part). */
 extern const char *const service_ttft_parts[4], *const service_tpot_parts[4];
 
+/* A request's TPOT, (execution time - TTFT) / (reply tokens - 1), in ns; SERVING_NONE_NS
+ * without both times or with fewer than 2 reply tokens. */
+int64_t service_request_tpot(const struct serving_request *q);
+/* The executions that carried request req (an index into sv->req), in time order: those
+ * from when it left the queue (arrival + queue wait) to its last token (arrival + execution
+ * time), ends included (within 1 µs: the columns' three decimals of ms). The output's res_list is not read, so this is when it was in a
+ * batch, not a list of names. Indices into sv->batch, the first max written to out; returns
+ * how many there are, 0 when the request lacks its arrival, queue wait or execution time. */
+size_t service_request_batches(const struct serving *sv, size_t req, size_t *out, size_t max);
+
 /* Owned (service_free); NULL without serving output. */
 struct service_analysis *service_analyse(const struct serving *sv);
 void service_free(struct service_analysis *sa);

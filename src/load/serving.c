@@ -88,8 +88,18 @@ enum serving_gen serving_probe(const char *path)
 		char *dir = base == path ? xstrdup(".") : xstrndup(path, (size_t)(base - 1 - path));
 		enum serving_gen g = serving_probe(dir);
 		free(dir);
-		/* a service trace on its own: its spans say what they can */
-		return g != SERVING_NONE ? g : !strcmp(base, "chrome_tracing.json") ? SERVING_2024 : SERVING_NONE;
+		if (g != SERVING_NONE || strcmp(base, "chrome_tracing.json"))
+			return g;
+		/* a service trace on its own: its spans say what they can; a bare array is what
+		 * current releases write, the 2024 dump wraps it in traceEvents */
+		char head[64] = "";
+		FILE *f = fopen(path, "rb");
+		size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
+		if (f)
+			fclose(f);
+		head[n] = '\0';
+		const char *p = head + strspn(head, " \t\r\n\xef\xbb\xbf");
+		return *p == '[' ? SERVING_CURRENT : SERVING_2024;
 	}
 	if (!S_ISDIR(st.st_mode))
 		return SERVING_NONE;
@@ -449,6 +459,13 @@ int serving_read(const char *path, struct serving *sv, struct diag_list *dl)
 					sv->dir);
 		diag_add(dl, DIAG_ERROR, sv->dir, 0, -1, "%s", sv->why_raw);
 		return -1;
+	case SERVING_CANN81:
+	case SERVING_CURRENT:
+		serving_read_tables(sv->dir, sv, dl);
+		/* no table: a current chrome_tracing.json alone, read as its spans */
+		if (sv->n_req || sv->n_batch || sv->n_fwd)
+			break;
+		/* fall through */
 	case SERVING_2024: {
 		char *trace = serving_join(sv->dir, "chrome_tracing.json");
 		struct stat ts;
@@ -460,10 +477,6 @@ int serving_read(const char *path, struct serving *sv, struct diag_list *dl)
 		}
 		break;
 	}
-	case SERVING_CANN81:
-	case SERVING_CURRENT:
-		serving_read_tables(sv->dir, sv, dl);
-		break;
 	}
 	return sv->n_req || sv->n_batch || sv->n_fwd || sv->http_spans ? 0 : -1;
 }

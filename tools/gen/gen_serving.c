@@ -11,7 +11,10 @@
  * step (its reply tokens: one per step from that one on). KV cache usage and the queues
  * are sampled once per batch. Times are written as the exporter does, ms with three
  * decimals (exact µs); batch.csv's start and end as µs under a "(ms)" name, the trap one
- * exporter sets (service-profiler-formats.md): a reader must tell them by their size. */
+ * exporter sets (service-profiler-formats.md): a reader must tell them by their size.
+ * chrome_tracing.json beside them as current releases write it: a bare array of X events
+ * with string tids and epoch µs, a batch's type and size in its args, a request's httpReq
+ * span from its arrival to its last token. */
 #include "gen.h"
 
 #include <inttypes.h>
@@ -38,6 +41,14 @@ static int64_t sv_rank(int64_t *v, size_t n, double q)
 	if ((double)k < q * (double)n)
 		k++;
 	return v[k ? k - 1 : 0];
+}
+
+/* One X event of chrome_tracing.json, ts and dur in µs with three decimals (exact ns). */
+static void sv_span(struct sbuf *b, const char *name, const char *tid, int64_t a, int64_t e, const char *args)
+{
+	sbuf_addf(b, "%s{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":\"%s\",\"ts\":%" PRId64 ".%03" PRId64
+		  ",\"dur\":%" PRId64 ".%03" PRId64 ",\"args\":{%s}}",
+		  b->len > 2 ? ",\n" : "", name, tid, a / 1000, a % 1000, (e - a) / 1000, (e - a) % 1000, args);
 }
 
 /* ms with three decimals, from ns (whole µs) */
@@ -83,7 +94,8 @@ void gen_serving(const struct gen *G)
 	int K = G->steps;
 	struct sv_req *req = xcalloc((size_t)K * 4 + 1, sizeof *req);
 	size_t nreq = 0;
-	struct sbuf batch = {0}, fwd = {0}, kv = {0}, qs = {0}, rq = {0};
+	struct sbuf batch = {0}, fwd = {0}, kv = {0}, qs = {0}, rq = {0}, ct = {0};
+	sbuf_adds(&ct, "[\n");
 	sbuf_adds(&batch, "name,res_list,start_datetime,end_datetime,during_time(ms),batch_type,prof_id,batch_size,"
 	               "prefill_batch_size,decode_batch_size,kvcache_usage_rate,start_time(ms),end_time(ms)\n");
 	sbuf_adds(&fwd, "name,relative_start_time(ms),start_datetime,end_datetime,during_time(ms),bubble_time(ms),"
@@ -110,6 +122,11 @@ void gen_serving(const struct gen *G)
 		sv_ms(&batch, form);
 		sbuf_addf(&batch, ",%s,%d,%" PRId64 ",,,,%" PRId64 ".000,%" PRId64 ".000\n", type, k, seqs, (a - form) / 1000,
 		       a / 1000);
+		char args[96];
+		snprintf(args, sizeof args, "\"batch_type\":\"%s\",\"batch_size\":%" PRId64,
+			 phase == SP_PREFILL ? "Prefill" : phase == SP_MIXED ? "Prefill,Decode" : "Decode", seqs);
+		sv_span(&ct, "batchFrameworkProcessing", "Schedule(1)", a - form, a, args);
+		sv_span(&ct, "modelExec", "Execute(1)", a, e, args);
 		int64_t used = rng_range(&r, 100, 900); /* per mille */
 		kv_max = used > kv_max ? used : kv_max;
 		sbuf_addf(&batch, "modelExec,[],,,");
@@ -156,6 +173,9 @@ void gen_serving(const struct gen *G)
 	            "first_token_latency(ms),cache_hit_rate,start_time(ms)\n");
 	for (size_t i = 0; i < nreq; i++) {
 		const struct sv_req *q = &req[i];
+		char args[32];
+		snprintf(args, sizeof args, "\"rid\":\"%zu\"", i);
+		sv_span(&ct, "httpReq", "Request", q->arrive, q->arrive + q->exec, args);
 		sbuf_addf(&rq, "%zu,,%" PRId64 ",%" PRId64 ",", i, q->recv, q->reply);
 		sv_ms(&rq, q->exec);
 		sbuf_addf(&rq, ",");
@@ -171,6 +191,8 @@ void gen_serving(const struct gen *G)
 	sv_write(dir, "forward.csv", &fwd);
 	sv_write(dir, "kvcache.csv", &kv);
 	sv_write(dir, "request_status.csv", &qs);
+	sbuf_adds(&ct, "\n]\n");
+	sv_write(dir, "chrome_tracing.json", &ct);
 	/* the truth: the figures as the analysis defines them, from the values written (whole
 	 * µs, so ms with three decimals are exact) */
 	struct sbuf t = {0};
@@ -207,5 +229,6 @@ void gen_serving(const struct gen *G)
 	free(kv.buf);
 	free(qs.buf);
 	free(rq.buf);
+	free(ct.buf);
 	free(t.buf);
 }

@@ -25,13 +25,14 @@
 #define STACK_ROWS 24          /* nesting levels shown as rows of their own, at most */
 #define STACK_MAX_EVENTS 60000 /* events in view a call stack is drawn for, at most */
 
-enum row_kind { ROW_GROUP, ROW_LANE, ROW_OP, ROW_COUNTER, ROW_DEPTH, ROW_RANK };
+enum row_kind { ROW_GROUP, ROW_LANE, ROW_OP, ROW_COUNTER, ROW_DEPTH, ROW_RANK, ROW_SERVING };
 
 struct tl_row {
 	enum row_kind kind;
 	uint32_t lane; /* ROW_LANE; ROW_COUNTER: the counter track */
 	uint32_t op;   /* ROW_OP: index into ops; ROW_DEPTH: the nesting level shown;
-			* ROW_RANK: which lanes (enum rank_row), of the rank index in lane */
+			* ROW_RANK: which lanes (enum rank_row), of the rank index in lane;
+			* ROW_SERVING: which of the serving output's lanes (enum serving_row) */
 	int group;     /* ROW_GROUP */
 };
 
@@ -127,8 +128,13 @@ static int display_group(enum lane_group g)
 
 /* "Overlap Analysis" is torch_npu's process name for those lanes: kept as users see it elsewhere */
 static const char *group_titles[] = {"Host", "Device", N_("Communication"), "Overlap Analysis", N_("Other"),
-				     N_("Counters")};
+				     N_("Counters"), N_("Serving")};
 #define GROUP_COUNTERS 5
+#define GROUP_SERVING 6
+
+/* The serving output's lanes, above the host's, on the epoch clock the traces share */
+enum serving_row { SERVING_ROW_REQUESTS, SERVING_ROW_BATCHES, SERVING_ROW_FORWARDS, SERVING_ROW_COUNT };
+static const char *const serving_row_names[SERVING_ROW_COUNT] = {N_("requests"), N_("batches"), N_("forwards")};
 
 enum rank_row { RANK_ROW_DEVICE, RANK_ROW_COMM, RANK_ROW_COUNT };
 
@@ -168,6 +174,11 @@ static void build_rows(struct timeline *t)
 		for (size_t i = 0; i < t->n_ops; i++)
 			add_row(t, &cap, (struct tl_row){ROW_OP, 0, (uint32_t)i, 0});
 	} else {
+		if (app_serving(t->app)) {
+			add_row(t, &cap, (struct tl_row){ROW_GROUP, 0, 0, GROUP_SERVING});
+			for (uint32_t k = 0; k < SERVING_ROW_COUNT; k++)
+				add_row(t, &cap, (struct tl_row){ROW_SERVING, 0, k, GROUP_SERVING});
+		}
 		uint32_t *order = xmalloc((rs->n_lanes ? rs->n_lanes : 1) * sizeof *order);
 		lanes_display_order(rs, order);
 		int last = -1;
@@ -197,8 +208,15 @@ static void build_rows(struct timeline *t)
 		}
 	}
 	t->lb.n = t->n_rows;
-	if (t->lb.sel >= t->n_rows || t->rows[t->lb.sel].kind == ROW_GROUP)
+	if (t->lb.sel >= t->n_rows || t->rows[t->lb.sel].kind == ROW_GROUP) {
+		/* the first lane (below the serving output's rows), else the second row */
 		t->lb.sel = t->n_rows > 1 ? 1 : 0;
+		for (size_t i = 0; i < t->n_rows; i++)
+			if (t->rows[i].kind == ROW_LANE) {
+				t->lb.sel = i;
+				break;
+			}
+	}
 }
 
 static void set_window(struct timeline *t, int64_t a, int64_t b);
@@ -712,6 +730,44 @@ static int64_t rank_shift(const struct timeline *t, struct app *app, size_t ri)
 	return app_ra_offset_ns(r)[app_align(app)] - app_ra_offset_ns(t->ra)[app_align(app)];
 }
 
+/* Requests in flight per cell (arrival to last token), in eighths of the most in view. */
+static void draw_serving_requests(const struct timeline *t, const struct serving *sv, struct canvas *cv, int x, int y,
+				  int w)
+{
+	static const uint32_t levels[8] = {0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
+	int *n = xcalloc((size_t)w, sizeof *n), hi = 0;
+	int64_t span = t->t1 - t->t0;
+	for (size_t i = 0; i < sv->n_req; i++) {
+		const struct serving_request *q = &sv->req[i];
+		if (q->start_ns == SERVING_NONE_NS || q->exec_ns == SERVING_NONE_NS)
+			continue;
+		int64_t a = q->start_ns, b = q->start_ns + q->exec_ns;
+		if (b < t->t0 || a >= t->t1)
+			continue;
+		int64_t c0 = a <= t->t0 ? 0 : num_muldiv(a - t->t0, w, span), c1 = b >= t->t1 ? w - 1 : num_muldiv(b - t->t0, w, span);
+		for (int64_t c = c0; c <= c1 && c < w; c++)
+			hi = ++n[c] > hi ? n[c] : hi;
+	}
+	for (int c = 0; c < w; c++)
+		if (n[c])
+			canvas_set(cv, x + c, y, levels[(n[c] * 7 + hi / 2) / hi], ST_NORMAL);
+	free(n);
+}
+
+static void draw_serving_row(const struct timeline *t, const struct app *app, enum serving_row which,
+			     struct canvas *cv, int x, int y, int w)
+{
+	const struct serving *sv = app_serving(app);
+	if (!sv || w <= 0)
+		return;
+	if (which == SERVING_ROW_REQUESTS)
+		draw_serving_requests(t, sv, cv, x, y, w);
+	else if (which == SERVING_ROW_BATCHES)
+		view_serving_batches(cv, x, y, w, sv, t->t0, t->t1, NULL);
+	else
+		view_serving_forwards(cv, x, y, w, sv, t->t0, t->t1);
+}
+
 /* Rank ri's device (or communication) lanes merged into one row, on this rank's window
  * moved to its clock: each cell the category to show among its lanes and their greatest
  * coverage. */
@@ -1011,6 +1067,11 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 			canvas_text(cv, x + 1, ry, label_w - 1,
 				    sel ? ST_SELECTED : row->lane == t->rank ? ST_BOLD : ST_NORMAL, lab);
 			draw_rank_row(t, app, row->lane, (enum rank_row)row->op, cv, tx, ry, tw);
+			continue;
+		}
+		if (row->kind == ROW_SERVING) {
+			canvas_text(cv, x + 1, ry, label_w - 1, sel ? ST_SELECTED : ST_NORMAL, _(serving_row_names[row->op]));
+			draw_serving_row(t, app, (enum serving_row)row->op, cv, tx, ry, tw);
 			continue;
 		}
 		if (row->kind == ROW_COUNTER) {

@@ -54,6 +54,15 @@ int view_hscroll_col(const struct hscroll *hs, int col);
 /* Right/l and Left/h on a table with a horizontal scroll: *skip moved (setup clamps it);
  * VH_HANDLED when act was one of them. */
 int view_hscroll_handle(int *skip, enum action act);
+/* Serving output's executions over [t0, t1) in w cells (Serving view, Timeline): per cell
+ * the batch type that holds most of its time as a letter in its colour (P prefill, D decode,
+ * M mixed, ? untyped); sizes, when not NULL, gets per cell the largest execution's batch
+ * size (-1: none). */
+void view_serving_batches(struct canvas *cv, int x, int y, int w, const struct serving *sv, int64_t t0, int64_t t1,
+			  double *sizes);
+/* Serving output's forwards over [t0, t1) in w cells: a block where one runs (the gaps are
+ * the bubbles between them). */
+void view_serving_forwards(struct canvas *cv, int x, int y, int w, const struct serving *sv, int64_t t0, int64_t t1);
 /* The style of a category. */
 enum style category_style(int cat);
 /* A glyph per category, so that categories differ without colour too. */

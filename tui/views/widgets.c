@@ -4,6 +4,9 @@
 #include "report.h"
 #include <string.h>
 
+#include "num.h"
+#include "xalloc.h"
+
 void view_open_rank_timeline(struct app *app, size_t rank_index)
 {
 	const struct rank_store *rs = &app_rank_data_of(app, rank_index)->store;
@@ -297,4 +300,58 @@ int draw_attribution(struct canvas *cv, int x, int y, int w, int rows, const str
 		return 1;
 	draw_attribution_legend(cv, x, y + 1, w, a);
 	return 2;
+}
+
+/* The cells [*c0, *c1] a span [a, b] covers over [t0, t1) in w cells; false when outside. */
+static bool serving_cells(int64_t a, int64_t b, int64_t t0, int64_t t1, int w, int *c0, int *c1)
+{
+	if (a == SERVING_NONE_NS || b == SERVING_NONE_NS || b < t0 || a >= t1 || t1 <= t0)
+		return false;
+	int64_t x0 = num_muldiv((a > t0 ? a : t0) - t0, w, t1 - t0), x1 = num_muldiv((b < t1 ? b : t1 - 1) - t0, w, t1 - t0);
+	*c0 = (int)(x0 < 0 ? 0 : x0 >= w ? w - 1 : x0);
+	*c1 = (int)(x1 < *c0 ? *c0 : x1 >= w ? w - 1 : x1);
+	return true;
+}
+
+void view_serving_batches(struct canvas *cv, int x, int y, int w, const struct serving *sv, int64_t t0, int64_t t1,
+			  double *sizes)
+{
+	static const char letter[SBT_COUNT] = {'?', 'P', 'D', 'M'};
+	static const enum style type_style[SBT_COUNT] = {ST_DIM, ST_CAT_COMPUTE, ST_CAT_COMM, ST_CAT_SCHED};
+	if (w <= 0)
+		return;
+	double *held = xcalloc((size_t)w * SBT_COUNT, sizeof *held);
+	for (int c = 0; sizes && c < w; c++)
+		sizes[c] = -1;
+	for (size_t i = 0; i < sv->n_batch; i++) {
+		const struct serving_batch *b = &sv->batch[i];
+		int a, e;
+		if (!b->exec || b->type >= SBT_COUNT || !serving_cells(b->start_ns, b->end_ns, t0, t1, w, &a, &e))
+			continue;
+		for (int c = a; c <= e; c++) {
+			held[c * SBT_COUNT + b->type] += (double)(b->end_ns - b->start_ns) + 1;
+			if (sizes && b->size > sizes[c])
+				sizes[c] = b->size;
+		}
+	}
+	for (int c = 0; c < w; c++) {
+		int best = -1;
+		for (int k = 0; k < SBT_COUNT; k++)
+			if (held[c * SBT_COUNT + k] > 0 && (best < 0 || held[c * SBT_COUNT + k] > held[c * SBT_COUNT + best]))
+				best = k;
+		if (best >= 0)
+			canvas_set(cv, x + c, y, (uint32_t)letter[best], type_style[best]);
+	}
+	free(held);
+}
+
+void view_serving_forwards(struct canvas *cv, int x, int y, int w, const struct serving *sv, int64_t t0, int64_t t1)
+{
+	for (size_t i = 0; i < sv->n_fwd; i++) {
+		int a, e;
+		if (!serving_cells(sv->fwd[i].start_ns, sv->fwd[i].end_ns, t0, t1, w, &a, &e))
+			continue;
+		for (int c = a; c <= e; c++)
+			canvas_set(cv, x + c, y, 0x2588, ST_CAT_COMPUTE);
+	}
 }
