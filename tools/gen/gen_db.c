@@ -435,6 +435,44 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 	free(x.pairs);
 }
 
+/* The shapes a real Db holds beyond the text export, none of them a task of its own:
+ * an FFTS+ parent (contextId 4294967295, taskType AI_CORE, no info row) around each
+ * mixed-core kernel, whose own row gets context 0; a collective's tasks on its stream
+ * (Notify Wait, SDMA, no info row) carrying the op's connection id, as event record and
+ * wait tasks of the HCCL API do, each with a context, under one FFTS+ parent per stream.
+ * Written after the kernel table, which finds its tasks by start and name. */
+static void write_ffts_parents(struct w *w, struct strtab *strs)
+{
+	static const char *const sql[] = {
+		"INSERT INTO TASK SELECT t.startNs - 1000, t.endNs + 500, t.deviceId, t.connectionId,"
+		" t.globalTaskId + (1 << 40), t.globalPid, ?1, 4294967295, t.streamId, t.taskId, t.modelId"
+		" FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId"
+		" WHERE c.taskType IN (?2, ?3)",
+		"UPDATE TASK SET contextId = 0 WHERE globalTaskId IN"
+		" (SELECT globalTaskId FROM COMPUTE_TASK_INFO WHERE taskType IN (?2, ?3))",
+		"UPDATE TASK SET contextId = rowid % 64, connectionId = (SELECT o.connectionId FROM"
+		" COMMUNICATION_OP o WHERE TASK.startNs >= o.startNs AND TASK.startNs <= o.endNs LIMIT 1)"
+		" WHERE taskType IN (?4, ?5) AND streamId IS NOT NULL AND globalTaskId NOT IN"
+		" (SELECT globalTaskId FROM COMMUNICATION_TASK_INFO)",
+		"UPDATE TASK SET taskId = (SELECT min(k.taskId) FROM TASK k WHERE k.connectionId = TASK.connectionId"
+		" AND k.streamId = TASK.streamId AND k.taskType IN (?4, ?5))"
+		" WHERE taskType IN (?4, ?5) AND connectionId IS NOT NULL AND contextId <> 4294967295",
+		"INSERT INTO TASK SELECT min(startNs), max(endNs), 0, connectionId, min(globalTaskId) + (2 << 40),"
+		" min(globalPid), ?1, 4294967295, streamId, min(taskId), NULL FROM TASK"
+		" WHERE taskType IN (?4, ?5) AND connectionId IS NOT NULL AND contextId <> 4294967295"
+		" GROUP BY connectionId, streamId",
+	};
+	const char *names[] = {"AI_CORE", "MIX_AIC", "MIX_AIV", "Notify Wait", "SDMA"};
+	for (size_t i = 0; i < sizeof sql / sizeof sql[0] && !w->failed; i++) {
+		sqlite3_stmt *st = prep(w, sql[i]);
+		/* a statement without ?k refuses its binding (SQLITE_RANGE): nothing to bind */
+		for (int k = 0; st && k < sqlite3_bind_parameter_count(st); k++)
+			sqlite3_bind_int64(st, k + 1, strtab_intern_cstr(strs, names[k]));
+		run(w, st);
+		sqlite3_finalize(st);
+	}
+}
+
 /* od/name when the text export has it (its messages are the reader's business), or NULL. */
 static struct csv_table *load_csv(const char *od, const char *name)
 {
@@ -961,6 +999,7 @@ int gen_db_export(const char *worker_dir, int rank, bool keep_text)
 	write_events(&w, &rs, rank);
 	write_freq(&w, &rs);
 	write_kernels(&w, od, rs.strs);
+	write_ffts_parents(&w, rs.strs);
 	struct strtab *modules = strtab_new();
 	for (size_t i = 0; i < db_n_csv_specs; i++)
 		if (!db_csv_specs[i].in_analysis)
