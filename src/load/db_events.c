@@ -585,6 +585,26 @@ static void read_mstx(struct db_build *b)
 	report_bad(b, "MSTX_EVENTS", bad);
 }
 
+/* GC_RECORD as the text export's "Python GC" lanes: an event "GC" (cat GC) per pause, on
+ * its thread (process sort index 1, as torch_npu writes it). */
+static void read_gc(struct db_build *b)
+{
+	struct want w[] = {{"startNs", true}, {"endNs", true}, {"globalTid", false}};
+	struct q q;
+	if (!q_open(b, &q, "GC_RECORD", w, 3, NULL, true))
+		return;
+	size_t bad[2] = {0, 0};
+	uint32_t name = db_build_str(b, "GC"), kind_cat = name;
+	while (q_step(b, &q)) {
+		int64_t start, end;
+		if (!row_times(b, &q, &start, &end, bad))
+			continue;
+		uint32_t lane = host_lane(b, q.st, 3, "GC ", b->s_gc, 1);
+		db_build_event(b, start, end, name, db_build_kind(b, lane, kind_cat, 0), SRC_GC,
+			       sqlite3_column_int64(q.st, 0));
+	}
+	report_bad(b, "GC_RECORD", bad);
+}
 
 /* AICORE_FREQ and NPU_MEM as the text export's counter lanes: "AI Core Freq" (MHz) and
  * NPU MEM's APP/ and Device/ DDR, HBM and Memory (their sum), in KB. */
@@ -675,6 +695,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 		{offsetof(struct db_build, s_hw), "Ascend Hardware"},
 		{offsetof(struct db_build, s_hccl), "HCCL"},
 		{offsetof(struct db_build, s_overlap), "Overlap Analysis"},
+		{offsetof(struct db_build, s_gc), "Python GC"},
 		{offsetof(struct db_build, c_cpu_op), "cpu_op"},
 		{offsetof(struct db_build, c_enqueue), "enqueue"},
 		{offsetof(struct db_build, c_dequeue), "dequeue"},
@@ -709,6 +730,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	read_comm(&b);
 	read_overlap(&b);
 	read_mstx(&b);
+	read_gc(&b);
 	read_counters(&b);
 	db_keyed_close(&b.strings);
 	sqlite3_close(b.h);

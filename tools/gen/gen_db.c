@@ -71,6 +71,7 @@ static const char schema[] =
 	"CREATE INDEX CommunicationTaskIndex ON COMMUNICATION_TASK_INFO (globalTaskId);"
 	"CREATE TABLE NPU_MEM (type INTEGER,ddr NUMERIC,hbm NUMERIC,timestampNs INTEGER,deviceId INTEGER);"
 	"CREATE TABLE AICORE_FREQ (deviceId INTEGER,timestampNs INTEGER,freq INTEGER);"
+	"CREATE TABLE GC_RECORD (startNs INTEGER,endNs INTEGER,globalTid INTEGER);"
 	"CREATE TABLE ENUM_MODULE (id INTEGER PRIMARY KEY,name TEXT);"
 	"CREATE TABLE OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY AUTOINCREMENT, deviceId integer, "
 	"startNs integer, endNs integer, type integer);"
@@ -246,7 +247,7 @@ struct ev_writer {
 	struct pair *pairs; /* owned: (event, connection) pairs, by event */
 	size_t n_pairs, pi;
 	int64_t pid; /* the host Python lane's pid */
-	sqlite3_stmt *py, *ids, *cann, *task, *compute, *op, *ctask, *ov, *step;
+	sqlite3_stmt *py, *ids, *cann, *task, *compute, *op, *ctask, *ov, *step, *gc;
 	struct sbuf args;
 	char tsb[32], teb[32], vb[64];
 	int64_t task_id, op_id;
@@ -390,6 +391,7 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 			  "groupName,opId) VALUES (?,?,?,?,?,?)");
 	x.ov = prep(w, "INSERT INTO OVERLAP_ANALYSIS (deviceId,startNs,endNs,type) VALUES (0,?,?,?)");
 	x.step = prep(w, "INSERT INTO STEP_TIME VALUES (?,?,?)");
+	x.gc = prep(w, "INSERT INTO GC_RECORD VALUES (?,?,?)");
 	int64_t skipped = 0;
 	x.group_name = strtab_intern_cstr(rs->strs, "group 0");
 	for (size_t ev = 0; ev < rs->n_ev && !w->failed; ev++) {
@@ -412,6 +414,12 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 		case LANE_OVERLAP:
 			skipped += !put_overlap(&x, l, s, e);
 			break;
+		case LANE_HOST_GC: /* a "Python GC" pause: GC_RECORD */
+			sqlite3_bind_int64(x.gc, 1, s);
+			sqlite3_bind_int64(x.gc, 2, e);
+			sqlite3_bind_int64(x.gc, 3, (num_text(store_str(rs, l->pid_text)) << 32) | tid);
+			run(w, x.gc);
+			break;
 		default:
 			skipped++;
 			break;
@@ -427,7 +435,7 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 	sqlite3_stmt *map = prep(w, "INSERT INTO RANK_DEVICE_MAP VALUES (?,0)");
 	sqlite3_bind_int64(map, 1, rank);
 	run(w, map);
-	sqlite3_stmt *all[] = {x.py, x.ids, x.cann, x.task, x.compute, x.op, x.ctask, x.ov, x.step, sess, map};
+	sqlite3_stmt *all[] = {x.py, x.ids, x.cann, x.task, x.compute, x.op, x.ctask, x.ov, x.step, x.gc, sess, map};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		sqlite3_finalize(all[i]);
 	sbuf_free(&x.args);
