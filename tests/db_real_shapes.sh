@@ -12,7 +12,12 @@
 #    category comes from the table, not the name.
 # 3. (sqlite3) The same copy with its EVENT_RECORD/EVENT_WAIT tasks carrying the first
 #    collective's connection id keeps every one of them on its stream.
-# Skipped (77) without ../shared; parts 2 and 3 without sqlite3.
+# 4. The Overview names a Db rank's file ("rank 0: Db 836.0 KB"), not "no trace".
+# 5. (sqlite3) One memory rule for both readers: with the memory record (memory_record.csv,
+#    MEMORY_RECORD and NPU_MEM's APP rows) both list the same components, APP among them;
+#    with MEMORY_RECORD emptied and memory_record.csv removed neither lists any (NPU MEM
+#    alone makes no memory figure).
+# Skipped (77) without ../shared; parts 2, 3 and 5 without sqlite3.
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
 shared=${ASCPROF_SHARED:-$srcdir/../shared}
@@ -47,7 +52,27 @@ case $c in
 *) echo "FAIL: level1 Db: Computing is not the Db's own OVERLAP_ANALYSIS figure: $c"; fail=$((fail + 1)) ;;
 esac
 
+printf '1\n:dump $OUT/ov.txt\n' >"$tmp/ov.keys"
+(OUT=$tmp "$bin" --no-index --script "$tmp/ov.keys" --size 120x30 "$base/db/level1" >/dev/null 2>&1)
+grep -q 'rank 0: Db [0-9.]* KB' "$tmp/ov.txt" && ! grep -q 'no trace' "$tmp/ov.txt" || {
+  echo "FAIL: the Overview does not name the Db rank's file"; grep 'rank 0' "$tmp/ov.txt"; fail=$((fail + 1)); }
+
+# memory components as the report lists them (name column last)
+components() { "$bin" --no-index --report "$1" | sed -n '/^  components (/,/^  [a-z]/p' | awk 'NR > 2 && $1 ~ /^[0-9.-]+$/ { print $NF }' | sort; }
+
 if command -v sqlite3 >/dev/null 2>&1; then
+  cp -r "$base/text/level1/rank0_ascend_pt" "$tmp/mt" && cp -r "$base/db/level1/rank0_ascend_pt" "$tmp/md" &&
+    chmod -R u+w "$tmp/mt" "$tmp/md" || exit 1
+  components "$tmp/mt" >"$tmp/mt.c"
+  components "$tmp/md" >"$tmp/md.c"
+  grep -qx APP "$tmp/mt.c" && cmp -s "$tmp/mt.c" "$tmp/md.c" || {
+    echo "FAIL: memory components differ between text and Db"; diff "$tmp/mt.c" "$tmp/md.c"; fail=$((fail + 1)); }
+  rm "$tmp/mt/ASCEND_PROFILER_OUTPUT/memory_record.csv"
+  sqlite3 "$tmp/md/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db" "DELETE FROM MEMORY_RECORD" || exit 1
+  for m in mt md; do
+    [ -z "$(components "$tmp/$m")" ] || { echo "FAIL: $m: memory components without a memory record"; fail=$((fail + 1)); }
+  done
+
   cp -r "$base/db/level1/rank0_ascend_pt" "$tmp/a" && cp -r "$base/db/level1/rank0_ascend_pt" "$tmp/b" &&
     chmod -R u+w "$tmp/a" "$tmp/b" || exit 1
   sqlite3 "$tmp/b/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db" "
