@@ -384,6 +384,36 @@ static const char bench_script[] =
 	"s s S c p\n"
 	"4 5 6 1\n";
 
+/* CPU seconds (median of runs) of `tui --no-index MODE dir`. */
+static double cpu_of(const char *tui, const char *mode, const char *dir, int runs)
+{
+	double cpu[MAX_RUNS], w, rr, ra;
+	int k = 0;
+	for (int r = 0; r < runs && r < MAX_RUNS; r++) {
+		char *argv[] = {(char *)tui, "--no-index", (char *)mode, (char *)dir, NULL};
+		if (run_measured(argv, NULL, false, &w, &cpu[k], &rr, &ra) == 0)
+			k++;
+	}
+	return k ? median(cpu, k) : 0;
+}
+
+/* Issue 38's target: --report and --summary on a Db within 1.5 times its text twin's CPU,
+ * without the index (the text twin: the same generator seed and size, as text). */
+static void db_cpu_ratio(const char *gen, const char *tui, const char *data, const struct capture_spec *sp,
+			 const char *db_dir, int runs)
+{
+	char text_dir[4096];
+	if (ensure_capture(gen, data, sp, false, text_dir, sizeof text_dir) != 0)
+		return;
+	static const char *const modes[] = {"--report", "--summary"};
+	printf("  CPU ratio Db/text, no index:");
+	for (size_t m = 0; m < 2; m++) {
+		double d = cpu_of(tui, modes[m], db_dir, runs), t = cpu_of(tui, modes[m], text_dir, runs);
+		printf("  %s x%.2f (%.3f s / %.3f s)", modes[m], t > 0 ? d / t : 0, d, t);
+	}
+	printf("\n");
+}
+
 /* The same capture as a Db export, beside the text figures: time to the full index, the
  * report, and peak memory against the text trace's bytes (the target is the same). */
 static void db_bench(const char *gen, const char *tui, const char *data, const struct capture_spec *sp,
@@ -434,8 +464,10 @@ static void db_bench(const char *gen, const char *tui, const char *data, const s
 	printf("  peak private          %9.0f MB   %.3f x the text trace's bytes (text: %.0f MB)\n", an,
 	       an * 1048576.0 / (double)text_bytes, text_anon_mb);
 	double ra_m = median(rep_anon, k);
-	printf("  report peak private   %9.0f MB   %.3f x the text trace's bytes\n\n", ra_m,
+	printf("  report peak private   %9.0f MB   %.3f x the text trace's bytes\n", ra_m,
 	       ra_m * 1048576.0 / (double)text_bytes);
+	db_cpu_ratio(gen, tui, data, sp, dir, runs);
+	printf("\n");
 	fflush(stdout);
 }
 

@@ -14,8 +14,10 @@
 
 const char *const db_src_table[SRC_COUNT] = {
 	"", "PYTORCH_API", "CANN_API", "TASK", "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO",
-	"OVERLAP_ANALYSIS", "MSTX_EVENTS",
+	"OVERLAP_ANALYSIS", "MSTX_EVENTS", "GC_RECORD",
 };
+_Static_assert(SRC_COUNT <= sizeof ((struct rank_store *)0)->trace.db_base / sizeof(uint64_t),
+	       "a base per table");
 /* An event's offset is its table's base (trace.db_base, the rowids of the tables before it
  * laid end to end, in the order they are read) plus its rowid: offsets rise with the
  * event index, so the store keeps them in 32 bits over block bases. */

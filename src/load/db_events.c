@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "category.h"
 #include "i18n.h"
+#include "lanes.h"
 #include "lower_bound.h"
 #include "xalloc.h"
 #include "xsort.h"
@@ -368,36 +370,66 @@ static void read_cann_api(struct db_build *b)
 	report_bad(b, "CANN_API", bad);
 }
 
+/* The FFTS+ parent test, as an SQL expression over TASK m: a row with no context
+ * (contextId 4294967295) and no info row of its own, enclosing a task of its stream and
+ * task id that has a context. A real Db holds one around each mixed-core kernel and each
+ * collective's tasks; the text export shows only the tasks inside, so it is no task of its
+ * own. NULL when TASK lacks a column the test reads. */
+static char *task_parent_expr(struct db_build *b, bool compute, bool commi)
+{
+	struct db_cols c;
+	if (!db_cols_load(b->h, "TASK", &c))
+		return NULL;
+	bool ok = db_cols_has(&c, "contextId") && db_cols_has(&c, "taskId") && db_cols_has(&c, "streamId");
+	db_cols_free(&c);
+	if (!ok)
+		return NULL;
+	return xasprintf("(CASE WHEN m.contextId = 4294967295%s%s THEN EXISTS (SELECT 1 FROM TASK k"
+			 " WHERE k.startNs >= m.startNs AND k.startNs <= m.endNs AND k.streamId = m.streamId"
+			 " AND k.taskId = m.taskId AND k.contextId <> 4294967295) ELSE 0 END)",
+			 compute ? " AND c.globalTaskId IS NULL" : "", commi ? " AND ci.globalTaskId IS NULL" : "");
+}
+
+/* The task type a TASK row is classified by. A row with a COMMUNICATION_TASK_INFO row is
+ * an HCCL task whatever its taskType string says ("Memcpy", "Reduce Inline"): a wait stays
+ * a wait (as the text export's names make it), anything else is communication, not the
+ * copy or compute its name alone would make it. Memoised per (name, type). */
+static uint32_t task_class_type(struct db_build *b, struct u64map *memo, uint32_t name, uint32_t tt)
+{
+	bool found;
+	uint32_t *slot = u64map_slot(memo, (uint64_t)name << 32 | tt, &found);
+	if (!found) {
+		struct ev_class k = category_of(LANE_DEVICE, store_str(b->rs, name), "", store_str(b->rs, tt));
+		*slot = k.cat == CAT_COMM || (k.flags & EVF_WAIT) ? tt : db_build_str(b, "COMMUNICATION");
+	}
+	return *slot;
+}
+
 static void read_task(struct db_build *b)
 {
 	bool compute = db_has_table(b->h, "COMPUTE_TASK_INFO");
-	/* A collective's own launch is a TASK row carrying the COMMUNICATION_OP's connection
-	 * id, with neither compute nor communication task info: the text export leaves it
-	 * out (the op is on the HCCL group lane, its tasks on the planes and the stream). */
-	bool envelope = db_has_table(b->h, "COMMUNICATION_OP") && db_has_table(b->h, "COMMUNICATION_TASK_INFO");
+	bool commi = db_has_table(b->h, "COMMUNICATION_TASK_INFO");
+	/* FFTS+ parents are left out; a task without info carrying a COMMUNICATION_OP's
+	 * connection id (an event record or wait of the HCCL API) is a task like any other */
+	char *parent = task_parent_expr(b, compute, commi);
 	struct want w[] = {
 		{"startNs", true}, {"endNs", true}, {"streamId", true}, {"connectionId", false},
 		{"taskType", false}, {compute ? "c.name" : "NULL", false},
 		{compute ? "c.taskType" : "NULL", false},
-		{envelope ? "(c.globalTaskId IS NULL AND ci.globalTaskId IS NULL AND o.connectionId IS NOT NULL)"
-			  : "0", false},
-		{envelope ? "(ci.globalTaskId IS NOT NULL)" : "0", false},
+		{parent ? parent : "(0)", false},
+		{commi ? "(ci.globalTaskId IS NOT NULL)" : "(0)", false},
 	};
 	char *extra = xasprintf("%s%s", compute ? " LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = m.globalTaskId" : "",
-				envelope ? " LEFT JOIN COMMUNICATION_TASK_INFO ci ON ci.globalTaskId = m.globalTaskId"
-					   " LEFT JOIN (SELECT DISTINCT connectionId FROM COMMUNICATION_OP) o"
-					   " ON o.connectionId = m.connectionId"
-					 : "");
-	if (envelope && !compute) {
-		char *e2 = xasprintf("%s LEFT JOIN (SELECT NULL AS globalTaskId) c", extra);
-		free(extra);
-		extra = e2;
-	}
+				commi ? " LEFT JOIN (SELECT DISTINCT globalTaskId FROM COMMUNICATION_TASK_INFO) ci"
+					" ON ci.globalTaskId = m.globalTaskId"
+				      : "");
 	struct q q;
 	bool ok = q_open(b, &q, "TASK", w, 9, extra, false);
 	free(extra);
+	free(parent);
 	if (!ok)
 		return;
+	struct u64map memo = {0};
 	size_t bad[2] = {0, 0};
 	char tid[32], thread[48];
 	uint32_t last_stream_lane = UINT32_MAX;
@@ -425,6 +457,8 @@ static void read_task(struct db_build *b)
 		uint32_t type = db_build_sid(b, q.st, 5), cname = db_build_sid(b, q.st, 6), ctype = db_build_sid(b, q.st, 7);
 		uint32_t name = *store_str(b->rs, cname) ? cname : type;
 		uint32_t tt = *store_str(b->rs, ctype) ? ctype : type;
+		if (sqlite3_column_int(q.st, 9))
+			tt = task_class_type(b, &memo, name, tt);
 		db_build_event(b, start, end, name, db_build_kind(b, last_stream_lane, 0, tt), SRC_TASK,
 			  sqlite3_column_int64(q.st, 0));
 		int64_t cid;
@@ -433,6 +467,7 @@ static void read_task(struct db_build *b)
 			db_build_flow(b, FLOW_FINISH, b->c_async_npu, (uint64_t)cid, last_stream_lane, start);
 		}
 	}
+	u64map_free(&memo);
 	report_bad(b, "TASK", bad);
 	if (no_stream)
 		diag_add(b->dl, DIAG_WARN, b->path, 0, -1,
@@ -550,6 +585,26 @@ static void read_mstx(struct db_build *b)
 	report_bad(b, "MSTX_EVENTS", bad);
 }
 
+/* GC_RECORD as the text export's "Python GC" lanes: an event "GC" (cat GC) per pause, on
+ * its thread (process sort index 1, as torch_npu writes it). */
+static void read_gc(struct db_build *b)
+{
+	struct want w[] = {{"startNs", true}, {"endNs", true}, {"globalTid", false}};
+	struct q q;
+	if (!q_open(b, &q, "GC_RECORD", w, 3, NULL, true))
+		return;
+	size_t bad[2] = {0, 0};
+	uint32_t name = db_build_str(b, "GC"), kind_cat = name;
+	while (q_step(b, &q)) {
+		int64_t start, end;
+		if (!row_times(b, &q, &start, &end, bad))
+			continue;
+		uint32_t lane = host_lane(b, q.st, 3, "GC ", b->s_gc, 1);
+		db_build_event(b, start, end, name, db_build_kind(b, lane, kind_cat, 0), SRC_GC,
+			       sqlite3_column_int64(q.st, 0));
+	}
+	report_bad(b, "GC_RECORD", bad);
+}
 
 /* AICORE_FREQ and NPU_MEM as the text export's counter lanes: "AI Core Freq" (MHz) and
  * NPU MEM's APP/ and Device/ DDR, HBM and Memory (their sum), in KB. */
@@ -640,6 +695,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 		{offsetof(struct db_build, s_hw), "Ascend Hardware"},
 		{offsetof(struct db_build, s_hccl), "HCCL"},
 		{offsetof(struct db_build, s_overlap), "Overlap Analysis"},
+		{offsetof(struct db_build, s_gc), "Python GC"},
 		{offsetof(struct db_build, c_cpu_op), "cpu_op"},
 		{offsetof(struct db_build, c_enqueue), "enqueue"},
 		{offsetof(struct db_build, c_dequeue), "dequeue"},
@@ -674,6 +730,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 	read_comm(&b);
 	read_overlap(&b);
 	read_mstx(&b);
+	read_gc(&b);
 	read_counters(&b);
 	db_keyed_close(&b.strings);
 	sqlite3_close(b.h);

@@ -53,7 +53,7 @@ const char *db_col_text(sqlite3_stmt *st, int c);
 
 /* Table codes in an event's offset (the rowid below): see db_off_src. */
 enum db_src { SRC_NONE, SRC_PYTORCH_API, SRC_CANN_API, SRC_TASK, SRC_COMM_OP, SRC_COMM_TASK,
-	      SRC_OVERLAP, SRC_MSTX, SRC_COUNT };
+	      SRC_OVERLAP, SRC_MSTX, SRC_GC, SRC_COUNT };
 extern const char *const db_src_table[SRC_COUNT];
 /* The table of an event's offset (SRC_NONE when it names none) and the row's rowid. */
 unsigned db_off_src(const struct rank_store *rs, uint64_t off, int64_t *rowid);
@@ -80,7 +80,7 @@ struct db_build {
 	size_t n, cap;
 	size_t cap_long, cap_lanes, cap_kinds, cap_attrs, cap_flows, cap_tracks, cap_ctr;
 	struct u64map lane_map, kind_map, attr_map;
-	uint32_t s_python, s_cann, s_hw, s_hccl, s_overlap; /* process names */
+	uint32_t s_python, s_cann, s_hw, s_hccl, s_overlap, s_gc; /* process names */
 	uint32_t c_cpu_op, c_enqueue, c_dequeue, c_python_function, c_mstx;
 	uint32_t c_async_npu, c_h2d, c_queue, c_fwdbwd; /* flow cats */
 	uint32_t groups[64]; /* HCCL group names in order of appearance */

@@ -61,6 +61,17 @@ static const struct db_csv_col module_cols[] = {
 	{"Device", "deviceId", DBC_DEVICE},
 };
 #define SPEC_COLS(c) c, sizeof c / sizeof c[0]
+
+static bool db_table_has_rows(sqlite3 *h, const char *table)
+{
+	char *sql = sqlite3_mprintf("SELECT EXISTS (SELECT 1 FROM \"%w\")", table);
+	sqlite3_stmt *st = NULL;
+	bool rows = sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return rows;
+}
 const struct db_csv_spec db_csv_specs[] = {
 	{"StepTraceTime", "step_trace_time.csv", true, "computing", SPEC_COLS(step_cols), NULL, NULL},
 	{"MEMORY_RECORD", "memory_record.csv", false, "timestamp", SPEC_COLS(record_cols), "NPU_MEM",
@@ -249,6 +260,12 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 		diag_add(dl, DIAG_WARN, path, 0, -1, _("table %s has no column %s; not read"), spec->table, spec->needed);
 		goto out;
 	}
+	/* One memory rule for both readers: NPU_MEM's APP rows join a memory record that holds
+	 * rows (as torch_npu's memory_record.csv has them), never make one of their own: without
+	 * profile_memory the text export has no memory_record.csv, and NPU MEM is a counter
+	 * lane on both, not a memory figure. An empty record is no record. */
+	if (spec->extra_table && !db_table_has_rows(h, spec->table))
+		goto out;
 	bool strings = db_has_table(h, "STRING_IDS"), modules = db_has_table(h, "ENUM_MODULE");
 	/* the text export's header for the columns this table has */
 	struct sbuf sel = SBUF_INIT, sql = SBUF_INIT;

@@ -127,7 +127,7 @@ struct trace_file {
 	/* built from a table's rows (the tables source's kernel timeline): what the offsets
 	 * index, borrowed (a csv_table, which the store does not know); else NULL */
 	const void *rows;
-	uint64_t db_base[8]; /* Db: per table (db.c's order), the offset of its rowid 0 */
+	uint64_t db_base[9]; /* Db: per table (db.c's order), the offset of its rowid 0 */
 	size_t mem_len;
 };
 

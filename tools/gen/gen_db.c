@@ -71,6 +71,7 @@ static const char schema[] =
 	"CREATE INDEX CommunicationTaskIndex ON COMMUNICATION_TASK_INFO (globalTaskId);"
 	"CREATE TABLE NPU_MEM (type INTEGER,ddr NUMERIC,hbm NUMERIC,timestampNs INTEGER,deviceId INTEGER);"
 	"CREATE TABLE AICORE_FREQ (deviceId INTEGER,timestampNs INTEGER,freq INTEGER);"
+	"CREATE TABLE GC_RECORD (startNs INTEGER,endNs INTEGER,globalTid INTEGER);"
 	"CREATE TABLE ENUM_MODULE (id INTEGER PRIMARY KEY,name TEXT);"
 	"CREATE TABLE OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY AUTOINCREMENT, deviceId integer, "
 	"startNs integer, endNs integer, type integer);"
@@ -246,7 +247,7 @@ struct ev_writer {
 	struct pair *pairs; /* owned: (event, connection) pairs, by event */
 	size_t n_pairs, pi;
 	int64_t pid; /* the host Python lane's pid */
-	sqlite3_stmt *py, *ids, *cann, *task, *compute, *op, *ctask, *ov, *step;
+	sqlite3_stmt *py, *ids, *cann, *task, *compute, *op, *ctask, *ov, *step, *gc;
 	struct sbuf args;
 	char tsb[32], teb[32], vb[64];
 	int64_t task_id, op_id;
@@ -390,6 +391,7 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 			  "groupName,opId) VALUES (?,?,?,?,?,?)");
 	x.ov = prep(w, "INSERT INTO OVERLAP_ANALYSIS (deviceId,startNs,endNs,type) VALUES (0,?,?,?)");
 	x.step = prep(w, "INSERT INTO STEP_TIME VALUES (?,?,?)");
+	x.gc = prep(w, "INSERT INTO GC_RECORD VALUES (?,?,?)");
 	int64_t skipped = 0;
 	x.group_name = strtab_intern_cstr(rs->strs, "group 0");
 	for (size_t ev = 0; ev < rs->n_ev && !w->failed; ev++) {
@@ -412,6 +414,12 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 		case LANE_OVERLAP:
 			skipped += !put_overlap(&x, l, s, e);
 			break;
+		case LANE_HOST_GC: /* a "Python GC" pause: GC_RECORD */
+			sqlite3_bind_int64(x.gc, 1, s);
+			sqlite3_bind_int64(x.gc, 2, e);
+			sqlite3_bind_int64(x.gc, 3, (num_text(store_str(rs, l->pid_text)) << 32) | tid);
+			run(w, x.gc);
+			break;
 		default:
 			skipped++;
 			break;
@@ -427,12 +435,50 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 	sqlite3_stmt *map = prep(w, "INSERT INTO RANK_DEVICE_MAP VALUES (?,0)");
 	sqlite3_bind_int64(map, 1, rank);
 	run(w, map);
-	sqlite3_stmt *all[] = {x.py, x.ids, x.cann, x.task, x.compute, x.op, x.ctask, x.ov, x.step, sess, map};
+	sqlite3_stmt *all[] = {x.py, x.ids, x.cann, x.task, x.compute, x.op, x.ctask, x.ov, x.step, x.gc, sess, map};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		sqlite3_finalize(all[i]);
 	sbuf_free(&x.args);
 	free(x.conn);
 	free(x.pairs);
+}
+
+/* The shapes a real Db holds beyond the text export, none of them a task of its own:
+ * an FFTS+ parent (contextId 4294967295, taskType AI_CORE, no info row) around each
+ * mixed-core kernel, whose own row gets context 0; a collective's tasks on its stream
+ * (Notify Wait, SDMA, no info row) carrying the op's connection id, as event record and
+ * wait tasks of the HCCL API do, each with a context, under one FFTS+ parent per stream.
+ * Written after the kernel table, which finds its tasks by start and name. */
+static void write_ffts_parents(struct w *w, struct strtab *strs)
+{
+	static const char *const sql[] = {
+		"INSERT INTO TASK SELECT t.startNs - 1000, t.endNs + 500, t.deviceId, t.connectionId,"
+		" t.globalTaskId + (1 << 40), t.globalPid, ?1, 4294967295, t.streamId, t.taskId, t.modelId"
+		" FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId"
+		" WHERE c.taskType IN (?2, ?3)",
+		"UPDATE TASK SET contextId = 0 WHERE globalTaskId IN"
+		" (SELECT globalTaskId FROM COMPUTE_TASK_INFO WHERE taskType IN (?2, ?3))",
+		"UPDATE TASK SET contextId = rowid % 64, connectionId = (SELECT o.connectionId FROM"
+		" COMMUNICATION_OP o WHERE TASK.startNs >= o.startNs AND TASK.startNs <= o.endNs LIMIT 1)"
+		" WHERE taskType IN (?4, ?5) AND streamId IS NOT NULL AND globalTaskId NOT IN"
+		" (SELECT globalTaskId FROM COMMUNICATION_TASK_INFO)",
+		"UPDATE TASK SET taskId = (SELECT min(k.taskId) FROM TASK k WHERE k.connectionId = TASK.connectionId"
+		" AND k.streamId = TASK.streamId AND k.taskType IN (?4, ?5))"
+		" WHERE taskType IN (?4, ?5) AND connectionId IS NOT NULL AND contextId <> 4294967295",
+		"INSERT INTO TASK SELECT min(startNs), max(endNs), 0, connectionId, min(globalTaskId) + (2 << 40),"
+		" min(globalPid), ?1, 4294967295, streamId, min(taskId), NULL FROM TASK"
+		" WHERE taskType IN (?4, ?5) AND connectionId IS NOT NULL AND contextId <> 4294967295"
+		" GROUP BY connectionId, streamId",
+	};
+	const char *names[] = {"AI_CORE", "MIX_AIC", "MIX_AIV", "Notify Wait", "SDMA"};
+	for (size_t i = 0; i < sizeof sql / sizeof sql[0] && !w->failed; i++) {
+		sqlite3_stmt *st = prep(w, sql[i]);
+		/* a statement without ?k refuses its binding (SQLITE_RANGE): nothing to bind */
+		for (int k = 0; st && k < sqlite3_bind_parameter_count(st); k++)
+			sqlite3_bind_int64(st, k + 1, strtab_intern_cstr(strs, names[k]));
+		run(w, st);
+		sqlite3_finalize(st);
+	}
 }
 
 /* od/name when the text export has it (its messages are the reader's business), or NULL. */
@@ -961,6 +1007,7 @@ int gen_db_export(const char *worker_dir, int rank, bool keep_text)
 	write_events(&w, &rs, rank);
 	write_freq(&w, &rs);
 	write_kernels(&w, od, rs.strs);
+	write_ffts_parents(&w, rs.strs);
 	struct strtab *modules = strtab_new();
 	for (size_t i = 0; i < db_n_csv_specs; i++)
 		if (!db_csv_specs[i].in_analysis)

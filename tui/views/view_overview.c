@@ -82,10 +82,14 @@ static int draw_files(struct app *app, struct canvas *cv, int x, int y, int w, i
 		int st = capture_rank_state(rd);
 		struct sbuf sb = SBUF_INIT;
 		sbuf_addf(&sb, _("rank %d: "), rd->plan->rank);
+		/* the file the rank's timeline is read from: a Db export when that is its source */
 		const struct found_file *tf = discover_find(rd->plan, ROLE_TRACE);
+		for (size_t k = 0; rd->db_path && k < rd->plan->n_files; k++)
+			if (rd->plan->files[k].path == rd->db_path)
+				tf = &rd->plan->files[k];
 		char b[32];
 		if (tf)
-			sbuf_addf(&sb, _("trace %s%s"), summary_bytes(tf->size, b, sizeof b),
+			sbuf_addf(&sb, rd->db_path ? _("Db %s%s") : _("trace %s%s"), summary_bytes(tf->size, b, sizeof b),
 				  st == RANK_READY ? (rd->store.trace.truncated ? _(" (cut short)") : "") : _(" (loading)"));
 		else
 			sbuf_adds(&sb, _("no trace"));
