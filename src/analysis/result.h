@@ -556,6 +556,7 @@ struct comm_analysis;
 struct cluster_db;
 struct digest_keep;
 struct service_analysis;
+struct moe_analysis;
 
 struct analysis {
 	const struct capture *cap; /* borrowed (owned when from_digests) */
@@ -574,6 +575,7 @@ struct analysis {
 	bool from_digests;         /* read from digest files (digest.h): no events to drill into */
 	bool from_cluster_output;  /* with from_digests: msprof-analyze's cluster output, no digests */
 	struct service_analysis *service; /* owned: the serving output's figures (service.h), or NULL */
+	struct moe_analysis *moe; /* owned: MoE layers and expert load (moe.h), or NULL */
 	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */
 	void (*keep_free)(struct digest_keep *keep); /* frees keep (set with it, by digest.c) */
 };
