@@ -365,6 +365,8 @@ void analysis_cross_ranks(struct analysis *an, enum cross_from from)
 	for (size_t i = 0; i < an->n_ranks; i++) /* each rank's exposed communication split */
 		comm_split_rank(an, i);
 	analysis_late_rank(an);
+	for (size_t i = 0; from != CROSS_FROM_DIGESTS && i < an->n_ranks; i++)
+		moe_rank_layers(an, i);
 	an->moe = moe_analyse(an);
 	for (size_t i = 0; i < an->n_ranks; i++)
 		judge_rank(&an->ranks[i]);

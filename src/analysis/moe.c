@@ -47,21 +47,9 @@ struct moe_ev {
 #define MOE_EV_LESS(a, b) ((a)->ts < (b)->ts || ((a)->ts == (b)->ts && (a)->ev < (b)->ev))
 XSORT_DEFINE(moe_ev_sort, struct moe_ev, MOE_EV_LESS)
 
-/* One layer instance on one rank: the ord-th MoE layer of step `step`. */
-struct moe_inst {
-	size_t step; /* SIZE_MAX: outside every step */
-	uint32_t ord;
-	int64_t tokens; /* -1 unknown */
-	int64_t gmm, disp, comb, disp_wait, comb_wait;
-	bool has_disp, has_comb, mc2;
-	uint32_t ev;
-	int64_t ts;
-};
-
 struct moe_list {
 	struct moe_inst *v;
 	size_t n, cap;
-	bool shapes; /* every layer's tokens from shapes */
 };
 
 /* A GroupedMatmul row of the kernel table: its start and leading input dimension. */
@@ -158,12 +146,28 @@ static struct moe_ev *moe_events(const struct rank_store *rs, const struct ev_cl
 static struct moe_inst *inst_open(struct moe_list *L, const struct rank_analysis *ra, const struct moe_ev *e,
                                   size_t *hint)
 {
-	size_t step = ra->n_steps && ra->steps[0].has_window ? analysis_step_at_near(ra, e->ts, hint) : SIZE_MAX;
+	size_t k = ra->n_steps && ra->steps[0].has_window ? analysis_step_at_near(ra, e->ts, hint) : SIZE_MAX;
+	uint64_t step = k == SIZE_MAX ? UINT64_MAX : (uint64_t)k;
 	uint32_t ord = L->n && L->v[L->n - 1].step == step ? L->v[L->n - 1].ord + 1 : 0;
 	xgrow(&L->v, &L->cap, L->n + 1, sizeof *L->v);
 	struct moe_inst *x = &L->v[L->n++];
 	*x = (struct moe_inst){.step = step, .ord = ord, .tokens = -1, .ev = UINT32_MAX, .ts = e->ts};
 	return x;
+}
+
+/* A grouped matmul with neither a token exchange nor a routing kernel around it is no MoE
+ * layer (a LoRA's, an op test's): such instances leave, the others are numbered again. */
+static void drop_unrouted(struct moe_list *L)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < L->n; i++) {
+		struct moe_inst x = L->v[i];
+		if (!x.has_disp && !x.has_comb && !x.routed)
+			continue;
+		x.ord = n && L->v[n - 1].step == x.step ? L->v[n - 1].ord + 1 : 0;
+		L->v[n++] = x;
+	}
+	L->n = n;
 }
 
 /* The rank's layers: a dispatch (MC2, or an all-to-all before any grouped matmul) or a
@@ -175,8 +179,7 @@ static void rank_layers(const struct rank_analysis *ra, const struct rank_data *
 	struct moe_ev *ev = moe_events(&rd->store, ra->cls, &n);
 	struct gmm_row *rows = gmm_rows(rd->by_kind[CSV_KERNEL], &n_rows);
 	struct moe_inst *cur = NULL;
-	bool gmm = false;
-	L->shapes = true;
+	bool gmm = false, route = false; /* route: a routing kernel since the last layer */
 	for (size_t i = 0; i < n; i++) {
 		const struct moe_ev *e = &ev[i];
 		switch (e->kind) {
@@ -205,7 +208,8 @@ static void rank_layers(const struct rank_analysis *ra, const struct rank_data *
 				cur->tokens = gmm_tokens_at(rows, n_rows, e->ts);
 				cur->ev = e->ev;
 				cur->ts = e->ts;
-				L->shapes &= cur->tokens >= 0;
+				cur->routed |= route;
+				route = false;
 			}
 			gmm = true;
 			cur->gmm += e->dur;
@@ -218,19 +222,25 @@ static void rank_layers(const struct rank_analysis *ra, const struct rank_data *
 			cur->mc2 = true;
 			cur = NULL;
 			break;
-		case MK_ROUTE_OUT: cur = NULL; break;
+		case MK_ROUTE_OUT:
+			if (cur)
+				cur->routed = true;
+			cur = NULL;
+			break;
 		case MK_ROUTE_IN:
 			if (cur && gmm)
 				cur = NULL;
+			route = true;
 			break;
 		default: break;
 		}
 	}
 	free(ev);
 	free(rows);
+	drop_unrouted(L);
 }
 
-static int inst_key_cmp(const struct moe_inst *x, size_t step, uint32_t ord)
+static int inst_key_cmp(const struct moe_inst *x, uint64_t step, uint32_t ord)
 {
 	if (x->step != step)
 		return x->step < step ? -1 : 1;
@@ -238,7 +248,7 @@ static int inst_key_cmp(const struct moe_inst *x, size_t step, uint32_t ord)
 }
 
 /* The instance (step, ord) of a rank's list (in (step, ord) order: time order), or NULL. */
-static struct moe_inst *inst_find(const struct moe_list *L, size_t step, uint32_t ord)
+static struct moe_inst *inst_find(const struct moe_list *L, uint64_t step, uint32_t ord)
 {
 	size_t lo = 0, hi = L->n;
 	while (lo < hi) {
@@ -427,30 +437,25 @@ static void verdict(struct moe_analysis *m, const struct analysis *an)
 	free(who.buf);
 }
 
-struct moe_analysis *moe_analyse(const struct analysis *an)
+struct moe_analysis *moe_analyse(struct analysis *an)
 {
 	struct moe_analysis *m = xcalloc(1, sizeof *m);
 	m->hot_rank = -1;
-	if (an->from_digests || !an->cap || an->n_ranks == 0) {
-		m->why = N_("no timelines (read from digests or tables): MoE layers are found in the events");
-		return m;
-	}
 	size_t nr = an->n_ranks;
-	struct moe_list *L = xcalloc(nr, sizeof *L);
+	struct moe_list *L = xcalloc(nr ? nr : 1, sizeof *L);
 	size_t layers = 0;
-	bool shapes = true;
+	bool shapes = true, timeline = false;
 	for (size_t i = 0; i < nr; i++) {
 		const struct rank_analysis *ra = &an->ranks[i];
-		const struct rank_data *rd = &an->cap->ranks[ra->rank_index];
-		if (!rd->store.has_events || !ra->cls)
-			continue;
-		rank_layers(ra, rd, &L[i]);
+		L[i] = (struct moe_list){ra->moe, ra->n_moe, ra->n_moe};
 		layers += L[i].n;
-		if (L[i].n)
-			shapes &= L[i].shapes;
+		timeline |= ra->has_timeline;
+		for (size_t j = 0; j < L[i].n; j++)
+			shapes &= L[i].v[j].tokens >= 0;
 	}
 	if (!layers) {
-		m->why = N_("no MoE kernels (MoeDistributeDispatch/Combine, GroupedMatmul, all-to-all around them)");
+		m->why = timeline ? N_("no MoE kernels (MoeDistributeDispatch/Combine, GroupedMatmul, all-to-all around them)")
+		                  : N_("no timelines: MoE layers are found in the events");
 		free(L);
 		return m;
 	}
@@ -468,10 +473,25 @@ struct moe_analysis *moe_analyse(const struct analysis *an)
 	hot_rank(m);
 	worst_layers(m);
 	verdict(m, an);
-	for (size_t i = 0; i < nr; i++)
-		free(L[i].v);
 	free(L);
 	return m;
+}
+
+void moe_rank_layers(struct analysis *an, size_t i)
+{
+	struct rank_analysis *ra = &an->ranks[i];
+	free(ra->moe);
+	ra->moe = NULL;
+	ra->n_moe = 0;
+	if (an->from_digests || !an->cap || ra->rank_index >= an->cap->n_ranks)
+		return;
+	const struct rank_data *rd = &an->cap->ranks[ra->rank_index];
+	if (!rd->store.has_events || !ra->cls)
+		return;
+	struct moe_list L = {0};
+	rank_layers(ra, rd, &L);
+	ra->moe = L.v;
+	ra->n_moe = L.n;
 }
 
 void moe_free(struct moe_analysis *m)

@@ -430,6 +430,7 @@ struct comm_keep {
 struct rank_analysis;
 void analysis_comm_keep_free(struct rank_analysis *ra);
 
+struct moe_inst;
 struct rank_analysis {
 	int rank;
 	size_t rank_index; /* in capture->ranks */
@@ -510,6 +511,8 @@ struct rank_analysis {
 	int64_t comm_unsplit_idle_ns;
 	/* the collective instances holding COMM_OUTLIER_PCT of the window or more
 	 * (comm_split.h), longest exposed first; owned */
+	struct moe_inst *moe; /* owned: MoE layer instances (moe.h), n_moe of them */
+	size_t n_moe;
 	struct coll_outlier *outliers;
 	size_t n_outliers;
 	struct comm_keep *comm_keep; /* owned: the sets the exposure is read from, until then */
