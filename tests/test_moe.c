@@ -71,6 +71,31 @@ static void check_phases(const struct moe_analysis *m, const struct tu_truth *t)
 	assert_true(checked > 0);
 }
 
+/* The wait is the attribution's comm_wait on every rank (never unsplit), at least what was
+ * planted in the dispatches and combines (other collectives may add theirs); the waiting
+ * ranks' communication advice names the hot rank's experts, the hot rank's compute advice
+ * its own. */
+static void check_candidates(const struct analysis *an, const struct tu_truth *t, int hot)
+{
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		double planted = (double)(tu_truth_int(t, "moe.%d.combine_wait_ns", ra->rank) +
+		                          tu_truth_int(t, "moe.%d.dispatch_wait_ns", ra->rank));
+		if ((double)ra->attr.ns[ATTR_COMM_WAIT] < (1 - TOL) * planted - FLOOR_NS)
+			fail_msg("rank %d: comm_wait %lld ns, planted MoE wait %.0f ns", ra->rank,
+			         (long long)ra->attr.ns[ATTR_COMM_WAIT], planted);
+		assert_true(ra->moe_imbalanced);
+		assert_int_equal(ra->moe_hot_rank, hot);
+		if (ra->rank == hot) {
+			assert_non_null(strstr(ra->bn[BN_NPU_COMPUTE].advice, "expert load imbalance"));
+		} else if (attribution_pct(&ra->attr, ra->attr.ns[ATTR_COMM_WAIT]) >= 1.0) {
+			char want[32];
+			snprintf(want, sizeof want, "for rank %d, whose experts", hot);
+			assert_non_null(strstr(ra->bn[BN_COMMUNICATION].advice, want));
+		}
+	}
+}
+
 /* mc2: whether the capture's combines include MC2 kernels (false: all-to-alls only) */
 static void run_case(const char *args, int hot, bool shapes, bool phases, bool mc2)
 {
@@ -109,6 +134,7 @@ static void run_case(const char *args, int hot, bool shapes, bool phases, bool m
 	assert_non_null(strstr(m->verdict, who));
 	assert_true(m->n_worst > 0);
 	assert_int_equal(m->combine_name != NULL, mc2);
+	check_candidates(c.an, c.truth, hot);
 	tu_capture_free(&c);
 }
 
@@ -155,6 +181,8 @@ static void test_moe_balanced(void **state)
 	check_ranks(m, c.truth, true);
 	assert_true(m->imbalance < 1.2);
 	assert_null(m->verdict);
+	for (size_t i = 0; i < c.an->n_ranks; i++)
+		assert_false(c.an->ranks[i].moe_imbalanced);
 	tu_capture_free(&c);
 }
 

@@ -442,6 +442,8 @@ struct moe_analysis *moe_analyse(struct analysis *an)
 	struct moe_analysis *m = xcalloc(1, sizeof *m);
 	m->hot_rank = -1;
 	size_t nr = an->n_ranks;
+	for (size_t i = 0; i < nr; i++)
+		an->ranks[i].moe_imbalanced = false;
 	struct moe_list *L = xcalloc(nr ? nr : 1, sizeof *L);
 	size_t layers = 0;
 	bool shapes = true, timeline = false;
@@ -473,6 +475,13 @@ struct moe_analysis *moe_analyse(struct analysis *an)
 	hot_rank(m);
 	worst_layers(m);
 	verdict(m, an);
+	for (size_t i = 0; m->verdict && i < nr; i++) { /* for the ranks' candidates (bottleneck.c) */
+		struct rank_analysis *ra = &an->ranks[i];
+		ra->moe_imbalanced = true;
+		ra->moe_hot_rank = m->hot_rank;
+		ra->moe_imbalance = m->imbalance;
+		ra->moe_wait_ns = m->ranks[i].dispatch_wait_ns + m->ranks[i].combine_wait_ns;
+	}
 	free(L);
 	return m;
 }

@@ -513,6 +513,13 @@ struct rank_analysis {
 	 * (comm_split.h), longest exposed first; owned */
 	struct moe_inst *moe; /* owned: MoE layer instances (moe.h), n_moe of them */
 	size_t n_moe;
+	/* the expert load imbalance the MoE analysis found (moe.h), when moe_imbalanced: the
+	 * hot rank, its tokens over the median's, this rank's wait for it in the MoE dispatch
+	 * and combine (inside its comm_wait: named, not counted again) */
+	bool moe_imbalanced;
+	int moe_hot_rank;
+	double moe_imbalance;
+	int64_t moe_wait_ns;
 	struct coll_outlier *outliers;
 	size_t n_outliers;
 	struct comm_keep *comm_keep; /* owned: the sets the exposure is read from, until then */
