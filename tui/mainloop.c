@@ -41,6 +41,7 @@ static const struct view_ops *const view_table[VIEW_COUNT] = {
 	[VIEW_COMPARE_OP] = &compare_op_view_ops,
 	[VIEW_COMM_DETAIL] = &comm_detail_view_ops,
 	[VIEW_CLUSTER] = &cluster_view_ops,
+	[VIEW_MOE] = &moe_view_ops,
 };
 
 /* A key: the prompt line's while it is open, else the app's. Either clears the status
