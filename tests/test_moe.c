@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "json_tok.h"
 #include "moe.h"
 #include "testutil.h"
 
@@ -203,12 +204,77 @@ static void test_moe_absent(void **state)
 	tu_capture_free(&c);
 }
 
+static long long json_int(const char *js, const struct jtok *jt, int obj, const char *key)
+{
+	int t = jtok_obj_get(jt, js, obj, key);
+	assert_true(t >= 0);
+	return strtoll(js + jt->t[t].start, NULL, 10);
+}
+
+/* JSON `moe` through the real binary: the issue's keys, the hot rank and each rank's tokens
+ * as planted (exact: the shapes carry them), the gmm and combine wait within 5 %; and null
+ * with moe_absent on a capture without MoE. */
+static void test_moe_json(void **state)
+{
+	(void)state;
+	const char *bin = getenv("ASCPROF_BIN");
+	if (!tu_gen() || !bin)
+		skip();
+	static const char *const args[2] = {"--shape vllm,moe --ranks 4 --steps 6 --prefill 2 --seed 13 --moe-hot 2:1.8",
+	                                    "--shape vllm --ranks 2 --steps 4 --prefill 1 --seed 13"};
+	for (int k = 0; k < 2; k++) {
+		char *dir = tu_generate(args[k]);
+		struct tu_truth *t = tu_truth_load(dir);
+		char out[4200];
+		snprintf(out, sizeof out, "%s.json", dir);
+		assert_int_equal(tu_sh("'%s' --no-index --report --json '%s' > '%s' 2>/dev/null", bin, dir, out), 0);
+		size_t len;
+		char *js = tu_read(out, &len);
+		assert_non_null(js);
+		struct jtok jt;
+		jtok_init(&jt);
+		assert_true(jtok_parse(&jt, js, len) > 0);
+		int m = jtok_obj_get(&jt, js, 0, "moe");
+		assert_true(m >= 0);
+		if (k == 1) {
+			assert_int_equal(jt.t[m].type, JSMN_PRIMITIVE);
+			assert_true(jtok_eq(js, &jt.t[m], "null"));
+			assert_true(jtok_obj_get(&jt, js, 0, "moe_absent") >= 0);
+		} else {
+			for (const char *const *key = (const char *const[]){"layers", "imbalance", "worst_layers", "by_phase", NULL};
+			     *key; key++)
+				assert_true(jtok_obj_get(&jt, js, m, *key) >= 0);
+			assert_int_equal(json_int(js, &jt, m, "hot_rank"), 2);
+			int ranks = jtok_obj_get(&jt, js, m, "ranks");
+			assert_int_equal(jt.t[ranks].size, 4);
+			int e = ranks + 1;
+			for (int i = 0; i < 4; i++, e = jtok_skip(&jt, e)) {
+				int r = (int)json_int(js, &jt, e, "rank");
+				assert_int_equal(json_int(js, &jt, e, "tokens"), tu_truth_int(t, "moe.%d.tokens", r));
+				int g = jtok_obj_get(&jt, js, e, "gmm_us"), w = jtok_obj_get(&jt, js, e, "combine_wait_us");
+				near("json gmm", r, strtod(js + jt.t[g].start, NULL) * 1000, (double)tu_truth_int(t, "moe.%d.gmm_ns", r));
+				near("json combine wait", r, strtod(js + jt.t[w].start, NULL) * 1000,
+				     (double)tu_truth_int(t, "moe.%d.combine_wait_ns", r));
+				for (const char *const *key = (const char *const[]){"dispatch_us", "combine_us", NULL}; *key; key++)
+					assert_true(jtok_obj_get(&jt, js, e, *key) >= 0);
+			}
+		}
+		jtok_free(&jt);
+		free(js);
+		tu_truth_free(t);
+		*strrchr(dir, '/') = '\0'; /* the generator's temp dir holds the capture and the JSON */
+		tu_rmtree(dir);
+		free(dir);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_moe_mc2_and_a2a), cmocka_unit_test(test_moe_markers_mc2),
 		cmocka_unit_test(test_moe_a2a_only),    cmocka_unit_test(test_moe_no_shapes),
 		cmocka_unit_test(test_moe_balanced),    cmocka_unit_test(test_moe_absent),
+		cmocka_unit_test(test_moe_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
