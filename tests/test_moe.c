@@ -217,20 +217,15 @@ static long long json_int(const char *js, const struct jtok *jt, int obj, const 
 static void test_moe_json(void **state)
 {
 	(void)state;
-	const char *bin = getenv("ASCPROF_BIN");
-	if (!tu_gen() || !bin)
+	if (!tu_gen() || !getenv("ASCPROF_BIN"))
 		skip();
 	static const char *const args[2] = {"--shape vllm,moe --ranks 4 --steps 6 --prefill 2 --seed 13 --moe-hot 2:1.8",
 	                                    "--shape vllm --ranks 2 --steps 4 --prefill 1 --seed 13"};
 	for (int k = 0; k < 2; k++) {
 		char *dir = tu_generate(args[k]);
 		struct tu_truth *t = tu_truth_load(dir);
-		char out[4200];
-		snprintf(out, sizeof out, "%s.json", dir);
-		assert_int_equal(tu_sh("'%s' --no-index --report --json '%s' > '%s' 2>/dev/null", bin, dir, out), 0);
 		size_t len;
-		char *js = tu_read(out, &len);
-		assert_non_null(js);
+		char *js = tu_report_json(dir, &len);
 		struct jtok jt;
 		jtok_init(&jt);
 		assert_true(jtok_parse(&jt, js, len) > 0);
