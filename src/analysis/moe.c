@@ -2,6 +2,7 @@
 /* MoE layers and expert load across ranks (moe.h). */
 #include "moe.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,12 +428,20 @@ static void verdict(struct moe_analysis *m, const struct analysis *an)
 		return;
 	struct sbuf who = {0};
 	other_ranks(m, &who);
+	char span[40], pct[40]; /* "A-B", or A alone when both round to it */
+	if (llround((double)m->wait_lo_ns / 1e5) == llround((double)m->wait_hi_ns / 1e5))
+		snprintf(span, sizeof span, "%.1f", (double)m->wait_hi_ns / 1e6);
+	else
+		snprintf(span, sizeof span, "%.1f-%.1f", (double)m->wait_lo_ns / 1e6, (double)m->wait_hi_ns / 1e6);
+	if (llround(m->wait_lo_pct) == llround(m->wait_hi_pct))
+		snprintf(pct, sizeof pct, "%.0f", m->wait_hi_pct);
+	else
+		snprintf(pct, sizeof pct, "%.0f-%.0f", m->wait_lo_pct, m->wait_hi_pct);
 	m->verdict = xasprintf(_("expert load imbalance: rank %d's experts take %.1f x the median %s; ranks %s wait "
-	                         "%.1f-%.1f ms (%.0f-%.0f %% of the window) in %s for it; balancing the experts "
-	                         "(EPLB) would recover up to that wait"),
+	                         "%s ms (%s %% of the window) in %s for it; balancing the experts (EPLB) would "
+	                         "recover up to that wait"),
 	                       m->hot_rank, m->imbalance, m->tokens_known ? _("tokens") : _("grouped-matmul time"),
-	                       who.buf ? who.buf : "", (double)m->wait_lo_ns / 1e6, (double)m->wait_hi_ns / 1e6,
-	                       m->wait_lo_pct, m->wait_hi_pct,
+	                       who.buf ? who.buf : "", span, pct,
 	                       m->combine_name ? m->combine_name : _("the combine all-to-all"));
 	free(who.buf);
 }
