@@ -175,16 +175,11 @@ static void test_by_phase_one_step_and_training(void **state)
 static void test_by_phase_json(void **state)
 {
 	(void)state;
-	const char *bin = getenv("ASCPROF_BIN");
-	if (!tu_gen() || !bin)
+	if (!tu_gen() || !getenv("ASCPROF_BIN"))
 		skip();
 	char *dir = tu_generate("--steps 30 --prefill 6 --host-gap-us 3000 --seed 11");
-	char out[4200];
-	snprintf(out, sizeof out, "%s.json", dir);
-	assert_int_equal(tu_sh("'%s' --no-index --report --json '%s' > '%s' 2>/dev/null", bin, dir, out), 0);
 	size_t len;
-	char *js = tu_read(out, &len);
-	assert_non_null(js);
+	char *js = tu_report_json(dir, &len);
 	struct jtok jt;
 	jtok_init(&jt);
 	assert_true(jtok_parse(&jt, js, len) > 0);

@@ -307,6 +307,19 @@ char *tu_report_text(const struct analysis *an)
 	return text;
 }
 
+char *tu_report_json(const char *dir, size_t *len)
+{
+	const char *bin = getenv("ASCPROF_BIN");
+	if (!tu_gen() || !bin)
+		skip();
+	char out[4200];
+	snprintf(out, sizeof out, "%s.json", dir);
+	assert_int_equal(tu_sh("'%s' --no-index --report --json '%s' > '%s' 2>/dev/null", bin, dir, out), 0);
+	char *js = tu_read(out, len);
+	assert_non_null(js);
+	return js;
+}
+
 bool tu_emulated(void)
 {
 	const char *e = getenv("ASCPROF_EMULATED");

@@ -70,6 +70,9 @@ void tu_capture_free(struct tu_capture *c);
 /* report_print_text of an analysis, as an owned string. */
 struct analysis;
 char *tu_report_text(const struct analysis *an);
+/* The binary's (ASCPROF_BIN) --report --json of a capture, written beside it as DIR.json and
+ * read back (owned, *len bytes); skips the test without the binary or the generator. */
+char *tu_report_json(const char *dir, size_t *len);
 /* |a - b| <= tol * |b| (relative), with an absolute floor. */
 bool tu_close(double a, double b, double rel_tol, double abs_tol);
 

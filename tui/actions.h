@@ -41,6 +41,7 @@ enum key_scope {
 	X(VIEW_CLUSTER, "view-cluster", KS_GLOBAL, "0", "Cluster: ranks x steps, slow ranks, wait vs transfer") \
 	X(VIEW_SERVING, "view-serving", KS_GLOBAL, "V",                                               \
 	  "Serving: requests, batches, forwards, KV cache (MS Service Profiler)")                       \
+	X(VIEW_MOE, "view-moe", KS_GLOBAL, "X", "MoE: ranks x MoE layers, expert load and waits")              \
 	X(NEXT_VIEW, "next-view", KS_GLOBAL, "Tab", "Next view")                                      \
 	X(PREV_VIEW, "prev-view", KS_GLOBAL, "BackTab", "Previous view")                              \
 	X(NEXT_RANK, "next-rank", KS_GLOBAL, ">", "Next rank")                                        \

@@ -449,6 +449,7 @@ void app_handle_key(struct app *app, int key)
 	case ACT_VIEW_COMM: app_push(app, (enum view_id)(act - ACT_VIEW_OVERVIEW)); break;
 	case ACT_VIEW_CLUSTER: app_push(app, VIEW_CLUSTER); break;
 	case ACT_VIEW_SERVING: app_push(app, VIEW_SERVING); break;
+	case ACT_VIEW_MOE: app_push(app, VIEW_MOE); break;
 	case ACT_VIEW_COMPARE:
 		if (app_comparing(app))
 			app_push(app, VIEW_COMPARE);

@@ -41,6 +41,7 @@ enum view_id {
 	VIEW_COMM_DETAIL,
 	VIEW_CLUSTER, /* key 0, outside the numbered cycle */
 	VIEW_SERVING, /* key V, in the cycle when the capture holds serving output */
+	VIEW_MOE,     /* key X, outside the tab bar (moe.h) */
 	VIEW_COUNT
 };
 #define VIEW_MAIN_COUNT 8 /* the numbered views, 1..8 (9 with a comparison) */
@@ -126,8 +127,8 @@ struct view_ops {
 };
 
 extern const struct view_ops overview_view_ops, timeline_view_ops, ops_view_ops, steps_view_ops,
-	ranks_view_ops, cluster_view_ops, bottleneck_view_ops, memory_view_ops, comm_view_ops, help_view_ops, docs_view_ops,
-	op_detail_view_ops, compare_view_ops, compare_op_view_ops, comm_detail_view_ops, serving_view_ops;
+	ranks_view_ops, cluster_view_ops, moe_view_ops, bottleneck_view_ops, memory_view_ops, comm_view_ops, help_view_ops,
+	docs_view_ops, op_detail_view_ops, compare_view_ops, compare_op_view_ops, comm_detail_view_ops, serving_view_ops;
 
 enum compare_arg { CMP_ARG_NONE, CMP_ARG_CAPTURES, CMP_ARG_RANKS };
 

@@ -42,6 +42,7 @@ static const struct view_ops *const view_table[VIEW_COUNT] = {
 	[VIEW_COMM_DETAIL] = &comm_detail_view_ops,
 	[VIEW_CLUSTER] = &cluster_view_ops,
 	[VIEW_SERVING] = &serving_view_ops,
+	[VIEW_MOE] = &moe_view_ops,
 };
 
 /* A key: the prompt line's while it is open, else the app's. Either clears the status

@@ -74,7 +74,11 @@ static size_t collect(const struct rank_data *rd, const struct ev_class *cls, st
 	*out = NULL;
 	/* lane events are sorted; walk the lanes to keep time order per lane, then sort */
 	for (size_t ev = 0; ev < rs->n_ev; ev++) {
-		if (!analysis_is_collective(rs, cls, (uint32_t)ev, group))
+		/* MC2 kernels (MoE dispatch/combine) exchange data with the peers and end with the
+		 * last of them, as collectives do: their waits are split the same way (as the
+		 * kernel table's communication rows already are, collect_csv) */
+		bool mc2 = (cls[ev].flags & EVF_FUSED_COMM) && store_ev_lane(rs, ev)->group == LANE_DEVICE;
+		if (!mc2 && !analysis_is_collective(rs, cls, (uint32_t)ev, group))
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
 		double b = n < 100000 ? analysis_collective_bytes(rs, (uint32_t)ev) : 0;

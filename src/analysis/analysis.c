@@ -20,6 +20,7 @@
 #include "gaps.h"
 #include "i18n.h"
 #include "metrics.h"
+#include "moe.h"
 #include "opstats.h"
 #include "phase_verdict.h"
 #include "comm_split.h"
@@ -364,6 +365,9 @@ void analysis_cross_ranks(struct analysis *an, enum cross_from from)
 	for (size_t i = 0; i < an->n_ranks; i++) /* each rank's exposed communication split */
 		comm_split_rank(an, i);
 	analysis_late_rank(an);
+	for (size_t i = 0; from != CROSS_FROM_DIGESTS && i < an->n_ranks; i++)
+		moe_rank_layers(an, i);
+	an->moe = moe_analyse(an);
 	for (size_t i = 0; i < an->n_ranks; i++)
 		judge_rank(&an->ranks[i]);
 }
@@ -539,6 +543,7 @@ void analysis_free(struct analysis *an)
 	comm_analysis_free(an->comm);
 	cluster_free(an->cluster);
 	service_free(an->service);
+	moe_free(an->moe);
 	cluster_db_free(an->cluster_db);
 	free(an->cluster_db);
 	diag_free(&an->diags);

@@ -280,7 +280,12 @@ static void judge_npu_compute(struct rank_analysis *ra)
 		 xasprintf(_("5-20 %% of the compute time (%.2f %% of the window), an empirical range for kernel "
 			   "tuning%s"),
 			   cp, pmu ? _("; see the PMU ratios for compute- or memory-bound") : _(" (no PMU columns: aic_metrics was off)")));
-	if (ra->late_rank >= 0 && ra->late_rank == ra->rank) /* the straggler: its peers' wait is its to fix */
+	if (ra->moe_imbalanced && ra->moe_hot_rank == ra->rank) /* its experts hold the others */
+		b->advice = xasprintf(_("this rank's experts get %.1f x the median tokens (expert load imbalance, see the "
+		                        "MoE section): its grouped matmuls run longest and the others wait for it in the "
+		                        "MoE combine; balance the experts (EPLB, redundant copies of the hot experts)"),
+		                      ra->moe_imbalance);
+	else if (ra->late_rank >= 0 && ra->late_rank == ra->rank) /* the straggler: its peers' wait is its to fix */
 		b->advice = xstrdup(_("this rank is the one the others wait for in the collectives: compare its top device "
 				      "ops with a peer's (--compare-ranks) and balance the work; then fused kernels, better "
 				      "tiling; high MTE2 with low MAC means memory bound"));
@@ -333,6 +338,13 @@ static void comm_advice(struct rank_analysis *ra, const struct comm_shares *s)
 	if (s->o_all && w + tr + un + su + ui < 0.005)
 		b->advice = xstrdup(_("the exposed communication is the collectives named on their own (see the verdict): "
 				      "their setup or their wait is theirs to fix, not overlap or bandwidth"));
+	else if (w >= 1.0 && ra->moe_imbalanced && ra->moe_hot_rank != ra->rank &&
+	         2 * ra->moe_wait_ns >= ra->attr.ns[ATTR_COMM_WAIT])
+		b->advice = xasprintf(_("exposed communication waits for a peer (%s): %.1f ms of it in the MoE "
+		                        "dispatch and combine, for rank %d, whose experts get %.1f x the median tokens "
+		                        "(expert load imbalance, see the MoE section); balance the experts (EPLB), not "
+		                        "bandwidth or overlap"),
+		                      vs, (double)ra->moe_wait_ns / 1e6, ra->moe_hot_rank, ra->moe_imbalance);
 	else if (stalled)
 		b->advice = xasprintf(_("exposed communication is mostly setup (%.2f %%) or time that is neither transfer "
 				      "nor waiting for a captured peer (%.2f %%): the group's first collective, inputs "

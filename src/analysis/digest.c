@@ -2,6 +2,7 @@
 /* Digest files (digest.h): one field walk serves the writer and the reader. */
 #include "config.h"
 #include "digest.h"
+#include "moe_types.h"
 
 #include "advice.h"
 #include "comm_split.h"
@@ -313,6 +314,30 @@ static void io_gaps(struct dio *d, struct rank_analysis *ra)
 	}
 }
 
+/* The rank's MoE layer instances (moe.h); their waits are drawn again across the ranks. */
+static void io_moe(struct dio *d, struct rank_analysis *ra)
+{
+	size_t cap = ra->n_moe;
+	dio_vec(d, &ra->moe, &ra->n_moe, &cap, 1, sizeof *ra->moe);
+	for (size_t i = 0; i < ra->n_moe && !d->bad; i++) {
+		struct moe_inst *x = &ra->moe[i];
+		x->step = dio_u(d, x->step);
+		x->ord = (uint32_t)dio_u(d, x->ord);
+		x->tokens = dio_i(d, x->tokens);
+		x->gmm = dio_i(d, x->gmm);
+		x->disp = dio_i(d, x->disp);
+		x->comb = dio_i(d, x->comb);
+		x->has_disp = dio_b(d, x->has_disp);
+		x->has_comb = dio_b(d, x->has_comb);
+		x->mc2 = dio_b(d, x->mc2);
+		x->routed = dio_b(d, x->routed);
+		x->ev = (uint32_t)dio_u(d, x->ev);
+		x->ts = dio_i(d, x->ts);
+		if (d->rd && x->step != UINT64_MAX && x->step >= ra->n_steps)
+			d->bad = true;
+	}
+}
+
 static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident *id, struct coll_inst **pc,
 		    size_t *pnc, struct comm_data *cm)
 {
@@ -382,6 +407,7 @@ static void io_rank(struct dio *d, struct rank_analysis *ra, struct digest_ident
 	io_by_phase(d, ra);
 	io_bottlenecks(d, ra);
 	io_gaps(d, ra);
+	io_moe(d, ra);
 
 	for (int m = 0; m < ALIGN_COUNT; m++)
 		ra->offset_ns[m] = dio_i(d, ra->offset_ns[m]);

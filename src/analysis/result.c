@@ -171,6 +171,7 @@ void analysis_rank_free(struct rank_analysis *ra)
 	free(ra->by_phase);
 	memory_free(&ra->mem);
 	free(ra->outliers);
+	free(ra->moe);
 	analysis_comm_keep_free(ra); /* when it never reached the capture-level pass */
 	for (size_t i = 0; i < ra->n_advice; i++)
 		free(ra->advice[i].evidence);

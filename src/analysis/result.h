@@ -430,6 +430,7 @@ struct comm_keep {
 struct rank_analysis;
 void analysis_comm_keep_free(struct rank_analysis *ra);
 
+struct moe_inst;
 struct rank_analysis {
 	int rank;
 	size_t rank_index; /* in capture->ranks */
@@ -510,6 +511,15 @@ struct rank_analysis {
 	int64_t comm_unsplit_idle_ns;
 	/* the collective instances holding COMM_OUTLIER_PCT of the window or more
 	 * (comm_split.h), longest exposed first; owned */
+	struct moe_inst *moe; /* owned: MoE layer instances (moe.h), n_moe of them */
+	size_t n_moe;
+	/* the expert load imbalance the MoE analysis found (moe.h), when moe_imbalanced: the
+	 * hot rank, its tokens over the median's, this rank's wait for it in the MoE dispatch
+	 * and combine (inside its comm_wait: named, not counted again) */
+	bool moe_imbalanced;
+	int moe_hot_rank;
+	double moe_imbalance;
+	int64_t moe_wait_ns;
 	struct coll_outlier *outliers;
 	size_t n_outliers;
 	struct comm_keep *comm_keep; /* owned: the sets the exposure is read from, until then */
@@ -556,6 +566,7 @@ struct comm_analysis;
 struct cluster_db;
 struct digest_keep;
 struct service_analysis;
+struct moe_analysis;
 
 struct analysis {
 	const struct capture *cap; /* borrowed (owned when from_digests) */
@@ -574,6 +585,7 @@ struct analysis {
 	bool from_digests;         /* read from digest files (digest.h): no events to drill into */
 	bool from_cluster_output;  /* with from_digests: msprof-analyze's cluster output, no digests */
 	struct service_analysis *service; /* owned: the serving output's figures (service.h), or NULL */
+	struct moe_analysis *moe; /* owned: MoE layers and expert load (moe.h), or NULL */
 	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */
 	void (*keep_free)(struct digest_keep *keep); /* frees keep (set with it, by digest.c) */
 };

@@ -350,6 +350,7 @@ void report_print_text(const struct analysis *an, FILE *out)
 	report_comm_text(an, out);
 	report_cluster_text(an, out);
 	report_serving_text(an, out);
+	report_moe_text(an, out);
 	if (an->cap->diags.n || an->diags.n) {
 		fputs(_("\nmessages\n"), out);
 		summary_print_diags((struct diag_list *)&an->cap->diags, out, "  ");
@@ -693,6 +694,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 	report_comm_json(&w, an);
 	report_cluster_json(&w, an);
 	report_serving_json(&w, an);
+	report_moe_json(&w, an);
 	jsonw_key(&w, "thresholds");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < n_threshold_defs; i++) {

@@ -40,6 +40,9 @@ void report_cluster_json(struct jsonw *w, const struct analysis *an);
 /* The serving section (service.h), when the capture holds MS Service Profiler output. */
 void report_serving_text(const struct analysis *an, FILE *out);
 void report_serving_json(struct jsonw *w, const struct analysis *an);
+/* report_moe.c: the MoE section (moe.h); JSON `moe`, null with `moe_absent` without MoE */
+void report_moe_text(const struct analysis *an, FILE *out);
+void report_moe_json(struct jsonw *w, const struct analysis *an);
 
 /* `--report --compare` and `--compare-ranks` (compare_report.c). */
 struct comparison;

@@ -88,6 +88,11 @@ struct opts {
 /* --shape vllm: the edges' host work (a cpu_op of the scheduler's, no device task) */
 #define VLLM_EDGE_OP "aten::zeros"
 	int slow_rank;      /* -1: none */
+	/* --moe-hot R:F (--shape vllm,moe): every MoE layer's experts get planted token counts
+	 * (moe_tokens), rank R's F times the others'; the prompts' experts between all-to-alls */
+	int moe_hot;        /* -1: off */
+	int64_t moe_milli;
+	bool moe_no_shapes; /* --moe-no-shapes: the kernel table's GroupedMatmul shapes left empty */
 	int64_t slow_milli; /* kernel duration factor in 1/1000 */
 	char scale_name[128];     /* --kernel-scale NAME */
 	const char *drop_name;    /* --drop-op NAME */
@@ -253,9 +258,15 @@ struct unit {
 	uint8_t long_id; /* HostToDevice id written as a 20-digit string */
 	uint8_t graph;   /* launched by a graph replay: no host events of its own */
 	uint8_t part;    /* --shape: 0 whole batch, 1 its decode part, 2 its prefill part */
+	int64_t moe_tok;  /* --moe-hot: a GroupedMatmul's tokens routed to this rank's experts */
+	int64_t moe_wait; /* --moe-hot: a dispatch or combine's planted wait for the slowest rank */
+	uint8_t moe_role; /* --moe-hot: enum moe_role */
 	int64_t rp_end;  /* the first unit of a run of graph units: the end of the run's replay call
 	                  * (from this unit's Dequeue to the run's last); 0 otherwise */
 };
+
+/* --moe-hot: what a unit is to its MoE layer */
+enum moe_role { MR_NONE, MR_DISPATCH, MR_GMM1, MR_GMM2, MR_COMBINE };
 
 /* --shape: a step's phase as planted */
 enum step_phase { SP_DECODE, SP_PREFILL, SP_MIXED, SP_TRAIN };
@@ -357,6 +368,14 @@ struct gen {
 static inline int64_t step_coll_tokens(const struct gen *G, const struct step *st)
 {
 	return st->tok > 0 ? st->tok : st->prefill ? G->tok_prefill : G->tok_decode;
+}
+
+/* --moe-hot: the balanced share of a step's tokens one rank's experts get (top-8 of 64
+ * experts: 8 tokens' worth per token, spread over the ranks) */
+static inline int64_t moe_base_tokens(const struct gen *G, const struct step *st)
+{
+	int64_t t = st->tok * 8 / G->o->ranks;
+	return t > 0 ? t : 1;
 }
 
 /* ------------------------------------------------------------------------------------------ */

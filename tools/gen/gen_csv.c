@@ -301,7 +301,7 @@ static void kernel_row(struct cw *c, const struct gen *G, const struct rank_mode
 		cw_i(c, kd->mix_block_dim);
 		cw_raw(c, kind == K_LINEAR ? "YES" : "NO");
 		char *si = shape_text(G, &R->st[k], u, kd->in_shape), *so = shape_text(G, &R->st[k], u, kd->out_shape);
-		cw_shape(c, si ? si : G->shape_in[kind][ph]);
+		cw_shape(c, u && u->moe_tok && G->o->moe_no_shapes ? "" : si ? si : G->shape_in[kind][ph]);
 		cw_raw(c, kd->in_dtype);
 		cw_raw(c, kd->in_fmt);
 		cw_shape(c, so ? so : G->shape_out[kind][ph]);

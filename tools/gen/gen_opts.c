@@ -26,6 +26,11 @@ static const char usage_text[] =
 	"                           which writes no schedule(): an aten::zeros cpu_op at each edge)\n"
 	"  --slow-rank R            rank R's compute kernels last --slow-factor times longer\n"
 	"  --slow-factor F          (default 1.5; up to 3 decimals)\n"
+	"  --moe-hot R:F            (--shape vllm,moe) planted expert load: each MoE layer's grouped\n"
+	"                           matmuls get tokens (their leading dimension) and time by rank, rank\n"
+	"                           R's F times the others' (up to 3 decimals; 1 balances them); the\n"
+	"                           prompts' experts sit between all-to-alls; truth moe.*\n"
+	"  --moe-no-shapes          with --moe-hot: the kernel table's GroupedMatmul Input Shapes empty\n"
 	"  --kernel-scale NAME=F    compute kernel NAME (e.g. RmsNorm) lasts F times longer on every\n"
 	"                           rank (up to 3 decimals)\n"
 	"  --xfer-scale F           every collective's transfer lasts F times longer on every rank (a slow\n"
@@ -138,6 +143,7 @@ static void opts_defaults(struct opts *o)
 	o->prefill = 2;
 	o->host_gap_ns = 150 * US;
 	o->slow_rank = -1;
+	o->moe_hot = -1;
 	o->slow_milli = 1500;
 	o->scale_kind = o->drop_kind = -1;
 	o->xfer_milli = 1000;
@@ -179,6 +185,18 @@ static bool parse_number_opt(const char *a, int argc, char **argv, int *i, struc
 		arg_scaled(a, need_arg(argc, argv, i), &o->edge_ns, 0, 10000000 * US, "");
 	} else if (!strcmp(a, "--slow-rank")) {
 		o->slow_rank = (int)arg_int(a, need_arg(argc, argv, i), 0, MAX_RANKS - 1);
+	} else if (!strcmp(a, "--moe-hot")) {
+		const char *v = need_arg(argc, argv, i);
+		const char *colon = strchr(v, ':');
+		char rk[16];
+		if (!colon || colon == v || (size_t)(colon - v) >= sizeof rk)
+			usage_error("--moe-hot wants RANK:FACTOR, e.g. 3:2.0");
+		memcpy(rk, v, (size_t)(colon - v));
+		rk[colon - v] = 0;
+		o->moe_hot = (int)arg_int(a, rk, 0, MAX_RANKS - 1);
+		arg_scaled(a, colon + 1, &o->moe_milli, 1, 100000, " (0.001..100)");
+	} else if (!strcmp(a, "--moe-no-shapes")) {
+		o->moe_no_shapes = true;
 	} else if (!strcmp(a, "--slow-factor")) {
 		arg_scaled(a, need_arg(argc, argv, i), &o->slow_milli, 1, 100000, " (0.001..100)");
 		*slow_factor_set = true;
@@ -345,6 +363,11 @@ static void opts_settle(struct opts *o, bool others, bool slow_factor_set)
 		usage_error("--cluster-db needs --ranks 2 or more and no --raw");
 	if (o->comm && (o->ranks < 2 || o->raw))
 		usage_error("--comm needs --ranks 2 or more (collectives run between ranks) and no --raw");
+	if (o->moe_hot >= 0 && (!o->shape.moe || o->shape.kind != SHAPE_VLLM || o->moe_hot >= o->ranks ||
+	                        o->ranks < 2))
+		usage_error("--moe-hot needs --shape vllm,moe and its rank among 2 or more --ranks");
+	if (o->moe_no_shapes && o->moe_hot < 0)
+		usage_error("--moe-no-shapes needs --moe-hot");
 	if (slow_factor_set && o->slow_rank < 0)
 		usage_error("--slow-factor needs --slow-rank");
 	if (o->slow_rank < 0)

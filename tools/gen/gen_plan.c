@@ -75,7 +75,8 @@ static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, 
 	if (p2 < p1 + m1 + 1)
 		p2 = p1 + m1 + 1;
 	plain_window(seq, hi, &p2, &m2);
-	bool colls = o->ranks > 1 && lo + m1 + 1 + m2 <= hi && p2 + m2 <= hi;
+	/* --moe-hot: a prompt's all-to-alls are its layers' own (vllm_layer), none added */
+	bool colls = o->ranks > 1 && lo + m1 + 1 + m2 <= hi && p2 + m2 <= hi && !(o->moe_hot >= 0 && P->a2a);
 	for (int i = 0; i < L; i++) {
 		if (colls && (i == p1 || i == p2)) {
 			plan_push(P, P->a2a ? K_ALLTOALL : K_ALLREDUCE);
@@ -94,6 +95,10 @@ static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, 
 		pu->ev = rng_permille(&r, 25);
 		pu->long_id = rng_permille(&r, 300);
 		pu->kdur = rng_range(&r, 700, 1300); /* relative weight jitter, scaled below */
+		if (kinds[pu->kind].dc == DC_COMM) { /* a layer's all-to-all: the experts need its tokens */
+			pu->m_ov = 0;
+			pu->xfer = rng_range(&r, 200 * US, 800 * US) * o->xfer_milli / 1000;
+		}
 	}
 	/* device budget spread over the compute kernels by weight; copies have their own sizes */
 	int64_t budget = o->shape.kind != SHAPE_MARKED ? shape_budget(o, P, &r)
@@ -170,6 +175,8 @@ static void vllm_layer(const struct opts *o, const struct plan *P, uint8_t *seq,
 	static const uint8_t moe[] = {K_MOE_DISP, K_GMM, K_SILU, K_GMM, K_MOE_COMB, K_ADD};
 	static const uint8_t mlp[] = {K_LINEAR, K_SILU, K_MUL, K_LINEAR, K_ADD};
 	static const uint8_t experts[] = {K_GMM, K_SILU, K_GMM, K_ADD}; /* tokens moved by all-to-all */
+	/* --moe-hot: the all-to-alls around the experts, as vLLM-Ascend's all-to-all dispatcher */
+	static const uint8_t a2a_experts[] = {K_ALLTOALL, K_GMM, K_SILU, K_GMM, K_ALLTOALL, K_ADD};
 	bool decode_only = P->phase == SP_DECODE;
 	if (o->shape.mla && decode_only)
 		seq_run(seq, L, mlapo, sizeof mlapo);
@@ -186,7 +193,9 @@ static void vllm_layer(const struct opts *o, const struct plan *P, uint8_t *seq,
 		seq_add(seq, L, K_FIA, 0);
 	}
 	seq_run(seq, L, mid, sizeof mid);
-	if (o->shape.moe && P->a2a)
+	if (o->shape.moe && P->a2a && o->moe_hot >= 0)
+		seq_run(seq, L, a2a_experts, sizeof a2a_experts);
+	else if (o->shape.moe && P->a2a)
 		seq_run(seq, L, experts, sizeof experts);
 	else if (o->shape.moe)
 		seq_run(seq, L, moe, sizeof moe);

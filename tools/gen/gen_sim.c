@@ -97,6 +97,8 @@ static void gen_strings(struct gen *G)
 /* ------------------------------------------------------------------------------------------ */
 /* simulation: host dispatch per rank, then device placement jointly (collectives end together) */
 
+static void moe_roles(const struct gen *G, struct rank_model *R, int k);
+
 static void host_phase(const struct gen *G, struct rank_model *R, int k, const struct plan *P)
 {
 	const struct opts *o = G->o;
@@ -172,6 +174,46 @@ static void host_phase(const struct gen *G, struct rank_model *R, int k, const s
 		cur = u->c_ts + u->c_dur + rng_range(&r, 1000, 4000);
 	}
 	st->cpu_ops += o->shape.annotate; /* the execute_context_... range is a cpu_op */
+	if (o->moe_hot >= 0)
+		moe_roles(G, R, k);
+}
+
+/* --moe-hot: the tokens routed to one rank's experts in one layer of step k, about the
+ * batch's top-8 share (8 of 64 experts per token, spread over the ranks), +-10 % by rank and
+ * layer, the hot rank's times its factor. */
+static int64_t moe_tokens(const struct gen *G, const struct step *st, int k, int layer, int rank)
+{
+	struct rng r;
+	rng_init(&r, G->o->seed, 'X', (uint64_t)k, (uint64_t)layer * MAX_RANKS + (uint64_t)rank);
+	int64_t t = jitter(&r, moe_base_tokens(G, st), 100);
+	if (rank == G->o->moe_hot)
+		t = t * G->o->moe_milli / 1000;
+	return t > 0 ? t : 1;
+}
+
+/* --moe-hot: each unit's role in its layer (a layer is the n-th dispatch .. combine of the
+ * step) and the grouped matmuls' tokens (both of a layer carry the same). */
+static void moe_roles(const struct gen *G, struct rank_model *R, int k)
+{
+	struct step *st = &R->st[k];
+	int layer = 0;
+	bool open = false, gmm = false;
+	for (size_t i = 0; i < st->nu; i++) {
+		struct unit *u = &R->u[st->u0 + i];
+		if (u->kind == K_MOE_DISP || (u->kind == K_ALLTOALL && !open)) {
+			u->moe_role = MR_DISPATCH;
+			open = true;
+			gmm = false;
+		} else if (u->kind == K_MOE_COMB || u->kind == K_ALLTOALL) {
+			u->moe_role = MR_COMBINE;
+			open = false;
+			layer++;
+		} else if (u->kind == K_GMM) {
+			u->moe_role = gmm ? MR_GMM2 : MR_GMM1;
+			u->moe_tok = moe_tokens(G, st, k, layer, R->r);
+			gmm = true;
+		}
+	}
 }
 
 /* MoE dispatch and combine through MC2: each kernel exchanges tokens with the peers, so it
@@ -192,6 +234,7 @@ static void mc2_sync(struct gen *G, int k, int i)
 		struct step *st = &R->st[k];
 		struct unit *u = &R->u[st->u0 + (size_t)i];
 		int64_t s = u->k_ts;
+		u->moe_wait = E - (s + u->k_dur); /* its own work done, it waits for the last peer */
 		st->busy += E - (s + u->k_dur);
 		u->k_dur = E - s;
 		ul_add(&R->busy_u, s, E);
@@ -215,6 +258,8 @@ static void place_task(const struct gen *G, struct rank_model *R, struct step *s
 		R->dep_wait = false;
 	}
 	int64_t d = jitter(dr, pu->kdur, 30);
+	if (u->moe_tok > 0) /* the plan's size is the balanced share's: time follows the tokens */
+		d = d * u->moe_tok / moe_base_tokens(G, st);
 	if (!copy && R->r == G->o->slow_rank)
 		d = d * G->o->slow_milli / 1000;
 	if (u->kind == G->o->scale_kind)
@@ -308,6 +353,7 @@ static void device_phase(struct gen *G, int k, const struct plan *P)
 			u->k_ts = max64(u->nl_ts + u->nl_dur + KERNEL_LATENCY, R->s2_end);
 			E = max64(E, u->k_ts);
 		}
+		int64_t last_in = E;
 		E += pu->xfer + (G->coll_counter == 0 ? G->o->setup_ns : 0);
 		for (int ri = 0; ri < nr; ri++) {
 			struct rank_model *R = &G->rk[ri];
@@ -315,6 +361,7 @@ static void device_phase(struct gen *G, int k, const struct plan *P)
 			struct unit *u = &R->u[st->u0 + (size_t)i];
 			int64_t a = u->k_ts;
 			u->k_dur = E - a;
+			u->moe_wait = last_in - a;
 			u->xfer = pu->xfer;
 			u->k_wait = R->have_coll ? a - R->coll_end : 0;
 			R->have_coll = true;
@@ -329,6 +376,10 @@ static void device_phase(struct gen *G, int k, const struct plan *P)
 			R->nov_cur = a;
 			R->ov_left = pu->m_ov;
 			R->dep_wait = true;
+			if (pu->m_ov == 0) { /* nothing overlaps it: exposed whole, its transfer busy */
+				pl_add(&R->nov, a, E);
+				st->busy += pu->xfer;
+			}
 			ul_add(&R->cc_u, a, E);
 			R->sdma_pending = true;
 			R->sdma_s = E - pu->xfer;
@@ -526,7 +577,7 @@ char *shape_text(const struct gen *G, const struct step *st, const struct unit *
 {
 	if (G->o->shape.kind == SHAPE_MARKED)
 		return NULL;
-	int64_t tok = st->tok, seqs = st->seqs;
+	int64_t tok = u->moe_tok > 0 ? u->moe_tok : st->tok, seqs = st->seqs;
 	if (u->part == 1)
 		tok = seqs = st->seqs - st->seqs_p;
 	else if (u->part == 2) {

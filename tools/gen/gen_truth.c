@@ -91,6 +91,13 @@
  * xfer_scale=<milli>                        --xfer-scale: every collective's transfer times milli/1000
  * link_setup_ns=<ns>                        --link-setup-us: the first collective's shared wait
  * drop_op.<kernel>=1                        --drop-op: that kernel and its host ops were left out
+ * moe.hot_rank=<r>, moe.factor=<milli>      --moe-hot: the hot rank and its factor
+ * moe.imbalance=<milli>                     the most tokens of a rank over the median's (nearest rank), times 1000
+ * moe.layers=<n>                            MoE layers (dispatch .. combine) per rank over the capture
+ * moe.<r>.tokens=<n>                        tokens routed to rank r's experts, each layer's first GroupedMatmul once
+ * moe.<r>.<f>_ns=<ns>                       f = gmm (GroupedMatmul time), dispatch, combine (their durations), dispatch_wait,
+ *                                           combine_wait (the planted wait for the slowest rank: last arrival minus own)
+ * moe.<phase>.<r>.<f>=<n>                   the same by step phase (decode, prefill, mixed), f = tokens, gmm_ns, combine_wait_ns
  * comm=0|1                                  --comm: communication.json and communication_matrix.json written
  * comm.group=<id>                           the communication-domain id after '@' in every entry
  * comm.slow_link=<src>-<dst>|none           the link planted at a third of its peers' bandwidth
@@ -113,6 +120,7 @@
  */
 /* clang-format on */
 #include "gen.h"
+#include "cmp.h"
 
 /* The key reference printed by --help: the KEYS block above, verbatim. */
 /* clang-format off */
@@ -196,6 +204,13 @@ const char truth_doc[] =
 	"xfer_scale=<milli>                        --xfer-scale: every collective's transfer times milli/1000\n"
 	"link_setup_ns=<ns>                        --link-setup-us: the first collective's shared wait\n"
 	"drop_op.<kernel>=1                        --drop-op: that kernel and its host ops were left out\n"
+	"moe.hot_rank=<r>, moe.factor=<milli>      --moe-hot: the hot rank and its factor\n"
+	"moe.imbalance=<milli>                     the most tokens of a rank over the median's (nearest rank), times 1000\n"
+	"moe.layers=<n>                            MoE layers (dispatch .. combine) per rank over the capture\n"
+	"moe.<r>.tokens=<n>                        tokens routed to rank r's experts, each layer's first GroupedMatmul once\n"
+	"moe.<r>.<f>_ns=<ns>                       f = gmm (GroupedMatmul time), dispatch, combine (their durations), dispatch_wait,\n"
+	"                                          combine_wait (the planted wait for the slowest rank: last arrival minus own)\n"
+	"moe.<phase>.<r>.<f>=<n>                   the same by step phase (decode, prefill, mixed), f = tokens, gmm_ns, combine_wait_ns\n"
 	"comm=0|1                                  --comm: communication.json and communication_matrix.json written\n"
 	"comm.group=<id>                           the communication-domain id after '@' in every entry\n"
 	"comm.slow_link=<src>-<dst>|none           the link planted at a third of its peers' bandwidth\n"
@@ -412,6 +427,55 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 	truth_ops(b, R);
 }
 
+/* --moe-hot: per rank, whole capture and by phase, summed from the units as placed. */
+struct moe_sum {
+	int64_t tokens, gmm, disp, comb, disp_wait, comb_wait;
+};
+
+static void moe_add(struct moe_sum *m, const struct unit *u)
+{
+	switch (u->moe_role) {
+	case MR_GMM1: m->tokens += u->moe_tok; /* fall through */
+	case MR_GMM2: m->gmm += u->k_dur; break;
+	case MR_DISPATCH: m->disp += u->k_dur; m->disp_wait += u->moe_wait; break;
+	case MR_COMBINE: m->comb += u->k_dur; m->comb_wait += u->moe_wait; break;
+	default: break;
+	}
+}
+
+static void truth_moe(struct sbuf *b, const struct gen *G)
+{
+	static const char *const phn[] = {"decode", "prefill", "mixed", "train"};
+	int n = G->o->ranks, layers = 0;
+	int64_t sorted[MAX_RANKS], most = 0;
+	sbuf_adds(b, "\n# ---- MoE (--moe-hot) ----\n");
+	for (int r = 0; r < n; r++) {
+		const struct rank_model *R = &G->rk[r];
+		struct moe_sum all = {0}, ph[4] = {{0}};
+		for (int k = 0; k < R->nst; k++)
+			for (size_t i = 0; i < R->st[k].nu; i++) {
+				const struct unit *u = &R->u[R->st[k].u0 + i];
+				moe_add(&all, u);
+				moe_add(&ph[R->st[k].phase & 3], u);
+				layers += r == 0 && u->moe_role == MR_COMBINE;
+			}
+		sorted[r] = all.tokens;
+		most = max64(most, all.tokens);
+		sbuf_addf(b, "moe.%d.tokens=%" PRId64 "\nmoe.%d.gmm_ns=%" PRId64 "\nmoe.%d.dispatch_ns=%" PRId64
+		          "\nmoe.%d.combine_ns=%" PRId64 "\nmoe.%d.dispatch_wait_ns=%" PRId64 "\nmoe.%d.combine_wait_ns=%" PRId64 "\n",
+		          r, all.tokens, r, all.gmm, r, all.disp, r, all.comb, r, all.disp_wait, r, all.comb_wait);
+		for (int p = 0; p < 3; p++)
+			if (ph[p].tokens)
+				sbuf_addf(b, "moe.%s.%d.tokens=%" PRId64 "\nmoe.%s.%d.gmm_ns=%" PRId64
+				          "\nmoe.%s.%d.combine_wait_ns=%" PRId64 "\n",
+				          phn[p], r, ph[p].tokens, phn[p], r, ph[p].gmm, phn[p], r, ph[p].comb_wait);
+	}
+	qsort(sorted, (size_t)n, sizeof *sorted, cmp_i64);
+	int64_t median = sorted[(n + 1) / 2 - 1];
+	sbuf_addf(b, "moe.hot_rank=%d\nmoe.factor=%" PRId64 "\nmoe.imbalance=%" PRId64 "\nmoe.layers=%d\n", G->o->moe_hot,
+	          G->o->moe_milli, median ? most * 1000 / median : 0, layers);
+}
+
 void write_truth(const struct gen *G, struct rank_out *ro)
 {
 	const struct opts *o = G->o;
@@ -442,6 +506,8 @@ void write_truth(const struct gen *G, struct rank_out *ro)
 		truth_rank(&b, G, &G->rk[r], &ro[r]);
 	if (o->comm)
 		truth_comm(&b, G, ro);
+	if (o->moe_hot >= 0)
+		truth_moe(&b, G);
 	char path[4096];
 	path_join(path, sizeof path, o->out, "ground_truth.txt");
 	write_file(path, b.buf, b.len);

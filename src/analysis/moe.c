@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: MIT */
+/* MoE layers and expert load across ranks (moe.h). */
+#include "moe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "capture.h"
+#include "cmp.h"
+#include "csv_table.h"
+#include "evkind.h"
+#include "i18n.h"
+#include "result.h"
+#include "sbuf.h"
+#include "store.h"
+#include "xalloc.h"
+#include "xsort.h"
+
+/* below this many times the median, the experts count as balanced: no verdict */
+#define MOE_IMBALANCE_MIN 1.2
+
+enum moe_kind { MK_NONE, MK_DISPATCH, MK_COMBINE, MK_GMM, MK_A2A, MK_ROUTE_IN, MK_ROUTE_OUT };
+
+static enum moe_kind moe_kind_of(const char *name)
+{
+	if (strstr(name, "MoeDistributeDispatch"))
+		return MK_DISPATCH;
+	if (strstr(name, "MoeDistributeCombine"))
+		return MK_COMBINE;
+	if (strstr(name, "GroupedMatmul"))
+		return MK_GMM;
+	if (strstr(name, "MoeFinalizeRouting") || strstr(name, "MoeTokenUnpermute"))
+		return MK_ROUTE_OUT;
+	if (strstr(name, "MoeGatingTopK") || strstr(name, "MoeInitRouting") || strstr(name, "MoeTokenPermute"))
+		return MK_ROUTE_IN;
+	return MK_NONE;
+}
+
+/* One MoE event of a rank, in time order. */
+struct moe_ev {
+	int64_t ts, dur;
+	uint32_t ev;
+	uint8_t kind;
+};
+#define MOE_EV_LESS(a, b) ((a)->ts < (b)->ts || ((a)->ts == (b)->ts && (a)->ev < (b)->ev))
+XSORT_DEFINE(moe_ev_sort, struct moe_ev, MOE_EV_LESS)
+
+struct moe_list {
+	struct moe_inst *v;
+	size_t n, cap;
+};
+
+/* A GroupedMatmul row of the kernel table: its start and leading input dimension. */
+struct gmm_row {
+	int64_t ts, tokens;
+};
+#define GMM_ROW_LESS(a, b) ((a)->ts < (b)->ts)
+XSORT_DEFINE(gmm_row_sort, struct gmm_row, GMM_ROW_LESS)
+
+/* The leading dimension of the first input ("8192,7168;16,7168,4096" -> 8192), or -1. */
+static int64_t leading_dim(const char *s)
+{
+	while (s && *s && (*s < '0' || *s > '9')) {
+		if (*s == ';')
+			return -1;
+		s++;
+	}
+	if (!s || !*s)
+		return -1;
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	return v > 0 && v < (1LL << 40) ? (int64_t)v : -1;
+}
+
+static struct gmm_row *gmm_rows(const struct csv_table *k, size_t *n)
+{
+	*n = 0;
+	if (!k || !csvt_has(k, COL_NAME) || !csvt_has(k, COL_START) || !csvt_has(k, COL_INPUT_SHAPES))
+		return NULL;
+	size_t cap = 0;
+	struct gmm_row *v = NULL;
+	for (size_t r = 0; r < k->nrows; r++) {
+		const char *name = csvt_str(k, r, COL_NAME);
+		int64_t ts, tok;
+		if (!name || !strstr(name, "GroupedMatmul") || !csvt_time(k, r, COL_START, &ts))
+			continue;
+		if ((tok = leading_dim(csvt_str(k, r, COL_INPUT_SHAPES))) < 0)
+			continue;
+		xgrow(&v, &cap, *n + 1, sizeof *v);
+		v[(*n)++] = (struct gmm_row){ts, tok};
+	}
+	gmm_row_sort(v, *n);
+	return v;
+}
+
+/* The tokens of the kernel table's GroupedMatmul starting within 1 us of ts, or -1. */
+static int64_t gmm_tokens_at(const struct gmm_row *v, size_t n, int64_t ts)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].ts < ts - 1000)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].ts <= ts + 1000 ? v[lo].tokens : -1;
+}
+
+/* The rank's MoE events in time order: device kernels by name, and the whole all-to-all
+ * collectives (their tokens move to and from the experts). */
+static struct moe_ev *moe_events(const struct rank_store *rs, const struct ev_class *cls, size_t *n)
+{
+	uint32_t n_strs = strtab_count(rs->strs);
+	uint8_t *memo = xmalloc(n_strs ? n_strs : 1);
+	memset(memo, 0xff, n_strs ? n_strs : 1);
+	bool group = analysis_has_group_lanes(rs);
+	struct moe_ev *v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		const struct lane *l = store_ev_lane(rs, ev);
+		uint8_t k = MK_NONE;
+		if (l->group == LANE_DEVICE) {
+			uint32_t id = rs->ev_name[ev];
+			if (id < n_strs && memo[id] == 0xff)
+				memo[id] = (uint8_t)moe_kind_of(strtab_str(rs->strs, id));
+			k = id < n_strs ? memo[id] : MK_NONE;
+		}
+		if (l->group == LANE_DEVICE || l->group == LANE_COMM) {
+			if (analysis_is_collective(rs, cls, (uint32_t)ev, group))
+				k = strcasestr(store_ev_name(rs, ev), "alltoall") ? MK_A2A : MK_NONE;
+		}
+		if (k == MK_NONE)
+			continue;
+		xgrow(&v, &cap, *n + 1, sizeof *v);
+		v[(*n)++] = (struct moe_ev){store_ts(rs, ev), store_dur(rs, ev), (uint32_t)ev, k};
+	}
+	free(memo);
+	moe_ev_sort(v, *n);
+	return v;
+}
+
+static struct moe_inst *inst_open(struct moe_list *L, const struct rank_analysis *ra, const struct moe_ev *e,
+                                  size_t *hint)
+{
+	size_t k = ra->n_steps && ra->steps[0].has_window ? analysis_step_at_near(ra, e->ts, hint) : SIZE_MAX;
+	uint64_t step = k == SIZE_MAX ? UINT64_MAX : (uint64_t)k;
+	uint32_t ord = L->n && L->v[L->n - 1].step == step ? L->v[L->n - 1].ord + 1 : 0;
+	xgrow(&L->v, &L->cap, L->n + 1, sizeof *L->v);
+	struct moe_inst *x = &L->v[L->n++];
+	*x = (struct moe_inst){.step = step, .ord = ord, .tokens = -1, .ev = UINT32_MAX, .ts = e->ts};
+	return x;
+}
+
+/* A grouped matmul with neither a token exchange nor a routing kernel around it is no MoE
+ * layer (a LoRA's, an op test's): such instances leave, the others are numbered again. */
+static void drop_unrouted(struct moe_list *L)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < L->n; i++) {
+		struct moe_inst x = L->v[i];
+		if (!x.has_disp && !x.has_comb && !x.routed)
+			continue;
+		x.ord = n && L->v[n - 1].step == x.step ? L->v[n - 1].ord + 1 : 0;
+		L->v[n++] = x;
+	}
+	L->n = n;
+}
+
+/* The rank's layers: a dispatch (MC2, or an all-to-all before any grouped matmul) or a
+ * grouped matmul opens one; a combine (MC2, an all-to-all after the grouped matmuls) or a
+ * routing kernel that ends one (MoeFinalizeRouting, MoeTokenUnpermute) closes it. */
+static void rank_layers(const struct rank_analysis *ra, const struct rank_data *rd, struct moe_list *L)
+{
+	size_t n = 0, n_rows = 0, hint = 0;
+	struct moe_ev *ev = moe_events(&rd->store, ra->cls, &n);
+	struct gmm_row *rows = gmm_rows(rd->by_kind[CSV_KERNEL], &n_rows);
+	struct moe_inst *cur = NULL;
+	bool gmm = false, route = false; /* route: a routing kernel since the last layer */
+	for (size_t i = 0; i < n; i++) {
+		const struct moe_ev *e = &ev[i];
+		switch (e->kind) {
+		case MK_DISPATCH:
+		case MK_A2A:
+			if (e->kind == MK_A2A && cur && gmm) { /* the combine all-to-all */
+				cur->comb += e->dur;
+				cur->has_comb = true;
+				cur = NULL;
+				break;
+			}
+			if (!cur || gmm) {
+				cur = inst_open(L, ra, e, &hint);
+				gmm = false;
+			}
+			cur->disp += e->dur;
+			cur->has_disp = true;
+			cur->mc2 |= e->kind == MK_DISPATCH;
+			break;
+		case MK_GMM:
+			if (!cur) {
+				cur = inst_open(L, ra, e, &hint);
+				gmm = false;
+			}
+			if (!gmm) {
+				cur->tokens = gmm_tokens_at(rows, n_rows, e->ts);
+				cur->ev = e->ev;
+				cur->ts = e->ts;
+				cur->routed |= route;
+				route = false;
+			}
+			gmm = true;
+			cur->gmm += e->dur;
+			break;
+		case MK_COMBINE:
+			if (!cur)
+				cur = inst_open(L, ra, e, &hint);
+			cur->comb += e->dur;
+			cur->has_comb = true;
+			cur->mc2 = true;
+			cur = NULL;
+			break;
+		case MK_ROUTE_OUT:
+			if (cur)
+				cur->routed = true;
+			cur = NULL;
+			break;
+		case MK_ROUTE_IN:
+			if (cur && gmm)
+				cur = NULL;
+			route = true;
+			break;
+		default: break;
+		}
+	}
+	free(ev);
+	free(rows);
+	drop_unrouted(L);
+}
+
+static int inst_key_cmp(const struct moe_inst *x, uint64_t step, uint32_t ord)
+{
+	if (x->step != step)
+		return x->step < step ? -1 : 1;
+	return x->ord < ord ? -1 : x->ord > ord;
+}
+
+/* The instance (step, ord) of a rank's list (in (step, ord) order: time order), or NULL. */
+static struct moe_inst *inst_find(const struct moe_list *L, uint64_t step, uint32_t ord)
+{
+	size_t lo = 0, hi = L->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = inst_key_cmp(&L->v[mid], step, ord);
+		if (!c)
+			return &L->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Each instance's dispatch and combine against the same layer on the other ranks: the least
+ * duration is the work, the rest the wait (the rule align.c applies to collectives). */
+static void cross_waits(struct moe_list *L, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		for (size_t j = 0; j < L[i].n; j++) {
+			struct moe_inst *x = &L[i].v[j];
+			int64_t dmin = x->disp, cmin = x->comb;
+			for (size_t o = 0; o < nr; o++) {
+				const struct moe_inst *y = o == i ? NULL : inst_find(&L[o], x->step, x->ord);
+				if (!y)
+					continue;
+				if (y->has_disp && y->disp < dmin)
+					dmin = y->disp;
+				if (y->has_comb && y->comb < cmin)
+					cmin = y->comb;
+			}
+			x->disp_wait = x->has_disp ? x->disp - dmin : 0;
+			x->comb_wait = x->has_comb ? x->comb - cmin : 0;
+		}
+}
+
+static void fig_add(struct moe_rank_fig *f, const struct moe_inst *x)
+{
+	f->layers++;
+	if (f->tokens >= 0)
+		f->tokens = x->tokens >= 0 ? f->tokens + x->tokens : -1;
+	f->gmm_ns += x->gmm;
+	f->dispatch_ns += x->disp;
+	f->combine_ns += x->comb;
+	f->dispatch_wait_ns += x->disp_wait;
+	f->combine_wait_ns += x->comb_wait;
+}
+
+static void figures(struct moe_analysis *m, const struct analysis *an, const struct moe_list *L)
+{
+	for (size_t i = 0; i < m->n_ranks; i++)
+		for (size_t j = 0; j < L[i].n; j++)
+			if (L[i].v[j].ord + 1 > m->n_layers)
+				m->n_layers = L[i].v[j].ord + 1;
+	m->cells = xcalloc(m->n_ranks * (m->n_layers ? m->n_layers : 1), sizeof *m->cells);
+	for (size_t c = 0; c < m->n_ranks * m->n_layers; c++)
+		m->cells[c].event = UINT32_MAX;
+	for (size_t i = 0; i < m->n_ranks; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		m->ranks[i].rank = ra->rank;
+		for (int p = 0; p < 3; p++)
+			m->by_phase[(size_t)p * m->n_ranks + i].rank = ra->rank;
+		for (size_t j = 0; j < L[i].n; j++) {
+			const struct moe_inst *x = &L[i].v[j];
+			fig_add(&m->ranks[i], x);
+			int p = x->step < ra->n_steps ? moe_phase_index((int)ra->steps[x->step].phase) : -1;
+			if (p >= 0) {
+				fig_add(&m->by_phase[(size_t)p * m->n_ranks + i], x);
+				m->phase_seen[p] = true;
+			}
+			struct moe_cell *c = &m->cells[i * m->n_layers + x->ord];
+			c->tokens += x->tokens > 0 ? x->tokens : 0;
+			c->gmm_ns += x->gmm;
+			c->dispatch_wait_ns += x->disp_wait;
+			c->combine_wait_ns += x->comb_wait;
+			if (c->event == UINT32_MAX && x->ev != UINT32_MAX) {
+				c->event = x->ev;
+				c->ts = x->ts;
+			}
+			if (x->mc2 && x->has_comb)
+				m->combine_name = "MoeDistributeCombine";
+		}
+	}
+}
+
+/* The hot rank and its load over the median's (nearest rank): tokens, else gmm time. */
+static void hot_rank(struct moe_analysis *m)
+{
+	int64_t *v = xmalloc(m->n_ranks * sizeof *v);
+	size_t n = 0, hot = SIZE_MAX;
+	for (size_t i = 0; i < m->n_ranks; i++) {
+		const struct moe_rank_fig *f = &m->ranks[i];
+		if (!f->layers)
+			continue;
+		int64_t x = m->tokens_known ? f->tokens : f->gmm_ns;
+		v[n++] = x;
+		if (hot == SIZE_MAX || x > (m->tokens_known ? m->ranks[hot].tokens : m->ranks[hot].gmm_ns))
+			hot = i;
+	}
+	if (n >= 2) {
+		qsort(v, n, sizeof *v, cmp_i64);
+		int64_t median = v[(n + 1) / 2 - 1];
+		m->hot_rank = m->ranks[hot].rank;
+		m->imbalance = median > 0 ? (double)v[n - 1] / (double)median : 0;
+	}
+	free(v);
+}
+
+/* The layers where the ranks wait most (dispatch and combine, over every rank). */
+static void worst_layers(struct moe_analysis *m)
+{
+	bool *taken = xcalloc(m->n_layers ? m->n_layers : 1, 1);
+	for (m->n_worst = 0; m->n_worst < MOE_WORST; m->n_worst++) {
+		size_t best = SIZE_MAX;
+		int64_t bw = 0;
+		for (size_t l = 0; l < m->n_layers; l++) {
+			int64_t w = 0;
+			for (size_t i = 0; i < m->n_ranks; i++)
+				w += m->cells[i * m->n_layers + l].combine_wait_ns + m->cells[i * m->n_layers + l].dispatch_wait_ns;
+			if (!taken[l] && w > bw) {
+				bw = w;
+				best = l;
+			}
+		}
+		if (best == SIZE_MAX)
+			break;
+		taken[best] = true;
+		m->worst[m->n_worst] = best;
+	}
+	free(taken);
+}
+
+/* "0-2, 5": the ranks other than the hot one. */
+static void other_ranks(const struct moe_analysis *m, struct sbuf *b)
+{
+	for (size_t i = 0; i < m->n_ranks;) {
+		if (m->ranks[i].rank == m->hot_rank || !m->ranks[i].layers) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j + 1 < m->n_ranks && m->ranks[j + 1].rank == m->ranks[j].rank + 1 &&
+		       m->ranks[j + 1].rank != m->hot_rank && m->ranks[j + 1].layers)
+			j++;
+		if (b->len)
+			sbuf_adds(b, ", ");
+		if (j > i)
+			sbuf_addf(b, "%d-%d", m->ranks[i].rank, m->ranks[j].rank);
+		else
+			sbuf_addf(b, "%d", m->ranks[i].rank);
+		i = j + 1;
+	}
+}
+
+static void verdict(struct moe_analysis *m, const struct analysis *an)
+{
+	bool first = true;
+	for (size_t i = 0; i < m->n_ranks; i++) {
+		if (m->ranks[i].rank == m->hot_rank || !m->ranks[i].layers)
+			continue;
+		int64_t w = m->ranks[i].combine_wait_ns;
+		int64_t wall = an->ranks[i].attr.valid ? an->ranks[i].attr.wall_ns : 0;
+		double pct = wall > 0 ? 100.0 * (double)w / (double)wall : 0;
+		if (first || w < m->wait_lo_ns) {
+			m->wait_lo_ns = w;
+			m->wait_lo_pct = pct;
+		}
+		if (first || w > m->wait_hi_ns) {
+			m->wait_hi_ns = w;
+			m->wait_hi_pct = pct;
+		}
+		first = false;
+	}
+	if (m->hot_rank < 0 || m->imbalance < MOE_IMBALANCE_MIN || m->wait_hi_ns <= 0)
+		return;
+	struct sbuf who = {0};
+	other_ranks(m, &who);
+	char span[40], pct[40]; /* "A-B", or A alone when both round to it */
+	if (llround((double)m->wait_lo_ns / 1e5) == llround((double)m->wait_hi_ns / 1e5))
+		snprintf(span, sizeof span, "%.1f", (double)m->wait_hi_ns / 1e6);
+	else
+		snprintf(span, sizeof span, "%.1f-%.1f", (double)m->wait_lo_ns / 1e6, (double)m->wait_hi_ns / 1e6);
+	if (llround(m->wait_lo_pct) == llround(m->wait_hi_pct))
+		snprintf(pct, sizeof pct, "%.0f", m->wait_hi_pct);
+	else
+		snprintf(pct, sizeof pct, "%.0f-%.0f", m->wait_lo_pct, m->wait_hi_pct);
+	m->verdict = xasprintf(_("expert load imbalance: rank %d's experts take %.1f x the median %s; ranks %s wait "
+	                         "%s ms (%s %% of the window) in %s for it; balancing the experts (EPLB) would "
+	                         "recover up to that wait"),
+	                       m->hot_rank, m->imbalance, m->tokens_known ? _("tokens") : _("grouped-matmul time"),
+	                       who.buf ? who.buf : "", span, pct,
+	                       m->combine_name ? m->combine_name : _("the combine all-to-all"));
+	free(who.buf);
+}
+
+struct moe_analysis *moe_analyse(struct analysis *an)
+{
+	struct moe_analysis *m = xcalloc(1, sizeof *m);
+	m->hot_rank = -1;
+	size_t nr = an->n_ranks;
+	for (size_t i = 0; i < nr; i++)
+		an->ranks[i].moe_imbalanced = false;
+	struct moe_list *L = xcalloc(nr ? nr : 1, sizeof *L);
+	size_t layers = 0;
+	bool shapes = true, timeline = false;
+	for (size_t i = 0; i < nr; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		L[i] = (struct moe_list){ra->moe, ra->n_moe, ra->n_moe};
+		layers += L[i].n;
+		timeline |= ra->has_timeline;
+		for (size_t j = 0; j < L[i].n; j++)
+			shapes &= L[i].v[j].tokens >= 0;
+	}
+	if (!layers) {
+		m->why = timeline ? N_("no MoE kernels (MoeDistributeDispatch/Combine, GroupedMatmul, all-to-all around them)")
+		                  : N_("no timelines: MoE layers are found in the events");
+		free(L);
+		return m;
+	}
+	cross_waits(L, nr);
+	m->present = true;
+	m->tokens_known = shapes;
+	m->n_ranks = nr;
+	m->ranks = xcalloc(nr, sizeof *m->ranks);
+	m->by_phase = xcalloc(3 * nr, sizeof *m->by_phase);
+	for (size_t i = 0; i < 3 * nr; i++)
+		m->by_phase[i].tokens = shapes ? 0 : -1;
+	for (size_t i = 0; i < nr; i++)
+		m->ranks[i].tokens = shapes ? 0 : -1;
+	figures(m, an, L);
+	hot_rank(m);
+	worst_layers(m);
+	verdict(m, an);
+	for (size_t i = 0; m->verdict && i < nr; i++) { /* for the ranks' candidates (bottleneck.c) */
+		struct rank_analysis *ra = &an->ranks[i];
+		ra->moe_imbalanced = true;
+		ra->moe_hot_rank = m->hot_rank;
+		ra->moe_imbalance = m->imbalance;
+		ra->moe_wait_ns = m->ranks[i].dispatch_wait_ns + m->ranks[i].combine_wait_ns;
+	}
+	free(L);
+	return m;
+}
+
+void moe_rank_layers(struct analysis *an, size_t i)
+{
+	struct rank_analysis *ra = &an->ranks[i];
+	free(ra->moe);
+	ra->moe = NULL;
+	ra->n_moe = 0;
+	if (an->from_digests || !an->cap || ra->rank_index >= an->cap->n_ranks)
+		return;
+	const struct rank_data *rd = &an->cap->ranks[ra->rank_index];
+	if (!rd->store.has_events || !ra->cls)
+		return;
+	struct moe_list L = {0};
+	rank_layers(ra, rd, &L);
+	ra->moe = L.v;
+	ra->n_moe = L.n;
+}
+
+void moe_free(struct moe_analysis *m)
+{
+	if (!m)
+		return;
+	free(m->ranks);
+	free(m->by_phase);
+	free(m->cells);
+	free(m->verdict);
+	free(m);
+}

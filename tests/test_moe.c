@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/* MoE expert load (moe.h) on generated captures (ascprof-gen --moe-hot): per rank the
+ * tokens routed to its experts, grouped-matmul time, dispatch and combine and the combine's
+ * wait for the hot rank against the generator's planted truth (moe.*, summed from the units
+ * as placed: the wait is the last arrival minus the rank's own, which the analysis never
+ * sees; it reads durations against the same layer on the other ranks), within 5 %; on the
+ * MC2 path (decode batches) and the all-to-all path (prompts), with and without step
+ * markers, with and without shapes; a balanced capture has no verdict and a capture
+ * without MoE no figures, and says why. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "json_tok.h"
+#include "moe.h"
+#include "testutil.h"
+
+#define TOL  0.05
+#define FLOOR_NS 50000.0 /* 50 us: waits that are jitter only */
+
+static void near(const char *what, int rank, double got, double want)
+{
+	if (!tu_close(got, want, TOL, FLOOR_NS))
+		fail_msg("rank %d %s: %.0f, planted %.0f", rank, what, got, want);
+}
+
+static const struct moe_rank_fig *fig_of(const struct moe_rank_fig *f, size_t n, int rank)
+{
+	for (size_t i = 0; i < n; i++)
+		if (f[i].rank == rank && f[i].layers)
+			return &f[i];
+	return NULL;
+}
+
+/* Each rank's whole-capture figures against the planted ones; tokens only with shapes. */
+static void check_ranks(const struct moe_analysis *m, const struct tu_truth *t, bool shapes)
+{
+	assert_true(m->n_ranks >= 2);
+	for (size_t i = 0; i < m->n_ranks; i++) {
+		const struct moe_rank_fig *f = &m->ranks[i];
+		int r = f->rank;
+		if (shapes)
+			near("tokens", r, (double)f->tokens, (double)tu_truth_int(t, "moe.%d.tokens", r));
+		else
+			assert_true(f->tokens < 0);
+		near("gmm", r, (double)f->gmm_ns, (double)tu_truth_int(t, "moe.%d.gmm_ns", r));
+		near("dispatch", r, (double)f->dispatch_ns, (double)tu_truth_int(t, "moe.%d.dispatch_ns", r));
+		near("combine", r, (double)f->combine_ns, (double)tu_truth_int(t, "moe.%d.combine_ns", r));
+		near("combine wait", r, (double)f->combine_wait_ns, (double)tu_truth_int(t, "moe.%d.combine_wait_ns", r));
+	}
+}
+
+/* By phase: the planted prompts (all-to-all above 512 tokens) and decode batches (MC2). */
+static void check_phases(const struct moe_analysis *m, const struct tu_truth *t)
+{
+	static const char *const names[3] = {"prefill", "decode", "mixed"};
+	int checked = 0;
+	for (int p = 0; p < 3; p++)
+		for (size_t i = 0; i < m->n_ranks; i++) {
+			int r = m->ranks[i].rank;
+			long long want = tu_truth_int_or(t, -1, "moe.%s.%d.gmm_ns", names[p], r);
+			if (want < 0)
+				continue;
+			const struct moe_rank_fig *f = fig_of(&m->by_phase[(size_t)p * m->n_ranks], m->n_ranks, r);
+			assert_non_null(f);
+			near(names[p], r, (double)f->gmm_ns, (double)want);
+			near("phase combine wait", r, (double)f->combine_wait_ns,
+			     (double)tu_truth_int(t, "moe.%s.%d.combine_wait_ns", names[p], r));
+			checked++;
+		}
+	assert_true(checked > 0);
+}
+
+/* The wait is the attribution's comm_wait on every rank (never unsplit), at least what was
+ * planted in the dispatches and combines (other collectives may add theirs); the waiting
+ * ranks' communication advice names the hot rank's experts, the hot rank's compute advice
+ * its own. */
+static void check_candidates(const struct analysis *an, const struct tu_truth *t, int hot)
+{
+	for (size_t i = 0; i < an->n_ranks; i++) {
+		const struct rank_analysis *ra = &an->ranks[i];
+		double planted = (double)(tu_truth_int(t, "moe.%d.combine_wait_ns", ra->rank) +
+		                          tu_truth_int(t, "moe.%d.dispatch_wait_ns", ra->rank));
+		if ((double)ra->attr.ns[ATTR_COMM_WAIT] < (1 - TOL) * planted - FLOOR_NS)
+			fail_msg("rank %d: comm_wait %lld ns, planted MoE wait %.0f ns", ra->rank,
+			         (long long)ra->attr.ns[ATTR_COMM_WAIT], planted);
+		assert_true(ra->moe_imbalanced);
+		assert_int_equal(ra->moe_hot_rank, hot);
+		if (ra->rank == hot) {
+			assert_non_null(strstr(ra->bn[BN_NPU_COMPUTE].advice, "expert load imbalance"));
+		} else if (attribution_pct(&ra->attr, ra->attr.ns[ATTR_COMM_WAIT]) >= 1.0) {
+			char want[32];
+			snprintf(want, sizeof want, "for rank %d, whose experts", hot);
+			assert_non_null(strstr(ra->bn[BN_COMMUNICATION].advice, want));
+		}
+	}
+}
+
+/* mc2: whether the capture's combines include MC2 kernels (false: all-to-alls only) */
+static void run_case(const char *args, int hot, bool shapes, bool phases, bool mc2)
+{
+	struct tu_capture c;
+	tu_capture_load(&c, args, true);
+	const struct moe_analysis *m = c.an->moe;
+	assert_non_null(m);
+	assert_true(m->present);
+	assert_int_equal(m->tokens_known, shapes);
+	assert_int_equal(m->hot_rank, hot);
+	assert_int_equal(tu_truth_int(c.truth, "moe.hot_rank"), hot);
+	check_ranks(m, c.truth, shapes);
+	if (phases)
+		check_phases(m, c.truth);
+	/* the hot rank waits least; the imbalance is of tokens (planted) or else gmm time */
+	double want = shapes ? (double)tu_truth_int(c.truth, "moe.imbalance") / 1000 : 0;
+	if (!shapes) { /* planted gmm time: most over the median (nearest rank) */
+		long long v[64], most = 0;
+		size_t n = m->n_ranks;
+		for (size_t i = 0; i < n; i++) {
+			v[i] = tu_truth_int(c.truth, "moe.%d.gmm_ns", m->ranks[i].rank);
+			most = v[i] > most ? v[i] : most;
+		}
+		for (size_t i = 1; i < n; i++)
+			for (size_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
+				long long x = v[j];
+				v[j] = v[j - 1];
+				v[j - 1] = x;
+			}
+		want = (double)most / (double)v[(n + 1) / 2 - 1];
+	}
+	assert_true(tu_close(m->imbalance, want, TOL, 0));
+	assert_non_null(m->verdict);
+	char who[32];
+	snprintf(who, sizeof who, "rank %d's experts", hot);
+	assert_non_null(strstr(m->verdict, who));
+	assert_true(m->n_worst > 0);
+	assert_int_equal(m->combine_name != NULL, mc2);
+	check_candidates(c.an, c.truth, hot);
+	tu_capture_free(&c);
+}
+
+/* MC2 dispatch/combine in decode steps, all-to-all around the experts in prompts; no
+ * markers (vLLM's own profiler wrapper) */
+static void test_moe_mc2_and_a2a(void **state)
+{
+	(void)state;
+	run_case("--shape vllm,moe --ranks 4 --steps 10 --prefill 3 --seed 7 --moe-hot 3:2.0", 3, true, true, true);
+}
+
+/* ProfilerStep markers, another hot rank and factor, decode only: the MC2 path alone */
+static void test_moe_markers_mc2(void **state)
+{
+	(void)state;
+	run_case("--shape vllm,moe --step-marks profilerstep --ranks 4 --steps 8 --prefill 0 --seed 11 "
+	         "--moe-hot 1:1.6",
+	         1, true, false, true);
+}
+
+/* prompts only: the all-to-all path */
+static void test_moe_a2a_only(void **state)
+{
+	(void)state;
+	run_case("--shape vllm,moe --ranks 2 --steps 4 --prefill 4 --seed 3 --moe-hot 0:2.5", 0, true, false, false);
+}
+
+/* no GroupedMatmul shapes: no tokens, the time stands in and the hot rank still shows */
+static void test_moe_no_shapes(void **state)
+{
+	(void)state;
+	run_case("--shape vllm,moe --ranks 4 --steps 8 --prefill 2 --seed 5 --moe-hot 2:2.0 --moe-no-shapes", 2, false,
+	         false, true);
+}
+
+/* balanced experts: figures, no verdict */
+static void test_moe_balanced(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--shape vllm,moe --ranks 4 --steps 6 --prefill 1 --seed 9 --moe-hot 0:1.0", true);
+	const struct moe_analysis *m = c.an->moe;
+	assert_true(m->present);
+	check_ranks(m, c.truth, true);
+	assert_true(m->imbalance < 1.2);
+	assert_null(m->verdict);
+	for (size_t i = 0; i < c.an->n_ranks; i++)
+		assert_false(c.an->ranks[i].moe_imbalanced);
+	tu_capture_free(&c);
+}
+
+/* no MoE kernels: nothing found, and why */
+static void test_moe_absent(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--shape vllm --ranks 2 --steps 6 --prefill 1 --seed 9", true);
+	const struct moe_analysis *m = c.an->moe;
+	assert_non_null(m);
+	assert_false(m->present);
+	assert_non_null(m->why);
+	assert_null(m->verdict);
+	char *text = tu_report_text(c.an);
+	assert_null(strstr(text, "expert load"));
+	free(text);
+	tu_capture_free(&c);
+}
+
+static long long json_int(const char *js, const struct jtok *jt, int obj, const char *key)
+{
+	int t = jtok_obj_get(jt, js, obj, key);
+	assert_true(t >= 0);
+	return strtoll(js + jt->t[t].start, NULL, 10);
+}
+
+/* JSON `moe` through the real binary: the issue's keys, the hot rank and each rank's tokens
+ * as planted (exact: the shapes carry them), the gmm and combine wait within 5 %; and null
+ * with moe_absent on a capture without MoE. */
+static void test_moe_json(void **state)
+{
+	(void)state;
+	if (!tu_gen() || !getenv("ASCPROF_BIN"))
+		skip();
+	static const char *const args[2] = {"--shape vllm,moe --ranks 4 --steps 6 --prefill 2 --seed 13 --moe-hot 2:1.8",
+	                                    "--shape vllm --ranks 2 --steps 4 --prefill 1 --seed 13"};
+	for (int k = 0; k < 2; k++) {
+		char *dir = tu_generate(args[k]);
+		struct tu_truth *t = tu_truth_load(dir);
+		size_t len;
+		char *js = tu_report_json(dir, &len);
+		struct jtok jt;
+		jtok_init(&jt);
+		assert_true(jtok_parse(&jt, js, len) > 0);
+		int m = jtok_obj_get(&jt, js, 0, "moe");
+		assert_true(m >= 0);
+		if (k == 1) {
+			assert_int_equal(jt.t[m].type, JSMN_PRIMITIVE);
+			assert_true(jtok_eq(js, &jt.t[m], "null"));
+			assert_true(jtok_obj_get(&jt, js, 0, "moe_absent") >= 0);
+		} else {
+			for (const char *const *key = (const char *const[]){"layers", "imbalance", "worst_layers", "by_phase", NULL};
+			     *key; key++)
+				assert_true(jtok_obj_get(&jt, js, m, *key) >= 0);
+			assert_int_equal(json_int(js, &jt, m, "hot_rank"), 2);
+			int ranks = jtok_obj_get(&jt, js, m, "ranks");
+			assert_int_equal(jt.t[ranks].size, 4);
+			int e = ranks + 1;
+			for (int i = 0; i < 4; i++, e = jtok_skip(&jt, e)) {
+				int r = (int)json_int(js, &jt, e, "rank");
+				assert_int_equal(json_int(js, &jt, e, "tokens"), tu_truth_int(t, "moe.%d.tokens", r));
+				int g = jtok_obj_get(&jt, js, e, "gmm_us"), w = jtok_obj_get(&jt, js, e, "combine_wait_us");
+				near("json gmm", r, strtod(js + jt.t[g].start, NULL) * 1000, (double)tu_truth_int(t, "moe.%d.gmm_ns", r));
+				near("json combine wait", r, strtod(js + jt.t[w].start, NULL) * 1000,
+				     (double)tu_truth_int(t, "moe.%d.combine_wait_ns", r));
+				for (const char *const *key = (const char *const[]){"dispatch_us", "combine_us", NULL}; *key; key++)
+					assert_true(jtok_obj_get(&jt, js, e, *key) >= 0);
+			}
+		}
+		jtok_free(&jt);
+		free(js);
+		tu_truth_free(t);
+		*strrchr(dir, '/') = '\0'; /* the generator's temp dir holds the capture and the JSON */
+		tu_rmtree(dir);
+		free(dir);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_moe_mc2_and_a2a), cmocka_unit_test(test_moe_markers_mc2),
+		cmocka_unit_test(test_moe_a2a_only),    cmocka_unit_test(test_moe_no_shapes),
+		cmocka_unit_test(test_moe_balanced),    cmocka_unit_test(test_moe_absent),
+		cmocka_unit_test(test_moe_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
