@@ -4,6 +4,7 @@
 #include "analysis.h"
 
 #include "advice.h"
+#include "advice_seq.h"
 #include "align.h"
 #include "cluster_db.h"
 
@@ -242,6 +243,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	if (ra->n_steps)
 		metrics_step_summary(ra, stage.dir_from_device);
 	advice_env(rd->plan, ra); /* reads no event: every rank, timeline or not */
+	advice_seq(rd, ra); /* communication.json's sizes, the lanes' sequences */
 }
 
 /* A rank's verdicts: the bottleneck rules over its window, then the same rules over each

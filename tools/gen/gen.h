@@ -93,6 +93,8 @@ struct opts {
 	const char *drop_name;    /* --drop-op NAME */
 	const char *env[8];       /* --env NAME=VALUE: profiler_metadata.json ENV_VARIABLES set */
 	int freq_drop_pct;        /* --freq-drop PCT: the AI Core at 800 MHz for PCT % of the span */
+	bool fused;               /* --fused: AddRmsNorm and SwiGlu kernels instead of Add+RmsNorm, Silu+Mul */
+	int64_t packet_bytes;     /* --packet-bytes N: every collective's packet to a peer, 0: by tokens */
 	int n_env;
 	int64_t scale_milli;
 	int64_t xfer_milli; /* --xfer-scale: every collective's transfer, in 1/1000 */
@@ -163,6 +165,8 @@ enum kind_id {
 	K_ADAMW,
 	K_ALLTOALL,
 	K_FLASH, /* --shape vllm,legacy: prefill attention without a cache */
+	K_ADDRMSNORM, /* --fused: Add + RmsNorm as one kernel */
+	K_SWIGLU,     /* --fused: Silu + Mul as one kernel */
 	K_COUNT
 };
 #define HOSTILE_PYFUNC                                                                                       \
@@ -341,6 +345,8 @@ struct gen {
 	int64_t base;
 	int coll_group; /* the <seq> in hcom_allReduce__<seq>_<n>_1 */
 	int64_t tok_decode, tok_prefill;
+	/* truth: per rank, consecutive compute units Add, RmsNorm and Silu, Mul; units Silu, Mul */
+	int64_t fus_add_rms, fus_swiglu, aff_silu_mul;
 	uint8_t *phase; /* --shape: per step, enum step_phase */
 	int64_t *running; /* --shape: per step, the requests decoding (continuous batching: a walk) */
 	const char *host;

@@ -644,11 +644,33 @@ void gen_init(struct gen *G, const struct opts *o, int steps)
 	}
 }
 
+/* The truth of the fusable sequences a step's plan holds: consecutive compute units (the
+ * device stream, copies and collectives between them skipped) and consecutive units (the
+ * host's framework ops). */
+static void count_fusable(struct gen *G, const struct plan *P)
+{
+	int prev = -1;
+	for (int i = 0; i < P->n; i++) {
+		int k = P->pu[i].kind;
+		if (i && P->pu[i - 1].kind == K_SILU && k == K_MUL)
+			G->aff_silu_mul++;
+		if (kinds[k].dc != DC_COMPUTE)
+			continue;
+		if (prev == K_ADD && k == K_RMSNORM)
+			G->fus_add_rms++;
+		if (prev == K_SILU && k == K_MUL)
+			G->fus_swiglu++;
+		/* a counted pair is used up: the analysis matches each kernel once */
+		prev = (prev == K_ADD && k == K_RMSNORM) || (prev == K_SILU && k == K_MUL) ? -1 : k;
+	}
+}
+
 void gen_simulate(struct gen *G)
 {
 	struct plan P = {0};
 	for (int k = 0; k < G->steps; k++) {
 		make_plan(G, k, &P);
+		count_fusable(G, &P);
 		for (int ri = 0; ri < G->o->ranks; ri++)
 			host_phase(G, &G->rk[ri], k, &P);
 		device_phase(G, k, &P);

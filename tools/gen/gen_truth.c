@@ -91,6 +91,10 @@
  * xfer_scale=<milli>                        --xfer-scale: every collective's transfer times milli/1000
  * link_setup_ns=<ns>                        --link-setup-us: the first collective's shared wait
  * drop_op.<kernel>=1                        --drop-op: that kernel and its host ops were left out
+ * fusable.add_rms_norm=<n>                  per rank: Add then RmsNorm kernels in a row (compute only)
+ * fusable.swiglu=<n>                        per rank: Silu then Mul kernels in a row (compute only)
+ * affinity.silu_mul=<n>                     per rank: aten::silu then aten::mul framework ops in a row
+ * comm.packet_bytes=<n>                     --packet-bytes: every collective's packet to a peer
  * comm=0|1                                  --comm: communication.json and communication_matrix.json written
  * comm.group=<id>                           the communication-domain id after '@' in every entry
  * comm.slow_link=<src>-<dst>|none           the link planted at a third of its peers' bandwidth
@@ -196,6 +200,10 @@ const char truth_doc[] =
 	"xfer_scale=<milli>                        --xfer-scale: every collective's transfer times milli/1000\n"
 	"link_setup_ns=<ns>                        --link-setup-us: the first collective's shared wait\n"
 	"drop_op.<kernel>=1                        --drop-op: that kernel and its host ops were left out\n"
+	"fusable.add_rms_norm=<n>                  per rank: Add then RmsNorm kernels in a row (compute only)\n"
+	"fusable.swiglu=<n>                        per rank: Silu then Mul kernels in a row (compute only)\n"
+	"affinity.silu_mul=<n>                     per rank: aten::silu then aten::mul framework ops in a row\n"
+	"comm.packet_bytes=<n>                     --packet-bytes: every collective's packet to a peer\n"
 	"comm=0|1                                  --comm: communication.json and communication_matrix.json written\n"
 	"comm.group=<id>                           the communication-domain id after '@' in every entry\n"
 	"comm.slow_link=<src>-<dst>|none           the link planted at a third of its peers' bandwidth\n"
@@ -434,6 +442,10 @@ void write_truth(const struct gen *G, struct rank_out *ro)
 		sbuf_addf(&b, "kernel_scale.%s=%" PRId64 "\n", kinds[o->scale_kind].kernel, o->scale_milli);
 	if (o->drop_kind >= 0)
 		sbuf_addf(&b, "drop_op.%s=1\n", kinds[o->drop_kind].kernel);
+	sbuf_addf(&b, "fusable.add_rms_norm=%" PRId64 "\nfusable.swiglu=%" PRId64 "\naffinity.silu_mul=%" PRId64 "\n",
+		  G->fus_add_rms, G->fus_swiglu, G->aff_silu_mul);
+	if (o->packet_bytes)
+		sbuf_addf(&b, "comm.packet_bytes=%" PRId64 "\n", o->packet_bytes);
 	if (o->xfer_milli != 1000)
 		sbuf_addf(&b, "xfer_scale=%" PRId64 "\n", o->xfer_milli);
 	if (o->setup_ns)
