@@ -125,8 +125,8 @@ static void small_transfers(const struct comm_data *cd, struct rank_analysis *ra
 			xfer_op(cd, i, &t);
 	if (!(t.n > 0)) {
 		seq_status(ra, ADV_SMALL_TRANSFERS,
-			   N_("no Size Distribution in a communication.json: one rank alone, or a capture below "
-			      "profiler level 1"));
+			   N_("no Size Distribution in a communication.json: profiler level 0 writes none, nor does "
+			      "a rank without collectives"));
 		return;
 	}
 	struct advice_finding *f = advice_add(ra, ADV_SMALL_TRANSFERS, (uint64_t)llround(t.bad), UINT32_MAX,
@@ -330,9 +330,9 @@ static bool is_frame(const struct rank_store *rs, uint32_t ev)
 	return cat && !strcmp(cat, "python_function");
 }
 
-/* Top-level framework ops of each Python thread in order (an op inside the last one taken
- * is its own callee); python_function frames are skipped but for clip_grad_norm_, which is
- * a Python function. */
+/* Top-level framework ops (names with "::") of each Python thread in order (an op inside
+ * the last one taken is its own callee); python_function frames are skipped but for
+ * clip_grad_norm_, which is a Python function. */
 static void affinity_api(const struct rank_store *rs, uint8_t *memo, struct rank_analysis *ra)
 {
 	struct seq_tally t = {.show = UINT32_MAX};
@@ -353,7 +353,10 @@ static void affinity_api(const struct rank_store *rs, uint8_t *memo, struct rank
 				clip += s && strstr(s, "clip_grad_norm_") && !strstr(s, "fused");
 				continue;
 			}
-			if (ts < top_end)
+			/* framework ops only (aten::, npu::): a step marker or annotation around
+			 * them is no op of the sequence */
+			const char *s = store_ev_name(rs, ev);
+			if (ts < top_end || !s || !strstr(s, "::"))
 				continue;
 			top_end = ts + store_dur(rs, ev);
 			seq_push(rs, &run, memo_token(rs, memo, rs->ev_name[ev], true), ev, host_pats, N_HOST_PATS, &t);

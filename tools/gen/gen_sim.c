@@ -645,15 +645,17 @@ void gen_init(struct gen *G, const struct opts *o, int steps)
 }
 
 /* The truth of the fusable sequences a step's plan holds: consecutive compute units (the
- * device stream, copies and collectives between them skipped) and consecutive units (the
- * host's framework ops). */
+ * device stream, copies and collectives between them skipped) and consecutive framework
+ * ops (the host's: names with "::"; HCCL calls between them skipped). */
 static void count_fusable(struct gen *G, const struct plan *P)
 {
-	int prev = -1;
+	int prev = -1, prev_op = -1;
 	for (int i = 0; i < P->n; i++) {
 		int k = P->pu[i].kind;
-		if (i && P->pu[i - 1].kind == K_SILU && k == K_MUL)
-			G->aff_silu_mul++;
+		if (kinds[k].host[0] && strstr(kinds[k].host[0], "::")) { /* a framework op (aten::, npu::) */
+			G->aff_silu_mul += prev_op == K_SILU && k == K_MUL;
+			prev_op = prev_op == K_SILU && k == K_MUL ? -1 : k;
+		}
 		if (kinds[k].dc != DC_COMPUTE)
 			continue;
 		if (prev == K_ADD && k == K_RMSNORM)
