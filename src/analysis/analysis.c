@@ -18,6 +18,7 @@
 #include "cluster.h"
 #include "cluster_output.h"
 #include "digest.h"
+#include "doctor.h"
 #include "gaps.h"
 #include "i18n.h"
 #include "metrics.h"
@@ -363,6 +364,8 @@ void analysis_cross_ranks(struct analysis *an, enum cross_from from)
 	/* the late rank is the cluster analysis's; the verdicts need every rank's exposed
 	 * communication split (comm_split.h) */
 	an->cluster = cluster_analyse(an);
+	if (from == CROSS_FROM_CAPTURE)
+		doctor_run(an);
 	for (size_t i = 0; i < an->n_ranks; i++) /* each rank's exposed communication split */
 		comm_split_rank(an, i);
 	analysis_late_rank(an);
@@ -539,6 +542,7 @@ void analysis_free(struct analysis *an)
 	free(an->n_colls);
 	free(an->ranks);
 	comm_analysis_free(an->comm);
+	free(an->doctor);
 	cluster_free(an->cluster);
 	service_free(an->service);
 	cluster_db_free(an->cluster_db);

@@ -557,6 +557,7 @@ struct cluster_db;
 struct digest_keep;
 struct service_analysis;
 
+struct doctor_item;
 struct analysis {
 	const struct capture *cap; /* borrowed (owned when from_digests) */
 	struct rank_analysis *ranks; /* owned */
@@ -574,6 +575,8 @@ struct analysis {
 	bool from_digests;         /* read from digest files (digest.h): no events to drill into */
 	bool from_cluster_output;  /* with from_digests: msprof-analyze's cluster output, no digests */
 	struct service_analysis *service; /* owned: the serving output's figures (service.h), or NULL */
+	struct doctor_item *doctor; /* owned: what the capture lacks (doctor.h), n_doctor of them */
+	size_t n_doctor;
 	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */
 	void (*keep_free)(struct digest_keep *keep); /* frees keep (set with it, by digest.c) */
 };

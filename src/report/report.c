@@ -9,6 +9,7 @@
 #include <string.h>
 #include <uniwidth.h>
 
+#include "doctor.h"
 #include "jsonw.h"
 #include "op_rows.h"
 #include "summary.h"
@@ -693,6 +694,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 	report_comm_json(&w, an);
 	report_cluster_json(&w, an);
 	report_serving_json(&w, an);
+	summary_doctor_json(&w, an->doctor, an->n_doctor);
 	jsonw_key(&w, "thresholds");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < n_threshold_defs; i++) {
