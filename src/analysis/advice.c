@@ -4,7 +4,6 @@
  * each rule turns its instances into figures. Spans are unions (intervals.h): nested
  * instances, an aclrtSynchronizeStreamWithTimeout inside a synchronize, count once. */
 #include "advice.h"
-#include "advice_seq.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -117,7 +117,28 @@ static void xfer_op(const struct comm_data *cd, size_t oi, struct xfer_tally *t)
 	}
 }
 
-static void small_transfers(const struct comm_data *cd, struct rank_analysis *ra)
+/* The op to show as the trace's event of its name (the earliest), which a Db export and a
+ * text one hold alike; else its communication.json start. */
+static void xfer_show(const struct rank_store *rs, const struct comm_data *cd, const struct comm_op *op,
+		      struct advice_finding *f)
+{
+	const char *name = comm_str(cd, op->name);
+	uint32_t id = rs->has_events && name ? strtab_find(rs->strs, name, strlen(name)) : STRTAB_NONE;
+	uint32_t show = UINT32_MAX;
+	for (size_t ev = 0; id != STRTAB_NONE && ev < rs->n_ev; ev++)
+		if (rs->ev_name[ev] == id && (show == UINT32_MAX || store_ts(rs, (uint32_t)ev) < store_ts(rs, show)))
+			show = (uint32_t)ev;
+	seq_show(rs, f, show);
+	if (show != UINT32_MAX)
+		return;
+	f->event_name = name;
+	if (op->has_start) {
+		f->event_ts = op->start_ns;
+		f->event_end = op->start_ns + (op->has & (1u << COMM_T_ELAPSE) ? op->t[COMM_T_ELAPSE] : 0);
+	}
+}
+
+static void small_transfers(const struct rank_store *rs, const struct comm_data *cd, struct rank_analysis *ra)
 {
 	struct xfer_tally t = {.show = SIZE_MAX};
 	for (size_t i = 0; i < cd->n_ops; i++)
@@ -132,14 +153,8 @@ static void small_transfers(const struct comm_data *cd, struct rank_analysis *ra
 	struct advice_finding *f = advice_add(ra, ADV_SMALL_TRANSFERS, (uint64_t)llround(t.bad), UINT32_MAX,
 					      100.0 * t.bad / t.n);
 	f->event_ts = f->event_end = INT64_MIN;
-	if (t.show != SIZE_MAX) {
-		const struct comm_op *op = &cd->ops[t.show];
-		f->event_name = comm_str(cd, op->name);
-		if (op->has_start) {
-			f->event_ts = op->start_ns;
-			f->event_end = op->start_ns + (op->has & (1u << COMM_T_ELAPSE) ? op->t[COMM_T_ELAPSE] : 0);
-		}
-	}
+	if (t.show != SIZE_MAX)
+		xfer_show(rs, cd, &cd->ops[t.show], f);
 	f->total_ns = t.small_ns;
 	f->share_pct = f->value;
 	f->share_of = "transfers";
@@ -369,8 +384,8 @@ static void affinity_api(const struct rank_store *rs, uint8_t *memo, struct rank
 
 void advice_seq(const struct rank_data *rd, struct rank_analysis *ra)
 {
-	small_transfers(&rd->comm, ra);
 	const struct rank_store *rs = &rd->store;
+	small_transfers(rs, &rd->comm, ra);
 	if (!rs->has_events || !ra->cls) {
 		const char *why = N_("no trace: the sequences are read from its lanes in order");
 		seq_status(ra, ADV_FUSABLE_OPS, why);

@@ -2,18 +2,14 @@
 /* The advice rules that read sequences and sizes rather than single events (advice_seq.c):
  * small_transfers (communication.json's packet sizes), fusable_ops (device kernel
  * sequences a fused kernel replaces) and affinity_api (host API sequences and calls the
- * Ascend docs give an NPU affinity API for). Internal to the advice: advice.c makes the
- * findings for both files (advice_add). */
+ * Ascend docs give an NPU affinity API for). The findings are made with advice.h's
+ * advice_add. */
 #ifndef ASCPROF_ADVICE_SEQ_H
 #define ASCPROF_ADVICE_SEQ_H
 
 #include <stdint.h>
 
 #include "result.h"
-
-/* A finding of rule r appended to ra->advice: triggered when value reaches the rule's
- * threshold, count instances, event to show (UINT32_MAX: none), confidence high. */
-struct advice_finding *advice_add(struct rank_analysis *ra, int r, uint64_t count, uint32_t event, double value);
 
 /* Evaluates small_transfers, fusable_ops and affinity_api on one rank once its steps,
  * classes and the other rules are done, and sets their statuses. */

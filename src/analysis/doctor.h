@@ -9,12 +9,7 @@
 
 #include <stddef.h>
 
-struct doctor_item {
-	const char *what_missing; /* static, N_(): "Input Shapes (record_shapes)" */
-	const char *affects;      /* static, N_(): the analyses that go without it */
-	const char *setting;      /* static: the profiler setting that adds it (code, untranslated) */
-	size_t ranks;             /* the ranks that lack it */
-};
+#include "doctor_types.h"
 
 /* A rank's events from which a window costs loading time: about 1 GB of trace_view.json
  * (some 200 bytes an event), tens of seconds to read and index on a laptop core. */

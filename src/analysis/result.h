@@ -22,6 +22,7 @@
 #include "capture.h"
 #include "category.h"
 #include "cluster_types.h"
+#include "doctor_types.h"
 #include "gap_types.h"
 #include "intervals.h"
 #include "i18n.h"
@@ -557,7 +558,6 @@ struct cluster_db;
 struct digest_keep;
 struct service_analysis;
 
-struct doctor_item;
 struct analysis {
 	const struct capture *cap; /* borrowed (owned when from_digests) */
 	struct rank_analysis *ranks; /* owned */

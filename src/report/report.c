@@ -694,7 +694,6 @@ void report_print_json(const struct analysis *an, FILE *out)
 	report_comm_json(&w, an);
 	report_cluster_json(&w, an);
 	report_serving_json(&w, an);
-	summary_doctor_json(&w, an->doctor, an->n_doctor);
 	jsonw_key(&w, "thresholds");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < n_threshold_defs; i++) {
@@ -715,6 +714,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 	jsonw_arr_begin(&w);
 	analysis_warnings(an, json_warning, &w);
 	jsonw_arr_end(&w);
+	summary_doctor_json(&w, an->doctor, an->n_doctor); /* the capture's: none from digests */
 	summary_json_diagnostics(&w, (struct diag_list *)&an->cap->diags);
 	/* the analysis' remarks below warning level (its warnings are in "warnings") */
 	jsonw_key(&w, "analysis_notes");
