@@ -146,8 +146,8 @@ static void small_transfers(const struct rank_store *rs, const struct comm_data 
 			xfer_op(cd, i, &t);
 	if (!(t.n > 0)) {
 		seq_status(ra, ADV_SMALL_TRANSFERS,
-			   N_("no Size Distribution in a communication.json: profiler level 0 writes none, nor does "
-			      "a rank without collectives"));
+			   N_("no communication.json with a Size Distribution: torch_npu writes it at profiler level 1 "
+			      "and above, for a rank with collectives"));
 		return;
 	}
 	struct advice_finding *f = advice_add(ra, ADV_SMALL_TRANSFERS, (uint64_t)llround(t.bad), UINT32_MAX,

@@ -28,34 +28,29 @@ enum doc_check {
 static const struct doctor_item doc_items[DOC_COUNT] = {
 	[DOC_KERNELS] = {N_("kernel_details.csv"),
 			 N_("the kernel table: op statistics by type, Input Shapes, block dims, PMU figures"),
-			 "experimental_config=_ExperimentalConfig(profiler_level=ProfilerLevel.Level1)", 0},
+			 "experimental_config profiler_level=Level1", 0},
 	[DOC_GRAPH_KERNELS] = {N_("kernel_details.csv in a graph-mode capture"),
 			       N_("the kernels inside each graph replay: the host launched none of them, only the "
 				  "kernel table names them by op"),
-			       "experimental_config=_ExperimentalConfig(profiler_level=ProfilerLevel.Level1)", 0},
+			       "experimental_config profiler_level=Level1", 0},
 	[DOC_COMM] = {N_("communication.json"),
 		      N_("the split of exposed communication into transfer, wait and link setup; small_transfers"),
-		      "experimental_config=_ExperimentalConfig(profiler_level=ProfilerLevel.Level1)", 0},
+		      "experimental_config profiler_level=Level1", 0},
 	[DOC_SHAPES] = {N_("Input Dims on framework ops (record_shapes)"),
 			N_("the host ops' shapes in Op detail; the shapes an op is compiled again for"),
-			"torch_npu.profiler.profile(record_shapes=True)", 0},
+			"record_shapes=True", 0},
 	[DOC_STACK] = {N_("call stacks (with_stack)"), N_("where each host op was called from (Op detail)"),
-		       "torch_npu.profiler.profile(with_stack=True)", 0},
+		       "with_stack=True", 0},
 	[DOC_PMU] = {N_("PMU columns in kernel_details.csv (aic_metrics)"),
 		     N_("the pipe each kernel is bound by (cube, vector, MTE2), cube and vector use"),
-		     "_ExperimentalConfig(aic_metrics=AiCMetrics.PipeUtilization, profiler_level=ProfilerLevel.Level1)",
-		     0},
+		     "experimental_config aic_metrics=PipeUtilization", 0},
 	[DOC_SCHEDULE] = {N_("step markers (a schedule)"),
 			  N_("step boundaries: the steps were inferred from idle gaps or repeating kernels, "
 			     "per-step figures are less certain"),
-			  "schedule=torch_npu.profiler.schedule(wait=1, warmup=1, active=N) and prof.step() each "
-			  "iteration",
-			  0},
+			  "schedule(wait=1, warmup=1, active=N), prof.step() per step", 0},
 	[DOC_LONG] = {N_("a short window: 5 million events or more on a rank"),
 		      N_("loading time and memory: every event is read and indexed"),
-		      "schedule(skip_first=N, wait=1, warmup=1, active=2); MS Service Profiler: delay and "
-		      "max_iterations",
-		      0},
+		      "schedule(skip_first=N, active=2); service profiler: delay, max_iterations", 0},
 };
 
 static bool has_device_lane(const struct rank_store *rs)
