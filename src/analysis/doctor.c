@@ -48,7 +48,7 @@ static const struct doctor_item doc_items[DOC_COUNT] = {
 			  N_("step boundaries: the steps were inferred from idle gaps or repeating kernels, "
 			     "per-step figures are less certain"),
 			  "schedule(wait=1, warmup=1, active=N), prof.step() per step", 0},
-	[DOC_LONG] = {N_("a short window: 5 million events or more on a rank"),
+	[DOC_LONG] = {N_("a short window (this one holds 5 million events or more on a rank)"),
 		      N_("loading time and memory: every event is read and indexed"),
 		      "schedule(skip_first=N, active=2); service profiler: delay, max_iterations", 0},
 };

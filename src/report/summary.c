@@ -269,7 +269,7 @@ void summary_doctor_text(FILE *out, const struct doctor_item *items, size_t n)
 	}
 	fputs(_("capture doctor (what the capture lacks, and the setting that adds it):\n"), out);
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, _("  - no %s (%zu rank(s)): %s; set %s\n"), _(items[i].what_missing), items[i].ranks,
+		fprintf(out, _("  - missing: %s (%zu rank(s)): %s; set %s\n"), _(items[i].what_missing), items[i].ranks,
 			_(items[i].affects), items[i].setting);
 }
 

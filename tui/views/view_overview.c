@@ -344,7 +344,7 @@ static int draw_doctor(struct app *app, struct canvas *cv, int x, int y, int w, 
 		if (i + 1 == shown && shown < n)
 			snprintf(line, sizeof line, _("%zu more (--report --json: doctor)"), n - i);
 		else
-			snprintf(line, sizeof line, _("no %s: set %s"), _(d->what_missing), d->setting);
+			snprintf(line, sizeof line, _("missing %s: set %s"), _(d->what_missing), d->setting);
 		canvas_text(cv, x + 10, y++, w - 10, ST_DIM, line);
 	}
 	return y;
