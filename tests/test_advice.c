@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "doctor.h"
 #include "analysis.h"
 #include "capture.h"
 #include "report.h"
@@ -642,6 +643,88 @@ static void test_fusable_and_affinity(void **state)
 	tu_capture_free(&c);
 }
 
+static const struct doctor_item *doctor_has(const struct analysis *an, const char *what)
+{
+	for (size_t i = 0; i < an->n_doctor; i++)
+		if (!strcmp(an->doctor[i].what_missing, what))
+			return &an->doctor[i];
+	return NULL;
+}
+
+/* The capture doctor on planted captures: the generator writes profiler_info with
+ * with_stack only under --call-stack, record_shapes false under --default-export (whose
+ * steps, without markers or a step table, are inferred from repeating kernels), and
+ * communication.json only under --comm. Each condition planted is named with its setting
+ * on every rank; with all of them switched on the doctor has nothing to say. --summary's
+ * (no analysis) is the same less the step check. */
+static void test_doctor(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--ranks 2 --steps 6", true);
+	const struct doctor_item *comm = doctor_has(c.an, "communication.json"),
+				 *stack = doctor_has(c.an, "call stacks (with_stack)");
+	assert_non_null(comm);
+	assert_non_null(stack);
+	assert_int_equal(comm->ranks, 2);
+	assert_int_equal(stack->ranks, 2);
+	assert_string_equal(stack->setting, "with_stack=True");
+	assert_null(doctor_has(c.an, "Input Dims on framework ops (record_shapes)"));
+	assert_null(doctor_has(c.an, "step markers (a schedule)"));
+	assert_null(doctor_has(c.an, "PMU columns in kernel_details.csv (aic_metrics)"));
+	assert_null(doctor_has(c.an, "kernel_details.csv"));
+	tu_capture_free(&c);
+
+	tu_capture_load(&c, "--ranks 2 --steps 6 --comm --call-stack", true);
+	assert_int_equal(c.an->n_doctor, 0);
+	tu_capture_free(&c);
+
+	tu_capture_load(&c, "--ranks 2 --steps 6 --comm --default-export --step-trace none", true);
+	const struct doctor_item *shapes = doctor_has(c.an, "Input Dims on framework ops (record_shapes)"),
+				 *sched = doctor_has(c.an, "step markers (a schedule)");
+	assert_non_null(shapes);
+	assert_non_null(sched);
+	assert_int_equal(shapes->ranks, 2);
+	assert_int_equal(sched->ranks, 2);
+	assert_null(doctor_has(c.an, "communication.json"));
+	struct doctor_item *sum;
+	size_t n = doctor_check(c.cap, NULL, &sum);
+	assert_int_equal(n, c.an->n_doctor - 1); /* no step check without the analysis */
+	for (size_t i = 0; i < n; i++)
+		assert_string_not_equal(sum[i].what_missing, "step markers (a schedule)");
+	free(sum);
+	tu_capture_free(&c);
+}
+
+/* The real level 0 capture has no PMU columns and no communication.json on its two ranks;
+ * level 1 has both: the doctor names the first two only there. */
+static void test_doctor_real(void **state)
+{
+	(void)state;
+	static const char *const levels[] = {"text/level0", "text/level1"};
+	for (size_t l = 0; l < 2; l++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, "msinsight/test/data/pytorch/%s", levels[l]);
+		TU_REAL_OR_SKIP(dir, rel);
+		struct capture *cap = capture_open(dir, NULL);
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		const struct doctor_item *pmu = doctor_has(an, "PMU columns in kernel_details.csv (aic_metrics)"),
+					 *comm = doctor_has(an, "communication.json");
+		if (l == 0) {
+			assert_non_null(pmu);
+			assert_non_null(comm);
+			assert_int_equal(pmu->ranks, 2);
+		} else {
+			assert_null(pmu);
+			assert_null(comm);
+		}
+		analysis_free(an);
+		capture_free(cap);
+		free(dir);
+	}
+}
+
 /* The same host-bound plant (40 steps: 30 us of aten ops on the host with the device
  * idle, then a 20 us kernel) under three sets of kernel names: serving kernels
  * (FusedInferAttentionScore), backward kernels (MatMulGrad) and neither. Host dispatch
@@ -731,7 +814,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gap_causes),        cmocka_unit_test(test_env_variables),
 		cmocka_unit_test(test_aicore_freq),       cmocka_unit_test(test_small_transfers),
-		cmocka_unit_test(test_fusable_and_affinity),
+		cmocka_unit_test(test_fusable_and_affinity), cmocka_unit_test(test_doctor),
+		cmocka_unit_test(test_doctor_real),
 		cmocka_unit_test(test_online_compile), cmocka_unit_test(test_aicpu),
 		cmocka_unit_test(test_transdata),      cmocka_unit_test(test_dispatch_storm),
 		cmocka_unit_test(test_stream_sync),    cmocka_unit_test(test_gc_in_steps),
