@@ -651,6 +651,15 @@ static const struct doctor_item *doctor_has(const struct analysis *an, const cha
 	return NULL;
 }
 
+/* The item is there, lacking on n ranks. */
+static const struct doctor_item *doctor_on(const struct analysis *an, const char *what, size_t n)
+{
+	const struct doctor_item *d = doctor_has(an, what);
+	assert_non_null(d);
+	assert_int_equal(d->ranks, n);
+	return d;
+}
+
 /* The capture doctor on planted captures: the generator writes profiler_info with
  * with_stack only under --call-stack, record_shapes false under --default-export (whose
  * steps, without markers or a step table, are inferred from repeating kernels), and
@@ -662,13 +671,8 @@ static void test_doctor(void **state)
 	(void)state;
 	struct tu_capture c;
 	tu_capture_load(&c, "--ranks 2 --steps 6", true);
-	const struct doctor_item *comm = doctor_has(c.an, "communication.json"),
-				 *stack = doctor_has(c.an, "call stacks (with_stack)");
-	assert_non_null(comm);
-	assert_non_null(stack);
-	assert_int_equal(comm->ranks, 2);
-	assert_int_equal(stack->ranks, 2);
-	assert_string_equal(stack->setting, "with_stack=True");
+	doctor_on(c.an, "communication.json", 2);
+	assert_string_equal(doctor_on(c.an, "call stacks (with_stack)", 2)->setting, "with_stack=True");
 	assert_null(doctor_has(c.an, "Input Dims on framework ops (record_shapes)"));
 	assert_null(doctor_has(c.an, "step markers (a schedule)"));
 	assert_null(doctor_has(c.an, "PMU columns in kernel_details.csv (aic_metrics)"));
@@ -680,12 +684,8 @@ static void test_doctor(void **state)
 	tu_capture_free(&c);
 
 	tu_capture_load(&c, "--ranks 2 --steps 6 --comm --default-export --step-trace none", true);
-	const struct doctor_item *shapes = doctor_has(c.an, "Input Dims on framework ops (record_shapes)"),
-				 *sched = doctor_has(c.an, "step markers (a schedule)");
-	assert_non_null(shapes);
-	assert_non_null(sched);
-	assert_int_equal(shapes->ranks, 2);
-	assert_int_equal(sched->ranks, 2);
+	doctor_on(c.an, "Input Dims on framework ops (record_shapes)", 2);
+	doctor_on(c.an, "step markers (a schedule)", 2);
 	assert_null(doctor_has(c.an, "communication.json"));
 	struct doctor_item *sum;
 	size_t n = doctor_check(c.cap, NULL, &sum);
@@ -709,15 +709,12 @@ static void test_doctor_real(void **state)
 		struct capture *cap = capture_open(dir, NULL);
 		capture_load(cap);
 		struct analysis *an = analysis_run(cap);
-		const struct doctor_item *pmu = doctor_has(an, "PMU columns in kernel_details.csv (aic_metrics)"),
-					 *comm = doctor_has(an, "communication.json");
 		if (l == 0) {
-			assert_non_null(pmu);
-			assert_non_null(comm);
-			assert_int_equal(pmu->ranks, 2);
+			doctor_on(an, "PMU columns in kernel_details.csv (aic_metrics)", 2);
+			doctor_on(an, "communication.json", 2);
 		} else {
-			assert_null(pmu);
-			assert_null(comm);
+			assert_null(doctor_has(an, "PMU columns in kernel_details.csv (aic_metrics)"));
+			assert_null(doctor_has(an, "communication.json"));
 		}
 		analysis_free(an);
 		capture_free(cap);
