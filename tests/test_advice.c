@@ -630,7 +630,27 @@ static void test_fusable_and_affinity(void **state)
 		}
 		tu_capture_free(&c);
 	}
+	/* the rotary embedding built from small ops: Neg, ConcatD, Mul kernels (npu_rotary_mul)
+	 * and aten::neg, aten::cat on the host, as many as the truth counts */
 	struct tu_capture c;
+	tu_capture_load(&c, "--ranks 2 --steps 8 --unfused-rope", true);
+	long long rotary = tu_truth_int(c.truth, "fusable.rotary"), neg_cat = tu_truth_int(c.truth, "affinity.neg_cat");
+	assert_true(rotary > 0 && neg_cat > 0);
+	for (size_t i = 0; i < c.an->n_ranks; i++) {
+		const struct rank_analysis *ra = &c.an->ranks[i];
+		const struct advice_finding *f = finding(ra, ADV_FUSABLE_OPS), *a = finding(ra, ADV_AFFINITY_API);
+		assert_non_null(f);
+		assert_non_null(a);
+		assert_int_equal(f->count, tu_truth_int(c.truth, "fusable.add_rms_norm") +
+						   tu_truth_int(c.truth, "fusable.swiglu") + rotary);
+		assert_int_equal(a->count, tu_truth_int(c.truth, "affinity.silu_mul") + neg_cat);
+		char want[64];
+		snprintf(want, sizeof want, "Neg+Concat+Mul %lld (npu_rotary_mul)", rotary);
+		assert_non_null(strstr(f->evidence, want));
+		snprintf(want, sizeof want, "aten::neg+aten::cat %lld (npu_rotary_mul)", neg_cat);
+		assert_non_null(strstr(a->evidence, want));
+	}
+	tu_capture_free(&c);
 	tu_capture_load(&c, "--ranks 2 --steps 12 --fused", true);
 	assert_int_equal(tu_truth_int(c.truth, "fusable.add_rms_norm") + tu_truth_int(c.truth, "fusable.swiglu"), 0);
 	for (size_t i = 0; i < c.an->n_ranks; i++) {

@@ -498,6 +498,9 @@ struct analysis *analysis_index_run(struct capture *cap, const struct analysis_h
 		if (bad) {
 			analysis_free(an);
 			an = NULL;
+		} else if (an) { /* the capture is here: its doctor reads it, as without the index */
+			free(an->doctor);
+			an->n_doctor = doctor_check(cap, an, &an->doctor);
 		}
 	}
 	free(buf);

@@ -36,6 +36,8 @@ static const char usage_text[] =
 	"  --drop-op NAME           leave compute kernel NAME and its host ops out of every step\n"
 	"  --fused                  the marked shape's layers call npu_add_rms_norm and npu_swiglu: AddRmsNorm\n"
 	"                           and SwiGlu kernels where Add, RmsNorm and Silu, Mul ran in a row\n"
+	"  --unfused-rope           the marked shape's rotary embedding as q*cos + rotate_half(q)*sin: Mul,\n"
+	"                           Neg, ConcatD, Mul, Add kernels (aten::neg, aten::cat) for the fused rope\n"
 	"  --packet-bytes N         with --comm: every collective sends N bytes to each peer (its Size\n"
 	"                           Distribution holds N; default: by the step's tokens)\n"
 	"  --freq-drop PCT          the AI Core Freq counter reads 800 MHz (of 1800) over the middle PCT %\n"
@@ -199,6 +201,8 @@ static bool parse_number_opt(const char *a, int argc, char **argv, int *i, struc
 		o->freq_drop_pct = (int)pct;
 	} else if (!strcmp(a, "--fused")) {
 		o->fused = true;
+	} else if (!strcmp(a, "--unfused-rope")) {
+		o->unfused_rope = true;
 	} else if (!strcmp(a, "--packet-bytes")) {
 		o->packet_bytes = arg_int(a, need_arg(argc, argv, i), 1, 1LL << 34);
 	} else if (!strcmp(a, "--truncate-at")) {

@@ -292,6 +292,26 @@ static int fuse_pairs(uint8_t *seq, int L)
 	return w;
 }
 
+/* --unfused-rope: each fused rope becomes q*cos + rotate_half(q)*sin, five ops (Mul, Neg,
+ * Concat, Mul, Add); returns the new sequence (seq freed), room for one more kind. */
+static uint8_t *unfuse_rope(uint8_t *seq, int *L)
+{
+	static const uint8_t rope[] = {K_MUL, K_NEG, K_CAT, K_MUL, K_ADD};
+	uint8_t *out = xmalloc((size_t)*L * sizeof rope + 8);
+	int w = 0;
+	for (int i = 0; i < *L; i++) {
+		if (seq[i] != K_ROPE) {
+			out[w++] = seq[i];
+			continue;
+		}
+		memcpy(out + w, rope, sizeof rope);
+		w += (int)sizeof rope;
+	}
+	free(seq);
+	*L = w;
+	return out;
+}
+
 void make_plan(const struct gen *G, int k, struct plan *P)
 {
 	static const uint8_t layer[] = {K_RMSNORM, K_LINEAR, K_ROPE, K_CACHE, K_ATTN,   K_LINEAR, K_ADD,
@@ -337,6 +357,8 @@ void make_plan(const struct gen *G, int k, struct plan *P)
 	seq[L++] = K_D2H;
 	if (o->fused)
 		L = fuse_pairs(seq, L);
+	if (o->unfused_rope)
+		seq = unfuse_rope(seq, &L);
 	if (o->hostile && k == 0) {
 		memmove(seq + head + 1, seq + head, (size_t)(L - head));
 		seq[head] = K_HOSTILE;
