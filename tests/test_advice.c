@@ -716,6 +716,40 @@ static void test_doctor(void **state)
 	tu_capture_free(&c);
 }
 
+/* A generated capture (in a temp dir) without its kernel_details.csv: the doctor names the
+ * missing table, and for a graph-mode capture (aclmdlRIExecute on the host) says why it
+ * matters there; with the table there, neither. */
+static void doctor_without_kernels(const char *args, const char *want, const char *not_want)
+{
+	char *dir = tu_generate(args);
+	assert_int_equal(tu_sh("find '%s' -name kernel_details.csv | grep -q . && find '%s' -name kernel_details.csv -delete",
+			       dir, dir),
+			 0);
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	doctor_on(an, want, 1);
+	assert_null(doctor_has(an, not_want));
+	analysis_free(an);
+	capture_free(cap);
+	*strrchr(dir, '/') = '\0'; /* the temp dir holding cap/ */
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_doctor_kernel_table(void **state)
+{
+	(void)state;
+	doctor_without_kernels("--steps 4", "kernel_details.csv", "kernel_details.csv in a graph-mode capture");
+	doctor_without_kernels("--steps 4 --shape vllm,graph", "kernel_details.csv in a graph-mode capture",
+			       "kernel_details.csv");
+	struct tu_capture c;
+	tu_capture_load(&c, "--steps 4 --shape vllm,graph", true);
+	assert_null(doctor_has(c.an, "kernel_details.csv in a graph-mode capture"));
+	assert_null(doctor_has(c.an, "kernel_details.csv"));
+	tu_capture_free(&c);
+}
+
 /* The real level 0 capture has no PMU columns and no communication.json on its two ranks;
  * level 1 has both: the doctor names the first two only there. */
 static void test_doctor_real(void **state)
@@ -832,7 +866,7 @@ int main(void)
 		cmocka_unit_test(test_gap_causes),        cmocka_unit_test(test_env_variables),
 		cmocka_unit_test(test_aicore_freq),       cmocka_unit_test(test_small_transfers),
 		cmocka_unit_test(test_fusable_and_affinity), cmocka_unit_test(test_doctor),
-		cmocka_unit_test(test_doctor_real),
+		cmocka_unit_test(test_doctor_real),       cmocka_unit_test(test_doctor_kernel_table),
 		cmocka_unit_test(test_online_compile), cmocka_unit_test(test_aicpu),
 		cmocka_unit_test(test_transdata),      cmocka_unit_test(test_dispatch_storm),
 		cmocka_unit_test(test_stream_sync),    cmocka_unit_test(test_gc_in_steps),
