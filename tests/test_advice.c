@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "doctor.h"
 #include "analysis.h"
 #include "capture.h"
 #include "report.h"
@@ -404,6 +405,47 @@ static void test_real_level1(void **state)
 	free(dir);
 }
 
+/* The real level 0, 1 and 2 captures (text and Db) give the three sequence rules a status
+ * on every rank. Level 1 and 2 hold the same four all-reduces: their HCCS Size Distribution
+ * (14 transfers each; read with python from communication.json) is 2.064384 MB x12 +
+ * 1.937312 MB x2, 8.404992 x12 + 8.290304 x2, 18.890752 x12 + 18.776064 x2, 1.245184 x12 +
+ * 1.162496 x2: 42 of 56 under 16 MB, and 1937312 and 1162496 bytes are no multiple of 512
+ * (4 transfers), all among the small ones: 75 %. The Db export gives the same counts. */
+static void test_real_levels(void **state)
+{
+	(void)state;
+	static const char *const levels[] = {"text/level0", "text/level1", "db/level0", "db/level1", "db/level2"};
+	for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, "msinsight/test/data/pytorch/%s", levels[l]);
+		TU_REAL_OR_SKIP(dir, rel);
+		struct capture *cap = capture_open(dir, NULL);
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		assert_int_equal(an->n_ranks, 2);
+		bool level0 = strstr(levels[l], "level0") != NULL;
+		for (size_t i = 0; i < an->n_ranks; i++) {
+			const struct rank_analysis *ra = &an->ranks[i];
+			for (int r = ADV_SMALL_TRANSFERS; r <= ADV_AFFINITY_API; r++)
+				assert_true(ra->advice_status[r] != ADV_STATUS_UNKNOWN);
+			const struct advice_finding *f = finding(ra, ADV_SMALL_TRANSFERS);
+			if (level0) {
+				assert_null(f);
+				assert_int_equal(ra->advice_status[ADV_SMALL_TRANSFERS], ADV_STATUS_NOT_APPLICABLE);
+				continue;
+			}
+			assert_non_null(f);
+			assert_int_equal(f->count, 42);
+			assert_true(tu_close(f->value, 75.0, 0, 1e-9));
+			assert_non_null(strstr(f->evidence, "42 of 56 transfers in 4 collectives"));
+			assert_non_null(strstr(f->evidence, "; 4 not a multiple of 512 bytes"));
+		}
+		analysis_free(an);
+		capture_free(cap);
+		free(dir);
+	}
+}
+
 /* test_rank_0 has no trace: its kernel table's two AI_CPU Cast rows (72.1612 and 72.8611
  * us, lines 9 and 12) over its 27132.428 us of device busy are 0.53 %: seen, below 1 %; the
  * finding names the longer row's line and its start. */
@@ -507,6 +549,233 @@ static void test_aicore_freq(void **state)
 	tu_capture_free(&c);
 }
 
+/* Every collective sends --packet-bytes to each peer, so communication.json's Size
+ * Distribution holds that one size: 1000 bytes is under 16 MB and not a multiple of 512, so
+ * every transfer the truth counts (comm.<r>.packets) is small and misaligned; 32 MiB is
+ * neither, and the rule checks them and finds nothing. */
+static void test_small_transfers(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--ranks 2 --steps 6 --comm --packet-bytes 1000", true);
+	assert_int_equal(tu_truth_int(c.truth, "comm.packet_bytes"), 1000);
+	for (size_t i = 0; i < c.an->n_ranks; i++) {
+		const struct rank_analysis *ra = &c.an->ranks[i];
+		long long packets = tu_truth_int(c.truth, "comm.%d.packets", ra->rank);
+		const struct advice_finding *f = finding(ra, ADV_SMALL_TRANSFERS);
+		assert_non_null(f);
+		assert_true(packets > 0);
+		assert_int_equal(f->count, packets);
+		assert_true(f->triggered && tu_close(f->value, 100.0, 0, 1e-9));
+		char want[96];
+		snprintf(want, sizeof want, "%lld not a multiple of 512 bytes", packets);
+		assert_non_null(strstr(f->evidence, want));
+		assert_non_null(f->event_name); /* the collective with the most of them */
+		assert_int_equal(ra->advice_status[ADV_SMALL_TRANSFERS], ADV_STATUS_TRIGGERED);
+	}
+	tu_capture_free(&c);
+	tu_capture_load(&c, "--ranks 2 --steps 6 --comm --packet-bytes 33554432", true);
+	for (size_t i = 0; i < c.an->n_ranks; i++) {
+		const struct advice_finding *f = finding(&c.an->ranks[i], ADV_SMALL_TRANSFERS);
+		assert_non_null(f); /* seen, below the threshold: 0 % */
+		assert_false(f->triggered);
+		assert_int_equal(f->count, 0);
+		assert_int_equal(c.an->ranks[i].advice_status[ADV_SMALL_TRANSFERS], ADV_STATUS_CHECKED);
+	}
+	tu_capture_free(&c);
+	/* one rank, no communication.json: the rule says why it cannot look */
+	tu_capture_load(&c, "--steps 4", true);
+	assert_int_equal(c.an->ranks[0].advice_status[ADV_SMALL_TRANSFERS], ADV_STATUS_NOT_APPLICABLE);
+	assert_non_null(c.an->ranks[0].advice_reason[ADV_SMALL_TRANSFERS]);
+	tu_capture_free(&c);
+}
+
+/* The generator's layers run Add, RmsNorm and Silu, Mul in a row; the truth counts those
+ * pairs over the plan (fusable.*: compute units in order; affinity.silu_mul: the framework
+ * ops in order). The rules find exactly those counts, per step; with --fused the model
+ * calls npu_add_rms_norm and npu_swiglu, and both rules check and find none. */
+static void test_fusable_and_affinity(void **state)
+{
+	(void)state;
+	static const char *const marks[] = {"engine", "profilerstep", "none"};
+	for (size_t m = 0; m < sizeof marks / sizeof marks[0]; m++) {
+		char args[96];
+		snprintf(args, sizeof args, "--ranks 2 --steps 12 --step-marks %s", marks[m]);
+		struct tu_capture c;
+		tu_capture_load(&c, args, true);
+		long long add_rms = tu_truth_int(c.truth, "fusable.add_rms_norm"),
+			  swiglu = tu_truth_int(c.truth, "fusable.swiglu"),
+			  silu_mul = tu_truth_int(c.truth, "affinity.silu_mul");
+		assert_true(add_rms > 0 && swiglu > 0 && silu_mul > 0);
+		for (size_t i = 0; i < c.an->n_ranks; i++) {
+			const struct rank_analysis *ra = &c.an->ranks[i];
+			const struct advice_finding *f = finding(ra, ADV_FUSABLE_OPS), *a = finding(ra, ADV_AFFINITY_API);
+			assert_non_null(f);
+			assert_non_null(a);
+			assert_int_equal(f->count, add_rms + swiglu);
+			assert_int_equal(a->count, silu_mul);
+			assert_true(ra->n_steps > 0); /* found without markers too */
+			assert_true(tu_close(f->value, (double)(add_rms + swiglu) / (double)ra->n_steps, 1e-12, 0));
+			assert_true(f->triggered && a->triggered);
+			char want[64];
+			snprintf(want, sizeof want, "Add+RmsNorm %lld (npu_add_rms_norm)", add_rms);
+			assert_non_null(strstr(f->evidence, want));
+			snprintf(want, sizeof want, "Silu+Mul %lld (npu_swiglu)", swiglu);
+			assert_non_null(strstr(f->evidence, want));
+			/* the event shown is the first op of an instance */
+			assert_true(f->event != UINT32_MAX && a->event != UINT32_MAX);
+			const char *fn = store_ev_name(&c.cap->ranks[i].store, f->event);
+			assert_true(!strcmp(fn, "Add") || !strcmp(fn, "Silu"));
+			assert_string_equal(store_ev_name(&c.cap->ranks[i].store, a->event), "aten::silu");
+		}
+		tu_capture_free(&c);
+	}
+	/* the rotary embedding built from small ops: Neg, ConcatD, Mul kernels (npu_rotary_mul)
+	 * and aten::neg, aten::cat on the host, as many as the truth counts */
+	struct tu_capture c;
+	tu_capture_load(&c, "--ranks 2 --steps 8 --unfused-rope", true);
+	long long rotary = tu_truth_int(c.truth, "fusable.rotary"), neg_cat = tu_truth_int(c.truth, "affinity.neg_cat");
+	assert_true(rotary > 0 && neg_cat > 0);
+	for (size_t i = 0; i < c.an->n_ranks; i++) {
+		const struct rank_analysis *ra = &c.an->ranks[i];
+		const struct advice_finding *f = finding(ra, ADV_FUSABLE_OPS), *a = finding(ra, ADV_AFFINITY_API);
+		assert_non_null(f);
+		assert_non_null(a);
+		assert_int_equal(f->count, tu_truth_int(c.truth, "fusable.add_rms_norm") +
+						   tu_truth_int(c.truth, "fusable.swiglu") + rotary);
+		assert_int_equal(a->count, tu_truth_int(c.truth, "affinity.silu_mul") + neg_cat);
+		char want[64];
+		snprintf(want, sizeof want, "Neg+Concat+Mul %lld (npu_rotary_mul)", rotary);
+		assert_non_null(strstr(f->evidence, want));
+		snprintf(want, sizeof want, "aten::neg+aten::cat %lld (npu_rotary_mul)", neg_cat);
+		assert_non_null(strstr(a->evidence, want));
+	}
+	tu_capture_free(&c);
+	tu_capture_load(&c, "--ranks 2 --steps 12 --fused", true);
+	assert_int_equal(tu_truth_int(c.truth, "fusable.add_rms_norm") + tu_truth_int(c.truth, "fusable.swiglu"), 0);
+	for (size_t i = 0; i < c.an->n_ranks; i++) {
+		const struct rank_analysis *ra = &c.an->ranks[i];
+		assert_null(finding(ra, ADV_FUSABLE_OPS));
+		assert_null(finding(ra, ADV_AFFINITY_API));
+		assert_int_equal(ra->advice_status[ADV_FUSABLE_OPS], ADV_STATUS_CHECKED);
+		assert_int_equal(ra->advice_status[ADV_AFFINITY_API], ADV_STATUS_CHECKED);
+	}
+	tu_capture_free(&c);
+}
+
+static const struct doctor_item *doctor_has(const struct analysis *an, const char *what)
+{
+	for (size_t i = 0; i < an->n_doctor; i++)
+		if (!strcmp(an->doctor[i].what_missing, what))
+			return &an->doctor[i];
+	return NULL;
+}
+
+/* The item is there, lacking on n ranks. */
+static const struct doctor_item *doctor_on(const struct analysis *an, const char *what, size_t n)
+{
+	const struct doctor_item *d = doctor_has(an, what);
+	assert_non_null(d);
+	assert_int_equal(d->ranks, n);
+	return d;
+}
+
+/* The capture doctor on planted captures: the generator writes profiler_info with
+ * with_stack only under --call-stack, record_shapes false under --default-export (whose
+ * steps, without markers or a step table, are inferred from repeating kernels), and
+ * communication.json only under --comm. Each condition planted is named with its setting
+ * on every rank; with all of them switched on the doctor has nothing to say. --summary's
+ * (no analysis) is the same less the step check. */
+static void test_doctor(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--ranks 2 --steps 6", true);
+	doctor_on(c.an, "communication.json", 2);
+	assert_string_equal(doctor_on(c.an, "call stacks (with_stack)", 2)->setting, "with_stack=True");
+	assert_null(doctor_has(c.an, "Input Dims on framework ops (record_shapes)"));
+	assert_null(doctor_has(c.an, "step markers (a schedule)"));
+	assert_null(doctor_has(c.an, "PMU columns in kernel_details.csv (aic_metrics)"));
+	assert_null(doctor_has(c.an, "kernel_details.csv"));
+	tu_capture_free(&c);
+
+	tu_capture_load(&c, "--ranks 2 --steps 6 --comm --call-stack", true);
+	assert_int_equal(c.an->n_doctor, 0);
+	tu_capture_free(&c);
+
+	tu_capture_load(&c, "--ranks 2 --steps 6 --comm --default-export --step-trace none", true);
+	doctor_on(c.an, "Input Dims on framework ops (record_shapes)", 2);
+	doctor_on(c.an, "step markers (a schedule)", 2);
+	assert_null(doctor_has(c.an, "communication.json"));
+	struct doctor_item *sum;
+	size_t n = doctor_check(c.cap, NULL, &sum);
+	assert_int_equal(n, c.an->n_doctor - 1); /* no step check without the analysis */
+	for (size_t i = 0; i < n; i++)
+		assert_string_not_equal(sum[i].what_missing, "step markers (a schedule)");
+	free(sum);
+	tu_capture_free(&c);
+}
+
+/* A generated capture (in a temp dir) without its kernel_details.csv: the doctor names the
+ * missing table, and for a graph-mode capture (aclmdlRIExecute on the host) says why it
+ * matters there; with the table there, neither. */
+static void doctor_without_kernels(const char *args, const char *want, const char *not_want)
+{
+	char *dir = tu_generate(args);
+	assert_int_equal(tu_sh("find '%s' -name kernel_details.csv | grep -q . && find '%s' -name kernel_details.csv -delete",
+			       dir, dir),
+			 0);
+	struct capture *cap = capture_open(dir, NULL);
+	capture_load(cap);
+	struct analysis *an = analysis_run(cap);
+	doctor_on(an, want, 1);
+	assert_null(doctor_has(an, not_want));
+	analysis_free(an);
+	capture_free(cap);
+	*strrchr(dir, '/') = '\0'; /* the temp dir holding cap/ */
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_doctor_kernel_table(void **state)
+{
+	(void)state;
+	doctor_without_kernels("--steps 4", "kernel_details.csv", "kernel_details.csv in a graph-mode capture");
+	doctor_without_kernels("--steps 4 --shape vllm,graph", "kernel_details.csv in a graph-mode capture",
+			       "kernel_details.csv");
+	struct tu_capture c;
+	tu_capture_load(&c, "--steps 4 --shape vllm,graph", true);
+	assert_null(doctor_has(c.an, "kernel_details.csv in a graph-mode capture"));
+	assert_null(doctor_has(c.an, "kernel_details.csv"));
+	tu_capture_free(&c);
+}
+
+/* The real level 0 capture has no PMU columns and no communication.json on its two ranks;
+ * level 1 has both: the doctor names the first two only there. */
+static void test_doctor_real(void **state)
+{
+	(void)state;
+	static const char *const levels[] = {"text/level0", "text/level1"};
+	for (size_t l = 0; l < 2; l++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, "msinsight/test/data/pytorch/%s", levels[l]);
+		TU_REAL_OR_SKIP(dir, rel);
+		struct capture *cap = capture_open(dir, NULL);
+		capture_load(cap);
+		struct analysis *an = analysis_run(cap);
+		if (l == 0) {
+			doctor_on(an, "PMU columns in kernel_details.csv (aic_metrics)", 2);
+			doctor_on(an, "communication.json", 2);
+		} else {
+			assert_null(doctor_has(an, "PMU columns in kernel_details.csv (aic_metrics)"));
+			assert_null(doctor_has(an, "communication.json"));
+		}
+		analysis_free(an);
+		capture_free(cap);
+		free(dir);
+	}
+}
+
 /* The same host-bound plant (40 steps: 30 us of aten ops on the host with the device
  * idle, then a 20 us kernel) under three sets of kernel names: serving kernels
  * (FusedInferAttentionScore), backward kernels (MatMulGrad) and neither. Host dispatch
@@ -595,12 +864,15 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gap_causes),        cmocka_unit_test(test_env_variables),
-		cmocka_unit_test(test_aicore_freq),
+		cmocka_unit_test(test_aicore_freq),       cmocka_unit_test(test_small_transfers),
+		cmocka_unit_test(test_fusable_and_affinity), cmocka_unit_test(test_doctor),
+		cmocka_unit_test(test_doctor_real),       cmocka_unit_test(test_doctor_kernel_table),
 		cmocka_unit_test(test_online_compile), cmocka_unit_test(test_aicpu),
 		cmocka_unit_test(test_transdata),      cmocka_unit_test(test_dispatch_storm),
 		cmocka_unit_test(test_stream_sync),    cmocka_unit_test(test_gc_in_steps),
 		cmocka_unit_test(test_host_advice_follows_workload),
 		cmocka_unit_test(test_real_level1),    cmocka_unit_test(test_real_kernel_table),
+		cmocka_unit_test(test_real_levels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

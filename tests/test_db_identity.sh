@@ -68,6 +68,8 @@ check "one rank, ProfilerStep#N, step rows, memory" --ranks 1 --steps 6 --prefil
   --step-trace rows --memory
 check "hostile and Chinese names" --ranks 2 --steps 3 --ops 12 --hostile --chinese
 check "four ranks, a slow one" --ranks 4 --steps 3 --ops 16 --slow-rank 2 --slow-factor 1.5
+# the sequence and size rules planted: small, misaligned transfers; the rope built from small ops
+check "small transfers, unfused rope" --ranks 2 --steps 3 --ops 24 --comm --packet-bytes 1000 --unfused-rope
 
 # both exports of one run: text by default, Db with --source db, and --summary says why
 b=$tmp/both

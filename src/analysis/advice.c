@@ -95,6 +95,42 @@ const struct advice_rule advice_rules[ADV_COUNT] = {
 				"the code alone"),
 			     N_("check the device's power and temperature (npu-smi info) and its power mode; compare "
 				"the kernels that ran during the drop with the same kernels outside it")},
+	/* msprof-analyze's packet rule (advisor/rules/packet.yaml): SDMA under 16 MB, RDMA
+	 * under 1 MB, a problem from 20 % of the transfers; its byte-alignment rule: 512 B */
+	[ADV_SMALL_TRANSFERS] = {"small_transfers", N_("small or misaligned transfers"),
+				 "communication.json's Size Distribution per collective: SDMA (HCCS, PCIE, SIO) "
+				 "transfers under 16 MB, RDMA under 1 MB, sizes not a multiple of 512 bytes",
+				 "small or misaligned transfers over all transfers", "%", 20.0,
+				 /* xgettext:no-c-format */
+				 N_("below 16 MB (SDMA) or 1 MB (RDMA) a transfer's fixed cost (task launch, "
+				    "notify, link handshake) dominates its time, and a size not aligned to 512 bytes "
+				    "moves at a fraction of the bandwidth; msprof-analyze flags 20 % of transfers"),
+				 N_("larger batches or gradient accumulation, bucket small collectives together "
+				    "(fewer, larger all-reduces), pad tensors to 512-byte multiples, ZeRO-2/1 "
+				    "rather than ZeRO-3 where memory allows")},
+	/* the sequences msprof-analyze's advisor (timeline_fusion_ops, "fusion operators api
+	 * analysis") and the torch_npu fused-operator replacement guide name */
+	[ADV_FUSABLE_OPS] = {"fusable_ops", N_("kernel sequences a fused kernel replaces"),
+			     "consecutive compute kernels on one stream: Add then RmsNorm (npu_add_rms_norm), "
+			     "Silu or Swish then Mul (npu_swiglu), Neg then Concat then Mul (npu_rotary_mul)",
+			     "such sequences per step", "count", 1.0,
+			     N_("each sequence launches two or three small vector kernels and writes its "
+				"intermediates to HBM where one fused kernel would not; once per step or more it "
+				"recurs in every step"),
+			     N_("call torch_npu.npu_add_rms_norm, torch_npu.npu_swiglu and "
+				"torch_npu.npu_rotary_mul (or the model's fused-op switches) instead of the "
+				"separate ops")},
+	[ADV_AFFINITY_API] = {"affinity_api", N_("APIs with an NPU affinity replacement"),
+			      "top-level framework ops on the Python lane: aten::silu then aten::mul, "
+			      "aten::neg then aten::cat, aten::masked_fill then aten::softmax, torch optimizer "
+			      "steps (Optimizer.step#AdamW.step) and torch.nn.utils.clip_grad_norm_",
+			      "such calls per step", "count", 1.0,
+			      N_("each unfused API dispatches several small ops from the Python thread; the "
+				 "Ascend affinity APIs do the same work in one dispatch, and a per-step call "
+				 "recurs in every step"),
+			      N_("torch_npu.npu_swiglu, torch_npu.npu_rotary_mul, "
+				 "torch_npu.npu_scaled_masked_softmax, torch_npu.optim.NpuFusedAdamW (and the "
+				 "other NpuFused optimizers) with optimizer.clip_grad_norm_fused_")},
 };
 
 /* A frequency under this share of the capture's highest is a drop (the demo's 1650 of 1800
@@ -253,14 +289,19 @@ static void in_buckets(struct sbuf *sb, const struct advice_finding *f)
 static struct advice_finding *add_finding(struct rank_analysis *ra, enum advice_rule_id r, const struct hits *h,
 					  double value)
 {
+	return advice_add(ra, r, h->count, h->count ? h->longest : UINT32_MAX, value);
+}
+
+struct advice_finding *advice_add(struct rank_analysis *ra, int r, uint64_t count, uint32_t event, double value)
+{
 	ra->advice = xrealloc(ra->advice, (ra->n_advice + 1) * sizeof *ra->advice);
 	struct advice_finding *f = &ra->advice[ra->n_advice++];
 	memset(f, 0, sizeof *f);
 	f->rule = r;
 	f->value = value;
 	f->triggered = isfinite(value) && value >= advice_rules[r].threshold;
-	f->count = h->count;
-	f->event = h->count ? h->longest : UINT32_MAX;
+	f->count = count;
+	f->event = event;
 	f->share_pct = NAN;
 	f->conf = CONF_HIGH;
 	return f;

@@ -24,6 +24,9 @@ enum advice_rule_id {
 	ADV_GC,
 	ADV_ENV_VARIABLES,
 	ADV_AICORE_FREQ,
+	ADV_SMALL_TRANSFERS,
+	ADV_FUSABLE_OPS,
+	ADV_AFFINITY_API,
 	ADV_COUNT
 };
 
@@ -73,6 +76,10 @@ struct rank_plan;
 void advice_env(const struct rank_plan *rp, struct rank_analysis *ra);
 /* The keys of advice_finding.host_ns: host_sync, host_copy, host_dispatch, host_python. */
 extern const enum attr_bucket advice_host_buckets[4];
+/* A finding of rule r appended to ra->advice: triggered when value reaches the rule's
+ * threshold, count instances, event to show (UINT32_MAX: none), confidence high (the
+ * sequence rules, advice_seq.c, make theirs with it). */
+struct advice_finding *advice_add(struct rank_analysis *ra, int r, uint64_t count, uint32_t event, double value);
 /* The findings that reach their threshold. */
 size_t advice_triggered(const struct rank_analysis *ra);
 

@@ -4,6 +4,7 @@
 #include "analysis.h"
 
 #include "advice.h"
+#include "advice_seq.h"
 #include "align.h"
 #include "cluster_db.h"
 
@@ -17,6 +18,7 @@
 #include "cluster.h"
 #include "cluster_output.h"
 #include "digest.h"
+#include "doctor.h"
 #include "gaps.h"
 #include "i18n.h"
 #include "metrics.h"
@@ -243,6 +245,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	if (ra->n_steps)
 		metrics_step_summary(ra, stage.dir_from_device);
 	advice_env(rd->plan, ra); /* reads no event: every rank, timeline or not */
+	advice_seq(rd, ra); /* communication.json's sizes, the lanes' sequences */
 }
 
 /* A rank's verdicts: the bottleneck rules over its window, then the same rules over each
@@ -362,6 +365,8 @@ void analysis_cross_ranks(struct analysis *an, enum cross_from from)
 	/* the late rank is the cluster analysis's; the verdicts need every rank's exposed
 	 * communication split (comm_split.h) */
 	an->cluster = cluster_analyse(an);
+	if (from == CROSS_FROM_CAPTURE)
+		doctor_run(an);
 	for (size_t i = 0; i < an->n_ranks; i++) /* each rank's exposed communication split */
 		comm_split_rank(an, i);
 	analysis_late_rank(an);
@@ -497,6 +502,9 @@ struct analysis *analysis_index_run(struct capture *cap, const struct analysis_h
 		if (bad) {
 			analysis_free(an);
 			an = NULL;
+		} else if (an) { /* the capture is here: its doctor reads it, as without the index */
+			free(an->doctor);
+			an->n_doctor = doctor_check(cap, an, &an->doctor);
 		}
 	}
 	free(buf);
@@ -541,6 +549,7 @@ void analysis_free(struct analysis *an)
 	free(an->n_colls);
 	free(an->ranks);
 	comm_analysis_free(an->comm);
+	free(an->doctor);
 	cluster_free(an->cluster);
 	service_free(an->service);
 	moe_free(an->moe);

@@ -22,6 +22,7 @@
 #include "capture.h"
 #include "category.h"
 #include "cluster_types.h"
+#include "doctor_types.h"
 #include "gap_types.h"
 #include "intervals.h"
 #include "i18n.h"
@@ -586,6 +587,8 @@ struct analysis {
 	bool from_cluster_output;  /* with from_digests: msprof-analyze's cluster output, no digests */
 	struct service_analysis *service; /* owned: the serving output's figures (service.h), or NULL */
 	struct moe_analysis *moe; /* owned: MoE layers and expert load (moe.h), or NULL */
+	struct doctor_item *doctor; /* owned: what the capture lacks (doctor.h), n_doctor of them */
+	size_t n_doctor;
 	struct digest_keep *keep;  /* owned: the buffers a digest-read analysis points into */
 	void (*keep_free)(struct digest_keep *keep); /* frees keep (set with it, by digest.c) */
 };

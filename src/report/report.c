@@ -9,6 +9,7 @@
 #include <string.h>
 #include <uniwidth.h>
 
+#include "doctor.h"
 #include "jsonw.h"
 #include "op_rows.h"
 #include "summary.h"
@@ -715,6 +716,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 	jsonw_arr_begin(&w);
 	analysis_warnings(an, json_warning, &w);
 	jsonw_arr_end(&w);
+	summary_doctor_json(&w, an->doctor, an->n_doctor); /* the capture's: none from digests */
 	summary_json_diagnostics(&w, (struct diag_list *)&an->cap->diags);
 	/* the analysis' remarks below warning level (its warnings are in "warnings") */
 	jsonw_key(&w, "analysis_notes");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "doctor.h"
 #include "jsonw.h"
 #include "lanes.h"
 #include "sanitize.h"
@@ -260,6 +261,33 @@ static void text_rank(const struct rank_data *rd, FILE *out)
 	text_comm(&rd->comm, "  ", out);
 }
 
+void summary_doctor_text(FILE *out, const struct doctor_item *items, size_t n)
+{
+	if (!n) {
+		fputs(_("capture doctor: the capture holds what every analysis reads\n"), out);
+		return;
+	}
+	fputs(_("capture doctor (what the capture lacks, and the setting that adds it):\n"), out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, _("  - missing: %s (%zu rank(s)): %s; set %s\n"), _(items[i].what_missing), items[i].ranks,
+			_(items[i].affects), items[i].setting);
+}
+
+void summary_doctor_json(struct jsonw *w, const struct doctor_item *items, size_t n)
+{
+	jsonw_key(w, "doctor");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "what_missing", items[i].what_missing);
+		jsonw_kstr(w, "affects", items[i].affects);
+		jsonw_kstr(w, "setting", items[i].setting);
+		jsonw_kuint(w, "ranks", items[i].ranks);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
 void summary_print_text(const struct capture *cap, FILE *out)
 {
 	fprintf(out, _("ascprof-tui %s summary of "), PACKAGE_VERSION);
@@ -289,6 +317,12 @@ void summary_print_text(const struct capture *cap, FILE *out)
 		fprintf(out, _(": %zu request row(s), %zu httpReq span(s), %zu batch(es), %zu forward(s), %zu KV cache "
 			       "and %zu queue sample(s)\n"),
 			sv->n_req, sv->http_spans, sv->n_batch, sv->n_fwd, sv->n_kv, sv->n_queue);
+	}
+	if (cap->n_ranks) { /* the step check needs the analysis: --report's doctor has it */
+		struct doctor_item *doc;
+		size_t n_doc = doctor_check(cap, NULL, &doc);
+		summary_doctor_text(out, doc, n_doc);
+		free(doc);
 	}
 	if (cap->diags.n) {
 		fputs(_("diagnostics:\n"), out);
@@ -556,6 +590,10 @@ void summary_print_json(const struct capture *cap, FILE *out)
 		jsonw_kuint(&w, "queue_samples", sv->n_queue);
 		jsonw_obj_end(&w);
 	}
+	struct doctor_item *doc;
+	size_t n_doc = doctor_check(cap, NULL, &doc);
+	summary_doctor_json(&w, doc, n_doc);
+	free(doc);
 	summary_json_diags(&w, (struct diag_list *)&cap->diags);
 	jsonw_obj_end(&w);
 	fputc('\n', out);

@@ -18,6 +18,11 @@ struct jsonw;
 void summary_json_diags(struct jsonw *w, struct diag_list *dl);
 /* "diagnostics" (objects, every level) and "diagnostics_dropped" alone. */
 void summary_json_diagnostics(struct jsonw *w, struct diag_list *dl);
+struct doctor_item;
+/* The capture doctor's items (doctor.h): text lines under "capture doctor", or the JSON
+ * list "doctor" of {what_missing, affects, setting, ranks}. */
+void summary_doctor_text(FILE *out, const struct doctor_item *items, size_t n);
+void summary_doctor_json(struct jsonw *w, const struct doctor_item *items, size_t n);
 /* Human-friendly byte and duration strings written to buf, which is returned. */
 const char *summary_bytes(uint64_t bytes, char *buf, size_t size);
 const char *summary_duration(int64_t ns, char *buf, size_t size);

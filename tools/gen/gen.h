@@ -98,6 +98,9 @@ struct opts {
 	const char *drop_name;    /* --drop-op NAME */
 	const char *env[8];       /* --env NAME=VALUE: profiler_metadata.json ENV_VARIABLES set */
 	int freq_drop_pct;        /* --freq-drop PCT: the AI Core at 800 MHz for PCT % of the span */
+	bool fused;               /* --fused: AddRmsNorm and SwiGlu kernels instead of Add+RmsNorm, Silu+Mul */
+	bool unfused_rope;        /* --unfused-rope: q*cos + rotate_half(q)*sin instead of the fused rope */
+	int64_t packet_bytes;     /* --packet-bytes N: every collective's packet to a peer, 0: by tokens */
 	int n_env;
 	int64_t scale_milli;
 	int64_t xfer_milli; /* --xfer-scale: every collective's transfer, in 1/1000 */
@@ -168,6 +171,10 @@ enum kind_id {
 	K_ADAMW,
 	K_ALLTOALL,
 	K_FLASH, /* --shape vllm,legacy: prefill attention without a cache */
+	K_ADDRMSNORM, /* --fused: Add + RmsNorm as one kernel */
+	K_SWIGLU,     /* --fused: Silu + Mul as one kernel */
+	K_NEG,        /* --unfused-rope: rotate_half's negation */
+	K_CAT,        /* --unfused-rope: rotate_half's concatenation */
 	K_COUNT
 };
 #define HOSTILE_PYFUNC                                                                                       \
@@ -352,6 +359,9 @@ struct gen {
 	int64_t base;
 	int coll_group; /* the <seq> in hcom_allReduce__<seq>_<n>_1 */
 	int64_t tok_decode, tok_prefill;
+	/* truth: per rank, consecutive compute units Add, RmsNorm and Silu, Mul; units Silu, Mul */
+	int64_t fus_add_rms, fus_swiglu, aff_silu_mul;
+	int64_t fus_rotary, aff_neg_cat; /* Neg, Concat, Mul kernels; aten::neg, aten::cat ops */
 	uint8_t *phase; /* --shape: per step, enum step_phase */
 	int64_t *running; /* --shape: per step, the requests decoding (continuous batching: a walk) */
 	const char *host;

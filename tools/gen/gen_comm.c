@@ -38,7 +38,7 @@ static void comm_coll(const struct gen *G, const struct rank_model *R, const str
 	c->elapse = u->k_dur;
 	c->transit = u->xfer;
 	c->wait = u->k_dur - u->xfer;
-	c->peer_bytes = step_coll_tokens(G, st) * 4096 * 2 / n;
+	c->peer_bytes = G->o->packet_bytes ? G->o->packet_bytes : step_coll_tokens(G, st) * 4096 * 2 / n;
 	for (int j = 0; j < n; j++) {
 		int64_t permille = rng_range(rr, 280, 320);
 		if (j == R->r)

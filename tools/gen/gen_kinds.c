@@ -164,5 +164,18 @@ const struct kind kinds[K_COUNT] = {
 		     "#,32,128;#,8,128;#,8,128;@", "BF16;BF16;BF16;INT32", "ND;ND;ND;ND", "#,32,128", "BF16", "ND",
 		     "c10::BFloat16;c10::BFloat16;c10::BFloat16;int",
 		     "vllm_ascend/attention/attention_v1.py(372): _forward_prefill_no_cache"},
+	[K_ADDRMSNORM] = {{"npu::npu_add_rms_norm"}, 1, "aclnnAddRmsNorm", "ACL_NN", "aclnnAddRmsNorm", "AddRmsNorm",
+			  "AddRmsNorm", "AI_VECTOR_CORE", DC_COMPUTE, 2, 40, 0, "#,4096;#,4096;4096", "BF16;BF16;BF16",
+			  "ND;ND;ND", "#,4096", "BF16", "ND", "c10::BFloat16;c10::BFloat16;c10::BFloat16",
+			  "vllm_ascend/ops/layernorm.py(80): forward_oot"},
+	[K_SWIGLU] = {{"npu::npu_swiglu"}, 1, "aclnnSwiGlu", "ACL_NN", "aclnnSwiGlu", "SwiGlu", "SwiGlu",
+		      "AI_VECTOR_CORE", DC_COMPUTE, 2, 40, 0, "#,22016", "BF16", "ND", "#,11008", "BF16", "ND",
+		      "c10::BFloat16", "vllm_ascend/ops/activation.py(41): forward_oot"},
+	[K_NEG] = {{"aten::neg"}, 1, "aclnnNeg", "ACL_NN", "aclnnNeg", "Neg", "Neg", "AI_VECTOR_CORE", DC_COMPUTE, 1,
+		   40, 0, "#,32,64", "BF16", "ND", "#,32,64", "BF16", "ND", "c10::BFloat16",
+		   "transformers/models/llama/modeling_llama.py(151): rotate_half"},
+	[K_CAT] = {{"aten::cat"}, 1, "aclnnCat", "ACL_NN", "aclnnCat", "ConcatD", "ConcatD", "AI_VECTOR_CORE",
+		   DC_COMPUTE, 1, 40, 0, "#,32,64;#,32,64", "BF16;BF16", "ND;ND", "#,32,128", "BF16", "ND",
+		   "c10::BFloat16;c10::BFloat16", "transformers/models/llama/modeling_llama.py(152): rotate_half"},
 };
 /* clang-format on */

@@ -39,6 +39,12 @@ static const char usage_text[] =
 	"  --link-setup-us X        the capture's first collective waits X us more on every rank before\n"
 	"                           its transfer (link setup: a wait every rank shares)\n"
 	"  --drop-op NAME           leave compute kernel NAME and its host ops out of every step\n"
+	"  --fused                  the marked shape's layers call npu_add_rms_norm and npu_swiglu: AddRmsNorm\n"
+	"                           and SwiGlu kernels where Add, RmsNorm and Silu, Mul ran in a row\n"
+	"  --unfused-rope           the marked shape's rotary embedding as q*cos + rotate_half(q)*sin: Mul,\n"
+	"                           Neg, ConcatD, Mul, Add kernels (aten::neg, aten::cat) for the fused rope\n"
+	"  --packet-bytes N         with --comm: every collective sends N bytes to each peer (its Size\n"
+	"                           Distribution holds N; default: by the step's tokens)\n"
 	"  --freq-drop PCT          the AI Core Freq counter reads 800 MHz (of 1800) over the middle PCT %\n"
 	"                           of each rank's span (1-90; a throttled AI Core)\n"
 	"  --env NAME=VALUE         the profiled process ran with NAME=VALUE: profiler_metadata.json's\n"
@@ -211,6 +217,12 @@ static bool parse_number_opt(const char *a, int argc, char **argv, int *i, struc
 		if (*e || pct < 1 || pct > 90)
 			usage_error("--freq-drop: want a percentage from 1 to 90: '%s'", v);
 		o->freq_drop_pct = (int)pct;
+	} else if (!strcmp(a, "--fused")) {
+		o->fused = true;
+	} else if (!strcmp(a, "--unfused-rope")) {
+		o->unfused_rope = true;
+	} else if (!strcmp(a, "--packet-bytes")) {
+		o->packet_bytes = arg_int(a, need_arg(argc, argv, i), 1, 1LL << 34);
 	} else if (!strcmp(a, "--truncate-at")) {
 		o->truncate_at = arg_int(a, need_arg(argc, argv, i), 1, INT64_MAX / 4);
 	} else if (!strcmp(a, "--ragged")) {

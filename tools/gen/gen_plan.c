@@ -282,6 +282,45 @@ static void make_plan_shaped(const struct gen *G, int k, struct plan *P)
 	free(seq);
 }
 
+/* --fused: Add then RmsNorm becomes AddRmsNorm, Silu then Mul SwiGlu (the model calls the
+ * fused APIs); returns the new length. */
+static int fuse_pairs(uint8_t *seq, int L)
+{
+	int w = 0;
+	for (int i = 0; i < L; i++) {
+		if (i + 1 < L && seq[i] == K_ADD && seq[i + 1] == K_RMSNORM) {
+			seq[w++] = K_ADDRMSNORM;
+			i++;
+		} else if (i + 1 < L && seq[i] == K_SILU && seq[i + 1] == K_MUL) {
+			seq[w++] = K_SWIGLU;
+			i++;
+		} else {
+			seq[w++] = seq[i];
+		}
+	}
+	return w;
+}
+
+/* --unfused-rope: each fused rope becomes q*cos + rotate_half(q)*sin, five ops (Mul, Neg,
+ * Concat, Mul, Add); returns the new sequence (seq freed), room for one more kind. */
+static uint8_t *unfuse_rope(uint8_t *seq, int *L)
+{
+	static const uint8_t rope[] = {K_MUL, K_NEG, K_CAT, K_MUL, K_ADD};
+	uint8_t *out = xmalloc((size_t)*L * sizeof rope + 8);
+	int w = 0;
+	for (int i = 0; i < *L; i++) {
+		if (seq[i] != K_ROPE) {
+			out[w++] = seq[i];
+			continue;
+		}
+		memcpy(out + w, rope, sizeof rope);
+		w += (int)sizeof rope;
+	}
+	free(seq);
+	*L = w;
+	return out;
+}
+
 void make_plan(const struct gen *G, int k, struct plan *P)
 {
 	static const uint8_t layer[] = {K_RMSNORM, K_LINEAR, K_ROPE, K_CACHE, K_ATTN,   K_LINEAR, K_ADD,
@@ -325,6 +364,10 @@ void make_plan(const struct gen *G, int k, struct plan *P)
 	seq[L++] = o->chinese && rng_range(&r, 0, 999) < 500 ? K_QMM : K_LINEAR;
 	seq[L++] = K_ARGMAX;
 	seq[L++] = K_D2H;
+	if (o->fused)
+		L = fuse_pairs(seq, L);
+	if (o->unfused_rope)
+		seq = unfuse_rope(seq, &L);
 	if (o->hostile && k == 0) {
 		memmove(seq + head + 1, seq + head, (size_t)(L - head));
 		seq[head] = K_HOSTILE;

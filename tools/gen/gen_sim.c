@@ -695,11 +695,39 @@ void gen_init(struct gen *G, const struct opts *o, int steps)
 	}
 }
 
+/* The truth of the fusable sequences a step's plan holds: consecutive compute units (the
+ * device stream, copies and collectives between them skipped) and consecutive framework
+ * ops (the host's: names with "::"; HCCL calls between them skipped). */
+static void count_fusable(struct gen *G, const struct plan *P)
+{
+	int prev = -1, prev2 = -1, prev_op = -1;
+	for (int i = 0; i < P->n; i++) {
+		int k = P->pu[i].kind;
+		if (kinds[k].host[0] && strstr(kinds[k].host[0], "::")) { /* a framework op (aten::, npu::) */
+			bool sm = prev_op == K_SILU && k == K_MUL, nc = prev_op == K_NEG && k == K_CAT;
+			G->aff_silu_mul += sm;
+			G->aff_neg_cat += nc;
+			prev_op = sm || nc ? -1 : k;
+		}
+		if (kinds[k].dc != DC_COMPUTE)
+			continue;
+		/* as the analysis matches: the last three kernels, a match uses them up */
+		bool ar = prev == K_ADD && k == K_RMSNORM, sw = prev == K_SILU && k == K_MUL,
+		     ro = prev2 == K_NEG && prev == K_CAT && k == K_MUL;
+		G->fus_add_rms += ar;
+		G->fus_swiglu += sw;
+		G->fus_rotary += ro;
+		prev2 = ar || sw || ro ? -1 : prev;
+		prev = ar || sw || ro ? -1 : k;
+	}
+}
+
 void gen_simulate(struct gen *G)
 {
 	struct plan P = {0};
 	for (int k = 0; k < G->steps; k++) {
 		make_plan(G, k, &P);
+		count_fusable(G, &P);
 		for (int ri = 0; ri < G->o->ranks; ri++)
 			host_phase(G, &G->rk[ri], k, &P);
 		device_phase(G, k, &P);

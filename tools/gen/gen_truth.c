@@ -98,6 +98,12 @@
  * moe.<r>.<f>_ns=<ns>                       f = gmm (GroupedMatmul time), dispatch, combine (their durations), dispatch_wait,
  *                                           combine_wait (the planted wait for the slowest rank: last arrival minus own)
  * moe.<phase>.<r>.<f>=<n>                   the same by step phase (decode, prefill, mixed), f = tokens, gmm_ns, combine_wait_ns
+ * fusable.add_rms_norm=<n>                  per rank: Add then RmsNorm kernels in a row (compute only)
+ * fusable.swiglu=<n>                        per rank: Silu then Mul kernels in a row (compute only)
+ * affinity.silu_mul=<n>                     per rank: aten::silu then aten::mul framework ops in a row
+ * fusable.rotary=<n>                        per rank: Neg, ConcatD, Mul kernels in a row (--unfused-rope)
+ * affinity.neg_cat=<n>                      per rank: aten::neg then aten::cat (--unfused-rope)
+ * comm.packet_bytes=<n>                     --packet-bytes: every collective's packet to a peer
  * comm=0|1                                  --comm: communication.json and communication_matrix.json written
  * comm.group=<id>                           the communication-domain id after '@' in every entry
  * comm.slow_link=<src>-<dst>|none           the link planted at a third of its peers' bandwidth
@@ -211,6 +217,12 @@ const char truth_doc[] =
 	"moe.<r>.<f>_ns=<ns>                       f = gmm (GroupedMatmul time), dispatch, combine (their durations), dispatch_wait,\n"
 	"                                          combine_wait (the planted wait for the slowest rank: last arrival minus own)\n"
 	"moe.<phase>.<r>.<f>=<n>                   the same by step phase (decode, prefill, mixed), f = tokens, gmm_ns, combine_wait_ns\n"
+	"fusable.add_rms_norm=<n>                  per rank: Add then RmsNorm kernels in a row (compute only)\n"
+	"fusable.swiglu=<n>                        per rank: Silu then Mul kernels in a row (compute only)\n"
+	"affinity.silu_mul=<n>                     per rank: aten::silu then aten::mul framework ops in a row\n"
+	"fusable.rotary=<n>                        per rank: Neg, ConcatD, Mul kernels in a row (--unfused-rope)\n"
+	"affinity.neg_cat=<n>                      per rank: aten::neg then aten::cat (--unfused-rope)\n"
+	"comm.packet_bytes=<n>                     --packet-bytes: every collective's packet to a peer\n"
 	"comm=0|1                                  --comm: communication.json and communication_matrix.json written\n"
 	"comm.group=<id>                           the communication-domain id after '@' in every entry\n"
 	"comm.slow_link=<src>-<dst>|none           the link planted at a third of its peers' bandwidth\n"
@@ -498,6 +510,11 @@ void write_truth(const struct gen *G, struct rank_out *ro)
 		sbuf_addf(&b, "kernel_scale.%s=%" PRId64 "\n", kinds[o->scale_kind].kernel, o->scale_milli);
 	if (o->drop_kind >= 0)
 		sbuf_addf(&b, "drop_op.%s=1\n", kinds[o->drop_kind].kernel);
+	sbuf_addf(&b, "fusable.add_rms_norm=%" PRId64 "\nfusable.swiglu=%" PRId64 "\naffinity.silu_mul=%" PRId64 "\n",
+		  G->fus_add_rms, G->fus_swiglu, G->aff_silu_mul);
+	sbuf_addf(&b, "fusable.rotary=%" PRId64 "\naffinity.neg_cat=%" PRId64 "\n", G->fus_rotary, G->aff_neg_cat);
+	if (o->packet_bytes)
+		sbuf_addf(&b, "comm.packet_bytes=%" PRId64 "\n", o->packet_bytes);
 	if (o->xfer_milli != 1000)
 		sbuf_addf(&b, "xfer_scale=%" PRId64 "\n", o->xfer_milli);
 	if (o->setup_ns)

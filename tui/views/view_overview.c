@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doctor.h"
 #include "report.h"
 #include "sbuf.h"
 #include "summary.h"
@@ -332,6 +333,27 @@ static int draw_serving(struct app *app, struct canvas *cv, int x, int y, int w)
 	return y;
 }
 
+/* The capture doctor (doctor.h): what the capture lacks and the setting that adds it, a
+ * line each, as many as fit in max_lines (--report --json: doctor has them all). */
+static int draw_doctor(struct app *app, struct canvas *cv, int x, int y, int w, int max_lines)
+{
+	const struct published *pub = app_pub(app);
+	if (!pub || !pub->an || !pub->an->n_doctor || max_lines < 1)
+		return y;
+	canvas_text(cv, x, y, 10, ST_HEADER, _("Doctor"));
+	char line[512];
+	size_t n = pub->an->n_doctor, shown = n < (size_t)max_lines ? n : (size_t)max_lines;
+	for (size_t i = 0; i < shown; i++) {
+		const struct doctor_item *d = &pub->an->doctor[i];
+		if (i + 1 == shown && shown < n)
+			snprintf(line, sizeof line, _("%zu more (--report --json: doctor)"), n - i);
+		else
+			snprintf(line, sizeof line, _("missing %s: set %s"), _(d->what_missing), d->setting);
+		canvas_text(cv, x + 10, y++, w - 10, ST_DIM, line);
+	}
+	return y;
+}
+
 static void draw(void *stp, struct app *app, struct canvas *cv, int x, int y, int w, int h)
 {
 	struct overview *ov = stp;
@@ -347,6 +369,10 @@ static void draw(void *stp, struct app *app, struct canvas *cv, int x, int y, in
 		y = draw_table(app, cv, x, y, w, bottom - y - 6 > 1 ? bottom - y - 6 : 1) + 1;
 	if (y < bottom)
 		y = draw_verdict(app, cv, x, y, w, bottom - y - 2) + 1;
+	if (y + 3 < bottom) {
+		int dy = draw_doctor(app, cv, x, y, w, bottom - y - 3 < 4 ? bottom - y - 3 : 4);
+		y = dy > y ? dy + 1 : y;
+	}
 	if (y < bottom)
 		draw_warnings(ov, app, cv, x, y, w, bottom - y);
 }
