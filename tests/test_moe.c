@@ -94,6 +94,13 @@ static void check_candidates(const struct analysis *an, const struct tu_truth *t
 			snprintf(want, sizeof want, "for rank %d, whose experts", hot);
 			assert_non_null(strstr(ra->bn[BN_COMMUNICATION].advice, want));
 		}
+		/* the verdict names it where the MoE wait is most of the rank's waiting */
+		char verdict[VERDICT_MAX], who[64];
+		analysis_verdict(ra, verdict, sizeof verdict);
+		snprintf(who, sizeof who, "expert load imbalance: rank %d's experts", hot);
+		if (ra->rank != hot && 2 * ra->moe_wait_ns >= ra->attr.ns[ATTR_COMM_WAIT] &&
+		    !strncmp(verdict, "communication", 13))
+			assert_non_null(strstr(verdict, who));
 	}
 }
 
@@ -182,8 +189,11 @@ static void test_moe_balanced(void **state)
 	check_ranks(m, c.truth, true);
 	assert_true(m->imbalance < 1.2);
 	assert_null(m->verdict);
-	for (size_t i = 0; i < c.an->n_ranks; i++)
+	for (size_t i = 0; i < c.an->n_ranks; i++) {
+		char verdict[VERDICT_MAX];
 		assert_false(c.an->ranks[i].moe_imbalanced);
+		assert_null(strstr(analysis_verdict(&c.an->ranks[i], verdict, sizeof verdict), "expert load"));
+	}
 	tu_capture_free(&c);
 }
 

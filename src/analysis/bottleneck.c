@@ -327,6 +327,37 @@ static struct comm_shares comm_shares_of(const struct rank_analysis *ra)
 }
 
 /* The communication's advice from its shares (s) and the rank everyone waits for. */
+/* A rank that waits for a hot rank's experts: the MoE dispatch and combine hold at least
+ * half of its exposed waiting for a peer (moe.h), so the wait is the experts' to fix. */
+static bool moe_holds_wait(const struct rank_analysis *ra)
+{
+	return ra->moe_imbalanced && ra->moe_hot_rank != ra->rank && ra->moe_wait_ns > 0 &&
+	       2 * ra->moe_wait_ns >= ra->attr.ns[ATTR_COMM_WAIT];
+}
+
+/* The candidate's name in the verdict, with what MoE expert load says of it: the waiting
+ * ranks' communication and the hot rank's compute are the expert load imbalance. */
+static const char *verdict_name(const struct rank_analysis *ra, int k, char *buf, size_t size)
+{
+	const struct bottleneck *b = &ra->bn[k];
+	if (ra->verdict_of_steps) /* a phase's verdict: the MoE figures are the whole capture's */
+		snprintf(buf, size, "%s", b->name);
+	else if (k == BN_COMMUNICATION && moe_holds_wait(ra))
+		snprintf(buf, size,
+			 _("%s, expert load imbalance: rank %d's experts take %.1f x the median tokens and %.1f ms of "
+			   "this rank's wait is in the MoE dispatch and combine for them, which balancing the experts "
+			   "(EPLB) would recover"),
+			 b->name, ra->moe_hot_rank, ra->moe_imbalance, (double)ra->moe_wait_ns / 1e6);
+	else if (k == BN_NPU_COMPUTE && ra->moe_imbalanced && ra->moe_hot_rank == ra->rank)
+		snprintf(buf, size,
+			 _("%s, expert load imbalance: this rank's experts take %.1f x the median tokens and the "
+			   "others wait for them in the MoE combine"),
+			 b->name, ra->moe_imbalance);
+	else
+		snprintf(buf, size, "%s", b->name);
+	return buf;
+}
+
 static void comm_advice(struct rank_analysis *ra, const struct comm_shares *s)
 {
 	struct bottleneck *b = &ra->bn[BN_COMMUNICATION];
@@ -338,8 +369,7 @@ static void comm_advice(struct rank_analysis *ra, const struct comm_shares *s)
 	if (s->o_all && w + tr + un + su + ui < 0.005)
 		b->advice = xstrdup(_("the exposed communication is the collectives named on their own (see the verdict): "
 				      "their setup or their wait is theirs to fix, not overlap or bandwidth"));
-	else if (w >= 1.0 && ra->moe_imbalanced && ra->moe_hot_rank != ra->rank &&
-	         2 * ra->moe_wait_ns >= ra->attr.ns[ATTR_COMM_WAIT])
+	else if (w >= 1.0 && moe_holds_wait(ra))
 		b->advice = xasprintf(_("exposed communication waits for a peer (%s): %.1f ms of it in the MoE "
 		                        "dispatch and combine, for rank %d, whose experts get %.1f x the median tokens "
 		                        "(expert load imbalance, see the MoE section); balance the experts (EPLB), not "
@@ -583,6 +613,8 @@ const char *analysis_verdict_reason(const struct rank_analysis *ra, int k, char 
 static int verdict_entry(const struct rank_analysis *ra, int k, bool first, char *buf, size_t size)
 {
 	const struct bottleneck *b = &ra->bn[k];
+	char name[512]; /* the candidate, with what MoE expert load says of it */
+	verdict_name(ra, k, name, sizeof name);
 	double share = attribution_pct(&ra->attr, b->bucket_ns);
 	char why[VERDICT_REASON_MAX];
 	const char *reason = analysis_verdict_reason(ra, k, why, sizeof why);
@@ -591,28 +623,28 @@ static int verdict_entry(const struct rank_analysis *ra, int k, bool first, char
 			       ? snprintf(buf, size,
 					  _("%s (expected gain %.1f-%.1f %% of the steps' time; score %d; its buckets "
 					    "hold %.1f %%)"),
-					  b->name, b->gain.low_pct, b->gain.high_pct, b->score, share)
+					  name, b->gain.low_pct, b->gain.high_pct, b->score, share)
 			       : snprintf(buf, size,
 					  _("%s (expected gain unknown; score %d; its buckets hold %.1f %% of the steps' "
 					    "time)"),
-					  b->name, b->score, share);
+					  name, b->score, share);
 	if (first)
 		return analysis_gain_known(ra, k)
 			       ? snprintf(buf, size,
 					  _("%s (expected gain %.1f-%.1f %% of the window; score %d; its buckets hold "
 					    "%.1f %%)"),
-					  b->name, b->gain.low_pct, b->gain.high_pct, b->score, share)
+					  name, b->gain.low_pct, b->gain.high_pct, b->score, share)
 			       : snprintf(buf, size,
 					  _("%s (expected gain unknown; score %d; its buckets hold %.1f %% of the window)"),
-					  b->name, b->score, share);
+					  name, b->score, share);
 	/* a reason names the share itself */
 	char gain[64];
 	if (analysis_gain_known(ra, k))
 		snprintf(gain, sizeof gain, _("%.1f-%.1f %%"), b->gain.low_pct, b->gain.high_pct);
 	else
 		snprintf(gain, sizeof gain, "%s", _("gain unknown"));
-	return reason ? snprintf(buf, size, _(", then %s (%s; score %d: %s)"), b->name, gain, b->score, reason)
-		      : snprintf(buf, size, _(", then %s (%s; score %d; %.1f %%)"), b->name, gain, b->score, share);
+	return reason ? snprintf(buf, size, _(", then %s (%s; score %d: %s)"), name, gain, b->score, reason)
+		      : snprintf(buf, size, _(", then %s (%s; score %d; %.1f %%)"), name, gain, b->score, share);
 }
 
 bool analysis_verdict_leads_collective(const struct rank_analysis *ra)
