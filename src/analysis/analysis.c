@@ -242,6 +242,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	if (ra->n_steps)
 		metrics_step_summary(ra, stage.dir_from_device);
 	advice_env(rd->plan, ra); /* reads no event: every rank, timeline or not */
+	advice_kernels(rd->plan, rd->db_path, &rd->store, rd->by_kind[CSV_KERNEL], ra);
 }
 
 /* A rank's verdicts: the bottleneck rules over its window, then the same rules over each
