@@ -187,7 +187,8 @@ static const char shape_events[] = "h,ProfilerStep#1,0,1000 h,ProfilerStep#2,100
 
 /* Three steps. The first sees MatMul [4,16;16,16] and Add [4,16]; step 2 brings Add [5,16],
  * step 3 MatMul [6,16;16,16] (and Add [5,16] again, seen) and a Cast whose OP State is
- * dynamic (compiled once for any shape): 2 new shapes, in 2 of the 2 static operators. */
+ * dynamic (compiled once for any shape), and a Sort first run in step 3 (its first compile,
+ * not a compile again): 2 new shapes, in 2 of the 3 static operators. */
 static void test_dynamic_shape(void **state)
 {
 	(void)state;
@@ -196,7 +197,7 @@ static void test_dynamic_shape(void **state)
 		  SHAPE_HEAD "MatMul,MatMul,static,AI_CORE,100,50,\"4,16;16,16\"\nAdd,Add,static,AI_VECTOR_CORE,300,50,\"4,16\"\n"
 			     "MatMul,MatMul,static,AI_CORE,1100,50,\"4,16;16,16\"\nAdd,Add,static,AI_VECTOR_CORE,1300,50,\"5,16\"\n"
 			     "MatMul,MatMul,static,AI_CORE,2100,50,\"6,16;16,16\"\nAdd,Add,static,AI_VECTOR_CORE,2300,50,\"5,16\"\n"
-			     "Cast,Cast,dynamic,AI_VECTOR_CORE,2500,50,\"7\"\n",
+			     "Cast,Cast,dynamic,AI_VECTOR_CORE,2500,50,\"7\"\nSort,Sort,static,AI_VECTOR_CORE,2700,50,\"9\"\n",
 		  0, 0);
 	assert_int_equal(k.ra->n_steps, 3);
 	const struct advice_finding *f = finding(k.ra, ADV_DYNAMIC_SHAPE);
@@ -204,7 +205,7 @@ static void test_dynamic_shape(void **state)
 	assert_true(f->triggered);
 	assert_int_equal(f->count, 2);
 	assert_int_equal(f->total_ns, US(100));
-	assert_non_null(strstr(f->evidence, "2 input shapes first seen after the first step, in 2 of 2 operators"));
+	assert_non_null(strstr(f->evidence, "2 input shapes first seen after the first step of their phase, in 2 of 3 operators"));
 	assert_non_null(strstr(f->evidence, "Add 1 new of 2 distinct shapes"));
 	assert_non_null(strstr(f->evidence, "MatMul 1 new of 2 distinct shapes"));
 	/* the first new shape of the op with most (a tie: the first interned, MatMul) */
@@ -220,6 +221,14 @@ static void test_dynamic_shape(void **state)
 		  0, 0);
 	assert_null(finding(k.ra, ADV_DYNAMIC_SHAPE));
 	assert_int_equal(k.ra->advice_status[ADV_DYNAMIC_SHAPE], ADV_STATUS_CHECKED);
+	kcap_free(&k);
+	/* no OP State: a static kernel cannot be told from a dynamic one */
+	kcap_load(&k, shape_events,
+		  "Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes\n"
+		  "MatMul,MatMul,AI_CORE,100,50,\"4,16;16,16\"\nMatMul,MatMul,AI_CORE,2100,50,\"6,16;16,16\"\n", 0, 0);
+	assert_null(finding(k.ra, ADV_DYNAMIC_SHAPE));
+	assert_int_equal(k.ra->advice_status[ADV_DYNAMIC_SHAPE], ADV_STATUS_NOT_APPLICABLE);
+	assert_non_null(strstr(k.ra->advice_reason[ADV_DYNAMIC_SHAPE], "OP State"));
 	kcap_free(&k);
 	/* one step: nothing to compare with */
 	kcap_load(&k, "h,ProfilerStep#1,0,1000 d,MatMul,100,50",

@@ -122,11 +122,12 @@ const struct advice_rule advice_rules[ADV_COUNT] = {
 			       "limit (reduce the work); for an MTE2-bound one, reuse data in L1/UB")},
 	[ADV_DYNAMIC_SHAPE] = {"dynamic_shape", N_("operators compiled again for new shapes"),
 			       "kernel table rows (Type, else Name) with an Input Shapes value first seen after the "
-			       "first step, leaving out kernels whose OP State is dynamic (compiled once for any shape)",
-			       "input shapes new after the first step", "count", 1.0,
+			       "first step of their phase (prefill, decode), leaving out kernels whose OP State is "
+			       "dynamic (compiled once for any shape)",
+			       "input shapes new after their phase's first step", "count", 1.0,
 			       N_("a static-shape operator is compiled (or its graph rebuilt) for each new input "
-				  "shape; the first step sees every shape of a steady run, so a shape first seen later "
-				  "is a compilation inside the steady state"),
+				  "shape; a phase's first step sees every shape of a steady run, so a shape first seen "
+				  "later is a compilation inside the steady state"),
 			       N_("pad or bucket the varying dimension (sequence length, batch) to a few sizes, mark "
 				  "dimensions dynamic (torch._dynamo.mark_dynamic, torchair dynamic=True), or use the "
 				  "binary (jit_compile=False) kernels that serve any shape")},

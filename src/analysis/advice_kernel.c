@@ -321,16 +321,63 @@ static void pipe_bound(const struct csv_table *k, struct rank_analysis *ra)
 	free(b);
 }
 
-/* The end of the first step with a window (the earliest), or INT64_MIN with fewer than two. */
-static int64_t first_step_end(const struct rank_analysis *ra)
+/* The steps a new shape is judged in: their partition windows in start order, each marked
+ * when it is the first of its phase (prefill and decode shapes differ by design: each
+ * phase's first step is its baseline). */
+struct shape_steps {
+	int64_t *lo, *hi;
+	bool *baseline;
+	size_t n;
+};
+
+static void shape_steps_init(const struct rank_analysis *ra, struct shape_steps *ss)
 {
-	size_t n = 0, first = 0;
+	memset(ss, 0, sizeof *ss);
+	size_t cap = ra->n_steps ? ra->n_steps : 1;
+	ss->lo = xcalloc(cap, sizeof *ss->lo);
+	ss->hi = xcalloc(cap, sizeof *ss->hi);
+	ss->baseline = xcalloc(cap, sizeof *ss->baseline);
+	const struct step **order = xcalloc(cap, sizeof *order);
 	for (size_t i = 0; i < ra->n_steps; i++)
-		if (ra->steps[i].has_window) {
-			if (!n++ || ra->steps[i].start < ra->steps[first].start)
-				first = i;
+		if (ra->steps[i].has_window && ra->steps[i].win_end > ra->steps[i].win_start) {
+			size_t at = ss->n++;
+			while (at > 0 && order[at - 1]->win_start > ra->steps[i].win_start) {
+				order[at] = order[at - 1];
+				at--;
+			}
+			order[at] = &ra->steps[i];
 		}
-	return n >= 2 ? ra->steps[first].end : INT64_MIN;
+	bool phase_seen[PHASE_MIXED + 1] = {false};
+	for (size_t i = 0; i < ss->n; i++) {
+		ss->lo[i] = order[i]->win_start;
+		ss->hi[i] = order[i]->win_end;
+		unsigned ph = (unsigned)order[i]->phase <= PHASE_MIXED ? (unsigned)order[i]->phase : PHASE_UNKNOWN;
+		ss->baseline[i] = !phase_seen[ph];
+		phase_seen[ph] = true;
+	}
+	free(order);
+}
+
+static void shape_steps_free(struct shape_steps *ss)
+{
+	free(ss->lo);
+	free(ss->hi);
+	free(ss->baseline);
+}
+
+/* Whether a row starting at ts lies in a step after its phase's first: outside every step
+ * (before the first, in a gap) it is baseline too. */
+static bool after_baseline(const struct shape_steps *ss, int64_t ts)
+{
+	size_t a = 0, b = ss->n;
+	while (a < b) { /* the first step ending after ts */
+		size_t m = a + (b - a) / 2;
+		if (ss->hi[m] <= ts)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < ss->n && ss->lo[a] <= ts && !ss->baseline[a];
 }
 
 /* A shape cell that says nothing: empty, N/A, or only quotes. */
@@ -351,14 +398,15 @@ struct op_shapes {
 	bool any_fresh;
 };
 
-static void dynamic_shape(const struct csv_table *k, struct rank_analysis *ra, int64_t first_end)
+static void dynamic_shape(const struct csv_table *k, struct rank_analysis *ra)
 {
+	struct shape_steps ss;
+	shape_steps_init(ra, &ss);
 	uint32_t n = strtab_count(k->strs);
 	struct op_shapes *op = xcalloc(n ? n : 1, sizeof *op);
 	struct u64map seen = {0};
 	uint64_t fresh = 0, n_ops = 0;
 	int64_t fresh_ns = 0;
-	bool op_state = csvt_has(k, COL_OP_STATE);
 	for (size_t row = 0; row < k->nrows; row++) {
 		int64_t ts, dur = 0;
 		uint32_t id = csvt_has(k, COL_TYPE) ? csvt_str_id(k, row, COL_TYPE) : 0;
@@ -370,7 +418,7 @@ static void dynamic_shape(const struct csv_table *k, struct rank_analysis *ra, i
 		    no_shape(strtab_str(k->strs, sh)))
 			continue;
 		/* a kernel compiled for dynamic shapes serves a new shape without a compile */
-		const char *state = op_state ? csvt_str(k, row, COL_OP_STATE) : NULL;
+		const char *state = csvt_str(k, row, COL_OP_STATE);
 		if (state && !strcasecmp(state, "dynamic"))
 			continue;
 		bool found;
@@ -380,8 +428,8 @@ static void dynamic_shape(const struct csv_table *k, struct rank_analysis *ra, i
 		*slot = 1;
 		if (!op[id].shapes++)
 			n_ops++;
-		if (ts < first_end)
-			continue;
+		if (op[id].shapes < 2 || !after_baseline(&ss, ts))
+			continue; /* an op's first shape is its first compile, not a compile again */
 		csvt_time(k, row, COL_DURATION, &dur);
 		fresh++;
 		fresh_ns += dur;
@@ -393,6 +441,7 @@ static void dynamic_shape(const struct csv_table *k, struct rank_analysis *ra, i
 		}
 	}
 	u64map_free(&seen);
+	shape_steps_free(&ss);
 	if (fresh) {
 		struct hits h = {.count = fresh};
 		struct advice_finding *f = advice_add_finding(ra, ADV_DYNAMIC_SHAPE, &h, (double)fresh);
@@ -400,9 +449,7 @@ static void dynamic_shape(const struct csv_table *k, struct rank_analysis *ra, i
 		f->share_pct = NAN;
 		f->share_of = "the kernels";
 		f->bucket = "compute";
-		/* a new shape compiles unless a shape-generic binary serves it; without OP State
-		 * (the Db export) those kernels cannot be left out */
-		f->conf = op_state ? CONF_MEDIUM : CONF_LOW;
+		f->conf = CONF_MEDIUM; /* a graph-mode run may recompile for a dynamic kernel too */
 		uint64_t n_fresh_ops = 0;
 		uint32_t top[TOP_N];
 		int nt = 0;
@@ -421,14 +468,12 @@ static void dynamic_shape(const struct csv_table *k, struct rank_analysis *ra, i
 				top[at] = i;
 		}
 		struct sbuf sb = SBUF_INIT;
-		sbuf_addf(&sb, _("%llu input shapes first seen after the first step, in %llu of %llu operators"),
+		sbuf_addf(&sb, _("%llu input shapes first seen after the first step of their phase, in %llu of %llu operators"),
 			  (unsigned long long)fresh, (unsigned long long)n_fresh_ops, (unsigned long long)n_ops);
 		for (int j = 0; j < nt; j++)
 			sbuf_addf(&sb, _("%s%s %llu new of %llu distinct shapes"), j ? "; " : _("; top: "),
 				  strtab_str(k->strs, top[j]), (unsigned long long)op[top[j]].fresh,
 				  (unsigned long long)op[top[j]].shapes);
-		if (!op_state)
-			sbuf_addf(&sb, _(" (no OP State column: kernels compiled for any shape are not told apart)"));
 		f->evidence = sbuf_detach(&sb);
 		show_row(k, op[top[0]].first_fresh, f);
 	}
@@ -480,19 +525,24 @@ void advice_kernels(const struct rank_plan *rp, const char *db_path, const struc
 	if (!why_pipe && !has_pmu(k))
 		why_pipe = N_("no PMU columns in the kernel table: aic_metrics=PipeUtilization with level 1 or 2 "
 			      "adds them");
-	int64_t first_end = first_step_end(ra);
+	size_t windows = 0;
+	for (size_t i = 0; i < ra->n_steps; i++)
+		windows += ra->steps[i].has_window;
 	if (!why_shape && !csvt_has(k, COL_INPUT_SHAPES))
 		why_shape = N_("no Input Shapes column in the kernel table: record_shapes=True adds it");
 	else if (!why_shape && !csvt_has(k, COL_START))
 		why_shape = N_("no start times in the kernel table");
-	else if (!why_shape && first_end == INT64_MIN)
+	else if (!why_shape && !csvt_has(k, COL_OP_STATE))
+		why_shape = N_("no OP State column in the kernel table: a new shape compiles again only a static "
+			       "kernel, and most aclnn kernels are dynamic");
+	else if (!why_shape && windows < 2)
 		why_shape = N_("fewer than two step windows: new shapes are judged after the first step");
 	if (!why_bd)
 		block_dim(k, &nc, ra);
 	if (!why_pipe)
 		pipe_bound(k, ra);
 	if (!why_shape)
-		dynamic_shape(k, ra, first_end);
+		dynamic_shape(k, ra);
 	for (size_t i = 0; i < ra->n_advice; i++) {
 		struct advice_finding *f = &ra->advice[i];
 		if (f->rule >= ADV_BLOCK_DIM && f->rule <= ADV_DYNAMIC_SHAPE && f->event == UINT32_MAX && f->csv_line)
