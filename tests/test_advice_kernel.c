@@ -269,6 +269,48 @@ static void test_memory_ops(void **state)
 	kcap_free(&k);
 }
 
+/* The generator's plants against its truth (figures from its model, not from the files
+ * the rules read): MatMulV2 on 8 blocks of Ascend910B3's 20 AI Cores (the attention's 8
+ * count too), a new static Add shape in every step, 5 aclrtMalloc calls in each idle gap
+ * between steps. Without the plants, on the same chip: every rule checked. */
+static void test_generated(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--steps 8 --prefill 2 --chip Ascend910B3 --block-dim 8 --new-shapes --alloc-storm 5", true);
+	const struct rank_analysis *ra = &c.an->ranks[0];
+	const struct advice_finding *f = finding(ra, ADV_BLOCK_DIM);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_int_equal(f->count, tu_truth_int(c.truth, "rank.0.advice.small_block_kernels"));
+	assert_int_equal(f->total_ns, tu_truth_int(c.truth, "rank.0.advice.small_block_ns"));
+	assert_non_null(strstr(f->evidence, "MatMulV2"));
+	f = finding(ra, ADV_DYNAMIC_SHAPE);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_int_equal(f->count, tu_truth_int(c.truth, "rank.0.advice.new_shapes"));
+	assert_non_null(strstr(f->evidence, "Add "));
+	f = finding(ra, ADV_MEMORY_OPS);
+	assert_non_null(f);
+	assert_int_equal(f->count, tu_truth_int(c.truth, "rank.0.advice.alloc_calls"));
+	assert_int_equal(f->total_ns, tu_truth_int(c.truth, "rank.0.advice.alloc_ns"));
+	assert_int_equal(f->exposed_ns, f->total_ns); /* planted where the device idles */
+	assert_int_equal(ra->advice_status[ADV_PIPE_BOUND] != ADV_STATUS_NOT_APPLICABLE, true); /* PMU columns */
+	tu_capture_free(&c);
+	tu_capture_load(&c, "--steps 8 --prefill 2 --chip Ascend910B3", true);
+	ra = &c.an->ranks[0];
+	f = finding(ra, ADV_BLOCK_DIM);
+	/* the attention kernels (8 blocks) stay, the MatMulV2 ones (24 blocks) leave */
+	long long want = tu_truth_int(c.truth, "rank.0.advice.small_block_kernels");
+	assert_int_equal(f ? (long long)f->count : 0, want);
+	assert_true(!f || !strstr(f->evidence, "MatMulV2"));
+	assert_null(finding(ra, ADV_DYNAMIC_SHAPE));
+	assert_null(finding(ra, ADV_MEMORY_OPS));
+	assert_int_equal(ra->advice_status[ADV_DYNAMIC_SHAPE], ADV_STATUS_CHECKED);
+	assert_int_equal(ra->advice_status[ADV_MEMORY_OPS], ADV_STATUS_CHECKED);
+	tu_capture_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_pipe_bound),
 		cmocka_unit_test(test_dynamic_shape),
 		cmocka_unit_test(test_memory_ops),
+		cmocka_unit_test(test_generated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,6 +93,10 @@ struct opts {
 	const char *drop_name;    /* --drop-op NAME */
 	const char *env[8];       /* --env NAME=VALUE: profiler_metadata.json ENV_VARIABLES set */
 	int freq_drop_pct;        /* --freq-drop PCT: the AI Core at 800 MHz for PCT % of the span */
+	const char *chip;         /* --chip NAME: a PROF_ device info.json with its core counts */
+	int block_dim;            /* --block-dim N: every MatMulV2 kernel on N blocks (0: its kind's) */
+	bool new_shapes;          /* --new-shapes: Add static, a new input shape in every step */
+	int alloc_storm;          /* --alloc-storm N: N aclrtMalloc calls between consecutive steps */
 	int n_env;
 	int64_t scale_milli;
 	int64_t xfer_milli; /* --xfer-scale: every collective's transfer, in 1/1000 */

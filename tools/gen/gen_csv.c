@@ -281,7 +281,8 @@ static void kernel_row(struct cw *c, const struct gen *G, const struct rank_mode
 	cw_text(c, name, o->gbk);
 	cw_text(c, kd->type, o->gbk);
 	bool comm = kd->dc == DC_COMM;
-	cw_raw(c, comm ? "N/A" : "dynamic");
+	bool fresh = o->new_shapes && kind == K_ADD; /* --new-shapes: a static Add, a shape per step */
+	cw_raw(c, comm ? "N/A" : fresh ? "static" : "dynamic");
 	cw_raw(c, kd->task_type);
 	if (damage == MARK_EXCEL) {
 		char buf[32];
@@ -297,10 +298,11 @@ static void kernel_row(struct cw *c, const struct gen *G, const struct rank_mode
 		for (int i = 0; i < 34; i++)
 			cw_raw(c, "N/A");
 	} else {
-		cw_i(c, kd->block_dim);
+		cw_i(c, o->block_dim && kind == K_LINEAR ? o->block_dim : kd->block_dim);
 		cw_i(c, kd->mix_block_dim);
 		cw_raw(c, kind == K_LINEAR ? "YES" : "NO");
-		char *si = shape_text(G, &R->st[k], u, kd->in_shape), *so = shape_text(G, &R->st[k], u, kd->out_shape);
+		char *si = fresh ? xasprintf("%d,4096;%d,4096", k + 1, k + 1) : shape_text(G, &R->st[k], u, kd->in_shape);
+		char *so = shape_text(G, &R->st[k], u, kd->out_shape);
 		cw_shape(c, si ? si : G->shape_in[kind][ph]);
 		cw_raw(c, kd->in_dtype);
 		cw_raw(c, kd->in_fmt);

@@ -450,6 +450,20 @@ static void write_host_section(struct tw *t)
 	}
 }
 
+/* --alloc-storm N: N device allocations in the device-idle gap after step k (none after the
+ * last), each a quarter of its slot in, half a slot long (gen_truth.c sums the same). */
+static void alloc_storm(struct tw *t, int k)
+{
+	int n = t->G->o->alloc_storm;
+	const struct rank_model *R = t->R;
+	int64_t gap = k + 1 < R->nst ? R->st[k + 1].first_dev - R->st[k].last_dev : 0;
+	for (int i = 0; n && gap >= 4 * n && i < n; i++) {
+		int64_t slot = gap / n;
+		cann_x(t, "AscendCL@aclrtMalloc", R->st[k].last_dev + i * slot + slot / 4, slot / 2, "ACL_RTS", "acl",
+		       "aclrtMalloc", "0", 0);
+	}
+}
+
 static void write_device_section(struct tw *t)
 {
 	const struct gen *G = t->G;
@@ -510,6 +524,7 @@ static void write_device_section(struct tw *t)
 			}
 			t->replayed = false;
 		}
+		alloc_storm(t, k);
 		/* Overlap Analysis pieces that start inside this step's window */
 		int64_t wend = step_window_end(R, k);
 		for (; ic < R->comp_m.n && R->comp_m.v[ic].s < wend; ic++)
