@@ -164,7 +164,6 @@ enum {
 	NM_COMPILE = 1 << 1,
 	NM_SYNC = 1 << 2,
 	NM_TRANSDATA = 1 << 3,
-	NM_MEMORY = 1 << 4,
 	AT_AICPU = 1 << 1,
 	AT_GC = 1 << 2,
 	AT_FRAME = 1 << 3, /* python_function call-stack frames: they wrap the real calls */
@@ -182,8 +181,6 @@ static __attribute__((noinline)) uint8_t name_bits_first(const struct rank_store
 		b |= NM_SYNC;
 	if (s && strstr(s, "TransData"))
 		b |= NM_TRANSDATA;
-	if (s && advice_is_memory_call(s))
-		b |= NM_MEMORY;
 	cache[id] = b;
 	return b;
 }
@@ -291,7 +288,7 @@ void advice_in_buckets(struct sbuf *sb, const struct advice_finding *f)
 	sbuf_free(&list);
 }
 
-struct advice_finding *advice_add_finding(struct rank_analysis *ra, enum advice_rule_id r, const struct hits *h,
+struct advice_finding *advice_add_finding(struct rank_analysis *ra, int r, const struct hits *h,
 					  double value)
 {
 	ra->advice = xrealloc(ra->advice, (ra->n_advice + 1) * sizeof *ra->advice);
@@ -590,8 +587,6 @@ static void scan_hits(const struct rank_store *rs, const struct ev_class *cls, u
 				hit(&h[ADV_ONLINE_COMPILE], rs, (uint32_t)ev);
 			else if (b & NM_SYNC)
 				hit(&h[ADV_STREAM_SYNC], rs, (uint32_t)ev);
-			else if (b & NM_MEMORY)
-				hit(&h[ADV_MEMORY_OPS], rs, (uint32_t)ev);
 		}
 	}
 }
@@ -786,8 +781,6 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *ktable, st
 		find_stream_sync(ra, &h[ADV_STREAM_SYNC], sets);
 	if (h[ADV_GC].count)
 		find_gc(rs, at, ra, &h[ADV_GC], sets);
-	if (h[ADV_MEMORY_OPS].count)
-		advice_memory_ops(ra, &h[ADV_MEMORY_OPS], sets);
 	for (size_t i = 0; i < ra->n_advice; i++) {
 		struct advice_finding *f = &ra->advice[i];
 		f->event_ts = f->event_end = INT64_MIN;

@@ -75,13 +75,13 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *kernels, s
  * rank, timeline or not (it reads no event). Sets the rule's status. */
 struct rank_plan;
 void advice_env(const struct rank_plan *rp, struct rank_analysis *ra);
-/* The kernel table's rules (advice_kernel.c: block_dim, pipe_bound, dynamic_shape), once
- * the steps are known and advice_rank has run: the core count comes from the capture's
- * device record (npu_cores.h, read through rp and db_path, which may be NULL). Sets the
- * three rules' statuses; leaves them unknown when the other rules did not run. */
-struct csv_table;
+/* The kernel table's rules (advice_kernel.c: block_dim, pipe_bound, dynamic_shape) and
+ * memory_ops (the host's device memory calls), right after advice_rank, whose sets it
+ * borrows: the core count comes from the capture's device record (npu_cores.h, read
+ * through rp and db_path, which may be NULL). Sets the four rules' statuses; leaves them
+ * unknown when advice_rank did not run. */
 void advice_kernels(const struct rank_plan *rp, const char *db_path, const struct rank_store *rs,
-		    const struct csv_table *kernels, struct rank_analysis *ra);
+		    const struct csv_table *kernels, struct rank_analysis *ra, struct rank_sets *sets);
 /* The keys of advice_finding.host_ns: host_sync, host_copy, host_dispatch, host_python. */
 extern const enum attr_bucket advice_host_buckets[4];
 /* The findings that reach their threshold. */

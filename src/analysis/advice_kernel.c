@@ -27,31 +27,79 @@
 #define SLOW_MEM_CALL_NS 10000000 /* memory_ops: a call of 10 ms and more, named apart */
 #define TOP_N 3
 
-bool advice_is_memory_call(const char *s)
+/* A host call that allocates or frees device memory; aclrtMallocHost / aclrtFreeHost pin
+ * host memory, not the device's allocator. */
+static bool is_memory_call(const char *s)
 {
-	/* aclrtMallocHost / aclrtFreeHost pin host memory: not the device's allocator */
-	return (strstr(s, "aclrtMalloc") || strstr(s, "aclrtFree") || strstr(s, "aclMallocMemInner")) &&
+	return s && (strstr(s, "aclrtMalloc") || strstr(s, "aclrtFree") || strstr(s, "aclMallocMemInner")) &&
 	       !strstr(s, "Host");
 }
 
-void advice_memory_ops(struct rank_analysis *ra, struct hits *x, struct rank_sets *sets)
+/* The memory calls on the host lanes (python_function frames wrap real calls: left out),
+ * their spans a union, the longest to show; names judged once each. */
+static void memory_scan(const struct rank_store *rs, struct hits *h)
 {
+	uint32_t n_names = strtab_count(rs->strs);
+	uint8_t *memo = xcalloc(n_names ? n_names : 1, 1); /* 1 judged, 2 a memory call */
+	for (size_t ev = 0; ev < rs->n_ev; ev++) {
+		const struct lane *ln = store_ev_lane(rs, ev);
+		if (ln->group != LANE_HOST_PYTHON && ln->group != LANE_HOST_CANN)
+			continue;
+		uint32_t id = rs->ev_name[ev];
+		if (!memo[id])
+			memo[id] = is_memory_call(store_str(rs, id)) ? 2 : 1;
+		const char *cat = store_str(rs, store_ev_attr(rs, ev)->cat);
+		if (memo[id] != 2 || (cat && !strcmp(cat, "python_function")))
+			continue;
+		int64_t ts = store_ts(rs, ev), dur = store_dur(rs, ev);
+		ivset_add(&h->spans, ts, ts + dur);
+		h->sum_ns += dur;
+		if (advice_better(rs, (uint32_t)ev, dur, h->count++ ? h->longest : UINT32_MAX, h->longest_ns)) {
+			h->longest = (uint32_t)ev;
+			h->longest_ns = dur;
+		}
+	}
+	free(memo);
+}
+
+/* Device memory calls with the device idle (the exposed part, by host bucket) over the
+ * window, on a rank whose host lanes advice_rank found. */
+static void memory_ops(const struct rank_store *rs, struct rank_analysis *ra, struct rank_sets *sets)
+{
+	/* advice_rank said why not applicable (no trace, no host lane), with the other host rules */
+	if (ra->advice_status[ADV_MEMORY_OPS] == ADV_STATUS_NOT_APPLICABLE)
+		return;
+	struct hits x = {0};
+	ivset_init(&x.spans);
+	memory_scan(rs, &x);
+	ra->advice_status[ADV_MEMORY_OPS] = ADV_STATUS_CHECKED;
+	ra->advice_reason[ADV_MEMORY_OPS] = NULL;
+	if (!x.count) {
+		ivset_free(&x.spans);
+		return;
+	}
 	const struct attribution *attr = &ra->attr;
 	double wall = (double)attr->wall_ns;
-	struct advice_finding *f = advice_add_finding(ra, ADV_MEMORY_OPS, x, NAN);
-	advice_exposed(x, sets, attr, f);
+	struct advice_finding *f = advice_add_finding(ra, ADV_MEMORY_OPS, &x, NAN);
+	advice_exposed(&x, sets, attr, f);
 	f->value = wall > 0 ? 100.0 * (double)f->exposed_ns / wall : NAN;
 	f->triggered = isfinite(f->value) && f->value >= advice_rules[ADV_MEMORY_OPS].threshold;
-	f->total_ns = ivset_total(&x->spans);
+	f->total_ns = ivset_total(&x.spans);
 	f->share_pct = wall > 0 ? 100.0 * (double)f->total_ns / wall : NAN;
 	f->share_of = "the window";
+	f->event_ts = store_ts(rs, x.longest);
+	f->event_end = f->event_ts + x.longest_ns;
+	f->event_name = store_ev_name(rs, x.longest);
 	struct sbuf sb = SBUF_INIT;
 	sbuf_addf(&sb, _("%llu device memory allocation/free calls, %.3f ms; the longest %.3f ms; exposed %.3f ms "
 			 "(%.1f %% of the window)"),
-		  (unsigned long long)x->count, (double)f->total_ns / 1e6, (double)x->longest_ns / 1e6,
+		  (unsigned long long)x.count, (double)f->total_ns / 1e6, (double)x.longest_ns / 1e6,
 		  (double)f->exposed_ns / 1e6, f->value);
 	advice_in_buckets(&sb, f);
 	f->evidence = sbuf_detach(&sb);
+	if (f->triggered)
+		ra->advice_status[ADV_MEMORY_OPS] = ADV_STATUS_TRIGGERED;
+	ivset_free(&x.spans);
 }
 
 /* ---- the kernel table ---------------------------------------------------------------- */
@@ -505,10 +553,11 @@ static void kernel_status(struct rank_analysis *ra, enum advice_rule_id r, const
 }
 
 void advice_kernels(const struct rank_plan *rp, const char *db_path, const struct rank_store *rs,
-		    const struct csv_table *k, struct rank_analysis *ra)
+		    const struct csv_table *k, struct rank_analysis *ra, struct rank_sets *sets)
 {
 	if (ra->advice_status[ADV_AICPU] == ADV_STATUS_UNKNOWN)
 		return; /* the rules did not run on this rank: nor do these */
+	memory_ops(rs, ra, sets);
 	bool table = k && csvt_has(k, COL_NAME) && csvt_has(k, COL_DURATION) && csvt_has(k, COL_ACCEL_CORE);
 	const char *no_table = N_("no kernel table with names, durations and Accelerator Core");
 	const char *why_bd = NULL, *why_pipe = NULL, *why_shape = NULL;

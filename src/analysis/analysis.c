@@ -105,6 +105,7 @@ static void rank_metrics(struct rank_stage *st)
 		}
 		metrics_landmarks(s, ra, lo, hi);
 		advice_rank(rs, rd->by_kind[CSV_KERNEL], ra, s);
+		advice_kernels(rd->plan, rd->db_path, rs, rd->by_kind[CSV_KERNEL], ra, s);
 		metrics_per_step(ra, s);
 		if (ra->has_trace)
 			metrics_overlap_lane_check(rs, s, ra);
@@ -242,7 +243,6 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	if (ra->n_steps)
 		metrics_step_summary(ra, stage.dir_from_device);
 	advice_env(rd->plan, ra); /* reads no event: every rank, timeline or not */
-	advice_kernels(rd->plan, rd->db_path, &rd->store, rd->by_kind[CSV_KERNEL], ra);
 }
 
 /* A rank's verdicts: the bottleneck rules over its window, then the same rules over each
