@@ -282,14 +282,20 @@ static bool row_pipes(const struct csv_table *k, size_t row, double r[5])
 	return any;
 }
 
+/* The busiest pipe of a name's weighted ratios. */
+static int highest_pipe(const struct by_name *b)
+{
+	int hi = 0;
+	for (int q = 1; q < 5; q++)
+		hi = b->w[q] > b->w[hi] ? q : hi;
+	return hi;
+}
+
 /* The pipe that bounds a name's weighted ratios: its index, -1 for none (latency-bound),
  * -2 when busy but under PIPE_BOUND everywhere. */
 static int bound_pipe(const struct by_name *b, double *top)
 {
-	int best = 0;
-	for (int p = 1; p < 5; p++)
-		if (b->w[p] > b->w[best])
-			best = p;
+	int best = highest_pipe(b);
 	*top = b->w_ns ? b->w[best] / (double)b->w_ns : 0;
 	return *top >= PIPE_BOUND ? best : *top < PIPE_IDLE ? -1 : -2;
 }
@@ -346,10 +352,7 @@ static void pipe_bound(const struct csv_table *k, struct rank_analysis *ra)
 	int nt = top_ids(b, n, heavy, top);
 	for (int j = 0; j < nt; j++) {
 		double t;
-		int p = bound_pipe(&b[top[j]], &t);
-		int hi = 0;
-		for (int q = 1; q < 5; q++)
-			hi = b[top[j]].w[q] > b[top[j]].w[hi] ? q : hi;
+		int p = bound_pipe(&b[top[j]], &t), hi = highest_pipe(&b[top[j]]);
 		sbuf_addf(&sb, "%s%s %.3f ms: ", j ? "; " : _("; heaviest: "), strtab_str(k->strs, top[j]),
 			  (double)b[top[j]].ns / 1e6);
 		if (p >= 0)
@@ -358,7 +361,16 @@ static void pipe_bound(const struct csv_table *k, struct rank_analysis *ra)
 			sbuf_addf(&sb, p == -1 ? _("bound by none (highest %s %.2f)") : _("no single pipe (highest %s %.2f)"),
 				  pipe_names[hi], t);
 	}
+	/* the latency-bound ones by name, when the heaviest are not all of them */
 	uint32_t lt[TOP_N];
+	int nl = top_ids(b, n, latency, lt);
+	for (int j = 0; j < nl; j++) {
+		double t;
+		int hi = highest_pipe(&b[lt[j]]);
+		bound_pipe(&b[lt[j]], &t);
+		sbuf_addf(&sb, _("%s%s %.3f ms (highest %s %.2f)"), j ? ", " : _("; bound by none: "),
+			  strtab_str(k->strs, lt[j]), (double)b[lt[j]].ns / 1e6, pipe_names[hi], t);
+	}
 	f->event = UINT32_MAX;
 	f->event_ts = f->event_end = INT64_MIN;
 	if (top_ids(b, n, n_lat ? latency : heavy, lt))
