@@ -272,12 +272,15 @@ static void test_memory_ops(void **state)
 /* The generator's plants against its truth (figures from its model, not from the files
  * the rules read): MatMulV2 on 8 blocks of Ascend910B3's 20 AI Cores (the attention's 8
  * count too), a new static Add shape in every step, 5 aclrtMalloc calls in each idle gap
- * between steps. Without the plants, on the same chip: every rule checked. */
+ * between steps, every kernel's PMU ratios bound by a pipe but RmsNorm's. Without the
+ * plants, on the same chip: the shape and memory rules checked, block_dim finds only the
+ * kernels its own block counts put under the cores. */
 static void test_generated(void **state)
 {
 	(void)state;
 	struct tu_capture c;
-	tu_capture_load(&c, "--steps 8 --prefill 2 --chip Ascend910B3 --block-dim 8 --new-shapes --alloc-storm 5", true);
+	tu_capture_load(&c, "--steps 8 --prefill 2 --chip Ascend910B3 --block-dim 8 --new-shapes --alloc-storm 5 --pmu-bound",
+			true);
 	const struct rank_analysis *ra = &c.an->ranks[0];
 	const struct advice_finding *f = finding(ra, ADV_BLOCK_DIM);
 	assert_non_null(f);
@@ -295,7 +298,18 @@ static void test_generated(void **state)
 	assert_int_equal(f->count, tu_truth_int(c.truth, "rank.0.advice.alloc_calls"));
 	assert_int_equal(f->total_ns, tu_truth_int(c.truth, "rank.0.advice.alloc_ns"));
 	assert_int_equal(f->exposed_ns, f->total_ns); /* planted where the device idles */
-	assert_int_equal(ra->advice_status[ADV_PIPE_BOUND] != ADV_STATUS_NOT_APPLICABLE, true); /* PMU columns */
+	/* every kernel bound by a pipe but RmsNorm: its time over the PMU rows' time */
+	f = finding(ra, ADV_PIPE_BOUND);
+	assert_non_null(f);
+	long long lat = tu_truth_int(c.truth, "rank.0.advice.latency_bound_ns");
+	long long pmu = tu_truth_int(c.truth, "rank.0.advice.pmu_ns");
+	assert_int_equal(f->count, 1);
+	assert_int_equal(f->total_ns, lat);
+	assert_true(tu_close(f->value, 100.0 * (double)lat / (double)pmu, 1e-9, 1e-9));
+	assert_true(f->triggered == (f->value >= 10.0));
+	assert_non_null(strstr(f->evidence, "bound by none: RmsNorm"));
+	assert_non_null(strstr(f->evidence, "MatMulV2"));
+	assert_string_equal(f->event_name, "RmsNorm");
 	tu_capture_free(&c);
 	tu_capture_load(&c, "--steps 8 --prefill 2 --chip Ascend910B3", true);
 	ra = &c.an->ranks[0];

@@ -69,8 +69,10 @@ check "one rank, ProfilerStep#N, step rows, memory" --ranks 1 --steps 6 --prefil
 check "hostile and Chinese names" --ranks 2 --steps 3 --ops 12 --hostile --chinese
 check "four ranks, a slow one" --ranks 4 --steps 3 --ops 16 --slow-rank 2 --slow-factor 1.5
 # the kernel and memory advice plants (issue 43): block counts against a chip, static Adds with
-# new shapes (the Db carries OP State), device allocations between steps
-check "advice plants" --ranks 1 --steps 6 --prefill 2 --chip Ascend910B3 --block-dim 8 --new-shapes --alloc-storm 3
+# new shapes (the Db carries OP State), device allocations between steps, PMU ratios with a
+# bound pipe but on RmsNorm
+check "advice plants" --ranks 1 --steps 6 --prefill 2 --chip Ascend910B3 --block-dim 8 --new-shapes --alloc-storm 3 \
+  --pmu-bound
 
 # both exports of one run: text by default, Db with --source db, and --summary says why
 b=$tmp/both

@@ -97,6 +97,7 @@ struct opts {
 	int block_dim;            /* --block-dim N: every MatMulV2 kernel on N blocks (0: its kind's) */
 	bool new_shapes;          /* --new-shapes: Add static, a new input shape in every step */
 	int alloc_storm;          /* --alloc-storm N: N aclrtMalloc calls between consecutive steps */
+	bool pmu_bound;           /* --pmu-bound: every kernel bound by a pipe but RmsNorm (by none) */
 	int n_env;
 	int64_t scale_milli;
 	int64_t xfer_milli; /* --xfer-scale: every collective's transfer, in 1/1000 */

@@ -41,6 +41,8 @@ static const char usage_text[] =
 	"                           AI Core and Vector core counts of chip NAME (Ascend910B3 ...)\n"
 	"  --block-dim N            every MatMulV2 kernel launched on N blocks (1-256)\n"
 	"  --new-shapes             Add kernels are static (OP State) with a new input shape in every step\n"
+	"  --pmu-bound              PMU ratios with a bound pipe (cube or vector at 0.85-0.95) on every\n"
+	"                           kernel but RmsNorm, whose every pipe stays under 0.42 (latency-bound)\n"
 	"  --alloc-storm N          N AscendCL@aclrtMalloc calls in each device-idle gap between steps,\n"
 	"                           sharing half of it (1-100)\n"
 	"  --env NAME=VALUE         the profiled process ran with NAME=VALUE: profiler_metadata.json's\n"
@@ -207,6 +209,8 @@ static bool parse_number_opt(const char *a, int argc, char **argv, int *i, struc
 			usage_error("--chip: not a chip the core table knows: '%s'", o->chip);
 	} else if (!strcmp(a, "--block-dim")) {
 		o->block_dim = (int)arg_int(a, need_arg(argc, argv, i), 1, 256);
+	} else if (!strcmp(a, "--pmu-bound")) {
+		o->pmu_bound = true;
 	} else if (!strcmp(a, "--new-shapes")) {
 		o->new_shapes = true;
 	} else if (!strcmp(a, "--alloc-storm")) {

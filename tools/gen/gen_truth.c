@@ -428,6 +428,19 @@ static void truth_advice(struct sbuf *b, const struct gen *G, const struct rank_
 		}
 		sbuf_addf(b, "rank.%d.advice.new_shapes=%" PRId64 "\n", r, fresh);
 	}
+	if (o->pmu_bound) { /* every kernel row with PMU cells; RmsNorm's are the latency-bound */
+		int64_t pmu = 0, rms = 0;
+		for (size_t i = 0; i < R->nu; i++) {
+			const struct unit *u = &R->u[i];
+			if (kinds[u->kind].dc == DC_COMPUTE) {
+				pmu += u->k_dur;
+				rms += u->kind == K_RMSNORM ? u->k_dur : 0;
+			}
+			pmu += u->s3_dur;
+		}
+		sbuf_addf(b, "rank.%d.advice.pmu_ns=%" PRId64 "\nrank.%d.advice.latency_bound_ns=%" PRId64 "\n", r, pmu, r,
+			  rms);
+	}
 	if (o->chip) {
 		struct npu_cores nc;
 		npu_cores_from_chip(o->chip, &nc);
