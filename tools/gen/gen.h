@@ -515,6 +515,9 @@ void make_plan(const struct gen *G, int k, struct plan *P);
 extern const char ph_chars[PH_COUNT];
 bool lane_on(const struct gen *G, enum lane_id ln);
 void thread_label(const struct rank_model *R, enum lane_id ln, char *buf, size_t n);
+/* --alloc-storm: the calls after step k (gen_trace.c; the API table and the truth count
+ * the same): how many, the first slot's start and the slot length */
+int alloc_storm_slots(const struct gen *G, const struct rank_model *R, int k, int64_t *t0, int64_t *slot);
 void cann_x(struct tw *t, const char *name, int64_t ts, int64_t dur, const char *mode, const char *level,
             const char *id, const char *item, int32_t conn);
 uint64_t write_trace(const struct gen *G, const struct rank_model *R, const char *path, struct tw *t);

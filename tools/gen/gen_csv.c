@@ -599,6 +599,11 @@ int64_t write_api_statistic(const struct gen *G, const struct rank_model *R, con
 		else if (kd->dc == DC_COMM)
 			agg_add(agg_find(&v, &n, &cap, "hccl", "Launch_Ffts"), u->nl_dur);
 	}
+	for (int k = 0; k < R->nst; k++) { /* --alloc-storm's calls */
+		int64_t t0, slot;
+		for (int i = 0, m = alloc_storm_slots(G, R, k, &t0, &slot); i < m; i++)
+			agg_add(agg_find(&v, &n, &cap, "acl", "aclrtMalloc"), slot / 2);
+	}
 	qsort(v, n, sizeof *v, agg_by_level);
 	for (size_t i = 0; i < n; i++) {
 		const struct agg *a = &v[i];

@@ -43,8 +43,8 @@ static const char usage_text[] =
 	"  --new-shapes             Add kernels are static (OP State) with a new input shape in every step\n"
 	"  --pmu-bound              PMU ratios with a bound pipe (cube or vector at 0.85-0.95) on every\n"
 	"                           kernel but RmsNorm, whose every pipe stays under 0.42 (latency-bound)\n"
-	"  --alloc-storm N          N AscendCL@aclrtMalloc calls in each device-idle gap between steps,\n"
-	"                           sharing half of it (1-100)\n"
+	"  --alloc-storm N          N AscendCL@aclrtMalloc calls in each step's schedule() call while the\n"
+	"                           device idles before the next step, sharing half of it (1-100)\n"
 	"  --env NAME=VALUE         the profiled process ran with NAME=VALUE: profiler_metadata.json's\n"
 	"                           ENV_VARIABLES say so (up to 8; NAME and VALUE plain text)\n"
 	"  --step-marks M           engine (execute_model python_function) | profilerstep (ProfilerStep#N\n"
@@ -535,4 +535,7 @@ void shape_apply(struct opts *o)
 		o->call_stack = false;
 		o->host_bare = true;
 	}
+	/* the calls go inside schedule(), a python_function such a capture does not write */
+	if (o->alloc_storm && o->host_bare)
+		usage_error("--alloc-storm needs the python_function events: not with --shape vllm or --default-export");
 }

@@ -402,13 +402,11 @@ static void truth_advice(struct sbuf *b, const struct gen *G, const struct rank_
 	const struct opts *o = G->o;
 	int r = R->r;
 	if (o->alloc_storm) {
-		int64_t n = 0, ns = 0;
-		for (int k = 0; k + 1 < R->nst; k++) {
-			int64_t gap = R->st[k + 1].first_dev - R->st[k].last_dev;
-			if (gap >= 4 * o->alloc_storm) {
-				n += o->alloc_storm;
-				ns += o->alloc_storm * (gap / o->alloc_storm / 2);
-			}
+		int64_t n = 0, ns = 0, t0, slot;
+		for (int k = 0; k < R->nst; k++) {
+			int m = alloc_storm_slots(G, R, k, &t0, &slot);
+			n += m;
+			ns += m * (slot / 2);
 		}
 		sbuf_addf(b, "rank.%d.advice.alloc_calls=%" PRId64 "\nrank.%d.advice.alloc_ns=%" PRId64 "\n", r, n, r, ns);
 	}
