@@ -13,6 +13,7 @@
 #include "advice.h"
 #include "analysis.h"
 #include "capture.h"
+#include "npu_cores.h"
 #include "sbuf.h"
 #include "testutil.h"
 #include "xalloc.h"
@@ -325,6 +326,36 @@ static void test_generated(void **state)
 	tu_capture_free(&c);
 }
 
+/* Where the core counts come from: a PROF_ directory's device info in a worker directory,
+ * or a device directory straight in a Class B rank's PROF_ directory (the worker then),
+ * both exact; the chip table's family range; nothing found: unknown. */
+static void test_npu_cores(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	struct npu_cores nc;
+	npu_cores_read(dir, NULL, &nc);
+	assert_false(nc.known);
+	free(tu_write_str(dir, "w/PROF_000001_1_A/device_3/info.json.3",
+			  "{\"DeviceInfo\": [{\"id\": 3, \"ai_cpu_core_num\": 7, \"ai_core_num\": 24, \"aiv_num\": 48}]}"));
+	char *w = xasprintf("%s/w", dir), *p = xasprintf("%s/w/PROF_000001_1_A", dir);
+	npu_cores_read(w, NULL, &nc);
+	assert_true(nc.known);
+	assert_int_equal(nc.aic_lo, 24);
+	assert_int_equal(nc.aic_hi, 24);
+	assert_int_equal(nc.aiv_lo, 48);
+	assert_string_equal(nc.source, "info.json");
+	npu_cores_read(p, NULL, &nc); /* Class B: the PROF_ directory is the rank's */
+	assert_true(nc.known && nc.aic_lo == 24);
+	assert_true(npu_cores_from_chip("Ascend910B", &nc));
+	assert_true(nc.aic_lo == 20 && nc.aic_hi == 30 && nc.aiv_lo == 40 && nc.aiv_hi == 48);
+	assert_false(npu_cores_from_chip("Ascend910B9", &nc));
+	free(w);
+	free(p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_dynamic_shape),
 		cmocka_unit_test(test_memory_ops),
 		cmocka_unit_test(test_generated),
+		cmocka_unit_test(test_npu_cores),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,6 +107,12 @@ static bool from_worker(const char *worker_dir, struct npu_cores *out)
 	struct dirent *e;
 	bool ok = false;
 	while (!ok && (e = readdir(w))) {
+		if (!strncmp(e->d_name, "device_", 7)) { /* a Class B rank's directory is the PROF_ one */
+			char *dev = xasprintf("%s/%s", worker_dir, e->d_name);
+			ok = from_device_dir(dev, out);
+			free(dev);
+			continue;
+		}
 		if (strncmp(e->d_name, "PROF_", 5))
 			continue;
 		char *prof = xasprintf("%s/%s", worker_dir, e->d_name);

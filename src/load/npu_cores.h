@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* How many AI Cores (cube) and Vector cores the capture's device has, from what the
- * capture records: a raw PROF_* directory's device_<id>/info.json.<id> (ai_core_num,
+ * capture records: a PROF_ directory's device_<id>/info.json.<id> (ai_core_num,
  * aiv_num: exact), else the Db export's NPU_INFO chip name through a table of known chips
  * (a family name such as Ascend910B gives the range its variants span). Nothing is
  * guessed: an unknown chip leaves the count unknown, and the rules that need it say so. */
@@ -19,8 +19,8 @@ struct npu_cores {
 
 /* The chip name's counts (a table of known names); false for a name the table lacks. */
 bool npu_cores_from_chip(const char *chip, struct npu_cores *out);
-/* The counts for a rank: the info.json of a device directory in worker_dir's PROF_ ones,
- * else db_path's NPU_INFO
+/* The counts for a rank: the info.json of a device directory in worker_dir (a Class B
+ * rank's PROF_ directory) or in its PROF_ ones, else db_path's NPU_INFO
  * (either may be NULL). out->known false when neither says. */
 void npu_cores_read(const char *worker_dir, const char *db_path, struct npu_cores *out);
 
