@@ -264,6 +264,13 @@ static void test_memory_ops(void **state)
 	assert_int_equal(f->exposed_ns, 0);
 	assert_int_equal(k.ra->advice_status[ADV_MEMORY_OPS], ADV_STATUS_CHECKED);
 	kcap_free(&k);
+	/* a 12 ms free with the device idle: named as one of 10 ms and more */
+	kcap_load(&k, "d,MatMul,0,100 a,AscendCL@aclrtFree,100,12000 d,Add,12100,100", NULL, 0, 0);
+	f = finding(k.ra, ADV_MEMORY_OPS);
+	assert_non_null(f);
+	assert_true(f->triggered);
+	assert_non_null(strstr(f->evidence, "; 1 of 10 ms and more"));
+	kcap_free(&k);
 	kcap_load(&k, "d,MatMul,0,100 a,AscendCL@aclrtLaunchKernel,120,10 d,Add,150,100", NULL, 0, 0);
 	assert_null(finding(k.ra, ADV_MEMORY_OPS));
 	assert_int_equal(k.ra->advice_status[ADV_MEMORY_OPS], ADV_STATUS_CHECKED);

@@ -37,7 +37,7 @@ static bool is_memory_call(const char *s)
 
 /* The memory calls on the host lanes (python_function frames wrap real calls: left out),
  * their spans a union, the longest to show; names judged once each. */
-static void memory_scan(const struct rank_store *rs, struct hits *h)
+static void memory_scan(const struct rank_store *rs, struct hits *h, uint64_t *slow)
 {
 	uint32_t n_names = strtab_count(rs->strs);
 	uint8_t *memo = xcalloc(n_names ? n_names : 1, 1); /* 1 judged, 2 a memory call */
@@ -54,6 +54,7 @@ static void memory_scan(const struct rank_store *rs, struct hits *h)
 		int64_t ts = store_ts(rs, ev), dur = store_dur(rs, ev);
 		ivset_add(&h->spans, ts, ts + dur);
 		h->sum_ns += dur;
+		*slow += dur >= SLOW_MEM_CALL_NS;
 		if (advice_better(rs, (uint32_t)ev, dur, h->count++ ? h->longest : UINT32_MAX, h->longest_ns)) {
 			h->longest = (uint32_t)ev;
 			h->longest_ns = dur;
@@ -70,8 +71,9 @@ static void memory_ops(const struct rank_store *rs, struct rank_analysis *ra, st
 	if (ra->advice_status[ADV_MEMORY_OPS] == ADV_STATUS_NOT_APPLICABLE)
 		return;
 	struct hits x = {0};
+	uint64_t slow = 0;
 	ivset_init(&x.spans);
-	memory_scan(rs, &x);
+	memory_scan(rs, &x, &slow);
 	ra->advice_status[ADV_MEMORY_OPS] = ADV_STATUS_CHECKED;
 	ra->advice_reason[ADV_MEMORY_OPS] = NULL;
 	if (!x.count) {
@@ -96,6 +98,8 @@ static void memory_ops(const struct rank_store *rs, struct rank_analysis *ra, st
 		  (unsigned long long)x.count, (double)f->total_ns / 1e6, (double)x.longest_ns / 1e6,
 		  (double)f->exposed_ns / 1e6, f->value);
 	advice_in_buckets(&sb, f);
+	if (slow)
+		sbuf_addf(&sb, _("; %llu of 10 ms and more"), (unsigned long long)slow);
 	f->evidence = sbuf_detach(&sb);
 	if (f->triggered)
 		ra->advice_status[ADV_MEMORY_OPS] = ADV_STATUS_TRIGGERED;
