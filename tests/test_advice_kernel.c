@@ -126,6 +126,11 @@ static void test_block_dim(void **state)
 	assert_null(finding(k.ra, ADV_BLOCK_DIM));
 	assert_int_equal(k.ra->advice_status[ADV_BLOCK_DIM], ADV_STATUS_CHECKED);
 	kcap_free(&k);
+	/* level 0: Block Dim 0 on every row (not recorded): nothing judged, not "checked" */
+	kcap_load(&k, block_events, BLOCK_HEAD "MatMul,MatMul,AI_CORE,0,100,0\nAdd,Add,AI_VECTOR_CORE,400,100,0\n", 20, 40);
+	assert_int_equal(k.ra->advice_status[ADV_BLOCK_DIM], ADV_STATUS_NOT_APPLICABLE);
+	assert_non_null(strstr(k.ra->advice_reason[ADV_BLOCK_DIM], "level 0"));
+	kcap_free(&k);
 	/* the same plant without a device record: the count is unknown, never guessed */
 	kcap_load(&k, block_events, BLOCK_HEAD "MatMul,MatMul,AI_CORE,0,100,8\n", 0, 0);
 	assert_null(finding(k.ra, ADV_BLOCK_DIM));
@@ -173,6 +178,12 @@ static void test_pipe_bound(void **state)
 	assert_int_equal(f->count, 0);
 	assert_non_null(strstr(f->evidence, "Add 0.300 ms: vector-bound (0.85)"));
 	assert_int_equal(k.ra->advice_status[ADV_PIPE_BOUND], ADV_STATUS_CHECKED);
+	kcap_free(&k);
+	/* PMU columns of zeros only: not measured (not every kernel latency-bound) */
+	snprintf(csv, sizeof csv, "%sMatMul,MatMul,AI_CORE,0,600,0,0,0,0\nAdd,Add,AI_VECTOR_CORE,600,300,0,0,0,0\n", head);
+	kcap_load(&k, ev, csv, 0, 0);
+	assert_null(finding(k.ra, ADV_PIPE_BOUND));
+	assert_int_equal(k.ra->advice_status[ADV_PIPE_BOUND], ADV_STATUS_NOT_APPLICABLE);
 	kcap_free(&k);
 	/* no PMU columns: not applicable, with the setting that adds them */
 	kcap_load(&k, ev, BLOCK_HEAD "MatMul,MatMul,AI_CORE,0,600,8\n", 0, 0);

@@ -205,12 +205,14 @@ static void core_text(struct sbuf *sb, int lo, int hi, const char *what)
 		sbuf_addf(sb, _("%d to %d %s"), lo, hi, what);
 }
 
-static void block_dim(const struct csv_table *k, const struct npu_cores *nc, struct rank_analysis *ra)
+/* Returns why it could not judge (no AI Core row with a Block Dim: level 0 writes 0 or
+ * N/A, and its Accelerator Core N/A), or NULL. */
+static const char *block_dim(const struct csv_table *k, const struct npu_cores *nc, struct rank_analysis *ra)
 {
 	uint32_t n = strtab_count(k->strs);
 	struct by_name *b = xcalloc(n ? n : 1, sizeof *b);
 	int64_t all_ns = 0, low_ns = 0;
-	uint64_t low_n = 0;
+	uint64_t low_n = 0, with_dim = 0;
 	for (size_t row = 0; row < k->nrows; row++) {
 		enum core_kind ck = row_cores(k, row);
 		int64_t dur;
@@ -218,9 +220,10 @@ static void block_dim(const struct csv_table *k, const struct npu_cores *nc, str
 		if (ck == CK_NONE || !csvt_time(k, row, COL_DURATION, &dur) || dur < 0)
 			continue;
 		all_ns += dur;
+		bool has = csvt_num(k, row, COL_BLOCK_DIM, &bd) && bd > 0;
+		with_dim += has;
 		int cores = ck == CK_CUBE ? nc->aic_lo : nc->aiv_lo;
-		if (dur < LONG_KERNEL_NS || cores <= 0 || !csvt_num(k, row, COL_BLOCK_DIM, &bd) || bd <= 0 ||
-		    bd >= cores)
+		if (dur < LONG_KERNEL_NS || cores <= 0 || !has || bd >= cores)
 			continue;
 		low_n++;
 		low_ns += dur;
@@ -258,6 +261,9 @@ static void block_dim(const struct csv_table *k, const struct npu_cores *nc, str
 		show_row(k, b[top[0]].row, f);
 	}
 	free(b);
+	return with_dim ? NULL
+			: N_("no Block Dim on the AI Core and Vector kernels (task_time level 0 writes 0 or N/A, "
+			     "and N/A as the Accelerator Core)");
 }
 
 /* The pipes a PMU row reports, each as the larger of its AI Core and Vector core ratio. */
@@ -268,7 +274,7 @@ static const enum csv_col pipe_cols[5][2] = {
 	{COL_AIV_MTE3_RATIO, COL_AIC_MTE3_RATIO},
 };
 
-/* A row's pipe ratios (0..1; a percentage is divided); false when it has none. */
+/* A row's pipe ratios (0..1; a percentage is divided); false when none is above 0. */
 static bool row_pipes(const struct csv_table *k, size_t row, double r[5])
 {
 	bool any = false;
@@ -276,14 +282,14 @@ static bool row_pipes(const struct csv_table *k, size_t row, double r[5])
 		r[p] = 0;
 		for (int c = 0; c < 2; c++) {
 			double v;
-			if (csvt_has(k, pipe_cols[p][c]) && csvt_num(k, row, pipe_cols[p][c], &v) && v >= 0) {
+			if (csvt_has(k, pipe_cols[p][c]) && csvt_num(k, row, pipe_cols[p][c], &v) && v > 0) {
 				v = v > 1.5 ? v / 100.0 : v;
 				r[p] = v > r[p] ? v : r[p];
 				any = true;
 			}
 		}
 	}
-	return any;
+	return any; /* every ratio 0 or N/A: not measured, not idle */
 }
 
 /* The busiest pipe of a name's weighted ratios. */
@@ -551,7 +557,7 @@ static bool has_pmu(const struct csv_table *k)
 			if (csvt_has(k, pipe_cols[p][c]))
 				for (size_t row = 0; row < k->nrows; row++) {
 					double v;
-					if (csvt_num(k, row, pipe_cols[p][c], &v))
+					if (csvt_num(k, row, pipe_cols[p][c], &v) && v > 0)
 						return true;
 				}
 	return false;
@@ -603,7 +609,7 @@ void advice_kernels(const struct rank_plan *rp, const char *db_path, const struc
 	else if (!why_shape && windows < 2)
 		why_shape = N_("fewer than two step windows: new shapes are judged after the first step");
 	if (!why_bd)
-		block_dim(k, &nc, ra);
+		why_bd = block_dim(k, &nc, ra);
 	if (!why_pipe)
 		pipe_bound(k, ra);
 	if (!why_shape)
