@@ -70,6 +70,11 @@ check "hostile and Chinese names" --ranks 2 --steps 3 --ops 12 --hostile --chine
 check "four ranks, a slow one" --ranks 4 --steps 3 --ops 16 --slow-rank 2 --slow-factor 1.5
 # the sequence and size rules planted: small, misaligned transfers; the rope built from small ops
 check "small transfers, unfused rope" --ranks 2 --steps 3 --ops 24 --comm --packet-bytes 1000 --unfused-rope
+# the kernel and memory advice plants (issue 43): block counts against a chip, static Adds with
+# new shapes (the Db carries OP State), device allocations between steps, PMU ratios with a
+# bound pipe but on RmsNorm
+check "advice plants" --ranks 1 --steps 6 --prefill 2 --chip Ascend910B3 --block-dim 8 --new-shapes --alloc-storm 3 \
+  --pmu-bound
 
 # both exports of one run: text by default, Db with --source db, and --summary says why
 b=$tmp/both

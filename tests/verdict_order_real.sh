@@ -111,13 +111,13 @@ if [ -d "$st/rank_1_ascend_pt" ]; then
   ! grep -q 'no rank stands out as the one the others wait for' "$tmp/st.txt" ||
     { echo "FAIL: st/level2: an advice says no rank stands out"; fail=1; }
   # every advice rule reports on every rank: triggered, checked, or not applicable with why
-  # (ranks 1 and 3 have no timeline: the seven event rules not applicable; 0 and 2 a kernel
+  # (ranks 1 and 3 have no timeline: the eleven event rules not run; 0 and 2 a kernel
   # table only; env_variables reads profiler_metadata.json on every rank; small_transfers,
   # fusable_ops and affinity_api say on every rank, each with its own reason when it cannot)
   n=$(grep -Ec '"status": "(triggered|checked|not applicable)"' "$tmp/st.json")
-  [ "$n" = 44 ] || { echo "FAIL: st/level2: $n advice statuses, want 11 rules x 4 ranks"; fail=1; }
+  [ "$n" = 60 ] || { echo "FAIL: st/level2: $n advice statuses, want 15 rules x 4 ranks"; fail=1; }
   n=$(grep -c '"reason": "no trace and no kernel table rows with start times: the rules did not run"' "$tmp/st.json")
-  [ "$n" = 14 ] || { echo "FAIL: st/level2: $n rules not run for want of a timeline, want 14"; fail=1; }
+  [ "$n" = 22 ] || { echo "FAIL: st/level2: $n rules not run for want of a timeline, want 22"; fail=1; }
 fi
 [ $fail = 0 ] && echo "PASS: the level1 verdicts lead with the setup collective, then host dispatch"
 exit $fail

@@ -4,6 +4,7 @@
  * each rule turns its instances into figures. Spans are unions (intervals.h): nested
  * instances, an aclrtSynchronizeStreamWithTimeout inside a synchronize, count once. */
 #include "advice.h"
+#include "advice_int.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -95,6 +96,52 @@ const struct advice_rule advice_rules[ADV_COUNT] = {
 				"the code alone"),
 			     N_("check the device's power and temperature (npu-smi info) and its power mode; compare "
 				"the kernels that ran during the drop with the same kernels outside it")},
+	[ADV_BLOCK_DIM] = {"block_dim", N_("kernels on fewer blocks than cores"),
+			   "kernel table rows of AI_CORE / AI_VECTOR_CORE / MIX kernels of 20 us and more whose Block Dim "
+			   "(Block Num) is below the AI Core (cube) or Vector core count the capture's device implies",
+			   "their time over the table's AI Core and Vector kernel time", "%", 10.0,
+			   /* xgettext:no-c-format */
+			   N_("a kernel split into fewer blocks than there are cores leaves the other cores idle for "
+			      "its whole run; on long kernels (20 us and more) a finer split pays, and at 10 % of the "
+			      "AI Core time the idle cores cost measurable time"),
+			   N_("tile the kernel so that its block count is the core count or a multiple of it (the "
+			      "operator's tiling, or a larger batch or sequence per call); for an aclnn operator, "
+			      "check for a version or a fused variant that splits across all cores")},
+	[ADV_PIPE_BOUND] = {"pipe_bound", N_("kernels bound by no pipe"),
+			    "the kernel table's PMU ratios (aic_mac_ratio, aiv_vec_ratio, aic/aiv_mte2_ratio, "
+			    "scalar) of the heavy kernels (1 % of PMU kernel time or more), weighted by Duration: "
+			    "bound by a pipe at 80 % busy, by none (latency-bound) when every pipe is under 50 %",
+			    "the latency-bound heavy kernels' time over the PMU kernels' time", "%", 10.0,
+			    /* xgettext:no-c-format */
+			    N_("a kernel whose cube, vector, scalar and MTE2 pipes all stay under half busy waits "
+			       "on something else (synchronisation between pipes, small tiles, launch and tail "
+			       "costs): neither more compute nor more bandwidth speeds it; at 10 % of the AI Core "
+			       "time such kernels are worth reworking"),
+			    N_("for a latency-bound kernel: larger tiles, double buffering, fewer pipe barriers "
+			       "or fusing it with its neighbours; for a cube- or vector-bound one the pipe is the "
+			       "limit (reduce the work); for an MTE2-bound one, reuse data in L1/UB")},
+	[ADV_DYNAMIC_SHAPE] = {"dynamic_shape", N_("operators compiled again for new shapes"),
+			       "kernel table rows (Type, else Name) with an Input Shapes value first seen after the "
+			       "first step of their phase (prefill, decode), leaving out kernels whose OP State is "
+			       "dynamic (compiled once for any shape)",
+			       "input shapes new after their phase's first step", "count", 1.0,
+			       N_("a static-shape operator is compiled (or its graph rebuilt) for each new input "
+				  "shape; a phase's first step sees every shape of a steady run, so a shape first seen "
+				  "later is a compilation inside the steady state"),
+			       N_("pad or bucket the varying dimension (sequence length, batch) to a few sizes, mark "
+				  "dimensions dynamic (torch._dynamo.mark_dynamic, torchair dynamic=True), or use the "
+				  "binary (jit_compile=False) kernels that serve any shape")},
+	[ADV_MEMORY_OPS] = {"memory_ops", N_("device memory allocation on the critical path"),
+			    "host calls that allocate or free device memory (aclrtMalloc*, aclrtFree*, "
+			    "aclMallocMemInner; not the host-memory variants)",
+			    "their exposed time (device idle, the host in the call) over the window", "%", 1.0,
+			    /* xgettext:no-c-format */
+			    N_("a device allocation or free goes to the driver (an aclrtFree of 10 ms and more is "
+			       "common) and the device runs dry meanwhile; the caching allocator avoids them in "
+			       "steady state, so above 1 % of the window the cache is being emptied or outgrown"),
+			    N_("keep the caching allocator's blocks (no torch.npu.empty_cache() in the loop), set "
+			       "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True against fragmentation, and allocate "
+			       "buffers of the largest size once before the loop")},
 	/* msprof-analyze's packet rule (advisor/rules/packet.yaml): SDMA under 16 MB, RDMA
 	 * under 1 MB, a problem from 20 % of the transfers; its byte-alignment rule: 512 B */
 	[ADV_SMALL_TRANSFERS] = {"small_transfers", N_("small or misaligned transfers"),
@@ -179,18 +226,9 @@ static inline uint8_t name_bits(const struct rank_store *rs, uint8_t *cache, uin
 	return cache[id] & NM_DONE ? cache[id] : name_bits_first(rs, cache, id);
 }
 
-struct hits {
-	struct ivset spans;
-	uint64_t count;
-	int64_t sum_ns;
-	uint32_t longest;
-	int64_t longest_ns;
-	int64_t *by_name; /* per name id, for the top names (device rules), or NULL */
-};
-
 /* The instance to show: the longer, and of equal ones the earlier (a Db export orders the
  * events differently: the choice must not depend on their order). */
-static bool better(const struct rank_store *rs, uint32_t cand, int64_t cand_key, uint32_t cur, int64_t cur_key)
+bool advice_better(const struct rank_store *rs, uint32_t cand, int64_t cand_key, uint32_t cur, int64_t cur_key)
 {
 	if (cur == UINT32_MAX || cand_key != cur_key)
 		return cur == UINT32_MAX || cand_key > cur_key;
@@ -204,7 +242,7 @@ static void hit(struct hits *h, const struct rank_store *rs, uint32_t ev)
 	ivset_add(&h->spans, ts, ts + dur);
 	h->count++;
 	h->sum_ns += dur;
-	if (better(rs, ev, dur, h->count == 1 ? UINT32_MAX : h->longest, h->longest_ns)) {
+	if (advice_better(rs, ev, dur, h->count == 1 ? UINT32_MAX : h->longest, h->longest_ns)) {
 		h->longest = ev;
 		h->longest_ns = dur;
 	}
@@ -220,7 +258,7 @@ const enum attr_bucket advice_host_buckets[4] = {ATTR_HOST_SYNC, ATTR_HOST_COPY,
 /* The part of the spans with the device idle inside its span, split in the attribution's
  * order: under a sync op, a host copy, a framework op or CANN call, else host_python. The
  * finding's bucket is the largest part. */
-static void exposed(struct hits *h, struct rank_sets *s, const struct attribution *a, struct advice_finding *f)
+void advice_exposed(struct hits *h, struct rank_sets *s, const struct attribution *a, struct advice_finding *f)
 {
 	if (!a->valid || a->span_hi <= a->span_lo)
 		return;
@@ -274,7 +312,7 @@ static void top_names(struct sbuf *sb, const struct strtab *strs, const int64_t 
 }
 
 /* " (in host_dispatch 1.2 ms, host_python 0.3 ms)": where the exposed time sits */
-static void in_buckets(struct sbuf *sb, const struct advice_finding *f)
+void advice_in_buckets(struct sbuf *sb, const struct advice_finding *f)
 {
 	struct sbuf list = {0};
 	for (int k = 0; k < 4; k++)
@@ -286,7 +324,7 @@ static void in_buckets(struct sbuf *sb, const struct advice_finding *f)
 	sbuf_free(&list);
 }
 
-static struct advice_finding *add_finding(struct rank_analysis *ra, enum advice_rule_id r, const struct hits *h,
+struct advice_finding *advice_add_finding(struct rank_analysis *ra, int r, const struct hits *h,
 					  double value)
 {
 	return advice_add(ra, r, h->count, h->count ? h->longest : UINT32_MAX, value);
@@ -343,7 +381,7 @@ static void storm_scan(const struct rank_store *rs, const struct ev_class *cls, 
 			if (dur < SMALL_KERNEL_NS) {
 				(*small)++;
 				*small_ns += dur;
-				if (prev_end != INT64_MIN && better(rs, ev, ts - prev_end, *show, worst)) {
+				if (prev_end != INT64_MIN && advice_better(rs, ev, ts - prev_end, *show, worst)) {
 					worst = ts - prev_end;
 					*show = ev;
 				}
@@ -428,7 +466,7 @@ static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 	for (int r = 0; r < 2; r++) {
 		if (x[r].n) {
 			struct hits h = {.count = x[r].n};
-			struct advice_finding *f = add_finding(ra, r ? ADV_TRANSDATA : ADV_AICPU, &h, pct(x[r].sum, dev_busy));
+			struct advice_finding *f = advice_add_finding(ra, r ? ADV_TRANSDATA : ADV_AICPU, &h, pct(x[r].sum, dev_busy));
 			f->event = UINT32_MAX;
 			f->total_ns = x[r].sum;
 			f->share_pct = f->value;
@@ -503,13 +541,13 @@ static void aicore_freq(const struct rank_store *rs, const struct ev_class *cls,
 		if (store_ev_lane(rs, ev)->group != LANE_DEVICE || cls[ev].cat != CAT_COMPUTE || ts < low.start[longest] ||
 		    ts >= low.end[longest])
 			continue;
-		if (better(rs, (uint32_t)ev, dur, show, best)) {
+		if (advice_better(rs, (uint32_t)ev, dur, show, best)) {
 			best = dur;
 			show = (uint32_t)ev;
 		}
 	}
 	struct hits x = {.count = low.n, .longest = show};
-	struct advice_finding *f = add_finding(ra, ADV_AICORE_FREQ, &x, pct(low_ns, (double)ra->attr.wall_ns));
+	struct advice_finding *f = advice_add_finding(ra, ADV_AICORE_FREQ, &x, pct(low_ns, (double)ra->attr.wall_ns));
 	f->event = show;
 	f->event_ts = f->event_end = INT64_MIN;
 	if (show != UINT32_MAX) {
@@ -537,6 +575,7 @@ static void advice_no_trace(const struct csv_table *ktable, struct rank_analysis
 	const char *host = N_("no trace: the host rules read its host lanes");
 	const char *reason[ADV_COUNT] = {
 		[ADV_ONLINE_COMPILE] = host, [ADV_DISPATCH_STORM] = host, [ADV_STREAM_SYNC] = host, [ADV_GC] = host,
+		[ADV_MEMORY_OPS] = host,
 	};
 	reason[ADV_AICORE_FREQ] = N_("no trace: the AI Core Freq counter is one of its lanes");
 	if (!ktable || !csvt_has(ktable, COL_DURATION) || !csvt_has(ktable, COL_NAME))
@@ -599,14 +638,14 @@ static void find_online_compile(struct rank_analysis *ra, struct hits *x, struct
 	double host_busy = ra->have[M_HOST_BUSY_US] ? ra->v[M_HOST_BUSY_US] * 1e3 : NAN;
 	struct sbuf sb = SBUF_INIT;
 	int64_t tot = ivset_total(&x->spans);
-	struct advice_finding *f = add_finding(ra, ADV_ONLINE_COMPILE, x, pct(tot, host_busy));
+	struct advice_finding *f = advice_add_finding(ra, ADV_ONLINE_COMPILE, x, pct(tot, host_busy));
 	f->total_ns = tot;
 	f->share_pct = f->value;
 	f->share_of = "host busy";
-	exposed(x, sets, attr, f);
+	advice_exposed(x, sets, attr, f);
 	sbuf_addf(&sb, _("%llu aclopCompile* calls, %.3f ms (%.1f %% of host busy); %.3f ms with the device idle"),
 		  (unsigned long long)x->count, (double)tot / 1e6, f->share_pct, (double)f->exposed_ns / 1e6);
-	in_buckets(&sb, f);
+	advice_in_buckets(&sb, f);
 	f->evidence = sbuf_detach(&sb);
 }
 
@@ -616,7 +655,7 @@ static void find_device_tasks(const struct rank_store *rs, const struct ev_class
 {
 	double dev_busy = ra->have[M_NPU_BUSY_US] ? ra->v[M_NPU_BUSY_US] * 1e3 : NAN;
 	struct sbuf sb = SBUF_INIT;
-	struct advice_finding *f = add_finding(ra, (enum advice_rule_id)r, x, pct(x->sum_ns, dev_busy));
+	struct advice_finding *f = advice_add_finding(ra, (enum advice_rule_id)r, x, pct(x->sum_ns, dev_busy));
 	f->total_ns = x->sum_ns; /* task time, as the share counts it */
 	f->share_pct = f->value;
 	f->share_of = "device busy";
@@ -641,7 +680,7 @@ static void find_dispatch_storm(const struct rank_store *rs, const struct ev_cla
 	struct sbuf sb = SBUF_INIT;
 	struct hits x = {.count = small, .longest = show};
 	double disp_pct = attribution_pct(attr, attr->ns[ATTR_HOST_DISPATCH]);
-	struct advice_finding *f = add_finding(ra, ADV_DISPATCH_STORM, &x, pct((int64_t)small, (double)kernels));
+	struct advice_finding *f = advice_add_finding(ra, ADV_DISPATCH_STORM, &x, pct((int64_t)small, (double)kernels));
 	f->event = show;
 	f->triggered = f->triggered && small >= STORM_MIN_SMALL && disp_pct >= STORM_MIN_DISPATCH_PCT;
 	f->total_ns = small_ns;
@@ -663,8 +702,8 @@ static void find_stream_sync(struct rank_analysis *ra, struct hits *x, struct ra
 	const struct attribution *attr = &ra->attr;
 	double wall = (double)attr->wall_ns;
 	struct sbuf sb = SBUF_INIT;
-	struct advice_finding *f = add_finding(ra, ADV_STREAM_SYNC, x, NAN);
-	exposed(x, sets, attr, f);
+	struct advice_finding *f = advice_add_finding(ra, ADV_STREAM_SYNC, x, NAN);
+	advice_exposed(x, sets, attr, f);
 	f->value = pct(f->exposed_ns, wall);
 	f->triggered = isfinite(f->value) && f->value >= advice_rules[ADV_STREAM_SYNC].threshold;
 	f->total_ns = ivset_total(&x->spans);
@@ -675,7 +714,7 @@ static void find_stream_sync(struct rank_analysis *ra, struct hits *x, struct ra
 		sbuf_addf(&sb, _(" (%.1f per step)"), (double)x->count / (double)ra->n_steps);
 	sbuf_addf(&sb, _(", %.3f ms; exposed %.3f ms (%.1f %% of the window)"), (double)f->total_ns / 1e6,
 		  (double)f->exposed_ns / 1e6, f->value);
-	in_buckets(&sb, f);
+	advice_in_buckets(&sb, f);
 	f->evidence = sbuf_detach(&sb);
 }
 
@@ -711,24 +750,24 @@ static void find_gc(const struct rank_store *rs, const uint8_t *at, struct rank_
 		if (k >= st.n || st.start[k] >= ts + (dur > 0 ? dur : 1))
 			continue;
 		n_in++;
-		if (better(rs, (uint32_t)ev, dur, show, best)) {
+		if (advice_better(rs, (uint32_t)ev, dur, show, best)) {
 			best = dur;
 			show = (uint32_t)ev;
 		}
 	}
 	struct hits y = {.count = n_in, .longest = show};
-	struct advice_finding *f = add_finding(ra, ADV_GC, &y, pct(gc_in, (double)steps_ns));
+	struct advice_finding *f = advice_add_finding(ra, ADV_GC, &y, pct(gc_in, (double)steps_ns));
 	f->event = show;
 	f->total_ns = gc_in;
 	f->share_pct = f->value;
 	f->share_of = whole ? "the window" : "the steps";
-	exposed(x, sets, attr, f);
+	advice_exposed(x, sets, attr, f);
 	sbuf_addf(&sb,
 		  whole ? _("%llu GC events in the window (no step windows), %.3f ms (%.1f %% of the window); "
 			    "%.3f ms with the device idle")
 			: _("%llu GC events in steps, %.3f ms (%.1f %% of the steps); %.3f ms with the device idle"),
 		  (unsigned long long)n_in, (double)gc_in / 1e6, f->value, (double)f->exposed_ns / 1e6);
-	in_buckets(&sb, f);
+	advice_in_buckets(&sb, f);
 	f->evidence = sbuf_detach(&sb);
 	ivset_free(&st);
 	ivset_free(&in);
@@ -748,7 +787,8 @@ static void trace_statuses(const struct rank_store *rs, struct rank_analysis *ra
 		reason[ADV_AICPU] = reason[ADV_TRANSDATA] = reason[ADV_DISPATCH_STORM] =
 			N_("no device lane in the trace");
 	if (!lanes[LANE_HOST_PYTHON] && !lanes[LANE_HOST_CANN])
-		reason[ADV_STREAM_SYNC] = reason[ADV_DISPATCH_STORM] = N_("no host lane in the trace");
+		reason[ADV_STREAM_SYNC] = reason[ADV_DISPATCH_STORM] = reason[ADV_MEMORY_OPS] =
+			N_("no host lane in the trace");
 	if (!freq_track(rs))
 		reason[ADV_AICORE_FREQ] = N_("no AI Core Freq counter in the trace");
 	if (!lanes[LANE_HOST_GC] && !gc_hits)
@@ -863,7 +903,7 @@ void advice_env(const struct rank_plan *rp, struct rank_analysis *ra)
 		return;
 	}
 	struct hits x = {.count = n, .longest = UINT32_MAX};
-	struct advice_finding *f = add_finding(ra, ADV_ENV_VARIABLES, &x, (double)n);
+	struct advice_finding *f = advice_add_finding(ra, ADV_ENV_VARIABLES, &x, (double)n);
 	f->event = UINT32_MAX;
 	f->event_ts = f->event_end = INT64_MIN;
 	f->share_pct = NAN;

@@ -24,6 +24,10 @@ enum advice_rule_id {
 	ADV_GC,
 	ADV_ENV_VARIABLES,
 	ADV_AICORE_FREQ,
+	ADV_BLOCK_DIM,
+	ADV_PIPE_BOUND,
+	ADV_DYNAMIC_SHAPE,
+	ADV_MEMORY_OPS,
 	ADV_SMALL_TRANSFERS,
 	ADV_FUSABLE_OPS,
 	ADV_AFFINITY_API,
@@ -74,6 +78,13 @@ void advice_rank(const struct rank_store *rs, const struct csv_table *kernels, s
  * rank, timeline or not (it reads no event). Sets the rule's status. */
 struct rank_plan;
 void advice_env(const struct rank_plan *rp, struct rank_analysis *ra);
+/* The kernel table's rules (advice_kernel.c: block_dim, pipe_bound, dynamic_shape) and
+ * memory_ops (the host's device memory calls), right after advice_rank, whose sets it
+ * borrows: the core count comes from the capture's device record (npu_cores.h, read
+ * through rp and db_path, which may be NULL). Sets the four rules' statuses; leaves them
+ * unknown when advice_rank did not run. */
+void advice_kernels(const struct rank_plan *rp, const char *db_path, const struct rank_store *rs,
+		    const struct csv_table *kernels, struct rank_analysis *ra, struct rank_sets *sets);
 /* The keys of advice_finding.host_ns: host_sync, host_copy, host_dispatch, host_python. */
 extern const enum attr_bucket advice_host_buckets[4];
 /* A finding of rule r appended to ra->advice: triggered when value reaches the rule's

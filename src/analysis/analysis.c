@@ -108,6 +108,7 @@ static void rank_metrics(struct rank_stage *st)
 		}
 		metrics_landmarks(s, ra, lo, hi);
 		advice_rank(rs, rd->by_kind[CSV_KERNEL], ra, s);
+		advice_kernels(rd->plan, rd->db_path, rs, rd->by_kind[CSV_KERNEL], ra, s);
 		metrics_per_step(ra, s);
 		if (ra->has_trace)
 			metrics_overlap_lane_check(rs, s, ra);

@@ -102,6 +102,7 @@ static const bool col_read[CSV_COL_COUNT] = {
 	[COL_HOST_TOTAL] = true,
 	[COL_INPUT_SHAPES] = true,
 	[COL_NAME] = true,
+	[COL_OP_STATE] = true,
 	[COL_RELEASE_TIME] = true,
 	[COL_SIZE_KB] = true,
 	[COL_STEP_ID] = true,

@@ -488,6 +488,7 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 		{"Device_id", "TASK", "deviceId", "t.deviceId", "NULL", DBC_TEXT},
 		{"Name", "COMPUTE_TASK_INFO", "name", "c.name", "o.opName", DBC_STRING_ID},
 		{"Type", "COMPUTE_TASK_INFO", "opType", "c.opType", "o.opType", DBC_STRING_ID},
+		{"OP State", "COMPUTE_TASK_INFO", "opState", "c.opState", "NULL", DBC_STRING_ID},
 		{"Accelerator Core", "COMPUTE_TASK_INFO", "taskType", "c.taskType", "'HCCL'", DBC_STRING_ID},
 		{"Start Time(us)", "TASK", "startNs", "t.startNs", "o.startNs", DBC_NS_US},
 		{"Duration(us)", "TASK", "endNs", "t.endNs - t.startNs", "o.endNs - o.startNs", DBC_NS_US},

@@ -101,6 +101,11 @@ struct opts {
 	bool fused;               /* --fused: AddRmsNorm and SwiGlu kernels instead of Add+RmsNorm, Silu+Mul */
 	bool unfused_rope;        /* --unfused-rope: q*cos + rotate_half(q)*sin instead of the fused rope */
 	int64_t packet_bytes;     /* --packet-bytes N: every collective's packet to a peer, 0: by tokens */
+	const char *chip;         /* --chip NAME: a PROF_ device info.json with its core counts */
+	int block_dim;            /* --block-dim N: every MatMulV2 kernel on N blocks (0: its kind's) */
+	bool new_shapes;          /* --new-shapes: Add static, a new input shape in every step */
+	int alloc_storm;          /* --alloc-storm N: N aclrtMalloc calls between consecutive steps */
+	bool pmu_bound;           /* --pmu-bound: every kernel bound by a pipe but RmsNorm (by none) */
 	int n_env;
 	int64_t scale_milli;
 	int64_t xfer_milli; /* --xfer-scale: every collective's transfer, in 1/1000 */
@@ -539,6 +544,9 @@ void make_plan(const struct gen *G, int k, struct plan *P);
 extern const char ph_chars[PH_COUNT];
 bool lane_on(const struct gen *G, enum lane_id ln);
 void thread_label(const struct rank_model *R, enum lane_id ln, char *buf, size_t n);
+/* --alloc-storm: the calls after step k (gen_trace.c; the API table and the truth count
+ * the same): how many, the first slot's start and the slot length */
+int alloc_storm_slots(const struct gen *G, const struct rank_model *R, int k, int64_t *t0, int64_t *slot);
 void cann_x(struct tw *t, const char *name, int64_t ts, int64_t dur, const char *mode, const char *level,
             const char *id, const char *item, int32_t conn);
 uint64_t write_trace(const struct gen *G, const struct rank_model *R, const char *path, struct tw *t);

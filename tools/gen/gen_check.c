@@ -1600,6 +1600,14 @@ static void compare_with_truth(struct chk *c, const struct kvs *truth, struct kv
 	        "copy_d2h_ns",
 	        "kernel_details.ragged_lines",
 	        "kernel_details.excel_lines",
+	        /* the advice plants' figures: what the rules read back, tests/test_advice_kernel */
+	        "advice.alloc_calls",
+	        "advice.alloc_ns",
+	        "advice.new_shapes",
+	        "advice.pmu_ns",
+	        "advice.latency_bound_ns",
+	        "advice.small_block_kernels",
+	        "advice.small_block_ns",
 	};
 	char opre[32], tpre[32];
 	snprintf(opre, sizeof opre, "op.%d.", r);

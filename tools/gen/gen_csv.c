@@ -219,8 +219,16 @@ static int64_t count_kernel_rows(const struct rank_model *R)
 	return n;
 }
 
-static void pmu_cells(struct cw *c, const struct kind *kd, int64_t dur, struct rng *g)
+/* --pmu-bound: a ratio drawn as usual, moved to 0.85-0.95 (a bound pipe) or to 0.6 of
+ * itself, under 0.42 (RmsNorm's pipes: bound by none); the draws stay the same. */
+static int64_t pmu_plant(int64_t ratio, bool bound)
 {
+	return bound ? 850 + ratio % 100 : ratio * 6 / 10;
+}
+
+static void pmu_cells(struct cw *c, const struct kind *kd, int64_t dur, struct rng *g, bool plant)
+{
+	bool idle = plant && kd == &kinds[K_RMSNORM];
 	bool aic = !strcmp(kd->task_type, "AI_CORE") || !strcmp(kd->task_type, "MIX_AIC");
 	bool aiv = !strcmp(kd->task_type, "AI_VECTOR_CORE") || !strcmp(kd->task_type, "MIX_AIC");
 	int64_t mac = 0;
@@ -229,6 +237,7 @@ static void pmu_cells(struct cw *c, const struct kind *kd, int64_t dur, struct r
 		cw_us(c, t);
 		cw_i(c, t * 18 * kd->block_dim / 10); /* 1.8 GHz x cores */
 		mac = rng_range(g, 300, 900);
+		mac = plant ? pmu_plant(mac, true) : mac;
 		static const int lo[] = {0, 50, 100, 200, 20}, hi[] = {0, 300, 600, 900, 200};
 		for (int i = 0; i < 5; i++) {
 			int64_t ratio = i ? rng_range(g, lo[i], hi[i]) : mac;
@@ -251,6 +260,8 @@ static void pmu_cells(struct cw *c, const struct kind *kd, int64_t dur, struct r
 		static const int lo[] = {50, 20, 100, 100}, hi[] = {600, 500, 700, 700};
 		for (int i = 0; i < 4; i++) {
 			int64_t ratio = rng_range(g, lo[i], hi[i]);
+			if (idle || (plant && i == 0)) /* RmsNorm's every pipe, or the others' vector */
+				ratio = pmu_plant(ratio, !idle);
 			cw_us(c, t * ratio / 1000);
 			cw_sep(c);
 			out_milli(c->o, ratio);
@@ -281,7 +292,8 @@ static void kernel_row(struct cw *c, const struct gen *G, const struct rank_mode
 	cw_text(c, name, o->gbk);
 	cw_text(c, kd->type, o->gbk);
 	bool comm = kd->dc == DC_COMM;
-	cw_raw(c, comm ? "N/A" : "dynamic");
+	bool fresh = o->new_shapes && kind == K_ADD; /* --new-shapes: a static Add, a shape per step */
+	cw_raw(c, comm ? "N/A" : fresh ? "static" : "dynamic");
 	cw_raw(c, kd->task_type);
 	if (damage == MARK_EXCEL) {
 		char buf[32];
@@ -297,10 +309,11 @@ static void kernel_row(struct cw *c, const struct gen *G, const struct rank_mode
 		for (int i = 0; i < 34; i++)
 			cw_raw(c, "N/A");
 	} else {
-		cw_i(c, kd->block_dim);
+		cw_i(c, o->block_dim && kind == K_LINEAR ? o->block_dim : kd->block_dim);
 		cw_i(c, kd->mix_block_dim);
 		cw_raw(c, kind == K_LINEAR ? "YES" : "NO");
-		char *si = shape_text(G, &R->st[k], u, kd->in_shape), *so = shape_text(G, &R->st[k], u, kd->out_shape);
+		char *si = fresh ? xasprintf("%d,4096;%d,4096", k + 1, k + 1) : shape_text(G, &R->st[k], u, kd->in_shape);
+		char *so = shape_text(G, &R->st[k], u, kd->out_shape);
 		cw_shape(c, u && u->moe_tok && G->o->moe_no_shapes ? "" : si ? si : G->shape_in[kind][ph]);
 		cw_raw(c, kd->in_dtype);
 		cw_raw(c, kd->in_fmt);
@@ -310,7 +323,7 @@ static void kernel_row(struct cw *c, const struct gen *G, const struct rank_mode
 		cw_raw(c, kd->out_dtype);
 		cw_raw(c, kd->out_fmt);
 		cw_raw(c, "N/A");
-		pmu_cells(c, kd, dur, g);
+		pmu_cells(c, kd, dur, g, o->pmu_bound);
 	}
 	if (damage == MARK_RAGGED) {
 		/* drop the last cell: rewind to the last comma */
@@ -585,6 +598,11 @@ int64_t write_api_statistic(const struct gen *G, const struct rank_model *R, con
 			agg_add(agg_find(&v, &n, &cap, "node", "launch"), u->nl_dur);
 		else if (kd->dc == DC_COMM)
 			agg_add(agg_find(&v, &n, &cap, "hccl", "Launch_Ffts"), u->nl_dur);
+	}
+	for (int k = 0; k < R->nst; k++) { /* --alloc-storm's calls */
+		int64_t t0, slot;
+		for (int i = 0, m = alloc_storm_slots(G, R, k, &t0, &slot); i < m; i++)
+			agg_add(agg_find(&v, &n, &cap, "acl", "aclrtMalloc"), slot / 2);
 	}
 	qsort(v, n, sizeof *v, agg_by_level);
 	for (size_t i = 0; i < n; i++) {

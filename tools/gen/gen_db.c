@@ -60,7 +60,7 @@ static const char schema[] =
 	"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER,globalTaskId INTEGER PRIMARY KEY,blockDim INTEGER,"
 	"mixBlockDim INTEGER,taskType INTEGER,opType INTEGER,inputFormats INTEGER,inputDataTypes INTEGER,"
 	"inputShapes INTEGER,outputFormats INTEGER,outputDataTypes INTEGER,outputShapes INTEGER,"
-	"attrInfo INTEGER,waitNs INTEGER);"
+	"attrInfo INTEGER,waitNs INTEGER,opState INTEGER);"
 	"CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER,name INTEGER,value NUMERIC);"
 	"CREATE TABLE COMMUNICATION_OP (opName INTEGER,startNs INTEGER,endNs INTEGER,connectionId INTEGER,"
 	"groupName INTEGER,opId INTEGER PRIMARY KEY,relay INTEGER,retry INTEGER,dataType INTEGER,"
@@ -615,6 +615,7 @@ static void write_kernels(struct w *w, const char *od, struct strtab *strs)
 		{"Input Shapes", "inputShapes"}, {"Input Data Types", "inputDataTypes"},
 		{"Input Formats", "inputFormats"}, {"Output Shapes", "outputShapes"},
 		{"Output Data Types", "outputDataTypes"}, {"Output Formats", "outputFormats"},
+		{"OP State", "opState"}, /* dynamic or static: whether a new shape compiles again */
 	};
 	enum { N_INFO = sizeof info_cols / sizeof info_cols[0] };
 	struct csv_table *t = load_csv(od, "kernel_details.csv");
@@ -651,7 +652,7 @@ static void write_kernels(struct w *w, const char *od, struct strtab *strs)
 				     "coalesce(c.name, t.taskType) = ?2");
 	sqlite3_stmt *info = prep(w, "INSERT OR REPLACE INTO COMPUTE_TASK_INFO (name, globalTaskId, taskType, opType, "
 				     "blockDim, mixBlockDim, inputShapes, inputDataTypes, inputFormats, outputShapes, "
-				     "outputDataTypes, outputFormats, waitNs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+				     "outputDataTypes, outputFormats, opState, waitNs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *op = prep(w, "UPDATE COMMUNICATION_OP SET opType = ?1, waitNs = ?2 WHERE startNs = ?3 AND "
 				   "opName = ?4");
 	sqlite3_stmt *counter = prep(w, "INSERT INTO TASK_PMU_INFO VALUES (?,?,?)");
@@ -702,7 +703,7 @@ static void write_kernels(struct w *w, const char *od, struct strtab *strs)
 					sqlite3_bind_int64(info, 4 + (int)k, strtab_intern_cstr(strs, v));
 			}
 			if (has_wait)
-				sqlite3_bind_int64(info, 13, wait);
+				sqlite3_bind_int64(info, 14, wait);
 			run(w, info);
 			for (size_t i = 0; i < c.n && i < 128; i++) {
 				const char *v = c.cells[i];

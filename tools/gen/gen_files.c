@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ascprof-gen: the files around the trace (profiler_info, metadata, raw parts) and one rank's directory. */
 #include "gen.h"
+#include "npu_cores.h"
 
 static void write_profiler_info(const struct gen *G, const struct rank_model *R, const char *path)
 {
@@ -124,6 +125,27 @@ static void write_raw_parts(const struct gen *G, const struct rank_model *R, con
 	write_file(p, info, sizeof info - 1);
 }
 
+/* --chip: the device record msprof keeps in a PROF_ directory beside the export (what the
+ * block_dim advice reads the core counts from) */
+static void write_device_info(const struct gen *G, const struct rank_model *R, const char *rdir)
+{
+	struct npu_cores nc;
+	npu_cores_from_chip(G->o->chip, &nc); /* checked when the option was read */
+	char p[4096], q[4096], name[128], stamp[32];
+	format_stamp(stamp, sizeof stamp, G->base + R->off);
+	snprintf(name, sizeof name, "PROF_%06d_%s_DEVICEINFOABCDEF", R->r + 1, stamp);
+	path_join(p, sizeof p, rdir, name);
+	snprintf(name, sizeof name, "device_%d", R->dev);
+	path_join(q, sizeof q, p, name);
+	mkdir_p(q);
+	snprintf(name, sizeof name, "info.json.%d", R->dev);
+	path_join(p, sizeof p, q, name);
+	char info[256];
+	int n = snprintf(info, sizeof info, "{\"DeviceInfo\": [{\"id\": %d, \"ai_core_num\": %d, \"aiv_num\": %d}]}\n",
+			 R->dev, nc.aic_lo, nc.aiv_lo);
+	write_file(p, info, (size_t)n);
+}
+
 void write_rank(const struct gen *G, const struct rank_model *R, struct rank_out *ro)
 {
 	const struct opts *o = G->o;
@@ -143,6 +165,8 @@ void write_rank(const struct gen *G, const struct rank_model *R, struct rank_out
 		write_raw_parts(G, R, rdir);
 		return;
 	}
+	if (o->chip)
+		write_device_info(G, R, rdir);
 	path_join(od, sizeof od, rdir, "ASCEND_PROFILER_OUTPUT");
 	mkdir_p(od);
 	path_join(p, sizeof p, od, "trace_view.json");

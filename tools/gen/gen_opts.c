@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ascprof-gen: the command line: options and usage, --shape and the kernels options name. */
 #include "gen.h"
+#include "npu_cores.h"
 
 /* clang-format off */
 static const char usage_text[] =
@@ -47,6 +48,14 @@ static const char usage_text[] =
 	"                           Distribution holds N; default: by the step's tokens)\n"
 	"  --freq-drop PCT          the AI Core Freq counter reads 800 MHz (of 1800) over the middle PCT %\n"
 	"                           of each rank's span (1-90; a throttled AI Core)\n"
+	"  --chip NAME              a PROF_ directory in each worker with device_<id>/info.json.<id>: the\n"
+	"                           AI Core and Vector core counts of chip NAME (Ascend910B3 ...)\n"
+	"  --block-dim N            every MatMulV2 kernel launched on N blocks (1-256)\n"
+	"  --new-shapes             Add kernels are static (OP State) with a new input shape in every step\n"
+	"  --pmu-bound              PMU ratios with a bound pipe (cube or vector at 0.85-0.95) on every\n"
+	"                           kernel but RmsNorm, whose every pipe stays under 0.42 (latency-bound)\n"
+	"  --alloc-storm N          N AscendCL@aclrtMalloc calls in each step's schedule() call while the\n"
+	"                           device idles before the next step, sharing half of it (1-100)\n"
 	"  --env NAME=VALUE         the profiled process ran with NAME=VALUE: profiler_metadata.json's\n"
 	"                           ENV_VARIABLES say so (up to 8; NAME and VALUE plain text)\n"
 	"  --step-marks M           engine (execute_model python_function) | profilerstep (ProfilerStep#N\n"
@@ -223,6 +232,19 @@ static bool parse_number_opt(const char *a, int argc, char **argv, int *i, struc
 		o->unfused_rope = true;
 	} else if (!strcmp(a, "--packet-bytes")) {
 		o->packet_bytes = arg_int(a, need_arg(argc, argv, i), 1, 1LL << 34);
+	} else if (!strcmp(a, "--chip")) {
+		o->chip = need_arg(argc, argv, i);
+		struct npu_cores nc;
+		if (!npu_cores_from_chip(o->chip, &nc))
+			usage_error("--chip: not a chip the core table knows: '%s'", o->chip);
+	} else if (!strcmp(a, "--block-dim")) {
+		o->block_dim = (int)arg_int(a, need_arg(argc, argv, i), 1, 256);
+	} else if (!strcmp(a, "--pmu-bound")) {
+		o->pmu_bound = true;
+	} else if (!strcmp(a, "--new-shapes")) {
+		o->new_shapes = true;
+	} else if (!strcmp(a, "--alloc-storm")) {
+		o->alloc_storm = (int)arg_int(a, need_arg(argc, argv, i), 1, 100);
 	} else if (!strcmp(a, "--truncate-at")) {
 		o->truncate_at = arg_int(a, need_arg(argc, argv, i), 1, INT64_MAX / 4);
 	} else if (!strcmp(a, "--ragged")) {
@@ -548,4 +570,7 @@ void shape_apply(struct opts *o)
 		o->call_stack = false;
 		o->host_bare = true;
 	}
+	/* the calls go inside schedule(), a python_function such a capture does not write */
+	if (o->alloc_storm && o->host_bare)
+		usage_error("--alloc-storm needs the python_function events: not with --shape vllm or --default-export");
 }

@@ -450,6 +450,33 @@ static void write_host_section(struct tw *t)
 	}
 }
 
+/* --alloc-storm N: where step k's N device allocations go: inside its schedule() call,
+ * while the device idles before the next step (the host busy and host-only time stay as
+ * the model has them); each a quarter of its slot in, half a slot long. Returns N, or 0
+ * when that stretch is too short (or k is the last step). */
+int alloc_storm_slots(const struct gen *G, const struct rank_model *R, int k, int64_t *t0, int64_t *slot)
+{
+	int n = G->o->alloc_storm;
+	if (!n || k + 1 >= R->nst)
+		return 0;
+	const struct step *st = &R->st[k];
+	int64_t lo = st->last_dev > st->sch_ts ? st->last_dev : st->sch_ts;
+	int64_t hi = R->st[k + 1].first_dev < st->sch_end ? R->st[k + 1].first_dev : st->sch_end;
+	if (hi - lo < 4 * n)
+		return 0;
+	*t0 = lo;
+	*slot = (hi - lo) / n;
+	return n;
+}
+
+static void alloc_storm(struct tw *t, int k)
+{
+	int64_t t0, slot;
+	for (int i = 0, n = alloc_storm_slots(t->G, t->R, k, &t0, &slot); i < n; i++)
+		cann_x(t, "AscendCL@aclrtMalloc", t0 + i * slot + slot / 4, slot / 2, "ACL_RTS", "acl", "aclrtMalloc",
+		       "0", 0);
+}
+
 static void write_device_section(struct tw *t)
 {
 	const struct gen *G = t->G;
@@ -510,6 +537,7 @@ static void write_device_section(struct tw *t)
 			}
 			t->replayed = false;
 		}
+		alloc_storm(t, k);
 		/* Overlap Analysis pieces that start inside this step's window */
 		int64_t wend = step_window_end(R, k);
 		for (; ic < R->comp_m.n && R->comp_m.v[ic].s < wend; ic++)

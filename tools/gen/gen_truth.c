@@ -127,6 +127,7 @@
 /* clang-format on */
 #include "gen.h"
 #include "cmp.h"
+#include "npu_cores.h"
 
 /* The key reference printed by --help: the KEYS block above, verbatim. */
 /* clang-format off */
@@ -418,6 +419,80 @@ static void truth_ops(struct sbuf *b, const struct rank_model *R)
 	free(v);
 }
 
+/* The advice plants' figures, from the model (the rules read them from the files):
+ * --alloc-storm's calls (as gen_trace.c places them), --new-shapes' Add shapes first seen
+ * after their phase's first step (an op's first shape is no compile again), and with
+ * --chip: the long kernels under their cores (as kernel_details.csv lists them, with
+ * --block-dim's MatMulV2). */
+static void truth_advice(struct sbuf *b, const struct gen *G, const struct rank_model *R)
+{
+	const struct opts *o = G->o;
+	int r = R->r;
+	if (o->alloc_storm) {
+		int64_t n = 0, ns = 0, t0, slot;
+		for (int k = 0; k < R->nst; k++) {
+			int m = alloc_storm_slots(G, R, k, &t0, &slot);
+			n += m;
+			ns += m * (slot / 2);
+		}
+		sbuf_addf(b, "rank.%d.advice.alloc_calls=%" PRId64 "\nrank.%d.advice.alloc_ns=%" PRId64 "\n", r, n, r, ns);
+	}
+	if (o->new_shapes) {
+		int64_t fresh = 0, seen = 0;
+		bool phase_seen[2] = {false, false};
+		for (int k = 0; k < R->nst; k++) {
+			const struct step *st = &R->st[k];
+			bool baseline = !phase_seen[st->prefill];
+			phase_seen[st->prefill] = true;
+			bool add = false;
+			for (size_t i = 0; i < st->nu && !add; i++)
+				add = R->u[st->u0 + i].kind == K_ADD;
+			if (add && !baseline && seen)
+				fresh++;
+			seen += add;
+		}
+		sbuf_addf(b, "rank.%d.advice.new_shapes=%" PRId64 "\n", r, fresh);
+	}
+	if (o->pmu_bound) { /* every kernel row with PMU cells; RmsNorm's are the latency-bound */
+		int64_t pmu = 0, rms = 0;
+		for (size_t i = 0; i < R->nu; i++) {
+			const struct unit *u = &R->u[i];
+			if (kinds[u->kind].dc == DC_COMPUTE) {
+				pmu += u->k_dur;
+				rms += u->kind == K_RMSNORM ? u->k_dur : 0;
+			}
+			pmu += u->s3_dur;
+		}
+		sbuf_addf(b, "rank.%d.advice.pmu_ns=%" PRId64 "\nrank.%d.advice.latency_bound_ns=%" PRId64 "\n", r, pmu, r,
+			  rms);
+	}
+	if (o->chip) {
+		struct npu_cores nc;
+		npu_cores_from_chip(o->chip, &nc);
+		int64_t n = 0, ns = 0;
+		for (size_t i = 0; i < R->nu; i++) {
+			const struct unit *u = &R->u[i];
+			const struct kind *kd = &kinds[u->kind];
+			for (int pass = 0; pass < 2; pass++) {
+				const struct kind *pk = pass ? &kinds[K_S3] : kd;
+				int64_t dur = pass ? u->s3_dur : u->k_dur;
+				if (pk->dc != DC_COMPUTE || (pass && !u->s3_dur) || dur < 20000)
+					continue;
+				bool cube = !strcmp(pk->task_type, "AI_CORE") || !strcmp(pk->task_type, "MIX_AIC");
+				bool vec = !strcmp(pk->task_type, "AI_VECTOR_CORE");
+				int blocks = o->block_dim && !pass && u->kind == K_LINEAR ? o->block_dim : pk->block_dim;
+				int cores = cube ? nc.aic_lo : vec ? nc.aiv_lo : 0;
+				if (blocks > 0 && blocks < cores) {
+					n++;
+					ns += dur;
+				}
+			}
+		}
+		sbuf_addf(b, "rank.%d.advice.small_block_kernels=%" PRId64 "\nrank.%d.advice.small_block_ns=%" PRId64 "\n",
+			  r, n, r, ns);
+	}
+}
+
 static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_model *R,
                        const struct rank_out *ro)
 {
@@ -437,6 +512,7 @@ static void truth_rank(struct sbuf *b, const struct gen *G, const struct rank_mo
 	truth_figures(b, R);
 	truth_steps(b, G, R);
 	truth_ops(b, R);
+	truth_advice(b, G, R);
 }
 
 /* --moe-hot: per rank, whole capture and by phase, summed from the units as placed. */
