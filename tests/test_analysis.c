@@ -83,7 +83,7 @@ static void check_rank(const struct tu_capture *l, const struct rank_analysis *r
 		assert_true(s->start == tu_truth_int(t, "rank.%d.step.%zu.start_ns", r, k));
 		assert_true(s->end == tu_truth_int(t, "rank.%d.step.%zu.end_ns", r, k));
 		const char *ph = tu_truth_str(t, "rank.%d.step.%zu.phase", r, k);
-		assert_string_equal(analysis_phase_name(s->phase), ph);
+		assert_string_equal(result_phase_name(s->phase), ph);
 		assert_int_equal((long long)s->dispatch_ops, tu_truth_int(t, "rank.%d.step.%zu.dispatch_ops", r, k));
 		check_us("step compute", r, (double)s->compute_ns / 1e3,
 			 tu_truth_int(t, "rank.%d.step.%zu.compute_ns", r, k));
@@ -209,7 +209,7 @@ static void test_mc2_wait_is_communication(void **state)
 		check_us("attributed compute", r, (double)ra->attr.ns[ATTR_COMPUTE] / 1e3,
 			 tu_truth_int(t, "rank.%d.compute_ns", r));
 		int order[BN_COUNT];
-		analysis_bottleneck_order(ra, order);
+		bottleneck_order(ra, order);
 		assert_int_equal(order[0], ra->rank == 1 ? BN_NPU_COMPUTE : BN_COMMUNICATION);
 		assert_true(ra->bn[order[0]].score >= 40);
 	}
@@ -300,52 +300,52 @@ static void test_verdict_ranks_by_expected_gain(void **state)
 	ra->coll_skew_ns = 30400000;
 
 	int order[BN_COUNT];
-	analysis_verdict_order(ra, order);
+	bottleneck_verdict_order(ra, order);
 	assert_int_equal(order[0], BN_HOST_DISPATCH);
 	assert_int_equal(order[1], BN_COMMUNICATION);
-	analysis_bottleneck_order(ra, order); /* the report's list stays by score */
+	bottleneck_order(ra, order); /* the report's list stays by score */
 	assert_int_equal(order[0], BN_COMMUNICATION);
 	char v[VERDICT_MAX], why[VERDICT_REASON_MAX];
-	analysis_verdict(ra, v, sizeof v);
+	bottleneck_verdict(ra, v, sizeof v);
 	assert_string_equal(v, "host dispatch (expected gain 7.7-13.8 % of the window; score 54; its buckets hold "
 			       "15.3 %), then communication (2.1-4.3 %; score 100: most of its 57.4 % is setup or "
 			       "time neither transfer nor waiting for a captured peer, not recoverable); ranked by "
 			       "expected gain");
-	assert_null(analysis_verdict_reason(ra, BN_HOST_DISPATCH, why, sizeof why));
-	assert_non_null(analysis_verdict_reason(ra, BN_COMMUNICATION, why, sizeof why));
+	assert_null(bottleneck_verdict_reason(ra, BN_HOST_DISPATCH, why, sizeof why));
+	assert_non_null(bottleneck_verdict_reason(ra, BN_COMMUNICATION, why, sizeof why));
 	/* every part of the split has an estimate (setup and the rest claim none): the gain is
 	 * known whatever the peers */
 	ra->coll_spread_ok = false;
-	assert_true(analysis_gain_known(ra, BN_COMMUNICATION));
+	assert_true(bottleneck_gain_known(ra, BN_COMMUNICATION));
 	ra->coll_spread_ok = true;
 
 	/* the same midpoint (10.73 %): the score breaks the tie, and no reason is owed */
 	ra->bn[BN_COMMUNICATION].gain.low_pct = 8.66;
 	ra->bn[BN_COMMUNICATION].gain.high_pct = 12.8;
-	analysis_verdict_order(ra, order);
+	bottleneck_verdict_order(ra, order);
 	assert_int_equal(order[0], BN_COMMUNICATION);
 	assert_int_equal(order[1], BN_HOST_DISPATCH);
-	analysis_verdict(ra, v, sizeof v);
+	bottleneck_verdict(ra, v, sizeof v);
 	assert_non_null(strstr(v, ", then host dispatch (7.7-13.8 %; score 54; 15.3 %); ranked by expected gain"));
 	assert_null(strstr(v, "not recoverable"));
 	/* same midpoint and score: the enum's order */
 	ra->bn[BN_COMMUNICATION].score = 54;
-	analysis_verdict_order(ra, order);
+	bottleneck_verdict_order(ra, order);
 	assert_int_equal(order[0], BN_HOST_DISPATCH);
 
 	/* a gain that cannot be estimated (host dispatch with no host trace) comes after one
 	 * that can, before what did not trigger, and says why when its score is higher */
 	a->host_known = false;
 	ra->bn[BN_HOST_DISPATCH].score = 90;
-	analysis_verdict_order(ra, order);
+	bottleneck_verdict_order(ra, order);
 	assert_int_equal(order[0], BN_COMMUNICATION);
 	assert_int_equal(order[1], BN_HOST_DISPATCH);
-	analysis_verdict(ra, v, sizeof v);
+	bottleneck_verdict(ra, v, sizeof v);
 	assert_non_null(strstr(v, ", then host dispatch (gain unknown; score 90: its buckets hold 15.3 %, and its gain "
 				  "cannot be estimated)"));
 	/* one triggered candidate: nothing to rank */
 	ra->bn[BN_HOST_DISPATCH].score = 0;
-	analysis_verdict(ra, v, sizeof v);
+	bottleneck_verdict(ra, v, sizeof v);
 	assert_string_equal(v, "communication (expected gain 8.7-12.8 % of the window; score 54; its buckets hold "
 			       "57.4 %)");
 	free(ra);
@@ -589,7 +589,7 @@ static void test_host_self_time(void **state)
 	struct small_capture sc;
 	analyse_python_ops(&sc, NESTED_EVENTS);
 	const struct rank_store *rs = &sc.cap->ranks[0].store;
-	int64_t *self = analysis_host_self_ns(rs);
+	int64_t *self = query_host_self_ns(rs);
 	static const struct { const char *name; int64_t self_us; } want[] = {
 		{"outer", 20}, {"aten::item", 14}, {"dense", 26}, {"c", 60}};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -611,7 +611,7 @@ static void test_range_totals(void **state)
 	const struct rank_store *rs = &sc.cap->ranks[0].store;
 	int64_t base = rs->window_start; /* the trace's ts 0 */
 	struct range_totals r;
-	analysis_range(rs, ra->cls, base + 20000, base + 60000, &r);
+	query_range(rs, ra->cls, base + 20000, base + 60000, &r);
 	assert_int_equal(r.n_events, 4);
 	assert_int_equal(r.host_busy_ns, 40000);
 	assert_int_equal(r.device_busy_ns, 0);
@@ -630,8 +630,8 @@ static void test_range_totals(void **state)
 		cats += r.cat_ns[k];
 	}
 	assert_true(cats >= r.host_busy_ns); /* each category's union, the categories overlap */
-	analysis_range_free(&r);
-	analysis_range(rs, ra->cls, base, base + 300000, &r);
+	query_range_free(&r);
+	query_range(rs, ra->cls, base, base + 300000, &r);
 	assert_int_equal(r.n_events, 5);
 	assert_int_equal(r.host_busy_ns, 110000 + 10000);
 	for (size_t i = 0; i < r.n_ops; i++)
@@ -639,12 +639,12 @@ static void test_range_totals(void **state)
 			assert_int_equal(r.ops[i].count, 2);
 			assert_int_equal(r.ops[i].in_ns, 40000);
 		}
-	analysis_range_free(&r);
+	query_range_free(&r);
 	/* a range where nothing runs */
-	analysis_range(rs, ra->cls, base + 120000, base + 190000, &r);
+	query_range(rs, ra->cls, base + 120000, base + 190000, &r);
 	assert_int_equal(r.n_events, 0);
 	assert_int_equal(r.n_ops, 0);
-	analysis_range_free(&r);
+	query_range_free(&r);
 	small_capture_free(&sc);
 }
 
@@ -921,7 +921,7 @@ static void check_op_row(const struct rank_store *rs, const struct rank_analysis
 		if (o->scope == SCOPE_DEVICE ? !device : o->scope == SCOPE_HOST ? !host : !device && !host)
 			continue;
 		if (o->phase != PHASE_UNKNOWN) {
-			size_t k = analysis_step_at(ra, store_ts(rs, ev));
+			size_t k = result_step_at(ra, store_ts(rs, ev));
 			if (k == SIZE_MAX || ra->steps[k].phase != o->phase)
 				continue;
 		}

@@ -237,7 +237,7 @@ static void test_rank_alone(void **state)
 	assert_non_null(strstr(ra.bn[BN_COMMUNICATION].advice, "is unknown"));
 	assert_null(strstr(ra.bn[BN_COMMUNICATION].advice, "overlap collectives"));
 	assert_int_equal(ra.bn[BN_COMMUNICATION].gain.conf, CONF_LOW);
-	analysis_rank_free(&ra);
+	result_rank_free(&ra);
 	diag_free(&dl);
 	tu_capture_free(&l);
 }
@@ -425,7 +425,7 @@ static void test_shared_wait_claims_no_gain(void **state)
 		assert_true(ra->outliers[0].first_in_group);
 		assert_true(ra->outliers[0].part_ns[2] >= 59000000);
 		char v[VERDICT_MAX];
-		analysis_verdict(ra, v, sizeof v);
+		bottleneck_verdict(ra, v, sizeof v);
 		assert_true(strncmp(v, "one collective, hcom_allReduce__", 32) == 0);
 		assert_non_null(strstr(v, "link setup"));
 		const struct bottleneck *b = &ra->bn[BN_COMMUNICATION], *bk = &rk->bn[BN_COMMUNICATION];
@@ -468,9 +468,9 @@ static void test_rank_alone_claims_no_wait(void **state)
 	assert_int_equal(ra->late_rank, -1); /* no peers: nobody to name */
 	const struct bottleneck *b = &ra->bn[BN_COMMUNICATION], *bw = &whole->bn[BN_COMMUNICATION];
 	assert_true(fabs(b->gain.low_pct - bw->gain.low_pct) < 1e-9 && fabs(b->gain.high_pct - bw->gain.high_pct) < 1e-9);
-	assert_true(analysis_gain_known(ra, BN_COMMUNICATION));
+	assert_true(bottleneck_gain_known(ra, BN_COMMUNICATION));
 	char v[VERDICT_MAX];
-	assert_non_null(strstr(analysis_verdict(ra, v, sizeof v), "link setup"));
+	assert_non_null(strstr(bottleneck_verdict(ra, v, sizeof v), "link setup"));
 	analysis_free(an);
 	capture_free(cap);
 	tu_capture_free(&k);
@@ -618,7 +618,7 @@ static void test_sync_waiting_on_a_collective(void **state)
 	 * window: compute 5-20 % of 76.25 % = 3.8-15.2 %; communication, unsplit (one rank), 30-80
 	 * % of 10.75 % = 3.2-8.6 %: compute first by expected gain too */
 	char v[VERDICT_MAX];
-	assert_string_equal(analysis_verdict(ra, v, sizeof v),
+	assert_string_equal(bottleneck_verdict(ra, v, sizeof v),
 			    "NPU compute (expected gain 3.8-15.2 % of the window; score 64; its buckets hold 76.2 %), "
 			    "then communication (3.2-8.6 %; score 43; 10.8 %); ranked by expected gain");
 	planted_free(&pc);
@@ -681,7 +681,7 @@ static void test_exposed_copies(void **state)
 	assert_true(tu_close(ra->bn[BN_COPY].gain.high_pct, 40.0, 1e-9, 1e-9));
 	assert_true(tu_close(ra->bn[BN_COPY].gain.low_pct, 20.0, 1e-9, 1e-9));
 	char v[VERDICT_MAX];
-	assert_non_null(strstr(analysis_verdict(ra, v, sizeof v), "copy (expected gain 20.0-40.0 % of the window; score 100"));
+	assert_non_null(strstr(bottleneck_verdict(ra, v, sizeof v), "copy (expected gain 20.0-40.0 % of the window; score 100"));
 	planted_free(&pc);
 }
 
@@ -732,7 +732,7 @@ static void test_host_only_trace(void **state)
 	for (int k = 0; k < BN_COUNT; k++)
 		assert_true(ra->bn[k].score < 40);
 	char v[256];
-	assert_string_equal(analysis_verdict(ra, v, sizeof v),
+	assert_string_equal(bottleneck_verdict(ra, v, sizeof v),
 			    "insufficient data: no device task or collective in the window");
 	planted_free(&pc);
 }
@@ -877,14 +877,14 @@ static void test_op_type_key(void **state)
 {
 	(void)state;
 	char b[64];
-	assert_string_equal(analysis_op_type_key("hcom_allReduce__428_5_1", NULL, b, sizeof b), "hcom_allReduce");
-	assert_string_equal(analysis_op_type_key("hcom_allGather_12_3", NULL, b, sizeof b), "hcom_allGather");
-	assert_string_equal(analysis_op_type_key("hcom_broadcast_", NULL, b, sizeof b), "hcom_broadcast");
-	assert_string_equal(analysis_op_type_key("x", "hcom_reduceScatter_", b, sizeof b), "hcom_reduceScatter");
-	assert_string_equal(analysis_op_type_key("aclnnMm_MatMulCommon_MatMulV2", "MatMulV2", b, sizeof b),
+	assert_string_equal(evkind_op_type_key("hcom_allReduce__428_5_1", NULL, b, sizeof b), "hcom_allReduce");
+	assert_string_equal(evkind_op_type_key("hcom_allGather_12_3", NULL, b, sizeof b), "hcom_allGather");
+	assert_string_equal(evkind_op_type_key("hcom_broadcast_", NULL, b, sizeof b), "hcom_broadcast");
+	assert_string_equal(evkind_op_type_key("x", "hcom_reduceScatter_", b, sizeof b), "hcom_reduceScatter");
+	assert_string_equal(evkind_op_type_key("aclnnMm_MatMulCommon_MatMulV2", "MatMulV2", b, sizeof b),
 			    "MatMulV2");
-	assert_string_equal(analysis_op_type_key("aclnnAdd_2", "", b, sizeof b), "aclnnAdd_2");
-	assert_string_equal(analysis_op_type_key("hcom_1", NULL, b, sizeof b), "hcom_1");
+	assert_string_equal(evkind_op_type_key("aclnnAdd_2", "", b, sizeof b), "aclnnAdd_2");
+	assert_string_equal(evkind_op_type_key("hcom_1", NULL, b, sizeof b), "hcom_1");
 }
 
 static const struct op_type_stat *find_type(const struct rank_analysis *ra, const char *name)
@@ -1109,7 +1109,7 @@ static void test_level1_transfer_from_communication_json(void **state)
 		assert_string_equal(ra->outliers[0].name, "hcom_allReduce__586_0_1");
 		assert_true(ra->outliers[0].first_in_group);
 		char v[VERDICT_MAX];
-		analysis_verdict(ra, v, sizeof v);
+		bottleneck_verdict(ra, v, sizeof v);
 		const char *host = strstr(v, "host dispatch");
 		assert_true(strncmp(v, "one collective, hcom_allReduce__586_0_1", 39) == 0);
 		assert_non_null(host);
@@ -1188,7 +1188,7 @@ static void test_startup_broadcast(void **state)
 	assert_true(ra->outliers[0].first_in_group);
 	assert_int_equal(ra->outliers[0].source, 0);
 	char v[VERDICT_MAX];
-	analysis_verdict(ra, v, sizeof v);
+	bottleneck_verdict(ra, v, sizeof v);
 	assert_true(strncmp(v, "one collective, hcom_broadcast__483_0", 37) == 0);
 	const struct attribution *a = &ra->attr;
 	double rest = attribution_pct(a, a->ns[ATTR_COMM_UNSPLIT] - ra->outliers[0].exposed_ns);
@@ -1207,7 +1207,7 @@ static void test_idle_without_host_trace(void **state)
 		skip();
 	const struct rank_analysis *ra = &pc.an->ranks[0];
 	char v[256];
-	analysis_verdict(ra, v, sizeof v);
+	bottleneck_verdict(ra, v, sizeof v);
 	assert_non_null(strstr(v, "insufficient data"));
 	assert_non_null(strstr(v, "without a host trace"));
 	assert_true(ra->bn[BN_HOST_DISPATCH].score < 40);
@@ -1232,7 +1232,7 @@ static void test_idle_with_an_untraced_host(void **state)
 	for (int k = 0; k < BN_COUNT; k++)
 		assert_true(ra->bn[k].score < 40);
 	char v[384];
-	analysis_verdict(ra, v, sizeof v);
+	bottleneck_verdict(ra, v, sizeof v);
 	assert_non_null(strstr(v, "insufficient data: the device idles 25.0 % of the window"));
 	/* the host dispatch row says so too, rather than a bare 0 beside 0 % host-bound */
 	assert_non_null(ra->bn[BN_HOST_DISPATCH].insufficient);
@@ -1248,12 +1248,12 @@ static void test_idle_with_an_untraced_host(void **state)
 	assert_int_equal(ra->attr.ns[ATTR_HOST_DISPATCH], US(70));
 	for (int k = 0; k < BN_COUNT; k++)
 		assert_true(ra->bn[k].score < 40);
-	analysis_verdict(ra, v, sizeof v);
+	bottleneck_verdict(ra, v, sizeof v);
 	assert_non_null(strstr(v, "insufficient data: the device idles 15.0 % of the window"));
 	planted_free(&pc);
 	if (!real_load(&pc, "msinsight/server/src/test/test_data/full_db"))
 		return;
-	analysis_verdict(&pc.an->ranks[0], v, sizeof v);
+	bottleneck_verdict(&pc.an->ranks[0], v, sizeof v);
 	assert_non_null(strstr(v, "insufficient data: the device idles 99.0 %"));
 	real_free(&pc);
 }
@@ -1270,7 +1270,7 @@ static void test_tiny_span_is_insufficient(void **state)
 	const struct rank_analysis *ra = &pc.an->ranks[0];
 	assert_int_equal(ra->attr.ns[ATTR_COMPUTE], US(28));
 	char v[256];
-	assert_non_null(strstr(analysis_verdict(ra, v, sizeof v), "insufficient data: the device ran tasks for only 28.0 us"));
+	assert_non_null(strstr(bottleneck_verdict(ra, v, sizeof v), "insufficient data: the device ran tasks for only 28.0 us"));
 	/* and no candidate contradicts it: none triggered, nothing claimed, each says why */
 	for (int k = 0; k < BN_COUNT; k++) {
 		assert_true(ra->bn[k].score < 40);
@@ -1283,7 +1283,7 @@ static void test_tiny_span_is_insufficient(void **state)
 	 * in first-call workspace queries; it read "host dispatch (score 100)" with serving advice */
 	if (!real_load(&pc, "vllm-ascend/prof_unpack/PROF_GROUP_20260823_165254/PROF_Memory"))
 		return;
-	assert_non_null(strstr(analysis_verdict(&pc.an->ranks[0], v, sizeof v), "insufficient data: the device ran "
+	assert_non_null(strstr(bottleneck_verdict(&pc.an->ranks[0], v, sizeof v), "insufficient data: the device ran "
 										       "tasks for only 186.7 us"));
 	for (int k = 0; k < BN_COUNT; k++) /* it showed "host dispatch 100 TRIGGERED" beside that verdict */
 		assert_true(pc.an->ranks[0].bn[k].score < 40);

@@ -287,7 +287,7 @@ static void test_per_node_digests(void **state)
 	struct analysis *dg = analysis_from_digests(dir);
 	assert_int_equal(dg->n_ranks, 4);
 	for (size_t r = 0; r < 4; r++) {
-		assert_true(analysis_comm_wait_known(&dg->ranks[r])); /* split again over every digest */
+		assert_true(comm_ranks_wait_known(&dg->ranks[r])); /* split again over every digest */
 		assert_memory_equal(dg->ranks[r].attr.ns, c.an->ranks[r].attr.ns, sizeof dg->ranks[r].attr.ns);
 		assert_int_equal(dg->ranks[r].late_rank, c.an->ranks[r].late_rank);
 	}
@@ -563,7 +563,7 @@ static void test_crafted_payloads(void **state)
 		struct sbuf why = SBUF_INIT;
 		if (digest_parse(buf, blen, keep, &ra, &id, &colls, &nc, &cm, &why) == 0) {
 			read++;
-			analysis_rank_free(&ra);
+			result_rank_free(&ra);
 			free(colls);
 			comm_data_free(&cm);
 		} else {

@@ -96,7 +96,7 @@ static void check_candidates(const struct analysis *an, const struct tu_truth *t
 		}
 		/* the verdict names it where the MoE wait is most of the rank's waiting */
 		char verdict[VERDICT_MAX], who[64];
-		analysis_verdict(ra, verdict, sizeof verdict);
+		bottleneck_verdict(ra, verdict, sizeof verdict);
 		snprintf(who, sizeof who, "expert load imbalance: rank %d's experts", hot);
 		if (ra->rank != hot && 2 * ra->moe_wait_ns >= ra->attr.ns[ATTR_COMM_WAIT] &&
 		    !strncmp(verdict, "communication", 13))
@@ -192,7 +192,7 @@ static void test_moe_balanced(void **state)
 	for (size_t i = 0; i < c.an->n_ranks; i++) {
 		char verdict[VERDICT_MAX];
 		assert_false(c.an->ranks[i].moe_imbalanced);
-		assert_null(strstr(analysis_verdict(&c.an->ranks[i], verdict, sizeof verdict), "expert load"));
+		assert_null(strstr(bottleneck_verdict(&c.an->ranks[i], verdict, sizeof verdict), "expert load"));
 	}
 	tu_capture_free(&c);
 }

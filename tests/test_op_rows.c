@@ -417,7 +417,7 @@ static void test_collectives_real_level1(void **state)
 		assert_no_call_rows(ra);
 		/* the Timeline's range table over the whole window: the same row */
 		struct range_totals rt;
-		analysis_range(&rd->store, ra->cls, rd->store.window_start, rd->store.window_end + 1, &rt);
+		query_range(&rd->store, ra->cls, rd->store.window_start, rd->store.window_end + 1, &rt);
 		size_t in_range = 0;
 		for (size_t i = 0; i < rt.n_ops; i++) {
 			assert_false(strstr(rt.ops[i].name, "hcom_") && strstr(rt.ops[i].name, "__"));
@@ -430,7 +430,7 @@ static void test_collectives_real_level1(void **state)
 			in_range++;
 		}
 		assert_int_equal(in_range, 1);
-		analysis_range_free(&rt);
+		query_range_free(&rt);
 	}
 	real_free(an, cap, dir);
 }

@@ -83,10 +83,10 @@ static void check_phases(const struct tu_capture *c, size_t per_signal[PHASE_SRC
 			enum phase want = truth_phase(c->truth, ra->rank, k);
 			if (s->phase != want)
 				fail_msg("rank %d step %zu: %s from %s (%s: %s), planted %s", ra->rank, k,
-				         analysis_phase_name(s->phase),
-				         analysis_phase_signal_name(s->phase_source),
-				         analysis_confidence_name(s->phase_conf), s->phase_evidence,
-				         analysis_phase_name(want));
+				         result_phase_name(s->phase),
+				         result_phase_signal_name(s->phase_source),
+				         result_confidence_name(s->phase_conf), s->phase_evidence,
+				         result_phase_name(want));
 			per_signal[s->phase_source]++;
 		}
 		assert_true(ra->have[M_MIXED_STEPS]);
@@ -104,10 +104,10 @@ static size_t phase_errors(const struct tu_capture *c, size_t *steps)
 			enum phase want = truth_phase(c->truth, ra->rank, k);
 			if (s->phase != want && wrong++ < 3)
 				print_message("rank %d step %zu: %s from %s (%s: %s), planted %s\n", ra->rank,
-				              k, analysis_phase_name(s->phase),
-				              analysis_phase_signal_name(s->phase_source),
-				              analysis_confidence_name(s->phase_conf), s->phase_evidence,
-				              analysis_phase_name(want));
+				              k, result_phase_name(s->phase),
+				              result_phase_signal_name(s->phase_source),
+				              result_confidence_name(s->phase_conf), s->phase_evidence,
+				              result_phase_name(want));
 		}
 		*steps += ra->n_steps;
 	}
@@ -691,7 +691,7 @@ static void check_training(const struct analysis *an)
 	for (size_t i = 0; i < an->n_ranks; i++) {
 		const struct rank_analysis *ra = &an->ranks[i];
 		if (ra->workload != WORKLOAD_TRAINING)
-			fail_msg("rank %d: workload %s (%s)", ra->rank, analysis_workload_name(ra->workload),
+			fail_msg("rank %d: workload %s (%s)", ra->rank, result_workload_name(ra->workload),
 			         ra->workload_evidence);
 		assert_false(ra->have[M_PREFILL_STEPS]);
 		assert_false(ra->have[M_DECODE_STEPS]);
@@ -701,7 +701,7 @@ static void check_training(const struct analysis *an)
 			assert_int_equal(ra->steps[k].phase, PHASE_UNKNOWN);
 			assert_int_equal(ra->steps[k].phase_source, PHASE_SRC_WORKLOAD);
 			/* shown as training, not "unknown" beside confidence high */
-			assert_string_equal(analysis_step_phase_name(&ra->steps[k]), "training");
+			assert_string_equal(result_step_phase_name(&ra->steps[k]), "training");
 		}
 		for (size_t e = 0; e < ra->bn[BN_HOST_DISPATCH].n_ev; e++)
 			assert_string_not_equal(ra->bn[BN_HOST_DISPATCH].ev[e].metric, "dispatch_per_step");

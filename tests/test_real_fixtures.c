@@ -282,27 +282,27 @@ static void test_level1_landmarks(void **state)
 	struct analysis *an = analysis_run(cap);
 	const struct rank_analysis *ra = &an->ranks[0];
 	const struct rank_store *rs = &cap->ranks[ra->rank_index].store;
-	uint32_t ev = analysis_landmark_event(ra, rs, LANDMARK_SYNC);
+	uint32_t ev = query_landmark_event(ra, rs, LANDMARK_SYNC);
 	assert_int_not_equal(ev, UINT32_MAX);
 	assert_string_equal(store_ev_name(rs, ev), "aten::item");
 	assert_int_equal((store_dur(rs, ev) + 500) / 1000, 91951); /* us */
 	assert_int_equal(store_ts(rs, ev), ra->longest_sync[0]);
 	assert_int_equal(store_ts(rs, ev) + store_dur(rs, ev), ra->longest_sync[1]);
-	ev = analysis_landmark_event(ra, rs, LANDMARK_IDLE);
+	ev = query_landmark_event(ra, rs, LANDMARK_IDLE);
 	assert_int_not_equal(ev, UINT32_MAX);
 	assert_int_equal(store_ts(rs, ev), ra->longest_idle[1]);
 	assert_true(store_ev_lane(rs, ev)->group == LANE_DEVICE || store_ev_lane(rs, ev)->group == LANE_COMM);
 	const int64_t *ivs[2] = {ra->longest_copy, ra->longest_exposed};
 	enum landmark lms[2] = {LANDMARK_COPY, LANDMARK_EXPOSED};
 	for (int i = 0; i < 2; i++) {
-		ev = analysis_landmark_event(ra, rs, lms[i]);
+		ev = query_landmark_event(ra, rs, lms[i]);
 		assert_int_not_equal(ev, UINT32_MAX);
 		assert_true(store_ts(rs, ev) < ivs[i][1] && store_ts(rs, ev) + store_dur(rs, ev) > ivs[i][0]);
 		assert_int_equal(ra->cls[ev].cat, lms[i] == LANDMARK_COPY ? CAT_COPY : CAT_COMM);
 	}
 	/* host self time: never negative, never above the op's total, and the two sync ops
 	 * that share 92 ms split it (aten::item keeps about 1 ms of its own) */
-	int64_t *self = analysis_host_self_ns(rs);
+	int64_t *self = query_host_self_ns(rs);
 	size_t checked = 0;
 	for (size_t i = 0; i < ra->n_ops; i++) {
 		const struct op_stat *o = &ra->ops[i];

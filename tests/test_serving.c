@@ -267,7 +267,7 @@ static void test_phases_from_forwards(void **state)
 			const struct step *s = &ra->steps[k];
 			assert_int_equal(s->phase_source, PHASE_SRC_SERVING);
 			assert_int_equal(s->phase_conf, CONF_HIGH);
-			assert_string_equal(analysis_phase_name(s->phase),
+			assert_string_equal(result_phase_name(s->phase),
 					    tu_truth_str(t, "rank.%d.step.%zu.phase", ra->rank, k));
 		}
 	}
@@ -361,7 +361,7 @@ static void test_no_device_lanes(void **state)
 		assert_false(ra->have[device[i]]);
 	assert_false(ra->have[M_HOST_ONLY_US]); /* host work minus a device nobody saw */
 	assert_false(ra->attr.valid);
-	assert_non_null(strstr(analysis_attribution_why(&ra->attr), "no device lane"));
+	assert_non_null(strstr(attribution_why(&ra->attr), "no device lane"));
 	char *text = tu_report_text(o.an);
 	assert_null(strstr(text, "NPU idle"));
 	assert_null(strstr(text, "100.00 %"));

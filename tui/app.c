@@ -259,7 +259,7 @@ static void draw_title(struct app *app, struct canvas *cv)
 	char tabs[VIEW_COUNT][48], shorts[VIEW_COUNT][16], r[96] = "";
 	int tabs_w = 0, rw = 0;
 	for (int k = 0; k < n; k++) {
-		char key[8] = "V";
+		char key[16] = "V";
 		if (ids[k] != VIEW_SERVING)
 			snprintf(key, sizeof key, "%d", ids[k] == VIEW_CLUSTER ? 0 : (int)ids[k] + 1);
 		snprintf(tabs[k], sizeof tabs[k], " %s %s ", key, _(view_title(app, ids[k])));
@@ -470,7 +470,7 @@ void app_handle_key(struct app *app, int key)
 	case ACT_PREV_RANK: change_rank(app, -1); break;
 	case ACT_ALIGN_MODE:
 		app->align = (enum align_mode)((app->align + 1) % ALIGN_COUNT);
-		app_message(app, ST_NORMAL, _("alignment: %s"), analysis_align_name(app->align));
+		app_message(app, ST_NORMAL, _("alignment: %s"), result_align_name(app->align));
 		app_refresh_views(app);
 		break;
 	case ACT_REDRAW:

@@ -445,7 +445,7 @@ static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 		const char *name = csvt_str(k, row, COL_NAME);
 		const char *type = csvt_has(k, COL_TYPE) ? csvt_str(k, row, COL_TYPE) : NULL;
 		bool hit[2] = {core && !strcasecmp(core, "AI_CPU") &&
-				       !(analysis_kernel_class(&memo, k, row).flags & EVF_FUSED_COMM),
+				       !(evkind_kernel_class(&memo, k, row).flags & EVF_FUSED_COMM),
 			       (name && strstr(name, "TransData")) || (type && strstr(type, "TransData"))};
 		for (int r = 0; r < 2; r++) {
 			if (!hit[r])
@@ -460,7 +460,7 @@ static void advice_csv(const struct csv_table *k, struct rank_analysis *ra)
 				x[r].by_name[id] += dur;
 		}
 	}
-	analysis_kernel_memo_free(&memo);
+	evkind_kernel_memo_free(&memo);
 	double dev_busy = ra->have[M_NPU_BUSY_US] ? ra->v[M_NPU_BUSY_US] * 1e3 : NAN;
 	struct sbuf sb = {0};
 	for (int r = 0; r < 2; r++) {

@@ -68,7 +68,7 @@ const char *advice_status_name(int status);
  * split as the attribution splits it. A rank without a trace is
  * judged from its kernel table (kernels, may be NULL): the device rules only, each
  * finding naming a CSV line. Appends a finding per rule that saw any instance to
- * ra->advice (owned by ra; freed by analysis_rank_free). */
+ * ra->advice (owned by ra; freed by result_rank_free). */
 struct csv_table;
 struct rank_sets;
 void advice_rank(const struct rank_store *rs, const struct csv_table *kernels, struct rank_analysis *ra,

@@ -216,7 +216,7 @@ static const char *block_dim(const struct csv_table *k, const struct npu_cores *
 	for (size_t row = 0; row < k->nrows; row++) {
 		enum core_kind ck = row_cores(k, row);
 		int64_t dur;
-		double bd;
+		double bd = 0;
 		if (ck == CK_NONE || !csvt_time(k, row, COL_DURATION, &dur) || dur < 0)
 			continue;
 		all_ns += dur;

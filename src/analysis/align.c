@@ -29,12 +29,12 @@ static size_t collect_csv(const struct csv_table *k, struct coll_inst **out)
 		const char *name = csvt_str(k, r, COL_NAME);
 		if (!csvt_time(k, r, COL_START, &a) || !csvt_time(k, r, COL_DURATION, &d))
 			continue;
-		if (analysis_kernel_class(&memo, k, r).cat != CAT_COMM)
+		if (evkind_kernel_class(&memo, k, r).cat != CAT_COMM)
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
 		(*out)[n++] = (struct coll_inst){a + d, d, name, 0, -1, -1, 0, -1, UINT32_MAX, 0};
 	}
-	analysis_kernel_memo_free(&memo);
+	evkind_kernel_memo_free(&memo);
 	return n;
 }
 
@@ -69,7 +69,7 @@ static size_t collect(const struct rank_data *rd, const struct ev_class *cls, st
 		free(*out);
 		return collect_comm(&rd->comm, out);
 	}
-	bool group = analysis_has_group_lanes(rs);
+	bool group = evkind_has_group_lanes(rs);
 	size_t n = 0, cap = 0;
 	*out = NULL;
 	/* lane events are sorted; walk the lanes to keep time order per lane, then sort */
@@ -81,7 +81,7 @@ static size_t collect(const struct rank_data *rd, const struct ev_class *cls, st
 		if (!mc2 && !analysis_is_collective(rs, cls, (uint32_t)ev, group))
 			continue;
 		xgrow(out, &cap, n + 1, sizeof **out);
-		double b = n < 100000 ? analysis_collective_bytes(rs, (uint32_t)ev) : 0;
+		double b = n < 100000 ? evkind_collective_bytes(rs, (uint32_t)ev) : 0;
 		(*out)[n++] = (struct coll_inst){store_ts(rs, ev) + store_dur(rs, ev), store_dur(rs, ev), store_ev_name(rs, ev),
 						 b, -1, -1, 0, -1, (uint32_t)ev, 0};
 	}
@@ -419,14 +419,14 @@ static void collective_spread(struct coll_inst *const *cs, struct rank_analysis 
 	free(ends);
 }
 
-size_t analysis_collectives(const struct capture *cap, const struct rank_analysis *ra, struct coll_inst **out)
+size_t align_collectives(const struct capture *cap, const struct rank_analysis *ra, struct coll_inst **out)
 {
 	size_t n = collect(&cap->ranks[ra->rank_index], ra->cls, out);
 	xqsort(*out, n, sizeof **out, cmp_coll);
 	return n;
 }
 
-void analysis_align_lists(struct rank_analysis *ranks, size_t n, struct coll_inst *const *cs, const size_t *ncs)
+void align_lists(struct rank_analysis *ranks, size_t n, struct coll_inst *const *cs, const size_t *ncs)
 {
 	if (n == 0)
 		return;
@@ -467,7 +467,7 @@ void analysis_align_lists(struct rank_analysis *ranks, size_t n, struct coll_ins
 	free(exact);
 }
 
-void analysis_slow_ranks(struct analysis *an)
+void align_slow_ranks(struct analysis *an)
 {
 	static const struct { enum metric_id m; const char *key; } watched[] = {
 		{M_COMPUTE_US, "compute_us"}, {M_COMM_US, "comm_us"}, {M_FREE_US, "free_us"}};

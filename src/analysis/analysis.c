@@ -137,7 +137,7 @@ static void metrics_after_steps(void *arg)
 	rank_metrics(st);
 }
 
-/* A rank's collectives for the alignment across ranks (analysis_collectives): found once
+/* A rank's collectives for the alignment across ranks (align_collectives): found once
  * the events are classified, beside the rank's other stages rather than one rank after
  * another once all are done (on one core, about 10 ms of the 1 GB capture's 145 ms). */
 struct collect_job {
@@ -151,7 +151,7 @@ static void *collect_collectives(void *arg)
 {
 	struct collect_job *cj = arg;
 	double t0 = stagetime_now();
-	cj->n = analysis_collectives(cj->cap, cj->ra, &cj->colls);
+	cj->n = align_collectives(cj->cap, cj->ra, &cj->colls);
 	stagetime_add(STAGE_CAPTURE, t0); /* the alignment's, as before it moved here */
 	return NULL;
 }
@@ -165,8 +165,8 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 			 bool threaded, const struct analysis_hook *hook, struct collect_job *collect)
 {
 	memset(ra, 0, sizeof *ra);
-	ra->late_rank = -1; /* set by the capture-level pass (analysis_late_rank) */
-	ra->aligned_via = -1; /* and this one by the alignment (analysis_align_lists) */
+	ra->late_rank = -1; /* set by the capture-level pass (comm_ranks_late_rank) */
+	ra->aligned_via = -1; /* and this one by the alignment (align_lists) */
 	const struct rank_data *rd = &cap->ranks[ri];
 	const struct rank_store *rs = &rd->store;
 	ra->rank = rd->plan->rank;
@@ -221,10 +221,10 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	stage.hi = hi;
 	stage.have_timeline = have_timeline;
 	t = stagetime_now();
-	struct ops_prep *ops = analysis_ops_prepare(cap, ri, ra);
+	struct ops_prep *ops = opstats_prepare(cap, ri, ra);
 	stagetime_add(STAGE_OPSTATS, t);
 	t = stagetime_now();
-	analysis_steps(cap, ri, ra, have_timeline ? &pending : NULL, dl);
+	steps_find(cap, ri, ra, have_timeline ? &pending : NULL, dl);
 	stagetime_add(STAGE_STEPS, t);
 	pthread_mutex_lock(&stage.lock);
 	stage.steps_done = true;
@@ -233,7 +233,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	t = stagetime_now();
 	/* not split while the metrics run beside: two halves' buffers beside the sets raised
 	 * the 1 GB capture's peak private memory by 2.5-3 MB, for no wall time measured */
-	analysis_ops_finish(cap, ri, ra, dl, threaded && !metrics_beside, ops);
+	opstats_finish(cap, ri, ra, dl, threaded && !metrics_beside, ops);
 	stagetime_add(STAGE_OPSTATS, t);
 	if (!metrics_beside)
 		rank_metrics(&stage);
@@ -253,8 +253,8 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
  * phase's steps (phase_verdict.h). */
 static void judge_rank(struct rank_analysis *ra)
 {
-	analysis_bottlenecks(ra);
-	analysis_phase_verdicts(ra);
+	bottleneck_candidates(ra);
+	phase_verdicts(ra);
 }
 
 void analysis_rank(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl)
@@ -348,21 +348,21 @@ void analysis_cross_ranks(struct analysis *an, enum cross_from from)
 {
 	if (from == CROSS_FROM_CLUSTER_TABLE) {
 		/* ranks x steps from msprof-analyze's table: no timelines, no collectives */
-		analysis_slow_ranks(an);
+		align_slow_ranks(an);
 		an->comm = comm_analyse(an->cap);
-		analysis_comm_metrics(an);
+		comm_ranks_metrics(an);
 		for (size_t i = 0; i < an->n_ranks; i++)
 			judge_rank(&an->ranks[i]);
 		an->cluster = cluster_analyse(an);
 		return;
 	}
-	analysis_workload_peers(an->ranks, an->n_ranks);
-	analysis_align_lists(an->ranks, an->n_ranks, an->colls, an->n_colls);
-	analysis_slow_ranks(an);
+	steps_workload_peers(an->ranks, an->n_ranks);
+	align_lists(an->ranks, an->n_ranks, an->colls, an->n_colls);
+	align_slow_ranks(an);
 	an->service = service_analyse(an->cap->serving);
 	an->comm = comm_analyse(an->cap);
 	if (from == CROSS_FROM_CAPTURE) /* a digest holds its rank's communication metrics */
-		analysis_comm_metrics(an);
+		comm_ranks_metrics(an);
 	/* the late rank is the cluster analysis's; the verdicts need every rank's exposed
 	 * communication split (comm_split.h) */
 	an->cluster = cluster_analyse(an);
@@ -370,7 +370,7 @@ void analysis_cross_ranks(struct analysis *an, enum cross_from from)
 		doctor_run(an);
 	for (size_t i = 0; i < an->n_ranks; i++) /* each rank's exposed communication split */
 		comm_split_rank(an, i);
-	analysis_late_rank(an);
+	comm_ranks_late_rank(an);
 	for (size_t i = 0; from != CROSS_FROM_DIGESTS && i < an->n_ranks; i++)
 		moe_rank_layers(an, i);
 	an->moe = moe_analyse(an);
@@ -543,7 +543,7 @@ void analysis_free(struct analysis *an)
 	if (!an)
 		return;
 	for (size_t i = 0; i < an->n_ranks; i++)
-		analysis_rank_free(&an->ranks[i]);
+		result_rank_free(&an->ranks[i]);
 	for (size_t i = 0; an->colls && i < an->n_ranks; i++)
 		free(an->colls[i]);
 	free(an->colls);

@@ -103,7 +103,7 @@ double attribution_pct(const struct attribution *a, int64_t ns)
 	return a->wall_ns > 0 ? 100.0 * (double)ns / (double)a->wall_ns : 0.0;
 }
 
-const char *analysis_attribution_why(const struct attribution *a)
+const char *attribution_why(const struct attribution *a)
 {
 	return a->invalid_why ? a->invalid_why : N_("no trace and no kernel table rows with start times");
 }

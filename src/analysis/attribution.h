@@ -72,7 +72,7 @@ struct attribution {
 	const char *invalid_why; /* static, when not valid: why (NULL: no timeline at all) */
 };
 /* Why an attribution is not valid (static, untranslated: N_). */
-const char *analysis_attribution_why(const struct attribution *a);
+const char *attribution_why(const struct attribution *a);
 
 /* One layer of the priority order: the part of `set` not taken by earlier layers goes to
  * `bucket`. Sets are normalised in place. */

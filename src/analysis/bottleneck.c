@@ -128,19 +128,19 @@ static void attribution_metrics(struct rank_analysis *ra)
 	if (!a->valid)
 		return;
 	const char *src = N_("attribution of the window");
-	analysis_set_metric(ra, M_EDGE_IDLE_US, (double)a->ns[ATTR_EDGE_IDLE] / 1e3, CONF_HIGH, src);
-	analysis_set_metric(ra, M_COMPUTE_PCT, attribution_pct(a, a->ns[ATTR_COMPUTE]), CONF_HIGH, src);
+	result_set_metric(ra, M_EDGE_IDLE_US, (double)a->ns[ATTR_EDGE_IDLE] / 1e3, CONF_HIGH, src);
+	result_set_metric(ra, M_COMPUTE_PCT, attribution_pct(a, a->ns[ATTR_COMPUTE]), CONF_HIGH, src);
 	if (a->host_known)
-		analysis_set_metric(ra, M_HOST_BOUND_PCT, attribution_pct(a, attribution_sum(a, host_buckets, 2)),
+		result_set_metric(ra, M_HOST_BOUND_PCT, attribution_pct(a, attribution_sum(a, host_buckets, 2)),
 				    CONF_HIGH, src);
 	if (a->host_known || a->ns[ATTR_COPY])
-		analysis_set_metric(ra, M_COPY_EXPOSED_PCT, attribution_pct(a, attribution_sum(a, copy_buckets, 3)),
+		result_set_metric(ra, M_COPY_EXPOSED_PCT, attribution_pct(a, attribution_sum(a, copy_buckets, 3)),
 				    CONF_HIGH, a->host_known ? src : N_("attribution (device copies only: no host trace)"));
 	/* from the spread the wait is what a rank waited beyond its fastest peer, a lower bound
 	 * (the least may hold more): confidence low */
 	if ((a->ns[ATTR_COMM_WAIT] || a->ns[ATTR_COMM_TRANSFER] || a->ns[ATTR_COMM_SETUP] || a->ns[ATTR_COMM_UNSPLIT]) &&
-	    analysis_comm_wait_known(ra))
-		analysis_set_metric(ra, M_COMM_WAIT_PCT, attribution_pct(a, a->ns[ATTR_COMM_WAIT]),
+	    comm_ranks_wait_known(ra))
+		result_set_metric(ra, M_COMM_WAIT_PCT, attribution_pct(a, a->ns[ATTR_COMM_WAIT]),
 				    a->ns[ATTR_COMM_UNSPLIT] ? CONF_LOW : CONF_MEDIUM, a->comm_split);
 }
 
@@ -182,21 +182,21 @@ static int64_t device_sample_ns(const struct attribution *a)
 	return attribution_sum(a, dev, sizeof dev / sizeof dev[0]);
 }
 
-bool analysis_device_sampled(const struct attribution *a)
+bool bottleneck_device_sampled(const struct attribution *a)
 {
 	return a->valid && device_sample_ns(a) >= MIN_DEVICE_SAMPLE_NS;
 }
 
 static void rank_bottlenecks(struct rank_analysis *ra);
 
-void analysis_bottlenecks(struct rank_analysis *ra) { rank_bottlenecks(ra); }
+void bottleneck_candidates(struct rank_analysis *ra) { rank_bottlenecks(ra); }
 
 /* Every candidate named and emptied, before a rank is judged again. */
 static void reset_candidates(struct rank_analysis *ra)
 {
 	for (int k = 0; k < BN_COUNT; k++) {
 		struct bottleneck *b = &ra->bn[k];
-		analysis_bottleneck_free(b);
+		result_bottleneck_free(b);
 		b->kind = (enum bottleneck_kind)k;
 		b->name = _(bn_names[k]);
 	}
@@ -208,7 +208,7 @@ static void all_insufficient(struct rank_analysis *ra)
 {
 	for (int k = 0; k < BN_COUNT; k++) {
 		ra->bn[k].insufficient = xasprintf(_("insufficient data: %s, so the window cannot be attributed"),
-						   _(analysis_attribution_why(&ra->attr)));
+						   _(attribution_why(&ra->attr)));
 		ra->bn[k].gain.basis = xstrdup(_("none: insufficient data"));
 		ra->bn[k].advice = xstrdup(_("export with a trace (trace_view.json) or kernel_details.csv"));
 	}
@@ -397,7 +397,7 @@ static void comm_advice(struct rank_analysis *ra, const struct comm_shares *s)
 				      "what precedes the collectives; bandwidth will not help"),
 				      vs);
 	else if (un > 0 && !moving) {
-		if (b->score >= TRIGGER && !analysis_comm_wait_known(ra))
+		if (b->score >= TRIGGER && !comm_ranks_wait_known(ra))
 			b->insufficient = xasprintf(_("insufficient data: %.2f %% of the window is exposed communication no "
 						      "data splits (%s), so whether peers, setup or the link hold it is "
 						      "unknown"), un, s->why);
@@ -520,7 +520,7 @@ static void rank_bottlenecks(struct rank_analysis *ra)
 	combine_gains(ra);
 }
 
-void analysis_bottleneck_order(const struct rank_analysis *ra, int order[BN_COUNT])
+void bottleneck_order(const struct rank_analysis *ra, int order[BN_COUNT])
 {
 	for (int k = 0; k < BN_COUNT; k++)
 		order[k] = k;
@@ -532,14 +532,14 @@ void analysis_bottleneck_order(const struct rank_analysis *ra, int order[BN_COUN
 		}
 }
 
-bool analysis_gain_known(const struct rank_analysis *ra, int k)
+bool bottleneck_gain_known(const struct rank_analysis *ra, int k)
 {
 	/* host dispatch without a host trace claims "none: no host trace", not a gain of 0;
 	 * every part of the communication split has an estimate, or claims none (comm_split.h) */
 	return ra->attr.valid && !(k == BN_HOST_DISPATCH && !ra->attr.host_known);
 }
 
-double analysis_gain_mid(const struct bottleneck *b) { return (b->gain.low_pct + b->gain.high_pct) / 2; }
+double bottleneck_gain_mid(const struct bottleneck *b) { return (b->gain.low_pct + b->gain.high_pct) / 2; }
 
 /* -1 when x goes before y in the verdict. The midpoint of the range weighs both ends the
  * report states; the high end alone would favour the widest, least confident ranges
@@ -553,11 +553,11 @@ static int verdict_cmp(const struct rank_analysis *ra, int x, int y)
 	if (tx) {
 		/* a triggered candidate with no estimate of its gain goes after those with one
 		 * (it cannot be said to give back more) and before those that did not trigger */
-		bool kx = analysis_gain_known(ra, x), ky = analysis_gain_known(ra, y);
+		bool kx = bottleneck_gain_known(ra, x), ky = bottleneck_gain_known(ra, y);
 		if (kx != ky)
 			return kx ? -1 : 1;
 		if (kx) {
-			double gx = round(analysis_gain_mid(bx) * 100), gy = round(analysis_gain_mid(by) * 100);
+			double gx = round(bottleneck_gain_mid(bx) * 100), gy = round(bottleneck_gain_mid(by) * 100);
 			if (gx != gy)
 				return gx > gy ? -1 : 1;
 		}
@@ -567,7 +567,7 @@ static int verdict_cmp(const struct rank_analysis *ra, int x, int y)
 	return x < y ? -1 : x > y; /* the enum's order */
 }
 
-void analysis_verdict_order(const struct rank_analysis *ra, int order[BN_COUNT])
+void bottleneck_verdict_order(const struct rank_analysis *ra, int order[BN_COUNT])
 {
 	for (int k = 0; k < BN_COUNT; k++)
 		order[k] = k;
@@ -579,17 +579,17 @@ void analysis_verdict_order(const struct rank_analysis *ra, int order[BN_COUNT])
 		}
 }
 
-const char *analysis_verdict_reason(const struct rank_analysis *ra, int k, char *buf, size_t size)
+const char *bottleneck_verdict_reason(const struct rank_analysis *ra, int k, char *buf, size_t size)
 {
 	int order[BN_COUNT];
-	analysis_verdict_order(ra, order);
+	bottleneck_verdict_order(ra, order);
 	const struct bottleneck *b = &ra->bn[k], *first = &ra->bn[order[0]];
 	if (k == order[0] || b->score < TRIGGER || b->score <= first->score)
 		return NULL;
 	const struct attribution *a = &ra->attr;
 	double share = attribution_pct(a, b->bucket_ns);
 	/* each reason names the buckets' share: the verdict keeps it beside the score */
-	if (!analysis_gain_known(ra, k)) {
+	if (!bottleneck_gain_known(ra, k)) {
 		snprintf(buf, size, _("its buckets hold %.1f %%, and its gain cannot be estimated"), share);
 		return buf;
 	}
@@ -617,9 +617,9 @@ static int verdict_entry(const struct rank_analysis *ra, int k, bool first, char
 	verdict_name(ra, k, name, sizeof name);
 	double share = attribution_pct(&ra->attr, b->bucket_ns);
 	char why[VERDICT_REASON_MAX];
-	const char *reason = analysis_verdict_reason(ra, k, why, sizeof why);
+	const char *reason = bottleneck_verdict_reason(ra, k, why, sizeof why);
 	if (first && ra->verdict_of_steps) /* a phase's verdict: shares of its steps' time */
-		return analysis_gain_known(ra, k)
+		return bottleneck_gain_known(ra, k)
 			       ? snprintf(buf, size,
 					  _("%s (expected gain %.1f-%.1f %% of the steps' time; score %d; its buckets "
 					    "hold %.1f %%)"),
@@ -629,7 +629,7 @@ static int verdict_entry(const struct rank_analysis *ra, int k, bool first, char
 					    "time)"),
 					  name, b->score, share);
 	if (first)
-		return analysis_gain_known(ra, k)
+		return bottleneck_gain_known(ra, k)
 			       ? snprintf(buf, size,
 					  _("%s (expected gain %.1f-%.1f %% of the window; score %d; its buckets hold "
 					    "%.1f %%)"),
@@ -639,7 +639,7 @@ static int verdict_entry(const struct rank_analysis *ra, int k, bool first, char
 					  name, b->score, share);
 	/* a reason names the share itself */
 	char gain[64];
-	if (analysis_gain_known(ra, k))
+	if (bottleneck_gain_known(ra, k))
 		snprintf(gain, sizeof gain, _("%.1f-%.1f %%"), b->gain.low_pct, b->gain.high_pct);
 	else
 		snprintf(gain, sizeof gain, "%s", _("gain unknown"));
@@ -647,16 +647,16 @@ static int verdict_entry(const struct rank_analysis *ra, int k, bool first, char
 		      : snprintf(buf, size, _(", then %s (%s; score %d; %.1f %%)"), name, gain, b->score, share);
 }
 
-bool analysis_verdict_leads_collective(const struct rank_analysis *ra)
+bool bottleneck_verdict_leads_collective(const struct rank_analysis *ra)
 {
 	if (!ra->n_outliers || !ra->attr.valid)
 		return false;
 	/* a collective named on its own goes where what it costs ranks it among the gains */
 	int order[BN_COUNT];
-	analysis_verdict_order(ra, order);
+	bottleneck_verdict_order(ra, order);
 	double cost = attribution_pct(&ra->attr, ra->outliers[0].exposed_ns);
-	return ra->bn[order[0]].score < TRIGGER || !analysis_gain_known(ra, order[0]) ||
-	       cost >= analysis_gain_mid(&ra->bn[order[0]]);
+	return ra->bn[order[0]].score < TRIGGER || !bottleneck_gain_known(ra, order[0]) ||
+	       cost >= bottleneck_gain_mid(&ra->bn[order[0]]);
 }
 
 /* The collective named on its own (the largest of ra->outliers) as a verdict entry: first,
@@ -692,11 +692,11 @@ static int outlier_entry(const struct rank_analysis *ra, bool first, char *buf, 
 	return n;
 }
 
-const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t size)
+const char *bottleneck_verdict(const struct rank_analysis *ra, char *buf, size_t size)
 {
 	const struct attribution *a = &ra->attr;
 	if (!a->valid) {
-		snprintf(buf, size, _("insufficient data: %s"), _(analysis_attribution_why(a)));
+		snprintf(buf, size, _("insufficient data: %s"), _(attribution_why(a)));
 		return buf;
 	}
 	if (a->span_hi <= a->span_lo && a->ns[ATTR_EDGE_IDLE] == a->wall_ns) {
@@ -713,11 +713,11 @@ const char *analysis_verdict(const struct rank_analysis *ra, char *buf, size_t s
 			 (double)busy / 1e3);
 		return buf;
 	}
-	/* the triggered candidates by the time they give back (analysis_verdict_order), each
+	/* the triggered candidates by the time they give back (bottleneck_verdict_order), each
 	 * with its score and its buckets' share */
 	int order[BN_COUNT];
-	analysis_verdict_order(ra, order);
-	bool lead = analysis_verdict_leads_collective(ra);
+	bottleneck_verdict_order(ra, order);
+	bool lead = bottleneck_verdict_leads_collective(ra);
 	if (ra->bn[order[0]].score >= TRIGGER || ra->n_outliers) {
 		size_t n = 0;
 		int i = 0, entries = 0;

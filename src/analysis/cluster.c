@@ -21,7 +21,7 @@
 
 const char *cluster_group_of(const char *name, char *buf, size_t size)
 {
-	if (!analysis_collective_group(name, buf, size))
+	if (!evkind_collective_group(name, buf, size))
 		snprintf(buf, size, "all");
 	return buf;
 }
@@ -364,11 +364,11 @@ void cluster_output_ranks(struct analysis *an, const struct cluster_output *co)
 				 _("rank %d: its %zu steps' times add up past the largest time kept (about 292 years): "
 				 "its totals are held there, not wrapped; its steps are kept as written"),
 				 rows[a].rank, b - a);
-		analysis_set_metric(ra, M_WALL_US, (double)wall / 1e3, CONF_MEDIUM, src);
-		analysis_set_metric(ra, M_COMPUTE_US, (double)comp / 1e3, CONF_MEDIUM, src);
-		analysis_set_metric(ra, M_COMM_NOT_OVERLAPPED_US, (double)cno / 1e3, CONF_MEDIUM, src);
-		analysis_set_metric(ra, M_FREE_US, (double)fr / 1e3, CONF_MEDIUM, src);
-		analysis_set_metric(ra, M_STEPS, (double)ra->n_steps, CONF_MEDIUM, src);
+		result_set_metric(ra, M_WALL_US, (double)wall / 1e3, CONF_MEDIUM, src);
+		result_set_metric(ra, M_COMPUTE_US, (double)comp / 1e3, CONF_MEDIUM, src);
+		result_set_metric(ra, M_COMM_NOT_OVERLAPPED_US, (double)cno / 1e3, CONF_MEDIUM, src);
+		result_set_metric(ra, M_FREE_US, (double)fr / 1e3, CONF_MEDIUM, src);
+		result_set_metric(ra, M_STEPS, (double)ra->n_steps, CONF_MEDIUM, src);
 	}
 	an->n_ranks = nr;
 }

@@ -70,7 +70,7 @@ struct cluster_analysis {
 				  * for; else -1. Every rank's late_rank is this one */
 	/* the rank last in most collectives whose peers' wait for it is exposed less than
 	 * CLUSTER_EXPOSED_MATTERS_PCT of their windows on average (it hides under their compute):
-	 * then waited_rank is -1 (analysis_late_rank decides it, after the split); else -1 */
+	 * then waited_rank is -1 (comm_ranks_late_rank decides it, after the split); else -1 */
 	int waited_hidden_rank;
 	double waited_exposed_pct; /* the others' mean exposed wait (comm_wait), % of their window */
 	int waited_before;       /* enum coll_before: what it did before joining, most of the wait */

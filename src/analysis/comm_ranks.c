@@ -11,7 +11,7 @@
 #include "comm_split.h"
 #include "i18n.h"
 
-void analysis_comm_metrics(struct analysis *an)
+void comm_ranks_metrics(struct analysis *an)
 {
 	const struct comm_analysis *ca = an->comm;
 	const char *src = ca->from_cluster ? "cluster_communication.json" : "communication.json";
@@ -19,24 +19,24 @@ void analysis_comm_metrics(struct analysis *an)
 		struct rank_analysis *ra = &an->ranks[i];
 		const struct comm_rank_stat *rs = comm_rank(ca, ra->rank);
 		if (rs) {
-			analysis_set_metric(ra, M_COMM_WAIT_RATIO, comm_ratio(rs->t[COMM_T_WAIT], rs->t[COMM_T_TRANSIT]),
+			result_set_metric(ra, M_COMM_WAIT_RATIO, comm_ratio(rs->t[COMM_T_WAIT], rs->t[COMM_T_TRANSIT]),
 					    CONF_HIGH, src);
-			analysis_set_metric(ra, M_COMM_SYNC_RATIO, comm_ratio(rs->t[COMM_T_SYNC], rs->t[COMM_T_TRANSIT]),
+			result_set_metric(ra, M_COMM_SYNC_RATIO, comm_ratio(rs->t[COMM_T_SYNC], rs->t[COMM_T_TRANSIT]),
 					    CONF_HIGH, src);
-			analysis_set_metric(ra, M_COMM_TRANSIT_MB, rs->size_mb, CONF_HIGH, src);
+			result_set_metric(ra, M_COMM_TRANSIT_MB, rs->size_mb, CONF_HIGH, src);
 			if (rs->packets > 0)
-				analysis_set_metric(ra, M_COMM_SMALL_PACKET_PCT, 100.0 * rs->small_packets / rs->packets,
+				result_set_metric(ra, M_COMM_SMALL_PACKET_PCT, 100.0 * rs->small_packets / rs->packets,
 						    CONF_HIGH, ca->from_cluster ? N_("Size Distribution of cluster_communication.json")
 										: N_("Size Distribution of communication.json"));
 		}
 		if (ca->n_links)
-			analysis_set_metric(ra, M_COMM_SLOW_LINKS, (double)comm_slow_links_of(ca, ra->rank),
+			result_set_metric(ra, M_COMM_SLOW_LINKS, (double)comm_slow_links_of(ca, ra->rank),
 					    CONF_MEDIUM, ca->from_cluster ? "cluster_communication_matrix.json"
 									  : "communication_matrix.json");
 	}
 }
 
-bool analysis_comm_wait_known(const struct rank_analysis *ra)
+bool comm_ranks_wait_known(const struct rank_analysis *ra)
 {
 	const struct attribution *a = &ra->attr;
 	if (!a->valid)
@@ -47,7 +47,7 @@ bool analysis_comm_wait_known(const struct rank_analysis *ra)
 	return a->comm_split && strncmp(a->comm_split, "per collective", 14) == 0;
 }
 
-void analysis_late_rank(struct analysis *an)
+void comm_ranks_late_rank(struct analysis *an)
 {
 	/* one answer: the cluster analysis's, the rank last to arrive in most of the matched
 	 * collectives (cluster.h), unless the others' wait for it hides under their compute: a

@@ -11,10 +11,10 @@
 
 #include "result.h"
 
-void analysis_comm_metrics(struct analysis *an);
-void analysis_late_rank(struct analysis *an);
+void comm_ranks_metrics(struct analysis *an);
+void comm_ranks_late_rank(struct analysis *an);
 /* The rank's exposed wait for peers is known (split per collective by communication.json
  * or by the peers), though part of its exposed communication may stay unsplit. */
-bool analysis_comm_wait_known(const struct rank_analysis *ra);
+bool comm_ranks_wait_known(const struct rank_analysis *ra);
 
 #endif

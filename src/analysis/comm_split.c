@@ -132,7 +132,7 @@ void comm_split_exposure(struct rank_analysis *ra, struct coll_inst *cs, size_t 
 			c->before = o[j].start - k->comm.start[ci] <= 1000 ? k->before[ci] : BEFORE_COLLECTIVE;
 	}
 	free(o);
-	analysis_comm_keep_free(ra);
+	result_comm_keep_free(ra);
 }
 
 long comm_split_group_index(const char *name)

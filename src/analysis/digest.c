@@ -565,7 +565,7 @@ int digest_parse(char *buf, size_t len, struct digest_keep *keep, struct rank_an
 	io_rank(&d, ra, id, colls, n_colls, comm);
 	free(d.strs);
 	if (d.bad) {
-		analysis_rank_free(ra);
+		result_rank_free(ra);
 		free(*colls);
 		*colls = NULL;
 		*n_colls = 0;
@@ -742,7 +742,7 @@ struct analysis *digest_read_dir(const char *path, struct capture *beside, const
 	for (size_t i = 0; i < n; i++) {
 		struct loaded *x = &L[i];
 		if (x->drop) {
-			analysis_rank_free(&x->ra);
+			result_rank_free(&x->ra);
 			free(x->colls);
 			comm_data_free(&x->comm);
 			free(x->path);
@@ -795,7 +795,7 @@ static char *encode_rank(const struct analysis *an, size_t i, size_t *len)
 static void digest_discard(struct analysis *an)
 {
 	for (size_t i = 0; i < an->n_ranks; i++)
-		analysis_rank_free(&an->ranks[i]);
+		result_rank_free(&an->ranks[i]);
 	for (size_t i = 0; an->colls && i < an->n_ranks; i++)
 		free(an->colls[i]);
 	free(an->colls);

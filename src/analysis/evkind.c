@@ -14,7 +14,7 @@
 #include "capture.h"
 #include "xalloc.h"
 
-struct ev_class analysis_kernel_class(struct kernel_memo *m, const struct csv_table *k, size_t row)
+struct ev_class evkind_kernel_class(struct kernel_memo *m, const struct csv_table *k, size_t row)
 {
 	uint32_t name = csvt_str_id(k, row, COL_NAME), core = csvt_str_id(k, row, COL_ACCEL_CORE);
 	if (!m->by_name) {
@@ -40,7 +40,7 @@ struct ev_class analysis_kernel_class(struct kernel_memo *m, const struct csv_ta
 	return (struct ev_class){.cat = (uint8_t)v32, .flags = (uint8_t)(v32 >> 8)};
 }
 
-void analysis_kernel_memo_free(struct kernel_memo *m)
+void evkind_kernel_memo_free(struct kernel_memo *m)
 {
 	u64map_free(&m->map);
 	free(m->by_name);
@@ -48,21 +48,21 @@ void analysis_kernel_memo_free(struct kernel_memo *m)
 	m->n_names = 0;
 }
 
-bool analysis_is_group_lane(const struct rank_store *rs, const struct lane *l)
+bool evkind_is_group_lane(const struct rank_store *rs, const struct lane *l)
 {
 	const char *tn = store_str(rs, l->thread_name);
 	return l->group == LANE_COMM && (strcasestr(tn, "Communication") || strcasestr(tn, "Group"));
 }
 
-bool analysis_has_group_lanes(const struct rank_store *rs)
+bool evkind_has_group_lanes(const struct rank_store *rs)
 {
 	for (size_t i = 0; i < rs->n_lanes; i++)
-		if (analysis_is_group_lane(rs, &rs->lanes[i]))
+		if (evkind_is_group_lane(rs, &rs->lanes[i]))
 			return true;
 	return false;
 }
 
-bool analysis_collective_name(const char *n)
+bool evkind_collective_name(const char *n)
 {
 	return !strncasecmp(n, "hcom_", 5) || strcasestr(n, "hccl") || strcasestr(n, "allreduce") ||
 	       strcasestr(n, "allgather") || strcasestr(n, "reducescatter") || strcasestr(n, "alltoall");
@@ -70,18 +70,18 @@ bool analysis_collective_name(const char *n)
 
 /* Is ev a whole collective (not one of its sub-tasks)? The whole test; evkind.h asks the
  * lane and the class inline first. */
-bool analysis_is_collective_named(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
+bool evkind_is_collective_named(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
 				  bool have_group_lanes)
 {
 	const struct lane *l = store_ev_lane(rs, ev);
 	if (have_group_lanes)
-		return analysis_is_group_lane(rs, l);
+		return evkind_is_group_lane(rs, l);
 	if (l->group != LANE_DEVICE || cls[ev].cat != CAT_COMM)
 		return false;
-	return analysis_collective_name(store_ev_name(rs, ev));
+	return evkind_collective_name(store_ev_name(rs, ev));
 }
 
-const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size)
+const char *evkind_op_type_key(const char *name, const char *type, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s", type && *type ? type : name ? name : "");
 	if (strncasecmp(buf, "hcom_", 5) != 0)
@@ -106,7 +106,7 @@ const char *analysis_op_type_key(const char *name, const char *type, char *buf, 
 	return buf;
 }
 
-const char *analysis_collective_group(const char *name, char *buf, size_t size)
+const char *evkind_collective_group(const char *name, char *buf, size_t size)
 {
 	/* HCCL names a collective op__<group>_<index>_<n>: the group is the part after "__" */
 	const char *u = name ? strstr(name, "__") : NULL;
@@ -121,7 +121,7 @@ const char *analysis_collective_group(const char *name, char *buf, size_t size)
 	return buf;
 }
 
-void analysis_coll_rows_init(struct coll_rows *cr, uint32_t n_names, bool any_name, struct strtab *strs)
+void evkind_coll_rows_init(struct coll_rows *cr, uint32_t n_names, bool any_name, struct strtab *strs)
 {
 	memset(cr, 0, sizeof *cr);
 	cr->n_names = n_names;
@@ -130,16 +130,16 @@ void analysis_coll_rows_init(struct coll_rows *cr, uint32_t n_names, bool any_na
 	cr->strs = strs;
 }
 
-uint32_t analysis_coll_row(struct coll_rows *cr, uint32_t id, const char *name)
+uint32_t evkind_coll_row(struct coll_rows *cr, uint32_t id, const char *name)
 {
 	if (id >= cr->n_names)
 		return UINT32_MAX;
 	if (!cr->key_of[id]) {
 		cr->key_of[id] = 1;
-		if (cr->any_name || analysis_collective_name(name)) {
+		if (cr->any_name || evkind_collective_name(name)) {
 			char kb[512], gb[128];
-			const char *kind = analysis_op_type_key(name, NULL, kb, sizeof kb);
-			const char *group = analysis_collective_group(name, gb, sizeof gb);
+			const char *kind = evkind_op_type_key(name, NULL, kb, sizeof kb);
+			const char *group = evkind_collective_group(name, gb, sizeof gb);
 			struct coll_row_key key = {strtab_str(cr->strs, strtab_intern_cstr(cr->strs, kind)),
 						   group ? strtab_str(cr->strs, strtab_intern_cstr(cr->strs, group)) : NULL};
 			size_t k = 0; /* a capture's collectives have a handful of kinds and groups */
@@ -155,7 +155,7 @@ uint32_t analysis_coll_row(struct coll_rows *cr, uint32_t id, const char *name)
 	return cr->key_of[id] >= 2 ? cr->key_of[id] - 2 : UINT32_MAX;
 }
 
-void analysis_coll_rows_free(struct coll_rows *cr)
+void evkind_coll_rows_free(struct coll_rows *cr)
 {
 	free(cr->key_of);
 	free(cr->keys);
@@ -176,7 +176,7 @@ static int dtype_bytes(const char *t)
 }
 
 /* Payload of a collective from its args ("count" and "data_type"), in bytes; 0 unknown. */
-double analysis_collective_bytes(const struct rank_store *rs, uint32_t ev)
+double evkind_collective_bytes(const struct rank_store *rs, uint32_t ev)
 {
 	struct sbuf raw = SBUF_INIT;
 	double bytes = 0;

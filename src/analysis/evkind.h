@@ -18,11 +18,11 @@
 
 /* Collectives: whole collective operations, not their sub-tasks. On a capture with HCCL's
  * group lanes ("Group 0 Communication"), every event of those lanes; without them, device
- * communication tasks named as collectives are (analysis_collective_name). */
-bool analysis_is_group_lane(const struct rank_store *rs, const struct lane *l);
-bool analysis_has_group_lanes(const struct rank_store *rs);
-bool analysis_collective_name(const char *name);
-bool analysis_is_collective_named(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
+ * communication tasks named as collectives are (evkind_collective_name). */
+bool evkind_is_group_lane(const struct rank_store *rs, const struct lane *l);
+bool evkind_has_group_lanes(const struct rank_store *rs);
+bool evkind_collective_name(const char *name);
+bool evkind_is_collective_named(const struct rank_store *rs, const struct ev_class *cls, uint32_t ev,
 				  bool have_group_lanes);
 /* Lane and class first, inline: the scans over every event ask this of each one, and few
  * are on a lane that can hold collectives. */
@@ -32,15 +32,15 @@ static inline bool analysis_is_collective(const struct rank_store *rs, const str
 	const struct lane *l = store_ev_lane(rs, ev);
 	if (have_group_lanes ? l->group != LANE_COMM : l->group != LANE_DEVICE || cls[ev].cat != CAT_COMM)
 		return false;
-	return analysis_is_collective_named(rs, cls, ev, have_group_lanes);
+	return evkind_is_collective_named(rs, cls, ev, have_group_lanes);
 }
 /* The type key of an op: its type when given, else its name without collective suffixes
  * (hcom_allReduce__428_5_1 -> hcom_allReduce); written to buf (size bytes). */
-const char *analysis_op_type_key(const char *name, const char *type, char *buf, size_t size);
+const char *evkind_op_type_key(const char *name, const char *type, char *buf, size_t size);
 /* The group a collective's name carries: the first number after "__" ("586" in
  * hcom_allReduce__586_0_1; torch_npu's is the same on every rank of one group), written to
  * buf; NULL when the name carries none. */
-const char *analysis_collective_group(const char *name, char *buf, size_t size);
+const char *evkind_collective_group(const char *name, char *buf, size_t size);
 
 /* Groups in order: none first. */
 static inline int analysis_group_cmp(const char *a, const char *b)
@@ -65,20 +65,20 @@ struct coll_rows {
 	struct strtab *strs; /* borrowed: where kinds and groups are interned (must outlive them) */
 };
 /* n_names: the string table's count; any_name: the events asked are whole collectives
- * whatever their names (analysis_has_group_lanes). */
-void analysis_coll_rows_init(struct coll_rows *cr, uint32_t n_names, bool any_name, struct strtab *strs);
+ * whatever their names (evkind_has_group_lanes). */
+void evkind_coll_rows_init(struct coll_rows *cr, uint32_t n_names, bool any_name, struct strtab *strs);
 /* The key index of a collective's name (id in the table, name its text), UINT32_MAX when
  * it names no collective. */
-uint32_t analysis_coll_row(struct coll_rows *cr, uint32_t id, const char *name);
-void analysis_coll_rows_free(struct coll_rows *cr);
+uint32_t evkind_coll_row(struct coll_rows *cr, uint32_t id, const char *name);
+void evkind_coll_rows_free(struct coll_rows *cr);
 
 /* A collective's payload from its args (count x data_type size), in bytes; 0 unknown. */
-double analysis_collective_bytes(const struct rank_store *rs, uint32_t ev);
+double evkind_collective_bytes(const struct rank_store *rs, uint32_t ev);
 
 /* A kernel table row's class (category_of on its name and accelerator core), computed once
  * per distinct (name, core) pair of string ids: category_of tries the rule table's
  * substring rules, thousands of instructions a row on a table of a million rows. Start
- * with {0}; analysis_kernel_memo_free after. */
+ * with {0}; evkind_kernel_memo_free after. */
 struct kernel_memo {
 	struct u64map map; /* name id << 32 | core id -> 1 << 16 | flags << 8 | cat */
 	/* owned: per name id, the last core id looked up with it << 32 | its map value (0:
@@ -86,7 +86,7 @@ struct kernel_memo {
 	uint64_t *by_name;
 	uint32_t n_names;
 };
-struct ev_class analysis_kernel_class(struct kernel_memo *m, const struct csv_table *k, size_t row);
-void analysis_kernel_memo_free(struct kernel_memo *m);
+struct ev_class evkind_kernel_class(struct kernel_memo *m, const struct csv_table *k, size_t row);
+void evkind_kernel_memo_free(struct kernel_memo *m);
 
 #endif

@@ -183,7 +183,7 @@ static size_t step_holding(struct gap_walk *g, int64_t p, int64_t q, size_t *sho
 			return c;
 		}
 	}
-	size_t next = analysis_step_at(ra, g->n_cuts ? q : g->gap_end);
+	size_t next = result_step_at(ra, g->n_cuts ? q : g->gap_end);
 	*shown = next != SIZE_MAX ? next : k;
 	return SIZE_MAX;
 }

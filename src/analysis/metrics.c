@@ -23,7 +23,7 @@ static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (dou
 
 static void collective_metrics(const struct rank_store *rs, struct rank_analysis *ra)
 {
-	bool group_lanes = analysis_has_group_lanes(rs);
+	bool group_lanes = evkind_has_group_lanes(rs);
 	int64_t *d = NULL;
 	double *sizes = NULL;
 	size_t n = 0, cap = 0, nsize = 0;
@@ -35,17 +35,17 @@ static void collective_metrics(const struct rank_store *rs, struct rank_analysis
 		xgrow(&sizes, &cap, n + 1, sizeof *sizes);
 		d[n] = store_dur(rs, ev);
 		if (n < 100000) {
-			double b = analysis_collective_bytes(rs, (uint32_t)ev);
+			double b = evkind_collective_bytes(rs, (uint32_t)ev);
 			if (b > 0)
 				sizes[nsize++] = b;
 		}
 		n++;
 	}
-	analysis_set_metric(ra, M_COLLECTIVES, (double)n, CONF_HIGH,
+	result_set_metric(ra, M_COLLECTIVES, (double)n, CONF_HIGH,
 	                    group_lanes ? N_("HCCL group lanes") : N_("device communication tasks"));
 	if (n) {
 		xqsort(d, n, sizeof *d, cmp_i64);
-		analysis_set_metric(ra, M_COLLECTIVE_MEDIAN_US, us(nearest_rank(d, n, 0.5)),
+		result_set_metric(ra, M_COLLECTIVE_MEDIAN_US, us(nearest_rank(d, n, 0.5)),
 		                    CONF_HIGH,
 		                    group_lanes ? N_("HCCL group lanes") : N_("device communication tasks"));
 	}
@@ -55,7 +55,7 @@ static void collective_metrics(const struct rank_store *rs, struct rank_analysis
 		for (size_t i = 0; i < nsize; i++)
 			b[i] = (int64_t)sizes[i];
 		xqsort(b, nsize, sizeof *b, cmp_i64);
-		analysis_set_metric(ra, M_COLLECTIVE_MEDIAN_MB,
+		result_set_metric(ra, M_COLLECTIVE_MEDIAN_MB,
 		                    (double)nearest_rank(b, nsize, 0.5) / 1e6, CONF_MEDIUM,
 		                    N_("collective args count x data_type size"));
 		free(b);
@@ -95,7 +95,7 @@ static void pmu_metrics(const struct csv_table *k, struct rank_analysis *ra)
 			}
 		}
 		if (den > 0)
-			analysis_set_metric(ra, map[i].m, num / den, CONF_HIGH,
+			result_set_metric(ra, map[i].m, num / den, CONF_HIGH,
 					    N_("kernel table PMU columns, weighted by Duration"));
 	}
 	if (csvt_has(k, COL_AICORE_TIME) || csvt_has(k, COL_AIV_TIME)) {
@@ -112,7 +112,7 @@ static void pmu_metrics(const struct csv_table *k, struct rank_analysis *ra)
 			asum += (double)(a > v ? a : v);
 		}
 		if (asum > 0)
-			analysis_set_metric(ra, M_DUR_OVER_AICORE, dsum / asum, CONF_MEDIUM,
+			result_set_metric(ra, M_DUR_OVER_AICORE, dsum / asum, CONF_MEDIUM,
 			                    N_("kernel table Duration over aicore_time/aiv_time"));
 	}
 }
@@ -317,7 +317,7 @@ static void count_dispatch(const struct rank_store *rs, struct rank_analysis *ra
 		if (k != SIZE_MAX)
 			ra->steps[k].dispatch_ops++;
 	}
-	analysis_set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH, N_("cpu_op events on Python lanes"));
+	result_set_metric(ra, M_DISPATCH_OPS, (double)dispatch, CONF_HIGH, N_("cpu_op events on Python lanes"));
 }
 
 /* The host's figures of a window whose trace has no device lane (metrics_window): the
@@ -327,14 +327,14 @@ static void metrics_host_window(const struct rank_store *rs, struct rank_analysi
 				int64_t wall, const char *src_host)
 {
 	int64_t host = s->host_total;
-	analysis_set_metric(ra, M_HOST_BUSY_US, us(host), CONF_HIGH, src_host);
-	analysis_set_metric(ra, M_HOST_BUSY_PCT, pct(host, wall), CONF_HIGH, src_host);
+	result_set_metric(ra, M_HOST_BUSY_US, us(host), CONF_HIGH, src_host);
+	result_set_metric(ra, M_HOST_BUSY_PCT, pct(host, wall), CONF_HIGH, src_host);
 	int64_t hcopy = ivset_total(&s->host_copy);
-	analysis_set_metric(ra, M_HOST_COPY_US, us(hcopy), CONF_HIGH, src_host);
-	analysis_set_metric(ra, M_HOST_COPY_PCT, pct(hcopy, host), CONF_HIGH, src_host);
+	result_set_metric(ra, M_HOST_COPY_US, us(hcopy), CONF_HIGH, src_host);
+	result_set_metric(ra, M_HOST_COPY_PCT, pct(hcopy, host), CONF_HIGH, src_host);
 	ivset_normalize(&s->sync);
-	analysis_set_metric(ra, M_SYNC_OPS, (double)s->sync.n, CONF_MEDIUM, N_("host op names (.item, synchronize ...)"));
-	analysis_set_metric(ra, M_SYNC_US, us(ivset_total(&s->sync)), CONF_MEDIUM, N_("host op names"));
+	result_set_metric(ra, M_SYNC_OPS, (double)s->sync.n, CONF_MEDIUM, N_("host op names (.item, synchronize ...)"));
+	result_set_metric(ra, M_SYNC_US, us(ivset_total(&s->sync)), CONF_MEDIUM, N_("host op names"));
 	count_dispatch(rs, ra);
 }
 
@@ -347,58 +347,58 @@ void metrics_window(const struct rank_store *rs, struct rank_analysis *ra, struc
 	int64_t compute = ivset_total(&s->compute), comm = ivset_total(&s->comm);
 	struct ivset tmp;
 	ivset_init(&tmp);
-	analysis_set_metric(ra, M_WALL_US, us(wall), CONF_HIGH, ra->has_trace ? N_("trace X events") : src_dev);
+	result_set_metric(ra, M_WALL_US, us(wall), CONF_HIGH, ra->has_trace ? N_("trace X events") : src_dev);
 	if (!src_dev) { /* no device lane: the host's figures only */
 		metrics_host_window(rs, ra, s, wall, src_host);
 		return;
 	}
-	analysis_set_metric(ra, M_NPU_BUSY_US, us(busy), CONF_HIGH, src_dev);
-	analysis_set_metric(ra, M_NPU_BUSY_PCT, pct(busy, wall), CONF_HIGH, src_dev);
-	analysis_set_metric(ra, M_COMPUTE_US, us(compute), CONF_HIGH, src_dev);
+	result_set_metric(ra, M_NPU_BUSY_US, us(busy), CONF_HIGH, src_dev);
+	result_set_metric(ra, M_NPU_BUSY_PCT, pct(busy, wall), CONF_HIGH, src_dev);
+	result_set_metric(ra, M_COMPUTE_US, us(compute), CONF_HIGH, src_dev);
 	size_t gaps;
 	int64_t idle, small;
 	ivset_gaps(&s->occupied, lo, hi, IDLE_MIN_GAP_NS, &gaps, &idle, &small);
-	analysis_set_metric(ra, M_NPU_IDLE_US, us(idle), CONF_HIGH, src_dev);
-	analysis_set_metric(ra, M_NPU_IDLE_PCT, pct(idle, wall), CONF_HIGH, src_dev);
-	analysis_set_metric(ra, M_NPU_IDLE_GAPS, (double)gaps, CONF_HIGH, src_dev);
+	result_set_metric(ra, M_NPU_IDLE_US, us(idle), CONF_HIGH, src_dev);
+	result_set_metric(ra, M_NPU_IDLE_PCT, pct(idle, wall), CONF_HIGH, src_dev);
+	result_set_metric(ra, M_NPU_IDLE_GAPS, (double)gaps, CONF_HIGH, src_dev);
 	if (gaps)
-		analysis_set_metric(ra, M_NPU_IDLE_GAP_MEAN_US, us(idle) / (double)gaps, CONF_HIGH, src_dev);
+		result_set_metric(ra, M_NPU_IDLE_GAP_MEAN_US, us(idle) / (double)gaps, CONF_HIGH, src_dev);
 	if (ra->has_trace) {
 		int64_t host_only = ivset_total(&s->host_only);
-		analysis_set_metric(ra, M_HOST_BUSY_US, us(host), CONF_HIGH, src_host);
-		analysis_set_metric(ra, M_HOST_BUSY_PCT, pct(host, wall), CONF_HIGH, src_host);
-		analysis_set_metric(ra, M_HOST_ONLY_US, us(host_only), CONF_HIGH,
+		result_set_metric(ra, M_HOST_BUSY_US, us(host), CONF_HIGH, src_host);
+		result_set_metric(ra, M_HOST_BUSY_PCT, pct(host, wall), CONF_HIGH, src_host);
+		result_set_metric(ra, M_HOST_ONLY_US, us(host_only), CONF_HIGH,
 				    N_("host work minus device busy and collectives"));
-		analysis_set_metric(ra, M_HOST_ONLY_PCT, pct(host_only, wall), CONF_HIGH,
+		result_set_metric(ra, M_HOST_ONLY_PCT, pct(host_only, wall), CONF_HIGH,
 				    N_("host work minus device busy and collectives"));
 	}
 	const char *src_comm = !ra->has_trace ? src_dev
 			       : s->comm_from_lanes ? N_("HCCL/Communication lanes") : N_("device communication tasks");
 	ivset_intersect(&s->comm, &s->compute, &tmp);
 	int64_t overlapped = ivset_total(&tmp);
-	analysis_set_metric(ra, M_COMM_US, us(comm), CONF_HIGH, src_comm);
-	analysis_set_metric(ra, M_COMM_OVERLAPPED_US, us(overlapped), CONF_HIGH, src_comm);
-	analysis_set_metric(ra, M_COMM_NOT_OVERLAPPED_US, us(comm - overlapped), CONF_HIGH, src_comm);
-	analysis_set_metric(ra, M_COMM_NOT_OVERLAPPED_PCT, pct(comm - overlapped, wall), CONF_HIGH, src_comm);
-	analysis_set_metric(ra, M_COMM_SHARE_PCT, pct(comm, ivset_total(&s->occupied)), CONF_HIGH, src_comm);
-	analysis_set_metric(ra, M_FREE_US, us(wall - ivset_total(&s->compute_or_comm)), CONF_HIGH, src_dev);
+	result_set_metric(ra, M_COMM_US, us(comm), CONF_HIGH, src_comm);
+	result_set_metric(ra, M_COMM_OVERLAPPED_US, us(overlapped), CONF_HIGH, src_comm);
+	result_set_metric(ra, M_COMM_NOT_OVERLAPPED_US, us(comm - overlapped), CONF_HIGH, src_comm);
+	result_set_metric(ra, M_COMM_NOT_OVERLAPPED_PCT, pct(comm - overlapped, wall), CONF_HIGH, src_comm);
+	result_set_metric(ra, M_COMM_SHARE_PCT, pct(comm, ivset_total(&s->occupied)), CONF_HIGH, src_comm);
+	result_set_metric(ra, M_FREE_US, us(wall - ivset_total(&s->compute_or_comm)), CONF_HIGH, src_dev);
 	int64_t dcopy = ivset_total(&s->dev_copy);
-	analysis_set_metric(ra, M_DEVICE_COPY_US, us(dcopy), CONF_HIGH, src_dev);
-	analysis_set_metric(ra, M_DEVICE_COPY_PCT, pct(dcopy, busy), CONF_HIGH, src_dev);
+	result_set_metric(ra, M_DEVICE_COPY_US, us(dcopy), CONF_HIGH, src_dev);
+	result_set_metric(ra, M_DEVICE_COPY_PCT, pct(dcopy, busy), CONF_HIGH, src_dev);
 	if (ra->has_trace) {
 		int64_t hcopy = ivset_total(&s->host_copy);
-		analysis_set_metric(ra, M_HOST_COPY_US, us(hcopy), CONF_HIGH, src_host);
-		analysis_set_metric(ra, M_HOST_COPY_PCT, pct(hcopy, host), CONF_HIGH, src_host);
+		result_set_metric(ra, M_HOST_COPY_US, us(hcopy), CONF_HIGH, src_host);
+		result_set_metric(ra, M_HOST_COPY_PCT, pct(hcopy, host), CONF_HIGH, src_host);
 		struct ivset exposed;
 		ivset_init(&exposed);
 		ivset_subtract(&s->host_copy, &s->occupied, &exposed);
-		analysis_set_metric(ra, M_HOST_COPY_EXPOSED_PCT, pct(ivset_total(&exposed), wall), CONF_HIGH,
+		result_set_metric(ra, M_HOST_COPY_EXPOSED_PCT, pct(ivset_total(&exposed), wall), CONF_HIGH,
 		                    N_("host copy ops minus device busy and collectives"));
 		ivset_free(&exposed);
 		ivset_normalize(&s->sync);
-		analysis_set_metric(ra, M_SYNC_OPS, (double)s->sync.n, CONF_MEDIUM,
+		result_set_metric(ra, M_SYNC_OPS, (double)s->sync.n, CONF_MEDIUM,
 				    N_("host op names (.item, synchronize ...)"));
-		analysis_set_metric(ra, M_SYNC_US, us(ivset_total(&s->sync)), CONF_MEDIUM,
+		result_set_metric(ra, M_SYNC_US, us(ivset_total(&s->sync)), CONF_MEDIUM,
 				    N_("host op names"));
 		count_dispatch(rs, ra);
 		collective_metrics(rs, ra);
@@ -467,11 +467,11 @@ void metrics_step_trace_attribution(const struct csv_table *st, struct rank_anal
 	a->ns[ATTR_IDLE] = sums[2];
 	a->comm_split = sums[1] ? N_("none: no communication.json and no peer ranks") : N_("no exposed communication");
 	const char *src = N_("step_trace_time.csv (no trace, no kernel rows)");
-	analysis_set_metric(ra, M_WALL_US, us(wall), CONF_MEDIUM, src);
-	analysis_set_metric(ra, M_COMPUTE_US, us(sums[0]), CONF_HIGH, src);
-	analysis_set_metric(ra, M_COMM_NOT_OVERLAPPED_US, us(sums[1]), CONF_HIGH, src);
-	analysis_set_metric(ra, M_COMM_NOT_OVERLAPPED_PCT, pct(sums[1], wall), CONF_HIGH, src);
-	analysis_set_metric(ra, M_FREE_US, us(sums[2]), CONF_HIGH, src);
+	result_set_metric(ra, M_WALL_US, us(wall), CONF_MEDIUM, src);
+	result_set_metric(ra, M_COMPUTE_US, us(sums[0]), CONF_HIGH, src);
+	result_set_metric(ra, M_COMM_NOT_OVERLAPPED_US, us(sums[1]), CONF_HIGH, src);
+	result_set_metric(ra, M_COMM_NOT_OVERLAPPED_PCT, pct(sums[1], wall), CONF_HIGH, src);
+	result_set_metric(ra, M_FREE_US, us(sums[2]), CONF_HIGH, src);
 }
 
 /* Step count, phases and percentiles, and the per-step figures summed over the steps. */
@@ -494,31 +494,31 @@ void metrics_step_summary(struct rank_analysis *ra, bool dir_from_device)
 	enum confidence sc = ra->step_source == STEP_SRC_IDLE_GAPS || ra->step_source == STEP_SRC_WINDOW
 				     ? CONF_LOW
 			     : ra->step_source == STEP_SRC_OP_SEQUENCE ? CONF_MEDIUM : CONF_HIGH;
-	const char *ssrc = analysis_step_source_name(ra->step_source);
-	analysis_set_metric(ra, M_STEPS, n, sc, ssrc);
+	const char *ssrc = result_step_source_name(ra->step_source);
+	result_set_metric(ra, M_STEPS, n, sc, ssrc);
 	/* training steps are neither; nor are the steps of an unknown workload that no signal read */
 	if (ra->workload != WORKLOAD_TRAINING && (ra->workload != WORKLOAD_UNKNOWN || prefill + decode + mixed)) {
-		const char *psrc = analysis_phase_source_name(ra->phase_source);
-		analysis_set_metric(ra, M_PREFILL_STEPS, (double)prefill, ra->phase_conf, psrc);
-		analysis_set_metric(ra, M_DECODE_STEPS, (double)decode, ra->phase_conf, psrc);
-		analysis_set_metric(ra, M_MIXED_STEPS, (double)mixed, ra->phase_conf, psrc);
+		const char *psrc = result_phase_source_name(ra->phase_source);
+		result_set_metric(ra, M_PREFILL_STEPS, (double)prefill, ra->phase_conf, psrc);
+		result_set_metric(ra, M_DECODE_STEPS, (double)decode, ra->phase_conf, psrc);
+		result_set_metric(ra, M_MIXED_STEPS, (double)mixed, ra->phase_conf, psrc);
 	}
-	analysis_set_metric(ra, M_STEP_P50_US, us(nearest_rank(durs, ra->n_steps, 0.5)), sc, ssrc);
-	analysis_set_metric(ra, M_STEP_P95_US, us(nearest_rank(durs, ra->n_steps, 0.95)), sc, ssrc);
+	result_set_metric(ra, M_STEP_P50_US, us(nearest_rank(durs, ra->n_steps, 0.5)), sc, ssrc);
+	result_set_metric(ra, M_STEP_P95_US, us(nearest_rank(durs, ra->n_steps, 0.95)), sc, ssrc);
 	free(durs);
 	if (ra->has_trace) {
-		analysis_set_metric(ra, M_DISPATCH_PER_STEP, (double)dispatch / n, sc,
+		result_set_metric(ra, M_DISPATCH_PER_STEP, (double)dispatch / n, sc,
 				    N_("cpu_op events per step window"));
 		if (ra->have[M_HOST_ONLY_US])
-			analysis_set_metric(ra, M_HOST_ONLY_PER_STEP_US, ra->v[M_HOST_ONLY_US] / n, sc,
+			result_set_metric(ra, M_HOST_ONLY_PER_STEP_US, ra->v[M_HOST_ONLY_US] / n, sc,
 					    N_("host-only / steps"));
 		if (ra->have[M_SYNC_OPS])
-			analysis_set_metric(ra, M_SYNC_PER_STEP, ra->v[M_SYNC_OPS] / n, sc,
+			result_set_metric(ra, M_SYNC_PER_STEP, ra->v[M_SYNC_OPS] / n, sc,
 					    N_("sync ops / steps"));
 		const char *dsrc = dir_from_device ? N_("device copies (direction from the launching host op)")
 						   : N_("host copy ops named by direction");
-		analysis_set_metric(ra, M_H2D_PER_STEP_US, us(h2d) / n, CONF_MEDIUM, dsrc);
-		analysis_set_metric(ra, M_D2H_PER_STEP_US, us(d2h) / n, CONF_MEDIUM, dsrc);
+		result_set_metric(ra, M_H2D_PER_STEP_US, us(h2d) / n, CONF_MEDIUM, dsrc);
+		result_set_metric(ra, M_D2H_PER_STEP_US, us(d2h) / n, CONF_MEDIUM, dsrc);
 	}
 }
 
@@ -528,6 +528,6 @@ void metrics_csv(const struct rank_data *rd, struct rank_analysis *ra)
 	memory_analyse(rd->by_kind[CSV_MEMORY_RECORD], rd->by_kind[CSV_NPU_MODULE_MEM],
 		       rd->by_kind[CSV_OPERATOR_MEMORY], &ra->mem);
 	const char *mem_src = ra->mem.record_in_kb ? N_("memory_record (KB, converted)") : "memory_record";
-	analysis_set_metric(ra, M_MEM_PEAK_RESERVED_MB, memory_peak_reserved_mb(&ra->mem), CONF_HIGH, mem_src);
-	analysis_set_metric(ra, M_MEM_PEAK_ALLOCATED_MB, memory_peak_allocated_mb(&ra->mem), CONF_HIGH, mem_src);
+	result_set_metric(ra, M_MEM_PEAK_RESERVED_MB, memory_peak_reserved_mb(&ra->mem), CONF_HIGH, mem_src);
+	result_set_metric(ra, M_MEM_PEAK_ALLOCATED_MB, memory_peak_allocated_mb(&ra->mem), CONF_HIGH, mem_src);
 }

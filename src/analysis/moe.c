@@ -117,7 +117,7 @@ static struct moe_ev *moe_events(const struct rank_store *rs, const struct ev_cl
 	uint32_t n_strs = strtab_count(rs->strs);
 	uint8_t *memo = xmalloc(n_strs ? n_strs : 1);
 	memset(memo, 0xff, n_strs ? n_strs : 1);
-	bool group = analysis_has_group_lanes(rs);
+	bool group = evkind_has_group_lanes(rs);
 	struct moe_ev *v = NULL;
 	size_t cap = 0;
 	*n = 0;

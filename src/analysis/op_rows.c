@@ -51,14 +51,14 @@ struct coll_match {
 static void coll_match_init(struct coll_match *m, const struct rank_store *rs, const struct ev_class *cls)
 {
 	m->strs = strtab_new();
-	m->group_lanes = analysis_has_group_lanes(rs);
+	m->group_lanes = evkind_has_group_lanes(rs);
 	m->cls = cls;
-	analysis_coll_rows_init(&m->rows, strtab_count(rs->strs), m->group_lanes, m->strs);
+	evkind_coll_rows_init(&m->rows, strtab_count(rs->strs), m->group_lanes, m->strs);
 }
 
 static void coll_match_free(struct coll_match *m)
 {
-	analysis_coll_rows_free(&m->rows);
+	evkind_coll_rows_free(&m->rows);
 	strtab_free(m->strs);
 }
 
@@ -67,7 +67,7 @@ static const struct coll_row_key *coll_match_ev(struct coll_match *m, const stru
 {
 	if (!m->cls || !analysis_is_collective(rs, m->cls, ev, m->group_lanes))
 		return NULL;
-	uint32_t k = analysis_coll_row(&m->rows, rs->ev_name[ev], store_ev_name(rs, ev));
+	uint32_t k = evkind_coll_row(&m->rows, rs->ev_name[ev], store_ev_name(rs, ev));
 	return k == UINT32_MAX ? NULL : &m->rows.keys[k];
 }
 
@@ -111,8 +111,8 @@ bool op_rows_csv_name_in(struct op_key key, const char *name)
 	if (!key.collective)
 		return !strcmp(name, key.name);
 	char kb[512], gb[128];
-	return !strcmp(analysis_op_type_key(name, NULL, kb, sizeof kb), key.name) &&
-	       !analysis_group_cmp(analysis_collective_group(name, gb, sizeof gb), key.group);
+	return !strcmp(evkind_op_type_key(name, NULL, kb, sizeof kb), key.name) &&
+	       !analysis_group_cmp(evkind_collective_group(name, gb, sizeof gb), key.group);
 }
 
 int64_t op_rows_by_step(const struct rank_analysis *ra, const struct rank_store *rs, const uint32_t *evs,
@@ -125,7 +125,7 @@ int64_t op_rows_by_step(const struct rank_analysis *ra, const struct rank_store 
 		int64_t dur = store_dur(rs, evs[i]);
 		if (dur > max_dur)
 			max_dur = dur;
-		size_t k = analysis_step_at(ra, store_ts(rs, evs[i]));
+		size_t k = result_step_at(ra, store_ts(rs, evs[i]));
 		if (k != SIZE_MAX) {
 			step_ns[k] += dur;
 			calls[k]++;

@@ -42,7 +42,7 @@ bool op_rows_csv_name_in(struct op_key key, const char *name);
 
 /* Instances (evs, n of them, borrowed) by step of ra: step_ns[k] and calls[k] (the
  * caller's arrays of ra->n_steps, zeroed here) sum the durations and count the instances
- * starting in step k (analysis_step_at; others count in no step). Returns the longest
+ * starting in step k (result_step_at; others count in no step). Returns the longest
  * instance's duration, 0 without any. */
 int64_t op_rows_by_step(const struct rank_analysis *ra, const struct rank_store *rs, const uint32_t *evs,
 			size_t n, int64_t *step_ns, size_t *calls);

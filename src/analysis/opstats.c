@@ -387,7 +387,7 @@ static void coll_calls_free(struct coll_calls *cc)
 {
 	free(cc->recs);
 	free(cc->start);
-	analysis_coll_rows_free(&cc->rows);
+	evkind_coll_rows_free(&cc->rows);
 }
 
 /* Instances from the CSV tables themselves, for ranks exported without a trace. A name's
@@ -405,11 +405,11 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g, struct c
 		int64_t d, a;
 		if (!csvt_time(k, r, COL_DURATION, &d))
 			continue;
-		struct ev_class c = analysis_kernel_class(&memo, k, r);
+		struct ev_class c = evkind_kernel_class(&memo, k, r);
 		if (c.flags & EVF_WAIT)
 			continue;
 		uint32_t name = csvt_str_id(k, r, COL_NAME);
-		uint32_t key = c.cat == CAT_COMM ? analysis_coll_row(&cc->rows, name, csvt_str(k, r, COL_NAME)) : UINT32_MAX;
+		uint32_t key = c.cat == CAT_COMM ? evkind_coll_row(&cc->rows, name, csvt_str(k, r, COL_NAME)) : UINT32_MAX;
 		if (key != UINT32_MAX) {
 			coll_call_add(cc, csvt_time(k, r, COL_START, &a) ? a : 0, d, key, PHASE_UNKNOWN);
 			continue;
@@ -417,7 +417,7 @@ static void csv_groups(const struct rank_data *rd, struct op_groups *g, struct c
 		xgrow(&recs, &cap, n + 1, sizeof *recs);
 		recs[n++] = (struct rec){d, name, SCOPE_DEVICE, PHASE_UNKNOWN, c.cat};
 	}
-	analysis_kernel_memo_free(&memo);
+	evkind_kernel_memo_free(&memo);
 	for (size_t r = 0; o && r < o->nrows; r++) {
 		int64_t d;
 		if (!csvt_time(o, r, COL_HOST_TOTAL, &d))
@@ -452,14 +452,14 @@ static inline __attribute__((always_inline)) bool trace_op_scope(const struct ra
 	switch (rule[rs->ev_kind[ev]]) {
 	case KIND_COLLECTIVE:
 		*scope = SCOPE_DEVICE;
-		*coll = analysis_coll_row(cr, rs->ev_name[ev], store_ev_name(rs, ev));
+		*coll = evkind_coll_row(cr, rs->ev_name[ev], store_ev_name(rs, ev));
 		return true;
 	case KIND_DEVICE:
 		*scope = SCOPE_DEVICE;
 		if (ra->cls[ev].flags & EVF_WAIT)
 			return false;
 		if (ra->cls[ev].cat == CAT_COMM && !cr->any_name) /* any_name: they are on group lanes */
-			*coll = analysis_coll_row(cr, rs->ev_name[ev], store_ev_name(rs, ev));
+			*coll = evkind_coll_row(cr, rs->ev_name[ev], store_ev_name(rs, ev));
 		return true;
 	case KIND_HOST:
 		*scope = SCOPE_HOST;
@@ -480,7 +480,7 @@ static uint8_t *trace_groups_count(const struct rank_store *rs, const struct ran
 		bool frame = !strcmp(store_str(rs, rs->attrs[rs->kinds[k].attr].cat), "python_function");
 		rule[k] = l->group == LANE_DEVICE		     ? KIND_DEVICE
 			  : lanes_group_is_host(l->group) && !frame ? KIND_HOST
-			  : cc->rows.any_name && analysis_is_group_lane(rs, l) ? KIND_COLLECTIVE
+			  : cc->rows.any_name && evkind_is_group_lane(rs, l) ? KIND_COLLECTIVE
 								       : KIND_NOT_OP;
 	}
 	uint32_t n_names = strtab_count(rs->strs);
@@ -840,7 +840,7 @@ static void op_types(const struct rank_store *rs, struct rank_analysis *ra, bool
 		xgrow(&refs, &cap, n + 1, sizeof *refs);
 		/* collectives by type and group: the group after a separator no name holds */
 		refs[n++] = (struct type_ref){xasprintf("%c%s%s%s", '0' + o->scope,
-							analysis_op_type_key(o->name, o->type, buf, sizeof buf),
+							evkind_op_type_key(o->name, o->type, buf, sizeof buf),
 							o->group ? "\x1f" : "", o->group ? o->group : ""),
 					      (uint32_t)i};
 	}
@@ -926,7 +926,7 @@ static void opstats_check_op_statistic(int rank, const struct csv_table *os, con
 		int64_t v;
 		if (!csvt_time(kt, r, COL_DURATION, &v))
 			continue;
-		if (analysis_kernel_class(&memo, kt, r).cat != CAT_COMM) {
+		if (evkind_kernel_class(&memo, kt, r).cat != CAT_COMM) {
 			k_other = num_sat_add(k_other, v);
 			continue;
 		}
@@ -937,7 +937,7 @@ static void opstats_check_op_statistic(int rank, const struct csv_table *os, con
 			ct.v[ct.n++] = type;
 		}
 	}
-	analysis_kernel_memo_free(&memo);
+	evkind_kernel_memo_free(&memo);
 	for (size_t r = 0; r < os->nrows; r++) {
 		int64_t v;
 		if (!csvt_time(os, r, COL_TOTAL, &v))
@@ -998,7 +998,7 @@ static void op_shapes(const struct csv_table *k, struct rank_analysis *ra)
 	for (size_t i = 0; i < n; i++) {
 		const char *what = strtab_str(k->strs, (uint32_t)(recs[i].key >> 32));
 		const char *shape = strtab_str(k->strs, (uint32_t)recs[i].key);
-		analysis_op_type_key(typed ? "" : what, typed ? what : NULL, buf, sizeof buf);
+		evkind_op_type_key(typed ? "" : what, typed ? what : NULL, buf, sizeof buf);
 		xgrow(&refs, &cap, np + 1, sizeof *refs);
 		xgrow(&pairs, &cap2, np + 1, sizeof *pairs);
 		refs[np] = (struct type_ref){xasprintf("%s [%s]", buf, shape && *shape ? shape : "-"), (uint32_t)np};
@@ -1045,7 +1045,7 @@ struct ops_prep {
 	struct csv_totals dev_ct, host_ct;
 };
 
-struct ops_prep *analysis_ops_prepare(const struct capture *cap, size_t ri, struct rank_analysis *ra)
+struct ops_prep *opstats_prepare(const struct capture *cap, size_t ri, struct rank_analysis *ra)
 {
 	const struct rank_data *rd = &cap->ranks[ri];
 	const struct rank_store *rs = &rd->store;
@@ -1054,10 +1054,10 @@ struct ops_prep *analysis_ops_prepare(const struct capture *cap, size_t ri, stru
 	ra->op_keys = strtab_new();
 	if (p->from_csv) {
 		const struct csv_table *k = rd->by_kind[CSV_KERNEL];
-		analysis_coll_rows_init(&p->cc.rows, k ? strtab_count(k->strs) : 0, false, ra->op_keys);
+		evkind_coll_rows_init(&p->cc.rows, k ? strtab_count(k->strs) : 0, false, ra->op_keys);
 		csv_groups(rd, &p->g, &p->cc);
 	} else {
-		analysis_coll_rows_init(&p->cc.rows, strtab_count(rs->strs), analysis_has_group_lanes(rs), ra->op_keys);
+		evkind_coll_rows_init(&p->cc.rows, strtab_count(rs->strs), evkind_has_group_lanes(rs), ra->op_keys);
 		p->rule = trace_groups_count(rs, ra, &p->g, &p->cc);
 	}
 	if (p->g.n || p->cc.rows.n_keys) {
@@ -1069,7 +1069,7 @@ struct ops_prep *analysis_ops_prepare(const struct capture *cap, size_t ri, stru
 	return p;
 }
 
-void analysis_ops_finish(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
+void opstats_finish(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct diag_list *dl,
 			 bool threaded, struct ops_prep *p)
 {
 	const struct rank_data *rd = &cap->ranks[ri];

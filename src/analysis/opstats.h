@@ -21,8 +21,8 @@
  * threaded: the rows of half the names are computed on a helper thread of their own; the
  * rows come out in the same order either way. */
 struct ops_prep;
-struct ops_prep *analysis_ops_prepare(const struct capture *cap, size_t rank_index, struct rank_analysis *ra);
-void analysis_ops_finish(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
+struct ops_prep *opstats_prepare(const struct capture *cap, size_t rank_index, struct rank_analysis *ra);
+void opstats_finish(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 			 struct diag_list *dl, bool threaded, struct ops_prep *p);
 
 #endif

@@ -31,7 +31,7 @@ static bool in_group(const struct step *st, int g)
 
 const char *phase_verdict_name(const struct phase_verdict *pv)
 {
-	return pv->training ? N_("training") : analysis_phase_name(pv->phase);
+	return pv->training ? N_("training") : result_phase_name(pv->phase);
 }
 
 void phase_partition(struct rank_sets *s, struct rank_analysis *ra)
@@ -122,19 +122,19 @@ static void judge(const struct rank_analysis *ra, struct phase_verdict *pv)
 		t.have[of_attribution[i]] = false;
 	static const enum attr_bucket comm[] = {ATTR_COMM_WAIT, ATTR_COMM_TRANSFER, ATTR_COMM_SETUP, ATTR_COMM_UNSPLIT};
 	if (ra->have[M_COMM_NOT_OVERLAPPED_PCT]) /* exposed communication is the comm buckets */
-		analysis_set_metric(&t, M_COMM_NOT_OVERLAPPED_PCT, attribution_pct(&t.attr, attribution_sum(&t.attr, comm, 4)),
+		result_set_metric(&t, M_COMM_NOT_OVERLAPPED_PCT, attribution_pct(&t.attr, attribution_sum(&t.attr, comm, 4)),
 				    ra->conf[M_COMM_NOT_OVERLAPPED_PCT], ra->source[M_COMM_NOT_OVERLAPPED_PCT]);
-	analysis_bottlenecks(&t);
+	bottleneck_candidates(&t);
 	char line[VERDICT_MAX];
-	analysis_verdict(&t, line, sizeof line);
+	bottleneck_verdict(&t, line, sizeof line);
 	int order[BN_COUNT];
-	analysis_verdict_order(&t, order);
-	if (t.bn[order[0]].score >= 40) { /* never below the sample analysis_verdict judges */
+	bottleneck_verdict_order(&t, order);
+	if (t.bn[order[0]].score >= 40) { /* never below the sample bottleneck_verdict judges */
 		pv->first = order[0];
 		pv->gain_low_pct = t.combined_gain_low;
 		pv->gain_high_pct = t.combined_gain_high;
 	}
-	pv->judged = analysis_device_sampled(&pv->attr);
+	pv->judged = bottleneck_device_sampled(&pv->attr);
 	/* launch-bound: the device free in gaps too short to be idleness (launch jitter), of
 	 * that only the part in buckets no candidate but host dispatch draws on (host dispatch,
 	 * Python, idle): a sync or a copy there is the copy candidate's */
@@ -149,10 +149,10 @@ static void judge(const struct rank_analysis *ra, struct phase_verdict *pv)
 		pv->verdict = xstrdup(line);
 	}
 	for (int k = 0; k < BN_COUNT; k++)
-		analysis_bottleneck_free(&t.bn[k]);
+		result_bottleneck_free(&t.bn[k]);
 }
 
-void analysis_phase_verdicts(struct rank_analysis *ra)
+void phase_verdicts(struct rank_analysis *ra)
 {
 	if (!ra->n_by_phase)
 		return;

@@ -18,8 +18,8 @@
  * step table's rows) give no phase. */
 void phase_partition(struct rank_sets *s, struct rank_analysis *ra);
 /* Each phase's split of its exposed communication (the rank's, shared out by the phases'
- * unsplit time) and its verdict: run by analysis_bottlenecks after the rank's. */
-void analysis_phase_verdicts(struct rank_analysis *ra);
+ * unsplit time) and its verdict: run by bottleneck_candidates after the rank's. */
+void phase_verdicts(struct rank_analysis *ra);
 /* "prefill", "decode", "mixed", "unknown" or "training" (static, N_). */
 const char *phase_verdict_name(const struct phase_verdict *pv);
 /* What holds the phase back in a few words: its first candidate's name, or that none

@@ -24,7 +24,7 @@ static bool landmark_kind(enum landmark lm, const struct lane *l, struct ev_clas
 	return false;
 }
 
-uint32_t analysis_landmark_event(const struct rank_analysis *ra, const struct rank_store *rs, enum landmark lm)
+uint32_t query_landmark_event(const struct rank_analysis *ra, const struct rank_store *rs, enum landmark lm)
 {
 	const int64_t *iv = lm == LANDMARK_IDLE ? ra->longest_idle : lm == LANDMARK_EXPOSED ? ra->longest_exposed
 			    : lm == LANDMARK_COPY ? ra->longest_copy : ra->longest_sync;
@@ -61,7 +61,7 @@ uint32_t analysis_landmark_event(const struct rank_analysis *ra, const struct ra
 	return best;
 }
 
-int64_t *analysis_host_self_ns(const struct rank_store *rs)
+int64_t *query_host_self_ns(const struct rank_store *rs)
 {
 	uint32_t n_names = strtab_count(rs->strs);
 	int64_t *self = xcalloc(n_names ? n_names : 1, sizeof *self);
@@ -145,7 +145,7 @@ static int cmp_range_op(const void *x, const void *y)
 	return c ? c : analysis_group_cmp(a->group, b->group);
 }
 
-void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int64_t t0, int64_t t1,
+void query_range(const struct rank_store *rs, const struct ev_class *cls, int64_t t0, int64_t t1,
 		    struct range_totals *out)
 {
 	memset(out, 0, sizeof *out);
@@ -165,7 +165,7 @@ void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int
 	c.cat_of = xcalloc(n_names ? n_names : 1, 1);
 	c.on_device = xcalloc(n_names ? n_names : 1, sizeof *c.on_device);
 	c.collective = xcalloc(n_names ? n_names : 1, sizeof *c.collective);
-	c.group_lanes = analysis_has_group_lanes(rs);
+	c.group_lanes = evkind_has_group_lanes(rs);
 	for (size_t li = 0; li < rs->n_lanes; li++) {
 		c.lane = &rs->lanes[li];
 		if (c.lane->group == LANE_OVERLAP || !c.lane->n_events)
@@ -191,10 +191,10 @@ void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int
 		if (c.collective[id]) {
 			if (!out->keys) {
 				out->keys = strtab_new();
-				analysis_coll_rows_init(&coll, n_names, true, out->keys);
+				evkind_coll_rows_init(&coll, n_names, true, out->keys);
 				key_op = xcalloc(n_names, sizeof *key_op);
 			}
-			k = analysis_coll_row(&coll, id, store_str(rs, id));
+			k = evkind_coll_row(&coll, id, store_str(rs, id));
 			if (key_op[k]) { /* another call of a collective row seen */
 				out->ops[key_op[k] - 1].count += c.count[id];
 				out->ops[key_op[k] - 1].in_ns += c.in_ns[id];
@@ -209,7 +209,7 @@ void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int
 			key_op[k] = out->n_ops;
 		}
 	}
-	analysis_coll_rows_free(&coll);
+	evkind_coll_rows_free(&coll);
 	free(key_op);
 	xqsort(out->ops, out->n_ops, sizeof *out->ops, cmp_range_op);
 	free(c.count);
@@ -219,7 +219,7 @@ void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int
 	free(c.collective);
 }
 
-void analysis_range_free(struct range_totals *rt)
+void query_range_free(struct range_totals *rt)
 {
 	free(rt->ops);
 	rt->ops = NULL;

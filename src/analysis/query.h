@@ -18,12 +18,12 @@
  * their kind overlapping the interval most (ties: the longer, so an .item() wins over the
  * _local_scalar_dense inside it). UINT32_MAX when there is none. */
 enum landmark { LANDMARK_IDLE, LANDMARK_EXPOSED, LANDMARK_COPY, LANDMARK_SYNC };
-uint32_t analysis_landmark_event(const struct rank_analysis *ra, const struct rank_store *rs, enum landmark lm);
+uint32_t query_landmark_event(const struct rank_analysis *ra, const struct rank_store *rs, enum landmark lm);
 /* Self time of host events per name: each event's duration less the parts of it its
  * nested events (on the same lane, one level down) cover, summed by name id (an owned
  * array of strtab_count(rs->strs) entries). aten::item and the _local_scalar_dense inside
  * it share their total time; self time is where each one's own time went. */
-int64_t *analysis_host_self_ns(const struct rank_store *rs);
+int64_t *query_host_self_ns(const struct rank_store *rs);
 /* What a time range of one rank holds (the Timeline's range selection): per category the
  * time at least one event of it runs (a union, lanes of the exporter's Overlap Analysis
  * and step marks left out), device and host busy time, and per op name (call-stack
@@ -47,8 +47,8 @@ struct range_totals {
 	size_t n_ops;
 	struct strtab *keys; /* owned: the collectives' kinds and groups, or NULL */
 };
-void analysis_range(const struct rank_store *rs, const struct ev_class *cls, int64_t t0, int64_t t1,
+void query_range(const struct rank_store *rs, const struct ev_class *cls, int64_t t0, int64_t t1,
 		    struct range_totals *out);
-void analysis_range_free(struct range_totals *rt);
+void query_range_free(struct range_totals *rt);
 
 #endif

@@ -213,7 +213,7 @@ bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, int64_t 
 		int64_t a, d;
 		if (!csvt_time(k, r, COL_START, &a) || !csvt_time(k, r, COL_DURATION, &d) || d < 0)
 			continue;
-		struct ev_class c = analysis_kernel_class(&memo, k, r);
+		struct ev_class c = evkind_kernel_class(&memo, k, r);
 		if (c.flags & EVF_WAIT)
 			continue;
 		if (!any || a < *lo)
@@ -233,7 +233,7 @@ bool rank_sets_from_csv(const struct csv_table *k, struct rank_sets *s, int64_t 
 		else
 			ivset_add(&s->compute, a, a + d);
 	}
-	analysis_kernel_memo_free(&memo);
+	evkind_kernel_memo_free(&memo);
 	union_or_share(&s->compute, &s->comm, &s->compute_or_comm, &s->compute_or_comm_shared);
 	return any;
 }

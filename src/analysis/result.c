@@ -18,18 +18,18 @@ const struct metric_def metric_defs[M_COUNT] = {
 #undef METRIC_DEF
 };
 
-const char *analysis_confidence_name(enum confidence c)
+const char *result_confidence_name(enum confidence c)
 {
 	return c == CONF_HIGH ? "high" : c == CONF_MEDIUM ? "medium" : "low";
 }
 
-const char *analysis_confidence_text(enum confidence c)
+const char *result_confidence_text(enum confidence c)
 {
 	return c == CONF_HIGH ? C_("confidence", "high") : c == CONF_MEDIUM ? C_("confidence", "medium")
 								       : C_("confidence", "low");
 }
 
-const char *analysis_step_source_name(enum step_source s)
+const char *result_step_source_name(enum step_source s)
 {
 	switch (s) {
 	case STEP_SRC_STEP_TRACE: return _("step_trace_time.csv");
@@ -45,7 +45,7 @@ const char *analysis_step_source_name(enum step_source s)
 	return "?";
 }
 
-const char *analysis_phase_name(enum phase p)
+const char *result_phase_name(enum phase p)
 {
 	/* N_: shown translated (_()) in the Steps view and the text report, never in JSON */
 	return p == PHASE_PREFILL ? N_("prefill")
@@ -54,15 +54,15 @@ const char *analysis_phase_name(enum phase p)
 				   : N_("unknown");
 }
 
-const char *analysis_step_phase_name(const struct step *s)
+const char *result_step_phase_name(const struct step *s)
 {
 	/* a training step has no serving phase; "unknown" beside confidence high misread */
 	if (s->phase == PHASE_UNKNOWN && s->phase_source == PHASE_SRC_WORKLOAD)
 		return N_("training");
-	return analysis_phase_name((enum phase)s->phase);
+	return result_phase_name((enum phase)s->phase);
 }
 
-const char *analysis_phase_source_name(enum phase_source s)
+const char *result_phase_source_name(enum phase_source s)
 {
 	switch (s) {
 	case PHASE_SRC_STAGE: return _("Stage column");
@@ -81,7 +81,7 @@ const char *analysis_phase_source_name(enum phase_source s)
 	return "?";
 }
 
-const char *analysis_phase_signal_name(enum phase_source s)
+const char *result_phase_signal_name(enum phase_source s)
 {
 	static const char *const names[PHASE_SRC_COUNT] = {
 		[PHASE_SRC_STAGE] = "stage",     [PHASE_SRC_MSTX] = "mstx",
@@ -94,17 +94,17 @@ const char *analysis_phase_signal_name(enum phase_source s)
 	return s < PHASE_SRC_COUNT ? names[s] : "?";
 }
 
-const char *analysis_workload_name(enum workload w)
+const char *result_workload_name(enum workload w)
 {
 	return w == WORKLOAD_INFERENCE ? _("inference") : w == WORKLOAD_TRAINING ? _("training") : _("unknown");
 }
 
-const char *analysis_scope_name(enum op_scope s)
+const char *result_scope_name(enum op_scope s)
 {
 	return s == SCOPE_DEVICE ? "device" : s == SCOPE_HOST ? "host" : "all";
 }
 
-const char *analysis_align_name(enum align_mode m)
+const char *result_align_name(enum align_mode m)
 {
 	return m == ALIGN_FIRST ? "first" : m == ALIGN_RAW ? "raw" : "collective";
 }
@@ -112,13 +112,13 @@ const char *analysis_align_name(enum align_mode m)
 #define STEP_STARTS_BY(s, i, t) ((s)[i].win_start <= (t))
 LOWER_BOUND_DEFINE(step_upper_bound, const struct step *, int64_t, STEP_STARTS_BY)
 
-size_t analysis_step_at(const struct rank_analysis *ra, int64_t t)
+size_t result_step_at(const struct rank_analysis *ra, int64_t t)
 {
 	size_t lo = step_upper_bound(ra->steps, t, 0, ra->n_steps);
 	return lo > 0 && t < ra->steps[lo - 1].win_end ? lo - 1 : SIZE_MAX;
 }
 
-void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
+void result_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
 			 const char *source)
 {
 	if (!isfinite(v))
@@ -129,7 +129,7 @@ void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, e
 	ra->source[m] = source;
 }
 
-void analysis_bottleneck_free(struct bottleneck *b)
+void result_bottleneck_free(struct bottleneck *b)
 {
 	for (size_t i = 0; i < b->n_ev; i++)
 		free(b->ev[i].text);
@@ -140,7 +140,7 @@ void analysis_bottleneck_free(struct bottleneck *b)
 	memset(b, 0, sizeof *b);
 }
 
-void analysis_rank_free(struct rank_analysis *ra)
+void result_rank_free(struct rank_analysis *ra)
 {
 	if (!ra->cls_mapped)
 		free(ra->cls);
@@ -165,21 +165,21 @@ void analysis_rank_free(struct rank_analysis *ra)
 	for (size_t i = 0; i < ra->n_checks; i++)
 		free(ra->checks[i].explanation);
 	for (int b = 0; b < BN_COUNT; b++)
-		analysis_bottleneck_free(&ra->bn[b]);
+		result_bottleneck_free(&ra->bn[b]);
 	for (size_t i = 0; i < ra->n_by_phase; i++)
 		free(ra->by_phase[i].verdict);
 	free(ra->by_phase);
 	memory_free(&ra->mem);
 	free(ra->outliers);
 	free(ra->moe);
-	analysis_comm_keep_free(ra); /* when it never reached the capture-level pass */
+	result_comm_keep_free(ra); /* when it never reached the capture-level pass */
 	for (size_t i = 0; i < ra->n_advice; i++)
 		free(ra->advice[i].evidence);
 	free(ra->advice);
 	memset(ra, 0, sizeof *ra);
 }
 
-void analysis_comm_keep_free(struct rank_analysis *ra)
+void result_comm_keep_free(struct rank_analysis *ra)
 {
 	if (!ra->comm_keep)
 		return;

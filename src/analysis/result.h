@@ -30,9 +30,9 @@
 #include "nearest_rank.h"
 
 enum confidence { CONF_HIGH, CONF_MEDIUM, CONF_LOW };
-const char *analysis_confidence_name(enum confidence c); /* static: English, for JSON */
+const char *result_confidence_name(enum confidence c); /* static: English, for JSON */
 /* The same in the messages' language, for text and views (static). */
-const char *analysis_confidence_text(enum confidence c);
+const char *result_confidence_text(enum confidence c);
 
 /* X(id, "key", "unit", label, definition, formula, caveat): the last four marked N_() for the
  * catalog and shown through _() (never an empty one: _("") is the catalog header) */
@@ -229,14 +229,14 @@ enum step_source {
 	STEP_SRC_OP_SEQUENCE, /* the first and last kernels repeat once per step, alternating */
 	STEP_SRC_KERNEL_STEP, /* no trace: the kernel table's Step Id column */
 };
-const char *analysis_step_source_name(enum step_source s); /* static */
+const char *result_step_source_name(enum step_source s); /* static */
 
 enum phase { PHASE_UNKNOWN, PHASE_PREFILL, PHASE_DECODE, PHASE_MIXED };
-const char *analysis_phase_name(enum phase p); /* static */
+const char *result_phase_name(enum phase p); /* static */
 /* A step's phase as shown: its phase, or "training" for a training workload's steps
  * (phase unknown from the workload signal); static, N_ (translate with _()). */
 struct step;
-const char *analysis_step_phase_name(const struct step *s);
+const char *result_step_phase_name(const struct step *s);
 
 /* Where a step's phase came from. The signals are tried in this order per step (see
  * steps.c): Stage, mstx or vLLM annotation ranges, decode-only kernels, attention shapes,
@@ -255,15 +255,15 @@ enum phase_source {
 	PHASE_SRC_SERVING,    /* the serving output's forward at the step's time (serving.h) */
 	PHASE_SRC_COUNT
 };
-const char *analysis_phase_source_name(enum phase_source s); /* static */
+const char *result_phase_source_name(enum phase_source s); /* static */
 /* One word for it (step tables, JSON per-step phase_signal): stage, mstx, annotation,
  * kernels, shapes, payload, serving, clusters, uniform, workload, none. */
-const char *analysis_phase_signal_name(enum phase_source s); /* static */
+const char *result_phase_signal_name(enum phase_source s); /* static */
 
 /* What the capture runs: training shows backward ops, *Grad* kernels or an optimizer step;
  * inference shows serving attention kernels or engine ops. */
 enum workload { WORKLOAD_UNKNOWN, WORKLOAD_INFERENCE, WORKLOAD_TRAINING };
-const char *analysis_workload_name(enum workload w); /* static */
+const char *result_workload_name(enum workload w); /* static */
 
 struct step {
 	int index;           /* 0-based */
@@ -324,7 +324,7 @@ struct op_type_stat {
 };
 
 enum op_scope { SCOPE_DEVICE, SCOPE_HOST, SCOPE_ALL, SCOPE_COUNT };
-const char *analysis_scope_name(enum op_scope s); /* static */
+const char *result_scope_name(enum op_scope s); /* static */
 
 /* The exporter's numbers beside ours. */
 struct crosscheck {
@@ -429,7 +429,7 @@ struct comm_keep {
 	uint8_t *before;      /* per comm interval: enum coll_before at its start */
 };
 struct rank_analysis;
-void analysis_comm_keep_free(struct rank_analysis *ra);
+void result_comm_keep_free(struct rank_analysis *ra);
 
 struct moe_inst;
 struct rank_analysis {
@@ -464,7 +464,7 @@ struct rank_analysis {
 	size_t n_ops;
 	struct strtab *op_keys; /* owned: the collective rows' kinds and groups, or NULL */
 	char *ops_source; /* owned: "trace; CSV totals from kernel_details.csv" */
-	struct op_type_stat *op_types; /* owned; by scope, then busy desc (analysis_op_type_key) */
+	struct op_type_stat *op_types; /* owned; by scope, then busy desc (evkind_op_type_key) */
 	size_t n_op_types;
 	struct op_type_stat *op_shapes; /* owned; kernel table rows by type and Input Shapes */
 	size_t n_op_shapes;
@@ -536,7 +536,7 @@ struct rank_analysis {
 };
 
 enum align_mode { ALIGN_FIRST, ALIGN_RAW, ALIGN_COLLECTIVE, ALIGN_COUNT };
-const char *analysis_align_name(enum align_mode m); /* static */
+const char *result_align_name(enum align_mode m); /* static */
 
 struct slow_flag {
 	const char *metric; /* static: "compute_us", "comm_us", "free_us" */
@@ -595,21 +595,21 @@ struct analysis {
 
 /* Frees what a rank's analysis owns (steps, ops, checks, verdicts, memory, advice) and
  * zeroes it. */
-void analysis_rank_free(struct rank_analysis *ra);
+void result_rank_free(struct rank_analysis *ra);
 /* Frees what a candidate owns and zeroes it. */
-void analysis_bottleneck_free(struct bottleneck *b);
+void result_bottleneck_free(struct bottleneck *b);
 /* Sets a metric when v is finite (source: static text). */
-void analysis_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
+void result_set_metric(struct rank_analysis *ra, enum metric_id m, double v, enum confidence conf,
 			 const char *source);
 /* The step whose window [win_start, win_end) holds t, or SIZE_MAX. */
-size_t analysis_step_at(const struct rank_analysis *ra, int64_t t);
-/* Whether step c is the last one starting at or before t: what analysis_step_at finds. */
+size_t result_step_at(const struct rank_analysis *ra, int64_t t);
+/* Whether step c is the last one starting at or before t: what result_step_at finds. */
 static inline bool analysis_last_started(const struct rank_analysis *ra, size_t c, int64_t t)
 {
 	return c < ra->n_steps && ra->steps[c].win_start <= t &&
 	       (c + 1 == ra->n_steps || ra->steps[c + 1].win_start > t);
 }
-/* The same as analysis_step_at, first trying *hint and the step after it (times that mostly
+/* The same as result_step_at, first trying *hint and the step after it (times that mostly
  * rise); *hint is updated, start it at 0. Inline: scans over every event ask it of each. */
 static inline size_t analysis_step_at_near(const struct rank_analysis *ra, int64_t t, size_t *hint)
 {
@@ -618,7 +618,7 @@ static inline size_t analysis_step_at_near(const struct rank_analysis *ra, int64
 		if (analysis_last_started(ra, c + 1, t)) {
 			c++;
 		} else {
-			size_t k = analysis_step_at(ra, t);
+			size_t k = result_step_at(ra, t);
 			if (k != SIZE_MAX)
 				*hint = k;
 			return k;

@@ -584,7 +584,7 @@ static void votes_from_ranges(struct rank_analysis *ra, const struct rank_store 
 		for (size_t i = 0; p && i < ra->n_steps; i++)
 			if (a < ra->steps[i].win_end && b > ra->steps[i].win_start)
 				vote(&v[i][SIG_RANGES], p, CONF_HIGH, PHASE_SRC_MSTX,
-				     xasprintf(_("overlaps an mstx range named %s"), analysis_phase_name(p)));
+				     xasprintf(_("overlaps an mstx range named %s"), result_phase_name(p)));
 	}
 }
 
@@ -733,7 +733,7 @@ static void votes_from_serving(struct rank_analysis *ra, const struct serving *s
 		best[k] = SIZE_MAX;
 	size_t matched = 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t k = analysis_step_at(ra, f[i].a + (f[i].b - f[i].a) / 2);
+		size_t k = result_step_at(ra, f[i].a + (f[i].b - f[i].a) / 2);
 		int64_t top = 0;
 		size_t at = SIZE_MAX;
 		for (size_t c = k == SIZE_MAX ? 0 : (k ? k - 1 : 0); k != SIZE_MAX && c <= k + 1 && c < ra->n_steps; c++) {
@@ -866,7 +866,7 @@ static void votes_from_stage(struct rank_analysis *ra, const struct csv_table *s
 		                                                                          : PHASE_UNKNOWN;
 		if (p)
 			vote(&v[i][SIG_STAGE], p, CONF_HIGH, PHASE_SRC_STAGE,
-			     xasprintf(_("Stage column reads %s"), analysis_phase_name(p)));
+			     xasprintf(_("Stage column reads %s"), result_phase_name(p)));
 	}
 }
 
@@ -994,7 +994,7 @@ static void phases_from_durations(struct rank_analysis *ra, const size_t *sel, s
  * window (out[k], bytes; 0 where it has none whose args give a count). */
 static void step_payloads(const struct rank_analysis *ra, const struct rank_store *rs, double *out)
 {
-	bool groups = analysis_has_group_lanes(rs);
+	bool groups = evkind_has_group_lanes(rs);
 	double (*b)[3] = xcalloc(ra->n_steps, sizeof *b);
 	uint8_t *nb = xcalloc(ra->n_steps, 1);
 	for (size_t li = 0; li < rs->n_lanes; li++) {
@@ -1009,7 +1009,7 @@ static void step_payloads(const struct rank_analysis *ra, const struct rank_stor
 			size_t k = analysis_step_at_near(ra, store_ts(rs, ev), &hint);
 			if (k == SIZE_MAX || nb[k] >= 3)
 				continue;
-			double bytes = analysis_collective_bytes(rs, ev);
+			double bytes = evkind_collective_bytes(rs, ev);
 			if (bytes > 0)
 				b[k][nb[k]++] = bytes;
 		}
@@ -1293,17 +1293,17 @@ static void phases_by_reference(struct rank_analysis *ra, const struct rank_stor
 			sbuf_addf(&why,
 			          _("its duration (%.3f ms) is nearest the %zu settled %s step(s) (around "
 			            "%.3f ms, %.1f spreads away)"),
-			          exp(x) / 1e6, ref[p].n, analysis_phase_name(p), exp(ref[p].mean) / 1e6,
+			          exp(x) / 1e6, ref[p].n, result_phase_name(p), exp(ref[p].mean) / 1e6,
 			          dist);
 		else if (absent)
 			sbuf_addf(&why,
 			          _("read as %s (%.3f ms): no settled step of that phase to compare with"),
-			          analysis_phase_name(p), exp(x) / 1e6);
+			          result_phase_name(p), exp(x) / 1e6);
 		else
 			sbuf_addf(&why,
 			          _("its duration (%.3f ms) lies more than 3 spreads from every settled "
 			            "phase's steps: read as %s"),
-			          exp(x) / 1e6, analysis_phase_name(p));
+			          exp(x) / 1e6, result_phase_name(p));
 		set_phase(s, p, absent ? PHASE_SRC_KERNELS : PHASE_SRC_CLUSTERS,
 		          absent ? CONF_MEDIUM : CONF_LOW, sbuf_detach(&why));
 	}
@@ -1346,8 +1346,8 @@ static void decide_phases(struct rank_analysis *ra, const struct rank_store *rs,
 			    (f->phase == PHASE_MIXED && o->phase == PHASE_PREFILL && o->conf == CONF_LOW))
 				continue;
 			s->phase_conf = CONF_LOW;
-			sbuf_addf(&why, _("; but %s read %s (%s)"), analysis_phase_source_name(o->source),
-			          analysis_phase_name(o->phase), o->why);
+			sbuf_addf(&why, _("; but %s read %s (%s)"), result_phase_source_name(o->source),
+			          result_phase_name(o->phase), o->why);
 		}
 		s->phase_evidence = sbuf_detach(&why);
 	}
@@ -1377,7 +1377,7 @@ static void phase_summary(struct rank_analysis *ra)
 		if (ra->phase_source == PHASE_SRC_NONE)
 			ra->phase_source = order[i];
 		sbuf_addf(&why, _("%s%zu step(s) from %s"), why.len ? ", " : "", n,
-		          analysis_phase_source_name(order[i]));
+		          result_phase_source_name(order[i]));
 	}
 	enum phase_source only = ra->phase_source;
 	if (ra->n_steps == 1 || (ra->phase_steps[only] == ra->n_steps &&
@@ -1418,7 +1418,7 @@ static void training_phases(struct rank_analysis *ra)
 	        xasprintf(_("training workload (%s): steps are not prefill or decode"), ra->workload_evidence);
 }
 
-void analysis_workload_peers(struct rank_analysis *ranks, size_t n)
+void steps_workload_peers(struct rank_analysis *ranks, size_t n)
 {
 	size_t train = SIZE_MAX, infer = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -1541,7 +1541,7 @@ static size_t kernel_step_spans(const struct csv_table *kt, struct span **out)
 	return n;
 }
 
-void analysis_steps(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct pending_sets *sets,
+void steps_find(const struct capture *cap, size_t ri, struct rank_analysis *ra, struct pending_sets *sets,
 		    struct diag_list *dl)
 {
 	const struct rank_data *rd = &cap->ranks[ri];

@@ -16,10 +16,10 @@
 /* One rank's steps, workload and phases (ra->steps and the step_/phase_/workload_ fields).
  * sets: the rank's sets, perhaps still being built (waited for only for idle-gap steps);
  * NULL without a timeline. */
-void analysis_steps(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
+void steps_find(const struct capture *cap, size_t rank_index, struct rank_analysis *ra,
 		    struct pending_sets *sets, struct diag_list *dl);
 /* Ranks whose own files show no workload (no trace, no kernel table) take training from a
  * peer of the same capture when no rank shows inference. */
-void analysis_workload_peers(struct rank_analysis *ranks, size_t n);
+void steps_workload_peers(struct rank_analysis *ranks, size_t n);
 
 #endif

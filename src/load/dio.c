@@ -156,7 +156,7 @@ const char *dio_s(struct dio *d, const char *s)
 	return r;
 }
 
-/* A string the rank analysis owns (analysis_rank_free frees it). */
+/* A string the rank analysis owns (result_rank_free frees it). */
 char *dio_os(struct dio *d, char *s)
 {
 	const char *r = dio_s(d, s);

@@ -477,7 +477,7 @@ static void gain_verdict(struct compare_pair *p)
 	struct compare_gain *g = &p->gain;
 	/* the first of the verdict (by expected gain), as the report and the explorer name it */
 	int order[BN_COUNT];
-	analysis_verdict_order(a, order);
+	bottleneck_verdict_order(a, order);
 	const struct bottleneck *top = &a->bn[order[0]];
 	g->kind = top->kind;
 	g->name = top->name;
@@ -486,7 +486,7 @@ static void gain_verdict(struct compare_pair *p)
 	g->triggered = top->score >= 40;
 	g->low_pct = top->gain.low_pct;
 	g->high_pct = top->gain.high_pct;
-	g->gain_known = analysis_gain_known(a, order[0]);
+	g->gain_known = bottleneck_gain_known(a, order[0]);
 	/* the expected gain is a share of the window; per step it stands for the same work
 	 * even when the two captures hold different numbers of steps */
 	/* only on a comparable figure: mean step time under one step definition, else the
@@ -700,11 +700,11 @@ static void pair_warnings(struct comparison *c, const struct compare_pair *p)
 		warn(c, _("%s: %zu step(s) on %s, %zu on %s: compare per-step figures"), who, a->n_steps, c->label[0],
 		     b->n_steps, c->label[1]);
 	if (a->step_source != b->step_source)
-		warn(c, _("%s: steps found from %s on %s, from %s on %s"), who, analysis_step_source_name(a->step_source),
-		     c->label[0], analysis_step_source_name(b->step_source), c->label[1]);
+		warn(c, _("%s: steps found from %s on %s, from %s on %s"), who, result_step_source_name(a->step_source),
+		     c->label[0], result_step_source_name(b->step_source), c->label[1]);
 	if (a->workload != b->workload)
-		warn(c, _("%s: workload %s on %s, %s on %s"), who, analysis_workload_name(a->workload), c->label[0],
-		     analysis_workload_name(b->workload), c->label[1]);
+		warn(c, _("%s: workload %s on %s, %s on %s"), who, result_workload_name(a->workload), c->label[0],
+		     result_workload_name(b->workload), c->label[1]);
 	double pa = a->n_steps ? a->v[M_PREFILL_STEPS] / (double)a->n_steps : 0;
 	double pb = b->n_steps ? b->v[M_PREFILL_STEPS] / (double)b->n_steps : 0;
 	double ma = a->n_steps ? a->v[M_MIXED_STEPS] / (double)a->n_steps : 0;
@@ -891,8 +891,8 @@ static void pair_reasons(struct comparison *c, struct compare_pair *p)
 					       r[0].steps, c->label[0], r[1].steps, c->label[1]);
 	else if (p->ra[0]->n_steps && p->ra[1]->n_steps && p->ra[0]->phase_source != p->ra[1]->phase_source)
 		p->why[CDEP_PHASES] = xasprintf(_("phases read from %s on %s and from %s on %s"),
-						analysis_phase_signal_name(p->ra[0]->phase_source), c->label[0],
-						analysis_phase_signal_name(p->ra[1]->phase_source), c->label[1]);
+						result_phase_signal_name(p->ra[0]->phase_source), c->label[0],
+						result_phase_signal_name(p->ra[1]->phase_source), c->label[1]);
 	if (p->why[CDEP_STEPS])
 		p->why[CDEP_PHASES] = xstrdup(p->why[CDEP_STEPS]); /* phases of other steps */
 	const char *frames = only_on(c, r[0].frames, r[1].frames), *mstx = only_on(c, r[0].mstx, r[1].mstx);

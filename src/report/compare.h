@@ -111,7 +111,7 @@ struct compare_gain {
 	int score[2];
 	bool triggered;           /* BEFORE's score reached the trigger */
 	double low_pct, high_pct; /* its expected gain, % of the window */
-	bool gain_known;          /* analysis_gain_known: else the range is no estimate */
+	bool gain_known;          /* bottleneck_gain_known: else the range is no estimate */
 	double base[2];           /* the figure compared, in us: mean step time, or the window */
 	const char *base_name;    /* static: "mean step time" or "window" */
 	double actual_pct;        /* (base[0] - base[1]) / base[0] */

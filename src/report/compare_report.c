@@ -131,7 +131,7 @@ static void text_bottlenecks(const struct compare_pair *p, const struct comparis
 
 const char *report_compare_categories(const struct compare_pair *p, int scope, char *buf, size_t size)
 {
-	size_t n = (size_t)snprintf(buf, size, "%-7s", analysis_scope_name((enum op_scope)scope));
+	size_t n = (size_t)snprintf(buf, size, "%-7s", result_scope_name((enum op_scope)scope));
 	for (int k = 0; k < CAT_COUNT && n < size; k++)
 		if (p->cat_share[0][scope][k] > 0 || p->cat_share[1][scope][k] > 0)
 			n += (size_t)snprintf(buf + n, size - n, "  %s %.1f -> %.1f", category_name((enum ev_category)k),
@@ -243,7 +243,7 @@ static void text_ops(const struct compare_pair *p, const struct comparison *c, F
 	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
 		const size_t *n = p->n_change[s][PHASE_UNKNOWN];
 		fprintf(out, _("  %s ops, all phases: %zu slower, %zu faster, %zu added, %zu removed, %zu same\n"),
-			analysis_scope_name((enum op_scope)s), n[OPC_SLOWER], n[OPC_FASTER], n[OPC_ADDED], n[OPC_REMOVED],
+			result_scope_name((enum op_scope)s), n[OPC_SLOWER], n[OPC_FASTER], n[OPC_ADDED], n[OPC_REMOVED],
 			n[OPC_SAME]);
 		fputs(head, out);
 		op_group(p, s, PHASE_UNKNOWN, _("slower by total"), keep_change, OPC_SLOWER, false, COMPARE_TOP_OPS, out);
@@ -263,7 +263,7 @@ static void text_ops(const struct compare_pair *p, const struct comparison *c, F
 		}
 		for (int ph = PHASE_PREFILL; ph <= PHASE_DECODE; ph++) {
 			char title[64];
-			snprintf(title, sizeof title, _("%s steps: largest changes"), _(analysis_phase_name((enum phase)ph)));
+			snprintf(title, sizeof title, _("%s steps: largest changes"), _(result_phase_name((enum phase)ph)));
 			op_group(p, s, ph, title, keep_changed, 0, false, COMPARE_PHASE_OPS, out);
 		}
 	}
@@ -401,7 +401,7 @@ static void json_categories(struct jsonw *w, const struct compare_pair *p)
 	jsonw_key(w, "category_shares_pct");
 	jsonw_obj_begin(w);
 	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
-		jsonw_key(w, analysis_scope_name((enum op_scope)s));
+		jsonw_key(w, result_scope_name((enum op_scope)s));
 		jsonw_obj_begin(w);
 		for (int k = 0; k < CAT_COUNT; k++) {
 			bool have[2] = {true, true};
@@ -418,8 +418,8 @@ static void json_op(struct jsonw *w, const struct op_diff *d)
 	jsonw_obj_begin(w);
 	jsonw_kstr(w, "name", d->name);
 	jsonw_kstr(w, "group", d->group);
-	jsonw_kstr(w, "scope", analysis_scope_name((enum op_scope)d->scope));
-	jsonw_kstr(w, "phase", d->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name((enum phase)d->phase));
+	jsonw_kstr(w, "scope", result_scope_name((enum op_scope)d->scope));
+	jsonw_kstr(w, "phase", d->phase == PHASE_UNKNOWN ? "all" : result_phase_name((enum phase)d->phase));
 	jsonw_kstr(w, "category", category_name((enum ev_category)d->category));
 	jsonw_kstr(w, "change", compare_op_change_name(d->change));
 	jsonw_kstr(w, "avg_change", compare_op_change_name(d->avg_change));
@@ -448,7 +448,7 @@ static void json_ops(struct jsonw *w, const struct compare_pair *p)
 	jsonw_key(w, "op_changes");
 	jsonw_obj_begin(w);
 	for (int s = SCOPE_DEVICE; s <= SCOPE_HOST; s++) {
-		jsonw_key(w, analysis_scope_name((enum op_scope)s));
+		jsonw_key(w, result_scope_name((enum op_scope)s));
 		jsonw_obj_begin(w);
 		for (int ph = 0; ph < 3; ph++) {
 			jsonw_key(w, phase_keys[ph]);

@@ -25,7 +25,7 @@ void report_attribution_text(const struct rank_analysis *ra, FILE *out)
 {
 	const struct attribution *a = &ra->attr;
 	if (!a->valid) {
-		fprintf(out, _("\nattribution: insufficient data (%s)\n"), _(analysis_attribution_why(a)));
+		fprintf(out, _("\nattribution: insufficient data (%s)\n"), _(attribution_why(a)));
 		return;
 	}
 	char barbuf[64];
@@ -102,7 +102,7 @@ static void text_metrics(const struct rank_analysis *ra, FILE *out)
 		fprintf(out, " %14s  %s", report_metric_text(ra, m, b, sizeof b),
 			ra->source[m] ? _(ra->source[m]) : "");
 		if (ra->conf[m] != CONF_HIGH)
-			fprintf(out, _(" [confidence %s]"), analysis_confidence_text(ra->conf[m]));
+			fprintf(out, _(" [confidence %s]"), result_confidence_text(ra->conf[m]));
 		fputc('\n', out);
 	}
 	if (ra->have[M_DISPATCH_PER_STEP] && ra->v[M_DISPATCH_PER_STEP] > 1200)
@@ -112,20 +112,20 @@ static void text_metrics(const struct rank_analysis *ra, FILE *out)
 /* The workload, the steps and their phases, with what each was read from. */
 static void text_steps(const struct rank_analysis *ra, FILE *out)
 {
-	fprintf(out, _("\nworkload: %s"), analysis_workload_name(ra->workload));
+	fprintf(out, _("\nworkload: %s"), result_workload_name(ra->workload));
 	if (ra->workload_evidence) {
 		fputs(" (", out);
 		summary_put_clean(out, ra->workload_evidence);
 		fputc(')', out);
 	}
-	fprintf(out, _("\nsteps: %zu from %s"), ra->n_steps, analysis_step_source_name(ra->step_source));
+	fprintf(out, _("\nsteps: %zu from %s"), ra->n_steps, result_step_source_name(ra->step_source));
 	if (ra->step_evidence) {
 		fputs(" (", out);
 		summary_put_clean(out, ra->step_evidence);
 		fputc(')', out);
 	}
-	fprintf(out, _("\nphases: %s, confidence %s"), analysis_phase_source_name(ra->phase_source),
-		analysis_confidence_text(ra->phase_conf));
+	fprintf(out, _("\nphases: %s, confidence %s"), result_phase_source_name(ra->phase_source),
+		result_confidence_text(ra->phase_conf));
 	if (ra->phase_evidence) {
 		fputs(": ", out);
 		summary_put_clean(out, ra->phase_evidence);
@@ -145,7 +145,7 @@ static void text_steps(const struct rank_analysis *ra, FILE *out)
 			fprintf(out, "  %-3zu %10s %9.3f  ", i + 1, start, (double)(s->end - s->start) / 1e6);
 			/* "training" is a byte wider than the column: the compute figure's field,
 			 * wider than its values, gives the byte back so the columns stay put */
-			const char *phase = _(analysis_step_phase_name(s));
+			const char *phase = _(result_step_phase_name(s));
 			int over = u8_strwidth((const uint8_t *)phase, "UTF-8") - 7;
 			over = over < 0 ? 0 : over > 4 ? 4 : over;
 			report_put_padded(out, phase, 7);
@@ -163,7 +163,7 @@ static void text_steps(const struct rank_analysis *ra, FILE *out)
 				snprintf(free_, sizeof free_, "%.3f", (double)s->free_ns / 1e6);
 			}
 			fprintf(out, " %*s %12s %9s %13s %9s  %-10s  %s\n", 11 - over, comp, comm, free_, host, disp,
-				analysis_phase_signal_name(s->phase_source), analysis_confidence_text(s->phase_conf));
+				result_phase_signal_name(s->phase_source), result_confidence_text(s->phase_conf));
 		}
 		if (shown < ra->n_steps)
 			fprintf(out, _("  ... %zu more steps (see --json)\n"), ra->n_steps - shown);
@@ -193,7 +193,7 @@ static void text_bottlenecks(const struct rank_analysis *ra, FILE *out)
 {
 	fputs(_("\nbottlenecks (score 0-100, >= 40 triggers)\n"), out);
 	int order[BN_COUNT];
-	analysis_bottleneck_order(ra, order);
+	bottleneck_order(ra, order);
 	for (int i = 0; i < BN_COUNT; i++) {
 		const struct bottleneck *bn = &ra->bn[order[i]];
 		fputs("  ", out);
@@ -213,7 +213,7 @@ static void text_bottlenecks(const struct rank_analysis *ra, FILE *out)
 		}
 		if (bn->score >= 40) {
 			fprintf(out, _("      expected gain %.1f-%.1f %% of the window (confidence %s): "), bn->gain.low_pct,
-				bn->gain.high_pct, analysis_confidence_text(bn->gain.conf));
+				bn->gain.high_pct, result_confidence_text(bn->gain.conf));
 			summary_put_clean(out, bn->gain.basis);
 			fputs(_("\n      try: "), out);
 			summary_put_clean(out, bn->advice);
@@ -224,7 +224,7 @@ static void text_bottlenecks(const struct rank_analysis *ra, FILE *out)
 		ra->combined_gain_low, ra->combined_gain_high);
 	report_outliers_text(ra, out);
 	char verdict[VERDICT_MAX];
-	fprintf(out, _("  verdict: %s\n"), analysis_verdict(ra, verdict, sizeof verdict));
+	fprintf(out, _("  verdict: %s\n"), bottleneck_verdict(ra, verdict, sizeof verdict));
 }
 
 static void text_top_ops(const struct rank_analysis *ra, FILE *out)
@@ -234,7 +234,7 @@ static void text_top_ops(const struct rank_analysis *ra, FILE *out)
 			    : _("\ntop ops by total time (kernel table and operator_details rows: no trace)\n"),
 	      out);
 	for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
-		fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
+		fprintf(out, "  %s:\n", result_scope_name((enum op_scope)scope));
 		/* TRANSLATORS: column titles: each keeps the cells of its column */
 		fputs(_("    count      total ms    avg us    p50 us    p95 us    max us  share  csv ms    name\n"), out);
 		size_t shown = 0;
@@ -263,7 +263,7 @@ static void text_top_op_types(const struct rank_analysis *ra, FILE *out)
 		fputs(_("\ntop op types (Type, or the name without collective suffixes; busy = union for "
 		      "communication)\n"), out);
 		for (int scope = SCOPE_DEVICE; scope <= SCOPE_HOST; scope++) {
-			fprintf(out, "  %s:\n", analysis_scope_name((enum op_scope)scope));
+			fprintf(out, "  %s:\n", result_scope_name((enum op_scope)scope));
 			/* TRANSLATORS: column titles: each keeps the cells of its column */
 			fputs(_("     count      total ms       busy ms  share  names  type\n"), out);
 			size_t shown = 0;
@@ -377,9 +377,9 @@ static void json_metrics(struct jsonw *w, const struct rank_analysis *ra)
 	for (int m = 0; m < M_COUNT; m++)
 		jsonw_kdouble(w, metric_defs[m].key, ra->have[m] ? ra->v[m] : NAN,
 			      !strcmp(metric_defs[m].unit, "ratio") ? 4 : 3);
-	jsonw_kstr(w, "step_source", analysis_step_source_name(ra->step_source));
-	jsonw_kstr(w, "phase_source", analysis_phase_source_name(ra->phase_source));
-	jsonw_kstr(w, "workload", analysis_workload_name(ra->workload));
+	jsonw_kstr(w, "step_source", result_step_source_name(ra->step_source));
+	jsonw_kstr(w, "phase_source", result_phase_source_name(ra->phase_source));
+	jsonw_kstr(w, "workload", result_workload_name(ra->workload));
 	jsonw_obj_end(w);
 
 	jsonw_key(w, "metric_info");
@@ -391,7 +391,7 @@ static void json_metrics(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "unit", metric_defs[m].unit);
 		jsonw_kstr(w, "source", ra->source[m]);
-		jsonw_kstr(w, "confidence", analysis_confidence_name(ra->conf[m]));
+		jsonw_kstr(w, "confidence", result_confidence_name(ra->conf[m]));
 		jsonw_obj_end(w);
 	}
 	jsonw_obj_end(w);
@@ -401,18 +401,18 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 {
 	jsonw_key(w, "steps");
 	jsonw_obj_begin(w);
-	jsonw_kstr(w, "source", analysis_step_source_name(ra->step_source));
+	jsonw_kstr(w, "source", result_step_source_name(ra->step_source));
 	jsonw_kstr(w, "evidence", ra->step_evidence);
-	jsonw_kstr(w, "phase_source", analysis_phase_source_name(ra->phase_source));
-	jsonw_kstr(w, "phase_confidence", analysis_confidence_name(ra->phase_conf));
+	jsonw_kstr(w, "phase_source", result_phase_source_name(ra->phase_source));
+	jsonw_kstr(w, "phase_confidence", result_confidence_name(ra->phase_conf));
 	jsonw_kstr(w, "phase_evidence", ra->phase_evidence);
-	jsonw_kstr(w, "workload", analysis_workload_name(ra->workload));
+	jsonw_kstr(w, "workload", result_workload_name(ra->workload));
 	jsonw_kstr(w, "workload_evidence", ra->workload_evidence);
 	jsonw_key(w, "phase_signals"); /* steps decided by each signal */
 	jsonw_obj_begin(w);
 	for (int g = 0; g < PHASE_SRC_COUNT; g++)
 		if (ra->phase_steps[g]) {
-			jsonw_kuint(w, analysis_phase_signal_name((enum phase_source)g), ra->phase_steps[g]);
+			jsonw_kuint(w, result_phase_signal_name((enum phase_source)g), ra->phase_steps[g]);
 		}
 	jsonw_obj_end(w);
 	jsonw_key(w, "list");
@@ -424,9 +424,9 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_kstr(w, "label", s->label);
 		jsonw_kdouble(w, "start_us", s->has_window ? (double)(s->start - ra->t0) / 1e3 : NAN, 3);
 		jsonw_kus(w, "dur_us", s->end - s->start);
-		jsonw_kstr(w, "phase", analysis_step_phase_name(s));
-		jsonw_kstr(w, "phase_signal", analysis_phase_signal_name(s->phase_source));
-		jsonw_kstr(w, "phase_confidence", analysis_confidence_name(s->phase_conf));
+		jsonw_kstr(w, "phase", result_step_phase_name(s));
+		jsonw_kstr(w, "phase_signal", result_phase_signal_name(s->phase_source));
+		jsonw_kstr(w, "phase_confidence", result_confidence_name(s->phase_conf));
 		jsonw_kstr(w, "phase_evidence", s->phase_evidence);
 		if (ra->have[M_COMPUTE_US]) { /* null without device lanes, as the metrics */
 			jsonw_kus(w, "compute_us", s->compute_ns);
@@ -532,7 +532,7 @@ static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_obj_begin(w);
 		jsonw_kdouble(w, "low_pct", b->gain.low_pct, 2);
 		jsonw_kdouble(w, "high_pct", b->gain.high_pct, 2);
-		jsonw_kstr(w, "confidence", analysis_confidence_name(b->gain.conf));
+		jsonw_kstr(w, "confidence", result_confidence_name(b->gain.conf));
 		jsonw_kstr(w, "basis", b->gain.basis);
 		jsonw_obj_end(w);
 		jsonw_kstr(w, "advice", b->advice);
@@ -540,9 +540,9 @@ static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
 	}
 	jsonw_arr_end(w);
 	char verdict[VERDICT_MAX];
-	jsonw_kstr(w, "verdict", analysis_verdict(ra, verdict, sizeof verdict));
+	jsonw_kstr(w, "verdict", bottleneck_verdict(ra, verdict, sizeof verdict));
 	/* the verdict names a collective first (collective_outliers[0]) before its candidates */
-	jsonw_kbool(w, "verdict_leads_collective", analysis_verdict_leads_collective(ra));
+	jsonw_kbool(w, "verdict_leads_collective", bottleneck_verdict_leads_collective(ra));
 	/* the verdict's candidates in its order, with what the order is by */
 	jsonw_key(w, "verdict_order");
 	jsonw_obj_begin(w);
@@ -551,10 +551,10 @@ static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
 	jsonw_key(w, "candidates");
 	jsonw_arr_begin(w);
 	int order[BN_COUNT];
-	analysis_verdict_order(ra, order);
+	bottleneck_verdict_order(ra, order);
 	for (int i = 0; i < BN_COUNT && ra->bn[order[i]].score >= 40; i++) {
 		const struct bottleneck *b = &ra->bn[order[i]];
-		bool known = analysis_gain_known(ra, order[i]);
+		bool known = bottleneck_gain_known(ra, order[i]);
 		char why[VERDICT_REASON_MAX];
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "name", b->name);
@@ -562,9 +562,9 @@ static void json_bottlenecks(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_kbool(w, "gain_known", known);
 		jsonw_kdouble(w, "gain_low_pct", b->gain.low_pct, 2);
 		jsonw_kdouble(w, "gain_high_pct", b->gain.high_pct, 2);
-		jsonw_kdouble(w, "gain_mid_pct", analysis_gain_mid(b), 2);
+		jsonw_kdouble(w, "gain_mid_pct", bottleneck_gain_mid(b), 2);
 		jsonw_kdouble(w, "bucket_pct", attribution_pct(&ra->attr, b->bucket_ns), 2);
-		jsonw_kstr(w, "reason", analysis_verdict_reason(ra, order[i], why, sizeof why));
+		jsonw_kstr(w, "reason", bottleneck_verdict_reason(ra, order[i], why, sizeof why));
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -593,7 +593,7 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 			jsonw_obj_begin(w);
 			jsonw_kstr(w, "name", o->name);
 			jsonw_kstr(w, "group", o->group);
-			jsonw_kstr(w, "scope", analysis_scope_name((enum op_scope)o->scope));
+			jsonw_kstr(w, "scope", result_scope_name((enum op_scope)o->scope));
 			jsonw_kstr(w, "category", category_name((enum ev_category)o->category));
 			jsonw_kstr(w, "type", o->type);
 			jsonw_kuint(w, "count", o->count);
@@ -622,7 +622,7 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 			jsonw_obj_begin(w);
 			jsonw_kstr(w, "name", t->name);
 			jsonw_kstr(w, "group", t->group);
-			jsonw_kstr(w, "scope", analysis_scope_name((enum op_scope)t->scope));
+			jsonw_kstr(w, "scope", result_scope_name((enum op_scope)t->scope));
 			jsonw_kstr(w, "category", category_name((enum ev_category)t->category));
 			jsonw_kuint(w, "count", t->count);
 			jsonw_kuint(w, "names", t->n_names);
@@ -665,7 +665,7 @@ void report_print_json(const struct analysis *an, FILE *out)
 		jsonw_key(&w, "offset_us");
 		jsonw_obj_begin(&w);
 		for (int m = 0; m < ALIGN_COUNT; m++)
-			jsonw_kus(&w, analysis_align_name((enum align_mode)m), ra->offset_ns[m]);
+			jsonw_kus(&w, result_align_name((enum align_mode)m), ra->offset_ns[m]);
 		jsonw_obj_end(&w);
 		jsonw_kus(&w, "residual_us", ra->residual_ns);
 		jsonw_kus(&w, "residual_max_us", ra->residual_max_ns);

@@ -8,6 +8,7 @@
 #include "advice.h"
 #include "i18n.h"
 #include <stdbool.h>
+#include <string.h>
 #include "jsonw.h"
 #include "summary.h"
 
@@ -17,6 +18,13 @@ static bool rule_has_finding(const struct rank_analysis *ra, int rule)
 		if (ra->advice[i].rule == rule)
 			return true;
 	return false;
+}
+
+/* Two reasons are one when their text is (a rule's static string and another's, or a
+ * digest's copy: never by address, which the compiler may or may not share). */
+static bool same_reason(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
 }
 
 /* Why a rule without a finding was not applied (static): its recorded reason, or the rank
@@ -47,7 +55,7 @@ static void text_unfound(const struct rank_analysis *ra, FILE *out)
 		fputs(_("  not applicable: "), out);
 		for (int q = r, n = 0; q < ADV_COUNT; q++)
 			if (!done[q] && !rule_has_finding(ra, q) && ra->advice_status[q] != ADV_STATUS_CHECKED &&
-			    rule_reason(ra, q) == why) {
+			    same_reason(rule_reason(ra, q), why)) {
 				fprintf(out, "%s%s", n++ ? ", " : "", advice_rules[q].id);
 				done[q] = true;
 			}
@@ -71,7 +79,7 @@ void report_advice_text(const struct rank_analysis *ra, FILE *out)
 			continue;
 		}
 		fprintf(out, _("  * %s (%.1f %s >= %.1f, confidence %s)\n      "), _(r->title), f->value, r->unit,
-			r->threshold, analysis_confidence_text(f->conf));
+			r->threshold, result_confidence_text(f->conf));
 		summary_put_clean(out, f->evidence);
 		fprintf(out, _("\n      why: %s\n      try: %s\n"), _(r->why), _(r->try_this));
 	}
@@ -121,7 +129,7 @@ void report_advice_json(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_kstr(w, "event_name", f->event_name); /* not its index: a Db export orders events differently */
 		jsonw_kint_or_null(w, "csv_line", f->csv_line, f->csv_line);
 		jsonw_kdouble(w, "event_start_us", f->event_ts != INT64_MIN ? (double)(f->event_ts - ra->t0) / 1e3 : NAN, 3);
-		jsonw_kstr(w, "confidence", analysis_confidence_name(f->conf));
+		jsonw_kstr(w, "confidence", result_confidence_name(f->conf));
 		jsonw_kstr(w, "evidence", f->evidence);
 		jsonw_kstr(w, "why", r->why);
 		jsonw_kstr(w, "try", r->try_this);

@@ -10,7 +10,7 @@
 /* The step's phase as shown, or NULL for a gap outside every step. */
 static const char *gap_phase(const struct rank_analysis *ra, const struct gap *g)
 {
-	return g->step >= 0 && (size_t)g->step < ra->n_steps ? analysis_step_phase_name(&ra->steps[g->step]) : NULL;
+	return g->step >= 0 && (size_t)g->step < ra->n_steps ? result_step_phase_name(&ra->steps[g->step]) : NULL;
 }
 
 void report_gaps_text(const struct rank_analysis *ra, FILE *out)

@@ -50,15 +50,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (digest_parse(buf, len, keep, &ra, &id, &colls, &nc, &cm, &why) == 0) {
 		/* what the report reads of it */
 		char verdict[256];
-		(void)analysis_verdict(&ra, verdict, sizeof verdict);
+		(void)bottleneck_verdict(&ra, verdict, sizeof verdict);
 		for (size_t i = 0; i < ra.n_steps; i++)
-			(void)analysis_phase_name(ra.steps[i].phase);
+			(void)result_phase_name(ra.steps[i].phase);
 		/* the communication analysis over the records read (indices, bins, strings) */
 		struct rank_data rd = {.comm = cm};
 		struct capture cap = {.ranks = &rd, .n_ranks = 1};
 		comm_analysis_free(comm_analyse(&cap));
 		comm_data_free(&rd.comm);
-		analysis_rank_free(&ra);
+		result_rank_free(&ra);
 		free(colls);
 	}
 	sbuf_free(&why);

@@ -60,7 +60,7 @@ static void rebuild(struct bn_view *v, struct app *app)
 		return;
 	/* the candidates in the verdict's order: the triggered ones by expected gain */
 	int order[BN_COUNT];
-	analysis_verdict_order(v->ra, order);
+	bottleneck_verdict_order(v->ra, order);
 	add(v, L_SUMMARY, -1, 0);
 	if (BN_COUNT > 1 && app_ra_bn(v->ra)[order[1]].score >= 40) /* two triggered: say what ranks them */
 		add(v, L_VERDICT, -1, 0);
@@ -83,7 +83,7 @@ static void rebuild(struct bn_view *v, struct app *app)
 		const struct bottleneck *b = &app_ra_bn(v->ra)[order[i]];
 		char why[VERDICT_REASON_MAX];
 		add(v, L_HEAD, order[i], 0);
-		if (analysis_verdict_reason(v->ra, order[i], why, sizeof why))
+		if (bottleneck_verdict_reason(v->ra, order[i], why, sizeof why))
 			add(v, L_REASON, order[i], 0);
 		if (b->insufficient)
 			add(v, L_INSUFFICIENT, order[i], 0);
@@ -139,7 +139,7 @@ static void draw_gap_line(struct canvas *cv, int x, int y, int w, bool sel, cons
 	char step[48] = "-";
 	if (g->step >= 0 && (size_t)g->step < app_ra_n_steps(ra))
 		snprintf(step, sizeof step, "%d %s", g->step + 1,
-			 _(analysis_step_phase_name(&app_ra_steps(ra)[g->step])));
+			 _(result_step_phase_name(&app_ra_steps(ra)[g->step])));
 	canvas_textf(cv, x, y, w, sel ? ST_SELECTED : ST_NORMAL, _("%10.3f us at %.3f ms, step %s: %s (host: %s)"),
 		     (double)g->dur / 1e3, (double)(g->start - app_ra_t0(ra)) / 1e6, step,
 		     gaps_cause_name((enum gap_cause)g->cause),
@@ -177,7 +177,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		const struct bottleneck *b = &app_ra_bn(v->ra)[sl->bn];
 		paras[0] = b->ev[sl->ev].text;
 		snprintf(gain, sizeof gain, _("%s: expected gain %.1f-%.1f %% of the window, confidence %s: %s"), b->name,
-			 b->gain.low_pct, b->gain.high_pct, analysis_confidence_text(b->gain.conf), b->gain.basis);
+			 b->gain.low_pct, b->gain.high_pct, result_confidence_text(b->gain.conf), b->gain.basis);
 		snprintf(advice, sizeof advice, _("try: %s"), b->advice);
 		paras[1] = gain;
 		paras[2] = advice;
@@ -187,7 +187,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		snprintf(seen, sizeof seen,
 			 f->triggered ? _("%s (%.1f %s >= %.1f, confidence %s): %s")
 				      : _("%s (%.1f %s < threshold %.1f, confidence %s): %s"),
-			 _(r->title), f->value, r->unit, r->threshold, analysis_confidence_text(f->conf), f->evidence);
+			 _(r->title), f->value, r->unit, r->threshold, result_confidence_text(f->conf), f->evidence);
 		paras[0] = seen;
 		snprintf(gain, sizeof gain, _("why: %s"), _(r->why));
 		snprintf(advice, sizeof advice, _("try: %s"), _(r->try_this));
@@ -226,7 +226,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		case L_VERDICT: {
 			/* the triggered candidates come in the verdict's order: say so, and name the first */
 			int order[BN_COUNT];
-			analysis_verdict_order(v->ra, order);
+			bottleneck_verdict_order(v->ra, order);
 			canvas_textf(cv, x + 1, ry, w - 2, ST_WARN,
 				     _("verdict: %s first; the triggered candidates by expected gain, not by score"),
 				     app_ra_bn(v->ra)[order[0]].name);
@@ -234,11 +234,11 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		}
 		case L_REASON: {
 			int order[BN_COUNT];
-			analysis_verdict_order(v->ra, order);
+			bottleneck_verdict_order(v->ra, order);
 			char why[VERDICT_REASON_MAX];
 			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_NORMAL, _("after %s: %s"),
 				     app_ra_bn(v->ra)[order[0]].name,
-				     analysis_verdict_reason(v->ra, l->bn, why, sizeof why));
+				     bottleneck_verdict_reason(v->ra, l->bn, why, sizeof why));
 			break;
 		}
 		case L_ATTR:
@@ -274,7 +274,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 				break;
 			}
 			/* the figure the verdict orders by */
-			if (analysis_gain_known(v->ra, l->bn))
+			if (bottleneck_gain_known(v->ra, l->bn))
 				canvas_textf(cv, cx + 31, ry, w - (cx + 31 - x), ST_WARN,
 					     _("TRIGGERED, expected gain %.1f-%.1f %%"), b->gain.low_pct, b->gain.high_pct);
 			else
@@ -289,7 +289,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		case L_GAIN:
 			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_GOOD,
 				     _("expected gain %.1f-%.1f %% of the window, confidence %s: %s"), b->gain.low_pct,
-				     b->gain.high_pct, analysis_confidence_text(b->gain.conf), b->gain.basis);
+				     b->gain.high_pct, result_confidence_text(b->gain.conf), b->gain.basis);
 			break;
 		case L_ADVICE:
 			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, _("try: %s"), b->advice);
@@ -358,7 +358,7 @@ static bool jump_to(struct app *app, const struct rank_analysis *ra, enum landma
 		return false;
 	}
 	const struct rank_data *rd = app_rank_data(app);
-	uint32_t ev = rd ? analysis_landmark_event(ra, &rd->store, lm) : UINT32_MAX;
+	uint32_t ev = rd ? query_landmark_event(ra, &rd->store, lm) : UINT32_MAX;
 	int64_t pad = (iv[1] - iv[0]) / 2 + 1000;
 	struct view_target tg = {.timeline = {app_rank_index(app), iv[0] - pad, iv[1] + pad, ev}};
 	app_open(app, VIEW_TIMELINE, &tg);
@@ -474,7 +474,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 			snprintf(f[5], 32, "%.2f", b->gain.high_pct);
 			const char *row[] = {f[0], b->name, f[1], b->ev[e].metric, f[2], f[3], b->ev[e].unit,
 					     b->ev[e].triggered ? "yes" : "no", b->ev[e].text, f[4], f[5],
-					     analysis_confidence_text(b->gain.conf), b->advice};
+					     result_confidence_text(b->gain.conf), b->advice};
 			csvw_row(out, row, sizeof row / sizeof row[0]);
 			rows++;
 		}
@@ -489,7 +489,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 		snprintf(f1, sizeof f1, "%.4f", f->value);
 		snprintf(f2, sizeof f2, "%.4f", r->threshold);
 		const char *row[] = {f0, "advice", "", r->id, f1, f2, r->unit, f->triggered ? "yes" : "no", f->evidence,
-				     "", "", analysis_confidence_text(f->conf), r->try_this};
+				     "", "", result_confidence_text(f->conf), r->try_this};
 		csvw_row(out, row, sizeof row / sizeof row[0]);
 		rows++;
 	}

@@ -121,7 +121,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	else
 		canvas_textf(cv, x + 1, yy++, w - 2, ST_GOOD, _("no slow rank (own work per step: median %.3f ms, MAD %.3f ms)"),
 			     ms(ca->own_median_ns), ms(ca->own_mad_ns));
-	/* the one late-rank answer every view and report quotes (analysis_late_rank) */
+	/* the one late-rank answer every view and report quotes (comm_ranks_late_rank) */
 	if (ca->waited_rank >= 0)
 		canvas_textf(cv, x + 1, yy++, w - 2, ST_WARN,
 			     _("everyone waits for rank %d: last in %zu of %zu collectives, %.3f ms of the others' wait; "

@@ -174,8 +174,8 @@ static void draw_head(struct compare_view *v, struct app *app, struct canvas *cv
 			 v->reverse ? _(" (reversed)") : "");
 	char scope[256] = "";
 	if (v->table == TBL_OPS)
-		snprintf(scope, sizeof scope, _("   scope %s   phase %s%s%s"), analysis_scope_name((enum op_scope)v->scope),
-			 v->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name((enum phase)v->phase),
+		snprintf(scope, sizeof scope, _("   scope %s   phase %s%s%s"), result_scope_name((enum op_scope)v->scope),
+			 v->phase == PHASE_UNKNOWN ? "all" : result_phase_name((enum phase)v->phase),
 			 v->filter[0] ? _("   filter: ") : "", v->filter);
 	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL, _("table %s%s%s   rank %d vs %d   %zu warning(s)"),
 		     v->table == TBL_FIGURES ? _("figures") : v->table == TBL_OPS ? C_("compare table", "ops") : _("bottlenecks"),
@@ -398,7 +398,7 @@ static void draw_bottlenecks(struct compare_view *v, struct app *app, struct can
 		const size_t *n = p->n_change[s][PHASE_UNKNOWN];
 		canvas_textf(cv, x + 1, row, w - 2, ST_NORMAL,
 			     _("%s ops: %zu slower, %zu faster, %zu added, %zu removed, %zu same (t: the ops table)"),
-			     analysis_scope_name((enum op_scope)s), n[OPC_SLOWER], n[OPC_FASTER], n[OPC_ADDED],
+			     result_scope_name((enum op_scope)s), n[OPC_SLOWER], n[OPC_FASTER], n[OPC_ADDED],
 			     n[OPC_REMOVED], n[OPC_SAME]);
 	}
 }
@@ -719,7 +719,7 @@ static int stacked_timelines(struct compare_op *o, struct canvas *cv, int x, int
 		const struct step *st = &app_ra_steps(ra)[k];
 		char b1[24], b2[24];
 		canvas_textf(cv, x + 1, row++, w - 2, ST_BOLD, _("%s, step %zu (%s): %s, the op %s in %zu call(s)%s"),
-			     sd->cs.label, k + 1, _(analysis_phase_name(st->phase)), app_fmt_dur(st->end - st->start, b1, sizeof b1),
+			     sd->cs.label, k + 1, _(result_phase_name(st->phase)), app_fmt_dur(st->end - st->start, b1, sizeof b1),
 			     app_fmt_dur(sd->step_ns[k], b2, sizeof b2), sd->step_calls[k],
 			     sd->cs.lods ? "" : _(" (no trace)"));
 		for (int t = 0; t < 3; t++, row++) {
@@ -748,8 +748,8 @@ static void cop_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 			 compare_op_change_name(d->avg_change));
 	else
 		snprintf(change, sizeof change, _("only on %s"), c->label[d->s[0] ? 0 : 1]);
-	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL, _("%s scope, %s: %s"), analysis_scope_name((enum op_scope)o->scope),
-		     o->phase == PHASE_UNKNOWN ? _("all phases") : _(analysis_phase_name((enum phase)o->phase)), change);
+	canvas_textf(cv, x + 1, y + 1, w - 2, ST_NORMAL, _("%s scope, %s: %s"), result_scope_name((enum op_scope)o->scope),
+		     o->phase == PHASE_UNKNOWN ? _("all phases") : _(result_phase_name((enum phase)o->phase)), change);
 	stat_rows(d, c, cv, x, y + 2, w);
 	int row = y + 11;
 	row += stacked_timelines(o, cv, x, row, w);
@@ -773,7 +773,7 @@ static void cop_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 			app_fmt_dur(st->end - st->start, dur[s], sizeof dur[s]);
 			char b[24];
 			snprintf(op[s], sizeof op[s], "%s / %zu", app_fmt_dur(sd->step_ns[k], b, sizeof b), sd->step_calls[k]);
-			phase = _(analysis_phase_name(st->phase));
+			phase = _(result_phase_name(st->phase));
 		}
 		int pad = 7 - canvas_width(phase); /* by display width: a translated phase */
 		canvas_textf(cv, x + 1, row + r, w - 2, sel ? ST_SELECTED : ST_NORMAL, "%4zu  %s%*s  %-12s %-12s  %-18s %s",

@@ -32,7 +32,7 @@ struct ops_view {
 	const struct rank_analysis *ra;
 	struct listbox lb;
 	int hskip; /* columns scrolled out after the name (Right/l, Left/h) */
-	int64_t *self; /* host self time per name id of self_rs (analysis_host_self_ns), or NULL */
+	int64_t *self; /* host self time per name id of self_rs (query_host_self_ns), or NULL */
 	const struct rank_store *self_rs;
 };
 
@@ -152,7 +152,7 @@ static void rebuild(struct ops_view *v, struct app *app)
 	if (!v->ra)
 		return;
 	if (!v->self && v->scope == SCOPE_HOST && app_ra_has_trace(v->ra)) {
-		v->self = analysis_host_self_ns(&rd->store);
+		v->self = query_host_self_ns(&rd->store);
 		v->self_rs = &rd->store;
 	}
 	if (v->group != GROUP_NAME) {
@@ -291,8 +291,8 @@ static void ops_draw(void *p, struct app *app, struct canvas *cv, int x, int y, 
 	char group[48] = ""; /* shown when not by name */
 	if (v->group != GROUP_NAME)
 		snprintf(group, sizeof group, _("   group %s"), group_names[v->group]);
-	snprintf(head, sizeof head, _(" scope %s   phase %s%s   sort %s%s   %zu %s%s%s"), analysis_scope_name(v->scope),
-		 v->group != GROUP_NAME ? "all" : v->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name(v->phase),
+	snprintf(head, sizeof head, _(" scope %s   phase %s%s   sort %s%s   %zu %s%s%s"), result_scope_name(v->scope),
+		 v->group != GROUP_NAME ? "all" : v->phase == PHASE_UNKNOWN ? "all" : result_phase_name(v->phase),
 		 group, sort_names[v->sort], v->reverse ? _(" (reversed)") : "", v->n_rows,
 		 v->group == GROUP_NAME ? _("ops") : _("groups"), v->filter[0] ? _("   filter: ") : "", v->filter);
 	canvas_text(cv, x, y, w, ST_BOLD, head);
@@ -473,7 +473,7 @@ static size_t ops_export(void *p, struct app *app, FILE *out)
 			snprintf(b[2], 32, "%.6f", (double)t->busy_ns / 1e6);
 			snprintf(b[3], 32, "%.3f", t->share_pct);
 			snprintf(b[4], 32, "%zu", t->n_names);
-			const char *row[] = {t->name, analysis_scope_name(t->scope),
+			const char *row[] = {t->name, result_scope_name(t->scope),
 					     category_name((enum ev_category)t->category), b[0], b[1], b[2], b[3], b[4],
 					     t->group ? t->group : ""};
 			csvw_row(out, row, sizeof row / sizeof row[0]);
@@ -489,8 +489,8 @@ static size_t ops_export(void *p, struct app *app, FILE *out)
 		const struct op_stat *o = &app_ra_ops(v->ra)[v->rows[i]];
 		char b[10][32];
 		op_numbers(o, op_self(v, o), b, true);
-		const char *row[] = {o->name, analysis_scope_name(o->scope),
-				     o->phase == PHASE_UNKNOWN ? "all" : analysis_phase_name(o->phase),
+		const char *row[] = {o->name, result_scope_name(o->scope),
+				     o->phase == PHASE_UNKNOWN ? "all" : result_phase_name(o->phase),
 				     category_name((enum ev_category)o->category), b[0], b[1], b[2], b[3], b[4], b[5], b[6],
 				     b[7], b[8], b[9], o->group ? o->group : ""};
 		csvw_row(out, row, sizeof row / sizeof row[0]);
@@ -764,7 +764,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 		char b1[24], b2[24], b3[24], b4[24], b5[24];
 		canvas_textf(cv, x + 1, row++, w - 2, ST_NORMAL,
 			     _("%s scope: %llu calls, total %s, avg %s, p50 %s, p95 %s, max %s, %.1f%% of the scope"),
-			     analysis_scope_name(d->scope), (unsigned long long)all->count,
+			     result_scope_name(d->scope), (unsigned long long)all->count,
 			     app_fmt_dur(all->total_ns, b1, sizeof b1), app_fmt_dur((int64_t)all->avg_ns, b2, sizeof b2),
 			     app_fmt_dur(all->p50_ns, b3, sizeof b3), app_fmt_dur(all->p95_ns, b4, sizeof b4),
 			     app_fmt_dur(all->max_ns, b5, sizeof b5), all->share_pct);
@@ -773,7 +773,7 @@ static void detail_draw(void *p, struct app *app, struct canvas *cv, int x, int 
 			if (!o)
 				continue;
 			canvas_textf(cv, x + 3, row++, w - 4, ST_DIM, _("%s: %llu calls, p50 %s, p95 %s, max %s"),
-				     _(analysis_phase_name(ph)), (unsigned long long)o->count,
+				     _(result_phase_name(ph)), (unsigned long long)o->count,
 				     app_fmt_dur(o->p50_ns, b1, sizeof b1), app_fmt_dur(o->p95_ns, b2, sizeof b2),
 				     app_fmt_dur(o->max_ns, b3, sizeof b3));
 		}

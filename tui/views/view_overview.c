@@ -31,7 +31,7 @@ static void destroy(void *st) { free(st); }
 static const struct bottleneck *top_bottleneck(const struct rank_analysis *ra)
 {
 	int order[BN_COUNT];
-	analysis_verdict_order(ra, order);
+	bottleneck_verdict_order(ra, order);
 	return &app_ra_bn(ra)[order[0]];
 }
 
@@ -40,7 +40,7 @@ static const struct bottleneck *top_bottleneck(const struct rank_analysis *ra)
 static const char *untriggered_text(const struct rank_analysis *ra, bool *insufficient)
 {
 	char verdict[VERDICT_MAX];
-	analysis_verdict(ra, verdict, sizeof verdict);
+	bottleneck_verdict(ra, verdict, sizeof verdict);
 	*insufficient = strcmp(verdict, _("no candidate reaches its threshold")) != 0;
 	return *insufficient ? _("insufficient data") : _("none");
 }
@@ -131,7 +131,7 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 		const struct bottleneck *bn = ra ? top_bottleneck(ra) : NULL;
 		bool insufficient;
 		int bw = 6;
-		if (ra && analysis_verdict_leads_collective(ra))
+		if (ra && bottleneck_verdict_leads_collective(ra))
 			bw = canvas_width(_("one collective %.0f %%")) + 1;
 		else if (bn && bn->score >= 40)
 			bw = canvas_width(bn->name) + 4;
@@ -178,7 +178,7 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 		const struct bottleneck *bn = top_bottleneck(ra);
 		char b[64];
 		bool insufficient = false;
-		if (analysis_verdict_leads_collective(ra))
+		if (bottleneck_verdict_leads_collective(ra))
 			snprintf(b, sizeof b, _("one collective %.0f %%"),
 				 attribution_pct(app_ra_attr(ra), app_ra_outliers(ra)[0].exposed_ns));
 		else if (bn->score >= 40)
@@ -186,7 +186,7 @@ static int draw_table(struct app *app, struct canvas *cv, int x, int y, int w, i
 		else
 			snprintf(b, sizeof b, "%s", untriggered_text(ra, &insufficient));
 		canvas_text(cv, cx + 1, y, w - (cx + 1 - x),
-			    bn->score >= 40 || insufficient || analysis_verdict_leads_collective(ra) ? ST_WARN : ST_GOOD, b);
+			    bn->score >= 40 || insufficient || bottleneck_verdict_leads_collective(ra) ? ST_WARN : ST_GOOD, b);
 	}
 	return y;
 }
@@ -198,7 +198,7 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 		return y;
 	const struct bottleneck *bn = top_bottleneck(ra);
 	char verdict[VERDICT_MAX], head[VERDICT_MAX + 64];
-	analysis_verdict(ra, verdict, sizeof verdict);
+	bottleneck_verdict(ra, verdict, sizeof verdict);
 	snprintf(head, sizeof head, _("Verdict (rank %d): %s"), app_ra_rank(ra), verdict);
 	if (bn->score < 40) {
 		bool unknown = strcmp(verdict, _("no candidate reaches its threshold")) != 0;
@@ -221,7 +221,7 @@ static int draw_verdict(struct app *app, struct canvas *cv, int x, int y, int w,
 	}
 	char gain[200];
 	snprintf(gain, sizeof gain, _("expected gain %.1f-%.1f %% of the window (%s confidence); all triggered: "
-		 "%.1f-%.1f %%"), bn->gain.low_pct, bn->gain.high_pct, analysis_confidence_text(bn->gain.conf),
+		 "%.1f-%.1f %%"), bn->gain.low_pct, bn->gain.high_pct, result_confidence_text(bn->gain.conf),
 		 app_ra_combined_gain_low(ra), app_ra_combined_gain_high(ra));
 	canvas_text(cv, x + 2, y++, w - 2, ST_NORMAL, gain);
 	canvas_text(cv, x + 2, y++, w - 2, ST_DIM, _("6 evidence and gains   2 timeline   3 ops   4 steps   5 ranks"));

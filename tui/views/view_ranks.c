@@ -60,7 +60,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	const struct analysis *an = pub->an;
 	v->lb.n = an->n_ranks;
 	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("alignment: %s (A to switch)   clock offsets vs rank %d; subtract to align"),
-		     analysis_align_name(app_align(app)), an->n_ranks ? an->ranks[0].rank : 0);
+		     result_align_name(app_align(app)), an->n_ranks ? an->ranks[0].rank : 0);
 	int hy = y + 1;
 	canvas_fill(cv, x, hy, w, 1, ' ', ST_HEADER);
 	/* TRANSLATORS: column titles: each keeps the cells of its column */
@@ -143,7 +143,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		return;
 	char b1[24];
 	canvas_textf(cv, x + 1, yy++, w - 2, ST_HEADER, _("device activity, all ranks aligned (%s), %s"),
-		     analysis_align_name(app_align(app)), app_fmt_dur(hi - lo, b1, sizeof b1));
+		     result_align_name(app_align(app)), app_fmt_dur(hi - lo, b1, sizeof b1));
 	int label_w = 9, tw = w - label_w - 2;
 	for (size_t i = 0; i < an->n_ranks && yy < y + h; i++, yy++) {
 		const struct rank_analysis *ra = &an->ranks[i];

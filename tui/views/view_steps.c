@@ -89,14 +89,14 @@ static char *step_line(const struct rank_analysis *ra, size_t i)
 	if (app_ra_have(ra)[M_DISPATCH_OPS])
 		snprintf(disp, sizeof disp, "%zu", s->dispatch_ops);
 	/* "training" is a byte wider than the column: the compute field gives it back */
-	const char *ph = _(analysis_step_phase_name(s));
+	const char *ph = _(result_step_phase_name(s));
 	int over = (int)u8_strwidth((const uint8_t *)ph, "UTF-8") - 7;
 	over = over < 0 ? 0 : over > 4 ? 4 : over;
 	return xasprintf("%4zu %9s %10.3f %10s  %s %*.3f %12.3f %10.3f %13s %9s  %-10s  %s  %s", i + 1, start,
 			 (double)(s->end - s->start) / 1e6, win, view_padded(phase, sizeof phase, ph, 7), 11 - over,
 			 (double)s->compute_ns / 1e6, (double)s->comm_not_overlapped_ns / 1e6, (double)s->free_ns / 1e6,
-			 host, disp, analysis_phase_signal_name(s->phase_source),
-			 view_padded(conf, sizeof conf, analysis_confidence_text(s->phase_conf), 6),
+			 host, disp, result_phase_signal_name(s->phase_source),
+			 view_padded(conf, sizeof conf, result_confidence_text(s->phase_conf), 6),
 			 s->label ? s->label : "");
 }
 
@@ -110,13 +110,13 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		return;
 	}
 	canvas_textf(cv, x + 1, y, w - 2, ST_BOLD, _("%zu step(s) from %s"), app_ra_n_steps(ra),
-		     analysis_step_source_name(app_ra_step_source(ra)));
+		     result_step_source_name(app_ra_step_source(ra)));
 	canvas_text(cv, x + 3, y + 1, w - 4, ST_DIM,
 		    app_ra_step_evidence(ra) ? app_ra_step_evidence(ra) : "");
 	canvas_textf(cv, x + 1, y + 2, w - 2, ST_BOLD, _("workload %s; phases from %s, confidence %s"),
-	             analysis_workload_name(app_ra_workload(ra)),
-	             analysis_phase_source_name(app_ra_phase_source(ra)),
-	             analysis_confidence_text(app_ra_phase_conf(ra)));
+	             result_workload_name(app_ra_workload(ra)),
+	             result_phase_source_name(app_ra_phase_source(ra)),
+	             result_confidence_text(app_ra_phase_conf(ra)));
 	canvas_text(cv, x + 3, y + 3, w - 4, ST_DIM,
 		    app_ra_phase_evidence(ra) ? app_ra_phase_evidence(ra) : "");
 	canvas_text(cv, x + 1, y + 4, 10, ST_DIM, _("durations"));
@@ -124,9 +124,9 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	if (v->lb.sel < app_ra_n_steps(ra)) { /* why the selected step has its phase */
 		const struct step *s = &app_ra_steps(ra)[v->lb.sel];
 		canvas_textf(cv, x + 1, y + 5, w - 2, ST_DIM, _("step %zu: %s from %s, confidence %s: %s"),
-		             v->lb.sel + 1, _(analysis_step_phase_name(s)),
-		             analysis_phase_source_name(s->phase_source),
-		             analysis_confidence_text(s->phase_conf),
+		             v->lb.sel + 1, _(result_step_phase_name(s)),
+		             result_phase_source_name(s->phase_source),
+		             result_confidence_text(s->phase_conf),
 		             s->phase_evidence ? s->phase_evidence : "");
 	}
 	char phases[512]; /* a verdict per phase, one line (phase_verdict.h) */
@@ -193,7 +193,7 @@ static int handle(void *p, struct app *app, enum action act)
 static bool step_matches(const void *ctx, size_t i, const char *text)
 {
 	const struct step *s = &app_ra_steps(((const struct steps_view *)ctx)->ra)[i];
-	return (s->label && strcasestr(s->label, text)) || strcasestr(analysis_step_phase_name(s), text);
+	return (s->label && strcasestr(s->label, text)) || strcasestr(result_step_phase_name(s), text);
 }
 
 static bool search(void *p, struct app *app, const char *text, int dir)
@@ -226,7 +226,7 @@ static size_t export_csv(void *p, struct app *app, FILE *out)
 		snprintf(b[8], 32, app_ra_have(v->ra)[M_HOST_ONLY_US] ? "%.6f" : "",
 			 (double)s->host_only_ns / 1e6);
 		snprintf(b[9], 32, app_ra_have(v->ra)[M_DISPATCH_OPS] ? "%zu" : "", s->dispatch_ops);
-		const char *row[] = {b[0], s->label, analysis_step_phase_name(s), b[1], b[2], b[3], b[4], b[5], b[6],
+		const char *row[] = {b[0], s->label, result_step_phase_name(s), b[1], b[2], b[3], b[4], b[5], b[6],
 				     b[7], b[8], b[9]};
 		csvw_row(out, row, sizeof row / sizeof row[0]);
 	}

@@ -105,7 +105,7 @@ static void destroy(void *p)
 	free_ops(t);
 	kernel_index_free(&t->kidx);
 	sbuf_free(&t->args);
-	analysis_range_free(&t->range);
+	query_range_free(&t->range);
 	free(t->stacked);
 	free(t);
 }
@@ -264,12 +264,12 @@ static void bind_rank(struct timeline *t, struct app *app, size_t rank)
 		t->stacked = NULL;
 		t->sel_ev = UINT32_MAX;
 		t->range_state = 0; /* its totals were the other rank's */
-		analysis_range_free(&t->range);
+		query_range_free(&t->range);
 		if (keep) {
 			char b[32];
 			app_message(app, ST_NORMAL, _("rank %d: the same window, aligned by %s (%s%s)"),
 				    app_ra_rank(ra),
-				    analysis_align_name(app_align(app)), shift < 0 ? "-" : "+",
+				    result_align_name(app_align(app)), shift < 0 ? "-" : "+",
 				    app_fmt_dur(shift < 0 ? -shift : shift, b, sizeof b));
 			t->t0 += shift;
 			t->t1 += shift;
@@ -497,7 +497,7 @@ static void range_key(struct timeline *t, struct app *app)
 	char b1[32];
 	if (t->range_state == 2) {
 		t->range_state = 0;
-		analysis_range_free(&t->range);
+		query_range_free(&t->range);
 		app_message(app, ST_DIM, _("range cleared"));
 		return;
 	}
@@ -517,7 +517,7 @@ static void range_key(struct timeline *t, struct app *app)
 	}
 	if (t->range_b <= t->range_a)
 		t->range_b = t->range_a + 1;
-	analysis_range(t->rs, t->cls, t->range_a, t->range_b, &t->range);
+	query_range(t->rs, t->cls, t->range_a, t->range_b, &t->range);
 	t->range_state = 2;
 	app_message(app, ST_NORMAL, _("range of %s: totals below (v clears it)"),
 		    app_fmt_dur(t->range_b - t->range_a, b1, sizeof b1));
@@ -975,7 +975,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	if (t->per_op)
 		sbuf_addf(&info, _("   rows: one per device op, by %s"), op_sort_names[t->op_sort]);
 	if (t->per_rank)
-		sbuf_addf(&info, _("   rows: every rank, %s-aligned"), analysis_align_name(app_align(app)));
+		sbuf_addf(&info, _("   rows: every rank, %s-aligned"), result_align_name(app_align(app)));
 	if (sl && !t->per_op) {
 		size_t before, m = lanes_events_in(t->rs, sl, t->t0, t->t1, &before);
 		char lab[128];
@@ -1185,7 +1185,7 @@ static int handle(void *p, struct app *app, enum action act)
 		build_rows(t);
 		if (t->per_rank)
 			app_message(app, ST_NORMAL, _("every rank on the %s-aligned clock; Enter opens the rank's lanes"),
-				    analysis_align_name(app_align(app)));
+				    result_align_name(app_align(app)));
 		return VH_HANDLED;
 	case ACT_ROW_SORT:
 		if (!t->per_op) {

@@ -223,7 +223,7 @@ void draw_attribution_bar(struct canvas *cv, int x, int y, int w, const struct a
 		return;
 	if (!a->valid) {
 		char why[200];
-		snprintf(why, sizeof why, _("Time: insufficient data (%s)"), _(analysis_attribution_why(a)));
+		snprintf(why, sizeof why, _("Time: insufficient data (%s)"), _(attribution_why(a)));
 		canvas_text(cv, x, y, w, ST_DIM, why);
 		return;
 	}
