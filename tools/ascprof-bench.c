@@ -516,6 +516,64 @@ static void serving_bench(const char *tui, const char *data, const char *name, c
 	fflush(stdout);
 }
 
+/* An MoE capture (issue 42) against a dense one of the same shape: 4 ranks, hot rank 3 at
+ * 2x, the MC2 and all-to-all paths, each --report --json without the index: wall, CPU and
+ * peak private memory per MB of trace, and their ratio (1.00: the MoE pass costs nothing
+ * beyond the bytes). */
+static void moe_bench(const char *gen, const char *tui, const char *data, bool quick, int runs)
+{
+	static const char *const names[2] = {"dense", "moe"};
+	const char *steps = quick ? "24" : "120";
+	double wall[2][MAX_RUNS], cpu[2][MAX_RUNS], anon[2][MAX_RUNS], rss, mb[2];
+	for (int k = 0; k < 2; k++) {
+		char dir[4200], stamp[4300];
+		snprintf(dir, sizeof dir, "%s/moe-%s-%s", data, names[k], steps);
+		snprintf(stamp, sizeof stamp, "%s/.bench-complete", dir);
+		if (access(stamp, F_OK) != 0) {
+			if (access(dir, F_OK) == 0) {
+				fprintf(stderr, "bench: %s exists but is not a finished benchmark capture; remove it\n", dir);
+				return;
+			}
+			char *argv[] = {(char *)gen, "--out", dir, "--shape", k ? "vllm,moe" : "vllm", "--ranks", "4",
+					"--steps", (char *)steps, "--prefill", quick ? "4" : "20", "--ops", "160",
+					"--seed", "11", k ? "--moe-hot" : NULL, "3:2.0", NULL};
+			if (run_quiet(argv) != 0) {
+				fprintf(stderr, "bench: %s failed for %s\n", gen, dir);
+				return;
+			}
+			FILE *f = fopen(stamp, "w");
+			if (f)
+				fclose(f);
+		}
+		static char paths[64][4096];
+		int np = trace_paths(dir, paths, 64);
+		mb[k] = 0;
+		for (int i = 0; i < np; i++) {
+			struct stat st;
+			if (stat(paths[i], &st) == 0)
+				mb[k] += (double)st.st_size / 1048576.0;
+		}
+		for (int r = 0; r < runs; r++) {
+			char *argv[] = {(char *)tui, "--no-index", "--report", "--json", dir, NULL};
+			if (run_measured(argv, NULL, true, &wall[k][r], &cpu[k][r], &rss, &anon[k][r]) > 1)
+				fprintf(stderr, "bench: %s failed on %s\n", tui, dir);
+		}
+	}
+	printf("== moe: 4 ranks, %s steps, hot rank 3 at 2x, against the dense shape (--report --json)\n", steps);
+	double w[2], c[2], a[2];
+	for (int k = 0; k < 2; k++) {
+		w[k] = median(wall[k], runs);
+		c[k] = median(cpu[k], runs);
+		a[k] = median(anon[k], runs);
+		printf("  %-6s %7.0f MB   %9.3f s   CPU %.3f s (%.2f ms/MB)   peak private %5.0f MB\n", names[k], mb[k],
+		       w[k], c[k], mb[k] > 0 ? 1e3 * c[k] / mb[k] : 0, a[k]);
+	}
+	double per[2] = {mb[0] > 0 ? c[0] / mb[0] : 0, mb[1] > 0 ? c[1] / mb[1] : 0};
+	printf("  moe / dense CPU per MB x%.2f (1.00: the MoE pass costs nothing beyond the bytes)\n\n",
+	       per[0] > 0 ? per[1] / per[0] : 0);
+	fflush(stdout);
+}
+
 /* First open writing the trace index, then reopens from it (issue 18), in an index
  * directory of its own under the data directory, emptied first. */
 struct reopen {
@@ -927,7 +985,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: ascprof-bench --tui PATH --gen PATH --data DIR [--synth PATH] [--runs N] [--quick]\n"
 	      "                     [--only NAME] [--index-only] [--digests] [--first-open]\n"
-	      "                     [--serving]\n"
+	      "                     [--serving] [--moe]\n"
 	      "--synth: tools/ascprof-synth-digests; adds the cluster-scale figures (digests).\n"
 	      "--digests (with --synth): those figures alone (the report from digests against\n"
 	      "captures for 1 GB, 8 x 250 MB and 16 ranks; the 1,024 digests).\n"
@@ -940,7 +998,7 @@ static void usage(FILE *out)
 	      "(explorer, --report, --summary: time to the result and to the exit, CPU), and the\n"
 	      "explorer's reopen. --serving: a rank's trace read as a serving output's\n"
 	      "chrome_tracing.json against as trace_view.json, time and memory per byte (100 MB\n"
-	      "and up).\n",
+	      "and up). --moe: a 4-rank MoE capture against a dense one of the same shape, CPU per MB.\n",
 	      out);
 }
 
@@ -948,7 +1006,8 @@ int main(int argc, char **argv)
 {
 	const char *tui = NULL, *gen = NULL, *data = NULL, *only = NULL, *synth = NULL;
 	int runs = 3;
-	bool quick = false, index_only = false, digests_only = false, first_open = false, serving_only = false;
+	bool quick = false, index_only = false, digests_only = false, first_open = false, serving_only = false,
+	     moe_only = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tui") && i + 1 < argc)
 			tui = argv[++i];
@@ -970,6 +1029,8 @@ int main(int argc, char **argv)
 			digests_only = true;
 		else if (!strcmp(argv[i], "--serving"))
 			serving_only = true;
+		else if (!strcmp(argv[i], "--moe"))
+			moe_only = true;
 		else if (!strcmp(argv[i], "--first-open"))
 			first_open = true;
 		else if (!strcmp(argv[i], "--help")) {
@@ -997,6 +1058,10 @@ int main(int argc, char **argv)
 	char out_path[4200];
 	snprintf(out_path, sizeof out_path, "%s/bench.out", data);
 
+	if (moe_only) {
+		moe_bench(gen, tui, data, quick, runs);
+		return 0;
+	}
 	const struct capture_spec *specs = quick ? quick_specs : full_specs;
 	size_t n_specs = 3;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1196,5 +1261,7 @@ int main(int argc, char **argv)
 		       specs[1].name, index_per_event[1] / index_per_event[0]);
 	if (synth && !index_only)
 		bench_cluster(tui, gen, synth, data, runs, quick);
+	if (!only && !index_only && !digests_only && !serving_only && !first_open)
+		moe_bench(gen, tui, data, quick, runs);
 	return 0;
 }
