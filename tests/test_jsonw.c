@@ -111,12 +111,42 @@ static void test_ints_and_strings(void **state)
 	free(s);
 }
 
+/* The escaping into a string (db_args.c's rows) is the writers' own: the same bytes as into a
+ * FILE, and what test_ints_and_strings pins for one of them. */
+static void test_escape_sbuf(void **state)
+{
+	(void)state;
+	static const char *const cases[] = {
+		"a\"b\\c\n\x01 plain ascii run \xe4\xb8\xad\xff end",
+		"\r\t\x7f \xe2\x80\xae bidi \xc2\x85 C1",
+		"",
+		"\xf0\x9f\x98\x80 \xed\xa0\x80 surrogate",
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		jsonw_escape(f, cases[i], strlen(cases[i]));
+		fclose(f);
+		struct sbuf sb = SBUF_INIT;
+		sbuf_adds(&sb, "");
+		jsonw_escape_sbuf(&sb, cases[i], strlen(cases[i]));
+		assert_int_equal(sb.len, len);
+		assert_memory_equal(sb.buf, buf, len);
+		if (i == 0)
+			assert_string_equal(sb.buf, "a\\\"b\\\\c\\n\\u0001 plain ascii run \xe4\xb8\xad\\\\xFF end");
+		sbuf_free(&sb);
+		free(buf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixed_edges),
 		cmocka_unit_test(test_fixed_random),
 		cmocka_unit_test(test_ints_and_strings),
+		cmocka_unit_test(test_escape_sbuf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

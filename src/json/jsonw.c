@@ -69,9 +69,25 @@ void jsonw_obj_end(struct jsonw *w) { close_container(w, '}'); }
 void jsonw_arr_begin(struct jsonw *w) { open_container(w, '['); }
 void jsonw_arr_end(struct jsonw *w) { close_container(w, ']'); }
 
-void jsonw_escape(FILE *out, const char *s, size_t len)
+/* Where escaped text goes: a FILE (the writers) or a string (a reader that builds JSON in
+ * memory, db_args.c): one escaping for both. */
+struct esc_sink {
+	FILE *f;
+	struct sbuf *sb;
+};
+
+static void sink_put(const struct esc_sink *k, const void *p, size_t n)
+{
+	if (k->f)
+		fwrite(p, 1, n, k->f);
+	else
+		sbuf_add(k->sb, p, n);
+}
+
+static void escape_into(const struct esc_sink *k, const char *s, size_t len)
 {
 	const uint8_t *p = (const uint8_t *)s, *end = p + len;
+	char tmp[16];
 	while (p < end) {
 		uint8_t c = *p;
 		if (c >= 0x20 && c < 0x7f) {
@@ -80,34 +96,50 @@ void jsonw_escape(FILE *out, const char *s, size_t len)
 			while (q < end && *q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\')
 				q++;
 			if (q > p) {
-				fwrite(p, 1, (size_t)(q - p), out);
+				sink_put(k, p, (size_t)(q - p));
 				p = q;
 				continue;
 			}
-			fputc('\\', out);
-			fputc(c, out);
+			tmp[0] = '\\';
+			tmp[1] = (char)c;
+			sink_put(k, tmp, 2);
 			p++;
 			continue;
 		}
 		ucs4_t uc;
 		int n = u8_mbtoucr(&uc, p, (size_t)(end - p));
 		if (n < 0) {
-			fprintf(out, "\\\\x%02X", c); /* the text \xNN, as the TUI shows it */
+			snprintf(tmp, sizeof tmp, "\\\\x%02X", c); /* the text \xNN, as the TUI shows it */
+			sink_put(k, tmp, strlen(tmp));
 			p++;
 			continue;
 		}
 		switch (uc) {
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
+		case '\n': sink_put(k, "\\n", 2); break;
+		case '\r': sink_put(k, "\\r", 2); break;
+		case '\t': sink_put(k, "\\t", 2); break;
 		default:
-			if (sanitize_unsafe_codepoint(uc))
-				fprintf(out, "\\u%04x", (unsigned)uc);
-			else
-				fwrite(p, 1, (size_t)n, out);
+			if (sanitize_unsafe_codepoint(uc)) {
+				snprintf(tmp, sizeof tmp, "\\u%04x", (unsigned)uc);
+				sink_put(k, tmp, strlen(tmp));
+			} else {
+				sink_put(k, p, (size_t)n);
+			}
 		}
 		p += n;
 	}
+}
+
+void jsonw_escape(FILE *out, const char *s, size_t len)
+{
+	const struct esc_sink k = {.f = out};
+	escape_into(&k, s, len);
+}
+
+void jsonw_escape_sbuf(struct sbuf *sb, const char *s, size_t len)
+{
+	const struct esc_sink k = {.sb = sb};
+	escape_into(&k, s, len);
 }
 
 void jsonw_key(struct jsonw *w, const char *key)

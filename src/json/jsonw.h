@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sbuf.h"
+
 #define JSONW_MAX_DEPTH 64
 
 struct jsonw {
@@ -41,8 +43,9 @@ void jsonw_bool(struct jsonw *w, bool v);
 void jsonw_null(struct jsonw *w);
 /* A key and its value in one call: every writer through jsonw (src/report) writes each
  * key with a scalar value this way (a key before an object, an array or the null in
- * their place goes through jsonw_key). Not yet through jsonw: src/load/kernel_timeline.c
- * (fprintf with jsonw_escape) and src/load/db.c (its own json_str), issue 39. key is
+ * their place goes through jsonw_key). Escaped elsewhere with the same rules:
+ * src/load/kernel_timeline.c (fprintf with jsonw_escape) and db_args.c's rows
+ * (jsonw_escape_sbuf). key is
  * borrowed for the call, as are string values (s may be NULL: null). */
 void jsonw_kstr(struct jsonw *w, const char *key, const char *s);
 void jsonw_kint(struct jsonw *w, const char *key, int64_t v);
@@ -60,5 +63,7 @@ void jsonw_kdouble_inf(struct jsonw *w, const char *key, double v, int decimals)
 void jsonw_raw(struct jsonw *w, const char *json);
 /* Escaped string body (no quotes) appended to a FILE: shared with other writers. */
 void jsonw_escape(FILE *out, const char *s, size_t len);
+/* The same appended to a string (JSON built in memory: db_args.c's rows). */
+void jsonw_escape_sbuf(struct sbuf *sb, const char *s, size_t len);
 
 #endif

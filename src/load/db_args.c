@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jsonw.h"
 #include "xalloc.h"
 
 void db_row_name(const struct rank_store *rs, uint64_t off, char *buf, size_t size)
@@ -171,17 +172,11 @@ struct json_ctx {
 	int n;
 };
 
+/* A JSON string, escaped as every writer escapes (jsonw.h). */
 void db_json_str(struct sbuf *o, const char *s)
 {
 	sbuf_addc(o, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			sbuf_addf(o, "\\%c", *p);
-		else if (*p < 0x20)
-			sbuf_addf(o, "\\u%04x", *p);
-		else
-			sbuf_addc(o, (char)*p);
-	}
+	jsonw_escape_sbuf(o, s, strlen(s));
 	sbuf_addc(o, '"');
 }
 
