@@ -160,16 +160,10 @@ static void draw_outlier_line(struct canvas *cv, int x, int y, int w, bool sel, 
 	free(name);
 }
 
-static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+/* The selected evidence or rule, its candidate's gain and what to try, in full in a drawer
+ * at the bottom (at most half the height): the rows it took. */
+static int draw_drawer(struct bn_view *v, struct canvas *cv, int x, int y, int w, int h)
 {
-	struct bn_view *v = p;
-	if (v->ra != app_rank_analysis(app))
-		rebuild(v, app);
-	if (!v->ra) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("loading..."));
-		return;
-	}
-	/* the selected evidence, its candidate's gain and what to try, in full below the list */
 	const struct bline *sl = v->lb.sel < v->n ? &v->lines[v->lb.sel] : NULL;
 	const char *paras[3] = {NULL, NULL, NULL};
 	char gain[512] = "", advice[512] = "", seen[1024] = "";
@@ -204,8 +198,153 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		canvas_fill(cv, x, dy, w, drawer, ' ', ST_HEADER);
 		for (int k = 0; k < 3 && paras[k] && dy < y + h; k++)
 			dy += canvas_wrap(cv, x + 1, dy, w - 2, y + h - dy, ST_HEADER, paras[k]);
-		h -= drawer;
 	}
+	return drawer;
+}
+
+/* One line of the list at row ry. */
+static void draw_line(struct bn_view *v, struct canvas *cv, int x, int ry, int w, const struct bline *l, bool sel)
+{
+	const struct bottleneck *b = l->bn >= 0 ? &app_ra_bn(v->ra)[l->bn] : NULL;
+	switch (l->kind) {
+	case L_SUMMARY:
+		canvas_textf(cv, x + 1, ry, w - 2, ST_BOLD,
+			     _("rank %d: score 0-100 from thresholded evidence (40 triggers); combined expected gain "
+			     "%.1f-%.1f %% (capped at 70 %%)"),
+			     app_ra_rank(v->ra), app_ra_combined_gain_low(v->ra),
+			     app_ra_combined_gain_high(v->ra));
+		break;
+	case L_VERDICT: {
+		/* the triggered candidates come in the verdict's order: say so, and name the first */
+		int order[BN_COUNT];
+		bottleneck_verdict_order(v->ra, order);
+		canvas_textf(cv, x + 1, ry, w - 2, ST_WARN,
+			     _("verdict: %s first; the triggered candidates by expected gain, not by score"),
+			     app_ra_bn(v->ra)[order[0]].name);
+		break;
+	}
+	case L_REASON: {
+		int order[BN_COUNT];
+		bottleneck_verdict_order(v->ra, order);
+		char why[VERDICT_REASON_MAX];
+		canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_NORMAL, _("after %s: %s"),
+			     app_ra_bn(v->ra)[order[0]].name,
+			     bottleneck_verdict_reason(v->ra, l->bn, why, sizeof why));
+		break;
+	}
+	case L_ATTR:
+		draw_attribution_bar(cv, x + 1, ry, w - 2, app_ra_attr(v->ra));
+		break;
+	case L_ATTR_LEGEND:
+		draw_attribution_legend(cv, x + 1, ry, w - 2, app_ra_attr(v->ra));
+		break;
+	case L_PHASES: {
+		char line[512];
+		canvas_text(cv, x + 1, ry, w - 2, ST_BOLD, view_phases_line(v->ra, line, sizeof line));
+		break;
+	}
+	case L_PHASE: {
+		const struct phase_verdict *pv = &app_ra_by_phase(v->ra)[l->ev];
+		int cx = x + 3 + canvas_textf(cv, x + 3, ry, w - 4, sel ? ST_SELECTED : ST_BOLD, _("%s: "),
+					      _(phase_verdict_name(pv)));
+		if (cx < x + w - 1)
+			canvas_text(cv, cx, ry, x + w - 1 - cx, sel ? ST_SELECTED : ST_NORMAL, pv->verdict);
+		break;
+	}
+	case L_INSUFFICIENT:
+		canvas_text(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, b->insufficient);
+		break;
+	case L_HEAD: {
+		int cx = x + 1;
+		canvas_text(cv, cx, ry, 15, b->score >= 40 ? ST_WARN : ST_BOLD, b->name);
+		cx += 15; /* by display width: a translated name is not padded in bytes */
+		cx += canvas_textf(cv, cx, ry, 5, ST_BOLD, "%3d ", b->score);
+		draw_bar(cv, cx, ry, 30, b->score / 100.0, b->score >= 40 ? ST_WARN : ST_GOOD);
+		if (b->score < 40) {
+			canvas_text(cv, cx + 31, ry, w - (cx + 31 - x), ST_DIM, _("below threshold"));
+			break;
+		}
+		/* the figure the verdict orders by */
+		if (bottleneck_gain_known(v->ra, l->bn))
+			canvas_textf(cv, cx + 31, ry, w - (cx + 31 - x), ST_WARN,
+				     _("TRIGGERED, expected gain %.1f-%.1f %%"), b->gain.low_pct, b->gain.high_pct);
+		else
+			canvas_text(cv, cx + 31, ry, w - (cx + 31 - x), ST_WARN, _("TRIGGERED, gain unknown"));
+		break;
+	}
+	case L_EVIDENCE:
+		canvas_text(cv, x + 3, ry, 2, sel ? ST_SELECTED : b->ev[l->ev].triggered ? ST_WARN : ST_DIM,
+			    b->ev[l->ev].triggered ? "*" : "-");
+		canvas_text(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_NORMAL, b->ev[l->ev].text);
+		break;
+	case L_GAIN:
+		canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_GOOD,
+			     _("expected gain %.1f-%.1f %% of the window, confidence %s: %s"), b->gain.low_pct,
+			     b->gain.high_pct, result_confidence_text(b->gain.conf), b->gain.basis);
+		break;
+	case L_ADVICE:
+		canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, _("try: %s"), b->advice);
+		break;
+	case L_ADV_HEAD: {
+		/* every rule's status counted, so that "checked, fine" reads apart from "not checked" */
+		size_t n = advice_triggered(v->ra), by[ADV_STATUS_COUNT] = {0};
+		const uint8_t *status = app_ra_advice_status(v->ra);
+		for (int k = 0; k < ADV_COUNT; k++)
+			by[status[k] < ADV_STATUS_COUNT ? status[k] : 0]++;
+		int cx = x + 1 + canvas_textf(cv, x + 1, ry, w - 2, n ? ST_WARN : ST_BOLD, _("advice (Ascend rules): %s"), n
+			     ? _("time already in the buckets named, no extra gain; Enter shows the longest")
+			     : app_ra_n_advice(v->ra) ? _("no rule reaches its threshold")
+						      : _("no rule saw an instance"));
+		if (cx < x + w - 1)
+			canvas_textf(cv, cx, ry, x + w - 1 - cx, ST_DIM, _(" (%zu triggered, %zu checked, %zu not applicable)"),
+				     by[ADV_STATUS_TRIGGERED], by[ADV_STATUS_CHECKED],
+				     by[ADV_STATUS_NOT_APPLICABLE] + by[ADV_STATUS_UNKNOWN]);
+		break;
+	}
+	case L_ADV: {
+		const struct advice_finding *f = &app_ra_advice(v->ra)[l->ev];
+		const struct advice_rule *rule = &advice_rules[f->rule];
+		canvas_text(cv, x + 3, ry, 2, sel ? ST_SELECTED : f->triggered ? ST_WARN : ST_DIM,
+			    f->triggered ? "*" : "-");
+		int cx = x + 5;
+		if (f->triggered)
+			cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_BOLD, _("%s: "), _(rule->title));
+		else
+			cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_DIM, _("%s (%.1f %s < %.1f): "),
+					   _(rule->title), f->value, rule->unit, rule->threshold);
+		if (cx < x + w - 1)
+			canvas_text(cv, cx, ry, x + w - 1 - cx, sel ? ST_SELECTED : f->triggered ? ST_NORMAL : ST_DIM,
+				    f->evidence);
+		break;
+	}
+	case L_GAP_HEAD:
+		draw_gaps_head(cv, x + 1, ry, w - 2, v->ra);
+		break;
+	case L_GAP:
+		draw_gap_line(cv, x + 3, ry, w - 4, sel, v->ra, &app_ra_gaps(v->ra)->top[l->ev]);
+		break;
+	case L_OUT_HEAD:
+		canvas_textf(cv, x + 1, ry, w - 2, ST_HEADER,
+			     _("collectives named on their own (%.0f %% of the window or more, %.0f x their kind's median): Enter shows one"),
+			     COMM_OUTLIER_PCT, COMM_OUTLIER_FACTOR);
+		break;
+	case L_OUT:
+		draw_outlier_line(cv, x + 3, ry, w - 4, sel, v->ra, &app_ra_outliers(v->ra)[l->ev]);
+		break;
+	case L_BLANK: break;
+	}
+}
+
+static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	struct bn_view *v = p;
+	if (v->ra != app_rank_analysis(app))
+		rebuild(v, app);
+	if (!v->ra) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM, _("loading..."));
+		return;
+	}
+	h -= draw_drawer(v, cv, x, y, w, h);
 	listbox_clamp(&v->lb, h);
 	for (int r = 0; r < h && v->lb.top + (size_t)r < v->n; r++) {
 		size_t i = v->lb.top + (size_t)r;
@@ -214,134 +353,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		bool sel = i == v->lb.sel;
 		if (sel)
 			canvas_fill(cv, x, ry, w, 1, ' ', ST_SELECTED);
-		const struct bottleneck *b = l->bn >= 0 ? &app_ra_bn(v->ra)[l->bn] : NULL;
-		switch (l->kind) {
-		case L_SUMMARY:
-			canvas_textf(cv, x + 1, ry, w - 2, ST_BOLD,
-				     _("rank %d: score 0-100 from thresholded evidence (40 triggers); combined expected gain "
-				     "%.1f-%.1f %% (capped at 70 %%)"),
-				     app_ra_rank(v->ra), app_ra_combined_gain_low(v->ra),
-				     app_ra_combined_gain_high(v->ra));
-			break;
-		case L_VERDICT: {
-			/* the triggered candidates come in the verdict's order: say so, and name the first */
-			int order[BN_COUNT];
-			bottleneck_verdict_order(v->ra, order);
-			canvas_textf(cv, x + 1, ry, w - 2, ST_WARN,
-				     _("verdict: %s first; the triggered candidates by expected gain, not by score"),
-				     app_ra_bn(v->ra)[order[0]].name);
-			break;
-		}
-		case L_REASON: {
-			int order[BN_COUNT];
-			bottleneck_verdict_order(v->ra, order);
-			char why[VERDICT_REASON_MAX];
-			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_NORMAL, _("after %s: %s"),
-				     app_ra_bn(v->ra)[order[0]].name,
-				     bottleneck_verdict_reason(v->ra, l->bn, why, sizeof why));
-			break;
-		}
-		case L_ATTR:
-			draw_attribution_bar(cv, x + 1, ry, w - 2, app_ra_attr(v->ra));
-			break;
-		case L_ATTR_LEGEND:
-			draw_attribution_legend(cv, x + 1, ry, w - 2, app_ra_attr(v->ra));
-			break;
-		case L_PHASES: {
-			char line[512];
-			canvas_text(cv, x + 1, ry, w - 2, ST_BOLD, view_phases_line(v->ra, line, sizeof line));
-			break;
-		}
-		case L_PHASE: {
-			const struct phase_verdict *pv = &app_ra_by_phase(v->ra)[l->ev];
-			int cx = x + 3 + canvas_textf(cv, x + 3, ry, w - 4, sel ? ST_SELECTED : ST_BOLD, _("%s: "),
-						      _(phase_verdict_name(pv)));
-			if (cx < x + w - 1)
-				canvas_text(cv, cx, ry, x + w - 1 - cx, sel ? ST_SELECTED : ST_NORMAL, pv->verdict);
-			break;
-		}
-		case L_INSUFFICIENT:
-			canvas_text(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, b->insufficient);
-			break;
-		case L_HEAD: {
-			int cx = x + 1;
-			canvas_text(cv, cx, ry, 15, b->score >= 40 ? ST_WARN : ST_BOLD, b->name);
-			cx += 15; /* by display width: a translated name is not padded in bytes */
-			cx += canvas_textf(cv, cx, ry, 5, ST_BOLD, "%3d ", b->score);
-			draw_bar(cv, cx, ry, 30, b->score / 100.0, b->score >= 40 ? ST_WARN : ST_GOOD);
-			if (b->score < 40) {
-				canvas_text(cv, cx + 31, ry, w - (cx + 31 - x), ST_DIM, _("below threshold"));
-				break;
-			}
-			/* the figure the verdict orders by */
-			if (bottleneck_gain_known(v->ra, l->bn))
-				canvas_textf(cv, cx + 31, ry, w - (cx + 31 - x), ST_WARN,
-					     _("TRIGGERED, expected gain %.1f-%.1f %%"), b->gain.low_pct, b->gain.high_pct);
-			else
-				canvas_text(cv, cx + 31, ry, w - (cx + 31 - x), ST_WARN, _("TRIGGERED, gain unknown"));
-			break;
-		}
-		case L_EVIDENCE:
-			canvas_text(cv, x + 3, ry, 2, sel ? ST_SELECTED : b->ev[l->ev].triggered ? ST_WARN : ST_DIM,
-				    b->ev[l->ev].triggered ? "*" : "-");
-			canvas_text(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_NORMAL, b->ev[l->ev].text);
-			break;
-		case L_GAIN:
-			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_GOOD,
-				     _("expected gain %.1f-%.1f %% of the window, confidence %s: %s"), b->gain.low_pct,
-				     b->gain.high_pct, result_confidence_text(b->gain.conf), b->gain.basis);
-			break;
-		case L_ADVICE:
-			canvas_textf(cv, x + 5, ry, w - 6, sel ? ST_SELECTED : ST_DIM, _("try: %s"), b->advice);
-			break;
-		case L_ADV_HEAD: {
-			/* every rule's status counted, so that "checked, fine" reads apart from "not checked" */
-			size_t n = advice_triggered(v->ra), by[ADV_STATUS_COUNT] = {0};
-			const uint8_t *status = app_ra_advice_status(v->ra);
-			for (int k = 0; k < ADV_COUNT; k++)
-				by[status[k] < ADV_STATUS_COUNT ? status[k] : 0]++;
-			int cx = x + 1 + canvas_textf(cv, x + 1, ry, w - 2, n ? ST_WARN : ST_BOLD, _("advice (Ascend rules): %s"), n
-				     ? _("time already in the buckets named, no extra gain; Enter shows the longest")
-				     : app_ra_n_advice(v->ra) ? _("no rule reaches its threshold")
-							      : _("no rule saw an instance"));
-			if (cx < x + w - 1)
-				canvas_textf(cv, cx, ry, x + w - 1 - cx, ST_DIM, _(" (%zu triggered, %zu checked, %zu not applicable)"),
-					     by[ADV_STATUS_TRIGGERED], by[ADV_STATUS_CHECKED],
-					     by[ADV_STATUS_NOT_APPLICABLE] + by[ADV_STATUS_UNKNOWN]);
-			break;
-		}
-		case L_ADV: {
-			const struct advice_finding *f = &app_ra_advice(v->ra)[l->ev];
-			const struct advice_rule *rule = &advice_rules[f->rule];
-			canvas_text(cv, x + 3, ry, 2, sel ? ST_SELECTED : f->triggered ? ST_WARN : ST_DIM,
-				    f->triggered ? "*" : "-");
-			int cx = x + 5;
-			if (f->triggered)
-				cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_BOLD, _("%s: "), _(rule->title));
-			else
-				cx += canvas_textf(cv, cx, ry, w - 6, sel ? ST_SELECTED : ST_DIM, _("%s (%.1f %s < %.1f): "),
-						   _(rule->title), f->value, rule->unit, rule->threshold);
-			if (cx < x + w - 1)
-				canvas_text(cv, cx, ry, x + w - 1 - cx, sel ? ST_SELECTED : f->triggered ? ST_NORMAL : ST_DIM,
-					    f->evidence);
-			break;
-		}
-		case L_GAP_HEAD:
-			draw_gaps_head(cv, x + 1, ry, w - 2, v->ra);
-			break;
-		case L_GAP:
-			draw_gap_line(cv, x + 3, ry, w - 4, sel, v->ra, &app_ra_gaps(v->ra)->top[l->ev]);
-			break;
-		case L_OUT_HEAD:
-			canvas_textf(cv, x + 1, ry, w - 2, ST_HEADER,
-				     _("collectives named on their own (%.0f %% of the window or more, %.0f x their kind's median): Enter shows one"),
-				     COMM_OUTLIER_PCT, COMM_OUTLIER_FACTOR);
-			break;
-		case L_OUT:
-			draw_outlier_line(cv, x + 3, ry, w - 4, sel, v->ra, &app_ra_outliers(v->ra)[l->ev]);
-			break;
-		case L_BLANK: break;
-		}
+		draw_line(v, cv, x, ry, w, l, sel);
 	}
 }
 

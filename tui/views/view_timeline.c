@@ -936,36 +936,10 @@ static void draw_range(struct timeline *t, struct canvas *cv, int x, int y, int 
 	}
 }
 
-static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+/* The line above the ruler: the view's span, what the rows are, the selected lane's or
+ * counter's figures, the marks. */
+static void draw_info(struct timeline *t, struct app *app, struct canvas *cv, int x, int y, int w, int label_w)
 {
-	struct timeline *t = p;
-	bind_rank(t, app, app_rank_index(app));
-	if (t->ra && app_pub(app)->an->from_cluster_output) {
-		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
-			     _("rank %d was read from msprof-analyze's cluster table: it holds no events; open "
-			       "the rank's own capture"),
-			     app_ra_rank(t->ra));
-		return;
-	}
-	if (t->ra && app_pub(app)->an->from_digests) {
-		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
-			     _("rank %d was read from a digest: no raw events here; open its capture: %s"),
-			     app_ra_rank(t->ra),
-			     app_rank_data_of(app, app_ra_rank_index(t->ra))->plan->output_dir);
-		return;
-	}
-	if (!t->ra || !t->rs->has_events) {
-		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
-			    !app_pub(app) ? _("loading...")
-					  : _("no trace for this rank, nor kernel_details.csv rows with times: see Ops and Steps"));
-		return;
-	}
-	/* the range's totals take the drawer's place while there is a range */
-	int drawer_h = t->drawer || t->range_state == 2 ? (h / 3 > 6 ? h / 3 : 6) : 0;
-	int label_w = w / 4 < LABEL_W ? w / 4 : LABEL_W;
-	int tx = x + label_w + 1, tw = w - label_w - 1;
-	t->last_w = tw;
-	/* info line */
 	char b1[32], b2[32], b3[32];
 	const struct lane *sl = sel_lane(t);
 	struct sbuf info = SBUF_INIT;
@@ -1007,24 +981,62 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 	}
 	canvas_text(cv, x + 1, y, w - 2, ST_BOLD, sbuf_str(&info));
 	sbuf_free(&info);
-	ruler(t, cv, tx, y + 1, tw);
+}
+
+/* The marks and the range on the ruler at row y. */
+static void draw_ruler_marks(const struct timeline *t, struct canvas *cv, int tx, int y, int tw)
+{
 	/* marks on the ruler */
 	for (int i = 0; i < t->n_marks; i++) {
 		int64_t c = num_muldiv(t->marks[i] - t->t0, tw, t->t1 - t->t0);
 		if (c >= 0 && c < tw)
-			canvas_set(cv, tx + (int)c, y + 1, 'v', ST_MARK);
+			canvas_set(cv, tx + (int)c, y, 'v', ST_MARK);
 	}
 	/* the range on the ruler: [ at its start, ] at its end, the span between marked */
 	if (t->range_state) {
 		int64_t ra = t->range_a, rb = t->range_state == 2 ? t->range_b : t->range_a;
 		int c0 = (int)((ra - t->t0) * tw / (t->t1 - t->t0)), c1 = (int)((rb - t->t0) * tw / (t->t1 - t->t0));
 		for (int c = c0 + 1 < 0 ? 0 : c0 + 1; c < c1 && c < tw; c++)
-			canvas_restyle(cv, tx + c, y + 1, 1, ST_MARK);
+			canvas_restyle(cv, tx + c, y, 1, ST_MARK);
 		if (c0 >= 0 && c0 < tw)
-			canvas_set(cv, tx + c0, y + 1, '[', ST_MARK);
+			canvas_set(cv, tx + c0, y, '[', ST_MARK);
 		if (t->range_state == 2 && c1 >= 0 && c1 < tw)
-			canvas_set(cv, tx + c1, y + 1, ']', ST_MARK);
+			canvas_set(cv, tx + c1, y, ']', ST_MARK);
 	}
+}
+
+static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
+{
+	struct timeline *t = p;
+	bind_rank(t, app, app_rank_index(app));
+	if (t->ra && app_pub(app)->an->from_cluster_output) {
+		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
+			     _("rank %d was read from msprof-analyze's cluster table: it holds no events; open "
+			       "the rank's own capture"),
+			     app_ra_rank(t->ra));
+		return;
+	}
+	if (t->ra && app_pub(app)->an->from_digests) {
+		canvas_textf(cv, x + 1, y + 1, w - 2, ST_DIM,
+			     _("rank %d was read from a digest: no raw events here; open its capture: %s"),
+			     app_ra_rank(t->ra),
+			     app_rank_data_of(app, app_ra_rank_index(t->ra))->plan->output_dir);
+		return;
+	}
+	if (!t->ra || !t->rs->has_events) {
+		canvas_text(cv, x + 1, y + 1, w - 2, ST_DIM,
+			    !app_pub(app) ? _("loading...")
+					  : _("no trace for this rank, nor kernel_details.csv rows with times: see Ops and Steps"));
+		return;
+	}
+	/* the range's totals take the drawer's place while there is a range */
+	int drawer_h = t->drawer || t->range_state == 2 ? (h / 3 > 6 ? h / 3 : 6) : 0;
+	int label_w = w / 4 < LABEL_W ? w / 4 : LABEL_W;
+	int tx = x + label_w + 1, tw = w - label_w - 1;
+	t->last_w = tw;
+	draw_info(t, app, cv, x, y, w, label_w);
+	ruler(t, cv, tx, y + 1, tw);
+	draw_ruler_marks(t, cv, tx, y + 1, tw);
 	int body = h - 2 - drawer_h;
 	listbox_clamp(&t->lb, body);
 	/* the call-stack rows on screen, by lane: drawn after the loop, one sweep per lane */
