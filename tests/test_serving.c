@@ -59,6 +59,31 @@ static void dist_equals(const struct tu_truth *t, const char *key, const struct 
  * cache's peak, each equal to the truth the generator computed from what it wrote. Its
  * batch.csv writes µs under "(ms)" names (the trap one exporter sets): the figures hold
  * only if they are told by their size. The ranks' own analysis is there too. */
+/* An output read from its spans alone (path: a chrome_tracing.json or a profiler.db):
+ * requests from the httpReq spans, executions by type from the spans' args, each at the time
+ * the tables (sv) give it; TTFT is not in the spans: null. */
+static void spans_alone(const char *path, const struct tu_truth *t, const struct serving *sv)
+{
+	struct opened c = open_path(path);
+	assert_non_null(c.an);
+	assert_int_equal(c.an->service->gen, SERVING_CURRENT);
+	assert_int_equal(c.an->service->requests, tu_truth_int(t, "serving.requests"));
+	assert_int_equal(c.an->service->batches[SBT_PREFILL], tu_truth_int(t, "serving.batches.prefill"));
+	assert_int_equal(c.an->service->batches[SBT_DECODE], tu_truth_int(t, "serving.batches.decode"));
+	assert_int_equal(c.an->service->batches[SBT_MIXED], tu_truth_int(t, "serving.batches.mixed"));
+	assert_false(c.an->service->ttft.valid);
+	assert_non_null(strstr(c.an->service->ttft.why, "a service trace alone has none"));
+	const struct serving *cs = c.cap->serving;
+	assert_int_equal(cs->n_batch, sv->n_batch);
+	for (size_t i = 0; i < cs->n_batch; i++) {
+		assert_int_equal(cs->batch[i].exec, sv->batch[i].exec);
+		assert_true(llabs(cs->batch[i].start_ns - sv->batch[i].start_ns) <= 1000);
+		assert_int_equal(cs->batch[i].size, sv->batch[i].size);
+		assert_int_equal(cs->batch[i].type, sv->batch[i].type);
+	}
+	close_opened(&c);
+}
+
 static void test_generated_current(void **state)
 {
 	(void)state;
@@ -129,24 +154,21 @@ static void test_generated_current(void **state)
 				       tu_truth_str(t, "serving.dir"), dir),
 				 0);
 		char *ct = xasprintf("%s/ct/chrome_tracing.json", dir);
-		struct opened c = open_path(ct);
-		assert_non_null(c.an);
-		assert_int_equal(c.an->service->gen, SERVING_CURRENT);
-		assert_int_equal(c.an->service->requests, tu_truth_int(t, "serving.requests"));
-		assert_int_equal(c.an->service->batches[SBT_PREFILL], tu_truth_int(t, "serving.batches.prefill"));
-		assert_int_equal(c.an->service->batches[SBT_DECODE], tu_truth_int(t, "serving.batches.decode"));
-		assert_int_equal(c.an->service->batches[SBT_MIXED], tu_truth_int(t, "serving.batches.mixed"));
-		assert_false(c.an->service->ttft.valid);
-		assert_non_null(strstr(c.an->service->ttft.why, "a service trace alone has none"));
-		const struct serving *cs = c.cap->serving;
-		assert_int_equal(cs->n_batch, sv->n_batch);
-		for (size_t i = 0; i < cs->n_batch; i++) {
-			assert_int_equal(cs->batch[i].exec, sv->batch[i].exec);
-			assert_true(llabs(cs->batch[i].start_ns - sv->batch[i].start_ns) <= 1000);
-			assert_int_equal(cs->batch[i].size, sv->batch[i].size);
-		}
-		close_opened(&c);
+		spans_alone(ct, t, sv);
 		free(ct);
+		/* its profiler.db alone (the output kept without its CSVs and trace): the same
+		 * spans from the slice table (ns), so the same requests, batches and times, opened as
+		 * its directory and as the file; the database is read, never written */
+		assert_int_equal(tu_sh("mkdir '%s/pdb' && cp '%s/%s/profiler.db' '%s/pdb/' && chmod a-w '%s/pdb' "
+				       "'%s/pdb/profiler.db'",
+				       dir, dir, tu_truth_str(t, "serving.dir"), dir, dir, dir),
+				 0);
+		for (int as_file = 0; as_file < 2; as_file++) {
+			char *pdb = xasprintf(as_file ? "%s/pdb/profiler.db" : "%s/pdb", dir);
+			spans_alone(pdb, t, sv);
+			free(pdb);
+		}
+		assert_int_equal(tu_sh("chmod u+w '%s/pdb'", dir), 0);
 		close_opened(&o);
 		tu_truth_free(t);
 		tu_rmtree(dir);

@@ -11,7 +11,10 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include <sqlite3.h>
+
 #include "csv_table.h"
+#include "db.h"
 #include "i18n.h"
 #include "num.h"
 #include "store.h"
@@ -83,11 +86,13 @@ enum serving_gen serving_probe(const char *path)
 		const char *base = strrchr(path, '/');
 		base = base ? base + 1 : path;
 		if (strcmp(base, "chrome_tracing.json") && strcmp(base, "request.csv") && strcmp(base, "batch.csv") &&
-		    strcmp(base, "forward.csv") && strcmp(base, "tx_data_df.csv"))
+		    strcmp(base, "forward.csv") && strcmp(base, "tx_data_df.csv") && strcmp(base, "profiler.db"))
 			return SERVING_NONE;
 		char *dir = base == path ? xstrdup(".") : xstrndup(path, (size_t)(base - 1 - path));
 		enum serving_gen g = serving_probe(dir);
 		free(dir);
+		if (!strcmp(base, "profiler.db"))
+			return g == SERVING_NONE ? SERVING_CURRENT : g;
 		if (g != SERVING_NONE || strcmp(base, "chrome_tracing.json"))
 			return g;
 		/* a service trace on its own: its spans say what they can; a bare array is what
@@ -119,6 +124,9 @@ enum serving_gen serving_probe(const char *path)
 		if (strstr(head, "event_type") && strstr(head, "batch_type"))
 			return SERVING_2024;
 	}
+	/* the service profiler's own database, kept without its CSVs (current releases) */
+	if (serving_is_file(path, "profiler.db"))
+		return SERVING_CURRENT;
 	if (serving_raw_only(path))
 		return SERVING_RAW;
 	return SERVING_NONE;
@@ -387,6 +395,23 @@ static const char *serving_arg(const char *lines, const char *key, char *buf, si
 	return NULL;
 }
 
+/* A batch span (scheduling, or an execution when exec) with its type and size as text. */
+static void serving_add_batch(struct serving *sv, int64_t a, int64_t b, const char *type, const char *size,
+			      bool exec)
+{
+	double d;
+	struct serving_batch bt = {
+		.start_ns = a,
+		.end_ns = b,
+		.size = size && num_double(size, strlen(size), &d) == NUM_OK && d >= 0 && d < 1e9 ? (int32_t)d : -1,
+		.type = (uint8_t)serving_type_of(type),
+		.exec = exec,
+	};
+	xgrow(&sv->batch, &sv->cap_batch, sv->n_batch + 1, sizeof *sv->batch);
+	sv->batch[sv->n_batch++] = bt;
+	serving_span(sv, a, b);
+}
+
 static void serving_read_spans(const char *path, struct serving *sv, struct diag_list *dl)
 {
 	struct rank_store rs;
@@ -424,21 +449,112 @@ static void serving_read_spans(const char *path, struct serving *sv, struct diag
 			if (!size)
 				size = serving_arg(sbuf_str(&args), "batchSize", sbuf_, sizeof sbuf_);
 		}
-		double d;
-		struct serving_batch bt = {
-			.start_ns = a,
-			.end_ns = b,
-			.size = size && num_double(size, strlen(size), &d) == NUM_OK && d >= 0 && d < 1e9 ? (int32_t)d : -1,
-			.type = (uint8_t)serving_type_of(type),
-			.exec = !sched,
-		};
-		xgrow(&sv->batch, &sv->cap_batch, sv->n_batch + 1, sizeof *sv->batch);
-		sv->batch[sv->n_batch++] = bt;
-		serving_span(sv, a, b);
+		serving_add_batch(sv, a, b, type, size, !sched);
 	}
 	sv->have_batches = sv->n_batch > 0;
 	sbuf_free(&args);
 	store_free(&rs);
+}
+
+/* ---- profiler.db: its slice table holds the spans of chrome_tracing.json ------------- */
+
+/* The value of "key" in a flat JSON object's text (a string's body, or a bare number),
+ * copied to buf; NULL when absent or not a plain value. */
+static const char *serving_json_arg(const char *json, const char *key, char *buf, size_t size)
+{
+	size_t n = strlen(key);
+	for (const char *p = json ? strchr(json, '"') : NULL; p; p = strchr(p + 1, '"')) {
+		if (strncmp(p + 1, key, n) || p[n + 1] != '"')
+			continue;
+		const char *v = p + n + 2;
+		v += strspn(v, " \t\r\n");
+		if (*v != ':')
+			continue;
+		v += 1 + strspn(v + 1, " \t\r\n");
+		size_t len = *v == '"' ? strcspn(v + 1, "\"\\") : strcspn(v, ",} \t\r\n");
+		if (*v == '"' && v[1 + len] != '"') /* an escaped string: not a batch type or size */
+			return NULL;
+		snprintf(buf, size, "%.*s", (int)len, *v == '"' ? v + 1 : v);
+		return buf;
+	}
+	return NULL;
+}
+
+/* A column of slice by name, or -1. */
+static int serving_db_col(sqlite3_stmt *info, const char *name)
+{
+	sqlite3_reset(info);
+	for (int i = 0; sqlite3_step(info) == SQLITE_ROW; i++) {
+		const unsigned char *c = sqlite3_column_text(info, 1);
+		if (c && !strcasecmp((const char *)c, name))
+			return i;
+	}
+	return -1;
+}
+
+/* The spans of profiler.db's slice table (name, timestamp and duration in ns, args a JSON
+ * object), read-only and immutable, the columns found by name: what chrome_tracing.json
+ * holds, for an output that kept only the database. */
+static void serving_read_db(const char *path, struct serving *sv, struct diag_list *dl)
+{
+	sqlite3 *h = db_open_readonly(path, dl);
+	if (!h)
+		return;
+	sqlite3_stmt *info = NULL, *st = NULL;
+	if (!db_has_table(h, "slice") ||
+	    sqlite3_prepare_v2(h, "SELECT * FROM pragma_table_info('slice')", -1, &info, NULL) != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("no slice table: no spans read from it"));
+		sqlite3_finalize(info);
+		sqlite3_close(h);
+		return;
+	}
+	const char *want[] = {"name", "timestamp", "duration", "args"};
+	int col[4];
+	for (int k = 0; k < 4; k++)
+		col[k] = serving_db_col(info, want[k]);
+	sqlite3_finalize(info);
+	if (col[0] < 0 || col[1] < 0 || col[2] < 0) {
+		diag_add(dl, DIAG_WARN, path, 0, -1,
+			 _("its slice table lacks a name, timestamp or duration column: no spans read from it"));
+		sqlite3_close(h);
+		return;
+	}
+	char sql[160];
+	snprintf(sql, sizeof sql, "SELECT name, timestamp, duration, %s FROM slice ORDER BY timestamp",
+		 col[3] >= 0 ? "args" : "NULL");
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+		diag_add(dl, DIAG_WARN, path, 0, -1, _("its slice table cannot be read (%s)"), sqlite3_errmsg(h));
+		sqlite3_close(h);
+		return;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *nm = (const char *)sqlite3_column_text(st, 0);
+		if (!nm || sqlite3_column_type(st, 1) != SQLITE_INTEGER || sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+			continue;
+		int64_t a = sqlite3_column_int64(st, 1), d = sqlite3_column_int64(st, 2);
+		if (d < 0 || a > INT64_MAX - d)
+			continue;
+		bool sched = !strcmp(nm, "BatchSchedule") || !strcmp(nm, "batchFrameworkProcessing");
+		if (!strcmp(nm, "httpReq")) {
+			sv->http_spans++;
+			serving_span(sv, a, a + d);
+			continue;
+		}
+		if (!sched && !serving_exec_name(nm))
+			continue;
+		const char *args = (const char *)sqlite3_column_text(st, 3);
+		char tbuf[64], sbuf_[32];
+		const char *type = serving_json_arg(args, "batch_type", tbuf, sizeof tbuf);
+		if (!type)
+			type = serving_json_arg(args, "batchType", tbuf, sizeof tbuf);
+		const char *size = serving_json_arg(args, "batch_size", sbuf_, sizeof sbuf_);
+		if (!size)
+			size = serving_json_arg(args, "batchSize", sbuf_, sizeof sbuf_);
+		serving_add_batch(sv, a, a + d, type, size, !sched);
+	}
+	sv->have_batches = sv->n_batch > 0;
+	sqlite3_finalize(st);
+	sqlite3_close(h);
 }
 
 int serving_read(const char *path, struct serving *sv, struct diag_list *dl)
@@ -472,8 +588,16 @@ int serving_read(const char *path, struct serving *sv, struct diag_list *dl)
 		if (stat(trace, &ts) == 0 && S_ISREG(ts.st_mode)) {
 			serving_read_spans(trace, sv, dl);
 			sv->files[sv->n_files++] = trace;
+			break;
+		}
+		free(trace);
+		/* no trace file: profiler.db's slices, the same spans (current releases) */
+		char *db = serving_join(sv->dir, "profiler.db");
+		if (sv->gen == SERVING_CURRENT && stat(db, &ts) == 0 && S_ISREG(ts.st_mode)) {
+			serving_read_db(db, sv, dl);
+			sv->files[sv->n_files++] = db;
 		} else {
-			free(trace);
+			free(db);
 		}
 		break;
 	}

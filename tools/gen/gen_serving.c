@@ -14,10 +14,13 @@
  * exporter sets (service-profiler-formats.md): a reader must tell them by their size.
  * chrome_tracing.json beside them as current releases write it: a bare array of X events
  * with string tids and epoch µs, a batch's type and size in its args, a request's httpReq
- * span from its arrival to its last token. */
+ * span from its arrival to its last token. And profiler.db with the same spans in its slice
+ * table (id, timestamp, duration, name, depth, track_id, cat, args: ns, args a JSON object),
+ * the columns service-profiler-formats.md gives, for an output read from the database alone. */
 #include "gen.h"
 
 #include <inttypes.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +46,19 @@ static int64_t sv_rank(int64_t *v, size_t n, double q)
 	return v[k ? k - 1 : 0];
 }
 
+/* The spans written, again for profiler.db's slice table. */
+struct sv_slice {
+	char *name, *args;
+	int64_t a, e;
+};
+static struct sv_slice *sv_slices;
+static size_t sv_n_slices, sv_cap_slices;
+
 /* One X event of chrome_tracing.json, ts and dur in µs with three decimals (exact ns). */
 static void sv_span(struct sbuf *b, const char *name, const char *tid, int64_t a, int64_t e, const char *args)
 {
+	xgrow(&sv_slices, &sv_cap_slices, sv_n_slices + 1, sizeof *sv_slices);
+	sv_slices[sv_n_slices++] = (struct sv_slice){xstrdup(name), xasprintf("{%s}", args), a, e};
 	sbuf_addf(b, "%s{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":\"%s\",\"ts\":%" PRId64 ".%03" PRId64
 		  ",\"dur\":%" PRId64 ".%03" PRId64 ",\"args\":{%s}}",
 		  b->len > 2 ? ",\n" : "", name, tid, a / 1000, a % 1000, (e - a) / 1000, (e - a) % 1000, args);
@@ -57,6 +70,42 @@ static void sv_ms(struct sbuf *b, int64_t ns)
 	int64_t us = ns / 1000;
 	sbuf_addf(b, "%s%" PRId64 ".%03" PRId64, us < 0 ? "-" : "", (us < 0 ? -us : us) / 1000,
 	       (us < 0 ? -us : us) % 1000);
+}
+
+/* profiler.db: the spans in its slice table, ns (written as sqlite3 would be by the tool:
+ * one transaction). */
+static void sv_write_db(const char *dir)
+{
+	char path[4096];
+	path_join(path, sizeof path, dir, "profiler.db");
+	remove(path);
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_open(path, &h) != SQLITE_OK ||
+	    sqlite3_exec(h, "BEGIN; CREATE TABLE slice(id INTEGER PRIMARY KEY, timestamp INTEGER, duration INTEGER, "
+			    "name TEXT, depth INTEGER, track_id INTEGER, cat TEXT, args TEXT);",
+			 NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "INSERT INTO slice VALUES (?, ?, ?, ?, 0, 1, 'serving', ?)", -1, &st, NULL) != SQLITE_OK)
+		die("cannot write %s: %s", path, h ? sqlite3_errmsg(h) : "out of memory");
+	for (size_t i = 0; i < sv_n_slices; i++) {
+		const struct sv_slice *s = &sv_slices[i];
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)i + 1);
+		sqlite3_bind_int64(st, 2, s->a);
+		sqlite3_bind_int64(st, 3, s->e - s->a);
+		sqlite3_bind_text(st, 4, s->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, s->args, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			die("cannot write %s: %s", path, sqlite3_errmsg(h));
+		sqlite3_reset(st);
+		free(s->name);
+		free(s->args);
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_exec(h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK || sqlite3_close(h) != SQLITE_OK)
+		die("cannot write %s", path);
+	free(sv_slices);
+	sv_slices = NULL;
+	sv_n_slices = sv_cap_slices = 0;
 }
 
 static void sv_write(const char *dir, const char *name, const struct sbuf *b)
@@ -193,6 +242,7 @@ void gen_serving(const struct gen *G)
 	sv_write(dir, "request_status.csv", &qs);
 	sbuf_adds(&ct, "\n]\n");
 	sv_write(dir, "chrome_tracing.json", &ct);
+	sv_write_db(dir);
 	/* the truth: the figures as the analysis defines them, from the values written (whole
 	 * µs, so ms with three decimals are exact) */
 	struct sbuf t = {0};
