@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "analysis.h"
 #include "capture.h"
@@ -394,6 +395,28 @@ static void test_no_device_lanes(void **state)
 	free(dir);
 }
 
+/* A profiler.db is the service profiler's only with its slice table: another tool's file of
+ * that name, or one that is not a database, opens nothing as serving output. */
+static void test_foreign_profiler_db(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	char *db = xasprintf("%s/profiler.db", dir);
+	sqlite3 *h = NULL;
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "CREATE TABLE runs(id INTEGER, created TEXT)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(serving_probe(dir), SERVING_NONE);
+	assert_int_equal(serving_probe(db), SERVING_NONE);
+	free(tu_write_str(dir, "x/profiler.db", "not a database at all"));
+	char *x = xasprintf("%s/x", dir);
+	assert_int_equal(serving_probe(x), SERVING_NONE);
+	free(x);
+	free(db);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_phases_from_forwards),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_no_device_lanes),
+		cmocka_unit_test(test_foreign_profiler_db),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,6 +77,20 @@ static bool serving_raw_only(const char *dir)
 	return raw;
 }
 
+/* dir's profiler.db holds a slice table (another tool's file of that name does not). */
+static bool serving_db_has_slice(const char *dir)
+{
+	char *path = serving_join(dir, "profiler.db");
+	struct diag_list scratch; /* a file that does not open is simply not ours */
+	diag_init(&scratch);
+	sqlite3 *h = db_open_readonly(path, &scratch);
+	bool yes = h && db_has_table(h, "slice");
+	sqlite3_close(h);
+	diag_free(&scratch);
+	free(path);
+	return yes;
+}
+
 enum serving_gen serving_probe(const char *path)
 {
 	struct stat st;
@@ -92,7 +106,7 @@ enum serving_gen serving_probe(const char *path)
 		enum serving_gen g = serving_probe(dir);
 		free(dir);
 		if (!strcmp(base, "profiler.db"))
-			return g == SERVING_NONE ? SERVING_CURRENT : g;
+			return g;
 		if (g != SERVING_NONE || strcmp(base, "chrome_tracing.json"))
 			return g;
 		/* a service trace on its own: its spans say what they can; a bare array is what
@@ -125,7 +139,7 @@ enum serving_gen serving_probe(const char *path)
 			return SERVING_2024;
 	}
 	/* the service profiler's own database, kept without its CSVs (current releases) */
-	if (serving_is_file(path, "profiler.db"))
+	if (serving_is_file(path, "profiler.db") && serving_db_has_slice(path))
 		return SERVING_CURRENT;
 	if (serving_raw_only(path))
 		return SERVING_RAW;
