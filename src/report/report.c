@@ -227,6 +227,56 @@ static void text_bottlenecks(const struct rank_analysis *ra, FILE *out)
 	fprintf(out, _("  verdict: %s\n"), bottleneck_verdict(ra, verdict, sizeof verdict));
 }
 
+/* A top op's figures, in the JSON's order; the text's columns by text_col (busy time and
+ * the deviation from the CSV are the JSON's alone). */
+#define OPS_ROW(T, name, expr) \
+	static double name(const void *row, const void *ctx) \
+	{ \
+		const T *o = row; \
+		(void)ctx; \
+		return expr; \
+	}
+OPS_ROW(struct op_stat, opf_count, (double)o->count)
+OPS_ROW(struct op_stat, opf_total, (double)o->total_ns)
+OPS_ROW(struct op_stat, opf_avg, o->avg_ns)
+OPS_ROW(struct op_stat, opf_p50, (double)o->p50_ns)
+OPS_ROW(struct op_stat, opf_p95, (double)o->p95_ns)
+OPS_ROW(struct op_stat, opf_max, (double)o->max_ns)
+OPS_ROW(struct op_stat, opf_busy, (double)o->busy_ns)
+OPS_ROW(struct op_stat, opf_share, o->share_pct)
+OPS_ROW(struct op_stat, opf_csv, o->csv_total_ns >= 0 ? (double)o->csv_total_ns : NAN)
+OPS_ROW(struct op_stat, opf_dev, o->deviation_pct)
+
+static const struct report_field op_fields[] = {
+	{"count", RF_COUNT, 0, 5, 0, 1, 1, 0, opf_count},
+	{"total_us", RF_NS, 1, 13, 3, 1e6, 1, 0, opf_total},
+	{"avg_us", RF_DOUBLE, 2, 9, 3, 1e3, 1e3, 3, opf_avg},
+	{"p50_us", RF_NS, 3, 9, 3, 1e3, 1, 0, opf_p50},
+	{"p95_us", RF_NS, 4, 9, 3, 1e3, 1, 0, opf_p95},
+	{"max_us", RF_NS, 5, 9, 3, 1e3, 1, 0, opf_max},
+	{"busy_us", RF_NS, -1, 0, 0, 1, 1, 0, opf_busy},
+	{"share_pct", RF_PCT, 6, 5, 1, 1, 1, 3, opf_share},
+	{"csv_total_us", RF_OPT, 7, 8, 3, 1e6, 1e3, 3, opf_csv},
+	{"deviation_pct", RF_DOUBLE, -1, 0, 0, 1, 1, 3, opf_dev},
+};
+#define N_OP_FIELDS (sizeof op_fields / sizeof op_fields[0])
+
+OPS_ROW(struct op_type_stat, otf_count, (double)o->count)
+OPS_ROW(struct op_type_stat, otf_names, (double)o->n_names)
+OPS_ROW(struct op_type_stat, otf_total, (double)o->total_ns)
+OPS_ROW(struct op_type_stat, otf_busy, (double)o->busy_ns)
+OPS_ROW(struct op_type_stat, otf_share, o->share_pct)
+
+/* An op type's figures: the text puts the names' count last, the JSON after the count. */
+static const struct report_field op_type_fields[] = {
+	{"count", RF_COUNT, 0, 6, 0, 1, 1, 0, otf_count},
+	{"names", RF_COUNT, 4, 6, 0, 1, 1, 0, otf_names},
+	{"total_us", RF_NS, 1, 13, 3, 1e6, 1, 0, otf_total},
+	{"busy_us", RF_NS, 2, 13, 3, 1e6, 1, 0, otf_busy},
+	{"share", RF_PCT, 3, 5, 1, 1, 1, 3, otf_share},
+};
+#define N_OP_TYPE_FIELDS (sizeof op_type_fields / sizeof op_type_fields[0])
+
 static void text_top_ops(const struct rank_analysis *ra, FILE *out)
 {
 	/* without a trace the rows are the tables' own: no trace to set a CSV total beside */
@@ -242,13 +292,9 @@ static void text_top_ops(const struct rank_analysis *ra, FILE *out)
 			const struct op_stat *o = &ra->ops[i];
 			if (o->scope != scope || o->phase != PHASE_UNKNOWN)
 				continue;
-			char csv[32] = "-";
-			if (o->csv_total_ns >= 0)
-				snprintf(csv, sizeof csv, "%.3f", (double)o->csv_total_ns / 1e6);
-			fprintf(out, "    %5llu %13.3f %9.3f %9.3f %9.3f %9.3f %5.1f%% %8s  ",
-				(unsigned long long)o->count, (double)o->total_ns / 1e6, o->avg_ns / 1e3,
-				(double)o->p50_ns / 1e3, (double)o->p95_ns / 1e3, (double)o->max_ns / 1e3,
-				o->share_pct, csv);
+			fputs("   ", out);
+			report_fields_text(out, op_fields, N_OP_FIELDS, o, NULL);
+			fputs("  ", out);
 			char label[600];
 			summary_put_clean(out, op_rows_label(o->name, o->group, label, sizeof label));
 			fputc('\n', out);
@@ -271,8 +317,9 @@ static void text_top_op_types(const struct rank_analysis *ra, FILE *out)
 				const struct op_type_stat *t = &ra->op_types[i];
 				if (t->scope != scope)
 					continue;
-				fprintf(out, "    %6llu %13.3f %13.3f %5.1f%% %6zu  ", (unsigned long long)t->count,
-					(double)t->total_ns / 1e6, (double)t->busy_ns / 1e6, t->share_pct, t->n_names);
+				fputs("   ", out);
+				report_fields_text(out, op_type_fields, N_OP_TYPE_FIELDS, t, NULL);
+				fputs("  ", out);
 				char label[600];
 				summary_put_clean(out, op_rows_label(t->name, t->group, label, sizeof label));
 				fputc('\n', out);
@@ -596,16 +643,7 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 			jsonw_kstr(w, "scope", result_scope_name((enum op_scope)o->scope));
 			jsonw_kstr(w, "category", category_name((enum ev_category)o->category));
 			jsonw_kstr(w, "type", o->type);
-			jsonw_kuint(w, "count", o->count);
-			jsonw_kus(w, "total_us", o->total_ns);
-			jsonw_kdouble(w, "avg_us", o->avg_ns / 1e3, 3);
-			jsonw_kus(w, "p50_us", o->p50_ns);
-			jsonw_kus(w, "p95_us", o->p95_ns);
-			jsonw_kus(w, "max_us", o->max_ns);
-			jsonw_kus(w, "busy_us", o->busy_ns);
-			jsonw_kdouble(w, "share_pct", o->share_pct, 3);
-			jsonw_kdouble(w, "csv_total_us", o->csv_total_ns >= 0 ? (double)o->csv_total_ns / 1e3 : NAN, 3);
-			jsonw_kdouble(w, "deviation_pct", o->deviation_pct, 3);
+			report_fields_json(w, op_fields, N_OP_FIELDS, o, NULL);
 			jsonw_obj_end(w);
 		}
 	}
@@ -624,11 +662,7 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 			jsonw_kstr(w, "group", t->group);
 			jsonw_kstr(w, "scope", result_scope_name((enum op_scope)t->scope));
 			jsonw_kstr(w, "category", category_name((enum ev_category)t->category));
-			jsonw_kuint(w, "count", t->count);
-			jsonw_kuint(w, "names", t->n_names);
-			jsonw_kus(w, "total_us", t->total_ns);
-			jsonw_kus(w, "busy_us", t->busy_ns);
-			jsonw_kdouble(w, "share", t->share_pct, 3);
+			report_fields_json(w, op_type_fields, N_OP_TYPE_FIELDS, t, NULL);
 			jsonw_obj_end(w);
 		}
 	}
