@@ -109,6 +109,46 @@ static void text_metrics(const struct rank_analysis *ra, FILE *out)
 		fputs(_("  ! more than 1200 host ops per step: dispatch is a fixed per-step cost\n"), out);
 }
 
+/* A step's figures, in two tables because the phase's strings sit between them in both
+ * the text and the JSON: its window, then what the window held. Unknown figures (no
+ * device lanes, no host trace) are NaN: "-" in the text, null in the JSON, as the metrics. */
+#define STEP_ROW(name, expr) \
+	static double name(const void *row, const void *ctx) \
+	{ \
+		const struct step *s = row; \
+		const struct rank_analysis *ra = ctx; \
+		(void)ra; \
+		return expr; \
+	}
+STEP_ROW(stf_start, s->has_window ? (double)(s->start - ra->t0) : NAN)
+STEP_ROW(stf_dur, (double)(s->end - s->start))
+STEP_ROW(stf_compute, ra->have[M_COMPUTE_US] ? (double)s->compute_ns : NAN)
+STEP_ROW(stf_comm, ra->have[M_COMPUTE_US] ? (double)s->comm_not_overlapped_ns : NAN)
+STEP_ROW(stf_free, ra->have[M_COMPUTE_US] ? (double)s->free_ns : NAN)
+STEP_ROW(stf_host, ra->have[M_HOST_ONLY_US] ? (double)s->host_only_ns : NAN)
+STEP_ROW(stf_h2d, (double)s->h2d_ns)
+STEP_ROW(stf_d2h, (double)s->d2h_ns)
+STEP_ROW(stf_dispatch, ra->have[M_DISPATCH_OPS] ? (double)s->dispatch_ops : NAN)
+STEP_ROW(stf_replays, (double)s->graph_replays)
+
+static const struct report_field step_window_fields[] = {
+	{"start_us", RF_OPT, 0, 10, 3, 1e6, 1e3, 3, stf_start},
+	{"dur_us", RF_NS, 1, 9, 3, 1e6, 1, 0, stf_dur},
+};
+#define N_STEP_WINDOW_FIELDS (sizeof step_window_fields / sizeof step_window_fields[0])
+
+static const struct report_field step_fields[] = {
+	{"compute_us", RF_NS, 0, 11, 3, 1e6, 1, 0, stf_compute},
+	{"comm_not_overlapped_us", RF_NS, 1, 12, 3, 1e6, 1, 0, stf_comm},
+	{"free_us", RF_NS, 2, 9, 3, 1e6, 1, 0, stf_free},
+	{"host_only_us", RF_NS, 3, 13, 3, 1e6, 1, 0, stf_host},
+	{"h2d_us", RF_NS, -1, 0, 0, 1, 1, 0, stf_h2d},
+	{"d2h_us", RF_NS, -1, 0, 0, 1, 1, 0, stf_d2h},
+	{"dispatch_ops", RF_COUNT, 4, 9, 0, 1, 1, 0, stf_dispatch},
+	{"graph_replays", RF_COUNT, -1, 0, 0, 1, 1, 0, stf_replays},
+};
+#define N_STEP_FIELDS (sizeof step_fields / sizeof step_fields[0])
+
 /* The workload, the steps and their phases, with what each was read from. */
 static void text_steps(const struct rank_analysis *ra, FILE *out)
 {
@@ -139,31 +179,18 @@ static void text_steps(const struct rank_analysis *ra, FILE *out)
 		size_t shown = ra->n_steps > 40 ? 40 : ra->n_steps;
 		for (size_t i = 0; i < shown; i++) {
 			const struct step *s = &ra->steps[i];
-			char start[32] = "-";
-			if (s->has_window)
-				snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-			fprintf(out, "  %-3zu %10s %9.3f  ", i + 1, start, (double)(s->end - s->start) / 1e6);
+			fprintf(out, "  %-3zu", i + 1);
+			report_fields_text(out, step_window_fields, N_STEP_WINDOW_FIELDS, s, ra, 0);
+			fputs("  ", out);
 			/* "training" is a byte wider than the column: the compute figure's field,
 			 * wider than its values, gives the byte back so the columns stay put */
 			const char *phase = _(result_step_phase_name(s));
 			int over = u8_strwidth((const uint8_t *)phase, "UTF-8") - 7;
 			over = over < 0 ? 0 : over > 4 ? 4 : over;
 			report_put_padded(out, phase, 7);
-			/* without a host trace these are unknown, not zero (the metrics leave them out) */
-			char host[32] = "-", disp[32] = "-";
-			if (ra->have[M_HOST_ONLY_US])
-				snprintf(host, sizeof host, "%.3f", (double)s->host_only_ns / 1e6);
-			if (ra->have[M_DISPATCH_OPS])
-				snprintf(disp, sizeof disp, "%zu", s->dispatch_ops);
-			/* without device lanes the device's figures are unknown too */
-			char comp[32] = "-", comm[32] = "-", free_[32] = "-";
-			if (ra->have[M_COMPUTE_US]) {
-				snprintf(comp, sizeof comp, "%.3f", (double)s->compute_ns / 1e6);
-				snprintf(comm, sizeof comm, "%.3f", (double)s->comm_not_overlapped_ns / 1e6);
-				snprintf(free_, sizeof free_, "%.3f", (double)s->free_ns / 1e6);
-			}
-			fprintf(out, " %*s %12s %9s %13s %9s  %-10s  %s\n", 11 - over, comp, comm, free_, host, disp,
-				result_phase_signal_name(s->phase_source), result_confidence_text(s->phase_conf));
+			report_fields_text(out, step_fields, N_STEP_FIELDS, s, ra, over);
+			fprintf(out, "  %-10s  %s\n", result_phase_signal_name(s->phase_source),
+				result_confidence_text(s->phase_conf));
 		}
 		if (shown < ra->n_steps)
 			fprintf(out, _("  ... %zu more steps (see --json)\n"), ra->n_steps - shown);
@@ -293,7 +320,7 @@ static void text_top_ops(const struct rank_analysis *ra, FILE *out)
 			if (o->scope != scope || o->phase != PHASE_UNKNOWN)
 				continue;
 			fputs("   ", out);
-			report_fields_text(out, op_fields, N_OP_FIELDS, o, NULL);
+			report_fields_text(out, op_fields, N_OP_FIELDS, o, NULL, 0);
 			fputs("  ", out);
 			char label[600];
 			summary_put_clean(out, op_rows_label(o->name, o->group, label, sizeof label));
@@ -318,7 +345,7 @@ static void text_top_op_types(const struct rank_analysis *ra, FILE *out)
 				if (t->scope != scope)
 					continue;
 				fputs("   ", out);
-				report_fields_text(out, op_type_fields, N_OP_TYPE_FIELDS, t, NULL);
+				report_fields_text(out, op_type_fields, N_OP_TYPE_FIELDS, t, NULL, 0);
 				fputs("  ", out);
 				char label[600];
 				summary_put_clean(out, op_rows_label(t->name, t->group, label, sizeof label));
@@ -469,32 +496,12 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_obj_begin(w);
 		jsonw_kint(w, "index", s->index);
 		jsonw_kstr(w, "label", s->label);
-		jsonw_kdouble(w, "start_us", s->has_window ? (double)(s->start - ra->t0) / 1e3 : NAN, 3);
-		jsonw_kus(w, "dur_us", s->end - s->start);
+		report_fields_json(w, step_window_fields, N_STEP_WINDOW_FIELDS, s, ra);
 		jsonw_kstr(w, "phase", result_step_phase_name(s));
 		jsonw_kstr(w, "phase_signal", result_phase_signal_name(s->phase_source));
 		jsonw_kstr(w, "phase_confidence", result_confidence_name(s->phase_conf));
 		jsonw_kstr(w, "phase_evidence", s->phase_evidence);
-		if (ra->have[M_COMPUTE_US]) { /* null without device lanes, as the metrics */
-			jsonw_kus(w, "compute_us", s->compute_ns);
-			jsonw_kus(w, "comm_not_overlapped_us", s->comm_not_overlapped_ns);
-			jsonw_kus(w, "free_us", s->free_ns);
-		} else {
-			jsonw_knull(w, "compute_us");
-			jsonw_knull(w, "comm_not_overlapped_us");
-			jsonw_knull(w, "free_us");
-		}
-		if (ra->have[M_HOST_ONLY_US]) /* null without a host trace, as the metric */
-			jsonw_kus(w, "host_only_us", s->host_only_ns);
-		else
-			jsonw_knull(w, "host_only_us");
-		jsonw_kus(w, "h2d_us", s->h2d_ns);
-		jsonw_kus(w, "d2h_us", s->d2h_ns);
-		if (ra->have[M_DISPATCH_OPS])
-			jsonw_kuint(w, "dispatch_ops", s->dispatch_ops);
-		else
-			jsonw_knull(w, "dispatch_ops");
-		jsonw_kuint(w, "graph_replays", s->graph_replays);
+		report_fields_json(w, step_fields, N_STEP_FIELDS, s, ra);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);

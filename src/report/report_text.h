@@ -33,8 +33,9 @@ struct jsonw;
 struct report_field {
 	const char *key;
 	enum report_field_kind {
-		RF_COUNT,  /* a whole count: an integer in both */
-		RF_NS,     /* nanoseconds: the text's unit by text_div, the JSON's in µs (jsonw_kus) */
+		RF_COUNT,  /* a whole count: an integer in both; NaN: "-" and null (unknown) */
+		RF_NS,     /* nanoseconds: the text's unit by text_div, the JSON's in µs (jsonw_kus);
+			    * NaN: "-" and null */
 		RF_DOUBLE, /* a number, json_decimals in the JSON */
 		RF_OPT,    /* as RF_DOUBLE, but NaN is "-" in the text (null in the JSON) */
 		RF_PCT,    /* as RF_DOUBLE, with "%" after it in the text */
@@ -44,8 +45,10 @@ struct report_field {
 	int json_decimals;
 	double (*get)(const void *row, const void *ctx);
 };
-/* A row's text columns, each " " and the figure in its width, in text_col order. */
-void report_fields_text(FILE *out, const struct report_field *f, size_t n, const void *row, const void *ctx);
+/* A row's text columns, each " " and the figure in its width, in text_col order; the first
+ * column squeeze columns narrower (a wide cell before it gives its extra width back). */
+void report_fields_text(FILE *out, const struct report_field *f, size_t n, const void *row, const void *ctx,
+			int squeeze);
 /* A row's figures as JSON keys, in the table's order. */
 void report_fields_json(struct jsonw *w, const struct report_field *f, size_t n, const void *row, const void *ctx);
 
