@@ -1002,37 +1002,42 @@ static void usage(FILE *out)
 	      out);
 }
 
-int main(int argc, char **argv)
+/* The command line's options. */
+struct bench_opts {
+	const char *tui, *gen, *data, *only, *synth;
+	int runs;
+	bool quick, index_only, digests_only, first_open, serving_only, moe_only;
+};
+
+/* The options into o; -1 to go on, else the exit status (--help, a wrong option). */
+static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 {
-	const char *tui = NULL, *gen = NULL, *data = NULL, *only = NULL, *synth = NULL;
-	int runs = 3;
-	bool quick = false, index_only = false, digests_only = false, first_open = false, serving_only = false,
-	     moe_only = false;
+	*o = (struct bench_opts){.runs = 3};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tui") && i + 1 < argc)
-			tui = argv[++i];
+			o->tui = argv[++i];
 		else if (!strcmp(argv[i], "--gen") && i + 1 < argc)
-			gen = argv[++i];
+			o->gen = argv[++i];
 		else if (!strcmp(argv[i], "--data") && i + 1 < argc)
-			data = argv[++i];
+			o->data = argv[++i];
 		else if (!strcmp(argv[i], "--synth") && i + 1 < argc)
-			synth = argv[++i];
+			o->synth = argv[++i];
 		else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
-			runs = atoi(argv[++i]);
+			o->runs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quick"))
-			quick = true;
+			o->quick = true;
 		else if (!strcmp(argv[i], "--index-only"))
-			index_only = true;
+			o->index_only = true;
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-			only = argv[++i];
+			o->only = argv[++i];
 		else if (!strcmp(argv[i], "--digests"))
-			digests_only = true;
+			o->digests_only = true;
 		else if (!strcmp(argv[i], "--serving"))
-			serving_only = true;
+			o->serving_only = true;
 		else if (!strcmp(argv[i], "--moe"))
-			moe_only = true;
+			o->moe_only = true;
 		else if (!strcmp(argv[i], "--first-open"))
-			first_open = true;
+			o->first_open = true;
 		else if (!strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
@@ -1041,13 +1046,276 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!tui || !gen || !data || runs < 1 || runs > MAX_RUNS) {
+	if (!o->tui || !o->gen || !o->data || o->runs < 1 || o->runs > MAX_RUNS) {
 		usage(stderr);
 		return 2;
 	}
-	mkdir(data, 0755);
+	return -1;
+}
+
+/* One capture's trace files, the memchr floor over them, and the index (--summary --json)
+ * and report (--report --json) runs. */
+struct capture_runs {
+	char paths[64][4096];
+	int np;
+	unsigned long long bytes;
+	double mb, floor_s, floor_cpu, found_s;
+	char load_before[64], load_after[64];
+	double idx_w[MAX_RUNS], idx_c[MAX_RUNS], rep_w[MAX_RUNS], rep_c[MAX_RUNS];
+	double idx_a[MAX_RUNS], rep_a[MAX_RUNS];
+	struct figures stage_runs[MAX_RUNS];
+	double iw, ic, rw, rc; /* medians of idx_w, idx_c, rep_w, rep_c */
+};
+
+static void bench_index_runs(const struct bench_opts *o, const char *dir, const char *out_path,
+			     struct capture_runs *cr)
+{
+	int runs = o->runs;
+	double floor_t[MAX_RUNS], floor_c[MAX_RUNS], warm_c;
+	cr->np = trace_paths(dir, cr->paths, 64);
+	cr->bytes = 0;
+	cr->found_s = memchr_floor(cr->paths, cr->np, &cr->bytes, &warm_c); /* and warms the page cache */
+	settle_tree(dir, 0);
+	memchr_floor(cr->paths, cr->np, &cr->bytes, &warm_c); /* the traces mapped once, as below */
+	for (int r = 0; r < runs; r++)
+		floor_t[r] = memchr_floor(cr->paths, cr->np, &cr->bytes, &floor_c[r]);
+	cr->floor_s = median(floor_t, runs);
+	cr->floor_cpu = median(floor_c, runs);
+
+	/* the index (--summary --json) and the report (--report --json), alternating
+	 * run by run so that both see the same load; the report's run gives the stages */
+	loadavg(cr->load_before, sizeof cr->load_before);
+	for (int r = 0; r < runs; r++) {
+		double rr, ra, w, c;
+		char *sargv[] = {(char *)o->tui, "--no-index", "--summary", "--json", (char *)dir, NULL};
+		char *rargv[] = {(char *)o->tui, "--no-index", "--report", "--json", (char *)dir, NULL};
+		run_measured(sargv, NULL, true, &w, &c, &rr, &cr->idx_a[r]); /* the peaks */
+		run_measured(rargv, NULL, true, &w, &c, &rr, &cr->rep_a[r]);
+		run_measured(sargv, NULL, false, &cr->idx_w[r], &cr->idx_c[r], &rr, &ra);
+		unlink(out_path);
+		memset(&cr->stage_runs[r], 0, sizeof cr->stage_runs[r]);
+		run_measured(rargv, out_path, false, &cr->rep_w[r], &cr->rep_c[r], &rr, &ra);
+		read_bench_out(out_path, &cr->stage_runs[r]);
+	}
+	loadavg(cr->load_after, sizeof cr->load_after);
+	cr->mb = (double)cr->bytes / 1e6;
+}
+
+/* The explorer's headless runs of one capture: medians of its own figures, of its wall, CPU
+ * and peaks, and of the trace file read alone; between them the reopen's figures (ro). */
+struct explorer_runs {
+	struct figures med;
+	double cpu_m, rss_m, anon_m;
+	double alone_s, alone_cpu, alone_anon; /* alone_runs 0: not measured */
+	int alone_runs;
+};
+
+static void bench_explorer_runs(const struct bench_opts *o, const char *script, const char *out_path,
+				const char *dir, const struct capture_runs *cr, struct explorer_runs *er, struct reopen *ro)
+{
+	int runs = o->runs;
+	struct figures per_run[MAX_RUNS];
+	double wall[MAX_RUNS], cpu[MAX_RUNS], rss[MAX_RUNS], anon[MAX_RUNS];
+	for (int r = 0; r < runs; r++) {
+		memset(&per_run[r], 0, sizeof per_run[r]);
+		unlink(out_path);
+		char *targv[] = {(char *)o->tui, "--no-index", "--script", (char *)script, "--size", "200x60", (char *)dir, NULL};
+		double w, c, rr, ra;
+		if (run_measured(targv, out_path, false, &wall[r], &cpu[r], &rr, &ra) != 0)
+			fprintf(stderr, "bench: %s exited with an error on %s\n", o->tui, dir);
+		read_bench_out(out_path, &per_run[r]);
+		run_measured(targv, NULL, true, &w, &c, &rss[r], &anon[r]); /* the peaks */
+	}
+	measure_reopen(o->tui, script, out_path, o->data, dir, runs, ro);
+	/* medians over runs of every figure the explorer gave */
+	memset(&er->med, 0, sizeof er->med);
+	for (int i = 0; i < per_run[0].n; i++) {
+		double v[MAX_RUNS];
+		int k = 0;
+		for (int r = 0; r < runs; r++)
+			if (fig_get(&per_run[r], per_run[0].name[i], &v[k]))
+				k++;
+		if (k)
+			fig_set(&er->med, per_run[0].name[i], median(v, k));
+	}
+	/* the trace file alone, as the reference readers take it: events, lanes and op
+	 * statistics without the CSV tables (single-trace captures only) */
+	double alone_ms[MAX_RUNS], alone_anon[MAX_RUNS], alone_cpu[MAX_RUNS];
+	int alone_runs = 0;
+	for (int r = 0; cr->np == 1 && r < runs; r++) {
+		struct figures f = {0};
+		double w, rr, ra, c;
+		unlink(out_path);
+		char *aargv[] = {(char *)o->tui, "--no-index", "--script", (char *)script, "--size", "200x60", (char *)cr->paths[0], NULL};
+		if (run_measured(aargv, out_path, false, &w, &alone_cpu[alone_runs], &rr, &ra) != 0)
+			continue;
+		read_bench_out(out_path, &f);
+		run_measured(aargv, NULL, true, &w, &c, &rr, &alone_anon[alone_runs]); /* the peak */
+		if (fig_get(&f, "indexed_ms", &alone_ms[alone_runs]))
+			alone_runs++;
+	}
+	er->alone_runs = alone_runs;
+	if (alone_runs) {
+		er->alone_s = median(alone_ms, alone_runs) / 1e3;
+		er->alone_cpu = median(alone_cpu, alone_runs);
+		er->alone_anon = median(alone_anon, alone_runs);
+	}
+	er->rss_m = median(rss, runs);
+	er->anon_m = median(anon, runs);
+	er->cpu_m = median(cpu, runs);
+}
+
+/* First open against reopen (the index), for the three readers. */
+static void bench_print_reopen(struct capture_runs *cr, const struct explorer_runs *er, const struct reopen *ro,
+			       int runs, double indexed, double first)
+{
+	double tb = (double)cr->bytes / 1048576.0, cpu_m = er->cpu_m, anon_m = er->anon_m;
+	double rw = cr->rw, iw = cr->iw, ic = cr->ic, rc = cr->rc;
+	double ia = median(cr->idx_a, runs), rpa = median(cr->rep_a, runs);
+	printf("  first open + index    %9.3f s   x%.2f the first open without   (indexes written: "
+	       "%.0f MB = %.3f x trace bytes)\n",
+	       ro->write_ms / 1e3, indexed ? ro->write_ms / indexed : 0, ro->index_mb, ro->index_mb * 1e6 / (double)cr->bytes);
+	printf("  first open vs reopen (index): wall, CPU (user + system) and peak private (RssAnon\n"
+	       "  sampled every ms) as x trace bytes; reopen / first open in brackets\n");
+	printf("    --summary --json     first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
+	       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
+	       iw, ic, ia, ia / tb, ro->summary_s, iw > 0 ? ro->summary_s / iw : 0, ro->summary_cpu,
+	       ic > 0 ? ro->summary_cpu / ic : 0, ro->summary_anon_mb, ro->summary_anon_mb / tb);
+	printf("    --report --json      first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
+	       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
+	       rw, rc, rpa, rpa / tb, ro->report_s, rw > 0 ? ro->report_s / rw : 0, ro->report_cpu,
+	       rc > 0 ? ro->report_cpu / rc : 0, ro->anon_mb, ro->anon_mb / tb);
+	printf("    explorer, fully indexed first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
+	       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
+	       indexed / 1e3, cpu_m, anon_m, anon_m / tb, ro->indexed_ms / 1e3, indexed ? ro->indexed_ms / indexed : 0,
+	       ro->cpu, cpu_m > 0 ? ro->cpu / cpu_m : 0, ro->explorer_anon_mb, ro->explorer_anon_mb / tb);
+	printf("    explorer first frame first %7.1f ms | reopen %7.1f ms\n", first, ro->first_ms);
+}
+
+/* The explorer's figures of one capture, after its index and report figures. */
+static void bench_print_explorer(const struct bench_opts *o, const char *script, const char *out_path,
+				 const char *dir, struct capture_runs *cr, const struct explorer_runs *er,
+				 const struct reopen *ro)
+{
+	const struct figures *med = &er->med;
+	double mb = cr->mb, floor_s = cr->floor_s;
+	double events = 0, store = 0, indexed = 0, first = 0, loaded = 0, keymax = 0, tl = 0;
+	fig_get(med, "events", &events);
+	fig_get(med, "store_bytes", &store);
+	fig_get(med, "indexed_ms", &indexed);
+	fig_get(med, "loaded_ms", &loaded);
+	fig_get(med, "first_frame_ms", &first);
+	fig_get(med, "key_max_ms", &keymax);
+	printf("\n  the explorer, headless (200x60), from its own clock:\n");
+	printf("  loaded (store)        %9.3f s   %7.0f MB/s   x%.1f floor\n", loaded / 1e3,
+	       mb / (loaded / 1e3), loaded / 1e3 / floor_s);
+	printf("  fully indexed         %9.3f s   %7.0f MB/s   x%.1f floor   (store, analysis, "
+	       "timeline index)\n",
+	       indexed / 1e3, mb / (indexed / 1e3), indexed / 1e3 / floor_s);
+	if (er->alone_runs) {
+		double a = er->alone_s;
+		printf("  trace file alone      %9.3f s   %7.0f MB/s   x%.1f floor   (events, lanes, op "
+		       "statistics: no CSV tables)\n"
+		       "                                      CPU %.3f s, peak private %.0f MB = %.3f x\n",
+		       a, mb / a, a / floor_s, er->alone_cpu, er->alone_anon, er->alone_anon * 1048576.0 / (double)cr->bytes);
+	}
+	printf("  CPU of the whole run  %9.3f s   %7.0f MB per CPU-second (user + system, all threads:\n"
+	       "                                      robust to other load on the machine)\n",
+	       er->cpu_m, mb / er->cpu_m);
+	fig_get(med, "stage_timeline_ms", &tl);
+	printf("  timeline index        %9.3f s   (built beside the op statistics)\n", tl / 1e3);
+	printf("  first frame           %9.1f ms\n", first);
+	printf("  peak RSS              %9.0f MB   (includes the mapped trace pages)\n", er->rss_m);
+	printf("  peak private          %9.0f MB   %.3f x trace bytes\n", er->anon_m,
+	       er->anon_m * 1048576.0 / (double)cr->bytes);
+	printf("  store                 %9.1f bytes per event\n", events ? store / events : 0);
+	if (ro->ok) {
+		bench_print_reopen(cr, er, ro, o->runs, indexed, first);
+		bench_first_open(o->tui, script, out_path, o->data, dir, o->runs);
+	}
+	printf("  slowest key           %9.3f ms   (handling plus the next frame)\n", keymax);
+	printf("  frame times (max of 15 draws, 200x60):");
+	for (int i = 0; i < med->n; i++)
+		if (!strncmp(med->name[i], "frame:", 6))
+			printf(" %s %.3f ms;", med->name[i] + 6, med->value[i]);
+	printf("\n\n");
+}
+
+/* One capture of the set: generated if need be, then measured as the options say. -1 when
+ * it cannot be generated; per_event: the explorer's time per event, 0 when not measured. */
+static int bench_capture(const struct bench_opts *o, const struct capture_spec *sp, size_t s, const char *script,
+			 const char *out_path, double *per_event)
+{
+	char dir[4096];
+	if (ensure_capture(o->gen, o->data, sp, false, dir, sizeof dir) != 0)
+		return -1;
+	if (o->digests_only) {
+		if (o->synth && s >= 1)
+			bench_digest_speed(o->tui, sp->name, dir, o->data, o->runs);
+		return 0;
+	}
+	if (o->serving_only) {
+		if (s >= 1)
+			serving_bench(o->tui, o->data, sp->name, dir, o->runs);
+		return 0;
+	}
+	if (o->first_open) {
+		char load[64];
+		loadavg(load, sizeof load);
+		printf("== %s (--first-open; load average %s)\n", sp->name, load);
+		bench_first_open(o->tui, script, out_path, o->data, dir, o->runs);
+		printf("\n");
+		return 0;
+	}
+	static struct capture_runs cr;
+	bench_index_runs(o, dir, out_path, &cr);
+	int runs = o->runs, np = cr.np;
+	if (o->index_only) {
+		printf("== %s: %d trace file%s, %.0f MB (--index-only)\n", sp->name, np, np == 1 ? "" : "s", cr.mb);
+		print_index_figures(cr.load_before, cr.load_after, cr.mb, cr.floor_s, cr.floor_cpu, cr.found_s, cr.idx_w,
+				    cr.idx_c, cr.rep_w, cr.rep_c, cr.stage_runs, runs);
+		printf("\n\n");
+		fflush(stdout);
+		return 0;
+	}
+	static struct explorer_runs er;
+	struct reopen ro;
+	bench_explorer_runs(o, script, out_path, dir, &cr, &er, &ro);
+	double events = 0, lanes = 0, ops = 0, indexed = 0;
+	fig_get(&er.med, "events", &events);
+	fig_get(&er.med, "lanes", &lanes);
+	fig_get(&er.med, "ops", &ops);
+	fig_get(&er.med, "indexed_ms", &indexed);
+	cr.rw = median(cr.rep_w, runs);
+	cr.iw = median(cr.idx_w, runs);
+	cr.ic = median(cr.idx_c, runs);
+	cr.rc = median(cr.rep_c, runs);
+	printf("== %s: %d trace file%s, %.0f MB, %.0f events (X, C and flow ends), %.0f lanes, "
+	       "%.0f op rows\n",
+	       sp->name, np, np == 1 ? "" : "s", cr.mb, events, lanes, ops);
+	print_index_figures(cr.load_before, cr.load_after, cr.mb, cr.floor_s, cr.floor_cpu, cr.found_s, cr.idx_w, cr.idx_c,
+			    cr.rep_w, cr.rep_c, cr.stage_runs, runs);
+	bench_print_explorer(o, script, out_path, dir, &cr, &er, &ro);
+	*per_event = events ? indexed / events : 0;
+	fflush(stdout);
+	if (s == 1) {
+		db_bench(o->gen, o->tui, o->data, sp, script, out_path, runs, cr.bytes, indexed, er.anon_m);
+		serving_bench(o->tui, o->data, sp->name, dir, runs);
+	}
+	if (o->synth && s >= 1) /* the one big rank, the eight big ranks */
+		bench_digest_speed(o->tui, sp->name, dir, o->data, runs);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_opts o;
+	int rc = bench_parse_args(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	mkdir(o.data, 0755);
 	char script[4200];
-	snprintf(script, sizeof script, "%s/bench.keys", data);
+	snprintf(script, sizeof script, "%s/bench.keys", o.data);
 	FILE *sf = fopen(script, "w");
 	if (!sf) {
 		fprintf(stderr, "bench: cannot write %s: %s\n", script, strerror(errno));
@@ -1056,212 +1324,31 @@ int main(int argc, char **argv)
 	fputs(bench_script, sf);
 	fclose(sf);
 	char out_path[4200];
-	snprintf(out_path, sizeof out_path, "%s/bench.out", data);
+	snprintf(out_path, sizeof out_path, "%s/bench.out", o.data);
 
-	if (moe_only) {
-		moe_bench(gen, tui, data, quick, runs);
+	if (o.moe_only) {
+		moe_bench(o.gen, o.tui, o.data, o.quick, o.runs);
 		return 0;
 	}
-	const struct capture_spec *specs = quick ? quick_specs : full_specs;
+	const struct capture_spec *specs = o.quick ? quick_specs : full_specs;
 	size_t n_specs = 3;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	printf("ascprof-bench: %ld CPUs, %d runs each, medians; ratio = time / memchr floor of the same "
 	       "bytes\n\n",
-	       cpus, runs);
+	       cpus, o.runs);
 	double index_per_event[3] = {0};
 	for (size_t s = 0; s < n_specs; s++) {
-		char dir[4096];
-		if (only && strcmp(only, specs[s].name))
+		if (o.only && strcmp(o.only, specs[s].name))
 			continue;
-		if (ensure_capture(gen, data, &specs[s], false, dir, sizeof dir) != 0)
+		if (bench_capture(&o, &specs[s], s, script, out_path, &index_per_event[s]) != 0)
 			return 1;
-		if (digests_only) {
-			if (synth && s >= 1)
-				bench_digest_speed(tui, specs[s].name, dir, data, runs);
-			continue;
-		}
-		if (serving_only) {
-			if (s >= 1)
-				serving_bench(tui, data, specs[s].name, dir, runs);
-			continue;
-		}
-		if (first_open) {
-			char load[64];
-			loadavg(load, sizeof load);
-			printf("== %s (--first-open; load average %s)\n", specs[s].name, load);
-			bench_first_open(tui, script, out_path, data, dir, runs);
-			printf("\n");
-			continue;
-		}
-		static char paths[64][4096];
-		int np = trace_paths(dir, paths, 64);
-		unsigned long long bytes = 0;
-		double floor_t[MAX_RUNS], floor_c[MAX_RUNS], warm_c;
-		double found_s = memchr_floor(paths, np, &bytes, &warm_c); /* and warms the page cache */
-		settle_tree(dir, 0);
-		memchr_floor(paths, np, &bytes, &warm_c); /* the traces mapped once, as below */
-		for (int r = 0; r < runs; r++)
-			floor_t[r] = memchr_floor(paths, np, &bytes, &floor_c[r]);
-		double floor_s = median(floor_t, runs), floor_cpu = median(floor_c, runs);
-
-		/* the index (--summary --json) and the report (--report --json), alternating
-		 * run by run so that both see the same load; the report's run gives the stages */
-		char load_before[64], load_after[64];
-		loadavg(load_before, sizeof load_before);
-		double idx_w[MAX_RUNS], idx_c[MAX_RUNS], rep_w[MAX_RUNS], rep_c[MAX_RUNS];
-		double idx_a[MAX_RUNS], rep_a[MAX_RUNS];
-		struct figures stage_runs[MAX_RUNS];
-		for (int r = 0; r < runs; r++) {
-			double rr, ra, w, c;
-			char *sargv[] = {(char *)tui, "--no-index", "--summary", "--json", dir, NULL};
-			char *rargv[] = {(char *)tui, "--no-index", "--report", "--json", dir, NULL};
-			run_measured(sargv, NULL, true, &w, &c, &rr, &idx_a[r]); /* the peaks */
-			run_measured(rargv, NULL, true, &w, &c, &rr, &rep_a[r]);
-			run_measured(sargv, NULL, false, &idx_w[r], &idx_c[r], &rr, &ra);
-			unlink(out_path);
-			memset(&stage_runs[r], 0, sizeof stage_runs[r]);
-			run_measured(rargv, out_path, false, &rep_w[r], &rep_c[r], &rr, &ra);
-			read_bench_out(out_path, &stage_runs[r]);
-		}
-		loadavg(load_after, sizeof load_after);
-		double mb = (double)bytes / 1e6;
-		if (index_only) {
-			printf("== %s: %d trace file%s, %.0f MB (--index-only)\n", specs[s].name, np, np == 1 ? "" : "s", mb);
-			print_index_figures(load_before, load_after, mb, floor_s, floor_cpu, found_s, idx_w, idx_c, rep_w, rep_c,
-					    stage_runs, runs);
-			printf("\n\n");
-			fflush(stdout);
-			continue;
-		}
-
-		struct figures per_run[MAX_RUNS];
-		double wall[MAX_RUNS], cpu[MAX_RUNS], rss[MAX_RUNS], anon[MAX_RUNS];
-		for (int r = 0; r < runs; r++) {
-			memset(&per_run[r], 0, sizeof per_run[r]);
-			unlink(out_path);
-			char *targv[] = {(char *)tui, "--no-index", "--script", script, "--size", "200x60", dir, NULL};
-			double w, c, rr, ra;
-			if (run_measured(targv, out_path, false, &wall[r], &cpu[r], &rr, &ra) != 0)
-				fprintf(stderr, "bench: %s exited with an error on %s\n", tui, dir);
-			read_bench_out(out_path, &per_run[r]);
-			run_measured(targv, NULL, true, &w, &c, &rss[r], &anon[r]); /* the peaks */
-		}
-		struct reopen ro;
-		measure_reopen(tui, script, out_path, data, dir, runs, &ro);
-		/* medians over runs of every figure the explorer gave */
-		struct figures med = {0};
-		for (int i = 0; i < per_run[0].n; i++) {
-			double v[MAX_RUNS];
-			int k = 0;
-			for (int r = 0; r < runs; r++)
-				if (fig_get(&per_run[r], per_run[0].name[i], &v[k]))
-					k++;
-			if (k)
-				fig_set(&med, per_run[0].name[i], median(v, k));
-		}
-		double events = 0, lanes = 0, ops = 0, store = 0, indexed = 0, first = 0, loaded = 0,
-		       keymax = 0;
-		fig_get(&med, "events", &events);
-		fig_get(&med, "lanes", &lanes);
-		fig_get(&med, "ops", &ops);
-		fig_get(&med, "store_bytes", &store);
-		fig_get(&med, "indexed_ms", &indexed);
-		fig_get(&med, "loaded_ms", &loaded);
-		fig_get(&med, "first_frame_ms", &first);
-		fig_get(&med, "key_max_ms", &keymax);
-		/* the trace file alone, as the reference readers take it: events, lanes and op
-		 * statistics without the CSV tables (single-trace captures only) */
-		double alone_ms[MAX_RUNS], alone_anon[MAX_RUNS], alone_cpu[MAX_RUNS];
-		int alone_runs = 0;
-		for (int r = 0; np == 1 && r < runs; r++) {
-			struct figures f = {0};
-			double w, rr, ra, c;
-			unlink(out_path);
-			char *aargv[] = {(char *)tui, "--no-index", "--script", script, "--size", "200x60", paths[0], NULL};
-			if (run_measured(aargv, out_path, false, &w, &alone_cpu[alone_runs], &rr, &ra) != 0)
-				continue;
-			read_bench_out(out_path, &f);
-			run_measured(aargv, NULL, true, &w, &c, &rr, &alone_anon[alone_runs]); /* the peak */
-			if (fig_get(&f, "indexed_ms", &alone_ms[alone_runs]))
-				alone_runs++;
-		}
-		double rss_m = median(rss, runs), anon_m = median(anon, runs);
-		double cpu_m = median(cpu, runs), rw = median(rep_w, runs);
-		double iw = median(idx_w, runs), ic = median(idx_c, runs), rc = median(rep_c, runs);
-		printf("== %s: %d trace file%s, %.0f MB, %.0f events (X, C and flow ends), %.0f lanes, "
-		       "%.0f op rows\n",
-		       specs[s].name, np, np == 1 ? "" : "s", mb, events, lanes, ops);
-		print_index_figures(load_before, load_after, mb, floor_s, floor_cpu, found_s, idx_w, idx_c, rep_w, rep_c,
-				    stage_runs, runs);
-		printf("\n  the explorer, headless (200x60), from its own clock:\n");
-		printf("  loaded (store)        %9.3f s   %7.0f MB/s   x%.1f floor\n", loaded / 1e3,
-		       mb / (loaded / 1e3), loaded / 1e3 / floor_s);
-		printf("  fully indexed         %9.3f s   %7.0f MB/s   x%.1f floor   (store, analysis, "
-		       "timeline index)\n",
-		       indexed / 1e3, mb / (indexed / 1e3), indexed / 1e3 / floor_s);
-		if (alone_runs) {
-			double a = median(alone_ms, alone_runs) / 1e3;
-			printf("  trace file alone      %9.3f s   %7.0f MB/s   x%.1f floor   (events, lanes, op "
-			       "statistics: no CSV tables)\n"
-			       "                                      CPU %.3f s, peak private %.0f MB = %.3f x\n",
-			       a, mb / a, a / floor_s, median(alone_cpu, alone_runs), median(alone_anon, alone_runs),
-			       median(alone_anon, alone_runs) * 1048576.0 / (double)bytes);
-		}
-		printf("  CPU of the whole run  %9.3f s   %7.0f MB per CPU-second (user + system, all threads:\n"
-		       "                                      robust to other load on the machine)\n",
-		       cpu_m, mb / cpu_m);
-		double tl = 0;
-		fig_get(&med, "stage_timeline_ms", &tl);
-		printf("  timeline index        %9.3f s   (built beside the op statistics)\n", tl / 1e3);
-		printf("  first frame           %9.1f ms\n", first);
-		printf("  peak RSS              %9.0f MB   (includes the mapped trace pages)\n", rss_m);
-		printf("  peak private          %9.0f MB   %.3f x trace bytes\n", anon_m,
-		       anon_m * 1048576.0 / (double)bytes);
-		printf("  store                 %9.1f bytes per event\n", events ? store / events : 0);
-		if (ro.ok) {
-			double tb = (double)bytes / 1048576.0;
-			printf("  first open + index    %9.3f s   x%.2f the first open without   (indexes written: "
-			       "%.0f MB = %.3f x trace bytes)\n",
-			       ro.write_ms / 1e3, indexed ? ro.write_ms / indexed : 0, ro.index_mb, ro.index_mb * 1e6 / (double)bytes);
-			printf("  first open vs reopen (index): wall, CPU (user + system) and peak private (RssAnon\n"
-			       "  sampled every ms) as x trace bytes; reopen / first open in brackets\n");
-			printf("    --summary --json     first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
-			       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
-			       iw, ic, median(idx_a, runs), median(idx_a, runs) / tb, ro.summary_s, iw > 0 ? ro.summary_s / iw : 0,
-			       ro.summary_cpu, ic > 0 ? ro.summary_cpu / ic : 0, ro.summary_anon_mb, ro.summary_anon_mb / tb);
-			printf("    --report --json      first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
-			       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
-			       rw, rc, median(rep_a, runs), median(rep_a, runs) / tb, ro.report_s, rw > 0 ? ro.report_s / rw : 0,
-			       ro.report_cpu, rc > 0 ? ro.report_cpu / rc : 0, ro.anon_mb, ro.anon_mb / tb);
-			printf("    explorer, fully indexed first %7.3f s  CPU %7.3f s  %5.0f MB %.3f x | reopen %7.3f s "
-			       "(x%.3f)  CPU %7.3f s (x%.3f)  %4.0f MB %.3f x\n",
-			       indexed / 1e3, cpu_m, anon_m, anon_m / tb, ro.indexed_ms / 1e3,
-			       indexed ? ro.indexed_ms / indexed : 0, ro.cpu, cpu_m > 0 ? ro.cpu / cpu_m : 0, ro.explorer_anon_mb,
-			       ro.explorer_anon_mb / tb);
-			printf("    explorer first frame first %7.1f ms | reopen %7.1f ms\n", first, ro.first_ms);
-			bench_first_open(tui, script, out_path, data, dir, runs);
-		}
-		printf("  slowest key           %9.3f ms   (handling plus the next frame)\n", keymax);
-		printf("  frame times (max of 15 draws, 200x60):");
-		for (int i = 0; i < med.n; i++)
-			if (!strncmp(med.name[i], "frame:", 6))
-				printf(" %s %.3f ms;", med.name[i] + 6, med.value[i]);
-		printf("\n\n");
-		index_per_event[s] = events ? indexed / events : 0;
-		fflush(stdout);
-		if (s == 1) {
-			db_bench(gen, tui, data, &specs[s], script, out_path, runs, bytes, indexed, anon_m);
-			serving_bench(tui, data, specs[s].name, dir, runs);
-		}
-		if (synth && s >= 1) /* the one big rank, the eight big ranks */
-			bench_digest_speed(tui, specs[s].name, dir, data, runs);
 	}
 	if (index_per_event[0] > 0 && index_per_event[1] > 0)
 		printf("scaling %s -> %s: %.2f x the time per event (1.00 = linear)\n", specs[0].name,
 		       specs[1].name, index_per_event[1] / index_per_event[0]);
-	if (synth && !index_only)
-		bench_cluster(tui, gen, synth, data, runs, quick);
-	if (!only && !index_only && !digests_only && !serving_only && !first_open)
-		moe_bench(gen, tui, data, quick, runs);
+	if (o.synth && !o.index_only)
+		bench_cluster(o.tui, o.gen, o.synth, o.data, o.runs, o.quick);
+	if (!o.only && !o.index_only && !o.digests_only && !o.serving_only && !o.first_open)
+		moe_bench(o.gen, o.tui, o.data, o.quick, o.runs);
 	return 0;
 }

@@ -109,6 +109,46 @@ static void text_metrics(const struct rank_analysis *ra, FILE *out)
 		fputs(_("  ! more than 1200 host ops per step: dispatch is a fixed per-step cost\n"), out);
 }
 
+/* A step's figures, in two tables because the phase's strings sit between them in both
+ * the text and the JSON: its window, then what the window held. Unknown figures (no
+ * device lanes, no host trace) are NaN: "-" in the text, null in the JSON, as the metrics. */
+#define STEP_ROW(name, expr) \
+	static double name(const void *row, const void *ctx) \
+	{ \
+		const struct step *s = row; \
+		const struct rank_analysis *ra = ctx; \
+		(void)ra; \
+		return expr; \
+	}
+STEP_ROW(stf_start, s->has_window ? (double)(s->start - ra->t0) : NAN)
+STEP_ROW(stf_dur, (double)(s->end - s->start))
+STEP_ROW(stf_compute, ra->have[M_COMPUTE_US] ? (double)s->compute_ns : NAN)
+STEP_ROW(stf_comm, ra->have[M_COMPUTE_US] ? (double)s->comm_not_overlapped_ns : NAN)
+STEP_ROW(stf_free, ra->have[M_COMPUTE_US] ? (double)s->free_ns : NAN)
+STEP_ROW(stf_host, ra->have[M_HOST_ONLY_US] ? (double)s->host_only_ns : NAN)
+STEP_ROW(stf_h2d, (double)s->h2d_ns)
+STEP_ROW(stf_d2h, (double)s->d2h_ns)
+STEP_ROW(stf_dispatch, ra->have[M_DISPATCH_OPS] ? (double)s->dispatch_ops : NAN)
+STEP_ROW(stf_replays, (double)s->graph_replays)
+
+static const struct report_field step_window_fields[] = {
+	{"start_us", RF_OPT, 0, 10, 3, 1e6, 1e3, 3, stf_start},
+	{"dur_us", RF_NS, 1, 9, 3, 1e6, 1, 0, stf_dur},
+};
+#define N_STEP_WINDOW_FIELDS (sizeof step_window_fields / sizeof step_window_fields[0])
+
+static const struct report_field step_fields[] = {
+	{"compute_us", RF_NS, 0, 11, 3, 1e6, 1, 0, stf_compute},
+	{"comm_not_overlapped_us", RF_NS, 1, 12, 3, 1e6, 1, 0, stf_comm},
+	{"free_us", RF_NS, 2, 9, 3, 1e6, 1, 0, stf_free},
+	{"host_only_us", RF_NS, 3, 13, 3, 1e6, 1, 0, stf_host},
+	{"h2d_us", RF_NS, -1, 0, 0, 1, 1, 0, stf_h2d},
+	{"d2h_us", RF_NS, -1, 0, 0, 1, 1, 0, stf_d2h},
+	{"dispatch_ops", RF_COUNT, 4, 9, 0, 1, 1, 0, stf_dispatch},
+	{"graph_replays", RF_COUNT, -1, 0, 0, 1, 1, 0, stf_replays},
+};
+#define N_STEP_FIELDS (sizeof step_fields / sizeof step_fields[0])
+
 /* The workload, the steps and their phases, with what each was read from. */
 static void text_steps(const struct rank_analysis *ra, FILE *out)
 {
@@ -139,31 +179,18 @@ static void text_steps(const struct rank_analysis *ra, FILE *out)
 		size_t shown = ra->n_steps > 40 ? 40 : ra->n_steps;
 		for (size_t i = 0; i < shown; i++) {
 			const struct step *s = &ra->steps[i];
-			char start[32] = "-";
-			if (s->has_window)
-				snprintf(start, sizeof start, "%.3f", (double)(s->start - ra->t0) / 1e6);
-			fprintf(out, "  %-3zu %10s %9.3f  ", i + 1, start, (double)(s->end - s->start) / 1e6);
+			fprintf(out, "  %-3zu", i + 1);
+			report_fields_text(out, step_window_fields, N_STEP_WINDOW_FIELDS, s, ra, 0);
+			fputs("  ", out);
 			/* "training" is a byte wider than the column: the compute figure's field,
 			 * wider than its values, gives the byte back so the columns stay put */
 			const char *phase = _(result_step_phase_name(s));
 			int over = u8_strwidth((const uint8_t *)phase, "UTF-8") - 7;
 			over = over < 0 ? 0 : over > 4 ? 4 : over;
 			report_put_padded(out, phase, 7);
-			/* without a host trace these are unknown, not zero (the metrics leave them out) */
-			char host[32] = "-", disp[32] = "-";
-			if (ra->have[M_HOST_ONLY_US])
-				snprintf(host, sizeof host, "%.3f", (double)s->host_only_ns / 1e6);
-			if (ra->have[M_DISPATCH_OPS])
-				snprintf(disp, sizeof disp, "%zu", s->dispatch_ops);
-			/* without device lanes the device's figures are unknown too */
-			char comp[32] = "-", comm[32] = "-", free_[32] = "-";
-			if (ra->have[M_COMPUTE_US]) {
-				snprintf(comp, sizeof comp, "%.3f", (double)s->compute_ns / 1e6);
-				snprintf(comm, sizeof comm, "%.3f", (double)s->comm_not_overlapped_ns / 1e6);
-				snprintf(free_, sizeof free_, "%.3f", (double)s->free_ns / 1e6);
-			}
-			fprintf(out, " %*s %12s %9s %13s %9s  %-10s  %s\n", 11 - over, comp, comm, free_, host, disp,
-				result_phase_signal_name(s->phase_source), result_confidence_text(s->phase_conf));
+			report_fields_text(out, step_fields, N_STEP_FIELDS, s, ra, over);
+			fprintf(out, "  %-10s  %s\n", result_phase_signal_name(s->phase_source),
+				result_confidence_text(s->phase_conf));
 		}
 		if (shown < ra->n_steps)
 			fprintf(out, _("  ... %zu more steps (see --json)\n"), ra->n_steps - shown);
@@ -227,6 +254,56 @@ static void text_bottlenecks(const struct rank_analysis *ra, FILE *out)
 	fprintf(out, _("  verdict: %s\n"), bottleneck_verdict(ra, verdict, sizeof verdict));
 }
 
+/* A top op's figures, in the JSON's order; the text's columns by text_col (busy time and
+ * the deviation from the CSV are the JSON's alone). */
+#define OPS_ROW(T, name, expr) \
+	static double name(const void *row, const void *ctx) \
+	{ \
+		const T *o = row; \
+		(void)ctx; \
+		return expr; \
+	}
+OPS_ROW(struct op_stat, opf_count, (double)o->count)
+OPS_ROW(struct op_stat, opf_total, (double)o->total_ns)
+OPS_ROW(struct op_stat, opf_avg, o->avg_ns)
+OPS_ROW(struct op_stat, opf_p50, (double)o->p50_ns)
+OPS_ROW(struct op_stat, opf_p95, (double)o->p95_ns)
+OPS_ROW(struct op_stat, opf_max, (double)o->max_ns)
+OPS_ROW(struct op_stat, opf_busy, (double)o->busy_ns)
+OPS_ROW(struct op_stat, opf_share, o->share_pct)
+OPS_ROW(struct op_stat, opf_csv, o->csv_total_ns >= 0 ? (double)o->csv_total_ns : NAN)
+OPS_ROW(struct op_stat, opf_dev, o->deviation_pct)
+
+static const struct report_field op_fields[] = {
+	{"count", RF_COUNT, 0, 5, 0, 1, 1, 0, opf_count},
+	{"total_us", RF_NS, 1, 13, 3, 1e6, 1, 0, opf_total},
+	{"avg_us", RF_DOUBLE, 2, 9, 3, 1e3, 1e3, 3, opf_avg},
+	{"p50_us", RF_NS, 3, 9, 3, 1e3, 1, 0, opf_p50},
+	{"p95_us", RF_NS, 4, 9, 3, 1e3, 1, 0, opf_p95},
+	{"max_us", RF_NS, 5, 9, 3, 1e3, 1, 0, opf_max},
+	{"busy_us", RF_NS, -1, 0, 0, 1, 1, 0, opf_busy},
+	{"share_pct", RF_PCT, 6, 5, 1, 1, 1, 3, opf_share},
+	{"csv_total_us", RF_OPT, 7, 8, 3, 1e6, 1e3, 3, opf_csv},
+	{"deviation_pct", RF_DOUBLE, -1, 0, 0, 1, 1, 3, opf_dev},
+};
+#define N_OP_FIELDS (sizeof op_fields / sizeof op_fields[0])
+
+OPS_ROW(struct op_type_stat, otf_count, (double)o->count)
+OPS_ROW(struct op_type_stat, otf_names, (double)o->n_names)
+OPS_ROW(struct op_type_stat, otf_total, (double)o->total_ns)
+OPS_ROW(struct op_type_stat, otf_busy, (double)o->busy_ns)
+OPS_ROW(struct op_type_stat, otf_share, o->share_pct)
+
+/* An op type's figures: the text puts the names' count last, the JSON after the count. */
+static const struct report_field op_type_fields[] = {
+	{"count", RF_COUNT, 0, 6, 0, 1, 1, 0, otf_count},
+	{"names", RF_COUNT, 4, 6, 0, 1, 1, 0, otf_names},
+	{"total_us", RF_NS, 1, 13, 3, 1e6, 1, 0, otf_total},
+	{"busy_us", RF_NS, 2, 13, 3, 1e6, 1, 0, otf_busy},
+	{"share", RF_PCT, 3, 5, 1, 1, 1, 3, otf_share},
+};
+#define N_OP_TYPE_FIELDS (sizeof op_type_fields / sizeof op_type_fields[0])
+
 static void text_top_ops(const struct rank_analysis *ra, FILE *out)
 {
 	/* without a trace the rows are the tables' own: no trace to set a CSV total beside */
@@ -242,13 +319,9 @@ static void text_top_ops(const struct rank_analysis *ra, FILE *out)
 			const struct op_stat *o = &ra->ops[i];
 			if (o->scope != scope || o->phase != PHASE_UNKNOWN)
 				continue;
-			char csv[32] = "-";
-			if (o->csv_total_ns >= 0)
-				snprintf(csv, sizeof csv, "%.3f", (double)o->csv_total_ns / 1e6);
-			fprintf(out, "    %5llu %13.3f %9.3f %9.3f %9.3f %9.3f %5.1f%% %8s  ",
-				(unsigned long long)o->count, (double)o->total_ns / 1e6, o->avg_ns / 1e3,
-				(double)o->p50_ns / 1e3, (double)o->p95_ns / 1e3, (double)o->max_ns / 1e3,
-				o->share_pct, csv);
+			fputs("   ", out);
+			report_fields_text(out, op_fields, N_OP_FIELDS, o, NULL, 0);
+			fputs("  ", out);
 			char label[600];
 			summary_put_clean(out, op_rows_label(o->name, o->group, label, sizeof label));
 			fputc('\n', out);
@@ -271,8 +344,9 @@ static void text_top_op_types(const struct rank_analysis *ra, FILE *out)
 				const struct op_type_stat *t = &ra->op_types[i];
 				if (t->scope != scope)
 					continue;
-				fprintf(out, "    %6llu %13.3f %13.3f %5.1f%% %6zu  ", (unsigned long long)t->count,
-					(double)t->total_ns / 1e6, (double)t->busy_ns / 1e6, t->share_pct, t->n_names);
+				fputs("   ", out);
+				report_fields_text(out, op_type_fields, N_OP_TYPE_FIELDS, t, NULL, 0);
+				fputs("  ", out);
 				char label[600];
 				summary_put_clean(out, op_rows_label(t->name, t->group, label, sizeof label));
 				fputc('\n', out);
@@ -422,32 +496,12 @@ static void json_steps(struct jsonw *w, const struct rank_analysis *ra)
 		jsonw_obj_begin(w);
 		jsonw_kint(w, "index", s->index);
 		jsonw_kstr(w, "label", s->label);
-		jsonw_kdouble(w, "start_us", s->has_window ? (double)(s->start - ra->t0) / 1e3 : NAN, 3);
-		jsonw_kus(w, "dur_us", s->end - s->start);
+		report_fields_json(w, step_window_fields, N_STEP_WINDOW_FIELDS, s, ra);
 		jsonw_kstr(w, "phase", result_step_phase_name(s));
 		jsonw_kstr(w, "phase_signal", result_phase_signal_name(s->phase_source));
 		jsonw_kstr(w, "phase_confidence", result_confidence_name(s->phase_conf));
 		jsonw_kstr(w, "phase_evidence", s->phase_evidence);
-		if (ra->have[M_COMPUTE_US]) { /* null without device lanes, as the metrics */
-			jsonw_kus(w, "compute_us", s->compute_ns);
-			jsonw_kus(w, "comm_not_overlapped_us", s->comm_not_overlapped_ns);
-			jsonw_kus(w, "free_us", s->free_ns);
-		} else {
-			jsonw_knull(w, "compute_us");
-			jsonw_knull(w, "comm_not_overlapped_us");
-			jsonw_knull(w, "free_us");
-		}
-		if (ra->have[M_HOST_ONLY_US]) /* null without a host trace, as the metric */
-			jsonw_kus(w, "host_only_us", s->host_only_ns);
-		else
-			jsonw_knull(w, "host_only_us");
-		jsonw_kus(w, "h2d_us", s->h2d_ns);
-		jsonw_kus(w, "d2h_us", s->d2h_ns);
-		if (ra->have[M_DISPATCH_OPS])
-			jsonw_kuint(w, "dispatch_ops", s->dispatch_ops);
-		else
-			jsonw_knull(w, "dispatch_ops");
-		jsonw_kuint(w, "graph_replays", s->graph_replays);
+		report_fields_json(w, step_fields, N_STEP_FIELDS, s, ra);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -596,16 +650,7 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 			jsonw_kstr(w, "scope", result_scope_name((enum op_scope)o->scope));
 			jsonw_kstr(w, "category", category_name((enum ev_category)o->category));
 			jsonw_kstr(w, "type", o->type);
-			jsonw_kuint(w, "count", o->count);
-			jsonw_kus(w, "total_us", o->total_ns);
-			jsonw_kdouble(w, "avg_us", o->avg_ns / 1e3, 3);
-			jsonw_kus(w, "p50_us", o->p50_ns);
-			jsonw_kus(w, "p95_us", o->p95_ns);
-			jsonw_kus(w, "max_us", o->max_ns);
-			jsonw_kus(w, "busy_us", o->busy_ns);
-			jsonw_kdouble(w, "share_pct", o->share_pct, 3);
-			jsonw_kdouble(w, "csv_total_us", o->csv_total_ns >= 0 ? (double)o->csv_total_ns / 1e3 : NAN, 3);
-			jsonw_kdouble(w, "deviation_pct", o->deviation_pct, 3);
+			report_fields_json(w, op_fields, N_OP_FIELDS, o, NULL);
 			jsonw_obj_end(w);
 		}
 	}
@@ -624,11 +669,7 @@ static void json_ops(struct jsonw *w, const struct analysis *an, const struct ra
 			jsonw_kstr(w, "group", t->group);
 			jsonw_kstr(w, "scope", result_scope_name((enum op_scope)t->scope));
 			jsonw_kstr(w, "category", category_name((enum ev_category)t->category));
-			jsonw_kuint(w, "count", t->count);
-			jsonw_kuint(w, "names", t->n_names);
-			jsonw_kus(w, "total_us", t->total_ns);
-			jsonw_kus(w, "busy_us", t->busy_ns);
-			jsonw_kdouble(w, "share", t->share_pct, 3);
+			report_fields_json(w, op_type_fields, N_OP_TYPE_FIELDS, t, NULL);
 			jsonw_obj_end(w);
 		}
 	}

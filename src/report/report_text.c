@@ -4,9 +4,12 @@
 #include "report_text.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <uniwidth.h>
+
+#include "jsonw.h"
 
 const char *report_value_text(double v, const char *unit, bool sign, char *buf, size_t size)
 {
@@ -87,4 +90,44 @@ void report_put_right(FILE *out, const char *s, int width)
 	for (int w = u8_strwidth((const uint8_t *)s, "UTF-8"); w < width; w++)
 		fputc(' ', out);
 	fputs(s, out);
+}
+
+/* NaN in a field that shows it as unknown ("-", null) rather than as a number */
+static bool report_field_unknown(const struct report_field *f, double v)
+{
+	return isnan(v) && (f->kind == RF_COUNT || f->kind == RF_NS || f->kind == RF_OPT);
+}
+
+void report_fields_text(FILE *out, const struct report_field *f, size_t n, const void *row, const void *ctx,
+			int squeeze)
+{
+	for (int col = 0; col < (int)n; col++)
+		for (size_t k = 0; k < n; k++) {
+			if (f[k].text_col != col)
+				continue;
+			double v = f[k].get(row, ctx);
+			int width = f[k].width - (col ? 0 : squeeze);
+			if (report_field_unknown(&f[k], v))
+				fprintf(out, " %*s", width, "-");
+			else if (f[k].kind == RF_COUNT)
+				fprintf(out, " %*llu", width, (unsigned long long)v);
+			else
+				fprintf(out, " %*.*f%s", width, f[k].text_decimals, v / f[k].text_div,
+					f[k].kind == RF_PCT ? "%" : "");
+		}
+}
+
+void report_fields_json(struct jsonw *w, const struct report_field *f, size_t n, const void *row, const void *ctx)
+{
+	for (size_t k = 0; k < n; k++) {
+		double v = f[k].get(row, ctx);
+		if (f[k].kind != RF_OPT && report_field_unknown(&f[k], v))
+			jsonw_knull(w, f[k].key);
+		else if (f[k].kind == RF_COUNT)
+			jsonw_kuint(w, f[k].key, (uint64_t)v);
+		else if (f[k].kind == RF_NS)
+			jsonw_kus(w, f[k].key, (int64_t)v);
+		else
+			jsonw_kdouble(w, f[k].key, v / f[k].json_div, f[k].json_decimals);
+	}
 }

@@ -25,4 +25,31 @@ const char *report_metric_text(const struct rank_analysis *ra, enum metric_id m,
 /* A value in a metric unit as text; NaN is "n/a"; sign: a '+' before values >= 0. */
 const char *report_value_text(double v, const char *unit, bool sign, char *buf, size_t size);
 
+struct jsonw;
+/* One figure of a report table's row, written by both the text and the JSON, so the two
+ * carry the same fields: the JSON's key, the text's column (text_col: its place among the
+ * text's columns, which may differ from the JSON's order; -1: JSON only). get returns the
+ * raw value (nanoseconds for times); each side divides it by its own divisor. */
+struct report_field {
+	const char *key;
+	enum report_field_kind {
+		RF_COUNT,  /* a whole count: an integer in both; NaN: "-" and null (unknown) */
+		RF_NS,     /* nanoseconds: the text's unit by text_div, the JSON's in µs (jsonw_kus);
+			    * NaN: "-" and null */
+		RF_DOUBLE, /* a number, json_decimals in the JSON */
+		RF_OPT,    /* as RF_DOUBLE, but NaN is "-" in the text (null in the JSON) */
+		RF_PCT,    /* as RF_DOUBLE, with "%" after it in the text */
+	} kind;
+	int text_col, width, text_decimals;
+	double text_div, json_div;
+	int json_decimals;
+	double (*get)(const void *row, const void *ctx);
+};
+/* A row's text columns, each " " and the figure in its width, in text_col order; the first
+ * column squeeze columns narrower (a wide cell before it gives its extra width back). */
+void report_fields_text(FILE *out, const struct report_field *f, size_t n, const void *row, const void *ctx,
+			int squeeze);
+/* A row's figures as JSON keys, in the table's order. */
+void report_fields_json(struct jsonw *w, const struct report_field *f, size_t n, const void *row, const void *ctx);
+
 #endif
