@@ -359,6 +359,23 @@ const char *db_cols_has(const struct db_cols *c, const char *name)
 	return NULL;
 }
 
+/* Up to 18 decimal digits and the end of s (no sign, no fraction) into *out: cannot
+ * overflow, and strtoll would give the same value. */
+static bool db_digits_i64(const char *s, int64_t *out)
+{
+	int64_t v = 0;
+	size_t i = 0;
+	for (; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (i == 18)
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (!i || s[i])
+		return false;
+	*out = v;
+	return true;
+}
+
 /* An int64 from a column: INTEGER as is, TEXT as exact decimal digits, REAL only when
  * integral. False for NULL or anything else. */
 bool db_col_i64(sqlite3_stmt *st, int c, int64_t *out)
@@ -373,6 +390,10 @@ bool db_col_i64(sqlite3_stmt *st, int c, int64_t *out)
 			return false;
 		while (*s == ' ')
 			s++;
+		/* plain digits, as the exporters write ns (PYTORCH_API's times are TEXT): no
+		 * strtoll, which was a twentieth of a Db load; anything else takes it below */
+		if (db_digits_i64(s, out))
+			return true;
 		errno = 0;
 		char *end;
 		long long v = strtoll(s, &end, 10);
