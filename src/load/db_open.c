@@ -359,20 +359,20 @@ const char *db_cols_has(const struct db_cols *c, const char *name)
 	return NULL;
 }
 
-/* Up to 18 decimal digits and the end of s (no sign, no fraction) into *out: cannot
- * overflow, and strtoll would give the same value. */
+/* Up to 19 decimal digits (epoch ns have 19) and the end of s (no sign, no fraction)
+ * into *out when within int64, the value strtoll gives; false for anything else. */
 static bool db_digits_i64(const char *s, int64_t *out)
 {
-	int64_t v = 0;
+	uint64_t v = 0; /* 19 nines fit */
 	size_t i = 0;
 	for (; s[i] >= '0' && s[i] <= '9'; i++) {
-		if (i == 18)
+		if (i == 19)
 			return false;
-		v = v * 10 + (s[i] - '0');
+		v = v * 10 + (uint64_t)(s[i] - '0');
 	}
-	if (!i || s[i])
+	if (!i || s[i] || v > (uint64_t)INT64_MAX)
 		return false;
-	*out = v;
+	*out = (int64_t)v;
 	return true;
 }
 
