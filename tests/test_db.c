@@ -5,7 +5,8 @@
  * analysis.db StepTraceTime within 2 %; msprof_0.db loads. Broken Db files (built here
  * with SQLite, then damaged) give a message naming the file and table, and the other rank
  * loads in full. The communication records built from analysis.db's and
- * cluster_analysis.db's tables are those the text export's files of the same rows give. */
+ * cluster_analysis.db's tables are those the text export's files of the same rows give.
+ * db_col_i64 reads TEXT ns exactly, int64's edge included. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "analysis.h"
 #include "capture.h"
 #include "db.h"
+#include "db_internal.h"
 #include "lanes.h"
 #include "strtab.h"
 #include "trace.h"
@@ -973,6 +975,41 @@ static void test_comm_records(void **state)
 	free(p);
 }
 
+/* db_col_i64 on TEXT ns: 19-digit epoch times exactly (the fast path), the int64 edge
+ * either side, and the forms only strtoll's path takes (sign, spaces, "123.000"). */
+static void test_col_i64_text(void **state)
+{
+	(void)state;
+	static const struct { const char *text; bool ok; int64_t v; } cases[] = {
+		{"1736408888384000000", true, INT64_C(1736408888384000000)},
+		{"9223372036854775807", true, INT64_MAX},
+		{"9223372036854775808", false, 0},
+		{"99999999999999999999", false, 0},
+		{"0123", true, 123},
+		{" 42", true, 42},
+		{"42 ", true, 42},
+		{"123.000", true, 123},
+		{"-5", true, -5},
+		{"12a", false, 0},
+		{"", false, 0},
+	};
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(":memory:", &h), SQLITE_OK);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT CAST(?1 AS TEXT)", -1, &st, NULL), SQLITE_OK);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, cases[i].text, -1, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		int64_t v = -1;
+		bool ok = db_col_i64(st, 0, &v);
+		if (ok != cases[i].ok || (ok && v != cases[i].v))
+			fail_msg("\"%s\": %d %lld", cases[i].text, ok, (long long)v);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -985,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_strings_without_key),
 		cmocka_unit_test(test_comm_without_index),
 		cmocka_unit_test(test_comm_records),
+		cmocka_unit_test(test_col_i64_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

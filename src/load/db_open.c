@@ -359,6 +359,23 @@ const char *db_cols_has(const struct db_cols *c, const char *name)
 	return NULL;
 }
 
+/* Up to 19 decimal digits (epoch ns have 19) and the end of s (no sign, no fraction)
+ * into *out when within int64, the value strtoll gives; false for anything else. */
+static bool db_digits_i64(const char *s, int64_t *out)
+{
+	uint64_t v = 0; /* 19 nines fit */
+	size_t i = 0;
+	for (; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (i == 19)
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (!i || s[i] || v > (uint64_t)INT64_MAX)
+		return false;
+	*out = (int64_t)v;
+	return true;
+}
+
 /* An int64 from a column: INTEGER as is, TEXT as exact decimal digits, REAL only when
  * integral. False for NULL or anything else. */
 bool db_col_i64(sqlite3_stmt *st, int c, int64_t *out)
@@ -373,6 +390,10 @@ bool db_col_i64(sqlite3_stmt *st, int c, int64_t *out)
 			return false;
 		while (*s == ' ')
 			s++;
+		/* plain digits, as the exporters write ns (PYTORCH_API's times are TEXT): no
+		 * strtoll, which was a twentieth of a Db load; anything else takes it below */
+		if (db_digits_i64(s, out))
+			return true;
 		errno = 0;
 		char *end;
 		long long v = strtoll(s, &end, 10);
