@@ -409,10 +409,38 @@ static const char *serving_arg(const char *lines, const char *key, char *buf, si
 	return NULL;
 }
 
-/* A batch span (scheduling, or an execution when exec) with its type and size as text. */
-static void serving_add_batch(struct serving *sv, int64_t a, int64_t b, const char *type, const char *size,
-			      bool exec)
+/* How a reader finds a value in a span's args: "key: value" lines (serving_arg) or a JSON
+ * object (serving_json_arg), copied to buf; NULL when absent (args may be NULL). */
+typedef const char *(*serving_arg_fn)(const char *args, const char *key, char *buf, size_t size);
+
+enum serving_span_kind { SSK_OTHER, SSK_FORMED, SSK_EXEC };
+
+/* A span of a service trace or of profiler.db by its name: a request (httpReq) is counted
+ * here; a batch formed or executed is the caller's to add with its args. */
+static enum serving_span_kind serving_take_span(struct serving *sv, const char *nm, int64_t a, int64_t b)
 {
+	if (!strcmp(nm, "httpReq")) {
+		sv->http_spans++;
+		serving_span(sv, a, b);
+		return SSK_OTHER;
+	}
+	if (!strcmp(nm, "BatchSchedule") || !strcmp(nm, "batchFrameworkProcessing"))
+		return SSK_FORMED;
+	return serving_exec_name(nm) ? SSK_EXEC : SSK_OTHER;
+}
+
+/* A batch span (formed, or executed when exec), its type and size from its args. */
+static void serving_add_batch(struct serving *sv, int64_t a, int64_t b, bool exec, serving_arg_fn get,
+			      const char *args)
+{
+	/* batchType and batchSize in the 2024 dump, batch_type and batch_size since */
+	char tbuf[64], sbuf_[32];
+	const char *type = get(args, "batch_type", tbuf, sizeof tbuf);
+	if (!type)
+		type = get(args, "batchType", tbuf, sizeof tbuf);
+	const char *size = get(args, "batch_size", sbuf_, sizeof sbuf_);
+	if (!size)
+		size = get(args, "batchSize", sbuf_, sizeof sbuf_);
 	double d;
 	struct serving_batch bt = {
 		.start_ns = a,
@@ -442,28 +470,12 @@ static void serving_read_spans(const char *path, struct serving *sv, struct diag
 	}
 	struct sbuf args = SBUF_INIT;
 	for (size_t ev = 0; ev < rs.n_ev; ev++) {
-		const char *nm = store_ev_name(&rs, ev);
-		bool sched = !strcmp(nm, "BatchSchedule") || !strcmp(nm, "batchFrameworkProcessing");
 		int64_t a = store_ts(&rs, ev), b = a + store_dur(&rs, ev);
-		if (!strcmp(nm, "httpReq")) {
-			sv->http_spans++;
-			serving_span(sv, a, b);
+		enum serving_span_kind k = serving_take_span(sv, store_ev_name(&rs, ev), a, b);
+		if (k == SSK_OTHER)
 			continue;
-		}
-		if (!sched && !serving_exec_name(nm))
-			continue;
-		char tbuf[64], sbuf_[32];
-		const char *type = NULL, *size = NULL;
-		if (trace_event_args(&rs, ev, &args) > 0) {
-			/* batchType and batchSize in the 2024 dump, batch_type and batch_size since */
-			type = serving_arg(sbuf_str(&args), "batch_type", tbuf, sizeof tbuf);
-			if (!type)
-				type = serving_arg(sbuf_str(&args), "batchType", tbuf, sizeof tbuf);
-			size = serving_arg(sbuf_str(&args), "batch_size", sbuf_, sizeof sbuf_);
-			if (!size)
-				size = serving_arg(sbuf_str(&args), "batchSize", sbuf_, sizeof sbuf_);
-		}
-		serving_add_batch(sv, a, b, type, size, !sched);
+		serving_add_batch(sv, a, b, k == SSK_EXEC, serving_arg,
+				  trace_event_args(&rs, ev, &args) > 0 ? sbuf_str(&args) : NULL);
 	}
 	sv->have_batches = sv->n_batch > 0;
 	sbuf_free(&args);
@@ -548,23 +560,10 @@ static void serving_read_db(const char *path, struct serving *sv, struct diag_li
 		int64_t a = sqlite3_column_int64(st, 1), d = sqlite3_column_int64(st, 2);
 		if (d < 0 || a > INT64_MAX - d)
 			continue;
-		bool sched = !strcmp(nm, "BatchSchedule") || !strcmp(nm, "batchFrameworkProcessing");
-		if (!strcmp(nm, "httpReq")) {
-			sv->http_spans++;
-			serving_span(sv, a, a + d);
-			continue;
-		}
-		if (!sched && !serving_exec_name(nm))
-			continue;
-		const char *args = (const char *)sqlite3_column_text(st, 3);
-		char tbuf[64], sbuf_[32];
-		const char *type = serving_json_arg(args, "batch_type", tbuf, sizeof tbuf);
-		if (!type)
-			type = serving_json_arg(args, "batchType", tbuf, sizeof tbuf);
-		const char *size = serving_json_arg(args, "batch_size", sbuf_, sizeof sbuf_);
-		if (!size)
-			size = serving_json_arg(args, "batchSize", sbuf_, sizeof sbuf_);
-		serving_add_batch(sv, a, a + d, type, size, !sched);
+		enum serving_span_kind k = serving_take_span(sv, nm, a, a + d);
+		if (k != SSK_OTHER)
+			serving_add_batch(sv, a, a + d, k == SSK_EXEC, serving_json_arg,
+					  (const char *)sqlite3_column_text(st, 3));
 	}
 	sv->have_batches = sv->n_batch > 0;
 	sqlite3_finalize(st);
