@@ -12,6 +12,9 @@
 #    category comes from the table, not the name.
 # 3. (sqlite3) The same copy with its EVENT_RECORD/EVENT_WAIT tasks carrying the first
 #    collective's connection id keeps every one of them on its stream.
+#    The HCCL lanes have the same names: "Group 0 Communication", and level 0's planes
+#    (plane -1, 4294967295 in the Db) "Plane 0" as the text writer names them (was
+#    "Plane 999").
 # 4. The Overview names a Db rank's file ("rank 0: Db 836.0 KB"), not "no trace".
 # 5. (sqlite3) One memory rule for both readers: with the memory record (memory_record.csv,
 #    MEMORY_RECORD and NPU_MEM's APP rows) both list the same components, APP among them;
@@ -48,6 +51,11 @@ for l in level0 level1; do
   lanes "$base/db/$l" >"$tmp/db.lanes"
   same "$tmp/text.lanes" "$tmp/db.lanes" "$l: device lanes differ between text and Db (FFTS+ parents counted?)" \
     'Ascend Hardware'
+  # the HCCL lanes' names (the text writer puts level 0's tasks on no lane: counts differ)
+  hccl() { "$bin" --no-index --summary "$1" | grep -E '^rank |^    communication ' | sed 's/: [0-9]* events$//'; }
+  hccl "$base/text/$l" >"$tmp/text.hccl"
+  hccl "$base/db/$l" >"$tmp/db.hccl"
+  same "$tmp/text.hccl" "$tmp/db.hccl" "$l: HCCL lane names differ between text and Db" 'Group 0 Communication'
 done
 
 "$bin" --no-index --report "$base/db/level1" >"$tmp/l1.out"
