@@ -12,12 +12,20 @@
 #    category comes from the table, not the name.
 # 3. (sqlite3) The same copy with its EVENT_RECORD/EVENT_WAIT tasks carrying the first
 #    collective's connection id keeps every one of them on its stream.
+#    The HCCL lanes have the same names: "Group 0 Communication", and level 0's planes
+#    (plane -1, 4294967295 in the Db) "Plane 0" as the text writer names them (was
+#    "Plane 999").
 # 4. The Overview names a Db rank's file ("rank 0: Db 836.0 KB"), not "no trace".
 # 5. (sqlite3) One memory rule for both readers: with the memory record (memory_record.csv,
 #    MEMORY_RECORD and NPU_MEM's APP rows) both list the same components, APP among them;
 #    with MEMORY_RECORD emptied and memory_record.csv removed neither lists any (NPU MEM
 #    alone makes no memory figure).
-# Skipped (77) without ../shared; parts 2, 3 and 5 without sqlite3.
+# 6. d2h_per_step (and h2d_per_step) derived one way: device copies, on text and Db alike:
+#    level1's text and Db say the same D2H per step and source on each rank; (sqlite3) a
+#    copy of the Db without its copies' connection ids still counts device copies (the
+#    direction from the host op before them, confidence low), not host op spans (before:
+#    the .item spans, 90 ms per step at confidence medium).
+# Skipped (77) without ../shared; parts 2, 3, 5 and 6's copy without sqlite3.
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
 shared=${ASCPROF_SHARED:-$srcdir/../shared}
@@ -43,6 +51,11 @@ for l in level0 level1; do
   lanes "$base/db/$l" >"$tmp/db.lanes"
   same "$tmp/text.lanes" "$tmp/db.lanes" "$l: device lanes differ between text and Db (FFTS+ parents counted?)" \
     'Ascend Hardware'
+  # the HCCL lanes' names (the text writer puts level 0's tasks on no lane: counts differ)
+  hccl() { "$bin" --no-index --summary "$1" | grep -E '^rank |^    communication ' | sed 's/: [0-9]* events$//'; }
+  hccl "$base/text/$l" >"$tmp/text.hccl"
+  hccl "$base/db/$l" >"$tmp/db.hccl"
+  same "$tmp/text.hccl" "$tmp/db.hccl" "$l: HCCL lane names differ between text and Db" 'Group 0 Communication'
 done
 
 "$bin" --no-index --report "$base/db/level1" >"$tmp/l1.out"
@@ -56,6 +69,11 @@ printf '1\n:dump $OUT/ov.txt\n' >"$tmp/ov.keys"
 (OUT=$tmp "$bin" --no-index --script "$tmp/ov.keys" --size 120x30 "$base/db/level1" >/dev/null 2>&1)
 grep -q 'rank 0: Db [0-9.]* KB' "$tmp/ov.txt" && ! grep -q 'no trace' "$tmp/ov.txt" || {
   echo "FAIL: the Overview does not name the Db rank's file"; grep 'rank 0' "$tmp/ov.txt"; fail=$((fail + 1)); }
+
+d2h() { "$bin" --no-index --report "$1" | grep -E '^(== rank|  D2H per step)'; }
+d2h "$base/text/level1" >"$tmp/t.d2h"
+d2h "$base/db/level1" >"$tmp/d.d2h"
+same "$tmp/t.d2h" "$tmp/d.d2h" "level1: D2H per step differs between text and Db" 'D2H per step'
 
 # memory components as the report lists them (name column last)
 components() { "$bin" --no-index --report "$1" | sed -n '/^  components (/,/^  [a-z]/p' | awk 'NR > 2 && $1 ~ /^[0-9.-]+$/ { print $NF }' | sort; }
@@ -72,6 +90,14 @@ if command -v sqlite3 >/dev/null 2>&1; then
   for m in mt md; do
     [ -z "$(components "$tmp/$m")" ] || { echo "FAIL: $m: memory components without a memory record"; fail=$((fail + 1)); }
   done
+
+  cp -r "$base/db/level1/rank0_ascend_pt" "$tmp/nl" && chmod -R u+w "$tmp/nl" || exit 1
+  sqlite3 "$tmp/nl/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db" "UPDATE TASK SET connectionId = NULL
+    WHERE taskType = (SELECT id FROM STRING_IDS WHERE value = 'MEMCPY_ASYNC')" || exit 1
+  "$bin" --no-index --report "$tmp/nl" | grep -E '^  (H2D|D2H) per step' >"$tmp/nl.d2h"
+  [ "$(grep -c 'device copies (.*without a link.*confidence low' "$tmp/nl.d2h")" -eq 2 ] || {
+    echo "FAIL: without links the copy figures are not the device copies' at confidence low"
+    cat "$tmp/nl.d2h"; fail=$((fail + 1)); }
 
   cp -r "$base/db/level1/rank0_ascend_pt" "$tmp/a" && cp -r "$base/db/level1/rank0_ascend_pt" "$tmp/b" &&
     chmod -R u+w "$tmp/a" "$tmp/b" || exit 1

@@ -717,13 +717,10 @@ static double load_comm(const char *root, int n)
 	struct comm_data cd = {0};
 	struct diag_list dl;
 	diag_init(&dl);
-	char *bufs[2];
 	double t0 = now_s();
-	assert_int_equal(db_comm_load(&cd, path, 0, bufs, &dl), 0);
+	assert_int_equal(db_comm_load(&cd, path, 0, &dl), 0);
 	double secs = now_s() - t0;
 	unsetenv("ASCPROF_DB_STEPS_PER_BYTE");
-	assert_null(bufs[0]);
-	assert_null(bufs[1]);
 	assert_int_equal(dl.n, 0);
 	assert_int_equal(cd.n_files, 2);
 	/* every collective, each with its three transports, and both links of each */
@@ -859,11 +856,10 @@ static size_t comm_records_of(const char *path, bool cluster)
 	struct comm_data cd = {0};
 	struct diag_list dl;
 	diag_init(&dl);
-	char *bufs[2];
 	if (cluster)
-		db_cluster_comm_load(&cd, path, bufs, &dl);
+		db_cluster_comm_load(&cd, path, &dl);
 	else
-		db_comm_load(&cd, path, 3, bufs, &dl);
+		db_comm_load(&cd, path, 3, &dl);
 	size_t n = check_comm_records(&cd, &dl);
 	comm_data_free(&cd);
 	diag_free(&dl);

@@ -61,6 +61,15 @@ check() { # name, generator arguments
   "$bin" --summary "$d" >"$tmp/summary.out"
   grep -q 'source: Db: the only export of this rank' "$tmp/summary.out" || {
     echo "FAIL: $name: --summary does not say the Db was read"; fail=$((fail + 1)); }
+  # the communication lanes by name and size: the Db's groupName is HCCL's communicator
+  # name, as a real Db holds it; the lane is named by the group's order, as the text's
+  grep -E '^rank |^    communication ' "$tmp/summary.out" >"$tmp/db.comm"
+  "$bin" --summary "$t" | grep -E '^rank |^    communication ' >"$tmp/text.comm"
+  if grep -q 'communication' "$tmp/text.comm" && ! cmp -s "$tmp/text.comm" "$tmp/db.comm"; then
+    echo "FAIL: $name: the communication lanes differ between text and Db:"
+    diff -u "$tmp/text.comm" "$tmp/db.comm" | head -20
+    fail=$((fail + 1))
+  fi
 }
 
 check "two ranks, collectives" --ranks 2 --steps 4 --prefill 1 --ops 24 --comm

@@ -92,16 +92,16 @@ while read -r opt; do
   fi
 done <"$tmp/help_opts"
 
-# 4. keys: --list-keys prints "%-15s %-16s %-16s %s" (scope, keys, action, help)
+# 4. keys: --list-keys prints "%-16s %-16s %-16s %s" (scope, keys, action, help)
 if ! "$bin" --list-keys >"$tmp/list" 2>&1; then
   echo "FAIL: $bin --list-keys failed"
   cat "$tmp/list"
   exit 1
 fi
 awk '{
-  keys = substr($0, 17, 16); name = substr($0, 34, 16)
+  keys = substr($0, 18, 16); name = substr($0, 35, 16)
   sub(/ +$/, "", keys); sub(/ +$/, "", name)
-  if (substr($0, 16, 1) != " " || substr($0, 33, 1) != " " || keys == "" ||
+  if (substr($0, 17, 1) != " " || substr($0, 34, 1) != " " || keys == "" ||
       name !~ /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/) {
     print "cannot read this --list-keys line: " $0 > "/dev/stderr"
     bad = 1
@@ -151,6 +151,15 @@ awk -F '\t' '
       }
     exit bad
   }' "$tmp/man_keys" "$tmp/actions" || fail=1
+# each scope --list-keys prints heads a subsection of KEYS, and the sort keys' scope names
+# the Serving view, whose table they sort too (issue 38)
+awk '{ print substr($0, 1, 16) }' "$tmp/list" | sed 's/ *$//' | sort -u | while read -r sc; do
+  section KEYS | grep -q "^   $sc\( \|$\)" || { echo "FAIL: scope $sc has no subsection in KEYS"; exit 1; }
+done || fail=1
+for a in sort-next sort-reverse; do
+  grep -q "^[a-z+]*serving[a-z+]* .* $a " "$tmp/list" ||
+    { echo "FAIL: --list-keys does not give $a the Serving view's scope"; grep " $a " "$tmp/list"; fail=1; }
+done
 
 # 5. commands: --list-commands prints "%-16s %-8s %s" (names, arguments, help)
 if ! "$bin" --list-commands >"$tmp/clist" 2>&1; then

@@ -143,6 +143,9 @@ const char *actions_scope_name(unsigned scope)
 {
 	if (scope & KS_GLOBAL)
 		return "global";
+	/* the sort keys: the Serving table sorts its requests with them too */
+	if ((scope & KS_OPS) && (scope & KS_COMM) && (scope & KS_SERVING))
+		return "ops+comm+serving";
 	if ((scope & KS_OPS) && (scope & KS_COMM))
 		return "ops+comm";
 	if (scope & KS_OPS)
@@ -159,12 +162,14 @@ const char *actions_scope_name(unsigned scope)
 		return "lists";
 	if (scope & KS_TIMELINE)
 		return "timeline";
+	if (scope & KS_SERVING)
+		return "serving";
 	return "?";
 }
 
 void actions_print(FILE *out)
 {
 	for (int a = 1; a < ACT_COUNT; a++)
-		fprintf(out, "%-15s %-16s %-16s %s\n", actions_scope_name(action_defs[a].scope),
+		fprintf(out, "%-16s %-16s %-16s %s\n", actions_scope_name(action_defs[a].scope),
 			action_defs[a].keys, action_defs[a].name, action_defs[a].help);
 }

@@ -46,7 +46,7 @@ struct rank_stage {
 	int64_t lo, hi;
 	const char *src_dev, *src_host;
 	bool have_timeline;
-	bool dir_from_device; /* out: the sets' (they are freed) */
+	size_t copies_dir_before; /* out: the sets' (they are freed) */
 };
 
 /* Figures from the CSV tables alone (kernel PMU columns, memory): nothing of the trace and
@@ -116,7 +116,7 @@ static void rank_metrics(struct rank_stage *st)
 	}
 	else
 		metrics_step_trace_attribution(rd->by_kind[CSV_STEP_TRACE], ra);
-	st->dir_from_device = s->dir_from_device;
+	st->copies_dir_before = s->copies_dir_before;
 	rank_sets_free(s); /* while the op records are built: the two were the analysis's peak */
 	t = stagetime_add(STAGE_METRICS, t);
 	/* after the sets are freed, so the timeline index does not add to them */
@@ -244,7 +244,7 @@ static void analyse_rank(const struct capture *cap, size_t ri, struct rank_analy
 	pthread_cond_destroy(&stage.steps_known);
 	pthread_mutex_destroy(&stage.lock);
 	if (ra->n_steps)
-		metrics_step_summary(ra, stage.dir_from_device);
+		metrics_step_summary(ra, stage.copies_dir_before);
 	advice_env(rd->plan, ra); /* reads no event: every rank, timeline or not */
 	advice_seq(rd, ra); /* communication.json's sizes, the lanes' sequences */
 }

@@ -475,7 +475,7 @@ void metrics_step_trace_attribution(const struct csv_table *st, struct rank_anal
 }
 
 /* Step count, phases and percentiles, and the per-step figures summed over the steps. */
-void metrics_step_summary(struct rank_analysis *ra, bool dir_from_device)
+void metrics_step_summary(struct rank_analysis *ra, size_t dir_before)
 {
 	double n = (double)ra->n_steps;
 	size_t prefill = 0, decode = 0, mixed = 0, dispatch = 0;
@@ -515,10 +515,14 @@ void metrics_step_summary(struct rank_analysis *ra, bool dir_from_device)
 		if (ra->have[M_SYNC_OPS])
 			result_set_metric(ra, M_SYNC_PER_STEP, ra->v[M_SYNC_OPS] / n, sc,
 					    N_("sync ops / steps"));
-		const char *dsrc = dir_from_device ? N_("device copies (direction from the launching host op)")
-						   : N_("host copy ops named by direction");
-		result_set_metric(ra, M_H2D_PER_STEP_US, us(h2d) / n, CONF_MEDIUM, dsrc);
-		result_set_metric(ra, M_D2H_PER_STEP_US, us(d2h) / n, CONF_MEDIUM, dsrc);
+		/* one derivation, links or not (category_classify_links); a direction read from
+		 * the host op before a copy is a guess an on-device copy may share: low */
+		const char *dsrc = dir_before ? N_("device copies (direction from the launching host op; "
+						   "without a link, from the directed host copy op before them)")
+					      : N_("device copies (direction from the launching host op)");
+		enum confidence dc = dir_before ? CONF_LOW : CONF_MEDIUM;
+		result_set_metric(ra, M_H2D_PER_STEP_US, us(h2d) / n, dc, dsrc);
+		result_set_metric(ra, M_D2H_PER_STEP_US, us(d2h) / n, dc, dsrc);
 	}
 }
 

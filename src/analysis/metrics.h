@@ -41,7 +41,8 @@ void metrics_step_trace_check(const struct csv_table *st, struct rank_sets *s, s
 /* A rank with neither a trace nor timed kernel rows: the attribution from
  * step_trace_time.csv (st borrowed, may be NULL). */
 void metrics_step_trace_attribution(const struct csv_table *st, struct rank_analysis *ra);
-/* Step count, phases and percentiles, and the per-step figures summed over the steps. */
-void metrics_step_summary(struct rank_analysis *ra, bool dir_from_device);
+/* Step count, phases and percentiles, and the per-step figures summed over the steps;
+ * dir_before: device copies whose direction no link gave (rank_sets.copies_dir_before). */
+void metrics_step_summary(struct rank_analysis *ra, size_t dir_before);
 
 #endif

@@ -73,6 +73,7 @@ static inline __attribute__((always_inline)) void device_event(struct rank_sets 
 			ivset_add(&s->h2d, a, b);
 		if (c.flags & EVF_D2H)
 			ivset_add(&s->d2h, a, b);
+		s->copies_dir_before += (c.flags & EVF_DIR_BEFORE) != 0;
 	} else if (c.cat == CAT_COMM) {
 		ivset_add(dev_comm, a, b);
 		if (c.flags & EVF_FUSED_COMM)
@@ -143,13 +144,11 @@ static void union_or_share(struct ivset *a, struct ivset *b, struct ivset *out, 
 
 void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, struct rank_sets *s)
 {
-	struct ivset dev_comm, comm_lanes, h2d_host, d2h_host, fused;
+	struct ivset dev_comm, comm_lanes, fused;
 	sets_init(s);
 	ivset_init(&fused);
 	ivset_init(&dev_comm);
 	ivset_init(&comm_lanes);
-	ivset_init(&h2d_host);
-	ivset_init(&d2h_host);
 	device_lanes(rs, cls, s, &dev_comm, &comm_lanes, &fused);
 	for (size_t li = 0; li < rs->n_lanes; li++) {
 		const struct lane *l = &rs->lanes[li];
@@ -162,13 +161,10 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 			if ((c.flags & EVF_STEP_MARK) || (c.cat != CAT_COPY && !(c.flags & EVF_SYNC)))
 				continue;
 			int64_t a = store_ts(rs, ev), b = a + store_dur(rs, ev);
-			if (c.cat == CAT_COPY) {
+			/* copy directions are the device copies' alone (device_event): a host
+			 * op's span holds its wait for the device, not the copy */
+			if (c.cat == CAT_COPY)
 				ivset_add(&s->host_copy, a, b);
-				if (c.flags & EVF_H2D)
-					ivset_add(&h2d_host, a, b);
-				if (c.flags & EVF_D2H)
-					ivset_add(&d2h_host, a, b);
-			}
 			if (c.flags & EVF_SYNC)
 				ivset_add(&s->sync, a, b);
 		}
@@ -187,20 +183,9 @@ void rank_sets_build(const struct rank_store *rs, const struct ev_class *cls, st
 		s->comm = both;
 	}
 	ivset_free(&fused);
-	s->dir_from_device = s->h2d.n || s->d2h.n;
-	if (!s->dir_from_device) {
-		ivset_free(&s->h2d);
-		ivset_free(&s->d2h);
-		s->h2d = h2d_host;
-		s->d2h = d2h_host;
-		ivset_init(&h2d_host);
-		ivset_init(&d2h_host);
-	}
 	union_or_share(&s->compute, &s->comm, &s->compute_or_comm, &s->compute_or_comm_shared);
 	ivset_free(&dev_comm);
 	ivset_free(&comm_lanes);
-	ivset_free(&h2d_host);
-	ivset_free(&d2h_host);
 }
 
 /* Sets from kernel_details.csv alone, for captures exported without a trace. */

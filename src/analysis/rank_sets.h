@@ -25,7 +25,7 @@ struct rank_sets {
 	int64_t host_total;       /* host lanes' busy time, step marks excluded (rank_sets_derive) */
 	struct ivset host_copy;
 	struct ivset sync;
-	struct ivset h2d, d2h;    /* copies with a known direction (device side if any) */
+	struct ivset h2d, d2h;    /* device copies with a direction (category_classify_links) */
 	struct ivset compute_or_comm;
 	/* Derived once the others are built (rank_sets_derive): the device is "occupied" when
 	 * it runs a task or takes part in a collective (waiting for peers included), and host
@@ -37,7 +37,7 @@ struct rank_sets {
 	 * comm is empty: no copy of a set of hundreds of thousands of intervals */
 	bool compute_or_comm_shared, occupied_shared;
 	bool comm_from_lanes;     /* comm came from HCCL/Communication lanes */
-	bool dir_from_device;
+	size_t copies_dir_before; /* device copies in h2d or d2h without a link (EVF_DIR_BEFORE) */
 };
 
 /* The sets of a rank with a trace (s is initialised here; rs and cls borrowed). */

@@ -539,9 +539,6 @@ void capture_free(struct capture *cap)
 		for (size_t k = 0; k < rd->n_csvs; k++)
 			csvt_free(rd->csvs[k]);
 		free(rd->csvs);
-		for (size_t k = 0; k < rd->n_db_csv_bufs; k++)
-			free(rd->db_csv_bufs[k]);
-		free(rd->db_csv_bufs);
 		comm_data_free(&rd->comm);
 		kernel_timeline_free(rd->timeline);
 	}

@@ -111,8 +111,6 @@ struct rank_data {
 	const char *db_path;
 	const char *analysis_db_path; /* borrowed from plan: analysis.db beside it (StepTraceTime), or NULL */
 	const char *source_why;       /* static: why this source was used */
-	char **db_csv_bufs;           /* owned: the bytes the tables read from a Db borrow */
-	size_t n_db_csv_bufs;
 	struct rank_store store;
 	struct csv_table **csvs; /* owned, all tables read */
 	size_t n_csvs;

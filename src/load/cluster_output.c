@@ -96,10 +96,7 @@ void cluster_output_read(const char *path, struct cluster_output *co)
 		co->db = xcalloc(1, sizeof *co->db);
 		if (cluster_db_read(dbp, co->db, &cap->diags) == 0 && !cap->cluster_comm.n_files) {
 			/* its communication tables, where no cluster_communication*.json gave them */
-			char *bufs[2];
-			db_cluster_comm_load(&cap->cluster_comm, dbp, bufs, &cap->diags);
-			free(bufs[0]); /* the records keep offsets, not pointers */
-			free(bufs[1]);
+			db_cluster_comm_load(&cap->cluster_comm, dbp, &cap->diags);
 		}
 		free(dbp);
 	}

@@ -83,30 +83,27 @@ extern const size_t db_n_csv_specs;
 
 /* The table of spec in the Db at path as a CSV table of the text export's form, named
  * "<path>:<table>", built from its cells (csvt_build_*: no CSV text to parse). NULL when
- * absent (quietly) or unreadable (with a message). *buf receives NULL (the callers' slot
- * for bytes a table borrowed once). */
-struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, char **buf,
-			       struct diag_list *dl);
+ * absent (quietly) or unreadable (with a message). */
+struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, struct diag_list *dl);
 
 /* The compute tasks (TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO) as the text export's
- * kernel_details.csv, named "<path>:COMPUTE_TASK_INFO" (owned, built and *buf as
+ * kernel_details.csv, named "<path>:COMPUTE_TASK_INFO" (owned, built as
  * db_csv_table's); NULL when there are none. */
-struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list *dl);
+struct csv_table *db_kernel_table(const char *path, struct diag_list *dl);
 
 /* analysis.db's CommAnalyzerTime with CommAnalyzerBandwidth, and CommAnalyzerMatrix, read
  * into cd as the records the text export's communication.json and communication_matrix.json
  * give (ratios of wait and synchronisation to transit computed as the text export does),
  * named "<path>:CommAnalyzerTime" and "<path>:CommAnalyzerMatrix", built from the rows
  * (comm_json_build_*); cd keeps the text those files would hold, which the records'
- * offsets point into, for drill-down (comm_json_entry_text). bufs[0..1] are set to NULL
- * (the callers' slots for texts they no longer own). 0 when anything was read. */
-int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl);
+ * offsets point into, for drill-down (comm_json_entry_text). 0 when anything was read. */
+int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, struct diag_list *dl);
 /* msprof-analyze's cluster_analysis.db communication tables (ClusterCommAnalyzerTime with
  * its Bandwidth, ClusterCommAnalyzerMatrix; ClusterCommunication* in its simplified output)
  * read into cd as cluster_communication.json and cluster_communication_matrix.json would be:
- * the group's rank set, step, op and rank as the cluster layout nests them. The texts and
- * bufs as db_comm_load's. 0 when any was read. */
-int db_cluster_comm_load(struct comm_data *cd, const char *path, char **bufs, struct diag_list *dl);
+ * the group's rank set, step, op and rank as the cluster layout nests them. The texts as
+ * db_comm_load's. 0 when any was read. */
+int db_cluster_comm_load(struct comm_data *cd, const char *path, struct diag_list *dl);
 
 /* The row behind event ev of a Db store as a JSON object ({"name", "ts", "dur", "args":
  * {column: value ...}}), read again from the file; 0, or -1 with a message in out. */

@@ -539,9 +539,8 @@ static bool comm_matrix_read(struct cw *w, sqlite3 *h, const char *path, struct 
 	return true;
 }
 
-int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, char **bufs, struct diag_list *dl)
+int db_comm_load(struct comm_data *cd, const char *path, int owner_rank, struct diag_list *dl)
 {
-	bufs[0] = bufs[1] = NULL;
 	sqlite3 *h = db_open_readonly(path, dl);
 	if (!h)
 		return -1;
@@ -764,9 +763,8 @@ static bool cluster_matrix_read(struct cw *w, sqlite3 *h, const char *path, cons
 	return true;
 }
 
-int db_cluster_comm_load(struct comm_data *cd, const char *path, char **bufs, struct diag_list *dl)
+int db_cluster_comm_load(struct comm_data *cd, const char *path, struct diag_list *dl)
 {
-	bufs[0] = bufs[1] = NULL;
 	sqlite3 *h = db_open_readonly(path, dl);
 	if (!h)
 		return -1;

@@ -484,8 +484,15 @@ static uint32_t group_index(struct db_build *b, uint32_t group)
 	return (uint32_t)b->n_groups - 1;
 }
 
+static void read_comm_tasks(struct db_build *b);
+
+/* COMMUNICATION_OP and COMMUNICATION_TASK_INFO as the text export's HCCL lanes: the group
+ * lane "Group <n> Communication" and its "Plane <p>" lanes, n numbering the groups in the
+ * order the writer meets them (msprof's HCCL export: the tasks first, in their table's
+ * order, then ops whose group has no task), so a Db and its text twin name them alike. */
 static void read_comm(struct db_build *b)
 {
+	read_comm_tasks(b);
 	struct want w[] = {
 		{"startNs", true}, {"endNs", true}, {"opName", false}, {"groupName", false},
 		{"connectionId", false},
@@ -512,9 +519,14 @@ static void read_comm(struct db_build *b)
 		}
 		report_bad(b, "COMMUNICATION_OP", bad);
 	}
-	/* the tasks of each plane: times from TASK, names from the task type */
+}
+
+/* the tasks of each plane: times from TASK, names from the task type */
+static void read_comm_tasks(struct db_build *b)
+{
 	if (!db_has_table(b->h, "TASK"))
 		return;
+	struct q q;
 	struct want wt[] = {
 		{"t.startNs", true}, {"t.endNs", true}, {"planeId", true}, {"taskType", false},
 		{"groupName", false},
@@ -529,7 +541,11 @@ static void read_comm(struct db_build *b)
 		int64_t start, end, plane;
 		if (!row_times(b, &q, &start, &end, bad))
 			continue;
-		if (!db_col_i64(q.st, 3, &plane) || plane < 0 || plane > 999)
+		/* level 0 writes plane -1 (4294967295 as unsigned), which the text writer
+		 * draws as Plane 0, its default */
+		if (db_col_i64(q.st, 3, &plane) && (plane < 0 || plane == UINT32_MAX))
+			plane = 0;
+		else if (!db_col_i64(q.st, 3, &plane) || plane > 999)
 			plane = 999;
 		uint32_t gi = group_index(b, db_build_sid(b, q.st, 5));
 		uint32_t t = gi * 1000 + 1 + (uint32_t)plane;

@@ -241,10 +241,8 @@ static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *ta
 	return csvt_build_end(b);
 }
 
-struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, char **buf,
-			       struct diag_list *dl)
+struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, struct diag_list *dl)
 {
-	*buf = NULL;
 	sqlite3 *h = db_open_readonly(path, dl);
 	if (!h)
 		return NULL;
@@ -480,7 +478,7 @@ static void pmu_cells(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct 
  * export's kernel_details.csv: one row per compute task in start order, names through
  * STRING_IDS, ns as µs; a counter named *_time (ns) becomes "<name>(us)", the totals
  * aic_total_time and aiv_total_time "aicore_time(us)" and "aiv_time(us)". */
-struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list *dl)
+struct csv_table *db_kernel_table(const char *path, struct diag_list *dl)
 {
 	/* per column: the compute task's expression and the collective's (COMMUNICATION_OP,
 	 * listed as HCCL kernels as the text export does) */
@@ -504,7 +502,6 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 		{"Output Formats", "COMPUTE_TASK_INFO", "outputFormats", "c.outputFormats", "NULL", DBC_STRING_ID},
 		{"Context ID", "TASK", "contextId", "t.contextId", "NULL", DBC_NOT_SET},
 	};
-	*buf = NULL;
 	sqlite3 *h = db_open_readonly(path, dl);
 	if (!h)
 		return NULL;

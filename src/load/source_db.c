@@ -77,33 +77,28 @@ static void source_db_load(struct rank_data *rd, const struct source_load_ctx *c
 }
 
 /* analysis.db's StepTraceTime, the memory tables and the kernel table, in the text
- * export's form; the bytes they borrow are the rank's (db_csv_bufs). */
+ * export's form, built from their cells. */
 static size_t source_db_tables(struct rank_data *rd, const _Atomic bool *cancel, bool wait_events, struct csv_table **out,
 			size_t max, struct diag_list *dl)
 {
 	size_t n = 0;
-	rd->db_csv_bufs = xcalloc(db_n_csv_specs + 1, sizeof *rd->db_csv_bufs);
 	/* the kernel table once the rank's events are in: its counters (a double per
 	 * compute task and counter) would otherwise sit beside the event load's peak */
 	while (wait_events && capture_rank_state(rd) < RANK_TRACE_LOADED && !atomic_load(cancel))
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 	if (atomic_load(cancel))
 		return 0;
-	struct csv_table *kernels = db_kernel_table(rd->db_path, &rd->db_csv_bufs[rd->n_db_csv_bufs], dl);
-	if (kernels && n < max) {
-		rd->n_db_csv_bufs++;
+	struct csv_table *kernels = db_kernel_table(rd->db_path, dl);
+	if (kernels && n < max)
 		out[n++] = kernels;
-	}
 	for (size_t i = 0; i < db_n_csv_specs && n < max; i++) {
 		const struct db_csv_spec *spec = &db_csv_specs[i];
 		const char *path = spec->in_analysis ? rd->analysis_db_path : rd->db_path;
 		if (!path)
 			continue;
-		struct csv_table *t = db_csv_table(path, spec, &rd->db_csv_bufs[rd->n_db_csv_bufs], dl);
-		if (!t)
-			continue;
-		rd->n_db_csv_bufs++;
-		out[n++] = t;
+		struct csv_table *t = db_csv_table(path, spec, dl);
+		if (t)
+			out[n++] = t;
 	}
 	return n;
 }
@@ -113,9 +108,7 @@ static void source_db_comm(struct rank_data *rd, struct diag_list *dl)
 {
 	if (!rd->analysis_db_path)
 		return;
-	rd->db_csv_bufs = xrealloc(rd->db_csv_bufs, (rd->n_db_csv_bufs + 2) * sizeof *rd->db_csv_bufs);
-	db_comm_load(&rd->comm, rd->analysis_db_path, rd->plan->rank, &rd->db_csv_bufs[rd->n_db_csv_bufs], dl);
-	rd->n_db_csv_bufs += 2;
+	db_comm_load(&rd->comm, rd->analysis_db_path, rd->plan->rank, dl);
 }
 
 const struct source_ops source_db = {

@@ -7,9 +7,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmp.h"
 #include "i18n.h"
 #include "lanes.h"
+#include "lower_bound.h"
 #include "xalloc.h"
+#include "xsort.h"
 
 enum field { F_NAME, F_TASK_TYPE, F_CAT };
 enum how { M_EXACT, M_PREFIX, M_CONTAINS }; /* all case-insensitive */
@@ -307,6 +310,76 @@ void category_classify_range(const struct rank_store *rs, struct ev_class *out, 
 	free(m.vals);
 }
 
+/* A host copy op that names its direction (acl_memcpy_host_to_device, .item ...). */
+struct dir_op {
+	int64_t a;
+	uint8_t dir;
+};
+#define DIR_OP_LESS(x, y) ((x)->a < (y)->a)
+XSORT_DEFINE(dir_ops_sort, struct dir_op, DIR_OP_LESS)
+#define DIR_OP_LE_(ops, i, t) ((ops)[i].a <= (t))
+LOWER_BOUND_DEFINE(dir_ops_upper_bound, const struct dir_op *, int64_t, DIR_OP_LE_)
+
+static bool device_copy(const struct rank_store *rs, const struct ev_class *out, size_t ev)
+{
+	return out[ev].cat == CAT_COPY && store_ev_lane(rs, ev)->group == LANE_DEVICE;
+}
+
+/* A device copy no link reaches (the export wrote none for it: a step or a whole capture
+ * without HostToDevice links) takes the direction of the directed host copy op begun last
+ * before it, when no linked device copy starts between the two: where links are written,
+ * an unlinked copy among linked ones is one the host named no direction for, and stays
+ * without. So the figures count device copy time only, whether the links are there or not,
+ * on text and Db alike (h2d_per_step, d2h_per_step). */
+static void unlinked_copy_directions(const struct rank_store *rs, struct ev_class *out)
+{
+	uint8_t *linked = xcalloc(rs->n_ev ? rs->n_ev : 1, 1);
+	size_t n_linked = 0, n_ops = 0, n_free = 0;
+	for (size_t i = 0; i < rs->n_links; i++)
+		if (device_copy(rs, out, rs->links[i].to_ev) && !linked[rs->links[i].to_ev]) {
+			linked[rs->links[i].to_ev] = 1;
+			n_linked++;
+		}
+	for (size_t e = 0; e < rs->n_ev; e++) {
+		if (device_copy(rs, out, e))
+			n_free += !linked[e];
+		else if (out[e].cat == CAT_COPY && (out[e].flags & (EVF_H2D | EVF_D2H)) &&
+			 lanes_group_is_host(store_ev_lane(rs, e)->group))
+			n_ops++;
+	}
+	if (!n_free || !n_ops) {
+		free(linked);
+		return;
+	}
+	int64_t *starts = xmalloc((n_linked ? n_linked : 1) * sizeof *starts);
+	struct dir_op *ops = xmalloc(n_ops * sizeof *ops);
+	size_t nl = 0, no = 0;
+	for (size_t e = 0; e < rs->n_ev; e++) {
+		if (linked[e])
+			starts[nl++] = store_ts(rs, e);
+		else if (!device_copy(rs, out, e) && out[e].cat == CAT_COPY && (out[e].flags & (EVF_H2D | EVF_D2H)) &&
+			 lanes_group_is_host(store_ev_lane(rs, e)->group))
+			ops[no++] = (struct dir_op){store_ts(rs, e), out[e].flags & (EVF_H2D | EVF_D2H)};
+	}
+	xqsort(starts, nl, sizeof *starts, cmp_i64);
+	dir_ops_sort(ops, no);
+	for (size_t e = 0; e < rs->n_ev; e++) {
+		if (linked[e] || !device_copy(rs, out, e) || (out[e].flags & (EVF_H2D | EVF_D2H)))
+			continue;
+		int64_t t = store_ts(rs, e);
+		size_t k = dir_ops_upper_bound(ops, t, 0, no);
+		if (!k)
+			continue; /* no directed host op before it */
+		size_t after = i64_upper_bound(starts, ops[k - 1].a, 0, nl);
+		if (after < nl && starts[after] <= t)
+			continue; /* a linked copy between: the links cover this stretch */
+		out[e].flags |= ops[k - 1].dir | EVF_DIR_BEFORE;
+	}
+	free(ops);
+	free(starts);
+	free(linked);
+}
+
 void category_classify_links(const struct rank_store *rs, struct ev_class *out)
 {
 	/* device copies take their direction from the host op that launched them */
@@ -316,6 +389,7 @@ void category_classify_links(const struct rank_store *rs, struct ev_class *out)
 			continue;
 		out[k->to_ev].flags |= launch_direction(rs, out, k->from_ev);
 	}
+	unlinked_copy_directions(rs, out);
 }
 
 void category_classify(const struct rank_store *rs, struct ev_class *out)

@@ -23,6 +23,8 @@ enum {
 	EVF_STEP_MARK = 1 << 5, /* ProfilerStep#N */
 	EVF_FUSED_COMM = 1 << 6, /* an MC2 kernel: communication inside a device kernel, not
 				  * mirrored on the HCCL lanes (its time includes waiting for peers) */
+	EVF_DIR_BEFORE = 1 << 7, /* a device copy no link reaches: its direction is the directed
+				  * host copy op's begun last before it (category_classify_links) */
 };
 
 struct ev_class {

@@ -64,31 +64,21 @@ static void read_all(const char *events, const char *analysis, const char *clust
 	store_init(&rs);
 	db_load_rank(&rs, events, &dl);
 	store_free(&rs);
-	char *buf = NULL;
-	struct csv_table *t = db_kernel_table(events, &buf, &dl);
+	struct csv_table *t = db_kernel_table(events, &dl);
 	csvt_free(t);
-	free(buf);
 	for (size_t i = 0; i < db_n_csv_specs; i++) {
-		buf = NULL;
-		t = db_csv_table(db_csv_specs[i].in_analysis ? analysis : events, &db_csv_specs[i], &buf, &dl);
+		t = db_csv_table(db_csv_specs[i].in_analysis ? analysis : events, &db_csv_specs[i], &dl);
 		csvt_free(t);
-		free(buf);
 	}
 	struct comm_data cd = {0};
-	char *bufs[2] = {NULL, NULL};
-	db_comm_load(&cd, analysis, 0, bufs, &dl);
+	db_comm_load(&cd, analysis, 0, &dl);
 	comm_data_free(&cd);
-	free(bufs[0]);
-	free(bufs[1]);
 	struct cluster_db cdb;
 	cluster_db_read(cluster, &cdb, &dl);
 	cluster_db_free(&cdb);
 	struct comm_data cc = {0};
-	bufs[0] = bufs[1] = NULL;
-	db_cluster_comm_load(&cc, cluster, bufs, &dl);
+	db_cluster_comm_load(&cc, cluster, &dl);
 	comm_data_free(&cc);
-	free(bufs[0]);
-	free(bufs[1]);
 	diag_free(&dl);
 }
 

@@ -393,7 +393,10 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 	x.step = prep(w, "INSERT INTO STEP_TIME VALUES (?,?,?)");
 	x.gc = prep(w, "INSERT INTO GC_RECORD VALUES (?,?,?)");
 	int64_t skipped = 0;
-	x.group_name = strtab_intern_cstr(rs->strs, "group 0");
+	/* as HCCL names a communicator (the real Db's groupName): <ip>%<iface>_<port>_<device>_
+	 * <creation, us>, the same on every rank of the group; the text export numbers it
+	 * "Group 0" (its lane) all the same */
+	x.group_name = strtab_intern_cstr(rs->strs, "10.0.0.1%eth0_60000_0_1736408800000000");
 	for (size_t ev = 0; ev < rs->n_ev && !w->failed; ev++) {
 		const struct lane *l = ev_lane(rs, ev);
 		int64_t s = store_ts(rs, ev), e = s + store_dur(rs, ev);
