@@ -1302,6 +1302,34 @@ static void phases_from_attention(struct rank_analysis *ra, const struct attn_ta
 	free(prompt);
 }
 
+/* After the durations (nothing settled, no payload): a decode batch reads its sequences'
+ * cache, and the batch moves little from one decode step to the next, so a step read decode
+ * (of sel) whose attention takes a quarter or less of what the decode steps beside it take
+ * reads no batch's cache: a prompt about as short as a decode step (low: the batch may have
+ * shrunk there). */
+static void decode_by_attention(struct rank_analysis *ra, const struct attn_tally *t, const size_t *sel, size_t n)
+{
+	bool *nb = xcalloc(ra->n_steps, sizeof *nb), *thin = xcalloc(ra->n_steps, sizeof *thin);
+	int64_t *beside = xcalloc(ra->n_steps, sizeof *beside);
+	for (size_t i = 0; i < n; i++)
+		nb[sel[i]] = ra->steps[sel[i]].phase == PHASE_DECODE && t[sel[i]].attn_ns > 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = sel[i];
+		beside[k] = nb[k] ? decode_attention_beside(ra, t, nb, k) : 0;
+		thin[k] = beside[k] > 0 && t[k].attn_ns * 4 <= beside[k];
+	}
+	for (size_t k = 0; k < ra->n_steps; k++)
+		if (thin[k])
+			set_phase(&ra->steps[k], PHASE_PREFILL, PHASE_SRC_CLUSTERS, CONF_LOW,
+			          xasprintf(_("its duration is a decode step's, but its attention takes %.3f ms, a "
+			                      "quarter or less of what the decode steps beside it take (%.3f ms): it "
+			                      "reads no decode batch's cache, a short prompt; %s"),
+			                    (double)t[k].attn_ns / 1e6, (double)beside[k] / 1e6, _(prompt_or_chunk)));
+	free(nb);
+	free(thin);
+	free(beside);
+}
+
 /* The steps no signal settled (sel), read against those it did. In a capture where
  * decode-only kernels (PagedAttention, MLA preprocess) mark decode, a step whose attention
  * runs without them is not decode. Prompt tokens over as many sequences as the capture's decode steps run
@@ -1347,8 +1375,10 @@ static void phases_by_reference(struct rank_analysis *ra, const struct rank_stor
 		bool by_pay = pay && phases_from_payload(ra, bare, &nb, pay);
 		if (by_pay)
 			phases_from_attention(ra, t, pay);
-		if (!by_pay || nb)
+		if (!by_pay || nb) {
 			phases_from_durations(ra, bare, nb);
+			decode_by_attention(ra, t, bare, nb);
+		}
 		free(pay);
 		free(bare);
 		free(open);
