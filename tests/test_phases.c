@@ -619,14 +619,19 @@ static void test_signal_payload(void **state)
  * running decode batch beside a prompt chunk, looks like a prefill here and says so: prefill
  * or mixed, low, never medium (every mixed step of the ACLGraph captures read prefill medium
  * before). Errors at most the planted mixed steps, none above low confidence, and the rank's
- * phase evidence counts the steps nothing separates. */
+ * phase evidence counts the steps nothing separates. The MoE form carries no allReduce payload
+ * (its collectives are MC2 and all-to-alls): the durations and the attention beside them read
+ * it, low, a prompt as short as a decode step may read decode there, at most 1 % of the
+ * steps beside the mixed ones (16.7 % wrong before, now 2 of 240). */
 static void test_mixed_without_shapes(void **state)
 {
 	(void)state;
 	if (!tu_gen())
 		skip();
-	static const char *const shapes[] = {"vllm,mixed=4", "vllm,graph,mixed=4"};
-	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+	static const char *const shapes[] = {"vllm,mixed=4", "vllm,graph,mixed=4", "vllm,moe,mixed=4"};
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		bool moe = strstr(shapes[i], "moe") != NULL;
+		size_t steps = 0, other = 0; /* steps, and wrong ones not planted mixed */
 		for (int seed = 1; seed <= 2; seed++) {
 			char args[160];
 			snprintf(args, sizeof args,
@@ -643,9 +648,13 @@ static void test_mixed_without_shapes(void **state)
 					const struct step *s = &ra->steps[k];
 					enum phase want = truth_phase(c.truth, ra->rank, k);
 					mixed += want == PHASE_MIXED;
+					steps++;
 					if (s->phase == want)
 						continue;
 					wrong++;
+					other += want != PHASE_MIXED;
+					if (moe && s->phase_conf == CONF_LOW) /* the durations' evidence says either */
+						continue;
 					if (want != PHASE_MIXED || s->phase_conf != CONF_LOW ||
 					    !strstr(s->phase_evidence, "prefill or mixed"))
 						fail_msg("%s seed %d rank %d step %zu: %s (%s: %s), planted %s", shapes[i],
@@ -659,6 +668,9 @@ static void test_mixed_without_shapes(void **state)
 			assert_true(mixed > 0);
 			tu_capture_free(&c);
 		}
+		if (other * 100 > steps)
+			fail_msg("%s: %zu of %zu steps not planted mixed read as another phase", shapes[i], other, steps);
+	}
 }
 
 /* MLA runs a mixed batch as two attention calls per layer (mla_v1's _forward_decode and
