@@ -640,6 +640,7 @@ struct attn_tally {
 	size_t attn;                  /* attention kernels of any kind (NAME_ATTN) */
 	size_t calls;                 /* of them, attention calls proper (not an MLA preprocess) */
 	long pre_tok, pre_seqs, dec_seqs;
+	int64_t attn_ns; /* the attention calls' device time (a decode batch's reads its cache) */
 	const char *decode_only_name;
 };
 
@@ -676,12 +677,15 @@ static const struct shape_memo *shape_of(struct shape_memo *memo, const struct s
 }
 
 /* shape: the row's input shapes (attention_tokens), or NULL without them. */
-static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, const struct shape_memo *shape)
+static void tally_kernel(struct attn_tally *t, uint8_t bits, const char *name, const struct shape_memo *shape,
+                         int64_t dur)
 {
 	long tok = shape ? shape->tok : 0, seqs = shape ? shape->seqs : 0;
 	bool sized = (bits & NAME_HIT) && shape && shape->ok && seqs > 0 && tok >= seqs;
+	bool call = (bits & NAME_ATTN) && !mla_preprocess(name);
 	t->attn += (bits & NAME_ATTN) != 0;
-	t->calls += (bits & NAME_ATTN) && !mla_preprocess(name);
+	t->calls += call;
+	t->attn_ns += call && dur > 0 ? dur : 0;
 	/* PagedAttention over more tokens than sequences is the split-fuse form (chunked prefill),
 	 * whatever its kernel is named: not decode-only */
 	if ((bits & NAME_DECODE) && !(sized && tok > seqs && !mla_preprocess(name))) {
@@ -787,14 +791,15 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 		struct shape_memo *sm = shapes ? xcalloc(n_strs ? n_strs : 1, sizeof *sm) : NULL;
 		for (size_t r = 0; r < kt->nrows; r++) {
 			uint32_t id = csvt_str_id(kt, r, COL_NAME);
-			int64_t ts;
+			int64_t ts, dur = 0;
 			uint8_t bits = id == STRTAB_NONE ? 0 : name_bits(&m, id);
 			if (!bits || !csvt_time(kt, r, COL_START, &ts))
 				continue;
 			size_t k = analysis_step_at_near(ra, ts, &hint);
+			(void)csvt_time(kt, r, COL_DURATION, &dur); /* 0 without one: no attention time */
 			if (k != SIZE_MAX)
 				tally_kernel(&t[k], bits, strtab_str(kt->strs, id),
-				             sm ? shape_of(sm, kt->strs, csvt_str_id(kt, r, COL_INPUT_SHAPES)) : NULL);
+				             sm ? shape_of(sm, kt->strs, csvt_str_id(kt, r, COL_INPUT_SHAPES)) : NULL, dur);
 		}
 		free(sm);
 	} else if (rs->has_events) {
@@ -805,7 +810,7 @@ static void votes_from_kernels(struct rank_analysis *ra, const struct rank_store
 			uint8_t bits = name_bits(&m, rs->ev_name[ev]);
 			size_t k = bits ? analysis_step_at_near(ra, store_ts(rs, ev), &hint) : SIZE_MAX;
 			if (k != SIZE_MAX)
-				tally_kernel(&t[k], bits, store_ev_name(rs, ev), NULL);
+				tally_kernel(&t[k], bits, store_ev_name(rs, ev), NULL, store_dur(rs, ev));
 		}
 	} else {
 		return;
@@ -1185,6 +1190,146 @@ static enum phase nearest_phase(const struct phase_ref ref[PHASE_MIXED + 1], dou
 	return best;
 }
 
+/* The step evidence's words where a step holds a prompt and nothing tells prefill from mixed
+ * (phase_summary counts the steps that say it). */
+static const char *const prompt_or_chunk = N_("prefill or mixed: nothing in this capture separates a prompt "
+                                              "from a chunk beside the decode batch");
+
+/* The attention time of the decode steps nearest step k before and after it (the smaller; 0
+ * with neither), among the steps nb lets speak. */
+static int64_t decode_attention_beside(const struct rank_analysis *ra, const struct attn_tally *t, const bool *nb,
+                                       size_t k)
+{
+	int64_t a = 0, b = 0;
+	for (size_t j = k; j-- > 0 && !a;)
+		if (nb[j] && ra->steps[j].phase == PHASE_DECODE)
+			a = t[j].attn_ns;
+	for (size_t j = k + 1; j < ra->n_steps && !b; j++)
+		if (nb[j] && ra->steps[j].phase == PHASE_DECODE)
+			b = t[j].attn_ns;
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/* Step k holds prompt tokens and is not decode. A mixed step runs its running decodes beside
+ * its chunk, so its attention reads their cache: about what the decode steps beside it take,
+ * or more. Under half of that, it carries no decode batch: prefill (medium). Otherwise prefill
+ * and mixed look alike here (low). why gets the reason; returns the confidence. */
+static enum confidence prompt_or_mixed(const struct rank_analysis *ra, const struct attn_tally *t, const bool *nb,
+                                       size_t k, struct sbuf *why)
+{
+	int64_t beside = decode_attention_beside(ra, t, nb, k);
+	if (t[k].attn_ns > 0 && beside > 0 && t[k].attn_ns * 2 < beside) {
+		sbuf_addf(why,
+		          _("; its attention takes %.3f ms, under half what the decode steps beside it take "
+		            "(%.3f ms): no running batch's cache read beside its prompt, so not mixed"),
+		          (double)t[k].attn_ns / 1e6, (double)beside / 1e6);
+		return CONF_MEDIUM;
+	}
+	sbuf_addf(why, "; %s", _(prompt_or_chunk));
+	return CONF_LOW;
+}
+
+/* Median and robust spread (1.4826 median absolute deviations) of n values (x reordered). */
+static void median_spread(double *x, size_t n, double *med, double *spread)
+{
+	xqsort(x, n, sizeof *x, cmp_double);
+	*med = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+	for (size_t i = 0; i < n; i++)
+		x[i] = fabs(x[i] - *med);
+	xqsort(x, n, sizeof *x, cmp_double);
+	*spread = 1.4826 * (n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2);
+}
+
+/* After the payloads (phases_from_payload, nothing else settled), the kernel mix. A decode
+ * token reads its sequence's whole cache, a prompt's tokens attend only to the prompt: a step
+ * read decode whose attention per payload byte is a quarter of the decode steps' or less (and
+ * 5 spreads off), or which lasts 4 times their median and more (a host stall makes a decode
+ * step a few times longer, not that), holds a prompt. Every prompt step is then prefill or
+ * mixed by prompt_or_mixed. */
+static void phases_from_attention(struct rank_analysis *ra, const struct attn_tally *t, const double *pay)
+{
+	size_t n = ra->n_steps, nd = 0;
+	double *q = xmalloc(n * sizeof *q), *d = xmalloc(n * sizeof *d), qm = 0, qs = 0, dm = 0, ds = 0;
+	bool *nb = xcalloc(n, sizeof *nb), *prompt = xcalloc(n, sizeof *prompt);
+	for (size_t k = 0; k < n; k++) {
+		const struct step *s = &ra->steps[k];
+		if (s->phase_source != PHASE_SRC_PAYLOAD)
+			continue;
+		prompt[k] = s->phase != PHASE_DECODE;
+		nb[k] = !prompt[k];
+		if (nb[k] && t[k].attn_ns > 0) {
+			q[nd] = log((double)t[k].attn_ns / pay[k]);
+			d[nd++] = log_duration(s);
+		}
+	}
+	if (nd >= 4) {
+		median_spread(q, nd, &qm, &qs);
+		median_spread(d, nd, &dm, &ds);
+	}
+	for (size_t k = 0; k < n && nd >= 4; k++) {
+		struct step *s = &ra->steps[k];
+		if (!nb[k])
+			continue;
+		double lq = t[k].attn_ns > 0 ? log((double)t[k].attn_ns / pay[k]) : qm, ld = log_duration(s);
+		bool thin = lq < qm - fmax(log(4.0), 5 * qs), slow = ld > dm + fmax(log(4.0), 5 * ds);
+		if (!thin && !slow)
+			continue;
+		nb[k] = false;
+		prompt[k] = true;
+		free(s->phase_evidence);
+		s->phase_evidence =
+		        thin ? xasprintf(_("its allReduce carries %.3f MB, a decode batch's tokens, but its attention "
+		                           "takes %.1f times less per byte than the decode steps' (a decode token "
+		                           "reads its sequence's cache, a prompt's tokens attend to the prompt "
+		                           "alone): prompt tokens"),
+		                         pay[k] / 1e6, exp(qm - lq))
+		             : xasprintf(_("its allReduce carries %.3f MB, a decode batch's tokens, but it lasts "
+		                           "%.3f ms, %.1f times the decode steps' median: not a decode step"),
+		                         pay[k] / 1e6, exp(ld) / 1e6, exp(ld - dm));
+		s->phase = PHASE_PREFILL;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (!prompt[k])
+			continue;
+		struct sbuf why = SBUF_INIT;
+		sbuf_adds(&why, ra->steps[k].phase_evidence);
+		enum confidence c = prompt_or_mixed(ra, t, nb, k, &why);
+		set_phase(&ra->steps[k], PHASE_PREFILL, PHASE_SRC_PAYLOAD, c, sbuf_detach(&why));
+	}
+	free(q);
+	free(d);
+	free(nb);
+	free(prompt);
+}
+
+/* After the durations (nothing settled, no payload): a decode batch reads its sequences'
+ * cache, and the batch moves little from one decode step to the next, so a step read decode
+ * (of sel) whose attention takes a quarter or less of what the decode steps beside it take
+ * reads no batch's cache: a prompt about as short as a decode step (low: the batch may have
+ * shrunk there). */
+static void decode_by_attention(struct rank_analysis *ra, const struct attn_tally *t, const size_t *sel, size_t n)
+{
+	bool *nb = xcalloc(ra->n_steps, sizeof *nb), *thin = xcalloc(ra->n_steps, sizeof *thin);
+	int64_t *beside = xcalloc(ra->n_steps, sizeof *beside);
+	for (size_t i = 0; i < n; i++)
+		nb[sel[i]] = ra->steps[sel[i]].phase == PHASE_DECODE && t[sel[i]].attn_ns > 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = sel[i];
+		beside[k] = nb[k] ? decode_attention_beside(ra, t, nb, k) : 0;
+		thin[k] = beside[k] > 0 && t[k].attn_ns * 4 <= beside[k];
+	}
+	for (size_t k = 0; k < ra->n_steps; k++)
+		if (thin[k])
+			set_phase(&ra->steps[k], PHASE_PREFILL, PHASE_SRC_CLUSTERS, CONF_LOW,
+			          xasprintf(_("its duration is a decode step's, but its attention takes %.3f ms, a "
+			                      "quarter or less of what the decode steps beside it take (%.3f ms): it "
+			                      "reads no decode batch's cache, a short prompt; %s"),
+			                    (double)t[k].attn_ns / 1e6, (double)beside[k] / 1e6, _(prompt_or_chunk)));
+	free(nb);
+	free(thin);
+	free(beside);
+}
+
 /* The steps no signal settled (sel), read against those it did. In a capture where
  * decode-only kernels (PagedAttention, MLA preprocess) mark decode, a step whose attention
  * runs without them is not decode. Prompt tokens over as many sequences as the capture's decode steps run
@@ -1209,9 +1354,10 @@ static void phases_by_reference(struct rank_analysis *ra, const struct rank_stor
 	/* the model splits a mixed batch into a decode and a prefill attention call per layer
 	 * (MLA: mla_v1 runs _forward_decode and _forward_prefill) */
 	bool splits = false;
-	for (size_t k = 0; k < ra->n_steps; k++)
+	for (size_t k = 0; k < ra->n_steps; k++) {
 		splits |= t[k].mla > 0;
-	free(open);
+		open[k] = !open[k]; /* now: the settled steps, which speak for the others */
+	}
 	if (!ref[PHASE_PREFILL].n && !ref[PHASE_DECODE].n && !ref[PHASE_MIXED].n) {
 		size_t *bare = xmalloc(n * sizeof *bare), nb = 0;
 		for (size_t i = 0; i < n; i++)
@@ -1226,10 +1372,16 @@ static void phases_by_reference(struct rank_analysis *ra, const struct rank_stor
 		                      : NULL;
 		if (pay)
 			step_payloads(ra, rs, pay);
-		if (!pay || !phases_from_payload(ra, bare, &nb, pay) || nb)
+		bool by_pay = pay && phases_from_payload(ra, bare, &nb, pay);
+		if (by_pay)
+			phases_from_attention(ra, t, pay);
+		if (!by_pay || nb) {
 			phases_from_durations(ra, bare, nb);
+			decode_by_attention(ra, t, bare, nb);
+		}
 		free(pay);
 		free(bare);
+		free(open);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -1304,9 +1456,13 @@ static void phases_by_reference(struct rank_analysis *ra, const struct rank_stor
 			          _("its duration (%.3f ms) lies more than 3 spreads from every settled "
 			            "phase's steps: read as %s"),
 			          exp(x) / 1e6, result_phase_name(p));
-		set_phase(s, p, absent ? PHASE_SRC_KERNELS : PHASE_SRC_CLUSTERS,
-		          absent ? CONF_MEDIUM : CONF_LOW, sbuf_detach(&why));
+		/* not decode: prefill where no decode batch rides along, else nothing tells which */
+		enum confidence c = absent ? prompt_or_mixed(ra, t, open, sel[i], &why) : CONF_LOW;
+		if (absent && c == CONF_MEDIUM)
+			p = PHASE_PREFILL;
+		set_phase(s, p, absent ? PHASE_SRC_KERNELS : PHASE_SRC_CLUSTERS, c, sbuf_detach(&why));
 	}
+	free(open);
 }
 
 /* Every step takes the first signal in order that reads it; a later signal that reads it
@@ -1396,6 +1552,11 @@ static void phase_summary(struct rank_analysis *ra)
 	}
 	if (low && low < ra->n_steps)
 		sbuf_addf(&why, _("; %zu of %zu step(s) low confidence"), low, ra->n_steps);
+	size_t either = 0; /* steps whose evidence says prompt_or_chunk */
+	for (size_t k = 0; k < ra->n_steps; k++)
+		either += ra->steps[k].phase_evidence && strstr(ra->steps[k].phase_evidence, _(prompt_or_chunk));
+	if (either)
+		sbuf_addf(&why, _("; %zu step(s) %s"), either, _(prompt_or_chunk));
 	ra->phase_evidence = sbuf_detach(&why);
 }
 

@@ -4,11 +4,14 @@
 and without ProfilerStep markers, and rewritten to vLLM-Ascend's default export), reads each
 rank's steps from `ascprof-tui --report --json` and compares them per step with the planted
 ground_truth.txt. A step read `unknown` counts as an error; so does a step count that differs
-(all of that rank's steps). Usage, from a build directory:
+(all of that rank's steps). Confident errors (a wrong phase, not unknown, stated with medium or
+high confidence: the worst defect) are counted apart, after the errors ("conf N"). Usage, from a
+build directory:
 
-    python3 ../wt/tests/tools/phase_errors.py [--seeds N] [--steps N] [SHAPE ...]
+    python3 ../wt/tests/tools/phase_errors.py [--seeds N] [--steps N] [--variant V] [SHAPE ...]
 
-where SHAPE is a --shape value (default: every shape issue 34 names)."""
+where SHAPE is a --shape value (default: every shape issue 34 names) and V one of the
+variants (markers, none, default-export, no-shapes; default: all)."""
 import argparse
 import json
 import os
@@ -52,7 +55,7 @@ def run(gen, tui, shape, name, extra, seed, steps, prefill, ranks):
         t = truth(os.path.join(out, "ground_truth.txt"))
         rep = json.loads(subprocess.run([tui, "--no-index", "--report", "--json", out], check=True,
                                         capture_output=True).stdout)
-    planted = wrong = 0
+    planted = wrong = confident = 0
     for r in rep["ranks"]:
         n = int(t["rank.%d.steps" % r["rank"]])
         got = r["steps"]["list"]
@@ -61,8 +64,10 @@ def run(gen, tui, shape, name, extra, seed, steps, prefill, ranks):
             wrong += n
             continue
         for k, s in enumerate(got):
-            wrong += s["phase"] != t["rank.%d.step.%d.phase" % (r["rank"], k)]
-    return planted, wrong
+            bad = s["phase"] != t["rank.%d.step.%d.phase" % (r["rank"], k)]
+            wrong += bad
+            confident += bad and s["phase"] != "unknown" and s["phase_confidence"] in ("medium", "high")
+    return planted, wrong, confident
 
 
 def main():
@@ -72,17 +77,23 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--steps", type=int, default=40)
     ap.add_argument("--prefill", type=int, default=10)
+    ap.add_argument("--variant", choices=[v[0] for v in VARIANTS])
     ap.add_argument("shapes", nargs="*", default=SHAPES)
     a = ap.parse_args()
     for shape in a.shapes:
         cells = []
         for name, extra in VARIANTS:
-            planted = wrong = 0
+            if a.variant and name != a.variant:
+                continue
+            planted = wrong = confident = 0
             for seed in range(1, a.seeds + 1):
-                p, w = run(a.gen, a.tui, shape, name, extra, seed, a.steps, a.prefill, (2, 4, 1)[(seed - 1) % 3])
+                p, w, c = run(a.gen, a.tui, shape, name, extra, seed, a.steps, a.prefill,
+                              (2, 4, 1)[(seed - 1) % 3])
                 planted += p
                 wrong += w
-            cells.append("%s %d/%d (%.1f %%)" % (name, wrong, planted, 100.0 * wrong / planted))
+                confident += c
+            cells.append("%s %d/%d (%.1f %%, conf %d)" % (name, wrong, planted, 100.0 * wrong / planted,
+                                                        confident))
         print("%-22s %s" % (shape, "  ".join(cells)), flush=True)
 
 

@@ -33,7 +33,7 @@ static void drop_units(struct plan *P, int kind)
 	}
 }
 
-static int64_t shape_budget(const struct opts *o, const struct plan *P, struct rng *r);
+static int64_t shape_budget(const struct opts *o, const struct plan *P, struct rng *r, int64_t *att);
 
 /* MC2 dispatch and combine are communication of their own (gen_sim.c mc2_sync): a collective's
  * m overlapped kernels from index *p start after them and end before the next one. */
@@ -46,6 +46,11 @@ static void plain_window(const uint8_t *seq, int hi, int *p, int *m)
 			*m = i > 0 ? i : 1;
 			break;
 		}
+}
+
+static bool attention_kind(uint8_t kind)
+{
+	return kind == K_FIA || kind == K_PAGED || kind == K_FLASH;
 }
 
 /* The units of a step from its kernel sequence: two collectives on several ranks (each followed
@@ -100,22 +105,36 @@ static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, 
 			pu->xfer = rng_range(&r, 200 * US, 800 * US) * o->xfer_milli / 1000;
 		}
 	}
-	/* device budget spread over the compute kernels by weight; copies have their own sizes */
-	int64_t budget = o->shape.kind != SHAPE_MARKED ? shape_budget(o, P, &r)
+	/* device budget spread over the compute kernels by weight (--shape: the attention's share
+	 * over the attention kernels, the rest over the others); copies have their own sizes */
+	int64_t att = 0;
+	int64_t budget = o->shape.kind != SHAPE_MARKED ? shape_budget(o, P, &r, &att)
 	                 : P->prefill                  ? rng_range(&r, 20 * MS, 50 * MS)
 	                                               : rng_range(&r, 4 * MS, 9 * MS);
-	int64_t wsum = 0;
-	for (int i = 0; i < P->n; i++)
-		wsum += kinds[P->pu[i].kind].weight * P->pu[i].kdur;
+	int64_t wsum = 0, asum = 0;
+	for (int i = 0; i < P->n; i++) {
+		if (att > 0 && attention_kind(P->pu[i].kind))
+			asum += P->pu[i].kdur;
+		else
+			wsum += kinds[P->pu[i].kind].weight * P->pu[i].kdur;
+	}
+	if (!asum) /* no attention kernel (--drop-op): the others take its time */
+		att = 0;
+	/* token-sized inputs (ids, positions) copied from pageable host memory: a latency and
+	 * about 20 ns a token (--shape, but training); the marked shape's prompts are bigger */
+	bool by_tokens = o->shape.kind != SHAPE_MARKED && P->phase != SP_TRAIN;
 	for (int i = 0; i < P->n; i++) {
 		struct plan_unit *pu = &P->pu[i];
 		switch (kinds[pu->kind].dc) {
 		case DC_COMPUTE:
-			pu->kdur = max64(1000, budget * kinds[pu->kind].weight * pu->kdur / wsum);
+			pu->kdur = att && attention_kind(pu->kind)
+			                   ? max64(1000, att * pu->kdur / asum)
+			                   : max64(1000, (budget - att) * kinds[pu->kind].weight * pu->kdur / wsum);
 			break;
 		case DC_H2D:
-			pu->kdur = P->prefill ? rng_range(&r, 20 * US, 120 * US)
-			                      : rng_range(&r, 2 * US, 25 * US);
+			pu->kdur = by_tokens   ? rng_range(&r, 2 * US, 8 * US) + P->tok * 20
+			           : P->prefill ? rng_range(&r, 20 * US, 120 * US)
+			                        : rng_range(&r, 2 * US, 25 * US);
 			break;
 		case DC_D2H: pu->kdur = rng_range(&r, 2 * US, 8 * US); break;
 		case DC_COMM: pu->kdur = 0; break;
@@ -125,7 +144,7 @@ static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, 
 	 * and sampling stay eager */
 	for (int i = 0; i < P->n; i++) {
 		uint8_t kind = P->pu[i].kind;
-		bool attention = kind == K_FIA || kind == K_PAGED || kind == K_FLASH;
+		bool attention = attention_kind(kind);
 		P->pu[i].graph = (P->graph || (P->piecewise && !attention)) && kinds[kind].dc != DC_H2D &&
 		                 kinds[kind].dc != DC_D2H && kind != K_ARGMAX;
 	}
@@ -138,18 +157,44 @@ static void plan_units(const struct gen *G, struct plan *P, const uint8_t *seq, 
 	*rp = r;
 }
 
-/* --shape: the device time of a step. Prefills of short prompts take about as long as a
- * decode step (their durations overlap), so durations alone cannot tell them apart. */
-static int64_t shape_budget(const struct opts *o, const struct plan *P, struct rng *r)
+/* --shape: the device time of a step from its tokens, as the accelerator spends it. Every
+ * step reads the weights once: a memory-bound floor. The matmuls' compute passes that floor at
+ * a crossover of a few hundred tokens and grows with the tokens from there. Attention costs
+ * by query x key-value: a decode token reads its sequence's cache (memory-bound, per cached
+ * token, GEN_CTX of them on average), a prompt's tokens attend to the prompt before them
+ * (compute, per pair). So a short prompt costs about what a decode step costs and a long one
+ * many times more, and a mixed step is its tokens' cost. *att: the attention's share. One
+ * draw (a +-10 % jitter) where the old budget drew, so that the later draws keep their
+ * values. */
+enum {
+	GEN_FLOOR_NS = 4 * MS,    /* the weights read once */
+	GEN_CROSS_TOK = 384,      /* tokens where the matmuls turn compute-bound */
+	GEN_CTX = 1024,           /* cached tokens a running sequence reads */
+	GEN_CACHE_PS = 24000,     /* ps per cached token read by a decode token */
+	GEN_PAIR_PS = 750,        /* ps per query x key pair of a prompt */
+};
+
+static int64_t shape_budget(const struct opts *o, const struct plan *P, struct rng *r, int64_t *att)
 {
-	switch (P->phase) {
-	case SP_PREFILL:
-		return o->shape.short_prefill || rng_permille(r, 500) ? rng_range(r, 5 * MS, 12 * MS)
-		                                                         : rng_range(r, 20 * MS, 45 * MS);
-	case SP_MIXED: return rng_range(r, 8 * MS, 18 * MS);
-	case SP_TRAIN: return rng_range(r, 60 * MS, 90 * MS);
-	default: return rng_range(r, 4 * MS, 12 * MS);
+	*att = 0;
+	if (P->phase == SP_TRAIN)
+		return rng_range(r, 60 * MS, 90 * MS);
+	if (P->phase == SP_PREFILL && !o->shape.short_prefill)
+		(void)rng_permille(r, 500); /* the old budget's long-or-short draw */
+	int64_t j = rng_range(r, 900, 1100);
+	int64_t mm = P->tok > GEN_CROSS_TOK ? GEN_FLOOR_NS * P->tok / GEN_CROSS_TOK : GEN_FLOOR_NS;
+	int64_t cached = 0, pairs = 0; /* decode tokens' cache reads; prompt query x key pairs */
+	if (P->phase == SP_DECODE) {
+		cached = P->seqs * GEN_CTX;
+	} else if (P->phase == SP_PREFILL) {
+		int64_t len = P->seqs > 0 ? P->tok / P->seqs : P->tok; /* the prompts are drawn equal */
+		pairs = P->seqs * len * (len + 1) / 2;
+	} else { /* the decode batch beside a chunk at its prompt's start */
+		cached = (P->seqs - P->seqs_p) * GEN_CTX;
+		pairs = P->tok_p * (P->tok_p + 1) / 2;
 	}
+	*att = (cached * GEN_CACHE_PS + pairs * GEN_PAIR_PS) / 1000 * j / 1000;
+	return mm * j / 1000 + *att;
 }
 
 static void seq_add(uint8_t *seq, int *L, int kind, int part)
