@@ -13,6 +13,8 @@
 #include "csv_table.h"
 #include "evkind.h"
 #include "i18n.h"
+#include "json_tok.h"
+#include "lanes.h"
 #include "result.h"
 #include "sbuf.h"
 #include "store.h"
@@ -60,19 +62,63 @@ struct gmm_row {
 #define GMM_ROW_LESS(a, b) ((a)->ts < (b)->ts)
 XSORT_DEFINE(gmm_row_sort, struct gmm_row, GMM_ROW_LESS)
 
-/* The leading dimension of the first input ("8192,7168;16,7168,4096" -> 8192), or -1. */
+/* The leading dimension of the first input ("8192,7168;16,7168,4096" -> 8192), or -1. Only
+ * quotes, brackets and blanks may come before it: a dtype list ("c10::BFloat16;...", which
+ * torch_npu's Db keeps in the column named for the shapes) is no shape. */
 static int64_t leading_dim(const char *s)
 {
-	while (s && *s && (*s < '0' || *s > '9')) {
-		if (*s == ';')
-			return -1;
+	while (s && (*s == '"' || *s == '[' || *s == ' ' || *s == '\t'))
 		s++;
-	}
-	if (!s || !*s)
+	if (!s || *s < '0' || *s > '9')
 		return -1;
 	char *end;
 	long long v = strtoll(s, &end, 10);
 	return v > 0 && v < (1LL << 40) ? (int64_t)v : -1;
+}
+
+/* The leading input dimension in the args of host event ev, read again through its reader:
+ * the trace's "Input Dims", or the Db's PYTORCH_API row (torch_npu writes the shapes into
+ * inputDtypes and the dtypes into inputShapes, in every real Db at hand: both are tried,
+ * and leading_dim tells a shape from a dtype); -1 when none. */
+static int64_t host_dims_tokens(const struct rank_store *rs, uint32_t ev)
+{
+	static const char *const keys[] = {"Input Dims", "inputDtypes", "inputShapes"};
+	struct sbuf raw = SBUF_INIT, val = SBUF_INIT;
+	int64_t tok = -1;
+	if (capture_entry_text(rs, store_ev_off(rs, ev), &raw) == 0) {
+		struct jtok jt;
+		jtok_init(&jt);
+		int args = jtok_parse(&jt, raw.buf, raw.len) > 0 ? jtok_obj_get(&jt, raw.buf, 0, "args") : -1;
+		for (size_t k = 0; args >= 0 && tok < 0 && k < sizeof keys / sizeof keys[0]; k++) {
+			int t = jtok_obj_get(&jt, raw.buf, args, keys[k]);
+			if (t < 0 || jt.t[t].type != JSMN_STRING)
+				continue;
+			sbuf_reset(&val);
+			jtok_unescape(raw.buf, &jt.t[t], &val);
+			tok = leading_dim(sbuf_str(&val));
+		}
+		jtok_free(&jt);
+	}
+	sbuf_free(&raw);
+	sbuf_free(&val);
+	return tok;
+}
+
+/* The tokens of kernel ev from the Input Dims of the host op that launched it (its launch
+ * links from a host lane), read on demand for the grouped matmuls the kernel table gives no
+ * shape: the store keeps no args, and a layer needs one read. -1 when none. */
+static int64_t launch_dims_tokens(const struct rank_store *rs, uint32_t ev)
+{
+	uint32_t from[8];
+	size_t n = lanes_links_to(rs, ev, from, 8);
+	for (size_t i = 0; i < n && i < 8; i++) {
+		if (!lanes_group_is_host(store_ev_lane(rs, from[i])->group))
+			continue;
+		int64_t tok = host_dims_tokens(rs, from[i]);
+		if (tok >= 0)
+			return tok;
+	}
+	return -1;
 }
 
 static struct gmm_row *gmm_rows(const struct csv_table *k, size_t *n)
@@ -207,6 +253,9 @@ static void rank_layers(const struct rank_analysis *ra, const struct rank_data *
 			}
 			if (!gmm) {
 				cur->tokens = gmm_tokens_at(rows, n_rows, e->ts);
+				cur->tok_src = cur->tokens >= 0 ? MOE_TOK_SHAPES : MOE_TOK_NONE;
+				if (cur->tokens < 0 && (cur->tokens = launch_dims_tokens(&rd->store, e->ev)) >= 0)
+					cur->tok_src = MOE_TOK_DIMS;
 				cur->ev = e->ev;
 				cur->ts = e->ts;
 				cur->routed |= route;
@@ -456,13 +505,16 @@ struct moe_analysis *moe_analyse(struct analysis *an)
 	struct moe_list *L = xcalloc(nr ? nr : 1, sizeof *L);
 	size_t layers = 0;
 	bool shapes = true, timeline = false;
+	unsigned from = 0; /* the sources seen, bits 1 << enum moe_tok_src */
 	for (size_t i = 0; i < nr; i++) {
 		const struct rank_analysis *ra = &an->ranks[i];
 		L[i] = (struct moe_list){ra->moe, ra->n_moe, ra->n_moe};
 		layers += L[i].n;
 		timeline |= ra->has_timeline;
-		for (size_t j = 0; j < L[i].n; j++)
+		for (size_t j = 0; j < L[i].n; j++) {
 			shapes &= L[i].v[j].tokens >= 0;
+			from |= 1u << (L[i].v[j].tokens >= 0 ? L[i].v[j].tok_src : MOE_TOK_NONE);
+		}
 	}
 	if (!layers) {
 		m->why = timeline ? N_("no MoE kernels (MoeDistributeDispatch/Combine, GroupedMatmul, all-to-all around them)")
@@ -473,6 +525,9 @@ struct moe_analysis *moe_analyse(struct analysis *an)
 	cross_waits(L, nr);
 	m->present = true;
 	m->tokens_known = shapes;
+	if (shapes)
+		m->tokens_from = from == 1u << MOE_TOK_SHAPES ? MOE_TOK_SHAPES
+		                 : from == 1u << MOE_TOK_DIMS ? MOE_TOK_DIMS : MOE_TOK_MIXED;
 	m->n_ranks = nr;
 	m->ranks = xcalloc(nr, sizeof *m->ranks);
 	m->by_phase = xcalloc(3 * nr, sizeof *m->by_phase);
