@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "capture.h"
 #include "json_tok.h"
 #include "moe.h"
 #include "testutil.h"
@@ -33,7 +34,8 @@ static const struct moe_rank_fig *fig_of(const struct moe_rank_fig *f, size_t n,
 	return NULL;
 }
 
-/* Each rank's whole-capture figures against the planted ones; tokens only with shapes. */
+/* Each rank's whole-capture figures against the planted ones; tokens only with shapes (the
+ * kernel table's or the launching host op's), and then exact: both carry the planted count. */
 static void check_ranks(const struct moe_analysis *m, const struct tu_truth *t, bool shapes)
 {
 	assert_true(m->n_ranks >= 2);
@@ -41,7 +43,7 @@ static void check_ranks(const struct moe_analysis *m, const struct tu_truth *t, 
 		const struct moe_rank_fig *f = &m->ranks[i];
 		int r = f->rank;
 		if (shapes)
-			near("tokens", r, (double)f->tokens, (double)tu_truth_int(t, "moe.%d.tokens", r));
+			assert_int_equal(f->tokens, tu_truth_int(t, "moe.%d.tokens", r));
 		else
 			assert_true(f->tokens < 0);
 		near("gmm", r, (double)f->gmm_ns, (double)tu_truth_int(t, "moe.%d.gmm_ns", r));
@@ -104,15 +106,30 @@ static void check_candidates(const struct analysis *an, const struct tu_truth *t
 	}
 }
 
-/* mc2: whether the capture's combines include MC2 kernels (false: all-to-alls only) */
-static void run_case(const char *args, int hot, bool shapes, bool phases, bool mc2)
+/* The report says where the tokens came from, in words that name the source. */
+static void check_source_said(const struct analysis *an, enum moe_tok_src src)
 {
-	struct tu_capture c;
-	tu_capture_load(&c, args, true);
+	static const char *const said[] = {[MOE_TOK_NONE] = "grouped-matmul time stands in",
+	                                   [MOE_TOK_SHAPES] = "tokens from GroupedMatmul shapes\n",
+	                                   [MOE_TOK_DIMS] = "tokens from the Input Dims of the host ops"};
+	char *text = tu_report_text(an);
+	if (!strstr(text, said[src]))
+		fail_msg("the report does not say \"%s\"", said[src]);
+	free(text);
+}
+
+/* src: where the tokens must come from (MOE_TOK_NONE: no source, time as the proxy);
+ * mc2: whether the capture's combines include MC2 kernels (false: all-to-alls only) */
+static void check_case(const struct tu_capture *cp, int hot, enum moe_tok_src src, bool phases, bool mc2)
+{
+	struct tu_capture c = *cp;
+	bool shapes = src != MOE_TOK_NONE;
 	const struct moe_analysis *m = c.an->moe;
 	assert_non_null(m);
 	assert_true(m->present);
 	assert_int_equal(m->tokens_known, shapes);
+	assert_int_equal(m->tokens_from, src);
+	check_source_said(c.an, src);
 	assert_int_equal(m->hot_rank, hot);
 	assert_int_equal(tu_truth_int(c.truth, "moe.hot_rank"), hot);
 	check_ranks(m, c.truth, shapes);
@@ -143,6 +160,13 @@ static void run_case(const char *args, int hot, bool shapes, bool phases, bool m
 	assert_true(m->n_worst > 0);
 	assert_int_equal(m->combine_name != NULL, mc2);
 	check_candidates(c.an, c.truth, hot);
+}
+
+static void run_case(const char *args, int hot, enum moe_tok_src src, bool phases, bool mc2)
+{
+	struct tu_capture c;
+	tu_capture_load(&c, args, true);
+	check_case(&c, hot, src, phases, mc2);
 	tu_capture_free(&c);
 }
 
@@ -160,22 +184,101 @@ static void test_moe_markers_mc2(void **state)
 	(void)state;
 	run_case("--shape vllm,moe --step-marks profilerstep --ranks 4 --steps 8 --prefill 0 --seed 11 "
 	         "--moe-hot 1:1.6",
-	         1, true, false, true);
+	         1, MOE_TOK_SHAPES, false, true);
 }
 
 /* prompts only: the all-to-all path */
 static void test_moe_a2a_only(void **state)
 {
 	(void)state;
-	run_case("--shape vllm,moe --ranks 2 --steps 4 --prefill 4 --seed 3 --moe-hot 0:2.5", 0, true, false, false);
+	run_case("--shape vllm,moe --ranks 2 --steps 4 --prefill 4 --seed 3 --moe-hot 0:2.5", 0, MOE_TOK_SHAPES, false, false);
 }
 
 /* no GroupedMatmul shapes: no tokens, the time stands in and the hot rank still shows */
 static void test_moe_no_shapes(void **state)
 {
 	(void)state;
-	run_case("--shape vllm,moe --ranks 4 --steps 8 --prefill 2 --seed 5 --moe-hot 2:2.0 --moe-no-shapes", 2, false,
-	         false, true);
+	run_case("--shape vllm,moe --ranks 4 --steps 8 --prefill 2 --seed 5 --moe-hot 2:2.0 --moe-no-shapes", 2,
+	         MOE_TOK_NONE, false, true);
+}
+
+/* Where the tokens come from, each source on both paths, with and without markers:
+ * kernel_details empty and record_shapes on, the Input Dims of the host ops that launch the
+ * grouped matmuls (exact); neither, the time as the proxy, said so; both, the shapes. */
+static void test_moe_sources(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *args;
+		int hot;
+		enum moe_tok_src src;
+		bool phases, mc2;
+	} cases[] = {
+	        /* Input Dims only: MC2 and all-to-all, no markers */
+	        {"--shape vllm,moe --ranks 4 --steps 10 --prefill 3 --seed 7 --moe-hot 3:2.0 --moe-no-shapes --record-shapes",
+	         3, MOE_TOK_DIMS, true, true},
+	        /* Input Dims only: ProfilerStep markers, prompts only (the all-to-all path) */
+	        {"--shape vllm,moe --step-marks profilerstep --ranks 2 --steps 4 --prefill 4 --seed 3 --moe-hot 0:2.5 "
+	         "--moe-no-shapes --record-shapes",
+	         0, MOE_TOK_DIMS, false, false},
+	        /* neither: markers, both paths */
+	        {"--shape vllm,moe --step-marks profilerstep --ranks 4 --steps 8 --prefill 2 --seed 21 --moe-hot 1:1.8 "
+	         "--moe-no-shapes",
+	         1, MOE_TOK_NONE, true, true},
+	        /* both written: kernel_details' shapes win */
+	        {"--shape vllm,moe --ranks 4 --steps 6 --prefill 2 --seed 17 --moe-hot 2:1.7 --record-shapes", 2,
+	         MOE_TOK_SHAPES, true, true},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		run_case(cases[k].args, cases[k].hot, cases[k].src, cases[k].phases, cases[k].mc2);
+}
+
+/* The Db export of each: the Db holds both sources (COMPUTE_TASK_INFO's inputShapes, the
+ * launching PYTORCH_API row's shapes), and its MoE figures are the text twin's, and the
+ * planted ones. */
+static void test_moe_db(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *args;
+		int hot;
+		enum moe_tok_src src;
+		bool mc2;
+	} cases[] = {
+	        {"--shape vllm,moe --ranks 4 --steps 8 --prefill 2 --seed 5 --moe-hot 2:2.0", 2, MOE_TOK_SHAPES, true},
+	        {"--shape vllm,moe --step-marks profilerstep --ranks 4 --steps 8 --prefill 2 --seed 5 --moe-hot 2:2.0 "
+	         "--moe-no-shapes --record-shapes",
+	         2, MOE_TOK_DIMS, true},
+	        {"--shape vllm,moe --ranks 2 --steps 4 --prefill 4 --seed 3 --moe-hot 0:2.5 --moe-no-shapes", 0,
+	         MOE_TOK_NONE, false},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		char db_args[512];
+		snprintf(db_args, sizeof db_args, "%s --export db", cases[k].args);
+		struct tu_capture text, db;
+		tu_capture_load(&text, cases[k].args, true);
+		tu_capture_load(&db, db_args, true);
+		for (size_t i = 0; i < db.cap->n_ranks; i++)
+			assert_ptr_equal(db.cap->ranks[i].source, &source_db);
+		check_case(&db, cases[k].hot, cases[k].src, false, cases[k].mc2);
+		const struct moe_analysis *a = text.an->moe, *b = db.an->moe;
+		assert_int_equal(a->n_ranks, b->n_ranks);
+		assert_int_equal(a->tokens_from, b->tokens_from);
+		assert_int_equal(a->hot_rank, b->hot_rank);
+		for (size_t i = 0; i < a->n_ranks; i++) {
+			const struct moe_rank_fig *x = &a->ranks[i], *y = &b->ranks[i];
+			assert_int_equal(x->rank, y->rank);
+			assert_int_equal(x->layers, y->layers);
+			assert_int_equal(x->tokens, y->tokens);
+			assert_int_equal(x->gmm_ns, y->gmm_ns);
+			assert_int_equal(x->dispatch_ns, y->dispatch_ns);
+			assert_int_equal(x->combine_ns, y->combine_ns);
+			assert_int_equal(x->dispatch_wait_ns, y->dispatch_wait_ns);
+			assert_int_equal(x->combine_wait_ns, y->combine_wait_ns);
+		}
+		tu_capture_free(&text);
+		tu_capture_free(&db);
+	}
 }
 
 /* balanced experts: figures, no verdict */
@@ -250,6 +353,8 @@ static void test_moe_json(void **state)
 			     *key; key++)
 				assert_true(jtok_obj_get(&jt, js, m, *key) >= 0);
 			assert_int_equal(json_int(js, &jt, m, "hot_rank"), 2);
+			int from = jtok_obj_get(&jt, js, m, "tokens_from");
+			assert_true(from >= 0 && jtok_eq(js, &jt.t[from], "kernel_details Input Shapes"));
 			int ranks = jtok_obj_get(&jt, js, m, "ranks");
 			assert_int_equal(jt.t[ranks].size, 4);
 			int e = ranks + 1;
@@ -278,6 +383,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_moe_mc2_and_a2a), cmocka_unit_test(test_moe_markers_mc2),
 		cmocka_unit_test(test_moe_a2a_only),    cmocka_unit_test(test_moe_no_shapes),
+		cmocka_unit_test(test_moe_sources),     cmocka_unit_test(test_moe_db),
 		cmocka_unit_test(test_moe_balanced),    cmocka_unit_test(test_moe_absent),
 		cmocka_unit_test(test_moe_json),
 	};

@@ -77,12 +77,12 @@ static int64_t leading_dim(const char *s)
 }
 
 /* The leading input dimension in the args of host event ev, read again through its reader:
- * the trace's "Input Dims", or the Db's PYTORCH_API row (torch_npu writes the shapes into
- * inputDtypes and the dtypes into inputShapes, in every real Db at hand: both are tried,
- * and leading_dim tells a shape from a dtype); -1 when none. */
+ * the trace's "Input Dims", or the Db's PYTORCH_API row (inputShapes, then inputDtypes:
+ * every real Db at hand holds the shapes in inputDtypes and the dtypes in inputShapes, and
+ * leading_dim tells a shape from a dtype); -1 when none. */
 static int64_t host_dims_tokens(const struct rank_store *rs, uint32_t ev)
 {
-	static const char *const keys[] = {"Input Dims", "inputDtypes", "inputShapes"};
+	static const char *const keys[] = {"Input Dims", "inputShapes", "inputDtypes"};
 	struct sbuf raw = SBUF_INIT, val = SBUF_INIT;
 	int64_t tok = -1;
 	if (capture_entry_text(rs, store_ev_off(rs, ev), &raw) == 0) {
