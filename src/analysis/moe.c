@@ -104,21 +104,73 @@ static int64_t host_dims_tokens(const struct rank_store *rs, uint32_t ev)
 	return tok;
 }
 
-/* The tokens of kernel ev from the Input Dims of the host op that launched it (its launch
- * links from a host lane), read on demand for the grouped matmuls the kernel table gives no
- * shape: the store keeps no args, and a layer needs one read. -1 when none. */
-static int64_t launch_dims_tokens(const struct rank_store *rs, uint32_t ev)
+/* A layer whose first grouped matmul the kernel table gives no shape: that kernel, the
+ * instance, and the host ops that launched it (CANN's node launch has no Input Dims). */
+struct dims_want {
+	uint32_t ev, host[4];
+	uint32_t n_host;
+	size_t inst;
+};
+#define DIMS_WANT_BY_EV(a, b) ((a)->ev < (b)->ev)
+#define DIMS_WANT_BY_INST(a, b) ((a)->inst < (b)->inst)
+XSORT_DEFINE(dims_want_by_ev, struct dims_want, DIMS_WANT_BY_EV)
+XSORT_DEFINE(dims_want_by_inst, struct dims_want, DIMS_WANT_BY_INST)
+
+/* The launchers of the wanted kernels: the links are kept by launcher, so one pass over them
+ * serves every kernel (lanes_links_to walks them all for one: 5,400 layers a rank took 12 s). */
+static void dims_launchers(const struct rank_store *rs, struct dims_want *w, size_t n)
 {
-	uint32_t from[8];
-	size_t n = lanes_links_to(rs, ev, from, 8);
-	for (size_t i = 0; i < n && i < 8; i++) {
-		if (!lanes_group_is_host(store_ev_lane(rs, from[i])->group))
+	dims_want_by_ev(w, n);
+	for (size_t k = 0; k < rs->n_links; k++) {
+		uint32_t to = rs->links[k].to_ev, from = rs->links[k].from_ev;
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (w[mid].ev < to)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || w[lo].ev != to || w[lo].n_host >= 4)
 			continue;
-		int64_t tok = host_dims_tokens(rs, from[i]);
-		if (tok >= 0)
-			return tok;
+		enum lane_group g = store_ev_lane(rs, from)->group;
+		if (lanes_group_is_host(g) && g != LANE_HOST_CANN)
+			w[lo].host[w[lo].n_host++] = from;
 	}
-	return -1;
+	dims_want_by_inst(w, n);
+}
+
+/* Tokens from the Input Dims of the host ops that launched the layers' first grouped
+ * matmuls, for the instances the kernel table gave none, read on demand (the store keeps no
+ * args; a layer needs one read). record_shapes is the whole capture's: after
+ * MOE_DIMS_GIVE_UP layers in a row without any, the rank has none, and the rest stay
+ * unknown rather than cost a read each. */
+#define MOE_DIMS_GIVE_UP 64
+static void fill_dims(const struct rank_store *rs, struct moe_list *L)
+{
+	struct dims_want *w = NULL;
+	size_t n = 0, cap = 0, misses = 0;
+	for (size_t i = 0; i < L->n; i++)
+		if (L->v[i].tokens < 0 && L->v[i].ev != UINT32_MAX) {
+			xgrow(&w, &cap, n + 1, sizeof *w);
+			w[n++] = (struct dims_want){.ev = L->v[i].ev, .inst = i};
+		}
+	if (n)
+		dims_launchers(rs, w, n);
+	bool hit = false;
+	for (size_t k = 0; k < n && (hit || misses < MOE_DIMS_GIVE_UP); k++) {
+		int64_t tok = -1;
+		for (uint32_t h = 0; h < w[k].n_host && tok < 0; h++)
+			tok = host_dims_tokens(rs, w[k].host[h]);
+		if (tok < 0) {
+			misses++;
+			continue;
+		}
+		L->v[w[k].inst].tokens = tok;
+		L->v[w[k].inst].tok_src = MOE_TOK_DIMS;
+		hit = true;
+	}
+	free(w);
 }
 
 static struct gmm_row *gmm_rows(const struct csv_table *k, size_t *n)
@@ -254,8 +306,6 @@ static void rank_layers(const struct rank_analysis *ra, const struct rank_data *
 			if (!gmm) {
 				cur->tokens = gmm_tokens_at(rows, n_rows, e->ts);
 				cur->tok_src = cur->tokens >= 0 ? MOE_TOK_SHAPES : MOE_TOK_NONE;
-				if (cur->tokens < 0 && (cur->tokens = launch_dims_tokens(&rd->store, e->ev)) >= 0)
-					cur->tok_src = MOE_TOK_DIMS;
 				cur->ev = e->ev;
 				cur->ts = e->ts;
 				cur->routed |= route;
@@ -288,6 +338,7 @@ static void rank_layers(const struct rank_analysis *ra, const struct rank_data *
 	free(ev);
 	free(rows);
 	drop_unrouted(L);
+	fill_dims(&rd->store, L);
 }
 
 static int inst_key_cmp(const struct moe_inst *x, uint64_t step, uint32_t ord)
