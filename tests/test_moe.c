@@ -13,6 +13,7 @@
 
 #include "analysis.h"
 #include "capture.h"
+#include "digest.h"
 #include "json_tok.h"
 #include "moe.h"
 #include "testutil.h"
@@ -281,6 +282,35 @@ static void test_moe_db(void **state)
 	}
 }
 
+/* Digests carry each layer's tokens and their source: the per-rank digests of an Input Dims
+ * capture open with the same tokens, still said to come from the Input Dims. */
+static void test_moe_digest(void **state)
+{
+	(void)state;
+	struct tu_capture c;
+	tu_capture_load(&c, "--shape vllm,moe --ranks 4 --steps 6 --prefill 2 --seed 7 --moe-hot 3:2.0 --moe-no-shapes "
+	                    "--record-shapes", true);
+	char *dir = tu_tmpdir();
+	struct diag_list dl;
+	diag_init(&dl);
+	for (size_t r = 0; r < c.an->n_ranks; r++)
+		assert_int_equal(digest_write(c.an, r, dir, &dl, NULL), 0);
+	diag_free(&dl);
+	struct analysis *dg = analysis_from_digests(dir);
+	const struct moe_analysis *a = c.an->moe, *b = dg->moe;
+	assert_int_equal(a->tokens_from, MOE_TOK_DIMS);
+	assert_int_equal(b->tokens_from, MOE_TOK_DIMS);
+	assert_int_equal(a->n_ranks, b->n_ranks);
+	for (size_t i = 0; i < a->n_ranks; i++) {
+		assert_int_equal(a->ranks[i].rank, b->ranks[i].rank);
+		assert_int_equal(b->ranks[i].tokens, tu_truth_int(c.truth, "moe.%d.tokens", b->ranks[i].rank));
+	}
+	analysis_free(dg);
+	tu_rmtree(dir);
+	free(dir);
+	tu_capture_free(&c);
+}
+
 /* balanced experts: figures, no verdict */
 static void test_moe_balanced(void **state)
 {
@@ -384,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_moe_mc2_and_a2a), cmocka_unit_test(test_moe_markers_mc2),
 		cmocka_unit_test(test_moe_a2a_only),    cmocka_unit_test(test_moe_no_shapes),
 		cmocka_unit_test(test_moe_sources),     cmocka_unit_test(test_moe_db),
+		cmocka_unit_test(test_moe_digest),
 		cmocka_unit_test(test_moe_balanced),    cmocka_unit_test(test_moe_absent),
 		cmocka_unit_test(test_moe_json),
 	};
