@@ -282,6 +282,36 @@ static void test_moe_db(void **state)
 	}
 }
 
+/* One rank without its kernel table (removed from the generated copy): its tokens from the
+ * Input Dims, the others' from the shapes, all exact, and the source said to be both. */
+static void test_moe_mixed_sources(void **state)
+{
+	(void)state;
+	if (!tu_gen())
+		skip();
+	struct tu_capture c = {0};
+	c.dir = tu_generate("--shape vllm,moe --ranks 4 --steps 6 --prefill 2 --seed 23 --moe-hot 1:2.2 --record-shapes");
+	assert_int_equal(tu_sh("rm '%s'/$(ls '%s' | grep _ascend_pt | head -n 1)/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+	                       c.dir, c.dir),
+	                 0);
+	c.cap = capture_open(c.dir, NULL);
+	assert_true(c.cap->usable);
+	capture_load(c.cap);
+	c.an = analysis_run(c.cap);
+	c.truth = tu_truth_load(c.dir);
+	const struct moe_analysis *m = c.an->moe;
+	assert_true(m->present);
+	assert_int_equal(m->tokens_from, MOE_TOK_MIXED);
+	assert_int_equal(m->hot_rank, 1);
+	check_ranks(m, c.truth, true);
+	size_t dims = 0;
+	for (size_t i = 0; i < c.an->n_ranks; i++)
+		for (size_t j = 0; j < c.an->ranks[i].n_moe; j++)
+			dims += c.an->ranks[i].moe[j].tok_src == MOE_TOK_DIMS;
+	assert_int_equal(dims, m->ranks[0].layers); /* the one rank's layers (every rank has as many) */
+	tu_capture_free(&c);
+}
+
 /* Digests carry each layer's tokens and their source: the per-rank digests of an Input Dims
  * capture open with the same tokens, still said to come from the Input Dims. */
 static void test_moe_digest(void **state)
@@ -414,7 +444,7 @@ int main(void)
 		cmocka_unit_test(test_moe_mc2_and_a2a), cmocka_unit_test(test_moe_markers_mc2),
 		cmocka_unit_test(test_moe_a2a_only),    cmocka_unit_test(test_moe_no_shapes),
 		cmocka_unit_test(test_moe_sources),     cmocka_unit_test(test_moe_db),
-		cmocka_unit_test(test_moe_digest),
+		cmocka_unit_test(test_moe_mixed_sources), cmocka_unit_test(test_moe_digest),
 		cmocka_unit_test(test_moe_balanced),    cmocka_unit_test(test_moe_absent),
 		cmocka_unit_test(test_moe_json),
 	};
