@@ -7,6 +7,7 @@
  * MC2 path (decode batches) and the all-to-all path (prompts), with and without step
  * markers, with and without shapes; a balanced capture has no verdict and a capture
  * without MoE no figures, and says why. */
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "capture.h"
 #include "digest.h"
 #include "json_tok.h"
+#include "lanes.h"
 #include "moe.h"
 #include "testutil.h"
 
@@ -312,6 +314,77 @@ static void test_moe_mixed_sources(void **state)
 	tu_capture_free(&c);
 }
 
+/* A real Db (torch_npu, two ranks): each compute task's tokens through its launching op's
+ * Input Dims against SQL read here: the launcher is the PYTORCH_API row whose connection id
+ * CONNECTION_IDS ties to the TASK row's; its shapes, else those of the innermost row around
+ * it on its thread (the latest start, then the earliest end: rank 1's Db has no depth
+ * column) that has some, are in inputDtypes (the dtypes are in
+ * inputShapes); the leading dimension is SQLite's integer prefix. Every task SQL finds
+ * tokens for has the same tokens in the store, found by its start. */
+struct ts_tok {
+	int64_t ts, tok;
+};
+
+static int ts_tok_cmp(const void *a, const void *b)
+{
+	const struct ts_tok *x = a, *y = b;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static const char real_launch_sql[] =
+        "WITH l AS (SELECT t.startNs ts, p.globalTid g, CAST(p.startNs AS INTEGER) s, CAST(p.endNs AS INTEGER) e "
+        "FROM TASK t JOIN CONNECTION_IDS c ON c.connectionId = t.connectionId JOIN PYTORCH_API p ON p.connectionId = c.id "
+        "WHERE t.globalTaskId IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO)), "
+        "a AS (SELECT ts, (SELECT CAST(d.value AS INTEGER) FROM PYTORCH_API q JOIN STRING_IDS d ON d.id = q.inputDtypes "
+        "WHERE q.globalTid = l.g AND CAST(q.startNs AS INTEGER) <= l.s AND CAST(q.endNs AS INTEGER) >= l.e AND "
+        "d.value GLOB '[0-9]*' AND CAST(d.value AS INTEGER) > 0 "
+        "ORDER BY CAST(q.startNs AS INTEGER) DESC, CAST(q.endNs AS INTEGER) LIMIT 1) tok FROM l) "
+        "SELECT ts, tok FROM a WHERE tok IS NOT NULL";
+
+static void test_moe_launch_tokens_real_db(void **state)
+{
+	(void)state;
+	TU_REAL_OR_SKIP(dir, "msinsight/test/data/pytorch/db/level1");
+	struct capture *cap = capture_open(dir, NULL);
+	assert_true(cap->usable);
+	capture_load(cap);
+	assert_int_equal(cap->n_ranks, 2);
+	for (size_t r = 0; r < cap->n_ranks; r++) {
+		const struct rank_data *rd = &cap->ranks[r];
+		assert_ptr_equal(rd->source, &source_db);
+		const struct rank_store *rs = &rd->store;
+		struct ts_tok *v = calloc(rs->n_ev ? rs->n_ev : 1, sizeof *v);
+		size_t n = 0, checked = 0;
+		for (size_t ev = 0; ev < rs->n_ev; ev++) {
+			int64_t tok = store_ev_lane(rs, ev)->group == LANE_DEVICE ? moe_launch_tokens(rs, (uint32_t)ev) : -1;
+			if (tok >= 0)
+				v[n++] = (struct ts_tok){store_ts(rs, ev), tok};
+		}
+		qsort(v, n, sizeof *v, ts_tok_cmp);
+		char *uri = sqlite3_mprintf("file:%s?immutable=1", rd->db_path);
+		sqlite3 *h = NULL;
+		assert_int_equal(sqlite3_open_v2(uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL), SQLITE_OK);
+		sqlite3_free(uri);
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(h, real_launch_sql, -1, &st, NULL) != SQLITE_OK)
+			fail_msg("%s: %s", rd->db_path, sqlite3_errmsg(h));
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			struct ts_tok want = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+			const struct ts_tok *got = bsearch(&want, v, n, sizeof *v, ts_tok_cmp);
+			if (!got || got->tok != want.tok)
+				fail_msg("rank %zu, task at %lld: %lld tokens, SQL %lld", r, (long long)want.ts,
+				         got ? (long long)got->tok : -1LL, (long long)want.tok);
+			checked++;
+		}
+		sqlite3_finalize(st);
+		sqlite3_close(h);
+		assert_true(checked >= 100); /* 173 compute tasks a rank in this capture */
+		free(v);
+	}
+	capture_free(cap);
+	free(dir);
+}
+
 /* Digests carry each layer's tokens and their source: the per-rank digests of an Input Dims
  * capture open with the same tokens, still said to come from the Input Dims. */
 static void test_moe_digest(void **state)
@@ -445,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_moe_a2a_only),    cmocka_unit_test(test_moe_no_shapes),
 		cmocka_unit_test(test_moe_sources),     cmocka_unit_test(test_moe_db),
 		cmocka_unit_test(test_moe_mixed_sources), cmocka_unit_test(test_moe_digest),
+		cmocka_unit_test(test_moe_launch_tokens_real_db),
 		cmocka_unit_test(test_moe_balanced),    cmocka_unit_test(test_moe_absent),
 		cmocka_unit_test(test_moe_json),
 	};

@@ -140,6 +140,75 @@ static void dims_launchers(const struct rank_store *rs, struct dims_want *w, siz
 	dims_want_by_inst(w, n);
 }
 
+/* The events of a host lane around one (its ancestors: starting no later, ending no
+ * earlier); the lane visits those started before it innermost first. */
+#define MOE_ENCLOSING 64
+struct enclosing {
+	const struct rank_store *rs;
+	uint32_t self, ev[MOE_ENCLOSING];
+	int64_t s, e;
+	size_t n;
+};
+
+static void enclosing_add(void *ctx, uint32_t ev)
+{
+	struct enclosing *c = ctx;
+	int64_t s = store_ts(c->rs, ev), e = s + store_dur(c->rs, ev);
+	if (ev != c->self && s <= c->s && e >= c->e && c->n < MOE_ENCLOSING)
+		c->ev[c->n++] = ev;
+}
+
+/* Whether x lies inside y: the later start, or the earlier end. */
+static bool enclosing_inner(const struct rank_store *rs, uint32_t x, uint32_t y)
+{
+	int64_t sx = store_ts(rs, x), sy = store_ts(rs, y);
+	return sx != sy ? sx > sy : sx + store_dur(rs, x) < sy + store_dur(rs, y);
+}
+
+/* Innermost first (a few dozen at most: insertion). */
+static void enclosing_sort(struct enclosing *c)
+{
+	for (size_t i = 1; i < c->n; i++)
+		for (size_t j = i; j > 0 && enclosing_inner(c->rs, c->ev[j], c->ev[j - 1]); j--) {
+			uint32_t t = c->ev[j];
+			c->ev[j] = c->ev[j - 1];
+			c->ev[j - 1] = t;
+		}
+}
+
+/* The tokens of a launching host op's Input Dims, else of its nearest ancestors' (up to
+ * MOE_DIMS_UP): torch_npu's launch link may start at an op-level event inside the torch op
+ * that recorded the shapes (a real Db: Conv2D, without shapes, inside aten::conv2d). */
+#define MOE_DIMS_UP 6
+static int64_t launcher_tokens(const struct rank_store *rs, uint32_t host)
+{
+	int64_t tok = host_dims_tokens(rs, host);
+	if (tok >= 0)
+		return tok;
+	struct enclosing c = {.rs = rs, .self = host, .s = store_ts(rs, host)};
+	c.e = c.s + store_dur(rs, host);
+	lanes_visit_in(rs, store_ev_lane(rs, host), c.s, c.s + 1, enclosing_add, &c, NULL);
+	enclosing_sort(&c);
+	for (size_t k = 0; k < c.n && k < MOE_DIMS_UP && tok < 0; k++)
+		tok = host_dims_tokens(rs, c.ev[k]);
+	return tok;
+}
+
+static int64_t want_tokens(const struct rank_store *rs, const struct dims_want *w)
+{
+	int64_t tok = -1;
+	for (uint32_t h = 0; h < w->n_host && tok < 0; h++)
+		tok = launcher_tokens(rs, w->host[h]);
+	return tok;
+}
+
+int64_t moe_launch_tokens(const struct rank_store *rs, uint32_t ev)
+{
+	struct dims_want w = {.ev = ev};
+	dims_launchers(rs, &w, 1);
+	return want_tokens(rs, &w);
+}
+
 /* Tokens from the Input Dims of the host ops that launched the layers' first grouped
  * matmuls, for the instances the kernel table gave none, read on demand (the store keeps no
  * args; a layer needs one read). record_shapes is the whole capture's: after
@@ -159,9 +228,7 @@ static void fill_dims(const struct rank_store *rs, struct moe_list *L)
 		dims_launchers(rs, w, n);
 	bool hit = false;
 	for (size_t k = 0; k < n && (hit || misses < MOE_DIMS_GIVE_UP); k++) {
-		int64_t tok = -1;
-		for (uint32_t h = 0; h < w[k].n_host && tok < 0; h++)
-			tok = host_dims_tokens(rs, w[k].host[h]);
+		int64_t tok = want_tokens(rs, &w[k]);
 		if (tok < 0) {
 			misses++;
 			continue;

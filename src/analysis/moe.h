@@ -30,4 +30,9 @@ void moe_rank_layers(struct analysis *an, size_t i);
  * lists); never NULL. */
 struct moe_analysis *moe_analyse(struct analysis *an);
 void moe_free(struct moe_analysis *m);
+/* The leading input dimension of kernel ev from the Input Dims of the host op that launched
+ * it (or of that op's nearest ancestors), read again through the store's reader; -1 when
+ * none. One kernel: the analysis reads a rank's in one pass over the links. */
+struct rank_store;
+int64_t moe_launch_tokens(const struct rank_store *rs, uint32_t ev);
 #endif
