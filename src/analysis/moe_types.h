@@ -47,7 +47,7 @@ struct moe_cell {
 struct moe_analysis {
 	bool present;
 	const char *why;   /* static (N_), when not present */
-	bool tokens_known; /* from shapes on every rank; else the imbalance is of gmm time */
+	bool tokens_known; /* for every layer on every rank (tokens_from); else the imbalance is of gmm time */
 	uint8_t tokens_from; /* enum moe_tok_src: every instance's source (NONE: not known) */
 	size_t n_ranks, n_layers; /* n_layers: the most MoE layers in one step */
 	int hot_rank;      /* rank number, -1 none */
