@@ -324,6 +324,7 @@ static void io_moe(struct dio *d, struct rank_analysis *ra)
 		x->step = dio_u(d, x->step);
 		x->ord = (uint32_t)dio_u(d, x->ord);
 		x->tokens = dio_i(d, x->tokens);
+		x->tok_src = (uint8_t)dio_e(d, x->tok_src, MOE_TOK_MIXED);
 		x->gmm = dio_i(d, x->gmm);
 		x->disp = dio_i(d, x->disp);
 		x->comb = dio_i(d, x->comb);

@@ -13,6 +13,8 @@
 #include "csv_table.h"
 #include "evkind.h"
 #include "i18n.h"
+#include "json_tok.h"
+#include "lanes.h"
 #include "result.h"
 #include "sbuf.h"
 #include "store.h"
@@ -60,19 +62,182 @@ struct gmm_row {
 #define GMM_ROW_LESS(a, b) ((a)->ts < (b)->ts)
 XSORT_DEFINE(gmm_row_sort, struct gmm_row, GMM_ROW_LESS)
 
-/* The leading dimension of the first input ("8192,7168;16,7168,4096" -> 8192), or -1. */
+/* The leading dimension of the first input ("8192,7168;16,7168,4096" -> 8192), or -1. Only
+ * quotes, brackets and blanks may come before it: a dtype list ("c10::BFloat16;...", which
+ * torch_npu's Db keeps in the column named for the shapes) is no shape. */
 static int64_t leading_dim(const char *s)
 {
-	while (s && *s && (*s < '0' || *s > '9')) {
-		if (*s == ';')
-			return -1;
+	while (s && (*s == '"' || *s == '[' || *s == ' ' || *s == '\t'))
 		s++;
-	}
-	if (!s || !*s)
+	if (!s || *s < '0' || *s > '9')
 		return -1;
 	char *end;
 	long long v = strtoll(s, &end, 10);
 	return v > 0 && v < (1LL << 40) ? (int64_t)v : -1;
+}
+
+/* The leading input dimension in the args of host event ev, read again through its reader:
+ * the trace's "Input Dims", or the Db's PYTORCH_API row (inputShapes, then inputDtypes:
+ * every real Db at hand holds the shapes in inputDtypes and the dtypes in inputShapes, and
+ * leading_dim tells a shape from a dtype); -1 when none. */
+static int64_t host_dims_tokens(const struct rank_store *rs, uint32_t ev)
+{
+	static const char *const keys[] = {"Input Dims", "inputShapes", "inputDtypes"};
+	struct sbuf raw = SBUF_INIT, val = SBUF_INIT;
+	int64_t tok = -1;
+	if (capture_entry_text(rs, store_ev_off(rs, ev), &raw) == 0) {
+		struct jtok jt;
+		jtok_init(&jt);
+		int args = jtok_parse(&jt, raw.buf, raw.len) > 0 ? jtok_obj_get(&jt, raw.buf, 0, "args") : -1;
+		for (size_t k = 0; args >= 0 && tok < 0 && k < sizeof keys / sizeof keys[0]; k++) {
+			int t = jtok_obj_get(&jt, raw.buf, args, keys[k]);
+			if (t < 0 || jt.t[t].type != JSMN_STRING)
+				continue;
+			sbuf_reset(&val);
+			jtok_unescape(raw.buf, &jt.t[t], &val);
+			tok = leading_dim(sbuf_str(&val));
+		}
+		jtok_free(&jt);
+	}
+	sbuf_free(&raw);
+	sbuf_free(&val);
+	return tok;
+}
+
+/* A layer whose first grouped matmul the kernel table gives no shape: that kernel, the
+ * instance, and the host ops that launched it (CANN's node launch has no Input Dims). */
+struct dims_want {
+	uint32_t ev, host[4];
+	uint32_t n_host;
+	size_t inst;
+};
+#define DIMS_WANT_BY_EV(a, b) ((a)->ev < (b)->ev)
+#define DIMS_WANT_BY_INST(a, b) ((a)->inst < (b)->inst)
+XSORT_DEFINE(dims_want_by_ev, struct dims_want, DIMS_WANT_BY_EV)
+XSORT_DEFINE(dims_want_by_inst, struct dims_want, DIMS_WANT_BY_INST)
+
+/* The launchers of the wanted kernels: the links are kept by launcher, so one pass over them
+ * serves every kernel (lanes_links_to walks them all for one: 5,400 layers a rank took 12 s). */
+static void dims_launchers(const struct rank_store *rs, struct dims_want *w, size_t n)
+{
+	dims_want_by_ev(w, n);
+	for (size_t k = 0; k < rs->n_links; k++) {
+		uint32_t to = rs->links[k].to_ev, from = rs->links[k].from_ev;
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (w[mid].ev < to)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || w[lo].ev != to || w[lo].n_host >= 4)
+			continue;
+		enum lane_group g = store_ev_lane(rs, from)->group;
+		if (lanes_group_is_host(g) && g != LANE_HOST_CANN)
+			w[lo].host[w[lo].n_host++] = from;
+	}
+	dims_want_by_inst(w, n);
+}
+
+/* The events of a host lane around one (its ancestors: starting no later, ending no
+ * earlier); the lane visits those started before it innermost first. */
+#define MOE_ENCLOSING 64
+struct enclosing {
+	const struct rank_store *rs;
+	uint32_t self, ev[MOE_ENCLOSING];
+	int64_t s, e;
+	size_t n;
+};
+
+static void enclosing_add(void *ctx, uint32_t ev)
+{
+	struct enclosing *c = ctx;
+	int64_t s = store_ts(c->rs, ev), e = s + store_dur(c->rs, ev);
+	if (ev != c->self && s <= c->s && e >= c->e && c->n < MOE_ENCLOSING)
+		c->ev[c->n++] = ev;
+}
+
+/* Whether x lies inside y: the later start, or the earlier end. */
+static bool enclosing_inner(const struct rank_store *rs, uint32_t x, uint32_t y)
+{
+	int64_t sx = store_ts(rs, x), sy = store_ts(rs, y);
+	return sx != sy ? sx > sy : sx + store_dur(rs, x) < sy + store_dur(rs, y);
+}
+
+/* Innermost first (a few dozen at most: insertion). */
+static void enclosing_sort(struct enclosing *c)
+{
+	for (size_t i = 1; i < c->n; i++)
+		for (size_t j = i; j > 0 && enclosing_inner(c->rs, c->ev[j], c->ev[j - 1]); j--) {
+			uint32_t t = c->ev[j];
+			c->ev[j] = c->ev[j - 1];
+			c->ev[j - 1] = t;
+		}
+}
+
+/* The tokens of a launching host op's Input Dims, else of its nearest ancestors' (up to
+ * MOE_DIMS_UP): torch_npu's launch link may start at an op-level event inside the torch op
+ * that recorded the shapes (a real Db: Conv2D, without shapes, inside aten::conv2d). */
+#define MOE_DIMS_UP 6
+static int64_t launcher_tokens(const struct rank_store *rs, uint32_t host)
+{
+	int64_t tok = host_dims_tokens(rs, host);
+	if (tok >= 0)
+		return tok;
+	struct enclosing c = {.rs = rs, .self = host, .s = store_ts(rs, host)};
+	c.e = c.s + store_dur(rs, host);
+	lanes_visit_in(rs, store_ev_lane(rs, host), c.s, c.s + 1, enclosing_add, &c, NULL);
+	enclosing_sort(&c);
+	for (size_t k = 0; k < c.n && k < MOE_DIMS_UP && tok < 0; k++)
+		tok = host_dims_tokens(rs, c.ev[k]);
+	return tok;
+}
+
+static int64_t want_tokens(const struct rank_store *rs, const struct dims_want *w)
+{
+	int64_t tok = -1;
+	for (uint32_t h = 0; h < w->n_host && tok < 0; h++)
+		tok = launcher_tokens(rs, w->host[h]);
+	return tok;
+}
+
+int64_t moe_launch_tokens(const struct rank_store *rs, uint32_t ev)
+{
+	struct dims_want w = {.ev = ev};
+	dims_launchers(rs, &w, 1);
+	return want_tokens(rs, &w);
+}
+
+/* Tokens from the Input Dims of the host ops that launched the layers' first grouped
+ * matmuls, for the instances the kernel table gave none, read on demand (the store keeps no
+ * args; a layer needs one read). record_shapes is the whole capture's: after
+ * MOE_DIMS_GIVE_UP layers in a row without any, the rank has none, and the rest stay
+ * unknown rather than cost a read each. */
+#define MOE_DIMS_GIVE_UP 64
+static void fill_dims(const struct rank_store *rs, struct moe_list *L)
+{
+	struct dims_want *w = NULL;
+	size_t n = 0, cap = 0, misses = 0;
+	for (size_t i = 0; i < L->n; i++)
+		if (L->v[i].tokens < 0 && L->v[i].ev != UINT32_MAX) {
+			xgrow(&w, &cap, n + 1, sizeof *w);
+			w[n++] = (struct dims_want){.ev = L->v[i].ev, .inst = i};
+		}
+	if (n)
+		dims_launchers(rs, w, n);
+	bool hit = false;
+	for (size_t k = 0; k < n && (hit || misses < MOE_DIMS_GIVE_UP); k++) {
+		int64_t tok = want_tokens(rs, &w[k]);
+		if (tok < 0) {
+			misses++;
+			continue;
+		}
+		L->v[w[k].inst].tokens = tok;
+		L->v[w[k].inst].tok_src = MOE_TOK_DIMS;
+		hit = true;
+	}
+	free(w);
 }
 
 static struct gmm_row *gmm_rows(const struct csv_table *k, size_t *n)
@@ -207,6 +372,7 @@ static void rank_layers(const struct rank_analysis *ra, const struct rank_data *
 			}
 			if (!gmm) {
 				cur->tokens = gmm_tokens_at(rows, n_rows, e->ts);
+				cur->tok_src = cur->tokens >= 0 ? MOE_TOK_SHAPES : MOE_TOK_NONE;
 				cur->ev = e->ev;
 				cur->ts = e->ts;
 				cur->routed |= route;
@@ -239,6 +405,7 @@ static void rank_layers(const struct rank_analysis *ra, const struct rank_data *
 	free(ev);
 	free(rows);
 	drop_unrouted(L);
+	fill_dims(&rd->store, L);
 }
 
 static int inst_key_cmp(const struct moe_inst *x, uint64_t step, uint32_t ord)
@@ -456,13 +623,16 @@ struct moe_analysis *moe_analyse(struct analysis *an)
 	struct moe_list *L = xcalloc(nr ? nr : 1, sizeof *L);
 	size_t layers = 0;
 	bool shapes = true, timeline = false;
+	unsigned from = 0; /* the sources seen, bits 1 << enum moe_tok_src */
 	for (size_t i = 0; i < nr; i++) {
 		const struct rank_analysis *ra = &an->ranks[i];
 		L[i] = (struct moe_list){ra->moe, ra->n_moe, ra->n_moe};
 		layers += L[i].n;
 		timeline |= ra->has_timeline;
-		for (size_t j = 0; j < L[i].n; j++)
+		for (size_t j = 0; j < L[i].n; j++) {
 			shapes &= L[i].v[j].tokens >= 0;
+			from |= 1u << (L[i].v[j].tokens >= 0 ? L[i].v[j].tok_src : MOE_TOK_NONE);
+		}
 	}
 	if (!layers) {
 		m->why = timeline ? N_("no MoE kernels (MoeDistributeDispatch/Combine, GroupedMatmul, all-to-all around them)")
@@ -473,6 +643,9 @@ struct moe_analysis *moe_analyse(struct analysis *an)
 	cross_waits(L, nr);
 	m->present = true;
 	m->tokens_known = shapes;
+	if (shapes)
+		m->tokens_from = from == 1u << MOE_TOK_SHAPES ? MOE_TOK_SHAPES
+		                 : from == 1u << MOE_TOK_DIMS ? MOE_TOK_DIMS : MOE_TOK_MIXED;
 	m->n_ranks = nr;
 	m->ranks = xcalloc(nr, sizeof *m->ranks);
 	m->by_phase = xcalloc(3 * nr, sizeof *m->by_phase);

@@ -8,6 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where a layer's tokens came from: the kernel table's Input Shapes, else the Input Dims of
+ * the host op that launched the grouped matmul (the trace's args, the Db's PYTORCH_API row);
+ * none: grouped-matmul time stands in. MIXED (the capture's only): some of each. */
+enum moe_tok_src { MOE_TOK_NONE, MOE_TOK_SHAPES, MOE_TOK_DIMS, MOE_TOK_MIXED };
+
 /* One MoE layer instance on one rank: the ord-th MoE layer of step `step` (a rank's list,
  * rank_analysis.moe, is in (step, ord) order; digests keep it, and the waits across the
  * ranks are drawn again from the lists). */
@@ -15,6 +20,7 @@ struct moe_inst {
 	uint64_t step; /* UINT64_MAX: outside every step */
 	uint32_t ord;
 	int64_t tokens; /* -1 unknown */
+	uint8_t tok_src; /* enum moe_tok_src: SHAPES or DIMS with tokens, else NONE */
 	int64_t gmm, disp, comb, disp_wait, comb_wait;
 	bool has_disp, has_comb, mc2, routed;
 	uint32_t ev;
@@ -41,7 +47,8 @@ struct moe_cell {
 struct moe_analysis {
 	bool present;
 	const char *why;   /* static (N_), when not present */
-	bool tokens_known; /* from shapes on every rank; else the imbalance is of gmm time */
+	bool tokens_known; /* for every layer on every rank (tokens_from); else the imbalance is of gmm time */
+	uint8_t tokens_from; /* enum moe_tok_src: every instance's source (NONE: not known) */
 	size_t n_ranks, n_layers; /* n_layers: the most MoE layers in one step */
 	int hot_rank;      /* rank number, -1 none */
 	double imbalance;  /* hot rank's tokens (or gmm time) over the median's */

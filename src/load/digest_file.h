@@ -26,7 +26,7 @@
 #include "sbuf.h"
 
 #define DIGEST_MAGIC "ASCPDIG\n"
-#define DIGEST_VERSION 13u
+#define DIGEST_VERSION 14u
 #define DIGEST_HEADER 32
 #define DIGEST_SUFFIX ".apdigest"
 

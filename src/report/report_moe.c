@@ -12,6 +12,14 @@
 
 static const char *const moe_phase_keys[3] = {"prefill", "decode", "mixed"};
 
+/* Where the tokens came from (enum moe_tok_src), as JSON keeps it and as the text says it. */
+static const char *const moe_tokens_from_keys[4] = {"gmm_us (time as the proxy)", "kernel_details Input Shapes",
+                                                    "trace Input Dims", "kernel_details Input Shapes, else trace Input Dims"};
+static const char *const moe_tokens_from_text[4] = {
+	N_("unknown (no shapes): grouped-matmul time stands in"), N_("from GroupedMatmul shapes"),
+	N_("from the Input Dims of the host ops that launch GroupedMatmul"),
+	N_("from GroupedMatmul shapes, else the launching host ops' Input Dims")};
+
 static void moe_ranks_json(struct jsonw *w, const struct moe_rank_fig *f, size_t n)
 {
 	jsonw_arr_begin(w);
@@ -66,6 +74,7 @@ void report_moe_json(struct jsonw *w, const struct analysis *an)
 	jsonw_kint_or_null(w, "hot_rank", m->hot_rank, m->hot_rank >= 0);
 	jsonw_kdouble(w, "imbalance", m->imbalance, 3);
 	jsonw_kstr(w, "imbalance_of", m->tokens_known ? "tokens" : "gmm_us (no GroupedMatmul shapes: time as the proxy)");
+	jsonw_kstr(w, "tokens_from", moe_tokens_from_keys[m->tokens_known ? m->tokens_from & 3 : MOE_TOK_NONE]);
 	if (m->verdict)
 		jsonw_kstr(w, "verdict", m->verdict);
 	else
@@ -94,7 +103,7 @@ void report_moe_text(const struct analysis *an, FILE *out)
 	if (!m || !m->present)
 		return;
 	fprintf(out, _("\nMoE: %zu layer(s) per step; tokens %s\n"), m->n_layers,
-	        m->tokens_known ? _("from GroupedMatmul shapes") : _("unknown (no shapes): grouped-matmul time stands in"));
+	        _(moe_tokens_from_text[m->tokens_known ? m->tokens_from & 3 : MOE_TOK_NONE]));
 	fputs(_("  rank   tokens      gmm ms  dispatch ms  (wait)  combine ms  (wait)\n"), out);
 	for (size_t i = 0; i < m->n_ranks; i++) {
 		const struct moe_rank_fig *f = &m->ranks[i];

@@ -93,6 +93,7 @@ struct opts {
 	int moe_hot;        /* -1: off */
 	int64_t moe_milli;
 	bool moe_no_shapes; /* --moe-no-shapes: the kernel table's GroupedMatmul shapes left empty */
+	bool record_shapes; /* --record-shapes: --shape vllm's cpu_ops carry Input Dims (a MoE unit's own tokens) */
 	int64_t slow_milli; /* kernel duration factor in 1/1000 */
 	char scale_name[128];     /* --kernel-scale NAME */
 	const char *drop_name;    /* --drop-op NAME */
@@ -530,6 +531,7 @@ extern const struct kind kinds[K_COUNT];
 extern const struct proc_def procs[PR_COUNT];
 extern const struct lane_def lanes[LN_COUNT];
 char *shape_text(const struct gen *G, const struct step *st, const struct unit *u, const char *pat);
+char *dims_text(const struct gen *G, const struct step *st, const struct unit *u, const char *pat);
 void annotation_name(const struct step *st, char *buf, size_t n);
 void coll_name(char *buf, size_t n, const struct gen *G, const struct unit *u);
 void format_stamp(char *buf, size_t n, int64_t ns);

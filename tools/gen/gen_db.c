@@ -254,6 +254,30 @@ struct ev_writer {
 	uint32_t group_name;
 };
 
+/* A cpu_op's recorded shapes as torch_npu's Db keeps them: in every real Db at hand the
+ * shapes ("Input Dims") sit in inputDtypes and the dtypes ("Input type") in inputShapes. */
+static void put_python_shapes(struct ev_writer *x, size_t ev)
+{
+	static const char *const keys[2] = {"Input Dims", "Input type"};
+	struct rank_store *rs = x->rs;
+	if (trace_element_json(rs, store_ev_off(rs, ev), &x->args) != 0)
+		return;
+	struct jtok jt;
+	jtok_init(&jt);
+	int args = jtok_parse(&jt, x->args.buf, x->args.len) > 0 ? jtok_obj_get(&jt, x->args.buf, 0, "args") : -1;
+	struct sbuf v = SBUF_INIT;
+	for (int k = 0; k < 2 && args >= 0; k++) {
+		int t = jtok_obj_get(&jt, x->args.buf, args, keys[k]);
+		if (t < 0 || jt.t[t].type != JSMN_STRING)
+			continue;
+		sbuf_reset(&v);
+		jtok_unescape(x->args.buf, &jt.t[t], &v);
+		sqlite3_bind_int64(x->py, 7 + k, strtab_intern_cstr(rs->strs, sbuf_str(&v)));
+	}
+	sbuf_free(&v);
+	jtok_free(&jt);
+}
+
 /* A PYTORCH_API row (with its connection ids), and a ProfilerStep's STEP_TIME row. */
 static void put_python(struct ev_writer *x, size_t ev, const struct lane *l, int64_t s, int64_t e, int64_t tid)
 {
@@ -275,6 +299,8 @@ static void put_python(struct ev_writer *x, size_t ev, const struct lane *l, int
 	}
 	sqlite3_bind_int64(x->py, 5, rs->ev_name[ev]);
 	sqlite3_bind_int64(x->py, 6, api_type(store_str(rs, a->cat)));
+	if (!strcmp(store_str(rs, a->cat), "cpu_op"))
+		put_python_shapes(x, ev);
 	run(x->w, x->py);
 	if (!strncmp(name, "ProfilerStep#", 13)) {
 		sqlite3_bind_int64(x->step, 1, num_text(name + 13));
@@ -379,8 +405,8 @@ static void write_events(struct w *w, struct rank_store *rs, int rank)
 	for (size_t i = 0; i < rs->n_lanes && !x.pid; i++)
 		if (rs->lanes[i].group == LANE_HOST_PYTHON)
 			x.pid = num_text(store_str(rs, rs->lanes[i].pid_text));
-	x.py = prep(w, "INSERT INTO PYTORCH_API (startNs,endNs,globalTid,connectionId,name,type) "
-		       "VALUES (?,?,?,?,?,?)");
+	x.py = prep(w, "INSERT INTO PYTORCH_API (startNs,endNs,globalTid,connectionId,name,type,inputDtypes,"
+		       "inputShapes) VALUES (?,?,?,?,?,?,?,?)");
 	x.ids = prep(w, "INSERT INTO CONNECTION_IDS VALUES (?,?)");
 	x.cann = prep(w, "INSERT INTO CANN_API VALUES (?,?,?,?,?,?)");
 	x.task = prep(w, "INSERT INTO TASK VALUES (?,?,0,?,?,?,?,4294967295,?,?,4294967295)");

@@ -24,7 +24,7 @@ static void write_profiler_info(const struct gen *G, const struct rank_model *R,
 	       "            \"record_shapes\": %s,\n            \"profile_memory\": false,\n"
 	       "            \"with_stack\": %s,\n            \"with_flops\": false,\n"
 	       "            \"with_modules\": false\n        },\n",
-	       o->host_bare ? "false" : "true", o->call_stack ? "true" : "false");
+	       o->host_bare && !o->record_shapes ? "false" : "true", o->call_stack ? "true" : "false");
 	sbuf_adds(&b, "        \"experimental_config\": {\n            \"_profiler_level\": \"Level1\",\n"
 	           "            \"_aic_metrics\": \"ACL_AICORE_PIPE_UTILIZATION\",\n"
 	           "            \"_l2_cache\": false,\n            \"_msprof_tx\": false,\n"

@@ -32,6 +32,10 @@ static const char usage_text[] =
 	"                           R's F times the others' (up to 3 decimals; 1 balances them); the\n"
 	"                           prompts' experts sit between all-to-alls; truth moe.*\n"
 	"  --moe-no-shapes          with --moe-hot: the kernel table's GroupedMatmul Input Shapes empty\n"
+	"  --record-shapes          (--shape vllm) record_shapes on, as VLLM_TORCH_PROFILER_RECORD_SHAPES=1:\n"
+	"                           the host cpu_ops carry Input Dims and Input type, a MoE unit's with\n"
+	"                           its own tokens (with --moe-no-shapes the trace's Input Dims are the\n"
+	"                           tokens' only source; without --record-shapes neither is)\n"
 	"  --kernel-scale NAME=F    compute kernel NAME (e.g. RmsNorm) lasts F times longer on every\n"
 	"                           rank (up to 3 decimals)\n"
 	"  --xfer-scale F           every collective's transfer lasts F times longer on every rank (a slow\n"
@@ -340,6 +344,7 @@ static bool parse_flag_opt(const char *a, struct opts *o)
 {
 	static const struct flag_opt flags[] = {
 	        {"--default-export", offsetof(struct opts, default_export)},
+	        {"--record-shapes", offsetof(struct opts, record_shapes)},
 	        {"--memory", offsetof(struct opts, memory)},
 	        {"--no-info", offsetof(struct opts, no_info)},
 	        {"--no-done", offsetof(struct opts, no_done)},
@@ -402,6 +407,8 @@ static void opts_settle(struct opts *o, bool others, bool slow_factor_set)
 		usage_error("--moe-hot needs --shape vllm,moe and its rank among 2 or more --ranks");
 	if (o->moe_no_shapes && o->moe_hot < 0)
 		usage_error("--moe-no-shapes needs --moe-hot");
+	if (o->record_shapes && (o->shape.kind != SHAPE_VLLM || o->default_export))
+		usage_error("--record-shapes needs --shape vllm (the other shapes record them) and no --default-export");
 	if (slow_factor_set && o->slow_rank < 0)
 		usage_error("--slow-factor needs --slow-rank");
 	if (o->slow_rank < 0)

@@ -573,7 +573,8 @@ static void choose_phases(struct gen *G)
 
 /* --shape: a kernel's shapes with this step's tokens ('#') and sequences ('@'); a split
  * attention's parts have their own. NULL for the marked shape (its strings are made once). */
-char *shape_text(const struct gen *G, const struct step *st, const struct unit *u, const char *pat)
+static char *shape_subst(const struct gen *G, const struct step *st, const struct unit *u, const char *pat,
+                         const char *sep)
 {
 	if (G->o->shape.kind == SHAPE_MARKED)
 		return NULL;
@@ -588,12 +589,25 @@ char *shape_text(const struct gen *G, const struct step *st, const struct unit *
 	for (const char *p = pat; *p; p++) {
 		if (*p == '#' || *p == '@')
 			sbuf_addf(&b, "%" PRId64, *p == '#' ? tok : seqs);
+		else if (*p == ';' && sep)
+			sbuf_adds(&b, sep);
 		else
 			sbuf_addc(&b, *p);
 	}
 	if (!b.buf)
 		sbuf_adds(&b, "");
 	return b.buf;
+}
+
+char *shape_text(const struct gen *G, const struct step *st, const struct unit *u, const char *pat)
+{
+	return shape_subst(G, st, u, pat, NULL);
+}
+
+/* The same as the trace's Input Dims string writes it (";\r\n" between inputs). */
+char *dims_text(const struct gen *G, const struct step *st, const struct unit *u, const char *pat)
+{
+	return shape_subst(G, st, u, pat, ";\r\n");
 }
 
 /* Upstream vLLM's per-step range: execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>). */

@@ -151,7 +151,8 @@ static void x_dev_end(struct tw *t, enum lane_id ln, int64_t ts, int64_t dur)
 	el_end(t, PH_X, ln, ts + t->R->off, ts + dur + t->R->off);
 }
 
-static void cpu_op(struct tw *t, const char *name, int64_t ts, int64_t dur, int kind, int phase)
+/* dims: the Input Dims written with kind's other args (kind >= 0) */
+static void cpu_op_dims(struct tw *t, const char *name, int64_t ts, int64_t dur, int kind, const char *dims)
 {
 	x_host_begin(t, LN_PY_MAIN, name, ts, dur, "cpu_op");
 	jk(t, "args");
@@ -159,13 +160,18 @@ static void cpu_op(struct tw *t, const char *name, int64_t ts, int64_t dur, int 
 	kv_i(t, "Sequence number", -1);
 	kv_i(t, "Fwd thread id", 0);
 	if (kind >= 0) {
-		kv_s(t, "Input Dims", t->G->dims_trace[kind][phase]);
+		kv_s(t, "Input Dims", dims);
 		kv_s(t, "Input type", t->G->types_trace[kind]);
 		if (t->G->o->call_stack)
 			kv_s(t, "Call stack", t->G->stack_json[kind]);
 	}
 	jclose(t);
 	el_end(t, PH_X, LN_PY_MAIN, ts + t->R->off, ts + dur + t->R->off);
+}
+
+static void cpu_op(struct tw *t, const char *name, int64_t ts, int64_t dur, int kind, int phase)
+{
+	cpu_op_dims(t, name, ts, dur, kind, kind >= 0 ? t->G->dims_trace[kind][phase] : NULL);
 }
 
 static void pyfunc(struct tw *t, const char *name, int64_t ts, int64_t dur, int64_t parent)
@@ -382,14 +388,17 @@ static void write_host_section(struct tw *t)
 			annotation_name(st, nm, sizeof nm);
 			cpu_op(t, nm, st->fwd_ts, st->fwd_end - st->fwd_ts, -1, 0);
 		}
-		/* vLLM-Ascend records no shapes (record_shapes=False) */
-		bool dims = !G->o->host_bare;
+		/* vLLM-Ascend records no shapes (record_shapes=False) unless asked (--record-shapes) */
+		bool dims = !G->o->host_bare || G->o->record_shapes;
 		for (size_t i = 0; i < st->nu; i++) {
 			const struct unit *u = &R->u[st->u0 + i];
 			const struct kind *kd = &kinds[u->kind];
+			/* a MoE unit's grouped matmul carries its own tokens, as kernel_details does */
+			char *own = dims && u->moe_tok > 0 ? dims_text(G, st, u, kd->in_shape) : NULL;
 			for (int lv = 0; lv < kd->nest && !u->graph; lv++)
-				cpu_op(t, kd->host[lv], u->c_ts + lv * 1500, u->c_dur - lv * 2500, dims ? u->kind : -1,
-				       st->prefill);
+				cpu_op_dims(t, kd->host[lv], u->c_ts + lv * 1500, u->c_dur - lv * 2500, dims ? u->kind : -1,
+				            own ? own : G->dims_trace[u->kind][st->prefill]);
+			free(own);
 		}
 		for (size_t i = 0; i < st->nu; i++) {
 			const struct unit *u = &R->u[st->u0 + i];

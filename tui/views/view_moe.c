@@ -61,6 +61,11 @@ static void draw_head(const struct moe_analysis *m, struct canvas *cv, int x, in
 	if (!m->tokens_known)
 		canvas_text(cv, x + 1, (*yy)++, w - 2, ST_DIM,
 			    _("no GroupedMatmul shapes: grouped-matmul time stands in for the tokens"));
+	else if (m->tokens_from != MOE_TOK_SHAPES) /* the kernel table's, the usual source, goes unsaid */
+		canvas_text(cv, x + 1, (*yy)++, w - 2, ST_DIM,
+			    m->tokens_from == MOE_TOK_DIMS
+			            ? _("tokens from the Input Dims of the host ops that launch GroupedMatmul")
+			            : _("tokens from GroupedMatmul shapes, else the launching host ops' Input Dims"));
 }
 
 static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int w, int h)
