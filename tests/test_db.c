@@ -1010,6 +1010,88 @@ static void test_col_i64_text(void **state)
 	sqlite3_close(h);
 }
 
+/* The kernel table's rows come by start, then compute tasks before collectives, then by
+ * rowid. The reader asks SQLite by start alone (TASK's (startNs, globalTaskId) index, no
+ * sort) and reads the table again, sorted, when a row comes out of that order: here two
+ * tasks of one start whose task ids run against their rowids, and a collective of that
+ * start. The order below is the one the sorted query gives (asked of SQLite here too). */
+static void test_kernel_order(void **state)
+{
+	(void)state;
+	static const char *const shapes[][2] = {
+		/* the index's order is the table's: read once */
+		{"(1, 50, 60, 30, 10), (2, 100, 110, 20, 11), (3, 200, 210, 10, 12)", "(13, 300, 310)"},
+		/* a start shared against the task ids, and a collective at that start */
+		{"(1, 100, 110, 20, 10), (2, 100, 120, 10, 11), (3, 50, 60, 30, 12)", "(13, 100, 130)"},
+		/* a collective first at a start, then a compute task at it: kept after it */
+		{"(1, 300, 310, 5, 10), (2, 40, 45, 6, 11)", "(13, 300, 330), (14, 20, 25)"},
+	};
+	for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+		char *root = tu_tmpdir();
+		char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", root);
+		sqlite3 *h;
+		assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+		char *sql = sqlite3_mprintf(
+			"CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"
+			"INSERT INTO STRING_IDS VALUES (1, 'AI_CORE'), (2, 'MatMul'), (3, 'hcom_allReduce_');"
+			"WITH RECURSIVE k(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM k WHERE i < 14)"
+			" INSERT INTO STRING_IDS SELECT i, 'row_' || i FROM k;"
+			"CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,"
+			" globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER,"
+			" streamId INTEGER, taskId INTEGER, modelId INTEGER);"
+			"CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId);"
+			"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY,"
+			" blockDim INTEGER, taskType INTEGER, opType INTEGER);"
+			"CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER,"
+			" connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY KEY, opType INTEGER);"
+			"CREATE TEMP TABLE r (rid, s, e, g, nm);"
+			"INSERT INTO r VALUES %s;"
+			"INSERT INTO TASK SELECT s, e, 0, NULL, g, 1, 1, 4294967295, 2, g, 0 FROM r ORDER BY rid;"
+			"INSERT INTO COMPUTE_TASK_INFO SELECT nm, g, 8, 1, 2 FROM r;"
+			"CREATE TEMP TABLE o (nm, s, e);"
+			"INSERT INTO o VALUES %s;"
+			"INSERT INTO COMMUNICATION_OP SELECT nm, s, e, NULL, NULL, NULL, 3 FROM o;",
+			shapes[c][0], shapes[c][1]);
+		char *err = NULL;
+		if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+			fail_msg("test_kernel_order: %s", err);
+		sqlite3_free(sql);
+		/* the order wanted, by the sorted query's own keys */
+		sqlite3_stmt *st;
+		assert_int_equal(sqlite3_prepare_v2(h,
+						    "SELECT v.value FROM (SELECT c.name AS n, t.startNs AS k, 0 AS s,"
+						    " t.rowid AS r FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)"
+						    " UNION ALL SELECT opName, startNs, 1, rowid FROM COMMUNICATION_OP)"
+						    " JOIN STRING_IDS v ON v.id = n ORDER BY k, s, r",
+						    -1, &st, NULL),
+				 SQLITE_OK);
+		struct diag_list dl;
+		diag_init(&dl);
+		char *buf = NULL;
+		struct csv_table *t = db_kernel_table(path, &buf, &dl);
+		assert_non_null(t);
+		size_t row = 0;
+		for (; sqlite3_step(st) == SQLITE_ROW; row++) {
+			assert_true(row < t->nrows);
+			assert_string_equal(csvt_str(t, row, COL_NAME), (const char *)sqlite3_column_text(st, 0));
+		}
+		assert_int_equal(row, t->nrows);
+		sqlite3_finalize(st);
+		sqlite3_close(h);
+		/* a table read twice says its messages once */
+		size_t unused = 0;
+		for (size_t i = 0; i < dl.n; i++)
+			unused += strstr(dl.items[i].msg, "not used by the analysis") != NULL;
+		assert_true(unused <= 1);
+		csvt_free(t);
+		free(buf);
+		diag_free(&dl);
+		tu_rmtree(root);
+		free(path);
+		free(root);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1023,6 +1105,7 @@ int main(void)
 		cmocka_unit_test(test_comm_without_index),
 		cmocka_unit_test(test_comm_records),
 		cmocka_unit_test(test_col_i64_text),
+		cmocka_unit_test(test_kernel_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
