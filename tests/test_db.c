@@ -1068,7 +1068,7 @@ static void test_kernel_order(void **state)
 		struct diag_list dl;
 		diag_init(&dl);
 		char *buf = NULL;
-		struct csv_table *t = db_kernel_table(path, &buf, &dl);
+		struct csv_table *t = db_kernel_table(path, true, &buf, &dl);
 		assert_non_null(t);
 		size_t row = 0;
 		for (; sqlite3_step(st) == SQLITE_ROW; row++) {
@@ -1092,6 +1092,73 @@ static void test_kernel_order(void **state)
 	}
 }
 
+/* The kernel table without its counters' values (--summary) has the columns the one with
+ * them has: a counter is there when a row of a kernel's task holds a value for it. Planted:
+ * aic_mac_ratio on every task; aic_total_time on the last task only, after the others'
+ * rows; aic_vec_ratio with NULL values only; aic_mte2_ratio on a task id no kernel has
+ * (past the dense ids); aiv_vec_ratio not in STRING_IDS. */
+static void test_kernel_counter_columns(void **state)
+{
+	(void)state;
+	char *root = tu_tmpdir();
+	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", root);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	char *err = NULL;
+	if (sqlite3_exec(h,
+			 "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"
+			 "INSERT INTO STRING_IDS VALUES (1, 'AI_CORE'), (2, 'MatMul'), (3, 'k'),"
+			 " (20, 'aic_mac_ratio'), (21, 'aic_total_time'), (22, 'aic_vec_ratio'),"
+			 " (23, 'aic_mte2_ratio'), (24, 'aic_scalar_time');"
+			 "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,"
+			 " globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER,"
+			 " streamId INTEGER, taskId INTEGER, modelId INTEGER);"
+			 "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY,"
+			 " blockDim INTEGER, taskType INTEGER, opType INTEGER);"
+			 "CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name INTEGER, value NUMERIC);"
+			 "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 3)"
+			 " INSERT INTO TASK SELECT i * 100, i * 100 + 50, 0, NULL, i, 1, 1, 0, 2, i, 0 FROM k;"
+			 "INSERT INTO COMPUTE_TASK_INFO SELECT 3, globalTaskId, 8, 1, 2 FROM TASK;"
+			 "INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 20, 0.25 * globalTaskId FROM TASK;"
+			 "INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 22, NULL FROM TASK;"
+			 "INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 24, 7 FROM TASK;"
+			 "INSERT INTO TASK_PMU_INFO VALUES (99, 23, 0.5), (3, 21, 4000);",
+			 NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("test_kernel_counter_columns: %s", err);
+	sqlite3_close(h);
+	struct csv_table *t[2];
+	for (int values = 0; values < 2; values++) {
+		struct diag_list dl;
+		diag_init(&dl);
+		char *buf = NULL;
+		t[values] = db_kernel_table(path, values, &buf, &dl);
+		assert_non_null(t[values]);
+		assert_int_equal(t[values]->nrows, 3);
+		assert_true(csvt_has(t[values], COL_AIC_MAC_RATIO));
+		assert_true(csvt_has(t[values], COL_AICORE_TIME));
+		assert_false(csvt_has(t[values], COL_AIC_VEC_RATIO));
+		assert_false(csvt_has(t[values], COL_AIC_MTE2_RATIO));
+		assert_false(csvt_has(t[values], COL_AIV_VEC_RATIO));
+		free(buf);
+		diag_free(&dl);
+	}
+	assert_int_equal(t[0]->ncols, t[1]->ncols);
+	for (size_t r = 0; r < 3; r++) {
+		double v;
+		/* the values as planted, or none */
+		assert_true(csvt_num(t[1], r, COL_AIC_MAC_RATIO, &v));
+		assert_true(v == 0.25 * (double)(r + 1));
+		assert_false(csvt_num(t[0], r, COL_AIC_MAC_RATIO, &v));
+		assert_int_equal(csvt_num(t[1], r, COL_AICORE_TIME, &v), r == 2);
+		assert_false(csvt_num(t[0], r, COL_AICORE_TIME, &v));
+	}
+	csvt_free(t[0]);
+	csvt_free(t[1]);
+	tu_rmtree(root);
+	free(path);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1106,6 +1173,7 @@ int main(void)
 		cmocka_unit_test(test_comm_records),
 		cmocka_unit_test(test_col_i64_text),
 		cmocka_unit_test(test_kernel_order),
+		cmocka_unit_test(test_kernel_counter_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -374,6 +374,7 @@ struct pmu {
 	bool present[PMU_WANTED];
 	int gtid_col;            /* the query column holding the task id */
 	int64_t dense_max;       /* >= 0: the slot is the task id itself, up to this; no map */
+	bool values;             /* false: which counters are there (present), not their values */
 };
 
 /* Task ids index the counters directly when COMPUTE_TASK_INFO's ids (the only ones a
@@ -439,6 +440,9 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 		sbuf_free(&in);
 		return;
 	}
+	size_t n_ids = 0, n_present = 0;
+	for (size_t k = 0; k < PMU_WANTED; k++)
+		n_ids += id[k] != INT64_MIN;
 	sql = sqlite3_mprintf("SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE name IN (%s)", sbuf_str(&in));
 	sbuf_free(&in);
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
@@ -451,9 +455,18 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 				continue;
 			int64_t gtid = sqlite3_column_int64(st, 0);
 			uint32_t *slot, direct = (uint32_t)gtid;
+			if (pm->dense_max >= 0 && (gtid < 0 || gtid > pm->dense_max))
+				continue;
+			if (!pm->values) {
+				/* the counters' names alone: the scan stops once each has a value
+				 * (within the first task's rows, where every counter is) */
+				n_present += !pm->present[k];
+				pm->present[k] = true;
+				if (n_present == n_ids)
+					break;
+				continue;
+			}
 			if (pm->dense_max >= 0) {
-				if (gtid < 0 || gtid > pm->dense_max)
-					continue;
 				slot = &direct;
 			} else {
 				bool found;
@@ -523,7 +536,7 @@ static void pmu_cells(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct 
  * export's kernel_details.csv: one row per compute task in start order, names through
  * STRING_IDS, ns as µs; a counter named *_time (ns) becomes "<name>(us)", the totals
  * aic_total_time and aiv_total_time "aicore_time(us)" and "aiv_time(us)". */
-struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list *dl)
+struct csv_table *db_kernel_table(const char *path, bool counter_values, char **buf, struct diag_list *dl)
 {
 	/* per column: the compute task's expression and the collective's (COMMUNICATION_OP,
 	 * listed as HCCL kernels as the text export does) */
@@ -583,7 +596,7 @@ struct csv_table *db_kernel_table(const char *path, char **buf, struct diag_list
 	}
 	/* the counters the analysis reads, one column each, from one pass over TASK_PMU_INFO
 	 * (stored by counter, not by task: no pivot in SQL, whose sort would hold it all) */
-	struct pmu pm = {0};
+	struct pmu pm = {.values = counter_values};
 	pmu_dense(h, &pm);
 	pmu_load(h, &pm);
 	for (size_t k = 0; k < PMU_WANTED; k++)

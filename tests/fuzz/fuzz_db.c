@@ -65,7 +65,7 @@ static void read_all(const char *events, const char *analysis, const char *clust
 	db_load_rank(&rs, events, &dl);
 	store_free(&rs);
 	char *buf = NULL;
-	struct csv_table *t = db_kernel_table(events, &buf, &dl);
+	struct csv_table *t = db_kernel_table(events, true, &buf, &dl);
 	csvt_free(t);
 	free(buf);
 	for (size_t i = 0; i < db_n_csv_specs; i++) {
