@@ -1159,6 +1159,65 @@ static void test_kernel_counter_columns(void **state)
 	free(root);
 }
 
+/* PYTORCH_API's launches through CONNECTION_IDS (no index: read at once, by id) whatever
+ * order the table holds its rows in: four ops launching two tasks each, the pairs written
+ * in id order and against it; eight arrows, each to the task of its connection id. */
+static void test_connection_ids_order(void **state)
+{
+	(void)state;
+	static const char *const orders[] = {"id, connectionId", "id DESC, connectionId DESC", "connectionId % 3, id"};
+	for (size_t c = 0; c < sizeof orders / sizeof orders[0]; c++) {
+		char *root = tu_tmpdir();
+		char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", root);
+		sqlite3 *h;
+		assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+		char *sql = sqlite3_mprintf(
+			"CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"
+			"INSERT INTO STRING_IDS VALUES (1, 'aten::mm'), (2, 'MatMul'), (3, 'AI_CORE');"
+			"CREATE TABLE ENUM_API_TYPE (id INTEGER PRIMARY KEY, name TEXT);"
+			"INSERT INTO ENUM_API_TYPE VALUES (1, 'op');"
+			"CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER,"
+			" name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, type INTEGER);"
+			"CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);"
+			"CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,"
+			" globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER,"
+			" streamId INTEGER, taskId INTEGER, modelId INTEGER);"
+			"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY,"
+			" blockDim INTEGER, taskType INTEGER, opType INTEGER);"
+			"WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 4)"
+			" INSERT INTO PYTORCH_API SELECT i * 1000, i * 1000 + 500, (7 << 32) | 7, i, 1, -1, 0, 1 FROM k;"
+			"CREATE TEMP TABLE p AS WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 4)"
+			" SELECT i AS id, 10 * i + j AS connectionId FROM k, (SELECT 1 AS j UNION ALL SELECT 2);"
+			"INSERT INTO CONNECTION_IDS SELECT id, connectionId FROM p ORDER BY %s;"
+			"INSERT INTO TASK SELECT id * 1000 + 600 + 100 * (connectionId %% 10), id * 1000 + 650"
+			" + 100 * (connectionId %% 10), 0, connectionId, connectionId, 1, 3, 0, 2, connectionId, 0 FROM p;"
+			"INSERT INTO COMPUTE_TASK_INFO SELECT 2, globalTaskId, 8, 3, 2 FROM TASK;",
+			orders[c]);
+		char *err = NULL;
+		if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+			fail_msg("test_connection_ids_order: %s", err);
+		sqlite3_free(sql);
+		sqlite3_close(h);
+		struct rank_store rs;
+		store_init(&rs);
+		struct diag_list dl;
+		diag_init(&dl);
+		assert_int_equal(db_load_rank(&rs, path, &dl), 0);
+		assert_int_equal(rs.n_links, 8);
+		assert_int_equal(rs.unmatched_flows, 0);
+		/* each arrow from its op (i * 1000) to a task the op launched (i * 1000 + 700, + 800) */
+		for (size_t i = 0; i < rs.n_links; i++) {
+			int64_t from = store_ts(&rs, rs.links[i].from_ev), to = store_ts(&rs, rs.links[i].to_ev);
+			assert_true(from % 1000 == 0 && (to - from == 700 || to - from == 800));
+		}
+		store_free(&rs);
+		diag_free(&dl);
+		tu_rmtree(root);
+		free(path);
+		free(root);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1174,6 +1233,7 @@ int main(void)
 		cmocka_unit_test(test_col_i64_text),
 		cmocka_unit_test(test_kernel_order),
 		cmocka_unit_test(test_kernel_counter_columns),
+		cmocka_unit_test(test_connection_ids_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -268,6 +268,14 @@ static void fwdbwd_flows(struct db_build *b, struct fwdbwd_op *ops, size_t n)
 		i = e;
 	}
 }
+/* CONNECTION_IDS's pairs as read_pytorch_api holds them, by id (then connection id: one
+ * order whatever the table's) */
+struct conn_pair {
+	uint64_t cid, id;
+};
+#define CONN_PAIR_LESS(x, y) \
+	((int64_t)(x)->id != (int64_t)(y)->id ? (int64_t)(x)->id < (int64_t)(y)->id : (x)->cid < (y)->cid)
+XSORT_DEFINE(sort_conn_pairs, struct conn_pair, CONN_PAIR_LESS)
 /* conn_ids holds (connection id, id) pairs sorted by id: pair i's id is [2i + 1]. */
 #define CONN_PAIR_BEFORE(c, i, key) ((int64_t)(c)[2 * (i) + 1] < (key))
 LOWER_BOUND_DEFINE(conn_pair_lower_bound, const uint64_t *, int64_t, CONN_PAIR_BEFORE)
@@ -312,11 +320,15 @@ static void read_pytorch_api(struct db_build *b)
 	}
 	uint64_t *conn_ids = NULL; /* (connection id, id) pairs, by id */
 	size_t n_conn = 0, cap_conn = 0;
+	bool conn_sorted = true;
 	if (conn && !conn_indexed) {
-		/* id -> run of connection ids, from one ordered pass */
+		/* id -> run of connection ids, from one pass in the table's order (an ORDER BY
+		 * sorted the rows in SQLite, a tenth of the events' load, though exporters
+		 * write them by id), sorted below when they are not; a run's order is no
+		 * matter: each connection id is a flow end of its own */
 		sqlite3_stmt *all;
-		if (sqlite3_prepare_v2(b->h, "SELECT id, connectionId FROM CONNECTION_IDS ORDER BY id", -1, &all,
-				       NULL) == SQLITE_OK) {
+		if (sqlite3_prepare_v2(b->h, "SELECT id, connectionId FROM CONNECTION_IDS", -1, &all, NULL) ==
+		    SQLITE_OK) {
 			while (sqlite3_step(all) == SQLITE_ROW) {
 				int64_t id, cid;
 				if (!db_col_i64(all, 0, &id) || !db_col_i64(all, 1, &cid))
@@ -326,9 +338,12 @@ static void read_pytorch_api(struct db_build *b)
 				/* the id beside it, to find the end of a run */
 				xgrow(&conn_ids, &cap_conn, n_conn + 1, sizeof *conn_ids);
 				conn_ids[n_conn++] = (uint64_t)id;
+				conn_sorted = conn_sorted && (n_conn < 4 || (int64_t)conn_ids[n_conn - 3] <= id);
 			}
 			sqlite3_finalize(all);
 		}
+		if (!conn_sorted)
+			sort_conn_pairs((struct conn_pair *)conn_ids, n_conn / 2);
 	}
 	size_t bad[2] = {0, 0};
 	struct fwdbwd_op *fb = NULL;
