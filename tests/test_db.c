@@ -1010,6 +1010,31 @@ static void test_col_i64_text(void **state)
 	sqlite3_close(h);
 }
 
+/* The tables the kernel-table and launch tests below share, as torch_npu writes them. */
+#define KT_SCHEMA                                                                                  \
+	"CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"                            \
+	"CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,"  \
+	" globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER,"           \
+	" streamId INTEGER, taskId INTEGER, modelId INTEGER);"                                     \
+	"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY,"           \
+	" blockDim INTEGER, taskType INTEGER, opType INTEGER);"
+
+/* A Db of KT_SCHEMA and sql (taken: sqlite3_free) in a new temporary directory (*root,
+ * owned); its path (owned). */
+static char *kt_db(char **root, char *sql)
+{
+	*root = tu_tmpdir();
+	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", *root);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	char *err = NULL;
+	if (sqlite3_exec(h, KT_SCHEMA, NULL, NULL, &err) != SQLITE_OK || sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", path, err);
+	sqlite3_free(sql);
+	sqlite3_close(h);
+	return path;
+}
+
 /* The kernel table's rows come by start, then compute tasks before collectives, then by
  * rowid. The reader asks SQLite by start alone (TASK's (startNs, globalTaskId) index, no
  * sort) and reads the table again, sorted, when a row comes out of that order: here two
@@ -1027,21 +1052,12 @@ static void test_kernel_order(void **state)
 		{"(1, 300, 310, 5, 10), (2, 40, 45, 6, 11)", "(13, 300, 330), (14, 20, 25)"},
 	};
 	for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
-		char *root = tu_tmpdir();
-		char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", root);
-		sqlite3 *h;
-		assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-		char *sql = sqlite3_mprintf(
-			"CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"
+		char *root;
+		char *path = kt_db(&root, sqlite3_mprintf(
 			"INSERT INTO STRING_IDS VALUES (1, 'AI_CORE'), (2, 'MatMul'), (3, 'hcom_allReduce_');"
 			"WITH RECURSIVE k(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM k WHERE i < 14)"
 			" INSERT INTO STRING_IDS SELECT i, 'row_' || i FROM k;"
-			"CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,"
-			" globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER,"
-			" streamId INTEGER, taskId INTEGER, modelId INTEGER);"
 			"CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId);"
-			"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY,"
-			" blockDim INTEGER, taskType INTEGER, opType INTEGER);"
 			"CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER,"
 			" connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY KEY, opType INTEGER);"
 			"CREATE TEMP TABLE r (rid, s, e, g, nm);"
@@ -1051,11 +1067,9 @@ static void test_kernel_order(void **state)
 			"CREATE TEMP TABLE o (nm, s, e);"
 			"INSERT INTO o VALUES %s;"
 			"INSERT INTO COMMUNICATION_OP SELECT nm, s, e, NULL, NULL, NULL, 3 FROM o;",
-			shapes[c][0], shapes[c][1]);
-		char *err = NULL;
-		if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
-			fail_msg("test_kernel_order: %s", err);
-		sqlite3_free(sql);
+			shapes[c][0], shapes[c][1]));
+		sqlite3 *h;
+		assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 		/* the order wanted, by the sorted query's own keys */
 		sqlite3_stmt *st;
 		assert_int_equal(sqlite3_prepare_v2(h,
@@ -1100,32 +1114,19 @@ static void test_kernel_order(void **state)
 static void test_kernel_counter_columns(void **state)
 {
 	(void)state;
-	char *root = tu_tmpdir();
-	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", root);
-	sqlite3 *h;
-	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-	char *err = NULL;
-	if (sqlite3_exec(h,
-			 "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"
-			 "INSERT INTO STRING_IDS VALUES (1, 'AI_CORE'), (2, 'MatMul'), (3, 'k'),"
-			 " (20, 'aic_mac_ratio'), (21, 'aic_total_time'), (22, 'aic_vec_ratio'),"
-			 " (23, 'aic_mte2_ratio'), (24, 'aic_scalar_time');"
-			 "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,"
-			 " globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER,"
-			 " streamId INTEGER, taskId INTEGER, modelId INTEGER);"
-			 "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY,"
-			 " blockDim INTEGER, taskType INTEGER, opType INTEGER);"
-			 "CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name INTEGER, value NUMERIC);"
-			 "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 3)"
-			 " INSERT INTO TASK SELECT i * 100, i * 100 + 50, 0, NULL, i, 1, 1, 0, 2, i, 0 FROM k;"
-			 "INSERT INTO COMPUTE_TASK_INFO SELECT 3, globalTaskId, 8, 1, 2 FROM TASK;"
-			 "INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 20, 0.25 * globalTaskId FROM TASK;"
-			 "INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 22, NULL FROM TASK;"
-			 "INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 24, 7 FROM TASK;"
-			 "INSERT INTO TASK_PMU_INFO VALUES (99, 23, 0.5), (3, 21, 4000);",
-			 NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("test_kernel_counter_columns: %s", err);
-	sqlite3_close(h);
+	char *root;
+	char *path = kt_db(&root, sqlite3_mprintf(
+		"INSERT INTO STRING_IDS VALUES (1, 'AI_CORE'), (2, 'MatMul'), (3, 'k'),"
+		" (20, 'aic_mac_ratio'), (21, 'aic_total_time'), (22, 'aic_vec_ratio'),"
+		" (23, 'aic_mte2_ratio'), (24, 'aic_scalar_time');"
+		"CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name INTEGER, value NUMERIC);"
+		"WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 3)"
+		" INSERT INTO TASK SELECT i * 100, i * 100 + 50, 0, NULL, i, 1, 1, 0, 2, i, 0 FROM k;"
+		"INSERT INTO COMPUTE_TASK_INFO SELECT 3, globalTaskId, 8, 1, 2 FROM TASK;"
+		"INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 20, 0.25 * globalTaskId FROM TASK;"
+		"INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 22, NULL FROM TASK;"
+		"INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 24, 7 FROM TASK;"
+		"INSERT INTO TASK_PMU_INFO VALUES (99, 23, 0.5), (3, 21, 4000);"));
 	struct csv_table *t[2];
 	for (int values = 0; values < 2; values++) {
 		struct diag_list dl;
@@ -1167,23 +1168,14 @@ static void test_connection_ids_order(void **state)
 	(void)state;
 	static const char *const orders[] = {"id, connectionId", "id DESC, connectionId DESC", "connectionId % 3, id"};
 	for (size_t c = 0; c < sizeof orders / sizeof orders[0]; c++) {
-		char *root = tu_tmpdir();
-		char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", root);
-		sqlite3 *h;
-		assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-		char *sql = sqlite3_mprintf(
-			"CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"
+		char *root;
+		char *path = kt_db(&root, sqlite3_mprintf(
 			"INSERT INTO STRING_IDS VALUES (1, 'aten::mm'), (2, 'MatMul'), (3, 'AI_CORE');"
 			"CREATE TABLE ENUM_API_TYPE (id INTEGER PRIMARY KEY, name TEXT);"
 			"INSERT INTO ENUM_API_TYPE VALUES (1, 'op');"
 			"CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER,"
 			" name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, type INTEGER);"
 			"CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);"
-			"CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,"
-			" globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER,"
-			" streamId INTEGER, taskId INTEGER, modelId INTEGER);"
-			"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY,"
-			" blockDim INTEGER, taskType INTEGER, opType INTEGER);"
 			"WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 4)"
 			" INSERT INTO PYTORCH_API SELECT i * 1000, i * 1000 + 500, (7 << 32) | 7, i, 1, -1, 0, 1 FROM k;"
 			"CREATE TEMP TABLE p AS WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 4)"
@@ -1192,12 +1184,7 @@ static void test_connection_ids_order(void **state)
 			"INSERT INTO TASK SELECT id * 1000 + 600 + 100 * (connectionId %% 10), id * 1000 + 650"
 			" + 100 * (connectionId %% 10), 0, connectionId, connectionId, 1, 3, 0, 2, connectionId, 0 FROM p;"
 			"INSERT INTO COMPUTE_TASK_INFO SELECT 2, globalTaskId, 8, 3, 2 FROM TASK;",
-			orders[c]);
-		char *err = NULL;
-		if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
-			fail_msg("test_connection_ids_order: %s", err);
-		sqlite3_free(sql);
-		sqlite3_close(h);
+			orders[c]));
 		struct rank_store rs;
 		store_init(&rs);
 		struct diag_list dl;
