@@ -438,22 +438,40 @@ static void read_cann_api(struct db_build *b)
 	}
 	size_t bad[2] = {0, 0};
 	struct sbuf nm = SBUF_INIT;
+	/* (type id, name) -> "<level>@<name>": a few hundred names on a hundred thousand rows */
+	struct u64map named = {0};
 	while (q_step(b, &q)) {
 		int64_t start, end;
 		if (!row_times(b, &q, &start, &end, bad))
 			continue;
 		/* the CANN process is its own lane group beside Python's: same thread ids */
 		uint32_t lane = host_lane(b, q.st, 3, "CANN ", b->s_cann, 7);
-		sbuf_reset(&nm);
-		const char *type = at.ok ? api_type_name(&at, q.st, 5) : db_col_text(q.st, 5);
-		sbuf_addf(&nm, "%s@%s", cann_level(type), store_str(b->rs, db_build_sid(b, q.st, 4)));
-		db_build_event(b, start, end, db_build_str(b, sbuf_str(&nm)), db_build_kind(b, lane, 0, 0), SRC_CANN_API,
+		uint32_t name = db_build_sid(b, q.st, 4), *slot = NULL;
+		int64_t tid = sqlite3_column_int64(q.st, 5);
+		bool found = false;
+		if (at.ok && sqlite3_column_type(q.st, 5) == SQLITE_INTEGER && tid >= 0 && (size_t)tid < at.n)
+			slot = u64map_slot(&named, (uint64_t)tid << 32 | name, &found);
+		if (!found) {
+			sbuf_reset(&nm);
+			const char *type = at.ok ? api_type_name(&at, q.st, 5) : db_col_text(q.st, 5);
+			sbuf_adds(&nm, cann_level(type));
+			sbuf_addc(&nm, '@');
+			sbuf_adds(&nm, store_str(b->rs, name));
+			uint32_t id = db_build_str(b, sbuf_str(&nm));
+			if (slot)
+				*u64map_slot(&named, (uint64_t)tid << 32 | name, &found) = id;
+			name = id;
+		} else {
+			name = *slot;
+		}
+		db_build_event(b, start, end, name, db_build_kind(b, lane, 0, 0), SRC_CANN_API,
 			  sqlite3_column_int64(q.st, 0));
 		int64_t cid;
 		if (db_col_i64(q.st, 6, &cid))
 			db_build_flow(b, FLOW_START, b->c_h2d, (uint64_t)cid, lane, start);
 	}
 	sbuf_free(&nm);
+	u64map_free(&named);
 	api_types_free(&at);
 	report_bad(b, "CANN_API", bad);
 }
