@@ -510,6 +510,13 @@ static void pmu_done(void *ctx)
 static void pmu_cells(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct sbuf *cell)
 {
 	const struct pmu *pm = ctx;
+	if (!pm->values) {
+		/* the columns without values (--summary) */
+		for (size_t k = 0; k < PMU_WANTED; k++)
+			if (pm->present[k])
+				csvt_build_cell(b, "", 0);
+		return;
+	}
 	uint32_t at = 0;
 	bool has = sqlite3_column_type(st, pm->gtid_col) != SQLITE_NULL &&
 		   pmu_find(pm, sqlite3_column_int64(st, pm->gtid_col), &at);
