@@ -1006,6 +1006,197 @@ static void test_col_i64_text(void **state)
 	sqlite3_close(h);
 }
 
+/* The tables the kernel-table and launch tests below share, as torch_npu writes them. */
+#define KT_SCHEMA                                                                                  \
+	"CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"                            \
+	"CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,"  \
+	" globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER,"           \
+	" streamId INTEGER, taskId INTEGER, modelId INTEGER);"                                     \
+	"CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY,"           \
+	" blockDim INTEGER, taskType INTEGER, opType INTEGER);"
+
+/* A Db of KT_SCHEMA and sql (taken: sqlite3_free) in a new temporary directory (*root,
+ * owned); its path (owned). */
+static char *kt_db(char **root, char *sql)
+{
+	*root = tu_tmpdir();
+	char *path = xasprintf("%s/ascend_pytorch_profiler_0.db", *root);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	char *err = NULL;
+	if (sqlite3_exec(h, KT_SCHEMA, NULL, NULL, &err) != SQLITE_OK || sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", path, err);
+	sqlite3_free(sql);
+	sqlite3_close(h);
+	return path;
+}
+
+/* The kernel table's rows come by start, then compute tasks before collectives, then by
+ * rowid. The reader asks SQLite by start alone (TASK's (startNs, globalTaskId) index, no
+ * sort) and reads the table again, sorted, when a row comes out of that order: here two
+ * tasks of one start whose task ids run against their rowids, and a collective of that
+ * start. The order below is the one the sorted query gives (asked of SQLite here too). */
+static void test_kernel_order(void **state)
+{
+	(void)state;
+	static const char *const shapes[][2] = {
+		/* the index's order is the table's: read once */
+		{"(1, 50, 60, 30, 10), (2, 100, 110, 20, 11), (3, 200, 210, 10, 12)", "(13, 300, 310)"},
+		/* a start shared against the task ids, and a collective at that start */
+		{"(1, 100, 110, 20, 10), (2, 100, 120, 10, 11), (3, 50, 60, 30, 12)", "(13, 100, 130)"},
+		/* a collective first at a start, then a compute task at it: kept after it */
+		{"(1, 300, 310, 5, 10), (2, 40, 45, 6, 11)", "(13, 300, 330), (14, 20, 25)"},
+	};
+	for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+		char *root;
+		char *path = kt_db(&root, sqlite3_mprintf(
+			"INSERT INTO STRING_IDS VALUES (1, 'AI_CORE'), (2, 'MatMul'), (3, 'hcom_allReduce_');"
+			"WITH RECURSIVE k(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM k WHERE i < 14)"
+			" INSERT INTO STRING_IDS SELECT i, 'row_' || i FROM k;"
+			"CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId);"
+			"CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER,"
+			" connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY KEY, opType INTEGER);"
+			"CREATE TEMP TABLE r (rid, s, e, g, nm);"
+			"INSERT INTO r VALUES %s;"
+			"INSERT INTO TASK SELECT s, e, 0, NULL, g, 1, 1, 4294967295, 2, g, 0 FROM r ORDER BY rid;"
+			"INSERT INTO COMPUTE_TASK_INFO SELECT nm, g, 8, 1, 2 FROM r;"
+			"CREATE TEMP TABLE o (nm, s, e);"
+			"INSERT INTO o VALUES %s;"
+			"INSERT INTO COMMUNICATION_OP SELECT nm, s, e, NULL, NULL, NULL, 3 FROM o;",
+			shapes[c][0], shapes[c][1]));
+		sqlite3 *h;
+		assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+		/* the order wanted, by the sorted query's own keys */
+		sqlite3_stmt *st;
+		assert_int_equal(sqlite3_prepare_v2(h,
+						    "SELECT v.value FROM (SELECT c.name AS n, t.startNs AS k, 0 AS s,"
+						    " t.rowid AS r FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)"
+						    " UNION ALL SELECT opName, startNs, 1, rowid FROM COMMUNICATION_OP)"
+						    " JOIN STRING_IDS v ON v.id = n ORDER BY k, s, r",
+						    -1, &st, NULL),
+				 SQLITE_OK);
+		struct diag_list dl;
+		diag_init(&dl);
+		struct csv_table *t = db_kernel_table(path, true, &dl);
+		assert_non_null(t);
+		size_t row = 0;
+		for (; sqlite3_step(st) == SQLITE_ROW; row++) {
+			assert_true(row < t->nrows);
+			assert_string_equal(csvt_str(t, row, COL_NAME), (const char *)sqlite3_column_text(st, 0));
+		}
+		assert_int_equal(row, t->nrows);
+		sqlite3_finalize(st);
+		sqlite3_close(h);
+		/* a table read twice says its messages once */
+		size_t unused = 0;
+		for (size_t i = 0; i < dl.n; i++)
+			unused += strstr(dl.items[i].msg, "not used by the analysis") != NULL;
+		assert_true(unused <= 1);
+		csvt_free(t);
+		diag_free(&dl);
+		tu_rmtree(root);
+		free(path);
+		free(root);
+	}
+}
+
+/* The kernel table without its counters' values (--summary) has the columns the one with
+ * them has: a counter is there when a row of a kernel's task holds a value for it. Planted:
+ * aic_mac_ratio on every task; aic_total_time on the last task only, after the others'
+ * rows; aic_vec_ratio with NULL values only; aic_mte2_ratio on a task id no kernel has
+ * (past the dense ids); aiv_vec_ratio not in STRING_IDS. */
+static void test_kernel_counter_columns(void **state)
+{
+	(void)state;
+	char *root;
+	char *path = kt_db(&root, sqlite3_mprintf(
+		"INSERT INTO STRING_IDS VALUES (1, 'AI_CORE'), (2, 'MatMul'), (3, 'k'),"
+		" (20, 'aic_mac_ratio'), (21, 'aic_total_time'), (22, 'aic_vec_ratio'),"
+		" (23, 'aic_mte2_ratio'), (24, 'aic_scalar_time');"
+		"CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name INTEGER, value NUMERIC);"
+		"WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 3)"
+		" INSERT INTO TASK SELECT i * 100, i * 100 + 50, 0, NULL, i, 1, 1, 0, 2, i, 0 FROM k;"
+		"INSERT INTO COMPUTE_TASK_INFO SELECT 3, globalTaskId, 8, 1, 2 FROM TASK;"
+		"INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 20, 0.25 * globalTaskId FROM TASK;"
+		"INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 22, NULL FROM TASK;"
+		"INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 24, 7 FROM TASK;"
+		"INSERT INTO TASK_PMU_INFO VALUES (99, 23, 0.5), (3, 21, 4000);"));
+	struct csv_table *t[2];
+	for (int values = 0; values < 2; values++) {
+		struct diag_list dl;
+		diag_init(&dl);
+		t[values] = db_kernel_table(path, values, &dl);
+		assert_non_null(t[values]);
+		assert_int_equal(t[values]->nrows, 3);
+		assert_true(csvt_has(t[values], COL_AIC_MAC_RATIO));
+		assert_true(csvt_has(t[values], COL_AICORE_TIME));
+		assert_false(csvt_has(t[values], COL_AIC_VEC_RATIO));
+		assert_false(csvt_has(t[values], COL_AIC_MTE2_RATIO));
+		assert_false(csvt_has(t[values], COL_AIV_VEC_RATIO));
+		diag_free(&dl);
+	}
+	assert_int_equal(t[0]->ncols, t[1]->ncols);
+	for (size_t r = 0; r < 3; r++) {
+		double v;
+		/* the values as planted, or none */
+		assert_true(csvt_num(t[1], r, COL_AIC_MAC_RATIO, &v));
+		assert_true(v == 0.25 * (double)(r + 1));
+		assert_false(csvt_num(t[0], r, COL_AIC_MAC_RATIO, &v));
+		assert_int_equal(csvt_num(t[1], r, COL_AICORE_TIME, &v), r == 2);
+		assert_false(csvt_num(t[0], r, COL_AICORE_TIME, &v));
+	}
+	csvt_free(t[0]);
+	csvt_free(t[1]);
+	tu_rmtree(root);
+	free(path);
+	free(root);
+}
+
+/* PYTORCH_API's launches through CONNECTION_IDS (no index: read at once, by id) whatever
+ * order the table holds its rows in: four ops launching two tasks each, the pairs written
+ * in id order and against it; eight arrows, each to the task of its connection id. */
+static void test_connection_ids_order(void **state)
+{
+	(void)state;
+	static const char *const orders[] = {"id, connectionId", "id DESC, connectionId DESC", "connectionId % 3, id"};
+	for (size_t c = 0; c < sizeof orders / sizeof orders[0]; c++) {
+		char *root;
+		char *path = kt_db(&root, sqlite3_mprintf(
+			"INSERT INTO STRING_IDS VALUES (1, 'aten::mm'), (2, 'MatMul'), (3, 'AI_CORE');"
+			"CREATE TABLE ENUM_API_TYPE (id INTEGER PRIMARY KEY, name TEXT);"
+			"INSERT INTO ENUM_API_TYPE VALUES (1, 'op');"
+			"CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER,"
+			" name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, type INTEGER);"
+			"CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);"
+			"WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 4)"
+			" INSERT INTO PYTORCH_API SELECT i * 1000, i * 1000 + 500, (7 << 32) | 7, i, 1, -1, 0, 1 FROM k;"
+			"CREATE TEMP TABLE p AS WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 4)"
+			" SELECT i AS id, 10 * i + j AS connectionId FROM k, (SELECT 1 AS j UNION ALL SELECT 2);"
+			"INSERT INTO CONNECTION_IDS SELECT id, connectionId FROM p ORDER BY %s;"
+			"INSERT INTO TASK SELECT id * 1000 + 600 + 100 * (connectionId %% 10), id * 1000 + 650"
+			" + 100 * (connectionId %% 10), 0, connectionId, connectionId, 1, 3, 0, 2, connectionId, 0 FROM p;"
+			"INSERT INTO COMPUTE_TASK_INFO SELECT 2, globalTaskId, 8, 3, 2 FROM TASK;",
+			orders[c]));
+		struct rank_store rs;
+		store_init(&rs);
+		struct diag_list dl;
+		diag_init(&dl);
+		assert_int_equal(db_load_rank(&rs, path, &dl), 0);
+		assert_int_equal(rs.n_links, 8);
+		assert_int_equal(rs.unmatched_flows, 0);
+		/* each arrow from its op (i * 1000) to a task the op launched (i * 1000 + 700, + 800) */
+		for (size_t i = 0; i < rs.n_links; i++) {
+			int64_t from = store_ts(&rs, rs.links[i].from_ev), to = store_ts(&rs, rs.links[i].to_ev);
+			assert_true(from % 1000 == 0 && (to - from == 700 || to - from == 800));
+		}
+		store_free(&rs);
+		diag_free(&dl);
+		tu_rmtree(root);
+		free(path);
+		free(root);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1019,6 +1210,9 @@ int main(void)
 		cmocka_unit_test(test_comm_without_index),
 		cmocka_unit_test(test_comm_records),
 		cmocka_unit_test(test_col_i64_text),
+		cmocka_unit_test(test_kernel_order),
+		cmocka_unit_test(test_kernel_counter_columns),
+		cmocka_unit_test(test_connection_ids_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -365,7 +365,8 @@ static void load_csvs(struct capture *cap, bool wait_events, struct diag_list *d
 		if (!rd->source->tables)
 			continue;
 		struct csv_table *made[CAPTURE_MADE_TABLES];
-		size_t n = rd->source->tables(rd, &cap->cancel, wait_events, made, CAPTURE_MADE_TABLES, dl);
+		size_t n = rd->source->tables(rd, &cap->cancel, wait_events, !cap->opts.no_counter_values, made,
+						  CAPTURE_MADE_TABLES, dl);
 		for (size_t i = 0; i < n; i++) {
 			size_t have = rd->n_csvs;
 			attach_csv(dl, rd, made[i], &have);

@@ -70,9 +70,10 @@ struct source_ops {
 	bool csv_files;
 	/* Tables the reader makes (owned by the caller, which attaches them), at most max
 	 * into out; wait_events: the store is being filled beside this call, and a table may
-	 * want to follow it (memory). NULL: none. */
-	size_t (*tables)(struct rank_data *rd, const _Atomic bool *cancel, bool wait_events, struct csv_table **out,
-			 size_t max, struct diag_list *dl);
+	 * want to follow it (memory); counter_values false: capture_opts.no_counter_values.
+	 * NULL: none. */
+	size_t (*tables)(struct rank_data *rd, const _Atomic bool *cancel, bool wait_events, bool counter_values,
+			 struct csv_table **out, size_t max, struct diag_list *dl);
 	/* The communication*.json files of the plan are the rank's; else the reader's own
 	 * (comm), into rd->comm. */
 	bool comm_files;
@@ -142,6 +143,9 @@ struct capture_opts {
 	uint64_t max_csv_bytes;   /* refuse larger CSV files; 0 = automatic, see above */
 	struct tindex_opts index;   /* the persistent trace index; off unless enabled */
 	bool timelines; /* the explorer: make rank_data.timeline where a source can */
+	/* --summary: a Db's kernel table has its PMU counters' columns, not their values
+	 * (TASK_PMU_INFO not scanned): nothing the summary prints reads them */
+	bool no_counter_values;
 };
 
 struct capture {

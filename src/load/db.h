@@ -88,8 +88,9 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 
 /* The compute tasks (TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO) as the text export's
  * kernel_details.csv, named "<path>:COMPUTE_TASK_INFO" (owned, built as
- * db_csv_table's); NULL when there are none. */
-struct csv_table *db_kernel_table(const char *path, struct diag_list *dl);
+ * db_csv_table's); NULL when there are none. counter_values false: the PMU counters'
+ * columns are there, their cells empty (TASK_PMU_INFO not scanned: --summary). */
+struct csv_table *db_kernel_table(const char *path, bool counter_values, struct diag_list *dl);
 
 /* analysis.db's CommAnalyzerTime with CommAnalyzerBandwidth, and CommAnalyzerMatrix, read
  * into cd as the records the text export's communication.json and communication_matrix.json

@@ -324,22 +324,28 @@ void db_build_ctr_sample(struct db_build *b, uint32_t track, int64_t ts, double 
  * the order lanes_finish sorts them (lanes.c FLOW_LESS, stable), and the kept ones are
  * left in that order: read table by table they are far from it, and its sort would then
  * copy them all beside a set-aside buffer, the Db load's peak. */
-static int cmp_flow_ix(const void *a, const void *b, void *ctx)
+/* The flow ends being sorted, this thread's (loads of several ranks run side by side). */
+static _Thread_local const struct flow *flow_ix_ends;
+
+/* i before j, as lanes_finish orders them, read order last: a total order */
+static inline bool flow_ix_less(uint32_t i, uint32_t j)
 {
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	const struct flow *f = ctx, *x = &f[i], *y = &f[j];
+	const struct flow *x = &flow_ix_ends[i], *y = &flow_ix_ends[j];
 	if (x->cat != y->cat)
-		return x->cat < y->cat ? -1 : 1;
+		return x->cat < y->cat;
 	if (x->id_is_text != y->id_is_text)
-		return x->id_is_text < y->id_is_text ? -1 : 1;
+		return x->id_is_text < y->id_is_text;
 	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
+		return x->id < y->id;
 	if (x->ph != y->ph)
-		return x->ph < y->ph ? -1 : 1;
+		return x->ph < y->ph;
 	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return i < j ? -1 : i > j;
+		return x->ts < y->ts;
+	return i < j;
 }
+/* inlined, not qsort's call per comparison (half the sort's time) */
+#define FLOW_IX_LESS(a, b) flow_ix_less(*(a), *(b))
+XSORT_DEFINE(sort_flow_ix, uint32_t, FLOW_IX_LESS)
 
 #define BIT_SET(w, i) ((w)[(i) / 64] |= (uint64_t)1 << ((i) % 64))
 #define BIT_GET(w, i) ((w)[(i) / 64] >> ((i) % 64) & 1)
@@ -354,7 +360,9 @@ static void drop_dangling_flows(struct db_build *b)
 	uint32_t *ix = xmalloc(n * sizeof *ix);
 	for (size_t i = 0; i < n; i++)
 		ix[i] = (uint32_t)i;
-	xqsort_r(ix, n, sizeof *ix, cmp_flow_ix, fl);
+	flow_ix_ends = fl;
+	sort_flow_ix(ix, n);
+	flow_ix_ends = NULL;
 	size_t words = (n + 63) / 64;
 	uint64_t *keep = xcalloc(words, sizeof *keep);
 	for (size_t g = 0; g < n;) {

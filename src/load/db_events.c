@@ -166,17 +166,76 @@ static uint32_t host_lane(struct db_build *b, sqlite3_stmt *st, int col, const c
 	int64_t gtid;
 	if (!db_col_i64(st, col, &gtid))
 		gtid = 0;
-	if (b->last_host_lane != UINT32_MAX && gtid == b->last_gtid && process == b->last_host_process)
-		return b->last_host_lane;
-	b->last_gtid = gtid;
-	b->last_host_process = process;
+	/* rows alternate between a few threads: a lane made before is found here, not
+	 * named again (three snprintf and three interns a row were a tenth of PYTORCH_API) */
+	for (size_t i = 0; i < b->n_host_seen; i++)
+		if (b->host_seen[i].gtid == gtid && b->host_seen[i].process == process)
+			return b->host_seen[i].lane;
 	uint64_t g = (uint64_t)gtid;
 	uint32_t tidn = (uint32_t)(g & 0xffffffffu);
 	char pid[48], tid[16], thread[32];
 	snprintf(pid, sizeof pid, "%s%" PRIu32, prefix, (uint32_t)(g >> 32));
 	snprintf(tid, sizeof tid, "%" PRIu32, tidn);
 	snprintf(thread, sizeof thread, "Thread %" PRIu32, tidn);
-	return b->last_host_lane = db_build_lane(b, pid, tid, process, thread, psort, tidn);
+	uint32_t lane = db_build_lane(b, pid, tid, process, thread, psort, tidn);
+	/* the latest threads first in line; an old one falls off the end */
+	size_t n = b->n_host_seen < DB_HOST_SEEN ? b->n_host_seen++ : DB_HOST_SEEN - 1;
+	memmove(&b->host_seen[1], &b->host_seen[0], n * sizeof b->host_seen[0]);
+	b->host_seen[0].gtid = gtid;
+	b->host_seen[0].process = process;
+	b->host_seen[0].lane = lane;
+	return lane;
+}
+
+/* ENUM_API_TYPE read once, by id: a join per row was a fifth of the API tables' scans. */
+#define API_TYPES_MAX 4096
+struct api_types {
+	char **name; /* by id; NULL: no such id, or its name is NULL */
+	size_t n;
+	bool ok;     /* else the join stays (ids that are not small, unique integers) */
+};
+
+static void api_types_load(struct db_build *b, struct api_types *at)
+{
+	*at = (struct api_types){0};
+	sqlite3_stmt *st;
+	if (!db_has_table(b->h, "ENUM_API_TYPE") ||
+	    sqlite3_prepare_v2(b->h, "SELECT id, name FROM ENUM_API_TYPE", -1, &st, NULL) != SQLITE_OK)
+		return;
+	bool *seen = xcalloc(API_TYPES_MAX, sizeof *seen);
+	at->name = xcalloc(API_TYPES_MAX, sizeof *at->name);
+	at->n = API_TYPES_MAX;
+	bool ok = true;
+	int rc = SQLITE_DONE;
+	while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		/* a repeated id would make the join's rows twice: the join keeps it */
+		ok = sqlite3_column_type(st, 0) == SQLITE_INTEGER && id >= 0 && id < API_TYPES_MAX && !seen[id];
+		if (ok) {
+			seen[id] = true;
+			if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+				at->name[id] = xstrdup(db_col_text(st, 1));
+		}
+	}
+	at->ok = ok && rc == SQLITE_DONE;
+	sqlite3_finalize(st);
+	free(seen);
+}
+
+static void api_types_free(struct api_types *at)
+{
+	for (size_t i = 0; i < at->n; i++)
+		free(at->name[i]);
+	free(at->name);
+}
+
+/* The type's name as the join gives it: "" for NULL or an id the table lacks. */
+static const char *api_type_name(const struct api_types *at, sqlite3_stmt *st, int c)
+{
+	if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
+		return "";
+	int64_t id = sqlite3_column_int64(st, c);
+	return id >= 0 && (size_t)id < at->n && at->name[id] ? at->name[id] : "";
 }
 
 /* A torch op with an autograd sequence number: the forward op (fwdThreadId 0) and the
@@ -209,6 +268,14 @@ static void fwdbwd_flows(struct db_build *b, struct fwdbwd_op *ops, size_t n)
 		i = e;
 	}
 }
+/* CONNECTION_IDS's pairs as read_pytorch_api holds them, by id (then connection id: one
+ * order whatever the table's) */
+struct conn_pair {
+	uint64_t cid, id;
+};
+#define CONN_PAIR_LESS(x, y) \
+	((int64_t)(x)->id != (int64_t)(y)->id ? (int64_t)(x)->id < (int64_t)(y)->id : (x)->cid < (y)->cid)
+XSORT_DEFINE(sort_conn_pairs, struct conn_pair, CONN_PAIR_LESS)
 /* conn_ids holds (connection id, id) pairs sorted by id: pair i's id is [2i + 1]. */
 #define CONN_PAIR_BEFORE(c, i, key) ((int64_t)(c)[2 * (i) + 1] < (key))
 LOWER_BOUND_DEFINE(conn_pair_lower_bound, const uint64_t *, int64_t, CONN_PAIR_BEFORE)
@@ -221,15 +288,21 @@ static void read_pytorch_api(struct db_build *b)
 	};
 	struct q q;
 	bool has_enum = db_has_table(b->h, "ENUM_API_TYPE");
-	char *extra = xasprintf("%s", has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
+	struct api_types at;
+	api_types_load(b, &at);
+	char *extra = xasprintf("%s", has_enum && !at.ok ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
 	struct want ww[8];
 	memcpy(ww, w, sizeof ww);
 	if (!has_enum)
 		ww[4].expr = "CAST(m.type AS TEXT)";
+	else if (at.ok)
+		ww[4].expr = "type";
 	bool ok = q_open(b, &q, "PYTORCH_API", ww, 8, extra, true);
 	free(extra);
-	if (!ok)
+	if (!ok) {
+		api_types_free(&at);
 		return;
+	}
 	/* connection ids: PYTORCH_API.connectionId is a key into CONNECTION_IDS, which lists
 	 * the ids the row launched (the same ids CANN_API and TASK carry) */
 	sqlite3_stmt *conn = NULL;
@@ -247,11 +320,15 @@ static void read_pytorch_api(struct db_build *b)
 	}
 	uint64_t *conn_ids = NULL; /* (connection id, id) pairs, by id */
 	size_t n_conn = 0, cap_conn = 0;
+	bool conn_sorted = true;
 	if (conn && !conn_indexed) {
-		/* id -> run of connection ids, from one ordered pass */
+		/* id -> run of connection ids, from one pass in the table's order (an ORDER BY
+		 * sorted the rows in SQLite, a tenth of the events' load, though exporters
+		 * write them by id), sorted below when they are not; a run's order is no
+		 * matter: each connection id is a flow end of its own */
 		sqlite3_stmt *all;
-		if (sqlite3_prepare_v2(b->h, "SELECT id, connectionId FROM CONNECTION_IDS ORDER BY id", -1, &all,
-				       NULL) == SQLITE_OK) {
+		if (sqlite3_prepare_v2(b->h, "SELECT id, connectionId FROM CONNECTION_IDS", -1, &all, NULL) ==
+		    SQLITE_OK) {
 			while (sqlite3_step(all) == SQLITE_ROW) {
 				int64_t id, cid;
 				if (!db_col_i64(all, 0, &id) || !db_col_i64(all, 1, &cid))
@@ -261,9 +338,12 @@ static void read_pytorch_api(struct db_build *b)
 				/* the id beside it, to find the end of a run */
 				xgrow(&conn_ids, &cap_conn, n_conn + 1, sizeof *conn_ids);
 				conn_ids[n_conn++] = (uint64_t)id;
+				conn_sorted = conn_sorted && (n_conn < 4 || (int64_t)conn_ids[n_conn - 3] <= id);
 			}
 			sqlite3_finalize(all);
 		}
+		if (!conn_sorted)
+			sort_conn_pairs((struct conn_pair *)conn_ids, n_conn / 2);
 	}
 	size_t bad[2] = {0, 0};
 	struct fwdbwd_op *fb = NULL;
@@ -274,7 +354,8 @@ static void read_pytorch_api(struct db_build *b)
 			continue;
 		uint32_t lane = host_lane(b, q.st, 3, "", b->s_python, 0);
 		uint32_t name_id = db_build_sid(b, q.st, 4);
-		const char *name = store_str(b->rs, name_id), *type = db_col_text(q.st, 5);
+		const char *name = store_str(b->rs, name_id);
+		const char *type = at.ok ? api_type_name(&at, q.st, 5) : db_col_text(q.st, 5);
 		uint32_t cat, flow_cat = 0;
 		enum flow_ph ph = FLOW_START;
 		if (!strcmp(type, "op")) {
@@ -318,6 +399,7 @@ static void read_pytorch_api(struct db_build *b)
 		}
 	}
 	sqlite3_finalize(conn);
+	api_types_free(&at);
 	free(conn_ids);
 	fwdbwd_flows(b, fb, n_fb);
 	free(fb);
@@ -340,33 +422,57 @@ static const char *cann_level(const char *type)
 static void read_cann_api(struct db_build *b)
 {
 	bool has_enum = db_has_table(b->h, "ENUM_API_TYPE");
+	struct api_types at;
+	api_types_load(b, &at);
 	struct want w[] = {
 		{"startNs", true}, {"endNs", true}, {"globalTid", true}, {"name", false},
-		{has_enum ? "e.name" : "CAST(m.type AS TEXT)", false}, {"connectionId", false},
+		{!has_enum ? "CAST(m.type AS TEXT)" : at.ok ? "type" : "e.name", false}, {"connectionId", false},
 	};
-	char *extra = xasprintf("%s", has_enum ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
+	char *extra = xasprintf("%s", has_enum && !at.ok ? " LEFT JOIN ENUM_API_TYPE e ON e.id = m.type" : "");
 	struct q q;
 	bool ok = q_open(b, &q, "CANN_API", w, 6, extra, true);
 	free(extra);
-	if (!ok)
+	if (!ok) {
+		api_types_free(&at);
 		return;
+	}
 	size_t bad[2] = {0, 0};
 	struct sbuf nm = SBUF_INIT;
+	/* (type id, name) -> "<level>@<name>": a few hundred names on a hundred thousand rows */
+	struct u64map named = {0};
 	while (q_step(b, &q)) {
 		int64_t start, end;
 		if (!row_times(b, &q, &start, &end, bad))
 			continue;
 		/* the CANN process is its own lane group beside Python's: same thread ids */
 		uint32_t lane = host_lane(b, q.st, 3, "CANN ", b->s_cann, 7);
-		sbuf_reset(&nm);
-		sbuf_addf(&nm, "%s@%s", cann_level(db_col_text(q.st, 5)), store_str(b->rs, db_build_sid(b, q.st, 4)));
-		db_build_event(b, start, end, db_build_str(b, sbuf_str(&nm)), db_build_kind(b, lane, 0, 0), SRC_CANN_API,
+		uint32_t name = db_build_sid(b, q.st, 4), *slot = NULL;
+		int64_t tid = sqlite3_column_int64(q.st, 5);
+		bool found = false;
+		if (at.ok && sqlite3_column_type(q.st, 5) == SQLITE_INTEGER && tid >= 0 && (size_t)tid < at.n)
+			slot = u64map_slot(&named, (uint64_t)tid << 32 | name, &found);
+		if (!found) {
+			sbuf_reset(&nm);
+			const char *type = at.ok ? api_type_name(&at, q.st, 5) : db_col_text(q.st, 5);
+			sbuf_adds(&nm, cann_level(type));
+			sbuf_addc(&nm, '@');
+			sbuf_adds(&nm, store_str(b->rs, name));
+			uint32_t id = db_build_str(b, sbuf_str(&nm));
+			if (slot)
+				*u64map_slot(&named, (uint64_t)tid << 32 | name, &found) = id;
+			name = id;
+		} else {
+			name = *slot;
+		}
+		db_build_event(b, start, end, name, db_build_kind(b, lane, 0, 0), SRC_CANN_API,
 			  sqlite3_column_int64(q.st, 0));
 		int64_t cid;
 		if (db_col_i64(q.st, 6, &cid))
 			db_build_flow(b, FLOW_START, b->c_h2d, (uint64_t)cid, lane, start);
 	}
 	sbuf_free(&nm);
+	u64map_free(&named);
+	api_types_free(&at);
 	report_bad(b, "CANN_API", bad);
 }
 
@@ -692,7 +798,7 @@ int db_load_rank(struct rank_store *rs, const char *path, struct diag_list *dl)
 		rs->trace.size = (uint64_t)sb.st_size;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct db_build b = {.rs = rs, .path = path, .dl = dl, .last_kind = UINT32_MAX, .last_host_lane = UINT32_MAX};
+	struct db_build b = {.rs = rs, .path = path, .dl = dl, .last_kind = UINT32_MAX};
 	b.h = db_open_readonly(path, dl);
 	if (!b.h)
 		return -1;

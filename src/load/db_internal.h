@@ -59,6 +59,7 @@ extern const char *const db_src_table[SRC_COUNT];
 unsigned db_off_src(const struct rank_store *rs, uint64_t off, int64_t *rowid);
 
 enum { FIN_H2D, FIN_ASYNC, FIN_CATS };
+#define DB_HOST_SEEN 16
 struct finset {
 	uint64_t lo, range;        /* dense: bits over [lo, lo + range) */
 	uint64_t *member;          /* dense: the ids present */
@@ -90,9 +91,12 @@ struct db_build {
 	uint32_t last_kind, last_kind_key[3];
 	struct u64map sids;      /* STRING_IDS id -> strtab id, filled as ids are met */
 	struct db_keyed strings;    /* STRING_IDS by id */
-	uint32_t last_host_lane;
-	int64_t last_gtid;
-	uint32_t last_host_process;
+	/* the host lanes of the latest threads met (host_lane), the latest first */
+	struct {
+		int64_t gtid;
+		uint32_t process, lane;
+	} host_seen[DB_HOST_SEEN];
+	size_t n_host_seen;
 	struct finset *fin;
 };
 

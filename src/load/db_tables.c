@@ -198,13 +198,39 @@ typedef void (*row_extra_fn)(void *ctx, sqlite3_stmt *st, struct csvt_build *b, 
  * prepared): frees what the extra cells needed. */
 typedef void (*rows_done_fn)(void *ctx);
 
+/* Whether the row's sort key, columns at..at+2 (k_, s_, r_: INTEGER or NULL, NULL first),
+ * comes after the previous row's (prev, have_prev: updated). False when it does not, or a
+ * key is another type: the rows must then come through the query's own ORDER BY. */
+static bool key_after(sqlite3_stmt *st, int at, int64_t prev[4], bool *have_prev)
+{
+	int kt = sqlite3_column_type(st, at);
+	if ((kt != SQLITE_INTEGER && kt != SQLITE_NULL) || sqlite3_column_type(st, at + 1) != SQLITE_INTEGER ||
+	    sqlite3_column_type(st, at + 2) != SQLITE_INTEGER)
+		return false;
+	/* a NULL start sorts first: (0, 0) before any (1, start) */
+	int64_t key[4] = {kt == SQLITE_INTEGER, kt == SQLITE_INTEGER ? sqlite3_column_int64(st, at) : 0,
+			  sqlite3_column_int64(st, at + 1), sqlite3_column_int64(st, at + 2)};
+	int i = 0;
+	while (*have_prev && i < 4 && key[i] == prev[i])
+		i++;
+	/* equal keys never follow each other in a sorted output: (s_, r_) names one row */
+	if (*have_prev && (i == 4 || key[i] < prev[i]))
+		return false;
+	memcpy(prev, key, sizeof key);
+	*have_prev = true;
+	return true;
+}
+
 /* The rows of sql (used columns, converted) under the header hdr, as a table named
  * "<path>:<table>" built from its cells (csvt_build_*: no CSV text), which the table
- * keeps spilled for drill-down, so a big table costs its typed columns, not its text. */
+ * keeps spilled for drill-down, so a big table costs its typed columns, not its text.
+ * key_col >= 0: sql is ordered more loosely than its rows must come, by (k_, s_, r_) at
+ * key_col; at the first row out of that order NULL is returned with *unordered set, and
+ * nothing said or freed (done not called): the caller asks again with the full order. */
 static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *table, const char *sql,
 				    const enum db_conv *conv, struct sid_cells *sc, size_t used,
 				    const char *const *hdr, size_t n_hdr, row_extra_fn extra, rows_done_fn done,
-				    void *ctx, struct diag_list *dl)
+				    void *ctx, int key_col, bool *unordered, struct diag_list *dl)
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -214,14 +240,28 @@ static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *ta
 		return NULL;
 	}
 	char *name = xasprintf("%s:%s", path, table);
-	struct csvt_build *b = csvt_build_begin(name, dl);
+	/* the builder's messages held until the table is whole: a table given up unordered
+	 * says nothing */
+	struct diag_list local;
+	diag_init(&local);
+	struct csvt_build *b = csvt_build_begin(name, &local);
 	free(name);
 	for (size_t i = 0; i < n_hdr; i++)
 		csvt_build_cell(b, hdr[i], strlen(hdr[i]));
 	csvt_build_row(b);
 	struct sbuf cell = SBUF_INIT;
 	int rc;
+	int64_t prev[4];
+	bool have_prev = false;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (key_col >= 0 && !key_after(st, key_col, prev, &have_prev)) {
+			*unordered = true;
+			sqlite3_finalize(st);
+			sbuf_free(&cell);
+			csvt_free(csvt_build_end(b));
+			diag_free(&local);
+			return NULL;
+		}
 		for (size_t i = 0; i < used; i++) {
 			sbuf_reset(&cell);
 			conv_cell(&cell, st, (int)i, conv[i], sc);
@@ -238,7 +278,10 @@ static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *ta
 	sbuf_free(&cell);
 	if (done)
 		done(ctx);
-	return csvt_build_end(b);
+	struct csv_table *t = csvt_build_end(b);
+	diag_append(dl, &local);
+	diag_free(&local);
+	return t;
 }
 
 struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec, struct diag_list *dl)
@@ -299,7 +342,7 @@ struct csv_table *db_csv_table(const char *path, const struct db_csv_spec *spec,
 	db_keyed_open(&sc[0].k, h, "STRING_IDS", "id", "value");
 	if (modules)
 		db_keyed_open(&sc[1].k, h, "ENUM_MODULE", "id", "name");
-	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, sc, used, hdr, used, NULL, NULL, NULL, dl);
+	t = rows_table(h, path, spec->table, sbuf_str(&sql), conv, sc, used, hdr, used, NULL, NULL, NULL, -1, NULL, dl);
 	sid_cells_free(&sc[0]);
 	sid_cells_free(&sc[1]);
 	sbuf_free(&sql);
@@ -329,6 +372,7 @@ struct pmu {
 	bool present[PMU_WANTED];
 	int gtid_col;            /* the query column holding the task id */
 	int64_t dense_max;       /* >= 0: the slot is the task id itself, up to this; no map */
+	bool values;             /* false: which counters are there (present), not their values */
 };
 
 /* Task ids index the counters directly when COMPUTE_TASK_INFO's ids (the only ones a
@@ -394,6 +438,9 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 		sbuf_free(&in);
 		return;
 	}
+	size_t n_ids = 0, n_present = 0;
+	for (size_t k = 0; k < PMU_WANTED; k++)
+		n_ids += id[k] != INT64_MIN;
 	sql = sqlite3_mprintf("SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE name IN (%s)", sbuf_str(&in));
 	sbuf_free(&in);
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
@@ -406,9 +453,18 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 				continue;
 			int64_t gtid = sqlite3_column_int64(st, 0);
 			uint32_t *slot, direct = (uint32_t)gtid;
+			if (pm->dense_max >= 0 && (gtid < 0 || gtid > pm->dense_max))
+				continue;
+			if (!pm->values) {
+				/* the counters' names alone: the scan stops once each has a value
+				 * (within the first task's rows, where every counter is) */
+				n_present += !pm->present[k];
+				pm->present[k] = true;
+				if (n_present == n_ids)
+					break;
+				continue;
+			}
 			if (pm->dense_max >= 0) {
-				if (gtid < 0 || gtid > pm->dense_max)
-					continue;
 				slot = &direct;
 			} else {
 				bool found;
@@ -452,6 +508,13 @@ static void pmu_done(void *ctx)
 static void pmu_cells(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct sbuf *cell)
 {
 	const struct pmu *pm = ctx;
+	if (!pm->values) {
+		/* the columns without values (--summary) */
+		for (size_t k = 0; k < PMU_WANTED; k++)
+			if (pm->present[k])
+				csvt_build_cell(b, "", 0);
+		return;
+	}
 	uint32_t at = 0;
 	bool has = sqlite3_column_type(st, pm->gtid_col) != SQLITE_NULL &&
 		   pmu_find(pm, sqlite3_column_int64(st, pm->gtid_col), &at);
@@ -478,7 +541,7 @@ static void pmu_cells(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct 
  * export's kernel_details.csv: one row per compute task in start order, names through
  * STRING_IDS, ns as µs; a counter named *_time (ns) becomes "<name>(us)", the totals
  * aic_total_time and aiv_total_time "aicore_time(us)" and "aiv_time(us)". */
-struct csv_table *db_kernel_table(const char *path, struct diag_list *dl)
+struct csv_table *db_kernel_table(const char *path, bool counter_values, struct diag_list *dl)
 {
 	/* per column: the compute task's expression and the collective's (COMMUNICATION_OP,
 	 * listed as HCCL kernels as the text export does) */
@@ -537,7 +600,7 @@ struct csv_table *db_kernel_table(const char *path, struct diag_list *dl)
 	}
 	/* the counters the analysis reads, one column each, from one pass over TASK_PMU_INFO
 	 * (stored by counter, not by task: no pivot in SQL, whose sort would hold it all) */
-	struct pmu pm = {0};
+	struct pmu pm = {.values = counter_values};
 	pmu_dense(h, &pm);
 	pmu_load(h, &pm);
 	for (size_t k = 0; k < PMU_WANTED; k++)
@@ -557,12 +620,23 @@ struct csv_table *db_kernel_table(const char *path, struct diag_list *dl)
 	if (comm)
 		sbuf_addf(&sql, " UNION ALL SELECT %s, NULL, o.startNs, 1, o.rowid FROM COMMUNICATION_OP o",
 			  sbuf_str(&ops) + 2);
-	sbuf_adds(&sql, " ORDER BY k_, s_, r_");
 	pm.gtid_col = (int)used;
 	struct sid_cells sc[2] = {{.n = 0}, {.n = 0}};
 	db_keyed_open(&sc[0].k, h, "STRING_IDS", "id", "value");
-	t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, sc, used, hdr, n_hdr, pmu_cells, pmu_done,
-		       &pm, dl);
+	/* ordered by start alone, TASK comes in its index's order with no sort; the rows of
+	 * one start must come by rowid, which SQLite sorts per start (two fifths of the
+	 * query). Whether the index's order is that order shows as the rows come: when it is
+	 * not, the table is read again, sorted. */
+	char *by_start = xasprintf("%s ORDER BY k_", sbuf_str(&sql));
+	bool unordered = false;
+	t = rows_table(h, path, "COMPUTE_TASK_INFO", by_start, conv, sc, used, hdr, n_hdr, pmu_cells, pmu_done, &pm,
+		       (int)used + 1, &unordered, dl);
+	free(by_start);
+	if (unordered) {
+		sbuf_adds(&sql, " ORDER BY k_, s_, r_");
+		t = rows_table(h, path, "COMPUTE_TASK_INFO", sbuf_str(&sql), conv, sc, used, hdr, n_hdr, pmu_cells,
+			       pmu_done, &pm, -1, NULL, dl);
+	}
 	sid_cells_free(&sc[0]);
 	sid_cells_free(&sc[1]);
 	sbuf_free(&task);

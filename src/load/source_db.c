@@ -78,8 +78,8 @@ static void source_db_load(struct rank_data *rd, const struct source_load_ctx *c
 
 /* analysis.db's StepTraceTime, the memory tables and the kernel table, in the text
  * export's form, built from their cells. */
-static size_t source_db_tables(struct rank_data *rd, const _Atomic bool *cancel, bool wait_events, struct csv_table **out,
-			size_t max, struct diag_list *dl)
+static size_t source_db_tables(struct rank_data *rd, const _Atomic bool *cancel, bool wait_events,
+			       bool counter_values, struct csv_table **out, size_t max, struct diag_list *dl)
 {
 	size_t n = 0;
 	/* the kernel table once the rank's events are in: its counters (a double per
@@ -88,7 +88,7 @@ static size_t source_db_tables(struct rank_data *rd, const _Atomic bool *cancel,
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 	if (atomic_load(cancel))
 		return 0;
-	struct csv_table *kernels = db_kernel_table(rd->db_path, dl);
+	struct csv_table *kernels = db_kernel_table(rd->db_path, counter_values, dl);
 	if (kernels && n < max)
 		out[n++] = kernels;
 	for (size_t i = 0; i < db_n_csv_specs && n < max; i++) {

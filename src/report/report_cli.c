@@ -181,6 +181,8 @@ int report_cli_run(const struct report_cli_opts *opts)
 		return drc;
 	}
 	double t_open = stagetime_now();
+	/* the summary shows which PMU columns a Db's kernel table has, never a value */
+	ro.capture.no_counter_values = ro.mode != REPORT_CLI_REPORT;
 	struct capture *cap = capture_open(path, &ro.capture);
 	struct analysis *an = load_with_progress(cap, ro.mode == REPORT_CLI_REPORT);
 	cpu_opened = stagetime_cpu();

@@ -64,7 +64,7 @@ static void read_all(const char *events, const char *analysis, const char *clust
 	store_init(&rs);
 	db_load_rank(&rs, events, &dl);
 	store_free(&rs);
-	struct csv_table *t = db_kernel_table(events, &dl);
+	struct csv_table *t = db_kernel_table(events, true, &dl);
 	csvt_free(t);
 	for (size_t i = 0; i < db_n_csv_specs; i++) {
 		t = db_csv_table(db_csv_specs[i].in_analysis ? analysis : events, &db_csv_specs[i], &dl);
