@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* CSV tables: the byte-level mess of real exports, the alias table, lazy rows. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistr.h>
 
 #include "csv_table.h"
+#include "num.h"
 #include "sanitize.h"
 #include "sbuf.h"
 #include "testutil.h"
@@ -853,6 +855,18 @@ static void cells_csv(const char *const *cells, struct sbuf *out)
 	sbuf_addc(out, '\n');
 }
 
+/* Drill-down: row r's cells in t as in a, the table of its CSV text. */
+static void same_row_cells(const struct csv_table *a, const struct csv_table *t, size_t r)
+{
+	struct csv_cells ca, cb;
+	assert_int_equal(csvt_row_cells(a, r, &ca), csvt_row_cells(t, r, &cb));
+	assert_int_equal(ca.n, cb.n);
+	for (size_t k = 0; k < ca.n; k++)
+		assert_string_equal(ca.cells[k], cb.cells[k]);
+	csvt_cells_free(&ca);
+	csvt_cells_free(&cb);
+}
+
 /* The table built from cells is the table its CSV text gives: columns, typed cells, lines,
  * every row's cells for drill-down, and the messages. */
 static void check_built(const char *name, const char *const *cells)
@@ -901,13 +915,7 @@ static void check_built(const char *name, const char *const *cells)
 				if (hx && x != y)
 					fail_msg("%s: row %zu column %zu: %.17g, the text's %.17g", name, r, k, y, x);
 			}
-			struct csv_cells ca, cb;
-			assert_int_equal(csvt_row_cells(a, r, &ca), csvt_row_cells(t, r, &cb));
-			assert_int_equal(ca.n, cb.n);
-			for (size_t k = 0; k < ca.n; k++)
-				assert_string_equal(ca.cells[k], cb.cells[k]);
-			csvt_cells_free(&ca);
-			csvt_cells_free(&cb);
+			same_row_cells(a, t, r);
 		}
 	}
 	csvt_free(a);
@@ -967,6 +975,100 @@ static void test_built_tables(void **state)
 	check_built("n.db:COMPUTE_TASK_INFO", none);
 }
 
+/* A random double of the shapes a Db's counters take (k / 10^6, whole numbers) and of
+ * any other (every bit pattern, near the formatter's limits). */
+static double typed_draw(uint64_t *rng)
+{
+	uint64_t r = next_rand(rng);
+	double d;
+	switch (r % 8) {
+	case 0:
+	case 1: return (double)(next_rand(rng) % 1000000000) / 1e6;
+	case 2: return (double)(next_rand(rng) % 2000000000);
+	case 3: return (double)(next_rand(rng) >> 11) / 9007199254740992.0; /* [0, 1) */
+	case 4: {
+		static const double edge[] = {1e-4, 1e3, 1e9, 0.0, 1.0};
+		d = edge[next_rand(rng) % 5];
+		return next_rand(rng) % 2 ? nextafter(d, 0) : nextafter(d, 2e9);
+	}
+	case 5: return -(double)(next_rand(rng) % 1000000) / 1e3;
+	default: {
+		uint64_t bits = next_rand(rng);
+		memcpy(&d, &bits, sizeof d);
+		return isfinite(d) ? d : 0.5;
+	}
+	}
+}
+
+/* Cells given with their values (csvt_build_cell_time/_num, the Db reader's counters and
+ * times) type exactly as the same text read from a CSV file: the Db report and its text
+ * twin's stay byte-identical. Random doubles and times, typed, rounded or not. */
+static void test_built_typed_cells_match_text(void **state)
+{
+	(void)state;
+	uint64_t rng = 20261207;
+	const char *lng = getenv("ASCPROF_LONG_TESTS");
+	size_t rows = lng && !strcmp(lng, "1") ? 1000000 : 100000, exact = 0;
+	struct sbuf text = SBUF_INIT;
+	sbuf_adds(&text, "Start Time(us),aic_mac_ratio,Block Dim,Duration(us)\n");
+	struct diag_list dt, db;
+	diag_init(&dt);
+	diag_init(&db);
+	struct csvt_build *b = csvt_build_begin("t.db:COMPUTE_TASK_INFO", &db);
+	static const char *const head[] = {"Start Time(us)", "aic_mac_ratio", "Block Dim", "Duration(us)"};
+	for (size_t i = 0; i < 4; i++)
+		csvt_build_cell(b, head[i], strlen(head[i]));
+	csvt_build_row(b);
+	for (size_t r = 0; r < rows; r++) {
+		/* times: any ns a Db gives, negatives and past NUM_TIME_MAX_NS among them */
+		int64_t ns = (int64_t)(next_rand(&rng) % 4000000000000000000ULL);
+		if (r % 17 == 0)
+			ns = -ns;
+		if (r % 5 == 0)
+			ns %= 100000000;
+		double ratio = typed_draw(&rng), num = typed_draw(&rng);
+		char t[48], x[40], y[40];
+		num_format_ns_as_us(ns, t, sizeof t);
+		exact += num_format_g9_exact(ratio, x, sizeof x);
+		num_format_g9(num, y, sizeof y);
+		sbuf_addf(&text, "%s,%s,%s,%s\n", t, x, y, t);
+		csvt_build_cell_time(b, ns);
+		csvt_build_cell_num(b, ratio);
+		csvt_build_cell_num(b, num);
+		csvt_build_cell(b, t, strlen(t)); /* the same time as text: the path before */
+		csvt_build_row(b);
+	}
+	/* both paths taken often: a test of the typed values, not only of the fallback */
+	assert_true(exact > rows / 4 && exact < rows * 9 / 10);
+	struct csv_table *a = csvt_load_buffer("t.csv", text.buf, text.len, &dt);
+	struct csv_table *t = csvt_build_end(b);
+	assert_non_null(a);
+	assert_non_null(t);
+	assert_int_equal(dt.n, db.n);
+	assert_int_equal(a->nrows, rows);
+	assert_int_equal(t->nrows, rows);
+	assert_int_equal(a->n_typed, 4);
+	assert_int_equal(t->n_typed, 4);
+	for (size_t k = 0; k < 4; k++) {
+		const struct csv_column *ca = &a->cols[k], *cb = &t->cols[k];
+		assert_int_equal(ca->type, cb->type);
+		size_t w = ca->type == CSVT_RATIO ? sizeof(float) : 8;
+		const char *pa = (const char *)ca->v.time, *pb = (const char *)cb->v.time;
+		for (size_t r = 0; r < rows; r++)
+			if (memcmp(pa + r * w, pb + r * w, w))
+				fail_msg("column %s row %zu differs from the text's", a->headers[ca->index], r);
+	}
+	/* drill-down: the cells' text as the file's */
+	for (size_t r = 0; r < rows; r += 997) {
+		same_row_cells(a, t, r);
+	}
+	csvt_free(a);
+	csvt_free(t);
+	diag_free(&dt);
+	diag_free(&db);
+	sbuf_free(&text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -991,6 +1093,7 @@ int main(void)
 		cmocka_unit_test(test_file_shrinking_under_the_parse),
 		cmocka_unit_test(test_nul_in_header_cell),
 		cmocka_unit_test(test_built_tables),
+		cmocka_unit_test(test_built_typed_cells_match_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -496,7 +496,9 @@ static char *put_u64(char *end, uint64_t u)
 	return end;
 }
 
-void num_format_g9(double v, char *buf, size_t size)
+void num_format_g9(double v, char *buf, size_t size) { num_format_g9_exact(v, buf, size); }
+
+bool num_format_g9_exact(double v, char *buf, size_t size)
 {
 	double a = fabs(v);
 	char t[40], *end = t + sizeof t - 1, *p;
@@ -522,14 +524,15 @@ void num_format_g9(double v, char *buf, size_t size)
 		p = put_u64(p, (uint64_t)(k / 1000000));
 	} else {
 		snprintf(buf, size, "%.9g", v);
-		return;
+		return false;
 	}
 	if (v < 0)
 		*--p = '-';
 	size_t n = (size_t)(end - p);
 	if (!size)
-		return;
+		return false;
 	n = n < size - 1 ? n : size - 1;
 	memcpy(buf, p, n);
 	buf[n] = '\0';
+	return true;
 }

@@ -123,5 +123,8 @@ void num_format_ns_as_us(int64_t ns, char *buf, size_t size);
  * formatting for whole numbers below 1e9 and decimals of at most six places below 1000
  * (a Db's counters and ratios); other values go through snprintf. */
 void num_format_g9(double v, char *buf, size_t size);
+/* The same; true when it wrote one of those two shapes, whose text is v exactly (the
+ * nearest double to the decimal is v): num_double_short reads it back to v when v >= 0. */
+bool num_format_g9_exact(double v, char *buf, size_t size);
 
 #endif

@@ -1497,9 +1497,16 @@ static void collect_row(int term, void *ctx)
 #define ROW_TAG 'r'
 #define CELL_HEAD 5
 
+/* kind: a value the builder was given with the cell (csvt_build_cell_time/_num), which
+ * reading the cell's text would give; CSVT_STR: none, the text is read */
 struct row_cell {
 	const char *s;
 	size_t len;
+	enum csv_type kind;
+	union {
+		int64_t ns;
+		double num;
+	} v;
 };
 
 struct csvt_build {
@@ -1517,6 +1524,10 @@ struct csvt_build {
 	struct diag_list local;
 	struct row_cell *rc;
 	size_t cap_rc;
+	/* the row being added: its cells so far, and the values given with them (by cell) */
+	size_t row_cells;
+	struct row_cell *given;
+	size_t cap_given;
 	long line;
 	uint64_t file_off;
 };
@@ -1596,6 +1607,48 @@ void csvt_build_cell(struct csvt_build *b, const char *s, size_t len)
 			high = (unsigned char)s[i] >= 0x80;
 		b->not_utf8 = high && sanitize_utf8_first_bad((const uint8_t *)s, len);
 	}
+	if (b->row_cells < b->cap_given)
+		b->given[b->row_cells].kind = CSVT_STR;
+	b->row_cells++;
+}
+
+/* A number's cell: its text, ASCII without a comma, quote or blank (no checks to make),
+ * and its value, kept for the typed column of the row (see build_row). */
+static void build_cell_given(struct csvt_build *b, const char *s, size_t len, const struct row_cell *v)
+{
+	build_room(b, CELL_HEAD + len);
+	char *p = b->cells + b->len;
+	p[0] = CELL_TAG;
+	uint32_t n = (uint32_t)len;
+	memcpy(p + 1, &n, 4);
+	memcpy(p + CELL_HEAD, s, len);
+	b->len += CELL_HEAD + len;
+	if (b->row_cells >= b->cap_given) {
+		size_t old = b->cap_given;
+		xgrow(&b->given, &b->cap_given, b->row_cells + 1, sizeof *b->given);
+		for (size_t i = old; i < b->cap_given; i++)
+			b->given[i].kind = CSVT_STR;
+	}
+	b->given[b->row_cells++] = *v;
+}
+
+void csvt_build_cell_time(struct csvt_build *b, int64_t ns)
+{
+	char t[32];
+	num_format_ns_as_us(ns, t, sizeof t);
+	/* what num_time_short reads back: no sign, at most NUM_TIME_MAX_NS */
+	struct row_cell v = {.kind = ns >= 0 && ns <= NUM_TIME_MAX_NS ? CSVT_TIME : CSVT_STR, .v.ns = ns};
+	build_cell_given(b, t, strlen(t), &v);
+}
+
+void csvt_build_cell_num(struct csvt_build *b, double d)
+{
+	char t[40];
+	/* num_double_short reads the formatter's exact texts back to d (num.h); a negative
+	 * one goes through num_double, as its text */
+	bool exact = num_format_g9_exact(d, t, sizeof t) && d >= 0;
+	struct row_cell v = {.kind = exact ? CSVT_NUM : CSVT_STR, .v.num = d};
+	build_cell_given(b, t, strlen(t), &v);
 }
 
 /* The next cell of the row at *pos (false at the row's end, *pos then past it). */
@@ -1660,7 +1713,15 @@ static void build_row(struct parse_state *ps, const struct row_cell *rc, size_t 
 				set_missing(&t->cols[k], r);
 			break;
 		}
-		put_typed(ps, k, r, rc[i].s, rc[i].len, false);
+		const struct csv_column *col = &t->cols[k];
+		if (rc[i].kind == CSVT_TIME && col->type == CSVT_TIME)
+			col->v.time[r] = rc[i].v.ns;
+		else if (rc[i].kind == CSVT_NUM && col->type == CSVT_NUM)
+			col->v.num[r] = rc[i].v.num;
+		else if (rc[i].kind == CSVT_NUM && col->type == CSVT_RATIO)
+			col->v.ratio[r] = (float)rc[i].v.num;
+		else
+			put_typed(ps, k, r, rc[i].s, rc[i].len, false);
 	}
 	ps->fields = n;
 	on_row('\n', ps);
@@ -1681,7 +1742,10 @@ static size_t build_type_row(struct csvt_build *b, size_t pos)
 		if (n == b->cap_rc)
 			xgrow(&b->rc, &b->cap_rc, n + 1, sizeof *b->rc);
 		b->rc[n].s = cell_read(s, &len, q);
-		b->rc[n++].len = len;
+		b->rc[n].len = len;
+		b->rc[n].kind = n < b->cap_given ? b->given[n].kind : CSVT_STR;
+		b->rc[n].v = n < b->cap_given ? b->given[n].v : (struct row_cell){0}.v;
+		n++;
 		blank = blank && !q && !len;
 	}
 	if (!blank || n > 1) {
@@ -1701,6 +1765,9 @@ void csvt_build_row(struct csvt_build *b)
 	b->cells[b->len++] = ROW_TAG;
 	if (!b->not_utf8)
 		build_type_row(b, b->row);
+	for (size_t i = 0; i < b->row_cells && i < b->cap_given; i++)
+		b->given[i].kind = CSVT_STR;
+	b->row_cells = 0;
 	b->row = b->len;
 	build_release(b, b->row, false);
 }
@@ -1807,6 +1874,7 @@ struct csv_table *csvt_build_end(struct csvt_build *b)
 		spill_free(b->cells);
 	}
 	free(b->rc);
+	free(b->given);
 	free(b->name);
 	free(b);
 	return t;

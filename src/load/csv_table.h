@@ -126,6 +126,11 @@ struct csvt_build;
 struct csvt_build *csvt_build_begin(const char *name, struct diag_list *dl);
 void csvt_build_cell(struct csvt_build *b, const char *s, size_t len);
 void csvt_build_row(struct csvt_build *b); /* ends the row */
+/* Number cells with their value: the text num_format_ns_as_us / num_format_g9 writes,
+ * typed without reading it back where that reading gives exactly this value (a time of
+ * 0 to NUM_TIME_MAX_NS; a double the formatter writes exactly); else read as text. */
+void csvt_build_cell_time(struct csvt_build *b, int64_t ns);
+void csvt_build_cell_num(struct csvt_build *b, double d);
 /* The table (owned), or NULL (with a message) when it has no header; frees b. */
 struct csv_table *csvt_build_end(struct csvt_build *b);
 /* Appends src's rows to dst when both have the same header (slices of one table); src is

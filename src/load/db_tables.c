@@ -140,6 +140,15 @@ static void sid_cells_free(struct sid_cells *sc)
 	free(sc->at);
 }
 
+/* A DBC_NS_US cell's ns: PMU times are REAL ns with fractions, to the nearest ns. False
+ * for NULL and what is no number (an empty cell). */
+static bool cell_ns(sqlite3_stmt *st, int c, int64_t *v)
+{
+	return db_col_i64(st, c, v) ||
+	       (sqlite3_column_type(st, c) == SQLITE_FLOAT && fabs(sqlite3_column_double(st, c)) < 9e18 &&
+		((*v = llround(sqlite3_column_double(st, c))), true));
+}
+
 /* sc: the STRING_IDS cache for DBC_STRING_ID columns and the ENUM_MODULE one for DBC_MODULE
  * columns, each holding the id itself (NULL, or a cache not open: the value as written). */
 static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv, struct sid_cells *sc)
@@ -159,10 +168,8 @@ static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv co
 		return;
 	}
 	case DBC_NS_US:
-		/* PMU times are REAL ns with fractions: to the nearest ns */
-		if (db_col_i64(st, c, &v) || (sqlite3_column_type(st, c) == SQLITE_FLOAT &&
-					   fabs(sqlite3_column_double(st, c)) < 9e18 &&
-					   ((v = llround(sqlite3_column_double(st, c))), true))) {
+		/* rows_table gives these to the builder with their values (cell_ns) */
+		if (cell_ns(st, c, &v)) {
 			char b[48];
 			num_format_ns_as_us(v, b, sizeof b);
 			sbuf_adds(csv, b);
@@ -263,6 +270,12 @@ static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *ta
 			return NULL;
 		}
 		for (size_t i = 0; i < used; i++) {
+			int64_t ns;
+			/* a time's value to the typed column as it is, not read back from its text */
+			if (conv[i] == DBC_NS_US && cell_ns(st, (int)i, &ns)) {
+				csvt_build_cell_time(b, ns);
+				continue;
+			}
 			sbuf_reset(&cell);
 			conv_cell(&cell, st, (int)i, conv[i], sc);
 			csvt_build_cell(b, sbuf_str(&cell), cell.len);
@@ -507,6 +520,7 @@ static void pmu_done(void *ctx)
 /* A kernel row's counters, a cell each: the totals (ns) as µs, the ratios exactly. */
 static void pmu_cells(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct sbuf *cell)
 {
+	(void)cell;
 	const struct pmu *pm = ctx;
 	if (!pm->values) {
 		/* the columns without values (--summary) */
@@ -521,19 +535,15 @@ static void pmu_cells(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct 
 	for (size_t k = 0; k < PMU_WANTED; k++) {
 		if (!pm->present[k])
 			continue;
-		sbuf_reset(cell);
 		double v = has && at < pm->cap[k] ? pm->v[k][at] : NAN;
-		if (v == v && !strcmp(pmu_wanted[k][0] + 4, "total_time") && fabs(v) < 9e18) {
-			char buf[48];
-			num_format_ns_as_us(llround(v), buf, sizeof buf);
-			sbuf_adds(cell, buf);
-		} else if (v == v) {
+		/* the values with their text, typed as reading the text types them */
+		if (v == v && !strcmp(pmu_wanted[k][0] + 4, "total_time") && fabs(v) < 9e18)
+			csvt_build_cell_time(b, llround(v));
+		else if (v == v)
 			/* the analysis keeps ratios as floats: nine digits give the same one */
-			char buf[40];
-			num_format_g9(v, buf, sizeof buf);
-			sbuf_adds(cell, buf);
-		}
-		csvt_build_cell(b, sbuf_str(cell), cell->len);
+			csvt_build_cell_num(b, v);
+		else
+			csvt_build_cell(b, "", 0);
 	}
 }
 
