@@ -1002,21 +1002,21 @@ static double typed_draw(uint64_t *rng)
 
 /* Cells given with their values (csvt_build_cell_time/_num, the Db reader's counters and
  * times) type exactly as the same text read from a CSV file: the Db report and its text
- * twin's stay byte-identical. Random doubles and times, typed, rounded or not. */
-static void test_built_typed_cells_match_text(void **state)
+ * twin's stay byte-identical. Random doubles and times, typed, rounded or not; !utf8: a
+ * last cell in GBK makes the builder type every row again from the cells' text alone. */
+static void typed_cells_match_text(bool utf8)
 {
-	(void)state;
 	uint64_t rng = 20261207;
 	const char *lng = getenv("ASCPROF_LONG_TESTS");
 	size_t rows = lng && !strcmp(lng, "1") ? 1000000 : 100000, exact = 0;
 	struct sbuf text = SBUF_INIT;
-	sbuf_adds(&text, "Start Time(us),aic_mac_ratio,Block Dim,Duration(us)\n");
+	sbuf_adds(&text, "Start Time(us),aic_mac_ratio,Block Dim,Duration(us),Name\n");
 	struct diag_list dt, db;
 	diag_init(&dt);
 	diag_init(&db);
 	struct csvt_build *b = csvt_build_begin("t.db:COMPUTE_TASK_INFO", &db);
-	static const char *const head[] = {"Start Time(us)", "aic_mac_ratio", "Block Dim", "Duration(us)"};
-	for (size_t i = 0; i < 4; i++)
+	static const char *const head[] = {"Start Time(us)", "aic_mac_ratio", "Block Dim", "Duration(us)", "Name"};
+	for (size_t i = 0; i < 5; i++)
 		csvt_build_cell(b, head[i], strlen(head[i]));
 	csvt_build_row(b);
 	for (size_t r = 0; r < rows; r++) {
@@ -1031,11 +1031,15 @@ static void test_built_typed_cells_match_text(void **state)
 		num_format_ns_as_us(ns, t, sizeof t);
 		exact += num_format_g9_exact(ratio, x, sizeof x);
 		num_format_g9(num, y, sizeof y);
-		sbuf_addf(&text, "%s,%s,%s,%s\n", t, x, y, t);
+		/* the last row's name is GBK ("测试"): every row is typed again from its text
+		 * at the end, as a file with a bad byte is read again */
+		const char *name = r + 1 < rows || utf8 ? "k" : "\xb2\xe2\xca\xd4";
+		sbuf_addf(&text, "%s,%s,%s,%s,%s\n", t, x, y, t, name);
 		csvt_build_cell_time(b, ns);
 		csvt_build_cell_num(b, ratio);
 		csvt_build_cell_num(b, num);
 		csvt_build_cell(b, t, strlen(t)); /* the same time as text: the path before */
+		csvt_build_cell(b, name, strlen(name));
 		csvt_build_row(b);
 	}
 	/* both paths taken often: a test of the typed values, not only of the fallback */
@@ -1047,8 +1051,10 @@ static void test_built_typed_cells_match_text(void **state)
 	assert_int_equal(dt.n, db.n);
 	assert_int_equal(a->nrows, rows);
 	assert_int_equal(t->nrows, rows);
-	assert_int_equal(a->n_typed, 4);
-	assert_int_equal(t->n_typed, 4);
+	assert_int_equal(a->gbk, !utf8);
+	assert_int_equal(t->gbk, !utf8);
+	assert_int_equal(a->n_typed, 5);
+	assert_int_equal(t->n_typed, 5);
 	for (size_t k = 0; k < 4; k++) {
 		const struct csv_column *ca = &a->cols[k], *cb = &t->cols[k];
 		assert_int_equal(ca->type, cb->type);
@@ -1067,6 +1073,13 @@ static void test_built_typed_cells_match_text(void **state)
 	diag_free(&dt);
 	diag_free(&db);
 	sbuf_free(&text);
+}
+
+static void test_built_typed_cells_match_text(void **state)
+{
+	(void)state;
+	typed_cells_match_text(true);
+	typed_cells_match_text(false);
 }
 
 int main(void)

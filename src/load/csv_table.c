@@ -1744,7 +1744,8 @@ static size_t build_type_row(struct csvt_build *b, size_t pos)
 		b->rc[n].s = cell_read(s, &len, q);
 		b->rc[n].len = len;
 		b->rc[n].kind = n < b->cap_given ? b->given[n].kind : CSVT_STR;
-		b->rc[n].v = n < b->cap_given ? b->given[n].v : (struct row_cell){0}.v;
+		if (b->rc[n].kind != CSVT_STR)
+			b->rc[n].v = b->given[n].v;
 		n++;
 		blank = blank && !q && !len;
 	}
@@ -1765,9 +1766,7 @@ void csvt_build_row(struct csvt_build *b)
 	b->cells[b->len++] = ROW_TAG;
 	if (!b->not_utf8)
 		build_type_row(b, b->row);
-	for (size_t i = 0; i < b->row_cells && i < b->cap_given; i++)
-		b->given[i].kind = CSVT_STR;
-	b->row_cells = 0;
+	b->row_cells = 0; /* each cell of the next row writes its given[] entry again */
 	b->row = b->len;
 	build_release(b, b->row, false);
 }
@@ -1858,8 +1857,11 @@ struct csv_table *csvt_build_end(struct csvt_build *b)
 {
 	if (b->row < b->len)
 		csvt_build_row(b); /* a last row not ended */
-	if (b->not_utf8)
+	if (b->not_utf8) {
+		/* the rows typed again from their text alone: given[] holds only the last row's */
+		b->cap_given = 0;
 		build_again(b);
+	}
 	struct diag_list *dl = b->not_utf8 ? b->dl : &b->local;
 	b->t->file_size = b->file_off;
 	struct csv_table *t = parse_close(&b->ps, dl, b->name);

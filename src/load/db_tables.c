@@ -383,6 +383,7 @@ struct pmu {
 	double *v[PMU_WANTED];   /* per counter, per slot; NaN when absent */
 	size_t n_slots, cap[PMU_WANTED];
 	bool present[PMU_WANTED];
+	bool is_time[PMU_WANTED]; /* a total (ns, written as µs), not a ratio */
 	int gtid_col;            /* the query column holding the task id */
 	int64_t dense_max;       /* >= 0: the slot is the task id itself, up to this; no map */
 	bool values;             /* false: which counters are there (present), not their values */
@@ -537,7 +538,7 @@ static void pmu_cells(void *ctx, sqlite3_stmt *st, struct csvt_build *b, struct 
 			continue;
 		double v = has && at < pm->cap[k] ? pm->v[k][at] : NAN;
 		/* the values with their text, typed as reading the text types them */
-		if (v == v && !strcmp(pmu_wanted[k][0] + 4, "total_time") && fabs(v) < 9e18)
+		if (v == v && pm->is_time[k] && fabs(v) < 9e18)
 			csvt_build_cell_time(b, llround(v));
 		else if (v == v)
 			/* the analysis keeps ratios as floats: nine digits give the same one */
@@ -613,9 +614,12 @@ struct csv_table *db_kernel_table(const char *path, bool counter_values, struct 
 	struct pmu pm = {.values = counter_values};
 	pmu_dense(h, &pm);
 	pmu_load(h, &pm);
-	for (size_t k = 0; k < PMU_WANTED; k++)
+	for (size_t k = 0; k < PMU_WANTED; k++) {
 		if (pm.present[k])
 			hdr[n_hdr++] = pmu_wanted[k][1];
+		/* once, not a strcmp per cell (14 a kernel row) */
+		pm.is_time[k] = !strcmp(pmu_wanted[k][0] + 4, "total_time");
+	}
 	/* compute tasks and collectives merged by start; the task id after the cells, for the
 	 * counters, then the sort keys. A compound SELECT ordered by its own columns lets
 	 * SQLite merge TASK read through its (startNs, ...) index with the collectives, sorting
