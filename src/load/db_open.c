@@ -377,15 +377,20 @@ static bool db_digits_i64(const char *s, int64_t *out)
 }
 
 /* An int64 from a column: INTEGER as is, TEXT as exact decimal digits, REAL only when
- * integral. False for NULL or anything else. */
+ * integral. False for NULL or anything else. The column's value is fetched once and read
+ * through sqlite3_value_*: each sqlite3_column_* call looks the column up again (with
+ * its mutex calls and error check), and this runs a few times per row of every table.
+ * An unprotected value is safe to read here: connections are opened NOMUTEX and each
+ * is used by one thread. */
 bool db_col_i64(sqlite3_stmt *st, int c, int64_t *out)
 {
-	switch (sqlite3_column_type(st, c)) {
+	sqlite3_value *val = sqlite3_column_value(st, c);
+	switch (sqlite3_value_type(val)) {
 	case SQLITE_INTEGER:
-		*out = sqlite3_column_int64(st, c);
+		*out = sqlite3_value_int64(val);
 		return true;
 	case SQLITE_TEXT: {
-		const char *s = (const char *)sqlite3_column_text(st, c);
+		const char *s = (const char *)sqlite3_value_text(val);
 		if (!s)
 			return false;
 		while (*s == ' ')
@@ -412,7 +417,7 @@ bool db_col_i64(sqlite3_stmt *st, int c, int64_t *out)
 		return true;
 	}
 	case SQLITE_FLOAT: {
-		double d = sqlite3_column_double(st, c);
+		double d = sqlite3_value_double(val);
 		if (d != d || d < -9.2e18 || d > 9.2e18 || (double)(int64_t)d != d)
 			return false;
 		*out = (int64_t)d;
