@@ -154,17 +154,22 @@ static bool cell_ns(sqlite3_stmt *st, int c, int64_t *v)
 static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv, struct sid_cells *sc)
 {
 	int64_t v;
-	if (sqlite3_column_type(st, c) == SQLITE_NULL)
+	/* the value fetched once, as db_col_i64 does: most cells are ids (names, shapes) */
+	sqlite3_value *val = sqlite3_column_value(st, c);
+	int type = sqlite3_value_type(val);
+	if (type == SQLITE_NULL)
 		return;
 	switch (conv) {
 	case DBC_STRING_ID:
 		/* an id through the cache; text (a literal, or a schema writing names) as written */
 	case DBC_MODULE: {
 		struct sid_cells *cache = sc ? &sc[conv == DBC_MODULE] : NULL;
-		if (cache && cache->k.by_rowid && sqlite3_column_type(st, c) == SQLITE_INTEGER)
-			sid_cell(csv, cache, sqlite3_column_int64(st, c));
-		else
-			sbuf_adds(csv, db_col_text(st, c));
+		if (cache && cache->k.by_rowid && type == SQLITE_INTEGER) {
+			sid_cell(csv, cache, sqlite3_value_int64(val));
+		} else {
+			const unsigned char *t = sqlite3_value_text(val);
+			sbuf_adds(csv, t ? (const char *)t : "");
+		}
 		return;
 	}
 	case DBC_NS_US:
