@@ -468,7 +468,9 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 			size_t k = 0;
 			while (k < PMU_WANTED && id[k] != name)
 				k++;
-			if (k == PMU_WANTED || sqlite3_column_type(st, 2) == SQLITE_NULL)
+			/* the value fetched once for its type and its number (a million rows) */
+			sqlite3_value *value = sqlite3_column_value(st, 2);
+			if (k == PMU_WANTED || sqlite3_value_type(value) == SQLITE_NULL)
 				continue;
 			int64_t gtid = sqlite3_column_int64(st, 0);
 			uint32_t *slot, direct = (uint32_t)gtid;
@@ -503,7 +505,7 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 				for (size_t i = old; i < pm->cap[k]; i++)
 					pm->v[k][i] = NAN;
 			}
-			pm->v[k][*slot] = sqlite3_column_double(st, 2);
+			pm->v[k][*slot] = sqlite3_value_double(value);
 			pm->present[k] = true;
 		}
 		sqlite3_finalize(st);
