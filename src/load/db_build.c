@@ -42,12 +42,16 @@ uint32_t db_build_str(struct db_build *b, const char *s)
  * almost every row), or a TEXT column as written; "" for NULL or an unknown id. */
 uint32_t db_build_sid(struct db_build *b, sqlite3_stmt *st, int c)
 {
-	int type = sqlite3_column_type(st, c);
+	/* the value fetched once (db_col_i64 says why): a few ids every row */
+	sqlite3_value *val = sqlite3_column_value(st, c);
+	int type = sqlite3_value_type(val);
 	if (type == SQLITE_NULL)
 		return db_build_str(b, "");
-	if (type != SQLITE_INTEGER)
-		return db_build_str(b, db_col_text(st, c));
-	int64_t id = sqlite3_column_int64(st, c);
+	if (type != SQLITE_INTEGER) {
+		const unsigned char *t = sqlite3_value_text(val);
+		return db_build_str(b, t ? (const char *)t : "");
+	}
+	int64_t id = sqlite3_value_int64(val);
 	bool found;
 	uint32_t *slot = u64map_slot(&b->sids, (uint64_t)id, &found);
 	if (found)
