@@ -98,6 +98,18 @@ static bool report_field_unknown(const struct report_field *f, double v)
 	return isnan(v) && (f->kind == RF_COUNT || f->kind == RF_NS || f->kind == RF_OPT);
 }
 
+/* A field's double back as the integer it came from, held to the integer's range: a time near
+ * INT64_MAX (a capture's wild timestamp) rounds up to 2^63 as a double, out of int64's range. */
+static int64_t report_field_i64(double v)
+{
+	return v >= 9223372036854775807.0 ? INT64_MAX : v <= -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+}
+
+static uint64_t report_field_u64(double v)
+{
+	return !(v > 0) ? 0 : v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
+}
+
 void report_fields_text(FILE *out, const struct report_field *f, size_t n, const void *row, const void *ctx,
 			int squeeze)
 {
@@ -110,7 +122,7 @@ void report_fields_text(FILE *out, const struct report_field *f, size_t n, const
 			if (report_field_unknown(&f[k], v))
 				fprintf(out, " %*s", width, "-");
 			else if (f[k].kind == RF_COUNT)
-				fprintf(out, " %*llu", width, (unsigned long long)v);
+				fprintf(out, " %*llu", width, (unsigned long long)report_field_u64(v));
 			else
 				fprintf(out, " %*.*f%s", width, f[k].text_decimals, v / f[k].text_div,
 					f[k].kind == RF_PCT ? "%" : "");
@@ -124,9 +136,9 @@ void report_fields_json(struct jsonw *w, const struct report_field *f, size_t n,
 		if (f[k].kind != RF_OPT && report_field_unknown(&f[k], v))
 			jsonw_knull(w, f[k].key);
 		else if (f[k].kind == RF_COUNT)
-			jsonw_kuint(w, f[k].key, (uint64_t)v);
+			jsonw_kuint(w, f[k].key, report_field_u64(v));
 		else if (f[k].kind == RF_NS)
-			jsonw_kus(w, f[k].key, (int64_t)v);
+			jsonw_kus(w, f[k].key, report_field_i64(v));
 		else
 			jsonw_kdouble(w, f[k].key, v / f[k].json_div, f[k].json_decimals);
 	}
