@@ -503,7 +503,8 @@ bool num_format_g9_exact(double v, char *buf, size_t size)
 	double a = fabs(v);
 	char t[40], *end = t + sizeof t - 1, *p;
 	*end = '\0';
-	if (v == (double)(int64_t)v && a < 1e9 && (v != 0 || !signbit(v))) {
+	/* the range first: the cast of a double past int64 (or NaN) is undefined */
+	if (a < 1e9 && v == (double)(int64_t)v && (v != 0 || !signbit(v))) {
 		/* a whole number: %.9g writes it without a point */
 		p = put_u64(end, (uint64_t)(int64_t)a);
 	} else if (a >= 1e-4 && a < 1e3 && (double)llround(a * 1e6) / 1e6 == a) {
