@@ -85,11 +85,10 @@ const size_t db_n_csv_specs = sizeof db_csv_specs / sizeof db_csv_specs[0];
 /* bytes / 2^shift written exactly (a binary fraction has a finite decimal expansion). */
 static void exact_fraction(struct sbuf *csv, int64_t v, int shift)
 {
-	if (v < 0) {
+	if (v < 0)
 		sbuf_addc(csv, '-');
-		v = -v;
-	}
-	uint64_t u = (uint64_t)v, mask = (UINT64_C(1) << shift) - 1, frac = u & mask;
+	/* the magnitude negated unsigned: -INT64_MIN overflows int64 (fuzz_db, regress/db) */
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v, mask = (UINT64_C(1) << shift) - 1, frac = u & mask;
 	sbuf_addf(csv, "%" PRIu64, u >> shift);
 	if (!frac)
 		return;
