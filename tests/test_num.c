@@ -424,6 +424,28 @@ static void test_muldiv(void **state)
 	assert_int_equal(num_muldiv(INT64_MAX, INT64_MAX, INT64_MAX), INT64_MAX);
 }
 
+/* A sparkline's level: where x × top + 0.5 fits an int, the truncation the views had,
+ * held to 0..top (the old clamp, after a cast that is defined here); past that (a load a
+ * million times the median, an empty column's -inf, inf / inf) the end it is nearest,
+ * NaN 0, where the cast itself was undefined (-fsanitize=float-cast-overflow). */
+static void test_level(void **state)
+{
+	(void)state;
+	for (int top = 1; top <= 9; top++)
+		for (int i = -400; i <= 600; i++) {
+			double x = i / 200.0;
+			int old = (int)(x * top + 0.5);
+			assert_int_equal(num_level(x, top), old < 0 ? 0 : old > top ? top : old);
+		}
+	assert_int_equal(num_level(1e18, 7), 7);
+	assert_int_equal(num_level(9.9e307, 7), 7);
+	assert_int_equal(num_level(INFINITY, 7), 7);
+	assert_int_equal(num_level(-1e18, 7), 0);
+	assert_int_equal(num_level(-INFINITY, 7), 0);
+	assert_int_equal(num_level(NAN, 7), 0);
+	assert_int_equal(num_level(INFINITY / INFINITY, 9), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_short_shapes_match_general),
 		cmocka_unit_test(test_u128_matches_reference),
 		cmocka_unit_test(test_muldiv),
+		cmocka_unit_test(test_level),
 		cmocka_unit_test(test_format_us_matches_printf),
 		cmocka_unit_test(test_format_g9_matches_printf),
 	};

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 # The Timeline on a window of years (issue 22): events at both ends of the time range
 # that is kept, a "dur" of 95 years, args nested 200 deep. The ruler's step once
-# overflowed (span x 12) and its tick loop then ran for ever at 100 % CPU. The explorer
-# must draw the Timeline, zoom and pan to the window's limits and back, open the drawer
-# (which says what of the args it left out), and quit: headless, under a timeout that
-# only a hang reaches.
+# overflowed (span x 12) and its tick loop then ran for ever at 100 % CPU; a range (v)
+# on the fitted window put its ends on the ruler as offset x columns, past int64 too. The
+# explorer must draw the Timeline, zoom and pan to the window's limits and back, open the
+# drawer (which says what of the args it left out), mark a range, and quit: headless,
+# under a timeout that only a hang reaches.
 srcdir=${ASCPROF_SRCDIR:-.}
 bin=${ASCPROF_BIN:-./ascprof-tui}
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
@@ -34,7 +35,9 @@ s s s s s s s s a a a a a a a a a a
 d d d d d d d d d d d d d d d d d d d d d d d d
 w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w w
 :dump $OUT/4.txt
-f q
+f v j v
+:dump $OUT/5.txt
+q
 KEYS
 export TERM=xterm-256color LC_ALL=C.UTF-8 TZ=UTC
 # 60 s: the whole script takes milliseconds; only a hang gets near
@@ -48,6 +51,11 @@ for n in 1 2 3 4; do
 done
 # the ruler of the fitted window has labelled ticks (a step of 1 would print none)
 sed -n 3p "$tmp/1.txt" | grep -Eq '\|-?[0-9.e+]+s' || { cat "$tmp/1.txt"; fail "no ruler ticks in seconds on the first screen"; }
+# the range's end on the ruler of a window of years, and its totals said (the hint line
+# gives way to the message)
+[ -s "$tmp/5.txt" ] || fail "no screen 5"
+sed -n 3p "$tmp/5.txt" | grep -q ']' || { cat "$tmp/5.txt"; fail "no range end on the ruler of screen 5"; }
+grep -q 'range of ' "$tmp/5.txt" || { cat "$tmp/5.txt"; fail "no range message on screen 5"; }
 # the drawer opened on an event with deeply nested args: the note, and the key after them
 grep -q '(1 value nested more than 64 deep shown as 0)' "$tmp/2.txt" || { cat "$tmp/2.txt"; fail "the drawer lacks the depth note"; }
 grep -q '^ *k: v' "$tmp/2.txt" || { cat "$tmp/2.txt"; fail "the drawer lacks the arg after the deep one"; }

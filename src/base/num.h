@@ -74,6 +74,15 @@ static inline int64_t num_muldiv(int64_t a, int64_t b, int64_t c)
 	__int128 r = (__int128)a * b / c;
 	return r > INT64_MAX ? INT64_MAX : r < INT64_MIN ? INT64_MIN : (int64_t)r;
 }
+/* x (0..1 the useful range) as a level 0..top to the nearest, (int)(x × top + 0.5) as the
+ * sparklines had it, but held to 0..top before the cast: a ratio far past 1 (a load a
+ * million times the median) or NaN (an empty column at -inf, inf / inf) cast to int is
+ * undefined, and was the clamp's input. NaN is level 0. */
+static inline int num_level(double x, int top)
+{
+	double y = x * top + 0.5;
+	return y >= 1 ? (y < top ? (int)y : top) : 0;
+}
 /* The same with a power-of-ten scale: value × 10^scale_exp, as an integer. num_us_to_ns
  * is num_scaled_int(s, len, 3, ...). Milliseconds to ns use 6. */
 enum num_status num_scaled_int(const char *s, size_t len, int scale_exp, int64_t *out,

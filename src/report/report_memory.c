@@ -27,8 +27,10 @@ static void text_curve(FILE *out, const struct mem_analysis *m, int width)
 		double v = -INFINITY;
 		for (int i = a; i < b || i == a; i++)
 			v = fmax(v, m->curve[i]);
-		int level = hi > lo ? (int)lround((v - lo) / (hi - lo) * 9.0) : 9;
-		fputc(ramp[level < 0 ? 0 : level > 9 ? 9 : level], out);
+		/* held to 0..9 before lround: an empty column is -inf, whose lround is unspecified */
+		double y = hi > lo ? (v - lo) / (hi - lo) * 9.0 : 9;
+		int level = y > 0 ? (y < 9 ? (int)lround(y) : 9) : 0;
+		fputc(ramp[level], out);
 	}
 	fprintf(out, _("|  %.1f .. %.1f MB over %.3f ms\n"), lo, hi, (double)(m->curve_t1 - m->curve_t0) / 1e6);
 }

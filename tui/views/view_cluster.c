@@ -12,6 +12,7 @@
 #include "cluster.h"
 #include "comm_split.h"
 #include "csvw.h"
+#include "num.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -196,8 +197,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 				continue;
 			}
 			double rel = v->step_med[s] > 0 ? (double)cell->dur_ns / (double)v->step_med[s] : 1;
-			int lv = (int)((rel - 0.6) / 0.8 * 7 + 0.5); /* 0.6x .. 1.4x of the median */
-			lv = lv < 0 ? 0 : lv > 7 ? 7 : lv;
+			int lv = num_level((rel - 0.6) / 0.8, 7); /* 0.6x .. 1.4x of the median */
 			double wait = cell->dur_ns > 0 ? (double)cell->wait_ns / (double)cell->dur_ns : 0;
 			canvas_set(cv, cells_x + c, ry, level[lv],
 				   wait >= 0.3 ? ST_CAT_COMM : wait >= 0.1 ? ST_WARN : ST_CAT_COMPUTE);

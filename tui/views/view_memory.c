@@ -10,6 +10,7 @@
 
 #include "csv_table.h"
 #include "csvw.h"
+#include "num.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -154,8 +155,8 @@ static void curve(const struct mem_analysis *m, const struct rank_analysis *ra, 
 		double val = -INFINITY;
 		for (int i = a; i < b || i == a; i++)
 			val = fmax(val, m->curve[i]);
-		int lv = hi > lo ? (int)((val - lo) / (hi - lo) * 7.0 + 0.5) : 7;
-		canvas_set(cv, x + c, y + 1, levels[lv < 0 ? 0 : lv > 7 ? 7 : lv], ST_CAT_COPY);
+		int lv = hi > lo ? num_level((val - lo) / (hi - lo), 7) : 7;
+		canvas_set(cv, x + c, y + 1, levels[lv], ST_CAT_COPY);
 	}
 }
 

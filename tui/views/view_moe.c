@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "moe.h"
+#include "num.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -115,8 +116,7 @@ static void draw(void *p, struct app *app, struct canvas *cv, int x, int y, int 
 		for (int c = 0; c < cells_w && first + (size_t)c < m->n_layers; c++) {
 			size_t l = first + (size_t)c;
 			double rel = med[l] > 0 ? (double)cell_load(m, i, l) / (double)med[l] : 1;
-			int lv = (int)((rel - 0.5) / 1.5 * 7 + 0.5);
-			lv = lv < 0 ? 0 : lv > 7 ? 7 : lv;
+			int lv = num_level((rel - 0.5) / 1.5, 7);
 			enum style st = sel && l == v->col ? ST_SELECTED
 			                : rel >= 1.5        ? ST_CAT_COMM
 			                : rel >= 1.2        ? ST_WARN

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "csvw.h"
+#include "num.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -168,8 +169,8 @@ static void sv_spark(struct canvas *cv, int x, int y, int w, const double *col, 
 	for (int c = 0; c < w; c++) {
 		if (col[c] < 0)
 			continue;
-		int lv = hi > 0 ? (int)(col[c] / hi * 7.0 + 0.5) : 0;
-		canvas_set(cv, x + c, y, levels[lv < 0 ? 0 : lv > 7 ? 7 : lv], st);
+		int lv = hi > 0 ? num_level(col[c] / hi, 7) : 0;
+		canvas_set(cv, x + c, y, levels[lv], st);
 	}
 }
 
@@ -179,8 +180,9 @@ static int sv_col_of(const struct service_analysis *sa, int64_t t, int w)
 	if (sa->window_ns <= 0)
 		return 0;
 	double f = (double)(t - sa->first_ns) / (double)sa->window_ns;
-	int c = (int)(f * w);
-	return c < 0 ? 0 : c >= w ? w - 1 : c;
+	/* held to the columns in double: a time far outside the window cast to int overflows */
+	double c = f * w;
+	return c > 0 ? (c < w ? (int)c : w - 1) : 0;
 }
 
 /* The lanes: label, then the window's columns; returns the rows drawn. */

@@ -8,6 +8,7 @@
 #include <uniwidth.h>
 
 #include "csvw.h"
+#include "num.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -61,7 +62,7 @@ static void sparkline(const struct rank_analysis *ra, struct canvas *cv, int x, 
 			mixed |= app_ra_steps(ra)[i].phase == PHASE_MIXED;
 			has_sel |= i == sel;
 		}
-		int lv = (int)(d * 7 / maxd);
+		int lv = (int)num_muldiv(d, 7, maxd); /* d × 7 passes int64 for a step of 1.3e18 ns */
 		canvas_set(cv, x + c, y,
 		           levels[lv < 0   ? 0
 		                  : lv > 7 ? 7

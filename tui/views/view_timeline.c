@@ -642,8 +642,8 @@ static void draw_counter_row(struct timeline *t, const struct counter_track *tr,
 		if (!store_track_max_in(t->rs, tr, a, b > a ? b : a + 1, &v))
 			continue;
 		/* a constant track: a low bar at zero, a middle one otherwise */
-		int lv = hi > lo ? (int)((v - lo) / (hi - lo) * 7.0 + 0.5) : v != 0 ? 3 : 0;
-		canvas_set(cv, x + c, y, levels[lv < 0 ? 0 : lv > 7 ? 7 : lv], ST_CAT_COPY);
+		int lv = hi > lo ? num_level((v - lo) / (hi - lo), 7) : v != 0 ? 3 : 0;
+		canvas_set(cv, x + c, y, levels[lv], ST_CAT_COPY);
 	}
 }
 
@@ -995,13 +995,14 @@ static void draw_ruler_marks(const struct timeline *t, struct canvas *cv, int tx
 	/* the range on the ruler: [ at its start, ] at its end, the span between marked */
 	if (t->range_state) {
 		int64_t ra = t->range_a, rb = t->range_state == 2 ? t->range_b : t->range_a;
-		int c0 = (int)((ra - t->t0) * tw / (t->t1 - t->t0)), c1 = (int)((rb - t->t0) * tw / (t->t1 - t->t0));
-		for (int c = c0 + 1 < 0 ? 0 : c0 + 1; c < c1 && c < tw; c++)
-			canvas_restyle(cv, tx + c, y, 1, ST_MARK);
+		/* through num_muldiv as the marks: (ra - t0) × tw passes int64 on a window of years */
+		int64_t c0 = num_muldiv(ra - t->t0, tw, t->t1 - t->t0), c1 = num_muldiv(rb - t->t0, tw, t->t1 - t->t0);
+		for (int64_t c = c0 < 0 ? 0 : c0 < tw ? c0 + 1 : tw; c < c1 && c < tw; c++)
+			canvas_restyle(cv, tx + (int)c, y, 1, ST_MARK);
 		if (c0 >= 0 && c0 < tw)
-			canvas_set(cv, tx + c0, y, '[', ST_MARK);
+			canvas_set(cv, tx + (int)c0, y, '[', ST_MARK);
 		if (t->range_state == 2 && c1 >= 0 && c1 < tw)
-			canvas_set(cv, tx + c1, y, ']', ST_MARK);
+			canvas_set(cv, tx + (int)c1, y, ']', ST_MARK);
 	}
 }
 

@@ -165,7 +165,7 @@ uint32_t category_glyph(int cat, double coverage)
 
 void draw_bar(struct canvas *cv, int x, int y, int w, double frac, enum style st)
 {
-	if (frac < 0)
+	if (!(frac > 0)) /* NaN too: a 0/0 share cast to int is undefined */
 		frac = 0;
 	if (frac > 1)
 		frac = 1;
