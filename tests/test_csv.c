@@ -867,6 +867,18 @@ static void same_row_cells(const struct csv_table *a, const struct csv_table *t,
 	csvt_cells_free(&cb);
 }
 
+/* A built table's test ends: the text's table a and the built one t, each's messages,
+ * the text. */
+static void built_pair_free(struct csv_table *a, struct csv_table *t, struct diag_list *dt, struct diag_list *db,
+			    struct sbuf *text)
+{
+	csvt_free(a);
+	csvt_free(t);
+	diag_free(dt);
+	diag_free(db);
+	sbuf_free(text);
+}
+
 /* The table built from cells is the table its CSV text gives: columns, typed cells, lines,
  * every row's cells for drill-down, and the messages. */
 static void check_built(const char *name, const char *const *cells)
@@ -918,11 +930,7 @@ static void check_built(const char *name, const char *const *cells)
 			same_row_cells(a, t, r);
 		}
 	}
-	csvt_free(a);
-	csvt_free(t);
-	diag_free(&dt);
-	diag_free(&db);
-	sbuf_free(&text);
+	built_pair_free(a, t, &dt, &db, &text);
 }
 
 static void test_built_tables(void **state)
@@ -1068,11 +1076,7 @@ static void typed_cells_match_text(bool utf8)
 	for (size_t r = 0; r < rows; r += 997) {
 		same_row_cells(a, t, r);
 	}
-	csvt_free(a);
-	csvt_free(t);
-	diag_free(&dt);
-	diag_free(&db);
-	sbuf_free(&text);
+	built_pair_free(a, t, &dt, &db, &text);
 }
 
 static void test_built_typed_cells_match_text(void **state)
