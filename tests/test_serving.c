@@ -417,6 +417,29 @@ static void test_foreign_profiler_db(void **state)
 	free(dir);
 }
 
+/* A forward's batch_size past int32 is not given (-1), not wrapped: 4294967299 was read as
+ * 3, a batch size that looks real. */
+static void test_batch_size_past_int32(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	free(tu_write_str(dir, "forward.csv",
+			  "name,during_time(ms),bubble_time(ms),batch_size,batch_type,start_time(ms),end_time(ms)\n"
+			  "forward,10.000,0.000,4294967299,Prefill,1736408890100.000,1736408890110.000\n"
+			  "forward,10.000,30.000,2147483647,Decode,1736408890140.000,1736408890150.000\n"
+			  "forward,10.000,30.000,7,Decode,1736408890180.000,1736408890190.000\n"));
+	struct opened o = open_path(dir);
+	const struct serving *sv = o.cap->serving;
+	assert_non_null(sv);
+	assert_int_equal(sv->n_fwd, 3);
+	assert_int_equal(sv->fwd[0].size, -1);
+	assert_int_equal(sv->fwd[1].size, 2147483647);
+	assert_int_equal(sv->fwd[2].size, 7);
+	close_opened(&o);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_generations),
 		cmocka_unit_test(test_phases_from_forwards),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_batch_size_past_int32),
 		cmocka_unit_test(test_no_device_lanes),
 		cmocka_unit_test(test_foreign_profiler_db),
 	};

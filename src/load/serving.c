@@ -211,6 +211,14 @@ static int64_t serving_int(const struct csv_cells *c, struct serving_col col)
 	return (int64_t)d;
 }
 
+/* A batch's size: past int32 it is no batch size, and its cast to .size would wrap (4294967299
+ * read as 3): not given, -1. */
+static int32_t serving_size(const struct csv_cells *c, struct serving_col col)
+{
+	int64_t v = serving_int(c, col);
+	return v <= INT32_MAX ? (int32_t)v : -1;
+}
+
 static double serving_num(const struct csv_cells *c, struct serving_col col)
 {
 	const char *s = serving_cell(c, col);
@@ -312,7 +320,7 @@ static void serving_batch_row(struct serving *sv, const struct csv_table *t, con
 	struct serving_batch b = {
 		.start_ns = serving_epoch(c, serving_col(t, "start_time", def)),
 		.end_ns = serving_epoch(c, serving_col(t, "end_time", def)),
-		.size = (int32_t)serving_int(c, serving_col(t, "batch_size", def)),
+		.size = serving_size(c, serving_col(t, "batch_size", def)),
 		.type = (uint8_t)serving_type_of(serving_cell(c, serving_col(t, "batch_type", def))),
 		.exec = serving_exec_name(nm),
 	};
@@ -332,7 +340,7 @@ static void serving_forward_row(struct serving *sv, const struct csv_table *t, c
 		.start_ns = serving_epoch(c, serving_col(t, "start_time", 6)),
 		.end_ns = serving_epoch(c, serving_col(t, "end_time", 6)),
 		.bubble_ns = serving_dur(c, serving_col(t, "bubble_time", 6)),
-		.size = (int32_t)serving_int(c, serving_col(t, "batch_size", 6)),
+		.size = serving_size(c, serving_col(t, "batch_size", 6)),
 		.type = (uint8_t)serving_type_of(serving_cell(c, serving_col(t, "batch_type", 6))),
 	};
 	if (f.end_ns == SERVING_NONE_NS && f.start_ns != SERVING_NONE_NS) {
