@@ -310,6 +310,17 @@ static void test_phases_from_forwards(void **state)
 	free(dir);
 }
 
+/* forward.csv in dir: the current exporter's header, then rows. */
+static void forward_csv(const char *dir, const char *rows)
+{
+	size_t size = strlen(rows) + 128;
+	char *text = xmalloc(size);
+	snprintf(text, size, "name,during_time(ms),bubble_time(ms),batch_size,batch_type,start_time(ms),end_time(ms)\n%s",
+		rows);
+	free(tu_write_str(dir, "forward.csv", text));
+	free(text);
+}
+
 /* What bounds TTFT and TPOT, on outputs made to say it: requests that wait 80 ms in the
  * queue for a 100 ms first token are bound by queueing; decode forwards of 10 ms with 30 ms
  * bubbles between them by bubbles; where no part holds 40 %, no verdict. The parts of a
@@ -324,13 +335,12 @@ static void test_bounds(void **state)
 			  "1,10,5,260.000,80.000,100.000,1736408890000.000\n"
 			  "2,10,5,260.000,80.000,100.000,1736408890010.000\n"
 			  "3,10,5,260.000,80.000,100.000,1736408890020.000\n"));
-	free(tu_write_str(dir, "forward.csv",
-			  "name,during_time(ms),bubble_time(ms),batch_size,batch_type,start_time(ms),end_time(ms)\n"
-			  "forward,10.000,0.000,3,Prefill,1736408890100.000,1736408890110.000\n"
-			  "forward,10.000,30.000,3,Decode,1736408890140.000,1736408890150.000\n"
-			  "forward,10.000,30.000,3,Decode,1736408890180.000,1736408890190.000\n"
-			  "forward,10.000,30.000,3,Decode,1736408890220.000,1736408890230.000\n"
-			  "forward,10.000,30.000,3,Decode,1736408890260.000,1736408890270.000\n"));
+	forward_csv(dir,
+		    "forward,10.000,0.000,3,Prefill,1736408890100.000,1736408890110.000\n"
+		    "forward,10.000,30.000,3,Decode,1736408890140.000,1736408890150.000\n"
+		    "forward,10.000,30.000,3,Decode,1736408890180.000,1736408890190.000\n"
+		    "forward,10.000,30.000,3,Decode,1736408890220.000,1736408890230.000\n"
+		    "forward,10.000,30.000,3,Decode,1736408890260.000,1736408890270.000\n");
 	struct opened o = open_path(dir);
 	const struct service_analysis *sa = o.an->service;
 	assert_non_null(sa);
@@ -423,11 +433,10 @@ static void test_batch_size_past_int32(void **state)
 {
 	(void)state;
 	char *dir = tu_tmpdir();
-	free(tu_write_str(dir, "forward.csv",
-			  "name,during_time(ms),bubble_time(ms),batch_size,batch_type,start_time(ms),end_time(ms)\n"
-			  "forward,10.000,0.000,4294967299,Prefill,1736408890100.000,1736408890110.000\n"
-			  "forward,10.000,30.000,2147483647,Decode,1736408890140.000,1736408890150.000\n"
-			  "forward,10.000,30.000,7,Decode,1736408890180.000,1736408890190.000\n"));
+	forward_csv(dir,
+		    "forward,10.000,0.000,4294967299,Prefill,1736408890100.000,1736408890110.000\n"
+		    "forward,10.000,30.000,2147483647,Decode,1736408890140.000,1736408890150.000\n"
+		    "forward,10.000,30.000,7,Decode,1736408890180.000,1736408890190.000\n");
 	struct opened o = open_path(dir);
 	const struct serving *sv = o.cap->serving;
 	assert_non_null(sv);
