@@ -401,8 +401,12 @@ static void pmu_dense(sqlite3 *h, struct pmu *pm)
 {
 	pm->dense_max = -1;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(h, "SELECT min(rowid), max(rowid), count(*) FROM COMPUTE_TASK_INFO", -1, &st,
-			       NULL) != SQLITE_OK)
+	/* three subqueries: min and max alone are a seek each and count(*) alone counts
+	 * the b-tree's cells, where together they were a scan of every row (3 ms of 40k) */
+	if (sqlite3_prepare_v2(h,
+			       "SELECT (SELECT min(rowid) FROM COMPUTE_TASK_INFO), (SELECT max(rowid) FROM"
+			       " COMPUTE_TASK_INFO), (SELECT count(*) FROM COMPUTE_TASK_INFO)",
+			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 1) == SQLITE_INTEGER) {
 		int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
