@@ -447,6 +447,8 @@ struct pmu_scan {
 	bool text_names; /* the name column has TEXT affinity */
 };
 
+_Static_assert(PMU_WANTED < PMU_HASH, "an empty place ends every probe");
+
 static size_t pmu_hash(int64_t id)
 {
 	return (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15u) >> 58);
