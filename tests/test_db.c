@@ -7,6 +7,7 @@
  * loads in full. The communication records built from analysis.db's and
  * cluster_analysis.db's tables are those the text export's files of the same rows give.
  * db_col_i64 reads TEXT ns exactly, int64's edge included. */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1152,6 +1153,72 @@ static void test_kernel_counter_columns(void **state)
 	free(root);
 }
 
+/* TASK_PMU_INFO's name ids are matched in C (db_scan), where SQL's `name IN (ids)` matched
+ * them before: the same rows must match, whatever type a row stores its name and value
+ * in, under each affinity the name column can have. The truth is SQLite's own: the query
+ * the reader no longer runs, asked here of the same file (last non-NULL value of a task
+ * wins, in rowid order; a value read as CAST(value AS REAL) reads it; the table keeps
+ * ratios as floats, hence the relative 1e-6). */
+static void test_kernel_counter_name_types(void **state)
+{
+	(void)state;
+	static const char *const decl[] = {"INTEGER", "TEXT", "", "VARCHAR(8)", "NUMERIC"};
+	for (size_t c = 0; c < sizeof decl / sizeof decl[0]; c++) {
+		char *root;
+		char *path = kt_db(&root, sqlite3_mprintf(
+			"INSERT INTO STRING_IDS VALUES (1, 'AI_CORE'), (2, 'MatMul'), (3, 'k'), (20, 'aic_mac_ratio');"
+			"CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name %s, value NUMERIC);"
+			"WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 9)"
+			" INSERT INTO TASK SELECT i * 100, i * 100 + 50, 0, NULL, i, 1, 1, 0, 2, i, 0 FROM k;"
+			"INSERT INTO COMPUTE_TASK_INFO SELECT 3, globalTaskId, 8, 1, 2 FROM TASK;"
+			"INSERT INTO TASK_PMU_INFO VALUES (1, 20, 0.5), (1, 20, NULL), (2, 20.0, 0.75),"
+			" (3, '20', '0.125'), (4, CAST('20' AS BLOB), 0.3), (5, '20x', 0.9), (5, 20.5, 0.1),"
+			" (6, 20, 'abc'), (7, ' 20', 0.6), (8, '20.0', 0.7), (8, 21, 0.2), (9, 20, x'31'),"
+			" ('9', 20, '2.5e-1');",
+			decl[c]));
+		sqlite3 *h;
+		assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+		double want[10];
+		bool has[10] = {false};
+		sqlite3_stmt *st;
+		assert_int_equal(sqlite3_prepare_v2(h,
+						    "SELECT globalTaskId, CAST(value AS REAL) FROM TASK_PMU_INFO"
+						    " WHERE name IN (20) AND value IS NOT NULL ORDER BY rowid",
+						    -1, &st, NULL),
+				 SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t g = sqlite3_column_int64(st, 0);
+			assert_true(g >= 1 && g <= 9);
+			want[g] = sqlite3_column_double(st, 1);
+			has[g] = true;
+		}
+		sqlite3_finalize(st);
+		sqlite3_close(h);
+		/* the planted rows hold both outcomes: some match, some do not */
+		size_t n_has = 0;
+		for (size_t g = 1; g <= 9; g++)
+			n_has += has[g];
+		assert_true(n_has > 0 && n_has < 9);
+		struct diag_list dl;
+		diag_init(&dl);
+		struct csv_table *t = db_kernel_table(path, true, &dl);
+		assert_non_null(t);
+		assert_int_equal(t->nrows, 9);
+		for (size_t r = 0; r < 9; r++) {
+			double v;
+			bool got = csvt_num(t, r, COL_AIC_MAC_RATIO, &v);
+			if (got != has[r + 1] || (got && fabs(v - want[r + 1]) > 1e-6 * fabs(want[r + 1])))
+				fail_msg("name %s, task %zu: %s %g, SQL's IN %s %g", decl[c], r + 1, got ? "read" : "none",
+					 got ? v : 0.0, has[r + 1] ? "gives" : "gives none", has[r + 1] ? want[r + 1] : 0.0);
+		}
+		csvt_free(t);
+		diag_free(&dl);
+		tu_rmtree(root);
+		free(path);
+		free(root);
+	}
+}
+
 /* PYTORCH_API's launches through CONNECTION_IDS (no index: read at once, by id) whatever
  * order the table holds its rows in: four ops launching two tasks each, the pairs written
  * in id order and against it; eight arrows, each to the task of its connection id. */
@@ -1212,6 +1279,7 @@ int main(void)
 		cmocka_unit_test(test_col_i64_text),
 		cmocka_unit_test(test_kernel_order),
 		cmocka_unit_test(test_kernel_counter_columns),
+		cmocka_unit_test(test_kernel_counter_name_types),
 		cmocka_unit_test(test_connection_ids_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,18 @@ void db_keyed_open(struct db_keyed *k, sqlite3 *h, const char *table, const char
 const char *db_keyed_get(struct db_keyed *k, int64_t key);
 void db_keyed_close(struct db_keyed *k);
 
+/* A scan of a whole table that hands each row's values to a C function from inside
+ * SQLite's loop (SELECT 1 FROM table WHERE ascprof_row(?, cols)), for tables of a million
+ * rows where stepping the rows out costs as much as reading them. row gets the values of
+ * cols in order (unprotected, valid during the call) and returns false to stop the scan.
+ * The handle's work budget still applies. False when the statement fails (a missing
+ * column, the budget spent), after the rows it saw. */
+struct db_scan {
+	bool (*row)(void *ctx, sqlite3_value **v);
+	void *ctx;
+};
+bool db_scan(sqlite3 *h, const char *table, const char *cols, const struct db_scan *sc);
+
 /* Column names of a table, case-insensitive lookup. */
 struct db_cols {
 	char **names;

@@ -400,8 +400,12 @@ static void pmu_dense(sqlite3 *h, struct pmu *pm)
 {
 	pm->dense_max = -1;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(h, "SELECT min(rowid), max(rowid), count(*) FROM COMPUTE_TASK_INFO", -1, &st,
-			       NULL) != SQLITE_OK)
+	/* three subqueries: min and max alone are a seek each and count(*) alone counts
+	 * the b-tree's cells, where together they were a scan of every row (3 ms of 40k) */
+	if (sqlite3_prepare_v2(h,
+			       "SELECT (SELECT min(rowid) FROM COMPUTE_TASK_INFO), (SELECT max(rowid) FROM"
+			       " COMPUTE_TASK_INFO), (SELECT count(*) FROM COMPUTE_TASK_INFO)",
+			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 1) == SQLITE_INTEGER) {
 		int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
@@ -425,11 +429,33 @@ static bool pmu_find(const struct pmu *pm, int64_t gtid, uint32_t *out)
 	return slot != NULL;
 }
 
-static void pmu_load(sqlite3 *h, struct pmu *pm)
+/* TASK_PMU_INFO's scan: which name id is which counter. The ids are matched in C as
+ * `name IN (ids)` matched them in SQL, which probed an index per row (a sixth of a big
+ * Db report): a number equal to an id; a text only in a column of TEXT affinity, which
+ * compares the ids as their decimal text. */
+#define PMU_HASH 64 /* open addressing, at most PMU_WANTED of PMU_HASH places taken */
+struct pmu_scan {
+	struct pmu *pm;
+	int64_t id[PMU_WANTED]; /* the wanted counters' name ids, k's order */
+	size_t k[PMU_WANTED];   /* the counter of each */
+	size_t n_ids, n_present;
+	/* name id -> 1 + index into id[] (0: empty): a million rows, half of them not
+	 * wanted, each looked up once; a linear search was most of this scan's own time */
+	int64_t hash_id[PMU_HASH];
+	uint8_t hash_at[PMU_HASH];
+	bool text_names; /* the name column has TEXT affinity */
+};
+
+_Static_assert(PMU_WANTED < PMU_HASH, "an empty place ends every probe");
+
+static size_t pmu_hash(int64_t id)
 {
-	if (!db_has_table(h, "TASK_PMU_INFO"))
-		return;
-	/* the wanted counters' STRING_IDS ids */
+	return (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15u) >> 58);
+}
+
+/* The wanted counters' STRING_IDS ids into ps; false when the file names none. */
+static bool pmu_name_ids(sqlite3 *h, struct pmu_scan *ps)
+{
 	int64_t id[PMU_WANTED];
 	struct sbuf in = SBUF_INIT;
 	for (size_t k = 0; k < PMU_WANTED; k++) {
@@ -439,6 +465,7 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 		sqlite3_free(q);
 	}
 	char *sql = sqlite3_mprintf("SELECT id, value FROM STRING_IDS WHERE value IN (%s)", sbuf_str(&in));
+	sbuf_free(&in);
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW)
@@ -448,68 +475,124 @@ static void pmu_load(sqlite3 *h, struct pmu *pm)
 		sqlite3_finalize(st);
 	}
 	sqlite3_free(sql);
-	sbuf_reset(&in);
-	for (size_t k = 0; k < PMU_WANTED; k++)
-		if (id[k] != INT64_MIN)
-			sbuf_addf(&in, "%s%lld", in.len ? "," : "", (long long)id[k]);
-	if (!in.len) {
-		sbuf_free(&in);
-		return;
-	}
-	size_t n_ids = 0, n_present = 0;
-	for (size_t k = 0; k < PMU_WANTED; k++)
-		n_ids += id[k] != INT64_MIN;
-	sql = sqlite3_mprintf("SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE name IN (%s)", sbuf_str(&in));
-	sbuf_free(&in);
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			int64_t name = sqlite3_column_int64(st, 1);
-			size_t k = 0;
-			while (k < PMU_WANTED && id[k] != name)
-				k++;
-			/* the value fetched once for its type and its number (a million rows) */
-			sqlite3_value *value = sqlite3_column_value(st, 2);
-			if (k == PMU_WANTED || sqlite3_value_type(value) == SQLITE_NULL)
-				continue;
-			int64_t gtid = sqlite3_column_int64(st, 0);
-			uint32_t *slot, direct = (uint32_t)gtid;
-			if (pm->dense_max >= 0 && (gtid < 0 || gtid > pm->dense_max))
-				continue;
-			if (!pm->values) {
-				/* the counters' names alone: the scan stops once each has a value
-				 * (within the first task's rows, where every counter is) */
-				n_present += !pm->present[k];
-				pm->present[k] = true;
-				if (n_present == n_ids)
-					break;
-				continue;
-			}
-			if (pm->dense_max >= 0) {
-				slot = &direct;
-			} else {
-				bool found;
-				slot = u64map_slot(&pm->slot, (uint64_t)gtid, &found);
-				if (!found)
-					*slot = (uint32_t)pm->n_slots++;
-			}
-			if (*slot >= pm->cap[k]) {
-				size_t old = pm->cap[k];
-				if (pm->dense_max >= 0) {
-					/* every id's place at once: no doubling past them */
-					pm->cap[k] = (size_t)pm->dense_max + 1;
-					pm->v[k] = spill_realloc(pm->v[k], pm->cap[k] * sizeof *pm->v[k]);
-				} else {
-					spill_grow(&pm->v[k], &pm->cap[k], (size_t)*slot + 1, sizeof *pm->v[k]);
-				}
-				for (size_t i = old; i < pm->cap[k]; i++)
-					pm->v[k][i] = NAN;
-			}
-			pm->v[k][*slot] = sqlite3_value_double(value);
-			pm->present[k] = true;
+	for (size_t k = 0; k < PMU_WANTED; k++) {
+		if (id[k] == INT64_MIN)
+			continue;
+		size_t at = pmu_hash(id[k]);
+		while (ps->hash_at[at] && ps->hash_id[at] != id[k])
+			at = (at + 1) % PMU_HASH;
+		/* a repeated id stays with its first counter, as a search in k's order */
+		if (!ps->hash_at[at]) {
+			ps->hash_id[at] = id[k];
+			ps->hash_at[at] = (uint8_t)(ps->n_ids + 1);
 		}
+		ps->id[ps->n_ids] = id[k];
+		ps->k[ps->n_ids++] = k;
+	}
+	/* the column's affinity as SQLite derives it from the declared type */
+	if (sqlite3_prepare_v2(h, "SELECT name FROM TASK_PMU_INFO", -1, &st, NULL) == SQLITE_OK) {
+		const char *t = sqlite3_column_decltype(st, 0);
+		ps->text_names = t && !strcasestr(t, "INT") &&
+				 (strcasestr(t, "CHAR") || strcasestr(t, "CLOB") || strcasestr(t, "TEXT"));
 		sqlite3_finalize(st);
 	}
-	sqlite3_free(sql);
+	return ps->n_ids > 0;
+}
+
+/* The counter that a row's name names into *k; false when it is none of the wanted. */
+static bool pmu_name_counter(const struct pmu_scan *ps, sqlite3_value *name, size_t *k)
+{
+	int64_t id;
+	switch (sqlite3_value_type(name)) {
+	case SQLITE_INTEGER:
+		id = sqlite3_value_int64(name);
+		break;
+	case SQLITE_FLOAT: {
+		double d = sqlite3_value_double(name);
+		if (!(d > -9.2e18 && d < 9.2e18) || (double)(int64_t)d != d)
+			return false;
+		id = (int64_t)d;
+		break;
+	}
+	case SQLITE_TEXT: {
+		const char *t = (const char *)sqlite3_value_text(name);
+		char digits[24];
+		for (size_t i = 0; ps->text_names && t && i < ps->n_ids; i++) {
+			snprintf(digits, sizeof digits, "%" PRId64, ps->id[i]);
+			if (!strcmp(t, digits)) {
+				*k = ps->k[i];
+				return true;
+			}
+		}
+		return false;
+	}
+	default:
+		return false;
+	}
+	for (size_t at = pmu_hash(id); ps->hash_at[at]; at = (at + 1) % PMU_HASH)
+		if (ps->hash_id[at] == id) {
+			*k = ps->k[ps->hash_at[at] - 1];
+			return true;
+		}
+	return false;
+}
+
+/* Counter k's value array holding slot: every id's place at once when the ids are
+ * dense (no doubling past them), else grown by doubling; new places NaN (absent). */
+static void pmu_grow(struct pmu *pm, size_t k, uint32_t slot)
+{
+	size_t old = pm->cap[k];
+	if (pm->dense_max >= 0) {
+		pm->cap[k] = (size_t)pm->dense_max + 1;
+		pm->v[k] = spill_realloc(pm->v[k], pm->cap[k] * sizeof *pm->v[k]);
+	} else {
+		spill_grow(&pm->v[k], &pm->cap[k], (size_t)slot + 1, sizeof *pm->v[k]);
+	}
+	for (size_t i = old; i < pm->cap[k]; i++)
+		pm->v[k][i] = NAN;
+}
+
+/* One TASK_PMU_INFO row (globalTaskId, name, value); false stops the scan. A value that
+ * is not NULL is read as a number as SQLite converts it (text's leading number, else 0). */
+static bool pmu_row(void *ctx, sqlite3_value **v)
+{
+	struct pmu_scan *ps = ctx;
+	struct pmu *pm = ps->pm;
+	size_t k;
+	if (!pmu_name_counter(ps, v[1], &k) || sqlite3_value_type(v[2]) == SQLITE_NULL)
+		return true;
+	int64_t gtid = sqlite3_value_int64(v[0]);
+	if (pm->dense_max >= 0 && (gtid < 0 || gtid > pm->dense_max))
+		return true;
+	if (!pm->values) {
+		/* the counters' names alone: the scan stops once each has a value (within
+		 * the first task's rows, where every counter is) */
+		ps->n_present += !pm->present[k];
+		pm->present[k] = true;
+		return ps->n_present < ps->n_ids;
+	}
+	uint32_t slot = (uint32_t)gtid;
+	if (pm->dense_max < 0) {
+		bool found;
+		uint32_t *at = u64map_slot(&pm->slot, (uint64_t)gtid, &found);
+		if (!found)
+			*at = (uint32_t)pm->n_slots++;
+		slot = *at;
+	}
+	if (slot >= pm->cap[k])
+		pmu_grow(pm, k, slot);
+	pm->v[k][slot] = sqlite3_value_double(v[2]);
+	pm->present[k] = true;
+	return true;
+}
+
+static void pmu_load(sqlite3 *h, struct pmu *pm)
+{
+	struct pmu_scan ps = {.pm = pm};
+	if (!db_has_table(h, "TASK_PMU_INFO") || !pmu_name_ids(h, &ps))
+		return;
+	const struct db_scan sc = {pmu_row, &ps};
+	db_scan(h, "TASK_PMU_INFO", "globalTaskId, name, value", &sc);
 }
 
 /* The counters go before the table's text is read back into typed columns: together
