@@ -1055,6 +1055,8 @@ static void typed_cells_match_text(bool utf8)
 	assert_int_equal(t->gbk, !utf8);
 	assert_int_equal(a->n_typed, 5);
 	assert_int_equal(t->n_typed, 5);
+	/* the value cells' text lengths, counted without writing it */
+	assert_int_equal(a->file_size, t->file_size);
 	for (size_t k = 0; k < 4; k++) {
 		const struct csv_column *ca = &a->cols[k], *cb = &t->cols[k];
 		assert_int_equal(ca->type, cb->type);
