@@ -1584,32 +1584,27 @@ static void build_room(struct csvt_build *b, size_t n)
 		memset(b->ps.memo, 0, (b->t->n_typed ? b->t->n_typed : 1) * STR_CACHE * sizeof *b->ps.memo);
 }
 
-/* A cell as a CSV file of it holds it: quoted when it holds a comma, quote, CR or LF. */
-static bool cell_quoted(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
-			return true;
-	return false;
-}
-
 void csvt_build_cell(struct csvt_build *b, const char *s, size_t len)
 {
 	if (len > UINT32_MAX)
 		len = UINT32_MAX;
+	/* one pass for both questions, without branches: quoted, as a CSV file of it holds it
+	 * (a comma, quote, CR or LF in it), and whether a byte is past ASCII */
+	unsigned quoted = 0, bits = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		quoted |= (c == ',') | (c == '"') | (c == '\r') | (c == '\n');
+		bits |= c;
+	}
 	build_room(b, CELL_HEAD + len);
 	char *p = b->cells + b->len;
-	p[0] = cell_quoted(s, len) ? QUOTED_TAG : CELL_TAG;
+	p[0] = quoted ? QUOTED_TAG : CELL_TAG;
 	uint32_t n = (uint32_t)len;
 	memcpy(p + 1, &n, 4);
 	memcpy(p + CELL_HEAD, s, len);
 	b->len += CELL_HEAD + len;
-	if (!b->not_utf8) {
-		bool high = false;
-		for (size_t i = 0; i < len && !high; i++)
-			high = (unsigned char)s[i] >= 0x80;
-		b->not_utf8 = high && sanitize_utf8_first_bad((const uint8_t *)s, len);
-	}
+	if (!b->not_utf8 && bits >= 0x80)
+		b->not_utf8 = sanitize_utf8_first_bad((const uint8_t *)s, len) != NULL;
 }
 
 /* A value cell: its tag, its text's length and the value's 8 bytes. */
