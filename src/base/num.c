@@ -500,8 +500,16 @@ void num_format_g9(double v, char *buf, size_t size) { num_format_g9_exact(v, bu
 
 /* a whole number below 1e9 (not -0): %.9g writes it without a point */
 static bool g9_whole(double v, double a) { return v == (double)(int64_t)v && a < 1e9 && (v != 0 || !signbit(v)); }
-/* a = k / 10^6 to the nearest double, below 1000: at most nine significant digits */
-static bool g9_micro(double a) { return a >= 1e-4 && a < 1e3 && (double)llround(a * 1e6) / 1e6 == a; }
+/* a = k / 10^6 to the nearest double, below 1000: at most nine significant digits (k
+ * into *k). a * 1e6 is from 100 to 2^30 here, where adding 0.5 and truncating rounds as
+ * llround does (no libm call: a Db kernel table asks this of every counter). */
+static bool g9_micro(double a, int64_t *k)
+{
+	if (!(a >= 1e-4 && a < 1e3))
+		return false;
+	*k = (int64_t)(a * 1e6 + 0.5);
+	return (double)*k / 1e6 == a;
+}
 
 /* decimal digits of u, by comparisons (no divisions) */
 static size_t u64_digits(uint64_t u)
@@ -522,13 +530,13 @@ size_t num_g9_exact_len(double v)
 {
 	double a = fabs(v);
 	size_t sign = v < 0;
+	int64_t k;
 	if (g9_whole(v, a))
 		return sign + u64_digits((uint64_t)(int64_t)a);
-	if (!g9_micro(a))
+	if (!g9_micro(a, &k))
 		return 0;
 	/* as num_format_g9_exact writes it: the whole part, then the fraction's places
 	 * without their trailing zeros */
-	int64_t k = llround(a * 1e6);
 	int frac = (int)(k % 1000000), places = 6;
 	while (frac && frac % 10 == 0) {
 		frac /= 10;
@@ -542,12 +550,12 @@ bool num_format_g9_exact(double v, char *buf, size_t size)
 	double a = fabs(v);
 	char t[40], *end = t + sizeof t - 1, *p;
 	*end = '\0';
+	int64_t k;
 	if (g9_whole(v, a)) {
 		p = put_u64(end, (uint64_t)(int64_t)a);
-	} else if (g9_micro(a)) {
+	} else if (g9_micro(a, &k)) {
 		/* a = k / 10^6 to the nearest double: at most nine significant digits, which
 		 * %.9g writes in fixed notation with its trailing zeros dropped */
-		int64_t k = llround(a * 1e6);
 		int frac = (int)(k % 1000000), places = 6;
 		while (frac && frac % 10 == 0) {
 			frac /= 10;

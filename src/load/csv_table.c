@@ -1509,6 +1509,8 @@ static void collect_row(int term, void *ctx)
 struct row_cell {
 	const char *s;
 	size_t len;
+	size_t at;   /* a text cell of the row being added: where its bytes are in the cells */
+	bool quoted; /* a text cell, quoted in its file */
 	enum csv_type kind;
 	union {
 		int64_t ns;
@@ -1529,8 +1531,11 @@ struct csvt_build {
 	struct csv_table *t;
 	struct parse_state ps;
 	struct diag_list local;
+	/* the row being added, cell by cell as it comes (n_rc), with its bytes in the file
+	 * (row_len) and the line ends in its cells (row_nl): typed at its end without
+	 * reading its cells again; the GB18030 restart reads them (build_type_row) */
 	struct row_cell *rc;
-	size_t cap_rc;
+	size_t n_rc, cap_rc, row_len, row_nl;
 	long line;
 	uint64_t file_off;
 };
@@ -1578,10 +1583,46 @@ struct csvt_build *csvt_build_begin(const char *name, struct diag_list *dl)
  * they move. */
 static void build_room(struct csvt_build *b, size_t n)
 {
+	if (b->len + n <= b->cap)
+		return; /* the common case, without a call per cell */
 	char *before = b->cells;
 	spill_grow(&b->cells, &b->cap, b->len + n, 1);
 	if (b->cells != before && b->ps.memo)
 		memset(b->ps.memo, 0, (b->t->n_typed ? b->t->n_typed : 1) * STR_CACHE * sizeof *b->ps.memo);
+}
+
+/* Its bytes in that file. */
+static size_t cell_file_len(const char *s, size_t len, bool quoted)
+{
+	if (!quoted)
+		return len;
+	size_t n = len + 2;
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '"';
+	return n;
+}
+
+/* The cell as that file's reader gives it: an unquoted one's blanks trimmed. */
+static const char *cell_read(const char *s, size_t *len, bool quoted)
+{
+	if (quoted)
+		return s;
+	const char *e = s + *len;
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	*len = (size_t)(e - s);
+	return s;
+}
+
+/* The row being added's next cell, c, its bytes in the file file_len. */
+static void build_note_cell(struct csvt_build *b, const struct row_cell *c, size_t file_len)
+{
+	if (b->n_rc == b->cap_rc)
+		xgrow(&b->rc, &b->cap_rc, b->n_rc + 1, sizeof *b->rc);
+	b->rc[b->n_rc++] = *c;
+	b->row_len += file_len + 1; /* and the comma or the line end */
 }
 
 void csvt_build_cell(struct csvt_build *b, const char *s, size_t len)
@@ -1605,6 +1646,10 @@ void csvt_build_cell(struct csvt_build *b, const char *s, size_t len)
 	b->len += CELL_HEAD + len;
 	if (!b->not_utf8 && bits >= 0x80)
 		b->not_utf8 = sanitize_utf8_first_bad((const uint8_t *)s, len) != NULL;
+	struct row_cell c = {.len = len, .at = b->len - len, .quoted = quoted, .kind = CSVT_STR};
+	for (size_t i = 0; quoted && i < len; i++)
+		b->row_nl += s[i] == '\n';
+	build_note_cell(b, &c, cell_file_len(s, len, quoted));
 }
 
 /* A value cell: its tag, its text's length and the value's 8 bytes. */
@@ -1615,6 +1660,9 @@ static void build_cell_value(struct csvt_build *b, char tag, size_t text_len, co
 	b->cells[b->len + 1] = (char)text_len;
 	memcpy(b->cells + b->len + 2, v, 8);
 	b->len += VALUE_CELL;
+	struct row_cell c = {.len = text_len, .kind = tag == TIME_TAG ? CSVT_TIME : CSVT_NUM};
+	memcpy(&c.v, v, 8);
+	build_note_cell(b, &c, text_len);
 }
 
 void csvt_build_cell_time(struct csvt_build *b, int64_t ns)
@@ -1687,31 +1735,6 @@ static const char *cell_text_of(const struct row_cell *c, char *buf, size_t *len
 	return buf;
 }
 
-/* Its bytes in that file. */
-static size_t cell_file_len(const char *s, size_t len, bool quoted)
-{
-	if (!quoted)
-		return len;
-	size_t n = len + 2;
-	for (size_t i = 0; i < len; i++)
-		n += s[i] == '"';
-	return n;
-}
-
-/* The cell as that file's reader gives it: an unquoted one's blanks trimmed. */
-static const char *cell_read(const char *s, size_t *len, bool quoted)
-{
-	if (quoted)
-		return s;
-	const char *e = s + *len;
-	while (s < e && (*s == ' ' || *s == '\t'))
-		s++;
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
-		e--;
-	*len = (size_t)(e - s);
-	return s;
-}
-
 /* A value cell into a column of another type: its text, as the file's reader reads it,
  * but not through the splitter's cache (which keeps where a text is: buf is gone after). */
 static void build_value_text(struct parse_state *ps, size_t k, size_t r, const struct row_cell *c)
@@ -1765,8 +1788,23 @@ static void build_row(struct parse_state *ps, const struct row_cell *rc, size_t 
 	on_row('\n', ps);
 }
 
-/* The row of cells at pos into the table, at its line of the file (a line of nothing but
- * blanks is no row, as in the file); the position after it. */
+/* The row of n cells b->rc at pos, nl line ends in its cells, row_len bytes in the file,
+ * into the table at its line there (a line of nothing but blanks is no row, as in the
+ * file). A text cell's s is its bytes as the file's reader gives them (cell_read). */
+static void build_put_row(struct csvt_build *b, size_t pos, size_t n, size_t nl, size_t row_len, bool blank)
+{
+	if (!blank || n > 1) {
+		b->ps.pending_line = b->line;
+		b->ps.pending_off = pos;
+		b->ps.row_line_now = b->line;
+		build_row(&b->ps, b->rc, n);
+	}
+	b->file_off += row_len ? row_len : 1;
+	b->line += 1 + (long)nl;
+}
+
+/* The row of cells at pos read again into the table (the GB18030 restart); the position
+ * after it. */
 static size_t build_type_row(struct csvt_build *b, size_t pos)
 {
 	size_t row = pos, n = 0, nl = 0, row_len = 0;
@@ -1786,14 +1824,7 @@ static size_t build_type_row(struct csvt_build *b, size_t pos)
 		b->rc[n++] = c;
 		blank = blank && c.kind == CSVT_STR && !q && !c.len;
 	}
-	if (!blank || n > 1) {
-		b->ps.pending_line = b->line;
-		b->ps.pending_off = row;
-		b->ps.row_line_now = b->line;
-		build_row(&b->ps, b->rc, n);
-	}
-	b->file_off += row_len ? row_len : 1;
-	b->line += 1 + (long)nl;
+	build_put_row(b, row, n, nl, row_len, blank);
 	return pos;
 }
 
@@ -1801,8 +1832,22 @@ void csvt_build_row(struct csvt_build *b)
 {
 	build_room(b, 1);
 	b->cells[b->len++] = ROW_TAG;
-	if (!b->not_utf8)
-		build_type_row(b, b->row);
+	if (!b->not_utf8) {
+		/* the cells as they came: their bytes where they are now (the cells move as
+		 * they grow) */
+		bool blank = true;
+		for (size_t i = 0; i < b->n_rc; i++) {
+			struct row_cell *c = &b->rc[i];
+			if (c->kind != CSVT_STR) {
+				blank = false;
+				continue;
+			}
+			c->s = cell_read(b->cells + c->at, &c->len, c->quoted);
+			blank = blank && !c->quoted && !c->len;
+		}
+		build_put_row(b, b->row, b->n_rc, b->row_nl, b->row_len, blank);
+	}
+	b->n_rc = b->row_len = b->row_nl = 0;
 	b->row = b->len;
 	build_release(b, b->row, false);
 }
