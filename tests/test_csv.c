@@ -1008,6 +1008,21 @@ static double typed_draw(uint64_t *rng)
 	}
 }
 
+/* A builder named name, its messages into db, with the header head (NULL-terminated),
+ * which text (the same table as CSV) starts with too. */
+static struct csvt_build *build_with_header(const char *name, const char *const *head, struct sbuf *text,
+					    struct diag_list *db)
+{
+	struct csvt_build *b = csvt_build_begin(name, db);
+	for (size_t i = 0; head[i]; i++) {
+		sbuf_addf(text, "%s%s", i ? "," : "", head[i]);
+		csvt_build_cell(b, head[i], strlen(head[i]));
+	}
+	sbuf_addc(text, '\n');
+	csvt_build_row(b);
+	return b;
+}
+
 /* Cells given with their values (csvt_build_cell_time/_num, the Db reader's counters and
  * times) type exactly as the same text read from a CSV file: the Db report and its text
  * twin's stay byte-identical. Random doubles and times, typed, rounded or not; !utf8: a
@@ -1018,15 +1033,11 @@ static void typed_cells_match_text(bool utf8)
 	const char *lng = getenv("ASCPROF_LONG_TESTS");
 	size_t rows = lng && !strcmp(lng, "1") ? 1000000 : 100000, exact = 0;
 	struct sbuf text = SBUF_INIT;
-	sbuf_adds(&text, "Start Time(us),aic_mac_ratio,Block Dim,Duration(us),Name\n");
 	struct diag_list dt, db;
 	diag_init(&dt);
 	diag_init(&db);
-	struct csvt_build *b = csvt_build_begin("t.db:COMPUTE_TASK_INFO", &db);
-	static const char *const head[] = {"Start Time(us)", "aic_mac_ratio", "Block Dim", "Duration(us)", "Name"};
-	for (size_t i = 0; i < 5; i++)
-		csvt_build_cell(b, head[i], strlen(head[i]));
-	csvt_build_row(b);
+	static const char *const head[] = {"Start Time(us)", "aic_mac_ratio", "Block Dim", "Duration(us)", "Name", NULL};
+	struct csvt_build *b = build_with_header("t.db:COMPUTE_TASK_INFO", head, &text, &db);
 	for (size_t r = 0; r < rows; r++) {
 		/* times: any ns a Db gives, negatives and past NUM_TIME_MAX_NS among them */
 		int64_t ns = (int64_t)(next_rand(&rng) % 4000000000000000000ULL);
@@ -1063,6 +1074,8 @@ static void typed_cells_match_text(bool utf8)
 	assert_int_equal(t->gbk, !utf8);
 	assert_int_equal(a->n_typed, 5);
 	assert_int_equal(t->n_typed, 5);
+	/* the value cells' text lengths, counted without writing it */
+	assert_int_equal(a->file_size, t->file_size);
 	for (size_t k = 0; k < 4; k++) {
 		const struct csv_column *ca = &a->cols[k], *cb = &t->cols[k];
 		assert_int_equal(ca->type, cb->type);
@@ -1084,6 +1097,59 @@ static void test_built_typed_cells_match_text(void **state)
 	(void)state;
 	typed_cells_match_text(true);
 	typed_cells_match_text(false);
+}
+
+/* Values given to columns of another type (a time to a text column, a number to a time
+ * column, a blank row between): typed from their text, as the file's reader types it;
+ * the text written only then (the builder keeps the value). */
+static void test_built_values_in_other_columns(void **state)
+{
+	(void)state;
+	static const int64_t ns[] = {0, 1500, 1700000000000000123, 999};
+	static const double num[] = {0.25, 12, 1e-3, 3.5e-5};
+	struct sbuf text = SBUF_INIT;
+	struct diag_list dt, db;
+	diag_init(&dt);
+	diag_init(&db);
+	static const char *const head[] = {"Name", "Start Time(us)", "Block Dim", NULL};
+	struct csvt_build *b = build_with_header("v.db:COMPUTE_TASK_INFO", head, &text, &db);
+	for (size_t r = 0; r < 4; r++) {
+		char t[48], x[40];
+		num_format_ns_as_us(ns[r], t, sizeof t);
+		num_format_g9(num[r], x, sizeof x);
+		sbuf_addf(&text, "%s,%s,%s\n%s", t, x, t, r == 1 ? "\n" : "");
+		csvt_build_cell_time(b, ns[r]);
+		csvt_build_cell_num(b, num[r]);
+		csvt_build_cell_time(b, ns[r]);
+		csvt_build_row(b);
+		if (r == 1) {
+			csvt_build_cell(b, "", 0);
+			csvt_build_row(b);
+		}
+	}
+	struct csv_table *a = csvt_load_buffer("v.csv", text.buf, text.len, &dt);
+	struct csv_table *t = csvt_build_end(b);
+	assert_non_null(a);
+	assert_non_null(t);
+	assert_int_equal(dt.n, db.n);
+	assert_int_equal(a->nrows, 4);
+	assert_int_equal(t->nrows, 4);
+	assert_int_equal(a->file_size, t->file_size);
+	for (size_t r = 0; r < 4; r++) {
+		assert_string_equal(csvt_str(a, r, COL_NAME), csvt_str(t, r, COL_NAME));
+		int64_t x = 0, y = 0;
+		assert_int_equal(csvt_time(a, r, COL_START, &x), csvt_time(t, r, COL_START, &y));
+		assert_int_equal(x, y);
+		assert_int_equal(csvt_line(a, r), csvt_line(t, r));
+		same_row_cells(a, t, r);
+	}
+	/* the name is the time's text: what a reader of it sees */
+	assert_string_equal(csvt_str(t, 2, COL_NAME), "1700000000000000.123");
+	csvt_free(a);
+	csvt_free(t);
+	diag_free(&dt);
+	diag_free(&db);
+	sbuf_free(&text);
 }
 
 int main(void)
@@ -1111,6 +1177,7 @@ int main(void)
 		cmocka_unit_test(test_nul_in_header_cell),
 		cmocka_unit_test(test_built_tables),
 		cmocka_unit_test(test_built_typed_cells_match_text),
+		cmocka_unit_test(test_built_values_in_other_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -498,19 +498,66 @@ static char *put_u64(char *end, uint64_t u)
 
 void num_format_g9(double v, char *buf, size_t size) { num_format_g9_exact(v, buf, size); }
 
+/* a whole number below 1e9 (not -0): %.9g writes it without a point */
+/* a whole number, which %.9g writes without a point; the range first: the cast of a
+ * double past int64 (or NaN) is undefined */
+static bool g9_whole(double v, double a) { return a < 1e9 && v == (double)(int64_t)v && (v != 0 || !signbit(v)); }
+/* a = k / 10^6 to the nearest double, below 1000: at most nine significant digits (k
+ * into *k). a * 1e6 is from 100 to 2^30 here, where adding 0.5 and truncating rounds as
+ * llround does (no libm call: a Db kernel table asks this of every counter). */
+static bool g9_micro(double a, int64_t *k)
+{
+	if (!(a >= 1e-4 && a < 1e3))
+		return false;
+	*k = (int64_t)(a * 1e6 + 0.5);
+	return (double)*k / 1e6 == a;
+}
+
+/* decimal digits of u, by comparisons (no divisions) */
+static size_t u64_digits(uint64_t u)
+{
+	size_t n = 1;
+	for (uint64_t p = 10; n < 20 && u >= p; p *= 10)
+		n++;
+	return n;
+}
+
+size_t num_ns_as_us_len(int64_t ns)
+{
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	return (ns < 0) + u64_digits(a / 1000) + 4;
+}
+
+size_t num_g9_exact_len(double v)
+{
+	double a = fabs(v);
+	size_t sign = v < 0;
+	int64_t k;
+	if (g9_whole(v, a))
+		return sign + u64_digits((uint64_t)(int64_t)a);
+	if (!g9_micro(a, &k))
+		return 0;
+	/* as num_format_g9_exact writes it: the whole part, then the fraction's places
+	 * without their trailing zeros */
+	int frac = (int)(k % 1000000), places = 6;
+	while (frac && frac % 10 == 0) {
+		frac /= 10;
+		places--;
+	}
+	return sign + u64_digits((uint64_t)(k / 1000000)) + (frac ? 1 + (size_t)places : 0);
+}
+
 bool num_format_g9_exact(double v, char *buf, size_t size)
 {
 	double a = fabs(v);
 	char t[40], *end = t + sizeof t - 1, *p;
 	*end = '\0';
-	/* the range first: the cast of a double past int64 (or NaN) is undefined */
-	if (a < 1e9 && v == (double)(int64_t)v && (v != 0 || !signbit(v))) {
-		/* a whole number: %.9g writes it without a point */
+	int64_t k;
+	if (g9_whole(v, a)) {
 		p = put_u64(end, (uint64_t)(int64_t)a);
-	} else if (a >= 1e-4 && a < 1e3 && (double)llround(a * 1e6) / 1e6 == a) {
+	} else if (g9_micro(a, &k)) {
 		/* a = k / 10^6 to the nearest double: at most nine significant digits, which
 		 * %.9g writes in fixed notation with its trailing zeros dropped */
-		int64_t k = llround(a * 1e6);
 		int frac = (int)(k % 1000000), places = 6;
 		while (frac && frac % 10 == 0) {
 			frac /= 10;

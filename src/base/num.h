@@ -135,5 +135,10 @@ void num_format_g9(double v, char *buf, size_t size);
 /* The same; true when it wrote one of those two shapes, whose text is v exactly (the
  * nearest double to the decimal is v): num_double_short reads it back to v when v >= 0. */
 bool num_format_g9_exact(double v, char *buf, size_t size);
+/* The length of what num_format_g9_exact writes for v when it writes one of those shapes,
+ * without writing it; 0 when it does not. */
+size_t num_g9_exact_len(double v);
+/* The length of what num_format_ns_as_us writes for ns, without writing it. */
+size_t num_ns_as_us_len(int64_t ns);
 
 #endif

@@ -1491,17 +1491,26 @@ static void collect_row(int term, void *ctx)
 /* ---- tables from cells ------------------------------------------------------------ */
 
 /* The cells of a built table, row after row: per cell a tag (quoted in its file or not),
- * its length (4 bytes) and its bytes; a row ends with its own tag. */
+ * its length (4 bytes) and its bytes; a row ends with its own tag. A number given with
+ * its value whose text reads back to it (csvt_build_cell_time/_num) is its tag and the
+ * value (8 bytes), its text's length (1 byte) and the value (8 bytes), its text written only when read
+ * (cell_text_of): the kernel table's hundreds of thousands of counters are typed
+ * without being written and read back. */
 #define CELL_TAG 'c'
 #define QUOTED_TAG 'q'
 #define ROW_TAG 'r'
+#define TIME_TAG 't' /* ns, written as num_format_ns_as_us writes it */
+#define NUM_TAG 'n'  /* a double, written as num_format_g9_exact writes it */
 #define CELL_HEAD 5
+#define VALUE_CELL 10
 
-/* kind: a value the builder was given with the cell (csvt_build_cell_time/_num), which
- * reading the cell's text would give; CSVT_STR: none, the text is read */
+/* kind: CSVT_TIME or CSVT_NUM for a value cell (v), which reading its text would give;
+ * CSVT_STR: a text cell (s, len) */
 struct row_cell {
 	const char *s;
 	size_t len;
+	size_t at;   /* a text cell of the row being added: where its bytes are in the cells */
+	bool quoted; /* a text cell, quoted in its file */
 	enum csv_type kind;
 	union {
 		int64_t ns;
@@ -1522,12 +1531,11 @@ struct csvt_build {
 	struct csv_table *t;
 	struct parse_state ps;
 	struct diag_list local;
+	/* the row being added, cell by cell as it comes (n_rc), with its bytes in the file
+	 * (row_len) and the line ends in its cells (row_nl): typed at its end without
+	 * reading its cells again; the GB18030 restart reads them (build_type_row) */
 	struct row_cell *rc;
-	size_t cap_rc;
-	/* the row being added: its cells so far, and the values given with them (by cell) */
-	size_t row_cells;
-	struct row_cell *given;
-	size_t cap_given;
+	size_t n_rc, cap_rc, row_len, row_nl;
 	long line;
 	uint64_t file_off;
 };
@@ -1575,97 +1583,12 @@ struct csvt_build *csvt_build_begin(const char *name, struct diag_list *dl)
  * they move. */
 static void build_room(struct csvt_build *b, size_t n)
 {
+	if (b->len + n <= b->cap)
+		return; /* the common case, without a call per cell */
 	char *before = b->cells;
 	spill_grow(&b->cells, &b->cap, b->len + n, 1);
 	if (b->cells != before && b->ps.memo)
 		memset(b->ps.memo, 0, (b->t->n_typed ? b->t->n_typed : 1) * STR_CACHE * sizeof *b->ps.memo);
-}
-
-/* A cell as a CSV file of it holds it: quoted when it holds a comma, quote, CR or LF. */
-static bool cell_quoted(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
-			return true;
-	return false;
-}
-
-void csvt_build_cell(struct csvt_build *b, const char *s, size_t len)
-{
-	if (len > UINT32_MAX)
-		len = UINT32_MAX;
-	build_room(b, CELL_HEAD + len);
-	char *p = b->cells + b->len;
-	p[0] = cell_quoted(s, len) ? QUOTED_TAG : CELL_TAG;
-	uint32_t n = (uint32_t)len;
-	memcpy(p + 1, &n, 4);
-	memcpy(p + CELL_HEAD, s, len);
-	b->len += CELL_HEAD + len;
-	if (!b->not_utf8) {
-		bool high = false;
-		for (size_t i = 0; i < len && !high; i++)
-			high = (unsigned char)s[i] >= 0x80;
-		b->not_utf8 = high && sanitize_utf8_first_bad((const uint8_t *)s, len);
-	}
-	if (b->row_cells < b->cap_given)
-		b->given[b->row_cells].kind = CSVT_STR;
-	b->row_cells++;
-}
-
-/* A number's cell: its text, ASCII without a comma, quote or blank (no checks to make),
- * and its value, kept for the typed column of the row (see build_row). */
-static void build_cell_given(struct csvt_build *b, const char *s, size_t len, const struct row_cell *v)
-{
-	build_room(b, CELL_HEAD + len);
-	char *p = b->cells + b->len;
-	p[0] = CELL_TAG;
-	uint32_t n = (uint32_t)len;
-	memcpy(p + 1, &n, 4);
-	memcpy(p + CELL_HEAD, s, len);
-	b->len += CELL_HEAD + len;
-	if (b->row_cells >= b->cap_given) {
-		size_t old = b->cap_given;
-		xgrow(&b->given, &b->cap_given, b->row_cells + 1, sizeof *b->given);
-		for (size_t i = old; i < b->cap_given; i++)
-			b->given[i].kind = CSVT_STR;
-	}
-	b->given[b->row_cells++] = *v;
-}
-
-void csvt_build_cell_time(struct csvt_build *b, int64_t ns)
-{
-	char t[32];
-	num_format_ns_as_us(ns, t, sizeof t);
-	/* what num_time_short reads back: no sign, at most NUM_TIME_MAX_NS */
-	struct row_cell v = {.kind = ns >= 0 && ns <= NUM_TIME_MAX_NS ? CSVT_TIME : CSVT_STR, .v.ns = ns};
-	build_cell_given(b, t, strlen(t), &v);
-}
-
-void csvt_build_cell_num(struct csvt_build *b, double d)
-{
-	char t[40];
-	/* num_double_short reads the formatter's exact texts back to d (num.h); a negative
-	 * one goes through num_double, as its text */
-	bool exact = num_format_g9_exact(d, t, sizeof t) && d >= 0;
-	struct row_cell v = {.kind = exact ? CSVT_NUM : CSVT_STR, .v.num = d};
-	build_cell_given(b, t, strlen(t), &v);
-}
-
-/* The next cell of the row at *pos (false at the row's end, *pos then past it). */
-static bool next_cell(const char *cells, size_t *pos, const char **s, size_t *len, bool *quoted)
-{
-	char tag = cells[*pos];
-	if (tag == ROW_TAG) {
-		(*pos)++;
-		return false;
-	}
-	uint32_t n;
-	memcpy(&n, cells + *pos + 1, 4);
-	*quoted = tag == QUOTED_TAG;
-	*s = cells + *pos + CELL_HEAD;
-	*len = n;
-	*pos += CELL_HEAD + n;
-	return true;
 }
 
 /* Its bytes in that file. */
@@ -1693,13 +1616,149 @@ static const char *cell_read(const char *s, size_t *len, bool quoted)
 	return s;
 }
 
+/* The row being added's next cell, c, its bytes in the file file_len. */
+static void build_note_cell(struct csvt_build *b, const struct row_cell *c, size_t file_len)
+{
+	if (b->n_rc == b->cap_rc)
+		xgrow(&b->rc, &b->cap_rc, b->n_rc + 1, sizeof *b->rc);
+	b->rc[b->n_rc++] = *c;
+	b->row_len += file_len + 1; /* and the comma or the line end */
+}
+
+void csvt_build_cell(struct csvt_build *b, const char *s, size_t len)
+{
+	if (len > UINT32_MAX)
+		len = UINT32_MAX;
+	/* one pass for both questions, without branches: quoted, as a CSV file of it holds it
+	 * (a comma, quote, CR or LF in it), and whether a byte is past ASCII */
+	unsigned quoted = 0, bits = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		quoted |= (c == ',') | (c == '"') | (c == '\r') | (c == '\n');
+		bits |= c;
+	}
+	build_room(b, CELL_HEAD + len);
+	char *p = b->cells + b->len;
+	p[0] = quoted ? QUOTED_TAG : CELL_TAG;
+	uint32_t n = (uint32_t)len;
+	memcpy(p + 1, &n, 4);
+	memcpy(p + CELL_HEAD, s, len);
+	b->len += CELL_HEAD + len;
+	if (!b->not_utf8 && bits >= 0x80)
+		b->not_utf8 = sanitize_utf8_first_bad((const uint8_t *)s, len) != NULL;
+	struct row_cell c = {.len = len, .at = b->len - len, .quoted = quoted, .kind = CSVT_STR};
+	for (size_t i = 0; quoted && i < len; i++)
+		b->row_nl += s[i] == '\n';
+	build_note_cell(b, &c, cell_file_len(s, len, quoted));
+}
+
+/* A value cell: its tag, its text's length and the value's 8 bytes. */
+static void build_cell_value(struct csvt_build *b, char tag, size_t text_len, const void *v)
+{
+	build_room(b, VALUE_CELL);
+	b->cells[b->len] = tag;
+	b->cells[b->len + 1] = (char)text_len;
+	memcpy(b->cells + b->len + 2, v, 8);
+	b->len += VALUE_CELL;
+	struct row_cell c = {.len = text_len, .kind = tag == TIME_TAG ? CSVT_TIME : CSVT_NUM};
+	memcpy(&c.v, v, 8);
+	build_note_cell(b, &c, text_len);
+}
+
+void csvt_build_cell_time(struct csvt_build *b, int64_t ns)
+{
+	/* what num_time_short reads back: no sign, at most NUM_TIME_MAX_NS; another time
+	 * is its text, read as the file's reader reads it */
+	if (ns >= 0 && ns <= NUM_TIME_MAX_NS) {
+		build_cell_value(b, TIME_TAG, num_ns_as_us_len(ns), &ns);
+		return;
+	}
+	char t[32];
+	num_format_ns_as_us(ns, t, sizeof t);
+	csvt_build_cell(b, t, strlen(t));
+}
+
+void csvt_build_cell_num(struct csvt_build *b, double d)
+{
+	/* num_double_short reads the formatter's exact texts back to d (num.h); a negative
+	 * one goes through num_double, as its text */
+	size_t len = d >= 0 ? num_g9_exact_len(d) : 0;
+	if (len) {
+		build_cell_value(b, NUM_TAG, len, &d);
+		return;
+	}
+	char t[40];
+	num_format_g9_exact(d, t, sizeof t);
+	csvt_build_cell(b, t, strlen(t));
+}
+
+/* The next cell of the row at *pos into c (false at the row's end, *pos then past it);
+ * a value cell's text is not written (cell_text writes it). */
+static bool next_cell(const char *cells, size_t *pos, struct row_cell *c, bool *quoted)
+{
+	char tag = cells[*pos];
+	if (tag == ROW_TAG) {
+		(*pos)++;
+		return false;
+	}
+	*quoted = tag == QUOTED_TAG;
+	if (tag == TIME_TAG || tag == NUM_TAG) {
+		c->kind = tag == TIME_TAG ? CSVT_TIME : CSVT_NUM;
+		memcpy(&c->v, cells + *pos + 2, 8);
+		c->s = NULL;
+		c->len = (unsigned char)cells[*pos + 1]; /* its text's */
+		*pos += VALUE_CELL;
+		return true;
+	}
+	uint32_t n;
+	memcpy(&n, cells + *pos + 1, 4);
+	c->kind = CSVT_STR;
+	c->s = cells + *pos + CELL_HEAD;
+	c->len = n;
+	*pos += CELL_HEAD + n;
+	return true;
+}
+
+/* A cell's text as its file holds it: a text cell's own, a value cell's written into buf
+ * (40 bytes), as csvt_build_cell_time/_num were given it. */
+static const char *cell_text_of(const struct row_cell *c, char *buf, size_t *len)
+{
+	if (c->kind == CSVT_STR) {
+		*len = c->len;
+		return c->s;
+	}
+	if (c->kind == CSVT_TIME)
+		num_format_ns_as_us(c->v.ns, buf, 40);
+	else
+		num_format_g9_exact(c->v.num, buf, 40);
+	*len = strlen(buf);
+	return buf;
+}
+
+/* A value cell into a column of another type: its text, as the file's reader reads it,
+ * but not through the splitter's cache (which keeps where a text is: buf is gone after). */
+static void build_value_text(struct parse_state *ps, size_t k, size_t r, const struct row_cell *c)
+{
+	char buf[40];
+	size_t len;
+	const char *s = cell_text_of(c, buf, &len);
+	if (ps->t->cols[k].type == CSVT_STR)
+		ps->t->cols[k].v.str[r] = intern_cell(ps, s, len);
+	else
+		put_typed(ps, k, r, s, len, false);
+}
+
 /* A row into the table: the header's cells, or a data row's typed cells as split_scanned
  * reads them (put_typed), the others left in the cells. */
 static void build_row(struct parse_state *ps, const struct row_cell *rc, size_t n)
 {
+	char buf[40];
+	size_t len;
 	if (!ps->header_done) {
-		for (size_t i = 0; i < n; i++)
-			on_field((void *)rc[i].s, rc[i].len, ps);
+		for (size_t i = 0; i < n; i++) {
+			const char *s = cell_text_of(&rc[i], buf, &len);
+			on_field((void *)s, len, ps);
+		}
 		on_row('\n', ps);
 		return;
 	}
@@ -1720,43 +1779,52 @@ static void build_row(struct parse_state *ps, const struct row_cell *rc, size_t 
 			col->v.num[r] = rc[i].v.num;
 		else if (rc[i].kind == CSVT_NUM && col->type == CSVT_RATIO)
 			col->v.ratio[r] = (float)rc[i].v.num;
-		else
+		else if (rc[i].kind == CSVT_STR)
 			put_typed(ps, k, r, rc[i].s, rc[i].len, false);
+		else
+			build_value_text(ps, k, r, &rc[i]);
 	}
 	ps->fields = n;
 	on_row('\n', ps);
 }
 
-/* The row of cells at pos into the table, at its line of the file (a line of nothing but
- * blanks is no row, as in the file); the position after it. */
-static size_t build_type_row(struct csvt_build *b, size_t pos)
+/* The row of n cells b->rc at pos, nl line ends in its cells, row_len bytes in the file,
+ * into the table at its line there (a line of nothing but blanks is no row, as in the
+ * file). A text cell's s is its bytes as the file's reader gives them (cell_read). */
+static void build_put_row(struct csvt_build *b, size_t pos, size_t n, size_t nl, size_t row_len, bool blank)
 {
-	size_t row = pos, n = 0, nl = 0, row_len = 0;
-	bool blank = true, q;
-	const char *s;
-	size_t len;
-	while (next_cell(b->cells, &pos, &s, &len, &q)) {
-		for (size_t k = 0; q && k < len; k++)
-			nl += s[k] == '\n';
-		row_len += cell_file_len(s, len, q) + 1;
-		if (n == b->cap_rc)
-			xgrow(&b->rc, &b->cap_rc, n + 1, sizeof *b->rc);
-		b->rc[n].s = cell_read(s, &len, q);
-		b->rc[n].len = len;
-		b->rc[n].kind = n < b->cap_given ? b->given[n].kind : CSVT_STR;
-		if (b->rc[n].kind != CSVT_STR)
-			b->rc[n].v = b->given[n].v;
-		n++;
-		blank = blank && !q && !len;
-	}
 	if (!blank || n > 1) {
 		b->ps.pending_line = b->line;
-		b->ps.pending_off = row;
+		b->ps.pending_off = pos;
 		b->ps.row_line_now = b->line;
 		build_row(&b->ps, b->rc, n);
 	}
 	b->file_off += row_len ? row_len : 1;
 	b->line += 1 + (long)nl;
+}
+
+/* The row of cells at pos read again into the table (the GB18030 restart); the position
+ * after it. */
+static size_t build_type_row(struct csvt_build *b, size_t pos)
+{
+	size_t row = pos, n = 0, nl = 0, row_len = 0;
+	bool blank = true, q;
+	struct row_cell c;
+	while (next_cell(b->cells, &pos, &c, &q)) {
+		if (c.kind == CSVT_STR) {
+			for (size_t k = 0; q && k < c.len; k++)
+				nl += c.s[k] == '\n';
+			row_len += cell_file_len(c.s, c.len, q) + 1;
+			c.s = cell_read(c.s, &c.len, q);
+		} else {
+			row_len += c.len + 1;
+		}
+		if (n == b->cap_rc)
+			xgrow(&b->rc, &b->cap_rc, n + 1, sizeof *b->rc);
+		b->rc[n++] = c;
+		blank = blank && c.kind == CSVT_STR && !q && !c.len;
+	}
+	build_put_row(b, row, n, nl, row_len, blank);
 	return pos;
 }
 
@@ -1764,9 +1832,22 @@ void csvt_build_row(struct csvt_build *b)
 {
 	build_room(b, 1);
 	b->cells[b->len++] = ROW_TAG;
-	if (!b->not_utf8)
-		build_type_row(b, b->row);
-	b->row_cells = 0; /* each cell of the next row writes its given[] entry again */
+	if (!b->not_utf8) {
+		/* the cells as they came: their bytes where they are now (the cells move as
+		 * they grow) */
+		bool blank = true;
+		for (size_t i = 0; i < b->n_rc; i++) {
+			struct row_cell *c = &b->rc[i];
+			if (c->kind != CSVT_STR) {
+				blank = false;
+				continue;
+			}
+			c->s = cell_read(b->cells + c->at, &c->len, c->quoted);
+			blank = blank && !c->quoted && !c->len;
+		}
+		build_put_row(b, b->row, b->n_rc, b->row_nl, b->row_len, blank);
+	}
+	b->n_rc = b->row_len = b->row_nl = 0;
 	b->row = b->len;
 	build_release(b, b->row, false);
 }
@@ -1778,10 +1859,12 @@ static bool build_first_bad(const struct csvt_build *b, unsigned char *byte, uin
 	uint64_t off = 0;
 	long ln = 1;
 	for (size_t pos = 0; pos < b->len;) {
-		const char *s;
 		size_t len, row = pos;
 		bool q;
-		while (next_cell(b->cells, &pos, &s, &len, &q)) {
+		struct row_cell c;
+		char buf[40];
+		while (next_cell(b->cells, &pos, &c, &q)) {
+			const char *s = cell_text_of(&c, buf, &len);
 			const uint8_t *bad = sanitize_utf8_first_bad((const uint8_t *)s, len);
 			if (bad) {
 				size_t k = (size_t)(bad - (const uint8_t *)s);
@@ -1809,12 +1892,13 @@ static bool build_first_bad(const struct csvt_build *b, unsigned char *byte, uin
 static bool build_gb18030(const struct csvt_build *b)
 {
 	for (size_t pos = 0; pos < b->len;) {
-		const char *s;
-		size_t len;
+		struct row_cell c;
 		bool q;
-		while (next_cell(b->cells, &pos, &s, &len, &q)) {
-			size_t n = 0;
-			uint8_t *conv = len ? u8_conv_from_encoding("GB18030", iconveh_error, s, len, NULL, NULL, &n) : NULL;
+		/* a value cell's text is ASCII */
+		while (next_cell(b->cells, &pos, &c, &q)) {
+			size_t n = 0, len = c.kind == CSVT_STR ? c.len : 0;
+			uint8_t *conv =
+				len ? u8_conv_from_encoding("GB18030", iconveh_error, c.s, len, NULL, NULL, &n) : NULL;
 			if (len && !conv)
 				return false;
 			free(conv);
@@ -1857,11 +1941,8 @@ struct csv_table *csvt_build_end(struct csvt_build *b)
 {
 	if (b->row < b->len)
 		csvt_build_row(b); /* a last row not ended */
-	if (b->not_utf8) {
-		/* the rows typed again from their text alone: given[] holds only the last row's */
-		b->cap_given = 0;
+	if (b->not_utf8)
 		build_again(b);
-	}
 	struct diag_list *dl = b->not_utf8 ? b->dl : &b->local;
 	b->t->file_size = b->file_off;
 	struct csv_table *t = parse_close(&b->ps, dl, b->name);
@@ -1876,7 +1957,6 @@ struct csv_table *csvt_build_end(struct csvt_build *b)
 		spill_free(b->cells);
 	}
 	free(b->rc);
-	free(b->given);
 	free(b->name);
 	free(b);
 	return t;
@@ -1886,10 +1966,12 @@ struct csv_table *csvt_build_end(struct csvt_build *b)
 static int build_row_cells(const struct csv_table *t, uint64_t start, size_t len, struct csv_cells *out)
 {
 	size_t cap = 0, pos = (size_t)start, end = (size_t)start + len;
-	const char *s;
+	struct row_cell c;
+	char buf[40];
 	size_t n;
 	bool q;
-	while (pos < end && next_cell(t->cells, &pos, &s, &n, &q)) {
+	while (pos < end && next_cell(t->cells, &pos, &c, &q)) {
+		const char *s = cell_text_of(&c, buf, &n);
 		const char *r = cell_read(s, &n, q);
 		cells_add(out, &cap, r, n, t->gbk);
 	}

@@ -128,7 +128,8 @@ void csvt_build_cell(struct csvt_build *b, const char *s, size_t len);
 void csvt_build_row(struct csvt_build *b); /* ends the row */
 /* Number cells with their value: the text num_format_ns_as_us / num_format_g9 writes,
  * typed without reading it back where that reading gives exactly this value (a time of
- * 0 to NUM_TIME_MAX_NS; a double the formatter writes exactly); else read as text. */
+ * 0 to NUM_TIME_MAX_NS; a double the formatter writes exactly), and then kept as the
+ * value, its text written only when a cell's text is read (drill-down); else as text. */
 void csvt_build_cell_time(struct csvt_build *b, int64_t ns);
 void csvt_build_cell_num(struct csvt_build *b, double d);
 /* The table (owned), or NULL (with a message) when it has no header; frees b. */

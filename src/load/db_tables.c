@@ -110,7 +110,8 @@ struct sid_cells {
 	size_t n, cap;
 };
 
-static void sid_cell(struct sbuf *csv, struct sid_cells *sc, int64_t id)
+/* id's cell (len bytes; not NUL-terminated), borrowed from sc until its next lookup */
+static const char *sid_cell(struct sid_cells *sc, int64_t id, size_t *len)
 {
 	bool found;
 	uint32_t *slot = u64map_slot(&sc->map, (uint64_t)id, &found);
@@ -126,9 +127,9 @@ static void sid_cell(struct sbuf *csv, struct sid_cells *sc, int64_t id)
 		sc->at[++sc->n] = (uint32_t)sc->text.len;
 	}
 	uint32_t k = *slot;
+	*len = sc->at[k + 1] - sc->at[k];
 	/* no text yet (only unknown ids so far): no buffer to point into */
-	if (sc->at[k + 1] > sc->at[k])
-		sbuf_add(csv, sc->text.buf + sc->at[k], sc->at[k + 1] - sc->at[k]);
+	return *len ? sc->text.buf + sc->at[k] : "";
 }
 
 static void sid_cells_free(struct sid_cells *sc)
@@ -148,29 +149,11 @@ static bool cell_ns(sqlite3_stmt *st, int c, int64_t *v)
 		((*v = llround(sqlite3_column_double(st, c))), true));
 }
 
-/* sc: the STRING_IDS cache for DBC_STRING_ID columns and the ENUM_MODULE one for DBC_MODULE
- * columns, each holding the id itself (NULL, or a cache not open: the value as written). */
-static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv, struct sid_cells *sc)
+/* A cell of the conversions that rewrite a value, as the text export writes it, onto csv. */
+static void conv_written(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv)
 {
 	int64_t v;
-	/* the value fetched once, as db_col_i64 does: most cells are ids (names, shapes) */
-	sqlite3_value *val = sqlite3_column_value(st, c);
-	int type = sqlite3_value_type(val);
-	if (type == SQLITE_NULL)
-		return;
 	switch (conv) {
-	case DBC_STRING_ID:
-		/* an id through the cache; text (a literal, or a schema writing names) as written */
-	case DBC_MODULE: {
-		struct sid_cells *cache = sc ? &sc[conv == DBC_MODULE] : NULL;
-		if (cache && cache->k.by_rowid && type == SQLITE_INTEGER) {
-			sid_cell(csv, cache, sqlite3_value_int64(val));
-		} else {
-			const unsigned char *t = sqlite3_value_text(val);
-			sbuf_adds(csv, t ? (const char *)t : "");
-		}
-		return;
-	}
 	case DBC_NS_US:
 		/* rows_table gives these to the builder with their values (cell_ns) */
 		if (cell_ns(st, c, &v)) {
@@ -200,6 +183,35 @@ static void conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv co
 		sbuf_adds(csv, db_col_text(st, c));
 		return;
 	}
+}
+
+/* The cell of column c (len bytes), borrowed until the next row or lookup: a name from the
+ * cache or SQLite's text as they are (most cells: no copy), else written into csv (reset).
+ * sc: the STRING_IDS cache for DBC_STRING_ID columns and the ENUM_MODULE one for DBC_MODULE
+ * columns, each holding the id itself (NULL, or a cache not open: the value as written). */
+static const char *conv_cell(struct sbuf *csv, sqlite3_stmt *st, int c, enum db_conv conv, struct sid_cells *sc,
+			     size_t *len)
+{
+	/* the value fetched once, as db_col_i64 does: most cells are ids (names, shapes) */
+	sqlite3_value *val = sqlite3_column_value(st, c);
+	int type = sqlite3_value_type(val);
+	*len = 0;
+	if (type == SQLITE_NULL)
+		return "";
+	bool id = conv == DBC_STRING_ID || conv == DBC_MODULE;
+	/* an id through the cache; text (a literal, or a schema writing names) as written */
+	struct sid_cells *cache = id && sc ? &sc[conv == DBC_MODULE] : NULL;
+	if (cache && cache->k.by_rowid && type == SQLITE_INTEGER)
+		return sid_cell(cache, sqlite3_value_int64(val), len);
+	if (id || conv == DBC_TEXT) {
+		const unsigned char *t = sqlite3_value_text(val);
+		*len = t ? strlen((const char *)t) : 0; /* to a NUL, as before */
+		return t ? (const char *)t : "";
+	}
+	sbuf_reset(csv);
+	conv_written(csv, st, c, conv);
+	*len = csv->len;
+	return sbuf_str(csv);
 }
 
 /* Per row, extra cells after the query's columns (the kernel table's counters), each
@@ -280,9 +292,9 @@ static struct csv_table *rows_table(sqlite3 *h, const char *path, const char *ta
 				csvt_build_cell_time(b, ns);
 				continue;
 			}
-			sbuf_reset(&cell);
-			conv_cell(&cell, st, (int)i, conv[i], sc);
-			csvt_build_cell(b, sbuf_str(&cell), cell.len);
+			size_t len;
+			const char *s = conv_cell(&cell, st, (int)i, conv[i], sc, &len);
+			csvt_build_cell(b, s, len);
 		}
 		if (extra)
 			extra(ctx, st, b, &cell);
