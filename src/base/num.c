@@ -498,8 +498,7 @@ static char *put_u64(char *end, uint64_t u)
 
 void num_format_g9(double v, char *buf, size_t size) { num_format_g9_exact(v, buf, size); }
 
-/* a whole number below 1e9 (not -0): %.9g writes it without a point */
-/* a whole number, which %.9g writes without a point; the range first: the cast of a
+/* a whole number below 1e9 (not -0), which %.9g writes without a point; the range first: the cast of a
  * double past int64 (or NaN) is undefined */
 static bool g9_whole(double v, double a) { return a < 1e9 && v == (double)(int64_t)v && (v != 0 || !signbit(v)); }
 /* a = k / 10^6 to the nearest double, below 1000: at most nine significant digits (k
