@@ -523,8 +523,10 @@ void db_build_reserve(struct db_build *b)
 			continue;
 		char *sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", db_src_table[src]);
 		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(b->h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		if (sqlite3_prepare_v2(b->h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
 			n += (size_t)sqlite3_column_int64(st, 0);
+			b->src_empty[src] = sqlite3_column_int64(st, 0) == 0;
+		}
 		sqlite3_finalize(st);
 		sqlite3_free(sql);
 	}

@@ -526,7 +526,9 @@ static uint32_t task_class_type(struct db_build *b, struct u64map *memo, uint32_
 static void read_task(struct db_build *b)
 {
 	bool compute = db_has_table(b->h, "COMPUTE_TASK_INFO");
-	bool commi = db_has_table(b->h, "COMMUNICATION_TASK_INFO");
+	/* an empty COMMUNICATION_TASK_INFO (a single device's capture) matches no row: its
+	 * join, a materialised DISTINCT and a probe per TASK row, was a sixth of TASK's scan */
+	bool commi = db_has_table(b->h, "COMMUNICATION_TASK_INFO") && !b->src_empty[SRC_COMM_TASK];
 	/* FFTS+ parents are left out; a task without info carrying a COMMUNICATION_OP's
 	 * connection id (an event record or wait of the HCCL API) is a task like any other */
 	char *parent = task_parent_expr(b, compute, commi);
