@@ -198,6 +198,7 @@ struct api_types {
 	struct api_type *t; /* by id */
 	size_t n;
 	bool ok; /* else the join stays (ids that are not unique integers, or too many) */
+	const struct api_type *last; /* the latest id looked up: rows run in types */
 };
 
 static int api_type_cmp(const void *x, const void *y)
@@ -241,12 +242,17 @@ static void api_types_free(struct api_types *at)
 }
 
 /* The type's name as the join gives it: "" for NULL or an id the table lacks. */
-static const char *api_type_name(const struct api_types *at, sqlite3_stmt *st, int c)
+static const char *api_type_name(struct api_types *at, sqlite3_stmt *st, int c)
 {
-	if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
+	sqlite3_value *v = sqlite3_column_value(st, c);
+	if (sqlite3_value_type(v) != SQLITE_INTEGER)
 		return "";
-	struct api_type key = {sqlite3_column_int64(st, c), NULL};
-	const struct api_type *hit = at->n ? bsearch(&key, at->t, at->n, sizeof *at->t, api_type_cmp) : NULL;
+	struct api_type key = {sqlite3_value_int64(v), NULL};
+	const struct api_type *hit = at->last;
+	if (!hit || hit->id != key.id)
+		hit = at->n ? bsearch(&key, at->t, at->n, sizeof *at->t, api_type_cmp) : NULL;
+	if (hit)
+		at->last = hit;
 	return hit && hit->name ? hit->name : "";
 }
 
