@@ -7,6 +7,7 @@
  * loads in full. The communication records built from analysis.db's and
  * cluster_analysis.db's tables are those the text export's files of the same rows give.
  * db_col_i64 reads TEXT ns exactly, int64's edge included. */
+#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -1007,6 +1008,69 @@ static void test_col_i64_text(void **state)
 	sqlite3_close(h);
 }
 
+/* What the TEXT path gives, from strtoll alone (its digits-only fast path and the eight
+ * digits a step agree with strtoll wherever they accept: the oracle for the strings below):
+ * spaces, an integer, "123.000"'s zeros, spaces, the end. */
+static bool col_i64_text_oracle(const char *s, int64_t *out)
+{
+	while (*s == ' ')
+		s++;
+	errno = 0;
+	char *end;
+	long long r = strtoll(s, &end, 10);
+	if (end == s || errno)
+		return false;
+	if (*end == '.')
+		for (end++; *end == '0'; end++)
+			;
+	while (*end == ' ')
+		end++;
+	if (*end)
+		return false;
+	*out = r;
+	return true;
+}
+
+/* db_col_i64 against the oracle on strings of 0 to 24 bytes: digits (the 19 of an epoch
+ * ns most often), with a byte next to the digits in ASCII ('/', ':'), a NUL, a space, a
+ * dot or a sign put in at a random place now and then, so each 8-byte step meets a
+ * string that breaks it at every position. */
+static void test_col_i64_text_steps(void **state)
+{
+	(void)state;
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(":memory:", &h), SQLITE_OK);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT CAST(?1 AS TEXT)", -1, &st, NULL), SQLITE_OK);
+	static const char odd[] = {'/', ':', '\0', ' ', '.', '-', '+', 'a'};
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+	char buf[32];
+	size_t checked = 0;
+	for (int round = 0; round < 200000; round++) {
+		seed = seed * 6364136223846793005u + 1442695040888963407u;
+		size_t len = (seed >> 33) % 4 ? 19 : (size_t)((seed >> 40) % 25);
+		for (size_t k = 0; k < len; k++) {
+			seed = seed * 6364136223846793005u + 1442695040888963407u;
+			buf[k] = (char)('0' + (seed >> 33) % 10);
+		}
+		if (len && (seed >> 20) % 3 == 0)
+			buf[(seed >> 24) % len] = odd[(seed >> 50) % sizeof odd];
+		buf[len] = '\0';
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, buf, (int)len, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		int64_t got = -1, want = -1;
+		bool ok = db_col_i64(st, 0, &got), wok = col_i64_text_oracle(buf, &want);
+		if (ok != wok || (ok && got != want))
+			fail_msg("\"%.*s\" (%zu bytes): %d %lld, the oracle %d %lld", (int)len, buf, len, ok,
+				 (long long)got, wok, (long long)want);
+		checked += ok;
+	}
+	assert_true(checked > 100000); /* most strings are numbers: the fast path was taken */
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+}
+
 /* The tables the kernel-table and launch tests below share, as torch_npu writes them. */
 #define KT_SCHEMA                                                                                  \
 	"CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"                            \
@@ -1277,6 +1341,7 @@ int main(void)
 		cmocka_unit_test(test_comm_without_index),
 		cmocka_unit_test(test_comm_records),
 		cmocka_unit_test(test_col_i64_text),
+		cmocka_unit_test(test_col_i64_text_steps),
 		cmocka_unit_test(test_kernel_order),
 		cmocka_unit_test(test_kernel_counter_columns),
 		cmocka_unit_test(test_kernel_counter_name_types),

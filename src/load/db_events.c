@@ -187,13 +187,25 @@ static uint32_t host_lane(struct db_build *b, sqlite3_stmt *st, int col, const c
 	return lane;
 }
 
-/* ENUM_API_TYPE read once, by id: a join per row was a fifth of the API tables' scans. */
+/* ENUM_API_TYPE read once: a join per row was a fifth of the API tables' scans. Its ids
+ * are torch_npu's (5000 ... 50004), a few, so they are kept sorted and searched. */
 #define API_TYPES_MAX 4096
-struct api_types {
-	char **name; /* by id; NULL: no such id, or its name is NULL */
-	size_t n;
-	bool ok;     /* else the join stays (ids that are not small, unique integers) */
+struct api_type {
+	int64_t id;
+	char *name; /* NULL when the table's name is NULL */
 };
+struct api_types {
+	struct api_type *t; /* by id */
+	size_t n;
+	bool ok; /* else the join stays (ids that are not unique integers, or too many) */
+	const struct api_type *last; /* the latest id looked up: rows run in types */
+};
+
+static int api_type_cmp(const void *x, const void *y)
+{
+	int64_t a = ((const struct api_type *)x)->id, b = ((const struct api_type *)y)->id;
+	return a < b ? -1 : a > b;
+}
 
 static void api_types_load(struct db_build *b, struct api_types *at)
 {
@@ -202,40 +214,46 @@ static void api_types_load(struct db_build *b, struct api_types *at)
 	if (!db_has_table(b->h, "ENUM_API_TYPE") ||
 	    sqlite3_prepare_v2(b->h, "SELECT id, name FROM ENUM_API_TYPE", -1, &st, NULL) != SQLITE_OK)
 		return;
-	bool *seen = xcalloc(API_TYPES_MAX, sizeof *seen);
-	at->name = xcalloc(API_TYPES_MAX, sizeof *at->name);
-	at->n = API_TYPES_MAX;
+	size_t cap = 0;
 	bool ok = true;
 	int rc = SQLITE_DONE;
 	while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		/* a repeated id would make the join's rows twice: the join keeps it */
-		ok = sqlite3_column_type(st, 0) == SQLITE_INTEGER && id >= 0 && id < API_TYPES_MAX && !seen[id];
+		ok = sqlite3_column_type(st, 0) == SQLITE_INTEGER && at->n < API_TYPES_MAX;
 		if (ok) {
-			seen[id] = true;
-			if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-				at->name[id] = xstrdup(db_col_text(st, 1));
+			xgrow(&at->t, &cap, at->n + 1, sizeof *at->t);
+			at->t[at->n].id = sqlite3_column_int64(st, 0);
+			at->t[at->n++].name =
+				sqlite3_column_type(st, 1) != SQLITE_NULL ? xstrdup(db_col_text(st, 1)) : NULL;
 		}
 	}
-	at->ok = ok && rc == SQLITE_DONE;
 	sqlite3_finalize(st);
-	free(seen);
+	xqsort(at->t, at->n, sizeof *at->t, api_type_cmp);
+	/* a repeated id would make the join's rows twice: the join keeps it */
+	for (size_t i = 1; ok && i < at->n; i++)
+		ok = at->t[i].id != at->t[i - 1].id;
+	at->ok = ok && rc == SQLITE_DONE;
 }
 
 static void api_types_free(struct api_types *at)
 {
 	for (size_t i = 0; i < at->n; i++)
-		free(at->name[i]);
-	free(at->name);
+		free(at->t[i].name);
+	free(at->t);
 }
 
 /* The type's name as the join gives it: "" for NULL or an id the table lacks. */
-static const char *api_type_name(const struct api_types *at, sqlite3_stmt *st, int c)
+static const char *api_type_name(struct api_types *at, sqlite3_stmt *st, int c)
 {
-	if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
+	sqlite3_value *v = sqlite3_column_value(st, c);
+	if (sqlite3_value_type(v) != SQLITE_INTEGER)
 		return "";
-	int64_t id = sqlite3_column_int64(st, c);
-	return id >= 0 && (size_t)id < at->n && at->name[id] ? at->name[id] : "";
+	struct api_type key = {sqlite3_value_int64(v), NULL};
+	const struct api_type *hit = at->last;
+	if (!hit || hit->id != key.id)
+		hit = at->n ? bsearch(&key, at->t, at->n, sizeof *at->t, api_type_cmp) : NULL;
+	if (hit)
+		at->last = hit;
+	return hit && hit->name ? hit->name : "";
 }
 
 /* A torch op with an autograd sequence number: the forward op (fwdThreadId 0) and the
@@ -449,7 +467,7 @@ static void read_cann_api(struct db_build *b)
 		uint32_t name = db_build_sid(b, q.st, 4), *slot = NULL;
 		int64_t tid = sqlite3_column_int64(q.st, 5);
 		bool found = false;
-		if (at.ok && sqlite3_column_type(q.st, 5) == SQLITE_INTEGER && tid >= 0 && (size_t)tid < at.n)
+		if (at.ok && sqlite3_column_type(q.st, 5) == SQLITE_INTEGER && tid >= 0 && tid <= UINT32_MAX)
 			slot = u64map_slot(&named, (uint64_t)tid << 32 | name, &found);
 		if (!found) {
 			sbuf_reset(&nm);
@@ -514,7 +532,9 @@ static uint32_t task_class_type(struct db_build *b, struct u64map *memo, uint32_
 static void read_task(struct db_build *b)
 {
 	bool compute = db_has_table(b->h, "COMPUTE_TASK_INFO");
-	bool commi = db_has_table(b->h, "COMMUNICATION_TASK_INFO");
+	/* an empty COMMUNICATION_TASK_INFO (a single device's capture) matches no row: its
+	 * join, a materialised DISTINCT and a probe per TASK row, was a sixth of TASK's scan */
+	bool commi = db_has_table(b->h, "COMMUNICATION_TASK_INFO") && !b->src_empty[SRC_COMM_TASK];
 	/* FFTS+ parents are left out; a task without info carrying a COMMUNICATION_OP's
 	 * connection id (an event record or wait of the HCCL API) is a task like any other */
 	char *parent = task_parent_expr(b, compute, commi);
@@ -673,6 +693,10 @@ static void read_overlap(struct db_build *b)
 		return;
 	size_t bad[2] = {0, 0};
 	char tid[8];
+	/* each type's lane and name made on its first row: naming them on every row (an
+	 * snprintf and three interns) was half the table's own cost */
+	uint32_t lane_of[4], name_of[4];
+	bool made[4] = {false, false, false, false};
 	while (q_step(b, &q)) {
 		int64_t start, end, type;
 		if (!row_times(b, &q, &start, &end, bad))
@@ -681,10 +705,14 @@ static void read_overlap(struct db_build *b)
 			bad[0]++;
 			continue;
 		}
-		snprintf(tid, sizeof tid, "%d", (int)type);
-		uint32_t lane = db_build_lane(b, "Overlap Analysis", tid, b->s_overlap, names[type], 23, type);
-		db_build_event(b, start, end, db_build_str(b, names[type]), db_build_kind(b, lane, 0, 0), SRC_OVERLAP,
-			  sqlite3_column_int64(q.st, 0));
+		if (!made[type]) {
+			snprintf(tid, sizeof tid, "%d", (int)type);
+			lane_of[type] = db_build_lane(b, "Overlap Analysis", tid, b->s_overlap, names[type], 23, type);
+			name_of[type] = db_build_str(b, names[type]);
+			made[type] = true;
+		}
+		db_build_event(b, start, end, name_of[type], db_build_kind(b, lane_of[type], 0, 0), SRC_OVERLAP,
+			       sqlite3_column_int64(q.st, 0));
 	}
 	report_bad(b, "OVERLAP_ANALYSIS", bad);
 }

@@ -99,6 +99,7 @@ struct db_build {
 	uint32_t groups[64]; /* HCCL group names in order of appearance */
 	size_t n_groups;
 	size_t per_src[SRC_COUNT];
+	bool src_empty[SRC_COUNT]; /* the table counted no rows (db_build_reserve) */
 	int64_t session_lo, session_hi; /* rows outside are another session's; both 0: none */
 	uint32_t last_kind, last_kind_key[3];
 	struct u64map sids;      /* STRING_IDS id -> strtab id, filled as ids are met */
